@@ -121,6 +121,7 @@ async function vet(gate: Gate, url: URL, deadline: Deadline): Promise<ResolvedAd
     }
     return []
   }
+  if (deadline.signal.aborted) throw deadlineError(deadline)
   let found: ReadonlyArray<{ address: string; family?: number }>
   try {
     found = await raceSignal(Promise.resolve().then(() => gate.lookup(host)), deadline.signal, () => deadlineError(deadline))
