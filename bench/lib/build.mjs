@@ -1,0 +1,107 @@
+// esbuild bundles of our TypeScript: Node cannot import .ts, and the timing
+// runs must happen on Node (the peers' reference figures were taken on Node
+// 20). Also measures the shipped bundle sizes (minified, gzip -9).
+import { mkdirSync, existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { gzipSync } from 'node:zlib'
+import { buildDir, repoDir, oursBundle, oursVmBundle, pkgVersion } from './paths.mjs'
+
+const entries = {
+  full: join(repoDir, 'src', 'index.ts'),
+  vm: join(repoDir, 'src', 'vm', 'index.ts'),
+}
+
+async function esbuild() {
+  try {
+    return await import('esbuild')
+  } catch {
+    throw new Error('esbuild is missing: run `npm install` at the repo root first')
+  }
+}
+
+/**
+ * Bundle src/index.ts (and src/vm/index.ts when present) for Node.
+ * Returns { ok, mod?, reason?, vmBundle? } and never throws: the harness
+ * keeps going without "ours" when our code is not there or does not build.
+ */
+export async function buildOurs() {
+  // Harness self-test hook: use a prebuilt module (e.g. a stub) instead of src/.
+  const override = process.env.AJS_BENCH_OURS
+  if (override) return loadOurs(override, override, `override ${override}`)
+  const { build } = await esbuild()
+  mkdirSync(buildDir, { recursive: true })
+  const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'silent' }
+  try {
+    await build({ ...common, entryPoints: [entries.full], outfile: oursBundle })
+  } catch (e) {
+    return { ok: false, reason: `src/index.ts does not build: ${firstLine(e)}` }
+  }
+  let vmBundle
+  if (existsSync(entries.vm)) {
+    try {
+      await build({ ...common, entryPoints: [entries.vm], outfile: oursVmBundle })
+      vmBundle = oursVmBundle
+    } catch {}
+  }
+  return loadOurs(oursBundle, vmBundle, oursVersion())
+}
+
+async function loadOurs(bundle, vmBundle, version) {
+  let mod
+  try {
+    mod = await import(pathToFileURL(bundle).href)
+  } catch (e) {
+    return { ok: false, reason: `the bundle of src/index.ts fails to load: ${firstLine(e)}` }
+  }
+  const missing = ['AgentVM', 'transpile'].filter((k) => typeof mod[k] !== 'function')
+  if (missing.length) {
+    return { ok: false, reason: `src/index.ts does not export ${missing.join(' and ')} yet` }
+  }
+  return { ok: true, mod, bundle, vmBundle, version }
+}
+
+function oursVersion() {
+  return JSON.parse(readFileSync(join(repoDir, 'package.json'), 'utf8')).version
+}
+
+/** Minified + gzip -9 sizes of the VM entry and the full entry (browser build). */
+export async function bundleSizes() {
+  const { build } = await esbuild()
+  const out = {}
+  for (const [key, entry] of Object.entries(entries)) {
+    if (!existsSync(entry)) {
+      out[key] = { entry: rel(entry), error: 'entry file does not exist yet' }
+      continue
+    }
+    try {
+      const r = await build({
+        entryPoints: [entry],
+        bundle: true,
+        minify: true,
+        format: 'esm',
+        platform: 'browser',
+        target: 'es2022',
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+      })
+      const code = r.outputFiles[0].contents
+      const packages = [...new Set(Object.keys(r.metafile.inputs).map(pkgOf).filter(Boolean))].sort()
+      out[key] = {
+        entry: rel(entry),
+        minBytes: code.length,
+        gzipBytes: gzipSync(code, { level: 9 }).length,
+        packages,
+      }
+    } catch (e) {
+      out[key] = { entry: rel(entry), error: firstLine(e) }
+    }
+  }
+  out.esbuild = pkgVersion('esbuild')
+  return out
+}
+
+const pkgOf = (input) => input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1]
+const rel = (p) => p.slice(repoDir.length + 1)
+const firstLine = (e) => String(e?.errors?.[0]?.text ?? e?.message ?? e).split('\n')[0]

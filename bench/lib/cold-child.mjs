@@ -1,0 +1,51 @@
+// One cold start, in a fresh `node` process: argv = <system> <spec.json>.
+// The clock starts before the system's first import and stops at the first
+// result of agent-typical. The workload text is read before the clock starts
+// (every system gets the same text); JS-Interpreter gets its ES5 lowering
+// made ahead by the parent (a build step, like our transpile for ours-ast).
+import { readFileSync } from 'node:fs'
+
+const [system, specPath] = process.argv.slice(2)
+const spec = JSON.parse(readFileSync(specPath, 'utf8'))
+const w = { id: spec.id, source: spec.source, entry: spec.entry, args: spec.args, es5Source: spec.es5Source }
+
+const cases = {
+  async native() {
+    // eslint-disable-next-line no-new-func -- bench only
+    return new Function(`${w.source}\nreturn ${w.entry}`)()(w.args)
+  },
+  async 'ours-source'() {
+    const { AgentVM, transpile } = await import(spec.oursBundle)
+    const { ast } = transpile(w.source, { filename: `${w.id}.ajs` })
+    return unwrap(await new AgentVM().run(ast, w.args, { fuel: 1e9 }))
+  },
+  async 'ours-ast'() {
+    const { AgentVM } = await import(spec.oursVmBundle)
+    const ast = JSON.parse(spec.astText)
+    return unwrap(await new AgentVM().run(ast, w.args, { fuel: 1e9 }))
+  },
+  async quickjs() {
+    const { createQuickJS } = await import('./systems/quickjs.mjs')
+    return (await (await createQuickJS()).prepare(w)).run()
+  },
+  async sval() {
+    const { createSval } = await import('./systems/sval.mjs')
+    return (await (await createSval()).prepare(w)).run()
+  },
+  async jsinterp() {
+    const { createJsInterpreter } = await import('./systems/jsinterp.mjs')
+    return (await (await createJsInterpreter()).prepare(w)).run()
+  },
+}
+
+function unwrap(r) {
+  if (r.error) throw new Error(r.error.message ?? JSON.stringify(r.error))
+  return r.result
+}
+
+const t0 = performance.now()
+const result = await cases[system]()
+const t1 = performance.now()
+// performance.now() counts from the process's time origin, so t1 is also
+// "process start -> first result" (including Node's own bootstrap).
+process.stdout.write(JSON.stringify({ ms: t1 - t0, sinceStartMs: t1, result }) + '\n')

@@ -1,0 +1,46 @@
+// Section 3: cold start. N fresh `node` processes per system, spawned in
+// shuffled interleaved rounds; median of "first import -> first result of
+// agent-typical" measured inside the child (see cold-child.mjs).
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { buildDir, benchDir } from './paths.mjs'
+import { median, shuffle, sameJson } from './timing.mjs'
+
+const child = fileURLToPath(new URL('./cold-child.mjs', import.meta.url))
+
+export async function runColdStart({ workload, systemIds, spec, expected, opts, log }) {
+  const specPath = join(buildDir, 'cold-spec.json')
+  writeFileSync(specPath, JSON.stringify({ id: workload.id, source: workload.source, entry: workload.entry, args: workload.args, ...spec }))
+  const samples = Object.fromEntries(systemIds.map((id) => [id, { ms: [], sinceStartMs: [], wallMs: [] }]))
+  const errors = {}
+  for (let r = 0; r < opts.cold.spawns; r++) {
+    for (const id of shuffle(systemIds, opts.rand)) {
+      if (errors[id]) continue
+      const t0 = performance.now()
+      const p = spawnSync(process.execPath, [child, id, specPath], { cwd: benchDir, encoding: 'utf8' })
+      const wall = performance.now() - t0
+      try {
+        if (p.status !== 0) throw new Error((p.stderr || `exit ${p.status}`).trim().split('\n').slice(-3).join(' | '))
+        const out = JSON.parse(p.stdout.trim().split('\n').pop())
+        if (!sameJson(out.result, expected)) throw new Error(`result differs from native: ${JSON.stringify(out.result)?.slice(0, 200)}`)
+        samples[id].ms.push(out.ms)
+        samples[id].sinceStartMs.push(out.sinceStartMs)
+        samples[id].wallMs.push(wall)
+      } catch (e) {
+        errors[id] = String(e.message).slice(0, 300)
+      }
+    }
+  }
+  const out = {}
+  for (const id of systemIds) {
+    const s = samples[id]
+    out[id] = errors[id]
+      ? { status: 'error', note: errors[id] }
+      : { status: 'ok', spawns: s.ms.length, importToResultMs: median(s.ms), processStartToResultMs: median(s.sinceStartMs), spawnToExitMs: median(s.wallMs) }
+    const o = out[id]
+    log(`  ${id.padEnd(12)} ${o.status === 'ok' ? `import→result ${o.importToResultMs.toFixed(1)} ms   process start→result ${o.processStartToResultMs.toFixed(1)} ms   spawn→exit ${o.spawnToExitMs.toFixed(1)} ms` : `error: ${o.note}`}`)
+  }
+  return out
+}

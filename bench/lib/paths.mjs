@@ -1,0 +1,28 @@
+// Where things live. The workloads are shared between projects and sit beside
+// the repo (../shared/bench-workloads); AJS_BENCH_WORKLOADS overrides that.
+import { fileURLToPath } from 'node:url'
+import { dirname, join, resolve } from 'node:path'
+
+export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+export const repoDir = resolve(benchDir, '..')
+export const buildDir = join(benchDir, '.build')
+export const resultsDir = join(benchDir, 'results')
+export const workloadsDir = resolve(
+  process.env.AJS_BENCH_WORKLOADS ?? join(repoDir, '..', 'shared', 'bench-workloads'),
+)
+export const workloadsIndex = join(workloadsDir, 'index.mjs')
+// Bundles of our TypeScript, made by build.mjs (Node cannot import .ts).
+export const oursBundle = join(buildDir, 'ajs.mjs')
+export const oursVmBundle = join(buildDir, 'ajs-vm.mjs')
+
+import { readFileSync } from 'node:fs'
+
+/** Version of a package installed for the bench (or at the root as fallback). */
+export function pkgVersion(name) {
+  for (const base of [join(benchDir, 'node_modules'), join(repoDir, 'node_modules')]) {
+    try {
+      return JSON.parse(readFileSync(join(base, name, 'package.json'), 'utf8')).version
+    } catch {}
+  }
+  return 'unknown'
+}

@@ -1,0 +1,148 @@
+// Markdown rendering of a results object (the .json holds the same data).
+import { fmtUs } from './exec.mjs'
+
+// Issue 6's targets for ours. Sizes in decimal units (1 KB = 1000 B,
+// 1 MB = 10^6 B): the stricter reading.
+export const TARGETS = [
+  { key: 'geomean', what: 'execution: geomean slowdown vs native', limit: 20, unit: '×' },
+  { key: 'worst', what: 'execution: worst workload slowdown', limit: 60, unit: '×' },
+  { key: 'agent', what: 'agent-typical per run (cached AST)', limit: 10, unit: 'µs' },
+  { key: 'transpileRatio', what: 'transpile ÷ acorn.parse, ~3k lines', limit: 3, unit: '×' },
+  { key: 'exponent', what: 'transpile growth exponent 3k → 12k lines', limit: 1.2, unit: '' },
+  { key: 'bundle', what: 'VM bundle (src/vm/index.ts), min + gzip -9', limit: 20, unit: 'KB' },
+  { key: 'cold', what: 'cold start import → first result (from source)', limit: 10, unit: 'ms' },
+  { key: 'heap', what: 'V8 heap allocated by one arith-loop run', limit: 1, unit: 'MB' },
+]
+
+export function oursFigures(r) {
+  const ex = r.exec?.summary?.ours
+  const agentCell = r.exec?.rows?.find((x) => x.id === 'agent-typical')?.systems?.ours
+  const t3 = r.transpile?.sizes?.[0]
+  const b = r.bundle?.vm
+  return {
+    geomean: ex?.complete ? ex.geomeanSlowdown : undefined,
+    worst: ex?.complete ? ex.worstSlowdown : undefined,
+    agent: agentCell?.status === 'ok' ? agentCell.medianUs : undefined,
+    transpileRatio: t3?.ratio,
+    exponent: r.transpile?.exponent?.transpile3to12,
+    bundle: b?.gzipBytes ? b.gzipBytes / 1000 : undefined,
+    cold: r.cold?.['ours-source']?.importToResultMs,
+    heap: r.heap?.systems?.ours?.status === 'ok' ? r.heap.systems.ours.bytes / 1e6 : undefined,
+  }
+}
+
+const n = (x, d = 1) => (x === undefined || Number.isNaN(x) ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }))
+
+export function renderMarkdown(r) {
+  const out = []
+  const p = (s = '') => out.push(s)
+  const ids = (r.systems ?? []).map((s) => s.id)
+  const peers = ids.filter((id) => id !== 'native')
+  const label = Object.fromEntries((r.systems ?? []).map((s) => [s.id, s.label]))
+  p(`# Benchmark results ${r.date.slice(0, 10)}`)
+  p()
+  p(`- Machine: ${r.machine.line}`)
+  p(`- Command: \`${r.command}\``)
+  p(`- Commit: ${r.git.line}; run at ${r.date}`)
+  p(`- Systems: ${(r.systems ?? []).map((s) => `${s.label} ${s.version}`).join(', ')}`)
+  p(`- Settings: ${r.options.quick ? 'QUICK (smoke run, not for publishing)' : 'full'}; seed ${r.options.seed}; exec ${JSON.stringify(r.options.exec)}`)
+  for (const note of r.notes) p(`- **Note:** ${note}`)
+  p()
+
+  p('## Targets (issue 6), ours')
+  p()
+  const f = oursFigures(r)
+  p('| figure | target | measured | |')
+  p('| --- | ---: | ---: | --- |')
+  for (const t of TARGETS) {
+    const v = f[t.key]
+    const status = v === undefined ? 'not measured' : v <= t.limit ? 'met' : 'GAP'
+    p(`| ${t.what} | ≤ ${t.unit === '×' ? '×' : ''}${t.limit}${t.unit && t.unit !== '×' ? ` ${t.unit}` : ''} | ${v === undefined ? '–' : `${t.unit === '×' ? '×' : ''}${n(v, 2)}${t.unit && t.unit !== '×' ? ` ${t.unit}` : ''}`} | ${status} |`)
+  }
+  p()
+
+  if (r.exec) {
+    const rows = r.exec.rows
+    p('## 1. Execution')
+    p()
+    p('Median time per run (compiled once, cached), and slowdown vs native JS in the same process.')
+    p()
+    p(`| workload | ${ids.map((id) => label[id]).join(' | ')} |`)
+    p(`| --- | ${ids.map(() => '---:').join(' | ')} |`)
+    for (const row of rows) {
+      const cells = ids.map((id) => {
+        const c = row.systems[id]
+        if (!c) return '–'
+        if (c.status !== 'ok') return c.status
+        return id === 'native' ? fmtUs(c.medianUs) : `${fmtUs(c.medianUs)} (×${n(c.slowdown, 1)})`
+      })
+      p(`| ${row.id} | ${cells.join(' | ')} |`)
+    }
+    const sum = r.exec.summary
+    p(`| **geomean slowdown** | 1 | ${peers.map((id) => `**×${n(sum[id]?.geomeanSlowdown, 1)}**${sum[id]?.complete ? '' : ` (${sum[id]?.passed}/${sum[id]?.total} workloads)`}`).join(' | ')} |`)
+    p(`| worst workload | | ${peers.map((id) => (sum[id]?.worst ? `×${n(sum[id].worstSlowdown, 1)} ${sum[id].worst}` : '–')).join(' | ')} |`)
+    p()
+    const agent = rows.find((x) => x.id === 'agent-typical')
+    if (agent) {
+      p(`Per-run time of \`agent-typical\` (cached AST / compiled function): ${ids.map((id) => `${label[id]} ${agent.systems[id]?.status === 'ok' ? fmtUs(agent.systems[id].medianUs) : agent.systems[id]?.status ?? '–'}`).join(', ')}.`)
+      p()
+    }
+    const bad = rows.flatMap((row) => Object.entries(row.systems).filter(([, c]) => c.status !== 'ok').map(([id, c]) => `${row.id} on ${label[id]}: ${c.status} — ${c.note}`))
+    for (const b of bad) p(`- ${b}`)
+    if (bad.length) p()
+  }
+
+  if (r.transpile) {
+    const t = r.transpile
+    p('## 2. Transpile vs acorn.parse')
+    p()
+    p(`acorn ${t.acornVersion}, options \`${JSON.stringify(t.parseOptions)}\`. Median per call.`)
+    p()
+    p('| source | lines | acorn.parse | transpile | ratio |')
+    p('| --- | ---: | ---: | ---: | ---: |')
+    for (const s of t.sizes) p(`| ${s.label} | ${s.lines} | ${n(s.acornMs, 2)} ms | ${s.transpileMs ? `${n(s.transpileMs, 2)} ms` : s.note ?? 'skipped'} | ${s.ratio ? `×${n(s.ratio, 2)}` : '–'} |`)
+    p()
+    const e = t.exponent
+    p(`Growth exponent (time ∝ lines^k): transpile 3k→6k ${n(e.transpile3to6, 2)}, 3k→12k ${n(e.transpile3to12, 2)}; acorn 3k→6k ${n(e.acorn3to6, 2)}, 3k→12k ${n(e.acorn3to12, 2)}.`)
+    p()
+  }
+
+  if (r.cold) {
+    p('## 3. Cold start (agent-typical)')
+    p()
+    p(`Fresh \`node\` process per sample, ${r.options.cold.spawns} spawns per system, shuffled. "import → result" is timed inside the child from before the first import of the system to its first result; "process start → result" adds Node's own bootstrap.`)
+    p()
+    p('| system | import → result | process start → result | spawn → exit |')
+    p('| --- | ---: | ---: | ---: |')
+    for (const [id, c] of Object.entries(r.cold)) {
+      p(c.status === 'ok' ? `| ${id} | ${n(c.importToResultMs, 1)} ms | ${n(c.processStartToResultMs, 1)} ms | ${n(c.spawnToExitMs, 1)} ms |` : `| ${id} | error: ${c.note} | | |`)
+    }
+    p()
+  }
+
+  if (r.heap) {
+    p('## 4. V8 heap allocated by one arith-loop run')
+    p()
+    p(`Method: ${r.heap.method}. QuickJS is left out: it allocates in its wasm memory, not on the V8 heap.`)
+    p()
+    p('| system | bytes | MB |')
+    p('| --- | ---: | ---: |')
+    for (const [id, c] of Object.entries(r.heap.systems)) {
+      p(c.status === 'ok' ? `| ${id} | ${c.bytes.toLocaleString('en-US')} | ${n(c.bytes / 1e6, 3)}${c.lowerBound ? ' (lower bound)' : ''} |` : `| ${id} | error: ${c.note} | |`)
+    }
+    p()
+  }
+
+  if (r.bundle) {
+    p(`## 5. Bundle size (esbuild ${r.bundle.esbuild}, browser ESM, minified, gzip -9)`)
+    p()
+    p('| entry | minified | gzip -9 | packages inside |')
+    p('| --- | ---: | ---: | --- |')
+    for (const k of ['vm', 'full']) {
+      const b = r.bundle[k]
+      p(b.error ? `| ${b.entry} | ${b.error} | | |` : `| ${b.entry} | ${b.minBytes.toLocaleString('en-US')} B | ${b.gzipBytes.toLocaleString('en-US')} B | ${b.packages.join(', ') || '–'} |`)
+    }
+    p()
+  }
+  return out.join('\n')
+}

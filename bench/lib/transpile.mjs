@@ -1,0 +1,65 @@
+// Section 2: transpile speed. Our transpile() against acorn.parse with
+// locations on (acorn being the parser our transpiler builds on, so the ratio
+// is the cost of everything we add), on the generated large source, and
+// scaling from ~3k to ~6k to ~12k lines (growth exponent of time vs lines).
+import { measureInterleaved } from './timing.mjs'
+import { pkgVersion } from './paths.mjs'
+
+const SIZES = [
+  { label: '3k', helpers: 24, blocks: 250 },
+  { label: '6k', helpers: 48, blocks: 500 },
+  { label: '12k', helpers: 96, blocks: 1000 },
+]
+
+export async function runTranspile({ generateLargeSource, transpile, opts, log }) {
+  const acorn = await import('acorn')
+  const parseOpts = { ecmaVersion: 'latest', sourceType: 'script', locations: true }
+  const sizes = []
+  for (const size of SIZES) {
+    const source = generateLargeSource({ helpers: size.helpers, blocks: size.blocks })
+    const lines = source.split('\n').length - 1
+    const runners = { acorn: { isAsync: false, run: () => acorn.parse(source, parseOpts) } }
+    let note
+    if (transpile) {
+      try {
+        const out = transpile(source, { filename: `large-${size.label}.ajs` })
+        if (!out?.ast) throw new Error('no AST produced')
+        runners.transpile = { isAsync: false, run: () => transpile(source, { filename: `large-${size.label}.ajs` }) }
+      } catch (e) {
+        note = `transpile failed: ${String(e?.message ?? e).split('\n')[0]}`
+      }
+    }
+    const t = await measureInterleaved(runners, { ...opts.transpile, rand: opts.rand })
+    const row = { label: size.label, lines, acornMs: t.acorn.medianMs, transpileMs: t.transpile?.medianMs, note }
+    row.ratio = row.transpileMs ? row.transpileMs / row.acornMs : undefined
+    sizes.push(row)
+    log(
+      `  ${size.label.padEnd(4)} ${String(lines).padStart(6)} lines  acorn ${row.acornMs.toFixed(2)} ms` +
+        (row.transpileMs ? `  transpile ${row.transpileMs.toFixed(2)} ms  (×${row.ratio.toFixed(2)})` : `  transpile: ${note ?? 'skipped'}`),
+    )
+    // A super-linear transpiler could take minutes on the next size: stop early.
+    if (row.transpileMs > opts.transpile.maxRunMs) {
+      log(`  stopping scaling: one transpile took over ${opts.transpile.maxRunMs} ms`)
+      break
+    }
+  }
+  return {
+    acornVersion: pkgVersion('acorn'),
+    parseOptions: parseOpts,
+    sizes,
+    exponent: {
+      transpile3to6: exponent(sizes, 0, 1, 'transpileMs'),
+      transpile3to12: exponent(sizes, 0, 2, 'transpileMs'),
+      acorn3to6: exponent(sizes, 0, 1, 'acornMs'),
+      acorn3to12: exponent(sizes, 0, 2, 'acornMs'),
+    },
+  }
+}
+
+/** Growth exponent k in time ∝ lines^k between two sizes. */
+function exponent(sizes, i, j, key) {
+  const a = sizes[i]
+  const b = sizes[j]
+  if (!a?.[key] || !b?.[key]) return undefined
+  return Math.log(b[key] / a[key]) / Math.log(b.lines / a.lines)
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// `npm run bench`: the whole benchmark (see bench/README.md). Runs on Node:
+// our TypeScript is bundled with esbuild first, the peers come from
+// bench/package.json (installed here when missing).
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { benchDir, repoDir, resultsDir, workloadsDir, workloadsIndex } from './lib/paths.mjs'
+import { parseArgs } from './lib/options.mjs'
+import { rng } from './lib/timing.mjs'
+import { machine, commandLine, gitState } from './lib/machine.mjs'
+
+const opts = parseArgs(process.argv.slice(2))
+if (opts.help) {
+  console.log(opts.help)
+  process.exit(0)
+}
+opts.rand = rng(opts.seed)
+const log = (s) => console.log(s)
+
+ensurePeers()
+if (!existsSync(join(repoDir, 'node_modules', 'esbuild'))) {
+  console.error('Root dependencies are missing: run `npm install` (or `npm ci`) at the repo root first.')
+  process.exit(1)
+}
+if (!existsSync(workloadsIndex)) {
+  console.error(`Workloads not found at ${workloadsIndex} (set AJS_BENCH_WORKLOADS to their folder).`)
+  process.exit(1)
+}
+
+// Imported only now: they need the peers installed.
+const { buildOurs, bundleSizes } = await import('./lib/build.mjs')
+const { loadSystems } = await import('./lib/systems/index.mjs')
+const { runExecution } = await import('./lib/exec.mjs')
+const { runTranspile } = await import('./lib/transpile.mjs')
+const { runColdStart } = await import('./lib/coldstart.mjs')
+const { runHeap } = await import('./lib/heap.mjs')
+const { renderMarkdown } = await import('./lib/report.mjs')
+const { workloads, pickWorkloads } = await import(pathToFileURL(workloadsIndex).href)
+const { generateLargeSource } = await import(pathToFileURL(join(workloadsDir, 'gen-large.mjs')).href)
+
+const results = {
+  date: new Date().toISOString(),
+  command: commandLine(process.argv.slice(2)),
+  machine: machine(),
+  git: gitState(),
+  options: { quick: opts.quick, only: opts.only ?? null, systems: opts.systems, sections: opts.sections, seed: opts.seed, exec: opts.exec, transpile: opts.transpile, cold: opts.cold, heap: opts.heap },
+  notes: [],
+}
+log(`${results.machine.line}\n${results.command}\n`)
+
+const ours = opts.systems.includes('ours') ? await buildOurs() : { ok: false, reason: 'not selected (--systems)' }
+if (!ours.ok) {
+  results.notes.push(`ours skipped: ${ours.reason}`)
+  log(`ours: SKIPPED — ${ours.reason}\n`)
+}
+const systems = await loadSystems(opts.systems, ours)
+results.systems = systems.map((s) => ({ id: s.id, label: s.label, version: s.version }))
+
+const agent = workloads.find((w) => w.id === 'agent-typical')
+const arith = workloads.find((w) => w.id === 'arith-loop')
+
+if (opts.sections.includes('exec')) {
+  log('== 1. execution (median per run; × = slowdown vs native)')
+  results.exec = await runExecution({ workloads: pickWorkloads(opts.only), systems, opts, log })
+}
+if (opts.sections.includes('transpile')) {
+  log('\n== 2. transpile vs acorn.parse (locations on) on the generated large source')
+  results.transpile = await runTranspile({ generateLargeSource, transpile: ours.ok ? ours.mod.transpile : undefined, opts, log })
+}
+// Cold start and heap run in child processes that are given what they need.
+const childSpec = async (w) => {
+  const spec = { es5Source: await (await import('./lib/systems/jsinterp.mjs')).toEs5(w.source) }
+  if (ours.ok) {
+    spec.oursBundle = ours.bundle
+    spec.oursVmBundle = ours.vmBundle
+    try {
+      spec.astText = JSON.stringify(ours.mod.transpile(w.source, { filename: `${w.id}.ajs` }).ast)
+    } catch {}
+  }
+  return spec
+}
+const nativeResult = (w) => new Function(`${w.source}\nreturn ${w.entry}`)()(w.args)
+const childSystems = (extra) => opts.systems.flatMap((id) => (id === 'ours' ? (ours.ok ? extra : []) : [id]))
+
+if (opts.sections.includes('cold')) {
+  log(`\n== 3. cold start: fresh node process, import → first result of agent-typical (median of ${opts.cold.spawns})`)
+  const ids = childSystems(['ours-source', ...(ours.vmBundle ? ['ours-ast'] : [])])
+  results.cold = await runColdStart({ workload: agent, systemIds: ids, spec: await childSpec(agent), expected: nativeResult(agent), opts, log })
+}
+if (opts.sections.includes('heap')) {
+  log('\n== 4. V8 heap allocated by one arith-loop run')
+  const ids = childSystems(['ours']).filter((id) => id !== 'quickjs') // QuickJS allocates in wasm memory, not the V8 heap
+  results.heap = await runHeap({ workload: arith, systemIds: ids, spec: await childSpec(arith), expected: nativeResult(arith), opts, log })
+}
+if (opts.sections.includes('bundle')) {
+  log('\n== 5. bundle sizes (esbuild, minified, gzip -9)')
+  results.bundle = await bundleSizes()
+  for (const k of ['vm', 'full']) {
+    const b = results.bundle[k]
+    log(`  ${k.padEnd(5)} ${b.entry}: ${b.error ? b.error : `${b.minBytes} B min, ${b.gzipBytes} B gzip  [${b.packages.join(', ') || 'no packages'}]`}`)
+  }
+}
+
+const md = renderMarkdown(results)
+if (opts.write) {
+  mkdirSync(resultsDir, { recursive: true })
+  const day = results.date.slice(0, 10)
+  const base = join(resultsDir, opts.partial ? `${day}-partial` : day)
+  writeFileSync(`${base}.md`, md)
+  writeFileSync(`${base}.json`, JSON.stringify(results, null, 2) + '\n')
+  log(`\nwrote ${base.slice(repoDir.length + 1)}.md and .json`)
+}
+
+/** Install bench/package.json's peers when they are not there yet. */
+function ensurePeers() {
+  const need = ['sval', 'js-interpreter', 'quickjs-emscripten-core', '@jitl/quickjs-wasmfile-release-sync']
+  const have = need.every((p) => existsSync(join(benchDir, 'node_modules', p, 'package.json')))
+  if (have) return
+  const ci = existsSync(join(benchDir, 'package-lock.json'))
+  log(`installing benchmark peers: npm --prefix bench ${ci ? 'ci' : 'install'}`)
+  const r = spawnSync('npm', ['--prefix', benchDir, ci ? 'ci' : 'install', '--no-audit', '--no-fund'], { stdio: 'inherit' })
+  if (r.status !== 0) {
+    console.error('could not install the benchmark peers (see above)')
+    process.exit(1)
+  }
+}
