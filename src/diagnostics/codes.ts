@@ -1,0 +1,99 @@
+/**
+ * The one registry of transpile-time diagnostic codes.
+ *
+ * Codes are stable: tests and tools match on `code`, never on prose. A code is
+ * never reused for a different meaning; retired codes stay reserved. Messages
+ * and hints are templates: `{name}` placeholders are filled from the params
+ * given when the diagnostic is raised (see `fill`).
+ *
+ * Ranges: AJS1xxx program shape and syntax, AJS2xxx constructs AJS refuses,
+ * AJS3xxx names and scopes, AJS4xxx signatures and documentation (warnings).
+ * VM runtime codes live in `runtime-codes.ts` (owned by the VM).
+ */
+
+export type Severity = 'error' | 'warning'
+
+export interface CodeSpec {
+  code: string
+  severity: Severity
+  /** Message template; `{param}` placeholders. */
+  message: string
+  /** A suggested rewrite; `{param}` placeholders. */
+  hint: string
+}
+
+const e = (code: string, message: string, hint: string): CodeSpec => ({ code, severity: 'error', message, hint })
+const w = (code: string, message: string, hint: string): CodeSpec => ({ code, severity: 'warning', message, hint })
+
+export const CODES = {
+  // --- AJS1xxx: syntax and program shape ------------------------------------
+  PARSE_ERROR: e('AJS1001', 'Syntax error: {detail}', 'Fix the JavaScript syntax near the marker.'),
+  NO_FUNCTION: e('AJS1002', 'The source declares no function', 'Write the agent as a function: `function agent({ input }) { ... return { ... } }`.'),
+  TOP_LEVEL_STATEMENT: e('AJS1003', 'Only function declarations may appear at the top level', 'Move this statement into a function body (the last function is the entry).'),
+  ENTRY_PARAMS: e('AJS1004', 'The entry function `{name}` must take one destructured object or named parameters', 'Write the entry as `function {name}({ a, b = 1 }) { ... }`.'),
+  REST_PARAM: e('AJS1005', 'Rest parameters are not supported', 'Pass an array instead: `function f(items) { ... }` called as `f([a, b])`.'),
+  EXPRESSION_SOURCE: e('AJS1006', 'Expected a single expression', 'Pass one expression such as `count > 3 && !done`.'),
+  INTERPOLATION: e('AJS1007', '`ajs` tagged templates cannot interpolate values', 'Pass values as run arguments instead of `${...}` into the source.'),
+
+  // --- AJS2xxx: constructs AJS refuses ----------------------------------------
+  CLASS: e('AJS2001', 'Classes are not supported', 'Use plain objects and helper functions: `function make(x) { return { x } }`.'),
+  NEW: e('AJS2002', '`new {name}` is not supported', 'Call a function that returns plain data instead; `new Error(msg)` is the only accepted form.'),
+  THIS: e('AJS2003', '`this` is not supported', 'Pass the object explicitly as a parameter.'),
+  ASYNC: e('AJS2004', 'async functions are not needed in AJS', 'Remove `async`: atom calls such as `httpFetch({ url })` already wait for their result.'),
+  AWAIT: e('AJS2005', '`await` is not needed in AJS', 'Remove `await`: write `let r = httpFetch({ url })`; the VM waits for atoms itself.'),
+  GENERATOR: e('AJS2006', 'Generators and `yield` are not supported', 'Build and return an array instead.'),
+  EVAL: e('AJS2007', '`eval` is not supported', 'Write the code directly; use `JSON.parse(text)` to read data.'),
+  FUNCTION_CONSTRUCTOR: e('AJS2008', '`Function` is not supported', 'Declare a top-level helper function instead.'),
+  MODULE: e('AJS2009', '`import`/`export` are not supported', 'Put helpers in the same source; capabilities arrive as atoms such as `httpFetch({ url })`.'),
+  WITH: e('AJS2010', '`with` is not supported', 'Name the object explicitly: `obj.a` instead of `with (obj) { a }`.'),
+  ACCESSOR: e('AJS2011', 'Getters and setters are not supported', 'Use a plain property: `{ {name}: value }`.'),
+  FORBIDDEN_NAME: e('AJS2012', '`{name}` is a forbidden name', 'Rename it (for example `{name}_`); `__proto__`, `constructor` and `prototype` are refused everywhere.'),
+  CLOSURE: e('AJS2013', 'Arrow functions are only allowed as callbacks of array methods', 'Pass the arrow directly to map/filter/reduce/find/some/every/sort/flatMap/forEach, or declare a top-level helper function.'),
+  NESTED_FUNCTION: e('AJS2014', 'Functions cannot be declared inside functions', 'Move `{name}` to the top level as a helper and pass what it needs as parameters.'),
+  VAR: e('AJS2015', '`var` is not supported', 'Use `let` (or `const`): `let {name} = ...`.'),
+  SPARSE_ARRAY: e('AJS2016', 'Array holes are not supported', 'Write `undefined` (or `null`) explicitly: `[1, undefined, 3]`.'),
+  ARGUMENTS: e('AJS2017', '`arguments` is not supported', 'Name the parameters, or pass an array.'),
+  LABEL: e('AJS2018', 'Only loops can be labelled', 'Remove the label, or put it on a `for`/`while`/`do` loop.'),
+  INSTANCEOF: e('AJS2019', '`instanceof` is not supported', 'Use `Array.isArray(x)` or `typeof x === "object"`.'),
+  TAGGED_TEMPLATE: e('AJS2020', 'Tagged templates are not supported', 'Use a plain template literal `` `...${x}` `` or call a helper with the parts.'),
+  DEBUGGER: e('AJS2021', '`debugger` is not supported', 'Remove it; use `consoleLog({ message })` or the VM trace.'),
+  FUNCTION_EXPRESSION: e('AJS2022', 'Function expressions are not supported', 'Use an arrow callback (`x => ...`) for array methods, or a top-level helper function.'),
+  OBJECT_METHOD: e('AJS2023', 'Object methods are not supported', 'Functions are not values: declare a top-level helper `function {name}(...) { ... }`.'),
+  OPTIONAL_CALL: e('AJS2024', 'Optional calls `f?.()` are not supported', 'Functions are not values; call the method directly or test the object first: `a?.b()`.'),
+  COMPUTED_CALL: e('AJS2025', 'Calls must name the function or method', 'Call a method by name (`obj.method()`) or a helper (`helper(x)`), not a computed or returned function.'),
+  DELETE_TARGET: e('AJS2026', '`delete` only applies to properties', 'Write `delete obj.key` or `delete obj[key]`.'),
+  BIGINT: e('AJS2027', 'BigInt literals are not supported', 'Use a number, or a string for big identifiers.'),
+  PAREN_CHAIN: e('AJS2028', 'A parenthesized optional chain cannot be continued', 'Remove the parentheses: `a?.b.c`, or test explicitly.'),
+  META: e('AJS2029', '`{name}` is not supported', 'Pass what you need as a parameter.'),
+  UNSUPPORTED: e('AJS2030', '{name} is not supported in AJS', 'Rewrite it with the statements and expressions listed in docs/language.md.'),
+  CALLBACK: e('AJS2031', 'The callback of `{name}` must be an arrow function written in place', 'Write `xs.{name}(x => ...)`.'),
+  SEQUENCE_PATTERN: e('AJS2032', 'Unsupported binding form', 'Use a name, `{ a, b }` or `[a, b]`.'),
+
+  // --- AJS3xxx: names and scopes -------------------------------------------------
+  UNKNOWN_IDENTIFIER: e('AJS3001', '`{name}` is not declared', '{suggest}Declare it first: `let {name} = ...`.'),
+  UNKNOWN_FUNCTION: e('AJS3002', 'Unknown function `{name}`', '{suggest}Call a helper declared in this source, an atom or a global function.'),
+  CONST_ASSIGN: e('AJS3003', 'Assignment to constant `{name}`', 'Declare it with `let {name} = ...` if it must change.'),
+  NOT_A_FUNCTION: e('AJS3004', '`{name}` is a variable, not a function', 'Rename the variable, or call the helper by another name.'),
+  INVALID_TARGET: e('AJS3005', 'Cannot assign to `{name}`', 'Assign to a variable declared with `let`, or to a property `obj.key`.'),
+  FUNCTION_VALUE: e('AJS3006', 'Functions are not values: `{name}` can only be called', 'Call it where needed: `{name}(...)`.'),
+  TDZ: e('AJS3007', '`{name}` is used before its declaration', 'Move the declaration of `{name}` before this use{extra}.'),
+  NAMESPACE_VALUE: e('AJS3009', '`{name}` can only be used as `{name}.member`', 'Call its members directly, for example `{name}.max(a, b)` or `{name}.stringify(v)`.'),
+  ATOM_ARGS: e('AJS3008', 'Atom `{name}` {detail}', 'Call atoms with one object: `{name}({ {fields} })`.'),
+
+  // --- AJS4xxx: signatures and docs (warnings) ----------------------------------------
+  JSDOC_TYPE: w('AJS4001', 'Unknown JSDoc type `{type}` for `{name}`', 'Use string, number, integer, boolean, object, any, T[] or Array<T>.'),
+  JSDOC_PARAM: w('AJS4002', 'JSDoc `@param {name}` matches no parameter', 'Name a parameter of the entry function (or `input.name` for a destructured one).'),
+  LOOSE_EQUALITY: w('AJS4003', '`{op}` does not coerce types in AJS', 'Write `{strict}` to make the intent explicit (`x == null` is fine).'),
+} as const satisfies Record<string, CodeSpec>
+
+export type CodeName = keyof typeof CODES
+
+/** Fill `{param}` placeholders; unknown params become empty strings. */
+export function fill(template: string, params: Record<string, string | undefined>): string {
+  return template.replace(/\{(\w+)\}/g, (_m, key: string) => params[key] ?? '')
+}
+
+/** All codes by their `AJS....` id (for tools and docs). */
+export const CODES_BY_ID: ReadonlyMap<string, CodeSpec & { name: CodeName }> = new Map(
+  (Object.keys(CODES) as CodeName[]).map((name) => [CODES[name].code, { ...CODES[name], name }]),
+)

@@ -1,0 +1,58 @@
+/**
+ * Offset -> line/column conversion.
+ *
+ * Lines are 1-based, columns 0-based (as acorn and the AST `loc`). The line
+ * table is built lazily, once per source, only when a position is needed
+ * (errors, or sources parsed without locations).
+ */
+
+export interface Position {
+  line: number
+  column: number
+}
+
+const LINE_BREAK = /\r\n?|\n|\u2028|\u2029/g
+
+/** Start offsets of every line of `source`. */
+export function lineStarts(source: string): number[] {
+  const starts = [0]
+  LINE_BREAK.lastIndex = 0
+  for (let m = LINE_BREAK.exec(source); m; m = LINE_BREAK.exec(source)) starts.push(m.index + m[0].length)
+  return starts
+}
+
+/** A reusable locator for one source: binary search over the lazily built line table. */
+export class SourceLocator {
+  private starts: number[] | undefined
+  constructor(readonly source: string) {}
+
+  position(offset: number): Position {
+    const starts = (this.starts ??= lineStarts(this.source))
+    let lo = 0
+    let hi = starts.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if (starts[mid]! <= offset) lo = mid
+      else hi = mid - 1
+    }
+    return { line: lo + 1, column: offset - starts[lo]! }
+  }
+
+  /** The text of 1-based line `line`, without its line break. */
+  lineText(line: number): string {
+    const starts = (this.starts ??= lineStarts(this.source))
+    const from = starts[line - 1]
+    if (from === undefined) return ''
+    const to = starts[line] ?? this.source.length + 1
+    return this.source.slice(from, to).replace(/(\r\n?|\n|\u2028|\u2029)$/, '')
+  }
+
+  get lineCount(): number {
+    return (this.starts ??= lineStarts(this.source)).length
+  }
+}
+
+/** One-shot conversion (builds a line table; use SourceLocator for repeated lookups). */
+export function positionOf(source: string, offset: number): Position {
+  return new SourceLocator(source).position(offset)
+}

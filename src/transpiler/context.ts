@@ -1,0 +1,72 @@
+/**
+ * The state of one lowering pass: source, file name, name tables, the
+ * current scope, collected warnings, and the error raising helpers that
+ * turn an ESTree node into a located diagnostic.
+ */
+
+import type { Node } from 'acorn'
+import type { Loc } from '../ast/types.ts'
+import { FORBIDDEN_NAMES } from '../ast/nodes.ts'
+import type { CodeName } from '../diagnostics/codes.ts'
+import { makeDiagnostic, transpileError, type Diagnostic } from '../diagnostics/diagnostic.ts'
+import { SourceLocator } from '../diagnostics/location.ts'
+import type { AtomInfo } from './globals.ts'
+import { GLOBAL_VALUES } from './globals.ts'
+import { Scope, type BindingKind } from './scope.ts'
+
+type Params = Record<string, string | undefined>
+
+export class LowerContext {
+  scope: Scope = new Scope(null)
+  readonly warnings: Diagnostic[] = []
+  readonly locator: SourceLocator
+  /** Names of the program's helper functions (empty for expressions). */
+  helpers: ReadonlySet<string> = new Set()
+
+  constructor(
+    readonly source: string,
+    readonly file: string,
+    readonly atoms: ReadonlyMap<string, AtomInfo>,
+  ) {
+    this.locator = new SourceLocator(source)
+  }
+
+  /** `[line, column]` of a node (parsed with `locations: true`). */
+  loc(node: Node): Loc {
+    const start = node.loc!.start
+    return [start.line, start.column]
+  }
+
+  /** Throw a located TranspileError for `node`. */
+  fail(name: CodeName, node: Node | Loc, params: Params = {}): never {
+    const [line, column] = Array.isArray(node) ? node : this.loc(node)
+    throw transpileError(name, params, this.locator, this.file, line, column)
+  }
+
+  warn(name: CodeName, node: Node | Loc, params: Params = {}): void {
+    const [line, column] = Array.isArray(node) ? node : this.loc(node)
+    this.warnings.push(makeDiagnostic(name, params, this.file, line, column))
+  }
+
+  pushScope(): Scope {
+    this.scope = new Scope(this.scope)
+    return this.scope
+  }
+
+  popScope(): void {
+    this.scope = this.scope.parent!
+  }
+
+  /** Refuse names that can never be bound or accessed. */
+  checkName(name: string, node: Node): void {
+    if (FORBIDDEN_NAMES.has(name)) this.fail('FORBIDDEN_NAME', node, { name })
+  }
+
+  /** Bind `name` in the current scope (it may have been pre-declared as `tdz`). */
+  declare(name: string, kind: BindingKind, node: Node): void {
+    this.checkName(name, node)
+    if (name === 'arguments') this.fail('ARGUMENTS', node)
+    if (GLOBAL_VALUES.has(name)) this.fail('INVALID_TARGET', node, { name })
+    this.scope.vars.set(name, kind)
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The names AJS source may use without declaring them: global values,
+ * namespaces, global functions and atoms. Also the array methods whose
+ * arguments may be arrow callbacks.
+ *
+ * This is the transpiler's view; the VM decides what each name does at run
+ * time (namespace statics and methods go through its allowlist).
+ */
+
+import { CORE_OPS } from '../ast/nodes.ts'
+
+/** Identifiers that are plain values. */
+export const GLOBAL_VALUES: ReadonlySet<string> = new Set(['undefined', 'NaN', 'Infinity'])
+
+/** Namespaces usable only as the object of a member access or method call (`Math.max`). */
+export const GLOBAL_NAMESPACES: ReadonlySet<string> = new Set(['Math', 'JSON', 'Object', 'Array', 'Number', 'String'])
+
+/** Global functions callable by name. */
+export const GLOBAL_FUNCTIONS: ReadonlySet<string> = new Set([
+  'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'String', 'Number', 'Boolean', 'Error',
+  'encodeURIComponent', 'decodeURIComponent',
+])
+
+/** Array methods that take a callback: the only places an arrow function may appear. */
+export const CALLBACK_METHODS: ReadonlySet<string> = new Set([
+  'map', 'filter', 'reduce', 'reduceRight', 'find', 'findIndex', 'findLast', 'findLastIndex',
+  'some', 'every', 'sort', 'flatMap', 'forEach',
+])
+
+/** Well-known host names with a specific rewrite hint. */
+export const HOST_NAME_HINTS: Readonly<Record<string, string>> = {
+  console: 'Log with `consoleLog({ message })`. ',
+  Date: 'The clock is not available to guest code: pass timestamps as arguments. ',
+  Promise: 'Atoms already wait for their results: `let r = httpFetch({ url })`. ',
+  setTimeout: 'Timers are not available: use the VM timeout options. ',
+  fetch: 'Use the atom `httpFetch({ url })`. ',
+  require: 'Modules are not available: put helpers in the same source. ',
+  process: 'Pass values as run arguments. ',
+  globalThis: 'Pass values as run arguments. ',
+  window: 'Pass values as run arguments. ',
+  Symbol: 'Symbols are not supported. ',
+  Map: 'Use a plain object `{}` keyed by strings. ',
+  Set: 'Use an array and `includes`, or an object keyed by strings. ',
+  RegExp: 'Use a regex literal `/.../flags`. ',
+  Reflect: 'Use plain property access. ',
+  Proxy: 'Use plain objects. ',
+}
+
+/** What the transpiler knows about an atom: its field names (null when unknown, as for custom atoms). */
+export interface AtomInfo {
+  fields: ReadonlyMap<string, { optional: boolean }> | null
+}
+
+/**
+ * Core ops callable as functions: those whose fields are all values
+ * (`httpFetch({ url })`). Structural ops (`if`, `map`, `varSet`, ...) are
+ * statements, not calls; `Error` is the global function, not the op.
+ */
+export function coreAtoms(): Map<string, AtomInfo> {
+  const atoms = new Map<string, AtomInfo>()
+  for (const [name, spec] of Object.entries(CORE_OPS)) {
+    if (name === 'Error') continue
+    const fields = Object.entries(spec.fields)
+    if (!fields.every(([, f]) => f.kind === 'value')) continue
+    atoms.set(name, { fields: new Map(fields.map(([k, f]) => [k, { optional: f.optional === true }])) })
+}
+  return atoms
+}
+
+let coreAtomCache: Map<string, AtomInfo> | undefined
+
+/** The atom table for one transpile: core atoms plus the caller's custom atom names. */
+export function atomTable(extra: readonly string[] | Readonly<Record<string, unknown>> | undefined): ReadonlyMap<string, AtomInfo> {
+  const core = (coreAtomCache ??= coreAtoms())
+  if (!extra) return core
+  const names = Array.isArray(extra) ? extra : Object.keys(extra)
+  if (names.length === 0) return core
+  const table = new Map(core)
+  for (const name of names) if (!table.has(name)) table.set(name, { fields: null })
+  return table
+}

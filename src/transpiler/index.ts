@@ -1,0 +1,96 @@
+/**
+ * The AJS transpiler: JavaScript source -> "ajs/1" AST.
+ *
+ * One implementation behind every entry point: `transpile` (full result),
+ * `ajs` (tagged template or function on a string, returns the AST) and
+ * `transpileExpression` (one expression, for the builder's conditions).
+ * acorn parses once; a single lowering pass resolves names, checks the
+ * subset and emits the AST. Refusals throw a located `TranspileError`.
+ */
+
+import type { AjsProgram, Expr } from '../ast/types.ts'
+import type { Diagnostic } from '../diagnostics/diagnostic.ts'
+import { LowerContext } from './context.ts'
+import { atomTable } from './globals.ts'
+import { lowerExpr } from './lower/expressions.ts'
+import { lowerProgram } from './lower/program.ts'
+import { parseExpression, parseProgram } from './parse.ts'
+import type { Signature } from './signature.ts'
+
+export type { Signature, ParamSignature, JsonSchema } from './signature.ts'
+
+/** Atom names known besides the core ones: a list, or a table keyed by name (e.g. the VM's). */
+export type AtomNames = readonly string[] | Readonly<Record<string, unknown>>
+
+export interface TranspileOptions {
+  /** Source name used in errors and stored as the AST's `file`. */
+  filename?: string
+  /** Custom atoms callable from the source (core atoms are always known). */
+  atoms?: AtomNames
+}
+
+export interface TranspileResult {
+  ast: AjsProgram
+  signature: Signature
+  warnings: Diagnostic[]
+}
+
+export interface ExpressionOptions {
+  /** Variables the expression may read and assign. */
+  vars?: readonly string[]
+  atoms?: AtomNames
+  filename?: string
+}
+
+function checkOptions(options: object, allowed: readonly string[], fn: string): void {
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) throw new TypeError(`${fn}: unknown option \`${key}\` (allowed: ${allowed.join(', ')})`)
+  }
+}
+
+/** Transpile AJS source (one or more functions; the last is the entry). */
+export function transpile(source: string, options: TranspileOptions = {}): TranspileResult {
+  if (typeof source !== 'string') throw new TypeError('transpile: source must be a string')
+  checkOptions(options, ['filename', 'atoms'], 'transpile')
+  const ctx = new LowerContext(source, options.filename ?? '<ajs>', atomTable(options.atoms))
+  const parsed = parseProgram(source, ctx)
+  const { ast, signature } = lowerProgram(parsed, ctx)
+  if (options.filename === undefined) delete ast.file
+  return { ast, signature, warnings: ctx.warnings }
+}
+
+/**
+ * Source text of a tagged template: raw text (so `\n` inside AJS strings
+ * stays an escape) with the template's own escapes of `` ` `` and `${` undone.
+ */
+function templateSource(strings: TemplateStringsArray): string {
+  return strings.raw[0]!.replace(/\\(`|\$\{)/g, '$1')
+}
+
+/**
+ * `ajs` as a tagged template (`` ajs`function f({ x }) { ... }` ``) or as a
+ * function on a string (`ajs(source, options?)`): returns the AST.
+ * Interpolation is refused: pass values as run arguments.
+ */
+export function ajs(source: string | TemplateStringsArray, ...rest: unknown[]): AjsProgram {
+  if (typeof source === 'string') return transpile(source, (rest[0] as TranspileOptions | undefined) ?? {}).ast
+  if (rest.length > 0) {
+    const text = source.raw.join('${}')
+    const ctx = new LowerContext(text, '<ajs>', atomTable(undefined))
+    const pos = ctx.locator.position(source.raw[0]!.length)
+    ctx.fail('INTERPOLATION', [pos.line, pos.column])
+  }
+  return transpile(templateSource(source)).ast
+}
+
+/**
+ * Transpile one expression (`count > 3 && !done`) with the same parser and
+ * lowering as programs. `vars` are the variables it may use.
+ */
+export function transpileExpression(source: string, options: ExpressionOptions = {}): Expr {
+  if (typeof source !== 'string') throw new TypeError('transpileExpression: source must be a string')
+  checkOptions(options, ['vars', 'atoms', 'filename'], 'transpileExpression')
+  const ctx = new LowerContext(source, options.filename ?? '<expr>', atomTable(options.atoms))
+  for (const name of options.vars ?? []) ctx.scope.vars.set(name, 'let')
+  return lowerExpr(parseExpression(source, ctx), ctx)
+}

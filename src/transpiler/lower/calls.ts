@@ -1,0 +1,99 @@
+/**
+ * Calls: helpers, atoms and global functions (`call`), methods and
+ * namespace statics (`methodCall`), and `new Error(msg)`.
+ *
+ * Calls are ordinary expression nodes wherever they appear; the VM keeps JS
+ * evaluation order and short-circuiting, so nothing is hoisted here. Arrow
+ * functions are accepted only as arguments of the array callback methods.
+ */
+
+import type { CallExpression, Expression, Identifier, NewExpression, ObjectExpression, SpreadElement } from 'acorn'
+import type { Expr, SpreadExpr } from '../../ast/types.ts'
+import type { LowerContext } from '../context.ts'
+import { CALLBACK_METHODS, GLOBAL_FUNCTIONS } from '../globals.ts'
+import { didYouMean } from '../suggest.ts'
+import { lowerElement, lowerObjectOf } from './expressions.ts'
+import { lowerLambda } from './functions.ts'
+import { resolveCallee } from './names.ts'
+
+function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
+  const out: Array<Expr | SpreadExpr> = []
+  for (const a of args) out.push(lowerElement(a, ctx))
+  return out
+}
+
+/** Arguments of an array callback method: arrows in place become lambdas. */
+function lowerCallbackArgs(method: string, args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
+  const out: Array<Expr | SpreadExpr> = []
+  for (const a of args) {
+    if (a.type === 'ArrowFunctionExpression') out.push(lowerLambda(a, ctx))
+    else if (a.type === 'FunctionExpression') ctx.fail('CALLBACK', a, { name: method })
+    else if (a.type === 'Identifier' && ctx.scope.lookup(a.name) === undefined &&
+      (ctx.helpers.has(a.name) || ctx.atoms.has(a.name) || GLOBAL_FUNCTIONS.has(a.name))) {
+      ctx.fail('CALLBACK', a, { name: method })
+    } else out.push(lowerElement(a, ctx))
+  }
+  return out
+}
+
+/** Check a literal argument object against a known atom's fields. */
+function checkAtomArgs(name: string, node: CallExpression, ctx: LowerContext): void {
+  const info = ctx.atoms.get(name)
+  if (!info) return
+  const args = node.arguments
+  const fields = info.fields
+  const listed = fields ? [...fields.keys()].join(', ') : 'field: value'
+  if (args.length > 1) ctx.fail('ATOM_ARGS', node, { name, detail: 'takes one object argument', fields: listed })
+  if (!fields) return
+  const arg = args[0]
+  if (arg === undefined) {
+    const missing = [...fields].find(([, f]) => !f.optional)
+    if (missing) ctx.fail('ATOM_ARGS', node, { name, detail: `needs the field \`${missing[0]}\``, fields: listed })
+    return
+  }
+  if (arg.type !== 'ObjectExpression') return
+  const obj = arg as ObjectExpression
+  const seen = new Set<string>()
+  for (const p of obj.properties) {
+    if (p.type !== 'Property' || p.computed) return // spread or computed: cannot check statically
+    const key = p.key.type === 'Identifier' ? p.key.name : String((p.key as { value: unknown }).value)
+    if (!fields.has(key)) {
+      const hint = didYouMean(key, fields.keys())
+      ctx.fail('ATOM_ARGS', p, { name, detail: `has no field \`${key}\`${hint ? ` (${hint.trim()})` : ''}`, fields: listed })
+    }
+    seen.add(key)
+  }
+  for (const [field, f] of fields) {
+    if (!f.optional && !seen.has(field)) ctx.fail('ATOM_ARGS', node, { name, detail: `needs the field \`${field}\``, fields: listed })
+  }
+}
+
+export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
+  if (node.optional) ctx.fail('OPTIONAL_CALL', node)
+  const callee = node.callee
+  if (callee.type === 'Identifier') {
+    const kind = resolveCallee(callee, ctx)
+    if (kind === 'atom') checkAtomArgs(callee.name, node, ctx)
+    return { $expr: 'call', callee: callee.name, args: lowerArgs(node.arguments, ctx), loc: ctx.loc(node) }
+  }
+  if (callee.type === 'Super') return ctx.fail('META', callee, { name: 'super' })
+  if (callee.type !== 'MemberExpression') return ctx.fail('COMPUTED_CALL', node)
+  let method: string
+  if (!callee.computed && callee.property.type === 'Identifier') method = callee.property.name
+  else if (callee.computed && callee.property.type === 'Literal' && typeof callee.property.value === 'string') method = callee.property.value
+  else return ctx.fail('COMPUTED_CALL', callee.property)
+  ctx.checkName(method, callee.property)
+  const object = lowerObjectOf(callee.object, ctx)
+  const args = CALLBACK_METHODS.has(method) ? lowerCallbackArgs(method, node.arguments, ctx) : lowerArgs(node.arguments, ctx)
+  const out: Expr = { $expr: 'methodCall', object, method, args, loc: ctx.loc(node) }
+  if (callee.optional) out.optional = true
+  return out
+}
+
+/** `new Error(msg)` is the global `Error(msg)` (same result in JS); every other `new` is refused. */
+export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
+  const callee = node.callee
+  const name = callee.type === 'Identifier' ? (callee as Identifier).name : 'expression'
+  if (name !== 'Error' || ctx.scope.lookup(name) !== undefined) return ctx.fail('NEW', node, { name })
+  return { $expr: 'call', callee: 'Error', args: lowerArgs(node.arguments, ctx), loc: ctx.loc(node) }
+}

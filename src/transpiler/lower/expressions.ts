@@ -1,0 +1,220 @@
+/**
+ * Expressions: ESTree -> `$expr` nodes, one table entry per ESTree type.
+ *
+ * Each node is visited once; unknown node types fall through to a located
+ * "not supported" error (better to crash than to silently mis-compile).
+ * Calls live in `calls.ts`, lambdas in `functions.ts`.
+ */
+
+import type {
+  ArrayExpression, AssignmentExpression, BinaryExpression, ConditionalExpression, Expression, Literal,
+  LogicalExpression, MemberExpression, Node, ObjectExpression, Pattern as EsPattern, PrivateIdentifier,
+  Property, AssignmentProperty, SequenceExpression, SpreadElement, TemplateLiteral, UnaryExpression,
+  UpdateExpression, Super,
+} from 'acorn'
+import type { AssignOp, BinaryOp, Expr, IdentExpr, MemberExpr, PropertyNode, SpreadExpr, UnaryOp } from '../../ast/types.ts'
+import type { CodeName } from '../../diagnostics/codes.ts'
+import type { LowerContext } from '../context.ts'
+import { lowerCall, lowerNew } from './calls.ts'
+import { checkAssignable, lowerIdentifier } from './names.ts'
+import { lowerAssignTarget } from './patterns.ts'
+
+type AnyExpr = Expression | Super | PrivateIdentifier | EsPattern | SpreadElement
+type Lower = (node: any, ctx: LowerContext) => Expr
+
+const reject = (code: CodeName, name?: string): Lower => (node, ctx) => ctx.fail(code, node, { name })
+
+/** Lower any expression node. */
+export function lowerExpr(node: AnyExpr, ctx: LowerContext): Expr {
+  const lower = EXPR[node.type]
+  if (lower === undefined) return ctx.fail('UNSUPPORTED', node, { name: node.type })
+  return lower(node, ctx)
+}
+
+/** Lower an element of an array literal or call arguments (spread allowed). */
+export function lowerElement(node: Expression | SpreadElement, ctx: LowerContext): Expr | SpreadExpr {
+  if (node.type === 'SpreadElement') return { $expr: 'spread', argument: lowerExpr(node.argument, ctx) }
+  return lowerExpr(node, ctx)
+}
+
+/** The object of a member access or method call: namespaces (`Math`) are allowed here. */
+export function lowerObjectOf(node: Expression | Super, ctx: LowerContext): Expr {
+  if (node.type === 'Identifier') return lowerIdentifier(node, ctx, true)
+  if (node.type === 'Super') return ctx.fail('META', node, { name: 'super' })
+  // `(a?.b).c`: the parentheses end the chain; JS would throw where AJS would not.
+  if (node.type === 'ChainExpression') return ctx.fail('PAREN_CHAIN', node)
+  return lowerExpr(node, ctx)
+}
+
+/** `a.b`, `a[i]`, `a?.b`. */
+export function lowerMember(node: MemberExpression, ctx: LowerContext): MemberExpr {
+  const object = lowerObjectOf(node.object, ctx)
+  let out: MemberExpr
+  if (node.computed) {
+    const prop = node.property as Expression
+    if (prop.type === 'Literal' && typeof prop.value === 'string') ctx.checkName(prop.value, prop)
+    out = { $expr: 'member', object, property: lowerExpr(prop, ctx), computed: true }
+  } else {
+    if (node.property.type !== 'Identifier') return ctx.fail('CLASS', node.property)
+    ctx.checkName(node.property.name, node.property)
+    out = { $expr: 'member', object, property: node.property.name }
+  }
+  if (node.optional) out.optional = true
+  return out
+}
+
+/** A static key (string) or a computed key expression of an object property or pattern property. */
+export function propertyKey(p: Property | AssignmentProperty, ctx: LowerContext): string | Expr {
+  const key = p.key
+  if (!p.computed) {
+    const name = key.type === 'Identifier' ? key.name : String((key as Literal).value)
+    ctx.checkName(name, key)
+    return name
+  }
+  if (key.type === 'Literal' && (typeof key.value === 'string' || typeof key.value === 'number')) {
+    const name = String(key.value)
+    ctx.checkName(name, key)
+    return name
+  }
+  return lowerExpr(key, ctx)
+}
+
+function lowerLiteral(node: Literal, ctx: LowerContext): Expr {
+  if ('regex' in node && node.regex) return { $expr: 'regex', pattern: node.regex.pattern, flags: node.regex.flags }
+  if ('bigint' in node && node.bigint !== undefined) return ctx.fail('BIGINT', node)
+  const value = node.value
+  // `1e999` is Infinity, which JSON cannot carry.
+  if (typeof value === 'number' && !Number.isFinite(value)) return { $expr: 'ident', name: 'Infinity' }
+  return { $expr: 'literal', value: value as string | number | boolean | null }
+}
+
+function lowerTemplate(node: TemplateLiteral, ctx: LowerContext): Expr {
+  const quasis = node.quasis.map((q) => q.value.cooked ?? q.value.raw)
+  const expressions = node.expressions.map((e) => lowerExpr(e, ctx))
+  return { $expr: 'template', quasis, expressions }
+}
+
+function lowerArray(node: ArrayExpression, ctx: LowerContext): Expr {
+  const elements: Array<Expr | SpreadExpr> = []
+  for (const el of node.elements) {
+    if (el === null) ctx.fail('SPARSE_ARRAY', node)
+    elements.push(lowerElement(el, ctx))
+  }
+  return { $expr: 'array', elements }
+}
+
+function lowerObject(node: ObjectExpression, ctx: LowerContext): Expr {
+  const properties: Array<PropertyNode | SpreadExpr> = []
+  for (const p of node.properties) {
+    if (p.type === 'SpreadElement') {
+      properties.push({ $expr: 'spread', argument: lowerExpr(p.argument, ctx) })
+      continue
+    }
+    if (p.kind !== 'init') ctx.fail('ACCESSOR', p, { name: p.key.type === 'Identifier' ? p.key.name : 'key' })
+    if (p.method) ctx.fail('OBJECT_METHOD', p, { name: p.key.type === 'Identifier' ? p.key.name : 'helper' })
+    const key = propertyKey(p, ctx)
+    const value = p.shorthand && p.value.type === 'Identifier' ? lowerIdentifier(p.value, ctx) : lowerExpr(p.value, ctx)
+    properties.push(p.computed && typeof key !== 'string' ? { key, computed: true, value } : { key, value })
+  }
+  return { $expr: 'object', properties }
+}
+
+function lowerUnary(node: UnaryExpression, ctx: LowerContext): Expr {
+  const op = node.operator as UnaryOp
+  if (op === 'delete') {
+    if (node.argument.type !== 'MemberExpression') ctx.fail('DELETE_TARGET', node)
+    return { $expr: 'unary', op, argument: lowerMember(node.argument, ctx) }
+  }
+  const arg = node.argument
+  // Fold `-5` into a literal (but keep `-0`, which JSON cannot carry).
+  if (op === '-' && arg.type === 'Literal' && typeof arg.value === 'number' && arg.value !== 0 && Number.isFinite(arg.value)) {
+    return { $expr: 'literal', value: -arg.value }
+  }
+  return { $expr: 'unary', op, argument: lowerExpr(arg, ctx) }
+}
+
+const isNullish = (n: Node): boolean =>
+  (n.type === 'Literal' && (n as Literal).value === null && !('regex' in n && (n as Literal).regex)) ||
+  (n.type === 'Identifier' && (n as unknown as { name: string }).name === 'undefined')
+
+function lowerBinary(node: BinaryExpression, ctx: LowerContext): Expr {
+  const op = node.operator
+  if (op === 'instanceof') ctx.fail('INSTANCEOF', node)
+  if (node.left.type === 'PrivateIdentifier') ctx.fail('CLASS', node.left)
+  if ((op === '==' || op === '!=') && !isNullish(node.left) && !isNullish(node.right)) {
+    ctx.warn('LOOSE_EQUALITY', node, { op, strict: op + '=' })
+  }
+  return { $expr: 'binary', op: op as BinaryOp, left: lowerExpr(node.left as Expression, ctx), right: lowerExpr(node.right, ctx) }
+}
+
+function lowerLogical(node: LogicalExpression, ctx: LowerContext): Expr {
+  return { $expr: 'logical', op: node.operator, left: lowerExpr(node.left, ctx), right: lowerExpr(node.right, ctx) }
+}
+
+function lowerConditional(node: ConditionalExpression, ctx: LowerContext): Expr {
+  return {
+    $expr: 'conditional',
+    test: lowerExpr(node.test, ctx),
+    consequent: lowerExpr(node.consequent, ctx),
+    alternate: lowerExpr(node.alternate, ctx),
+  }
+}
+
+/** A simple assignment target: a declared, assignable variable or a property. */
+export function lowerSimpleTarget(node: Node, ctx: LowerContext): IdentExpr | MemberExpr {
+  if (node.type === 'Identifier') {
+    checkAssignable(node as never, ctx)
+    return { $expr: 'ident', name: (node as unknown as { name: string }).name }
+  }
+  if (node.type === 'MemberExpression') return lowerMember(node as MemberExpression, ctx)
+  return ctx.fail('SEQUENCE_PATTERN', node)
+}
+
+function lowerAssign(node: AssignmentExpression, ctx: LowerContext): Expr {
+  const op = node.operator as AssignOp
+  const left = node.left
+  const target = left.type === 'ObjectPattern' || left.type === 'ArrayPattern'
+    ? lowerAssignTarget(left, ctx) as Exclude<ReturnType<typeof lowerAssignTarget>, string>
+    : lowerSimpleTarget(left, ctx)
+  return { $expr: 'assign', op, target, value: lowerExpr(node.right, ctx) }
+}
+
+function lowerUpdate(node: UpdateExpression, ctx: LowerContext): Expr {
+  return { $expr: 'update', op: node.operator, prefix: node.prefix, argument: lowerSimpleTarget(node.argument, ctx) }
+}
+
+function lowerSequence(node: SequenceExpression, ctx: LowerContext): Expr {
+  return { $expr: 'sequence', expressions: node.expressions.map((e) => lowerExpr(e, ctx)) }
+}
+
+/** The dispatch table: ESTree expression type -> lowering. */
+const EXPR: Record<string, Lower> = {
+  Identifier: (n, ctx) => lowerIdentifier(n, ctx),
+  Literal: lowerLiteral,
+  TemplateLiteral: lowerTemplate,
+  ArrayExpression: lowerArray,
+  ObjectExpression: lowerObject,
+  MemberExpression: lowerMember,
+  ChainExpression: (n, ctx) => lowerExpr(n.expression, ctx),
+  CallExpression: lowerCall,
+  NewExpression: lowerNew,
+  UnaryExpression: lowerUnary,
+  BinaryExpression: lowerBinary,
+  LogicalExpression: lowerLogical,
+  ConditionalExpression: lowerConditional,
+  AssignmentExpression: lowerAssign,
+  UpdateExpression: lowerUpdate,
+  SequenceExpression: lowerSequence,
+  ParenthesizedExpression: (n, ctx) => lowerExpr(n.expression, ctx),
+  ArrowFunctionExpression: (n, ctx) => ctx.fail(n.async ? 'ASYNC' : 'CLOSURE', n),
+  FunctionExpression: (n, ctx) => ctx.fail(n.async ? 'ASYNC' : n.generator ? 'GENERATOR' : 'FUNCTION_EXPRESSION', n),
+  ClassExpression: reject('CLASS'),
+  ThisExpression: reject('THIS'),
+  AwaitExpression: reject('AWAIT'),
+  YieldExpression: reject('GENERATOR'),
+  TaggedTemplateExpression: reject('TAGGED_TEMPLATE'),
+  MetaProperty: (n, ctx) => ctx.fail('META', n, { name: `${n.meta.name}.${n.property.name}` }),
+  Super: reject('META', 'super'),
+  ImportExpression: reject('MODULE'),
+  PrivateIdentifier: reject('CLASS'),
+}

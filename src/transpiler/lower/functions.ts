@@ -1,0 +1,47 @@
+/**
+ * Functions: helpers (top-level declarations other than the entry) and
+ * lambdas (arrow callbacks of array methods).
+ *
+ * A helper starts from an empty scope: it sees its parameters, the other
+ * helpers and the globals, never the entry's variables. A lambda reads the
+ * enclosing scope.
+ */
+
+import type { ArrowFunctionExpression, FunctionDeclaration, Pattern as EsPattern } from 'acorn'
+import type { FunctionDef, LambdaExpr, Pattern } from '../../ast/types.ts'
+import type { LowerContext } from '../context.ts'
+import { Scope } from '../scope.ts'
+import { lowerExpr } from './expressions.ts'
+import { lowerBinding, predeclarePatterns } from './patterns.ts'
+import { lowerBlock } from './statements.ts'
+
+/** Parameters, declared left to right (a default sees only earlier parameters). */
+export function lowerParams(params: EsPattern[], ctx: LowerContext): Pattern[] {
+  for (const p of params) if (p.type === 'RestElement') ctx.fail('REST_PARAM', p)
+  predeclarePatterns(ctx, params)
+  return params.map((p) => lowerBinding(p, ctx, 'param'))
+}
+
+export function lowerHelper(node: FunctionDeclaration, ctx: LowerContext): FunctionDef {
+  const saved = ctx.scope
+  ctx.scope = new Scope(null)
+  try {
+    const params = lowerParams(node.params, ctx)
+    const steps = lowerBlock(node.body.body, ctx)
+    return { params, steps, loc: ctx.loc(node) }
+  } finally {
+    ctx.scope = saved
+  }
+}
+
+export function lowerLambda(node: ArrowFunctionExpression, ctx: LowerContext): LambdaExpr {
+  if (node.async) ctx.fail('ASYNC', node)
+  ctx.pushScope()
+  try {
+    const params = lowerParams(node.params, ctx)
+    if (node.body.type === 'BlockStatement') return { $expr: 'lambda', params, steps: lowerBlock(node.body.body, ctx) }
+    return { $expr: 'lambda', params, body: lowerExpr(node.body, ctx) }
+  } finally {
+    ctx.popScope()
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Identifier resolution: reads, assignment targets and callees.
+ *
+ * Resolution order mirrors the VM's: local bindings, then helpers, atoms
+ * and globals. Everything that cannot be resolved statically is an error
+ * with a "did you mean" drawn from the names that are visible here.
+ */
+
+import type { Identifier } from 'acorn'
+import type { Expr } from '../../ast/types.ts'
+import type { LowerContext } from '../context.ts'
+import { GLOBAL_FUNCTIONS, GLOBAL_NAMESPACES, GLOBAL_VALUES, HOST_NAME_HINTS } from '../globals.ts'
+import { didYouMean } from '../suggest.ts'
+
+function tdz(node: Identifier, ctx: LowerContext, kind: string): never {
+  const extra = kind === 'tdzCase' ? ', or wrap each `case` body in braces' : ''
+  return ctx.fail('TDZ', node, { name: node.name, extra })
+}
+
+function unknownIdentifier(node: Identifier, ctx: LowerContext): never {
+  const name = node.name
+  if (name === 'eval') ctx.fail('EVAL', node)
+  if (name === 'Function') ctx.fail('FUNCTION_CONSTRUCTOR', node)
+  const host = HOST_NAME_HINTS[name]
+  const suggest = host ?? didYouMean(name, [...ctx.scope.visible(), ...GLOBAL_VALUES, ...GLOBAL_NAMESPACES])
+  return ctx.fail('UNKNOWN_IDENTIFIER', node, { name, suggest })
+}
+
+/**
+ * An identifier in value position. `asObject` allows the global namespaces
+ * (`Math`, `JSON`, ...) which only exist as the object of `.member`.
+ */
+export function lowerIdentifier(node: Identifier, ctx: LowerContext, asObject = false): Expr {
+  const name = node.name
+  if (name === 'arguments') ctx.fail('ARGUMENTS', node)
+  ctx.checkName(name, node)
+  const kind = ctx.scope.lookup(name)
+  if (kind !== undefined) {
+    if (kind === 'tdz' || kind === 'tdzCase') tdz(node, ctx, kind)
+    return { $expr: 'ident', name }
+  }
+  if (GLOBAL_VALUES.has(name)) return { $expr: 'ident', name }
+  if (GLOBAL_NAMESPACES.has(name)) {
+    if (asObject) return { $expr: 'ident', name }
+    ctx.fail('NAMESPACE_VALUE', node, { name })
+  }
+  if (ctx.helpers.has(name) || ctx.atoms.has(name) || GLOBAL_FUNCTIONS.has(name)) ctx.fail('FUNCTION_VALUE', node, { name })
+  return unknownIdentifier(node, ctx)
+}
+
+/** Check that a bare name may be assigned (declared with let, a parameter, not const). */
+export function checkAssignable(node: Identifier, ctx: LowerContext): void {
+  const name = node.name
+  if (name === 'arguments') ctx.fail('ARGUMENTS', node)
+  ctx.checkName(name, node)
+  const kind = ctx.scope.lookup(name)
+  if (kind === 'const') ctx.fail('CONST_ASSIGN', node, { name })
+  if (kind === 'tdz' || kind === 'tdzCase') tdz(node, ctx, kind)
+  if (kind !== undefined) return
+  if (GLOBAL_VALUES.has(name) || GLOBAL_NAMESPACES.has(name) || GLOBAL_FUNCTIONS.has(name) || ctx.helpers.has(name) || ctx.atoms.has(name)) {
+    ctx.fail('INVALID_TARGET', node, { name })
+  }
+  unknownIdentifier(node, ctx)
+}
+
+export type CalleeKind = 'helper' | 'atom' | 'global'
+
+/** Resolve the name of a plain call `name(...)`. */
+export function resolveCallee(node: Identifier, ctx: LowerContext): CalleeKind {
+  const name = node.name
+  if (name === 'eval') ctx.fail('EVAL', node)
+  if (name === 'Function') ctx.fail('FUNCTION_CONSTRUCTOR', node)
+  ctx.checkName(name, node)
+  if (ctx.scope.lookup(name) !== undefined) ctx.fail('NOT_A_FUNCTION', node, { name })
+  if (ctx.helpers.has(name)) return 'helper'
+  if (ctx.atoms.has(name)) return 'atom'
+  if (GLOBAL_FUNCTIONS.has(name)) return 'global'
+  const host = HOST_NAME_HINTS[name]
+  const suggest = host ?? didYouMean(name, [...ctx.helpers, ...ctx.atoms.keys(), ...GLOBAL_FUNCTIONS])
+  return ctx.fail('UNKNOWN_FUNCTION', node, { name, suggest })
+}

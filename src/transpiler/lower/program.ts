@@ -1,0 +1,109 @@
+/**
+ * The program: top-level function declarations, the last being the entry.
+ *
+ * Helpers become `functions`; the entry's parameter becomes the root
+ * `params` pattern plus `inputSchema`/`signature`; its body becomes the
+ * root `steps`.
+ */
+
+import type { FunctionDeclaration, Pattern as EsPattern, Program } from 'acorn'
+import type { AjsProgram, FunctionDef, Pattern } from '../../ast/types.ts'
+import type { LowerContext } from '../context.ts'
+import { jsDocBefore, parseJsDoc } from '../jsdoc.ts'
+import type { Parsed } from '../parse.ts'
+import { Scope } from '../scope.ts'
+import { buildSignature, type EntryFields, type Signature } from '../signature.ts'
+import { lowerHelper } from './functions.ts'
+import { propertyKey } from './expressions.ts'
+import { lowerBinding, predeclarePatterns } from './patterns.ts'
+import { lowerBlock, lowerStatement } from './statements.ts'
+
+function topLevelFunctions(program: Program, ctx: LowerContext): FunctionDeclaration[] {
+  const fns: FunctionDeclaration[] = []
+  for (const s of program.body) {
+    if (s.type === 'FunctionDeclaration') {
+      if (s.async) ctx.fail('ASYNC', s)
+      if (s.generator) ctx.fail('GENERATOR', s)
+      ctx.checkName(s.id.name, s.id)
+      fns.push(s)
+    } else if (s.type === 'EmptyStatement' || (s.type === 'ExpressionStatement' && 'directive' in s && s.directive)) {
+      continue
+    } else if (s.type === 'VariableDeclaration' && s.kind === 'var') {
+      lowerStatement(s, ctx, []) // raises VAR
+    } else if (/^(Import|Export)|^ClassDeclaration$|^WithStatement$|^DebuggerStatement$/.test(s.type)) {
+      lowerStatement(s, ctx, []) // raises the construct's own code
+    } else {
+      ctx.fail('TOP_LEVEL_STATEMENT', s)
+    }
+  }
+  if (fns.length === 0) ctx.fail('NO_FUNCTION', [1, 0])
+  return fns
+}
+
+interface EntryParams {
+  kind: Signature['kind']
+  pattern?: Pattern
+  fields: EntryFields
+}
+
+/** `({ a, b = 1 })`, `({ a } = {})`, `(a, b = 1)` or `()`. */
+function entryParams(fn: FunctionDeclaration, ctx: LowerContext): EntryParams {
+  const params = fn.params
+  const name = fn.id.name
+  if (params.length === 0) return { kind: 'none', fields: [] }
+  let only = params.length === 1 ? params[0]! : undefined
+  // `{ ... } = {}`: args is always an object, so an empty default changes nothing.
+  if (only?.type === 'AssignmentPattern' && only.left.type === 'ObjectPattern' &&
+    only.right.type === 'ObjectExpression' && only.right.properties.length === 0) only = only.left
+  if (only?.type === 'ObjectPattern') {
+    predeclarePatterns(ctx, [only])
+    const pattern = lowerBinding(only, ctx, 'param')
+    const fields: EntryFields = []
+    for (const p of only.properties) {
+      if (p.type === 'Property' && !p.computed) fields.push({ key: propertyKey(p, ctx) as string, value: p.value })
+    }
+    return { kind: 'object', pattern, fields }
+  }
+  const named = params.every((p) => p.type === 'Identifier' || (p.type === 'AssignmentPattern' && p.left.type === 'Identifier'))
+  if (!named) return ctx.fail('ENTRY_PARAMS', params[0]!, { name })
+  predeclarePatterns(ctx, params)
+  const properties: Array<{ key: string; value: Pattern }> = []
+  const fields: EntryFields = []
+  for (const p of params) {
+    const key = p.type === 'Identifier' ? p.name : ((p as { left: { name: string } }).left.name)
+    properties.push({ key, value: lowerBinding(p, ctx, 'param') })
+    fields.push({ key, value: p as EsPattern })
+  }
+  return { kind: 'named', pattern: { $pattern: 'object', properties }, fields }
+}
+
+export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgram; signature: Signature } {
+  const fns = topLevelFunctions(parsed.program, ctx)
+  const entry = fns[fns.length - 1]!
+  ctx.helpers = new Set(fns.slice(0, -1).map((f) => f.id.name))
+
+  let functions: Record<string, FunctionDef> | undefined
+  for (const fn of fns.slice(0, -1)) (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx)
+
+  ctx.scope = new Scope(null)
+  const params = entryParams(entry, ctx)
+  const steps = lowerBlock(entry.body.body, ctx)
+
+  const comment = jsDocBefore(ctx.source, parsed.comments, entry.start)
+  const doc = comment ? parseJsDoc(comment) : undefined
+  const { signature, inputSchema } = buildSignature(entry.id.name, params.kind, params.fields, doc, ctx)
+
+  const ast: AjsProgram = {
+    ajs: 1,
+    op: 'seq',
+    name: entry.id.name,
+    ...(signature.description ? { description: signature.description } : {}),
+    file: ctx.file,
+    ...(params.pattern !== undefined ? { params: params.pattern } : {}),
+    ...(functions ? { functions } : {}),
+    inputSchema,
+    steps,
+    loc: ctx.loc(entry),
+  }
+  return { ast, signature }
+}

@@ -1,0 +1,256 @@
+/**
+ * Statements: ESTree -> steps, one table entry per statement type.
+ *
+ * Every block gets a scope whose `let`/`const` names are pre-declared as
+ * `tdz` (a shallow scan of the block's own statements), so uses before a
+ * declaration and assignments to constants are found in the same single
+ * pass that emits the steps.
+ */
+
+import type {
+  BlockStatement, Expression, ForInStatement, ForOfStatement, ForStatement, Node, Pattern as EsPattern,
+  Statement, SwitchCase, SwitchStatement, TryStatement, VariableDeclaration, ModuleDeclaration,
+} from 'acorn'
+import type { Expr, Step, Value } from '../../ast/types.ts'
+import type { CodeName } from '../../diagnostics/codes.ts'
+import type { LowerContext } from '../context.ts'
+import type { BindingKind } from '../scope.ts'
+import { lowerExpr } from './expressions.ts'
+import { collectNames, lowerAssignTarget, lowerBinding, predeclarePatterns } from './patterns.ts'
+import { checkAssignable } from './names.ts'
+
+type AnyStatement = Statement | ModuleDeclaration
+type LowerStmt = (node: any, ctx: LowerContext, out: Step[], label?: string) => void
+
+/** Primitive literals travel as plain JSON in value fields; everything else stays an expression. */
+export function toValue(e: Expr): Value {
+  if (e.$expr === 'literal' && (e.value === null || typeof e.value !== 'object')) return e.value
+  return e
+}
+
+/** Pre-declare the lexical names of a block's own statements. */
+function predeclareBlock(stmts: readonly AnyStatement[], ctx: LowerContext, kind: BindingKind = 'tdz'): void {
+  for (const s of stmts) {
+    if (s.type === 'VariableDeclaration' && s.kind !== 'var') {
+      predeclarePatterns(ctx, s.declarations.map((d) => d.id), kind)
+    }
+  }
+}
+
+/** A list of statements as a block with its own scope. */
+export function lowerBlock(stmts: readonly AnyStatement[], ctx: LowerContext): Step[] {
+  ctx.pushScope()
+  try {
+    predeclareBlock(stmts, ctx)
+    const out: Step[] = []
+    for (const s of stmts) lowerStatement(s, ctx, out)
+    return out
+  } finally {
+    ctx.popScope()
+  }
+}
+
+/** The body of an `if`/loop: a block, or a single statement treated as one. */
+function lowerBody(node: Statement, ctx: LowerContext): Step[] {
+  return node.type === 'BlockStatement' ? lowerBlock(node.body, ctx) : lowerBlock([node], ctx)
+}
+
+export function lowerStatement(node: AnyStatement, ctx: LowerContext, out: Step[], label?: string): void {
+  const lower = STMT[node.type]
+  if (lower === undefined) return ctx.fail('UNSUPPORTED', node, { name: node.type })
+  lower(node, ctx, out, label)
+}
+
+function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Step[]): void {
+  const kind = node.kind
+  if (kind === 'var') {
+    const first = node.declarations[0]!.id
+    ctx.fail('VAR', node, { name: first.type === 'Identifier' ? first.name : 'name' })
+  }
+  if (kind !== 'let' && kind !== 'const') return ctx.fail('UNSUPPORTED', node, { name: `\`${kind}\` declarations` })
+  let lets: Record<string, Value> | undefined
+  for (const d of node.declarations) {
+    const value = d.init ? lowerExpr(d.init, ctx) : ({ $expr: 'ident', name: 'undefined' } as Expr)
+    if (d.id.type === 'Identifier') {
+      ctx.declare(d.id.name, kind, d.id)
+      if (kind === 'const') {
+        out.push({ op: 'constSet', key: d.id.name, value: toValue(value), loc: ctx.loc(d) })
+        continue
+      }
+      if (!lets) {
+        lets = {}
+        out.push({ op: 'varsLet', vars: lets, loc: ctx.loc(node) })
+      }
+      lets[d.id.name] = toValue(value)
+      continue
+    }
+    lets = undefined
+    out.push({ op: 'destructure', kind, pattern: lowerBinding(d.id, ctx, kind), value: toValue(value), loc: ctx.loc(d) })
+  }
+}
+
+function lowerExpressionStatement(node: { expression: Expression; directive?: string }, ctx: LowerContext, out: Step[]): void {
+  if (node.directive !== undefined) return // 'use strict' and friends: AJS is always strict
+  const e = node.expression
+  const loc = ctx.loc(node as unknown as Node)
+  if (e.type === 'AssignmentExpression' && e.operator === '=') {
+    if (e.left.type === 'Identifier') {
+      checkAssignable(e.left, ctx)
+      out.push({ op: 'varSet', key: e.left.name, value: toValue(lowerExpr(e.right, ctx)), loc })
+      return
+    }
+    if (e.left.type === 'ObjectPattern' || e.left.type === 'ArrayPattern') {
+      const pattern = lowerAssignTarget(e.left, ctx)
+      out.push({ op: 'destructure', kind: 'assign', pattern, value: toValue(lowerExpr(e.right, ctx)), loc })
+      return
+    }
+  }
+  out.push({ op: 'expr', value: lowerExpr(e, ctx), loc })
+}
+
+function withLabel(step: Step, label: string | undefined): Step {
+  if (label !== undefined) step.label = label
+  return step
+}
+
+/** `for`/`for...of`/`for...in` heads share this: declared targets get a loop scope. */
+function lowerForTarget(left: VariableDeclaration | EsPattern, ctx: LowerContext): { target: ReturnType<typeof lowerBinding>; kind?: 'let' | 'const' } {
+  if (left.type === 'VariableDeclaration') {
+    if (left.kind === 'var') {
+      const id = left.declarations[0]!.id
+      ctx.fail('VAR', left, { name: id.type === 'Identifier' ? id.name : 'item' })
+    }
+    const kind = left.kind as 'let' | 'const'
+    return { target: lowerBinding(left.declarations[0]!.id, ctx, kind), kind }
+  }
+  return { target: lowerAssignTarget(left, ctx) }
+}
+
+function lowerForInOf(node: ForOfStatement | ForInStatement, ctx: LowerContext, out: Step[], label?: string): void {
+  if (node.type === 'ForOfStatement' && node.await) ctx.fail('AWAIT', node)
+  ctx.pushScope()
+  try {
+    // The iterable is evaluated with the loop's own names in their dead zone, as in JS.
+    if (node.left.type === 'VariableDeclaration') predeclarePatterns(ctx, node.left.declarations.map((d) => d.id))
+    const source = lowerExpr(node.right, ctx)
+    const { target, kind } = lowerForTarget(node.left, ctx)
+    const body = lowerBody(node.body, ctx)
+    const step: Step = node.type === 'ForOfStatement'
+      ? { op: 'forOf', target, iterable: source, body, loc: ctx.loc(node) }
+      : { op: 'forIn', target, object: source, body, loc: ctx.loc(node) }
+    if (kind) step.kind = kind
+    out.push(withLabel(step, label))
+  } finally {
+    ctx.popScope()
+  }
+}
+
+function lowerFor(node: ForStatement, ctx: LowerContext, out: Step[], label?: string): void {
+  ctx.pushScope()
+  try {
+    const step: Step = { op: 'for', loc: ctx.loc(node) }
+    if (node.init) {
+      const init: Step[] = []
+      if (node.init.type === 'VariableDeclaration') {
+        predeclareBlock([node.init], ctx)
+        lowerDeclaration(node.init, ctx, init)
+      } else init.push({ op: 'expr', value: lowerExpr(node.init, ctx), loc: ctx.loc(node.init) })
+      step.init = init
+    }
+    if (node.test) step.condition = lowerExpr(node.test, ctx)
+    if (node.update) step.update = lowerExpr(node.update, ctx)
+    step.body = lowerBody(node.body, ctx)
+    out.push(withLabel(step, label))
+  } finally {
+    ctx.popScope()
+  }
+}
+
+function lowerSwitch(node: SwitchStatement, ctx: LowerContext, out: Step[], label?: string): void {
+  const discriminant = lowerExpr(node.discriminant, ctx)
+  ctx.pushScope()
+  try {
+    // JS shares one scope across cases; AJS gives each case body its own block,
+    // so a name declared in one case is refused in the others.
+    for (const c of node.cases) predeclareBlock(c.consequent, ctx, 'tdzCase')
+    const cases = node.cases.map((c: SwitchCase) => {
+      const body = lowerBlock(c.consequent, ctx)
+      return c.test ? { test: lowerExpr(c.test, ctx), body } : { body }
+    })
+    out.push(withLabel({ op: 'switch', discriminant, cases, loc: ctx.loc(node) }, label))
+  } finally {
+    ctx.popScope()
+  }
+}
+
+function lowerTry(node: TryStatement, ctx: LowerContext, out: Step[]): void {
+  const step: Step = { op: 'try', try: lowerBlock(node.block.body, ctx), loc: ctx.loc(node) }
+  if (node.handler) {
+    const h = node.handler
+    ctx.pushScope()
+    try {
+      if (h.param) {
+        predeclarePatterns(ctx, [h.param])
+        step.catchParam = lowerBinding(h.param, ctx, 'let')
+      }
+      step.catch = lowerBlock(h.body.body, ctx)
+    } finally {
+      ctx.popScope()
+    }
+  }
+  if (node.finalizer) step.finally = lowerBlock(node.finalizer.body, ctx)
+  out.push(step)
+}
+
+const LOOPS = new Set(['ForStatement', 'ForOfStatement', 'ForInStatement', 'WhileStatement', 'DoWhileStatement', 'SwitchStatement'])
+
+const reject = (code: CodeName): LowerStmt => (node, ctx) => ctx.fail(code, node)
+
+/** The dispatch table: ESTree statement type -> lowering. */
+const STMT: Record<string, LowerStmt> = {
+  VariableDeclaration: lowerDeclaration,
+  ExpressionStatement: lowerExpressionStatement,
+  BlockStatement: (n: BlockStatement, ctx, out) => { out.push({ op: 'scope', steps: lowerBlock(n.body, ctx), loc: ctx.loc(n) }) },
+  EmptyStatement: () => {},
+  IfStatement: (n, ctx, out) => {
+    const step: Step = { op: 'if', condition: lowerExpr(n.test, ctx), then: lowerBody(n.consequent, ctx), loc: ctx.loc(n) }
+    if (n.alternate) step.else = lowerBody(n.alternate, ctx)
+    out.push(step)
+  },
+  WhileStatement: (n, ctx, out, label) => {
+    out.push(withLabel({ op: 'while', condition: lowerExpr(n.test, ctx), body: lowerBody(n.body, ctx), loc: ctx.loc(n) }, label))
+  },
+  DoWhileStatement: (n, ctx, out, label) => {
+    const body = lowerBody(n.body, ctx)
+    out.push(withLabel({ op: 'doWhile', body, condition: lowerExpr(n.test, ctx), loc: ctx.loc(n) }, label))
+  },
+  ForStatement: lowerFor,
+  ForOfStatement: lowerForInOf,
+  ForInStatement: lowerForInOf,
+  SwitchStatement: lowerSwitch,
+  LabeledStatement: (n, ctx, out) => {
+    if (!LOOPS.has(n.body.type)) ctx.fail('LABEL', n)
+    lowerStatement(n.body, ctx, out, n.label.name)
+  },
+  BreakStatement: (n, ctx, out) => { out.push(n.label ? { op: 'break', label: n.label.name, loc: ctx.loc(n) } : { op: 'break', loc: ctx.loc(n) }) },
+  ContinueStatement: (n, ctx, out) => { out.push(n.label ? { op: 'continue', label: n.label.name, loc: ctx.loc(n) } : { op: 'continue', loc: ctx.loc(n) }) },
+  ReturnStatement: (n, ctx, out) => {
+    out.push(n.argument ? { op: 'return', value: toValue(lowerExpr(n.argument, ctx)), loc: ctx.loc(n) } : { op: 'return', loc: ctx.loc(n) })
+  },
+  ThrowStatement: (n, ctx, out) => { out.push({ op: 'throw', value: toValue(lowerExpr(n.argument, ctx)), loc: ctx.loc(n) }) },
+  TryStatement: lowerTry,
+  FunctionDeclaration: (n, ctx) => {
+    if (n.async) ctx.fail('ASYNC', n)
+    if (n.generator) ctx.fail('GENERATOR', n)
+    ctx.fail('NESTED_FUNCTION', n, { name: n.id?.name ?? 'helper' })
+  },
+  ClassDeclaration: reject('CLASS'),
+  WithStatement: reject('WITH'),
+  DebuggerStatement: reject('DEBUGGER'),
+  ImportDeclaration: reject('MODULE'),
+  ExportNamedDeclaration: reject('MODULE'),
+  ExportDefaultDeclaration: reject('MODULE'),
+  ExportAllDeclaration: reject('MODULE'),
+}
+
+export { collectNames }

@@ -1,0 +1,38 @@
+/**
+ * Lexical scopes for name resolution at transpile time.
+ *
+ * AJS resolves every name statically: reads of undeclared names, assignment
+ * to constants and uses before a declaration (the temporal dead zone) are
+ * transpile errors rather than runtime surprises. Each block pre-declares
+ * its `let`/`const` names as `tdz`; a declaration turns them live as it is
+ * lowered, so a use before it is caught in one pass.
+ */
+
+/**
+ * - `let`, `const`, `param`: live bindings (`param` and `let` are assignable)
+ * - `tdz`: declared later in this block
+ * - `tdzCase`: declared in another `case` of the enclosing switch
+ */
+export type BindingKind = 'let' | 'const' | 'param' | 'tdz' | 'tdzCase'
+
+export class Scope {
+  readonly vars = new Map<string, BindingKind>()
+  constructor(readonly parent: Scope | null) {}
+
+  lookup(name: string): BindingKind | undefined {
+    for (let s: Scope | null = this; s; s = s.parent) {
+      const kind = s.vars.get(name)
+      if (kind !== undefined) return kind
+    }
+    return undefined
+  }
+
+  /** Every live name visible from here (for "did you mean"). */
+  visible(): string[] {
+    const names = new Set<string>()
+    for (let s: Scope | null = this; s; s = s.parent) {
+      for (const [name, kind] of s.vars) if (kind !== 'tdz' && kind !== 'tdzCase') names.add(name)
+    }
+    return [...names]
+  }
+}
