@@ -102,6 +102,9 @@ export const nodeTransport: Transport = (req) =>
       method: req.method,
       headers,
       signal: req.signal,
+      // No shared pool: a pooled socket was connected under another capability's
+      // policy (its allowPrivateHosts / lookup), so reusing it could bypass ours.
+      agent: false,
       lookup: req.addresses.length > 0 ? (pinnedLookup(req.addresses) as never) : undefined,
     })
     request.on('error', reject)

@@ -194,6 +194,37 @@ describe.each(transports)('%s', (_name, fetchImpl) => {
   })
 })
 
+describe('node:http transport only', () => {
+  const cap = createFetchCapability({
+    allowedHosts: [],
+    allowPrivateHosts: ['127.0.0.1', 'api.test'],
+    lookup: fakeLookup({ 'api.test': ['127.0.0.1'] }),
+  })
+  const auth = { headers: { authorization: 'Bearer secret', cookie: 'a=1', 'x-keep': 'yes' } }
+
+  test('credentials survive a same-origin redirect', async () => {
+    const res = await cap(`${server.origin}/redirect?to=/echo`, auth)
+    expect((res.body as { headers: Record<string, string> }).headers).toMatchObject({ authorization: 'Bearer secret', cookie: 'a=1' })
+  })
+
+  test('credentials are dropped when a redirect changes origin', async () => {
+    const to = encodeURIComponent(`http://api.test:${server.port}/echo`)
+    const res = await cap(`${server.origin}/redirect?to=${to}`, auth)
+    const headers = (res.body as { headers: Record<string, string> }).headers
+    expect(headers['authorization']).toBeUndefined()
+    expect(headers['cookie']).toBeUndefined()
+    expect(headers['x-keep']).toBe('yes')
+    expect(res.url).toBe(`http://api.test:${server.port}/echo`)
+  })
+
+  test('the name is resolved once per hop and the socket uses that answer (no second DNS query)', async () => {
+    const lookup = fakeLookup({ 'api.test': ['127.0.0.1'] })
+    const pinned = createFetchCapability({ allowedHosts: [], allowPrivateHosts: ['api.test'], lookup })
+    await pinned(`http://api.test:${server.port}/redirect?to=/json`)
+    expect(lookup.calls).toEqual(['api.test', 'api.test'])
+  })
+})
+
 describe('address policy (no connection made)', () => {
   const lookup = fakeLookup({
     'public.test': ['93.184.216.34'],
