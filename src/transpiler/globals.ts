@@ -12,13 +12,18 @@ import { CORE_OPS } from '../ast/nodes.ts'
 /** Identifiers that are plain values. */
 export const GLOBAL_VALUES: ReadonlySet<string> = new Set(['undefined', 'NaN', 'Infinity'])
 
-/** Namespaces usable only as the object of a member access or method call (`Math.max`). */
-export const GLOBAL_NAMESPACES: ReadonlySet<string> = new Set(['Math', 'JSON', 'Object', 'Array', 'Number', 'String'])
+/**
+ * Namespaces usable only as the object of a member access or method call
+ * (`Math.max`, `Date.now()`, `console.log`). Kept in step with the VM's
+ * `vm/builtins/globals.ts`.
+ */
+export const GLOBAL_NAMESPACES: ReadonlySet<string> = new Set(['Math', 'JSON', 'Object', 'Array', 'Number', 'String', 'Date', 'Set', 'console'])
 
 /** Global functions callable by name. */
 export const GLOBAL_FUNCTIONS: ReadonlySet<string> = new Set([
-  'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'String', 'Number', 'Boolean', 'Error',
-  'encodeURIComponent', 'decodeURIComponent',
+  'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'String', 'Number', 'Boolean',
+  'Error', 'TypeError', 'RangeError', 'SyntaxError',
+  'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI',
 ])
 
 /** Array methods that take a callback: the only places an arrow function may appear. */
@@ -29,8 +34,6 @@ export const CALLBACK_METHODS: ReadonlySet<string> = new Set([
 
 /** Well-known host names with a specific rewrite hint. */
 export const HOST_NAME_HINTS: Readonly<Record<string, string>> = {
-  console: 'Log with `consoleLog({ message })`. ',
-  Date: 'The clock is not available to guest code: pass timestamps as arguments. ',
   Promise: 'Atoms already wait for their results: `let r = httpFetch({ url })`. ',
   setTimeout: 'Timers are not available: use the VM timeout options. ',
   fetch: 'Use the atom `httpFetch({ url })`. ',
@@ -40,7 +43,6 @@ export const HOST_NAME_HINTS: Readonly<Record<string, string>> = {
   window: 'Pass values as run arguments. ',
   Symbol: 'Symbols are not supported. ',
   Map: 'Use a plain object `{}` keyed by strings. ',
-  Set: 'Use an array and `includes`, or an object keyed by strings. ',
   RegExp: 'Use a regex literal `/.../flags`. ',
   Reflect: 'Use plain property access. ',
   Proxy: 'Use plain objects. ',

@@ -23,11 +23,15 @@ const MESSAGE_CODES: Array<[RegExp, CodeName]> = [
   [/BigInt|bigint/i, 'BIGINT'],
 ]
 
+const WORD_CODES: Record<string, CodeName> = { await: 'AWAIT', yield: 'GENERATOR', with: 'WITH' }
+
 function rethrow(err: unknown, ctx: LowerContext): never {
   const e = err as SyntaxError & { loc?: { line: number; column: number }; pos?: number }
   if (!(e instanceof SyntaxError) || !e.loc) throw err
   const detail = e.message.replace(/ \(\d+:\d+\)$/, '')
-  const code = MESSAGE_CODES.find(([re]) => re.test(detail))?.[1] ?? 'PARSE_ERROR'
+  // acorn often says only "Unexpected token": the word at the position tells which construct it was.
+  const word = /^[A-Za-z]+/.exec(ctx.source.slice(e.pos ?? 0))?.[0] ?? ''
+  const code = WORD_CODES[word] ?? MESSAGE_CODES.find(([re]) => re.test(detail))?.[1] ?? 'PARSE_ERROR'
   return ctx.fail(code, [e.loc.line, e.loc.column], { detail, name: detail })
 }
 

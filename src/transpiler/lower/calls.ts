@@ -90,10 +90,12 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   return out
 }
 
+const ERROR_CONSTRUCTORS = new Set(['Error', 'TypeError', 'RangeError', 'SyntaxError'])
+
 /** `new Error(msg)` is the global `Error(msg)` (same result in JS); every other `new` is refused. */
 export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
   const callee = node.callee
   const name = callee.type === 'Identifier' ? (callee as Identifier).name : 'expression'
-  if (name !== 'Error' || ctx.scope.lookup(name) !== undefined) return ctx.fail('NEW', node, { name })
-  return { $expr: 'call', callee: 'Error', args: lowerArgs(node.arguments, ctx), loc: ctx.loc(node) }
+  if (!ERROR_CONSTRUCTORS.has(name) || ctx.scope.lookup(name) !== undefined) return ctx.fail('NEW', node, { name })
+  return { $expr: 'call', callee: name, args: lowerArgs(node.arguments, ctx), loc: ctx.loc(node) }
 }
