@@ -201,7 +201,8 @@ export function createFetchCapability(options: FetchCapabilityOptions): FetchCap
   }
   const transport: Transport = opts.fetchImpl ? fetchTransport(opts.fetchImpl) : nodeTransport
 
-  return async function fetchCapability(input: string, init: FetchInit = {}): Promise<FetchResult> {
+  return async function fetchCapability(input: string, init: FetchInit | null = {}): Promise<FetchResult> {
+    init ??= {}
     if (typeof init !== 'object' || init === null) throw fail('FETCH_BAD_REQUEST', 'the second argument must be an object')
     for (const key of Object.keys(init)) {
       if (!INIT_KEYS.has(key)) throw fail('FETCH_BAD_REQUEST', `unknown request option '${key}' (known: ${[...INIT_KEYS].join(', ')})`)

@@ -69,6 +69,8 @@ function putHeader(out: Record<string, string>, key: string, value: string): voi
   out[k] = k in out ? `${out[k]}, ${value}` : value
 }
 
+const ignore = (): void => undefined
+
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | ResolvedAddress[], family?: number) => void
 
 /** A node `lookup` that answers only with the pre-checked addresses. */
@@ -109,6 +111,9 @@ export const nodeTransport: Transport = (req) =>
     })
     request.on('error', reject)
     request.on('response', (res) => {
+      // Errors reach the caller through body iteration; after a cancel nobody
+      // iterates, and an 'error' event without a listener would crash the host.
+      res.on('error', ignore)
       const out: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) {
         if (v === undefined) continue
@@ -119,6 +124,7 @@ export const nodeTransport: Transport = (req) =>
       let body: ByteSource = res
       if (decoder) {
         const stream = decoder()
+        stream.on('error', ignore)
         res.on('error', (e) => stream.destroy(e))
         body = res.pipe(stream) as unknown as ByteSource
         delete out['content-encoding']

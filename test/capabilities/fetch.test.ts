@@ -132,6 +132,21 @@ describe.each(transports)('%s', (_name, fetchImpl) => {
     expect(await codeOf(local({ timeoutMs: 50 })(`${server.origin}/slow`))).toBe('FETCH_TIMEOUT')
   })
 
+  test('a body that stalls halfway gives FETCH_TIMEOUT', async () => {
+    expect(await codeOf(local({ timeoutMs: 80 })(`${server.origin}/slow-body`))).toBe('FETCH_TIMEOUT')
+  })
+
+  test('aborting while the body streams gives FETCH_ABORTED', async () => {
+    const controller = new AbortController()
+    const p = local()(`${server.origin}/slow-body`, { signal: controller.signal })
+    setTimeout(() => controller.abort(), 30)
+    expect(await codeOf(p)).toBe('FETCH_ABORTED')
+  })
+
+  test('a null init is the same as none', async () => {
+    expect((await local()(`${server.origin}/json`, null as never)).status).toBe(200)
+  })
+
   test('the caller signal aborts an in-flight request with FETCH_ABORTED', async () => {
     const controller = new AbortController()
     const p = local()(`${server.origin}/slow`, { signal: controller.signal })

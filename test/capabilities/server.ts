@@ -63,6 +63,7 @@ const ROUTES: Record<string, Handler> = {
     res.end(data)
   },
   '/slow': () => { /* never answers */ },
+  '/slow-body': (_req, res) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.write('partial') /* then stalls */ },
   '/redirect': (_req, res, url) => {
     res.writeHead(Number(url.searchParams.get('status') ?? '302'), { location: url.searchParams.get('to') ?? '/json' })
     res.end()
