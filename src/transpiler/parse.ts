@@ -7,7 +7,7 @@
  * nodes we can refuse with a precise message).
  */
 
-import { parse, parseExpressionAt, type Comment, type Expression, type Options, type Program } from 'acorn'
+import { Parser, parse, tokTypes, type Comment, type Expression, type Options, type Program } from 'acorn'
 import type { CodeName } from '../diagnostics/codes.ts'
 import type { LowerContext } from './context.ts'
 
@@ -56,18 +56,26 @@ export function parseProgram(source: string, ctx: LowerContext): Parsed {
   }
 }
 
-/** Parse exactly one expression (trailing whitespace and comments allowed). */
+/** acorn's parser internals used for expressions (what `parseExpressionAt` does, plus the end check). */
+interface ExpressionParser {
+  nextToken(): void
+  parseExpression(): Expression
+  type: unknown
+  start: number
+}
+
+/** Parse exactly one expression; anything but whitespace and comments after it is an error. */
 export function parseExpression(source: string, ctx: LowerContext): Expression {
-  let node: Expression
   try {
-    node = parseExpressionAt(source, 0, BASE)
+    const parser = new Parser(BASE, source, 0) as unknown as ExpressionParser
+    parser.nextToken()
+    const node = parser.parseExpression()
+    if (parser.type !== tokTypes.eof) {
+      const pos = ctx.locator.position(parser.start)
+      ctx.fail('EXPRESSION_SOURCE', [pos.line, pos.column])
+    }
+    return node
   } catch (err) {
     return rethrow(err, ctx)
   }
-  const rest = source.slice(node.end).replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*/g, '')
-  if (rest.trim() !== '') {
-    const pos = ctx.locator.position(node.end + (source.slice(node.end).length - source.slice(node.end).trimStart().length))
-    ctx.fail('EXPRESSION_SOURCE', [pos.line, pos.column])
-  }
-  return node
 }
