@@ -4,9 +4,10 @@
 // bench/package.json (installed here when missing).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
+import os from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { benchDir, repoDir, resultsDir, workloadsDir, workloadsIndex } from './lib/paths.mjs'
+import { benchDir, buildDir, repoDir, resultsDir, workloadsDir, workloadsIndex } from './lib/paths.mjs'
 import { parseArgs } from './lib/options.mjs'
 import { rng } from './lib/timing.mjs'
 import { machine, commandLine, gitState } from './lib/machine.mjs'
@@ -33,12 +34,10 @@ if (!existsSync(workloadsIndex)) {
 const { buildOurs, bundleSizes } = await import('./lib/build.mjs')
 const { loadSystems } = await import('./lib/systems/index.mjs')
 const { runExecution } = await import('./lib/exec.mjs')
-const { runTranspile } = await import('./lib/transpile.mjs')
 const { runColdStart } = await import('./lib/coldstart.mjs')
 const { runHeap } = await import('./lib/heap.mjs')
 const { renderMarkdown } = await import('./lib/report.mjs')
 const { workloads, pickWorkloads } = await import(pathToFileURL(workloadsIndex).href)
-const { generateLargeSource } = await import(pathToFileURL(join(workloadsDir, 'gen-large.mjs')).href)
 
 const results = {
   date: new Date().toISOString(),
@@ -67,7 +66,12 @@ if (opts.sections.includes('exec')) {
 }
 if (opts.sections.includes('transpile')) {
   log('\n== 2. transpile vs acorn.parse (locations on) on the generated large source')
-  results.transpile = await runTranspile({ generateLargeSource, transpile: ours.ok ? ours.mod.transpile : undefined, opts, log })
+  results.transpile = runTranspileInChild({
+    genLarge: join(workloadsDir, 'gen-large.mjs'),
+    oursBundle: ours.ok ? ours.bundle : undefined,
+    transpile: opts.transpile,
+    seed: opts.seed,
+  })
 }
 // Cold start and heap run in child processes that are given what they need.
 const childSpec = async (w) => {
@@ -103,6 +107,7 @@ if (opts.sections.includes('bundle')) {
   }
 }
 
+results.machine.loadEnd = os.loadavg().map((x) => +x.toFixed(2))
 const md = renderMarkdown(results)
 if (opts.write) {
   mkdirSync(resultsDir, { recursive: true })
@@ -111,6 +116,17 @@ if (opts.write) {
   writeFileSync(`${base}.md`, md)
   writeFileSync(`${base}.json`, JSON.stringify(results, null, 2) + '\n')
   log(`\nwrote ${base.slice(repoDir.length + 1)}.md and .json`)
+}
+
+/** Section 2 in a fresh process (see lib/transpile-child.mjs); its progress lines pass through. */
+function runTranspileInChild(spec) {
+  const specPath = join(buildDir, 'transpile-spec.json')
+  mkdirSync(buildDir, { recursive: true })
+  writeFileSync(specPath, JSON.stringify(spec))
+  const child = join(benchDir, 'lib', 'transpile-child.mjs')
+  const r = spawnSync(process.execPath, [child, specPath], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 << 20 })
+  if (r.status !== 0) throw new Error(`transpile section failed (exit ${r.status})`)
+  return JSON.parse(r.stdout.trim().split('\n').pop())
 }
 
 /** Install bench/package.json's peers when they are not there yet. */

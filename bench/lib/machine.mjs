@@ -8,6 +8,8 @@ export function machine() {
   const cpu = cpus[0]?.model?.trim() ?? 'unknown cpu'
   const m = { cpu, cores: cpus.length, node: process.version, platform: `${os.platform()} ${os.release()} ${os.arch()}`, memGiB: +(os.totalmem() / 2 ** 30).toFixed(1) }
   m.line = `${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB, Node ${m.node}, ${m.platform}`
+  // The machine is shared: the load average says how quiet it was.
+  m.loadStart = os.loadavg().map((x) => +x.toFixed(2))
   return m
 }
 

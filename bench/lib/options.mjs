@@ -42,14 +42,14 @@ export function parseArgs(argv) {
 // exec: per workload, every system gets ~targetMs samples, up to `rounds`
 // rounds or budgetMs in all. transpile: same per source size.
 const FULL = {
-  exec: { rounds: 21, targetMs: 40, budgetMs: 4000, minRounds: 5 },
-  transpile: { rounds: 15, targetMs: 50, budgetMs: 4000, minRounds: 5, maxRunMs: 5000 },
+  exec: { rounds: 21, targetMs: 40, budgetMs: 4000, minRounds: 5, warmupMs: 200 },
+  transpile: { rounds: 15, targetMs: 50, budgetMs: 4000, minRounds: 5, warmupMs: 300, maxRunMs: 5000 },
   cold: { spawns: 15 },
   heap: { warmup: 5, samples: 5 },
 }
 const QUICK = {
-  exec: { rounds: 5, targetMs: 10, budgetMs: 600, minRounds: 3 },
-  transpile: { rounds: 5, targetMs: 20, budgetMs: 1000, minRounds: 3, maxRunMs: 2000 },
+  exec: { rounds: 5, targetMs: 10, budgetMs: 600, minRounds: 3, warmupMs: 50 },
+  transpile: { rounds: 5, targetMs: 20, budgetMs: 1000, minRounds: 3, warmupMs: 100, maxRunMs: 2000 },
   cold: { spawns: 3 },
   heap: { warmup: 2, samples: 3 },
 }

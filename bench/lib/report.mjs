@@ -42,6 +42,7 @@ export function renderMarkdown(r) {
   p(`# Benchmark results ${r.date.slice(0, 10)}`)
   p()
   p(`- Machine: ${r.machine.line}`)
+  p(`- Load average (1/5/15 min) at start ${r.machine.loadStart.join(' / ')}, at end ${r.machine.loadEnd?.join(' / ') ?? '–'}`)
   p(`- Command: \`${r.command}\``)
   p(`- Commit: ${r.git.line}; run at ${r.date}`)
   p(`- Systems: ${(r.systems ?? []).map((s) => `${s.label} ${s.version}`).join(', ')}`)
@@ -103,7 +104,7 @@ export function renderMarkdown(r) {
     for (const s of t.sizes) p(`| ${s.label} | ${s.lines} | ${n(s.acornMs, 2)} ms | ${s.transpileMs ? `${n(s.transpileMs, 2)} ms` : s.note ?? 'skipped'} | ${s.ratio ? `×${n(s.ratio, 2)}` : '–'} |`)
     p()
     const e = t.exponent
-    p(`Growth exponent (time ∝ lines^k): transpile 3k→6k ${n(e.transpile3to6, 2)}, 3k→12k ${n(e.transpile3to12, 2)}; acorn 3k→6k ${n(e.acorn3to6, 2)}, 3k→12k ${n(e.acorn3to12, 2)}.`)
+    p(`Growth exponent (time ∝ lines^k): transpile 3k→6k ${n(e.transpile3to6, 2)}, 3k→12k ${n(e.transpile3to12, 2)}; acorn 3k→6k ${n(e.acorn3to6, 2)}, 3k→12k ${n(e.acorn3to12, 2)}; transpile minus acorn, 3k→12k: ${n(e.excess3to12, 2)}.`)
     p()
   }
 

@@ -60,17 +60,24 @@ export async function calibrate(runner, targetMs) {
   }
 }
 
+/** At least 3 runs and warmupMs of running, so the JIT has settled before calibrating. */
+async function warmUp(runner, warmupMs) {
+  const t0 = now()
+  for (let i = 0; i < 3 || now() - t0 < warmupMs; i++) await timeBatch(runner, 1)
+}
+
 /**
  * runners: { id: runner }. Each round visits every runner once in a fresh
  * shuffled order and records ms per run. Rounds are capped so that the whole
  * measurement stays near budgetMs (at least minRounds).
  * Returns { id: { medianMs, samples, iters } }.
  */
-export async function measureInterleaved(runners, { rounds, targetMs, budgetMs, minRounds = 3, rand }) {
+export async function measureInterleaved(runners, { rounds, targetMs, budgetMs, minRounds = 3, warmupMs = 200, rand }) {
   const ids = Object.keys(runners)
   const iters = {}
   let roundCost = 0
   for (const id of ids) {
+    await warmUp(runners[id], warmupMs)
     const c = await calibrate(runners[id], targetMs)
     iters[id] = c.iters
     roundCost += c.iters * c.perRunMs
