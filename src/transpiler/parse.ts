@@ -67,7 +67,8 @@ interface ExpressionParser {
 /** Parse exactly one expression; anything but whitespace and comments after it is an error. */
 export function parseExpression(source: string, ctx: LowerContext): Expression {
   try {
-    const parser = new Parser(BASE, source, 0) as unknown as ExpressionParser
+    const ParserCtor = Parser as unknown as new (options: Options, input: string, pos: number) => ExpressionParser
+    const parser = new ParserCtor(BASE, source, 0)
     parser.nextToken()
     const node = parser.parseExpression()
     if (parser.type !== tokTypes.eof) {

@@ -38,7 +38,7 @@ describe('program root', () => {
     expect(ast.op).toBe('seq')
     expect(ast.name).toBe('main')
     expect(ast.file).toBe('m.ajs')
-    expect(ast.params).toEqual({
+    expect(ast.params as unknown).toEqual({
       $pattern: 'object',
       properties: [{ key: 'x', value: 'x' }, { key: 'label', value: { $pattern: 'default', target: 'label', default: lit('hi') } }],
     })
@@ -62,7 +62,7 @@ describe('program root', () => {
 
   test('named entry parameters bind args fields', () => {
     const { ast, signature } = transpile('function f(a, b = 2) { return { a, b } }')
-    expect(ast.params).toEqual({
+    expect(ast.params as unknown).toEqual({
       $pattern: 'object',
       properties: [{ key: 'a', value: 'a' }, { key: 'b', value: { $pattern: 'default', target: 'b', default: lit(2) } }],
     })
