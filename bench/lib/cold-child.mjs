@@ -43,9 +43,14 @@ function unwrap(r) {
   return r.result
 }
 
-const t0 = performance.now()
-const result = await cases[system]()
-const t1 = performance.now()
-// performance.now() counts from the process's time origin, so t1 is also
-// "process start -> first result" (including Node's own bootstrap).
-process.stdout.write(JSON.stringify({ ms: t1 - t0, sinceStartMs: t1, result }) + '\n')
+try {
+  const t0 = performance.now()
+  const result = await cases[system]()
+  const t1 = performance.now()
+  // performance.now() counts from the process's time origin, so t1 is also
+  // "process start -> first result" (including Node's own bootstrap).
+  process.stdout.write(JSON.stringify({ ms: t1 - t0, sinceStartMs: t1, result }) + '\n')
+} catch (e) {
+  process.stdout.write(JSON.stringify({ error: String(e?.message ?? e).split('\n')[0] }) + '\n')
+  process.exitCode = 1
+}

@@ -22,7 +22,7 @@ export async function runColdStart({ workload, systemIds, spec, expected, opts, 
       const p = spawnSync(process.execPath, [child, id, specPath], { cwd: benchDir, encoding: 'utf8' })
       const wall = performance.now() - t0
       try {
-        if (p.status !== 0) throw new Error((p.stderr || `exit ${p.status}`).trim().split('\n').slice(-3).join(' | '))
+        childError(p)
         const out = JSON.parse(p.stdout.trim().split('\n').pop())
         if (!sameJson(out.result, expected)) throw new Error(`result differs from native: ${JSON.stringify(out.result)?.slice(0, 200)}`)
         samples[id].ms.push(out.ms)
@@ -43,4 +43,15 @@ export async function runColdStart({ workload, systemIds, spec, expected, opts, 
     log(`  ${id.padEnd(12)} ${o.status === 'ok' ? `import→result ${o.importToResultMs.toFixed(1)} ms   process start→result ${o.processStartToResultMs.toFixed(1)} ms   spawn→exit ${o.spawnToExitMs.toFixed(1)} ms` : `error: ${o.note}`}`)
   }
   return out
+}
+
+/** A child reports its own error as { error } on stdout; otherwise show the end of its stderr. */
+function childError(p) {
+  const last = p.stdout?.trim().split('\n').pop()
+  let reported
+  try {
+    reported = JSON.parse(last).error
+  } catch {}
+  if (reported) throw new Error(reported)
+  if (p.status !== 0) throw new Error((p.stderr || `exit ${p.status}`).trim().split('\n').filter((l) => /Error/.test(l))[0] ?? `exit ${p.status}`)
 }

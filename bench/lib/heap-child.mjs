@@ -28,7 +28,11 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gcTimes.push(e.startTime)
 }).observe({ entryTypes: ['gc'] })
 
-const runner = await (await (await factories[system]()).prepare(w))
+process.on('uncaughtException', (e) => {
+  process.stdout.write(JSON.stringify({ error: String(e?.message ?? e).split('\n')[0] }) + '\n')
+  process.exit(1)
+})
+const runner = await (await factories[system]()).prepare(w)
 const noop = { isAsync: runner.isAsync, run: runner.isAsync ? async () => undefined : () => undefined }
 for (let i = 0; i < spec.warmup; i++) await runner.run()
 

@@ -19,7 +19,7 @@ export async function runHeap({ workload, systemIds, spec, expected, opts, log }
   for (const id of systemIds) {
     const p = spawnSync(process.execPath, [...HEAP_FLAGS, child, id, specPath], { cwd: benchDir, encoding: 'utf8', maxBuffer: 64 << 20 })
     try {
-      if (p.status !== 0) throw new Error((p.stderr || `exit ${p.status}`).trim().split('\n').slice(-3).join(' | '))
+      childError(p)
       const r = JSON.parse(p.stdout.trim().split('\n').pop())
       if (!sameJson(r.result, expected)) throw new Error('result differs from native')
       const clean = r.samples.filter((s) => !s.gcInside)
@@ -37,4 +37,15 @@ export async function runHeap({ workload, systemIds, spec, expected, opts, log }
     }
   }
   return { method: `node ${HEAP_FLAGS.join(' ')}; heapUsed delta around one run after gc(), minus the same for a no-op; median of ${opts.heap.samples}`, systems: out }
+}
+
+/** A child reports its own error as { error } on stdout; otherwise show the end of its stderr. */
+function childError(p) {
+  const last = p.stdout?.trim().split('\n').pop()
+  let reported
+  try {
+    reported = JSON.parse(last).error
+  } catch {}
+  if (reported) throw new Error(reported)
+  if (p.status !== 0) throw new Error((p.stderr || `exit ${p.status}`).trim().split('\n').filter((l) => /Error/.test(l))[0] ?? `exit ${p.status}`)
 }
