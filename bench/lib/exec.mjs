@@ -21,6 +21,7 @@ export async function runExecution({ workloads, systems, opts, log }) {
           r.dispose?.()
           continue
         }
+        if (r.fuelUsed !== undefined) cell.fuelUsed = r.fuelUsed
         runners[s.id] = r
       } catch (e) {
         cell.status = 'error'

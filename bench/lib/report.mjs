@@ -88,6 +88,11 @@ export function renderMarkdown(r) {
       p(`Per-run time of \`agent-typical\` (cached AST / compiled function): ${ids.map((id) => `${label[id]} ${agent.systems[id]?.status === 'ok' ? fmtUs(agent.systems[id].medianUs) : agent.systems[id]?.status ?? '–'}`).join(', ')}.`)
       p()
     }
+    const fuel = rows.filter((row) => row.systems.ours?.fuelUsed !== undefined)
+    if (fuel.length) {
+      p(`Fuel used by ours per run (\`fuel: 1e9\`): ${fuel.map((row) => `${row.id} ${row.systems.ours.fuelUsed}`).join(', ')}.`)
+      p()
+    }
     const bad = rows.flatMap((row) => Object.entries(row.systems).filter(([, c]) => c.status !== 'ok').map(([id, c]) => `${row.id} on ${label[id]}: ${c.status} — ${c.note}`))
     for (const b of bad) p(`- ${b}`)
     if (bad.length) p()
@@ -144,6 +149,10 @@ export function renderMarkdown(r) {
       p(b.error ? `| ${b.entry} | ${b.error} | | |` : `| ${b.entry} | ${b.minBytes.toLocaleString('en-US')} B | ${b.gzipBytes.toLocaleString('en-US')} B | ${b.packages.join(', ') || '–'} |`)
     }
     p()
+    if (r.bundle.vm?.packages?.some((x) => x.startsWith('acorn'))) {
+      p('**acorn is inside the VM bundle**: the `ajs-lang/vm` entry must not pull the transpiler in.')
+      p()
+    }
   }
   return out.join('\n')
 }

@@ -10,14 +10,17 @@ export function createOurs(mod, version) {
     prepare(w) {
       const ast = transpileOrThrow(transpile, w)
       const vm = new AgentVM()
-      return {
+      const runner = {
         isAsync: true,
+        fuelUsed: undefined, // of the last run, reported next to the timings
         async run() {
           const r = await vm.run(ast, w.args, { fuel: 1e9 })
           if (r.error) throw new Error(`guest error: ${r.error.message ?? JSON.stringify(r.error)}`)
+          runner.fuelUsed = r.fuelUsed
           return r.result
         },
       }
+      return runner
     },
   }
 }
