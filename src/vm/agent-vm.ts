@@ -1,0 +1,238 @@
+/**
+ * AgentVM: validates, compiles (once, cached per AST) and runs ajs/1
+ * programs. `run` always resolves to a RunResult; guest errors, bad options
+ * and bad ASTs come back in `error`, never as a rejected promise.
+ */
+import { validate as validateSchema } from 'tosijs-schema'
+import type { AjsProgram } from '../ast/types.ts'
+import { validateAst } from '../ast/validate.ts'
+import { VmError, toVmError, vmError } from './errors.ts'
+import { Compiler, type CompiledProgram } from './compile/compiler.ts'
+import { STEP_COMPILERS } from './compile/statements.ts'
+import { Run } from './runtime.ts'
+import { toUnits } from './fuel.ts'
+import { copyIn, copyOut } from './membrane.ts'
+import { normalizeOptions, type NormalizedOptions, type RunOptions } from './limits.ts'
+import { coreAtoms } from './atoms/index.ts'
+import type { AtomDef } from './atoms/types.ts'
+import { MemoryProcedureStore, isProcedureToken, type ProcedureStore } from './procedures.ts'
+import type { RunResult } from './result.ts'
+import { atomTools, type ToolDefinition } from './tools.ts'
+import { isP } from './compile/async.ts'
+
+/** Turns source text into an AST; provided by the full package (the VM alone has no parser). */
+export type SourceCompiler = (source: string) => AjsProgram
+
+export interface AgentVMOptions {
+  /** Where stored procedures live (default: a new in-memory store owned by this VM). */
+  procedures?: ProcedureStore
+  /** Lets `run` accept source text. `ajs-lang` sets this; `ajs-lang/vm` does not. */
+  sourceCompiler?: SourceCompiler
+}
+
+interface CacheEntry {
+  plain?: CompiledProgram
+  traced?: CompiledProgram
+  error?: VmError
+}
+
+const MAX_SOURCE_CACHE = 256
+
+export interface VmHost {
+  procedures: ProcedureStore
+  runChild(target: unknown, input: unknown, parent: Run): Promise<unknown>
+}
+
+export class AgentVM {
+  /** Every atom this VM can run: core atoms plus the custom ones given to the constructor. */
+  readonly atoms: ReadonlyMap<string, AtomDef>
+  readonly procedures: ProcedureStore
+  private readonly compiled = new WeakMap<object, CacheEntry>()
+  private readonly sources = new Map<string, AjsProgram>()
+  private readonly sourceCompiler?: SourceCompiler
+  private readonly host: VmHost
+
+  constructor(customAtoms: Record<string, AtomDef> | AtomDef[] = {}, options: AgentVMOptions = {}) {
+    const table = new Map<string, AtomDef>(Object.entries(coreAtoms))
+    const list = Array.isArray(customAtoms) ? customAtoms : Object.values(customAtoms)
+    for (const def of list) {
+      if (!def || typeof def.fn !== 'function' || typeof def.op !== 'string') throw new TypeError('AgentVM: custom atoms must be made with defineAtom()')
+      if (Object.prototype.hasOwnProperty.call(STEP_COMPILERS, def.op)) throw new TypeError(`AgentVM: "${def.op}" is a language op and cannot be replaced`)
+      table.set(def.op, def)
+    }
+    this.atoms = table
+    this.procedures = options.procedures ?? new MemoryProcedureStore()
+    this.sourceCompiler = options.sourceCompiler
+    this.host = {
+      procedures: this.procedures,
+      runChild: (target, input, parent) => this.runChild(target, input, parent),
+    }
+  }
+
+  /** Run a program (AST, procedure token, or source text when a transpiler is available). */
+  async run<T = unknown>(target: unknown, args: unknown = {}, options?: RunOptions): Promise<RunResult<T>> {
+    let opts: NormalizedOptions
+    try {
+      opts = normalizeOptions(options)
+    } catch (e) {
+      return fail(toVmError(e), 0)
+    }
+    let rt: Run | undefined
+    let cleanup = () => {}
+    try {
+      const program = await this.resolve(target)
+      const compiled = this.compile(program, opts.trace, opts)
+      const input = copyIn(args ?? {}, undefined, 'args')
+      if (program.inputSchema && !validateSchema(input as any, program.inputSchema as any)) {
+        throw vmError('ARGS_INVALID', `Arguments do not match the input schema: ${JSON.stringify(input).slice(0, 200)}`)
+      }
+      rt = this.newRun(opts, input, 0)
+      cleanup = this.arm(rt, opts)
+      let value = compiled.run(rt, input)
+      if (isP(value)) value = await value
+      const result: RunResult<T> = { result: copyOut(value ?? null) as T, fuelUsed: rt.fuelUsed }
+      return finish(result, rt)
+    } catch (e) {
+      return finish(fail(toVmError(e), rt?.fuelUsed ?? 0), rt)
+    } finally {
+      cleanup()
+    }
+  }
+
+  /** Compile (or fetch from cache) a validated program. Throws VmError. */
+  compile(program: AjsProgram, traced = false, opts?: Pick<NormalizedOptions, 'limits'>): CompiledProgram {
+    let entry = this.compiled.get(program)
+    if (!entry) {
+      entry = {}
+      this.compiled.set(program, entry)
+      const problems = validateAst(program, {
+        maxDepth: opts?.limits.maxAstDepth,
+        maxNodes: opts?.limits.maxAstNodes,
+      })
+      if (problems.length > 0) {
+        const first = problems[0]!
+        entry.error = vmError((first.code ?? 'AST_INVALID') as 'AST_INVALID', `${first.path || '/'}: ${first.message}`, { path: first.path, details: problems.map(({ path, message }) => ({ path, message })) })
+      }
+    }
+    if (entry.error) throw entry.error
+    const key = traced ? 'traced' : 'plain'
+    if (!entry[key]) {
+      try {
+        entry[key] = new Compiler(program, this.atoms, { trace: traced }).compileProgram()
+      } catch (e) {
+        const err = toVmError(e)
+        entry.error = err.code === 'STACK_OVERFLOW' ? vmError('AST_TOO_DEEP', 'The AST nests too deeply to compile') : err
+        throw entry.error
+      }
+    }
+    return entry[key]!
+  }
+
+  /** OpenAI-style tool definitions of this VM's expression-callable atoms. */
+  getTools(): ToolDefinition[] {
+    return atomTools(this.atoms.values())
+  }
+
+  private async resolve(target: unknown): Promise<AjsProgram> {
+    if (typeof target === 'string') {
+      if (isProcedureToken(target)) {
+        const entry = await this.procedures.get(target)
+        if (!entry) throw vmError('PROCEDURE_NOT_FOUND', `Unknown or expired procedure token "${target.slice(0, 48)}"`)
+        return entry.ast as AjsProgram
+      }
+      if (!this.sourceCompiler) throw vmError('SOURCE_NOT_SUPPORTED')
+      let ast = this.sources.get(target)
+      if (!ast) {
+        ast = this.sourceCompiler(target)
+        if (this.sources.size >= MAX_SOURCE_CACHE) this.sources.delete(this.sources.keys().next().value!)
+        this.sources.set(target, ast)
+      }
+      return ast
+    }
+    if (target === null || typeof target !== 'object' || Array.isArray(target)) {
+      throw vmError('AST_INVALID', 'vm.run expects an AST object, a procedure token or source text')
+    }
+    return target as AjsProgram
+  }
+
+  private newRun(opts: NormalizedOptions, args: unknown, agentDepth: number, parent?: Run): Run {
+    return new Run({
+      fuelUnits: parent ? Math.max(0, parent.left) : toUnits(opts.fuel),
+      deadline: parent ? parent.deadline : Date.now() + opts.timeoutMs,
+      signal: opts.signal,
+      capabilities: opts.capabilities,
+      context: opts.context,
+      costOverrides: opts.costOverrides,
+      quotas: opts.quotas,
+      maxHeapBytes: opts.maxHeapBytes,
+      maxCallDepth: opts.limits.maxCallDepth,
+      maxAgentDepth: opts.limits.maxAgentDepth,
+      agentDepth,
+      trace: opts.trace,
+      args,
+      random: opts.random,
+      now: opts.now,
+      uuid: opts.uuid,
+      host: this.host,
+      options: opts,
+    })
+  }
+
+  /** Timer and host signal: both stop the run and cancel whatever it waits for. */
+  private arm(rt: Run, opts: NormalizedOptions): () => void {
+    const stop = (err: VmError) => { try { rt.stop(err) } catch { /* stop() throws by design */ } }
+    const ms = Math.min(opts.timeoutMs, 2_147_483_647)
+    const timer = setTimeout(() => stop(vmError('TIMEOUT', `The run exceeded its time limit of ${opts.timeoutMs} ms`)), ms)
+    const onAbort = () => stop(vmError('ABORTED'))
+    if (opts.signal?.aborted) onAbort()
+    opts.signal?.addEventListener('abort', onAbort)
+    return () => {
+      clearTimeout(timer)
+      opts.signal?.removeEventListener('abort', onAbort)
+      if (!rt.controller.signal.aborted) rt.controller.abort(vmError('ABORTED', 'The run has ended'))
+    }
+  }
+
+  /** agentRun without an `agent` capability: run the child here, sharing the caller's fuel and deadline. */
+  private async runChild(target: unknown, input: unknown, parent: Run): Promise<unknown> {
+    const depth = parent.config.agentDepth + 1
+    if (depth > parent.config.maxAgentDepth) throw vmError('STACK_OVERFLOW', `agentRun nested deeper than ${parent.config.maxAgentDepth}`)
+    if (typeof target === 'string' && !isProcedureToken(target)) {
+      throw vmError('PROCEDURE_NOT_FOUND', `agentRun: "${String(target).slice(0, 48)}" is not a procedure token (pass a proc_ token or an AST)`)
+    }
+    const program = await this.resolve(target)
+    const opts = parent.config.options
+    const compiled = this.compile(program, opts.trace, opts)
+    const args = copyIn(input, undefined, 'agent input')
+    if (program.inputSchema && !validateSchema(args as any, program.inputSchema as any)) {
+      throw vmError('ARGS_INVALID', 'agentRun: input does not match the agent\'s input schema')
+    }
+    const child = this.newRun(opts, args, depth, parent)
+    const onParentAbort = () => { try { child.stop(parent.stopped ?? vmError('ABORTED')) } catch { /* by design */ } }
+    parent.controller.signal.addEventListener('abort', onParentAbort)
+    try {
+      let value = compiled.run(child, args)
+      if (isP(value)) value = await value
+      return copyIn(copyOut(value ?? null))
+    } finally {
+      parent.controller.signal.removeEventListener('abort', onParentAbort)
+      parent.charge(child.fuelUsedUnits)
+      if (child.trace && parent.trace) parent.trace.push(...child.trace)
+      parent.warnings.push(...child.warnings)
+      if (!child.controller.signal.aborted) child.controller.abort(vmError('ABORTED', 'The child run has ended'))
+    }
+  }
+}
+
+function fail(err: VmError, fuelUsed: number): RunResult<never> {
+  return { result: null, error: err.toAgentError(), fuelUsed }
+}
+
+function finish<T>(result: RunResult<T>, rt: Run | undefined): RunResult<T> {
+  if (rt) {
+    result.fuelUsed = rt.fuelUsed
+    if (rt.trace) result.trace = rt.trace
+    if (rt.warnings.length > 0) result.warnings = rt.warnings
+  }
+  return result
+}

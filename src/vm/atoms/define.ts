@@ -1,0 +1,69 @@
+/**
+ * defineAtom: the public way to add an atom. Input and output are
+ * tosijs-schema schemas (or plain JSON Schema); the VM validates the input
+ * before `fn` runs and the output after.
+ */
+import type { FieldSpec } from '../../ast/nodes.ts'
+import { CORE_OPS, IDENTIFIER, FORBIDDEN_NAMES } from '../../ast/nodes.ts'
+import type { AtomDef, AtomFn, CostSpec, JsonSchema } from './types.ts'
+import type { Run } from '../runtime.ts'
+import type { AtomContext } from './types.ts'
+import { ATOM_COSTS } from '../fuel.ts'
+
+/** A tosijs-schema builder or a plain JSON Schema object. */
+export type SchemaLike = { schema: JsonSchema } | JsonSchema
+
+export function toJsonSchema(s: SchemaLike | undefined): JsonSchema | undefined {
+  if (s === undefined || s === null) return undefined
+  const maybe = s as { schema?: unknown }
+  if (maybe.schema && typeof maybe.schema === 'object') return maybe.schema as JsonSchema
+  return s as JsonSchema
+}
+
+export interface DefineAtomOptions<I> {
+  cost?: CostSpec<I>
+  timeoutMs?: number
+  docs?: string
+  /** Set when `fn` never returns a Promise (keeps callers on the fast synchronous path). */
+  sync?: boolean
+}
+
+type Infer<S> = S extends { type: infer T } ? T : any
+
+/** Define an atom. `op` must be an identifier and not a core op name. */
+export function defineAtom<IS extends SchemaLike, OS extends SchemaLike | undefined, I = Infer<IS>, O = OS extends SchemaLike ? Infer<OS> : unknown>(
+  op: string,
+  inputSchema: IS,
+  outputSchema: OS,
+  fn: AtomFn<I, O>,
+  options: DefineAtomOptions<I> = {},
+): AtomDef<I, O> {
+  if (!IDENTIFIER.test(op) || FORBIDDEN_NAMES.has(op)) throw new TypeError(`defineAtom: invalid op name ${JSON.stringify(op)}`)
+  if (typeof fn !== 'function') throw new TypeError(`defineAtom(${op}): fn must be a function`)
+  const input = toJsonSchema(inputSchema)
+  const fields: Record<string, FieldSpec> = {}
+  const props = (input?.properties ?? {}) as Record<string, unknown>
+  const required = new Set((input?.required as string[] | undefined) ?? [])
+  for (const k of Object.keys(props)) fields[k] = { kind: 'value', optional: !required.has(k) }
+  return {
+    op,
+    fields,
+    inputSchema: input,
+    outputSchema: toJsonSchema(outputSchema as SchemaLike | undefined),
+    cost: options.cost ?? 1,
+    timeoutMs: options.timeoutMs ?? 1000,
+    docs: options.docs,
+    fn,
+    sync: options.sync,
+  }
+}
+
+/** For core atoms: the internal run behind a context. */
+export const runOf = (ctx: AtomContext): Run => (ctx as unknown as { rt: Run }).rt
+
+/** Core atom definition helper: fields from the vocabulary table. */
+export function coreAtom(op: string, fn: AtomFn, extra: Partial<AtomDef> = {}): AtomDef {
+  const spec = CORE_OPS[op]
+  if (!spec) throw new Error(`coreAtom: ${op} is not in CORE_OPS`)
+  return { op, fields: spec.fields, cost: ATOM_COSTS[op] ?? 1, fn, docs: spec.doc, ...extra }
+}

@@ -1,0 +1,102 @@
+/** Pure library atoms: collections, text and JSON. Synchronous and trusted. */
+import { vmError } from '../errors.ts'
+import { getComputed, isForbiddenKey, ownKeys, toKey } from '../guards.ts'
+import { jsonParse, jsonStringify } from '../builtins/json.ts'
+import { makeRegex, regexInput, GuardedRegex } from '../builtins/regex.ts'
+import type { AtomDef } from './types.ts'
+import { coreAtom, runOf } from './define.ts'
+
+const pure = { sync: true, trusted: true }
+
+function asArray(v: unknown, op: string, field: string): unknown[] {
+  if (!Array.isArray(v)) throw vmError('TYPE_ERROR', `${op}.${field} must be an array`, { op })
+  return v
+}
+
+function asObject(v: unknown, op: string, field: string): Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw vmError('TYPE_ERROR', `${op}.${field} must be an object`, { op })
+  return v as Record<string, unknown>
+}
+
+/** `{{a.b}}` placeholders resolved against `vars` through the guarded accessors. */
+function fillTemplate(template: string, vars: unknown): string {
+  return template.replace(/\{\{\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$0-9][\w$]*)*)\s*\}\}/g, (_m, path: string) => {
+    let v: unknown = vars
+    for (const part of path.split('.')) v = getComputed(v, part)
+    return v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v) ?? ''
+  })
+}
+
+export const LIBRARY_ATOMS: AtomDef[] = [
+  coreAtom('push', ({ list, item }, ctx) => {
+    const arr = asArray(list, 'push', 'list')
+    if (Object.isFrozen(arr)) throw vmError('TYPE_ERROR', 'Cannot push to a read-only array', { op: 'push' })
+    runOf(ctx).chargeSlots(1)
+    return arr.push(item)
+  }, pure),
+  coreAtom('len', ({ value }) => {
+    if (typeof value === 'string' || Array.isArray(value)) return value.length
+    if (value !== null && typeof value === 'object') return ownKeys(value).length
+    return 0
+  }, pure),
+  coreAtom('split', ({ value, separator }, ctx) => {
+    if (typeof value !== 'string') throw vmError('TYPE_ERROR', 'split.value must be a string', { op: 'split' })
+    const parts = separator instanceof GuardedRegex ? regexInput(value).split(separator.fresh()) : value.split(String(separator))
+    runOf(ctx).chargeSlots(parts.length)
+    return parts
+  }, pure),
+  coreAtom('join', ({ items, separator }, ctx) => {
+    const arr = asArray(items, 'join', 'items')
+    return runOf(ctx).chargeString(arr.join(separator === undefined ? ',' : String(separator)))
+  }, pure),
+  coreAtom('pick', ({ object, keys }, ctx) => {
+    const o = asObject(object, 'pick', 'object')
+    const out: Record<string, unknown> = {}
+    for (const k of asArray(keys, 'pick', 'keys')) {
+      const key = toKey(k)
+      if (Object.prototype.hasOwnProperty.call(o, key)) out[key] = o[key as string]
+    }
+    runOf(ctx).chargeSlots(Object.keys(out).length)
+    return out
+  }, pure),
+  coreAtom('omit', ({ object, keys }, ctx) => {
+    const o = asObject(object, 'omit', 'object')
+    const drop = new Set(asArray(keys, 'omit', 'keys').map(String))
+    const out: Record<string, unknown> = {}
+    for (const k of ownKeys(o)) if (!drop.has(k)) out[k] = o[k]
+    runOf(ctx).chargeSlots(Object.keys(out).length)
+    return out
+  }, pure),
+  coreAtom('merge', ({ objects }, ctx) => {
+    const out: Record<string, unknown> = {}
+    for (const o of asArray(objects, 'merge', 'objects')) {
+      if (o === null || o === undefined) continue
+      const src = asObject(o, 'merge', 'objects[]')
+      const keys = ownKeys(src)
+      runOf(ctx).chargeSlots(keys.length)
+      for (const k of keys) out[k] = src[k]
+    }
+    return out
+  }, pure),
+  coreAtom('keys', ({ object }, ctx) => {
+    const keys = ownKeys(object)
+    runOf(ctx).chargeSlots(keys.length)
+    return keys
+  }, pure),
+  coreAtom('template', ({ template, vars }, ctx) => {
+    if (typeof template !== 'string') throw vmError('TYPE_ERROR', 'template.template must be a string', { op: 'template' })
+    return runOf(ctx).chargeString(fillTemplate(template, vars ?? {}))
+  }, pure),
+  coreAtom('regexMatch', ({ pattern, value, flags }, ctx) => {
+    const re = pattern instanceof GuardedRegex ? pattern : makeRegex(pattern, flags ?? '')
+    const m = re.fresh().exec(regexInput(value))
+    if (!m) return null
+    const out = Array.from(m)
+    runOf(ctx).chargeSlots(out.length)
+    return out
+  }, pure),
+  coreAtom('jsonParse', ({ text }, ctx) => jsonParse(runOf(ctx), text), pure),
+  coreAtom('jsonStringify', ({ value, indent }, ctx) => jsonStringify(runOf(ctx), value, indent) ?? null, pure),
+]
+
+export { isForbiddenKey }

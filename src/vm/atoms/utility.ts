@@ -1,0 +1,26 @@
+/** Utility atoms: randomness, ids, hashing and logging (nondeterminism via the run's choke point). */
+import { vmError } from '../errors.ts'
+import type { AtomDef } from './types.ts'
+import { coreAtom, runOf } from './define.ts'
+import { sha256Hex } from './sha256.ts'
+
+const pure = { sync: true, trusted: true }
+
+export const UTILITY_ATOMS: AtomDef[] = [
+  coreAtom('random', ({ min, max }, ctx) => {
+    const r = ctx.random()
+    if (min === undefined && max === undefined) return r
+    const lo = Math.ceil(Number(min ?? 0)), hi = Math.floor(Number(max ?? 1))
+    if (!Number.isFinite(lo) || !Number.isFinite(hi) || hi < lo) throw vmError('RANGE_ERROR', 'random needs min <= max', { op: 'random' })
+    return lo + Math.floor(r * (hi - lo + 1))
+  }, pure),
+  coreAtom('uuid', (_input, ctx) => ctx.uuid(), pure),
+  coreAtom('hash', ({ value }, ctx) => {
+    const text = typeof value === 'string' ? value : JSON.stringify(value) ?? 'undefined'
+    runOf(ctx).chargeString(text)
+    return sha256Hex(text)
+  }, pure),
+  coreAtom('consoleLog', ({ message }, ctx) => { runOf(ctx).log('log', [message]); return null }, pure),
+  coreAtom('consoleWarn', ({ message }, ctx) => { runOf(ctx).log('warn', [message]); return null }, pure),
+  coreAtom('consoleError', ({ message }, ctx) => { runOf(ctx).log('error', [message]); return null }, pure),
+]

@@ -1,0 +1,158 @@
+/**
+ * Array methods that take a callback (`map`, `filter`, `reduce`, ...).
+ * Implemented here rather than delegated to Array.prototype so every
+ * iteration is metered, noticed by the deadline check, and may await a
+ * callback that calls an atom (callbacks then run one after another).
+ */
+import type { Frame } from '../runtime.ts'
+import { vmError } from '../errors.ts'
+import { isP } from '../compile/async.ts'
+
+export interface Callable {
+  call: (f: Frame, args: unknown[]) => unknown
+  async: boolean
+}
+
+export interface HofSpec {
+  run: (f: Frame, arr: unknown[], cb: Callable, extra: unknown[]) => unknown
+  /** The callback must be synchronous (sort comparators). */
+  syncOnly?: boolean
+}
+
+/**
+ * Drive `step(i, value)` over i = from .. to (exclusive, or downwards when
+ * `dir` is -1), switching to promise chaining if a callback returns a Promise.
+ * `step` returns true to stop early.
+ */
+function drive(
+  f: Frame, arr: unknown[], cb: Callable, dir: 1 | -1,
+  step: (i: number, v: unknown) => boolean, done: () => unknown,
+): unknown {
+  const n = arr.length
+  let i = dir === 1 ? 0 : n - 1
+  const more = () => (dir === 1 ? i < n : i >= 0)
+  const loop = (): unknown => {
+    while (more()) {
+      const k = i
+      const v = cb.call(f, [arr[k], k, arr])
+      i += dir
+      if (isP(v)) return v.then((r) => (step(k, r) ? done() : loop()))
+      if (step(k, v)) return done()
+    }
+    return done()
+  }
+  return loop()
+}
+
+const map: HofSpec = {
+  run(f, arr, cb) {
+    const out = new Array(arr.length)
+    f.rt.chargeSlots(arr.length)
+    return drive(f, arr, cb, 1, (i, v) => { out[i] = v; return false }, () => out)
+  },
+}
+
+const forEach: HofSpec = { run: (f, arr, cb) => drive(f, arr, cb, 1, () => false, () => undefined) }
+
+const filter: HofSpec = {
+  run(f, arr, cb) {
+    const out: unknown[] = []
+    return drive(f, arr, cb, 1, (i, v) => { if (v) out.push(arr[i]); return false }, () => {
+      f.rt.chargeSlots(out.length)
+      return out
+    })
+  },
+}
+
+function finder(dir: 1 | -1, want: 'value' | 'index'): HofSpec {
+  return {
+    run(f, arr, cb) {
+      let found = -1
+      return drive(f, arr, cb, dir, (i, v) => { if (v) { found = i; return true } return false },
+        () => (want === 'index' ? found : found < 0 ? undefined : arr[found]))
+    },
+  }
+}
+
+const some: HofSpec = {
+  run(f, arr, cb) {
+    let hit = false
+    return drive(f, arr, cb, 1, (_i, v) => { if (v) hit = true; return hit }, () => hit)
+  },
+}
+
+const every: HofSpec = {
+  run(f, arr, cb) {
+    let ok = true
+    return drive(f, arr, cb, 1, (_i, v) => { if (!v) ok = false; return !ok }, () => ok)
+  },
+}
+
+function reducer(dir: 1 | -1): HofSpec {
+  return {
+    run(f, arr, cb, extra) {
+      const n = arr.length
+      let acc: unknown
+      let i = dir === 1 ? 0 : n - 1
+      if (extra.length > 0) acc = extra[0]
+      else {
+        if (n === 0) throw vmError('TYPE_ERROR', 'Reduce of empty array with no initial value')
+        acc = arr[i]
+        i += dir
+      }
+      const loop = (): unknown => {
+        while (dir === 1 ? i < n : i >= 0) {
+          const k = i
+          i += dir
+          const v = cb.call(f, [acc, arr[k], k, arr])
+          if (isP(v)) return v.then((r) => { acc = r; return loop() })
+          acc = v
+        }
+        return acc
+      }
+      return loop()
+    },
+  }
+}
+
+const flatMap: HofSpec = {
+  run(f, arr, cb) {
+    const out: unknown[] = []
+    return drive(f, arr, cb, 1, (_i, v) => {
+      if (Array.isArray(v)) for (const x of v) out.push(x)
+      else out.push(v)
+      return false
+    }, () => {
+      f.rt.chargeSlots(out.length)
+      return out
+    })
+  },
+}
+
+const sort: HofSpec = {
+  syncOnly: true,
+  run(f, arr, cb) {
+    // n log n comparisons, each metered through the callback itself.
+    return arr.sort((a, b) => {
+      const r = cb.call(f, [a, b]) as number
+      return typeof r === 'number' && !Number.isNaN(r) ? r : 0
+    })
+  },
+}
+
+export const HOF_METHODS: Record<string, HofSpec> = {
+  map,
+  forEach,
+  filter,
+  find: finder(1, 'value'),
+  findIndex: finder(1, 'index'),
+  findLast: finder(-1, 'value'),
+  findLastIndex: finder(-1, 'index'),
+  some,
+  every,
+  reduce: reducer(1),
+  reduceRight: reducer(-1),
+  flatMap,
+  sort,
+  toSorted: { syncOnly: true, run: (f, arr, cb, extra) => { f.rt.chargeSlots(arr.length); return sort.run(f, arr.slice(), cb, extra) } },
+}

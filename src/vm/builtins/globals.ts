@@ -1,0 +1,195 @@
+/**
+ * Global values, global functions and namespace statics the guest can use.
+ * Namespaces (Math, JSON, Object, ...) are plain frozen data objects holding
+ * only constants; their functions are bound at compile time from NAMESPACES,
+ * so no host function is ever a guest value.
+ */
+import type { Run } from '../runtime.ts'
+import { vmError } from '../errors.ts'
+import { ownKeys, toKey, isForbiddenKey } from '../guards.ts'
+import { jsonParse, jsonStringify } from './json.ts'
+import { SET_HELPERS } from './sets.ts'
+
+export type Builtin = (rt: Run, args: any[]) => unknown
+
+const num = (f: (...xs: number[]) => number): Builtin => (_rt, a) => f(...(a as number[]))
+
+const freezeData = (o: Record<string, unknown>) => Object.freeze(Object.assign(Object.create(null), o))
+
+const MATH_CONSTANTS = { PI: Math.PI, E: Math.E, LN2: Math.LN2, LN10: Math.LN10, LOG2E: Math.LOG2E, LOG10E: Math.LOG10E, SQRT2: Math.SQRT2, SQRT1_2: Math.SQRT1_2 }
+const NUMBER_CONSTANTS = {
+  MAX_SAFE_INTEGER: Number.MAX_SAFE_INTEGER, MIN_SAFE_INTEGER: Number.MIN_SAFE_INTEGER, EPSILON: Number.EPSILON,
+  MAX_VALUE: Number.MAX_VALUE, MIN_VALUE: Number.MIN_VALUE, POSITIVE_INFINITY: Infinity, NEGATIVE_INFINITY: -Infinity, NaN: NaN,
+}
+
+const MATH: Record<string, Builtin> = {
+  random: (rt) => rt.random(),
+  max: (_rt, a) => Math.max(...(a as number[])),
+  min: (_rt, a) => Math.min(...(a as number[])),
+  hypot: (_rt, a) => Math.hypot(...(a as number[])),
+}
+for (const name of ['abs', 'ceil', 'floor', 'round', 'trunc', 'sign', 'sqrt', 'cbrt', 'exp', 'expm1', 'log', 'log2', 'log10', 'log1p',
+  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'fround', 'clz32'] as const) {
+  const fn = Math[name] as (x: number) => number
+  MATH[name] = (_rt, a) => fn(a[0])
+}
+MATH.pow = num((x, y) => Math.pow(x, y))
+MATH.atan2 = num((y, x) => Math.atan2(y, x))
+MATH.imul = num((x, y) => Math.imul(x, y))
+
+function assertObject(v: unknown, what: string): asserts v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object') throw vmError('TYPE_ERROR', `${what} expects an object`)
+}
+
+const OBJECT: Record<string, Builtin> = {
+  keys: (rt, [o]) => { const k = ownKeys(o); rt.chargeSlots(k.length); return k },
+  values: (rt, [o]) => { const k = ownKeys(o); rt.chargeSlots(k.length); return k.map((x) => (o as any)[x]) },
+  entries: (rt, [o]) => { const k = ownKeys(o); rt.chargeSlots(3 * k.length); return k.map((x) => [x, (o as any)[x]]) },
+  assign: (rt, [target, ...sources]) => {
+    assertObject(target, 'Object.assign')
+    if (Object.isFrozen(target)) throw vmError('TYPE_ERROR', 'Cannot assign to a read-only object')
+    for (const src of sources) {
+      if (src === null || src === undefined) continue
+      const keys = ownKeys(src)
+      rt.chargeSlots(keys.length)
+      for (const k of keys) (target as any)[k] = (src as any)[k]
+    }
+    return target
+  },
+  fromEntries: (rt, [entries]) => {
+    if (!Array.isArray(entries)) throw vmError('TYPE_ERROR', 'Object.fromEntries expects an array of [key, value] pairs')
+    const out: Record<string, unknown> = {}
+    rt.chargeSlots(entries.length)
+    for (const e of entries) {
+      if (!Array.isArray(e)) throw vmError('TYPE_ERROR', 'Object.fromEntries expects [key, value] pairs')
+      out[toKey(e[0]) as string] = e[1]
+    }
+    return out
+  },
+  hasOwn: (_rt, [o, k]) => {
+    if (o === null || o === undefined) throw vmError('TYPE_ERROR', 'Object.hasOwn expects an object')
+    const key = String(k)
+    return !isForbiddenKey(key) && Object.prototype.hasOwnProperty.call(o, key)
+  },
+  freeze: (_rt, [o]) => (o !== null && typeof o === 'object' ? Object.freeze(o) : o),
+  isFrozen: (_rt, [o]) => o === null || typeof o !== 'object' || Object.isFrozen(o),
+}
+
+function toArray(rt: Run, v: unknown): unknown[] {
+  if (Array.isArray(v)) { rt.chargeSlots(v.length); return v.slice() }
+  if (typeof v === 'string') { rt.chargeSlots(v.length); return [...v] }
+  if (v !== null && typeof v === 'object' && typeof (v as any).length === 'number') {
+    const n = (v as any).length
+    if (!Number.isInteger(n) || n < 0) throw vmError('RANGE_ERROR', 'Invalid array length')
+    rt.chargeSlots(n)
+    return Array.from({ length: n }, (_, i) => (v as any)[i])
+  }
+  return []
+}
+
+const ARRAY: Record<string, Builtin> = {
+  isArray: (_rt, [v]) => Array.isArray(v),
+  from: (rt, [v]) => toArray(rt, v),
+  of: (rt, a) => { rt.chargeSlots(a.length); return a.slice() },
+}
+
+const NUMBER: Record<string, Builtin> = {
+  isInteger: (_rt, [v]) => Number.isInteger(v),
+  isFinite: (_rt, [v]) => Number.isFinite(v),
+  isNaN: (_rt, [v]) => Number.isNaN(v),
+  isSafeInteger: (_rt, [v]) => Number.isSafeInteger(v),
+  parseFloat: (_rt, [v]) => Number.parseFloat(String(v)),
+  parseInt: (_rt, [v, r]) => Number.parseInt(String(v), r as number | undefined),
+}
+
+const STRING: Record<string, Builtin> = {
+  fromCharCode: (rt, a) => rt.chargeString(String.fromCharCode(...(a as number[]))),
+  fromCodePoint: (rt, a) => {
+    try { return rt.chargeString(String.fromCodePoint(...(a as number[]))) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) }
+  },
+}
+
+const DATE: Record<string, Builtin> = {
+  now: (rt) => rt.now(),
+  parse: (_rt, [s]) => Date.parse(String(s)),
+  UTC: (_rt, a) => Date.UTC(...(a as [number, number])),
+  /** ISO 8601 text of a millisecond timestamp (plain-data stand-in for `new Date(ms).toISOString()`). */
+  toISOString: (_rt, [ms]) => {
+    const d = new Date(ms as number)
+    if (Number.isNaN(d.getTime())) throw vmError('RANGE_ERROR', 'Invalid time value')
+    return d.toISOString()
+  },
+}
+
+const JSON_NS: Record<string, Builtin> = {
+  parse: (rt, [text]) => jsonParse(rt, text),
+  stringify: (rt, [value, _replacer, indent]) => jsonStringify(rt, value, indent),
+}
+
+const CONSOLE: Record<string, Builtin> = {
+  log: (rt, a) => { rt.log('log', a); return undefined },
+  info: (rt, a) => { rt.log('log', a); return undefined },
+  warn: (rt, a) => { rt.log('warn', a); return undefined },
+  error: (rt, a) => { rt.log('error', a); return undefined },
+}
+
+/** Namespace statics, bound at compile time when the namespace name is not shadowed. */
+export const NAMESPACES: Record<string, Record<string, Builtin>> = {
+  Math: MATH,
+  JSON: JSON_NS,
+  Object: OBJECT,
+  Array: ARRAY,
+  Number: NUMBER,
+  String: STRING,
+  Date: DATE,
+  Set: SET_HELPERS,
+  console: CONSOLE,
+}
+
+function makeError(name: string): Builtin {
+  return (rt, [message, options]) => {
+    const err: Record<string, unknown> = { name, message: message === undefined ? '' : String(message) }
+    if (options && typeof options === 'object' && 'cause' in options) err.cause = (options as any).cause
+    rt.chargeSlots(2)
+    return err
+  }
+}
+
+/** Global functions callable with `call`. */
+export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
+  parseInt: (_rt, [v, r]) => Number.parseInt(String(v), r as number | undefined),
+  parseFloat: (_rt, [v]) => Number.parseFloat(String(v)),
+  isNaN: (_rt, [v]) => Number.isNaN(Number(v)),
+  isFinite: (_rt, [v]) => Number.isFinite(Number(v)),
+  Number: (_rt, a) => (a.length === 0 ? 0 : Number(a[0])),
+  String: (rt, a) => (a.length === 0 ? '' : rt.chargeString(String(a[0]))),
+  Boolean: (_rt, [v]) => Boolean(v),
+  Error: makeError('Error'),
+  TypeError: makeError('TypeError'),
+  RangeError: makeError('RangeError'),
+  SyntaxError: makeError('SyntaxError'),
+  encodeURIComponent: (rt, [v]) => rt.chargeString(encodeURIComponent(String(v))),
+  decodeURIComponent: (rt, [v]) => {
+    try { return rt.chargeString(decodeURIComponent(String(v))) } catch (e) { throw vmError('TYPE_ERROR', 'URI malformed') }
+  },
+  encodeURI: (rt, [v]) => rt.chargeString(encodeURI(String(v))),
+  decodeURI: (rt, [v]) => {
+    try { return rt.chargeString(decodeURI(String(v))) } catch (e) { throw vmError('TYPE_ERROR', 'URI malformed') }
+  },
+}
+
+/** Identifiers that are values: constants and the namespaces (as data holding their constants). */
+export const GLOBAL_VALUES: Record<string, unknown> = {
+  undefined: undefined,
+  NaN: NaN,
+  Infinity: Infinity,
+  Math: freezeData(MATH_CONSTANTS),
+  Number: freezeData(NUMBER_CONSTANTS),
+  JSON: freezeData({}),
+  Object: freezeData({}),
+  Array: freezeData({}),
+  String: freezeData({}),
+  Date: freezeData({}),
+  Set: freezeData({}),
+  console: freezeData({}),
+}

@@ -1,0 +1,194 @@
+/**
+ * Allowlisted instance methods of strings, arrays, numbers, booleans,
+ * regexes and objects. Anything not listed here cannot be called: there is
+ * no `call`/`apply`/`bind`, no `constructor`, and no way to obtain a host
+ * function. Methods that build values charge allocation; methods that could
+ * build huge values check the size before building.
+ */
+import type { Run } from '../runtime.ts'
+import { vmError } from '../errors.ts'
+import { isForbiddenKey, setProp } from '../guards.ts'
+import { GuardedRegex, makeRegex, regexInput, toRegex } from './regex.ts'
+
+type Method<T> = (rt: Run, self: T, args: any[]) => unknown
+
+const str = (rt: Run, s: string) => rt.chargeString(s)
+const arrOut = (rt: Run, a: unknown[]) => { rt.chargeSlots(a.length); return a }
+
+function checkRepeat(rt: Run, unit: number, count: number): void {
+  const total = unit * count
+  if (!Number.isFinite(total) || total * 2 > rt.maxHeapBytes) rt.heapLimit(Number.isFinite(total) ? total * 2 : Number.MAX_SAFE_INTEGER)
+}
+
+/** Convert a guest match result (RegExpMatchArray) to a plain array with index/groups dropped into data. */
+function plainMatch(rt: Run, m: RegExpMatchArray | null): unknown {
+  if (!m) return null
+  const out: unknown[] = Array.from(m)
+  rt.chargeSlots(out.length)
+  return out
+}
+
+const STRING_METHODS: Record<string, Method<string>> = {
+  at: (_rt, s, [i]) => s.at(i),
+  charAt: (_rt, s, [i]) => s.charAt(i),
+  charCodeAt: (_rt, s, [i]) => s.charCodeAt(i),
+  codePointAt: (_rt, s, [i]) => s.codePointAt(i),
+  concat: (rt, s, a) => str(rt, s.concat(...a.map(String))),
+  endsWith: (_rt, s, [x, n]) => s.endsWith(String(x), n),
+  startsWith: (_rt, s, [x, n]) => s.startsWith(String(x), n),
+  includes: (_rt, s, [x, n]) => s.includes(String(x), n),
+  indexOf: (_rt, s, [x, n]) => s.indexOf(String(x), n),
+  lastIndexOf: (_rt, s, [x, n]) => s.lastIndexOf(String(x), n),
+  localeCompare: (_rt, s, [x]) => (s < String(x) ? -1 : s > String(x) ? 1 : 0),
+  normalize: (rt, s, [form]) => str(rt, s.normalize(form)),
+  padStart: (rt, s, [n, fill]) => { checkRepeat(rt, 1, Number(n) || 0); return str(rt, s.padStart(n, fill)) },
+  padEnd: (rt, s, [n, fill]) => { checkRepeat(rt, 1, Number(n) || 0); return str(rt, s.padEnd(n, fill)) },
+  repeat: (rt, s, [n]) => {
+    const count = Number(n) || 0
+    if (count < 0 || count === Infinity) throw vmError('RANGE_ERROR', `Invalid count value: ${count}`)
+    checkRepeat(rt, s.length, count)
+    return str(rt, s.repeat(count))
+  },
+  slice: (rt, s, [a, b]) => str(rt, s.slice(a, b)),
+  substring: (rt, s, [a, b]) => str(rt, s.substring(a, b)),
+  substr: (rt, s, [a, b]) => str(rt, s.substr(a, b)),
+  toLowerCase: (rt, s) => str(rt, s.toLowerCase()),
+  toUpperCase: (rt, s) => str(rt, s.toUpperCase()),
+  toLocaleLowerCase: (rt, s) => str(rt, s.toLowerCase()),
+  toLocaleUpperCase: (rt, s) => str(rt, s.toUpperCase()),
+  trim: (rt, s) => str(rt, s.trim()),
+  trimStart: (rt, s) => str(rt, s.trimStart()),
+  trimEnd: (rt, s) => str(rt, s.trimEnd()),
+  toString: (_rt: Run, s: string) => s,
+  valueOf: (_rt: Run, s: string) => s,
+  split: (rt, s, [sep, limit]) => {
+    if (sep instanceof GuardedRegex) return arrOut(rt, regexInput(s).split(sep.fresh(), limit))
+    return arrOut(rt, s.split(sep === undefined ? (undefined as any) : String(sep), limit))
+  },
+  match: (rt, s, [p]) => plainMatch(rt, regexInput(s).match(toRegex(p).fresh())),
+  matchAll: (rt, s, [p]) => {
+    const re = toRegex(p)
+    if (!re.flags.includes('g')) throw vmError('TYPE_ERROR', 'matchAll needs a regex with the g flag')
+    const out = [...regexInput(s).matchAll(re.fresh())].map((m) => plainMatch(rt, m))
+    return arrOut(rt, out)
+  },
+  search: (_rt, s, [p]) => regexInput(s).search(toRegex(p).fresh()),
+  replace: (rt, s, [p, r]) => {
+    if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replace needs a replacement string (callbacks are not supported)')
+    const pat = p instanceof GuardedRegex ? p.fresh() : String(p)
+    return str(rt, regexInput(s).replace(pat, r))
+  },
+  replaceAll: (rt, s, [p, r]) => {
+    if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replaceAll needs a replacement string (callbacks are not supported)')
+    if (p instanceof GuardedRegex && !p.flags.includes('g')) throw vmError('TYPE_ERROR', 'replaceAll needs a regex with the g flag')
+    const pat = p instanceof GuardedRegex ? p.fresh() : String(p)
+    const out = regexInput(s).replaceAll(pat, r)
+    return str(rt, out)
+  },
+}
+
+function flatDepth(rt: Run, a: unknown[], depth: number): unknown[] {
+  const out: unknown[] = []
+  const walk = (xs: unknown[], d: number) => {
+    for (const x of xs) {
+      if (Array.isArray(x) && d > 0) walk(x, d - 1)
+      else out.push(x)
+    }
+    rt.chargeSlots(xs.length)
+  }
+  walk(a, Math.min(depth, 100))
+  return out
+}
+
+function defaultCompare(a: unknown, b: unknown): number {
+  if (a === undefined) return b === undefined ? 0 : 1
+  if (b === undefined) return -1
+  const x = String(a), y = String(b)
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
+  at: (_rt, a, [i]) => a.at(i),
+  concat: (rt, a, xs) => arrOut(rt, a.concat(...xs)),
+  includes: (_rt, a, [x, n]) => a.includes(x, n),
+  indexOf: (_rt, a, [x, n]) => a.indexOf(x, n),
+  lastIndexOf: (_rt, a, [x, n]) => (n === undefined ? a.lastIndexOf(x) : a.lastIndexOf(x, n)),
+  join: (rt, a, [sep]) => {
+    rt.charge(a.length * 10)
+    return str(rt, a.join(sep === undefined ? ',' : String(sep)))
+  },
+  slice: (rt, a, [s, e]) => arrOut(rt, a.slice(s, e)),
+  push: (rt, a, xs) => { rt.chargeSlots(xs.length); if (Object.isFrozen(a)) throw vmError('TYPE_ERROR', 'Cannot push to a read-only array'); return a.push(...xs) },
+  pop: (_rt, a) => a.pop(),
+  shift: (_rt, a) => a.shift(),
+  unshift: (rt, a, xs) => { rt.chargeSlots(a.length + xs.length); return a.unshift(...xs) },
+  splice: (rt, a, args) => { rt.chargeSlots(a.length); return (a.splice as any)(...args) },
+  reverse: (rt, a) => { rt.chargeSlots(a.length); return a.reverse() },
+  toReversed: (rt, a) => arrOut(rt, a.slice().reverse()),
+  fill: (rt, a, [v, s, e]) => { rt.chargeSlots(a.length); return a.fill(v, s, e) },
+  flat: (rt, a, [d]) => flatDepth(rt, a, d === undefined ? 1 : Number(d)),
+  sort: (rt, a) => { rt.chargeSlots(a.length); return a.sort(defaultCompare) },
+  toSorted: (rt, a) => arrOut(rt, a.slice().sort(defaultCompare)),
+  with: (rt, a, [i, v]) => {
+    try { return arrOut(rt, a.with(i, v)) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) }
+  },
+  keys: (rt, a) => arrOut(rt, [...a.keys()]),
+  entries: (rt, a) => arrOut(rt, [...a.entries()]),
+  values: (rt, a) => arrOut(rt, a.slice()),
+  toString: (rt: Run, a: unknown[]) => str(rt, a.join(',')),
+}
+
+const NUMBER_METHODS: Record<string, Method<number>> = {
+  toFixed: (_rt, n, [d]) => { try { return n.toFixed(d) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) } },
+  toPrecision: (_rt, n, [d]) => { try { return n.toPrecision(d) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) } },
+  toExponential: (_rt, n, [d]) => { try { return n.toExponential(d) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) } },
+  toString: (_rt: Run, n: number, [radix]: any[]) => { try { return n.toString(radix) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) } },
+  valueOf: (_rt: Run, n: number) => n,
+}
+
+const BOOLEAN_METHODS: Record<string, Method<boolean>> = {
+  toString: (_rt: Run, b: boolean) => String(b),
+  valueOf: (_rt: Run, b: boolean) => b,
+}
+
+const REGEX_METHODS: Record<string, Method<GuardedRegex>> = {
+  test: (_rt, re, [s]) => re.fresh().test(regexInput(s)),
+  exec: (rt, re, [s]) => plainMatch(rt, re.fresh().exec(regexInput(s))),
+  toString: (_rt: Run, re: GuardedRegex) => re.toString(),
+}
+
+const OBJECT_METHODS: Record<string, Method<Record<string, unknown>>> = {
+  hasOwnProperty: (_rt: Run, o: Record<string, unknown>, [k]: any[]) => {
+    const key = String(k)
+    return !isForbiddenKey(key) && Object.prototype.hasOwnProperty.call(o, key)
+  },
+  toString: () => '[object Object]',
+}
+
+export const INSTANCE_METHOD_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(STRING_METHODS), ...Object.keys(ARRAY_METHODS), ...Object.keys(NUMBER_METHODS),
+  ...Object.keys(BOOLEAN_METHODS), ...Object.keys(REGEX_METHODS), ...Object.keys(OBJECT_METHODS),
+])
+
+function typeName(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : v instanceof GuardedRegex ? 'regex' : typeof v
+}
+
+/** Dispatch `target.method(...args)` on the runtime type of `target`. */
+export function callInstanceMethod(rt: Run, target: unknown, method: string, args: unknown[]): unknown {
+  let table: Record<string, Method<any>> | undefined
+  if (typeof target === 'string') table = STRING_METHODS
+  else if (Array.isArray(target)) table = ARRAY_METHODS
+  else if (typeof target === 'number') table = NUMBER_METHODS
+  else if (typeof target === 'boolean') table = BOOLEAN_METHODS
+  else if (target instanceof GuardedRegex) table = REGEX_METHODS
+  else if (target !== null && typeof target === 'object') table = OBJECT_METHODS
+  if (target === null || target === undefined) {
+    throw vmError('TYPE_ERROR', `Cannot read properties of ${typeName(target)} (calling "${method}")`)
+  }
+  const m = table && Object.prototype.hasOwnProperty.call(table, method) ? table[method] : undefined
+  if (!m) throw vmError('METHOD_NOT_ALLOWED', `${typeName(target)}.${method} is not available`)
+  return m(rt, target, args)
+}
+
+export { makeRegex, setProp }

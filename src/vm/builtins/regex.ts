@@ -1,0 +1,126 @@
+/**
+ * Guarded regular expressions: every regex entry point (`regex` literals,
+ * `regexMatch`, string methods given a pattern) builds its RegExp here.
+ *
+ * The guard refuses the constructs that make backtracking engines blow up:
+ * backreferences, lookbehind, nested quantifiers (star height > 1), and
+ * quantified groups whose alternatives are not distinct literals. Inputs are
+ * also capped in length. What passes runs on the host engine.
+ */
+import { vmError } from '../errors.ts'
+
+export const MAX_REGEX_SOURCE = 1_000
+export const MAX_REGEX_INPUT = 100_000
+const ALLOWED_FLAGS = /^[gimsuy]*$/
+
+export class GuardedRegex {
+  readonly re: RegExp
+  constructor(readonly source: string, readonly flags: string) {
+    this.re = new RegExp(source, flags)
+  }
+  toString(): string {
+    return `/${this.source}/${this.flags}`
+  }
+  /** A fresh RegExp (lastIndex 0), so guest state never leaks between calls. */
+  fresh(): RegExp {
+    return new RegExp(this.re.source, this.re.flags)
+  }
+}
+
+function unsafe(pattern: string, why: string): never {
+  throw vmError('REGEX_UNSAFE', `Regular expression /${pattern}/ rejected: ${why}`)
+}
+
+interface Group {
+  quantified: boolean
+  hasAlternation: boolean
+  alternatives: string[]
+  literal: boolean
+  current: string
+}
+
+/** Static ReDoS check. Throws REGEX_UNSAFE with the reason. */
+export function checkRegexSafety(pattern: string): void {
+  if (pattern.length > MAX_REGEX_SOURCE) unsafe(pattern.slice(0, 40) + '…', `longer than ${MAX_REGEX_SOURCE} characters`)
+  if (/\\[1-9]|\\k</.test(pattern)) unsafe(pattern, 'backreferences are not supported')
+  if (/\(\?<[=!]/.test(pattern)) unsafe(pattern, 'lookbehind is not supported')
+  const stack: Group[] = [{ quantified: false, hasAlternation: false, alternatives: [], literal: true, current: '' }]
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!
+    const top = stack[stack.length - 1]!
+    if (ch === '\\') {
+      top.literal &&= /[^dDwWsSbB]/.test(pattern[i + 1] ?? '')
+      top.current += pattern.slice(i, i + 2)
+      i++
+      continue
+    }
+    if (inClass) {
+      if (ch === ']') inClass = false
+      top.current += ch
+      continue
+    }
+    if (ch === '[') { inClass = true; top.literal = false; top.current += ch; continue }
+    if (ch === '(') {
+      stack.push({ quantified: false, hasAlternation: false, alternatives: [], literal: true, current: '' })
+      if (pattern[i + 1] === '?') {
+        // (?: (?= (?! (?<name>
+        const m = /^\?(?::|=|!|<[A-Za-z_$][\w$]*>)/.exec(pattern.slice(i + 1))
+        if (m) i += m[0].length
+      }
+      continue
+    }
+    if (ch === '|') { top.hasAlternation = true; top.alternatives.push(top.current); top.current = ''; continue }
+    if (ch === ')') {
+      const g = stack.pop()!
+      if (stack.length === 0) unsafe(pattern, 'unbalanced parenthesis')
+      g.alternatives.push(g.current)
+      const next = pattern[i + 1]
+      const quantifiedNext = next === '*' || next === '+' || (next === '{' && /^\{\d+,\d*\}/.test(pattern.slice(i + 1)) && !/^\{(\d+),\1\}/.test(pattern.slice(i + 1)))
+      if (quantifiedNext) {
+        if (g.quantified) unsafe(pattern, 'nested quantifiers (e.g. (a+)+) can take exponential time')
+        if (g.hasAlternation) {
+          const firsts = g.alternatives.map((a) => a[0])
+          const distinct = new Set(firsts).size === firsts.length
+          if (!g.literal || !distinct || firsts.some((c) => c === undefined)) {
+            unsafe(pattern, 'a repeated group with overlapping alternatives can take exponential time')
+          }
+        }
+      }
+      const parent = stack[stack.length - 1]!
+      parent.quantified ||= g.quantified || quantifiedNext
+      parent.literal &&= g.literal
+      parent.current += '(' + g.alternatives.join('|') + ')'
+      continue
+    }
+    if (ch === '*' || ch === '+' || ch === '{') top.quantified = true
+    if (ch === '*' || ch === '+' || ch === '?' || ch === '{' || ch === '.' || ch === '^' || ch === '$') top.literal = false
+    top.current += ch
+  }
+  if (stack.length !== 1) unsafe(pattern, 'unbalanced parenthesis')
+}
+
+/** Build a guarded regex or throw REGEX_UNSAFE. */
+export function makeRegex(pattern: unknown, flags: unknown = ''): GuardedRegex {
+  if (typeof pattern !== 'string') throw vmError('TYPE_ERROR', 'A regular expression pattern must be a string')
+  const fl = flags === undefined || flags === null ? '' : String(flags)
+  if (!ALLOWED_FLAGS.test(fl)) throw vmError('REGEX_UNSAFE', `Regular expression flags "${fl}" are not supported`)
+  checkRegexSafety(pattern)
+  try {
+    return new GuardedRegex(pattern, fl)
+  } catch (e) {
+    throw vmError('REGEX_UNSAFE', `Invalid regular expression /${pattern}/: ${(e as Error).message}`)
+  }
+}
+
+/** Check a string the guest wants to match, against the input cap. */
+export function regexInput(s: unknown): string {
+  const str = typeof s === 'string' ? s : String(s)
+  if (str.length > MAX_REGEX_INPUT) throw vmError('REGEX_UNSAFE', `Regex input longer than ${MAX_REGEX_INPUT} characters`)
+  return str
+}
+
+/** A string pattern given where JS would build a RegExp (`str.match('a+')`): guarded the same way. */
+export function toRegex(p: unknown, flags = ''): GuardedRegex {
+  return p instanceof GuardedRegex ? p : makeRegex(String(p), flags)
+}

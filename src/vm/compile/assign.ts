@@ -1,0 +1,137 @@
+/**
+ * Assignment and update expressions. A target is a reference: an identifier
+ * slot, or an (object, key) pair evaluated once in JavaScript order. Plain
+ * identifier targets get direct slot-writing closures (the loop hot path).
+ */
+import type { Frame } from '../runtime.ts'
+import { NODE_COST } from '../fuel.ts'
+import { getComputed, isForbiddenKey, setProp } from '../guards.ts'
+import type { CExpr, Scope } from './context.ts'
+import { compileError } from './context.ts'
+import type { Compiler } from './compiler.ts'
+import { BINARY_OPS, unknownOperator } from './operators.ts'
+import { seq2, then } from './async.ts'
+import { checkName } from './patterns.ts'
+
+interface Ref {
+  /** Evaluate the reference's parts (object and key); the handle is passed to get/set. */
+  prepare: (f: Frame) => any
+  get: (f: Frame, h: any) => unknown
+  set: (f: Frame, h: any, v: unknown) => unknown
+  cost: number
+  async: boolean
+  slot?: number
+}
+
+function compileRef(c: Compiler, target: any, scope: Scope): Ref {
+  if (target?.$expr === 'ident') {
+    const name = checkName(target.name)
+    const b = scope.lookup(name)
+    if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Assignment to undeclared variable "${name}"${c.suggest(name, scope)}`)
+    if (b.kind === 'const') throw compileError('CONST_ASSIGN', `Assignment to constant "${name}"`)
+    const slot = b.slot
+    return {
+      prepare: () => null,
+      get: (f) => f.s[slot],
+      set: (f, _h, v) => (f.s[slot] = v),
+      cost: NODE_COST,
+      async: false,
+      slot,
+    }
+  }
+  if (target?.$expr === 'member') {
+    const obj = c.expr(target.object, scope)
+    let key: CExpr
+    if (target.computed) key = c.expr(target.property, scope)
+    else {
+      if (typeof target.property !== 'string') throw compileError('AST_INVALID', 'member.property must be a string unless computed')
+      if (isForbiddenKey(target.property)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${target.property}"`)
+      const k = target.property
+      key = { fn: () => k, cost: 0, async: false }
+    }
+    return {
+      prepare: seq2(obj.fn, key.fn, (o, k) => ({ o, k })),
+      get: (_f, h) => getComputed(h.o, h.k),
+      set: (f, h, v) => setProp(f.rt, h.o, h.k, v),
+      cost: NODE_COST + obj.cost + key.cost,
+      async: obj.async || key.async,
+    }
+  }
+  throw compileError('AST_INVALID', 'Assignment target must be an identifier or a member expression')
+}
+
+export function compileAssign(c: Compiler, node: any, scope: Scope): CExpr {
+  const op = node.op as string
+  const target = node.target
+  if (target && typeof target === 'object' && '$pattern' in target) {
+    if (op !== '=') throw compileError('AST_INVALID', 'Destructuring assignment only supports `=`')
+    const value = c.expr(node.value, scope)
+    const pat = c.pattern(target, scope, 'assign')
+    const fn = (f: Frame) => then(value.fn(f), (v) => then(pat.bind(f, v), () => v))
+    return { fn, cost: NODE_COST + value.cost + pat.cost, async: value.async || pat.async }
+  }
+  const ref = compileRef(c, target, scope)
+  const value = c.expr(node.value, scope)
+  const v = value.fn
+  const async = ref.async || value.async
+  const cost = NODE_COST + ref.cost + value.cost
+  if (op === '=') {
+    if (ref.slot !== undefined && !value.async) {
+      const slot = ref.slot
+      return { fn: (f) => (f.s[slot] = v(f)), cost, async: false }
+    }
+    const fn = (f: Frame) => then(ref.prepare(f), (h) => then(v(f), (val) => ref.set(f, h, val)))
+    return { fn, cost, async }
+  }
+  if (op === '&&=' || op === '||=' || op === '??=') {
+    const vc = value.cost
+    const needs: (x: unknown) => boolean = op === '&&=' ? (x) => !!x : op === '||=' ? (x) => !x : (x) => x === null || x === undefined
+    const fn = (f: Frame) => then(ref.prepare(f), (h) => {
+      const cur = ref.get(f, h)
+      if (!needs(cur)) return cur
+      f.rt.charge(vc)
+      return then(v(f), (val) => ref.set(f, h, val))
+    })
+    return { fn, cost: NODE_COST + ref.cost, async }
+  }
+  const binop = op.endsWith('=') ? op.slice(0, -1) : ''
+  const impl = BINARY_OPS[binop] ?? unknownOperator(op)
+  if (ref.slot !== undefined && !value.async) {
+    const slot = ref.slot
+    if (binop === '+') {
+      return {
+        fn: (f) => {
+          const r = (f.s[slot] as any) + v(f)
+          return (f.s[slot] = typeof r === 'string' ? f.rt.chargeString(r) : r)
+        },
+        cost,
+        async: false,
+      }
+    }
+    return { fn: (f) => (f.s[slot] = impl(f.s[slot], v(f), f)), cost, async: false }
+  }
+  const fn = (f: Frame) => then(ref.prepare(f), (h) => {
+    const cur = ref.get(f, h)
+    return then(v(f), (val) => ref.set(f, h, impl(cur, val, f)))
+  })
+  return { fn, cost, async }
+}
+
+export function compileUpdate(c: Compiler, node: any, scope: Scope): CExpr {
+  const delta = node.op === '++' ? 1 : node.op === '--' ? -1 : unknownOperator(node.op)
+  const prefix = node.prefix === true
+  const ref = compileRef(c, node.argument, scope)
+  if (ref.slot !== undefined) {
+    const slot = ref.slot
+    const fn = prefix
+      ? (f: Frame) => (f.s[slot] = +(f.s[slot] as number) + delta)
+      : (f: Frame) => { const old = +(f.s[slot] as number); f.s[slot] = old + delta; return old }
+    return { fn, cost: NODE_COST + ref.cost, async: false }
+  }
+  const fn = (f: Frame) => then(ref.prepare(f), (h) => {
+    const old = +(ref.get(f, h) as number)
+    ref.set(f, h, old + delta)
+    return prefix ? old + delta : old
+  })
+  return { fn, cost: NODE_COST + ref.cost, async: ref.async }
+}

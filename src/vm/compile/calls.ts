@@ -1,0 +1,180 @@
+/**
+ * Calls: helper functions, atoms used as expressions, global builtins,
+ * namespace statics (`Math.max`), allowlisted instance methods, and lambdas
+ * (arrow callbacks, valid only as arguments of array methods).
+ */
+import { NODE_COST } from '../fuel.ts'
+import { vmError } from '../errors.ts'
+import { isForbiddenKey } from '../guards.ts'
+import type { Frame } from '../runtime.ts'
+import { RETURN, isPromise } from '../runtime.ts'
+import type { CExpr, Scope } from './context.ts'
+import { compileError } from './context.ts'
+import type { Compiler } from './compiler.ts'
+import { compileList } from './expressions.ts'
+import { isP, seq2, then } from './async.ts'
+import { GLOBAL_FUNCTIONS, NAMESPACES } from '../builtins/globals.ts'
+import { HOF_METHODS, type Callable } from '../builtins/array-hof.ts'
+import { INSTANCE_METHOD_NAMES, callInstanceMethod } from '../builtins/methods.ts'
+import { invokeAtom } from './atom-invoke.ts'
+import { didYouMean } from '../suggest.ts'
+
+/** `call`: helper > atom > global function, resolved at compile time. */
+export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
+  const name = node.callee as string
+  if (typeof name !== 'string') throw compileError('AST_INVALID', 'call.callee must be a name')
+  if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden function name "${name}"`)
+  const args = compileList(c, node.args ?? [], scope)
+  const cost = NODE_COST + args.cost
+  const helper = c.helper(name)
+  if (helper) {
+    const a = args.fn
+    const fn = args.async ? (f: Frame) => then(a(f), (vals) => helper.invoke(f, vals)) : (f: Frame) => helper.invoke(f, a(f))
+    return { fn, cost, async: args.async || helper.async }
+  }
+  const atom = c.expressionAtom(name)
+  if (atom) {
+    if ((node.args ?? []).length > 1) throw compileError('AST_INVALID', `Atom "${name}" takes one object argument`)
+    const loc = node.loc
+    const a = args.fn
+    const call = (f: Frame, vals: unknown[]) => {
+      const input = vals.length === 0 ? {} : vals[0]
+      if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+        throw vmError('ATOM_INPUT_INVALID', `Atom "${name}" takes one object argument`, { op: name })
+      }
+      return invokeAtom(f, atom, input as Record<string, unknown>, loc)
+    }
+    const fn = args.async ? (f: Frame) => then(a(f), (vals) => call(f, vals)) : (f: Frame) => call(f, a(f))
+    return { fn, cost, async: true }
+  }
+  const global = GLOBAL_FUNCTIONS[name]
+  if (global) {
+    const a = args.fn
+    const fn = args.async ? (f: Frame) => then(a(f), (vals) => global(f.rt, vals)) : (f: Frame) => global(f.rt, a(f))
+    return { fn, cost, async: args.async }
+  }
+  const known = [...c.helperNames(), ...c.expressionAtomNames(), ...Object.keys(GLOBAL_FUNCTIONS)]
+  throw compileError('UNKNOWN_FUNCTION', `Unknown function "${name}"${didYouMean(name, known)}`)
+}
+
+function isLambda(node: any): boolean {
+  return node && node.$expr === 'lambda'
+}
+
+/** `methodCall`: namespace statics are bound at compile time; instance methods dispatch on the value's type. */
+export function compileMethodCall(c: Compiler, node: any, scope: Scope): CExpr {
+  const method = node.method as string
+  if (typeof method !== 'string') throw compileError('AST_INVALID', 'methodCall.method must be a name')
+  if (isForbiddenKey(method)) throw compileError('FORBIDDEN_NAME', `Forbidden method name "${method}"`)
+  const argNodes: any[] = node.args ?? []
+  const objNode = node.object
+  if (objNode?.$expr === 'ident' && !scope.lookup(objNode.name) && Object.prototype.hasOwnProperty.call(NAMESPACES, objNode.name)) {
+    const ns = NAMESPACES[objNode.name]!
+    const impl = Object.prototype.hasOwnProperty.call(ns, method) ? ns[method] : undefined
+    if (!impl) {
+      throw compileError('METHOD_NOT_ALLOWED', `${objNode.name}.${method} is not available${didYouMean(method, Object.keys(ns))}`)
+    }
+    if (argNodes.some(isLambda)) throw compileError('AST_INVALID', `${objNode.name}.${method} does not take a callback`)
+    const args = compileList(c, argNodes, scope)
+    const a = args.fn
+    const fn = args.async ? (f: Frame) => then(a(f), (vals) => impl(f.rt, vals)) : (f: Frame) => impl(f.rt, a(f))
+    return { fn, cost: 2 * NODE_COST + args.cost, async: args.async }
+  }
+  const obj = c.expr(objNode, scope)
+  const optional = node.optional === true
+  if (argNodes.some(isLambda)) return compileHofCall(c, node, obj, scope)
+  if (!INSTANCE_METHOD_NAMES.has(method)) {
+    throw compileError('METHOD_NOT_ALLOWED', `Method "${method}" is not available${didYouMean(method, [...INSTANCE_METHOD_NAMES])}`)
+  }
+  const args = compileList(c, argNodes, scope)
+  const invoke = (f: Frame, target: unknown, vals: unknown[]) => {
+    if (optional && (target === null || target === undefined)) return undefined
+    return callInstanceMethod(f.rt, target, method, vals)
+  }
+  const async = obj.async || args.async
+  const o = obj.fn, a = args.fn
+  const fn = async ? (f: Frame) => seq2(o, a, (t, vals) => invoke(f, t, vals))(f) : (f: Frame) => invoke(f, o(f), a(f))
+  return { fn, cost: NODE_COST + obj.cost + args.cost, async }
+}
+
+function compileHofCall(c: Compiler, node: any, obj: CExpr, scope: Scope): CExpr {
+  const method = node.method as string
+  const hof = HOF_METHODS[method]
+  if (!hof) throw compileError('METHOD_NOT_ALLOWED', `Method "${method}" does not take a callback${didYouMean(method, Object.keys(HOF_METHODS))}`)
+  const argNodes: any[] = node.args
+  if (!isLambda(argNodes[0]) || argNodes.slice(1).some(isLambda)) {
+    throw compileError('AST_INVALID', `${method} takes the callback as its first argument`)
+  }
+  const lambda = compileLambda(c, argNodes[0], scope)
+  const rest = compileList(c, argNodes.slice(1), scope)
+  if (lambda.async && hof.syncOnly) throw compileError('AST_INVALID', `The callback of ${method} cannot call atoms or helpers`)
+  const optional = node.optional === true
+  const o = obj.fn, r = rest.fn
+  const invoke = (f: Frame, target: unknown, extra: unknown[]) => {
+    if (optional && (target === null || target === undefined)) return undefined
+    if (!Array.isArray(target)) {
+      throw vmError('TYPE_ERROR', `${method} with a callback needs an array, got ${target === null ? 'null' : typeof target}`)
+    }
+    return hof.run(f, target, lambda, extra)
+  }
+  const async = obj.async || rest.async || lambda.async
+  const fn = obj.async || rest.async
+    ? (f: Frame) => seq2(o, r, (t, extra) => invoke(f, t, extra))(f)
+    : (f: Frame) => invoke(f, o(f), r(f))
+  return { fn, cost: NODE_COST + obj.cost + rest.cost, async }
+}
+
+/** Compile a lambda into a callable bound to the enclosing function's frame. */
+export function compileLambda(c: Compiler, node: any, scope: Scope): Callable {
+  const inner = scope.child()
+  const params = (node.params ?? []) as unknown[]
+  if (!Array.isArray(params)) throw compileError('AST_INVALID', 'lambda.params must be an array')
+  const binders = params.map((p) => c.pattern(p, inner, 'param'))
+  const bindAsync = binders.some((b) => b.async)
+  const bindAll = (f: Frame, args: unknown[]): any => {
+    let pending: any
+    for (let i = 0; i < binders.length; i++) {
+      if (pending !== undefined) { const k = i; pending = pending.then(() => binders[k]!.bind(f, args[k])); continue }
+      const r = binders[i]!.bind(f, args[i])
+      if (isP(r)) pending = r
+    }
+    return pending
+  }
+  const bindCost = binders.reduce((s, b) => s + b.cost, 0)
+  if (node.body !== undefined && node.steps !== undefined) throw compileError('AST_INVALID', 'lambda takes either body or steps')
+  if (node.body !== undefined) {
+    const body = c.expr(node.body, inner)
+    const b = body.fn
+    const cost = body.cost + bindCost
+    const async = body.async || bindAsync
+    const call = (f: Frame, args: unknown[]) => {
+      f.rt.tick()
+      f.rt.charge(cost)
+      if (!bindAsync) {
+        for (let i = 0; i < binders.length; i++) binders[i]!.bind(f, args[i])
+        return b(f)
+      }
+      return then(bindAll(f, args), () => b(f))
+    }
+    return { call, async }
+  }
+  const block = c.block(node.steps ?? [], inner)
+  const steps = block.run
+  const readReturn = (f: Frame, code: number) => {
+    if (code === RETURN) { const v = f.ret; f.ret = undefined; return v }
+    return undefined
+  }
+  const call = (f: Frame, args: unknown[]) => {
+    f.rt.tick()
+    f.rt.charge(bindCost)
+    return then(bindAll(f, args), () => {
+      const code = steps(f)
+      return isPromise(code) ? code.then((k) => readReturn(f, k)) : readReturn(f, code)
+    })
+  }
+  return { call, async: block.async || bindAsync }
+}
+
+export function compileLambdaOutsideCall(): CExpr {
+  throw compileError('AST_INVALID', 'A lambda can only be the callback argument of an array method')
+}

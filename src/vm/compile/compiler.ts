@@ -1,0 +1,266 @@
+/**
+ * The compiler: turns a validated "ajs/1" program into closures, once.
+ * Dispatch is table-driven (EXPR_COMPILERS, STEP_COMPILERS); anything not in
+ * the tables is an atom step. The result is cached per AST by the VM.
+ */
+import type { AjsProgram, FunctionDef, Loc, Step } from '../../ast/types.ts'
+import { VmError, vmError } from '../errors.ts'
+import { Frame, RETURN, NORMAL, isPromise, type Run, type Completion } from '../runtime.ts'
+import { FnCtx, Scope, compileError, type CExpr, type CStep } from './context.ts'
+import { EXPR_COMPILERS } from './expressions.ts'
+import { compilePattern, type CPattern, type PatternKind } from './patterns.ts'
+import { STEP_COMPILERS } from './statements.ts'
+import { compileAtomStep } from './atom-steps.ts'
+import type { AtomDef, AtomTable } from '../atoms/types.ts'
+import { isP } from './async.ts'
+import { closest } from '../suggest.ts'
+import { wrapTrace } from './trace.ts'
+import { computeAsyncHelpers } from './async-scan.ts'
+
+export interface CStepInfo {
+  run: CStep
+  async: boolean
+}
+
+export interface HelperRef {
+  invoke: (f: Frame, args: unknown[]) => unknown
+  async: boolean
+}
+
+interface HelperState {
+  ctx: FnCtx
+  body: ((f: Frame, args: unknown[]) => unknown) | null
+  async: boolean
+}
+
+export interface CompiledProgram {
+  /** Run the entry with the given (already copied-in) args; returns the return value. */
+  run: (rt: Run, args: unknown) => unknown
+  nslots: number
+}
+
+export interface CompileOptions {
+  trace: boolean
+}
+
+export class Compiler {
+  private readonly helpers = new Map<string, HelperState>()
+  private readonly asyncHelpers: Set<string>
+  readonly file: string | undefined
+
+  constructor(readonly program: AjsProgram, readonly atoms: AtomTable, readonly options: CompileOptions) {
+    this.file = typeof program.file === 'string' ? program.file : undefined
+    this.asyncHelpers = computeAsyncHelpers(program, atoms)
+  }
+
+  // --- expressions ---------------------------------------------------------
+
+  expr(node: any, scope: Scope): CExpr {
+    if (node === null || typeof node !== 'object' || typeof node.$expr !== 'string') {
+      throw compileError('AST_INVALID', `Expected an expression node, got ${JSON.stringify(node)?.slice(0, 60)}`)
+    }
+    const compile = Object.prototype.hasOwnProperty.call(EXPR_COMPILERS, node.$expr) ? EXPR_COMPILERS[node.$expr] : undefined
+    if (!compile) throw compileError('AST_INVALID', `Unknown expression kind "${node.$expr}"`)
+    const loc = node.loc as Loc | undefined
+    if (!loc) return compile(this, node, scope)
+    try {
+      return compile(this, node, scope)
+    } catch (e) {
+      if (e instanceof VmError && !e.loc) { e.loc = loc; e.file = this.file }
+      throw e
+    }
+  }
+
+  pattern(p: unknown, scope: Scope, kind: PatternKind): CPattern {
+    return compilePattern(this, p, scope, kind)
+  }
+
+  // --- steps ---------------------------------------------------------------
+
+  /** A block: its own lexical scope. */
+  block(steps: unknown, scope: Scope): CStepInfo {
+    return this.sequence(steps, scope.child())
+  }
+
+  /** Steps in the given scope, run in order. */
+  sequence(steps: unknown, scope: Scope): CStepInfo {
+    if (!Array.isArray(steps)) throw compileError('AST_INVALID', 'Expected a list of steps')
+    const infos = steps.map((s) => this.step(s, scope))
+    const runs = infos.map((i) => i.run)
+    const async = infos.some((i) => i.async)
+    return { run: runSequence(runs), async }
+  }
+
+  step(node: any, scope: Scope): CStepInfo {
+    if (node === null || typeof node !== 'object' || typeof node.op !== 'string') {
+      throw compileError('AST_INVALID', `Expected a step, got ${JSON.stringify(node)?.slice(0, 60)}`)
+    }
+    const loc = node.loc as Loc | undefined
+    let info: CStepInfo
+    try {
+      const special = Object.prototype.hasOwnProperty.call(STEP_COMPILERS, node.op) ? STEP_COMPILERS[node.op] : undefined
+      info = special ? special(this, node as Step, scope) : compileAtomStep(this, node as Step, scope)
+    } catch (e) {
+      if (e instanceof VmError) {
+        if (!e.loc && loc) { e.loc = loc; e.file = this.file }
+        e.op ??= node.op
+      }
+      throw e
+    }
+    if (this.options.trace) info = { run: wrapTrace(info.run, node.op, loc, this.file), async: info.async }
+    if (loc) info = { run: locate(info.run, node.op, loc, this.file), async: info.async }
+    return info
+  }
+
+  /** Where a step's `result` (or varSet's key) goes: an existing binding, else a function-scope variable. */
+  resultSlot(name: string, scope: Scope): number {
+    const b = scope.lookup(name)
+    if (b) {
+      if (b.kind === 'const') throw compileError('CONST_ASSIGN', `Assignment to constant "${name}"`)
+      return b.slot
+    }
+    return scope.fn.root.declare(name, 'var').slot
+  }
+
+  // --- resolution ------------------------------------------------------------
+
+  helper(name: string): HelperRef | undefined {
+    const defs = this.program.functions
+    if (!defs || !Object.prototype.hasOwnProperty.call(defs, name)) return undefined
+    let state = this.helpers.get(name)
+    if (!state) {
+      state = { ctx: new FnCtx(name), body: null, async: this.asyncHelpers.has(name) }
+      this.helpers.set(name, state)
+      state.body = this.compileFunction(defs[name]!, state.ctx)
+    }
+    const st = state
+    return {
+      async: st.async,
+      invoke: (f, args) => {
+        const rt = f.rt
+        rt.enter()
+        const frame = new Frame(new Array(st.ctx.nslots), rt)
+        let r: unknown
+        try {
+          r = st.body!(frame, args)
+        } catch (e) {
+          rt.leave()
+          throw e
+        }
+        if (isP(r)) return r.then((v) => { rt.leave(); return v }, (e) => { rt.leave(); throw e })
+        rt.leave()
+        return r
+      },
+    }
+  }
+
+  helperNames(): string[] {
+    return Object.keys(this.program.functions ?? {})
+  }
+
+  expressionAtom(name: string): AtomDef | undefined {
+    const a = this.atoms.get(name)
+    return a && a.expression !== false ? a : undefined
+  }
+
+  expressionAtomNames(): string[] {
+    return [...this.atoms.values()].filter((a) => a.expression !== false).map((a) => a.op)
+  }
+
+  suggest(name: string, scope: Scope): string {
+    const names: string[] = []
+    for (let s: Scope | null = scope; s; s = s.parent) names.push(...s.names.keys())
+    const c = closest(name, names)
+    return c ? ` (did you mean "${c}"?)` : ''
+  }
+
+  // --- functions -------------------------------------------------------------
+
+  private compileFunction(def: FunctionDef, ctx: FnCtx): (f: Frame, args: unknown[]) => unknown {
+    const scope = ctx.root
+    const params = Array.isArray(def.params) ? def.params : []
+    const binders = params.map((p) => this.pattern(p, scope, 'param'))
+    const body = this.sequence(def.steps, scope.child())
+    const run = body.run
+    const finish = (f: Frame, code: Completion) => (code === RETURN ? f.ret : undefined)
+    return (f, args) => {
+      let pending: unknown
+      for (let i = 0; i < binders.length; i++) {
+        const b = binders[i]!
+        if (pending !== undefined) { const k = i; pending = (pending as Promise<unknown>).then(() => b.bind(f, args[k])); continue }
+        const r = b.bind(f, args[i])
+        if (isP(r)) pending = r
+      }
+      const go = () => {
+        const code = run(f)
+        return isPromise(code) ? code.then((c) => finish(f, c)) : finish(f, code)
+      }
+      return pending !== undefined ? (pending as Promise<unknown>).then(go) : go()
+    }
+  }
+
+  compileProgram(): CompiledProgram {
+    const ctx = new FnCtx('<entry>')
+    const scope = ctx.root
+    const params = this.program.params !== undefined ? this.pattern(this.program.params, scope, 'param') : undefined
+    const body = this.sequence(this.program.steps, scope.child())
+    const run = body.run
+    const finish = (f: Frame, code: Completion) => (code === RETURN ? f.ret : undefined)
+    return {
+      nslots: ctx.nslots,
+      run: (rt, args) => {
+        const f = new Frame(new Array(ctx.nslots), rt)
+        const go = () => {
+          const code = run(f)
+          return isPromise(code) ? code.then((c) => finish(f, c)) : finish(f, code)
+        }
+        if (!params) return go()
+        const r = params.bind(f, args)
+        return isP(r) ? r.then(go) : go()
+      },
+    }
+  }
+}
+
+/** Run compiled steps in order, stopping at the first abrupt completion. */
+export function runSequence(runs: CStep[]): CStep {
+  const n = runs.length
+  if (n === 0) return () => NORMAL
+  if (n === 1) return runs[0]!
+  const from = (f: Frame, start: number): Completion | Promise<Completion> => {
+    for (let i = start; i < n; i++) {
+      const c = runs[i]!(f)
+      if (c !== NORMAL) {
+        if (isPromise(c)) {
+          const next = i + 1
+          return c.then((code) => (code !== NORMAL ? code : from(f, next)))
+        }
+        return c
+      }
+    }
+    return NORMAL
+  }
+  return (f) => from(f, 0)
+}
+
+/** Attach the step's location (and op) to errors escaping it. */
+function locate(run: CStep, op: string, loc: Loc, file: string | undefined): CStep {
+  const annotate = (e: unknown) => {
+    if (e instanceof VmError && !e.loc) {
+      e.loc = loc
+      e.file = file
+      e.op ??= op
+    }
+    return e
+  }
+  return (f) => {
+    try {
+      const r = run(f)
+      return isPromise(r) ? r.catch((e) => { throw annotate(e) }) : r
+    } catch (e) {
+      throw annotate(e)
+    }
+  }
+}
+
+export { vmError }

@@ -1,0 +1,79 @@
+/**
+ * Compile-time context: lexical scopes resolved to frame slots, and the
+ * shapes of compiled closures.
+ *
+ * Names are resolved once, at compile time, to an index into the current
+ * function's slot array; at run time a variable read is one array load.
+ */
+import type { Frame, Completion } from '../runtime.ts'
+import type { Loc } from '../../ast/types.ts'
+import { vmError, VmError } from '../errors.ts'
+
+/** A compiled expression: `fn` may return a Promise only when `async` is true. */
+export interface CExpr {
+  fn: (f: Frame) => any
+  /** Micro-fuel of the nodes always evaluated by this subtree (charged by the caller once). */
+  cost: number
+  async: boolean
+  /** Set for literal nodes: lets operators fold or specialise. */
+  constant?: { value: unknown }
+}
+
+export type CStep = (f: Frame) => Completion | Promise<Completion>
+
+export type BindingKind = 'let' | 'const' | 'var' | 'param'
+
+export interface Binding {
+  slot: number
+  kind: BindingKind
+}
+
+/** One function being compiled: owns the slot counter. */
+export class FnCtx {
+  nslots = 0
+  readonly root: Scope
+  constructor(readonly name: string) {
+    this.root = new Scope(null, this)
+  }
+  alloc(): number {
+    return this.nslots++
+  }
+}
+
+export class Scope {
+  readonly names = new Map<string, Binding>()
+  /** Labels of enclosing loops, innermost last (for validation of break/continue). */
+  constructor(readonly parent: Scope | null, readonly fn: FnCtx) {}
+
+  child(): Scope {
+    return new Scope(this, this.fn)
+  }
+
+  declare(name: string, kind: BindingKind): Binding {
+    const b = { slot: this.fn.alloc(), kind }
+    this.names.set(name, b)
+    return b
+  }
+
+  lookup(name: string): Binding | undefined {
+    for (let s: Scope | null = this; s; s = s.parent) {
+      const b = s.names.get(name)
+      if (b) return b
+    }
+    return undefined
+  }
+}
+
+/** Attach a location to a compile error (first one wins: innermost). */
+export function withLoc<T>(loc: Loc | undefined, f: () => T): T {
+  if (!loc) return f()
+  try {
+    return f()
+  } catch (e) {
+    if (e instanceof VmError && !e.loc) e.loc = loc
+    throw e
+  }
+}
+
+export const compileError = (code: Parameters<typeof vmError>[0], message: string, loc?: Loc) =>
+  vmError(code, message, loc ? { loc } : undefined)

@@ -1,0 +1,352 @@
+/**
+ * Expression compilers, one per `$expr` kind (table-driven). Each returns a
+ * CExpr: a closure plus its static fuel cost; closures of subtrees without
+ * atom or helper calls are plain synchronous functions.
+ */
+import type { Expr } from '../../ast/types.ts'
+import { NODE_COST } from '../fuel.ts'
+import { getComputed, getNamed, isForbiddenKey, toKey, deleteProp, ownKeys } from '../guards.ts'
+import { vmError } from '../errors.ts'
+import { BINARY_OPS, UNARY_OPS, specialiseBinary, specialiseBinaryConst, unknownOperator } from './operators.ts'
+import { isP, seq2, seqN, then } from './async.ts'
+import type { CExpr, Scope } from './context.ts'
+import { compileError } from './context.ts'
+import type { Compiler } from './compiler.ts'
+import { GLOBAL_VALUES } from '../builtins/globals.ts'
+import { deepCopyLiteral } from '../membrane.ts'
+import { compileCall, compileMethodCall, compileLambdaOutsideCall } from './calls.ts'
+import { compileAssign, compileUpdate } from './assign.ts'
+import { makeRegex } from '../builtins/regex.ts'
+import type { Frame } from '../runtime.ts'
+
+type ExprCompiler = (c: Compiler, node: any, scope: Scope) => CExpr
+
+const constant = (value: unknown): CExpr => ({ fn: () => value, cost: NODE_COST, async: false, constant: { value } })
+
+function literal(_c: Compiler, node: { value: unknown }): CExpr {
+  const v = node.value
+  if (v === null || typeof v !== 'object') return constant(v)
+  return { fn: (f) => deepCopyLiteral(f.rt, v), cost: NODE_COST, async: false }
+}
+
+function ident(c: Compiler, node: { name: string }, scope: Scope): CExpr {
+  const name = node.name
+  if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden identifier "${name}"`)
+  const b = scope.lookup(name)
+  if (b) {
+    const slot = b.slot
+    return { fn: (f) => f.s[slot], cost: NODE_COST, async: false }
+  }
+  if (Object.prototype.hasOwnProperty.call(GLOBAL_VALUES, name)) return constant(GLOBAL_VALUES[name])
+  throw compileError('UNKNOWN_IDENTIFIER', `Unknown identifier "${name}"` + c.suggest(name, scope))
+}
+
+function member(c: Compiler, node: any, scope: Scope): CExpr {
+  const obj = c.expr(node.object, scope)
+  const o = obj.fn
+  if (!node.computed) {
+    const name = node.property as string
+    if (typeof name !== 'string') throw compileError('AST_INVALID', 'member.property must be a string unless computed')
+    if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${name}"`)
+    const fn = obj.async ? (f: Frame) => then(o(f), (v) => getNamed(v, name)) : (f: Frame) => getNamed(o(f), name)
+    return { fn, cost: NODE_COST + obj.cost, async: obj.async }
+  }
+  const prop = c.expr(node.property, scope)
+  if (prop.constant && typeof prop.constant.value === 'string') {
+    const name = prop.constant.value
+    if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${name}"`)
+  }
+  const p = prop.fn
+  const async = obj.async || prop.async
+  const fn = async ? seq2(o, p, getComputed) : (f: Frame) => getComputed(o(f), p(f))
+  return { fn, cost: NODE_COST + obj.cost + prop.cost, async }
+}
+
+function binary(c: Compiler, node: any, scope: Scope): CExpr {
+  const op = node.op as string
+  const impl = BINARY_OPS[op] ?? unknownOperator(op)
+  const left = c.expr(node.left, scope)
+  const right = c.expr(node.right, scope)
+  const cost = NODE_COST + left.cost + right.cost
+  if (left.async || right.async) {
+    const fn = (f: Frame) => seq2(left.fn, right.fn, (a, b) => impl(a, b, f))(f)
+    return { fn, cost, async: true }
+  }
+  const special = right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value) : undefined
+  const fn = special ?? specialiseBinary(op, left.fn, right.fn) ?? ((f: Frame) => impl(left.fn(f), right.fn(f), f))
+  return { fn, cost, async: false }
+}
+
+function logical(c: Compiler, node: any, scope: Scope): CExpr {
+  const left = c.expr(node.left, scope)
+  const right = c.expr(node.right, scope)
+  const l = left.fn, r = right.fn, rc = right.cost
+  const takeRight = (f: Frame) => { f.rt.charge(rc); return r(f) }
+  const decide: Record<string, (v: any) => boolean> = {
+    '&&': (v) => !!v,
+    '||': (v) => !v,
+    '??': (v) => v === null || v === undefined,
+  }
+  const goRight = decide[node.op] ?? unknownOperator(node.op)
+  const cost = NODE_COST + left.cost
+  if (left.async || right.async) {
+    return { fn: (f) => then(l(f), (v) => (goRight(v) ? takeRight(f) : v)), cost, async: true }
+  }
+  switch (node.op) {
+    case '&&': return { fn: (f) => { const v = l(f); if (!v) return v; f.rt.charge(rc); return r(f) }, cost, async: false }
+    case '||': return { fn: (f) => { const v = l(f); if (v) return v; f.rt.charge(rc); return r(f) }, cost, async: false }
+    default: return { fn: (f) => { const v = l(f); if (v !== null && v !== undefined) return v; f.rt.charge(rc); return r(f) }, cost, async: false }
+  }
+}
+
+function unary(c: Compiler, node: any, scope: Scope): CExpr {
+  const op = node.op as string
+  if (op === 'delete') return deleteExpr(c, node, scope)
+  if (op === 'typeof' && node.argument?.$expr === 'ident' && !scope.lookup(node.argument.name)
+    && !Object.prototype.hasOwnProperty.call(GLOBAL_VALUES, node.argument.name)) {
+    return { ...constant('undefined'), cost: 2 * NODE_COST }
+  }
+  const impl = UNARY_OPS[op] ?? unknownOperator(op)
+  const arg = c.expr(node.argument, scope)
+  const a = arg.fn
+  const cost = NODE_COST + arg.cost
+  if (arg.async) return { fn: (f) => then(a(f), impl), cost, async: true }
+  switch (op) {
+    case '-': return { fn: (f) => -a(f), cost, async: false }
+    case '!': return { fn: (f) => !a(f), cost, async: false }
+    default: return { fn: (f) => impl(a(f)), cost, async: false }
+  }
+}
+
+function deleteExpr(c: Compiler, node: any, scope: Scope): CExpr {
+  const target = node.argument
+  if (!target || target.$expr !== 'member') throw compileError('AST_INVALID', '`delete` needs a member expression')
+  const obj = c.expr(target.object, scope)
+  const key: CExpr = target.computed ? c.expr(target.property, scope) : constant(target.property)
+  if (!target.computed && isForbiddenKey(target.property)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${target.property}"`)
+  const async = obj.async || key.async
+  const fn = async ? seq2(obj.fn, key.fn, deleteProp) : (f: Frame) => deleteProp(obj.fn(f), key.fn(f))
+  return { fn, cost: 2 * NODE_COST + obj.cost + (target.computed ? key.cost : 0), async }
+}
+
+function conditional(c: Compiler, node: any, scope: Scope): CExpr {
+  const test = c.expr(node.test, scope)
+  const yes = c.expr(node.consequent, scope)
+  const no = c.expr(node.alternate, scope)
+  const t = test.fn, y = yes.fn, n = no.fn, yc = yes.cost, nc = no.cost
+  const pick = (f: Frame, v: unknown) => {
+    if (v) { f.rt.charge(yc); return y(f) }
+    f.rt.charge(nc)
+    return n(f)
+  }
+  const async = test.async || yes.async || no.async
+  const fn = test.async ? (f: Frame) => then(t(f), (v) => pick(f, v)) : (f: Frame) => pick(f, t(f))
+  return { fn, cost: NODE_COST + test.cost, async }
+}
+
+/** Spread of an iterable into an array under construction. */
+export function spreadInto(f: Frame, out: unknown[], v: unknown): void {
+  if (Array.isArray(v)) {
+    f.rt.chargeSlots(v.length)
+    for (let i = 0; i < v.length; i++) out.push(v[i])
+  } else if (typeof v === 'string') {
+    f.rt.chargeSlots(v.length)
+    for (const ch of v) out.push(ch)
+  } else {
+    throw vmError('TYPE_ERROR', `${v === null ? 'null' : typeof v} is not iterable`)
+  }
+}
+
+/** Compile a list of arguments/elements that may contain spreads into one array-producing closure. */
+export function compileList(c: Compiler, items: any[], scope: Scope): CExpr {
+  if (!Array.isArray(items)) throw compileError('AST_INVALID', 'Expected an array of expressions')
+  let cost = 0
+  let async = false
+  const parts = items.map((item) => {
+    const spread = item && item.$expr === 'spread'
+    const ce = c.expr(spread ? item.argument : item, scope)
+    cost += ce.cost + (spread ? NODE_COST : 0)
+    async ||= ce.async
+    return { spread, fn: ce.fn }
+  })
+  const fns = parts.map((p) => p.fn)
+  const build = (f: Frame, values: unknown[]) => {
+    if (!parts.some((p) => p.spread)) return values
+    const out: unknown[] = []
+    for (let i = 0; i < values.length; i++) {
+      if (parts[i]!.spread) spreadInto(f, out, values[i])
+      else out.push(values[i])
+    }
+    return out
+  }
+  if (async) return { fn: (f) => seqN(fns, (vals) => build(f, vals))(f), cost, async }
+  const hasSpread = parts.some((p) => p.spread)
+  const n = fns.length
+  const fn = hasSpread
+    ? (f: Frame) => { const vals = new Array(n); for (let i = 0; i < n; i++) vals[i] = fns[i]!(f); return build(f, vals) }
+    : n === 0 ? () => []
+    : n === 1 ? (f: Frame) => [fns[0]!(f)]
+    : n === 2 ? (f: Frame) => [fns[0]!(f), fns[1]!(f)]
+    : (f: Frame) => { const vals = new Array(n); for (let i = 0; i < n; i++) vals[i] = fns[i]!(f); return vals }
+  return { fn, cost, async }
+}
+
+function array(c: Compiler, node: any, scope: Scope): CExpr {
+  const list = compileList(c, node.elements, scope)
+  const l = list.fn
+  const charge = (f: Frame, a: unknown[]) => { f.rt.chargeSlots(a.length); return a }
+  const fn = list.async ? (f: Frame) => then(l(f), (a) => charge(f, a)) : (f: Frame) => charge(f, l(f))
+  return { fn, cost: NODE_COST + list.cost, async: list.async }
+}
+
+/** Copy own enumerable properties of `src` into `out` (object spread / Object.assign semantics without setters). */
+export function spreadProps(f: Frame, out: Record<string, unknown>, src: unknown): void {
+  if (src === null || src === undefined) return
+  if (typeof src === 'string') {
+    for (let i = 0; i < src.length; i++) out[i] = src[i]
+    f.rt.chargeSlots(src.length)
+    return
+  }
+  if (typeof src !== 'object') return
+  const keys = ownKeys(src)
+  f.rt.chargeSlots(keys.length)
+  for (const k of keys) out[k] = (src as Record<string, unknown>)[k]
+}
+
+function object(c: Compiler, node: any, scope: Scope): CExpr {
+  if (!Array.isArray(node.properties)) throw compileError('AST_INVALID', 'object.properties must be an array')
+  let cost = NODE_COST
+  let async = false
+  type Part = { kind: 'static'; key: string; fn: any } | { kind: 'computed'; key: any; fn: any } | { kind: 'spread'; fn: any }
+  const parts: Part[] = node.properties.map((p: any): Part => {
+    if (p && p.$expr === 'spread') {
+      const ce = c.expr(p.argument, scope)
+      cost += ce.cost + NODE_COST
+      async ||= ce.async
+      return { kind: 'spread', fn: ce.fn }
+    }
+    const value = c.expr(p.value, scope)
+    cost += value.cost
+    async ||= value.async
+    if (p.computed) {
+      const key = c.expr(p.key, scope)
+      cost += key.cost
+      async ||= key.async
+      return { kind: 'computed', key: key.fn, fn: value.fn }
+    }
+    if (typeof p.key !== 'string') throw compileError('AST_INVALID', 'object property key must be a string unless computed')
+    if (isForbiddenKey(p.key)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${p.key}"`)
+    return { kind: 'static', key: p.key, fn: value.fn }
+  })
+  if (!async && parts.every((p) => p.kind === 'static')) {
+    const keys = parts.map((p) => (p as { key: string }).key)
+    const fns = parts.map((p) => p.fn)
+    const n = keys.length
+    const fn = (f: Frame) => {
+      const o: Record<string, unknown> = {}
+      for (let i = 0; i < n; i++) o[keys[i]!] = fns[i](f)
+      f.rt.chargeSlots(n)
+      return o
+    }
+    return { fn, cost, async }
+  }
+  // General path: evaluate in source order (key before value), with spreads.
+  const fns: Array<(f: Frame) => any> = []
+  for (const p of parts) {
+    if (p.kind === 'computed') fns.push(p.key)
+    fns.push(p.fn)
+  }
+  const build = (f: Frame, vals: unknown[]) => {
+    const o: Record<string, unknown> = {}
+    let i = 0
+    let added = 0
+    for (const p of parts) {
+      if (p.kind === 'spread') spreadProps(f, o, vals[i++])
+      else if (p.kind === 'computed') {
+        const k = toKey(vals[i++])
+        o[k] = vals[i++]
+        added++
+      } else {
+        o[p.key] = vals[i++]
+        added++
+      }
+    }
+    f.rt.chargeSlots(added)
+    return o
+  }
+  return { fn: (f) => seqN(fns, (vals) => build(f, vals))(f), cost, async }
+}
+
+export function toStringGuest(v: unknown): string {
+  return String(v)
+}
+
+function template(c: Compiler, node: any, scope: Scope): CExpr {
+  const quasis: string[] = node.quasis
+  const exprs = (node.expressions as Expr[]).map((e) => c.expr(e, scope))
+  if (!Array.isArray(quasis) || quasis.length !== exprs.length + 1) {
+    throw compileError('AST_INVALID', 'template needs one more quasi than expressions')
+  }
+  const cost = NODE_COST + exprs.reduce((s, e) => s + e.cost, 0)
+  const join = (f: Frame, vals: unknown[]) => {
+    let s = quasis[0]!
+    for (let i = 0; i < vals.length; i++) s += toStringGuest(vals[i]) + quasis[i + 1]
+    return f.rt.chargeString(s)
+  }
+  const fns = exprs.map((e) => e.fn)
+  const async = exprs.some((e) => e.async)
+  if (async) return { fn: (f) => seqN(fns, (vals) => join(f, vals))(f), cost, async }
+  const n = fns.length
+  return {
+    fn: (f) => {
+      let s = quasis[0]!
+      for (let i = 0; i < n; i++) s += toStringGuest(fns[i]!(f)) + quasis[i + 1]
+      return f.rt.chargeString(s)
+    },
+    cost,
+    async,
+  }
+}
+
+function sequence(c: Compiler, node: any, scope: Scope): CExpr {
+  const exprs = (node.expressions as Expr[]).map((e) => c.expr(e, scope))
+  if (exprs.length === 0) throw compileError('AST_INVALID', 'sequence needs at least one expression')
+  const fns = exprs.map((e) => e.fn)
+  const async = exprs.some((e) => e.async)
+  const cost = NODE_COST + exprs.reduce((s, e) => s + e.cost, 0)
+  if (async) return { fn: seqN(fns, (vals) => vals[vals.length - 1]), cost, async }
+  return { fn: (f) => { let v; for (const g of fns) v = g(f); return v }, cost, async }
+}
+
+function regex(_c: Compiler, node: any): CExpr {
+  const pattern = node.pattern, flags = node.flags ?? ''
+  makeRegex(pattern, flags) // validate once at compile time
+  return { fn: () => makeRegex(pattern, flags), cost: NODE_COST, async: false }
+}
+
+function spreadOutside(): CExpr {
+  throw compileError('AST_INVALID', '`spread` is only valid inside array, object or call arguments')
+}
+
+export const EXPR_COMPILERS: Record<string, ExprCompiler> = {
+  literal,
+  ident,
+  member,
+  binary,
+  logical,
+  unary,
+  conditional,
+  array,
+  object,
+  template,
+  sequence,
+  regex,
+  spread: spreadOutside,
+  call: compileCall,
+  methodCall: compileMethodCall,
+  lambda: compileLambdaOutsideCall,
+  assign: compileAssign,
+  update: compileUpdate,
+}
+
+export { isP }

@@ -1,0 +1,181 @@
+/**
+ * Loops. Each loop runs as a plain synchronous `for (;;)` until some part
+ * (test, body, update) returns a Promise; from there the same loop goes on
+ * in `slowLoop`, awaiting. Every iteration ticks the deadline check and is
+ * charged ITERATION_COST plus its test.
+ */
+import type { Step } from '../../ast/types.ts'
+import { ITERATION_COST, STEP_COST } from '../fuel.ts'
+import { vmError } from '../errors.ts'
+import { ownKeys } from '../guards.ts'
+import { BREAK, CONTINUE, NORMAL, isPromise, type Completion, type Frame } from '../runtime.ts'
+import type { CStep, Scope } from './context.ts'
+import { compileError } from './context.ts'
+import type { CStepInfo, Compiler } from './compiler.ts'
+import { isP } from './async.ts'
+
+type Fn = (f: Frame) => any
+const s = (step: Step) => step as any
+
+const GO_ON = -1
+
+/** What a body's completion means for the loop: GO_ON, or the completion to leave with. */
+function afterBody(f: Frame, code: Completion, label: string | undefined): Completion {
+  if (code === NORMAL) return GO_ON
+  if (code === BREAK && (f.label === undefined || f.label === label)) { f.label = undefined; return NORMAL }
+  if (code === CONTINUE && (f.label === undefined || f.label === label)) { f.label = undefined; return GO_ON }
+  return code
+}
+
+interface LoopParts {
+  label: string | undefined
+  /** Runs before each iteration (binds the loop variable, or evaluates the test); false ends the loop. */
+  next: Fn
+  nextCost: number
+  body: CStep
+  update: Fn | null
+  updateCost: number
+  /** do...while: skip `next` before the first iteration. */
+  bodyFirst: boolean
+}
+
+async function slowLoop(f: Frame, p: LoopParts, phase: 'next' | 'body' | 'update', pending: unknown): Promise<Completion> {
+  const rt = f.rt
+  for (;;) {
+    if (phase === 'next') {
+      const t = await pending
+      if (!t) return NORMAL
+      phase = 'body'
+      pending = p.body(f)
+    }
+    if (phase === 'body') {
+      const r = afterBody(f, await (pending as Completion | Promise<Completion>), p.label)
+      if (r !== GO_ON) return r
+      phase = 'update'
+      if (p.update) { rt.charge(p.updateCost); pending = p.update(f) } else pending = undefined
+    }
+    await pending
+    rt.tick()
+    rt.charge(ITERATION_COST + p.nextCost)
+    phase = 'next'
+    pending = p.next(f)
+  }
+}
+
+function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
+  const { next, body, update, label, nextCost, updateCost, bodyFirst } = p
+  const loop = (f: Frame): Completion | Promise<Completion> => {
+    const rt = f.rt
+    let first = bodyFirst
+    for (;;) {
+      rt.tick()
+      if (!first) {
+        rt.charge(ITERATION_COST + nextCost)
+        const t = next(f)
+        if (isP(t)) return slowLoop(f, p, 'next', t)
+        if (!t) return NORMAL
+      } else {
+        rt.charge(ITERATION_COST)
+      }
+      first = false
+      const code = body(f)
+      if (code !== NORMAL) {
+        if (isPromise(code)) return slowLoop(f, p, 'body', code)
+        const r = afterBody(f, code, label)
+        if (r !== GO_ON) return r
+      }
+      if (update) {
+        rt.charge(updateCost)
+        const u = update(f)
+        if (isP(u)) return slowLoop(f, p, 'update', u)
+      }
+    }
+  }
+  if (!setup) return (f) => { f.rt.charge(STEP_COST); return loop(f) }
+  return (f) => {
+    f.rt.charge(STEP_COST)
+    const r = setup(f)
+    return isP(r) ? r.then(() => loop(f)) : loop(f)
+  }
+}
+
+function whileLoop(c: Compiler, step: Step, scope: Scope, bodyFirst: boolean): CStepInfo {
+  const cond = c.expr(s(step).condition, scope)
+  const body = c.block(s(step).body ?? [], scope)
+  const run = makeLoop({
+    label: s(step).label, next: cond.fn, nextCost: cond.cost, body: body.run,
+    update: null, updateCost: 0, bodyFirst,
+  })
+  return { run, async: cond.async || body.async }
+}
+
+function forLoop(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const inner = scope.child()
+  const init = s(step).init !== undefined ? c.sequence(s(step).init, inner) : undefined
+  const cond = s(step).condition !== undefined ? c.expr(s(step).condition, inner) : undefined
+  const update = s(step).update !== undefined ? c.expr(s(step).update, inner) : undefined
+  const body = c.block(s(step).body ?? [], inner)
+  const initRun = init?.run
+  const run = makeLoop({
+    label: s(step).label,
+    next: cond ? cond.fn : () => true,
+    nextCost: cond?.cost ?? 0,
+    body: body.run,
+    update: update ? update.fn : null,
+    updateCost: update?.cost ?? 0,
+    bodyFirst: false,
+  }, initRun ? (f) => {
+    const code = initRun(f)
+    if (isPromise(code)) return code
+    return undefined
+  } : undefined)
+  return { run, async: !!init?.async || !!cond?.async || !!update?.async || body.async }
+}
+
+/** for...of / for...in: iterate a snapshot of keys or a live array by index. */
+function iterate(c: Compiler, step: Step, scope: Scope, mode: 'of' | 'in'): CStepInfo {
+  const source = c.expr(mode === 'of' ? s(step).iterable : s(step).object, scope)
+  const inner = scope.child()
+  const kind = s(step).kind === 'const' ? 'const' : 'let'
+  const target = c.pattern(s(step).target, inner, kind)
+  const body = c.block(s(step).body ?? [], inner)
+  // Iteration state lives in a hidden slot of the frame: recursion gets its own frame.
+  const hidden = inner.fn.alloc()
+  const items = (v: unknown): unknown[] => {
+    if (mode === 'in') return v === null || v === undefined ? [] : ownKeys(v)
+    if (Array.isArray(v)) return v
+    if (typeof v === 'string') return [...v]
+    throw vmError('TYPE_ERROR', `${v === null ? 'null' : typeof v} is not iterable`)
+  }
+  const next = (f: Frame) => {
+    const st = f.s[hidden] as { items: unknown[]; i: number }
+    if (st.i >= st.items.length) return false
+    const r = target.bind(f, st.items[st.i++])
+    return isP(r) ? r.then(() => true) : true
+  }
+  const loop = makeLoop({
+    label: s(step).label, next, nextCost: target.cost, body: body.run,
+    update: null, updateCost: 0, bodyFirst: false,
+  })
+  const cost = source.cost
+  const go = (f: Frame, x: unknown) => {
+    f.s[hidden] = { items: items(x), i: 0 }
+    return loop(f)
+  }
+  const run: CStep = (f) => {
+    f.rt.charge(cost)
+    const v = source.fn(f)
+    return isP(v) ? v.then((x) => go(f, x)) : go(f, v)
+  }
+  return { run, async: source.async || target.async || body.async }
+}
+
+export const LOOP_COMPILERS: Record<string, (c: Compiler, step: Step, scope: Scope) => CStepInfo> = {
+  while: (c, step, scope) => whileLoop(c, step, scope, false),
+  doWhile: (c, step, scope) => whileLoop(c, step, scope, true),
+  for: forLoop,
+  forOf: (c, step, scope) => iterate(c, step, scope, 'of'),
+  forIn: (c, step, scope) => iterate(c, step, scope, 'in'),
+}
+
+export { compileError }

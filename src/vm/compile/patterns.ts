@@ -1,0 +1,174 @@
+/**
+ * Binding patterns: names, object/array destructuring, defaults and (for
+ * assignment destructuring) member targets. Declaring kinds allocate slots in
+ * the given scope; `assign` resolves existing bindings.
+ */
+import type { Frame } from '../runtime.ts'
+import { NODE_COST } from '../fuel.ts'
+import { vmError } from '../errors.ts'
+import { getComputed, isForbiddenKey, ownKeys, toKey, setProp } from '../guards.ts'
+import type { BindingKind, Scope } from './context.ts'
+import { compileError } from './context.ts'
+import type { Compiler } from './compiler.ts'
+import { IDENTIFIER } from '../../ast/nodes.ts'
+import { then, isP, seq2 } from './async.ts'
+
+export type PatternKind = BindingKind | 'assign'
+
+export interface CPattern {
+  /** Store `v` into the pattern's bindings; may return a Promise if a default calls an atom. */
+  bind: (f: Frame, v: unknown) => unknown
+  cost: number
+  async: boolean
+}
+
+type Bind = (f: Frame, v: unknown) => unknown
+
+/** Run binders one after another on the same frame, maybe-async. */
+function chain(steps: Array<(f: Frame) => unknown>): (f: Frame) => unknown {
+  return (f) => {
+    for (let i = 0; i < steps.length; i++) {
+      const r = steps[i]!(f)
+      if (isP(r)) {
+        const rest = steps.slice(i + 1)
+        return r.then(() => chain(rest)(f))
+      }
+    }
+    return undefined
+  }
+}
+
+export function checkName(name: unknown): string {
+  if (typeof name !== 'string' || !IDENTIFIER.test(name)) throw compileError('AST_INVALID', `Invalid variable name ${JSON.stringify(name)}`)
+  if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden variable name "${name}"`)
+  return name
+}
+
+function nameBinder(c: Compiler, name: string, scope: Scope, kind: PatternKind): Bind {
+  checkName(name)
+  if (kind === 'assign') {
+    const b = scope.lookup(name)
+    if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Assignment to undeclared variable "${name}"${c.suggest(name, scope)}`)
+    if (b.kind === 'const') throw compileError('CONST_ASSIGN', `Assignment to constant "${name}"`)
+    const slot = b.slot
+    return (f, v) => { f.s[slot] = v }
+  }
+  const slot = scope.declare(name, kind).slot
+  return (f, v) => { f.s[slot] = v }
+}
+
+function requireObjectCoercible(v: unknown): void {
+  if (v === null || v === undefined) throw vmError('TYPE_ERROR', `Cannot destructure ${v === null ? 'null' : 'undefined'}`)
+}
+
+export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: PatternKind): CPattern {
+  if (typeof p === 'string') return { bind: nameBinder(c, p, scope, kind), cost: 0, async: false }
+  if (!p || typeof p !== 'object') throw compileError('AST_INVALID', 'Invalid pattern')
+  const node = p as any
+  switch (node.$pattern) {
+    case 'default': {
+      const target = compilePattern(c, node.target, scope, kind)
+      const dflt = c.expr(node.default, scope)
+      const d = dflt.fn, dc = dflt.cost, t = target.bind
+      const bind: Bind = (f, v) => {
+        if (v !== undefined) return t(f, v)
+        f.rt.charge(dc)
+        return then(d(f), (dv) => t(f, dv))
+      }
+      return { bind, cost: target.cost, async: target.async || dflt.async }
+    }
+    case 'object': {
+      let cost = NODE_COST
+      let async = false
+      const used: Array<(f: Frame) => unknown> = []
+      const props = (node.properties ?? []).map((prop: any) => {
+        let keyFn: (f: Frame) => unknown
+        if (prop.computed) {
+          const k = c.expr(prop.key, scope)
+          cost += k.cost
+          async ||= k.async
+          keyFn = k.fn
+        } else {
+          if (typeof prop.key !== 'string') throw compileError('AST_INVALID', 'Pattern key must be a string')
+          if (isForbiddenKey(prop.key)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${prop.key}"`)
+          const key = prop.key
+          keyFn = () => key
+        }
+        const value = compilePattern(c, prop.value, scope, kind)
+        cost += value.cost
+        async ||= value.async
+        return { keyFn, value }
+      })
+      const rest = node.rest !== undefined ? nameBinder(c, node.rest, scope, kind) : undefined
+      void used
+      const bind: Bind = (f, v) => {
+        requireObjectCoercible(v)
+        const seen: string[] = []
+        const steps = props.map((pr: { keyFn: (f: Frame) => unknown; value: CPattern }) => (fr: Frame) =>
+          then(pr.keyFn(fr), (k) => {
+            const key = toKey(k)
+            seen.push(String(key))
+            return pr.value.bind(fr, getComputed(v, key))
+          }))
+        if (rest) {
+          steps.push((fr: Frame) => {
+            const out: Record<string, unknown> = {}
+            for (const k of ownKeys(v)) if (!seen.includes(k)) out[k] = (v as any)[k]
+            fr.rt.chargeSlots(Object.keys(out).length)
+            return rest(fr, out)
+          })
+        }
+        return chain(steps)(f)
+      }
+      return { bind, cost, async }
+    }
+    case 'array': {
+      let cost = NODE_COST
+      let async = false
+      const elements = (node.elements ?? []).map((e: unknown) => {
+        if (e === null) return null
+        const ce = compilePattern(c, e, scope, kind)
+        cost += ce.cost
+        async ||= ce.async
+        return ce
+      })
+      const rest = node.rest !== undefined ? compilePattern(c, node.rest, scope, kind) : undefined
+      const bind: Bind = (f, v) => {
+        let arr: unknown[]
+        if (Array.isArray(v)) arr = v
+        else if (typeof v === 'string') arr = [...v]
+        else throw vmError('TYPE_ERROR', `${v === null ? 'null' : typeof v} is not iterable`)
+        const steps: Array<(fr: Frame) => unknown> = []
+        elements.forEach((el: CPattern | null, i: number) => { if (el) steps.push((fr) => el.bind(fr, arr[i])) })
+        if (rest) steps.push((fr) => { const tail = arr.slice(elements.length); fr.rt.chargeSlots(tail.length); return rest.bind(fr, tail) })
+        return chain(steps)(f)
+      }
+      return { bind, cost, async }
+    }
+    case 'target': {
+      if (kind !== 'assign') throw compileError('AST_INVALID', '`target` patterns are only valid in assignments')
+      const t = node.target
+      if (t?.$expr === 'ident') return { bind: nameBinder(c, t.name, scope, kind), cost: 0, async: false }
+      if (t?.$expr !== 'member') throw compileError('AST_INVALID', 'Assignment target must be an identifier or member')
+      const obj = c.expr(t.object, scope)
+      let keyFn: (f: Frame) => unknown
+      let cost = NODE_COST + obj.cost
+      let async = obj.async
+      if (t.computed) {
+        const k = c.expr(t.property, scope)
+        keyFn = k.fn
+        cost += k.cost
+        async ||= k.async
+      } else {
+        if (isForbiddenKey(t.property)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${t.property}"`)
+        const key = t.property
+        keyFn = () => key
+      }
+      const target = seq2(obj.fn, keyFn, (o, k) => ({ o, k }))
+      const bind: Bind = (f, v) => then(target(f), ({ o, k }) => setProp(f.rt, o, k, v))
+      return { bind, cost, async }
+    }
+    default:
+      throw compileError('AST_INVALID', `Unknown pattern kind ${JSON.stringify(node.$pattern)}`)
+  }
+}

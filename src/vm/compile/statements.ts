@@ -1,0 +1,386 @@
+/**
+ * Step compilers for the language ops (table-driven). Loops live in
+ * loops.ts, collection ops with step bodies in collection-steps.ts; every
+ * other op is an atom (atom-steps.ts).
+ */
+import type { Step } from '../../ast/types.ts'
+import { STEP_COST } from '../fuel.ts'
+import { VmError, guestErrorValue, toVmError, vmError } from '../errors.ts'
+import { BREAK, CONTINUE, Frame, NORMAL, RETURN, isPromise, type Completion } from '../runtime.ts'
+import type { CStep, Scope } from './context.ts'
+import { compileError } from './context.ts'
+import type { CStepInfo, Compiler } from './compiler.ts'
+import { compileValue } from './values.ts'
+import { isP, then } from './async.ts'
+import { checkName } from './patterns.ts'
+import { LOOP_COMPILERS } from './loops.ts'
+import { COLLECTION_STEP_COMPILERS } from './collection-steps.ts'
+
+type StepCompiler = (c: Compiler, step: Step, scope: Scope) => CStepInfo
+
+const s = (step: Step) => step as any
+
+/** Store a step's value into its `result` binding, if any, and complete normally. */
+export function storeResult(c: Compiler, step: Step, scope: Scope): (f: Frame, v: unknown) => Completion {
+  if (step.result === undefined) return () => NORMAL
+  const slot = c.resultSlot(checkName(step.result), scope)
+  return (f, v) => { f.s[slot] = v; return NORMAL }
+}
+
+function block(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const body = c.block(s(step).steps, scope)
+  const b = body.run
+  return { run: (f) => { f.rt.charge(STEP_COST); return b(f) }, async: body.async }
+}
+
+function ifStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const cond = c.expr(s(step).condition, scope)
+  const yes = c.block(s(step).then ?? [], scope)
+  const no = s(step).else !== undefined ? c.block(s(step).else, scope) : undefined
+  const t = cond.fn, y = yes.run, n = no?.run
+  const cost = STEP_COST + cond.cost
+  const pick = (f: Frame, v: unknown) => (v ? y(f) : n ? n(f) : NORMAL)
+  return {
+    run: (f) => {
+      f.rt.charge(cost)
+      const v = t(f)
+      return isP(v) ? v.then((x) => pick(f, x)) : pick(f, v)
+    },
+    async: cond.async || yes.async || !!no?.async,
+  }
+}
+
+function returnStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  if (s(step).value === undefined) return { run: (f) => { f.rt.charge(STEP_COST); f.ret = undefined; return RETURN }, async: false }
+  const val = compileValue(c, s(step).value, scope)
+  const v = val.fn
+  const cost = STEP_COST + val.cost
+  if (!val.async) return { run: (f) => { f.rt.charge(cost); f.ret = v(f); return RETURN }, async: false }
+  return {
+    run: (f) => { f.rt.charge(cost); return then(v(f), (x) => { f.ret = x; return RETURN }) },
+    async: true,
+  }
+}
+
+function jump(code: number) {
+  return (_c: Compiler, step: Step): CStepInfo => {
+    const label = s(step).label as string | undefined
+    return { run: (f) => { f.rt.charge(STEP_COST); f.label = label; return code }, async: false }
+  }
+}
+
+function thrownError(v: unknown): VmError {
+  const message = v !== null && typeof v === 'object' && typeof (v as any).message === 'string' ? (v as any).message : String(v)
+  return vmError('THROWN', message, { value: v })
+}
+
+function throwStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const val = compileValue(c, s(step).value, scope)
+  const cost = STEP_COST + val.cost
+  return {
+    run: (f) => { f.rt.charge(cost); return then(val.fn(f), (v) => { throw thrownError(v) }) },
+    async: val.async,
+  }
+}
+
+function errorStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const message = compileValue(c, s(step).message, scope)
+  const name = s(step).name !== undefined ? compileValue(c, s(step).name, scope) : undefined
+  const data = s(step).data !== undefined ? compileValue(c, s(step).data, scope) : undefined
+  const cost = STEP_COST + message.cost + (name?.cost ?? 0) + (data?.cost ?? 0)
+  return {
+    run: (f) => {
+      f.rt.charge(cost)
+      return then(message.fn(f), (m) => then(name ? name.fn(f) : 'Error', (n) => then(data ? data.fn(f) : undefined, (d) => {
+        const err: Record<string, unknown> = { name: String(n), message: String(m) }
+        if (d !== undefined) err.data = d
+        throw thrownError(err)
+      })))
+    },
+    async: message.async || !!name?.async || !!data?.async,
+  }
+}
+
+function tryStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const body = c.block(s(step).try ?? [], scope)
+  let catchRun: CStep | undefined
+  let bindParam: ((f: Frame, v: unknown) => unknown) | undefined
+  let catchAsync = false
+  if (s(step).catch !== undefined) {
+    const catchScope = scope.child()
+    if (s(step).catchParam !== undefined) {
+      const p = c.pattern(s(step).catchParam, catchScope, 'let')
+      bindParam = p.bind
+      catchAsync ||= p.async
+    }
+    const cb = c.sequence(s(step).catch, catchScope)
+    catchRun = cb.run
+    catchAsync ||= cb.async
+  } else if (s(step).finally === undefined) {
+    throw compileError('AST_INVALID', '`try` needs `catch` or `finally`')
+  }
+  const fin = s(step).finally !== undefined ? c.block(s(step).finally, scope) : undefined
+  const tryRun = body.run
+
+  const recover = (f: Frame, e: unknown): Completion | Promise<Completion> => {
+    const err = toVmError(e)
+    if (err.fatal || f.rt.stopped) throw err
+    if (!catchRun) throw err
+    const value = guestErrorValue(err)
+    if (!bindParam) return catchRun(f)
+    return then(bindParam(f, value), () => catchRun!(f))
+  }
+  const attempt = (f: Frame): Completion | Promise<Completion> => {
+    try {
+      const r = tryRun(f)
+      return isPromise(r) ? r.catch((e) => recover(f, e)) : r
+    } catch (e) {
+      return recover(f, e)
+    }
+  }
+  if (!fin) return { run: (f) => { f.rt.charge(STEP_COST); return attempt(f) }, async: body.async || catchAsync }
+
+  const finRun = fin.run
+  const afterOk = (f: Frame, code: Completion) => {
+    const ret = f.ret, label = f.label
+    return then(finRun(f), (c2: Completion) => {
+      if (c2 !== NORMAL) return c2
+      f.ret = ret
+      f.label = label
+      return code
+    })
+  }
+  const afterErr = (f: Frame, e: unknown) => {
+    const err = toVmError(e)
+    if (err.fatal || f.rt.stopped) throw err
+    return then(finRun(f), (c2: Completion) => {
+      if (c2 !== NORMAL) return c2
+      throw err
+    })
+  }
+  return {
+    run: (f) => {
+      f.rt.charge(STEP_COST)
+      let r: Completion | Promise<Completion>
+      try {
+        r = attempt(f)
+      } catch (e) {
+        return afterErr(f, e)
+      }
+      return isPromise(r) ? r.then((code) => afterOk(f, code), (e) => afterErr(f, e)) : afterOk(f, r)
+    },
+    async: body.async || catchAsync || fin.async,
+  }
+}
+
+function parallelStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const branches = s(step).branches
+  if (!Array.isArray(branches)) throw compileError('AST_INVALID', '`parallel.branches` must be a list of step lists')
+  const runs = branches.map((b: unknown) => c.block(b, scope).run)
+  const store = storeResult(c, step, scope)
+  const finish = (f: Frame, code: Completion) => (code === RETURN ? f.ret : undefined)
+  return {
+    run: (f) => {
+      f.rt.charge(STEP_COST)
+      const group = new AbortController()
+      const promises = runs.map((run: CStep) => {
+        const fork = new Frame(f.s, f.rt, group.signal)
+        return Promise.resolve().then(() => run(fork)).then((code) => finish(fork, code))
+      })
+      return Promise.all(promises).then(
+        (values) => store(f, values),
+        (e) => { group.abort(); throw e },
+      )
+    },
+    async: true,
+  }
+}
+
+function exprStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const val = compileValue(c, s(step).value, scope)
+  const store = storeResult(c, step, scope)
+  const v = val.fn
+  const cost = STEP_COST + val.cost
+  if (!val.async) return { run: (f) => { f.rt.charge(cost); return store(f, v(f)) }, async: false }
+  return { run: (f) => { f.rt.charge(cost); return then(v(f), (x) => store(f, x)) }, async: true }
+}
+
+function varSet(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const val = compileValue(c, s(step).value, scope)
+  const slot = c.resultSlot(checkName(s(step).key), scope)
+  const store = storeResult(c, step, scope)
+  const v = val.fn
+  const cost = STEP_COST + val.cost
+  if (!val.async && step.result === undefined) return { run: (f) => { f.rt.charge(cost); f.s[slot] = v(f); return NORMAL }, async: false }
+  return { run: (f) => { f.rt.charge(cost); return then(v(f), (x) => { f.s[slot] = x; return store(f, x) }) }, async: val.async }
+}
+
+function declareOne(c: Compiler, name: unknown, value: unknown, scope: Scope, kind: 'let' | 'const') {
+  const val = compileValue(c, value, scope)
+  const slot = scope.declare(checkName(name), kind).slot
+  return { val, slot }
+}
+
+function constSet(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const { val, slot } = declareOne(c, s(step).key, s(step).value, scope, 'const')
+  const v = val.fn
+  const cost = STEP_COST + val.cost
+  if (!val.async) return { run: (f) => { f.rt.charge(cost); f.s[slot] = v(f); return NORMAL }, async: false }
+  return { run: (f) => { f.rt.charge(cost); return then(v(f), (x) => { f.s[slot] = x; return NORMAL }) }, async: true }
+}
+
+function varsLet(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const vars = s(step).vars
+  if (vars === null || typeof vars !== 'object' || Array.isArray(vars)) throw compileError('AST_INVALID', '`varsLet.vars` must be an object')
+  const decls = Object.keys(vars).map((name) => declareOne(c, name, vars[name], scope, 'let'))
+  const cost = STEP_COST + decls.reduce((t, d) => t + d.val.cost, 0)
+  if (decls.length === 1 && !decls[0]!.val.async) {
+    const { val, slot } = decls[0]!
+    const v = val.fn
+    return { run: (f) => { f.rt.charge(cost); f.s[slot] = v(f); return NORMAL }, async: false }
+  }
+  const from = (f: Frame, i: number): Completion | Promise<Completion> => {
+    for (; i < decls.length; i++) {
+      const d = decls[i]!
+      const x = d.val.fn(f)
+      if (isP(x)) { const k = i; return x.then((r) => { f.s[d.slot] = r; return from(f, k + 1) }) }
+      f.s[d.slot] = x
+    }
+    return NORMAL
+  }
+  return { run: (f) => { f.rt.charge(cost); return from(f, 0) }, async: decls.some((d) => d.val.async) }
+}
+
+function varGet(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const name = checkName(s(step).key)
+  const b = scope.lookup(name)
+  if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Unknown variable "${name}"${c.suggest(name, scope)}`)
+  const slot = b.slot
+  const store = storeResult(c, step, scope)
+  return { run: (f) => { f.rt.charge(STEP_COST); return store(f, f.s[slot]) }, async: false }
+}
+
+function names(v: unknown, what: string): string[] {
+  if (!Array.isArray(v)) throw compileError('AST_INVALID', `\`${what}\` must be an array of names`)
+  return v.map(checkName)
+}
+
+function varsImport(_c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const keys = names(s(step).keys, 'varsImport.keys')
+  const slots = keys.map((k) => scope.declare(k, 'let').slot)
+  return {
+    run: (f) => {
+      f.rt.charge(STEP_COST)
+      const args = f.rt.config.args as Record<string, unknown> | null
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!
+        f.s[slots[i]!] = args && typeof args === 'object' && Object.prototype.hasOwnProperty.call(args, k) ? args[k] : undefined
+      }
+      return NORMAL
+    },
+    async: false,
+  }
+}
+
+function varsExport(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const keys = names(s(step).keys, 'varsExport.keys')
+  const slots = keys.map((k) => {
+    const b = scope.lookup(k)
+    if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Unknown variable "${k}"${c.suggest(k, scope)}`)
+    return b.slot
+  })
+  const store = storeResult(c, step, scope)
+  return {
+    run: (f) => {
+      f.rt.charge(STEP_COST)
+      const o: Record<string, unknown> = {}
+      for (let i = 0; i < keys.length; i++) o[keys[i]!] = f.s[slots[i]!]
+      f.rt.chargeSlots(keys.length)
+      return store(f, o)
+    },
+    async: false,
+  }
+}
+
+function destructure(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const kind = s(step).kind
+  if (kind !== 'let' && kind !== 'const' && kind !== 'assign') throw compileError('AST_INVALID', '`destructure.kind` must be let, const or assign')
+  const val = compileValue(c, s(step).value, scope)
+  const pat = c.pattern(s(step).pattern, scope, kind)
+  const cost = STEP_COST + val.cost + pat.cost
+  return {
+    run: (f) => { f.rt.charge(cost); return then(val.fn(f), (v) => then(pat.bind(f, v), () => NORMAL)) },
+    async: val.async || pat.async,
+  }
+}
+
+function switchStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
+  const disc = c.expr(s(step).discriminant, scope)
+  const label = s(step).label as string | undefined
+  const cases = s(step).cases
+  if (!Array.isArray(cases)) throw compileError('AST_INVALID', '`switch.cases` must be an array')
+  const inner = scope.child()
+  let defaultIndex = -1
+  const compiled = cases.map((k: any, i: number) => {
+    if (k.test === undefined || k.test === null) {
+      if (defaultIndex >= 0) throw compileError('AST_INVALID', 'switch has more than one default case')
+      defaultIndex = i
+    }
+    const test = k.test === undefined || k.test === null ? undefined : c.expr(k.test, inner)
+    const body = c.sequence(k.body ?? [], inner)
+    return { test, body: body.run, async: body.async || !!test?.async }
+  })
+  const runFrom = (f: Frame, i: number): Completion | Promise<Completion> => {
+    for (; i < compiled.length; i++) {
+      const code = compiled[i]!.body(f)
+      if (code === NORMAL) continue
+      if (isPromise(code)) { const k = i; return code.then((cd) => (cd === NORMAL ? runFrom(f, k + 1) : exit(f, cd))) }
+      return exit(f, code)
+    }
+    return NORMAL
+  }
+  const exit = (f: Frame, code: Completion): Completion => {
+    if (code === BREAK && (f.label === undefined || f.label === label)) { f.label = undefined; return NORMAL }
+    return code
+  }
+  const match = (f: Frame, d: unknown, i: number): Completion | Promise<Completion> => {
+    for (; i < compiled.length; i++) {
+      const t = compiled[i]!.test
+      if (!t) continue
+      f.rt.charge(t.cost)
+      const v = t.fn(f)
+      if (isP(v)) { const k = i; return v.then((x) => (x === d ? runFrom(f, k) : match(f, d, k + 1))) }
+      if (v === d) return runFrom(f, i)
+    }
+    return defaultIndex >= 0 ? runFrom(f, defaultIndex) : NORMAL
+  }
+  const cost = STEP_COST + disc.cost
+  return {
+    run: (f) => { f.rt.charge(cost); return then(disc.fn(f), (d) => match(f, d, 0)) },
+    async: disc.async || compiled.some((k: { async: boolean }) => k.async),
+  }
+}
+
+export const STEP_COMPILERS: Record<string, StepCompiler> = {
+  seq: block,
+  scope: block,
+  if: ifStep,
+  return: returnStep,
+  break: jump(BREAK),
+  continue: jump(CONTINUE),
+  throw: throwStep,
+  Error: errorStep,
+  try: tryStep,
+  parallel: parallelStep,
+  expr: exprStep,
+  varSet,
+  constSet,
+  varsLet,
+  varGet,
+  varsImport,
+  varsExport,
+  destructure,
+  switch: switchStep,
+  ...LOOP_COMPILERS,
+  ...COLLECTION_STEP_COMPILERS,
+}

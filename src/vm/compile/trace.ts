@@ -1,0 +1,40 @@
+/** Trace wrapper, applied only when a program is compiled for a traced run. */
+import type { Loc } from '../../ast/types.ts'
+import { fromUnits } from '../fuel.ts'
+import { isPromise, type Frame } from '../runtime.ts'
+import type { CStep } from './context.ts'
+import type { TraceEntry } from '../result.ts'
+
+const MAX_TRACE = 100_000
+
+export function wrapTrace(run: CStep, op: string, loc: Loc | undefined, file: string | undefined): CStep {
+  const location = loc ? `${file ?? '<ajs>'}:${loc[0]}:${loc[1] + 1}` : undefined
+  return (f: Frame) => {
+    const rt = f.rt
+    const trace = rt.trace
+    if (!trace || trace.length >= MAX_TRACE) return run(f)
+    const entry: TraceEntry = { op, fuel: 0, fuelTotal: 0, ms: 0 }
+    if (location) entry.location = location
+    trace.push(entry)
+    const before = rt.fuelUsedUnits
+    const t0 = performance.now()
+    const done = () => {
+      entry.fuel = fromUnits(rt.fuelUsedUnits - before)
+      entry.fuelTotal = rt.fuelUsed
+      entry.ms = Math.round((performance.now() - t0) * 1000) / 1000
+    }
+    const fail = (e: unknown) => {
+      done()
+      entry.error = (e as { code?: string }).code ?? String(e)
+      throw e
+    }
+    try {
+      const r = run(f)
+      if (isPromise(r)) return r.then((c) => { done(); return c }, fail)
+      done()
+      return r
+    } catch (e) {
+      return fail(e)
+    }
+  }
+}

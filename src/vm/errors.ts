@@ -1,0 +1,98 @@
+/**
+ * Errors inside the VM travel as `VmError` exceptions (cheap on the happy
+ * path, caught by `try` steps) and leave `vm.run` only as plain `AgentError`
+ * data in `RunResult.error`: one channel, never a host exception.
+ */
+import { RUNTIME_CODES, type RuntimeCode } from '../diagnostics/runtime-codes.ts'
+import type { Loc } from '../ast/types.ts'
+
+/** The error record a run reports (plain, JSON-serializable data). */
+export interface AgentError {
+  name: 'AgentError'
+  code: RuntimeCode | string
+  message: string
+  hint?: string
+  /** The op (atom) whose step failed. */
+  op?: string
+  /** `file:line:col` of the failing step, when the AST carries locations. */
+  location?: string
+  file?: string
+  line?: number
+  column?: number
+  /** JSON pointer into the AST (validation errors). */
+  path?: string
+  /** The value a guest `throw` threw. */
+  value?: unknown
+  /** Per-problem details (validation). */
+  details?: Array<{ path: string; message: string }>
+}
+
+/** True for the error records `vm.run` reports. */
+export function isAgentError(value: unknown): value is AgentError {
+  return typeof value === 'object' && value !== null && (value as AgentError).name === 'AgentError'
+    && typeof (value as AgentError).code === 'string'
+}
+
+export class VmError extends Error {
+  readonly code: string
+  readonly fatal: boolean
+  op?: string
+  loc?: Loc
+  file?: string
+  hint?: string
+  value?: unknown
+  path?: string
+  details?: Array<{ path: string; message: string }>
+
+  constructor(code: RuntimeCode | string, message?: string, extra?: Partial<Pick<VmError, 'op' | 'loc' | 'value' | 'path' | 'details' | 'hint'>>) {
+    const spec = (RUNTIME_CODES as Record<string, { message: string; hint: string; fatal?: boolean }>)[code]
+    super(message ?? spec?.message ?? code)
+    this.code = code
+    this.fatal = spec?.fatal === true
+    this.hint = spec?.hint
+    if (extra) Object.assign(this, extra)
+  }
+
+  toAgentError(): AgentError {
+    const out: AgentError = { name: 'AgentError', code: this.code, message: this.message }
+    if (this.hint) out.hint = this.hint
+    if (this.op) out.op = this.op
+    if (this.loc) {
+      out.line = this.loc[0]
+      out.column = this.loc[1]
+      if (this.file) out.file = this.file
+      out.location = `${this.file ?? '<ajs>'}:${this.loc[0]}:${this.loc[1] + 1}`
+    }
+    if (this.path !== undefined) out.path = this.path
+    if (this.details) out.details = this.details
+    if (this.value !== undefined) out.value = this.value
+    return out
+  }
+}
+
+export const vmError = (code: RuntimeCode, message?: string, extra?: ConstructorParameters<typeof VmError>[2]) =>
+  new VmError(code, message, extra)
+
+/** Convert anything caught inside the VM to a VmError (host errors become INTERNAL / RANGE_ERROR). */
+export function toVmError(e: unknown): VmError {
+  if (e instanceof VmError) return e
+  if (e instanceof RangeError) {
+    if (/call stack/i.test(e.message)) return new VmError('STACK_OVERFLOW')
+    return new VmError('RANGE_ERROR', e.message)
+  }
+  if (e instanceof SyntaxError) return new VmError('JSON_ERROR', e.message)
+  if (e instanceof TypeError) return new VmError('TYPE_ERROR', e.message)
+  const message = e instanceof Error ? e.message : String(e)
+  return new VmError('INTERNAL', message)
+}
+
+/** The value a guest `catch` binds for a VM-raised error. */
+export function guestErrorValue(err: VmError): unknown {
+  if (err.code === 'THROWN') return err.value
+  const name = err.code === 'TYPE_ERROR' ? 'TypeError'
+    : err.code === 'REFERENCE_ERROR' || err.code === 'UNKNOWN_IDENTIFIER' ? 'ReferenceError'
+    : err.code === 'RANGE_ERROR' ? 'RangeError'
+    : err.code === 'JSON_ERROR' ? 'SyntaxError'
+    : 'Error'
+  return { name, message: err.message, code: err.code }
+}

@@ -1,0 +1,101 @@
+/**
+ * The single property-access choke point. Every guest read, write, `in` and
+ * `delete` goes through these functions, so no path can reach a prototype or
+ * a host function.
+ *
+ * Guest data never contains functions (the membrane drops them), so a read
+ * that yields a function can only have come from a prototype: it reads as
+ * `undefined`. The three prototype-reaching names are refused outright.
+ */
+import { vmError } from './errors.ts'
+import type { Run } from './runtime.ts'
+import { SLOT_COST } from './fuel.ts'
+
+export const isForbiddenKey = (k: string): boolean =>
+  k === '__proto__' || k === 'constructor' || k === 'prototype'
+
+export function forbidden(k: string): never {
+  throw vmError('FORBIDDEN_NAME', `Forbidden property name "${k}"`)
+}
+
+/** Turn any guest key into a property key, refusing forbidden names. */
+export function toKey(k: unknown): string | number {
+  if (typeof k === 'number') return k
+  const s = typeof k === 'string' ? k : String(k)
+  if (isForbiddenKey(s)) forbidden(s)
+  return s
+}
+
+/** `o[k]` for a static, already-checked name. */
+export function getNamed(o: any, k: string): unknown {
+  if (o === null || o === undefined) return undefined
+  const v = o[k]
+  return typeof v === 'function' ? undefined : v
+}
+
+/** `o[k]` for a computed key. */
+export function getComputed(o: any, k: unknown): unknown {
+  if (o === null || o === undefined) return undefined
+  if (typeof k === 'number') {
+    const v = o[k]
+    return typeof v === 'function' ? undefined : v
+  }
+  const key = toKey(k)
+  const v = o[key]
+  return typeof v === 'function' ? undefined : v
+}
+
+function writeTarget(o: any, k: string | number): void {
+  if (o === null || typeof o !== 'object') {
+    throw vmError('TYPE_ERROR', `Cannot set property "${String(k)}" of ${o === null ? 'null' : typeof o}`)
+  }
+  if (Object.isFrozen(o)) throw vmError('TYPE_ERROR', `Cannot set property "${String(k)}" of a read-only object`)
+}
+
+/** `o[k] = v`; growing an array is charged per new slot. */
+export function setProp(rt: Run, o: any, k: unknown, v: unknown): unknown {
+  const key = toKey(k)
+  writeTarget(o, key)
+  if (Array.isArray(o)) {
+    if (key === 'length') {
+      const n = v as number
+      if (!Number.isInteger(n) || n < 0) throw vmError('RANGE_ERROR', 'Invalid array length')
+      if (n > o.length) rt.chargeSlots(n - o.length)
+    } else {
+      const idx = typeof key === 'number' ? key : Number(key)
+      if (Number.isInteger(idx) && idx >= o.length) rt.chargeSlots(idx - o.length + 1)
+    }
+  } else if (!Object.prototype.hasOwnProperty.call(o, key)) {
+    rt.charge(SLOT_COST)
+  }
+  o[key] = v
+  return v
+}
+
+/** `k in o`: own properties only (guest objects have no prototype to consult). */
+export function hasProp(o: unknown, k: unknown): boolean {
+  if (o === null || typeof o !== 'object') {
+    throw vmError('TYPE_ERROR', `Cannot use 'in' operator to search for "${String(k)}" in ${o === null ? 'null' : typeof o}`)
+  }
+  const key = toKey(k)
+  return Object.prototype.hasOwnProperty.call(o, key)
+}
+
+/** `delete o[k]` */
+export function deleteProp(o: any, k: unknown): boolean {
+  if (o === null || o === undefined) throw vmError('TYPE_ERROR', 'Cannot delete a property of null or undefined')
+  if (typeof o !== 'object') return true
+  const key = toKey(k)
+  if (Object.isFrozen(o)) throw vmError('TYPE_ERROR', 'Cannot delete a property of a read-only object')
+  return delete o[key]
+}
+
+/** Own enumerable string keys, without forbidden names. */
+export function ownKeys(o: unknown): string[] {
+  if (o === null || o === undefined) return []
+  if (typeof o === 'string') return Object.keys(o)
+  if (typeof o !== 'object') return []
+  const keys = Object.keys(o)
+  for (const k of keys) if (isForbiddenKey(k)) return keys.filter((x) => !isForbiddenKey(x))
+  return keys
+}

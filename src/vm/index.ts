@@ -1,0 +1,21 @@
+/**
+ * ajs-lang/vm: the runtime alone (VM + AST validation, no parser). This is
+ * what a remote VM or a browser needs.
+ */
+export { AgentVM, type AgentVMOptions, type SourceCompiler } from './agent-vm.ts'
+export type { RunOptions, RunLimits } from './limits.ts'
+export { DEFAULTS as RUN_DEFAULTS } from './limits.ts'
+export type { RunResult, TraceEntry } from './result.ts'
+export { isAgentError, type AgentError } from './errors.ts'
+export { coreAtoms, defineAtom } from './atoms/index.ts'
+export type { AtomDef, AtomContext, AtomFn } from './atoms/types.ts'
+export {
+  PROCEDURE_TOKEN_PREFIX, DEFAULT_PROCEDURE_TTL, DEFAULT_MAX_AST_SIZE, MemoryProcedureStore,
+  type ProcedureStore, type ProcedureEntry,
+} from './procedures.ts'
+export { ATOM_COSTS, NODE_COST, UNIT as FUEL_UNIT } from './fuel.ts'
+export { getToolDefinitions, type ToolDefinition } from './tools.ts'
+export { createAgent, AgentRunError } from './create-agent.ts'
+export { validateAst, type AstProblem, type ValidateOptions } from '../ast/validate.ts'
+export * from '../ast/types.ts'
+export { s } from 'tosijs-schema'

@@ -1,0 +1,124 @@
+/**
+ * Run options: defaults, validation (unknown keys are rejected) and
+ * normalisation. Defaults are frozen and documented in the README.
+ */
+import { vmError } from './errors.ts'
+import type { CostFn } from './runtime.ts'
+
+export interface RunLimits {
+  /** Maximum helper-call nesting (default 200). */
+  maxCallDepth?: number
+  /** Maximum nesting of agentRun child runs (default 8). */
+  maxAgentDepth?: number
+  /** Maximum AST nodes accepted (default 1,000,000). */
+  maxAstNodes?: number
+  /** Maximum AST nesting depth accepted (default 1,000). */
+  maxAstDepth?: number
+}
+
+export interface RunOptions {
+  /** Fuel budget (default 1000). */
+  fuel?: number
+  /** Wall-clock limit in ms (default: fuel × 10 ms). */
+  timeoutMs?: number
+  /** Cancels the run (and any waiting capability) when aborted. */
+  signal?: AbortSignal
+  /** Host-provided I/O: fetch, store, llm, agent, console, ... */
+  capabilities?: Record<string, unknown>
+  /** Read-only request context for atoms (never visible to guest code). */
+  context?: Record<string, unknown>
+  /** Per-run atom costs: a number of fuel, or `(input, ctx) => number`. */
+  costOverrides?: Record<string, number | CostFn>
+  /** Maximum number of calls per atom in this run. */
+  quotas?: Record<string, number>
+  /** Largest single value (string/array) the guest may build, in bytes (default 64 MiB). */
+  maxHeapBytes?: number
+  /** Record a trace of every step with its fuel. */
+  trace?: boolean
+  limits?: RunLimits
+  /** Sources of nondeterminism, injectable for tests and replay. */
+  random?: () => number
+  now?: () => number
+  uuid?: () => string
+}
+
+export const DEFAULTS = Object.freeze({
+  fuel: 1000,
+  msPerFuel: 10,
+  maxHeapBytes: 64 * 1024 * 1024,
+  maxCallDepth: 200,
+  maxAgentDepth: 8,
+  maxAstNodes: 1_000_000,
+  maxAstDepth: 1000,
+})
+
+const KEYS = new Set(['fuel', 'timeoutMs', 'signal', 'capabilities', 'context', 'costOverrides', 'quotas', 'maxHeapBytes', 'trace', 'limits', 'random', 'now', 'uuid'])
+const LIMIT_KEYS = new Set(['maxCallDepth', 'maxAgentDepth', 'maxAstNodes', 'maxAstDepth'])
+
+const bad = (message: string) => vmError('OPTIONS_INVALID', message)
+
+function positive(v: unknown, name: string, allowZero = false): number {
+  if (typeof v !== 'number' || Number.isNaN(v) || v < 0 || (!allowZero && v === 0)) throw bad(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} number`)
+  return v
+}
+
+function record(v: unknown, name: string): Record<string, any> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw bad(`${name} must be an object`)
+  return v as Record<string, any>
+}
+
+export interface NormalizedOptions {
+  fuel: number
+  timeoutMs: number
+  signal?: AbortSignal
+  capabilities: Record<string, any>
+  context: Readonly<Record<string, unknown>>
+  costOverrides: Record<string, number | CostFn>
+  quotas: Record<string, number>
+  maxHeapBytes: number
+  trace: boolean
+  limits: Required<RunLimits>
+  random: () => number
+  now: () => number
+  uuid: () => string
+}
+
+/** Validate and normalise run options; throws OPTIONS_INVALID. */
+export function normalizeOptions(options: RunOptions | undefined): NormalizedOptions {
+  const o = options === undefined ? {} : record(options, 'options')
+  for (const k of Object.keys(o)) if (!KEYS.has(k)) throw bad(`Unknown run option "${k}"`)
+  const fuel = o.fuel === undefined ? DEFAULTS.fuel : positive(o.fuel, 'fuel', true)
+  const timeoutMs = o.timeoutMs === undefined ? fuel * DEFAULTS.msPerFuel : positive(o.timeoutMs, 'timeoutMs', true)
+  if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw bad('signal must be an AbortSignal')
+  const costOverrides = o.costOverrides === undefined ? {} : record(o.costOverrides, 'costOverrides')
+  for (const [k, v] of Object.entries(costOverrides)) {
+    if (typeof v === 'function') continue
+    positive(v, `costOverrides.${k}`, true)
+  }
+  const quotas = o.quotas === undefined ? {} : record(o.quotas, 'quotas')
+  for (const [k, v] of Object.entries(quotas)) positive(v, `quotas.${k}`, true)
+  const limits = o.limits === undefined ? {} : record(o.limits, 'limits')
+  for (const k of Object.keys(limits)) if (!LIMIT_KEYS.has(k)) throw bad(`Unknown limit "${k}"`)
+  for (const fn of ['random', 'now', 'uuid'] as const) if (o[fn] !== undefined && typeof o[fn] !== 'function') throw bad(`${fn} must be a function`)
+  return {
+    fuel,
+    timeoutMs,
+    signal: o.signal,
+    capabilities: o.capabilities === undefined ? {} : record(o.capabilities, 'capabilities'),
+    // A frozen shallow copy: guest code never sees it, atoms cannot swap entries; host objects are not frozen.
+    context: Object.freeze({ ...(o.context === undefined ? {} : record(o.context, 'context')) }),
+    costOverrides,
+    quotas,
+    maxHeapBytes: o.maxHeapBytes === undefined ? DEFAULTS.maxHeapBytes : positive(o.maxHeapBytes, 'maxHeapBytes'),
+    trace: o.trace === true,
+    limits: {
+      maxCallDepth: limits.maxCallDepth === undefined ? DEFAULTS.maxCallDepth : positive(limits.maxCallDepth, 'limits.maxCallDepth'),
+      maxAgentDepth: limits.maxAgentDepth === undefined ? DEFAULTS.maxAgentDepth : positive(limits.maxAgentDepth, 'limits.maxAgentDepth', true),
+      maxAstNodes: limits.maxAstNodes === undefined ? DEFAULTS.maxAstNodes : positive(limits.maxAstNodes, 'limits.maxAstNodes'),
+      maxAstDepth: limits.maxAstDepth === undefined ? DEFAULTS.maxAstDepth : positive(limits.maxAstDepth, 'limits.maxAstDepth'),
+    },
+    random: o.random ?? Math.random,
+    now: o.now ?? Date.now,
+    uuid: o.uuid ?? (() => globalThis.crypto.randomUUID()),
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The membrane between host and guest. Host values (args, capability
+ * results, atom outputs) enter as fresh plain data: no functions, getters,
+ * prototypes, cycles or forbidden keys, and within a size cap. Guest values
+ * leave the same way, so the host never holds a guest object and host inputs
+ * are never mutated.
+ */
+import { vmError } from './errors.ts'
+import { isForbiddenKey } from './guards.ts'
+import type { Run } from './runtime.ts'
+import { GuardedRegex } from './builtins/regex.ts'
+
+export interface CopyLimits {
+  /** Maximum number of values (nodes) copied. */
+  maxNodes: number
+  /** Maximum total string characters copied. */
+  maxChars: number
+  maxDepth: number
+}
+
+export const DEFAULT_COPY_LIMITS: CopyLimits = { maxNodes: 1_000_000, maxChars: 50_000_000, maxDepth: 500 }
+
+const isPlainProto = (p: unknown) => p === Object.prototype || p === null
+
+/** Deep-copy host data into guest-safe plain data. Throws VALUE_NOT_DATA / VALUE_TOO_LARGE. */
+export function copyIn(value: unknown, limits: CopyLimits = DEFAULT_COPY_LIMITS, what = 'value'): unknown {
+  let nodes = 0
+  let chars = 0
+  const active = new Set<object>()
+  const visit = (v: unknown, depth: number): unknown => {
+    if (++nodes > limits.maxNodes) throw vmError('VALUE_TOO_LARGE', `The ${what} has more than ${limits.maxNodes} values`)
+    switch (typeof v) {
+      case 'string':
+        chars += v.length
+        if (chars > limits.maxChars) throw vmError('VALUE_TOO_LARGE', `The ${what} has more than ${limits.maxChars} characters`)
+        return v
+      case 'number': case 'boolean': case 'undefined':
+        return v
+      case 'bigint':
+        throw vmError('VALUE_NOT_DATA', `The ${what} contains a BigInt`)
+      case 'function': case 'symbol':
+        return undefined
+    }
+    if (v === null) return null
+    if (depth > limits.maxDepth) throw vmError('VALUE_TOO_LARGE', `The ${what} nests deeper than ${limits.maxDepth}`)
+    const obj = v as object
+    if (active.has(obj)) throw vmError('VALUE_NOT_DATA', `The ${what} contains a cycle`)
+    if (obj instanceof GuardedRegex) return obj
+    if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString()
+    active.add(obj)
+    try {
+      if (Array.isArray(obj)) {
+        const n = obj.length
+        if (n > limits.maxNodes) throw vmError('VALUE_TOO_LARGE', `The ${what} has an array of ${n} items`)
+        const out = new Array(n)
+        for (let i = 0; i < n; i++) {
+          const d = Object.getOwnPropertyDescriptor(obj, i)
+          out[i] = d && 'value' in d ? visit(d.value, depth + 1) : undefined
+        }
+        return out
+      }
+      if (ArrayBuffer.isView(obj) || obj instanceof Map || obj instanceof Set || obj instanceof Promise || obj instanceof WeakMap) {
+        throw vmError('VALUE_NOT_DATA', `The ${what} contains a ${Object.prototype.toString.call(obj).slice(8, -1)}`)
+      }
+      void isPlainProto
+      const out: Record<string, unknown> = {}
+      for (const key of Object.keys(obj)) {
+        if (isForbiddenKey(key)) continue
+        const d = Object.getOwnPropertyDescriptor(obj, key)
+        if (!d || !('value' in d)) continue // accessors are not data
+        const cv = visit(d.value, depth + 1)
+        if (cv !== undefined || d.value === undefined) out[key] = cv
+      }
+      return out
+    } finally {
+      active.delete(obj)
+    }
+  }
+  try {
+    return visit(value, 0)
+  } catch (e) {
+    if (e instanceof Error && 'code' in e) throw e
+    throw vmError('VALUE_NOT_DATA', `The ${what} could not be read as data: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}
+
+/** Copy a guest value out to the host (regexes become their source text). */
+export function copyOut(value: unknown): unknown {
+  const visit = (v: unknown, depth: number): unknown => {
+    if (v === null || typeof v !== 'object') return typeof v === 'function' ? undefined : v
+    if (v instanceof GuardedRegex) return v.toString()
+    if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The result nests too deeply')
+    if (Array.isArray(v)) return v.map((x) => visit(x, depth + 1))
+    const out: Record<string, unknown> = {}
+    for (const k of Object.keys(v)) if (!isForbiddenKey(k)) out[k] = visit((v as any)[k], depth + 1)
+    return out
+  }
+  return visit(value, 0)
+}
+
+/** Fresh copy of a JSON literal from the AST, charged as allocation. */
+export function deepCopyLiteral(rt: Run, v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v
+  if (Array.isArray(v)) {
+    rt.chargeSlots(v.length)
+    return v.map((x) => deepCopyLiteral(rt, x))
+  }
+  const out: Record<string, unknown> = {}
+  const keys = Object.keys(v)
+  rt.chargeSlots(keys.length)
+  for (const k of keys) if (!isForbiddenKey(k)) out[k] = deepCopyLiteral(rt, (v as any)[k])
+  return out
+}

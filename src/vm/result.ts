@@ -1,0 +1,25 @@
+/** What `vm.run` resolves to. */
+import type { AgentError } from './errors.ts'
+
+export interface TraceEntry {
+  op: string
+  /** `file:line:col` when the AST carries locations. */
+  location?: string
+  /** Fuel used by this step, including nested steps. */
+  fuel: number
+  /** Fuel used by the run when the step finished. */
+  fuelTotal: number
+  ms: number
+  error?: string
+}
+
+export interface RunResult<T = unknown> {
+  /** The program's return value as plain data (`null` when it returned nothing or failed). */
+  result: T | null
+  /** Set when the run failed; the run never rejects for guest errors. */
+  error?: AgentError
+  /** Fuel consumed, exact and deterministic. */
+  fuelUsed: number
+  trace?: TraceEntry[]
+  warnings?: string[]
+}

@@ -1,0 +1,246 @@
+/**
+ * Per-run state: the fuel meter, the deadline, cancellation, capabilities,
+ * the trace, and the one choke point for nondeterminism. A `Run` lives for
+ * one `vm.run` call; compiled programs are shared and stateless.
+ */
+import { vmError, VmError } from './errors.ts'
+import { CHAR_COST, SLOT_COST, fromUnits } from './fuel.ts'
+import type { TraceEntry } from './result.ts'
+import type { VmHost } from './agent-vm.ts'
+import type { NormalizedOptions } from './limits.ts'
+
+/** What every compiled closure sees: the slots of the current function call. */
+export class Frame {
+  /** Return value of the function (valid when a step completes with RETURN). */
+  ret: unknown = undefined
+  /** Label of a pending labelled break/continue. */
+  label: string | undefined = undefined
+  constructor(
+    public readonly s: unknown[],
+    public readonly rt: Run,
+    /** Set on the forks of a `parallel` step: aborted when a sibling branch fails. */
+    public readonly cancel: AbortSignal | null = null,
+  ) {}
+}
+
+/** Step completion codes. */
+export const NORMAL = 0
+export const BREAK = 1
+export const CONTINUE = 2
+export const RETURN = 3
+export type Completion = number
+
+export type CostFn = (input: any, ctx: any) => number
+
+export interface RunConfig {
+  fuelUnits: number
+  deadline: number
+  signal?: AbortSignal
+  capabilities: Record<string, any>
+  context: Readonly<Record<string, unknown>>
+  costOverrides: Record<string, number | CostFn>
+  quotas: Record<string, number>
+  maxHeapBytes: number
+  maxCallDepth: number
+  maxAgentDepth: number
+  /** How many agentRun levels above this run. */
+  agentDepth: number
+  trace: boolean
+  args: unknown
+  random: () => number
+  now: () => number
+  uuid: () => string
+  host: VmHost
+  /** The normalised options (child runs of agentRun inherit them). */
+  options: NormalizedOptions
+}
+
+const TICK_MASK = 1023
+
+export class Run {
+  left: number
+  readonly budget: number
+  readonly deadline: number
+  ticks = 0
+  depth = 0
+  readonly trace: TraceEntry[] | null
+  readonly warnings: string[] = []
+  readonly calls = new Map<string, number>()
+  readonly memo = new Map<string, unknown>()
+  /** Aborted on timeout, on the host's signal, or when the run ends: handed to atoms as ctx.signal. */
+  readonly controller = new AbortController()
+  /** Set once the run is over (fatal error or completion); waiting atoms are cancelled. */
+  stopped: VmError | null = null
+  /** Live-heap estimate of values built by the guest, in bytes (see limits docs). */
+  readonly maxHeapBytes: number
+  readonly maxStringLength: number
+
+  constructor(readonly config: RunConfig) {
+    this.left = config.fuelUnits
+    this.budget = config.fuelUnits
+    this.deadline = config.deadline
+    this.trace = config.trace ? [] : null
+    this.maxHeapBytes = config.maxHeapBytes
+    this.maxStringLength = Math.floor(config.maxHeapBytes / 2)
+  }
+
+  get fuelUsedUnits(): number {
+    return Math.min(this.budget, this.budget - this.left)
+  }
+
+  get fuelUsed(): number {
+    return fromUnits(this.fuelUsedUnits)
+  }
+
+  outOfFuel(): never {
+    this.left = Math.min(this.left, -1)
+    throw vmError('FUEL_EXHAUSTED', `Out of fuel (budget ${fromUnits(this.budget)})`)
+  }
+
+  charge(units: number): void {
+    if ((this.left -= units) < 0) this.outOfFuel()
+  }
+
+  chargeSlots(n: number): void {
+    if (n * 8 > this.maxHeapBytes) this.heapLimit(n * 8)
+    if ((this.left -= n * SLOT_COST) < 0) this.outOfFuel()
+  }
+
+  /** Charge for a string the guest just built, and enforce the size ceiling. */
+  chargeString(s: string): string {
+    const n = s.length
+    if (n > this.maxStringLength) this.heapLimit(n * 2)
+    if ((this.left -= n * CHAR_COST) < 0) this.outOfFuel()
+    return s
+  }
+
+  heapLimit(bytes: number): never {
+    throw vmError('HEAP_LIMIT', `A value of ~${bytes} bytes exceeds maxHeapBytes (${this.maxHeapBytes})`)
+  }
+
+  /** Called on every loop iteration and function call: cheap most of the time. */
+  tick(): void {
+    if ((++this.ticks & TICK_MASK) === 0) this.checkTime()
+  }
+
+  checkTime(): void {
+    if (this.stopped) throw this.stopped
+    if (this.config.signal?.aborted) this.stop(vmError('ABORTED'))
+    if (Date.now() > this.deadline) this.stop(vmError('TIMEOUT', `The run exceeded its time limit`))
+  }
+
+  /** End the run with a fatal error: cancels whatever is waiting, then throws it. */
+  stop(err: VmError): never {
+    if (!this.stopped) {
+      this.stopped = err
+      this.controller.abort(err)
+    }
+    throw this.stopped
+  }
+
+  enter(): void {
+    if (++this.depth > this.config.maxCallDepth) {
+      this.depth--
+      throw vmError('STACK_OVERFLOW', `Maximum call depth (${this.config.maxCallDepth}) exceeded`)
+    }
+    this.tick()
+  }
+
+  leave(): void {
+    this.depth--
+  }
+
+  readonly logs: Array<{ level: 'log' | 'warn' | 'error'; message: string }> = []
+
+  /** console.* and the console atoms: kept in the run, forwarded to `capabilities.console` when given. */
+  log(level: 'log' | 'warn' | 'error', values: unknown[]): void {
+    const message = values.map((v) => (typeof v === 'string' ? v : safeText(v))).join(' ')
+    this.chargeString(message)
+    if (this.logs.length < 10_000) this.logs.push({ level, message })
+    if (level === 'warn' && this.warnings.length < 10_000) this.warnings.push(message)
+    const sink = this.config.capabilities.console?.[level]
+    if (typeof sink === 'function') {
+      try { sink(message) } catch { /* a failing log sink must not fail the run */ }
+    }
+  }
+
+  countCall(op: string): void {
+    const quota = this.config.quotas[op]
+    if (quota === undefined) return
+    const n = (this.calls.get(op) ?? 0) + 1
+    this.calls.set(op, n)
+    if (n > quota) throw vmError('QUOTA_EXCEEDED', `Quota for "${op}" exceeded (${quota} calls)`, { op })
+  }
+
+  /**
+   * The one choke point for nondeterminism: random numbers, ids and the clock.
+   * (Capability calls go through `awaitAtom`.) A journal can be added here to
+   * record and replay runs.
+   */
+  nondet<T>(_kind: 'random' | 'uuid' | 'now', produce: () => T): T {
+    return produce()
+  }
+
+  random(): number {
+    return this.nondet('random', this.config.random)
+  }
+
+  now(): number {
+    return this.nondet('now', this.config.now)
+  }
+
+  uuid(): string {
+    return this.nondet('uuid', this.config.uuid)
+  }
+
+  /**
+   * Wait for an atom's promise, but give up at once on run timeout/abort, on
+   * the atom's own time limit, or when a sibling parallel branch failed. The
+   * atom's per-call controller is aborted too, so its work is cancelled, not
+   * abandoned.
+   */
+  awaitAtom<T>(p: Promise<T>, atomTimeoutMs?: number, call?: AbortController, cancel?: AbortSignal | null): Promise<T> {
+    const signal = this.controller.signal
+    if (this.stopped) return Promise.reject(this.stopped)
+    return new Promise<T>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const onAbort = () => {
+        cleanup()
+        reject(this.stopped ?? vmError('ABORTED'))
+      }
+      const onCancel = () => {
+        cleanup()
+        reject(vmError('ABORTED', 'Cancelled: a parallel branch failed'))
+      }
+      const cleanup = () => {
+        signal.removeEventListener('abort', onAbort)
+        cancel?.removeEventListener('abort', onCancel)
+        if (timer !== undefined) clearTimeout(timer)
+      }
+      signal.addEventListener('abort', onAbort)
+      cancel?.addEventListener('abort', onCancel)
+      if (atomTimeoutMs !== undefined && atomTimeoutMs > 0 && Number.isFinite(atomTimeoutMs)) {
+        timer = setTimeout(() => {
+          cleanup()
+          const err = vmError('ATOM_TIMEOUT', `Atom exceeded its time limit of ${atomTimeoutMs} ms`)
+          call?.abort(err)
+          reject(err)
+        }, atomTimeoutMs)
+      }
+      p.then(
+        (v) => { cleanup(); if (this.stopped) reject(this.stopped); else resolve(v) },
+        (e) => { cleanup(); reject(this.stopped ?? e) },
+      )
+    })
+  }
+}
+
+export const isPromise = (v: unknown): v is Promise<unknown> => v instanceof Promise
+
+function safeText(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v)
+  } catch {
+    return String(v)
+  }
+}
