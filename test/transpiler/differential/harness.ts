@@ -1,0 +1,87 @@
+/**
+ * Differential harness: run the same AJS source as plain JavaScript (in this
+ * test process, via `new Function`, allowed in tests only) and on the VM,
+ * and compare the results.
+ *
+ * Results are compared after the same normalization the VM's result
+ * boundary applies (plain JSON data: `undefined` -> `null` at the top,
+ * `undefined` properties dropped, `-0` -> `0`); NaN and the infinities are
+ * kept distinguishable. A thrown error compares by message.
+ */
+import { existsSync } from 'node:fs'
+import { transpile } from '../../../src/transpiler/index.ts'
+import type { AjsProgram } from '../../../src/ast/types.ts'
+
+export interface Program {
+  name: string
+  source: string
+  args: Record<string, unknown>
+}
+
+export type Outcome = { ok: true; value: unknown } | { ok: false; message: string }
+
+/** Plain-data normal form used on both sides. */
+export function normalize(v: unknown): unknown {
+  if (v === undefined) return null
+  if (typeof v === 'number') {
+    if (Number.isNaN(v)) return '<NaN>'
+    if (v === Infinity) return '<Infinity>'
+    if (v === -Infinity) return '<-Infinity>'
+    return v === 0 ? 0 : v
+  }
+  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : normalize(x)))
+  if (v && typeof v === 'object') {
+    if (v instanceof Error) return { name: v.name, message: v.message }
+    const out: Record<string, unknown> = {}
+    for (const k of Object.keys(v)) {
+      const x = (v as Record<string, unknown>)[k]
+      if (x !== undefined) out[k] = normalize(x)
+    }
+    return out
+  }
+  return v
+}
+
+const clone = <T>(v: T): T => structuredClone(v)
+
+/** Run the source as JavaScript: strict mode, the last function is the entry. */
+export function runNative(p: Program): Outcome {
+  const { signature } = transpile(p.source)
+  const make = new Function(`"use strict";\n${p.source}\nreturn ${signature.name}`) as () => (...a: unknown[]) => unknown
+  const fn = make()
+  const args = clone(p.args)
+  try {
+    let value: unknown
+    if (signature.kind === 'object') value = fn(args)
+    else if (signature.kind === 'named') value = fn(...signature.params.map((q) => args[q.name]))
+    else value = fn()
+    return { ok: true, value: normalize(value) }
+  } catch (e) {
+    return { ok: false, message: e instanceof Error ? e.message : String(e) }
+  }
+}
+
+interface VmLike {
+  run(ast: AjsProgram, args: unknown, options: { fuel: number }): Promise<{ result: unknown; error?: { message: string } }>
+}
+
+let vmCtor: (new () => VmLike) | null | undefined
+
+/** The VM class, once `src/vm/index.ts` exists and exports `AgentVM`. */
+export async function loadVm(): Promise<(new () => VmLike) | null> {
+  if (vmCtor !== undefined) return vmCtor
+  const path = new URL('../../../src/vm/index.ts', import.meta.url)
+  vmCtor = null
+  if (existsSync(path)) {
+    const mod = (await import(path.href)) as { AgentVM?: new () => VmLike }
+    vmCtor = mod.AgentVM ?? null
+  }
+  return vmCtor
+}
+
+export async function runVm(p: Program, Vm: new () => VmLike): Promise<Outcome> {
+  const { ast } = transpile(p.source, { filename: `${p.name}.ajs` })
+  const r = await new Vm().run(ast, clone(p.args), { fuel: 1e7 })
+  if (r.error) return { ok: false, message: r.error.message }
+  return { ok: true, value: normalize(r.result) }
+}
