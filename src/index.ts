@@ -1,4 +1,11 @@
 /**
  * ajs-lang: the public API. Re-exports only.
+ *
+ * `ajs-lang/vm` holds the runtime alone (no parser); this entry adds the
+ * transpiler, the capability kit and an AgentVM that accepts source text.
  */
-export * from './ast/index.ts'
+export * from './vm/index.ts'
+export { AgentVM } from './full-vm.ts'
+export { transpile, ajs, transpileExpression, type TranspileOptions, type TranspileResult, type Signature } from './transpiler/index.ts'
+export { TranspileError, AjsError, errors, type Diagnostic } from './diagnostics/index.ts'
+export * from './capabilities/index.ts'
