@@ -1,0 +1,52 @@
+/**
+ * Every example of docs/language.md runs: `js ajs` blocks are transpiled,
+ * run on the VM and compared with plain JavaScript (unless the block shows a
+ * documented difference) and with their `// =>` expected result;
+ * `js ajs-reject CODE` blocks must be refused with that code.
+ */
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
+import { transpile } from '../../src/transpiler/index.ts'
+import { loadVm, normalize, runNative, runVm } from './differential/harness.ts'
+
+const doc = readFileSync(new URL('../../docs/language.md', import.meta.url), 'utf8')
+const BLOCK = /```js (ajs|ajs-reject)(?: (\S+))?\n([\s\S]*?)```/g
+const blocks = [...doc.matchAll(BLOCK)].map((m, i) => ({ kind: m[1]!, code: m[2], source: m[3]!, index: i }))
+const Vm = await loadVm()
+
+const line = (src: string, prefix: string): string | undefined =>
+  src.split('\n').find((l) => l.startsWith(prefix))?.slice(prefix.length).trim()
+
+describe('docs/language.md examples', () => {
+  test('the doc has runnable and rejected examples', () => {
+    expect(blocks.filter((b) => b.kind === 'ajs').length).toBeGreaterThanOrEqual(5)
+    expect(blocks.filter((b) => b.kind === 'ajs-reject').length).toBeGreaterThanOrEqual(3)
+  })
+
+  for (const b of blocks) {
+    if (b.kind === 'ajs-reject') {
+      test(`example ${b.index} is refused with ${b.code}`, () => {
+        let err: unknown
+        try {
+          transpile(b.source)
+        } catch (e) {
+          err = e
+        }
+        expect(err).toBeInstanceOf(TranspileError)
+        expect((err as TranspileError).code).toBe(b.code!)
+      })
+      continue
+    }
+    test.skipIf(!Vm)(`example ${b.index} runs`, async () => {
+      const args = JSON.parse(line(b.source, '// args:') ?? '{}')
+      const expected = line(b.source, '// =>')
+      const program = { name: `doc-${b.index}`, source: b.source, args }
+      transpile(b.source)
+      const vm = await runVm(program, Vm!)
+      if (expected !== undefined) expect(vm).toEqual({ ok: true, value: normalize(JSON.parse(expected)) })
+      // The "differences" example shows where AJS and JS part ways on purpose.
+      if (!b.source.includes('function differences')) expect(vm).toEqual(runNative(program))
+    })
+  }
+})
