@@ -38,19 +38,20 @@ const PARAM = /^@param\s*(?:\{([^}]*)\})?\s*(\[[^\]]*\]|[\w$.]+)\s*(?:-\s*)?([\s
 
 export function parseJsDoc(comment: Comment): JsDoc {
   // Strip the leading `*` of the comment body and of every line.
-  const lines = comment.value.slice(1).split('\n').map((l) => l.replace(/^\s*\*? ?/, ''))
+  const raw = comment.value.slice(1).split('\n')
   const description: string[] = []
   const params: JsDocParam[] = []
   let current: { text: string[]; offset: number } | undefined
   const blocks: Array<{ text: string[]; offset: number }> = []
   let offset = comment.start + 3
-  for (const line of lines) {
+  for (const rawLine of raw) {
+    const line = rawLine.replace(/^\s*\*? ?/, '')
     if (/^\s*@/.test(line)) {
       current = { text: [line.trim()], offset }
       blocks.push(current)
     } else if (current) current.text.push(line.trim())
     else description.push(line)
-    offset += line.length + 1
+    offset += rawLine.length + 1
   }
   for (const b of blocks) {
     const m = PARAM.exec(b.text.join(' ').trim())
