@@ -87,15 +87,20 @@ export class AgentVM {
         throw vmError('ARGS_INVALID', `Arguments do not match the input schema: ${JSON.stringify(input).slice(0, 200)}`)
       }
       rt = this.newRun(opts, input, 0)
-      cleanup = this.arm(rt, opts)
+      if (opts.signal?.aborted) throw vmError('ABORTED')
       let value = compiled.run(rt, input)
-      if (isP(value)) value = await value
+      // Timers and listeners only for runs that actually wait: sync work checks the deadline itself.
+      if (isP(value)) {
+        cleanup = this.arm(rt, opts)
+        value = await value
+      }
       const result: RunResult<T> = { result: copyOut(value ?? null) as T, fuelUsed: rt.fuelUsed }
       return finish(result, rt)
     } catch (e) {
       return finish(fail(toVmError(e), rt?.fuelUsed ?? 0), rt)
     } finally {
       cleanup()
+      rt?.end()
     }
   }
 
@@ -181,7 +186,7 @@ export class AgentVM {
   /** Timer and host signal: both stop the run and cancel whatever it waits for. */
   private arm(rt: Run, opts: NormalizedOptions): () => void {
     const stop = (err: VmError) => { try { rt.stop(err) } catch { /* stop() throws by design */ } }
-    const ms = Math.min(opts.timeoutMs, 2_147_483_647)
+    const ms = Math.max(0, Math.min(rt.deadline - Date.now(), 2_147_483_647))
     const timer = setTimeout(() => stop(vmError('TIMEOUT', `The run exceeded its time limit of ${opts.timeoutMs} ms`)), ms)
     const onAbort = () => stop(vmError('ABORTED'))
     if (opts.signal?.aborted) onAbort()
@@ -189,7 +194,6 @@ export class AgentVM {
     return () => {
       clearTimeout(timer)
       opts.signal?.removeEventListener('abort', onAbort)
-      if (!rt.controller.signal.aborted) rt.controller.abort(vmError('ABORTED', 'The run has ended'))
     }
   }
 
@@ -219,7 +223,7 @@ export class AgentVM {
       parent.charge(child.fuelUsedUnits)
       if (child.trace && parent.trace) parent.trace.push(...child.trace)
       parent.warnings.push(...child.warnings)
-      if (!child.controller.signal.aborted) child.controller.abort(vmError('ABORTED', 'The child run has ended'))
+      child.end()
     }
   }
 }

@@ -20,19 +20,22 @@ export interface CopyLimits {
 
 export const DEFAULT_COPY_LIMITS: CopyLimits = { maxNodes: 1_000_000, maxChars: 50_000_000, maxDepth: 500 }
 
-const isPlainProto = (p: unknown) => p === Object.prototype || p === null
-
-/** Deep-copy host data into guest-safe plain data. Throws VALUE_NOT_DATA / VALUE_TOO_LARGE. */
+/**
+ * Deep-copy host data into guest-safe plain data. Throws VALUE_NOT_DATA /
+ * VALUE_TOO_LARGE. Own enumerable properties are read once (a host getter
+ * runs once, its value is copied); functions and symbols are dropped; Dates
+ * become ISO strings; Maps, Sets, typed arrays and promises are refused.
+ * Cycle tracking starts below a shallow depth: typical small args pay nothing.
+ */
 export function copyIn(value: unknown, limits: CopyLimits = DEFAULT_COPY_LIMITS, what = 'value'): unknown {
   let nodes = 0
   let chars = 0
-  const active = new Set<object>()
+  let active: Set<object> | null = null
   const visit = (v: unknown, depth: number): unknown => {
     if (++nodes > limits.maxNodes) throw vmError('VALUE_TOO_LARGE', `The ${what} has more than ${limits.maxNodes} values`)
     switch (typeof v) {
       case 'string':
-        chars += v.length
-        if (chars > limits.maxChars) throw vmError('VALUE_TOO_LARGE', `The ${what} has more than ${limits.maxChars} characters`)
+        if ((chars += v.length) > limits.maxChars) throw vmError('VALUE_TOO_LARGE', `The ${what} has more than ${limits.maxChars} characters`)
         return v
       case 'number': case 'boolean': case 'undefined':
         return v
@@ -44,36 +47,40 @@ export function copyIn(value: unknown, limits: CopyLimits = DEFAULT_COPY_LIMITS,
     if (v === null) return null
     if (depth > limits.maxDepth) throw vmError('VALUE_TOO_LARGE', `The ${what} nests deeper than ${limits.maxDepth}`)
     const obj = v as object
-    if (active.has(obj)) throw vmError('VALUE_NOT_DATA', `The ${what} contains a cycle`)
-    if (obj instanceof GuardedRegex) return obj
-    if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString()
-    active.add(obj)
+    const tracked = depth >= SHALLOW
+    if (tracked) {
+      active ??= new Set()
+      if (active.has(obj)) throw vmError('VALUE_NOT_DATA', `The ${what} contains a cycle`)
+      active.add(obj)
+    }
     try {
       if (Array.isArray(obj)) {
         const n = obj.length
         if (n > limits.maxNodes) throw vmError('VALUE_TOO_LARGE', `The ${what} has an array of ${n} items`)
         const out = new Array(n)
-        for (let i = 0; i < n; i++) {
-          const d = Object.getOwnPropertyDescriptor(obj, i)
-          out[i] = d && 'value' in d ? visit(d.value, depth + 1) : undefined
-        }
+        for (let i = 0; i < n; i++) out[i] = visit(obj[i], depth + 1)
         return out
       }
-      if (ArrayBuffer.isView(obj) || obj instanceof Map || obj instanceof Set || obj instanceof Promise || obj instanceof WeakMap) {
-        throw vmError('VALUE_NOT_DATA', `The ${what} contains a ${Object.prototype.toString.call(obj).slice(8, -1)}`)
+      const proto = Object.getPrototypeOf(obj)
+      if (proto !== Object.prototype && proto !== null) {
+        if (obj instanceof GuardedRegex) return obj
+        if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString()
+        if (ArrayBuffer.isView(obj) || obj instanceof Map || obj instanceof Set || obj instanceof Promise || obj instanceof WeakMap) {
+          throw vmError('VALUE_NOT_DATA', `The ${what} contains a ${Object.prototype.toString.call(obj).slice(8, -1)}`)
+        }
       }
-      void isPlainProto
       const out: Record<string, unknown> = {}
-      for (const key of Object.keys(obj)) {
+      const keys = Object.keys(obj)
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!
         if (isForbiddenKey(key)) continue
-        const d = Object.getOwnPropertyDescriptor(obj, key)
-        if (!d || !('value' in d)) continue // accessors are not data
-        const cv = visit(d.value, depth + 1)
-        if (cv !== undefined || d.value === undefined) out[key] = cv
+        const raw = (obj as Record<string, unknown>)[key]
+        const cv = visit(raw, depth + 1)
+        if (cv !== undefined || raw === undefined) out[key] = cv
       }
       return out
     } finally {
-      active.delete(obj)
+      if (tracked) active!.delete(obj)
     }
   }
   try {
@@ -83,6 +90,9 @@ export function copyIn(value: unknown, limits: CopyLimits = DEFAULT_COPY_LIMITS,
     throw vmError('VALUE_NOT_DATA', `The ${what} could not be read as data: ${e instanceof Error ? e.message : String(e)}`)
   }
 }
+
+/** Below this depth no cycle tracking is needed: a cycle always reaches it. */
+const SHALLOW = 8
 
 /** Copy a guest value out to the host (regexes become their source text). */
 export function copyOut(value: unknown): unknown {

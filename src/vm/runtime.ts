@@ -57,6 +57,9 @@ export interface RunConfig {
 
 const TICK_MASK = 1023
 
+/** Abort reason once a run is over (shared: creating an Error per run is costly). */
+const RUN_ENDED = Object.freeze({ code: 'ABORTED', message: 'The run has ended' })
+
 export class Run {
   left: number
   readonly budget: number
@@ -67,8 +70,20 @@ export class Run {
   readonly warnings: string[] = []
   readonly calls = new Map<string, number>()
   readonly memo = new Map<string, unknown>()
-  /** Aborted on timeout, on the host's signal, or when the run ends: handed to atoms as ctx.signal. */
-  readonly controller = new AbortController()
+  private ctl: AbortController | null = null
+  /**
+   * Aborted on timeout, on the host's signal, or when the run ends; atoms'
+   * signals hang off it. Created on first use: a run that never waits for an
+   * atom never pays for it.
+   */
+  get controller(): AbortController {
+    return (this.ctl ??= new AbortController())
+  }
+
+  /** End-of-run cleanup: cancel anything still waiting (no-op if nothing ever waited). */
+  end(): void {
+    if (this.ctl && !this.ctl.signal.aborted) this.ctl.abort(RUN_ENDED)
+  }
   /** Set once the run is over (fatal error or completion); waiting atoms are cancelled. */
   stopped: VmError | null = null
   /** Live-heap estimate of values built by the guest, in bytes (see limits docs). */
@@ -133,7 +148,7 @@ export class Run {
   stop(err: VmError): never {
     if (!this.stopped) {
       this.stopped = err
-      this.controller.abort(err)
+      this.ctl?.abort(err)
     }
     throw this.stopped
   }

@@ -2,7 +2,6 @@
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
 import { isForbiddenKey } from '../guards.ts'
-import { GuardedRegex } from './regex.ts'
 
 function strip(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v
@@ -22,7 +21,9 @@ export function jsonParse(rt: Run, text: unknown): unknown {
   rt.chargeString(text)
   rt.chargeSlots(Math.ceil(text.length / 8))
   try {
-    return strip(JSON.parse(text))
+    const value = JSON.parse(text)
+    // Only text that mentions a forbidden name can produce a forbidden key.
+    return /__proto__|constructor|prototype|\\u/.test(text) ? strip(value) : value
   } catch (e) {
     throw vmError('JSON_ERROR', (e as Error).message)
   }
@@ -32,7 +33,7 @@ export function jsonStringify(rt: Run, value: unknown, indent?: unknown): string
   const space = typeof indent === 'number' ? Math.min(10, Math.max(0, indent)) : typeof indent === 'string' ? indent.slice(0, 10) : undefined
   let out: string | undefined
   try {
-    out = JSON.stringify(value, (_k, v) => (v instanceof GuardedRegex ? {} : v), space)
+    out = JSON.stringify(value, null, space)
   } catch (e) {
     if (e instanceof RangeError) rt.heapLimit(rt.maxHeapBytes + 1)
     throw vmError('TYPE_ERROR', (e as Error).message)

@@ -21,6 +21,10 @@ export class GuardedRegex {
   toString(): string {
     return `/${this.source}/${this.flags}`
   }
+  /** JSON.stringify of a regex is `{}`, as in JavaScript. */
+  toJSON(): Record<string, never> {
+    return {}
+  }
   /** A fresh RegExp (lastIndex 0), so guest state never leaks between calls. */
   fresh(): RegExp {
     return new RegExp(this.re.source, this.re.flags)

@@ -136,8 +136,10 @@ function forLoop(c: Compiler, step: Step, scope: Scope): CStepInfo {
 function iterate(c: Compiler, step: Step, scope: Scope, mode: 'of' | 'in'): CStepInfo {
   const source = c.expr(mode === 'of' ? s(step).iterable : s(step).object, scope)
   const inner = scope.child()
-  const kind = s(step).kind === 'const' ? 'const' : 'let'
-  const target = c.pattern(s(step).target, inner, kind)
+  // No `kind`: `for (x of xs)` assigns an existing binding (or member), like JS.
+  const kind = s(step).kind === 'const' ? 'const' : s(step).kind === 'let' ? 'let' : 'assign'
+  const target = c.pattern(kind === 'assign' && typeof s(step).target === 'object' && s(step).target?.$pattern === undefined
+    ? { $pattern: 'target', target: s(step).target } : s(step).target, inner, kind)
   const body = c.block(s(step).body ?? [], inner)
   // Iteration state lives in a hidden slot of the frame: recursion gets its own frame.
   const hidden = inner.fn.alloc()
