@@ -1,0 +1,32 @@
+/**
+ * Human-readable diagnostics for the terminal: transpile errors and
+ * warnings (`file:line:col: error CODE: message`, code frame, hint) and
+ * run errors. Pure functions from data to text.
+ */
+import type { Diagnostic, TranspileError } from '../diagnostics/index.ts'
+import type { AgentError } from '../vm/index.ts'
+import type { Palette } from './colors.ts'
+
+/** A transpile error as the compiler prints it, colored when asked. */
+export function formatTranspileError(e: TranspileError, c: Palette): string {
+  const head = `${e.file}:${e.line}:${e.column + 1}: ${c.red(c.bold('error'))} ${c.bold(e.code)}: ${e.message}`
+  return `${head}\n${c.dim(e.frame)}\n${c.cyan('hint:')} ${e.hint}\n`
+}
+
+export function formatWarning(d: Diagnostic, c: Palette): string {
+  return `${d.file}:${d.line}:${d.column + 1}: ${c.yellow('warning')} ${d.code}: ${d.message}\n${c.cyan('hint:')} ${d.hint}\n`
+}
+
+/** A run error: `location: error CODE: message` (location falls back to the file). */
+export function formatAgentError(error: AgentError, fallbackFile: string, c: Palette): string {
+  const where = error.location ?? fallbackFile
+  let text = `${where}: ${c.red(c.bold('error'))} ${c.bold(error.code)}: ${error.message}${error.op ? c.dim(` (in ${error.op})`) : ''}\n`
+  if (error.hint) text += `${c.cyan('hint:')} ${error.hint}\n`
+  for (const d of error.details?.slice(1, 6) ?? []) text += `  ${d.path || '/'}: ${d.message}\n`
+  return text
+}
+
+/** JSON form of a transpile error (for `--json`). */
+export function transpileErrorJson(e: TranspileError) {
+  return { ...e.diagnostic, severity: 'error', frame: e.frame }
+}

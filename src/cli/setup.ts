@@ -1,0 +1,46 @@
+/**
+ * The embedded default setup of `ajsc run`: everything a program needs to
+ * run from a terminal with no services. An in-memory store is always there;
+ * network access exists only when granted (`--allow-fetch`), and an LLM only
+ * when an endpoint is named (`--llm`). The battery atoms are installed, so
+ * vector and chat work with the same flags.
+ */
+import { AgentVM } from '../full-vm.ts'
+import type { ProcedureStore } from '../vm/procedures.ts'
+import { createFetchCapability, createMemoryStore } from '../capabilities/index.ts'
+import { batteryAtoms, createBatteryLLM } from '../batteries/index.ts'
+
+export interface SetupOptions {
+  /** Hosts the program may fetch from (`--allow-fetch`). Empty: no `fetch` capability. */
+  allowFetch?: readonly string[]
+  /** Hosts that may be private/loopback addresses (`--allow-private`). */
+  allowPrivate?: readonly string[]
+  /** OpenAI-compatible endpoint (`--llm`). */
+  llmUrl?: string
+  model?: string
+  apiKey?: string
+  procedures?: ProcedureStore
+}
+
+export interface RunSetup {
+  vm: AgentVM
+  capabilities: Record<string, unknown>
+}
+
+export function createRunSetup(options: SetupOptions = {}): RunSetup {
+  const capabilities: Record<string, unknown> = { store: createMemoryStore() }
+  const allowFetch = options.allowFetch ?? []
+  const allowPrivate = options.allowPrivate ?? []
+  if (allowFetch.length > 0 || allowPrivate.length > 0) {
+    capabilities['fetch'] = createFetchCapability({ allowedHosts: [...allowFetch], allowPrivateHosts: [...allowPrivate] })
+  }
+  if (options.llmUrl) {
+    capabilities['llm'] = createBatteryLLM({
+      baseUrl: options.llmUrl,
+      model: options.model ?? 'default',
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    })
+  }
+  const vm = new AgentVM(batteryAtoms, options.procedures ? { procedures: options.procedures } : {})
+  return { vm, capabilities }
+}
