@@ -103,7 +103,7 @@ if (opts.sections.includes('bundle')) {
   results.bundle = await bundleSizes()
   for (const k of ['vm', 'full']) {
     const b = results.bundle[k]
-    log(`  ${k.padEnd(5)} ${b.entry}: ${b.error ? b.error : `${b.minBytes} B min, ${b.gzipBytes} B gzip  [${b.packages.join(', ') || 'no packages'}]`}`)
+    log(`  ${k.padEnd(5)} ${b.entry}: ${b.error ? b.error : `${b.platform}: ${b.minBytes} B min, ${b.gzipBytes} B gzip  [${b.packages.join(', ') || 'no packages'}]`}`)
   }
 }
 

@@ -140,14 +140,16 @@ export function renderMarkdown(r) {
   }
 
   if (r.bundle) {
-    p(`## 5. Bundle size (esbuild ${r.bundle.esbuild}, browser ESM, minified, gzip -9)`)
+    p(`## 5. Bundle size (esbuild ${r.bundle.esbuild}, ESM, minified, gzip -9)`)
     p()
-    p('| entry | minified | gzip -9 | packages inside |')
-    p('| --- | ---: | ---: | --- |')
+    p('| entry | platform | minified | gzip -9 | packages inside |')
+    p('| --- | --- | ---: | ---: | --- |')
     for (const k of ['vm', 'full']) {
       const b = r.bundle[k]
-      p(b.error ? `| ${b.entry} | ${b.error} | | |` : `| ${b.entry} | ${b.minBytes.toLocaleString('en-US')} B | ${b.gzipBytes.toLocaleString('en-US')} B | ${b.packages.join(', ') || '–'} |`)
+      p(b.error ? `| ${b.entry} | | ${b.error} | | |` : `| ${b.entry} | ${b.platform} | ${b.minBytes.toLocaleString('en-US')} B | ${b.gzipBytes.toLocaleString('en-US')} B | ${b.packages.join(', ') || '–'} |`)
     }
+    p()
+    for (const k of ['vm', 'full']) if (r.bundle[k]?.note) p(`- ${r.bundle[k].entry}: ${r.bundle[k].note}`)
     p()
     if (r.bundle.vm?.packages?.some((x) => x.startsWith('acorn'))) {
       p('**acorn is inside the VM bundle**: the `ajs-lang/vm` entry must not pull the transpiler in.')
