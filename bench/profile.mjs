@@ -48,13 +48,26 @@ const prof = JSON.parse(readFileSync(join(dir, file), 'utf8'))
 const dt = (prof.endTime - prof.startTime) / prof.samples.length / 1000
 const hits = new Map()
 for (const s of prof.samples) hits.set(s, (hits.get(s) ?? 0) + 1)
+// Lines of our unminified bundle map back to sources via esbuild's
+// `// src/...` comments that open each module.
+const srcOf = (() => {
+  if (!spec.oursBundle) return () => undefined
+  const marks = []
+  readFileSync(spec.oursBundle, 'utf8').split('\n').forEach((l, i) => {
+    const m = l.match(/^\/\/ (src\/\S+\.ts)$/)
+    if (m) marks.push([i + 1, m[1]])
+  })
+  return (line) => marks.findLast(([at]) => at <= line)?.[1]
+})()
 const byFn = new Map()
 let total = 0
 for (const node of prof.nodes) {
   const n = hits.get(node.id) ?? 0
   if (!n) continue
   const cf = node.callFrame
-  const where = cf.url ? `${cf.url.replace(/^.*\/(bench|node_modules)\//, '$1/')}:${cf.lineNumber + 1}` : ''
+  let where = cf.url ? `${cf.url.replace(/^.*\/(bench|node_modules)\//, '$1/')}:${cf.lineNumber + 1}` : ''
+  const src = cf.url.endsWith('.build/ajs.mjs') ? srcOf(cf.lineNumber + 1) : undefined
+  if (src) where += ` (${src})`
   const key = `${cf.functionName || '(anonymous)'} ${where}`.trim()
   byFn.set(key, (byFn.get(key) ?? 0) + n)
   total += n
