@@ -1,19 +1,29 @@
 /**
  * The AgentVM of the full package: the runtime plus the transpiler, so
  * `vm.run(source)` compiles source text (cached) with the VM's own atoms
- * known to the transpiler.
+ * known to the transpiler, plus `vm.Agent`, the typed builder over the VM's
+ * atoms (the runtime-only `ajs-lang/vm` entry has neither).
  */
 import { AgentVM as RuntimeVM, type AgentVMOptions } from './vm/agent-vm.ts'
 import type { AtomDef } from './vm/atoms/types.ts'
 import { transpile } from './transpiler/index.ts'
+import { createBuilder, type VmAtoms } from './builder/index.ts'
+import type { AgentRoot } from './builder/types.ts'
 
-export class AgentVM extends RuntimeVM {
-  constructor(customAtoms: Record<string, AtomDef> | AtomDef[] = {}, options: AgentVMOptions = {}) {
+export class AgentVM<C extends Record<string, AtomDef> | AtomDef[] = {}> extends RuntimeVM {
+  #agent?: AgentRoot<VmAtoms<C>>
+
+  constructor(customAtoms: C = {} as C, options: AgentVMOptions = {}) {
     let self: RuntimeVM | undefined
     super(customAtoms, {
       sourceCompiler: (source) => transpile(source, { atoms: [...(self?.atoms.keys() ?? [])] }).ast,
       ...options,
     })
     self = this
+  }
+
+  /** The builder root over this VM's atoms: core atoms plus the custom ones, typed from their schemas. */
+  get Agent(): AgentRoot<VmAtoms<C>> {
+    return (this.#agent ??= createBuilder<C>(this.atoms.values()))
   }
 }

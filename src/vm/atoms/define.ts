@@ -11,7 +11,7 @@ import type { AtomContext } from './types.ts'
 import { ATOM_COSTS } from '../fuel.ts'
 
 /** A tosijs-schema builder or a plain JSON Schema object. */
-export type SchemaLike = { schema: JsonSchema } | JsonSchema
+export type SchemaLike = { readonly schema: object } | JsonSchema
 
 export function toJsonSchema(s: SchemaLike | undefined): JsonSchema | undefined {
   if (s === undefined || s === null) return undefined
@@ -28,16 +28,30 @@ export interface DefineAtomOptions<I> {
   sync?: boolean
 }
 
-type Infer<S> = S extends { type: infer T } ? T : any
+/**
+ * The TypeScript type a schema describes: tosijs-schema builders carry it
+ * (`Infer<typeof schema>`); a plain JSON Schema gives `unknown`.
+ */
+export type InferSchema<S> = S extends { _type: infer T } ? T : unknown
 
-/** Define an atom. `op` must be an identifier and not a core op name. */
-export function defineAtom<IS extends SchemaLike, OS extends SchemaLike | undefined, I = Infer<IS>, O = OS extends SchemaLike ? Infer<OS> : unknown>(
-  op: string,
+/**
+ * Define an atom. `op` must be an identifier and not a core op name. Input
+ * and output types are inferred from tosijs-schema builders, so `fn` is
+ * checked against them and `vm.Agent` types the atom's builder method.
+ */
+export function defineAtom<
+  const Op extends string,
+  IS extends SchemaLike,
+  OS extends SchemaLike | undefined,
+  I = InferSchema<IS>,
+  O = OS extends SchemaLike ? InferSchema<OS> : unknown,
+>(
+  op: Op,
   inputSchema: IS,
   outputSchema: OS,
   fn: AtomFn<I, O>,
   options: DefineAtomOptions<I> = {},
-): AtomDef<I, O> {
+): AtomDef<I, O> & { op: Op } {
   if (!IDENTIFIER.test(op) || FORBIDDEN_NAMES.has(op)) throw new TypeError(`defineAtom: invalid op name ${JSON.stringify(op)}`)
   if (typeof fn !== 'function') throw new TypeError(`defineAtom(${op}): fn must be a function`)
   const input = toJsonSchema(inputSchema)
