@@ -42,10 +42,8 @@ export function compileAtomStep(c: Compiler, step: Step, scope: Scope): CStepInf
   const call = (f: Frame, vals: unknown[]) => then(invokeAtom(f, def, build(vals), loc), (v) => store(f, v))
   const evalFields = seqN(fns, (vals) => vals)
   return {
-    run: (f) => {
-      f.rt.charge(cost)
-      return then(evalFields(f), (vals) => call(f, vals))
-    },
+    run: (f) => then(evalFields(f), (vals) => call(f, vals)),
     async: !def.sync || fields.some((x) => x.async),
+    cost,
   }
 }

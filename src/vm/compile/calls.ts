@@ -57,6 +57,36 @@ export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
   throw compileError('UNKNOWN_FUNCTION', `Unknown function "${name}"${didYouMean(name, known)}`)
 }
 
+const MATH1: Record<string, (x: number) => number> = {
+  floor: Math.floor, ceil: Math.ceil, round: Math.round, abs: Math.abs, sqrt: Math.sqrt, trunc: Math.trunc, sign: Math.sign,
+}
+const MATH2: Record<string, (x: number, y: number) => number> = { min: Math.min, max: Math.max, pow: Math.pow }
+
+/** `Math.f(x)` / `Math.f(x, y)` without spreads: direct calls, no argument array. */
+function fastMath(c: Compiler, method: string, argNodes: any[], scope: Scope): CExpr | undefined {
+  if (argNodes.some((a) => a?.$expr === 'spread')) return undefined
+  const one = argNodes.length === 1 ? MATH1[method] : undefined
+  const two = argNodes.length === 2 ? MATH2[method] : undefined
+  if (!one && !two) return undefined
+  const args = argNodes.map((a) => c.expr(a, scope))
+  if (args.some((a) => a.async)) return undefined
+  const cost = 2 * NODE_COST + args.reduce((t, a) => t + a.cost, 0)
+  const x = args[0]!.fn
+  if (one) {
+    switch (method) {
+      case 'floor': return { fn: (f) => Math.floor(x(f)), cost, async: false }
+      case 'round': return { fn: (f) => Math.round(x(f)), cost, async: false }
+      default: return { fn: (f) => one(x(f)), cost, async: false }
+    }
+  }
+  const y = args[1]!.fn
+  switch (method) {
+    case 'min': return { fn: (f) => Math.min(x(f), y(f)), cost, async: false }
+    case 'max': return { fn: (f) => Math.max(x(f), y(f)), cost, async: false }
+    default: return { fn: (f) => two!(x(f), y(f)), cost, async: false }
+  }
+}
+
 function isLambda(node: any): boolean {
   return node && node.$expr === 'lambda'
 }
@@ -75,6 +105,8 @@ export function compileMethodCall(c: Compiler, node: any, scope: Scope): CExpr {
       throw compileError('METHOD_NOT_ALLOWED', `${objNode.name}.${method} is not available${didYouMean(method, Object.keys(ns))}`)
     }
     if (argNodes.some(isLambda)) throw compileError('AST_INVALID', `${objNode.name}.${method} does not take a callback`)
+    const fast = objNode.name === 'Math' ? fastMath(c, method, argNodes, scope) : undefined
+    if (fast) return fast
     const args = compileList(c, argNodes, scope)
     const a = args.fn
     const fn = args.async ? (f: Frame) => then(a(f), (vals) => impl(f.rt, vals)) : (f: Frame) => impl(f.rt, a(f))

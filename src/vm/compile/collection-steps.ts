@@ -93,7 +93,6 @@ function iterating(kind: 'map' | 'filter' | 'find' | 'reduce') {
     const cost = costOf(kind) + items.cost + (initial?.cost ?? 0)
     const op = kind
     const run: CStep = (f) => {
-      f.rt.charge(cost)
       return then(items.fn(f), (raw) => {
         const list = itemsOf(raw, op)
         const finish = (v: unknown) => store(f, v)
@@ -122,7 +121,7 @@ function iterating(kind: 'map' | 'filter' | 'find' | 'reduce') {
         }
       })
     }
-    return { run, async: items.async || bodyAsync || !!initial?.async }
+    return { run, async: items.async || bodyAsync || !!initial?.async, cost }
   }
 }
 
@@ -137,7 +136,6 @@ function memoize(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const cost = costOf('memoize') + key.cost
   return {
     run: (f) => {
-      f.rt.charge(cost)
       return then(key.fn(f), (k) => {
         const memoKey = id + JSON.stringify(k)
         const memo = f.rt.memo
@@ -146,6 +144,7 @@ function memoize(c: Compiler, step: Step, scope: Scope): CStepInfo {
       })
     },
     async: key.async || b.async,
+    cost,
   }
 }
 
@@ -159,7 +158,6 @@ function cache(c: Compiler, step: Step, scope: Scope): CStepInfo {
   return {
     run: (f) => {
       const rt = f.rt
-      rt.charge(cost)
       return then(key.fn(f), (k) => then(ttl ? ttl.fn(f) : 3_600_000, async (ttlMs) => {
         const storeCap = rt.config.capabilities.store
         const cacheKey = `cache:${JSON.stringify(k)}`
@@ -177,6 +175,7 @@ function cache(c: Compiler, step: Step, scope: Scope): CStepInfo {
       }))
     },
     async: true,
+    cost,
   }
 }
 

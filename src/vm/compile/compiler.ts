@@ -20,6 +20,12 @@ import { computeAsyncHelpers } from './async-scan.ts'
 export interface CStepInfo {
   run: CStep
   async: boolean
+  /**
+   * Static micro-fuel of the step (its own STEP_COST plus the expressions it
+   * always evaluates). Not charged by `run`: the enclosing block charges the
+   * sum for all its steps once, on entry (see fuel.ts).
+   */
+  cost: number
 }
 
 export interface HelperRef {
@@ -86,9 +92,11 @@ export class Compiler {
   sequence(steps: unknown, scope: Scope): CStepInfo {
     if (!Array.isArray(steps)) throw compileError('AST_INVALID', 'Expected a list of steps')
     const infos = steps.map((s) => this.step(s, scope))
-    const runs = infos.map((i) => i.run)
     const async = infos.some((i) => i.async)
-    return { run: runSequence(runs), async }
+    const locs = steps.map((s: any) => (Array.isArray(s?.loc) ? (s.loc as Loc) : undefined))
+    const ops = steps.map((s: any) => s.op as string)
+    const cost = infos.reduce((t, i) => t + i.cost, 0)
+    return { run: runSequence(infos.map((i) => i.run), cost, locs, ops, this.file), async, cost: 0 }
   }
 
   step(node: any, scope: Scope): CStepInfo {
@@ -107,8 +115,7 @@ export class Compiler {
       }
       throw e
     }
-    if (this.options.trace) info = { run: wrapTrace(info.run, node.op, loc, this.file), async: info.async }
-    if (loc) info = { run: locate(info.run, node.op, loc, this.file), async: info.async }
+    if (this.options.trace) info = { ...info, run: wrapTrace(info.run, node.op, loc, this.file, info.cost) }
     return info
   }
 
@@ -222,44 +229,78 @@ export class Compiler {
   }
 }
 
-/** Run compiled steps in order, stopping at the first abrupt completion. */
-export function runSequence(runs: CStep[]): CStep {
+/**
+ * Run compiled steps in order, stopping at the first abrupt completion. The
+ * block's static cost is charged once on entry. An error escaping a step is
+ * stamped with that step's location (the innermost block stamps first), so
+ * steps need no wrappers of their own.
+ */
+export function runSequence(runs: CStep[], cost: number, locs: Array<Loc | undefined>, ops: string[], file: string | undefined): CStep {
   const n = runs.length
-  if (n === 0) return () => NORMAL
-  if (n === 1) return runs[0]!
-  const from = (f: Frame, start: number): Completion | Promise<Completion> => {
-    for (let i = start; i < n; i++) {
-      const c = runs[i]!(f)
-      if (c !== NORMAL) {
-        if (isPromise(c)) {
-          const next = i + 1
-          return c.then((code) => (code !== NORMAL ? code : from(f, next)))
-        }
-        return c
-      }
-    }
-    return NORMAL
-  }
-  return (f) => from(f, 0)
-}
-
-/** Attach the step's location (and op) to errors escaping it. */
-function locate(run: CStep, op: string, loc: Loc, file: string | undefined): CStep {
-  const annotate = (e: unknown) => {
+  const stamp = (e: unknown, i: number) => {
     if (e instanceof VmError && !e.loc) {
-      e.loc = loc
-      e.file = file
-      e.op ??= op
+      const loc = locs[i]
+      if (loc) { e.loc = loc; e.file = file }
+      e.op ??= ops[i]
     }
     return e
   }
-  return (f) => {
+  const from = (f: Frame, start: number): Completion | Promise<Completion> => {
+    let i = start
     try {
-      const r = run(f)
-      return isPromise(r) ? r.catch((e) => { throw annotate(e) }) : r
+      for (; i < n; i++) {
+        const c = runs[i]!(f)
+        if (c !== NORMAL) {
+          if (isPromise(c)) {
+            const k = i
+            return c.then((code) => (code !== NORMAL ? code : from(f, k + 1)), (e) => { throw stamp(e, k) })
+          }
+          return c
+        }
+      }
     } catch (e) {
-      throw annotate(e)
+      throw stamp(e, i)
     }
+    return NORMAL
+  }
+  if (n === 0) return cost === 0 ? () => NORMAL : (f) => { const rt = f.rt; if ((rt.left -= cost) < 0) rt.outOfFuel(); return NORMAL }
+  if (n === 1) {
+    const only = runs[0]!
+    return (f) => {
+      const rt = f.rt
+      if ((rt.left -= cost) < 0) rt.outOfFuel()
+      try {
+        const c = only(f)
+        return isPromise(c) ? c.catch((e) => { throw stamp(e, 0) }) : c
+      } catch (e) {
+        throw stamp(e, 0)
+      }
+    }
+  }
+  if (n === 2) {
+    const a = runs[0]!, b = runs[1]!
+    return (f) => {
+      const rt = f.rt
+      if ((rt.left -= cost) < 0) rt.outOfFuel()
+      let c: Completion | Promise<Completion>
+      try {
+        c = a(f)
+      } catch (e) {
+        throw stamp(e, 0)
+      }
+      if (c !== NORMAL) return isPromise(c) ? c.then((code) => (code !== NORMAL ? code : from(f, 1)), (e) => { throw stamp(e, 0) }) : c
+      try {
+        c = b(f)
+      } catch (e) {
+        throw stamp(e, 1)
+      }
+      return isPromise(c) ? c.catch((e) => { throw stamp(e, 1) }) : c
+    }
+  }
+  return (f) => {
+    const rt = f.rt
+    if ((rt.left -= cost) < 0) rt.outOfFuel()
+    return from(f, 0)
   }
 }
 

@@ -17,6 +17,8 @@ export interface CExpr {
   async: boolean
   /** Set for literal nodes: lets operators fold or specialise. */
   constant?: { value: unknown }
+  /** Set for plain variable reads: lets operators read the slot directly. */
+  slot?: number
 }
 
 export type CStep = (f: Frame) => Completion | Promise<Completion>

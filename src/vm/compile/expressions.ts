@@ -7,7 +7,7 @@ import type { Expr } from '../../ast/types.ts'
 import { NODE_COST } from '../fuel.ts'
 import { getComputed, getNamed, isForbiddenKey, toKey, deleteProp, ownKeys } from '../guards.ts'
 import { vmError } from '../errors.ts'
-import { BINARY_OPS, UNARY_OPS, specialiseBinary, specialiseBinaryConst, unknownOperator } from './operators.ts'
+import { BINARY_OPS, UNARY_OPS, specialiseBinary, specialiseBinaryConst, specialiseSlotOps, unknownOperator } from './operators.ts'
 import { isP, seq2, seqN, then } from './async.ts'
 import type { CExpr, Scope } from './context.ts'
 import { compileError } from './context.ts'
@@ -35,7 +35,7 @@ function ident(c: Compiler, node: { name: string }, scope: Scope): CExpr {
   const b = scope.lookup(name)
   if (b) {
     const slot = b.slot
-    return { fn: (f) => f.s[slot], cost: NODE_COST, async: false }
+    return { fn: (f) => f.s[slot], cost: NODE_COST, async: false, slot }
   }
   if (Object.prototype.hasOwnProperty.call(GLOBAL_VALUES, name)) return constant(GLOBAL_VALUES[name])
   throw compileError('UNKNOWN_IDENTIFIER', `Unknown identifier "${name}"` + c.suggest(name, scope))
@@ -72,7 +72,9 @@ function binary(c: Compiler, node: any, scope: Scope): CExpr {
     const fn = (f: Frame) => seq2(left.fn, right.fn, (a, b) => impl(a, b, f))(f)
     return { fn, cost, async: true }
   }
-  const special = right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value) : undefined
+  const rightShape = { slot: right.slot, num: typeof right.constant?.value === 'number' ? right.constant.value : undefined }
+  const fused = left.slot !== undefined ? specialiseSlotOps(op, left.slot, rightShape) : undefined
+  const special = fused ?? (right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value) : undefined)
   const fn = special ?? specialiseBinary(op, left.fn, right.fn) ?? ((f: Frame) => impl(left.fn(f), right.fn(f), f))
   return { fn, cost, async: false }
 }

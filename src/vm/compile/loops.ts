@@ -67,16 +67,15 @@ function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
   const loop = (f: Frame): Completion | Promise<Completion> => {
     const rt = f.rt
     let first = bodyFirst
+    const iterCost = ITERATION_COST + nextCost
     for (;;) {
-      rt.tick()
+      if ((++rt.ticks & 1023) === 0) rt.checkTime()
       if (!first) {
-        rt.charge(ITERATION_COST + nextCost)
+        if ((rt.left -= iterCost) < 0) rt.outOfFuel()
         const t = next(f)
         if (isP(t)) return slowLoop(f, p, 'next', t)
         if (!t) return NORMAL
-      } else {
-        rt.charge(ITERATION_COST)
-      }
+      } else if ((rt.left -= ITERATION_COST) < 0) rt.outOfFuel()
       first = false
       const code = body(f)
       if (code !== NORMAL) {
@@ -85,15 +84,14 @@ function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
         if (r !== GO_ON) return r
       }
       if (update) {
-        rt.charge(updateCost)
+        if ((rt.left -= updateCost) < 0) rt.outOfFuel()
         const u = update(f)
         if (isP(u)) return slowLoop(f, p, 'update', u)
       }
     }
   }
-  if (!setup) return (f) => { f.rt.charge(STEP_COST); return loop(f) }
+  if (!setup) return loop
   return (f) => {
-    f.rt.charge(STEP_COST)
     const r = setup(f)
     return isP(r) ? r.then(() => loop(f)) : loop(f)
   }
@@ -106,7 +104,7 @@ function whileLoop(c: Compiler, step: Step, scope: Scope, bodyFirst: boolean): C
     label: s(step).label, next: cond.fn, nextCost: cond.cost, body: body.run,
     update: null, updateCost: 0, bodyFirst,
   })
-  return { run, async: cond.async || body.async }
+  return { run, async: cond.async || body.async, cost: STEP_COST }
 }
 
 function forLoop(c: Compiler, step: Step, scope: Scope): CStepInfo {
@@ -129,7 +127,7 @@ function forLoop(c: Compiler, step: Step, scope: Scope): CStepInfo {
     if (isPromise(code)) return code
     return undefined
   } : undefined)
-  return { run, async: !!init?.async || !!cond?.async || !!update?.async || body.async }
+  return { run, async: !!init?.async || !!cond?.async || !!update?.async || body.async, cost: STEP_COST }
 }
 
 /** for...of / for...in: iterate a snapshot of keys or a live array by index. */
@@ -159,17 +157,15 @@ function iterate(c: Compiler, step: Step, scope: Scope, mode: 'of' | 'in'): CSte
     label: s(step).label, next, nextCost: target.cost, body: body.run,
     update: null, updateCost: 0, bodyFirst: false,
   })
-  const cost = source.cost
   const go = (f: Frame, x: unknown) => {
     f.s[hidden] = { items: items(x), i: 0 }
     return loop(f)
   }
   const run: CStep = (f) => {
-    f.rt.charge(cost)
     const v = source.fn(f)
     return isP(v) ? v.then((x) => go(f, x)) : go(f, v)
   }
-  return { run, async: source.async || target.async || body.async }
+  return { run, async: source.async || target.async || body.async, cost: STEP_COST + source.cost }
 }
 
 export const LOOP_COMPILERS: Record<string, (c: Compiler, step: Step, scope: Scope) => CStepInfo> = {

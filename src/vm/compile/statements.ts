@@ -30,7 +30,7 @@ export function storeResult(c: Compiler, step: Step, scope: Scope): (f: Frame, v
 function block(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const body = c.block(s(step).steps, scope)
   const b = body.run
-  return { run: (f) => { f.rt.charge(STEP_COST); return b(f) }, async: body.async }
+  return { run: (f) => { return b(f) }, async: body.async, cost: STEP_COST }
 }
 
 function ifStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
@@ -42,30 +42,31 @@ function ifStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const pick = (f: Frame, v: unknown) => (v ? y(f) : n ? n(f) : NORMAL)
   return {
     run: (f) => {
-      f.rt.charge(cost)
       const v = t(f)
       return isP(v) ? v.then((x) => pick(f, x)) : pick(f, v)
     },
     async: cond.async || yes.async || !!no?.async,
+    cost: cost,
   }
 }
 
 function returnStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  if (s(step).value === undefined) return { run: (f) => { f.rt.charge(STEP_COST); f.ret = undefined; return RETURN }, async: false }
+  if (s(step).value === undefined) return { run: (f) => { f.ret = undefined; return RETURN }, async: false, cost: STEP_COST }
   const val = compileValue(c, s(step).value, scope)
   const v = val.fn
   const cost = STEP_COST + val.cost
-  if (!val.async) return { run: (f) => { f.rt.charge(cost); f.ret = v(f); return RETURN }, async: false }
+  if (!val.async) return { run: (f) => { f.ret = v(f); return RETURN }, async: false, cost: cost }
   return {
-    run: (f) => { f.rt.charge(cost); return then(v(f), (x) => { f.ret = x; return RETURN }) },
+    run: (f) => { return then(v(f), (x) => { f.ret = x; return RETURN }) },
     async: true,
+    cost: cost,
   }
 }
 
 function jump(code: number) {
   return (_c: Compiler, step: Step): CStepInfo => {
     const label = s(step).label as string | undefined
-    return { run: (f) => { f.rt.charge(STEP_COST); f.label = label; return code }, async: false }
+    return { run: (f) => { f.label = label; return code }, async: false, cost: STEP_COST }
   }
 }
 
@@ -78,8 +79,9 @@ function throwStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const val = compileValue(c, s(step).value, scope)
   const cost = STEP_COST + val.cost
   return {
-    run: (f) => { f.rt.charge(cost); return then(val.fn(f), (v) => { throw thrownError(v) }) },
+    run: (f) => { return then(val.fn(f), (v) => { throw thrownError(v) }) },
     async: val.async,
+    cost: cost,
   }
 }
 
@@ -90,7 +92,6 @@ function errorStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const cost = STEP_COST + message.cost + (name?.cost ?? 0) + (data?.cost ?? 0)
   return {
     run: (f) => {
-      f.rt.charge(cost)
       return then(message.fn(f), (m) => then(name ? name.fn(f) : 'Error', (n) => then(data ? data.fn(f) : undefined, (d) => {
         const err: Record<string, unknown> = { name: String(n), message: String(m) }
         if (d !== undefined) err.data = d
@@ -98,6 +99,7 @@ function errorStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
       })))
     },
     async: message.async || !!name?.async || !!data?.async,
+    cost: cost,
   }
 }
 
@@ -138,7 +140,7 @@ function tryStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
       return recover(f, e)
     }
   }
-  if (!fin) return { run: (f) => { f.rt.charge(STEP_COST); return attempt(f) }, async: body.async || catchAsync }
+  if (!fin) return { run: (f) => { return attempt(f) }, async: body.async || catchAsync, cost: STEP_COST }
 
   const finRun = fin.run
   const afterOk = (f: Frame, code: Completion) => {
@@ -160,7 +162,6 @@ function tryStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
   return {
     run: (f) => {
-      f.rt.charge(STEP_COST)
       let r: Completion | Promise<Completion>
       try {
         r = attempt(f)
@@ -170,6 +171,7 @@ function tryStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
       return isPromise(r) ? r.then((code) => afterOk(f, code), (e) => afterErr(f, e)) : afterOk(f, r)
     },
     async: body.async || catchAsync || fin.async,
+    cost: STEP_COST,
   }
 }
 
@@ -181,7 +183,6 @@ function parallelStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const finish = (f: Frame, code: Completion) => (code === RETURN ? f.ret : undefined)
   return {
     run: (f) => {
-      f.rt.charge(STEP_COST)
       const group = new AbortController()
       const promises = runs.map((run: CStep) => {
         const fork = new Frame(f.s, f.rt, group.signal)
@@ -193,6 +194,7 @@ function parallelStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
       )
     },
     async: true,
+    cost: STEP_COST,
   }
 }
 
@@ -201,8 +203,8 @@ function exprStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const store = storeResult(c, step, scope)
   const v = val.fn
   const cost = STEP_COST + val.cost
-  if (!val.async) return { run: (f) => { f.rt.charge(cost); return store(f, v(f)) }, async: false }
-  return { run: (f) => { f.rt.charge(cost); return then(v(f), (x) => store(f, x)) }, async: true }
+  if (!val.async) return { run: (f) => { return store(f, v(f)) }, async: false, cost: cost }
+  return { run: (f) => { return then(v(f), (x) => store(f, x)) }, async: true, cost: cost }
 }
 
 function varSet(c: Compiler, step: Step, scope: Scope): CStepInfo {
@@ -211,8 +213,8 @@ function varSet(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const store = storeResult(c, step, scope)
   const v = val.fn
   const cost = STEP_COST + val.cost
-  if (!val.async && step.result === undefined) return { run: (f) => { f.rt.charge(cost); f.s[slot] = v(f); return NORMAL }, async: false }
-  return { run: (f) => { f.rt.charge(cost); return then(v(f), (x) => { f.s[slot] = x; return store(f, x) }) }, async: val.async }
+  if (!val.async && step.result === undefined) return { run: (f) => { f.s[slot] = v(f); return NORMAL }, async: false, cost: cost }
+  return { run: (f) => { return then(v(f), (x) => { f.s[slot] = x; return store(f, x) }) }, async: val.async, cost: cost }
 }
 
 function declareOne(c: Compiler, name: unknown, value: unknown, scope: Scope, kind: 'let' | 'const') {
@@ -225,8 +227,8 @@ function constSet(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const { val, slot } = declareOne(c, s(step).key, s(step).value, scope, 'const')
   const v = val.fn
   const cost = STEP_COST + val.cost
-  if (!val.async) return { run: (f) => { f.rt.charge(cost); f.s[slot] = v(f); return NORMAL }, async: false }
-  return { run: (f) => { f.rt.charge(cost); return then(v(f), (x) => { f.s[slot] = x; return NORMAL }) }, async: true }
+  if (!val.async) return { run: (f) => { f.s[slot] = v(f); return NORMAL }, async: false, cost: cost }
+  return { run: (f) => { return then(v(f), (x) => { f.s[slot] = x; return NORMAL }) }, async: true, cost: cost }
 }
 
 function varsLet(c: Compiler, step: Step, scope: Scope): CStepInfo {
@@ -237,7 +239,7 @@ function varsLet(c: Compiler, step: Step, scope: Scope): CStepInfo {
   if (decls.length === 1 && !decls[0]!.val.async) {
     const { val, slot } = decls[0]!
     const v = val.fn
-    return { run: (f) => { f.rt.charge(cost); f.s[slot] = v(f); return NORMAL }, async: false }
+    return { run: (f) => { f.s[slot] = v(f); return NORMAL }, async: false, cost: cost }
   }
   const from = (f: Frame, i: number): Completion | Promise<Completion> => {
     for (; i < decls.length; i++) {
@@ -248,7 +250,7 @@ function varsLet(c: Compiler, step: Step, scope: Scope): CStepInfo {
     }
     return NORMAL
   }
-  return { run: (f) => { f.rt.charge(cost); return from(f, 0) }, async: decls.some((d) => d.val.async) }
+  return { run: (f) => { return from(f, 0) }, async: decls.some((d) => d.val.async), cost: cost }
 }
 
 function varGet(c: Compiler, step: Step, scope: Scope): CStepInfo {
@@ -257,7 +259,7 @@ function varGet(c: Compiler, step: Step, scope: Scope): CStepInfo {
   if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Unknown variable "${name}"${c.suggest(name, scope)}`)
   const slot = b.slot
   const store = storeResult(c, step, scope)
-  return { run: (f) => { f.rt.charge(STEP_COST); return store(f, f.s[slot]) }, async: false }
+  return { run: (f) => { return store(f, f.s[slot]) }, async: false, cost: STEP_COST }
 }
 
 function names(v: unknown, what: string): string[] {
@@ -270,7 +272,6 @@ function varsImport(_c: Compiler, step: Step, scope: Scope): CStepInfo {
   const slots = keys.map((k) => scope.declare(k, 'let').slot)
   return {
     run: (f) => {
-      f.rt.charge(STEP_COST)
       const args = f.rt.config.args as Record<string, unknown> | null
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i]!
@@ -279,6 +280,7 @@ function varsImport(_c: Compiler, step: Step, scope: Scope): CStepInfo {
       return NORMAL
     },
     async: false,
+    cost: STEP_COST,
   }
 }
 
@@ -292,13 +294,13 @@ function varsExport(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const store = storeResult(c, step, scope)
   return {
     run: (f) => {
-      f.rt.charge(STEP_COST)
       const o: Record<string, unknown> = {}
       for (let i = 0; i < keys.length; i++) o[keys[i]!] = f.s[slots[i]!]
       f.rt.chargeSlots(keys.length)
       return store(f, o)
     },
     async: false,
+    cost: STEP_COST,
   }
 }
 
@@ -309,8 +311,9 @@ function destructure(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const pat = c.pattern(s(step).pattern, scope, kind)
   const cost = STEP_COST + val.cost + pat.cost
   return {
-    run: (f) => { f.rt.charge(cost); return then(val.fn(f), (v) => then(pat.bind(f, v), () => NORMAL)) },
+    run: (f) => { return then(val.fn(f), (v) => then(pat.bind(f, v), () => NORMAL)) },
     async: val.async || pat.async,
+    cost: cost,
   }
 }
 
@@ -356,8 +359,9 @@ function switchStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
   const cost = STEP_COST + disc.cost
   return {
-    run: (f) => { f.rt.charge(cost); return then(disc.fn(f), (d) => match(f, d, 0)) },
+    run: (f) => { return then(disc.fn(f), (d) => match(f, d, 0)) },
     async: disc.async || compiled.some((k: { async: boolean }) => k.async),
+    cost: cost,
   }
 }
 

@@ -7,19 +7,20 @@ import type { TraceEntry } from '../result.ts'
 
 const MAX_TRACE = 100_000
 
-export function wrapTrace(run: CStep, op: string, loc: Loc | undefined, file: string | undefined): CStep {
+export function wrapTrace(run: CStep, op: string, loc: Loc | undefined, file: string | undefined, staticCost = 0): CStep {
   const location = loc ? `${file ?? '<ajs>'}:${loc[0]}:${loc[1] + 1}` : undefined
   return (f: Frame) => {
     const rt = f.rt
     const trace = rt.trace
     if (!trace || trace.length >= MAX_TRACE) return run(f)
+    // The step's static cost was charged with its block, before it started.
     const entry: TraceEntry = { op, fuel: 0, fuelTotal: 0, ms: 0 }
     if (location) entry.location = location
     trace.push(entry)
     const before = rt.fuelUsedUnits
     const t0 = performance.now()
     const done = () => {
-      entry.fuel = fromUnits(rt.fuelUsedUnits - before)
+      entry.fuel = fromUnits(rt.fuelUsedUnits - before + staticCost)
       entry.fuelTotal = rt.fuelUsed
       entry.ms = Math.round((performance.now() - t0) * 1000) / 1000
     }
