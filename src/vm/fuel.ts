@@ -9,9 +9,14 @@
  * - library atoms: their cost from ATOM_COSTS (default 1), capability atoms more;
  * - allocation: strings 0.00001 per character, arrays/objects 0.0001 per element
  *   or property created by an operation.
- * Costs of whole expressions are summed at compile time and charged once when
- * the expression starts; branches (`&&`, `?:`, `?.`, lambda bodies) are charged
- * when taken. The result is exactly "0.01 per node evaluated".
+ * Costs are summed at compile time and charged per basic block: when a block
+ * (a list of steps) is entered it is charged the static cost of all its steps
+ * (STEP_COST each plus the expression nodes each step always evaluates);
+ * branches (`&&`, `?:`, `?.`, taken `if` arms, loop iterations, lambda and
+ * helper bodies) are charged when taken. So an expression costs exactly 0.01
+ * per node, and a block that ends early (return, break, throw) is still
+ * charged in full: deterministic, and one meter update per block instead of
+ * one per node.
  */
 
 export const UNIT = 1_000_000
