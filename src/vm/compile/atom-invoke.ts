@@ -9,7 +9,7 @@ import { validate } from 'tosijs-schema'
 import { VmError, vmError } from '../errors.ts'
 import { toUnits } from '../fuel.ts'
 import type { Frame, Run } from '../runtime.ts'
-import { copyIn } from '../membrane.ts'
+import { copyIn, copyOut } from '../membrane.ts'
 import type { AtomContext, AtomDef } from '../atoms/types.ts'
 import { isP } from './async.ts'
 
@@ -73,6 +73,8 @@ export function invokeAtom(f: Frame, def: AtomDef, input: Record<string, unknown
   const rt = f.rt
   try {
     rt.countCall(def.op)
+    // Host (non-core) atoms get a plain-data copy: the host never holds a live guest object.
+    if (!def.trusted) input = copyOut(input) as Record<string, unknown>
     if (def.inputSchema && !validate(input as any, def.inputSchema as any)) {
       throw vmError('ATOM_INPUT_INVALID', `Input of ${def.op} does not match its schema: ${JSON.stringify(input).slice(0, 200)}`, { op: def.op })
     }
