@@ -1,0 +1,111 @@
+/** Expression builtins: namespaces (Math, JSON, Object, Array, Number, String, Date, Set) and instance methods. */
+import { describe, expect, test } from 'bun:test'
+import { arr, call, code, evalExpr, id, lit, mcall, mem, obj, prog, ret, value } from './ast.ts'
+
+const ns = (name: string, method: string, ...args: any[]) => mcall(id(name), method, ...args.map((a) => (a && a.$expr ? a : lit(a))))
+const m = (target: unknown, method: string, ...args: unknown[]) => mcall(lit(target), method, ...args.map((a) => lit(a)))
+
+describe('Math', () => {
+  test('functions and constants', async () => {
+    expect(await evalExpr(arr(ns('Math', 'abs', -2), ns('Math', 'floor', 1.7), ns('Math', 'ceil', 1.2), ns('Math', 'round', 2.5),
+      ns('Math', 'min', 3, 1, 2), ns('Math', 'pow', 2, 8), ns('Math', 'sqrt', 81), ns('Math', 'trunc', -1.5), ns('Math', 'sign', -3),
+      ns('Math', 'hypot', 3, 4), ns('Math', 'log2', 8), mem(id('Math'), 'PI'), mem(id('Math'), 'E')))).toEqual([2, 1, 2, 3, 1, 256, 9, -1, -1, 5, 3, Math.PI, Math.E])
+  })
+})
+
+describe('Object, Array, Number, String', () => {
+  test('Object statics', async () => {
+    const o = obj({ a: lit(1), b: lit(2) })
+    expect(await evalExpr(arr(ns('Object', 'keys', o), ns('Object', 'values', o), ns('Object', 'entries', o)))).toEqual([['a', 'b'], [1, 2], [['a', 1], ['b', 2]]])
+    expect(await evalExpr(ns('Object', 'fromEntries', lit([['x', 1], ['y', 2]])))).toEqual({ x: 1, y: 2 })
+    expect(await evalExpr(ns('Object', 'assign', obj({ a: lit(1) }), obj({ b: lit(2) }), lit(null)))).toEqual({ a: 1, b: 2 })
+    expect(await evalExpr(arr(ns('Object', 'hasOwn', o, 'a'), ns('Object', 'hasOwn', o, 'toString')))).toEqual([true, false])
+    expect(await code(prog([ret(ns('Object', 'fromEntries', lit([['__proto__', 1]])))]))).toBe('FORBIDDEN_NAME')
+  })
+  test('Object.freeze makes guest data read-only', async () => {
+    const ast = prog([{ op: 'varsLet', vars: { o: ns('Object', 'freeze', obj({ a: lit(1) })) } }, { op: 'expr', value: { $expr: 'assign', op: '=', target: mem(id('o'), 'a'), value: lit(2) } }])
+    expect(await code(ast)).toBe('TYPE_ERROR')
+  })
+  test('Array statics', async () => {
+    expect(await evalExpr(arr(ns('Array', 'isArray', lit([])), ns('Array', 'isArray', 'x'), ns('Array', 'from', 'ab'), ns('Array', 'of', 1, 2)))).toEqual([true, false, ['a', 'b'], [1, 2]])
+    expect(await evalExpr(ns('Array', 'from', obj({ length: lit(2) })))).toEqual([undefined, undefined])
+  })
+  test('Number statics and constants', async () => {
+    expect(await evalExpr(arr(ns('Number', 'isInteger', 2), ns('Number', 'isInteger', 2.5), ns('Number', 'parseFloat', '1.5x'), ns('Number', 'parseInt', '11', 2),
+      ns('Number', 'isNaN', 'x'), mem(id('Number'), 'MAX_SAFE_INTEGER')))).toEqual([true, false, 1.5, 3, false, Number.MAX_SAFE_INTEGER])
+  })
+  test('String statics', async () => {
+    expect(await evalExpr(arr(ns('String', 'fromCharCode', 72, 105), ns('String', 'fromCodePoint', 128512)))).toEqual(['Hi', '😀'])
+  })
+})
+
+describe('JSON and Date', () => {
+  test('JSON.stringify with indent', async () => {
+    expect(await evalExpr(ns('JSON', 'stringify', obj({ a: lit([1]) }), lit(null), lit(1)))).toBe('{\n "a": [\n  1\n ]\n}')
+  })
+  test('Date helpers are plain data over milliseconds; the clock is injectable', async () => {
+    expect(await evalExpr(ns('Date', 'toISOString', 0))).toBe('1970-01-01T00:00:00.000Z')
+    expect(await evalExpr(ns('Date', 'parse', '1970-01-02T00:00:00.000Z'))).toBe(86_400_000)
+    expect(await evalExpr(ns('Date', 'UTC', 2000, 0, 1))).toBe(946_684_800_000)
+    expect(await evalExpr(ns('Date', 'now'), {}, { now: () => 5 })).toBe(5)
+    expect(await code(prog([ret(ns('Date', 'toISOString', lit(NaN)))]))).not.toBe('OK')
+  })
+})
+
+describe('Set helpers over arrays', () => {
+  test('union, intersection, difference, has, add, delete, size, from, isSubsetOf', async () => {
+    expect(await evalExpr(arr(
+      ns('Set', 'from', lit([1, 1, 2])), ns('Set', 'union', lit([1, 2]), lit([2, 3])), ns('Set', 'intersection', lit([1, 2, 3]), lit([2, 3, 4])),
+      ns('Set', 'difference', lit([1, 2, 3]), lit([2])), ns('Set', 'has', lit([1]), 1), ns('Set', 'add', lit([1]), 2), ns('Set', 'add', lit([1]), 1),
+      ns('Set', 'delete', lit([1, 2]), 1), ns('Set', 'size', lit([1, 1, 3])), ns('Set', 'isSubsetOf', lit([1]), lit([1, 2])),
+    ))).toEqual([[1, 2], [1, 2, 3], [2, 3], [1, 3], true, [1, 2], [1], [2], 2, true])
+    expect(await code(prog([ret(ns('Set', 'union', 'x', lit([])))]))).toBe('TYPE_ERROR')
+  })
+})
+
+describe('string methods', () => {
+  test('allowlisted methods', async () => {
+    expect(await evalExpr(arr(m('abc', 'at', -1), m('abc', 'charAt', 1), m('abc', 'charCodeAt', 0), m('abc', 'includes', 'b'),
+      m('abc', 'startsWith', 'ab'), m('abc', 'endsWith', 'bc'), m('abcb', 'indexOf', 'b'), m('abcb', 'lastIndexOf', 'b'),
+      m('ab', 'padStart', 4, '*'), m('ab', 'padEnd', 3), m('ab', 'repeat', 2), m('abcdef', 'slice', 1, 3), m('abcdef', 'substring', 4),
+      m('AbC', 'toLowerCase'), m('AbC', 'toUpperCase'), m(' x ', 'trimStart'), m(' x ', 'trimEnd'), m('a-b-c', 'replaceAll', '-', '+'),
+      m('a', 'concat', 'b', 1), m('a', 'localeCompare', 'b'), m('x', 'toString')))).toEqual(
+      ['c', 'b', 97, true, true, true, 1, 3, '**ab', 'ab ', 'abab', 'bc', 'ef', 'abc', 'ABC', 'x ', ' x', 'a+b+c', 'ab1', -1, 'x'])
+  })
+  test('search and matchAll with guarded regexes', async () => {
+    expect(await evalExpr(mcall(lit('a1b2'), 'matchAll', { $expr: 'regex', pattern: '\\d', flags: 'g' }))).toEqual([['1'], ['2']])
+    expect(await evalExpr(mcall(lit('abc'), 'search', { $expr: 'regex', pattern: 'c', flags: '' }))).toBe(2)
+    expect(await code(prog([ret(mcall(lit('a'), 'matchAll', { $expr: 'regex', pattern: 'a', flags: '' }))]))).toBe('TYPE_ERROR')
+  })
+  test('replace with a callback is refused', async () => {
+    expect(await code(prog([ret(mcall(lit('a'), 'replace', lit('a'), lit(1)))]))).toBe('TYPE_ERROR')
+  })
+})
+
+describe('array methods', () => {
+  test('allowlisted methods', async () => {
+    expect(await evalExpr(arr(m([1, 2, 3], 'at', -1), m([1, 2], 'concat', [3], 4), m([1, 2, 3], 'includes', 2), m([1, 2, 1], 'indexOf', 1),
+      m([1, 2, 1], 'lastIndexOf', 1), m([1, 2], 'join', '-'), m([1, 2, 3], 'slice', 1), m([3, 1, 2], 'toSorted'), m([1, [2, [3]]], 'flat'),
+      m([1, [2, [3]]], 'flat', 2), m([1, 2], 'toReversed'), m([1, 2, 3], 'with', 0, 9), m(['a', 'b'], 'keys'), m(['a'], 'entries'),
+      m([10, 9, 1], 'sort'), m([1, 2], 'toString')))).toEqual(
+      [3, [1, 2, 3, 4], true, 0, 2, '1-2', [2, 3], [1, 2, 3], [1, 2, [3]], [1, 2, 3], [2, 1], [9, 2, 3], [0, 1], [[0, 'a']], [1, 10, 9], '1,2'])
+  })
+  test('mutating methods change the guest array', async () => {
+    const ast = prog([
+      { op: 'varsLet', vars: { a: lit([1, 2, 3]) } },
+      { op: 'expr', value: arr(mcall(id('a'), 'pop'), mcall(id('a'), 'shift'), mcall(id('a'), 'unshift', lit(0)), mcall(id('a'), 'push', lit(5), lit(6))), result: 'r' },
+      { op: 'expr', value: mcall(id('a'), 'splice', lit(1), lit(1)), result: 's' },
+      { op: 'expr', value: mcall(id('a'), 'reverse') },
+      { op: 'expr', value: mcall(mcall(id('a'), 'fill', lit(7), lit(0), lit(1)), 'slice') },
+      ret(arr(id('r'), id('s'), id('a'))),
+    ])
+    expect(await value(ast)).toEqual([[3, 1, 2, 4], [2], [7, 5, 0]])
+  })
+  test('number and boolean methods', async () => {
+    expect(await evalExpr(arr(m(255, 'toString', 16), m(1.005, 'toPrecision', 2), m(12345, 'toExponential', 1), m(true, 'toString')))).toEqual(['ff', '1.0', '1.2e+4', 'true'])
+    expect(await code(prog([ret(m(1, 'toFixed', 200))]))).toBe('RANGE_ERROR')
+  })
+  test('global functions: isNaN coerces like JS, Number.isNaN does not', async () => {
+    expect(await evalExpr(arr(call('isNaN', lit('x')), ns('Number', 'isNaN', 'x')))).toEqual([true, false])
+  })
+})
