@@ -90,7 +90,7 @@ describe('createAgent', () => {
   })
   test('failures reject with AgentRunError carrying the AgentError and fuelUsed', async () => {
     const agent = createAgent(prog([{ op: 'while', condition: lit(true), body: [] }]), new AgentVM(), { fuel: 1 })
-    const e = await agent().catch((x) => x)
+    const e: any = await agent().catch((x) => x)
     expect(e).toBeInstanceOf(AgentRunError)
     expect(e.error.code).toBe('FUEL_EXHAUSTED')
     expect(e.fuelUsed).toBe(1)
@@ -98,7 +98,7 @@ describe('createAgent', () => {
   })
   test('per-call option overrides', async () => {
     const agent = createAgent(prog([{ op: 'while', condition: lit(true), body: [] }]), new AgentVM(), { fuel: 1 })
-    const e = await agent({}, { fuel: 2 }).catch((x) => x)
+    const e: any = await agent({}, { fuel: 2 }).catch((x) => x)
     expect(e.fuelUsed).toBe(2)
   })
   test('from a procedure token', async () => {

@@ -107,7 +107,7 @@ describe('forOf and forIn', () => {
   test('forOf over arrays and strings, with const target', async () => {
     const ast = progArgs(['xs'], [
       let_({ out: arr() }),
-      { op: 'forOf', kind: 'const', target: 'x', kind: 'const', iterable: id('xs'), body: [push('out', bin('*', id('x'), lit(2)))] },
+      { op: 'forOf', kind: 'const', target: 'x', iterable: id('xs'), body: [push('out', bin('*', id('x'), lit(2)))] },
       { op: 'forOf', kind: 'const', target: 'ch', iterable: lit('ab'), body: [push('out', id('ch'))] },
       ret(id('out')),
     ])
