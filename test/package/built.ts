@@ -26,7 +26,7 @@ export function ensureBuilt(): void {
     && statSync(marker).mtimeMs >= statSync(join(ROOT, 'dist/cli.js')).mtimeMs - 60_000
   if (!fresh) {
     const r = spawnSync('node', [join(ROOT, 'scripts/build.mjs'), '--quiet'], { cwd: ROOT, encoding: 'utf8' })
-    if (r.status !== 0) throw new Error(`build failed:\n${r.stdout}${r.stderr}`)
+    if (r.status !== 0) throw new Error(`build failed (status ${r.status}, signal ${r.signal}, ${r.error ?? ""}):\n${r.stdout}${r.stderr}`)
   }
   done = true
 }
