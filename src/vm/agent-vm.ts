@@ -11,7 +11,7 @@ import { Compiler, type CompiledProgram } from './compile/compiler.ts'
 import { STEP_COMPILERS } from './compile/statements.ts'
 import { Run } from './runtime.ts'
 import { toUnits } from './fuel.ts'
-import { copyIn, copyOut } from './membrane.ts'
+import { copyIn, copyOut, exportResult } from './membrane.ts'
 import { normalizeOptions, type NormalizedOptions, type RunOptions } from './limits.ts'
 import { coreAtoms } from './atoms/index.ts'
 import type { AtomDef } from './atoms/types.ts'
@@ -94,7 +94,7 @@ export class AgentVM {
         cleanup = this.arm(rt, opts)
         value = await value
       }
-      const result: RunResult<T> = { result: copyOut(value ?? null) as T, fuelUsed: rt.fuelUsed }
+      const result: RunResult<T> = { result: exportResult(value ?? null) as T, fuelUsed: rt.fuelUsed }
       return finish(result, rt)
     } catch (e) {
       return finish(fail(toVmError(e), rt?.fuelUsed ?? 0), rt)

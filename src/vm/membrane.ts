@@ -94,6 +94,45 @@ export function copyIn(value: unknown, limits: CopyLimits = DEFAULT_COPY_LIMITS,
 /** Below this depth no cycle tracking is needed: a cycle always reaches it. */
 const SHALLOW = 8
 
+/**
+ * Hand a finished run's result to the host. The guest is gone by then, so its
+ * objects are not copied again: one walk replaces regexes by their source
+ * text and refuses cycles (results must serialize as JSON).
+ */
+export function exportResult(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value
+  let active: Set<object> | null = null
+  const visit = (v: any, depth: number): unknown => {
+    if (v instanceof GuardedRegex) return v.toString()
+    if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The result nests too deeply')
+    const tracked = depth >= SHALLOW
+    if (tracked) {
+      active ??= new Set()
+      if (active.has(v)) throw vmError('VALUE_NOT_DATA', 'The result contains a cycle')
+      active.add(v)
+    }
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i]
+        if (x !== null && typeof x === 'object') v[i] = visit(x, depth + 1)
+      }
+    } else if (Object.isFrozen(v)) {
+      if (tracked) active!.delete(v)
+      return copyOut(v)
+    } else {
+      const keys = Object.keys(v)
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i]!
+        const x = v[k]
+        if (x !== null && typeof x === 'object') v[k] = visit(x, depth + 1)
+      }
+    }
+    if (tracked) active!.delete(v)
+    return v
+  }
+  return visit(value, 0)
+}
+
 /** Copy a guest value out to the host (regexes become their source text). */
 export function copyOut(value: unknown): unknown {
   const visit = (v: unknown, depth: number): unknown => {

@@ -68,8 +68,12 @@ export class Run {
   depth = 0
   readonly trace: TraceEntry[] | null
   readonly warnings: string[] = []
-  readonly calls = new Map<string, number>()
-  readonly memo = new Map<string, unknown>()
+  private callCounts: Map<string, number> | null = null
+  private memoMap: Map<string, unknown> | null = null
+  /** Per-run memo of `memoize` / store-less `cache` (created on first use). */
+  get memo(): Map<string, unknown> {
+    return (this.memoMap ??= new Map())
+  }
   private ctl: AbortController | null = null
   /**
    * Aborted on timeout, on the host's signal, or when the run ends; atoms'
@@ -182,8 +186,9 @@ export class Run {
   countCall(op: string): void {
     const quota = this.config.quotas[op]
     if (quota === undefined) return
-    const n = (this.calls.get(op) ?? 0) + 1
-    this.calls.set(op, n)
+    const calls = (this.callCounts ??= new Map())
+    const n = (calls.get(op) ?? 0) + 1
+    calls.set(op, n)
     if (n > quota) throw vmError('QUOTA_EXCEEDED', `Quota for "${op}" exceeded (${quota} calls)`, { op })
   }
 
