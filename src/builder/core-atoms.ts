@@ -17,6 +17,9 @@ export interface AtomSig {
 
 type Obj = Record<string, unknown>
 
+/** A program: an AST, or a builder (embedded as its AST). */
+export type ProgramArg = AjsProgram | { toJSON(): AjsProgram }
+
 /** Core ops whose fields are all values: each is a builder method taking its input object. */
 export interface CoreAtoms {
   push: { input: { list: unknown[]; item: unknown }; output: number }
@@ -40,8 +43,8 @@ export interface CoreAtoms {
   storeQuery: { input: { query: unknown }; output: unknown }
   storeVectorSearch: { input: { collection?: string; vector: number[]; k?: number; filter?: Obj }; output: unknown[] }
   llmPredict: { input: { prompt: string; system?: string; model?: string; options?: Obj }; output: unknown }
-  agentRun: { input: { agentId: string | AjsProgram; input?: Obj }; output: unknown }
-  storeProcedure: { input: { ast: AjsProgram; ttl?: number; maxSize?: number }; output: string }
+  agentRun: { input: { agentId: string | ProgramArg; input?: Obj }; output: unknown }
+  storeProcedure: { input: { ast: ProgramArg; ttl?: number; maxSize?: number }; output: string }
   releaseProcedure: { input: { token: string }; output: boolean }
   clearExpiredProcedures: { input: {}; output: number }
   random: { input: { min?: number; max?: number }; output: number }

@@ -15,7 +15,6 @@ import type { AjsProgram } from '../ast/types.ts'
 import type { AtomDef } from '../vm/atoms/types.ts'
 import type { CoreAtoms } from './core-atoms.ts'
 import { rootBuilder, stateOf } from './proxy.ts'
-import { makeRegistry } from './state.ts'
 import type { AgentRoot } from './types.ts'
 
 export { e, type ExprLike, type SourceExpr, type TypedExpr, type ExprHelpers } from './expr.ts'
@@ -41,13 +40,13 @@ export type CustomAtoms<C> = {
 export type VmAtoms<C> = 0 extends 1 & C ? any : CoreAtoms & CustomAtoms<C>
 
 /** The builder root over the core atoms. */
-export const Agent: AgentRoot<CoreAtoms> = rootBuilder(makeRegistry()) as AgentRoot<CoreAtoms>
+export const Agent: AgentRoot<CoreAtoms> = rootBuilder() as AgentRoot<CoreAtoms>
 
 /** A builder root over the core atoms plus the given atoms (this is what `vm.Agent` returns). */
 export function createBuilder<C extends Record<string, AtomDef> | readonly AtomDef[]>(atoms: C | Iterable<AtomDef>): AgentRoot<VmAtoms<C>> {
   const list: Array<{ op: string; fields: Record<string, FieldSpec> }> =
     Symbol.iterator in Object(atoms) ? [...(atoms as Iterable<AtomDef>)] : Object.values(atoms as Record<string, AtomDef>)
-  return rootBuilder(makeRegistry(list)) as AgentRoot<VmAtoms<C>>
+  return rootBuilder(list) as AgentRoot<VmAtoms<C>>
 }
 
 /** Is `v` a builder? */

@@ -15,7 +15,8 @@ import { BuilderError } from './errors.ts'
 import type { Kit } from './body.ts'
 import { METHODS, atomMethodFor } from './methods.ts'
 import { buildProgram } from './root.ts'
-import { State, type Registry } from './state.ts'
+import type { FieldSpec } from '../ast/nodes.ts'
+import { State, makeRegistry } from './state.ts'
 
 /** Keys read by `await`, test frameworks, React, DOM checks and loggers: never methods. */
 const PROBES: ReadonlySet<string> = new Set([
@@ -92,9 +93,12 @@ export function wrap(st: State): unknown {
   return proxy
 }
 
-/** A root builder for a registry. */
-export function rootBuilder(reg: Registry): unknown {
-  return wrap(State.empty(reg, true))
+/** Names of the builder's own methods (atoms of these names are reached with `.atom(op, input)`). */
+export const BUILDER_METHODS: ReadonlySet<string> = new Set(Object.keys(METHODS))
+
+/** A root builder over the core atoms plus `custom` atom definitions. */
+export function rootBuilder(custom: Iterable<{ op: string; fields: Record<string, FieldSpec> }> = []): unknown {
+  return wrap(State.empty(makeRegistry(BUILDER_METHODS, custom), true))
 }
 
 /** The state behind a builder (undefined for anything else). */

@@ -110,20 +110,26 @@ export function namesOf(p: Pattern | null | undefined, out: string[] = []): stri
 
 const allValues = (fields: Record<string, FieldSpec>) => Object.values(fields).every((f) => f.kind === 'value')
 
-/** Core ops whose fields are all values are atom methods; the structural ops are builder methods. */
-export function coreAtomEntries(): Map<string, AtomEntry> {
+/**
+ * Core ops whose fields are all values are atom methods, except the
+ * statements that have builder methods of their own (`return`, `throw`,
+ * `expr`): `reserved` names those.
+ */
+export function coreAtomEntries(reserved: ReadonlySet<string>): Map<string, AtomEntry> {
   const out = new Map<string, AtomEntry>()
-  for (const [op, spec] of Object.entries(CORE_OPS)) if (allValues(spec.fields)) out.set(op, { op, fields: spec.fields })
+  for (const [op, spec] of Object.entries(CORE_OPS)) {
+    if (allValues(spec.fields) && !reserved.has(op)) out.set(op, { op, fields: spec.fields })
+  }
   return out
 }
 
 /** A registry from core atoms plus custom atom definitions (anything with `op` and `fields`). */
-export function makeRegistry(custom: Iterable<{ op: string; fields: Record<string, FieldSpec> }> = []): Registry {
-  const atoms = coreAtomEntries()
+export function makeRegistry(reserved: ReadonlySet<string>, custom: Iterable<{ op: string; fields: Record<string, FieldSpec> }> = []): Registry {
+  const atoms = coreAtomEntries(reserved)
   const names: string[] = []
   for (const def of custom) {
     const core = Object.prototype.hasOwnProperty.call(CORE_OPS, def.op) ? CORE_OPS[def.op] : undefined
-    if (core && (!allValues(core.fields) || core.fields === def.fields)) continue // structural op, or the core atom itself
+    if (core && (!allValues(core.fields) || reserved.has(def.op) || core.fields === def.fields)) continue // statement, or the core atom itself
     atoms.set(def.op, { op: def.op, fields: def.fields })
     if (!core) names.push(def.op)
   }

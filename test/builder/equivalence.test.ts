@@ -4,7 +4,7 @@
  * transpiler's `loc`/`file`) and both must run to the same result.
  */
 import { describe, expect, test } from 'bun:test'
-import { e } from '../../src/builder/index.ts'
+import { Agent, e } from '../../src/builder/index.ts'
 import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM } from '../../src/full-vm.ts'
 import { canon, fn } from './helpers.ts'
@@ -93,9 +93,9 @@ const CASES: Case[] = [
     build: () => fn('f').let({ a: 1, b: 2 }).destructure('assign', { $pattern: 'array', elements: ['a', 'b'] }, e.parse('[b, a]')).return(e.parse('[a, b]')), expected: [2, 1] },
   { name: 'throw an error value', src: `function f() { throw new Error('bad') }`, build: () => fn('f').throw(e.call('Error', 'bad')), expected: undefined },
   { name: 'parameter default', src: 'function f({ n = 3 }) { return n * 2 }',
-    build: () => fn('f').take({ type: 'object', properties: { n: { type: 'integer', default: 3 } } }).meta({ name: 'f' }).return(e.parse('n * 2')), args: {}, expected: 6 },
+    build: () => Agent.take({ type: 'object', properties: { n: { type: 'integer', default: 3 } } }).meta({ name: 'f' }).return(e.parse('n * 2')), args: {}, expected: 6 },
   { name: 'JSDoc-typed parameter', src: '/** @param {string} name */\nfunction f({ name }) { return name.length }',
-    build: () => fn('f').take({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }).return(e.parse('name.length')), args: { name: 'abc' }, expected: 3 },
+    build: () => Agent.take({ type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }).meta({ name: 'f' }).return(e.parse('name.length')), args: { name: 'abc' }, expected: 3 },
   { name: 'vars mapping in if', src: `function f({ error }) { if (error.message.includes('timeout')) { return 'retry' }\n return 'fail' }`,
     build: () => fn('f', 'error').if(`msg.includes('timeout')`, { msg: 'error.message' }, (b) => b.return('retry')).return('fail'), args: { error: { message: 'a timeout' } }, expected: 'retry' },
   { name: 'vars mapping in while', src: 'function f({ state }) { let n = 0\n while (n < state.limit) { n++ }\n return n }',
