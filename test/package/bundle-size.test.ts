@@ -1,0 +1,26 @@
+/**
+ * Size budget of the browser bundle of `ajs-lang/vm` (dist/browser/vm.min.js,
+ * minified, dependencies inlined), measured gzipped at level 9. The budget
+ * has a little headroom over the current size; raise it only on purpose.
+ */
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { ensureBuilt, ROOT } from './built.ts'
+
+export const BUDGET_GZIP_BYTES = 42 * 1024
+
+describe('browser bundle of ajs-lang/vm', () => {
+  test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {
+    ensureBuilt()
+    const code = readFileSync(join(ROOT, 'dist/browser/vm.min.js'))
+    const gz = gzipSync(code, { level: 9 }).length
+    console.log(`dist/browser/vm.min.js: ${code.length} bytes minified, ${gz} bytes gzip -9`)
+    expect(gz).toBeLessThanOrEqual(BUDGET_GZIP_BYTES)
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist/browser/meta.json'), 'utf8')) as { inputs: Record<string, unknown> }
+    const inputs = Object.keys(meta.inputs)
+    expect(inputs.filter((i) => /acorn|src\/transpiler|src\/capabilities|src\/cli/.test(i))).toEqual([])
+    expect(code.toString()).not.toMatch(/from\s*"node:/)
+  }, 60_000)
+})
