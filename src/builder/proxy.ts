@@ -87,6 +87,8 @@ const handler: ProxyHandler<object> = {
 /** Wrap a state as a builder. */
 export function wrap(st: State): unknown {
   const target = Object.create(null) as object
+  // util.inspect looks through proxies at the target, so the target carries the custom inspector.
+  Object.defineProperty(target, INSPECT, { value: () => describe(st), configurable: true })
   states.set(target, st)
   const proxy = new Proxy(target, handler)
   states.set(proxy, st)
