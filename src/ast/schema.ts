@@ -1,0 +1,207 @@
+/**
+ * The JSON Schema (draft 2020-12) of the "ajs/1" wire format, built from the
+ * vocabulary table (CORE_OPS, EXPR_KINDS) so it cannot drift from it.
+ * `scripts/gen-schema.ts` writes it to `schema/ajs-1.json` (shipped in the
+ * package); a test checks the committed file equals this object.
+ *
+ * The schema checks structure; `validateAst` additionally checks what JSON
+ * Schema cannot say well (non-finite numbers, template quasi counts) and
+ * reports every problem with a JSON pointer.
+ */
+import { CORE_OPS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, type FieldKind } from './nodes.ts'
+
+type Schema = Record<string, unknown>
+
+const ref = (name: string): Schema => ({ $ref: `#/$defs/${name}` })
+const BINARY_OPS = ['+', '-', '*', '/', '%', '**', '==', '!=', '===', '!==', '<', '>', '<=', '>=', '&', '|', '^', '<<', '>>', '>>>', 'in']
+const ASSIGN_OPS = ['=', '+=', '-=', '*=', '/=', '%=', '**=', '&=', '|=', '^=', '<<=', '>>=', '>>>=', '&&=', '||=', '??=']
+
+/** A node with a fixed discriminator, its fields, and no other keys. */
+function node(tag: '$expr' | '$pattern' | 'op', kind: string, properties: Schema, required: string[], doc?: string): Schema {
+  const s: Schema = {
+    type: 'object',
+    properties: { [tag]: { const: kind }, ...properties },
+    required: [tag, ...required],
+    additionalProperties: false,
+  }
+  if (doc) s.description = doc
+  return s
+}
+
+const loc = { loc: ref('loc') }
+
+/** Fields of each expression kind (EXPR_KINDS lists the kinds; types.ts the shapes). */
+const EXPR_FIELDS: Record<string, { properties: Schema; required: string[] }> = {
+  literal: { properties: { value: true }, required: ['value'] },
+  ident: { properties: { name: ref('name') }, required: ['name'] },
+  member: {
+    properties: { object: ref('expr'), property: { anyOf: [ref('key'), ref('expr')] }, computed: { type: 'boolean' }, optional: { type: 'boolean' } },
+    required: ['object', 'property'],
+  },
+  binary: { properties: { op: { enum: BINARY_OPS }, left: ref('expr'), right: ref('expr') }, required: ['op', 'left', 'right'] },
+  logical: { properties: { op: { enum: ['&&', '||', '??'] }, left: ref('expr'), right: ref('expr') }, required: ['op', 'left', 'right'] },
+  unary: { properties: { op: { enum: ['-', '+', '!', '~', 'typeof', 'void', 'delete'] }, argument: ref('expr') }, required: ['op', 'argument'] },
+  conditional: { properties: { test: ref('expr'), consequent: ref('expr'), alternate: ref('expr') }, required: ['test', 'consequent', 'alternate'] },
+  array: { properties: { elements: { type: 'array', items: ref('exprOrSpread') } }, required: ['elements'] },
+  object: { properties: { properties: { type: 'array', items: { anyOf: [ref('property'), ref('spread')] } } }, required: ['properties'] },
+  spread: { properties: { argument: ref('expr') }, required: ['argument'] },
+  template: { properties: { quasis: { type: 'array', items: { type: 'string' }, minItems: 1 }, expressions: { type: 'array', items: ref('expr') } }, required: ['quasis', 'expressions'] },
+  call: { properties: { callee: ref('name'), args: { type: 'array', items: ref('exprOrSpread') } }, required: ['callee'] },
+  methodCall: {
+    properties: { object: ref('expr'), method: ref('key'), args: { type: 'array', items: { anyOf: [ref('expr'), ref('spread'), ref('lambda')] } }, optional: { type: 'boolean' } },
+    required: ['object', 'method'],
+  },
+  lambda: {
+    properties: { params: { type: 'array', items: ref('pattern') }, body: ref('expr'), steps: ref('steps') },
+    required: ['params'],
+  },
+  assign: {
+    properties: { op: { enum: ASSIGN_OPS }, target: { anyOf: [ref('expr_ident'), ref('expr_member'), ref('patternNode')] }, value: ref('expr') },
+    required: ['op', 'target', 'value'],
+  },
+  update: { properties: { op: { enum: ['++', '--'] }, prefix: { type: 'boolean' }, argument: { anyOf: [ref('expr_ident'), ref('expr_member')] } }, required: ['op', 'argument'] },
+  sequence: { properties: { expressions: { type: 'array', items: ref('expr'), minItems: 1 } }, required: ['expressions'] },
+  regex: { properties: { pattern: { type: 'string' }, flags: { type: 'string', pattern: '^[gimsuy]*$' } }, required: ['pattern'] },
+}
+
+/** Kinds that are not expressions on their own (only inside lists / as callbacks). */
+const NOT_STANDALONE = new Set(['spread', 'lambda'])
+
+function fieldSchema(kind: FieldKind): Schema {
+  switch (kind) {
+    case 'value': return ref('value')
+    case 'expr': return ref('expr')
+    case 'name': return ref('name')
+    case 'names': return { type: 'array', items: ref('name') }
+    case 'string': return { type: 'string' }
+    case 'steps': return ref('steps')
+    case 'branches': return { type: 'array', items: ref('steps') }
+    case 'pattern': return ref('pattern')
+    case 'bindings': return { type: 'object', propertyNames: ref('name'), additionalProperties: ref('value') }
+    case 'cases': return { type: 'array', items: ref('case') }
+    case 'declKind': return { enum: ['let', 'const', 'assign'] }
+  }
+}
+
+/** Build the schema object. Deterministic: same vocabulary, same JSON. */
+export function buildAjsSchema(): Schema {
+  const defs: Schema = {}
+  const forbidden = [...FORBIDDEN_NAMES]
+  defs.name = { type: 'string', pattern: IDENTIFIER.source, not: { enum: forbidden }, description: 'A variable name.' }
+  defs.key = { type: 'string', not: { enum: forbidden }, description: 'A property or method name.' }
+  defs.loc = { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 2, maxItems: 2, description: '[line (1-based), column (0-based)]' }
+  defs.value = {
+    description: 'A JSON literal or an $expr node; objects and arrays are templates whose nested $expr nodes are evaluated.',
+    anyOf: [
+      ref('expr'),
+      { type: ['null', 'boolean', 'number', 'string'] },
+      { type: 'array', items: ref('value') },
+      { type: 'object', not: { required: ['$expr'] }, propertyNames: { not: { enum: forbidden } }, additionalProperties: ref('value') },
+    ],
+  }
+  const exprKinds = Object.keys(EXPR_KINDS)
+  for (const kind of exprKinds) {
+    const f = EXPR_FIELDS[kind]
+    if (!f) throw new Error(`schema: no fields for expression kind ${kind}`)
+    defs[`expr_${kind}`] = node('$expr', kind, { ...f.properties, ...loc }, f.required, EXPR_KINDS[kind]!.doc)
+  }
+  defs.expr = {
+    description: 'An expression node, discriminated by `$expr`.',
+    type: 'object',
+    required: ['$expr'],
+    oneOf: exprKinds.filter((k) => !NOT_STANDALONE.has(k)).map((k) => ref(`expr_${k}`)),
+  }
+  defs.spread = ref('expr_spread')
+  defs.lambda = ref('expr_lambda')
+  defs.exprOrSpread = { anyOf: [ref('expr'), ref('spread')] }
+  defs.property = {
+    type: 'object',
+    properties: { key: { anyOf: [ref('key'), ref('expr')] }, computed: { type: 'boolean' }, value: ref('expr') },
+    required: ['key', 'value'],
+    additionalProperties: false,
+  }
+  defs.pattern = { description: 'A binding name or a pattern node.', anyOf: [ref('name'), ref('patternNode')] }
+  defs.patternNode = {
+    type: 'object',
+    required: ['$pattern'],
+    oneOf: [ref('pattern_object'), ref('pattern_array'), ref('pattern_default'), ref('pattern_target')],
+  }
+  defs.pattern_object = node('$pattern', 'object', {
+    properties: { type: 'array', items: { type: 'object', properties: { key: { anyOf: [ref('key'), ref('expr')] }, computed: { type: 'boolean' }, value: ref('pattern') }, required: ['key', 'value'], additionalProperties: false } },
+    rest: ref('name'),
+  }, ['properties'])
+  defs.pattern_array = node('$pattern', 'array', {
+    elements: { type: 'array', items: { anyOf: [ref('pattern'), { type: 'null' }] } },
+    rest: ref('pattern'),
+  }, ['elements'])
+  defs.pattern_default = node('$pattern', 'default', { target: ref('pattern'), default: ref('expr') }, ['target', 'default'])
+  defs.pattern_target = node('$pattern', 'target', { target: { anyOf: [ref('expr_ident'), ref('expr_member')] } }, ['target'])
+  defs.case = {
+    type: 'object',
+    properties: { test: { anyOf: [ref('expr'), { type: 'null' }] }, body: ref('steps') },
+    required: ['body'],
+    additionalProperties: false,
+  }
+  const opNames = Object.keys(CORE_OPS)
+  for (const op of opNames) {
+    const spec = CORE_OPS[op]!
+    const properties: Schema = { result: ref('name'), ...loc }
+    const required: string[] = []
+    for (const [field, fs] of Object.entries(spec.fields)) {
+      properties[field] = fs.doc ? { ...fieldSchema(fs.kind), description: fs.doc } : fieldSchema(fs.kind)
+      if (!fs.optional) required.push(field)
+    }
+    defs[`step_${op}`] = node('op', op, properties, required, spec.doc)
+  }
+  defs.step_custom = {
+    description: 'A custom atom (defineAtom): every field is a value.',
+    type: 'object',
+    properties: {
+      op: { type: 'string', pattern: IDENTIFIER.source, not: { enum: [...opNames, ...forbidden] } },
+      result: ref('name'),
+      ...loc,
+    },
+    required: ['op'],
+    additionalProperties: ref('value'),
+  }
+  defs.step = {
+    description: 'A step, discriminated by `op`.',
+    type: 'object',
+    required: ['op'],
+    oneOf: [...opNames.map((op) => ref(`step_${op}`)), ref('step_custom')],
+  }
+  defs.steps = { type: 'array', items: ref('step') }
+  defs.function = {
+    type: 'object',
+    properties: { params: { type: 'array', items: ref('pattern') }, steps: ref('steps'), ...loc },
+    required: ['params', 'steps'],
+    additionalProperties: false,
+  }
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://ajs-lang.dev/schema/ajs-1.json',
+    title: 'AJS program, wire format ajs/1',
+    description: 'Generated from src/ast/nodes.ts by scripts/gen-schema.ts. See docs/ast.md.',
+    type: 'object',
+    properties: {
+      ajs: { const: 1 },
+      op: { const: 'seq' },
+      steps: ref('steps'),
+      params: ref('pattern'),
+      functions: { type: 'object', propertyNames: ref('name'), additionalProperties: ref('function') },
+      inputSchema: { type: 'object' },
+      outputSchema: { type: 'object' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      file: { type: 'string' },
+      result: ref('name'),
+      ...loc,
+    },
+    required: ['ajs', 'op', 'steps'],
+    additionalProperties: false,
+    $defs: defs,
+  }
+}
+
+/** The schema of "ajs/1" as an object (the same as `schema/ajs-1.json`). */
+export const AJS_SCHEMA: Readonly<Schema> = buildAjsSchema()
