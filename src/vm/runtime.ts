@@ -255,7 +255,7 @@ export class Run {
   }
 }
 
-export const isPromise = (v: unknown): v is Promise<unknown> => v instanceof Promise
+export const isPromise = (v: unknown): v is Promise<unknown> => typeof v === 'object' && v instanceof Promise
 
 function safeText(v: unknown): string {
   try {

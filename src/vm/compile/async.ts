@@ -8,7 +8,7 @@ import type { Frame } from '../runtime.ts'
 
 type Fn = (f: Frame) => any
 
-export const isP = (v: unknown): v is Promise<any> => v instanceof Promise
+export const isP = (v: unknown): v is Promise<any> => typeof v === 'object' && v instanceof Promise
 
 /** Evaluate `a` then `b`, then combine. */
 export function seq2(a: Fn, b: Fn, combine: (x: any, y: any) => any): Fn {

@@ -146,7 +146,7 @@ export class Compiler {
       invoke: (f, args) => {
         const rt = f.rt
         rt.enter()
-        const frame = new Frame(new Array(st.ctx.nslots), rt)
+        const frame = new Frame(newSlots(st.ctx.nslots), rt)
         let r: unknown
         try {
           r = st.body!(frame, args)
@@ -216,7 +216,7 @@ export class Compiler {
     return {
       nslots: ctx.nslots,
       run: (rt, args) => {
-        const f = new Frame(new Array(ctx.nslots), rt)
+        const f = new Frame(newSlots(ctx.nslots), rt)
         const go = () => {
           const code = run(f)
           return isPromise(code) ? code.then((c) => finish(f, c)) : finish(f, code)
@@ -227,6 +227,15 @@ export class Compiler {
       },
     }
   }
+}
+
+/**
+ * Slot arrays all start as HOLEY_ELEMENTS (filled with undefined), so every
+ * frame of every program has the same elements kind and the slot loads and
+ * stores in the shared closures stay monomorphic.
+ */
+function newSlots(n: number): unknown[] {
+  return new Array(n).fill(undefined)
 }
 
 /**
@@ -251,7 +260,7 @@ export function runSequence(runs: CStep[], cost: number, locs: Array<Loc | undef
       for (; i < n; i++) {
         const c = runs[i]!(f)
         if (c !== NORMAL) {
-          if (isPromise(c)) {
+          if (typeof c !== 'number') {
             const k = i
             return c.then((code) => (code !== NORMAL ? code : from(f, k + 1)), (e) => { throw stamp(e, k) })
           }
@@ -271,7 +280,7 @@ export function runSequence(runs: CStep[], cost: number, locs: Array<Loc | undef
       if ((rt.left -= cost) < 0) rt.outOfFuel()
       try {
         const c = only(f)
-        return isPromise(c) ? c.catch((e) => { throw stamp(e, 0) }) : c
+        return typeof c === 'number' ? c : c.catch((e) => { throw stamp(e, 0) })
       } catch (e) {
         throw stamp(e, 0)
       }
@@ -288,13 +297,13 @@ export function runSequence(runs: CStep[], cost: number, locs: Array<Loc | undef
       } catch (e) {
         throw stamp(e, 0)
       }
-      if (c !== NORMAL) return isPromise(c) ? c.then((code) => (code !== NORMAL ? code : from(f, 1)), (e) => { throw stamp(e, 0) }) : c
+      if (c !== NORMAL) return typeof c === 'number' ? c : c.then((code) => (code !== NORMAL ? code : from(f, 1)), (e) => { throw stamp(e, 0) })
       try {
         c = b(f)
       } catch (e) {
         throw stamp(e, 1)
       }
-      return isPromise(c) ? c.catch((e) => { throw stamp(e, 1) }) : c
+      return typeof c === 'number' ? c : c.catch((e) => { throw stamp(e, 1) })
     }
   }
   return (f) => {

@@ -29,6 +29,8 @@ function afterBody(f: Frame, code: Completion, label: string | undefined): Compl
 
 interface LoopParts {
   label: string | undefined
+  /** `next` never returns a Promise (skip the check in the hot loop). */
+  nextSync?: boolean
   /** Runs before each iteration (binds the loop variable, or evaluates the test); false ends the loop. */
   next: Fn
   nextCost: number
@@ -64,6 +66,7 @@ async function slowLoop(f: Frame, p: LoopParts, phase: 'next' | 'body' | 'update
 
 function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
   const { next, body, update, label, nextCost, updateCost, bodyFirst } = p
+  const nextSync = p.nextSync === true
   const loop = (f: Frame): Completion | Promise<Completion> => {
     const rt = f.rt
     let first = bodyFirst
@@ -73,13 +76,13 @@ function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
       if (!first) {
         if ((rt.left -= iterCost) < 0) rt.outOfFuel()
         const t = next(f)
-        if (isP(t)) return slowLoop(f, p, 'next', t)
         if (!t) return NORMAL
+        if (!nextSync && isP(t)) return slowLoop(f, p, 'next', t)
       } else if ((rt.left -= ITERATION_COST) < 0) rt.outOfFuel()
       first = false
       const code = body(f)
       if (code !== NORMAL) {
-        if (isPromise(code)) return slowLoop(f, p, 'body', code)
+        if (typeof code !== 'number') return slowLoop(f, p, 'body', code)
         const r = afterBody(f, code, label)
         if (r !== GO_ON) return r
       }
@@ -101,7 +104,7 @@ function whileLoop(c: Compiler, step: Step, scope: Scope, bodyFirst: boolean): C
   const cond = c.expr(s(step).condition, scope)
   const body = c.block(s(step).body ?? [], scope)
   const run = makeLoop({
-    label: s(step).label, next: cond.fn, nextCost: cond.cost, body: body.run,
+    label: s(step).label, next: cond.fn, nextSync: !cond.async, nextCost: cond.cost, body: body.run,
     update: null, updateCost: 0, bodyFirst,
   })
   return { run, async: cond.async || body.async, cost: STEP_COST }
@@ -117,6 +120,7 @@ function forLoop(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const run = makeLoop({
     label: s(step).label,
     next: cond ? cond.fn : () => true,
+    nextSync: !cond?.async,
     nextCost: cond?.cost ?? 0,
     body: body.run,
     update: update ? update.fn : null,
@@ -154,7 +158,7 @@ function iterate(c: Compiler, step: Step, scope: Scope, mode: 'of' | 'in'): CSte
     return isP(r) ? r.then(() => true) : true
   }
   const loop = makeLoop({
-    label: s(step).label, next, nextCost: target.cost, body: body.run,
+    label: s(step).label, next, nextSync: !target.async, nextCost: target.cost, body: body.run,
     update: null, updateCost: 0, bodyFirst: false,
   })
   const go = (f: Frame, x: unknown) => {

@@ -40,11 +40,14 @@ function ifStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const t = cond.fn, y = yes.run, n = no?.run
   const cost = STEP_COST + cond.cost
   const pick = (f: Frame, v: unknown) => (v ? y(f) : n ? n(f) : NORMAL)
+  let run: CStep
+  if (cond.async) run = (f) => then(t(f), (x) => pick(f, x))
+  else if (cond.slot !== undefined) {
+    const slot = cond.slot
+    run = n ? (f) => (f.s[slot] ? y(f) : n(f)) : (f) => (f.s[slot] ? y(f) : NORMAL)
+  } else run = n ? (f) => (t(f) ? y(f) : n(f)) : (f) => (t(f) ? y(f) : NORMAL)
   return {
-    run: (f) => {
-      const v = t(f)
-      return isP(v) ? v.then((x) => pick(f, x)) : pick(f, v)
-    },
+    run,
     async: cond.async || yes.async || !!no?.async,
     cost: cost,
   }
