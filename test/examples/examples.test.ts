@@ -32,11 +32,11 @@ describe('examples', () => {
 
   test('rag', async () => {
     const { main } = await import('../../examples/rag/main.ts')
-    const out = await main('How do programs get network access?') as { ingested: unknown; answer: string; sources: string[] }
+    const out = await main('How do programs get network access?') as unknown as { ingested: unknown; answer: string; sources: string[] }
     expect(out.ingested).toEqual({ count: 3 })
     expect(out.sources[0]).toBe('caps')
     expect(out.answer).toStartWith('[caps]')
-    const fuel = await main('What happens when the fuel budget is spent?') as { sources: string[] }
+    const fuel = await main('What happens when the fuel budget is spent?') as unknown as { sources: string[] }
     expect(fuel.sources[0]).toBe('fuel')
   })
 
