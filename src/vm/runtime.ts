@@ -95,6 +95,9 @@ export class Run {
   readonly maxStringLength: number
 
   constructor(readonly config: RunConfig) {
+    // -0 first: the field starts with a Double representation, so Smi budgets
+    // (small fuel) and double budgets (large fuel) never change the Run map.
+    this.left = -0
     this.left = config.fuelUnits
     this.budget = config.fuelUnits
     this.deadline = config.deadline
