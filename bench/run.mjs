@@ -31,7 +31,7 @@ if (!existsSync(workloadsIndex)) {
 }
 
 // Imported only now: they need the peers installed.
-const { buildOurs, bundleSizes } = await import('./lib/build.mjs')
+const { buildOurs, bundleSizes, snapshotRev } = await import('./lib/build.mjs')
 const { loadSystems } = await import('./lib/systems/index.mjs')
 const { runExecution } = await import('./lib/exec.mjs')
 const { runColdStart } = await import('./lib/coldstart.mjs')
@@ -39,17 +39,19 @@ const { runHeap } = await import('./lib/heap.mjs')
 const { renderMarkdown } = await import('./lib/report.mjs')
 const { workloads, pickWorkloads } = await import(pathToFileURL(workloadsIndex).href)
 
+const snapshot = opts.rev ? snapshotRev(opts.rev) : undefined
+const srcRoot = snapshot?.root ?? repoDir
 const results = {
   date: new Date().toISOString(),
   command: commandLine(process.argv.slice(2)),
   machine: machine(),
-  git: gitState(),
-  options: { quick: opts.quick, only: opts.only ?? null, systems: opts.systems, sections: opts.sections, seed: opts.seed, exec: opts.exec, transpile: opts.transpile, cold: opts.cold, heap: opts.heap },
+  git: gitState(snapshot),
+  options: { quick: opts.quick, only: opts.only ?? null, rev: opts.rev ?? null, systems: opts.systems, sections: opts.sections, seed: opts.seed, exec: opts.exec, transpile: opts.transpile, cold: opts.cold, heap: opts.heap },
   notes: [],
 }
 log(`${results.machine.line}\n${results.command}\n`)
 
-const ours = opts.systems.includes('ours') ? await buildOurs() : { ok: false, reason: 'not selected (--systems)' }
+const ours = opts.systems.includes('ours') ? await buildOurs(srcRoot) : { ok: false, reason: 'not selected (--systems)' }
 if (!ours.ok) {
   results.notes.push(`ours skipped: ${ours.reason}`)
   log(`ours: SKIPPED — ${ours.reason}\n`)
@@ -100,7 +102,7 @@ if (opts.sections.includes('heap')) {
 }
 if (opts.sections.includes('bundle')) {
   log('\n== 5. bundle sizes (esbuild, minified, gzip -9)')
-  results.bundle = await bundleSizes()
+  results.bundle = await bundleSizes(srcRoot)
   for (const k of ['vm', 'full']) {
     const b = results.bundle[k]
     log(`  ${k.padEnd(5)} ${b.entry}: ${b.error ? b.error : `${b.platform}: ${b.minBytes} B min, ${b.gzipBytes} B gzip  [${b.packages.join(', ') || 'no packages'}]`}`)

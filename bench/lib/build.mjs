@@ -1,15 +1,33 @@
 // esbuild bundles of our TypeScript: Node cannot import .ts, and the timing
 // runs must happen on Node (the peers' reference figures were taken on Node
 // 20). Also measures the shipped bundle sizes (minified, gzip -9).
-import { mkdirSync, existsSync, readFileSync } from 'node:fs'
+import { mkdirSync, existsSync, readFileSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { buildDir, repoDir, oursBundle, oursVmBundle, pkgVersion } from './paths.mjs'
 
-const entries = {
-  full: join(repoDir, 'src', 'index.ts'),
-  vm: join(repoDir, 'src', 'vm', 'index.ts'),
+// root: the repo (working tree) or a snapshot of src/ from git (--rev).
+const entriesFor = (root) => ({
+  full: join(root, 'src', 'index.ts'),
+  vm: join(root, 'src', 'vm', 'index.ts'),
+})
+// A snapshot lives outside the repo: packages resolve from the repo's node_modules.
+const nodePaths = [join(repoDir, 'node_modules')]
+
+/**
+ * Extract src/ of a git revision into a temp folder, so a committed state can
+ * be measured while others edit the working tree. Returns { root, commit }.
+ */
+export function snapshotRev(rev) {
+  const commit = execFileSync('git', ['rev-parse', '--short', `${rev}^{commit}`], { cwd: repoDir, encoding: 'utf8' }).trim()
+  const root = join(tmpdir(), `ajs-bench-src-${commit}`)
+  rmSync(root, { recursive: true, force: true })
+  mkdirSync(root, { recursive: true })
+  execFileSync('sh', ['-c', `git archive ${commit} src | tar -x -C "${root}"`], { cwd: repoDir })
+  return { root, commit }
 }
 
 async function esbuild() {
@@ -25,13 +43,14 @@ async function esbuild() {
  * Returns { ok, mod?, reason?, vmBundle? } and never throws: the harness
  * keeps going without "ours" when our code is not there or does not build.
  */
-export async function buildOurs() {
+export async function buildOurs(root = repoDir) {
+  const entries = entriesFor(root)
   // Harness self-test hook: use a prebuilt module (e.g. a stub) instead of src/.
   const override = process.env.AJS_BENCH_OURS
   if (override) return loadOurs(override, override, `override ${override}`)
   const { build } = await esbuild()
   mkdirSync(buildDir, { recursive: true })
-  const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'silent' }
+  const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'silent', nodePaths }
   try {
     await build({ ...common, entryPoints: [entries.full], outfile: oursBundle })
   } catch (e) {
@@ -66,7 +85,9 @@ function oursVersion() {
 }
 
 /** Minified + gzip -9 sizes of the VM entry and the full entry (browser build). */
-export async function bundleSizes() {
+export async function bundleSizes(root = repoDir) {
+  const entries = entriesFor(root)
+  const rel = (p) => p.slice(root.length + 1)
   const { build } = await esbuild()
   const out = {}
   for (const [key, entry] of Object.entries(entries)) {
@@ -89,6 +110,7 @@ export async function bundleSizes() {
           write: false,
           metafile: true,
           logLevel: 'silent',
+          nodePaths,
         })
         const code = r.outputFiles[0].contents
         const packages = [...new Set(Object.keys(r.metafile.inputs).map(pkgOf).filter(Boolean))].sort()
@@ -112,5 +134,4 @@ export async function bundleSizes() {
 }
 
 const pkgOf = (input) => input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1]
-const rel = (p) => p.slice(repoDir.length + 1)
 const firstLine = (e) => String(e?.errors?.[0]?.text ?? e?.message ?? e).split('\n')[0]

@@ -19,7 +19,8 @@ export function commandLine(args) {
   return `node bench/run.mjs${args.length ? ` ${quoted}` : ''}`
 }
 
-export function gitState() {
+export function gitState(snapshot) {
+  if (snapshot) return { commit: snapshot.commit, srcDirty: false, line: `${snapshot.commit} (src/ taken from git with --rev, not the working tree)` }
   const git = (...a) => {
     try {
       return execFileSync('git', a, { cwd: repoDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()

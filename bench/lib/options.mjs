@@ -5,6 +5,7 @@ const HELP = `usage: npm run bench -- [flags]
   --sections <names>  subset of exec,transpile,cold,heap,bundle (default: all)
   --quick             fewer rounds/spawns: a smoke run, not for publishing
   --seed <n>          seed of the shuffled round order (default 1)
+  --rev <git-rev>     measure src/ as committed at <git-rev> (e.g. HEAD), not the working tree
   --no-write          print only; do not write bench/results/
   --help`
 
@@ -30,6 +31,7 @@ export function parseArgs(argv) {
     else if (a === '--sections') o.sections = list(next(), ALL_SECTIONS)
     else if (a === '--quick') o.quick = true
     else if (a === '--seed') o.seed = Number(next())
+    else if (a === '--rev') o.rev = next()
     else if (a === '--no-write') o.write = false
     else if (a === '--help' || a === '-h') o.help = HELP
     else throw new Error(`unknown flag ${a}\n${HELP}`)
@@ -45,11 +47,11 @@ const FULL = {
   exec: { rounds: 21, targetMs: 40, budgetMs: 4000, minRounds: 5, warmupMs: 200 },
   transpile: { rounds: 15, targetMs: 50, budgetMs: 4000, minRounds: 5, warmupMs: 300, maxRunMs: 5000 },
   cold: { spawns: 15 },
-  heap: { warmup: 5, samples: 5 },
+  heap: { warmup: 20, samples: 5 },
 }
 const QUICK = {
   exec: { rounds: 5, targetMs: 10, budgetMs: 600, minRounds: 3, warmupMs: 50 },
   transpile: { rounds: 5, targetMs: 20, budgetMs: 1000, minRounds: 3, warmupMs: 100, maxRunMs: 2000 },
   cold: { spawns: 3 },
-  heap: { warmup: 2, samples: 3 },
+  heap: { warmup: 5, samples: 3 },
 }
