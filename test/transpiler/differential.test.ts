@@ -18,11 +18,7 @@ const Vm = await loadVm()
  * VM divergences found by this corpus and reported to the VM owner; listed
  * here so they stay visible (as todo tests) until fixed.
  */
-const KNOWN_VM_DIVERGENCES = new Set<string>([
-  // for...in / for...of with an existing variable or member as target (no declaration) do not assign it.
-  'for-in-assign-target',
-  'for-of-assign-target',
-])
+const KNOWN_VM_DIVERGENCES = new Set<string>([])
 
 describe('differential corpus', () => {
   test('has at least 300 programs', () => {
