@@ -47,6 +47,9 @@ export function renderMarkdown(r) {
   p(`- Commit: ${r.git.line}; run at ${r.date}`)
   p(`- Systems: ${(r.systems ?? []).map((s) => `${s.label} ${s.version}`).join(', ')}`)
   p(`- Settings: ${r.options.quick ? 'QUICK (smoke run, not for publishing)' : 'full'}; seed ${r.options.seed}; exec ${JSON.stringify(r.options.exec)}`)
+  if (Math.max(r.machine.loadStart[0], r.machine.loadEnd?.[0] ?? 0) > r.machine.cores) {
+    p(`- **Warning:** the machine was busy (load average above its ${r.machine.cores} cores): absolute times are inflated and noisier; ratios within this run hold up better (interleaved rounds, medians).`)
+  }
   for (const note of r.notes) p(`- **Note:** ${note}`)
   p()
 
