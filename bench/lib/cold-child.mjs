@@ -16,13 +16,21 @@ const cases = {
   },
   async 'ours-source'() {
     const { AgentVM, transpile } = await import(spec.oursBundle)
+    mark('import')
     const { ast } = transpile(w.source, { filename: `${w.id}.ajs` })
-    return unwrap(await new AgentVM().run(ast, w.args, { fuel: 1e9 }))
+    mark('transpile')
+    const vm = new AgentVM()
+    mark('new AgentVM')
+    return unwrap(await vm.run(ast, w.args, { fuel: 1e9 }))
   },
   async 'ours-ast'() {
     const { AgentVM } = await import(spec.oursVmBundle)
+    mark('import')
     const ast = JSON.parse(spec.astText)
-    return unwrap(await new AgentVM().run(ast, w.args, { fuel: 1e9 }))
+    mark('JSON.parse')
+    const vm = new AgentVM()
+    mark('new AgentVM')
+    return unwrap(await vm.run(ast, w.args, { fuel: 1e9 }))
   },
   async quickjs() {
     const { createQuickJS } = await import('./systems/quickjs.mjs')
@@ -38,6 +46,15 @@ const cases = {
   },
 }
 
+// Phase boundaries (ours only), to show where a cold start goes.
+const phases = {}
+let last
+function mark(name) {
+  const t = performance.now()
+  phases[name] = t - last
+  last = t
+}
+
 function unwrap(r) {
   if (r.error) throw new Error(r.error.message ?? JSON.stringify(r.error))
   return r.result
@@ -45,11 +62,13 @@ function unwrap(r) {
 
 try {
   const t0 = performance.now()
+  last = t0
   const result = await cases[system]()
   const t1 = performance.now()
+  if (Object.keys(phases).length) mark('first run')
   // performance.now() counts from the process's time origin, so t1 is also
   // "process start -> first result" (including Node's own bootstrap).
-  process.stdout.write(JSON.stringify({ ms: t1 - t0, sinceStartMs: t1, result }) + '\n')
+  process.stdout.write(JSON.stringify({ ms: t1 - t0, sinceStartMs: t1, phases, result }) + '\n')
 } catch (e) {
   process.stdout.write(JSON.stringify({ error: String(e?.message ?? e).split('\n')[0] }) + '\n')
   process.exitCode = 1

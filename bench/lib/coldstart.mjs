@@ -13,7 +13,7 @@ const child = fileURLToPath(new URL('./cold-child.mjs', import.meta.url))
 export async function runColdStart({ workload, systemIds, spec, expected, opts, log }) {
   const specPath = join(buildDir, 'cold-spec.json')
   writeFileSync(specPath, JSON.stringify({ id: workload.id, source: workload.source, entry: workload.entry, args: workload.args, ...spec }))
-  const samples = Object.fromEntries(systemIds.map((id) => [id, { ms: [], sinceStartMs: [], wallMs: [] }]))
+  const samples = Object.fromEntries(systemIds.map((id) => [id, { ms: [], sinceStartMs: [], wallMs: [], phases: {} }]))
   const errors = {}
   for (let r = 0; r < opts.cold.spawns; r++) {
     for (const id of shuffle(systemIds, opts.rand)) {
@@ -28,6 +28,7 @@ export async function runColdStart({ workload, systemIds, spec, expected, opts, 
         samples[id].ms.push(out.ms)
         samples[id].sinceStartMs.push(out.sinceStartMs)
         samples[id].wallMs.push(wall)
+        for (const [k, v] of Object.entries(out.phases ?? {})) (samples[id].phases[k] ??= []).push(v)
       } catch (e) {
         errors[id] = String(e.message).slice(0, 300)
       }
@@ -39,8 +40,11 @@ export async function runColdStart({ workload, systemIds, spec, expected, opts, 
     out[id] = errors[id]
       ? { status: 'error', note: errors[id] }
       : { status: 'ok', spawns: s.ms.length, importToResultMs: median(s.ms), processStartToResultMs: median(s.sinceStartMs), spawnToExitMs: median(s.wallMs) }
+    if (out[id].status === 'ok' && Object.keys(s.phases).length) {
+      out[id].phasesMs = Object.fromEntries(Object.entries(s.phases).map(([k, v]) => [k, median(v)]))
+    }
     const o = out[id]
-    log(`  ${id.padEnd(12)} ${o.status === 'ok' ? `import→result ${o.importToResultMs.toFixed(1)} ms   process start→result ${o.processStartToResultMs.toFixed(1)} ms   spawn→exit ${o.spawnToExitMs.toFixed(1)} ms` : `error: ${o.note}`}`)
+    log(`  ${id.padEnd(12)} ${o.status === 'ok' ? `import→result ${o.importToResultMs.toFixed(1)} ms   process start→result ${o.processStartToResultMs.toFixed(1)} ms   spawn→exit ${o.spawnToExitMs.toFixed(1)} ms${o.phasesMs ? `   [${phaseLine(o.phasesMs)}]` : ''}` : `error: ${o.note}`}`)
   }
   return out
 }
@@ -55,3 +59,5 @@ function childError(p) {
   if (reported) throw new Error(reported)
   if (p.status !== 0) throw new Error((p.stderr || `exit ${p.status}`).trim().split('\n').filter((l) => /Error/.test(l))[0] ?? `exit ${p.status}`)
 }
+
+export const phaseLine = (ph) => Object.entries(ph).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')

@@ -127,6 +127,10 @@ export function renderMarkdown(r) {
       p(c.status === 'ok' ? `| ${id} | ${n(c.importToResultMs, 1)} ms | ${n(c.processStartToResultMs, 1)} ms | ${n(c.spawnToExitMs, 1)} ms |` : `| ${id} | error: ${c.note} | | |`)
     }
     p()
+    for (const [id, c] of Object.entries(r.cold)) {
+      if (c.phasesMs) p(`- ${id}, median ms per phase: ${Object.entries(c.phasesMs).map(([k, v]) => `${k} ${n(v, 1)}`).join(', ')}`)
+    }
+    p()
   }
 
   if (r.heap) {
