@@ -10,7 +10,7 @@
  * ```
  */
 import { relative } from 'node:path'
-import { DEFAULT_FILTER, loadAjs, type AjsPluginOptions } from './load.ts'
+import { DEFAULT_FILTER, loadAjs, type AjsLoadMessage, type AjsPluginOptions } from './load.ts'
 
 export type { AjsPluginOptions } from './load.ts'
 
@@ -19,9 +19,12 @@ export interface EsbuildPluginLike {
   name: string
   setup(build: {
     initialOptions: { absWorkingDir?: string }
-    onLoad(options: { filter: RegExp; namespace?: string }, callback: (args: { path: string }) => Promise<unknown>): void
+    onLoad(options: { filter: RegExp; namespace?: string }, callback: (args: { path: string }) => Promise<EsbuildLoadResult>): void
   }): void
 }
+
+/** What the onLoad callback returns (a subset of esbuild's OnLoadResult). */
+export type EsbuildLoadResult = { contents?: string; loader?: 'json'; errors?: AjsLoadMessage[]; warnings?: AjsLoadMessage[] }
 
 export function ajsPlugin(options: AjsPluginOptions = {}): EsbuildPluginLike {
   return {
