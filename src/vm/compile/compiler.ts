@@ -34,6 +34,7 @@ export interface HelperRef {
 }
 
 interface HelperState {
+  slots?: unknown[]
   ctx: FnCtx
   body: ((f: Frame, args: unknown[]) => unknown) | null
   async: boolean
@@ -146,7 +147,8 @@ export class Compiler {
       invoke: (f, args) => {
         const rt = f.rt
         rt.enter()
-        const frame = new Frame(newSlots(st.ctx.nslots), rt)
+        // One template per function, copied per call (cheaper than building).
+        const frame = new Frame((st.slots ??= newSlots(st.ctx.nslots)).slice(), rt)
         let r: unknown
         try {
           r = st.body!(frame, args)
@@ -213,10 +215,11 @@ export class Compiler {
     const body = this.sequence(this.program.steps, scope.child())
     const run = body.run
     const finish = (f: Frame, code: Completion) => (code === RETURN ? f.ret : undefined)
+    let template: unknown[] | undefined
     return {
       nslots: ctx.nslots,
       run: (rt, args) => {
-        const f = new Frame(newSlots(ctx.nslots), rt)
+        const f = new Frame((template ??= newSlots(ctx.nslots)).slice(), rt)
         const go = () => {
           const code = run(f)
           return isPromise(code) ? code.then((c) => finish(f, c)) : finish(f, code)
@@ -235,7 +238,9 @@ export class Compiler {
  * stores in the shared closures stay monomorphic.
  */
 function newSlots(n: number): unknown[] {
-  return new Array(n).fill(undefined)
+  const a: unknown[] = []
+  for (let i = 0; i < n; i++) a.push(undefined)
+  return a
 }
 
 /**
