@@ -192,6 +192,16 @@ export class Compiler {
     const body = this.sequence(def.steps, scope.child())
     const run = body.run
     const finish = (f: Frame, code: Completion) => (code === RETURN ? f.ret : undefined)
+    if (params.every((p) => typeof p === 'string')) {
+      // Plain named parameters (the common case): store the arguments straight into their slots.
+      const slots = (params as string[]).map((p) => scope.lookup(p)!.slot)
+      const n = slots.length
+      return (f, args) => {
+        for (let i = 0; i < n; i++) f.s[slots[i]!] = args[i]
+        const code = run(f)
+        return typeof code === 'number' ? (code === RETURN ? f.ret : undefined) : code.then((c) => finish(f, c))
+      }
+    }
     return (f, args) => {
       let pending: unknown
       for (let i = 0; i < binders.length; i++) {
