@@ -229,7 +229,12 @@ export class AgentVM {
 }
 
 function fail(err: VmError, fuelUsed: number): RunResult<never> {
-  return { result: null, error: err.toAgentError(), fuelUsed }
+  const error = err.toAgentError()
+  // A thrown guest value leaves as plain data like a result (it may be shared, cyclic or huge).
+  if (error.value !== undefined) {
+    try { error.value = copyOut(error.value) } catch { error.value = '(the thrown value is too large or cyclic to report)' }
+  }
+  return { result: null, error, fuelUsed }
 }
 
 function finish<T>(result: RunResult<T>, rt: Run | undefined): RunResult<T> {

@@ -10,6 +10,7 @@
 import { vmError } from './errors.ts'
 import type { Run } from './runtime.ts'
 import { SLOT_COST } from './fuel.ts'
+import { guestString } from './builtins/coerce.ts'
 
 export const isForbiddenKey = (k: string): boolean =>
   k === '__proto__' || k === 'constructor' || k === 'prototype'
@@ -21,7 +22,8 @@ export function forbidden(k: string): never {
 /** Turn any guest key into a property key, refusing forbidden names. */
 export function toKey(k: unknown): string | number {
   if (typeof k === 'number') return k
-  const s = typeof k === 'string' ? k : String(k)
+  // Objects as keys take the bounded conversion: native String() of a shared nested array is exponential.
+  const s = typeof k === 'string' ? k : typeof k === 'object' && k !== null ? guestString(undefined, k) : String(k)
   if (isForbiddenKey(s)) forbidden(s)
   return s
 }

@@ -91,6 +91,13 @@ export function copyIn(value: unknown, limits: CopyLimits = DEFAULT_COPY_LIMITS,
   }
 }
 
+/** Objects and arrays a value leaving the guest may hold, counting shared ones once per path (as JSON would). */
+export const MAX_OUT_NODES = 1_000_000
+
+function tooManyNodes(): never {
+  throw vmError('VALUE_TOO_LARGE', `The value holds more than ${MAX_OUT_NODES} objects and arrays (shared ones count once per path)`)
+}
+
 /** Below this depth no cycle tracking is needed: a cycle always reaches it. */
 const SHALLOW = 8
 
@@ -102,9 +109,12 @@ const SHALLOW = 8
 export function exportResult(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value
   let active: Set<object> | null = null
+  let nodes = 0
   const visit = (v: any, depth: number): unknown => {
     if (v instanceof GuardedRegex) return v.toString()
     if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The result nests too deeply')
+    // A shared nested structure (a = [a, a] forty times) is small but has 2^40 paths: count visits.
+    if (++nodes > MAX_OUT_NODES) tooManyNodes()
     const tracked = depth >= SHALLOW
     if (tracked) {
       active ??= new Set()
@@ -135,10 +145,12 @@ export function exportResult(value: unknown): unknown {
 
 /** Copy a guest value out to the host (regexes become their source text). */
 export function copyOut(value: unknown): unknown {
+  let nodes = 0
   const visit = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object') return typeof v === 'function' ? undefined : v
     if (v instanceof GuardedRegex) return v.toString()
     if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The result nests too deeply')
+    if (++nodes > MAX_OUT_NODES) tooManyNodes()
     if (Array.isArray(v)) return v.map((x) => visit(x, depth + 1))
     const out: Record<string, unknown> = {}
     for (const k of Object.keys(v)) if (!isForbiddenKey(k)) out[k] = visit((v as any)[k], depth + 1)

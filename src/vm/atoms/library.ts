@@ -5,6 +5,8 @@ import { jsonParse, jsonStringify } from '../builtins/json.ts'
 import { makeRegex, regexInput, GuardedRegex } from '../builtins/regex.ts'
 import type { AtomDef } from './types.ts'
 import { coreAtom, runOf } from './define.ts'
+import { guestString, joinGuest } from '../builtins/coerce.ts'
+import type { Run } from '../runtime.ts'
 
 const pure = { sync: true, trusted: true }
 
@@ -19,11 +21,11 @@ function asObject(v: unknown, op: string, field: string): Record<string, unknown
 }
 
 /** `{{a.b}}` placeholders resolved against `vars` through the guarded accessors. */
-function fillTemplate(template: string, vars: unknown): string {
+function fillTemplate(rt: Run, template: string, vars: unknown): string {
   return template.replace(/\{\{\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$0-9][\w$]*)*)\s*\}\}/g, (_m, path: string) => {
     let v: unknown = vars
     for (const part of path.split('.')) v = getComputed(v, part)
-    return v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v) ?? ''
+    return v === undefined || v === null ? '' : typeof v === 'string' ? v : jsonStringify(rt, v) ?? ''
   })
 }
 
@@ -41,13 +43,14 @@ export const LIBRARY_ATOMS: AtomDef[] = [
   }, pure),
   coreAtom('split', ({ value, separator }, ctx) => {
     if (typeof value !== 'string') throw vmError('TYPE_ERROR', 'split.value must be a string', { op: 'split' })
-    const parts = separator instanceof GuardedRegex ? regexInput(value).split(separator.fresh()) : value.split(String(separator))
+    const parts = separator instanceof GuardedRegex ? regexInput(value).split(separator.fresh()) : value.split(guestString(runOf(ctx), separator))
     runOf(ctx).chargeSlots(parts.length)
     return parts
   }, pure),
   coreAtom('join', ({ items, separator }, ctx) => {
     const arr = asArray(items, 'join', 'items')
-    return runOf(ctx).chargeString(arr.join(separator === undefined ? ',' : String(separator)))
+    const rt = runOf(ctx)
+    return rt.chargeString(joinGuest(rt, arr, separator === undefined ? ',' : guestString(rt, separator)))
   }, pure),
   coreAtom('pick', ({ object, keys }, ctx) => {
     const o = asObject(object, 'pick', 'object')
@@ -61,7 +64,7 @@ export const LIBRARY_ATOMS: AtomDef[] = [
   }, pure),
   coreAtom('omit', ({ object, keys }, ctx) => {
     const o = asObject(object, 'omit', 'object')
-    const drop = new Set(asArray(keys, 'omit', 'keys').map(String))
+    const drop = new Set(asArray(keys, 'omit', 'keys').map((k) => guestString(runOf(ctx), k)))
     const out: Record<string, unknown> = {}
     for (const k of ownKeys(o)) if (!drop.has(k)) out[k] = o[k]
     runOf(ctx).chargeSlots(Object.keys(out).length)
@@ -85,7 +88,7 @@ export const LIBRARY_ATOMS: AtomDef[] = [
   }, pure),
   coreAtom('template', ({ template, vars }, ctx) => {
     if (typeof template !== 'string') throw vmError('TYPE_ERROR', 'template.template must be a string', { op: 'template' })
-    return runOf(ctx).chargeString(fillTemplate(template, vars ?? {}))
+    return runOf(ctx).chargeString(fillTemplate(runOf(ctx), template, vars ?? {}))
   }, pure),
   coreAtom('regexMatch', ({ pattern, value, flags }, ctx) => {
     const re = pattern instanceof GuardedRegex ? pattern : makeRegex(pattern, flags ?? '')

@@ -3,6 +3,7 @@ import { vmError } from '../errors.ts'
 import type { AtomDef } from './types.ts'
 import { coreAtom, runOf } from './define.ts'
 import { sha256Hex } from './sha256.ts'
+import { jsonStringify, jsonText } from '../builtins/json.ts'
 
 const pure = { sync: true, trusted: true }
 
@@ -16,11 +17,12 @@ export const UTILITY_ATOMS: AtomDef[] = [
   }, pure),
   coreAtom('uuid', (_input, ctx) => ctx.uuid(), pure),
   coreAtom('hash', ({ value }, ctx) => {
-    const text = typeof value === 'string' ? value : JSON.stringify(value) ?? 'undefined'
-    runOf(ctx).chargeString(text)
+    const rt = runOf(ctx)
+    const text = typeof value === 'string' ? value : jsonStringify(rt, value) ?? 'undefined'
+    rt.chargeString(text)
     return sha256Hex(text)
   }, pure),
-  coreAtom('consoleLog', ({ message }, ctx) => { runOf(ctx).log('log', [message]); return null }, pure),
-  coreAtom('consoleWarn', ({ message }, ctx) => { runOf(ctx).log('warn', [message]); return null }, pure),
-  coreAtom('consoleError', ({ message }, ctx) => { runOf(ctx).log('error', [message]); return null }, pure),
+  coreAtom('consoleLog', ({ message }, ctx) => { runOf(ctx).log('log', [jsonText(runOf(ctx), message)]); return null }, pure),
+  coreAtom('consoleWarn', ({ message }, ctx) => { runOf(ctx).log('warn', [jsonText(runOf(ctx), message)]); return null }, pure),
+  coreAtom('consoleError', ({ message }, ctx) => { runOf(ctx).log('error', [jsonText(runOf(ctx), message)]); return null }, pure),
 ]

@@ -7,8 +7,9 @@
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
 import { ownKeys, toKey, isForbiddenKey } from '../guards.ts'
-import { jsonParse, jsonStringify } from './json.ts'
+import { jsonParse, jsonStringify, jsonText } from './json.ts'
 import { SET_HELPERS } from './sets.ts'
+import { guestString, primArgs, toPrim } from './coerce.ts'
 
 export type Builtin = (rt: Run, args: any[]) => unknown
 
@@ -31,7 +32,7 @@ const MATH: Record<string, Builtin> = {
 for (const name of ['abs', 'ceil', 'floor', 'round', 'trunc', 'sign', 'sqrt', 'cbrt', 'exp', 'expm1', 'log', 'log2', 'log10', 'log1p',
   'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'fround', 'clz32'] as const) {
   const fn = Math[name] as (x: number) => number
-  MATH[name] = (_rt, a) => fn(a[0])
+  MATH[name] = (rt, a) => { const x = a[0]; return fn(typeof x === 'object' && x !== null ? toPrim(rt, x) as number : x) }
 }
 MATH.pow = num((x, y) => Math.pow(x, y))
 MATH.atan2 = num((y, x) => Math.atan2(y, x))
@@ -68,7 +69,7 @@ const OBJECT: Record<string, Builtin> = {
   },
   hasOwn: (_rt, [o, k]) => {
     if (o === null || o === undefined) throw vmError('TYPE_ERROR', 'Object.hasOwn expects an object')
-    const key = String(k)
+    const key = guestString(_rt, k)
     return !isForbiddenKey(key) && Object.prototype.hasOwnProperty.call(o, key)
   },
   freeze: (_rt, [o]) => (o !== null && typeof o === 'object' ? Object.freeze(o) : o),
@@ -127,10 +128,11 @@ const JSON_NS: Record<string, Builtin> = {
 }
 
 const CONSOLE: Record<string, Builtin> = {
-  log: (rt, a) => { rt.log('log', a); return undefined },
-  info: (rt, a) => { rt.log('log', a); return undefined },
-  warn: (rt, a) => { rt.log('warn', a); return undefined },
-  error: (rt, a) => { rt.log('error', a); return undefined },
+  // Values are turned into text here, bounded (a shared nested array would make the native JSON.stringify exponential).
+  log: (rt, a) => { rt.log('log', a.map((v) => jsonText(rt, v))); return undefined },
+  info: (rt, a) => { rt.log('log', a.map((v) => jsonText(rt, v))); return undefined },
+  warn: (rt, a) => { rt.log('warn', a.map((v) => jsonText(rt, v))); return undefined },
+  error: (rt, a) => { rt.log('error', a.map((v) => jsonText(rt, v))); return undefined },
 }
 
 /** Namespace statics, bound at compile time when the namespace name is not shadowed. */
@@ -148,7 +150,7 @@ export const NAMESPACES: Record<string, Record<string, Builtin>> = {
 
 function makeError(name: string): Builtin {
   return (rt, [message, options]) => {
-    const err: Record<string, unknown> = { name, message: message === undefined ? '' : String(message) }
+    const err: Record<string, unknown> = { name, message: message === undefined ? '' : guestString(rt, message) }
     if (options && typeof options === 'object' && 'cause' in options) err.cause = (options as any).cause
     rt.chargeSlots(2)
     return err
@@ -177,6 +179,25 @@ export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
     try { return rt.chargeString(decodeURI(String(v))) } catch (e) { throw vmError('TYPE_ERROR', 'URI malformed') }
   },
 }
+
+/**
+ * Builtins whose native counterparts coerce their arguments get them through
+ * the guarded ToPrimitive first (builtins/coerce.ts): `Math.max(dag)` or
+ * `parseInt(dag)` would otherwise run an exponential native join.
+ */
+function coercing(table: Record<string, Builtin>, except: readonly string[] = []): void {
+  for (const k of Object.keys(table)) {
+    if (except.includes(k)) continue
+    const fn = table[k]!
+    table[k] = (rt, a) => fn(rt, primArgs(rt, a))
+  }
+}
+coercing(MATH, ['random', 'abs', 'ceil', 'floor', 'round', 'trunc', 'sign', 'sqrt', 'cbrt', 'exp', 'expm1', 'log', 'log2', 'log10', 'log1p',
+  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'fround', 'clz32'])
+coercing(NUMBER, ['isInteger', 'isFinite', 'isNaN', 'isSafeInteger'])
+coercing(STRING)
+coercing(DATE, ['now'])
+coercing(GLOBAL_FUNCTIONS, ['Boolean', 'Error', 'TypeError', 'RangeError', 'SyntaxError'])
 
 /** Identifiers that are values: constants and the namespaces (as data holding their constants). */
 export const GLOBAL_VALUES: Record<string, unknown> = {

@@ -1,7 +1,9 @@
 /** JSON parse/stringify with allocation charged and forbidden keys stripped. */
 import type { Run } from '../runtime.ts'
-import { vmError } from '../errors.ts'
+import { VmError, vmError } from '../errors.ts'
 import { isForbiddenKey } from '../guards.ts'
+import { GuardedRegex } from './regex.ts'
+import { guestString } from './coerce.ts'
 
 function strip(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v
@@ -29,8 +31,45 @@ export function jsonParse(rt: Run, text: unknown): unknown {
   }
 }
 
+/**
+ * Size check before JSON.stringify. The native call cannot be interrupted, and
+ * a shared nested structure (`a = [a, a]` forty times) is tiny in memory but
+ * serialises to 2^40 nodes. This walk (as fast as the native call itself)
+ * counts nodes and characters, indentation included, against the string
+ * ceiling and checks the deadline, so the text is only built when it fits.
+ * Cycles are left for the native call to report as a TypeError.
+ */
+function checkJsonSize(rt: Run, value: unknown, pad: number): void {
+  const max = rt.maxStringLength
+  const active = new Set<object>()
+  let chars = 0
+  const walk = (v: unknown, depth: number): void => {
+    if (v === null || typeof v !== 'object') {
+      chars += typeof v === 'string' ? v.length + 2 : 8
+      return
+    }
+    if (active.has(v)) return
+    if (depth > MAX_JSON_DEPTH) throw vmError('RANGE_ERROR', `The value nests deeper than ${MAX_JSON_DEPTH} levels to serialise`)
+    chars += 2 + pad * depth
+    if (chars > max) rt.heapLimit(chars * 2)
+    rt.tick()
+    active.add(v)
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) { chars += 1 + pad * depth; walk(v[i], depth + 1) }
+    } else if (!(v instanceof GuardedRegex)) {
+      for (const k of Object.keys(v)) { chars += k.length + 4 + pad * depth; walk((v as any)[k], depth + 1) }
+    }
+    active.delete(v)
+  }
+  walk(value, 1)
+  if (chars > max) rt.heapLimit(chars * 2)
+}
+
+const MAX_JSON_DEPTH = 5_000
+
 export function jsonStringify(rt: Run, value: unknown, indent?: unknown): string | undefined {
   const space = typeof indent === 'number' ? Math.min(10, Math.max(0, indent)) : typeof indent === 'string' ? indent.slice(0, 10) : undefined
+  if (value !== null && typeof value === 'object') checkJsonSize(rt, value, typeof space === 'number' ? space : space === undefined ? 0 : space.length)
   let out: string | undefined
   try {
     out = JSON.stringify(value, null, space)
@@ -39,4 +78,31 @@ export function jsonStringify(rt: Run, value: unknown, indent?: unknown): string
     throw vmError('TYPE_ERROR', (e as Error).message)
   }
   return out === undefined ? undefined : rt.chargeString(out)
+}
+
+/** Text of a value for logs and templates: JSON when it can be, else its string form; bounded. */
+export function jsonText(rt: Run, value: unknown): string {
+  if (typeof value === 'string') return value
+  try {
+    return jsonStringify(rt, value) ?? guestString(rt, value)
+  } catch (e) {
+    if (e instanceof VmError && e.fatal) throw e
+    return guestString(rt, value)
+  }
+}
+
+class PreviewFull extends Error {}
+
+/** Short JSON text of a guest value for error messages: bounded, never throws. */
+export function jsonPreview(value: unknown, maxChars = 200): string {
+  let chars = 0
+  try {
+    return (JSON.stringify(value, (k, v) => {
+      chars += k.length + (typeof v === 'string' ? v.length : 4)
+      if (chars > maxChars * 4) throw new PreviewFull()
+      return v instanceof GuardedRegex ? v.toString() : v
+    }) ?? 'undefined').slice(0, maxChars)
+  } catch {
+    return '(value too large to show)'
+  }
 }

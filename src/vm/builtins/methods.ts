@@ -9,6 +9,7 @@ import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
 import { isForbiddenKey, setProp } from '../guards.ts'
 import { GuardedRegex, makeRegex, regexInput, toRegex } from './regex.ts'
+import { guestString, joinGuest, primArgs, toPrim } from './coerce.ts'
 
 type Method<T> = (rt: Run, self: T, args: any[]) => unknown
 
@@ -100,11 +101,13 @@ function flatDepth(rt: Run, a: unknown[], depth: number): unknown[] {
   return out
 }
 
-function defaultCompare(a: unknown, b: unknown): number {
-  if (a === undefined) return b === undefined ? 0 : 1
-  if (b === undefined) return -1
-  const x = String(a), y = String(b)
-  return x < y ? -1 : x > y ? 1 : 0
+function defaultCompare(rt: Run): (a: unknown, b: unknown) => number {
+  return (a, b) => {
+    if (a === undefined) return b === undefined ? 0 : 1
+    if (b === undefined) return -1
+    const x = guestString(rt, a), y = guestString(rt, b)
+    return x < y ? -1 : x > y ? 1 : 0
+  }
 }
 
 const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
@@ -115,7 +118,7 @@ const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
   lastIndexOf: (_rt, a, [x, n]) => (n === undefined ? a.lastIndexOf(x) : a.lastIndexOf(x, n)),
   join: (rt, a, [sep]) => {
     rt.charge(a.length * 10)
-    return str(rt, a.join(sep === undefined ? ',' : String(sep)))
+    return str(rt, joinGuest(rt, a, sep === undefined ? ',' : guestString(rt, sep)))
   },
   slice: (rt, a, [s, e]) => arrOut(rt, a.slice(s, e)),
   push: (rt, a, xs) => { rt.chargeSlots(xs.length); if (Object.isFrozen(a)) throw vmError('TYPE_ERROR', 'Cannot push to a read-only array'); return a.push(...xs) },
@@ -127,15 +130,15 @@ const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
   toReversed: (rt, a) => arrOut(rt, a.slice().reverse()),
   fill: (rt, a, [v, s, e]) => { rt.chargeSlots(a.length); return a.fill(v, s, e) },
   flat: (rt, a, [d]) => flatDepth(rt, a, d === undefined ? 1 : Number(d)),
-  sort: (rt, a) => { rt.chargeSlots(a.length); return a.sort(defaultCompare) },
-  toSorted: (rt, a) => arrOut(rt, a.slice().sort(defaultCompare)),
+  sort: (rt, a) => { rt.chargeSlots(a.length); return a.sort(defaultCompare(rt)) },
+  toSorted: (rt, a) => arrOut(rt, a.slice().sort(defaultCompare(rt))),
   with: (rt, a, [i, v]) => {
     try { return arrOut(rt, a.with(i, v)) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) }
   },
   keys: (rt, a) => arrOut(rt, [...a.keys()]),
   entries: (rt, a) => arrOut(rt, [...a.entries()]),
   values: (rt, a) => arrOut(rt, a.slice()),
-  toString: (rt: Run, a: unknown[]) => str(rt, a.join(',')),
+  toString: (rt: Run, a: unknown[]) => str(rt, joinGuest(rt, a, ',')),
 }
 
 const NUMBER_METHODS: Record<string, Method<number>> = {
@@ -174,6 +177,31 @@ function typeName(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : v instanceof GuardedRegex ? 'regex' : typeof v
 }
 
+/**
+ * Arguments the native method would coerce (indices, counts, separators,
+ * every argument of a string/number method) are converted by the guarded
+ * ToPrimitive first; array elements being stored (push, fill's value, ...)
+ * are left alone.
+ */
+const ARRAY_COERCED: Record<string, readonly number[]> = {
+  at: [0], slice: [0, 1], fill: [1, 2], with: [0], splice: [0, 1], includes: [1], indexOf: [1], lastIndexOf: [1], flat: [0],
+}
+
+function coerceArgs(rt: Run, isArray: boolean, method: string, args: unknown[]): unknown[] {
+  if (!isArray) return primArgs(rt, args)
+  const positions = Object.prototype.hasOwnProperty.call(ARRAY_COERCED, method) ? ARRAY_COERCED[method]! : undefined
+  if (!positions) return args
+  let out = args
+  for (const i of positions) {
+    const a = args[i]
+    if (typeof a === 'object' && a !== null) {
+      if (out === args) out = args.slice()
+      out[i] = toPrim(rt, a)
+    }
+  }
+  return out
+}
+
 /** Dispatch `target.method(...args)` on the runtime type of `target`. */
 export function callInstanceMethod(rt: Run, target: unknown, method: string, args: unknown[]): unknown {
   let table: Record<string, Method<any>> | undefined
@@ -188,7 +216,7 @@ export function callInstanceMethod(rt: Run, target: unknown, method: string, arg
   }
   const m = table && Object.prototype.hasOwnProperty.call(table, method) ? table[method] : undefined
   if (!m) throw vmError('METHOD_NOT_ALLOWED', `${typeName(target)}.${method} is not available`)
-  return m(rt, target, args)
+  return m(rt, target, coerceArgs(rt, table === ARRAY_METHODS, method, args))
 }
 
 export { makeRegex, setProp }

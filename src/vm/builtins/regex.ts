@@ -8,6 +8,7 @@
  * also capped in length. What passes runs on the host engine.
  */
 import { vmError } from '../errors.ts'
+import { guestString } from './coerce.ts'
 
 export const MAX_REGEX_SOURCE = 1_000
 export const MAX_REGEX_INPUT = 100_000
@@ -119,7 +120,7 @@ export function makeRegex(pattern: unknown, flags: unknown = ''): GuardedRegex {
 
 /** Check a string the guest wants to match, against the input cap. */
 export function regexInput(s: unknown): string {
-  const str = typeof s === 'string' ? s : String(s)
+  const str = typeof s === 'string' ? s : guestString(undefined, s)
   if (str.length > MAX_REGEX_INPUT) throw vmError('REGEX_UNSAFE', `Regex input longer than ${MAX_REGEX_INPUT} characters`)
   return str
 }

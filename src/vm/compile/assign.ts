@@ -10,6 +10,7 @@ import type { CExpr, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { Compiler } from './compiler.ts'
 import { BINARY_OPS, unknownOperator } from './operators.ts'
+import { toPrim } from '../builtins/coerce.ts'
 import { seq2, then } from './async.ts'
 import { checkName } from './patterns.ts'
 
@@ -101,7 +102,9 @@ export function compileAssign(c: Compiler, node: any, scope: Scope): CExpr {
     if (binop === '+') {
       return {
         fn: (f) => {
-          const r = (f.s[slot] as any) + v(f)
+          const a = f.s[slot] as any, b = v(f)
+          if (typeof a === 'object' || typeof b === 'object') return (f.s[slot] = impl(a, b, f))
+          const r = a + b
           return (f.s[slot] = typeof r === 'string' ? f.rt.chargeString(r) : r)
         },
         cost,
@@ -117,6 +120,9 @@ export function compileAssign(c: Compiler, node: any, scope: Scope): CExpr {
   return { fn, cost, async }
 }
 
+/** `+v` for `++`/`--`: objects take the guarded ToPrimitive (see builtins/coerce.ts). */
+const toNum = (v: unknown): number => +(typeof v === 'object' && v !== null ? toPrim(undefined, v) as any : v)
+
 export function compileUpdate(c: Compiler, node: any, scope: Scope): CExpr {
   const delta = node.op === '++' ? 1 : node.op === '--' ? -1 : unknownOperator(node.op)
   const prefix = node.prefix === true
@@ -124,12 +130,12 @@ export function compileUpdate(c: Compiler, node: any, scope: Scope): CExpr {
   if (ref.slot !== undefined) {
     const slot = ref.slot
     const fn = prefix
-      ? (f: Frame) => (f.s[slot] = +(f.s[slot] as number) + delta)
-      : (f: Frame) => { const old = +(f.s[slot] as number); f.s[slot] = old + delta; return old }
+      ? (f: Frame) => (f.s[slot] = toNum(f.s[slot]) + delta)
+      : (f: Frame) => { const old = toNum(f.s[slot]); f.s[slot] = old + delta; return old }
     return { fn, cost: NODE_COST + ref.cost, async: false }
   }
   const fn = (f: Frame) => then(ref.prepare(f), (h) => {
-    const old = +(ref.get(f, h) as number)
+    const old = toNum(ref.get(f, h))
     ref.set(f, h, old + delta)
     return prefix ? old + delta : old
   })

@@ -16,6 +16,7 @@ import { isP, seq2, then } from './async.ts'
 import { GLOBAL_FUNCTIONS, NAMESPACES } from '../builtins/globals.ts'
 import { HOF_METHODS, type Callable } from '../builtins/array-hof.ts'
 import { INSTANCE_METHOD_NAMES, callInstanceMethod } from '../builtins/methods.ts'
+import { toPrim } from '../builtins/coerce.ts'
 import { invokeAtom } from './atom-invoke.ts'
 import { didYouMean } from '../suggest.ts'
 
@@ -63,6 +64,9 @@ const MATH1: Record<string, (x: number) => number> = {
 const MATH2: Record<string, (x: number, y: number) => number> = { min: Math.min, max: Math.max, pow: Math.pow }
 
 /** `Math.f(x)` / `Math.f(x, y)` without spreads: direct calls, no argument array. */
+/** An object argument takes the guarded ToPrimitive (native coercion of a shared nested array is exponential). */
+const P = (f: Frame, v: any): any => (typeof v === 'object' && v !== null ? toPrim(f.rt, v) : v)
+
 function fastMath(c: Compiler, method: string, argNodes: any[], scope: Scope): CExpr | undefined {
   if (argNodes.some((a) => a?.$expr === 'spread')) return undefined
   const one = argNodes.length === 1 ? MATH1[method] : undefined
@@ -74,16 +78,16 @@ function fastMath(c: Compiler, method: string, argNodes: any[], scope: Scope): C
   const x = args[0]!.fn
   if (one) {
     switch (method) {
-      case 'floor': return { fn: (f) => Math.floor(x(f)), cost, async: false }
-      case 'round': return { fn: (f) => Math.round(x(f)), cost, async: false }
-      default: return { fn: (f) => one(x(f)), cost, async: false }
+      case 'floor': return { fn: (f) => Math.floor(P(f, x(f))), cost, async: false }
+      case 'round': return { fn: (f) => Math.round(P(f, x(f))), cost, async: false }
+      default: return { fn: (f) => one(P(f, x(f))), cost, async: false }
     }
   }
   const y = args[1]!.fn
   switch (method) {
-    case 'min': return { fn: (f) => Math.min(x(f), y(f)), cost, async: false }
-    case 'max': return { fn: (f) => Math.max(x(f), y(f)), cost, async: false }
-    default: return { fn: (f) => two!(x(f), y(f)), cost, async: false }
+    case 'min': return { fn: (f) => Math.min(P(f, x(f)), P(f, y(f))), cost, async: false }
+    case 'max': return { fn: (f) => Math.max(P(f, x(f)), P(f, y(f))), cost, async: false }
+    default: return { fn: (f) => two!(P(f, x(f)), P(f, y(f))), cost, async: false }
   }
 }
 

@@ -17,7 +17,8 @@ import { deepCopyLiteral } from '../membrane.ts'
 import { compileCall, compileMethodCall, compileLambdaOutsideCall } from './calls.ts'
 import { compileAssign, compileUpdate } from './assign.ts'
 import { makeRegex } from '../builtins/regex.ts'
-import type { Frame } from '../runtime.ts'
+import type { Frame, Run } from '../runtime.ts'
+import { guestString } from '../builtins/coerce.ts'
 
 type ExprCompiler = (c: Compiler, node: any, scope: Scope) => CExpr
 
@@ -114,7 +115,7 @@ function unary(c: Compiler, node: any, scope: Scope): CExpr {
   const cost = NODE_COST + arg.cost
   if (arg.async) return { fn: (f) => then(a(f), impl), cost, async: true }
   switch (op) {
-    case '-': return { fn: (f) => -a(f), cost, async: false }
+    case '-': return { fn: (f) => { const v = a(f); return typeof v === 'object' ? impl(v) : -v }, cost, async: false }
     case '!': return { fn: (f) => !a(f), cost, async: false }
     default: return { fn: (f) => impl(a(f)), cost, async: false }
   }
@@ -279,8 +280,9 @@ function object(c: Compiler, node: any, scope: Scope): CExpr {
   return { fn: (f) => seqN(fns, (vals) => build(f, vals))(f), cost, async }
 }
 
-export function toStringGuest(v: unknown): string {
-  return String(v)
+/** `${v}`: objects take the guarded conversion (see builtins/coerce.ts). */
+export function toStringGuest(v: unknown, rt?: Run): string {
+  return typeof v === 'object' && v !== null ? guestString(rt, v) : String(v)
 }
 
 function template(c: Compiler, node: any, scope: Scope): CExpr {
@@ -292,7 +294,7 @@ function template(c: Compiler, node: any, scope: Scope): CExpr {
   const cost = NODE_COST + exprs.reduce((s, e) => s + e.cost, 0)
   const join = (f: Frame, vals: unknown[]) => {
     let s = quasis[0]!
-    for (let i = 0; i < vals.length; i++) s += toStringGuest(vals[i]) + quasis[i + 1]
+    for (let i = 0; i < vals.length; i++) s += toStringGuest(vals[i], f.rt) + quasis[i + 1]
     return f.rt.chargeString(s)
   }
   const fns = exprs.map((e) => e.fn)
@@ -302,7 +304,7 @@ function template(c: Compiler, node: any, scope: Scope): CExpr {
   return {
     fn: (f) => {
       let s = quasis[0]!
-      for (let i = 0; i < n; i++) s += toStringGuest(fns[i]!(f)) + quasis[i + 1]
+      for (let i = 0; i < n; i++) s += toStringGuest(fns[i]!(f), f.rt) + quasis[i + 1]
       return f.rt.chargeString(s)
     },
     cost,

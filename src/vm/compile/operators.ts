@@ -7,36 +7,44 @@
 import type { Frame } from '../runtime.ts'
 import { hasProp } from '../guards.ts'
 import { vmError } from '../errors.ts'
+import { toPrim } from '../builtins/coerce.ts'
 
 type Fn = (f: Frame) => any
 
 export const looseEq = (a: unknown, b: unknown): boolean => a === b || (a == null && b == null)
 
 /** The operation itself, used by the generic and async paths. */
+/**
+ * An object operand goes through the guarded ToPrimitive first: native
+ * coercion of a shared nested array is exponential and uninterruptible.
+ */
+const P = (f: Frame, v: any): any => (typeof v === 'object' && v !== null ? toPrim(f.rt, v) : v)
+
+/** The operation itself, used by the generic and async paths. */
 export const BINARY_OPS: Record<string, (a: any, b: any, f: Frame) => any> = {
   '+': (a, b, f) => {
-    const r = a + b
+    const r = P(f, a) + P(f, b)
     return typeof r === 'string' ? f.rt.chargeString(r) : r
   },
-  '-': (a, b) => a - b,
-  '*': (a, b) => a * b,
-  '/': (a, b) => a / b,
-  '%': (a, b) => a % b,
-  '**': (a, b) => a ** b,
+  '-': (a, b, f) => P(f, a) - P(f, b),
+  '*': (a, b, f) => P(f, a) * P(f, b),
+  '/': (a, b, f) => P(f, a) / P(f, b),
+  '%': (a, b, f) => P(f, a) % P(f, b),
+  '**': (a, b, f) => P(f, a) ** P(f, b),
   '==': (a, b) => looseEq(a, b),
   '!=': (a, b) => !looseEq(a, b),
   '===': (a, b) => a === b,
   '!==': (a, b) => a !== b,
-  '<': (a, b) => a < b,
-  '>': (a, b) => a > b,
-  '<=': (a, b) => a <= b,
-  '>=': (a, b) => a >= b,
-  '&': (a, b) => a & b,
-  '|': (a, b) => a | b,
-  '^': (a, b) => a ^ b,
-  '<<': (a, b) => a << b,
-  '>>': (a, b) => a >> b,
-  '>>>': (a, b) => a >>> b,
+  '<': (a, b, f) => P(f, a) < P(f, b),
+  '>': (a, b, f) => P(f, a) > P(f, b),
+  '<=': (a, b, f) => P(f, a) <= P(f, b),
+  '>=': (a, b, f) => P(f, a) >= P(f, b),
+  '&': (a, b, f) => P(f, a) & P(f, b),
+  '|': (a, b, f) => P(f, a) | P(f, b),
+  '^': (a, b, f) => P(f, a) ^ P(f, b),
+  '<<': (a, b, f) => P(f, a) << P(f, b),
+  '>>': (a, b, f) => P(f, a) >> P(f, b),
+  '>>>': (a, b, f) => P(f, a) >>> P(f, b),
   in: (a, b) => hasProp(b, a),
 }
 
@@ -44,17 +52,19 @@ export const BINARY_OPS: Record<string, (a: any, b: any, f: Frame) => any> = {
 export function specialiseBinary(op: string, l: Fn, r: Fn): Fn | undefined {
   switch (op) {
     case '+': return (f) => {
-      const v = l(f) + r(f)
+      const a = l(f), b = r(f)
+      if (typeof a === 'object' || typeof b === 'object') return BINARY_OPS['+']!(a, b, f)
+      const v = a + b
       return typeof v === 'string' ? f.rt.chargeString(v) : v
     }
-    case '-': return (f) => l(f) - r(f)
-    case '*': return (f) => l(f) * r(f)
-    case '/': return (f) => l(f) / r(f)
-    case '%': return (f) => l(f) % r(f)
-    case '<': return (f) => l(f) < r(f)
-    case '>': return (f) => l(f) > r(f)
-    case '<=': return (f) => l(f) <= r(f)
-    case '>=': return (f) => l(f) >= r(f)
+    case '-': { const g = BINARY_OPS['-']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a - b } }
+    case '*': { const g = BINARY_OPS['*']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a * b } }
+    case '/': { const g = BINARY_OPS['/']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a / b } }
+    case '%': { const g = BINARY_OPS['%']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a % b } }
+    case '<': { const g = BINARY_OPS['<']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a < b } }
+    case '>': { const g = BINARY_OPS['>']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a > b } }
+    case '<=': { const g = BINARY_OPS['<=']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a <= b } }
+    case '>=': { const g = BINARY_OPS['>=']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a >= b } }
     case '===': return (f) => l(f) === r(f)
     case '!==': return (f) => l(f) !== r(f)
     case '==': return (f) => looseEq(l(f), r(f))
@@ -68,16 +78,18 @@ export function specialiseBinaryConst(op: string, l: Fn, c: unknown): Fn | undef
   if (typeof c !== 'number') return undefined
   switch (op) {
     case '+': return (f) => {
-      const v = l(f) + c
+      const a = l(f)
+      if (typeof a === 'object') return BINARY_OPS['+']!(a, c, f)
+      const v = a + c
       return typeof v === 'string' ? f.rt.chargeString(v) : v
     }
-    case '-': return (f) => l(f) - c
-    case '*': return (f) => l(f) * c
-    case '%': return (f) => l(f) % c
-    case '<': return (f) => l(f) < c
-    case '>': return (f) => l(f) > c
-    case '<=': return (f) => l(f) <= c
-    case '>=': return (f) => l(f) >= c
+    case '-': { const g = BINARY_OPS['-']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a - c } }
+    case '*': { const g = BINARY_OPS['*']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a * c } }
+    case '%': { const g = BINARY_OPS['%']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a % c } }
+    case '<': { const g = BINARY_OPS['<']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a < c } }
+    case '>': { const g = BINARY_OPS['>']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a > c } }
+    case '<=': { const g = BINARY_OPS['<=']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a <= c } }
+    case '>=': { const g = BINARY_OPS['>=']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a >= c } }
     case '===': return (f) => l(f) === c
     case '!==': return (f) => l(f) !== c
     default: return undefined
@@ -88,11 +100,12 @@ export function guestTypeof(v: unknown): string {
   return typeof v
 }
 
+/** Unary operators; `-`, `+`, `~` coerce, so objects take the guarded path (no run at hand: key-sized limits). */
 export const UNARY_OPS: Record<string, (v: any) => any> = {
-  '-': (v) => -v,
-  '+': (v) => +v,
+  '-': (v) => -(typeof v === 'object' ? toPrim(undefined, v) : v),
+  '+': (v) => +(typeof v === 'object' ? toPrim(undefined, v) : v),
   '!': (v) => !v,
-  '~': (v) => ~v,
+  '~': (v) => ~(typeof v === 'object' ? toPrim(undefined, v) : v),
   typeof: guestTypeof,
   void: () => undefined,
 }
@@ -110,17 +123,19 @@ export function specialiseSlotOps(op: string, a: number, b: { slot?: number; num
     const c = b.num
     switch (op) {
       case '+': return (f) => {
-        const v = (f.s[a] as any) + c
+        const x = f.s[a] as any
+        if (typeof x === 'object') return BINARY_OPS['+']!(x, c, f)
+        const v = x + c
         return typeof v === 'string' ? f.rt.chargeString(v) : v
       }
-      case '-': return (f) => (f.s[a] as number) - c
-      case '*': return (f) => (f.s[a] as number) * c
-      case '/': return (f) => (f.s[a] as number) / c
-      case '%': return (f) => (f.s[a] as number) % c
-      case '<': return (f) => (f.s[a] as number) < c
-      case '>': return (f) => (f.s[a] as number) > c
-      case '<=': return (f) => (f.s[a] as number) <= c
-      case '>=': return (f) => (f.s[a] as number) >= c
+      case '-': { const g = BINARY_OPS['-']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x - c } }
+      case '*': { const g = BINARY_OPS['*']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x * c } }
+      case '/': { const g = BINARY_OPS['/']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x / c } }
+      case '%': { const g = BINARY_OPS['%']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x % c } }
+      case '<': { const g = BINARY_OPS['<']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x < c } }
+      case '>': { const g = BINARY_OPS['>']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x > c } }
+      case '<=': { const g = BINARY_OPS['<=']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x <= c } }
+      case '>=': { const g = BINARY_OPS['>=']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x >= c } }
       case '===': return (f) => f.s[a] === c
       case '!==': return (f) => f.s[a] !== c
       default: return undefined
@@ -130,17 +145,19 @@ export function specialiseSlotOps(op: string, a: number, b: { slot?: number; num
     const d = b.slot
     switch (op) {
       case '+': return (f) => {
-        const v = (f.s[a] as any) + (f.s[d] as any)
+        const x = f.s[a] as any, y = f.s[d] as any
+        if (typeof x === 'object' || typeof y === 'object') return BINARY_OPS['+']!(x, y, f)
+        const v = x + y
         return typeof v === 'string' ? f.rt.chargeString(v) : v
       }
-      case '-': return (f) => (f.s[a] as number) - (f.s[d] as number)
-      case '*': return (f) => (f.s[a] as number) * (f.s[d] as number)
-      case '/': return (f) => (f.s[a] as number) / (f.s[d] as number)
-      case '%': return (f) => (f.s[a] as number) % (f.s[d] as number)
-      case '<': return (f) => (f.s[a] as number) < (f.s[d] as number)
-      case '>': return (f) => (f.s[a] as number) > (f.s[d] as number)
-      case '<=': return (f) => (f.s[a] as number) <= (f.s[d] as number)
-      case '>=': return (f) => (f.s[a] as number) >= (f.s[d] as number)
+      case '-': { const g = BINARY_OPS['-']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x - y } }
+      case '*': { const g = BINARY_OPS['*']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x * y } }
+      case '/': { const g = BINARY_OPS['/']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x / y } }
+      case '%': { const g = BINARY_OPS['%']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x % y } }
+      case '<': { const g = BINARY_OPS['<']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x < y } }
+      case '>': { const g = BINARY_OPS['>']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x > y } }
+      case '<=': { const g = BINARY_OPS['<=']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x <= y } }
+      case '>=': { const g = BINARY_OPS['>=']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x >= y } }
       case '===': return (f) => f.s[a] === f.s[d]
       case '!==': return (f) => f.s[a] !== f.s[d]
       default: return undefined

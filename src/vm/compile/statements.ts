@@ -15,6 +15,7 @@ import { isP, then } from './async.ts'
 import { checkName } from './patterns.ts'
 import { LOOP_COMPILERS } from './loops.ts'
 import { COLLECTION_STEP_COMPILERS } from './collection-steps.ts'
+import { guestString } from '../builtins/coerce.ts'
 
 type StepCompiler = (c: Compiler, step: Step, scope: Scope) => CStepInfo
 
@@ -74,7 +75,7 @@ function jump(code: number) {
 }
 
 function thrownError(v: unknown): VmError {
-  const message = v !== null && typeof v === 'object' && typeof (v as any).message === 'string' ? (v as any).message : String(v)
+  const message = v !== null && typeof v === 'object' && typeof (v as any).message === 'string' ? (v as any).message : guestString(undefined, v)
   return vmError('THROWN', message, { value: v })
 }
 
@@ -96,7 +97,7 @@ function errorStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   return {
     run: (f) => {
       return then(message.fn(f), (m) => then(name ? name.fn(f) : 'Error', (n) => then(data ? data.fn(f) : undefined, (d) => {
-        const err: Record<string, unknown> = { name: String(n), message: String(m) }
+        const err: Record<string, unknown> = { name: guestString(f.rt, n), message: guestString(f.rt, m) }
         if (d !== undefined) err.data = d
         throw thrownError(err)
       })))

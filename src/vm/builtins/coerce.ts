@@ -1,0 +1,99 @@
+/**
+ * Guarded conversion of guest objects to primitives.
+ *
+ * Native ToPrimitive on an array runs Array.prototype.join over every nested
+ * array. On a shared structure (`a = [a, a]` forty times) that is 2^40 steps
+ * inside ONE native call, which neither fuel nor the deadline can interrupt:
+ * the host hangs. So wherever the VM lets a guest object reach a native
+ * coercion (operators, template literals, computed keys, builtin arguments)
+ * it converts the object here first, walking with fuel, a deadline check and
+ * the string-size ceiling. Primitives never come here (callers test
+ * `typeof v === 'object'` first), so the common path costs one type check.
+ */
+import type { Run } from '../runtime.ts'
+import { vmError } from '../errors.ts'
+import { SLOT_COST } from '../fuel.ts'
+import { GuardedRegex } from './regex.ts'
+
+/** Limits when no run is at hand (computed keys): keys are short in practice. */
+const KEY_MAX_ELEMENTS = 100_000
+const KEY_MAX_CHARS = 1_000_000
+const MAX_NESTING = 10_000
+
+/** `String(o)` for a non-array object, as JS would compute it for guest data. */
+function objectText(o: object): string {
+  if (o instanceof GuardedRegex) return o.toString()
+  const proto = Object.getPrototypeOf(o)
+  // A guest object's own `toString` is data, never callable: JS then fails to convert it.
+  if (proto === null || Object.prototype.hasOwnProperty.call(o, 'toString')) {
+    throw vmError('TYPE_ERROR', 'Cannot convert object to primitive value')
+  }
+  return '[object Object]'
+}
+
+/** `a.join(sep)` with JS semantics (null/undefined as '', cycles as ''), bounded. */
+export function joinGuest(rt: Run | undefined, a: unknown[], sep: string): string {
+  let visited = 0
+  let chars = 0
+  const maxChars = rt ? rt.maxStringLength : KEY_MAX_CHARS
+  const active = new Set<unknown[]>()
+  const walk = (arr: unknown[], separator: string): string => {
+    if (active.has(arr)) return ''
+    if (active.size >= MAX_NESTING) throw vmError('RANGE_ERROR', `An array nests deeper than ${MAX_NESTING} levels to convert to a string`)
+    active.add(arr)
+    const parts: string[] = []
+    const n = arr.length
+    for (let i = 0; i < n; i++) {
+      if (rt) {
+        rt.charge(SLOT_COST)
+        rt.tick()
+      } else if (++visited > KEY_MAX_ELEMENTS) {
+        throw vmError('RANGE_ERROR', 'An array is too large to convert to a primitive value here')
+      }
+      const x = arr[i]
+      let s: string
+      if (x === null || x === undefined) s = ''
+      else if (Array.isArray(x)) s = walk(x, ',')
+      else {
+        s = typeof x === 'object' ? objectText(x) : String(x)
+        chars += s.length
+      }
+      if (i > 0) chars += separator.length
+      if (chars > maxChars) {
+        if (rt) rt.heapLimit(chars * 2)
+        throw vmError('RANGE_ERROR', 'An array is too large to convert to a primitive value here')
+      }
+      parts.push(s)
+    }
+    active.delete(arr)
+    return parts.join(separator)
+  }
+  return walk(a, sep)
+}
+
+/** ToPrimitive for guest values: objects become their string form, bounded. */
+export function toPrim(rt: Run | undefined, v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v
+  return Array.isArray(v) ? joinGuest(rt, v, ',') : objectText(v)
+}
+
+/** `String(v)` for any guest value, bounded. */
+export function guestString(rt: Run | undefined, v: unknown): string {
+  return typeof v === 'object' && v !== null ? (toPrim(rt, v) as string) : String(v)
+}
+
+/** Arguments of a builtin that coerces them: objects converted here first. */
+export function primArgs(rt: Run, args: unknown[]): unknown[] {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (typeof a === 'object' && a !== null && !(a instanceof GuardedRegex)) {
+      const copy = args.slice()
+      for (let j = i; j < copy.length; j++) {
+        const x = copy[j]
+        if (typeof x === 'object' && x !== null && !(x instanceof GuardedRegex)) copy[j] = toPrim(rt, x)
+      }
+      return copy
+    }
+  }
+  return args
+}
