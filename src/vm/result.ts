@@ -7,7 +7,10 @@ export interface TraceEntry {
   location?: string
   /** Fuel used by this step, including nested steps. */
   fuel: number
-  /** Fuel used by the run when the step finished. */
+  /**
+   * Fuel used by the run when the step finished. Blocks are charged on entry,
+   * so this already includes the static cost of the later steps of its block.
+   */
   fuelTotal: number
   ms: number
   error?: string
