@@ -19,6 +19,8 @@ export interface CExpr {
   constant?: { value: unknown }
   /** Set for plain variable reads: lets operators read the slot directly. */
   slot?: number
+  /** Set for `slot op number` / `slot op slot` superinstructions: lets steps fuse them. */
+  slotOp?: { op: string; a: number; num?: number; slot?: number }
 }
 
 export type CStep = (f: Frame) => Completion | Promise<Completion>

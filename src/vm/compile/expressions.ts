@@ -75,6 +75,7 @@ function binary(c: Compiler, node: any, scope: Scope): CExpr {
   }
   const rightShape = { slot: right.slot, num: typeof right.constant?.value === 'number' ? right.constant.value : undefined }
   const fused = left.slot !== undefined ? specialiseSlotOps(op, left.slot, rightShape) : undefined
+  if (fused) return { fn: fused, cost, async: false, slotOp: { op, a: left.slot!, ...rightShape } }
   const special = fused ?? (right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value) : undefined)
   const fn = special ?? specialiseBinary(op, left.fn, right.fn) ?? ((f: Frame) => impl(left.fn(f), right.fn(f), f))
   return { fn, cost, async: false }

@@ -15,6 +15,7 @@ import { isP, then } from './async.ts'
 import { checkName } from './patterns.ts'
 import { LOOP_COMPILERS } from './loops.ts'
 import { COLLECTION_STEP_COMPILERS } from './collection-steps.ts'
+import { fusedIf, fusedStore } from './fusion.ts'
 import { guestString } from '../builtins/coerce.ts'
 
 type StepCompiler = (c: Compiler, step: Step, scope: Scope) => CStepInfo
@@ -46,7 +47,7 @@ function ifStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   else if (cond.slot !== undefined) {
     const slot = cond.slot
     run = n ? (f) => (f.s[slot] ? y(f) : n(f)) : (f) => (f.s[slot] ? y(f) : NORMAL)
-  } else run = n ? (f) => (t(f) ? y(f) : n(f)) : (f) => (t(f) ? y(f) : NORMAL)
+  } else run = fusedIf(cond, y, n ?? (() => NORMAL)) ?? (n ? (f) => (t(f) ? y(f) : n(f)) : (f) => (t(f) ? y(f) : NORMAL))
   return {
     run,
     async: cond.async || yes.async || !!no?.async,
@@ -217,7 +218,7 @@ function varSet(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const store = storeResult(c, step, scope)
   const v = val.fn
   const cost = STEP_COST + val.cost
-  if (!val.async && step.result === undefined) return { run: (f) => { f.s[slot] = v(f); return NORMAL }, async: false, cost: cost }
+  if (!val.async && step.result === undefined) return { run: fusedStore(val, slot) ?? ((f) => { f.s[slot] = v(f); return NORMAL }), async: false, cost: cost }
   return { run: (f) => { return then(v(f), (x) => { f.s[slot] = x; return store(f, x) }) }, async: val.async, cost: cost }
 }
 
@@ -231,7 +232,7 @@ function constSet(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const { val, slot } = declareOne(c, s(step).key, s(step).value, scope, 'const')
   const v = val.fn
   const cost = STEP_COST + val.cost
-  if (!val.async) return { run: (f) => { f.s[slot] = v(f); return NORMAL }, async: false, cost: cost }
+  if (!val.async) return { run: fusedStore(val, slot) ?? ((f) => { f.s[slot] = v(f); return NORMAL }), async: false, cost: cost }
   return { run: (f) => { return then(v(f), (x) => { f.s[slot] = x; return NORMAL }) }, async: true, cost: cost }
 }
 
@@ -243,7 +244,7 @@ function varsLet(c: Compiler, step: Step, scope: Scope): CStepInfo {
   if (decls.length === 1 && !decls[0]!.val.async) {
     const { val, slot } = decls[0]!
     const v = val.fn
-    return { run: (f) => { f.s[slot] = v(f); return NORMAL }, async: false, cost: cost }
+    return { run: fusedStore(val, slot) ?? ((f) => { f.s[slot] = v(f); return NORMAL }), async: false, cost: cost }
   }
   const from = (f: Frame, i: number): Completion | Promise<Completion> => {
     for (; i < decls.length; i++) {
