@@ -7,7 +7,7 @@ import type { Expr } from '../../ast/types.ts'
 import { NODE_COST } from '../fuel.ts'
 import { getComputed, getNamed, isForbiddenKey, toKey, deleteProp, ownKeys } from '../guards.ts'
 import { vmError } from '../errors.ts'
-import { BINARY_OPS, UNARY_OPS, specialiseBinary, specialiseBinaryConst, specialiseSlotOps, unknownOperator } from './operators.ts'
+import { BINARY_OPS, UNARY_OPS, specialiseBinary, specialiseBinaryConst, specialiseSlotOps, specialiseOneSlot, unknownOperator } from './operators.ts'
 import { isP, seq2, seqN, then } from './async.ts'
 import type { CExpr, Scope } from './context.ts'
 import { compileError } from './context.ts'
@@ -76,7 +76,9 @@ function binary(c: Compiler, node: any, scope: Scope): CExpr {
   const rightShape = { slot: right.slot, num: typeof right.constant?.value === 'number' ? right.constant.value : undefined }
   const fused = left.slot !== undefined ? specialiseSlotOps(op, left.slot, rightShape) : undefined
   if (fused) return { fn: fused, cost, async: false, slotOp: { op, a: left.slot!, ...rightShape } }
-  const special = fused ?? (right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value) : undefined)
+  const oneSlot = left.slot !== undefined ? specialiseOneSlot(op, left.slot, right.fn, true)
+    : right.slot !== undefined && !left.constant ? specialiseOneSlot(op, right.slot, left.fn, false) : undefined
+  const special = fused ?? (right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value) : undefined) ?? oneSlot
   const fn = special ?? specialiseBinary(op, left.fn, right.fn) ?? ((f: Frame) => impl(left.fn(f), right.fn(f), f))
   return { fn, cost, async: false }
 }

@@ -165,3 +165,37 @@ export function specialiseSlotOps(op: string, a: number, b: { slot?: number; num
   }
   return undefined
 }
+
+/**
+ * `slot op expr` and `expr op slot`: the variable operand is read in place
+ * (one closure call fewer). Object operands take the guarded generic path.
+ */
+export function specialiseOneSlot(op: string, slot: number, other: Fn, slotOnLeft: boolean): Fn | undefined {
+  const g = BINARY_OPS[op]
+  if (!g) return undefined
+  if (slotOnLeft) {
+    switch (op) {
+      case '+': return (f) => {
+        const x = f.s[slot] as any, y = other(f)
+        if (typeof x === 'number' && typeof y === 'number') return x + y
+        return g(x, y, f)
+      }
+      case '-': return (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x - y : g(x, y, f) }
+      case '*': return (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x * y : g(x, y, f) }
+      case '<': return (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x < y : g(x, y, f) }
+      case '>': return (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x > y : g(x, y, f) }
+      case '===': return (f) => f.s[slot] === other(f)
+      default: return undefined
+    }
+  }
+  switch (op) {
+    case '+': return (f) => {
+      const x = other(f) as any, y = f.s[slot] as any
+      if (typeof x === 'number' && typeof y === 'number') return x + y
+      return g(x, y, f)
+    }
+    case '-': return (f) => { const x = other(f) as any, y = f.s[slot] as any; return typeof x === 'number' && typeof y === 'number' ? x - y : g(x, y, f) }
+    case '*': return (f) => { const x = other(f) as any, y = f.s[slot] as any; return typeof x === 'number' && typeof y === 'number' ? x * y : g(x, y, f) }
+    default: return undefined
+  }
+}
