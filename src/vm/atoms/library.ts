@@ -43,7 +43,7 @@ export const LIBRARY_ATOMS: AtomDef[] = [
   }, pure),
   coreAtom('split', ({ value, separator }, ctx) => {
     if (typeof value !== 'string') throw vmError('TYPE_ERROR', 'split.value must be a string', { op: 'split' })
-    const parts = separator instanceof GuardedRegex ? regexInput(value).split(separator.fresh()) : value.split(guestString(runOf(ctx), separator))
+    const parts = separator instanceof GuardedRegex ? regexInput(value, separator).split(separator.fresh()) : value.split(guestString(runOf(ctx), separator))
     runOf(ctx).chargeSlots(parts.length)
     return parts
   }, pure),
@@ -92,7 +92,7 @@ export const LIBRARY_ATOMS: AtomDef[] = [
   }, pure),
   coreAtom('regexMatch', ({ pattern, value, flags }, ctx) => {
     const re = pattern instanceof GuardedRegex ? pattern : makeRegex(pattern, flags ?? '')
-    const m = re.fresh().exec(regexInput(value))
+    const m = re.fresh().exec(regexInput(value, re))
     if (!m) return null
     const out = Array.from(m)
     runOf(ctx).chargeSlots(out.length)

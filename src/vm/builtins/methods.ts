@@ -63,27 +63,27 @@ const STRING_METHODS: Record<string, Method<string>> = {
   toString: (_rt: Run, s: string) => s,
   valueOf: (_rt: Run, s: string) => s,
   split: (rt, s, [sep, limit]) => {
-    if (sep instanceof GuardedRegex) return arrOut(rt, regexInput(s).split(sep.fresh(), limit))
+    if (sep instanceof GuardedRegex) return arrOut(rt, regexInput(s, sep).split(sep.fresh(), limit))
     return arrOut(rt, s.split(sep === undefined ? (undefined as any) : String(sep), limit))
   },
-  match: (rt, s, [p]) => plainMatch(rt, regexInput(s).match(toRegex(p).fresh())),
+  match: (rt, s, [p]) => { const re = toRegex(p); return plainMatch(rt, regexInput(s, re).match(re.fresh())) },
   matchAll: (rt, s, [p]) => {
     const re = toRegex(p)
     if (!re.flags.includes('g')) throw vmError('TYPE_ERROR', 'matchAll needs a regex with the g flag')
-    const out = [...regexInput(s).matchAll(re.fresh())].map((m) => plainMatch(rt, m))
+    const out = [...regexInput(s, re).matchAll(re.fresh())].map((m) => plainMatch(rt, m))
     return arrOut(rt, out)
   },
-  search: (_rt, s, [p]) => regexInput(s).search(toRegex(p).fresh()),
+  search: (_rt, s, [p]) => { const re = toRegex(p); return regexInput(s, re).search(re.fresh()) },
   replace: (rt, s, [p, r]) => {
     if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replace needs a replacement string (callbacks are not supported)')
     const pat = p instanceof GuardedRegex ? p.fresh() : String(p)
-    return str(rt, regexInput(s).replace(pat, r))
+    return str(rt, regexInput(s, p instanceof GuardedRegex ? p : undefined).replace(pat, r))
   },
   replaceAll: (rt, s, [p, r]) => {
     if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replaceAll needs a replacement string (callbacks are not supported)')
     if (p instanceof GuardedRegex && !p.flags.includes('g')) throw vmError('TYPE_ERROR', 'replaceAll needs a regex with the g flag')
     const pat = p instanceof GuardedRegex ? p.fresh() : String(p)
-    const out = regexInput(s).replaceAll(pat, r)
+    const out = regexInput(s, p instanceof GuardedRegex ? p : undefined).replaceAll(pat, r)
     return str(rt, out)
   },
 }
@@ -155,8 +155,8 @@ const BOOLEAN_METHODS: Record<string, Method<boolean>> = {
 }
 
 const REGEX_METHODS: Record<string, Method<GuardedRegex>> = {
-  test: (_rt, re, [s]) => re.fresh().test(regexInput(s)),
-  exec: (rt, re, [s]) => plainMatch(rt, re.fresh().exec(regexInput(s))),
+  test: (_rt, re, [s]) => re.fresh().test(regexInput(s, re)),
+  exec: (rt, re, [s]) => plainMatch(rt, re.fresh().exec(regexInput(s, re))),
   toString: (_rt: Run, re: GuardedRegex) => re.toString(),
 }
 

@@ -12,12 +12,23 @@ import { guestString } from './coerce.ts'
 
 export const MAX_REGEX_SOURCE = 1_000
 export const MAX_REGEX_INPUT = 100_000
+/**
+ * Backtracking work allowed per match, in engine steps (~0.1 s). The static
+ * check stops exponential patterns, not polynomial ones: an unanchored `/a*b/`
+ * on 100,000 'a's is n^2 = 10^10 steps (12 s in V8), `/\d+\d+$/` is n^3. So
+ * each pattern gets an input cap from its worst-case degree: one per
+ * unbounded quantifier, plus one for an unanchored search; n^degree <= budget.
+ */
+export const REGEX_STEP_BUDGET = 100_000_000
 const ALLOWED_FLAGS = /^[gimsuy]*$/
 
 export class GuardedRegex {
   readonly re: RegExp
+  /** Longest input this pattern may run on (see REGEX_STEP_BUDGET). */
+  readonly maxInput: number
   constructor(readonly source: string, readonly flags: string) {
     this.re = new RegExp(source, flags)
+    this.maxInput = inputCap(source, flags)
   }
   toString(): string {
     return `/${this.source}/${this.flags}`
@@ -30,6 +41,28 @@ export class GuardedRegex {
   fresh(): RegExp {
     return new RegExp(this.re.source, this.re.flags)
   }
+}
+
+/** Worst-case backtracking degree of a pattern that passed the static check (conservative). */
+export function regexDegree(pattern: string, flags: string): number {
+  let quantifiers = 0
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!
+    if (ch === '\\') { i++; continue }
+    if (inClass) { if (ch === ']') inClass = false; continue }
+    if (ch === '[') inClass = true
+    else if (ch === '*' || ch === '+') quantifiers++
+    else if (ch === '{' && /^\{\d+,\}/.test(pattern.slice(i))) quantifiers++
+  }
+  // Anchored at the start (no alternation, no multiline): one start position instead of n.
+  const anchored = flags.includes('y') || (pattern.startsWith('^') && !pattern.includes('|') && !flags.includes('m'))
+  return quantifiers + (anchored ? 0 : 1)
+}
+
+function inputCap(pattern: string, flags: string): number {
+  const degree = regexDegree(pattern, flags)
+  return degree <= 1 ? MAX_REGEX_INPUT : Math.min(MAX_REGEX_INPUT, Math.floor(REGEX_STEP_BUDGET ** (1 / degree)))
 }
 
 function unsafe(pattern: string, why: string): never {
@@ -118,10 +151,13 @@ export function makeRegex(pattern: unknown, flags: unknown = ''): GuardedRegex {
   }
 }
 
-/** Check a string the guest wants to match, against the input cap. */
-export function regexInput(s: unknown): string {
+/** Check a string the guest wants to match against the input cap (of this pattern, when given). */
+export function regexInput(s: unknown, re?: GuardedRegex): string {
   const str = typeof s === 'string' ? s : guestString(undefined, s)
-  if (str.length > MAX_REGEX_INPUT) throw vmError('REGEX_UNSAFE', `Regex input longer than ${MAX_REGEX_INPUT} characters`)
+  const cap = re ? re.maxInput : MAX_REGEX_INPUT
+  if (str.length > cap) {
+    throw vmError('REGEX_UNSAFE', `Regex input of ${str.length} characters is longer than ${cap}, the limit for ${re ? `/${re.source.slice(0, 40)}/ (its quantifiers make backtracking polynomial)` : 'regular expressions'}`)
+  }
   return str
 }
 
