@@ -92,10 +92,16 @@ export function deleteProp(o: any, k: unknown): boolean {
   return delete o[key]
 }
 
+const MAX_STRING_KEYS = 1_000_000
+
 /** Own enumerable string keys, without forbidden names. */
 export function ownKeys(o: unknown): string[] {
   if (o === null || o === undefined) return []
-  if (typeof o === 'string') return Object.keys(o)
+  if (typeof o === 'string') {
+    // Object.keys of a 16M-character string allocates 16M strings before any caller can charge for them.
+    if (o.length > MAX_STRING_KEYS) throw vmError('RANGE_ERROR', `Cannot list the keys of a string longer than ${MAX_STRING_KEYS} characters`)
+    return Object.keys(o)
+  }
   if (typeof o !== 'object') return []
   const keys = Object.keys(o)
   for (const k of keys) if (isForbiddenKey(k)) return keys.filter((x) => !isForbiddenKey(x))
