@@ -148,7 +148,11 @@ export class AgentVM {
       if (!this.sourceCompiler) throw vmError('SOURCE_NOT_SUPPORTED')
       let ast = this.sources.get(target)
       if (!ast) {
-        ast = this.sourceCompiler(target)
+        try {
+          ast = this.sourceCompiler(target)
+        } catch (e) {
+          throw sourceError(e)
+        }
         if (this.sources.size >= MAX_SOURCE_CACHE) this.sources.delete(this.sources.keys().next().value!)
         this.sources.set(target, ast)
       }
@@ -226,6 +230,20 @@ export class AgentVM {
       child.end()
     }
   }
+}
+
+/** A transpile failure keeps its own code and location (it is the program's fault, never INTERNAL). */
+function sourceError(e: unknown): VmError {
+  if (e instanceof RangeError) return vmError('AST_TOO_DEEP', 'The source nests too deeply to compile')
+  const t = e as { code?: unknown; message?: unknown; line?: unknown; column?: unknown; hint?: unknown }
+  if (t && typeof t.code === 'string' && typeof t.message === 'string') {
+    const err = new VmError(t.code, t.message)
+    if (typeof t.line === 'number' && typeof t.column === 'number') err.loc = [t.line, t.column]
+    if (typeof t.hint === 'string') err.hint = t.hint
+    return err
+  }
+  if (e instanceof SyntaxError && /stack/i.test(e.message)) return vmError('AST_TOO_DEEP', 'The source nests too deeply to compile')
+  return toVmError(e)
 }
 
 function fail(err: VmError, fuelUsed: number): RunResult<never> {
