@@ -9,7 +9,8 @@ import { vmError } from '../errors.ts'
 import { isP } from '../compile/async.ts'
 
 export interface Callable {
-  call: (f: Frame, args: unknown[]) => unknown
+  /** Positional arguments (no array per call): value/index/array, or acc/value/index/array. */
+  call: (f: Frame, a?: unknown, b?: unknown, c?: unknown, d?: unknown) => unknown
   async: boolean
 }
 
@@ -34,7 +35,7 @@ function drive(
   const loop = (): unknown => {
     while (more()) {
       const k = i
-      const v = cb.call(f, [arr[k], k, arr])
+      const v = cb.call(f, arr[k], k, arr)
       i += dir
       if (isP(v)) return v.then((r) => (step(k, r) ? done() : loop()))
       if (step(k, v)) return done()
@@ -104,7 +105,7 @@ function reducer(dir: 1 | -1): HofSpec {
         while (dir === 1 ? i < n : i >= 0) {
           const k = i
           i += dir
-          const v = cb.call(f, [acc, arr[k], k, arr])
+          const v = cb.call(f, acc, arr[k], k, arr)
           if (isP(v)) return v.then((r) => { acc = r; return loop() })
           acc = v
         }
@@ -134,7 +135,7 @@ const sort: HofSpec = {
   run(f, arr, cb) {
     // n log n comparisons, each metered through the callback itself.
     return arr.sort((a, b) => {
-      const r = cb.call(f, [a, b]) as number
+      const r = cb.call(f, a, b) as number
       return typeof r === 'number' && !Number.isNaN(r) ? r : 0
     })
   },

@@ -202,21 +202,37 @@ function coerceArgs(rt: Run, isArray: boolean, method: string, args: unknown[]):
   return out
 }
 
-/** Dispatch `target.method(...args)` on the runtime type of `target`. */
-export function callInstanceMethod(rt: Run, target: unknown, method: string, args: unknown[]): unknown {
-  let table: Record<string, Method<any>> | undefined
-  if (typeof target === 'string') table = STRING_METHODS
-  else if (Array.isArray(target)) table = ARRAY_METHODS
-  else if (typeof target === 'number') table = NUMBER_METHODS
-  else if (typeof target === 'boolean') table = BOOLEAN_METHODS
-  else if (target instanceof GuardedRegex) table = REGEX_METHODS
-  else if (target !== null && typeof target === 'object') table = OBJECT_METHODS
-  if (target === null || target === undefined) {
-    throw vmError('TYPE_ERROR', `Cannot read properties of ${typeName(target)} (calling "${method}")`)
+type Dispatch = (rt: Run, target: unknown, args: unknown[]) => unknown
+
+/**
+ * A call site's dispatcher: `method` is known at compile time, so the
+ * implementation for each receiver type is looked up once, not per call.
+ */
+export function methodDispatcher(method: string): Dispatch {
+  const own = <T>(table: Record<string, Method<T>>) => (Object.prototype.hasOwnProperty.call(table, method) ? table[method] : undefined)
+  const onString = own(STRING_METHODS), onArray = own(ARRAY_METHODS), onNumber = own(NUMBER_METHODS)
+  const onBoolean = own(BOOLEAN_METHODS), onRegex = own(REGEX_METHODS), onObject = own(OBJECT_METHODS)
+  const arrayCoerced = Object.prototype.hasOwnProperty.call(ARRAY_COERCED, method)
+  const missing = (target: unknown): never => {
+    if (target === null || target === undefined) {
+      throw vmError('TYPE_ERROR', `Cannot read properties of ${typeName(target)} (calling "${method}")`)
+    }
+    throw vmError('METHOD_NOT_ALLOWED', `${typeName(target)}.${method} is not available`)
   }
-  const m = table && Object.prototype.hasOwnProperty.call(table, method) ? table[method] : undefined
-  if (!m) throw vmError('METHOD_NOT_ALLOWED', `${typeName(target)}.${method} is not available`)
-  return m(rt, target, coerceArgs(rt, table === ARRAY_METHODS, method, args))
+  return (rt, target, args) => {
+    if (typeof target === 'string') return onString ? onString(rt, target, primArgs(rt, args)) : missing(target)
+    if (typeof target === 'object' && target !== null) {
+      if (Array.isArray(target)) {
+        if (!onArray) return missing(target)
+        return onArray(rt, target, arrayCoerced ? coerceArgs(rt, true, method, args) : args)
+      }
+      const m = target instanceof GuardedRegex ? onRegex : onObject
+      return m ? (m as Method<unknown>)(rt, target, primArgs(rt, args)) : missing(target)
+    }
+    if (typeof target === 'number') return onNumber ? onNumber(rt, target, primArgs(rt, args)) : missing(target)
+    if (typeof target === 'boolean') return onBoolean ? onBoolean(rt, target, primArgs(rt, args)) : missing(target)
+    return missing(target)
+  }
 }
 
 export { makeRegex, setProp }

@@ -15,7 +15,7 @@ import { compileList } from './expressions.ts'
 import { isP, seq2, then } from './async.ts'
 import { GLOBAL_FUNCTIONS, NAMESPACES } from '../builtins/globals.ts'
 import { HOF_METHODS, type Callable } from '../builtins/array-hof.ts'
-import { INSTANCE_METHOD_NAMES, callInstanceMethod } from '../builtins/methods.ts'
+import { INSTANCE_METHOD_NAMES, methodDispatcher } from '../builtins/methods.ts'
 import { toPrim } from '../builtins/coerce.ts'
 import { invokeAtom } from './atom-invoke.ts'
 import { didYouMean } from '../suggest.ts'
@@ -123,10 +123,10 @@ export function compileMethodCall(c: Compiler, node: any, scope: Scope): CExpr {
     throw compileError('METHOD_NOT_ALLOWED', `Method "${method}" is not available${didYouMean(method, [...INSTANCE_METHOD_NAMES])}`)
   }
   const args = compileList(c, argNodes, scope)
-  const invoke = (f: Frame, target: unknown, vals: unknown[]) => {
-    if (optional && (target === null || target === undefined)) return undefined
-    return callInstanceMethod(f.rt, target, method, vals)
-  }
+  const dispatch = methodDispatcher(method)
+  const invoke = optional
+    ? (f: Frame, target: unknown, vals: unknown[]) => (target === null || target === undefined ? undefined : dispatch(f.rt, target, vals))
+    : (f: Frame, target: unknown, vals: unknown[]) => dispatch(f.rt, target, vals)
   const async = obj.async || args.async
   const o = obj.fn, a = args.fn
   const fn = async ? (f: Frame) => seq2(o, a, (t, vals) => invoke(f, t, vals))(f) : (f: Frame) => invoke(f, o(f), a(f))
@@ -165,32 +165,54 @@ export function compileLambda(c: Compiler, node: any, scope: Scope): Callable {
   const inner = scope.child()
   const params = (node.params ?? []) as unknown[]
   if (!Array.isArray(params)) throw compileError('AST_INVALID', 'lambda.params must be an array')
+  if (params.length > 4) throw compileError('AST_INVALID', 'An array-method callback takes at most 4 parameters')
   const binders = params.map((p) => c.pattern(p, inner, 'param'))
   const bindAsync = binders.some((b) => b.async)
-  const bindAll = (f: Frame, args: unknown[]): any => {
+  const bindCost = binders.reduce((s, b) => s + b.cost, 0)
+  // Plain named parameters go straight into their slots; patterns use their binders.
+  const slots = params.every((p) => typeof p === 'string') ? (params as string[]).map((p) => inner.lookup(p)!.slot) : null
+  const n = params.length
+  const bindAll = (f: Frame, a: unknown, b: unknown, cc: unknown, d: unknown): unknown => {
+    const args = [a, b, cc, d]
+    if (slots) {
+      for (let i = 0; i < n; i++) f.s[slots[i]!] = args[i]
+      return undefined
+    }
     let pending: any
-    for (let i = 0; i < binders.length; i++) {
+    for (let i = 0; i < n; i++) {
       if (pending !== undefined) { const k = i; pending = pending.then(() => binders[k]!.bind(f, args[k])); continue }
       const r = binders[i]!.bind(f, args[i])
       if (isP(r)) pending = r
     }
     return pending
   }
-  const bindCost = binders.reduce((s, b) => s + b.cost, 0)
   if (node.body !== undefined && node.steps !== undefined) throw compileError('AST_INVALID', 'lambda takes either body or steps')
   if (node.body !== undefined) {
     const body = c.expr(node.body, inner)
     const b = body.fn
     const cost = body.cost + bindCost
     const async = body.async || bindAsync
-    const call = (f: Frame, args: unknown[]) => {
-      f.rt.tick()
-      f.rt.charge(cost)
-      if (!bindAsync) {
-        for (let i = 0; i < binders.length; i++) binders[i]!.bind(f, args[i])
+    if (slots && !async) {
+      const [s0 = -1, s1 = -1, s2 = -1, s3 = -1] = slots
+      const call = (f: Frame, a?: unknown, bb?: unknown, cc?: unknown, d?: unknown) => {
+        const rt = f.rt
+        if ((++rt.ticks & 1023) === 0) rt.checkTime()
+        if ((rt.left -= cost) < 0) rt.outOfFuel()
+        if (s0 >= 0) {
+          f.s[s0] = a
+          if (s1 >= 0) {
+            f.s[s1] = bb
+            if (s2 >= 0) { f.s[s2] = cc; if (s3 >= 0) f.s[s3] = d }
+          }
+        }
         return b(f)
       }
-      return then(bindAll(f, args), () => b(f))
+      return { call, async }
+    }
+    const call = (f: Frame, a?: unknown, bb?: unknown, cc?: unknown, d?: unknown) => {
+      f.rt.tick()
+      f.rt.charge(cost)
+      return then(bindAll(f, a, bb, cc, d), () => b(f))
     }
     return { call, async }
   }
@@ -200,10 +222,10 @@ export function compileLambda(c: Compiler, node: any, scope: Scope): Callable {
     if (code === RETURN) { const v = f.ret; f.ret = undefined; return v }
     return undefined
   }
-  const call = (f: Frame, args: unknown[]) => {
+  const call = (f: Frame, a?: unknown, bb?: unknown, cc?: unknown, d?: unknown) => {
     f.rt.tick()
     f.rt.charge(bindCost)
-    return then(bindAll(f, args), () => {
+    return then(bindAll(f, a, bb, cc, d), () => {
       const code = steps(f)
       return isPromise(code) ? code.then((k) => readReturn(f, k)) : readReturn(f, code)
     })
