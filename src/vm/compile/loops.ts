@@ -9,7 +9,7 @@ import { ITERATION_COST, STEP_COST } from '../fuel.ts'
 import { vmError } from '../errors.ts'
 import { ownKeys } from '../guards.ts'
 import { BREAK, CONTINUE, NORMAL, isPromise, type Completion, type Frame } from '../runtime.ts'
-import type { CStep, Scope } from './context.ts'
+import type { CExpr, CStep, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { CStepInfo, Compiler } from './compiler.ts'
 import { isP } from './async.ts'
@@ -29,6 +29,9 @@ function afterBody(f: Frame, code: Completion, label: string | undefined): Compl
 
 interface LoopParts {
   label: string | undefined
+  /** `slot < k` / `slot < slot` tests, checked inline by the counting-loop variant. */
+  lessThan?: { a: number; num?: number; slot?: number }
+  updateSync?: boolean
   /** `next` never returns a Promise (skip the check in the hot loop). */
   nextSync?: boolean
   /** Runs before each iteration (binds the loop variable, or evaluates the test); false ends the loop. */
@@ -64,8 +67,50 @@ async function slowLoop(f: Frame, p: LoopParts, phase: 'next' | 'body' | 'update
   }
 }
 
+/**
+ * The counting loop (`while (i < n)`, `for (...; i < n; ...)`) with its test
+ * done inline: one closure call fewer per iteration on the hottest shape.
+ */
+function makeCountingLoop(p: LoopParts): (f: Frame) => Completion | Promise<Completion> {
+  const { next, body, update, label, nextCost, updateCost } = p
+  const { a, num, slot } = p.lessThan!
+  const d = slot ?? -1
+  const k = num ?? 0
+  const updateSync = p.updateSync === true
+  const iterCost = ITERATION_COST + nextCost
+  return (f) => {
+    const rt = f.rt
+    const s = f.s
+    for (;;) {
+      if ((++rt.ticks & 1023) === 0) rt.checkTime()
+      if ((rt.left -= iterCost) < 0) rt.outOfFuel()
+      const x = s[a], y = d >= 0 ? s[d] : k
+      if (!(typeof x === 'number' && typeof y === 'number' ? x < y : next(f))) return NORMAL
+      const code = body(f)
+      if (code !== NORMAL) {
+        if (typeof code !== 'number') return slowLoop(f, p, 'body', code)
+        const r = afterBody(f, code, label)
+        if (r !== GO_ON) return r
+      }
+      if (update) {
+        if ((rt.left -= updateCost) < 0) rt.outOfFuel()
+        const u = update(f)
+        if (!updateSync && isP(u)) return slowLoop(f, p, 'update', u)
+      }
+    }
+  }
+}
+
 function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
   const { next, body, update, label, nextCost, updateCost, bodyFirst } = p
+  if (p.lessThan && !bodyFirst && p.nextSync) {
+    const counting = makeCountingLoop(p)
+    if (!setup) return counting
+    return (f) => {
+      const r = setup(f)
+      return isP(r) ? r.then(() => counting(f)) : counting(f)
+    }
+  }
   const nextSync = p.nextSync === true
   const loop = (f: Frame): Completion | Promise<Completion> => {
     const rt = f.rt
@@ -100,12 +145,17 @@ function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
   }
 }
 
+function lessThanOf(cond: CExpr): LoopParts['lessThan'] {
+  const b = cond.slotOp
+  return b && b.op === '<' && !cond.async ? { a: b.a, num: b.num, slot: b.slot } : undefined
+}
+
 function whileLoop(c: Compiler, step: Step, scope: Scope, bodyFirst: boolean): CStepInfo {
   const cond = c.expr(s(step).condition, scope)
   const body = c.block(s(step).body ?? [], scope)
   const run = makeLoop({
     label: s(step).label, next: cond.fn, nextSync: !cond.async, nextCost: cond.cost, body: body.run,
-    update: null, updateCost: 0, bodyFirst,
+    update: null, updateCost: 0, bodyFirst, lessThan: lessThanOf(cond),
   })
   return { run, async: cond.async || body.async, cost: STEP_COST }
 }
@@ -121,6 +171,8 @@ function forLoop(c: Compiler, step: Step, scope: Scope): CStepInfo {
     label: s(step).label,
     next: cond ? cond.fn : () => true,
     nextSync: !cond?.async,
+    lessThan: cond ? lessThanOf(cond) : undefined,
+    updateSync: !update?.async,
     nextCost: cond?.cost ?? 0,
     body: body.run,
     update: update ? update.fn : null,
