@@ -6,7 +6,7 @@
 import type { Frame } from '../runtime.ts'
 import { NODE_COST } from '../fuel.ts'
 import { vmError } from '../errors.ts'
-import { getComputed, isForbiddenKey, ownKeys, toKey, setProp } from '../guards.ts'
+import { getComputed, getNamed, isForbiddenKey, ownKeys, toKey, setProp } from '../guards.ts'
 import type { BindingKind, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { Compiler } from './compiler.ts'
@@ -80,9 +80,9 @@ export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: Patt
     case 'object': {
       let cost = NODE_COST
       let async = false
-      const used: Array<(f: Frame) => unknown> = []
       const props = (node.properties ?? []).map((prop: any) => {
         let keyFn: (f: Frame) => unknown
+        let staticKey: string | undefined
         if (prop.computed) {
           const k = c.expr(prop.key, scope)
           cost += k.cost
@@ -92,15 +92,33 @@ export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: Patt
           if (typeof prop.key !== 'string') throw compileError('AST_INVALID', 'Pattern key must be a string')
           if (isForbiddenKey(prop.key)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${prop.key}"`)
           const key = prop.key
+          staticKey = key
           keyFn = () => key
         }
         const value = compilePattern(c, prop.value, scope, kind)
         cost += value.cost
         async ||= value.async
-        return { keyFn, value }
+        return { keyFn, staticKey, value }
       })
       const rest = node.rest !== undefined ? nameBinder(c, node.rest, scope, kind) : undefined
-      void used
+      const restOf = (fr: Frame, v: unknown, seen: string[]) => {
+        const out: Record<string, unknown> = {}
+        for (const k of ownKeys(v)) if (!seen.includes(k)) out[k] = (v as any)[k]
+        fr.rt.chargeSlots(Object.keys(out).length)
+        return rest!(fr, out)
+      }
+      if (!async && props.every((pr: { staticKey?: string }) => pr.staticKey !== undefined)) {
+        // Static keys, no waiting: bind in one loop (the entry's `{ a, b = 1 }` is this shape).
+        const keys = props.map((pr: { staticKey: string }) => pr.staticKey)
+        const binds = props.map((pr: { value: CPattern }) => pr.value.bind)
+        const n = keys.length
+        const bind: Bind = (f, v) => {
+          requireObjectCoercible(v)
+          for (let i = 0; i < n; i++) binds[i](f, getNamed(v, keys[i]))
+          return rest ? restOf(f, v, keys) : undefined
+        }
+        return { bind, cost, async }
+      }
       const bind: Bind = (f, v) => {
         requireObjectCoercible(v)
         const seen: string[] = []
@@ -110,14 +128,7 @@ export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: Patt
             seen.push(String(key))
             return pr.value.bind(fr, getComputed(v, key))
           }))
-        if (rest) {
-          steps.push((fr: Frame) => {
-            const out: Record<string, unknown> = {}
-            for (const k of ownKeys(v)) if (!seen.includes(k)) out[k] = (v as any)[k]
-            fr.rt.chargeSlots(Object.keys(out).length)
-            return rest(fr, out)
-          })
-        }
+        if (rest) steps.push((fr: Frame) => restOf(fr, v, seen))
         return chain(steps)(f)
       }
       return { bind, cost, async }
