@@ -41,25 +41,31 @@ export function jsonParse(rt: Run, text: unknown): unknown {
  */
 function checkJsonSize(rt: Run, value: unknown, pad: number): void {
   const max = rt.maxStringLength
-  const active = new Set<object>()
+  // The current path, for cycles: an array while shallow (typical values), a Set when deep.
+  const path: object[] = []
+  let deep: Set<object> | null = null
   let chars = 0
   const walk = (v: unknown, depth: number): void => {
     if (v === null || typeof v !== 'object') {
       chars += typeof v === 'string' ? v.length + 2 : 8
       return
     }
-    if (active.has(v)) return
+    if (deep ? deep.has(v) : path.includes(v)) return
     if (depth > MAX_JSON_DEPTH) throw vmError('RANGE_ERROR', `The value nests deeper than ${MAX_JSON_DEPTH} levels to serialise`)
     chars += 2 + pad * depth
     if (chars > max) rt.heapLimit(chars * 2)
     rt.tick()
-    active.add(v)
+    path.push(v)
+    if (deep) deep.add(v)
+    else if (path.length > 32) deep = new Set(path)
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) { chars += 1 + pad * depth; walk(v[i], depth + 1) }
     } else if (!(v instanceof GuardedRegex)) {
-      for (const k of Object.keys(v)) { chars += k.length + 4 + pad * depth; walk((v as any)[k], depth + 1) }
+      const keys = Object.keys(v)
+      for (let i = 0; i < keys.length; i++) { const k = keys[i]!; chars += k.length + 4 + pad * depth; walk((v as any)[k], depth + 1) }
     }
-    active.delete(v)
+    path.pop()
+    deep?.delete(v)
   }
   walk(value, 1)
   if (chars > max) rt.heapLimit(chars * 2)

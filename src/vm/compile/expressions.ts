@@ -49,7 +49,10 @@ function member(c: Compiler, node: any, scope: Scope): CExpr {
     const name = node.property as string
     if (typeof name !== 'string') throw compileError('AST_INVALID', 'member.property must be a string unless computed')
     if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${name}"`)
-    const fn = obj.async ? (f: Frame) => then(o(f), (v) => getNamed(v, name)) : (f: Frame) => getNamed(o(f), name)
+    const a = obj.slot
+    const fn = obj.async ? (f: Frame) => then(o(f), (v) => getNamed(v, name))
+      : a !== undefined ? (f: Frame) => getNamed(f.s[a], name) // `x.name`: read the variable in place
+      : (f: Frame) => getNamed(o(f), name)
     return { fn, cost: NODE_COST + obj.cost, async: obj.async }
   }
   const prop = c.expr(node.property, scope)
@@ -59,7 +62,10 @@ function member(c: Compiler, node: any, scope: Scope): CExpr {
   }
   const p = prop.fn
   const async = obj.async || prop.async
-  const fn = async ? seq2(o, p, getComputed) : (f: Frame) => getComputed(o(f), p(f))
+  const a = obj.slot, b = prop.slot
+  const fn = async ? seq2(o, p, getComputed)
+    : a !== undefined && b !== undefined ? (f: Frame) => getComputed(f.s[a], f.s[b]) // `xs[i]`
+    : (f: Frame) => getComputed(o(f), p(f))
   return { fn, cost: NODE_COST + obj.cost + prop.cost, async }
 }
 
