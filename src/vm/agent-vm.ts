@@ -69,18 +69,32 @@ export class AgentVM {
     }
   }
 
-  /** Run a program (AST, procedure token, or source text when a transpiler is available). */
-  async run<T = unknown>(target: unknown, args: unknown = {}, options?: RunOptions): Promise<RunResult<T>> {
+  /**
+   * Run a program (AST, procedure token, or source text when a transpiler is
+   * available). Never rejects. A program that never waits runs to completion
+   * synchronously inside this call; only waiting programs pay for timers and
+   * promise hops.
+   */
+  run<T = unknown>(target: unknown, args: unknown = {}, options?: RunOptions): Promise<RunResult<T>> {
     let opts: NormalizedOptions
     try {
       opts = normalizeOptions(options)
     } catch (e) {
-      return fail(toVmError(e), 0)
+      return Promise.resolve(fail(toVmError(e), 0))
     }
-    let rt: Run | undefined
-    let cleanup = () => {}
+    let program: AjsProgram | Promise<AjsProgram>
     try {
-      const program = await this.resolve(target)
+      program = this.resolve(target)
+    } catch (e) {
+      return Promise.resolve(fail(toVmError(e), 0))
+    }
+    if (isP(program)) return program.then((p) => this.start<T>(p, args, opts), (e) => fail(toVmError(e), 0))
+    return this.start<T>(program, args, opts)
+  }
+
+  private start<T>(program: AjsProgram, args: unknown, opts: NormalizedOptions): Promise<RunResult<T>> {
+    let rt: Run | undefined
+    try {
       const compiled = this.compile(program, opts.trace, opts)
       const input = copyIn(args ?? {}, undefined, 'args')
       if (program.inputSchema && !validateSchema(input as any, program.inputSchema as any)) {
@@ -88,19 +102,31 @@ export class AgentVM {
       }
       rt = this.newRun(opts, input, 0)
       if (opts.signal?.aborted) throw vmError('ABORTED')
-      let value = compiled.run(rt, input)
-      // Timers and listeners only for runs that actually wait: sync work checks the deadline itself.
-      if (isP(value)) {
-        cleanup = this.arm(rt, opts)
-        value = await value
+      const value = compiled.run(rt, input)
+      if (!isP(value)) {
+        const done = finish({ result: exportResult(value ?? null) as T, fuelUsed: rt.fuelUsed }, rt)
+        rt.end()
+        return Promise.resolve(done)
       }
-      const result: RunResult<T> = { result: exportResult(value ?? null) as T, fuelUsed: rt.fuelUsed }
-      return finish(result, rt)
+      // Timers and listeners only for runs that actually wait: sync work checks the deadline itself.
+      const running = rt
+      const cleanup = this.arm(running, opts)
+      return value.then(
+        (v) => finish({ result: exportResult(v ?? null) as T, fuelUsed: running.fuelUsed }, running),
+        (e) => finish(fail(toVmError(e), running.fuelUsed), running),
+      ).then((r) => {
+        cleanup()
+        running.end()
+        return r
+      }, (e) => {
+        cleanup()
+        running.end()
+        return finish(fail(toVmError(e), running.fuelUsed), running)
+      })
     } catch (e) {
-      return finish(fail(toVmError(e), rt?.fuelUsed ?? 0), rt)
-    } finally {
-      cleanup()
+      const r = finish(fail(toVmError(e), rt?.fuelUsed ?? 0), rt)
       rt?.end()
+      return Promise.resolve(r as RunResult<T>)
     }
   }
 
@@ -138,12 +164,15 @@ export class AgentVM {
     return atomTools(this.atoms.values())
   }
 
-  private async resolve(target: unknown): Promise<AjsProgram> {
+  /** An AST as is; a token from the store (maybe async); source through the transpiler (cached). */
+  private resolve(target: unknown): AjsProgram | Promise<AjsProgram> {
     if (typeof target === 'string') {
       if (isProcedureToken(target)) {
-        const entry = await this.procedures.get(target)
-        if (!entry) throw vmError('PROCEDURE_NOT_FOUND', `Unknown or expired procedure token "${target.slice(0, 48)}"`)
-        return entry.ast as AjsProgram
+        const token = target
+        return Promise.resolve(this.procedures.get(token)).then((entry) => {
+          if (!entry) throw vmError('PROCEDURE_NOT_FOUND', `Unknown or expired procedure token "${token.slice(0, 48)}"`)
+          return entry.ast as AjsProgram
+        })
       }
       if (!this.sourceCompiler) throw vmError('SOURCE_NOT_SUPPORTED')
       let ast = this.sources.get(target)
