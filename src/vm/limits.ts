@@ -83,35 +83,44 @@ export interface NormalizedOptions {
   uuid: () => string
 }
 
-/** Validate and normalise run options; throws OPTIONS_INVALID. */
+const NONE: Readonly<Record<string, any>> = Object.freeze({})
+const DEFAULT_LIMITS: Required<RunLimits> = Object.freeze({
+  maxCallDepth: DEFAULTS.maxCallDepth,
+  maxAgentDepth: DEFAULTS.maxAgentDepth,
+  maxAstNodes: DEFAULTS.maxAstNodes,
+  maxAstDepth: DEFAULTS.maxAstDepth,
+})
+const randomUUID = () => globalThis.crypto.randomUUID()
+
+/** Validate and normalise run options; throws OPTIONS_INVALID. Absent parts share frozen defaults. */
 export function normalizeOptions(options: RunOptions | undefined): NormalizedOptions {
-  const o = options === undefined ? {} : record(options, 'options')
+  const o = options === undefined ? NONE : record(options, 'options')
   for (const k of Object.keys(o)) if (!KEYS.has(k)) throw bad(`Unknown run option "${k}"`)
   const fuel = o.fuel === undefined ? DEFAULTS.fuel : positive(o.fuel, 'fuel', true)
   const timeoutMs = o.timeoutMs === undefined ? fuel * DEFAULTS.msPerFuel : positive(o.timeoutMs, 'timeoutMs', true)
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw bad('signal must be an AbortSignal')
-  const costOverrides = o.costOverrides === undefined ? {} : record(o.costOverrides, 'costOverrides')
+  const costOverrides = o.costOverrides === undefined ? NONE : record(o.costOverrides, 'costOverrides')
   for (const [k, v] of Object.entries(costOverrides)) {
     if (typeof v === 'function') continue
     positive(v, `costOverrides.${k}`, true)
   }
-  const quotas = o.quotas === undefined ? {} : record(o.quotas, 'quotas')
+  const quotas = o.quotas === undefined ? NONE : record(o.quotas, 'quotas')
   for (const [k, v] of Object.entries(quotas)) positive(v, `quotas.${k}`, true)
-  const limits = o.limits === undefined ? {} : record(o.limits, 'limits')
+  const limits = o.limits === undefined ? NONE : record(o.limits, 'limits')
   for (const k of Object.keys(limits)) if (!LIMIT_KEYS.has(k)) throw bad(`Unknown limit "${k}"`)
   for (const fn of ['random', 'now', 'uuid'] as const) if (o[fn] !== undefined && typeof o[fn] !== 'function') throw bad(`${fn} must be a function`)
   return {
     fuel,
     timeoutMs,
     signal: o.signal,
-    capabilities: o.capabilities === undefined ? {} : record(o.capabilities, 'capabilities'),
+    capabilities: o.capabilities === undefined ? NONE : record(o.capabilities, 'capabilities'),
     // A frozen shallow copy: guest code never sees it, atoms cannot swap entries; host objects are not frozen.
-    context: Object.freeze({ ...(o.context === undefined ? {} : record(o.context, 'context')) }),
+    context: o.context === undefined ? NONE : Object.freeze({ ...record(o.context, 'context') }),
     costOverrides,
     quotas,
     maxHeapBytes: o.maxHeapBytes === undefined ? DEFAULTS.maxHeapBytes : positive(o.maxHeapBytes, 'maxHeapBytes'),
     trace: o.trace === true,
-    limits: {
+    limits: limits === NONE ? DEFAULT_LIMITS : {
       maxCallDepth: limits.maxCallDepth === undefined ? DEFAULTS.maxCallDepth : positive(limits.maxCallDepth, 'limits.maxCallDepth'),
       maxAgentDepth: limits.maxAgentDepth === undefined ? DEFAULTS.maxAgentDepth : positive(limits.maxAgentDepth, 'limits.maxAgentDepth', true),
       maxAstNodes: limits.maxAstNodes === undefined ? DEFAULTS.maxAstNodes : positive(limits.maxAstNodes, 'limits.maxAstNodes'),
@@ -119,6 +128,6 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
     },
     random: o.random ?? Math.random,
     now: o.now ?? Date.now,
-    uuid: o.uuid ?? (() => globalThis.crypto.randomUUID()),
+    uuid: o.uuid ?? randomUUID,
   }
 }
