@@ -125,14 +125,12 @@ function iterating(kind: 'map' | 'filter' | 'find' | 'reduce') {
   }
 }
 
-let memoCounter = 0
-
 function memoize(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const key = compileValue(c, s(step).key, scope)
   const b = c.block(s(step).steps ?? [], scope)
   const body = bodyValue(b.run)
   const store = storeResult(c, step, scope)
-  const id = `m${++memoCounter}:`
+  const id = `m${c.nextId()}:`
   const cost = costOf('memoize') + key.cost
   return {
     run: (f) => {

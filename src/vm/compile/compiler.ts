@@ -52,12 +52,18 @@ export interface CompileOptions {
 
 export class Compiler {
   private readonly helpers = new Map<string, HelperState>()
+  private ids = 0
   private readonly asyncHelpers: Set<string>
   readonly file: string | undefined
 
   constructor(readonly program: AjsProgram, readonly atoms: AtomTable, readonly options: CompileOptions) {
     this.file = typeof program.file === 'string' ? program.file : undefined
     this.asyncHelpers = computeAsyncHelpers(program, atoms)
+  }
+
+  /** A number unique within this program (e.g. to key a memoize step's cache). */
+  nextId(): number {
+    return ++this.ids
   }
 
   // --- expressions ---------------------------------------------------------
