@@ -32,24 +32,16 @@ export type Completion = number
 
 export type CostFn = (input: any, ctx: any) => number
 
-export interface RunConfig {
+/** A run's settings: the normalised options plus what the VM derives per run. */
+export interface RunConfig extends Pick<NormalizedOptions,
+  'signal' | 'capabilities' | 'context' | 'costOverrides' | 'quotas' | 'maxHeapBytes' | 'trace' | 'random' | 'now' | 'uuid'> {
   fuelUnits: number
   deadline: number
-  signal?: AbortSignal
-  capabilities: Record<string, any>
-  context: Readonly<Record<string, unknown>>
-  costOverrides: Record<string, number | CostFn>
-  quotas: Record<string, number>
-  maxHeapBytes: number
   maxCallDepth: number
   maxAgentDepth: number
   /** How many agentRun levels above this run. */
   agentDepth: number
-  trace: boolean
   args: unknown
-  random: () => number
-  now: () => number
-  uuid: () => string
   host: VmHost
   /** The normalised options (child runs of agentRun inherit them). */
   options: NormalizedOptions
