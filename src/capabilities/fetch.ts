@@ -10,7 +10,8 @@
  * `{ status, ok, headers, body, url }` (JSON parsed when declared as JSON).
  */
 
-import { lookup as dnsLookup } from 'node:dns/promises'
+import type * as Dns from 'node:dns/promises'
+import { nodeBuiltin } from './builtin.ts'
 import { classifyAddress } from './address.ts'
 import { BodyTooLargeError, decodeText, isJsonContentType, readLimited } from './body.ts'
 import { createDeadline, raceSignal, type Deadline } from './deadline.ts'
@@ -98,7 +99,7 @@ const INIT_KEYS = new Set(['method', 'headers', 'body', 'signal'])
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 const NO_BODY_STATUS = new Set([204, 205, 304])
 
-const defaultLookup: LookupFn = (host) => dnsLookup(host, { all: true, verbatim: true })
+const defaultLookup: LookupFn = (host) => nodeBuiltin<typeof Dns>('node:dns/promises').lookup(host, { all: true, verbatim: true })
 
 /** The policy part: decides whether a URL may be contacted and with which addresses. */
 interface Gate {

@@ -13,9 +13,16 @@
  * every hop.
  */
 
-import http from 'node:http'
-import https from 'node:https'
-import zlib from 'node:zlib'
+import type * as Http from 'node:http'
+import type * as Https from 'node:https'
+import type * as Zlib from 'node:zlib'
+import { nodeBuiltin } from './builtin.ts'
+
+// Loaded on first use, not at import: importing `ajs-lang` should not pay for
+// Node's HTTP stack unless a fetch capability actually fetches.
+const http = () => nodeBuiltin<typeof Http>('node:http')
+const https = () => nodeBuiltin<typeof Https>('node:https')
+const zlib = () => nodeBuiltin<typeof Zlib>('node:zlib')
 import type { ByteSource } from './body.ts'
 
 /** An address that passed the policy. */
@@ -87,17 +94,17 @@ function pinnedLookup(addresses: readonly ResolvedAddress[]) {
   }
 }
 
-const DECODERS: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
-  gzip: () => zlib.createGunzip(),
-  'x-gzip': () => zlib.createGunzip(),
-  deflate: () => zlib.createInflate(),
-  br: () => zlib.createBrotliDecompress(),
+const DECODERS: Record<string, () => Zlib.Gunzip | Zlib.Inflate | Zlib.BrotliDecompress> = {
+  gzip: () => zlib().createGunzip(),
+  'x-gzip': () => zlib().createGunzip(),
+  deflate: () => zlib().createInflate(),
+  br: () => zlib().createBrotliDecompress(),
 }
 
 /** node:http / node:https transport with the lookup pinned to vetted addresses. */
 export const nodeTransport: Transport = (req) =>
   new Promise<TransportResponse>((resolve, reject) => {
-    const mod = req.url.protocol === 'https:' ? https : http
+    const mod = req.url.protocol === 'https:' ? https() : http()
     const headers: Record<string, string> = { ...req.headers }
     if (req.body) headers['content-length'] = String(req.body.byteLength)
     const request = mod.request(req.url, {
