@@ -6,6 +6,7 @@
 import type { Diagnostic, TranspileError } from '../diagnostics/index.ts'
 import type { AgentError } from '../vm/index.ts'
 import type { Palette } from './colors.ts'
+import { codeFrame } from '../diagnostics/format.ts'
 
 /** A transpile error as the compiler prints it, colored when asked. */
 export function formatTranspileError(e: TranspileError, c: Palette): string {
@@ -17,10 +18,16 @@ export function formatWarning(d: Diagnostic, c: Palette): string {
   return `${d.file}:${d.line}:${d.column + 1}: ${c.yellow('warning')} ${d.code}: ${d.message}\n${c.cyan('hint:')} ${d.hint}\n`
 }
 
-/** A run error: `location: error CODE: message` (location falls back to the file). */
-export function formatAgentError(error: AgentError, fallbackFile: string, c: Palette): string {
+/**
+ * A run error: `location: error CODE: message` (location falls back to the
+ * file), with a code frame when the source text is at hand.
+ */
+export function formatAgentError(error: AgentError, fallbackFile: string, c: Palette, source?: string): string {
   const where = error.location ?? fallbackFile
   let text = `${where}: ${c.red(c.bold('error'))} ${c.bold(error.code)}: ${error.message}${error.op ? c.dim(` (in ${error.op})`) : ''}\n`
+  if (source !== undefined && error.line !== undefined && error.column !== undefined) {
+    text += `${c.dim(codeFrame(source, error.line, error.column))}\n`
+  }
   if (error.hint) text += `${c.cyan('hint:')} ${error.hint}\n`
   for (const d of error.details?.slice(1, 6) ?? []) text += `  ${d.path || '/'}: ${d.message}\n`
   return text

@@ -77,9 +77,11 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
   const args = await readArgs(opts.args, io)
 
   let program: AjsProgram | string = target
+  let sourceText: string | undefined
   if (!isToken) {
     const path = resolve(io.cwd, target)
     const text = readText(path)
+    if (!isAstPath(path)) sourceText = text
     if (isAstPath(path)) {
       const loaded = loadAst(text)
       if (!loaded.ast) {
@@ -119,7 +121,7 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
   if (opts.json) {
     io.out(`${JSON.stringify(result)}\n`)
   } else if (result.error) {
-    io.err(formatAgentError(result.error, target, c))
+    io.err(formatAgentError(result.error, target, c, sourceText))
   } else {
     io.out(`${JSON.stringify(result.result, null, 2)}\n`)
   }

@@ -76,12 +76,15 @@ export class Compiler {
     if (!compile) throw compileError('AST_INVALID', `Unknown expression kind "${node.$expr}"`)
     const loc = node.loc as Loc | undefined
     if (!loc) return compile(this, node, scope)
+    let ce: CExpr
     try {
-      return compile(this, node, scope)
+      ce = compile(this, node, scope)
     } catch (e) {
       if (e instanceof VmError && !e.loc) { e.loc = loc; e.file = this.file }
       throw e
     }
+    // Calls are where run-time errors usually start: point at the call, not just its step.
+    return node.$expr === 'call' || node.$expr === 'methodCall' ? { ...ce, fn: locateCall(ce, loc, this.file) } : ce
   }
 
   pattern(p: unknown, scope: Scope, kind: PatternKind): CPattern {
@@ -244,6 +247,31 @@ export class Compiler {
         const r = params.bind(f, args)
         return isP(r) ? r.then(go) : go()
       },
+    }
+  }
+}
+
+function locateCall(ce: CExpr, loc: Loc, file: string | undefined): CExpr['fn'] {
+  const fn = ce.fn
+  const stamp = (e: unknown) => {
+    if (e instanceof VmError && !e.loc) { e.loc = loc; e.file = file }
+    return e
+  }
+  if (!ce.async) {
+    return (f) => {
+      try {
+        return fn(f)
+      } catch (e) {
+        throw stamp(e)
+      }
+    }
+  }
+  return (f) => {
+    try {
+      const r = fn(f)
+      return isP(r) ? r.catch((e) => { throw stamp(e) }) : r
+    } catch (e) {
+      throw stamp(e)
     }
   }
 }
