@@ -32,7 +32,7 @@ export const RUNTIME_CODES = {
   TYPE_ERROR: { message: 'Type error', hint: 'Check the types of the values involved.' },
   REFERENCE_ERROR: { message: 'Reference error', hint: 'Declare the variable before using it.' },
   CONST_ASSIGN: { message: 'Assignment to a constant', hint: 'Declare the variable with `let` if it must change.' },
-  REGEX_UNSAFE: { message: 'Regular expression rejected by the ReDoS guard', hint: 'Avoid nested quantifiers and backreferences; keep inputs short.' },
+  REGEX_UNSAFE: { message: 'Regular expression rejected by the ReDoS guard', hint: 'Avoid backreferences and lookbehind; on long inputs also lookahead and the u flag.' },
   RANGE_ERROR: { message: 'Value out of range', hint: 'Check the sizes and numbers passed to the builtin.' },
   JSON_ERROR: { message: 'Invalid JSON', hint: 'Check the text passed to JSON.parse / jsonParse.' },
   CAPABILITY_MISSING: { message: 'Missing capability', hint: 'Pass the capability in vm.run(ast, args, { capabilities }).' },

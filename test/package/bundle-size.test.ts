@@ -9,7 +9,9 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { ensureBuilt, ROOT } from './built.ts'
 
-export const BUDGET_GZIP_BYTES = 42 * 1024
+// Raised from 42 KB to 46 KB on purpose: the linear-time regex engine (~3 KB gzipped)
+// replaced refusing polynomial/exponential patterns with running them safely.
+export const BUDGET_GZIP_BYTES = 46 * 1024
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

@@ -368,9 +368,14 @@ describe('regex', () => {
     expect(await evalExpr(re('ab+', 'g'))).toBe('/ab+/g')
   })
   test('unsafe patterns are refused', async () => {
-    expect(await code(prog([ret(re('(a+)+$'))]))).toBe('REGEX_UNSAFE')
-    expect(await code(prog([ret(re('(a|a)*'))]))).toBe('REGEX_UNSAFE')
     expect(await code(prog([ret(re('(x)\\1'))]))).toBe('REGEX_UNSAFE')
+    expect(await code(prog([ret(re('(?<=a)b'))]))).toBe('REGEX_UNSAFE')
+  })
+  test('exponential shapes run on the linear engine instead', async () => {
+    const r = await run(prog([ret({ $expr: 'methodCall', object: re('(a+)+$'), method: 'test', args: [lit('a'.repeat(30) + '!')] })]))
+    expect(r.result).toBe(false)
+    const s = await run(prog([ret({ $expr: 'methodCall', object: re('(a|a)*'), method: 'exec', args: [lit('aab')] })]))
+    expect(s.result).toEqual(['aa', 'a'])
   })
 })
 

@@ -2,7 +2,8 @@
 import { vmError } from '../errors.ts'
 import { getComputed, isForbiddenKey, ownKeys, toKey } from '../guards.ts'
 import { jsonParse, jsonStringify } from '../builtins/json.ts'
-import { makeRegex, regexInput, GuardedRegex } from '../builtins/regex.ts'
+import { makeRegex, GuardedRegex } from '../builtins/regex.ts'
+import { regexExec, regexSplit } from '../builtins/regex-ops.ts'
 import type { AtomDef } from './types.ts'
 import { coreAtom, runOf } from './define.ts'
 import { guestString, joinGuest } from '../builtins/coerce.ts'
@@ -43,7 +44,7 @@ export const LIBRARY_ATOMS: AtomDef[] = [
   }, pure),
   coreAtom('split', ({ value, separator }, ctx) => {
     if (typeof value !== 'string') throw vmError('TYPE_ERROR', 'split.value must be a string', { op: 'split' })
-    const parts = separator instanceof GuardedRegex ? regexInput(value, separator).split(separator.fresh()) : value.split(guestString(runOf(ctx), separator))
+    const parts = separator instanceof GuardedRegex ? regexSplit(runOf(ctx), separator, value) : value.split(guestString(runOf(ctx), separator))
     runOf(ctx).chargeSlots(parts.length)
     return parts
   }, pure),
@@ -92,10 +93,8 @@ export const LIBRARY_ATOMS: AtomDef[] = [
   }, pure),
   coreAtom('regexMatch', ({ pattern, value, flags }, ctx) => {
     const re = pattern instanceof GuardedRegex ? pattern : makeRegex(pattern, flags ?? '')
-    const m = re.fresh().exec(regexInput(value, re))
-    if (!m) return null
-    const out = Array.from(m)
-    runOf(ctx).chargeSlots(out.length)
+    const out = regexExec(runOf(ctx), re, value)
+    if (out) runOf(ctx).chargeSlots(out.length)
     return out
   }, pure),
   coreAtom('jsonParse', ({ text }, ctx) => jsonParse(runOf(ctx), text), pure),

@@ -8,7 +8,8 @@
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
 import { isForbiddenKey, setProp } from '../guards.ts'
-import { GuardedRegex, makeRegex, regexInput, toRegex } from './regex.ts'
+import { GuardedRegex, makeRegex, toRegex } from './regex.ts'
+import { regexExec, regexMatch, regexMatchAll, regexReplace, regexSearch, regexSplit, regexTest } from './regex-ops.ts'
 import { guestString, joinGuest, primArgs, toPrim } from './coerce.ts'
 
 type Method<T> = (rt: Run, self: T, args: any[]) => unknown
@@ -19,14 +20,6 @@ const arrOut = (rt: Run, a: unknown[]) => { rt.chargeSlots(a.length); return a }
 function checkRepeat(rt: Run, unit: number, count: number): void {
   const total = unit * count
   if (!Number.isFinite(total) || total * 2 > rt.maxHeapBytes) rt.heapLimit(Number.isFinite(total) ? total * 2 : Number.MAX_SAFE_INTEGER)
-}
-
-/** Convert a guest match result (RegExpMatchArray) to a plain array with index/groups dropped into data. */
-function plainMatch(rt: Run, m: RegExpMatchArray | null): unknown {
-  if (!m) return null
-  const out: unknown[] = Array.from(m)
-  rt.chargeSlots(out.length)
-  return out
 }
 
 const STRING_METHODS: Record<string, Method<string>> = {
@@ -63,28 +56,28 @@ const STRING_METHODS: Record<string, Method<string>> = {
   toString: (_rt: Run, s: string) => s,
   valueOf: (_rt: Run, s: string) => s,
   split: (rt, s, [sep, limit]) => {
-    if (sep instanceof GuardedRegex) return arrOut(rt, regexInput(s, sep).split(sep.fresh(), limit))
+    if (sep instanceof GuardedRegex) return arrOut(rt, regexSplit(rt, sep, s, limit))
     return arrOut(rt, s.split(sep === undefined ? (undefined as any) : String(sep), limit))
   },
-  match: (rt, s, [p]) => { const re = toRegex(p); return plainMatch(rt, regexInput(s, re).match(re.fresh())) },
+  match: (rt, s, [p]) => { const m = regexMatch(rt, toRegex(p), s); if (m) rt.chargeSlots(m.length); return m },
   matchAll: (rt, s, [p]) => {
-    const re = toRegex(p)
-    if (!re.flags.includes('g')) throw vmError('TYPE_ERROR', 'matchAll needs a regex with the g flag')
-    const out = [...regexInput(s, re).matchAll(re.fresh())].map((m) => plainMatch(rt, m))
-    return arrOut(rt, out)
+    const all = regexMatchAll(rt, toRegex(p), s)
+    for (const m of all) rt.chargeSlots(m.length)
+    return arrOut(rt, all)
   },
-  search: (_rt, s, [p]) => { const re = toRegex(p); return regexInput(s, re).search(re.fresh()) },
+  search: (rt, s, [p]) => regexSearch(rt, toRegex(p), s),
   replace: (rt, s, [p, r]) => {
     if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replace needs a replacement string (callbacks are not supported)')
-    const pat = p instanceof GuardedRegex ? p.fresh() : String(p)
-    return str(rt, regexInput(s, p instanceof GuardedRegex ? p : undefined).replace(pat, r))
+    if (p instanceof GuardedRegex) return str(rt, regexReplace(rt, p, s, r, false))
+    return str(rt, s.replace(String(p), r))
   },
   replaceAll: (rt, s, [p, r]) => {
     if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replaceAll needs a replacement string (callbacks are not supported)')
-    if (p instanceof GuardedRegex && !p.flags.includes('g')) throw vmError('TYPE_ERROR', 'replaceAll needs a regex with the g flag')
-    const pat = p instanceof GuardedRegex ? p.fresh() : String(p)
-    const out = regexInput(s, p instanceof GuardedRegex ? p : undefined).replaceAll(pat, r)
-    return str(rt, out)
+    if (p instanceof GuardedRegex) {
+      if (!p.flags.includes('g')) throw vmError('TYPE_ERROR', 'replaceAll needs a regex with the g flag')
+      return str(rt, regexReplace(rt, p, s, r, true))
+    }
+    return str(rt, s.replaceAll(String(p), r))
   },
 }
 
@@ -155,8 +148,8 @@ const BOOLEAN_METHODS: Record<string, Method<boolean>> = {
 }
 
 const REGEX_METHODS: Record<string, Method<GuardedRegex>> = {
-  test: (_rt, re, [s]) => re.fresh().test(regexInput(s, re)),
-  exec: (rt, re, [s]) => plainMatch(rt, re.fresh().exec(regexInput(s, re))),
+  test: (rt, re, [s]) => regexTest(rt, re, s),
+  exec: (rt, re, [s]) => { const m = regexExec(rt, re, s); if (m) rt.chargeSlots(m.length); return m },
   toString: (_rt: Run, re: GuardedRegex) => re.toString(),
 }
 

@@ -7,8 +7,9 @@
  * quantified groups whose alternatives are not distinct literals. Inputs are
  * also capped in length. What passes runs on the host engine.
  */
-import { vmError } from '../errors.ts'
+import { VmError, vmError } from '../errors.ts'
 import { guestString } from './coerce.ts'
+import { LinearRegex } from './linear-regex.ts'
 
 export const MAX_REGEX_SOURCE = 1_000
 export const MAX_REGEX_INPUT = 100_000
@@ -20,15 +21,24 @@ export const MAX_REGEX_INPUT = 100_000
  * unbounded quantifier, plus one for an unanchored search; n^degree <= budget.
  */
 export const REGEX_STEP_BUDGET = 100_000_000
+/** Longest input any regex may run on (beyond `maxInput` it runs on the metered linear engine). */
+export const MAX_LINEAR_INPUT = 10_000_000
 const ALLOWED_FLAGS = /^[gimsuy]*$/
 
 export class GuardedRegex {
   readonly re: RegExp
   /** Longest input this pattern may run on (see REGEX_STEP_BUDGET). */
   readonly maxInput: number
-  constructor(readonly source: string, readonly flags: string) {
+  private engine: LinearRegex | null = null
+  /** `linearOnly`: exponential on a backtracking engine, so it always runs on the linear one. */
+  constructor(readonly source: string, readonly flags: string, linearOnly = false) {
     this.re = new RegExp(source, flags)
-    this.maxInput = inputCap(source, flags)
+    this.maxInput = linearOnly ? -1 : inputCap(source, flags)
+    if (linearOnly) this.engine = new LinearRegex(source, flags)
+  }
+  /** The linear-time engine for this pattern (built on first need; REGEX_UNSAFE if it cannot take it). */
+  get linear(): LinearRegex {
+    return (this.engine ??= new LinearRegex(this.source, this.flags))
   }
   toString(): string {
     return `/${this.source}/${this.flags}`
@@ -143,22 +153,21 @@ export function makeRegex(pattern: unknown, flags: unknown = ''): GuardedRegex {
   if (typeof pattern !== 'string') throw vmError('TYPE_ERROR', 'A regular expression pattern must be a string')
   const fl = flags === undefined || flags === null ? '' : String(flags)
   if (!ALLOWED_FLAGS.test(fl)) throw vmError('REGEX_UNSAFE', `Regular expression flags "${fl}" are not supported`)
-  checkRegexSafety(pattern)
+  let linearOnly = false
   try {
-    return new GuardedRegex(pattern, fl)
+    checkRegexSafety(pattern)
   } catch (e) {
+    // Exponential shapes ((a+)+, (a|ab)*) are fine on the linear engine; anything it
+    // cannot take (backreferences, lookaround, the u flag) stays refused.
+    if (!(e instanceof VmError) || !/exponential/.test(e.message)) throw e
+    linearOnly = true
+  }
+  try {
+    return new GuardedRegex(pattern, fl, linearOnly)
+  } catch (e) {
+    if (e instanceof VmError) throw e
     throw vmError('REGEX_UNSAFE', `Invalid regular expression /${pattern}/: ${(e as Error).message}`)
   }
-}
-
-/** Check a string the guest wants to match against the input cap (of this pattern, when given). */
-export function regexInput(s: unknown, re?: GuardedRegex): string {
-  const str = typeof s === 'string' ? s : guestString(undefined, s)
-  const cap = re ? re.maxInput : MAX_REGEX_INPUT
-  if (str.length > cap) {
-    throw vmError('REGEX_UNSAFE', `Regex input of ${str.length} characters is longer than ${cap}, the limit for ${re ? `/${re.source.slice(0, 40)}/ (its quantifiers make backtracking polynomial)` : 'regular expressions'}`)
-  }
-  return str
 }
 
 /** A string pattern given where JS would build a RegExp (`str.match('a+')`): guarded the same way. */
