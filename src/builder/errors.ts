@@ -12,6 +12,15 @@ export type BuilderErrorCode =
   | 'BUILDER_INVALID_AST'
   | 'BUILDER_IMMUTABLE'
 
+/** What each builder code means and how to fix it (listed in docs/errors.md). */
+export const BUILDER_ERROR_DOCS: Readonly<Record<BuilderErrorCode, { message: string; hint: string }>> = Object.freeze({
+  BUILDER_UNKNOWN_METHOD: { message: 'The builder has no method (atom) of that name', hint: 'Use a core atom, a builder method, or register the atom on the VM and use vm.Agent.' },
+  BUILDER_ARGS: { message: 'A builder method was called with arguments of the wrong shape', hint: 'Pass the fields the atom declares; strings are values, use e.* or b.ref() for expressions.' },
+  BUILDER_PARSE: { message: 'A condition or expression string does not parse as AJS', hint: 'Fix the expression; the cause carries the transpiler error with its column.' },
+  BUILDER_INVALID_AST: { message: 'The assembled program is not a valid ajs/1 AST', hint: 'See the JSON pointer in the message; it names the offending step and field.' },
+  BUILDER_IMMUTABLE: { message: 'Builders are immutable', hint: 'Use the builder each method call returns instead of assigning to it.' },
+})
+
 export interface BuilderErrorInfo {
   /** JSON pointer into the AST, e.g. `/steps/2/then/0/url`. */
   path?: string
