@@ -45,19 +45,42 @@ function drive(
   return loop()
 }
 
+// Synchronous callbacks (no atom or helper that can wait) take plain loops: no
+// per-call closures; waiting ones go through `drive`.
+
 const map: HofSpec = {
   run(f, arr, cb) {
-    const out = new Array(arr.length)
-    f.rt.chargeSlots(arr.length)
+    const n = arr.length
+    const out = new Array(n)
+    f.rt.chargeSlots(n)
+    if (!cb.async) {
+      for (let i = 0; i < n; i++) out[i] = cb.call(f, arr[i], i, arr)
+      return out
+    }
     return drive(f, arr, cb, 1, (i, v) => { out[i] = v; return false }, () => out)
   },
 }
 
-const forEach: HofSpec = { run: (f, arr, cb) => drive(f, arr, cb, 1, () => false, () => undefined) }
+const forEach: HofSpec = {
+  run(f, arr, cb) {
+    if (!cb.async) {
+      const n = arr.length // JS visits the length the array had when the call began
+      for (let i = 0; i < n; i++) cb.call(f, arr[i], i, arr)
+      return undefined
+    }
+    return drive(f, arr, cb, 1, () => false, () => undefined)
+  },
+}
 
 const filter: HofSpec = {
   run(f, arr, cb) {
     const out: unknown[] = []
+    if (!cb.async) {
+      const n = arr.length
+      for (let i = 0; i < n; i++) if (cb.call(f, arr[i], i, arr)) out.push(arr[i])
+      f.rt.chargeSlots(out.length)
+      return out
+    }
     return drive(f, arr, cb, 1, (i, v) => { if (v) out.push(arr[i]); return false }, () => {
       f.rt.chargeSlots(out.length)
       return out
@@ -92,6 +115,18 @@ const every: HofSpec = {
 function reducer(dir: 1 | -1): HofSpec {
   return {
     run(f, arr, cb, extra) {
+      if (!cb.async && dir === 1) {
+        const n = arr.length
+        let i = 0
+        let acc: unknown
+        if (extra.length > 0) acc = extra[0]
+        else {
+          if (n === 0) throw vmError('TYPE_ERROR', 'Reduce of empty array with no initial value')
+          acc = arr[i++]
+        }
+        for (; i < n; i++) acc = cb.call(f, acc, arr[i], i, arr)
+        return acc
+      }
       const n = arr.length
       let acc: unknown
       let i = dir === 1 ? 0 : n - 1
