@@ -77,7 +77,10 @@ const filter: HofSpec = {
     const out: unknown[] = []
     if (!cb.async) {
       const n = arr.length
-      for (let i = 0; i < n; i++) if (cb.call(f, arr[i], i, arr)) out.push(arr[i])
+      for (let i = 0; i < n; i++) {
+        const v = arr[i] // read once, as JS does (the callback may change arr[i])
+        if (cb.call(f, v, i, arr)) out.push(v)
+      }
       f.rt.chargeSlots(out.length)
       return out
     }
