@@ -31,7 +31,8 @@ export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
   if (helper) {
     const a = args.fn
     const fn = args.async ? (f: Frame) => then(a(f), (vals) => helper.invoke(f, vals)) : (f: Frame) => helper.invoke(f, a(f))
-    return { fn, cost, async: args.async || helper.async }
+    // Errors inside the helper are located by its own steps.
+    return { fn, cost, async: args.async || helper.async, selfLocated: true }
   }
   const atom = c.expressionAtom(name)
   if (atom) {
@@ -78,16 +79,16 @@ function fastMath(c: Compiler, method: string, argNodes: any[], scope: Scope): C
   const x = args[0]!.fn
   if (one) {
     switch (method) {
-      case 'floor': return { fn: (f) => Math.floor(P(f, x(f))), cost, async: false }
-      case 'round': return { fn: (f) => Math.round(P(f, x(f))), cost, async: false }
-      default: return { fn: (f) => one(P(f, x(f))), cost, async: false }
+      case 'floor': return { fn: (f) => Math.floor(P(f, x(f))), cost, async: false, selfLocated: true }
+      case 'round': return { fn: (f) => Math.round(P(f, x(f))), cost, async: false, selfLocated: true }
+      default: return { fn: (f) => one(P(f, x(f))), cost, async: false, selfLocated: true }
     }
   }
   const y = args[1]!.fn
   switch (method) {
-    case 'min': return { fn: (f) => Math.min(P(f, x(f)), P(f, y(f))), cost, async: false }
-    case 'max': return { fn: (f) => Math.max(P(f, x(f)), P(f, y(f))), cost, async: false }
-    default: return { fn: (f) => two!(P(f, x(f)), P(f, y(f))), cost, async: false }
+    case 'min': return { fn: (f) => Math.min(P(f, x(f)), P(f, y(f))), cost, async: false, selfLocated: true }
+    case 'max': return { fn: (f) => Math.max(P(f, x(f)), P(f, y(f))), cost, async: false, selfLocated: true }
+    default: return { fn: (f) => two!(P(f, x(f)), P(f, y(f))), cost, async: false, selfLocated: true }
   }
 }
 

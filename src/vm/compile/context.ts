@@ -19,6 +19,8 @@ export interface CExpr {
   constant?: { value: unknown }
   /** Set for plain variable reads: lets operators read the slot directly. */
   slot?: number
+  /** The call needs no location wrapper: its errors are located inside (helper bodies) or cannot happen. */
+  selfLocated?: boolean
   /** Set for `slot op number` / `slot op slot` superinstructions: lets steps fuse them. */
   slotOp?: { op: string; a: number; num?: number; slot?: number }
 }
