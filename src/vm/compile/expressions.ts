@@ -152,8 +152,26 @@ function conditional(c: Compiler, node: any, scope: Scope): CExpr {
     return n(f)
   }
   const async = test.async || yes.async || no.async
-  const fn = test.async ? (f: Frame) => then(t(f), (v) => pick(f, v)) : (f: Frame) => pick(f, t(f))
-  return { fn, cost: NODE_COST + test.cost, async }
+  if (test.async) return { fn: (f: Frame) => then(t(f), (v) => pick(f, v)), cost: NODE_COST + test.cost, async }
+  // The test is a variable or `x op k`: read it in place (rules-style code is full of these).
+  const cost = NODE_COST + test.cost
+  if (test.slot !== undefined) {
+    const slot = test.slot
+    return { fn: (f: Frame) => pick(f, f.s[slot]), cost, async }
+  }
+  const b = test.slotOp
+  if (b && b.num !== undefined) {
+    const a = b.a, k = b.num
+    switch (b.op) {
+      case '<': return { fn: (f: Frame) => { const x = f.s[a]; return pick(f, typeof x === 'number' ? x < k : t(f)) }, cost, async }
+      case '>': return { fn: (f: Frame) => { const x = f.s[a]; return pick(f, typeof x === 'number' ? x > k : t(f)) }, cost, async }
+      case '<=': return { fn: (f: Frame) => { const x = f.s[a]; return pick(f, typeof x === 'number' ? x <= k : t(f)) }, cost, async }
+      case '>=': return { fn: (f: Frame) => { const x = f.s[a]; return pick(f, typeof x === 'number' ? x >= k : t(f)) }, cost, async }
+      case '===': return { fn: (f: Frame) => pick(f, f.s[a] === k), cost, async }
+      case '!==': return { fn: (f: Frame) => pick(f, f.s[a] !== k), cost, async }
+    }
+  }
+  return { fn: (f: Frame) => pick(f, t(f)), cost: NODE_COST + test.cost, async }
 }
 
 /** Spread of an iterable into an array under construction. */
