@@ -91,6 +91,18 @@ export function renderMarkdown(r) {
       p(`Per-run time of \`agent-typical\` (cached AST / compiled function): ${ids.map((id) => `${label[id]} ${agent.systems[id]?.status === 'ok' ? fmtUs(agent.systems[id].medianUs) : agent.systems[id]?.status ?? '–'}`).join(', ')}.`)
       p()
     }
+    const opsRows = rows.filter((row) => row.systems.ours?.status === 'ok' && row.systems.native?.status === 'ok')
+    if (opsRows.length) {
+      p('Throughput (runs per second, from the medians):')
+      p()
+      p('| workload | native JS ops/s | ajs-lang VM ops/s | ratio |')
+      p('| --- | ---: | ---: | ---: |')
+      for (const row of opsRows) {
+        const nat = 1e6 / row.systems.native.medianUs, ours = 1e6 / row.systems.ours.medianUs
+        p(`| ${row.id} | ${Math.round(nat).toLocaleString('en-US')} | ${Math.round(ours).toLocaleString('en-US')} | ${n(nat / ours, 1)} |`)
+      }
+      p()
+    }
     const fuel = rows.filter((row) => row.systems.ours?.fuelUsed !== undefined)
     if (fuel.length) {
       p(`Fuel used by ours per run (\`fuel: 1e9\`): ${fuel.map((row) => `${row.id} ${row.systems.ours.fuelUsed}`).join(', ')}.`)
