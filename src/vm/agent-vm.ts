@@ -98,7 +98,7 @@ export class AgentVM {
       const compiled = this.compile(program, opts.trace, opts)
       const input = copyIn(args ?? {}, undefined, 'args')
       if (program.inputSchema && !validateSchema(input as any, program.inputSchema as any)) {
-        throw vmError('ARGS_INVALID', `Arguments do not match the input schema: ${JSON.stringify(input).slice(0, 200)}`)
+        throw vmError('ARGS_INVALID', `Arguments do not match the input schema: ${schemaProblem(input, program.inputSchema)}`)
       }
       rt = this.newRun(opts, input, 0)
       if (opts.signal?.aborted) throw vmError('ABORTED')
@@ -244,7 +244,7 @@ export class AgentVM {
     const compiled = this.compile(program, opts.trace, opts)
     const args = copyIn(input, undefined, 'agent input')
     if (program.inputSchema && !validateSchema(args as any, program.inputSchema as any)) {
-      throw vmError('ARGS_INVALID', 'agentRun: input does not match the agent\'s input schema')
+      throw vmError('ARGS_INVALID', `agentRun: input does not match the agent's input schema: ${schemaProblem(args, program.inputSchema)}`)
     }
     const child = this.newRun(opts, args, depth, parent)
     const onParentAbort = () => { try { child.stop(parent.stopped ?? vmError('ABORTED')) } catch { /* by design */ } }
@@ -275,6 +275,15 @@ function sourceError(e: unknown): VmError {
   }
   if (e instanceof SyntaxError && /stack/i.test(e.message)) return vmError('AST_TOO_DEEP', 'The source nests too deeply to compile')
   return toVmError(e)
+}
+
+/** The first schema problem, as `path: what` (only computed on the error path). */
+function schemaProblem(value: unknown, schema: Record<string, unknown>): string {
+  let first = ''
+  validateSchema(value as any, schema as any, (path: string, message: string) => {
+    if (!first) first = `${path === 'root' ? 'args' : `args.${path}`}: ${message}`
+  })
+  return first || 'see the program\'s inputSchema'
 }
 
 function fail(err: VmError, fuelUsed: number): RunResult<never> {
