@@ -28,9 +28,18 @@ export function formatAgentError(error: AgentError, fallbackFile: string, c: Pal
   if (source !== undefined && error.line !== undefined && error.column !== undefined) {
     text += `${c.dim(codeFrame(source, error.line, error.column))}\n`
   }
-  if (error.hint) text += `${c.cyan('hint:')} ${error.hint}\n`
+  const hint = cliHint(error) ?? error.hint
+  if (hint) text += `${c.cyan('hint:')} ${hint}\n`
   for (const d of error.details?.slice(1, 6) ?? []) text += `  ${d.path || '/'}: ${d.message}\n`
   return text
+}
+
+/** In the terminal, a missing capability is a missing flag. */
+function cliHint(error: AgentError): string | undefined {
+  if (error.code !== 'CAPABILITY_MISSING') return undefined
+  if (error.message.includes('capabilities.fetch')) return 'ajsc run has no network by default: grant hosts with --allow-fetch host[,host]'
+  if (error.message.includes('capabilities.llm')) return 'point ajsc run at an OpenAI-compatible endpoint with --llm URL --model NAME'
+  return undefined
 }
 
 /** JSON form of a transpile error (for `--json`). */
