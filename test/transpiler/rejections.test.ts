@@ -18,7 +18,9 @@ const INDENT = 2
 const CASES: Case[] = [
   { name: 'class declaration', code: 'AJS2001', snippet: 'class A {}', at: 'class A', hint: 'plain objects' },
   { name: 'class expression', code: 'AJS2001', snippet: 'let A = class {}', at: 'class {}', hint: 'plain objects' },
-  { name: 'new', code: 'AJS2002', snippet: 'let d = new Map()', at: 'new Map', hint: 'new Error(msg)' },
+  { name: 'new', code: 'AJS2002', snippet: 'let d = new Foo()', at: 'new Foo', hint: 'new Error(msg)' },
+  { name: 'new Date', code: 'AJS2033', snippet: 'let d = new Date()', at: 'new Date', hint: 'Date.now()' },
+  { name: 'new Map', code: 'AJS2034', snippet: 'let d = new Map()', at: 'new Map', hint: 'Set.from' },
   { name: 'this', code: 'AJS2003', snippet: 'let t = this.x', at: 'this', hint: 'parameter' },
   { name: 'async arrow callback', code: 'AJS2004', snippet: 'let r = xs.map(async (v) => v)', at: 'async', hint: 'Remove `async`' },
   { name: 'await', code: 'AJS2005', snippet: 'let r = await x', at: 'await', hint: 'Remove `await`' },

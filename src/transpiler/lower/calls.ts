@@ -96,6 +96,10 @@ const ERROR_CONSTRUCTORS = new Set(['Error', 'TypeError', 'RangeError', 'SyntaxE
 export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
   const callee = node.callee
   const name = callee.type === 'Identifier' ? (callee as Identifier).name : 'expression'
-  if (!ERROR_CONSTRUCTORS.has(name) || ctx.scope.lookup(name) !== undefined) return ctx.fail('NEW', node, { name })
+  if (!ERROR_CONSTRUCTORS.has(name) || ctx.scope.lookup(name) !== undefined) {
+    if (name === 'Date') return ctx.fail('NEW_DATE', node, { name })
+    if (name === 'Set' || name === 'Map' || name === 'WeakMap' || name === 'WeakSet') return ctx.fail('NEW_COLLECTION', node, { name })
+    return ctx.fail('NEW', node, { name })
+  }
   return { $expr: 'call', callee: name, args: lowerArgs(node.arguments, ctx), loc: ctx.loc(node) }
 }
