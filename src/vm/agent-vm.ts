@@ -18,6 +18,7 @@ import type { AtomDef } from './atoms/types.ts'
 import { MemoryProcedureStore, isProcedureToken, type ProcedureStore } from './procedures.ts'
 import type { RunResult } from './result.ts'
 import { atomTools, type ToolDefinition } from './tools.ts'
+import { makeArgsCheck } from './args-check.ts'
 import { isP } from './compile/async.ts'
 
 /** Turns source text into an AST; provided by the full package (the VM alone has no parser). */
@@ -97,7 +98,7 @@ export class AgentVM {
     try {
       const compiled = this.compile(program, opts.trace, opts)
       const input = copyIn(args ?? {}, undefined, 'args')
-      if (program.inputSchema && !validateSchema(input as any, program.inputSchema as any)) {
+      if (program.inputSchema && !this.argsCheck(program)(input)) {
         throw vmError('ARGS_INVALID', `Arguments do not match the input schema: ${schemaProblem(input, program.inputSchema)}`)
       }
       rt = this.newRun(opts, input, 0)
@@ -128,6 +129,18 @@ export class AgentVM {
       rt?.end()
       return Promise.resolve(r as RunResult<T>)
     }
+  }
+
+  private readonly argsChecks = new WeakMap<object, (value: unknown) => boolean>()
+
+  /** The program's args check, made once per program. */
+  private argsCheck(program: AjsProgram): (value: unknown) => boolean {
+    let check = this.argsChecks.get(program)
+    if (!check) {
+      check = makeArgsCheck(program.inputSchema as Record<string, unknown>)
+      this.argsChecks.set(program, check)
+    }
+    return check
   }
 
   /** Compile (or fetch from cache) a validated program. Throws VmError. */
