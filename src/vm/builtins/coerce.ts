@@ -33,6 +33,21 @@ function objectText(o: object): string {
 
 /** `a.join(sep)` with JS semantics (null/undefined as '', cycles as ''), bounded. */
 export function joinGuest(rt: Run | undefined, a: unknown[], sep: string): string {
+  // Arrays of primitives (the usual case) cannot blow up: native join, same fuel.
+  if (rt && a.length <= 10_000) {
+    let flat = true
+    let chars = a.length * sep.length
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i]
+      if (x !== null && typeof x === 'object') { flat = false; break }
+      chars += typeof x === 'string' ? x.length : 24
+    }
+    if (flat) {
+      if (chars > rt.maxStringLength) rt.heapLimit(chars * 2)
+      rt.charge(a.length * SLOT_COST)
+      return a.join(sep)
+    }
+  }
   let visited = 0
   let chars = 0
   const maxChars = rt ? rt.maxStringLength : KEY_MAX_CHARS
