@@ -7,7 +7,7 @@
  * an assignable variable or a property.
  */
 
-import type { Node, Pattern as EsPattern } from 'acorn'
+import type { ArrayPattern, Identifier, Node, ObjectPattern, Pattern as EsPattern } from 'acorn'
 import type { Expr, Pattern } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import type { BindingKind } from '../scope.ts'
@@ -36,6 +36,41 @@ export function predeclarePatterns(ctx: LowerContext, patterns: Array<EsPattern 
   for (const { name, node } of names) ctx.declare(name, kind, node)
 }
 
+/**
+ * Object and array patterns have the same structure whether they declare or
+ * assign: `sub` lowers each element, `restTarget` checks/declares the name of
+ * an object rest (in source order, after the properties before it).
+ */
+function lowerStructure(
+  node: ObjectPattern | ArrayPattern, ctx: LowerContext,
+  sub: (n: EsPattern) => Pattern, restTarget: (id: Identifier) => void,
+): Pattern {
+  if (node.type === 'ArrayPattern') {
+    const elements: Array<Pattern | null> = []
+    let rest: Pattern | undefined
+    for (const el of node.elements) {
+      if (el && el.type === 'RestElement') rest = sub(el.argument)
+      else elements.push(el ? sub(el) : null)
+    }
+    return rest === undefined ? { $pattern: 'array', elements } : { $pattern: 'array', elements, rest }
+  }
+  const properties: Array<{ key: string | Expr; computed?: boolean; value: Pattern }> = []
+  let rest: string | undefined
+  for (const p of node.properties) {
+    if (p.type === 'RestElement') {
+      if (p.argument.type !== 'Identifier') ctx.fail('SEQUENCE_PATTERN', p)
+      restTarget(p.argument as Identifier)
+      rest = (p.argument as Identifier).name
+      continue
+    }
+    const key = propertyKey(p, ctx)
+    const prop: { key: string | Expr; computed?: boolean; value: Pattern } = { key, value: sub(p.value as EsPattern) }
+    if (p.computed && typeof key !== 'string') prop.computed = true
+    properties.push(prop)
+  }
+  return rest === undefined ? { $pattern: 'object', properties } : { $pattern: 'object', properties, rest }
+}
+
 /** A declaration pattern (`let`, `const`, parameters, catch, for-of targets). */
 export function lowerBinding(node: EsPattern, ctx: LowerContext, kind: BindingKind): Pattern {
   switch (node.type) {
@@ -47,32 +82,9 @@ export function lowerBinding(node: EsPattern, ctx: LowerContext, kind: BindingKi
       const dflt = lowerExpr(node.right, ctx)
       return { $pattern: 'default', target: lowerBinding(node.left, ctx, kind), default: dflt }
     }
-    case 'ObjectPattern': {
-      const properties: Array<{ key: string | Expr; computed?: boolean; value: Pattern }> = []
-      let rest: string | undefined
-      for (const p of node.properties) {
-        if (p.type === 'RestElement') {
-          if (p.argument.type !== 'Identifier') ctx.fail('SEQUENCE_PATTERN', p)
-          ctx.declare(p.argument.name, kind, p.argument)
-          rest = p.argument.name
-          continue
-        }
-        const key = propertyKey(p, ctx)
-        const prop: { key: string | Expr; computed?: boolean; value: Pattern } = { key, value: lowerBinding(p.value as EsPattern, ctx, kind) }
-        if (p.computed && typeof key !== 'string') prop.computed = true
-        properties.push(prop)
-      }
-      return rest === undefined ? { $pattern: 'object', properties } : { $pattern: 'object', properties, rest }
-    }
-    case 'ArrayPattern': {
-      const elements: Array<Pattern | null> = []
-      let rest: Pattern | undefined
-      for (const el of node.elements) {
-        if (el && el.type === 'RestElement') rest = lowerBinding(el.argument, ctx, kind)
-        else elements.push(el ? lowerBinding(el, ctx, kind) : null)
-      }
-      return rest === undefined ? { $pattern: 'array', elements } : { $pattern: 'array', elements, rest }
-    }
+    case 'ObjectPattern':
+    case 'ArrayPattern':
+      return lowerStructure(node, ctx, (n) => lowerBinding(n, ctx, kind), (id) => { ctx.declare(id.name, kind, id) })
     default:
       return ctx.fail('SEQUENCE_PATTERN', node)
   }
@@ -88,32 +100,9 @@ export function lowerAssignTarget(node: EsPattern, ctx: LowerContext): Pattern {
       return { $pattern: 'target', target: lowerMember(node, ctx) }
     case 'AssignmentPattern':
       return { $pattern: 'default', target: lowerAssignTarget(node.left, ctx), default: lowerExpr(node.right, ctx) }
-    case 'ObjectPattern': {
-      const properties: Array<{ key: string | Expr; computed?: boolean; value: Pattern }> = []
-      let rest: string | undefined
-      for (const p of node.properties) {
-        if (p.type === 'RestElement') {
-          if (p.argument.type !== 'Identifier') ctx.fail('SEQUENCE_PATTERN', p)
-          checkAssignable(p.argument, ctx)
-          rest = p.argument.name
-          continue
-        }
-        const key = propertyKey(p, ctx)
-        const prop: { key: string | Expr; computed?: boolean; value: Pattern } = { key, value: lowerAssignTarget(p.value as EsPattern, ctx) }
-        if (p.computed && typeof key !== 'string') prop.computed = true
-        properties.push(prop)
-      }
-      return rest === undefined ? { $pattern: 'object', properties } : { $pattern: 'object', properties, rest }
-    }
-    case 'ArrayPattern': {
-      const elements: Array<Pattern | null> = []
-      let rest: Pattern | undefined
-      for (const el of node.elements) {
-        if (el && el.type === 'RestElement') rest = lowerAssignTarget(el.argument, ctx)
-        else elements.push(el ? lowerAssignTarget(el, ctx) : null)
-      }
-      return rest === undefined ? { $pattern: 'array', elements } : { $pattern: 'array', elements, rest }
-    }
+    case 'ObjectPattern':
+    case 'ArrayPattern':
+      return lowerStructure(node, ctx, (n) => lowerAssignTarget(n, ctx), (id) => checkAssignable(id, ctx))
     default:
       return ctx.fail('SEQUENCE_PATTERN', node)
   }
