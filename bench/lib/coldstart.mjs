@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildDir, benchDir } from './paths.mjs'
 import { median, shuffle, sameJson } from './timing.mjs'
+import { childError } from './child-error.mjs'
 
 const child = fileURLToPath(new URL('./cold-child.mjs', import.meta.url))
 
@@ -47,17 +48,6 @@ export async function runColdStart({ workload, systemIds, spec, expected, opts, 
     log(`  ${id.padEnd(12)} ${o.status === 'ok' ? `import→result ${o.importToResultMs.toFixed(1)} ms   process start→result ${o.processStartToResultMs.toFixed(1)} ms   spawn→exit ${o.spawnToExitMs.toFixed(1)} ms${o.phasesMs ? `   [${phaseLine(o.phasesMs)}]` : ''}` : `error: ${o.note}`}`)
   }
   return out
-}
-
-/** A child reports its own error as { error } on stdout; otherwise show the end of its stderr. */
-function childError(p) {
-  const last = p.stdout?.trim().split('\n').pop()
-  let reported
-  try {
-    reported = JSON.parse(last).error
-  } catch {}
-  if (reported) throw new Error(reported)
-  if (p.status !== 0) throw new Error((p.stderr || `exit ${p.status}`).trim().split('\n').filter((l) => /Error/.test(l))[0] ?? `exit ${p.status}`)
 }
 
 export const phaseLine = (ph) => Object.entries(ph).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')

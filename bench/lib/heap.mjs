@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildDir, benchDir } from './paths.mjs'
 import { median, sameJson } from './timing.mjs'
+import { childError } from './child-error.mjs'
 
 const child = fileURLToPath(new URL('./heap-child.mjs', import.meta.url))
 export const HEAP_FLAGS = ['--expose-gc', '--min-semi-space-size=256', '--max-semi-space-size=256']
@@ -37,15 +38,4 @@ export async function runHeap({ workload, systemIds, spec, expected, opts, log }
     }
   }
   return { method: `node ${HEAP_FLAGS.join(' ')}; heapUsed delta around one run after gc(), minus the same for a no-op; median of ${opts.heap.samples}`, systems: out }
-}
-
-/** A child reports its own error as { error } on stdout; otherwise show the end of its stderr. */
-function childError(p) {
-  const last = p.stdout?.trim().split('\n').pop()
-  let reported
-  try {
-    reported = JSON.parse(last).error
-  } catch {}
-  if (reported) throw new Error(reported)
-  if (p.status !== 0) throw new Error((p.stderr || `exit ${p.status}`).trim().split('\n').filter((l) => /Error/.test(l))[0] ?? `exit ${p.status}`)
 }
