@@ -24,10 +24,14 @@ export function lineStarts(source: string): number[] {
 /** A reusable locator for one source: binary search over the lazily built line table. */
 export class SourceLocator {
   private starts: number[] | undefined
+  /** Line index of the last answer: lookups mostly walk forward through the source. */
+  private lastLine = 0
   constructor(readonly source: string) {}
 
   position(offset: number): Position {
     const starts = (this.starts ??= lineStarts(this.source))
+    const near = this.lastLine
+    if (starts[near]! <= offset && !(starts[near + 1]! <= offset)) return { line: near + 1, column: offset - starts[near]! }
     let lo = 0
     let hi = starts.length - 1
     while (lo < hi) {
@@ -35,6 +39,7 @@ export class SourceLocator {
       if (starts[mid]! <= offset) lo = mid
       else hi = mid - 1
     }
+    this.lastLine = lo
     return { line: lo + 1, column: offset - starts[lo]! }
   }
 

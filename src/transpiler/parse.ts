@@ -11,7 +11,8 @@ import { Parser, parse, tokTypes, type Comment, type Expression, type Options, t
 import type { CodeName } from '../diagnostics/codes.ts'
 import type { LowerContext } from './context.ts'
 
-const BASE: Options = { ecmaVersion: 'latest', sourceType: 'module', locations: true }
+// No `locations`: LowerContext.loc finds line and column from `node.start`.
+const BASE: Options = { ecmaVersion: 'latest', sourceType: 'module' }
 
 /** Acorn messages that name a construct we have a dedicated code for. */
 const MESSAGE_CODES: Array<[RegExp, CodeName]> = [
