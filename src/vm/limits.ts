@@ -99,16 +99,18 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
   const fuel = o.fuel === undefined ? DEFAULTS.fuel : positive(o.fuel, 'fuel', true)
   const timeoutMs = o.timeoutMs === undefined ? fuel * DEFAULTS.msPerFuel : positive(o.timeoutMs, 'timeoutMs', true)
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw bad('signal must be an AbortSignal')
+  // The sub-records are checked only when given: most runs pass just `fuel`.
   const costOverrides = o.costOverrides === undefined ? NONE : record(o.costOverrides, 'costOverrides')
-  for (const [k, v] of Object.entries(costOverrides)) {
-    if (typeof v === 'function') continue
-    positive(v, `costOverrides.${k}`, true)
+  if (costOverrides !== NONE) {
+    for (const [k, v] of Object.entries(costOverrides)) if (typeof v !== 'function') positive(v, `costOverrides.${k}`, true)
   }
   const quotas = o.quotas === undefined ? NONE : record(o.quotas, 'quotas')
-  for (const [k, v] of Object.entries(quotas)) positive(v, `quotas.${k}`, true)
+  if (quotas !== NONE) for (const [k, v] of Object.entries(quotas)) positive(v, `quotas.${k}`, true)
   const limits = o.limits === undefined ? NONE : record(o.limits, 'limits')
-  for (const k of Object.keys(limits)) if (!LIMIT_KEYS.has(k)) throw bad(`Unknown limit "${k}"`)
-  for (const fn of ['random', 'now', 'uuid'] as const) if (o[fn] !== undefined && typeof o[fn] !== 'function') throw bad(`${fn} must be a function`)
+  if (limits !== NONE) for (const k of Object.keys(limits)) if (!LIMIT_KEYS.has(k)) throw bad(`Unknown limit "${k}"`)
+  if (o.random !== undefined || o.now !== undefined || o.uuid !== undefined) {
+    for (const fn of ['random', 'now', 'uuid'] as const) if (o[fn] !== undefined && typeof o[fn] !== 'function') throw bad(`${fn} must be a function`)
+  }
   return {
     fuel,
     timeoutMs,

@@ -28,66 +28,74 @@ export const DEFAULT_COPY_LIMITS: CopyLimits = { maxNodes: 1_000_000, maxChars: 
  * Cycle tracking starts below a shallow depth: typical small args pay nothing.
  */
 export function copyIn(value: unknown, limits: CopyLimits = DEFAULT_COPY_LIMITS, what = 'value'): unknown {
-  let nodes = 0
-  let chars = 0
-  let active: Set<object> | null = null
-  const visit = (v: unknown, depth: number): unknown => {
-    if (++nodes > limits.maxNodes) throw vmError('VALUE_TOO_LARGE', `The ${what} has more than ${limits.maxNodes} values`)
-    switch (typeof v) {
-      case 'string':
-        if ((chars += v.length) > limits.maxChars) throw vmError('VALUE_TOO_LARGE', `The ${what} has more than ${limits.maxChars} characters`)
-        return v
-      case 'number': case 'boolean': case 'undefined':
-        return v
-      case 'bigint':
-        throw vmError('VALUE_NOT_DATA', `The ${what} contains a BigInt`)
-      case 'function': case 'symbol':
-        return undefined
-    }
-    if (v === null) return null
-    if (depth > limits.maxDepth) throw vmError('VALUE_TOO_LARGE', `The ${what} nests deeper than ${limits.maxDepth}`)
-    const obj = v as object
-    const tracked = depth >= SHALLOW
-    if (tracked) {
-      active ??= new Set()
-      if (active.has(obj)) throw vmError('VALUE_NOT_DATA', `The ${what} contains a cycle`)
-      active.add(obj)
-    }
-    try {
-      if (Array.isArray(obj)) {
-        const n = obj.length
-        if (n > limits.maxNodes) throw vmError('VALUE_TOO_LARGE', `The ${what} has an array of ${n} items`)
-        const out = new Array(n)
-        for (let i = 0; i < n; i++) out[i] = visit(obj[i], depth + 1)
-        return out
-      }
-      const proto = Object.getPrototypeOf(obj)
-      if (proto !== Object.prototype && proto !== null) {
-        if (obj instanceof GuardedRegex) return obj
-        if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString()
-        if (ArrayBuffer.isView(obj) || obj instanceof Map || obj instanceof Set || obj instanceof Promise || obj instanceof WeakMap) {
-          throw vmError('VALUE_NOT_DATA', `The ${what} contains a ${Object.prototype.toString.call(obj).slice(8, -1)}`)
-        }
-      }
-      const out: Record<string, unknown> = {}
-      const keys = Object.keys(obj)
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i]!
-        if (isForbiddenKey(key)) continue
-        const raw = (obj as Record<string, unknown>)[key]
-        const cv = visit(raw, depth + 1)
-        if (cv !== undefined || raw === undefined) out[key] = cv
-      }
-      return out
-    } finally {
-      if (tracked) active!.delete(obj)
-    }
-  }
   try {
-    return visit(value, 0)
+    return new HostCopy(limits, what).visit(value, 0)
   } catch (e) {
     if (e instanceof Error && 'code' in e) throw e
     throw vmError('VALUE_NOT_DATA', `The ${what} could not be read as data: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}
+
+/** One copyIn walk: counters live on the instance (a closure per call cost more than the copy of small args). */
+class HostCopy {
+  private nodes = 0
+  private chars = 0
+  private active: Set<object> | null = null
+  constructor(private readonly limits: CopyLimits, private readonly what: string) {}
+
+  visit(v: unknown, depth: number): unknown {
+    if (++this.nodes > this.limits.maxNodes) throw vmError('VALUE_TOO_LARGE', `The ${this.what} has more than ${this.limits.maxNodes} values`)
+    switch (typeof v) {
+      case 'string':
+        if ((this.chars += v.length) > this.limits.maxChars) throw vmError('VALUE_TOO_LARGE', `The ${this.what} has more than ${this.limits.maxChars} characters`)
+        return v
+      case 'number': case 'boolean': case 'undefined':
+        return v
+      case 'object':
+        return v === null ? null : this.object(v, depth)
+      case 'bigint':
+        throw vmError('VALUE_NOT_DATA', `The ${this.what} contains a BigInt`)
+    }
+    return undefined // functions and symbols are dropped
+  }
+
+  private object(obj: object, depth: number): unknown {
+    if (depth > this.limits.maxDepth) throw vmError('VALUE_TOO_LARGE', `The ${this.what} nests deeper than ${this.limits.maxDepth}`)
+    if (depth < SHALLOW) return this.copy(obj, depth)
+    const active = (this.active ??= new Set())
+    if (active.has(obj)) throw vmError('VALUE_NOT_DATA', `The ${this.what} contains a cycle`)
+    active.add(obj)
+    const out = this.copy(obj, depth)
+    active.delete(obj)
+    return out
+  }
+
+  private copy(obj: object, depth: number): unknown {
+    if (Array.isArray(obj)) {
+      const n = obj.length
+      if (n > this.limits.maxNodes) throw vmError('VALUE_TOO_LARGE', `The ${this.what} has an array of ${n} items`)
+      const out = new Array(n)
+      for (let i = 0; i < n; i++) out[i] = this.visit(obj[i], depth + 1)
+      return out
+    }
+    const proto = Object.getPrototypeOf(obj)
+    if (proto !== Object.prototype && proto !== null) {
+      if (obj instanceof GuardedRegex) return obj
+      if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString()
+      if (ArrayBuffer.isView(obj) || obj instanceof Map || obj instanceof Set || obj instanceof Promise || obj instanceof WeakMap) {
+        throw vmError('VALUE_NOT_DATA', `The ${this.what} contains a ${Object.prototype.toString.call(obj).slice(8, -1)}`)
+      }
+    }
+    const out: Record<string, unknown> = {}
+    const keys = Object.keys(obj)
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
+      if (isForbiddenKey(key)) continue
+      const raw = (obj as Record<string, unknown>)[key]
+      const cv = this.visit(raw, depth + 1)
+      if (cv !== undefined || raw === undefined) out[key] = cv
+    }
+    return out
   }
 }
 
@@ -108,39 +116,43 @@ const SHALLOW = 8
  */
 export function exportResult(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value
-  let active: Set<object> | null = null
-  let nodes = 0
-  const visit = (v: any, depth: number): unknown => {
-    if (v instanceof GuardedRegex) return v.toString()
-    if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The result nests too deeply')
-    // A shared nested structure (a = [a, a] forty times) is small but has 2^40 paths: count visits.
-    if (++nodes > MAX_OUT_NODES) tooManyNodes()
-    const tracked = depth >= SHALLOW
-    if (tracked) {
-      active ??= new Set()
-      if (active.has(v)) throw vmError('VALUE_NOT_DATA', 'The result contains a cycle')
-      active.add(v)
-    }
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const x = v[i]
-        if (x !== null && typeof x === 'object') v[i] = visit(x, depth + 1)
-      }
-    } else if (Object.isFrozen(v)) {
-      if (tracked) active!.delete(v)
-      return copyOut(v)
-    } else {
-      const keys = Object.keys(v)
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i]!
-        const x = v[k]
-        if (x !== null && typeof x === 'object') v[k] = visit(x, depth + 1)
-      }
-    }
-    if (tracked) active!.delete(v)
-    return v
+  return exportNode(value, 0, { nodes: 0, active: null })
+}
+
+interface ExportWalk {
+  nodes: number
+  active: Set<object> | null
+}
+
+function exportNode(v: any, depth: number, walk: ExportWalk): unknown {
+  if (v instanceof GuardedRegex) return v.toString()
+  if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The result nests too deeply')
+  // A shared nested structure (a = [a, a] forty times) is small but has 2^40 paths: count visits.
+  if (++walk.nodes > MAX_OUT_NODES) tooManyNodes()
+  const tracked = depth >= SHALLOW
+  if (tracked) {
+    const active = (walk.active ??= new Set())
+    if (active.has(v)) throw vmError('VALUE_NOT_DATA', 'The result contains a cycle')
+    active.add(v)
   }
-  return visit(value, 0)
+  let out = v
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i]
+      if (x !== null && typeof x === 'object') v[i] = exportNode(x, depth + 1, walk)
+    }
+  } else if (Object.isFrozen(v)) {
+    out = copyOut(v)
+  } else {
+    // for-in, not Object.keys: it reuses the map's enum cache instead of allocating a key array.
+    // Guest objects are plain data, so only own keys are enumerable.
+    for (const k in v) {
+      const x = v[k]
+      if (x !== null && typeof x === 'object') v[k] = exportNode(x, depth + 1, walk)
+    }
+  }
+  if (tracked) walk.active!.delete(v)
+  return out
 }
 
 /** Copy a guest value out to the host (regexes become their source text). */

@@ -50,6 +50,7 @@ function member(c: Compiler, node: any, scope: Scope): CExpr {
     if (typeof name !== 'string') throw compileError('AST_INVALID', 'member.property must be a string unless computed')
     if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${name}"`)
     const a = obj.slot
+    if (name === 'length' && !obj.async) return { fn: lengthOf(o, a), cost: NODE_COST + obj.cost, async: false }
     const fn = obj.async ? (f: Frame) => then(o(f), (v) => getNamed(v, name))
       : a !== undefined ? (f: Frame) => getNamed(f.s[a], name) // `x.name`: read the variable in place
       : (f: Frame) => getNamed(o(f), name)
@@ -67,6 +68,16 @@ function member(c: Compiler, node: any, scope: Scope): CExpr {
     : a !== undefined && b !== undefined ? (f: Frame) => getComputed(f.s[a], f.s[b]) // `xs[i]`
     : (f: Frame) => getComputed(o(f), p(f))
   return { fn, cost: NODE_COST + obj.cost + prop.cost, async }
+}
+
+/**
+ * `x.length`, the most common read (loop bounds): strings and arrays answer
+ * it here, where the property load sees only those two kinds of receiver;
+ * anything else takes the guarded path.
+ */
+function lengthOf(o: (f: Frame) => unknown, a: number | undefined): (f: Frame) => unknown {
+  const len = (v: unknown) => typeof v === 'string' || Array.isArray(v) ? v.length : getNamed(v, 'length')
+  return a !== undefined ? (f) => len(f.s[a]) : (f) => len(o(f))
 }
 
 function binary(c: Compiler, node: any, scope: Scope): CExpr {
