@@ -81,6 +81,8 @@ const childSpec = async (w) => {
   if (ours.ok) {
     spec.oursBundle = ours.bundle
     spec.oursVmBundle = ours.vmBundle
+    spec.oursBundleMin = ours.bundleMin
+    spec.oursVmBundleMin = ours.vmBundleMin
     try {
       spec.astText = JSON.stringify(ours.mod.transpile(w.source, { filename: `${w.id}.ajs` }).ast)
     } catch {}

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
-import { buildDir, repoDir, oursBundle, oursVmBundle, pkgVersion } from './paths.mjs'
+import { buildDir, repoDir, oursBundle, oursVmBundle, oursBundleMin, oursVmBundleMin, pkgVersion } from './paths.mjs'
 
 // root: the repo (working tree) or a snapshot of src/ from git (--rev).
 const entriesFor = (root) => ({
@@ -57,13 +57,22 @@ export async function buildOurs(root = repoDir) {
     return { ok: false, reason: `src/index.ts does not build: ${firstLine(e)}` }
   }
   let vmBundle
+  let vmBundleMin
   if (existsSync(entries.vm)) {
     try {
       await build({ ...common, entryPoints: [entries.vm], outfile: oursVmBundle })
       vmBundle = oursVmBundle
+      await build({ ...common, minify: true, entryPoints: [entries.vm], outfile: oursVmBundleMin })
+      vmBundleMin = oursVmBundleMin
     } catch {}
   }
-  return loadOurs(oursBundle, vmBundle, oursVersion())
+  let bundleMin
+  try {
+    await build({ ...common, minify: true, entryPoints: [entries.full], outfile: oursBundleMin })
+    bundleMin = oursBundleMin
+  } catch {}
+  const ours = await loadOurs(oursBundle, vmBundle, oursVersion())
+  return ours.ok ? { ...ours, bundleMin, vmBundleMin } : ours
 }
 
 async function loadOurs(bundle, vmBundle, version) {
@@ -120,6 +129,7 @@ export async function bundleSizes(root = repoDir) {
           minBytes: code.length,
           gzipBytes: gzipSync(code, { level: 9 }).length,
           packages,
+          composition: composition(r.metafile),
           ...(platform === 'node' ? { note: `not bundleable for browsers: ${firstLine(lastError)}` } : {}),
         }
         break
@@ -131,6 +141,18 @@ export async function bundleSizes(root = repoDir) {
   }
   out.esbuild = pkgVersion('esbuild')
   return out
+}
+
+/** Minified bytes per part of the bundle (a source folder, or a package), largest first. */
+function composition(metafile) {
+  const parts = new Map()
+  for (const out of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(out.inputs)) {
+      const part = pkgOf(input) ?? input.replace(/^.*?(src\/)/, '$1').split('/').slice(0, -1).join('/')
+      parts.set(part, (parts.get(part) ?? 0) + bytesInOutput)
+    }
+  }
+  return [...parts].map(([part, bytes]) => ({ part, bytes })).sort((a, b) => b.bytes - a.bytes)
 }
 
 const pkgOf = (input) => input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1]

@@ -1,7 +1,8 @@
 // One cold start, in a fresh `node` process: argv = <system> <spec.json>.
 // The clock starts before the system's first import and stops at the first
 // result of agent-typical. The workload text is read before the clock starts
-// (every system gets the same text); JS-Interpreter gets its ES5 lowering
+// (every system gets the same text); ours is imported from a minified
+// self-contained bundle, built like the shipped dist/; JS-Interpreter gets its ES5 lowering
 // made ahead by the parent (a build step, like our transpile for ours-ast).
 import { readFileSync } from 'node:fs'
 
@@ -15,7 +16,7 @@ const cases = {
     return new Function(`${w.source}\nreturn ${w.entry}`)()(w.args)
   },
   async 'ours-source'() {
-    const { AgentVM, transpile } = await import(spec.oursBundle)
+    const { AgentVM, transpile } = await import(spec.oursBundleMin ?? spec.oursBundle)
     mark('import')
     const { ast } = transpile(w.source, { filename: `${w.id}.ajs` })
     mark('transpile')
@@ -24,7 +25,7 @@ const cases = {
     return unwrap(await vm.run(ast, w.args, { fuel: 1e9 }))
   },
   async 'ours-ast'() {
-    const { AgentVM } = await import(spec.oursVmBundle)
+    const { AgentVM } = await import(spec.oursVmBundleMin ?? spec.oursVmBundle)
     mark('import')
     const ast = JSON.parse(spec.astText)
     mark('JSON.parse')

@@ -14,6 +14,10 @@ export const workloadsIndex = join(workloadsDir, 'index.mjs')
 // Bundles of our TypeScript, made by build.mjs (Node cannot import .ts).
 export const oursBundle = join(buildDir, 'ajs.mjs')
 export const oursVmBundle = join(buildDir, 'ajs-vm.mjs')
+// Minified like the shipped dist/ (self-contained, dependencies inlined): what
+// a user's cold `import` parses. The cold-start section uses these.
+export const oursBundleMin = join(buildDir, 'ajs.min.mjs')
+export const oursVmBundleMin = join(buildDir, 'ajs-vm.min.mjs')
 
 import { readFileSync } from 'node:fs'
 

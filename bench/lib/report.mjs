@@ -11,6 +11,7 @@ export const TARGETS = [
   { key: 'exponent', what: 'transpile growth exponent 3k → 12k lines', limit: 1.2, unit: '' },
   { key: 'bundle', what: 'VM bundle (src/vm/index.ts), min + gzip -9', limit: 20, unit: 'KB' },
   { key: 'cold', what: 'cold start import → first result (from source)', limit: 10, unit: 'ms' },
+  { key: 'coldAst', what: 'cold start import → first result (ajs-lang/vm, compiled AST)', limit: 10, unit: 'ms' },
   { key: 'heap', what: 'V8 heap allocated by one arith-loop run', limit: 1, unit: 'MB' },
 ]
 
@@ -27,6 +28,7 @@ export function oursFigures(r) {
     exponent: r.transpile?.exponent?.transpile3to12,
     bundle: b?.gzipBytes ? b.gzipBytes / 1000 : undefined,
     cold: r.cold?.['ours-source']?.importToResultMs,
+    coldAst: r.cold?.['ours-ast']?.importToResultMs,
     heap: r.heap?.systems?.ours?.status === 'ok' ? r.heap.systems.ours.bytes / 1e6 : undefined,
   }
 }
@@ -170,6 +172,16 @@ export function renderMarkdown(r) {
     p()
     for (const k of ['vm', 'full']) if (r.bundle[k]?.note) p(`- ${r.bundle[k].entry}: ${r.bundle[k].note}`)
     p()
+    const parts = r.bundle.vm?.composition
+    if (parts) {
+      const total = parts.reduce((t, x) => t + x.bytes, 0)
+      p(`Where the VM bundle's minified bytes go (esbuild metafile; gzip shares are proportional estimates):`)
+      p()
+      p('| part | minified | share | ≈ gzip |')
+      p('| --- | ---: | ---: | ---: |')
+      for (const x of parts) p(`| ${x.part} | ${x.bytes.toLocaleString('en-US')} B | ${n((100 * x.bytes) / total, 1)}% | ${n((x.bytes / total) * r.bundle.vm.gzipBytes / 1000, 1)} KB |`)
+      p()
+    }
     if (r.bundle.vm?.packages?.some((x) => x.startsWith('acorn'))) {
       p('**acorn is inside the VM bundle**: the `ajs-lang/vm` entry must not pull the transpiler in.')
       p()
