@@ -40,35 +40,46 @@ export function jsonParse(rt: Run, text: unknown): unknown {
  * Cycles are left for the native call to report as a TypeError.
  */
 function checkJsonSize(rt: Run, value: unknown, pad: number): void {
-  const max = rt.maxStringLength
-  // The current path, for cycles: an array while shallow (typical values), a Set when deep.
-  const path: object[] = []
-  let deep: Set<object> | null = null
-  let chars = 0
-  const walk = (v: unknown, depth: number): void => {
+  const walk = new JsonSizeWalk(rt, pad)
+  walk.visit(value, 1)
+  if (walk.chars > rt.maxStringLength) rt.heapLimit(walk.chars * 2)
+}
+
+/** Below this depth the walk keeps no path: a cycle always goes deeper, and is caught there. */
+const UNTRACKED_DEPTH = 32
+
+class JsonSizeWalk {
+  chars = 0
+  /** Objects on the current path below UNTRACKED_DEPTH (cycle detection). */
+  private path: Set<object> | null = null
+  private readonly max: number
+  constructor(private readonly rt: Run, private readonly pad: number) {
+    this.max = rt.maxStringLength
+  }
+
+  visit(v: unknown, depth: number): void {
     if (v === null || typeof v !== 'object') {
-      chars += typeof v === 'string' ? v.length + 2 : 8
+      this.chars += typeof v === 'string' ? v.length + 2 : 8
       return
     }
-    if (deep ? deep.has(v) : path.includes(v)) return
-    if (depth > MAX_JSON_DEPTH) throw vmError('RANGE_ERROR', `The value nests deeper than ${MAX_JSON_DEPTH} levels to serialise`)
-    chars += 2 + pad * depth
-    if (chars > max) rt.heapLimit(chars * 2)
-    rt.tick()
-    path.push(v)
-    if (deep) deep.add(v)
-    else if (path.length > 32) deep = new Set(path)
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) { chars += 1 + pad * depth; walk(v[i], depth + 1) }
-    } else if (!(v instanceof GuardedRegex)) {
-      const keys = Object.keys(v)
-      for (let i = 0; i < keys.length; i++) { const k = keys[i]!; chars += k.length + 4 + pad * depth; walk((v as any)[k], depth + 1) }
+    const tracked = depth > UNTRACKED_DEPTH
+    if (tracked) {
+      const path = (this.path ??= new Set())
+      if (path.has(v)) return
+      if (depth > MAX_JSON_DEPTH) throw vmError('RANGE_ERROR', `The value nests deeper than ${MAX_JSON_DEPTH} levels to serialise`)
+      path.add(v)
     }
-    path.pop()
-    deep?.delete(v)
+    const indent = this.pad * depth
+    this.chars += 2 + indent
+    if (this.chars > this.max) this.rt.heapLimit(this.chars * 2)
+    this.rt.tick()
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) { this.chars += 1 + indent; this.visit(v[i], depth + 1) }
+    } else if (!(v instanceof GuardedRegex)) {
+      for (const k in v) { this.chars += k.length + 4 + indent; this.visit((v as any)[k], depth + 1) }
+    }
+    if (tracked) this.path!.delete(v)
   }
-  walk(value, 1)
-  if (chars > max) rt.heapLimit(chars * 2)
 }
 
 const MAX_JSON_DEPTH = 5_000
