@@ -33,6 +33,38 @@ export function oursFigures(r) {
   }
 }
 
+// The issue's reference table (same workloads, measured when the targets were
+// set). Absolute times here drift with the shared machine's speed; the peers'
+// figures in this run against these tell by how much.
+const REFERENCE = {
+  agentUs: { quickjs: 38, sval: 35, jsinterp: 532 },
+  coldMs: { quickjs: 44, sval: 59, jsinterp: 48 },
+}
+
+/** Lines comparing this run's peer figures with the reference table: the machine-speed factor for absolute-time targets. */
+function calibration(r) {
+  const median = (xs) => xs.sort((a, b) => a - b)[(xs.length - 1) >> 1]
+  const rows = []
+  const agentRow = r.exec?.rows?.find((x) => x.id === 'agent-typical')
+  const agent = Object.entries(REFERENCE.agentUs)
+    .map(([id, ref]) => [id, agentRow?.systems?.[id]?.status === 'ok' ? agentRow.systems[id].medianUs / ref : undefined])
+    .filter(([, k]) => k !== undefined)
+  const ours = agentRow?.systems?.ours
+  if (agent.length && ours?.status === 'ok') {
+    const k = median(agent.map(([, x]) => x))
+    rows.push(`- Machine speed, agent-typical per run: the peers took ${agent.map(([id, x]) => `${id} ×${n(x, 2)}`).join(', ')} their reference times, median ×${n(k, 2)}; ours at the reference speed would be ≈ ${n(ours.medianUs / k, 1)} µs (derived, not measured).`)
+  }
+  const cold = Object.entries(REFERENCE.coldMs)
+    .map(([id, ref]) => [id, r.cold?.[id]?.status === 'ok' ? r.cold[id].importToResultMs / ref : undefined])
+    .filter(([, k]) => k !== undefined)
+  if (cold.length && r.cold?.['ours-ast']?.status === 'ok') {
+    const k = median(cold.map(([, x]) => x))
+    rows.push(`- Machine speed, cold start: the peers took ${cold.map(([id, x]) => `${id} ×${n(x, 2)}`).join(', ')} their reference times, median ×${n(k, 2)}; ours at the reference speed would be ≈ ${n(r.cold['ours-source'].importToResultMs / k, 1)} ms from source, ${n(r.cold['ours-ast'].importToResultMs / k, 1)} ms from an AST (derived, not measured).`)
+  }
+  if (rows.length) rows.push('')
+  return rows
+}
+
 const n = (x, d = 1) => (x === undefined || Number.isNaN(x) ? '–' : x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }))
 
 export function renderMarkdown(r) {
@@ -66,6 +98,7 @@ export function renderMarkdown(r) {
     p(`| ${t.what} | ≤ ${t.unit === '×' ? '×' : ''}${t.limit}${t.unit && t.unit !== '×' ? ` ${t.unit}` : ''} | ${v === undefined ? '–' : `${t.unit === '×' ? '×' : ''}${n(v, 2)}${t.unit && t.unit !== '×' ? ` ${t.unit}` : ''}`} | ${status} |`)
   }
   p()
+  for (const line of calibration(r)) p(line)
 
   if (r.exec) {
     const rows = r.exec.rows
