@@ -160,8 +160,11 @@ function v6(cidr: string, kind: V6Range['kind']): V6Range {
   return { base: parseIPv6(ip!)!, bits: Number(bits), kind }
 }
 
+// The range tables are parsed on first use, not at import: an import of the
+// package should not pay for parsing 30 CIDRs it may never need.
+
 /** IPv4 ranges that are not public; first match wins, so specific entries come first. */
-const V4_RANGES: readonly V4Range[] = Object.freeze([
+const v4Ranges = (): readonly V4Range[] => Object.freeze([
   v4('169.254.169.254/32', 'metadata'),
   v4('255.255.255.255/32', 'broadcast'),
   v4('0.0.0.0/8', 'unspecified'),
@@ -182,7 +185,7 @@ const V4_RANGES: readonly V4Range[] = Object.freeze([
 ])
 
 /** IPv6 ranges; anything outside 2000::/3 that is not listed here is reserved. */
-const V6_RANGES: readonly V6Range[] = Object.freeze([
+const v6Ranges = (): readonly V6Range[] => Object.freeze([
   v6('::/128', 'unspecified'),
   v6('::1/128', 'loopback'),
   v6('::ffff:0:0/96', 'embedded-v4'),
@@ -200,7 +203,8 @@ const V6_RANGES: readonly V6Range[] = Object.freeze([
   v6('ff00::/8', 'multicast'),
 ])
 
-const GLOBAL_UNICAST = v6('2000::/3', 'reserved')
+let tables: { v4: readonly V4Range[]; v6: readonly V6Range[]; globalUnicast: V6Range } | undefined
+const ranges = () => (tables ??= { v4: v4Ranges(), v6: v6Ranges(), globalUnicast: v6('2000::/3', 'reserved') })
 
 function inV4(n: number, r: V4Range): boolean {
   if (r.bits === 0) return true
@@ -214,18 +218,18 @@ function inV6(n: bigint, r: { base: bigint; bits: number }): boolean {
 }
 
 function classifyV4(n: number): AddressKind {
-  for (const r of V4_RANGES) if (inV4(n, r)) return r.kind
+  for (const r of ranges().v4) if (inV4(n, r)) return r.kind
   return 'public'
 }
 
 function classifyV6(n: bigint): AddressKind {
-  for (const r of V6_RANGES) {
+  for (const r of ranges().v6) {
     if (!inV6(n, r)) continue
     if (r.kind === 'embedded-v4') return classifyV4(Number(n & 0xffffffffn))
     if (r.kind === 'embedded-6to4') return classifyV4(Number((n >> 80n) & 0xffffffffn))
     return r.kind
   }
-  return inV6(n, GLOBAL_UNICAST) ? 'public' : 'reserved'
+  return inV6(n, ranges().globalUnicast) ? 'public' : 'reserved'
 }
 
 function info(family: 4 | 6, kind: AddressKind, address: string): AddressInfo {
