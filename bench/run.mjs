@@ -66,17 +66,10 @@ if (opts.sections.includes('exec')) {
   log('== 1. execution (median per run; × = slowdown vs native)')
   results.exec = await runExecution({ workloads: pickWorkloads(opts.only), systems, opts, log })
 }
-// Section 2 runs a second time with this flag (see below).
-const BIG_YOUNG_GEN = '--max-semi-space-size=64'
 if (opts.sections.includes('transpile')) {
   log('\n== 2. transpile vs acorn.parse (locations on) on the generated large source')
   const spec = { genLarge: join(workloadsDir, 'gen-large.mjs'), oursBundle: ours.ok ? ours.bundle : undefined, transpile: opts.transpile, seed: opts.seed }
-  results.transpile = runTranspileInChild(spec)
-  // Scaling again with a larger young generation: shows how much of the
-  // growth is the garbage collector promoting the large, live parse trees.
-  log(`  again with node ${BIG_YOUNG_GEN} (garbage-collector effect on growth):`)
-  const big = runTranspileInChild(spec, [BIG_YOUNG_GEN])
-  results.transpile.bigYoungGen = { nodeFlag: BIG_YOUNG_GEN, sizes: big.sizes, exponent: big.exponent }
+  results.transpile = await runTranspileSizes(spec)
 }
 // Cold start and heap run in child processes that are given what they need.
 const childSpec = async (w) => {
@@ -126,12 +119,29 @@ if (opts.write) {
 }
 
 /** Section 2 in a fresh process (see lib/transpile-child.mjs); its progress lines pass through. */
-function runTranspileInChild(spec, nodeFlags = []) {
+/**
+ * Section 2 with each source size in its own fresh process: the garbage of a
+ * smaller size's parses would otherwise be on the heap while the next size is
+ * timed, and the growth exponent would measure the heap, not the work.
+ */
+async function runTranspileSizes(spec) {
+  const { SIZES, summarize } = await import('./lib/transpile.mjs')
+  const rows = []
+  let last
+  for (const size of SIZES) {
+    last = runTranspileInChild({ ...spec, only: [size.label] })
+    rows.push(...last.sizes)
+    if (last.sizes.at(-1)?.transpileMs > opts.transpile.maxRunMs) break
+  }
+  return summarize(rows, last.acornVersion, last.parseOptions)
+}
+
+function runTranspileInChild(spec) {
   const specPath = join(buildDir, 'transpile-spec.json')
   mkdirSync(buildDir, { recursive: true })
   writeFileSync(specPath, JSON.stringify(spec))
   const child = join(benchDir, 'lib', 'transpile-child.mjs')
-  const r = spawnSync(process.execPath, [...nodeFlags, child, specPath], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 << 20 })
+  const r = spawnSync(process.execPath, [child, specPath], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 16 << 20 })
   if (r.status !== 0) throw new Error(`transpile section failed (exit ${r.status})`)
   return JSON.parse(r.stdout.trim().split('\n').pop())
 }

@@ -161,12 +161,6 @@ export function renderMarkdown(r) {
     const e = t.exponent
     p(`Growth exponent (time ∝ lines^k): transpile 3k→6k ${n(e.transpile3to6, 2)}, 3k→12k ${n(e.transpile3to12, 2)}; acorn 3k→6k ${n(e.acorn3to6, 2)}, 3k→12k ${n(e.acorn3to12, 2)}; transpile minus acorn, 3k→12k: ${n(e.excess3to12, 2)}.`)
     p()
-    const big = t.bigYoungGen
-    if (big) {
-      const b = big.exponent
-      p(`Same sizes in a process started with \`node ${big.nodeFlag}\` (a 64 MB young generation instead of the default 16 MB, so the large live parse trees are not copied and promoted by the scavenger mid-parse): transpile 3k→12k ${n(b.transpile3to12, 2)}, acorn 3k→12k ${n(b.acorn3to12, 2)}; times ${big.sizes.map((x) => `${x.label} ${n(x.transpileMs, 1)} ms (acorn ${n(x.acornMs, 1)})`).join(', ')}.`)
-      p()
-    }
   }
 
   if (r.cold) {

@@ -5,17 +5,17 @@
 import { measureInterleaved } from './timing.mjs'
 import { pkgVersion } from './paths.mjs'
 
-const SIZES = [
+export const SIZES = [
   { label: '3k', helpers: 24, blocks: 250 },
   { label: '6k', helpers: 48, blocks: 500 },
   { label: '12k', helpers: 96, blocks: 1000 },
 ]
 
-export async function runTranspile({ generateLargeSource, transpile, opts, log }) {
+export async function runTranspile({ generateLargeSource, transpile, opts, log, only }) {
   const acorn = await import('acorn')
   const parseOpts = { ecmaVersion: 'latest', sourceType: 'script', locations: true }
   const sizes = []
-  for (const size of SIZES) {
+  for (const size of SIZES.filter((x) => !only || only.includes(x.label))) {
     const source = generateLargeSource({ helpers: size.helpers, blocks: size.blocks })
     const lines = source.split('\n').length - 1
     const runners = { acorn: { isAsync: false, run: () => acorn.parse(source, parseOpts) } }
@@ -43,6 +43,11 @@ export async function runTranspile({ generateLargeSource, transpile, opts, log }
       break
     }
   }
+  return summarize(sizes, pkgVersion('acorn'), parseOpts)
+}
+
+/** The section's result from its measured sizes (in SIZES order). */
+export function summarize(sizes, acornVersion, parseOptions) {
   const e = {
     transpile3to6: exponent(sizes, 0, 1, 'transpileMs'),
     transpile3to12: exponent(sizes, 0, 2, 'transpileMs'),
@@ -52,7 +57,7 @@ export async function runTranspile({ generateLargeSource, transpile, opts, log }
   // What our work adds on top of the parser's own growth (GC of big ASTs
   // makes even acorn super-linear here): 0 means "grows like acorn".
   if (e.transpile3to12 !== undefined) e.excess3to12 = e.transpile3to12 - e.acorn3to12
-  return { acornVersion: pkgVersion('acorn'), parseOptions: parseOpts, sizes, exponent: e }
+  return { acornVersion, parseOptions, sizes, exponent: e }
 }
 
 /** Growth exponent k in time ∝ lines^k between two sizes. */

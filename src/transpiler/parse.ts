@@ -7,7 +7,8 @@
  * nodes we can refuse with a precise message).
  */
 
-import { Parser, parse, tokTypes, type Comment, type Expression, type Options, type Program } from 'acorn'
+import { tokTypes, type Comment, type Expression, type Options, type Program } from 'acorn'
+import { LinearScopeParser } from './linear-scopes.ts'
 import type { CodeName } from '../diagnostics/codes.ts'
 import type { LowerContext } from './context.ts'
 
@@ -45,7 +46,7 @@ export interface Parsed {
 export function parseProgram(source: string, ctx: LowerContext): Parsed {
   const comments: Comment[] = []
   try {
-    const program = parse(source, {
+    const program = LinearScopeParser.parse(source, {
       ...BASE,
       onComment: (block, text, start, end) => {
         if (block && text.startsWith('*')) comments.push({ type: 'Block', value: text, start, end })
@@ -68,7 +69,7 @@ interface ExpressionParser {
 /** Parse exactly one expression; anything but whitespace and comments after it is an error. */
 export function parseExpression(source: string, ctx: LowerContext): Expression {
   try {
-    const ParserCtor = Parser as unknown as new (options: Options, input: string, pos: number) => ExpressionParser
+    const ParserCtor = LinearScopeParser as unknown as new (options: Options, input: string, pos: number) => ExpressionParser
     const parser = new ParserCtor(BASE, source, 0)
     parser.nextToken()
     const node = parser.parseExpression()
