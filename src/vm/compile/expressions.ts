@@ -10,6 +10,7 @@ import { vmError } from '../errors.ts'
 import { BINARY_OPS, UNARY_OPS, specialiseBinary, specialiseBinaryConst, specialiseSlotOps, specialiseOneSlot, unknownOperator } from './operators.ts'
 import { isP, seq2, seqN, then } from './async.ts'
 import type { CExpr, Scope } from './context.ts'
+import { fuseNested } from './nested-fusion.ts'
 import { compileError } from './context.ts'
 import type { Compiler } from './compiler.ts'
 import { GLOBAL_VALUES } from '../builtins/globals.ts'
@@ -97,7 +98,10 @@ function binary(c: Compiler, node: any, scope: Scope): CExpr {
     : right.slot !== undefined && !left.constant ? specialiseOneSlot(op, right.slot, left.fn, false) : undefined
   const special = fused ?? (right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value) : undefined) ?? oneSlot
   const fn = special ?? specialiseBinary(op, left.fn, right.fn) ?? ((f: Frame) => impl(left.fn(f), right.fn(f), f))
-  return { fn, cost, async: false }
+  const leftShape = { slot: left.slot, num: typeof left.constant?.value === 'number' ? left.constant.value : undefined }
+  const nested = left.slotOp ? fuseNested(op, left.slotOp, rightShape, true, fn)
+    : right.slotOp ? fuseNested(op, right.slotOp, leftShape, false, fn) : undefined
+  return { fn: nested ?? fn, cost, async: false }
 }
 
 function logical(c: Compiler, node: any, scope: Scope): CExpr {
