@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CORE_OPS, type OpCategory } from '../src/ast/nodes.ts'
+import { opDoc } from '../src/ast/docs.ts'
 import { ATOM_COSTS } from '../src/vm/fuel.ts'
 
 export const AST_DOC_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/ast.md')
@@ -34,7 +35,7 @@ export function opsReference(): string {
     out.push(`### ${TITLES[cat]}`, '')
     for (const [op, spec] of Object.entries(CORE_OPS)) {
       if (spec.category !== cat) continue
-      out.push(`#### \`${op}\``, '', `${spec.doc} Cost: ${ATOM_COSTS[op] ?? 1} fuel.`, '')
+      out.push(`#### \`${op}\``, '', `${opDoc(op)} Cost: ${ATOM_COSTS[op] ?? 1} fuel.`, '')
       const fields = Object.entries(spec.fields)
       if (fields.length === 0) { out.push('No fields.', ''); continue }
       out.push('| field | kind | required | meaning |', '| --- | --- | --- | --- |')

@@ -34,7 +34,13 @@ export type OpCategory = 'control' | 'state' | 'collection' | 'text' | 'io' | 'p
 export interface OpSpec {
   category: OpCategory
   fields: Record<string, FieldSpec>
-  doc: string
+  /**
+   * Atoms (ops the VM runs as library calls) carry their description here:
+   * it is run-time data, the description of their tool definitions. The
+   * language ops' descriptions are documentation only and live in docs.ts,
+   * out of the VM bundle.
+   */
+  doc?: string
 }
 
 const f = (kind: FieldKind, doc?: string): FieldSpec => ({ kind, doc })
@@ -51,112 +57,93 @@ const label = opt('string', 'loop label for labelled break/continue')
 /** The core ops. Custom atoms (defineAtom) add ops whose fields are all `value`. */
 export const CORE_OPS: Record<string, OpSpec> = {
   // --- control -----------------------------------------------------------
-  seq: { category: 'control', doc: 'Run steps in order (a block).', fields: { steps: f('steps') } },
-  scope: { category: 'control', doc: 'A block with its own lexical scope.', fields: { steps: f('steps') } },
+  seq: { category: 'control', fields: { steps: f('steps') } },
+  scope: { category: 'control', fields: { steps: f('steps') } },
   if: {
     category: 'control',
-    doc: 'Run `then` when `condition` is truthy, else `else`.',
     fields: { condition: f('expr'), then: f('steps'), else: opt('steps') },
   },
   while: {
     category: 'control',
-    doc: 'Loop while `condition` is truthy.',
     fields: { condition: f('expr'), body: f('steps'), label },
   },
   doWhile: {
     category: 'control',
-    doc: 'Run `body`, then loop while `condition` is truthy.',
     fields: { condition: f('expr'), body: f('steps'), label },
   },
   for: {
     category: 'control',
-    doc: 'C-style loop; `init` declarations are scoped to the loop.',
     fields: { init: opt('steps'), condition: opt('expr'), update: opt('expr'), body: f('steps'), label },
   },
   forOf: {
     category: 'control',
-    doc: 'Iterate the elements of an array (or characters of a string).',
     fields: { target: f('pattern'), kind: opt('declKind'), iterable: f('expr'), body: f('steps'), label },
   },
   forIn: {
     category: 'control',
-    doc: 'Iterate the own enumerable keys of an object (indices of an array).',
     fields: { target: f('pattern'), kind: opt('declKind'), object: f('expr'), body: f('steps'), label },
   },
   switch: {
     category: 'control',
-    doc: 'JavaScript `switch` with strict-equality matching and fall-through.',
     fields: { discriminant: f('expr'), cases: f('cases'), label },
   },
-  break: { category: 'control', doc: 'Leave the innermost (or labelled) loop or switch.', fields: { label } },
-  continue: { category: 'control', doc: 'Next iteration of the innermost (or labelled) loop.', fields: { label } },
-  return: { category: 'control', doc: 'Return from the current function (or lambda).', fields: { value: opt('value') } },
-  throw: { category: 'control', doc: 'Throw a value as a guest error.', fields: { value: f('value') } },
+  break: { category: 'control', fields: { label } },
+  continue: { category: 'control', fields: { label } },
+  return: { category: 'control', fields: { value: opt('value') } },
+  throw: { category: 'control', fields: { value: f('value') } },
   try: {
     category: 'control',
-    doc: 'Run `try`; on error bind `catchParam` and run `catch`; always run `finally`.',
     fields: { try: f('steps'), catchParam: opt('pattern'), catch: opt('steps'), finally: opt('steps') },
   },
   parallel: {
     category: 'control',
-    doc: 'Run branches concurrently; the value is the array of the branches\' `return` values.',
     fields: { branches: f('branches') },
   },
-  expr: { category: 'control', doc: 'Evaluate an expression (its value goes to `result`).', fields: { value: f('value') } },
+  expr: { category: 'control', fields: { value: f('value') } },
   Error: {
     category: 'control',
-    doc: 'Throw an error with `message` (and optional `name`, `data`).',
     fields: { message: f('value'), name: opt('value'), data: opt('value') },
   },
 
   // --- state -------------------------------------------------------------
   varSet: {
     category: 'state',
-    doc: 'Assign `value` to the variable `key` in scope (declaring it in the function scope if none).',
     fields: { key: f('name'), value: f('value') },
   },
   constSet: {
     category: 'state',
-    doc: 'Declare a block-scoped constant.',
     fields: { key: f('name'), value: f('value') },
   },
-  varsLet: { category: 'state', doc: 'Declare block-scoped `let` variables, in order.', fields: { vars: f('bindings') } },
-  varGet: { category: 'state', doc: 'Read a variable (value goes to `result`).', fields: { key: f('name') } },
+  varsLet: { category: 'state', fields: { vars: f('bindings') } },
+  varGet: { category: 'state', fields: { key: f('name') } },
   varsImport: {
     category: 'state',
-    doc: 'Declare `let` variables from the same-named fields of the run\'s args.',
     fields: { keys: f('names') },
   },
   varsExport: {
     category: 'state',
-    doc: 'Build an object from the named variables (value goes to `result`).',
     fields: { keys: f('names') },
   },
   destructure: {
     category: 'state',
-    doc: 'Destructure `value` into `pattern` as a `let`/`const` declaration or an assignment.',
     fields: { kind: f('declKind'), pattern: f('pattern'), value: f('value') },
   },
 
   // --- collections ---------------------------------------------------------
   map: {
     category: 'collection',
-    doc: 'For each item (bound to `as`), run `steps`; the `return` value of each iteration forms the array.',
     fields: { items: f('value'), as: f('name'), index: opt('name'), steps: f('steps') },
   },
   filter: {
     category: 'collection',
-    doc: 'Keep the items (bound to `as`) for which `condition` is truthy.',
     fields: { items: f('value'), as: f('name'), index: opt('name'), condition: f('expr') },
   },
   reduce: {
     category: 'collection',
-    doc: 'Fold items: `accumulator` starts at `initial`; each iteration `return`s the next accumulator.',
     fields: { items: f('value'), as: f('name'), accumulator: f('name'), initial: f('value'), steps: f('steps') },
   },
   find: {
     category: 'collection',
-    doc: 'The first item (bound to `as`) for which `condition` is truthy, else `null`.',
     fields: { items: f('value'), as: f('name'), index: opt('name'), condition: f('expr') },
   },
   push: { category: 'collection', doc: 'Append `item` to the array `list`; value is the new length.', fields: { list: f('value'), item: f('value') } },
@@ -222,12 +209,10 @@ export const CORE_OPS: Record<string, OpSpec> = {
   hash: { category: 'utility', doc: 'Hex SHA-256 of the JSON text of `value`.', fields: { value: f('value') } },
   memoize: {
     category: 'utility',
-    doc: 'Run `steps` once per `key` within a run; later calls reuse the `return` value.',
     fields: { key: f('value'), steps: f('steps') },
   },
   cache: {
     category: 'utility',
-    doc: 'Like memoize, but kept across runs in `capabilities.store` (key `cache:<key>`) for `ttlMs`.',
     fields: { key: f('value'), ttlMs: opt('value'), steps: f('steps') },
   },
   consoleLog: { category: 'utility', doc: 'Log values (to trace and `capabilities.console`).', fields: { message: f('value') } },
@@ -238,27 +223,26 @@ export const CORE_OPS: Record<string, OpSpec> = {
 export interface ExprSpec {
   /** Child fields holding expressions (or arrays of them), for walkers. */
   children: string[]
-  doc: string
 }
 
 /** Every `$expr` kind with its child fields. */
 export const EXPR_KINDS: Record<string, ExprSpec> = {
-  literal: { children: [], doc: 'A constant JSON value.' },
-  ident: { children: [], doc: 'A variable, or a global (`Math`, `JSON`, `undefined`, ...).' },
-  member: { children: ['object', 'property'], doc: 'Property access; null-safe; `computed` for `a[i]`.' },
-  binary: { children: ['left', 'right'], doc: 'Arithmetic, comparison, bitwise, `in`.' },
-  logical: { children: ['left', 'right'], doc: '`&&`, `||`, `??` with short-circuit.' },
-  unary: { children: ['argument'], doc: '`-`, `+`, `!`, `~`, `typeof`, `void`, `delete`.' },
-  conditional: { children: ['test', 'consequent', 'alternate'], doc: 'Ternary `a ? b : c`.' },
-  array: { children: ['elements'], doc: 'Array literal (elements may be `spread`).' },
-  object: { children: ['properties'], doc: 'Object literal (properties may be `spread`).' },
-  spread: { children: ['argument'], doc: '`...x` inside array, object or call arguments.' },
-  template: { children: ['expressions'], doc: 'Template literal.' },
-  call: { children: ['args'], doc: 'Helper, atom or global function call.' },
-  methodCall: { children: ['object', 'args'], doc: 'Allowlisted method or namespace static.' },
-  lambda: { children: ['body'], doc: 'Arrow callback of an array method.' },
-  assign: { children: ['target', 'value'], doc: 'Assignment (also compound and logical).' },
-  update: { children: ['argument'], doc: '`++` / `--`, prefix or postfix.' },
-  sequence: { children: ['expressions'], doc: 'Comma operator.' },
-  regex: { children: [], doc: 'Regular expression literal (ReDoS-guarded).' },
+  literal: { children: [] },
+  ident: { children: [] },
+  member: { children: ['object', 'property'] },
+  binary: { children: ['left', 'right'] },
+  logical: { children: ['left', 'right'] },
+  unary: { children: ['argument'] },
+  conditional: { children: ['test', 'consequent', 'alternate'] },
+  array: { children: ['elements'] },
+  object: { children: ['properties'] },
+  spread: { children: ['argument'] },
+  template: { children: ['expressions'] },
+  call: { children: ['args'] },
+  methodCall: { children: ['object', 'args'] },
+  lambda: { children: ['body'] },
+  assign: { children: ['target', 'value'] },
+  update: { children: ['argument'] },
+  sequence: { children: ['expressions'] },
+  regex: { children: [] },
 }

@@ -9,6 +9,7 @@
  * reports every problem with a JSON pointer.
  */
 import { CORE_OPS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, type FieldKind } from './nodes.ts'
+import { EXPR_DOCS, opDoc } from './docs.ts'
 
 type Schema = Record<string, unknown>
 
@@ -103,7 +104,7 @@ export function buildAjsSchema(): Schema {
   for (const kind of exprKinds) {
     const f = EXPR_FIELDS[kind]
     if (!f) throw new Error(`schema: no fields for expression kind ${kind}`)
-    defs[`expr_${kind}`] = node('$expr', kind, { ...f.properties, ...loc }, f.required, EXPR_KINDS[kind]!.doc)
+    defs[`expr_${kind}`] = node('$expr', kind, { ...f.properties, ...loc }, f.required, EXPR_DOCS[kind])
   }
   defs.expr = {
     description: 'An expression node, discriminated by `$expr`.',
@@ -151,7 +152,7 @@ export function buildAjsSchema(): Schema {
       properties[field] = fs.doc ? { ...fieldSchema(fs.kind), description: fs.doc } : fieldSchema(fs.kind)
       if (!fs.optional) required.push(field)
     }
-    defs[`step_${op}`] = node('op', op, properties, required, spec.doc)
+    defs[`step_${op}`] = node('op', op, properties, required, opDoc(op))
   }
   defs.step_custom = {
     description: 'A custom atom (defineAtom): every field is a value.',

@@ -86,3 +86,21 @@ describe('the schema refuses what validateAst refuses', () => {
     })
   }
 })
+
+describe('descriptions of the vocabulary', () => {
+  test('every op has exactly one description: inline for atoms, in docs.ts for language ops', async () => {
+    const { LANGUAGE_OP_DOCS, EXPR_DOCS, opDoc } = await import('../../src/ast/docs.ts')
+    const { coreAtoms } = await import('../../src/vm/index.ts')
+    const atomOps = new Set(Object.values(coreAtoms as Record<string, { op: string }>).map((a) => a.op))
+    for (const [op, spec] of Object.entries(CORE_OPS)) {
+      const inline = spec.doc !== undefined
+      const separate = Object.prototype.hasOwnProperty.call(LANGUAGE_OP_DOCS, op)
+      expect({ op, described: inline !== separate }).toEqual({ op, described: true })
+      // Atoms need theirs at run time (tool definitions); language ops keep theirs out of the VM bundle.
+      expect({ op, inline }).toEqual({ op, inline: atomOps.has(op) })
+      expect(opDoc(op)!.length).toBeGreaterThan(10)
+    }
+    expect(Object.keys(LANGUAGE_OP_DOCS).filter((op) => !(op in CORE_OPS))).toEqual([])
+    expect(Object.keys(EXPR_DOCS).sort()).toEqual(Object.keys(EXPR_KINDS).sort())
+  })
+})

@@ -1,0 +1,67 @@
+/**
+ * Descriptions of the language ops and expression kinds, for the docs and
+ * the JSON Schema. They are kept out of nodes.ts so the VM bundle does not
+ * carry them: the VM only needs the descriptions of atoms (nodes.ts), which
+ * become tool definitions at run time.
+ */
+import { CORE_OPS } from './nodes.ts'
+
+export const LANGUAGE_OP_DOCS: Readonly<Record<string, string>> = {
+  seq: 'Run steps in order (a block).',
+  scope: 'A block with its own lexical scope.',
+  if: 'Run `then` when `condition` is truthy, else `else`.',
+  while: 'Loop while `condition` is truthy.',
+  doWhile: 'Run `body`, then loop while `condition` is truthy.',
+  for: 'C-style loop; `init` declarations are scoped to the loop.',
+  forOf: 'Iterate the elements of an array (or characters of a string).',
+  forIn: 'Iterate the own enumerable keys of an object (indices of an array).',
+  switch: 'JavaScript `switch` with strict-equality matching and fall-through.',
+  break: 'Leave the innermost (or labelled) loop or switch.',
+  continue: 'Next iteration of the innermost (or labelled) loop.',
+  return: 'Return from the current function (or lambda).',
+  throw: 'Throw a value as a guest error.',
+  try: 'Run `try`; on error bind `catchParam` and run `catch`; always run `finally`.',
+  parallel: 'Run branches concurrently; the value is the array of the branches\' `return` values.',
+  expr: 'Evaluate an expression (its value goes to `result`).',
+  Error: 'Throw an error with `message` (and optional `name`, `data`).',
+  varSet: 'Assign `value` to the variable `key` in scope (declaring it in the function scope if none).',
+  constSet: 'Declare a block-scoped constant.',
+  varsLet: 'Declare block-scoped `let` variables, in order.',
+  varGet: 'Read a variable (value goes to `result`).',
+  varsImport: 'Declare `let` variables from the same-named fields of the run\'s args.',
+  varsExport: 'Build an object from the named variables (value goes to `result`).',
+  destructure: 'Destructure `value` into `pattern` as a `let`/`const` declaration or an assignment.',
+  map: 'For each item (bound to `as`), run `steps`; the `return` value of each iteration forms the array.',
+  filter: 'Keep the items (bound to `as`) for which `condition` is truthy.',
+  reduce: 'Fold items: `accumulator` starts at `initial`; each iteration `return`s the next accumulator.',
+  find: 'The first item (bound to `as`) for which `condition` is truthy, else `null`.',
+  memoize: 'Run `steps` once per `key` within a run; later calls reuse the `return` value.',
+  cache: 'Like memoize, but kept across runs in `capabilities.store` (key `cache:<key>`) for `ttlMs`.',
+
+}
+
+export const EXPR_DOCS: Readonly<Record<string, string>> = {
+  literal: 'A constant JSON value.',
+  ident: 'A variable, or a global (`Math`, `JSON`, `undefined`, ...).',
+  member: 'Property access; null-safe; `computed` for `a[i]`.',
+  binary: 'Arithmetic, comparison, bitwise, `in`.',
+  logical: '`&&`, `||`, `??` with short-circuit.',
+  unary: '`-`, `+`, `!`, `~`, `typeof`, `void`, `delete`.',
+  conditional: 'Ternary `a ? b : c`.',
+  array: 'Array literal (elements may be `spread`).',
+  object: 'Object literal (properties may be `spread`).',
+  spread: '`...x` inside array, object or call arguments.',
+  template: 'Template literal.',
+  call: 'Helper, atom or global function call.',
+  methodCall: 'Allowlisted method or namespace static.',
+  lambda: 'Arrow callback of an array method.',
+  assign: 'Assignment (also compound and logical).',
+  update: '`++` / `--`, prefix or postfix.',
+  sequence: 'Comma operator.',
+  regex: 'Regular expression literal (ReDoS-guarded).',
+}
+
+/** The description of any core op. */
+export function opDoc(op: string): string | undefined {
+  return CORE_OPS[op]?.doc ?? LANGUAGE_OP_DOCS[op]
+}
