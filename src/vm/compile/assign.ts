@@ -3,10 +3,10 @@
  * slot, or an (object, key) pair evaluated once in JavaScript order. Plain
  * identifier targets get direct slot-writing closures (the loop hot path).
  */
-import type { Frame } from '../runtime.ts'
+import { NORMAL, type Completion, type Frame } from '../runtime.ts'
 import { NODE_COST } from '../fuel.ts'
 import { getComputed, isForbiddenKey, setProp } from '../guards.ts'
-import type { CExpr, Scope } from './context.ts'
+import type { CExpr, CStep, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { Compiler } from './compiler.ts'
 import { BINARY_OPS, unknownOperator } from './operators.ts'
@@ -100,24 +100,46 @@ export function compileAssign(c: Compiler, node: any, scope: Scope): CExpr {
   if (ref.slot !== undefined && !value.async) {
     const slot = ref.slot
     if (binop === '+') {
+      const add = (f: Frame): unknown => {
+        const a = f.s[slot] as any, b = v(f)
+        if (typeof a === 'object' || typeof b === 'object') return (f.s[slot] = impl(a, b, f))
+        const r = a + b
+        return (f.s[slot] = typeof r === 'string' ? f.rt.chargeString(r) : r)
+      }
       return {
-        fn: (f) => {
-          const a = f.s[slot] as any, b = v(f)
-          if (typeof a === 'object' || typeof b === 'object') return (f.s[slot] = impl(a, b, f))
-          const r = a + b
-          return (f.s[slot] = typeof r === 'string' ? f.rt.chargeString(r) : r)
-        },
+        fn: add,
         cost,
         async: false,
+        step: (f) => {
+          const a = f.s[slot] as any, b = v(f)
+          if (typeof a === 'number' && typeof b === 'number') f.s[slot] = a + b
+          else if (typeof a === 'object' || typeof b === 'object') f.s[slot] = impl(a, b, f)
+          else { const r = a + b; f.s[slot] = typeof r === 'string' ? f.rt.chargeString(r) : r }
+          return NORMAL
+        },
       }
     }
-    return { fn: (f) => (f.s[slot] = impl(f.s[slot], v(f), f)), cost, async: false }
+    return {
+      fn: (f) => (f.s[slot] = impl(f.s[slot], v(f), f)),
+      cost,
+      async: false,
+      step: numericStep(binop, slot, v, impl),
+    }
   }
   const fn = (f: Frame) => then(ref.prepare(f), (h) => {
     const cur = ref.get(f, h)
     return then(v(f), (val) => ref.set(f, h, impl(cur, val, f)))
   })
   return { fn, cost, async }
+}
+
+/** `x op= v` as a statement: numbers inline, anything else through the operator (same result, same fuel). */
+function numericStep(op: string, slot: number, v: (f: Frame) => unknown, impl: (a: any, b: any, f: Frame) => unknown): CStep {
+  switch (op) {
+    case '-': return (f) => { const a = f.s[slot], b = v(f); f.s[slot] = typeof a === 'number' && typeof b === 'number' ? a - b : impl(a, b, f); return NORMAL }
+    case '*': return (f) => { const a = f.s[slot], b = v(f); f.s[slot] = typeof a === 'number' && typeof b === 'number' ? a * b : impl(a, b, f); return NORMAL }
+    default: return (f) => { f.s[slot] = impl(f.s[slot], v(f), f); return NORMAL }
+  }
 }
 
 /** `+v` for `++`/`--`: objects take the guarded ToPrimitive (see builtins/coerce.ts). */
@@ -132,7 +154,12 @@ export function compileUpdate(c: Compiler, node: any, scope: Scope): CExpr {
     const fn = prefix
       ? (f: Frame) => (f.s[slot] = toNum(f.s[slot]) + delta)
       : (f: Frame) => { const old = toNum(f.s[slot]); f.s[slot] = old + delta; return old }
-    return { fn, cost: NODE_COST + ref.cost, async: false }
+    const step = (f: Frame): Completion => {
+      const old = f.s[slot]
+      f.s[slot] = (typeof old === 'number' ? old : toNum(old)) + delta
+      return NORMAL
+    }
+    return { fn, cost: NODE_COST + ref.cost, async: false, slotInc: { slot, delta }, step }
   }
   const fn = (f: Frame) => then(ref.prepare(f), (h) => {
     const old = toNum(ref.get(f, h))

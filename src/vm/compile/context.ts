@@ -23,6 +23,13 @@ export interface CExpr {
   selfLocated?: boolean
   /** Set for `slot op number` / `slot op slot` superinstructions: lets steps fuse them. */
   slotOp?: { op: string; a: number; num?: number; slot?: number }
+  /** Set for `x++` / `x--` (any form) on a variable: lets loops step it inline. */
+  slotInc?: { slot: number; delta: number }
+  /**
+   * The same effect as a step, for expressions whose value is discarded
+   * (`i++`, `total += x` as statements): one closure instead of two.
+   */
+  step?: CStep
 }
 
 export type CStep = (f: Frame) => Completion | Promise<Completion>

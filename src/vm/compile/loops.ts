@@ -32,6 +32,8 @@ interface LoopParts {
   /** `slot < k` / `slot < slot` tests, checked inline by the counting-loop variant. */
   lessThan?: { a: number; num?: number; slot?: number }
   updateSync?: boolean
+  /** The update is `slot++` / `slot--` (the counting loop does it inline for numbers). */
+  inc?: { slot: number; delta: number }
   /** `next` never returns a Promise (skip the check in the hot loop). */
   nextSync?: boolean
   /** Runs before each iteration (binds the loop variable, or evaluates the test); false ends the loop. */
@@ -78,6 +80,9 @@ function makeCountingLoop(p: LoopParts): (f: Frame) => Completion | Promise<Comp
   const k = num ?? 0
   const updateSync = p.updateSync === true
   const iterCost = ITERATION_COST + nextCost
+  // `i++` / `i--` updates are done here when the variable holds a number.
+  const incSlot = p.inc?.slot ?? -1
+  const incDelta = p.inc?.delta ?? 0
   return (f) => {
     const rt = f.rt
     const s = f.s
@@ -94,8 +99,12 @@ function makeCountingLoop(p: LoopParts): (f: Frame) => Completion | Promise<Comp
       }
       if (update) {
         if ((rt.left -= updateCost) < 0) rt.outOfFuel()
-        const u = update(f)
-        if (!updateSync && isP(u)) return slowLoop(f, p, 'update', u)
+        const v = incSlot >= 0 ? s[incSlot] : undefined
+        if (typeof v === 'number') s[incSlot] = v + incDelta
+        else {
+          const u = update(f)
+          if (!updateSync && isP(u)) return slowLoop(f, p, 'update', u)
+        }
       }
     }
   }
@@ -176,6 +185,7 @@ function forLoop(c: Compiler, step: Step, scope: Scope): CStepInfo {
     nextCost: cond?.cost ?? 0,
     body: body.run,
     update: update ? update.fn : null,
+    inc: update?.slotInc,
     updateCost: update?.cost ?? 0,
     bodyFirst: false,
   }, initRun ? (f) => {

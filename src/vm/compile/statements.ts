@@ -208,7 +208,7 @@ function exprStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const store = storeResult(c, step, scope)
   const v = val.fn
   const cost = STEP_COST + val.cost
-  if (!val.async && step.result === undefined) return { run: (f) => { v(f); return NORMAL }, async: false, cost: cost }
+  if (!val.async && step.result === undefined) return { run: val.step ?? ((f) => { v(f); return NORMAL }), async: false, cost: cost }
   if (!val.async) return { run: (f) => { return store(f, v(f)) }, async: false, cost: cost }
   return { run: (f) => { return then(v(f), (x) => store(f, x)) }, async: true, cost: cost }
 }

@@ -1,0 +1,61 @@
+/**
+ * Statement forms of `x op= e`, `x++` / `x--` and the inline `i++` of
+ * counting loops must behave exactly as JavaScript for every kind of value,
+ * (their fuel is pinned by the workloads test: arith-loop-idiomatic uses all three).
+ */
+import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { AgentVM } from '../../src/vm/index.ts'
+import { transpile } from '../../src/transpiler/index.ts'
+
+const vm = new AgentVM()
+
+function compileBoth(source: string) {
+  // eslint-disable-next-line no-new-func -- the reference semantics, test only
+  const native = new Function(`return (${source.replace(/^function \w+/, 'function')})`)() as (a: unknown) => unknown
+  return { ast: transpile(source).ast, native }
+}
+
+const value = fc.oneof(
+  fc.integer({ min: -20, max: 20 }),
+  fc.double({ min: -100, max: 100 }),
+  fc.constantFrom(0, -0, 0.5, '2', 'ab', '', null, true, false),
+  fc.constantFrom([3], [], { a: 1 }),
+)
+
+const STATEMENTS = ['x += y', 'x -= y', 'x *= y', 'x /= y', 'x %= y', 'x **= y', 'x++', 'x--', '++x', '--x', 'x += y; x += y']
+const programs = new Map(STATEMENTS.map((st) => [st, compileBoth(`function f({ x, y }) { ${st}; return { x } }`)]))
+
+describe('fused statements', () => {
+  test('x op= y and x++ / x-- as statements agree with JavaScript', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...STATEMENTS), value, value, async (st, x, y) => {
+        const p = programs.get(st)!
+        const expected = (p.native(structuredClone({ x, y })) as { x: unknown }).x
+        const run = await vm.run(p.ast, { x, y })
+        expect(run.error).toBeUndefined()
+        const got = (run.result as { x: unknown }).x
+        const same = typeof got === 'number' && typeof expected === 'number' ? Object.is(got, expected) : JSON.stringify(got) === JSON.stringify(expected)
+        if (!same) throw new Error(`${st} with x=${JSON.stringify(x)}, y=${JSON.stringify(y)}: VM ${String(got)}, JS ${String(expected)}`)
+      }),
+      { numRuns: 2000, seed: 11 },
+    )
+  })
+
+  test('the counting loop steps i inline, and still follows JS when i stops being a number', async () => {
+    const cases = [
+      'function f({ n }) { let t = 0; for (let i = 0; i < n; i++) { t += i } return { t } }',
+      'function f({ n }) { let t = 0; for (let i = n; i > 0; i--) { t += i } return { t } }',
+      "function f({ n }) { let t = 0; for (let i = 0; i < n; i++) { if (i === 3) { i = '7' } t += 1 } return { t } }",
+      'function f({ n }) { let t = []; for (let i = 0; i < n; i++) { t.push(i); if (i === 2 && t.length < 4) { i = null } } return { t } }',
+      'function f({ n }) { let t = 0; for (let i = 0.5; i < n; i++) { t += i } return { t } }',
+      'function f({ n }) { let seen = []; for (let i = 3; i < n; i--) { seen.push(i); if (seen.length > 4) break } return { seen } }',
+    ]
+    for (const source of cases) {
+      const p = compileBoth(source)
+      const r = await vm.run(p.ast, { n: 6 }, { fuel: 1e5 })
+      expect({ source, result: r.result }).toEqual({ source, result: p.native({ n: 6 }) })
+    }
+  })
+  // Fuel: test/vm/workloads.test.ts pins fuelUsed of arith-loop-idiomatic (for, i++, +=) to the last digit.
+})
