@@ -42,7 +42,7 @@ describe('fused statements', () => {
     )
   })
 
-  test('the counting loop steps i inline, and still follows JS when i stops being a number', async () => {
+  test('counting loops (< <= > >=) test and step i inline, and still follow JS when i stops being a number', async () => {
     const cases = [
       'function f({ n }) { let t = 0; for (let i = 0; i < n; i++) { t += i } return { t } }',
       'function f({ n }) { let t = 0; for (let i = n; i > 0; i--) { t += i } return { t } }',
@@ -50,6 +50,11 @@ describe('fused statements', () => {
       'function f({ n }) { let t = []; for (let i = 0; i < n; i++) { t.push(i); if (i === 2 && t.length < 4) { i = null } } return { t } }',
       'function f({ n }) { let t = 0; for (let i = 0.5; i < n; i++) { t += i } return { t } }',
       'function f({ n }) { let seen = []; for (let i = 3; i < n; i--) { seen.push(i); if (seen.length > 4) break } return { seen } }',
+      'function f({ n }) { let seen = []; for (let i = n; i >= 0; i--) { seen.push(i) } return { seen } }',
+      'function f({ n }) { let seen = []; for (let i = n; i > 2; i--) { seen.push(i) } return { seen } }',
+      'function f({ n }) { let seen = []; let i = 0; while (i <= n) { seen.push(i); i = i + 2 } return { seen } }',
+      "function f({ n }) { let seen = []; for (let i = 0; i <= n; i++) { seen.push(i); if (i === 1) { i = '4' } } return { seen } }",
+      "function f({ n }) { let seen = []; let k = '3'; for (let i = 0; i <= k; i++) { seen.push(i) } return { seen } }",
     ]
     for (const source of cases) {
       const p = compileBoth(source)

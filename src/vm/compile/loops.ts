@@ -29,8 +29,8 @@ function afterBody(f: Frame, code: Completion, label: string | undefined): Compl
 
 interface LoopParts {
   label: string | undefined
-  /** `slot < k` / `slot < slot` tests, checked inline by the counting-loop variant. */
-  lessThan?: { a: number; num?: number; slot?: number }
+  /** `slot < k` / `slot <= slot` / ... tests, checked inline by the counting-loop variant. */
+  lessThan?: { op: string; a: number; num?: number; slot?: number }
   updateSync?: boolean
   /** The update is `slot++` / `slot--` (the counting loop does it inline for numbers). */
   inc?: { slot: number; delta: number }
@@ -70,12 +70,13 @@ async function slowLoop(f: Frame, p: LoopParts, phase: 'next' | 'body' | 'update
 }
 
 /**
- * The counting loop (`while (i < n)`, `for (...; i < n; ...)`) with its test
+ * The counting loop (`while (i < n)`, `for (...; i >= 0; ...)`, any of < <= > >=) with its test
  * done inline: one closure call fewer per iteration on the hottest shape.
  */
 function makeCountingLoop(p: LoopParts): (f: Frame) => Completion | Promise<Completion> {
   const { next, body, update, label, nextCost, updateCost } = p
   const { a, num, slot } = p.lessThan!
+  const cmp = COMPARE_CODES[p.lessThan!.op]!
   const d = slot ?? -1
   const k = num ?? 0
   const updateSync = p.updateSync === true
@@ -90,7 +91,7 @@ function makeCountingLoop(p: LoopParts): (f: Frame) => Completion | Promise<Comp
       if ((++rt.ticks & 1023) === 0) rt.checkTime()
       if ((rt.left -= iterCost) < 0) rt.outOfFuel()
       const x = s[a], y = d >= 0 ? s[d] : k
-      if (!(typeof x === 'number' && typeof y === 'number' ? x < y : next(f))) return NORMAL
+      if (!(typeof x === 'number' && typeof y === 'number' ? compare(cmp, x, y) : next(f))) return NORMAL
       const code = body(f)
       if (code !== NORMAL) {
         if (typeof code !== 'number') return slowLoop(f, p, 'body', code)
@@ -154,9 +155,16 @@ function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
   }
 }
 
+const COMPARE_CODES: Readonly<Record<string, number>> = { '<': 0, '<=': 1, '>': 2, '>=': 3 }
+
+/** The loop test; always this one function at its call site, so V8 inlines it. */
+function compare(code: number, x: number, y: number): boolean {
+  return code === 0 ? x < y : code === 1 ? x <= y : code === 2 ? x > y : x >= y
+}
+
 function lessThanOf(cond: CExpr): LoopParts['lessThan'] {
   const b = cond.slotOp
-  return b && b.op === '<' && !cond.async ? { a: b.a, num: b.num, slot: b.slot } : undefined
+  return b && Object.prototype.hasOwnProperty.call(COMPARE_CODES, b.op) && !cond.async ? { op: b.op, a: b.a, num: b.num, slot: b.slot } : undefined
 }
 
 function whileLoop(c: Compiler, step: Step, scope: Scope, bodyFirst: boolean): CStepInfo {
