@@ -119,6 +119,13 @@ function logical(c: Compiler, node: any, scope: Scope): CExpr {
   if (left.async || right.async) {
     return { fn: (f) => then(l(f), (v) => (goRight(v) ? takeRight(f) : v)), cost, async: true }
   }
+  const b = right.slot
+  if (b !== undefined && (node.op === '&&' || node.op === '||')) {
+    // `test && flag`: the right-hand variable is read in place (one closure call fewer).
+    return node.op === '&&'
+      ? { fn: (f) => { const v = l(f); if (!v) return v; f.rt.charge(rc); return f.s[b] }, cost, async: false }
+      : { fn: (f) => { const v = l(f); if (v) return v; f.rt.charge(rc); return f.s[b] }, cost, async: false }
+  }
   switch (node.op) {
     case '&&': return { fn: (f) => { const v = l(f); if (!v) return v; f.rt.charge(rc); return r(f) }, cost, async: false }
     case '||': return { fn: (f) => { const v = l(f); if (v) return v; f.rt.charge(rc); return r(f) }, cost, async: false }
