@@ -1,5 +1,6 @@
 /**
- * Two-level superinstructions (`(x op1 y) op2 z`, `z op2 (x op1 k)`) must
+ * Two-level superinstructions (`(x op1 y) op2 z`, `z op2 (x op1 k)`) and
+ * logical operators reading a variable in place (`t && flag`) must
  * give exactly what JavaScript gives, for numbers (the fused path) and for
  * every other kind of operand (the ordinary path it falls back to).
  */
@@ -11,6 +12,7 @@ import { transpile } from '../../src/transpiler/index.ts'
 const INNER = ['+', '-', '*', '/', '%'] as const
 const OUTER = ['+', '-', '*', '/', '%', '<', '<=', '>', '>=', '===', '!=='] as const
 const SHAPES = [
+  (_o1: string, o2: string) => (o2 === '<' ? '(x < 3) && y' : o2 === '>' ? '(x > 3) || y' : o2 === '===' ? 'x && y' : '(x % 2 === 1) || z'),
   (o1: string, o2: string) => `(x ${o1} y) ${o2} z`,
   (o1: string, o2: string) => `(x ${o1} 3) ${o2} z`,
   (o1: string, o2: string) => `(x ${o1} y) ${o2} 7`,
