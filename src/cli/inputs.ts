@@ -4,7 +4,7 @@
  * quoted globs work the same on every shell.
  */
 import { readdirSync, statSync } from 'node:fs'
-import { join, relative, resolve, sep } from 'node:path'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { CliError } from './io.ts'
 
 export interface InputFile {
@@ -12,6 +12,13 @@ export interface InputFile {
   path: string
   /** Path relative to the base the argument started from (keeps directory layout in `-o`). */
   rel: string
+  /** What messages show: relative to the working directory, or absolute outside it (clickable either way). */
+  display: string
+}
+
+function displayPath(cwd: string, file: string): string {
+  const r = relative(cwd, file)
+  return r === '' || r.startsWith('..') || isAbsolute(r) ? file : posix(r)
 }
 
 const GLOB_CHARS = /[*?{[]/
@@ -63,7 +70,7 @@ export function expandInputs(args: readonly string[], cwd: string): InputFile[] 
       try {
         for (const file of walk(base)) {
           const rel = posix(relative(base, file))
-          if (re.test(rel)) { out.set(file, { path: file, rel }); n++ }
+          if (re.test(rel)) { out.set(file, { path: file, rel, display: displayPath(cwd, file) }); n++ }
         }
       } catch { /* a missing base matches nothing */ }
       if (n === 0) throw new CliError(`${arg}: no files match`, 1)
@@ -77,9 +84,9 @@ export function expandInputs(args: readonly string[], cwd: string): InputFile[] 
       throw new CliError(`${arg}: no such file or directory`, 1)
     }
     if (st.isDirectory()) {
-      for (const file of walk(path)) if (file.endsWith('.ajs')) out.set(file, { path: file, rel: posix(relative(path, file)) })
+      for (const file of walk(path)) if (file.endsWith('.ajs')) out.set(file, { path: file, rel: posix(relative(path, file)), display: displayPath(cwd, file) })
     } else {
-      out.set(path, { path, rel: posix(relative(cwd, path)).replace(/^(\.\.\/)+/, '') })
+      out.set(path, { path, rel: posix(relative(cwd, path)).replace(/^(\.\.\/)+/, ''), display: displayPath(cwd, path) })
     }
   }
   return [...out.values()]

@@ -90,7 +90,7 @@ describe('ajsc build', () => {
     const r = ajsc(['build', 'flows'], { cwd: dir })
     expect(r.code).toBe(0)
     const ast = JSON.parse(readFileSync(join(dir, 'flows/add.json'), 'utf8'))
-    expect(ast).toMatchObject({ ajs: 1, op: 'seq', name: 'add', file: 'add.ajs' })
+    expect(ast).toMatchObject({ ajs: 1, op: 'seq', name: 'add', file: 'flows/add.ajs' })
     expect(existsSync(join(dir, 'flows/nested/twice.json'))).toBe(true)
     expect(existsSync(join(dir, 'flows/readme.json'))).toBe(false)
     expect(r.stderr).toContain('2 built')
@@ -112,7 +112,7 @@ describe('ajsc build', () => {
     expect(r.code).toBe(0)
     const summary = JSON.parse(r.stdout)
     expect(summary.failed).toBe(0)
-    expect(summary.outputs.map((o: { input: string }) => o.input).sort()).toEqual(['add.ajs', 'nested/twice.ajs'])
+    expect(summary.outputs.map((o: { input: string }) => o.input).sort()).toEqual(['flows/add.ajs', 'flows/nested/twice.ajs'])
     expect(ajsc(['build', 'flows/**/*.nope'], { cwd: dir }).code).toBe(1)
   })
 
@@ -159,6 +159,13 @@ describe('ajsc check', () => {
     const r = ajsc(['check', 'flows/add.ajs'], { cwd: dir })
     expect(r.code).toBe(0)
     expect(r.stderr).toContain('1 file checked: no errors')
+  })
+
+  test('messages name files as the user can open them: relative to the working directory, absolute outside it', () => {
+    const inside = ajsc(['check', 'broken'], { cwd: dir })
+    expect(inside.stderr).toContain('broken/bad.ajs:2:12: error AJS3001')
+    const elsewhere = ajsc(['check', join(dir, 'broken/bad.ajs')], { cwd: join(dir, 'flows') })
+    expect(elsewhere.stderr).toContain(`${join(dir, 'broken/bad.ajs')}:2:12: error AJS3001`)
   })
 
   test('errors: file:line:col: error CODE: message, a code frame, exit 1', () => {

@@ -65,7 +65,7 @@ export async function buildCommand(inputs: string[], opts: BuildOptions, io: Cli
 
   const files = expandInputs(inputs, io.cwd)
   const buildOne = (file: InputFile): Outcome => {
-    const display = file.rel
+    const display = file.display
     try {
       const { ast, warnings } = compileSource(readText(file.path), display, atoms)
       const output = outputPath(file, opts.outdir, io.cwd)

@@ -26,7 +26,7 @@ export async function checkCommand(inputs: string[], opts: CheckOptions, io: Cli
   let errors = 0
   let warnings = 0
   for (const file of files) {
-    const name = file.rel
+    const name = file.display
     const diagnostics: JsonDiagnostic[] = []
     const text = readText(file.path)
     if (isAstPath(file.path)) {
