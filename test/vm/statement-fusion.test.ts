@@ -64,3 +64,52 @@ describe('fused statements', () => {
   })
   // Fuel: test/vm/workloads.test.ts pins fuelUsed of arith-loop-idiomatic (for, i++, +=) to the last digit.
 })
+
+describe('if steps', () => {
+  const OPS = ['<', '<=', '>', '>=', '===', '!==']
+  const programs = new Map<string, ReturnType<typeof compileBoth>>()
+  const program = (op: string, shape: number) => {
+    const key = `${op}/${shape}`
+    let p = programs.get(key)
+    if (!p) {
+      const test = shape === 0 ? `x ${op} y` : shape === 1 ? `x ${op} 3` : shape === 2 ? 'x' : `(x ${op} y) || y`
+      p = compileBoth(`function f({ x, y }) {
+        let r = 0
+        if (${test}) { r = 1 } else { r = 2 }
+        if (${test}) { r = r + 10 }
+        if (${test}) { r = r + 100; r = r * 2 } else { r = r - 1 }
+        return { r }
+      }`)
+      programs.set(key, p)
+    }
+    return p
+  }
+
+  test('agree with JavaScript for every test shape and operand kind', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...OPS), fc.integer({ min: 0, max: 3 }), value, value, async (op, shape, x, y) => {
+        const p = program(op, shape)
+        const run = await vm.run(p.ast, { x, y })
+        expect(run.error).toBeUndefined()
+        // Separate clones: the membrane copies x and y apart even when the host passed one object twice.
+        expect(run.result).toEqual(p.native({ x: structuredClone(x), y: structuredClone(y) }) as object)
+      }),
+      { numRuns: 1500, seed: 5 },
+    )
+  })
+
+  test('an error inside a one-step branch points at that step', async () => {
+    const source = 'function f({ n }) {\n  let o = n\n  if (o > 1) {\n    o.x = 1\n  }\n  return { o }\n}'
+    const r = await vm.run(transpile(source).ast, { n: 5 })
+    expect(r.error?.code).toBe('TYPE_ERROR')
+    expect({ line: r.error?.line, column: r.error?.column, op: r.error?.op }).toEqual({ line: 4, column: 4, op: 'expr' })
+  })
+
+  test('the branch block is charged only when taken, as a block', async () => {
+    const ast = transpile('function f({ n }) { let r = 0; if (n > 1) { r = 1 } return { r } }').ast
+    const taken = await vm.run(ast, { n: 5 })
+    const skipped = await vm.run(ast, { n: 0 })
+    // The taken branch adds its block: one varSet step, 0.01 (its value `1` is a JSON literal, free).
+    expect(Math.round((taken.fuelUsed - skipped.fuelUsed) * 1e6) / 1e6).toBe(0.01)
+  })
+})
