@@ -131,7 +131,11 @@ async function runTranspileSizes(spec) {
   for (const size of SIZES) {
     last = runTranspileInChild({ ...spec, only: [size.label] })
     rows.push(...last.sizes)
-    if (last.sizes.at(-1)?.transpileMs > opts.transpile.maxRunMs) break
+    // A super-linear transpiler could take minutes on the next size: stop early.
+    if (last.sizes.at(-1)?.transpileMs > opts.transpile.maxRunMs) {
+      log(`  stopping scaling: one transpile took over ${opts.transpile.maxRunMs} ms`)
+      break
+    }
   }
   return summarize(rows, last.acornVersion, last.parseOptions)
 }

@@ -7,6 +7,7 @@
  */
 import type { Frame, Completion } from '../runtime.ts'
 import type { Loc } from '../../ast/types.ts'
+import type { SlotOp } from './fusion.ts'
 import { vmError, VmError } from '../errors.ts'
 
 /** A compiled expression: `fn` may return a Promise only when `async` is true. */
@@ -22,7 +23,7 @@ export interface CExpr {
   /** The call needs no location wrapper: its errors are located inside (helper bodies) or cannot happen. */
   selfLocated?: boolean
   /** Set for `slot op number` / `slot op slot` superinstructions: lets steps fuse them. */
-  slotOp?: { op: string; a: number; num?: number; slot?: number }
+  slotOp?: SlotOp
   /** Set for `x++` / `x--` (any form) on a variable: lets loops step it inline. */
   slotInc?: { slot: number; delta: number }
   /**

@@ -77,9 +77,10 @@ function member(c: Compiler, node: any, scope: Scope): CExpr {
  * anything else takes the guarded path.
  */
 function lengthOf(o: (f: Frame) => unknown, a: number | undefined): (f: Frame) => unknown {
-  const len = (v: unknown) => typeof v === 'string' || Array.isArray(v) ? v.length : getNamed(v, 'length')
-  return a !== undefined ? (f) => len(f.s[a]) : (f) => len(o(f))
+  return a !== undefined ? (f) => lengthValue(f.s[a]) : (f) => lengthValue(o(f))
 }
+
+const lengthValue = (v: unknown): unknown => (typeof v === 'string' || Array.isArray(v) ? v.length : getNamed(v, 'length'))
 
 function binary(c: Compiler, node: any, scope: Scope): CExpr {
   const op = node.op as string

@@ -10,20 +10,12 @@
  * closure tree (`slow`), so results, coercions and fuel are unchanged.
  */
 import type { Frame } from '../runtime.ts'
+import type { SlotOp } from './fusion.ts'
 
 type Fn = (f: Frame) => unknown
 
 /** An operand the fused closure reads itself: a slot, or a number constant. */
-export interface Leaf {
-  slot?: number
-  num?: number
-}
-
-/** `slot op1 leaf` (what `binary` records as `slotOp`). */
-export interface SlotOp extends Leaf {
-  op: string
-  a: number
-}
+type Leaf = Pick<SlotOp, 'slot' | 'num'>
 
 const ARITH: Readonly<Record<string, number>> = { '+': 0, '-': 1, '*': 2, '/': 3, '%': 4 }
 
