@@ -35,7 +35,16 @@ const ENTRIES = {
   batteries: 'src/batteries/index.ts',
   'plugins-esbuild': 'src/plugins/esbuild.ts',
   'plugins-bun': 'src/plugins/bun.ts',
+  python: 'src/python/index.ts',
+  flows: 'src/flows/index.ts',
+  flowlang: 'src/flowlang/index.ts',
+  workflows: 'src/workflows/index.ts',
+  client: 'src/client/index.ts',
+  server: 'src/server/index.ts',
 }
+
+/** Entries that keep their npm dependencies external (server-side weight stays in node_modules, never inlined). */
+const EXTERNAL_DEPS = new Set(['plugins-esbuild', 'plugins-bun', 'flowlang', 'server'])
 
 const started = Date.now()
 const present = Object.fromEntries(Object.entries(ENTRIES).filter(([, src]) => existsSync(join(root, src))))
@@ -61,8 +70,8 @@ const common = {
 // one file instead of a graph of chunks and packages (measured: ~10 ms
 // instead of ~25 ms to import on the bench machine). The entries share no
 // module state: ASTs, atoms and schemas are plain data, so mixing entries works.
-const libraries = Object.fromEntries(Object.entries(present).filter(([name]) => !name.startsWith('plugins-')))
-const plugins = Object.fromEntries(Object.entries(present).filter(([name]) => name.startsWith('plugins-')))
+const libraries = Object.fromEntries(Object.entries(present).filter(([name]) => !EXTERNAL_DEPS.has(name)))
+const plugins = Object.fromEntries(Object.entries(present).filter(([name]) => EXTERNAL_DEPS.has(name)))
 
 await Promise.all([
   build({ ...common, entryPoints: libraries, outdir: dist, format: 'esm', packages: undefined }),
