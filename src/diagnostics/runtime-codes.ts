@@ -20,7 +20,7 @@ export const RUNTIME_CODES = {
   OPTIONS_INVALID: { message: 'Invalid run options', hint: 'Check the option names and types against the RunOptions documentation.' },
   FUEL_EXHAUSTED: { message: 'Out of fuel', hint: 'Raise `fuel` in the run options, or make the agent do less work.', fatal: true },
   TIMEOUT: { message: 'The run exceeded its time limit', hint: 'Raise `timeoutMs`, or make capabilities answer faster.', fatal: true },
-  ABORTED: { message: 'The run was aborted', hint: 'The host cancelled the run through its AbortSignal.', fatal: true },
+  ABORTED: { message: 'The run was aborted', hint: 'The host cancelled the run (its AbortSignal or its interrupt flag).', fatal: true },
   HEAP_LIMIT: { message: 'The program tried to hold more memory than allowed', hint: 'Build smaller values, or raise `maxHeapBytes`.', fatal: true },
   STACK_OVERFLOW: { message: 'Maximum call depth exceeded', hint: 'Check the recursion has a base case, or raise `limits.maxCallDepth`.' },
   QUOTA_EXCEEDED: { message: 'Atom call quota exceeded', hint: 'Raise the quota for this atom in `quotas`.' },

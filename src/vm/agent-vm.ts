@@ -9,7 +9,7 @@ import { validateAst } from '../ast/validate.ts'
 import { VmError, toVmError, vmError } from './errors.ts'
 import { Compiler, type CompiledProgram } from './compile/compiler.ts'
 import { STEP_COMPILERS } from './compile/statements.ts'
-import { Run } from './runtime.ts'
+import { Run, interrupted } from './runtime.ts'
 import { toUnits } from './fuel.ts'
 import { copyIn, copyOut, exportResult } from './membrane.ts'
 import { normalizeOptions, type NormalizedOptions, type RunOptions } from './limits.ts'
@@ -38,6 +38,8 @@ interface CacheEntry {
 }
 
 const MAX_SOURCE_CACHE = 256
+/** How often a run that waits (for an atom, or between time slices) looks at its interrupt flag. */
+const INTERRUPT_POLL_MS = 5
 
 export interface VmHost {
   procedures: ProcedureStore
@@ -103,6 +105,7 @@ export class AgentVM {
       }
       rt = this.newRun(opts, input, 0)
       if (opts.signal?.aborted) throw vmError('ABORTED')
+      if (opts.interrupt !== undefined && Atomics.load(opts.interrupt, 0) !== 0) throw interrupted()
       const value = compiled.run(rt, input)
       if (!isP(value)) {
         const done = finish({ result: exportResult(value ?? null) as T, fuelUsed: rt.fuelUsed }, rt)
@@ -209,10 +212,13 @@ export class AgentVM {
   private newRun(opts: NormalizedOptions, args: unknown, agentDepth: number, parent?: Run): Run {
     // Spelled out, not spread: a config built by `...opts` made run-time
     // property reads on it 3x slower in the benchmarks (object shape).
+    const now = Date.now()
     return new Run({
       fuelUnits: parent ? Math.max(0, parent.left) : toUnits(opts.fuel),
-      deadline: parent ? parent.deadline : Date.now() + opts.timeoutMs,
+      deadline: parent ? parent.deadline : now + opts.timeoutMs,
+      startedAt: parent ? parent.sliceStart : now,
       signal: opts.signal,
+      interrupt: opts.interrupt,
       capabilities: opts.capabilities,
       context: opts.context,
       costOverrides: opts.costOverrides,
@@ -239,8 +245,14 @@ export class AgentVM {
     const onAbort = () => stop(vmError('ABORTED'))
     if (opts.signal?.aborted) onAbort()
     opts.signal?.addEventListener('abort', onAbort)
+    // A waiting run ticks no more: poll the interrupt flag while it waits.
+    const flag = opts.interrupt
+    const poll = flag === undefined ? undefined : setInterval(() => {
+      if (Atomics.load(flag, 0) !== 0) stop(interrupted())
+    }, INTERRUPT_POLL_MS)
     return () => {
       clearTimeout(timer)
+      if (poll !== undefined) clearInterval(poll)
       opts.signal?.removeEventListener('abort', onAbort)
     }
   }

@@ -23,6 +23,13 @@ export interface RunOptions {
   timeoutMs?: number
   /** Cancels the run (and any waiting capability) when aborted. */
   signal?: AbortSignal
+  /**
+   * Stops the run as ABORTED as soon as element 0 is not 0. Meant to be an
+   * `Int32Array` over a `SharedArrayBuffer`, so another thread can stop a run
+   * that holds this one (`Atomics.store(flag, 0, 1)`). Checked at the same
+   * ticks as the deadline; the VM never writes to it.
+   */
+  interrupt?: Int32Array
   /** Host-provided I/O: fetch, store, llm, agent, console, ... */
   capabilities?: Record<string, unknown>
   /** Read-only request context for atoms (never visible to guest code). */
@@ -52,7 +59,7 @@ export const DEFAULTS = Object.freeze({
   maxAstDepth: 1000,
 })
 
-const KEYS = new Set(['fuel', 'timeoutMs', 'signal', 'capabilities', 'context', 'costOverrides', 'quotas', 'maxHeapBytes', 'trace', 'limits', 'random', 'now', 'uuid'])
+const KEYS = new Set(['fuel', 'timeoutMs', 'signal', 'interrupt', 'capabilities', 'context', 'costOverrides', 'quotas', 'maxHeapBytes', 'trace', 'limits', 'random', 'now', 'uuid'])
 const LIMIT_KEYS = new Set(['maxCallDepth', 'maxAgentDepth', 'maxAstNodes', 'maxAstDepth'])
 
 const bad = (message: string) => vmError('OPTIONS_INVALID', message)
@@ -71,6 +78,7 @@ export interface NormalizedOptions {
   fuel: number
   timeoutMs: number
   signal?: AbortSignal
+  interrupt?: Int32Array
   capabilities: Record<string, any>
   context: Readonly<Record<string, unknown>>
   costOverrides: Record<string, number | CostFn>
@@ -99,6 +107,9 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
   const fuel = o.fuel === undefined ? DEFAULTS.fuel : positive(o.fuel, 'fuel', true)
   const timeoutMs = o.timeoutMs === undefined ? fuel * DEFAULTS.msPerFuel : positive(o.timeoutMs, 'timeoutMs', true)
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw bad('signal must be an AbortSignal')
+  if (o.interrupt !== undefined && !(o.interrupt instanceof Int32Array && o.interrupt.length > 0)) {
+    throw bad('interrupt must be a non-empty Int32Array (e.g. new Int32Array(new SharedArrayBuffer(4)))')
+  }
   // The sub-records are checked only when given: most runs pass just `fuel`.
   const costOverrides = o.costOverrides === undefined ? NONE : record(o.costOverrides, 'costOverrides')
   if (costOverrides !== NONE) {
@@ -115,6 +126,7 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
     fuel,
     timeoutMs,
     signal: o.signal,
+    interrupt: o.interrupt,
     capabilities: o.capabilities === undefined ? NONE : record(o.capabilities, 'capabilities'),
     // A frozen shallow copy: guest code never sees it, atoms cannot swap entries; host objects are not frozen.
     context: o.context === undefined ? NONE : Object.freeze({ ...record(o.context, 'context') }),

@@ -34,9 +34,11 @@ export type CostFn = (input: any, ctx: any) => number
 
 /** A run's settings: the normalised options plus what the VM derives per run. */
 export interface RunConfig extends Pick<NormalizedOptions,
-  'signal' | 'capabilities' | 'context' | 'costOverrides' | 'quotas' | 'maxHeapBytes' | 'trace' | 'random' | 'now' | 'uuid'> {
+  'signal' | 'interrupt' | 'capabilities' | 'context' | 'costOverrides' | 'quotas' | 'maxHeapBytes' | 'trace' | 'random' | 'now' | 'uuid'> {
   fuelUnits: number
   deadline: number
+  /** Date.now() when the run started (the first time slice starts here). */
+  startedAt: number
   maxCallDepth: number
   maxAgentDepth: number
   /** How many agentRun levels above this run. */
@@ -49,6 +51,34 @@ export interface RunConfig extends Pick<NormalizedOptions,
 
 const TICK_MASK = 1023
 
+/**
+ * A synchronous run that has held the thread this long lets the event loop
+ * turn (at a loop iteration that can suspend), so host timers, an abort of
+ * its signal and other work get their turn. Checked at the deadline ticks.
+ */
+export const SLICE_MS = 10
+
+/**
+ * Call `resume` on a later macrotask (after due timers and I/O), not a
+ * microtask. Node and Bun: setImmediate. Browsers: a MessageChannel (made on
+ * first use), since nested setTimeout(0) is clamped to 4 ms there.
+ */
+function nextTurn(resume: () => void): void {
+  if (typeof setImmediate === 'function') setImmediate(resume)
+  else if (typeof MessageChannel === 'function') (channelTurn ??= makeChannelTurn())(resume)
+  else setTimeout(resume, 0)
+}
+let channelTurn: ((resume: () => void) => void) | undefined
+function makeChannelTurn(): (resume: () => void) => void {
+  const waiting: Array<() => void> = []
+  const channel = new MessageChannel()
+  channel.port1.onmessage = () => waiting.shift()?.()
+  return (resume) => {
+    waiting.push(resume)
+    channel.port2.postMessage(null)
+  }
+}
+
 /** Abort reason once a run is over (shared: creating an Error per run is costly). */
 const RUN_ENDED = Object.freeze({ code: 'ABORTED', message: 'The run has ended' })
 
@@ -58,6 +88,8 @@ export class Run {
   readonly deadline: number
   ticks = 0
   depth = 0
+  /** When the current time slice began (see SLICE_MS). */
+  sliceStart: number
   readonly trace: TraceEntry[] | null
   readonly warnings: string[] = []
   private callCounts: Map<string, number> | null = null
@@ -93,6 +125,7 @@ export class Run {
     this.left = config.fuelUnits
     this.budget = config.fuelUnits
     this.deadline = config.deadline
+    this.sliceStart = config.startedAt
     this.trace = config.trace ? [] : null
     this.maxHeapBytes = config.maxHeapBytes
     this.maxStringLength = Math.floor(config.maxHeapBytes / 2)
@@ -137,10 +170,27 @@ export class Run {
     if ((++this.ticks & TICK_MASK) === 0) this.checkTime()
   }
 
-  checkTime(): void {
+  /**
+   * Every TICK_MASK + 1 ticks: stop on abort, interrupt or deadline. Returns
+   * true when the current time slice is used up, so a loop that can suspend
+   * should `pause()`; callers that cannot suspend ignore it.
+   */
+  checkTime(): boolean {
     if (this.stopped) throw this.stopped
-    if (this.config.signal?.aborted) this.stop(vmError('ABORTED'))
-    if (Date.now() > this.deadline) this.stop(vmError('TIMEOUT', `The run exceeded its time limit`))
+    const config = this.config
+    if (config.signal?.aborted) this.stop(vmError('ABORTED'))
+    if (config.interrupt !== undefined && Atomics.load(config.interrupt, 0) !== 0) this.stop(interrupted())
+    const now = Date.now()
+    if (now > this.deadline) this.stop(vmError('TIMEOUT', `The run exceeded its time limit`))
+    return now - this.sliceStart >= SLICE_MS
+  }
+
+  /** Let the event loop turn, then start a new slice (rejects if the run was stopped meanwhile). */
+  pause(): Promise<void> {
+    return new Promise<void>(nextTurn).then(() => {
+      this.sliceStart = Date.now()
+      this.checkTime()
+    })
   }
 
   /** End the run with a fatal error: cancels whatever is waiting, then throws it. */
@@ -248,6 +298,11 @@ export class Run {
       )
     })
   }
+}
+
+/** The error of a run stopped through the `interrupt` option. */
+export function interrupted(): VmError {
+  return vmError('ABORTED', 'The run was interrupted by the host (interrupt flag set)')
 }
 
 export const isPromise = (v: unknown): v is Promise<unknown> => typeof v === 'object' && v instanceof Promise

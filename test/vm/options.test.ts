@@ -87,7 +87,7 @@ describe('signal', () => {
     expect(calls).toEqual([])
   })
   test('abort is noticed inside a tight synchronous loop', async () => {
-    // A synchronous loop never yields, so the abort must come from inside it: a sync host atom aborts.
+    // The abort comes from inside the loop (a sync host atom), noticed at the next tick, without a pause.
     const c = new AbortController()
     let calls = 0
     const tick = defineAtom('tick', s.object({}), s.number, () => { if (++calls === 3) c.abort(); return calls }, { sync: true })

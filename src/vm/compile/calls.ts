@@ -142,7 +142,7 @@ function compileHofCall(c: Compiler, node: any, obj: CExpr, scope: Scope): CExpr
   if (!isLambda(argNodes[0]) || argNodes.slice(1).some(isLambda)) {
     throw compileError('AST_INVALID', `${method} takes the callback as its first argument`)
   }
-  const lambda = compileLambda(c, argNodes[0], scope)
+  const lambda = c.inLambda(() => compileLambda(c, argNodes[0], scope))
   const rest = compileList(c, argNodes.slice(1), scope)
   if (lambda.async && hof.syncOnly) throw compileError('AST_INVALID', `The callback of ${method} cannot call atoms or helpers`)
   const optional = node.optional === true

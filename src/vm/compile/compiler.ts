@@ -53,12 +53,29 @@ export interface CompileOptions {
 export class Compiler {
   private readonly helpers = new Map<string, HelperState>()
   private ids = 0
+  /** > 0 while compiling an array-method callback (its caller expects a plain value). */
+  private lambdaDepth = 0
   private readonly asyncHelpers: Set<string>
   readonly file: string | undefined
 
   constructor(readonly program: AjsProgram, readonly atoms: AtomTable, readonly options: CompileOptions) {
     this.file = typeof program.file === 'string' ? program.file : undefined
     this.asyncHelpers = computeAsyncHelpers(program, atoms)
+  }
+
+  /** Whether a loop compiled in this scope may pause (return a Promise) between time slices. */
+  canSuspend(scope: Scope): boolean {
+    return scope.fn.suspendable && this.lambdaDepth === 0
+  }
+
+  /** Compile an array-method callback's body: loops inside cannot pause. */
+  inLambda<T>(compile: () => T): T {
+    this.lambdaDepth++
+    try {
+      return compile()
+    } finally {
+      this.lambdaDepth--
+    }
   }
 
   /** A number unique within this program (e.g. to key a memoize step's cache). */
@@ -147,8 +164,16 @@ export class Compiler {
     let state = this.helpers.get(name)
     if (!state) {
       state = { ctx: new FnCtx(name), body: null, async: this.asyncHelpers.has(name) }
+      state.ctx.suspendable = state.async
       this.helpers.set(name, state)
-      state.body = this.compileFunction(defs[name]!, state.ctx)
+      // A helper's own loops pause or not by the helper, not by where it was first called from.
+      const outer = this.lambdaDepth
+      this.lambdaDepth = 0
+      try {
+        state.body = this.compileFunction(defs[name]!, state.ctx)
+      } finally {
+        this.lambdaDepth = outer
+      }
     }
     const st = state
     return {
@@ -229,6 +254,7 @@ export class Compiler {
 
   compileProgram(): CompiledProgram {
     const ctx = new FnCtx('<entry>')
+    ctx.suspendable = true
     const scope = ctx.root
     const params = this.program.params !== undefined ? this.pattern(this.program.params, scope, 'param') : undefined
     const body = this.sequence(this.program.steps, scope.child())

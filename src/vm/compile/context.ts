@@ -46,6 +46,11 @@ export interface Binding {
 export class FnCtx {
   nslots = 0
   readonly root: Scope
+  /**
+   * Every caller of this function accepts a Promise from it (the entry, and
+   * helpers that wait): its loops may pause between time slices.
+   */
+  suspendable = false
   constructor(readonly name: string) {
     this.root = new Scope(null, this)
   }

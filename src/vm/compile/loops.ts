@@ -3,6 +3,13 @@
  * (test, body, update) returns a Promise; from there the same loop goes on
  * in `slowLoop`, awaiting. Every iteration ticks the deadline check and is
  * charged ITERATION_COST plus its test.
+ *
+ * Time slicing: when the deadline check says the run has held the thread for
+ * a slice, a loop that may suspend (its caller accepts a Promise) returns
+ * `resumeAfterPause`, which lets the event loop turn and then re-enters the
+ * same fast loop at the top of the iteration. The hot path pays nothing
+ * more: the slice is looked at only on the 1-in-1024 tick that already
+ * checks the clock.
  */
 import type { Step } from '../../ast/types.ts'
 import { ITERATION_COST, STEP_COST } from '../fuel.ts'
@@ -44,6 +51,29 @@ interface LoopParts {
   updateCost: number
   /** do...while: skip `next` before the first iteration. */
   bodyFirst: boolean
+  /** The loop may return a Promise to pause (see the header); false inside sync-only callers. */
+  yieldable: boolean
+}
+
+/** A fast loop body: `first` is do...while's "skip the test", `driven` means called by resumeAfterPause. */
+type FastLoop = (f: Frame, first: boolean, driven: boolean) => Completion | Promise<Completion>
+
+/** Returned by a driven fast loop when its slice is over again (never seen outside this file). */
+const PAUSED = 100
+const PAUSED_FIRST = 101
+
+/** Pause between slices, then run the fast loop again, for as many slices as it needs. */
+async function resumeAfterPause(f: Frame, run: FastLoop, first: boolean): Promise<Completion> {
+  for (;;) {
+    await f.rt.pause()
+    const r = run(f, first, true)
+    if (r !== PAUSED && r !== PAUSED_FIRST) return r
+    first = r === PAUSED_FIRST
+  }
+}
+
+function pauseLoop(f: Frame, run: FastLoop, first: boolean, driven: boolean): Completion | Promise<Completion> {
+  return driven ? (first ? PAUSED_FIRST : PAUSED) : resumeAfterPause(f, run, first)
 }
 
 async function slowLoop(f: Frame, p: LoopParts, phase: 'next' | 'body' | 'update', pending: unknown): Promise<Completion> {
@@ -62,7 +92,8 @@ async function slowLoop(f: Frame, p: LoopParts, phase: 'next' | 'body' | 'update
       if (p.update) { rt.charge(p.updateCost); pending = p.update(f) } else pending = undefined
     }
     await pending
-    rt.tick()
+    // Awaiting an already settled value is only a microtask: pause for real at the end of a slice.
+    if ((++rt.ticks & 1023) === 0 && rt.checkTime()) await rt.pause()
     rt.charge(ITERATION_COST + p.nextCost)
     phase = 'next'
     pending = p.next(f)
@@ -84,11 +115,12 @@ function makeCountingLoop(p: LoopParts): (f: Frame) => Completion | Promise<Comp
   // `i++` / `i--` updates are done here when the variable holds a number.
   const incSlot = p.inc?.slot ?? -1
   const incDelta = p.inc?.delta ?? 0
-  return (f) => {
+  const yieldable = p.yieldable
+  const run: FastLoop = (f, _first, driven) => {
     const rt = f.rt
     const s = f.s
     for (;;) {
-      if ((++rt.ticks & 1023) === 0) rt.checkTime()
+      if ((++rt.ticks & 1023) === 0 && rt.checkTime() && yieldable) return pauseLoop(f, run, false, driven)
       if ((rt.left -= iterCost) < 0) rt.outOfFuel()
       const x = s[a], y = d >= 0 ? s[d] : k
       if (!(typeof x === 'number' && typeof y === 'number' ? compare(cmp, x, y) : next(f))) return NORMAL
@@ -109,6 +141,7 @@ function makeCountingLoop(p: LoopParts): (f: Frame) => Completion | Promise<Comp
       }
     }
   }
+  return (f) => run(f, false, false)
 }
 
 function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
@@ -122,12 +155,12 @@ function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
     }
   }
   const nextSync = p.nextSync === true
-  const loop = (f: Frame): Completion | Promise<Completion> => {
+  const yieldable = p.yieldable
+  const run: FastLoop = (f, first, driven) => {
     const rt = f.rt
-    let first = bodyFirst
     const iterCost = ITERATION_COST + nextCost
     for (;;) {
-      if ((++rt.ticks & 1023) === 0) rt.checkTime()
+      if ((++rt.ticks & 1023) === 0 && rt.checkTime() && yieldable) return pauseLoop(f, run, first, driven)
       if (!first) {
         if ((rt.left -= iterCost) < 0) rt.outOfFuel()
         const t = next(f)
@@ -148,6 +181,7 @@ function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
       }
     }
   }
+  const loop = (f: Frame) => run(f, bodyFirst, false)
   if (!setup) return loop
   return (f) => {
     const r = setup(f)
@@ -172,7 +206,7 @@ function whileLoop(c: Compiler, step: Step, scope: Scope, bodyFirst: boolean): C
   const body = c.block(s(step).body ?? [], scope)
   const run = makeLoop({
     label: s(step).label, next: cond.fn, nextSync: !cond.async, nextCost: cond.cost, body: body.run,
-    update: null, updateCost: 0, bodyFirst, lessThan: lessThanOf(cond),
+    update: null, updateCost: 0, bodyFirst, lessThan: lessThanOf(cond), yieldable: c.canSuspend(scope),
   })
   return { run, async: cond.async || body.async, cost: STEP_COST }
 }
@@ -196,6 +230,7 @@ function forLoop(c: Compiler, step: Step, scope: Scope): CStepInfo {
     inc: update?.slotInc,
     updateCost: update?.cost ?? 0,
     bodyFirst: false,
+    yieldable: c.canSuspend(inner),
   }, initRun ? (f) => {
     const code = initRun(f)
     if (isPromise(code)) return code
@@ -229,7 +264,7 @@ function iterate(c: Compiler, step: Step, scope: Scope, mode: 'of' | 'in'): CSte
   }
   const loop = makeLoop({
     label: s(step).label, next, nextSync: !target.async, nextCost: target.cost, body: body.run,
-    update: null, updateCost: 0, bodyFirst: false,
+    update: null, updateCost: 0, bodyFirst: false, yieldable: c.canSuspend(inner),
   })
   const go = (f: Frame, x: unknown) => {
     f.s[hidden] = { items: items(x), i: 0 }
