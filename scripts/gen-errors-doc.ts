@@ -10,6 +10,7 @@ import { CODES } from '../src/diagnostics/codes.ts'
 import { RUNTIME_CODES } from '../src/diagnostics/runtime-codes.ts'
 import { BUILDER_ERROR_DOCS } from '../src/builder/errors.ts'
 import { CAPABILITY_ERROR_HINTS } from '../src/capabilities/errors.ts'
+import { CLI_CODES } from '../src/diagnostics/cli-codes.ts'
 
 export const ERRORS_DOC_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/errors.md')
 
@@ -51,6 +52,14 @@ export function renderErrorsDoc(): string {
     '| code | hint |',
     '| --- | --- |',
     ...Object.entries(CAPABILITY_ERROR_HINTS).map(([code, hint]) => `| \`${code}\` | ${cell(hint)} |`),
+    '',
+    '## Command line (`ajsc`; in `--json` reports and in the text output)',
+    '',
+    'Exit status: 0 ok, 1 an input, the program or the run failed, 2 the command line is wrong.',
+    '',
+    '| code | exit | message | hint |',
+    '| --- | --- | --- | --- |',
+    ...Object.entries(CLI_CODES).map(([code, spec]) => `| \`${code}\` | ${spec.exit} | ${cell(spec.message)} | ${cell(spec.hint)} |`),
     '',
   ]
   return out.join('\n')

@@ -16,9 +16,9 @@ export function atomNames(extra: readonly string[] = []): string[] {
   return [...BATTERY_ATOM_NAMES, ...extra]
 }
 
-/** Transpile source; throws TranspileError. */
-export function compileSource(source: string, filename: string, extraAtoms: readonly string[] = []): TranspileResult {
-  return transpile(source, { filename, atoms: atomNames(extraAtoms) })
+/** Transpile source; throws TranspileError (carrying up to `maxErrors` refusals). */
+export function compileSource(source: string, filename: string, extraAtoms: readonly string[] = [], maxErrors = 1): TranspileResult {
+  return transpile(source, { filename, atoms: atomNames(extraAtoms), maxErrors })
 }
 
 export type AstLoad = { ast: AjsProgram; problems: [] } | { ast?: undefined; problems: AstProblem[] | [{ path: string; message: string }] }
@@ -39,25 +39,74 @@ export function loadAst(text: string): AstLoad {
 export const splitList = (v: string | undefined): string[] => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)
 
 /**
- * Remove source positions for the smallest output (`--minify`): `loc` on
- * steps and expression nodes and the root's `file`. Literal values are
- * copied untouched (a literal object may have a key named `loc`).
+ * A source map of a minified AST: the positions `--minify` removed, keyed by
+ * the JSON pointer of their node, and the source file. `ajsc run` puts them
+ * back when it finds `<ast>.map` next to the AST, so a run-time error in a
+ * minified AST still points at `file:line:col` of the source.
  */
-export function stripLocations(ast: AjsProgram): AjsProgram {
-  const { file: _file, ...rest } = ast as AjsProgram & { file?: string }
-  return strip(rest) as AjsProgram
+export interface AstSourceMap {
+  ajsmap: 1
+  file?: string
+  locs: Record<string, [number, number]>
 }
 
-function strip(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(strip)
+export const sourceMapPath = (astPath: string): string => `${astPath}.map`
+
+/** Serialize for `ajsc build`: pretty, compact, or minified (with the map of what was removed when `sourcemap`). */
+export function serializeAst(ast: AjsProgram, opts: { pretty?: boolean; minify?: boolean; sourcemap?: boolean }): { text: string; map?: string } {
+  if (!opts.minify) return { text: opts.pretty ? `${JSON.stringify(ast, null, 2)}\n` : `${JSON.stringify(ast)}\n` }
+  const map: AstSourceMap = { ajsmap: 1, ...((ast as { file?: string }).file ? { file: (ast as { file?: string }).file } : {}), locs: {} }
+  const text = `${JSON.stringify(stripLocations(ast, map.locs))}\n`
+  return opts.sourcemap ? { text, map: `${JSON.stringify(map)}\n` } : { text }
+}
+
+/**
+ * Put the positions of a source map back into a minified AST (a copy).
+ * Pointers that no longer match a node are ignored: a map never changes
+ * what a program does, only where its errors point.
+ */
+export function restoreLocations(ast: AjsProgram, map: AstSourceMap): AjsProgram {
+  const copy = structuredClone(ast) as AjsProgram & { file?: string }
+  if (map.file) copy.file = map.file
+  for (const [pointer, loc] of Object.entries(map.locs)) {
+    let node: unknown = copy
+    for (const key of pointer.split('/').slice(1)) {
+      node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined
+    }
+    if (node !== null && typeof node === 'object' && !Array.isArray(node)) (node as Record<string, unknown>)['loc'] = loc
+  }
+  return copy
+}
+
+/** True when `value` has the shape of an AstSourceMap. */
+export function isAstSourceMap(value: unknown): value is AstSourceMap {
+  return typeof value === 'object' && value !== null && (value as AstSourceMap).ajsmap === 1 && typeof (value as AstSourceMap).locs === 'object'
+}
+
+/**
+ * Remove source positions for the smallest output (`--minify`): `loc` on
+ * steps and expression nodes and the root's `file`. Literal values are
+ * copied untouched (a literal object may have a key named `loc`). Removed
+ * positions are recorded in `locs` by JSON pointer.
+ */
+export function stripLocations(ast: AjsProgram, locs?: Record<string, [number, number]>): AjsProgram {
+  const { file: _file, ...rest } = ast as AjsProgram & { file?: string }
+  return strip(rest, '', locs) as AjsProgram
+}
+
+function strip(value: unknown, pointer: string, locs: Record<string, [number, number]> | undefined): unknown {
+  if (Array.isArray(value)) return value.map((v, i) => strip(v, `${pointer}/${i}`, locs))
   if (value === null || typeof value !== 'object') return value
   const node = value as Record<string, unknown>
   if (node['$expr'] === 'literal') return node
   const isNode = typeof node['op'] === 'string' || typeof node['$expr'] === 'string'
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(node)) {
-    if (k === 'loc' && isNode) continue
-    out[k] = strip(v)
+    if (k === 'loc' && isNode) {
+      if (locs && Array.isArray(v)) locs[pointer] = v as [number, number]
+      continue
+    }
+    out[k] = strip(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, locs)
   }
   return out
 }

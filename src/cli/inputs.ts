@@ -4,19 +4,17 @@
  * quoted globs work the same on every shell.
  */
 import { readdirSync, statSync } from 'node:fs'
-import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { CliError } from './io.ts'
 
 export interface InputFile {
   /** Absolute path. */
   path: string
-  /** Path relative to the base the argument started from (keeps directory layout in `-o`). */
-  rel: string
   /** What messages show: relative to the working directory, or absolute outside it (clickable either way). */
   display: string
 }
 
-function displayPath(cwd: string, file: string): string {
+export function displayPath(cwd: string, file: string): string {
   const r = relative(cwd, file)
   return r === '' || r.startsWith('..') || isAbsolute(r) ? file : posix(r)
 }
@@ -55,10 +53,27 @@ function* walk(dir: string): Generator<string> {
   }
 }
 
-const posix = (p: string) => p.split(sep).join('/')
+export const posix = (p: string) => p.split(sep).join('/')
 
-/** Expand arguments relative to `cwd`. Throws a CliError (exit 1) for a path that does not exist or a glob matching nothing. */
-export function expandInputs(args: readonly string[], cwd: string): InputFile[] {
+/**
+ * The lowest directory containing every file (esbuild's default `outbase`):
+ * `--outdir` keeps the layout below it.
+ */
+export function commonBase(files: readonly InputFile[]): string {
+  if (files.length === 0) return ''
+  let base = dirname(files[0]!.path)
+  for (const f of files) {
+    while (relative(base, f.path).startsWith('..') || isAbsolute(relative(base, f.path))) base = dirname(base)
+  }
+  return base
+}
+
+/**
+ * Expand arguments relative to `cwd`. Throws a CliError (exit 1) for a path
+ * that does not exist, a glob matching nothing or a directory without
+ * `.ajs` files.
+ */
+export function expandInputs(args: readonly string[], cwd: string, options: { allowMissing?: boolean } = {}): InputFile[] {
   const out = new Map<string, InputFile>()
   for (const arg of args) {
     if (GLOB_CHARS.test(arg)) {
@@ -70,10 +85,10 @@ export function expandInputs(args: readonly string[], cwd: string): InputFile[] 
       try {
         for (const file of walk(base)) {
           const rel = posix(relative(base, file))
-          if (re.test(rel)) { out.set(file, { path: file, rel, display: displayPath(cwd, file) }); n++ }
+          if (re.test(rel)) { out.set(file, { path: file, display: displayPath(cwd, file) }); n++ }
         }
       } catch { /* a missing base matches nothing */ }
-      if (n === 0) throw new CliError(`${arg}: no files match`, 1)
+      if (n === 0 && !options.allowMissing) throw new CliError('CLI_NO_INPUTS', `${arg}: no files match`)
       continue
     }
     const path = resolve(cwd, arg)
@@ -81,12 +96,15 @@ export function expandInputs(args: readonly string[], cwd: string): InputFile[] 
     try {
       st = statSync(path)
     } catch {
-      throw new CliError(`${arg}: no such file or directory`, 1)
+      if (options.allowMissing) continue
+      throw new CliError('CLI_NOT_FOUND', `${arg}: no such file or directory`, { file: arg })
     }
     if (st.isDirectory()) {
-      for (const file of walk(path)) if (file.endsWith('.ajs')) out.set(file, { path: file, rel: posix(relative(path, file)), display: displayPath(cwd, file) })
+      let n = 0
+      for (const file of walk(path)) if (file.endsWith('.ajs')) { out.set(file, { path: file, display: displayPath(cwd, file) }); n++ }
+      if (n === 0 && !options.allowMissing) throw new CliError('CLI_NO_INPUTS', `${arg}: the directory holds no .ajs files`, { file: arg })
     } else {
-      out.set(path, { path, rel: posix(relative(cwd, path)).replace(/^(\.\.\/)+/, ''), display: displayPath(cwd, path) })
+      out.set(path, { path, display: displayPath(cwd, path) })
     }
   }
   return [...out.values()]

@@ -1,17 +1,38 @@
 /**
- * The CLI's view of the process: output streams, stdin, environment and
- * color. Commands receive a `CliIO` instead of touching `process` so they can
- * be run in-process by tests and never exit on their own.
+ * The CLI's view of the process (streams, stdin, environment, color) and the
+ * conventions every `ajsc` command follows. Commands receive a `CliIO`
+ * instead of touching `process`, so tests run them in-process, and they never
+ * exit on their own (only main.ts calls process.exit).
+ *
+ * Conventions (new commands: use these helpers, see report.ts):
+ * - Exit codes (`EXIT`): 0 ok; 1 the command line is fine but an input, the
+ *   program or the run failed; 2 the command line itself is wrong (unknown
+ *   command or flag, missing or malformed flag value, conflicting flags).
+ *   Throw `new CliError(code, message)` with a code of
+ *   src/diagnostics/cli-codes.ts: the code decides the exit status.
+ * - Channels: stdout carries only the command's product (an AST, a result,
+ *   the `--json` report); every diagnostic and progress line goes to stderr.
+ * - `--json`: exactly one JSON object on stdout for every outcome, errors
+ *   and usage errors included: `{ command, ok, exitCode, diagnostics, ...}`
+ *   where each diagnostic is `{ severity, code, message, hint?, file?,
+ *   line?, column?, path?, op?, frame? }`, `line`/`column` 1-based as in the
+ *   text output, `file` relative to the working directory. Build it with a
+ *   `Reporter` (report.ts): `add()` diagnostics, `finish(payload)`.
+ * - Hints name CLI flags (`--fuel`, `--timeout`, `--allow-private`), not
+ *   library options: `cliHint` in report.ts translates them.
  */
-import { fstatSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
+import { CLI_CODES, type CliCode } from '../diagnostics/cli-codes.ts'
+
+export const EXIT = Object.freeze({ ok: 0, failure: 1, usage: 2 } as const)
 
 export interface CliIO {
   out(text: string): void
   err(text: string): void
-  /** Whole stdin as text. */
+  /** Whole stdin as text (only read when the user asked: `-` or `--args -`). */
   readStdin(): Promise<string>
-  /** True when stdin is a pipe or a redirected file (so `ajsc run x.ajs < args.json` reads it). */
-  stdinHasData(): boolean
+  /** True when stdin is a terminal (an interactive `ajsc repl`). */
+  stdinIsTTY?: boolean
   /** Colors for stderr diagnostics. */
   color: boolean
   cwd: string
@@ -36,34 +57,44 @@ export function processIO(): CliIO {
       process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
       process.stdin.on('error', reject)
     }),
-    stdinHasData: () => {
-      try {
-        const st = fstatSync(0)
-        return st.isFIFO() || st.isFile()
-      } catch {
-        return false
-      }
-    },
+    stdinIsTTY: process.stdin.isTTY === true,
     color: wantsColor(process.stderr, process.env),
     cwd: process.cwd(),
     env: process.env,
   }
 }
 
-/** Read a file as UTF-8, or throw a CliError naming it. */
-export function readText(path: string): string {
+/** Read a file as UTF-8, or throw a CliError naming it (as the user wrote it: `shown`). */
+export function readText(path: string, shown: string = path): string {
   try {
     return readFileSync(path, 'utf8')
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    throw new CliError(code === 'ENOENT' ? `${path}: no such file` : `${path}: ${(e as Error).message}`, 1)
+    if (code === 'ENOENT') throw new CliError('CLI_NOT_FOUND', `${shown}: no such file`, { file: shown })
+    if (code === 'EISDIR') throw new CliError('CLI_READ', `${shown} is a directory`, { file: shown })
+    throw new CliError('CLI_READ', `${shown}: ${(e as Error).message}`, { file: shown })
   }
 }
 
-/** An error the CLI reports as one line; `exitCode` 2 is a usage error, 1 a failure. */
+/**
+ * An error `ajsc` reports itself (not a compile or run diagnostic). The code
+ * (src/diagnostics/cli-codes.ts) fixes the exit status and the default hint.
+ */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: 1 | 2 = 2) {
+  override name = 'CliError'
+  readonly code: CliCode
+  readonly exitCode: 1 | 2
+  readonly hint: string
+  readonly file: string | undefined
+
+  constructor(code: CliCode, message: string, extra: { hint?: string; file?: string } = {}) {
     super(message)
-    this.name = 'CliError'
+    this.code = code
+    this.exitCode = CLI_CODES[code].exit
+    this.hint = extra.hint ?? CLI_CODES[code].hint
+    this.file = extra.file
   }
 }
+
+/** A usage error (exit 2): the command line is wrong. */
+export const usageError = (message: string, hint?: string): CliError => new CliError('CLI_USAGE', message, hint ? { hint } : {})

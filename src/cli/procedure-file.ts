@@ -18,7 +18,7 @@ export class FileProcedureStore implements ProcedureStore {
       const data = JSON.parse(readFileSync(path, 'utf8')) as Record<string, ProcedureEntry>
       for (const [k, v] of Object.entries(data)) if (k.startsWith('proc_')) this.entries[k] = v
     } catch (e) {
-      throw new CliError(`${path}: not a procedures file (${(e as Error).message})`, 1)
+      throw new CliError('CLI_BAD_JSON', `${path}: not a procedures file (${(e as Error).message})`, { hint: 'Name a procedures file written by `ajsc run --procedures`, or a new path.' })
     }
   }
 

@@ -1,48 +1,151 @@
 /**
- * Human-readable diagnostics for the terminal: transpile errors and
- * warnings (`file:line:col: error CODE: message`, code frame, hint) and
- * run errors. Pure functions from data to text.
+ * Diagnostics of every `ajsc` command in one shape (`JsonDiagnostic`),
+ * printed as text on stderr (`file:line:col: error CODE: message`, code
+ * frame, hint) or collected into the one `--json` report on stdout. See the
+ * conventions at the top of io.ts. Converters take each kind of error the
+ * commands meet: transpile errors and warnings, AST problems, run errors
+ * (AgentError) and the CLI's own errors.
  */
 import type { Diagnostic, TranspileError } from '../diagnostics/index.ts'
-import type { AgentError } from '../vm/index.ts'
-import type { Palette } from './colors.ts'
+import type { AgentError } from '../vm/errors.ts'
+import type { AstProblem } from '../ast/validate.ts'
 import { codeFrame } from '../diagnostics/format.ts'
+import { palette, type Palette } from './colors.ts'
+import { CliError, EXIT, type CliIO } from './io.ts'
 
-/** A transpile error as the compiler prints it, colored when asked. */
-export function formatTranspileError(e: TranspileError, c: Palette): string {
-  const head = `${e.file}:${e.line}:${e.column + 1}: ${c.red(c.bold('error'))} ${c.bold(e.code)}: ${e.message}`
-  return `${head}\n${c.dim(e.frame)}\n${c.cyan('hint:')} ${e.hint}\n`
+/** One diagnostic, as text and as JSON. `line` and `column` are 1-based. */
+export interface JsonDiagnostic {
+  severity: 'error' | 'warning'
+  code: string
+  message: string
+  hint?: string
+  file?: string
+  line?: number
+  column?: number
+  /** JSON pointer into an AST (AST validation). */
+  path?: string
+  /** The op (atom) of the failing step (run errors). */
+  op?: string
+  /** Code frame of the source around the position. */
+  frame?: string
 }
 
-export function formatWarning(d: Diagnostic, c: Palette): string {
-  return `${d.file}:${d.line}:${d.column + 1}: ${c.yellow('warning')} ${d.code}: ${d.message}\n${c.cyan('hint:')} ${d.hint}\n`
+export function fromTranspileError(e: TranspileError): JsonDiagnostic[] {
+  return e.errors.map((x) => ({ ...located(x.diagnostic), frame: x.frame }))
+}
+
+/** A transpiler diagnostic (warnings), 0-based column made 1-based. */
+export function located(d: Diagnostic): JsonDiagnostic {
+  return { severity: d.severity, code: d.code, message: d.message, hint: d.hint, file: d.file, line: d.line, column: d.column + 1 }
+}
+
+export function fromAstProblems(problems: ReadonlyArray<AstProblem | { path: string; message: string; code?: string }>, file: string): JsonDiagnostic[] {
+  return problems.map((p) => ({
+    severity: 'error',
+    code: p.code ?? 'AST_INVALID',
+    message: p.message,
+    hint: 'Rebuild the AST with `ajsc build`, or fix the node at this JSON pointer.',
+    file,
+    path: p.path || '/',
+  }))
+}
+
+export interface RunContext {
+  /** The target as the user named it. */
+  file: string
+  /** The program's source text, for a code frame. */
+  source?: string
+  fuel?: number
+  timeoutMs?: number
+}
+
+/** A run error, with the hint a terminal user can act on (a flag, not a library option). */
+export function fromAgentError(error: AgentError, ctx: RunContext): JsonDiagnostic {
+  const d: JsonDiagnostic = { severity: 'error', code: error.code, message: error.message }
+  const hint = cliHint(error, ctx) ?? error.hint
+  if (hint) d.hint = hint
+  d.file = error.file ?? ctx.file
+  if (error.line !== undefined) d.line = error.line
+  if (error.column !== undefined) d.column = error.column + 1
+  if (error.path !== undefined) d.path = error.path
+  if (error.op) d.op = error.op
+  if (ctx.source !== undefined && error.line !== undefined && error.column !== undefined) d.frame = codeFrame(ctx.source, error.line, error.column)
+  return d
+}
+
+export function fromCliError(e: CliError): JsonDiagnostic {
+  return { severity: 'error', code: e.code, message: e.message, hint: e.hint, ...(e.file ? { file: e.file } : {}) }
 }
 
 /**
- * A run error: `location: error CODE: message` (location falls back to the
- * file), with a code frame when the source text is at hand.
+ * Library hints speak of options (`fuel`, `timeoutMs`, `allowedHosts`); the
+ * terminal user needs the flag. Keyed by error code, or by the capability
+ * code a CAPABILITY_ERROR carries (`value.code`, also `[FETCH_HOST_DENIED]` in the message).
  */
-export function formatAgentError(error: AgentError, fallbackFile: string, c: Palette, source?: string): string {
-  const where = error.location ?? fallbackFile
-  let text = `${where}: ${c.red(c.bold('error'))} ${c.bold(error.code)}: ${error.message}${error.op ? c.dim(` (in ${error.op})`) : ''}\n`
-  if (source !== undefined && error.line !== undefined && error.column !== undefined) {
-    text += `${c.dim(codeFrame(source, error.line, error.column))}\n`
-  }
-  const hint = cliHint(error) ?? error.hint
-  if (hint) text += `${c.cyan('hint:')} ${hint}\n`
-  for (const d of error.details?.slice(1, 6) ?? []) text += `  ${d.path || '/'}: ${d.message}\n`
+const FLAG_HINTS: Record<string, (ctx: RunContext, e: AgentError) => string | undefined> = {
+  FUEL_EXHAUSTED: (ctx) => `Raise the budget with --fuel (this run had ${ctx.fuel ?? 1000}), or make the agent do less work.`,
+  TIMEOUT: (ctx) => `Raise the limit with --timeout <ms>${ctx.timeoutMs !== undefined ? ` (this run had ${ctx.timeoutMs} ms)` : ''}, or make capabilities answer faster.`,
+  CAPABILITY_MISSING: (_ctx, e) =>
+    e.message.includes('fetch') ? 'ajsc run has no network by default: grant hosts with --allow-fetch host[,host]'
+      : e.message.includes('llm') ? 'point ajsc run at an OpenAI-compatible endpoint with --llm URL --model NAME'
+        : undefined,
+  FETCH_HOST_DENIED: () => 'grant the host with --allow-fetch host[,host] (exact host, *.domain or *)',
+  FETCH_PRIVATE_ADDRESS: () => 'private and loopback addresses are refused; allow a local service with --allow-private host (e.g. --allow-private 127.0.0.1)',
+  FETCH_TIMEOUT: () => 'the request was too slow; raise the run limit with --timeout <ms> if the service is slow on purpose',
+  LLM_TIMEOUT: () => 'the model took longer than 120 s; raise the run limit with --timeout <ms> or use a smaller model',
+  LLM_NETWORK: () => 'the --llm endpoint is not reachable; is the server (LM Studio, Ollama, vLLM) running?',
+  LLM_HTTP: () => 'the --llm endpoint answered with an error; check the URL, --model and $AJS_LLM_API_KEY',
+  ARGS_INVALID: () => 'Pass the arguments the program declares with --args \'{"name": ...}\' (a JSON object), --args @file.json or --args - (stdin).',
+  QUOTA_EXCEEDED: () => 'ajsc run sets no quotas; this quota comes from the program',
+  HEAP_LIMIT: () => 'the program held too much data at once; build smaller values',
+}
+
+export function cliHint(e: AgentError, ctx: RunContext): string | undefined {
+  const value = e.value as { code?: unknown } | undefined
+  const inner = typeof value?.code === 'string' ? value.code : /\[([A-Z_]+)\]/.exec(e.message)?.[1]
+  return FLAG_HINTS[e.code]?.(ctx, e) ?? (inner ? FLAG_HINTS[inner]?.(ctx, e) : undefined)
+}
+
+/** The text form: `file:line:col: error CODE: message`, then frame and hint. */
+export function formatDiagnostic(d: JsonDiagnostic, c: Palette): string {
+  const where = d.file === undefined ? '' : d.line !== undefined ? `${d.file}:${d.line}:${d.column ?? 1}: ` : `${d.file}: `
+  const severity = d.severity === 'error' ? c.red(c.bold('error')) : c.yellow('warning')
+  let text = `${where}${severity} ${c.bold(d.code)}: ${d.path ? `${d.path}: ` : ''}${d.message}${d.op ? c.dim(` (in ${d.op})`) : ''}\n`
+  if (d.frame) text += `${c.dim(d.frame)}\n`
+  if (d.hint) text += `${c.cyan('hint:')} ${d.hint}\n`
   return text
 }
 
-/** In the terminal, a missing capability is a missing flag. */
-function cliHint(error: AgentError): string | undefined {
-  if (error.code !== 'CAPABILITY_MISSING') return undefined
-  if (error.message.includes('capabilities.fetch')) return 'ajsc run has no network by default: grant hosts with --allow-fetch host[,host]'
-  if (error.message.includes('capabilities.llm')) return 'point ajsc run at an OpenAI-compatible endpoint with --llm URL --model NAME'
-  return undefined
-}
+/**
+ * Collects a command's diagnostics: each one is printed on stderr as it
+ * arrives (text mode), or all go into the JSON report `finish` prints.
+ */
+export class Reporter {
+  readonly diagnostics: JsonDiagnostic[] = []
+  private readonly c: Palette
 
-/** JSON form of a transpile error (for `--json`). */
-export function transpileErrorJson(e: TranspileError) {
-  return { ...e.diagnostic, severity: 'error', frame: e.frame }
+  constructor(private readonly io: CliIO, readonly command: string, readonly json: boolean) {
+    this.c = palette(io.color)
+  }
+
+  add(...ds: JsonDiagnostic[]): void {
+    for (const d of ds) {
+      this.diagnostics.push(d)
+      if (!this.json) this.io.err(formatDiagnostic(d, this.c))
+    }
+  }
+
+  get errors(): number {
+    return this.diagnostics.filter((d) => d.severity === 'error').length
+  }
+
+  get warnings(): number {
+    return this.diagnostics.length - this.errors
+  }
+
+  /** Print the JSON report (with `--json`); returns the exit code (1 when any error, unless given). */
+  finish(payload: Record<string, unknown> = {}, exitCode: number = this.errors > 0 ? EXIT.failure : EXIT.ok): number {
+    if (this.json) this.io.out(`${JSON.stringify({ command: this.command, ok: exitCode === 0, exitCode, ...payload, diagnostics: this.diagnostics })}\n`)
+    return exitCode
+  }
 }

@@ -38,6 +38,8 @@ export function createRunSetup(options: SetupOptions = {}): RunSetup {
     capabilities['llm'] = createBatteryLLM({
       baseUrl: options.llmUrl,
       model: options.model ?? 'default',
+      // A local model may think for two minutes on one call; the run's own --timeout still bounds the whole run.
+      timeoutMs: 120_000,
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     })
   }

@@ -61,6 +61,11 @@ export class TranspileError extends AjsError {
   readonly hint: string
   readonly frame: string
   readonly diagnostic: Diagnostic
+  /**
+   * Every refusal of the pass when `transpile` was asked for several
+   * (`maxErrors`), this one first; otherwise just this one.
+   */
+  errors: TranspileError[] = [this]
 
   constructor(diagnostic: Diagnostic, frame: string) {
     super(diagnostic.message)

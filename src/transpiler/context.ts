@@ -8,7 +8,7 @@ import type { Node } from 'acorn'
 import type { Loc } from '../ast/types.ts'
 import { FORBIDDEN_NAMES } from '../ast/nodes.ts'
 import type { CodeName } from '../diagnostics/codes.ts'
-import { makeDiagnostic, transpileError, type Diagnostic } from '../diagnostics/diagnostic.ts'
+import { makeDiagnostic, transpileError, TranspileError, type Diagnostic } from '../diagnostics/diagnostic.ts'
 import { SourceLocator } from '../diagnostics/location.ts'
 import type { AtomInfo } from './globals.ts'
 import { GLOBAL_VALUES } from './globals.ts'
@@ -22,6 +22,13 @@ export class LowerContext {
   readonly locator: SourceLocator
   /** Names of the program's helper functions (empty for expressions). */
   helpers: ReadonlySet<string> = new Set()
+  /**
+   * Refusals collected so far when the caller asked for several
+   * (`maxErrors` > 1): a refused statement is recorded and skipped, and
+   * lowering goes on with the next one, as tsc reports a whole file.
+   */
+  readonly errors: TranspileError[] = []
+  maxErrors = 1
 
   constructor(
     readonly source: string,
@@ -46,6 +53,23 @@ export class LowerContext {
   fail(name: CodeName, node: Node | Loc, params: Params = {}): never {
     const [line, column] = Array.isArray(node) ? node : this.loc(node)
     throw transpileError(name, params, this.locator, this.file, line, column)
+  }
+
+  /**
+   * Run `lower` for one statement; in collecting mode a refusal is recorded
+   * and the statement skipped (its names become live so later uses do not
+   * cascade into more errors). Rethrows once `maxErrors` are collected.
+   */
+  recover(lower: () => void, declared: () => readonly string[] = () => []): void {
+    if (this.maxErrors <= 1) return lower()
+    try {
+      lower()
+    } catch (e) {
+      if (!(e instanceof TranspileError) || this.errors.includes(e)) throw e
+      this.errors.push(e)
+      if (this.errors.length >= this.maxErrors) throw e
+      for (const name of declared()) this.scope.vars.set(name, 'let')
+    }
   }
 
   warn(name: CodeName, node: Node | Loc, params: Params = {}): void {

@@ -9,7 +9,7 @@
  */
 
 import type { AjsProgram, Expr } from '../ast/types.ts'
-import type { Diagnostic } from '../diagnostics/diagnostic.ts'
+import { TranspileError, type Diagnostic } from '../diagnostics/diagnostic.ts'
 import { LowerContext } from './context.ts'
 import { atomTable } from './globals.ts'
 import { lowerExpr } from './lower/expressions.ts'
@@ -27,6 +27,11 @@ export interface TranspileOptions {
   filename?: string
   /** Custom atoms callable from the source (core atoms are always known). */
   atoms?: AtomNames
+  /**
+   * Report up to this many refusals in one pass (default 1: stop at the
+   * first). The thrown TranspileError is the first one; `errors` holds all.
+   */
+  maxErrors?: number
 }
 
 export interface TranspileResult {
@@ -51,12 +56,31 @@ function checkOptions(options: object, allowed: readonly string[], fn: string): 
 /** Transpile AJS source (one or more functions; the last is the entry). */
 export function transpile(source: string, options: TranspileOptions = {}): TranspileResult {
   if (typeof source !== 'string') throw new TypeError('transpile: source must be a string')
-  checkOptions(options, ['filename', 'atoms'], 'transpile')
+  checkOptions(options, ['filename', 'atoms', 'maxErrors'], 'transpile')
   const ctx = new LowerContext(source, options.filename ?? '<ajs>', atomTable(options.atoms))
+  const maxErrors = options.maxErrors ?? 1
+  if (!Number.isInteger(maxErrors) || maxErrors < 1) throw new TypeError('transpile: maxErrors must be a positive integer')
+  ctx.maxErrors = maxErrors
   const parsed = parseProgram(source, ctx)
-  const { ast, signature } = lowerProgram(parsed, ctx)
+  let lowered: ReturnType<typeof lowerProgram>
+  try {
+    lowered = lowerProgram(parsed, ctx)
+  } catch (e) {
+    throw withAll(e, ctx)
+  }
+  if (ctx.errors.length > 0) throw withAll(ctx.errors[0], ctx)
+  const { ast, signature } = lowered
   if (options.filename === undefined) delete ast.file
   return { ast, signature, warnings: ctx.warnings }
+}
+
+/** The first refusal, carrying every refusal collected in this pass (in source order). */
+function withAll(e: unknown, ctx: LowerContext): unknown {
+  if (!(e instanceof TranspileError)) return e
+  const all = ctx.errors.includes(e) ? [...ctx.errors] : [...ctx.errors, e]
+  all.sort((a, b) => a.line - b.line || a.column - b.column)
+  all[0]!.errors = all
+  return all[0]
 }
 
 /**

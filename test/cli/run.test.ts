@@ -32,18 +32,18 @@ describe('ajsc run: success (exit 0)', () => {
     expect(JSON.parse(ajsc(['run', 'examples/hello.ajs', '--args', '-'], { input: '{"name":"Stdin"}' }).stdout).greeting).toBe('Hello, Stdin!')
   })
 
-  test('reads args from a piped stdin', () => {
-    const r = ajsc(['run', 'examples/hello.ajs'], { input: '{"name":"Pipe"}' })
-    // Whether a spawn pipe counts as piped depends on the platform; through a shell it is a FIFO.
+  test('stdin is read only when asked: a piped stdin is not taken as arguments', () => {
     const viaShell = Bun.spawnSync(['sh', '-c', `echo '{"name":"Pipe"}' | "${process.execPath}" src/cli/main.ts run examples/hello.ajs`], { cwd: join(import.meta.dir, '../..') })
-    expect(JSON.parse(viaShell.stdout.toString()).greeting).toBe('Hello, Pipe!')
-    expect(r.code).toBe(0)
+    expect(viaShell.exitCode).toBe(0)
+    expect(JSON.parse(viaShell.stdout.toString()).greeting).toBe('Hello, World!')
   })
 
-  test('--json prints the whole RunResult; --trace adds fuel per step', () => {
+  test('--json prints the report (result, fuelUsed, diagnostics); --trace adds fuel per step', () => {
     const r = ajsc(['run', 'examples/hello.ajs', '--json', '--trace'])
     expect(r.code).toBe(0)
+    expect(r.stderr).toBe('')
     const result = JSON.parse(r.stdout)
+    expect(result).toMatchObject({ command: 'run', ok: true, exitCode: 0, diagnostics: [] })
     expect(result.result.greeting).toBe('Hello, World!')
     expect(result.fuelUsed).toBeGreaterThan(0)
     expect(result.trace.map((t: { op: string }) => t.op)).toEqual(['constSet', 'return'])
@@ -107,21 +107,25 @@ describe('ajsc run: program errors (exit 1)', () => {
     const src = file('spin.ajs', 'function spin() { let i = 0; while (true) { i++ } return { i } }')
     const fuel = ajsc(['run', src, '--fuel', '5', '--json'])
     expect(fuel.code).toBe(1)
-    expect(JSON.parse(fuel.stdout).error.code).toBe('FUEL_EXHAUSTED')
+    expect(JSON.parse(fuel.stdout).diagnostics[0].code).toBe('FUEL_EXHAUSTED')
     const timeout = ajsc(['run', src, '--fuel', '1e12', '--timeout', '30'])
     expect(timeout.code).toBe(1)
     expect(timeout.stderr).toContain('error TIMEOUT')
+    expect(timeout.stderr).toContain('hint: Raise the limit with --timeout <ms> (this run had 30 ms)')
   })
 
   test('no network unless granted', () => {
     const src = file('net.ajs', `function net({ url }) { return { status: httpFetch({ url }).status } }`)
     const r = ajsc(['run', src, '--args', '{"url":"http://example.com/"}', '--json'])
     expect(r.code).toBe(1)
-    expect(JSON.parse(r.stdout).error.code).toBe('CAPABILITY_MISSING')
+    expect(JSON.parse(r.stdout).diagnostics[0]).toMatchObject({ code: 'CAPABILITY_MISSING', hint: expect.stringContaining('--allow-fetch') })
   })
 
-  test('a missing file and an invalid AST file', () => {
+  test('a missing file (also as --args @file) and an invalid AST file', () => {
     expect(ajsc(['run', join(dir, 'nope.ajs')]).code).toBe(1)
+    const args = ajsc(['run', 'examples/hello.ajs', '--args', '@/nonexistent/args.json'])
+    expect(args.code).toBe(1)
+    expect(args.stderr).toContain('error CLI_NOT_FOUND: /nonexistent/args.json: no such file')
     const bad = file('bad-ast.json', '{"ajs":1,"op":"seq","steps":"nope"}')
     const r = ajsc(['run', bad])
     expect(r.code).toBe(1)
@@ -137,7 +141,6 @@ describe('ajsc run: usage errors (exit 2)', () => {
     [['run', 'examples/hello.ajs', '--args', '{bad'], 'not valid JSON'],
     [['run', 'examples/hello.ajs', '--args', '[1]'], 'must be a JSON object'],
     [['run', 'examples/hello.ajs', '--fuel', 'lots'], '--fuel must be'],
-    [['run', 'examples/hello.ajs', '--args', '@/nonexistent/args.json'], 'no such file'],
     [['run', 'proc_abc'], 'needs --procedures'],
     [['run', 'examples/hello.ajs', '--model', 'm'], '--model needs --llm'],
     [['run'], "missing required argument 'target'"],
@@ -176,9 +179,14 @@ describe('ajsc run with services', () => {
     const args = JSON.stringify({ url: `http://127.0.0.1:${port}/data` })
     const blocked = await ajscAsync(['run', src, '--args', args, '--allow-fetch', '127.0.0.1', '--json'])
     expect(blocked.code).toBe(1)
-    expect(JSON.parse(blocked.stdout).error.message).toContain('FETCH_PRIVATE_ADDRESS')
+    const blockedDiag = JSON.parse(blocked.stdout).diagnostics[0]
+    expect(blockedDiag.message).toContain('FETCH_PRIVATE_ADDRESS')
+    expect(blockedDiag.hint).toContain('--allow-private 127.0.0.1')
+    expect(blockedDiag.hint).not.toContain('allowPrivateHosts')
     const denied = await ajscAsync(['run', src, '--args', args, '--allow-fetch', 'example.com', '--json'])
-    expect(JSON.parse(denied.stdout).error.message).toContain('FETCH_HOST_DENIED')
+    const deniedDiag = JSON.parse(denied.stdout).diagnostics[0]
+    expect(deniedDiag.message).toContain('FETCH_HOST_DENIED')
+    expect(deniedDiag.hint).toContain('--allow-fetch')
     const ok = await ajscAsync(['run', src, '--args', args, '--allow-private', '127.0.0.1'])
     expect(ok.code).toBe(0)
     expect(JSON.parse(ok.stdout)).toEqual({ status: 200, body: { path: '/data' } })

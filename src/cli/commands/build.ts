@@ -1,121 +1,158 @@
 /**
- * `ajsc build`: compile AJS sources to `.json` ASTs ahead of time.
+ * `ajsc build`: compile AJS sources to `.json` ASTs ahead of time, with
+ * esbuild's output conventions: `--outfile` for one input (or stdin),
+ * `--outdir` keeping the layout below the inputs' common directory, next to
+ * each source otherwise; `-` compiles stdin to stdout (`--stdin-filename`
+ * names it in messages and in the AST).
  *
- * Each input is compiled on its own; a failing file is reported and the
- * others still build (exit 1 if any failed). `-` compiles stdin to stdout.
- * `--watch` rebuilds a file when it changes and runs until interrupted.
+ * Each input is compiled on its own; a failing file is reported with every
+ * refusal in it (up to `--max-errors`), its stale output is removed, and the
+ * others still build (exit 1 if any failed). `--watch` rebuilds on change.
  */
-import { mkdirSync, watch, writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
 import { TranspileError } from '../../diagnostics/index.ts'
-import type { AjsProgram } from '../../ast/types.ts'
-import { CliError, readText, type CliIO } from '../io.ts'
-import { expandInputs, type InputFile } from '../inputs.ts'
-import { compileSource, splitList, stripLocations } from '../compile.ts'
-import { formatTranspileError, formatWarning, transpileErrorJson } from '../report.ts'
+import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
+import { commonBase, displayPath, expandInputs, type InputFile } from '../inputs.ts'
+import { compileSource, serializeAst, sourceMapPath, splitList } from '../compile.ts'
+import { fromCliError, fromTranspileError, located, Reporter } from '../report.ts'
 import { palette } from '../colors.ts'
+import { intOption } from '../options.ts'
+import { watchInputs } from '../watch.ts'
 
 export interface BuildOptions {
+  outfile?: string
   outdir?: string
+  stdinFilename?: string
   pretty?: boolean
   minify?: boolean
+  sourcemap?: boolean
   watch?: boolean
   json?: boolean
   atoms?: string
+  maxErrors?: string
 }
 
-interface Outcome {
+interface BuiltFile {
   input: string
   output?: string
   bytes?: number
-  error?: ReturnType<typeof transpileErrorJson>
-  warnings: number
+  ok: boolean
 }
 
-export function serializeAst(ast: AjsProgram, opts: BuildOptions): string {
-  const value = opts.minify ? stripLocations(ast) : ast
-  return opts.pretty ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`
-}
-
-/** Where an input's AST goes: next to it, or under `outdir` keeping the relative layout. */
-export function outputPath(file: InputFile, outdir: string | undefined, cwd: string): string {
-  const name = file.rel.replace(/\.(ajs|js|mjs)$/, '') + '.json'
-  return outdir ? join(resolve(cwd, outdir), name) : join(dirname(file.path), name.split('/').pop()!)
+/** Where an input's AST goes: `--outfile`, under `--outdir` keeping the layout below `base`, or next to it. */
+export function outputPath(file: InputFile, opts: BuildOptions, base: string, cwd: string): string {
+  if (opts.outfile) return resolve(cwd, opts.outfile)
+  const name = relative(base, file.path).replace(/\.(ajs|js|mjs)$/, '') + '.json'
+  return opts.outdir ? join(resolve(cwd, opts.outdir), name) : join(dirname(file.path), name.split(/[\\/]/).pop()!)
 }
 
 export async function buildCommand(inputs: string[], opts: BuildOptions, io: CliIO): Promise<number> {
-  if (opts.pretty && opts.minify) throw new CliError('--pretty and --minify cannot be used together')
-  const c = palette(io.color)
+  if (opts.pretty && opts.minify) throw usageError('--pretty and --minify cannot be used together')
+  if (opts.outfile && opts.outdir) throw usageError('--outfile and --outdir cannot be used together', 'Use --outfile for one input, --outdir for several.')
+  if (opts.sourcemap && !opts.minify) throw usageError('--sourcemap only applies to --minify builds', 'Without --minify the AST keeps its source positions; add --minify.')
+  const maxErrors = intOption(opts.maxErrors, '--max-errors', 1) ?? 50
   const atoms = splitList(opts.atoms)
+  const reporter = new Reporter(io, 'build', opts.json === true)
 
-  if (inputs.length === 1 && inputs[0] === '-') {
-    if (opts.watch) throw new CliError('--watch cannot read stdin')
+  if (inputs.includes('-')) {
+    if (inputs.length > 1) throw usageError('`-` (stdin) cannot be combined with other inputs')
+    if (opts.watch) throw usageError('--watch cannot read stdin')
+    if (opts.outdir) throw usageError('stdin has one output: use --outfile (or stdout without it)')
+    const name = opts.stdinFilename ?? '<stdin>'
+    const source = await io.readStdin()
     try {
-      const { ast, warnings } = compileSource(await io.readStdin(), '<stdin>', atoms)
-      for (const w of warnings) io.err(formatWarning(w, c))
-      io.out(serializeAst(ast, opts))
-      return 0
+      const { ast, warnings } = compileSource(source, name, atoms, maxErrors)
+      reporter.add(...warnings.map(located))
+      const { text, map } = serializeAst(ast, opts)
+      if (!opts.outfile) {
+        if (opts.json) return reporter.finish({ files: [{ input: name, ok: true, ast }] })
+        io.out(text)
+        return EXIT.ok
+      }
+      const output = resolve(io.cwd, opts.outfile)
+      write(output, text, map)
+      return reporter.finish({ files: [{ input: name, output: displayPath(io.cwd, output), bytes: Buffer.byteLength(text), ok: true }] })
     } catch (e) {
       if (!(e instanceof TranspileError)) throw e
-      io.err(opts.json ? `${JSON.stringify(transpileErrorJson(e))}\n` : formatTranspileError(e, c))
-      return 1
+      reporter.add(...fromTranspileError(e))
+      if (opts.outfile) removeStale(resolve(io.cwd, opts.outfile))
+      return reporter.finish({ files: [{ input: name, ok: false }] })
     }
   }
-  if (inputs.includes('-')) throw new CliError('`-` (stdin) cannot be combined with other inputs')
+  if (opts.stdinFilename) throw usageError('--stdin-filename needs `-` (stdin) as the input')
 
   const files = expandInputs(inputs, io.cwd)
-  const buildOne = (file: InputFile): Outcome => {
-    const display = file.display
+  if (opts.outfile && files.length > 1) {
+    throw usageError(`--outfile takes one input; got ${files.length} files`, 'Use --outdir <dir> for several inputs.')
+  }
+  const base = commonBase(files)
+
+  const buildOne = (file: InputFile): BuiltFile => {
+    const output = outputPath(file, opts, base, io.cwd)
+    if (output === file.path) throw usageError(`${file.display}: the output would overwrite the input`, 'Build .ajs sources, or name another --outfile/--outdir.')
+    const shown = { input: file.display, output: displayPath(io.cwd, output) }
     try {
-      const { ast, warnings } = compileSource(readText(file.path), display, atoms)
-      const output = outputPath(file, opts.outdir, io.cwd)
-      const text = serializeAst(ast, opts)
-      mkdirSync(dirname(output), { recursive: true })
-      writeFileSync(output, text)
-      if (!opts.json) for (const w of warnings) io.err(formatWarning(w, c))
-      return { input: display, output, bytes: Buffer.byteLength(text), warnings: warnings.length }
+      const { ast, warnings } = compileSource(readText(file.path, file.display), file.display, atoms, maxErrors)
+      reporter.add(...warnings.map(located))
+      const { text, map } = serializeAst(ast, opts)
+      write(output, text, map)
+      return { ...shown, bytes: Buffer.byteLength(text), ok: true }
     } catch (e) {
-      if (e instanceof TranspileError) {
-        if (!opts.json) io.err(formatTranspileError(e, c))
-        return { input: display, error: transpileErrorJson(e), warnings: 0 }
-      }
-      if (e instanceof CliError) {
-        if (!opts.json) io.err(`${c.red('error')}: ${e.message}\n`)
-        return { input: display, error: { message: e.message } as never, warnings: 0 }
-      }
-      throw e
+      if (e instanceof TranspileError) reporter.add(...fromTranspileError(e))
+      else if (e instanceof CliError) reporter.add(fromCliError(e))
+      else throw e
+      // A failed build leaves no stale output behind (a later step must not pick up the old AST).
+      removeStale(output)
+      return { input: file.display, ok: false }
     }
   }
-  const report = (outcomes: Outcome[]) => {
-    const failed = outcomes.filter((o) => o.error).length
-    if (opts.json) io.out(`${JSON.stringify({ outputs: outcomes, failed })}\n`)
-    else io.err(`${failed ? c.red(`${failed} failed`) + ', ' : ''}${c.green(`${outcomes.length - failed} built`)}\n`)
+
+  const summarize = (built: BuiltFile[]) => {
+    const failed = built.filter((b) => !b.ok).length
+    if (!opts.json) {
+      const c = palette(io.color)
+      io.err(`${opts.watch ? `[${clock()}] ` : ''}${failed ? `${c.red(`${failed} failed`)}, ` : ''}${c.green(`${built.length - failed} built`)}\n`)
+    }
     return failed
   }
 
-  const failed = report(files.map(buildOne))
-  if (!opts.watch) return failed > 0 ? 1 : 0
-  return watchFiles(files, (file) => { report([buildOne(file)]) }, io)
+  const built = files.map(buildOne)
+  summarize(built)
+  const code = reporter.finish({ files: built })
+  if (!opts.watch) return code
+  return watchInputs(inputs, io, {
+    onChange: (changed) => {
+      reporter.diagnostics.length = 0
+      const now = expandInputs(inputs, io.cwd, { allowMissing: true }).filter((f) => changed.has(f.path))
+      const rebuilt = now.map(buildOne)
+      summarize(rebuilt)
+      reporter.finish({ files: rebuilt })
+    },
+    onDelete: (path) => {
+      const file = { path, display: displayPath(io.cwd, path) }
+      const output = outputPath(file, opts, base, io.cwd)
+      removeStale(output)
+      if (!opts.json) io.err(`[${clock()}] ${file.display} was deleted; removed ${displayPath(io.cwd, output)}\n`)
+    },
+  })
 }
 
-/** Rebuild on change until SIGINT/SIGTERM; resolves to exit code 0. */
-function watchFiles(files: InputFile[], rebuild: (f: InputFile) => void, io: CliIO): Promise<number> {
-  return new Promise((resolveExit) => {
-    const pending = new Map<string, ReturnType<typeof setTimeout>>()
-    // Editors write in several steps: wait for the events of one save to settle.
-    const watchers = files.map((file) => watch(file.path, () => {
-      clearTimeout(pending.get(file.path))
-      pending.set(file.path, setTimeout(() => rebuild(file), 50))
-    }))
-    io.err(`watching ${files.length} file${files.length === 1 ? '' : 's'} (Ctrl-C to stop)\n`)
-    const stop = () => {
-      for (const w of watchers) w.close()
-      for (const t of pending.values()) clearTimeout(t)
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
-      resolveExit(0)
-    }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
-  })
+/** `HH:MM:SS` for watch messages. */
+export const clock = (): string => new Date().toTimeString().slice(0, 8)
+
+function write(output: string, text: string, map: string | undefined): void {
+  try {
+    mkdirSync(dirname(output), { recursive: true })
+    writeFileSync(output, text)
+    if (map !== undefined) writeFileSync(sourceMapPath(output), map)
+    else rmSync(sourceMapPath(output), { force: true })
+  } catch (e) {
+    throw new CliError('CLI_WRITE', `${output}: ${(e as Error).message}`)
+  }
+}
+
+function removeStale(output: string): void {
+  if (existsSync(output)) rmSync(output, { force: true })
+  rmSync(sourceMapPath(output), { force: true })
 }

@@ -1,57 +1,53 @@
 /**
  * `ajsc check`: diagnostics only. Source files are transpiled (nothing is
- * written); `.json` files are validated as ASTs. Text output is
- * `file:line:col: error CODE: message` with a code frame; `--json` prints
- * one object with every diagnostic. Exit 1 when any file has an error.
+ * written) with every refusal of a file reported in one pass (up to
+ * `--max-errors` per file); `.json` files are validated as ASTs. Text output
+ * is `file:line:col: error CODE: message` with a code frame on stderr;
+ * `--json` prints the one report (io.ts) on stdout. Exit 1 when any file has
+ * an error.
  */
-import { TranspileError, type Diagnostic } from '../../diagnostics/index.ts'
-import { readText, type CliIO } from '../io.ts'
+import { TranspileError } from '../../diagnostics/index.ts'
+import { CliError, type CliIO } from '../io.ts'
 import { expandInputs } from '../inputs.ts'
 import { compileSource, isAstPath, loadAst, splitList } from '../compile.ts'
-import { formatTranspileError, formatWarning, transpileErrorJson } from '../report.ts'
+import { fromAstProblems, fromCliError, fromTranspileError, located, Reporter } from '../report.ts'
 import { palette } from '../colors.ts'
+import { intOption } from '../options.ts'
+import { readText } from '../io.ts'
 
 export interface CheckOptions {
   json?: boolean
   atoms?: string
+  maxErrors?: string
 }
 
-type JsonDiagnostic = Omit<Partial<Diagnostic>, 'severity'> & { severity: string; message: string; file: string; path?: string; frame?: string }
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 export async function checkCommand(inputs: string[], opts: CheckOptions, io: CliIO): Promise<number> {
   const c = palette(io.color)
   const atoms = splitList(opts.atoms)
+  const maxErrors = intOption(opts.maxErrors, '--max-errors', 1) ?? 50
+  const reporter = new Reporter(io, 'check', opts.json === true)
   const files = expandInputs(inputs, io.cwd)
-  const results: Array<{ file: string; ok: boolean; diagnostics: JsonDiagnostic[] }> = []
-  let errors = 0
-  let warnings = 0
+  const results: Array<{ file: string; ok: boolean; errors: number; warnings: number }> = []
   for (const file of files) {
-    const name = file.display
-    const diagnostics: JsonDiagnostic[] = []
-    const text = readText(file.path)
-    if (isAstPath(file.path)) {
-      for (const p of loadAst(text).problems) {
-        diagnostics.push({ severity: 'error', code: 'code' in p && p.code ? p.code : 'AST_INVALID', file: name, path: p.path, message: p.message })
-        if (!opts.json) io.err(`${name}: ${c.red(c.bold('error'))} ${'code' in p && p.code ? p.code : 'AST_INVALID'}: ${p.path || '/'}: ${p.message}\n`)
-      }
-    } else {
-      try {
-        for (const w of compileSource(text, name, atoms).warnings) {
-          diagnostics.push(w)
-          if (!opts.json) io.err(formatWarning(w, c))
-        }
-      } catch (e) {
-        if (!(e instanceof TranspileError)) throw e
-        diagnostics.push(transpileErrorJson(e))
-        if (!opts.json) io.err(formatTranspileError(e, c))
-      }
+    const before = reporter.diagnostics.length
+    const errorsBefore = reporter.errors
+    try {
+      const text = readText(file.path, file.display)
+      if (isAstPath(file.path)) reporter.add(...fromAstProblems(loadAst(text).problems, file.display))
+      else reporter.add(...compileSource(text, file.display, atoms, maxErrors).warnings.map(located))
+    } catch (e) {
+      if (e instanceof TranspileError) reporter.add(...fromTranspileError(e))
+      else if (e instanceof CliError) reporter.add(fromCliError(e))
+      else throw e
     }
-    const fileErrors = diagnostics.filter((d) => d.severity === 'error').length
-    errors += fileErrors
-    warnings += diagnostics.length - fileErrors
-    results.push({ file: name, ok: fileErrors === 0, diagnostics })
+    const errors = reporter.errors - errorsBefore
+    results.push({ file: file.display, ok: errors === 0, errors, warnings: reporter.diagnostics.length - before - errors })
   }
-  if (opts.json) io.out(`${JSON.stringify({ files: results, errors, warnings })}\n`)
-  else io.err(`${files.length} file${files.length === 1 ? '' : 's'} checked: ${errors ? c.red(`${errors} error${errors === 1 ? '' : 's'}`) : c.green('no errors')}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`)
-  return errors > 0 ? 1 : 0
+  if (!opts.json) {
+    const errors = reporter.errors
+    io.err(`${plural(files.length, 'file')} checked: ${errors ? c.red(plural(errors, 'error')) : c.green('no errors')}, ${plural(reporter.warnings, 'warning')}\n`)
+  }
+  return reporter.finish({ files: results, errors: reporter.errors, warnings: reporter.warnings })
 }

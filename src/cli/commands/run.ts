@@ -1,23 +1,37 @@
 /**
  * `ajsc run`: run a program on the built-in VM with the embedded default
  * setup (see ../setup.ts). The target is a source file, an AST `.json` file
- * or a `proc_` token (with `--procedures`). Arguments come from `--args`
- * (JSON, `@file.json` or `-` for stdin) or from piped stdin.
+ * (with its `--minify` source map `<file>.map` applied when present), `-`
+ * for a program on stdin, or a `proc_` token (with `--procedures`).
+ * Arguments come only from `--args` (JSON, `@file.json` or `-` for stdin):
+ * stdin is never read unless asked.
  *
- * stdout gets only the result as JSON (or the whole RunResult with
- * `--json`); diagnostics and the `--trace` table go to stderr.
+ * stdout gets only the result as JSON (or the `--json` report, io.ts);
+ * diagnostics, warnings and the `--trace` table go to stderr. `--watch`
+ * runs again whenever the target file changes.
  */
+import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { TranspileError } from '../../diagnostics/index.ts'
 import type { AjsProgram } from '../../ast/types.ts'
 import { PROCEDURE_TOKEN_PREFIX } from '../../vm/procedures.ts'
-import { CliError, readText, type CliIO } from '../io.ts'
-import { compileSource, isAstPath, loadAst, splitList } from '../compile.ts'
-import { formatAgentError, formatTranspileError, transpileErrorJson } from '../report.ts'
+import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
+import { compileSource, isAstPath, isAstSourceMap, loadAst, restoreLocations, sourceMapPath, splitList } from '../compile.ts'
+import { fromAgentError, fromAstProblems, fromTranspileError, located, Reporter } from '../report.ts'
 import { formatTrace } from '../trace.ts'
 import { createRunSetup } from '../setup.ts'
 import { FileProcedureStore } from '../procedure-file.ts'
 import { palette } from '../colors.ts'
+import { intOption, numberOption } from '../options.ts'
+import { clock } from './build.ts'
+import { watchInputs } from '../watch.ts'
+
+/**
+ * Wall-clock limit of `ajsc run` when `--timeout` is not given: long enough
+ * for a real local model call (an `llmPredict` may take 120 s), short enough
+ * that a stuck program still ends.
+ */
+export const DEFAULT_RUN_TIMEOUT_MS = 300_000
 
 export interface RunCommandOptions {
   args?: string
@@ -30,100 +44,131 @@ export interface RunCommandOptions {
   llm?: string
   model?: string
   procedures?: string
+  stdinFilename?: string
+  maxErrors?: string
+  watch?: boolean
 }
 
-/** A non-negative number option, or a usage error. */
-function numberOption(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined
-  const n = Number(value)
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new CliError(`${name} must be a non-negative number, got "${value}"`)
-  return n
-}
-
-function parseArgs(text: string, from: string): unknown {
+function parseArgs(text: string, from: string, code: 'CLI_USAGE' | 'CLI_BAD_JSON'): unknown {
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch (e) {
-    throw new CliError(`${from} is not valid JSON: ${(e as Error).message}`)
+    throw new CliError(code, `${from} is not valid JSON: ${(e as Error).message}`)
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(`${from} must be a JSON object`)
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(code, `${from} must be a JSON object`)
   return value
 }
 
+/** `--args`: inline JSON (a malformed value is a usage error), `@file.json` or `-` (input errors). */
 async function readArgs(opt: string | undefined, io: CliIO): Promise<unknown> {
-  if (opt === undefined) return io.stdinHasData() ? parseArgs((await io.readStdin()).trim() || '{}', 'stdin') : {}
-  if (opt === '-') return parseArgs(await io.readStdin(), 'stdin')
-  if (opt.startsWith('@')) {
-    const path = resolve(io.cwd, opt.slice(1))
-    let text: string
-    try {
-      text = readText(path)
-    } catch {
-      throw new CliError(`--args ${opt}: no such file`)
+  if (opt === undefined) return {}
+  if (opt === '-') return parseArgs(await io.readStdin(), 'stdin (--args -)', 'CLI_BAD_JSON')
+  if (opt.startsWith('@')) return parseArgs(readText(resolve(io.cwd, opt.slice(1)), opt.slice(1)), opt.slice(1), 'CLI_BAD_JSON')
+  return parseArgs(opt, '--args', 'CLI_USAGE')
+}
+
+interface Loaded {
+  program: AjsProgram | string
+  source?: string
+}
+
+/** The program to run, or undefined after reporting why it cannot run. */
+async function loadProgram(target: string, opts: RunCommandOptions, io: CliIO, reporter: Reporter, maxErrors: number): Promise<Loaded | undefined> {
+  if (target.startsWith(PROCEDURE_TOKEN_PREFIX)) return { program: target }
+  const fromStdin = target === '-'
+  const name = fromStdin ? opts.stdinFilename ?? '<stdin>' : target
+  const path = fromStdin ? undefined : resolve(io.cwd, target)
+  const text = fromStdin ? await io.readStdin() : readText(path!, target)
+  const asAst = fromStdin ? (opts.stdinFilename ? isAstPath(opts.stdinFilename) : text.trimStart().startsWith('{')) : isAstPath(path!)
+  if (asAst) {
+    const loaded = loadAst(text)
+    if (!loaded.ast) {
+      reporter.add(...fromAstProblems(loaded.problems, name))
+      return undefined
     }
-    return parseArgs(text, opt.slice(1))
+    const mapFile = path && sourceMapPath(path)
+    if (mapFile && existsSync(mapFile)) {
+      const map: unknown = JSON.parse(readFileSync(mapFile, 'utf8'))
+      if (isAstSourceMap(map)) {
+        const restored = restoreLocations(loaded.ast, map)
+        const sourceFile = map.file ? resolve(io.cwd, map.file) : undefined
+        return { program: restored, ...(sourceFile && existsSync(sourceFile) ? { source: readFileSync(sourceFile, 'utf8') } : {}) }
+      }
+    }
+    return { program: loaded.ast }
   }
-  return parseArgs(opt, '--args')
+  try {
+    const { ast, warnings } = compileSource(text, name, [], maxErrors)
+    reporter.add(...warnings.map(located))
+    return { program: ast, source: text }
+  } catch (e) {
+    if (!(e instanceof TranspileError)) throw e
+    reporter.add(...fromTranspileError(e))
+    return undefined
+  }
 }
 
 export async function runCommand(target: string, opts: RunCommandOptions, io: CliIO): Promise<number> {
-  const c = palette(io.color)
   const fuel = numberOption(opts.fuel, '--fuel')
-  const timeoutMs = numberOption(opts.timeout, '--timeout')
-  if (opts.model && !opts.llm) throw new CliError('--model needs --llm <url>')
+  const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
+  const maxErrors = intOption(opts.maxErrors, '--max-errors', 1) ?? 50
+  if (opts.model && !opts.llm) throw usageError('--model needs --llm <url>')
   const isToken = target.startsWith(PROCEDURE_TOKEN_PREFIX)
-  if (isToken && !opts.procedures) throw new CliError(`running a ${PROCEDURE_TOKEN_PREFIX} token needs --procedures <file> (tokens live only as long as their store)`)
+  if (isToken && !opts.procedures) throw usageError(`running a ${PROCEDURE_TOKEN_PREFIX} token needs --procedures <file>`, 'Tokens live only as long as their store: run the program that stores it with the same --procedures file.')
+  if (target === '-' && opts.args === '-') throw usageError('stdin cannot hold both the program (`run -`) and its arguments (`--args -`)', 'Pass the arguments inline (--args \'{...}\') or from a file (--args @args.json).')
+  if (opts.stdinFilename && target !== '-') throw usageError('--stdin-filename needs `-` (stdin) as the target')
+  if (opts.watch && (isToken || target === '-')) throw usageError('--watch needs a program file to watch')
   const args = await readArgs(opts.args, io)
 
-  let program: AjsProgram | string = target
-  let sourceText: string | undefined
-  if (!isToken) {
-    const path = resolve(io.cwd, target)
-    const text = readText(path)
-    if (!isAstPath(path)) sourceText = text
-    if (isAstPath(path)) {
-      const loaded = loadAst(text)
-      if (!loaded.ast) {
-        const first = loaded.problems[0]!
-        io.err(`${target}: ${c.red(c.bold('error'))} AST_INVALID: ${first.path || '/'}: ${first.message}\n`)
-        return 1
-      }
-      program = loaded.ast
-    } else {
-      try {
-        program = compileSource(text, target).ast
-      } catch (e) {
-        if (!(e instanceof TranspileError)) throw e
-        if (opts.json) io.out(`${JSON.stringify({ result: null, error: { ...transpileErrorJson(e), name: 'TranspileError' }, fuelUsed: 0 })}\n`)
-        else io.err(formatTranspileError(e, c))
-        return 1
-      }
-    }
+  const once = async (): Promise<number> => {
+    const c = palette(io.color)
+    const reporter = new Reporter(io, 'run', opts.json === true)
+    const loaded = await loadProgram(target, opts, io, reporter, maxErrors)
+    if (!loaded) return reporter.finish({ result: null, fuelUsed: 0 })
+    const { vm, capabilities } = createRunSetup({
+      allowFetch: splitList(opts.allowFetch),
+      allowPrivate: splitList(opts.allowPrivate),
+      llmUrl: opts.llm,
+      model: opts.model,
+      apiKey: io.env['AJS_LLM_API_KEY'],
+      procedures: opts.procedures ? new FileProcedureStore(resolve(io.cwd, opts.procedures)) : undefined,
+    })
+    const result = await vm.run(loaded.program, args, {
+      capabilities,
+      ...(fuel !== undefined ? { fuel } : {}),
+      timeoutMs,
+      trace: opts.trace === true,
+    })
+    if (opts.trace && result.trace && !opts.json) io.err(formatTrace(result.trace, result.fuelUsed, c))
+    if (!opts.json) for (const w of result.warnings ?? []) io.err(`${c.yellow('warning')}: ${w}\n`)
+    if (result.error) reporter.add(fromAgentError(result.error, { file: target === '-' ? opts.stdinFilename ?? '<stdin>' : target, source: loaded.source, fuel: fuel ?? 1000, timeoutMs }))
+    else if (!opts.json) io.out(`${JSON.stringify(result.result, null, 2)}\n`)
+    return reporter.finish({
+      result: result.result ?? null,
+      fuelUsed: result.fuelUsed,
+      ...(result.warnings ? { warnings: result.warnings } : {}),
+      ...(result.trace ? { trace: result.trace } : {}),
+    })
   }
 
-  const { vm, capabilities } = createRunSetup({
-    allowFetch: splitList(opts.allowFetch),
-    allowPrivate: splitList(opts.allowPrivate),
-    llmUrl: opts.llm,
-    model: opts.model,
-    apiKey: io.env['AJS_LLM_API_KEY'],
-    procedures: opts.procedures ? new FileProcedureStore(resolve(io.cwd, opts.procedures)) : undefined,
+  const first = await once().catch((e) => {
+    if (!opts.watch || !(e instanceof CliError)) throw e
+    io.err(`${palette(io.color).red('error')}: ${e.message}\n`)
+    return EXIT.failure
   })
-  const result = await vm.run(program, args, {
-    capabilities,
-    ...(fuel !== undefined ? { fuel } : {}),
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    trace: opts.trace === true,
+  if (!opts.watch) return first
+  return watchInputs([target], io, {
+    onChange: async (changed) => {
+      if (!changed.has(resolve(io.cwd, target))) return
+      io.err(`[${clock()}] ${target} changed; running again\n`)
+      try {
+        await once()
+      } catch (e) {
+        if (!(e instanceof CliError)) throw e
+        io.err(`${palette(io.color).red('error')}: ${e.message}\n`)
+      }
+    },
+    onDelete: (path) => { if (path === resolve(io.cwd, target)) io.err(`[${clock()}] ${target} was deleted; waiting for it to come back\n`) },
   })
-  if (opts.trace && result.trace) io.err(formatTrace(result.trace, result.fuelUsed, c))
-  for (const w of result.warnings ?? []) io.err(`${c.yellow('warning')}: ${w}\n`)
-  if (opts.json) {
-    io.out(`${JSON.stringify(result)}\n`)
-  } else if (result.error) {
-    io.err(formatAgentError(result.error, target, c, sourceText))
-  } else {
-    io.out(`${JSON.stringify(result.result, null, 2)}\n`)
-  }
-  return result.error ? 1 : 0
 }

@@ -83,7 +83,7 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
   ctx.helpers = new Set(fns.slice(0, -1).map((f) => f.id.name))
 
   let functions: Record<string, FunctionDef> | undefined
-  for (const fn of fns.slice(0, -1)) (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx)
+  for (const fn of fns.slice(0, -1)) ctx.recover(() => { (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx) })
 
   ctx.scope = new Scope(null)
   const params = entryParams(entry, ctx)

@@ -37,13 +37,19 @@ function predeclareBlock(stmts: readonly AnyStatement[], ctx: LowerContext, kind
   }
 }
 
+/** Plain names a `let`/`const` statement declares (for error recovery). */
+function declaredNames(s: AnyStatement): string[] {
+  if (s.type !== 'VariableDeclaration') return []
+  return s.declarations.flatMap((d) => (d.id.type === 'Identifier' ? [d.id.name] : []))
+}
+
 /** A list of statements as a block with its own scope. */
 export function lowerBlock(stmts: readonly AnyStatement[], ctx: LowerContext): Step[] {
   ctx.pushScope()
   try {
     predeclareBlock(stmts, ctx)
     const out: Step[] = []
-    for (const s of stmts) lowerStatement(s, ctx, out)
+    for (const s of stmts) ctx.recover(() => lowerStatement(s, ctx, out), () => declaredNames(s))
     return out
   } finally {
     ctx.popScope()

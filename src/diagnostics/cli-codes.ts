@@ -1,0 +1,26 @@
+/**
+ * Stable codes of the errors `ajsc` itself reports (before or around a
+ * compile or a run): bad command lines, missing inputs, unreadable files.
+ * Each code fixes its exit status, so the exit-code rule lives in one table:
+ * 2 when the command line is wrong, 1 when the command line is fine but an
+ * input, the program or the run fails. Part of the one registry with
+ * `codes.ts` (transpiler) and `runtime-codes.ts` (VM).
+ */
+
+export interface CliCodeSpec {
+  exit: 1 | 2
+  message: string
+  hint: string
+}
+
+export const CLI_CODES = {
+  CLI_USAGE: { exit: 2, message: 'Invalid command line', hint: 'Run `ajsc <command> --help` for the options of the command.' },
+  CLI_NOT_FOUND: { exit: 1, message: 'No such file or directory', hint: 'Check the path; it is resolved from the working directory.' },
+  CLI_NO_INPUTS: { exit: 1, message: 'No input files', hint: 'Name .ajs files, a directory that contains some, or a glob such as "src/**/*.ajs".' },
+  CLI_READ: { exit: 1, message: 'Cannot read the input', hint: 'Check the file permissions and that it is text (UTF-8).' },
+  CLI_WRITE: { exit: 1, message: 'Cannot write the output', hint: 'Check that the output directory is writable.' },
+  CLI_BAD_JSON: { exit: 1, message: 'Not valid JSON', hint: 'Pass a JSON object, for example --args \'{"name":"World"}\'.' },
+  CLI_INTERNAL: { exit: 1, message: 'Internal error in ajsc', hint: 'Please report it with the command line that caused it.' },
+} as const satisfies Record<string, CliCodeSpec>
+
+export type CliCode = keyof typeof CLI_CODES
