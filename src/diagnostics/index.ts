@@ -8,3 +8,4 @@ export { codeFrame, headerLine, type FrameOptions } from './format.ts'
 export {
   AjsError, TranspileError, errors, makeDiagnostic, transpileError, formatDiagnostic, type Diagnostic,
 } from './diagnostic.ts'
+export { FLOW_CODES, type FlowCodeName, type FlowCodeSpec } from './flowlang-codes.ts'

@@ -52,13 +52,16 @@ export function validateFlowGraph(input: unknown): FlowValidation {
     nodes.push({ id: node.id, type: node.type, options })
   }
 
+  // Ends naming a node whose own shape is broken (or a broken node list) were reported there already.
+  const nodesUsable = Array.isArray(raw.nodes) && raw.nodes.length > 0
+  rawNodes.forEach((n, i) => { if (!shape.goodNodes.has(i) && isObject(n) && typeof n.id === 'string') ids.add(n.id) })
   const edges: FlowEdge[] = []
   const good: GoodEdge[] = []
   for (const i of shape.goodEdges) {
     const edge = rawEdges[i] as FlowEdge
     const e: FlowEdge = { from: [edge.from[0], edge.from[1]], to: [edge.to[0], edge.to[1]] }
     edges.push(e)
-    const checked = checkEdge(e, i, ids, specs, problems)
+    const checked = nodesUsable ? checkEdge(e, i, ids, specs, problems) : undefined
     if (checked) good.push(checked)
   }
 
