@@ -214,7 +214,8 @@ export class AgentVM {
     // property reads on it 3x slower in the benchmarks (object shape).
     const now = Date.now()
     return new Run({
-      fuelUnits: parent ? Math.max(0, parent.left) : toUnits(opts.fuel),
+      fuelUnits: parent ? 0 : toUnits(opts.fuel),
+      meter: parent ?? null,
       deadline: parent ? parent.deadline : now + opts.timeoutMs,
       startedAt: parent ? parent.sliceStart : now,
       signal: opts.signal,
@@ -280,7 +281,7 @@ export class AgentVM {
       return copyIn(copyOut(value ?? null))
     } finally {
       parent.controller.signal.removeEventListener('abort', onParentAbort)
-      parent.charge(child.fuelUsedUnits)
+      child.release()
       if (child.trace && parent.trace) parent.trace.push(...child.trace)
       parent.warnings.push(...child.warnings)
       child.end()

@@ -8,7 +8,10 @@
  *   and every loop iteration: 0.01;
  * - library atoms: their cost from ATOM_COSTS (default 1), capability atoms more;
  * - allocation: strings 0.00001 per character, arrays/objects 0.0001 per element
- *   or property created by an operation.
+ *   or property created by an operation, checked against `maxHeapBytes` before
+ *   the value is built (SLOT_BYTES / PROP_BYTES / ENTRY_BYTES per item);
+ * - native scans: 0.00001 per element or character a builtin reads
+ *   (SCAN_COST), charged before the native call runs.
  * Costs are summed at compile time and charged per basic block: when a block
  * (a list of steps) is entered it is charged the static cost of all its steps
  * (STEP_COST each plus the expression nodes each step always evaluates);
@@ -25,6 +28,12 @@ export const STEP_COST = 10_000
 export const ITERATION_COST = 10_000
 export const CHAR_COST = 10 // 0.00001 fuel per character allocated
 export const SLOT_COST = 100 // 0.0001 fuel per element/property allocated
+/** 0.00001 fuel per element or character a builtin reads in one native call (includes, indexOf, Set.has, sort, ...). */
+export const SCAN_COST = 10
+/** Heap estimate (bytes) of one array slot, one object property, one `[key, value]` pair: what `maxHeapBytes` is checked against. */
+export const SLOT_BYTES = 8
+export const PROP_BYTES = 48
+export const ENTRY_BYTES = 56
 
 /** Default cost (in fuel) of atoms that are not language steps. */
 export const DEFAULT_ATOM_COST = 1

@@ -47,7 +47,12 @@ export interface RunConfig extends Pick<NormalizedOptions,
   host: VmHost
   /** The normalised options (child runs of agentRun inherit them). */
   options: NormalizedOptions
+  /** For an in-process agentRun child: the run whose meter it draws fuel from. */
+  meter?: Run | null
 }
+
+/** Smallest fuel lease (units) a child run takes from its parent's meter at a time. */
+const LEASE_UNITS = 1_000_000
 
 const TICK_MASK = 1023
 
@@ -118,12 +123,22 @@ export class Run {
   readonly maxHeapBytes: number
   readonly maxStringLength: number
 
+  /**
+   * The parent's run for an agentRun child: children (also concurrent ones in
+   * `parallel`) draw fuel from this one meter in leases, so together they
+   * can never spend more than the parent's budget.
+   */
+  private readonly meter: Run | null
+  /** Units taken from `meter` so far. */
+  private leased = 0
+
   constructor(readonly config: RunConfig) {
     // -0 first: the field starts with a Double representation, so Smi budgets
     // (small fuel) and double budgets (large fuel) never change the Run map.
     this.left = -0
-    this.left = config.fuelUnits
-    this.budget = config.fuelUnits
+    this.meter = config.meter ?? null
+    this.left = this.meter ? 0 : config.fuelUnits
+    this.budget = this.meter ? this.meter.budget : config.fuelUnits
     this.deadline = config.deadline
     this.sliceStart = config.startedAt
     this.trace = config.trace ? [] : null
@@ -132,6 +147,7 @@ export class Run {
   }
 
   get fuelUsedUnits(): number {
+    if (this.meter) return Math.max(0, Math.min(this.leased, this.leased - this.left))
     return Math.min(this.budget, this.budget - this.left)
   }
 
@@ -139,9 +155,42 @@ export class Run {
     return fromUnits(this.fuelUsedUnits)
   }
 
-  outOfFuel(): never {
+  /**
+   * The meter went below zero. A child run first leases more from its
+   * parent's meter (and returns normally when that covers the charge);
+   * otherwise the run stops: fatal and sticky, whatever catches it.
+   */
+  outOfFuel(): void {
+    if (this.meter && !this.stopped) {
+      const want = -this.left + Math.max(LEASE_UNITS, Math.floor(this.meter.left / 8))
+      const granted = this.meter.grant(want)
+      this.leased += granted
+      this.left += granted
+      if (this.left >= 0) return
+    }
     this.left = Math.min(this.left, -1)
-    throw vmError('FUEL_EXHAUSTED', `Out of fuel (budget ${fromUnits(this.budget)})`)
+    this.stop(vmError('FUEL_EXHAUSTED', `Out of fuel (budget ${fromUnits(this.budget)})`))
+  }
+
+  /** Give up to `units` of this run's fuel to a child (drawing on this run's own parent first if needed). */
+  private grant(units: number): number {
+    if (this.left < units && this.meter && !this.stopped) {
+      const more = this.meter.grant(units - Math.max(0, this.left))
+      this.leased += more
+      this.left += more
+    }
+    const g = Math.max(0, Math.min(units, this.left))
+    this.left -= g
+    return g
+  }
+
+  /** A child run is over: its unspent lease goes back to the parent's meter. */
+  release(): void {
+    if (this.meter && this.left > 0) {
+      this.meter.left += this.left
+      this.leased -= this.left
+      this.left = 0
+    }
   }
 
   charge(units: number): void {
@@ -161,8 +210,9 @@ export class Run {
     return s
   }
 
+  /** A value over `maxHeapBytes` was about to be built: the run stops (fatal and sticky, whatever catches it). */
   heapLimit(bytes: number): never {
-    throw vmError('HEAP_LIMIT', `A value of ~${bytes} bytes exceeds maxHeapBytes (${this.maxHeapBytes})`)
+    this.stop(vmError('HEAP_LIMIT', `A value of ~${bytes} bytes exceeds maxHeapBytes (${this.maxHeapBytes})`))
   }
 
   /** Called on every loop iteration and function call: cheap most of the time. */

@@ -8,6 +8,8 @@ import type { AtomDef } from './types.ts'
 import { coreAtom, runOf } from './define.ts'
 import { guestString, joinGuest } from '../builtins/coerce.ts'
 import type { Run } from '../runtime.ts'
+import { checkChars } from '../builtins/sizes.ts'
+import { SLOT_COST } from '../fuel.ts'
 
 const pure = { sync: true, trusted: true }
 
@@ -21,13 +23,37 @@ function asObject(v: unknown, op: string, field: string): Record<string, unknown
   return v as Record<string, unknown>
 }
 
-/** `{{a.b}}` placeholders resolved against `vars` through the guarded accessors. */
+const PLACEHOLDER = /\{\{\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$0-9][\w$]*)*)\s*\}\}/g
+
+/**
+ * `{{a.b}}` placeholders resolved against `vars` through the guarded
+ * accessors. Each path's text is made once per call, and the running length
+ * is checked before each piece is added: a template repeating one large
+ * value thousands of times stops with HEAP_LIMIT before it is built.
+ */
 function fillTemplate(rt: Run, template: string, vars: unknown): string {
-  return template.replace(/\{\{\s*([A-Za-z_$][\w$]*(?:\.[A-Za-z_$0-9][\w$]*)*)\s*\}\}/g, (_m, path: string) => {
-    let v: unknown = vars
-    for (const part of path.split('.')) v = getComputed(v, part)
-    return v === undefined || v === null ? '' : typeof v === 'string' ? v : jsonStringify(rt, v) ?? ''
-  })
+  const texts = new Map<string, string>()
+  const parts: string[] = []
+  let total = 0
+  let last = 0
+  for (const m of template.matchAll(PLACEHOLDER)) {
+    const path = m[1]!
+    let t = texts.get(path)
+    if (t === undefined) {
+      let v: unknown = vars
+      for (const part of path.split('.')) v = getComputed(v, part)
+      t = v === undefined || v === null ? '' : typeof v === 'string' ? v : jsonStringify(rt, v) ?? ''
+      texts.set(path, t)
+    }
+    total += m.index - last + t.length
+    checkChars(rt, total)
+    rt.charge(SLOT_COST)
+    parts.push(template.slice(last, m.index), t)
+    last = m.index + m[0].length
+  }
+  checkChars(rt, total + template.length - last)
+  parts.push(template.slice(last))
+  return parts.join('')
 }
 
 export const LIBRARY_ATOMS: AtomDef[] = [
@@ -93,9 +119,7 @@ export const LIBRARY_ATOMS: AtomDef[] = [
   }, pure),
   coreAtom('regexMatch', ({ pattern, value, flags }, ctx) => {
     const re = pattern instanceof GuardedRegex ? pattern : makeRegex(pattern, flags ?? '')
-    const out = regexExec(runOf(ctx), re, value)
-    if (out) runOf(ctx).chargeSlots(out.length)
-    return out
+    return regexExec(runOf(ctx), re, value)
   }, pure),
   coreAtom('jsonParse', ({ text }, ctx) => jsonParse(runOf(ctx), text), pure),
   coreAtom('jsonStringify', ({ value, indent }, ctx) => jsonStringify(runOf(ctx), value, indent) ?? null, pure),

@@ -6,7 +6,8 @@
  */
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
-import { ownKeys, toKey, isForbiddenKey } from '../guards.ts'
+import { ownKeys, toKey, isForbiddenKey, setProp } from '../guards.ts'
+import { chargeEntries, chargeProps, chargeScan, mapBounded, nativeOp } from './sizes.ts'
 import { jsonParse, jsonStringify, jsonText } from './json.ts'
 import { SET_HELPERS } from './sets.ts'
 import { guestString, primArgs, toPrim } from './coerce.ts'
@@ -43,17 +44,20 @@ function assertObject(v: unknown, what: string): asserts v is Record<string, unk
 }
 
 const OBJECT: Record<string, Builtin> = {
-  keys: (rt, [o]) => { const k = ownKeys(o); rt.chargeSlots(k.length); return k },
-  values: (rt, [o]) => { const k = ownKeys(o); rt.chargeSlots(k.length); return k.map((x) => (o as any)[x]) },
-  entries: (rt, [o]) => { const k = ownKeys(o); rt.chargeSlots(3 * k.length); return k.map((x) => [x, (o as any)[x]]) },
+  keys: (rt, [o]) => { const k = keysOf(rt, o); rt.chargeSlots(k.length); return k },
+  values: (rt, [o]) => { const k = keysOf(rt, o); rt.chargeSlots(k.length); return k.map((x) => (o as any)[x]) },
+  entries: (rt, [o]) => { const k = keysOf(rt, o); chargeEntries(rt, k.length); return k.map((x) => [x, (o as any)[x]]) },
   assign: (rt, [target, ...sources]) => {
     assertObject(target, 'Object.assign')
     if (Object.isFrozen(target)) throw vmError('TYPE_ERROR', 'Cannot assign to a read-only object')
+    const isArray = Array.isArray(target)
     for (const src of sources) {
       if (src === null || src === undefined) continue
-      const keys = ownKeys(src)
+      const keys = keysOf(rt, src)
       rt.chargeSlots(keys.length)
-      for (const k of keys) (target as any)[k] = (src as any)[k]
+      // Into an array, every write takes the guarded path: `{ length: 2e8 }` is charged and size-checked like `a.length = 2e8`.
+      if (isArray) for (const k of keys) setProp(rt, target, k, (src as any)[k])
+      else for (const k of keys) (target as any)[k] = (src as any)[k]
     }
     return target
   },
@@ -74,6 +78,13 @@ const OBJECT: Record<string, Builtin> = {
   },
   freeze: (_rt, [o]) => (o !== null && typeof o === 'object' ? Object.freeze(o) : o),
   isFrozen: (_rt, [o]) => o === null || typeof o !== 'object' || Object.isFrozen(o),
+}
+
+/** Own keys, with a string's index keys paid for (and size-checked) before they are made. */
+function keysOf(rt: Run, o: unknown): string[] {
+  if (typeof o === 'string') chargeProps(rt, o.length)
+  else if (Array.isArray(o)) chargeScan(rt, o.length)
+  return ownKeys(o)
 }
 
 function toArray(rt: Run, v: unknown): unknown[] {
@@ -105,9 +116,7 @@ const NUMBER: Record<string, Builtin> = {
 
 const STRING: Record<string, Builtin> = {
   fromCharCode: (rt, a) => rt.chargeString(String.fromCharCode(...(a as number[]))),
-  fromCodePoint: (rt, a) => {
-    try { return rt.chargeString(String.fromCodePoint(...(a as number[]))) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) }
-  },
+  fromCodePoint: (rt, a) => rt.chargeString(nativeOp('RANGE_ERROR', () => String.fromCodePoint(...(a as number[])))),
 }
 
 const DATE: Record<string, Builtin> = {
@@ -170,14 +179,11 @@ export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
   TypeError: makeError('TypeError'),
   RangeError: makeError('RangeError'),
   SyntaxError: makeError('SyntaxError'),
-  encodeURIComponent: (rt, [v]) => rt.chargeString(encodeURIComponent(String(v))),
-  decodeURIComponent: (rt, [v]) => {
-    try { return rt.chargeString(decodeURIComponent(String(v))) } catch (e) { throw vmError('TYPE_ERROR', 'URI malformed') }
-  },
-  encodeURI: (rt, [v]) => rt.chargeString(encodeURI(String(v))),
-  decodeURI: (rt, [v]) => {
-    try { return rt.chargeString(decodeURI(String(v))) } catch (e) { throw vmError('TYPE_ERROR', 'URI malformed') }
-  },
+  // Up to 9 characters per UTF-16 unit: built in bounded pieces, never over the limit.
+  encodeURIComponent: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => mapBounded(rt, String(v), 9, encodeURIComponent), 'URI malformed')),
+  decodeURIComponent: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => decodeURIComponent(String(v)), 'URI malformed')),
+  encodeURI: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => mapBounded(rt, String(v), 9, encodeURI), 'URI malformed')),
+  decodeURI: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => decodeURI(String(v)), 'URI malformed')),
 }
 
 /**

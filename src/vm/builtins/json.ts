@@ -4,6 +4,7 @@ import { VmError, vmError } from '../errors.ts'
 import { isForbiddenKey } from '../guards.ts'
 import { GuardedRegex } from './regex.ts'
 import { guestString } from './coerce.ts'
+import { chargeScan } from './sizes.ts'
 
 function strip(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v
@@ -18,10 +19,34 @@ function strip(v: unknown): unknown {
   return v
 }
 
+/** Heap bytes per character of JSON text, at most (`[]` is 2 characters for a ~32-byte array). */
+const PARSED_BYTES_PER_CHAR = 16
+const CONTAINER_BYTES = 32
+const ITEM_BYTES = 16
+
+/**
+ * Heap the parsed value will take, estimated from the text before parsing:
+ * containers, items and characters. Only text whose worst case could pass
+ * `maxHeapBytes` is scanned.
+ */
+function checkParsedSize(rt: Run, text: string): void {
+  if (text.length * PARSED_BYTES_PER_CHAR <= rt.maxHeapBytes) return
+  let containers = 0
+  let items = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 91 || c === 123) containers++ // [ {
+    else if (c === 44) items++ // ,
+  }
+  const bytes = containers * CONTAINER_BYTES + (items + containers) * ITEM_BYTES + text.length * 2
+  if (bytes > rt.maxHeapBytes) rt.heapLimit(bytes)
+}
+
 export function jsonParse(rt: Run, text: unknown): unknown {
   if (typeof text !== 'string') throw vmError('JSON_ERROR', 'JSON.parse expects a string')
   rt.chargeString(text)
   rt.chargeSlots(Math.ceil(text.length / 8))
+  checkParsedSize(rt, text)
   try {
     const value = JSON.parse(text)
     // Only text that mentions a forbidden name can produce a forbidden key.
@@ -74,6 +99,7 @@ class JsonSizeWalk {
     if (this.chars > this.max) this.rt.heapLimit(this.chars * 2)
     this.rt.tick()
     if (Array.isArray(v)) {
+      chargeScan(this.rt, v.length)
       for (let i = 0; i < v.length; i++) { this.chars += 1 + indent; this.visit(v[i], depth + 1) }
     } else if (!(v instanceof GuardedRegex)) {
       for (const k in v) { this.chars += k.length + 4 + indent; this.visit((v as any)[k], depth + 1) }
@@ -91,6 +117,7 @@ export function jsonStringify(rt: Run, value: unknown, indent?: unknown): string
   try {
     out = JSON.stringify(value, null, space)
   } catch (e) {
+    if (e instanceof VmError) throw e
     if (e instanceof RangeError) rt.heapLimit(rt.maxHeapBytes + 1)
     throw vmError('TYPE_ERROR', (e as Error).message)
   }

@@ -444,6 +444,8 @@ export class LinearRegex {
       }
       if (clist.length === 0) {
         if (matched !== null || sticky || pos >= n) break
+        // A position where no match is in progress is still work: metered, and the deadline checked.
+        step(1)
         gen++
         continue
       }

@@ -9,7 +9,9 @@ import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
 import { isForbiddenKey, setProp } from '../guards.ts'
 import { GuardedRegex, makeRegex, toRegex } from './regex.ts'
-import { regexExec, regexMatch, regexMatchAll, regexReplace, regexSearch, regexSplit, regexTest } from './regex-ops.ts'
+import { regexExec, regexMatch, regexMatchAll, regexReplace, regexSearch, regexSplit, regexTest, stringReplace } from './regex-ops.ts'
+import { EXPANSION, chargeEntries, chargeScan, checkChars, mapBounded, nativeOp } from './sizes.ts'
+import { SLOT_BYTES } from '../fuel.ts'
 import { guestString, joinGuest, primArgs, toPrim } from './coerce.ts'
 
 type Method<T> = (rt: Run, self: T, args: any[]) => unknown
@@ -27,14 +29,22 @@ const STRING_METHODS: Record<string, Method<string>> = {
   charAt: (_rt, s, [i]) => s.charAt(i),
   charCodeAt: (_rt, s, [i]) => s.charCodeAt(i),
   codePointAt: (_rt, s, [i]) => s.codePointAt(i),
-  concat: (rt, s, a) => str(rt, s.concat(...a.map(String))),
-  endsWith: (_rt, s, [x, n]) => s.endsWith(String(x), n),
-  startsWith: (_rt, s, [x, n]) => s.startsWith(String(x), n),
-  includes: (_rt, s, [x, n]) => s.includes(String(x), n),
-  indexOf: (_rt, s, [x, n]) => s.indexOf(String(x), n),
-  lastIndexOf: (_rt, s, [x, n]) => s.lastIndexOf(String(x), n),
-  localeCompare: (_rt, s, [x]) => (s < String(x) ? -1 : s > String(x) ? 1 : 0),
-  normalize: (rt, s, [form]) => str(rt, s.normalize(form)),
+  concat: (rt, s, a) => {
+    const parts = a.map(String)
+    checkChars(rt, parts.reduce((n, p) => n + p.length, s.length))
+    return str(rt, s.concat(...parts))
+  },
+  endsWith: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.endsWith(String(x), n) },
+  startsWith: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.startsWith(String(x), n) },
+  includes: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.includes(String(x), n) },
+  indexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.indexOf(String(x), n) },
+  lastIndexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.lastIndexOf(String(x), n) },
+  localeCompare: (rt, s, [x]) => { chargeScan(rt, s.length); return s < String(x) ? -1 : s > String(x) ? 1 : 0 },
+  normalize: (rt, s, [form]) => {
+    const f = form === undefined ? 'NFC' : String(form)
+    if (!Object.prototype.hasOwnProperty.call(EXPANSION, f) || f === 'case') throw vmError('RANGE_ERROR', `The normalization form should be one of NFC, NFD, NFKC, NFKD`)
+    return str(rt, mapBounded(rt, s, EXPANSION[f]!, (x) => x.normalize(f)))
+  },
   padStart: (rt, s, [n, fill]) => { checkRepeat(rt, 1, Number(n) || 0); return str(rt, s.padStart(n, fill)) },
   padEnd: (rt, s, [n, fill]) => { checkRepeat(rt, 1, Number(n) || 0); return str(rt, s.padEnd(n, fill)) },
   repeat: (rt, s, [n]) => {
@@ -46,10 +56,10 @@ const STRING_METHODS: Record<string, Method<string>> = {
   slice: (rt, s, [a, b]) => str(rt, s.slice(a, b)),
   substring: (rt, s, [a, b]) => str(rt, s.substring(a, b)),
   substr: (rt, s, [a, b]) => str(rt, s.substr(a, b)),
-  toLowerCase: (rt, s) => str(rt, s.toLowerCase()),
-  toUpperCase: (rt, s) => str(rt, s.toUpperCase()),
-  toLocaleLowerCase: (rt, s) => str(rt, s.toLowerCase()),
-  toLocaleUpperCase: (rt, s) => str(rt, s.toUpperCase()),
+  toLowerCase: (rt, s) => str(rt, mapBounded(rt, s, EXPANSION.case!, (x) => x.toLowerCase())),
+  toUpperCase: (rt, s) => str(rt, mapBounded(rt, s, EXPANSION.case!, (x) => x.toUpperCase())),
+  toLocaleLowerCase: (rt, s) => str(rt, mapBounded(rt, s, EXPANSION.case!, (x) => x.toLowerCase())),
+  toLocaleUpperCase: (rt, s) => str(rt, mapBounded(rt, s, EXPANSION.case!, (x) => x.toUpperCase())),
   trim: (rt, s) => str(rt, s.trim()),
   trimStart: (rt, s) => str(rt, s.trimStart()),
   trimEnd: (rt, s) => str(rt, s.trimEnd()),
@@ -57,19 +67,19 @@ const STRING_METHODS: Record<string, Method<string>> = {
   valueOf: (_rt: Run, s: string) => s,
   split: (rt, s, [sep, limit]) => {
     if (sep instanceof GuardedRegex) return arrOut(rt, regexSplit(rt, sep, s, limit))
-    return arrOut(rt, s.split(sep === undefined ? (undefined as any) : String(sep), limit))
+    // The limit bounds the native result: one item past the heap ceiling proves it too large.
+    const maxItems = Math.floor(rt.maxHeapBytes / SLOT_BYTES)
+    const lim = limit === undefined ? maxItems + 1 : Math.min(limit >>> 0, maxItems + 1)
+    chargeScan(rt, s.length)
+    return arrOut(rt, s.split(sep === undefined ? (undefined as any) : String(sep), lim))
   },
-  match: (rt, s, [p]) => { const m = regexMatch(rt, toRegex(p), s); if (m) rt.chargeSlots(m.length); return m },
-  matchAll: (rt, s, [p]) => {
-    const all = regexMatchAll(rt, toRegex(p), s)
-    for (const m of all) rt.chargeSlots(m.length)
-    return arrOut(rt, all)
-  },
+  match: (rt, s, [p]) => regexMatch(rt, toRegex(p), s),
+  matchAll: (rt, s, [p]) => arrOut(rt, regexMatchAll(rt, toRegex(p), s)),
   search: (rt, s, [p]) => regexSearch(rt, toRegex(p), s),
   replace: (rt, s, [p, r]) => {
     if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replace needs a replacement string (callbacks are not supported)')
     if (p instanceof GuardedRegex) return str(rt, regexReplace(rt, p, s, r, false))
-    return str(rt, s.replace(String(p), r))
+    return str(rt, stringReplace(rt, s, String(p), r, false))
   },
   replaceAll: (rt, s, [p, r]) => {
     if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replaceAll needs a replacement string (callbacks are not supported)')
@@ -77,21 +87,29 @@ const STRING_METHODS: Record<string, Method<string>> = {
       if (!p.flags.includes('g')) throw vmError('TYPE_ERROR', 'replaceAll needs a regex with the g flag')
       return str(rt, regexReplace(rt, p, s, r, true))
     }
-    return str(rt, s.replaceAll(String(p), r))
+    return str(rt, stringReplace(rt, s, String(p), r, true))
   },
 }
 
 function flatDepth(rt: Run, a: unknown[], depth: number): unknown[] {
   const out: unknown[] = []
+  // Shared references repeat work and items: the running size is checked and charged per array visited.
+  const maxItems = Math.floor(rt.maxHeapBytes / SLOT_BYTES)
   const walk = (xs: unknown[], d: number) => {
+    rt.chargeSlots(xs.length)
+    rt.tick()
     for (const x of xs) {
       if (Array.isArray(x) && d > 0) walk(x, d - 1)
-      else out.push(x)
+      else if (out.push(x) > maxItems) rt.heapLimit(out.length * SLOT_BYTES)
     }
-    rt.chargeSlots(xs.length)
   }
   walk(a, Math.min(depth, 100))
   return out
+}
+
+/** n log n comparisons, charged as a scan before the native sort runs. */
+function chargeSort(rt: Run, n: number): void {
+  chargeScan(rt, n * Math.ceil(Math.log2(n + 1)))
 }
 
 function defaultCompare(rt: Run): (a: unknown, b: unknown) => number {
@@ -105,10 +123,14 @@ function defaultCompare(rt: Run): (a: unknown, b: unknown) => number {
 
 const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
   at: (_rt, a, [i]) => a.at(i),
-  concat: (rt, a, xs) => arrOut(rt, a.concat(...xs)),
-  includes: (_rt, a, [x, n]) => a.includes(x, n),
-  indexOf: (_rt, a, [x, n]) => a.indexOf(x, n),
-  lastIndexOf: (_rt, a, [x, n]) => (n === undefined ? a.lastIndexOf(x) : a.lastIndexOf(x, n)),
+  concat: (rt, a, xs) => {
+    // The result's size first: many references to one large array must not be built to be refused.
+    rt.chargeSlots(xs.reduce((n: number, x) => n + (Array.isArray(x) ? x.length : 1), a.length))
+    return a.concat(...xs)
+  },
+  includes: (rt, a, [x, n]) => { chargeScan(rt, a.length); return a.includes(x, n) },
+  indexOf: (rt, a, [x, n]) => { chargeScan(rt, a.length); return a.indexOf(x, n) },
+  lastIndexOf: (rt, a, [x, n]) => { chargeScan(rt, a.length); return n === undefined ? a.lastIndexOf(x) : a.lastIndexOf(x, n) },
   join: (rt, a, [sep]) => {
     rt.charge(a.length * 10)
     return str(rt, joinGuest(rt, a, sep === undefined ? ',' : guestString(rt, sep)))
@@ -116,29 +138,30 @@ const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
   slice: (rt, a, [s, e]) => arrOut(rt, a.slice(s, e)),
   push: (rt, a, xs) => { rt.chargeSlots(xs.length); if (Object.isFrozen(a)) throw vmError('TYPE_ERROR', 'Cannot push to a read-only array'); return a.push(...xs) },
   pop: (_rt, a) => a.pop(),
-  shift: (_rt, a) => a.shift(),
+  shift: (rt, a) => { chargeScan(rt, a.length); return a.shift() },
   unshift: (rt, a, xs) => { rt.chargeSlots(a.length + xs.length); return a.unshift(...xs) },
   splice: (rt, a, args) => { rt.chargeSlots(a.length); return (a.splice as any)(...args) },
   reverse: (rt, a) => { rt.chargeSlots(a.length); return a.reverse() },
   toReversed: (rt, a) => arrOut(rt, a.slice().reverse()),
   fill: (rt, a, [v, s, e]) => { rt.chargeSlots(a.length); return a.fill(v, s, e) },
   flat: (rt, a, [d]) => flatDepth(rt, a, d === undefined ? 1 : Number(d)),
-  sort: (rt, a) => { rt.chargeSlots(a.length); return a.sort(defaultCompare(rt)) },
-  toSorted: (rt, a) => arrOut(rt, a.slice().sort(defaultCompare(rt))),
+  sort: (rt, a) => { rt.chargeSlots(a.length); chargeSort(rt, a.length); return a.sort(defaultCompare(rt)) },
+  toSorted: (rt, a) => { rt.chargeSlots(a.length); chargeSort(rt, a.length); return a.slice().sort(defaultCompare(rt)) },
   with: (rt, a, [i, v]) => {
-    try { return arrOut(rt, a.with(i, v)) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) }
+    rt.chargeSlots(a.length)
+    return nativeOp('RANGE_ERROR', () => a.with(i, v))
   },
-  keys: (rt, a) => arrOut(rt, [...a.keys()]),
-  entries: (rt, a) => arrOut(rt, [...a.entries()]),
+  keys: (rt, a) => { rt.chargeSlots(a.length); return [...a.keys()] },
+  entries: (rt, a) => { chargeEntries(rt, a.length); return [...a.entries()] },
   values: (rt, a) => arrOut(rt, a.slice()),
   toString: (rt: Run, a: unknown[]) => str(rt, joinGuest(rt, a, ',')),
 }
 
 const NUMBER_METHODS: Record<string, Method<number>> = {
-  toFixed: (_rt, n, [d]) => { try { return n.toFixed(d) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) } },
-  toPrecision: (_rt, n, [d]) => { try { return n.toPrecision(d) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) } },
-  toExponential: (_rt, n, [d]) => { try { return n.toExponential(d) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) } },
-  toString: (_rt: Run, n: number, [radix]: any[]) => { try { return n.toString(radix) } catch (e) { throw vmError('RANGE_ERROR', (e as Error).message) } },
+  toFixed: (_rt, n, [d]) => nativeOp('RANGE_ERROR', () => n.toFixed(d)),
+  toPrecision: (_rt, n, [d]) => nativeOp('RANGE_ERROR', () => n.toPrecision(d)),
+  toExponential: (_rt, n, [d]) => nativeOp('RANGE_ERROR', () => n.toExponential(d)),
+  toString: (_rt: Run, n: number, [radix]: any[]) => nativeOp('RANGE_ERROR', () => n.toString(radix)),
   valueOf: (_rt: Run, n: number) => n,
 }
 
@@ -149,7 +172,7 @@ const BOOLEAN_METHODS: Record<string, Method<boolean>> = {
 
 const REGEX_METHODS: Record<string, Method<GuardedRegex>> = {
   test: (rt, re, [s]) => regexTest(rt, re, s),
-  exec: (rt, re, [s]) => { const m = regexExec(rt, re, s); if (m) rt.chargeSlots(m.length); return m },
+  exec: (rt, re, [s]) => regexExec(rt, re, s),
   toString: (_rt: Run, re: GuardedRegex) => re.toString(),
 }
 

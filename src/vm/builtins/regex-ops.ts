@@ -3,140 +3,302 @@
  * host's RegExp while the input is within the pattern's backtracking budget
  * (exact JavaScript behaviour, fastest), the metered linear engine beyond it
  * (or always, for patterns whose backtracking is exponential). Results are
- * plain arrays/strings, never host RegExp objects.
+ * plain arrays/strings carrying JavaScript's `index`, `input` and `groups`,
+ * never host RegExp objects.
+ *
+ * Matches are visited one at a time (never collected by the host engine in
+ * one call), each one charged and counted against `maxHeapBytes` before the
+ * result grows, so `match(/a?/g)` on millions of characters or a `$\``
+ * replacement stops with HEAP_LIMIT before the memory is allocated.
  */
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
+import { SLOT_COST } from '../fuel.ts'
 import { guestString } from './coerce.ts'
 import { GuardedRegex, MAX_LINEAR_INPUT } from './regex.ts'
 import type { LinearMatch } from './linear-regex.ts'
 
 /** Micro-fuel per live thread per input position on the linear engine. */
 const THREAD_STEP_COST = 10
+/** Bytes a result array slot holds (the heap estimate used by `chargeSlots`). */
+const SLOT_BYTES = 8
+/** Extra slots of a match array: `index`, `input`, `groups`. */
+const MATCH_EXTRA_SLOTS = 3
 
-function text(rt: Run | undefined, s: unknown): string {
+function text(rt: Run, s: unknown): string {
   return typeof s === 'string' ? s : guestString(rt, s)
+}
+
+/** One match, from either engine. */
+interface Match {
+  index: number
+  end: number
+  caps: ArrayLike<string | undefined>
+  groups: Record<string, string | undefined> | undefined
 }
 
 /** Whether this input goes to the linear engine (and may, given its size). */
 function useLinear(re: GuardedRegex, s: string): boolean {
-  if (s.length <= re.maxInput) return false
+  if (s.length <= re.inputCap()) return false
   if (s.length > MAX_LINEAR_INPUT) {
     throw vmError('REGEX_UNSAFE', `Regex input of ${s.length} characters is longer than ${MAX_LINEAR_INPUT}`)
   }
   return true
 }
 
-function linearExec(rt: Run | undefined, re: GuardedRegex, s: string, from: number, sticky: boolean): LinearMatch | null {
-  const engine = re.linear
-  return engine.exec(s, from, sticky, (threads) => {
-    if (rt) {
-      rt.charge(threads * THREAD_STEP_COST)
-      rt.tick()
-    }
+function linearExec(rt: Run, re: GuardedRegex, s: string, from: number, sticky: boolean): LinearMatch | null {
+  return re.linear().exec(s, from, sticky, (threads) => {
+    rt.charge(threads * THREAD_STEP_COST)
+    rt.tick()
   })
 }
 
-const asArray = (m: LinearMatch): unknown[] => m.captures.slice()
+const fromLinear = (m: LinearMatch): Match => ({ index: m.index, end: m.index + (m.captures[0] ?? '').length, caps: m.captures, groups: m.groups })
+const fromNative = (m: RegExpExecArray): Match => ({ index: m.index, end: m.index + m[0].length, caps: m, groups: m.groups })
 
-export function regexTest(rt: Run | undefined, re: GuardedRegex, input: unknown): boolean {
+/**
+ * A cursor over the matches of `re` in `s` from position 0: the first match
+ * only, or every match left to right (advancing past empty matches, as the
+ * spec's `g` iteration does). Each match costs SLOT_COST and a deadline tick.
+ */
+class Matches {
+  private from = 0
+  private done = false
+  private readonly native: RegExp | null
+  private readonly sticky: boolean
+  constructor(private readonly rt: Run, private readonly re: GuardedRegex, private readonly s: string, private readonly global: boolean) {
+    this.sticky = re.sticky
+    this.native = useLinear(re, s) ? null : re.fresh('g')
+  }
+
+  next(): Match | null {
+    if (this.done || this.from > this.s.length) return null
+    const rt = this.rt
+    let m: Match | null
+    if (this.native) {
+      this.native.lastIndex = this.from
+      const raw = this.native.exec(this.s)
+      m = raw && (!this.sticky || raw.index === this.from) ? fromNative(raw) : null
+    } else {
+      const raw = linearExec(rt, this.re, this.s, this.from, this.sticky)
+      m = raw ? fromLinear(raw) : null
+    }
+    if (!m) { this.done = true; return null }
+    rt.charge(SLOT_COST)
+    rt.tick()
+    if (!this.global) this.done = true
+    else this.from = m.end === m.index ? advance(this.s, m.end, this.re.unicode) : m.end
+    return m
+  }
+}
+
+/** The position after an empty match at `i` (a whole code point under the `u` flag). */
+function advance(s: string, i: number, unicode: boolean): number {
+  if (unicode && i + 1 < s.length) {
+    const c = s.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) return i + 2
+    }
+  }
+  return i + 1
+}
+
+/** Counts result slots as they are added: HEAP_LIMIT before the array outgrows `maxHeapBytes`. */
+class SlotBudget {
+  private slots = 0
+  constructor(private readonly rt: Run) {}
+  add(n: number): void {
+    this.slots += n
+    if (this.slots * SLOT_BYTES > this.rt.maxHeapBytes) this.rt.heapLimit(this.slots * SLOT_BYTES)
+    this.rt.chargeSlots(n)
+  }
+}
+
+/** A match as JavaScript returns it: captures plus `index`, `input` and `groups`. */
+function matchArray(m: Match, input: string): unknown[] {
+  const out: unknown[] & { index?: number; input?: string; groups?: unknown } = Array.from(m.caps)
+  out.index = m.index
+  out.input = input
+  out.groups = m.groups ? { ...m.groups } : undefined
+  return out
+}
+
+export function regexTest(rt: Run, re: GuardedRegex, input: unknown): boolean {
   const s = text(rt, input)
   if (!useLinear(re, s)) return re.fresh().test(s)
-  return linearExec(rt, re, s, 0, re.flags.includes('y')) !== null
+  return linearExec(rt, re, s, 0, re.sticky) !== null
 }
 
-/** `re.exec(s)` / `s.match(re)` without g: the match as a plain array, or null. */
-export function regexExec(rt: Run | undefined, re: GuardedRegex, input: unknown): unknown[] | null {
+/** `re.exec(s)` / `s.match(re)` without g: the match array, or null. */
+export function regexExec(rt: Run, re: GuardedRegex, input: unknown): unknown[] | null {
   const s = text(rt, input)
-  if (!useLinear(re, s)) {
-    const m = re.fresh().exec(s)
-    return m ? Array.from(m) : null
-  }
-  const m = linearExec(rt, re, s, 0, re.flags.includes('y'))
-  return m ? asArray(m) : null
+  const m = new Matches(rt, re, s, false).next()
+  if (!m) return null
+  rt.chargeSlots(m.caps.length + MATCH_EXTRA_SLOTS)
+  return matchArray(m, s)
 }
 
-/** All matches left to right, advancing past empty matches (the `g` iteration of the spec). */
-function allLinear(rt: Run | undefined, re: GuardedRegex, s: string): LinearMatch[] {
-  const out: LinearMatch[] = []
-  const sticky = re.flags.includes('y')
-  let from = 0
-  while (from <= s.length) {
-    const m = linearExec(rt, re, s, from, sticky)
-    if (!m) break
-    out.push(m)
-    const end = m.index + (m.captures[0] ?? '').length
-    from = end === m.index ? end + 1 : end
+export function regexMatch(rt: Run, re: GuardedRegex, input: unknown): unknown[] | null {
+  if (!re.global) return regexExec(rt, re, input)
+  const s = text(rt, input)
+  const it = new Matches(rt, re, s, true)
+  const budget = new SlotBudget(rt)
+  const out: unknown[] = []
+  for (let m = it.next(); m; m = it.next()) {
+    budget.add(1)
+    out.push(m.caps[0])
+  }
+  return out.length > 0 ? out : null
+}
+
+export function regexMatchAll(rt: Run, re: GuardedRegex, input: unknown): unknown[][] {
+  if (!re.global) throw vmError('TYPE_ERROR', 'matchAll needs a regex with the g flag')
+  const s = text(rt, input)
+  const it = new Matches(rt, re, s, true)
+  const budget = new SlotBudget(rt)
+  const out: unknown[][] = []
+  for (let m = it.next(); m; m = it.next()) {
+    budget.add(1 + m.caps.length + MATCH_EXTRA_SLOTS)
+    out.push(matchArray(m, s) as unknown[])
   }
   return out
 }
 
-export function regexMatch(rt: Run | undefined, re: GuardedRegex, input: unknown): unknown[] | null {
-  if (!re.flags.includes('g')) return regexExec(rt, re, input)
-  const s = text(rt, input)
-  if (!useLinear(re, s)) return s.match(re.fresh())?.slice() ?? null
-  const all = allLinear(rt, re, s).map((m) => m.captures[0])
-  return all.length > 0 ? all : null
-}
-
-export function regexMatchAll(rt: Run | undefined, re: GuardedRegex, input: unknown): unknown[][] {
-  if (!re.flags.includes('g')) throw vmError('TYPE_ERROR', 'matchAll needs a regex with the g flag')
-  const s = text(rt, input)
-  if (!useLinear(re, s)) return [...s.matchAll(re.fresh())].map((m) => Array.from(m))
-  return allLinear(rt, re, s).map(asArray)
-}
-
-export function regexSearch(rt: Run | undefined, re: GuardedRegex, input: unknown): number {
+export function regexSearch(rt: Run, re: GuardedRegex, input: unknown): number {
   const s = text(rt, input)
   if (!useLinear(re, s)) return s.search(re.fresh())
-  return linearExec(rt, re, s, 0, re.flags.includes('y'))?.index ?? -1
+  return linearExec(rt, re, s, 0, re.sticky)?.index ?? -1
 }
 
-/** The `$` patterns of a replacement string: $$, $&, $`, $', $n, $nn, $<name>. */
-function expand(replacement: string, s: string, m: LinearMatch): string {
-  const whole = m.captures[0] ?? ''
-  const groupCount = m.captures.length - 1
-  return replacement.replace(/\$(\$|&|`|'|\d{1,2}|<[^>]*>)/g, (all, tok: string) => {
-    if (tok === '$') return '$'
-    if (tok === '&') return whole
-    if (tok === '`') return s.slice(0, m.index)
-    if (tok === "'") return s.slice(m.index + whole.length)
-    if (tok.startsWith('<')) {
-      if (!m.groups) return all
-      return m.groups[tok.slice(1, -1)] ?? ''
-    }
-    let n = Number(tok)
-    if (tok.length === 2 && (n < 1 || n > groupCount)) {
-      // `$12` with fewer groups means `$1` followed by "2".
-      const one = Number(tok[0])
-      if (one >= 1 && one <= groupCount) return (m.captures[one] ?? '') + tok[1]
-      return all
-    }
-    n = Number(tok)
-    if (n < 1 || n > groupCount) return all
-    return m.captures[n] ?? ''
-  })
-}
+// ---- replace ---------------------------------------------------------------
 
-export function regexReplace(rt: Run | undefined, re: GuardedRegex, input: unknown, replacement: string, all: boolean): string {
-  const s = text(rt, input)
-  if (!useLinear(re, s)) return all ? s.replaceAll(re.fresh(), replacement) : s.replace(re.fresh(), replacement)
-  const global = all || re.flags.includes('g')
-  const matches = global ? allLinear(rt, re, s) : [linearExec(rt, re, s, 0, re.flags.includes('y'))].filter((m): m is LinearMatch => m !== null)
-  let out = ''
-  let last = 0
-  for (const m of matches) {
-    out += s.slice(last, m.index) + expand(replacement, s, m)
-    last = m.index + (m.captures[0] ?? '').length
+/** A replacement string cut into literal text and `$` references (GetSubstitution of the spec). */
+type Piece = string | { ref: 'whole' | 'before' | 'after' } | { group: number } | { name: string }
+
+function parseReplacement(r: string, groupCount: number, named: boolean): Piece[] {
+  const out: Piece[] = []
+  let lit = ''
+  for (let i = 0; i < r.length; i++) {
+    const ch = r[i]
+    if (ch !== '$' || i + 1 >= r.length) { lit += ch; continue }
+    const nx = r[i + 1]!
+    let piece: Piece | null = null
+    let used = 2
+    if (nx === '$') { lit += '$'; i++; continue }
+    if (nx === '&') piece = { ref: 'whole' }
+    else if (nx === '`') piece = { ref: 'before' }
+    else if (nx === "'") piece = { ref: 'after' }
+    else if (nx >= '0' && nx <= '9') {
+      const two = r[i + 2] !== undefined && r[i + 2]! >= '0' && r[i + 2]! <= '9' ? Number(nx + r[i + 2]) : -1
+      const one = Number(nx)
+      if (two >= 1 && two <= groupCount) { piece = { group: two }; used = 3 }
+      else if (one >= 1 && one <= groupCount) piece = { group: one }
+    } else if (nx === '<' && named) {
+      const close = r.indexOf('>', i + 2)
+      if (close >= 0) { piece = { name: r.slice(i + 2, close) }; used = close - i + 1 }
+    }
+    if (!piece) { lit += ch; continue }
+    if (lit) { out.push(lit); lit = '' }
+    out.push(piece)
+    i += used - 1
   }
-  return out + s.slice(last)
+  if (lit) out.push(lit)
+  return out
 }
+
+function pieceText(p: Piece, m: Match, s: string): string {
+  if (typeof p === 'string') return p
+  if ('ref' in p) return p.ref === 'whole' ? s.slice(m.index, m.end) : p.ref === 'before' ? s.slice(0, m.index) : s.slice(m.end)
+  if ('group' in p) return m.caps[p.group] ?? ''
+  return m.groups?.[p.name] ?? ''
+}
+
+function pieceLength(p: Piece, m: Match, s: string): number {
+  if (typeof p === 'string') return p.length
+  if ('ref' in p) return p.ref === 'whole' ? m.end - m.index : p.ref === 'before' ? m.index : s.length - m.end
+  return pieceText(p, m, s).length
+}
+
+/** Pieces of output joined in bounded batches: flat strings, not millions of rope nodes. */
+const JOIN_BATCH = 4096
+
+/**
+ * Build `s` with every visited match replaced. The length of each expansion
+ * is computed before it is built, so the result is refused (HEAP_LIMIT)
+ * before it outgrows `maxHeapBytes`, however many `$\`` it repeats.
+ */
+function replaceMatches(rt: Run, s: string, next: () => Match | null, replacement: string): string {
+  let pieces: Piece[] | null = null
+  let total = 0
+  let last = 0
+  let batch: string[] = []
+  const chunks: string[] = []
+  const max = rt.maxStringLength
+  for (let m = next(); m; m = next()) {
+    pieces ??= parseReplacement(replacement, m.caps.length - 1, m.groups !== undefined)
+    total += m.index - last
+    for (const p of pieces) total += pieceLength(p, m, s)
+    if (total > max) rt.heapLimit(total * 2)
+    batch.push(s.slice(last, m.index))
+    for (const p of pieces) batch.push(pieceText(p, m, s))
+    last = m.end
+    if (batch.length >= JOIN_BATCH) { chunks.push(batch.join('')); batch = [] }
+  }
+  if (total + s.length - last > max) rt.heapLimit((total + s.length - last) * 2)
+  batch.push(s.slice(last))
+  chunks.push(batch.join(''))
+  return chunks.join('')
+}
+
+/** Upper bound of a replacement's result with no `$` in it: every position may match. */
+const literalBound = (n: number, r: string) => n + (n + 1) * r.length
+
+export function regexReplace(rt: Run, re: GuardedRegex, input: unknown, replacement: string, all: boolean): string {
+  const s = text(rt, input)
+  const global = all || re.global
+  if (!replacement.includes('$') && literalBound(s.length, replacement) <= rt.maxStringLength && !useLinear(re, s)) {
+    return all ? s.replaceAll(re.fresh(), replacement) : s.replace(re.fresh(), replacement)
+  }
+  const it = new Matches(rt, re, s, global)
+  return replaceMatches(rt, s, () => it.next(), replacement)
+}
+
+/** `s.replace(str, r)` / `s.replaceAll(str, r)` with a string pattern: `$` patterns bounded the same way. */
+export function stringReplace(rt: Run, s: string, pattern: string, replacement: string, all: boolean): string {
+  if (!replacement.includes('$') && literalBound(s.length, replacement) <= rt.maxStringLength) {
+    return all ? s.replaceAll(pattern, replacement) : s.replace(pattern, replacement)
+  }
+  let from = 0
+  let done = false
+  const caps = [pattern]
+  const next = (): Match | null => {
+    if (done) return null
+    const i = s.indexOf(pattern, from)
+    if (i < 0 || from > s.length) { done = true; return null }
+    rt.charge(SLOT_COST)
+    rt.tick()
+    if (!all) done = true
+    from = i + Math.max(pattern.length, 1)
+    return { index: i, end: i + pattern.length, caps, groups: undefined }
+  }
+  return replaceMatches(rt, s, next, replacement)
+}
+
+// ---- split -----------------------------------------------------------------
 
 /** `s.split(re, limit)` with the spec's rules (captures included, empty matches at p skipped). */
-export function regexSplit(rt: Run | undefined, re: GuardedRegex, input: unknown, limit?: number): string[] {
+export function regexSplit(rt: Run, re: GuardedRegex, input: unknown, limit?: number): string[] {
   const s = text(rt, input)
-  if (!useLinear(re, s)) return s.split(re.fresh(), limit) as string[]
   const lim = limit === undefined ? 2 ** 32 - 1 : limit >>> 0
+  const maxItems = Math.floor(rt.maxHeapBytes / SLOT_BYTES)
+  if (!useLinear(re, s)) {
+    // The limit bounds the native result: one item past the heap ceiling proves it too large.
+    const out = s.split(re.fresh(), Math.min(lim, maxItems + 1)) as string[]
+    if (out.length > maxItems) rt.heapLimit(out.length * SLOT_BYTES)
+    return out
+  }
+  const budget = new SlotBudget(rt)
   const out: Array<string | undefined> = []
   if (lim === 0) return []
   if (s.length === 0) return linearExec(rt, re, s, 0, true) ? [] : [s]
@@ -147,6 +309,7 @@ export function regexSplit(rt: Run | undefined, re: GuardedRegex, input: unknown
     if (!m || m.index >= s.length) break
     const e = m.index + (m.captures[0] ?? '').length
     if (e === p || m.index >= s.length) { q = m.index + 1; continue }
+    budget.add(m.captures.length)
     out.push(s.slice(p, m.index))
     if (out.length === lim) return out as string[]
     for (let k = 1; k < m.captures.length; k++) {

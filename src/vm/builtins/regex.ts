@@ -25,31 +25,72 @@ export const REGEX_STEP_BUDGET = 100_000_000
 export const MAX_LINEAR_INPUT = 10_000_000
 const ALLOWED_FLAGS = /^[gimsuy]*$/
 
-export class GuardedRegex {
+/** What the VM keeps about a pattern: shared by every value of the same literal, never guest-reachable. */
+interface RegexCore {
   readonly re: RegExp
-  /** Longest input this pattern may run on (see REGEX_STEP_BUDGET). */
+  /** Longest input the host engine may take for this pattern (see REGEX_STEP_BUDGET); -1: linear engine only. */
   readonly maxInput: number
-  private engine: LinearRegex | null = null
+  engine: LinearRegex | null
+}
+
+/**
+ * A guest regex value. Opaque: the pattern, engine and input cap live in a
+ * private field (no property, key, spread, `Object.assign` or builtin sees
+ * them), the instance is frozen, and the guest-visible facts (`source`,
+ * `flags`, `global`, ...) are read-only accessors computed from that field.
+ * Prototype methods are functions, which guest reads turn into `undefined`.
+ */
+export class GuardedRegex {
+  readonly #core: RegexCore
+  readonly #source: string
+  readonly #flags: string
   /** `linearOnly`: exponential on a backtracking engine, so it always runs on the linear one. */
-  constructor(readonly source: string, readonly flags: string, linearOnly = false) {
-    this.re = new RegExp(source, flags)
-    this.maxInput = linearOnly ? -1 : inputCap(source, flags)
-    if (linearOnly) this.engine = new LinearRegex(source, flags)
+  constructor(source: string, flags: string, linearOnly = false, core?: RegexCore) {
+    this.#source = source
+    this.#flags = flags
+    this.#core = core ?? {
+      re: new RegExp(source, flags),
+      maxInput: linearOnly ? -1 : inputCap(source, flags),
+      engine: linearOnly ? new LinearRegex(source, flags) : null,
+    }
+    Object.freeze(this)
   }
-  /** The linear-time engine for this pattern (built on first need; REGEX_UNSAFE if it cannot take it). */
-  get linear(): LinearRegex {
-    return (this.engine ??= new LinearRegex(this.source, this.flags))
+  get source(): string { return this.#source }
+  get flags(): string { return this.#flags }
+  get global(): boolean { return this.#flags.includes('g') }
+  get ignoreCase(): boolean { return this.#flags.includes('i') }
+  get multiline(): boolean { return this.#flags.includes('m') }
+  get sticky(): boolean { return this.#flags.includes('y') }
+  get dotAll(): boolean { return this.#flags.includes('s') }
+  get unicode(): boolean { return this.#flags.includes('u') }
+  /** Always 0: a guest regex keeps no match state between calls. */
+  get lastIndex(): number { return 0 }
+  /** Longest input the host engine may take (-1: the linear engine only). Internal. */
+  inputCap(): number {
+    return this.#core.maxInput
+  }
+  /** The linear-time engine for this pattern (built on first need; REGEX_UNSAFE if it cannot take it). Internal. */
+  linear(): LinearRegex {
+    return (this.#core.engine ??= new LinearRegex(this.#source, this.#flags))
   }
   toString(): string {
-    return `/${this.source}/${this.flags}`
+    return `/${this.#source}/${this.#flags}`
   }
   /** JSON.stringify of a regex is `{}`, as in JavaScript. */
   toJSON(): Record<string, never> {
     return {}
   }
-  /** A fresh RegExp (lastIndex 0), so guest state never leaks between calls. */
-  fresh(): RegExp {
-    return new RegExp(this.re.source, this.re.flags)
+  /** A fresh host RegExp (lastIndex 0) with `extraFlags`: never handed to the guest. Internal. */
+  fresh(extraFlags = ''): RegExp {
+    const re = this.#core.re
+    if (extraFlags === '') return new RegExp(re, re.flags)
+    let fl = re.flags
+    for (const f of extraFlags) if (!fl.includes(f)) fl += f
+    return new RegExp(re, fl)
+  }
+  /** Another value of the same pattern (a regex literal evaluated again), sharing the checked core. Internal. */
+  again(): GuardedRegex {
+    return new GuardedRegex(this.#source, this.#flags, false, this.#core)
   }
 }
 

@@ -1,25 +1,29 @@
 /**
  * Set-like helpers over plain arrays (the guest has no Set objects): results
  * are arrays with duplicates removed, in first-seen order, using SameValueZero.
+ * Each helper reads its arrays in one native call, so every array read is
+ * charged per element (SCAN_COST) before the call, and results per slot.
  */
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
+import { chargeScan } from './sizes.ts'
 
-const arr = (v: unknown, what: string): unknown[] => {
+const arr = (rt: Run, v: unknown, what: string): unknown[] => {
   if (!Array.isArray(v)) throw vmError('TYPE_ERROR', `Set.${what} expects arrays`)
+  chargeScan(rt, v.length)
   return v
 }
 
 const done = (rt: Run, out: unknown[]) => { rt.chargeSlots(out.length); return out }
 
 export const SET_HELPERS: Record<string, (rt: Run, args: any[]) => unknown> = {
-  from: (rt, [a]) => done(rt, [...new Set(arr(a, 'from'))]),
-  has: (_rt, [a, x]) => arr(a, 'has').includes(x),
-  add: (rt, [a, x]) => done(rt, arr(a, 'add').includes(x) ? [...new Set(a)] : [...new Set(a), x]),
-  delete: (rt, [a, x]) => done(rt, [...new Set(arr(a, 'delete'))].filter((y) => !Object.is(y, x) && !(y === x))),
-  union: (rt, [a, b]) => done(rt, [...new Set([...arr(a, 'union'), ...arr(b, 'union')])]),
-  intersection: (rt, [a, b]) => { const s = new Set(arr(b, 'intersection')); return done(rt, [...new Set(arr(a, 'intersection'))].filter((x) => s.has(x))) },
-  difference: (rt, [a, b]) => { const s = new Set(arr(b, 'difference')); return done(rt, [...new Set(arr(a, 'difference'))].filter((x) => !s.has(x))) },
-  isSubsetOf: (_rt, [a, b]) => { const s = new Set(arr(b, 'isSubsetOf')); return arr(a, 'isSubsetOf').every((x) => s.has(x)) },
-  size: (_rt, [a]) => new Set(arr(a, 'size')).size,
+  from: (rt, [a]) => { const xs = arr(rt, a, 'from'); rt.chargeSlots(xs.length); return [...new Set(xs)] },
+  has: (rt, [a, x]) => arr(rt, a, 'has').includes(x),
+  add: (rt, [a, x]) => { const xs = arr(rt, a, 'add'); rt.chargeSlots(xs.length + 1); return xs.includes(x) ? [...new Set(xs)] : [...new Set(xs), x] },
+  delete: (rt, [a, x]) => { const xs = arr(rt, a, 'delete'); rt.chargeSlots(xs.length); return [...new Set(xs)].filter((y) => !Object.is(y, x) && !(y === x)) },
+  union: (rt, [a, b]) => { const xs = arr(rt, a, 'union'), ys = arr(rt, b, 'union'); rt.chargeSlots(xs.length + ys.length); return [...new Set([...xs, ...ys])] },
+  intersection: (rt, [a, b]) => { const s = new Set(arr(rt, b, 'intersection')); return done(rt, [...new Set(arr(rt, a, 'intersection'))].filter((x) => s.has(x))) },
+  difference: (rt, [a, b]) => { const s = new Set(arr(rt, b, 'difference')); return done(rt, [...new Set(arr(rt, a, 'difference'))].filter((x) => !s.has(x))) },
+  isSubsetOf: (rt, [a, b]) => { const s = new Set(arr(rt, b, 'isSubsetOf')); return arr(rt, a, 'isSubsetOf').every((x) => s.has(x)) },
+  size: (rt, [a]) => new Set(arr(rt, a, 'size')).size,
 }

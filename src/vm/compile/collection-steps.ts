@@ -6,21 +6,23 @@
 import type { Step } from '../../ast/types.ts'
 import { ITERATION_COST, toUnits, ATOM_COSTS } from '../fuel.ts'
 import { vmError } from '../errors.ts'
-import { RETURN, isPromise, type Completion, type Frame } from '../runtime.ts'
+import { RETURN, isPromise, type Completion, type Frame, type Run } from '../runtime.ts'
 import type { CStep, Scope } from './context.ts'
 import type { CStepInfo, Compiler } from './compiler.ts'
 import { compileValue } from './values.ts'
 import { isP, then } from './async.ts'
 import { checkName } from './patterns.ts'
 import { storeResult } from './statements.ts'
-import { copyIn } from '../membrane.ts'
+import { copyIn, copyOut } from '../membrane.ts'
+import { jsonStringify } from '../builtins/json.ts'
 
 const s = (step: Step) => step as any
 const costOf = (op: string) => toUnits(ATOM_COSTS[op] ?? 1)
 
-function itemsOf(v: unknown, op: string): unknown[] {
+function itemsOf(f: Frame, v: unknown, op: string): unknown[] {
   if (Array.isArray(v)) return v
-  if (typeof v === 'string') return [...v]
+  // A string's characters become an array: paid (and size-checked) before it is built.
+  if (typeof v === 'string') { f.rt.chargeSlots(v.length); return [...v] }
   throw vmError('TYPE_ERROR', `${op} needs an array of items, got ${v === null ? 'null' : typeof v}`, { op })
 }
 
@@ -94,7 +96,7 @@ function iterating(kind: 'map' | 'filter' | 'find' | 'reduce') {
     const op = kind
     const run: CStep = (f) => {
       return then(items.fn(f), (raw) => {
-        const list = itemsOf(raw, op)
+        const list = itemsOf(f, raw, op)
         const finish = (v: unknown) => store(f, v)
         switch (kind) {
           case 'map': {
@@ -125,6 +127,11 @@ function iterating(kind: 'map' | 'filter' | 'find' | 'reduce') {
   }
 }
 
+/** A memo/cache key's text: the guarded, charged JSON.stringify (a key of shared nested arrays is refused, not serialised). */
+function memoKeyText(rt: Run, k: unknown): string {
+  return jsonStringify(rt, k) ?? 'undefined'
+}
+
 function memoize(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const key = compileValue(c, s(step).key, scope)
   const b = c.block(s(step).steps ?? [], scope)
@@ -135,7 +142,7 @@ function memoize(c: Compiler, step: Step, scope: Scope): CStepInfo {
   return {
     run: (f) => {
       return then(key.fn(f), (k) => {
-        const memoKey = id + JSON.stringify(k)
+        const memoKey = id + memoKeyText(f.rt, k)
         const memo = f.rt.memo
         if (memo.has(memoKey)) return store(f, memo.get(memoKey))
         return then(body(f), (v) => { memo.set(memoKey, v); return store(f, v) })
@@ -158,7 +165,7 @@ function cache(c: Compiler, step: Step, scope: Scope): CStepInfo {
       const rt = f.rt
       return then(key.fn(f), (k) => then(ttl ? ttl.fn(f) : 3_600_000, async (ttlMs) => {
         const storeCap = rt.config.capabilities.store
-        const cacheKey = `cache:${JSON.stringify(k)}`
+        const cacheKey = `cache:${memoKeyText(rt, k)}`
         if (!storeCap || typeof storeCap.get !== 'function' || typeof storeCap.set !== 'function') {
           if (rt.memo.has(cacheKey)) return store(f, rt.memo.get(cacheKey))
           const v = await body(f)
@@ -168,7 +175,8 @@ function cache(c: Compiler, step: Step, scope: Scope): CStepInfo {
         const hit = copyIn(await rt.awaitAtom(Promise.resolve(storeCap.get(cacheKey))), undefined, 'cache entry') as any
         if (hit && typeof hit === 'object' && typeof hit.expiresAt === 'number' && hit.expiresAt > rt.now()) return store(f, hit.value)
         const v = await body(f)
-        await rt.awaitAtom(Promise.resolve(storeCap.set(cacheKey, { value: v, expiresAt: rt.now() + Number(ttlMs) })))
+        // The store gets a plain copy, never the live guest value (the guest could grow it past the store's limits later).
+        await rt.awaitAtom(Promise.resolve(storeCap.set(cacheKey, { value: copyOut(v), expiresAt: rt.now() + Number(ttlMs) })))
         return store(f, v)
       }))
     },

@@ -6,6 +6,7 @@
 import type { Expr } from '../../ast/types.ts'
 import { NODE_COST } from '../fuel.ts'
 import { getComputed, getNamed, isForbiddenKey, toKey, deleteProp, ownKeys } from '../guards.ts'
+import { chargeProps } from '../builtins/sizes.ts'
 import { vmError } from '../errors.ts'
 import { BINARY_OPS, UNARY_OPS, specialiseBinary, specialiseBinaryConst, specialiseSlotOps, specialiseOneSlot, unknownOperator } from './operators.ts'
 import { isP, seq2, seqN, then } from './async.ts'
@@ -256,8 +257,9 @@ function array(c: Compiler, node: any, scope: Scope): CExpr {
 export function spreadProps(f: Frame, out: Record<string, unknown>, src: unknown): void {
   if (src === null || src === undefined) return
   if (typeof src === 'string') {
+    // One property per character: paid and size-checked before the object grows.
+    chargeProps(f.rt, src.length)
     for (let i = 0; i < src.length; i++) out[i] = src[i]
-    f.rt.chargeSlots(src.length)
     return
   }
   if (typeof src !== 'object') return
@@ -374,8 +376,9 @@ function sequence(c: Compiler, node: any, scope: Scope): CExpr {
 
 function regex(_c: Compiler, node: any): CExpr {
   const pattern = node.pattern, flags = node.flags ?? ''
-  makeRegex(pattern, flags) // validate once at compile time
-  return { fn: () => makeRegex(pattern, flags), cost: NODE_COST, async: false }
+  // Checked once at compile time; each evaluation is a new value sharing the checked core.
+  const checked = makeRegex(pattern, flags)
+  return { fn: () => checked.again(), cost: NODE_COST, async: false }
 }
 
 function spreadOutside(): CExpr {

@@ -239,6 +239,20 @@ function forLoop(c: Compiler, step: Step, scope: Scope): CStepInfo {
   return { run, async: !!init?.async || !!cond?.async || !!update?.async || body.async, cost: STEP_COST }
 }
 
+/** State of one for...of / for...in: a key snapshot or live array by index, or a string read in place. */
+interface Iteration { items: unknown[] | null; text: string | null; i: number }
+
+function items(f: Frame, v: unknown, mode: 'of' | 'in'): unknown[] {
+  if (mode === 'in') {
+    if (v === null || v === undefined) return []
+    // The key snapshot of an array is one string per element: paid before it is made.
+    if (Array.isArray(v)) f.rt.chargeSlots(v.length)
+    return ownKeys(v)
+  }
+  if (Array.isArray(v)) return v
+  throw vmError('TYPE_ERROR', `${v === null ? 'null' : typeof v} is not iterable`)
+}
+
 /** for...of / for...in: iterate a snapshot of keys or a live array by index. */
 function iterate(c: Compiler, step: Step, scope: Scope, mode: 'of' | 'in'): CStepInfo {
   const source = c.expr(mode === 'of' ? s(step).iterable : s(step).object, scope)
@@ -250,16 +264,24 @@ function iterate(c: Compiler, step: Step, scope: Scope, mode: 'of' | 'in'): CSte
   const body = c.block(s(step).body ?? [], inner)
   // Iteration state lives in a hidden slot of the frame: recursion gets its own frame.
   const hidden = inner.fn.alloc()
-  const items = (v: unknown): unknown[] => {
-    if (mode === 'in') return v === null || v === undefined ? [] : ownKeys(v)
-    if (Array.isArray(v)) return v
-    if (typeof v === 'string') return [...v]
-    throw vmError('TYPE_ERROR', `${v === null ? 'null' : typeof v} is not iterable`)
-  }
   const next = (f: Frame) => {
-    const st = f.s[hidden] as { items: unknown[]; i: number }
-    if (st.i >= st.items.length) return false
-    const r = target.bind(f, st.items[st.i++])
+    const st = f.s[hidden] as Iteration
+    let v: unknown
+    if (st.text === null) {
+      if (st.i >= st.items!.length) return false
+      v = st.items![st.i++]
+    } else {
+      // A string is read in place, one key or code point per iteration: never copied whole.
+      const str = st.text
+      if (st.i >= str.length) return false
+      if (mode === 'in') v = String(st.i++)
+      else {
+        const n = (str.charCodeAt(st.i) & 0xfc00) === 0xd800 && (str.charCodeAt(st.i + 1) & 0xfc00) === 0xdc00 ? 2 : 1
+        v = str.slice(st.i, st.i + n)
+        st.i += n
+      }
+    }
+    const r = target.bind(f, v)
     return isP(r) ? r.then(() => true) : true
   }
   const loop = makeLoop({
@@ -267,7 +289,7 @@ function iterate(c: Compiler, step: Step, scope: Scope, mode: 'of' | 'in'): CSte
     update: null, updateCost: 0, bodyFirst: false, yieldable: c.canSuspend(inner),
   })
   const go = (f: Frame, x: unknown) => {
-    f.s[hidden] = { items: items(x), i: 0 }
+    f.s[hidden] = typeof x === 'string' ? { items: null, text: x, i: 0 } : { items: items(f, x, mode), text: null, i: 0 }
     return loop(f)
   }
   const run: CStep = (f) => {

@@ -38,6 +38,27 @@ function chain(steps: Array<(f: Frame) => unknown>): (f: Frame) => unknown {
   }
 }
 
+/**
+ * The code points of a string an array pattern reads: the first `count`
+ * (read in place), plus all the rest only when the pattern has a rest
+ * element (charged per element before it is built). `const [c] = s` on a
+ * long string never copies it.
+ */
+function stringPrefix(f: Frame, s: string, count: number, all: boolean): string[] {
+  const out: string[] = []
+  let i = 0
+  while (i < s.length && out.length < count) {
+    const n = (s.charCodeAt(i) & 0xfc00) === 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1
+    out.push(s.slice(i, i + n))
+    i += n
+  }
+  if (all && i < s.length) {
+    f.rt.chargeSlots(s.length - i)
+    for (const ch of s.slice(i)) out.push(ch)
+  }
+  return out
+}
+
 export function checkName(name: unknown): string {
   if (typeof name !== 'string' || !IDENTIFIER.test(name)) throw compileError('AST_INVALID', `Invalid variable name ${JSON.stringify(name)}`)
   if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden variable name "${name}"`)
@@ -147,7 +168,7 @@ export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: Patt
       const bind: Bind = (f, v) => {
         let arr: unknown[]
         if (Array.isArray(v)) arr = v
-        else if (typeof v === 'string') arr = [...v]
+        else if (typeof v === 'string') arr = stringPrefix(f, v, elements.length, rest !== undefined)
         else throw vmError('TYPE_ERROR', `${v === null ? 'null' : typeof v} is not iterable`)
         const steps: Array<(fr: Frame) => unknown> = []
         elements.forEach((el: CPattern | null, i: number) => { if (el) steps.push((fr) => el.bind(fr, arr[i])) })

@@ -131,7 +131,8 @@ function tryStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
 
   const recover = (f: Frame, e: unknown): Completion | Promise<Completion> => {
     const err = toVmError(e)
-    if (err.fatal || f.rt.stopped) throw err
+    if (f.rt.stopped) throw f.rt.stopped // a stopped run (fuel, heap, time) stays stopped, whatever a builtin made of the error
+    if (err.fatal) throw err
     if (!catchRun) throw err
     const value = guestErrorValue(err)
     if (!bindParam) return catchRun(f)
@@ -159,7 +160,8 @@ function tryStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
   const afterErr = (f: Frame, e: unknown) => {
     const err = toVmError(e)
-    if (err.fatal || f.rt.stopped) throw err
+    if (f.rt.stopped) throw f.rt.stopped // a stopped run (fuel, heap, time) stays stopped, whatever a builtin made of the error
+    if (err.fatal) throw err
     return then(finRun(f), (c2: Completion) => {
       if (c2 !== NORMAL) return c2
       throw err

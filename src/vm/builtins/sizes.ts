@@ -1,0 +1,81 @@
+/**
+ * Size and work accounting shared by the builtins: every native call that
+ * reads or builds many items is charged and checked against `maxHeapBytes`
+ * here, before it runs, so no single host call can do unpaid work or build a
+ * value over the limit. Costs are documented in docs/security.md.
+ */
+import type { Run } from '../runtime.ts'
+import { VmError, vmError } from '../errors.ts'
+import type { RuntimeCode } from '../../diagnostics/runtime-codes.ts'
+import { ENTRY_BYTES, PROP_BYTES, SCAN_COST, SLOT_COST } from '../fuel.ts'
+
+/** Charge for a native scan over `n` elements or characters. */
+export function chargeScan(rt: Run, n: number): void {
+  if (n > 0) rt.charge(n * SCAN_COST)
+}
+
+/** An object with `n` new properties is about to be built: heap check, then SLOT_COST each. */
+export function chargeProps(rt: Run, n: number): void {
+  if (n * PROP_BYTES > rt.maxHeapBytes) rt.heapLimit(n * PROP_BYTES)
+  rt.charge(n * SLOT_COST)
+}
+
+/** `n` `[key, value]` pairs are about to be built (`entries()`, `Object.entries`). */
+export function chargeEntries(rt: Run, n: number): void {
+  if (n * ENTRY_BYTES > rt.maxHeapBytes) rt.heapLimit(n * ENTRY_BYTES)
+  rt.charge(3 * n * SLOT_COST)
+}
+
+/** A string of `chars` characters is about to be built: HEAP_LIMIT first if it cannot fit. */
+export function checkChars(rt: Run, chars: number): void {
+  if (!(chars <= rt.maxStringLength)) rt.heapLimit(Number.isFinite(chars) ? chars * 2 : Number.MAX_SAFE_INTEGER)
+}
+
+/**
+ * Run a native operation that may throw a host error (RangeError, URIError)
+ * and report that as `code`. VM errors (fuel, heap, time) pass through
+ * untouched: no builtin may turn a fatal error into a catchable one.
+ */
+export function nativeOp<T>(code: RuntimeCode, fn: () => T, message?: string): T {
+  try {
+    return fn()
+  } catch (e) {
+    if (e instanceof VmError) throw e
+    throw vmError(code, message ?? (e as Error).message)
+  }
+}
+
+/** Worst-case growth of a string transform: normalization forms and case mapping. */
+export const EXPANSION: Readonly<Record<string, number>> = { NFC: 3, NFD: 4, NFKC: 18, NFKD: 18, case: 3 }
+
+const WINDOW = 65_536
+
+/**
+ * Apply a length-changing string transform without ever building a result
+ * over the limit: when the worst case could exceed it, the input is cut
+ * before spaces or line ends (where no normalization or case-mapping context
+ * crosses), each piece transformed and the running length checked.
+ */
+export function mapBounded(rt: Run, s: string, factor: number, fn: (x: string) => string): string {
+  if (s.length * factor <= rt.maxStringLength) return fn(s)
+  const parts: string[] = []
+  let total = 0
+  let i = 0
+  const window = Math.max(16, Math.min(WINDOW, Math.floor(rt.maxStringLength / factor)))
+  while (i < s.length) {
+    let j = Math.min(s.length, i + window)
+    if (j < s.length) {
+      let k = j
+      while (k > i + 1 && s.charCodeAt(k) !== 32 && s.charCodeAt(k) !== 10) k--
+      if (k > i + 1) j = k
+      else if ((s.charCodeAt(j - 1) & 0xfc00) === 0xd800) j-- // never split a surrogate pair
+    }
+    const out = fn(s.slice(i, j))
+    total += out.length
+    checkChars(rt, total)
+    rt.tick()
+    parts.push(out)
+    i = j
+  }
+  return parts.join('')
+}
