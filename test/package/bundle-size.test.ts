@@ -11,7 +11,9 @@ import { ensureBuilt, ROOT } from './built.ts'
 
 // Raised from 42 KB to 46 KB on purpose: the linear-time regex engine (~3 KB gzipped)
 // replaced refusing polynomial/exponential patterns with running them safely.
-export const BUDGET_GZIP_BYTES = 46 * 1024
+// Raised from 46 KB to 48 KB on purpose (issue 12): regex matches streamed and counted, sizes of
+// results checked before they are built, scans charged (builtins/regex-ops.ts, builtins/sizes.ts).
+export const BUDGET_GZIP_BYTES = 48 * 1024
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

@@ -327,6 +327,17 @@ function inRanges(ranges: Range[], c: number): boolean {
   return false
 }
 
+/** Whether every match of `node` must begin with `^`. */
+function startsAtBol(node: Node): boolean {
+  switch (node.t) {
+    case 'bol': return true
+    case 'cat': return node.items.length > 0 && startsAtBol(node.items[0]!)
+    case 'group': return startsAtBol(node.body)
+    case 'alt': return node.items.every(startsAtBol)
+    default: return false
+  }
+}
+
 export class LinearRegex {
   private readonly prog: Inst[]
   private readonly ncap: number
@@ -334,6 +345,8 @@ export class LinearRegex {
   private readonly names: Record<string, number>
   private readonly icase: boolean
   private readonly multiline: boolean
+  /** Starts with `^` (no `m` flag): a match can only begin at position 0. */
+  private readonly anchored: boolean
 
   constructor(source: string, flags: string) {
     if (flags.includes('u')) unsupported('the u flag')
@@ -341,6 +354,7 @@ export class LinearRegex {
     const tree = parser.parse()
     this.icase = flags.includes('i')
     this.multiline = flags.includes('m')
+    this.anchored = !this.multiline && startsAtBol(tree)
     this.ncap = 2 * (parser.groups + 1)
     const c = new Compiler(this.icase, flags.includes('s'), this.ncap)
     c.node(tree)
@@ -433,17 +447,19 @@ export class LinearRegex {
       }
     }
 
+    if (this.anchored && from > 0) return null
+    const startOnly = sticky || this.anchored
     // One generation per input position: threads reaching the same pc at the
     // same position are added once, the first (highest priority) wins.
     gen = 1
     for (let pos = from; ; pos++) {
-      if (matched === null && (!sticky || pos === from)) {
+      if (matched === null && (!startOnly || pos === from)) {
         const caps = new Array(this.ncap + this.nregs).fill(-1)
         caps[0] = pos
         add(clist, 0, caps, pos) // lowest priority: after the surviving threads
       }
       if (clist.length === 0) {
-        if (matched !== null || sticky || pos >= n) break
+        if (matched !== null || startOnly || pos >= n) break
         // A position where no match is in progress is still work: metered, and the deadline checked.
         step(1)
         gen++
