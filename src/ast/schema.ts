@@ -195,6 +195,7 @@ export function buildAjsSchema(): Schema {
       name: { type: 'string' },
       description: { type: 'string' },
       file: { type: 'string' },
+      atoms: { type: 'array', items: ref('name') },
       result: ref('name'),
       ...loc,
     },

@@ -179,4 +179,6 @@ export interface AjsProgram extends StepBase {
   description?: string
   /** Source file name used in error locations. */
   file?: string
+  /** Custom (non-core) atoms the program calls: the VM that runs it must have them. */
+  atoms?: string[]
 }

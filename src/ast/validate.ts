@@ -26,7 +26,7 @@ const LOGICAL = new Set(['&&', '||', '??'])
 const UNARY = new Set(['-', '+', '!', '~', 'typeof', 'void', 'delete'])
 const ASSIGN = new Set(['=', '+=', '-=', '*=', '/=', '%=', '**=', '&=', '|=', '^=', '<<=', '>>=', '>>>=', '&&=', '||=', '??='])
 const STEP_META = new Set(['op', 'result', 'loc'])
-const ROOT_META = new Set(['ajs', 'params', 'functions', 'inputSchema', 'outputSchema', 'name', 'description', 'file'])
+const ROOT_META = new Set(['ajs', 'params', 'functions', 'inputSchema', 'outputSchema', 'name', 'description', 'file', 'atoms'])
 
 /**
  * Where a node is: a linked list of keys, made into a JSON pointer only when a
@@ -346,5 +346,8 @@ export function validateAst(ast: unknown, options: ValidateOptions = {}): AstPro
   }
   if (ast.inputSchema !== undefined && !isObj(ast.inputSchema)) ch.fail(at(null, 'inputSchema'), 'Expected a JSON Schema object')
   if (ast.file !== undefined && typeof ast.file !== 'string') ch.fail(at(null, 'file'), 'Expected a string')
+  if (ast.atoms !== undefined && !(Array.isArray(ast.atoms) && ast.atoms.every((n: unknown) => typeof n === 'string' && IDENTIFIER.test(n)))) {
+    ch.fail(at(null, 'atoms'), 'Expected an array of atom names')
+  }
   return ch.problems
 }

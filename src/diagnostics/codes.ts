@@ -46,7 +46,7 @@ export const CODES = {
   GENERATOR: e('AJS2006', 'Generators and `yield` are not supported', 'Build and return an array instead.'),
   EVAL: e('AJS2007', '`eval` is not supported', 'Write the code directly; use `JSON.parse(text)` to read data.'),
   FUNCTION_CONSTRUCTOR: e('AJS2008', '`Function` is not supported', 'Declare a top-level helper function instead.'),
-  MODULE: e('AJS2009', '`import`/`export` are not supported', 'Put helpers in the same source; capabilities arrive as atoms such as `httpFetch({ url })`.'),
+  MODULE: e('AJS2009', '`import`/`export` are not supported (except `export default function` for the entry)', 'Put helpers in the same source; capabilities arrive as atoms such as `httpFetch({ url })`.'),
   WITH: e('AJS2010', '`with` is not supported', 'Name the object explicitly: `obj.a` instead of `with (obj) { a }`.'),
   ACCESSOR: e('AJS2011', 'Getters and setters are not supported', 'Use a plain property: `{ {name}: value }`.'),
   FORBIDDEN_NAME: e('AJS2012', '`{name}` is a forbidden name', 'Rename it (for example `{name}_`); `__proto__`, `constructor` and `prototype` are refused everywhere.'),
@@ -73,7 +73,7 @@ export const CODES = {
 
   // --- AJS3xxx: names and scopes -------------------------------------------------
   UNKNOWN_IDENTIFIER: e('AJS3001', '`{name}` is not declared', '{suggest}Declare it first: `let {name} = ...`.'),
-  UNKNOWN_FUNCTION: e('AJS3002', 'Unknown function `{name}`', '{suggest}Call a helper declared in this source, an atom or a global function.'),
+  UNKNOWN_FUNCTION: e('AJS3002', 'Unknown function `{name}`', '{suggest}Call a helper declared in this source (helpers come before the entry, which is the last function unless one is marked `export default`), an atom or a global function.'),
   CONST_ASSIGN: e('AJS3003', 'Assignment to constant `{name}`', 'Declare it with `let {name} = ...` if it must change.'),
   NOT_A_FUNCTION: e('AJS3004', '`{name}` is a variable, not a function', 'Rename the variable, or call the helper by another name.'),
   INVALID_TARGET: e('AJS3005', 'Cannot assign to `{name}`', 'Assign to a variable declared with `let`, or to a property `obj.key`.'),
@@ -81,10 +81,12 @@ export const CODES = {
   TDZ: e('AJS3007', '`{name}` is used before its declaration', 'Move the declaration of `{name}` before this use{extra}.'),
   NAMESPACE_VALUE: e('AJS3009', '`{name}` can only be used as `{name}.member`', 'Call its members directly, for example `{name}.max(a, b)` or `{name}.stringify(v)`.'),
   ATOM_ARGS: e('AJS3008', 'Atom `{name}` {detail}', 'Call atoms with one object: `{name}({ {fields} })`.'),
+  LATE_BOUND_ATOM: w('AJS3010', '`{name}` is not declared here: compiled as a call of a custom atom the VM must provide', '{suggest}Register it on the VM that runs the program (`new AgentVM({ {name} })`), or pass `atoms: [\'{name}\']` to transpile to declare it.'),
 
   // --- AJS4xxx: signatures and docs (warnings) ----------------------------------------
   JSDOC_TYPE: w('AJS4001', 'Unknown JSDoc type `{type}` for `{name}`', 'Use string, number, integer, boolean, object, any, T[] or Array<T>.'),
   JSDOC_PARAM: w('AJS4002', 'JSDoc `@param {name}` matches no parameter', 'Name a parameter of the entry function (or `input.name` for a destructured one).'),
+  UNUSED_FUNCTION: w('AJS4004', 'The function `{name}` is never called (the entry is `{entry}`)', 'The last function is the entry: declare helpers before it, or mark the entry with `export default function`.'),
   LOOSE_EQUALITY: w('AJS4003', '`{op}` does not coerce types in AJS', 'Write `{strict}` to make the intent explicit (`x == null` is fine).'),
 } as const satisfies Record<string, CodeSpec>
 

@@ -24,7 +24,7 @@ export const RUNTIME_CODES = {
   HEAP_LIMIT: { message: 'The program tried to hold more memory than allowed', hint: 'Build smaller values, or raise `maxHeapBytes`.', fatal: true },
   STACK_OVERFLOW: { message: 'Maximum call depth exceeded', hint: 'Check the recursion has a base case, or raise `limits.maxCallDepth`.' },
   QUOTA_EXCEEDED: { message: 'Atom call quota exceeded', hint: 'Raise the quota for this atom in `quotas`.' },
-  UNKNOWN_OP: { message: 'Unknown op', hint: 'Register the atom with new AgentVM({ ... }) or fix the op name.' },
+  UNKNOWN_ATOM: { message: 'The program uses an atom this VM does not have', hint: 'Register it on the VM that runs the program: new AgentVM({ myAtom }) with myAtom made by defineAtom(), or fix the name.' },
   UNKNOWN_IDENTIFIER: { message: 'Unknown identifier', hint: 'Declare the variable before using it.' },
   UNKNOWN_FUNCTION: { message: 'Unknown function', hint: 'Define a helper function with that name or register an atom.' },
   FORBIDDEN_NAME: { message: 'Forbidden property or variable name', hint: '`__proto__`, `constructor` and `prototype` cannot be used as names or keys.' },

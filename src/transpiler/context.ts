@@ -29,6 +29,17 @@ export class LowerContext {
    */
   readonly errors: TranspileError[] = []
   maxErrors = 1
+  /** Every top-level function, the entry included (never late-bound atoms). */
+  functionNames: ReadonlySet<string> = new Set()
+  /**
+   * No atom table was given (`ajs`, `transpile(src)`): a call to an unknown
+   * name compiles to a call of a custom atom the running VM must provide.
+   */
+  lateBound = false
+  /** Helpers some function calls (the others get an "unused" warning). */
+  readonly calledHelpers = new Set<string>()
+  /** Custom (non-core) atoms the program calls, in order of first call. */
+  readonly customAtoms = new Set<string>()
 
   constructor(
     readonly source: string,

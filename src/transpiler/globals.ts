@@ -46,6 +46,29 @@ export const HOST_NAME_HINTS: Readonly<Record<string, string>> = {
   RegExp: 'Use a regex literal `/.../flags`. ',
   Reflect: 'Use plain property access. ',
   Proxy: 'Use plain objects. ',
+  setInterval: 'Timers are not available: use a loop, or the VM timeout options. ',
+  setImmediate: 'Timers are not available: atoms already wait for their results. ',
+  clearTimeout: 'Timers are not available: use the VM timeout options. ',
+  clearInterval: 'Timers are not available: use the VM timeout options. ',
+  queueMicrotask: 'Atoms already wait for their results: call them in order. ',
+  structuredClone: 'Copy with `JSON.parse(JSON.stringify(value))` or spread: `{ ...value }`. ',
+  alert: 'Use `console.log(...)`: the host receives it. ',
+  atob: 'Binary data is not available: pass text. ',
+  btoa: 'Binary data is not available: pass text. ',
+  Buffer: 'Binary data is not available: pass text. ',
+  WeakMap: 'Use a plain object `{}` keyed by strings. ',
+  WeakSet: 'Use an array with the `Set.*` helpers. ',
+  Intl: 'Format with template literals and `Number.toFixed`. ',
+  BigInt: 'BigInt is not supported: use numbers, or strings for big identifiers. ',
+  XMLHttpRequest: 'Use the atom `httpFetch({ url })`. ',
+  WebSocket: 'Network access goes through atoms such as `httpFetch({ url })`. ',
+  importScripts: 'Modules are not available: put helpers in the same source. ',
+  document: 'There is no DOM: pass values as run arguments. ',
+  navigator: 'Pass values as run arguments. ',
+  global: 'Pass values as run arguments. ',
+  self: 'Pass values as run arguments. ',
+  module: 'Modules are not available: put helpers in the same source. ',
+  exports: 'Modules are not available: mark the entry with `export default function`. ',
 }
 
 /** What the transpiler knows about an atom: its field names (null when unknown, as for custom atoms). */
@@ -70,6 +93,9 @@ export function coreAtoms(): Map<string, AtomInfo> {
 }
 
 let coreAtomCache: Map<string, AtomInfo> | undefined
+
+/** Names of the core atoms callable as functions (not custom atoms). */
+export const CORE_ATOM_NAMES: ReadonlySet<string> = new Set(Object.keys(CORE_OPS).filter((n) => n !== 'Error'))
 
 /** The atom table for one transpile: core atoms plus the caller's custom atom names. */
 export function atomTable(extra: readonly string[] | Readonly<Record<string, unknown>> | undefined): ReadonlyMap<string, AtomInfo> {

@@ -25,7 +25,13 @@ export type AtomNames = readonly string[] | Readonly<Record<string, unknown>>
 export interface TranspileOptions {
   /** Source name used in errors and stored as the AST's `file`. */
   filename?: string
-  /** Custom atoms callable from the source (core atoms are always known). */
+  /**
+   * Custom atoms callable from the source (core atoms are always known).
+   * Without it, atoms are late-bound: a call to a name that is not a helper,
+   * core atom, global or host name compiles to a custom-atom call, listed in
+   * `warnings` and in the AST's `atoms`; the VM that runs it must have it.
+   * With it (even `[]`), an unknown name is an error (AJS3002).
+   */
   atoms?: AtomNames
   /**
    * Report up to this many refusals in one pass (default 1: stop at the
@@ -61,6 +67,7 @@ export function transpile(source: string, options: TranspileOptions = {}): Trans
   const maxErrors = options.maxErrors ?? 1
   if (!Number.isInteger(maxErrors) || maxErrors < 1) throw new TypeError('transpile: maxErrors must be a positive integer')
   ctx.maxErrors = maxErrors
+  ctx.lateBound = options.atoms === undefined
   const parsed = parseProgram(source, ctx)
   let lowered: ReturnType<typeof lowerProgram>
   try {

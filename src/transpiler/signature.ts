@@ -76,9 +76,12 @@ export function constValue(node: Expression): Json | typeof NOT_CONST {
   }
 }
 
-/** JSON Schema inferred from an example value. */
+/**
+ * JSON Schema inferred from an example value. A `null` says nothing about
+ * the type (`{ a = null }` means "optional, any value"), so it gives `{}`.
+ */
 export function inferSchema(value: Json): JsonSchema {
-  if (value === null) return { type: 'null' }
+  if (value === null) return {}
   if (Array.isArray(value)) {
     if (value.length === 0) return { type: 'array' }
     const items = value.map(inferSchema)

@@ -132,7 +132,7 @@ describe('ajsc run: program errors (exit 1)', () => {
     expect(r.stderr).toContain('bad-ast.json: error AST_INVALID: /steps')
     const unknown = ajsc(['run', file('unknown-op.json', '{"ajs":1,"op":"seq","steps":[{"op":"frobnicate"}]}')])
     expect(unknown.code).toBe(1)
-    expect(unknown.stderr).toContain('error UNKNOWN_OP')
+    expect(unknown.stderr).toContain('error UNKNOWN_ATOM')
   })
 })
 

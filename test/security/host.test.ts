@@ -43,7 +43,7 @@ describe('malformed and hostile ASTs', () => {
     ['missing version', { op: 'seq', steps: [] }, 'AST_VERSION'],
     ['future version', { ajs: 99, op: 'seq', steps: [] }, 'AST_VERSION'],
     ['steps not an array', { ajs: 1, op: 'seq', steps: 'x' }, 'AST_INVALID'],
-    ['unknown op', prog([{ op: 'evil' }]), 'UNKNOWN_OP'],
+    ['unknown op', prog([{ op: 'evil' }]), 'UNKNOWN_ATOM'],
     ['op named constructor', prog([{ op: 'constructor' }]), 'AST_INVALID'],
     ['op named __proto__', prog([{ op: '__proto__' }]), 'AST_INVALID'],
     ['unknown expression kind', ret({ $expr: 'eval', code: '1' }), 'AST_INVALID'],

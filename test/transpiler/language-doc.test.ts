@@ -4,8 +4,10 @@
  * documented difference) and with their `// =>` expected result;
  * `js ajs-reject CODE` blocks must be refused with that code.
  */
-import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
 import { transpile } from '../../src/transpiler/index.ts'
 import { loadVm, normalize, runNative, runVm } from './differential/harness.ts'
@@ -49,4 +51,22 @@ describe('docs/language.md examples', () => {
       if (!b.source.includes('function differences')) expect(vm).toEqual(runNative(program))
     })
   }
+})
+
+// ```ts blocks that import 'ajs-lang' and assert with bun:test's expect run too (imports pointed at src/index.ts).
+const tsBlocks = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)
+  .filter((code) => code.includes(`from 'ajs-lang'`) && code.includes(`from 'bun:test'`))
+const tsDir = mkdtempSync(join(tmpdir(), 'ajs-langdoc-'))
+afterAll(() => rmSync(tsDir, { recursive: true, force: true }))
+describe('docs/language.md ts examples', () => {
+  test('there are some', () => {
+    expect(tsBlocks.length).toBeGreaterThanOrEqual(1)
+  })
+  tsBlocks.forEach((code, i) => {
+    test(`ts example ${i + 1} runs`, async () => {
+      const file = join(tsDir, `example-${i + 1}.ts`)
+      writeFileSync(file, code.replaceAll(`from 'ajs-lang'`, `from ${JSON.stringify(resolve(import.meta.dir, '../../src/index.ts'))}`))
+      await import(file)
+    })
+  })
 })

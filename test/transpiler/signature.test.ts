@@ -48,3 +48,13 @@ test('named parameters', () => {
   expect(signature.kind).toBe('named')
   expect(ast.inputSchema).toEqual({ type: 'object', properties: { a: {}, b: { type: 'string', default: 'x' } }, required: ['a'] })
 })
+
+test('a null default does not narrow the type (issue 11): `{ a = null }` takes any value', async () => {
+  const { signature, ast } = transpile('function f({ a = null, o = { k: null } }) { return { a, o } }')
+  expect(signature.params.map((p) => [p.name, p.type, p.required, p.default])).toEqual([['a', 'any', false, null], ['o', 'object', false, { k: null }]])
+  expect((ast.inputSchema as { properties: Record<string, unknown> }).properties.a).toEqual({ default: null })
+  const { AgentVM } = await import('../../src/index.ts')
+  const vm = new AgentVM()
+  for (const a of ['v', 3, null, { x: 1 }]) expect((await vm.run(ast, { a })).result).toEqual({ a, o: { k: null } })
+  expect((await vm.run(ast, { o: { k: 'set' } })).result).toEqual({ a: null, o: { k: 'set' } })
+})

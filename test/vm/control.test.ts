@@ -331,7 +331,7 @@ describe('expr step and result bindings', () => {
   })
   test('unknown op is refused with a suggestion', async () => {
     const r = await run(prog([{ op: 'lenn', value: 1 }]))
-    expect(r.error?.code).toBe('UNKNOWN_OP')
+    expect(r.error?.code).toBe('UNKNOWN_ATOM')
     expect(r.error?.message).toContain('"len"')
   })
 })

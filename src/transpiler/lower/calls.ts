@@ -10,7 +10,7 @@
 import type { CallExpression, Expression, Identifier, NewExpression, ObjectExpression, SpreadElement } from 'acorn'
 import type { Expr, SpreadExpr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
-import { CALLBACK_METHODS, GLOBAL_FUNCTIONS } from '../globals.ts'
+import { CALLBACK_METHODS, CORE_ATOM_NAMES, GLOBAL_FUNCTIONS } from '../globals.ts'
 import { didYouMean } from '../suggest.ts'
 import { lowerElement, lowerObjectOf } from './expressions.ts'
 import { lowerLambda } from './functions.ts'
@@ -72,8 +72,12 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   if (node.optional) ctx.fail('OPTIONAL_CALL', node)
   const callee = node.callee
   if (callee.type === 'Identifier') {
-    const kind = resolveCallee(callee, ctx)
-    if (kind === 'atom') checkAtomArgs(callee.name, node, ctx)
+    const kind = resolveCallee(callee, ctx, node.arguments)
+    if (kind === 'helper') ctx.calledHelpers.add(callee.name)
+    if (kind === 'atom') {
+      checkAtomArgs(callee.name, node, ctx)
+      if (!CORE_ATOM_NAMES.has(callee.name)) ctx.customAtoms.add(callee.name)
+    }
     return { $expr: 'call', callee: callee.name, args: lowerArgs(node.arguments, ctx), loc: ctx.loc(node) }
   }
   if (callee.type === 'Super') return ctx.fail('META', callee, { name: 'super' })

@@ -6,7 +6,7 @@
  * with a "did you mean" drawn from the names that are visible here.
  */
 
-import type { Identifier } from 'acorn'
+import type { Expression, Identifier, SpreadElement } from 'acorn'
 import type { Expr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { GLOBAL_FUNCTIONS, GLOBAL_NAMESPACES, GLOBAL_VALUES, HOST_NAME_HINTS } from '../globals.ts'
@@ -65,8 +65,16 @@ export function checkAssignable(node: Identifier, ctx: LowerContext): void {
 
 export type CalleeKind = 'helper' | 'atom' | 'global'
 
-/** Resolve the name of a plain call `name(...)`. */
-export function resolveCallee(node: Identifier, ctx: LowerContext): CalleeKind {
+/** Arguments an atom can take: none, or one value that is not a literal of another type. */
+function atomShaped(args: ReadonlyArray<Expression | SpreadElement>): boolean {
+  if (args.length === 0) return true
+  if (args.length > 1) return false
+  const t = args[0]!.type
+  return t !== 'SpreadElement' && t !== 'Literal' && t !== 'ArrayExpression' && t !== 'TemplateLiteral' && t !== 'ArrowFunctionExpression'
+}
+
+/** Resolve the name of a plain call `name(...)`; `args` lets an unknown name be a late-bound atom. */
+export function resolveCallee(node: Identifier, ctx: LowerContext, args: ReadonlyArray<Expression | SpreadElement> = []): CalleeKind {
   const name = node.name
   if (name === 'eval') ctx.fail('EVAL', node)
   if (name === 'Function') ctx.fail('FUNCTION_CONSTRUCTOR', node)
@@ -77,5 +85,13 @@ export function resolveCallee(node: Identifier, ctx: LowerContext): CalleeKind {
   if (GLOBAL_FUNCTIONS.has(name)) return 'global'
   const host = HOST_NAME_HINTS[name]
   const suggest = host ?? didYouMean(name, [...ctx.helpers, ...ctx.atoms.keys(), ...GLOBAL_FUNCTIONS])
-  return ctx.fail('UNKNOWN_FUNCTION', node, { name, suggest })
+  if (ctx.lateBound && host === undefined && !ctx.functionNames.has(name) && !GLOBAL_NAMESPACES.has(name) && !GLOBAL_VALUES.has(name) && atomShaped(args)) {
+    if (!ctx.customAtoms.has(name)) ctx.warn('LATE_BOUND_ATOM', node, { name, suggest })
+    return 'atom'
+  }
+  const order = ctx.functionNames.has(name) ? ENTRY_CALLED : ''
+  return ctx.fail('UNKNOWN_FUNCTION', node, { name, suggest: suggest || order })
 }
+
+/** The hint when a function calls the entry (or a function declared after it). */
+const ENTRY_CALLED = 'The last function is the entry and cannot be called: declare helpers before it, or mark the entry with `export default function`. '

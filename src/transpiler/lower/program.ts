@@ -1,12 +1,13 @@
 /**
- * The program: top-level function declarations, the last being the entry.
+ * The program: top-level function declarations; the entry is the one
+ * marked `export default`, else the last (the seed's rule).
  *
  * Helpers become `functions`; the entry's parameter becomes the root
  * `params` pattern plus `inputSchema`/`signature`; its body becomes the
  * root `steps`.
  */
 
-import type { FunctionDeclaration, Pattern as EsPattern, Program } from 'acorn'
+import type { FunctionDeclaration, Identifier, Pattern as EsPattern, Program } from 'acorn'
 import type { AjsProgram, FunctionDef, Pattern } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { jsDocBefore, parseJsDoc } from '../jsdoc.ts'
@@ -18,14 +19,30 @@ import { propertyKey } from './expressions.ts'
 import { lowerBinding, predeclarePatterns } from './patterns.ts'
 import { lowerBlock, lowerStatement } from './statements.ts'
 
-function topLevelFunctions(program: Program, ctx: LowerContext): FunctionDeclaration[] {
+interface TopLevel {
+  fns: FunctionDeclaration[]
+  /** The function marked `export default`, if any. */
+  exported?: FunctionDeclaration
+}
+
+function topLevelFunctions(program: Program, ctx: LowerContext): TopLevel {
   const fns: FunctionDeclaration[] = []
+  let exported: FunctionDeclaration | undefined
+  const addFunction = (s: FunctionDeclaration) => {
+    if (s.async) ctx.fail('ASYNC', s)
+    if (s.generator) ctx.fail('GENERATOR', s)
+    ctx.checkName(s.id.name, s.id)
+    fns.push(s)
+  }
   for (const s of program.body) {
     if (s.type === 'FunctionDeclaration') {
-      if (s.async) ctx.fail('ASYNC', s)
-      if (s.generator) ctx.fail('GENERATOR', s)
-      ctx.checkName(s.id.name, s.id)
-      fns.push(s)
+      addFunction(s)
+    } else if (s.type === 'ExportDefaultDeclaration' && s.declaration.type === 'FunctionDeclaration') {
+      // `export default function` marks the entry; an anonymous one is named `default`.
+      const fn = s.declaration as FunctionDeclaration
+      if (!fn.id) (fn as { id: Identifier }).id = { type: 'Identifier', name: 'default', start: fn.start, end: fn.start } as Identifier
+      addFunction(fn)
+      exported = fn
     } else if (s.type === 'EmptyStatement' || (s.type === 'ExpressionStatement' && 'directive' in s && s.directive)) {
       continue
     } else if (s.type === 'VariableDeclaration' && s.kind === 'var') {
@@ -37,7 +54,19 @@ function topLevelFunctions(program: Program, ctx: LowerContext): FunctionDeclara
     }
   }
   if (fns.length === 0) ctx.fail('NO_FUNCTION', [1, 0])
-  return fns
+  return { fns, exported }
+}
+
+/**
+ * Top-level functions nothing calls: without `export default`, a helper
+ * declared after the function the author meant as the entry (the last one
+ * wins) is the usual cause. Warned, not refused: JS allows dead code.
+ */
+function warnUncalled(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx: LowerContext): void {
+  for (const fn of fns) {
+    if (fn === entry || ctx.calledHelpers.has(fn.id.name)) continue
+    ctx.warn('UNUSED_FUNCTION', fn.id, { name: fn.id.name, entry: entry.id.name })
+  }
 }
 
 interface EntryParams {
@@ -78,12 +107,15 @@ function entryParams(fn: FunctionDeclaration, ctx: LowerContext): EntryParams {
 }
 
 export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgram; signature: Signature } {
-  const fns = topLevelFunctions(parsed.program, ctx)
-  const entry = fns[fns.length - 1]!
-  ctx.helpers = new Set(fns.slice(0, -1).map((f) => f.id.name))
+  const { fns, exported } = topLevelFunctions(parsed.program, ctx)
+  // The seed's rule: the last function is the entry, unless one is marked `export default`.
+  const entry = exported ?? fns[fns.length - 1]!
+  const helpers = fns.filter((f) => f !== entry)
+  ctx.helpers = new Set(helpers.map((f) => f.id.name))
+  ctx.functionNames = new Set(fns.map((f) => f.id.name))
 
   let functions: Record<string, FunctionDef> | undefined
-  for (const fn of fns.slice(0, -1)) ctx.recover(() => { (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx) })
+  for (const fn of helpers) ctx.recover(() => { (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx) })
 
   ctx.scope = new Scope(null)
   const params = entryParams(entry, ctx)
@@ -92,6 +124,7 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
   const comment = jsDocBefore(ctx.source, parsed.comments, entry.start)
   const doc = comment ? parseJsDoc(comment) : undefined
   const { signature, inputSchema } = buildSignature(entry.id.name, params.kind, params.fields, doc, ctx)
+  warnUncalled(fns, entry, ctx)
 
   const ast: AjsProgram = {
     ajs: 1,
@@ -101,6 +134,7 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
     file: ctx.file,
     ...(params.pattern !== undefined ? { params: params.pattern } : {}),
     ...(functions ? { functions } : {}),
+    ...(ctx.customAtoms.size > 0 ? { atoms: [...ctx.customAtoms] } : {}),
     inputSchema,
     steps,
     loc: ctx.loc(entry),

@@ -19,7 +19,7 @@ const RESERVED = new Set(['op', 'result', 'loc'])
 
 export function compileAtomStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   const def = c.atoms.get(step.op)
-  if (!def) throw compileError('UNKNOWN_OP', `Unknown op "${step.op}"${didYouMean(step.op, c.atoms.keys())}`)
+  if (!def) throw compileError('UNKNOWN_ATOM', `Unknown atom "${step.op}"${didYouMean(step.op, c.atoms.keys())}`)
   const keys = Object.keys(step).filter((k) => !RESERVED.has(k))
   for (const k of keys) {
     const spec = def.fields[k]

@@ -56,6 +56,8 @@ export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
     return { fn, cost, async: args.async }
   }
   const known = [...c.helperNames(), ...c.expressionAtomNames(), ...Object.keys(GLOBAL_FUNCTIONS)]
+  // A name the transpiler compiled as a late-bound atom (listed in the AST's `atoms`) is a missing atom.
+  if (c.neededAtoms.has(name)) throw compileError('UNKNOWN_ATOM', `Unknown atom "${name}": this VM has no atom of that name${didYouMean(name, known)}`)
   throw compileError('UNKNOWN_FUNCTION', `Unknown function "${name}"${didYouMean(name, known)}`)
 }
 

@@ -57,9 +57,12 @@ export class Compiler {
   private lambdaDepth = 0
   private readonly asyncHelpers: Set<string>
   readonly file: string | undefined
+  /** The custom atoms the program says it calls (its `atoms` metadata). */
+  readonly neededAtoms: ReadonlySet<string>
 
   constructor(readonly program: AjsProgram, readonly atoms: AtomTable, readonly options: CompileOptions) {
     this.file = typeof program.file === 'string' ? program.file : undefined
+    this.neededAtoms = new Set(Array.isArray(program.atoms) ? program.atoms : [])
     this.asyncHelpers = computeAsyncHelpers(program, atoms)
   }
 

@@ -47,7 +47,9 @@ const clone = <T>(v: T): T => structuredClone(v)
 /** Run the source as JavaScript: strict mode, the last function is the entry. */
 export function runNative(p: Program): Outcome {
   const { signature } = transpile(p.source)
-  const make = new Function(`"use strict";\n${p.source}\nreturn ${signature.name}`) as () => (...a: unknown[]) => unknown
+  // `export default function f` is module syntax: as a script body the same function is `function f`.
+  const body = p.source.replace(/^export default function/m, 'function')
+  const make = new Function(`"use strict";\n${body}\nreturn ${signature.name}`) as () => (...a: unknown[]) => unknown
   const fn = make()
   const args = clone(p.args)
   try {
