@@ -49,6 +49,14 @@ const opt = (kind: FieldKind, doc?: string): FieldSpec => ({ kind, optional: tru
 /** Identifiers: JS identifier names (ASCII letters, digits, `_`, `$`). */
 export const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
+/**
+ * Names of custom atoms: an identifier, or a vendor-namespaced name
+ * `vendor:rest` as flow documents use for custom node types
+ * (`slack:send_message`). Namespaced atoms are steps only; expressions call
+ * atoms by identifier.
+ */
+export const ATOM_NAME = /^(?:[A-Za-z_$][A-Za-z0-9_$]*|[a-z][a-z0-9_-]{0,31}:[A-Za-z0-9_$.:\/-]+)$/
+
 /** Property and variable names that are refused everywhere (prototype reach). */
 export const FORBIDDEN_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
 

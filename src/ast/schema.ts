@@ -8,7 +8,7 @@
  * Schema cannot say well (non-finite numbers, template quasi counts) and
  * reports every problem with a JSON pointer.
  */
-import { CORE_OPS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, type FieldKind } from './nodes.ts'
+import { ATOM_NAME, CORE_OPS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, type FieldKind } from './nodes.ts'
 import { EXPR_DOCS, opDoc } from './docs.ts'
 
 type Schema = Record<string, unknown>
@@ -158,7 +158,7 @@ export function buildAjsSchema(): Schema {
     description: 'A custom atom (defineAtom): every field is a value.',
     type: 'object',
     properties: {
-      op: { type: 'string', pattern: IDENTIFIER.source, not: { enum: [...opNames, ...forbidden] } },
+      op: { type: 'string', pattern: ATOM_NAME.source, not: { enum: [...opNames, ...forbidden] } },
       result: ref('name'),
       ...loc,
     },

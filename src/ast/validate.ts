@@ -5,7 +5,7 @@
  * (100,000-deep nesting, huge arrays) get an error, never a stack overflow.
  */
 import { AST_FORMAT_VERSION } from './types.ts'
-import { CORE_OPS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, type FieldKind, type FieldSpec, type OpSpec } from './nodes.ts'
+import { ATOM_NAME, CORE_OPS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, type FieldKind, type FieldSpec, type OpSpec } from './nodes.ts'
 
 export interface AstProblem {
   /** JSON pointer to the offending node, e.g. `/steps/3/value/left`. */
@@ -112,7 +112,7 @@ class Checker {
     if (v.result !== undefined) this.name(v.result, path, 'result')
     this.loc(v.loc, path)
     if (!spec) {
-      if (!IDENTIFIER.test(v.op) || FORBIDDEN_NAMES.has(v.op)) return this.fail(at(path, 'op'), `Invalid op name "${v.op}"`)
+      if (!ATOM_NAME.test(v.op) || FORBIDDEN_NAMES.has(v.op)) return this.fail(at(path, 'op'), `Invalid op name "${v.op}"`)
       if (this.atoms && !this.atoms.has(v.op)) return this.fail(at(path, 'op'), `Unknown op "${v.op}"`)
       for (const k of Object.keys(v)) if (!STEP_META.has(k)) this.value(v[k], at(path, k), depth + 1)
       return

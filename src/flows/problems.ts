@@ -67,3 +67,12 @@ export function formatProblems(problems: readonly FlowProblem[], file: string, s
     return `${at}${frame}${p.hint ? `\nhint: ${p.hint}` : ''}`
   }).join('\n')
 }
+
+/** JSON text → value; a syntax error is a `FlowError` with one located `ParseError`. */
+export function parseJsonText(text: string, file?: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    throw new FlowError(locateProblems([problem('ParseError', '', `not JSON: ${(e as Error).message}`, 'fix the JSON syntax at the marker')], text), file, text)
+  }
+}

@@ -9,7 +9,7 @@
  * kept. `serializeSavedFlow` writes it back with the spec's key order first
  * and unknown keys after, so parse → serialize → parse is lossless.
  */
-import { FlowError, locateProblems, problem } from '../problems.ts'
+import { FlowError, locateProblems, parseJsonText } from '../problems.ts'
 import { SHAPES, type SavedFlow, type ShapeName } from './model.ts'
 import { validateSavedFlow } from './validate.ts'
 
@@ -45,16 +45,8 @@ function normalize(value: Record<string, unknown>, shape: ShapeName): Record<str
 
 /** Parse and validate a SavedFlow v1 document; throws `FlowError` listing every problem. */
 export function parseSavedFlow(textOrValue: unknown, options: ParseFlowOptions = {}): SavedFlow {
-  let value = textOrValue
   const text = typeof textOrValue === 'string' ? textOrValue : undefined
-  if (text !== undefined) {
-    try {
-      value = JSON.parse(text)
-    } catch (e) {
-      const problems = locateProblems([problem('ParseError', '', `not JSON: ${(e as Error).message}`, 'fix the JSON syntax at the marker')], text)
-      throw new FlowError(problems, options.file, text)
-    }
-  }
+  const value = text === undefined ? textOrValue : parseJsonText(text, options.file)
   const problems = validateSavedFlow(value)
   if (problems.length > 0) throw new FlowError(text === undefined ? problems : locateProblems(problems, text), options.file, text)
   return normalize(value as Record<string, unknown>, 'savedFlow') as SavedFlow

@@ -4,7 +4,7 @@
  * before `fn` runs and the output after.
  */
 import type { FieldSpec } from '../../ast/nodes.ts'
-import { CORE_OPS, IDENTIFIER, FORBIDDEN_NAMES } from '../../ast/nodes.ts'
+import { CORE_OPS, ATOM_NAME, FORBIDDEN_NAMES } from '../../ast/nodes.ts'
 import type { AtomDef, AtomFn, CostSpec, JsonSchema } from './types.ts'
 import type { Run } from '../runtime.ts'
 import type { AtomContext } from './types.ts'
@@ -35,7 +35,8 @@ export interface DefineAtomOptions<I> {
 export type InferSchema<S> = S extends { _type: infer T } ? T : unknown
 
 /**
- * Define an atom. `op` must be an identifier and not a core op name. Input
+ * Define an atom. `op` must be an identifier (or a vendor-namespaced name
+ * such as `slack:send_message`) and not a core op name. Input
  * and output types are inferred from tosijs-schema builders, so `fn` is
  * checked against them and `vm.Agent` types the atom's builder method.
  */
@@ -52,7 +53,7 @@ export function defineAtom<
   fn: AtomFn<I, O>,
   options: DefineAtomOptions<I> = {},
 ): AtomDef<I, O> & { op: Op } {
-  if (!IDENTIFIER.test(op) || FORBIDDEN_NAMES.has(op)) throw new TypeError(`defineAtom: invalid op name ${JSON.stringify(op)}`)
+  if (!ATOM_NAME.test(op) || FORBIDDEN_NAMES.has(op)) throw new TypeError(`defineAtom: invalid op name ${JSON.stringify(op)}`)
   if (typeof fn !== 'function') throw new TypeError(`defineAtom(${op}): fn must be a function`)
   const input = toJsonSchema(inputSchema)
   const fields: Record<string, FieldSpec> = {}

@@ -1,0 +1,121 @@
+/**
+ * `compileFlow` and `runFlow`: any flow document (format detected) → an
+ * ajs/1 program → a run on the AgentVM with fuel, capabilities, context,
+ * timeouts, the VM trace, and the flow's own events.
+ *
+ * `runFlow` never throws for anything the document, the input or the model
+ * does: an invalid document is a result with `error.code` `FLOW_INVALID`
+ * and every problem in `error.details`, like an invalid AST.
+ */
+import { AgentVM } from '../vm/agent-vm.ts'
+import type { AtomDef } from '../vm/atoms/types.ts'
+import type { AgentError } from '../vm/errors.ts'
+import type { RunOptions } from '../vm/limits.ts'
+import type { RunResult } from '../vm/result.ts'
+import type { AjsProgram } from '../ast/types.ts'
+import { FLOW_RUN_CODES } from '../diagnostics/flow-codes.ts'
+import { FlowError, locateProblems, parseJsonText, problem } from './problems.ts'
+import { detectFlowFormat, type FlowFormat } from './detect.ts'
+import { compileSavedFlow, type CompileSavedFlowOptions } from './saved-flow/compile.ts'
+import { compileBlockFlow, type CompileBlockFlowOptions } from './blocks/compile.ts'
+import { flowAtoms, FLOW_ATOM_NAMES } from './runtime/atoms.ts'
+import { FlowEventSink, type FlowEvent } from './runtime/events.ts'
+
+export interface CompileFlowOptions extends Omit<CompileSavedFlowOptions, 'atoms'>, CompileBlockFlowOptions {
+  /** Force the format instead of detecting it. */
+  format?: FlowFormat
+  /** Names of custom atoms available to vendor node types and tools. */
+  atoms?: Iterable<string>
+  /** File name for messages. */
+  file?: string
+}
+
+export interface CompiledFlow {
+  format: FlowFormat
+  /** The flow's name (SavedFlow `id`, Block flow `name`). */
+  name: string
+  ast: AjsProgram
+}
+
+/** Parse JSON text (located ParseError) or pass a value through. */
+export function readFlowDocument(document: unknown, file?: string): unknown {
+  return typeof document === 'string' ? parseJsonText(document, file) : document
+}
+
+/** Detect the format of a document (text or value); FlowError when it is neither. */
+export function flowFormatOf(value: unknown, forced?: FlowFormat): FlowFormat {
+  const format = forced ?? detectFlowFormat(value)
+  if (!format) {
+    throw new FlowError([problem('WrongType', '', 'not a flow document: a SavedFlow has "flow" (nodes and edges), a Block flow has "steps" and "blocks"')])
+  }
+  return format
+}
+
+/** Compile a flow document of either format to an ajs/1 program (throws FlowError, located when given text). */
+export function compileFlow(document: unknown, options: CompileFlowOptions = {}): CompiledFlow {
+  const text = typeof document === 'string' ? document : undefined
+  const value = readFlowDocument(document, options.file)
+  const format = flowFormatOf(value, options.format)
+  try {
+    const ast = format === 'saved-flow'
+      ? compileSavedFlow(value, { semantics: options.semantics, maxVisits: options.maxVisits, atoms: options.atoms })
+      : compileBlockFlow(value, options)
+    const v = value as Record<string, unknown>
+    return { format, name: String(format === 'saved-flow' ? v['id'] : v['name'] ?? 'flow'), ast }
+  } catch (e) {
+    if (e instanceof FlowError && text !== undefined) throw new FlowError(locateProblems([...e.problems], text), options.file, text)
+    throw e
+  }
+}
+
+export interface FlowRunOptions extends RunOptions, Omit<CompileFlowOptions, 'atoms'> {
+  /** Custom atoms: vendor node types (`defineAtom('slack:send_message', …)`) and `branch_tool` tools. */
+  atoms?: readonly AtomDef[] | Record<string, AtomDef>
+}
+
+/** A RunResult plus the flow's events. */
+export interface FlowRunResult<T = unknown> extends RunResult<T> {
+  events: FlowEvent[]
+}
+
+const RUN_OPTION_KEYS = ['fuel', 'timeoutMs', 'signal', 'capabilities', 'context', 'costOverrides', 'quotas', 'maxHeapBytes', 'trace', 'limits', 'random', 'now', 'uuid'] as const
+
+function failed(code: keyof typeof FLOW_RUN_CODES | 'OPTIONS_INVALID', message: string, details?: AgentError['details']): FlowRunResult {
+  const hint = code === 'OPTIONS_INVALID' ? 'Check the option names and types against the FlowRunOptions documentation.' : FLOW_RUN_CODES[code].hint
+  return { result: null, fuelUsed: 0, events: [], error: { name: 'AgentError', code, message, hint, ...(details ? { details } : {}) } }
+}
+
+/** Run a flow document of either format with `input`; resolves to a FlowRunResult, never rejects. */
+export async function runFlow<T = unknown>(document: unknown, input: Record<string, unknown> = {}, options: FlowRunOptions = {}): Promise<FlowRunResult<T>> {
+  const custom = options.atoms === undefined ? [] : Array.isArray(options.atoms) ? options.atoms : Object.values(options.atoms)
+  const clash = custom.find((a) => FLOW_ATOM_NAMES.has(a?.op))
+  if (clash) return failed('OPTIONS_INVALID', `atom "${clash.op}" has the name of a flow atom`) as FlowRunResult<T>
+  let compiled: CompiledFlow
+  try {
+    compiled = compileFlow(document, { ...options, atoms: custom.map((a) => a.op) })
+  } catch (e) {
+    if (!(e instanceof FlowError)) return failed('OPTIONS_INVALID', (e as Error).message) as FlowRunResult<T>
+    return failed('FLOW_INVALID', e.message, e.problems.map((p) => ({ path: p.path, message: `${p.rule}: ${p.message}` }))) as FlowRunResult<T>
+  }
+  let vm: AgentVM
+  try {
+    vm = new AgentVM([...custom, ...flowAtoms])
+  } catch (e) {
+    return failed('OPTIONS_INVALID', (e as Error).message) as FlowRunResult<T>
+  }
+  const sink = new FlowEventSink()
+  const now = options.now ?? Date.now
+  const runOptions: RunOptions = {}
+  for (const key of RUN_OPTION_KEYS) if (options[key] !== undefined) (runOptions as Record<string, unknown>)[key] = options[key]
+  runOptions.capabilities = { ...options.capabilities, flowEvents: sink }
+  const started = now()
+  sink.emit({ type: 'run_started', flow: compiled.name, format: compiled.format, at: started, input })
+  const result = await vm.run<T>(compiled.ast, input, runOptions)
+  const ended = now()
+  if (result.error) sink.failOpen(result.error, ended)
+  sink.emit({
+    type: 'flow_completed', flow: compiled.name, status: result.error ? 'failed' : 'ok', at: ended, ms: ended - started, fuelUsed: result.fuelUsed,
+    ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
+  })
+  return { ...result, events: sink.events }
+}

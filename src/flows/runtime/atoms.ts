@@ -1,0 +1,110 @@
+/**
+ * The atoms compiled flows call. Both formats share them: step events,
+ * model calls (text, structured, yes/no decisions), branch handles, loop
+ * inputs and the flow-level errors. A VM runs a compiled flow when it has
+ * these atoms (`flowAtoms`); `runFlow` sets that up.
+ */
+import { defineAtom } from '../../vm/atoms/define.ts'
+import type { AtomDef } from '../../vm/atoms/types.ts'
+import { FLOW_RUN_CODES, type FlowRunCode } from '../../diagnostics/flow-codes.ts'
+import { ATOM_LLM_COST, askStructured, askText, flowError, sinkOf, type SchemaField } from './llm.ts'
+import { renderTemplate } from './template.ts'
+
+const obj = (properties: Record<string, unknown>, required: string[]) => ({ type: 'object', properties, required })
+const str = { type: 'string' }
+const any = {}
+
+const flowStepStart = defineAtom('flowStepStart', obj({ step: str, kind: str }, ['step', 'kind']), undefined,
+  ({ step, kind }: { step: string; kind: string }, ctx) => { sinkOf(ctx)?.stepStarted(step, kind, ctx.now(), ctx.fuelLeft); return null },
+  { cost: 0, sync: true, docs: 'Flow event: a step starts.' })
+
+const flowStepEnd = defineAtom('flowStepEnd', obj({ step: str }, ['step']), undefined,
+  ({ step }: { step: string }, ctx) => { sinkOf(ctx)?.stepCompleted(step, ctx.now(), ctx.fuelLeft); return null },
+  { cost: 0, sync: true, docs: 'Flow event: a step completed.' })
+
+const flowFail = defineAtom('flowFail', obj({ code: str, message: str }, ['code', 'message']), undefined,
+  ({ code, message }: { code: string; message: string }) => {
+    if (!Object.hasOwn(FLOW_RUN_CODES, code)) throw new TypeError(`flowFail: unknown code ${code}`)
+    throw flowError(code as FlowRunCode, message)
+  },
+  { cost: 0, sync: true, docs: 'End the run with a flow error code.' })
+
+/** The handle a branch follows: a string names it; anything else is its truthiness. */
+export function handleOf(value: unknown): string {
+  if (typeof value === 'string') return value
+  if (typeof value === 'object' && value !== null && typeof (value as { outcome?: unknown }).outcome === 'string') return (value as { outcome: string }).outcome
+  return value ? 'true' : 'false'
+}
+
+const flowHandle = defineAtom('flowHandle', obj({ value: any }, []), str,
+  ({ value }: { value?: unknown }) => handleOf(value), { cost: 0, sync: true, docs: 'The branch handle of a decision value.' })
+
+interface PromptInput { step: string; prompt: string; persona?: string; history: Array<{ node: string; output: unknown }>; input?: unknown }
+
+/** A SavedFlow prompt as the model sees it: the prompt, the run's input, the outputs before it. */
+export function composePrompt(prompt: string, history: PromptInput['history'], input: unknown): string {
+  const parts = [prompt]
+  if (input && typeof input === 'object' && Object.keys(input).length > 0) parts.push(`Input of this run (JSON):\n${JSON.stringify(input)}`)
+  if (history.length > 0) {
+    parts.push(`Outputs of the previous steps:\n${history.map((h) => `[${h.node}]\n${typeof h.output === 'string' ? h.output : JSON.stringify(h.output)}`).join('\n\n')}`)
+  }
+  return parts.join('\n\n')
+}
+
+const flowPrompt = defineAtom('flowPrompt',
+  obj({ step: str, prompt: str, persona: str, history: { type: 'array' }, input: any }, ['step', 'prompt', 'history']), str,
+  (i: PromptInput, ctx) => askText(ctx, composePrompt(i.prompt, i.history, i.input), { step: i.step, ...(i.persona ? { system: i.persona } : {}) }),
+  { cost: ATOM_LLM_COST, timeoutMs: 0, docs: 'A SavedFlow prompt node through capabilities.llm.' })
+
+const flowDecide = defineAtom('flowDecide',
+  obj({ step: str, question: str, persona: str, history: { type: 'array' }, input: any }, ['step', 'question', 'history']), str,
+  async (i: Omit<PromptInput, 'prompt'> & { question: string }, ctx) => {
+    const fields: SchemaField[] = [{ name: 'answer', type: 'boolean', description: 'true for yes, false for no' }]
+    const prompt = composePrompt(`Answer yes or no: ${i.question}`, i.history, i.input)
+    const out = await askStructured(ctx, prompt, fields, { step: i.step, ...(i.persona ? { system: i.persona } : {}) })
+    return out['answer'] ? 'true' : 'false'
+  },
+  { cost: ATOM_LLM_COST, timeoutMs: 0, docs: 'A yes/no branch decision through capabilities.llm.' })
+
+interface LlmBlockInput { step: string; prompt: string; input?: unknown; initial?: unknown; fields: SchemaField[]; model?: string; config?: Record<string, unknown> }
+
+const flowLlm = defineAtom('flowLlm',
+  obj({ step: str, prompt: str, input: any, initial: any, fields: { type: 'array' }, model: str, config: { type: 'object' } }, ['step', 'prompt', 'fields']),
+  { type: 'object' },
+  (i: LlmBlockInput, ctx) => {
+    let prompt: string
+    try {
+      prompt = renderTemplate(i.prompt, i.input, i.initial)
+    } catch (e) {
+      throw flowError('FLOW_TEMPLATE', `step "${i.step}": ${(e as Error).message}`)
+    }
+    return askStructured(ctx, prompt, i.fields, { step: i.step, ...(i.model ? { model: i.model } : {}), ...(i.config ? { config: i.config } : {}) })
+  },
+  { cost: ATOM_LLM_COST, timeoutMs: 0, docs: 'A Block flow llm block: template, structured output, one corrective retry.' })
+
+const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+const flowLoopItems = defineAtom('flowLoopItems', obj({ step: str, input: any, field: str }, ['step', 'field']), { type: 'array' },
+  ({ step, input, field }: { step: string; input?: unknown; field: string }) => {
+    const list = isDict(input) ? input[field] : undefined
+    if (!Array.isArray(list)) {
+      throw flowError('FLOW_LOOP_INPUT', `loop "${step}": its input ${isDict(input) ? `field "${field}" is ${list === undefined ? 'missing' : `not a list (${typeof list})`}` : 'is not a dict'}`)
+    }
+    const siblings = Object.fromEntries(Object.entries(input as Record<string, unknown>).filter(([k]) => k !== field))
+    return list.map((item) => Object.fromEntries([...Object.entries(siblings), [field, item]]))
+  },
+  { cost: 0.1, sync: true, docs: 'Per-iteration inputs of a loop: { ...sibling_fields, [arrayField]: item }.' })
+
+const flowCheckDict = defineAtom('flowCheckDict', obj({ step: str, value: any }, ['step']), undefined,
+  ({ step, value }: { step: string; value?: unknown }) => {
+    if (!isDict(value)) throw flowError('FLOW_CODE_RESULT', `code block "${step}" returned ${value === null || value === undefined ? 'None' : Array.isArray(value) ? 'a list' : typeof value}, not a dict`)
+    return value
+  },
+  { cost: 0, sync: true, docs: 'A code block must return a dict.' })
+
+/** Every atom compiled flows call. */
+export const flowAtoms: readonly AtomDef[] = Object.freeze([
+  flowStepStart, flowStepEnd, flowFail, flowHandle, flowPrompt, flowDecide, flowLlm, flowLoopItems, flowCheckDict,
+])
+
+export const FLOW_ATOM_NAMES: ReadonlySet<string> = new Set(flowAtoms.map((a) => a.op))
