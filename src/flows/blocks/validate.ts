@@ -48,7 +48,8 @@ class Checker {
           `rename it, e.g. ${JSON.stringify(field.name.replace(/[^A-Za-z0-9_]+/g, '_').replace(/^(?=\d)/, '_') || 'field')}`)
       } else if (names.includes(field.name)) {
         this.add('DuplicateFieldName', at(fp, 'name'), `field "${field.name}" appears twice in ${what}`)
-      } else names.push(field.name)
+      }
+      if (!names.includes(field.name)) names.push(field.name)
       if (field.type !== undefined && (typeof field.type !== 'string' || !Object.hasOwn(FIELD_TYPES, field.type))) {
         this.add('UnknownFieldType', at(fp, 'type'), `field "${field.name}": type ${JSON.stringify(field.type)} is not one of ${Object.keys(FIELD_TYPES).join(', ')}`)
       }
