@@ -11,6 +11,7 @@ import { RUNTIME_CODES } from '../src/diagnostics/runtime-codes.ts'
 import { BUILDER_ERROR_DOCS } from '../src/builder/errors.ts'
 import { CAPABILITY_ERROR_HINTS } from '../src/capabilities/errors.ts'
 import { CLI_CODES } from '../src/diagnostics/cli-codes.ts'
+import { FLOW_RULES, FLOW_RUN_CODES } from '../src/diagnostics/flow-codes.ts'
 
 export const ERRORS_DOC_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/errors.md')
 
@@ -60,6 +61,18 @@ export function renderErrorsDoc(): string {
     '| code | exit | message | hint |',
     '| --- | --- | --- | --- |',
     ...Object.entries(CLI_CODES).map(([code, spec]) => `| \`${code}\` | ${spec.exit} | ${cell(spec.message)} | ${cell(spec.hint)} |`),
+    '',
+    '## Flow documents (`FlowProblem.rule`, `ajsc flow validate`)',
+    '',
+    '| rule | format | meaning |',
+    '| --- | --- | --- |',
+    ...Object.entries(FLOW_RULES).map(([rule, spec]) => `| \`${rule}\` | ${spec.format} | ${cell(spec.meaning)} |`),
+    '',
+    '## Flow runs (`RunResult.error.code` of `runFlow`, `ajsc flow run`)',
+    '',
+    '| code | message | hint |',
+    '| --- | --- | --- |',
+    ...Object.entries(FLOW_RUN_CODES).map(([code, spec]) => `| \`${code}\` | ${cell(spec.message)} | ${cell(spec.hint)} |`),
     '',
   ]
   return out.join('\n')
