@@ -12,6 +12,7 @@ import { BUILDER_ERROR_DOCS } from '../src/builder/errors.ts'
 import { CAPABILITY_ERROR_HINTS } from '../src/capabilities/errors.ts'
 import { CLI_CODES } from '../src/diagnostics/cli-codes.ts'
 import { FLOW_RULES, FLOW_RUN_CODES } from '../src/diagnostics/flow-codes.ts'
+import { WORKFLOW_CODES } from '../src/diagnostics/workflow-codes.ts'
 
 export const ERRORS_DOC_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/errors.md')
 
@@ -73,6 +74,12 @@ export function renderErrorsDoc(): string {
     '| code | message | hint |',
     '| --- | --- | --- |',
     ...Object.entries(FLOW_RUN_CODES).map(([code, spec]) => `| \`${code}\` | ${cell(spec.message)} | ${cell(spec.hint)} |`),
+    '',
+    '## Workflows (`WorkflowError`, `ajsc workflow`)',
+    '',
+    '| code | message | hint |',
+    '| --- | --- | --- |',
+    ...Object.entries(WORKFLOW_CODES).map(([code, d]) => `| \`${code}\` | ${cell(d.message)} | ${cell(d.hint)} |`),
     '',
   ]
   return out.join('\n')

@@ -7,7 +7,8 @@
  * given when the diagnostic is raised (see `fill`).
  *
  * Ranges: AJS1xxx program shape and syntax, AJS2xxx constructs AJS refuses,
- * AJS3xxx names and scopes, AJS4xxx signatures and documentation (warnings).
+ * AJS3xxx names and scopes, AJS4xxx signatures and documentation (warnings),
+ * AJS5xxx workflow modules.
  * VM runtime codes live in `runtime-codes.ts` (owned by the VM).
  */
 
@@ -82,6 +83,18 @@ export const CODES = {
   NAMESPACE_VALUE: e('AJS3009', '`{name}` can only be used as `{name}.member`', 'Call its members directly, for example `{name}.max(a, b)` or `{name}.stringify(v)`.'),
   ATOM_ARGS: e('AJS3008', 'Atom `{name}` {detail}', 'Call atoms with one object: `{name}({ {fields} })`.'),
   LATE_BOUND_ATOM: w('AJS3010', '`{name}` is not declared here: compiled as a call of a custom atom the VM must provide', '{suggest}Register it on the VM that runs the program (`new AgentVM({ {name} })`), or pass `atoms: [\'{name}\']` to transpile to declare it.'),
+
+  // --- AJS5xxx: workflow modules (ajs-lang/workflows) ---------------------------------
+  WORKFLOW_IMPORT: e('AJS5001', 'A workflow module can only import `sleep` from "workflow:extra"', 'Write `import { sleep } from \'workflow:extra\'`; the other workflow functions (agent, workflow, log, phase, parallel, pipeline) are globals.'),
+  WORKFLOW_EXPORT: e('AJS5002', 'A workflow module exports only `meta` and a default value', 'Write `export const meta = { ... }` and `export default <value>`.'),
+  WORKFLOW_META: e('AJS5003', '`meta` must be a literal: {detail}', 'Use only objects, arrays, strings, numbers, booleans and null: `export const meta = { name: "triage", version: 2 }`.'),
+  WORKFLOW_DEFAULT_LAST: e('AJS5004', '`export default` must be the last statement of a workflow module', 'Move `export default <value>` to the end; compute the value before it.'),
+  WORKFLOW_AWAIT: e('AJS5005', '`await` is accepted only directly before a call', 'Write `await agent(...)`, or drop the `await`: every call already waits for its result.'),
+  WORKFLOW_NONDETERMINISM: e('AJS5006', '`{name}` is nondeterministic and not available in a workflow', 'Pass the value in `args`, or wait with `sleep(ms)`; a workflow must replay to the same state.'),
+  WORKFLOW_CALL: e('AJS5007', '`{name}` {detail}', 'Call it as `{usage}`.'),
+  WORKFLOW_BUDGET: e('AJS5008', '`budget` is used only as `budget.total`, `budget.spent()` or `budget.remaining()`', 'Read a number from it: `if (budget.remaining() < 10) ...`.'),
+  WORKFLOW_RESERVED: e('AJS5009', '`{name}` is a workflow global and cannot be redeclared', 'Rename your function or variable (for example `{name}Step`).'),
+  WORKFLOW_TASKS: e('AJS5010', '`{name}` takes tasks written in place: {detail}', 'Write `{name}([() => agent(a), () => agent(b)])` or `{name}(items.map((item) => () => agent(item)))`.'),
 
   // --- AJS4xxx: signatures and docs (warnings) ----------------------------------------
   JSDOC_TYPE: w('AJS4001', 'Unknown JSDoc type `{type}` for `{name}`', 'Use string, number, integer, boolean, object, any, T[] or Array<T>.'),

@@ -1,0 +1,75 @@
+/**
+ * A generic hook for frontends whose entry is a list of statements rather
+ * than a function (module-style sources such as workflow modules).
+ *
+ * The frontend receives the parsed program (same parser, same options as
+ * `transpile`) and a `fail` that raises registry diagnostics with a code
+ * frame; it returns the helpers, the entry's named parameters and the entry
+ * statements (it may rewrite the ESTree first, keeping node offsets so every
+ * location still points into the original source). Lowering is then the
+ * transpiler's own: scopes, subset checks and AST emission are shared.
+ */
+
+import type { FunctionDeclaration, Identifier, ModuleDeclaration, Node, Program, Statement } from 'acorn'
+import type { AjsProgram, FunctionDef } from '../ast/types.ts'
+import type { CodeName } from '../diagnostics/codes.ts'
+import type { Diagnostic } from '../diagnostics/diagnostic.ts'
+import { LowerContext } from './context.ts'
+import { atomTable } from './globals.ts'
+import type { AtomNames } from './index.ts'
+import { lowerHelper } from './lower/functions.ts'
+import { lowerBinding, predeclarePatterns } from './lower/patterns.ts'
+import { lowerBlock } from './lower/statements.ts'
+import { parseProgram } from './parse.ts'
+import { Scope } from './scope.ts'
+
+/** What a statements frontend hands back to the lowering. */
+export interface StatementsEntry {
+  /** Name of the entry (the AST's `name`). */
+  name: string
+  /** Named parameters of the entry: fields of the run's argument object. */
+  params: readonly string[]
+  /** Top-level helper functions. */
+  helpers: readonly FunctionDeclaration[]
+  /** The entry's statements, lowered as one block. */
+  body: ReadonlyArray<Statement | ModuleDeclaration>
+}
+
+export type FailFn = (name: CodeName, node: Node | [number, number], params?: Record<string, string | undefined>) => never
+
+export interface StatementsOptions {
+  filename?: string
+  atoms?: AtomNames
+}
+
+/** Parse `source`, let `shape` pick the entry statements, and lower them into an "ajs/1" program. */
+export function transpileStatements(
+  source: string,
+  options: StatementsOptions,
+  shape: (program: Program, fail: FailFn) => StatementsEntry,
+): { ast: AjsProgram; warnings: Diagnostic[] } {
+  const ctx = new LowerContext(source, options.filename ?? '<ajs>', atomTable(options.atoms))
+  const { program } = parseProgram(source, ctx)
+  const entry = shape(program, (name, node, params) => ctx.fail(name, node, params))
+  for (const fn of entry.helpers) ctx.checkName(fn.id.name, fn.id)
+  ctx.helpers = new Set(entry.helpers.map((f) => f.id.name))
+  let functions: Record<string, FunctionDef> | undefined
+  for (const fn of entry.helpers) (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx)
+
+  ctx.scope = new Scope(null)
+  const ids: Identifier[] = entry.params.map((name) => ({ type: 'Identifier', name, start: 0, end: 0 }) as Identifier)
+  predeclarePatterns(ctx, ids)
+  const properties = ids.map((id) => ({ key: id.name, value: lowerBinding(id, ctx, 'param') }))
+  const steps = lowerBlock(entry.body, ctx)
+  const ast: AjsProgram = {
+    ajs: 1,
+    op: 'seq',
+    name: entry.name,
+    file: ctx.file,
+    ...(properties.length > 0 ? { params: { $pattern: 'object', properties } } : {}),
+    ...(functions ? { functions } : {}),
+    steps,
+  }
+  if (options.filename === undefined) delete ast.file
+  return { ast, warnings: ctx.warnings }
+}

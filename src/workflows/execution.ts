@@ -1,0 +1,319 @@
+/**
+ * One workflow execution: a single VM run whose `agent` / `workflow` /
+ * `sleep` atoms park on promises that `resolveRequest` settles, so a
+ * resolution continues the run where it waits (never a re-run per
+ * resolution). `poll()` reports what the run emitted, in order: a `Call`
+ * (log, phase), the first undrained `Request`, `Complete`, or `Pending`.
+ *
+ * Everything nondeterministic passes through here and into the journal:
+ * requests and their resolutions, the seed of the VM's random source, and
+ * the clock reads of the VM's choke point (`now`). A replay (replay.ts)
+ * answers recorded requests from the journal at once.
+ */
+import { AgentVM } from '../vm/agent-vm.ts'
+import { vmError, type AgentError } from '../vm/errors.ts'
+import { sha256Hex } from '../vm/atoms/sha256.ts'
+import { workflowAtoms, type AtomHost } from './atoms.ts'
+import { canonicalJson, decodeResolution } from './codec.ts'
+import { WorkflowError, workflowError } from './errors.ts'
+import type { JournalEntry, JournalLimits, JournalStore } from './journal.ts'
+import { journalLimits } from './journal.ts'
+import type { WorkflowProgram } from './module.ts'
+import type { ReplayIndex } from './replay.ts'
+import type { BudgetSnapshot, WorkflowCall, WorkflowPoll, WorkflowRequest, WorkflowRequestKind, WorkflowResolution } from './types.ts'
+import { seededRandom, seededUuid } from './random.ts'
+
+/** Sandbox limits of the VM run. */
+export interface WorkflowSandbox {
+  /** Fuel for the whole execution (default 10,000,000; a replay uses the same fuel again). */
+  fuel?: number
+  /** Wall-clock limit of the execution in this process, in ms (default: none, i.e. 24.8 days). */
+  timeoutMs?: number
+  /** Largest single value the workflow may build (default 64 MiB). */
+  maxHeapBytes?: number
+}
+
+export const SANDBOX_DEFAULTS = Object.freeze({ fuel: 10_000_000, timeoutMs: 2_147_483_647, maxHeapBytes: 64 * 1024 * 1024 })
+
+export interface ExecutionConfig {
+  program: WorkflowProgram
+  executionId: string
+  args: unknown
+  budget: BudgetSnapshot
+  seed: number
+  sandbox: Required<WorkflowSandbox>
+  limits?: JournalLimits
+  store?: JournalStore
+  /** Host clock (ms since epoch) for sleep wake times and the VM's `now` (default Date.now). */
+  clock: () => number
+  /** Journal to continue (resume): its entries are already in the store. */
+  journal?: readonly JournalEntry[]
+  replay?: ReplayIndex
+}
+
+interface Waiter {
+  request: WorkflowRequest
+  resolve: (v: unknown) => void
+  reject: (e: unknown) => void
+}
+
+type Event = { call: WorkflowCall } | { request: WorkflowRequest }
+
+const macrotask = (): Promise<void> => new Promise((r) => (typeof setImmediate === 'function' ? setImmediate(r) : setTimeout(r, 0)))
+
+function utf8Length(s: string): number {
+  let n = s.length
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0x80) n += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : c >= 0xd800 && c <= 0xdbff ? 1 : 1
+  }
+  return n
+}
+
+export type ExecutionState = 'running' | 'complete' | 'failed' | 'disposed'
+
+export class WorkflowExecution {
+  /** The id journals are stored under. */
+  readonly id: string
+  readonly program: WorkflowProgram
+  private stateValue: ExecutionState = 'running'
+  private result: unknown = null
+  private failure: WorkflowError | null = null
+  private readonly entries: JournalEntry[]
+  private journalBytes = 0
+  private readonly limits: Required<JournalLimits>
+  private unflushed: JournalEntry[] = []
+  private writing: Promise<void> | null = null
+  private readonly queue: Event[] = []
+  private readonly waiting = new Map<string, Waiter>()
+  private readonly occurrences = new Map<string, number>()
+  private readonly abort = new AbortController()
+  private budgetValue: BudgetSnapshot
+  private suppressCalls: number
+
+  constructor(private readonly config: ExecutionConfig) {
+    this.id = config.executionId
+    this.program = config.program
+    this.limits = journalLimits(config.limits)
+    this.budgetValue = { ...config.budget }
+    this.suppressCalls = config.replay?.calls ?? 0
+    this.entries = config.journal ? [...config.journal] : []
+    for (const e of this.entries) this.journalBytes += utf8Length(JSON.stringify(e)) + 1
+    if (!config.journal) {
+      this.append({
+        t: 'start', v: 1, astHash: config.program.astHash, sourceName: config.program.sourceName,
+        args: config.args, budget: { ...config.budget }, seed: config.seed, at: config.clock(),
+      })
+    }
+    this.run()
+  }
+
+  /** running → complete | failed; `disposed` after dispose(). */
+  get state(): ExecutionState {
+    return this.stateValue
+  }
+
+  /** The budget snapshot the workflow sees (updated by `OkWithBudget` resolutions). */
+  get budget(): BudgetSnapshot {
+    return { ...this.budgetValue }
+  }
+
+  private run(): void {
+    const host: AtomHost = {
+      request: (kind, site, input) => this.request(kind, site, input),
+      call: (call) => this.call(call),
+      get budget() { return self.budgetValue },
+      args: this.config.args,
+    }
+    const self = this
+    const vm = new AgentVM(workflowAtoms(host))
+    const random = seededRandom(this.config.seed)
+    const { fuel, timeoutMs, maxHeapBytes } = this.config.sandbox
+    vm.run(this.program.ast, { args: this.config.args }, {
+      fuel, timeoutMs, maxHeapBytes, signal: this.abort.signal,
+      random, uuid: seededUuid(random), now: () => this.clockRead(),
+    }).then((r) => {
+      if (this.stateValue !== 'running') return
+      if (r.error) this.fail(workflowError('WORKFLOW_FAILED', `${r.error.code}: ${r.error.message}${r.error.location ? ` (${r.error.location})` : ''}`, { cause: r.error }), r.error)
+      else this.complete(r.result ?? null)
+    })
+  }
+
+  private complete(result: unknown): void {
+    this.stateValue = 'complete'
+    this.result = result
+    if (!this.config.replay?.ended) this.append({ t: 'end', result })
+  }
+
+  private fail(err: WorkflowError, cause?: AgentError): void {
+    if (this.stateValue !== 'running') return
+    this.stateValue = 'failed'
+    this.failure = err
+    for (let i = this.queue.length - 1; i >= 0; i--) if ('request' in this.queue[i]!) this.queue.splice(i, 1)
+    this.waiting.clear()
+    if (!this.config.replay?.ended) {
+      try { this.append({ t: 'end', error: cause ?? { name: 'AgentError', code: err.code, message: err.message } }) } catch { /* over the limit: the failure stands */ }
+    }
+    this.abort.abort(err)
+  }
+
+  /** Record an entry (limits checked first); the store gets it at the next flush. */
+  private append(entry: JournalEntry): void {
+    const bytes = utf8Length(JSON.stringify(entry)) + 1
+    const { maxEntries, maxEntryBytes, maxJournalBytes } = this.limits
+    const over = this.entries.length >= maxEntries ? `more than ${maxEntries} entries (limits.maxEntries)`
+      : bytes > maxEntryBytes ? `an entry of ${bytes} bytes (limits.maxEntryBytes ${maxEntryBytes})`
+        : this.journalBytes + bytes > maxJournalBytes ? `more than ${maxJournalBytes} bytes (limits.maxJournalBytes)` : null
+    if (over) {
+      const err = workflowError('JOURNAL_LIMIT', `The journal of ${this.id} would hold ${over}`, { entry: this.entries.length })
+      if (entry.t !== 'end') queueMicrotask(() => this.fail(err))
+      throw err
+    }
+    this.entries.push(entry)
+    this.journalBytes += bytes
+    this.unflushed.push(entry)
+  }
+
+  /** Hand unflushed entries to the store (in order); async stores are awaited by poll(). */
+  private flush(): void {
+    if (this.unflushed.length === 0 || !this.config.store) { this.unflushed = []; return }
+    const batch = this.unflushed
+    this.unflushed = []
+    const store = this.config.store
+    const write = () => store.append(this.id, batch)
+    if (this.writing) { this.writing = this.writing.then(write); return }
+    const r = write()
+    if (r && typeof (r as Promise<void>).then === 'function') this.writing = (r as Promise<void>).then(() => { this.writing = null })
+  }
+
+  private clockRead(): number {
+    const recorded = this.config.replay?.nextClock()
+    if (recorded !== undefined) return recorded
+    const value = this.config.clock()
+    this.append({ t: 'now', value })
+    return value
+  }
+
+  private call(call: WorkflowCall): void {
+    if (this.suppressCalls > 0) { this.suppressCalls--; return }
+    this.append({ t: 'call', call })
+    this.queue.push({ call })
+  }
+
+  private request(kind: WorkflowRequestKind, site: string, input: Record<string, unknown>): Promise<unknown> {
+    const base = `${kind}|${site}|${sha256Hex(canonicalJson(input)).slice(0, 16)}`
+    const n = this.occurrences.get(base) ?? 0
+    this.occurrences.set(base, n + 1)
+    const key = `${base}|${n}`
+    const id = `${kind}-${sha256Hex(key).slice(0, 16)}`
+    const replayed = this.config.replay?.byKey.get(key)
+    let request = { type: kind, id, ...input } as WorkflowRequest
+    if (replayed) {
+      replayed.consumed = true
+      if (replayed.resolution !== undefined) return this.settle(replayed.resolution)
+      // In flight when the journal ended: asked again (at-least-once); a sleep waits only what is left.
+      if (request.type === 'sleep' && replayed.wakeAt !== undefined) request = { ...request, durationMs: Math.max(0, replayed.wakeAt - this.config.clock()) }
+    } else {
+      this.config.replay?.fresh.push(key)
+      this.append(request.type === 'sleep'
+        ? { t: 'request', key, request, wakeAt: this.config.clock() + request.durationMs }
+        : { t: 'request', key, request })
+    }
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { request, resolve, reject })
+      this.queue.push({ request })
+    })
+  }
+
+  /** Apply a resolution: the value (or the error) the parked atom returns. */
+  private settle(resolution: WorkflowResolution): Promise<unknown> {
+    if (resolution === 'OkUndefined') return Promise.resolve(undefined)
+    if ('Ok' in resolution) return Promise.resolve(resolution.Ok)
+    if ('OkWithBudget' in resolution) {
+      this.budgetValue = { ...resolution.OkWithBudget.budget }
+      return Promise.resolve(resolution.OkWithBudget.value)
+    }
+    // The guest's `catch (e)` sees the host's message as is.
+    return Promise.reject(vmError('CAPABILITY_ERROR', resolution.Err.message))
+  }
+
+  private usable(): void {
+    if (this.stateValue === 'disposed') throw workflowError('WORKFLOW_DISPOSED', `Execution ${this.id} was disposed`)
+  }
+
+  /** The next event: a Call, the first undrained Request, Complete, or Pending. Throws WorkflowError when the workflow failed. */
+  async poll(): Promise<WorkflowPoll> {
+    this.usable()
+    if (this.queue.length === 0 && this.stateValue === 'running') await macrotask()
+    this.flush()
+    while (this.writing) await this.writing
+    const head = this.queue[0]
+    if (head && 'call' in head) { this.queue.shift(); return { Call: head.call } }
+    if (this.failure) throw this.failure
+    if (head) return { Request: head.request }
+    if (this.stateValue === 'complete') return { Complete: { result: this.result } }
+    return 'Pending'
+  }
+
+  /** Drain every queued, unresolved request (their promises stay parked until resolveRequest). */
+  takePendingRequests(): WorkflowRequest[] {
+    this.usable()
+    this.flush()
+    const out: WorkflowRequest[] = []
+    for (let i = 0; i < this.queue.length;) {
+      const e = this.queue[i]!
+      if ('request' in e) { out.push(e.request); this.queue.splice(i, 1) } else i++
+    }
+    return out
+  }
+
+  /** Resolve or reject a pending request by id (an unknown id throws WORKFLOW_UNKNOWN_REQUEST). */
+  resolveRequest(id: string, resolution: WorkflowResolution | unknown): void {
+    this.usable()
+    const decoded = decodeResolution(resolution)
+    const w = typeof id === 'string' ? this.waiting.get(id) : undefined
+    if (!w) throw workflowError('WORKFLOW_UNKNOWN_REQUEST', `No pending request has the id ${JSON.stringify(id)}`)
+    this.append({ t: 'resolution', id, resolution: decoded })
+    this.waiting.delete(id)
+    const at = this.queue.findIndex((e) => 'request' in e && e.request.id === id)
+    if (at >= 0) this.queue.splice(at, 1)
+    this.settle(decoded).then(w.resolve, w.reject)
+  }
+
+  /** Ids of requests emitted and not resolved yet (drained or not). */
+  pendingRequestIds(): string[] {
+    return [...this.waiting.keys()]
+  }
+
+  /** The journal so far (a copy). */
+  journal(): JournalEntry[] {
+    return structuredClone(this.entries)
+  }
+
+  /** Let queued work run, then hand entries to the store and wait for it. */
+  async settled(): Promise<void> {
+    await macrotask()
+    this.flush()
+    while (this.writing) await this.writing
+  }
+
+  /** The error that ended the workflow, if it failed. */
+  get error(): WorkflowError | null {
+    return this.failure
+  }
+
+  /** Stop the run (its waiting requests are dropped); the journal stays usable for a resume. */
+  dispose(): void {
+    if (this.stateValue === 'disposed') return
+    this.flush()
+    this.stateValue = 'disposed'
+    this.waiting.clear()
+    this.abort.abort(workflowError('WORKFLOW_DISPOSED', `Execution ${this.id} was disposed`))
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose()
+  }
+}
+
+export { WorkflowError }

@@ -1,0 +1,103 @@
+/**
+ * The journal: what a workflow execution records so another process can
+ * replay it to the same state. One JSON object per entry (a JSON-lines file
+ * in the file store):
+ *
+ *   { "t": "start", "v": 1, "astHash", "sourceName", "args", "budget", "seed", "at" }
+ *   { "t": "request", "key", "request", "wakeAt"? }   a request handed to the host
+ *   { "t": "resolution", "id", "resolution" }          the host's answer (serde encoding)
+ *   { "t": "call", "call" }                            log / phase (not re-emitted on replay)
+ *   { "t": "now", "value" }                            a clock read through the VM's choke point
+ *   { "t": "end", "result" } | { "t": "end", "error" } the outcome
+ *
+ * A request's `key` is its identity: kind, call site, hash of the normalized
+ * input and occurrence number (`agent|12:5|9f2c…|0`). The request id the host
+ * sees is derived from the key, so it is the same in every replay.
+ */
+import { workflowError } from './errors.ts'
+import type { AgentError } from '../vm/errors.ts'
+import type { BudgetSnapshot, WorkflowCall, WorkflowRequest, WorkflowResolution } from './types.ts'
+
+export const JOURNAL_VERSION = 1
+
+export type JournalEntry =
+  | { t: 'start'; v: number; astHash: string; sourceName: string; args: unknown; budget: BudgetSnapshot; seed: number; at: number }
+  | { t: 'request'; key: string; request: WorkflowRequest; wakeAt?: number }
+  | { t: 'resolution'; id: string; resolution: WorkflowResolution }
+  | { t: 'call'; call: WorkflowCall }
+  | { t: 'now'; value: number }
+  | { t: 'end'; result?: unknown; error?: AgentError }
+
+/** Journal limits; each has a default and a clear JOURNAL_LIMIT error. */
+export interface JournalLimits {
+  /** Entries per run (default 100,000). */
+  maxEntries?: number
+  /** Bytes of one entry as JSON (default 1 MiB). */
+  maxEntryBytes?: number
+  /** Bytes of the whole journal as JSON lines (default 64 MiB). */
+  maxJournalBytes?: number
+}
+
+export const JOURNAL_DEFAULTS = Object.freeze({ maxEntries: 100_000, maxEntryBytes: 1024 * 1024, maxJournalBytes: 64 * 1024 * 1024 })
+
+/**
+ * Where journals live, per execution id. The file store is the default for
+ * local runs; a server implements this over its database. `append` is called
+ * in order and may be async: the execution awaits it before `poll()` returns,
+ * so a host never acts on an event that is not durable yet.
+ */
+export interface JournalStore {
+  append(executionId: string, entries: readonly JournalEntry[]): void | Promise<void>
+  read(executionId: string): readonly JournalEntry[] | Promise<readonly JournalEntry[]>
+}
+
+/** Journals in memory (tests, short-lived hosts). Owned by its creator; nothing global. */
+export class MemoryJournalStore implements JournalStore {
+  private readonly journals = new Map<string, JournalEntry[]>()
+
+  append(executionId: string, entries: readonly JournalEntry[]): void {
+    let list = this.journals.get(executionId)
+    if (!list) this.journals.set(executionId, (list = []))
+    for (const e of entries) list.push(structuredClone(e))
+  }
+
+  read(executionId: string): JournalEntry[] {
+    return (this.journals.get(executionId) ?? []).map((e) => structuredClone(e))
+  }
+
+  /** Ids of every journal held. */
+  ids(): string[] {
+    return [...this.journals.keys()]
+  }
+}
+
+const TAGS = new Set(['start', 'request', 'resolution', 'call', 'now', 'end'])
+
+/** Check a journal's structure (not its meaning: replay does that). Throws JOURNAL_INVALID naming the entry. */
+export function checkJournal(journal: unknown): asserts journal is JournalEntry[] {
+  if (!Array.isArray(journal) || journal.length === 0) throw workflowError('JOURNAL_INVALID', 'A journal is a non-empty array of entries starting with a "start" entry')
+  journal.forEach((e, i) => {
+    const bad = (why: string) => workflowError('JOURNAL_INVALID', `Journal entry #${i}: ${why}`, { entry: i })
+    if (e === null || typeof e !== 'object' || !TAGS.has((e as { t?: string }).t ?? '')) throw bad('not a journal entry')
+    const entry = e as JournalEntry
+    if ((i === 0) !== (entry.t === 'start')) throw bad(i === 0 ? 'the first entry must be "start"' : 'a second "start" entry')
+    if (entry.t === 'start' && (entry.v !== JOURNAL_VERSION || typeof entry.astHash !== 'string' || typeof entry.seed !== 'number')) {
+      throw bad(`unsupported journal version ${String(entry.v)} or missing astHash/seed`)
+    }
+    if (entry.t === 'request' && (typeof entry.key !== 'string' || typeof entry.request?.id !== 'string')) throw bad('a request needs key and request.id')
+    if (entry.t === 'resolution' && typeof entry.id !== 'string') throw bad('a resolution needs an id')
+    if (entry.t === 'now' && typeof entry.value !== 'number') throw bad('a clock read needs a number')
+  })
+}
+
+/** Normalised limits; unknown keys and bad values are WORKFLOW_OPTIONS_INVALID. */
+export function journalLimits(limits: JournalLimits | undefined): Required<JournalLimits> {
+  if (limits === undefined) return JOURNAL_DEFAULTS
+  const out: Required<JournalLimits> = { ...JOURNAL_DEFAULTS }
+  for (const [k, v] of Object.entries(limits)) {
+    if (!(k in JOURNAL_DEFAULTS)) throw workflowError('WORKFLOW_OPTIONS_INVALID', `Unknown journal limit "${k}" (allowed: ${Object.keys(JOURNAL_DEFAULTS).join(', ')})`)
+    if (!Number.isSafeInteger(v) || (v as number) <= 0) throw workflowError('WORKFLOW_OPTIONS_INVALID', `limits.${k} must be a positive integer`)
+    out[k as keyof JournalLimits] = v as number
+  }
+  return out
+}

@@ -1,0 +1,197 @@
+/**
+ * The workflow module frontend: a module of top-level statements (the way
+ * the engine's scripts are written) → an "ajs/1" program whose entry takes
+ * `{ args }`, plus its `meta` (read without running anything) and the AST
+ * hash a journal pins.
+ *
+ *   import { sleep } from 'workflow:extra'
+ *   export const meta = { name: 'digest', version: 1 }
+ *   const draft = await agent(`Summarize ${args.url}`)
+ *   await sleep(60_000)
+ *   export default { draft }
+ *
+ * The shape is checked here; the statements are rewritten (rewrite.ts) and
+ * then lowered by the transpiler's own statement lowering.
+ */
+import { parse, type Node, type Program } from 'acorn'
+import type { AjsProgram } from '../ast/types.ts'
+import { transpileError } from '../diagnostics/diagnostic.ts'
+import { SourceLocator } from '../diagnostics/location.ts'
+import { sha256Hex } from '../vm/atoms/sha256.ts'
+import { transpileStatements, type FailFn, type StatementsEntry } from '../transpiler/statements-entry.ts'
+import { canonicalJson } from './codec.ts'
+import { WORKFLOW_ATOMS, WORKFLOW_GLOBALS, callOf, ident, rewrite, type RewriteContext } from './rewrite.ts'
+import { lowerTasks } from './tasks.ts'
+
+type AnyNode = Node & Record<string, any>
+
+/** A compiled workflow module: what `startWorkflow` runs and a journal is pinned to. */
+export interface WorkflowProgram {
+  /** Marks the object as a compiled workflow (so a plain AST is never mistaken for one). */
+  format: 'ajs-workflow/1'
+  ast: AjsProgram
+  /** `export const meta`, or `{}` when the module has none. */
+  meta: Record<string, unknown>
+  /** sha256 of the canonical AST without its file name: a journal records it and refuses any other. */
+  astHash: string
+  sourceName: string
+}
+
+export interface CompileWorkflowOptions {
+  /** Name used in diagnostics and locations (default `<workflow>`). */
+  sourceName?: string
+}
+
+const EXTRA_MODULE = 'workflow:extra'
+
+/** Value of a pure literal (`meta`); anything computed is refused with its location. */
+function literalValue(n: AnyNode, fail: FailFn): unknown {
+  switch (n.type) {
+    case 'Literal':
+      if (n.regex || n.bigint !== undefined) return fail('WORKFLOW_META', n, { detail: 'regular expressions and BigInts are not data' })
+      return n.value
+    case 'TemplateLiteral':
+      if (n.expressions.length > 0) return fail('WORKFLOW_META', n, { detail: 'a template with `${...}` is computed' })
+      return n.quasis[0].value.cooked
+    case 'UnaryExpression':
+      if (n.operator === '-' && n.argument.type === 'Literal' && typeof n.argument.value === 'number') return -n.argument.value
+      return fail('WORKFLOW_META', n, { detail: 'expressions are computed' })
+    case 'ArrayExpression':
+      return n.elements.map((e: AnyNode | null) => {
+        if (!e || e.type === 'SpreadElement') return fail('WORKFLOW_META', e ?? n, { detail: 'holes and spreads are not literals' })
+        return literalValue(e, fail)
+      })
+    case 'ObjectExpression': {
+      const out: Record<string, unknown> = {}
+      for (const p of n.properties) {
+        if (p.type !== 'Property' || p.computed || p.kind !== 'init' || p.method || p.shorthand) {
+          return fail('WORKFLOW_META', p, { detail: 'only `key: literal` properties are literals' })
+        }
+        const key = p.key.type === 'Identifier' ? p.key.name : String(p.key.value)
+        if (key === '__proto__' || key === 'constructor' || key === 'prototype') return fail('FORBIDDEN_NAME', p.key, { name: key })
+        out[key] = literalValue(p.value, fail)
+      }
+      return out
+    }
+    default:
+      return fail('WORKFLOW_META', n, { detail: `${n.type === 'Identifier' ? `\`${n.name}\` is a variable` : 'expressions are computed'}` })
+  }
+}
+
+function metaOf(decl: AnyNode, fail: FailFn): Record<string, unknown> {
+  const v = decl.declaration
+  const only = v?.type === 'VariableDeclaration' && v.kind === 'const' && v.declarations.length === 1 ? v.declarations[0] : undefined
+  if (!only || only.id.type !== 'Identifier' || only.id.name !== 'meta' || !only.init || decl.specifiers?.length) {
+    return fail('WORKFLOW_EXPORT', decl)
+  }
+  if (only.init.type !== 'ObjectExpression') return fail('WORKFLOW_META', only.init, { detail: 'it must be an object `{ ... }`' })
+  return literalValue(only.init, fail) as Record<string, unknown>
+}
+
+function checkImport(decl: AnyNode, fail: FailFn): boolean {
+  if (decl.source.value !== EXTRA_MODULE) return fail('WORKFLOW_IMPORT', decl.source)
+  for (const s of decl.specifiers) {
+    if (s.type !== 'ImportSpecifier' || s.imported.name !== 'sleep' || s.local.name !== 'sleep') return fail('WORKFLOW_IMPORT', s)
+  }
+  return decl.specifiers.length > 0
+}
+
+/** `export default <function>` becomes the helper `name`, called with `args` when it declares a parameter. */
+function defaultFunction(d: AnyNode): AnyNode {
+  const body = d.body.type === 'BlockStatement'
+    ? d.body
+    : { type: 'BlockStatement', body: [{ type: 'ReturnStatement', argument: d.body, start: d.body.start, end: d.body.end }], start: d.body.start, end: d.body.end }
+  return { type: 'FunctionDeclaration', id: ident(d.id?.name ?? 'workflowMain', d), params: d.params, body, async: false, generator: d.generator, expression: false, start: d.start, end: d.end } as AnyNode
+}
+
+interface ModuleParts {
+  meta: Record<string, unknown>
+  sleepImported: boolean
+  helpers: AnyNode[]
+  body: AnyNode[]
+}
+
+/** Split the module into meta, imports, helpers and entry statements; check the shape. */
+function splitModule(program: Program, fail: FailFn): ModuleParts {
+  const parts: ModuleParts = { meta: {}, sleepImported: false, helpers: [], body: [] }
+  const stmts = program.body as AnyNode[]
+  let defaultSeen = false
+  for (const s of stmts) {
+    if (defaultSeen && s.type !== 'FunctionDeclaration' && s.type !== 'EmptyStatement') fail('WORKFLOW_DEFAULT_LAST', s)
+    switch (s.type) {
+      case 'ImportDeclaration':
+        if (checkImport(s, fail)) parts.sleepImported = true
+        break
+      case 'ExportNamedDeclaration':
+        parts.meta = metaOf(s, fail)
+        break
+      case 'ExportAllDeclaration':
+        fail('WORKFLOW_EXPORT', s)
+        break
+      case 'ExportDefaultDeclaration': {
+        defaultSeen = true
+        const d = s.declaration as AnyNode
+        if (d.type === 'FunctionDeclaration' || d.type === 'FunctionExpression' || d.type === 'ArrowFunctionExpression') {
+          const fn = defaultFunction(d)
+          parts.helpers.push(fn)
+          const call = callOf(fn.id.name, fn.params.length > 0 ? [ident('args', d)] : [], d)
+          parts.body.push({ type: 'ReturnStatement', argument: call, start: s.start, end: s.end } as AnyNode)
+        } else {
+          parts.body.push({ type: 'ReturnStatement', argument: d, start: s.start, end: s.end } as AnyNode)
+        }
+        break
+      }
+      case 'FunctionDeclaration':
+        if (WORKFLOW_GLOBALS.has(s.id.name)) fail('WORKFLOW_RESERVED', s.id, { name: s.id.name })
+        parts.helpers.push(s)
+        break
+      default:
+        parts.body.push(s)
+    }
+  }
+  return parts
+}
+
+/** Compile a workflow module. Throws a located `TranspileError` (AJS codes; AJS5xxx for the module shape). */
+export function compileWorkflow(source: string, options: CompileWorkflowOptions = {}): WorkflowProgram {
+  if (typeof source !== 'string') throw new TypeError('compileWorkflow: source must be a string')
+  const sourceName = options.sourceName ?? '<workflow>'
+  let meta: Record<string, unknown> = {}
+  const locator = new SourceLocator(source)
+  const { ast } = transpileStatements(source, { filename: sourceName, atoms: WORKFLOW_ATOMS }, (program, fail): StatementsEntry => {
+    const parts = splitModule(program, fail)
+    meta = parts.meta
+    const ctx: RewriteContext = { fail, locator, sleepImported: parts.sleepImported, inHelper: true, tasks: lowerTasks }
+    const helpers = parts.helpers.map((h) => rewrite(h, ctx))
+    ctx.inHelper = false
+    const body = parts.body.map((s) => rewrite(s, ctx))
+    const extra = (ctx as RewriteContext & { extraHelpers?: AnyNode[] }).extraHelpers ?? []
+    return { name: typeof meta['name'] === 'string' ? meta['name'] : 'workflow', params: ['args'], helpers: [...helpers, ...extra] as never, body: body as never }
+  })
+  const { file: _file, ...hashed } = ast
+  return Object.freeze({ format: 'ajs-workflow/1', ast, meta, astHash: sha256Hex(canonicalJson(hashed)), sourceName })
+}
+
+/** `export const meta` of a workflow module, read by parsing only (nothing runs). `{}` when there is none. */
+export function readWorkflowMeta(source: string, options: CompileWorkflowOptions = {}): Record<string, unknown> {
+  const file = options.sourceName ?? '<workflow>'
+  const locator = new SourceLocator(source)
+  const fail: FailFn = (name, node, params = {}) => {
+    const [line, column] = Array.isArray(node) ? node : ((p) => [p.line, p.column])(locator.position(node.start))
+    throw transpileError(name, params, locator, file, line!, column!)
+  }
+  let program: Program
+  try {
+    program = parse(source, { ecmaVersion: 'latest', sourceType: 'module' })
+  } catch (e) {
+    const err = e as SyntaxError & { loc?: { line: number; column: number } }
+    return fail('PARSE_ERROR', [err.loc?.line ?? 1, err.loc?.column ?? 0], { detail: err.message.replace(/ \(\d+:\d+\)$/, '') })
+  }
+  for (const s of program.body as AnyNode[]) if (s.type === 'ExportNamedDeclaration') return metaOf(s, fail)
+  return {}
+}
+
+/** True for what compileWorkflow returns. */
+export function isWorkflowProgram(v: unknown): v is WorkflowProgram {
+  return v !== null && typeof v === 'object' && (v as WorkflowProgram).format === 'ajs-workflow/1'
+}

@@ -1,0 +1,169 @@
+/**
+ * The ESTree rewrite that turns a workflow module's statements into plain
+ * AJS before the transpiler lowers them. Every synthesized node keeps the
+ * offsets of the source it replaces, so locations and code frames still
+ * point into the user's file.
+ *
+ * - `await call(...)` → `call(...)` (calls already wait);
+ * - `agent(p, o)` → `agent({ prompt: p, options: o, site: "12:5" })`, and the
+ *   same for `workflow`, `sleep`, `log`, `phase` (the call site becomes part
+ *   of the step's identity in the journal);
+ * - `budget.total` / `budget.spent()` / `budget.remaining()` → atom calls;
+ * - `args` inside helpers → the `workflowArgs()` atom (a global, as in the
+ *   engine's scripts); in the entry it is the entry's parameter;
+ * - `parallel(...)` / `pipeline(...)` → see tasks.ts;
+ * - `Date.now()` and redeclared workflow globals are refused.
+ */
+import type { Node } from 'acorn'
+import type { SourceLocator } from '../diagnostics/location.ts'
+import type { FailFn } from '../transpiler/statements-entry.ts'
+
+/** Names a workflow module sees without declaring them. */
+export const WORKFLOW_GLOBALS: ReadonlySet<string> = new Set(['args', 'budget', 'log', 'phase', 'agent', 'workflow', 'parallel', 'pipeline', 'sleep'])
+
+/** Atom names behind the globals (what the transpiler must know as callable). */
+export const WORKFLOW_ATOMS = ['agent', 'workflow', 'sleep', 'log', 'phase', 'budgetTotal', 'budgetSpent', 'budgetRemaining', 'workflowArgs', 'workflowTasks'] as const
+
+type AnyNode = Node & Record<string, any>
+
+/** Call shapes: positional parameters → fields of the atom's object argument. */
+const CALLS: Record<string, { fields: readonly string[]; min: number; rest?: boolean; site: boolean; usage: string }> = {
+  agent: { fields: ['prompt', 'options'], min: 1, site: true, usage: 'agent(prompt, options?)' },
+  workflow: { fields: ['ref', 'args'], min: 1, site: true, usage: 'workflow(nameOrRef, args?)' },
+  sleep: { fields: ['durationMs'], min: 1, site: true, usage: 'sleep(ms)' },
+  phase: { fields: ['name', 'options'], min: 1, site: false, usage: 'phase(name, options?)' },
+  log: { fields: ['values'], min: 0, rest: true, site: false, usage: 'log(...values)' },
+}
+
+const BUDGET_READERS: Record<string, string> = { spent: 'budgetSpent', remaining: 'budgetRemaining' }
+
+export interface RewriteContext {
+  fail: FailFn
+  locator: SourceLocator
+  /** `sleep` was imported from 'workflow:extra'. */
+  sleepImported: boolean
+  /** Inside a helper (where `args` is the global, read through an atom). */
+  inHelper: boolean
+  /** Lowers parallel/pipeline (tasks.ts); gets the call with rewritten arguments. */
+  tasks: (call: AnyNode, ctx: RewriteContext) => AnyNode
+}
+
+const at = (n: Node) => ({ start: n.start, end: n.end })
+export const ident = (name: string, n: Node): AnyNode => ({ type: 'Identifier', name, ...at(n) }) as AnyNode
+export const literal = (value: string | number, n: Node): AnyNode => ({ type: 'Literal', value, raw: JSON.stringify(value), ...at(n) }) as AnyNode
+export const prop = (key: string, value: AnyNode): AnyNode =>
+  ({ type: 'Property', key: ident(key, value), value, kind: 'init', computed: false, shorthand: false, method: false, ...at(value) }) as AnyNode
+export const callOf = (name: string, args: AnyNode[], n: Node): AnyNode =>
+  ({ type: 'CallExpression', callee: ident(name, n), arguments: args, optional: false, ...at(n) }) as AnyNode
+export const objectOf = (props: AnyNode[], n: Node): AnyNode => ({ type: 'ObjectExpression', properties: props, ...at(n) }) as AnyNode
+
+/** Names bound by a binding pattern. */
+export function boundNames(p: AnyNode | null | undefined, out: AnyNode[] = []): AnyNode[] {
+  if (!p) return out
+  switch (p.type) {
+    case 'Identifier': out.push(p); break
+    case 'ObjectPattern': for (const q of p.properties) boundNames(q.type === 'RestElement' ? q.argument : q.value, out); break
+    case 'ArrayPattern': for (const q of p.elements) boundNames(q, out); break
+    case 'RestElement': boundNames(p.argument, out); break
+    case 'AssignmentPattern': boundNames(p.left, out); break
+  }
+  return out
+}
+
+function checkBindings(patterns: Array<AnyNode | null>, ctx: RewriteContext): void {
+  for (const p of patterns) {
+    for (const id of boundNames(p)) if (WORKFLOW_GLOBALS.has(id.name)) ctx.fail('WORKFLOW_RESERVED', id, { name: id.name })
+  }
+}
+
+function siteOf(n: Node, ctx: RewriteContext): string {
+  const p = ctx.locator.position(n.start)
+  return `${p.line}:${p.column}`
+}
+
+function rewriteWorkflowCall(name: string, node: AnyNode, ctx: RewriteContext): AnyNode {
+  const spec = CALLS[name]!
+  const args = node.arguments as AnyNode[]
+  const usage = spec.usage
+  if (name === 'sleep' && !ctx.sleepImported) {
+    ctx.fail('WORKFLOW_CALL', node, { name, detail: 'must be imported from "workflow:extra"', usage: "import { sleep } from 'workflow:extra'" })
+  }
+  const props: AnyNode[] = []
+  if (spec.rest) {
+    props.push(prop('values', { type: 'ArrayExpression', elements: args, ...at(node) } as AnyNode))
+  } else {
+    if (args.some((a) => a.type === 'SpreadElement')) ctx.fail('WORKFLOW_CALL', node, { name, detail: 'takes no spread arguments', usage })
+    if (args.length < spec.min || args.length > spec.fields.length) {
+      ctx.fail('WORKFLOW_CALL', node, { name, detail: `takes ${spec.min} to ${spec.fields.length} arguments, got ${args.length}`, usage })
+    }
+    args.forEach((a, i) => props.push(prop(spec.fields[i]!, a)))
+  }
+  if (spec.site) props.push(prop('site', literal(siteOf(node, ctx), node)))
+  return callOf(name, [objectOf(props, node)], node)
+}
+
+function isBudget(n: AnyNode | undefined): boolean {
+  return n?.type === 'Identifier' && n.name === 'budget'
+}
+
+/** Rewrite `node` and its children; returns the node to put in its place. */
+export function rewrite(node: AnyNode, ctx: RewriteContext): AnyNode {
+  switch (node.type) {
+    case 'AwaitExpression':
+      if (node.argument.type !== 'CallExpression') ctx.fail('WORKFLOW_AWAIT', node)
+      return rewrite(node.argument, ctx)
+    case 'MemberExpression':
+      if (isBudget(node.object) && !node.computed && node.property.name === 'total') return callOf('budgetTotal', [], node)
+      if (node.object.type === 'Identifier' && node.object.name === 'Date' && !node.computed && node.property.name === 'now') {
+        ctx.fail('WORKFLOW_NONDETERMINISM', node, { name: 'Date.now()' })
+      }
+      node.object = rewrite(node.object, ctx)
+      if (node.computed) node.property = rewrite(node.property, ctx)
+      return node
+    case 'Property':
+      if (node.computed) node.key = rewrite(node.key, ctx)
+      node.value = rewrite(node.value, ctx)
+      if (node.shorthand && node.value.type !== 'Identifier') node.shorthand = false
+      return node
+    case 'Identifier':
+      if (node.name === 'budget') ctx.fail('WORKFLOW_BUDGET', node)
+      if (node.name === 'args' && ctx.inHelper) return callOf('workflowArgs', [], node)
+      return node
+    case 'VariableDeclarator':
+      checkBindings([node.id], ctx)
+      break
+    case 'CatchClause':
+      checkBindings([node.param], ctx)
+      break
+    case 'ArrowFunctionExpression':
+    case 'FunctionExpression':
+    case 'FunctionDeclaration':
+      checkBindings([node.id, ...node.params], ctx)
+      node.async = false
+      break
+    case 'CallExpression': {
+      const callee = node.callee as AnyNode
+      if (callee.type === 'MemberExpression' && isBudget(callee.object) && !callee.computed) {
+        const atom = BUDGET_READERS[callee.property.name]
+        if (atom && node.arguments.length === 0) return callOf(atom, [], node)
+        return ctx.fail('WORKFLOW_BUDGET', node)
+      }
+      if (callee.type === 'MemberExpression' && callee.object.type === 'Identifier' && callee.object.name === 'Math' &&
+        !callee.computed && callee.property.name === 'random') break // the VM's seeded source: replays exactly
+      node.arguments = (node.arguments as AnyNode[]).map((a) => rewrite(a, ctx))
+      if (callee.type === 'Identifier') {
+        if (callee.name === 'parallel' || callee.name === 'pipeline') return ctx.tasks(node, ctx)
+        if (CALLS[callee.name]) return rewriteWorkflowCall(callee.name, node, ctx)
+        return node
+      }
+      node.callee = rewrite(callee, ctx)
+      return node
+    }
+  }
+  for (const key of Object.keys(node)) {
+    const v = node[key]
+    if (Array.isArray(v)) node[key] = v.map((c) => (c && typeof c.type === 'string' ? rewrite(c, ctx) : c))
+    else if (v && typeof v === 'object' && typeof v.type === 'string') node[key] = rewrite(v, ctx)
+  }
+  return node
+}

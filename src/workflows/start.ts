@@ -1,0 +1,152 @@
+/**
+ * Starting and resuming executions: options checked (unknown keys refused),
+ * the program compiled from source when needed, and for a resume the journal
+ * checked, its AST hash compared and its replay settled before the
+ * execution is handed back.
+ */
+import { decodeBudget } from './codec.ts'
+import { workflowError } from './errors.ts'
+import { SANDBOX_DEFAULTS, WorkflowExecution, type WorkflowSandbox } from './execution.ts'
+import { checkJournal, type JournalEntry, type JournalLimits, type JournalStore } from './journal.ts'
+import { compileWorkflow, isWorkflowProgram, type WorkflowProgram } from './module.ts'
+import { newSeed } from './random.ts'
+import { ReplayIndex } from './replay.ts'
+import type { BudgetSnapshot } from './types.ts'
+
+interface CommonOptions {
+  /** Name for diagnostics when `program` is source text (default `<workflow>`). */
+  sourceName?: string
+  sandbox?: WorkflowSandbox
+  limits?: JournalLimits
+  /** Where the journal is appended (default: kept in memory only; read it with `execution.journal()`). */
+  store?: JournalStore
+  /** The id the store keeps the journal under (default: a new random id). */
+  executionId?: string
+  /** Host clock in ms since epoch, for sleep wake times and clock reads (default Date.now). */
+  clock?: () => number
+}
+
+export interface StartWorkflowOptions extends CommonOptions {
+  /** The `args` global (default `{}`). */
+  args?: unknown
+  /** Initial budget snapshot (default `{ total: null, spent: 0 }`). */
+  budget?: { total?: number | null; spent?: number }
+  /** Seed of the VM's random source (default: random; journaled either way). */
+  seed?: number
+}
+
+export type ResumeWorkflowOptions = CommonOptions
+
+const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock']
+const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock']
+const SANDBOX_KEYS = Object.keys(SANDBOX_DEFAULTS)
+
+function checkKeys(o: object, allowed: string[], what: string): void {
+  for (const k of Object.keys(o)) {
+    if (!allowed.includes(k)) throw workflowError('WORKFLOW_OPTIONS_INVALID', `Unknown ${what} option "${k}" (allowed: ${allowed.join(', ')})`)
+  }
+}
+
+function sandboxOf(s: WorkflowSandbox | undefined): Required<WorkflowSandbox> {
+  if (s === undefined) return SANDBOX_DEFAULTS
+  checkKeys(s, SANDBOX_KEYS, 'sandbox')
+  const out: Required<WorkflowSandbox> = { ...SANDBOX_DEFAULTS }
+  for (const [k, v] of Object.entries(s)) {
+    if (v === undefined) continue
+    if (typeof v !== 'number' || !(v > 0)) throw workflowError('WORKFLOW_OPTIONS_INVALID', `sandbox.${k} must be a positive number`)
+    out[k as keyof WorkflowSandbox] = k === 'timeoutMs' ? Math.min(v, SANDBOX_DEFAULTS.timeoutMs) : v
+  }
+  return out
+}
+
+function programOf(program: string | WorkflowProgram, sourceName: string | undefined): WorkflowProgram {
+  if (typeof program === 'string') return compileWorkflow(program, { sourceName })
+  if (isWorkflowProgram(program)) return program
+  throw workflowError('WORKFLOW_OPTIONS_INVALID', 'program must be workflow source text or the result of compileWorkflow(source)')
+}
+
+function newExecutionId(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(6))
+  return `wf-${Date.now().toString(36)}-${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')}`
+}
+
+function clockOf(clock: unknown): () => number {
+  if (clock === undefined) return Date.now
+  if (typeof clock !== 'function') throw workflowError('WORKFLOW_OPTIONS_INVALID', 'clock must be a function returning ms since epoch')
+  return clock as () => number
+}
+
+function plainArgs(args: unknown): unknown {
+  try {
+    return JSON.parse(JSON.stringify(args ?? {}))
+  } catch (e) {
+    throw workflowError('WORKFLOW_OPTIONS_INVALID', `args must be JSON data: ${(e as Error).message}`)
+  }
+}
+
+/**
+ * Start a workflow: `program` is the module's source text or `compileWorkflow(source)`.
+ * Returns the execution at once; drive it with poll / takePendingRequests / resolveRequest.
+ */
+export function startWorkflow(program: string | WorkflowProgram, options: StartWorkflowOptions = {}): WorkflowExecution {
+  checkKeys(options, START_KEYS, 'startWorkflow')
+  const prog = programOf(program, options.sourceName)
+  const budget: BudgetSnapshot = decodeBudget({ total: options.budget?.total ?? null, spent: options.budget?.spent ?? 0 }, 'options.budget')
+  if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw workflowError('WORKFLOW_OPTIONS_INVALID', 'seed must be an integer')
+  return new WorkflowExecution({
+    program: prog,
+    executionId: options.executionId ?? newExecutionId(),
+    args: plainArgs(options.args),
+    budget,
+    seed: options.seed === undefined ? newSeed() : options.seed >>> 0,
+    sandbox: sandboxOf(options.sandbox),
+    limits: options.limits,
+    store: options.store,
+    clock: clockOf(options.clock),
+  })
+}
+
+/**
+ * Resume from a journal: the program must have the AST hash the journal pins
+ * (else WORKFLOW_VERSION_MISMATCH). The journal is replayed once, in O(journal):
+ * recorded requests are answered from it, log/phase are not emitted again,
+ * requests that were in flight are asked again, a sleep waits only what is
+ * left. A re-run that takes another path fails with JOURNAL_MISMATCH. New
+ * entries go to `store` under `executionId`, which must already hold `journal`.
+ */
+export async function resumeWorkflow(
+  program: string | WorkflowProgram,
+  journal: readonly JournalEntry[],
+  options: ResumeWorkflowOptions = {},
+): Promise<WorkflowExecution> {
+  checkKeys(options, RESUME_KEYS, 'resumeWorkflow')
+  checkJournal(journal)
+  const start = journal[0] as Extract<JournalEntry, { t: 'start' }>
+  const prog = programOf(program, options.sourceName ?? start.sourceName)
+  if (start.astHash !== prog.astHash) {
+    throw workflowError('WORKFLOW_VERSION_MISMATCH',
+      `The journal was written by ${start.sourceName} with AST hash ${start.astHash.slice(0, 16)}…; this program (${prog.sourceName}) has ${prog.astHash.slice(0, 16)}…`,
+      { entry: 0 })
+  }
+  const replay = new ReplayIndex(journal)
+  const execution = new WorkflowExecution({
+    program: prog,
+    executionId: options.executionId ?? newExecutionId(),
+    args: start.args,
+    budget: decodeBudget(start.budget, 'journal budget'),
+    seed: start.seed,
+    sandbox: sandboxOf(options.sandbox),
+    limits: options.limits,
+    store: options.store,
+    clock: clockOf(options.clock),
+    journal,
+    replay,
+  })
+  await execution.settled()
+  const diverged = replay.divergence(prog.sourceName, execution.state === 'complete')
+  if (diverged) {
+    execution.dispose()
+    throw diverged
+  }
+  return execution
+}

@@ -1,0 +1,27 @@
+/** Shared helpers of the workflow tests: a driver loop and a fixed fake clock. */
+import type { WorkflowExecution, WorkflowPoll, WorkflowRequest, WorkflowResolution } from '../../src/workflows/index.ts'
+
+export type Answer = (r: WorkflowRequest) => WorkflowResolution | unknown
+
+/** Poll until Complete, answering each request with `answer`; returns the result and everything seen. */
+export async function drive(ex: WorkflowExecution, answer: Answer, maxPolls = 10_000): Promise<{ result: unknown; seen: WorkflowPoll[] }> {
+  const seen: WorkflowPoll[] = []
+  for (let i = 0; i < maxPolls; i++) {
+    const p = await ex.poll()
+    seen.push(p)
+    if (p === 'Pending') continue
+    if ('Complete' in p) return { result: p.Complete.result, seen }
+    if ('Request' in p) {
+      for (const r of ex.takePendingRequests()) ex.resolveRequest(r.id, answer(r))
+    }
+  }
+  throw new Error(`not complete after ${maxPolls} polls`)
+}
+
+/** A clock the test moves by hand. */
+export function fakeClock(start = 1_700_000_000_000): { now: () => number; advance(ms: number): void } {
+  let t = start
+  return { now: () => t, advance: (ms) => { t += ms } }
+}
+
+export const calls = (seen: WorkflowPoll[]) => seen.filter((p) => typeof p === 'object' && 'Call' in p).map((p) => (p as { Call: unknown }).Call)
