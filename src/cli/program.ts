@@ -12,6 +12,7 @@ import { packageVersion } from './version.ts'
 import { buildCommand } from './commands/build.ts'
 import { checkCommand } from './commands/check.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, runCommand } from './commands/run.ts'
+import { registerFlowlangCommands } from './commands/flowlang.ts'
 
 export { EXIT } from './io.ts'
 
@@ -73,6 +74,8 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
     .addOption(maxErrorsOption())
     .addOption(atomsOption())
     .action(async (inputs: string[], opts) => setCode(await checkCommand(inputs, opts, io)))
+
+  registerFlowlangCommands(program, io, setCode)
 
   return program
 }

@@ -19,3 +19,6 @@ export {
   TURN_DEFAULTS, FUEL_COST, type ChatMessage, type FlowEvent, type FlowHost, type McpServerSpec, type NeutralToolUse, type NeutralToolResult,
   type TurnLimits, type TurnResult, type TraceEntry, type ApprovalRequest, type ToolChannel,
 } from './runtime/types.ts'
+export { FlowSession, baselineGraph, type FlowInput, type FlowSessionOptions, type SessionTurn } from './session.ts'
+export { applyFlowRepair, type FlowRepairPatch, type FlowRepairResult } from './repair.ts'
+export { createFlowToolsServer, callFlowTool, FLOW_TOOLS, type FlowToolsOptions } from './tools-server.ts'

@@ -46,9 +46,10 @@ export async function loadFlowSource(source: string, options: LoadFlowOptions = 
   const result = validateFlowGraph(text.graph)
   const located = (p: FlowProblem): FlowProblem => {
     if (p.line !== undefined) return { ...p, frame: codeFrame(source, p.line, p.column ?? 0) }
-    const m = /^\/(nodes|edges)\/(\d+)/.exec(p.path)
+    const m = /^\/(nodes|edges)\/(\d+)(?:\/(from|to))?/.exec(p.path)
     const line = m ? text.lines[m[1] as 'nodes' | 'edges'][Number(m[2])] : undefined
-    return line === undefined ? p : { ...p, line, column: 0, frame: codeFrame(source, line, 0) }
+    const column = m?.[3] ? text.lines.edgeColumns[Number(m[2])]![m[3] as 'from' | 'to'] : 0
+    return line === undefined ? p : { ...p, line, column, frame: codeFrame(source, line, column) }
   }
   const problems = [...text.problems, ...result.problems].map(located)
   return { graph: result.graph, problems, valid: problems.length === 0 }

@@ -32,11 +32,11 @@ export interface FlowTextResult {
   graph: FlowGraph
   problems: FlowProblem[]
   /** Source line (1-based) of each node and edge, for locating graph problems. */
-  lines: { nodes: number[]; edges: number[] }
+  lines: { nodes: number[]; edges: number[]; edgeColumns: Array<{ from: number; to: number }> }
   vars: Record<string, string>
 }
 
-interface PendingLink { from: string; to: string; line: number; column: number }
+interface PendingLink { from: string; to: string; line: number; column: number; toColumn: number }
 
 const ENDPOINT = /^[A-Za-z_][\w.-]*$/
 
@@ -109,7 +109,7 @@ export function parseFlowText(source: string, options: FlowTextOptions = {}): Fl
           err(lineNo, head!.col, '`link` is `link <id>.<port> -> <id>.<port>`')
           break
         }
-        links.push({ from: rest[0]!.text, to: rest[2]!.text, line: lineNo, column: rest[0]!.col })
+        links.push({ from: rest[0]!.text, to: rest[2]!.text, line: lineNo, column: rest[0]!.col, toColumn: rest[2]!.col })
         break
       }
       default:
@@ -120,14 +120,16 @@ export function parseFlowText(source: string, options: FlowTextOptions = {}): Fl
 
   const edges: FlowEdge[] = []
   const edgeLines: number[] = []
+  const edgeColumns: Array<{ from: number; to: number }> = []
   for (const link of links) {
     const from = resolveEnd(link.from, undefined, nodes, nodeLines, link.line, 'out')
     const to = resolveEnd(link.to, from[1], nodes, nodeLines, link.line, 'in')
     edges.push({ from, to })
     edgeLines.push(link.line)
+    edgeColumns.push({ from: link.column, to: link.toColumn })
   }
   const graph: FlowGraph = { version: 1, name: options.name ?? 'flow', nodes, edges }
-  return { graph, problems, lines: { nodes: nodeLines, edges: edgeLines }, vars: { ...vars, ...hostVars } }
+  return { graph, problems, lines: { nodes: nodeLines, edges: edgeLines, edgeColumns }, vars: { ...vars, ...hostVars } }
 }
 
 /** `id.port`, or a block type naming an implicit node (created once, id = type). */
