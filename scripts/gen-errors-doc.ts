@@ -13,6 +13,7 @@ import { CAPABILITY_ERROR_HINTS } from '../src/capabilities/errors.ts'
 import { CLI_CODES } from '../src/diagnostics/cli-codes.ts'
 import { FLOW_RULES, FLOW_RUN_CODES } from '../src/diagnostics/flow-codes.ts'
 import { WORKFLOW_CODES } from '../src/diagnostics/workflow-codes.ts'
+import { FLOW_CODES } from '../src/diagnostics/flowlang-codes.ts'
 
 export const ERRORS_DOC_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/errors.md')
 
@@ -80,6 +81,14 @@ export function renderErrorsDoc(): string {
     '| code | message | hint |',
     '| --- | --- | --- |',
     ...Object.entries(WORKFLOW_CODES).map(([code, d]) => `| \`${code}\` | ${cell(d.message)} | ${cell(d.hint)} |`),
+    '',
+    '## FlowLang (`FlowProblem.code`, `ajsc flowlang validate|run`, `flow_repair`)',
+    '',
+    'Messages and hints are templates: `{name}` is filled from the problem.',
+    '',
+    '| code | name | message | hint |',
+    '| --- | --- | --- | --- |',
+    ...Object.entries(FLOW_CODES).map(([name, spec]) => `| \`${spec.code}\` | ${name} | ${cell(spec.message)} | ${cell(spec.hint)} |`),
     '',
   ]
   return out.join('\n')
