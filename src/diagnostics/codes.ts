@@ -9,6 +9,8 @@
  * Ranges: AJS1xxx program shape and syntax, AJS2xxx constructs AJS refuses,
  * AJS3xxx names and scopes, AJS4xxx signatures and documentation (warnings),
  * AJS5xxx workflow modules.
+
+ * AJS7xxx Python code blocks.
  * VM runtime codes live in `runtime-codes.ts` (owned by the VM).
  */
 
@@ -95,6 +97,19 @@ export const CODES = {
   WORKFLOW_BUDGET: e('AJS5008', '`budget` is used only as `budget.total`, `budget.spent()` or `budget.remaining()`', 'Read a number from it: `if (budget.remaining() < 10) ...`.'),
   WORKFLOW_RESERVED: e('AJS5009', '`{name}` is a workflow global and cannot be redeclared', 'Rename your function or variable (for example `{name}Step`).'),
   WORKFLOW_TASKS: e('AJS5010', '`{name}` takes tasks written in place: {detail}', 'Write `{name}([() => agent(a), () => agent(b)])` or `{name}(items.map((item) => () => agent(item)))`.'),
+
+  // --- AJS7xxx: Python code blocks (ajs-lang/python) ----------------------------
+  PY_SYNTAX: e('AJS7001', 'Python syntax error: {detail}', '{fix}'),
+  PY_IMPORT: e('AJS7002', '`import` is not allowed in a code block', 'Code blocks have no modules: use the allowed builtins (abs, len, sorted, sum, ...) and str/list/dict methods; data arrives through `initial` and the input fields.'),
+  PY_FORBIDDEN: e('AJS7003', '`{name}` is not allowed in a code block', '{fix}'),
+  PY_UNSUPPORTED: e('AJS7004', '{name} is not supported in code blocks', '{fix}'),
+  PY_DUNDER: e('AJS7005', 'Dunder attribute `{name}` is not allowed', 'Code blocks cannot reach the object model; work with the value itself (len(x), isinstance(x, int), str(x)).'),
+  PY_UNKNOWN_NAME: e('AJS7006', '`{name}` is not defined', '{suggest}Assign it before use, take it as an input field, or use an allowed builtin.'),
+  PY_ATTRIBUTE: e('AJS7007', 'Attribute `.{name}` can only be called as a method', '{fix}'),
+  PY_FUNCTION_VALUE: e('AJS7008', 'Function `{name}` is used as a value', 'Functions can be called, or passed as `key=` to sorted/min/max/list.sort; store data, not functions.'),
+  PY_ARGUMENTS: e('AJS7009', 'Bad arguments for `{name}`: {detail}', '{fix}'),
+  PY_TARGET: e('AJS7010', 'Cannot assign to {name}', 'Assign to a variable, `x[i]`, or a tuple of those: `a, b = pair`.'),
+  PY_PARAMS: e('AJS7011', 'Invalid block parameters: {detail}', 'Pass `params` as the wrapper\'s parameter names, `initial` first, then the input_schema fields in order: `transpilePython(body, { params: [\'initial\', \'name\'] })`.'),
 
   // --- AJS4xxx: signatures and docs (warnings) ----------------------------------------
   JSDOC_TYPE: w('AJS4001', 'Unknown JSDoc type `{type}` for `{name}`', 'Use string, number, integer, boolean, object, any, T[] or Array<T>.'),

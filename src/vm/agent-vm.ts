@@ -20,6 +20,7 @@ import type { RunResult } from './result.ts'
 import { atomTools, type ToolDefinition } from './tools.ts'
 import { makeArgsCheck } from './args-check.ts'
 import { isP } from './compile/async.ts'
+import type { GuestFunction } from './compile/compiler.ts'
 
 /** Turns source text into an AST; provided by the full package (the VM alone has no parser). */
 export type SourceCompiler = (source: string) => AjsProgram
@@ -29,6 +30,11 @@ export interface AgentVMOptions {
   procedures?: ProcedureStore
   /** Lets `run` accept source text. `ajs-lang` sets this; `ajs-lang/vm` does not. */
   sourceCompiler?: SourceCompiler
+  /**
+   * Extra synchronous functions that `call` expressions may name (after helpers and atoms, before
+   * the global builtins): the runtime support of another language frontend, e.g. `ajs-lang/python`.
+   */
+  functions?: Readonly<Record<string, GuestFunction>>
 }
 
 interface CacheEntry {
@@ -53,6 +59,7 @@ export class AgentVM {
   private readonly compiled = new WeakMap<object, CacheEntry>()
   private readonly sources = new Map<string, AjsProgram>()
   private readonly sourceCompiler?: SourceCompiler
+  private readonly functions: ReadonlyMap<string, GuestFunction>
   private readonly host: VmHost
 
   constructor(customAtoms: Record<string, AtomDef> | AtomDef[] = {}, options: AgentVMOptions = {}) {
@@ -66,6 +73,7 @@ export class AgentVM {
     this.atoms = table
     this.procedures = options.procedures ?? new MemoryProcedureStore()
     this.sourceCompiler = options.sourceCompiler
+    this.functions = guestFunctions(options.functions)
     this.host = {
       procedures: this.procedures,
       runChild: (target, input, parent) => this.runChild(target, input, parent),
@@ -165,7 +173,7 @@ export class AgentVM {
     const key = traced ? 'traced' : 'plain'
     if (!entry[key]) {
       try {
-        entry[key] = new Compiler(program, this.atoms, { trace: traced }).compileProgram()
+        entry[key] = new Compiler(program, this.atoms, { trace: traced, functions: this.functions }).compileProgram()
       } catch (e) {
         const err = toVmError(e)
         entry.error = err.code === 'STACK_OVERFLOW' ? vmError('AST_TOO_DEEP', 'The AST nests too deeply to compile') : err
@@ -287,6 +295,15 @@ export class AgentVM {
       child.end()
     }
   }
+}
+
+function guestFunctions(given: AgentVMOptions['functions']): ReadonlyMap<string, GuestFunction> {
+  const table = new Map<string, GuestFunction>()
+  for (const [name, fn] of Object.entries(given ?? {})) {
+    if (typeof fn !== 'function') throw new TypeError(`AgentVM: functions.${name} must be a function`)
+    table.set(name, fn)
+  }
+  return table
 }
 
 /** A transpile failure keeps its own code and location (it is the program's fault, never INTERNAL). */

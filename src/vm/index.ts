@@ -3,6 +3,7 @@
  * what a remote VM or a browser needs.
  */
 export { AgentVM, type AgentVMOptions, type SourceCompiler } from './agent-vm.ts'
+export type { GuestFunction } from './compile/compiler.ts'
 export type { RunOptions, RunLimits } from './limits.ts'
 export { DEFAULTS as RUN_DEFAULTS } from './limits.ts'
 export type { RunResult, TraceEntry } from './result.ts'

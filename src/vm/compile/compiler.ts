@@ -46,8 +46,16 @@ export interface CompiledProgram {
   nslots: number
 }
 
+/**
+ * A synchronous function a host adds to the VM (`AgentVMOptions.functions`), called by name from
+ * `call` expressions with the evaluated arguments. It charges fuel for its work through the run
+ * (`charge(units)`, `chargeSlots(n)`, `chargeString(s)`) and throws `VmError`s to fail.
+ */
+export type GuestFunction = (rt: Run, args: unknown[]) => unknown
+
 export interface CompileOptions {
   trace: boolean
+  functions?: ReadonlyMap<string, GuestFunction>
 }
 
 export class Compiler {
@@ -207,6 +215,14 @@ export class Compiler {
   expressionAtom(name: string): AtomDef | undefined {
     const a = this.atoms.get(name)
     return a && a.expression !== false ? a : undefined
+  }
+
+  guestFunction(name: string): GuestFunction | undefined {
+    return this.options.functions?.get(name)
+  }
+
+  guestFunctionNames(): string[] {
+    return [...(this.options.functions?.keys() ?? [])]
   }
 
   expressionAtomNames(): string[] {

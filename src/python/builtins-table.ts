@@ -1,0 +1,17 @@
+/** The names a code block may use without defining them: the contract's builtins, types and exception classes. */
+import { EXCEPTION_TREE } from './runtime/values.ts'
+import { METHOD_NAMES } from './runtime/methods.ts'
+import { STR_METHODS } from './runtime/str-methods.ts'
+
+/** The contract's allowed builtins that are functions (types are callable too: see BUILTIN_TYPES). */
+export const BUILTIN_FUNCTIONS: ReadonlySet<string> = new Set([
+  'abs', 'enumerate', 'isinstance', 'len', 'max', 'min', 'range', 'reversed', 'round', 'sorted', 'sum', 'zip',
+])
+
+/** Builtin types: callable as conversions and usable with isinstance. */
+export const BUILTIN_TYPES: ReadonlySet<string> = new Set(['bool', 'dict', 'float', 'int', 'list', 'set', 'str', 'tuple'])
+
+export const EXCEPTION_NAMES: ReadonlySet<string> = new Set(EXCEPTION_TREE.map(([name]) => name))
+
+/** Every method name some receiver type has (checked at compile time; the receiver's type is checked at run time). */
+export const ALL_METHODS: ReadonlySet<string> = new Set([...METHOD_NAMES, ...Object.keys(STR_METHODS), 'sort'])

@@ -1,0 +1,225 @@
+/**
+ * Calls: nested `def` helpers (arguments matched to parameters at compile
+ * time, defaults and enclosing variables appended), the builtins, exception
+ * classes and methods. `key=` functions become VM lambdas mapped over the
+ * items, so the runtime sorts by precomputed keys.
+ */
+import type { Expr, ExprOf, Keyword } from './ir.ts'
+import { type Node, arr, assign, call, id, lit, rt } from './nodes.ts'
+import { type FnCtx, elements, lowerExpr, resolve, unknownName } from './lower-expr.ts'
+import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
+import { closestName } from './suggest.ts'
+import { mangle } from './scope.ts'
+
+function argError(cx: FnCtx, name: string, detail: string, fix: string, e: Expr): never {
+  throw cx.L.r.error('PY_ARGUMENTS', { name, detail, fix }, e.loc)
+}
+
+/** Keyword arguments as a dict (or null): `py$dictmerge([[k, v, ...], spread])`. */
+function kwDict(cx: FnCtx, kw: Keyword[]): Node {
+  if (kw.length === 0) return lit(null)
+  const parts: Node[] = []
+  let run: Node[] | null = null
+  for (const k of kw) {
+    if (k.name === null) { run = null; parts.push(lowerExpr(cx, k.value)); continue }
+    if (!run) { run = []; parts.push(arr(run)) }
+    run.push(lit(k.name), lowerExpr(cx, k.value))
+  }
+  return rt('dictmerge', [arr(parts)])
+}
+
+function noKw(cx: FnCtx, name: string, e: ExprOf<'call'>, allowed: string[] = []): Map<string, Expr> {
+  const out = new Map<string, Expr>()
+  for (const k of e.kw) {
+    if (k.name === null || !allowed.includes(k.name)) {
+      argError(cx, name, k.name === null ? '`**` arguments are not accepted here' : `unexpected keyword argument '${k.name}'`,
+        allowed.length ? `${name}() takes the keyword arguments ${allowed.join(', ')}.` : `Pass the arguments of ${name}() by position.`, e)
+    }
+    out.set(k.name!, k.value)
+  }
+  return out
+}
+
+function count(cx: FnCtx, name: string, e: ExprOf<'call'>, min: number, max: number): void {
+  if (e.args.some((a) => a.k === 'star')) return
+  const n = e.args.length
+  if (n < min || n > max) {
+    argError(cx, name, `takes ${min === max ? min : `${min} to ${max}`} positional argument${max === 1 ? '' : 's'}, got ${n}`, `Call it as shown in docs/python.md (builtins).`, e)
+  }
+}
+
+/** Positional arguments, with `*x` spread. */
+const positional = (cx: FnCtx, e: ExprOf<'call'>): Node[] => elements(cx, e.args)
+
+/** A VM lambda computing the key of one item (`key=` of sorted/min/max/list.sort). */
+export function keyLambda(cx: FnCtx, k: Expr): Node | null {
+  if (k.k === 'const' && k.v === null) return null
+  const param = `$k${cx.L.nextId()}`
+  const item: Expr = { k: 'name', id: param, loc: k.loc }
+  let body: Node
+  const saved = cx.shadow
+  if (k.k === 'lambda') {
+    if (k.params.length !== 1) argError(cx, 'key', `the key function takes ${k.params.length} parameters`, 'A key function takes one item: `key=lambda x: ...`.', k)
+    cx.shadow = new Set([...saved, k.params[0]!])
+    try {
+      body = lowerExpr(cx, k.body)
+    } finally { cx.shadow = saved }
+    return { $expr: 'lambda', params: [mangle(k.params[0]!)], body }
+  }
+  cx.shadow = new Set([...saved, param])
+  try {
+    if (k.k === 'name' || (k.k === 'attr' && k.obj.k === 'name' && BUILTIN_TYPES.has(k.obj.id))) {
+      body = lowerCall(cx, { k: 'call', fn: k, args: [item], kw: [], loc: k.loc })
+    } else {
+      throw cx.L.r.error('PY_UNSUPPORTED', { name: 'This key function', fix: 'Pass a lambda, a `def` helper or a builtin by name: `key=lambda x: x[1]`, `key=len`.' }, k.loc)
+    }
+  } finally { cx.shadow = saved }
+  return { $expr: 'lambda', params: [param], body }
+}
+
+/** `$t = items; $t.map(key)` pieces: the items expression (assigning a temp) and the keys expression. */
+function keyed(cx: FnCtx, items: Node, key: Expr | undefined): [Node, Node] {
+  const lam = key ? keyLambda(cx, key) : null
+  if (!lam) return [items, lit(null)]
+  const t = cx.temp()
+  return [assign(t, items), { $expr: 'methodCall', object: id(t), method: 'map', args: [lam] }]
+}
+
+export function lowerCall(cx: FnCtx, e: ExprOf<'call'>): Node {
+  const fn = e.fn
+  for (const a of e.args) if (a.k === 'comp' && a.kind === 'gen') cx.L.genAllowed.add(a)
+  if (fn.k === 'attr') return methodCall(cx, e, fn)
+  if (fn.k !== 'name') throw cx.L.r.error('PY_UNSUPPORTED', { name: 'Calling a computed value', fix: 'Call a function by its name: `helper(x)`, or a method: `s.strip()`.' }, e.loc)
+  const r = resolve(cx, fn.id)
+  switch (r.kind) {
+    case 'def': return helperCall(cx, e, r.name)
+    case 'var': throw cx.L.r.error('PY_UNSUPPORTED', { name: `Calling the variable \`${fn.id}\``, fix: 'Only functions defined with `def`, builtins and methods can be called.' }, e.loc)
+    case 'unknown': return unknownName(cx, fn.id, fn.loc)
+  }
+  return builtinCall(cx, e, fn.id)
+}
+
+function helperCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {
+  const def = cx.scope.findDef(name)!
+  if (e.args.some((a) => a.k === 'star') || e.kw.some((k) => k.name === null)) {
+    argError(cx, name, '`*`/`**` arguments are not accepted for helpers', `Pass the arguments of ${name}() one by one.`, e)
+  }
+  const params = def.params
+  if (e.args.length > params.length) argError(cx, name, `takes ${params.length} positional arguments but ${e.args.length} were given`, `Call ${name}() with at most ${params.length} arguments.`, e)
+  const slots: Array<Node | undefined> = e.args.map((a) => lowerExpr(cx, a))
+  for (const k of e.kw) {
+    const i = params.findIndex((p) => p.name === k.name)
+    if (i < 0) argError(cx, name, `got an unexpected keyword argument '${k.name}'`, `${name}() takes ${params.map((p) => p.name).join(', ')}.`, e)
+    if (slots[i] !== undefined) argError(cx, name, `got multiple values for argument '${k.name}'`, 'Pass each argument once.', e)
+    slots[i] = lowerExpr(cx, k.value)
+  }
+  // Keyword arguments are evaluated in source order above; fill the rest from defaults.
+  const args = params.map((p, i) => {
+    if (slots[i] !== undefined) return slots[i]!
+    const holder = def.defaultHolders[i]
+    if (!holder) argError(cx, name, `missing required argument '${p.name}'`, `Pass ${p.name} to ${name}().`, e)
+    return lowerExpr(cx, { k: 'name', id: holder!, loc: e.loc })
+  })
+  return call(def.helper, [...args, ...cx.L.hiddenArgs(cx, def.scope)], e.loc)
+}
+
+function builtinCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {
+  const pos = () => positional(cx, e)
+  const kwv = (kw: Map<string, Expr>, k: string): Node | undefined => (kw.has(k) ? lowerExpr(cx, kw.get(k)!) : undefined)
+  switch (name) {
+    case 'len': case 'abs': case 'reversed':
+      noKw(cx, name, e); count(cx, name, e, 1, 1)
+      return rt(name, pos(), e.loc)
+    case 'bool': case 'float': case 'str': case 'list': case 'tuple': case 'set': {
+      noKw(cx, name, e); count(cx, name, e, 0, 1)
+      const fnName = name === 'float' ? 'floatb' : name === 'str' ? 'strb' : name === 'tuple' ? 'tupleb' : name === 'set' ? 'setb' : name
+      return rt(fnName, pos(), e.loc)
+    }
+    case 'int': {
+      const kw = noKw(cx, name, e, ['base']); count(cx, name, e, 0, 2)
+      const args = pos()
+      const base = kwv(kw, 'base')
+      if (base) args.push(...(args.length ? [] : [lit(0)]), base)
+      return rt('intb', args, e.loc)
+    }
+    case 'isinstance':
+      noKw(cx, name, e); count(cx, name, e, 2, 2)
+      return rt('isinstance', pos(), e.loc)
+    case 'range':
+      noKw(cx, name, e); count(cx, name, e, 1, 3)
+      return rt('range', pos(), e.loc)
+    case 'round': {
+      const kw = noKw(cx, name, e, ['ndigits']); count(cx, name, e, 1, 2)
+      const args = pos()
+      const nd = kwv(kw, 'ndigits')
+      if (nd) args.push(nd)
+      return rt('round', args, e.loc)
+    }
+    case 'sum': {
+      const kw = noKw(cx, name, e, ['start']); count(cx, name, e, 1, 2)
+      const args = pos()
+      const st = kwv(kw, 'start')
+      if (st) args.push(st)
+      return rt('sum', args, e.loc)
+    }
+    case 'enumerate': {
+      const kw = noKw(cx, name, e, ['start']); count(cx, name, e, 1, 2)
+      const args = pos()
+      const st = kwv(kw, 'start')
+      if (st) args.push(st)
+      return rt('enumerate', args, e.loc)
+    }
+    case 'zip':
+      noKw(cx, name, e)
+      return rt('zip', pos(), e.loc)
+    case 'dict': {
+      count(cx, name, e, 0, 1)
+      const args = pos()
+      return rt('dictb', [args[0] ?? id('undefined'), kwDict(cx, e.kw)], e.loc)
+    }
+    case 'sorted': {
+      const kw = noKw(cx, name, e, ['key', 'reverse']); count(cx, name, e, 1, 1)
+      const [items, keys] = keyed(cx, rt('items', pos()), kw.get('key'))
+      return rt('sorted', [items, keys, kwv(kw, 'reverse') ?? lit(false)], e.loc)
+    }
+    case 'min': case 'max': {
+      const kw = noKw(cx, name, e, ['key', 'default'])
+      if (e.args.length === 0) argError(cx, name, 'expected at least 1 argument, got 0', `Call ${name}(iterable) or ${name}(a, b, ...).`, e)
+      const single = e.args.length === 1 && e.args[0]!.k !== 'star'
+      if (!single && kw.has('default')) argError(cx, name, 'Cannot specify a default with multiple positional arguments', `Pass one iterable: ${name}(items, default=...).`, e)
+      const items = single ? rt('items', pos()) : arr(pos())
+      const [its, keys] = keyed(cx, items, kw.get('key'))
+      const dflt = kwv(kw, 'default')
+      return rt('minmax', [lit(name), its, keys, lit(dflt !== undefined), dflt ?? lit(null)], e.loc)
+    }
+  }
+  // Exception classes.
+  noKw(cx, name, e)
+  return rt('exc', [lit(name), arr(pos())], e.loc)
+}
+
+function methodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>): Node {
+  const name = fn.name
+  if (fn.obj.k === 'name' && BUILTIN_TYPES.has(fn.obj.id) && resolve(cx, fn.obj.id).kind === 'type') {
+    // `str.lower(x)`, `dict.fromkeys(keys, v)`: the method of a builtin type, called on its first argument.
+    if (fn.obj.id === 'dict' && name === 'fromkeys') {
+      noKw(cx, 'dict.fromkeys', e); count(cx, 'dict.fromkeys', e, 1, 2)
+      const [keys, value] = [lowerExpr(cx, e.args[0]!), e.args[1] ? lowerExpr(cx, e.args[1]) : lit(null)]
+      return rt('fromkeys', [keys, value], e.loc)
+    }
+    if (e.args.length === 0) argError(cx, `${fn.obj.id}.${name}`, 'needs the value as its first argument', `Call it on the value: \`x.${name}()\`.`, e)
+    const [self, ...rest] = e.args
+    return methodCall(cx, { ...e, args: rest }, { k: 'attr', obj: self!, name, loc: fn.loc })
+  }
+  if (!ALL_METHODS.has(name)) {
+    const near = closestName(name, ALL_METHODS)
+    throw cx.L.r.error('PY_ATTRIBUTE', { name, fix: `${near ? `Did you mean \`.${near}()\`? ` : ''}The str, list, dict and set methods listed in docs/python.md are available.` }, fn.loc)
+  }
+  const obj = lowerExpr(cx, fn.obj)
+  if (name === 'sort') {
+    const kw = noKw(cx, 'sort', e, ['key', 'reverse']); count(cx, 'sort', e, 0, 0)
+    const [items, keys] = keyed(cx, obj, kw.get('key'))
+    return rt('sortkeyed', [items, keys, kw.has('reverse') ? lowerExpr(cx, kw.get('reverse')!) : lit(false)], e.loc)
+  }
+  return rt('m', [obj, lit(name), arr(positional(cx, e)), kwDict(cx, e.kw)], e.loc)
+}

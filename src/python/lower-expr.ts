@@ -1,0 +1,198 @@
+/**
+ * Expressions to "ajs/1" expression nodes. Every Python operation is a call
+ * of the runtime (`py$add(a, b)`, `py$getitem(x, k)`, ...); the VM supplies
+ * variables, control flow, short-circuiting and helper calls.
+ */
+import type { Expr, ExprOf, FPart, Loc } from './ir.ts'
+import { type Node, and, arr, assign, call, cond, id, lit, member, not, rt, spread, UNDEFINED } from './nodes.ts'
+import { hiddenName, mangle, type FnScope } from './scope.ts'
+import type { Lowerer } from './lower.ts'
+import { lowerCall, keyLambda } from './lower-call.ts'
+import { BUILTIN_TYPES, EXCEPTION_NAMES, BUILTIN_FUNCTIONS } from './builtins-table.ts'
+import { FORBIDDEN_NAMES } from './refuse.ts'
+import { closestName } from './suggest.ts'
+
+/** Per-function lowering state. */
+export class FnCtx {
+  readonly temps = new Set<string>()
+  /** Break flags of the enclosing loops (null: the loop has no else). */
+  readonly loops: Array<string | null> = []
+  /** Caught-exception variables of the enclosing handlers (for bare `raise`). */
+  readonly handlers: string[] = []
+  /** Lambda parameters in scope (they shadow everything). */
+  shadow: ReadonlySet<string> = new Set()
+  constructor(readonly L: Lowerer, readonly scope: FnScope, readonly isBlock: boolean) {}
+
+  temp(): string {
+    const name = `$t${this.L.nextId()}`
+    this.temps.add(name)
+    return name
+  }
+}
+
+const BIN: Record<string, string> = {
+  '+': 'add', '-': 'sub', '*': 'mul', '/': 'div', '//': 'fdiv', '%': 'mod', '**': 'pow',
+  '&': 'band', '|': 'bor', '^': 'bxor', '<<': 'lshift', '>>': 'rshift',
+}
+const CMP: Record<string, string> = {
+  '<': 'lt', '>': 'gt', '==': 'eq', '>=': 'ge', '<=': 'le', '!=': 'ne', 'in': 'in', 'not in': 'notin', 'is': 'is', 'is not': 'isnot',
+}
+
+/** How a name resolves in a function. */
+export type Resolved =
+  | { kind: 'var'; vm: string }
+  | { kind: 'def'; name: string }
+  | { kind: 'builtin'; name: string }
+  | { kind: 'type'; name: string }
+  | { kind: 'unknown' }
+
+export function resolve(cx: FnCtx, name: string): Resolved {
+  if (cx.shadow.has(name)) return { kind: 'var', vm: mangle(name) }
+  const owner = cx.scope.owner(name)
+  if (owner) {
+    if (owner.defs.has(name)) return { kind: 'def', name }
+    return { kind: 'var', vm: owner === cx.scope ? mangle(name) : hiddenName(name, owner) }
+  }
+  if (cx.L.lambdaParams(cx.scope).has(name)) return { kind: 'var', vm: mangle(name) }
+  if (BUILTIN_TYPES.has(name) || EXCEPTION_NAMES.has(name)) return { kind: 'type', name }
+  if (BUILTIN_FUNCTIONS.has(name)) return { kind: 'builtin', name }
+  return { kind: 'unknown' }
+}
+
+export function unknownName(cx: FnCtx, name: string, loc: Loc): never {
+  const fix = FORBIDDEN_NAMES[name]
+  if (fix) throw cx.L.r.error('PY_FORBIDDEN', { name, fix }, loc)
+  const known = [...cx.scope.locals, ...BUILTIN_FUNCTIONS, ...BUILTIN_TYPES].filter((n) => !n.includes('$'))
+  const near = closestName(name, known)
+  throw cx.L.r.error('PY_UNKNOWN_NAME', { name, suggest: near ? `Did you mean \`${near}\`? ` : '' }, loc)
+}
+
+/** A value expression. */
+export function lowerExpr(cx: FnCtx, e: Expr): Node {
+  switch (e.k) {
+    case 'name': {
+      const r = resolve(cx, e.id)
+      switch (r.kind) {
+        case 'var': return id(r.vm)
+        case 'type': return rt('type', [lit(r.name)])
+        case 'def': case 'builtin': throw cx.L.r.error('PY_FUNCTION_VALUE', { name: e.id }, e.loc)
+      }
+      return unknownName(cx, e.id, e.loc)
+    }
+    case 'const': return lit(e.v)
+    case 'int': {
+      const n = Number(e.v)
+      return Number.isSafeInteger(n) ? lit(n) : rt('bigint', [lit(e.v)])
+    }
+    case 'float':
+      if (!Number.isFinite(e.v)) return rt('floatb', [lit('inf')])
+      return Number.isInteger(e.v) ? rt('float', [lit(e.v)]) : lit(e.v)
+    case 'fstr': return fstring(cx, e.parts, e.loc)
+    case 'list': return arr(elements(cx, e.elts))
+    case 'tuple': return rt('tuple', [arr(elements(cx, e.elts))])
+    case 'set': return rt('set', [arr(elements(cx, e.elts))], e.loc)
+    case 'dict': return dict(cx, e)
+    case 'bin': return rt(BIN[e.op]!, [lowerExpr(cx, e.l), lowerExpr(cx, e.r)], e.loc)
+    case 'unary': {
+      const op = e.op === '-' ? 'neg' : e.op === '+' ? 'pos' : e.op === '~' ? 'inv' : null
+      if (op) return rt(op, [lowerExpr(cx, e.e)], e.loc)
+      return not(lowerTest(cx, e.e))
+    }
+    case 'bool': {
+      const t = cx.temp()
+      const first = assign(t, lowerExpr(cx, e.l))
+      const test = rt('truth', [first])
+      return e.op === 'and' ? cond(test, lowerExpr(cx, e.r), id(t)) : cond(test, id(t), lowerExpr(cx, e.r))
+    }
+    case 'cmp': return compareChain(cx, e)
+    case 'ifexp': return cond(lowerTest(cx, e.test), lowerExpr(cx, e.body), lowerExpr(cx, e.orelse))
+    case 'call': return lowerCall(cx, e)
+    case 'attr': {
+      const fix = e.obj.k === 'name' && BUILTIN_TYPES.has(e.obj.id)
+        ? `Call it: \`${e.obj.id}.${e.name}(...)\`, or pass it as \`key=${e.obj.id}.${e.name}\`.`
+        : 'Values have no readable attributes in code blocks; call a method (`s.upper()`) or index a dict (`d["key"]`).'
+      throw cx.L.r.error('PY_ATTRIBUTE', { name: e.name, fix }, e.loc)
+    }
+    case 'sub': {
+      const obj = lowerExpr(cx, e.obj)
+      if (e.index.k === 'slice') return rt('getslice', [obj, ...sliceParts(cx, e.index)], e.loc)
+      return rt('getitem', [obj, lowerExpr(cx, e.index)], e.loc)
+    }
+    case 'slice': throw cx.L.r.error('PY_UNSUPPORTED', { name: 'A slice outside `[...]`', fix: 'Write the slice inside brackets: `xs[a:b]`.' }, e.loc)
+    case 'comp':
+      if (e.kind === 'gen' && !cx.L.genAllowed.has(e)) {
+        throw cx.L.r.error('PY_UNSUPPORTED', { name: 'A generator expression outside a call', fix: 'Use a list comprehension `[... for ...]`, or pass the generator straight to sum/min/max/sorted/list/tuple/set/dict/str.join.' }, e.loc)
+      }
+      return cx.L.comprehension(cx, e)
+    case 'lambda': throw cx.L.r.error('PY_UNSUPPORTED', { name: 'A lambda as a value', fix: 'Pass it as `key=` to sorted/min/max/list.sort, or write `def name(x): return ...` and call it.' }, e.loc)
+    case 'walrus': {
+      if (cx.shadow.has(e.id)) throw cx.L.r.error('PY_TARGET', { name: 'a lambda parameter with `:=`' }, e.loc)
+      return { $expr: 'assign', op: '=', target: id(mangle(e.id)), value: lowerExpr(cx, e.value) }
+    }
+    case 'star': throw cx.L.r.error('PY_SYNTAX', { detail: 'can\'t use starred expression here', fix: 'Use `*x` only inside a list, tuple, set or call.' }, e.loc)
+  }
+}
+
+export function sliceParts(cx: FnCtx, s: ExprOf<'slice'>): Node[] {
+  return [s.lo ? lowerExpr(cx, s.lo) : lit(null), s.hi ? lowerExpr(cx, s.hi) : lit(null), s.step ? lowerExpr(cx, s.step) : lit(null)]
+}
+
+/** List/tuple/set/call elements: `*x` spreads the items of any iterable. */
+export function elements(cx: FnCtx, elts: Expr[]): Node[] {
+  return elts.map((x) => (x.k === 'star' ? spread(rt('spread', [lowerExpr(cx, x.e)], x.loc)) : lowerExpr(cx, x)))
+}
+
+function dict(cx: FnCtx, e: ExprOf<'dict'>): Node {
+  if (!e.items.some((it) => 'spread' in it)) {
+    const flat: Node[] = []
+    for (const it of e.items) if (!('spread' in it)) flat.push(lowerExpr(cx, it.key), lowerExpr(cx, it.value))
+    return rt('dict', [arr(flat)], e.loc)
+  }
+  const parts: Node[] = []
+  let run: Node[] | null = null
+  for (const it of e.items) {
+    if ('spread' in it) { run = null; parts.push(lowerExpr(cx, it.spread)); continue }
+    if (!run) { run = []; parts.push(arr(run)) }
+    run.push(lowerExpr(cx, it.key), lowerExpr(cx, it.value))
+  }
+  return rt('dictmerge', [arr(parts)], e.loc)
+}
+
+function fstring(cx: FnCtx, parts: FPart[], loc: Loc): Node {
+  const pieces = parts.map((p) => {
+    if (typeof p === 'string') return lit(p)
+    const spec = p.spec ? lowerExpr(cx, p.spec) : lit('')
+    return rt('fmt', [lowerExpr(cx, p.e), spec, lit(p.conv)], p.e.loc)
+  })
+  if (pieces.length === 1 && typeof parts[0] !== 'string') return pieces[0]!
+  return rt('concat', [arr(pieces)], loc)
+}
+
+function compareChain(cx: FnCtx, e: ExprOf<'cmp'>): Node {
+  if (e.ops.length === 1) return rt(CMP[e.ops[0]!]!, [lowerExpr(cx, e.xs[0]!), lowerExpr(cx, e.xs[1]!)], e.loc)
+  let left = lowerExpr(cx, e.xs[0]!)
+  let out: Node | null = null
+  for (let i = 0; i < e.ops.length; i++) {
+    const last = i === e.ops.length - 1
+    let right = lowerExpr(cx, e.xs[i + 1]!)
+    let next: Node = right
+    if (!last) { const t = cx.temp(); right = assign(t, right); next = id(t) }
+    const c = rt(CMP[e.ops[i]!]!, [left, right], e.loc)
+    out = out ? and(out, c) : c
+    left = next
+  }
+  return out!
+}
+
+/** A condition: a JS boolean, without materialising `and`/`or` operands. */
+export function lowerTest(cx: FnCtx, e: Expr): Node {
+  switch (e.k) {
+    case 'bool': return e.op === 'and' ? and(lowerTest(cx, e.l), lowerTest(cx, e.r)) : { $expr: 'logical', op: '||', left: lowerTest(cx, e.l), right: lowerTest(cx, e.r) }
+    case 'unary': if (e.op === 'not') return not(lowerTest(cx, e.e)); break
+    case 'cmp': return compareChain(cx, e)
+    case 'const': return lit(e.v === null ? false : typeof e.v === 'string' ? e.v.length > 0 : e.v)
+  }
+  return rt('truth', [lowerExpr(cx, e)])
+}
+
+export { keyLambda, member, call, UNDEFINED }

@@ -1,0 +1,333 @@
+/**
+ * Statements and functions to "ajs/1": the block is the program's entry;
+ * every `def` and comprehension becomes a helper in `functions`, taking its
+ * enclosing variables as hidden trailing parameters.
+ */
+import type { Expr, ExprOf, Loc, Stmt, StmtOf } from './ir.ts'
+import { type Node, arr, exprStep, id, lit, member, not, rt, setVar, step, UNDEFINED, binary } from './nodes.ts'
+import { FnCtx, lowerExpr, lowerTest, resolve, sliceParts } from './lower-expr.ts'
+import { hiddenName, mangle, type Analysis, type FnScope } from './scope.ts'
+import type { Refuser } from './refuse.ts'
+
+export interface LowerOptions {
+  /** The program returns `json.dumps(result, sort_keys=True)` text instead of data (exact floats and big ints). */
+  jsonText: boolean
+}
+
+export class Lowerer {
+  private ids = 0
+  readonly functions: Record<string, Node> = {}
+  /** Generator expressions that are call arguments (the only place they are accepted). */
+  readonly genAllowed = new Set<object>()
+
+  constructor(readonly r: Refuser, readonly a: Analysis, readonly options: LowerOptions) {}
+
+  nextId(): number {
+    return ++this.ids
+  }
+
+  lambdaParams(s: FnScope): ReadonlySet<string> {
+    return this.a.lambdaParamsOf.get(s) ?? EMPTY
+  }
+
+  /** Values for a callee's hidden parameters, as seen from the caller. */
+  hiddenArgs(cx: FnCtx, callee: FnScope): Node[] {
+    return hiddenParams(callee).map(([hidden, name, owner]) => id(owner === cx.scope ? mangle(name) : hidden))
+  }
+
+  // --- the entry ------------------------------------------------------------------
+
+  program(body: Stmt[], params: string[], defaults: Array<Expr | null>, file: string | undefined): Node {
+    const cx = new FnCtx(this, this.a.block, true)
+    const steps: Node[] = []
+    steps.push(setVar('$args', rt('bind', [id('$args'), lit(params), lit(defaults.filter((d) => d).length)])))
+    params.forEach((p, i) => {
+      steps.push(setVar(mangle(p), member(id('$args'), i)))
+      const d = defaults[i]
+      if (d) steps.push(step('if', { condition: binary('===', id(mangle(p)), UNDEFINED), then: [setVar(mangle(p), lowerExpr(cx, d))] }))
+    })
+    steps.push(...this.statements(cx, body))
+    steps.push(step('return', { value: this.result(lit(null)) }))
+    const root: Node = {
+      ajs: 1,
+      op: 'seq',
+      params: { $pattern: 'object', properties: [], rest: '$args' },
+      functions: this.functions,
+      steps: [this.declarations(cx, new Set()), ...steps],
+    }
+    if (file) root.file = file
+    return root
+  }
+
+  private result(value: Node): Node {
+    return rt(this.options.jsonText ? 'dumps' : 'result', [value])
+  }
+
+  /** `varsLet` of every local and temporary not bound otherwise. */
+  private declarations(cx: FnCtx, bound: ReadonlySet<string>): Node {
+    const vars: Record<string, Node> = {}
+    for (const name of cx.scope.locals) if (!bound.has(name)) vars[mangle(name)] = UNDEFINED
+    for (const t of cx.temps) vars[t] = UNDEFINED
+    return step('varsLet', { vars })
+  }
+
+  // --- functions ------------------------------------------------------------------
+
+  private defStatement(cx: FnCtx, st: StmtOf<'def'>): Node[] {
+    const info = this.a.defOf.get(st)!
+    const out: Node[] = []
+    st.params.forEach((p, i) => {
+      const holder = info.defaultHolders[i]
+      if (holder && p.dflt) out.push(setVar(holder, lowerExpr(cx, p.dflt), p.dflt.loc))
+    })
+    const inner = new FnCtx(this, info.scope, false)
+    const body = this.statements(inner, st.body)
+    const params = [...st.params.map((p) => mangle(p.name)), ...hiddenParams(info.scope).map(([h]) => h)]
+    this.functions[info.helper] = { params, steps: [this.declarations(inner, new Set(st.params.map((p) => p.name))), ...body] }
+    return out
+  }
+
+  /** A comprehension: a helper whose first parameter is the outermost iterable (evaluated by the caller, as in Python). */
+  comprehension(cx: FnCtx, e: ExprOf<'comp'>): Node {
+    const scope = this.a.scopeOf.get(e)!
+    const helper = `comp$${scope.id}`
+    const inner = new FnCtx(this, scope, false)
+    const acc = '$acc'
+    const init = e.kind === 'dict' ? rt('dict', [arr([])]) : e.kind === 'set' ? rt('setb', []) : arr([])
+    let innermost: Node[] = [exprStep(this.addToAccumulator(inner, e, acc), e.elt.loc)]
+    for (let i = e.gens.length - 1; i >= 0; i--) {
+      const g = e.gens[i]!
+      let body = innermost
+      for (let j = g.ifs.length - 1; j >= 0; j--) body = [step('if', { condition: lowerTest(inner, g.ifs[j]!), then: body })]
+      const iterable = i === 0 ? id('$iter') : lowerExpr(inner, g.iter)
+      innermost = this.forEach(inner, g.target, rt('iter', [iterable], g.iter.loc), body, g.iter.loc)
+    }
+    const lambdaParams = [...this.lambdaParams(scope)].map(mangle)
+    const params = ['$iter', ...hiddenParams(scope).map(([h]) => h), ...lambdaParams]
+    const steps = [setVar(acc, init), ...innermost, step('return', { value: id(acc) })]
+    this.functions[helper] = { params, steps: [this.declarations(inner, new Set()), ...steps] }
+    const first = lowerExpr(cx, e.gens[0]!.iter)
+    return { $expr: 'call', callee: helper, args: [first, ...this.hiddenArgs(cx, scope), ...lambdaParams.map((p) => id(p))], loc: e.loc }
+  }
+
+  private addToAccumulator(cx: FnCtx, e: ExprOf<'comp'>, acc: string): Node {
+    if (e.kind === 'dict') return rt('setitem', [lowerExpr(cx, e.value!), id(acc), lowerExpr(cx, e.elt)])
+    if (e.kind === 'set') return rt('m', [id(acc), lit('add'), arr([lowerExpr(cx, e.elt)]), lit(null)])
+    return { $expr: 'methodCall', object: id(acc), method: 'push', args: [lowerExpr(cx, e.elt)] }
+  }
+
+  // --- statements -----------------------------------------------------------------
+
+  statements(cx: FnCtx, body: Stmt[]): Node[] {
+    const out: Node[] = []
+    for (const st of body) out.push(...this.statement(cx, st))
+    return out
+  }
+
+  private statement(cx: FnCtx, st: Stmt): Node[] {
+    const loc = st.loc
+    switch (st.k) {
+      case 'pass': return []
+      case 'expr': return [exprStep(lowerExpr(cx, st.e), loc)]
+      case 'assign': {
+        const value = lowerExpr(cx, st.value)
+        if (st.targets.length === 1) return this.assignTo(cx, st.targets[0]!, value, loc)
+        const t = cx.temp()
+        return [setVar(t, value, loc), ...st.targets.flatMap((target) => this.assignTo(cx, target, id(t), loc))]
+      }
+      case 'aug': return this.augAssign(cx, st)
+      case 'if': {
+        const s: Node = { op: 'if', condition: lowerTest(cx, st.test), then: this.statements(cx, st.body), loc }
+        if (st.orelse.length) s.else = this.statements(cx, st.orelse)
+        return [s]
+      }
+      case 'while': return this.loop(cx, st.orelse, loc, (body) => [{ op: 'while', condition: lowerTest(cx, st.test), body: body(st.body), loc }])
+      case 'for': return this.forStatement(cx, st)
+      case 'break': {
+        const flag = cx.loops[cx.loops.length - 1]
+        if (flag === undefined) throw this.r.error('PY_SYNTAX', { detail: "'break' outside loop", fix: 'Use `break` inside a `for` or `while` loop.' }, loc)
+        return flag ? [setVar(flag, lit(true)), step('break', {}, loc)] : [step('break', {}, loc)]
+      }
+      case 'continue':
+        if (cx.loops.length === 0) throw this.r.error('PY_SYNTAX', { detail: "'continue' not properly in loop", fix: 'Use `continue` inside a `for` or `while` loop.' }, loc)
+        return [step('continue', {}, loc)]
+      case 'return': {
+        const value = st.value ? lowerExpr(cx, st.value) : lit(null)
+        return [step('return', { value: cx.isBlock ? this.result(value) : value }, loc)]
+      }
+      case 'raise': {
+        if (!st.exc) {
+          const current = cx.handlers[cx.handlers.length - 1]
+          const value = current ? id(current) : rt('exc', [lit('RuntimeError'), arr([lit('No active exception to reraise')])])
+          return [step('throw', { value }, loc)]
+        }
+        return [step('throw', { value: rt('raise', [lowerExpr(cx, st.exc)]) }, loc)]
+      }
+      case 'assert': {
+        const args = st.msg ? [lowerExpr(cx, st.msg)] : []
+        return [step('if', { condition: not(lowerTest(cx, st.test)), then: [step('throw', { value: rt('exc', [lit('AssertionError'), arr(args)]) }, loc)] }, loc)]
+      }
+      case 'del': return st.targets.flatMap((t) => this.deleteTarget(cx, t, loc))
+      case 'try': return this.tryStatement(cx, st)
+      case 'def': return this.defStatement(cx, st)
+    }
+  }
+
+  private assignTo(cx: FnCtx, target: Expr, value: Node, loc: Loc): Node[] {
+    switch (target.k) {
+      case 'name': {
+        const r = resolve(cx, target.id)
+        if (r.kind !== 'var') throw this.r.error('PY_TARGET', { name: `\`${target.id}\`` }, target.loc)
+        return [setVar(r.vm, value, loc)]
+      }
+      case 'sub': {
+        const obj = lowerExpr(cx, target.obj)
+        if (target.index.k === 'slice') return [exprStep(rt('setslice', [value, obj, ...sliceParts(cx, target.index)]), loc)]
+        return [exprStep(rt('setitem', [value, obj, lowerExpr(cx, target.index)]), loc)]
+      }
+      case 'tuple': case 'list': {
+        const t = cx.temp()
+        const star = target.elts.findIndex((x) => x.k === 'star')
+        const n = target.elts.length
+        const unpack = star < 0 ? rt('unpack', [value, lit(n)]) : rt('unpackstar', [value, lit(star), lit(n - star - 1)])
+        const out: Node[] = [setVar(t, unpack, loc)]
+        target.elts.forEach((x, i) => out.push(...this.assignTo(cx, x.k === 'star' ? x.e : x, member(id(t), i), loc)))
+        return out
+      }
+    }
+    throw this.r.error('PY_TARGET', { name: 'this expression' }, target.loc)
+  }
+
+  private augAssign(cx: FnCtx, st: StmtOf<'aug'>): Node[] {
+    const op = lit(st.op)
+    const t = st.target
+    if (t.k === 'name') {
+      const r = resolve(cx, t.id)
+      if (r.kind !== 'var') throw this.r.error('PY_TARGET', { name: `\`${t.id}\`` }, t.loc)
+      return [setVar(r.vm, rt('iop', [op, id(r.vm), lowerExpr(cx, st.value)], st.loc), st.loc)]
+    }
+    if (t.k === 'sub') {
+      const o = cx.temp()
+      const obj = setVar(o, lowerExpr(cx, t.obj), st.loc)
+      if (t.index.k === 'slice') {
+        const parts = sliceParts(cx, t.index)
+        const names = parts.map((p) => { const n = cx.temp(); return [n, p] as const })
+        const read = rt('getslice', [id(o), ...names.map(([n]) => id(n))])
+        return [obj, ...names.map(([n, p]) => setVar(n, p)), exprStep(rt('setslice', [rt('iop', [op, read, lowerExpr(cx, st.value)], st.loc), id(o), ...names.map(([n]) => id(n))]), st.loc)]
+      }
+      const k = cx.temp()
+      const key = setVar(k, lowerExpr(cx, t.index), st.loc)
+      const read = rt('getitem', [id(o), id(k)], st.loc)
+      return [obj, key, exprStep(rt('setitem', [rt('iop', [op, read, lowerExpr(cx, st.value)], st.loc), id(o), id(k)]), st.loc)]
+    }
+    throw this.r.error('PY_TARGET', { name: 'this expression with an augmented assignment' }, t.loc)
+  }
+
+  private deleteTarget(cx: FnCtx, t: Expr, loc: Loc): Node[] {
+    if (t.k === 'name') {
+      const r = resolve(cx, t.id)
+      if (r.kind !== 'var') throw this.r.error('PY_TARGET', { name: `\`${t.id}\` with del` }, t.loc)
+      return [setVar(r.vm, UNDEFINED, loc)]
+    }
+    if (t.k === 'sub') {
+      const obj = lowerExpr(cx, t.obj)
+      if (t.index.k === 'slice') return [exprStep(rt('delslice', [obj, ...sliceParts(cx, t.index)]), loc)]
+      return [exprStep(rt('delitem', [obj, lowerExpr(cx, t.index)]), loc)]
+    }
+    throw this.r.error('PY_TARGET', { name: 'this expression with del' }, t.loc)
+  }
+
+  /** A loop with Python's `else`: the else block runs unless the loop was left by `break`. */
+  private loop(cx: FnCtx, orelse: Stmt[], loc: Loc, make: (body: (stmts: Stmt[]) => Node[]) => Node[]): Node[] {
+    const flag = orelse.length ? cx.temp() : null
+    cx.loops.push(flag)
+    let steps: Node[]
+    try {
+      steps = make((stmts) => this.statements(cx, stmts))
+    } finally { cx.loops.pop() }
+    if (!flag) return steps
+    return [setVar(flag, lit(false), loc), ...steps, step('if', { condition: not(id(flag)), then: this.statements(cx, orelse) }, loc)]
+  }
+
+  /** `for target in iterable`: the VM's forOf over the items; unpacking inside the body. */
+  private forEach(cx: FnCtx, target: Expr, items: Node, body: Node[], loc: Loc): Node[] {
+    if (target.k === 'name') {
+      const r = resolve(cx, target.id)
+      if (r.kind === 'var') return [{ op: 'forOf', target: r.vm, iterable: items, body, loc }]
+    }
+    const t = cx.temp()
+    return [{ op: 'forOf', target: t, iterable: items, body: [...this.assignTo(cx, target, id(t), loc), ...body], loc }]
+  }
+
+  private forStatement(cx: FnCtx, st: StmtOf<'for'>): Node[] {
+    const fast = this.rangeLoop(cx, st)
+    if (fast) return fast
+    return this.loop(cx, st.orelse, st.loc, (body) => this.forEach(cx, st.target, rt('iter', [lowerExpr(cx, st.iter)], st.iter.loc), body(st.body), st.loc))
+  }
+
+  /** `for i in range(a, b[, c])` with a literal step: a counting loop, no list. */
+  private rangeLoop(cx: FnCtx, st: StmtOf<'for'>): Node[] | undefined {
+    const it = st.iter
+    if (it.k !== 'call' || it.fn.k !== 'name' || it.fn.id !== 'range' || resolve(cx, 'range').kind !== 'builtin') return undefined
+    if (it.kw.length || it.args.length < 1 || it.args.length > 3 || it.args.some((a) => a.k === 'star')) return undefined
+    if (st.target.k !== 'name' || resolve(cx, st.target.id).kind !== 'var') return undefined
+    let stepValue = 1
+    if (it.args.length === 3) {
+      const s = it.args[2]!
+      const v = s.k === 'int' ? Number(s.v) : s.k === 'unary' && s.op === '-' && s.e.k === 'int' ? -Number(s.e.v) : NaN
+      if (!Number.isSafeInteger(v) || v === 0) return undefined
+      stepValue = v
+    }
+    const counter = cx.temp(), end = cx.temp()
+    const target = (resolve(cx, st.target.id) as { vm: string }).vm
+    const [startNode, endNode] = it.args.length === 1 ? [lit(0), lowerExpr(cx, it.args[0]!)] : [lowerExpr(cx, it.args[0]!), lowerExpr(cx, it.args[1]!)]
+    const setup = [setVar(counter, rt('index', [startNode], it.loc), st.loc), setVar(end, rt('index', [endNode], it.loc), st.loc)]
+    return this.loop(cx, st.orelse, st.loc, (body) => [...setup, {
+      op: 'for',
+      condition: binary(stepValue > 0 ? '<' : '>', id(counter), id(end)),
+      update: { $expr: 'assign', op: '+=', target: id(counter), value: lit(stepValue) },
+      body: [setVar(target, id(counter)), ...body(st.body)],
+      loc: st.loc,
+    }])
+  }
+
+  private tryStatement(cx: FnCtx, st: StmtOf<'try'>): Node[] {
+    let body = this.statements(cx, st.body)
+    const ok = st.orelse.length ? cx.temp() : null
+    if (ok) body = [...body, setVar(ok, lit(true))]
+    let core: Node[]
+    if (st.handlers.length) {
+      const e = `$e${this.nextId()}`
+      cx.handlers.push(e)
+      let chain: Node[] = [step('throw', { value: id(e) })]
+      try {
+        for (let i = st.handlers.length - 1; i >= 0; i--) {
+          const h = st.handlers[i]!
+          const bind = h.name ? [setVar(resolveVar(cx, h.name, h.loc, this.r), id(e), h.loc)] : []
+          const then = [...bind, ...this.statements(cx, h.body)]
+          if (!h.type) { chain = then; continue }
+          chain = [{ op: 'if', condition: rt('match', [id(e), lowerExpr(cx, h.type)], h.loc), then, else: chain, loc: h.loc }]
+        }
+      } finally { cx.handlers.pop() }
+      core = [{ op: 'try', try: body, catchParam: e, catch: [setVar(e, rt('caught', [id(e)])), ...chain], loc: st.loc }]
+    } else core = body
+    if (ok) core = [setVar(ok, lit(false)), ...core, step('if', { condition: id(ok), then: this.statements(cx, st.orelse) })]
+    if (st.finalbody.length) core = [{ op: 'try', try: core, finally: this.statements(cx, st.finalbody), loc: st.loc }]
+    return core
+  }
+}
+
+function resolveVar(cx: FnCtx, name: string, loc: Loc, r: Refuser): string {
+  const v = resolve(cx, name)
+  if (v.kind !== 'var') throw r.error('PY_TARGET', { name: `\`${name}\`` }, loc)
+  return v.vm
+}
+
+const EMPTY: ReadonlySet<string> = new Set()
+
+/** A function's hidden parameters, in a stable order: [hidden name, python name, owner]. */
+export function hiddenParams(s: FnScope): Array<[string, string, FnScope]> {
+  return [...s.free.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([h, [n, o]]) => [h, n, o])
+}
+
+export { hiddenName }

@@ -1,0 +1,633 @@
+/**
+ * Python source to the subset's tree (ir.ts), with @lezer/python as the
+ * parser. Lezer recovers from errors, so every error node becomes a syntax
+ * refusal; constructs outside the subset are refused here, located, with a hint.
+ */
+import { parser } from '@lezer/python'
+import type { SyntaxNode } from '@lezer/common'
+import type { DictItem, Expr, FPart, Gen, Handler, Keyword, Loc, Param, Stmt } from './ir.ts'
+import { FORBIDDEN_NAMES, type Refuser } from './refuse.ts'
+
+const kids = (n: SyntaxNode): SyntaxNode[] => {
+  const out: SyntaxNode[] = []
+  for (let c = n.firstChild; c; c = c.nextSibling) out.push(c)
+  return out
+}
+
+const PUNCT = new Set(['(', ')', '[', ']', '{', '}', ',', ':', ';', '.'])
+
+export class PyParser {
+  constructor(private readonly src: string, private readonly r: Refuser) {}
+
+  private text(n: SyntaxNode): string {
+    return this.src.slice(n.from, n.to)
+  }
+
+  private at(n: SyntaxNode): Loc {
+    return this.r.loc(n.from)
+  }
+
+  private refuse(name: Parameters<Refuser['error']>[0], params: Record<string, string>, n: SyntaxNode | number): never {
+    throw this.r.error(name, params, typeof n === 'number' ? n : n.from)
+  }
+
+  private unsupported(what: string, fix: string, n: SyntaxNode): never {
+    return this.refuse('PY_UNSUPPORTED', { name: what, fix }, n)
+  }
+
+  parseScript(): Stmt[] {
+    const tree = parser.parse(this.src)
+    let bad: SyntaxNode | null = null
+    tree.iterate({
+      enter: (ref) => {
+        if (bad) return false
+        if (ref.type.isError) { bad = ref.node; return false }
+        return undefined
+      },
+    })
+    if (bad) this.syntaxError(bad)
+    return this.statements(kids(tree.topNode))
+  }
+
+  private syntaxError(n: SyntaxNode): never {
+    const near = this.src.slice(n.from, Math.max(n.to, n.from + 1)).split('\n')[0]!.trim()
+    const parentName = n.parent?.name ?? ''
+    let fix = 'Check the indentation, colons, brackets and quotes near the marker.'
+    if (/Body|Statement/.test(parentName) && near === '') fix = 'A block needs an indented body; write `pass` for an empty one.'
+    return this.refuse('PY_SYNTAX', { detail: near ? `unexpected \`${near.slice(0, 30)}\`` : 'unexpected end of input', fix }, n.from)
+  }
+
+  // --- statements -----------------------------------------------------------------
+
+  private statements(nodes: SyntaxNode[]): Stmt[] {
+    const out: Stmt[] = []
+    for (const n of nodes) this.statement(n, out)
+    return out
+  }
+
+  private body(n: SyntaxNode | undefined): Stmt[] {
+    if (!n || n.name !== 'Body') throw this.r.error('PY_SYNTAX', { detail: 'expected a block', fix: 'Write `:` and an indented block.' }, n ? n.from : this.src.length)
+    return this.statements(kids(n).filter((c) => c.name !== ':'))
+  }
+
+  private statement(n: SyntaxNode, out: Stmt[]): void {
+    const loc = this.at(n)
+    const c = kids(n)
+    switch (n.name) {
+      case 'StatementGroup':
+        for (const s of c) if (s.name !== ';') this.statement(s, out)
+        return
+      case 'ExpressionStatement': {
+        const e = this.exprList(c, n)
+        out.push({ k: 'expr', e, loc })
+        return
+      }
+      case 'AssignStatement': return void out.push(this.assign(n, c, loc))
+      case 'UpdateStatement': {
+        const op = c.find((x) => x.name === 'UpdateOp')!
+        const target = this.expr(c[0]!)
+        this.checkTarget(target, c[0]!, false)
+        const value = this.exprList(c.slice(c.indexOf(op) + 1), n)
+        out.push({ k: 'aug', target, op: this.text(op).slice(0, -1), value, loc })
+        return
+      }
+      case 'PassStatement': return void out.push({ k: 'pass', loc })
+      case 'BreakStatement': return void out.push({ k: 'break', loc })
+      case 'ContinueStatement': return void out.push({ k: 'continue', loc })
+      case 'ReturnStatement': {
+        const rest = c.slice(1)
+        out.push({ k: 'return', value: rest.length ? this.exprList(rest, n) : null, loc })
+        return
+      }
+      case 'RaiseStatement': {
+        const rest = c.slice(1)
+        const from = rest.findIndex((x) => x.name === 'from')
+        if (from >= 0) this.unsupported('`raise ... from ...`', 'Raise the exception alone: `raise ValueError("...")`.', rest[from]!)
+        if (rest.some((x) => x.name === ',')) this.unsupported('Python 2 `raise E, v`', 'Write `raise E(v)`.', n)
+        out.push({ k: 'raise', exc: rest.length ? this.expr(rest[0]!) : null, loc })
+        return
+      }
+      case 'AssertStatement': {
+        const parts = c.slice(1).filter((x) => x.name !== ',')
+        out.push({ k: 'assert', test: this.expr(parts[0]!), msg: parts[1] ? this.expr(parts[1]) : null, loc })
+        return
+      }
+      case 'DeleteStatement': {
+        const targets = c.slice(1).filter((x) => x.name !== ',').map((x) => {
+          const t = this.expr(x)
+          if (t.k !== 'name' && t.k !== 'sub') this.refuse('PY_TARGET', { name: 'this expression with `del`' }, x)
+          return t
+        })
+        out.push({ k: 'del', targets, loc })
+        return
+      }
+      case 'IfStatement': return void out.push(this.ifStatement(c, loc))
+      case 'WhileStatement': {
+        const test = this.expr(c[1]!)
+        const body = this.body(c[2])
+        const orelse = c[3]?.name === 'else' ? this.body(c[4]) : []
+        out.push({ k: 'while', test, body, orelse, loc })
+        return
+      }
+      case 'ForStatement': {
+        if (c[0]!.name === 'async') this.unsupported('`async for`', 'Use a plain `for` loop.', c[0]!)
+        const inAt = c.findIndex((x) => x.name === 'in')
+        const bodyAt = c.findIndex((x) => x.name === 'Body')
+        const target = this.targetList(c.slice(1, inAt), n)
+        const iter = this.exprList(c.slice(inAt + 1, bodyAt), n)
+        const body = this.body(c[bodyAt])
+        const orelse = c[bodyAt + 1]?.name === 'else' ? this.body(c[bodyAt + 2]) : []
+        out.push({ k: 'for', target, iter, body, orelse, loc })
+        return
+      }
+      case 'TryStatement': return void out.push(this.tryStatement(c, loc))
+      case 'FunctionDefinition': return void out.push(this.def(n, c, loc))
+      case 'ImportStatement': return this.refuse('PY_IMPORT', {}, n)
+      case 'ScopeStatement': {
+        const kw = this.text(c[0]!)
+        return this.unsupported(`\`${kw}\``, kw === 'global'
+          ? 'Code blocks have one function scope: assign the variable directly, or return new values from helpers.'
+          : 'Return the new value from the inner function and assign it in the outer one.', n)
+      }
+      case 'YieldStatement': return this.unsupported('`yield`', 'Build a list and return it instead of yielding.', n)
+      case 'PrintStatement': return this.refuse('PY_FORBIDDEN', { name: 'print', fix: FORBIDDEN_NAMES.print! }, n)
+      case 'WithStatement': return this.unsupported('`with`', 'Code blocks have no files or resources to manage; write the body without `with`.', n)
+      case 'ClassDefinition': return this.unsupported('`class`', 'Use dicts for records and `def` helpers for behaviour.', n)
+      case 'DecoratedStatement': return this.unsupported('Decorators', 'Remove the decorator and call the helper directly.', n)
+      case 'MatchStatement': return this.unsupported('`match`', 'Use `if`/`elif` chains.', n)
+      case 'TypeDefinition': return this.unsupported('`type` aliases', 'Remove the type alias; annotations are not needed.', n)
+      case 'Comment': return
+    }
+    return this.unsupported(`\`${n.name}\``, 'Rewrite it with the statements listed in docs/python.md.', n)
+  }
+
+  private assign(n: SyntaxNode, c: SyntaxNode[], loc: Loc): Stmt {
+    const groups: SyntaxNode[][] = [[]]
+    let annotated = false
+    for (const x of c) {
+      if (x.name === 'AssignOp') groups.push([])
+      else if (x.name === 'TypeDef') annotated = true
+      else groups[groups.length - 1]!.push(x)
+    }
+    if (groups.length === 1) {
+      // `x: int` alone declares nothing at run time.
+      if (annotated) return { k: 'pass', loc }
+      return this.refuse('PY_SYNTAX', { detail: 'incomplete assignment', fix: 'Write `name = value`.' }, n)
+    }
+    if (groups.some((g) => g.some((x) => x.name === 'YieldExpression'))) this.unsupported('`yield`', 'Build a list and return it instead of yielding.', n)
+    const value = this.exprList(groups[groups.length - 1]!, n)
+    const targets = groups.slice(0, -1).map((g) => this.targetList(g, n))
+    return { k: 'assign', targets, value, loc }
+  }
+
+  private ifStatement(c: SyntaxNode[], loc: Loc): Stmt {
+    // if test Body (elif test Body)* (else Body)?
+    const test = this.expr(c[1]!)
+    const body = this.body(c[2])
+    let orelse: Stmt[] = []
+    const rest = c.slice(3)
+    if (rest.length) {
+      if (rest[0]!.name === 'elif') orelse = [this.ifStatement([rest[0]!, ...rest.slice(1)], this.at(rest[0]!))]
+      else orelse = this.body(rest[1])
+    }
+    return { k: 'if', test, body, orelse, loc }
+  }
+
+  private tryStatement(c: SyntaxNode[], loc: Loc): Stmt {
+    const body = this.body(c[1])
+    const handlers: Handler[] = []
+    let orelse: Stmt[] = []
+    let finalbody: Stmt[] = []
+    let i = 2
+    while (i < c.length) {
+      const kw = c[i]!
+      if (kw.name === 'except') {
+        const hloc = this.at(kw)
+        let j = i + 1
+        if (c[j]?.name === '*') this.unsupported('`except*`', 'Use a plain `except`.', c[j]!)
+        let type: Expr | null = null
+        let name: string | null = null
+        if (c[j] && c[j]!.name !== 'Body') { type = this.expr(c[j]!); j++ }
+        if (c[j]?.name === 'as' || c[j]?.name === ',') { name = this.text(c[j + 1]!); j += 2 }
+        handlers.push({ type, name, body: this.body(c[j]), loc: hloc })
+        i = j + 1
+      } else if (kw.name === 'else') { orelse = this.body(c[i + 1]); i += 2 } else if (kw.name === 'finally') { finalbody = this.body(c[i + 1]); i += 2 } else i++
+    }
+    return { k: 'try', body, handlers, orelse, finalbody, loc }
+  }
+
+  private def(n: SyntaxNode, c: SyntaxNode[], loc: Loc): Stmt {
+    if (c[0]!.name === 'async') this.unsupported('`async def`', 'Use a plain `def`: code blocks do not wait for anything.', c[0]!)
+    const name = this.text(c.find((x) => x.name === 'VariableName')!)
+    if (c.some((x) => x.name === 'TypeParamList')) this.unsupported('Type parameters', 'Remove the `[T]` list.', n)
+    const plist = c.find((x) => x.name === 'ParamList')!
+    const params = this.params(kids(plist).filter((x) => x.name !== '(' && x.name !== ')'), plist)
+    return { k: 'def', name, params, body: this.body(c.find((x) => x.name === 'Body')), loc }
+  }
+
+  private params(c: SyntaxNode[], at: SyntaxNode): Param[] {
+    const out: Param[] = []
+    let i = 0
+    while (i < c.length) {
+      const x = c[i]!
+      if (x.name === ',') { i++; continue }
+      if (x.name === '*' || x.name === '**' || x.name === '/') {
+        this.unsupported(`\`${x.name}\` parameters`, 'Take a list or dict parameter instead: `def f(items): ...` called as `f([a, b])`.', x)
+      }
+      if (x.name !== 'VariableName') this.refuse('PY_SYNTAX', { detail: `unexpected \`${this.text(x)}\` in parameters`, fix: 'Parameters are names, optionally with `= default`.' }, x)
+      const name = this.checkName(x)
+      i++
+      if (c[i]?.name === 'TypeDef') i++
+      let dflt: Expr | null = null
+      if (c[i]?.name === 'AssignOp') { dflt = this.expr(c[i + 1]!); i += 2 }
+      if (out.some((p) => p.name === name)) this.refuse('PY_SYNTAX', { detail: `duplicate argument '${name}'`, fix: 'Give every parameter its own name.' }, x)
+      if (!dflt && out.some((p) => p.dflt)) this.refuse('PY_SYNTAX', { detail: 'non-default argument follows default argument', fix: 'Put parameters with defaults last.' }, x)
+      out.push({ name, dflt })
+    }
+    void at
+    return out
+  }
+
+  // --- targets ----------------------------------------------------------------------
+
+  private targetList(nodes: SyntaxNode[], at: SyntaxNode): Expr {
+    const t = this.exprList(nodes, at)
+    this.checkTarget(t, nodes[0] ?? at, true)
+    return t
+  }
+
+  checkTarget(t: Expr, n: SyntaxNode, allowTuple: boolean): void {
+    switch (t.k) {
+      case 'name': case 'sub': return
+      case 'tuple': case 'list':
+        if (!allowTuple) this.refuse('PY_TARGET', { name: 'a tuple with an augmented assignment' }, n)
+        if (t.elts.filter((e) => e.k === 'star').length > 1) this.refuse('PY_SYNTAX', { detail: 'multiple starred expressions in assignment', fix: 'Use one `*rest` per unpacking.' }, n)
+        for (const e of t.elts) this.checkTarget(e.k === 'star' ? e.e : e, n, true)
+        return
+      case 'attr': this.refuse('PY_TARGET', { name: `attribute \`.${t.name}\`` }, n); break
+      default: this.refuse('PY_TARGET', { name: describe(t) }, n)
+    }
+  }
+
+  // --- expressions ------------------------------------------------------------------
+
+  /** A comma-separated list: one expression, or a tuple when there is a comma. */
+  private exprList(nodes: SyntaxNode[], at: SyntaxNode): Expr {
+    const items = nodes.filter((x) => x.name !== ',')
+    const tupleForm = nodes.some((x) => x.name === ',')
+    const elts: Expr[] = []
+    for (let i = 0; i < items.length; i++) {
+      const x = items[i]!
+      if (x.name === '*') { elts.push({ k: 'star', e: this.expr(items[++i]!), loc: this.at(x) }); continue }
+      elts.push(this.expr(x))
+    }
+    if (!tupleForm && elts.length === 1 && elts[0]!.k !== 'star') return elts[0]!
+    if (elts.length === 0) return this.refuse('PY_SYNTAX', { detail: 'expected an expression', fix: 'Write a value here.' }, at)
+    return { k: 'tuple', elts, loc: elts[0]!.loc }
+  }
+
+  private checkName(n: SyntaxNode): string {
+    const id = this.text(n)
+    if (/^__.*__$/.test(id)) this.refuse('PY_DUNDER', { name: id }, n)
+    return id
+  }
+
+  expr(n: SyntaxNode): Expr {
+    const loc = this.at(n)
+    const c = kids(n)
+    switch (n.name) {
+      case 'VariableName': return { k: 'name', id: this.checkName(n), loc }
+      case 'Boolean': return { k: 'const', v: this.text(n) === 'True', loc }
+      case 'None': return { k: 'const', v: null, loc }
+      case 'Number': return this.number(n, loc)
+      case 'String': return { k: 'const', v: this.stringLiteral(n), loc }
+      case 'FormatString': return { k: 'fstr', parts: this.fstring(n), loc }
+      case 'ContinuedString': {
+        const parts: FPart[] = []
+        for (const s of c) {
+          if (s.name === 'String') parts.push(this.stringLiteral(s))
+          else parts.push(...this.fstring(s))
+        }
+        if (parts.every((p) => typeof p === 'string')) return { k: 'const', v: (parts as string[]).join(''), loc }
+        return { k: 'fstr', parts, loc }
+      }
+      case 'ParenthesizedExpression': {
+        const inner = c[1]!
+        if (inner.name === 'YieldExpression') this.unsupported('`yield`', 'Build a list and return it instead of yielding.', inner)
+        if (inner.name === '*') this.refuse('PY_SYNTAX', { detail: 'cannot use starred expression here', fix: 'Remove the `*`.' }, inner)
+        return this.expr(inner)
+      }
+      case 'TupleExpression': return { k: 'tuple', elts: this.elements(c.slice(1, -1)), loc }
+      case 'ArrayExpression': return { k: 'list', elts: this.elements(c.slice(1, -1)), loc }
+      case 'SetExpression': return { k: 'set', elts: this.elements(c.slice(1, -1)), loc }
+      case 'DictionaryExpression': return { k: 'dict', items: this.dictItems(c.slice(1, -1)), loc }
+      case 'ComprehensionExpression': return this.comprehension('gen', c.slice(1, -1), loc)
+      case 'ArrayComprehensionExpression': return this.comprehension('list', c.slice(1, -1), loc)
+      case 'SetComprehensionExpression': return this.comprehension('set', c.slice(1, -1), loc)
+      case 'DictionaryComprehensionExpression': return this.comprehension('dict', c.slice(1, -1), loc)
+      case 'BinaryExpression': return this.binary(n, c, loc)
+      case 'UnaryExpression': {
+        const op = this.text(c[0]!)
+        return { k: 'unary', op, e: this.expr(c[1]!), loc }
+      }
+      case 'ConditionalExpression':
+        return { k: 'ifexp', body: this.expr(c[0]!), test: this.expr(c[2]!), orelse: this.expr(c[4]!), loc }
+      case 'LambdaExpression': {
+        const plist = c.find((x) => x.name === 'ParamList')
+        const params = plist ? this.params(kids(plist), plist) : []
+        if (params.some((p) => p.dflt)) this.unsupported('Lambda defaults', 'Use a `def` helper with a default, or capture the value in a variable.', n)
+        return { k: 'lambda', params: params.map((p) => p.name), body: this.expr(c[c.length - 1]!), loc }
+      }
+      case 'CallExpression': return this.call(c[0]!, c[1]!, loc)
+      case 'MemberExpression': {
+        const obj = this.expr(c[0]!)
+        if (c[1]!.name === '.') {
+          const name = this.text(c[2]!)
+          if (/^__.*__$/.test(name)) this.refuse('PY_DUNDER', { name }, c[2]!)
+          return { k: 'attr', obj, name, loc: this.at(c[2]!) }
+        }
+        return { k: 'sub', obj, index: this.subscript(c.slice(2, -1), n), loc }
+      }
+      case 'NamedExpression': {
+        if (c[0]!.name !== 'VariableName') this.refuse('PY_TARGET', { name: 'this expression with `:=`' }, c[0]!)
+        return { k: 'walrus', id: this.checkName(c[0]!), value: this.expr(c[2]!), loc }
+      }
+      case 'AwaitExpression': return this.unsupported('`await`', 'Remove `await`: code blocks do not wait for anything.', n)
+      case 'YieldExpression': return this.unsupported('`yield`', 'Build a list and return it instead of yielding.', n)
+      case 'Ellipsis': return this.unsupported('`...`', 'Write `pass` or a real value.', n)
+    }
+    return this.unsupported(`\`${this.text(n).slice(0, 20)}\``, 'Rewrite it with the expressions listed in docs/python.md.', n)
+  }
+
+  private elements(c: SyntaxNode[]): Expr[] {
+    const out: Expr[] = []
+    for (let i = 0; i < c.length; i++) {
+      const x = c[i]!
+      if (x.name === ',') continue
+      if (x.name === '*') { out.push({ k: 'star', e: this.expr(c[++i]!), loc: this.at(x) }); continue }
+      out.push(this.expr(x))
+    }
+    return out
+  }
+
+  private dictItems(c: SyntaxNode[]): DictItem[] {
+    const out: DictItem[] = []
+    let i = 0
+    while (i < c.length) {
+      const x = c[i]!
+      if (x.name === ',') { i++; continue }
+      if (x.name === '**') { out.push({ spread: this.expr(c[i + 1]!) }); i += 2; continue }
+      out.push({ key: this.expr(x), value: this.expr(c[i + 2]!) })
+      i += 3
+    }
+    return out
+  }
+
+  private comprehension(kind: 'list' | 'set' | 'dict' | 'gen', c: SyntaxNode[], loc: Loc): Expr {
+    if (c[0]!.name === '*' || c[0]!.name === '**') this.refuse('PY_SYNTAX', { detail: 'iterable unpacking cannot be used in comprehension', fix: 'Remove the `*`.' }, c[0]!)
+    const forAt = c.findIndex((x) => x.name === 'for' || x.name === 'async')
+    const head = c.slice(0, forAt)
+    let elt: Expr, value: Expr | null = null
+    if (kind === 'dict') { elt = this.expr(head[0]!); value = this.expr(head[2]!) } else elt = this.expr(head[0]!)
+    return { k: 'comp', kind, elt, value, gens: this.clauses(c.slice(forAt)), loc }
+  }
+
+  /** Flattened `for ... in ... if ...` clauses. */
+  private clauses(c: SyntaxNode[]): Gen[] {
+    const gens: Gen[] = []
+    let i = 0
+    while (i < c.length) {
+      const x = c[i]!
+      if (x.name === 'async') this.unsupported('`async for`', 'Use a plain comprehension.', x)
+      if (x.name === 'for') {
+        const inAt = c.findIndex((y, j) => j > i && y.name === 'in')
+        const target = this.targetList(c.slice(i + 1, inAt), x)
+        const iter = this.expr(c[inAt + 1]!)
+        gens.push({ target, iter, ifs: [] })
+        i = inAt + 2
+      } else if (x.name === 'if') {
+        gens[gens.length - 1]!.ifs.push(this.expr(c[i + 1]!))
+        i += 2
+      } else i++
+    }
+    return gens
+  }
+
+  private binary(n: SyntaxNode, c: SyntaxNode[], loc: Loc): Expr {
+    const opNodes = c.slice(1, -1)
+    const op = opNodes.map((x) => this.text(x)).join(' ')
+    const right = c[c.length - 1]!
+    if (op === 'and' || op === 'or') return { k: 'bool', op, l: this.expr(c[0]!), r: this.expr(right), loc }
+    if (CMP_OPS.has(op)) {
+      // a < b < c is one chain: flatten left-nested comparisons that were not parenthesized.
+      const left = c[0]!
+      const l = this.expr(left)
+      if (left.name === 'BinaryExpression' && l.k === 'cmp') return { k: 'cmp', ops: [...l.ops, op === '<>' ? '!=' : op], xs: [...l.xs, this.expr(right)], loc }
+      if (op === '<>') this.refuse('PY_SYNTAX', { detail: '`<>` is not Python 3', fix: 'Write `!=`.' }, opNodes[0]!)
+      return { k: 'cmp', ops: [op], xs: [l, this.expr(right)], loc }
+    }
+    if (op === '@') this.unsupported('The `@` operator', 'Multiply element by element with a comprehension.', opNodes[0]!)
+    void n
+    return { k: 'bin', op, l: this.expr(c[0]!), r: this.expr(right), loc }
+  }
+
+  private subscript(c: SyntaxNode[], n: SyntaxNode): Expr {
+    const groups: SyntaxNode[][] = [[]]
+    for (const x of c) {
+      if (x.name === ',') groups.push([])
+      else groups[groups.length - 1]!.push(x)
+    }
+    if (groups[groups.length - 1]!.length === 0 && groups.length > 1) groups.pop()
+    const items = groups.map((g) => {
+      if (!g.some((x) => x.name === ':')) return this.expr(g[0]!)
+      const parts: Array<Expr | null> = [null]
+      for (const x of g) {
+        if (x.name === ':') parts.push(null)
+        else parts[parts.length - 1] = this.expr(x)
+      }
+      return { k: 'slice', lo: parts[0] ?? null, hi: parts[1] ?? null, step: parts[2] ?? null, loc: this.at(g[0]!) } as Expr
+    })
+    if (items.length === 1 && !c.some((x) => x.name === ',')) return items[0]!
+    if (items.some((x) => x.k === 'slice')) this.unsupported('Multi-dimensional slices', 'Slice one level at a time: `rows[a:b]`, then each row.', n)
+    return { k: 'tuple', elts: items, loc: items[0]!.loc }
+  }
+
+  private call(fnNode: SyntaxNode, argList: SyntaxNode, loc: Loc): Expr {
+    const fn = this.expr(fnNode)
+    const c = kids(argList).slice(1, -1)
+    const args: Expr[] = []
+    const kw: Keyword[] = []
+    const groups: SyntaxNode[][] = [[]]
+    for (const x of c) {
+      if (x.name === ',') groups.push([])
+      else groups[groups.length - 1]!.push(x)
+    }
+    for (const g of groups) {
+      if (g.length === 0) continue
+      const first = g[0]!
+      if (first.name === '**') { kw.push({ name: null, value: this.expr(g[1]!), loc: this.at(first) }); continue }
+      if (first.name === '*') {
+        if (kw.length) this.refuse('PY_SYNTAX', { detail: 'iterable argument unpacking follows keyword argument unpacking', fix: 'Put `*args` before keyword arguments.' }, first)
+        args.push({ k: 'star', e: this.expr(g[1]!), loc: this.at(first) })
+        continue
+      }
+      if (g[1]?.name === 'AssignOp') {
+        if (this.text(g[1]!) === ':=') { args.push({ k: 'walrus', id: this.checkName(first), value: this.expr(g[2]!), loc: this.at(first) }); continue }
+        if (first.name !== 'VariableName') this.refuse('PY_SYNTAX', { detail: 'expression cannot contain assignment', fix: 'Write `name=value` with a plain name.' }, first)
+        kw.push({ name: this.text(first), value: this.expr(g[2]!), loc: this.at(first) })
+        continue
+      }
+      if (kw.length) this.refuse('PY_SYNTAX', { detail: 'positional argument follows keyword argument', fix: 'Put positional arguments first.' }, first)
+      if (g.some((x) => x.name === 'for')) {
+        if (groups.filter((gg) => gg.length).length > 1) this.refuse('PY_SYNTAX', { detail: 'Generator expression must be parenthesized', fix: 'Wrap the generator in parentheses.' }, first)
+        const forAt = g.findIndex((x) => x.name === 'for')
+        args.push({ k: 'comp', kind: 'gen', elt: this.expr(g[0]!), value: null, gens: this.clauses(g.slice(forAt)), loc: this.at(first) })
+        continue
+      }
+      args.push(this.expr(first))
+    }
+    return { k: 'call', fn, args, kw, loc }
+  }
+
+  // --- literals ---------------------------------------------------------------------
+
+  private number(n: SyntaxNode, loc: Loc): Expr {
+    const raw = this.text(n).replace(/_/g, '')
+    if (/[jJ]$/.test(raw)) this.unsupported('Complex numbers', 'Use floats.', n)
+    if (/^0[xX]/.test(raw)) return { k: 'int', v: BigInt(raw).toString(), loc }
+    if (/^0[oO]/.test(raw)) return { k: 'int', v: BigInt('0o' + raw.slice(2)).toString(), loc }
+    if (/^0[bB]/.test(raw)) return { k: 'int', v: BigInt(raw).toString(), loc }
+    if (/^\d+$/.test(raw)) {
+      if (/^0\d/.test(raw) && /[1-9]/.test(raw)) this.refuse('PY_SYNTAX', { detail: 'leading zeros in decimal integer literals are not permitted', fix: 'Remove the leading zeros (use 0o for octal).' }, n)
+      return { k: 'int', v: BigInt(raw).toString(), loc }
+    }
+    return { k: 'float', v: Number(raw), loc }
+  }
+
+  private stringLiteral(n: SyntaxNode): string {
+    const raw = this.text(n)
+    const m = /^([a-zA-Z]*)('''|"""|'|")/.exec(raw)!
+    const prefix = m[1]!.toLowerCase()
+    if (prefix.includes('b')) this.unsupported('Bytes literals', 'Use str literals.', n)
+    const q = m[2]!
+    const body = raw.slice(m[0].length, raw.length - q.length)
+    return prefix.includes('r') ? body : this.unescape(body, n.from + m[0].length)
+  }
+
+  private unescape(s: string, at: number): string {
+    if (!s.includes('\\')) return s
+    let out = ''
+    for (let i = 0; i < s.length; i++) {
+      const ch = s[i]!
+      if (ch !== '\\') { out += ch; continue }
+      const e = s[++i]
+      switch (e) {
+        case '\n': break
+        case '\r': if (s[i + 1] === '\n') i++; break
+        case 'n': out += '\n'; break
+        case 't': out += '\t'; break
+        case 'r': out += '\r'; break
+        case '\\': out += '\\'; break
+        case "'": out += "'"; break
+        case '"': out += '"'; break
+        case 'a': out += '\x07'; break
+        case 'b': out += '\b'; break
+        case 'f': out += '\f'; break
+        case 'v': out += '\v'; break
+        case 'x': case 'u': case 'U': {
+          const len = e === 'x' ? 2 : e === 'u' ? 4 : 8
+          const hex = s.slice(i + 1, i + 1 + len)
+          if (!new RegExp(`^[0-9a-fA-F]{${len}}$`).test(hex)) this.refuse('PY_SYNTAX', { detail: `truncated \\${e} escape`, fix: `Write \\${e} with ${len} hex digits.` }, at + i)
+          const cp = parseInt(hex, 16)
+          if (cp > 0x10ffff) this.refuse('PY_SYNTAX', { detail: 'illegal Unicode character', fix: 'Use a code point up to \\U0010ffff.' }, at + i)
+          out += String.fromCodePoint(cp)
+          i += len
+          break
+        }
+        case 'N': this.unsupported('`\\N{...}` escapes', 'Write the character itself or its \\u escape.', at + i - 1 as unknown as SyntaxNode); break
+        default:
+          if (e !== undefined && /[0-7]/.test(e)) {
+            let oct = e
+            while (oct.length < 3 && /[0-7]/.test(s[i + 1] ?? '')) oct += s[++i]
+            out += String.fromCodePoint(parseInt(oct, 8))
+          } else out += '\\' + (e ?? '')
+      }
+    }
+    return out
+  }
+
+  private fstring(n: SyntaxNode): FPart[] {
+    const raw = this.text(n)
+    const m = /^([a-zA-Z]*)('''|"""|'|")/.exec(raw)!
+    const isRaw = m[1]!.toLowerCase().includes('r')
+    const start = n.from + m[0].length
+    const end = n.to - m[2]!.length
+    const parts: FPart[] = []
+    let pos = start
+    const literal = (from: number, to: number) => {
+      if (to <= from) return
+      let t = this.src.slice(from, to).replace(/\{\{/g, '{').replace(/\}\}/g, '}')
+      if (!isRaw) t = this.unescape(t, from)
+      if (t) parts.push(t)
+    }
+    for (const r of kids(n)) {
+      if (r.name !== 'FormatReplacement') continue
+      literal(pos, r.from)
+      parts.push(...this.replacement(r))
+      pos = r.to
+    }
+    literal(pos, end)
+    return parts
+  }
+
+  private replacement(r: SyntaxNode): FPart[] {
+    const c = kids(r).filter((x) => x.name !== '{' && x.name !== '}')
+    const exprNodes: SyntaxNode[] = []
+    let conv = ''
+    let spec: Expr | null = null
+    let selfDoc = false
+    for (const x of c) {
+      if (x.name === 'FormatConversion') conv = this.text(x).slice(1)
+      else if (x.name === 'FormatSelfDoc') selfDoc = true
+      else if (x.name === 'FormatSpec') spec = this.formatSpec(x)
+      else exprNodes.push(x)
+    }
+    const e = this.exprList(exprNodes, r)
+    const out: FPart[] = []
+    if (selfDoc) {
+      out.push(this.src.slice(exprNodes[0]!.from - 0, c.find((x) => x.name === 'FormatSelfDoc')!.to).replace(/^\{/, ''))
+      if (!conv && !spec) conv = 'r'
+    }
+    out.push({ e, conv, spec })
+    return out
+  }
+
+  private formatSpec(x: SyntaxNode): Expr {
+    const loc = this.at(x)
+    const parts: FPart[] = []
+    let pos = x.from + 1
+    for (const r of kids(x)) {
+      if (r.name !== 'FormatReplacement') continue
+      if (r.from > pos) parts.push(this.src.slice(pos, r.from))
+      parts.push(...this.replacement(r))
+      pos = r.to
+    }
+    if (x.to > pos) parts.push(this.src.slice(pos, x.to))
+    if (parts.every((p) => typeof p === 'string')) return { k: 'const', v: (parts as string[]).join(''), loc }
+    return { k: 'fstr', parts, loc }
+  }
+}
+
+const CMP_OPS = new Set(['<', '>', '==', '>=', '<=', '!=', '<>', 'in', 'not in', 'is', 'is not'])
+
+function describe(e: Expr): string {
+  switch (e.k) {
+    case 'call': return 'a function call'
+    case 'const': case 'int': case 'float': case 'fstr': return 'a literal'
+    case 'comp': return 'a comprehension'
+    case 'dict': case 'set': return `a ${e.k} display`
+    default: return 'this expression'
+  }
+}
+
+export { PUNCT }

@@ -1,0 +1,72 @@
+/** Running Python programs: a VM with the Python runtime, and the one-call `runPythonBlock`. */
+import { AgentVM, type AgentVMOptions } from '../vm/agent-vm.ts'
+import type { AtomDef } from '../vm/atoms/types.ts'
+import type { RunOptions } from '../vm/limits.ts'
+import type { AgentError } from '../vm/errors.ts'
+import { PYTHON_FUNCTIONS } from './runtime/functions.ts'
+import { transpilePython, type TranspilePythonOptions } from './transpile.ts'
+
+/** VM options that add the Python runtime; spread into your own: `new AgentVM(atoms, { ...pythonVmOptions() })`. */
+export function pythonVmOptions(): Pick<AgentVMOptions, 'functions'> {
+  return { functions: PYTHON_FUNCTIONS }
+}
+
+/** A VM that runs Python programs (and everything else an AgentVM runs). */
+export function createPythonVM(atoms: Record<string, AtomDef> | AtomDef[] = {}, options: AgentVMOptions = {}): AgentVM {
+  return new AgentVM(atoms, { ...options, functions: { ...options.functions, ...PYTHON_FUNCTIONS } })
+}
+
+/** An uncaught Python exception, as the run reports it. */
+export interface PythonError extends AgentError {
+  /** The exception class: `ZeroDivisionError`, `KeyError`, ... */
+  pythonType?: string
+}
+
+export interface PythonRunResult<T = Record<string, unknown>> {
+  result: T | null
+  error?: PythonError
+  fuelUsed: number
+  warnings?: string[]
+}
+
+/**
+ * A run error with Python's view: an uncaught exception becomes `PY_EXCEPTION` with `pythonType`
+ * and the message `Type: text`; other errors (fuel, timeout, ...) are returned unchanged.
+ */
+export function pythonError(error: AgentError | undefined): PythonError | undefined {
+  if (!error) return undefined
+  const v = error.value as { pyType?: unknown; message?: unknown } | undefined
+  if (error.code !== 'THROWN' || !v || typeof v.pyType !== 'string') return error
+  const text = typeof v.message === 'string' ? v.message : ''
+  const out: PythonError = { ...error, code: 'PY_EXCEPTION', pythonType: v.pyType, message: text ? `${v.pyType}: ${text}` : v.pyType }
+  out.hint = 'Catch it with try/except in the block, or fix the condition that raises it.'
+  delete out.value
+  return out
+}
+
+export interface RunPythonBlockOptions extends TranspilePythonOptions, RunOptions {
+  /** The flow's global input, passed as `initial`. */
+  initial?: unknown
+  /** The pipeline input: its keys are the block's parameters after `initial`. */
+  input?: Record<string, unknown>
+  /** A VM made with createPythonVM (default: a shared one). */
+  vm?: AgentVM
+}
+
+let shared: AgentVM | undefined
+
+/**
+ * Transpile and run a code block as the contract calls it: `_block(initial=initial, **input)`.
+ * Resolves with the block's dict as JSON data, or an error (never rejects for guest errors;
+ * a refused source throws the TranspileError).
+ */
+export async function runPythonBlock<T = Record<string, unknown>>(body: string, options: RunPythonBlockOptions = {}): Promise<PythonRunResult<T>> {
+  const { initial = {}, input = {}, vm, params, filename, jsonText, ...run } = options
+  const { ast } = transpilePython(body, { params: params ?? ['initial', ...Object.keys(input)], filename, jsonText })
+  const machine = vm ?? (shared ??= createPythonVM())
+  const r = await machine.run<T>(ast, { ...input, initial }, run)
+  const out: PythonRunResult<T> = { result: r.result, fuelUsed: r.fuelUsed }
+  if (r.error) out.error = pythonError(r.error)
+  if (r.warnings) out.warnings = r.warnings
+  return out
+}

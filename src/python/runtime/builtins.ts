@@ -1,0 +1,211 @@
+/**
+ * The builtins a code block may call: exactly the contract's list (abs bool
+ * dict enumerate float int isinstance len list max min range reversed round
+ * set sorted str sum tuple zip). Key functions arrive as precomputed key
+ * lists (the frontend maps the guest's `key=` over the items on the VM).
+ */
+import { PyDict, PyDictView, PyException, PyFloat, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
+import { raise, typeError, valueError } from './errors.ts'
+import { compare, iterate, len, lt, repr, str, toArray, truth } from './core.ts'
+import { floatOf, intOf, isFloatValue, isIntValue, negate, roundHalfEven, roundInt, truncFloat } from './numbers.ts'
+import { roundFloat } from './float-text.ts'
+import { add } from './ops.ts'
+import { dictUpdate, setFrom } from './collections.ts'
+import { work, type PyRun } from './fuel.ts'
+
+export function abs(rt: PyRun, x: unknown): unknown {
+  if (typeof x === 'number') return Number.isInteger(x) ? Math.abs(x) : Math.abs(x)
+  if (typeof x === 'boolean') return x ? 1 : 0
+  if (typeof x === 'bigint') return mkInt(x < 0n ? -x : x)
+  if (x instanceof PyFloat) return new PyFloat(Math.abs(x.v))
+  return typeError(`bad operand type for abs(): '${typeName(x)}'`)
+}
+
+const INT_TEXT = /^\s*([+-]?)(\d(?:_?\d)*)\s*$/
+
+/** int(x) / int(text, base). */
+export function int(rt: PyRun, x: unknown = 0, base?: unknown): unknown {
+  if (base !== undefined && base !== null) {
+    if (typeof x !== 'string') typeError("int() can't convert non-string with explicit base")
+    return parseIntBase(x as string, Number(intOf(base)))
+  }
+  if (isIntValue(x)) return intOf(x)
+  if (isFloatValue(x)) return truncFloat(floatOf(x))
+  if (typeof x === 'string') {
+    const m = INT_TEXT.exec(x)
+    if (!m) valueError(`invalid literal for int() with base 10: ${repr(x)}`)
+    const digits = m![2]!.replace(/_/g, '')
+    if (digits.length > 4300) valueError('Exceeds the limit (4300 digits) for integer string conversion')
+    rt.charge(digits.length * 10)
+    return mkInt(BigInt((m![1] === '-' ? '-' : '') + digits))
+  }
+  return typeError(`int() argument must be a string, a bytes-like object or a real number, not '${typeName(x)}'`)
+}
+
+function parseIntBase(text: string, base: number): unknown {
+  if (base !== 0 && (base < 2 || base > 36)) valueError('int() base must be >= 2 and <= 36, or 0')
+  let s = text.trim().toLowerCase()
+  let neg = false
+  if (s.startsWith('-') || s.startsWith('+')) { neg = s[0] === '-'; s = s.slice(1) }
+  const prefixes: Record<string, number> = { '0x': 16, '0o': 8, '0b': 2 }
+  const p = prefixes[s.slice(0, 2)]
+  if (p && (base === 0 || base === p)) { s = s.slice(2); if (s.startsWith('_')) s = s.slice(1); base = p }
+  else if (base === 0) base = 10
+  const digits = '0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, base)
+  if (!s || s.startsWith('_') || s.endsWith('_') || s.includes('__') || [...s].some((c) => c !== '_' && !digits.includes(c))) {
+    valueError(`invalid literal for int() with base ${base}: ${repr(text)}`)
+  }
+  let v = 0n
+  const b = BigInt(base)
+  for (const c of s) if (c !== '_') v = v * b + BigInt(digits.indexOf(c))
+  return mkInt(neg ? -v : v)
+}
+
+const FLOAT_TEXT = /^[+-]?(?:(?:\d(?:_?\d)*)?\.?\d(?:_?\d)*(?:[eE][+-]?\d(?:_?\d)*)?|\d(?:_?\d)*\.(?:[eE][+-]?\d(?:_?\d)*)?)$/
+
+export function float(x: unknown = 0): unknown {
+  if (isFloatValue(x)) return x
+  if (isIntValue(x)) return mkFloat(floatOf(x))
+  if (typeof x === 'string') {
+    const s = x.trim()
+    const l = s.toLowerCase().replace(/^[+]/, '')
+    if (l === 'inf' || l === 'infinity') return Infinity
+    if (l === '-inf' || l === '-infinity') return -Infinity
+    if (l === 'nan' || l === '-nan') return NaN
+    if (!FLOAT_TEXT.test(s)) valueError(`could not convert string to float: ${repr(x)}`)
+    return mkFloat(Number(s.replace(/_/g, '')))
+  }
+  return typeError(`float() argument must be a string or a real number, not '${typeName(x)}'`)
+}
+
+export function bool(x: unknown = false): boolean {
+  return truth(x)
+}
+
+export function isinstance(x: unknown, cls: unknown): boolean {
+  if (isTuple(cls)) return cls.some((c) => isinstance(x, c))
+  if (!(cls instanceof PyType)) return typeError('isinstance() arg 2 must be a type, a tuple of types, or a union')
+  return typeOf(x).isSubclassOf(cls as PyType) || (cls === T.object)
+}
+
+export function range(a: unknown, b?: unknown, c?: unknown): PyRange {
+  const n = (v: unknown): number => {
+    if (!isIntValue(v)) typeError(`'${typeName(v)}' object cannot be interpreted as an integer`)
+    const i = intOf(v)
+    if (typeof i === 'bigint') raise('OverflowError', 'range() bounds beyond 2**53 are not supported')
+    return i as number
+  }
+  if (b === undefined) return new PyRange(0, n(a), 1)
+  const step = c === undefined ? 1 : n(c)
+  if (step === 0) valueError('range() arg 3 must not be zero')
+  return new PyRange(n(a), n(b), step)
+}
+
+export function enumerate(rt: PyRun, it: unknown, start: unknown = 0): unknown[] {
+  const items = iterate(it, rt)
+  rt.chargeSlots(items.length * 3)
+  if (!isIntValue(start)) typeError(`'${typeName(start)}' object cannot be interpreted as an integer`)
+  const s = intOf(start)
+  return items.map((x, i) => tuple([typeof s === 'number' && Number.isSafeInteger(s + i) ? s + i : mkInt(BigInt(s) + BigInt(i)), x]))
+}
+
+export function zip(rt: PyRun, its: unknown[]): unknown[] {
+  if (its.length === 0) return []
+  const lists = its.map((x) => iterate(x, rt))
+  const n = Math.min(...lists.map((l) => l.length))
+  rt.chargeSlots(n * (lists.length + 1))
+  const out = new Array<unknown>(n)
+  for (let i = 0; i < n; i++) out[i] = tuple(lists.map((l) => l[i]))
+  return out
+}
+
+export function reversed(rt: PyRun, x: unknown): unknown[] {
+  if (x instanceof PySet) typeError("'set' object is not reversible")
+  if (typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof PyDict) && !(x instanceof PyRange) && !(x instanceof PyDictView)) {
+    typeError(`'${typeName(x)}' object is not reversible`)
+  }
+  return toArray(x, rt).reverse()
+}
+
+export function round(x: unknown, nd?: unknown): unknown {
+  if (nd === undefined || nd === null) {
+    if (isIntValue(x)) return intOf(x)
+    if (isFloatValue(x)) return roundHalfEven(floatOf(x))
+    return typeError(`type ${typeName(x)} doesn't define __round__ method`)
+  }
+  if (!isIntValue(nd)) typeError(`'${typeName(nd)}' object cannot be interpreted as an integer`)
+  const n = Number(intOf(nd))
+  if (isIntValue(x)) return roundInt(intOf(x), n)
+  if (isFloatValue(x)) return mkFloat(roundFloat(floatOf(x), n))
+  return typeError(`type ${typeName(x)} doesn't define __round__ method`)
+}
+
+export function sum(rt: PyRun, it: unknown, start: unknown = 0): unknown {
+  if (typeof start === 'string') typeError("sum() can't sum strings [use ''.join(seq) instead]")
+  const items = iterate(it, rt)
+  let acc = start
+  for (let i = 0; i < items.length; i++) acc = add(rt, acc, items[i])
+  return acc
+}
+
+/** Sort items by keys (or themselves), stably; `reverse` keeps equal items in order, like CPython. */
+export function sortItems(rt: PyRun, items: unknown[], keys: unknown[] | null, reverse: boolean): unknown[] {
+  const n = items.length
+  if (n > 1) rt.charge(Math.ceil(n * Math.log2(n)) * 100)
+  const k = keys ?? items
+  const idx = Array.from({ length: n }, (_, i) => i)
+  const cmp = (i: number, j: number): number => {
+    const a = k[i], b = k[j]
+    if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : b < a ? 1 : 0
+    return lt(a, b) ? -1 : lt(b, a) ? 1 : 0
+  }
+  idx.sort(reverse ? (i, j) => cmp(j, i) : cmp)
+  return idx.map((i) => items[i])
+}
+
+export function sorted(rt: PyRun, items: unknown[], keys: unknown[] | null, reverse: unknown): unknown[] {
+  return sortItems(rt, items, keys, truth(reverse))
+}
+
+/** min/max over items (with optional precomputed keys and default). */
+export function minmax(rt: PyRun, which: 'min' | 'max', items: unknown[], keys: unknown[] | null, hasDefault: boolean, dflt: unknown): unknown {
+  if (items.length === 0) {
+    if (hasDefault) return dflt
+    valueError(`${which}() arg is an empty sequence`)
+  }
+  work(rt, items.length)
+  const k = keys ?? items
+  let best = 0
+  for (let i = 1; i < items.length; i++) {
+    const c = compare(k[i], k[best], which === 'max' ? '>' : '<')
+    if (which === 'max' ? c > 0 : c < 0) best = i
+  }
+  return items[best]
+}
+
+export function list(rt: PyRun, it?: unknown): unknown[] {
+  return it === undefined ? [] : toArray(it, rt)
+}
+
+export function tupleOf(rt: PyRun, it?: unknown): readonly unknown[] {
+  if (it === undefined) return tuple([])
+  if (Array.isArray(it) && Object.isFrozen(it)) return it
+  return tuple(toArray(it, rt))
+}
+
+export function set(rt: PyRun, it?: unknown): PySet {
+  return it === undefined ? new PySet() : setFrom(rt, iterate(it, rt))
+}
+
+export function dict(rt: PyRun, it: unknown, kw: PyDict | null): PyDict {
+  const d = new PyDict()
+  if (it !== undefined) dictUpdate(rt, d, it)
+  if (kw) dictUpdate(rt, d, kw)
+  return d
+}
+
+export function strOf(rt: PyRun, x: unknown = ''): string {
+  return rt.chargeString(str(x))
+}
+
+export { len, negate, PyException }

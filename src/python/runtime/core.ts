@@ -1,0 +1,305 @@
+/**
+ * The object protocol of the subset: truth, equality, ordering, hashing,
+ * repr/str, iteration and length, over the value representation of values.ts.
+ */
+import { PyDict, PyDictView, PyException, PyFloat, PyRange, PySet, PyType, isTuple, typeName } from './values.ts'
+import { raise, typeError } from './errors.ts'
+import { floatRepr } from './float-text.ts'
+import { codePoints, compareStr, strRepr } from './text.ts'
+import { floatOf, intOf, isFloatValue, isNumber } from './numbers.ts'
+import { work, type PyRun } from './fuel.ts'
+
+/** bool(x). */
+export function truth(x: unknown): boolean {
+  switch (typeof x) {
+    case 'boolean': return x
+    case 'number': return x !== 0
+    case 'string': return x.length > 0
+    case 'bigint': return x !== 0n
+    case 'undefined': return false
+    case 'object':
+      if (x === null) return false
+      if (Array.isArray(x)) return x.length > 0
+      if (x instanceof PyFloat) return x.v !== 0
+      if (x instanceof PyDict || x instanceof PySet) return x.size > 0
+      if (x instanceof PyRange) return x.length > 0
+      if (x instanceof PyDictView) return x.dict.size > 0
+      return true
+  }
+  return true
+}
+
+// --- hashing ---------------------------------------------------------------
+
+const MARK = '\u0001'
+
+/** The Map key of a hashable value: equal Python values (1, 1.0, True) give the same key. */
+export function hashKey(x: unknown): unknown {
+  switch (typeof x) {
+    case 'string': return x.length > 0 && x.charCodeAt(0) === 1 ? MARK + 's' + x : x
+    case 'number': return x
+    case 'boolean': return x ? 1 : 0
+    case 'bigint': return x
+    case 'undefined': return null
+    case 'object':
+      if (x === null) return null
+      if (x instanceof PyFloat) return Number.isSafeInteger(x.v) ? x.v : BigInt(x.v)
+      if (isTuple(x)) return MARK + encodeTuple(x)
+      if (x instanceof PyType) return MARK + 'T' + x.name
+  }
+  return typeError(`unhashable type: '${typeName(x)}'`)
+}
+
+function encodePart(x: unknown): string {
+  const k = hashKey(x)
+  switch (typeof k) {
+    case 'string': return typeof x === 'string' ? JSON.stringify(x) : k
+    case 'number': case 'bigint': return 'n' + String(k)
+    case 'object': return 'N'
+  }
+  return String(k)
+}
+
+function encodeTuple(t: readonly unknown[]): string {
+  let s = '('
+  for (let i = 0; i < t.length; i++) s += (i ? ',' : '') + encodePart(t[i])
+  return s + ')'
+}
+
+// --- equality and ordering ---------------------------------------------------
+
+/** x == y. */
+export function eq(a: unknown, b: unknown): boolean {
+  if (a === b) return typeof a !== 'number' || a === a
+  const ta = typeof a, tb = typeof b
+  if (ta === 'string' || tb === 'string') return false
+  if (isNumber(a) && isNumber(b)) {
+    if (isFloatValue(a) || isFloatValue(b)) {
+      if (typeof a === 'bigint' || typeof b === 'bigint') {
+        const f = isFloatValue(a) ? floatOf(a) : floatOf(b)
+        const i = typeof a === 'bigint' ? a : b as bigint
+        return Number.isInteger(f) && BigInt(f) === i
+      }
+      return floatOf(a) === floatOf(b)
+    }
+    const x = intOf(a), y = intOf(b)
+    return typeof x === typeof y ? x === y : BigInt(x) === BigInt(y)
+  }
+  if (a === null || b === null || ta !== 'object' || tb !== 'object') return false
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (Object.isFrozen(a) !== Object.isFrozen(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!eq(a[i], b[i])) return false
+    return true
+  }
+  if (a instanceof PyDict && b instanceof PyDict) {
+    if (a.size !== b.size) return false
+    for (const [k, entry] of a.map) {
+      const other = b.map.get(k)
+      if (!other || !eq(entry[1], other[1])) return false
+    }
+    return true
+  }
+  if (a instanceof PySet && b instanceof PySet) {
+    if (a.size !== b.size) return false
+    for (const k of a.map.keys()) if (!b.map.has(k)) return false
+    return true
+  }
+  if (a instanceof PyRange && b instanceof PyRange) {
+    const n = a.length
+    if (n !== b.length) return false
+    return n === 0 || (a.start === b.start && (n === 1 || a.step === b.step))
+  }
+  if (a instanceof PyDictView && b instanceof PyDictView) {
+    if (a.kind === 'values' || b.kind === 'values') return false
+    return eq(viewAsSet(a), viewAsSet(b))
+  }
+  if (a instanceof PyDictView && b instanceof PySet) return a.kind !== 'values' && eq(viewAsSet(a), b)
+  if (b instanceof PyDictView && a instanceof PySet) return b.kind !== 'values' && eq(a, viewAsSet(b))
+  return false
+}
+
+export function viewAsSet(v: PyDictView): PySet {
+  const s = new PySet()
+  for (const x of iterate(v)) s.map.set(hashKey(x), x)
+  return s
+}
+
+function orderError(op: string, a: unknown, b: unknown): never {
+  return typeError(`'${op}' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`)
+}
+
+/** Three-way comparison for < <= > >=; throws TypeError for unordered types. NaN compares as unordered (returns NaN). */
+export function compare(a: unknown, b: unknown, op: string): number {
+  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN
+  if (typeof a === 'string' && typeof b === 'string') return compareStr(a, b)
+  if (isNumber(a) && isNumber(b)) {
+    if (isFloatValue(a) || isFloatValue(b)) {
+      if (typeof a === 'bigint' || typeof b === 'bigint') {
+        const fa = isFloatValue(a) ? floatOf(a) : null, fb = isFloatValue(b) ? floatOf(b) : null
+        const f = (fa ?? fb)!
+        if (Number.isNaN(f)) return NaN
+        if (!Number.isFinite(f)) return (fa !== null ? f > 0 : f < 0) ? 1 : -1
+        const x = fa !== null ? BigInt(Math.floor(f)) : a as bigint
+        const y = fb !== null ? BigInt(Math.floor(f)) : b as bigint
+        if (x !== y) return x < y ? -1 : 1
+        const frac = f - Math.floor(f)
+        if (frac === 0) return 0
+        return fa !== null ? 1 : -1
+      }
+      const x = floatOf(a), y = floatOf(b)
+      return x < y ? -1 : x > y ? 1 : x === y ? 0 : NaN
+    }
+    const x = intOf(a), y = intOf(b)
+    return x < y ? -1 : x > y ? 1 : 0
+  }
+  if (Array.isArray(a) && Array.isArray(b) && Object.isFrozen(a) === Object.isFrozen(b)) {
+    const n = Math.min(a.length, b.length)
+    for (let i = 0; i < n; i++) {
+      if (!eq(a[i], b[i])) return compare(a[i], b[i], op)
+    }
+    return a.length === b.length ? 0 : a.length < b.length ? -1 : 1
+  }
+  if ((a instanceof PySet || a instanceof PyDictView) && (b instanceof PySet || b instanceof PyDictView)) {
+    return setCompare(a instanceof PySet ? a : viewAsSet(a), b instanceof PySet ? b : viewAsSet(b), op)
+  }
+  return orderError(op, a, b)
+}
+
+/** Sets order by inclusion: the caller reads the result through the operator. */
+function setCompare(a: PySet, b: PySet, op: string): number {
+  const sub = [...a.map.keys()].every((k) => b.map.has(k))
+  const sup = [...b.map.keys()].every((k) => a.map.has(k))
+  if (sub && sup) return 0
+  if (op === '<' || op === '<=') return sub ? -1 : NaN
+  return sup ? 1 : NaN
+}
+
+export const lt = (a: unknown, b: unknown): boolean => compare(a, b, '<') < 0
+export const le = (a: unknown, b: unknown): boolean => compare(a, b, '<=') <= 0
+export const gt = (a: unknown, b: unknown): boolean => compare(a, b, '>') > 0
+export const ge = (a: unknown, b: unknown): boolean => compare(a, b, '>=') >= 0
+
+// --- repr and str --------------------------------------------------------------
+
+export function repr(x: unknown, depth = 0): string {
+  switch (typeof x) {
+    case 'string': return strRepr(x)
+    case 'number': return Number.isInteger(x) ? String(x) : floatRepr(x)
+    case 'bigint': return x.toString()
+    case 'boolean': return x ? 'True' : 'False'
+    case 'undefined': return 'None'
+  }
+  if (x === null) return 'None'
+  if (depth > 200) raise('RecursionError', 'maximum recursion depth exceeded while getting the repr of an object')
+  if (x instanceof PyFloat) return floatRepr(x.v)
+  if (Array.isArray(x)) {
+    const inner = x.map((v) => repr(v, depth + 1)).join(', ')
+    if (Object.isFrozen(x)) return x.length === 1 ? `(${inner},)` : `(${inner})`
+    return `[${inner}]`
+  }
+  if (x instanceof PyDict) {
+    const parts: string[] = []
+    for (const [k, v] of x.map.values()) parts.push(`${repr(k, depth + 1)}: ${repr(v, depth + 1)}`)
+    return `{${parts.join(', ')}}`
+  }
+  if (x instanceof PySet) {
+    if (x.size === 0) return 'set()'
+    return `{${[...x.map.values()].map((v) => repr(v, depth + 1)).join(', ')}}`
+  }
+  if (x instanceof PyRange) return x.step === 1 ? `range(${x.start}, ${x.stop})` : `range(${x.start}, ${x.stop}, ${x.step})`
+  if (x instanceof PyDictView) return `dict_${x.kind}(${repr(iterate(x), depth + 1)})`
+  if (x instanceof PyType) return `<class '${x.name}'>`
+  if (x instanceof PyException) return `${x.type.name}(${x.args.map((a) => repr(a, depth + 1)).join(', ')})`
+  return '<object>'
+}
+
+export function str(x: unknown): string {
+  if (typeof x === 'string') return x
+  if (x instanceof PyException) return x.message
+  return repr(x)
+}
+
+// --- iteration and length ---------------------------------------------------------
+
+/** The items of an iterable as a JS array (lists are returned as is: loops see appends, like Python). */
+export function iterate(x: unknown, rt?: PyRun): unknown[] {
+  if (Array.isArray(x)) return x as unknown[]
+  if (typeof x === 'string') {
+    const cps = codePoints(x)
+    if (rt) rt.chargeSlots(cps.length)
+    return cps
+  }
+  if (x instanceof PyDict) {
+    if (rt) rt.chargeSlots(x.size)
+    return Array.from(x.map.values(), (e) => e[0])
+  }
+  if (x instanceof PySet) {
+    if (rt) rt.chargeSlots(x.size)
+    return Array.from(x.map.values())
+  }
+  if (x instanceof PyRange) {
+    const n = x.length
+    if (rt) rt.chargeSlots(n)
+    const out = new Array<number>(n)
+    for (let i = 0; i < n; i++) out[i] = x.start + i * x.step
+    return out
+  }
+  if (x instanceof PyDictView) {
+    const d = x.dict
+    if (rt) rt.chargeSlots(d.size)
+    if (x.kind === 'keys') return Array.from(d.map.values(), (e) => e[0])
+    if (x.kind === 'values') return Array.from(d.map.values(), (e) => e[1])
+    return Array.from(d.map.values(), (e) => Object.freeze([e[0], e[1]]))
+  }
+  return typeError(`'${typeName(x)}' object is not iterable`)
+}
+
+/** A fresh JS array of the items (never the list itself). */
+export function toArray(x: unknown, rt: PyRun): unknown[] {
+  if (Array.isArray(x)) {
+    rt.chargeSlots(x.length)
+    return x.slice()
+  }
+  return iterate(x, rt)
+}
+
+export function len(x: unknown): number {
+  if (typeof x === 'string') return strLenOf(x)
+  if (Array.isArray(x)) return x.length
+  if (x instanceof PyDict || x instanceof PySet) return x.size
+  if (x instanceof PyRange) return x.length
+  if (x instanceof PyDictView) return x.dict.size
+  return typeError(`object of type '${typeName(x)}' has no len()`)
+}
+
+import { strLen as strLenOf } from './text.ts'
+
+/** x in container. */
+export function contains(rt: PyRun, container: unknown, x: unknown): boolean {
+  if (typeof container === 'string') {
+    if (typeof x !== 'string') typeError(`'in <string>' requires string as left operand, not ${typeName(x)}`)
+    work(rt, container.length)
+    return container.includes(x as string)
+  }
+  if (Array.isArray(container)) {
+    work(rt, container.length)
+    for (let i = 0; i < container.length; i++) if (eq(container[i], x)) return true
+    return false
+  }
+  if (container instanceof PyDict) return container.map.has(hashKey(x))
+  if (container instanceof PySet) return container.map.has(hashKey(x))
+  if (container instanceof PyRange) {
+    if (!isNumber(x) || (isFloatValue(x) && !Number.isInteger(floatOf(x)))) return false
+    const v = floatOf(x)
+    const { start, stop, step } = container
+    if (step > 0 ? v < start || v >= stop : v > start || v <= stop) return false
+    return (v - start) % step === 0
+  }
+  if (container instanceof PyDictView) {
+    if (container.kind === 'keys') return container.dict.map.has(hashKey(x))
+    const items = iterate(container)
+    work(rt, items.length)
+    return items.some((v) => eq(v, x))
+  }
+  return typeError(`argument of type '${typeName(container)}' is not iterable`)
+}

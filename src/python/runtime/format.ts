@@ -1,0 +1,338 @@
+/**
+ * The format mini-language (`format(x, spec)`, f-string `{x:spec}`,
+ * `str.format`) and printf-style `%` formatting, for int, float and str.
+ */
+import { PyDict, PyFloat, isTuple, typeName } from './values.ts'
+import { raise, typeError, valueError } from './errors.ts'
+import { repr, str } from './core.ts'
+import { floatOf, intOf, isFloatValue, isIntValue, truncFloat } from './numbers.ts'
+import { expParts, expText, fixedAbs, floatRepr, generalAbs } from './float-text.ts'
+import { strLen } from './text.ts'
+import { getItem } from './items.ts'
+import type { PyRun } from './fuel.ts'
+
+interface Spec {
+  fill: string
+  align: string
+  sign: string
+  z: boolean
+  alt: boolean
+  zero: boolean
+  width: number
+  grouping: string
+  precision: number | null
+  type: string
+}
+
+const SPEC = /^(?:(.)?([<>=^]))?([+\- ])?(z)?(#)?(0)?(\d+)?([,_])?(?:\.(\d+))?([bcdeEfFgGnosxX%])?$/su
+
+function parseSpec(spec: string): Spec {
+  const m = SPEC.exec(spec)
+  if (!m) return valueError('Invalid format specifier')
+  return {
+    fill: m[1] ?? (m[6] && !m[2] ? '0' : ' '),
+    align: m[2] ?? (m[6] ? '=' : ''),
+    sign: m[3] ?? '-',
+    z: !!m[4],
+    alt: !!m[5],
+    zero: !!m[6],
+    width: m[7] ? Number(m[7]) : 0,
+    grouping: m[8] ?? '',
+    precision: m[9] !== undefined ? Number(m[9]) : null,
+    type: m[10] ?? '',
+  }
+}
+
+function pad(body: string, sign: string, spec: Spec, defaultAlign: string): string {
+  const len = strLen(sign) + strLen(body)
+  const n = spec.width - len
+  if (n <= 0) return sign + body
+  const align = spec.align || defaultAlign
+  const fill = spec.fill
+  switch (align) {
+    case '<': return sign + body + fill.repeat(n)
+    case '>': return fill.repeat(n) + sign + body
+    case '^': { const l = Math.floor(n / 2); return fill.repeat(l) + sign + body + fill.repeat(n - l) }
+    default: return sign + fill.repeat(n) + body
+  }
+}
+
+function group(digits: string, sep: string, every: number): string {
+  if (!sep) return digits
+  let out = ''
+  for (let i = digits.length; i > 0; i -= every) out = digits.slice(Math.max(0, i - every), i) + (out ? sep + out : '')
+  return out
+}
+
+/** Grouping of the integer part when zero padding: CPython pads with grouped zeros. */
+function zeroGroup(intPart: string, rest: string, sign: string, spec: Spec, every: number): string {
+  if (!(spec.zero || (spec.fill === '0' && spec.align === '=')) || !spec.grouping) return group(intPart, spec.grouping, every) + rest
+  const target = spec.width - strLen(sign) - strLen(rest)
+  let digits = intPart
+  let g = group(digits, spec.grouping, every)
+  while (g.length < target) { digits = '0' + digits; g = group(digits, spec.grouping, every) }
+  return g + rest
+}
+
+function signOf(neg: boolean, spec: Spec): string {
+  if (neg) return '-'
+  return spec.sign === '+' ? '+' : spec.sign === ' ' ? ' ' : ''
+}
+
+function formatInt(v: number | bigint, spec: Spec): string {
+  const t = spec.type || 'd'
+  if ('eEfFgG%'.includes(t)) return formatFloat(Number(v), spec)
+  if (spec.precision !== null) valueError('Precision not allowed in integer format specifier')
+  const neg = v < 0
+  const a = neg ? -v : v
+  if (t === 'c') {
+    if (spec.sign !== '-') valueError("Sign not allowed with integer format specifier 'c'")
+    return pad(String.fromCodePoint(Number(a)), '', spec, '>')
+  }
+  let digits: string
+  let prefix = ''
+  switch (t) {
+    case 'b': digits = a.toString(2); prefix = '0b'; break
+    case 'o': digits = a.toString(8); prefix = '0o'; break
+    case 'x': digits = a.toString(16); prefix = '0x'; break
+    case 'X': digits = a.toString(16).toUpperCase(); prefix = '0X'; break
+    case 'd': case 'n': digits = a.toString(); break
+    default: return valueError(`Unknown format code '${t}' for object of type 'int'`)
+  }
+  if (spec.grouping === ',' && 'bcoxX'.includes(t)) valueError("Cannot specify ',' with '" + t + "'.")
+  const sign = signOf(neg, spec) + (spec.alt ? prefix : '')
+  const every = 'bxXo'.includes(t) ? 4 : 3
+  return pad(zeroGroup(digits, '', sign, spec, every), sign, spec, '>')
+}
+
+function formatFloat(v: number, spec: Spec): string {
+  let t = spec.type
+  if (t === 'n') t = 'g'
+  const neg = v < 0 || Object.is(v, -0)
+  let a = Math.abs(v)
+  let body: string
+  if (!Number.isFinite(a)) {
+    body = Number.isNaN(a) ? 'nan' : 'inf'
+    if (t === 'E' || t === 'F' || t === 'G') body = body.toUpperCase()
+    if (t === '%') body += '%'
+    const s = signOf(neg && !Number.isNaN(v), spec)
+    return pad(body, s, { ...spec, fill: spec.zero && !spec.align ? ' ' : spec.fill }, '>')
+  }
+  const p = spec.precision
+  switch (t) {
+    case 'f': case 'F': body = fixedAbs(a, p ?? 6); if (spec.alt && !body.includes('.')) body += '.'; break
+    case 'e': case 'E': {
+      const { mant, exp } = expParts(a, p ?? 6)
+      body = (spec.alt && !mant.includes('.') ? mant + '.' : mant) + expText(exp)
+      if (t === 'E') body = body.toUpperCase()
+      break
+    }
+    case 'g': case 'G':
+      body = generalAbs(a, p === null ? 6 : Math.max(p, 1), spec.alt)
+      if (t === 'G') body = body.toUpperCase()
+      break
+    case '%': a *= 100; body = fixedAbs(a, p ?? 6) + '%'; break
+    case '':
+      if (p === null) body = floatRepr(a)
+      else {
+        body = generalAbs(a, Math.max(p, 1), spec.alt)
+        if (!/[.e]/.test(body)) body += '.0'
+      }
+      break
+    default: return valueError(`Unknown format code '${t}' for object of type 'float'`)
+  }
+  let isZero = !/[1-9]/.test(body.replace(/e[+-]\d+$/, ''))
+  const sign = signOf(neg && !(spec.z && isZero), spec)
+  const dot = body.search(/[.e%]/)
+  const intPart = dot < 0 ? body : body.slice(0, dot)
+  const rest = dot < 0 ? '' : body.slice(dot)
+  isZero = false
+  return pad(zeroGroup(intPart, rest, sign, spec, 3), sign, spec, '>')
+}
+
+function formatStr(s: string, spec: Spec): string {
+  if (spec.type && spec.type !== 's') valueError(`Unknown format code '${spec.type}' for object of type 'str'`)
+  if (spec.sign !== '-') valueError('Sign not allowed in string format specifier')
+  if (spec.align === '=') valueError("'=' alignment not allowed in string format specifier")
+  let body = s
+  if (spec.precision !== null) body = Array.from(s).slice(0, spec.precision).join('')
+  return pad(body, '', spec, '<')
+}
+
+/** format(value, spec). */
+export function format(rt: PyRun, value: unknown, spec: string): string {
+  if (spec === '') return rt.chargeString(str(value))
+  const sp = parseSpec(spec)
+  let out: string
+  if (typeof value === 'string') out = formatStr(value, sp)
+  else if (typeof value === 'boolean' && !sp.type) out = formatStr(value ? 'True' : 'False', sp)
+  else if (isIntValue(value)) out = formatInt(intOf(value), sp)
+  else if (isFloatValue(value)) out = formatFloat(floatOf(value), sp)
+  else if (value === null || value === undefined || typeof value === 'object') {
+    if (spec) typeError(`unsupported format string passed to ${typeName(value)}.__format__`)
+    out = str(value)
+  } else out = str(value)
+  return rt.chargeString(out)
+}
+
+/** `!r`, `!s`, `!a` conversions. */
+export function convert(value: unknown, conv: string): string {
+  if (conv === 'r') return repr(value)
+  if (conv === 'a') return repr(value).replace(/[^\x00-\x7f]/gu, (c) => {
+    const cp = c.codePointAt(0)!
+    return cp <= 0xff ? '\\x' + cp.toString(16).padStart(2, '0') : cp <= 0xffff ? '\\u' + cp.toString(16).padStart(4, '0') : '\\U' + cp.toString(16).padStart(8, '0')
+  })
+  return str(value)
+}
+
+// --- printf-style --------------------------------------------------------------
+
+const PERCENT = /%(?:\(([^)]*)\))?([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])/gs
+
+/** `fmt % args`. */
+export function percentFormat(rt: PyRun, fmt: string, args: unknown): string {
+  const isMap = args instanceof PyDict
+  const list = isTuple(args) ? args : [args]
+  let i = 0
+  let usedMap = false
+  const next = (): unknown => {
+    if (i >= list.length) typeError('not enough arguments for format string')
+    return list[i++]
+  }
+  let out = ''
+  let last = 0
+  PERCENT.lastIndex = 0
+  for (let m = PERCENT.exec(fmt); m; m = PERCENT.exec(fmt)) {
+    const between = fmt.slice(last, m.index)
+    if (between.includes('%')) valueError(`unsupported format character '${between[between.indexOf('%') + 1] ?? ''}'`)
+    out += between
+    last = PERCENT.lastIndex
+    const [, key, flags = '', w, prec, conv] = m
+    if (conv === '%') { out += '%'; continue }
+    let width = w === '*' ? Number(intOf(next())) : w ? Number(w) : 0
+    const precision = prec === '*' ? Number(intOf(next())) : prec !== undefined ? Number(prec) : null
+    let v: unknown
+    if (key !== undefined) {
+      if (!isMap) typeError('format requires a mapping')
+      usedMap = true
+      v = getItem(rt, args, key)
+    } else v = isMap && list.length === 1 && !usedMap && false ? args : next()
+    let left = flags.includes('-')
+    if (width < 0) { left = true; width = -width }
+    const spec: Spec = {
+      fill: flags.includes('0') && !left && 'diouxXeEfFgG'.includes(conv!) ? '0' : ' ',
+      align: left ? '<' : flags.includes('0') && 'diouxXeEfFgG'.includes(conv!) ? '=' : '>',
+      sign: flags.includes('+') ? '+' : flags.includes(' ') ? ' ' : '-',
+      z: false, alt: flags.includes('#'), zero: false, width, grouping: '', precision, type: '',
+    }
+    let piece: string
+    switch (conv) {
+      case 's': case 'r': case 'a': {
+        let s = conv === 's' ? str(v) : convert(v, conv)
+        if (precision !== null) s = Array.from(s).slice(0, precision).join('')
+        piece = pad(s, '', { ...spec, fill: ' ' }, '>')
+        break
+      }
+      case 'd': case 'i': case 'u': {
+        if (!isIntValue(v) && !isFloatValue(v)) typeError(`%${conv} format: a real number is required, not ${typeName(v)}`)
+        const n = isFloatValue(v) ? truncFloat(floatOf(v)) : intOf(v)
+        piece = formatInt(n, { ...spec, type: 'd', precision: null })
+        if (precision !== null) piece = padDigits(piece, precision, spec)
+        break
+      }
+      case 'o': case 'x': case 'X': {
+        if (!isIntValue(v)) typeError(`%${conv} format: an integer is required, not ${typeName(v)}`)
+        piece = formatInt(intOf(v), { ...spec, type: conv, precision: null })
+        break
+      }
+      case 'c': {
+        const s = typeof v === 'string' ? v : String.fromCodePoint(Number(intOf(v)))
+        piece = pad(s, '', { ...spec, fill: ' ' }, '>')
+        break
+      }
+      default: {
+        if (!isIntValue(v) && !isFloatValue(v)) typeError(`must be real number, not ${typeName(v)}`)
+        piece = formatFloat(floatOf(v), { ...spec, type: conv!, precision: precision ?? 6 })
+      }
+    }
+    out += piece
+  }
+  const tail = fmt.slice(last)
+  if (tail.includes('%')) valueError('incomplete format')
+  out += tail
+  if (!isMap && i < list.length) typeError('not all arguments converted during string formatting')
+  return rt.chargeString(out)
+}
+
+function padDigits(piece: string, precision: number, spec: Spec): string {
+  const m = /^(\s*)([-+ ]?)(\d+)(\s*)$/.exec(piece)
+  if (!m) return piece
+  const digits = m[3]!.padStart(precision, '0')
+  const body = m[2]! + digits
+  return spec.align === '<' ? body.padEnd(spec.width) : body.padStart(spec.width)
+}
+
+// --- str.format --------------------------------------------------------------------
+
+/** `template.format(*args, **kwargs)`. */
+export function strFormat(rt: PyRun, template: string, args: unknown[], kwargs: PyDict | null): string {
+  let out = ''
+  let auto = 0
+  let i = 0
+  const n = template.length
+  while (i < n) {
+    const c = template[i]!
+    if (c === '{') {
+      if (template[i + 1] === '{') { out += '{'; i += 2; continue }
+      const end = findClose(template, i)
+      const field = template.slice(i + 1, end)
+      i = end + 1
+      out += formatField(rt, field, args, kwargs, () => auto++)
+      continue
+    }
+    if (c === '}') {
+      if (template[i + 1] === '}') { out += '}'; i += 2; continue }
+      valueError("Single '}' encountered in format string")
+    }
+    out += c
+    i++
+  }
+  return rt.chargeString(out)
+}
+
+function findClose(s: string, open: number): number {
+  let depth = 0
+  for (let j = open; j < s.length; j++) {
+    if (s[j] === '{') depth++
+    else if (s[j] === '}') { depth--; if (depth === 0) return j }
+  }
+  return valueError("Single '{' encountered in format string")
+}
+
+function formatField(rt: PyRun, field: string, args: unknown[], kwargs: PyDict | null, nextAuto: () => number): string {
+  const m = /^([^!:[.]*)((?:\[[^\]]*\])*)(?:!([rsa]))?(?::(.*))?$/s.exec(field)
+  if (!m) return valueError(`invalid format field ${field}`)
+  const [, name = '', index = '', conv, specRaw = ''] = m
+  let value: unknown
+  if (name === '') {
+    const k = nextAuto()
+    if (k >= args.length) raise('IndexError', `Replacement index ${k} out of range for positional args tuple`)
+    value = args[k]
+  } else if (/^\d+$/.test(name)) {
+    const k = Number(name)
+    if (k >= args.length) raise('IndexError', `Replacement index ${k} out of range for positional args tuple`)
+    value = args[k]
+  } else {
+    if (!kwargs) raise('KeyError', `'${name}'`)
+    value = getItem(rt, kwargs, name)
+  }
+  for (const part of index.match(/\[[^\]]*\]/g) ?? []) {
+    const key = part.slice(1, -1)
+    value = getItem(rt, value, /^\d+$/.test(key) ? Number(key) : key)
+  }
+  const spec = specRaw.includes('{') ? strFormat(rt, specRaw, args, kwargs) : specRaw
+  if (conv) return format(rt, convert(value, conv), spec)
+  return format(rt, value, spec)
+}
+
+export { PyFloat }

@@ -1,0 +1,159 @@
+/**
+ * Subscripts: `x[i]`, `x[a:b:c]`, `x[i] = v`, `del x[i]` on str (by code
+ * point), list, tuple, dict and range, with Python's negative indexes and
+ * slice rules.
+ */
+import { PyDict, PyRange, isTuple, tuple, typeName } from './values.ts'
+import { raise, typeError } from './errors.ts'
+import { hashKey, repr } from './core.ts'
+import { codePoints, hasAstral } from './text.ts'
+import { intOf, isIntValue } from './numbers.ts'
+import type { PyRun } from './fuel.ts'
+
+/** An index operand as a JS number (bool counts as int; floats are refused like CPython). */
+export function indexOf(x: unknown, what: string): number {
+  if (typeof x === 'number' && Number.isInteger(x)) return x
+  if (typeof x === 'boolean') return x ? 1 : 0
+  if (typeof x === 'bigint') return Number(x) // beyond any length: reported as out of range by the caller
+  return typeError(`${what} indices must be integers or slices, not ${typeName(x)}`)
+}
+
+function normalize(i: number, n: number, what: string): number {
+  const j = i < 0 ? i + n : i
+  if (j < 0 || j >= n) raise('IndexError', `${what} index out of range`)
+  return j
+}
+
+export function getItem(rt: PyRun, x: unknown, k: unknown): unknown {
+  if (Array.isArray(x)) {
+    const what = Object.isFrozen(x) ? 'tuple' : 'list'
+    return x[normalize(indexOf(k, what), x.length, what)]
+  }
+  if (x instanceof PyDict) {
+    const e = x.map.get(hashKey(k))
+    if (e === undefined) throw keyError(k)
+    return e[1]
+  }
+  if (typeof x === 'string') {
+    const i = indexOf(k, 'string')
+    if (!hasAstral(x)) return x[normalize(i, x.length, 'string')]
+    const cps = codePoints(x)
+    rt.chargeSlots(cps.length)
+    return cps[normalize(i, cps.length, 'string')]
+  }
+  if (x instanceof PyRange) return x.at(normalize(indexOf(k, 'range object'), x.length, 'range object'))
+  return typeError(`'${typeName(x)}' object is not subscriptable`)
+}
+
+import { PyRaise } from './errors.ts'
+import { PyException, typeByName } from './values.ts'
+function keyError(k: unknown): PyRaise {
+  const msg = repr(k)
+  return new PyRaise(new PyException(typeByName('KeyError')!, [k], msg), msg)
+}
+export { keyError }
+
+export function setItem(rt: PyRun, x: unknown, k: unknown, v: unknown): void {
+  if (Array.isArray(x)) {
+    if (Object.isFrozen(x)) typeError("'tuple' object does not support item assignment")
+    x[normalize(indexOf(k, 'list'), x.length, 'list assignment')] = v
+    return
+  }
+  if (x instanceof PyDict) {
+    const h = hashKey(k)
+    const e = x.map.get(h)
+    if (e) e[1] = v
+    else { rt.chargeSlots(2); x.map.set(h, [k, v]) }
+    return
+  }
+  typeError(`'${typeName(x)}' object does not support item assignment`)
+}
+
+export function delItem(x: unknown, k: unknown): void {
+  if (Array.isArray(x)) {
+    if (Object.isFrozen(x)) typeError("'tuple' object doesn't support item deletion")
+    x.splice(normalize(indexOf(k, 'list'), x.length, 'list assignment'), 1)
+    return
+  }
+  if (x instanceof PyDict) {
+    if (!x.map.delete(hashKey(k))) throw keyError(k)
+    return
+  }
+  typeError(`'${typeName(x)}' object doesn't support item deletion`)
+}
+
+function sliceIndex(v: unknown): number | null {
+  if (v === null || v === undefined) return null
+  if (isIntValue(v)) {
+    const i = intOf(v)
+    return typeof i === 'bigint' ? (i < 0n ? -Number.MAX_SAFE_INTEGER : Number.MAX_SAFE_INTEGER) : i
+  }
+  return typeError('slice indices must be integers or None or have an __index__ method')
+}
+
+/** The indices a slice selects in a sequence of length n (CPython's PySlice_AdjustIndices). */
+export function sliceIndices(n: number, lo: unknown, hi: unknown, st: unknown): { start: number; step: number; count: number } {
+  const s = sliceIndex(st)
+  const step = s === null ? 1 : s
+  if (step === 0) raise('ValueError', 'slice step cannot be zero')
+  let start = sliceIndex(lo), stop = sliceIndex(hi)
+  if (start === null) start = step < 0 ? n - 1 : 0
+  else if (start < 0) { start += n; if (start < 0) start = step < 0 ? -1 : 0 } else if (start >= n) start = step < 0 ? n - 1 : n
+  if (stop === null) stop = step < 0 ? -1 : n
+  else if (stop < 0) { stop += n; if (stop < 0) stop = step < 0 ? -1 : 0 } else if (stop >= n) stop = step < 0 ? n - 1 : n
+  let count = 0
+  if (step < 0) { if (stop < start) count = Math.floor((start - stop - 1) / -step) + 1 } else if (start < stop) count = Math.floor((stop - start - 1) / step) + 1
+  return { start, step, count }
+}
+
+export function getSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: unknown): unknown {
+  if (typeof x === 'string') {
+    const astral = hasAstral(x)
+    const cps: ArrayLike<string> = astral ? codePoints(x) : x
+    const { start, step, count } = sliceIndices(cps.length, lo, hi, st)
+    if (step === 1 && !astral) return rt.chargeString(x.slice(start, start + count))
+    let out = ''
+    for (let i = 0, j = start; i < count; i++, j += step) out += cps[j]
+    return rt.chargeString(out)
+  }
+  if (Array.isArray(x)) {
+    const { start, step, count } = sliceIndices(x.length, lo, hi, st)
+    rt.chargeSlots(count)
+    const out = step === 1 ? x.slice(start, start + count) : Array.from({ length: count }, (_, i) => x[start + i * step])
+    return Object.isFrozen(x) ? tuple(out) : out
+  }
+  if (x instanceof PyRange) {
+    const { start, step, count } = sliceIndices(x.length, lo, hi, st)
+    const first = x.at(start)
+    return new PyRange(first, first + count * step * x.step, step * x.step)
+  }
+  return typeError(`'${typeName(x)}' object is not subscriptable`)
+}
+
+export function setSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: unknown, v: unknown, items: unknown[]): void {
+  if (!Array.isArray(x) || Object.isFrozen(x)) typeError(`'${typeName(x)}' object does not support item assignment`)
+  const list = x as unknown[]
+  const { start, step, count } = sliceIndices(list.length, lo, hi, st)
+  rt.chargeSlots(items.length)
+  if (st === null || st === undefined || step === 1) {
+    list.splice(start, count, ...items)
+    return
+  }
+  if (items.length !== count) raise('ValueError', `attempt to assign sequence of size ${items.length} to extended slice of size ${count}`)
+  for (let i = 0; i < count; i++) list[start + i * step] = items[i]
+  void v
+}
+
+export function delSlice(x: unknown, lo: unknown, hi: unknown, st: unknown): void {
+  if (!Array.isArray(x) || Object.isFrozen(x)) typeError(`'${typeName(x)}' object doesn't support item deletion`)
+  const list = x as unknown[]
+  const { start, step, count } = sliceIndices(list.length, lo, hi, st)
+  if (step === 1) { list.splice(start, count); return }
+  const drop = new Set<number>()
+  for (let i = 0; i < count; i++) drop.add(start + i * step)
+  const keep = list.filter((_, i) => !drop.has(i))
+  list.length = 0
+  list.push(...keep)
+}
+
+export { isTuple }

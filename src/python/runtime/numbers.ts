@@ -1,0 +1,255 @@
+/**
+ * int and float arithmetic with Python's rules: exact ints (bigint beyond
+ * 2^53), true division always a float, floor division and modulo rounding
+ * toward negative infinity, `**` exact for ints, bool as an int.
+ */
+import { PyFloat, mkFloat, mkInt } from './values.ts'
+import { raise, typeError } from './errors.ts'
+import type { PyRun } from './fuel.ts'
+import { typeName } from './values.ts'
+
+/** A numeric operand, classified: an int (number or bigint) or a float (JS number). */
+export const isIntValue = (x: unknown): boolean => (typeof x === 'number' && Number.isInteger(x)) || typeof x === 'bigint' || typeof x === 'boolean'
+export const isFloatValue = (x: unknown): boolean => (typeof x === 'number' && !Number.isInteger(x)) || x instanceof PyFloat
+export const isNumber = (x: unknown): boolean => typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean' || x instanceof PyFloat
+
+/** The int value of an int or bool (number or bigint). */
+export function intOf(x: unknown): number | bigint {
+  if (typeof x === 'boolean') return x ? 1 : 0
+  return x as number | bigint
+}
+
+/** The float value of any number (bigints too large for a float raise OverflowError). */
+export function floatOf(x: unknown): number {
+  if (typeof x === 'number') return x
+  if (x instanceof PyFloat) return x.v
+  if (typeof x === 'boolean') return x ? 1 : 0
+  if (typeof x === 'bigint') {
+    const f = Number(x)
+    if (!Number.isFinite(f)) raise('OverflowError', 'int too large to convert to float')
+    return f
+  }
+  return typeError(`must be real number, not ${typeName(x)}`)
+}
+
+const big = (x: number | bigint): bigint => (typeof x === 'bigint' ? x : BigInt(x))
+
+function unsupported(op: string, a: unknown, b: unknown): never {
+  return typeError(`unsupported operand type(s) for ${op}: '${typeName(a)}' and '${typeName(b)}'`)
+}
+
+/** Charge for bigint work: proportional to the digits involved. */
+function chargeBig(rt: PyRun, ...xs: Array<number | bigint>): void {
+  let bits = 0
+  for (const x of xs) if (typeof x === 'bigint') bits += x.toString(16).length * 4
+  if (bits > 0) rt.charge(bits * 10)
+}
+
+export type NumOp = (rt: PyRun, a: unknown, b: unknown) => unknown
+
+/** int op int (both ints already): numbers when exact, bigint otherwise. */
+function intArith(rt: PyRun, op: string, a: number | bigint, b: number | bigint): unknown {
+  if (typeof a === 'number' && typeof b === 'number') {
+    switch (op) {
+      case '+': { const r = a + b; if (Number.isSafeInteger(r)) return r; break }
+      case '-': { const r = a - b; if (Number.isSafeInteger(r)) return r; break }
+      case '*': { const r = a * b; if (Number.isSafeInteger(r)) return r === 0 ? 0 : r; break }
+      case '//': {
+        if (b === 0) raise('ZeroDivisionError', 'integer division or modulo by zero')
+        const m = pyModInt(a, b)
+        return (a - m) / b
+      }
+      case '%': {
+        if (b === 0) raise('ZeroDivisionError', 'integer division or modulo by zero')
+        return pyModInt(a, b)
+      }
+    }
+  }
+  chargeBig(rt, a, b)
+  const x = big(a), y = big(b)
+  switch (op) {
+    case '+': return mkInt(x + y)
+    case '-': return mkInt(x - y)
+    case '*': return mkInt(x * y)
+    case '//': {
+      if (y === 0n) raise('ZeroDivisionError', 'integer division or modulo by zero')
+      let q = x / y
+      if ((x % y !== 0n) && ((x < 0n) !== (y < 0n))) q -= 1n
+      return mkInt(q)
+    }
+    case '%': {
+      if (y === 0n) raise('ZeroDivisionError', 'integer division or modulo by zero')
+      let m = x % y
+      if (m !== 0n && (m < 0n) !== (y < 0n)) m += y
+      return mkInt(m)
+    }
+  }
+  throw new Error(`intArith: ${op}`)
+}
+
+function pyModInt(a: number, b: number): number {
+  let m = a % b
+  if (m !== 0 && (m < 0) !== (b < 0)) m += b
+  return m === 0 ? 0 : m
+}
+
+/** CPython's float_divmod: returns [floordiv, mod]. */
+function floatDivmod(vx: number, wx: number, what: string): [number, number] {
+  if (wx === 0) raise('ZeroDivisionError', what)
+  let mod = vx % wx
+  let div = (vx - mod) / wx
+  if (mod) {
+    if ((wx < 0) !== (mod < 0)) { mod += wx; div -= 1 }
+  } else {
+    mod = wx < 0 ? -0 : 0
+  }
+  let floordiv: number
+  if (div) {
+    floordiv = Math.floor(div)
+    if (div - floordiv > 0.5) floordiv += 1
+  } else {
+    floordiv = (vx / wx) < 0 || Object.is(vx / wx, -0) ? -0 : 0
+  }
+  return [floordiv, mod]
+}
+
+function floatArith(op: string, x: number, y: number): unknown {
+  switch (op) {
+    case '+': return mkFloat(x + y)
+    case '-': return mkFloat(x - y)
+    case '*': return mkFloat(x * y)
+    case '/':
+      if (y === 0) raise('ZeroDivisionError', 'float division by zero')
+      return mkFloat(x / y)
+    case '//': return mkFloat(floatDivmod(x, y, 'float floor division by zero')[0])
+    case '%': return mkFloat(floatDivmod(x, y, 'float modulo')[1])
+  }
+  throw new Error(`floatArith: ${op}`)
+}
+
+/** A binary arithmetic operator on two numbers (ints, bools, floats); undefined when an operand is not a number. */
+export function numArith(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
+  if (!isNumber(a) || !isNumber(b)) return undefined
+  if (op === '/') {
+    const x = floatOf(a), y = floatOf(b)
+    if (y === 0) raise('ZeroDivisionError', isFloatValue(a) || isFloatValue(b) ? 'float division by zero' : 'division by zero')
+    if (typeof a === 'bigint' || typeof b === 'bigint') return mkFloat(bigTrueDiv(intOf(a), intOf(b)))
+    return mkFloat(x / y)
+  }
+  if (op === '**') return pow(rt, a, b)
+  if (isFloatValue(a) || isFloatValue(b)) return floatArith(op, floatOf(a), floatOf(b))
+  return intArith(rt, op, intOf(a), intOf(b))
+}
+
+function bigTrueDiv(a: number | bigint, b: number | bigint): number {
+  // Exact enough for the subset: scale so the quotient keeps 64 significant bits before rounding.
+  const x = big(a), y = big(b)
+  const q = Number(x * (1n << 64n) / y) / 2 ** 64
+  if (!Number.isFinite(q)) raise('OverflowError', 'integer division result too large for a float')
+  return q
+}
+
+export function pow(rt: PyRun, a: unknown, b: unknown): unknown {
+  if (isFloatValue(a) || isFloatValue(b)) {
+    const x = floatOf(a), y = floatOf(b)
+    if (x === 0 && y < 0) raise('ZeroDivisionError', '0.0 cannot be raised to a negative power')
+    if (x < 0 && !Number.isInteger(y) && Number.isFinite(y)) raise('ValueError', 'negative number cannot be raised to a fractional power (complex results are not supported)')
+    const r = Math.pow(x, y)
+    if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) raise('OverflowError', '(34, \'Numerical result out of range\')')
+    return mkFloat(r)
+  }
+  const x = intOf(a), y = intOf(b)
+  if (y < 0) {
+    if (x === 0 || x === 0n) raise('ZeroDivisionError', '0.0 cannot be raised to a negative power')
+    return mkFloat(Math.pow(floatOf(x), floatOf(y)))
+  }
+  if (typeof x === 'number' && typeof y === 'number') {
+    const r = Math.pow(x, y)
+    if (Math.abs(r) < 2 ** 31) return r
+  }
+  const bx = big(x), by = big(y)
+  const bits = Number(by) * Math.max(1, (bx < 0n ? -bx : bx).toString(2).length)
+  if (bits > 64_000_000) raise('MemoryError', 'the result of ** is too large')
+  rt.charge(bits * 10)
+  return mkInt(bx ** by)
+}
+
+export function negate(rt: PyRun, a: unknown): unknown {
+  if (typeof a === 'number') return Number.isInteger(a) ? (a === 0 ? 0 : -a) : -a
+  if (typeof a === 'boolean') return a ? -1 : 0
+  if (typeof a === 'bigint') { chargeBig(rt, a); return mkInt(-a) }
+  if (a instanceof PyFloat) return new PyFloat(-a.v)
+  return typeError(`bad operand type for unary -: '${typeName(a)}'`)
+}
+
+export function positive(a: unknown): unknown {
+  if (typeof a === 'boolean') return a ? 1 : 0
+  if (isNumber(a)) return a
+  return typeError(`bad operand type for unary +: '${typeName(a)}'`)
+}
+
+export function invert(a: unknown): unknown {
+  if (isIntValue(a)) {
+    const x = intOf(a)
+    return typeof x === 'number' ? -x - 1 : mkInt(-x - 1n)
+  }
+  return typeError(`bad operand type for unary ~: '${typeName(a)}'`)
+}
+
+/** `& | ^ << >>` on ints (bools give bools for & | ^). */
+export function bitwise(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
+  if (typeof a === 'boolean' && typeof b === 'boolean' && op !== '<<' && op !== '>>') {
+    return op === '&' ? a && b : op === '|' ? a || b : a !== b
+  }
+  if (!isIntValue(a) || !isIntValue(b)) return unsupported(op, a, b)
+  const x = big(intOf(a)), y = big(intOf(b))
+  chargeBig(rt, intOf(a), intOf(b))
+  switch (op) {
+    case '&': return mkInt(x & y)
+    case '|': return mkInt(x | y)
+    case '^': return mkInt(x ^ y)
+    case '<<':
+      if (y < 0n) raise('ValueError', 'negative shift count')
+      if (y > 1_000_000n) raise('MemoryError', 'shift count too large')
+      rt.charge(Number(y) * 10)
+      return mkInt(x << y)
+    case '>>':
+      if (y < 0n) raise('ValueError', 'negative shift count')
+      return mkInt(x >> y)
+  }
+  return unsupported(op, a, b)
+}
+
+export { unsupported }
+
+/** round(x) / round(x, n) for ints. */
+export function roundInt(x: number | bigint, n: number): number | bigint {
+  if (n >= 0) return x
+  const p = 10n ** BigInt(-n)
+  const v = big(x)
+  let q = v / p
+  let r = v % p
+  if (r < 0n) { r += p; q -= 1n }
+  const twice = 2n * r
+  if (twice > p || (twice === p && (q & 1n) === 1n)) q += 1n
+  return mkInt(q * p)
+}
+
+/** The int value of a float, truncated (int(2.7) == 2); infinities and NaN raise. */
+export function truncFloat(f: number): number | bigint {
+  if (Number.isNaN(f)) raise('ValueError', 'cannot convert float NaN to integer')
+  if (!Number.isFinite(f)) raise('OverflowError', 'cannot convert float infinity to integer')
+  const t = Math.trunc(f)
+  return Number.isSafeInteger(t) ? (t === 0 ? 0 : t) : BigInt(t)
+}
+
+/** Round half to even to an int (round(2.5) == 2). */
+export function roundHalfEven(f: number): number | bigint {
+  if (Number.isNaN(f)) raise('ValueError', 'cannot convert float NaN to integer')
+  if (!Number.isFinite(f)) raise('OverflowError', 'cannot convert float infinity to integer')
+  const fl = Math.floor(f)
+  const d = f - fl
+  let r = d > 0.5 ? fl + 1 : d < 0.5 ? fl : (fl % 2 === 0 ? fl : fl + 1)
+  if (r === 0) r = 0
+  return Number.isSafeInteger(r) ? r : BigInt(r)
+}

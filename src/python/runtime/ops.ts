@@ -1,0 +1,155 @@
+/**
+ * Operators: arithmetic with sequence and set overloads, in-place forms,
+ * comparisons and membership. These are the hottest runtime entries: the
+ * int and float cases are tried first, inline.
+ */
+import { PyDict, PySet, mkFloat, tuple, typeName } from './values.ts'
+import { typeError } from './errors.ts'
+import { bitwise, numArith, unsupported, isIntValue, intOf } from './numbers.ts'
+import { asSet, dictUpdate, setOp } from './collections.ts'
+import { percentFormat } from './format.ts'
+import { iterate } from './core.ts'
+import type { PyRun } from './fuel.ts'
+
+export function add(rt: PyRun, a: unknown, b: unknown): unknown {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a + b
+    if (Number.isInteger(r)) {
+      if (Number.isInteger(a) && Number.isInteger(b)) return Number.isSafeInteger(r) ? r : numArith(rt, '+', a, b)
+      return mkFloat(r)
+    }
+    return r
+  }
+  if (typeof a === 'string' && typeof b === 'string') return rt.chargeString(a + b)
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const fa = Object.isFrozen(a)
+    if (fa !== Object.isFrozen(b)) typeError(`can only concatenate ${fa ? 'tuple' : 'list'} (not "${typeName(b)}") to ${fa ? 'tuple' : 'list'}`)
+    rt.chargeSlots(a.length + b.length)
+    const out = a.concat(b)
+    return fa ? tuple(out) : out
+  }
+  const r = numArith(rt, '+', a, b)
+  if (r !== undefined) return r
+  if (typeof a === 'string') typeError(`can only concatenate str (not "${typeName(b)}") to str`)
+  if (Array.isArray(a)) typeError(`can only concatenate ${typeName(a)} (not "${typeName(b)}") to ${typeName(a)}`)
+  return unsupported('+', a, b)
+}
+
+export function sub(rt: PyRun, a: unknown, b: unknown): unknown {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a - b
+    if (Number.isInteger(r)) {
+      if (Number.isInteger(a) && Number.isInteger(b)) return Number.isSafeInteger(r) ? r : numArith(rt, '-', a, b)
+      return mkFloat(r)
+    }
+    return r
+  }
+  const r = numArith(rt, '-', a, b)
+  if (r !== undefined) return r
+  const sa = asSet(a), sb = asSet(b)
+  if (sa && sb) return setOp(rt, '-', sa, sb)
+  return unsupported('-', a, b)
+}
+
+function repeat(rt: PyRun, seq: unknown, n: unknown): unknown {
+  const k = Math.max(0, Number(intOf(n)))
+  if (typeof seq === 'string') {
+    if (seq.length * k > 0) rt.chargeString({ length: seq.length * k } as string)
+    return seq.repeat(k)
+  }
+  const arr = seq as unknown[]
+  rt.chargeSlots(arr.length * k)
+  const out: unknown[] = []
+  for (let i = 0; i < k; i++) for (const x of arr) out.push(x)
+  return Object.isFrozen(arr) ? tuple(out) : out
+}
+
+export function mul(rt: PyRun, a: unknown, b: unknown): unknown {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = a * b
+    if (Number.isInteger(a) && Number.isInteger(b)) return Number.isSafeInteger(r) ? (r === 0 ? 0 : r) : numArith(rt, '*', a, b)
+    return mkFloat(r)
+  }
+  const r = numArith(rt, '*', a, b)
+  if (r !== undefined) return r
+  if ((typeof a === 'string' || Array.isArray(a)) && isIntValue(b)) return repeat(rt, a, b)
+  if ((typeof b === 'string' || Array.isArray(b)) && isIntValue(a)) return repeat(rt, b, a)
+  if (typeof a === 'string' || Array.isArray(a) || typeof b === 'string' || Array.isArray(b)) {
+    const seq = typeof a === 'string' || Array.isArray(a) ? a : b
+    const other = seq === a ? b : a
+    typeError(`can't multiply sequence by non-int of type '${typeName(other)}'`)
+  }
+  return unsupported('*', a, b)
+}
+
+export function truediv(rt: PyRun, a: unknown, b: unknown): unknown {
+  const r = numArith(rt, '/', a, b)
+  return r !== undefined ? r : unsupported('/', a, b)
+}
+
+export function floordiv(rt: PyRun, a: unknown, b: unknown): unknown {
+  const r = numArith(rt, '//', a, b)
+  return r !== undefined ? r : unsupported('//', a, b)
+}
+
+export function mod(rt: PyRun, a: unknown, b: unknown): unknown {
+  if (typeof a === 'string') return percentFormat(rt, a, b)
+  const r = numArith(rt, '%', a, b)
+  return r !== undefined ? r : unsupported('%', a, b)
+}
+
+export function power(rt: PyRun, a: unknown, b: unknown): unknown {
+  const r = numArith(rt, '**', a, b)
+  return r !== undefined ? r : unsupported('** or pow()', a, b)
+}
+
+export function bitOp(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
+  if (op !== '<<' && op !== '>>') {
+    const sa = asSet(a), sb = asSet(b)
+    if (sa && sb) return setOp(rt, op, sa, sb)
+    if (op === '|' && a instanceof PyDict && b instanceof PyDict) {
+      const d = new PyDict()
+      dictUpdate(rt, d, a)
+      dictUpdate(rt, d, b)
+      return d
+    }
+  }
+  return bitwise(rt, op, a, b)
+}
+
+/** `a op= b`: lists extend and sets/dicts update in place; everything else rebinds. */
+export function inplace(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
+  if (op === '+' && Array.isArray(a) && !Object.isFrozen(a)) {
+    const items = iterate(b, rt)
+    rt.chargeSlots(items.length)
+    for (let i = 0, n = items.length; i < n; i++) a.push(items[i])
+    return a
+  }
+  if (a instanceof PySet && (op === '|' || op === '&' || op === '-' || op === '^')) {
+    const sb = asSet(b)
+    if (!sb) unsupported(`${op}=`, a, b)
+    const r = setOp(rt, op, a, sb!)
+    a.map.clear()
+    for (const [h, v] of r.map) a.map.set(h, v)
+    return a
+  }
+  if (op === '|' && a instanceof PyDict) {
+    dictUpdate(rt, a, b)
+    return a
+  }
+  if (op === '*' && Array.isArray(a) && !Object.isFrozen(a) && isIntValue(b)) {
+    const r = repeat(rt, a, b) as unknown[]
+    a.length = 0
+    for (const x of r) a.push(x)
+    return a
+  }
+  return BINARY[op]!(rt, a, b)
+}
+
+export const BINARY: Record<string, (rt: PyRun, a: unknown, b: unknown) => unknown> = {
+  '+': add, '-': sub, '*': mul, '/': truediv, '//': floordiv, '%': mod, '**': power,
+  '&': (rt, a, b) => bitOp(rt, '&', a, b), '|': (rt, a, b) => bitOp(rt, '|', a, b), '^': (rt, a, b) => bitOp(rt, '^', a, b),
+  '<<': (rt, a, b) => bitOp(rt, '<<', a, b), '>>': (rt, a, b) => bitOp(rt, '>>', a, b),
+}
+
+export { PySet }

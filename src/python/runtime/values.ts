@@ -1,0 +1,149 @@
+/**
+ * How Python values live on the VM. Chosen so the common cases are plain JS
+ * values the VM already moves around cheaply:
+ *
+ * - `int`: a JS number when it is a safe integer, a `bigint` beyond (always
+ *   normalised: a bigint is never within the safe range);
+ * - `float`: a JS number that is not an integer (NaN and infinities included),
+ *   or a `PyFloat` box for integral floats (`3.0`, `-0.0`), so `3` and `3.0`
+ *   stay different types without boxing most float arithmetic;
+ * - `bool`: a JS boolean; `None`: `null`; `str`: a JS string (indexed by code point);
+ * - `list`: a JS array; `tuple`: a frozen JS array;
+ * - `dict`, `set`, `range`, dict views, exceptions and type objects: the classes below.
+ */
+
+/** An integral float (`3.0`, `-0.0`, `1e300`): boxed so it does not read as an int. */
+export class PyFloat {
+  constructor(readonly v: number) {}
+}
+
+/** A float from a JS number: integral values are boxed. */
+export const mkFloat = (v: number): unknown => (Number.isInteger(v) ? new PyFloat(v) : v)
+
+/** An int from a bigint or a number known to be an integer (normalised). */
+export function mkInt(v: bigint | number): number | bigint {
+  if (typeof v === 'number') return Number.isSafeInteger(v) ? v : BigInt(v)
+  return v >= -MAX_SAFE && v <= MAX_SAFE ? Number(v) : v
+}
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+/** A Python type object (`int`, `str`, `ValueError`, ...), usable with isinstance and except. */
+export class PyType {
+  constructor(readonly name: string, readonly base: PyType | null) {}
+  isSubclassOf(other: PyType): boolean {
+    for (let t: PyType | null = this; t; t = t.base) if (t === other) return true
+    return false
+  }
+}
+
+const types = new Map<string, PyType>()
+function defType(name: string, base?: string): PyType {
+  const t = new PyType(name, base ? types.get(base)! : null)
+  types.set(name, t)
+  return t
+}
+export const T = {
+  object: defType('object'),
+  int: defType('int', 'object'),
+  bool: defType('bool', 'int'),
+  float: defType('float', 'object'),
+  str: defType('str', 'object'),
+  list: defType('list', 'object'),
+  tuple: defType('tuple', 'object'),
+  dict: defType('dict', 'object'),
+  set: defType('set', 'object'),
+  range: defType('range', 'object'),
+  NoneType: defType('NoneType', 'object'),
+  type: defType('type', 'object'),
+}
+
+/** The exception classes a block can raise and catch, child after parent. */
+export const EXCEPTION_TREE: ReadonlyArray<readonly [string, string | null]> = [
+  ['BaseException', null], ['Exception', 'BaseException'],
+  ['ArithmeticError', 'Exception'], ['ZeroDivisionError', 'ArithmeticError'], ['OverflowError', 'ArithmeticError'],
+  ['LookupError', 'Exception'], ['KeyError', 'LookupError'], ['IndexError', 'LookupError'],
+  ['ValueError', 'Exception'], ['UnicodeError', 'ValueError'], ['TypeError', 'Exception'],
+  ['NameError', 'Exception'], ['UnboundLocalError', 'NameError'], ['AttributeError', 'Exception'],
+  ['RuntimeError', 'Exception'], ['RecursionError', 'RuntimeError'], ['NotImplementedError', 'RuntimeError'],
+  ['AssertionError', 'Exception'], ['StopIteration', 'Exception'], ['MemoryError', 'Exception'],
+]
+for (const [name, base] of EXCEPTION_TREE) defType(name, base ?? 'object')
+
+/** A type object by name (builtin types and exception classes). */
+export const typeByName = (name: string): PyType | undefined => types.get(name)
+
+/** A raised Python exception: its class and arguments. `message` is `str(e)`, kept for the host's error record. */
+export class PyException {
+  readonly pyType: string
+  message: string
+  constructor(readonly type: PyType, readonly args: readonly unknown[], message: string) {
+    this.pyType = type.name
+    this.message = message
+  }
+}
+
+/** `range(start, stop, step)` over safe integers. */
+export class PyRange {
+  constructor(readonly start: number, readonly stop: number, readonly step: number) {}
+  get length(): number {
+    const { start, stop, step } = this
+    if (step > 0) return start < stop ? Math.floor((stop - start - 1) / step) + 1 : 0
+    return start > stop ? Math.floor((start - stop - 1) / -step) + 1 : 0
+  }
+  at(i: number): number {
+    return this.start + i * this.step
+  }
+}
+
+/** A dict: insertion-ordered entries keyed by Python equality (see `hashKey`). */
+export class PyDict {
+  readonly map = new Map<unknown, [unknown, unknown]>()
+  get size(): number {
+    return this.map.size
+  }
+}
+
+/** A set: members keyed by Python equality; the first inserted equal member is kept. */
+export class PySet {
+  readonly map = new Map<unknown, unknown>()
+  get size(): number {
+    return this.map.size
+  }
+}
+
+/** `d.keys()`, `d.values()`, `d.items()`: live views of a dict. */
+export class PyDictView {
+  constructor(readonly dict: PyDict, readonly kind: 'keys' | 'values' | 'items') {}
+}
+
+export const isTuple = (x: unknown): x is readonly unknown[] => Array.isArray(x) && Object.isFrozen(x)
+export const isList = (x: unknown): x is unknown[] => Array.isArray(x) && !Object.isFrozen(x)
+export const tuple = (items: unknown[]): readonly unknown[] => Object.freeze(items)
+export const EMPTY_TUPLE: readonly unknown[] = Object.freeze([])
+
+/** The Python type name of a value, for messages (`'int'`, `'NoneType'`, ...). */
+export function typeName(x: unknown): string {
+  switch (typeof x) {
+    case 'number': return Number.isInteger(x) ? 'int' : 'float'
+    case 'bigint': return 'int'
+    case 'string': return 'str'
+    case 'boolean': return 'bool'
+    case 'undefined': return 'NoneType'
+    case 'object':
+      if (x === null) return 'NoneType'
+      if (Array.isArray(x)) return Object.isFrozen(x) ? 'tuple' : 'list'
+      if (x instanceof PyFloat) return 'float'
+      if (x instanceof PyDict) return 'dict'
+      if (x instanceof PySet) return 'set'
+      if (x instanceof PyRange) return 'range'
+      if (x instanceof PyDictView) return `dict_${x.kind}`
+      if (x instanceof PyType) return 'type'
+      if (x instanceof PyException) return x.type.name
+  }
+  return 'object'
+}
+
+/** The type object of a value. */
+export function typeOf(x: unknown): PyType {
+  return typeByName(typeName(x)) ?? T.object
+}

@@ -1,0 +1,93 @@
+/** transpilePython: a code block's body (or a whole `def`) to an "ajs/1" program. */
+import { parser } from '@lezer/python'
+import type { Expr, Stmt } from './ir.ts'
+import { PyParser } from './parse.ts'
+import { Refuser } from './refuse.ts'
+import { analyze } from './analyze.ts'
+import { Lowerer } from './lower.ts'
+import type { AjsProgram } from '../ast/types.ts'
+
+export interface TranspilePythonOptions {
+  /**
+   * The wrapper's parameters: `initial`, then the block's input_schema fields in order. The run's
+   * args bind them by name, as `_block(initial=..., **pipeline_input)` does. Default: `['initial']`,
+   * or the parameters of the `def` when the source is a whole function.
+   */
+  params?: readonly string[]
+  /** Names the source in errors and in the AST (`file`). */
+  filename?: string
+  /** Make the program return `json.dumps(result, sort_keys=True)` text instead of data. */
+  jsonText?: boolean
+}
+
+export interface TranspilePythonResult {
+  ast: AjsProgram
+  /** The parameters the program binds, in order. */
+  params: string[]
+  warnings: string[]
+}
+
+const PY_IDENT = /^[\p{L}_][\p{L}\p{N}_]*$/u
+const KEYWORDS = new Set(['False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with', 'yield'])
+
+/** The body with its common indentation removed (so a body copied from inside a `def` parses). */
+function dedent(text: string): { text: string; indent: number } {
+  const lines = text.split('\n')
+  let prefix: string | null = null
+  for (const line of lines) {
+    if (!line.trim() || /^\s*#/.test(line)) continue
+    const lead = /^[ \t]*/.exec(line)![0]
+    if (prefix === null) prefix = lead
+    else while (!lead.startsWith(prefix)) prefix = prefix.slice(0, -1)
+  }
+  if (!prefix) return { text, indent: 0 }
+  const p = prefix
+  return { text: lines.map((l) => (l.startsWith(p) ? l.slice(p.length) : l.trimStart())).join('\n'), indent: p.length }
+}
+
+export function transpilePython(body: string, options: TranspilePythonOptions = {}): TranspilePythonResult {
+  if (typeof body !== 'string') throw new TypeError('transpilePython: body must be a string')
+  const file = options.filename ?? '<block>'
+  const original = body.replace(/\r\n?/g, '\n')
+  const { text, indent } = dedent(original)
+  const r = new Refuser(text, original, file, indent)
+  const p = new PyParser(text, r)
+  let stmts = p.parseScript()
+  const warnings: string[] = []
+  let params = options.params ? [...options.params] : null
+  let defaults: Array<Expr | null> = []
+  const only = stmts.length === 1 ? stmts[0]! : null
+  if (only && only.k === 'def' && isWholeFunction(text)) {
+    const names = only.params.map((x) => x.name)
+    if (params && (params.length !== names.length || params.some((x, i) => x !== names[i]))) {
+      throw r.error('PY_PARAMS', { detail: `the def takes (${names.join(', ')}) but params are (${params.join(', ')})` }, only.loc)
+    }
+    params = names
+    defaults = only.params.map((x) => x.dflt)
+    stmts = only.body
+    warnings.push(`the whole function \`${only.name}\` was taken as the block; its parameters are the block's parameters`)
+  }
+  params ??= ['initial']
+  checkParams(params, r)
+  if (defaults.length === 0) defaults = params.map(() => null)
+  const a = analyze(stmts, params, r)
+  const ast = new Lowerer(r, a, { jsonText: options.jsonText === true }).program(stmts as Stmt[], params, defaults, file)
+  return { ast: ast as unknown as AjsProgram, params, warnings }
+}
+
+/** A source that is one `def` and nothing after it at top level (comments aside). */
+function isWholeFunction(text: string): boolean {
+  const tree = parser.parse(text)
+  const top = tree.topNode.firstChild
+  return top?.name === 'FunctionDefinition' && !top.nextSibling
+}
+
+function checkParams(params: string[], r: Refuser): void {
+  const seen = new Set<string>()
+  for (const name of params) {
+    if (typeof name !== 'string' || !PY_IDENT.test(name) || KEYWORDS.has(name)) throw r.error('PY_PARAMS', { detail: `${JSON.stringify(name)} is not a Python identifier` }, [1, 0])
+    if (/^__.*__$/.test(name)) throw r.error('PY_PARAMS', { detail: `${name} is a dunder name` }, [1, 0])
+    if (seen.has(name)) throw r.error('PY_PARAMS', { detail: `duplicate parameter ${name}` }, [1, 0])
+    seen.add(name)
+  }
+}

@@ -1,0 +1,65 @@
+/** The public API of ajs-lang/python: transpile, run, errors, VM options. */
+import { expect, test } from 'bun:test'
+import { AgentVM } from '../../src/vm/index.ts'
+import { createPythonVM, pythonError, pythonVmOptions, runPythonBlock, transpilePython } from '../../src/python/index.ts'
+import { validateAst } from '../../src/ast/validate.ts'
+
+test('a block body returning a dict runs with initial and the input fields', async () => {
+  const body = 'full = first_name + " " + last_name\nreturn {"full_name": full, "is_adult": age >= 18}'
+  const r = await runPythonBlock(body, { initial: { source: 'x' }, input: { first_name: 'Ada', last_name: 'Lovelace', age: 36 } })
+  expect(r.error).toBeUndefined()
+  expect(r.result).toEqual({ full_name: 'Ada Lovelace', is_adult: true })
+  expect(r.fuelUsed).toBeGreaterThan(0)
+})
+
+test('transpilePython emits a valid ajs/1 program that any VM with the Python functions runs', async () => {
+  const { ast, params } = transpilePython('return {"n": len(items) * 2}', { params: ['initial', 'items'] })
+  expect(params).toEqual(['initial', 'items'])
+  expect(validateAst(ast)).toEqual([])
+  const vm = new AgentVM({}, pythonVmOptions())
+  const r = await vm.run(ast, { initial: {}, items: [1, 2, 3] })
+  expect(r.result).toEqual({ n: 6 })
+  const plain = await new AgentVM().run(ast, { initial: {}, items: [] })
+  expect(plain.error?.code).toBe('UNKNOWN_FUNCTION')
+})
+
+test('an uncaught exception reports its Python class, message and line', async () => {
+  const r = await runPythonBlock('x = 1\ny = {"a": 1}\nreturn {"v": y["b"]}', {})
+  expect(r.error?.code).toBe('PY_EXCEPTION')
+  expect(r.error?.pythonType).toBe('KeyError')
+  expect(r.error?.message).toBe("KeyError: 'b'")
+  expect(r.error?.line).toBe(3)
+})
+
+test('the wrapper binds arguments like _block(initial=..., **pipeline_input)', async () => {
+  const vm = createPythonVM()
+  const { ast } = transpilePython('return {"a": a}', { params: ['initial', 'a'] })
+  const missing = pythonError((await vm.run(ast, { initial: {} })).error)
+  expect(missing?.pythonType).toBe('TypeError')
+  const extra = pythonError((await vm.run(ast, { initial: {}, a: 1, b: 2 })).error)
+  expect(extra?.message).toContain("unexpected keyword argument 'b'")
+})
+
+test('a whole def is accepted; its parameters and defaults are the block\'s', async () => {
+  const src = 'def _block(initial, n=3):\n    return {"n": n * 2}\n'
+  const { params, warnings } = transpilePython(src)
+  expect(params).toEqual(['initial', 'n'])
+  expect(warnings.length).toBe(1)
+  expect((await runPythonBlock(src, { params: ['initial', 'n'], input: {} })).result).toEqual({ n: 6 })
+  expect((await runPythonBlock(src, { input: { n: 5 } })).result).toEqual({ n: 10 })
+})
+
+test('a body that does not return a dict is a TypeError, like the contract\'s runner', async () => {
+  const r = await runPythonBlock('x = 1', {})
+  expect(r.error?.pythonType).toBe('TypeError')
+})
+
+test('jsonText returns json.dumps(result, sort_keys=True) exactly', async () => {
+  const r = await runPythonBlock('return {"b": 3.0, "a": 2**70, "c": (1, "é")}', { jsonText: true })
+  expect(r.result as unknown).toBe('{"a": 1180591620717411303424, "b": 3.0, "c": [1, "\\u00e9"]}')
+})
+
+test('fuel and time limits apply to Python loops', async () => {
+  const r = await runPythonBlock('n = 0\nwhile True:\n    n += 1\nreturn {}', { fuel: 50 })
+  expect(r.error?.code).toBe('FUEL_EXHAUSTED')
+})
