@@ -47,7 +47,6 @@ export const RUNTIME_CODES = {
   VALUE_NOT_DATA: { message: 'A value crossing the host boundary is not plain data', hint: 'Pass JSON-like data: no functions, cycles or class instances with hidden state.' },
   SOURCE_NOT_SUPPORTED: { message: 'This VM build cannot compile source text', hint: 'Import AgentVM from "ajs-lang" (with the transpiler), or transpile ahead of time with ajsc.' },
   THROWN: { message: 'Uncaught error thrown by the program', hint: 'Catch it with try/catch, or fix the condition that throws.' },
-  PY_EXCEPTION: { message: 'Uncaught Python exception in a code block', hint: 'Catch it with try/except in the block, or fix the condition that raises it (see error.pythonType and error.line).' },
   INTERNAL: { message: 'Internal VM error', hint: 'This is a bug in ajs-lang; please report it with the program.' },
 } as const satisfies Record<string, RuntimeCodeSpec>
 

@@ -33,6 +33,7 @@ export interface AgentVMOptions {
   /**
    * Extra synchronous functions that `call` expressions may name (after helpers and atoms, before
    * the global builtins): the runtime support of another language frontend, e.g. `ajs-lang/python`.
+   * A function charges fuel through the run and fails by throwing `{ code, message, value? }`.
    */
   functions?: Readonly<Record<string, GuestFunction>>
 }
@@ -59,7 +60,7 @@ export class AgentVM {
   private readonly compiled = new WeakMap<object, CacheEntry>()
   private readonly sources = new Map<string, AjsProgram>()
   private readonly sourceCompiler?: SourceCompiler
-  private readonly functions: ReadonlyMap<string, GuestFunction>
+  private readonly functions?: Readonly<Record<string, GuestFunction>>
   private readonly host: VmHost
 
   constructor(customAtoms: Record<string, AtomDef> | AtomDef[] = {}, options: AgentVMOptions = {}) {
@@ -73,7 +74,7 @@ export class AgentVM {
     this.atoms = table
     this.procedures = options.procedures ?? new MemoryProcedureStore()
     this.sourceCompiler = options.sourceCompiler
-    this.functions = guestFunctions(options.functions)
+    this.functions = options.functions
     this.host = {
       procedures: this.procedures,
       runChild: (target, input, parent) => this.runChild(target, input, parent),
@@ -295,15 +296,6 @@ export class AgentVM {
       child.end()
     }
   }
-}
-
-function guestFunctions(given: AgentVMOptions['functions']): ReadonlyMap<string, GuestFunction> {
-  const table = new Map<string, GuestFunction>()
-  for (const [name, fn] of Object.entries(given ?? {})) {
-    if (typeof fn !== 'function') throw new TypeError(`AgentVM: functions.${name} must be a function`)
-    table.set(name, fn)
-  }
-  return table
 }
 
 /** A transpile failure keeps its own code and location (it is the program's fault, never INTERNAL). */

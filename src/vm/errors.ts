@@ -76,6 +76,9 @@ export const vmError = (code: RuntimeCode, message?: string, extra?: Constructor
 /** Convert anything caught inside the VM to a VmError (host errors become INTERNAL / RANGE_ERROR). */
 export function toVmError(e: unknown): VmError {
   if (e instanceof VmError) return e
+  // `{ code, message, value? }` thrown by a host-added function (AgentVMOptions.functions), maybe from another bundle.
+  const t = e as VmError | null
+  if (typeof t?.code === 'string' && !(e instanceof Error)) return new VmError(t.code, t.message, t)
   if (e instanceof RangeError) {
     if (/call stack/i.test(e.message)) return new VmError('STACK_OVERFLOW')
     return new VmError('RANGE_ERROR', e.message)

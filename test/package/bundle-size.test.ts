@@ -13,7 +13,9 @@ import { ensureBuilt, ROOT } from './built.ts'
 // replaced refusing polynomial/exponential patterns with running them safely.
 // Raised from 46 KB to 48 KB on purpose (issue 12): regex matches streamed and counted, sizes of
 // results checked before they are built, scans charged (builtins/regex-ops.ts, builtins/sizes.ts).
-export const BUDGET_GZIP_BYTES = 48 * 1024
+// Raised by 160 bytes on purpose (issue 14): AgentVMOptions.functions, the generic hook another
+// frontend's runtime plugs into (ajs-lang/python); the Python runtime itself stays out of this bundle.
+export const BUDGET_GZIP_BYTES = 48 * 1024 + 160
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

@@ -4,7 +4,7 @@
  * (arrow callbacks, valid only as arguments of array methods).
  */
 import { NODE_COST } from '../fuel.ts'
-import { VmError, toVmError, vmError } from '../errors.ts'
+import { toVmError, vmError } from '../errors.ts'
 import { isForbiddenKey } from '../guards.ts'
 import type { Frame } from '../runtime.ts'
 import { RETURN, isPromise } from '../runtime.ts'
@@ -49,39 +49,18 @@ export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
     const fn = args.async ? (f: Frame) => then(a(f), (vals) => call(f, vals)) : (f: Frame) => call(f, a(f))
     return { fn, cost, async: true }
   }
-  const guest = c.guestFunction(name)
-  const global = guest ? guarded(guest) : GLOBAL_FUNCTIONS[name]
+  // A host-added function (AgentVMOptions.functions) may come from another bundle: its errors are read by shape.
+  const guest = Object.hasOwn(c.options.functions ?? {}, name) ? c.options.functions![name]! : undefined
+  const global: GuestFunction | undefined = guest ? (rt, v) => { try { return guest(rt, v) } catch (e) { throw toVmError(e) } } : GLOBAL_FUNCTIONS[name]
   if (global) {
     const a = args.fn
     const fn = args.async ? (f: Frame) => then(a(f), (vals) => global(f.rt, vals)) : (f: Frame) => global(f.rt, a(f))
     return { fn, cost, async: args.async }
   }
-  const known = [...c.helperNames(), ...c.expressionAtomNames(), ...c.guestFunctionNames(), ...Object.keys(GLOBAL_FUNCTIONS)]
+  const known = [...c.helperNames(), ...c.expressionAtomNames(), ...Object.keys(GLOBAL_FUNCTIONS)]
   // A name the transpiler compiled as a late-bound atom (listed in the AST's `atoms`) is a missing atom.
   if (c.neededAtoms.has(name)) throw compileError('UNKNOWN_ATOM', `Unknown atom "${name}": this VM has no atom of that name${didYouMean(name, known)}`)
   throw compileError('UNKNOWN_FUNCTION', `Unknown function "${name}"${didYouMean(name, known)}`)
-}
-
-/**
- * A host-added function fails by throwing an error with a runtime `code` (and, for `THROWN`, the
- * `value` a guest `catch` receives). It may come from another bundle, so its errors are matched by
- * shape, not by class.
- */
-function guarded(fn: GuestFunction): GuestFunction {
-  return (rt, args) => {
-    try {
-      return fn(rt, args)
-    } catch (e) {
-      if (e instanceof VmError) throw e
-      const t = e as { code?: unknown; message?: unknown; value?: unknown; hint?: unknown }
-      if (t !== null && typeof t === 'object' && typeof t.code === 'string' && typeof t.message === 'string') {
-        const err = new VmError(t.code, t.message, t.value === undefined ? undefined : { value: t.value })
-        if (typeof t.hint === 'string') err.hint = t.hint
-        throw err
-      }
-      throw toVmError(e)
-    }
-  }
 }
 
 const MATH1: Record<string, (x: number) => number> = {

@@ -55,7 +55,7 @@ export type GuestFunction = (rt: Run, args: unknown[]) => unknown
 
 export interface CompileOptions {
   trace: boolean
-  functions?: ReadonlyMap<string, GuestFunction>
+  functions?: Readonly<Record<string, GuestFunction>>
 }
 
 export class Compiler {
@@ -215,14 +215,6 @@ export class Compiler {
   expressionAtom(name: string): AtomDef | undefined {
     const a = this.atoms.get(name)
     return a && a.expression !== false ? a : undefined
-  }
-
-  guestFunction(name: string): GuestFunction | undefined {
-    return this.options.functions?.get(name)
-  }
-
-  guestFunctionNames(): string[] {
-    return [...(this.options.functions?.keys() ?? [])]
   }
 
   expressionAtomNames(): string[] {
