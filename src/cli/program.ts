@@ -13,6 +13,7 @@ import { buildCommand } from './commands/build.ts'
 import { checkCommand } from './commands/check.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, runCommand } from './commands/run.ts'
 import { registerFlowlangCommands } from './commands/flowlang.ts'
+import { registerFlowCommands } from './commands/flow-program.ts'
 
 export { EXIT } from './io.ts'
 
@@ -76,6 +77,7 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
     .action(async (inputs: string[], opts) => setCode(await checkCommand(inputs, opts, io)))
 
   registerFlowlangCommands(program, io, setCode)
+  registerFlowCommands(program, io, setCode)
 
   return program
 }

@@ -1,0 +1,261 @@
+/**
+ * `ajsc flow validate|fmt|compile|run|schedule`: flow documents (SavedFlow
+ * v1 and Block flows, the format detected) from the command line, with the
+ * conventions of io.ts: the product on stdout, diagnostics on stderr (each
+ * problem as `file:line:col: error Rule: message`, code frame, hint), one
+ * JSON report with `--json`, exit 0 valid / ran, 1 invalid / failed, 2 usage.
+ */
+import { resolve } from 'node:path'
+import { writeFileSync } from 'node:fs'
+import { FlowError, type FlowProblem } from '../../flows/problems.ts'
+import { compileFlow, flowFormatOf, readFlowDocument, runFlow, type CompileFlowOptions } from '../../flows/run.ts'
+import { serializeSavedFlow, parseSavedFlow } from '../../flows/saved-flow/parse.ts'
+import { parseBlockFlow, serializeBlockFlow } from '../../flows/blocks/parse.ts'
+import type { FlowEvent } from '../../flows/runtime/events.ts'
+import { loadFlowStore } from '../../flows/schedule/store.ts'
+import { FlowScheduler, type ScheduleLogEntry } from '../../flows/schedule/scheduler.ts'
+import { codeFrame } from '../../diagnostics/format.ts'
+import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
+import { fromAgentError, Reporter, type JsonDiagnostic } from '../report.ts'
+import { intOption, numberOption } from '../options.ts'
+import { createRunSetup } from '../setup.ts'
+import { splitList } from '../compile.ts'
+import { palette } from '../colors.ts'
+import { DEFAULT_RUN_TIMEOUT_MS } from './run.ts'
+
+export interface FlowCommandOptions {
+  json?: boolean
+  write?: boolean
+  pretty?: boolean
+  semantics?: string
+  maxVisits?: string
+  atoms?: string
+  input?: string
+  fuel?: string
+  timeout?: string
+  trace?: boolean
+  llm?: string
+  model?: string
+  allowFetch?: string
+  allowPrivate?: string
+  duration?: string
+  timezone?: string
+}
+
+/** A flow problem as a CLI diagnostic (1-based column, code frame when the text is known). */
+function fromProblem(p: FlowProblem, file: string, source: string | undefined): JsonDiagnostic {
+  const d: JsonDiagnostic = { severity: 'error', code: p.rule, message: p.message, file, path: p.path || '/' }
+  if (p.hint) d.hint = p.hint
+  if (p.line !== undefined) {
+    d.line = p.line
+    d.column = (p.column ?? 0) + 1
+    if (source !== undefined) d.frame = codeFrame(source, p.line, p.column ?? 0)
+  }
+  return d
+}
+
+const problemsJson = (problems: readonly FlowProblem[]) => problems.map((p) => ({
+  rule: p.rule, path: p.path, message: p.message, ...(p.hint ? { hint: p.hint } : {}), ...(p.line !== undefined ? { line: p.line, column: (p.column ?? 0) + 1 } : {}),
+}))
+
+function compileOptions(opts: FlowCommandOptions, file: string): CompileFlowOptions {
+  const semantics = opts.semantics
+  if (semantics !== undefined && semantics !== 'extended' && semantics !== 'reference') throw usageError(`--semantics must be extended or reference, got "${semantics}"`)
+  const maxVisits = intOption(opts.maxVisits, '--max-visits', 1)
+  return { file, ...(semantics ? { semantics } : {}), ...(maxVisits !== undefined ? { maxVisits } : {}), atoms: splitList(opts.atoms) }
+}
+
+function readFlowFile(file: string, io: CliIO): string {
+  return readText(resolve(io.cwd, file), file)
+}
+
+/** `ajsc flow validate <file>`: every problem, located. */
+export function flowValidate(file: string, opts: FlowCommandOptions, io: CliIO): number {
+  const reporter = new Reporter(io, 'flow validate', opts.json === true)
+  const text = readFlowFile(file, io)
+  let problems: FlowProblem[] = []
+  let format: string | undefined
+  try {
+    const value = readFlowDocument(text, file)
+    format = flowFormatOf(value)
+    if (format === 'saved-flow') parseSavedFlow(text, { file })
+    else parseBlockFlow(text, { file })
+  } catch (e) {
+    if (!(e instanceof FlowError)) throw e
+    problems = [...e.problems]
+  }
+  reporter.add(...problems.map((p) => fromProblem(p, file, text)))
+  if (!opts.json && problems.length === 0) io.err(`${file}: valid ${format} flow\n`)
+  return reporter.finish({ valid: problems.length === 0, format: format ?? null, problems: problemsJson(problems) })
+}
+
+/** `ajsc flow fmt <file>`: the normalized document on stdout, or written back with --write. */
+export function flowFmt(file: string, opts: FlowCommandOptions, io: CliIO): number {
+  const reporter = new Reporter(io, 'flow fmt', opts.json === true)
+  const text = readFlowFile(file, io)
+  let formatted: string
+  try {
+    const format = flowFormatOf(readFlowDocument(text, file))
+    formatted = format === 'saved-flow' ? serializeSavedFlow(parseSavedFlow(text, { file })) : serializeBlockFlow(parseBlockFlow(text, { file }))
+  } catch (e) {
+    if (!(e instanceof FlowError)) throw e
+    reporter.add(...e.problems.map((p) => fromProblem(p, file, text)))
+    return reporter.finish({ changed: false })
+  }
+  const changed = formatted !== text
+  if (opts.write) {
+    if (changed) {
+      try {
+        writeFileSync(resolve(io.cwd, file), formatted)
+      } catch (e) {
+        throw new CliError('CLI_WRITE', `${file}: ${(e as Error).message}`, { file })
+      }
+    }
+    if (!opts.json) io.err(`${file}: ${changed ? 'formatted' : 'already formatted'}\n`)
+  } else if (!opts.json) io.out(formatted)
+  return reporter.finish({ changed, ...(opts.write ? {} : { document: JSON.parse(formatted) as unknown }) })
+}
+
+/** `ajsc flow compile <file>`: the ajs/1 AST on stdout. */
+export function flowCompile(file: string, opts: FlowCommandOptions, io: CliIO): number {
+  const reporter = new Reporter(io, 'flow compile', opts.json === true)
+  const text = readFlowFile(file, io)
+  const options = compileOptions(opts, file)
+  try {
+    const { ast, format } = compileFlow(text, options)
+    if (!opts.json) io.out(`${JSON.stringify(ast, null, opts.pretty ? 2 : undefined)}\n`)
+    return reporter.finish({ format, ast })
+  } catch (e) {
+    if (!(e instanceof FlowError)) throw e
+    reporter.add(...e.problems.map((p) => fromProblem(p, file, text)))
+    return reporter.finish({ ast: null })
+  }
+}
+
+/** `--input`: inline JSON (malformed: usage error), `@file.json` or `-` for stdin. */
+async function readInput(opt: string | undefined, io: CliIO): Promise<Record<string, unknown>> {
+  if (opt === undefined) return {}
+  const [text, from, code] = opt === '-' ? [await io.readStdin(), 'stdin (--input -)', 'CLI_BAD_JSON' as const]
+    : opt.startsWith('@') ? [readText(resolve(io.cwd, opt.slice(1)), opt.slice(1)), opt.slice(1), 'CLI_BAD_JSON' as const]
+      : [opt, '--input', 'CLI_USAGE' as const]
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (e) {
+    throw new CliError(code, `${from} is not valid JSON: ${(e as Error).message}`)
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(code, `${from} must be a JSON object`)
+  return value as Record<string, unknown>
+}
+
+/** The flow events as an aligned table for `--trace`. */
+export function formatFlowEvents(events: readonly FlowEvent[]): string {
+  const rows = events.map((e) => {
+    const step = 'step' in e ? e.step : e.flow
+    const detail = e.type === 'step_completed' ? `fuel ${e.fuel}${e.tokens ? `, ${e.tokens.total} tokens` : ''}, ${e.ms} ms`
+      : e.type === 'step_failed' ? `${e.error.code}: ${e.error.message}`
+        : e.type === 'flow_completed' ? `${e.status}, fuel ${e.fuelUsed}, ${e.ms} ms`
+          : e.type === 'step_started' ? e.kind : ''
+    return [e.type, step, detail]
+  })
+  const widths = [0, 1].map((col) => Math.max(...rows.map((r) => r[col]!.length)))
+  return rows.map((r) => `${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}`.trimEnd()).join('\n') + '\n'
+}
+
+function runSetup(opts: FlowCommandOptions, io: CliIO) {
+  if (opts.model && !opts.llm) throw usageError('--model needs --llm <url>')
+  return createRunSetup({
+    allowFetch: splitList(opts.allowFetch),
+    allowPrivate: splitList(opts.allowPrivate),
+    llmUrl: opts.llm,
+    model: opts.model,
+    apiKey: io.env['AJS_LLM_API_KEY'],
+  })
+}
+
+/** `ajsc flow run <file>`: the result on stdout (or the RunResult and events with --json). */
+export async function flowRun(file: string, opts: FlowCommandOptions, io: CliIO): Promise<number> {
+  const fuel = numberOption(opts.fuel, '--fuel')
+  const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
+  const options = compileOptions(opts, file)
+  const input = await readInput(opts.input, io)
+  const { capabilities } = runSetup(opts, io)
+  const reporter = new Reporter(io, 'flow run', opts.json === true)
+  const text = readFlowFile(file, io)
+  try {
+    compileFlow(text, options) // located problems before running
+  } catch (e) {
+    if (!(e instanceof FlowError)) throw e
+    reporter.add(...e.problems.map((p) => fromProblem(p, file, text)))
+    return reporter.finish({ result: null, fuelUsed: 0, events: [] })
+  }
+  const result = await runFlow(text, input, { ...options, atoms: [], capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}), trace: opts.trace === true })
+  if (opts.trace && !opts.json) io.err(formatFlowEvents(result.events))
+  if (result.error) reporter.add(fromAgentError(result.error, { file, fuel: fuel ?? 1000, timeoutMs }))
+  else if (!opts.json) io.out(`${JSON.stringify(result.result, null, 2)}\n`)
+  return reporter.finish({
+    result: result.result ?? null,
+    fuelUsed: result.fuelUsed,
+    ...(result.error ? { error: result.error } : {}),
+    events: result.events,
+    ...(result.trace ? { trace: result.trace } : {}),
+  })
+}
+
+function logLine(e: ScheduleLogEntry): string {
+  const at = new Date(e.at).toISOString()
+  switch (e.event) {
+    case 'scheduled': return `[${at}] ${e.flow}: ${e.schedule}${e.next !== null ? `, next run ${new Date(e.next).toISOString()}` : ' (runs only when started by hand)'}`
+    case 'started': return `[${at}] ${e.flow}: run ${e.run} started`
+    case 'completed': return `[${at}] ${e.flow}: run ${e.run} completed in ${e.ms} ms (fuel ${e.fuelUsed})`
+    case 'failed': return `[${at}] ${e.flow}: run ${e.run} failed after ${e.ms} ms: ${e.code}: ${e.message}`
+    case 'skipped': return `[${at}] ${e.flow}: skipped (${e.reason})`
+  }
+}
+
+/** `ajsc flow schedule <dir>`: run the enabled flows of an fs store on their schedules until Ctrl-C (or --duration). */
+export async function flowSchedule(dir: string, opts: FlowCommandOptions, io: CliIO, signal?: AbortSignal): Promise<number> {
+  const fuel = numberOption(opts.fuel, '--fuel')
+  const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
+  const duration = numberOption(opts.duration, '--duration')
+  const options = compileOptions(opts, dir)
+  const { capabilities } = runSetup(opts, io)
+  const c = palette(io.color)
+  let store
+  try {
+    store = loadFlowStore(resolve(io.cwd, dir))
+  } catch (e) {
+    throw new CliError((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'CLI_NOT_FOUND' : 'CLI_READ', `${dir}: ${(e as Error).message}`, { file: dir })
+  }
+  const emit = (entry: Record<string, unknown>, text: string) => (opts.json ? io.out(`${JSON.stringify(entry)}\n`) : io.err(`${text}\n`))
+  for (const r of store.rejected) {
+    for (const p of r.problems) emit({ event: 'rejected', file: r.file, ...p }, `${c.yellow('skipped')} ${r.file}: ${p.rule}: ${p.message}`)
+  }
+  for (const id of store.disabled) emit({ event: 'disabled', flow: id }, `${id}: disabled (enabled: false)`)
+  if (store.flows.length === 0) {
+    emit({ event: 'idle', message: 'no enabled flow to schedule' }, `${dir}: no enabled flow to schedule`)
+    return store.rejected.length > 0 ? EXIT.failure : EXIT.ok
+  }
+  const scheduler = new FlowScheduler({
+    flows: store.flows,
+    ...(opts.timezone ? { timezone: opts.timezone } : {}),
+    log: (e) => emit(e, logLine(e)),
+    run: (stored) => runFlow(stored.flow, {}, { ...options, atoms: [], capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}) }),
+  })
+  scheduler.start()
+  await new Promise<void>((done) => {
+    const stop = () => {
+      if (timer) clearTimeout(timer)
+      signal?.removeEventListener('abort', stop)
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      done()
+    }
+    const timer = duration !== undefined ? setTimeout(stop, duration) : undefined
+    signal?.addEventListener('abort', stop, { once: true })
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+  await scheduler.stop()
+  return EXIT.ok
+}
