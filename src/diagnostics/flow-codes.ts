@@ -27,6 +27,7 @@ export const FLOW_RULES = {
   InvalidNodeData: { format: 'saved-flow', meaning: 'A reachable core node lacks what running it needs (a prompt without `prompt`, a branch without `condition`, …), or vendor data uses a reserved step key (compile time).' },
   InvalidCondition: { format: 'saved-flow', meaning: 'A branch condition parses as an expression but uses names the run does not have (compile time).' },
   UnsupportedNodeType: { format: 'saved-flow', meaning: 'With `semantics: "reference"`, a reachable node that is not `entry` or `prompt` (compile time).' },
+  InvalidSchedule: { format: 'saved-flow', meaning: 'An enabled flow in a store whose entry cannot be scheduled (no entry, an interval that is not positive, a cron that is not six valid fields).' },
   UnknownStep: { format: 'blocks', meaning: 'A step reference names no block.' },
   BlockWithoutStep: { format: 'blocks', meaning: 'A block is never referenced by the steps tree.' },
   DuplicateStepId: { format: 'blocks', meaning: 'A block is referenced twice, or a container id repeats or shadows a block id.' },

@@ -26,3 +26,4 @@ export { compileFlow, runFlow, type CompileFlowOptions, type CompiledFlow, type 
 export { flowAtoms } from './runtime/atoms.ts'
 export type { FlowEvent, TokenUsage } from './runtime/events.ts'
 export { FLOW_RULES, FLOW_RUN_CODES, type FlowRule, type FlowRunCode } from '../diagnostics/flow-codes.ts'
+export * from './schedule/index.ts'
