@@ -2,21 +2,29 @@
 /**
  * Builds dist/ for Node (and any bundler) from src/:
  *
- *   dist/<entry>.js        ESM, one self-contained minified file per entry
- *   dist/<entry>.cjs       CommonJS, the same
- *   dist/cli.js            the `ajsc` command (ESM, run by bin/ajsc.js)
- *   dist/browser/vm.min.js ./vm for browsers: minified, dependencies inlined
+ *   dist/<entry>.js        ESM entry; code shared by entries lives once in dist/chunks/*.js
+ *   dist/<entry>.cjs       CommonJS entry; shared code in dist/chunks/*.cjs (the same graph)
+ *   dist/cli.js            the `ajsc` command (ESM, run by bin/ajsc.js), on the same chunks
+ *   dist/browser/vm.min.js ./vm for browsers: one minified file, dependencies inlined
  *   dist/types/**.d.ts     declarations (tsc, emit only, no type check)
  *
- * Library entries inline their dependencies; the plugins and the CLI keep
- * them external (esbuild, bun and commander come from the user's install). Runs as `npm run build` and as `prepare` (so `npm install` in a
- * fresh checkout leaves a working `npx ajsc`). Usage: node scripts/build.mjs
- * [--no-types] [--quiet]
+ * One graph of shared chunks: a class (AgentVM, TranspileError, ...) exists
+ * once, so `instanceof` holds across `ajs-lang`, `ajs-lang/vm` and
+ * `ajs-lang/transpiler`. Minified with `keepNames`, so stack traces and
+ * `err.name`/`constructor.name` stay readable. No source maps by default
+ * (the tarball stays lean and bundlers do not warn about maps they cannot
+ * find); `--sourcemap` writes linked ones into src/ for local debugging.
+ *
+ * npm dependencies: those the library entries use (acorn, tosijs-schema) are
+ * inlined into the chunks (one file read per module instead of a package
+ * graph at import time); the entries in EXTERNAL_DEPS (server side) and the
+ * CLI keep theirs external, so their weight stays in node_modules.
+ * Usage: node scripts/build.mjs [--no-types] [--sourcemap] [--quiet]
  */
-import { build } from 'esbuild'
+import { build, transform } from 'esbuild'
 import { spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 
@@ -51,47 +59,69 @@ const present = Object.fromEntries(Object.entries(ENTRIES).filter(([, src]) => e
 const missing = Object.keys(ENTRIES).filter((k) => !(k in present))
 rmSync(dist, { recursive: true, force: true })
 
+const packageOf = (spec) => spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]
+const isBare = (spec) => !spec.startsWith('.') && !spec.startsWith('/') && !spec.startsWith('node:')
+
+// The npm packages the library entries (not EXTERNAL_DEPS, not the CLI) import: these are inlined.
+const libraryEntries = Object.fromEntries(Object.entries(present).filter(([name]) => !EXTERNAL_DEPS.has(name)))
+const scan = await build({ absWorkingDir: root, entryPoints: libraryEntries, bundle: true, write: false, outdir: dist, platform: 'node', format: 'esm', packages: 'external', metafile: true, logLevel: 'silent' })
+const inlined = new Set()
+for (const input of Object.values(scan.metafile.inputs)) {
+  for (const imp of input.imports) if (imp.external && isBare(imp.path)) inlined.add(packageOf(imp.path))
+}
+
+/** Bare imports of packages the libraries do not use stay external (server-side dependencies, commander, esbuild, bun). */
+const externalDeps = {
+  name: 'external-deps',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (a) => (a.path.startsWith('node:') || !inlined.has(packageOf(a.path)) ? { path: a.path, external: true } : undefined))
+  },
+}
+
 const common = {
   absWorkingDir: root,
   bundle: true,
+  splitting: true,
+  format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
   // Minified: import time is mostly V8 parsing the file, so fewer bytes start faster.
-  // Linked source maps keep stack traces readable (node --enable-source-maps).
   minify: true,
-  sourcemap: 'linked',
+  keepNames: true,
   logLevel: 'warning',
   legalComments: 'none',
+  chunkNames: 'chunks/[name]-[hash]',
+  plugins: [externalDeps],
+  metafile: true,
 }
+const entryPoints = { ...present, cli: 'src/cli/main.ts' }
 
-// The library entries are self-contained files with their dependencies
-// (acorn, tosijs-schema) inlined: a cold `import 'ajs-lang/vm'` then reads
-// one file instead of a graph of chunks and packages (measured: ~10 ms
-// instead of ~25 ms to import on the bench machine). The entries share no
-// module state: ASTs, atoms and schemas are plain data, so mixing entries works.
-const libraries = Object.fromEntries(Object.entries(present).filter(([name]) => !EXTERNAL_DEPS.has(name)))
-const plugins = Object.fromEntries(Object.entries(present).filter(([name]) => EXTERNAL_DEPS.has(name)))
-
-await Promise.all([
-  build({ ...common, entryPoints: libraries, outdir: dist, format: 'esm', packages: undefined }),
-  build({ ...common, entryPoints: libraries, outdir: dist, format: 'cjs', packages: undefined, outExtension: { '.js': '.cjs' } }),
-  build({ ...common, entryPoints: plugins, outdir: dist, format: 'esm' }),
-  build({ ...common, entryPoints: plugins, outdir: dist, format: 'cjs', outExtension: { '.js': '.cjs' } }),
-  build({ ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: dist, format: 'esm' }),
+const [esm, cjsAsEsm] = await Promise.all([
+  build({ ...common, entryPoints, outdir: dist, ...(args.has('--sourcemap') ? { sourcemap: 'linked', sourcesContent: false } : {}) }),
+  // The same graph, written as ESM with .cjs names, then each file turned into CommonJS below
+  // (esbuild splits only ESM; converting file by file keeps one module per chunk, so one class).
+  build({ ...common, entryPoints: present, outdir: dist, outExtension: { '.js': '.cjs' }, write: false }),
   build({
-    ...common,
+    absWorkingDir: root,
+    bundle: true,
     entryPoints: { 'vm.min': 'src/vm/index.ts' },
     outdir: join(dist, 'browser'),
     platform: 'browser',
     target: 'es2022',
     format: 'esm',
-    packages: undefined,
     minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
     metafile: true,
   }).then((r) => writeFileSync(join(dist, 'browser', 'meta.json'), JSON.stringify(r.metafile))),
 ])
-log(`esbuild: ${Object.keys(present).length} entries + cli + browser vm in ${Date.now() - started} ms${missing.length ? ` (skipped, no source yet: ${missing.join(', ')})` : ''}`)
+for (const file of cjsAsEsm.outputFiles) {
+  const { code } = await transform(file.text, { format: 'cjs', loader: 'js', minifyWhitespace: true, platform: 'node', target: 'node20', logLevel: 'warning' })
+  mkdirSync(dirname(file.path), { recursive: true })
+  writeFileSync(file.path, code)
+}
+writeFileSync(join(dist, 'meta.json'), JSON.stringify(esm.metafile))
+log(`esbuild: ${Object.keys(present).length} entries + cli (ESM + CJS, shared chunks) + browser vm in ${Date.now() - started} ms${missing.length ? ` (skipped, no source yet: ${missing.join(', ')})` : ''}`)
 
 if (!args.has('--no-types')) {
   const t0 = Date.now()
@@ -111,13 +141,45 @@ if (!args.has('--no-types')) {
   for (const file of walk(dts)) {
     if (!file.endsWith('.d.ts')) continue
     const text = readFileSync(file, 'utf8')
+    const vendored = relative(dirname(file), join(dts, 'vendor/tosijs-schema/index.js')).split('\\').join('/')
     const fixed = text.replace(/(from\s+|import\(\s*)(['"])(\.{1,2}\/[^'"]+?)\.ts\2/g, '$1$2$3.js$2')
-    if (fixed !== text) writeFileSync(file, fixed)
+      .replace(/(from\s+|import\(\s*)(['"])tosijs-schema\2/g, `$1$2${vendored.startsWith('.') ? vendored : `./${vendored}`}$2`)
+    // `[Symbol.dispose]()` needs the disposable lib; name it so a consumer on an older `lib` still compiles.
+    const withLib = /Symbol\.(async)?[dD]ispose/.test(fixed) ? `/// <reference lib="esnext.disposable" />\n${fixed}` : fixed
+    if (withLib !== text) writeFileSync(file, withLib)
     files++
+  }
+  vendorSchemaTypes(join(dts, 'vendor/tosijs-schema'))
+  // The same declarations as CommonJS (`.d.cts`, for the `require` condition): under node16 a
+  // CommonJS consumer may not `require` types that sit in a "type": "module" package as `.d.ts`.
+  for (const file of walk(dts)) {
+    if (!file.endsWith('.d.ts')) continue
+    const text = readFileSync(file, 'utf8').replace(/(from\s+|import\(\s*)(['"])(\.{1,2}\/[^'"]+?)\.js\2/g, '$1$2$3.cjs$2')
+    writeFileSync(file.replace(/\.d\.ts$/, '.d.cts'), text)
   }
   log(`tsc: ${files} declaration files in ${Date.now() - t0} ms`)
 }
 log(`build: done in ${Date.now() - started} ms`)
+
+/**
+ * tosijs-schema's declarations use extensionless relative imports, which
+ * TypeScript refuses under `module: node16/nodenext` (TS2834, and then `s`
+ * is not exported at all). Ship a copy of them with `.js` specifiers; our
+ * declarations import that copy, so `s` keeps its types in every mode
+ * (tosijs-schema is MIT; its license travels with the copy).
+ */
+function vendorSchemaTypes(to) {
+  const from = resolve(dirname(createRequire(import.meta.url).resolve('tosijs-schema')), '..')
+  mkdirSync(to, { recursive: true })
+  const fix = (text) => text.replace(/(from\s+|import\(\s*)(['"])(\.{1,2}\/[^'"]+?)(?<!\.js)\2/g, '$1$2$3.js$2')
+  writeFileSync(join(to, 'index.d.ts'), fix(readFileSync(join(from, 'dist/index.d.ts'), 'utf8')))
+  mkdirSync(join(to, 'src'), { recursive: true })
+  for (const name of readdirSync(join(from, 'dist/src'))) {
+    if (name.endsWith('.d.ts')) writeFileSync(join(to, 'src', name), fix(readFileSync(join(from, 'dist/src', name), 'utf8')))
+  }
+  const license = ['LICENSE.md', 'LICENSE'].map((n) => join(from, n)).find((p) => existsSync(p))
+  if (license) writeFileSync(join(to, 'LICENSE.md'), readFileSync(license))
+}
 
 function* walk(dir) {
   for (const name of readdirSync(dir)) {

@@ -7,6 +7,6 @@
 export * from './vm/index.ts'
 export { AgentVM } from './full-vm.ts'
 export { transpile, ajs, transpileExpression, type TranspileOptions, type TranspileResult, type Signature } from './transpiler/index.ts'
-export { TranspileError, AjsError, errors, type Diagnostic } from './diagnostics/index.ts'
+export { TranspileError, AjsError, isTranspileError, errors, type Diagnostic } from './diagnostics/index.ts'
 export * from './capabilities/index.ts'
 export { Agent, e, createBuilder, BuilderError, isBuilderError, isBuilder, type Builder, type AgentRoot, type CoreAtoms, type ExprLike, type Arg, type VarMap } from './builder/index.ts'

@@ -19,6 +19,8 @@ import type { AgentRoot } from './types.ts'
 
 export { e, type ExprLike, type SourceExpr, type TypedExpr, type ExprHelpers } from './expr.ts'
 export { BuilderError, isBuilderError, type BuilderErrorCode } from './errors.ts'
+/** Expression strings (`e.parse`, conditions) are transpiled: a refused one throws TranspileError. */
+export { TranspileError, isTranspileError } from '../diagnostics/diagnostic.ts'
 export type { CoreAtoms, AtomSig } from './core-atoms.ts'
 export type { Builder, AgentRoot, Arg, AtomInput, AnyBuilder, Cond, SchemaVars } from './types.ts'
 export type { VarMap } from './resolve.ts'

@@ -86,6 +86,16 @@ export class TranspileError extends AjsError {
   }
 }
 
+/**
+ * True for a TranspileError, also one from another copy of ajs-lang (a
+ * second install or bundle), where `instanceof` cannot see it.
+ */
+export function isTranspileError(e: unknown): e is TranspileError {
+  if (e instanceof TranspileError) return true
+  const x = e as Partial<TranspileError> | null
+  return e instanceof Error && x!.name === 'TranspileError' && typeof x!.code === 'string' && typeof x!.line === 'number'
+}
+
 /** Raise a registry diagnostic at a position of `source` as a TranspileError. */
 export function transpileError(
   name: CodeName,

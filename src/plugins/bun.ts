@@ -16,7 +16,7 @@ export type { AjsPluginOptions } from './load.ts'
 export interface BunPluginLike {
   name: string
   setup(build: {
-    onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => Promise<{ contents: string; loader: 'json' }>): unknown
+    onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => Promise<{ contents: string; loader: 'js' }>): unknown
   }): void
 }
 
@@ -43,7 +43,10 @@ export function ajsBunPlugin(options: AjsPluginOptions = {}): BunPluginLike {
             loc.file, loc.line, loc.column, code ?? '',
           )
         }
-        return { contents: result.contents, loader: 'json' }
+        // A JS module, not `loader: 'json'`: Bun's runtime (Bun.plugin, --preload, bunfig.toml) parses
+        // a plugin's json contents as JavaScript for an unknown extension; `export default` works in
+        // the runtime and in Bun.build alike.
+        return { contents: `export default ${result.contents}`, loader: 'js' }
       })
     },
   }

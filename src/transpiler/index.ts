@@ -18,6 +18,8 @@ import { parseExpression, parseProgram } from './parse.ts'
 import type { Signature } from './signature.ts'
 
 export type { Signature, ParamSignature, JsonSchema } from './signature.ts'
+/** What `transpile` throws (the same class as `ajs-lang`'s: entries share one copy). */
+export { TranspileError, AjsError, isTranspileError, type Diagnostic } from '../diagnostics/diagnostic.ts'
 
 /** Atom names known besides the core ones: a list, or a table keyed by name (e.g. the VM's). */
 export type AtomNames = readonly string[] | Readonly<Record<string, unknown>>

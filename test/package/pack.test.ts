@@ -3,42 +3,38 @@
  * (offline, from the npm cache), and use `ajs-lang`, `ajs-lang/vm` and the
  * `ajsc` bin from plain Node (ESM and CJS).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'acorn'
 import { full as walkFull } from 'acorn-walk'
-import { ensureBuilt, ROOT } from './built.ts'
+import { ROOT } from './built.ts'
+import { packedApp, sh } from './packed.ts'
 
-let dir: string
 let app: string
-const sh = (cmd: string, args: string[], cwd: string, input?: string) => {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', input, timeout: 120_000 })
-  return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' }
-}
-
-beforeAll(() => {
-  ensureBuilt()
-  dir = mkdtempSync(join(tmpdir(), 'ajs-pack-'))
-  const packed = sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT)
-  if (packed.code !== 0) throw new Error(`npm pack failed: ${packed.stderr}`)
-  const tarball = join(dir, JSON.parse(packed.stdout)[0].filename)
-  app = join(dir, 'app')
-  spawnSync('mkdir', ['-p', app])
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
-  let installed = sh('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], app)
-  if (installed.code !== 0) installed = sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], app)
-  if (installed.code !== 0) throw new Error(`npm install failed: ${installed.stderr}`)
-}, 120_000)
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
+let tarball: string
 const node = (code: string, ext = 'mjs') => {
   const file = join(app, `check.${ext}`)
   writeFileSync(file, code)
   return sh('node', [file], app)
 }
+
+beforeAll(() => { ({ app, tarball } = packedApp()) }, 180_000)
+
+/** Budget of the tarball (gzip) and of what it unpacks to; measured with `npm pack --dry-run`. */
+const TARBALL_BUDGET = { packed: 800 * 1024, unpacked: 3 * 1024 * 1024 }
+
+describe('the tarball', () => {
+  test(`is lean: under ${TARBALL_BUDGET.packed / 1024} KB packed, no source maps, no build metadata`, () => {
+    const size = statSync(tarball).size
+    const listing = sh('tar', ['-tzvf', tarball], app).stdout.split('\n').filter(Boolean)
+    const unpacked = listing.reduce((n, line) => n + Number(line.split(/\s+/)[2]), 0)
+    console.log(`${tarball.split('/').pop()}: ${size} bytes packed, ${unpacked} bytes unpacked, ${listing.length} files`)
+    expect(size).toBeLessThanOrEqual(TARBALL_BUDGET.packed)
+    expect(unpacked).toBeLessThanOrEqual(TARBALL_BUDGET.unpacked)
+    expect(listing.filter((l) => /\.map$|meta\.json$/.test(l))).toEqual([])
+  })
+})
 
 describe('the packed package on plain Node', () => {
   test('ajs-lang (ESM): transpile and run source', () => {
@@ -62,22 +58,54 @@ describe('the packed package on plain Node', () => {
     expect(source.stdout.trim()).toBe('SOURCE_NOT_SUPPORTED')
   })
 
-  test('ajs-lang/vm is one self-contained file without acorn', () => {
+  test('one class identity across entries (ESM and CJS); readable class names in the minified build', () => {
+    const check = (load: string) => `
+      ${load}
+      let thrown
+      try { tr.transpile('function f() { return { x: y } }') } catch (e) { thrown = e }
+      console.log(JSON.stringify([
+        thrown instanceof main.TranspileError, thrown instanceof tr.TranspileError, main.isTranspileError(thrown), thrown.name, thrown.constructor.name,
+        new main.AgentVM() instanceof vm.AgentVM, vm.AgentVM.name, main.AgentVM.name, builder.TranspileError === main.TranspileError,
+      ]))`
+    const expected = [true, true, true, 'TranspileError', 'TranspileError', true, 'AgentVM', 'AgentVM', true]
+    const esm = node(check(`import * as main from 'ajs-lang'; import * as vm from 'ajs-lang/vm'; import * as tr from 'ajs-lang/transpiler'; import * as builder from 'ajs-lang/builder'`))
+    expect(esm.stderr).toBe('')
+    expect(JSON.parse(esm.stdout)).toEqual(expected)
+    const cjs = node(check(`const main = require('ajs-lang'), vm = require('ajs-lang/vm'), tr = require('ajs-lang/transpiler'), builder = require('ajs-lang/builder')`), 'cjs')
+    expect(cjs.stderr).toBe('')
+    expect(JSON.parse(cjs.stdout)).toEqual(expected)
+  })
+
+  test('ajs-lang/vm loads no parser: acorn stays out of its module graph', () => {
     const pkgDir = join(app, 'node_modules/ajs-lang')
-    for (const file of ['dist/vm.js', 'dist/vm.cjs']) {
-      const text = readFileSync(join(pkgDir, file), 'utf8')
-      // What the file loads, read from its syntax tree (minified code has import-like text inside strings).
-      const loads: string[] = []
-      const sourceType = file.endsWith('.cjs') ? 'script' : 'module'
-      walkFull(parse(text, { ecmaVersion: 'latest', sourceType }), (node: any) => {
-        if (node.type === 'ImportDeclaration' || node.type === 'ExportAllDeclaration' || (node.type === 'ExportNamedDeclaration' && node.source)) loads.push(node.source.value)
-        if (node.type === 'ImportExpression') loads.push('import()')
-        if (node.type === 'CallExpression' && node.callee.type === 'Identifier' && node.callee.name === 'require') loads.push(String(node.arguments[0]?.value))
-      })
-      expect(loads).toEqual([])
-      // acorn's own messages would be inlined if the transpiler had been pulled in.
-      expect(text).not.toContain('Unterminated template')
+    for (const entry of ['dist/vm.js', 'dist/vm.cjs']) {
+      // Follow what the entry loads, read from each file's syntax tree (minified code has import-like text inside strings).
+      const seen = new Set<string>()
+      const visit = (file: string) => {
+        if (seen.has(file)) return
+        seen.add(file)
+        const text = readFileSync(join(pkgDir, file), 'utf8')
+        expect(text).not.toContain('Unterminated template')
+        walkFull(parse(text, { ecmaVersion: 'latest', sourceType: file.endsWith('.cjs') ? 'script' : 'module' }), (n: any) => {
+          let spec: string | undefined
+          if (n.type === 'ImportDeclaration' || n.type === 'ExportAllDeclaration' || (n.type === 'ExportNamedDeclaration' && n.source)) spec = n.source.value
+          if (n.type === 'CallExpression' && n.callee.type === 'Identifier' && n.callee.name === 'require') spec = String(n.arguments[0]?.value)
+          if (n.type === 'ImportExpression') spec = 'import()'
+          if (spec === undefined) return
+          expect(spec.startsWith('./') || spec.startsWith('../')).toBe(true)
+          visit(join(file, '..', spec))
+        })
+      }
+      visit(entry)
+      expect(seen.size).toBeGreaterThan(1)
     }
+  })
+
+  test('the browser bundle is exported as ajs-lang/browser/vm.min.js', () => {
+    const pkg = JSON.parse(readFileSync(join(app, 'node_modules/ajs-lang/package.json'), 'utf8'))
+    expect(pkg.exports['./browser/vm.min.js'].default).toBe('./dist/browser/vm.min.js')
+    const r = node(`import { AgentVM } from 'ajs-lang/browser/vm.min.js'\nconsole.log((await new AgentVM().run({ ajs: 1, op: 'seq', steps: [{ op: 'return', value: { $expr: 'literal', value: 7 } }] })).result)`)
+    expect(r.stdout.trim()).toBe('7')
   })
 
   test('ajs-lang/transpiler, ajs-lang/batteries, the plugins and type declarations are there', () => {
@@ -91,7 +119,7 @@ describe('the packed package on plain Node', () => {
     expect(JSON.parse(r.stdout)).toEqual([1, 6, 'ajs', 'ajs'])
     const pkg = JSON.parse(readFileSync(join(app, 'node_modules/ajs-lang/package.json'), 'utf8'))
     for (const entry of ['.', './vm', './transpiler', './batteries']) {
-      const types = pkg.exports[entry].types as string
+      const types = pkg.exports[entry].import.types as string
       const dts = readFileSync(join(app, 'node_modules/ajs-lang', types), 'utf8')
       expect(dts).not.toMatch(/from '\.[^']*\.ts'/)
     }
