@@ -67,13 +67,15 @@ describe.skipIf(!haveChromium)('ajs-lang/browser/vm.min.js in headless Chromium'
     const onNode = await new AgentVM().run(ast, { items: [1, 2, 3] })
     const page = await browser.newPage()
     await page.goto(`${origin}/`)
-    const inBrowser = await page.evaluate(async ([ast, spin]) => {
-      const { AgentVM } = await import('/vm.min.js')
+    // The page loads the bundle by URL; typed loosely here, since it is the browser's module, not ours.
+    const args: [unknown, unknown, string] = [ast, spin, '/vm.min.js']
+    const inBrowser: { result: unknown; fuelUsed: number; error: unknown; outOfFuel: unknown; agent: string } = await page.evaluate(async ([ast, spin, url]: [any, any, string]) => {
+      const { AgentVM } = await import(url)
       const vm = new AgentVM()
       const ok = await vm.run(ast, { items: [1, 2, 3] })
       const out = await vm.run(spin, {}, { fuel: 5 })
       return { result: ok.result, fuelUsed: ok.fuelUsed, error: ok.error ?? null, outOfFuel: out.error, agent: navigator.userAgent }
-    }, [ast, spin] as const)
+    }, args as [any, any, string])
     await page.close()
     expect(inBrowser.agent).toContain('Chrome')
     expect(inBrowser.error).toBeNull()
