@@ -68,12 +68,13 @@ describe('Bun plugin', () => {
     expect(mod.default.name).toBe('flow')
   })
 
-  test('onLoad returns a JSON module, and throws a located error', async () => {
+  test('onLoad returns a JS module exporting the AST (works at run time and in Bun.build), and throws a located error', async () => {
     let onLoad: ((args: { path: string }) => Promise<{ contents: string; loader: string }>) | undefined
     ajsBunPlugin().setup({ onLoad: (_opts, cb) => { onLoad = cb } })
     const ok = await onLoad!({ path: join(dir, 'flow.ajs') })
-    expect(ok.loader).toBe('json')
-    expect(JSON.parse(ok.contents).steps[0].op).toBe('return')
+    expect(ok.loader).toBe('js')
+    expect(ok.contents.startsWith('export default ')).toBe(true)
+    expect(JSON.parse(ok.contents.slice('export default '.length)).steps[0].op).toBe('return')
     let err: unknown
     try {
       await onLoad!({ path: join(dir, 'broken.ajs') })
