@@ -14,6 +14,7 @@ import { checkCommand } from './commands/check.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, runCommand } from './commands/run.ts'
 import { registerFlowlangCommands } from './commands/flowlang.ts'
 import { registerFlowCommands } from './commands/flow-program.ts'
+import { registerWorkflowCommands } from './commands/workflow.ts'
 
 export { EXIT } from './io.ts'
 
@@ -78,6 +79,7 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
 
   registerFlowlangCommands(program, io, setCode)
   registerFlowCommands(program, io, setCode)
+  registerWorkflowCommands(program, io, setCode)
 
   return program
 }

@@ -20,3 +20,10 @@ export { FileJournalStore } from './file-store.ts'
 export type {
   BudgetSnapshot, WorkflowRef, WorkflowCall, WorkflowRequest, WorkflowRequestKind, WorkflowResolution, WorkflowOutput, WorkflowPoll,
 } from './types.ts'
+export {
+  startLocalRun, resumeLocalRun, defaultMaxAgents, defaultRunsDir,
+  type LocalDriverOptions, type LocalRunStart, type LocalRunOutcome,
+} from './local.ts'
+export { listRuns, summarizeRun, summarizeJournal, type RunSummary } from './runs.ts'
+export { answerAgent, type LlmLike } from './agent-request.ts'
+export { serveStdio, StdioHost, RPC_ERRORS } from './stdio-host.ts'

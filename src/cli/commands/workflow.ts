@@ -1,0 +1,198 @@
+/**
+ * `ajsc workflow run | resume | ls | show | host --stdio`: durable workflow
+ * runs on this machine (src/workflows/local.ts) and the JSON-RPC host of the
+ * runtime boundary (src/workflows/stdio-host.ts).
+ *
+ * stdout carries only the product (the result, the listing, the JSON
+ * report, or JSON-RPC); the run id, log lines and phases go to stderr.
+ */
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { Command } from 'commander'
+import { createOpenAICompatibleLLM } from '../../capabilities/llm.ts'
+import { TranspileError } from '../../diagnostics/index.ts'
+import { WorkflowError } from '../../workflows/errors.ts'
+import { FileJournalStore } from '../../workflows/file-store.ts'
+import { defaultMaxAgents, defaultRunsDir, resumeLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/local.ts'
+import { listRuns, summarizeRun, type RunSummary } from '../../workflows/runs.ts'
+import { serveStdio } from '../../workflows/stdio-host.ts'
+import type { WorkflowCall } from '../../workflows/types.ts'
+import { palette } from '../colors.ts'
+import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
+import { intOption } from '../options.ts'
+import { fromCliError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
+
+interface DriverFlags {
+  llm?: string
+  model?: string
+  runsDir?: string
+  maxAgents?: string
+  json?: boolean
+}
+
+interface RunFlags extends DriverFlags {
+  args?: string
+  budget?: string
+}
+
+function parseArgs(opt: string | undefined, io: CliIO): unknown {
+  if (opt === undefined) return {}
+  const fromFile = opt.startsWith('@')
+  const text = fromFile ? readText(resolve(io.cwd, opt.slice(1)), opt.slice(1)) : opt
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (e) {
+    throw new CliError(fromFile ? 'CLI_BAD_JSON' : 'CLI_USAGE', `--args is not valid JSON: ${(e as Error).message}`)
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(fromFile ? 'CLI_BAD_JSON' : 'CLI_USAGE', '--args must be a JSON object')
+  return value
+}
+
+function runsDir(flags: DriverFlags, io: CliIO): string {
+  return flags.runsDir ? resolve(io.cwd, flags.runsDir) : defaultRunsDir(io.cwd)
+}
+
+function driverOptions(flags: DriverFlags, io: CliIO): LocalDriverOptions {
+  if (flags.model && !flags.llm) throw usageError('--model needs --llm <url>')
+  const c = palette(io.color)
+  const onCall = (call: WorkflowCall, runId: string) => {
+    if (flags.json) return
+    const who = runId.includes('/children/') ? c.dim(`[${runId.slice(runId.lastIndexOf('/') + 1)}] `) : ''
+    if (call.type === 'phase') io.err(`${who}${c.cyan('phase')} ${call.name}\n`)
+    else io.err(`${who}${call.values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(' ')}\n`)
+  }
+  const apiKey = io.env['AJS_LLM_API_KEY']
+  return {
+    runsDir: runsDir(flags, io),
+    maxAgents: intOption(flags.maxAgents, '--max-agents', 1) ?? defaultMaxAgents(),
+    onCall,
+    ...(flags.llm ? { llm: createOpenAICompatibleLLM({ baseUrl: flags.llm, model: flags.model ?? 'default', timeoutMs: 120_000, ...(apiKey ? { apiKey } : {}) }) } : {}),
+  }
+}
+
+function fromWorkflowError(e: WorkflowError): JsonDiagnostic {
+  const cause = e.cause
+  if (cause) {
+    return {
+      severity: 'error', code: cause.code, message: cause.message, ...(cause.hint ? { hint: cause.hint } : {}),
+      ...(cause.file ? { file: cause.file } : {}), ...(cause.line ? { line: cause.line, column: cause.column } : {}), ...(cause.op ? { op: cause.op } : {}),
+    }
+  }
+  return { severity: 'error', code: e.code, message: e.message, hint: e.hint }
+}
+
+/** Run a driver call and report its outcome the CLI way. */
+async function report(command: string, flags: DriverFlags, io: CliIO, work: () => Promise<{ runId: string; result: unknown }>, runIdHint?: string): Promise<number> {
+  const reporter = new Reporter(io, command, flags.json === true)
+  try {
+    const { runId, result } = await work()
+    if (!flags.json) io.out(`${JSON.stringify(result, null, 2)}\n`)
+    return reporter.finish({ runId, result })
+  } catch (e) {
+    if (e instanceof TranspileError) reporter.add(...fromTranspileError(e))
+    else if (e instanceof WorkflowError) reporter.add(fromWorkflowError(e))
+    else if (e instanceof CliError) reporter.add(fromCliError(e))
+    else reporter.add({ severity: 'error', code: 'CLI_READ', message: (e as Error).message ?? String(e), hint: 'Check the workflow file path.' })
+    const resumable = runIdHint !== undefined && existsSync(join(runsDir(flags, io), runIdHint, 'journal.jsonl'))
+    if (resumable && !flags.json && !(e instanceof WorkflowError && e.code === 'WORKFLOW_RUN_NOT_FOUND')) {
+      io.err(`resume with: ajsc workflow resume ${runIdHint}${flags.runsDir ? ` --runs-dir ${flags.runsDir}` : ''}\n`)
+    }
+    return reporter.finish({ ...(runIdHint ? { runId: runIdHint } : {}) }, EXIT.failure)
+  }
+}
+
+function formatSummary(s: RunSummary): string {
+  const budget = s.budget ? `${s.budget.spent}${s.budget.total === null ? '' : `/${s.budget.total}`}` : '-'
+  const lines = [
+    `run       ${s.runId}`,
+    `file      ${s.file}`,
+    `created   ${s.createdAt}`,
+    `state     ${s.state}`,
+    `phases    ${s.phases.join(' → ') || '-'}`,
+    `budget    ${budget}`,
+    `requests  ${s.requests.resolved}/${s.requests.total} resolved${s.requests.inFlight.length ? `, in flight: ${s.requests.inFlight.join(', ')}` : ''}`,
+    `journal   ${s.entries} entries, ${s.logs} log lines`,
+  ]
+  if (s.state === 'complete') lines.push(`result    ${JSON.stringify(s.result)}`)
+  if (s.state === 'failed') lines.push(`error     ${JSON.stringify(s.error)}`)
+  return `${lines.join('\n')}\n`
+}
+
+const driverFlags = (cmd: Command) => cmd
+  .option('--llm <url>', 'OpenAI-compatible endpoint for agent() calls, e.g. http://127.0.0.1:1234/v1 (API key from $AJS_LLM_API_KEY)')
+  .option('--model <name>', 'model name for --llm (default "default")')
+  .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs under the working directory)')
+  .option('--max-agents <n>', `agent calls at once (default min(16, cores - 2), at least 1; here ${defaultMaxAgents()})`)
+  .option('--json', 'print one JSON report (runId, result, diagnostics) on stdout')
+
+/** Register `ajsc workflow ...` on the program. */
+export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (code: number) => void): void {
+  const wf = program.command('workflow').description('durable workflows: run a workflow module, resume it after a crash, list runs, host the runtime over stdio')
+
+  driverFlags(wf.command('run')
+    .description('run a workflow module to completion; its journal goes to <runs-dir>/<run-id>/ (resumable after kill -9)')
+    .argument('<file>', 'the workflow module (.ajs)')
+    .option('-a, --args <json>', 'the args global: a JSON object or @file.json (default {})')
+    .option('--budget <n>', 'budget total, in agent calls (default: unlimited)'))
+    .action(async (file: string, flags: RunFlags) => {
+      const options = driverOptions(flags, io)
+      readText(resolve(io.cwd, file), file) // a missing file is CLI_NOT_FOUND before any run directory exists
+      const args = parseArgs(flags.args, io)
+      const budget = intOption(flags.budget, '--budget', 0)
+      const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-')}-${Math.random().toString(16).slice(2, 8)}`
+      if (!flags.json) io.err(`${palette(io.color).dim(`run ${runId}`)}\n`)
+      setCode(await report('workflow run', flags, io, () => startLocalRun({ ...options, file: resolve(io.cwd, file), args, runId, ...(budget !== undefined ? { budget } : {}) }), runId))
+    })
+
+  driverFlags(wf.command('resume')
+    .description('continue a run from its journal: completed agent calls are not repeated, a sleep waits only what is left')
+    .argument('<run-id>', 'the id printed by `workflow run` (see `workflow ls`)'))
+    .action(async (runId: string, flags: DriverFlags) => {
+      setCode(await report('workflow resume', flags, io, () => resumeLocalRun(runId, driverOptions(flags, io)), runId))
+    })
+
+  wf.command('ls')
+    .description('list runs with their state, phases and budget')
+    .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs)')
+    .option('--json', 'print the runs as JSON')
+    .action((flags: DriverFlags) => {
+      const runs = listRuns(new FileJournalStore(runsDir(flags, io)))
+      if (flags.json) io.out(`${JSON.stringify({ command: 'workflow ls', ok: true, exitCode: 0, runs, diagnostics: [] })}\n`)
+      else {
+        if (runs.length === 0) io.err('no runs\n')
+        for (const r of runs) {
+          const budget = r.budget ? `${r.budget.spent}${r.budget.total === null ? '' : `/${r.budget.total}`}` : '-'
+          io.out(`${r.runId}  ${r.state.padEnd(8)}  phase ${r.phases[r.phases.length - 1] ?? '-'}  budget ${budget}  ${r.file}\n`)
+        }
+      }
+      setCode(EXIT.ok)
+    })
+
+  wf.command('show')
+    .description('show one run: state, phases, budget, requests, result or error')
+    .argument('<run-id>')
+    .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs)')
+    .option('--json', 'print the summary as JSON')
+    .action((runId: string, flags: DriverFlags) => {
+      const reporter = new Reporter(io, 'workflow show', flags.json === true)
+      try {
+        const summary = summarizeRun(new FileJournalStore(runsDir(flags, io)), runId)
+        if (!flags.json) io.out(formatSummary(summary))
+        setCode(reporter.finish({ run: summary }))
+      } catch (e) {
+        if (!(e instanceof WorkflowError)) throw e
+        reporter.add(fromWorkflowError(e))
+        setCode(reporter.finish({}, EXIT.failure))
+      }
+    })
+
+  wf.command('host')
+    .description('serve the runtime boundary as JSON-RPC 2.0, one message per line (start_module, poll, take_pending_requests, resolve_request)')
+    .option('--stdio', 'speak over stdin/stdout (required)')
+    .action(async (flags: { stdio?: boolean }) => {
+      if (!flags.stdio) throw usageError('workflow host needs --stdio (the only transport)')
+      await serveStdio(process.stdin, process.stdout)
+      setCode(EXIT.ok)
+    })
+}

@@ -1,0 +1,220 @@
+/**
+ * The local driver: runs a workflow file to completion in this process,
+ * durably. `agent` requests go to the `llm` capability (at most `maxAgents`
+ * at once), `workflow` requests run child workflow files (one level), and
+ * sleeps use timers. Every run has a directory `<runsDir>/<runId>/` with
+ * `run.json` (what was started) and `journal.jsonl` (appended and fsync'ed
+ * before the host acts), so `resumeLocalRun` continues after `kill -9`
+ * without repeating a completed agent call.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { dirname, extname, isAbsolute, join, resolve } from 'node:path'
+import { answerAgent, type LlmLike } from './agent-request.ts'
+import { workflowError } from './errors.ts'
+import type { WorkflowExecution } from './execution.ts'
+import { FileJournalStore } from './file-store.ts'
+import { compileWorkflow } from './module.ts'
+import { resumeWorkflow, startWorkflow } from './start.ts'
+import type { WorkflowCall, WorkflowRequest, WorkflowResolution } from './types.ts'
+
+export interface LocalDriverOptions {
+  /** Root of the run directories (default `.ajs/runs` under the working directory). */
+  runsDir?: string
+  /** The `llm` capability for agent requests (without it, agent requests fail with a clear error). */
+  llm?: LlmLike
+  /** Agent requests running at once (default min(16, cores − 2), at least 1). */
+  maxAgents?: number
+  /** Receives every log / phase call as it happens (parent and children). */
+  onCall?: (call: WorkflowCall, runId: string) => void
+  /** Host clock (default Date.now). */
+  clock?: () => number
+}
+
+export interface LocalRunStart extends LocalDriverOptions {
+  file: string
+  args?: unknown
+  /** Budget total in agent calls (each completed agent call spends 1). */
+  budget?: number
+  runId?: string
+}
+
+export interface LocalRunOutcome {
+  runId: string
+  result: unknown
+}
+
+export const defaultMaxAgents = (): number => Math.max(1, Math.min(16, availableParallelism() - 2))
+
+export function defaultRunsDir(cwd: string): string {
+  return join(cwd, '.ajs', 'runs')
+}
+
+interface RunRecord {
+  runId: string
+  file: string
+  createdAt: string
+}
+
+function newRunId(): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-')
+  const rand = [...globalThis.crypto.getRandomValues(new Uint8Array(3))].map((b) => b.toString(16).padStart(2, '0')).join('')
+  return `${stamp}-${rand}`
+}
+
+/** A counting semaphore: the agent concurrency limit shared by a run and its children. */
+class Limiter {
+  private active = 0
+  private readonly queue: Array<() => void> = []
+  constructor(private readonly max: number) {}
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.max) await new Promise<void>((r) => this.queue.push(r))
+    this.active++
+    try { return await fn() } finally {
+      this.active--
+      this.queue.shift()?.()
+    }
+  }
+}
+
+interface DriveContext {
+  runId: string
+  store: FileJournalStore
+  file: string
+  llm?: LlmLike
+  limiter: Limiter
+  onCall?: (call: WorkflowCall, runId: string) => void
+  clock: () => number
+  /** Child workflows may not start their own (one nesting level). */
+  child: boolean
+  timers: Set<ReturnType<typeof setTimeout>>
+}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
+
+function childFile(ref: unknown, parentFile: string): string {
+  const base = dirname(parentFile)
+  if (typeof ref === 'string') {
+    const named = extname(ref) ? ref : `${ref}.ajs`
+    return isAbsolute(named) ? named : resolve(base, named)
+  }
+  const path = (ref as { scriptPath: string }).scriptPath
+  return isAbsolute(path) ? path : resolve(base, path)
+}
+
+async function answer(r: WorkflowRequest, exec: WorkflowExecution, ctx: DriveContext): Promise<WorkflowResolution> {
+  switch (r.type) {
+    case 'sleep':
+      await new Promise<void>((res) => {
+        const t = setTimeout(() => { ctx.timers.delete(t); res() }, r.durationMs)
+        ctx.timers.add(t)
+      })
+      return 'OkUndefined'
+    case 'agent': {
+      const llm = ctx.llm
+      if (!llm) return { Err: { message: 'agent(): no model endpoint: pass --llm <url> (and --model <name>)' } }
+      const { total, spent } = exec.budget
+      if (total !== null && spent >= total) return { Err: { message: `agent(): budget exhausted (${spent} of ${total} agent calls)` } }
+      const value = await ctx.limiter.run(() => answerAgent(llm, r.prompt, r.options))
+      const now = exec.budget
+      return { OkWithBudget: { value, budget: { total: now.total, spent: now.spent + 1 } } }
+    }
+    case 'workflow': {
+      if (ctx.child) return { Err: { message: 'workflow(): a child workflow cannot start another one (the local driver runs one nesting level)' } }
+      const file = childFile(r.ref, ctx.file)
+      const childId = `${ctx.runId}/children/${r.id}`
+      const journal = ctx.store.read(childId)
+      const program = compileWorkflow(readFileSync(file, 'utf8'), { sourceName: file })
+      const common = { store: ctx.store, executionId: childId, clock: ctx.clock }
+      const child = journal.length > 0
+        ? await resumeWorkflow(program, journal, common)
+        : startWorkflow(program, { ...common, args: r.args ?? {}, budget: exec.budget })
+      try {
+        return { Ok: await drive(child, { ...ctx, runId: childId, file, child: true }) }
+      } finally {
+        child.dispose()
+      }
+    }
+  }
+}
+
+/** Poll to completion, running requests concurrently; resolves to the result (rejects with WorkflowError). */
+async function drive(exec: WorkflowExecution, ctx: DriveContext): Promise<unknown> {
+  let inflight = 0
+  let signalled = false
+  let wake: (() => void) | null = null
+  const settled = () => { signalled = true; wake?.() }
+  for (;;) {
+    const p = await exec.poll()
+    if (p === 'Pending') {
+      if (inflight === 0) throw workflowError('WORKFLOW_FAILED', 'The workflow waits for nothing (internal driver error)')
+      if (!signalled) await new Promise<void>((r) => { wake = r })
+      wake = null
+      signalled = false
+      continue
+    }
+    if ('Call' in p) { ctx.onCall?.(p.Call, ctx.runId); continue }
+    if ('Complete' in p) return p.Complete.result
+    for (const r of exec.takePendingRequests()) {
+      inflight++
+      answer(r, exec, ctx)
+        .catch((e): WorkflowResolution => ({ Err: { message: message(e) } }))
+        .then((res) => { try { exec.resolveRequest(r.id, res) } catch { /* the execution ended meanwhile */ } })
+        .finally(() => { inflight--; settled() })
+    }
+  }
+}
+
+function contextFor(runId: string, file: string, store: FileJournalStore, o: LocalDriverOptions): DriveContext {
+  const maxAgents = o.maxAgents ?? defaultMaxAgents()
+  if (!Number.isSafeInteger(maxAgents) || maxAgents < 1) throw workflowError('WORKFLOW_OPTIONS_INVALID', 'maxAgents must be an integer >= 1')
+  return {
+    runId, store, file, llm: o.llm, limiter: new Limiter(maxAgents), onCall: o.onCall,
+    clock: o.clock ?? Date.now, child: false, timers: new Set(),
+  }
+}
+
+async function finish(exec: WorkflowExecution, ctx: DriveContext): Promise<LocalRunOutcome> {
+  try {
+    return { runId: ctx.runId, result: await drive(exec, ctx) }
+  } finally {
+    for (const t of ctx.timers) clearTimeout(t)
+    exec.dispose()
+  }
+}
+
+/** Start a durable local run of a workflow file. */
+export async function startLocalRun(options: LocalRunStart): Promise<LocalRunOutcome> {
+  const file = resolve(options.file)
+  const source = readFileSync(file, 'utf8')
+  const program = compileWorkflow(source, { sourceName: file })
+  const store = new FileJournalStore(options.runsDir ?? defaultRunsDir(process.cwd()))
+  const runId = options.runId ?? newRunId()
+  const dir = store.dir(runId)
+  if (existsSync(join(dir, 'run.json'))) throw workflowError('WORKFLOW_OPTIONS_INVALID', `Run ${runId} already exists in ${store.root}`)
+  mkdirSync(dir, { recursive: true })
+  const record: RunRecord = { runId, file, createdAt: new Date().toISOString() }
+  writeFileSync(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`)
+  const ctx = contextFor(runId, file, store, options)
+  const exec = startWorkflow(program, {
+    args: options.args ?? {}, budget: { total: options.budget ?? null }, store, executionId: runId, clock: ctx.clock,
+  })
+  return finish(exec, ctx)
+}
+
+/** Continue a run from its journal (after a crash or `kill -9`), with the file it was started from. */
+export async function resumeLocalRun(runId: string, options: LocalDriverOptions = {}): Promise<LocalRunOutcome> {
+  const store = new FileJournalStore(options.runsDir ?? defaultRunsDir(process.cwd()))
+  const record = readRunRecord(store, runId)
+  const program = compileWorkflow(readFileSync(record.file, 'utf8'), { sourceName: record.file })
+  const ctx = contextFor(runId, record.file, store, options)
+  const exec = await resumeWorkflow(program, store.read(runId), { store, executionId: runId, clock: ctx.clock })
+  return finish(exec, ctx)
+}
+
+export function readRunRecord(store: FileJournalStore, runId: string): RunRecord {
+  let path: string
+  try { path = join(store.dir(runId), 'run.json') } catch { throw workflowError('WORKFLOW_RUN_NOT_FOUND', `No run ${JSON.stringify(runId)} in ${store.root}`) }
+  if (!existsSync(path)) throw workflowError('WORKFLOW_RUN_NOT_FOUND', `No run ${JSON.stringify(runId)} in ${store.root}`)
+  return JSON.parse(readFileSync(path, 'utf8')) as RunRecord
+}

@@ -1,0 +1,101 @@
+/** `ajsc workflow host --stdio` driven from this process over a pipe, as a seed host would. */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { resolve } from 'node:path'
+
+const MAIN = resolve(import.meta.dir, '../../src/cli/main.ts')
+let host: ChildProcessWithoutNullStreams
+let next: () => Promise<any>
+let nextId = 1
+
+beforeAll(() => {
+  host = spawn(process.execPath, [MAIN, 'workflow', 'host', '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] })
+  const lines = createInterface({ input: host.stdout })
+  const queue: string[] = []
+  const waiters: Array<(l: string) => void> = []
+  lines.on('line', (l) => { const w = waiters.shift(); if (w) w(l); else queue.push(l) })
+  next = () => new Promise((res, rej) => {
+    const t = setTimeout(() => rej(new Error('no reply from the host within 10 s')), 10_000)
+    const take = (l: string) => { clearTimeout(t); res(JSON.parse(l)) }
+    const l = queue.shift()
+    if (l !== undefined) take(l); else waiters.push(take)
+  })
+})
+afterAll(() => { host.stdin.end(); host.kill() })
+
+async function rpc(method: string, params?: unknown): Promise<any> {
+  const id = nextId++
+  host.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) })}\n`)
+  const reply = await next()
+  expect(reply.id).toBe(id)
+  return reply
+}
+
+const SOURCE = `import { sleep } from 'workflow:extra'
+phase('ask', { of: 2 })
+const answer = await agent('What is ' + args.q + '?', { model: 'small' })
+await sleep(5)
+log('answer', answer)
+export default { answer, spent: budget.spent() }
+`
+
+test('start_module, poll, take_pending_requests, resolve_request: the seed methods and encodings', async () => {
+  const started = await rpc('start_module', { source: SOURCE, source_name: 'ask.ajs', args: { q: '6x7' }, budget: { total: 10, spent: 0 } })
+  const execution = started.result.execution
+  expect(typeof execution).toBe('string')
+  expect((await rpc('poll', { execution })).result).toEqual({ Call: { type: 'phase', name: 'ask', options: { of: 2 } } })
+  const req = (await rpc('poll', { execution })).result
+  expect(req).toMatchObject({ Request: { type: 'agent', prompt: 'What is 6x7?', options: { model: 'small' } } })
+  const taken = (await rpc('take_pending_requests', { execution })).result
+  expect(taken).toEqual([req.Request])
+  expect((await rpc('poll', { execution })).result).toBe('Pending')
+  const resolved = await rpc('resolve_request', { execution, id: req.Request.id, resolution: { OkWithBudget: { value: 42, budget: { total: 10, spent: 3 } } } })
+  expect(resolved.result).toBeNull()
+  const sleep = (await rpc('poll', { execution })).result
+  expect(sleep).toMatchObject({ Request: { type: 'sleep', durationMs: 5 } })
+  await rpc('resolve_request', { execution, id: sleep.Request.id, resolution: 'OkUndefined' })
+  expect((await rpc('poll', { execution })).result).toEqual({ Call: { type: 'log', values: ['answer', 42] } })
+  expect((await rpc('poll', { execution })).result).toEqual({ Complete: { result: { answer: 42, spent: 3 } } })
+  const journal = (await rpc('journal', { execution })).result
+  expect(journal.map((e: { t: string }) => e.t)).toEqual(['start', 'call', 'request', 'resolution', 'request', 'resolution', 'call', 'end'])
+  await rpc('dispose', { execution })
+})
+
+test('two executions at once are told apart by execution id; resume_module continues a journal', async () => {
+  const a = (await rpc('start_module', { source: `export default await agent(args.p)`, args: { p: 'A' } })).result.execution
+  const b = (await rpc('start_module', { source: `export default await agent(args.p)`, args: { p: 'B' } })).result.execution
+  expect(a).not.toBe(b)
+  const ra = (await rpc('poll', { execution: a })).result.Request
+  const rb = (await rpc('poll', { execution: b })).result.Request
+  expect([ra.prompt, rb.prompt]).toEqual(['A', 'B'])
+  // Without `execution` while two are open: invalid params.
+  expect((await rpc('poll')).error.code).toBe(-32602)
+  await rpc('resolve_request', { execution: b, id: rb.id, resolution: { Ok: 'b' } })
+  expect((await rpc('poll', { execution: b })).result).toEqual({ Complete: { result: 'b' } })
+  const journal = (await rpc('journal', { execution: a })).result
+  await rpc('dispose', { execution: a })
+  await rpc('dispose', { execution: b })
+  const c = (await rpc('resume_module', { source: `export default await agent(args.p)`, journal })).result.execution
+  const rc = (await rpc('poll', { execution: c })).result.Request
+  expect(rc).toEqual(ra)
+  await rpc('resolve_request', { id: rc.id, resolution: { Ok: 'a' } })
+  expect((await rpc('poll')).result).toEqual({ Complete: { result: 'a' } })
+  await rpc('dispose', { execution: c })
+})
+
+test('errors are JSON-RPC errors with the workflow code; the host keeps serving', async () => {
+  host.stdin.write('not json\n')
+  expect((await next()).error.code).toBe(-32700)
+  expect((await rpc('nope')).error.code).toBe(-32601)
+  const bad = await rpc('start_module', { source: 'const x = Date.now()', source_name: 'bad.ajs' })
+  expect(bad.error).toMatchObject({ code: -32000, data: { code: 'AJS5006', file: 'bad.ajs', line: 1, column: 11 } })
+  const ex = (await rpc('start_module', { source: 'export default await agent("x")' })).result.execution
+  const r = (await rpc('poll', { execution: ex })).result.Request
+  expect((await rpc('resolve_request', { execution: ex, id: 'nope', resolution: 'OkUndefined' })).error.data.code).toBe('WORKFLOW_UNKNOWN_REQUEST')
+  expect((await rpc('resolve_request', { execution: ex, id: r.id, resolution: { Bad: 1 } })).error.data.code).toBe('WORKFLOW_RESOLUTION_INVALID')
+  await rpc('resolve_request', { execution: ex, id: r.id, resolution: { Err: { message: 'model down' } } })
+  const failed = await rpc('poll', { execution: ex })
+  expect(failed.error).toMatchObject({ code: -32000, data: { code: 'WORKFLOW_FAILED', cause: { message: 'model down' } } })
+  await rpc('dispose', { execution: ex })
+})
