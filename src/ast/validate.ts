@@ -100,9 +100,24 @@ class Checker {
     if (!Array.isArray(v) || v.length !== 2 || !isCount(v[0]) || !isCount(v[1])) this.fail(at(owner, 'loc'), 'loc must be [line, column]')
   }
 
+  /**
+   * Walk the elements of an array. Its length is checked against the node
+   * budget before the walk starts: a host-built `steps.length = 5e7` is
+   * AST_TOO_LARGE at once, never walked index by index.
+   */
+  each<T>(v: T[], fn: (x: T, i: number) => void): void {
+    if (this.tooLarge) return
+    if (this.nodes + v.length > this.maxNodes) {
+      this.tooLarge = true
+      this.fail(null, `AST has more than ${this.maxNodes} nodes (an array of ${v.length} items)`, 'AST_TOO_LARGE')
+      return
+    }
+    for (let i = 0; i < v.length && !this.tooLarge; i++) fn(v[i]!, i)
+  }
+
   steps(v: unknown, path: Path, depth: number): void {
     if (!Array.isArray(v)) return this.fail(path, 'Expected a list of steps')
-    v.forEach((s, i) => this.step(s, at(path, i), depth + 1))
+    this.each(v, (s, i) => this.step(s, at(path, i), depth + 1))
   }
 
   step(v: unknown, path: Path, depth: number): void {
@@ -139,12 +154,12 @@ class Checker {
       case 'name': return this.name(v, path)
       case 'names':
         if (!Array.isArray(v)) return this.fail(path, 'Expected an array of names')
-        return v.forEach((n, i) => this.name(n, path, i))
+        return this.each(v, (n, i) => this.name(n, path, i))
       case 'string': if (typeof v !== 'string') this.fail(path, 'Expected a string'); return
       case 'steps': return this.steps(v, path, depth)
       case 'branches':
         if (!Array.isArray(v)) return this.fail(path, 'Expected a list of step lists')
-        return v.forEach((b, i) => this.steps(b, at(path, i), depth + 1))
+        return this.each(v, (b, i) => this.steps(b, at(path, i), depth + 1))
       case 'pattern': return this.pattern(v, path, depth)
       case 'bindings':
         if (!isObj(v)) return this.fail(path, 'Expected an object of name: value')
@@ -152,7 +167,7 @@ class Checker {
         return
       case 'cases':
         if (!Array.isArray(v)) return this.fail(path, 'Expected a list of cases')
-        return v.forEach((c, i) => {
+        return this.each(v, (c, i) => {
           const cp = at(path, i)
           if (!isObj(c)) return this.fail(cp, 'Expected a case { test?, body }')
           if (c.test !== undefined && c.test !== null) this.expr(c.test, at(cp, 'test'), depth + 1)
@@ -171,7 +186,7 @@ class Checker {
       return
     }
     if (isObj(v) && '$expr' in v) return this.expr(v, path, depth)
-    if (Array.isArray(v)) return v.forEach((x, i) => this.value(x, at(path, i), depth + 1))
+    if (Array.isArray(v)) return this.each(v, (x, i) => this.value(x, at(path, i), depth + 1))
     for (const k of Object.keys(v)) {
       if (FORBIDDEN_NAMES.has(k)) this.fail(at(path, k), `Forbidden key "${k}"`)
       this.value((v as any)[k], at(path, k), depth + 1)
@@ -180,7 +195,7 @@ class Checker {
 
   exprList(v: unknown, path: Path, depth: number, spread: boolean): void {
     if (!Array.isArray(v)) return this.fail(path, 'Expected an array of expressions')
-    v.forEach((x, i) => {
+    this.each(v, (x, i) => {
       if (spread && isObj(x) && x.$expr === 'spread') {
         if (this.enter(at(path, i), depth + 1)) this.expr(x.argument, at(at(path, i), 'argument'), depth + 2)
       } else this.expr(x, at(path, i), depth + 1)
@@ -217,7 +232,7 @@ class Checker {
       case 'array': return this.exprList(v.elements, at(path, 'elements'), d, true)
       case 'object':
         if (!Array.isArray(v.properties)) return this.fail(at(path, 'properties'), 'Expected an array of properties')
-        return v.properties.forEach((p: any, i: number) => {
+        return this.each(v.properties, (p: any, i: number) => {
           const pp = at(at(path, 'properties'), i)
           if (isObj(p) && p.$expr === 'spread') return this.expr(p.argument, at(pp, 'argument'), d + 1)
           if (!isObj(p)) return this.fail(pp, 'Expected a property { key, value }')
@@ -239,7 +254,7 @@ class Checker {
         this.expr(v.object, at(path, 'object'), d)
         if (typeof v.method !== 'string' || FORBIDDEN_NAMES.has(v.method)) this.fail(at(path, 'method'), 'Expected an allowed method name')
         if (!Array.isArray(v.args ?? [])) return this.fail(at(path, 'args'), 'Expected an array of arguments')
-        return (v.args ?? []).forEach((a: any, i: number) => {
+        return this.each((v.args ?? []), (a: any, i: number) => {
           if (isObj(a) && a.$expr === 'lambda') this.lambda(a, at(at(path, 'args'), i), d + 1)
           else if (isObj(a) && a.$expr === 'spread') this.expr(a.argument, at(at(at(path, 'args'), i), 'argument'), d + 1)
           else this.expr(a, at(at(path, 'args'), i), d + 1)
@@ -266,7 +281,7 @@ class Checker {
   lambda(v: Record<string, any>, path: Path, depth: number): void {
     if (!this.enter(path, depth)) return
     if (!Array.isArray(v.params)) this.fail(at(path, 'params'), 'Expected an array of patterns')
-    else v.params.forEach((p: unknown, i: number) => this.pattern(p, at(at(path, 'params'), i), depth + 1))
+    else this.each(v.params, (p: unknown, i: number) => this.pattern(p, at(at(path, 'params'), i), depth + 1))
     if ((v.body === undefined) === (v.steps === undefined)) return this.fail(path, 'A lambda needs exactly one of body / steps')
     if (v.body !== undefined) this.expr(v.body, at(path, 'body'), depth + 1)
     else this.steps(v.steps, at(path, 'steps'), depth + 1)
@@ -276,7 +291,7 @@ class Checker {
     if (!this.enter(path, depth)) return
     if (v === null || typeof v === 'string' || typeof v === 'boolean') return
     if (typeof v === 'number') { if (!Number.isFinite(v)) this.fail(path, 'Non-finite numbers cannot be JSON literals'); return }
-    if (Array.isArray(v)) return v.forEach((x, i) => this.literal(x, at(path, i), depth + 1))
+    if (Array.isArray(v)) return this.each(v, (x, i) => this.literal(x, at(path, i), depth + 1))
     if (isObj(v)) {
       for (const k of Object.keys(v)) {
         if (FORBIDDEN_NAMES.has(k)) this.fail(at(path, k), `Forbidden key "${k}"`)
@@ -294,7 +309,7 @@ class Checker {
     switch (v.$pattern) {
       case 'object':
         if (!Array.isArray(v.properties)) return this.fail(at(path, 'properties'), 'Expected an array')
-        v.properties.forEach((p: any, i: number) => {
+        this.each(v.properties, (p: any, i: number) => {
           const pp = at(at(path, 'properties'), i)
           if (!isObj(p)) return this.fail(pp, 'Expected { key, value }')
           if (p.computed) this.expr(p.key, at(pp, 'key'), depth + 2)
@@ -305,7 +320,7 @@ class Checker {
         return
       case 'array':
         if (!Array.isArray(v.elements)) return this.fail(at(path, 'elements'), 'Expected an array')
-        v.elements.forEach((e: unknown, i: number) => { if (e !== null) this.pattern(e, at(at(path, 'elements'), i), depth + 1) })
+        this.each(v.elements, (e: unknown, i: number) => { if (e !== null) this.pattern(e, at(at(path, 'elements'), i), depth + 1) })
         if (v.rest !== undefined) this.pattern(v.rest, at(path, 'rest'), depth + 1)
         return
       case 'default':
@@ -340,7 +355,7 @@ export function validateAst(ast: unknown, options: ValidateOptions = {}): AstPro
       ch.name(name, fp)
       if (!isObj(def)) { ch.fail(fp, 'Expected { params, steps }'); continue }
       if (!Array.isArray(def.params)) ch.fail(at(fp, 'params'), 'Expected an array of patterns')
-      else def.params.forEach((p: unknown, i: number) => ch.pattern(p, at(at(fp, 'params'), i), 2))
+      else ch.each(def.params, (p: unknown, i: number) => ch.pattern(p, at(at(fp, 'params'), i), 2))
       ch.steps(def.steps, at(fp, 'steps'), 2)
     }
   }

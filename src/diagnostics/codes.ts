@@ -37,6 +37,7 @@ export const CODES = {
   REST_PARAM: e('AJS1005', 'Rest parameters are not supported', 'Pass an array instead: `function f(items) { ... }` called as `f([a, b])`.'),
   EXPRESSION_SOURCE: e('AJS1006', 'Expected a single expression', 'Pass one expression such as `count > 3 && !done`.'),
   INTERPOLATION: e('AJS1007', '`ajs` tagged templates cannot interpolate values', 'Pass values as run arguments instead of `${...}` into the source.'),
+  TOO_DEEP: e('AJS1020', 'The source nests deeper than {name} levels', 'Split the expression: give parts names with `const` (e.g. `const head = a + b + c`), or use a loop or `join` for long chains.'),
 
   // --- AJS2xxx: constructs AJS refuses ----------------------------------------
   CLASS: e('AJS2001', 'Classes are not supported', 'Use plain objects and helper functions: `function make(x) { return { x } }`.'),

@@ -40,6 +40,8 @@ export class LowerContext {
   readonly calledHelpers = new Set<string>()
   /** Custom (non-core) atoms the program calls, in order of first call. */
   readonly customAtoms = new Set<string>()
+  /** Nesting of the expression being lowered (see MAX_EXPR_NESTING). */
+  exprDepth = 0
 
   constructor(
     readonly source: string,

@@ -10,9 +10,10 @@ import { VmError, toVmError, vmError } from './errors.ts'
 import { Compiler, type CompiledProgram } from './compile/compiler.ts'
 import { STEP_COMPILERS } from './compile/statements.ts'
 import { Run, interrupted } from './runtime.ts'
-import { toUnits } from './fuel.ts'
+import { SOURCE_CHAR_COST, toUnits } from './fuel.ts'
 import { copyIn, copyOut, exportResult } from './membrane.ts'
-import { normalizeOptions, type NormalizedOptions, type RunOptions } from './limits.ts'
+import { DEFAULT_LIMITS, normalizeOptions, type NormalizedOptions, type RunOptions } from './limits.ts'
+import { SourceCache, checkSourceBudget } from './source-cache.ts'
 import { coreAtoms } from './atoms/index.ts'
 import type { AtomDef } from './atoms/types.ts'
 import { MemoryProcedureStore, isProcedureToken, type ProcedureStore } from './procedures.ts'
@@ -41,10 +42,14 @@ export interface AgentVMOptions {
 interface CacheEntry {
   plain?: CompiledProgram
   traced?: CompiledProgram
+  /** A compile error (the same under any limits). */
   error?: VmError
+  /** Validation under the default limits: null = valid; undefined = not checked yet. */
+  checked?: VmError | null
+  /** Validation under other limit sets, keyed `maxAstNodes:maxAstDepth` (a few at most). */
+  checkedFor?: Map<string, VmError | null>
 }
 
-const MAX_SOURCE_CACHE = 256
 /** How often a run that waits (for an atom, or between time slices) looks at its interrupt flag. */
 const INTERRUPT_POLL_MS = 5
 
@@ -58,7 +63,9 @@ export class AgentVM {
   readonly atoms: ReadonlyMap<string, AtomDef>
   readonly procedures: ProcedureStore
   private readonly compiled = new WeakMap<object, CacheEntry>()
-  private readonly sources = new Map<string, AjsProgram>()
+  private readonly sources = new SourceCache()
+  /** ASTs transpiled by this VM, with their source text (cached once they compile; charged per character). */
+  private readonly fromSource = new WeakMap<object, string>()
   private readonly sourceCompiler?: SourceCompiler
   private readonly functions?: Readonly<Record<string, GuestFunction>>
   private readonly host: VmHost
@@ -96,7 +103,7 @@ export class AgentVM {
     }
     let program: AjsProgram | Promise<AjsProgram>
     try {
-      program = this.resolve(target)
+      program = this.resolve(target, opts)
     } catch (e) {
       return Promise.resolve(fail(toVmError(e), 0))
     }
@@ -108,11 +115,14 @@ export class AgentVM {
     let rt: Run | undefined
     try {
       const compiled = this.compile(program, opts.trace, opts)
+      const source = this.fromSource.get(program)
+      if (source !== undefined) this.sources.add(source, program)
       const input = copyIn(args ?? {}, undefined, 'args')
       if (program.inputSchema && !this.argsCheck(program)(input)) {
         throw vmError('ARGS_INVALID', `Arguments do not match the input schema: ${schemaProblem(input, program.inputSchema)}`)
       }
       rt = this.newRun(opts, input, 0)
+      if (source !== undefined) rt.charge(source.length * SOURCE_CHAR_COST)
       if (opts.signal?.aborted) throw vmError('ABORTED')
       if (opts.interrupt !== undefined && Atomics.load(opts.interrupt, 0) !== 0) throw interrupted()
       const value = compiled.run(rt, input)
@@ -161,15 +171,24 @@ export class AgentVM {
     if (!entry) {
       entry = {}
       this.compiled.set(program, entry)
-      const problems = validateAst(program, {
-        maxDepth: opts?.limits.maxAstDepth,
-        maxNodes: opts?.limits.maxAstNodes,
-      })
-      if (problems.length > 0) {
-        const first = problems[0]!
-        entry.error = vmError((first.code ?? 'AST_INVALID') as 'AST_INVALID', `${first.path || '/'}: ${first.message}`, { path: first.path, details: problems.map(({ path, message }) => ({ path, message })) })
+    }
+    // Validation depends on the run's limits: checked (and cached) per limit set, so one
+    // tight-limit run never caches AST_TOO_LARGE for everyone, nor a loose one lets a big AST past.
+    const limits = opts?.limits ?? DEFAULT_LIMITS
+    let problem: VmError | null | undefined
+    if (limits === DEFAULT_LIMITS) {
+      if (entry.checked === undefined) entry.checked = checkAst(program, limits)
+      problem = entry.checked
+    } else {
+      const key = `${limits.maxAstNodes}:${limits.maxAstDepth}`
+      const seen = (entry.checkedFor ??= new Map())
+      problem = seen.get(key)
+      if (problem === undefined) {
+        problem = checkAst(program, limits)
+        if (seen.size < 8) seen.set(key, problem)
       }
     }
+    if (problem) throw problem
     if (entry.error) throw entry.error
     const key = traced ? 'traced' : 'plain'
     if (!entry[key]) {
@@ -177,8 +196,10 @@ export class AgentVM {
         entry[key] = new Compiler(program, this.atoms, { trace: traced, functions: this.functions }).compileProgram()
       } catch (e) {
         const err = toVmError(e)
-        entry.error = err.code === 'STACK_OVERFLOW' ? vmError('AST_TOO_DEEP', 'The AST nests too deeply to compile') : err
-        throw entry.error
+        // A host stack overflow depends on how deep the caller already was: reported, not cached.
+        if (err.code === 'STACK_OVERFLOW') throw vmError('AST_TOO_DEEP', 'The AST nests too deeply to compile')
+        entry.error = err
+        throw err
       }
     }
     return entry[key]!
@@ -190,7 +211,7 @@ export class AgentVM {
   }
 
   /** An AST as is; a token from the store (maybe async); source through the transpiler (cached). */
-  private resolve(target: unknown): AjsProgram | Promise<AjsProgram> {
+  private resolve(target: unknown, opts: NormalizedOptions): AjsProgram | Promise<AjsProgram> {
     if (typeof target === 'string') {
       if (isProcedureToken(target)) {
         const token = target
@@ -202,13 +223,15 @@ export class AgentVM {
       if (!this.sourceCompiler) throw vmError('SOURCE_NOT_SUPPORTED')
       let ast = this.sources.get(target)
       if (!ast) {
+        checkSourceBudget(target, opts.fuel, opts.timeoutMs)
+        const started = Date.now()
         try {
           ast = this.sourceCompiler(target)
         } catch (e) {
           throw sourceError(e)
         }
-        if (this.sources.size >= MAX_SOURCE_CACHE) this.sources.delete(this.sources.keys().next().value!)
-        this.sources.set(target, ast)
+        if (Date.now() - started > opts.timeoutMs) throw vmError('TIMEOUT', `Compiling the source took longer than the run's time limit of ${opts.timeoutMs} ms`)
+        this.fromSource.set(ast, target)
       }
       return ast
     }
@@ -274,11 +297,11 @@ export class AgentVM {
     if (typeof target === 'string' && !isProcedureToken(target)) {
       throw vmError('PROCEDURE_NOT_FOUND', `agentRun: "${String(target).slice(0, 48)}" is not a procedure token (pass a proc_ token or an AST)`)
     }
-    const program = await this.resolve(target)
+    const program = await this.resolve(target, parent.config.options)
     const opts = parent.config.options
     const compiled = this.compile(program, opts.trace, opts)
     const args = copyIn(input, undefined, 'agent input')
-    if (program.inputSchema && !validateSchema(args as any, program.inputSchema as any)) {
+    if (program.inputSchema && !this.argsCheck(program)(args)) {
       throw vmError('ARGS_INVALID', `agentRun: input does not match the agent's input schema: ${schemaProblem(args, program.inputSchema)}`)
     }
     const child = this.newRun(opts, args, depth, parent)
@@ -296,6 +319,14 @@ export class AgentVM {
       child.end()
     }
   }
+}
+
+/** Validate an AST under a limit set: the first problem as a VmError, or null. */
+function checkAst(program: AjsProgram, limits: NormalizedOptions['limits']): VmError | null {
+  const problems = validateAst(program, { maxDepth: limits.maxAstDepth, maxNodes: limits.maxAstNodes })
+  if (problems.length === 0) return null
+  const first = problems[0]!
+  return vmError((first.code ?? 'AST_INVALID') as 'AST_INVALID', `${first.path || '/'}: ${first.message}`, { path: first.path, details: problems.map(({ path, message }) => ({ path, message })) })
 }
 
 /** A transpile failure keeps its own code and location (it is the program's fault, never INTERNAL). */

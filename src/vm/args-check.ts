@@ -5,6 +5,7 @@
  * gives the same answer for the simple shape (key present, value anything).
  */
 import { validate } from 'tosijs-schema'
+import { schemaGuard } from './schema-guard.ts'
 
 const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples'])
 
@@ -12,7 +13,14 @@ const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples'])
 const isAnySchema = (s: unknown): boolean =>
   s !== null && typeof s === 'object' && !Array.isArray(s) && Object.keys(s).every((k) => ANNOTATIONS.has(k))
 
+/**
+ * The check of a program's args against its input schema. Patterns in the
+ * schema are checked first (schema-guard.ts): REGEX_UNSAFE here, or
+ * ARGS_INVALID from the check, before the host regex could run long.
+ */
 export function makeArgsCheck(schema: Record<string, unknown>): (value: unknown) => boolean {
+  const guard = schemaGuard(schema)
+  if (guard) return (value) => { guard(value); return validate(value as any, schema as any) }
   const props = schema.properties as Record<string, unknown> | undefined
   const required = schema.required as unknown
   const simple = schema.type === 'object'

@@ -31,6 +31,8 @@ export const SLOT_COST = 100 // 0.0001 fuel per element/property allocated
 /** 0.00001 fuel per element or character a builtin reads in one native call (includes, indexOf, Set.has, sort, ...). */
 export const SCAN_COST = 10
 /** Heap estimate (bytes) of one array slot, one object property, one `[key, value]` pair: what `maxHeapBytes` is checked against. */
+/** 0.0001 fuel per character of source text a run is given (`vm.run(source)`), charged on every such run. */
+export const SOURCE_CHAR_COST = 100
 export const SLOT_BYTES = 8
 export const PROP_BYTES = 48
 export const ENTRY_BYTES = 56

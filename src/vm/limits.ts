@@ -30,6 +30,8 @@ export interface RunOptions {
    * ticks as the deadline; the VM never writes to it.
    */
   interrupt?: Int32Array
+  /** Who the run acts for: procedures it stores count against this tenant's share of the procedure store (and only it may release them). */
+  tenant?: string
   /** Host-provided I/O: fetch, store, llm, agent, console, ... */
   capabilities?: Record<string, unknown>
   /** Read-only request context for atoms (never visible to guest code). */
@@ -59,7 +61,7 @@ export const DEFAULTS = Object.freeze({
   maxAstDepth: 1000,
 })
 
-const KEYS = new Set(['fuel', 'timeoutMs', 'signal', 'interrupt', 'capabilities', 'context', 'costOverrides', 'quotas', 'maxHeapBytes', 'trace', 'limits', 'random', 'now', 'uuid'])
+const KEYS = new Set(['fuel', 'timeoutMs', 'signal', 'interrupt', 'tenant', 'capabilities', 'context', 'costOverrides', 'quotas', 'maxHeapBytes', 'trace', 'limits', 'random', 'now', 'uuid'])
 const LIMIT_KEYS = new Set(['maxCallDepth', 'maxAgentDepth', 'maxAstNodes', 'maxAstDepth'])
 
 const bad = (message: string) => vmError('OPTIONS_INVALID', message)
@@ -79,6 +81,7 @@ export interface NormalizedOptions {
   timeoutMs: number
   signal?: AbortSignal
   interrupt?: Int32Array
+  tenant?: string
   capabilities: Record<string, any>
   context: Readonly<Record<string, unknown>>
   costOverrides: Record<string, number | CostFn>
@@ -92,7 +95,8 @@ export interface NormalizedOptions {
 }
 
 const NONE: Readonly<Record<string, any>> = Object.freeze({})
-const DEFAULT_LIMITS: Required<RunLimits> = Object.freeze({
+/** The limits of a run that sets none (shared, frozen: compared by identity). */
+export const DEFAULT_LIMITS: Required<RunLimits> = Object.freeze({
   maxCallDepth: DEFAULTS.maxCallDepth,
   maxAgentDepth: DEFAULTS.maxAgentDepth,
   maxAstNodes: DEFAULTS.maxAstNodes,
@@ -110,6 +114,7 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
   if (o.interrupt !== undefined && !(o.interrupt instanceof Int32Array && o.interrupt.length > 0)) {
     throw bad('interrupt must be a non-empty Int32Array (e.g. new Int32Array(new SharedArrayBuffer(4)))')
   }
+  if (o.tenant !== undefined && (typeof o.tenant !== 'string' || o.tenant.length > 256)) throw bad('tenant must be a string of at most 256 characters')
   // The sub-records are checked only when given: most runs pass just `fuel`.
   const costOverrides = o.costOverrides === undefined ? NONE : record(o.costOverrides, 'costOverrides')
   if (costOverrides !== NONE) {
@@ -127,6 +132,7 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
     timeoutMs,
     signal: o.signal,
     interrupt: o.interrupt,
+    tenant: o.tenant,
     capabilities: o.capabilities === undefined ? NONE : record(o.capabilities, 'capabilities'),
     // A frozen shallow copy: guest code never sees it, atoms cannot swap entries; host objects are not frozen.
     context: o.context === undefined ? NONE : Object.freeze({ ...record(o.context, 'context') }),

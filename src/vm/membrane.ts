@@ -20,6 +20,9 @@ export interface CopyLimits {
 
 export const DEFAULT_COPY_LIMITS: CopyLimits = { maxNodes: 1_000_000, maxChars: 50_000_000, maxDepth: 500 }
 
+/** Values an atom call copies in or out within its own cost; beyond that each costs SLOT_COST. */
+export const FREE_COPY_NODES = 100
+
 /**
  * Deep-copy host data into guest-safe plain data. Throws VALUE_NOT_DATA /
  * VALUE_TOO_LARGE. Own enumerable properties are read once (a host getter
@@ -27,9 +30,14 @@ export const DEFAULT_COPY_LIMITS: CopyLimits = { maxNodes: 1_000_000, maxChars: 
  * become ISO strings; Maps, Sets, typed arrays and promises are refused.
  * Cycle tracking starts below a shallow depth: typical small args pay nothing.
  */
-export function copyIn(value: unknown, limits: CopyLimits = DEFAULT_COPY_LIMITS, what = 'value'): unknown {
+export function copyIn(value: unknown, limits: CopyLimits = DEFAULT_COPY_LIMITS, what = 'value', rt?: Run): unknown {
   try {
-    return new HostCopy(limits, what).visit(value, 0)
+    const copy = new HostCopy(limits, what)
+    const out = copy.visit(value, 0)
+    // What a host atom hands the guest is allocation like any other: one slot per value copied
+    // beyond what the atom's own cost covers.
+    if (rt && copy.count > FREE_COPY_NODES) rt.chargeSlots(copy.count - FREE_COPY_NODES)
+    return out
   } catch (e) {
     if (e instanceof Error && 'code' in e) throw e
     throw vmError('VALUE_NOT_DATA', `The ${what} could not be read as data: ${e instanceof Error ? e.message : String(e)}`)
@@ -39,6 +47,7 @@ export function copyIn(value: unknown, limits: CopyLimits = DEFAULT_COPY_LIMITS,
 /** One copyIn walk: counters live on the instance (a closure per call cost more than the copy of small args). */
 class HostCopy {
   private nodes = 0
+  get count(): number { return this.nodes }
   private chars = 0
   private active: Set<object> | null = null
   constructor(private readonly limits: CopyLimits, private readonly what: string) {}
@@ -155,17 +164,31 @@ function exportNode(v: any, depth: number, walk: ExportWalk): unknown {
   return out
 }
 
-/** Copy a guest value out to the host (regexes become their source text). */
-export function copyOut(value: unknown): unknown {
+/**
+ * Copy a guest value out to the host (regexes become their source text).
+ * With a run, the copy is charged to it as it goes (one slot per element or
+ * property, a deadline tick per object): a custom atom's input or a stored
+ * value is paid for by the guest that built it.
+ */
+export function copyOut(value: unknown, rt?: Run): unknown {
   let nodes = 0
+  let slots = 0
+  const charge = (n: number) => {
+    if ((slots += n) > FREE_COPY_NODES) { rt!.chargeSlots(Math.min(n, slots - FREE_COPY_NODES)); rt!.tick() }
+  }
   const visit = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object') return typeof v === 'function' ? undefined : v
     if (v instanceof GuardedRegex) return v.toString()
     if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The result nests too deeply')
     if (++nodes > MAX_OUT_NODES) tooManyNodes()
-    if (Array.isArray(v)) return v.map((x) => visit(x, depth + 1))
+    if (Array.isArray(v)) {
+      if (rt) charge(v.length)
+      return v.map((x) => visit(x, depth + 1))
+    }
+    const keys = Object.keys(v)
+    if (rt) charge(keys.length)
     const out: Record<string, unknown> = {}
-    for (const k of Object.keys(v)) if (!isForbiddenKey(k)) out[k] = visit((v as any)[k], depth + 1)
+    for (const k of keys) if (!isForbiddenKey(k)) out[k] = visit((v as any)[k], depth + 1)
     return out
   }
   return visit(value, 0)

@@ -8,11 +8,15 @@
 export const PROCEDURE_TOKEN_PREFIX = 'proc_'
 export const DEFAULT_PROCEDURE_TTL = 3_600_000
 export const DEFAULT_MAX_AST_SIZE = 102_400
+/** Longest TTL a procedure may ask for (7 days). */
+export const MAX_PROCEDURE_TTL = 7 * 24 * 3_600_000
 
 export interface ProcedureEntry {
   ast: unknown
   createdAt: number
   expiresAt: number
+  /** The tenant that stored it (the run option `tenant`; '' when none): quotas are per owner. */
+  owner?: string
 }
 
 type Maybe<T> = T | Promise<T>
@@ -26,18 +30,31 @@ export interface ProcedureStore {
 }
 
 export interface MemoryProcedureStoreOptions {
-  /** Maximum number of live procedures (oldest evicted first). Default 10,000. */
+  /** Maximum number of live procedures. When full, the oldest of the owner holding the most goes first. Default 10,000. */
   maxEntries?: number
+  /** Maximum live procedures per owner (tenant); that owner's oldest is evicted first. Default 1,000. */
+  maxEntriesPerOwner?: number
   now?: () => number
+}
+
+function count(v: unknown, name: string, fallback: number): number {
+  if (v === undefined) return fallback
+  if (!Number.isSafeInteger(v) || (v as number) < 1) throw new TypeError(`MemoryProcedureStore: ${name} must be a positive integer`)
+  return v as number
 }
 
 export class MemoryProcedureStore implements ProcedureStore {
   private readonly entries = new Map<string, ProcedureEntry>()
+  /** Tokens per owner, oldest first: one tenant's procedures never evict another's while it is under its share. */
+  private readonly owners = new Map<string, Set<string>>()
   private readonly maxEntries: number
+  private readonly maxPerOwner: number
   private readonly now: () => number
 
   constructor(options: MemoryProcedureStoreOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 10_000
+    this.maxEntries = count(options.maxEntries, 'maxEntries', 10_000)
+    this.maxPerOwner = Math.min(this.maxEntries, count(options.maxEntriesPerOwner, 'maxEntriesPerOwner', 1_000))
+    if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('MemoryProcedureStore: now must be a function')
     this.now = options.now ?? Date.now
   }
 
@@ -49,37 +66,68 @@ export class MemoryProcedureStore implements ProcedureStore {
     const e = this.entries.get(token)
     if (!e) return undefined
     if (e.expiresAt <= this.now()) {
-      this.entries.delete(token)
+      this.remove(token)
       return undefined
     }
     return e
   }
 
   set(token: string, entry: ProcedureEntry): void {
-    if (this.entries.size >= this.maxEntries) {
-      this.clearExpired(this.now())
-      while (this.entries.size >= this.maxEntries) {
-        const oldest = this.entries.keys().next().value
-        if (oldest === undefined) break
-        this.entries.delete(oldest)
-      }
-    }
-    this.entries.set(token, entry)
+    const owner = typeof entry.owner === 'string' ? entry.owner : ''
+    const mine = this.owners.get(owner)
+    if ((mine?.size ?? 0) >= this.maxPerOwner || this.entries.size >= this.maxEntries) this.clearExpired(this.now())
+    // Over its own share, an owner evicts its own oldest; a full store evicts from the owner holding the most.
+    while ((this.owners.get(owner)?.size ?? 0) >= this.maxPerOwner) this.evictOldestOf(owner)
+    while (this.entries.size >= this.maxEntries) this.evictOldestOf(this.largestOwner())
+    this.remove(token)
+    this.entries.set(token, { ...entry, owner })
+    let set = this.owners.get(owner)
+    if (!set) this.owners.set(owner, (set = new Set()))
+    set.add(token)
+  }
+
+  /** Live procedures stored by `owner`. */
+  countOf(owner: string): number {
+    return this.owners.get(owner)?.size ?? 0
+  }
+
+  private largestOwner(): string {
+    let best = ''
+    let most = -1
+    for (const [owner, set] of this.owners) if (set.size > most) { most = set.size; best = owner }
+    return best
+  }
+
+  private evictOldestOf(owner: string): void {
+    const oldest = this.owners.get(owner)?.values().next().value
+    if (oldest === undefined) throw new Error('MemoryProcedureStore: nothing to evict')
+    this.remove(oldest)
+  }
+
+  private remove(token: string): boolean {
+    const e = this.entries.get(token)
+    if (!e) return false
+    this.entries.delete(token)
+    const set = this.owners.get(e.owner ?? '')
+    set?.delete(token)
+    if (set && set.size === 0) this.owners.delete(e.owner ?? '')
+    return true
   }
 
   delete(token: string): boolean {
-    return this.entries.delete(token)
+    return this.remove(token)
   }
 
   clearExpired(now: number): [number, number] {
     let removed = 0
     const scanned = this.entries.size
-    for (const [k, e] of this.entries) if (e.expiresAt <= now) { this.entries.delete(k); removed++ }
+    for (const [k, e] of this.entries) if (e.expiresAt <= now) { this.remove(k); removed++ }
     return [removed, scanned]
   }
 
   dispose(): void {
     this.entries.clear()
+    this.owners.clear()
   }
 
   [Symbol.dispose](): void {

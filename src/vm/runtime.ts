@@ -51,8 +51,13 @@ export interface RunConfig extends Pick<NormalizedOptions,
   meter?: Run | null
 }
 
-/** Smallest fuel lease (units) a child run takes from its parent's meter at a time. */
-const LEASE_UNITS = 1_000_000
+/**
+ * Fuel leases of a child run: 1/64 of what its parent has left, at least 0.1
+ * fuel. Small enough that concurrent siblings hold little unspent fuel when
+ * the meter runs dry; large enough that a tight loop refills rarely.
+ */
+const LEASE_MIN_UNITS = 100_000
+const LEASE_DIVISOR = 64
 
 const TICK_MASK = 1023
 
@@ -162,7 +167,7 @@ export class Run {
    */
   outOfFuel(): void {
     if (this.meter && !this.stopped) {
-      const want = -this.left + Math.max(LEASE_UNITS, Math.floor(this.meter.left / 8))
+      const want = -this.left + Math.max(LEASE_MIN_UNITS, Math.floor(this.meter.left / LEASE_DIVISOR))
       const granted = this.meter.grant(want)
       this.leased += granted
       this.left += granted

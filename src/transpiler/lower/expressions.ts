@@ -24,11 +24,26 @@ type Lower = (node: any, ctx: LowerContext) => Expr
 
 const reject = (code: CodeName, name?: string): Lower => (node, ctx) => ctx.fail(code, node, { name })
 
+/**
+ * How deep expressions may nest: a 200,000-long `+`, `.b`, `?.` or `??` chain
+ * is a located error here, as `vm.run` of the same source is AST_TOO_DEEP,
+ * never a host stack overflow.
+ */
+export const MAX_EXPR_NESTING = 5_000
+
 /** Lower any expression node. */
 export function lowerExpr(node: AnyExpr, ctx: LowerContext): Expr {
   const lower = EXPR[node.type]
   if (lower === undefined) return ctx.fail('UNSUPPORTED', node, { name: node.type })
-  return lower(node, ctx)
+  if (++ctx.exprDepth > MAX_EXPR_NESTING) {
+    ctx.exprDepth--
+    return ctx.fail('TOO_DEEP', node, { name: String(MAX_EXPR_NESTING) })
+  }
+  try {
+    return lower(node, ctx)
+  } finally {
+    ctx.exprDepth--
+  }
 }
 
 /** Lower an element of an array literal or call arguments (spread allowed). */

@@ -61,8 +61,8 @@ function wrapError(e: unknown, def: AtomDef): VmError {
   })
 }
 
-function checkOutput(def: AtomDef, v: unknown): unknown {
-  const out = def.trusted ? v : copyIn(v, undefined, `result of ${def.op}`)
+function checkOutput(rt: Run, def: AtomDef, v: unknown): unknown {
+  const out = def.trusted ? v : copyIn(v, undefined, `result of ${def.op}`, rt)
   if (def.outputSchema && !validate(out as any, def.outputSchema as any)) {
     throw vmError('ATOM_OUTPUT_INVALID', `${def.op} returned a value that does not match its output schema`, { op: def.op })
   }
@@ -74,7 +74,8 @@ export function invokeAtom(f: Frame, def: AtomDef, input: Record<string, unknown
   try {
     rt.countCall(def.op)
     // Host (non-core) atoms get a plain-data copy: the host never holds a live guest object.
-    if (!def.trusted) input = copyOut(input) as Record<string, unknown>
+    // Charged per element and property as it is copied: the guest pays for what it hands over.
+    if (!def.trusted) input = copyOut(input, rt) as Record<string, unknown>
     if (def.inputSchema && !validate(input as any, def.inputSchema as any)) {
       throw vmError('ATOM_INPUT_INVALID', `Input of ${def.op} does not match its schema: ${JSON.stringify(input).slice(0, 200)}`, { op: def.op })
     }
@@ -103,11 +104,11 @@ export function invokeAtom(f: Frame, def: AtomDef, input: Record<string, unknown
     }
     if (!isP(out) && !(out && typeof (out as any).then === 'function')) {
       cleanup()
-      return checkOutput(def, out)
+      return checkOutput(rt, def, out)
     }
     const waiting = rt.awaitAtom(Promise.resolve(out), def.timeoutMs, call, f.cancel)
     return waiting.then(
-      (v) => { cleanup(); return checkOutput(def, v) },
+      (v) => { cleanup(); return checkOutput(rt, def, v) },
       (e) => { cleanup(); call.abort(e); throw wrapError(e, def) },
     )
   } catch (e) {

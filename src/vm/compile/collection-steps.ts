@@ -176,7 +176,7 @@ function cache(c: Compiler, step: Step, scope: Scope): CStepInfo {
         if (hit && typeof hit === 'object' && typeof hit.expiresAt === 'number' && hit.expiresAt > rt.now()) return store(f, hit.value)
         const v = await body(f)
         // The store gets a plain copy, never the live guest value (the guest could grow it past the store's limits later).
-        await rt.awaitAtom(Promise.resolve(storeCap.set(cacheKey, { value: copyOut(v), expiresAt: rt.now() + Number(ttlMs) })))
+        await rt.awaitAtom(Promise.resolve(storeCap.set(cacheKey, { value: copyOut(v, rt), expiresAt: rt.now() + Number(ttlMs) })))
         return store(f, v)
       }))
     },
