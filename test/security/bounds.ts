@@ -13,7 +13,7 @@ import { expectHostUnchanged, runBody, snapshotHost, vm } from './helpers.ts'
 export const DEADLINE_MARGIN_MS = 400
 
 export interface BoundedCase {
-  name: string
+  name?: string
   /** Body of `function main()` (AJS source), or a whole AST/source given to `vm.run`. */
   body?: string
   program?: unknown

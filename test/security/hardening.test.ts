@@ -17,6 +17,6 @@ const FAMILIES: Array<[string, BoundedCase[]]> = [
 
 for (const [family, cases] of FAMILIES) {
   describe(family, () => {
-    for (const c of cases) test(c.name, async () => { await bounded(c) }, 30_000)
+    for (const c of cases) test(c.name ?? "", async () => { await bounded(c) }, 30_000)
   })
 }
