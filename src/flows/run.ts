@@ -20,6 +20,7 @@ import { compileSavedFlow, type CompileSavedFlowOptions } from './saved-flow/com
 import { compileBlockFlow, type CompileBlockFlowOptions } from './blocks/compile.ts'
 import { flowAtoms, FLOW_ATOM_NAMES } from './runtime/atoms.ts'
 import { FlowEventSink, type FlowEvent } from './runtime/events.ts'
+import { pythonError, pythonVmOptions } from '../python/run.ts'
 
 export interface CompileFlowOptions extends Omit<CompileSavedFlowOptions, 'atoms'>, CompileBlockFlowOptions {
   /** Force the format instead of detecting it. */
@@ -85,6 +86,14 @@ function failed(code: keyof typeof FLOW_RUN_CODES | 'OPTIONS_INVALID', message: 
   return { result: null, fuelUsed: 0, events: [], error: { name: 'AgentError', code, message, hint, ...(details ? { details } : {}) } }
 }
 
+/** An error inside a code block points into that block's Python body (`blocks/<id>.py:line:col`). */
+function locateCodeError(error: AgentError, sink: FlowEventSink): AgentError {
+  const open = sink.innermost()
+  if (open?.kind !== 'code' || error.line === undefined) return error
+  const file = `blocks/${open.step}.py`
+  return { ...error, file, location: `${file}:${error.line}:${(error.column ?? 0) + 1}` }
+}
+
 /** Run a flow document of either format with `input`; resolves to a FlowRunResult, never rejects. */
 export async function runFlow<T = unknown>(document: unknown, input: Record<string, unknown> = {}, options: FlowRunOptions = {}): Promise<FlowRunResult<T>> {
   const custom = options.atoms === undefined ? [] : Array.isArray(options.atoms) ? options.atoms : Object.values(options.atoms)
@@ -99,7 +108,8 @@ export async function runFlow<T = unknown>(document: unknown, input: Record<stri
   }
   let vm: AgentVM
   try {
-    vm = new AgentVM([...custom, ...flowAtoms])
+    // Code blocks call the Python runtime; it is plain functions, harmless for flows without them.
+    vm = new AgentVM([...custom, ...flowAtoms], pythonVmOptions())
   } catch (e) {
     return failed('OPTIONS_INVALID', (e as Error).message) as FlowRunResult<T>
   }
@@ -111,6 +121,7 @@ export async function runFlow<T = unknown>(document: unknown, input: Record<stri
   const started = now()
   sink.emit({ type: 'run_started', flow: compiled.name, format: compiled.format, at: started, input })
   const result = await vm.run<T>(compiled.ast, input, runOptions)
+  if (result.error) result.error = locateCodeError(pythonError(result.error)!, sink)
   const ended = now()
   if (result.error) sink.failOpen(result.error, ended)
   sink.emit({

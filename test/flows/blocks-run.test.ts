@@ -1,7 +1,8 @@
 /**
  * Block flows run against a fake `llm` capability: one flow per rule of the
  * Block Runtime Contract (data flow of h / v / loop, templates, structured
- * output with one corrective retry, passthrough), plus events and limits.
+ * output with one corrective retry, passthrough, Python code blocks), plus
+ * events and limits.
  */
 import { describe, expect, test } from 'bun:test'
 import { runFlow, type BlockFlow } from '../../src/flows/index.ts'
@@ -11,6 +12,7 @@ type Fields = Array<{ name: string; type?: string }>
 const llm = (prompt: string, fields: Fields | string[], extra: Record<string, unknown> = {}) =>
   ({ processor_type: 'llm', prompt, output_schema: { fields: fields.map((f) => typeof f === 'string' ? { name: f } : f) }, ...extra })
 const pass = { processor_type: 'passthrough' }
+const code = (content: string, inputs: string[]) => ({ processor_type: 'code', content, input_schema: { fields: inputs.map((name) => ({ name })) } })
 /** Answers `fn(prompt)` as JSON for structured calls. */
 const model = (fn: (prompt: string, options: Record<string, unknown>, n: number) => unknown) =>
   fakeLLM((p, o, n) => Promise.resolve(fn(p, o, n)).then((v) => (typeof v === 'string' || (v && typeof v === 'object' && 'content' in v) ? v : JSON.stringify(v)) as Answer))
@@ -223,6 +225,93 @@ const cases: Case[] = [
       expect(failed).toContain('fan')
     },
   },
+  {
+    name: '24. a code block: the contract\'s example wrapper (input_schema fields as parameters, a dict back)',
+    flow: { steps: ['person'], blocks: { person: code('full_name = first_name + " " + last_name\nreturn {"full_name": full_name, "is_adult": age >= 18}', ['first_name', 'last_name', 'age']) } },
+    input: { first_name: 'Ada', last_name: 'Lovelace', age: 36 },
+    answer: () => ({}),
+    result: { full_name: 'Ada Lovelace', is_adult: true },
+  },
+  {
+    name: '25. code blocks see initial (the global input) and have Python semantics',
+    flow: { steps: ['ask', 'calc'], blocks: { ask: llm('n?', [{ name: 'n', type: 'integer' }]), calc: code('return {"half": n / 2, "floor": n // 2, "label": initial["unit"] * 2, "neg": -n % 3}', ['n']) } },
+    input: { unit: 'kg' },
+    answer: () => ({ n: 7 }),
+    result: { half: 3.5, floor: 3, label: 'kgkg', neg: 2 },
+  },
+  {
+    name: '26. two code blocks may define helpers of the same name',
+    flow: { steps: ['a', 'b'], blocks: {
+      a: code('def clean(s):\n    return s.strip()\nreturn {"t": clean(t)}', ['t']),
+      b: code('def clean(s):\n    return s.upper()\nreturn {"t": clean(t) + "!"}', ['t']),
+    } },
+    input: { t: '  hi  ' },
+    answer: () => ({}),
+    result: { t: 'HI!' },
+  },
+  {
+    name: '27. a code block in a loop runs once per item with the sibling fields',
+    flow: { steps: { type: 'loop', arrayField: 'n', children: ['sq'] }, blocks: { sq: code('return {"v": n * n, "tag": tag}', ['n', 'tag']) } },
+    input: { n: [1, 2, 3], tag: 't' },
+    answer: () => ({}),
+    result: [{ v: 1, tag: 't' }, { v: 4, tag: 't' }, { v: 9, tag: 't' }],
+  },
+  {
+    name: '28. a code block must return a dict',
+    flow: { steps: ['a'], blocks: { a: code('return [x]', ['x']) } },
+    input: { x: 1 },
+    answer: () => ({}),
+    error: 'PY_EXCEPTION',
+    check: (r) => expect(r.error?.message).toContain('dict'),
+  },
+  {
+    name: '29. **pipeline_input is strict: a key that is not a parameter is Python\'s TypeError',
+    flow: { steps: ['a'], blocks: { a: code('return {"x": x}', ['x']) } },
+    input: { x: 1, extra: 2 },
+    answer: () => ({}),
+    error: 'PY_EXCEPTION',
+    check: (r) => expect(r.error).toMatchObject({ pythonType: 'TypeError', message: "TypeError: _block() got an unexpected keyword argument 'extra'" }),
+  },
+  {
+    name: '30. an exception in a block points at the line in that block',
+    flow: { steps: ['ok', 'bad'], blocks: { ok: pass, bad: code('total = 0\nfor k in ks:\n    total += d[k]\nreturn {"total": total}', ['ks', 'd']) } },
+    input: { ks: ['a', 'b'], d: { a: 1 } },
+    answer: () => ({}),
+    error: 'PY_EXCEPTION',
+    check: (r) => {
+      expect(r.error).toMatchObject({ pythonType: 'KeyError', message: "KeyError: 'b'", location: 'blocks/bad.py:3:14' })
+      expect(r.events.find((e) => e.type === 'step_failed')).toMatchObject({ step: 'bad', kind: 'code' })
+    },
+  },
+  {
+    name: '31. a code block after a loop receives a list: FLOW_BLOCK_INPUT (** needs a mapping)',
+    flow: { steps: [{ type: 'loop', arrayField: 'xs', children: ['p'] }, 'c'], blocks: { p: pass, c: code('return {}', []) } },
+    input: { xs: [1] },
+    answer: () => ({}),
+    error: 'FLOW_BLOCK_INPUT',
+  },
+  {
+    name: '32. Python outside the subset is refused before anything runs',
+    flow: { steps: ['a'], blocks: { a: code('import os\nreturn {}', []) } },
+    answer: () => ({}),
+    error: 'FLOW_INVALID',
+    check: (r, calls) => {
+      expect(r.error?.details?.[0]).toMatchObject({ path: '/blocks/a/content' })
+      expect(r.error?.details?.[0]!.message).toContain('InvalidCode')
+      expect(calls.length).toBe(0)
+    },
+  },
+  {
+    name: '33. llm → code → llm: each gets the previous output',
+    flow: { steps: ['words', 'count', 'say'], blocks: {
+      words: llm('{{text}}', [{ name: 'words', type: 'list' }]),
+      count: code('return {"n": len(words), "longest": max(words, key=len)}', ['words']),
+      say: llm('{{n}} words, longest {{longest}}', ['line']),
+    } },
+    input: { text: 'a bb ccc' },
+    answer: (p) => p === 'a bb ccc' ? { words: p.split(' ') } : { line: p },
+    result: { line: '3 words, longest ccc' },
+  },
 ]
 
 describe('Block flows against a fake llm', () => {
@@ -237,8 +326,11 @@ describe('Block flows against a fake llm', () => {
         expect(r.result).toEqual(c.result)
       }
       if (c.prompts) expect(fake.calls.map((x) => x.prompt)).toEqual(c.prompts)
-      expect(r.events[0]!.type).toBe('run_started')
-      expect(r.events.at(-1)).toMatchObject({ type: 'flow_completed', status: c.error ? 'failed' : 'ok' })
+      if (c.error === 'FLOW_INVALID') expect(r.events).toEqual([]) // refused before running
+      else {
+        expect(r.events[0]!.type).toBe('run_started')
+        expect(r.events.at(-1)).toMatchObject({ type: 'flow_completed', status: c.error ? 'failed' : 'ok' })
+      }
       c.check?.(r, fake.calls)
     })
   }

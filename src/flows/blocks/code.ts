@@ -1,15 +1,53 @@
 /**
- * `code` blocks: Python function bodies, compiled by the Python frontend
- * (ajs-lang/python). Wired in when that frontend is available.
+ * `code` blocks: Python function bodies compiled by the Python frontend
+ * (ajs-lang/python) with the contract's wrapper — `initial` first, then one
+ * parameter per `input_schema` field in order — and called as
+ * `_block(initial=<global input>, **pipeline_input)`: the Python program
+ * binds its arguments by name, so an unexpected or missing key is the
+ * TypeError CPython raises for the same call.
+ *
+ * Each block's program is inlined as helper functions of the flow program
+ * (its own helpers renamed `block<N>$name`, so two blocks may both define
+ * `def clean(...)`), which keeps one program, one fuel meter and one trace.
+ * The Python runtime checks the contract's return rule (a dict, else TypeError).
  */
-import type { Step } from '../../ast/types.ts'
+import type { Expr, Step } from '../../ast/types.ts'
+import { TranspileError } from '../../diagnostics/diagnostic.ts'
+import { transpilePython } from '../../python/transpile.ts'
 import { problem } from '../problems.ts'
+import { callAtom, id, lit, set } from '../runtime/ast.ts'
 import type { Block } from './model.ts'
 import type { BlockCompileContext } from './compile.ts'
 
+/** A helper function of the flow program. */
 export interface CodeHelper { params: unknown[]; steps: Step[] }
 
-export function compileCodeBlock(c: BlockCompileContext, stepId: string, _block: Block, _input: string, _out: string): Step[] {
-  c.problems.push(problem('InvalidCode', `/blocks/${stepId}/content`, `code block "${stepId}": the Python frontend is not available in this build`))
-  return []
+/** A deep copy of `node` with `call` callees renamed (the block's own helpers only). */
+function renameCalls<T>(node: T, names: ReadonlyMap<string, string>): T {
+  if (Array.isArray(node)) return node.map((n) => renameCalls(n, names)) as T
+  if (typeof node !== 'object' || node === null) return node
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, renameCalls(v, names)]))
+  if (out['$expr'] === 'call' && typeof out['callee'] === 'string' && names.has(out['callee'])) out['callee'] = names.get(out['callee'])
+  return out as T
+}
+
+export function compileCodeBlock(c: BlockCompileContext, stepId: string, block: Block, input: string, out: string): Step[] {
+  const params = ['initial', ...(block.input_schema?.fields.map((f) => f.name) ?? [])]
+  let program
+  try {
+    program = transpilePython(block.content!, { params, filename: `${stepId}.py` }).ast
+  } catch (e) {
+    if (!(e instanceof TranspileError)) throw e
+    c.problems.push(problem('InvalidCode', `/blocks/${stepId.replaceAll('~', '~0').replaceAll('/', '~1')}/content`,
+      `code block "${stepId}", line ${e.line}, column ${e.column + 1}: ${e.message} (${e.code})\n${e.frame}`, e.hint))
+    return []
+  }
+  const prefix = `block${++c.counter}$`
+  const names = new Map(Object.keys(program.functions ?? {}).map((name) => [name, `${prefix}${name}`]))
+  for (const [name, fn] of Object.entries(program.functions ?? {})) c.functions[names.get(name)!] = renameCalls(fn as unknown as CodeHelper, names)
+  const entry = `${prefix}block`
+  c.functions[entry] = { params: [program.params], steps: renameCalls(program.steps, names) }
+  const args = callAtom('flowCodeArgs', { step: lit(stepId), input: id(input), initial: id('initial') })
+  const call: Expr = { $expr: 'call', callee: entry, args: [args] } as Expr
+  return [set(out, call)]
 }

@@ -95,16 +95,18 @@ const flowLoopItems = defineAtom('flowLoopItems', obj({ step: str, input: any, f
   },
   { cost: 0.1, sync: true, docs: 'Per-iteration inputs of a loop: { ...sibling_fields, [arrayField]: item }.' })
 
-const flowCheckDict = defineAtom('flowCheckDict', obj({ step: str, value: any }, ['step']), undefined,
-  ({ step, value }: { step: string; value?: unknown }) => {
-    if (!isDict(value)) throw flowError('FLOW_CODE_RESULT', `code block "${step}" returned ${value === null || value === undefined ? 'None' : Array.isArray(value) ? 'a list' : typeof value}, not a dict`)
-    return value
+const flowCodeArgs = defineAtom('flowCodeArgs', obj({ step: str, input: any, initial: any }, ['step']), { type: 'object' },
+  ({ step, input, initial }: { step: string; input?: unknown; initial?: unknown }) => {
+    // The contract's call site: _block(initial=<global input>, **pipeline_input).
+    if (!isDict(input)) throw flowError('FLOW_BLOCK_INPUT', `code block "${step}": argument after ** must be a mapping, not ${Array.isArray(input) ? 'list' : input === null || input === undefined ? 'NoneType' : typeof input}`)
+    if (Object.hasOwn(input, 'initial')) throw flowError('FLOW_BLOCK_INPUT', `code block "${step}": got multiple values for keyword argument 'initial'`)
+    return { ...input, initial: initial ?? {} }
   },
-  { cost: 0, sync: true, docs: 'A code block must return a dict.' })
+  { cost: 0, sync: true, docs: 'The keyword arguments of a code block: pipeline_input plus initial.' })
 
 /** Every atom compiled flows call. */
 export const flowAtoms: readonly AtomDef[] = Object.freeze([
-  flowStepStart, flowStepEnd, flowFail, flowHandle, flowPrompt, flowDecide, flowLlm, flowLoopItems, flowCheckDict,
+  flowStepStart, flowStepEnd, flowFail, flowHandle, flowPrompt, flowDecide, flowLlm, flowLoopItems, flowCodeArgs,
 ])
 
 export const FLOW_ATOM_NAMES: ReadonlySet<string> = new Set(flowAtoms.map((a) => a.op))

@@ -61,6 +61,12 @@ export class FlowEventSink {
     this.push({ type: 'step_completed', step, kind: s!.kind, at, ms: at - s!.at, fuel, ...(s!.tokens ? { tokens: s!.tokens } : {}) })
   }
 
+  /** The innermost step still open (where a failed run stopped). */
+  innermost(): { step: string; kind: string } | undefined {
+    const s = this.open.at(-1)
+    return s && { step: s.step, kind: s.kind }
+  }
+
   /** After a failed run: every step still open failed, innermost first. */
   failOpen(error: AgentError, at: number): void {
     while (this.open.length > 0) {
