@@ -21,6 +21,8 @@ export class FnCtx {
   readonly handlers: string[] = []
   /** Lambda parameters in scope (they shadow everything). */
   shadow: ReadonlySet<string> = new Set()
+  /** Locals certainly bound here (reads of the others check for UnboundLocalError). */
+  definite = new Set<string>()
   constructor(readonly L: Lowerer, readonly scope: FnScope, readonly isBlock: boolean) {}
 
   temp(): string {
@@ -73,7 +75,9 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
     case 'name': {
       const r = resolve(cx, e.id)
       switch (r.kind) {
-        case 'var': return id(r.vm)
+        case 'var':
+          if (cx.shadow.has(e.id) || cx.definite.has(e.id) || cx.L.lambdaParams(cx.scope).has(e.id)) return id(r.vm)
+          return rt('chk', [id(r.vm), lit(e.id)], e.loc)
         case 'type': return rt('type', [lit(r.name)])
         case 'def': case 'builtin': throw cx.L.r.error('PY_FUNCTION_VALUE', { name: e.id }, e.loc)
       }
@@ -127,7 +131,9 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
     case 'lambda': throw cx.L.r.error('PY_UNSUPPORTED', { name: 'A lambda as a value', fix: 'Pass it as `key=` to sorted/min/max/list.sort, or write `def name(x): return ...` and call it.' }, e.loc)
     case 'walrus': {
       if (cx.shadow.has(e.id)) throw cx.L.r.error('PY_TARGET', { name: 'a lambda parameter with `:=`' }, e.loc)
-      return { $expr: 'assign', op: '=', target: id(mangle(e.id)), value: lowerExpr(cx, e.value) }
+      const value = lowerExpr(cx, e.value)
+      cx.definite.add(e.id)
+      return { $expr: 'assign', op: '=', target: id(mangle(e.id)), value }
     }
     case 'star': throw cx.L.r.error('PY_SYNTAX', { detail: 'can\'t use starred expression here', fix: 'Use `*x` only inside a list, tuple, set or call.' }, e.loc)
   }

@@ -6,7 +6,7 @@
 import type { Expr, ExprOf, Loc, Stmt, StmtOf } from './ir.ts'
 import { type Node, arr, exprStep, id, lit, member, not, rt, setVar, step, UNDEFINED, binary } from './nodes.ts'
 import { FnCtx, lowerExpr, lowerTest, resolve, sliceParts } from './lower-expr.ts'
-import { hiddenName, mangle, type Analysis, type FnScope } from './scope.ts'
+import { hiddenName, mangle, targetNames, type Analysis, type FnScope } from './scope.ts'
 import type { Refuser } from './refuse.ts'
 
 export interface LowerOptions {
@@ -39,6 +39,7 @@ export class Lowerer {
 
   program(body: Stmt[], params: string[], defaults: Array<Expr | null>, file: string | undefined): Node {
     const cx = new FnCtx(this, this.a.block, true)
+    for (const p of params) cx.definite.add(p)
     const steps: Node[] = []
     steps.push(setVar('$args', rt('bind', [id('$args'), lit(params), lit(defaults.filter((d) => d).length)])))
     params.forEach((p, i) => {
@@ -81,6 +82,7 @@ export class Lowerer {
       if (holder && p.dflt) out.push(setVar(holder, lowerExpr(cx, p.dflt), p.dflt.loc))
     })
     const inner = new FnCtx(this, info.scope, false)
+    for (const p of st.params) inner.definite.add(p.name)
     const body = this.statements(inner, st.body)
     const params = [...st.params.map((p) => mangle(p.name)), ...hiddenParams(info.scope).map(([h]) => h)]
     this.functions[info.helper] = { params, steps: [this.declarations(inner, new Set(st.params.map((p) => p.name))), ...body] }
@@ -92,6 +94,7 @@ export class Lowerer {
     const scope = this.a.scopeOf.get(e)!
     const helper = `comp$${scope.id}`
     const inner = new FnCtx(this, scope, false)
+    for (const g of e.gens) for (const n of targetNames(g.target)) inner.definite.add(n)
     const acc = '$acc'
     const init = e.kind === 'dict' ? rt('dict', [arr([])]) : e.kind === 'set' ? rt('setb', []) : arr([])
     let innermost: Node[] = [exprStep(this.addToAccumulator(inner, e, acc), e.elt.loc)]
@@ -120,8 +123,21 @@ export class Lowerer {
 
   statements(cx: FnCtx, body: Stmt[]): Node[] {
     const out: Node[] = []
-    for (const st of body) out.push(...this.statement(cx, st))
+    for (const st of body) {
+      out.push(...this.statement(cx, st))
+      if (st.k === 'assign') for (const t of st.targets) for (const n of targetNames(t)) cx.definite.add(n)
+      if (st.k === 'del') for (const t of st.targets) if (t.k === 'name') cx.definite.delete(t.id)
+    }
     return out
+  }
+
+  /** A block that may not run: what it binds is not certainly bound after it. */
+  private branch(cx: FnCtx, stmts: Stmt[], bound: string[] = []): Node[] {
+    const saved = cx.definite
+    cx.definite = new Set([...saved, ...bound])
+    try {
+      return this.statements(cx, stmts)
+    } finally { cx.definite = saved }
   }
 
   private statement(cx: FnCtx, st: Stmt): Node[] {
@@ -137,8 +153,8 @@ export class Lowerer {
       }
       case 'aug': return this.augAssign(cx, st)
       case 'if': {
-        const s: Node = { op: 'if', condition: lowerTest(cx, st.test), then: this.statements(cx, st.body), loc }
-        if (st.orelse.length) s.else = this.statements(cx, st.orelse)
+        const s: Node = { op: 'if', condition: lowerTest(cx, st.test), then: this.branch(cx, st.body), loc }
+        if (st.orelse.length) s.else = this.branch(cx, st.orelse)
         return [s]
       }
       case 'while': return this.loop(cx, st.orelse, loc, (body) => [{ op: 'while', condition: lowerTest(cx, st.test), body: body(st.body), loc }])
@@ -238,15 +254,15 @@ export class Lowerer {
   }
 
   /** A loop with Python's `else`: the else block runs unless the loop was left by `break`. */
-  private loop(cx: FnCtx, orelse: Stmt[], loc: Loc, make: (body: (stmts: Stmt[]) => Node[]) => Node[]): Node[] {
+  private loop(cx: FnCtx, orelse: Stmt[], loc: Loc, make: (body: (stmts: Stmt[], bound?: string[]) => Node[]) => Node[]): Node[] {
     const flag = orelse.length ? cx.temp() : null
     cx.loops.push(flag)
     let steps: Node[]
     try {
-      steps = make((stmts) => this.statements(cx, stmts))
+      steps = make((stmts, bound) => this.branch(cx, stmts, bound))
     } finally { cx.loops.pop() }
     if (!flag) return steps
-    return [setVar(flag, lit(false), loc), ...steps, step('if', { condition: not(id(flag)), then: this.statements(cx, orelse) }, loc)]
+    return [setVar(flag, lit(false), loc), ...steps, step('if', { condition: not(id(flag)), then: this.branch(cx, orelse) }, loc)]
   }
 
   /** `for target in iterable`: the VM's forOf over the items; unpacking inside the body. */
@@ -262,7 +278,7 @@ export class Lowerer {
   private forStatement(cx: FnCtx, st: StmtOf<'for'>): Node[] {
     const fast = this.rangeLoop(cx, st)
     if (fast) return fast
-    return this.loop(cx, st.orelse, st.loc, (body) => this.forEach(cx, st.target, rt('iter', [lowerExpr(cx, st.iter)], st.iter.loc), body(st.body), st.loc))
+    return this.loop(cx, st.orelse, st.loc, (body) => this.forEach(cx, st.target, rt('iter', [lowerExpr(cx, st.iter)], st.iter.loc), body(st.body, targetNames(st.target)), st.loc))
   }
 
   /** `for i in range(a, b[, c])` with a literal step: a counting loop, no list. */
@@ -286,13 +302,13 @@ export class Lowerer {
       op: 'for',
       condition: binary(stepValue > 0 ? '<' : '>', id(counter), id(end)),
       update: { $expr: 'assign', op: '+=', target: id(counter), value: lit(stepValue) },
-      body: [setVar(target, id(counter)), ...body(st.body)],
+      body: [setVar(target, id(counter)), ...body(st.body, targetNames(st.target))],
       loc: st.loc,
     }])
   }
 
   private tryStatement(cx: FnCtx, st: StmtOf<'try'>): Node[] {
-    let body = this.statements(cx, st.body)
+    let body = this.branch(cx, st.body)
     const ok = st.orelse.length ? cx.temp() : null
     if (ok) body = [...body, setVar(ok, lit(true))]
     let core: Node[]
@@ -304,15 +320,15 @@ export class Lowerer {
         for (let i = st.handlers.length - 1; i >= 0; i--) {
           const h = st.handlers[i]!
           const bind = h.name ? [setVar(resolveVar(cx, h.name, h.loc, this.r), id(e), h.loc)] : []
-          const then = [...bind, ...this.statements(cx, h.body)]
+          const then = [...bind, ...this.branch(cx, h.body, h.name ? [h.name] : [])]
           if (!h.type) { chain = then; continue }
           chain = [{ op: 'if', condition: rt('match', [id(e), lowerExpr(cx, h.type)], h.loc), then, else: chain, loc: h.loc }]
         }
       } finally { cx.handlers.pop() }
       core = [{ op: 'try', try: body, catchParam: e, catch: [setVar(e, rt('caught', [id(e)])), ...chain], loc: st.loc }]
     } else core = body
-    if (ok) core = [setVar(ok, lit(false)), ...core, step('if', { condition: id(ok), then: this.statements(cx, st.orelse) })]
-    if (st.finalbody.length) core = [{ op: 'try', try: core, finally: this.statements(cx, st.finalbody), loc: st.loc }]
+    if (ok) core = [setVar(ok, lit(false)), ...core, step('if', { condition: id(ok), then: this.branch(cx, st.orelse) })]
+    if (st.finalbody.length) core = [{ op: 'try', try: core, finally: this.branch(cx, st.finalbody), loc: st.loc }]
     return core
   }
 }

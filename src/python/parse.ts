@@ -177,6 +177,10 @@ export class PyParser {
     if (groups.some((g) => g.some((x) => x.name === 'YieldExpression'))) this.unsupported('`yield`', 'Build a list and return it instead of yielding.', n)
     const value = this.exprList(groups[groups.length - 1]!, n)
     const targets = groups.slice(0, -1).map((g) => this.targetList(g, n))
+    // `f = lambda x: ...` names a function: it is a def (rebinding f elsewhere is refused).
+    if (targets.length === 1 && targets[0]!.k === 'name' && value.k === 'lambda') {
+      return { k: 'def', name: targets[0]!.id, params: value.params.map((name) => ({ name, dflt: null })), body: [{ k: 'return', value: value.body, loc: value.loc }], loc }
+    }
     return { k: 'assign', targets, value, loc }
   }
 
@@ -566,12 +570,20 @@ export class PyParser {
     let pos = start
     const literal = (from: number, to: number) => {
       if (to <= from) return
-      let t = this.src.slice(from, to).replace(/\{\{/g, '{').replace(/\}\}/g, '}')
+      const raw = this.src.slice(from, to)
+      const single = /\{\{|\}\}|[{}]/g
+      for (let m = single.exec(raw); m; m = single.exec(raw)) {
+        if (m[0].length === 1) this.refuse('PY_SYNTAX', { detail: `f-string: single '${m[0]}' is not allowed`, fix: 'Write `{{` and `}}` for literal braces.' }, from + m.index)
+      }
+      let t = raw.replace(/\{\{/g, '{').replace(/\}\}/g, '}')
       if (!isRaw) t = this.unescape(t, from)
       if (t) parts.push(t)
     }
     for (const r of kids(n)) {
       if (r.name !== 'FormatReplacement') continue
+      if (this.src[r.from + 1] === '{') {
+        this.refuse('PY_SYNTAX', { detail: 'f-string: `{{` is an escaped brace, so this `}` is single', fix: 'Write `{{` and `}}` for literal braces, or put a space before a dict display: `f"{ {\'a\': 1}[k]}"`.' }, r.from)
+      }
       literal(pos, r.from)
       parts.push(...this.replacement(r))
       pos = r.to

@@ -6,7 +6,7 @@ import { PyDict, PyDictView, PyException, PyFloat, PyRange, PySet, PyType, isTup
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
 import { codePoints, compareStr, strRepr } from './text.ts'
-import { floatOf, intOf, isFloatValue, isNumber } from './numbers.ts'
+import { decimalText, floatOf, intOf, isFloatValue, isNumber } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
 
 /** bool(x). */
@@ -185,7 +185,7 @@ export function repr(x: unknown, depth = 0): string {
   switch (typeof x) {
     case 'string': return strRepr(x)
     case 'number': return Number.isInteger(x) ? String(x) : floatRepr(x)
-    case 'bigint': return x.toString()
+    case 'bigint': return decimalText(x)
     case 'boolean': return x ? 'True' : 'False'
     case 'undefined': return 'None'
   }

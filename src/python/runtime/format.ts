@@ -5,7 +5,7 @@
 import { PyDict, PyFloat, isTuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { repr, str } from './core.ts'
-import { floatOf, intOf, isFloatValue, isIntValue, truncFloat } from './numbers.ts'
+import { decimalText, floatOf, intOf, isFloatValue, isIntValue, truncFloat } from './numbers.ts'
 import { expParts, expText, fixedAbs, floatRepr, generalAbs } from './float-text.ts'
 import { strLen } from './text.ts'
 import { getItem } from './items.ts'
@@ -96,7 +96,7 @@ function formatInt(v: number | bigint, spec: Spec): string {
     case 'o': digits = a.toString(8); prefix = '0o'; break
     case 'x': digits = a.toString(16); prefix = '0x'; break
     case 'X': digits = a.toString(16).toUpperCase(); prefix = '0X'; break
-    case 'd': case 'n': digits = a.toString(); break
+    case 'd': case 'n': digits = decimalText(a); break
     default: return valueError(`Unknown format code '${t}' for object of type 'int'`)
   }
   if (spec.grouping === ',' && 'bcoxX'.includes(t)) valueError("Cannot specify ',' with '" + t + "'.")
@@ -165,7 +165,6 @@ export function format(rt: PyRun, value: unknown, spec: string): string {
   const sp = parseSpec(spec)
   let out: string
   if (typeof value === 'string') out = formatStr(value, sp)
-  else if (typeof value === 'boolean' && !sp.type) out = formatStr(value ? 'True' : 'False', sp)
   else if (isIntValue(value)) out = formatInt(intOf(value), sp)
   else if (isFloatValue(value)) out = formatFloat(floatOf(value), sp)
   else if (value === null || value === undefined || typeof value === 'object') {

@@ -92,6 +92,7 @@ const raw: Record<string, Fn> = {
   notin: (rt, a) => !contains(rt, a[1], a[0]),
   is: (_rt, a) => a[0] === a[1] || (a[0] == null && a[1] == null),
   isnot: (_rt, a) => !(a[0] === a[1] || (a[0] == null && a[1] == null)),
+  chk: (_rt, a) => (a[0] === undefined ? raise('UnboundLocalError', `cannot access local variable '${a[1]}' where it is not associated with a value`) : a[0]),
   truth: (_rt, a) => truth(a[0]),
   not: (_rt, a) => !truth(a[0]),
   // literals and displays

@@ -7,6 +7,7 @@ import { raise, typeError } from './errors.ts'
 import { hashKey, lt } from './core.ts'
 import { floatRepr } from './float-text.ts'
 import type { PyRun } from './fuel.ts'
+import { decimalText } from './numbers.ts'
 
 /** JSON data to Python values: objects become dicts, arrays lists, whole numbers ints. */
 export function fromJson(rt: PyRun, v: unknown): unknown {
@@ -46,7 +47,7 @@ function keyText(k: unknown): string {
   if (typeof k === 'boolean') return k ? 'true' : 'false'
   if (k === null || k === undefined) return 'null'
   if (typeof k === 'number') return Number.isInteger(k) ? String(k) : jsonFloat(k)
-  if (typeof k === 'bigint') return k.toString()
+  if (typeof k === 'bigint') return decimalText(k)
   if (k instanceof PyFloat) return jsonFloat(k.v)
   return typeError(`keys must be str, int, float, bool or None, not ${typeName(k)}`)
 }
@@ -104,7 +105,7 @@ export function dumps(rt: PyRun, v: unknown, depth = 0): string {
     case 'string': return jsonString(v)
     case 'boolean': return v ? 'true' : 'false'
     case 'number': return Number.isInteger(v) ? String(v) : jsonFloat(v)
-    case 'bigint': return v.toString()
+    case 'bigint': return decimalText(v)
     case 'undefined': return 'null'
   }
   if (v === null) return 'null'

@@ -141,12 +141,30 @@ export function numArith(rt: PyRun, op: string, a: unknown, b: unknown): unknown
   return intArith(rt, op, intOf(a), intOf(b))
 }
 
+/** int / int when an operand is beyond 2^53: correctly rounded, like CPython. */
 function bigTrueDiv(a: number | bigint, b: number | bigint): number {
-  // Exact enough for the subset: scale so the quotient keeps 64 significant bits before rounding.
-  const x = big(a), y = big(b)
-  const q = Number(x * (1n << 64n) / y) / 2 ** 64
-  if (!Number.isFinite(q)) raise('OverflowError', 'integer division result too large for a float')
-  return q
+  let x = big(a), y = big(b)
+  const neg = (x < 0n) !== (y < 0n)
+  if (x < 0n) x = -x
+  if (y < 0n) y = -y
+  const shift = y.toString(2).length - x.toString(2).length + 66
+  const num = shift >= 0 ? x << BigInt(shift) : x
+  const den = shift >= 0 ? y : y << BigInt(-shift)
+  let q = num / den
+  if (num % den !== 0n) q |= 1n // sticky bit: the one rounding below is then correct
+  const r = Number(q) * 2 ** -shift
+  if (!Number.isFinite(r)) raise('OverflowError', 'integer division result too large for a float')
+  return neg ? -r : r
+}
+
+/** The decimal text of an int, with CPython's limit of 4300 digits (sys.int_info.default_max_str_digits). */
+export function decimalText(x: number | bigint): string {
+  if (typeof x === 'number') return String(x)
+  const bits = (x < 0n ? -x : x).toString(16).length * 4
+  if (bits * 0.30103 > 4400) raise('ValueError', 'Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit')
+  const text = x.toString()
+  if (text.replace('-', '').length > 4300) raise('ValueError', 'Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit')
+  return text
 }
 
 export function pow(rt: PyRun, a: unknown, b: unknown): unknown {

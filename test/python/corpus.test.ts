@@ -1,0 +1,43 @@
+/**
+ * The differential corpus: every body runs on the VM and its result must equal CPython's, compared
+ * as json.dumps(result, sort_keys=True) text, or raise the same exception class. CPython's outputs
+ * are committed (corpus/expected.json; regenerate with `npx bun test/python/corpus/regen.ts`), so
+ * this runs without python3.
+ */
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { allCases, EXPECTED_PATH, type CorpusCase } from './corpus/cases.ts'
+import { createPythonVM, pythonError, transpilePython } from '../../src/python/index.ts'
+
+const expected = JSON.parse(readFileSync(EXPECTED_PATH, 'utf8')) as { python: string; cases: Record<string, { json?: string; error?: string }> }
+const cases = allCases()
+const vm = createPythonVM()
+
+/** What our VM gives for a case, in the harness's terms. */
+export async function observe(c: CorpusCase): Promise<{ json?: string; error?: string; other?: string }> {
+  let ast
+  try {
+    ast = transpilePython(c.body, { params: c.params, jsonText: true }).ast
+  } catch (e) {
+    // A syntax refusal at compile time is CPython's SyntaxError at compile time.
+    if ((e as { code?: string }).code === 'AJS7001') return { error: 'SyntaxError' }
+    return { other: `refused: ${String(e)}` }
+  }
+  const r = await vm.run(ast, { initial: c.initial, ...c.input }, { fuel: 1e6 })
+  if (r.error) {
+    const err = pythonError(r.error)
+    return err?.pythonType ? { error: err.pythonType } : { other: `${r.error.code}: ${r.error.message}` }
+  }
+  return { json: r.result as string }
+}
+
+describe(`differential corpus against ${expected.python}`, () => {
+  test('has at least 400 cases, at least 150 written by hand, and an expected output for each', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(400)
+    expect(cases.filter((c) => c.name.startsWith('hand/')).length).toBeGreaterThanOrEqual(150)
+    for (const c of cases) expect(expected.cases[c.name]).toBeDefined()
+  })
+  test.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    expect(await observe(c)).toEqual(expected.cases[c.name]!)
+  })
+})

@@ -1,0 +1,44 @@
+/**
+ * The differential corpus: hand-written bodies (hand.txt, one or more per feature) and bodies from a
+ * seeded generator (generate.ts). Each runs as `_block(initial=INITIAL, **input)`.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { generateCases } from './generate.ts'
+
+export interface CorpusCase {
+  name: string
+  body: string
+  params: string[]
+  initial: unknown
+  input: Record<string, unknown>
+}
+
+export const CORPUS_DIR = import.meta.dir
+export const EXPECTED_PATH = join(CORPUS_DIR, 'expected.json')
+
+/** The default arguments of hand-written cases (override per case with `### name | {input json}`). */
+export const INITIAL = { user: { name: 'Ada', age: 36, tags: ['math', 'code'] }, n: 7 }
+export const INPUT: Record<string, unknown> = { items: [3, 1, 2], text: 'Hello, World', data: { x: 1.5, y: -2, z: [1, 2] } }
+
+export function handCases(): CorpusCase[] {
+  const text = readFileSync(join(CORPUS_DIR, 'hand.txt'), 'utf8')
+  const out: CorpusCase[] = []
+  const seen = new Set<string>()
+  for (const chunk of text.split(/^### /m).slice(1)) {
+    const nl = chunk.indexOf('\n')
+    const header = chunk.slice(0, nl).trim()
+    const body = chunk.slice(nl + 1).replace(/\n+$/, '')
+    const bar = header.indexOf(' | ')
+    const name = `hand/${bar < 0 ? header : header.slice(0, bar)}`
+    if (seen.has(name)) throw new Error(`duplicate corpus case ${name}`)
+    seen.add(name)
+    const input = bar < 0 ? INPUT : JSON.parse(header.slice(bar + 3)) as Record<string, unknown>
+    out.push({ name, body, params: ['initial', ...Object.keys(input)], initial: INITIAL, input })
+  }
+  return out
+}
+
+export function allCases(): CorpusCase[] {
+  return [...handCases(), ...generateCases()]
+}

@@ -1,0 +1,51 @@
+"""Runs code-block bodies in CPython the way the Block Runtime Contract does, for the differential corpus.
+
+Reads JSON from stdin: [{"name", "body", "params", "initial", "input"}, ...]. Each body is wrapped as
+`def _block(<params>): <body>` and executed with exactly the contract's builtins (plus the exception
+classes a block can raise and catch), called as `_block(initial=..., **input)`. Writes JSON to stdout:
+{name: {"json": json.dumps(result, sort_keys=True)} | {"error": "<exception class>"}}.
+"""
+import ast
+import builtins
+import json
+import sys
+
+ALLOWED = "abs bool dict enumerate float int isinstance len list max min range reversed round set sorted str sum tuple zip".split()
+EXCEPTIONS = [
+    "BaseException", "Exception", "ArithmeticError", "ZeroDivisionError", "OverflowError", "LookupError",
+    "KeyError", "IndexError", "ValueError", "UnicodeError", "TypeError", "NameError", "UnboundLocalError",
+    "AttributeError", "RuntimeError", "RecursionError", "NotImplementedError", "AssertionError",
+    "StopIteration", "MemoryError",
+]
+SAFE = {name: getattr(builtins, name) for name in ALLOWED + EXCEPTIONS}
+
+
+def run(case):
+    params = case["params"]
+    env = {"__builtins__": dict(SAFE, __build_class__=None)}
+    try:
+        # The body becomes the function's body statement by statement (string literals are not re-indented).
+        wrapper = ast.parse("def _block(%s):\n    pass\n" % ", ".join(params))
+        body = ast.parse(case["body"]).body
+        wrapper.body[0].body = body or wrapper.body[0].body
+        exec(compile(wrapper, "<block>", "exec"), env)
+        result = env["_block"](initial=case["initial"], **case["input"])
+        if not isinstance(result, dict):
+            raise TypeError("a code block must return a dict, not %s" % type(result).__name__)
+        return {"json": json.dumps(result, sort_keys=True)}
+    except RecursionError:
+        return {"error": "RecursionError"}
+    except BaseException as e:  # noqa: BLE001 - the class is the observation
+        return {"error": type(e).__name__}
+
+
+def main():
+    sys.setrecursionlimit(1000)
+    cases = json.load(sys.stdin)
+    out = {case["name"]: run(case) for case in cases}
+    json.dump(out, sys.stdout, indent=1, sort_keys=True)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
