@@ -53,7 +53,11 @@ export class PyParser {
     const near = this.src.slice(n.from, Math.max(n.to, n.from + 1)).split('\n')[0]!.trim()
     const parentName = n.parent?.name ?? ''
     let fix = 'Check the indentation, colons, brackets and quotes near the marker.'
-    if (/Body|Statement/.test(parentName) && near === '') fix = 'A block needs an indented body; write `pass` for an empty one.'
+    const lineStart = this.src.lastIndexOf('\n', n.from - 1) + 1
+    const before = this.src.slice(lineStart, n.from)
+    const header = /^\s*(if|elif|else|for|while|def|try|except|finally|with|class)\b/.exec(before)
+    if (header && !before.trimEnd().endsWith(':')) fix = `Add \`:\` at the end of the \`${header[1]}\` line.`
+    else if (/Body|Statement/.test(parentName) && near === '') fix = 'A block needs an indented body; write `pass` for an empty one.'
     return this.refuse('PY_SYNTAX', { detail: near ? `unexpected \`${near.slice(0, 30)}\`` : 'unexpected end of input', fix }, n.from)
   }
 
@@ -285,7 +289,10 @@ export class PyParser {
       if (x.name === '*') { elts.push({ k: 'star', e: this.expr(items[++i]!), loc: this.at(x) }); continue }
       elts.push(this.expr(x))
     }
-    if (!tupleForm && elts.length === 1 && elts[0]!.k !== 'star') return elts[0]!
+    if (!tupleForm && elts.length === 1) {
+      if (elts[0]!.k === 'star') this.refuse('PY_SYNTAX', { detail: "can't use starred expression here", fix: 'Use `*x` only inside a list, tuple, set or call, or add a comma: `*x,`.' }, items[0]!)
+      return elts[0]!
+    }
     if (elts.length === 0) return this.refuse('PY_SYNTAX', { detail: 'expected an expression', fix: 'Write a value here.' }, at)
     return { k: 'tuple', elts, loc: elts[0]!.loc }
   }

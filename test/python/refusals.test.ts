@@ -1,0 +1,142 @@
+/**
+ * Everything outside the subset is refused at compile time: a stable code, the line (1-based,
+ * within the body as given) and column (0-based) of the construct, and a hint.
+ */
+import { describe, expect, test } from 'bun:test'
+import { transpilePython } from '../../src/python/index.ts'
+import { CODES, type CodeName, TranspileError } from '../../src/diagnostics/index.ts'
+
+/** [what, body, code name, line, column, a fragment the hint must contain] */
+type Case = [string, string, CodeName, number, number, string]
+
+const CASES: Case[] = [
+  ['import', 'x = 1\nimport os\nreturn {}', 'PY_IMPORT', 2, 0, 'allowed builtins'],
+  ['from import', 'from os import path', 'PY_IMPORT', 1, 0, 'no modules'],
+  ['eval', 'x = eval("1")', 'PY_FORBIDDEN', 1, 4, 'directly'],
+  ['exec', 'exec("x = 1")', 'PY_FORBIDDEN', 1, 0, 'directly'],
+  ['compile', 'c = compile("1", "f", "eval")', 'PY_FORBIDDEN', 1, 4, 'compile'],
+  ['open', 'f = open("a.txt")', 'PY_FORBIDDEN', 1, 4, 'no file I/O'],
+  ['getattr', 'v = getattr(initial, "a")', 'PY_FORBIDDEN', 1, 4, 'd.get(key)'],
+  ['setattr', 'setattr(initial, "a", 1)', 'PY_FORBIDDEN', 1, 0, 'd[key] = value'],
+  ['hasattr', 'ok = hasattr(initial, "a")', 'PY_FORBIDDEN', 1, 5, 'key in d'],
+  ['type', 't = type(initial)', 'PY_FORBIDDEN', 1, 4, 'isinstance'],
+  ['vars', 'v = vars()', 'PY_FORBIDDEN', 1, 4, 'object model'],
+  ['dir', 'names = dir(initial)', 'PY_FORBIDDEN', 1, 8, 'list(d)'],
+  ['globals', 'g = globals()', 'PY_FORBIDDEN', 1, 4, 'object model'],
+  ['locals', 'l = locals()', 'PY_FORBIDDEN', 1, 4, '{"a": a}'],
+  ['__import__', 'm = __import__("os")', 'PY_DUNDER', 1, 4, 'object model'],
+  ['__class__', 'c = initial.__class__', 'PY_DUNDER', 1, 12, 'isinstance'],
+  ['__dict__', 'x = 1\nd = initial.__dict__', 'PY_DUNDER', 2, 12, 'object model'],
+  ['__builtins__', 'b = __builtins__', 'PY_DUNDER', 1, 4, 'object model'],
+  ['class', 'class A:\n    pass', 'PY_UNSUPPORTED', 1, 0, 'dicts'],
+  ['global', 'global counter', 'PY_UNSUPPORTED', 1, 0, 'function scope'],
+  ['nonlocal', 'def f():\n    nonlocal x\n    return 1', 'PY_UNSUPPORTED', 2, 4, 'Return the new value'],
+  ['yield', 'def g():\n    yield 1', 'PY_UNSUPPORTED', 2, 4, 'Build a list'],
+  ['yield expression', 'def g():\n    x = yield 2\n    return x', 'PY_UNSUPPORTED', 2, 4, 'Build a list'],
+  ['async def', 'async def f():\n    return 1', 'PY_UNSUPPORTED', 1, 0, 'plain `def`'],
+  ['await', 'def f(x):\n    return await x', 'PY_UNSUPPORTED', 2, 11, 'Remove `await`'],
+  ['with', 'with open("f") as fh:\n    pass', 'PY_UNSUPPORTED', 1, 0, 'without `with`'],
+  ['match', 'match initial:\n    case 1:\n        pass', 'PY_UNSUPPORTED', 1, 0, '`if`/`elif`'],
+  ['print call', 'print("hi")', 'PY_FORBIDDEN', 1, 0, 'returned dict'],
+  ['print statement', 'x = 1\nprint "hi"', 'PY_FORBIDDEN', 2, 0, 'returned dict'],
+  ['input', 'x = input()', 'PY_FORBIDDEN', 1, 4, 'initial'],
+  ['any', 'ok = any([1])', 'PY_FORBIDDEN', 1, 5, 'len([x for x in xs if cond]) > 0'],
+  ['all', 'ok = all([1])', 'PY_FORBIDDEN', 1, 5, 'loop with `break`'],
+  ['map', 'xs = map(str, [1])', 'PY_FORBIDDEN', 1, 5, '[f(x) for x in xs]'],
+  ['filter', 'xs = filter(None, [1])', 'PY_FORBIDDEN', 1, 5, '[x for x in xs if cond]'],
+  ['chr', 'c = chr(65)', 'PY_FORBIDDEN', 1, 4, 'str'],
+  ['ord', 'n = ord("a")', 'PY_FORBIDDEN', 1, 4, 'c >= "a"'],
+  ['pow', 'n = pow(2, 3)', 'PY_FORBIDDEN', 1, 4, '`**`'],
+  ['divmod', 'q = divmod(7, 2)', 'PY_FORBIDDEN', 1, 4, 'a // b'],
+  ['repr', 's = repr(1)', 'PY_FORBIDDEN', 1, 4, '!r'],
+  ['hex', 's = hex(255)', 'PY_FORBIDDEN', 1, 4, '#x'],
+  ['iter', 'it = iter([1])', 'PY_FORBIDDEN', 1, 5, '`for` loop'],
+  ['frozenset', 'f = frozenset()', 'PY_FORBIDDEN', 1, 4, 'tuple'],
+  ['unknown name', 'x = 1\ny = undefined_name + 1', 'PY_UNKNOWN_NAME', 2, 4, 'allowed builtin'],
+  ['misspelled builtin', 'n = lenn([1])', 'PY_UNKNOWN_NAME', 1, 4, '`len`'],
+  ['misspelled variable', 'total = 1\nreturn {"t": totl}', 'PY_UNKNOWN_NAME', 2, 13, '`total`'],
+  ['misspelled method', 's = "a"\nt = s.upperr()', 'PY_ATTRIBUTE', 2, 6, '.upper()'],
+  ['attribute read', 'n = initial.real', 'PY_ATTRIBUTE', 1, 12, 'call a method'],
+  ['type attribute read', 'f = str.lower', 'PY_ATTRIBUTE', 1, 8, 'key=str.lower'],
+  ['builtin as value', 'f = len', 'PY_FUNCTION_VALUE', 1, 4, 'key='],
+  ['helper as value', 'def h():\n    return 1\nx = h', 'PY_FUNCTION_VALUE', 3, 4, 'key='],
+  ['lambda in a list', 'fs = [lambda: 1]', 'PY_UNSUPPORTED', 1, 6, 'def name(x)'],
+  ['assign to literal', '1 = x', 'PY_TARGET', 1, 0, 'a, b = pair'],
+  ['assign to call', 'f() = 3', 'PY_TARGET', 1, 0, 'Assign to a variable'],
+  ['assign to attribute', 'initial.x = 1', 'PY_TARGET', 1, 0, 'Assign to a variable'],
+  ['del attribute', 'del initial.x', 'PY_TARGET', 1, 4, 'Assign to a variable'],
+  ['star params', 'def f(*args):\n    return args', 'PY_UNSUPPORTED', 1, 6, 'list or dict parameter'],
+  ['kwargs params', 'def f(**kw):\n    return kw', 'PY_UNSUPPORTED', 1, 6, 'list or dict parameter'],
+  ['generator as value', 'g = (y for y in [1])', 'PY_UNSUPPORTED', 1, 4, 'list comprehension'],
+  ['raise from', 'raise ValueError("x") from None', 'PY_UNSUPPORTED', 1, 22, 'alone'],
+  ['incomplete expression', 'x = 1 +', 'PY_SYNTAX', 1, 7, 'near the marker'],
+  ['missing colon', 'if True\n    x = 1', 'PY_SYNTAX', 1, 7, 'Add `:` at the end of the `if` line'],
+  ['complex literal', 'z = 3j', 'PY_UNSUPPORTED', 1, 4, 'floats'],
+  ['bytes literal', 'b = b"raw"', 'PY_UNSUPPORTED', 1, 4, 'str literals'],
+  ['decorator', '@cache\ndef f():\n    return 1', 'PY_UNSUPPORTED', 1, 0, 'Remove the decorator'],
+  ['ellipsis', 'x = ...', 'PY_UNSUPPORTED', 1, 4, '`pass`'],
+  ['break outside loop', 'x = 1\nbreak', 'PY_SYNTAX', 2, 0, 'inside a `for` or `while`'],
+  ['continue outside loop', 'continue', 'PY_SYNTAX', 1, 0, 'inside a `for` or `while`'],
+  ['unknown keyword argument', 'xs = sorted([1], cmp=None)', 'PY_ARGUMENTS', 1, 5, 'key, reverse'],
+  ['missing argument', 'n = len()', 'PY_ARGUMENTS', 1, 4, 'docs/python.md'],
+  ['too many helper arguments', 'def f(a):\n    return a\nx = f(1, 2)', 'PY_ARGUMENTS', 3, 4, 'at most 1'],
+  ['missing helper argument', 'def f(a):\n    return a\nx = f()', 'PY_ARGUMENTS', 3, 4, 'Pass a'],
+  ['unexpected helper keyword', 'def f(a):\n    return a\nx = f(b=1)', 'PY_ARGUMENTS', 3, 4, 'takes a'],
+  ['key with two parameters', 'xs = [1]\nxs.sort(key=lambda a, b: 0)', 'PY_ARGUMENTS', 2, 12, 'one item'],
+  ['matrix multiply', 'x = [1] @ [2]', 'PY_UNSUPPORTED', 1, 8, 'comprehension'],
+  ['redefined helper', 'def f():\n    return 1\ndef f():\n    return 2', 'PY_UNSUPPORTED', 3, 0, 'own name'],
+  ['rebound helper name', 'def f():\n    return 1\nf = 3', 'PY_UNSUPPORTED', 1, 0, 'another variable name'],
+  ['not-equal diamond', 'x = 1 <> 2', 'PY_SYNTAX', 1, 6, '`!=`'],
+  ['leading zeros', 'n = 0777', 'PY_SYNTAX', 1, 4, '0o'],
+  ['single brace in f-string', 'x = f"a}"', 'PY_SYNTAX', 1, 7, '`}}`'],
+  ['escaped brace then dict', 's = f"{{1: 2}[1]}"', 'PY_SYNTAX', 1, 12, 'literal braces'],
+  ['multi-dimensional slice', 'x = initial[1:2, 3]', 'PY_UNSUPPORTED', 1, 4, 'one level at a time'],
+  ['lambda default', 'xs = sorted([1], key=lambda x, k=2: x)', 'PY_UNSUPPORTED', 1, 21, 'default'],
+  ['except star', 'try:\n    pass\nexcept* ValueError:\n    pass', 'PY_UNSUPPORTED', 3, 6, 'plain `except`'],
+  ['calling a variable', 'f = 5\nx = f()', 'PY_UNSUPPORTED', 2, 4, 'Only functions'],
+  ['calling a computed value', 'x = (lambda: 1)()', 'PY_UNSUPPORTED', 1, 4, 'by its name'],
+  ['walrus in lambda', 'xs = sorted([1], key=lambda v: (w := v))', 'PY_UNSUPPORTED', 1, 32, 'before the lambda'],
+  ['star outside a display', 'x = *initial', 'PY_SYNTAX', 1, 4, 'add a comma'],
+  ['dunder method call', 'n = initial.__len__()', 'PY_DUNDER', 1, 12, 'len(x)'],
+  ['positional after keyword', 'x = sorted(key=len, [1])', 'PY_SYNTAX', 1, 20, 'positional arguments first'],
+]
+
+function refusal(body: string): TranspileError {
+  try {
+    transpilePython(body, { params: ['initial'] })
+  } catch (e) {
+    if (e instanceof TranspileError) return e
+    throw e
+  }
+  throw new Error(`not refused: ${body}`)
+}
+
+describe('refusals', () => {
+  test('there are at least 60 cases', () => expect(CASES.length).toBeGreaterThanOrEqual(60))
+  test.each(CASES)('%s', (_what, body, name, line, column, hint) => {
+    const e = refusal(body)
+    expect({ code: e.code, line: e.line, column: e.column }).toEqual({ code: CODES[name].code, line, column })
+    expect(e.hint).toContain(hint)
+    expect(e.toString()).toContain(`> ${line} |`)
+  })
+})
+
+describe('locations are those of the body as given', () => {
+  test('an indented body (copied from inside a def) keeps its columns', () => {
+    const e = refusal('    x = 1\n    import os\n    return {}')
+    expect([e.line, e.column]).toEqual([2, 4])
+    expect(e.frame).toContain('import os')
+  })
+  test('a whole def: lines and columns of the source, not of the body', () => {
+    const e = refusal('def _block(initial):\n    x = 1\n    y = eval("2")\n    return {}')
+    expect([e.code, e.line, e.column]).toEqual([CODES.PY_FORBIDDEN.code, 3, 8])
+  })
+  test('invalid parameters are refused with a hint naming the option', () => {
+    for (const params of [['initial', 'not valid'], ['initial', 'initial'], ['initial', 'class'], ['__x__']]) {
+      let err: TranspileError | undefined
+      try { transpilePython('return {}', { params }) } catch (e) { err = e as TranspileError }
+      expect(err?.code).toBe(CODES.PY_PARAMS.code)
+      expect(err?.hint).toContain('params')
+    }
+  })
+})
