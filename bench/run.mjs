@@ -107,8 +107,13 @@ if (opts.sections.includes('bundle')) {
   }
 }
 
+if (opts.sections.includes('python')) {
+  log('\n== 6. Python code blocks: ajs-lang/python on the VM vs CPython (bench/python.mjs)')
+  results.python = await (await import('./python.mjs')).runPythonSection({ opts, log })
+}
+
 results.machine.loadEnd = os.loadavg().map((x) => +x.toFixed(2))
-const md = renderMarkdown(results)
+const md = renderMarkdown(results) + (results.python ? (await import('./python.mjs')).renderPythonSection(results.python) : '')
 if (opts.write) {
   mkdirSync(resultsDir, { recursive: true })
   const day = results.date.slice(0, 10)

@@ -220,7 +220,9 @@ export class Lowerer {
     if (t.k === 'name') {
       const r = resolve(cx, t.id)
       if (r.kind !== 'var') throw this.r.error('PY_TARGET', { name: `\`${t.id}\`` }, t.loc)
-      return [setVar(r.vm, rt('iop', [op, id(r.vm), lowerExpr(cx, st.value)], st.loc), st.loc)]
+      const read = lowerExpr(cx, t)
+      const fast = FAST_INPLACE[st.op]
+      return [setVar(r.vm, fast ? rt(fast, [read, lowerExpr(cx, st.value)], st.loc) : rt('iop', [op, read, lowerExpr(cx, st.value)], st.loc), st.loc)]
     }
     if (t.k === 'sub') {
       const o = cx.temp()
@@ -340,6 +342,7 @@ function resolveVar(cx: FnCtx, name: string, loc: Loc, r: Refuser): string {
 }
 
 const EMPTY: ReadonlySet<string> = new Set()
+const FAST_INPLACE: Record<string, string> = { '+': 'iadd', '-': 'isub', '*': 'imul' }
 
 /** A function's hidden parameters, in a stable order: [hidden name, python name, owner]. */
 export function hiddenParams(s: FnScope): Array<[string, string, FnScope]> {

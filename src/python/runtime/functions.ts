@@ -7,7 +7,7 @@ import type { GuestFunction } from '../../vm/compile/compiler.ts'
 import { PyDict, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, exceptionMessage, raise, typeError, valueError } from './errors.ts'
 import { contains, eq, ge, gt, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
-import { BINARY, inplace } from './ops.ts'
+import { BINARY, add, floordiv, inplace, mod, mul, power, sub, truediv } from './ops.ts'
 import { invert, negate, positive, intOf, isIntValue } from './numbers.ts'
 import { delItem, delSlice, getItem, getSlice, setItem, setSlice } from './items.ts'
 import { convert, format } from './format.ts'
@@ -66,13 +66,17 @@ function index(x: unknown): number {
 
 const raw: Record<string, Fn> = {
   // operators
-  add: (rt, a) => BINARY['+']!(rt, a[0], a[1]),
-  sub: (rt, a) => BINARY['-']!(rt, a[0], a[1]),
-  mul: (rt, a) => BINARY['*']!(rt, a[0], a[1]),
-  div: (rt, a) => BINARY['/']!(rt, a[0], a[1]),
-  fdiv: (rt, a) => BINARY['//']!(rt, a[0], a[1]),
-  mod: (rt, a) => BINARY['%']!(rt, a[0], a[1]),
-  pow: (rt, a) => BINARY['**']!(rt, a[0], a[1]),
+  add: (rt, a) => add(rt, a[0], a[1]),
+  sub: (rt, a) => sub(rt, a[0], a[1]),
+  mul: (rt, a) => mul(rt, a[0], a[1]),
+  div: (rt, a) => truediv(rt, a[0], a[1]),
+  fdiv: (rt, a) => floordiv(rt, a[0], a[1]),
+  mod: (rt, a) => mod(rt, a[0], a[1]),
+  pow: (rt, a) => power(rt, a[0], a[1]),
+  // `x op= y` for the operators whose in-place form is the plain one unless x is a list, set or dict.
+  iadd: (rt, a) => (typeof a[0] === 'number' || typeof a[0] === 'string' ? add(rt, a[0], a[1]) : inplace(rt, '+', a[0], a[1])),
+  isub: (rt, a) => (typeof a[0] === 'number' ? sub(rt, a[0], a[1]) : inplace(rt, '-', a[0], a[1])),
+  imul: (rt, a) => (typeof a[0] === 'number' ? mul(rt, a[0], a[1]) : inplace(rt, '*', a[0], a[1])),
   band: (rt, a) => BINARY['&']!(rt, a[0], a[1]),
   bor: (rt, a) => BINARY['|']!(rt, a[0], a[1]),
   bxor: (rt, a) => BINARY['^']!(rt, a[0], a[1]),

@@ -26,6 +26,10 @@ function normalize(i: number, n: number, what: string): number {
 
 export function getItem(rt: PyRun, x: unknown, k: unknown): unknown {
   if (Array.isArray(x)) {
+    if (typeof k === 'number') {
+      const i = k < 0 ? k + x.length : k
+      if (i >= 0 && i < x.length && Number.isInteger(k)) return x[i]
+    }
     const what = Object.isFrozen(x) ? 'tuple' : 'list'
     return x[normalize(indexOf(k, what), x.length, what)]
   }

@@ -87,7 +87,8 @@ function intArith(rt: PyRun, op: string, a: number | bigint, b: number | bigint)
   throw new Error(`intArith: ${op}`)
 }
 
-function pyModInt(a: number, b: number): number {
+/** Python's int modulo on safe integers (the sign of the divisor). */
+export function pyModInt(a: number, b: number): number {
   let m = a % b
   if (m !== 0 && (m < 0) !== (b < 0)) m += b
   return m === 0 ? 0 : m

@@ -5,7 +5,7 @@
  */
 import { PyDict, PySet, mkFloat, tuple, typeName } from './values.ts'
 import { typeError } from './errors.ts'
-import { bitwise, numArith, unsupported, isIntValue, intOf } from './numbers.ts'
+import { bitwise, numArith, pyModInt, unsupported, isIntValue, intOf } from './numbers.ts'
 import { asSet, dictUpdate, setOp } from './collections.ts'
 import { percentFormat } from './format.ts'
 import { iterate } from './core.ts'
@@ -88,17 +88,23 @@ export function truediv(rt: PyRun, a: unknown, b: unknown): unknown {
 }
 
 export function floordiv(rt: PyRun, a: unknown, b: unknown): unknown {
+  if (typeof a === 'number' && typeof b === 'number' && b !== 0 && Number.isInteger(a) && Number.isInteger(b)) {
+    const m = pyModInt(a, b)
+    return (a - m) / b
+  }
   const r = numArith(rt, '//', a, b)
   return r !== undefined ? r : unsupported('//', a, b)
 }
 
 export function mod(rt: PyRun, a: unknown, b: unknown): unknown {
+  if (typeof a === 'number' && typeof b === 'number' && b !== 0 && Number.isInteger(a) && Number.isInteger(b)) return pyModInt(a, b)
   if (typeof a === 'string') return percentFormat(rt, a, b)
   const r = numArith(rt, '%', a, b)
   return r !== undefined ? r : unsupported('%', a, b)
 }
 
 export function power(rt: PyRun, a: unknown, b: unknown): unknown {
+  if (b === 2 && typeof a === 'number') return mul(rt, a, a)
   const r = numArith(rt, '**', a, b)
   return r !== undefined ? r : unsupported('** or pow()', a, b)
 }
