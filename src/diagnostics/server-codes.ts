@@ -1,0 +1,33 @@
+/**
+ * Stable codes of the HTTP API (`ajsc serve`, `ajs-lang/client`). Every
+ * non-2xx answer is `{ "error": { code, message, hint } }` with one of these
+ * codes (or a VM code, for a program the server refuses to run). The hint
+ * names the fix in the server's terms: a request field, a header, or a key of
+ * the config file.
+ */
+
+export interface ServerCodeSpec {
+  /** HTTP status the server answers with. */
+  status: number
+  message: string
+  hint: string
+}
+
+export const SERVER_CODES = {
+  UNAUTHORIZED: { status: 401, message: 'Missing or unknown bearer token', hint: 'Send `Authorization: Bearer <token>` with a token whose SHA-256 is listed as a tenant\'s tokenSha256 in the serve config.' },
+  NOT_FOUND: { status: 404, message: 'No such resource for this tenant', hint: 'Check the id or token; runs, procedures and workflows are only visible to the tenant that created them.' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'No such route', hint: 'See GET /openapi.json for the routes this server offers.' },
+  BAD_REQUEST: { status: 400, message: 'The request is malformed', hint: 'Send a JSON body that matches the route\'s schema in GET /openapi.json.' },
+  BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts', hint: 'Send a smaller program or arguments, or raise `limits.maxBodyBytes` in the serve config.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be JSON', hint: 'Send `Content-Type: application/json`.' },
+  PROGRAM_REJECTED: { status: 422, message: 'The program cannot be run', hint: 'See `error.details`; validate the AST (`ajsc check`) before sending it.' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests for this tenant', hint: 'Wait for `Retry-After` seconds, or raise the tenant\'s `limits.requestsPerMinute` in the serve config.' },
+  TENANT_BUSY: { status: 429, message: 'The tenant already has its maximum number of runs in progress', hint: 'Wait for a run to finish, or raise the tenant\'s `limits.concurrentRuns` in the serve config.' },
+  FUEL_QUOTA_EXCEEDED: { status: 429, message: 'The tenant used its fuel for today', hint: 'Wait until 00:00 UTC, or raise the tenant\'s `limits.fuelPerDay` in the serve config.' },
+  QUEUE_FULL: { status: 503, message: 'Every worker is busy and the run queue is full', hint: 'Retry after `Retry-After` seconds, or start the server with a larger `--pool-size` / `--queue-size`.' },
+  NOT_AVAILABLE: { status: 501, message: 'This server does not offer that feature', hint: 'Start the server with the option the message names.' },
+  WORKER_CRASHED: { status: 500, message: 'The worker running the program stopped unexpectedly', hint: 'Retry the run; the worker was replaced.' },
+  SERVER_ERROR: { status: 500, message: 'Internal server error', hint: 'This is a bug in ajs-lang; please report it with the request.' },
+} as const satisfies Record<string, ServerCodeSpec>
+
+export type ServerCode = keyof typeof SERVER_CODES

@@ -1,0 +1,180 @@
+/**
+ * `createServer`: the HTTP API (fastify 5) over the run pool and the
+ * stores. One error channel: every failure becomes an HttpError with a
+ * stable code, answered as `{ error }`, counted in /metrics.
+ */
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import type { ServeConfig } from './config.ts'
+import type { ServerContext } from './context.ts'
+import { HttpError } from './errors.ts'
+import { Metrics } from './metrics.ts'
+import { OpenApiCollector } from './openapi.ts'
+import { BridgeHost, type BridgeMethod } from './pool/bridge.ts'
+import { RunPool, type PoolOptions } from './pool/pool.ts'
+import type { WorkerData } from './pool/task.ts'
+import { ProcedureService } from './procedures.ts'
+import { RunService, localExecutor, type RunExecutor } from './runs.ts'
+import { procedureRoutes } from './routes/procedures.ts'
+import { runRoutes } from './routes/runs.ts'
+import { systemRoutes } from './routes/system.ts'
+import { workflowRoutes } from './routes/workflows.ts'
+import { createMemoryStores } from './stores/memory.ts'
+import type { ServerStores } from './stores/types.ts'
+import { Tenants, type UsageLedger } from './tenants.ts'
+import type { WorkflowRoutesBackend } from './workflows.ts'
+import { packageVersion } from '../cli/version.ts'
+
+export interface ServeOptions {
+  /** Tenants and limits (see parseServeConfig). */
+  config: ServeConfig
+  /** Worker pool: threads, queue length, grace period. */
+  pool?: PoolOptions
+  /** Replace the in-memory stores (the Postgres backend passes its own). */
+  stores?: ServerStores
+  usage?: UsageLedger
+  /** Where runs execute; default: this process's pool. */
+  executor?: (pool: RunPool, stores: ServerStores) => RunExecutor
+  workflows?: (deps: { pool: RunPool; stores: ServerStores; tenants: Tenants }) => WorkflowRoutesBackend | undefined
+  /** Environment for capability secrets (LLM API keys named by apiKeyEnv). Default process.env. */
+  env?: Readonly<Record<string, string | undefined>>
+  /** Log requests (pino, JSON lines on stdout). Default false. */
+  logger?: boolean
+  /** Extra facts for /healthz. */
+  health?: () => Record<string, unknown>
+  /** Called by close() after the HTTP server and the pool stop. */
+  onClose?: () => Promise<void>
+}
+
+export interface AjsServer {
+  app: FastifyInstance
+  pool: RunPool
+  context: ServerContext
+  /** Start listening; resolves to the base URL (e.g. http://127.0.0.1:8787). */
+  listen(options?: { host?: string; port?: number }): Promise<string>
+  close(): Promise<void>
+}
+
+/** Codes of fastify's own errors, mapped to ours. */
+const FASTIFY_CODES: Record<string, HttpError['code']> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'BAD_REQUEST',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'BAD_REQUEST',
+}
+
+function toHttpError(err: FastifyError | HttpError | Error): HttpError {
+  if (err instanceof HttpError) return err
+  const fe = err as FastifyError
+  if (fe.validation) return new HttpError('BAD_REQUEST', `Invalid request: ${fe.message}`)
+  const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined
+  if (mapped) return new HttpError(mapped, mapped === 'BAD_REQUEST' ? `Invalid request: ${fe.message}` : undefined)
+  if (err instanceof SyntaxError || (fe.statusCode === 400)) return new HttpError('BAD_REQUEST', `Invalid request: ${err.message}`)
+  return new HttpError('SERVER_ERROR')
+}
+
+export async function createServer(options: ServeOptions): Promise<AjsServer> {
+  const { config } = options
+  const stores = options.stores ?? createMemoryStores()
+  const tenants = new Tenants(config, options.usage)
+  const metrics = new Metrics()
+  const procedures = new ProcedureService(stores, config.limits)
+  const env = options.env ?? process.env
+  const secrets: Record<string, string> = {}
+  for (const t of config.tenants) {
+    const name = t.capabilities.llm?.apiKeyEnv
+    if (name && env[name] !== undefined) secrets[name] = env[name]!
+  }
+  const bridgeName = `ajs-serve-${randomUUID()}`
+  const workerData: WorkerData = {
+    bridge: bridgeName,
+    tenants: Object.fromEntries(config.tenants.map((t) => [t.id, { context: t.context, capabilities: t.capabilities }])),
+    secrets,
+  }
+  const bridge = new BridgeHost(bridgeName, (tenant, method: BridgeMethod, args) => {
+    if (!tenants.get(tenant)) throw new Error(`unknown tenant ${tenant}`)
+    const [area, op] = method.split('.') as ['store' | 'procedures', string]
+    const target = area === 'store' ? stores.memory(tenant) : procedures.vmStore(tenant)
+    return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[op]!(...args)
+  })
+  const pool = new RunPool(options.pool ?? {}, workerData)
+  const executor = options.executor ? options.executor(pool, stores) : localExecutor(pool, stores)
+  const runs = new RunService({ stores, tenants, metrics, limits: config.limits, executor })
+  const workflows = options.workflows?.({ pool, stores, tenants })
+  const version = packageVersion()
+  const context: ServerContext = {
+    config, tenants, stores, runs, procedures, metrics, workflows, version,
+    health: () => ({ pool: { threads: pool.size, queued: pool.queueSize }, ...options.health?.() }),
+  }
+
+  metrics.gauge('ajs_pool_queue_size', 'Runs waiting for a free worker.', () => [{ value: pool.queueSize }])
+  metrics.gauge('ajs_pool_threads', 'Worker threads in the pool.', () => [{ value: pool.size }])
+  metrics.gauge('ajs_pool_workers_terminated', 'Workers terminated because a run ignored its interrupt (since start).', () => [{ value: pool.terminated }])
+  metrics.gauge('ajs_runs_in_progress', 'Runs admitted and not finished, by tenant.', () => tenants.all.map((t) => ({ labels: { tenant: t.id }, value: t.inFlight })))
+
+  const app = Fastify({
+    logger: options.logger === true,
+    bodyLimit: config.limits.maxBodyBytes,
+    // Unknown keys are refused, never silently dropped; nothing is coerced.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
+    return503OnClosing: true,
+    forceCloseConnections: true,
+  })
+  app.decorateRequest('tenant', null)
+  const openapi = new OpenApiCollector()
+  app.addHook('onRoute', (route) => openapi.add(route))
+
+  app.addHook('onRequest', async (req) => {
+    if (req.routeOptions.config?.auth === false || req.routeOptions.url === undefined) return
+    const tenant = tenants.authenticate(req.headers.authorization)
+    req.tenant = tenant
+    tenants.limitRate(tenant)
+  })
+
+  app.setErrorHandler((err: FastifyError | HttpError, req, reply) => {
+    const http = toHttpError(err)
+    if (http.code === 'SERVER_ERROR') req.log.error(err)
+    metrics.refused(req.tenant?.id ?? '', http.agentError?.code ?? http.code)
+    if (http.retryAfter !== undefined) reply.header('retry-after', String(http.retryAfter))
+    if (http.status === 401) reply.header('www-authenticate', 'Bearer')
+    return reply.code(http.status).send(http.toBody())
+  })
+  app.setNotFoundHandler((req, reply) => {
+    const http = new HttpError('ROUTE_NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)
+    return reply.code(404).send(http.toBody())
+  })
+
+  systemRoutes(app, context, openapi)
+  runRoutes(app, context)
+  procedureRoutes(app, context)
+  workflowRoutes(app, context)
+
+  const prune = setInterval(() => {
+    const now = Date.now()
+    void stores.procedures.clearExpired(now)
+    void stores.runs.prune(now - config.limits.runRetentionMs)
+  }, 60_000)
+  prune.unref()
+
+  await app.ready()
+  return {
+    app,
+    pool,
+    context,
+    async listen({ host = '127.0.0.1', port = 8787 } = {}) {
+      await app.listen({ host, port })
+      const addr = app.server.address()
+      const p = typeof addr === 'object' && addr ? addr.port : port
+      return `http://${host.includes(':') ? `[${host}]` : host}:${p}`
+    },
+    async close() {
+      clearInterval(prune)
+      await app.close()
+      await pool.close()
+      bridge.close()
+      await options.onClose?.()
+      await stores.close()
+    },
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * The serve config (`ajsc serve --config ajs-serve.json`): tenants with
+ * their token hashes, run context, limits and capabilities, plus the
+ * server-wide request limits. Validated once at start-up: unknown keys and
+ * wrong types are refused with the JSON path of the problem; the result is
+ * frozen. Tokens are never stored in clear, only their SHA-256.
+ */
+import { createHash } from 'node:crypto'
+
+/** Per-tenant limits; `null` means unlimited. */
+export interface TenantLimits {
+  /** Largest fuel budget of one run (requests asking for more are capped). Default 10,000. */
+  fuelPerRun: number
+  /** Fuel a tenant may use per UTC day. Default unlimited. */
+  fuelPerDay: number | null
+  /** Runs in progress at once (queued or running). Default 32. */
+  concurrentRuns: number
+  /** Requests per minute (token bucket). Default unlimited. */
+  requestsPerMinute: number | null
+  /** Longest wall-clock time of one run in ms (requests asking for more are capped). Default 30,000. */
+  timeoutMs: number
+}
+
+/** What a tenant's programs may reach. */
+export interface TenantCapabilities {
+  /** `httpFetch`: hosts allowed (`*.example.com`, `*`); private addresses only if listed in allowPrivateHosts. */
+  fetch?: { allowedHosts: string[]; allowPrivateHosts?: string[] }
+  /** `llmPredict` and the chat batteries: an OpenAI-compatible endpoint; the API key is read from the named env variable. */
+  llm?: { baseUrl: string; model?: string; apiKeyEnv?: string }
+}
+
+export interface TenantConfig {
+  id: string
+  /** Hex SHA-256 of the tenant's bearer token. */
+  tokenSha256: string
+  /** What atoms read as `ctx.context` (never visible to guest code). */
+  context: Record<string, unknown>
+  limits: TenantLimits
+  capabilities: TenantCapabilities
+}
+
+/** Server-wide limits on requests. */
+export interface ServerLimits {
+  /** Largest request body in bytes (413 beyond). Default 1 MiB. */
+  maxBodyBytes: number
+  /** Largest AST in nodes (422 beyond). Default 100,000. */
+  maxAstNodes: number
+  /** Deepest AST nesting (422 beyond). Default 200. */
+  maxAstDepth: number
+  /** Default and largest procedure TTL in ms. Default 1 hour / 30 days. */
+  procedureTtlMs: number
+  maxProcedureTtlMs: number
+  /** How long finished async runs stay readable, in ms. Default 1 hour. */
+  runRetentionMs: number
+}
+
+export interface ServeConfig {
+  tenants: TenantConfig[]
+  limits: ServerLimits
+}
+
+export const DEFAULT_TENANT_LIMITS: Readonly<TenantLimits> = Object.freeze({
+  fuelPerRun: 10_000,
+  fuelPerDay: null,
+  concurrentRuns: 32,
+  requestsPerMinute: null,
+  timeoutMs: 30_000,
+})
+
+export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = Object.freeze({
+  maxBodyBytes: 1_048_576,
+  maxAstNodes: 100_000,
+  maxAstDepth: 200,
+  procedureTtlMs: 3_600_000,
+  maxProcedureTtlMs: 30 * 86_400_000,
+  runRetentionMs: 3_600_000,
+})
+
+/** A config problem, with the JSON path that caused it. */
+export class ServeConfigError extends Error {
+  constructor(readonly path: string, message: string) {
+    super(`${path}: ${message}`)
+    this.name = 'ServeConfigError'
+  }
+}
+
+/** Hex SHA-256 of a token: what the config stores and the server compares. */
+export function tokenSha256(token: string): string {
+  return createHash('sha256').update(token).digest('hex')
+}
+
+type Obj = Record<string, unknown>
+
+function object(v: unknown, path: string): Obj {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ServeConfigError(path, 'must be an object')
+  return v as Obj
+}
+
+function onlyKeys(o: Obj, keys: readonly string[], path: string): void {
+  for (const k of Object.keys(o)) {
+    if (!keys.includes(k)) throw new ServeConfigError(`${path}.${k}`, `unknown key (expected one of: ${keys.join(', ')})`)
+  }
+}
+
+function count(v: unknown, path: string, nullable: boolean): number | null {
+  if (v === null && nullable) return null
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new ServeConfigError(path, `must be a positive number${nullable ? ' or null (unlimited)' : ''}`)
+  return v
+}
+
+function strings(v: unknown, path: string): string[] {
+  if (!Array.isArray(v) || v.some((s) => typeof s !== 'string' || s === '')) throw new ServeConfigError(path, 'must be an array of non-empty strings')
+  return [...v] as string[]
+}
+
+function text(v: unknown, path: string): string {
+  if (typeof v !== 'string' || v === '') throw new ServeConfigError(path, 'must be a non-empty string')
+  return v
+}
+
+function limitsOf<T extends object>(raw: unknown, defaults: Readonly<T>, nullable: ReadonlySet<string>, path: string): T {
+  if (raw === undefined) return { ...defaults }
+  const o = object(raw, path)
+  onlyKeys(o, Object.keys(defaults), path)
+  const out: Record<string, number | null> = { ...(defaults as Record<string, number | null>) }
+  for (const [k, v] of Object.entries(o)) out[k] = count(v, `${path}.${k}`, nullable.has(k))
+  return out as T
+}
+
+function capabilitiesOf(raw: unknown, path: string): TenantCapabilities {
+  if (raw === undefined) return {}
+  const o = object(raw, path)
+  onlyKeys(o, ['fetch', 'llm'], path)
+  const caps: TenantCapabilities = {}
+  if (o.fetch !== undefined) {
+    const f = object(o.fetch, `${path}.fetch`)
+    onlyKeys(f, ['allowedHosts', 'allowPrivateHosts'], `${path}.fetch`)
+    caps.fetch = { allowedHosts: strings(f.allowedHosts, `${path}.fetch.allowedHosts`) }
+    if (f.allowPrivateHosts !== undefined) caps.fetch.allowPrivateHosts = strings(f.allowPrivateHosts, `${path}.fetch.allowPrivateHosts`)
+  }
+  if (o.llm !== undefined) {
+    const l = object(o.llm, `${path}.llm`)
+    onlyKeys(l, ['baseUrl', 'model', 'apiKeyEnv'], `${path}.llm`)
+    caps.llm = { baseUrl: text(l.baseUrl, `${path}.llm.baseUrl`) }
+    if (l.model !== undefined) caps.llm.model = text(l.model, `${path}.llm.model`)
+    if (l.apiKeyEnv !== undefined) caps.llm.apiKeyEnv = text(l.apiKeyEnv, `${path}.llm.apiKeyEnv`)
+  }
+  return caps
+}
+
+const TENANT_ID = /^[A-Za-z0-9_.-]{1,64}$/
+const SHA256_HEX = /^[0-9a-f]{64}$/
+
+function tenantOf(raw: unknown, path: string): TenantConfig {
+  const o = object(raw, path)
+  onlyKeys(o, ['id', 'tokenSha256', 'context', 'limits', 'capabilities'], path)
+  if (typeof o.id !== 'string' || !TENANT_ID.test(o.id)) throw new ServeConfigError(`${path}.id`, 'must be 1-64 letters, digits, _ . or -')
+  if (typeof o.tokenSha256 !== 'string' || !SHA256_HEX.test(o.tokenSha256.toLowerCase())) {
+    throw new ServeConfigError(`${path}.tokenSha256`, 'must be the hex SHA-256 of the token (64 hex digits), e.g. from `printf %s "$TOKEN" | sha256sum`')
+  }
+  return {
+    id: o.id,
+    tokenSha256: o.tokenSha256.toLowerCase(),
+    context: o.context === undefined ? {} : structuredClone(object(o.context, `${path}.context`)),
+    limits: limitsOf(o.limits, DEFAULT_TENANT_LIMITS, new Set(['fuelPerDay', 'requestsPerMinute']), `${path}.limits`),
+    capabilities: capabilitiesOf(o.capabilities, `${path}.capabilities`),
+  }
+}
+
+/** Validate a parsed config file; throws ServeConfigError naming the path of the first problem. */
+export function parseServeConfig(raw: unknown): ServeConfig {
+  const o = object(raw, 'config')
+  onlyKeys(o, ['tenants', 'limits'], 'config')
+  if (!Array.isArray(o.tenants) || o.tenants.length === 0) throw new ServeConfigError('config.tenants', 'must be a non-empty array')
+  const tenants = o.tenants.map((t, i) => tenantOf(t, `config.tenants[${i}]`))
+  const ids = new Set<string>()
+  const hashes = new Set<string>()
+  tenants.forEach((t, i) => {
+    if (ids.has(t.id)) throw new ServeConfigError(`config.tenants[${i}].id`, `duplicate tenant id "${t.id}"`)
+    if (hashes.has(t.tokenSha256)) throw new ServeConfigError(`config.tenants[${i}].tokenSha256`, 'two tenants share a token')
+    ids.add(t.id)
+    hashes.add(t.tokenSha256)
+  })
+  const limits = limitsOf(o.limits, DEFAULT_SERVER_LIMITS, new Set(), 'config.limits')
+  return deepFreeze({ tenants, limits })
+}
+
+/** A one-tenant config for a given token (what `ajsc serve` uses without --config). */
+export function singleTenantConfig(token: string, id = 'default'): ServeConfig {
+  return parseServeConfig({ tenants: [{ id, tokenSha256: tokenSha256(token) }] })
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const child of Object.values(v)) deepFreeze(child)
+    Object.freeze(v)
+  }
+  return v
+}

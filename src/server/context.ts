@@ -1,0 +1,39 @@
+/** What every route module receives: the server's services, built once in app.ts. */
+import type { ServeConfig } from './config.ts'
+import type { Metrics } from './metrics.ts'
+import type { ProcedureService } from './procedures.ts'
+import type { RunService } from './runs.ts'
+import type { ServerStores } from './stores/types.ts'
+import type { Tenant, Tenants } from './tenants.ts'
+import type { WorkflowRoutesBackend } from './workflows.ts'
+
+export interface ServerContext {
+  config: ServeConfig
+  tenants: Tenants
+  stores: ServerStores
+  runs: RunService
+  procedures: ProcedureService
+  metrics: Metrics
+  /** Present when the workflows engine is available. */
+  workflows?: WorkflowRoutesBackend
+  version: string
+  /** Health facts shown by GET /healthz. */
+  health(): Record<string, unknown>
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated tenant (set by the auth hook; absent on open routes). */
+    tenant: Tenant | null
+  }
+  interface FastifySchema {
+    /** One line for /openapi.json. */
+    summary?: string
+  }
+  interface FastifyContextConfig {
+    /** false: no bearer token needed (health, metrics, openapi). */
+    auth?: boolean
+    /** Documented responses for /openapi.json: status -> { description, schema }. */
+    responses?: Record<number, { description: string; schema?: unknown; contentType?: string }>
+  }
+}

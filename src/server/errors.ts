@@ -1,0 +1,52 @@
+/**
+ * HTTP errors: one class carrying a stable code from the registry, the
+ * status derived from it, and the JSON body every non-2xx answer has:
+ * `{ "error": { name, code, message, hint, ... } }` — the shape of
+ * `RunResult.error`, so clients handle both alike.
+ */
+import { SERVER_CODES, type ServerCode } from '../diagnostics/server-codes.ts'
+import type { AgentError } from '../vm/errors.ts'
+
+export interface ErrorBody {
+  error: {
+    name: 'AgentError'
+    code: string
+    message: string
+    hint?: string
+    details?: Array<{ path: string; message: string }>
+    [extra: string]: unknown
+  }
+}
+
+export class HttpError extends Error {
+  readonly status: number
+  readonly hint: string
+  /** Seconds, for 429 and 503 answers. */
+  retryAfter?: number
+  /** A VM error that explains a 422 (its code is reported instead of PROGRAM_REJECTED). */
+  agentError?: AgentError
+
+  constructor(readonly code: ServerCode, message?: string, extra: { retryAfter?: number; agentError?: AgentError } = {}) {
+    const spec = SERVER_CODES[code]
+    super(message ?? spec.message)
+    this.name = 'HttpError'
+    this.status = spec.status
+    this.hint = spec.hint
+    if (extra.retryAfter !== undefined) this.retryAfter = extra.retryAfter
+    if (extra.agentError) this.agentError = extra.agentError
+  }
+
+  toBody(): ErrorBody {
+    if (this.agentError) return { error: { ...this.agentError, name: 'AgentError' } }
+    return { error: { name: 'AgentError', code: this.code, message: this.message, hint: this.hint } }
+  }
+}
+
+/** VM codes that mean "the request's program or arguments are unacceptable": 422, never a run. */
+export const REJECTED_PROGRAM_CODES: ReadonlySet<string> = new Set([
+  'AST_INVALID', 'AST_VERSION', 'AST_TOO_LARGE', 'AST_TOO_DEEP', 'ARGS_INVALID', 'OPTIONS_INVALID',
+  'SOURCE_NOT_SUPPORTED', 'PROCEDURE_TOO_LARGE', 'VALUE_TOO_LARGE', 'VALUE_NOT_DATA',
+])
+
+/** True for an error from the transpiler (a source the server cannot compile). */
+export const isTranspileCode = (code: string): boolean => /^AJS\d{4}$/.test(code)

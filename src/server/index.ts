@@ -1,0 +1,14 @@
+/**
+ * ajs-lang/server: the remote VM behind `ajsc serve` and `ajsc worker`.
+ * Re-exports only. Node-only; npm dependencies (fastify, piscina, pg,
+ * graphile-worker) stay external to the bundle.
+ */
+export { createServer, type AjsServer, type ServeOptions } from './app.ts'
+export {
+  parseServeConfig, singleTenantConfig, tokenSha256, ServeConfigError, DEFAULT_TENANT_LIMITS, DEFAULT_SERVER_LIMITS,
+  type ServeConfig, type TenantConfig, type TenantLimits, type TenantCapabilities, type ServerLimits,
+} from './config.ts'
+export { HttpError } from './errors.ts'
+export type { PoolOptions } from './pool/pool.ts'
+export type { ServerStores, ProcedureRepo, RunRepo, AgentMemory, RunRecord, StoredProcedure } from './stores/types.ts'
+export { SERVER_CODES, type ServerCode } from '../diagnostics/server-codes.ts'

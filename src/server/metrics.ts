@@ -1,0 +1,88 @@
+/**
+ * Prometheus metrics (text exposition format 0.0.4) kept in plain counters:
+ * runs, fuel and run latency per tenant, refusals by code, and gauges read
+ * at scrape time (pool queue, threads, runs in progress). No dependency: the
+ * format is a few lines of text.
+ */
+
+/** Upper bounds of the run-latency histogram, in seconds. */
+export const LATENCY_BUCKETS = Object.freeze([0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
+
+interface TenantSeries {
+  runsOk: number
+  runsFailed: number
+  fuel: number
+  buckets: number[]
+  latencySum: number
+}
+
+export type Gauge = () => Array<{ labels?: Record<string, string>; value: number }>
+
+export class Metrics {
+  private readonly tenants = new Map<string, TenantSeries>()
+  private readonly refusals = new Map<string, number>()
+  private readonly gauges: Array<{ name: string; help: string; read: Gauge }> = []
+
+  private series(tenant: string): TenantSeries {
+    let s = this.tenants.get(tenant)
+    if (!s) {
+      s = { runsOk: 0, runsFailed: 0, fuel: 0, buckets: LATENCY_BUCKETS.map(() => 0), latencySum: 0 }
+      this.tenants.set(tenant, s)
+    }
+    return s
+  }
+
+  /** A finished run: its outcome, fuel and wall time in ms (from admission to result). */
+  run(tenant: string, failed: boolean, fuel: number, ms: number): void {
+    const s = this.series(tenant)
+    if (failed) s.runsFailed++
+    else s.runsOk++
+    s.fuel += fuel
+    const seconds = ms / 1000
+    s.latencySum += seconds
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++) if (seconds <= LATENCY_BUCKETS[i]!) s.buckets[i]!++
+  }
+
+  /** A request answered with an error code (401, 413, 422, 429, 503, ...). */
+  refused(tenant: string, code: string): void {
+    const key = `${tenant}\u0000${code}`
+    this.refusals.set(key, (this.refusals.get(key) ?? 0) + 1)
+  }
+
+  gauge(name: string, help: string, read: Gauge): void {
+    this.gauges.push({ name, help, read })
+  }
+
+  render(): string {
+    const out: string[] = []
+    const t = [...this.tenants.entries()]
+    out.push('# HELP ajs_runs_total Runs finished, by tenant and outcome.', '# TYPE ajs_runs_total counter')
+    for (const [id, s] of t) {
+      out.push(`ajs_runs_total{tenant=${q(id)},outcome="ok"} ${s.runsOk}`, `ajs_runs_total{tenant=${q(id)},outcome="error"} ${s.runsFailed}`)
+    }
+    out.push('# HELP ajs_fuel_used_total Fuel used by finished runs, by tenant.', '# TYPE ajs_fuel_used_total counter')
+    for (const [id, s] of t) out.push(`ajs_fuel_used_total{tenant=${q(id)}} ${num(s.fuel)}`)
+    out.push('# HELP ajs_run_duration_seconds Run latency from admission to result, by tenant.', '# TYPE ajs_run_duration_seconds histogram')
+    for (const [id, s] of t) {
+      LATENCY_BUCKETS.forEach((le, i) => out.push(`ajs_run_duration_seconds_bucket{tenant=${q(id)},le="${le}"} ${s.buckets[i]}`))
+      const n = s.runsOk + s.runsFailed
+      out.push(`ajs_run_duration_seconds_bucket{tenant=${q(id)},le="+Inf"} ${n}`, `ajs_run_duration_seconds_sum{tenant=${q(id)}} ${num(s.latencySum)}`, `ajs_run_duration_seconds_count{tenant=${q(id)}} ${n}`)
+    }
+    out.push('# HELP ajs_requests_refused_total Requests answered with an error, by tenant ("" when unauthenticated) and code.', '# TYPE ajs_requests_refused_total counter')
+    for (const [key, n] of this.refusals) {
+      const [tenant, code] = key.split('\u0000') as [string, string]
+      out.push(`ajs_requests_refused_total{tenant=${q(tenant)},code=${q(code)}} ${n}`)
+    }
+    for (const g of this.gauges) {
+      out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`)
+      for (const { labels, value } of g.read()) {
+        const l = labels ? `{${Object.entries(labels).map(([k, v]) => `${k}=${q(v)}`).join(',')}}` : ''
+        out.push(`${g.name}${l} ${num(value)}`)
+      }
+    }
+    return `${out.join('\n')}\n`
+  }
+}
+
+const q = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`
+const num = (v: number) => (Number.isInteger(v) ? String(v) : String(Math.round(v * 1e6) / 1e6))

@@ -1,0 +1,119 @@
+/**
+ * The run pool: guest programs run in worker threads (piscina), never on the
+ * server's event loop. A run that must stop (its client went away, or its
+ * deadline passed without the VM noticing) is asked to through the shared
+ * `interrupt` flag; a worker that has not stopped after the grace period is
+ * terminated and piscina starts a fresh one. A full queue is a 503 with
+ * Retry-After, decided before the task is queued.
+ */
+import { existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { Piscina } from 'piscina'
+import type { RunResult } from '../../vm/result.ts'
+import { HttpError } from '../errors.ts'
+import type { RunTask, WorkerData } from './task.ts'
+
+export interface PoolOptions {
+  /** Worker threads (default: the number of CPUs). */
+  size?: number
+  /** Runs waiting for a free worker before the server answers 503 (default 1,000). */
+  queueSize?: number
+  /** How long a run may ignore its interrupt flag before its worker is terminated, in ms (default 1,000). */
+  graceMs?: number
+  /** Old-generation heap of each worker in MiB (default 512). */
+  maxHeapMb?: number
+}
+
+/** The worker module: the TypeScript source under Bun or tests, the bundled file next to dist/server.js (or dist/cli.js) under Node. */
+function workerFile(): string {
+  const candidates = [new URL('./worker.ts', import.meta.url), new URL('./server-worker.js', import.meta.url)]
+  for (const u of candidates) if (u.protocol === 'file:' && existsSync(fileURLToPath(u))) return u.href
+  throw new Error(`ajs-lang server: the pool worker module is missing (looked for ${candidates.map((u) => u.pathname).join(', ')}); run npm run build`)
+}
+
+/** How a run ended when the pool had to step in. */
+export interface RunControl {
+  /** Aborted when the requester no longer wants the result (client disconnected). */
+  signal?: AbortSignal
+}
+
+export class RunPool {
+  readonly size: number
+  readonly queueLimit: number
+  private readonly graceMs: number
+  private readonly piscina: Piscina<RunTask, RunResult>
+  /** Workers terminated because a run ignored its interrupt. */
+  terminated = 0
+
+  constructor(options: PoolOptions, workerData: WorkerData) {
+    this.size = Math.max(1, options.size ?? availableParallelism())
+    this.queueLimit = Math.max(0, options.queueSize ?? 1000)
+    this.graceMs = options.graceMs ?? 1000
+    this.piscina = new Piscina<RunTask, RunResult>({
+      filename: workerFile(),
+      minThreads: this.size,
+      maxThreads: this.size,
+      maxQueue: this.queueLimit,
+      idleTimeout: 60_000,
+      workerData,
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 512 },
+    })
+    // A worker killed on purpose (or crashing) surfaces as an 'error' event too; runs already report it.
+    this.piscina.on('error', () => {})
+  }
+
+  get queueSize(): number {
+    return this.piscina.queueSize
+  }
+
+  get busy(): number {
+    return this.piscina.threads.length === 0 ? 0 : Math.round(this.piscina.utilization * this.size)
+  }
+
+  /** Run a task; the task's timeout counts from now (queueing included). */
+  async run(task: RunTask, control: RunControl = {}): Promise<RunResult> {
+    if (this.queueLimit > 0 && this.piscina.queueSize >= this.queueLimit) {
+      throw new HttpError('QUEUE_FULL', `All ${this.size} workers are busy and ${this.piscina.queueSize} runs are queued`, { retryAfter: 1 })
+    }
+    const interrupt = new Int32Array(new SharedArrayBuffer(4))
+    const kill = new AbortController()
+    let graceTimer: ReturnType<typeof setTimeout> | undefined
+    const stop = () => {
+      if (Atomics.load(interrupt, 0) !== 0) return
+      Atomics.store(interrupt, 0, 1)
+      graceTimer = setTimeout(() => kill.abort(), this.graceMs)
+    }
+    // The VM enforces timeoutMs itself; this is the safety net for a run that does not stop.
+    const deadline = setTimeout(stop, task.timeoutMs + this.graceMs)
+    const onGone = () => stop()
+    control.signal?.addEventListener('abort', onGone)
+    try {
+      return await this.piscina.run({ ...task, interrupt, acceptedAt: Date.now() }, { signal: kill.signal })
+    } catch (e) {
+      if (kill.signal.aborted) {
+        this.terminated++
+        const byClient = control.signal?.aborted === true
+        return {
+          result: null,
+          fuelUsed: task.fuel,
+          error: {
+            name: 'AgentError',
+            code: byClient ? 'ABORTED' : 'TIMEOUT',
+            message: `The run did not stop within ${this.graceMs} ms of being ${byClient ? 'cancelled' : 'past its deadline'}; its worker was terminated`,
+          },
+        }
+      }
+      if (/queue is at limit/i.test(String((e as Error)?.message))) throw new HttpError('QUEUE_FULL', undefined, { retryAfter: 1 })
+      throw new HttpError('WORKER_CRASHED', `The worker running the program stopped: ${(e as Error)?.message ?? e}`)
+    } finally {
+      clearTimeout(deadline)
+      if (graceTimer) clearTimeout(graceTimer)
+      control.signal?.removeEventListener('abort', onGone)
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.piscina.destroy()
+  }
+}

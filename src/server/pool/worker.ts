@@ -1,0 +1,106 @@
+/**
+ * A pool worker thread: runs guest programs off the server's event loop.
+ * Each tenant gets its own AgentVM here (its procedures and agent memory are
+ * reached through the host bridge, its fetch hosts and LLM endpoint come
+ * from the serve config). Parsed programs are cached by hash, so a program
+ * sent again is neither parsed nor compiled again.
+ */
+import { workerData } from 'node:worker_threads'
+import { AgentVM } from '../../full-vm.ts'
+import { batteryAtoms, createBatteryLLM } from '../../batteries/index.ts'
+import { createFetchCapability } from '../../capabilities/index.ts'
+import { vmError, VmError } from '../../vm/errors.ts'
+import type { AjsProgram } from '../../ast/types.ts'
+import type { ProcedureStore } from '../../vm/procedures.ts'
+import type { RunResult } from '../../vm/result.ts'
+import { BridgeClient, type BridgeMethod } from './bridge.ts'
+import type { RunTask, WorkerData, WorkerTenant } from './task.ts'
+
+const data = workerData as WorkerData
+const bridge = new BridgeClient(data.bridge, (code, message) => (code ? new VmError(code, message) : new Error(message)))
+
+const MAX_PROGRAMS = 512
+/** Parsed programs by hash (LRU by insertion order; a hit moves the entry to the end). */
+const programs = new Map<string, AjsProgram>()
+
+interface TenantRuntime {
+  vm: AgentVM
+  capabilities: Record<string, unknown>
+  context: Record<string, unknown>
+}
+const runtimes = new Map<string, TenantRuntime>()
+
+function runtimeOf(tenantId: string): TenantRuntime {
+  let rt = runtimes.get(tenantId)
+  if (rt) return rt
+  const tenant: WorkerTenant = data.tenants[tenantId] ?? { context: {}, capabilities: {} }
+  const call = (method: BridgeMethod) => (...args: unknown[]) => bridge.call(tenantId, method, args)
+  const procedures: ProcedureStore = {
+    get: call('procedures.get') as ProcedureStore['get'],
+    set: call('procedures.set') as ProcedureStore['set'],
+    delete: call('procedures.delete') as ProcedureStore['delete'],
+    clearExpired: call('procedures.clearExpired') as ProcedureStore['clearExpired'],
+  }
+  const capabilities: Record<string, unknown> = {
+    store: {
+      get: call('store.get'), set: call('store.set'), delete: call('store.delete'), has: call('store.has'),
+      query: call('store.query'), vectorSearch: call('store.vectorSearch'), addVector: call('store.addVector'),
+    },
+  }
+  const { fetch, llm } = tenant.capabilities
+  if (fetch) capabilities['fetch'] = createFetchCapability({ allowedHosts: fetch.allowedHosts, allowPrivateHosts: fetch.allowPrivateHosts ?? [] })
+  if (llm) {
+    const apiKey = llm.apiKeyEnv ? data.secrets[llm.apiKeyEnv] : undefined
+    capabilities['llm'] = createBatteryLLM({ baseUrl: llm.baseUrl, model: llm.model ?? 'default', ...(apiKey ? { apiKey } : {}) })
+  }
+  rt = { vm: new AgentVM(batteryAtoms, { procedures }), capabilities, context: tenant.context }
+  runtimes.set(tenantId, rt)
+  return rt
+}
+
+function programOf(task: RunTask): AjsProgram | string {
+  if (task.source !== undefined) return task.source
+  const key = task.key!
+  let program = programs.get(key)
+  if (program) {
+    programs.delete(key)
+    programs.set(key, program)
+    return program
+  }
+  try {
+    program = JSON.parse(task.astText!) as AjsProgram
+  } catch {
+    throw vmError('AST_INVALID', 'The AST is not valid JSON')
+  }
+  if (programs.size >= MAX_PROGRAMS) programs.delete(programs.keys().next().value!)
+  programs.set(key, program)
+  return program
+}
+
+/** Whether this VM understands the `interrupt` run option (older VMs refuse unknown options). */
+const interruptSupported = (() => {
+  const probe = new AgentVM()
+  let supported = false
+  void probe.run({ ajs: 1, op: 'seq', steps: [] }, {}, { interrupt: new Int32Array(new SharedArrayBuffer(4)) } as object).then((r) => { supported = !r.error })
+  return () => supported
+})()
+
+export default async function runTask(task: RunTask): Promise<RunResult> {
+  const rt = runtimeOf(task.tenant)
+  let program: AjsProgram | string
+  try {
+    program = programOf(task)
+  } catch (e) {
+    return { result: null, error: (e as VmError).toAgentError(), fuelUsed: 0 }
+  }
+  const options: Record<string, unknown> = {
+    fuel: task.fuel,
+    timeoutMs: task.acceptedAt === undefined ? task.timeoutMs : Math.max(0, task.timeoutMs - (Date.now() - task.acceptedAt)),
+    trace: task.trace,
+    capabilities: rt.capabilities,
+    context: rt.context,
+    limits: { maxAstNodes: task.maxAstNodes, maxAstDepth: task.maxAstDepth },
+  }
+  if (task.interrupt && interruptSupported()) options['interrupt'] = task.interrupt
+  return rt.vm.run(program, task.args, options)
+}

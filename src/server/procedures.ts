@@ -1,0 +1,99 @@
+/**
+ * Stored procedures over HTTP: an AST (or source, compiled here) kept under
+ * an unguessable `proc_` token for a TTL, visible only to the tenant that
+ * stored it. Also the host side of the guest's own `storeProcedure` /
+ * `agentRun` by token (through the bridge), so both paths share one store.
+ */
+import { randomBytes } from 'node:crypto'
+import { transpile } from '../transpiler/index.ts'
+import { BATTERY_ATOM_NAMES } from '../batteries/index.ts'
+import { TranspileError } from '../diagnostics/index.ts'
+import { validateAst } from '../ast/validate.ts'
+import { PROCEDURE_TOKEN_PREFIX, type ProcedureStore } from '../vm/procedures.ts'
+import type { AgentError } from '../vm/errors.ts'
+import type { ServerLimits } from './config.ts'
+import { HttpError } from './errors.ts'
+import { astKey } from './runs.ts'
+import type { ServerStores, StoredProcedure } from './stores/types.ts'
+
+export interface ProcedureBody {
+  ast?: unknown
+  source?: string
+  /** Time to live in ms (default and cap from the serve config). */
+  ttl?: number
+}
+
+export const newProcedureToken = (): string => `${PROCEDURE_TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`
+
+/** A transpile error as the JSON error shape of the CLI (`ajsc run --json`). */
+export function transpileAgentError(e: TranspileError): AgentError & { frame: string } {
+  return { name: 'AgentError', code: e.code, message: e.message, hint: e.hint, file: e.file, line: e.line, column: e.column, location: `${e.file}:${e.line}:${e.column + 1}`, frame: e.frame }
+}
+
+/** The AST of a procedure body, validated against the server's limits (422 otherwise). */
+export function programFromBody(body: { ast?: unknown; source?: string }, limits: ServerLimits, file = 'source.ajs'): unknown {
+  if ((body.ast === undefined) === (body.source === undefined)) throw new HttpError('BAD_REQUEST', 'Send exactly one of "ast" or "source"')
+  let ast = body.ast
+  if (body.source !== undefined) {
+    try {
+      ast = transpile(body.source, { filename: file, atoms: [...BATTERY_ATOM_NAMES] }).ast
+    } catch (e) {
+      if (e instanceof TranspileError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: transpileAgentError(e) })
+      throw e
+    }
+  }
+  const problems = validateAst(ast, { maxNodes: limits.maxAstNodes, maxDepth: limits.maxAstDepth })
+  if (problems.length > 0) {
+    const first = problems[0]!
+    throw new HttpError('PROGRAM_REJECTED', undefined, {
+      agentError: {
+        name: 'AgentError', code: first.code ?? 'AST_INVALID', message: `${first.path || '/'}: ${first.message}`,
+        hint: 'Validate the AST with `ajsc check` or validateAst() before sending it.',
+        details: problems.slice(0, 20).map(({ path, message }) => ({ path, message })),
+      },
+    })
+  }
+  return ast
+}
+
+export class ProcedureService {
+  constructor(private readonly stores: ServerStores, private readonly limits: ServerLimits, private readonly now: () => number = Date.now) {}
+
+  async store(tenant: string, body: ProcedureBody): Promise<{ token: string; expiresAt: number }> {
+    const ast = programFromBody(body, this.limits)
+    const astText = JSON.stringify(ast)
+    if (astText.length > this.limits.maxBodyBytes) throw new HttpError('BODY_TOO_LARGE', `The procedure is ${astText.length} bytes, the limit is ${this.limits.maxBodyBytes}`)
+    const ttl = Math.min(body.ttl ?? this.limits.procedureTtlMs, this.limits.maxProcedureTtlMs)
+    const createdAt = this.now()
+    const p: StoredProcedure = { token: newProcedureToken(), tenant, astText, key: astKey(astText), createdAt, expiresAt: createdAt + ttl }
+    await this.stores.procedures.put(p)
+    return { token: p.token, expiresAt: p.expiresAt }
+  }
+
+  async get(tenant: string, token: string): Promise<StoredProcedure> {
+    const p = await this.stores.procedures.get(tenant, token)
+    if (!p) throw new HttpError('NOT_FOUND', `Unknown or expired procedure token "${token.slice(0, 48)}"`)
+    return p
+  }
+
+  async delete(tenant: string, token: string): Promise<void> {
+    if (!(await this.stores.procedures.delete(tenant, token))) throw new HttpError('NOT_FOUND', `Unknown or expired procedure token "${token.slice(0, 48)}"`)
+  }
+
+  /** The VM-facing store of one tenant (what the guest's storeProcedure and agentRun use, through the bridge). */
+  vmStore(tenant: string): ProcedureStore {
+    const repo = this.stores.procedures
+    return {
+      get: async (token) => {
+        const p = await repo.get(tenant, token)
+        return p ? { ast: JSON.parse(p.astText), createdAt: p.createdAt, expiresAt: p.expiresAt } : undefined
+      },
+      set: async (token, entry) => {
+        const astText = JSON.stringify(entry.ast)
+        await repo.put({ token, tenant, astText, key: astKey(astText), createdAt: entry.createdAt, expiresAt: entry.expiresAt })
+      },
+      delete: (token) => repo.delete(tenant, token),
+      clearExpired: async (now) => [await repo.clearExpired(now), 0],
+    }
+  }
+}

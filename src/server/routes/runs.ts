@@ -1,0 +1,94 @@
+/** POST /v1/runs, GET /v1/runs/:id, GET /v1/runs/:id/events (Server-Sent Events). */
+import type { FastifyInstance } from 'fastify'
+import type { ServerContext } from '../context.ts'
+import type { RunBody } from '../runs.ts'
+import { authErrors, errorBody, idParams, runBody, runRecord, runResult, runsQuery } from '../schemas.ts'
+import type { RunRecord } from '../stores/types.ts'
+
+/** How long an SSE stream waits for a run before it gives up (the client may reconnect). */
+const EVENTS_MAX_WAIT_MS = 10 * 60_000
+const HEARTBEAT_MS = 15_000
+
+const publicRecord = (r: RunRecord) => {
+  const out: Record<string, unknown> = { id: r.id, state: r.state, createdAt: r.createdAt }
+  if (r.startedAt !== undefined) out['startedAt'] = r.startedAt
+  if (r.finishedAt !== undefined) out['finishedAt'] = r.finishedAt
+  if (r.result !== undefined) out['result'] = r.result
+  return out
+}
+
+export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  app.post<{ Body: RunBody; Querystring: { async?: string } }>('/v1/runs', {
+    schema: { summary: 'Run a program (AST, source or procedure token)', body: runBody, querystring: runsQuery },
+    config: {
+      responses: {
+        200: { description: 'The RunResult (also when the program failed: the error is in the result).', schema: runResult },
+        202: { description: 'With ?async=1: the run was accepted.', schema: { type: 'object', properties: { id: { type: 'string' } } } },
+        400: { description: 'Malformed body (BAD_REQUEST).', schema: errorBody },
+        404: { description: 'Unknown procedure token (NOT_FOUND).', schema: errorBody },
+        413: { description: 'Body too large (BODY_TOO_LARGE).', schema: errorBody },
+        422: { description: 'The program or arguments are refused (AST_INVALID, AST_TOO_DEEP, ARGS_INVALID, AJS1xxx, ...).', schema: errorBody },
+        ...authErrors,
+        503: { description: 'Pool queue full (QUEUE_FULL); see Retry-After.', schema: errorBody },
+      },
+    },
+  }, async (req, reply) => {
+    const tenant = req.tenant!
+    if (req.query.async === '1' || req.query.async === 'true') {
+      const id = await ctx.runs.start(tenant, req.body)
+      return reply.code(202).header('location', `/v1/runs/${id}`).send({ id })
+    }
+    const gone = new AbortController()
+    const onClose = () => { if (!reply.raw.writableEnded) gone.abort() }
+    reply.raw.once('close', onClose)
+    return ctx.runs.runNow(tenant, req.body, gone.signal)
+  })
+
+  app.get<{ Params: { id: string } }>('/v1/runs/:id', {
+    schema: { summary: 'A run\'s state and result', params: idParams },
+    config: { responses: { 200: { description: 'The run.', schema: runRecord }, 404: { description: 'No such run for this tenant.', schema: errorBody }, ...authErrors } },
+  }, async (req) => publicRecord(await ctx.runs.get(req.tenant!, req.params.id)))
+
+  app.get<{ Params: { id: string } }>('/v1/runs/:id/events', {
+    schema: { summary: 'Server-Sent Events: the run\'s state, its trace entries and its result', params: idParams },
+    config: {
+      responses: {
+        200: { description: 'text/event-stream: `state` events, then one `trace` event per trace entry (runs with options.trace), then `result` (the RunResult without its trace).', contentType: 'text/event-stream' },
+        404: { description: 'No such run for this tenant.', schema: errorBody },
+        ...authErrors,
+      },
+    },
+  }, async (req, reply) => {
+    const tenant = req.tenant!
+    const first = await ctx.runs.get(tenant, req.params.id)
+    reply.hijack()
+    const res = reply.raw
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' })
+    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+    const gone = new AbortController()
+    res.once('close', () => gone.abort())
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS)
+    try {
+      send('state', { id: first.id, state: first.state })
+      let rec = first
+      const until = Date.now() + EVENTS_MAX_WAIT_MS
+      let lastState = rec.state
+      while (rec.state !== 'done' && !gone.signal.aborted && Date.now() < until) {
+        rec = await ctx.runs.waitDone(tenant, rec.id, Math.min(until - Date.now(), 5_000), gone.signal)
+        if (rec.state !== lastState) {
+          lastState = rec.state
+          if (rec.state !== 'done') send('state', { id: rec.id, state: rec.state })
+        }
+      }
+      if (rec.state === 'done' && rec.result && !gone.signal.aborted) {
+        send('state', { id: rec.id, state: 'done' })
+        const { trace, ...result } = rec.result
+        for (const entry of trace ?? []) send('trace', entry)
+        send('result', result)
+      }
+    } finally {
+      clearInterval(heartbeat)
+      res.end()
+    }
+  })
+}

@@ -1,0 +1,35 @@
+/** POST /v1/workflows, GET /v1/workflows/:id, POST /v1/workflows/:id/requests/:rid (durable workflows). */
+import type { FastifyInstance } from 'fastify'
+import type { ServerContext } from '../context.ts'
+import { HttpError } from '../errors.ts'
+import { authErrors, errorBody, idParams } from '../schemas.ts'
+
+const workflowBody = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Exactly one of ast, source or token.',
+  properties: { ast: { type: 'object' }, source: { type: 'string' }, token: { type: 'string' }, args: { type: 'object' } },
+} as const
+const resolveBody = { type: 'object', additionalProperties: false, required: ['value'], properties: { value: {} } } as const
+const requestParams = { type: 'object', required: ['id', 'rid'], properties: { id: { type: 'string', maxLength: 200 }, rid: { type: 'string', maxLength: 200 } } } as const
+
+export function workflowRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const backend = () => {
+    if (!ctx.workflows) throw new HttpError('NOT_AVAILABLE', 'Durable workflows are not available in this build of the server')
+    return ctx.workflows
+  }
+  app.post<{ Body: { ast?: unknown; source?: string; token?: string; args?: Record<string, unknown> } }>('/v1/workflows', {
+    schema: { summary: 'Start a durable workflow', body: workflowBody },
+    config: { responses: { 201: { description: 'The workflow as started (it may already wait on requests).' }, 400: { description: 'Malformed body.', schema: errorBody }, 422: { description: 'Program refused.', schema: errorBody }, ...authErrors } },
+  }, async (req, reply) => reply.code(201).send(await backend().start(req.tenant!.id, req.body)))
+
+  app.get<{ Params: { id: string } }>('/v1/workflows/:id', {
+    schema: { summary: 'A workflow: its state, open requests and result', params: idParams },
+    config: { responses: { 200: { description: 'The workflow.' }, 404: { description: 'No such workflow for this tenant.', schema: errorBody }, ...authErrors } },
+  }, async (req) => backend().get(req.tenant!.id, req.params.id))
+
+  app.post<{ Params: { id: string; rid: string }; Body: { value: unknown } }>('/v1/workflows/:id/requests/:rid', {
+    schema: { summary: 'Resolve an open request of a workflow (an approval, an answer)', params: requestParams, body: resolveBody },
+    config: { responses: { 200: { description: 'The workflow after the resolution.' }, 404: { description: 'No such workflow or request for this tenant.', schema: errorBody }, 409: { description: 'The request is already resolved.', schema: errorBody }, ...authErrors } },
+  }, async (req) => backend().resolve(req.tenant!.id, req.params.id, req.params.rid, req.body.value))
+}

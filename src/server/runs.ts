@@ -1,0 +1,196 @@
+/**
+ * Runs on the host side: resolve what to run (an AST, source text or a
+ * procedure token of the tenant), admit it against the tenant's limits,
+ * execute it through the executor (the local worker pool, or a job queue
+ * when distributed), and account for it (fuel per day, metrics). Async runs
+ * get a record others can read and wait on.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import type { RunResult } from '../vm/result.ts'
+import type { ServerLimits } from './config.ts'
+import { HttpError, REJECTED_PROGRAM_CODES, isTranspileCode } from './errors.ts'
+import type { Metrics } from './metrics.ts'
+import type { RunTask } from './pool/task.ts'
+import type { RunControl } from './pool/pool.ts'
+import type { Tenant, Tenants } from './tenants.ts'
+import type { RunRecord, RunRequest, ServerStores } from './stores/types.ts'
+
+/** The body of POST /v1/runs. */
+export interface RunBody {
+  ast?: unknown
+  source?: string
+  token?: string
+  args?: Record<string, unknown>
+  options?: { fuel?: number; timeoutMs?: number; trace?: boolean }
+}
+
+/** Where runs execute: the local pool, or jobs shared by several processes. */
+export interface RunExecutor {
+  /** Run and wait for the result. */
+  run(task: RunTask, control: RunControl): Promise<RunResult>
+  /** Start an async run whose record was just created; `done` is called with its result when it finishes here. */
+  start(record: RunRecord, task: RunTask, done: (result: RunResult) => void): Promise<void>
+}
+
+export const newRunId = (): string => `run_${randomBytes(12).toString('base64url')}`
+
+export const astKey = (astText: string): string => createHash('sha256').update(astText).digest('base64url')
+
+/** A program's text and key (or source) from a request; 400/404/422 when there is nothing runnable. */
+export async function resolveProgram(stores: ServerStores, tenant: string, body: { ast?: unknown; source?: string; token?: string }): Promise<Pick<RunTask, 'key' | 'astText' | 'source'>> {
+  const given = (body.ast !== undefined ? 1 : 0) + (body.source !== undefined ? 1 : 0) + (body.token !== undefined ? 1 : 0)
+  if (given !== 1) throw new HttpError('BAD_REQUEST', 'Send exactly one of "ast", "source" or "token"')
+  if (body.token !== undefined) {
+    const p = await stores.procedures.get(tenant, body.token)
+    if (!p) throw new HttpError('NOT_FOUND', `Unknown or expired procedure token "${body.token.slice(0, 48)}"`)
+    return { key: p.key, astText: p.astText }
+  }
+  if (body.source !== undefined) return { source: body.source }
+  let astText: string
+  try {
+    astText = JSON.stringify(body.ast)
+  } catch {
+    throw new HttpError('PROGRAM_REJECTED', undefined, { agentError: { name: 'AgentError', code: 'AST_TOO_DEEP', message: 'The AST nests too deeply', hint: 'Flatten deeply nested expressions into separate statements.' } })
+  }
+  return { key: astKey(astText), astText }
+}
+
+/** A result the server refuses to call a run (bad program or arguments): 422 with the VM's error. */
+export function rejection(result: RunResult): HttpError | undefined {
+  const code = result.error?.code
+  if (code && (REJECTED_PROGRAM_CODES.has(code) || isTranspileCode(code))) {
+    return new HttpError('PROGRAM_REJECTED', result.error!.message, { agentError: result.error })
+  }
+  return undefined
+}
+
+export class RunService {
+  private readonly waiters = new Map<string, Set<() => void>>()
+
+  constructor(
+    private readonly deps: { stores: ServerStores; tenants: Tenants; metrics: Metrics; limits: ServerLimits; executor: RunExecutor },
+  ) {}
+
+  private async prepare(tenant: Tenant, body: RunBody): Promise<{ task: RunTask; release(): void }> {
+    const program = await resolveProgram(this.deps.stores, tenant.id, body)
+    const admission = await this.deps.tenants.admit(tenant, body.options ?? {})
+    const { limits } = this.deps
+    return {
+      task: {
+        tenant: tenant.id,
+        ...program,
+        args: body.args ?? {},
+        fuel: admission.fuel,
+        timeoutMs: admission.timeoutMs,
+        trace: body.options?.trace === true,
+        maxAstNodes: limits.maxAstNodes,
+        maxAstDepth: limits.maxAstDepth,
+      },
+      release: admission.release,
+    }
+  }
+
+  private account(tenant: Tenant, result: RunResult, startedAt: number): void {
+    this.deps.metrics.run(tenant.id, result.error !== undefined, result.fuelUsed, Date.now() - startedAt)
+    void this.deps.tenants.spend(tenant, result.fuelUsed)
+  }
+
+  /** Run and answer with the result (422 for a program the VM refuses). */
+  async runNow(tenant: Tenant, body: RunBody, signal?: AbortSignal): Promise<RunResult> {
+    const startedAt = Date.now()
+    const { task, release } = await this.prepare(tenant, body)
+    let result: RunResult
+    try {
+      result = await this.deps.executor.run(task, { signal })
+    } finally {
+      release()
+    }
+    this.account(tenant, result, startedAt)
+    const refused = rejection(result)
+    if (refused) throw refused
+    return result
+  }
+
+  /** Start an async run; resolves to its id once it is recorded. */
+  async start(tenant: Tenant, body: RunBody): Promise<string> {
+    const startedAt = Date.now()
+    const { task, release } = await this.prepare(tenant, body)
+    const request: RunRequest = { args: task.args, fuel: task.fuel, timeoutMs: task.timeoutMs, trace: task.trace }
+    if (task.key !== undefined) { request.key = task.key; request.astText = task.astText }
+    if (task.source !== undefined) request.source = task.source
+    const record: RunRecord = { id: newRunId(), tenant: tenant.id, state: 'queued', createdAt: startedAt, request }
+    try {
+      await this.deps.executor.start(record, task, (result) => {
+        release()
+        this.account(tenant, result, startedAt)
+        this.notify(record.id)
+      })
+    } catch (e) {
+      release()
+      throw e
+    }
+    return record.id
+  }
+
+  async get(tenant: Tenant, id: string): Promise<RunRecord> {
+    const rec = await this.deps.stores.runs.get(tenant.id, id)
+    if (!rec) throw new HttpError('NOT_FOUND', `No run "${id.slice(0, 48)}" for this tenant`)
+    return rec
+  }
+
+  /** Resolves when the run is done (or after `maxWaitMs`, whichever comes first). */
+  async waitDone(tenant: Tenant, id: string, maxWaitMs: number, signal?: AbortSignal): Promise<RunRecord> {
+    const until = Date.now() + maxWaitMs
+    for (;;) {
+      const rec = await this.get(tenant, id)
+      if (rec.state === 'done' || Date.now() >= until || signal?.aborted) return rec
+      await this.waitNotice(id, Math.min(until - Date.now(), 1000), signal)
+    }
+  }
+
+  /** Wake whoever waits on a run (called locally, or from a database notification). */
+  notify(id: string): void {
+    const set = this.waiters.get(id)
+    if (!set) return
+    this.waiters.delete(id)
+    for (const wake of set) wake()
+  }
+
+  private waitNotice(id: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let set = this.waiters.get(id)
+      if (!set) this.waiters.set(id, (set = new Set()))
+      const wake = () => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', wake)
+        set!.delete(wake)
+        resolve()
+      }
+      const timer = setTimeout(wake, Math.max(1, ms))
+      signal?.addEventListener('abort', wake)
+      set.add(wake)
+    })
+  }
+}
+
+/** The executor of the embedded default: runs execute in this process's pool; records live in its stores. */
+export function localExecutor(pool: { run(task: RunTask, control?: RunControl): Promise<RunResult> }, stores: ServerStores): RunExecutor {
+  return {
+    run: (task, control) => pool.run(task, control),
+    async start(record, task, done) {
+      await stores.runs.create(record)
+      void (async () => {
+        await stores.runs.start(record.id, Date.now())
+        let result: RunResult
+        try {
+          result = await pool.run(task)
+        } catch (e) {
+          const err = e as HttpError
+          result = { result: null, fuelUsed: 0, error: { name: 'AgentError', code: err.code ?? 'INTERNAL', message: err.message ?? String(e) } }
+        }
+        await stores.runs.finish(record.id, result, Date.now())
+        done(result)
+      })()
+    },
+  }
+}

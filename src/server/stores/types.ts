@@ -1,0 +1,79 @@
+/**
+ * The server's state behind interfaces: stored procedures, run records and
+ * agent memory, all scoped by tenant. In memory by default
+ * (./memory.ts); in Postgres with `--database` (./postgres.ts), so several
+ * processes share them.
+ */
+import type { RunResult } from '../../vm/result.ts'
+
+type Maybe<T> = T | Promise<T>
+
+export interface StoredProcedure {
+  token: string
+  tenant: string
+  /** The AST as JSON text, and its SHA-256 (the workers' cache key). */
+  astText: string
+  key: string
+  createdAt: number
+  expiresAt: number
+}
+
+export interface ProcedureRepo {
+  put(p: StoredProcedure): Maybe<void>
+  /** The tenant's live procedure, or undefined (another tenant's token is never found). */
+  get(tenant: string, token: string): Maybe<StoredProcedure | undefined>
+  delete(tenant: string, token: string): Maybe<boolean>
+  clearExpired(now: number): Maybe<number>
+}
+
+export type RunState = 'queued' | 'running' | 'done'
+
+/** What a run was asked to do (kept for runs executed by a job on another process). */
+export interface RunRequest {
+  key?: string
+  astText?: string
+  source?: string
+  args: unknown
+  fuel: number
+  timeoutMs: number
+  trace: boolean
+}
+
+export interface RunRecord {
+  id: string
+  tenant: string
+  state: RunState
+  createdAt: number
+  startedAt?: number
+  finishedAt?: number
+  result?: RunResult
+  request?: RunRequest
+}
+
+export interface RunRepo {
+  create(rec: RunRecord): Maybe<void>
+  get(tenant: string, id: string): Maybe<RunRecord | undefined>
+  /** Mark a run running (by whichever process executes it). */
+  start(id: string, at: number): Maybe<void>
+  finish(id: string, result: RunResult, at: number): Maybe<void>
+  /** Drop finished runs older than this time; returns how many. */
+  prune(finishedBefore: number): Maybe<number>
+}
+
+/** A tenant's agent memory, as `capabilities.store` methods (async allowed). */
+export interface AgentMemory {
+  get(key: string): Maybe<unknown>
+  set(key: string, value: unknown): Maybe<null>
+  delete(key: string): Maybe<boolean>
+  has(key: string): Maybe<boolean>
+  query(query?: unknown): Maybe<unknown>
+  vectorSearch(query: unknown): Maybe<unknown>
+  addVector(collection: string, id: string, vector: number[], meta?: Record<string, unknown>): Maybe<null>
+}
+
+export interface ServerStores {
+  procedures: ProcedureRepo
+  runs: RunRepo
+  memory(tenant: string): AgentMemory
+  close(): Promise<void>
+}
