@@ -49,10 +49,12 @@ const ENTRIES = {
   workflows: 'src/workflows/index.ts',
   client: 'src/client/index.ts',
   server: 'src/server/index.ts',
+  // The server's pool worker thread (dist/server.js and dist/cli.js load it from next to them).
+  'server-worker': 'src/server/pool/worker.ts',
 }
 
 /** Entries that keep their npm dependencies external (server-side weight stays in node_modules, never inlined). */
-const EXTERNAL_DEPS = new Set(['plugins-esbuild', 'plugins-bun', 'flowlang', 'server'])
+const EXTERNAL_DEPS = new Set(['plugins-esbuild', 'plugins-bun', 'flowlang', 'server', 'server-worker'])
 
 const started = Date.now()
 const present = Object.fromEntries(Object.entries(ENTRIES).filter(([, src]) => existsSync(join(root, src))))

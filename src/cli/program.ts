@@ -15,6 +15,7 @@ import { DEFAULT_RUN_TIMEOUT_MS, runCommand } from './commands/run.ts'
 import { registerFlowlangCommands } from './commands/flowlang.ts'
 import { registerFlowCommands } from './commands/flow-program.ts'
 import { registerWorkflowCommands } from './commands/workflow.ts'
+import { registerServeCommands } from './commands/serve.ts'
 
 export { EXIT } from './io.ts'
 
@@ -80,6 +81,7 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
   registerFlowlangCommands(program, io, setCode)
   registerFlowCommands(program, io, setCode)
   registerWorkflowCommands(program, io, setCode)
+  registerServeCommands(program, io, setCode)
 
   return program
 }

@@ -4,40 +4,29 @@
  * stable code, answered as `{ error }`, counted in /metrics.
  */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
-import { randomUUID } from 'node:crypto'
-import type { ServeConfig } from './config.ts'
 import type { ServerContext } from './context.ts'
 import { HttpError } from './errors.ts'
 import { Metrics } from './metrics.ts'
 import { OpenApiCollector } from './openapi.ts'
-import { BridgeHost, type BridgeMethod } from './pool/bridge.ts'
-import { RunPool, type PoolOptions } from './pool/pool.ts'
-import type { WorkerData } from './pool/task.ts'
-import { ProcedureService } from './procedures.ts'
+import type { RunPool } from './pool/pool.ts'
+import { createHost, type Host, type HostOptions } from './host.ts'
 import { RunService, localExecutor, type RunExecutor } from './runs.ts'
 import { procedureRoutes } from './routes/procedures.ts'
 import { runRoutes } from './routes/runs.ts'
 import { systemRoutes } from './routes/system.ts'
 import { workflowRoutes } from './routes/workflows.ts'
-import { createMemoryStores } from './stores/memory.ts'
 import type { ServerStores } from './stores/types.ts'
-import { Tenants, type UsageLedger } from './tenants.ts'
+import type { Tenants } from './tenants.ts'
 import type { WorkflowRoutesBackend } from './workflows.ts'
 import { packageVersion } from '../cli/version.ts'
+import { moduleUrl } from './module-url.ts'
 
-export interface ServeOptions {
-  /** Tenants and limits (see parseServeConfig). */
-  config: ServeConfig
-  /** Worker pool: threads, queue length, grace period. */
-  pool?: PoolOptions
-  /** Replace the in-memory stores (the Postgres backend passes its own). */
-  stores?: ServerStores
-  usage?: UsageLedger
+export interface ServeOptions extends HostOptions {
+  /** A host built by the caller (distributed mode shares it with the job runner); default: one from these options. */
+  host?: Host
   /** Where runs execute; default: this process's pool. */
-  executor?: (pool: RunPool, stores: ServerStores) => RunExecutor
-  workflows?: (deps: { pool: RunPool; stores: ServerStores; tenants: Tenants }) => WorkflowRoutesBackend | undefined
-  /** Environment for capability secrets (LLM API keys named by apiKeyEnv). Default process.env. */
-  env?: Readonly<Record<string, string | undefined>>
+  executor?: (host: Host) => RunExecutor
+  workflows?: (host: Host) => WorkflowRoutesBackend | undefined
   /** Log requests (pino, JSON lines on stdout). Default false. */
   logger?: boolean
   /** Extra facts for /healthz. */
@@ -76,33 +65,13 @@ function toHttpError(err: FastifyError | HttpError | Error): HttpError {
 
 export async function createServer(options: ServeOptions): Promise<AjsServer> {
   const { config } = options
-  const stores = options.stores ?? createMemoryStores()
-  const tenants = new Tenants(config, options.usage)
+  const host = options.host ?? createHost(options)
+  const { stores, tenants, procedures, pool } = host
   const metrics = new Metrics()
-  const procedures = new ProcedureService(stores, config.limits)
-  const env = options.env ?? process.env
-  const secrets: Record<string, string> = {}
-  for (const t of config.tenants) {
-    const name = t.capabilities.llm?.apiKeyEnv
-    if (name && env[name] !== undefined) secrets[name] = env[name]!
-  }
-  const bridgeName = `ajs-serve-${randomUUID()}`
-  const workerData: WorkerData = {
-    bridge: bridgeName,
-    tenants: Object.fromEntries(config.tenants.map((t) => [t.id, { context: t.context, capabilities: t.capabilities }])),
-    secrets,
-  }
-  const bridge = new BridgeHost(bridgeName, (tenant, method: BridgeMethod, args) => {
-    if (!tenants.get(tenant)) throw new Error(`unknown tenant ${tenant}`)
-    const [area, op] = method.split('.') as ['store' | 'procedures', string]
-    const target = area === 'store' ? stores.memory(tenant) : procedures.vmStore(tenant)
-    return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[op]!(...args)
-  })
-  const pool = new RunPool(options.pool ?? {}, workerData)
-  const executor = options.executor ? options.executor(pool, stores) : localExecutor(pool, stores)
+  const executor = options.executor ? options.executor(host) : localExecutor(pool, stores)
   const runs = new RunService({ stores, tenants, metrics, limits: config.limits, executor })
-  const workflows = options.workflows?.({ pool, stores, tenants })
-  const version = packageVersion()
+  const workflows = options.workflows?.(host)
+  const version = packageVersion(moduleUrl(import.meta.url))
   const context: ServerContext = {
     config, tenants, stores, runs, procedures, metrics, workflows, version,
     health: () => ({ pool: { threads: pool.size, queued: pool.queueSize }, ...options.health?.() }),
@@ -171,10 +140,8 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
     async close() {
       clearInterval(prune)
       await app.close()
-      await pool.close()
-      bridge.close()
       await options.onClose?.()
-      await stores.close()
+      await host.close()
     },
   }
 }

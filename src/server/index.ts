@@ -4,6 +4,10 @@
  * graphile-worker) stay external to the bundle.
  */
 export { createServer, type AjsServer, type ServeOptions } from './app.ts'
+export { startServe, startWorker, type StartServeOptions, type StartWorkerOptions, type Served, type StartedWorker } from './serve.ts'
+export { createHost, type Host, type HostOptions } from './host.ts'
+export { createPgStores, migrate, type PgStores } from './stores/postgres.ts'
+export { createMemoryStores } from './stores/memory.ts'
 export {
   parseServeConfig, singleTenantConfig, tokenSha256, ServeConfigError, DEFAULT_TENANT_LIMITS, DEFAULT_SERVER_LIMITS,
   type ServeConfig, type TenantConfig, type TenantLimits, type TenantCapabilities, type ServerLimits,

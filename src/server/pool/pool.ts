@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import type { RunResult } from '../../vm/result.ts'
 import { HttpError } from '../errors.ts'
+import { moduleUrl } from '../module-url.ts'
 import type { RunTask, WorkerData } from './task.ts'
 
 export interface PoolOptions {
@@ -27,7 +28,9 @@ export interface PoolOptions {
 
 /** The worker module: the TypeScript source under Bun or tests, the bundled file next to dist/server.js (or dist/cli.js) under Node. */
 function workerFile(): string {
-  const candidates = [new URL('./worker.ts', import.meta.url), new URL('./server-worker.js', import.meta.url)]
+  const here = moduleUrl(import.meta.url)
+  // Source: next to this file. Built: dist/server-worker.js, beside the entry or one level up from a shared chunk.
+  const candidates = [new URL('./worker.ts', here), new URL('./server-worker.js', here), new URL('../server-worker.js', here)]
   for (const u of candidates) if (u.protocol === 'file:' && existsSync(fileURLToPath(u))) return u.href
   throw new Error(`ajs-lang server: the pool worker module is missing (looked for ${candidates.map((u) => u.pathname).join(', ')}); run npm run build`)
 }

@@ -1,0 +1,181 @@
+/**
+ * `ajsc serve` and `ajsc worker`: the remote VM (src/server). serve answers
+ * HTTP until SIGINT/SIGTERM; worker runs Graphile Worker jobs from the
+ * shared Postgres until then. Both load the same config file. Without
+ * --config, serve makes one tenant whose token comes from $AJS_SERVE_TOKEN
+ * or is generated and printed once (the server keeps only its SHA-256).
+ */
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Command } from 'commander'
+import { CliError, readText, usageError, type CliIO } from '../io.ts'
+import { parseServeConfig, singleTenantConfig, ServeConfigError, type ServeConfig } from '../../server/config.ts'
+
+/**
+ * The server entry, loaded on use so fastify, pg and graphile-worker stay out of every other ajsc
+ * command's start-up: src/server/index.ts under Bun, dist/server.js next to the bundled CLI. The
+ * specifier is computed (never user input) so the bundler leaves the import alone.
+ */
+function server(): Promise<typeof import('../../server/index.ts')> {
+  const candidates = ['../../server/index.ts', './server.js', '../server.js'].map((p) => new URL(p, import.meta.url))
+  const found = candidates.find((u) => existsSync(fileURLToPath(u)))
+  if (!found) throw new CliError('CLI_INTERNAL', 'the server module is missing (dist/server.js)', { hint: 'Run `npm run build` in the ajs-lang package.' })
+  return import(found.href)
+}
+
+export interface ServeCommandOptions {
+  config?: string
+  host?: string
+  port?: string
+  poolSize?: string
+  queueSize?: string
+  grace?: string
+  database?: string
+  jobConcurrency?: string
+  deadAfter?: string
+  log?: boolean
+}
+
+export interface WorkerCommandOptions {
+  config?: string
+  database?: string
+  poolSize?: string
+  concurrency?: string
+  deadAfter?: string
+}
+
+function integer(value: string | undefined, flag: string, min = 0): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < min) throw usageError(`${flag} must be an integer >= ${min}, got "${value}"`)
+  return n
+}
+
+function loadConfig(file: string, io: CliIO): ServeConfig {
+  const path = resolve(io.cwd, file)
+  let raw: unknown
+  try {
+    raw = JSON.parse(readText(path))
+  } catch (e) {
+    if (e instanceof CliError) throw e
+    throw new CliError('CLI_BAD_JSON', `--config ${file}: not valid JSON: ${(e as Error).message}`, { file, hint: 'See docs/serve.md for the config file format.' })
+  }
+  try {
+    return parseServeConfig(raw)
+  } catch (e) {
+    if (e instanceof ServeConfigError) throw usageError(`--config ${file}: ${e.message}`, 'See docs/serve.md for the config file format.')
+    throw e
+  }
+}
+
+/** Resolves on SIGINT or SIGTERM (long-running commands stop cleanly on either). */
+function untilSignal(): Promise<string> {
+  return new Promise((done) => {
+    const on = (sig: string) => () => {
+      process.off('SIGINT', onInt)
+      process.off('SIGTERM', onTerm)
+      done(sig)
+    }
+    const onInt = on('SIGINT')
+    const onTerm = on('SIGTERM')
+    process.once('SIGINT', onInt)
+    process.once('SIGTERM', onTerm)
+  })
+}
+
+function poolOptions(opts: { poolSize?: string; queueSize?: string; grace?: string }) {
+  return {
+    size: integer(opts.poolSize, '--pool-size', 1),
+    queueSize: integer(opts.queueSize, '--queue-size', 1),
+    graceMs: integer(opts.grace, '--grace', 0),
+  }
+}
+
+function databaseOf(flag: string | undefined, io: CliIO): string | undefined {
+  const url = flag ?? io.env['AJS_DATABASE_URL']
+  if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) throw usageError(`--database must be a postgres:// URL, got "${url.slice(0, 40)}"`)
+  return url
+}
+
+export async function serveCommand(opts: ServeCommandOptions, io: CliIO): Promise<number> {
+  const port = integer(opts.port ?? '8787', '--port', 0)!
+  const host = opts.host ?? '127.0.0.1'
+  let config: ServeConfig
+  if (opts.config) config = loadConfig(opts.config, io)
+  else {
+    const given = io.env['AJS_SERVE_TOKEN']
+    const token = given && given.length > 0 ? given : `ajs_${randomBytes(24).toString('base64url')}`
+    config = singleTenantConfig(token)
+    io.err(given ? 'ajsc serve: no --config; one tenant "default" with the token in $AJS_SERVE_TOKEN\n' : `ajsc serve: no --config; one tenant "default", token (shown once): ${token}\n`)
+  }
+  const database = databaseOf(opts.database, io)
+  const { startServe } = await server()
+  const served = await startServe({
+    config,
+    pool: poolOptions(opts),
+    database,
+    jobConcurrency: integer(opts.jobConcurrency, '--job-concurrency', 0),
+    deadAfterMs: integer(opts.deadAfter, '--dead-after', 100),
+    logger: opts.log === true,
+  })
+  let url: string
+  try {
+    url = await served.listen({ host, port })
+  } catch (e) {
+    await served.close()
+    throw new CliError('CLI_INTERNAL', `cannot listen on ${host}:${port}: ${(e as Error).message}`, { hint: 'Pick another --port, or stop what listens there.' })
+  }
+  io.out(`ajsc serve: listening on ${url} (${config.tenants.length} tenant${config.tenants.length === 1 ? '' : 's'}, ${served.pool.size} worker threads, ${database ? 'Postgres' : 'in memory'})\n`)
+  const sig = await untilSignal()
+  io.err(`ajsc serve: ${sig}, stopping\n`)
+  await served.close()
+  return 0
+}
+
+export async function workerCommand(opts: WorkerCommandOptions, io: CliIO): Promise<number> {
+  const database = databaseOf(opts.database, io)
+  if (!database) throw usageError('ajsc worker needs --database postgres://… (or $AJS_DATABASE_URL): workers share jobs through Postgres')
+  if (!opts.config) throw usageError('ajsc worker needs --config <file>: the same tenants file as ajsc serve (capabilities and limits per tenant)')
+  const config = loadConfig(opts.config, io)
+  const { startWorker } = await server()
+  const worker = await startWorker({
+    config,
+    database,
+    pool: { size: integer(opts.poolSize, '--pool-size', 1) },
+    concurrency: integer(opts.concurrency, '--concurrency', 1),
+    deadAfterMs: integer(opts.deadAfter, '--dead-after', 100),
+  })
+  io.out(`ajsc worker: running jobs as ${worker.jobs.nodeId} (${worker.host.pool.size} worker threads)\n`)
+  const sig = await untilSignal()
+  io.err(`ajsc worker: ${sig}, stopping\n`)
+  await worker.stop()
+  return 0
+}
+
+/** `ajsc serve` and `ajsc worker` (registered by program.ts). */
+export function registerServeCommands(program: Command, io: CliIO, setCode: (code: number) => void): void {
+  program.command('serve')
+    .description('serve the remote VM over HTTP (see docs/serve.md): in memory by default, on Postgres with --database')
+    .option('--config <file>', 'tenants, token hashes, limits and capabilities (JSON); default: one tenant, token from $AJS_SERVE_TOKEN or printed')
+    .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+    .option('--port <n>', 'port (default 8787; 0 picks a free one)')
+    .option('--pool-size <n>', 'worker threads running programs (default: CPU count)')
+    .option('--queue-size <n>', 'runs waiting for a thread before 503 (default 1000)')
+    .option('--grace <ms>', 'how long a run may ignore cancellation before its thread is replaced (default 1000)')
+    .option('--database <url>', 'postgres://… : stores in Postgres, async runs and workflows as jobs (also $AJS_DATABASE_URL)')
+    .option('--job-concurrency <n>', 'with --database: jobs this process runs at once (default: pool size; 0 = only serve)')
+    .option('--dead-after <ms>', 'with --database: a process silent this long has its jobs taken over (default 5000)')
+    .option('--log', 'log every request as JSON lines')
+    .action(async (opts: ServeCommandOptions) => setCode(await serveCommand(opts, io)))
+
+  program.command('worker')
+    .description('run jobs (async runs, workflow resumes) from the Postgres of `ajsc serve --database`; start as many as needed')
+    .option('--database <url>', 'postgres://… shared with ajsc serve (also $AJS_DATABASE_URL)')
+    .option('--config <file>', 'the same tenants file as ajsc serve')
+    .option('--pool-size <n>', 'worker threads (default: CPU count)')
+    .option('--concurrency <n>', 'jobs at once (default: pool size)')
+    .option('--dead-after <ms>', 'a process silent this long has its jobs taken over (default 5000)')
+    .action(async (opts: WorkerCommandOptions) => setCode(await workerCommand(opts, io)))
+}

@@ -1,0 +1,156 @@
+/**
+ * ajs-lang/client: a remote VM over HTTP (`ajsc serve`). `run` has
+ * AgentVM's signature and result type and, like AgentVM, never rejects:
+ * refusals (401, 422, 429, 503, network failures) come back in
+ * `result.error` with the server's stable code. The other calls reject with
+ * a `RemoteError` carrying the same code. Only `fetch`; no Node or server
+ * dependencies, so it runs in browsers, Bun, Deno and Node.
+ */
+import type { AgentError } from '../vm/errors.ts'
+import type { RunResult } from '../vm/result.ts'
+
+export type { RunResult, TraceEntry } from '../vm/result.ts'
+export type { AgentError } from '../vm/errors.ts'
+
+const PROCEDURE_PREFIX = 'proc_'
+
+export interface RemoteVMOptions {
+  /** Base URL of the server, e.g. http://127.0.0.1:8787 */
+  url: string
+  /** The tenant's bearer token. */
+  token: string
+  /** A fetch implementation (default: globalThis.fetch). */
+  fetch?: typeof globalThis.fetch
+}
+
+/** The run options a remote VM accepts (the rest of RunOptions is the server's business). */
+export interface RemoteRunOptions {
+  fuel?: number
+  timeoutMs?: number
+  trace?: boolean
+  /** Cancels the request; the server interrupts the run when the connection closes. */
+  signal?: AbortSignal
+}
+
+/** A refused call: the server's code, HTTP status and hint. */
+export class RemoteError extends Error {
+  override name = 'RemoteError'
+  readonly code: string
+  readonly hint?: string
+  readonly details?: AgentError['details']
+  /** Seconds to wait before retrying (429, 503). */
+  readonly retryAfter?: number
+  constructor(readonly status: number, error: Partial<AgentError> & { code: string; message: string }, retryAfter?: number) {
+    super(error.message)
+    this.code = error.code
+    if (error.hint) this.hint = error.hint
+    if (error.details) this.details = error.details
+    if (retryAfter !== undefined) this.retryAfter = retryAfter
+  }
+  /** The error as a RunResult error record. */
+  toAgentError(): AgentError {
+    const e: AgentError = { name: 'AgentError', code: this.code, message: this.message }
+    if (this.hint) e.hint = this.hint
+    if (this.details) e.details = this.details
+    return e
+  }
+}
+
+export interface RunState<T = unknown> {
+  id: string
+  state: 'queued' | 'running' | 'done'
+  createdAt: number
+  startedAt?: number
+  finishedAt?: number
+  result?: RunResult<T>
+}
+
+export interface RemoteVM {
+  /** Run an AST, a proc_ token or source text; resolves to a RunResult, never rejects. */
+  run<T = unknown>(target: object | string, args?: Record<string, unknown>, options?: RemoteRunOptions): Promise<RunResult<T>>
+  /** Start a run in the background; resolves to its id. */
+  start(target: object | string, args?: Record<string, unknown>, options?: Omit<RemoteRunOptions, 'signal'>): Promise<string>
+  /** The state (and result, when done) of a background run. */
+  getRun<T = unknown>(id: string): Promise<RunState<T>>
+  /** Store an AST (or source) under a proc_ token; `ttl` in ms. */
+  storeProcedure(program: object | string, options?: { ttl?: number }): Promise<{ token: string; expiresAt: number }>
+  deleteProcedure(token: string): Promise<void>
+  /** Start a durable workflow. */
+  startWorkflow(program: object | string, args?: Record<string, unknown>): Promise<Record<string, unknown>>
+  getWorkflow(id: string): Promise<Record<string, unknown>>
+  /** Answer an open request of a workflow (an approval, a human's answer). */
+  resolveRequest(workflowId: string, requestId: string, value: unknown): Promise<Record<string, unknown>>
+}
+
+function programField(target: object | string): Record<string, unknown> {
+  if (typeof target === 'string') return target.startsWith(PROCEDURE_PREFIX) ? { token: target } : { source: target }
+  return { ast: target }
+}
+
+export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
+  const base = options.url.replace(/\/+$/, '')
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis)
+  const headers = { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' }
+
+  async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<{ status: number; data: T }> {
+    const res = await doFetch(`${base}${path}`, { method, headers: body === undefined ? { authorization: headers.authorization } : headers, body: body === undefined ? undefined : JSON.stringify(body), signal })
+    const text = await res.text()
+    let data: unknown = undefined
+    if (text) {
+      try { data = JSON.parse(text) } catch { data = undefined }
+    }
+    if (!res.ok) {
+      const err = (data as { error?: AgentError } | undefined)?.error
+      const retry = res.headers.get('retry-after')
+      throw new RemoteError(res.status, err && typeof err.code === 'string' ? err : { code: `HTTP_${res.status}`, message: text.slice(0, 200) || res.statusText }, retry ? Number(retry) : undefined)
+    }
+    return { status: res.status, data: data as T }
+  }
+
+  function runBody(target: object | string, args: Record<string, unknown> | undefined, opts: RemoteRunOptions | undefined): Record<string, unknown> {
+    const body: Record<string, unknown> = { ...programField(target), args: args ?? {} }
+    const o: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(opts ?? {})) {
+      if (k === 'signal' || v === undefined) continue
+      if (k !== 'fuel' && k !== 'timeoutMs' && k !== 'trace') throw new RemoteError(0, { code: 'OPTIONS_INVALID', message: `Run option "${k}" cannot be sent to a remote VM (only fuel, timeoutMs, trace, signal)`, hint: 'Capabilities and context of a remote run come from the tenant\'s serve config.' })
+      o[k] = v
+    }
+    if (Object.keys(o).length > 0) body['options'] = o
+    return body
+  }
+
+  return {
+    async run<T>(target: object | string, args?: Record<string, unknown>, opts?: RemoteRunOptions): Promise<RunResult<T>> {
+      try {
+        return (await call<RunResult<T>>('POST', '/v1/runs', runBody(target, args, opts), opts?.signal)).data
+      } catch (e) {
+        if (e instanceof RemoteError) return { result: null, error: e.toAgentError(), fuelUsed: 0 }
+        const aborted = opts?.signal?.aborted === true
+        return { result: null, error: { name: 'AgentError', code: aborted ? 'ABORTED' : 'NETWORK_ERROR', message: aborted ? 'The run was aborted' : `Cannot reach ${base}: ${(e as Error)?.message ?? e}` }, fuelUsed: 0 }
+      }
+    },
+    async start(target, args, opts) {
+      return (await call<{ id: string }>('POST', '/v1/runs?async=1', runBody(target, args, opts))).data.id
+    },
+    async getRun(id) {
+      return (await call<RunState<never>>('GET', `/v1/runs/${encodeURIComponent(id)}`)).data
+    },
+    async storeProcedure(program, opts = {}) {
+      const body: Record<string, unknown> = typeof program === 'string' ? { source: program } : { ast: program }
+      if (opts.ttl !== undefined) body['ttl'] = opts.ttl
+      return (await call<{ token: string; expiresAt: number }>('POST', '/v1/procedures', body)).data
+    },
+    async deleteProcedure(token) {
+      await call('DELETE', `/v1/procedures/${encodeURIComponent(token)}`)
+    },
+    async startWorkflow(program, args) {
+      return (await call<Record<string, unknown>>('POST', '/v1/workflows', { ...programField(program), args: args ?? {} })).data
+    },
+    async getWorkflow(id) {
+      return (await call<Record<string, unknown>>('GET', `/v1/workflows/${encodeURIComponent(id)}`)).data
+    },
+    async resolveRequest(workflowId, requestId, value) {
+      return (await call<Record<string, unknown>>('POST', `/v1/workflows/${encodeURIComponent(workflowId)}/requests/${encodeURIComponent(requestId)}`, { value })).data
+    },
+  }
+}

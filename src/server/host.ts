@@ -1,0 +1,66 @@
+/**
+ * The host runtime shared by `ajsc serve` and `ajsc worker`: tenants,
+ * stores, the worker-thread pool and the bridge through which guest runs
+ * reach their tenant's stores. No HTTP here.
+ */
+import { randomUUID } from 'node:crypto'
+import type { ServeConfig } from './config.ts'
+import { BridgeHost, type BridgeMethod } from './pool/bridge.ts'
+import { RunPool, type PoolOptions } from './pool/pool.ts'
+import type { WorkerData } from './pool/task.ts'
+import { ProcedureService } from './procedures.ts'
+import { createMemoryStores } from './stores/memory.ts'
+import type { ServerStores } from './stores/types.ts'
+import { Tenants, type UsageLedger } from './tenants.ts'
+
+export interface HostOptions {
+  config: ServeConfig
+  pool?: PoolOptions
+  stores?: ServerStores
+  usage?: UsageLedger
+  /** Environment for capability secrets (LLM API keys named by apiKeyEnv). Default process.env. */
+  env?: Readonly<Record<string, string | undefined>>
+}
+
+export interface Host {
+  config: ServeConfig
+  stores: ServerStores
+  tenants: Tenants
+  procedures: ProcedureService
+  pool: RunPool
+  close(): Promise<void>
+}
+
+export function createHost(options: HostOptions): Host {
+  const { config } = options
+  const stores = options.stores ?? createMemoryStores()
+  const tenants = new Tenants(config, options.usage)
+  const procedures = new ProcedureService(stores, config.limits)
+  const env = options.env ?? process.env
+  const secrets: Record<string, string> = {}
+  for (const t of config.tenants) {
+    const name = t.capabilities.llm?.apiKeyEnv
+    if (name && env[name] !== undefined) secrets[name] = env[name]!
+  }
+  const bridgeName = `ajs-serve-${randomUUID()}`
+  const workerData: WorkerData = {
+    bridge: bridgeName,
+    tenants: Object.fromEntries(config.tenants.map((t) => [t.id, { context: t.context, capabilities: t.capabilities }])),
+    secrets,
+  }
+  const bridge = new BridgeHost(bridgeName, (tenant, method: BridgeMethod, args) => {
+    if (!tenants.get(tenant)) throw new Error(`unknown tenant ${tenant}`)
+    const [area, op] = method.split('.') as ['store' | 'procedures', string]
+    const target = area === 'store' ? stores.memory(tenant) : procedures.vmStore(tenant)
+    return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[op]!(...args)
+  })
+  const pool = new RunPool(options.pool ?? {}, workerData)
+  return {
+    config, stores, tenants, procedures, pool,
+    async close() {
+      await pool.close()
+      bridge.close()
+      await stores.close()
+    },
+  }
+}

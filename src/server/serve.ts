@@ -1,0 +1,106 @@
+/**
+ * The two deployments behind the CLI. `startServe`: the HTTP API with
+ * everything in memory in one process, or — with a database URL — stores
+ * in Postgres and async runs and workflow resumes as Graphile Worker jobs
+ * (this process runs some of them too, unless `jobConcurrency` is 0).
+ * `startWorker`: no HTTP, only the job runner, for more machines.
+ */
+import type { ServeConfig } from './config.ts'
+import { createServer, type AjsServer } from './app.ts'
+import { createHost, type Host } from './host.ts'
+import { jobsExecutor, startJobs, type Jobs } from './jobs.ts'
+import type { PoolOptions } from './pool/pool.ts'
+import { createPgStores } from './stores/postgres.ts'
+import { workflowJobTasks, workflowsBackend } from './workflows.ts'
+
+export interface StartServeOptions {
+  config: ServeConfig
+  pool?: PoolOptions
+  /** postgres://… : distributed mode. Absent: everything in memory. */
+  database?: string
+  /** Jobs this process runs at once in distributed mode (default: the pool size; 0: serve only). */
+  jobConcurrency?: number
+  /** Distributed mode: a node silent for this long is dead and its jobs go to others (ms, default 5,000). */
+  deadAfterMs?: number
+  logger?: boolean
+  env?: Readonly<Record<string, string | undefined>>
+}
+
+export interface Served extends AjsServer {
+  /** The job runner (distributed mode only). */
+  jobs?: Jobs
+}
+
+export async function startServe(options: StartServeOptions): Promise<Served> {
+  if (!options.database) {
+    const server = await createServer({
+      config: options.config, pool: options.pool, logger: options.logger, env: options.env,
+      workflows: (host) => workflowsBackend(host),
+      health: () => ({ database: false }),
+    })
+    return server
+  }
+  const stores = await createPgStores(options.database)
+  const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env })
+  let jobs: Jobs
+  try {
+    jobs = await startJobs({
+      host, pgPool: stores.pool, kind: 'serve',
+      concurrency: options.jobConcurrency ?? host.pool.size,
+      deadAfterMs: options.deadAfterMs,
+      tasks: workflowJobTasks(host, stores.pool),
+    })
+  } catch (e) {
+    await host.close()
+    throw e
+  }
+  const server = await createServer({
+    config: options.config, host, logger: options.logger,
+    executor: (h) => jobsExecutor(h, stores.pool, jobs),
+    workflows: (h) => workflowsBackend(h, { pgPool: stores.pool, jobs }),
+    health: () => ({ database: true, node: jobs.nodeId }),
+    onClose: () => jobs.stop(),
+  })
+  return Object.assign(server, { jobs })
+}
+
+export interface StartWorkerOptions {
+  config: ServeConfig
+  database: string
+  pool?: PoolOptions
+  /** Jobs run at once (default: the pool size). */
+  concurrency?: number
+  deadAfterMs?: number
+  env?: Readonly<Record<string, string | undefined>>
+}
+
+export interface StartedWorker {
+  host: Host
+  jobs: Jobs
+  stop(): Promise<void>
+}
+
+export async function startWorker(options: StartWorkerOptions): Promise<StartedWorker> {
+  const stores = await createPgStores(options.database)
+  const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env })
+  let jobs: Jobs
+  try {
+    jobs = await startJobs({
+      host, pgPool: stores.pool, kind: 'worker',
+      concurrency: options.concurrency ?? host.pool.size,
+      deadAfterMs: options.deadAfterMs,
+      tasks: workflowJobTasks(host, stores.pool),
+    })
+  } catch (e) {
+    await host.close()
+    throw e
+  }
+  return {
+    host,
+    jobs,
+    async stop() {
+      await jobs.stop()
+      await host.close()
+    },
+  }
+}
