@@ -91,6 +91,8 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
     forceCloseConnections: true,
   })
   app.decorateRequest('tenant', null)
+  // Bodies are JSON only (415 otherwise).
+  app.removeContentTypeParser('text/plain')
   const openapi = new OpenApiCollector()
   app.addHook('onRoute', (route) => openapi.add(route))
 
