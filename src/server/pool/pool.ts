@@ -7,7 +7,7 @@
  * Retry-After, decided before the task is queued.
  */
 import { existsSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
+import { availableParallelism, setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import type { RunResult } from '../../vm/result.ts'
@@ -24,6 +24,18 @@ export interface PoolOptions {
   graceMs?: number
   /** Old-generation heap of each worker in MiB (default 512). */
   maxHeapMb?: number
+  /**
+   * A run still going after this many ms gets its thread's CPU priority lowered (nice 19) until it
+   * ends, so a tenant's CPU-bound loop yields to everyone else's short runs (default 20; 0: never).
+   */
+  longRunMs?: number
+}
+
+/** A run in progress, as the priority sweep sees it. */
+interface InFlight {
+  control: Int32Array
+  since: number
+  niced: number
 }
 
 /** The worker module: the TypeScript source under Bun or tests, the bundled file next to dist/server.js (or dist/cli.js) under Node. */
@@ -48,11 +60,19 @@ export class RunPool {
   private readonly piscina: Piscina<RunTask, RunResult>
   /** Workers terminated because a run ignored its interrupt. */
   terminated = 0
+  /** Long runs whose thread priority was lowered. */
+  deprioritized = 0
+  private readonly longRunMs: number
+  private readonly inFlight = new Set<InFlight>()
+  private sweep: ReturnType<typeof setInterval> | undefined
+  private canRenice = true
 
   constructor(options: PoolOptions, workerData: WorkerData) {
     this.size = Math.max(1, options.size ?? availableParallelism())
     this.queueLimit = Math.max(0, options.queueSize ?? 1000)
     this.graceMs = options.graceMs ?? 1000
+    this.longRunMs = options.longRunMs ?? 20
+    if (!/^linux/.test(process.platform)) this.canRenice = false
     this.piscina = new Piscina<RunTask, RunResult>({
       filename: workerFile(),
       minThreads: this.size,
@@ -79,7 +99,9 @@ export class RunPool {
     if (this.queueLimit > 0 && this.piscina.queueSize >= this.queueLimit) {
       throw new HttpError('QUEUE_FULL', `All ${this.size} workers are busy and ${this.piscina.queueSize} runs are queued`, { retryAfter: 1 })
     }
-    const interrupt = new Int32Array(new SharedArrayBuffer(4))
+    const interrupt = new Int32Array(new SharedArrayBuffer(8))
+    const flight: InFlight = { control: interrupt, since: 0, niced: 0 }
+    this.track(flight)
     const kill = new AbortController()
     let graceTimer: ReturnType<typeof setTimeout> | undefined
     const stop = () => {
@@ -110,13 +132,56 @@ export class RunPool {
       if (/queue is at limit/i.test(String((e as Error)?.message))) throw new HttpError('QUEUE_FULL', undefined, { retryAfter: 1 })
       throw new HttpError('WORKER_CRASHED', `The worker running the program stopped: ${(e as Error)?.message ?? e}`)
     } finally {
+      this.untrack(flight)
       clearTimeout(deadline)
       if (graceTimer) clearTimeout(graceTimer)
       control.signal?.removeEventListener('abort', onGone)
     }
   }
 
+  private track(f: InFlight): void {
+    if (this.longRunMs <= 0 || !this.canRenice) return
+    this.inFlight.add(f)
+    this.sweep ??= setInterval(() => this.lowerLongRuns(), Math.max(1, Math.floor(this.longRunMs / 2)))
+  }
+
+  private untrack(f: InFlight): void {
+    if (!this.inFlight.delete(f)) return
+    if (f.niced) this.renice(f.niced, 0)
+    if (this.inFlight.size === 0 && this.sweep) {
+      clearInterval(this.sweep)
+      this.sweep = undefined
+    }
+  }
+
+  /** Lower the priority of threads whose run has gone on for longer than longRunMs. */
+  private lowerLongRuns(): void {
+    const now = performance.now()
+    for (const f of this.inFlight) {
+      if (f.niced) continue
+      const tid = Atomics.load(f.control, 1)
+      if (tid === 0) continue
+      if (f.since === 0) f.since = now
+      else if (now - f.since >= this.longRunMs && this.renice(tid, 19)) {
+        f.niced = tid
+        this.deprioritized++
+      }
+    }
+  }
+
+  private renice(tid: number, nice: number): boolean {
+    try {
+      setPriority(tid, nice)
+      return true
+    } catch {
+      // Not allowed here (no CAP_SYS_NICE to restore, or no such thread): stop trying.
+      this.canRenice = false
+      return false
+    }
+  }
+
   async close(): Promise<void> {
+    if (this.sweep) clearInterval(this.sweep)
     await this.piscina.destroy()
   }
 }

@@ -19,7 +19,11 @@ export interface RunTask {
   maxAstDepth: number
   /** When the host accepted the run (ms): the time limit counts from here, queueing included. */
   acceptedAt?: number
-  /** Set to 1 by the host to stop the run (client gone, deadline passed). */
+  /**
+   * Shared with the host: [0] is the interrupt flag (the host sets 1 to stop the run), [1] the
+   * worker thread's OS thread id, written when the run starts (the host lowers the CPU priority
+   * of a thread whose run takes long, so one tenant's loop cannot slow the others' runs).
+   */
   interrupt?: Int32Array
   /** Replay/resume journal data for workflow steps (opaque to the pool). */
   extra?: Record<string, unknown>

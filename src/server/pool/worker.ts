@@ -5,6 +5,7 @@
  * from the serve config). Parsed programs are cached by hash, so a program
  * sent again is neither parsed nor compiled again.
  */
+import { readlinkSync } from 'node:fs'
 import { workerData } from 'node:worker_threads'
 import { AgentVM } from '../../full-vm.ts'
 import { batteryAtoms, createBatteryLLM } from '../../batteries/index.ts'
@@ -85,7 +86,17 @@ const interruptSupported = (() => {
   return () => supported
 })()
 
+/** This thread's OS id (Linux: /proc/thread-self -> <pid>/task/<tid>); 0 where unknown. */
+const threadId = (() => {
+  try {
+    return Number(readlinkSync('/proc/thread-self').split('/').pop()) || 0
+  } catch {
+    return 0
+  }
+})()
+
 export default async function runTask(task: RunTask): Promise<RunResult> {
+  if (task.interrupt) Atomics.store(task.interrupt, 1, threadId)
   const rt = runtimeOf(task.tenant)
   let program: AjsProgram | string
   try {

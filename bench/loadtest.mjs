@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+// `npm run loadtest`: requests per second and latency of POST /v1/runs for the
+// agent-typical workload, through `ajsc serve` (built dist/, a child process)
+// on loopback, driven by autocannon from this process. Three phases, each
+// bounded in time:
+//   alone  - only the measured tenant
+//   noisy  - the same, while another tenant keeps a CPU-bound loop running
+//            (one run at a time: its concurrentRuns limit is 1)
+//   token  - the same program stored once and run by its proc_ token
+// Writes bench/results/loadtest-<date>.json and .md (with the machine's load
+// average: the machine may be shared).
+//
+// Usage: node bench/loadtest.mjs [--duration 10] [--connections 32] [--pool-size N] [--no-write] [--no-build]
+import { spawn, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import autocannon from 'autocannon'
+import { repoDir, resultsDir, workloadsIndex } from './lib/paths.mjs'
+import { machine, gitState } from './lib/machine.mjs'
+
+const argv = process.argv.slice(2)
+const flag = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`)
+  return i >= 0 ? argv[i + 1] : dflt
+}
+const duration = Number(flag('duration', '10'))
+const connections = Number(flag('connections', '32'))
+const poolSize = flag('pool-size', undefined)
+const write = !argv.includes('--no-write')
+
+if (!argv.includes('--no-build')) {
+  const b = spawnSync(process.execPath, [join(repoDir, 'scripts/build.mjs'), '--no-types', '--quiet'], { stdio: 'inherit' })
+  if (b.status !== 0) process.exit(1)
+}
+const { transpile, AgentVM } = await import(pathToFileURL(join(repoDir, 'dist/index.js')).href)
+const { workloads } = await import(pathToFileURL(workloadsIndex).href)
+const agent = workloads.find((w) => w.id === 'agent-typical')
+const ast = transpile(agent.source, { filename: 'agent-typical.ajs' }).ast
+
+const sha = (t) => createHash('sha256').update(t).digest('hex')
+const TOKENS = { load: 'loadtest-tenant-token', noisy: 'loadtest-noisy-token' }
+const dir = mkdtempSync(join(os.tmpdir(), 'ajs-loadtest-'))
+const configFile = join(dir, 'ajs-serve.json')
+writeFileSync(configFile, JSON.stringify({
+  tenants: [
+    { id: 'load', tokenSha256: sha(TOKENS.load), limits: { concurrentRuns: 10_000, fuelPerRun: 1000 } },
+    { id: 'noisy', tokenSha256: sha(TOKENS.noisy), limits: { concurrentRuns: 1, fuelPerRun: 1e12, timeoutMs: 2000 } },
+  ],
+}))
+
+const serveArgs = [join(repoDir, 'bin/ajsc.js'), 'serve', '--config', configFile, '--port', '0', ...(poolSize ? ['--pool-size', poolSize] : [])]
+const server = spawn(process.execPath, serveArgs, { stdio: ['ignore', 'pipe', 'inherit'] })
+// Never leave the server behind, whatever happens here.
+process.on('exit', () => server.kill('SIGKILL'))
+const url = await new Promise((resolve, reject) => {
+  let out = ''
+  server.stdout.on('data', (c) => {
+    out += c
+    const m = /listening on (http:\/\/\S+)/.exec(out)
+    if (m) resolve(m[1])
+  })
+  server.once('exit', (code) => reject(new Error(`ajsc serve exited with ${code}`)))
+})
+
+const headers = (token) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' })
+async function post(path, token, body) {
+  const res = await fetch(`${url}${path}`, { method: 'POST', headers: headers(token), body: JSON.stringify(body) })
+  return res.json()
+}
+
+// Correctness first: the measured request must give the workload's result.
+const check = await post('/v1/runs', TOKENS.load, { ast, args: agent.args })
+const local = await new AgentVM().run(ast, agent.args)
+if (check.error || JSON.stringify(check.result) !== JSON.stringify(local.result)) {
+  console.error(`unexpected result: ${JSON.stringify(check).slice(0, 300)}`)
+  process.exit(1)
+}
+const { token: procToken } = await post('/v1/procedures', TOKENS.load, { ast })
+
+function cannon(body, title) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url: `${url}/v1/runs`, method: 'POST', headers: headers(TOKENS.load), body: JSON.stringify(body), connections, duration, title }, (err, r) => (err ? reject(err) : resolve(r)))
+  })
+}
+
+/** The noisy neighbour: one CPU-bound run after another until stopped. */
+function noisyNeighbour() {
+  let stop = false
+  let runs = 0
+  const loop = { source: 'function spin() { let i = 0; while (true) { i++ } }', options: { timeoutMs: 1000 } }
+  const done = (async () => {
+    while (!stop) {
+      const r = await post('/v1/runs', TOKENS.noisy, loop)
+      if (r.error?.code === 'TIMEOUT') runs++
+      else if (!r.error) throw new Error('the CPU-bound loop finished?')
+    }
+  })()
+  return { async stop() { stop = true; await done; return runs } }
+}
+
+const summarize = (r) => ({
+  requestsPerSec: Math.round(r.requests.average),
+  latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
+  requests: r.requests.total,
+  non2xx: r.non2xx,
+  errors: r.errors,
+  timeouts: r.timeouts,
+})
+
+const loadStart = os.loadavg().map((x) => +x.toFixed(2))
+const phases = {}
+const log = (s) => console.log(s)
+log(`ajsc serve at ${url}; ${connections} connections, ${duration} s per phase; load average ${loadStart.join(' ')}`)
+await cannon({ ast, args: agent.args }, 'warm-up').catch(() => {})
+phases.alone = summarize(await cannon({ ast, args: agent.args }, 'alone'))
+log(`alone:  ${phases.alone.requestsPerSec} runs/s, p50 ${phases.alone.latencyMs.p50} ms, p99 ${phases.alone.latencyMs.p99} ms`)
+const noisy = noisyNeighbour()
+await new Promise((r) => setTimeout(r, 200))
+phases.noisy = summarize(await cannon({ ast, args: agent.args }, 'noisy'))
+phases.noisy.cpuLoopRuns = await noisy.stop()
+log(`noisy:  ${phases.noisy.requestsPerSec} runs/s, p50 ${phases.noisy.latencyMs.p50} ms, p99 ${phases.noisy.latencyMs.p99} ms (another tenant ran ${phases.noisy.cpuLoopRuns} one-second CPU loops meanwhile)`)
+phases.token = summarize(await cannon({ token: procToken, args: agent.args }, 'token'))
+log(`token:  ${phases.token.requestsPerSec} runs/s, p50 ${phases.token.latencyMs.p50} ms, p99 ${phases.token.latencyMs.p99} ms`)
+const loadEnd = os.loadavg().map((x) => +x.toFixed(2))
+
+server.kill('SIGTERM')
+await new Promise((r) => server.once('exit', r))
+rmSync(dir, { recursive: true, force: true })
+
+const m = machine()
+const results = {
+  date: new Date().toISOString(),
+  command: `npm run loadtest${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
+  machine: { ...m, loadStart, loadEnd },
+  git: gitState(),
+  setup: { workload: 'agent-typical', body: 'POST /v1/runs { ast, args } (AST ~7.5 KB JSON)', connections, durationSec: duration, poolSize: poolSize ?? 'default (CPU count)' },
+  phases,
+  targets: {
+    'runs/s alone >= 5000': phases.alone.requestsPerSec >= 5000,
+    'p99 alone < 20 ms': phases.alone.latencyMs.p99 < 20,
+    'p99 with a noisy tenant <= 2 x alone': phases.noisy.latencyMs.p99 <= 2 * phases.alone.latencyMs.p99,
+  },
+}
+const md = [
+  `# Load test: POST /v1/runs, agent-typical (${results.date.slice(0, 10)})`,
+  '',
+  `Command: \`${results.command}\`  `,
+  `Machine: ${m.line}; load average ${loadStart.join(' ')} at start, ${loadEnd.join(' ')} at end (the machine may be shared)  `,
+  `Commit: ${results.git.line}  `,
+  `Setup: ${results.setup.body}, ${connections} connections, ${duration} s per phase, pool ${results.setup.poolSize}`,
+  '',
+  '| phase | runs/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx |',
+  '| --- | --- | --- | --- | --- | --- | --- |',
+  ...Object.entries(phases).map(([k, p]) => `| ${k} | ${p.requestsPerSec} | ${p.latencyMs.p50} | ${p.latencyMs.p90} | ${p.latencyMs.p99} | ${p.latencyMs.max} | ${p.non2xx} |`),
+  '',
+  'Targets: ' + Object.entries(results.targets).map(([k, v]) => `${k}: ${v ? 'met' : 'NOT met'}`).join('; '),
+  '',
+].join('\n')
+log(`\n${md}`)
+if (write) {
+  mkdirSync(resultsDir, { recursive: true })
+  const base = join(resultsDir, `loadtest-${results.date.slice(0, 10)}`)
+  writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`)
+  writeFileSync(`${base}.md`, md)
+  log(`wrote ${base.slice(repoDir.length + 1)}.json and .md`)
+}
