@@ -27,6 +27,7 @@ export const SERVER_CODES = {
   QUEUE_FULL: { status: 503, message: 'Every worker is busy and the run queue is full', hint: 'Retry after `Retry-After` seconds, or start the server with a larger `--pool-size` / `--queue-size`.' },
   NOT_AVAILABLE: { status: 501, message: 'This server does not offer that feature', hint: 'Start the server with the option the message names.' },
   WORKER_CRASHED: { status: 500, message: 'The worker running the program stopped unexpectedly', hint: 'Retry the run; the worker was replaced.' },
+  NETWORK_ERROR: { status: 0, message: 'The server could not be reached (reported by ajs-lang/client, never sent by a server)', hint: 'Check the url given to createRemoteVM and that `ajsc serve` is running there.' },
   SERVER_ERROR: { status: 500, message: 'Internal server error', hint: 'This is a bug in ajs-lang; please report it with the request.' },
 } as const satisfies Record<string, ServerCodeSpec>
 
