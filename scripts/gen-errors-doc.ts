@@ -14,6 +14,7 @@ import { CLI_CODES } from '../src/diagnostics/cli-codes.ts'
 import { FLOW_RULES, FLOW_RUN_CODES } from '../src/diagnostics/flow-codes.ts'
 import { WORKFLOW_CODES } from '../src/diagnostics/workflow-codes.ts'
 import { FLOW_CODES } from '../src/diagnostics/flowlang-codes.ts'
+import { SERVER_CODES } from '../src/diagnostics/server-codes.ts'
 
 export const ERRORS_DOC_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/errors.md')
 
@@ -89,6 +90,14 @@ export function renderErrorsDoc(): string {
     '| code | name | message | hint |',
     '| --- | --- | --- | --- |',
     ...Object.entries(FLOW_CODES).map(([name, spec]) => `| \`${spec.code}\` | ${name} | ${cell(spec.message)} | ${cell(spec.hint)} |`),
+    '',
+    '## Remote VM (`ajsc serve` answers `{ "error": { code, message, hint } }`; `ajs-lang/client`)',
+    '',
+    'A program the server refuses to run (422) carries the VM or transpiler code instead (`AST_INVALID`, `AJS1001`, ...).',
+    '',
+    '| code | HTTP status | message | hint |',
+    '| --- | --- | --- | --- |',
+    ...Object.entries(SERVER_CODES).map(([code, d]) => `| \`${code}\` | ${d.status || '(client)'} | ${cell(d.message)} | ${cell(d.hint)} |`),
     '',
   ]
   return out.join('\n')
