@@ -105,7 +105,7 @@ describe('POST /v1/runs', () => {
   test('422 for programs the VM refuses: invalid AST, too deep, source that does not compile, arguments against the schema', async () => {
     const invalid = await t.req('POST', '/v1/runs', { body: { ast: { ajs: 1, op: 'seq', steps: [{ op: 'noSuchAtom' }] } } })
     expect(invalid.status).toBe(422)
-    expect(invalid.json.error.code).toBe('UNKNOWN_OP')
+    expect(invalid.json.error.code).toBe('UNKNOWN_ATOM')
     let deep: unknown = { $expr: 'literal', value: 1 }
     for (let i = 0; i < 100; i++) deep = { $expr: 'unary', op: '-', argument: deep }
     const tooDeep = await t.req('POST', '/v1/runs', { body: { ast: { ajs: 1, op: 'seq', steps: [{ op: 'return', value: deep }] } } })
