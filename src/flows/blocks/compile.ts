@@ -64,13 +64,15 @@ function blockSteps(c: Ctx, stepId: string, block: Block, input: string, out: st
 }
 
 /** Steps computing `out` from the variable `input`; returns the steps. */
-function nodeSteps(c: Ctx, node: StepNode, input: string, out: string, pointer: string, childBase = `${pointer}/children`): Step[] {
+function nodeSteps(c: Ctx, node: StepNode, input: string, out: string, pointer: string, childBase = `${pointer}/children`, implicit = false): Step[] {
   if (typeof node === 'string') {
     const block = c.flow.blocks[node]!
     return withEvents(node, block.processor_type, blockSteps(c, node, block, input, out))
   }
   const name = node.id ?? pointer
   const children = node.children
+  // A root written as a list is a sequence the author did not name: no events of its own.
+  const events = implicit ? (_step: string, _kind: string, body: Step[]) => body : withEvents
   const sequence = (from: string, to: string): Step[] => {
     const steps: Step[] = []
     let current = from
@@ -82,7 +84,7 @@ function nodeSteps(c: Ctx, node: StepNode, input: string, out: string, pointer: 
     })
     return steps
   }
-  if (node.type === 'h') return withEvents(name, 'h', sequence(input, out))
+  if (node.type === 'h') return events(name, 'h', sequence(input, out))
   if (node.type === 'v') {
     const results = fresh(c, 'r')
     const branches = children.map((child, i) => {
@@ -110,8 +112,10 @@ function nodeSteps(c: Ctx, node: StepNode, input: string, out: string, pointer: 
 export function compileBlockFlow(document: unknown, options: CompileBlockFlowOptions = {}): AjsProgram {
   const flow = parseBlockFlow(document, options)
   const c: Ctx = { flow, counter: 0, functions: {}, problems: [] }
-  const root: StepNode = Array.isArray(flow.steps) ? { type: 'h', children: flow.steps } : flow.steps
-  const steps = nodeSteps(c, root, 'initial', 'output', '/steps', Array.isArray(flow.steps) ? '/steps' : undefined)
+  const root = flow.steps
+  const steps = typeof root === 'object' && !Array.isArray(root)
+    ? nodeSteps(c, root, 'initial', 'output', '/steps')
+    : nodeSteps(c, { type: 'h', children: Array.isArray(root) ? root : [root] }, 'initial', 'output', '/steps', '/steps', true)
   if (c.problems.length > 0) throw new FlowError(c.problems, options.file)
   const global = flow.global_input_schema
   return {
