@@ -63,7 +63,12 @@ export function compileFlow(graph: FlowGraph, host: FlowHost, router: McpRouter,
   const stream = PROTOCOLS[protocol.type as keyof typeof PROTOCOLS]
   const fixed = codecChannel(codec.type)
   const prefer = (codec.options.prefer as ToolChannel | undefined) ?? 'functions'
-  const limits = { ...TURN_DEFAULTS, ...(host.limits ?? {}) }
+  const given = host.limits ?? {}
+  const limits = {
+    timeoutMs: given.timeoutMs ?? TURN_DEFAULTS.timeoutMs,
+    fuel: given.fuel ?? TURN_DEFAULTS.fuel,
+    maxRounds: given.maxRounds ?? TURN_DEFAULTS.maxRounds,
+  }
 
   const emit = (from: FlowNode, port: string, value: unknown) => {
     const type = blockSpec(from.type)!.outputs[port] as PortType

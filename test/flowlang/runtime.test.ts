@@ -1,0 +1,162 @@
+/**
+ * Runtime pieces: the one-active-tool-channel gate, XML tool calls, the
+ * message shapers, advisor.gate approvals, and the per-turn limits (time,
+ * fuel, rounds) — each turn traced.
+ */
+import { afterAll, afterEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { FlowSession, parseXmlToolCalls, type ApprovalRequest } from '../../src/flowlang/index.ts'
+import { gateRound } from '../../src/flowlang/runtime/codecs.ts'
+import { SHAPERS, gateApplies, toolRisk } from '../../src/flowlang/runtime/shapers.ts'
+import { startFakeOpenAI, type FakeLlm, type ToolFormat } from './fake-llm.ts'
+import { chainGraph, recordingHost } from './helpers.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'flowlang-rt-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => { for (const c of cleanups.splice(0)) await c() })
+async function fake(format: ToolFormat, options: { hang?: boolean } = {}): Promise<FakeLlm> {
+  const llm = await startFakeOpenAI(format, options)
+  cleanups.push(() => llm.close())
+  return llm
+}
+async function open(graph: unknown, host: Parameters<typeof FlowSession.open>[1]['host']) {
+  const s = await FlowSession.open({ graph }, { host })
+  cleanups.push(() => s.close())
+  return s
+}
+
+const XML = '<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2}}</tool_call>'
+
+describe('the one-active-tool-channel gate', () => {
+  const ids = () => { let n = 0; return () => `id${++n}` }
+  const both = { text: `ok ${XML}`, native: [{ id: 'c1', name: 'add', argumentsText: '{"a":1,"b":2}' }] }
+  test('a fixed functions channel drops xml calls', () => {
+    const g = gateRound(both, 'functions', 'functions', ids())
+    expect(g.uses.map((u) => `${u.channel}:${u.name}:${u.id}`)).toEqual(['functions:add:c1'])
+    expect(g.dropped.map((u) => u.channel)).toEqual(['xml'])
+    expect(g.visible).toBe('ok')
+  })
+  test('a fixed xml channel drops native calls', () => {
+    const g = gateRound(both, 'xml', 'functions', ids())
+    expect(g.uses.map((u) => `${u.channel}:${u.name}`)).toEqual(['xml:add'])
+    expect(g.uses[0]!.arguments).toEqual({ a: 1, b: 2 })
+    expect(g.dropped.map((u) => u.channel)).toEqual(['functions'])
+  })
+  test('auto: prefer breaks a tie; one channel alone is taken', () => {
+    expect(gateRound(both, undefined, 'xml', ids()).active).toBe('xml')
+    expect(gateRound({ text: XML, native: [] }, undefined, 'functions', ids()).active).toBe('xml')
+    expect(gateRound({ text: 'hi', native: [] }, undefined, 'functions', ids()).active).toBeUndefined()
+  })
+  test('a call id repeated within a round runs once', () => {
+    const twice = { text: '', native: [{ id: 'c1', name: 'add', argumentsText: '{}' }, { id: 'c1', name: 'add', argumentsText: '{}' }] }
+    expect(gateRound(twice, 'functions', 'functions', ids()).uses).toHaveLength(1)
+  })
+  test('xml tool calls: several, string arguments, malformed ones reported', () => {
+    const r = parseXmlToolCalls(`a <tool_call>{"name":"x","arguments":"{\\"k\\":1}"}</tool_call> b <tool_call>{oops}</tool_call> ${XML}`)
+    expect(r.calls).toEqual([{ name: 'x', arguments: { k: 1 } }, { name: 'add', arguments: { a: 1, b: 2 } }])
+    expect(r.malformed).toEqual(['{oops}'])
+    expect(r.visible).toBe('a  b')
+  })
+})
+
+describe('message shapers', () => {
+  test('family.qwen3: one leading system message, <think> stripped from history, /no_think switch', () => {
+    const out = SHAPERS['family.qwen3']!([
+      { role: 'system', content: 'A' },
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: '<think>hmm</think>\nanswer' },
+      { role: 'system', content: 'B' },
+      { role: 'user', content: 'q2' },
+    ], { thinking: false })
+    expect(out).toEqual([
+      { role: 'system', content: 'A\n\nB' },
+      { role: 'user', content: 'q1' },
+      { role: 'assistant', content: 'answer' },
+      { role: 'user', content: 'q2 /no_think' },
+    ])
+    expect(SHAPERS['family.qwen3']!([{ role: 'user', content: 'q /think' }], { thinking: true })).toEqual([{ role: 'user', content: 'q /think' }])
+  })
+  test('advisor.deliberate adds its prompt to the system message', () => {
+    expect(SHAPERS['advisor.deliberate']!([{ role: 'user', content: 'q' }], { prompt: 'Say why.' })).toEqual([{ role: 'system', content: 'Say why.' }, { role: 'user', content: 'q' }])
+  })
+  test('risk from MCP annotations, and thresholds', () => {
+    expect(toolRisk({ name: 'a', inputSchema: {}, annotations: { readOnlyHint: true } })).toBe('low')
+    expect(toolRisk({ name: 'a', inputSchema: {} })).toBe('medium')
+    expect(toolRisk({ name: 'a', inputSchema: {}, annotations: { destructiveHint: true } })).toBe('high')
+    expect([gateApplies('low', 'low'), gateApplies('medium', 'low'), gateApplies('medium', 'medium'), gateApplies('high', 'medium'), gateApplies('high', 'high')]).toEqual([true, false, true, false, true])
+  })
+  test('the shaper chain runs in wiring order into the protocol', async () => {
+    const llm = await fake('none')
+    const g = chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url)
+    g.nodes.push({ id: 'd', type: 'advisor.deliberate', options: { prompt: 'Think first.' } } as any)
+    g.edges[0] = { from: ['d', 'messages.out'], to: ['p', 'messages.in'] }
+    g.edges.push({ from: ['f', 'messages.out'], to: ['d', 'messages.in'] })
+    g.nodes[0]!.options = { thinking: false }
+    const s = await open(g, { ...recordingHost(dir).host, system: 'You are terse.' })
+    expect((await s.turn('hi')).text).toBe('Hello.')
+    expect(llm.requests[0].messages).toEqual([{ role: 'system', content: 'You are terse.\n\nThink first.' }, { role: 'user', content: 'hi /no_think' }])
+  })
+})
+
+describe('advisor.gate (preTool)', () => {
+  function gated(url: string, threshold: string) {
+    const g = chainGraph('protocol.openai', 'codec.mcp_over_functions', url)
+    g.nodes.push({ id: 'g', type: 'advisor.gate', options: { threshold, when: ['preTool'] } } as any)
+    return g
+  }
+  test('asks the host before a tool at or above the threshold; a refusal reaches the model, nothing runs', async () => {
+    const llm = await fake('functions')
+    const asked: ApprovalRequest[] = []
+    const t = recordingHost(dir, { approve: (r) => { asked.push(r); return false } })
+    const s = await open(gated(llm.url, 'low'), t.host)
+    const turn = await s.turn('2 + 3?')
+    expect(asked.map((a) => a.kind === 'tool' && `${a.use.name} ${a.risk}`)).toEqual(['add low'])
+    expect(t.executed()).toEqual([])
+    expect(turn.text).toBe('The sum is The tool call was not approved (advisor.gate g)..')
+  })
+  test('approved, or below the threshold: the tool runs', async () => {
+    const llm = await fake('functions')
+    const t = recordingHost(dir, { approve: () => true })
+    expect((await (await open(gated(llm.url, 'low'), t.host)).turn('2 + 3?')).text).toBe('The sum is 5.')
+    const u = recordingHost(dir)
+    expect((await (await open(gated(llm.url, 'medium'), u.host)).turn('2 + 3?')).text).toBe('The sum is 5.')
+    expect(u.executed()).toHaveLength(1)
+  })
+})
+
+describe('turn limits and trace', () => {
+  test('time: a model that never answers ends the turn with FLOW6001', async () => {
+    const llm = await fake('functions', { hang: true })
+    const s = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), recordingHost(dir, { limits: { timeoutMs: 200 } }).host)
+    const started = Date.now()
+    const turn = await s.turn('hi')
+    expect(turn.error).toMatchObject({ code: 'FLOW6001', name: 'TURN_TIMEOUT' })
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(turn.trace.at(-1)).toMatchObject({ kind: 'error', detail: { code: 'FLOW6001' } })
+  })
+  test('fuel: 1 per chunk, 5 per round, 10 per tool call', async () => {
+    const llm = await fake('functions')
+    const t = recordingHost(dir)
+    const s = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), t.host)
+    const ok = await s.turn('2 + 3?')
+    // round 1: 5 + 4 chunks (tool-call fragments, usage) + 10 (tool); round 2: 5 + 4 chunks (3 text, usage)
+    expect(ok.fuelUsed).toBe(5 + 4 + 10 + 5 + 4)
+    const poor = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), recordingHost(dir, { limits: { fuel: 12 } }).host)
+    expect((await poor.turn('2 + 3?')).error?.code).toBe('FLOW6002')
+  })
+  test('rounds: a model that keeps asking for tools stops at maxRounds', async () => {
+    const llm = await fake('functions')
+    const s = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), recordingHost(dir, { limits: { maxRounds: 1 } }).host)
+    expect((await s.turn('2 + 3?')).error?.code).toBe('FLOW6003')
+  })
+  test('an unreachable model endpoint is FLOW6004, and the trace has every step with its node', async () => {
+    const traced: string[] = []
+    const s = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', 'http://127.0.0.1:9/v1'), recordingHost(dir, { onTrace: (e) => traced.push(`${e.node}:${e.kind}`) }).host)
+    const turn = await s.turn('hi')
+    expect(turn.error?.code).toBe('FLOW6004')
+    expect(traced).toEqual(['r:tools', 'p:request', 'p:error'])
+  })
+})
