@@ -62,7 +62,7 @@ const MESSAGE_SHAPER = { inputs: { 'messages.in': 'messages' }, outputs: { 'mess
 
 const PROTOCOL_PORTS = {
   inputs: { 'messages.in': 'messages' },
-  outputs: { 'stream.delta': 'stream', 'messages.out': 'messages', 'usage.out': 'usage', 'events.out': 'events' },
+  outputs: { 'stream.delta': 'stream', 'messages.out': 'messages', 'usage.out': 'usage' },
 } as const
 
 const CODEC_PORTS = {
@@ -200,4 +200,33 @@ export const BLOCK_TYPES = Object.keys(BLOCKS) as BlockType[]
 export function portOf(spec: BlockSpec, port: string, direction: 'in' | 'out'): PortType | undefined {
   const table = direction === 'in' ? spec.inputs : spec.outputs
   return Object.prototype.hasOwnProperty.call(table, port) ? table[port] : undefined
+}
+
+type OptionValue<O> = O extends { type: 'string' } ? string : O extends { type: 'number' } ? number : O extends { type: 'boolean' } ? boolean : O extends { type: 'string[]' } ? string[] : never
+
+/** The options of a block type, typed from the catalog (`BlockOptions<'protocol.openai'>`). */
+export type BlockOptions<T extends BlockType> = { -readonly [K in keyof (typeof BLOCKS)[T]['options']]?: OptionValue<(typeof BLOCKS)[T]['options'][K]> }
+
+/** The catalog as markdown tables (docs/flowlang.md embeds this; a test keeps it current). */
+export function catalogMarkdown(): string {
+  const code = (s: string) => `\`${s}\``
+  const ports = (t: Readonly<Record<string, PortType>>) => Object.entries(t).map(([p, ty]) => `${code(p)} (${ty})`).join(', ') || '—'
+  const options = (o: Readonly<Record<string, OptionSpec>>) => Object.entries(o).map(([name, spec]) => {
+    const extra = [spec.values ? `one of ${spec.values.join(', ')}` : '', spec.default !== undefined ? `default ${JSON.stringify(spec.default)}` : '', spec.alias ? `alias ${code(spec.alias)}` : '', spec.immutable ? 'immutable for repairs' : ''].filter(Boolean).join('; ')
+    return `${code(name)}: ${spec.type}${extra ? ` (${extra})` : ''}`
+  }).join('<br>') || '—'
+  const rows = BLOCK_TYPES.map((type) => {
+    const spec: BlockSpec = BLOCKS[type]
+    return `| ${code(type)}${spec.kernel ? ' (kernel)' : ''} | ${spec.role} | ${ports(spec.inputs)} | ${ports(spec.outputs)} | ${options(spec.options)} | ${spec.doc.replace(/\|/g, '\\|')} |`
+  })
+  const types = Object.entries(PORT_TYPES).map(([t, doc]) => `| ${code(t)} | ${doc} |`)
+  return [
+    '| block | role | inputs | outputs | options | what it does |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    '| port type | carries |',
+    '| --- | --- |',
+    ...types,
+  ].join('\n')
 }

@@ -24,7 +24,7 @@ export function recordingHost(dir: string, extra: Partial<FlowHost> = {}) {
 
 /** protocol → codec → router.mcp → sink, with a family.qwen3 shaper. */
 export function chainGraph(protocol: string, codec: string, baseUrl: string, name = 'chain') {
-  return {
+  const g: { version: number; name: string; nodes: Array<{ id: string; type: string; options: Record<string, unknown> }>; edges: Array<{ from: string[]; to: string[] }> } = {
     version: 1,
     name,
     nodes: [
@@ -42,4 +42,5 @@ export function chainGraph(protocol: string, codec: string, baseUrl: string, nam
       { from: ['x', 'messages.out'], to: ['sink', 'messages.out'] },
     ],
   }
+  return g
 }

@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { FlowSession, parseXmlToolCalls, type ApprovalRequest } from '../../src/flowlang/index.ts'
+import { FlowSession, parseXmlToolCalls, type ApprovalRequest, type FlowHost } from '../../src/flowlang/index.ts'
 import { gateRound } from '../../src/flowlang/runtime/codecs.ts'
 import { SHAPERS, gateApplies, toolRisk } from '../../src/flowlang/runtime/shapers.ts'
 import { startFakeOpenAI, type FakeLlm, type ToolFormat } from './fake-llm.ts'
@@ -22,7 +22,7 @@ async function fake(format: ToolFormat, options: { hang?: boolean } = {}): Promi
   cleanups.push(() => llm.close())
   return llm
 }
-async function open(graph: unknown, host: Parameters<typeof FlowSession.open>[1]['host']) {
+async function open(graph: unknown, host: FlowHost) {
   const s = await FlowSession.open({ graph }, { host })
   cleanups.push(() => s.close())
   return s
@@ -94,7 +94,7 @@ describe('message shapers', () => {
     g.nodes.push({ id: 'd', type: 'advisor.deliberate', options: { prompt: 'Think first.' } } as any)
     g.edges[0] = { from: ['d', 'messages.out'], to: ['p', 'messages.in'] }
     g.edges.push({ from: ['f', 'messages.out'], to: ['d', 'messages.in'] })
-    g.nodes[0]!.options = { thinking: false }
+    ;(g.nodes[0]!.options as Record<string, unknown>) = { thinking: false }
     const s = await open(g, { ...recordingHost(dir).host, system: 'You are terse.' })
     expect((await s.turn('hi')).text).toBe('Hello.')
     expect(llm.requests[0].messages).toEqual([{ role: 'system', content: 'You are terse.\n\nThink first.' }, { role: 'user', content: 'hi /no_think' }])
