@@ -6,7 +6,7 @@
  */
 export { BLOCKS, BLOCK_TYPES, PORT_TYPES, NEGOTIATION_SWITCHES, portAccepts, blockSpec, type BlockSpec, type BlockType, type BlockRole, type OptionSpec, type PortType } from './catalog.ts'
 export { serializeFlowGraph, toPlainGraph, type FlowGraph, type FlowNode, type FlowEdge, type FlowProblem } from './graph.ts'
-export { FlowGraphSchema } from './shape.ts'
+export { FLOW_GRAPH_JSON_SCHEMA } from './shape.ts'
 export { validateFlowGraph, type FlowValidation } from './validate.ts'
 export { parseFlowText, type FlowTextOptions, type FlowTextResult } from './text.ts'
 export { runFlowScript, SCRIPT_DEFAULTS, type FlowScriptOptions } from './script.ts'

@@ -9,16 +9,16 @@ import { s, validate } from 'tosijs-schema'
 import { problem, pointer, type FlowProblem } from './graph.ts'
 
 const EdgeEnd = s.tuple([s.string.min(1), s.string.min(1)])
-export const EdgeSchema = s.object({ from: EdgeEnd, to: EdgeEnd })
-export const NodeSchema = s.object({ id: s.string.min(1), type: s.string.min(1), options: s.record(s.any).optional })
-export const GraphFields = {
+const EdgeSchema = s.object({ from: EdgeEnd, to: EdgeEnd })
+const NodeSchema = s.object({ id: s.string.min(1), type: s.string.min(1), options: s.record(s.any).optional })
+const GraphFields = {
   version: s.integer.min(1),
   name: s.string.min(1),
   nodes: s.array(s.any).min(1),
   edges: s.array(s.any).min(1),
 }
-/** The whole graph schema (JSON Schema via `.schema`), for editors and docs. */
-export const FlowGraphSchema = s.object({ ...GraphFields, nodes: s.array(NodeSchema).min(1), edges: s.array(EdgeSchema).min(1) })
+/** The whole graph as a JSON Schema, for editors and other tools. */
+export const FLOW_GRAPH_JSON_SCHEMA: Record<string, unknown> = s.object({ ...GraphFields, nodes: s.array(NodeSchema).min(1), edges: s.array(EdgeSchema).min(1) }).schema as Record<string, unknown>
 
 const GRAPH_KEYS = new Set(Object.keys(GraphFields))
 const NODE_KEYS = new Set(['id', 'type', 'options', 'ports'])
