@@ -14,24 +14,32 @@ import { diffHost, snapshotHost } from './helpers.ts'
 
 export const FUEL = 200
 export const TIMEOUT_MS = 200
+/** Every fuzzed run gets a small heap ceiling, so memory bombs meet it quickly. */
+export const MAX_HEAP_BYTES = 16 * 1024 * 1024
+/** Resident memory a single run may add to the process (well above MAX_HEAP_BYTES plus GC slack). */
+export const RSS_GROWTH_BOUND = 512 * 1024 * 1024
 /** A run may overshoot its deadline by one uninterruptible native call; this bounds that. */
 export const DEADLINE_SLACK_MS = 2_000
 
 const NAMES = ['a', 'b', 'c', 'x', 's', 'arr', 'o', '__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'Math', 'JSON', 'args']
-const PROPS = ['a', 'length', 'x', '0', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'push', 'map', 'call', 'apply', 'bind']
+const PROPS = ['a', 'length', 'x', '0', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'push', 'map', 'call', 'apply', 'bind',
+  're', 'maxInput', 'source', 'flags', 'linear', 'index', 'input', 'groups']
 const METHODS = ['push', 'map', 'filter', 'join', 'slice', 'split', 'repeat', 'padStart', 'toUpperCase', 'includes', 'indexOf', 'concat', 'sort',
-  'match', 'replace', 'test', 'toString', 'valueOf', 'hasOwnProperty', 'call', 'apply', 'bind', 'constructor', 'flat', 'at', 'fill', 'keys']
+  'match', 'replace', 'test', 'toString', 'valueOf', 'hasOwnProperty', 'call', 'apply', 'bind', 'constructor', 'flat', 'at', 'fill', 'keys',
+  'replaceAll', 'normalize', 'entries', 'matchAll', 'with', 'exec', 'lastIndexOf', 'toSorted']
 const CALLEES = ['len', 'keys', 'jsonParse', 'jsonStringify', 'hash', 'template', 'regexMatch', 'pick', 'merge', 'parseInt', 'String', 'Number',
   'Error', 'storeProcedure', 'agentRun', 'httpFetch', 'uuid', 'random', 'nope', 'constructor', 'eval']
 const NAMESPACE_CALLS = [['Math', 'max'], ['Math', 'floor'], ['JSON', 'parse'], ['JSON', 'stringify'], ['Object', 'keys'], ['Object', 'assign'],
-  ['Object', 'fromEntries'], ['Array', 'from'], ['String', 'fromCharCode'], ['Number', 'parseInt'], ['Set', 'union'], ['console', 'log']]
+  ['Object', 'fromEntries'], ['Array', 'from'], ['String', 'fromCharCode'], ['Number', 'parseInt'], ['Set', 'union'], ['console', 'log'],
+  ['Object', 'entries'], ['Object', 'values'], ['Set', 'has'], ['Set', 'from'], ['String', 'fromCodePoint']]
 const PATTERNS = ['a+', '(a+)+$', '\\d+\\d+$', '(a|aa)*', '^\\w+$', 'x*y', '[a-z]+@', '(?<=a)b', '(a)\\1', '.*', '']
 const BINOPS = ['+', '-', '*', '/', '%', '**', '==', '!=', '===', '!==', '<', '>', '<=', '>=', '&', '|', '^', '<<', '>>', '>>>', 'in']
 
 const jsonValue = fc.jsonValue({ maxDepth: 2 })
 const hostileValue = fc.oneof(
   jsonValue,
-  fc.constantFrom(1e308, -0, 2 ** 53, 'x'.repeat(1000), '__proto__', '{"__proto__":{"p":1}}', [], {}, [[[]]], null),
+  fc.constantFrom(1e308, -0, 2 ** 53, 'x'.repeat(1000), '__proto__', '{"__proto__":{"p":1}}', [], {}, [[[]]], null,
+    2e8, 5e6, 1e7, '$`$`$&', '{{a}}{{a}}{{a}}', '\uFDFA\uFDFA', { length: 2e8 }, { length: 1e6, 0: 1 }, { maxInput: 1e9, re: 'x' }),
 )
 
 const { expr } = fc.letrec<{ expr: unknown }>((tie) => ({
@@ -101,6 +109,13 @@ const { sx } = fc.letrec<{ sx: string }>((tie) => ({
     fc.tuple(tie('sx'), fc.constantFrom(...PATTERNS)).map(([x, p]) => `/${p || 'a'}/.test(String(${x}))`),
     tie('sx').map((x) => `[1, 2, 3].map((v) => v + ${x})`),
     tie('sx').map((x) => `String(${x}).split('').reverse().join('')`),
+    // issue 12 shapes: huge lengths, shared references, long strings, regex-valued properties
+    fc.constantFrom('Object.assign([], { length: 2e8 })', 'Object.assign([], { length: 5e6 }).includes(1)', "'x'.repeat(1e6)", "'ab'.repeat(3e6)",
+      '[].concat(arr, arr, arr, arr, arr, arr, arr, arr)', 'Object.entries(arr)', 'arr.entries()', 'arr.flat(Infinity)', 'Set.from(arr)',
+      "s.replaceAll('a', '$`')", "s.replace(/b/g, \"$'$&\")", 's.match(/a?/g)', "[...s.matchAll(/(?<x>b)/g)].map((m) => m.index)", "s.normalize('NFKC')",
+      "s.toUpperCase()", '({ ...s })', '[...s]', 'o.r', 'o.r?.test(s)', 'Object.keys(o.r ?? {})', '({ ...(o.r ?? {}) })', 'JSON.stringify(o)',
+      "template({ template: '{{s}}'.repeat(2000), vars: { s } })", "String.fromCodePoint(...Array.from({ length: 100 }).map(() => 65))",
+      "decodeURIComponent('%41'.repeat(1000))", "encodeURIComponent(s)", 'arr.with(0, 1)', "JSON.parse('[' + '[],'.repeat(1e5) + '[]]')"),
   ),
 }))
 
@@ -109,7 +124,10 @@ const { st } = fc.letrec<{ st: string }>((tie) => ({
     { depthSize: 'small', maxDepth: 3 },
     fc.tuple(ID, sx).map(([v, e]) => `${v} = ${e}`),
     sx.map((e) => `arr.push(${e})`),
-    fc.constantFrom('s = s + s', 'arr = [arr, arr]', 'o = { o, arr }', 'a++', "s = s.padEnd(s.length * 2, 'y')"),
+    fc.constantFrom('s = s + s', 'arr = [arr, arr]', 'o = { o, arr }', 'a++', "s = s.padEnd(s.length * 2, 'y')",
+      'o.r = /(a|a)*$/', 'o.r.maxInput = 1e9', "o.r.re = /x/", 'Object.assign(o.r ?? {}, { maxInput: 1e9 })', 'arr.length = 1e8',
+      'Object.assign(arr, { length: 1e8 })', 's = s.repeat(100)', 'arr = arr.concat(arr, arr)', 'o = { a: o, b: o }',
+      'for (const c of s) { a++ }', 'for (const k in s) { break }', '{ const [c0] = s }'),
     fc.tuple(sx, tie('st')).map(([c, b]) => `if (${c}) { ${b} }`),
     fc.tuple(sx, tie('st')).map(([c, b]) => `while (${c}) { ${b} }`),
     tie('st').map((b) => `for (let i = 0; i < 1000; i++) { ${b} }`),
@@ -135,14 +153,17 @@ export async function checkProgram(program: unknown): Promise<FuzzOutcome> {
   const before = snapshotHost()
   if (typeof program !== 'string') validateAst(program)
   const started = Date.now()
+  const rss = process.memoryUsage().rss
   let r
   try {
-    r = await vm.run(program, {}, { fuel: FUEL, timeoutMs: TIMEOUT_MS })
+    r = await vm.run(program, {}, { fuel: FUEL, timeoutMs: TIMEOUT_MS, maxHeapBytes: MAX_HEAP_BYTES })
   } catch (e) {
     return { ok: false, problem: `vm.run rejected: ${(e as Error)?.stack ?? e}` }
   }
   const ms = Date.now() - started
   if (ms > TIMEOUT_MS + DEADLINE_SLACK_MS) return { ok: false, problem: `run took ${ms} ms (deadline ${TIMEOUT_MS})` }
+  const grew = process.memoryUsage().rss - rss
+  if (grew > RSS_GROWTH_BOUND) return { ok: false, problem: `the process grew by ${Math.round(grew / 2 ** 20)} MiB in one run` }
   if (!(r.fuelUsed >= 0 && r.fuelUsed <= FUEL)) return { ok: false, problem: `fuelUsed ${r.fuelUsed} outside [0, ${FUEL}]` }
   if (r.error && (typeof r.error.code !== 'string' || r.error.code === 'INTERNAL')) return { ok: false, problem: `error ${JSON.stringify(r.error).slice(0, 300)}` }
   try {
