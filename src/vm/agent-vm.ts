@@ -64,8 +64,6 @@ export class AgentVM {
   readonly procedures: ProcedureStore
   private readonly compiled = new WeakMap<object, CacheEntry>()
   private readonly sources = new SourceCache()
-  /** ASTs transpiled by this VM, with their source text (cached once they compile; charged per character). */
-  private readonly fromSource = new WeakMap<object, string>()
   private readonly sourceCompiler?: SourceCompiler
   private readonly functions?: Readonly<Record<string, GuestFunction>>
   private readonly host: VmHost
@@ -108,14 +106,15 @@ export class AgentVM {
       return Promise.resolve(fail(toVmError(e), 0))
     }
     if (isP(program)) return program.then((p) => this.start<T>(p, args, opts), (e) => fail(toVmError(e), 0))
-    return this.start<T>(program, args, opts)
+    // Source text (not a token): cached once it compiles, and charged per character on every run.
+    const source = typeof target === 'string' ? target : undefined
+    return this.start<T>(program, args, opts, source)
   }
 
-  private start<T>(program: AjsProgram, args: unknown, opts: NormalizedOptions): Promise<RunResult<T>> {
+  private start<T>(program: AjsProgram, args: unknown, opts: NormalizedOptions, source?: string): Promise<RunResult<T>> {
     let rt: Run | undefined
     try {
       const compiled = this.compile(program, opts.trace, opts)
-      const source = this.fromSource.get(program)
       if (source !== undefined) this.sources.add(source, program)
       const input = copyIn(args ?? {}, undefined, 'args')
       if (program.inputSchema && !this.argsCheck(program)(input)) {
@@ -231,7 +230,6 @@ export class AgentVM {
           throw sourceError(e)
         }
         if (Date.now() - started > opts.timeoutMs) throw vmError('TIMEOUT', `Compiling the source took longer than the run's time limit of ${opts.timeoutMs} ms`)
-        this.fromSource.set(ast, target)
       }
       return ast
     }

@@ -24,7 +24,8 @@ export interface BoundedCase {
   maxFuel?: number
 }
 
-const DEFAULTS: RunOptions = { fuel: 1_000, timeoutMs: 2_000 }
+// A generous deadline by default: the outcome (code, fuel) must not depend on how loaded the machine is.
+const DEFAULTS: RunOptions = { fuel: 1_000, timeoutMs: 5_000 }
 
 /** Run a case and assert its bounded outcome; returns the result for extra checks. */
 export async function bounded(c: BoundedCase): Promise<RunResult> {

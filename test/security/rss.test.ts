@@ -10,7 +10,7 @@ import { join } from 'node:path'
 
 /** Peak RSS growth allowed: the 16 MiB limit, the input strings the programs build, and GC slack. */
 const RSS_BOUND_MIB = 160
-const HEAP = { maxHeapBytes: 16 * 1024 * 1024, fuel: 2_000, timeoutMs: 10_000 }
+const HEAP = { maxHeapBytes: 16 * 1024 * 1024, fuel: 2_000, timeoutMs: 20_000 }
 const CHILD = join(import.meta.dir, 'rss-child.ts')
 
 const CASES: Array<[string, string]> = [
@@ -27,14 +27,15 @@ const CASES: Array<[string, string]> = [
 describe('peak RSS of a child process stays bounded (maxHeapBytes 16 MiB)', () => {
   for (const [name, body] of CASES) {
     test(name, () => {
-      const out = spawnSync(process.execPath, [CHILD, body, JSON.stringify(HEAP)], { encoding: 'utf8', timeout: 30_000 })
+      const out = spawnSync(process.execPath, [CHILD, body, JSON.stringify(HEAP)], { encoding: 'utf8', timeout: 50_000 })
       const line = out.stdout.trim().split('\n').pop() ?? ''
+      if (!line.startsWith('{')) throw new Error(`child failed (status ${out.status}, ${out.error ?? ''}): ${out.stderr.slice(-2000)}`)
       const r = JSON.parse(line) as { code: string | null; fuelUsed: number; ms: number; growthMiB: number }
       expect(r.code).toBe('HEAP_LIMIT')
       expect(r.fuelUsed).toBeLessThanOrEqual(HEAP.fuel)
       expect(r.ms).toBeLessThan(HEAP.timeoutMs)
       expect(r.growthMiB).toBeLessThan(RSS_BOUND_MIB)
       console.log(`${name}: +${r.growthMiB.toFixed(0)} MiB peak RSS, ${r.ms.toFixed(0)} ms, ${r.fuelUsed} fuel`)
-    }, 40_000)
+    }, 60_000)
   }
 })

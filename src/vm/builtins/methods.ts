@@ -24,6 +24,10 @@ function checkRepeat(rt: Run, unit: number, count: number): void {
   if (!Number.isFinite(total) || total * 2 > rt.maxHeapBytes) rt.heapLimit(Number.isFinite(total) ? total * 2 : Number.MAX_SAFE_INTEGER)
 }
 
+const lower = (x: string) => x.toLowerCase()
+const upper = (x: string) => x.toUpperCase()
+const CASE_GROWTH = EXPANSION.case!
+
 const STRING_METHODS: Record<string, Method<string>> = {
   at: (_rt, s, [i]) => s.at(i),
   charAt: (_rt, s, [i]) => s.charAt(i),
@@ -56,10 +60,10 @@ const STRING_METHODS: Record<string, Method<string>> = {
   slice: (rt, s, [a, b]) => str(rt, s.slice(a, b)),
   substring: (rt, s, [a, b]) => str(rt, s.substring(a, b)),
   substr: (rt, s, [a, b]) => str(rt, s.substr(a, b)),
-  toLowerCase: (rt, s) => str(rt, mapBounded(rt, s, EXPANSION.case!, (x) => x.toLowerCase())),
-  toUpperCase: (rt, s) => str(rt, mapBounded(rt, s, EXPANSION.case!, (x) => x.toUpperCase())),
-  toLocaleLowerCase: (rt, s) => str(rt, mapBounded(rt, s, EXPANSION.case!, (x) => x.toLowerCase())),
-  toLocaleUpperCase: (rt, s) => str(rt, mapBounded(rt, s, EXPANSION.case!, (x) => x.toUpperCase())),
+  toLowerCase: (rt, s) => str(rt, mapBounded(rt, s, CASE_GROWTH, lower)),
+  toUpperCase: (rt, s) => str(rt, mapBounded(rt, s, CASE_GROWTH, upper)),
+  toLocaleLowerCase: (rt, s) => str(rt, mapBounded(rt, s, CASE_GROWTH, lower)),
+  toLocaleUpperCase: (rt, s) => str(rt, mapBounded(rt, s, CASE_GROWTH, upper)),
   trim: (rt, s) => str(rt, s.trim()),
   trimStart: (rt, s) => str(rt, s.trimStart()),
   trimEnd: (rt, s) => str(rt, s.trimEnd()),
