@@ -20,8 +20,8 @@ import { SourceLocator } from '../diagnostics/location.ts'
 import { sha256Hex } from '../vm/atoms/sha256.ts'
 import { transpileStatements, type FailFn, type StatementsEntry } from '../transpiler/statements-entry.ts'
 import { canonicalJson } from './codec.ts'
-import { WORKFLOW_ATOMS, WORKFLOW_GLOBALS, callOf, ident, rewrite, type RewriteContext } from './rewrite.ts'
-import { lowerTasks } from './tasks.ts'
+import { WORKFLOW_ATOMS, WORKFLOW_GLOBALS, callOf, ident, rewrite, rewriteStatements, type RewriteContext } from './rewrite.ts'
+import { expandTasks, spliceTaskGroups, type TasksState } from './tasks.ts'
 
 type AnyNode = Node & Record<string, any>
 
@@ -158,16 +158,18 @@ export function compileWorkflow(source: string, options: CompileWorkflowOptions 
   const sourceName = options.sourceName ?? '<workflow>'
   let meta: Record<string, unknown> = {}
   const locator = new SourceLocator(source)
+  let tasks: TasksState | undefined
   const { ast } = transpileStatements(source, { filename: sourceName, atoms: WORKFLOW_ATOMS }, (program, fail): StatementsEntry => {
     const parts = splitModule(program, fail)
     meta = parts.meta
-    const ctx: RewriteContext = { fail, locator, sleepImported: parts.sleepImported, inHelper: true, tasks: lowerTasks }
+    const state: TasksState = (tasks = { groups: new Map(), helpers: [], topLevel: new Set(parts.helpers.map((h) => h.id.name)) })
+    const ctx: RewriteContext = { fail, locator, sleepImported: parts.sleepImported, inHelper: true, expand: (s, c) => expandTasks(s, c, state) }
     const helpers = parts.helpers.map((h) => rewrite(h, ctx))
     ctx.inHelper = false
-    const body = parts.body.map((s) => rewrite(s, ctx))
-    const extra = (ctx as RewriteContext & { extraHelpers?: AnyNode[] }).extraHelpers ?? []
-    return { name: typeof meta['name'] === 'string' ? meta['name'] : 'workflow', params: ['args'], helpers: [...helpers, ...extra] as never, body: body as never }
+    const body = rewriteStatements(parts.body, ctx)
+    return { name: typeof meta['name'] === 'string' ? meta['name'] : 'workflow', params: ['args'], helpers: [...helpers, ...state.helpers] as never, body: body as never }
   })
+  if (tasks) spliceTaskGroups(ast, tasks.groups)
   const { file: _file, ...hashed } = ast
   return Object.freeze({ format: 'ajs-workflow/1', ast, meta, astHash: sha256Hex(canonicalJson(hashed)), sourceName })
 }

@@ -11,7 +11,7 @@
  * - `budget.total` / `budget.spent()` / `budget.remaining()` → atom calls;
  * - `args` inside helpers → the `workflowArgs()` atom (a global, as in the
  *   engine's scripts); in the entry it is the entry's parameter;
- * - `parallel(...)` / `pipeline(...)` → see tasks.ts;
+ * - statements holding `parallel(...)` / `pipeline(...)` → see tasks.ts;
  * - `Date.now()` and redeclared workflow globals are refused.
  */
 import type { Node } from 'acorn'
@@ -44,8 +44,8 @@ export interface RewriteContext {
   sleepImported: boolean
   /** Inside a helper (where `args` is the global, read through an atom). */
   inHelper: boolean
-  /** Lowers parallel/pipeline (tasks.ts); gets the call with rewritten arguments. */
-  tasks: (call: AnyNode, ctx: RewriteContext) => AnyNode
+  /** Expands a statement holding parallel/pipeline into several (tasks.ts); null when it holds none. */
+  expand: (stmt: AnyNode, ctx: RewriteContext) => AnyNode[] | null
 }
 
 const at = (n: Node) => ({ start: n.start, end: n.end })
@@ -106,9 +106,27 @@ function isBudget(n: AnyNode | undefined): boolean {
   return n?.type === 'Identifier' && n.name === 'budget'
 }
 
+/** Rewrite a statement list, expanding parallel/pipeline statements. */
+export function rewriteStatements(list: AnyNode[], ctx: RewriteContext): AnyNode[] {
+  const out: AnyNode[] = []
+  for (const s of list) {
+    const expanded = ctx.expand(s, ctx)
+    if (expanded) out.push(...expanded)
+    else out.push(rewrite(s, ctx))
+  }
+  return out
+}
+
 /** Rewrite `node` and its children; returns the node to put in its place. */
 export function rewrite(node: AnyNode, ctx: RewriteContext): AnyNode {
   switch (node.type) {
+    case 'BlockStatement':
+      node.body = rewriteStatements(node.body, ctx)
+      return node
+    case 'SwitchCase':
+      if (node.test) node.test = rewrite(node.test, ctx)
+      node.consequent = rewriteStatements(node.consequent, ctx)
+      return node
     case 'AwaitExpression':
       if (node.argument.type !== 'CallExpression') ctx.fail('WORKFLOW_AWAIT', node)
       return rewrite(node.argument, ctx)
@@ -150,9 +168,11 @@ export function rewrite(node: AnyNode, ctx: RewriteContext): AnyNode {
       }
       if (callee.type === 'MemberExpression' && callee.object.type === 'Identifier' && callee.object.name === 'Math' &&
         !callee.computed && callee.property.name === 'random') break // the VM's seeded source: replays exactly
+      if (callee.type === 'Identifier' && (callee.name === 'parallel' || callee.name === 'pipeline')) {
+        return ctx.fail('WORKFLOW_TASKS', node, { name: callee.name, detail: 'the call must be a whole statement (`const r = await ' + callee.name + '(...)`, `r = ...`, `await ...` or `export default ...`)' })
+      }
       node.arguments = (node.arguments as AnyNode[]).map((a) => rewrite(a, ctx))
       if (callee.type === 'Identifier') {
-        if (callee.name === 'parallel' || callee.name === 'pipeline') return ctx.tasks(node, ctx)
         if (CALLS[callee.name]) return rewriteWorkflowCall(callee.name, node, ctx)
         return node
       }
