@@ -111,6 +111,10 @@ if (opts.sections.includes('python')) {
   log('\n== 6. Python code blocks: ajs-lang/python on the VM vs CPython (bench/python.mjs)')
   results.python = await (await import('./python.mjs')).runPythonSection({ opts, log })
 }
+if (opts.sections.includes('workflows')) {
+  log('\n== 7. workflows: resume cost by journal size, journaling overhead (bench/workflows.mjs)')
+  results.workflows = await (await import('./workflows.mjs')).runWorkflowsBench({ quick: opts.quick, log })
+}
 
 results.machine.loadEnd = os.loadavg().map((x) => +x.toFixed(2))
 const md = renderMarkdown(results) + (results.python ? (await import('./python.mjs')).renderPythonSection(results.python) : '')

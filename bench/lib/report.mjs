@@ -220,5 +220,23 @@ export function renderMarkdown(r) {
       p()
     }
   }
+  if (r.workflows) {
+    const w = r.workflows
+    p('## 7. Workflows: replay and journaling (bench/workflows.mjs)')
+    p()
+    p('| journal entries | resume (replay) | per entry |')
+    p('| ---: | ---: | ---: |')
+    for (const x of w.resume) p(`| ${x.entries.toLocaleString('en-US')} | ${x.ms} ms | ${x.usPerEntry} µs |`)
+    p()
+    p(`Ratio 10k / 1k: ${w.resumeRatio} (linear growth is ~10).`)
+    p()
+    const j = w.journaling
+    p(`| ${j.calls} agent calls answered at once | time | overhead per call |`)
+    p('| --- | ---: | ---: |')
+    p(`| plain VM, instant \`agent\` atom | ${j.vmMs} ms | – |`)
+    p(`| workflow, journal in memory | ${j.memoryJournalMs} ms | ${j.memoryOverheadUsPerCall} µs |`)
+    p(`| workflow, file journal (fsync per poll batch) | ${j.fileJournalMs} ms | ${j.fileOverheadUsPerCall} µs |`)
+    p()
+  }
   return out.join('\n')
 }

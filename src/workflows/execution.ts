@@ -12,7 +12,6 @@
  */
 import { AgentVM } from '../vm/agent-vm.ts'
 import { vmError, type AgentError } from '../vm/errors.ts'
-import { sha256Hex } from '../vm/atoms/sha256.ts'
 import { workflowAtoms, type AtomHost } from './atoms.ts'
 import { canonicalJson, decodeResolution } from './codec.ts'
 import { WorkflowError, workflowError } from './errors.ts'
@@ -61,6 +60,20 @@ type Event = { call: WorkflowCall } | { request: WorkflowRequest }
 
 const macrotask = (): Promise<void> => new Promise((r) => (typeof setImmediate === 'function' ? setImmediate(r) : setTimeout(r, 0)))
 
+/**
+ * 64-bit FNV-1a (two 32-bit lanes) as 16 hex digits: the input hash of a step
+ * identity. Not cryptographic; it only has to tell inputs at one call site apart.
+ */
+export function inputHash(text: string): string {
+  let a = 0x811c9dc5, b = 0xcbf29ce4
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    a = Math.imul(a ^ c, 0x01000193)
+    b = Math.imul(b ^ c, 0x0100019d) ^ (a >>> 15)
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0')
+}
+
 function utf8Length(s: string): number {
   let n = s.length
   for (let i = 0; i < s.length; i++) {
@@ -90,6 +103,8 @@ export class WorkflowExecution {
   private readonly abort = new AbortController()
   private budgetValue: BudgetSnapshot
   private suppressCalls: number
+  /** Counts what the run does (requests, calls, resolutions delivered, the end): see quiesce(). */
+  private activity = 0
 
   constructor(private readonly config: ExecutionConfig) {
     this.id = config.executionId
@@ -133,6 +148,7 @@ export class WorkflowExecution {
       fuel, timeoutMs, maxHeapBytes, signal: this.abort.signal,
       random, uuid: seededUuid(random), now: () => this.clockRead(),
     }).then((r) => {
+      this.activity++
       if (this.stateValue !== 'running') return
       if (r.error) this.fail(workflowError('WORKFLOW_FAILED', `${r.error.code}: ${r.error.message}${r.error.location ? ` (${r.error.location})` : ''}`, { cause: r.error }), r.error)
       else this.complete(r.result ?? null)
@@ -195,17 +211,19 @@ export class WorkflowExecution {
   }
 
   private call(call: WorkflowCall): void {
+    this.activity++
     if (this.suppressCalls > 0) { this.suppressCalls--; return }
     this.append({ t: 'call', call })
     this.queue.push({ call })
   }
 
   private request(kind: WorkflowRequestKind, site: string, input: Record<string, unknown>): Promise<unknown> {
-    const base = `${kind}|${site}|${sha256Hex(canonicalJson(input)).slice(0, 16)}`
+    this.activity++
+    const base = `${kind}|${site}|${inputHash(canonicalJson(input))}`
     const n = this.occurrences.get(base) ?? 0
     this.occurrences.set(base, n + 1)
     const key = `${base}|${n}`
-    const id = `${kind}-${sha256Hex(key).slice(0, 16)}`
+    const id = `${kind}-${inputHash(key)}`
     const replayed = this.config.replay?.byKey.get(key)
     let request = { type: kind, id, ...input } as WorkflowRequest
     if (replayed) {
@@ -227,6 +245,7 @@ export class WorkflowExecution {
 
   /** Apply a resolution: the value (or the error) the parked atom returns. */
   private settle(resolution: WorkflowResolution): Promise<unknown> {
+    this.activity++
     if (resolution === 'OkUndefined') return Promise.resolve(undefined)
     if ('Ok' in resolution) return Promise.resolve(resolution.Ok)
     if ('OkWithBudget' in resolution) {
@@ -244,7 +263,7 @@ export class WorkflowExecution {
   /** The next event: a Call, the first undrained Request, Complete, or Pending. Throws WorkflowError when the workflow failed. */
   async poll(): Promise<WorkflowPoll> {
     this.usable()
-    if (this.queue.length === 0 && this.stateValue === 'running') await macrotask()
+    if (this.queue.length === 0 && this.stateValue === 'running') await this.quiesce()
     this.flush()
     while (this.writing) await this.writing
     const head = this.queue[0]
@@ -253,6 +272,23 @@ export class WorkflowExecution {
     if (head) return { Request: head.request }
     if (this.stateValue === 'complete') return { Complete: { result: this.result } }
     return 'Pending'
+  }
+
+  /**
+   * Wait until the run is parked on requests (or has ended or emitted
+   * something). After a resolution the run continues in microtasks, and a
+   * long one also pauses between the VM's 10 ms time slices (a macrotask):
+   * two event-loop turns in a row with no activity and no time spent in
+   * between mean nothing is running (a running slice takes >= 10 ms).
+   */
+  private async quiesce(): Promise<void> {
+    let quiet = 0
+    while (quiet < 2 && this.stateValue === 'running' && this.queue.length === 0) {
+      const before = this.activity
+      const t0 = performance.now()
+      await macrotask()
+      quiet = this.activity === before && performance.now() - t0 < 2 ? quiet + 1 : 0
+    }
   }
 
   /** Drain every queued, unresolved request (their promises stay parked until resolveRequest). */
@@ -292,7 +328,7 @@ export class WorkflowExecution {
 
   /** Let queued work run, then hand entries to the store and wait for it. */
   async settled(): Promise<void> {
-    await macrotask()
+    await this.quiesce()
     this.flush()
     while (this.writing) await this.writing
   }
