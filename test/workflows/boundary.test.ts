@@ -127,3 +127,24 @@ test('out of fuel is a failure with the VM code', async () => {
   expect(err.code).toBe('WORKFLOW_FAILED')
   expect(err.cause?.code).toBe('FUEL_EXHAUSTED')
 })
+
+test('a long computation between requests is not reported as Pending (the VM pauses between time slices)', async () => {
+  const ex = startWorkflow(`const a = await agent('one')\nlet s = 0\nfor (let i = 0; i < 1000000; i++) s += i % 7\nexport default await agent('two ' + s)`)
+  const first = (await ex.poll()) as { Request: WorkflowRequest }
+  ex.resolveRequest(first.Request.id, { Ok: 1 })
+  const second = await ex.poll()
+  expect(second).toMatchObject({ Request: { type: 'agent', prompt: 'two 2999997' } })
+  ex.dispose()
+})
+
+test('takePendingRequests drains every queued request; calls stay queued in order', async () => {
+  const ex = startWorkflow(`const r = await parallel([() => agent('a'), () => { log('in task'); return agent('b') }])\nexport default r`)
+  const first = await ex.poll()
+  expect(first).toMatchObject({ Request: { prompt: 'a' } })
+  const taken = ex.takePendingRequests()
+  expect(taken.map((r) => (r as { prompt: string }).prompt)).toEqual(['a', 'b'])
+  expect(await ex.poll()).toEqual({ Call: { type: 'log', values: ['in task'] } })
+  expect(await ex.poll()).toBe('Pending')
+  for (const r of taken) ex.resolveRequest(r.id, { Ok: (r as { prompt: string }).prompt })
+  expect(await ex.poll()).toEqual({ Complete: { result: ['a', 'b'] } })
+})
