@@ -158,6 +158,10 @@ const cases: Case[] = [
     input: { items: ['a', 'b', 'c'], lang: 'en' },
     answer: (p) => ({ t: p }),
     result: [{ t: 'a in en' }, { t: 'b in en' }, { t: 'c in en' }],
+    check: (r) => {
+      const done = r.events.flatMap((e) => (e.type === 'step_completed' ? [[e.step, e.iteration]] : []))
+      expect(done).toEqual([['tr', 0], ['tr', 1], ['tr', 2], ['/steps', undefined]])
+    },
   },
   {
     name: '17. array_field is accepted too, and a loop body is a sequence',

@@ -146,6 +146,10 @@ describe('branch_tool and vendor nodes', () => {
     const notReached = flowOf([['e', 'entry'], ['b', 'branch', { condition: 'false' }], ['s', 'acme:thing']], [['e', 'b'], ['b', 's', 'true']])
     expect((await runFlow(notReached, {})).error).toBeUndefined()
   })
+  test('node ids the VM refuses as keys are refused at compile time', () => {
+    const flow = flowOf([['e', 'entry'], ['constructor', 'prompt', { prompt: 'x' }]], [['e', 'constructor']])
+    expect(() => compileSavedFlow(flow)).toThrow(/cannot be a key/)
+  })
   test('vendor data keys that clash with the step format are refused at compile time', () => {
     const flow = flowOf([['e', 'entry'], ['s', 'acme:thing', { op: 'x' }]], [['e', 's']])
     expect(() => compileSavedFlow(flow, { atoms: ['acme:thing'] })).toThrow(/reserved/)

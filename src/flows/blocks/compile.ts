@@ -34,14 +34,17 @@ interface Ctx {
   counter: number
   functions: Record<string, CodeHelper>
   problems: FlowProblem[]
+  /** Index variables of the loops being compiled, innermost last (events carry `iteration`). */
+  loops: string[]
 }
 
 const fresh = (c: Ctx, base: string) => `${base}${++c.counter}`
 
 /** A step's body between its events, in its own block so the event fuel is the step's. */
-function withEvents(step: string, kind: string, body: Step[]): Step[] {
+function withEvents(c: Ctx, step: string, kind: string, body: Step[]): Step[] {
+  const loop = c.loops.at(-1)
   return [
-    exprStep(callAtom('flowStepStart', { step: lit(step), kind: lit(kind) })),
+    exprStep(callAtom('flowStepStart', { step: lit(step), kind: lit(kind), ...(loop ? { iteration: id(loop) } : {}) })),
     { op: 'scope', steps: body } as Step,
     exprStep(callAtom('flowStepEnd', { step: lit(step) })),
   ]
@@ -67,12 +70,12 @@ function blockSteps(c: Ctx, stepId: string, block: Block, input: string, out: st
 function nodeSteps(c: Ctx, node: StepNode, input: string, out: string, pointer: string, childBase = `${pointer}/children`, implicit = false): Step[] {
   if (typeof node === 'string') {
     const block = c.flow.blocks[node]!
-    return withEvents(node, block.processor_type, blockSteps(c, node, block, input, out))
+    return withEvents(c, node, block.processor_type, blockSteps(c, node, block, input, out))
   }
   const name = node.id ?? pointer
   const children = node.children
   // A root written as a list is a sequence the author did not name: no events of its own.
-  const events = implicit ? (_step: string, _kind: string, body: Step[]) => body : withEvents
+  const events = implicit ? (_step: string, _kind: string, body: Step[]) => body : (step: string, kind: string, body: Step[]) => withEvents(c, step, kind, body)
   const sequence = (from: string, to: string): Step[] => {
     const steps: Step[] = []
     let current = from
@@ -92,26 +95,29 @@ function nodeSteps(c: Ctx, node: StepNode, input: string, out: string, pointer: 
       return [let_({ [branchOut]: lit(null) }), ...nodeSteps(c, child, input, branchOut, `${childBase}/${i}`), ret(id(branchOut))]
     })
     const merged = Object.fromEntries(children.map((child, i) => [typeof child === 'string' ? child : String(i), member(id(results), lit(i))]))
-    return withEvents(name, 'v', [
+    return events(name, 'v', [
       { op: 'parallel', branches, result: results } as Step,
       set(out, objectOf(merged)),
     ])
   }
   const item = fresh(c, 'item')
   const itemOut = fresh(c, 'o')
-  return withEvents(name, 'loop', [
-    { op: 'map', items: callAtom('flowLoopItems', { step: lit(name), input: id(input), field: lit((node as Container).arrayField) }), as: item, steps: [
-      let_({ [itemOut]: lit(null) }),
-      ...sequence(item, itemOut),
-      ret(id(itemOut)),
-    ], result: out } as Step,
-  ])
+  const index = fresh(c, 'i')
+  c.loops.push(index)
+  const body = sequence(item, itemOut)
+  c.loops.pop()
+  const map = { op: 'map', items: callAtom('flowLoopItems', { step: lit(name), input: id(input), field: lit((node as Container).arrayField) }), as: item, index, steps: [
+    let_({ [itemOut]: lit(null) }),
+    ...body,
+    ret(id(itemOut)),
+  ], result: out } as Step
+  return events(name, 'loop', [map])
 }
 
 /** Compile a Block flow (parsed, or anything `parseBlockFlow` accepts); throws FlowError. */
 export function compileBlockFlow(document: unknown, options: CompileBlockFlowOptions = {}): AjsProgram {
   const flow = parseBlockFlow(document, options)
-  const c: Ctx = { flow, counter: 0, functions: {}, problems: [] }
+  const c: Ctx = { flow, counter: 0, functions: {}, problems: [], loops: [] }
   const root = flow.steps
   const steps = typeof root === 'object' && !Array.isArray(root)
     ? nodeSteps(c, root, 'initial', 'output', '/steps')

@@ -14,8 +14,8 @@ const obj = (properties: Record<string, unknown>, required: string[]) => ({ type
 const str = { type: 'string' }
 const any = {}
 
-const flowStepStart = defineAtom('flowStepStart', obj({ step: str, kind: str }, ['step', 'kind']), undefined,
-  ({ step, kind }: { step: string; kind: string }, ctx) => { sinkOf(ctx)?.stepStarted(step, kind, ctx.now(), ctx.fuelLeft); return null },
+const flowStepStart = defineAtom('flowStepStart', obj({ step: str, kind: str, iteration: { type: 'integer' } }, ['step', 'kind']), undefined,
+  ({ step, kind, iteration }: { step: string; kind: string; iteration?: number }, ctx) => { sinkOf(ctx)?.stepStarted(step, kind, ctx.now(), ctx.fuelLeft, iteration); return null },
   { cost: 0, sync: true, docs: 'Flow event: a step starts.' })
 
 const flowStepEnd = defineAtom('flowStepEnd', obj({ step: str }, ['step']), undefined,

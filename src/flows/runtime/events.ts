@@ -15,12 +15,12 @@ export interface TokenUsage { prompt: number; completion: number; total: number 
 
 export type FlowEvent =
   | { type: 'run_started'; flow: string; format: 'saved-flow' | 'blocks'; at: number; input: unknown }
-  | { type: 'step_started'; step: string; kind: string; at: number }
-  | { type: 'step_completed'; step: string; kind: string; at: number; ms: number; fuel: number; tokens?: TokenUsage }
-  | { type: 'step_failed'; step: string; kind: string; at: number; ms: number; error: { code: string; message: string } }
+  | { type: 'step_started'; step: string; kind: string; at: number; iteration?: number }
+  | { type: 'step_completed'; step: string; kind: string; at: number; ms: number; fuel: number; tokens?: TokenUsage; iteration?: number }
+  | { type: 'step_failed'; step: string; kind: string; at: number; ms: number; error: { code: string; message: string }; iteration?: number }
   | { type: 'flow_completed'; flow: string; status: 'ok' | 'failed'; at: number; ms: number; fuelUsed: number; error?: { code: string; message: string } }
 
-interface OpenStep { step: string; kind: string; at: number; fuelLeft: number; tokens?: TokenUsage }
+interface OpenStep { step: string; kind: string; at: number; fuelLeft: number; tokens?: TokenUsage; iteration?: number }
 
 /** The `flowEvents` capability: collects one run's events. */
 export class FlowEventSink {
@@ -37,9 +37,11 @@ export class FlowEventSink {
     this.push(e)
   }
 
-  stepStarted(step: string, kind: string, at: number, fuelLeft: number): void {
-    this.open.push({ step, kind, at, fuelLeft })
-    this.push({ type: 'step_started', step, kind, at })
+  /** `iteration`: the index of the innermost loop iteration the step runs in. */
+  stepStarted(step: string, kind: string, at: number, fuelLeft: number, iteration?: number): void {
+    const it = iteration === undefined ? {} : { iteration }
+    this.open.push({ step, kind, at, fuelLeft, ...it })
+    this.push({ type: 'step_started', step, kind, at, ...it })
   }
 
   /** Tokens the llm capability reported for a call made by `step`. */
@@ -58,7 +60,10 @@ export class FlowEventSink {
     if (i < 0) return
     const [s] = this.open.splice(i, 1)
     const fuel = Math.round((s!.fuelLeft - fuelLeft) * 1e6) / 1e6
-    this.push({ type: 'step_completed', step, kind: s!.kind, at, ms: at - s!.at, fuel, ...(s!.tokens ? { tokens: s!.tokens } : {}) })
+    this.push({
+      type: 'step_completed', step, kind: s!.kind, at, ms: at - s!.at, fuel,
+      ...(s!.tokens ? { tokens: s!.tokens } : {}), ...(s!.iteration === undefined ? {} : { iteration: s!.iteration }),
+    })
   }
 
   /** The innermost step still open (where a failed run stopped). */
@@ -71,7 +76,10 @@ export class FlowEventSink {
   failOpen(error: AgentError, at: number): void {
     while (this.open.length > 0) {
       const s = this.open.pop()!
-      this.push({ type: 'step_failed', step: s.step, kind: s.kind, at, ms: at - s.at, error: { code: error.code, message: error.message } })
+      this.push({
+        type: 'step_failed', step: s.step, kind: s.kind, at, ms: at - s.at, error: { code: error.code, message: error.message },
+        ...(s.iteration === undefined ? {} : { iteration: s.iteration }),
+      })
     }
   }
 }

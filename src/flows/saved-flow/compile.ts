@@ -88,8 +88,14 @@ function decisionOf(flow: SavedFlow, node: FlowNode, problems: FlowProblem[]): E
   }
 }
 
+/** Keys a run's `outputs` object cannot hold (the VM refuses them everywhere). */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
 function checkNodeData(flow: SavedFlow, node: FlowNode, problems: FlowProblem[]): void {
   const at = nodeAt(flow, node)
+  if (FORBIDDEN_KEYS.has(node.id)) {
+    problems.push(problem('InvalidNodeData', `${at}/id`, `node id ${JSON.stringify(node.id)} cannot be a key of the run's outputs`, 'rename the node'))
+  }
   const need = (key: string, what: string) => {
     if (!str(node.data[key])) problems.push(problem('InvalidNodeData', `${at}/data/${key}`, `${node.node_type} node "${node.id}" needs data.${key} (${what})`))
   }
