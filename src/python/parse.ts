@@ -419,7 +419,7 @@ export class PyParser {
       } else if (x.name === 'if') {
         gens[gens.length - 1]!.ifs.push(this.expr(c[i + 1]!))
         i += 2
-      } else i++
+      } else this.refuse('PY_SYNTAX', { detail: 'Generator expression must be parenthesized', fix: 'Wrap the generator in parentheses: `f((x for x in xs), key=len)`.' }, x)
     }
     return gens
   }
@@ -468,6 +468,13 @@ export class PyParser {
     const c = kids(argList).slice(1, -1)
     const args: Expr[] = []
     const kw: Keyword[] = []
+    const forAt = c.findIndex((x) => x.name === 'for' || x.name === 'async')
+    if (forAt >= 0) {
+      // A bare generator argument: its `for` targets may hold commas, so it is the whole list.
+      if (c.slice(0, forAt).some((x) => x.name === ',')) this.refuse('PY_SYNTAX', { detail: 'Generator expression must be parenthesized', fix: 'Wrap the generator in parentheses: `f(a, (x for x in xs))`.' }, c[0]!)
+      args.push({ k: 'comp', kind: 'gen', elt: this.expr(c[0]!), value: null, gens: this.clauses(c.slice(forAt)), loc: this.at(c[0]!) })
+      return { k: 'call', fn, args, kw, loc }
+    }
     const groups: SyntaxNode[][] = [[]]
     for (const x of c) {
       if (x.name === ',') groups.push([])
@@ -489,12 +496,6 @@ export class PyParser {
         continue
       }
       if (kw.length) this.refuse('PY_SYNTAX', { detail: 'positional argument follows keyword argument', fix: 'Put positional arguments first.' }, first)
-      if (g.some((x) => x.name === 'for')) {
-        if (groups.filter((gg) => gg.length).length > 1) this.refuse('PY_SYNTAX', { detail: 'Generator expression must be parenthesized', fix: 'Wrap the generator in parentheses.' }, first)
-        const forAt = g.findIndex((x) => x.name === 'for')
-        args.push({ k: 'comp', kind: 'gen', elt: this.expr(g[0]!), value: null, gens: this.clauses(g.slice(forAt)), loc: this.at(first) })
-        continue
-      }
       args.push(this.expr(first))
     }
     return { k: 'call', fn, args, kw, loc }

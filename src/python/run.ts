@@ -3,6 +3,7 @@ import { AgentVM, type AgentVMOptions } from '../vm/agent-vm.ts'
 import type { AtomDef } from '../vm/atoms/types.ts'
 import type { RunOptions } from '../vm/limits.ts'
 import type { AgentError } from '../vm/errors.ts'
+import type { TraceEntry } from '../vm/result.ts'
 import { PYTHON_FUNCTIONS } from './runtime/functions.ts'
 import { transpilePython, type TranspilePythonOptions } from './transpile.ts'
 
@@ -27,14 +28,18 @@ export interface PythonRunResult<T = Record<string, unknown>> {
   error?: PythonError
   fuelUsed: number
   warnings?: string[]
+  /** With `trace: true`: one entry per step, located at `<file>:<line>:<column>` of the body. */
+  trace?: TraceEntry[]
 }
 
 /**
  * A run error with Python's view: an uncaught exception becomes `PY_EXCEPTION` with `pythonType`
- * and the message `Type: text`; other errors (fuel, timeout, ...) are returned unchanged.
+ * and the message `Type: text`; too deep a recursion keeps `STACK_OVERFLOW` with `pythonType:
+ * 'RecursionError'`; other errors (fuel, timeout, ...) are returned unchanged.
  */
 export function pythonError(error: AgentError | undefined): PythonError | undefined {
   if (!error) return undefined
+  if (error.code === 'STACK_OVERFLOW') return { ...error, pythonType: 'RecursionError' }
   const v = error.value as { pyType?: unknown; message?: unknown } | undefined
   if (error.code !== 'THROWN' || !v || typeof v.pyType !== 'string') return error
   const text = typeof v.message === 'string' ? v.message : ''
@@ -68,5 +73,6 @@ export async function runPythonBlock<T = Record<string, unknown>>(body: string, 
   const out: PythonRunResult<T> = { result: r.result, fuelUsed: r.fuelUsed }
   if (r.error) out.error = pythonError(r.error)
   if (r.warnings) out.warnings = r.warnings
+  if (r.trace) out.trace = r.trace
   return out
 }

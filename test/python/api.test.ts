@@ -63,3 +63,39 @@ test('fuel and time limits apply to Python loops', async () => {
   const r = await runPythonBlock('n = 0\nwhile True:\n    n += 1\nreturn {}', { fuel: 50 })
   expect(r.error?.code).toBe('FUEL_EXHAUSTED')
 })
+
+test('fuel is deterministic and grows with the work done', async () => {
+  const body = 'xs = list(range(n))\nys = sorted(xs, reverse=True)\nreturn {"s": sum(ys)}'
+  const small = await runPythonBlock(body, { input: { n: 100 } })
+  const again = await runPythonBlock(body, { input: { n: 100 } })
+  const large = await runPythonBlock(body, { input: { n: 10_000 } })
+  expect(again.fuelUsed).toBe(small.fuelUsed)
+  expect(large.fuelUsed).toBeGreaterThan(small.fuelUsed * 20)
+  const huge = await runPythonBlock('return {"n": len([0] * (10 ** 9))}', {})
+  expect(huge.error?.code).toBe('HEAP_LIMIT')
+  const power = await runPythonBlock('return {"n": len(str(10 ** (10 ** 9)))}', {})
+  expect(power.error?.pythonType).toBe('MemoryError')
+})
+
+test('uncaught deep recursion is STACK_OVERFLOW with the Python class RecursionError', async () => {
+  const r = await runPythonBlock('def f(n):\n    return f(n + 1)\nreturn {"v": f(0)}', {})
+  expect(r.error).toMatchObject({ code: 'STACK_OVERFLOW', pythonType: 'RecursionError' })
+})
+
+test('guest dicts hold any key as data; the host objects are never reached or mutated', async () => {
+  const input = { rows: [{ a: 1 }], meta: { k: 'v' } }
+  const r = await runPythonBlock('d = {}\nd["__proto__"] = 1\nd["constructor"] = 2\nrows[0]["a"] = 99\nmeta.clear()\nreturn {"d": d, "rows": rows, "n": len(meta)}', { input })
+  expect(r.error).toBeUndefined()
+  expect(Object.keys((r.result as any).d)).toEqual(['__proto__', 'constructor'])
+  expect(Object.getPrototypeOf((r.result as any).d)).toBe(Object.prototype)
+  expect(input).toEqual({ rows: [{ a: 1 }], meta: { k: 'v' } })
+  expect(({} as any).polluted).toBeUndefined()
+})
+
+test('traces and locations point at lines of the body', async () => {
+  const r = await runPythonBlock('x = 1\ny = 2\nreturn {"z": x + y}', { trace: true, filename: 'calc.py' })
+  const located = (r.trace ?? []).map((t) => t.location).filter(Boolean)
+  expect(located).toEqual(['calc.py:1:1', 'calc.py:2:1', 'calc.py:3:1'])
+  const bad = await runPythonBlock('x = [1, 2]\n\ny = x[0]\nz = x[5]\nreturn {}', {})
+  expect(bad.error).toMatchObject({ pythonType: 'IndexError', line: 4, message: 'IndexError: list index out of range' })
+})

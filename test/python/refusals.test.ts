@@ -98,6 +98,8 @@ const CASES: Case[] = [
   ['walrus in lambda', 'xs = sorted([1], key=lambda v: (w := v))', 'PY_UNSUPPORTED', 1, 32, 'before the lambda'],
   ['star outside a display', 'x = *initial', 'PY_SYNTAX', 1, 4, 'add a comma'],
   ['dunder method call', 'n = initial.__len__()', 'PY_DUNDER', 1, 12, 'len(x)'],
+  ['unparenthesized generator with more arguments', 'x = sorted(v for v in [1], key=len)', 'PY_SYNTAX', 1, 25, 'parentheses'],
+  ['generator after another argument', 'x = max(0, v for v in [1])', 'PY_SYNTAX', 1, 8, 'parentheses'],
   ['positional after keyword', 'x = sorted(key=len, [1])', 'PY_SYNTAX', 1, 20, 'positional arguments first'],
 ]
 
