@@ -131,10 +131,12 @@ export function generalAbs(v: number, p: number, alt: boolean): string {
   if (exp >= -4 && exp < p) {
     let s = fixedAbs(v, p - 1 - exp)
     if (!alt && s.includes('.')) s = s.replace(/0+$/, '').replace(/\.$/, '')
+    if (alt && !s.includes('.')) s += '.'
     return s
   }
   let { mant } = expParts(v, p - 1)
   if (!alt && mant.includes('.')) mant = mant.replace(/0+$/, '').replace(/\.$/, '')
+  if (alt && !mant.includes('.')) mant += '.'
   return mant + expText(exp)
 }
 

@@ -41,9 +41,7 @@ function splitWs(s: string, maxsplit: number): string[] {
     while (i < n && WS.test(cps[i]!)) i++
     if (i >= n) break
     if (maxsplit >= 0 && out.length === maxsplit) {
-      let end = n
-      while (end > i && WS.test(cps[end - 1]!)) end--
-      out.push(cps.slice(i, end).join(''))
+      out.push(cps.slice(i).join(''))
       return out
     }
     let j = i
@@ -92,11 +90,17 @@ function find(s: string, args: unknown[], fromRight: boolean): number {
 
 const isCased = (c: string): boolean => c.toLowerCase() !== c.toUpperCase()
 
+/** The four Unicode digraphs whose title case differs from their upper case (ǅ, ǈ, ǋ, ǲ). */
+const TITLECASE: Readonly<Record<string, string>> = {
+  Ǆ: 'ǅ', ǅ: 'ǅ', ǆ: 'ǅ', Ǉ: 'ǈ', ǈ: 'ǈ', ǉ: 'ǈ', Ǌ: 'ǋ', ǋ: 'ǋ', ǌ: 'ǋ', Ǳ: 'ǲ', ǲ: 'ǲ', ǳ: 'ǲ',
+}
+const toTitle = (c: string): string => TITLECASE[c] ?? c.toUpperCase()
+
 function title(s: string): string {
   let out = ''
   let prevCased = false
   for (const c of s) {
-    out += prevCased ? c.toLowerCase() : c.toUpperCase()
+    out += prevCased ? c.toLowerCase() : toTitle(c)
     prevCased = isCased(c)
   }
   return out
@@ -126,7 +130,7 @@ export const STR_METHODS: Record<string, StrMethod> = {
   casefold: (_rt, s) => s.toLowerCase(),
   swapcase: (_rt, s) => [...s].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join(''),
   title: (_rt, s) => title(s),
-  capitalize: (_rt, s) => { const cps = codePoints(s); return cps.length ? cps[0]!.toUpperCase() + cps.slice(1).join('').toLowerCase() : '' },
+  capitalize: (_rt, s) => { const cps = codePoints(s); return cps.length ? toTitle(cps[0]!) + cps.slice(1).join('').toLowerCase() : '' },
   strip: (_rt, s, a) => stripChars(s, a[0], true, true),
   lstrip: (_rt, s, a) => stripChars(s, a[0], true, false),
   rstrip: (_rt, s, a) => stripChars(s, a[0], false, true),
