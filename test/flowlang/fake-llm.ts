@@ -3,11 +3,12 @@
  * chat API streaming SSE and an Ollama chat API streaming NDJSON. Each asks
  * for the `add` tool (a=2, b=3) until the conversation holds a tool result,
  * then answers `The sum is <result>.` (format "none": `Hello.` at once) — in the tool-call format the test
- * picks: native `tool_calls`, `<tool_call>` text, or both at once ("mixed").
+ * picks: native `tool_calls`, `<tool_call>` text, or both at once ("mixed");
+ * "silent" answers nothing until a message asks it to continue.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 
-export type ToolFormat = 'functions' | 'xml' | 'mixed' | 'none'
+export type ToolFormat = 'functions' | 'xml' | 'mixed' | 'none' | 'silent'
 
 export interface FakeLlm {
   url: string
@@ -42,7 +43,10 @@ function closer(server: Server): () => Promise<void> {
   return () => new Promise((ok) => { server.closeAllConnections?.(); server.close(() => ok()) })
 }
 
-export async function startFakeOpenAI(format: ToolFormat, options: { hang?: boolean } = {}): Promise<FakeLlm> {
+/** The native tool call a fake makes (default: add a=2 b=3). */
+export interface FakeCall { name: string; arguments: Record<string, unknown> }
+
+export async function startFakeOpenAI(format: ToolFormat, options: { hang?: boolean; call?: FakeCall } = {}): Promise<FakeLlm> {
   const requests: any[] = []
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') { res.writeHead(404).end('not found'); return }
@@ -54,14 +58,18 @@ export async function startFakeOpenAI(format: ToolFormat, options: { hang?: bool
       res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`)
     send({ role: 'assistant' })
     const result = toolResult(payload.messages)
-    if (result !== undefined || format === 'none') {
+    if (format === 'silent') {
+      // Says nothing until nudged.
+      if (/continue/i.test(String(payload.messages.at(-1)?.content))) send({ content: 'Hello.' })
+    } else if (result !== undefined || format === 'none') {
       for (const piece of result === undefined ? ['Hel', 'lo.'] : ['The sum ', 'is ', `${result}.`]) send({ content: piece })
     } else {
       if (format === 'xml' || format === 'mixed') for (const piece of ['I will add.\n', XML_CALL.slice(0, 20), XML_CALL.slice(20)]) send({ content: piece })
       if (format === 'functions' || format === 'mixed') {
-        send({ tool_calls: [{ index: 0, id: 'call_fake_1', type: 'function', function: { name: 'add', arguments: '' } }] })
-        send({ tool_calls: [{ index: 0, function: { arguments: '{"a": 2, ' } }] })
-        send({ tool_calls: [{ index: 0, function: { arguments: '"b": 3}' } }] })
+        const args = JSON.stringify(options.call?.arguments ?? { a: 2, b: 3 })
+        send({ tool_calls: [{ index: 0, id: 'call_fake_1', type: 'function', function: { name: options.call?.name ?? 'add', arguments: '' } }] })
+        send({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, 9) } }] })
+        send({ tool_calls: [{ index: 0, function: { arguments: args.slice(9) } }] })
       }
     }
     res.write(`data: ${JSON.stringify({ id: 'c1', choices: [], usage: { prompt_tokens: 10, completion_tokens: 5 } })}\n\n`)

@@ -101,6 +101,43 @@ describe('message shapers', () => {
   })
 })
 
+describe('scheduler.idle_nudge', () => {
+  test('an empty round gets one nudge, then the answer', async () => {
+    const llm = await fake('silent')
+    const g = chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url)
+    g.nodes.push({ id: 'n', type: 'scheduler.idle_nudge', options: {} })
+    g.edges[0] = { from: ['n', 'messages.out'], to: ['p', 'messages.in'] }
+    g.edges.push({ from: ['f', 'messages.out'], to: ['n', 'messages.in'] })
+    const s = await open(g, recordingHost(dir).host)
+    const turn = await s.turn('hi')
+    expect(turn.text).toBe('Hello.')
+    expect(turn.rounds).toBe(2)
+    expect(llm.requests[1].messages.at(-1)).toEqual({ role: 'user', content: 'Please continue and give your answer.' })
+    expect(turn.trace.filter((e) => e.kind === 'nudge')).toHaveLength(1)
+  })
+  test('without the block an empty round is the (empty) answer', async () => {
+    const llm = await fake('silent')
+    const s = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), recordingHost(dir).host)
+    const turn = await s.turn('hi')
+    expect([turn.text, turn.rounds]).toEqual(['', 1])
+  })
+})
+
+describe('advisor.gate (prePatch)', () => {
+  test('a repair of a gated flow needs the host\'s approval', async () => {
+    const g = chainGraph('protocol.openai', 'codec.mcp_over_functions', 'http://127.0.0.1:9/v1')
+    g.nodes.push({ id: 'g', type: 'advisor.gate', options: { when: ['prePatch'] } })
+    const asked: ApprovalRequest[] = []
+    let answer = false
+    const s = await open(g, { approve: (r) => { asked.push(r); return answer } })
+    const patch = { edges: g.edges.slice(0, 4) }
+    expect((await s.repair(patch)).problems.map((p) => p.name)).toEqual(['REPAIR_DENIED'])
+    answer = true
+    expect((await s.repair(patch)).adopted).toBe(true)
+    expect(asked.map((a) => a.kind)).toEqual(['patch', 'patch'])
+  })
+})
+
 describe('advisor.gate (preTool)', () => {
   function gated(url: string, threshold: string) {
     const g = chainGraph('protocol.openai', 'codec.mcp_over_functions', url)

@@ -21,7 +21,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => { for (const c of cleanups.splice(0)) await c() })
 
-async function fake(format: ToolFormat, options: { hang?: boolean } = {}): Promise<FakeLlm> {
+async function fake(format: ToolFormat, options: Parameters<typeof startFakeOpenAI>[1] = {}): Promise<FakeLlm> {
   const llm = await startFakeOpenAI(format, options)
   cleanups.push(() => llm.close())
   return llm
@@ -166,5 +166,24 @@ describe('flow_repair through a real MCP client (ajsc flowlang serve-tools)', ()
     expect(turn.mode).toBe('normal')
     expect(session.graph!.name).toBe('mine')
     expect(turn.text).toBe('The sum is 5.')
+  })
+
+  test('in Safe Mode the model repairs its own flow through router.mcp and the next turn runs the user\'s graph', async () => {
+    const root = mkdtempSync(join(dir, 'root-'))
+    const file = join(root, 'flow.json')
+    // The model's patch: the user's edges with the misspelled port fixed.
+    const edges = chainGraph('protocol.openai', 'codec.mcp_over_functions', 'unused').edges
+    const repairLlm = await fake('functions', { call: { name: 'flow_repair', arguments: { path: 'flow.json', patch: { edges } } } })
+    writeFileSync(file, JSON.stringify(broken(repairLlm.url)))
+    const session = track(await FlowSession.open({ path: file }, {
+      host: { mcpServers: { flowtools: { command: process.execPath, args: [MAIN, 'flowlang', 'serve-tools', '--root', root] } }, limits: { timeoutMs: 15_000 } },
+    }))
+    expect(session.mode).toBe('safe')
+    const turn = await session.turn('The flow is broken; repair it.')
+    expect(turn.mode).toBe('safe')
+    expect(JSON.parse(repairLlm.requests[1].messages.at(-1).content)).toMatchObject({ adopted: true, written: 'flow.json' })
+    const next = await session.turn('Hello again')
+    expect(next.mode).toBe('normal')
+    expect(session.graph!.name).toBe('mine')
   })
 })
