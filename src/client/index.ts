@@ -75,8 +75,8 @@ export interface RemoteVM {
   /** Store an AST (or source) under a proc_ token; `ttl` in ms. */
   storeProcedure(program: object | string, options?: { ttl?: number }): Promise<{ token: string; expiresAt: number }>
   deleteProcedure(token: string): Promise<void>
-  /** Start a durable workflow. */
-  startWorkflow(program: object | string, args?: Record<string, unknown>): Promise<Record<string, unknown>>
+  /** Start a durable workflow from its module source; `budget` caps its agent calls. */
+  startWorkflow(source: string, args?: Record<string, unknown>, options?: { budget?: number }): Promise<Record<string, unknown>>
   getWorkflow(id: string): Promise<Record<string, unknown>>
   /** Answer an open request of a workflow (an approval, a human's answer). */
   resolveRequest(workflowId: string, requestId: string, value: unknown): Promise<Record<string, unknown>>
@@ -143,8 +143,8 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
     async deleteProcedure(token) {
       await call('DELETE', `/v1/procedures/${encodeURIComponent(token)}`)
     },
-    async startWorkflow(program, args) {
-      return (await call<Record<string, unknown>>('POST', '/v1/workflows', { ...programField(program), args: args ?? {} })).data
+    async startWorkflow(source, args, opts = {}) {
+      return (await call<Record<string, unknown>>('POST', '/v1/workflows', { source, args: args ?? {}, ...(opts.budget !== undefined ? { budget: opts.budget } : {}) })).data
     },
     async getWorkflow(id) {
       return (await call<Record<string, unknown>>('GET', `/v1/workflows/${encodeURIComponent(id)}`)).data

@@ -25,6 +25,8 @@ export const SERVER_CODES = {
   TENANT_BUSY: { status: 429, message: 'The tenant already has its maximum number of runs in progress', hint: 'Wait for a run to finish, or raise the tenant\'s `limits.concurrentRuns` in the serve config.' },
   FUEL_QUOTA_EXCEEDED: { status: 429, message: 'The tenant used its fuel for today', hint: 'Wait until 00:00 UTC, or raise the tenant\'s `limits.fuelPerDay` in the serve config.' },
   QUEUE_FULL: { status: 503, message: 'Every worker is busy and the run queue is full', hint: 'Retry after `Retry-After` seconds, or start the server with a larger `--pool-size` / `--queue-size`.' },
+  WORKFLOW_BUSY: { status: 409, message: 'The workflow is taking a step right now', hint: 'Send the answer again after `Retry-After` seconds.' },
+  ALREADY_RESOLVED: { status: 409, message: 'The request was already answered', hint: 'GET /v1/workflows/{id} lists the requests still open.' },
   NOT_AVAILABLE: { status: 501, message: 'This server does not offer that feature', hint: 'Start the server with the option the message names.' },
   WORKER_CRASHED: { status: 500, message: 'The worker running the program stopped unexpectedly', hint: 'Retry the run; the worker was replaced.' },
   NETWORK_ERROR: { status: 0, message: 'The server could not be reached (reported by ajs-lang/client, never sent by a server)', hint: 'Check the url given to createRemoteVM and that `ajsc serve` is running there.' },

@@ -17,7 +17,7 @@ import { systemRoutes } from './routes/system.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 import type { ServerStores } from './stores/types.ts'
 import type { Tenants } from './tenants.ts'
-import type { WorkflowRoutesBackend } from './workflows.ts'
+import { workflowsBackend, type WorkflowRoutesBackend } from './workflows.ts'
 import { packageVersion } from '../cli/version.ts'
 import { moduleUrl } from './module-url.ts'
 
@@ -70,7 +70,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   const metrics = new Metrics()
   const executor = options.executor ? options.executor(host) : localExecutor(pool, stores)
   const runs = new RunService({ stores, tenants, metrics, limits: config.limits, executor })
-  const workflows = options.workflows?.(host)
+  const workflows = options.workflows ? options.workflows(host) : workflowsBackend(host)
   const version = packageVersion(moduleUrl(import.meta.url))
   const context: ServerContext = {
     config, tenants, stores, runs, procedures, metrics, workflows, version,
@@ -143,6 +143,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
     async close() {
       clearInterval(prune)
       await app.close()
+      await workflows?.close?.()
       await options.onClose?.()
       await host.close()
     },

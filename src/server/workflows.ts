@@ -1,22 +1,227 @@
 /**
- * Workflow routes' backend (the durable engine lives in src/workflows/).
- * Until that engine is available the routes answer 501 NOT_AVAILABLE.
+ * Durable workflows behind the API (the engine is src/workflows/). A
+ * workflow is driven in steps: a step takes the workflow's lock, replays
+ * its journal, answers `agent` requests with the tenant's LLM and short
+ * sleeps with a timer, and parks when only long sleeps and external
+ * requests are left — `agent(prompt, { external: true })`, answered by a
+ * human or another system through POST /v1/workflows/:id/requests/:rid.
+ * Each step is a job: in memory a timer, with Postgres a Graphile Worker
+ * job, so any process may take the next step. An external answer and the
+ * job that resumes the workflow are committed in one transaction.
+ * A completed agent call is journaled before anything else happens, so a
+ * process killed mid-workflow never makes another process repeat it.
  */
-import type pg from 'pg'
 import type { TaskList } from 'graphile-worker'
+import type pg from 'pg'
+import { createBatteryLLM } from '../batteries/index.ts'
+import { TranspileError } from '../diagnostics/index.ts'
+import { answerAgent, type LlmLike } from '../workflows/agent-request.ts'
+import { WorkflowError } from '../workflows/errors.ts'
+import type { WorkflowExecution } from '../workflows/execution.ts'
+import { compileWorkflow, type WorkflowProgram } from '../workflows/module.ts'
+import { resumeWorkflow, startWorkflow } from '../workflows/start.ts'
+import type { WorkflowRequest, WorkflowResolution } from '../workflows/types.ts'
+import { HttpError } from './errors.ts'
 import type { Host } from './host.ts'
 import type { Jobs } from './jobs.ts'
+import { transpileAgentError } from './procedures.ts'
+import { MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, type WorkflowStore, type WorkflowView } from './stores/workflows.ts'
 
 export interface WorkflowRoutesBackend {
-  start(tenant: string, body: { ast?: unknown; source?: string; token?: string; args?: Record<string, unknown> }): Promise<Record<string, unknown>>
+  start(tenant: string, body: { source: string; args?: Record<string, unknown>; budget?: number }): Promise<Record<string, unknown>>
   get(tenant: string, id: string): Promise<Record<string, unknown>>
   resolve(tenant: string, id: string, requestId: string, value: unknown): Promise<Record<string, unknown>>
+  /** Stop timers of pending steps (in memory). */
+  close?(): Promise<void>
 }
 
-export function workflowsBackend(_host: Host, _distributed?: { pgPool: pg.Pool; jobs: Jobs }): WorkflowRoutesBackend | undefined {
-  return undefined
+export const WORKFLOW_TASK = 'ajs_workflow'
+
+/** Sleeps up to this long are waited for in the step; longer ones park the workflow and schedule its next step. */
+const INLINE_SLEEP_MS = 1000
+/** A step that finds the workflow locked (another step is running) tries again after this long. */
+const BUSY_RETRY_MS = 500
+const MAX_LOGS = 50
+
+const publicView = (row: WorkflowRow): Record<string, unknown> => ({
+  id: row.id, state: row.state, createdAt: row.createdAt, updatedAt: row.updatedAt, ...row.view,
+})
+
+/** The engine-facing part: one step of a workflow, run by whichever process takes its job. */
+export class WorkflowDriver {
+  private readonly llms = new Map<string, LlmLike | null>()
+
+  constructor(private readonly host: Host, private readonly store: WorkflowStore) {}
+
+  private llmOf(tenant: string): LlmLike | null {
+    if (!this.llms.has(tenant)) {
+      const cfg = this.host.tenants.get(tenant)?.config.capabilities.llm
+      const apiKey = cfg?.apiKeyEnv ? process.env[cfg.apiKeyEnv] : undefined
+      this.llms.set(tenant, cfg ? createBatteryLLM({ baseUrl: cfg.baseUrl, model: cfg.model ?? 'default', ...(apiKey ? { apiKey } : {}) }) : null)
+    }
+    return this.llms.get(tenant)!
+  }
+
+  /** Run one step; schedules the next one itself when needed. */
+  async step(id: string): Promise<void> {
+    const ran = await this.store.withLock(id, () => this.drive(id))
+    if (ran === 'busy') await this.store.schedule(id, Date.now() + BUSY_RETRY_MS)
+  }
+
+  private async drive(id: string): Promise<void> {
+    const row = await this.store.load(id)
+    if (!row || row.state === 'done' || row.state === 'failed') return
+    const tenant = this.host.tenants.get(row.tenant)
+    const program = compileWorkflow(row.source, { sourceName: row.sourceName })
+    const journal = await this.store.journal.read(id)
+    const common = { store: this.store.journal, executionId: id, sandbox: { fuel: tenant?.config.limits.fuelPerRun ?? 10_000 } }
+    let exec: WorkflowExecution
+    try {
+      exec = journal.length > 0
+        ? await resumeWorkflow(program, journal, common)
+        : startWorkflow(program, { ...common, args: row.args, budget: { total: row.budget ?? null } })
+    } catch (e) {
+      await this.fail(row, e)
+      return
+    }
+    const view: WorkflowView = { ...row.view, requests: [] }
+    try {
+      const outcome = await this.run(exec, row, view)
+      if (outcome.done) {
+        await this.store.update(id, 'done', { ...view, requests: [], result: outcome.result })
+      } else {
+        view.requests = outcome.external
+        if (outcome.wakeAt !== undefined) view.wakeAt = outcome.wakeAt
+        else delete view.wakeAt
+        await this.store.update(id, 'waiting', view, outcome.wakeAt)
+      }
+    } catch (e) {
+      await this.fail(row, e, view)
+    } finally {
+      exec.dispose()
+    }
+  }
+
+  /** Poll until the workflow completes or only external requests and long sleeps are left. */
+  private async run(exec: WorkflowExecution, row: WorkflowRow, view: WorkflowView): Promise<{ done: true; result: unknown } | { done: false; external: WorkflowView['requests']; wakeAt?: number }> {
+    const external = new Map<string, WorkflowRequest & { type: 'agent' }>()
+    const sleeps = new Map<string, number>()
+    let inflight = 0
+    let wake: (() => void) | null = null
+    const settled = () => { inflight--; wake?.() }
+    const resolve = (id: string, r: WorkflowResolution) => { try { exec.resolveRequest(id, r) } catch { /* the execution ended meanwhile */ } }
+    for (;;) {
+      const p = await exec.poll()
+      if (p === 'Pending') {
+        if (inflight > 0) {
+          await new Promise<void>((r) => { wake = r })
+          wake = null
+          continue
+        }
+        const wakeAt = sleeps.size > 0 ? Math.min(...sleeps.values()) : undefined
+        return { done: false, external: [...external.values()].map((r) => ({ id: r.id, prompt: r.prompt, ...(r.options !== undefined ? { options: r.options } : {}) })), wakeAt }
+      }
+      if ('Call' in p) {
+        view.logs = [...(view.logs ?? []), p.Call].slice(-MAX_LOGS)
+        continue
+      }
+      if ('Complete' in p) return { done: true, result: p.Complete.result }
+      for (const r of exec.takePendingRequests()) {
+        if (r.type === 'sleep') {
+          if (r.durationMs <= INLINE_SLEEP_MS) {
+            inflight++
+            setTimeout(() => { resolve(r.id, 'OkUndefined'); settled() }, r.durationMs)
+          } else sleeps.set(r.id, Date.now() + r.durationMs)
+        } else if (r.type === 'workflow') {
+          resolve(r.id, { Err: { message: 'workflow(): child workflows are not supported by ajsc serve; start it with POST /v1/workflows' } })
+        } else if (isExternal(r.options)) {
+          external.set(r.id, r)
+        } else {
+          inflight++
+          void this.answer(row.tenant, r, exec).then((res) => { resolve(r.id, res); settled() })
+        }
+      }
+    }
+  }
+
+  private async answer(tenant: string, r: WorkflowRequest & { type: 'agent' }, exec: WorkflowExecution): Promise<WorkflowResolution> {
+    const llm = this.llmOf(tenant)
+    if (!llm) return { Err: { message: 'agent(): this tenant has no llm capability in the serve config (capabilities.llm), or mark the request { external: true }' } }
+    const { total, spent } = exec.budget
+    if (total !== null && spent >= total) return { Err: { message: `agent(): budget exhausted (${spent} of ${total} agent calls)` } }
+    try {
+      const value = await answerAgent(llm, r.prompt, r.options)
+      const now = exec.budget
+      return { OkWithBudget: { value, budget: { total: now.total, spent: now.spent + 1 } } }
+    } catch (e) {
+      return { Err: { message: e instanceof Error ? e.message : String(e) } }
+    }
+  }
+
+  private async fail(row: WorkflowRow, e: unknown, view: WorkflowView = row.view): Promise<void> {
+    const err = e as WorkflowError
+    const error = { name: 'AgentError', code: typeof err?.code === 'string' ? err.code : 'WORKFLOW_FAILED', message: err?.message ?? String(e), ...(err?.cause ? { cause: err.cause } : {}) }
+    await this.store.update(row.id, 'failed', { ...view, requests: [], error })
+  }
 }
 
-export function workflowJobTasks(_host: Host, _pgPool: pg.Pool): TaskList {
-  return {}
+const isExternal = (options: unknown) => options !== null && typeof options === 'object' && (options as { external?: unknown }).external === true
+
+/** The HTTP side: start, read, answer external requests. */
+export class WorkflowService implements WorkflowRoutesBackend {
+  constructor(private readonly store: WorkflowStore) {}
+
+  close(): Promise<void> {
+    return this.store.close()
+  }
+
+  async start(tenant: string, body: { source: string; args?: Record<string, unknown>; budget?: number }): Promise<Record<string, unknown>> {
+    let program: WorkflowProgram
+    try {
+      program = compileWorkflow(body.source, { sourceName: 'workflow.ajs' })
+    } catch (e) {
+      if (e instanceof TranspileError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: transpileAgentError(e) })
+      if (e instanceof WorkflowError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: { name: 'AgentError', code: e.code, message: e.message, hint: e.hint } })
+      throw e
+    }
+    const now = Date.now()
+    const row: WorkflowRow = {
+      id: `wf_${crypto.randomUUID().replace(/-/g, '')}`, tenant, state: 'running', createdAt: now, updatedAt: now,
+      source: body.source, sourceName: program.sourceName, args: body.args ?? {}, budget: body.budget ?? null,
+      view: { requests: [], meta: program.meta },
+    }
+    await this.store.create(row)
+    return publicView(row)
+  }
+
+  async get(tenant: string, id: string): Promise<Record<string, unknown>> {
+    const row = await this.store.load(id)
+    if (!row || row.tenant !== tenant) throw new HttpError('NOT_FOUND', `No workflow "${id.slice(0, 48)}" for this tenant`)
+    return publicView(row)
+  }
+
+  async resolve(tenant: string, id: string, requestId: string, value: unknown): Promise<Record<string, unknown>> {
+    const row = await this.store.load(id)
+    if (!row || row.tenant !== tenant) throw new HttpError('NOT_FOUND', `No workflow "${id.slice(0, 48)}" for this tenant`)
+    const outcome = await this.store.resolveExternal(id, requestId, { Ok: value })
+    if (outcome === 'unknown') throw new HttpError('NOT_FOUND', `Workflow ${id} has no external request "${requestId.slice(0, 48)}"`)
+    if (outcome === 'resolved') throw new HttpError('ALREADY_RESOLVED', `Request ${requestId.slice(0, 48)} of workflow ${id} is already answered`)
+    if (outcome === 'busy') throw new HttpError('WORKFLOW_BUSY', `Workflow ${id} is taking a step; answer again in a moment`, { retryAfter: 1 })
+    return publicView((await this.store.load(id))!)
+  }
+}
+
+/** In memory (no --database): steps run on timers in this process. */
+export function workflowsBackend(host: Host, distributed?: { pgPool: pg.Pool; jobs: Jobs }): WorkflowRoutesBackend {
+  if (distributed) return new WorkflowService(new PgWorkflowStore(distributed.pgPool))
+  let driver: WorkflowDriver | undefined
+  const store = new MemoryWorkflowStore((id) => driver!.step(id))
+  driver = new WorkflowDriver(host, store)
+  return new WorkflowService(store)
+}
+
+/** Graphile Worker task of workflow steps (serve with --database, and ajsc worker). */
+export function workflowJobTasks(host: Host, pgPool: pg.Pool): TaskList {
+  const driver = new WorkflowDriver(host, new PgWorkflowStore(pgPool))
+  return { [WORKFLOW_TASK]: async (payload) => driver.step((payload as { id: string }).id) }
 }

@@ -1,0 +1,253 @@
+/**
+ * Where workflows live: their row (source, args, state, a view for GET),
+ * their journal, the scheduling of their next step and the lock that lets
+ * one step run at a time. In memory (timers, a Set of locks) or in Postgres
+ * (ajs.workflows, ajs.journal, Graphile Worker jobs, advisory locks).
+ */
+import type pg from 'pg'
+import type { JournalEntry, JournalStore } from '../../workflows/journal.ts'
+import type { WorkflowResolution } from '../../workflows/types.ts'
+
+export type WorkflowState = 'running' | 'waiting' | 'done' | 'failed'
+
+export interface WorkflowView {
+  /** External requests waiting for POST /v1/workflows/{id}/requests/{rid}. */
+  requests: Array<{ id: string; prompt: string; options?: unknown }>
+  meta?: Record<string, unknown>
+  /** When a parked workflow's next sleep ends (ms). */
+  wakeAt?: number
+  /** The last log / phase calls. */
+  logs?: unknown[]
+  result?: unknown
+  error?: Record<string, unknown>
+}
+
+export interface WorkflowRow {
+  id: string
+  tenant: string
+  state: WorkflowState
+  createdAt: number
+  updatedAt: number
+  source: string
+  sourceName: string
+  args: unknown
+  /** Agent calls allowed (null: unlimited). */
+  budget: number | null
+  view: WorkflowView
+}
+
+export type ResolveOutcome = 'ok' | 'unknown' | 'resolved' | 'busy'
+
+export interface WorkflowStore {
+  journal: JournalStore
+  /** Create the workflow and schedule its first step (together). */
+  create(row: WorkflowRow): Promise<void>
+  load(id: string): Promise<WorkflowRow | undefined>
+  /** Record the state after a step; schedule the next step at `wakeAt` when given (together). */
+  update(id: string, state: WorkflowState, view: WorkflowView, wakeAt?: number): Promise<void>
+  schedule(id: string, at: number): Promise<void>
+  /** Run `fn` holding the workflow's lock, or 'busy' when a step holds it. */
+  withLock(id: string, fn: () => Promise<void>): Promise<'ran' | 'busy'>
+  /** Journal the answer of an open external request and schedule the next step, in one transaction. */
+  resolveExternal(id: string, requestId: string, resolution: WorkflowResolution): Promise<ResolveOutcome>
+  close(): Promise<void>
+}
+
+/** Is `requestId` an external request of this journal, and is it still open? */
+function openExternal(entries: readonly JournalEntry[], requestId: string): 'open' | 'unknown' | 'resolved' {
+  const req = entries.find((e) => e.t === 'request' && e.request.id === requestId)
+  if (!req || req.t !== 'request' || req.request.type !== 'agent') return 'unknown'
+  const options = req.request.options as { external?: unknown } | undefined
+  if (options?.external !== true) return 'unknown'
+  return entries.some((e) => e.t === 'resolution' && e.id === requestId) ? 'resolved' : 'open'
+}
+
+const LOCK_WAIT_MS = 3000
+
+export class MemoryWorkflowStore implements WorkflowStore {
+  private readonly rows = new Map<string, WorkflowRow>()
+  private readonly journals = new Map<string, JournalEntry[]>()
+  private readonly locks = new Set<string>()
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>()
+  readonly journal: JournalStore = {
+    append: (id, entries) => {
+      let list = this.journals.get(id)
+      if (!list) this.journals.set(id, (list = []))
+      for (const e of entries) list.push(structuredClone(e))
+    },
+    read: (id) => structuredClone(this.journals.get(id) ?? []),
+  }
+
+  constructor(private readonly step: (id: string) => Promise<void>) {}
+
+  async create(row: WorkflowRow): Promise<void> {
+    this.rows.set(row.id, structuredClone(row))
+    await this.schedule(row.id, Date.now())
+  }
+
+  async load(id: string): Promise<WorkflowRow | undefined> {
+    const r = this.rows.get(id)
+    return r && structuredClone(r)
+  }
+
+  async update(id: string, state: WorkflowState, view: WorkflowView, wakeAt?: number): Promise<void> {
+    const r = this.rows.get(id)
+    if (!r) return
+    r.state = state
+    r.view = structuredClone(view)
+    r.updatedAt = Date.now()
+    if (wakeAt !== undefined) await this.schedule(id, wakeAt)
+  }
+
+  async schedule(id: string, at: number): Promise<void> {
+    clearTimeout(this.timers.get(id))
+    this.timers.set(id, setTimeout(() => {
+      this.timers.delete(id)
+      void this.step(id).catch(() => { /* a failed step is recorded on the workflow */ })
+    }, Math.max(0, at - Date.now())))
+  }
+
+  async withLock(id: string, fn: () => Promise<void>): Promise<'ran' | 'busy'> {
+    if (this.locks.has(id)) return 'busy'
+    this.locks.add(id)
+    try {
+      await fn()
+      return 'ran'
+    } finally {
+      this.locks.delete(id)
+    }
+  }
+
+  async resolveExternal(id: string, requestId: string, resolution: WorkflowResolution): Promise<ResolveOutcome> {
+    const until = Date.now() + LOCK_WAIT_MS
+    while (this.locks.has(id)) {
+      if (Date.now() > until) return 'busy'
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const state = openExternal(this.journals.get(id) ?? [], requestId)
+    if (state !== 'open') return state
+    this.journal.append(id, [{ t: 'resolution', id: requestId, resolution }])
+    const r = this.rows.get(id)!
+    r.state = 'running'
+    r.view = { ...r.view, requests: r.view.requests.filter((q) => q.id !== requestId) }
+    await this.schedule(id, Date.now())
+    return 'ok'
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.timers.values()) clearTimeout(t)
+    this.timers.clear()
+  }
+}
+
+const LOCK_CLASS = 7411
+const rowOf = (r: Record<string, any>): WorkflowRow => ({
+  id: r.id, tenant: r.tenant, state: r.state, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
+  source: r.program.source, sourceName: r.program.sourceName, args: r.program.args, budget: r.program.budget ?? null, view: r.view ?? { requests: [] },
+})
+
+type Queryable = Pick<pg.PoolClient, 'query'>
+
+async function appendEntries(db: Queryable, id: string, entries: readonly JournalEntry[]): Promise<void> {
+  if (entries.length === 0) return
+  const base = Number((await db.query('SELECT coalesce(max(seq), 0) AS n FROM ajs.journal WHERE execution_id = $1', [id])).rows[0].n)
+  await db.query(
+    'INSERT INTO ajs.journal (execution_id, seq, entry) SELECT $1, $2 + ord, e FROM unnest($3::jsonb[]) WITH ORDINALITY AS t(e, ord)',
+    [id, base, entries.map((e) => JSON.stringify(e))])
+}
+
+async function addStepJob(db: Queryable, id: string, at: number): Promise<void> {
+  // One pending step per workflow (job_key): a new schedule replaces the pending one.
+  await db.query(`SELECT graphile_worker.add_job('ajs_workflow', json_build_object('id', $1::text), run_at => to_timestamp($2::double precision / 1000), job_key => $3, job_key_mode => 'replace')`, [id, at, `wf:${id}`])
+}
+
+export class PgWorkflowStore implements WorkflowStore {
+  readonly journal: JournalStore
+
+  constructor(private readonly pool: pg.Pool) {
+    this.journal = {
+      append: (id, entries) => appendEntries(pool, id, entries),
+      read: async (id) => (await pool.query('SELECT entry FROM ajs.journal WHERE execution_id = $1 ORDER BY seq', [id])).rows.map((r) => r.entry as JournalEntry),
+    }
+  }
+
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect()
+    try {
+      await c.query('BEGIN')
+      const out = await fn(c)
+      await c.query('COMMIT')
+      return out
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {})
+      throw e
+    } finally {
+      c.release()
+    }
+  }
+
+  create(row: WorkflowRow): Promise<void> {
+    return this.tx(async (c) => {
+      await c.query('INSERT INTO ajs.workflows (id, tenant, state, created_at, updated_at, program, view) VALUES ($1,$2,$3,$4,$5,$6,$7)',
+        [row.id, row.tenant, row.state, row.createdAt, row.updatedAt, { source: row.source, sourceName: row.sourceName, args: row.args, budget: row.budget }, row.view])
+      await addStepJob(c, row.id, Date.now())
+    })
+  }
+
+  async load(id: string): Promise<WorkflowRow | undefined> {
+    const r = await this.pool.query('SELECT * FROM ajs.workflows WHERE id = $1', [id])
+    return r.rows[0] ? rowOf(r.rows[0]) : undefined
+  }
+
+  update(id: string, state: WorkflowState, view: WorkflowView, wakeAt?: number): Promise<void> {
+    return this.tx(async (c) => {
+      await c.query('UPDATE ajs.workflows SET state = $2, view = $3, updated_at = $4 WHERE id = $1', [id, state, view, Date.now()])
+      if (wakeAt !== undefined) await addStepJob(c, id, wakeAt)
+      await c.query('SELECT pg_notify($1, $2)', ['ajs_events', `workflow:${id}`])
+    })
+  }
+
+  async schedule(id: string, at: number): Promise<void> {
+    await addStepJob(this.pool, id, at)
+  }
+
+  async withLock(id: string, fn: () => Promise<void>): Promise<'ran' | 'busy'> {
+    const c = await this.pool.connect()
+    try {
+      const got = (await c.query('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LOCK_CLASS, id])).rows[0].ok as boolean
+      if (!got) return 'busy'
+      try {
+        await fn()
+        return 'ran'
+      } finally {
+        await c.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_CLASS, id])
+      }
+    } finally {
+      c.release()
+    }
+  }
+
+  async resolveExternal(id: string, requestId: string, resolution: WorkflowResolution): Promise<ResolveOutcome> {
+    try {
+      return await this.tx(async (c) => {
+        await c.query(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`)
+        await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, id])
+        const entries = (await c.query('SELECT entry FROM ajs.journal WHERE execution_id = $1 ORDER BY seq', [id])).rows.map((r) => r.entry as JournalEntry)
+        const state = openExternal(entries, requestId)
+        if (state !== 'open') return state
+        // The answer and the job that resumes the workflow commit together.
+        await appendEntries(c, id, [{ t: 'resolution', id: requestId, resolution }])
+        await c.query(`UPDATE ajs.workflows SET state = 'running', updated_at = $2,
+          view = jsonb_set(view, '{requests}', coalesce((SELECT jsonb_agg(q) FROM jsonb_array_elements(view->'requests') q WHERE q->>'id' <> $3), '[]'::jsonb))
+          WHERE id = $1`, [id, Date.now(), requestId])
+        await addStepJob(c, id, Date.now())
+        return 'ok' as const
+      })
+    } catch (e) {
+      if ((e as { code?: string }).code === '55P03') return 'busy'
+      throw e
+    }
+  }
+
+  async close(): Promise<void> {}
+}
