@@ -84,6 +84,8 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
 
   const events = new EventEmitter()
   const mapWorker = (workerId: string) => { void pgPool.query('INSERT INTO ajs.node_workers (worker_id, node_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [workerId, nodeId]).catch(() => {}) }
+  // Jobs are locked by the pool's id (or a worker's, depending on Graphile Worker's mode): map both to this node.
+  events.on('pool:create', ({ workerPool }: { workerPool: { id: string } }) => mapWorker(workerPool.id))
   events.on('worker:create', ({ worker }: { worker: { workerId: string } }) => mapWorker(worker.workerId))
 
   let runner: Runner | undefined

@@ -187,7 +187,9 @@ export interface PgStores extends ServerStores {
 /** Connect, migrate, and return the stores (the pool is closed by `close()`). */
 export async function createPgStores(connectionString: string, options: { max?: number; now?: () => number } = {}): Promise<PgStores> {
   const pool = new pg.Pool({ connectionString, max: options.max ?? 10 })
-  pool.on('error', () => { /* an idle client lost its connection; the pool replaces it */ })
+  // A client that loses its connection (idle, or the server restarting) must not crash the process.
+  pool.on('error', () => {})
+  pool.on('connect', (client) => { client.on('error', () => {}) })
   await migrate(pool)
   const memories = new Map<string, AgentMemory>()
   return {

@@ -1,0 +1,133 @@
+/**
+ * Distributed mode on a real PostgreSQL: `ajsc serve --database` plus two
+ * `ajsc worker` processes. One worker is killed with SIGKILL in the middle
+ * of a workflow (an agent call in flight); the other finishes it, and no
+ * completed agent call is made again (the fake LLM on 127.0.0.1 counts).
+ * Skips only when initdb is not installed (.ci/run installs it).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import pg from 'pg'
+import { tokenSha256 } from '../../src/server/index.ts'
+import { startFakeLlm, type FakeLlm } from '../workflows/fake-llm.ts'
+import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
+
+const MAIN = resolve(import.meta.dir, '../../src/cli/main.ts')
+const available = postgresAvailable()
+let db: TestPostgres
+let llm: FakeLlm
+let dir: string
+let config: string
+const children: ChildProcess[] = []
+
+function ajsc(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  children.push(child)
+  let out = ''
+  let err = ''
+  child.stderr!.on('data', (c) => { err += c })
+  return new Promise((ok, fail) => {
+    child.stdout!.on('data', (c) => {
+      out += c
+      const m = ready.exec(out)
+      if (m) ok({ child, match: m })
+    })
+    child.once('exit', (code) => fail(new Error(`ajsc ${args[0]} exited (${code}): ${err}`)))
+  })
+}
+
+beforeAll(async () => {
+  if (!available) return
+  ;[db, llm] = await Promise.all([startPostgres(), startFakeLlm()])
+  dir = mkdtempSync(join(tmpdir(), 'ajs-dist-'))
+  config = join(dir, 'ajs-serve.json')
+  writeFileSync(config, JSON.stringify({
+    tenants: [
+      { id: 'ops', tokenSha256: tokenSha256('ops-token'), capabilities: { llm: { baseUrl: llm.baseUrl, model: 'fake' } } },
+      { id: 'other', tokenSha256: tokenSha256('other-token') },
+    ],
+  }))
+})
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)))
+  await llm?.close()
+  await db?.stop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+const PIPELINE = `
+export const meta = { name: 'pipeline' }
+const a = await agent('step one')
+const b = await agent('step two')
+const c = await agent('step three')
+export default { a, b, c }
+`
+
+describe.skipIf(!available)('ajsc serve + 2 ajsc worker on one Postgres', () => {
+  test('a worker killed mid-workflow: the other finishes it; no completed agent call is repeated', async () => {
+    const common = ['--database', db.url, '--config', config, '--dead-after', '1000']
+    const { match } = await ajsc(['serve', ...common, '--port', '0', '--job-concurrency', '0', '--pool-size', '1'], /listening on (http:\/\/\S+)/)
+    const url = match[1]!
+    const workers = await Promise.all([0, 1].map(() => ajsc(['worker', ...common, '--pool-size', '1'], /running jobs as (\S+)/)))
+    const req = async (method: string, path: string, body?: unknown, token = 'ops-token') => {
+      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+      return { status: res.status, json: await res.json() as any }
+    }
+
+    llm.hold.add('step two')
+    const started = await req('POST', '/v1/workflows', { source: PIPELINE })
+    expect(started.status).toBe(201)
+    const id = started.json.id
+    await llm.received('step two')
+    expect(llm.counts.get('step one')).toBe(1)
+
+    // Which process holds the workflow's job? Its node id carries the pid.
+    const client = new pg.Client({ connectionString: db.url })
+    await client.connect()
+    const owner = await client.query(`SELECT n.node_id FROM graphile_worker.jobs j JOIN ajs.node_workers n ON n.worker_id = j.locked_by WHERE j.task_identifier = 'ajs_workflow'`)
+    if (owner.rows.length !== 1) console.log((await client.query('SELECT id, task_identifier, locked_by, attempts, last_error, run_at FROM graphile_worker.jobs')).rows, (await client.query('SELECT * FROM ajs.node_workers')).rows, workers.map((w) => w.match[1]))
+    await client.end()
+    expect(owner.rows.length).toBe(1)
+    const victim = workers.find((w) => w.match[1] === owner.rows[0].node_id)!
+    const survivor = workers.find((w) => w !== victim)!
+    expect(victim).toBeDefined()
+    victim.child.kill('SIGKILL')
+    await new Promise((r) => victim.child.once('exit', r))
+    llm.hold.delete('step two')
+
+    let wf = (await req('GET', `/v1/workflows/${id}`)).json
+    for (let i = 0; i < 300 && wf.state !== 'done'; i++) {
+      await Bun.sleep(50)
+      wf = (await req('GET', `/v1/workflows/${id}`)).json
+    }
+    expect(wf.state).toBe('done')
+    expect(wf.result).toEqual({ a: 'echo: step one', b: 'echo: step two', c: 'echo: step three' })
+    // step one completed before the kill: never asked again. step two was in flight: asked once more.
+    expect(llm.counts.get('step one')).toBe(1)
+    expect(llm.counts.get('step two')).toBe(2)
+    expect(llm.counts.get('step three')).toBe(1)
+    expect(survivor.child.exitCode).toBeNull()
+    expect((await req('GET', `/v1/workflows/${id}`, undefined, 'other-token')).status).toBe(404)
+
+    // Async runs are jobs too: the surviving worker runs them; procedures and agent memory live in Postgres.
+    const proc = await req('POST', '/v1/procedures', { source: 'function f({ n }) { storeSet({ key: "last", value: n }); return { sq: n * n } }' })
+    const run = await req('POST', '/v1/runs?async=1', { token: proc.json.token, args: { n: 9 } })
+    expect(run.status).toBe(202)
+    let rec = (await req('GET', `/v1/runs/${run.json.id}`)).json
+    for (let i = 0; i < 200 && rec.state !== 'done'; i++) {
+      await Bun.sleep(25)
+      rec = (await req('GET', `/v1/runs/${run.json.id}`)).json
+    }
+    expect(rec.result).toEqual({ result: { sq: 81 }, fuelUsed: expect.any(Number) })
+    expect((await req('GET', `/v1/runs/${run.json.id}`, undefined, 'other-token')).status).toBe(404)
+    const read = await req('POST', '/v1/runs', { source: 'function f() { return { last: storeGet({ key: "last" }) } }' })
+    expect(read.json.result).toEqual({ last: 9 })
+    const foreign = await req('POST', '/v1/runs', { source: 'function f() { return { last: storeGet({ key: "last" }) } }' }, 'other-token')
+    expect(foreign.json.result).toEqual({ last: null })
+  }, 60_000)
+})
