@@ -6,13 +6,23 @@
  * (.ci/run installs the postgresql package in that case).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import pg from 'pg'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+/** Where initdb and postgres are: on PATH, or Debian's /usr/lib/postgresql/<version>/bin (newest first). */
+function binDir(): string | null {
+  if (spawnSync('sh', ['-c', 'command -v initdb && command -v postgres'], { encoding: 'utf8' }).status === 0) return ''
+  const root = '/usr/lib/postgresql'
+  if (!existsSync(root)) return null
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a))
+  return versions.length > 0 ? join(root, versions[0]!, 'bin') : null
+}
+
 export function postgresAvailable(): boolean {
-  return spawnSync('sh', ['-c', 'command -v initdb && command -v postgres'], { encoding: 'utf8' }).status === 0
+  return binDir() !== null
 }
 
 function freePort(): Promise<number> {
@@ -29,8 +39,24 @@ function freePort(): Promise<number> {
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0
 
 /** Run a binary, as `postgres` when we are root. */
-function command(bin: string, args: string[]): [string, string[]] {
+function command(name: string, args: string[]): [string, string[]] {
+  const bin = join(binDir() ?? '', name)
   return isRoot() ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args]
+}
+
+/** True once the server answers a query. */
+async function accepts(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    await client.query('SELECT 1')
+    return true
+  } catch {
+    return false
+  } finally {
+    await client.end().catch(() => {})
+  }
 }
 
 export interface TestPostgres {
@@ -59,8 +85,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   const url = `postgres://ajs@127.0.0.1:${port}/postgres`
   const deadline = Date.now() + 30_000
   for (;;) {
-    const ready = spawnSync('pg_isready', ['-h', '127.0.0.1', '-p', String(port)], { encoding: 'utf8' })
-    if (ready.status === 0) break
+    if (await accepts(url)) break
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL')
       rmSync(dir, { recursive: true, force: true })
@@ -74,7 +99,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r))
-        // runuser forwards SIGTERM... to be sure, stop postgres through its postmaster pid (smart -> fast shutdown).
+        // pg_ctl stops the postmaster itself (fast shutdown), whatever runuser does with signals.
         spawnSync(...command('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']), { encoding: 'utf8' })
         await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))])
         if (child.exitCode === null) child.kill('SIGKILL')
