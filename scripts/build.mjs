@@ -118,7 +118,12 @@ const [esm, cjsAsEsm] = await Promise.all([
   }).then((r) => writeFileSync(join(dist, 'browser', 'meta.json'), JSON.stringify(r.metafile))),
 ])
 for (const file of cjsAsEsm.outputFiles) {
-  const { code } = await transform(file.text, { format: 'cjs', loader: 'js', minifyWhitespace: true, platform: 'node', target: 'node20', logLevel: 'warning' })
+  // `import.meta.url` has no CommonJS equivalent built in: give it the file's own URL.
+  const usesMeta = file.text.includes('import.meta')
+  const { code } = await transform(file.text, {
+    format: 'cjs', loader: 'js', minifyWhitespace: true, platform: 'node', target: 'node20', logLevel: 'warning',
+    ...(usesMeta ? { define: { 'import.meta.url': '__ajsImportMetaUrl' }, banner: 'var __ajsImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' } : {}),
+  })
   mkdirSync(dirname(file.path), { recursive: true })
   writeFileSync(file.path, code)
 }

@@ -16,6 +16,9 @@ import { registerFlowlangCommands } from './commands/flowlang.ts'
 import { registerFlowCommands } from './commands/flow-program.ts'
 import { registerWorkflowCommands } from './commands/workflow.ts'
 import { registerServeCommands } from './commands/serve.ts'
+import { registerEvalCommand } from './commands/eval.ts'
+import { registerReplCommand } from './commands/repl.ts'
+import { registerInitCommand } from './commands/init.ts'
 
 export { EXIT } from './io.ts'
 
@@ -82,6 +85,9 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
   registerFlowCommands(program, io, setCode)
   registerWorkflowCommands(program, io, setCode)
   registerServeCommands(program, io, setCode)
+  registerEvalCommand(program, io, setCode)
+  registerReplCommand(program, io, setCode)
+  registerInitCommand(program, io, setCode)
 
   return program
 }

@@ -19,6 +19,7 @@ export const CLI_CODES = {
   CLI_NO_INPUTS: { exit: 1, message: 'No input files', hint: 'Name .ajs files, a directory that contains some, or a glob such as "src/**/*.ajs".' },
   CLI_READ: { exit: 1, message: 'Cannot read the input', hint: 'Check the file permissions and that it is text (UTF-8).' },
   CLI_WRITE: { exit: 1, message: 'Cannot write the output', hint: 'Check that the output directory is writable.' },
+  CLI_EXISTS: { exit: 1, message: 'The files exist already', hint: 'Choose an empty directory, or overwrite with --force.' },
   CLI_BAD_JSON: { exit: 1, message: 'Not valid JSON', hint: 'Pass a JSON object, for example --args \'{"name":"World"}\'.' },
   CLI_INTERNAL: { exit: 1, message: 'Internal error in ajsc', hint: 'Please report it with the command line that caused it.' },
 } as const satisfies Record<string, CliCodeSpec>

@@ -19,7 +19,7 @@ import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { compileSource, isAstPath, isAstSourceMap, loadAst, restoreLocations, sourceMapPath, splitList } from '../compile.ts'
 import { fromAgentError, fromAstProblems, fromTranspileError, located, Reporter } from '../report.ts'
 import { formatTrace } from '../trace.ts'
-import { createRunSetup } from '../setup.ts'
+import { createRunSetup, type RunSetup } from '../setup.ts'
 import { FileProcedureStore } from '../procedure-file.ts'
 import { palette } from '../colors.ts'
 import { intOption, numberOption } from '../options.ts'
@@ -32,6 +32,28 @@ import { watchInputs } from '../watch.ts'
  * that a stuck program still ends.
  */
 export const DEFAULT_RUN_TIMEOUT_MS = 300_000
+
+/** The flags that shape the run setup (shared by run, eval and repl). */
+export interface SetupFlags {
+  allowFetch?: string
+  allowPrivate?: string
+  llm?: string
+  model?: string
+  procedures?: string
+}
+
+/** The embedded run setup for these flags. */
+export function setupFromFlags(opts: SetupFlags, io: CliIO): RunSetup {
+  if (opts.model && !opts.llm) throw usageError('--model needs --llm <url>')
+  return createRunSetup({
+    allowFetch: splitList(opts.allowFetch),
+    allowPrivate: splitList(opts.allowPrivate),
+    llmUrl: opts.llm,
+    model: opts.model,
+    apiKey: io.env['AJS_LLM_API_KEY'],
+    procedures: opts.procedures ? new FileProcedureStore(resolve(io.cwd, opts.procedures)) : undefined,
+  })
+}
 
 export interface RunCommandOptions {
   args?: string
@@ -126,14 +148,7 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
     const reporter = new Reporter(io, 'run', opts.json === true)
     const loaded = await loadProgram(target, opts, io, reporter, maxErrors)
     if (!loaded) return reporter.finish({ result: null, fuelUsed: 0 })
-    const { vm, capabilities } = createRunSetup({
-      allowFetch: splitList(opts.allowFetch),
-      allowPrivate: splitList(opts.allowPrivate),
-      llmUrl: opts.llm,
-      model: opts.model,
-      apiKey: io.env['AJS_LLM_API_KEY'],
-      procedures: opts.procedures ? new FileProcedureStore(resolve(io.cwd, opts.procedures)) : undefined,
-    })
+    const { vm, capabilities } = setupFromFlags(opts, io)
     const result = await vm.run(loaded.program, args, {
       capabilities,
       ...(fuel !== undefined ? { fuel } : {}),

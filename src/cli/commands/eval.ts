@@ -1,0 +1,71 @@
+/**
+ * `ajsc eval '<code>'`: run AJS statements (or one expression) given on the
+ * command line, as `node -e` / `node -p` do. The code becomes the body of an
+ * entry function; with `-p` the value of the last expression statement is
+ * printed as JSON. Errors point into the code as typed (line and column of
+ * the argument, not of the wrapper).
+ */
+import type { Command } from 'commander'
+import { TranspileError } from '../../diagnostics/index.ts'
+import type { CliIO } from '../io.ts'
+import { compileSource } from '../compile.ts'
+import { fromAgentError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
+import { numberOption } from '../options.ts'
+import { DEFAULT_RUN_TIMEOUT_MS, setupFromFlags, type SetupFlags } from './run.ts'
+import { bodyWithValue, mapBack } from '../snippet.ts'
+
+export interface EvalOptions extends SetupFlags {
+  print?: boolean
+  args?: string
+  fuel?: string
+  timeout?: string
+  json?: boolean
+}
+
+/** `function evaluate(...) { ` + code on the same line, so lines of the code keep their numbers. */
+const PREFIX = 'function evaluate(args) { '
+
+
+export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): Promise<number> {
+  const fuel = numberOption(opts.fuel, '--fuel')
+  const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
+  const reporter = new Reporter(io, 'eval', opts.json === true)
+  let args: unknown = {}
+  if (opts.args !== undefined) {
+    try { args = JSON.parse(opts.args) } catch (e) { reporter.add({ severity: 'error', code: 'CLI_USAGE', message: `--args is not valid JSON: ${(e as Error).message}` }); return reporter.finish({}, 2) }
+  }
+  const body = opts.print ? bodyWithValue(code) : { source: code, hasValue: false }
+  // Diagnostics point at the code as typed, not at the wrapper.
+  const unwrap = ({ frame: _frame, ...d }: JsonDiagnostic): JsonDiagnostic => mapBack({ ...d, file: '<eval>' }, PREFIX.length, body)
+  const source = `${PREFIX}${body.source}\n${body.hasValue ? 'return { value: __value }' : 'return {}'}\n}\n`
+  let ast
+  try {
+    ast = compileSource(source, '<eval>', [], 50).ast
+  } catch (e) {
+    if (!(e instanceof TranspileError)) throw e
+    reporter.add(...fromTranspileError(e).map(unwrap))
+    return reporter.finish({ result: null, fuelUsed: 0 })
+  }
+  const { vm, capabilities } = setupFromFlags(opts, io)
+  const result = await vm.run(ast, { args }, { capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}) })
+  if (result.error) reporter.add(unwrap(fromAgentError(result.error, { file: '<eval>', fuel: fuel ?? 1000, timeoutMs })))
+  const value = body.hasValue && !result.error ? (result.result as { value?: unknown } | undefined)?.value ?? null : null
+  if (opts.print && !opts.json && !result.error) io.out(`${JSON.stringify(value, null, 2)}\n`)
+  return reporter.finish({ result: value, fuelUsed: result.fuelUsed })
+}
+
+export function registerEvalCommand(program: Command, io: CliIO, setCode: (code: number) => void): void {
+  program.command('eval')
+    .description('run AJS statements or an expression given as an argument (like node -e; -p prints the last value)')
+    .argument('<code>', 'AJS statements, e.g. \'let xs = [1, 2, 3]; xs.map(x => x * 2)\'')
+    .option('-p, --print', 'print the value of the last expression as JSON')
+    .option('-a, --args <json>', 'a JSON object the code can read as `args`')
+    .option('--fuel <n>', 'fuel budget (default 1000)')
+    .option('--timeout <ms>', `wall-clock limit in ms (default ${DEFAULT_RUN_TIMEOUT_MS})`)
+    .option('--json', 'print one JSON report (result, fuelUsed, diagnostics) on stdout')
+    .option('--allow-fetch <hosts>', 'grant httpFetch for these hosts')
+    .option('--allow-private <hosts>', 'allow these private or loopback hosts')
+    .option('--llm <url>', 'OpenAI-compatible endpoint for llmPredict')
+    .option('--model <name>', 'model name for --llm')
+    .action(async (code: string, opts: EvalOptions) => setCode(await evalCommand(code, opts, io)))
+}
