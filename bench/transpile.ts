@@ -11,9 +11,9 @@ import { parse } from 'acorn'
 import { readFileSync } from 'node:fs'
 import { transpile } from '../src/transpiler/index.ts'
 // @ts-expect-error: plain .mjs workload generator shared by the team (no types)
-import { generateLargeSource } from '../../shared/bench-workloads/gen-large.mjs'
+import { generateLargeSource } from './workloads/gen-large.mjs'
 
-const workloads = new URL('../../shared/bench-workloads/', import.meta.url)
+const workloads = new URL('./workloads/', import.meta.url)
 const read = (f: string): string => readFileSync(new URL(f, workloads), 'utf8')
 
 /** ~300 lines of real agent code: the shared workloads as helpers, plus an entry calling them. */

@@ -14,7 +14,8 @@ if (!existsSync(cli)) {
     process.exit(1)
   }
   process.stderr.write('ajsc: building dist/ (first run in this checkout)...\n')
-  const r = spawnSync(process.execPath, [build, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] })
+  // The CLI needs only the bundles; `npm run build` also writes the declarations.
+  const r = spawnSync(process.execPath, [build, '--quiet', '--no-types'], { stdio: ['ignore', 'ignore', 'inherit'] })
   if (r.status !== 0) {
     process.stderr.write('ajsc: the build failed; run `npm run build` to see why.\n')
     process.exit(1)

@@ -1,5 +1,6 @@
-// Where things live. The workloads are shared between projects and sit beside
-// the repo (../shared/bench-workloads); AJS_BENCH_WORKLOADS overrides that.
+// Where things live. The workloads are vendored in bench/workloads (a copy of
+// the ones shared between projects, so a clone benchmarks on its own);
+// AJS_BENCH_WORKLOADS overrides that.
 import { fileURLToPath } from 'node:url'
 import { dirname, join, resolve } from 'node:path'
 
@@ -8,7 +9,7 @@ export const repoDir = resolve(benchDir, '..')
 export const buildDir = join(benchDir, '.build')
 export const resultsDir = join(benchDir, 'results')
 export const workloadsDir = resolve(
-  process.env.AJS_BENCH_WORKLOADS ?? join(repoDir, '..', 'shared', 'bench-workloads'),
+  process.env.AJS_BENCH_WORKLOADS ?? join(benchDir, 'workloads'),
 )
 export const workloadsIndex = join(workloadsDir, 'index.mjs')
 // Bundles of our TypeScript, made by build.mjs (Node cannot import .ts).

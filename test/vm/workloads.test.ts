@@ -1,5 +1,5 @@
 /**
- * The shared benchmark workloads (../shared/bench-workloads) as a conformance
+ * The benchmark workloads (bench/workloads, vendored from ../shared/bench-workloads) as a conformance
  * and fuel test: each one, transpiled and run on the VM, must give native
  * JavaScript's result, and its fuel is pinned to the last digit (fuel is
  * deterministic; a change here is a change of the cost model and must be
@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { AgentVM, transpile } from '../../src/index.ts'
 
-const INDEX = resolve(import.meta.dir, '../../../shared/bench-workloads/index.mjs')
+const INDEX = resolve(import.meta.dir, '../../bench/workloads/index.mjs')
 const FUEL: Record<string, number> = {
   'arith-loop': 2200.1102,
   'arith-loop-idiomatic': 2000.1102,
