@@ -93,11 +93,17 @@ describe('ajsc flow run against a local OpenAI-compatible server', () => {
     expect(r.stderr).toMatch(/step_completed\s+task-worker\s+fuel \d/)
     expect(r.stderr).toMatch(/flow_completed\s+template-linear-task-worker\s+ok/)
   })
-  test('a failing run exits 1 with the code and a flag hint', () => {
+  test('a failing run exits 1 with the code and a flag hint', async () => {
     const r = ajsc(['flow', 'run', join(CORPUS, 'valid/linear_task_worker.json')])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('error CAPABILITY_MISSING')
     expect(r.stderr).toContain('--llm')
+    const cycle = join(dir, 'cycle.json')
+    writeFileSync(cycle, readFileSync(join(CORPUS, 'valid/walk_cycle_terminates.json'), 'utf8').replaceAll('"data": {}', '"data": { "prompt": "go" }'))
+    const budget = await ajscAsync(['flow', 'run', cycle, '--max-visits', '3', '--llm', server.baseUrl, '--fuel', '10000'])
+    expect(budget.code).toBe(1)
+    expect(budget.stderr).toContain('error FLOW_VISIT_BUDGET')
+    expect(budget.stderr).toContain('raise --max-visits')
   })
 })
 

@@ -173,6 +173,13 @@ function runSetup(opts: FlowCommandOptions, io: CliIO) {
   })
 }
 
+/** Flow run errors whose library hint names an option: the flag instead. */
+const FLOW_FLAG_HINTS: Record<string, string> = {
+  FLOW_VISIT_BUDGET: 'Give the cycle a branch that leaves it, or raise --max-visits (default 100).',
+  FLOW_UNKNOWN_NODE_TYPE: 'Vendor node types and tools run custom atoms, which only the library can register: runFlow(flow, input, { atoms: [defineAtom(\'vendor:name\', …)] }).',
+  FLOW_LLM_OUTPUT: 'Simplify the output_schema or describe its fields; or pick a model with structured output via --model.',
+}
+
 /** `ajsc flow run <file>`: the result on stdout (or the RunResult and events with --json). */
 export async function flowRun(file: string, opts: FlowCommandOptions, io: CliIO): Promise<number> {
   const fuel = numberOption(opts.fuel, '--fuel')
@@ -191,7 +198,10 @@ export async function flowRun(file: string, opts: FlowCommandOptions, io: CliIO)
   }
   const result = await runFlow(text, input, { ...options, atoms: [], capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}), trace: opts.trace === true })
   if (opts.trace && !opts.json) io.err(formatFlowEvents(result.events))
-  if (result.error) reporter.add(fromAgentError(result.error, { file, fuel: fuel ?? 1000, timeoutMs }))
+  if (result.error) {
+    const d = fromAgentError(result.error, { file, fuel: fuel ?? 1000, timeoutMs })
+    reporter.add(FLOW_FLAG_HINTS[result.error.code] ? { ...d, hint: FLOW_FLAG_HINTS[result.error.code] } : d)
+  }
   else if (!opts.json) io.out(`${JSON.stringify(result.result, null, 2)}\n`)
   return reporter.finish({
     result: result.result ?? null,
