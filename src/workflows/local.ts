@@ -130,7 +130,11 @@ async function answer(r: WorkflowRequest, exec: WorkflowExecution, ctx: DriveCon
         ? await resumeWorkflow(program, journal, common)
         : startWorkflow(program, { ...common, args: r.args ?? {}, budget: exec.budget })
       try {
-        return { Ok: await drive(child, { ...ctx, runId: childId, file, child: true }) }
+        const startSpent = journal.length > 0 && journal[0]!.t === 'start' ? journal[0]!.budget.spent : exec.budget.spent
+        const value = await drive(child, { ...ctx, runId: childId, file, child: true })
+        // What the child spent counts for the parent (children may run concurrently: add the difference).
+        const now = exec.budget
+        return { OkWithBudget: { value, budget: { total: now.total, spent: now.spent + Math.max(0, child.budget.spent - startSpent) } } }
       } finally {
         child.dispose()
       }

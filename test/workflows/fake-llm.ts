@@ -37,7 +37,10 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       const prompt = promptOf(body)
       counts.set(prompt, (counts.get(prompt) ?? 0) + 1)
       if (hold.has(prompt)) return
-      const content = body['response_format'] ? JSON.stringify({ echo: prompt }) : `echo: ${prompt}`
+      // Prompts starting with "sloppy" get an answer that breaks the schema the first time (for the corrective retry).
+      const asked = ((body['messages'] ?? []) as Array<{ role: string; content: string }>).find((m) => m.role === 'user')?.content ?? ''
+      const sloppy = prompt.startsWith('sloppy') && !asked.includes('previous answer was invalid')
+      const content = body['response_format'] ? (sloppy ? 'Sure! {"echo": 1' : JSON.stringify({ echo: prompt })) : `echo: ${prompt}`
       res.writeHead(200, { 'content-type': 'application/json' })
       res.end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }))
     })
