@@ -228,7 +228,7 @@ export function renderMarkdown(r) {
     p('| ---: | ---: | ---: |')
     for (const x of w.resume) p(`| ${x.entries.toLocaleString('en-US')} | ${x.ms} ms | ${x.usPerEntry} µs |`)
     p()
-    p(`Ratio 10k / 1k: ${w.resumeRatio} (linear growth is ~10).`)
+    p(`Ratio 10k / 1k: ${w.resumeRatio} (at most ~10: no super-linear growth; fixed costs weigh on the small journal); 20k / 10k: ${w.resumeRatio20} (linear: ~2); marginal cost ${w.marginalUsPerEntry} µs per entry.`)
     p()
     const j = w.journaling
     p(`| ${j.calls} agent calls answered at once | time | overhead per call |`)

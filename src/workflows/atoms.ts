@@ -4,8 +4,9 @@
  * and so on (rewrite.ts); here each atom checks its input and hands it to the
  * execution: requests park on a promise the host resolves, calls are queued.
  */
-import { defineAtom } from '../vm/atoms/define.ts'
-import type { AtomDef } from '../vm/atoms/types.ts'
+import { defineAtom, runOf } from '../vm/atoms/define.ts'
+import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
+import type { Run } from '../vm/runtime.ts'
 import { vmError } from '../vm/errors.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowRef, WorkflowRequestKind } from './types.ts'
 
@@ -15,6 +16,8 @@ export interface AtomHost {
   call(call: WorkflowCall): void
   readonly budget: BudgetSnapshot
   readonly args: unknown
+  /** Told the run the atoms belong to (the execution watches its time slices). */
+  attach(run: Run): void
 }
 
 const OBJECT = { type: 'object' } as const
@@ -38,7 +41,7 @@ const WAIT = { cost: 1, timeoutMs: 0 }
 const NOW = { cost: 0.01, sync: true, timeoutMs: 0 }
 
 export function workflowAtoms(host: AtomHost): AtomDef[] {
-  return [
+  const defs: AtomDef[] = [
     defineAtom('agent', OBJECT, undefined, (input: any) => {
       if (typeof input.prompt !== 'string') throw bad('agent', 'the prompt must be a string')
       const options = input.options ?? undefined
@@ -75,4 +78,5 @@ export function workflowAtoms(host: AtomHost): AtomDef[] {
       throw vmError('INTERNAL', 'workflowTasks is a compile-time marker and never runs', { op: 'workflowTasks' })
     }, NOW),
   ]
+  return defs.map((d) => ({ ...d, fn: (input: unknown, ctx: AtomContext) => { host.attach(runOf(ctx)); return d.fn(input, ctx) } }))
 }

@@ -12,6 +12,7 @@
  */
 import { AgentVM } from '../vm/agent-vm.ts'
 import { vmError, type AgentError } from '../vm/errors.ts'
+import type { Run } from '../vm/runtime.ts'
 import { workflowAtoms, type AtomHost } from './atoms.ts'
 import { canonicalJson, decodeResolution } from './codec.ts'
 import { WorkflowError, workflowError } from './errors.ts'
@@ -105,6 +106,8 @@ export class WorkflowExecution {
   private suppressCalls: number
   /** Counts what the run does (requests, calls, resolutions delivered, the end): see quiesce(). */
   private activity = 0
+  /** The VM run (known from the first atom call): its time-slice start tells a paused run from an idle one. */
+  private vmRun: Run | undefined
 
   constructor(private readonly config: ExecutionConfig) {
     this.id = config.executionId
@@ -139,6 +142,7 @@ export class WorkflowExecution {
       call: (call) => this.call(call),
       get budget() { return self.budgetValue },
       args: this.config.args,
+      attach: (run) => { this.vmRun ??= run },
     }
     const self = this
     const vm = new AgentVM(workflowAtoms(host))
@@ -277,17 +281,22 @@ export class WorkflowExecution {
   /**
    * Wait until the run is parked on requests (or has ended or emitted
    * something). After a resolution the run continues in microtasks, and a
-   * long one also pauses between the VM's 10 ms time slices (a macrotask):
-   * two event-loop turns in a row with no activity and no time spent in
-   * between mean nothing is running (a running slice takes >= 10 ms).
+   * long one also pauses between the VM's 10 ms time slices (a macrotask
+   * queued by the VM). Two event-loop turns in a row in which the run did
+   * nothing mean it is parked: a pause queued before our turn resumes before
+   * our next one and starts a new slice. Before the first atom call the run
+   * is not known yet; then a turn counts as quiet only if it was quick (a
+   * running slice takes >= 10 ms).
    */
   private async quiesce(): Promise<void> {
     let quiet = 0
     while (quiet < 2 && this.stateValue === 'running' && this.queue.length === 0) {
       const before = this.activity
+      const slice = this.vmRun?.sliceStart
       const t0 = performance.now()
       await macrotask()
-      quiet = this.activity === before && performance.now() - t0 < 2 ? quiet + 1 : 0
+      const idle = this.vmRun !== undefined && slice !== undefined ? this.vmRun.sliceStart === slice : performance.now() - t0 < 2
+      quiet = this.activity === before && idle ? quiet + 1 : 0
     }
   }
 
