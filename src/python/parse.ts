@@ -351,6 +351,9 @@ export class PyParser {
       }
       case 'CallExpression': return this.call(c[0]!, c[1]!, loc)
       case 'MemberExpression': {
+        if (c[0]!.name === 'Number' && c[1]!.name === '.' && c[0]!.to === c[1]!.from && /^\d[\d_]*$/.test(this.text(c[0]!))) {
+          this.refuse('PY_SYNTAX', { detail: 'invalid decimal literal', fix: `Wrap the number in parentheses: \`(${this.text(c[0]!)}).${this.text(c[2] ?? c[1]!)}\`.` }, c[0]!)
+        }
         const obj = this.expr(c[0]!)
         if (c[1]!.name === '.') {
           const name = this.text(c[2]!)

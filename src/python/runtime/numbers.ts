@@ -173,14 +173,16 @@ export function pow(rt: PyRun, a: unknown, b: unknown): unknown {
     const x = floatOf(a), y = floatOf(b)
     if (x === 0 && y < 0) raise('ZeroDivisionError', '0.0 cannot be raised to a negative power')
     if (x < 0 && !Number.isInteger(y) && Number.isFinite(y)) raise('ValueError', 'negative number cannot be raised to a fractional power (complex results are not supported)')
-    const r = Math.pow(x, y)
+    const r = floatPow(x, y)
     if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) raise('OverflowError', '(34, \'Numerical result out of range\')')
     return mkFloat(r)
   }
   const x = intOf(a), y = intOf(b)
   if (y < 0) {
     if (x === 0 || x === 0n) raise('ZeroDivisionError', '0.0 cannot be raised to a negative power')
-    return mkFloat(Math.pow(floatOf(x), floatOf(y)))
+    const r = floatPow(floatOf(x), floatOf(y))
+    if (!Number.isFinite(r)) raise('OverflowError', '(34, \'Numerical result out of range\')')
+    return mkFloat(r)
   }
   if (typeof x === 'number' && typeof y === 'number') {
     const r = Math.pow(x, y)
@@ -271,4 +273,57 @@ export function roundHalfEven(f: number): number | bigint {
   let r = d > 0.5 ? fl + 1 : d < 0.5 ? fl : (fl % 2 === 0 ? fl : fl + 1)
   if (r === 0) r = 0
   return Number.isSafeInteger(r) ? r : BigInt(r)
+}
+
+/**
+ * x ** y for floats, correctly rounded where CPython's libm pow is: integer exponents are computed
+ * exactly (the engine's Math.pow may be one ulp off), ** 0.5 is the square root.
+ */
+export function floatPow(x: number, y: number): number {
+  if (y === 0.5 && x !== -Infinity && !Object.is(x, -0)) return Math.sqrt(x)
+  if (!Number.isInteger(y) || Math.abs(y) > 2048 || !Number.isFinite(x) || x === 0) return Math.pow(x, y)
+  const [mant, exp] = decompose(Math.abs(x))
+  const n = Math.abs(y)
+  const m = mant ** BigInt(n)
+  const e = exp * n
+  const negative = x < 0 && n % 2 === 1
+  let r: number
+  if (y > 0) r = scaled(m, e)
+  else {
+    // 1 / (m * 2^e) = 2^-e / m, rounded once: a 66-bit quotient with a sticky bit.
+    const shift = m.toString(2).length + 66
+    let q = (1n << BigInt(shift)) / m
+    if ((1n << BigInt(shift)) % m !== 0n) q |= 1n
+    r = scaled(q, -e - shift)
+  }
+  return negative ? -r : r
+}
+
+/** |x| = mant * 2^exp with mant an integer. */
+function decompose(x: number): [bigint, number] {
+  const buf = new DataView(new ArrayBuffer(8))
+  buf.setFloat64(0, x)
+  const hi = buf.getUint32(0), lo = buf.getUint32(4)
+  const biased = (hi >>> 20) & 0x7ff
+  let mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo)
+  if (biased === 0) return [mant, -1074]
+  mant |= 1n << 52n
+  return [mant, biased - 1075]
+}
+
+/** m * 2^e as the nearest double (m keeps 64 bits plus a sticky bit before the one rounding). */
+function scaled(m: bigint, e: number): number {
+  const bits = m.toString(2).length
+  let q = m
+  let s = 0
+  if (bits > 64) {
+    s = bits - 64
+    const rest = m & ((1n << BigInt(s)) - 1n)
+    q = (m >> BigInt(s)) | (rest !== 0n ? 1n : 0n)
+  }
+  const k = e + s
+  const base = Number(q)
+  // Scale in two steps so neither factor overflows or underflows on its own.
+  const half = Math.trunc(k / 2)
+  return base * 2 ** half * 2 ** (k - half)
 }

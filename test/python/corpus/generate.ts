@@ -8,7 +8,7 @@
 import type { CorpusCase } from './cases.ts'
 
 export const GENERATOR_SEED = 0x5eed_2026
-export const GENERATED_CASES = 300
+export const GENERATED_CASES = 320
 
 type Ty = 'int' | 'float' | 'str' | 'list' | 'bool' | 'dict' | 'tuple'
 
@@ -74,6 +74,12 @@ class Gen {
         () => `${this.expr('str', d)}.find(${this.expr('str', d)})`,
         () => `${this.expr('list', d)}.count(${this.expr('int', d)})`,
         () => `int(${this.expr('str', d)})`,
+        () => `len(set(${this.expr('list', d)}))`,
+        () => `sum(x for x in ${this.expr('list', d)} if x > ${this.expr('int', d)})`,
+        () => `(${this.expr('int', d)}, ${this.expr('int', d)})[${r.int(-2, 2)}]`,
+        () => `${this.expr('str', d)}.count(${r.pick(['"a"', '"l"', '""', '" "'])})`,
+        () => `round(${this.expr('int', d)}, ${r.int(-3, 1)})`,
+        () => `${this.expr('list', d)}.index(${this.expr('int', d)})`,
       ])()
       case 'float': return r.pick<() => string>([
         () => `(${this.expr(r.pick(['int', 'float'] as const), d)} ${r.pick(['+', '-', '*', '/'])} ${this.expr('float', d)})`,
@@ -103,6 +109,11 @@ class Gen {
         () => `${this.expr('str', d)}.center(${r.int(0, 9)}, "*")`,
         () => `${this.expr('str', d)}.zfill(${r.int(0, 6)})`,
         () => `${this.expr('str', d)}[${this.expr('int', d)}]`,
+        () => `${this.expr('str', d)}.strip(${r.pick(['"x"', '" p"', '"😀"'])})`,
+        () => `",".join(sorted(${this.expr('str', d)}.split()))`,
+        () => `${this.expr('str', d)}.split(",")[${r.int(-1, 1)}]`,
+        () => `" ".join(str(x) for x in ${this.expr('list', d)})`,
+        () => `${this.expr('str', d)}.partition(" ")[${r.int(0, 2)}]`,
       ])()
       case 'list': return r.pick<() => string>([
         () => `[${this.expr('int', d)}, ${this.expr('int', d)}, ${this.expr('int', d)}]`,
@@ -115,6 +126,11 @@ class Gen {
         () => `list(${this.expr('dict', d)}.values())`,
         () => `[i * j for i, j in zip(${this.expr('list', d)}, ${this.expr('list', d)})]`,
         () => `[i for i, _ in enumerate(${this.expr('str', d)})]`,
+        () => `sorted(set(${this.expr('list', d)}))`,
+        () => `list(reversed(${this.expr('list', d)}))`,
+        () => `[x for x in ${this.expr('list', d)} if x in ${this.expr('list', d)}]`,
+        () => `sorted(${this.expr('list', d)}, key=lambda v: (v % ${r.int(1, 4)}, -v))`,
+        () => `(${this.expr('list', d)} * ${r.int(0, 2)})`,
       ])()
       case 'bool': return r.pick<() => string>([
         () => `(${this.expr('int', d)} ${r.pick(['<', '<=', '==', '!=', '>', '>='])} ${this.expr(r.pick(['int', 'float'] as const), d)})`,
@@ -132,6 +148,9 @@ class Gen {
         () => `{w: len(w) for w in ${this.expr('str', d)}.split()}`,
         () => `dict(zip(${this.expr('str', d)}.split(), ${this.expr('list', d)}))`,
         () => `{**${this.expr('dict', d)}, "k": ${this.expr('int', d)}}`,
+        () => `{k: v for k, v in zip("abc", ${this.expr('list', d)}) if v ${r.pick(['>', '<', '!='])} ${this.expr('int', d)}}`,
+        () => `dict(sorted(${this.expr('dict', d)}.items(), key=lambda kv: kv[1]))`,
+        () => `(${this.expr('dict', d)} | ${this.expr('dict', d)})`,
       ])()
       case 'tuple': return r.pick<() => string>([
         () => `(${this.expr('int', d)}, ${this.expr('str', d)})`,
@@ -209,6 +228,12 @@ class Gen {
       const e = this.expr('list', 2)
       const lst = this.fresh('list')
       return [`${lst} = ${e}`, `${lst}.${r.pick(['append(7)', 'sort()', 'reverse()', 'extend([1, 2])', 'insert(1, 0)', 'sort(reverse=True)'])}`]
+    }
+    if (r.chance(0.5)) {
+      const [a, b] = [this.expr('int', 2), this.expr('int', 1)]
+      const f = `fn${this.counter++}`
+      const name = this.fresh('int')
+      return [`def ${f}(p, q=${b}):`, `    return p ${r.pick(['+', '-', '*', '//', '%'])} q`, `${name} = ${f}(${a}) + ${f}(${a}, q=${r.int(1, 5)})`]
     }
     const n = this.fresh('int')
     return [`${n} = 0`, `while ${n} < ${r.int(0, 6)}:`, `    ${n} += ${r.int(1, 2)}`]
