@@ -174,6 +174,15 @@ describe('turn limits and trace', () => {
     expect(Date.now() - started).toBeLessThan(5_000)
     expect(turn.trace.at(-1)).toMatchObject({ kind: 'error', detail: { code: 'FLOW6001' } })
   })
+  test('time: an MCP server that never completes its handshake cannot hold the turn', async () => {
+    const llm = await fake('functions')
+    const host = recordingHost(dir, { limits: { timeoutMs: 300 }, mcpServers: { mute: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } } }).host
+    const s = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), host)
+    const started = Date.now()
+    expect((await s.turn('hi')).error?.code).toBe('FLOW6001')
+    expect(Date.now() - started).toBeLessThan(5_000)
+  })
+
   test('fuel: 1 per chunk, 5 per round, 10 per tool call', async () => {
     const llm = await fake('functions')
     const t = recordingHost(dir)

@@ -105,7 +105,7 @@ export function compileFlow(graph: FlowGraph, host: FlowHost, router: McpRouter,
       text, messages: added, trace, fuelUsed, rounds, toolCalls, ...(error ? { error } : {}), ...(unsupported.length ? { unsupported } : {}),
     })
     try {
-      let tools: Array<McpToolInfo & { server: string }> = await router.tools(routerNode.options.servers as string[] | undefined)
+      let tools: Array<McpToolInfo & { server: string }> = await untilAborted(router.tools(routerNode.options.servers as string[] | undefined), abort.signal)
       const only = advertiser?.options.tools as string[] | undefined
       if (only) tools = tools.filter((t) => only.includes(t.name))
       note(routerNode, 'tools', { names: tools.map((t) => t.name) })
@@ -173,7 +173,7 @@ export function compileFlow(graph: FlowGraph, host: FlowHost, router: McpRouter,
           const denied = tool && await deniedByGate(gates, use, toolRisk(tool), host)
           if (denied) res = { id: use.id, name: use.name, content: `The tool call was not approved (advisor.gate ${denied}).`, isError: true }
           else if (!tool) res = undefined
-          else res = await router.call(use, abort.signal, routerNode.options.servers as string[] | undefined)
+          else res = await untilAborted(router.call(use, abort.signal, routerNode.options.servers as string[] | undefined), abort.signal)
           if (!res) {
             unsupported.push(use.name)
             const p = problem('TOOL_UNSUPPORTED', '', { name: use.name })
@@ -202,6 +202,19 @@ export function compileFlow(graph: FlowGraph, host: FlowHost, router: McpRouter,
   }
 
   return { graph, runTurn }
+}
+
+/** Starting an MCP server cannot be cancelled mid-handshake: the turn stops waiting when its signal fires. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason)
+    signal.addEventListener('abort', stop, { once: true })
+    work.then(
+      (v) => { signal.removeEventListener('abort', stop); resolve(v) },
+      (e) => { signal.removeEventListener('abort', stop); reject(e) },
+    )
+  })
 }
 
 /** The gate that refused (by node id), or undefined when every applicable gate approved. */

@@ -17,6 +17,8 @@ interface Connected { name: string; client: Client; tools: McpToolInfo[] }
 
 export class McpRouter {
   private connected?: Promise<Connected[]>
+  /** Every client created, connected or still in its handshake (close() must reach both). */
+  private readonly clients: Client[] = []
   private closed = false
 
   constructor(private readonly servers: Record<string, McpServerSpec>, private readonly clientName = 'ajs-flowlang') {}
@@ -26,6 +28,7 @@ export class McpRouter {
     if (this.closed) return Promise.reject(new McpRouterError('*', 'the router is closed'))
     this.connected ??= Promise.all(Object.entries(this.servers).map(async ([name, spec]) => {
       const client = new Client({ name: this.clientName, version: '1.0.0' })
+      this.clients.push(client)
       const transport = new StdioClientTransport({
         command: spec.command, args: spec.args ?? [], cwd: spec.cwd,
         env: { ...(process.env as Record<string, string>), ...(spec.env ?? {}) }, stderr: 'pipe',
@@ -72,7 +75,7 @@ export class McpRouter {
 
   async close(): Promise<void> {
     this.closed = true
-    const list = await this.connected?.catch(() => [] as Connected[])
-    await Promise.all((list ?? []).map((c) => c.client.close().catch(() => {})))
+    this.connected?.catch(() => {})
+    await Promise.all(this.clients.map((c) => c.close().catch(() => {})))
   }
 }
