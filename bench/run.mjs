@@ -115,6 +115,10 @@ if (opts.sections.includes('workflows')) {
   log('\n== 7. workflows: resume cost by journal size, journaling overhead (bench/workflows.mjs)')
   results.workflows = await (await import('./workflows.mjs')).runWorkflowsBench({ quick: opts.quick, log })
 }
+if (opts.sections.includes('flowlang')) {
+  log('\n== 8. FlowLang: validation, .flow text, flow scripts, one pipeline turn (bench/flowlang.mjs)')
+  results.flowlang = await (await import('./flowlang.mjs')).runFlowlangBench({ quick: opts.quick, log })
+}
 
 results.machine.loadEnd = os.loadavg().map((x) => +x.toFixed(2))
 const md = renderMarkdown(results) + (results.python ? (await import('./python.mjs')).renderPythonSection(results.python) : '')
