@@ -30,6 +30,11 @@ describe('ajsc flow validate', () => {
       ['UnsupportedSpecVersion', '/spec_version'], ['InvalidVendorNamespace', '/flow/nodes/2/node_type'],
     ])
   })
+  test('a SavedFlow without its graph is reported as one (MissingField), not as an unknown format', () => {
+    const j = JSON.parse(ajsc(['flow', 'validate', '--json', join(CORPUS, 'valid/scheduled/morning_brief.json')]).stdout)
+    expect(j).toMatchObject({ valid: false, format: 'saved-flow' })
+    expect(j.problems.map((p: { rule: string; path: string }) => `${p.rule} ${p.path}`)).toEqual(['MissingField /name', 'MissingField /flow'])
+  })
   test('usage errors exit 2; a missing file exits 1', () => {
     expect(ajsc(['flow', 'validate']).code).toBe(2)
     expect(ajsc(['flow', 'compile', '--semantics', 'fast', join(CORPUS, 'valid/linear_task_worker.json')]).code).toBe(2)
