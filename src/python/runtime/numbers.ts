@@ -281,6 +281,7 @@ export function roundHalfEven(f: number): number | bigint {
  */
 export function floatPow(x: number, y: number): number {
   if (y === 0.5 && x !== -Infinity && !Object.is(x, -0)) return Math.sqrt(x)
+  if (y === 2 || y === 1 || y === -1) return y === 2 ? x * x : y === 1 ? x : 1 / x
   if (!Number.isInteger(y) || Math.abs(y) > 2048 || !Number.isFinite(x) || x === 0) return Math.pow(x, y)
   const [mant, exp] = decompose(Math.abs(x))
   const n = Math.abs(y)

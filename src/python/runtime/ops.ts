@@ -104,7 +104,8 @@ export function mod(rt: PyRun, a: unknown, b: unknown): unknown {
 }
 
 export function power(rt: PyRun, a: unknown, b: unknown): unknown {
-  if (b === 2 && typeof a === 'number' && Number.isInteger(a)) return mul(rt, a, a)
+  // x * x is the correctly rounded square, for ints and floats alike.
+  if (b === 2 && typeof a === 'number') return mul(rt, a, a)
   const r = numArith(rt, '**', a, b)
   return r !== undefined ? r : unsupported('** or pow()', a, b)
 }
