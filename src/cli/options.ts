@@ -1,5 +1,6 @@
-/** Parsing of numeric flag values; a malformed value is a usage error (exit 2). */
-import { usageError } from './io.ts'
+/** Parsing of flag values; a malformed value given on the command line is a usage error (exit 2). */
+import { resolve } from 'node:path'
+import { CliError, readText, usageError, type CliIO } from './io.ts'
 
 /** A non-negative number, or undefined when the flag is absent. */
 export function numberOption(value: string | undefined, flag: string): number | undefined {
@@ -14,4 +15,24 @@ export function intOption(value: string | undefined, flag: string, min = 0): num
   const n = numberOption(value, flag)
   if (n !== undefined && (!Number.isInteger(n) || n < min)) throw usageError(`${flag} must be an integer >= ${min}, got "${value}"`)
   return n
+}
+
+/**
+ * A JSON-object flag (`--args`, `--input`): inline JSON, `@file.json`, or `-`
+ * for stdin. Absent: `{}`. Malformed inline JSON is a usage error (exit 2);
+ * a bad file or stdin is an input error (exit 1).
+ */
+export async function jsonObjectFlag(opt: string | undefined, flag: string, io: CliIO): Promise<Record<string, unknown>> {
+  if (opt === undefined) return {}
+  const [text, from, code] = opt === '-' ? [await io.readStdin(), `stdin (${flag} -)`, 'CLI_BAD_JSON' as const]
+    : opt.startsWith('@') ? [readText(resolve(io.cwd, opt.slice(1)), opt.slice(1)), opt.slice(1), 'CLI_BAD_JSON' as const]
+      : [opt, flag, 'CLI_USAGE' as const]
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (e) {
+    throw new CliError(code, `${from} is not valid JSON: ${(e as Error).message}`)
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(code, `${from} must be a JSON object`)
+  return value as Record<string, unknown>
 }

@@ -4,12 +4,15 @@
  * exit-code rule, esbuild-style output files, stdin only when asked, every
  * refusal of a file in one pass, hints that name flags.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { spawn } from 'node:child_process'
 import { ajsc, ROOT } from './run-cli.ts'
+
+// Each test spawns the real binary, several times; a loaded machine needs more than bun's 5 s.
+setDefaultTimeout(30_000)
 
 let dir: string
 const write = (name: string, text: string) => {

@@ -1,9 +1,12 @@
 /** `ajsc eval`, `ajsc repl` and `ajsc init`, through the real binary. */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ajsc } from './run-cli.ts'
+
+// Each test spawns the real binary, several times; a loaded machine needs more than bun's 5 s.
+setDefaultTimeout(30_000)
 
 let dir: string
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'ajsc-interactive-')) })

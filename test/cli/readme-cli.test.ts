@@ -4,11 +4,14 @@
  * against --help), the hello output and Node version it states, and every
  * example run with the command examples/README.md gives.
  */
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ajsc, ROOT } from './run-cli.ts'
+
+// Each test spawns the real binary, several times; a loaded machine needs more than bun's 5 s.
+setDefaultTimeout(30_000)
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
 const section = readme.slice(readme.indexOf('## Quick start: CLI'))

@@ -4,12 +4,15 @@
  * a timestamp), and `run --watch`. Every wait is bounded; the child is
  * stopped with SIGINT and must exit 0.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT } from './run-cli.ts'
+
+// Each test spawns the real binary, several times; a loaded machine needs more than bun's 5 s.
+setDefaultTimeout(30_000)
 
 let dir: string
 beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'ajsc-watch-')) })

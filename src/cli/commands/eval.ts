@@ -10,7 +10,7 @@ import { TranspileError } from '../../diagnostics/index.ts'
 import type { CliIO } from '../io.ts'
 import { compileSource } from '../compile.ts'
 import { fromAgentError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
-import { numberOption } from '../options.ts'
+import { jsonObjectFlag, numberOption } from '../options.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, setupFromFlags, type SetupFlags } from './run.ts'
 import { bodyWithValue, mapBack } from '../snippet.ts'
 
@@ -30,10 +30,7 @@ export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): P
   const fuel = numberOption(opts.fuel, '--fuel')
   const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
   const reporter = new Reporter(io, 'eval', opts.json === true)
-  let args: unknown = {}
-  if (opts.args !== undefined) {
-    try { args = JSON.parse(opts.args) } catch (e) { reporter.add({ severity: 'error', code: 'CLI_USAGE', message: `--args is not valid JSON: ${(e as Error).message}` }); return reporter.finish({}, 2) }
-  }
+  const args = await jsonObjectFlag(opts.args, '--args', io)
   const body = opts.print ? bodyWithValue(code) : { source: code, hasValue: false }
   // Diagnostics point at the code as typed, not at the wrapper.
   const unwrap = ({ frame: _frame, ...d }: JsonDiagnostic): JsonDiagnostic => mapBack({ ...d, file: '<eval>' }, PREFIX.length, body)
@@ -59,7 +56,7 @@ export function registerEvalCommand(program: Command, io: CliIO, setCode: (code:
     .description('run AJS statements or an expression given as an argument (like node -e; -p prints the last value)')
     .argument('<code>', 'AJS statements, e.g. \'let xs = [1, 2, 3]; xs.map(x => x * 2)\'')
     .option('-p, --print', 'print the value of the last expression as JSON')
-    .option('-a, --args <json>', 'a JSON object the code can read as `args`')
+    .option('-a, --args <json>', 'a JSON object the code can read as `args` (inline, @file.json or - for stdin)')
     .option('--fuel <n>', 'fuel budget (default 1000)')
     .option('--timeout <ms>', `wall-clock limit in ms (default ${DEFAULT_RUN_TIMEOUT_MS})`)
     .option('--json', 'print one JSON report (result, fuelUsed, diagnostics) on stdout')

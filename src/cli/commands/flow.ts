@@ -17,7 +17,7 @@ import { FlowScheduler, type ScheduleLogEntry } from '../../flows/schedule/sched
 import { codeFrame } from '../../diagnostics/format.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { fromAgentError, Reporter, type JsonDiagnostic } from '../report.ts'
-import { intOption, numberOption } from '../options.ts'
+import { intOption, jsonObjectFlag, numberOption } from '../options.ts'
 import { createRunSetup } from '../setup.ts'
 import { splitList } from '../compile.ts'
 import { palette } from '../colors.ts'
@@ -133,20 +133,7 @@ export function flowCompile(file: string, opts: FlowCommandOptions, io: CliIO): 
 }
 
 /** `--input`: inline JSON (malformed: usage error), `@file.json` or `-` for stdin. */
-async function readInput(opt: string | undefined, io: CliIO): Promise<Record<string, unknown>> {
-  if (opt === undefined) return {}
-  const [text, from, code] = opt === '-' ? [await io.readStdin(), 'stdin (--input -)', 'CLI_BAD_JSON' as const]
-    : opt.startsWith('@') ? [readText(resolve(io.cwd, opt.slice(1)), opt.slice(1)), opt.slice(1), 'CLI_BAD_JSON' as const]
-      : [opt, '--input', 'CLI_USAGE' as const]
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (e) {
-    throw new CliError(code, `${from} is not valid JSON: ${(e as Error).message}`)
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(code, `${from} must be a JSON object`)
-  return value as Record<string, unknown>
-}
+const readInput = (opt: string | undefined, io: CliIO): Promise<Record<string, unknown>> => jsonObjectFlag(opt, '--input', io)
 
 /** The flow events as an aligned table for `--trace`. */
 export function formatFlowEvents(events: readonly FlowEvent[]): string {

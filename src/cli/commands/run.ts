@@ -22,7 +22,7 @@ import { formatTrace } from '../trace.ts'
 import { createRunSetup, type RunSetup } from '../setup.ts'
 import { FileProcedureStore } from '../procedure-file.ts'
 import { palette } from '../colors.ts'
-import { intOption, numberOption } from '../options.ts'
+import { intOption, jsonObjectFlag, numberOption } from '../options.ts'
 import { clock } from './build.ts'
 import { watchInputs } from '../watch.ts'
 
@@ -69,25 +69,6 @@ export interface RunCommandOptions {
   stdinFilename?: string
   maxErrors?: string
   watch?: boolean
-}
-
-function parseArgs(text: string, from: string, code: 'CLI_USAGE' | 'CLI_BAD_JSON'): unknown {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (e) {
-    throw new CliError(code, `${from} is not valid JSON: ${(e as Error).message}`)
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(code, `${from} must be a JSON object`)
-  return value
-}
-
-/** `--args`: inline JSON (a malformed value is a usage error), `@file.json` or `-` (input errors). */
-async function readArgs(opt: string | undefined, io: CliIO): Promise<unknown> {
-  if (opt === undefined) return {}
-  if (opt === '-') return parseArgs(await io.readStdin(), 'stdin (--args -)', 'CLI_BAD_JSON')
-  if (opt.startsWith('@')) return parseArgs(readText(resolve(io.cwd, opt.slice(1)), opt.slice(1)), opt.slice(1), 'CLI_BAD_JSON')
-  return parseArgs(opt, '--args', 'CLI_USAGE')
 }
 
 interface Loaded {
@@ -141,7 +122,7 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
   if (target === '-' && opts.args === '-') throw usageError('stdin cannot hold both the program (`run -`) and its arguments (`--args -`)', 'Pass the arguments inline (--args \'{...}\') or from a file (--args @args.json).')
   if (opts.stdinFilename && target !== '-') throw usageError('--stdin-filename needs `-` (stdin) as the target')
   if (opts.watch && (isToken || target === '-')) throw usageError('--watch needs a program file to watch')
-  const args = await readArgs(opts.args, io)
+  const args = await jsonObjectFlag(opts.args, '--args', io)
 
   const once = async (): Promise<number> => {
     const c = palette(io.color)
