@@ -60,7 +60,7 @@ describe('README: CLI quick start', () => {
       const help = ajsc([command!, '--help']).stdout
       for (const flag of rest!.match(/--[a-z-]+/g) ?? []) expect(help).toContain(flag)
     }
-  })
+  }, 60_000) // one process per command: seconds on a loaded machine
 })
 
 describe('examples: run as examples/README.md says (npx bun examples/<name>/main.ts)', () => {
