@@ -13,6 +13,7 @@ import {
   argError, at, buildBody, checkKeys, condition, hoist, isBody, isPlainObject, value, type BodyResult, type Kit,
 } from './body.ts'
 import { atomCall, atomMethodFor } from './atoms.ts'
+import { e, type SourceExpr } from './expr.ts'
 import { takeSchema, metaOf } from './root.ts'
 
 export type Method = (st: State, args: unknown[], kit: Kit) => unknown
@@ -114,8 +115,9 @@ function tryStep(st: State, [spec]: unknown[], kit: Kit): State {
     bodies.push(tryBody)
     const step: Step = { op: 'try', try: tryBody.steps }
     if (spec.catch !== undefined) {
-      const param = spec.catchParam === undefined ? undefined : pattern(spec.catchParam, 'catchParam')
-      if (param !== undefined) step.catchParam = param
+      // The seed's builder: without catchParam the catch body sees the error as `error`.
+      const param = spec.catchParam === undefined ? 'error' : pattern(spec.catchParam, 'catchParam')
+      step.catchParam = param
       const c = buildBody(st, kit, spec.catch, namesOf(param), '/catch', 'try')
       step.catch = c.steps
       bodies.push(c)
@@ -167,6 +169,41 @@ function switchStep(st: State, [disc, cases, opts]: unknown[], kit: Kit): State 
   })
 }
 
+/** A tosijs-schema builder (`s.object({...})`): an object schema with `validate`, never data. */
+function isSchemaBuilder(v: unknown): v is { schema: Record<string, unknown> } {
+  return isPlainObject(v) && isPlainObject(v.schema) && typeof v.validate === 'function'
+}
+
+/**
+ * `.return(s.object({ a: ..., b: ... }))`, the seed's form: returns the
+ * variables named by the schema's properties as `{ a, b }`. At the root the
+ * schema also becomes the program's `outputSchema` (unless meta() set one).
+ */
+function returnSchema(st: State, schema: Record<string, unknown>): State {
+  const props = schema.properties
+  if (schema.type !== 'object' || !isPlainObject(props)) throw argError('return(schema) takes an object schema: s.object({ name: type, ... })')
+  const keys = Object.keys(props)
+  const missing = keys.filter((k) => !st.names.includes(k))
+  if (missing.length > 0) {
+    throw argError(`return(schema) returns variables by name, but ${missing.map((k) => `\`${k}\``).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in scope (in scope: ${st.names.join(', ') || 'none'})`)
+  }
+  const value: Expr = { $expr: 'object', properties: keys.map((key) => ({ key, value: { $expr: 'ident', name: key } })) }
+  const pushed = st.push({ op: 'return', value })
+  if (st.root === null || st.root.outputSchema !== undefined) return pushed
+  return pushed.with({ root: { ...pushed.root!, outputSchema: JSON.parse(JSON.stringify(schema)) as Record<string, unknown> } })
+}
+
+/** `'user.address.city'` / `'items.0.name'` as AJS source (`items[0].name`), resolved where it is used. */
+function dottedPath(path: unknown, what: string): SourceExpr {
+  if (typeof path !== 'string' || !/^[A-Za-z_$][\w$]*(\.([A-Za-z_$][\w$]*|\d+))*$/.test(path)) {
+    throw argError(`${what} takes a dotted path such as 'user.name' or 'items.0.id', got ${JSON.stringify(path)}`)
+  }
+  const [head, ...rest] = path.split('.')
+  checkName(head, what)
+  const source = head + rest.map((seg) => (/^\d+$/.test(seg) ? `[${seg}]` : `.${checkName(seg, what)}`)).join('')
+  return e.parse(source)
+}
+
 function rootOnly(st: State, what: string): void {
   if (st.root === null) throw new BuilderError('BUILDER_ARGS', `${what} is only available on the program root (Agent...), not inside a body`)
 }
@@ -192,7 +229,22 @@ export const METHODS: Record<string, Method> = {
     return declareFn(st, { op: 'varSet', key, value: value(st, kit, v) }, key)
   }),
   expr: (st, [source], kit) => at(st, 'expr', () => st.push({ op: 'expr', value: condition(st, kit, source) })),
-  return: (st, args, kit) => at(st, 'return', () => st.push(args.length === 0 ? { op: 'return' } : { op: 'return', value: value(st, kit, args[0]) })),
+  return: (st, args, kit) => at(st, 'return', () => {
+    if (args.length === 0) return st.push({ op: 'return' })
+    if (isSchemaBuilder(args[0])) return returnSchema(st, args[0].schema)
+    return st.push({ op: 'return', value: value(st, kit, args[0]) })
+  }),
+  /** The seed's `varSet({ key, value })`: declares `key` when new, assigns it when in scope (like `set`). */
+  varSet: (st, [spec], kit) => at(st, 'varSet', () => {
+    if (!isPlainObject(spec)) throw argError('varSet({ key, value })')
+    checkKeys(spec, ['key', 'value'], 'varSet')
+    const key = checkName(spec.key, 'varSet key')
+    return declareFn(st, { op: 'varSet', key, value: value(st, kit, spec.value) }, key)
+  }),
+  /** An input field by dotted path (`Agent.args('user.name')`), usable wherever a value is. */
+  args: (_st, [path]) => dottedPath(path, 'args()'),
+  /** A variable by dotted path (`Agent.val('result.items.0')`), usable wherever a value is. */
+  val: (_st, [path]) => dottedPath(path, 'val()'),
   throw: (st, [v], kit) => at(st, 'throw', () => st.push({ op: 'throw', value: value(st, kit, v) })),
   break: (st, [l]) => at(st, 'break', () => st.push(l === undefined ? { op: 'break' } : { op: 'break', label: checkName(l, 'label') })),
   continue: (st, [l]) => at(st, 'continue', () => st.push(l === undefined ? { op: 'continue' } : { op: 'continue', label: checkName(l, 'label') })),
@@ -250,7 +302,14 @@ export const METHODS: Record<string, Method> = {
     }
     return st.push(step)
   }),
-  varGet: (st, [key]) => at(st, 'varGet', () => st.push({ op: 'varGet', key: checkName(key, 'varGet') })),
+  /** `varGet('x')` or the seed's `varGet({ key: 'x' })`: the variable's value as the step's result. */
+  varGet: (st, [key]) => at(st, 'varGet', () => {
+    if (isPlainObject(key)) {
+      checkKeys(key, ['key'], 'varGet')
+      key = key.key
+    }
+    return st.push({ op: 'varGet', key: checkName(key, 'varGet') })
+  }),
   varsImport: (st, [keys]) => at(st, 'varsImport', () => {
     if (!Array.isArray(keys)) throw argError('varsImport([names])')
     const names = keys.map((k) => checkName(k, 'varsImport'))

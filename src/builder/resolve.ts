@@ -74,7 +74,9 @@ function walkExpr(node: Expr, map: Subst): Expr {
 }
 
 function parseError(source: string, e: unknown): BuilderError {
-  const msg = e instanceof Error ? e.message.split('\n')[0] : String(e)
+  let msg = e instanceof Error ? e.message.split('\n')[0] : String(e)
+  const hint = (e as { hint?: unknown })?.hint
+  if (typeof hint === 'string' && hint.length > 0 && !msg!.includes(hint)) msg += ` (${hint})`
   return new BuilderError('BUILDER_PARSE', `cannot compile ${JSON.stringify(source)}: ${msg}`, { cause: e })
 }
 
@@ -90,7 +92,7 @@ export function parseSource(source: string, scope: ParseScope, vars?: VarMap): E
   const mapped = vars ? Object.keys(vars) : []
   let parsed: Expr
   try {
-    parsed = transpileExpression(source, { vars: [...scope.names, ...mapped], atoms: scope.atoms })
+    parsed = transpileExpression(source, { vars: [...scope.names, ...mapped], atoms: scope.atoms, refuseChainedComparisons: true })
   } catch (e) {
     throw parseError(source, e)
   }

@@ -77,7 +77,17 @@ export interface BuilderMethods<A, V, L> {
   set<N extends string, X>(name: N, value: X): Builder<A, Bind<V, N, ValueOf<X>>, L>
   /** An expression statement from source (`'x += 1'`, `'xs.push(y)'`) or an expression node. */
   expr(source: Cond): Builder<A, V, unknown>
+  /**
+   * End the program with a value. A tosijs-schema object (`s.object({ a: s.number })`,
+   * the seed's form) returns the variables it names, `{ a }`, and becomes the outputSchema.
+   */
   return(value?: unknown): Builder<A, V, L>
+  /** The seed's `varSet({ key, value })`: declares `key` when new, assigns it when in scope. */
+  varSet<N extends string, X>(spec: { key: N; value: X }): Builder<A, Bind<V, N, ValueOf<X>>, L>
+  /** An input field by dotted path (`'user.name'`, `'items.0.id'`), usable wherever a value is. */
+  args<T = unknown>(path: string): SourceExpr<T>
+  /** A variable by dotted path, usable wherever a value is. */
+  val<T = unknown>(path: string): SourceExpr<T>
   throw(value: unknown): Builder<A, V, L>
   break(label?: string): Builder<A, V, L>
   continue(label?: string): Builder<A, V, L>
@@ -93,9 +103,10 @@ export interface BuilderMethods<A, V, L> {
   forOf<N extends string>(target: N | PatternNode, iterable: Cond, body: Body<A, Bind<V, N, unknown>>, opts?: ForOfOptions): Builder<A, V, L>
   forIn<N extends string>(target: N | PatternNode, object: Cond, body: Body<A, Bind<V, N, string>>, opts?: ForOfOptions): Builder<A, V, L>
   switch(discriminant: Cond, cases: Array<{ test?: Cond; body: Body<A, V> }>, opts?: LoopOptions): Builder<A, V, L>
+  /** Without `catchParam` the catch body sees the error as `error` (the seed's builder). */
   try<P extends string = never>(spec: {
     try: Body<A, V>
-    catch?: Body<A, [P] extends [never] ? V : Bind<V, P, unknown>>
+    catch?: Body<A, [P] extends [never] ? Bind<V, 'error', { message: string; name?: string; code?: string }> : Bind<V, P, unknown>>
     catchParam?: P | PatternNode
     finally?: Body<A, V>
   }): Builder<A, V, L>
@@ -110,7 +121,7 @@ export interface BuilderMethods<A, V, L> {
   reduce<N extends string, C extends string>(items: unknown, as: N, accumulator: C, initial: unknown, body: Body<A, Bind<Bind<V, N, unknown>, C, unknown>>): Builder<A, V, unknown>
   memoize(key: unknown, body: Body<A, V>): Builder<A, V, unknown>
   cache(key: unknown, body: Body<A, V>, opts?: { ttlMs?: unknown }): Builder<A, V, unknown>
-  varGet<N extends keyof V & string>(key: N): Builder<A, V, V[N]>
+  varGet<N extends keyof V & string>(key: N | { key: N }): Builder<A, V, V[N]>
   varsImport<N extends string>(keys: N[]): Builder<A, V & { [K in N]: unknown }, L>
   varsExport(keys: Array<keyof V & string>): Builder<A, V, Record<string, unknown>>
   destructure(kind: 'let' | 'const' | 'assign', pattern: string | PatternNode, value: unknown): Builder<A, V & Record<string, unknown>, L>

@@ -43,6 +43,7 @@ export const CODES = {
   CLASS: e('AJS2001', 'Classes are not supported', 'Use plain objects and helper functions: `function make(x) { return { x } }`.'),
   NEW: e('AJS2002', '`new {name}` is not supported', 'Call a function that returns plain data instead; `new Error(msg)` is the only accepted form.'),
   NEW_DATE: e('AJS2033', '`new Date` is not supported: dates are plain numbers and strings in AJS', 'Use `Date.now()` for the current time in ms, `Date.toISOString(ms)` to format it and `Date.parse(text)` to read one.'),
+  CHAINED_COMPARISON: e('AJS2035', 'Chained comparison `{text}`: JavaScript would compare the boolean `{left}` with `{right}`', 'Write `{rewrite}`.'),
   NEW_COLLECTION: e('AJS2034', '`new {name}` is not supported: AJS values are plain data', 'Use an array with the `Set.*` helpers (`Set.from`, `Set.has`, `Set.union`, ...) or a plain object as a map.'),
   THIS: e('AJS2003', '`this` is not supported', 'Pass the object explicitly as a parameter.'),
   ASYNC: e('AJS2004', 'async functions are not needed in AJS', 'Remove `async`: atom calls such as `httpFetch({ url })` already wait for their result.'),

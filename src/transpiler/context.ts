@@ -36,6 +36,8 @@ export class LowerContext {
    * name compiles to a call of a custom atom the running VM must provide.
    */
   lateBound = false
+  /** Refuse `a < b < c` (the builder's condition strings, as the seed's condition grammar does). */
+  refuseChainedComparisons = false
   /** Helpers some function calls (the others get an "unused" warning). */
   readonly calledHelpers = new Set<string>()
   /** Custom (non-core) atoms the program calls, in order of first call. */

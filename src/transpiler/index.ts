@@ -53,6 +53,12 @@ export interface ExpressionOptions {
   vars?: readonly string[]
   atoms?: AtomNames
   filename?: string
+  /**
+   * Refuse an unparenthesized chained comparison `a > b > c` (AJS2035, with
+   * the rewrite `a > b && b > c`) instead of evaluating it as JavaScript does.
+   * The builder's condition strings set it.
+   */
+  refuseChainedComparisons?: boolean
 }
 
 function checkOptions(options: object, allowed: readonly string[], fn: string): void {
@@ -122,8 +128,9 @@ export function ajs(source: string | TemplateStringsArray, ...rest: unknown[]): 
  */
 export function transpileExpression(source: string, options: ExpressionOptions = {}): Expr {
   if (typeof source !== 'string') throw new TypeError('transpileExpression: source must be a string')
-  checkOptions(options, ['vars', 'atoms', 'filename'], 'transpileExpression')
+  checkOptions(options, ['vars', 'atoms', 'filename', 'refuseChainedComparisons'], 'transpileExpression')
   const ctx = new LowerContext(source, options.filename ?? '<expr>', atomTable(options.atoms))
+  ctx.refuseChainedComparisons = options.refuseChainedComparisons === true
   for (const name of options.vars ?? []) ctx.scope.vars.set(name, 'let')
   return lowerExpr(parseExpression(source, ctx), ctx)
 }

@@ -259,6 +259,7 @@ export class AgentVM {
       maxAgentDepth: opts.limits.maxAgentDepth,
       agentDepth,
       trace: opts.trace,
+      onLog: opts.onLog,
       args,
       random: opts.random,
       now: opts.now,

@@ -4,7 +4,7 @@
  */
 export { AgentVM, type AgentVMOptions, type SourceCompiler } from './agent-vm.ts'
 export type { GuestFunction } from './compile/compiler.ts'
-export type { RunOptions, RunLimits } from './limits.ts'
+export type { RunOptions, RunLimits, LogEntry, LogLevel } from './limits.ts'
 export { DEFAULTS as RUN_DEFAULTS } from './limits.ts'
 export type { RunResult, TraceEntry } from './result.ts'
 export { isAgentError, type AgentError } from './errors.ts'

@@ -42,13 +42,24 @@ export interface RunOptions {
   quotas?: Record<string, number>
   /** Largest single value (string/array) the guest may build, in bytes (default 64 MiB). */
   maxHeapBytes?: number
-  /** Record a trace of every step with its fuel. */
+  /** Record a trace of every step with its fuel (console output becomes entries too). */
   trace?: boolean
+  /** Called with every `console.log/info/warn/error` (and consoleLog atom) line of the guest, as it happens. */
+  onLog?: (entry: LogEntry) => void
   limits?: RunLimits
   /** Sources of nondeterminism, injectable for tests and replay. */
   random?: () => number
   now?: () => number
   uuid?: () => string
+}
+
+/** The guest's console levels. */
+export type LogLevel = 'log' | 'info' | 'warn' | 'error'
+
+/** One line the guest logged (values joined with spaces; non-strings as JSON). */
+export interface LogEntry {
+  level: LogLevel
+  message: string
 }
 
 export const DEFAULTS = Object.freeze({
@@ -61,7 +72,7 @@ export const DEFAULTS = Object.freeze({
   maxAstDepth: 1000,
 })
 
-const KEYS = new Set(['fuel', 'timeoutMs', 'signal', 'interrupt', 'tenant', 'capabilities', 'context', 'costOverrides', 'quotas', 'maxHeapBytes', 'trace', 'limits', 'random', 'now', 'uuid'])
+const KEYS = new Set(['fuel', 'timeoutMs', 'signal', 'interrupt', 'tenant', 'capabilities', 'context', 'costOverrides', 'quotas', 'maxHeapBytes', 'trace', 'onLog', 'limits', 'random', 'now', 'uuid'])
 const LIMIT_KEYS = new Set(['maxCallDepth', 'maxAgentDepth', 'maxAstNodes', 'maxAstDepth'])
 
 const bad = (message: string) => vmError('OPTIONS_INVALID', message)
@@ -88,6 +99,7 @@ export interface NormalizedOptions {
   quotas: Record<string, number>
   maxHeapBytes: number
   trace: boolean
+  onLog?: (entry: LogEntry) => void
   limits: Required<RunLimits>
   random: () => number
   now: () => number
@@ -124,6 +136,7 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
   if (quotas !== NONE) for (const [k, v] of Object.entries(quotas)) positive(v, `quotas.${k}`, true)
   const limits = o.limits === undefined ? NONE : record(o.limits, 'limits')
   if (limits !== NONE) for (const k of Object.keys(limits)) if (!LIMIT_KEYS.has(k)) throw bad(`Unknown limit "${k}"`)
+  if (o.onLog !== undefined && typeof o.onLog !== 'function') throw bad('onLog must be a function')
   if (o.random !== undefined || o.now !== undefined || o.uuid !== undefined) {
     for (const fn of ['random', 'now', 'uuid'] as const) if (o[fn] !== undefined && typeof o[fn] !== 'function') throw bad(`${fn} must be a function`)
   }
@@ -140,6 +153,7 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
     quotas,
     maxHeapBytes: o.maxHeapBytes === undefined ? DEFAULTS.maxHeapBytes : positive(o.maxHeapBytes, 'maxHeapBytes'),
     trace: o.trace === true,
+    onLog: o.onLog,
     limits: limits === NONE ? DEFAULT_LIMITS : {
       maxCallDepth: limits.maxCallDepth === undefined ? DEFAULTS.maxCallDepth : positive(limits.maxCallDepth, 'limits.maxCallDepth'),
       maxAgentDepth: limits.maxAgentDepth === undefined ? DEFAULTS.maxAgentDepth : positive(limits.maxAgentDepth, 'limits.maxAgentDepth', true),

@@ -14,6 +14,8 @@ export interface TraceEntry {
   fuelTotal: number
   ms: number
   error?: string
+  /** For `console.*` entries (op `console.log`, ...): the line the guest logged. */
+  message?: string
 }
 
 export interface RunResult<T = unknown> {

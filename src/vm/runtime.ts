@@ -7,7 +7,8 @@ import { vmError, VmError } from './errors.ts'
 import { CHAR_COST, SLOT_COST, fromUnits } from './fuel.ts'
 import type { TraceEntry } from './result.ts'
 import type { VmHost } from './agent-vm.ts'
-import type { NormalizedOptions } from './limits.ts'
+import type { LogLevel, NormalizedOptions } from './limits.ts'
+import { MAX_TRACE } from './compile/trace.ts'
 
 /** What every compiled closure sees: the slots of the current function call. */
 export class Frame {
@@ -34,7 +35,7 @@ export type CostFn = (input: any, ctx: any) => number
 
 /** A run's settings: the normalised options plus what the VM derives per run. */
 export interface RunConfig extends Pick<NormalizedOptions,
-  'signal' | 'interrupt' | 'capabilities' | 'context' | 'costOverrides' | 'quotas' | 'maxHeapBytes' | 'trace' | 'random' | 'now' | 'uuid'> {
+  'signal' | 'interrupt' | 'capabilities' | 'context' | 'costOverrides' | 'quotas' | 'maxHeapBytes' | 'trace' | 'onLog' | 'random' | 'now' | 'uuid'> {
   fuelUnits: number
   deadline: number
   /** Date.now() when the run started (the first time slice starts here). */
@@ -269,14 +270,22 @@ export class Run {
     this.depth--
   }
 
-  readonly logs: Array<{ level: 'log' | 'warn' | 'error'; message: string }> = []
-
-  /** console.* and the console atoms: kept in the run, forwarded to `capabilities.console` when given. */
-  log(level: 'log' | 'warn' | 'error', values: unknown[]): void {
+  /**
+   * console.* and the console atoms reach the host: a trace entry (traced
+   * runs), the `onLog` option, `capabilities.console[level]`; warnings also
+   * land in `RunResult.warnings`.
+   */
+  log(level: LogLevel, values: unknown[]): void {
     const message = values.map((v) => (typeof v === 'string' ? v : safeText(v))).join(' ')
     this.chargeString(message)
-    if (this.logs.length < 10_000) this.logs.push({ level, message })
     if (level === 'warn' && this.warnings.length < 10_000) this.warnings.push(message)
+    if (this.trace && this.trace.length < MAX_TRACE) {
+      this.trace.push({ op: `console.${level}`, message, fuel: 0, fuelTotal: this.fuelUsed, ms: 0 })
+    }
+    const onLog = this.config.onLog
+    if (onLog !== undefined) {
+      try { onLog({ level, message }) } catch { /* a failing log sink must not fail the run */ }
+    }
     const sink = this.config.capabilities.console?.[level]
     if (typeof sink === 'function') {
       try { sink(message) } catch { /* a failing log sink must not fail the run */ }

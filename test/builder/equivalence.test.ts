@@ -67,8 +67,9 @@ const CASES: Case[] = [
     build: () => fn('f').let('log', e.array()).try({ try: (b) => b.expr('log.push(1)'), finally: (b) => b.expr('log.push(2)') }).return(e.ident('log')), expected: [1, 2] },
   { name: 'try / catch / finally', src: `function f() { let s = ''\n try { s += 'a'\n throw new Error('x') } catch (e) { s += e.message } finally { s += '!' }\n return s }`,
     build: () => fn('f').let('s', '').try({ try: (b) => b.expr(`s += 'a'`).throw(e.parse(`new Error('x')`)), catchParam: 'e', catch: (b) => b.expr('s += e.message'), finally: (b) => b.expr(`s += '!'`) }).return(e.ident('s')), expected: 'ax!' },
-  { name: 'catch without a parameter', src: 'function f() { try { throw 1 } catch { return 2 } }',
-    build: () => fn('f').try({ try: (b) => b.throw(1), catch: (b) => b.return(2) }), expected: 2 },
+  // Without catchParam the builder binds the error as `error`, as the seed's builder does.
+  { name: 'catch without catchParam is catch (error)', src: 'function f() { try { throw 1 } catch (error) { return error } }',
+    build: () => fn('f').try({ try: (b) => b.throw(1), catch: (b) => b.return(e.ident('error')) }), expected: 1 },
   { name: 'block scope', src: 'function f() { let x = 1\n { let x = 2\n x++ }\n return x }',
     build: () => fn('f').let('x', 1).scope((b) => b.let('x', 2).expr('x++')).return(e.ident('x')), expected: 1 },
   { name: 'template literal', src: 'function f({ name }) { return `Hello, ${name}!` }', build: () => fn('f', 'name').return(e.parse('`Hello, ${name}!`')), args: { name: 'Ada' }, expected: 'Hello, Ada!' },

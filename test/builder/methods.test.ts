@@ -70,6 +70,9 @@ const CASES: Case[] = [
     .forOf('i', '[1, 2, 3]', (b) => b.memoize('k', (c) => c.expr('calls++').return('v'))).return(e.ident('calls')), expected: 1 },
   { covers: ['cache'], build: () => Agent.cache('key', (b) => b.return(7), { ttlMs: 1000 }).as('v').cache('key', (b) => b.return(8)).as('w').return(e.parse('[v, w]')), expected: [7, 7] },
   { covers: ['varGet'], build: () => Agent.let('x', 9).varGet('x').as('y').return(e.ident('y')), expected: 9 },
+  { covers: ['varSet', 'args', 'val'], build: () => Agent.take(s.object({ user: s.object({ tags: s.array(s.string) }) }))
+    .varSet({ key: 't', value: Agent.args('user.tags.1') }).varSet({ key: 't', value: e.parse('t + "!"') })
+    .return(Agent.val('t')), args: { user: { tags: ['a', 'b'] } }, expected: 'b!' },
   { covers: ['varsImport', 'varsExport'], build: () => Agent.varsImport(['a', 'b']).varsExport(['a', 'b']).as('o').return(e.ident('o')), args: { a: 1, b: 2 }, expected: { a: 1, b: 2 } },
   { covers: ['destructure'], build: () => Agent.destructure('let', { $pattern: 'array', elements: ['p', 'q'] }, [1, 2]).return(e.parse('p + q')), expected: 3 },
   { covers: ['atom'], build: () => Agent.atom('len', { value: 'abcd' }).as('n').return(e.ident('n')), expected: 4 },

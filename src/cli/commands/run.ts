@@ -135,6 +135,8 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
       ...(fuel !== undefined ? { fuel } : {}),
       timeoutMs,
       trace: opts.trace === true,
+      // The guest's console output, as it happens, on stderr (its warnings also come at the end).
+      onLog: ({ level, message }) => { if (level !== 'warn') io.err(`${level === 'error' ? c.red('console.error') + ': ' : ''}${message}\n`) },
     })
     if (opts.trace && result.trace && !opts.json) io.err(formatTrace(result.trace, result.fuelUsed, c))
     if (!opts.json) for (const w of result.warnings ?? []) io.err(`${c.yellow('warning')}: ${w}\n`)

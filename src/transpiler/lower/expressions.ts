@@ -152,10 +152,24 @@ const isNullish = (n: Node): boolean =>
   (n.type === 'Literal' && (n as Literal).value === null && !('regex' in n && (n as Literal).regex)) ||
   (n.type === 'Identifier' && (n as unknown as { name: string }).name === 'undefined')
 
+const COMPARISONS: ReadonlySet<string> = new Set(['<', '>', '<=', '>=', '==', '!=', '===', '!=='])
+
+/** `a > b > c` (unparenthesized): the builder's condition strings refuse it, with the rewrite. */
+function refuseChain(node: BinaryExpression, ctx: LowerContext): void {
+  const left = node.left
+  if (left.type !== 'BinaryExpression' || !COMPARISONS.has(left.operator) || left.start !== node.start) return
+  const text = (n: { start: number; end: number }) => ctx.source.slice(n.start, n.end)
+  ctx.fail('CHAINED_COMPARISON', node, {
+    text: text(node), left: text(left), right: text(node.right),
+    rewrite: `${text(left)} && ${text(left.right)} ${node.operator} ${text(node.right)}`,
+  })
+}
+
 function lowerBinary(node: BinaryExpression, ctx: LowerContext): Expr {
   const op = node.operator
   if (op === 'instanceof') ctx.fail('INSTANCEOF', node)
   if (node.left.type === 'PrivateIdentifier') ctx.fail('CLASS', node.left)
+  if (ctx.refuseChainedComparisons && COMPARISONS.has(op)) refuseChain(node, ctx)
   if ((op === '==' || op === '!=') && !isNullish(node.left) && !isNullish(node.right)) {
     ctx.warn('LOOSE_EQUALITY', node, { op, strict: op + '=' })
   }

@@ -8,6 +8,7 @@
  */
 
 import type {
+  CallExpression,
   BlockStatement, Expression, ForInStatement, ForOfStatement, ForStatement, Node, Pattern as EsPattern,
   Statement, SwitchCase, SwitchStatement, TryStatement, VariableDeclaration, ModuleDeclaration,
 } from 'acorn'
@@ -111,7 +112,21 @@ function lowerExpressionStatement(node: { expression: Expression; directive?: st
       return
     }
   }
+  if (isErrorStatement(e, ctx)) {
+    // The seed's way to fail: `Error('msg')` as a statement ends the run with that error
+    // (catchable). In JS the statement does nothing, so no JS program changes meaning.
+    const message = e.arguments.length === 0 ? '' : toValue(lowerExpr(e.arguments[0] as Expression, ctx))
+    out.push({ op: 'Error', message, loc })
+    return
+  }
   out.push({ op: 'expr', value: lowerExpr(e, ctx), loc })
+}
+
+/** `Error(msg)` called as a statement, with the global `Error` (not a variable or helper of that name). */
+function isErrorStatement(e: Expression, ctx: LowerContext): e is CallExpression {
+  return e.type === 'CallExpression' && !e.optional && e.callee.type === 'Identifier' && e.callee.name === 'Error' &&
+    ctx.scope.lookup('Error') === undefined && !ctx.helpers.has('Error') &&
+    e.arguments.length <= 1 && e.arguments.every((a) => a.type !== 'SpreadElement')
 }
 
 function withLabel(step: Step, label: string | undefined): Step {

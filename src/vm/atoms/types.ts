@@ -9,8 +9,8 @@ export interface AtomContext {
   op: string
   /** Host-provided I/O (fetch, store, llm, agent, console, ...). */
   capabilities: Record<string, any>
-  /** Read-only request context (auth, permissions, request id). */
-  context: Readonly<Record<string, unknown>>
+  /** Read-only request context (auth, permissions, request id, callbacks): host data, typed loosely as the seed's atoms read it (`ctx.context?.permissions?.includes(...)`). */
+  context: Readonly<Record<string, any>>
   /** Aborted on run timeout, host abort, atom timeout, or failure of a sibling parallel branch. */
   signal: AbortSignal
   /** Fuel left in the run, in fuel units. */

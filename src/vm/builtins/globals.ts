@@ -139,7 +139,7 @@ const JSON_NS: Record<string, Builtin> = {
 const CONSOLE: Record<string, Builtin> = {
   // Values are turned into text here, bounded (a shared nested array would make the native JSON.stringify exponential).
   log: (rt, a) => { rt.log('log', a.map((v) => jsonText(rt, v))); return undefined },
-  info: (rt, a) => { rt.log('log', a.map((v) => jsonText(rt, v))); return undefined },
+  info: (rt, a) => { rt.log('info', a.map((v) => jsonText(rt, v))); return undefined },
   warn: (rt, a) => { rt.log('warn', a.map((v) => jsonText(rt, v))); return undefined },
   error: (rt, a) => { rt.log('error', a.map((v) => jsonText(rt, v))); return undefined },
 }

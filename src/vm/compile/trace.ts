@@ -5,7 +5,8 @@ import { isPromise, type Frame } from '../runtime.ts'
 import type { CStep } from './context.ts'
 import type { TraceEntry } from '../result.ts'
 
-const MAX_TRACE = 100_000
+/** Entries kept per run; later steps run untraced. */
+export const MAX_TRACE = 100_000
 
 export function wrapTrace(run: CStep, op: string, loc: Loc | undefined, file: string | undefined, staticCost = 0): CStep {
   const location = loc ? `${file ?? '<ajs>'}:${loc[0]}:${loc[1] + 1}` : undefined
