@@ -92,8 +92,17 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
     forceCloseConnections: true,
   })
   app.decorateRequest('tenant', null)
-  // Bodies are JSON only (415 otherwise).
-  app.removeContentTypeParser('text/plain')
+  app.decorateRequest('rawBody', undefined)
+  // Bodies are JSON only (415 otherwise). The text is kept: POST /v1/runs passes the AST on as sent.
+  app.removeContentTypeParser(['text/plain', 'application/json'])
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    req.rawBody = body as string
+    try {
+      done(null, JSON.parse(body as string))
+    } catch (e) {
+      done(new HttpError('BAD_REQUEST', `Invalid request: the body is not JSON (${(e as Error).message})`), undefined)
+    }
+  })
   const openapi = new OpenApiCollector()
   app.addHook('onRoute', (route) => openapi.add(route))
 

@@ -25,6 +25,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated tenant (set by the auth hook; absent on open routes). */
     tenant: Tenant | null
+    /** The JSON body as received (set by the JSON parser). */
+    rawBody: string | undefined
   }
   interface FastifySchema {
     /** One line for /openapi.json. */

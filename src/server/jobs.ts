@@ -61,7 +61,10 @@ function runTaskHandler(host: Host, pgPool: pg.Pool): Task {
       maxAstNodes: host.config.limits.maxAstNodes, maxAstDepth: host.config.limits.maxAstDepth,
     }
     if (req.source !== undefined) task.source = req.source
-    else { task.key = req.key; task.astText = req.astText }
+    else {
+      task.astText = req.astText
+      if (req.key !== undefined) task.key = req.key
+    }
     let result: RunResult
     try {
       result = await host.pool.run(task)

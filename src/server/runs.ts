@@ -14,6 +14,7 @@ import type { RunTask } from './pool/task.ts'
 import type { RunControl } from './pool/pool.ts'
 import type { Tenant, Tenants } from './tenants.ts'
 import type { RunRecord, RunRequest, ServerStores } from './stores/types.ts'
+import { rawMember } from './raw-json.ts'
 
 /** The body of POST /v1/runs. */
 export interface RunBody {
@@ -36,8 +37,12 @@ export const newRunId = (): string => `run_${randomBytes(12).toString('base64url
 
 export const astKey = (astText: string): string => createHash('sha256').update(astText).digest('base64url')
 
-/** A program's text and key (or source) from a request; 400/404/422 when there is nothing runnable. */
-export async function resolveProgram(stores: ServerStores, tenant: string, body: { ast?: unknown; source?: string; token?: string }): Promise<Pick<RunTask, 'key' | 'astText' | 'source'>> {
+/**
+ * A program's text (and key, for stored procedures) or source from a request; 400/404/422 when
+ * there is nothing runnable. An AST is passed on as the text the client sent (`rawBody`), so the
+ * event loop neither serializes nor hashes it; workers key their parsed programs by that text.
+ */
+export async function resolveProgram(stores: ServerStores, tenant: string, body: { ast?: unknown; source?: string; token?: string }, rawBody?: string): Promise<Pick<RunTask, 'key' | 'astText' | 'source'>> {
   const given = (body.ast !== undefined ? 1 : 0) + (body.source !== undefined ? 1 : 0) + (body.token !== undefined ? 1 : 0)
   if (given !== 1) throw new HttpError('BAD_REQUEST', 'Send exactly one of "ast", "source" or "token"')
   if (body.token !== undefined) {
@@ -46,13 +51,15 @@ export async function resolveProgram(stores: ServerStores, tenant: string, body:
     return { key: p.key, astText: p.astText }
   }
   if (body.source !== undefined) return { source: body.source }
+  const sent = rawBody === undefined ? undefined : rawMember(rawBody, 'ast')
+  if (sent !== undefined) return { astText: sent }
   let astText: string
   try {
     astText = JSON.stringify(body.ast)
   } catch {
     throw new HttpError('PROGRAM_REJECTED', undefined, { agentError: { name: 'AgentError', code: 'AST_TOO_DEEP', message: 'The AST nests too deeply', hint: 'Flatten deeply nested expressions into separate statements.' } })
   }
-  return { key: astKey(astText), astText }
+  return { astText }
 }
 
 /** A result the server refuses to call a run (bad program or arguments): 422 with the VM's error. */
@@ -71,8 +78,8 @@ export class RunService {
     private readonly deps: { stores: ServerStores; tenants: Tenants; metrics: Metrics; limits: ServerLimits; executor: RunExecutor },
   ) {}
 
-  private async prepare(tenant: Tenant, body: RunBody): Promise<{ task: RunTask; release(): void }> {
-    const program = await resolveProgram(this.deps.stores, tenant.id, body)
+  private async prepare(tenant: Tenant, body: RunBody, rawBody?: string): Promise<{ task: RunTask; release(): void }> {
+    const program = await resolveProgram(this.deps.stores, tenant.id, body, rawBody)
     const admission = await this.deps.tenants.admit(tenant, body.options ?? {})
     const { limits } = this.deps
     return {
@@ -96,9 +103,9 @@ export class RunService {
   }
 
   /** Run and answer with the result (422 for a program the VM refuses). */
-  async runNow(tenant: Tenant, body: RunBody, signal?: AbortSignal): Promise<RunResult> {
+  async runNow(tenant: Tenant, body: RunBody, signal?: AbortSignal, rawBody?: string): Promise<RunResult> {
     const startedAt = Date.now()
-    const { task, release } = await this.prepare(tenant, body)
+    const { task, release } = await this.prepare(tenant, body, rawBody)
     let result: RunResult
     try {
       result = await this.deps.executor.run(task, { signal })
@@ -112,11 +119,11 @@ export class RunService {
   }
 
   /** Start an async run; resolves to its id once it is recorded. */
-  async start(tenant: Tenant, body: RunBody): Promise<string> {
+  async start(tenant: Tenant, body: RunBody, rawBody?: string): Promise<string> {
     const startedAt = Date.now()
-    const { task, release } = await this.prepare(tenant, body)
+    const { task, release } = await this.prepare(tenant, body, rawBody)
     const request: RunRequest = { args: task.args, fuel: task.fuel, timeoutMs: task.timeoutMs, trace: task.trace }
-    if (task.key !== undefined) { request.key = task.key; request.astText = task.astText }
+    if (task.astText !== undefined) { request.astText = task.astText; if (task.key !== undefined) request.key = task.key }
     if (task.source !== undefined) request.source = task.source
     const record: RunRecord = { id: newRunId(), tenant: tenant.id, state: 'queued', createdAt: startedAt, request }
     try {

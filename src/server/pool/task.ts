@@ -6,7 +6,7 @@ import type { TenantCapabilities } from '../config.ts'
 
 export interface RunTask {
   tenant: string
-  /** Cache key of `astText` (its SHA-256): a worker parses and compiles a program once. */
+  /** Cache key of `astText` for stored procedures (its SHA-256); other ASTs are keyed by their text. */
   key?: string
   /** The program as JSON text (exactly one of astText and source). */
   astText?: string

@@ -20,9 +20,11 @@ import type { RunTask, WorkerData, WorkerTenant } from './task.ts'
 const data = workerData as WorkerData
 const bridge = new BridgeClient(data.bridge, (code, message) => (code ? new VmError(code, message) : new Error(message)))
 
+/** Parsed programs by key or text, least recently used first; bounded in count and in text bytes. */
 const MAX_PROGRAMS = 512
-/** Parsed programs by hash (LRU by insertion order; a hit moves the entry to the end). */
-const programs = new Map<string, AjsProgram>()
+const MAX_PROGRAM_BYTES = 64 * 1024 * 1024
+const programs = new Map<string, { program: AjsProgram; bytes: number }>()
+let programBytes = 0
 
 interface TenantRuntime {
   vm: AgentVM
@@ -61,20 +63,28 @@ function runtimeOf(tenantId: string): TenantRuntime {
 
 function programOf(task: RunTask): AjsProgram | string {
   if (task.source !== undefined) return task.source
-  const key = task.key!
-  let program = programs.get(key)
-  if (program) {
+  const text = task.astText!
+  const key = task.key ?? text
+  const hit = programs.get(key)
+  if (hit) {
     programs.delete(key)
-    programs.set(key, program)
-    return program
+    programs.set(key, hit)
+    return hit.program
   }
+  let program: AjsProgram
   try {
-    program = JSON.parse(task.astText!) as AjsProgram
+    program = JSON.parse(text) as AjsProgram
   } catch {
     throw vmError('AST_INVALID', 'The AST is not valid JSON')
   }
-  if (programs.size >= MAX_PROGRAMS) programs.delete(programs.keys().next().value!)
-  programs.set(key, program)
+  const bytes = key.length + text.length
+  while (programs.size > 0 && (programs.size >= MAX_PROGRAMS || programBytes + bytes > MAX_PROGRAM_BYTES)) {
+    const [oldKey, old] = programs.entries().next().value!
+    programs.delete(oldKey)
+    programBytes -= old.bytes
+  }
+  programs.set(key, { program, bytes })
+  programBytes += bytes
   return program
 }
 

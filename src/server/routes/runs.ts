@@ -35,13 +35,13 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
   }, async (req, reply) => {
     const tenant = req.tenant!
     if (req.query.async === '1' || req.query.async === 'true') {
-      const id = await ctx.runs.start(tenant, req.body)
+      const id = await ctx.runs.start(tenant, req.body, req.rawBody)
       return reply.code(202).header('location', `/v1/runs/${id}`).send({ id })
     }
     const gone = new AbortController()
     const onClose = () => { if (!reply.raw.writableEnded) gone.abort() }
     reply.raw.once('close', onClose)
-    return ctx.runs.runNow(tenant, req.body, gone.signal)
+    return ctx.runs.runNow(tenant, req.body, gone.signal, req.rawBody)
   })
 
   app.get<{ Params: { id: string } }>('/v1/runs/:id', {
