@@ -13,7 +13,7 @@
 // Usage: node bench/loadtest.mjs [--duration 10] [--connections 32] [--pool-size N] [--no-write] [--no-build]
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -101,6 +101,24 @@ function noisyNeighbour() {
   return { async stop() { stop = true; await done; return runs } }
 }
 
+/** CPU time (user + system, ms) the server process used so far: robust to other load on the machine, unlike wall-clock rates. */
+const clockTick = 100
+function serverCpuMs() {
+  try {
+    const fields = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTick
+  } catch {
+    return NaN
+  }
+}
+
+async function phase(body, title) {
+  const cpu0 = serverCpuMs()
+  const r = summarize(await cannon(body, title))
+  r.serverCpuUsPerRun = Math.round(((serverCpuMs() - cpu0) * 1000) / Math.max(1, r.requests))
+  return r
+}
+
 const summarize = (r) => ({
   requestsPerSec: Math.round(r.requests.average),
   latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
@@ -115,15 +133,15 @@ const phases = {}
 const log = (s) => console.log(s)
 log(`ajsc serve at ${url}; ${connections} connections, ${duration} s per phase; load average ${loadStart.join(' ')}`)
 await cannon({ ast, args: agent.args }, 'warm-up').catch(() => {})
-phases.alone = summarize(await cannon({ ast, args: agent.args }, 'alone'))
-log(`alone:  ${phases.alone.requestsPerSec} runs/s, p50 ${phases.alone.latencyMs.p50} ms, p99 ${phases.alone.latencyMs.p99} ms`)
+phases.alone = await phase({ ast, args: agent.args }, 'alone')
+log(`alone:  ${phases.alone.requestsPerSec} runs/s, p50 ${phases.alone.latencyMs.p50} ms, p99 ${phases.alone.latencyMs.p99} ms, server CPU ${phases.alone.serverCpuUsPerRun} µs/run`)
 const noisy = noisyNeighbour()
 await new Promise((r) => setTimeout(r, 200))
-phases.noisy = summarize(await cannon({ ast, args: agent.args }, 'noisy'))
+phases.noisy = await phase({ ast, args: agent.args }, 'noisy')
 phases.noisy.cpuLoopRuns = await noisy.stop()
 log(`noisy:  ${phases.noisy.requestsPerSec} runs/s, p50 ${phases.noisy.latencyMs.p50} ms, p99 ${phases.noisy.latencyMs.p99} ms (another tenant ran ${phases.noisy.cpuLoopRuns} one-second CPU loops meanwhile)`)
-phases.token = summarize(await cannon({ token: procToken, args: agent.args }, 'token'))
-log(`token:  ${phases.token.requestsPerSec} runs/s, p50 ${phases.token.latencyMs.p50} ms, p99 ${phases.token.latencyMs.p99} ms`)
+phases.token = await phase({ token: procToken, args: agent.args }, 'token')
+log(`token:  ${phases.token.requestsPerSec} runs/s, p50 ${phases.token.latencyMs.p50} ms, p99 ${phases.token.latencyMs.p99} ms, server CPU ${phases.token.serverCpuUsPerRun} µs/run`)
 const loadEnd = os.loadavg().map((x) => +x.toFixed(2))
 
 server.kill('SIGTERM')
@@ -152,9 +170,12 @@ const md = [
   `Commit: ${results.git.line}  `,
   `Setup: ${results.setup.body}, ${connections} connections, ${duration} s per phase, pool ${results.setup.poolSize}`,
   '',
-  '| phase | runs/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx |',
-  '| --- | --- | --- | --- | --- | --- | --- |',
-  ...Object.entries(phases).map(([k, p]) => `| ${k} | ${p.requestsPerSec} | ${p.latencyMs.p50} | ${p.latencyMs.p90} | ${p.latencyMs.p99} | ${p.latencyMs.max} | ${p.non2xx} |`),
+  '| phase | runs/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx | server CPU µs/run |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...Object.entries(phases).map(([k, p]) => `| ${k} | ${p.requestsPerSec} | ${p.latencyMs.p50} | ${p.latencyMs.p90} | ${p.latencyMs.p99} | ${p.latencyMs.max} | ${p.non2xx} | ${p.serverCpuUsPerRun} |`),
+  '',
+  'Server CPU per run is user + system time of the server process (all its threads) divided by the runs answered:',
+  `on an otherwise idle machine with ${os.cpus().length} cores it bounds the rate at ≈ ${os.cpus().length} × 1e6 / (µs per run) runs/s.`,
   '',
   'Targets: ' + Object.entries(results.targets).map(([k, v]) => `${k}: ${v ? 'met' : 'NOT met'}`).join('; '),
   '',
