@@ -10,7 +10,7 @@
 // Writes bench/results/loadtest-<date>.json and .md (with the machine's load
 // average: the machine may be shared).
 //
-// Usage: node bench/loadtest.mjs [--duration 10] [--connections 32] [--pool-size N] [--no-write] [--no-build]
+// Usage: node bench/loadtest.mjs [--duration 10] [--connections 32] [--pool-size N] [--no-write] [--no-build] [--json <file>]
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -181,6 +181,8 @@ const md = [
   '',
 ].join('\n')
 log(`\n${md}`)
+const jsonOut = flag('json', undefined)
+if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify({ ...results, markdown: md }, null, 2)}\n`)
 if (write) {
   mkdirSync(resultsDir, { recursive: true })
   const base = join(resultsDir, `loadtest-${results.date.slice(0, 10)}`)

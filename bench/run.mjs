@@ -2,7 +2,7 @@
 // `npm run bench`: the whole benchmark (see bench/README.md). Runs on Node:
 // our TypeScript is bundled with esbuild first, the peers come from
 // bench/package.json (installed here when missing).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -111,6 +111,14 @@ if (opts.sections.includes('python')) {
   log('\n== 6. Python code blocks: ajs-lang/python on the VM vs CPython (bench/python.mjs)')
   results.python = await (await import('./python.mjs')).runPythonSection({ opts, log })
 }
+if (opts.sections.includes('serve')) {
+  log('\n== 8. ajsc serve: POST /v1/runs under load (bench/loadtest.mjs; full figures: npm run loadtest)')
+  const out = join(buildDir, 'loadtest.json')
+  mkdirSync(buildDir, { recursive: true })
+  const r = spawnSync(process.execPath, [join(benchDir, 'loadtest.mjs'), '--no-write', '--duration', opts.quick ? '2' : '5', '--json', out], { stdio: 'inherit' })
+  if (r.status === 0) results.serve = JSON.parse(readFileSync(out, 'utf8'))
+  else results.notes.push('serve section failed (see the log)')
+}
 if (opts.sections.includes('workflows')) {
   log('\n== 7. workflows: resume cost by journal size, journaling overhead (bench/workflows.mjs)')
   results.workflows = await (await import('./workflows.mjs')).runWorkflowsBench({ quick: opts.quick, log })
@@ -121,7 +129,7 @@ if (opts.sections.includes('flowlang')) {
 }
 
 results.machine.loadEnd = os.loadavg().map((x) => +x.toFixed(2))
-const md = renderMarkdown(results) + (results.python ? (await import('./python.mjs')).renderPythonSection(results.python) : '')
+const md = renderMarkdown(results) + (results.python ? (await import('./python.mjs')).renderPythonSection(results.python) : '') + (results.serve ? `\n## 8. ajsc serve under load\n\n${results.serve.markdown.split('\n').slice(2).join('\n')}` : '')
 if (opts.write) {
   mkdirSync(resultsDir, { recursive: true })
   const day = results.date.slice(0, 10)

@@ -2,7 +2,7 @@
 const HELP = `usage: npm run bench -- [flags]
   --only <ids>        comma-separated workload ids or prefixes (execution section)
   --systems <ids>     subset of native,ours,quickjs,sval,jsinterp (native is always kept)
-  --sections <names>  subset of exec,transpile,cold,heap,bundle,python,workflows,flowlang (default: all)
+  --sections <names>  subset of exec,transpile,cold,heap,bundle,python,workflows,flowlang,serve (default: all)
   --quick             fewer rounds/spawns: a smoke run, not for publishing
   --seed <n>          seed of the shuffled round order (default 1)
   --rev <git-rev>     measure src/ as committed at <git-rev> (e.g. HEAD), not the working tree
@@ -10,7 +10,7 @@ const HELP = `usage: npm run bench -- [flags]
   --help`
 
 export const ALL_SYSTEMS = ['native', 'ours', 'quickjs', 'sval', 'jsinterp']
-export const ALL_SECTIONS = ['exec', 'transpile', 'cold', 'heap', 'bundle', 'python', 'workflows', 'flowlang']
+export const ALL_SECTIONS = ['exec', 'transpile', 'cold', 'heap', 'bundle', 'python', 'workflows', 'flowlang', 'serve']
 
 export function parseArgs(argv) {
   const o = { only: undefined, systems: ALL_SYSTEMS, sections: ALL_SECTIONS, quick: false, seed: 1, write: true }
