@@ -112,7 +112,7 @@ if (opts.sections.includes('python')) {
   results.python = await (await import('./python.mjs')).runPythonSection({ opts, log })
 }
 if (opts.sections.includes('serve')) {
-  log('\n== 8. ajsc serve: POST /v1/runs under load (bench/loadtest.mjs; full figures: npm run loadtest)')
+  log('\n== 9. ajsc serve: POST /v1/runs under load (bench/loadtest.mjs; full figures: npm run loadtest)')
   const out = join(buildDir, 'loadtest.json')
   mkdirSync(buildDir, { recursive: true })
   const r = spawnSync(process.execPath, [join(benchDir, 'loadtest.mjs'), '--no-write', '--duration', opts.quick ? '2' : '5', '--json', out], { stdio: 'inherit' })
@@ -129,7 +129,7 @@ if (opts.sections.includes('flowlang')) {
 }
 
 results.machine.loadEnd = os.loadavg().map((x) => +x.toFixed(2))
-const md = renderMarkdown(results) + (results.python ? (await import('./python.mjs')).renderPythonSection(results.python) : '') + (results.serve ? `\n## 8. ajsc serve under load\n\n${results.serve.markdown.split('\n').slice(2).join('\n')}` : '')
+const md = renderMarkdown(results) + (results.python ? (await import('./python.mjs')).renderPythonSection(results.python) : '') + (results.serve ? `\n## 9. ajsc serve under load\n\n${results.serve.markdown.split('\n').slice(2).join('\n')}` : '')
 if (opts.write) {
   mkdirSync(resultsDir, { recursive: true })
   const day = results.date.slice(0, 10)
