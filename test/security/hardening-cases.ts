@@ -53,6 +53,12 @@ export const NATIVE_WORK: BoundedCase[] = [
   { name: 'destructuring the first character of a 16M-character string', body: BIG() + 'const [c, d] = s\nreturn c + d', expect: { result: 'xx' }, maxFuel: 400 },
   { name: 'for-of over a long string is charged per character', body: BIG(22) + 'let n = 0\nfor (const c of s) { n++ }\nreturn n', expect: { code: 'FUEL_EXHAUSTED' }, options: { fuel: 300 } },
   { name: 'find over a 16M-character string', body: BIG() + "return [...s].find((c) => c === 'y')", expect: { code: 'HEAP_LIMIT' }, maxFuel: 400 },
+  { name: 'the find step over a 16M-character string', program: prog([
+    { op: 'varsLet', vars: { s: lit('x'), i: lit(0) } },
+    { op: 'while', condition: bin('<', id('i'), lit(24)), body: [{ op: 'varSet', key: 's', value: bin('+', id('s'), id('s')) }, { op: 'varSet', key: 'i', value: bin('+', id('i'), lit(1)) }] },
+    { op: 'find', items: id('s'), as: 'c', condition: bin('===', id('c'), lit('y')), result: 'r' },
+    ret(id('r')),
+  ]), expect: { code: 'HEAP_LIMIT' }, maxFuel: 400 },
   { name: 'Array.from of a 16M-character string', body: BIG() + 'return Array.from(s).length', expect: { code: 'HEAP_LIMIT' }, maxFuel: 400 },
   { name: 'linear regex: an anchored pattern on 3M characters ends at once', body: "const s = 'b'.repeat(3e6)\nlet n = 0\nfor (let i = 0; i < 8; i++) { if (/^a/.test(s)) n++ }\nreturn n", expect: { result: 0 }, maxFuel: 35 },
   { name: 'linear regex on positions where no match is in progress (\\b)', body: "const s = 'b'.repeat(1e6)\nlet n = 0\nfor (let i = 0; i < 8; i++) { if (/\\bq/.test(s)) n++ }\nreturn n", expect: { code: 'FUEL_EXHAUSTED' }, options: { fuel: 40 } },

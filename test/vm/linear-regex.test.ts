@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import { LinearRegex } from '../../src/vm/builtins/linear-regex.ts'
 import { GuardedRegex } from '../../src/vm/builtins/regex.ts'
 import {
-  regexExec, regexMatch, regexMatchAll, regexReplace, regexSearch, regexSplit, regexTest,
+  stringReplace, regexExec, regexMatch, regexMatchAll, regexReplace, regexSearch, regexSplit, regexTest,
 } from '../../src/vm/builtins/regex-ops.ts'
 
 const atom = fc.oneof(
@@ -108,3 +108,15 @@ describe('regex operations on the linear path equal the native ones', () => {
     )
   }, 60_000)
 })
+
+describe('string-pattern replace expands `$` patterns exactly as JavaScript', () => {
+  const rt = { charge() {}, tick() {}, chargeSlots() {}, chargeString: (x: string) => x, maxHeapBytes: 2 ** 40, maxStringLength: 2 ** 39, heapLimit() { throw new Error('heap') } } as any
+  test('replace and replaceAll with $$, $&, $`, $\', $1, $<x> and plain text', () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', '$', '&', '`', "'", '1', '<', '>', 'x'), maxLength: 12 })
+    fc.assert(fc.property(text, fc.string({ unit: fc.constantFrom('a', 'b', ''), maxLength: 2 }), text, (s, p, r) => {
+      expect(stringReplace(rt, s, p, r, false)).toBe(s.replace(p, r))
+      expect(stringReplace(rt, s, p, r, true)).toBe(s.replaceAll(p, r))
+    }), { numRuns: 3000, seed: 5 })
+  })
+})
+
