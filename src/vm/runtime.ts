@@ -61,6 +61,9 @@ const LEASE_MIN_UNITS = 100_000
 const LEASE_DIVISOR = 64
 
 const TICK_MASK = 1023
+/** Sizes past which building one value takes long enough to check the deadline right after it. */
+const LONG_CALL_ITEMS = 1 << 16
+const LONG_CALL_CHARS = 1 << 20
 
 /**
  * A synchronous run that has held the thread this long lets the event loop
@@ -206,6 +209,7 @@ export class Run {
   chargeSlots(n: number): void {
     if (n * 8 > this.maxHeapBytes) this.heapLimit(n * 8)
     if ((this.left -= n * SLOT_COST) < 0) this.outOfFuel()
+    if (n >= LONG_CALL_ITEMS) this.checkTime() // a large value took a while to build: look at the clock
   }
 
   /** Charge for a string the guest just built, and enforce the size ceiling. */
@@ -213,6 +217,7 @@ export class Run {
     const n = s.length
     if (n > this.maxStringLength) this.heapLimit(n * 2)
     if ((this.left -= n * CHAR_COST) < 0) this.outOfFuel()
+    if (n >= LONG_CALL_CHARS) this.checkTime()
     return s
   }
 

@@ -9,9 +9,17 @@ import { VmError, vmError } from '../errors.ts'
 import type { RuntimeCode } from '../../diagnostics/runtime-codes.ts'
 import { ENTRY_BYTES, PROP_BYTES, SCAN_COST, SLOT_COST } from '../fuel.ts'
 
-/** Charge for a native scan over `n` elements or characters. */
+/**
+ * Items past which one native call is long enough (a millisecond or more) to
+ * look at the clock before it: a loop of such calls meets its deadline even
+ * when the budget is huge, instead of only every 1,024 iterations.
+ */
+export const LONG_CALL_ITEMS = 1 << 16
+
+/** Charge for a native scan over `n` elements or characters (and check the deadline before a long one). */
 export function chargeScan(rt: Run, n: number): void {
   if (n > 0) rt.charge(n * SCAN_COST)
+  if (n >= LONG_CALL_ITEMS) rt.checkTime()
 }
 
 /** An object with `n` new properties is about to be built: heap check, then SLOT_COST each. */
