@@ -49,6 +49,8 @@ export const NATIVE_WORK: BoundedCase[] = [
   { name: 'long native calls in a loop meet the deadline with a huge budget (includes)', body: 'const a = Array.from({ length: 4e6 })\nwhile (true) { a.includes(1) }\nreturn 1', expect: { code: 'TIMEOUT' }, options: { fuel: 1e12, timeoutMs: 300 } },
   { name: 'long native calls in a loop meet the deadline with a huge budget (slice)', body: 'const a = Array.from({ length: 2e6 })\nwhile (true) { a.slice() }\nreturn 1', expect: { code: 'TIMEOUT' }, options: { fuel: 1e12, timeoutMs: 300 } },
   { name: 'long native calls in a loop meet the deadline with a huge budget (string)', body: "const s = 'ab'.repeat(4e6)\nwhile (true) { s.toUpperCase() }\nreturn 1", expect: { code: 'TIMEOUT' }, options: { fuel: 1e12, timeoutMs: 300 } },
+  { name: 'host-engine regex calls in a loop meet the deadline (found by the fuzzer)', body: "const t = 'ab'.repeat(2000)\nlet a = false\nwhile (true) { a = /[a-z]+@/.test(t) }\nreturn a", expect: { code: 'TIMEOUT' }, options: { fuel: 1e12, timeoutMs: 300 } },
+  { name: 'host-engine regex calls are charged per character read', body: "const t = 'ab'.repeat(2000)\nlet n = 0\nwhile (true) { if (/[a-z]+@/.test(t)) n++ }\nreturn n", expect: { code: 'FUEL_EXHAUSTED' }, options: { fuel: 20 } },
   { name: 'string includes in a loop', body: BIG(22) + "while (true) { s.includes('y') }\nreturn 1", expect: { code: 'FUEL_EXHAUSTED' }, options: { fuel: 300 } },
   { name: 'shared references flattened', body: DAG(30) + 'return a.flat(Infinity).length', expect: { code: 'FUEL_EXHAUSTED' }, options: { fuel: 300 } },
   { name: 'for-in over a 16M-character string stops at once', body: BIG() + 'for (const k in s) { break }\nreturn 1', expect: { result: 1 }, maxFuel: 400 },

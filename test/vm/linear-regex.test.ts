@@ -81,7 +81,7 @@ describe('linear regex engine', () => {
 describe('regex operations on the linear path equal the native ones', () => {
   const both = (p: string, f: string) => [new GuardedRegex(p, f), new GuardedRegex(p, f, true)] as const
   // A run with no limits in the way: these tests compare results only.
-  const rt = { charge() {}, tick() {}, chargeSlots() {}, chargeString: (x: string) => x, maxHeapBytes: 2 ** 40, maxStringLength: 2 ** 39, heapLimit() { throw new Error('heap') } } as any
+  const rt = { charge() {}, tick() {}, checkTime: () => false, chargeSlots() {}, chargeString: (x: string) => x, maxHeapBytes: 2 ** 40, maxStringLength: 2 ** 39, heapLimit() { throw new Error('heap') } } as any
   test('exec, test, search, match, matchAll, replace, split', () => {
     fc.assert(
       fc.property(pattern, fc.constantFrom('', 'g', 'i', 'gm', 'gi'), input, fc.constantFrom('-', '[$&]', '$1|', '$`', "$'", '$$', '$9'), (p, f, s, r) => {
@@ -110,7 +110,7 @@ describe('regex operations on the linear path equal the native ones', () => {
 })
 
 describe('string-pattern replace expands `$` patterns exactly as JavaScript', () => {
-  const rt = { charge() {}, tick() {}, chargeSlots() {}, chargeString: (x: string) => x, maxHeapBytes: 2 ** 40, maxStringLength: 2 ** 39, heapLimit() { throw new Error('heap') } } as any
+  const rt = { charge() {}, tick() {}, checkTime: () => false, chargeSlots() {}, chargeString: (x: string) => x, maxHeapBytes: 2 ** 40, maxStringLength: 2 ** 39, heapLimit() { throw new Error('heap') } } as any
   test('replace and replaceAll with $$, $&, $`, $\', $1, $<x> and plain text', () => {
     const text = fc.string({ unit: fc.constantFrom('a', 'b', '$', '&', '`', "'", '1', '<', '>', 'x'), maxLength: 12 })
     fc.assert(fc.property(text, fc.string({ unit: fc.constantFrom('a', 'b', ''), maxLength: 2 }), text, (s, p, r) => {

@@ -15,6 +15,7 @@ import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
 import { SLOT_COST } from '../fuel.ts'
 import { guestString } from './coerce.ts'
+import { chargeScan } from './sizes.ts'
 import { GuardedRegex, MAX_LINEAR_INPUT } from './regex.ts'
 import type { LinearMatch } from './linear-regex.ts'
 
@@ -35,6 +36,23 @@ interface Match {
   end: number
   caps: ArrayLike<string | undefined>
   groups: Record<string, string | undefined> | undefined
+}
+
+/**
+ * Worst-case backtracking steps past which one host-engine call may take a
+ * millisecond or more: the deadline is checked right after such a call (the
+ * call itself is bounded by REGEX_STEP_BUDGET through the pattern's input cap).
+ */
+const LONG_REGEX_STEPS = 1_000_000
+
+/** A host-engine call on `s` is about to run: charged per character read. */
+function beforeNative(rt: Run, s: string): void {
+  chargeScan(rt, s.length)
+}
+
+/** ... and has run: a call that may have been long looks at the clock. */
+function afterNative(rt: Run, re: GuardedRegex, s: string): void {
+  if (re.worstSteps(s.length) >= LONG_REGEX_STEPS) rt.checkTime()
 }
 
 /** Whether this input goes to the linear engine (and may, given its size). */
@@ -78,6 +96,9 @@ class Matches {
     if (this.native) {
       this.native.lastIndex = this.from
       const raw = this.native.exec(this.s)
+      // What this call read: from where it started to the end of its match (or of the input).
+      chargeScan(rt, (raw ? raw.index + raw[0].length : this.s.length) - this.from)
+      afterNative(rt, this.re, this.s)
       m = raw && (!this.sticky || raw.index === this.from) ? fromNative(raw) : null
     } else {
       const raw = linearExec(rt, this.re, this.s, this.from, this.sticky)
@@ -126,7 +147,12 @@ function matchArray(m: Match, input: string): unknown[] {
 
 export function regexTest(rt: Run, re: GuardedRegex, input: unknown): boolean {
   const s = text(rt, input)
-  if (!useLinear(re, s)) return re.fresh().test(s)
+  if (!useLinear(re, s)) {
+    beforeNative(rt, s)
+    const hit = re.fresh().test(s)
+    afterNative(rt, re, s)
+    return hit
+  }
   return linearExec(rt, re, s, 0, re.sticky) !== null
 }
 
@@ -167,7 +193,12 @@ export function regexMatchAll(rt: Run, re: GuardedRegex, input: unknown): unknow
 
 export function regexSearch(rt: Run, re: GuardedRegex, input: unknown): number {
   const s = text(rt, input)
-  if (!useLinear(re, s)) return s.search(re.fresh())
+  if (!useLinear(re, s)) {
+    beforeNative(rt, s)
+    const at = s.search(re.fresh())
+    afterNative(rt, re, s)
+    return at
+  }
   return linearExec(rt, re, s, 0, re.sticky)?.index ?? -1
 }
 
@@ -258,7 +289,10 @@ export function regexReplace(rt: Run, re: GuardedRegex, input: unknown, replacem
   const s = text(rt, input)
   const global = all || re.global
   if (!replacement.includes('$') && literalBound(s.length, replacement) <= rt.maxStringLength && !useLinear(re, s)) {
-    return all ? s.replaceAll(re.fresh(), replacement) : s.replace(re.fresh(), replacement)
+    beforeNative(rt, s)
+    const out = all ? s.replaceAll(re.fresh(), replacement) : s.replace(re.fresh(), replacement)
+    afterNative(rt, re, s)
+    return out
   }
   const it = new Matches(rt, re, s, global)
   return replaceMatches(rt, s, () => it.next(), replacement)
@@ -294,7 +328,9 @@ export function regexSplit(rt: Run, re: GuardedRegex, input: unknown, limit?: nu
   const maxItems = Math.floor(rt.maxHeapBytes / SLOT_BYTES)
   if (!useLinear(re, s)) {
     // The limit bounds the native result: one item past the heap ceiling proves it too large.
+    beforeNative(rt, s)
     const out = s.split(re.fresh(), Math.min(lim, maxItems + 1)) as string[]
+    afterNative(rt, re, s)
     if (out.length > maxItems) rt.heapLimit(out.length * SLOT_BYTES)
     return out
   }

@@ -30,6 +30,8 @@ interface RegexCore {
   readonly re: RegExp
   /** Longest input the host engine may take for this pattern (see REGEX_STEP_BUDGET); -1: linear engine only. */
   readonly maxInput: number
+  /** Worst-case backtracking degree (see regexDegree). */
+  readonly degree: number
   engine: LinearRegex | null
 }
 
@@ -51,6 +53,7 @@ export class GuardedRegex {
     this.#core = core ?? {
       re: new RegExp(source, flags),
       maxInput: linearOnly ? -1 : inputCap(source, flags),
+      degree: regexDegree(source, flags),
       engine: linearOnly ? new LinearRegex(source, flags) : null,
     }
     Object.freeze(this)
@@ -68,6 +71,10 @@ export class GuardedRegex {
   /** Longest input the host engine may take (-1: the linear engine only). Internal. */
   inputCap(): number {
     return this.#core.maxInput
+  }
+  /** Worst-case backtracking steps of one host-engine call on `n` characters (n^degree). Internal. */
+  worstSteps(n: number): number {
+    return n ** this.#core.degree
   }
   /** The linear-time engine for this pattern (built on first need; REGEX_UNSAFE if it cannot take it). Internal. */
   linear(): LinearRegex {
