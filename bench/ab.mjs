@@ -1,0 +1,46 @@
+// One-process A/B of two revisions of src/ on the shared workloads:
+//   node bench/ab.mjs <rev-before> <rev-after> [rounds] [--min]   (AB_IDS=id,id to choose workloads)
+// Both revisions are extracted with `git archive`, bundled with esbuild and loaded into
+// ONE process; each round runs a ~30 ms batch of each, alternating which goes first, so
+// machine noise hits both alike. Prints per-workload medians (or minima) and the geomean ratio.
+import { build } from 'esbuild'
+import { execSync } from 'node:child_process'
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+const args = process.argv.slice(2).filter((a) => a !== '--min')
+const useMin = process.argv.includes('--min')
+const [revA, revB, rounds = '21'] = args
+if (!revA || !revB) { console.error('usage: node bench/ab.mjs <rev-before> <rev-after> [rounds] [--min]'); process.exit(2) }
+const root = resolve(import.meta.dirname, '..')
+const dir = mkdtempSync(join(tmpdir(), 'ajs-ab-'))
+symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+async function load(rev, name) {
+  execSync(`git archive --prefix=${name}/ ${rev} src | tar -x -C ${dir}`, { cwd: root })
+  const outfile = join(dir, `${name}.mjs`)
+  await build({ entryPoints: [join(dir, name, 'src/index.ts')], bundle: true, format: 'esm', platform: 'node', outfile, logLevel: 'error', packages: 'external' })
+  return import(pathToFileURL(outfile).href)
+}
+const A = await load(revA, 'a'), B = await load(revB, 'b')
+const workloadsDir = process.env.AJS_BENCH_WORKLOADS ?? resolve(root, '../shared/bench-workloads')
+const { workloads } = await import(pathToFileURL(join(workloadsDir, 'index.mjs')).href)
+const ids = (process.env.AB_IDS ?? 'arith-loop,string-build,array-pipeline,records,rules,agent-typical').split(',')
+const pick = (xs) => { if (useMin) return Math.min(...xs); const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)] }
+let logSum = 0, n = 0
+for (const w of workloads.filter((x) => ids.includes(x.id))) {
+  const prep = (M) => { const vm = new M.AgentVM(); const { ast } = M.transpile(w.source); return () => vm.run(ast, w.args, { fuel: 1e9 }) }
+  const fa = prep(A), fb = prep(B)
+  const batch = async (f) => { let k = 0; const t0 = performance.now(); while (performance.now() - t0 < 30) { const r = await f(); if (r.error) throw new Error(`${w.id}: ${r.error.code}`); k++ } return (performance.now() - t0) / k }
+  for (let i = 0; i < 3; i++) { await batch(fa); await batch(fb) }
+  const ta = [], tb = []
+  for (let r = 0; r < Number(rounds); r++) {
+    if (r % 2) { tb.push(await batch(fb)); ta.push(await batch(fa)) } else { ta.push(await batch(fa)); tb.push(await batch(fb)) }
+  }
+  const a = pick(ta), b = pick(tb)
+  console.log(`${w.id.padEnd(16)} ${revA}: ${(a * 1000).toFixed(1)} µs  ${revB}: ${(b * 1000).toFixed(1)} µs  ratio ${(b / a).toFixed(3)}`)
+  logSum += Math.log(b / a); n++
+}
+console.log(`geomean ratio ${revB}/${revA}: ${Math.exp(logSum / n).toFixed(3)} (${useMin ? 'minima' : 'medians'} of ${rounds} rounds)`)
+rmSync(dir, { recursive: true, force: true })
