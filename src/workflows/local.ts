@@ -56,7 +56,8 @@ interface RunRecord {
   createdAt: string
 }
 
-function newRunId(): string {
+/** A run id: UTC time to the second and 6 random hex digits (`20261124-010203-a1b2c3`). */
+export function newRunId(): string {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-')
   const rand = [...globalThis.crypto.getRandomValues(new Uint8Array(3))].map((b) => b.toString(16).padStart(2, '0')).join('')
   return `${stamp}-${rand}`

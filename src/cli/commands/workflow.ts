@@ -13,7 +13,7 @@ import { createOpenAICompatibleLLM } from '../../capabilities/llm.ts'
 import { TranspileError } from '../../diagnostics/index.ts'
 import { WorkflowError } from '../../workflows/errors.ts'
 import { FileJournalStore } from '../../workflows/file-store.ts'
-import { defaultMaxAgents, defaultRunsDir, resumeLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/local.ts'
+import { defaultMaxAgents, defaultRunsDir, newRunId, resumeLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/local.ts'
 import { listRuns, summarizeRun, type RunSummary } from '../../workflows/runs.ts'
 import { serveStdio } from '../../workflows/stdio-host.ts'
 import type { WorkflowCall } from '../../workflows/types.ts'
@@ -140,7 +140,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
       readText(resolve(io.cwd, file), file) // a missing file is CLI_NOT_FOUND before any run directory exists
       const args = parseArgs(flags.args, io)
       const budget = intOption(flags.budget, '--budget', 0)
-      const runId = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-')}-${Math.random().toString(16).slice(2, 8)}`
+      const runId = newRunId()
       if (!flags.json) io.err(`${palette(io.color).dim(`run ${runId}`)}\n`)
       setCode(await report('workflow run', flags, io, () => startLocalRun({ ...options, file: resolve(io.cwd, file), args, runId, ...(budget !== undefined ? { budget } : {}) }), runId))
     })
