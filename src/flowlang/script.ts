@@ -49,7 +49,7 @@ export async function runFlowScript(source: string, options: FlowScriptOptions =
 
   let ast: any
   try {
-    ast = transpile(module.source, { filename: file, atoms: [FLOW_BLOCK_ATOM] }).ast
+    ast = transpile(module.source, { filename: file }).ast
   } catch (e) {
     if (!(e instanceof TranspileError)) throw e
     const p = located('SCRIPT_SYNTAX', e.line, e.column, { detail: `${e.code}: ${e.message}` })
@@ -65,7 +65,9 @@ export async function runFlowScript(source: string, options: FlowScriptOptions =
 
   const counters = new Map<string, number>()
   const flowBlock = defineAtom(FLOW_BLOCK_ATOM, s.object({ type: s.string, options: s.any }), s.any, ({ type, options: opts }) => {
-    const spec = blockSpec(type)!
+    // Reachable by name too (the transpiler late-binds unknown calls to atoms): check the type here as well.
+    const spec = blockSpec(type)
+    if (!spec) throw new Error(`\`${String(type)}\` is not a block of the catalog`)
     const n = (counters.get(type) ?? 0) + 1
     counters.set(type, n)
     return {

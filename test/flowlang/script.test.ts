@@ -56,6 +56,12 @@ export default function build({ blocks }) {
     expect(r.problems[0]!.frame).toContain('> 2 |   const c = blocks.codec.mcp_over_funtions()')
   })
 
+  test('the atom behind blocks, called by name, checks the type as well', async () => {
+    const r = await runFlowScript(wrap(`  return flowBlock({ type: 'nope', options: {} })`))
+    expect(r.problems.map((p) => `${p.name} ${p.path}`)).toEqual(['SCRIPT_RUNTIME 2:9'])
+    expect(r.problems[0]!.message).toContain('`nope` is not a block of the catalog')
+  })
+
   test('a block call takes one options object', async () => {
     expect(await names(wrap(`  return blocks.router.mcp({}, 2)`))).toEqual(['SCRIPT_BLOCK_CALL 2:9'])
   })
