@@ -5,7 +5,7 @@
  */
 
 import type { Node } from 'acorn'
-import type { Loc } from '../ast/types.ts'
+import type { AjsProgram, Loc } from '../ast/types.ts'
 import { FORBIDDEN_NAMES } from '../ast/nodes.ts'
 import type { CodeName } from '../diagnostics/codes.ts'
 import { makeDiagnostic, transpileError, TranspileError, type Diagnostic } from '../diagnostics/diagnostic.ts'
@@ -40,6 +40,12 @@ export class LowerContext {
   refuseChainedComparisons = false
   /** Helpers some function calls (the others get an "unused" warning). */
   readonly calledHelpers = new Set<string>()
+  /**
+   * The program of helper `name` as a procedure AST (the helper as entry,
+   * the other helpers with it), for `storeProcedure({ ast: name })`. Set by
+   * lowerProgram; undefined while lowering a lone expression.
+   */
+  procedureOf: ((name: string, at: Node) => AjsProgram) | undefined = undefined
   /** Custom (non-core) atoms the program calls, in order of first call. */
   readonly customAtoms = new Set<string>()
   /** Nesting of the expression being lowered (see MAX_EXPR_NESTING). */

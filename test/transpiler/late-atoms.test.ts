@@ -172,3 +172,32 @@ function unused() { return 1 }`
     expect(refused(() => transpile('function f() { return g(1, 2) }')).hint).toContain('helpers come before the entry')
   })
 })
+
+describe('storeProcedure({ ast: helper }): a helper of the same source as a sub-agent', () => {
+  const SRC = `function square({ n }) {
+  return { sq: n * n, twice: twice(n) }
+}
+function twice(x) { return x * 2 }
+function main({ xs }) {
+  let worker = storeProcedure({ ast: square, ttl: 60000 })
+  let out = []
+  for (const n of xs) {
+    out.push(agentRun({ agentId: worker, input: { n } }))
+  }
+  return { out }
+}`
+
+  test('the helper (with the helpers it needs) is embedded as a procedure AST and runs as an agent', async () => {
+    const { ast, warnings } = transpile(SRC)
+    expect(warnings).toEqual([])
+    const stored = JSON.stringify(ast.steps)
+    expect(stored).toContain('"name":"square"')
+    const r = await new AgentVM().run(ast, { xs: [2, 3] })
+    expect(r.result).toEqual({ out: [{ sq: 4, twice: 4 }, { sq: 9, twice: 6 }] })
+  })
+
+  test('a variable named like nothing else still means its value; a helper storing itself is refused', () => {
+    expect(() => transpile('function f({ handler }) { return storeProcedure({ ast: handler }) }')).not.toThrow()
+    expect(refused(() => transpile('function a() { return storeProcedure({ ast: a }) }\nfunction main() { return a() }')).code).toBe('AJS2030')
+  })
+})

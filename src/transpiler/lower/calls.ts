@@ -68,12 +68,41 @@ function checkAtomArgs(name: string, node: CallExpression, ctx: LowerContext): v
   }
 }
 
+/**
+ * `storeProcedure({ ast: helper })` with `helper` a helper of this source
+ * (not a variable): the helper becomes a procedure AST, embedded as a
+ * literal, so a sub-agent needs no second file. Other forms: undefined.
+ */
+function storeProcedureArgs(node: CallExpression, ctx: LowerContext): Array<Expr | SpreadExpr> | undefined {
+  const arg = node.arguments[0]
+  if (node.arguments.length !== 1 || arg?.type !== 'ObjectExpression' || !ctx.procedureOf) return undefined
+  const index = arg.properties.findIndex((p) => p.type === 'Property' && !p.computed && p.kind === 'init' &&
+    (p.key.type === 'Identifier' ? p.key.name : (p.key as { value?: unknown }).value) === 'ast')
+  const prop = arg.properties[index] as { value: Expression } | undefined
+  if (!prop || prop.value.type !== 'Identifier') return undefined
+  const name = (prop.value as Identifier).name
+  if (ctx.scope.lookup(name) !== undefined) return undefined
+  if (ctx.functionNames.has(name) && !ctx.helpers.has(name)) {
+    ctx.fail('UNSUPPORTED', prop.value, { name: 'Storing the entry function (or a helper that stores itself) as a procedure' })
+  }
+  if (!ctx.helpers.has(name)) return undefined
+  ctx.calledHelpers.add(name)
+  const rest = lowerElement({ ...arg, properties: arg.properties.filter((_, i) => i !== index) }, ctx) as { properties: unknown[] }
+  const literal = { key: 'ast', value: { $expr: 'literal', value: ctx.procedureOf(name, prop.value) } }
+  rest.properties.splice(index, 0, literal)
+  return [rest as unknown as Expr]
+}
+
 export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   if (node.optional) ctx.fail('OPTIONAL_CALL', node)
   const callee = node.callee
   if (callee.type === 'Identifier') {
     const kind = resolveCallee(callee, ctx, node.arguments)
     if (kind === 'helper') ctx.calledHelpers.add(callee.name)
+    if (callee.name === 'storeProcedure' && kind === 'atom') {
+      const args = storeProcedureArgs(node, ctx)
+      if (args) return { $expr: 'call', callee: callee.name, args, loc: ctx.loc(node) }
+    }
     if (kind === 'atom') {
       checkAtomArgs(callee.name, node, ctx)
       if (!CORE_ATOM_NAMES.has(callee.name)) ctx.customAtoms.add(callee.name)

@@ -7,9 +7,9 @@
  * root `steps`.
  */
 
-import type { FunctionDeclaration, Identifier, Pattern as EsPattern, Program } from 'acorn'
+import type { FunctionDeclaration, Identifier, Node, Pattern as EsPattern, Program } from 'acorn'
 import type { AjsProgram, FunctionDef, Pattern } from '../../ast/types.ts'
-import type { LowerContext } from '../context.ts'
+import { LowerContext } from '../context.ts'
 import { jsDocBefore, parseJsDoc } from '../jsdoc.ts'
 import type { Parsed } from '../parse.ts'
 import { Scope } from '../scope.ts'
@@ -106,6 +106,36 @@ function entryParams(fn: FunctionDeclaration, ctx: LowerContext): EntryParams {
   return { kind: 'named', pattern: { $pattern: 'object', properties }, fields }
 }
 
+/**
+ * `storeProcedure({ ast: helper })`: the helper lowered as the entry of its
+ * own program, with every other helper (never the outer entry), in a fresh
+ * context. Its warnings are the outer program's own and are not repeated;
+ * the custom atoms it calls are added to the outer program's `atoms`.
+ */
+function procedures(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx: LowerContext): (name: string, at: Node) => AjsProgram {
+  const cache = new Map<string, AjsProgram>()
+  const busy = new Set<string>()
+  return (name, at) => {
+    const done = cache.get(name)
+    if (done) return done
+    if (busy.has(name)) ctx.fail('UNSUPPORTED', at, { name: `A helper that stores itself (or a helper that stores it) as a procedure` })
+    busy.add(name)
+    try {
+      const self = fns.find((f) => f.id.name === name)!
+      const sub = new LowerContext(ctx.source, ctx.file, ctx.atoms)
+      sub.lateBound = ctx.lateBound
+      const body = [...fns.filter((f) => f !== entry && f !== self), self]
+      const program = { type: 'Program', body, sourceType: 'module', start: 0, end: ctx.source.length } as unknown as Program
+      const { ast } = lowerProgram({ program, comments: [] }, sub)
+      for (const a of sub.customAtoms) ctx.customAtoms.add(a)
+      cache.set(name, ast)
+      return ast
+    } finally {
+      busy.delete(name)
+    }
+  }
+}
+
 export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgram; signature: Signature } {
   const { fns, exported } = topLevelFunctions(parsed.program, ctx)
   // The seed's rule: the last function is the entry, unless one is marked `export default`.
@@ -113,6 +143,8 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
   const helpers = fns.filter((f) => f !== entry)
   ctx.helpers = new Set(helpers.map((f) => f.id.name))
   ctx.functionNames = new Set(fns.map((f) => f.id.name))
+
+  ctx.procedureOf = procedures(fns, entry, ctx)
 
   let functions: Record<string, FunctionDef> | undefined
   for (const fn of helpers) ctx.recover(() => { (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx) })
