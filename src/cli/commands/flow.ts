@@ -18,10 +18,9 @@ import { codeFrame } from '../../diagnostics/format.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { fromAgentError, Reporter, type JsonDiagnostic } from '../report.ts'
 import { intOption, jsonObjectFlag, numberOption } from '../options.ts'
-import { createRunSetup } from '../setup.ts'
 import { splitList } from '../compile.ts'
 import { palette } from '../colors.ts'
-import { DEFAULT_RUN_TIMEOUT_MS } from './run.ts'
+import { DEFAULT_RUN_TIMEOUT_MS, setupFromFlags } from './run.ts'
 
 export interface FlowCommandOptions {
   json?: boolean
@@ -149,17 +148,6 @@ export function formatFlowEvents(events: readonly FlowEvent[]): string {
   return rows.map((r) => `${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}`.trimEnd()).join('\n') + '\n'
 }
 
-function runSetup(opts: FlowCommandOptions, io: CliIO) {
-  if (opts.model && !opts.llm) throw usageError('--model needs --llm <url>')
-  return createRunSetup({
-    allowFetch: splitList(opts.allowFetch),
-    allowPrivate: splitList(opts.allowPrivate),
-    llmUrl: opts.llm,
-    model: opts.model,
-    apiKey: io.env['AJS_LLM_API_KEY'],
-  })
-}
-
 /** Flow run errors whose library hint names an option: the flag instead. */
 const FLOW_FLAG_HINTS: Record<string, string> = {
   FLOW_VISIT_BUDGET: 'Give the cycle a branch that leaves it, or raise --max-visits (default 100).',
@@ -173,7 +161,7 @@ export async function flowRun(file: string, opts: FlowCommandOptions, io: CliIO)
   const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
   const options = compileOptions(opts, file)
   const input = await readInput(opts.input, io)
-  const { capabilities } = runSetup(opts, io)
+  const { capabilities } = setupFromFlags(opts, io)
   const reporter = new Reporter(io, 'flow run', opts.json === true)
   const text = readFlowFile(file, io)
   try {
@@ -216,7 +204,7 @@ export async function flowSchedule(dir: string, opts: FlowCommandOptions, io: Cl
   const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
   const duration = numberOption(opts.duration, '--duration')
   const options = compileOptions(opts, dir)
-  const { capabilities } = runSetup(opts, io)
+  const { capabilities } = setupFromFlags(opts, io)
   const c = palette(io.color)
   let store
   try {
