@@ -40,20 +40,7 @@ export async function startServe(options: StartServeOptions): Promise<Served> {
     })
     return server
   }
-  const stores = await createPgStores(options.database)
-  const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env })
-  let jobs: Jobs
-  try {
-    jobs = await startJobs({
-      host, pgPool: stores.pool, kind: 'serve',
-      concurrency: options.jobConcurrency ?? host.pool.size,
-      deadAfterMs: options.deadAfterMs,
-      tasks: workflowJobTasks(host, stores.pool),
-    })
-  } catch (e) {
-    await host.close()
-    throw e
-  }
+  const { stores, host, jobs } = await startPgHost({ ...options, database: options.database }, 'serve', options.jobConcurrency)
   const server = await createServer({
     config: options.config, host, logger: options.logger,
     executor: (h) => jobsExecutor(h, stores.pool, jobs),
@@ -81,20 +68,7 @@ export interface StartedWorker {
 }
 
 export async function startWorker(options: StartWorkerOptions): Promise<StartedWorker> {
-  const stores = await createPgStores(options.database)
-  const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env })
-  let jobs: Jobs
-  try {
-    jobs = await startJobs({
-      host, pgPool: stores.pool, kind: 'worker',
-      concurrency: options.concurrency ?? host.pool.size,
-      deadAfterMs: options.deadAfterMs,
-      tasks: workflowJobTasks(host, stores.pool),
-    })
-  } catch (e) {
-    await host.close()
-    throw e
-  }
+  const { host, jobs } = await startPgHost(options, 'worker', options.concurrency)
   return {
     host,
     jobs,
@@ -102,5 +76,31 @@ export async function startWorker(options: StartWorkerOptions): Promise<StartedW
       await jobs.stop()
       await host.close()
     },
+  }
+}
+
+interface PgHostOptions {
+  config: ServeConfig
+  database: string
+  pool?: PoolOptions
+  deadAfterMs?: number
+  env?: Readonly<Record<string, string | undefined>>
+}
+
+/** Distributed mode, shared by serve and worker: Postgres stores, the host, and the job runner (the host is closed if jobs fail to start). */
+async function startPgHost(options: PgHostOptions, kind: 'serve' | 'worker', concurrency: number | undefined) {
+  const stores = await createPgStores(options.database)
+  const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env })
+  try {
+    const jobs = await startJobs({
+      host, pgPool: stores.pool, kind,
+      concurrency: concurrency ?? host.pool.size,
+      deadAfterMs: options.deadAfterMs,
+      tasks: workflowJobTasks(host, stores.pool),
+    })
+    return { stores, host, jobs }
+  } catch (e) {
+    await host.close()
+    throw e
   }
 }

@@ -3,18 +3,11 @@
  * data, so structured clone stays cheap) and the worker's start-up data.
  */
 import type { TenantCapabilities } from '../config.ts'
+import type { RunRequest } from '../stores/types.ts'
 
-export interface RunTask {
+/** A run request (key: the SHA-256 of `astText` for stored procedures, other ASTs keyed by their text; exactly one of astText and source) as a pool thread receives it. */
+export interface RunTask extends RunRequest {
   tenant: string
-  /** Cache key of `astText` for stored procedures (its SHA-256); other ASTs are keyed by their text. */
-  key?: string
-  /** The program as JSON text (exactly one of astText and source). */
-  astText?: string
-  source?: string
-  args: unknown
-  fuel: number
-  timeoutMs: number
-  trace: boolean
   maxAstNodes: number
   maxAstDepth: number
   /** When the host accepted the run (ms): the time limit counts from here, queueing included. */
