@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CORE_OPS, type OpCategory } from '../src/ast/nodes.ts'
-import { opDoc } from '../src/ast/docs.ts'
+import { fieldDoc, opDoc } from '../src/ast/docs.ts'
 import { ATOM_COSTS } from '../src/vm/fuel.ts'
 
 export const AST_DOC_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/ast.md')
@@ -26,6 +26,13 @@ const KIND_TEXT: Record<string, string> = {
   bindings: '`{ name: value }`, declared in order', cases: '`[{ test?, body }]`', declKind: '`let`, `const` (or `assign`)',
 }
 
+/** For ops with several forms: which form needs (or allows) the field. */
+function requiredIn(spec: (typeof CORE_OPS)[string], field: string): string {
+  const form = spec.forms!.find((f) => f.required.includes(field) || f.optional?.includes(field))!
+  const name = `the \`${form.required[0]}\` form`
+  return form.required.includes(field) ? `in ${name}` : `no (${name})`
+}
+
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 
 /** The generated markdown of every core op with its fields. */
@@ -39,7 +46,7 @@ export function opsReference(): string {
       const fields = Object.entries(spec.fields)
       if (fields.length === 0) { out.push('No fields.', ''); continue }
       out.push('| field | kind | required | meaning |', '| --- | --- | --- | --- |')
-      for (const [name, f] of fields) out.push(`| \`${name}\` | ${f.kind} | ${f.optional ? 'no' : 'yes'} | ${cell(f.doc ?? KIND_TEXT[f.kind] ?? '')} |`)
+      for (const [name, f] of fields) out.push(`| \`${name}\` | ${f.kind} | ${spec.forms ? requiredIn(spec, name) : f.optional ? 'no' : 'yes'} | ${cell(fieldDoc(op, name) ?? KIND_TEXT[f.kind] ?? '')} |`)
       out.push('')
     }
   }

@@ -21,7 +21,7 @@ export const LANGUAGE_OP_DOCS: Readonly<Record<string, string>> = {
   return: 'Return from the current function (or lambda).',
   throw: 'Throw a value as a guest error.',
   try: 'Run `try`; on error bind `catchParam` and run `catch`; always run `finally`.',
-  parallel: 'Run branches concurrently; the value is the array of the branches\' `return` values.',
+  parallel: 'Run concurrently, in one of two forms: `branches` (each list of steps once), or `items`/`as`/`steps` (the steps once per item, each run with its own copy of the variables). The value is the array of the `return` values, in order; the first error ends the step and cancels the others.',
   expr: 'Evaluate an expression (its value goes to `result`).',
   Error: 'Throw an error with `message` (and optional `name`, `data`).',
   varSet: 'Assign `value` to the variable `key` in scope (declaring it in the function scope if none).',
@@ -59,6 +59,21 @@ export const EXPR_DOCS: Readonly<Record<string, string>> = {
   update: '`++` / `--`, prefix or postfix.',
   sequence: 'Comma operator.',
   regex: 'Regular expression literal (ReDoS-guarded).',
+}
+
+/** Descriptions of language-op fields whose kind alone does not say enough. */
+const LANGUAGE_FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  parallel: {
+    items: 'run `steps` once per item, all at once',
+    as: 'the item, in each run of `steps`',
+    index: 'the item\'s index',
+    steps: 'the body run per item; it may not assign variables declared outside it',
+  },
+}
+
+/** The description of a core op's field, when it has one. */
+export function fieldDoc(op: string, field: string): string | undefined {
+  return LANGUAGE_FIELD_DOCS[op]?.[field] ?? CORE_OPS[op]?.fields[field]?.doc
 }
 
 /** The description of any core op. */

@@ -41,6 +41,12 @@ export interface OpSpec {
    * out of the VM bundle.
    */
   doc?: string
+  /**
+   * Ops with more than one shape: each form lists its required fields (the
+   * first one names the form) and its optional ones. A step takes exactly
+   * one form; fields of the other forms are refused.
+   */
+  forms?: ReadonlyArray<{ required: readonly string[]; optional?: readonly string[] }>
 }
 
 const f = (kind: FieldKind, doc?: string): FieldSpec => ({ kind, doc })
@@ -105,7 +111,8 @@ export const CORE_OPS: Record<string, OpSpec> = {
   },
   parallel: {
     category: 'control',
-    fields: { branches: f('branches') },
+    fields: { branches: opt('branches'), items: opt('value'), as: opt('name'), index: opt('name'), steps: opt('steps') },
+    forms: [{ required: ['branches'] }, { required: ['items', 'as', 'steps'], optional: ['index'] }],
   },
   expr: { category: 'control', fields: { value: f('value') } },
   Error: {

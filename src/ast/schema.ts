@@ -9,7 +9,7 @@
  * reports every problem with a JSON pointer.
  */
 import { ATOM_NAME, CORE_OPS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, type FieldKind } from './nodes.ts'
-import { EXPR_DOCS, opDoc } from './docs.ts'
+import { EXPR_DOCS, fieldDoc, opDoc } from './docs.ts'
 
 type Schema = Record<string, unknown>
 
@@ -149,10 +149,20 @@ export function buildAjsSchema(): Schema {
     const properties: Schema = { result: ref('name'), ...loc }
     const required: string[] = []
     for (const [field, fs] of Object.entries(spec.fields)) {
-      properties[field] = fs.doc ? { ...fieldSchema(fs.kind), description: fs.doc } : fieldSchema(fs.kind)
+      const doc = fieldDoc(op, field)
+      properties[field] = doc ? { ...fieldSchema(fs.kind), description: doc } : fieldSchema(fs.kind)
       if (!fs.optional) required.push(field)
     }
-    defs[`step_${op}`] = node('op', op, properties, required, opDoc(op))
+    const step = node('op', op, properties, required, opDoc(op))
+    if (spec.forms) {
+      // One shape per form: its required fields present, every other form's fields absent.
+      step.oneOf = spec.forms.map((form) => {
+        const own = new Set([...form.required, ...(form.optional ?? [])])
+        const others = spec.forms!.flatMap((f) => [...f.required, ...(f.optional ?? [])]).filter((k) => !own.has(k))
+        return { required: [...form.required], not: { anyOf: [...new Set(others)].map((k) => ({ required: [k] })) } }
+      })
+    }
+    defs[`step_${op}`] = step
   }
   defs.step_custom = {
     description: 'A custom atom (defineAtom): every field is a value.',

@@ -136,6 +136,7 @@ class Checker {
       if (STEP_META.has(k)) continue
       if (!Object.prototype.hasOwnProperty.call(spec.fields, k)) this.fail(at(path, k), `Op "${v.op}" has no field "${k}"`)
     }
+    if (spec.forms) this.form(v, spec, path)
     for (const [field, fs] of fieldsOf(v.op, spec)) {
       const fv = v[field]
       const fp = at(path, field)
@@ -144,6 +145,23 @@ class Checker {
         continue
       }
       this.field(fs.kind, fv, fp, depth + 1)
+    }
+  }
+
+  /** An op with several shapes: exactly one form, all its required fields, none of another form's. */
+  form(v: Record<string, unknown>, spec: OpSpec, path: Path): void {
+    const forms = spec.forms!
+    const form = forms.find((f) => v[f.required[0]!] !== undefined)
+    if (!form) {
+      const shapes = forms.map((f) => f.required.map((k) => `"${k}"`).join(' + ')).join(', or ')
+      return this.fail(path, `Op "${v.op}" needs ${shapes}`)
+    }
+    for (const k of form.required) if (v[k] === undefined) this.fail(at(path, k), `Op "${v.op}" needs field "${k}" with "${form.required[0]}"`)
+    const own = new Set([...form.required, ...(form.optional ?? [])])
+    for (const other of forms) {
+      for (const k of [...other.required, ...(other.optional ?? [])]) {
+        if (!own.has(k) && v[k] !== undefined) this.fail(at(path, k), `Op "${v.op}" takes "${k}" only without "${form.required[0]}"`)
+      }
     }
   }
 

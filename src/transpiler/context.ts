@@ -50,6 +50,19 @@ export class LowerContext {
   readonly customAtoms = new Set<string>()
   /** Nesting of the expression being lowered (see MAX_EXPR_NESTING). */
   exprDepth = 0
+  /** Helpers declared `async`: a call of one must be awaited, as in JS it gives a Promise. */
+  asyncHelpers: ReadonlySet<string> = new Set()
+  /** Calls whose value JS would await: under `await`, returned, or run by `Promise.all`. */
+  readonly awaited = new WeakSet<Node>()
+  private temps = 0
+
+  /** A fresh variable name for a value the lowering keeps (never a name of the source). */
+  temp(prefix: string): string {
+    let name: string
+    do name = `${prefix}$${++this.temps}`
+    while (this.source.includes(name))
+    return name
+  }
 
   constructor(
     readonly source: string,

@@ -34,7 +34,7 @@ export const CALLBACK_METHODS: ReadonlySet<string> = new Set([
 
 /** Well-known host names with a specific rewrite hint. */
 export const HOST_NAME_HINTS: Readonly<Record<string, string>> = {
-  Promise: 'Atoms already wait for their results: `let r = httpFetch({ url })`. ',
+  Promise: 'Atoms already wait for their results: `let r = httpFetch({ url })`; to run calls concurrently write `await Promise.all([f(), g()])`. ',
   setTimeout: 'Timers are not available: use the VM timeout options. ',
   fetch: 'Use the atom `httpFetch({ url })`. ',
   require: 'Modules are not available: put helpers in the same source. ',

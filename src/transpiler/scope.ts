@@ -17,7 +17,21 @@ export type BindingKind = 'let' | 'const' | 'param' | 'tdz' | 'tdzCase'
 
 export class Scope {
   readonly vars = new Map<string, BindingKind>()
-  constructor(readonly parent: Scope | null) {}
+  constructor(
+    readonly parent: Scope | null,
+    /** The body of a `Promise.all(xs.map(...))` callback: each run has its own copy of the outer names. */
+    readonly isolated = false,
+  ) {}
+
+  /** True when `name` is bound outside an isolated scope this one is inside. */
+  boundOutsideIsolation(name: string): boolean {
+    let crossed = false
+    for (let s: Scope | null = this; s; s = s.parent) {
+      if (s.vars.has(name)) return crossed
+      if (s.isolated) crossed = true
+    }
+    return false
+  }
 
   lookup(name: string): BindingKind | undefined {
     for (let s: Scope | null = this; s; s = s.parent) {

@@ -15,6 +15,7 @@ import { didYouMean } from '../suggest.ts'
 import { lowerElement, lowerObjectOf } from './expressions.ts'
 import { lowerLambda } from './functions.ts'
 import { resolveCallee } from './names.ts'
+import { isPromiseStatic, promiseAllOf } from './promise-all.ts'
 
 function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
   const out: Array<Expr | SpreadExpr> = []
@@ -95,10 +96,18 @@ function storeProcedureArgs(node: CallExpression, ctx: LowerContext): Array<Expr
 
 export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   if (node.optional) ctx.fail('OPTIONAL_CALL', node)
+  // Statement-level Promise.all never reaches here (promise-all.ts): this one is nested in an expression.
+  if (isPromiseStatic(node, ctx)) {
+    promiseAllOf(node, ctx) // refuses the other Promise methods
+    ctx.fail('PROMISE_ALL_PLACE', node)
+  }
   const callee = node.callee
   if (callee.type === 'Identifier') {
     const kind = resolveCallee(callee, ctx, node.arguments)
-    if (kind === 'helper') ctx.calledHelpers.add(callee.name)
+    if (kind === 'helper') {
+      ctx.calledHelpers.add(callee.name)
+      if (ctx.asyncHelpers.has(callee.name) && !ctx.awaited.has(node)) ctx.fail('UNAWAITED_CALL', node, { name: callee.name })
+    }
     if (callee.name === 'storeProcedure' && kind === 'atom') {
       const args = storeProcedureArgs(node, ctx)
       if (args) return { $expr: 'call', callee: callee.name, args, loc: ctx.loc(node) }

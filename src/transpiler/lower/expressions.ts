@@ -239,7 +239,8 @@ const EXPR: Record<string, Lower> = {
   FunctionExpression: (n, ctx) => ctx.fail(n.async ? 'ASYNC' : n.generator ? 'GENERATOR' : 'FUNCTION_EXPRESSION', n),
   ClassExpression: reject('CLASS'),
   ThisExpression: reject('THIS'),
-  AwaitExpression: reject('AWAIT'),
+  // The VM waits for every call, so `await e` is `e` (acorn accepts it only inside async functions).
+  AwaitExpression: (n, ctx) => { ctx.awaited.add(n.argument); return lowerExpr(n.argument, ctx) },
   YieldExpression: reject('GENERATOR'),
   TaggedTemplateExpression: reject('TAGGED_TEMPLATE'),
   MetaProperty: (n, ctx) => ctx.fail('META', n, { name: `${n.meta.name}.${n.property.name}` }),

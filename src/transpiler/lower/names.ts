@@ -56,7 +56,10 @@ export function checkAssignable(node: Identifier, ctx: LowerContext): void {
   const kind = ctx.scope.lookup(name)
   if (kind === 'const') ctx.fail('CONST_ASSIGN', node, { name })
   if (kind === 'tdz' || kind === 'tdzCase') tdz(node, ctx, kind)
-  if (kind !== undefined) return
+  if (kind !== undefined) {
+    if (ctx.scope.boundOutsideIsolation(name)) ctx.fail('PARALLEL_ASSIGN', node, { name })
+    return
+  }
   if (GLOBAL_VALUES.has(name) || GLOBAL_NAMESPACES.has(name) || GLOBAL_FUNCTIONS.has(name) || ctx.helpers.has(name) || ctx.atoms.has(name)) {
     ctx.fail('INVALID_TARGET', node, { name })
   }

@@ -29,7 +29,6 @@ function topLevelFunctions(program: Program, ctx: LowerContext): TopLevel {
   const fns: FunctionDeclaration[] = []
   let exported: FunctionDeclaration | undefined
   const addFunction = (s: FunctionDeclaration) => {
-    if (s.async) ctx.fail('ASYNC', s)
     if (s.generator) ctx.fail('GENERATOR', s)
     ctx.checkName(s.id.name, s.id)
     fns.push(s)
@@ -142,6 +141,7 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
   const entry = exported ?? fns[fns.length - 1]!
   const helpers = fns.filter((f) => f !== entry)
   ctx.helpers = new Set(helpers.map((f) => f.id.name))
+  ctx.asyncHelpers = new Set(helpers.filter((f) => f.async).map((f) => f.id.name))
   ctx.functionNames = new Set(fns.map((f) => f.id.name))
 
   ctx.procedureOf = procedures(fns, entry, ctx)

@@ -19,6 +19,7 @@ import type { BindingKind } from '../scope.ts'
 import { lowerExpr } from './expressions.ts'
 import { collectNames, lowerAssignTarget, lowerBinding, predeclarePatterns } from './patterns.ts'
 import { checkAssignable } from './names.ts'
+import { lowerPromiseAll, promiseAllOf, unwrap } from './promise-all.ts'
 
 type AnyStatement = Statement | ModuleDeclaration
 type LowerStmt = (node: any, ctx: LowerContext, out: Step[], label?: string) => void
@@ -27,6 +28,18 @@ type LowerStmt = (node: any, ctx: LowerContext, out: Step[], label?: string) => 
 export function toValue(e: Expr): Value {
   if (e.$expr === 'literal' && (e.value === null || typeof e.value !== 'object')) return e.value
   return e
+}
+
+/**
+ * The whole value of a statement: `Promise.all(...)` here becomes a
+ * `parallel` step before the statement, whose value it then reads.
+ */
+function lowerStatementValue(node: Expression, ctx: LowerContext, out: Step[]): Expr {
+  const all = promiseAllOf(node, ctx)
+  if (!all) return lowerExpr(node, ctx)
+  const result = ctx.temp('all')
+  out.push(lowerPromiseAll(all, ctx, result))
+  return { $expr: 'ident', name: result }
 }
 
 /** Pre-declare the lexical names of a block's own statements. */
@@ -77,7 +90,9 @@ function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Ste
   if (kind !== 'let' && kind !== 'const') return ctx.fail('UNSUPPORTED', node, { name: `\`${kind}\` declarations` })
   let lets: Record<string, Value> | undefined
   for (const d of node.declarations) {
-    const value = d.init ? lowerExpr(d.init, ctx) : ({ $expr: 'ident', name: 'undefined' } as Expr)
+    const before = out.length
+    const value = d.init ? lowerStatementValue(d.init, ctx, out) : ({ $expr: 'ident', name: 'undefined' } as Expr)
+    if (out.length !== before) lets = undefined // a parallel step now stands between: later names get their own varsLet
     if (d.id.type === 'Identifier') {
       ctx.declare(d.id.name, kind, d.id)
       if (kind === 'const') {
@@ -103,14 +118,19 @@ function lowerExpressionStatement(node: { expression: Expression; directive?: st
   if (e.type === 'AssignmentExpression' && e.operator === '=') {
     if (e.left.type === 'Identifier') {
       checkAssignable(e.left, ctx)
-      out.push({ op: 'varSet', key: e.left.name, value: toValue(lowerExpr(e.right, ctx)), loc })
+      out.push({ op: 'varSet', key: e.left.name, value: toValue(lowerStatementValue(e.right, ctx, out)), loc })
       return
     }
     if (e.left.type === 'ObjectPattern' || e.left.type === 'ArrayPattern') {
       const pattern = lowerAssignTarget(e.left, ctx)
-      out.push({ op: 'destructure', kind: 'assign', pattern, value: toValue(lowerExpr(e.right, ctx)), loc })
+      out.push({ op: 'destructure', kind: 'assign', pattern, value: toValue(lowerStatementValue(e.right, ctx, out)), loc })
       return
     }
+  }
+  const all = promiseAllOf(e, ctx)
+  if (all) {
+    out.push(lowerPromiseAll(all, ctx))
+    return
   }
   if (isErrorStatement(e, ctx)) {
     // The seed's way to fail: `Error('msg')` as a statement ends the run with that error
@@ -148,7 +168,6 @@ function lowerForTarget(left: VariableDeclaration | EsPattern, ctx: LowerContext
 }
 
 function lowerForInOf(node: ForOfStatement | ForInStatement, ctx: LowerContext, out: Step[], label?: string): void {
-  if (node.type === 'ForOfStatement' && node.await) ctx.fail('AWAIT', node)
   ctx.pushScope()
   try {
     // The iterable is evaluated with the loop's own names in their dead zone, as in JS.
@@ -256,12 +275,13 @@ const STMT: Record<string, LowerStmt> = {
   BreakStatement: (n, ctx, out) => { out.push(n.label ? { op: 'break', label: n.label.name, loc: ctx.loc(n) } : { op: 'break', loc: ctx.loc(n) }) },
   ContinueStatement: (n, ctx, out) => { out.push(n.label ? { op: 'continue', label: n.label.name, loc: ctx.loc(n) } : { op: 'continue', loc: ctx.loc(n) }) },
   ReturnStatement: (n, ctx, out) => {
-    out.push(n.argument ? { op: 'return', value: toValue(lowerExpr(n.argument, ctx)), loc: ctx.loc(n) } : { op: 'return', loc: ctx.loc(n) })
+    if (!n.argument) return out.push({ op: 'return', loc: ctx.loc(n) })
+    ctx.awaited.add(unwrap(n.argument)!) // an async function resolves a returned promise
+    out.push({ op: 'return', value: toValue(lowerStatementValue(n.argument, ctx, out)), loc: ctx.loc(n) })
   },
   ThrowStatement: (n, ctx, out) => { out.push({ op: 'throw', value: toValue(lowerExpr(n.argument, ctx)), loc: ctx.loc(n) }) },
   TryStatement: lowerTry,
   FunctionDeclaration: (n, ctx) => {
-    if (n.async) ctx.fail('ASYNC', n)
     if (n.generator) ctx.fail('GENERATOR', n)
     ctx.fail('NESTED_FUNCTION', n, { name: n.id?.name ?? 'helper' })
   },

@@ -27,7 +27,7 @@ interface Ref {
 function compileRef(c: Compiler, target: any, scope: Scope): Ref {
   if (target?.$expr === 'ident') {
     const name = checkName(target.name)
-    const b = scope.lookup(name)
+    const b = scope.lookupForWrite(name)
     if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Assignment to undeclared variable "${name}"${c.suggest(name, scope)}`)
     if (b.kind === 'const') throw compileError('CONST_ASSIGN', `Assignment to constant "${name}"`)
     const slot = b.slot

@@ -61,11 +61,45 @@ export class FnCtx {
 
 export class Scope {
   readonly names = new Map<string, Binding>()
-  /** Labels of enclosing loops, innermost last (for validation of break/continue). */
-  constructor(readonly parent: Scope | null, readonly fn: FnCtx) {}
+  constructor(
+    readonly parent: Scope | null,
+    readonly fn: FnCtx,
+    /**
+     * Each run of this block works on its own copy of the variables (the
+     * items form of `parallel`): an assignment to a name declared outside
+     * it would be lost, so it is refused.
+     */
+    readonly isolated = false,
+  ) {}
 
   child(): Scope {
     return new Scope(this, this.fn)
+  }
+
+  isolatedChild(): Scope {
+    return new Scope(this, this.fn, true)
+  }
+
+  /** The binding an assignment writes; refused when it lies outside an isolated block. */
+  lookupForWrite(name: string): Binding | undefined {
+    let crossed = false
+    for (let s: Scope | null = this; s; s = s.parent) {
+      const b = s.names.get(name)
+      if (b) {
+        if (crossed) throw compileError('PARALLEL_ASSIGN', `A parallel item body cannot assign "${name}", declared outside it`)
+        return b
+      }
+      if (s.isolated) crossed = true
+    }
+    return undefined
+  }
+
+  /** Where an undeclared `result` (or varSet key) is declared: the function scope, or the isolated block around. */
+  varScope(): Scope {
+    for (let s: Scope = this; ; s = s.parent!) {
+      if (s.isolated) return s
+      if (!s.parent) return this.fn.root
+    }
   }
 
   declare(name: string, kind: BindingKind): Binding {

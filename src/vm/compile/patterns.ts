@@ -68,7 +68,7 @@ export function checkName(name: unknown): string {
 function nameBinder(c: Compiler, name: string, scope: Scope, kind: PatternKind): Bind {
   checkName(name)
   if (kind === 'assign') {
-    const b = scope.lookup(name)
+    const b = scope.lookupForWrite(name)
     if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Assignment to undeclared variable "${name}"${c.suggest(name, scope)}`)
     if (b.kind === 'const') throw compileError('CONST_ASSIGN', `Assignment to constant "${name}"`)
     const slot = b.slot

@@ -15,6 +15,7 @@ import { isP, then } from './async.ts'
 import { checkName } from './patterns.ts'
 import { LOOP_COMPILERS } from './loops.ts'
 import { COLLECTION_STEP_COMPILERS } from './collection-steps.ts'
+import { parallelStep } from './parallel.ts'
 import { fusedIf, fusedStore } from './fusion.ts'
 import { guestString } from '../builtins/coerce.ts'
 
@@ -178,29 +179,6 @@ function tryStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
       return isPromise(r) ? r.then((code) => afterOk(f, code), (e) => afterErr(f, e)) : afterOk(f, r)
     },
     async: body.async || catchAsync || fin.async,
-    cost: STEP_COST,
-  }
-}
-
-function parallelStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const branches = s(step).branches
-  if (!Array.isArray(branches)) throw compileError('AST_INVALID', '`parallel.branches` must be a list of step lists')
-  const runs = branches.map((b: unknown) => c.block(b, scope).run)
-  const store = storeResult(c, step, scope)
-  const finish = (f: Frame, code: Completion) => (code === RETURN ? f.ret : undefined)
-  return {
-    run: (f) => {
-      const group = new AbortController()
-      const promises = runs.map((run: CStep) => {
-        const fork = new Frame(f.s, f.rt, group.signal)
-        return Promise.resolve().then(() => run(fork)).then((code) => finish(fork, code))
-      })
-      return Promise.all(promises).then(
-        (values) => store(f, values),
-        (e) => { group.abort(); throw e },
-      )
-    },
-    async: true,
     cost: STEP_COST,
   }
 }
