@@ -86,13 +86,18 @@ export class CliError extends Error {
   readonly exitCode: 1 | 2
   readonly hint: string
   readonly file: string | undefined
+  /** 1-based position in `file`, when known (e.g. where an --atoms module threw). */
+  readonly line: number | undefined
+  readonly column: number | undefined
 
-  constructor(code: CliCode, message: string, extra: { hint?: string; file?: string } = {}) {
+  constructor(code: CliCode, message: string, extra: { hint?: string; file?: string; line?: number; column?: number } = {}) {
     super(message)
     this.code = code
     this.exitCode = CLI_CODES[code].exit
     this.hint = extra.hint ?? CLI_CODES[code].hint
     this.file = extra.file
+    this.line = extra.line
+    this.column = extra.column
   }
 }
 

@@ -1,5 +1,6 @@
 /** Parsing of flag values; a malformed value given on the command line is a usage error (exit 2). */
 import { resolve } from 'node:path'
+import { Option } from 'commander'
 import { CliError, readText, usageError, type CliIO } from './io.ts'
 
 /** A non-negative number, or undefined when the flag is absent. */
@@ -36,3 +37,7 @@ export async function jsonObjectFlag(opt: string | undefined, flag: string, io: 
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(code, `${from} must be a JSON object`)
   return value as Record<string, unknown>
 }
+
+/** `--atoms <module|names>`, repeatable: commander collects every value (atoms-module.ts reads them). */
+export const atomsOption = (description: string): Option => new Option('--atoms <module|names>', description)
+  .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])

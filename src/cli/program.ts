@@ -9,6 +9,7 @@ import { CliError, EXIT, type CliIO } from './io.ts'
 import { fromCliError, Reporter } from './report.ts'
 import { palette } from './colors.ts'
 import { packageVersion } from './version.ts'
+import { atomsOption } from './options.ts'
 import { buildCommand } from './commands/build.ts'
 import { checkCommand } from './commands/check.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, runCommand } from './commands/run.ts'
@@ -23,7 +24,7 @@ import { registerInitCommand } from './commands/init.ts'
 export { EXIT } from './io.ts'
 
 const maxErrorsOption = () => new Option('--max-errors <n>', 'report up to n refusals per file in one pass (default 50; 1 stops at the first)')
-const atomsOption = () => new Option('--atoms <names>', 'comma-separated custom atom names the source may call')
+const COMPILE_ATOMS = 'custom atoms the source may call: a module of defineAtom exports (./atoms.mjs) or comma-separated names; repeatable'
 
 function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean): Command {
   const c = palette(io.color)
@@ -52,7 +53,7 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
     .option('-w, --watch', 'rebuild when sources change, appear or are deleted (Ctrl-C to stop)')
     .option('--json', 'print one JSON report (files, diagnostics) on stdout')
     .addOption(maxErrorsOption())
-    .addOption(atomsOption())
+    .addOption(atomsOption(COMPILE_ATOMS))
     .action(async (inputs: string[], opts) => setCode(await buildCommand(inputs, opts, io)))
 
   program.command('run')
@@ -71,6 +72,7 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
     .option('--stdin-filename <name>', 'name of the program read from - (a .json name reads an AST)')
     .option('-w, --watch', 'run again whenever the program file changes (Ctrl-C to stop)')
     .addOption(maxErrorsOption())
+    .addOption(atomsOption('custom atoms to install on the VM: a module of defineAtom exports (./atoms.mjs); repeatable'))
     .action(async (target: string, opts) => setCode(await runCommand(target, opts, io)))
 
   program.command('check')
@@ -78,7 +80,7 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
     .argument('<inputs...>', 'source files, directories, globs, or .json ASTs to validate')
     .option('--json', 'print one JSON report (files, diagnostics) on stdout')
     .addOption(maxErrorsOption())
-    .addOption(atomsOption())
+    .addOption(atomsOption(COMPILE_ATOMS))
     .action(async (inputs: string[], opts) => setCode(await checkCommand(inputs, opts, io)))
 
   registerFlowlangCommands(program, io, setCode)

@@ -74,7 +74,7 @@ export function fromAgentError(error: AgentError, ctx: RunContext): JsonDiagnost
 }
 
 export function fromCliError(e: CliError): JsonDiagnostic {
-  return { severity: 'error', code: e.code, message: e.message, hint: e.hint, ...(e.file ? { file: e.file } : {}) }
+  return { severity: 'error', code: e.code, message: e.message, hint: e.hint, ...(e.file ? { file: e.file } : {}), ...(e.line !== undefined ? { line: e.line } : {}), ...(e.column !== undefined ? { column: e.column } : {}) }
 }
 
 /**

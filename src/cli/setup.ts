@@ -7,6 +7,7 @@
  */
 import { AgentVM } from '../full-vm.ts'
 import type { ProcedureStore } from '../vm/procedures.ts'
+import type { AtomDef } from '../vm/atoms/types.ts'
 import { createFetchCapability, createMemoryStore } from '../capabilities/index.ts'
 import { batteryAtoms, createBatteryLLM } from '../batteries/index.ts'
 
@@ -20,6 +21,8 @@ export interface SetupOptions {
   model?: string
   apiKey?: string
   procedures?: ProcedureStore
+  /** Custom atoms from `--atoms <module>`; one named like a battery replaces it. */
+  atoms?: readonly AtomDef[]
 }
 
 export interface RunSetup {
@@ -43,6 +46,6 @@ export function createRunSetup(options: SetupOptions = {}): RunSetup {
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     })
   }
-  const vm = new AgentVM(batteryAtoms, options.procedures ? { procedures: options.procedures } : {})
+  const vm = new AgentVM([...batteryAtoms, ...(options.atoms ?? [])], options.procedures ? { procedures: options.procedures } : {})
   return { vm, capabilities }
 }

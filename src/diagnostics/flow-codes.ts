@@ -53,7 +53,7 @@ export type FlowRule = keyof typeof FLOW_RULES
 export const FLOW_RUN_CODES = {
   FLOW_INVALID: { message: 'The flow document is invalid', hint: 'Run `ajsc flow validate <file>` (or validateSavedFlow / validateBlockFlow) and fix every problem.' },
   FLOW_NO_ENTRY: { message: 'The flow has no entry node, so there is nothing to run', hint: 'Add a node with node_type "entry" and an edge from it to the first step.' },
-  FLOW_UNKNOWN_NODE_TYPE: { message: 'No atom implements this custom node type', hint: "Register it: runFlow(flow, input, { atoms: [defineAtom('vendor:name', …)] }) (ajsc flow run has no vendor atoms)." },
+  FLOW_UNKNOWN_NODE_TYPE: { message: 'No atom implements this custom node type', hint: "Register it: runFlow(flow, input, { atoms: [defineAtom('vendor:name', …)] }) (CLI: ajsc flow run --atoms ./atoms.mjs, a module exporting them)." },
   FLOW_VISIT_BUDGET: { message: 'The flow visited more nodes than its budget (a cycle that never exits?)', hint: 'Give the cycle a branch that leaves it, or raise the `maxVisits` option (default 100).' },
   FLOW_LLM_OUTPUT: { message: 'The model did not answer with the required JSON, even after one corrective retry', hint: 'Simplify the output_schema, describe the fields, or use a model that supports structured output.' },
   FLOW_TEMPLATE: { message: 'A {{variable}} of the prompt is not in the block\'s input', hint: 'Produce that field in the previous block, or use {{initial.name}} for the flow\'s global input.' },

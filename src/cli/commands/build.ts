@@ -14,7 +14,8 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { TranspileError } from '../../diagnostics/index.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { commonBase, displayPath, expandInputs, type InputFile } from '../inputs.ts'
-import { compileSource, serializeAst, sourceMapPath, splitList } from '../compile.ts'
+import { compileSource, serializeAst, sourceMapPath } from '../compile.ts'
+import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { fromCliError, fromTranspileError, located, Reporter } from '../report.ts'
 import { palette } from '../colors.ts'
 import { intOption } from '../options.ts'
@@ -29,7 +30,7 @@ export interface BuildOptions {
   sourcemap?: boolean
   watch?: boolean
   json?: boolean
-  atoms?: string
+  atoms?: AtomsFlag
   maxErrors?: string
 }
 
@@ -52,7 +53,7 @@ export async function buildCommand(inputs: string[], opts: BuildOptions, io: Cli
   if (opts.outfile && opts.outdir) throw usageError('--outfile and --outdir cannot be used together', 'Use --outfile for one input, --outdir for several.')
   if (opts.sourcemap && !opts.minify) throw usageError('--sourcemap only applies to --minify builds', 'Without --minify the AST keeps its source positions; add --minify.')
   const maxErrors = intOption(opts.maxErrors, '--max-errors', 1) ?? 50
-  const atoms = splitList(opts.atoms)
+  const atoms = (await loadCliAtoms(opts.atoms, io.cwd)).names
   const reporter = new Reporter(io, 'build', opts.json === true)
 
   if (inputs.includes('-')) {

@@ -9,7 +9,8 @@
 import { TranspileError } from '../../diagnostics/index.ts'
 import { CliError, type CliIO } from '../io.ts'
 import { expandInputs } from '../inputs.ts'
-import { compileSource, isAstPath, loadAst, splitList } from '../compile.ts'
+import { compileSource, isAstPath, loadAst } from '../compile.ts'
+import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { fromAstProblems, fromCliError, fromTranspileError, located, Reporter } from '../report.ts'
 import { palette } from '../colors.ts'
 import { intOption } from '../options.ts'
@@ -17,7 +18,7 @@ import { readText } from '../io.ts'
 
 export interface CheckOptions {
   json?: boolean
-  atoms?: string
+  atoms?: AtomsFlag
   maxErrors?: string
 }
 
@@ -25,8 +26,8 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 export async function checkCommand(inputs: string[], opts: CheckOptions, io: CliIO): Promise<number> {
   const c = palette(io.color)
-  const atoms = splitList(opts.atoms)
   const maxErrors = intOption(opts.maxErrors, '--max-errors', 1) ?? 50
+  const atoms = (await loadCliAtoms(opts.atoms, io.cwd)).names
   const reporter = new Reporter(io, 'check', opts.json === true)
   const files = expandInputs(inputs, io.cwd)
   const results: Array<{ file: string; ok: boolean; errors: number; warnings: number }> = []

@@ -3,6 +3,7 @@ import type { Command } from 'commander'
 import type { CliIO } from '../io.ts'
 import { flowCompile, flowFmt, flowRun, flowSchedule, flowValidate } from './flow.ts'
 import { DEFAULT_RUN_TIMEOUT_MS } from './run.ts'
+import { atomsOption } from '../options.ts'
 
 export function registerFlowCommands(program: Command, io: CliIO, setCode: (code: number) => void): void {
   const flow = program.command('flow')
@@ -17,6 +18,7 @@ export function registerFlowCommands(program: Command, io: CliIO, setCode: (code
     .option('--model <name>', 'model name for --llm (default "default")')
     .option('--allow-fetch <hosts>', 'grant httpFetch for these hosts (comma-separated)')
     .option('--allow-private <hosts>', 'also allow these hosts to be private or loopback addresses')
+    .addOption(atomsOption('custom atoms for vendor node types and tools: a module of defineAtom exports (./atoms.mjs); repeatable'))
 
   flow.command('validate')
     .description('report every problem of a flow document (file:line:col: error Rule: message)')
@@ -34,10 +36,10 @@ export function registerFlowCommands(program: Command, io: CliIO, setCode: (code
   semantics(flow.command('compile')
     .description('compile a flow document to an ajs/1 AST (printed on stdout)')
     .argument('<file>', 'a flow .json file')
-    .option('--atoms <names>', 'comma-separated custom atoms the running VM will have (vendor node types, tools)')
+    .addOption(atomsOption('custom atoms the running VM will have (vendor node types, tools): a module of defineAtom exports (./atoms.mjs) or comma-separated names; repeatable'))
     .option('--pretty', 'indent the JSON')
     .option('--json', 'print one JSON report (format, ast) on stdout'))
-    .action((file: string, opts) => setCode(flowCompile(file, opts, io)))
+    .action(async (file: string, opts) => setCode(await flowCompile(file, opts, io)))
 
   running(semantics(flow.command('run')
     .description('run a flow document and print its result as JSON')

@@ -18,9 +18,9 @@ import { codeFrame } from '../../diagnostics/format.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { fromAgentError, Reporter, type JsonDiagnostic } from '../report.ts'
 import { intOption, jsonObjectFlag, numberOption } from '../options.ts'
-import { splitList } from '../compile.ts'
+import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { palette } from '../colors.ts'
-import { DEFAULT_RUN_TIMEOUT_MS, setupFromFlags } from './run.ts'
+import { DEFAULT_RUN_TIMEOUT_MS, runAtoms, setupFromFlags } from './run.ts'
 
 export interface FlowCommandOptions {
   json?: boolean
@@ -28,7 +28,7 @@ export interface FlowCommandOptions {
   pretty?: boolean
   semantics?: string
   maxVisits?: string
-  atoms?: string
+  atoms?: AtomsFlag
   input?: string
   fuel?: string
   timeout?: string
@@ -57,11 +57,11 @@ const problemsJson = (problems: readonly FlowProblem[]) => problems.map((p) => (
   rule: p.rule, path: p.path, message: p.message, ...(p.hint ? { hint: p.hint } : {}), ...(p.line !== undefined ? { line: p.line, column: (p.column ?? 0) + 1 } : {}),
 }))
 
-function compileOptions(opts: FlowCommandOptions, file: string): CompileFlowOptions {
+function compileOptions(opts: FlowCommandOptions, file: string, atomNames: readonly string[] = []): CompileFlowOptions {
   const semantics = opts.semantics
   if (semantics !== undefined && semantics !== 'extended' && semantics !== 'reference') throw usageError(`--semantics must be extended or reference, got "${semantics}"`)
   const maxVisits = intOption(opts.maxVisits, '--max-visits', 1)
-  return { file, ...(semantics ? { semantics } : {}), ...(maxVisits !== undefined ? { maxVisits } : {}), atoms: splitList(opts.atoms) }
+  return { file, ...(semantics ? { semantics } : {}), ...(maxVisits !== undefined ? { maxVisits } : {}), atoms: atomNames }
 }
 
 function readFlowFile(file: string, io: CliIO): string {
@@ -116,10 +116,10 @@ export function flowFmt(file: string, opts: FlowCommandOptions, io: CliIO): numb
 }
 
 /** `ajsc flow compile <file>`: the ajs/1 AST on stdout. */
-export function flowCompile(file: string, opts: FlowCommandOptions, io: CliIO): number {
+export async function flowCompile(file: string, opts: FlowCommandOptions, io: CliIO): Promise<number> {
   const reporter = new Reporter(io, 'flow compile', opts.json === true)
   const text = readFlowFile(file, io)
-  const options = compileOptions(opts, file)
+  const options = compileOptions(opts, file, (await loadCliAtoms(opts.atoms, io.cwd)).names)
   try {
     const { ast, format } = compileFlow(text, options)
     if (!opts.json) io.out(`${JSON.stringify(ast, null, opts.pretty ? 2 : undefined)}\n`)
@@ -151,7 +151,7 @@ export function formatFlowEvents(events: readonly FlowEvent[]): string {
 /** Flow run errors whose library hint names an option: the flag instead. */
 const FLOW_FLAG_HINTS: Record<string, string> = {
   FLOW_VISIT_BUDGET: 'Give the cycle a branch that leaves it, or raise --max-visits (default 100).',
-  FLOW_UNKNOWN_NODE_TYPE: 'Vendor node types and tools run custom atoms, which only the library can register: runFlow(flow, input, { atoms: [defineAtom(\'vendor:name\', …)] }).',
+  FLOW_UNKNOWN_NODE_TYPE: 'Vendor node types and tools run custom atoms: export them from a module (`export const send = defineAtom(\'vendor:name\', …)`) and pass it with --atoms ./atoms.mjs.',
   FLOW_LLM_OUTPUT: 'Simplify the output_schema or describe its fields; or pick a model with structured output via --model.',
 }
 
@@ -159,7 +159,8 @@ const FLOW_FLAG_HINTS: Record<string, string> = {
 export async function flowRun(file: string, opts: FlowCommandOptions, io: CliIO): Promise<number> {
   const fuel = numberOption(opts.fuel, '--fuel')
   const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
-  const options = compileOptions(opts, file)
+  const atoms = await runAtoms(opts.atoms, io)
+  const options = compileOptions(opts, file, atoms.names)
   const input = await readInput(opts.input, io)
   const { capabilities } = setupFromFlags(opts, io)
   const reporter = new Reporter(io, 'flow run', opts.json === true)
@@ -171,7 +172,7 @@ export async function flowRun(file: string, opts: FlowCommandOptions, io: CliIO)
     reporter.add(...e.problems.map((p) => fromProblem(p, file, text)))
     return reporter.finish({ result: null, fuelUsed: 0, events: [] })
   }
-  const result = await runFlow(text, input, { ...options, atoms: [], capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}), trace: opts.trace === true })
+  const result = await runFlow(text, input, { ...options, atoms: atoms.atoms, capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}), trace: opts.trace === true })
   if (opts.trace && !opts.json) io.err(formatFlowEvents(result.events))
   if (result.error) {
     const d = fromAgentError(result.error, { file, fuel: fuel ?? 1000, timeoutMs })
@@ -203,7 +204,8 @@ export async function flowSchedule(dir: string, opts: FlowCommandOptions, io: Cl
   const fuel = numberOption(opts.fuel, '--fuel')
   const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
   const duration = numberOption(opts.duration, '--duration')
-  const options = compileOptions(opts, dir)
+  const atoms = await runAtoms(opts.atoms, io)
+  const options = compileOptions(opts, dir, atoms.names)
   const { capabilities } = setupFromFlags(opts, io)
   const c = palette(io.color)
   let store
@@ -225,7 +227,7 @@ export async function flowSchedule(dir: string, opts: FlowCommandOptions, io: Cl
     flows: store.flows,
     ...(opts.timezone ? { timezone: opts.timezone } : {}),
     log: (e) => emit(e, logLine(e)),
-    run: (stored) => runFlow(stored.flow, {}, { ...options, atoms: [], capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}) }),
+    run: (stored) => runFlow(stored.flow, {}, { ...options, atoms: atoms.atoms, capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}) }),
   })
   scheduler.start()
   await new Promise<void>((done) => {

@@ -25,6 +25,7 @@ import { palette } from '../colors.ts'
 import { intOption, jsonObjectFlag, numberOption } from '../options.ts'
 import { clock } from './build.ts'
 import { watchInputs } from '../watch.ts'
+import { loadCliAtoms, type AtomsFlag, type CliAtoms } from '../atoms-module.ts'
 
 /**
  * Wall-clock limit of `ajsc run` when `--timeout` is not given: long enough
@@ -42,8 +43,8 @@ export interface SetupFlags {
   procedures?: string
 }
 
-/** The embedded run setup for these flags. */
-export function setupFromFlags(opts: SetupFlags, io: CliIO): RunSetup {
+/** The embedded run setup for these flags (with the atoms of `--atoms` modules, loaded by the caller). */
+export function setupFromFlags(opts: SetupFlags, io: CliIO, atoms: CliAtoms['atoms'] = []): RunSetup {
   if (opts.model && !opts.llm) throw usageError('--model needs --llm <url>')
   return createRunSetup({
     allowFetch: splitList(opts.allowFetch),
@@ -52,6 +53,7 @@ export function setupFromFlags(opts: SetupFlags, io: CliIO): RunSetup {
     model: opts.model,
     apiKey: io.env['AJS_LLM_API_KEY'],
     procedures: opts.procedures ? new FileProcedureStore(resolve(io.cwd, opts.procedures)) : undefined,
+    atoms,
   })
 }
 
@@ -69,6 +71,7 @@ export interface RunCommandOptions {
   stdinFilename?: string
   maxErrors?: string
   watch?: boolean
+  atoms?: AtomsFlag
 }
 
 interface Loaded {
@@ -77,7 +80,7 @@ interface Loaded {
 }
 
 /** The program to run, or undefined after reporting why it cannot run. */
-async function loadProgram(target: string, opts: RunCommandOptions, io: CliIO, reporter: Reporter, maxErrors: number): Promise<Loaded | undefined> {
+async function loadProgram(target: string, opts: RunCommandOptions, io: CliIO, reporter: Reporter, maxErrors: number, atomNames: readonly string[]): Promise<Loaded | undefined> {
   if (target.startsWith(PROCEDURE_TOKEN_PREFIX)) return { program: target }
   const fromStdin = target === '-'
   const name = fromStdin ? opts.stdinFilename ?? '<stdin>' : target
@@ -102,7 +105,7 @@ async function loadProgram(target: string, opts: RunCommandOptions, io: CliIO, r
     return { program: loaded.ast }
   }
   try {
-    const { ast, warnings } = compileSource(text, name, [], maxErrors)
+    const { ast, warnings } = compileSource(text, name, atomNames, maxErrors)
     reporter.add(...warnings.map(located))
     return { program: ast, source: text }
   } catch (e) {
@@ -123,13 +126,14 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
   if (opts.stdinFilename && target !== '-') throw usageError('--stdin-filename needs `-` (stdin) as the target')
   if (opts.watch && (isToken || target === '-')) throw usageError('--watch needs a program file to watch')
   const args = await jsonObjectFlag(opts.args, '--args', io)
+  const atoms = await runAtoms(opts.atoms, io)
 
   const once = async (): Promise<number> => {
     const c = palette(io.color)
     const reporter = new Reporter(io, 'run', opts.json === true)
-    const loaded = await loadProgram(target, opts, io, reporter, maxErrors)
+    const loaded = await loadProgram(target, opts, io, reporter, maxErrors, atoms.names)
     if (!loaded) return reporter.finish({ result: null, fuelUsed: 0 })
-    const { vm, capabilities } = setupFromFlags(opts, io)
+    const { vm, capabilities } = setupFromFlags(opts, io, atoms.atoms)
     const result = await vm.run(loaded.program, args, {
       capabilities,
       ...(fuel !== undefined ? { fuel } : {}),
@@ -169,4 +173,18 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
     },
     onDelete: (path) => { if (path === resolve(io.cwd, target)) io.err(`[${clock()}] ${target} was deleted; waiting for it to come back\n`) },
   })
+}
+
+/**
+ * The atoms of `--atoms` for a run: only modules make sense here, since the
+ * VM needs the atoms' code; bare names would compile and then stop the run
+ * (UNKNOWN_ATOM), so they are a usage error with the module form as hint.
+ */
+export async function runAtoms(flag: AtomsFlag, io: CliIO): Promise<CliAtoms> {
+  const loaded = await loadCliAtoms(flag, io.cwd)
+  const named = loaded.names.filter((n) => !loaded.atoms.some((a) => a.op === n))
+  if (named.length > 0) {
+    throw usageError(`--atoms ${named.join(',')}: a run needs the atoms themselves, not only their names`, `Export them from a module (\`export const ${named[0]} = defineAtom('${named[0]}', ...)\`) and pass it: --atoms ./atoms.mjs`)
+  }
+  return loaded
 }
