@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
 import { transpile } from '../../src/transpiler/index.ts'
-import { loadVm, normalize, runNative, runVm } from './differential/harness.ts'
+import { loadVm, normalize, runNativeAsync, runVm } from './differential/harness.ts'
 
 const doc = readFileSync(new URL('../../docs/language.md', import.meta.url), 'utf8')
 const BLOCK = /```js (ajs|ajs-reject)(?: (\S+))?\n([\s\S]*?)```/g
@@ -48,7 +48,7 @@ describe('docs/language.md examples', () => {
       const vm = await runVm(program, Vm!)
       if (expected !== undefined) expect(vm).toEqual({ ok: true, value: normalize(JSON.parse(expected)) })
       // The "differences" example shows where AJS and JS part ways on purpose.
-      if (!b.source.includes('function differences')) expect(vm).toEqual(runNative(program))
+      if (!b.source.includes('function differences')) expect(vm).toEqual(await runNativeAsync(program))
     })
   }
 })

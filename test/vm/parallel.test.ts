@@ -1,6 +1,6 @@
 /** `parallel`: concurrent branches, joined results, first error wins and cancels the rest. */
 import { describe, expect, test } from 'bun:test'
-import { arr, bin, call, ex, id, let_, lit, obj, prog, ret, run, value } from './ast.ts'
+import { arr, assign, bin, call, const_, ex, id, let_, lit, mcall, obj, prog, ret, run, set, value } from './ast.ts'
 
 const par = (branches: any[][], result = 'out') => ({ op: 'parallel', branches, result })
 const get = (key: string) => call('storeGet', obj({ key: lit(key) }))
@@ -77,5 +77,120 @@ describe('parallel', () => {
   })
   test('empty parallel gives []', async () => {
     expect(await value(prog([par([]), ret(id('out'))]))).toEqual([])
+  })
+})
+
+/** The items form: `{ op: 'parallel', items, as, index?, steps }` runs `steps` once per item, concurrently. */
+const each = (items: unknown, steps: any[], extra: Record<string, unknown> = {}) => ({ op: 'parallel', items, as: 'x', steps, result: 'out', ...extra })
+
+describe('parallel over items', () => {
+  test('one run per item, results in item order whatever order they finish in', async () => {
+    const store = timedStore({ a: 20, b: 1, c: 8 })
+    const ast = prog([each(arr(lit('a'), lit('b'), lit('c')), [ret(call('storeGet', obj({ key: id('x') })))]), ret(id('out'))])
+    expect(await value(ast, {}, { capabilities: { store } })).toEqual(['A', 'B', 'C'])
+    expect(store.events.slice(0, 3)).toEqual(['start a', 'start b', 'start c'])
+    expect(store.events.slice(3)).toEqual(['end b', 'end c', 'end a'])
+  })
+  test('the index, and outer variables read as they were when the step started', async () => {
+    const ast = prog([
+      let_({ k: lit(10) }),
+      each(arr(lit(1), lit(2), lit(3)), [let_({ y: bin('*', id('x'), id('k')) }), ret(bin('+', id('y'), id('i')))], { index: 'i' }),
+      ret(id('out')),
+    ])
+    expect(await value(ast)).toEqual([10, 21, 32])
+  })
+  test('each run has its own copy of the variables declared inside it', async () => {
+    // Every run declares `y`, waits, then reads it: with shared slots the later runs would overwrite the earlier ones.
+    const store = timedStore({ a: 15, b: 5, c: 1 })
+    const ast = prog([
+      each(arr(lit('a'), lit('b'), lit('c')), [const_('y', id('x')), ex(call('storeGet', obj({ key: id('x') }))), ret(id('y'))]),
+      ret(id('out')),
+    ])
+    expect(await value(ast, {}, { capabilities: { store } })).toEqual(['a', 'b', 'c'])
+  })
+  test('objects are shared by reference, as JS closures share them', async () => {
+    const ast = prog([
+      let_({ seen: arr() }),
+      each(arr(lit(1), lit(2)), [ex(mcall(id('seen'), 'push', id('x'))), ret(id('x'))]),
+      ret(mcall(id('seen'), 'sort')),
+    ])
+    expect(await value(ast)).toEqual([1, 2])
+  })
+  test('assigning a variable declared outside the body is refused before anything runs', async () => {
+    const store = timedStore({})
+    for (const step of [set('k', lit(1)), ex(assign(id('k'), lit(1))), ex({ $expr: 'update', op: '++', prefix: false, argument: id('k') }), { op: 'destructure', kind: 'assign', pattern: { $pattern: 'array', elements: ['k'] }, value: arr(lit(1)) }, { op: 'storeGet', key: 'a', result: 'k' }]) {
+      const r = await run(prog([let_({ k: lit(0) }), ex(call('storeGet', obj({ key: lit('first') }))), each(arr(lit(1)), [step])]), {}, { capabilities: { store } })
+      expect(r.error?.code).toBe('PARALLEL_ASSIGN')
+      expect(r.error?.message).toContain('"k"')
+    }
+    expect(store.events).toEqual([])
+  })
+  test('a result or varSet of a new name inside the body stays inside it', async () => {
+    const ast = prog([each(arr(lit(1), lit(2)), [ex(bin('*', id('x'), lit(3)), 'tmp'), set('fresh', id('tmp')), ret(id('fresh'))]), ret(id('out'))])
+    expect(await value(ast)).toEqual([3, 6])
+  })
+  test('first error wins and cancels the other runs\' in-flight calls', async () => {
+    const signals: AbortSignal[] = []
+    const llm = {
+      predict: (prompt: string, opts: { signal: AbortSignal }) => new Promise((resolve, reject) => {
+        signals.push(opts.signal)
+        if (prompt === 'bad') setTimeout(() => reject(new Error('item failed')), 5)
+        else opts.signal.addEventListener('abort', () => reject(new Error('cancelled')))
+      }),
+    }
+    const ast = prog([each(arr(lit('slow1'), lit('bad'), lit('slow2')), [ret(call('llmPredict', obj({ prompt: id('x') })))])])
+    const r = await run(ast, {}, { capabilities: { llm } })
+    expect(r.error?.message).toContain('item failed')
+    expect(signals.length).toBe(3)
+    expect(signals.every((s) => s.aborted)).toBe(true)
+  })
+  test('a failing sibling branch cancels the runs of a nested items step', async () => {
+    const signals: AbortSignal[] = []
+    const llm = {
+      predict: (_p: string, opts: { signal: AbortSignal }) => new Promise((_resolve, reject) => {
+        signals.push(opts.signal)
+        opts.signal.addEventListener('abort', () => reject(new Error('cancelled')))
+      }),
+    }
+    const store = timedStore({ boom: 5 }, { boom: 'outer branch failed' })
+    const nested = each(arr(lit('p'), lit('q')), [ret(call('llmPredict', obj({ prompt: id('x') })))])
+    const ast = prog([par([[nested, ret(id('out'))], [ret(get('boom'))]])])
+    const r = await run(ast, {}, { capabilities: { llm, store } })
+    expect(r.error?.message).toContain('outer branch failed')
+    expect(signals.length).toBe(2)
+    expect(signals.every((s) => s.aborted)).toBe(true)
+  })
+  test('after a caught failure of the enclosing parallel, nested runs make no further calls', async () => {
+    const store = timedStore({ slow: 20, boom: 5, wait: 60 }, { boom: 'outer branch failed' })
+    const nested = each(arr(lit('p'), lit('q')), [ex(get('slow')), ret(call('storeGet', obj({ key: bin('+', lit('after-'), id('x')) })))])
+    const ast = prog([
+      { op: 'try', try: [par([[nested, ret(id('out'))], [ret(get('boom'))]])], catchParam: 'e', catch: [] },
+      ex(get('wait')),
+      ret(lit('done')),
+    ])
+    expect(await value(ast, {}, { capabilities: { store } })).toBe('done')
+    expect(store.events.filter((e) => e.startsWith('start after'))).toEqual([])
+  })
+  test('no items gives []; items that are not an array are a TYPE_ERROR', async () => {
+    expect(await value(prog([each(arr(), [ret(lit(1))]), ret(id('out'))]))).toEqual([])
+    const r = await run(prog([each(lit('abc'), [ret(id('x'))])]))
+    expect(r.error?.code).toBe('TYPE_ERROR')
+    expect(r.error?.message).toContain('parallel needs an array')
+  })
+  test('fuel is the same on every run and grows with the items', async () => {
+    const ast = (n: number) => prog([each(arr(...Array.from({ length: n }, (_, i) => lit(i))), [ret(bin('+', id('x'), lit(1)))]), ret(id('out'))])
+    const a = await run(ast(4)), b = await run(ast(4)), c = await run(ast(8))
+    expect(a.fuelUsed).toBe(b.fuelUsed)
+    expect(c.fuelUsed).toBeGreaterThan(a.fuelUsed)
+    expect((await run(ast(50), {}, { fuel: 0.5 })).error?.code).toBe('FUEL_EXHAUSTED')
+  })
+  test('the two forms do not mix, and the items form needs its fields (validateAst)', async () => {
+    const mixed = await run(prog([{ op: 'parallel', branches: [], items: arr(), as: 'x', steps: [] }]))
+    expect(mixed.error?.code).toBe('AST_INVALID')
+    expect(mixed.error?.details?.map((d) => d.path)).toEqual(['/steps/0/items', '/steps/0/as', '/steps/0/steps'])
+    const partial = await run(prog([{ op: 'parallel', items: arr() }]))
+    expect(partial.error?.details?.map((d) => d.message)).toEqual(['Op "parallel" needs field "as" with "items"', 'Op "parallel" needs field "steps" with "items"'])
+    const none = await run(prog([{ op: 'parallel' }]))
+    expect(none.error?.details?.[0]?.message).toBe('Op "parallel" needs "branches", or "items" + "as" + "steps"')
   })
 })

@@ -44,22 +44,38 @@ export function normalize(v: unknown): unknown {
 
 const clone = <T>(v: T): T => structuredClone(v)
 
-/** Run the source as JavaScript: strict mode, the last function is the entry. */
-export function runNative(p: Program): Outcome {
+/** The entry of the source as a JavaScript function of the run's args (strict mode). */
+function nativeEntry(p: Program): () => unknown {
   const { signature } = transpile(p.source)
   // `export default function f` is module syntax: as a script body the same function is `function f`.
-  const body = p.source.replace(/^export default function/m, 'function')
+  const body = p.source.replace(/^export default (async )?function/m, '$1function')
   const make = new Function(`"use strict";\n${body}\nreturn ${signature.name}`) as () => (...a: unknown[]) => unknown
   const fn = make()
   const args = clone(p.args)
+  if (signature.kind === 'object') return () => fn(args)
+  if (signature.kind === 'named') return () => fn(...signature.params.map((q) => args[q.name]))
+  return () => fn()
+}
+
+const failed = (e: unknown): Outcome => ({ ok: false, message: e instanceof Error ? e.message : String(e) })
+
+/** Run the source as JavaScript: strict mode, the last function is the entry. */
+export function runNative(p: Program): Outcome {
+  const entry = nativeEntry(p)
   try {
-    let value: unknown
-    if (signature.kind === 'object') value = fn(args)
-    else if (signature.kind === 'named') value = fn(...signature.params.map((q) => args[q.name]))
-    else value = fn()
-    return { ok: true, value: normalize(value) }
+    return { ok: true, value: normalize(entry()) }
   } catch (e) {
-    return { ok: false, message: e instanceof Error ? e.message : String(e) }
+    return failed(e)
+  }
+}
+
+/** As runNative, for sources whose entry may be `async`: its promise is awaited. */
+export async function runNativeAsync(p: Program): Promise<Outcome> {
+  const entry = nativeEntry(p)
+  try {
+    return { ok: true, value: normalize(await entry()) }
+  } catch (e) {
+    return failed(e)
   }
 }
 
