@@ -41,3 +41,6 @@ export async function jsonObjectFlag(opt: string | undefined, flag: string, io: 
 /** `--atoms <module|names>`, repeatable: commander collects every value (atoms-module.ts reads them). */
 export const atomsOption = (description: string): Option => new Option('--atoms <module|names>', description)
   .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
+
+/** `--atoms` of the commands that run a program: only modules, since the VM needs the atoms' code. */
+export const runAtomsOption = (): Option => atomsOption('custom atoms to install on the VM: a module of defineAtom exports (./atoms.mjs); repeatable')

@@ -9,7 +9,7 @@ import { CliError, EXIT, type CliIO } from './io.ts'
 import { fromCliError, Reporter } from './report.ts'
 import { palette } from './colors.ts'
 import { packageVersion } from './version.ts'
-import { atomsOption } from './options.ts'
+import { atomsOption, runAtomsOption } from './options.ts'
 import { buildCommand } from './commands/build.ts'
 import { checkCommand } from './commands/check.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, runCommand } from './commands/run.ts'
@@ -72,7 +72,7 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
     .option('--stdin-filename <name>', 'name of the program read from - (a .json name reads an AST)')
     .option('-w, --watch', 'run again whenever the program file changes (Ctrl-C to stop)')
     .addOption(maxErrorsOption())
-    .addOption(atomsOption('custom atoms to install on the VM: a module of defineAtom exports (./atoms.mjs); repeatable'))
+    .addOption(runAtomsOption())
     .action(async (target: string, opts) => setCode(await runCommand(target, opts, io)))
 
   program.command('check')

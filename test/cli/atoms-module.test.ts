@@ -108,6 +108,21 @@ describe('ajsc run --atoms <module>', () => {
   })
 })
 
+describe('ajsc eval and repl --atoms <module>', () => {
+  test('eval -p calls an atom of the module', () => {
+    const r = inFixtures(['eval', '-p', 'weather({ city: "Faro" })', '--atoms', './named.mjs'])
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout)).toBe('Faro: sunny')
+    expect(inFixtures(['eval', '-p', 'wether({ city: "Faro" })', '--atoms', './named.mjs']).stderr).toContain('Did you mean `weather`?')
+  })
+
+  test('repl: every entry may call the module\'s atoms', () => {
+    const r = ajsc(['repl', '--atoms', './default-object.mjs'], { cwd: FIXTURES, input: 'let n = double({ n: 21 })\nn + 1\n', env: { AJSC_HISTORY: '' } })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('43')
+  })
+})
+
 describe('--atoms <module>: errors (stable codes, exit 1, never a stack trace)', () => {
   const noStack = (stderr: string) => expect(stderr).not.toMatch(/^\s+at /m)
 

@@ -10,8 +10,9 @@ import { TranspileError } from '../../diagnostics/index.ts'
 import type { CliIO } from '../io.ts'
 import { compileSource } from '../compile.ts'
 import { fromAgentError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
-import { jsonObjectFlag, numberOption } from '../options.ts'
-import { DEFAULT_RUN_TIMEOUT_MS, setupFromFlags, type SetupFlags } from './run.ts'
+import { runAtomsOption, jsonObjectFlag, numberOption } from '../options.ts'
+import { DEFAULT_RUN_TIMEOUT_MS, runAtoms, setupFromFlags, type SetupFlags } from './run.ts'
+import type { AtomsFlag } from '../atoms-module.ts'
 import { bodyWithValue, mapBack } from '../snippet.ts'
 
 export interface EvalOptions extends SetupFlags {
@@ -20,6 +21,7 @@ export interface EvalOptions extends SetupFlags {
   fuel?: string
   timeout?: string
   json?: boolean
+  atoms?: AtomsFlag
 }
 
 /** `function evaluate(...) { ` + code on the same line, so lines of the code keep their numbers. */
@@ -31,19 +33,20 @@ export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): P
   const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
   const reporter = new Reporter(io, 'eval', opts.json === true)
   const args = await jsonObjectFlag(opts.args, '--args', io)
+  const atoms = await runAtoms(opts.atoms, io)
   const body = opts.print ? bodyWithValue(code) : { source: code, hasValue: false }
   // Diagnostics point at the code as typed, not at the wrapper.
   const unwrap = ({ frame: _frame, ...d }: JsonDiagnostic): JsonDiagnostic => mapBack({ ...d, file: '<eval>' }, PREFIX.length, body)
   const source = `${PREFIX}${body.source}\n${body.hasValue ? 'return { value: __value }' : 'return {}'}\n}\n`
   let ast
   try {
-    ast = compileSource(source, '<eval>', [], 50).ast
+    ast = compileSource(source, '<eval>', atoms.names, 50).ast
   } catch (e) {
     if (!(e instanceof TranspileError)) throw e
     reporter.add(...fromTranspileError(e).map(unwrap))
     return reporter.finish({ result: null, fuelUsed: 0 })
   }
-  const { vm, capabilities } = setupFromFlags(opts, io)
+  const { vm, capabilities } = setupFromFlags(opts, io, atoms.atoms)
   const result = await vm.run(ast, { args }, { capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}) })
   if (result.error) reporter.add(unwrap(fromAgentError(result.error, { file: '<eval>', fuel: fuel ?? 1000, timeoutMs })))
   const value = body.hasValue && !result.error ? (result.result as { value?: unknown } | undefined)?.value ?? null : null
@@ -64,5 +67,6 @@ export function registerEvalCommand(program: Command, io: CliIO, setCode: (code:
     .option('--allow-private <hosts>', 'allow these private or loopback hosts')
     .option('--llm <url>', 'OpenAI-compatible endpoint for llmPredict')
     .option('--model <name>', 'model name for --llm')
+    .addOption(runAtomsOption())
     .action(async (code: string, opts: EvalOptions) => setCode(await evalCommand(code, opts, io)))
 }

@@ -17,12 +17,14 @@ import { EXIT, type CliIO } from '../io.ts'
 import { compileSource } from '../compile.ts'
 import { formatDiagnostic, fromAgentError, fromTranspileError, type JsonDiagnostic } from '../report.ts'
 import { palette } from '../colors.ts'
-import { intOption } from '../options.ts'
-import { DEFAULT_RUN_TIMEOUT_MS, setupFromFlags, type SetupFlags } from './run.ts'
+import { runAtomsOption, intOption } from '../options.ts'
+import { DEFAULT_RUN_TIMEOUT_MS, runAtoms, setupFromFlags, type SetupFlags } from './run.ts'
+import type { AtomsFlag, CliAtoms } from '../atoms-module.ts'
 import { bodyWithValue, declaredNames, isIncomplete, mapBack } from '../snippet.ts'
 
 export interface ReplOptions extends SetupFlags {
   fuel?: string
+  atoms?: AtomsFlag
 }
 
 const HELP = `Type AJS statements; the value of the last expression is printed.
@@ -41,10 +43,13 @@ export class ReplSession {
   lastFuel = 0
   totalFuel = 0
   private readonly setup: ReturnType<typeof setupFromFlags>
+  private readonly atomNames: readonly string[]
 
-  constructor(opts: ReplOptions, io: CliIO) {
+  /** `atoms`: those of `--atoms` modules (runAtoms), callable from every entry. */
+  constructor(opts: ReplOptions, io: CliIO, atoms: CliAtoms = { names: [], atoms: [], modules: [] }) {
     this.fuelBudget = intOption(opts.fuel, '--fuel', 1) ?? 1000
-    this.setup = setupFromFlags(opts, io)
+    this.setup = setupFromFlags(opts, io, atoms.atoms)
+    this.atomNames = atoms.names
   }
 
   /** Run one entry: its printed value, or the diagnostics that stopped it. */
@@ -60,7 +65,7 @@ export class ReplSession {
     const unwrap = ({ frame: _frame, ...d }: JsonDiagnostic): JsonDiagnostic => mapBack(d, prefix.length, body)
     let ast
     try {
-      ast = compileSource(source, '<repl>', [], 20).ast
+      ast = compileSource(source, '<repl>', this.atomNames, 20).ast
     } catch (e) {
       if (!(e instanceof TranspileError)) throw e
       return { diagnostics: fromTranspileError(e).map(unwrap) }
@@ -88,7 +93,7 @@ function historyFile(io: CliIO): string | undefined {
 
 export async function replCommand(opts: ReplOptions, io: CliIO): Promise<number> {
   const c = palette(io.color)
-  const session = new ReplSession(opts, io)
+  const session = new ReplSession(opts, io, await runAtoms(opts.atoms, io))
   const file = historyFile(io)
   const history = file && existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).reverse().slice(0, 500) : []
   const terminal = io.stdinIsTTY === true
@@ -161,5 +166,6 @@ export function registerReplCommand(program: Command, io: CliIO, setCode: (code:
     .option('--allow-private <hosts>', 'allow these private or loopback hosts')
     .option('--llm <url>', 'OpenAI-compatible endpoint for llmPredict')
     .option('--model <name>', 'model name for --llm')
+    .addOption(runAtomsOption())
     .action(async (opts: ReplOptions) => setCode(await replCommand(opts, io)))
 }
