@@ -44,9 +44,31 @@ describe('AbortSignal reaches pure loops (the seed\'s example)', () => {
     expect(r.error?.code).toBe('ABORTED')
   })
 
-  test('a loop in a synchronous helper cannot pause: the deadline still stops it', async () => {
-    const ast = compile('function spin() { let i = 0; while (true) { i = i + 1 } }\nfunction main() { spin(); return 1 }')
-    const r = await vm.run(ast, {}, { fuel: 1e12, timeoutMs: 50 })
+  const helperSpins: Array<[string, string]> = [
+    ['a loop in a helper that waits for nothing', 'function spin() { let i = 0; while (true) { i = i + 1 } }\nfunction main() { spin(); return 1 }'],
+    ['a loop two helpers down, its value used in an expression', 'function inner(n) { let i = 0; while (true) { i = i + n } }\nfunction outer() { return inner(1) + 1 }\nfunction main() { const v = outer(); return { v } }'],
+    ['a for...of loop in a helper called from a loop', 'function walk(xs) { let t = 0; for (const x of xs) { while (x > 0) { t += x } } return t }\nfunction main() { for (let k = 0; k < 3; k++) { walk([k, 1]) } return 1 }'],
+  ]
+  for (const [name, src] of helperSpins) {
+    test(`${name}: ABORTED soon after a host timer aborts`, async () => {
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), 20)
+      const r = await vm.run(compile(src), {}, { fuel: 1e12, signal: controller.signal })
+      expect(r.error?.code).toBe('ABORTED')
+    })
+  }
+
+  test('a looping helper gives the same results from the entry and from a callback, and the same fuel on every run', async () => {
+    const ast = compile('function count(n) { let t = 0; for (let i = 0; i < n; i++) { t += i } return t }\nfunction main({ xs }) { return { direct: xs.map((x) => 0).concat([count(4), count(5)]), viaCallback: xs.map((x) => count(x)) } }')
+    const r = await vm.run(ast, { xs: [4, 5] })
+    expect(r.result).toEqual({ direct: [0, 0, 6, 10], viaCallback: [6, 10] })
+    const again = await vm.run(ast, { xs: [4, 5] })
+    expect(again.fuelUsed).toBe(r.fuelUsed)
+  })
+
+  test('a loop in a helper called from an array callback cannot pause: the deadline still stops it', async () => {
+    const ast = compile('function spin() { let i = 0; while (true) { i = i + 1 } }\nfunction main({ xs }) { return xs.map((x) => spin()) }')
+    const r = await vm.run(ast, { xs: [1] }, { fuel: 1e12, timeoutMs: 50 })
     expect(r.error?.code).toBe('TIMEOUT')
   })
 

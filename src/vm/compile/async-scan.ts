@@ -1,13 +1,15 @@
 /**
  * Which helper functions may suspend (call an atom that can wait, directly
- * or through other helpers). Helpers that cannot are called through plain
- * synchronous closures. A fixpoint over the call graph.
+ * or through other helpers), and which run loops without waiting. Helpers
+ * that cannot suspend are called through plain synchronous closures.
  */
 import type { AjsProgram } from '../../ast/types.ts'
 import type { AtomTable } from '../atoms/types.ts'
 import { SYNC_STRUCTURAL_OPS } from './sync-ops.ts'
 
-interface Facts { direct: boolean; callees: Set<string> }
+interface Facts { direct: boolean; loops: boolean; callees: Set<string> }
+
+const LOOP_OPS: ReadonlySet<string> = new Set(['while', 'doWhile', 'for', 'forOf', 'forIn'])
 
 function scan(node: unknown, atoms: AtomTable, helpers: Set<string>, facts: Facts, depth = 0): void {
   if (node === null || typeof node !== 'object' || depth > 10_000) return
@@ -16,6 +18,7 @@ function scan(node: unknown, atoms: AtomTable, helpers: Set<string>, facts: Fact
     return
   }
   const o = node as Record<string, unknown>
+  if (typeof o.op === 'string' && LOOP_OPS.has(o.op)) facts.loops = true
   if (typeof o.op === 'string' && !SYNC_STRUCTURAL_OPS.has(o.op)) {
     const atom = atoms.get(o.op)
     if (!atom || !atom.sync) facts.direct = true
@@ -30,18 +33,22 @@ function scan(node: unknown, atoms: AtomTable, helpers: Set<string>, facts: Fact
   for (const k in o) scan(o[k], atoms, helpers, facts, depth + 1)
 }
 
-export function computeAsyncHelpers(program: AjsProgram, atoms: AtomTable): Set<string> {
-  const defs = program.functions ?? {}
-  const names = new Set(Object.keys(defs))
-  const facts = new Map<string, Facts>()
-  for (const name of names) {
-    const f: Facts = { direct: false, callees: new Set() }
-    scan((defs as any)[name]?.steps, atoms, names, f)
-    scan((defs as any)[name]?.params, atoms, names, f)
-    facts.set(name, f)
-  }
+export interface HelperKinds {
+  /** Helpers that may wait for an atom: every call of one may give a Promise. */
+  async: Set<string>
+  /**
+   * Helpers that run a loop, directly or through other helpers, and wait for
+   * nothing. Called where a Promise is welcome they get a variant whose loops
+   * pause between time slices (so a host's AbortSignal reaches them); called
+   * from a callback that must answer synchronously, the plain variant.
+   */
+  looping: Set<string>
+}
+
+/** The fixpoint over the call graph of "has the fact itself, or calls a helper that has it". */
+function closure(facts: Map<string, Facts>, has: (f: Facts) => boolean): Set<string> {
   const result = new Set<string>()
-  for (const [name, f] of facts) if (f.direct) result.add(name)
+  for (const [name, f] of facts) if (has(f)) result.add(name)
   let changed = true
   while (changed) {
     changed = false
@@ -53,4 +60,20 @@ export function computeAsyncHelpers(program: AjsProgram, atoms: AtomTable): Set<
     }
   }
   return result
+}
+
+export function helperKinds(program: AjsProgram, atoms: AtomTable): HelperKinds {
+  const defs = program.functions ?? {}
+  const names = new Set(Object.keys(defs))
+  const facts = new Map<string, Facts>()
+  for (const name of names) {
+    const f: Facts = { direct: false, loops: false, callees: new Set() }
+    scan((defs as any)[name]?.steps, atoms, names, f)
+    scan((defs as any)[name]?.params, atoms, names, f)
+    facts.set(name, f)
+  }
+  const async = closure(facts, (f) => f.direct)
+  const looping = closure(facts, (f) => f.loops)
+  for (const name of async) looping.delete(name)
+  return { async, looping }
 }

@@ -27,7 +27,7 @@ export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
   if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden function name "${name}"`)
   const args = compileList(c, node.args ?? [], scope)
   const cost = NODE_COST + args.cost
-  const helper = c.helper(name)
+  const helper = c.helper(name, scope)
   if (helper) {
     const a = args.fn
     const fn = args.async ? (f: Frame) => then(a(f), (vals) => helper.invoke(f, vals)) : (f: Frame) => helper.invoke(f, a(f))

@@ -15,7 +15,7 @@ import type { AtomDef, AtomTable } from '../atoms/types.ts'
 import { isP } from './async.ts'
 import { closest } from '../suggest.ts'
 import { wrapTrace } from './trace.ts'
-import { computeAsyncHelpers } from './async-scan.ts'
+import { helperKinds } from './async-scan.ts'
 
 export interface CStepInfo {
   run: CStep
@@ -64,6 +64,7 @@ export class Compiler {
   /** > 0 while compiling an array-method callback (its caller expects a plain value). */
   private lambdaDepth = 0
   private readonly asyncHelpers: Set<string>
+  private readonly loopingHelpers: Set<string>
   readonly file: string | undefined
   /** The custom atoms the program says it calls (its `atoms` metadata). */
   readonly neededAtoms: ReadonlySet<string>
@@ -71,7 +72,9 @@ export class Compiler {
   constructor(readonly program: AjsProgram, readonly atoms: AtomTable, readonly options: CompileOptions) {
     this.file = typeof program.file === 'string' ? program.file : undefined
     this.neededAtoms = new Set(Array.isArray(program.atoms) ? program.atoms : [])
-    this.asyncHelpers = computeAsyncHelpers(program, atoms)
+    const kinds = helperKinds(program, atoms)
+    this.asyncHelpers = kinds.async
+    this.loopingHelpers = kinds.looping
   }
 
   /** Whether a loop compiled in this scope may pause (return a Promise) between time slices. */
@@ -169,14 +172,20 @@ export class Compiler {
 
   // --- resolution ------------------------------------------------------------
 
-  helper(name: string): HelperRef | undefined {
+  /**
+   * A helper, as called from `scope`: a looping helper called where a Promise
+   * is welcome gets its pausing variant (compiled once per variant).
+   */
+  helper(name: string, scope: Scope): HelperRef | undefined {
     const defs = this.program.functions
     if (!defs || !Object.prototype.hasOwnProperty.call(defs, name)) return undefined
-    let state = this.helpers.get(name)
+    const pausing = this.loopingHelpers.has(name) && this.canSuspend(scope)
+    const key = pausing ? `${name}:pausing` : name
+    let state = this.helpers.get(key)
     if (!state) {
-      state = { ctx: new FnCtx(name), body: null, async: this.asyncHelpers.has(name) }
+      state = { ctx: new FnCtx(name), body: null, async: this.asyncHelpers.has(name) || pausing }
       state.ctx.suspendable = state.async
-      this.helpers.set(name, state)
+      this.helpers.set(key, state)
       // A helper's own loops pause or not by the helper, not by where it was first called from.
       const outer = this.lambdaDepth
       this.lambdaDepth = 0
