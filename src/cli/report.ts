@@ -34,9 +34,16 @@ export function fromTranspileError(e: TranspileError): JsonDiagnostic[] {
   return e.errors.map((x) => ({ ...located(x.diagnostic), frame: x.frame }))
 }
 
+/** What the library's hint leaves out on the command line: the flag that fixes it. */
+const TRANSPILE_FLAG_HINTS: Readonly<Record<string, string>> = {
+  AJS3002: 'If the host provides it as a custom atom, declare it: --atoms ./atoms.mjs (a module of defineAtom atoms) or --atoms name.',
+}
+
 /** A transpiler diagnostic (warnings), 0-based column made 1-based. */
 export function located(d: Diagnostic): JsonDiagnostic {
-  return { severity: d.severity, code: d.code, message: d.message, hint: d.hint, file: d.file, line: d.line, column: d.column + 1 }
+  const flag = TRANSPILE_FLAG_HINTS[d.code]
+  const hint = flag ? `${d.hint} ${flag}` : d.hint
+  return { severity: d.severity, code: d.code, message: d.message, hint, file: d.file, line: d.line, column: d.column + 1 }
 }
 
 export function fromAstProblems(problems: ReadonlyArray<AstProblem | { path: string; message: string; code?: string }>, file: string): JsonDiagnostic[] {

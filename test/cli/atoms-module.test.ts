@@ -41,6 +41,7 @@ describe('ajsc check --atoms <module>', () => {
     const r = inFixtures(['check', forecast])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('error AJS3002: Unknown function `weather`')
+    expect(r.stderr).toContain('declare it: --atoms ./atoms.mjs')
   })
 
   test('an unknown call is refused at compile time, with a did-you-mean from the module\'s names', () => {
