@@ -278,6 +278,17 @@ export const METHODS: Record<string, Method> = {
     const bodies = fns.map((fn, i) => buildBody(st, kit, fn, [], `/branches/${i}`, 'parallel'))
     return st.push({ op: 'parallel', branches: bodies.map((b) => b.steps) }) // branches run concurrently: nothing hoists
   }),
+  // The items form of `parallel` (what `Promise.all(xs.map(...))` compiles to): each item's run is private, nothing hoists.
+  parallelMap: (st, [items, as, fn, opts], kit) => at(st, 'parallelMap', () => {
+    const name = checkName(as, 'parallelMap item name')
+    if (opts !== undefined) { if (!isPlainObject(opts)) throw argError('options must be an object'); checkKeys(opts, ['index'], 'parallelMap') }
+    const index = (opts as { index?: string } | undefined)?.index
+    const bound = index === undefined ? [name] : [name, checkName(index, 'parallelMap index name')]
+    const body = buildBody(st, kit, fn, bound, '/steps', 'parallelMap')
+    const step: Step = { op: 'parallel', items: value(st, kit, items), as: name, steps: body.steps }
+    if (index !== undefined) step.index = index
+    return st.push(step)
+  }),
   map: collection('map'),
   filter: collection('filter'),
   find: collection('find'),

@@ -114,6 +114,8 @@ export interface BuilderMethods<A, V, L> {
   scope(body: Body<A, V>): Builder<A, V, L>
   /** Branches run concurrently; the step's value is the array of their `return` values. */
   parallel(...branches: Array<Body<A, V>>): Builder<A, V, unknown[]>
+  /** Run `body` once per item, all at once (each run on its own copy of the variables); the value is the array of their `return` values, in item order. */
+  parallelMap<N extends string>(items: unknown, as: N, body: Body<A, Bind<V, N, unknown>>, opts?: { index?: string }): Builder<A, V, unknown[]>
   /** Each item bound to `as`; the body's `return` gives the new element. */
   map<N extends string>(items: unknown, as: N, body: Body<A, Bind<V, N, unknown>>, opts?: { index?: string }): Builder<A, V, unknown[]>
   filter<N extends string>(items: unknown, as: N, condition: Cond, opts?: ItemOptions): Builder<A, V, unknown[]>

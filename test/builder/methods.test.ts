@@ -60,6 +60,7 @@ const CASES: Case[] = [
   { covers: ['forIn'], build: () => Agent.let('ks', '').forIn('k', '({ a: 1, b: 2 })', (b) => b.expr('ks += k')).return(e.ident('ks')), expected: 'ab' },
   { covers: ['switch'], build: () => Agent.let('r', 0).switch('"b"', [{ test: '"a"', body: (b) => b.set('r', 1).break() }, { test: '"b"', body: (b) => b.set('r', 2).break() }]).return(e.ident('r')), expected: 2 },
   { covers: ['scope'], build: () => Agent.let('x', 1).scope((b) => b.let('x', 2)).return(e.ident('x')), expected: 1 },
+  { covers: ['parallelMap'], build: () => Agent.varSet({ key: 'k', value: 10 }).parallelMap([1, 2, 3], 'x', (b) => b.return(e.parse('x * k + i')), { index: 'i' }).as('out').return(e.ident('out')), expected: [10, 21, 32] },
   { covers: ['parallel'], build: () => Agent.parallel((b) => b.return(1), (b) => b.return(2)).as('both').return(e.ident('both')), expected: [1, 2] },
   { covers: ['map'], build: () => Agent.map([1, 2, 3], 'x', (b) => b.return(e.parse('x * x'))).as('sq').return(e.ident('sq')), expected: [1, 4, 9] },
   { covers: ['filter'], build: () => Agent.filter([1, 2, 3, 4], 'x', 'x % 2 === 0').as('even').return(e.ident('even')), expected: [2, 4] },
