@@ -66,6 +66,15 @@ describe('AbortSignal reaches pure loops (the seed\'s example)', () => {
     expect(again.fuelUsed).toBe(r.fuelUsed)
   })
 
+  test('helpers that wait for no atom answer at once: a sort comparator may call them, looping or not', async () => {
+    for (const body of ['return a - b', 'let i = 0; while (i < 3) { i++ } return a - b']) {
+      const r = await vm.run(compile(`function cmp(a, b) { ${body} }\nfunction main({ xs }) { return xs.sort((a, b) => cmp(a, b)) }`), { xs: [3, 1, 2] })
+      expect(r.result).toEqual([1, 2, 3])
+    }
+    const waits = await vm.run(compile('function cmp(a, b) { return storeGet({ key: "k" }) ?? a - b }\nfunction main({ xs }) { return xs.sort((a, b) => cmp(a, b)) }'), { xs: [3, 1, 2] })
+    expect(waits.error?.message).toContain('cannot call atoms, or helpers that call them')
+  })
+
   test('a loop in a helper called from an array callback cannot pause: the deadline still stops it', async () => {
     const ast = compile('function spin() { let i = 0; while (true) { i = i + 1 } }\nfunction main({ xs }) { return xs.map((x) => spin()) }')
     const r = await vm.run(ast, { xs: [1] }, { fuel: 1e12, timeoutMs: 50 })

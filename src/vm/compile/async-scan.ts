@@ -18,9 +18,11 @@ function scan(node: unknown, atoms: AtomTable, helpers: Set<string>, facts: Fact
     return
   }
   const o = node as Record<string, unknown>
-  if (typeof o.op === 'string' && LOOP_OPS.has(o.op)) facts.loops = true
-  if (typeof o.op === 'string' && !SYNC_STRUCTURAL_OPS.has(o.op)) {
-    const atom = atoms.get(o.op)
+  // Steps carry `op`; expression nodes use `op` for their operator (`+`, `=`, `++`), which is no step.
+  const step = typeof o.op === 'string' && o.$expr === undefined
+  if (step && LOOP_OPS.has(o.op as string)) facts.loops = true
+  if (step && !SYNC_STRUCTURAL_OPS.has(o.op as string)) {
+    const atom = atoms.get(o.op as string)
     if (!atom || !atom.sync) facts.direct = true
   }
   if (o.$expr === 'call' && typeof o.callee === 'string') {

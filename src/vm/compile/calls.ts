@@ -148,7 +148,7 @@ function compileHofCall(c: Compiler, node: any, obj: CExpr, scope: Scope): CExpr
   }
   const lambda = c.inLambda(() => compileLambda(c, argNodes[0], scope))
   const rest = compileList(c, argNodes.slice(1), scope)
-  if (lambda.async && hof.syncOnly) throw compileError('AST_INVALID', `The callback of ${method} cannot call atoms or helpers`)
+  if (lambda.async && hof.syncOnly) throw compileError('AST_INVALID', `The callback of ${method} must answer at once: it cannot call atoms, or helpers that call them`)
   const optional = node.optional === true
   const o = obj.fn, r = rest.fn
   const invoke = (f: Frame, target: unknown, extra: unknown[]) => {
