@@ -4,6 +4,7 @@
 //
 //   node bench/abort-latency.mjs                 # 20 runs, abort 30..60 ms after the start
 //   node bench/abort-latency.mjs --runs 50 --interrupt
+//   node bench/abort-latency.mjs --in-helper     # the loop in a helper the entry calls
 //
 // Two figures per run, both in the same process as the run (the seed's example):
 // - due → result: from the moment the abort timer was due to fire until vm.run
@@ -31,7 +32,10 @@ const bundle = join(buildDir, 'abort-latency-ajs.mjs')
 await build({ entryPoints: [join(repoDir, 'src', 'index.ts')], bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'silent', outfile: bundle })
 const { AgentVM, transpile } = await import(pathToFileURL(bundle).href)
 
-const SOURCE = 'function spin() { let i = 0; while (true) { i = i + 1 } }'
+// --in-helper: the loop runs in a helper the entry calls (its pausing variant), not in the entry itself.
+const SOURCE = argv.includes('--in-helper')
+  ? 'function spin() { let i = 0; while (true) { i = i + 1 } }\nfunction main() { spin(); return 1 }'
+  : 'function spin() { let i = 0; while (true) { i = i + 1 } }'
 const ast = transpile(SOURCE).ast
 const vm = new AgentVM()
 
@@ -57,7 +61,7 @@ for (let i = 0; i < runs; i++) {
   fromAbort.push(end - abortedAt)
 }
 
-console.log(`abort latency over ${runs} aborted pure loops (while (true), fuel 1e12), Node ${process.version}`)
+console.log(`abort latency over ${runs} aborted pure loops (while (true)${argv.includes("--in-helper") ? " in a helper" : ""}, fuel 1e12), Node ${process.version}`)
 const d = stats(due), a = stats(fromAbort)
 console.log(`  timer due → ABORTED result:   median ${ms(d.median)}, worst ${ms(d.worst)}`)
 console.log(`  abort() call → ABORTED result: median ${ms(a.median)}, worst ${ms(a.worst)}`)
