@@ -75,9 +75,30 @@ describe('AbortSignal reaches pure loops (the seed\'s example)', () => {
     expect(waits.error?.message).toContain('cannot call atoms, or helpers that call them')
   })
 
-  test('a loop in a helper called from an array callback cannot pause: the deadline still stops it', async () => {
-    const ast = compile('function spin() { let i = 0; while (true) { i = i + 1 } }\nfunction main({ xs }) { return xs.map((x) => spin()) }')
-    const r = await vm.run(ast, { xs: [1] }, { fuel: 1e12, timeoutMs: 50 })
+  const callbackSpins: Array<[string, string]> = [
+    ['a loop in a map callback', 'function main({ xs }) { return xs.map((x) => { while (true) {} }) }'],
+    ['a looping helper called from a map callback', 'function spin() { let i = 0; while (true) { i = i + 1 } }\nfunction main({ xs }) { return xs.map((x) => spin()) }'],
+    ['a loop in a forEach callback inside a filter callback', 'function main({ xs }) { return xs.filter((y) => { xs.forEach((x) => { for (;;) {} }); return true }) }'],
+  ]
+  for (const [name, src] of callbackSpins) {
+    test(`${name}: ABORTED soon after a host timer aborts`, async () => {
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), 20)
+      const r = await vm.run(compile(src), { xs: [1, 2] }, { fuel: 1e12, signal: controller.signal })
+      expect(r.error?.code).toBe('ABORTED')
+    })
+  }
+
+  test('callbacks that loop give the same results and fuel on every run', async () => {
+    const ast = compile('function main({ xs }) { const sums = xs.map((x) => { let t = 0; for (let i = 0; i < x; i++) { t += i } return t })\n return { sums, big: xs.filter((x) => { let i = 0; while (i < x) { i++ } return i > 2 }) } }')
+    const a = await vm.run(ast, { xs: [1, 3, 5] }), b = await vm.run(ast, { xs: [1, 3, 5] })
+    expect(a.result).toEqual({ sums: [0, 3, 10], big: [3, 5] })
+    expect(b.fuelUsed).toBe(a.fuelUsed)
+  })
+
+  test('a loop in a sort comparator cannot pause (sort needs its answer at once): the deadline still stops it', async () => {
+    const ast = compile('function main({ xs }) { return xs.sort((a, b) => { while (true) {} }) }')
+    const r = await vm.run(ast, { xs: [2, 1] }, { fuel: 1e12, timeoutMs: 50 })
     expect(r.error?.code).toBe('TIMEOUT')
   })
 

@@ -146,7 +146,9 @@ function compileHofCall(c: Compiler, node: any, obj: CExpr, scope: Scope): CExpr
   if (!isLambda(argNodes[0]) || argNodes.slice(1).some(isLambda)) {
     throw compileError('AST_INVALID', `${method} takes the callback as its first argument`)
   }
-  const lambda = c.inLambda(() => compileLambda(c, argNodes[0], scope))
+  // A callback that loops may pause between time slices, where the method can wait for it and a promise is welcome here.
+  const pausing = !hof.syncOnly && c.canSuspend(scope) && c.callbackLoops(argNodes[0])
+  const lambda = pausing ? compileLambda(c, argNodes[0], scope, true) : c.inLambda(() => compileLambda(c, argNodes[0], scope))
   const rest = compileList(c, argNodes.slice(1), scope)
   if (lambda.async && hof.syncOnly) throw compileError('AST_INVALID', `The callback of ${method} must answer at once: it cannot call atoms, or helpers that call them`)
   const optional = node.optional === true
@@ -166,7 +168,7 @@ function compileHofCall(c: Compiler, node: any, obj: CExpr, scope: Scope): CExpr
 }
 
 /** Compile a lambda into a callable bound to the enclosing function's frame. */
-export function compileLambda(c: Compiler, node: any, scope: Scope): Callable {
+export function compileLambda(c: Compiler, node: any, scope: Scope, pausing = false): Callable {
   const inner = scope.child()
   const params = (node.params ?? []) as unknown[]
   if (!Array.isArray(params)) throw compileError('AST_INVALID', 'lambda.params must be an array')
@@ -196,7 +198,7 @@ export function compileLambda(c: Compiler, node: any, scope: Scope): Callable {
     const body = c.expr(node.body, inner)
     const b = body.fn
     const cost = body.cost + bindCost
-    const async = body.async || bindAsync
+    const async = body.async || bindAsync || pausing
     if (slots && !async) {
       const [s0 = -1, s1 = -1, s2 = -1, s3 = -1] = slots
       const call = (f: Frame, a?: unknown, bb?: unknown, cc?: unknown, d?: unknown) => {
@@ -235,7 +237,7 @@ export function compileLambda(c: Compiler, node: any, scope: Scope): Callable {
       return isPromise(code) ? code.then((k) => readReturn(f, k)) : readReturn(f, code)
     })
   }
-  return { call, async: block.async || bindAsync }
+  return { call, async: block.async || bindAsync || pausing }
 }
 
 export function compileLambdaOutsideCall(): CExpr {

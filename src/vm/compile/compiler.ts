@@ -15,7 +15,7 @@ import type { AtomDef, AtomTable } from '../atoms/types.ts'
 import { isP } from './async.ts'
 import { closest } from '../suggest.ts'
 import { wrapTrace } from './trace.ts'
-import { helperKinds } from './async-scan.ts'
+import { helperKinds, runsLoops } from './async-scan.ts'
 
 export interface CStepInfo {
   run: CStep
@@ -80,6 +80,11 @@ export class Compiler {
   /** Whether a loop compiled in this scope may pause (return a Promise) between time slices. */
   canSuspend(scope: Scope): boolean {
     return scope.fn.suspendable && this.lambdaDepth === 0
+  }
+
+  /** Whether a callback runs loops (its own, or a looping helper's): see compileHofCall. */
+  callbackLoops(node: unknown): boolean {
+    return runsLoops(node, this.loopingHelpers)
   }
 
   /** Compile an array-method callback's body: loops inside cannot pause. */
