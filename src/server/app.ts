@@ -10,6 +10,7 @@ import { Metrics } from './metrics.ts'
 import { OpenApiCollector } from './openapi.ts'
 import type { RunPool } from './pool/pool.ts'
 import { createHost, type Host, type HostOptions } from './host.ts'
+import { loadServerAtoms } from './atoms.ts'
 import { RunService, localExecutor, type RunExecutor } from './runs.ts'
 import { procedureRoutes } from './routes/procedures.ts'
 import { runRoutes } from './routes/runs.ts'
@@ -65,7 +66,8 @@ function toHttpError(err: FastifyError | HttpError | Error): HttpError {
 
 export async function createServer(options: ServeOptions): Promise<AjsServer> {
   const { config } = options
-  const host = options.host ?? createHost(options)
+  // Atom modules are imported before anything starts: a broken one fails createServer with the CLI's error.
+  const host = options.host ?? createHost({ ...options, atoms: options.atoms ?? await loadServerAtoms(config) })
   const { stores, tenants, procedures, pool } = host
   const metrics = new Metrics()
   const executor = options.executor ? options.executor(host) : localExecutor(pool, stores)

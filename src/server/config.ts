@@ -3,9 +3,13 @@
  * their token hashes, run context, limits and capabilities, plus the
  * server-wide request limits. Validated once at start-up: unknown keys and
  * wrong types are refused with the JSON path of the problem; the result is
- * frozen. Tokens are never stored in clear, only their SHA-256.
+ * frozen. Tokens are never stored in clear, only their SHA-256. `atoms`
+ * names host modules of custom atoms (defineAtom exports), resolved from the
+ * config file's directory; they are loaded at start-up (atoms.ts), not here.
  */
 import { createHash } from 'node:crypto'
+import { resolve } from 'node:path'
+import { isModuleItem } from '../cli/atoms-module.ts'
 
 /** Per-tenant limits; `null` means unlimited. */
 export interface TenantLimits {
@@ -37,6 +41,11 @@ export interface TenantConfig {
   context: Record<string, unknown>
   limits: TenantLimits
   capabilities: TenantCapabilities
+  /**
+   * The custom atoms (from the server's `atoms` modules) this tenant's programs may call, by name;
+   * absent: all of them. The others are unknown atoms for this tenant (UNKNOWN_ATOM, AJS3002).
+   */
+  atoms?: string[]
 }
 
 /** Server-wide limits on requests. */
@@ -57,6 +66,13 @@ export interface ServerLimits {
 export interface ServeConfig {
   tenants: TenantConfig[]
   limits: ServerLimits
+  /** Absolute paths of the host modules of custom atoms every pool worker installs (shared by all tenants). */
+  atoms: string[]
+}
+
+export interface ParseServeConfigOptions {
+  /** Where relative `atoms` paths are resolved from: the config file's directory (default: the current directory). */
+  baseDir?: string
 }
 
 export const DEFAULT_TENANT_LIMITS: Readonly<TenantLimits> = Object.freeze({
@@ -153,24 +169,39 @@ const SHA256_HEX = /^[0-9a-f]{64}$/
 
 function tenantOf(raw: unknown, path: string): TenantConfig {
   const o = object(raw, path)
-  onlyKeys(o, ['id', 'tokenSha256', 'context', 'limits', 'capabilities'], path)
+  onlyKeys(o, ['id', 'tokenSha256', 'context', 'limits', 'capabilities', 'atoms'], path)
   if (typeof o.id !== 'string' || !TENANT_ID.test(o.id)) throw new ServeConfigError(`${path}.id`, 'must be 1-64 letters, digits, _ . or -')
   if (typeof o.tokenSha256 !== 'string' || !SHA256_HEX.test(o.tokenSha256.toLowerCase())) {
     throw new ServeConfigError(`${path}.tokenSha256`, 'must be the hex SHA-256 of the token (64 hex digits), e.g. from `printf %s "$TOKEN" | sha256sum`')
   }
-  return {
+  const tenant: TenantConfig = {
     id: o.id,
     tokenSha256: o.tokenSha256.toLowerCase(),
     context: o.context === undefined ? {} : structuredClone(object(o.context, `${path}.context`)),
     limits: limitsOf(o.limits, DEFAULT_TENANT_LIMITS, new Set(['fuelPerDay', 'requestsPerMinute']), `${path}.limits`),
     capabilities: capabilitiesOf(o.capabilities, `${path}.capabilities`),
   }
+  // An empty list is allowed: a tenant that may call none of the server's custom atoms.
+  if (o.atoms !== undefined) tenant.atoms = [...new Set(strings(o.atoms, `${path}.atoms`))]
+  return tenant
+}
+
+/** The top-level `atoms`: module paths (never bare names: the server needs the atoms' code), made absolute. */
+function atomModulesOf(raw: unknown, baseDir: string): string[] {
+  if (raw === undefined) return []
+  const items = strings(raw, 'config.atoms')
+  items.forEach((item, i) => {
+    if (!isModuleItem(item)) {
+      throw new ServeConfigError(`config.atoms[${i}]`, `"${item}" is not a module path: the server needs the atoms themselves, so name the module that exports them (e.g. "./atoms.mjs")`)
+    }
+  })
+  return [...new Set(items.map((item) => resolve(baseDir, item)))]
 }
 
 /** Validate a parsed config file; throws ServeConfigError naming the path of the first problem. */
-export function parseServeConfig(raw: unknown): ServeConfig {
+export function parseServeConfig(raw: unknown, options: ParseServeConfigOptions = {}): ServeConfig {
   const o = object(raw, 'config')
-  onlyKeys(o, ['tenants', 'limits'], 'config')
+  onlyKeys(o, ['tenants', 'limits', 'atoms'], 'config')
   if (!Array.isArray(o.tenants) || o.tenants.length === 0) throw new ServeConfigError('config.tenants', 'must be a non-empty array')
   const tenants = o.tenants.map((t, i) => tenantOf(t, `config.tenants[${i}]`))
   const ids = new Set<string>()
@@ -182,7 +213,29 @@ export function parseServeConfig(raw: unknown): ServeConfig {
     hashes.add(t.tokenSha256)
   })
   const limits = limitsOf(o.limits, DEFAULT_SERVER_LIMITS, new Set(), 'config.limits')
-  return deepFreeze({ tenants, limits })
+  const atoms = atomModulesOf(o.atoms, options.baseDir ?? process.cwd())
+  return deepFreeze({ tenants, limits, atoms })
+}
+
+/** The config with more atom modules (`--atoms` of the command line, resolved from the current directory). */
+export function withAtomModules(config: ServeConfig, modules: readonly string[], baseDir: string = process.cwd()): ServeConfig {
+  if (modules.length === 0) return config
+  const atoms = [...new Set([...config.atoms, ...modules.map((m) => resolve(baseDir, m))])]
+  return deepFreeze({ ...config, atoms })
+}
+
+/**
+ * Every tenant's `atoms` names an atom the server loaded (a typo would
+ * otherwise only show when a program calls it). Throws ServeConfigError.
+ */
+export function checkTenantAtoms(config: ServeConfig, loaded: readonly string[]): void {
+  config.tenants.forEach((t, i) => {
+    t.atoms?.forEach((name, j) => {
+      if (loaded.includes(name)) return
+      const have = loaded.length > 0 ? `the loaded ones: ${loaded.join(', ')}` : 'none is loaded: add a module to "atoms" or pass --atoms ./atoms.mjs'
+      throw new ServeConfigError(`config.tenants[${i}].atoms[${j}]`, `no custom atom "${name}" (${have})`)
+    })
+  })
 }
 
 /** A one-tenant config for a given token (what `ajsc serve` uses without --config). */

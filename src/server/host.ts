@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { ServeConfig } from './config.ts'
+import { NO_ATOMS, atomsOfTenant, type ServerAtoms } from './atoms.ts'
 import { BridgeHost, type BridgeMethod } from './pool/bridge.ts'
 import { RunPool, type PoolOptions } from './pool/pool.ts'
 import type { WorkerData } from './pool/task.ts'
@@ -20,10 +21,13 @@ export interface HostOptions {
   usage?: UsageLedger
   /** Environment for capability secrets (LLM API keys named by apiKeyEnv). Default process.env. */
   env?: Readonly<Record<string, string | undefined>>
+  /** The config's custom atoms, loaded by loadServerAtoms (required when config.atoms is not empty). */
+  atoms?: ServerAtoms
 }
 
 export interface Host {
   config: ServeConfig
+  atoms: ServerAtoms
   stores: ServerStores
   tenants: Tenants
   procedures: ProcedureService
@@ -33,9 +37,13 @@ export interface Host {
 
 export function createHost(options: HostOptions): Host {
   const { config } = options
+  const atoms = options.atoms ?? NO_ATOMS
+  // The workers import config.atoms; the host must have loaded the same modules (a broken one fails here, not in a run).
+  if (config.atoms.some((m) => !atoms.modules.includes(m))) throw new Error('createHost: the config names atom modules that were not loaded; pass atoms: await loadServerAtoms(config)')
   const stores = options.stores ?? createMemoryStores()
   const tenants = new Tenants(config, options.usage)
-  const procedures = new ProcedureService(stores, config.limits)
+  const allowed = new Map(config.tenants.map((t) => [t.id, atomsOfTenant(atoms.atoms, t.atoms).map((a) => a.op)]))
+  const procedures = new ProcedureService(stores, config.limits, (tenant) => allowed.get(tenant) ?? [])
   const env = options.env ?? process.env
   const secrets: Record<string, string> = {}
   for (const t of config.tenants) {
@@ -45,8 +53,9 @@ export function createHost(options: HostOptions): Host {
   const bridgeName = `ajs-serve-${randomUUID()}`
   const workerData: WorkerData = {
     bridge: bridgeName,
-    tenants: Object.fromEntries(config.tenants.map((t) => [t.id, { context: t.context, capabilities: t.capabilities }])),
+    tenants: Object.fromEntries(config.tenants.map((t) => [t.id, { context: t.context, capabilities: t.capabilities, ...(t.atoms ? { atoms: t.atoms } : {}) }])),
     secrets,
+    atomModules: atoms.modules,
   }
   const bridge = new BridgeHost(bridgeName, (tenant, method: BridgeMethod, args) => {
     if (!tenants.get(tenant)) throw new Error(`unknown tenant ${tenant}`)
@@ -56,7 +65,7 @@ export function createHost(options: HostOptions): Host {
   })
   const pool = new RunPool(options.pool ?? {}, workerData)
   return {
-    config, stores, tenants, procedures, pool,
+    config, atoms, stores, tenants, procedures, pool,
     async close() {
       await pool.close()
       bridge.close()

@@ -6,11 +6,12 @@
 export { createServer, type AjsServer, type ServeOptions } from './app.ts'
 export { startServe, startWorker, type StartServeOptions, type StartWorkerOptions, type Served, type StartedWorker } from './serve.ts'
 export { createHost, type Host, type HostOptions } from './host.ts'
+export { loadServerAtoms, type ServerAtoms } from './atoms.ts'
 export { createPgStores, migrate, type PgStores } from './stores/postgres.ts'
 export { createMemoryStores } from './stores/memory.ts'
 export {
-  parseServeConfig, singleTenantConfig, tokenSha256, ServeConfigError, DEFAULT_TENANT_LIMITS, DEFAULT_SERVER_LIMITS,
-  type ServeConfig, type TenantConfig, type TenantLimits, type TenantCapabilities, type ServerLimits,
+  parseServeConfig, singleTenantConfig, withAtomModules, tokenSha256, ServeConfigError, DEFAULT_TENANT_LIMITS, DEFAULT_SERVER_LIMITS,
+  type ServeConfig, type ParseServeConfigOptions, type TenantConfig, type TenantLimits, type TenantCapabilities, type ServerLimits,
 } from './config.ts'
 export { HttpError } from './errors.ts'
 export type { PoolOptions } from './pool/pool.ts'

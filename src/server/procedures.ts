@@ -31,12 +31,12 @@ export function transpileAgentError(e: TranspileError): AgentError & { frame: st
 }
 
 /** The AST of a procedure body, validated against the server's limits (422 otherwise). */
-export function programFromBody(body: { ast?: unknown; source?: string }, limits: ServerLimits, file = 'source.ajs'): unknown {
+export function programFromBody(body: { ast?: unknown; source?: string }, limits: ServerLimits, file = 'source.ajs', customAtoms: readonly string[] = []): unknown {
   if ((body.ast === undefined) === (body.source === undefined)) throw new HttpError('BAD_REQUEST', 'Send exactly one of "ast" or "source"')
   let ast = body.ast
   if (body.source !== undefined) {
     try {
-      ast = transpile(body.source, { filename: file, atoms: [...BATTERY_ATOM_NAMES] }).ast
+      ast = transpile(body.source, { filename: file, atoms: [...BATTERY_ATOM_NAMES, ...customAtoms] }).ast
     } catch (e) {
       if (e instanceof TranspileError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: transpileAgentError(e) })
       throw e
@@ -57,10 +57,16 @@ export function programFromBody(body: { ast?: unknown; source?: string }, limits
 }
 
 export class ProcedureService {
-  constructor(private readonly stores: ServerStores, private readonly limits: ServerLimits, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly stores: ServerStores,
+    private readonly limits: ServerLimits,
+    /** The custom atoms a tenant's source may call (the server's `atoms`, narrowed by the tenant's allowlist). */
+    private readonly atomsOf: (tenant: string) => readonly string[] = () => [],
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async store(tenant: string, body: ProcedureBody): Promise<{ token: string; expiresAt: number }> {
-    const ast = programFromBody(body, this.limits)
+    const ast = programFromBody(body, this.limits, 'source.ajs', this.atomsOf(tenant))
     const astText = JSON.stringify(ast)
     if (astText.length > this.limits.maxBodyBytes) throw new HttpError('BODY_TOO_LARGE', `The procedure is ${astText.length} bytes, the limit is ${this.limits.maxBodyBytes}`)
     const ttl = Math.min(body.ttl ?? this.limits.procedureTtlMs, this.limits.maxProcedureTtlMs)

@@ -8,6 +8,7 @@
 import type { ServeConfig } from './config.ts'
 import { createServer, type AjsServer } from './app.ts'
 import { createHost, type Host } from './host.ts'
+import { loadServerAtoms } from './atoms.ts'
 import { jobsExecutor, startJobs, type Jobs } from './jobs.ts'
 import type { PoolOptions } from './pool/pool.ts'
 import { createPgStores } from './stores/postgres.ts'
@@ -89,8 +90,10 @@ interface PgHostOptions {
 
 /** Distributed mode, shared by serve and worker: Postgres stores, the host, and the job runner (the host is closed if jobs fail to start). */
 async function startPgHost(options: PgHostOptions, kind: 'serve' | 'worker', concurrency: number | undefined) {
+  // Atom modules first: a broken one fails the start before a database connection is opened.
+  const atoms = await loadServerAtoms(options.config)
   const stores = await createPgStores(options.database)
-  const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env })
+  const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env, atoms })
   try {
     const jobs = await startJobs({
       host, pgPool: stores.pool, kind,

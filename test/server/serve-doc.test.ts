@@ -33,6 +33,26 @@ describe('docs/serve.md', () => {
     expect(config.tenants[0]!.limits.fuelPerRun).toBe(5000)
   })
 
+  test('the custom atoms example: the module, named in the config example, serves the documented answer', async () => {
+    const section = doc.slice(doc.indexOf('## Custom atoms'), doc.indexOf('## API'))
+    const module = /```js\n([\s\S]*?)```/.exec(section)![1]!
+    writeFileSync(join(dir, 'atoms.mjs'), module.replaceAll(`from 'ajs-lang'`, `from ${src('index.ts')}`))
+    const configJson = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!)).find((j) => 'tenants' in j)
+    expect(configJson.atoms).toEqual(['./atoms.mjs'])
+    const body = /-d '(\{.*\})'/.exec(section)![1]!
+    const answer = /^# (\{.*\})$/m.exec(section)![1]!
+    const server = await createServer({ config: parseServeConfig(configJson, { baseDir: dir }), pool: { size: 1 } })
+    try {
+      const r = await server.app.inject({ method: 'POST', url: '/v1/runs', headers: { authorization: 'Bearer test', 'content-type': 'application/json' }, payload: body })
+      expect(r.json()).toEqual(JSON.parse(answer))
+      // The "batch" tenant of the example narrows the atoms to none (its token is not in the doc; atoms.test.ts runs such a tenant).
+      const batch = parseServeConfig(configJson, { baseDir: dir }).tenants.find((t) => t.id === 'batch')!
+      expect(batch.atoms).toEqual([])
+    } finally {
+      await server.close()
+    }
+  })
+
   test('the limit tables show the defaults of the code', () => {
     const rows = new Map([...doc.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.trim()]))
     for (const [k, v] of Object.entries({ ...DEFAULT_TENANT_LIMITS, ...DEFAULT_SERVER_LIMITS })) expect([k, rows.get(k)]).toEqual([k, String(v)])

@@ -4,14 +4,20 @@
  * shared Postgres until then. Both load the same config file. Without
  * --config, serve makes one tenant whose token comes from $AJS_SERVE_TOKEN
  * or is generated and printed once (the server keeps only its SHA-256).
+ * `--atoms ./atoms.mjs` (and the config's `atoms`) give the server custom
+ * atoms; they are loaded here first, so a broken module stops the command
+ * with the same error as `ajsc run --atoms`, before anything listens.
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Command } from 'commander'
+import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { CliError, readText, usageError, type CliIO } from '../io.ts'
-import { parseServeConfig, singleTenantConfig, ServeConfigError, type ServeConfig } from '../../server/config.ts'
+import { atomsOption } from '../options.ts'
+import { runAtoms } from './run.ts'
+import { checkTenantAtoms, parseServeConfig, singleTenantConfig, withAtomModules, ServeConfigError, type ServeConfig } from '../../server/config.ts'
 
 /**
  * The server entry, loaded on use so fastify, pg and graphile-worker stay out of every other ajsc
@@ -36,6 +42,7 @@ export interface ServeCommandOptions {
   jobConcurrency?: string
   deadAfter?: string
   log?: boolean
+  atoms?: AtomsFlag
 }
 
 export interface WorkerCommandOptions {
@@ -44,6 +51,7 @@ export interface WorkerCommandOptions {
   poolSize?: string
   concurrency?: string
   deadAfter?: string
+  atoms?: AtomsFlag
 }
 
 function integer(value: string | undefined, flag: string, min = 0): number | undefined {
@@ -63,11 +71,37 @@ function loadConfig(file: string, io: CliIO): ServeConfig {
     throw new CliError('CLI_BAD_JSON', `--config ${file}: not valid JSON: ${(e as Error).message}`, { file, hint: 'See docs/serve.md for the config file format.' })
   }
   try {
-    return parseServeConfig(raw)
+    return parseServeConfig(raw, { baseDir: dirname(path) })
   } catch (e) {
     if (e instanceof ServeConfigError) throw usageError(`--config ${file}: ${e.message}`, 'See docs/serve.md for the config file format.')
     throw e
   }
+}
+
+/**
+ * The config with the modules of `--atoms` added, every module loaded (the
+ * server loads them again from the import cache; loading them here first
+ * reports a broken one as this CLI's error, as `ajsc run --atoms` does).
+ */
+async function withAtoms(command: 'serve' | 'worker', config: ServeConfig, flag: AtomsFlag, configFile: string | undefined, io: CliIO): Promise<ServeConfig> {
+  const fromFlag = await runAtoms(flag, io)
+  if (config.atoms.length > 0) {
+    await loadCliAtoms(config.atoms, io.cwd).catch((e: unknown) => {
+      if (!(e instanceof CliError) || e.code !== 'CLI_ATOMS_NOT_FOUND') throw e
+      throw new CliError(e.code, `--config ${configFile}: "atoms": ${e.message}`, { file: e.file, hint: `Paths in the config's "atoms" are resolved from the config file's directory (${dirname(resolve(io.cwd, configFile ?? '.'))}).` })
+    })
+  }
+  const merged = withAtomModules(config, fromFlag.modules, io.cwd)
+  if (merged.atoms.length === 0 && !merged.tenants.some((t) => t.atoms !== undefined)) return merged
+  const { atoms } = await loadCliAtoms(merged.atoms, io.cwd)
+  try {
+    checkTenantAtoms(merged, atoms.map((a) => a.op))
+  } catch (e) {
+    if (e instanceof ServeConfigError) throw usageError(`--config ${configFile}: ${e.message}`, 'A tenant\'s "atoms" lists names of atoms exported by the modules of "atoms" or --atoms.')
+    throw e
+  }
+  if (atoms.length > 0) io.err(`ajsc ${command}: custom atoms ${atoms.map((a) => a.op).join(', ')}\n`)
+  return merged
 }
 
 /** Resolves on SIGINT or SIGTERM (long-running commands stop cleanly on either). */
@@ -103,13 +137,17 @@ export async function serveCommand(opts: ServeCommandOptions, io: CliIO): Promis
   const port = integer(opts.port ?? '8787', '--port', 0)!
   const host = opts.host ?? '127.0.0.1'
   let config: ServeConfig
+  let announce = ''
   if (opts.config) config = loadConfig(opts.config, io)
   else {
     const given = io.env['AJS_SERVE_TOKEN']
     const token = given && given.length > 0 ? given : `ajs_${randomBytes(24).toString('base64url')}`
     config = singleTenantConfig(token)
-    io.err(given ? 'ajsc serve: no --config; one tenant "default" with the token in $AJS_SERVE_TOKEN\n' : `ajsc serve: no --config; one tenant "default", token (shown once): ${token}\n`)
+    announce = given ? 'ajsc serve: no --config; one tenant "default" with the token in $AJS_SERVE_TOKEN\n' : `ajsc serve: no --config; one tenant "default", token (shown once): ${token}\n`
   }
+  // Before the token is shown: a start that fails on a broken atoms module prints no token.
+  config = await withAtoms('serve', config, opts.atoms, opts.config, io)
+  if (announce) io.err(announce)
   const database = databaseOf(opts.database, io)
   const { startServe } = await server()
   const served = await startServe({
@@ -138,7 +176,7 @@ export async function workerCommand(opts: WorkerCommandOptions, io: CliIO): Prom
   const database = databaseOf(opts.database, io)
   if (!database) throw usageError('ajsc worker needs --database postgres://… (or $AJS_DATABASE_URL): workers share jobs through Postgres')
   if (!opts.config) throw usageError('ajsc worker needs --config <file>: the same tenants file as ajsc serve (capabilities and limits per tenant)')
-  const config = loadConfig(opts.config, io)
+  const config = await withAtoms('worker', loadConfig(opts.config, io), opts.atoms, opts.config, io)
   const { startWorker } = await server()
   const worker = await startWorker({
     config,
@@ -154,6 +192,8 @@ export async function workerCommand(opts: WorkerCommandOptions, io: CliIO): Prom
   return 0
 }
 
+const SERVE_ATOMS = 'custom atoms every tenant may call: a module of defineAtom exports (./atoms.mjs), added to the config\'s "atoms"; repeatable'
+
 /** `ajsc serve` and `ajsc worker` (registered by program.ts). */
 export function registerServeCommands(program: Command, io: CliIO, setCode: (code: number) => void): void {
   program.command('serve')
@@ -168,6 +208,7 @@ export function registerServeCommands(program: Command, io: CliIO, setCode: (cod
     .option('--job-concurrency <n>', 'with --database: jobs this process runs at once (default: pool size; 0 = only serve)')
     .option('--dead-after <ms>', 'with --database: a process silent this long has its jobs taken over (default 5000)')
     .option('--log', 'log every request as JSON lines')
+    .addOption(atomsOption(SERVE_ATOMS))
     .action(async (opts: ServeCommandOptions) => setCode(await serveCommand(opts, io)))
 
   program.command('worker')
@@ -177,5 +218,6 @@ export function registerServeCommands(program: Command, io: CliIO, setCode: (cod
     .option('--pool-size <n>', 'worker threads (default: CPU count)')
     .option('--concurrency <n>', 'jobs at once (default: pool size)')
     .option('--dead-after <ms>', 'a process silent this long has its jobs taken over (default 5000)')
+    .addOption(atomsOption(`${SERVE_ATOMS}; the same as ajsc serve's`))
     .action(async (opts: WorkerCommandOptions) => setCode(await workerCommand(opts, io)))
 }

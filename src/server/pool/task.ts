@@ -25,6 +25,8 @@ export interface RunTask extends RunRequest {
 export interface WorkerTenant {
   context: Record<string, unknown>
   capabilities: TenantCapabilities
+  /** The custom atoms this tenant may call, by name (absent: all of them). */
+  atoms?: string[]
 }
 
 export interface WorkerData {
@@ -33,4 +35,6 @@ export interface WorkerData {
   tenants: Record<string, WorkerTenant>
   /** Environment values the tenants' capabilities name (LLM API keys), read by the host. */
   secrets: Record<string, string>
+  /** Absolute paths of the host modules of custom atoms: each worker imports them itself (functions cannot cross threads). */
+  atomModules: string[]
 }

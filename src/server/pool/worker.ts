@@ -3,7 +3,10 @@
  * Each tenant gets its own AgentVM here (its procedures and agent memory are
  * reached through the host bridge, its fetch hosts and LLM endpoint come
  * from the serve config). Parsed programs are cached by hash, so a program
- * sent again is neither parsed nor compiled again.
+ * sent again is neither parsed nor compiled again. The server's custom atoms
+ * are functions, which cannot be posted to a thread: the worker imports
+ * their modules itself, once, when it starts (the host already loaded them,
+ * so a broken module failed the start instead).
  */
 import { readlinkSync } from 'node:fs'
 import { workerData } from 'node:worker_threads'
@@ -11,6 +14,9 @@ import { AgentVM } from '../../full-vm.ts'
 import { batteryAtoms, createBatteryLLM } from '../../batteries/index.ts'
 import { createFetchCapability } from '../../capabilities/index.ts'
 import { vmError, VmError } from '../../vm/errors.ts'
+import { loadCliAtoms } from '../../cli/atoms-module.ts'
+import type { AtomDef } from '../../vm/atoms/types.ts'
+import { atomsOfTenant } from '../atoms.ts'
 import type { AjsProgram } from '../../ast/types.ts'
 import type { ProcedureStore } from '../../vm/procedures.ts'
 import type { RunResult } from '../../vm/result.ts'
@@ -19,6 +25,12 @@ import type { RunTask, WorkerData, WorkerTenant } from './task.ts'
 
 const data = workerData as WorkerData
 const bridge = new BridgeClient(data.bridge, (code, message) => (code ? new VmError(code, message) : new Error(message)))
+
+/** The custom atoms, imported once per worker; a failure (the module changed since the host loaded it) rejects every run of this worker. */
+const customAtoms: Promise<AtomDef[]> = (data.atomModules ?? []).length === 0
+  ? Promise.resolve([])
+  : loadCliAtoms(data.atomModules, process.cwd()).then((loaded) => loaded.atoms)
+customAtoms.catch(() => { /* reported by runTask */ })
 
 /** Parsed programs by key or text, least recently used first; bounded in count and in text bytes. */
 const MAX_PROGRAMS = 512
@@ -33,7 +45,7 @@ interface TenantRuntime {
 }
 const runtimes = new Map<string, TenantRuntime>()
 
-function runtimeOf(tenantId: string): TenantRuntime {
+function runtimeOf(tenantId: string, custom: readonly AtomDef[]): TenantRuntime {
   let rt = runtimes.get(tenantId)
   if (rt) return rt
   const tenant: WorkerTenant = data.tenants[tenantId] ?? { context: {}, capabilities: {} }
@@ -56,7 +68,9 @@ function runtimeOf(tenantId: string): TenantRuntime {
     const apiKey = llm.apiKeyEnv ? data.secrets[llm.apiKeyEnv] : undefined
     capabilities['llm'] = createBatteryLLM({ baseUrl: llm.baseUrl, model: llm.model ?? 'default', ...(apiKey ? { apiKey } : {}) })
   }
-  rt = { vm: new AgentVM(batteryAtoms, { procedures }), capabilities, context: tenant.context }
+  // As in `ajsc run --atoms`: a custom atom named like a battery replaces it.
+  const atoms = [...batteryAtoms, ...atomsOfTenant(custom, tenant.atoms)]
+  rt = { vm: new AgentVM(atoms, { procedures }), capabilities, context: tenant.context }
   runtimes.set(tenantId, rt)
   return rt
 }
@@ -107,7 +121,7 @@ const threadId = (() => {
 
 export default async function runTask(task: RunTask): Promise<RunResult> {
   if (task.interrupt) Atomics.store(task.interrupt, 1, threadId)
-  const rt = runtimeOf(task.tenant)
+  const rt = runtimeOf(task.tenant, await customAtoms)
   let program: AjsProgram | string
   try {
     program = programOf(task)
