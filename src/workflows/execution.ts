@@ -122,6 +122,9 @@ export class WorkflowExecution {
         t: 'start', v: 1, astHash: config.program.astHash, sourceName: config.program.sourceName,
         args: config.args, budget: { ...config.budget }, seed: config.seed, at: config.clock(),
       })
+      // The start entry goes to the store before the run begins (a synchronous store has it on disk when
+      // startWorkflow returns): a crash before the first poll leaves a journal that resumes from the top.
+      this.flush()
     }
     this.run()
   }
@@ -201,9 +204,21 @@ export class WorkflowExecution {
     this.unflushed = []
     const store = this.config.store
     const write = () => store.append(this.id, batch)
-    if (this.writing) { this.writing = this.writing.then(write); return }
+    if (this.writing) { this.track(this.writing.then(write)); return }
     const r = write()
-    if (r && typeof (r as Promise<void>).then === 'function') this.writing = (r as Promise<void>).then(() => { this.writing = null })
+    if (r && typeof (r as Promise<void>).then === 'function') this.track(r as Promise<void>)
+  }
+
+  /**
+   * Make `write` the store write poll() waits for. Only the latest write clears
+   * it (an earlier one finishing must not hide a later one still in flight). A
+   * failed write stays, so every later poll() reports it; it is marked handled
+   * because the first write starts in startWorkflow, before anyone polls.
+   */
+  private track(write: Promise<void>): void {
+    const tracked: Promise<void> = write.then(() => { if (this.writing === tracked) this.writing = null })
+    tracked.catch(() => {})
+    this.writing = tracked
   }
 
   private clockRead(): number {

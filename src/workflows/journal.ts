@@ -75,7 +75,13 @@ const TAGS = new Set(['start', 'request', 'resolution', 'call', 'now', 'end'])
 
 /** Check a journal's structure (not its meaning: replay does that). Throws JOURNAL_INVALID naming the entry. */
 export function checkJournal(journal: unknown): asserts journal is JournalEntry[] {
-  if (!Array.isArray(journal) || journal.length === 0) throw workflowError('JOURNAL_INVALID', 'A journal is a non-empty array of entries starting with a "start" entry')
+  if (!Array.isArray(journal)) throw workflowError('JOURNAL_INVALID', 'A journal is a non-empty array of entries starting with a "start" entry')
+  if (journal.length === 0) {
+    // A crash before the start entry was durable: nothing ran, but the args it was started with are not known here.
+    throw workflowError('JOURNAL_INVALID', 'The journal is empty: the execution stopped before its start entry was written, so nothing of it ran', {
+      hint: 'Start it again with startWorkflow(program, { executionId }) (the same id and args); `ajsc workflow resume` does this from run.json.',
+    })
+  }
   journal.forEach((e, i) => {
     const bad = (why: string) => workflowError('JOURNAL_INVALID', `Journal entry #${i}: ${why}`, { entry: i })
     if (e === null || typeof e !== 'object' || !TAGS.has((e as { t?: string }).t ?? '')) throw bad('not a journal entry')

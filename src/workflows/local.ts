@@ -7,14 +7,15 @@
  * before the host acts), so `resumeLocalRun` continues after `kill -9`
  * without repeating a completed agent call.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path'
 import { answerAgent, type LlmLike } from './agent-request.ts'
+import { mkdirDurable, writeFileAtomic } from './durable-fs.ts'
 import { workflowError } from './errors.ts'
 import type { WorkflowExecution } from './execution.ts'
 import { FileJournalStore } from './file-store.ts'
-import { compileWorkflow } from './module.ts'
+import { compileWorkflow, type WorkflowProgram } from './module.ts'
 import { resumeWorkflow, startWorkflow } from './start.ts'
 import type { WorkflowCall, WorkflowRequest, WorkflowResolution } from './types.ts'
 
@@ -50,10 +51,15 @@ export function defaultRunsDir(cwd: string): string {
   return join(cwd, '.ajs', 'runs')
 }
 
+/** run.json: what was started, enough to start it again when its journal has no entries. */
 interface RunRecord {
   runId: string
   file: string
   createdAt: string
+  /** The args and budget total it was started with, and the program's AST hash (absent in run.json files of older versions). */
+  args?: unknown
+  budget?: number | null
+  astHash?: string
 }
 
 /** A run id: UTC time to the second and 6 random hex digits (`20261124-010203-a1b2c3`). */
@@ -188,7 +194,12 @@ async function finish(exec: WorkflowExecution, ctx: DriveContext): Promise<Local
   }
 }
 
-/** Start a durable local run of a workflow file. */
+/**
+ * Start a durable local run of a workflow file. The order makes a crash at
+ * any point resumable: run.json (with what a restart needs) is durable
+ * before the journal exists, and the journal's start entry is durable before
+ * the workflow runs (startWorkflow hands it to the store at once).
+ */
 export async function startLocalRun(options: LocalRunStart): Promise<LocalRunOutcome> {
   const file = resolve(options.file)
   const source = readFileSync(file, 'utf8')
@@ -197,29 +208,57 @@ export async function startLocalRun(options: LocalRunStart): Promise<LocalRunOut
   const runId = options.runId ?? newRunId()
   const dir = store.dir(runId)
   if (existsSync(join(dir, 'run.json'))) throw workflowError('WORKFLOW_OPTIONS_INVALID', `Run ${runId} already exists in ${store.root}`)
-  mkdirSync(dir, { recursive: true })
-  const record: RunRecord = { runId, file, createdAt: new Date().toISOString() }
-  writeFileSync(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`)
+  const args = options.args ?? {}
+  const budget = options.budget ?? null
+  const record: RunRecord = { runId, file, createdAt: new Date().toISOString(), args, budget, astHash: program.astHash }
+  mkdirDurable(dir)
+  writeFileAtomic(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`)
   const ctx = contextFor(runId, file, store, options)
-  const exec = startWorkflow(program, {
-    args: options.args ?? {}, budget: { total: options.budget ?? null }, store, executionId: runId, clock: ctx.clock,
-  })
+  const exec = startWorkflow(program, { args, budget: { total: budget }, store, executionId: runId, clock: ctx.clock })
   return finish(exec, ctx)
 }
 
-/** Continue a run from its journal (after a crash or `kill -9`), with the file it was started from. */
+/**
+ * Continue a run from its journal (after a crash or `kill -9`), with the file it was started from.
+ * A journal without entries (the run stopped before its start entry was durable: nothing ran)
+ * starts the run again from run.json, with the same args, budget and program version check.
+ */
 export async function resumeLocalRun(runId: string, options: LocalDriverOptions = {}): Promise<LocalRunOutcome> {
   const store = new FileJournalStore(options.runsDir ?? defaultRunsDir(process.cwd()))
   const record = readRunRecord(store, runId)
   const program = compileWorkflow(readFileSync(record.file, 'utf8'), { sourceName: record.file })
   const ctx = contextFor(runId, record.file, store, options)
-  const exec = await resumeWorkflow(program, store.read(runId), { store, executionId: runId, clock: ctx.clock })
+  const journal = store.read(runId)
+  const common = { store, executionId: runId, clock: ctx.clock }
+  const exec = journal.length > 0 ? await resumeWorkflow(program, journal, common) : startWorkflow(program, { ...common, ...restartOptions(record, program) })
   return finish(exec, ctx)
+}
+
+/** What startWorkflow needs to run a never-started run again, from its run.json. */
+function restartOptions(record: RunRecord, program: WorkflowProgram): { args: unknown; budget: { total: number | null } } {
+  if (!('args' in record) || record.astHash === undefined) {
+    throw workflowError('JOURNAL_INVALID',
+      `Run ${record.runId} has no journal entries (it stopped before its start entry was written) and its run.json, from an older version, does not record its args`,
+      { hint: `Nothing of it ran: start it again with \`ajsc workflow run ${record.file}\` and its --args.` })
+  }
+  if (record.astHash !== program.astHash) {
+    throw workflowError('WORKFLOW_VERSION_MISMATCH',
+      `Run ${record.runId} was started with ${record.file} at AST hash ${record.astHash.slice(0, 16)}…; the file now has ${program.astHash.slice(0, 16)}…`,
+      { hint: `Restore ${record.file} as it was when the run started (its AST hash is in run.json), or start a new run with \`ajsc workflow run\`.` })
+  }
+  return { args: record.args, budget: { total: record.budget ?? null } }
 }
 
 export function readRunRecord(store: FileJournalStore, runId: string): RunRecord {
   let path: string
   try { path = join(store.dir(runId), 'run.json') } catch { throw workflowError('WORKFLOW_RUN_NOT_FOUND', `No run ${JSON.stringify(runId)} in ${store.root}`) }
   if (!existsSync(path)) throw workflowError('WORKFLOW_RUN_NOT_FOUND', `No run ${JSON.stringify(runId)} in ${store.root}`)
-  return JSON.parse(readFileSync(path, 'utf8')) as RunRecord
+  const text = readFileSync(path, 'utf8')
+  try {
+    const record = JSON.parse(text) as RunRecord
+    if (typeof record.file === 'string' && typeof record.createdAt === 'string') return { ...record, runId }
+  } catch { /* reported below */ }
+  throw workflowError('JOURNAL_INVALID', `${path}: not a run record (JSON with "file" and "createdAt")`, {
+    hint: 'run.json was changed or damaged after the run started (it is written atomically). Start the workflow again with `ajsc workflow run <file>`.',
+  })
 }

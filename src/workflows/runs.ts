@@ -4,6 +4,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { WorkflowError } from './errors.ts'
 import type { FileJournalStore } from './file-store.ts'
 import type { JournalEntry } from './journal.ts'
 import { readRunRecord } from './local.ts'
@@ -13,8 +14,12 @@ export interface RunSummary {
   runId: string
   file: string
   createdAt: string
-  /** `running` means the journal has no end: the run is in progress or was interrupted (resume it). */
-  state: 'complete' | 'failed' | 'running'
+  /**
+   * `running`: the journal has no end, the run is in progress or was interrupted (resume it; with
+   * 0 entries it stopped before its start entry was written and resume starts it from the beginning).
+   * `invalid`: its journal or run.json is damaged (`error` has the code, message and hint); resume refuses it.
+   */
+  state: 'complete' | 'failed' | 'running' | 'invalid'
   phases: string[]
   budget: BudgetSnapshot | null
   requests: { total: number; resolved: number; inFlight: string[] }
@@ -50,14 +55,36 @@ export function summarizeJournal(journal: readonly JournalEntry[]): Omit<RunSumm
 
 export function summarizeRun(store: FileJournalStore, runId: string): RunSummary {
   const record = readRunRecord(store, runId)
-  return { runId, file: record.file, createdAt: record.createdAt, ...summarizeJournal(store.read(runId)) }
+  let journal: readonly JournalEntry[]
+  try {
+    journal = store.read(runId)
+  } catch (e) {
+    if (!(e instanceof WorkflowError)) throw e
+    return invalid(runId, record.file, record.createdAt, e)
+  }
+  return { runId, file: record.file, createdAt: record.createdAt, ...summarizeJournal(journal) }
 }
 
-/** Every run under the store's root, oldest first. */
+/** A run whose journal (or run.json) cannot be read: listed with the reason, so one damaged run never hides the others. */
+function invalid(runId: string, file: string, createdAt: string, e: WorkflowError): RunSummary {
+  return {
+    runId, file, createdAt, state: 'invalid', phases: [], budget: null, requests: { total: 0, resolved: 0, inFlight: [] }, logs: 0, entries: 0,
+    error: { code: e.code, message: e.message, hint: e.hint },
+  }
+}
+
+/** Every run under the store's root, oldest first (a damaged one is listed as `invalid`). */
 export function listRuns(store: FileJournalStore): RunSummary[] {
   if (!existsSync(store.root)) return []
   return readdirSync(store.root, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(store.root, d.name, 'run.json')))
-    .map((d) => summarizeRun(store, d.name))
+    .map((d) => {
+      try {
+        return summarizeRun(store, d.name)
+      } catch (e) {
+        if (!(e instanceof WorkflowError)) throw e
+        return invalid(d.name, '', '', e)
+      }
+    })
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.runId.localeCompare(b.runId))
 }

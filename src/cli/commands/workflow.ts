@@ -95,7 +95,9 @@ async function report(command: string, flags: DriverFlags, io: CliIO, work: () =
     else if (e instanceof CliError) reporter.add(fromCliError(e))
     else reporter.add({ severity: 'error', code: 'CLI_READ', message: (e as Error).message ?? String(e), hint: 'Check the workflow file path.' })
     const resumable = runIdHint !== undefined && existsSync(join(runsDir(flags, io), runIdHint, 'journal.jsonl'))
-    if (resumable && !flags.json && !(e instanceof WorkflowError && e.code === 'WORKFLOW_RUN_NOT_FOUND')) {
+    // No "resume with" when resume itself is what refused the run (resuming again would give the same error).
+    const refused = e instanceof WorkflowError && ['WORKFLOW_RUN_NOT_FOUND', 'JOURNAL_INVALID', 'JOURNAL_MISMATCH', 'WORKFLOW_VERSION_MISMATCH'].includes(e.code)
+    if (resumable && !flags.json && !refused) {
       io.err(`resume with: ajsc workflow resume ${runIdHint}${flags.runsDir ? ` --runs-dir ${flags.runsDir}` : ''}\n`)
     }
     return reporter.finish({ ...(runIdHint ? { runId: runIdHint } : {}) }, EXIT.failure)
@@ -112,10 +114,13 @@ function formatSummary(s: RunSummary): string {
     `phases    ${s.phases.join(' → ') || '-'}`,
     `budget    ${budget}`,
     `requests  ${s.requests.resolved}/${s.requests.total} resolved${s.requests.inFlight.length ? `, in flight: ${s.requests.inFlight.join(', ')}` : ''}`,
-    `journal   ${s.entries} entries, ${s.logs} log lines`,
+    s.state === 'invalid' ? 'journal   damaged (see error)'
+      : s.entries === 0 && s.state === 'running' ? 'journal   0 entries: stopped before its start entry was written; resume starts it from the beginning'
+        : `journal   ${s.entries} entries, ${s.logs} log lines`,
   ]
   if (s.state === 'complete') lines.push(`result    ${JSON.stringify(s.result)}`)
   if (s.state === 'failed') lines.push(`error     ${JSON.stringify(s.error)}`)
+  if (s.state === 'invalid') lines.push(`error     ${(s.error as { code: string; message: string }).code}: ${(s.error as { message: string }).message}`)
   return `${lines.join('\n')}\n`
 }
 
@@ -163,7 +168,8 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
         if (runs.length === 0) io.err('no runs\n')
         for (const r of runs) {
           const budget = r.budget ? `${r.budget.spent}${r.budget.total === null ? '' : `/${r.budget.total}`}` : '-'
-          io.out(`${r.runId}  ${r.state.padEnd(8)}  phase ${r.phases[r.phases.length - 1] ?? '-'}  budget ${budget}  ${r.file}\n`)
+          const why = r.state === 'invalid' ? `  (${(r.error as { code: string }).code}: see \`ajsc workflow show ${r.runId}\`)` : ''
+          io.out(`${r.runId}  ${r.state.padEnd(8)}  phase ${r.phases[r.phases.length - 1] ?? '-'}  budget ${budget}  ${r.file}${why}\n`)
         }
       }
       setCode(EXIT.ok)
@@ -179,6 +185,8 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
       try {
         const summary = summarizeRun(new FileJournalStore(runsDir(flags, io)), runId)
         if (!flags.json) io.out(formatSummary(summary))
+        // A damaged run is shown, and reported as the error resume would give (exit 1).
+        if (summary.state === 'invalid') reporter.add({ severity: 'error', ...(summary.error as { code: string; message: string; hint: string }) })
         setCode(reporter.finish({ run: summary }))
       } catch (e) {
         if (!(e instanceof WorkflowError)) throw e
