@@ -52,9 +52,22 @@ export class LowerContext {
   exprDepth = 0
   /** Helpers declared `async`: a call of one must be awaited, as in JS it gives a Promise. */
   asyncHelpers: ReadonlySet<string> = new Set()
-  /** Calls whose value JS would await: under `await`, returned, or run by `Promise.all`. */
+  /** The function being lowered is `async` (its `return` of a promise resolves it). */
+  inAsyncFunction = false
+  /** Calls whose value JS would await: under `await`, returned from an async function, or run by `Promise.all`. */
   readonly awaited = new WeakSet<Node>()
   private temps = 0
+
+  /** Lower the body of a function (`async` or not), restoring the enclosing one's state after. */
+  inFunction<T>(isAsync: boolean, lower: () => T): T {
+    const saved = this.inAsyncFunction
+    this.inAsyncFunction = isAsync
+    try {
+      return lower()
+    } finally {
+      this.inAsyncFunction = saved
+    }
+  }
 
   /** A fresh variable name for a value the lowering keeps (never a name of the source). */
   temp(prefix: string): string {

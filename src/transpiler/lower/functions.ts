@@ -7,7 +7,7 @@
  * enclosing scope.
  */
 
-import type { ArrowFunctionExpression, FunctionDeclaration, Pattern as EsPattern } from 'acorn'
+import type { ArrowFunctionExpression, BlockStatement, FunctionDeclaration, Pattern as EsPattern } from 'acorn'
 import type { FunctionDef, LambdaExpr, Pattern } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { Scope } from '../scope.ts'
@@ -27,7 +27,7 @@ export function lowerHelper(node: FunctionDeclaration, ctx: LowerContext): Funct
   ctx.scope = new Scope(null)
   try {
     const params = lowerParams(node.params, ctx)
-    const steps = lowerBlock(node.body.body, ctx)
+    const steps = ctx.inFunction(node.async, () => lowerBlock(node.body.body, ctx))
     return { params, steps, loc: ctx.loc(node) }
   } finally {
     ctx.scope = saved
@@ -39,7 +39,7 @@ export function lowerLambda(node: ArrowFunctionExpression, ctx: LowerContext): L
   ctx.pushScope()
   try {
     const params = lowerParams(node.params, ctx)
-    if (node.body.type === 'BlockStatement') return { $expr: 'lambda', params, steps: lowerBlock(node.body.body, ctx) }
+    if (node.body.type === 'BlockStatement') return { $expr: 'lambda', params, steps: ctx.inFunction(false, () => lowerBlock((node.body as BlockStatement).body, ctx)) }
     return { $expr: 'lambda', params, body: lowerExpr(node.body, ctx) }
   } finally {
     ctx.popScope()

@@ -151,7 +151,7 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
 
   ctx.scope = new Scope(null)
   const params = entryParams(entry, ctx)
-  const steps = lowerBlock(entry.body.body, ctx)
+  const steps = ctx.inFunction(entry.async, () => lowerBlock(entry.body.body, ctx))
 
   const comment = jsDocBefore(ctx.source, parsed.comments, entry.start)
   const doc = comment ? parseJsDoc(comment) : undefined

@@ -116,7 +116,8 @@ function callbackItems(fn: Callback, source: Step['items'], ctx: LowerContext): 
       return name
     })
     const as = names[0] ?? ctx.temp('item')
-    if (fn.body.type === 'BlockStatement') steps.push(...lowerBlock(fn.body.body, ctx))
+    const block = fn.body.type === 'BlockStatement' ? fn.body : undefined
+    if (block) steps.push(...ctx.inFunction(fn.async, () => lowerBlock(block.body, ctx)))
     else {
       const body = unwrap(fn.body) as Expression
       ctx.awaited.add(body)

@@ -276,7 +276,7 @@ const STMT: Record<string, LowerStmt> = {
   ContinueStatement: (n, ctx, out) => { out.push(n.label ? { op: 'continue', label: n.label.name, loc: ctx.loc(n) } : { op: 'continue', loc: ctx.loc(n) }) },
   ReturnStatement: (n, ctx, out) => {
     if (!n.argument) return out.push({ op: 'return', loc: ctx.loc(n) })
-    ctx.awaited.add(unwrap(n.argument)!) // an async function resolves a returned promise
+    if (ctx.inAsyncFunction) ctx.awaited.add(unwrap(n.argument)!) // an async function resolves a returned promise
     out.push({ op: 'return', value: toValue(lowerStatementValue(n.argument, ctx, out)), loc: ctx.loc(n) })
   },
   ThrowStatement: (n, ctx, out) => { out.push({ op: 'throw', value: toValue(lowerExpr(n.argument, ctx)), loc: ctx.loc(n) }) },
