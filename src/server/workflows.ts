@@ -9,7 +9,9 @@
  * job, so any process may take the next step. An external answer and the
  * job that resumes the workflow are committed in one transaction.
  * A completed agent call is journaled before anything else happens, so a
- * process killed mid-workflow never makes another process repeat it.
+ * process killed mid-workflow never makes another process repeat it; the
+ * same holds for the server's custom atoms (the tenant's), whose results
+ * are journaled too (an atom running at a crash runs again).
  */
 import type { TaskList } from 'graphile-worker'
 import type pg from 'pg'
@@ -21,6 +23,8 @@ import type { WorkflowExecution } from '../workflows/execution.ts'
 import { compileWorkflow, type WorkflowProgram } from '../workflows/module.ts'
 import { resumeWorkflow, startWorkflow } from '../workflows/start.ts'
 import type { WorkflowRequest, WorkflowResolution } from '../workflows/types.ts'
+import type { AtomDef } from '../vm/atoms/types.ts'
+import { atomsOfTenant } from './atoms.ts'
 import { HttpError } from './errors.ts'
 import type { Host } from './host.ts'
 import type { Jobs } from './jobs.ts'
@@ -42,6 +46,14 @@ const INLINE_SLEEP_MS = 1000
 /** A step that finds the workflow locked (another step is running) tries again after this long. */
 const BUSY_RETRY_MS = 500
 const MAX_LOGS = 50
+
+/** The custom atoms a tenant's workflows may call: the server's, narrowed by the tenant's allowlist. */
+const tenantAtoms = (host: Host, tenant: string): AtomDef[] =>
+  atomsOfTenant(host.atoms.atoms, host.config.tenants.find((t) => t.id === tenant)?.atoms)
+
+/** The tenant's `context`, which its atoms read (as in its runs). */
+const tenantContext = (host: Host, tenant: string): Record<string, unknown> =>
+  (host.config.tenants.find((t) => t.id === tenant)?.context ?? {}) as Record<string, unknown>
 
 const publicView = (row: WorkflowRow): Record<string, unknown> => ({
   id: row.id, state: row.state, createdAt: row.createdAt, updatedAt: row.updatedAt, ...row.view,
@@ -72,11 +84,12 @@ export class WorkflowDriver {
     const row = await this.store.load(id)
     if (!row || row.state === 'done' || row.state === 'failed') return
     const tenant = this.host.tenants.get(row.tenant)
-    const program = compileWorkflow(row.source, { sourceName: row.sourceName })
+    const atoms = tenantAtoms(this.host, row.tenant)
     const journal = await this.store.journal.read(id)
-    const common = { store: this.store.journal, executionId: id, sandbox: { fuel: tenant?.config.limits.fuelPerRun ?? 10_000 } }
+    const common = { store: this.store.journal, executionId: id, sandbox: { fuel: tenant?.config.limits.fuelPerRun ?? 10_000 }, atoms, context: tenantContext(this.host, row.tenant) }
     let exec: WorkflowExecution
     try {
+      const program = compileWorkflow(row.source, { sourceName: row.sourceName, atoms })
       exec = journal.length > 0
         ? await resumeWorkflow(program, journal, common)
         : startWorkflow(program, { ...common, args: row.args, budget: { total: row.budget ?? null } })
@@ -169,7 +182,7 @@ const isExternal = (options: unknown) => options !== null && typeof options === 
 
 /** The HTTP side: start, read, answer external requests. */
 export class WorkflowService implements WorkflowRoutesBackend {
-  constructor(private readonly store: WorkflowStore) {}
+  constructor(private readonly store: WorkflowStore, private readonly atomsOf: (tenant: string) => AtomDef[] = () => []) {}
 
   close(): Promise<void> {
     return this.store.close()
@@ -178,7 +191,7 @@ export class WorkflowService implements WorkflowRoutesBackend {
   async start(tenant: string, body: { source: string; args?: Record<string, unknown>; budget?: number }): Promise<Record<string, unknown>> {
     let program: WorkflowProgram
     try {
-      program = compileWorkflow(body.source, { sourceName: 'workflow.ajs' })
+      program = compileWorkflow(body.source, { sourceName: 'workflow.ajs', atoms: this.atomsOf(tenant) })
     } catch (e) {
       if (e instanceof TranspileError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: transpileAgentError(e) })
       if (e instanceof WorkflowError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: { name: 'AgentError', code: e.code, message: e.message, hint: e.hint } })
@@ -213,11 +226,12 @@ export class WorkflowService implements WorkflowRoutesBackend {
 
 /** In memory (no --database): steps run on timers in this process. */
 export function workflowsBackend(host: Host, distributed?: { pgPool: pg.Pool; jobs: Jobs }): WorkflowRoutesBackend {
-  if (distributed) return new WorkflowService(new PgWorkflowStore(distributed.pgPool))
+  const atomsOf = (tenant: string) => tenantAtoms(host, tenant)
+  if (distributed) return new WorkflowService(new PgWorkflowStore(distributed.pgPool), atomsOf)
   let driver: WorkflowDriver | undefined
   const store = new MemoryWorkflowStore((id) => driver!.step(id))
   driver = new WorkflowDriver(host, store)
-  return new WorkflowService(store)
+  return new WorkflowService(store, atomsOf)
 }
 
 /** Graphile Worker task of workflow steps (serve with --database, and ajsc worker). */

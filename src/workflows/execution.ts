@@ -7,13 +7,16 @@
  *
  * Everything nondeterministic passes through here and into the journal:
  * requests and their resolutions, the seed of the VM's random source, and
- * the clock reads of the VM's choke point (`now`). A replay (replay.ts)
- * answers recorded requests from the journal at once.
+ * the clock reads of the VM's choke point (`now`), and the outcomes of the
+ * host's custom atoms (custom-atoms.ts). A replay (replay.ts) answers
+ * recorded requests and atom calls from the journal at once.
  */
 import { AgentVM } from '../vm/agent-vm.ts'
 import { vmError, type AgentError } from '../vm/errors.ts'
+import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
 import type { Run } from '../vm/runtime.ts'
 import { workflowAtoms, type AtomHost } from './atoms.ts'
+import { journaledAtoms, outcomeValue, runAtom } from './custom-atoms.ts'
 import { canonicalJson, decodeResolution } from './codec.ts'
 import { WorkflowError, workflowError } from './errors.ts'
 import type { JournalEntry, JournalLimits, JournalStore } from './journal.ts'
@@ -49,6 +52,10 @@ export interface ExecutionConfig {
   /** Journal to continue (resume): its entries are already in the store. */
   journal?: readonly JournalEntry[]
   replay?: ReplayIndex
+  /** The host's custom atoms (defineAtom results) the workflow may call. */
+  atoms?: readonly AtomDef[]
+  /** Read-only host data the atoms see as `ctx.context` (never the guest). */
+  context?: Record<string, unknown>
 }
 
 interface Waiter {
@@ -108,6 +115,12 @@ export class WorkflowExecution {
   private activity = 0
   /** The VM run (known from the first atom call): its time-slice start tells a paused run from an idle one. */
   private vmRun: Run | undefined
+  /** Custom atom calls running now: poll() waits for them (the run is busy, not parked). */
+  private atomsRunning = 0
+  private atomWaiters: Array<() => void> = []
+  /** A resume holds new custom atom calls until the replay is checked (a diverging replay must not call anything). */
+  private replayGate: Promise<void> | null = null
+  private openGate: (() => void) | null = null
 
   constructor(private readonly config: ExecutionConfig) {
     this.id = config.executionId
@@ -116,6 +129,7 @@ export class WorkflowExecution {
     this.budgetValue = { ...config.budget }
     this.suppressCalls = config.replay?.calls ?? 0
     this.entries = config.journal ? [...config.journal] : []
+    if (config.replay) this.replayGate = new Promise((r) => { this.openGate = r })
     for (const e of this.entries) this.journalBytes += utf8Length(JSON.stringify(e)) + 1
     if (!config.journal) {
       this.append({
@@ -148,11 +162,16 @@ export class WorkflowExecution {
       attach: (run) => { this.vmRun ??= run },
     }
     const self = this
-    const vm = new AgentVM(workflowAtoms(host))
+    const custom = journaledAtoms(this.config.atoms ?? [], {
+      callAtom: (def, input, site, ctx) => this.callAtom(def, input, site, ctx),
+      attach: host.attach,
+    })
+    const vm = new AgentVM([...workflowAtoms(host), ...custom])
     const random = seededRandom(this.config.seed)
     const { fuel, timeoutMs, maxHeapBytes } = this.config.sandbox
     vm.run(this.program.ast, { args: this.config.args }, {
       fuel, timeoutMs, maxHeapBytes, signal: this.abort.signal,
+      ...(this.config.context !== undefined ? { context: this.config.context } : {}),
       random, uuid: seededUuid(random), now: () => this.clockRead(),
     }).then((r) => {
       this.activity++
@@ -178,6 +197,7 @@ export class WorkflowExecution {
       try { this.append({ t: 'end', error: cause ?? { name: 'AgentError', code: err.code, message: err.message } }) } catch { /* over the limit: the failure stands */ }
     }
     this.abort.abort(err)
+    for (const wake of this.atomWaiters.splice(0)) wake()
   }
 
   /** Record an entry (limits checked first); the store gets it at the next flush. */
@@ -236,12 +256,58 @@ export class WorkflowExecution {
     this.queue.push({ call })
   }
 
-  private request(kind: WorkflowRequestKind, site: string, input: Record<string, unknown>): Promise<unknown> {
-    this.activity++
+  /** A step's identity: kind, call site, input hash and occurrence (the same in every replay). */
+  private stepKey(kind: string, site: string, input: unknown): string {
     const base = `${kind}|${site}|${inputHash(canonicalJson(input))}`
     const n = this.occurrences.get(base) ?? 0
     this.occurrences.set(base, n + 1)
-    const key = `${base}|${n}`
+    return `${base}|${n}`
+  }
+
+  /** A custom atom call: the journaled outcome, or the atom run and its outcome journaled (custom-atoms.ts). */
+  private callAtom(def: AtomDef, input: Record<string, unknown>, site: string, ctx: AtomContext): unknown {
+    this.activity++
+    const key = this.stepKey(`atom:${def.op}`, site, input)
+    const replayed = this.config.replay?.atoms.get(key)
+    if (replayed) {
+      replayed.consumed = true
+      return outcomeValue(replayed)
+    }
+    this.config.replay?.fresh.push(key)
+    return this.runFresh(def, input, key, ctx)
+  }
+
+  private async runFresh(def: AtomDef, input: Record<string, unknown>, key: string, ctx: AtomContext): Promise<unknown> {
+    if (this.replayGate) await this.replayGate
+    if (ctx.signal.aborted) throw ctx.signal.reason
+    this.atomsRunning++
+    let outcome: Awaited<ReturnType<typeof runAtom>>
+    try {
+      outcome = await runAtom(def, input, ctx)
+      // Cancelled (the run stopped, a parallel sibling failed): the guest never sees it, so it is not journaled.
+      if (ctx.signal.aborted || this.stateValue !== 'running') throw ctx.signal.reason ?? vmError('ABORTED')
+      this.append({ t: 'atom', key, op: def.op, ...outcome })
+      this.flush()
+    } finally {
+      this.atomsRunning--
+      this.activity++
+      for (const wake of this.atomWaiters.splice(0)) wake()
+    }
+    // The workflow continues only once the outcome is durable: nothing it does next can be journaled without it.
+    // A failed write parks the call; poll() reports the store's error.
+    try { while (this.writing) await this.writing } catch { await new Promise(() => {}) }
+    return outcomeValue(outcome)
+  }
+
+  /** The replay was checked (resumeWorkflow): custom atom calls the journal does not have may run now. */
+  replayChecked(): void {
+    this.openGate?.()
+    this.replayGate = null
+  }
+
+  private request(kind: WorkflowRequestKind, site: string, input: Record<string, unknown>): Promise<unknown> {
+    this.activity++
+    const key = this.stepKey(kind, site, input)
     const id = `${kind}-${inputHash(key)}`
     const replayed = this.config.replay?.byKey.get(key)
     let request = { type: kind, id, ...input } as WorkflowRequest
@@ -301,11 +367,17 @@ export class WorkflowExecution {
    * nothing mean it is parked: a pause queued before our turn resumes before
    * our next one and starts a new slice. Before the first atom call the run
    * is not known yet; then a turn counts as quiet only if it was quick (a
-   * running slice takes >= 10 ms).
+   * running slice takes >= 10 ms). A custom atom call in progress is
+   * waited for: the run is busy, not parked.
    */
   private async quiesce(): Promise<void> {
     let quiet = 0
     while (quiet < 2 && this.stateValue === 'running' && this.queue.length === 0) {
+      if (this.atomsRunning > 0) {
+        await new Promise<void>((r) => this.atomWaiters.push(r))
+        quiet = 0
+        continue
+      }
       const before = this.activity
       const slice = this.vmRun?.sliceStart
       const t0 = performance.now()
@@ -369,6 +441,7 @@ export class WorkflowExecution {
     this.stateValue = 'disposed'
     this.waiting.clear()
     this.abort.abort(workflowError('WORKFLOW_DISPOSED', `Execution ${this.id} was disposed`))
+    for (const wake of this.atomWaiters.splice(0)) wake()
   }
 
   [Symbol.dispose](): void {

@@ -8,15 +8,23 @@
  *   { "t": "resolution", "id", "resolution" }          the host's answer (serde encoding)
  *   { "t": "call", "call" }                            log / phase (not re-emitted on replay)
  *   { "t": "now", "value" }                            a clock read through the VM's choke point
+ *   { "t": "atom", "key", "op", "resolution" }         a custom atom's result ({"Ok": v} | "OkUndefined")
+ *   { "t": "atom", "key", "op", "error" }              ... or its error (AgentError data), re-thrown on replay
  *   { "t": "end", "result" } | { "t": "end", "error" } the outcome
  *
  * A request's `key` is its identity: kind, call site, hash of the normalized
  * input and occurrence number (`agent|12:5|9f2c…|0`). The request id the host
- * sees is derived from the key, so it is the same in every replay.
+ * sees is derived from the key, so it is the same in every replay. A custom
+ * atom call has a key of the same form (`atom:lookup|3:10|…|0`); its entry
+ * is written once the atom has returned, so a crash while it runs means it
+ * runs again on resume (at least once; see custom-atoms.ts).
  */
 import { workflowError } from './errors.ts'
 import type { AgentError } from '../vm/errors.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowRequest, WorkflowResolution } from './types.ts'
+
+/** A custom atom's value in the resolutions' encoding: `{ "Ok": value }`, or `"OkUndefined"` for undefined. */
+export type AtomResolution = Extract<WorkflowResolution, 'OkUndefined' | { Ok: unknown }>
 
 export const JOURNAL_VERSION = 1
 
@@ -26,6 +34,7 @@ export type JournalEntry =
   | { t: 'resolution'; id: string; resolution: WorkflowResolution }
   | { t: 'call'; call: WorkflowCall }
   | { t: 'now'; value: number }
+  | { t: 'atom'; key: string; op: string; resolution?: AtomResolution; error?: AgentError }
   | { t: 'end'; result?: unknown; error?: AgentError }
 
 /** Journal limits; each has a default and a clear JOURNAL_LIMIT error. */
@@ -71,7 +80,7 @@ export class MemoryJournalStore implements JournalStore {
   }
 }
 
-const TAGS = new Set(['start', 'request', 'resolution', 'call', 'now', 'end'])
+const TAGS = new Set(['start', 'request', 'resolution', 'call', 'now', 'atom', 'end'])
 
 /** Check a journal's structure (not its meaning: replay does that). Throws JOURNAL_INVALID naming the entry. */
 export function checkJournal(journal: unknown): asserts journal is JournalEntry[] {
@@ -93,6 +102,12 @@ export function checkJournal(journal: unknown): asserts journal is JournalEntry[
     if (entry.t === 'request' && (typeof entry.key !== 'string' || typeof entry.request?.id !== 'string')) throw bad('a request needs key and request.id')
     if (entry.t === 'resolution' && typeof entry.id !== 'string') throw bad('a resolution needs an id')
     if (entry.t === 'now' && typeof entry.value !== 'number') throw bad('a clock read needs a number')
+    if (entry.t === 'atom') {
+      if (typeof entry.key !== 'string' || typeof entry.op !== 'string') throw bad('an atom result needs key and op')
+      const ok = entry.resolution === 'OkUndefined' || (entry.resolution !== null && typeof entry.resolution === 'object' && 'Ok' in entry.resolution)
+      const failed = entry.error !== null && typeof entry.error === 'object' && typeof entry.error.code === 'string' && typeof entry.error.message === 'string'
+      if (ok === failed) throw bad('an atom result needs either "resolution" ({"Ok": value} or "OkUndefined") or "error" ({code, message})')
+    }
   })
 }
 

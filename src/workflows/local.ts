@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path'
+import type { AtomDef } from '../vm/atoms/types.ts'
 import { answerAgent, type LlmLike } from './agent-request.ts'
 import { mkdirDurable, writeFileAtomic } from './durable-fs.ts'
 import { workflowError } from './errors.ts'
@@ -30,6 +31,8 @@ export interface LocalDriverOptions {
   onCall?: (call: WorkflowCall, runId: string) => void
   /** Host clock (default Date.now). */
   clock?: () => number
+  /** Custom atoms (defineAtom results) the workflow and its children may call; journaled (custom-atoms.ts). */
+  atoms?: readonly AtomDef[]
 }
 
 export interface LocalRunStart extends LocalDriverOptions {
@@ -94,6 +97,7 @@ interface DriveContext {
   clock: () => number
   /** Child workflows may not start their own (one nesting level). */
   child: boolean
+  atoms: readonly AtomDef[]
   timers: Set<ReturnType<typeof setTimeout>>
 }
 
@@ -131,8 +135,8 @@ async function answer(r: WorkflowRequest, exec: WorkflowExecution, ctx: DriveCon
       const file = childFile(r.ref, ctx.file)
       const childId = `${ctx.runId}/children/${r.id}`
       const journal = ctx.store.read(childId)
-      const program = compileWorkflow(readFileSync(file, 'utf8'), { sourceName: file })
-      const common = { store: ctx.store, executionId: childId, clock: ctx.clock }
+      const program = compileWorkflow(readFileSync(file, 'utf8'), { sourceName: file, atoms: ctx.atoms })
+      const common = { store: ctx.store, executionId: childId, clock: ctx.clock, atoms: ctx.atoms }
       const child = journal.length > 0
         ? await resumeWorkflow(program, journal, common)
         : startWorkflow(program, { ...common, args: r.args ?? {}, budget: exec.budget })
@@ -181,7 +185,7 @@ function contextFor(runId: string, file: string, store: FileJournalStore, o: Loc
   if (!Number.isSafeInteger(maxAgents) || maxAgents < 1) throw workflowError('WORKFLOW_OPTIONS_INVALID', 'maxAgents must be an integer >= 1')
   return {
     runId, store, file, llm: o.llm, limiter: new Limiter(maxAgents), onCall: o.onCall,
-    clock: o.clock ?? Date.now, child: false, timers: new Set(),
+    clock: o.clock ?? Date.now, child: false, timers: new Set(), atoms: o.atoms ?? [],
   }
 }
 
@@ -203,7 +207,7 @@ async function finish(exec: WorkflowExecution, ctx: DriveContext): Promise<Local
 export async function startLocalRun(options: LocalRunStart): Promise<LocalRunOutcome> {
   const file = resolve(options.file)
   const source = readFileSync(file, 'utf8')
-  const program = compileWorkflow(source, { sourceName: file })
+  const program = compileWorkflow(source, { sourceName: file, atoms: options.atoms ?? [] })
   const store = new FileJournalStore(options.runsDir ?? defaultRunsDir(process.cwd()))
   const runId = options.runId ?? newRunId()
   const dir = store.dir(runId)
@@ -214,7 +218,7 @@ export async function startLocalRun(options: LocalRunStart): Promise<LocalRunOut
   mkdirDurable(dir)
   writeFileAtomic(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`)
   const ctx = contextFor(runId, file, store, options)
-  const exec = startWorkflow(program, { args, budget: { total: budget }, store, executionId: runId, clock: ctx.clock })
+  const exec = startWorkflow(program, { args, budget: { total: budget }, store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms })
   return finish(exec, ctx)
 }
 
@@ -226,10 +230,10 @@ export async function startLocalRun(options: LocalRunStart): Promise<LocalRunOut
 export async function resumeLocalRun(runId: string, options: LocalDriverOptions = {}): Promise<LocalRunOutcome> {
   const store = new FileJournalStore(options.runsDir ?? defaultRunsDir(process.cwd()))
   const record = readRunRecord(store, runId)
-  const program = compileWorkflow(readFileSync(record.file, 'utf8'), { sourceName: record.file })
+  const program = compileWorkflow(readFileSync(record.file, 'utf8'), { sourceName: record.file, atoms: options.atoms ?? [] })
   const ctx = contextFor(runId, record.file, store, options)
   const journal = store.read(runId)
-  const common = { store, executionId: runId, clock: ctx.clock }
+  const common = { store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms }
   const exec = journal.length > 0 ? await resumeWorkflow(program, journal, common) : startWorkflow(program, { ...common, ...restartOptions(record, program) })
   return finish(exec, ctx)
 }

@@ -19,7 +19,9 @@ import { transpileError } from '../diagnostics/diagnostic.ts'
 import { SourceLocator } from '../diagnostics/location.ts'
 import { sha256Hex } from '../vm/atoms/sha256.ts'
 import { transpileStatements, type FailFn, type StatementsEntry } from '../transpiler/statements-entry.ts'
+import type { AtomDef } from '../vm/atoms/types.ts'
 import { canonicalJson } from './codec.ts'
+import { customAtomTable } from './custom-atoms.ts'
 import { WORKFLOW_ATOMS, WORKFLOW_GLOBALS, callOf, ident, rewrite, rewriteStatements, type RewriteContext } from './rewrite.ts'
 import { expandTasks, spliceTaskGroups, type TasksState } from './tasks.ts'
 
@@ -35,11 +37,20 @@ export interface WorkflowProgram {
   /** sha256 of the canonical AST without its file name: a journal records it and refuses any other. */
   astHash: string
   sourceName: string
+  /** Custom atoms the module calls (sorted): a run must be given them (startWorkflow's `atoms`). */
+  atoms: readonly string[]
 }
 
 export interface CompileWorkflowOptions {
   /** Name used in diagnostics and locations (default `<workflow>`). */
   sourceName?: string
+  /**
+   * The host's custom atoms the module may call: names, or defineAtom results
+   * (then a literal argument is checked against the atom's fields). Without
+   * it a call of any other name is refused (AJS3002): a workflow module has
+   * no late-bound atoms, since each call must be journaled by call site.
+   */
+  atoms?: ReadonlyArray<string | AtomDef>
 }
 
 const EXTRA_MODULE = 'workflow:extra'
@@ -159,11 +170,13 @@ export function compileWorkflow(source: string, options: CompileWorkflowOptions 
   let meta: Record<string, unknown> = {}
   const locator = new SourceLocator(source)
   let tasks: TasksState | undefined
-  const { ast } = transpileStatements(source, { filename: sourceName, atoms: WORKFLOW_ATOMS }, (program, fail): StatementsEntry => {
+  const customAtoms = customAtomTable(options.atoms)
+  const calledAtoms = new Set<string>()
+  const { ast } = transpileStatements(source, { filename: sourceName, atoms: [...WORKFLOW_ATOMS, ...customAtoms.keys()] }, (program, fail): StatementsEntry => {
     const parts = splitModule(program, fail)
     meta = parts.meta
     const state: TasksState = (tasks = { groups: new Map(), helpers: [], topLevel: new Set(parts.helpers.map((h) => h.id.name)) })
-    const ctx: RewriteContext = { fail, locator, sleepImported: parts.sleepImported, inHelper: true, expand: (s, c) => expandTasks(s, c, state) }
+    const ctx: RewriteContext = { fail, locator, sleepImported: parts.sleepImported, inHelper: true, expand: (s, c) => expandTasks(s, c, state), customAtoms, calledAtoms }
     const helpers = parts.helpers.map((h) => rewrite(h, ctx))
     ctx.inHelper = false
     const body = rewriteStatements(parts.body, ctx)
@@ -171,7 +184,8 @@ export function compileWorkflow(source: string, options: CompileWorkflowOptions 
   })
   if (tasks) spliceTaskGroups(ast, tasks.groups)
   const { file: _file, ...hashed } = ast
-  return Object.freeze({ format: 'ajs-workflow/1', ast, meta, astHash: sha256Hex(canonicalJson(hashed)), sourceName })
+  const atoms = Object.freeze([...calledAtoms].sort())
+  return Object.freeze({ format: 'ajs-workflow/1', ast, meta, astHash: sha256Hex(canonicalJson(hashed)), sourceName, atoms })
 }
 
 /** `export const meta` of a workflow module, read by parsing only (nothing runs). `{}` when there is none. */

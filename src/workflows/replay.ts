@@ -1,11 +1,13 @@
 /**
  * Replay: an index over a journal, built once (O(journal)), that answers the
  * re-run's requests by identity, counts the log/phase calls already emitted
- * and hands back recorded clock reads in order. After the re-run settles,
- * `divergence` names the first journaled request the re-run never asked for.
+ * and hands back recorded clock reads in order; custom atom results are
+ * found by the same kind of key. After the re-run settles, `divergence`
+ * names the first journaled request or atom call the re-run never made.
  */
 import { workflowError, type WorkflowError } from './errors.ts'
-import type { JournalEntry } from './journal.ts'
+import type { AtomResolution, JournalEntry } from './journal.ts'
+import type { AgentError } from '../vm/errors.ts'
 import type { WorkflowRequest, WorkflowResolution } from './types.ts'
 
 export interface ReplayedRequest {
@@ -18,8 +20,19 @@ export interface ReplayedRequest {
   consumed: boolean
 }
 
+/** A journaled custom atom call: its value or its error. */
+export interface ReplayedAtom {
+  entry: number
+  key: string
+  op: string
+  resolution?: AtomResolution
+  error?: AgentError
+  consumed: boolean
+}
+
 export class ReplayIndex {
   readonly byKey = new Map<string, ReplayedRequest>()
+  readonly atoms = new Map<string, ReplayedAtom>()
   /** log/phase calls already emitted: the re-run's first `calls` calls are not emitted again. */
   calls = 0
   private readonly clock: number[] = []
@@ -47,6 +60,14 @@ export class ReplayIndex {
           r.resolution = e.resolution
           break
         }
+        case 'atom': {
+          if (this.atoms.has(e.key)) throw workflowError('JOURNAL_INVALID', `Journal entry #${i}: the atom call ${e.key} appears twice`, { entry: i })
+          const a: ReplayedAtom = { entry: i, key: e.key, op: e.op, consumed: false }
+          if (e.error !== undefined) a.error = e.error
+          else a.resolution = e.resolution!
+          this.atoms.set(e.key, a)
+          break
+        }
         case 'call': this.calls++; break
         case 'now': this.clock.push(e.value); break
         case 'end': ended = true; break
@@ -62,15 +83,14 @@ export class ReplayIndex {
 
   /** JOURNAL_MISMATCH for the first journaled request the re-run did not ask for, or null. */
   divergence(sourceName: string, completed: boolean): WorkflowError | null {
-    let missing: ReplayedRequest | undefined
-    for (const r of this.byKey.values()) if (!r.consumed && (!missing || r.entry < missing.entry)) missing = r
+    let missing: ReplayedRequest | ReplayedAtom | undefined
+    for (const r of [...this.byKey.values(), ...this.atoms.values()]) if (!r.consumed && (!missing || r.entry < missing.entry)) missing = r
     if (!missing) return null
     const instead = this.fresh.length > 0
       ? `; instead it asked for ${describeKey(this.fresh[0]!, sourceName)}`
       : completed ? '; instead the workflow completed' : ''
-    return workflowError('JOURNAL_MISMATCH',
-      `The replay did not ask for journal entry #${missing.entry} (${describeKey(missing.key, sourceName)}, id ${missing.request.id})${instead}`,
-      { entry: missing.entry })
+    const what = 'request' in missing ? `${describeKey(missing.key, sourceName)}, id ${missing.request.id}` : describeKey(missing.key, sourceName)
+    return workflowError('JOURNAL_MISMATCH', `The replay did not ask for journal entry #${missing.entry} (${what})${instead}`, { entry: missing.entry })
   }
 }
 

@@ -8,6 +8,8 @@
  * - `agent(p, o)` → `agent({ prompt: p, options: o, site: "12:5" })`, and the
  *   same for `workflow`, `sleep`, `log`, `phase` (the call site becomes part
  *   of the step's identity in the journal);
+ * - a call of a custom atom `lookup(x)` → `lookup({ input: x, site: "3:10" })`
+ *   (journaled by call site like agent(); see custom-atoms.ts);
  * - `budget.total` / `budget.spent()` / `budget.remaining()` → atom calls;
  * - `args` inside helpers → the `workflowArgs()` atom (a global, as in the
  *   engine's scripts); in the entry it is the entry's parameter;
@@ -17,6 +19,7 @@
 import type { Node } from 'acorn'
 import type { SourceLocator } from '../diagnostics/location.ts'
 import type { FailFn } from '../transpiler/statements-entry.ts'
+import type { CustomAtomTable } from './custom-atoms.ts'
 
 /** Names a workflow module sees without declaring them. */
 export const WORKFLOW_GLOBALS: ReadonlySet<string> = new Set(['args', 'budget', 'log', 'phase', 'agent', 'workflow', 'parallel', 'pipeline', 'sleep'])
@@ -46,6 +49,10 @@ export interface RewriteContext {
   inHelper: boolean
   /** Expands a statement holding parallel/pipeline into several (tasks.ts); null when it holds none. */
   expand: (stmt: AnyNode, ctx: RewriteContext) => AnyNode[] | null
+  /** The host's custom atoms (compileWorkflow's `atoms`): globals of the module, called with a site. */
+  customAtoms: CustomAtomTable
+  /** Custom atoms the module calls. */
+  calledAtoms: Set<string>
 }
 
 const at = (n: Node) => ({ start: n.start, end: n.end })
@@ -72,8 +79,33 @@ export function boundNames(p: AnyNode | null | undefined, out: AnyNode[] = []): 
 
 function checkBindings(patterns: Array<AnyNode | null>, ctx: RewriteContext): void {
   for (const p of patterns) {
-    for (const id of boundNames(p)) if (WORKFLOW_GLOBALS.has(id.name)) ctx.fail('WORKFLOW_RESERVED', id, { name: id.name })
+    for (const id of boundNames(p)) if (WORKFLOW_GLOBALS.has(id.name) || ctx.customAtoms.has(id.name)) ctx.fail('WORKFLOW_RESERVED', id, { name: id.name })
   }
+}
+
+/** `lookup(x)` → `lookup({ input: x, site })`, the literal argument checked against the atom's fields when known. */
+function rewriteAtomCall(name: string, node: AnyNode, ctx: RewriteContext): AnyNode {
+  const args = node.arguments as AnyNode[]
+  const fields = ctx.customAtoms.get(name) ?? null
+  const listed = fields ? [...fields.keys()].join(', ') : 'field: value'
+  if (args.length > 1 || args[0]?.type === 'SpreadElement') ctx.fail('ATOM_ARGS', node, { name, detail: 'takes one object argument', fields: listed })
+  const arg = args[0]
+  if (fields && (arg === undefined || arg.type === 'ObjectExpression')) {
+    const props = (arg?.properties ?? []) as AnyNode[]
+    if (props.every((p) => p.type === 'Property' && !p.computed)) {
+      const seen = new Set<string>()
+      for (const p of props) {
+        const key = p.key.type === 'Identifier' ? p.key.name : String(p.key.value)
+        if (!fields.has(key)) ctx.fail('ATOM_ARGS', p, { name, detail: `has no field \`${key}\``, fields: listed })
+        seen.add(key)
+      }
+      for (const [field, f] of fields) if (!f.optional && !seen.has(field)) ctx.fail('ATOM_ARGS', node, { name, detail: `needs the field \`${field}\``, fields: listed })
+    }
+  }
+  ctx.calledAtoms.add(name)
+  const props = arg ? [prop('input', arg)] : []
+  props.push(prop('site', literal(siteOf(node, ctx), node)))
+  return callOf(name, [objectOf(props, node)], node)
 }
 
 function siteOf(n: Node, ctx: RewriteContext): string {
@@ -174,6 +206,7 @@ export function rewrite(node: AnyNode, ctx: RewriteContext): AnyNode {
       node.arguments = (node.arguments as AnyNode[]).map((a) => rewrite(a, ctx))
       if (callee.type === 'Identifier') {
         if (CALLS[callee.name]) return rewriteWorkflowCall(callee.name, node, ctx)
+        if (ctx.customAtoms.has(callee.name)) return rewriteAtomCall(callee.name, node, ctx)
         return node
       }
       node.callee = rewrite(callee, ctx)

@@ -4,7 +4,9 @@
  * checked, its AST hash compared and its replay settled before the
  * execution is handed back.
  */
+import type { AtomDef } from '../vm/atoms/types.ts'
 import { decodeBudget } from './codec.ts'
+import { checkAtomsGiven, customAtomDefs } from './custom-atoms.ts'
 import { workflowError } from './errors.ts'
 import { SANDBOX_DEFAULTS, WorkflowExecution, type WorkflowSandbox } from './execution.ts'
 import { checkJournal, type JournalEntry, type JournalLimits, type JournalStore } from './journal.ts'
@@ -24,6 +26,14 @@ interface CommonOptions {
   executionId?: string
   /** Host clock in ms since epoch, for sleep wake times and clock reads (default Date.now). */
   clock?: () => number
+  /**
+   * The host's custom atoms (defineAtom results) the workflow calls. Each
+   * call's value or error is journaled; a replay returns it without calling
+   * the atom again (a call that was running at a crash runs again).
+   */
+  atoms?: readonly AtomDef[]
+  /** Read-only host data (auth, tenant, ...) custom atoms read as `ctx.context`; the workflow never sees it and it is not journaled. */
+  context?: Record<string, unknown>
 }
 
 export interface StartWorkflowOptions extends CommonOptions {
@@ -37,8 +47,8 @@ export interface StartWorkflowOptions extends CommonOptions {
 
 export type ResumeWorkflowOptions = CommonOptions
 
-const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock']
-const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock']
+const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context']
+const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context']
 const SANDBOX_KEYS = Object.keys(SANDBOX_DEFAULTS)
 
 function checkKeys(o: object, allowed: string[], what: string): void {
@@ -59,11 +69,18 @@ function sandboxOf(s: WorkflowSandbox | undefined): Required<WorkflowSandbox> {
   return out
 }
 
-function programOf(program: string | WorkflowProgram, sourceName: string | undefined): WorkflowProgram {
-  if (typeof program === 'string') return compileWorkflow(program, { sourceName })
-  if (isWorkflowProgram(program)) return program
-  throw workflowError('WORKFLOW_OPTIONS_INVALID', 'program must be workflow source text or the result of compileWorkflow(source)')
+/** The program (compiled against `atoms` when it is source), checked to call only atoms the run was given. */
+function programOf(program: string | WorkflowProgram, sourceName: string | undefined, atoms: AtomDef[]): WorkflowProgram {
+  let prog: WorkflowProgram
+  if (typeof program === 'string') prog = compileWorkflow(program, { sourceName, atoms })
+  else if (isWorkflowProgram(program)) prog = program
+  else throw workflowError('WORKFLOW_OPTIONS_INVALID', 'program must be workflow source text or the result of compileWorkflow(source)')
+  checkAtomsGiven(prog.atoms ?? [], atoms, prog.sourceName)
+  return prog
 }
+
+/** Only the atoms the program calls go on its VM (an unused one named like a core atom must not replace it). */
+const calledAtoms = (prog: WorkflowProgram, atoms: AtomDef[]): AtomDef[] => atoms.filter((a) => (prog.atoms ?? []).includes(a.op))
 
 function newExecutionId(): string {
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(6))
@@ -90,7 +107,8 @@ function plainArgs(args: unknown): unknown {
  */
 export function startWorkflow(program: string | WorkflowProgram, options: StartWorkflowOptions = {}): WorkflowExecution {
   checkKeys(options, START_KEYS, 'startWorkflow')
-  const prog = programOf(program, options.sourceName)
+  const atoms = customAtomDefs(options.atoms)
+  const prog = programOf(program, options.sourceName, atoms)
   const budget: BudgetSnapshot = decodeBudget({ total: options.budget?.total ?? null, spent: options.budget?.spent ?? 0 }, 'options.budget')
   if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw workflowError('WORKFLOW_OPTIONS_INVALID', 'seed must be an integer')
   return new WorkflowExecution({
@@ -103,6 +121,8 @@ export function startWorkflow(program: string | WorkflowProgram, options: StartW
     limits: options.limits,
     store: options.store,
     clock: clockOf(options.clock),
+    atoms: calledAtoms(prog, atoms),
+    ...(options.context !== undefined ? { context: options.context } : {}),
   })
 }
 
@@ -111,7 +131,9 @@ export function startWorkflow(program: string | WorkflowProgram, options: StartW
  * (else WORKFLOW_VERSION_MISMATCH). The journal is replayed once, in O(journal):
  * recorded requests are answered from it, log/phase are not emitted again,
  * requests that were in flight are asked again, a sleep waits only what is
- * left. A re-run that takes another path fails with JOURNAL_MISMATCH. New
+ * left, journaled custom atom calls return their outcome without running
+ * (new ones run only after the replay is checked). A re-run that takes
+ * another path fails with JOURNAL_MISMATCH. New
  * entries go to `store` under `executionId`, which must already hold `journal`.
  */
 export async function resumeWorkflow(
@@ -121,8 +143,9 @@ export async function resumeWorkflow(
 ): Promise<WorkflowExecution> {
   checkKeys(options, RESUME_KEYS, 'resumeWorkflow')
   checkJournal(journal)
+  const atoms = customAtomDefs(options.atoms)
   const start = journal[0] as Extract<JournalEntry, { t: 'start' }>
-  const prog = programOf(program, options.sourceName ?? start.sourceName)
+  const prog = programOf(program, options.sourceName ?? start.sourceName, atoms)
   if (start.astHash !== prog.astHash) {
     throw workflowError('WORKFLOW_VERSION_MISMATCH',
       `The journal was written by ${start.sourceName} with AST hash ${start.astHash.slice(0, 16)}…; this program (${prog.sourceName}) has ${prog.astHash.slice(0, 16)}…`,
@@ -141,6 +164,8 @@ export async function resumeWorkflow(
     clock: clockOf(options.clock),
     journal,
     replay,
+    atoms: calledAtoms(prog, atoms),
+    ...(options.context !== undefined ? { context: options.context } : {}),
   })
   await execution.settled()
   const diverged = replay.divergence(prog.sourceName, execution.state === 'complete')
@@ -148,5 +173,6 @@ export async function resumeWorkflow(
     execution.dispose()
     throw diverged
   }
+  execution.replayChecked()
   return execution
 }

@@ -59,10 +59,10 @@ const isTasksCall = (n: AnyNode | null | undefined) => {
 }
 
 let coreAtomNames: ReadonlySet<string> | undefined
-function knownNames(state: TasksState): (name: string) => boolean {
+function knownNames(state: TasksState, ctx: RewriteContext): (name: string) => boolean {
   const core = (coreAtomNames ??= new Set(coreAtoms().keys()))
   return (name) => state.topLevel.has(name) || WORKFLOW_GLOBALS.has(name) || GLOBAL_VALUES.has(name) || GLOBAL_NAMESPACES.has(name) ||
-    GLOBAL_FUNCTIONS.has(name) || core.has(name) || (WORKFLOW_ATOMS as readonly string[]).includes(name)
+    GLOBAL_FUNCTIONS.has(name) || core.has(name) || (WORKFLOW_ATOMS as readonly string[]).includes(name) || ctx.customAtoms.has(name)
 }
 
 /** Outer variables a function reads (first use kept for locations), refusing assignments to them. */
@@ -90,7 +90,7 @@ function captures(fn: AnyNode, state: TasksState, ctx: RewriteContext, name: str
     }
   }
   visit(fn)
-  const known = knownNames(state)
+  const known = knownNames(state, ctx)
   const out = [...used.values()].filter((id) => !declared.has(id.name) && !known(id.name))
   for (const a of assigned) {
     if (out.some((c) => c.name === a.name)) ctx.fail('WORKFLOW_TASKS', a, { name, detail: `a task cannot assign \`${a.name}\` of the enclosing code; return the value instead` })

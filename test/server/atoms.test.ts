@@ -74,10 +74,18 @@ describe('a server with custom atoms', () => {
     expect([source.status, source.json.error.code]).toEqual([422, 'AJS3002'])
   })
 
-  test('workflows do not see custom atoms (documented): the program is refused at start', async () => {
-    const r = await t.req('POST', '/v1/workflows', { token: 'all-token', body: { source: 'const w = weather({ city: "Oslo" })\nexport default { w }\n' } })
-    expect(r.status).toBe(422)
-    expect(r.json.error.code).toBe('AJS3002')
+  test('workflows call the tenant\'s custom atoms (results journaled; the atom reads the tenant context); the allowlist applies', async () => {
+    const source = 'const w = await weather({ city: "Oslo" })\nconst d = double({ n: 4 })\nexport default { w, d }\n'
+    const r = await t.req('POST', '/v1/workflows', { token: 'all-token', body: { source } })
+    expect(r.status).toBe(201)
+    let wf = r.json
+    for (let i = 0; i < 200 && wf.state !== 'done' && wf.state !== 'failed'; i++) {
+      await Bun.sleep(25)
+      wf = (await t.req('GET', `/v1/workflows/${r.json.id}`, { token: 'all-token' })).json
+    }
+    expect(wf).toMatchObject({ state: 'done', result: { w: 'Oslo: sunny (for ops)', d: 8 } })
+    const limited = await t.req('POST', '/v1/workflows', { token: 'limited-token', body: { source } })
+    expect([limited.status, limited.json.error.code]).toEqual([422, 'AJS3002'])
   })
 
   test('a tenant\'s "atoms" allowlist: the others are unknown to its programs (runs and procedures)', async () => {

@@ -1,6 +1,6 @@
 /**
  * docs/workflows.md is executable: every ```ts block runs (imports of
- * 'ajs-lang/workflows' pointed at src/), and every ```js block is a workflow
+ * 'ajs-lang/workflows' and 'ajs-lang' pointed at src/), and every ```js block is a workflow
  * module that compiles.
  */
 import { afterAll, describe, expect, test } from 'bun:test'
@@ -13,6 +13,7 @@ import { WORKFLOW_CODES } from '../../src/diagnostics/workflow-codes.ts'
 const doc = readFileSync(resolve(import.meta.dir, '../../docs/workflows.md'), 'utf8')
 const blocks = (lang: string) => [...doc.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!)
 const entry = resolve(import.meta.dir, '../../src/workflows/index.ts')
+const root = resolve(import.meta.dir, '../../src/index.ts')
 const dir = mkdtempSync(join(tmpdir(), 'ajs-wfdoc-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -22,7 +23,7 @@ describe('docs/workflows.md', () => {
   ts.forEach((code, i) => {
     test(`example ${i + 1} runs`, async () => {
       const file = join(dir, `example-${i + 1}.ts`)
-      writeFileSync(file, code.replaceAll(`from 'ajs-lang/workflows'`, `from ${JSON.stringify(entry)}`))
+      writeFileSync(file, code.replaceAll(`from 'ajs-lang/workflows'`, `from ${JSON.stringify(entry)}`).replaceAll(`from 'ajs-lang'`, `from ${JSON.stringify(root)}`))
       await import(file)
     })
   })

@@ -19,10 +19,13 @@ import { serveStdio } from '../../workflows/stdio-host.ts'
 import type { WorkflowCall } from '../../workflows/types.ts'
 import { palette } from '../colors.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
-import { intOption } from '../options.ts'
+import { atomsOption, intOption } from '../options.ts'
+import { runAtoms } from './run.ts'
 import { fromCliError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
 
 interface DriverFlags {
+  /** `--atoms` values: modules of defineAtom exports (journaled custom atoms). */
+  atoms?: string[]
   llm?: string
   model?: string
   runsDir?: string
@@ -125,6 +128,7 @@ function formatSummary(s: RunSummary): string {
 }
 
 const driverFlags = (cmd: Command) => cmd
+  .addOption(atomsOption('custom atoms the workflow calls: a module of defineAtom exports (./atoms.mjs); repeatable. Each result is journaled: a resume does not call it again'))
   .option('--llm <url>', 'OpenAI-compatible endpoint for agent() calls, e.g. http://127.0.0.1:1234/v1 (API key from $AJS_LLM_API_KEY)')
   .option('--model <name>', 'model name for --llm (default "default")')
   .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs under the working directory)')
@@ -141,7 +145,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .option('-a, --args <json>', 'the args global: a JSON object or @file.json (default {})')
     .option('--budget <n>', 'budget total, in agent calls (default: unlimited)'))
     .action(async (file: string, flags: RunFlags) => {
-      const options = driverOptions(flags, io)
+      const options = { ...driverOptions(flags, io), atoms: (await runAtoms(flags.atoms, io)).atoms }
       readText(resolve(io.cwd, file), file) // a missing file is CLI_NOT_FOUND before any run directory exists
       const args = parseArgs(flags.args, io)
       const budget = intOption(flags.budget, '--budget', 0)
@@ -154,7 +158,8 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .description('continue a run from its journal: completed agent calls are not repeated, a sleep waits only what is left')
     .argument('<run-id>', 'the id printed by `workflow run` (see `workflow ls`)'))
     .action(async (runId: string, flags: DriverFlags) => {
-      setCode(await report('workflow resume', flags, io, () => resumeLocalRun(runId, driverOptions(flags, io)), runId))
+      const atoms = (await runAtoms(flags.atoms, io)).atoms
+      setCode(await report('workflow resume', flags, io, () => resumeLocalRun(runId, { ...driverOptions(flags, io), atoms }), runId))
     })
 
   wf.command('ls')
