@@ -23,6 +23,8 @@ export interface RunSummary {
   phases: string[]
   budget: BudgetSnapshot | null
   requests: { total: number; resolved: number; inFlight: string[] }
+  /** Custom atom calls whose outcome is journaled (a resume does not call them again), and how many of them threw. */
+  atoms: { total: number; errors: number }
   logs: number
   entries: number
   result?: unknown
@@ -31,7 +33,7 @@ export interface RunSummary {
 
 export function summarizeJournal(journal: readonly JournalEntry[]): Omit<RunSummary, 'runId' | 'file' | 'createdAt'> {
   const out: Omit<RunSummary, 'runId' | 'file' | 'createdAt'> = {
-    state: 'running', phases: [], budget: null, requests: { total: 0, resolved: 0, inFlight: [] }, logs: 0, entries: journal.length,
+    state: 'running', phases: [], budget: null, requests: { total: 0, resolved: 0, inFlight: [] }, atoms: { total: 0, errors: 0 }, logs: 0, entries: journal.length,
   }
   const open = new Set<string>()
   for (const e of journal) {
@@ -39,6 +41,7 @@ export function summarizeJournal(journal: readonly JournalEntry[]): Omit<RunSumm
       case 'start': out.budget = e.budget; break
       case 'call': if (e.call.type === 'phase') out.phases.push(e.call.name); else out.logs++; break
       case 'request': out.requests.total++; open.add(e.request.id); break
+      case 'atom': out.atoms.total++; if (e.error !== undefined) out.atoms.errors++; break
       case 'resolution':
         out.requests.resolved++
         open.delete(e.id)
@@ -68,7 +71,7 @@ export function summarizeRun(store: FileJournalStore, runId: string): RunSummary
 /** A run whose journal (or run.json) cannot be read: listed with the reason, so one damaged run never hides the others. */
 function invalid(runId: string, file: string, createdAt: string, e: WorkflowError): RunSummary {
   return {
-    runId, file, createdAt, state: 'invalid', phases: [], budget: null, requests: { total: 0, resolved: 0, inFlight: [] }, logs: 0, entries: 0,
+    runId, file, createdAt, state: 'invalid', phases: [], budget: null, requests: { total: 0, resolved: 0, inFlight: [] }, atoms: { total: 0, errors: 0 }, logs: 0, entries: 0,
     error: { code: e.code, message: e.message, hint: e.hint },
   }
 }

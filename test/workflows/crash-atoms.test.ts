@@ -56,6 +56,10 @@ test('ajsc workflow run --atoms <module>: the workflow calls the module\'s atoms
     ['charge', { Ok: { receipt: 'r-1' } }], ['charge', { Ok: { receipt: 'r-2' } }], ['charge', { Ok: { receipt: 'r-3' } }], ['ship', { Ok: 'shipped 1' }],
   ])
 
+  const show = await ajsc('workflow', 'show', report.runId, '--runs-dir', 'runs-a')
+  expect(show.out).toContain('atoms     4 journaled\n')
+  expect(JSON.parse((await ajsc('workflow', 'show', report.runId, '--runs-dir', 'runs-a', '--json')).out).run.atoms).toEqual({ total: 4, errors: 0 })
+
   const without = await ajsc('workflow', 'run', 'orders.ajs', '--runs-dir', 'runs-a', '--json')
   expect(without.code).toBe(1)
   expect(JSON.parse(without.out).diagnostics[0]).toMatchObject({ code: 'AJS3002', message: expect.stringContaining('charge') })

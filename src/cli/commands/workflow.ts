@@ -117,6 +117,7 @@ function formatSummary(s: RunSummary): string {
     `phases    ${s.phases.join(' → ') || '-'}`,
     `budget    ${budget}`,
     `requests  ${s.requests.resolved}/${s.requests.total} resolved${s.requests.inFlight.length ? `, in flight: ${s.requests.inFlight.join(', ')}` : ''}`,
+    ...(s.atoms.total > 0 ? [`atoms     ${s.atoms.total} journaled${s.atoms.errors ? ` (${s.atoms.errors} threw)` : ''}`] : []),
     s.state === 'invalid' ? 'journal   damaged (see error)'
       : s.entries === 0 && s.state === 'running' ? 'journal   0 entries: stopped before its start entry was written; resume starts it from the beginning'
         : `journal   ${s.entries} entries, ${s.logs} log lines`,
