@@ -85,5 +85,9 @@ describe('ajsc flowlang run', () => {
     expect(r.stderr).toContain('--llm URL --model NAME')
     const usage = ajsc(['flowlang', 'run', file])
     expect(usage.code).toBe(2)
+    // A missing flow file is the user's CLI_NOT_FOUND (exit 1), not an internal error.
+    const missing = ajsc(['flowlang', 'run', join(dir, 'nope.json'), '--prompt', 'hi'])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('error CLI_NOT_FOUND')
   })
 })

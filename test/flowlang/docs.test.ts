@@ -2,7 +2,9 @@
  * Executes docs/flowlang.md: every ```json / ```js / ```flow flow with its
  * `<!-- expect: -->`, every ```ts program with its `<!-- output: -->` (run
  * against a fake model and the test MCP server), every ```sh command with
- * its `<!-- exit: -->`; the catalog table is the one the catalog renders.
+ * its `<!-- exit: -->`, every ```console session (`$ printf '…' | npx ajsc …`,
+ * its --llm and --mcp pointed at the fakes) with its exit code and output;
+ * the catalog table is the one the catalog renders.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { spawn } from 'node:child_process'
@@ -11,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { catalogMarkdown } from '../../src/flowlang/catalog.ts'
 import { FlowSession, loadFlowSource, type FlowSourceKind } from '../../src/flowlang/index.ts'
+import { splitCommand } from '../../src/cli/commands/flowlang-session.ts'
 import { ajsc } from '../cli/run-cli.ts'
 import { startFakeOpenAI, type FakeLlm } from './fake-llm.ts'
 import { MCP_FIXTURE } from './helpers.ts'
@@ -39,11 +42,30 @@ function runTs(code: string): Promise<{ code: number; stdout: string; stderr: st
   })
 }
 
+/** A documented `$ printf '<input>' | npx ajsc <args>` line, run with --llm and --mcp swapped for the fakes. */
+function runConsole(line: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const m = /^\$ printf '([^']*)' \| npx ajsc (.*)$/.exec(line)
+  if (!m) throw new Error(`not a documented chat line: ${line}`)
+  const args = splitCommand(m[2]!)
+  const swap = (flag: string, value: string) => { const i = args.indexOf(flag); if (i >= 0) args[i + 1] = value }
+  swap('--llm', llm.url)
+  swap('--mcp', `"${process.execPath}" "${MCP_FIXTURE}"`)
+  return new Promise((ok) => {
+    const child = spawn(process.execPath, [join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '' }, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c) => { stdout += c })
+    child.stderr.on('data', (c) => { stderr += c })
+    child.on('close', (c) => ok({ code: c ?? -1, stdout, stderr }))
+    child.stdin.end(m[1]!.replace(/\\n/g, '\n'))
+  })
+}
+
 describe('docs/flowlang.md', () => {
   test('every example block carries its expectation', () => {
     for (const b of blocks) {
       if (b.lang === 'text') continue
-      expect({ line: b.line, key: b.key }).toEqual({ line: b.line, key: ({ ts: 'output', sh: 'exit' } as Record<string, string>)[b.lang] ?? 'expect' })
+      expect({ line: b.line, key: b.key }).toEqual({ line: b.line, key: ({ ts: 'output', sh: 'exit', console: 'exit' } as Record<string, string>)[b.lang] ?? 'expect' })
     }
     expect(blocks.filter((b) => b.lang !== 'text').length).toBeGreaterThanOrEqual(9)
   })
@@ -75,6 +97,16 @@ describe('docs/flowlang.md', () => {
         const r = ajsc(line.slice('npx ajsc '.length).split(' '))
         expect(r.code).toBe(Number(b.value))
       }
+    })
+  }
+
+  for (const b of blocks.filter((x) => x.lang === 'console')) {
+    test(`line ${b.line}: chat session exits ${b.value} with the output shown`, async () => {
+      const [command, ...output] = b.code.trimEnd().split('\n')
+      const r = await runConsole(command!)
+      expect(r.stderr).toBe('')
+      expect(r.code).toBe(Number(b.value))
+      expect(r.stdout).toBe(`${output.join('\n')}\n`)
     })
   }
 

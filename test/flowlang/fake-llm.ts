@@ -46,12 +46,15 @@ function closer(server: Server): () => Promise<void> {
 /** The native tool call a fake makes (default: add a=2 b=3). */
 export interface FakeCall { name: string; arguments: Record<string, unknown> }
 
-export async function startFakeOpenAI(format: ToolFormat, options: { hang?: boolean; call?: FakeCall } = {}): Promise<FakeLlm> {
+/** `failOn`: a request whose last user message matches gets HTTP 500 (a failed turn). */
+export async function startFakeOpenAI(format: ToolFormat, options: { hang?: boolean; call?: FakeCall; failOn?: RegExp } = {}): Promise<FakeLlm> {
   const requests: any[] = []
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') { res.writeHead(404).end('not found'); return }
     const payload = await body(req)
     requests.push(payload)
+    const lastUser = [...payload.messages].reverse().find((m: any) => m.role === 'user')
+    if (options.failOn?.test(String(lastUser?.content))) { res.writeHead(500, { 'content-type': 'text/plain' }).end('model crashed'); return }
     res.writeHead(200, { 'content-type': 'text/event-stream' })
     if (options.hang) { res.write(': waiting\n\n'); return }
     const send = (delta: unknown, extra: Record<string, unknown> = {}) =>
