@@ -6,14 +6,14 @@
  * when initdb is not installed (.ci/run installs it).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { tokenSha256 } from '../../src/server/index.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
+import { startAjsc } from './ajsc-process.ts'
 
-const MAIN = resolve(import.meta.dir, '../../src/cli/main.ts')
 const ATOMS = resolve(import.meta.dir, 'fixtures/atoms.mjs')
 const available = postgresAvailable()
 let db: TestPostgres
@@ -21,22 +21,7 @@ let dir: string
 let config: string
 const children: ChildProcess[] = []
 
-/** Start an ajsc process; resolves once its stdout matches `ready`. */
-function ajsc(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray; stderr: () => string }> {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
-  children.push(child)
-  let out = ''
-  let err = ''
-  child.stderr!.on('data', (c) => { err += c })
-  return new Promise((ok, fail) => {
-    child.stdout!.on('data', (c) => {
-      out += c
-      const m = ready.exec(out)
-      if (m) ok({ child, match: m, stderr: () => err })
-    })
-    child.once('exit', (code) => fail(new Error(`ajsc ${args[0]} exited (${code}): ${err}`)))
-  })
-}
+const ajsc = (args: string[], ready: RegExp) => startAjsc(args, ready, children)
 
 beforeAll(async () => {
   if (!available) return

@@ -6,16 +6,16 @@
  * Skips only when initdb is not installed (.ci/run installs it).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import pg from 'pg'
 import { tokenSha256 } from '../../src/server/index.ts'
 import { startFakeLlm, type FakeLlm } from '../workflows/fake-llm.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
+import { startAjsc } from './ajsc-process.ts'
 
-const MAIN = resolve(import.meta.dir, '../../src/cli/main.ts')
 const available = postgresAvailable()
 let db: TestPostgres
 let llm: FakeLlm
@@ -23,21 +23,7 @@ let dir: string
 let config: string
 const children: ChildProcess[] = []
 
-function ajsc(args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
-  children.push(child)
-  let out = ''
-  let err = ''
-  child.stderr!.on('data', (c) => { err += c })
-  return new Promise((ok, fail) => {
-    child.stdout!.on('data', (c) => {
-      out += c
-      const m = ready.exec(out)
-      if (m) ok({ child, match: m })
-    })
-    child.once('exit', (code) => fail(new Error(`ajsc ${args[0]} exited (${code}): ${err}`)))
-  })
-}
+const ajsc = (args: string[], ready: RegExp) => startAjsc(args, ready, children)
 
 beforeAll(async () => {
   if (!available) return

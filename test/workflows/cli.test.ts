@@ -3,8 +3,8 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { runCli } from '../../src/cli/program.ts'
 import { startFakeLlm, type FakeLlm } from './fake-llm.ts'
+import { ajscIn } from './helpers.ts'
 
 let llm: FakeLlm
 let dir: string
@@ -30,12 +30,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function ajsc(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await runCli(argv, { out: (t) => { out += t }, err: (t) => { err += t }, readStdin: async () => '', color: false, cwd: dir, env: {} })
-  return { code, out, err }
-}
+const ajsc = (...argv: string[]) => ajscIn(dir, argv)
 
 test('run: schema answers with one corrective retry, sleep, child workflows; the result on stdout, progress on stderr', async () => {
   const r = await ajsc('workflow', 'run', 'flows/main.ajs', '--args', '{"topic":"cats"}', '--llm', llm.baseUrl, '--model', 'echo', '--max-agents', '2')

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { runCli } from '../../src/cli/program.ts'
+import { ajscIn } from './helpers.ts'
 
 const MAIN = resolve(import.meta.dir, '../../src/cli/main.ts')
 const ATOMS = resolve(import.meta.dir, 'fixtures/atoms.mjs')
@@ -37,12 +37,7 @@ afterAll(() => {
 
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [])
 
-async function ajsc(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await runCli(argv, { out: (t) => { out += t }, err: (t) => { err += t }, readStdin: async () => '', color: false, cwd: dir, env: {} })
-  return { code, out, err }
-}
+const ajsc = (...argv: string[]) => ajscIn(dir, argv)
 
 test('ajsc workflow run --atoms <module>: the workflow calls the module\'s atoms; without it the call is refused with the code', async () => {
   process.env['AJS_WF_ATOM_LOG'] = join(dir, 'inproc.log')

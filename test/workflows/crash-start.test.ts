@@ -11,8 +11,8 @@ import { spawn } from 'node:child_process'
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { runCli } from '../../src/cli/program.ts'
 import { startFakeLlm, type FakeLlm } from './fake-llm.ts'
+import { ajscIn } from './helpers.ts'
 
 const FIXTURE = resolve(import.meta.dir, 'fixtures/crash-at-clock-read.ts')
 const ARGS = '{"topic":"tea"}'
@@ -40,12 +40,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function ajsc(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await runCli(argv, { out: (t) => { out += t }, err: (t) => { err += t }, readStdin: async () => '', color: false, cwd: dir, env: {} })
-  return { code, out, err }
-}
+const ajsc = (...argv: string[]) => ajscIn(dir, argv)
 
 /** Start steps.ajs in a child process that SIGKILLs itself at clock read `read`; resolves once it is dead. */
 async function crashAt(read: number, runId: string): Promise<string> {

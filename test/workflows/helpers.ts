@@ -1,4 +1,5 @@
 /** Shared helpers of the workflow tests: a driver loop and a fixed fake clock. */
+import { runCli } from '../../src/cli/program.ts'
 import type { WorkflowExecution, WorkflowPoll, WorkflowRequest, WorkflowResolution } from '../../src/workflows/index.ts'
 
 export type Answer = (r: WorkflowRequest) => WorkflowResolution | unknown
@@ -25,3 +26,11 @@ export function fakeClock(start = 1_700_000_000_000): { now: () => number; advan
 }
 
 export const calls = (seen: WorkflowPoll[]) => seen.filter((p) => typeof p === 'object' && 'Call' in p).map((p) => (p as { Call: unknown }).Call)
+
+/** `ajsc <argv>` in process, in `cwd`: its exit code and what it printed. */
+export async function ajscIn(cwd: string, argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = ''
+  let err = ''
+  const code = await runCli(argv, { out: (t) => { out += t }, err: (t) => { err += t }, readStdin: async () => '', color: false, cwd, env: {} })
+  return { code, out, err }
+}
