@@ -139,7 +139,9 @@ export class FlowSession {
       this.enterSafeMode(`unsupported tool use: ${result.unsupported.join(', ')}`, 'check the codec matches the model\'s tool-call format (codec.auto detects it) and the MCP servers offer the tools', this.userGraph)
       if (result.toolCalls === 0) result = await this.flow!.runTurn(this.history, input, turnNo)
     }
-    this.history.push(...result.messages)
+    // A failed turn leaves the conversation as it was: its question, and any half-done tool round, would make
+    // the next request one the model never answered (or an invalid one, for a strict API).
+    if (!result.error) this.history.push(...result.messages)
     return { ...result, mode: this.mode, ...(this.mode === 'safe' ? { notice: this.notice } : {}) }
   }
 

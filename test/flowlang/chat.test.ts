@@ -84,6 +84,9 @@ describe('ajsc flowlang chat', () => {
       expect(text.stdout).toBe('Hello.\n')
       expect(text.stderr).toContain('error FLOW6004')
       expect(text.stderr).toContain('--llm URL --model NAME')
+      // The failed turn left nothing in the conversation: the good turn's request holds only its own question.
+      const after = llm.requests.at(-1)
+      expect(after.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content)).toEqual(['hi'])
       const json = await startChat([flowFile, '--llm', llm.url, '--json'], 'boom\nhi\n').done
       expect(json.code).toBe(1)
       const [failed, good, summary] = jsonLines(json.stdout)
