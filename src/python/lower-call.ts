@@ -155,19 +155,14 @@ function builtinCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {
       if (nd) args.push(nd)
       return rt('round', args, e.loc)
     }
-    case 'sum': {
-      const kw = noKw(cx, name, e, ['start']); count(cx, name, e, 1, 2)
-      const args = pos()
-      const st = kwv(kw, 'start')
-      if (st) args.push(st)
-      return rt('sum', args, e.loc)
-    }
+    case 'sum':
     case 'enumerate': {
+      // Both take one iterable and an optional `start`, positional or by keyword.
       const kw = noKw(cx, name, e, ['start']); count(cx, name, e, 1, 2)
       const args = pos()
       const st = kwv(kw, 'start')
       if (st) args.push(st)
-      return rt('enumerate', args, e.loc)
+      return rt(name, args, e.loc)
     }
     case 'zip':
       noKw(cx, name, e)

@@ -110,6 +110,16 @@ function test(s: string, re: RegExp): boolean {
   return s.length > 0 && [...s].every((c) => re.test(c))
 }
 
+/** `startswith` / `endswith`: one string or a tuple of them, within `s[start:end]`. */
+function affix(s: string, args: unknown[], method: 'startswith' | 'endswith'): boolean {
+  const [part] = range(s, args[1], args[2])
+  const matches = (x: string) => (method === 'startswith' ? part.startsWith(x) : part.endsWith(x))
+  const arg = args[0]
+  if (isTuple(arg)) return arg.some((p) => matches(argStr(p, method)))
+  if (typeof arg !== 'string') typeError(`${method} first arg must be str or a tuple of str, not ${typeName(arg)}`)
+  return matches(arg as string)
+}
+
 function justify(rt: PyRun, s: string, args: unknown[], how: 'l' | 'r' | 'c'): string {
   if (!isIntValue(args[0])) typeError(`'${typeName(args[0])}' object cannot be interpreted as an integer`)
   const width = Number(intOf(args[0]))
@@ -170,20 +180,8 @@ export const STR_METHODS: Record<string, StrMethod> = {
     }
     return rt.chargeString(out)
   },
-  startswith: (_rt, s, a) => {
-    const [part] = range(s, a[1], a[2])
-    const pre = a[0]
-    if (isTuple(pre)) return pre.some((p) => part.startsWith(argStr(p, 'startswith')))
-    if (typeof pre !== 'string') typeError(`startswith first arg must be str or a tuple of str, not ${typeName(pre)}`)
-    return part.startsWith(pre as string)
-  },
-  endswith: (_rt, s, a) => {
-    const [part] = range(s, a[1], a[2])
-    const suf = a[0]
-    if (isTuple(suf)) return suf.some((p) => part.endsWith(argStr(p, 'endswith')))
-    if (typeof suf !== 'string') typeError(`endswith first arg must be str or a tuple of str, not ${typeName(suf)}`)
-    return part.endsWith(suf as string)
-  },
+  startswith: (_rt, s, a) => affix(s, a, 'startswith'),
+  endswith: (_rt, s, a) => affix(s, a, 'endswith'),
   find: (_rt, s, a) => find(s, a, false),
   rfind: (_rt, s, a) => find(s, a, true),
   index: (_rt, s, a) => { const i = find(s, a, false); if (i < 0) valueError('substring not found'); return i },
