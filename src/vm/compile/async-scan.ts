@@ -81,12 +81,8 @@ export function helperKinds(program: AjsProgram, atoms: AtomTable): HelperKinds 
 }
 
 /** Whether `node` (a callback) runs a loop itself or calls a looping helper: then it is worth pausing. */
-export function runsLoops(node: unknown, looping: ReadonlySet<string>, depth = 0): boolean {
-  if (node === null || typeof node !== 'object' || depth > 10_000) return false
-  if (Array.isArray(node)) return node.some((x) => runsLoops(x, looping, depth + 1))
-  const o = node as Record<string, unknown>
-  if (o.$expr === undefined && typeof o.op === 'string' && LOOP_OPS.has(o.op)) return true
-  if (o.$expr === 'call' && typeof o.callee === 'string' && looping.has(o.callee)) return true
-  for (const k in o) if (runsLoops(o[k], looping, depth + 1)) return true
-  return false
+export function runsLoops(node: unknown, atoms: AtomTable, helpers: Set<string>, looping: ReadonlySet<string>): boolean {
+  const f: Facts = { direct: false, loops: false, callees: new Set() }
+  scan(node, atoms, helpers, f)
+  return f.loops || [...f.callees].some((c) => looping.has(c))
 }

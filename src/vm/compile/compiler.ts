@@ -84,7 +84,7 @@ export class Compiler {
 
   /** Whether a callback runs loops (its own, or a looping helper's): see compileHofCall. */
   callbackLoops(node: unknown): boolean {
-    return runsLoops(node, this.loopingHelpers)
+    return runsLoops(node, this.atoms, new Set(this.helperNames()), this.loopingHelpers)
   }
 
   /** Compile an array-method callback's body: loops inside cannot pause. */

@@ -41,7 +41,7 @@ function cancelGroup(f: Frame): AbortController {
 }
 
 /** Start every fork on the next microtask, in order; settle with the values or the first error. */
-function runForks(f: Frame, group: AbortController, count: number, start: (i: number) => Promise<unknown>): Promise<unknown[]> {
+function runForks(group: AbortController, count: number, start: (i: number) => Promise<unknown>): Promise<unknown[]> {
   const runs: Array<Promise<unknown>> = new Array(count)
   for (let i = 0; i < count; i++) runs[i] = Promise.resolve(i).then(start)
   return Promise.all(runs).catch((e) => {
@@ -58,7 +58,7 @@ function branchesForm(c: Compiler, step: Step, scope: Scope): CStepInfo {
   return {
     run: (f) => {
       const group = cancelGroup(f)
-      return runForks(f, group, runs.length, (i) => {
+      return runForks(group, runs.length, (i) => {
         const fork = new Frame(f.s, f.rt, group.signal)
         return Promise.resolve(runs[i]!(fork)).then((code) => valueOf(fork, code))
       }).then((values) => store(f, values))
@@ -86,7 +86,7 @@ function itemsForm(c: Compiler, step: Step, scope: Scope): CStepInfo {
       f.rt.charge(n * ITERATION_COST)
       f.rt.chargeSlots(n * (f.s.length + 1))
       const group = cancelGroup(f)
-      return runForks(f, group, n, (i) => {
+      return runForks(group, n, (i) => {
         const fork = new Frame(f.s.slice(), f.rt, group.signal)
         fork.s[asSlot] = list[i]
         if (indexSlot >= 0) fork.s[indexSlot] = i
