@@ -8,8 +8,9 @@ import { Command, CommanderError, Option } from 'commander'
 import { CliError, EXIT, type CliIO } from './io.ts'
 import { fromCliError, Reporter } from './report.ts'
 import { palette } from './colors.ts'
-import { packageVersion } from './version.ts'
+import { packageVersion } from '../host/version.ts'
 import { atomsOption, runAtomsOption } from './options.ts'
+import { toCliError } from './atoms-module.ts'
 import { buildCommand } from './commands/build.ts'
 import { checkCommand } from './commands/check.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, runCommand } from './commands/run.ts'
@@ -108,7 +109,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   try {
     await program.parseAsync([...argv], { from: 'user' })
     return code
-  } catch (e) {
+  } catch (thrown) {
+    // A host module's loader error (e.g. from the server's own start-up) is reported as the CLI's.
+    const e = toCliError(thrown)
     const command = commandOf(argv, program)
     const reporter = new Reporter(io, command, json)
     if (e instanceof CommanderError) {

@@ -1,4 +1,7 @@
 /**
+ * Host modules of custom atoms, for every host that loads them from paths
+ * (the CLI's `--atoms`, the server's config `atoms` and its pool workers).
+ *
  * `--atoms`: the custom atoms a command knows. Each value (the flag may be
  * repeated, and a value may hold several items separated by commas) is
  * either atom names (`--atoms weather,geocode`: enough to compile) or a host
@@ -13,9 +16,35 @@ import { extname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { AtomDef } from '../vm/atoms/types.ts'
 import { AgentVM } from '../vm/agent-vm.ts'
-import { CliError } from './io.ts'
+import { CLI_CODES } from '../diagnostics/cli-codes.ts'
 
-export interface CliAtoms {
+/** The codes a loader error carries (the CLI's codes, so every host reports the same ones). */
+export type AtomsModuleCode = 'CLI_ATOMS_NOT_FOUND' | 'CLI_ATOMS_LOAD' | 'CLI_ATOMS_NONE' | 'CLI_ATOMS_INVALID'
+
+/**
+ * Why a module of atoms could not be loaded: a stable code, the module item
+ * as written (`file`), where in it when known, and a hint (the code's default
+ * hint unless a more precise one applies). The CLI turns it into its CliError.
+ */
+export class AtomsModuleError extends Error {
+  override name = 'AtomsModuleError'
+  readonly code: AtomsModuleCode
+  readonly hint: string
+  readonly file: string
+  readonly line: number | undefined
+  readonly column: number | undefined
+
+  constructor(code: AtomsModuleCode, message: string, extra: { file: string; hint?: string; line?: number; column?: number }) {
+    super(message)
+    this.code = code
+    this.hint = extra.hint ?? CLI_CODES[code].hint
+    this.file = extra.file
+    this.line = extra.line
+    this.column = extra.column
+  }
+}
+
+export interface HostAtoms {
   /** Every name the transpiler may accept: declared names and the op of each module atom. */
   names: string[]
   /** The atoms of the modules, for the VM (empty when only names were given). */
@@ -39,7 +68,7 @@ export const isAtom = (value: unknown): value is AtomDef =>
   typeof value === 'object' && value !== null && typeof (value as AtomDef).op === 'string' && typeof (value as AtomDef).fn === 'function'
 
 /** Read every `--atoms` value: names as declared, modules imported (in order). */
-export async function loadCliAtoms(flag: AtomsFlag, cwd: string): Promise<CliAtoms> {
+export async function loadHostAtoms(flag: AtomsFlag, cwd: string): Promise<HostAtoms> {
   const values = flag === undefined ? [] : typeof flag === 'string' ? [flag] : flag
   const items = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean)
   const names: string[] = []
@@ -54,7 +83,7 @@ export async function loadCliAtoms(flag: AtomsFlag, cwd: string): Promise<CliAto
     for (const atom of await loadAtomsModule(item, cwd)) {
       const seen = byOp.get(atom.op)
       if (seen && seen.atom !== atom) {
-        throw new CliError('CLI_ATOMS_INVALID', `two atoms are named "${atom.op}" (in ${seen.from} and ${item})`, { file: item, hint: 'Give each atom its own name, or load only one of the modules.' })
+        throw new AtomsModuleError('CLI_ATOMS_INVALID', `two atoms are named "${atom.op}" (in ${seen.from} and ${item})`, { file: item, hint: 'Give each atom its own name, or load only one of the modules.' })
       }
       byOp.set(atom.op, { atom, from: item })
     }
@@ -74,18 +103,18 @@ export function atomsOfModule(namespace: Record<string, unknown>, item: string):
   else if (typeof fallback === 'object' && fallback !== null) Object.values(fallback).forEach(add)
   const byOp = new Map<string, AtomDef>()
   for (const atom of found) {
-    if (byOp.has(atom.op)) throw new CliError('CLI_ATOMS_INVALID', `two different atoms are named "${atom.op}"`, { file: item, hint: 'Give each atom its own name (the first argument of defineAtom).' })
+    if (byOp.has(atom.op)) throw new AtomsModuleError('CLI_ATOMS_INVALID', `two different atoms are named "${atom.op}"`, { file: item, hint: 'Give each atom its own name (the first argument of defineAtom).' })
     byOp.set(atom.op, atom)
   }
   if (found.length === 0) {
     const exported = Object.keys(namespace)
-    throw new CliError('CLI_ATOMS_NONE', `the module exports no atoms${exported.length ? ` (its exports: ${exported.join(', ')})` : ''}`, { file: item })
+    throw new AtomsModuleError('CLI_ATOMS_NONE', `the module exports no atoms${exported.length ? ` (its exports: ${exported.join(', ')})` : ''}`, { file: item })
   }
   try {
     // The VM's own check (language ops cannot be replaced), reported before anything compiles.
     new AgentVM(found)
   } catch (e) {
-    throw new CliError('CLI_ATOMS_INVALID', (e as Error).message.replace(/^AgentVM: /, ''), { file: item })
+    throw new AtomsModuleError('CLI_ATOMS_INVALID', (e as Error).message.replace(/^AgentVM: /, ''), { file: item })
   }
   return found
 }
@@ -93,7 +122,7 @@ export function atomsOfModule(namespace: Record<string, unknown>, item: string):
 /** Import one module of atoms. */
 export async function loadAtomsModule(item: string, cwd: string): Promise<AtomDef[]> {
   const path = resolve(cwd, item)
-  if (!existsSync(path)) throw new CliError('CLI_ATOMS_NOT_FOUND', `no such module (looked for ${path})`, { file: item })
+  if (!existsSync(path)) throw new AtomsModuleError('CLI_ATOMS_NOT_FOUND', `no such module (looked for ${path})`, { file: item })
   let namespace: Record<string, unknown>
   try {
     // The operator's own host code, named on the command line: it runs with the
@@ -106,10 +135,10 @@ export async function loadAtomsModule(item: string, cwd: string): Promise<AtomDe
 }
 
 /** Why an import failed, in the user's terms: the error the module threw (and where), or Node refusing TypeScript. */
-function loadError(e: unknown, item: string, path: string): CliError {
+function loadError(e: unknown, item: string, path: string): AtomsModuleError {
   const code = (e as { code?: unknown } | null)?.code
   if (TS_EXTENSION.test(extname(path)) && typeof code === 'string' && /UNKNOWN_FILE_EXTENSION|TYPESCRIPT|TYPE_STRIPPING/.test(code)) {
-    return new CliError('CLI_ATOMS_LOAD', `this runtime cannot import a TypeScript module (${code})`, {
+    return new AtomsModuleError('CLI_ATOMS_LOAD', `this runtime cannot import a TypeScript module (${code})`, {
       file: item,
       hint: `Compile it to JavaScript (e.g. \`npx esbuild ${item} --format=esm --outfile=${item.replace(TS_EXTENSION, '.mjs')}\`) and pass the .mjs, or run ajsc with Bun (\`bunx --bun ajsc ...\`), which imports TypeScript directly.`,
     })
@@ -119,7 +148,7 @@ function loadError(e: unknown, item: string, path: string): CliError {
   const described = e instanceof Error ? `${name === 'Error' ? '' : `${name}: `}${e.message}` : `it threw ${JSON.stringify(e) ?? String(e)}`
   const where = e instanceof Error ? locationIn(e, path) : undefined
   const run = TS_EXTENSION.test(path) ? 'bun' : 'node'
-  return new CliError('CLI_ATOMS_LOAD', `the module failed to load: ${described}`, {
+  return new AtomsModuleError('CLI_ATOMS_LOAD', `the module failed to load: ${described}`, {
     file: item,
     ...where,
     hint: `Fix the module (\`${run} ${item}\` runs it alone and shows the error); ajsc imports it as your own host code.`,

@@ -1,6 +1,6 @@
 /**
  * The package version, read from package.json at run time (never a copy in
- * code, so it cannot drift). Works from src/cli/ and from the bundled dist/.
+ * code, so it cannot drift). Works from src/ and from the bundled dist/.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'

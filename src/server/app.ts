@@ -19,7 +19,7 @@ import { workflowRoutes } from './routes/workflows.ts'
 import type { ServerStores } from './stores/types.ts'
 import type { Tenants } from './tenants.ts'
 import { workflowsBackend, type WorkflowRoutesBackend } from './workflows.ts'
-import { packageVersion } from '../cli/version.ts'
+import { packageVersion } from '../host/version.ts'
 import { moduleUrl } from './module-url.ts'
 
 export interface ServeOptions extends HostOptions {

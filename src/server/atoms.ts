@@ -4,10 +4,10 @@
  * they cannot be sent to a worker thread: the host imports the modules once
  * at start-up (to fail the start, not a run, when one is broken, and to
  * learn the names procedures compile against), and every pool worker
- * imports the same absolute paths itself. Loading reuses the CLI's loader,
- * so the errors are the CLI's (CLI_ATOMS_NOT_FOUND, CLI_ATOMS_LOAD, ...).
+ * imports the same absolute paths itself. Loading is the hosts' shared loader (src/host),
+ * so the errors carry the CLI's codes (CLI_ATOMS_NOT_FOUND, CLI_ATOMS_LOAD, ...).
  */
-import { loadCliAtoms } from '../cli/atoms-module.ts'
+import { loadHostAtoms } from '../host/atoms-module.ts'
 import type { AtomDef } from '../vm/atoms/types.ts'
 import { checkTenantAtoms, type ServeConfig } from './config.ts'
 
@@ -20,13 +20,13 @@ export interface ServerAtoms {
 
 export const NO_ATOMS: ServerAtoms = Object.freeze({ modules: [], atoms: [] }) as ServerAtoms
 
-/** Import the config's atom modules (throws the CLI's CliError) and check the tenants' allowlists against them (ServeConfigError). */
+/** Import the config's atom modules (throws an AtomsModuleError with the CLI's codes) and check the tenants' allowlists against them (ServeConfigError). */
 export async function loadServerAtoms(config: ServeConfig): Promise<ServerAtoms> {
   if (config.atoms.length === 0) {
     checkTenantAtoms(config, [])
     return NO_ATOMS
   }
-  const { atoms } = await loadCliAtoms(config.atoms, process.cwd())
+  const { atoms } = await loadHostAtoms(config.atoms, process.cwd())
   checkTenantAtoms(config, atoms.map((a) => a.op))
   return { modules: [...config.atoms], atoms }
 }

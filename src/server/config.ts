@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto'
 import { resolve } from 'node:path'
-import { isModuleItem } from '../cli/atoms-module.ts'
+import { isModuleItem } from '../host/atoms-module.ts'
 
 /** Per-tenant limits; `null` means unlimited. */
 export interface TenantLimits {

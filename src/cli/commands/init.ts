@@ -9,7 +9,7 @@ import type { Command } from 'commander'
 import { CliError, type CliIO } from '../io.ts'
 import { displayPath } from '../inputs.ts'
 import { Reporter } from '../report.ts'
-import { packageVersion } from '../version.ts'
+import { packageVersion } from '../../host/version.ts'
 import { starterFiles } from '../init-template.ts'
 
 export interface InitOptions {

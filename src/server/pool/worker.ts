@@ -14,7 +14,7 @@ import { AgentVM } from '../../full-vm.ts'
 import { batteryAtoms, createBatteryLLM } from '../../batteries/index.ts'
 import { createFetchCapability } from '../../capabilities/index.ts'
 import { vmError, VmError } from '../../vm/errors.ts'
-import { loadCliAtoms } from '../../cli/atoms-module.ts'
+import { loadHostAtoms } from '../../host/atoms-module.ts'
 import type { AtomDef } from '../../vm/atoms/types.ts'
 import { atomsOfTenant } from '../atoms.ts'
 import type { AjsProgram } from '../../ast/types.ts'
@@ -29,7 +29,7 @@ const bridge = new BridgeClient(data.bridge, (code, message) => (code ? new VmEr
 /** The custom atoms, imported once per worker; a failure (the module changed since the host loaded it) rejects every run of this worker. */
 const customAtoms: Promise<AtomDef[]> = (data.atomModules ?? []).length === 0
   ? Promise.resolve([])
-  : loadCliAtoms(data.atomModules, process.cwd()).then((loaded) => loaded.atoms)
+  : loadHostAtoms(data.atomModules, process.cwd()).then((loaded) => loaded.atoms)
 customAtoms.catch(() => { /* reported by runTask */ })
 
 /** Parsed programs by key or text, least recently used first; bounded in count and in text bytes. */
