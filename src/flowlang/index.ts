@@ -12,12 +12,14 @@ export { parseFlowText, type FlowTextOptions, type FlowTextResult } from './text
 export { runFlowScript, SCRIPT_DEFAULTS, type FlowScriptOptions } from './script.ts'
 export { loadFlowSource, flowSourceKind, type LoadFlowOptions, type FlowSourceKind } from './sources.ts'
 export { FLOW_CODES, type FlowCodeName } from '../diagnostics/flowlang-codes.ts'
-export { compileFlow, type CompiledFlow, type FlowRunState } from './runtime/pipeline.ts'
+export { compileFlow, flowVm, type CompiledFlow, type FlowRunState, type TurnOptions } from './runtime/pipeline.ts'
+export { compileTurnProgram } from './runtime/program.ts'
+export { FLOW_ATOMS, type FlowCapabilities } from './runtime/atoms.ts'
 export { McpRouter } from './runtime/router.ts'
 export { parseXmlToolCalls } from './runtime/codecs.ts'
 export {
-  TURN_DEFAULTS, FUEL_COST, type ChatMessage, type FlowEvent, type FlowHost, type McpServerSpec, type NeutralToolUse, type NeutralToolResult,
-  type TurnLimits, type TurnResult, type TraceEntry, type ApprovalRequest, type ToolChannel,
+  TURN_DEFAULTS, type ChatMessage, type FlowEvent, type FlowHost, type McpServerSpec, type NeutralToolUse, type NeutralToolResult,
+  type TurnLimits, type TurnResult, type McpCapability, type ModelCapability, type FlowToolInfo, type TraceEntry, type ApprovalRequest, type ToolChannel,
 } from './runtime/types.ts'
 export { FlowSession, baselineGraph, type FlowInput, type FlowSessionOptions, type SessionTurn } from './session.ts'
 export { applyFlowRepair, type FlowRepairPatch, type FlowRepairResult } from './repair.ts'

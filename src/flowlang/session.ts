@@ -19,7 +19,7 @@ import { problem, type FlowGraph, type FlowProblem } from './graph.ts'
 import { applyFlowRepair, type FlowRepairResult } from './repair.ts'
 import { loadFlowSource, type LoadFlowOptions } from './sources.ts'
 import { validateFlowGraph, type FlowValidation } from './validate.ts'
-import { compileFlow, type CompiledFlow, type FlowRunState } from './runtime/pipeline.ts'
+import { compileFlow, type CompiledFlow, type FlowRunState, type TurnOptions } from './runtime/pipeline.ts'
 import { McpRouter } from './runtime/router.ts'
 import type { ChatMessage, FlowHost, TurnResult } from './runtime/types.ts'
 
@@ -130,14 +130,14 @@ export class FlowSession {
     return result
   }
 
-  /** Run one user turn. */
-  async turn(input: string): Promise<SessionTurn> {
+  /** Run one user turn (on the AgentVM; `options.signal` cancels it). */
+  async turn(input: string, options: TurnOptions = {}): Promise<SessionTurn> {
     await this.reloadIfChanged()
     const turnNo = ++this.turns
-    let result = await this.flow!.runTurn(this.history, input, turnNo)
+    let result = await this.flow!.runTurn(this.history, input, turnNo, options)
     if (result.unsupported?.length && this.mode === 'normal') {
       this.enterSafeMode(`unsupported tool use: ${result.unsupported.join(', ')}`, 'check the codec matches the model\'s tool-call format (codec.auto detects it) and the MCP servers offer the tools', this.userGraph)
-      if (result.toolCalls === 0) result = await this.flow!.runTurn(this.history, input, turnNo)
+      if (result.toolCalls === 0) result = await this.flow!.runTurn(this.history, input, turnNo, options)
     }
     // A failed turn leaves the conversation as it was: its question, and any half-done tool round, would make
     // the next request one the model never answered (or an invalid one, for a strict API).

@@ -165,33 +165,36 @@ describe('advisor.gate (preTool)', () => {
 })
 
 describe('turn limits and trace', () => {
-  test('time: a model that never answers ends the turn with FLOW6001', async () => {
+  test('time: a model that never answers ends the turn with the VM\'s TIMEOUT', async () => {
     const llm = await fake('functions', { hang: true })
     const s = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), recordingHost(dir, { limits: { timeoutMs: 200 } }).host)
     const started = Date.now()
     const turn = await s.turn('hi')
-    expect(turn.error).toMatchObject({ code: 'FLOW6001', name: 'TURN_TIMEOUT' })
+    expect(turn.error).toMatchObject({ name: 'AgentError', code: 'TIMEOUT', op: 'flowModelRound', hint: 'Raise `limits.timeoutMs` (CLI: --timeout).' })
     expect(Date.now() - started).toBeLessThan(5_000)
-    expect(turn.trace.at(-1)).toMatchObject({ kind: 'error', detail: { code: 'FLOW6001' } })
+    expect(turn.trace.at(-1)).toMatchObject({ kind: 'error', detail: { code: 'TIMEOUT' } })
   })
   test('time: an MCP server that never completes its handshake cannot hold the turn', async () => {
     const llm = await fake('functions')
     const host = recordingHost(dir, { limits: { timeoutMs: 300 }, mcpServers: { mute: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } } }).host
     const s = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), host)
     const started = Date.now()
-    expect((await s.turn('hi')).error?.code).toBe('FLOW6001')
+    expect((await s.turn('hi')).error?.code).toBe('TIMEOUT')
     expect(Date.now() - started).toBeLessThan(5_000)
   })
 
-  test('fuel: 1 per chunk, 5 per round, 10 per tool call', async () => {
+  test('fuel is the VM\'s: 100 per model round, 10 per tool call, 1 for the tool list, plus the program\'s steps', async () => {
     const llm = await fake('functions')
     const t = recordingHost(dir)
     const s = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), t.host)
     const ok = await s.turn('2 + 3?')
-    // round 1: 5 + 4 chunks (tool-call fragments, usage) + 10 (tool); round 2: 5 + 4 chunks (3 text, usage)
-    expect(ok.fuelUsed).toBe(5 + 4 + 10 + 5 + 4)
-    const poor = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), recordingHost(dir, { limits: { fuel: 12 } }).host)
-    expect((await poor.turn('2 + 3?')).error?.code).toBe('FLOW6002')
+    // two model rounds (2 × 100), one tool call (10), the tool list (1), the codec/shaper atoms and the turn's own steps
+    expect(ok.fuelUsed).toBeGreaterThan(2 * 100 + 10 + 1)
+    expect(ok.fuelUsed).toBeLessThan(2 * 100 + 10 + 1 + 10)
+    const poor = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), recordingHost(dir, { limits: { fuel: 150 } }).host)
+    const out = await poor.turn('2 + 3?')
+    expect(out.error).toMatchObject({ name: 'AgentError', code: 'FUEL_EXHAUSTED', hint: 'Raise `limits.fuel` (CLI: --fuel), or ask for less work per turn.' })
+    expect(out.fuelUsed).toBeLessThanOrEqual(150)
   })
   test('rounds: a model that keeps asking for tools stops at maxRounds', async () => {
     const llm = await fake('functions')

@@ -14,8 +14,8 @@ import type { JsonDiagnostic } from '../report.ts'
 
 /** Library hints name options; the terminal user needs the flag. */
 export const FLAG_HINTS: Record<string, string> = {
-  FLOW6001: 'Raise the limit with --timeout <ms>.',
-  FLOW6002: 'Raise the budget with --fuel <n>.',
+  TIMEOUT: 'Raise the limit with --timeout <ms>.',
+  FUEL_EXHAUSTED: 'Raise the budget with --fuel <n>.',
   FLOW6003: 'Raise the limit with --max-rounds <n>, or check the tools answer what the model needs.',
   FLOW6004: 'Check the endpoint and model: --llm URL --model NAME (is the server running?).',
   FLOW6005: 'Name the MCP server that offers the tool with --mcp "<command>".',

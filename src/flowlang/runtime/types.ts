@@ -60,17 +60,24 @@ export interface McpServerSpec {
   cwd?: string
 }
 
+/** The limits of one turn: the AgentVM run options of the turn program, and its rounds. */
 export interface TurnLimits {
-  /** Wall-clock limit of one turn in ms (default 60000). */
+  /** Wall-clock limit of one turn in ms (default 60000): the run's `timeoutMs` (error `TIMEOUT`). */
   timeoutMs?: number
-  /** Fuel of one turn (default 10000): 1 per stream chunk, 5 per model round, 10 per tool call. */
+  /** Fuel of one turn (default 10000): the run's `fuel`, on the VM's meter (error `FUEL_EXHAUSTED`). */
   fuel?: number
-  /** Model rounds per turn (default 8). */
+  /** Model rounds per turn (default 8; error `FLOW6003`). */
   maxRounds?: number
 }
 
 export const TURN_DEFAULTS = Object.freeze({ timeoutMs: 60_000, fuel: 10_000, maxRounds: 8 })
-export const FUEL_COST = Object.freeze({ chunk: 1, round: 5, toolCall: 10 })
+
+/** router.mcp's capability (see runtime/atoms.ts); replaces the MCP servers when given. */
+export type { McpCapability, ModelCapability, FlowToolInfo } from './atoms.ts'
+import type { McpCapability, ModelCapability } from './atoms.ts'
+import type { AgentError } from '../../vm/errors.ts'
+import type { TraceEntry as VmTraceEntry } from '../../vm/result.ts'
+import type { CostFn } from '../../vm/runtime.ts'
 
 /** A request to the host's `approve` callback (advisor.gate). */
 export type ApprovalRequest =
@@ -95,6 +102,19 @@ export interface FlowHost {
   /** advisor.gate asks here; no callback means "not approved". */
   approve?: (request: ApprovalRequest) => boolean | Promise<boolean>
   limits?: TurnLimits
+  /**
+   * The tools capability router.mcp calls (`tools(servers?)`, `call(use, { signal, servers })`);
+   * default: the MCP servers of `mcpServers`. Every tool call of a turn goes through it.
+   */
+  mcp?: McpCapability
+  /** The model capability the protocol blocks call (`stream(protocol, request)`); default: their HTTP streams. */
+  model?: ModelCapability
+  /** More capabilities for the turn's run (the AgentVM's `capabilities` option). */
+  capabilities?: Record<string, unknown>
+  /** Per-turn atom costs (the AgentVM's `costOverrides`), e.g. `{ flowModelRound: 50 }`. */
+  costOverrides?: Record<string, number | CostFn>
+  /** Record the VM trace of each turn (`TurnResult.vmTrace`). */
+  trace?: boolean
 }
 
 export interface TraceEntry {
@@ -112,11 +132,14 @@ export interface TurnResult {
   /** Messages this turn added to the conversation. */
   messages: ChatMessage[]
   trace: TraceEntry[]
+  /** Fuel the turn's run used, on the AgentVM's meter. */
   fuelUsed: number
   rounds: number
   toolCalls: number
-  /** Set when the turn failed (limits, model endpoint, MCP). */
-  error?: { code: string; name: string; message: string; hint: string }
+  /** Set when the turn failed (limits, model endpoint, MCP, cancellation): the VM's AgentError. */
+  error?: AgentError
+  /** The VM trace of the turn's run (every step with its fuel), when `host.trace` is set. */
+  vmTrace?: VmTraceEntry[]
   /** Tool calls the flow could not route (a Safe Mode trigger). */
   unsupported?: string[]
 }
