@@ -20,6 +20,7 @@ import { MemoryProcedureStore, isProcedureToken, type ProcedureStore } from './p
 import type { RunResult } from './result.ts'
 import { atomTools, type ToolDefinition } from './tools.ts'
 import { makeArgsCheck } from './args-check.ts'
+import { checkDialectArgs, toRunnable } from './dialect.ts'
 import { isP } from './compile/async.ts'
 import type { GuestFunction } from './compile/compiler.ts'
 
@@ -117,6 +118,7 @@ export class AgentVM {
       const compiled = this.compile(program, opts.trace, opts)
       if (source !== undefined) this.sources.add(source, program)
       const input = copyIn(args ?? {}, undefined, 'args')
+      checkDialectArgs(program, input)
       if (program.inputSchema && !this.argsCheck(program)(input)) {
         throw vmError('ARGS_INVALID', `Arguments do not match the input schema: ${schemaProblem(input, program.inputSchema)}`)
       }
@@ -216,7 +218,7 @@ export class AgentVM {
         const token = target
         return Promise.resolve(this.procedures.get(token)).then((entry) => {
           if (!entry) throw vmError('PROCEDURE_NOT_FOUND', `Unknown or expired procedure token "${token.slice(0, 48)}"`)
-          return entry.ast as AjsProgram
+          return toRunnable(entry.ast) as AjsProgram
         })
       }
       if (!this.sourceCompiler) throw vmError('SOURCE_NOT_SUPPORTED')
@@ -236,7 +238,8 @@ export class AgentVM {
     if (target === null || typeof target !== 'object' || Array.isArray(target)) {
       throw vmError('AST_INVALID', 'vm.run expects an AST object, a procedure token or source text')
     }
-    return target as AjsProgram
+    // A root without `ajs` is the seed's dialect: run as its ajs/1 migration (dialect.ts).
+    return toRunnable(target) as AjsProgram
   }
 
   private newRun(opts: NormalizedOptions, args: unknown, agentDepth: number, parent?: Run): Run {
@@ -300,6 +303,7 @@ export class AgentVM {
     const opts = parent.config.options
     const compiled = this.compile(program, opts.trace, opts)
     const args = copyIn(input, undefined, 'agent input')
+    checkDialectArgs(program, args)
     if (program.inputSchema && !this.argsCheck(program)(args)) {
       throw vmError('ARGS_INVALID', `agentRun: input does not match the agent's input schema: ${schemaProblem(args, program.inputSchema)}`)
     }

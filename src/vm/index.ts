@@ -17,6 +17,7 @@ export {
 export { ATOM_COSTS, NODE_COST, UNIT as FUEL_UNIT } from './fuel.ts'
 export { getToolDefinitions, type ToolDefinition } from './tools.ts'
 export { createAgent, AgentRunError } from './create-agent.ts'
+export { migrateAst, type Migration, type MigrationChange } from './dialect.ts'
 export { validateAst, type AstProblem, type ValidateOptions } from '../ast/validate.ts'
 export * from '../ast/types.ts'
 export { s } from 'tosijs-schema'

@@ -135,7 +135,7 @@ describe('errors never escape as host exceptions', () => {
     ['an array', [], {}],
     ['a string without a transpiler', 'let x = 1', {}],
     ['unknown version', { ajs: 2, op: 'seq', steps: [] }, {}],
-    ['no version', { op: 'seq', steps: [] }, {}],
+    ['no version (the seed dialect) reading an arg it is not given', { op: 'seq', steps: [{ op: 'return', value: { $expr: 'ident', name: 'missing' } }] }, {}],
     ['host atom throws', prog([{ op: 'hostThrows' }]), {}],
     ['host atom rejects with a string', prog([{ op: 'hostRejects' }]), {}],
     ['atom output does not match its schema', prog([{ op: 'badOutput' }]), {}],
