@@ -6,24 +6,30 @@
  * the poll / request / resolve boundary of the workflow engine's runtime
  * (JSON forms identical to its serde encodings), journaled so another
  * process can resume it exactly where it was. Re-exports only.
+ *
+ * frontend/ compiles a module to a WorkflowProgram; engine/ runs one
+ * execution (journal, replay, atoms, boundary codec); stores/ keep journals
+ * on disk; drivers/ start and resume executions and drive them (in process,
+ * over stdio).
  */
-export { compileWorkflow, readWorkflowMeta, isWorkflowProgram, type WorkflowProgram, type CompileWorkflowOptions } from './module.ts'
-export { startWorkflow, resumeWorkflow, type StartWorkflowOptions, type ResumeWorkflowOptions } from './start.ts'
-export { WorkflowExecution, SANDBOX_DEFAULTS, type WorkflowSandbox, type ExecutionState } from './execution.ts'
+export { compileWorkflow, readWorkflowMeta, type CompileWorkflowOptions } from './frontend/module.ts'
+export { isWorkflowProgram, type WorkflowProgram } from './engine/program.ts'
+export { startWorkflow, resumeWorkflow, type StartWorkflowOptions, type ResumeWorkflowOptions } from './drivers/start.ts'
+export { WorkflowExecution, SANDBOX_DEFAULTS, type WorkflowSandbox, type ExecutionState } from './engine/execution.ts'
 export {
   MemoryJournalStore, JOURNAL_DEFAULTS, JOURNAL_VERSION, checkJournal,
   type JournalEntry, type JournalLimits, type JournalStore,
-} from './journal.ts'
-export { decodeResolution, decodeBudget, canonicalJson } from './codec.ts'
-export { WorkflowError } from './errors.ts'
-export { FileJournalStore } from './file-store.ts'
+} from './engine/journal.ts'
+export { decodeResolution, decodeBudget, canonicalJson } from './engine/codec.ts'
+export { WorkflowError } from './engine/errors.ts'
+export { FileJournalStore } from './stores/file-store.ts'
 export type {
   BudgetSnapshot, WorkflowRef, WorkflowCall, WorkflowRequest, WorkflowRequestKind, WorkflowResolution, WorkflowOutput, WorkflowPoll,
-} from './types.ts'
+} from './engine/types.ts'
 export {
   startLocalRun, resumeLocalRun, defaultMaxAgents, defaultRunsDir,
   type LocalDriverOptions, type LocalRunStart, type LocalRunOutcome,
-} from './local.ts'
-export { listRuns, summarizeRun, summarizeJournal, type RunSummary } from './runs.ts'
-export { answerAgent, type LlmLike } from './agent-request.ts'
-export { serveStdio, StdioHost, RPC_ERRORS } from './stdio-host.ts'
+} from './drivers/local.ts'
+export { listRuns, summarizeRun, summarizeJournal, type RunSummary } from './drivers/runs.ts'
+export { answerAgent, type LlmLike } from './engine/agent-request.ts'
+export { serveStdio, StdioHost, RPC_ERRORS } from './drivers/stdio-host.ts'

@@ -1,7 +1,7 @@
 /**
  * `ajsc workflow run | resume | ls | show | host --stdio`: durable workflow
- * runs on this machine (src/workflows/local.ts) and the JSON-RPC host of the
- * runtime boundary (src/workflows/stdio-host.ts).
+ * runs on this machine (src/workflows/drivers/local.ts) and the JSON-RPC host of the
+ * runtime boundary (src/workflows/drivers/stdio-host.ts).
  *
  * stdout carries only the product (the result, the listing, the JSON
  * report, or JSON-RPC); the run id, log lines and phases go to stderr.
@@ -11,12 +11,12 @@ import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { createOpenAICompatibleLLM } from '../../capabilities/llm.ts'
 import { TranspileError } from '../../diagnostics/index.ts'
-import { WorkflowError } from '../../workflows/errors.ts'
-import { FileJournalStore } from '../../workflows/file-store.ts'
-import { defaultMaxAgents, defaultRunsDir, newRunId, resumeLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/local.ts'
-import { listRuns, summarizeRun, type RunSummary } from '../../workflows/runs.ts'
-import { serveStdio } from '../../workflows/stdio-host.ts'
-import type { WorkflowCall } from '../../workflows/types.ts'
+import { WorkflowError } from '../../workflows/engine/errors.ts'
+import { FileJournalStore } from '../../workflows/stores/file-store.ts'
+import { defaultMaxAgents, defaultRunsDir, newRunId, resumeLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/drivers/local.ts'
+import { listRuns, summarizeRun, type RunSummary } from '../../workflows/drivers/runs.ts'
+import { serveStdio } from '../../workflows/drivers/stdio-host.ts'
+import type { WorkflowCall } from '../../workflows/engine/types.ts'
 import { palette } from '../colors.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { atomsOption, intOption } from '../options.ts'

@@ -5,8 +5,8 @@
  * (ajs.workflows, ajs.journal, Graphile Worker jobs, advisory locks).
  */
 import type pg from 'pg'
-import type { JournalEntry, JournalStore } from '../../workflows/journal.ts'
-import type { WorkflowResolution } from '../../workflows/types.ts'
+import type { JournalEntry, JournalStore } from '../../workflows/engine/journal.ts'
+import type { WorkflowResolution } from '../../workflows/engine/types.ts'
 
 export type WorkflowState = 'running' | 'waiting' | 'done' | 'failed'
 

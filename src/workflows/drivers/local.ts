@@ -10,15 +10,16 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path'
-import type { AtomDef } from '../vm/atoms/types.ts'
-import { answerAgent, type LlmLike } from './agent-request.ts'
-import { mkdirDurable, writeFileAtomic } from './durable-fs.ts'
-import { workflowError } from './errors.ts'
-import type { WorkflowExecution } from './execution.ts'
-import { FileJournalStore } from './file-store.ts'
-import { compileWorkflow, type WorkflowProgram } from './module.ts'
+import type { AtomDef } from '../../vm/atoms/types.ts'
+import { answerAgent, type LlmLike } from '../engine/agent-request.ts'
+import { mkdirDurable, writeFileAtomic } from '../stores/durable-fs.ts'
+import { workflowError } from '../engine/errors.ts'
+import type { WorkflowExecution } from '../engine/execution.ts'
+import { FileJournalStore } from '../stores/file-store.ts'
+import { compileWorkflow } from '../frontend/module.ts'
+import type { WorkflowProgram } from '../engine/program.ts'
 import { resumeWorkflow, startWorkflow } from './start.ts'
-import type { WorkflowCall, WorkflowRequest, WorkflowResolution } from './types.ts'
+import type { WorkflowCall, WorkflowRequest, WorkflowResolution } from '../engine/types.ts'
 
 export interface LocalDriverOptions {
   /** Root of the run directories (default `.ajs/runs` under the working directory). */
@@ -31,7 +32,7 @@ export interface LocalDriverOptions {
   onCall?: (call: WorkflowCall, runId: string) => void
   /** Host clock (default Date.now). */
   clock?: () => number
-  /** Custom atoms (defineAtom results) the workflow and its children may call; journaled (custom-atoms.ts). */
+  /** Custom atoms (defineAtom results) the workflow and its children may call; journaled (engine/custom-atoms.ts). */
   atoms?: readonly AtomDef[]
 }
 

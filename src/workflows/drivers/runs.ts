@@ -4,11 +4,11 @@
  */
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { WorkflowError } from './errors.ts'
-import type { FileJournalStore } from './file-store.ts'
-import type { JournalEntry } from './journal.ts'
+import { WorkflowError } from '../engine/errors.ts'
+import type { FileJournalStore } from '../stores/file-store.ts'
+import type { JournalEntry } from '../engine/journal.ts'
 import { readRunRecord } from './local.ts'
-import type { BudgetSnapshot } from './types.ts'
+import type { BudgetSnapshot } from '../engine/types.ts'
 
 export interface RunSummary {
   runId: string

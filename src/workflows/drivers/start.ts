@@ -4,16 +4,17 @@
  * checked, its AST hash compared and its replay settled before the
  * execution is handed back.
  */
-import type { AtomDef } from '../vm/atoms/types.ts'
-import { decodeBudget } from './codec.ts'
-import { checkAtomsGiven, customAtomDefs } from './custom-atoms.ts'
-import { workflowError } from './errors.ts'
-import { SANDBOX_DEFAULTS, WorkflowExecution, type WorkflowSandbox } from './execution.ts'
-import { checkJournal, type JournalEntry, type JournalLimits, type JournalStore } from './journal.ts'
-import { compileWorkflow, isWorkflowProgram, type WorkflowProgram } from './module.ts'
-import { newSeed } from './random.ts'
-import { ReplayIndex } from './replay.ts'
-import type { BudgetSnapshot } from './types.ts'
+import type { AtomDef } from '../../vm/atoms/types.ts'
+import { decodeBudget } from '../engine/codec.ts'
+import { checkAtomsGiven, customAtomDefs } from '../engine/custom-atoms.ts'
+import { workflowError } from '../engine/errors.ts'
+import { SANDBOX_DEFAULTS, WorkflowExecution, type WorkflowSandbox } from '../engine/execution.ts'
+import { checkJournal, type JournalEntry, type JournalLimits, type JournalStore } from '../engine/journal.ts'
+import { compileWorkflow } from '../frontend/module.ts'
+import { isWorkflowProgram, type WorkflowProgram } from '../engine/program.ts'
+import { newSeed } from '../engine/random.ts'
+import { ReplayIndex } from '../engine/replay.ts'
+import type { BudgetSnapshot } from '../engine/types.ts'
 
 interface CommonOptions {
   /** Name for diagnostics when `program` is source text (default `<workflow>`). */

@@ -13,10 +13,10 @@
  */
 import { createInterface } from 'node:readline'
 import type { Readable, Writable } from 'node:stream'
-import { TranspileError } from '../diagnostics/diagnostic.ts'
-import { WorkflowError } from './errors.ts'
-import type { WorkflowExecution } from './execution.ts'
-import type { JournalEntry } from './journal.ts'
+import { TranspileError } from '../../diagnostics/diagnostic.ts'
+import { WorkflowError } from '../engine/errors.ts'
+import type { WorkflowExecution } from '../engine/execution.ts'
+import type { JournalEntry } from '../engine/journal.ts'
 import { resumeWorkflow, startWorkflow } from './start.ts'
 
 /** JSON-RPC 2.0 error codes; -32000 carries a workflow or transpile error in `data`. */

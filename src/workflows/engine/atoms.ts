@@ -1,13 +1,13 @@
 /**
  * The workflow globals as VM atoms, bound to one execution. The module
  * frontend rewrites `agent(p, o)` into `agent({ prompt: p, options: o, site })`
- * and so on (rewrite.ts); here each atom checks its input and hands it to the
+ * and so on (frontend/rewrite.ts); here each atom checks its input and hands it to the
  * execution: requests park on a promise the host resolves, calls are queued.
  */
-import { defineAtom, runOf } from '../vm/atoms/define.ts'
-import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
-import type { Run } from '../vm/runtime.ts'
-import { vmError } from '../vm/errors.ts'
+import { defineAtom, runOf } from '../../vm/atoms/define.ts'
+import type { AtomContext, AtomDef } from '../../vm/atoms/types.ts'
+import type { Run } from '../../vm/runtime.ts'
+import { vmError } from '../../vm/errors.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowRef, WorkflowRequestKind } from './types.ts'
 
 /** What the atoms need from their execution. */

@@ -14,15 +14,12 @@
  * cancelled (the run stopped, a parallel sibling failed) is not journaled.
  */
 import { validate } from 'tosijs-schema'
-import { ATOM_NAME } from '../ast/nodes.ts'
-import { CORE_ATOM_NAMES } from '../transpiler/globals.ts'
-import { runOf } from '../vm/atoms/define.ts'
-import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
-import { VmError, vmError, type AgentError } from '../vm/errors.ts'
-import type { Run } from '../vm/runtime.ts'
+import { runOf } from '../../vm/atoms/define.ts'
+import type { AtomContext, AtomDef } from '../../vm/atoms/types.ts'
+import { VmError, vmError, type AgentError } from '../../vm/errors.ts'
+import type { Run } from '../../vm/runtime.ts'
 import { workflowError } from './errors.ts'
 import type { AtomResolution } from './journal.ts'
-import { WORKFLOW_ATOMS, WORKFLOW_GLOBALS } from './rewrite.ts'
 
 /** What a custom atom call produced, as the journal holds it. */
 export type AtomOutcome = { resolution: AtomResolution } | { error: AgentError }
@@ -34,32 +31,7 @@ export interface AtomCallHost {
   attach(run: Run): void
 }
 
-/** Per-atom field names (null: unknown, only the name is checked). */
-export type CustomAtomTable = ReadonlyMap<string, ReadonlyMap<string, { optional: boolean }> | null>
-
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
-
-/** Names (or defineAtom results) for compileWorkflow → a table; bad items are WORKFLOW_OPTIONS_INVALID. */
-export function customAtomTable(atoms: readonly unknown[] | undefined): CustomAtomTable {
-  const table = new Map<string, ReadonlyMap<string, { optional: boolean }> | null>()
-  if (atoms === undefined) return table
-  if (!Array.isArray(atoms)) throw workflowError('WORKFLOW_OPTIONS_INVALID', 'atoms must be an array of atom names or defineAtom(...) results')
-  for (const a of atoms) {
-    const def = isRecord(a) && typeof a['op'] === 'string' ? (a as unknown as AtomDef) : undefined
-    const name = typeof a === 'string' ? a : def?.op
-    if (name === undefined) throw workflowError('WORKFLOW_OPTIONS_INVALID', 'atoms must be an array of atom names or defineAtom(...) results')
-    if (!ATOM_NAME.test(name)) throw workflowError('WORKFLOW_OPTIONS_INVALID', `atoms: ${JSON.stringify(name)} is not an atom name`)
-    // Not callable as a custom atom from a module: vendor-namespaced names (`slack:post`), and names of workflow
-    // globals or core atoms (the global wins; a host's module or a server may well export one, e.g. a `log`).
-    if (name.includes(':') || WORKFLOW_GLOBALS.has(name) || (WORKFLOW_ATOMS as readonly string[]).includes(name) || CORE_ATOM_NAMES.has(name)) continue
-    // Fields are checked only where the schema closes the object (what tosijs-schema's s.object does).
-    const fields = def?.fields && def.inputSchema && isRecord(def.inputSchema['properties']) && def.inputSchema['additionalProperties'] === false
-      ? new Map(Object.entries(def.fields).map(([k, f]) => [k, { optional: f.optional === true }]))
-      : null
-    table.set(name, fields)
-  }
-  return table
-}
 
 /** The atoms startWorkflow executes: defineAtom results, each name once. */
 export function customAtomDefs(atoms: unknown): AtomDef[] {

@@ -3,9 +3,9 @@
  * from `diagnostics/workflow-codes.ts`, the registry's hint, and data fields
  * (the journal entry, the cause) instead of prose to parse.
  */
-import { AjsError } from '../diagnostics/diagnostic.ts'
-import { WORKFLOW_CODES, type WorkflowCode } from '../diagnostics/workflow-codes.ts'
-import type { AgentError } from '../vm/errors.ts'
+import { AjsError } from '../../diagnostics/diagnostic.ts'
+import { WORKFLOW_CODES, type WorkflowCode } from '../../diagnostics/workflow-codes.ts'
+import type { AgentError } from '../../vm/errors.ts'
 
 export class WorkflowError extends AjsError {
   override name = 'WorkflowError'

@@ -11,17 +11,17 @@
  * host's custom atoms (custom-atoms.ts). A replay (replay.ts) answers
  * recorded requests and atom calls from the journal at once.
  */
-import { AgentVM } from '../vm/agent-vm.ts'
-import { vmError, type AgentError } from '../vm/errors.ts'
-import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
-import type { Run } from '../vm/runtime.ts'
+import { AgentVM } from '../../vm/agent-vm.ts'
+import { vmError, type AgentError } from '../../vm/errors.ts'
+import type { AtomContext, AtomDef } from '../../vm/atoms/types.ts'
+import type { Run } from '../../vm/runtime.ts'
 import { workflowAtoms, type AtomHost } from './atoms.ts'
 import { journaledAtoms, outcomeValue, runAtom } from './custom-atoms.ts'
 import { canonicalJson, decodeResolution } from './codec.ts'
 import { WorkflowError, workflowError } from './errors.ts'
 import type { JournalEntry, JournalLimits, JournalStore } from './journal.ts'
 import { journalLimits } from './journal.ts'
-import type { WorkflowProgram } from './module.ts'
+import type { WorkflowProgram } from './program.ts'
 import type { ReplayIndex } from './replay.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowPoll, WorkflowRequest, WorkflowRequestKind, WorkflowResolution } from './types.ts'
 import { seededRandom, seededUuid } from './random.ts'

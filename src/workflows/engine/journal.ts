@@ -20,7 +20,7 @@
  * runs again on resume (at least once; see custom-atoms.ts).
  */
 import { workflowError } from './errors.ts'
-import type { AgentError } from '../vm/errors.ts'
+import type { AgentError } from '../../vm/errors.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowRequest, WorkflowResolution } from './types.ts'
 
 /** A custom atom's value in the resolutions' encoding: `{ "Ok": value }`, or `"OkUndefined"` for undefined. */

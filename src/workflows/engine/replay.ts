@@ -7,7 +7,7 @@
  */
 import { workflowError, type WorkflowError } from './errors.ts'
 import type { AtomResolution, JournalEntry } from './journal.ts'
-import type { AgentError } from '../vm/errors.ts'
+import type { AgentError } from '../../vm/errors.ts'
 import type { WorkflowRequest, WorkflowResolution } from './types.ts'
 
 export interface ReplayedRequest {

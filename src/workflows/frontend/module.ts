@@ -14,32 +14,18 @@
  * then lowered by the transpiler's own statement lowering.
  */
 import { parse, type Node, type Program } from 'acorn'
-import type { AjsProgram } from '../ast/types.ts'
-import { transpileError } from '../diagnostics/diagnostic.ts'
-import { SourceLocator } from '../diagnostics/location.ts'
-import { sha256Hex } from '../vm/atoms/sha256.ts'
-import { transpileStatements, type FailFn, type StatementsEntry } from '../transpiler/statements-entry.ts'
-import type { AtomDef } from '../vm/atoms/types.ts'
-import { canonicalJson } from './codec.ts'
-import { customAtomTable } from './custom-atoms.ts'
+import { transpileError } from '../../diagnostics/diagnostic.ts'
+import { SourceLocator } from '../../diagnostics/location.ts'
+import { sha256Hex } from '../../vm/atoms/sha256.ts'
+import { transpileStatements, type FailFn, type StatementsEntry } from '../../transpiler/statements-entry.ts'
+import type { AtomDef } from '../../vm/atoms/types.ts'
+import { canonicalJson } from '../engine/codec.ts'
+import type { WorkflowProgram } from '../engine/program.ts'
+import { customAtomTable } from './atom-table.ts'
 import { WORKFLOW_ATOMS, WORKFLOW_GLOBALS, callOf, ident, rewrite, rewriteStatements, type RewriteContext } from './rewrite.ts'
 import { expandTasks, spliceTaskGroups, type TasksState } from './tasks.ts'
 
 type AnyNode = Node & Record<string, any>
-
-/** A compiled workflow module: what `startWorkflow` runs and a journal is pinned to. */
-export interface WorkflowProgram {
-  /** Marks the object as a compiled workflow (so a plain AST is never mistaken for one). */
-  format: 'ajs-workflow/1'
-  ast: AjsProgram
-  /** `export const meta`, or `{}` when the module has none. */
-  meta: Record<string, unknown>
-  /** sha256 of the canonical AST without its file name: a journal records it and refuses any other. */
-  astHash: string
-  sourceName: string
-  /** Custom atoms the module calls (sorted): a run must be given them (startWorkflow's `atoms`). */
-  atoms: readonly string[]
-}
 
 export interface CompileWorkflowOptions {
   /** Name used in diagnostics and locations (default `<workflow>`). */
@@ -205,9 +191,4 @@ export function readWorkflowMeta(source: string, options: CompileWorkflowOptions
   }
   for (const s of program.body as AnyNode[]) if (s.type === 'ExportNamedDeclaration') return metaOf(s, fail)
   return {}
-}
-
-/** True for what compileWorkflow returns. */
-export function isWorkflowProgram(v: unknown): v is WorkflowProgram {
-  return v !== null && typeof v === 'object' && (v as WorkflowProgram).format === 'ajs-workflow/1'
 }

@@ -9,7 +9,7 @@
  *   same for `workflow`, `sleep`, `log`, `phase` (the call site becomes part
  *   of the step's identity in the journal);
  * - a call of a custom atom `lookup(x)` → `lookup({ input: x, site: "3:10" })`
- *   (journaled by call site like agent(); see custom-atoms.ts);
+ *   (journaled by call site like agent(); see engine/custom-atoms.ts);
  * - `budget.total` / `budget.spent()` / `budget.remaining()` → atom calls;
  * - `args` inside helpers → the `workflowArgs()` atom (a global, as in the
  *   engine's scripts); in the entry it is the entry's parameter;
@@ -17,9 +17,9 @@
  * - `Date.now()` and redeclared workflow globals are refused.
  */
 import type { Node } from 'acorn'
-import type { SourceLocator } from '../diagnostics/location.ts'
-import type { FailFn } from '../transpiler/statements-entry.ts'
-import type { CustomAtomTable } from './custom-atoms.ts'
+import type { SourceLocator } from '../../diagnostics/location.ts'
+import type { FailFn } from '../../transpiler/statements-entry.ts'
+import type { CustomAtomTable } from './atom-table.ts'
 
 /** Names a workflow module sees without declaring them. */
 export const WORKFLOW_GLOBALS: ReadonlySet<string> = new Set(['args', 'budget', 'log', 'phase', 'agent', 'workflow', 'parallel', 'pipeline', 'sleep'])

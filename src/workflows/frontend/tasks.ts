@@ -16,9 +16,9 @@
  * `r = await parallel(...)`, `await parallel(...)` or `export default ...`.
  */
 import type { Node } from 'acorn'
-import type { AjsProgram, Step } from '../ast/types.ts'
-import { transpile } from '../transpiler/index.ts'
-import { GLOBAL_FUNCTIONS, GLOBAL_NAMESPACES, GLOBAL_VALUES, coreAtoms } from '../transpiler/globals.ts'
+import type { AjsProgram, Step } from '../../ast/types.ts'
+import { transpile } from '../../transpiler/index.ts'
+import { GLOBAL_FUNCTIONS, GLOBAL_NAMESPACES, GLOBAL_VALUES, coreAtoms } from '../../transpiler/globals.ts'
 import { boundNames, callOf, ident, literal, objectOf, prop, rewrite, WORKFLOW_ATOMS, WORKFLOW_GLOBALS, type RewriteContext } from './rewrite.ts'
 
 type AnyNode = Node & Record<string, any>

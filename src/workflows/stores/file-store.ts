@@ -15,8 +15,8 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs'
 import { join, resolve, sep } from 'node:path'
 import { mkdirDurable, syncDir, writeAll } from './durable-fs.ts'
-import { workflowError } from './errors.ts'
-import type { JournalEntry, JournalStore } from './journal.ts'
+import { workflowError } from '../engine/errors.ts'
+import type { JournalEntry, JournalStore } from '../engine/journal.ts'
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/
 const NL = 0x0a
