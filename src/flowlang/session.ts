@@ -14,6 +14,7 @@
  * next turn).
  */
 import { readFileSync } from 'node:fs'
+import type { AjsProgram } from '../ast/types.ts'
 import { blockSpec } from './catalog.ts'
 import { problem, type FlowGraph, type FlowProblem } from './graph.ts'
 import { applyFlowRepair, type FlowRepairResult } from './repair.ts'
@@ -90,6 +91,11 @@ export class FlowSession {
   /** The graph turns run on now (the user's, or the baseline in Safe Mode). */
   get graph(): FlowGraph | undefined {
     return this.flow?.graph
+  }
+
+  /** The "ajs/1" program a turn runs on the AgentVM (of the graph turns run on now). */
+  get program(): AjsProgram | undefined {
+    return this.flow?.program
   }
 
   /** Load (or reload) the user's flow; a failure switches to Safe Mode, success leaves it. */

@@ -74,12 +74,15 @@ function caps(ctx: AtomContext): FlowCapabilities {
 }
 
 /** defineAtom with the input typed by the implementation (the schemas here are plain JSON Schema). */
-function atom<I>(op: string, input: JsonSchema, output: JsonSchema | undefined, fn: (input: I, ctx: AtomContext) => unknown, options: DefineAtomOptions<I>): AtomDef {
-  return defineAtom(op, input, output, fn as AtomFn, options as DefineAtomOptions<unknown>)
+function atom<I>(op: string, input: JsonSchema, output: JsonSchema | undefined, fn: (input: I, ctx: AtomContext) => unknown, options: DefineAtomOptions<I> & { io?: boolean }): AtomDef {
+  const { io, ...rest } = options
+  const def: AtomDef = defineAtom(op, input, output, fn as AtomFn, rest as DefineAtomOptions<unknown>)
+  // I/O atoms: a capability that throws is the VM's CAPABILITY_ERROR, as for httpFetch or llmPredict.
+  return io ? { ...def, io: true } : def
 }
 
 const PURE = { cost: 0.1, timeoutMs: 0 }
-const IO = { timeoutMs: 0 }
+const IO = { timeoutMs: 0, io: true }
 
 /** `flowTools`: the tools router.mcp offers (narrowed by tools.negotiation_advertise). */
 export const flowTools = atom('flowTools', obj({ node: str, servers: any, only: any }, ['node']), list, async (input: { node: string; servers?: string[] | null; only?: string[] | null }, ctx) => {
@@ -91,6 +94,7 @@ export const flowTools = atom('flowTools', obj({ node: str, servers: any, only: 
     if (e instanceof McpRouterError) throw flowError('MCP_ERROR', { server: e.server, detail: e.message })
     throw e
   }
+  if (ctx.signal.aborted) throw ctx.signal.reason
   if (input.only) tools = tools.filter((t) => input.only!.includes(t.name))
   caps(ctx).flowlang.trace(input.node, 'tools', { names: tools.map((t) => t.name) })
   return tools.map(({ server: _server, ...t }) => t)
@@ -133,6 +137,7 @@ export const flowModelRound = atom('flowModelRound', obj({ node: str, protocol: 
       if (e instanceof ModelHttpError) throw flowError('LLM_ERROR', { detail: e.message })
       throw e
     }
+    if (ctx.signal.aborted) throw ctx.signal.reason
     const round = collect.done()
     flowlang.trace(input.node, 'response', { round: input.round, chars: round.text.length, nativeCalls: round.native.length })
     flowlang.emit(input.node, 'messages.out', { role: 'assistant', content: round.text } satisfies ChatMessage)
@@ -209,6 +214,8 @@ export const flowToolCall = atom('flowToolCall', obj({ router: str, codec: str, 
         throw e
       }
     }
+    // A cancelled turn (time limit, the host's signal) delivers nothing more, whatever the tool answered late.
+    if (ctx.signal.aborted) throw ctx.signal.reason
     const unsupported = !res
     if (!res) res = { id: use.id, name: use.name, content: problem('TOOL_UNSUPPORTED', '', { name: use.name }).message, isError: true }
     flowlang.trace(input.router, 'tool_result', { id: use.id, name: use.name, isError: res.isError })
