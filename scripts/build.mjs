@@ -45,6 +45,9 @@ const ENTRIES = {
   'plugins-bun': 'src/plugins/bun.ts',
   python: 'src/python/index.ts',
   flows: 'src/flows/index.ts',
+  // The opt-in runtime libraries: importing one registers it for every AgentVM of the process.
+  'runtime-python': 'src/python/library.ts',
+  'runtime-flow': 'src/flows/library.ts',
   flowlang: 'src/flowlang/index.ts',
   workflows: 'src/workflows/index.ts',
   client: 'src/client/index.ts',
@@ -106,7 +109,8 @@ const [esm, cjsAsEsm] = await Promise.all([
   build({
     absWorkingDir: root,
     bundle: true,
-    entryPoints: { 'vm.min': 'src/vm/index.ts' },
+    // Each its own file: a page loads vm.min.js, and a runtime library only for the programs that declare it.
+    entryPoints: { 'vm.min': 'src/vm/index.ts', 'runtime-python.min': 'src/python/library.ts', 'runtime-flow.min': 'src/flows/library.ts' },
     outdir: join(dist, 'browser'),
     platform: 'browser',
     target: 'es2022',

@@ -2,13 +2,26 @@
  * The AgentVM of the full package: the runtime plus the transpiler, so
  * `vm.run(source)` compiles source text (cached) with the VM's own atoms
  * known to the transpiler, plus `vm.Agent`, the typed builder over the VM's
- * atoms (the runtime-only `ajs-lang/vm` entry has neither).
+ * atoms (the runtime-only `ajs-lang/vm` entry has neither). It runs the AST
+ * of every frontend: the runtime libraries a program declares (Python,
+ * flows) load on first use.
  */
 import { AgentVM as RuntimeVM, type AgentVMOptions } from './vm/agent-vm.ts'
 import type { AtomDef } from './vm/atoms/types.ts'
+import type { LibraryLoader, RuntimeLibrary } from './vm/libraries.ts'
+import { isKnownLibrary, type LibraryName } from './ast/libraries.ts'
 import { transpile } from './transpiler/index.ts'
 import { createBuilder, type VmAtoms } from './builder/index.ts'
 import type { AgentRoot } from './builder/types.ts'
+
+/** How the full entry gets each known library: one loader per name of the catalog (src/ast/libraries.ts). */
+const LOADERS: Record<LibraryName, () => Promise<RuntimeLibrary>> = {
+  python: () => import('./python/library.ts').then((m) => m.pythonLibrary),
+  flow: () => import('./flows/library.ts').then((m) => m.flowLibrary),
+}
+
+/** Loads the runtime libraries this package provides, on first use (the full entry's default `loadLibrary`). */
+export const loadKnownLibrary: LibraryLoader = (name) => (isKnownLibrary(name) ? LOADERS[name]() : undefined)
 
 export class AgentVM<C extends Record<string, AtomDef> | AtomDef[] = {}> extends RuntimeVM {
   #agent?: AgentRoot<VmAtoms<C>>
@@ -17,6 +30,7 @@ export class AgentVM<C extends Record<string, AtomDef> | AtomDef[] = {}> extends
     let self: RuntimeVM | undefined
     super(customAtoms, {
       sourceCompiler: (source) => transpile(source, { atoms: [...(self?.atoms.keys() ?? [])] }).ast,
+      loadLibrary: loadKnownLibrary,
       ...options,
     })
     self = this

@@ -80,3 +80,9 @@ export function fieldDoc(op: string, field: string): string | undefined {
 export function opDoc(op: string): string | undefined {
   return CORE_OPS[op]?.doc ?? LANGUAGE_OP_DOCS[op]
 }
+
+/** What each runtime library of the catalog (libraries.ts) is, and which frontend's programs declare it. */
+export const LIBRARY_DOCS: Readonly<Record<import('./libraries.ts').LibraryName, { doc: string; frontend: string }>> = {
+  python: { doc: 'Python semantics (numbers, strings, containers, exceptions): the `py$...` functions.', frontend: '`transpilePython`, Python code blocks' },
+  flow: { doc: 'Flow steps: step events, model calls, branch handles, loop inputs, flow errors.', frontend: '`compileFlow` (SavedFlow and Block flows)' },
+}

@@ -10,6 +10,7 @@
  */
 import { ATOM_NAME, CORE_OPS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, type FieldKind } from './nodes.ts'
 import { EXPR_DOCS, fieldDoc, opDoc } from './docs.ts'
+import { LIBRARIES, LIBRARY_NAME } from './libraries.ts'
 
 type Schema = Record<string, unknown>
 
@@ -205,7 +206,13 @@ export function buildAjsSchema(): Schema {
       name: { type: 'string' },
       description: { type: 'string' },
       file: { type: 'string' },
-      atoms: { type: 'array', items: ref('name') },
+      atoms: { type: 'array', items: { type: 'string', pattern: ATOM_NAME.source, not: { enum: forbidden } }, description: 'Custom (non-core) atoms the program calls.' },
+      libraries: {
+        type: 'object',
+        propertyNames: { pattern: LIBRARY_NAME.source },
+        additionalProperties: { type: 'integer', minimum: 1 },
+        description: 'Runtime libraries the program calls, name: version (known: ' + Object.keys(LIBRARIES).join(', ') + ').',
+      },
       result: ref('name'),
       ...loc,
     },

@@ -179,6 +179,11 @@ export interface AjsProgram extends StepBase {
   description?: string
   /** Source file name used in error locations. */
   file?: string
-  /** Custom (non-core) atoms the program calls: the VM that runs it must have them. */
+  /** Custom (non-core) atoms the program calls: the VM that runs it must have them (checked before it runs). */
   atoms?: string[]
+  /**
+   * Runtime libraries the program calls, with the version it was compiled against
+   * (`{ "python": 1 }`): the VM that runs it must have them (checked before it runs).
+   */
+  libraries?: Record<string, number>
 }

@@ -5,6 +5,7 @@
  * (100,000-deep nesting, huge arrays) get an error, never a stack overflow.
  */
 import { AST_FORMAT_VERSION } from './types.ts'
+import { LIBRARY_NAME } from './libraries.ts'
 import { ATOM_NAME, CORE_OPS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, type FieldKind, type FieldSpec, type OpSpec } from './nodes.ts'
 
 export interface AstProblem {
@@ -26,7 +27,7 @@ const LOGICAL = new Set(['&&', '||', '??'])
 const UNARY = new Set(['-', '+', '!', '~', 'typeof', 'void', 'delete'])
 const ASSIGN = new Set(['=', '+=', '-=', '*=', '/=', '%=', '**=', '&=', '|=', '^=', '<<=', '>>=', '>>>=', '&&=', '||=', '??='])
 const STEP_META = new Set(['op', 'result', 'loc'])
-const ROOT_META = new Set(['ajs', 'params', 'functions', 'inputSchema', 'outputSchema', 'name', 'description', 'file', 'atoms'])
+const ROOT_META = new Set(['ajs', 'params', 'functions', 'inputSchema', 'outputSchema', 'name', 'description', 'file', 'atoms', 'libraries'])
 
 /**
  * Where a node is: a linked list of keys, made into a JSON pointer only when a
@@ -379,8 +380,15 @@ export function validateAst(ast: unknown, options: ValidateOptions = {}): AstPro
   }
   if (ast.inputSchema !== undefined && !isObj(ast.inputSchema)) ch.fail(at(null, 'inputSchema'), 'Expected a JSON Schema object')
   if (ast.file !== undefined && typeof ast.file !== 'string') ch.fail(at(null, 'file'), 'Expected a string')
-  if (ast.atoms !== undefined && !(Array.isArray(ast.atoms) && ast.atoms.every((n: unknown) => typeof n === 'string' && IDENTIFIER.test(n)))) {
+  if (ast.atoms !== undefined && !(Array.isArray(ast.atoms) && ast.atoms.every((n: unknown) => typeof n === 'string' && ATOM_NAME.test(n) && !FORBIDDEN_NAMES.has(n)))) {
     ch.fail(at(null, 'atoms'), 'Expected an array of atom names')
+  }
+  if (ast.libraries !== undefined) {
+    if (!isObj(ast.libraries)) ch.fail(at(null, 'libraries'), 'Expected an object of library name: version')
+    else for (const [name, version] of Object.entries(ast.libraries)) {
+      if (!LIBRARY_NAME.test(name)) ch.fail(at(at(null, 'libraries'), name), `Invalid library name ${JSON.stringify(name.slice(0, 40))}`)
+      else if (!Number.isInteger(version) || (version as number) < 1) ch.fail(at(at(null, 'libraries'), name), 'A library version is a positive integer')
+    }
   }
   return ch.problems
 }

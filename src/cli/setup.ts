@@ -3,13 +3,15 @@
  * run from a terminal with no services. An in-memory store is always there;
  * network access exists only when granted (`--allow-fetch`), and an LLM only
  * when an endpoint is named (`--llm`). The battery atoms are installed, so
- * vector and chat work with the same flags.
+ * vector and chat work with the same flags; the runtime libraries a program
+ * declares (Python, flows) load on first use.
  */
 import { AgentVM } from '../full-vm.ts'
 import type { ProcedureStore } from '../vm/procedures.ts'
 import type { AtomDef } from '../vm/atoms/types.ts'
-import { createFetchCapability, createMemoryStore } from '../capabilities/index.ts'
-import { batteryAtoms, createBatteryLLM } from '../batteries/index.ts'
+import { batteryAtoms } from '../batteries/index.ts'
+import { assembleVM } from '../host/assemble.ts'
+import { hostCapabilities } from '../host/capabilities.ts'
 
 export interface SetupOptions {
   /** Hosts the program may fetch from (`--allow-fetch`). Empty: no `fetch` capability. */
@@ -31,21 +33,13 @@ export interface RunSetup {
 }
 
 export function createRunSetup(options: SetupOptions = {}): RunSetup {
-  const capabilities: Record<string, unknown> = { store: createMemoryStore() }
-  const allowFetch = options.allowFetch ?? []
-  const allowPrivate = options.allowPrivate ?? []
-  if (allowFetch.length > 0 || allowPrivate.length > 0) {
-    capabilities['fetch'] = createFetchCapability({ allowedHosts: [...allowFetch], allowPrivateHosts: [...allowPrivate] })
-  }
-  if (options.llmUrl) {
-    capabilities['llm'] = createBatteryLLM({
-      baseUrl: options.llmUrl,
-      model: options.model ?? 'default',
+  const capabilities = hostCapabilities({
+    fetch: { allowedHosts: options.allowFetch ?? [], allowPrivateHosts: options.allowPrivate ?? [] },
+    ...(options.llmUrl ? {
       // A local model may think for two minutes on one call; the run's own --timeout still bounds the whole run.
-      timeoutMs: 120_000,
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-    })
-  }
-  const vm = new AgentVM([...batteryAtoms, ...(options.atoms ?? [])], options.procedures ? { procedures: options.procedures } : {})
+      llm: { baseUrl: options.llmUrl, model: options.model ?? 'default', timeoutMs: 120_000, ...(options.apiKey ? { apiKey: options.apiKey } : {}) },
+    } : {}),
+  })
+  const vm = assembleVM<AgentVM>({ VM: AgentVM, baseAtoms: batteryAtoms, atoms: options.atoms ?? [], ...(options.procedures ? { procedures: options.procedures } : {}) })
   return { vm, capabilities }
 }

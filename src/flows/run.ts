@@ -18,9 +18,12 @@ import { FlowError, locateProblems, parseJsonText, problem } from './problems.ts
 import { detectFlowFormat, type FlowFormat } from './detect.ts'
 import { compileSavedFlow, type CompileSavedFlowOptions } from './saved-flow/compile.ts'
 import { compileBlockFlow, type CompileBlockFlowOptions } from './blocks/compile.ts'
-import { flowAtoms, FLOW_ATOM_NAMES } from './runtime/atoms.ts'
+import { FLOW_ATOM_NAMES } from './runtime/atoms.ts'
+import { flowLibrary } from './library.ts'
+import { pythonLibrary } from '../python/library.ts'
+import { assembleVM } from '../host/assemble.ts'
 import { FlowEventSink, type FlowEvent } from './runtime/events.ts'
-import { pythonError, pythonVmOptions } from '../python/run.ts'
+import { pythonError } from '../python/run.ts'
 
 export interface CompileFlowOptions extends Omit<CompileSavedFlowOptions, 'atoms'>, CompileBlockFlowOptions {
   /** Force the format instead of detecting it. */
@@ -94,6 +97,17 @@ function locateCodeError(error: AgentError, sink: FlowEventSink): AgentError {
   return { ...error, file, location: `${file}:${error.line}:${(error.column ?? 0) + 1}` }
 }
 
+/** The refusal of a flow whose vendor node types or tools no atom of this VM implements (checked before it starts). */
+function unboundNodeTypes(ast: AjsProgram, vm: AgentVM): AgentError {
+  const missing = (ast.atoms ?? []).filter((name) => !vm.atoms.has(name))
+  const list = missing.map((n) => `"${n}"`).join(', ')
+  return {
+    name: 'AgentError', code: 'FLOW_UNKNOWN_NODE_TYPE',
+    message: `the flow calls ${missing.length === 1 ? 'a node type or tool' : 'node types or tools'} no atom of this VM implements: ${list} (checked before the run starts)`,
+    hint: FLOW_RUN_CODES.FLOW_UNKNOWN_NODE_TYPE.hint,
+  }
+}
+
 /** Run a flow document of either format with `input`; resolves to a FlowRunResult, never rejects. */
 export async function runFlow<T = unknown>(document: unknown, input: Record<string, unknown> = {}, options: FlowRunOptions = {}): Promise<FlowRunResult<T>> {
   const custom = options.atoms === undefined ? [] : Array.isArray(options.atoms) ? options.atoms : Object.values(options.atoms)
@@ -108,8 +122,8 @@ export async function runFlow<T = unknown>(document: unknown, input: Record<stri
   }
   let vm: AgentVM
   try {
-    // Code blocks call the Python runtime; it is plain functions, harmless for flows without them.
-    vm = new AgentVM([...custom, ...flowAtoms], pythonVmOptions())
+    // The flow and Python libraries are installed up front: the program declares the ones it uses.
+    vm = assembleVM({ atoms: custom, libraries: [flowLibrary, pythonLibrary] })
   } catch (e) {
     return failed('OPTIONS_INVALID', (e as Error).message) as FlowRunResult<T>
   }
@@ -121,6 +135,7 @@ export async function runFlow<T = unknown>(document: unknown, input: Record<stri
   const started = now()
   sink.emit({ type: 'run_started', flow: compiled.name, format: compiled.format, at: started, input })
   const result = await vm.run<T>(compiled.ast, input, runOptions)
+  if (result.error?.code === 'UNKNOWN_ATOM' && result.fuelUsed === 0) result.error = unboundNodeTypes(compiled.ast, vm)
   if (result.error) result.error = locateCodeError(pythonError(result.error)!, sink)
   const ended = now()
   if (result.error) sink.failOpen(result.error, ended)

@@ -3,6 +3,7 @@
  * every `def` and comprehension becomes a helper in `functions`, taking its
  * enclosing variables as hidden trailing parameters.
  */
+import { LIBRARIES } from '../ast/libraries.ts'
 import type { Expr, ExprOf, Loc, Stmt, StmtOf } from './ir.ts'
 import { type Node, arr, exprStep, id, lit, member, not, rt, setVar, step, UNDEFINED, binary } from './nodes.ts'
 import { FnCtx, lowerExpr, lowerTest, resolve, sliceParts } from './lower-expr.ts'
@@ -52,6 +53,7 @@ export class Lowerer {
     const root: Node = {
       ajs: 1,
       op: 'seq',
+      libraries: { python: LIBRARIES.python.version },
       params: { $pattern: 'object', properties: [], rest: '$args' },
       functions: this.functions,
       steps: [this.declarations(cx, new Set()), ...steps],

@@ -4,17 +4,18 @@ import type { AtomDef } from '../vm/atoms/types.ts'
 import type { RunOptions } from '../vm/limits.ts'
 import type { AgentError } from '../vm/errors.ts'
 import type { TraceEntry } from '../vm/result.ts'
-import { PYTHON_FUNCTIONS } from './runtime/functions.ts'
+import { pythonLibrary } from './library.ts'
 import { transpilePython, type TranspilePythonOptions } from './transpile.ts'
+import { assembleVM } from '../host/assemble.ts'
 
-/** VM options that add the Python runtime; spread into your own: `new AgentVM(atoms, { ...pythonVmOptions() })`. */
-export function pythonVmOptions(): Pick<AgentVMOptions, 'functions'> {
-  return { functions: PYTHON_FUNCTIONS }
+/** VM options that add the Python runtime library; spread into your own: `new AgentVM(atoms, { ...pythonVmOptions() })`. */
+export function pythonVmOptions(): Pick<AgentVMOptions, 'libraries'> {
+  return { libraries: [pythonLibrary] }
 }
 
 /** A VM that runs Python programs (and everything else an AgentVM runs). */
 export function createPythonVM(atoms: Record<string, AtomDef> | AtomDef[] = {}, options: AgentVMOptions = {}): AgentVM {
-  return new AgentVM(atoms, { ...options, functions: { ...options.functions, ...PYTHON_FUNCTIONS } })
+  return assembleVM({ atoms, vmOptions: options, libraries: [...(options.libraries ?? []), pythonLibrary] })
 }
 
 /** An uncaught Python exception, as the run reports it. */

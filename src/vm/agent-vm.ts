@@ -23,6 +23,7 @@ import { makeArgsCheck } from './args-check.ts'
 import { checkDialectArgs, toRunnable } from './dialect.ts'
 import { isP } from './compile/async.ts'
 import type { GuestFunction } from './compile/compiler.ts'
+import { declaredLibraries, isRuntimeLibrary, libraryMissing, libraryTooOld, registeredLibrary, type LibraryLoader, type RuntimeLibrary } from './libraries.ts'
 
 /** Turns source text into an AST; provided by the full package (the VM alone has no parser). */
 export type SourceCompiler = (source: string) => AjsProgram
@@ -38,6 +39,14 @@ export interface AgentVMOptions {
    * A function charges fuel through the run and fails by throwing `{ code, message, value? }`.
    */
   functions?: Readonly<Record<string, GuestFunction>>
+  /**
+   * Runtime libraries installed on this VM (`pythonLibrary`, `flowLibrary`, ...): a program that
+   * declares one on its root (`"libraries": { "python": 1 }`) runs only where it is installed,
+   * registered (`import 'ajs-lang/runtime/python'`) or loadable (`loadLibrary`).
+   */
+  libraries?: readonly RuntimeLibrary[]
+  /** Loads a declared library this VM does not have yet, on first use (the full entry loads the known ones). */
+  loadLibrary?: LibraryLoader
 }
 
 interface CacheEntry {
@@ -66,8 +75,13 @@ export class AgentVM {
   private readonly compiled = new WeakMap<object, CacheEntry>()
   private readonly sources = new SourceCache()
   private readonly sourceCompiler?: SourceCompiler
-  private readonly functions?: Readonly<Record<string, GuestFunction>>
+  private functions?: Readonly<Record<string, GuestFunction>>
   private readonly host: VmHost
+  /** Installed runtime libraries by name. */
+  private readonly libraries = new Map<string, RuntimeLibrary>()
+  private readonly loadLibrary?: LibraryLoader
+  /** Programs whose declaration (libraries, atoms) this VM has met. */
+  private readonly provided = new WeakSet<object>()
 
   constructor(customAtoms: Record<string, AtomDef> | AtomDef[] = {}, options: AgentVMOptions = {}) {
     const table = new Map<string, AtomDef>(Object.entries(coreAtoms))
@@ -81,6 +95,11 @@ export class AgentVM {
     this.procedures = options.procedures ?? new MemoryProcedureStore()
     this.sourceCompiler = options.sourceCompiler
     this.functions = options.functions
+    this.loadLibrary = options.loadLibrary
+    for (const lib of options.libraries ?? []) {
+      if (!isRuntimeLibrary(lib)) throw new TypeError('AgentVM: libraries must be made with defineLibrary()')
+      this.install(lib)
+    }
     this.host = {
       procedures: this.procedures,
       runChild: (target, input, parent) => this.runChild(target, input, parent),
@@ -113,6 +132,79 @@ export class AgentVM {
   }
 
   private start<T>(program: AjsProgram, args: unknown, opts: NormalizedOptions, source?: string): Promise<RunResult<T>> {
+    let ready: void | Promise<void>
+    try {
+      ready = this.provide(program)
+    } catch (e) {
+      return Promise.resolve(fail(toVmError(e), 0))
+    }
+    if (isP(ready)) return ready.then(() => this.started<T>(program, args, opts, source), (e) => fail(toVmError(e), 0))
+    return this.started<T>(program, args, opts, source)
+  }
+
+  /** The libraries this VM has installed, by name. */
+  get installedLibraries(): ReadonlyMap<string, RuntimeLibrary> {
+    return this.libraries
+  }
+
+  /** Add a library's functions and atoms (it never replaces an atom the VM was given). */
+  private install(lib: RuntimeLibrary): void {
+    const had = this.libraries.get(lib.name)
+    if (had === lib) return
+    if (had && had.version > lib.version) return
+    for (const atom of lib.atoms ?? []) {
+      const mine = this.atoms.get(atom.op)
+      if (mine && mine !== atom && !had?.atoms?.includes(mine)) {
+        throw vmError('OPTIONS_INVALID', `The runtime library "${lib.name}" has an atom "${atom.op}", and this VM already has an atom of that name`, { hint: `Rename your atom "${atom.op}": the name belongs to the "${lib.name}" library.` })
+      }
+    }
+    for (const atom of lib.atoms ?? []) (this.atoms as Map<string, AtomDef>).set(atom.op, atom)
+    if (lib.functions) this.functions = { ...this.functions, ...lib.functions }
+    this.libraries.set(lib.name, lib)
+  }
+
+  /**
+   * Meet a program's declaration before it runs: every library it names (installed, registered,
+   * or loaded now) and every custom atom it calls. Checked once per program object.
+   */
+  private provide(program: AjsProgram): void | Promise<void> {
+    if (this.provided.has(program)) return
+    if (program === null || typeof program !== 'object') return
+    const wanted = declaredLibraries(program)
+    const pending: Array<Promise<void>> = []
+    for (const [name, version] of wanted) {
+      const lib = this.libraries.get(name) ?? registeredLibrary(name)
+      if (lib) {
+        if (typeof version === 'number' && lib.version < version) throw libraryTooOld(lib, version)
+        this.install(lib)
+        continue
+      }
+      const load = this.loadLibrary
+      if (!load || typeof version !== 'number') throw libraryMissing(name, Number(version))
+      pending.push(Promise.resolve().then(() => load(name)).then((loaded) => {
+        if (!isRuntimeLibrary(loaded) || loaded.name !== name) throw libraryMissing(name, version)
+        if (loaded.version < version) throw libraryTooOld(loaded, version)
+        this.install(loaded)
+      }))
+    }
+    const finish = () => {
+      this.checkAtoms(program)
+      this.provided.add(program)
+    }
+    if (pending.length === 0) return finish()
+    return Promise.all(pending).then(finish)
+  }
+
+  /** Every custom atom the program declares, present: one error naming all that are missing. */
+  private checkAtoms(program: AjsProgram): void {
+    if (!Array.isArray(program.atoms)) return
+    const missing = program.atoms.filter((name) => typeof name === 'string' && !this.atoms.has(name))
+    if (missing.length === 0) return
+    const list = missing.slice(0, 10).map((n) => `"${n}"`).join(', ') + (missing.length > 10 ? `, and ${missing.length - 10} more` : '')
+    throw vmError('UNKNOWN_ATOM', `The program calls ${missing.length === 1 ? 'an atom' : 'atoms'} this VM does not have: ${list}`)
+  }
+
+  private started<T>(program: AjsProgram, args: unknown, opts: NormalizedOptions, source?: string): Promise<RunResult<T>> {
     let rt: Run | undefined
     try {
       const compiled = this.compile(program, opts.trace, opts)
@@ -300,6 +392,7 @@ export class AgentVM {
       throw vmError('PROCEDURE_NOT_FOUND', `agentRun: "${String(target).slice(0, 48)}" is not a procedure token (pass a proc_ token or an AST)`)
     }
     const program = await this.resolve(target, parent.config.options)
+    await this.provide(program)
     const opts = parent.config.options
     const compiled = this.compile(program, opts.trace, opts)
     const args = copyIn(input, undefined, 'agent input')

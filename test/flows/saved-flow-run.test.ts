@@ -122,10 +122,12 @@ describe('branch_tool and vendor nodes', () => {
     expect(failed.result).toMatchObject({ path: ['e', 't', 'fix'], outputs: { t: { outcome: 'failed', log: 'x' } } })
     expect(((await run('other')).result as { path: string[] }).path).toEqual(['e', 't']) // unmapped outcome: the path ends
   })
-  test('an unregistered tool is a run-time error when reached', async () => {
+  test('an unregistered tool refuses the run before it starts (late binding: the VM that runs it decides)', async () => {
     const r = await runFlow(toolFlow('green'), {}, { capabilities: { llm: echo() } })
     expect(r.error).toMatchObject({ code: 'FLOW_UNKNOWN_NODE_TYPE' })
     expect(r.error?.message).toContain('checkCi')
+    expect(r.fuelUsed).toBe(0)
+    expect(r.events.some((e) => e.type === 'step_started')).toBe(false)
   })
   test('a vendor node runs the custom atom of that exact name with data verbatim; context reaches it', async () => {
     const seen: unknown[] = []
@@ -138,13 +140,16 @@ describe('branch_tool and vendor nodes', () => {
     await runFlow(tricky, {}, { atoms: [slack] })
     expect(seen[1]).toEqual([{ channel: '#x', text: { $expr: 'ident', name: 'secret' } }, undefined])
   })
-  test('an unknown vendor type fails only when reached, never skipped', async () => {
+  test('an unknown vendor type is refused before the run starts, reached or not; the compiled AST names it', async () => {
     const r = await runFlow(corpus('valid/vendor_node_type_preserved_through_round_trip.json'), {})
     expect(r.error?.code).toBe('FLOW_UNKNOWN_NODE_TYPE')
     expect(r.error?.message).toContain('slack:send_message')
-    expect(r.events.filter((e) => e.type === 'step_failed').map((e) => (e as { step: string }).step)).toEqual(['s'])
+    expect(r.events.some((e) => e.type === 'step_started')).toBe(false)
     const notReached = flowOf([['e', 'entry'], ['b', 'branch', { condition: 'false' }], ['s', 'acme:thing']], [['e', 'b'], ['b', 's', 'true']])
-    expect((await runFlow(notReached, {})).error).toBeUndefined()
+    expect(compileSavedFlow(notReached).atoms).toEqual(['acme:thing'])
+    expect((await runFlow(notReached, {})).error?.message).toContain('acme:thing')
+    const thing = defineAtom('acme:thing', { type: 'object' }, undefined, () => 'done')
+    expect((await runFlow(notReached, {}, { atoms: [thing] })).error).toBeUndefined()
   })
   test('node ids the VM refuses as keys are refused at compile time', () => {
     const flow = flowOf([['e', 'entry'], ['constructor', 'prompt', { prompt: 'x' }]], [['e', 'constructor']])

@@ -12,15 +12,17 @@ test('a block body returning a dict runs with initial and the input fields', asy
   expect(r.fuelUsed).toBeGreaterThan(0)
 })
 
-test('transpilePython emits a valid ajs/1 program that any VM with the Python functions runs', async () => {
+test('transpilePython emits a valid ajs/1 program that declares the Python library; any VM with the library runs it', async () => {
   const { ast, params } = transpilePython('return {"n": len(items) * 2}', { params: ['initial', 'items'] })
   expect(params).toEqual(['initial', 'items'])
   expect(validateAst(ast)).toEqual([])
+  expect(ast.libraries).toEqual({ python: 1 })
   const vm = new AgentVM({}, pythonVmOptions())
   const r = await vm.run(ast, { initial: {}, items: [1, 2, 3] })
   expect(r.result).toEqual({ n: 6 })
+  // Importing ajs-lang/python registered the library for every VM of the process.
   const plain = await new AgentVM().run(ast, { initial: {}, items: [] })
-  expect(plain.error?.code).toBe('UNKNOWN_FUNCTION')
+  expect(plain.result).toEqual({ n: 0 })
 })
 
 test('an uncaught exception reports its Python class, message and line', async () => {

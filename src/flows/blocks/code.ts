@@ -35,6 +35,7 @@ export function compileCodeBlock(c: BlockCompileContext, stepId: string, block: 
   const params = ['initial', ...(block.input_schema?.fields.map((f) => f.name) ?? [])]
   let program
   try {
+    c.usesPython = true
     program = transpilePython(block.content!, { params, filename: `${stepId}.py` }).ast
   } catch (e) {
     if (!(e instanceof TranspileError)) throw e

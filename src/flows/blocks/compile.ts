@@ -16,6 +16,7 @@
  *
  * Every block and container reports step_started / step_completed.
  */
+import { LIBRARIES } from '../../ast/libraries.ts'
 import type { AjsProgram, Step } from '../../ast/types.ts'
 import { FlowError, type FlowProblem } from '../problems.ts'
 import { fieldsSchema } from '../runtime/llm.ts'
@@ -36,6 +37,8 @@ interface Ctx {
   problems: FlowProblem[]
   /** Index variables of the loops being compiled, innermost last (events carry `iteration`). */
   loops: string[]
+  /** Whether a code block was compiled (the program then declares the Python library). */
+  usesPython?: boolean
 }
 
 const fresh = (c: Ctx, base: string) => `${base}${++c.counter}`
@@ -127,6 +130,7 @@ export function compileBlockFlow(document: unknown, options: CompileBlockFlowOpt
   return {
     ajs: 1,
     op: 'seq',
+    libraries: c.usesPython ? { flow: LIBRARIES.flow.version, python: LIBRARIES.python.version } : { flow: LIBRARIES.flow.version },
     name: flow.name ?? 'flow',
     ...(flow.description ? { description: flow.description } : {}),
     params: 'initial',

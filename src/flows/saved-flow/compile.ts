@@ -16,6 +16,8 @@
  * `{ outputs: { nodeId: output }, last, path }` (`path`: node ids in visiting
  * order).
  */
+import { LIBRARIES } from '../../ast/libraries.ts'
+import { ATOM_NAME, FORBIDDEN_NAMES } from '../../ast/nodes.ts'
 import type { AjsProgram, Expr, Step } from '../../ast/types.ts'
 import { TranspileError } from '../../diagnostics/diagnostic.ts'
 import { transpileExpression } from '../../transpiler/index.ts'
@@ -33,7 +35,10 @@ export interface CompileSavedFlowOptions {
   semantics?: 'extended' | 'reference'
   /** Node visits allowed in one run (extended semantics). Default 100. */
   maxVisits?: number
-  /** Names of the custom atoms the running VM has: vendor node types and `branch_tool` tools. */
+  /**
+   * @deprecated Ignored. Vendor node types and `branch_tool` tools are bound late: the compiled
+   * program names them in its root `atoms`, and the VM that runs it checks them before it starts.
+   */
   atoms?: Iterable<string>
 }
 
@@ -114,10 +119,9 @@ function checkNodeData(flow: SavedFlow, node: FlowNode, problems: FlowProblem[])
   }
 }
 
-function extendedSteps(flow: SavedFlow, options: CompileSavedFlowOptions, problems: FlowProblem[]): Step[] {
+function extendedSteps(flow: SavedFlow, options: CompileSavedFlowOptions, problems: FlowProblem[], called: Set<string>): Step[] {
   const entry = entryNode(flow)
   if (!entry) return [fail('FLOW_NO_ENTRY', `flow "${flow.id}" has no entry node, so there is nothing to run`)]
-  const atoms = new Set(options.atoms ?? [])
   const nodeIds = new Set(flow.flow.nodes.map((n) => n.id))
   const edges = outgoingEdges(flow)
   const maxVisits = options.maxVisits ?? DEFAULT_MAX_VISITS
@@ -143,16 +147,23 @@ function extendedSteps(flow: SavedFlow, options: CompileSavedFlowOptions, proble
           else for (const e of out) if (e.source_handle === to) routes.push(queueWhen(outcome, e.target))
         }
         for (const e of out) if (e.source_handle !== null && !Object.hasOwn(branches, e.source_handle)) routes.push(queueWhen(e.source_handle, e.target))
-        const call = atoms.has(tool) && !FLOW_ATOM_NAMES.has(tool)
+        // Late binding: the tool is an atom of the VM that runs the flow, named in the root's `atoms`.
+        const bindable = ATOM_NAME.test(tool) && !FORBIDDEN_NAMES.has(tool) && !FLOW_ATOM_NAMES.has(tool)
+        if (bindable) called.add(tool)
+        const call = bindable
           ? atomStep(tool, (node.data['args'] ?? {}) as Record<string, unknown>, 'last')
-          : fail('FLOW_UNKNOWN_NODE_TYPE', `branch_tool "${node.id}": no atom named "${tool}" is registered`)
+          : fail('FLOW_UNKNOWN_NODE_TYPE', `branch_tool "${node.id}": "${tool}" is a flow runtime atom, not a tool`)
         body = [call, ...recordOutput(node, false), set('decision', callAtom('flowHandle', { value: id('last') })), ...routes]
         break
       }
       default:
-        body = atoms.has(node.node_type)
-          ? [atomStep(node.node_type, node.data, 'last'), ...recordOutput(node, false), ...queueAll]
-          : [fail('FLOW_UNKNOWN_NODE_TYPE', `node "${node.id}": no atom implements the custom node type "${node.node_type}"`)]
+        // Late binding: a vendor node type is an atom of the VM that runs the flow, named in the root's `atoms`.
+        if (ATOM_NAME.test(node.node_type) && !FORBIDDEN_NAMES.has(node.node_type) && !FLOW_ATOM_NAMES.has(node.node_type)) {
+          called.add(node.node_type)
+          body = [atomStep(node.node_type, node.data, 'last'), ...recordOutput(node, false), ...queueAll]
+        } else {
+          body = [fail('FLOW_UNKNOWN_NODE_TYPE', `node "${node.id}": "${node.node_type}" cannot name an atom, so no atom implements it`)]
+        }
     }
     return { test: lit(node.id), body: [...stepEvents(node, body), { op: 'break' } as Step] }
   })
@@ -216,11 +227,14 @@ export function compileSavedFlow(document: unknown, options: CompileSavedFlowOpt
     throw new TypeError("compileSavedFlow: semantics must be 'extended' or 'reference'")
   }
   const problems: FlowProblem[] = []
-  const body = options.semantics === 'reference' ? referenceSteps(flow, problems) : extendedSteps(flow, options, problems)
+  const called = new Set<string>()
+  const body = options.semantics === 'reference' ? referenceSteps(flow, problems) : extendedSteps(flow, options, problems, called)
   if (problems.length > 0) throw new FlowError(problems)
   return {
     ajs: 1,
     op: 'seq',
+    libraries: { flow: LIBRARIES.flow.version },
+    ...(called.size > 0 ? { atoms: [...called].sort() } : {}),
     name: flow.name,
     description: `SavedFlow "${flow.id}" (${options.semantics ?? 'extended'} semantics)`,
     params: 'input',

@@ -11,8 +11,9 @@
 import { readlinkSync } from 'node:fs'
 import { workerData } from 'node:worker_threads'
 import { AgentVM } from '../../full-vm.ts'
-import { batteryAtoms, createBatteryLLM } from '../../batteries/index.ts'
-import { createFetchCapability } from '../../capabilities/index.ts'
+import { batteryAtoms } from '../../batteries/index.ts'
+import { assembleVM } from '../../host/assemble.ts'
+import { hostCapabilities } from '../../host/capabilities.ts'
 import { vmError, VmError } from '../../vm/errors.ts'
 import { loadHostAtoms } from '../../host/atoms-module.ts'
 import type { AtomDef } from '../../vm/atoms/types.ts'
@@ -56,21 +57,20 @@ function runtimeOf(tenantId: string, custom: readonly AtomDef[]): TenantRuntime 
     delete: call('procedures.delete') as ProcedureStore['delete'],
     clearExpired: call('procedures.clearExpired') as ProcedureStore['clearExpired'],
   }
-  const capabilities: Record<string, unknown> = {
+  const { fetch, llm } = tenant.capabilities
+  const apiKey = llm?.apiKeyEnv ? data.secrets[llm.apiKeyEnv] : undefined
+  const capabilities = hostCapabilities({
     store: {
       get: call('store.get'), set: call('store.set'), delete: call('store.delete'), has: call('store.has'),
       query: call('store.query'), vectorSearch: call('store.vectorSearch'), addVector: call('store.addVector'),
     },
-  }
-  const { fetch, llm } = tenant.capabilities
-  if (fetch) capabilities['fetch'] = createFetchCapability({ allowedHosts: fetch.allowedHosts, allowPrivateHosts: fetch.allowPrivateHosts ?? [] })
-  if (llm) {
-    const apiKey = llm.apiKeyEnv ? data.secrets[llm.apiKeyEnv] : undefined
-    capabilities['llm'] = createBatteryLLM({ baseUrl: llm.baseUrl, model: llm.model ?? 'default', ...(apiKey ? { apiKey } : {}) })
-  }
-  // As in `ajsc run --atoms`: a custom atom named like a battery replaces it.
-  const atoms = [...batteryAtoms, ...atomsOfTenant(custom, tenant.atoms)]
-  rt = { vm: new AgentVM(atoms, { procedures }), capabilities, context: tenant.context }
+    ...(fetch ? { fetch: { allowedHosts: fetch.allowedHosts, allowPrivateHosts: fetch.allowPrivateHosts ?? [] } } : {}),
+    ...(llm ? { llm: { baseUrl: llm.baseUrl, model: llm.model ?? 'default', ...(apiKey ? { apiKey } : {}) } } : {}),
+  })
+  // As in `ajsc run --atoms`: a custom atom named like a battery replaces it. The full entry's VM
+  // loads the runtime libraries a program declares (Python, flows) on first use.
+  const vm = assembleVM<AgentVM>({ VM: AgentVM, baseAtoms: batteryAtoms, atoms: atomsOfTenant(custom, tenant.atoms), procedures })
+  rt = { vm, capabilities, context: tenant.context }
   runtimes.set(tenantId, rt)
   return rt
 }
