@@ -13,6 +13,7 @@ import { atomsOption, runAtomsOption } from './options.ts'
 import { toCliError } from './atoms-module.ts'
 import { buildCommand } from './commands/build.ts'
 import { checkCommand } from './commands/check.ts'
+import { migrateCommand } from './commands/migrate.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, runCommand } from './commands/run.ts'
 import { registerFlowlangCommands } from './commands/flowlang.ts'
 import { registerFlowCommands } from './commands/flow-program.ts'
@@ -83,6 +84,14 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
     .addOption(maxErrorsOption())
     .addOption(atomsOption(COMPILE_ATOMS))
     .action(async (inputs: string[], opts) => setCode(await checkCommand(inputs, opts, io)))
+
+  program.command('migrate')
+    .description('rewrite ASTs of the seed\'s dialect (no "ajs" marker) to ajs/1 in place, reporting every construct changed')
+    .argument('<inputs...>', 'AST files (.json) or globs ("agents/**/*.json")')
+    .option('-o, --outfile <file>', 'write the migrated AST of the one input to this file instead')
+    .option('--check', 'write nothing; fail (CLI_MIGRATE_NEEDED) when an input still needs migrating')
+    .option('--json', 'print one JSON report (files with their changes, diagnostics) on stdout')
+    .action((inputs: string[], opts) => setCode(migrateCommand(inputs, opts, io)))
 
   registerFlowlangCommands(program, io, setCode)
   registerFlowCommands(program, io, setCode)

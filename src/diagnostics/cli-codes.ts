@@ -25,6 +25,7 @@ export const CLI_CODES = {
   CLI_ATOMS_LOAD: { exit: 1, message: 'The atoms module failed to load', hint: 'Fix the error in the module (run it alone with `node atoms.mjs` to see it); ajsc imports it as your own host code.' },
   CLI_ATOMS_NONE: { exit: 1, message: 'The atoms module exports no atoms', hint: "Export atoms made with defineAtom: `export const myAtom = defineAtom('myAtom', s.object({ ... }), s.any, async (input) => ...)`, or `export default [atomA, atomB]`." },
   CLI_ATOMS_INVALID: { exit: 1, message: 'The atoms module exports atoms the VM cannot take', hint: 'Give each atom its own name, and none of a language op (if, while, seq, ...).' },
+  CLI_MIGRATE_NEEDED: { exit: 1, message: 'The AST is in the seed dialect', hint: 'Run `ajsc migrate <files>` without --check to rewrite it to ajs/1.' },
   CLI_INTERNAL: { exit: 1, message: 'Internal error in ajsc', hint: 'Please report it with the command line that caused it.' },
 } as const satisfies Record<string, CliCodeSpec>
 

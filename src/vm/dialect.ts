@@ -101,12 +101,18 @@ class Scan {
     return this.guard(() => this.stepIn(node, path))
   }
 
-  private stepIn(node: unknown, path: string): unknown {
+  private stepIn(step: unknown, path: string): unknown {
+    let node = step
     if (!isObj(node) || typeof node.op !== 'string') return this.value(node, path)
     const op = node.op
     const spec = has(CORE_OPS, op) ? CORE_OPS[op] : undefined
     const out: Obj = {}
     if (op === 'return' && has(node, 'schema')) return this.schemaReturn(node, path)
+    if (op === 'try' && node.catch !== undefined && node.catchParam === undefined) {
+      // The seed's catch block sees the error as `error` (its docs read `error.message` there).
+      node = { ...node, catchParam: 'error' }
+      this.changes.push({ path, construct: 'try.catch', message: 'catch without a parameter: the error is bound as `error`' })
+    }
     for (const [k, v] of Object.entries(node)) {
       if (k === 'op' || k === 'loc') out[k] = v
       else if (k === 'result') {

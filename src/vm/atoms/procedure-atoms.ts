@@ -5,6 +5,7 @@ import { coreAtom, runOf } from './define.ts'
 import { DEFAULT_MAX_AST_SIZE, DEFAULT_PROCEDURE_TTL, MAX_PROCEDURE_TTL, PROCEDURE_TOKEN_PREFIX } from '../procedures.ts'
 import { copyOut } from '../membrane.ts'
 import { validateAst } from '../../ast/validate.ts'
+import { toRunnable } from '../dialect.ts'
 import type { Run } from '../runtime.ts'
 
 /** The tenant a run acts for ('' when the host gave none). */
@@ -29,7 +30,8 @@ export const PROCEDURE_ATOMS: AtomDef[] = [
     const bytes = new TextEncoder().encode(text).length
     ctx.charge(bytes * 0.001)
     if (bytes > limit) throw vmError('PROCEDURE_TOO_LARGE', `Procedure AST is ${bytes} bytes, limit ${limit}`, { op: 'storeProcedure' })
-    const problems = validateAst(plain)
+    // A seed-dialect AST (no `ajs`) is stored as given and checked as the ajs/1 it runs as.
+    const problems = validateAst(toRunnable(plain))
     if (problems.length > 0) {
       throw vmError('AST_INVALID', `storeProcedure: ${problems[0]!.path || '/'}: ${problems[0]!.message}`, { op: 'storeProcedure', details: problems.slice(0, 20) })
     }
