@@ -36,7 +36,7 @@ export const LANGUAGE_OP_DOCS: Readonly<Record<string, string>> = {
   reduce: 'Fold items: `accumulator` starts at `initial`; each iteration `return`s the next accumulator.',
   find: 'The first item (bound to `as`) for which `condition` is truthy, else `null`.',
   memoize: 'Run `steps` once per `key` within a run; later calls reuse the `return` value.',
-  cache: 'Like memoize, but kept across runs in `capabilities.store` (key `cache:<key>`) for `ttlMs`.',
+  cache: 'Like memoize, but kept across runs in `capabilities.store` (under the key `cache:` followed by the JSON text of `key`, e.g. `cache:"user-1"` for the key `"user-1"`) for `ttlMs`.',
 
 }
 

@@ -325,3 +325,19 @@ describe('ajsc migrate', () => {
     expect(ajsc(['migrate', 'seed.json', 'v9.json', '-o', 'x.json', '--json'], { cwd: dir }).code).toBe(2)
   })
 })
+
+describe('docs/ast.md, the seed dialect section', () => {
+  const text = readFileSync(join(import.meta.dir, '../../docs/ast.md'), 'utf8')
+  const section = text.slice(text.indexOf('## The seed dialect'), text.indexOf('## Deliberate differences'))
+  const blocks = [...section.matchAll(/```json\n([\s\S]*?)```\n<!-- args: ([\s\S]*?) -->\n<!-- result: ([\s\S]*?) -->/g)]
+    .map((m) => ({ ast: JSON.parse(m[1]!), args: JSON.parse(m[2]!), result: JSON.parse(m[3]!) }))
+
+  test('the seed example runs as documented and migrates to the documented ajs/1', async () => {
+    expect(blocks.length).toBe(2)
+    const [seed, migrated] = blocks
+    expect(seed!.ast.ajs).toBeUndefined()
+    expect((await vm.run(seed!.ast, seed!.args)).result).toEqual(seed!.result)
+    expect(migrateAst(seed!.ast).ast).toEqual(migrated!.ast)
+    expect((await vm.run(migrated!.ast, migrated!.args)).result).toEqual(migrated!.result)
+  })
+})
