@@ -5,7 +5,8 @@
  * transpiler, the capability kit and an AgentVM that accepts source text.
  */
 export * from './vm/index.ts'
-export { AgentVM } from './full-vm.ts'
+export { AgentVM, loadKnownLibrary } from './full-vm.ts'
+export { assembleVM, assembleHost, offeredAtoms, type HostOffer, type Host, type VmClass } from './host/assemble.ts'
 export { transpile, ajs, transpileExpression, type TranspileOptions, type TranspileResult, type Signature } from './transpiler/index.ts'
 export { TranspileError, AjsError, isTranspileError, errors, type Diagnostic } from './diagnostics/index.ts'
 export * from './capabilities/index.ts'

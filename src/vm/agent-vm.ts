@@ -98,7 +98,11 @@ export class AgentVM {
     this.loadLibrary = options.loadLibrary
     for (const lib of options.libraries ?? []) {
       if (!isRuntimeLibrary(lib)) throw new TypeError('AgentVM: libraries must be made with defineLibrary()')
-      this.install(lib)
+      try {
+        this.install(lib)
+      } catch (e) {
+        throw new TypeError(`AgentVM: ${(e as Error).message}`)
+      }
     }
     this.host = {
       procedures: this.procedures,

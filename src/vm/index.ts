@@ -17,6 +17,8 @@ export {
 export { ATOM_COSTS, NODE_COST, UNIT as FUEL_UNIT } from './fuel.ts'
 export { getToolDefinitions, type ToolDefinition } from './tools.ts'
 export { createAgent, AgentRunError } from './create-agent.ts'
+export { defineLibrary, registerLibrary, registeredLibrary, isRuntimeLibrary, type RuntimeLibrary, type LibraryLoader } from './libraries.ts'
+export { LIBRARIES, type LibraryName } from '../ast/libraries.ts'
 export { migrateAst, type Migration, type MigrationChange } from './dialect.ts'
 export { validateAst, type AstProblem, type ValidateOptions } from '../ast/validate.ts'
 export * from '../ast/types.ts'

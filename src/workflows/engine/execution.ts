@@ -11,7 +11,7 @@
  * host's custom atoms (custom-atoms.ts). A replay (replay.ts) answers
  * recorded requests and atom calls from the journal at once.
  */
-import { AgentVM } from '../../vm/agent-vm.ts'
+import { assembleVM } from '../../host/assemble.ts'
 import { vmError, type AgentError } from '../../vm/errors.ts'
 import type { AtomContext, AtomDef } from '../../vm/atoms/types.ts'
 import type { Run } from '../../vm/runtime.ts'
@@ -166,7 +166,7 @@ export class WorkflowExecution {
       callAtom: (def, input, site, ctx) => this.callAtom(def, input, site, ctx),
       attach: host.attach,
     })
-    const vm = new AgentVM([...workflowAtoms(host), ...custom])
+    const vm = assembleVM({ atoms: [...workflowAtoms(host), ...custom] })
     const random = seededRandom(this.config.seed)
     const { fuel, timeoutMs, maxHeapBytes } = this.config.sandbox
     vm.run(this.program.ast, { args: this.config.args }, {
