@@ -1,7 +1,7 @@
 /**
  * Layers that hold: the import graph of src/ between folders follows one
  * ordered list of layers (LAYERS, below: the only place the layering is
- * written; docs/ast.md "Layers" describes it). A folder imports only folders
+ * written; the README's Development section shows it, checked below). A folder imports only folders
  * of lower layers; an import within one layer is allowed only where it is
  * recorded in SAME_LAYER and the folders form no cycle. Package entry files
  * may import any layer except the hosts that are programs (cli, server).
@@ -228,6 +228,14 @@ describe('layers of src/', () => {
       const [from, to] = edge.split(' -> ') as [string, string]
       expect({ edge, sameLayer: layer(from) === layer(to) && layer(from) >= 0 }).toEqual({ edge, sameLayer: true })
     }
+  })
+  test("the README's list of layers says what LAYERS says", () => {
+    const readme = readFileSync(resolve(import.meta.dir, '../../README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('The folders of `src/` form layers'))
+    // Items "0. ..." to "6. ...", each with its continuation lines.
+    const items = section.split(/\n(?=\d+\. )/).slice(1, LAYERS.length + 1).map((item) => item.split('\n\n')[0]!)
+    const folders = items.map((item) => [...item.matchAll(/`([^`]+)`/g)].map((m) => m[1]))
+    expect(folders).toEqual(LAYERS.map((l) => [...l.folders]))
   })
 })
 
