@@ -42,8 +42,7 @@ export const FLOW_CODES = {
   REPAIR_IMMUTABLE: c('FLOW5003', 'flow_repair cannot change `{name}` of `{id}` ({type})', 'Provider credentials and base URLs are immutable for repairs; change them in the flow file yourself.'),
   REPAIR_PATH: c('FLOW5004', '{detail}', 'Pass a flow file path inside the directory `ajsc flowlang serve-tools --root <dir>` serves.'),
   REPAIR_DENIED: c('FLOW5005', 'The advisor.gate (prePatch) did not approve this repair', 'Ask the user to approve the patch.'),
-  TURN_TIMEOUT: c('FLOW6001', 'The turn exceeded its time limit of {ms} ms', 'Raise `limits.timeoutMs` (CLI: --timeout).'),
-  TURN_FUEL: c('FLOW6002', 'The turn ran out of fuel ({fuel})', 'Raise `limits.fuel` (CLI: --fuel), or ask for less work per turn.'),
+  // FLOW6001 and FLOW6002 are retired: a turn runs on the AgentVM, whose TIMEOUT and FUEL_EXHAUSTED it reports.
   TURN_ROUNDS: c('FLOW6003', 'The model asked for tools {rounds} rounds in a row', 'Raise `limits.maxRounds`, or check the tools answer what the model needs.'),
   LLM_ERROR: c('FLOW6004', 'The model endpoint failed: {detail}', 'Check the protocol block\'s baseUrl and model (CLI: --llm URL --model NAME).'),
   TOOL_UNSUPPORTED: c('FLOW6005', 'unsupported tool use `{name}`: no MCP server offers it', 'Name the MCP server that provides it (CLI: --mcp "<command>"), or fix the tool name.'),
