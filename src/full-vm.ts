@@ -15,9 +15,11 @@ import { createBuilder, type VmAtoms } from './builder/index.ts'
 import type { AgentRoot } from './builder/types.ts'
 
 /** How the full entry gets each known library: one loader per name of the catalog (src/ast/libraries.ts). */
-const LOADERS: Record<LibraryName, () => Promise<RuntimeLibrary>> = {
+const LOADERS: Record<LibraryName, () => Promise<RuntimeLibrary> | undefined> = {
   python: () => import('./python/library.ts').then((m) => m.pythonLibrary),
   flow: () => import('./flows/library.ts').then((m) => m.flowLibrary),
+  // The workflow engine binds its library to one execution (the journal): no VM can load it.
+  workflow: () => undefined,
 }
 
 /** Loads the runtime libraries this package provides, on first use (the full entry's default `loadLibrary`). */

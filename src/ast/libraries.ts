@@ -14,6 +14,11 @@ export interface LibrarySpec {
   readonly module: string
   /** The named export of that module to pass as `new AgentVM(atoms, { libraries: [...] })`. */
   readonly exportName: string
+  /**
+   * `'engine'`: the library is the engine's own (bound to one execution, e.g. a workflow's journal),
+   * so no VM option supplies it: the program runs on that engine. Default `'module'`.
+   */
+  readonly provider?: 'module' | 'engine'
 }
 
 export const LIBRARIES = {
@@ -26,6 +31,12 @@ export const LIBRARIES = {
     version: 1,
     module: 'ajs-lang/runtime/flow',
     exportName: 'flowLibrary',
+  },
+  workflow: {
+    version: 1,
+    module: 'ajs-lang/workflows',
+    exportName: 'startWorkflow',
+    provider: 'engine',
   },
 } as const satisfies Record<string, LibrarySpec>
 

@@ -9,7 +9,7 @@
  */
 import type { AtomDef } from './atoms/types.ts'
 import type { GuestFunction } from './compile/compiler.ts'
-import { LIBRARIES, LIBRARY_NAME, isKnownLibrary } from '../ast/libraries.ts'
+import { LIBRARIES, LIBRARY_NAME, isKnownLibrary, type LibrarySpec } from '../ast/libraries.ts'
 import { vmError, type VmError } from './errors.ts'
 
 export interface RuntimeLibrary {
@@ -77,7 +77,12 @@ export function libraryMissing(name: string, version: number): VmError {
       hint: `Known libraries: ${Object.keys(LIBRARIES).join(', ')}. Run it on a host that provides "${name}" (new AgentVM(atoms, { libraries: [${name}Library] })), or recompile the program with this package.`,
     })
   }
-  const spec = LIBRARIES[name]
+  const spec: LibrarySpec = LIBRARIES[name]
+  if (spec.provider === 'engine') {
+    return vmError('LIBRARY_MISSING', `The program needs the "${name}" library (version ${version}), which only its engine provides: it is not a program a plain VM runs`, {
+      hint: `Run it on the ${name} engine: ${spec.exportName}() from '${spec.module}' (CLI: ajsc ${name} run; server: POST /v1/${name}s).`,
+    })
+  }
   return vmError('LIBRARY_MISSING', `The program needs the runtime library "${name}" (version ${version}), which this VM does not have`, {
     hint: `Install it on the VM: import { ${spec.exportName} } from '${spec.module}' and pass new AgentVM(atoms, { libraries: [${spec.exportName}] }), or import '${spec.module}' once to register it for every VM (ajs-lang's full entry, ajsc run and ajsc serve load it by themselves).`,
   })

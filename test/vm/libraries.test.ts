@@ -144,13 +144,27 @@ describe('the root declares custom atoms', () => {
 })
 
 describe('the full entry loads the known libraries on first use', () => {
-  test('loadKnownLibrary covers exactly the catalog', async () => {
-    for (const name of Object.keys(LIBRARIES)) {
+  test('loadKnownLibrary covers exactly the catalog: every module library loads; an engine library never does', async () => {
+    for (const [name, spec] of Object.entries(LIBRARIES)) {
       const lib = await loadKnownLibrary(name)
+      if ('provider' in spec && spec.provider === 'engine') {
+        expect(lib).toBeUndefined()
+        continue
+      }
       expect(lib?.name).toBe(name)
-      expect(lib?.version).toBe(LIBRARIES[name as keyof typeof LIBRARIES].version)
+      expect(lib?.version).toBe(spec.version)
     }
     expect(await loadKnownLibrary('nope')).toBeUndefined()
+  })
+
+  test('a workflow program is refused by a plain VM with the way to run it (the workflow engine)', async () => {
+    const { compileWorkflow } = await import('../../src/workflows/index.ts')
+    const wf = compileWorkflow("export const meta = { name: 'w' }\nconst a = await agent('hi')\nexport default { a }")
+    expect(wf.ast.libraries).toEqual({ workflow: 1 })
+    const r = await new FullVM().run(wf.ast, { args: {} })
+    expect(r.error?.code).toBe('LIBRARY_MISSING')
+    expect(r.error?.hint).toContain('startWorkflow()')
+    expect(r.error?.hint).toContain('ajsc workflow run')
   })
 
   test('ajs-lang/vm alone (a fresh process) refuses a Python AST by name; importing ajs-lang/runtime/python makes it run', () => {

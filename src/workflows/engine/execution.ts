@@ -12,6 +12,8 @@
  * recorded requests and atom calls from the journal at once.
  */
 import { assembleVM } from '../../host/assemble.ts'
+import { defineLibrary } from '../../vm/libraries.ts'
+import { LIBRARIES } from '../../ast/libraries.ts'
 import { vmError, type AgentError } from '../../vm/errors.ts'
 import type { AtomContext, AtomDef } from '../../vm/atoms/types.ts'
 import type { Run } from '../../vm/runtime.ts'
@@ -166,7 +168,9 @@ export class WorkflowExecution {
       callAtom: (def, input, site, ctx) => this.callAtom(def, input, site, ctx),
       attach: host.attach,
     })
-    const vm = assembleVM({ atoms: [...workflowAtoms(host), ...custom] })
+    // The workflow library is this execution's own: its atoms write to this run's journal.
+    const workflow = defineLibrary({ name: 'workflow', version: LIBRARIES.workflow.version, atoms: workflowAtoms(host) })
+    const vm = assembleVM({ atoms: custom, libraries: [workflow] })
     const random = seededRandom(this.config.seed)
     const { fuel, timeoutMs, maxHeapBytes } = this.config.sandbox
     vm.run(this.program.ast, { args: this.config.args }, {

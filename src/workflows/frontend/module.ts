@@ -14,6 +14,7 @@
  * then lowered by the transpiler's own statement lowering.
  */
 import { parse, type Node, type Program } from 'acorn'
+import { LIBRARIES } from '../../ast/libraries.ts'
 import { transpileError } from '../../diagnostics/diagnostic.ts'
 import { SourceLocator } from '../../diagnostics/location.ts'
 import { sha256Hex } from '../../vm/atoms/sha256.ts'
@@ -169,8 +170,13 @@ export function compileWorkflow(source: string, options: CompileWorkflowOptions 
     return { name: typeof meta['name'] === 'string' ? meta['name'] : 'workflow', params: ['args'], helpers: [...helpers, ...state.helpers] as never, body: body as never }
   })
   if (tasks) spliceTaskGroups(ast, tasks.groups)
-  const { file: _file, ...hashed } = ast
+  // The hash pins a journal to its program: the declaration is left out, so runs started before
+  // programs declared it still resume.
+  const { file: _file, libraries: _libraries, ...hashed } = ast
   const atoms = Object.freeze([...calledAtoms].sort())
+  // Programs say what they need: the workflow engine's library, and the custom atoms they call.
+  ast.libraries = { workflow: LIBRARIES.workflow.version }
+  if (atoms.length > 0 && ast.atoms === undefined) ast.atoms = [...atoms]
   return Object.freeze({ format: 'ajs-workflow/1', ast, meta, astHash: sha256Hex(canonicalJson(hashed)), sourceName, atoms })
 }
 
