@@ -15,6 +15,7 @@ export { FLOW_CODES, type FlowCodeName } from '../diagnostics/flowlang-codes.ts'
 export { compileFlow, flowVm, type CompiledFlow, type FlowRunState, type TurnOptions } from './runtime/pipeline.ts'
 export { compileTurnProgram } from './runtime/program.ts'
 export { FLOW_ATOMS, type FlowCapabilities } from './runtime/atoms.ts'
+export { flowlangLibrary } from './runtime/library.ts'
 export { McpRouter } from './runtime/router.ts'
 export { parseXmlToolCalls } from './runtime/codecs.ts'
 export {

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { validateAst } from '../../src/ast/validate.ts'
-import { FlowSession, baselineGraph, compileTurnProgram, validateFlowGraph, type FlowHost, type McpCapability } from '../../src/flowlang/index.ts'
+import { AgentVM } from '../../src/vm/agent-vm.ts'
+import { FlowSession, baselineGraph, compileTurnProgram, flowlangLibrary, validateFlowGraph, type FlowHost, type McpCapability } from '../../src/flowlang/index.ts'
 import { startFakeOpenAI, type FakeLlm, type ToolFormat } from './fake-llm.ts'
 import { chainGraph, recordingHost } from './helpers.ts'
 
@@ -73,6 +74,18 @@ describe('the turn program', () => {
       // JSON all the way: it survives a round trip unchanged.
       expect(JSON.parse(JSON.stringify(program))).toEqual(program)
     }
+  })
+
+  test('it declares the flowlang runtime library: a VM without it refuses the program before running it', async () => {
+    const program = compileTurnProgram(validateFlowGraph(chainGraph('protocol.openai', 'codec.auto', 'http://127.0.0.1:9/v1')).graph)
+    expect(program.libraries).toEqual({ flowlang: 1 })
+    const args = { history: [], input: 'hi', turn: 1, channel: null, maxRounds: 8, system: null }
+    const bare = await new AgentVM().run(program, args)
+    expect(bare.error).toMatchObject({ name: 'AgentError', code: 'LIBRARY_MISSING' })
+    expect(bare.fuelUsed).toBe(0)
+    // With the library but without the host's capabilities, the first block fails cleanly.
+    const noHost = await new AgentVM([], { libraries: [flowlangLibrary] }).run(program, args)
+    expect(noHost.error?.op).toBe('flowTools')
   })
 
   test('a session exposes the program its turns run', async () => {

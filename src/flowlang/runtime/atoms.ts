@@ -236,3 +236,6 @@ export const flowStop = atom('flowStop', obj({ problem: str, params: { type: 'ob
 /** Every FlowLang atom, for `new AgentVM(FLOW_ATOMS)`. */
 export const FLOW_ATOMS: readonly AtomDef[] = [flowTools, flowShape, flowAdvertise, flowModelRound, flowDecode, flowFinal, flowTrace, flowToolCall, flowEncode, flowStop]
 export const FLOW_ATOM_NAMES: readonly string[] = FLOW_ATOMS.map((a) => a.op)
+
+/** The version of the FlowLang runtime library a turn program declares (`libraries: { flowlang: 1 }`). */
+export const FLOWLANG_LIBRARY_VERSION = 1

@@ -20,8 +20,9 @@ import { AgentVM } from '../../vm/agent-vm.ts'
 import type { AgentError } from '../../vm/errors.ts'
 import { blockSpec, type PortType } from '../catalog.ts'
 import type { FlowGraph, FlowNode } from '../graph.ts'
-import { FLOW_ATOMS, type FlowCapabilities, type McpCapability, type ModelCapability } from './atoms.ts'
+import { type FlowCapabilities, type McpCapability, type ModelCapability } from './atoms.ts'
 import { compileTurnProgram } from './program.ts'
+import { flowlangLibrary } from './library.ts'
 import { PROTOCOLS } from './protocols.ts'
 import type { McpRouter } from './router.ts'
 import { deliver } from './sinks.ts'
@@ -45,9 +46,9 @@ export interface CompiledFlow {
 }
 
 let sharedVm: AgentVM | undefined
-/** The VM FlowLang turns run on: the core atoms plus the FlowLang atoms. */
+/** The VM FlowLang turns run on: the core atoms plus the FlowLang runtime library. */
 export function flowVm(): AgentVM {
-  return (sharedVm ??= new AgentVM([...FLOW_ATOMS]))
+  return (sharedVm ??= new AgentVM([], { libraries: [flowlangLibrary] }))
 }
 
 /** The default model capability: the protocol blocks' HTTP streams, the host's `llm` winning over the block's options. */

@@ -35,7 +35,7 @@ import type { AjsProgram, Expr, Json, Step } from '../../ast/types.ts'
 import { blockSpec } from '../catalog.ts'
 import type { FlowGraph, FlowNode } from '../graph.ts'
 import { codecChannel } from './codecs.ts'
-import { FLOW_ATOM_NAMES } from './atoms.ts'
+import { FLOW_ATOM_NAMES, FLOWLANG_LIBRARY_VERSION } from './atoms.ts'
 import { SHAPERS } from './shapers.ts'
 
 // Plain-object node builders (until src/ast has a typed kit).
@@ -149,6 +149,7 @@ export function compileTurnProgram(graph: FlowGraph): AjsProgram {
     name: `flowlang turn: ${graph.name}`,
     description: 'One turn of a FlowLang pipeline (compiled by ajs-lang/flowlang).',
     atoms: [...FLOW_ATOM_NAMES],
+    libraries: { flowlang: FLOWLANG_LIBRARY_VERSION },
     params: { $pattern: 'object', properties: ['history', 'input', 'turn', 'channel', 'maxRounds', 'system'].map(param) },
     steps: [
       lets({
