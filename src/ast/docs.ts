@@ -41,24 +41,55 @@ export const LANGUAGE_OP_DOCS: Readonly<Record<string, string>> = {
 }
 
 export const EXPR_DOCS: Readonly<Record<string, string>> = {
-  literal: 'A constant JSON value.',
-  ident: 'A variable, or a global (`Math`, `JSON`, `undefined`, ...).',
-  member: 'Property access; null-safe; `computed` for `a[i]`.',
+  literal: 'A constant JSON value (copied fresh each time).',
+  ident: 'A variable, or a global value or namespace (as data holding its constants).',
+  member: 'Property access; null-safe; `computed` for `a[i]`, `optional` for `a?.b`.',
   binary: 'Arithmetic, comparison, bitwise, `in`.',
-  logical: '`&&`, `||`, `??` with short-circuit.',
-  unary: '`-`, `+`, `!`, `~`, `typeof`, `void`, `delete`.',
+  logical: 'Short-circuiting `&&`, `||`, `??`.',
+  unary: 'Unary operators; `delete` needs a member argument.',
   conditional: 'Ternary `a ? b : c`.',
   array: 'Array literal (elements may be `spread`).',
   object: 'Object literal (properties may be `spread`).',
-  spread: '`...x` inside array, object or call arguments.',
-  template: 'Template literal.',
+  spread: '`...x`, only inside `array`, `object` and call arguments.',
+  template: 'Template literal: one more quasi than expressions.',
   call: 'Helper, atom or global function call.',
   methodCall: 'Allowlisted method or namespace static.',
-  lambda: 'Arrow callback of an array method.',
-  assign: 'Assignment (also compound and logical).',
+  lambda: 'Arrow callback of an array method only; `body` (an expression) or `steps` (a block).',
+  assign: 'Assignment (also compound and logical); `target` a pattern only with `=`.',
   update: '`++` / `--`, prefix or postfix.',
   sequence: 'Comma operator.',
   regex: 'Regular expression literal (ReDoS-guarded).',
+}
+
+/** What each expression kind looks like in JavaScript (docs/ast.md). */
+export const EXPR_EXAMPLES: Readonly<Record<string, string>> = {
+  literal: '`42`, `"s"`, `null`, `[1]`',
+  ident: '`x`, `undefined`, `Math`',
+  member: '`a.b`, `a[i]`, `a?.b`',
+  binary: '`a + b`, `a in o`',
+  logical: '`a && b`, `a ?? b`',
+  unary: '`-x`, `typeof x`',
+  conditional: '`a ? b : c`',
+  array: '`[a, ...b]`',
+  object: '`{ a, [k]: v, ...o }`',
+  spread: '`...x`',
+  template: '`` `a${x}b` ``',
+  call: '`f(x)`, `httpFetch({ url })`, `parseInt(s)`',
+  methodCall: '`s.trim()`, `Math.max(a, b)`, `xs.map(x => x * 2)`',
+  lambda: '`x => x * 2`, `x => { return x }`',
+  assign: '`a.b = c`, `x += 1`, `[a, b] = [b, a]`',
+  update: '`i++`, `--n`',
+  sequence: '`a, b`',
+  regex: '`/ab+c/i`',
+}
+
+/** Descriptions of the operator sets. */
+export const OPERATOR_DOCS: Readonly<Record<string, string>> = {
+  binary: 'arithmetic, comparison (`==`/`!=` never coerce), bitwise, `in`',
+  logical: 'short-circuiting',
+  unary: 'prefix operators',
+  assign: 'plain, compound and logical assignment',
+  update: 'increment and decrement',
 }
 
 /** Descriptions of language-op fields whose kind alone does not say enough. */
@@ -85,4 +116,5 @@ export function opDoc(op: string): string | undefined {
 export const LIBRARY_DOCS: Readonly<Record<import('./libraries.ts').LibraryName, { doc: string; frontend: string }>> = {
   python: { doc: 'Python semantics (numbers, strings, containers, exceptions): the `py$...` functions.', frontend: '`transpilePython`, Python code blocks' },
   flow: { doc: 'Flow steps: step events, model calls, branch handles, loop inputs, flow errors.', frontend: '`compileFlow` (SavedFlow and Block flows)' },
+  workflow: { doc: 'The workflow boundary: agent requests, child workflows, durable sleep, logs, budget: journaled by the workflow engine.', frontend: '`compileWorkflow` (workflow modules)' },
 }

@@ -20,12 +20,34 @@
  */
 
 export type FieldKind =
+  // step fields
   | 'value' | 'expr' | 'name' | 'names' | 'string' | 'steps' | 'branches'
   | 'pattern' | 'bindings' | 'cases' | 'declKind'
+  // expression fields
+  | 'json' | 'exprs' | 'items' | 'args' | 'key' | 'keyOrExpr' | 'flag' | 'strings' | 'regexFlags'
+  | 'patterns' | 'properties' | 'lvalue' | 'assignTarget' | 'op'
+
+/** Every operator set, declared once; `op` fields name the set they take. */
+export const OPERATORS = {
+  binary: ['+', '-', '*', '/', '%', '**', '==', '!=', '===', '!==', '<', '>', '<=', '>=', '&', '|', '^', '<<', '>>', '>>>', 'in'],
+  logical: ['&&', '||', '??'],
+  unary: ['-', '+', '!', '~', 'typeof', 'void', 'delete'],
+  assign: ['=', '+=', '-=', '*=', '/=', '%=', '**=', '&=', '|=', '^=', '<<=', '>>=', '>>>=', '&&=', '||=', '??='],
+  update: ['++', '--'],
+} as const
+
+export type OperatorSet = keyof typeof OPERATORS
+/** The operators of one set, as a union of string literals. */
+export type OperatorOf<S extends OperatorSet> = (typeof OPERATORS)[S][number]
+
+/** The values of a `declKind` field. */
+export const DECL_KINDS = ['let', 'const', 'assign'] as const
 
 export interface FieldSpec {
   kind: FieldKind
   optional?: boolean
+  /** For `op` fields: the operator set. */
+  ops?: OperatorSet
   doc?: string
 }
 
@@ -49,8 +71,9 @@ export interface OpSpec {
   forms?: ReadonlyArray<{ required: readonly string[]; optional?: readonly string[] }>
 }
 
-const f = (kind: FieldKind, doc?: string): FieldSpec => ({ kind, doc })
-const opt = (kind: FieldKind, doc?: string): FieldSpec => ({ kind, optional: true, doc })
+const f = <K extends FieldKind>(kind: K, doc?: string): { kind: K; doc?: string } => ({ kind, doc })
+const opt = <K extends FieldKind>(kind: K, doc?: string): { kind: K; optional: true; doc?: string } => ({ kind, optional: true, doc })
+const op = <S extends OperatorSet>(ops: S): { kind: 'op'; ops: S } => ({ kind: 'op', ops })
 
 /** Identifiers: JS identifier names (ASCII letters, digits, `_`, `$`). */
 export const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
@@ -68,8 +91,11 @@ export const FORBIDDEN_NAMES: ReadonlySet<string> = new Set(['__proto__', 'const
 
 const label = opt('string', 'loop label for labelled break/continue')
 
-/** The core ops. Custom atoms (defineAtom) add ops whose fields are all `value`. */
-export const CORE_OPS: Record<string, OpSpec> = {
+/**
+ * The core ops, with their literal field kinds (the `StepOf<op>` types are
+ * derived from this). Custom atoms (defineAtom) add ops whose fields are all `value`.
+ */
+export const CORE_OP_TABLE = {
   // --- control -----------------------------------------------------------
   seq: { category: 'control', fields: { steps: f('steps') } },
   scope: { category: 'control', fields: { steps: f('steps') } },
@@ -233,31 +259,70 @@ export const CORE_OPS: Record<string, OpSpec> = {
   consoleLog: { category: 'utility', doc: 'Log values (to trace and `capabilities.console`).', fields: { message: f('value') } },
   consoleWarn: { category: 'utility', doc: 'Warn (also added to the run\'s `warnings`).', fields: { message: f('value') } },
   consoleError: { category: 'utility', doc: 'Log an error message.', fields: { message: f('value') } },
-}
+} satisfies Record<string, OpSpec>
+
+/** The core ops, indexable by any op name. */
+export const CORE_OPS: Record<string, OpSpec> = CORE_OP_TABLE
+export type CoreOp = keyof typeof CORE_OP_TABLE
 
 export interface ExprSpec {
-  /** Child fields holding expressions (or arrays of them), for walkers. */
-  children: string[]
+  fields: Record<string, FieldSpec>
+  /** Like OpSpec.forms: a node takes exactly one form. */
+  forms?: OpSpec['forms']
+  /**
+   * Kinds that are no expression on their own: `spread` only as an item of
+   * an array, object or argument list, `lambda` only as a method's callback.
+   */
+  only?: 'item' | 'callback'
 }
 
-/** Every `$expr` kind with its child fields. */
-export const EXPR_KINDS: Record<string, ExprSpec> = {
-  literal: { children: [] },
-  ident: { children: [] },
-  member: { children: ['object', 'property'] },
-  binary: { children: ['left', 'right'] },
-  logical: { children: ['left', 'right'] },
-  unary: { children: ['argument'] },
-  conditional: { children: ['test', 'consequent', 'alternate'] },
-  array: { children: ['elements'] },
-  object: { children: ['properties'] },
-  spread: { children: ['argument'] },
-  template: { children: ['expressions'] },
-  call: { children: ['args'] },
-  methodCall: { children: ['object', 'args'] },
-  lambda: { children: ['body'] },
-  assign: { children: ['target', 'value'] },
-  update: { children: ['argument'] },
-  sequence: { children: ['expressions'] },
-  regex: { children: [] },
-}
+/**
+ * Every `$expr` kind with its fields. Field kinds of expressions:
+ * - `json`        JSON data (a `literal`'s value)
+ * - `exprs`       a list of expressions
+ * - `items`       a list of expressions or `spread` nodes
+ * - `args`        a method's arguments: expressions, `spread` or `lambda` nodes
+ * - `key`         a static property or method name (not a forbidden name)
+ * - `keyOrExpr`   a key, or with `computed: true` an expression
+ * - `flag`        a boolean
+ * - `strings`     a list of strings
+ * - `regexFlags`  regular expression flags (`gimsuy`)
+ * - `patterns`    a list of binding patterns
+ * - `properties`  object literal properties `{ key, computed?, value }` or `spread` nodes
+ * - `lvalue`      an `ident` or `member` node
+ * - `assignTarget` an `ident` or `member` node, or a pattern node
+ * - `op`          an operator of the set named by `ops`
+ * Descriptions are in docs.ts (kept out of the VM bundle).
+ */
+export const EXPR_KINDS = {
+  literal: { fields: { value: f('json') } },
+  ident: { fields: { name: f('name') } },
+  member: { fields: { object: f('expr'), property: f('keyOrExpr'), computed: opt('flag'), optional: opt('flag') } },
+  binary: { fields: { op: op('binary'), left: f('expr'), right: f('expr') } },
+  logical: { fields: { op: op('logical'), left: f('expr'), right: f('expr') } },
+  unary: { fields: { op: op('unary'), argument: f('expr') } },
+  conditional: { fields: { test: f('expr'), consequent: f('expr'), alternate: f('expr') } },
+  array: { fields: { elements: f('items') } },
+  object: { fields: { properties: f('properties') } },
+  spread: { fields: { argument: f('expr') }, only: 'item' },
+  template: { fields: { quasis: f('strings'), expressions: f('exprs') } },
+  call: { fields: { callee: f('name'), args: opt('items') } },
+  methodCall: { fields: { object: f('expr'), method: f('key'), args: opt('args'), optional: opt('flag') } },
+  lambda: {
+    fields: { params: f('patterns'), body: opt('expr'), steps: opt('steps') },
+    forms: [{ required: ['body'] }, { required: ['steps'] }],
+    only: 'callback',
+  },
+  assign: { fields: { op: op('assign'), target: f('assignTarget'), value: f('expr') } },
+  update: { fields: { op: op('update'), prefix: opt('flag'), argument: f('lvalue') } },
+  sequence: { fields: { expressions: f('exprs') } },
+  regex: { fields: { pattern: f('string'), flags: opt('regexFlags') } },
+} as const satisfies Record<string, ExprSpec>
+
+export type ExprKind = keyof typeof EXPR_KINDS
+
+/** Field kinds whose values hold expressions or steps (what a walker descends into). */
+export const CHILD_KINDS: ReadonlySet<FieldKind> = new Set<FieldKind>([
+  'value', 'expr', 'steps', 'branches', 'pattern', 'bindings', 'cases',
+  'exprs', 'items', 'args', 'keyOrExpr', 'patterns', 'properties', 'lvalue', 'assignTarget',
+])

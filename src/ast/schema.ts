@@ -8,15 +8,13 @@
  * Schema cannot say well (non-finite numbers, template quasi counts) and
  * reports every problem with a JSON pointer.
  */
-import { ATOM_NAME, CORE_OPS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, type FieldKind } from './nodes.ts'
+import { ATOM_NAME, CORE_OPS, DECL_KINDS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, OPERATORS, type ExprSpec, type FieldSpec, type OpSpec } from './nodes.ts'
 import { EXPR_DOCS, fieldDoc, opDoc } from './docs.ts'
 import { LIBRARIES, LIBRARY_NAME } from './libraries.ts'
 
 type Schema = Record<string, unknown>
 
 const ref = (name: string): Schema => ({ $ref: `#/$defs/${name}` })
-const BINARY_OPS = ['+', '-', '*', '/', '%', '**', '==', '!=', '===', '!==', '<', '>', '<=', '>=', '&', '|', '^', '<<', '>>', '>>>', 'in']
-const ASSIGN_OPS = ['=', '+=', '-=', '*=', '/=', '%=', '**=', '&=', '|=', '^=', '<<=', '>>=', '>>>=', '&&=', '||=', '??=']
 
 /** A node with a fixed discriminator, its fields, and no other keys. */
 function node(tag: '$expr' | '$pattern' | 'op', kind: string, properties: Schema, required: string[], doc?: string): Schema {
@@ -32,45 +30,9 @@ function node(tag: '$expr' | '$pattern' | 'op', kind: string, properties: Schema
 
 const loc = { loc: ref('loc') }
 
-/** Fields of each expression kind (EXPR_KINDS lists the kinds; types.ts the shapes). */
-const EXPR_FIELDS: Record<string, { properties: Schema; required: string[] }> = {
-  literal: { properties: { value: true }, required: ['value'] },
-  ident: { properties: { name: ref('name') }, required: ['name'] },
-  member: {
-    properties: { object: ref('expr'), property: { anyOf: [ref('key'), ref('expr')] }, computed: { type: 'boolean' }, optional: { type: 'boolean' } },
-    required: ['object', 'property'],
-  },
-  binary: { properties: { op: { enum: BINARY_OPS }, left: ref('expr'), right: ref('expr') }, required: ['op', 'left', 'right'] },
-  logical: { properties: { op: { enum: ['&&', '||', '??'] }, left: ref('expr'), right: ref('expr') }, required: ['op', 'left', 'right'] },
-  unary: { properties: { op: { enum: ['-', '+', '!', '~', 'typeof', 'void', 'delete'] }, argument: ref('expr') }, required: ['op', 'argument'] },
-  conditional: { properties: { test: ref('expr'), consequent: ref('expr'), alternate: ref('expr') }, required: ['test', 'consequent', 'alternate'] },
-  array: { properties: { elements: { type: 'array', items: ref('exprOrSpread') } }, required: ['elements'] },
-  object: { properties: { properties: { type: 'array', items: { anyOf: [ref('property'), ref('spread')] } } }, required: ['properties'] },
-  spread: { properties: { argument: ref('expr') }, required: ['argument'] },
-  template: { properties: { quasis: { type: 'array', items: { type: 'string' }, minItems: 1 }, expressions: { type: 'array', items: ref('expr') } }, required: ['quasis', 'expressions'] },
-  call: { properties: { callee: ref('name'), args: { type: 'array', items: ref('exprOrSpread') } }, required: ['callee'] },
-  methodCall: {
-    properties: { object: ref('expr'), method: ref('key'), args: { type: 'array', items: { anyOf: [ref('expr'), ref('spread'), ref('lambda')] } }, optional: { type: 'boolean' } },
-    required: ['object', 'method'],
-  },
-  lambda: {
-    properties: { params: { type: 'array', items: ref('pattern') }, body: ref('expr'), steps: ref('steps') },
-    required: ['params'],
-  },
-  assign: {
-    properties: { op: { enum: ASSIGN_OPS }, target: { anyOf: [ref('expr_ident'), ref('expr_member'), ref('patternNode')] }, value: ref('expr') },
-    required: ['op', 'target', 'value'],
-  },
-  update: { properties: { op: { enum: ['++', '--'] }, prefix: { type: 'boolean' }, argument: { anyOf: [ref('expr_ident'), ref('expr_member')] } }, required: ['op', 'argument'] },
-  sequence: { properties: { expressions: { type: 'array', items: ref('expr'), minItems: 1 } }, required: ['expressions'] },
-  regex: { properties: { pattern: { type: 'string' }, flags: { type: 'string', pattern: '^[gimsuy]*$' } }, required: ['pattern'] },
-}
-
-/** Kinds that are not expressions on their own (only inside lists / as callbacks). */
-const NOT_STANDALONE = new Set(['spread', 'lambda'])
-
-function fieldSchema(kind: FieldKind): Schema {
-  switch (kind) {
+/** The schema of one field, from its kind (and for `op` fields its operator set). */
+function fieldSchema(fs: FieldSpec): Schema {
+  switch (fs.kind) {
     case 'value': return ref('value')
     case 'expr': return ref('expr')
     case 'name': return ref('name')
@@ -81,8 +43,31 @@ function fieldSchema(kind: FieldKind): Schema {
     case 'pattern': return ref('pattern')
     case 'bindings': return { type: 'object', propertyNames: ref('name'), additionalProperties: ref('value') }
     case 'cases': return { type: 'array', items: ref('case') }
-    case 'declKind': return { enum: ['let', 'const', 'assign'] }
+    case 'declKind': return { enum: [...DECL_KINDS] }
+    case 'json': return true as unknown as Schema
+    case 'exprs': return { type: 'array', items: ref('expr') }
+    case 'items': return { type: 'array', items: ref('exprOrSpread') }
+    case 'args': return { type: 'array', items: { anyOf: [ref('expr'), ref('spread'), ref('lambda')] } }
+    case 'key': return ref('key')
+    case 'keyOrExpr': return { anyOf: [ref('key'), ref('expr')] }
+    case 'flag': return { type: 'boolean' }
+    case 'strings': return { type: 'array', items: { type: 'string' } }
+    case 'regexFlags': return { type: 'string', pattern: '^[gimsuy]*$' }
+    case 'patterns': return { type: 'array', items: ref('pattern') }
+    case 'properties': return { type: 'array', items: { anyOf: [ref('property'), ref('spread')] } }
+    case 'lvalue': return { anyOf: [ref('expr_ident'), ref('expr_member')] }
+    case 'assignTarget': return { anyOf: [ref('expr_ident'), ref('expr_member'), ref('patternNode')] }
+    case 'op': return { enum: [...OPERATORS[fs.ops!]] }
   }
+}
+
+/** One shape per form: its required fields present, every other form's fields absent. */
+function formsSchema(forms: NonNullable<OpSpec['forms']>): Schema[] {
+  return forms.map((form) => {
+    const own = new Set([...form.required, ...(form.optional ?? [])])
+    const others = forms.flatMap((f) => [...f.required, ...(f.optional ?? [])]).filter((k) => !own.has(k))
+    return { required: [...form.required], not: { anyOf: [...new Set(others)].map((k) => ({ required: [k] })) } }
+  })
 }
 
 /** Build the schema object. Deterministic: same vocabulary, same JSON. */
@@ -102,16 +87,24 @@ export function buildAjsSchema(): Schema {
     ],
   }
   const exprKinds = Object.keys(EXPR_KINDS)
+  const exprSpecs = EXPR_KINDS as Record<string, ExprSpec>
   for (const kind of exprKinds) {
-    const f = EXPR_FIELDS[kind]
-    if (!f) throw new Error(`schema: no fields for expression kind ${kind}`)
-    defs[`expr_${kind}`] = node('$expr', kind, { ...f.properties, ...loc }, f.required, EXPR_DOCS[kind])
+    const spec = exprSpecs[kind]!
+    const properties: Schema = {}
+    const required: string[] = []
+    for (const [field, fs] of Object.entries(spec.fields)) {
+      properties[field] = fieldSchema(fs)
+      if (!fs.optional) required.push(field)
+    }
+    const expr = node('$expr', kind, { ...properties, ...loc }, required, EXPR_DOCS[kind])
+    if (spec.forms) expr.oneOf = formsSchema(spec.forms)
+    defs[`expr_${kind}`] = expr
   }
   defs.expr = {
     description: 'An expression node, discriminated by `$expr`.',
     type: 'object',
     required: ['$expr'],
-    oneOf: exprKinds.filter((k) => !NOT_STANDALONE.has(k)).map((k) => ref(`expr_${k}`)),
+    oneOf: exprKinds.filter((k) => !exprSpecs[k]!.only).map((k) => ref(`expr_${k}`)),
   }
   defs.spread = ref('expr_spread')
   defs.lambda = ref('expr_lambda')
@@ -151,17 +144,13 @@ export function buildAjsSchema(): Schema {
     const required: string[] = []
     for (const [field, fs] of Object.entries(spec.fields)) {
       const doc = fieldDoc(op, field)
-      properties[field] = doc ? { ...fieldSchema(fs.kind), description: doc } : fieldSchema(fs.kind)
+      properties[field] = doc ? { ...fieldSchema(fs), description: doc } : fieldSchema(fs)
       if (!fs.optional) required.push(field)
     }
     const step = node('op', op, properties, required, opDoc(op))
     if (spec.forms) {
       // One shape per form: its required fields present, every other form's fields absent.
-      step.oneOf = spec.forms.map((form) => {
-        const own = new Set([...form.required, ...(form.optional ?? [])])
-        const others = spec.forms!.flatMap((f) => [...f.required, ...(f.optional ?? [])]).filter((k) => !own.has(k))
-        return { required: [...form.required], not: { anyOf: [...new Set(others)].map((k) => ({ required: [k] })) } }
-      })
+      step.oneOf = formsSchema(spec.forms)
     }
     defs[`step_${op}`] = step
   }

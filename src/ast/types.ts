@@ -8,6 +8,9 @@
  * The field kinds of every op and expression live in `nodes.ts`; this file is
  * the typed view of the same vocabulary.
  */
+import type { CORE_OP_TABLE, CoreOp, DECL_KINDS, EXPR_KINDS, ExprKind, OperatorOf, OperatorSet } from './nodes.ts'
+
+export type { CoreOp, ExprKind, OperatorOf, OperatorSet }
 
 /** Version of the wire format this package writes and reads. */
 export const AST_FORMAT_VERSION = 1 as const
@@ -22,93 +25,92 @@ export type Loc = [number, number]
 // Expressions
 // ---------------------------------------------------------------------------
 
-export type BinaryOp =
-  | '+' | '-' | '*' | '/' | '%' | '**'
-  | '==' | '!=' | '===' | '!==' | '<' | '>' | '<=' | '>='
-  | '&' | '|' | '^' | '<<' | '>>' | '>>>'
-  | 'in'
-export type LogicalOp = '&&' | '||' | '??'
-export type UnaryOp = '-' | '+' | '!' | '~' | 'typeof' | 'void' | 'delete'
-export type AssignOp =
-  | '=' | '+=' | '-=' | '*=' | '/=' | '%=' | '**='
-  | '&=' | '|=' | '^=' | '<<=' | '>>=' | '>>>='
-  | '&&=' | '||=' | '??='
+export type BinaryOp = OperatorOf<'binary'>
+export type LogicalOp = OperatorOf<'logical'>
+export type UnaryOp = OperatorOf<'unary'>
+export type AssignOp = OperatorOf<'assign'>
+export type UpdateOp = OperatorOf<'update'>
 
-interface ExprBase {
-  loc?: Loc
-}
-
-export interface LiteralExpr extends ExprBase { $expr: 'literal'; value: Json }
-export interface IdentExpr extends ExprBase { $expr: 'ident'; name: string }
-export interface MemberExpr extends ExprBase {
-  $expr: 'member'
-  object: Expr
-  /** A static name, or (with `computed: true`) an expression. */
-  property: string | Expr
-  computed?: boolean
-  /** `a?.b`: short-circuits the whole chain to `undefined` when `object` is nullish. */
-  optional?: boolean
-}
-export interface BinaryExpr extends ExprBase { $expr: 'binary'; op: BinaryOp; left: Expr; right: Expr }
-export interface LogicalExpr extends ExprBase { $expr: 'logical'; op: LogicalOp; left: Expr; right: Expr }
-export interface UnaryExpr extends ExprBase { $expr: 'unary'; op: UnaryOp; argument: Expr }
-export interface ConditionalExpr extends ExprBase {
-  $expr: 'conditional'; test: Expr; consequent: Expr; alternate: Expr
-}
-export interface SpreadExpr extends ExprBase { $expr: 'spread'; argument: Expr }
-export interface ArrayExpr extends ExprBase { $expr: 'array'; elements: Array<Expr | SpreadExpr> }
+/** An object literal property (a static key, or with `computed: true` an expression giving the key). */
 export interface PropertyNode {
-  /** Static key, or with `computed: true` an expression giving the key. */
   key: string | Expr
   computed?: boolean
   value: Expr
 }
-export interface ObjectExpr extends ExprBase { $expr: 'object'; properties: Array<PropertyNode | SpreadExpr> }
-export interface TemplateExpr extends ExprBase {
-  $expr: 'template'
-  /** `quasis.length === expressions.length + 1` */
-  quasis: string[]
-  expressions: Expr[]
+
+/** The TypeScript type of each field kind of the vocabulary table (nodes.ts). */
+export interface FieldTypes {
+  value: Value
+  expr: Expr
+  name: string
+  names: string[]
+  string: string
+  steps: Step[]
+  branches: Step[][]
+  pattern: Pattern
+  bindings: { [name: string]: Value }
+  cases: Array<{ test?: Expr | null; body: Step[] }>
+  declKind: (typeof DECL_KINDS)[number]
+  json: Json
+  exprs: Expr[]
+  items: Array<Expr | SpreadExpr>
+  args: Array<Expr | SpreadExpr | LambdaExpr>
+  key: string
+  keyOrExpr: string | Expr
+  flag: boolean
+  strings: string[]
+  regexFlags: string
+  patterns: Pattern[]
+  properties: Array<PropertyNode | SpreadExpr>
+  lvalue: IdentExpr | MemberExpr
+  assignTarget: IdentExpr | MemberExpr | PatternNode
+  op: string
 }
+
+/** The type of one field spec: its kind's type, or for `op` fields the operators of its set. */
+export type FieldType<S> = S extends { kind: 'op'; ops: infer O extends OperatorSet }
+  ? OperatorOf<O>
+  : S extends { kind: infer K extends keyof FieldTypes } ? FieldTypes[K] : never
+
+type Flat<T> = { [K in keyof T]: T[K] } & {}
+
+/** The node fields declared by a table entry's `fields`: required ones, then the optional ones. */
+export type FieldsOf<F> = Flat<
+  { -readonly [K in keyof F as F[K] extends { optional: true } ? never : K]: FieldType<F[K]> } &
+  { -readonly [K in keyof F as F[K] extends { optional: true } ? K : never]?: FieldType<F[K]> }
+>
+
+/** The node of one expression kind, derived from its entry in `EXPR_KINDS`. */
+export type ExprOf<K extends ExprKind> = Flat<{ $expr: K; loc?: Loc } & FieldsOf<(typeof EXPR_KINDS)[K]['fields']>>
+
+export type LiteralExpr = ExprOf<'literal'>
+export type IdentExpr = ExprOf<'ident'>
+/** `a.b`, or with `computed: true` `a[i]`; `optional` (`a?.b`) short-circuits the chain when `object` is nullish. */
+export type MemberExpr = ExprOf<'member'>
+export type BinaryExpr = ExprOf<'binary'>
+export type LogicalExpr = ExprOf<'logical'>
+export type UnaryExpr = ExprOf<'unary'>
+export type ConditionalExpr = ExprOf<'conditional'>
+export type SpreadExpr = ExprOf<'spread'>
+export type ArrayExpr = ExprOf<'array'>
+export type ObjectExpr = ExprOf<'object'>
+/** `quasis.length === expressions.length + 1` */
+export type TemplateExpr = ExprOf<'template'>
 /** Call of a helper function, an atom (one object argument), or a global builtin function. */
-export interface CallExpr extends ExprBase { $expr: 'call'; callee: string; args: Array<Expr | SpreadExpr> }
+export type CallExpr = ExprOf<'call'>
 /** `object.method(...args)`: allowlisted builtin methods and namespace statics (`Math.max`). */
-export interface MethodCallExpr extends ExprBase {
-  $expr: 'methodCall'
-  object: Expr
-  method: string
-  args: Array<Expr | SpreadExpr>
-  optional?: boolean
-}
-/** An arrow function; only valid as an argument of an array higher-order method. */
-export interface LambdaExpr extends ExprBase {
-  $expr: 'lambda'
-  params: Pattern[]
-  /** Expression body (`x => x + 1`) ... */
-  body?: Expr
-  /** ... or block body (`x => { ...; return v }`). Exactly one of `body` / `steps`. */
-  steps?: Step[]
-}
-export interface AssignExpr extends ExprBase {
-  $expr: 'assign'
-  op: AssignOp
-  /** An `ident` or `member` expression; with `op: '='` also a destructuring pattern. */
-  target: IdentExpr | MemberExpr | PatternNode
-  value: Expr
-}
-export interface UpdateExpr extends ExprBase {
-  $expr: 'update'; op: '++' | '--'; prefix: boolean; argument: IdentExpr | MemberExpr
-}
-export interface SequenceExpr extends ExprBase { $expr: 'sequence'; expressions: Expr[] }
+export type MethodCallExpr = ExprOf<'methodCall'>
+/** An arrow function; only valid as an argument of an array higher-order method. Exactly one of `body` / `steps`. */
+export type LambdaExpr = ExprOf<'lambda'>
+/** `target` is an `ident` or `member`; with `op: '='` also a destructuring pattern. */
+export type AssignExpr = ExprOf<'assign'>
+export type UpdateExpr = ExprOf<'update'>
+export type SequenceExpr = ExprOf<'sequence'>
 /** A regular expression literal; compiled only after the ReDoS guard accepts it. */
-export interface RegexExpr extends ExprBase { $expr: 'regex'; pattern: string; flags: string }
+export type RegexExpr = ExprOf<'regex'>
 
-export type Expr =
-  | LiteralExpr | IdentExpr | MemberExpr | BinaryExpr | LogicalExpr | UnaryExpr
-  | ConditionalExpr | ArrayExpr | ObjectExpr | TemplateExpr | CallExpr | MethodCallExpr
-  | LambdaExpr | AssignExpr | UpdateExpr | SequenceExpr | RegexExpr | SpreadExpr
-
-export type ExprKind = Expr['$expr']
+/** Every expression node, discriminated by `$expr` (one member per kind of `EXPR_KINDS`). */
+export type Expr = { [K in ExprKind]: ExprOf<K> }[ExprKind]
 
 /**
  * A value field: an `$expr` node, or JSON whose nested `$expr` nodes are
@@ -156,6 +158,12 @@ export interface StepBase {
 export interface Step extends StepBase {
   [field: string]: unknown
 }
+
+/** The step of one core op, derived from its entry in `CORE_OPS`. */
+export type StepOf<K extends CoreOp> = Flat<StepBase & { op: K } & FieldsOf<(typeof CORE_OP_TABLE)[K]['fields']>>
+
+/** Every core step, discriminated by `op` (custom atom steps are the wide `Step`). */
+export type CoreStep = { [K in CoreOp]: StepOf<K> }[CoreOp]
 
 export interface FunctionDef {
   params: Pattern[]

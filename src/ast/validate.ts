@@ -6,7 +6,7 @@
  */
 import { AST_FORMAT_VERSION } from './types.ts'
 import { LIBRARY_NAME } from './libraries.ts'
-import { ATOM_NAME, CORE_OPS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, type FieldKind, type FieldSpec, type OpSpec } from './nodes.ts'
+import { ATOM_NAME, CORE_OPS, DECL_KINDS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, OPERATORS, type ExprSpec, type FieldSpec, type OperatorSet, type OpSpec } from './nodes.ts'
 
 export interface AstProblem {
   /** JSON pointer to the offending node, e.g. `/steps/3/value/left`. */
@@ -22,10 +22,20 @@ export interface ValidateOptions {
   maxNodes?: number
 }
 
-const BINARY = new Set(['+', '-', '*', '/', '%', '**', '==', '!=', '===', '!==', '<', '>', '<=', '>=', '&', '|', '^', '<<', '>>', '>>>', 'in'])
-const LOGICAL = new Set(['&&', '||', '??'])
-const UNARY = new Set(['-', '+', '!', '~', 'typeof', 'void', 'delete'])
-const ASSIGN = new Set(['=', '+=', '-=', '*=', '/=', '%=', '**=', '&=', '|=', '^=', '<<=', '>>=', '>>>=', '&&=', '||=', '??='])
+/** Each operator set as a Set, for the `op` fields. */
+const OP_SETS = {} as Record<OperatorSet, ReadonlySet<string>>
+for (const k of Object.keys(OPERATORS) as OperatorSet[]) OP_SETS[k] = new Set(OPERATORS[k])
+const DECL = new Set<unknown>(DECL_KINDS)
+/** Each expression kind's [field, spec] pairs. */
+const EXPR_FIELDS = new Map<string, Array<[string, FieldSpec]>>()
+for (const [k, spec] of Object.entries(EXPR_KINDS as Record<string, ExprSpec>)) EXPR_FIELDS.set(k, Object.entries(spec.fields))
+/** Where a kind that is no expression on its own may stand, and what is said elsewhere. */
+const ONLY_MESSAGES = {
+  item: (k: string) => `\`${k}\` is only valid inside array, object or call arguments`,
+  callback: (k: string) => `A ${k} can only be the callback argument of an array method`,
+}
+/** `allow` bits of Checker.expr: which of the `only` kinds may stand here. */
+const ITEM = 1, CALLBACK = 2
 const STEP_META = new Set(['op', 'result', 'loc'])
 const ROOT_META = new Set(['ajs', 'params', 'functions', 'inputSchema', 'outputSchema', 'name', 'description', 'file', 'atoms', 'libraries'])
 
@@ -137,7 +147,7 @@ class Checker {
       if (STEP_META.has(k)) continue
       if (!Object.prototype.hasOwnProperty.call(spec.fields, k)) this.fail(at(path, k), `Op "${v.op}" has no field "${k}"`)
     }
-    if (spec.forms) this.form(v, spec, path)
+    if (spec.forms) this.form(v, spec.forms, path, `Op "${v.op}"`)
     for (const [field, fs] of fieldsOf(v.op, spec)) {
       const fv = v[field]
       const fp = at(path, field)
@@ -145,29 +155,29 @@ class Checker {
         if (!fs.optional) this.fail(fp, `Op "${v.op}" needs field "${field}"`)
         continue
       }
-      this.field(fs.kind, fv, fp, depth + 1)
+      this.field(fs, fv, fp, depth + 1, v)
     }
   }
 
   /** An op with several shapes: exactly one form, all its required fields, none of another form's. */
-  form(v: Record<string, unknown>, spec: OpSpec, path: Path): void {
-    const forms = spec.forms!
+  form(v: Record<string, unknown>, forms: NonNullable<OpSpec['forms']>, path: Path, label: string): void {
     const form = forms.find((f) => v[f.required[0]!] !== undefined)
     if (!form) {
       const shapes = forms.map((f) => f.required.map((k) => `"${k}"`).join(' + ')).join(', or ')
-      return this.fail(path, `Op "${v.op}" needs ${shapes}`)
+      return this.fail(path, `${label} needs ${shapes}`)
     }
-    for (const k of form.required) if (v[k] === undefined) this.fail(at(path, k), `Op "${v.op}" needs field "${k}" with "${form.required[0]}"`)
+    for (const k of form.required) if (v[k] === undefined) this.fail(at(path, k), `${label} needs field "${k}" with "${form.required[0]}"`)
     const own = new Set([...form.required, ...(form.optional ?? [])])
     for (const other of forms) {
       for (const k of [...other.required, ...(other.optional ?? [])]) {
-        if (!own.has(k) && v[k] !== undefined) this.fail(at(path, k), `Op "${v.op}" takes "${k}" only without "${form.required[0]}"`)
+        if (!own.has(k) && v[k] !== undefined) this.fail(at(path, k), `${label} takes "${k}" only without "${form.required[0]}"`)
       }
     }
   }
 
-  field(kind: FieldKind, v: unknown, path: Path, depth: number): void {
-    switch (kind) {
+  /** One field of a step or expression node (`node`), checked by its kind. */
+  field(fs: FieldSpec, v: unknown, path: Path, depth: number, node: Record<string, any>): void {
+    switch (fs.kind) {
       case 'value': return this.value(v, path, depth)
       case 'expr': return this.expr(v, path, depth)
       case 'name': return this.name(v, path)
@@ -193,7 +203,37 @@ class Checker {
           this.steps(c.body, at(cp, 'body'), depth + 1)
         })
       case 'declKind':
-        if (v !== 'let' && v !== 'const' && v !== 'assign') this.fail(path, 'Expected "let", "const" or "assign"')
+        if (!DECL.has(v)) this.fail(path, 'Expected "let", "const" or "assign"')
+        return
+      case 'json': return this.literal(v, path, depth)
+      case 'exprs': return this.exprList(v, path, depth, 0)
+      case 'items': return this.exprList(v, path, depth, ITEM)
+      case 'args': return this.exprList(v, path, depth, ITEM | CALLBACK)
+      case 'keyOrExpr': return node.computed ? this.expr(v, path, depth) : this.key(v, path)
+      case 'key': return this.key(v, path)
+      case 'flag': if (typeof v !== 'boolean') this.fail(path, 'Expected true or false'); return
+      case 'strings': if (!Array.isArray(v) || !v.every((q) => typeof q === 'string')) this.fail(path, 'Expected an array of strings'); return
+      case 'regexFlags': if (typeof v !== 'string' || !/^[gimsuy]*$/.test(v)) this.fail(path, 'Unsupported regex flags'); return
+      case 'patterns':
+        if (!Array.isArray(v)) return this.fail(path, 'Expected an array of patterns')
+        return this.each(v, (p, i) => this.pattern(p, at(path, i), depth + 1))
+      case 'properties':
+        if (!Array.isArray(v)) return this.fail(path, 'Expected an array of properties')
+        return this.each(v, (p: any, i: number) => {
+          const pp = at(path, i)
+          if (isObj(p) && p.$expr === 'spread') return this.expr(p, pp, depth + 1, ITEM)
+          if (!isObj(p)) return this.fail(pp, 'Expected a property { key, value }')
+          if (p.computed) this.expr(p.key, at(pp, 'key'), depth + 1)
+          else if (typeof p.key !== 'string') this.fail(at(pp, 'key'), 'Expected a key string')
+          else if (FORBIDDEN_NAMES.has(p.key)) this.fail(at(pp, 'key'), `Forbidden key "${p.key}"`)
+          this.expr(p.value, at(pp, 'value'), depth + 1)
+        })
+      case 'assignTarget':
+        if (isObj(v) && '$pattern' in v) return this.pattern(v, path, depth)
+        return this.lvalue(v, path, depth, 'Assignment target must be ident, member or pattern')
+      case 'lvalue': return this.lvalue(v, path, depth, 'Target must be ident or member')
+      case 'op':
+        if (!OP_SETS[fs.ops!].has(v as string)) this.fail(path, `Unknown ${fs.ops === 'assign' ? 'assignment' : fs.ops} operator "${v}"`)
         return
     }
   }
@@ -212,98 +252,44 @@ class Checker {
     }
   }
 
-  exprList(v: unknown, path: Path, depth: number, spread: boolean): void {
-    if (!Array.isArray(v)) return this.fail(path, 'Expected an array of expressions')
-    this.each(v, (x, i) => {
-      if (spread && isObj(x) && x.$expr === 'spread') {
-        if (this.enter(at(path, i), depth + 1)) this.expr(x.argument, at(at(path, i), 'argument'), depth + 2)
-      } else this.expr(x, at(path, i), depth + 1)
-    })
+  /** A static property or method name. */
+  key(v: unknown, path: Path): void {
+    if (typeof v !== 'string') this.fail(path, 'Expected a property name')
+    else if (FORBIDDEN_NAMES.has(v)) this.fail(path, `Forbidden property "${v}"`)
   }
 
-  expr(v: unknown, path: Path, depth: number): void {
+  /** An `ident` or `member` node (something a value can be stored into). */
+  lvalue(v: unknown, path: Path, depth: number, message: string): void {
+    if (!isObj(v) || (v.$expr !== 'ident' && v.$expr !== 'member')) return this.fail(path, message)
+    this.expr(v, path, depth)
+  }
+
+  exprList(v: unknown, path: Path, depth: number, allow: number): void {
+    if (!Array.isArray(v)) return this.fail(path, allow & CALLBACK ? 'Expected an array of arguments' : 'Expected an array of expressions')
+    this.each(v, (x, i) => this.expr(x, at(path, i), depth + 1, allow))
+  }
+
+  /** An expression node, checked field by field from its entry in EXPR_KINDS. */
+  expr(v: unknown, path: Path, depth: number, allow = 0): void {
     if (!this.enter(path, depth)) return
     const kind = isObj(v) ? v.$expr : undefined
     if (!isObj(v) || typeof kind !== 'string') return this.fail(path, 'Expected an expression { $expr, ... }')
-    if (!Object.prototype.hasOwnProperty.call(EXPR_KINDS, kind)) return this.fail(at(path, '$expr'), `Unknown expression kind "${kind}"`)
+    const fields = EXPR_FIELDS.get(kind)
+    if (!fields || !Object.prototype.hasOwnProperty.call(EXPR_KINDS, kind)) return this.fail(at(path, '$expr'), `Unknown expression kind "${kind}"`)
+    const spec = (EXPR_KINDS as Record<string, ExprSpec>)[kind]!
+    if (spec.only && !(allow & (spec.only === 'item' ? ITEM : CALLBACK))) return this.fail(path, ONLY_MESSAGES[spec.only](kind))
     this.loc(v.loc, path)
+    if (spec.forms) this.form(v, spec.forms, path, `Expression "${kind}"`)
     const d = depth + 1
-    switch (kind) {
-      case 'literal': return this.literal(v.value, at(path, 'value'), d)
-      case 'ident': return this.name(v.name, path, 'name')
-      case 'member':
-        this.expr(v.object, at(path, 'object'), d)
-        if (v.computed) this.expr(v.property, at(path, 'property'), d)
-        else if (typeof v.property !== 'string') this.fail(at(path, 'property'), 'Expected a property name')
-        else if (FORBIDDEN_NAMES.has(v.property)) this.fail(at(path, 'property'), `Forbidden property "${v.property}"`)
-        return
-      case 'binary':
-        if (!BINARY.has(v.op)) this.fail(at(path, 'op'), `Unknown binary operator "${v.op}"`)
-        this.expr(v.left, at(path, 'left'), d); this.expr(v.right, at(path, 'right'), d); return
-      case 'logical':
-        if (!LOGICAL.has(v.op)) this.fail(at(path, 'op'), `Unknown logical operator "${v.op}"`)
-        this.expr(v.left, at(path, 'left'), d); this.expr(v.right, at(path, 'right'), d); return
-      case 'unary':
-        if (!UNARY.has(v.op)) this.fail(at(path, 'op'), `Unknown unary operator "${v.op}"`)
-        return this.expr(v.argument, at(path, 'argument'), d)
-      case 'conditional':
-        this.expr(v.test, at(path, 'test'), d); this.expr(v.consequent, at(path, 'consequent'), d); this.expr(v.alternate, at(path, 'alternate'), d); return
-      case 'array': return this.exprList(v.elements, at(path, 'elements'), d, true)
-      case 'object':
-        if (!Array.isArray(v.properties)) return this.fail(at(path, 'properties'), 'Expected an array of properties')
-        return this.each(v.properties, (p: any, i: number) => {
-          const pp = at(at(path, 'properties'), i)
-          if (isObj(p) && p.$expr === 'spread') return this.expr(p.argument, at(pp, 'argument'), d + 1)
-          if (!isObj(p)) return this.fail(pp, 'Expected a property { key, value }')
-          if (p.computed) this.expr(p.key, at(pp, 'key'), d + 1)
-          else if (typeof p.key !== 'string') this.fail(at(pp, 'key'), 'Expected a key string')
-          else if (FORBIDDEN_NAMES.has(p.key)) this.fail(at(pp, 'key'), `Forbidden key "${p.key}"`)
-          this.expr(p.value, at(pp, 'value'), d + 1)
-        })
-      case 'spread': return this.fail(path, '`spread` is only valid inside array, object or call arguments')
-      case 'template':
-        if (!Array.isArray(v.quasis) || !v.quasis.every((q: unknown) => typeof q === 'string')) this.fail(at(path, 'quasis'), 'Expected an array of strings')
-        if (!Array.isArray(v.expressions)) return this.fail(at(path, 'expressions'), 'Expected an array of expressions')
-        if (Array.isArray(v.quasis) && v.quasis.length !== v.expressions.length + 1) this.fail(path, 'template needs one more quasi than expressions')
-        return this.exprList(v.expressions, at(path, 'expressions'), d, false)
-      case 'call':
-        this.name(v.callee, path, 'callee')
-        return this.exprList(v.args ?? [], at(path, 'args'), d, true)
-      case 'methodCall':
-        this.expr(v.object, at(path, 'object'), d)
-        if (typeof v.method !== 'string' || FORBIDDEN_NAMES.has(v.method)) this.fail(at(path, 'method'), 'Expected an allowed method name')
-        if (!Array.isArray(v.args ?? [])) return this.fail(at(path, 'args'), 'Expected an array of arguments')
-        return this.each((v.args ?? []), (a: any, i: number) => {
-          if (isObj(a) && a.$expr === 'lambda') this.lambda(a, at(at(path, 'args'), i), d + 1)
-          else if (isObj(a) && a.$expr === 'spread') this.expr(a.argument, at(at(at(path, 'args'), i), 'argument'), d + 1)
-          else this.expr(a, at(at(path, 'args'), i), d + 1)
-        })
-      case 'lambda': return this.fail(path, 'A lambda can only be the callback argument of an array method')
-      case 'assign':
-        if (!ASSIGN.has(v.op)) this.fail(at(path, 'op'), `Unknown assignment operator "${v.op}"`)
-        if (isObj(v.target) && '$pattern' in v.target) this.pattern(v.target, at(path, 'target'), d)
-        else if (!isObj(v.target) || (v.target.$expr !== 'ident' && v.target.$expr !== 'member')) this.fail(at(path, 'target'), 'Assignment target must be ident, member or pattern')
-        else this.expr(v.target, at(path, 'target'), d)
-        return this.expr(v.value, at(path, 'value'), d)
-      case 'update':
-        if (v.op !== '++' && v.op !== '--') this.fail(at(path, 'op'), 'Expected "++" or "--"')
-        if (!isObj(v.argument) || (v.argument.$expr !== 'ident' && v.argument.$expr !== 'member')) return this.fail(at(path, 'argument'), 'Update target must be ident or member')
-        return this.expr(v.argument, at(path, 'argument'), d)
-      case 'sequence': return this.exprList(v.expressions, at(path, 'expressions'), d, false)
-      case 'regex':
-        if (typeof v.pattern !== 'string') this.fail(at(path, 'pattern'), 'Expected a pattern string')
-        if (v.flags !== undefined && (typeof v.flags !== 'string' || !/^[gimsuy]*$/.test(v.flags))) this.fail(at(path, 'flags'), 'Unsupported regex flags')
-        return
+    for (let i = 0; i < fields.length; i++) {
+      const [field, fs] = fields[i]!
+      const fv = v[field]
+      if (fv === undefined && fs.optional) continue
+      this.field(fs, fv, at(path, field), d, v)
     }
-  }
-
-  lambda(v: Record<string, any>, path: Path, depth: number): void {
-    if (!this.enter(path, depth)) return
-    if (!Array.isArray(v.params)) this.fail(at(path, 'params'), 'Expected an array of patterns')
-    else this.each(v.params, (p: unknown, i: number) => this.pattern(p, at(at(path, 'params'), i), depth + 1))
-    if ((v.body === undefined) === (v.steps === undefined)) return this.fail(path, 'A lambda needs exactly one of body / steps')
-    if (v.body !== undefined) this.expr(v.body, at(path, 'body'), depth + 1)
-    else this.steps(v.steps, at(path, 'steps'), depth + 1)
+    if (kind === 'template' && Array.isArray(v.quasis) && Array.isArray(v.expressions) && v.quasis.length !== v.expressions.length + 1) {
+      this.fail(path, 'template needs one more quasi than expressions')
+    }
   }
 
   literal(v: unknown, path: Path, depth: number): void {
@@ -346,8 +332,7 @@ class Checker {
         this.pattern(v.target, at(path, 'target'), depth + 1)
         return this.expr(v.default, at(path, 'default'), depth + 1)
       case 'target':
-        if (!isObj(v.target) || (v.target.$expr !== 'ident' && v.target.$expr !== 'member')) return this.fail(at(path, 'target'), 'Expected ident or member')
-        return this.expr(v.target, at(path, 'target'), depth + 1)
+        return this.lvalue(v.target, at(path, 'target'), depth + 1, 'Expected ident or member')
       default:
         return this.fail(at(path, '$pattern'), `Unknown pattern kind "${v.$pattern}"`)
     }

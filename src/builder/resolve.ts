@@ -12,7 +12,7 @@
  *   sources against the scope of the step.
  */
 import type { Expr, Pattern, Value } from '../ast/types.ts'
-import { EXPR_KINDS } from '../ast/nodes.ts'
+import { exprChildren } from '../ast/walk.ts'
 import { transpileExpression } from '../transpiler/index.ts'
 import { BuilderError } from './errors.ts'
 import { SOURCE, isSourceExpr, toExpr, type SourceExpr } from './expr.ts'
@@ -62,13 +62,13 @@ function walkExpr(node: Expr, map: Subst): Expr {
     for (const p of node.params) patternNames(p, bound)
     if ([...bound].some((n) => map.has(n))) inner = new Map([...map].filter(([k]) => !bound.has(k)))
   }
-  const spec = EXPR_KINDS[node.$expr]
+  const children = exprChildren(node.$expr)
   const out: Record<string, unknown> = {}
   for (const k of Object.keys(node)) {
     if (k === 'loc') continue
     const child = (node as unknown as Record<string, unknown>)[k]
-    // Child fields per the vocabulary table; lambdas also carry params/steps (patterns may hold defaults).
-    out[k] = spec?.children.includes(k) || node.$expr === 'lambda' ? walk(child, inner) : child
+    // Child fields per the vocabulary table (a lambda's params and steps too: patterns may hold defaults).
+    out[k] = children.includes(k) ? walk(child, inner) : child
   }
   return out as unknown as Expr
 }

@@ -33,7 +33,7 @@ describe('validateAst', () => {
     ['bad declKind', prog([{ op: 'destructure', kind: 'var', pattern: 'x', value: 1 }]), '/steps/0/kind'],
     ['branches not lists', prog([{ op: 'parallel', branches: [{}] }]), '/steps/0/branches/0'],
     ['switch case without body', prog([{ op: 'switch', discriminant: lit(1), cases: [{ test: lit(1) }] }]), '/steps/0/cases/0/body'],
-    ['lambda with both body and steps', prog([ret({ $expr: 'methodCall', object: lit([]), method: 'map', args: [{ $expr: 'lambda', params: [], body: lit(1), steps: [] }] })]), '/steps/0/value/args/0'],
+    ['lambda with both body and steps', prog([ret({ $expr: 'methodCall', object: lit([]), method: 'map', args: [{ $expr: 'lambda', params: [], body: lit(1), steps: [] }] })]), '/steps/0/value/args/0/steps'],
     ['bad function', prog([], { functions: { f: { params: 'x', steps: [] } } }), '/functions/f/params'],
     ['bad regex flags', prog([ret({ $expr: 'regex', pattern: 'a', flags: 'q' })]), '/steps/0/value/flags'],
     ['update of a literal', prog([ret({ $expr: 'update', op: '++', prefix: true, argument: lit(1) })]), '/steps/0/value/argument'],
