@@ -3,6 +3,13 @@
  * internal form; protocols convert at their edge), neutral tool uses and
  * results, stream deltas, events, host options and turn results.
  */
+import type { McpCapability, ModelCapability } from './atoms.ts'
+import type { AgentError } from '../../vm/errors.ts'
+import type { TraceEntry as VmTraceEntry } from '../../vm/result.ts'
+import type { CostFn } from '../../vm/runtime.ts'
+
+/** The capabilities a host may give a turn instead of the defaults (see atoms.ts). */
+export type { McpCapability, ModelCapability, FlowToolInfo } from './atoms.ts'
 
 export interface ToolCallWire {
   id: string
@@ -71,13 +78,6 @@ export interface TurnLimits {
 }
 
 export const TURN_DEFAULTS = Object.freeze({ timeoutMs: 60_000, fuel: 10_000, maxRounds: 8 })
-
-/** router.mcp's capability (see runtime/atoms.ts); replaces the MCP servers when given. */
-export type { McpCapability, ModelCapability, FlowToolInfo } from './atoms.ts'
-import type { McpCapability, ModelCapability } from './atoms.ts'
-import type { AgentError } from '../../vm/errors.ts'
-import type { TraceEntry as VmTraceEntry } from '../../vm/result.ts'
-import type { CostFn } from '../../vm/runtime.ts'
 
 /** A request to the host's `approve` callback (advisor.gate). */
 export type ApprovalRequest =
