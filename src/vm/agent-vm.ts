@@ -16,7 +16,7 @@ import { DEFAULT_LIMITS, normalizeOptions, type NormalizedOptions, type RunOptio
 import { SourceCache, checkSourceBudget } from './source-cache.ts'
 import { coreAtoms } from './atoms/index.ts'
 import type { AtomDef } from './atoms/types.ts'
-import { MemoryProcedureStore, isProcedureToken, type ProcedureStore } from './procedures.ts'
+import { procedureStore, isProcedureToken, type ProcedureStore } from './procedures.ts'
 import type { RunResult } from './result.ts'
 import { atomTools, type ToolDefinition } from './tools.ts'
 import { makeArgsCheck } from './args-check.ts'
@@ -29,7 +29,7 @@ import { declaredLibraries, isRuntimeLibrary, libraryMissing, libraryTooOld, reg
 export type SourceCompiler = (source: string) => AjsProgram
 
 export interface AgentVMOptions {
-  /** Where stored procedures live (default: a new in-memory store owned by this VM). */
+  /** Where stored procedures live (default: `procedureStore`, the one process-wide in-memory store). */
   procedures?: ProcedureStore
   /** Lets `run` accept source text. `ajs-lang` sets this; `ajs-lang/vm` does not. */
   sourceCompiler?: SourceCompiler
@@ -92,7 +92,7 @@ export class AgentVM {
       table.set(def.op, def)
     }
     this.atoms = table
-    this.procedures = options.procedures ?? new MemoryProcedureStore()
+    this.procedures = options.procedures ?? procedureStore
     this.sourceCompiler = options.sourceCompiler
     this.functions = options.functions
     this.loadLibrary = options.loadLibrary

@@ -102,9 +102,9 @@ class Scan {
   }
 
   private stepIn(step: unknown, path: string): unknown {
-    let node = step
-    if (!isObj(node) || typeof node.op !== 'string') return this.value(node, path)
-    const op = node.op
+    if (!isObj(step) || typeof step.op !== 'string') return this.value(step, path)
+    let node: Obj = step
+    const op = step.op
     const spec = has(CORE_OPS, op) ? CORE_OPS[op] : undefined
     const out: Obj = {}
     if (op === 'return' && has(node, 'schema')) return this.schemaReturn(node, path)

@@ -11,7 +11,7 @@ export { isAgentError, type AgentError } from './errors.ts'
 export { coreAtoms, defineAtom } from './atoms/index.ts'
 export type { AtomDef, AtomContext, AtomFn } from './atoms/types.ts'
 export {
-  PROCEDURE_TOKEN_PREFIX, DEFAULT_PROCEDURE_TTL, DEFAULT_MAX_AST_SIZE, MAX_PROCEDURE_TTL, MemoryProcedureStore,
+  PROCEDURE_TOKEN_PREFIX, DEFAULT_PROCEDURE_TTL, DEFAULT_MAX_AST_SIZE, MAX_PROCEDURE_TTL, MemoryProcedureStore, procedureStore,
   type ProcedureStore, type ProcedureEntry,
 } from './procedures.ts'
 export { ATOM_COSTS, NODE_COST, UNIT as FUEL_UNIT } from './fuel.ts'

@@ -114,8 +114,19 @@ export class MemoryProcedureStore implements ProcedureStore {
     return true
   }
 
+  /** Whether `token` names a live procedure (an expired one is swept here and is not). */
+  has(token: string): boolean {
+    return this.get(token) !== undefined
+  }
+
   delete(token: string): boolean {
     return this.remove(token)
+  }
+
+  /** Remove every procedure. */
+  clear(): void {
+    this.entries.clear()
+    this.owners.clear()
   }
 
   clearExpired(now: number): [number, number] {
@@ -126,13 +137,20 @@ export class MemoryProcedureStore implements ProcedureStore {
   }
 
   dispose(): void {
-    this.entries.clear()
-    this.owners.clear()
+    this.clear()
   }
 
   [Symbol.dispose](): void {
     this.dispose()
   }
 }
+
+/**
+ * The process-wide store: every AgentVM constructed without a `procedures`
+ * option keeps its procedures here, so a token stored through one VM runs on
+ * any other VM of the process (the seed's module-level store). Isolation is one
+ * option away: `new AgentVM(atoms, { procedures: new MemoryProcedureStore() })`.
+ */
+export const procedureStore = new MemoryProcedureStore()
 
 export const isProcedureToken = (v: unknown): v is string => typeof v === 'string' && v.startsWith(PROCEDURE_TOKEN_PREFIX)

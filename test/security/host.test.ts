@@ -134,9 +134,11 @@ describe('procedure tokens', () => {
     expect(a).toMatch(/^proc_[0-9a-f-]{36}$/)
     expect(a).not.toBe(b)
   })
-  test('a token from another VM is not found', async () => {
-    const token = (await new AgentVM().run(store([{ op: 'return', value: 7 }]))).result
-    await expectCode(new AgentVM().run(token), 'PROCEDURE_NOT_FOUND')
+  // Isolation is the `procedures` option: VMs without it share the process-wide procedureStore.
+  const isolated = () => new AgentVM({}, { procedures: new MemoryProcedureStore() })
+  test('a token from another VM with its own store is not found', async () => {
+    const token = (await isolated().run(store([{ op: 'return', value: 7 }]))).result
+    await expectCode(isolated().run(token), 'PROCEDURE_NOT_FOUND')
   })
   test('a token runs on its own VM', async () => {
     const vm = new AgentVM()
@@ -153,9 +155,9 @@ describe('procedure tokens', () => {
     await expectCode(vm.run(token), 'PROCEDURE_NOT_FOUND')
   })
   test('another tenant with its own store cannot release a token', async () => {
-    const mine = new AgentVM()
+    const mine = isolated()
     const token = (await mine.run(store([{ op: 'return', value: 1 }]))).result
-    const other = await new AgentVM().run(prog([{ op: 'return', value: { $expr: 'call', callee: 'releaseProcedure', args: [lit({ token })] } }]))
+    const other = await isolated().run(prog([{ op: 'return', value: { $expr: 'call', callee: 'releaseProcedure', args: [lit({ token })] } }]))
     expect(other.result).toBe(false)
     await expectResult(mine.run(token), 1)
   })

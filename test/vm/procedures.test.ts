@@ -159,11 +159,15 @@ describe('agentRun', () => {
 })
 
 describe('store isolation', () => {
-  test('separate VMs do not share stores', async () => {
-    const a = new AgentVM()
-    const b = new AgentVM()
+  test('VMs given their own stores do not share them', async () => {
+    const a = new AgentVM({}, { procedures: new MemoryProcedureStore() })
+    const b = new AgentVM({}, { procedures: new MemoryProcedureStore() })
     const token = await value(store(double), {}, undefined, a)
     expect((await run(token, { n: 1 }, undefined, b)).error?.code).toBe('PROCEDURE_NOT_FOUND')
+  })
+  test('VMs without a procedures option share the process-wide store', async () => {
+    const token = await value(store(double), {}, undefined, new AgentVM())
+    expect(await value(token, { n: 1 }, undefined, new AgentVM())).toBe(2)
   })
   test('unless the host passes the same store', async () => {
     const shared = new MemoryProcedureStore()
