@@ -64,7 +64,9 @@ export async function chatCommand(file: string, opts: ChatOpts, io: CliIO): Prom
   const reporter = new Reporter(io, 'flowlang chat', opts.json === true)
   const settings = sessionSettings(opts, io)
   let interrupt!: () => void
-  const interrupted = new Promise<typeof INTERRUPTED>((ok) => { interrupt = () => ok(INTERRUPTED) })
+  // Ctrl-C also cancels the turn in progress on the VM (its model request and tool call see the abort).
+  const cancel = new AbortController()
+  const interrupted = new Promise<typeof INTERRUPTED>((ok) => { interrupt = () => { cancel.abort(); ok(INTERRUPTED) } })
   const { session, takeAnswer } = await openCliSession(file, opts, io, settings)
   const source = stdinLines(io.stdinIsTTY === true, () => interrupt())
   process.on('SIGINT', interrupt)
@@ -82,7 +84,7 @@ export async function chatCommand(file: string, opts: ChatOpts, io: CliIO): Prom
       const input = line.trim()
       if (!input) continue
       if (input === '/exit') break
-      const running = session.turn(input)
+      const running = session.turn(input, { signal: cancel.signal })
       // An abandoned turn (Ctrl-C) may still fail after the session closed: nobody waits for it then.
       running.catch(() => {})
       const turn = await Promise.race([running, interrupted])
