@@ -8,7 +8,8 @@
 import type { Expr, Pattern, Step } from '../ast/types.ts'
 import { BuilderError } from './errors.ts'
 import type { VarMap } from './resolve.ts'
-import { checkName, namesOf, addNames, State } from './state.ts'
+import { checkName, namesOf, addNames, makeRegistry, State } from './state.ts'
+import { sha256Hex } from '../vm/atoms/sha256.ts'
 import {
   argError, at, buildBody, checkKeys, condition, hoist, isBody, isPlainObject, value, type BodyResult, type Kit,
 } from './body.ts'
@@ -193,6 +194,34 @@ function returnSchema(st: State, schema: Record<string, unknown>): State {
   return pushed.with({ root: { ...pushed.root!, outputSchema: JSON.parse(JSON.stringify(schema)) as Record<string, unknown> } })
 }
 
+/** JSON Schema keywords a plain object schema given to `.return(...)` may use at its top level. */
+const OBJECT_SCHEMA_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties', 'title', 'description', '$schema', '$id', '$comment',
+  'default', 'examples', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties', 'dependentRequired', 'unevaluatedProperties', '$defs', 'definitions'])
+
+/**
+ * A plain JSON Schema of an object (`{ properties: { x: {} } }`, not made with `s`): `properties`
+ * is an object of objects, every top-level key is a JSON Schema keyword, and `type` (if any) is
+ * "object". Anything else given to `.return(...)` is a value.
+ */
+function isPlainObjectSchema(v: unknown): v is Record<string, unknown> {
+  if (!isPlainObject(v) || !isPlainObject(v.properties)) return false
+  if (!Object.values(v.properties).every(isPlainObject)) return false
+  if (v.type !== undefined && v.type !== 'object') return false
+  return Object.keys(v).every((k) => OBJECT_SCHEMA_KEYWORDS.has(k))
+}
+
+/** A memoize/cache body; without a `return` of its own it yields its `result` variable (the seed's convention). */
+function memoBody(st: State, kit: Kit, fn: unknown, op: string): BodyResult {
+  const body = buildBody(st, kit, fn, [], '/steps', op)
+  if (body.steps.some((x) => x.op === 'return') || !body.state.names.includes('result')) return body
+  return { ...body, steps: [...body.steps, { op: 'return', value: { $expr: 'ident', name: 'result' } }] }
+}
+
+/** The key of a keyless memoize/cache: a hash of the body's JSON, the same on every run of the program. */
+function bodyKey(steps: readonly Step[]): string {
+  return `body:${sha256Hex(JSON.stringify(steps)).slice(0, 32)}`
+}
+
 /** `'user.address.city'` / `'items.0.name'` as AJS source (`items[0].name`), resolved where it is used. */
 function dottedPath(path: unknown, what: string): SourceExpr {
   if (typeof path !== 'string' || !/^[A-Za-z_$][\w$]*(\.([A-Za-z_$][\w$]*|\d+))*$/.test(path)) {
@@ -210,6 +239,15 @@ function rootOnly(st: State, what: string): void {
 
 export const METHODS: Record<string, Method> = {
   take: (st, [schema]) => { rootOnly(st, 'take()'); return takeSchema(st, schema) },
+  /** `Agent.custom(atoms)`: a new root over the core atoms plus these (defineAtom atoms, as a record or a list). */
+  custom: (st, [atoms]) => {
+    rootOnly(st, 'custom()')
+    const list = Array.isArray(atoms) ? atoms : isPlainObject(atoms) ? Object.values(atoms) : undefined
+    if (!list || !list.every((a) => a !== null && typeof a === 'object' && typeof (a as { op?: unknown }).op === 'string' && isPlainObject((a as { fields?: unknown }).fields))) {
+      throw argError('custom(atoms) takes atoms made with defineAtom: { myAtom } or [myAtom, ...]')
+    }
+    return State.empty(makeRegistry(new Set(Object.keys(METHODS)), list as Array<{ op: string; fields: Record<string, never> }>), true)
+  },
   meta: (st, [m]) => { rootOnly(st, 'meta()'); return st.with({ root: { ...st.root, ...metaOf(m) } }) },
   as: (st, [name]) => {
     const n = checkName(name, 'as()')
@@ -232,6 +270,7 @@ export const METHODS: Record<string, Method> = {
   return: (st, args, kit) => at(st, 'return', () => {
     if (args.length === 0) return st.push({ op: 'return' })
     if (isSchemaBuilder(args[0])) return returnSchema(st, args[0].schema)
+    if (isPlainObjectSchema(args[0])) return returnSchema(st, { type: 'object', ...args[0] })
     return st.push({ op: 'return', value: value(st, kit, args[0]) })
   }),
   /** The seed's `varSet({ key, value })`: declares `key` when new, assigns it when in scope (like `set`). */
@@ -299,13 +338,19 @@ export const METHODS: Record<string, Method> = {
     const step: Step = { op: 'reduce', items: value(st, kit, items), as: item, accumulator, initial: value(st, kit, initial), steps: body.steps }
     return hoist(st.push(step), [body])
   }),
-  memoize: (st, [key, fn], kit) => at(st, 'memoize', () => {
-    const body = buildBody(st, kit, fn, [], '/steps', 'memoize')
-    return st.push({ op: 'memoize', key: value(st, kit, key), steps: body.steps })
+  /** `memoize(key, body)`, or the seed's `memoize(body, key?)` (no key: one derived from the body). */
+  memoize: (st, args, kit) => at(st, 'memoize', () => {
+    const [fn, key] = isBody(args[0], kit) ? [args[0], args[1]] : [args[1], args[0]]
+    const body = memoBody(st, kit, fn, 'memoize')
+    return st.push({ op: 'memoize', key: key === undefined ? bodyKey(body.steps) : value(st, kit, key), steps: body.steps })
   }),
-  cache: (st, [key, fn, opts], kit) => at(st, 'cache', () => {
-    const body = buildBody(st, kit, fn, [], '/steps', 'cache')
-    const step: Step = { op: 'cache', key: value(st, kit, key), steps: body.steps }
+  /** `cache(key, body, { ttlMs }?)`, or the seed's `cache(body, key?, ttlMs?)` (no key: one derived from the body). */
+  cache: (st, args, kit) => at(st, 'cache', () => {
+    const bodyFirst = isBody(args[0], kit)
+    const [fn, key] = bodyFirst ? [args[0], args[1]] : [args[1], args[0]]
+    const opts = bodyFirst ? (args[2] === undefined ? undefined : { ttlMs: args[2] }) : args[2]
+    const body = memoBody(st, kit, fn, 'cache')
+    const step: Step = { op: 'cache', key: key === undefined ? bodyKey(body.steps) : value(st, kit, key), steps: body.steps }
     if (opts !== undefined) {
       if (!isPlainObject(opts)) throw argError('cache options must be { ttlMs }')
       checkKeys(opts, ['ttlMs'], 'cache')
@@ -327,7 +372,12 @@ export const METHODS: Record<string, Method> = {
     return st.push({ op: 'varsImport', keys: names }, names)
   }),
   varsExport: (st, [keys]) => at(st, 'varsExport', () => {
-    if (!Array.isArray(keys)) throw argError('varsExport([names])')
+    if (isPlainObject(keys)) {
+      // The mapping form `varsExport({ out: 'variable' })`: an object of the named variables under new keys.
+      const properties = Object.entries(keys).map(([k, v]) => ({ key: checkName(k, 'varsExport key'), value: { $expr: 'ident', name: checkName(v, 'varsExport variable') } as Expr }))
+      return st.push({ op: 'expr', value: { $expr: 'object', properties } })
+    }
+    if (!Array.isArray(keys)) throw argError('varsExport([names]) or varsExport({ key: variable })')
     return st.push({ op: 'varsExport', keys: keys.map((k) => checkName(k, 'varsExport')) })
   }),
   destructure: (st, [kind, pat, v], kit) => at(st, 'destructure', () => {

@@ -122,10 +122,14 @@ export interface BuilderMethods<A, V, L> {
   find<N extends string>(items: unknown, as: N, condition: Cond, opts?: ItemOptions): Builder<A, V, unknown>
   reduce<N extends string, C extends string>(items: unknown, as: N, accumulator: C, initial: unknown, body: Body<A, Bind<Bind<V, N, unknown>, C, unknown>>): Builder<A, V, unknown>
   memoize(key: unknown, body: Body<A, V>): Builder<A, V, unknown>
+  /** The seed's form: body first; without a key, one derived from the body. */
+  memoize(body: Body<A, V>, key?: unknown): Builder<A, V, unknown>
   cache(key: unknown, body: Body<A, V>, opts?: { ttlMs?: unknown }): Builder<A, V, unknown>
+  /** The seed's form: body first; without a key, one derived from the body (stable across runs). */
+  cache(body: Body<A, V>, key?: unknown, ttlMs?: unknown): Builder<A, V, unknown>
   varGet<N extends keyof V & string>(key: N | { key: N }): Builder<A, V, V[N]>
   varsImport<N extends string>(keys: N[]): Builder<A, V & { [K in N]: unknown }, L>
-  varsExport(keys: Array<keyof V & string>): Builder<A, V, Record<string, unknown>>
+  varsExport(keys: Array<keyof V & string> | Record<string, keyof V & string>): Builder<A, V, Record<string, unknown>>
   destructure(kind: 'let' | 'const' | 'assign', pattern: string | PatternNode, value: unknown): Builder<A, V & Record<string, unknown>, L>
   /** Any atom by name (e.g. one whose name a builder method takes). */
   atom<K extends keyof A & string>(op: K, input: A[K] extends AtomSig ? AtomInput<A[K]['input']> : never): Builder<A, V, A[K] extends AtomSig ? A[K]['output'] : unknown>
@@ -152,4 +156,6 @@ export type Builder<A, V = {}, L = unknown> = BuilderMethods<A, V, L> & {
 export type AgentRoot<A> = Builder<A, {}> & {
   /** Declare the program's input (tosijs-schema builder or JSON Schema): `inputSchema` + parameters. */
   take<S extends object>(schema: S): Builder<A, SchemaVars<S>>
+  /** A root over the core atoms plus these custom atoms (made with defineAtom). */
+  custom(atoms: Record<string, { op: string }> | ReadonlyArray<{ op: string }>): AgentRoot<any>
 }

@@ -70,6 +70,7 @@ const CASES: Case[] = [
   { covers: ['memoize'], build: () => Agent.let('calls', 0)
     .forOf('i', '[1, 2, 3]', (b) => b.memoize('k', (c) => c.expr('calls++').return('v'))).return(e.ident('calls')), expected: 1 },
   { covers: ['cache'], build: () => Agent.cache('key', (b) => b.return(7), { ttlMs: 1000 }).as('v').cache('key', (b) => b.return(8)).as('w').return(e.parse('[v, w]')), expected: [7, 7] },
+  { covers: ['custom'], build: () => Agent.custom([]).varSet({ key: 'x', value: 4 }).return(e.ident('x')), expected: 4 },
   { covers: ['varGet'], build: () => Agent.let('x', 9).varGet('x').as('y').return(e.ident('y')), expected: 9 },
   { covers: ['varSet', 'args', 'val'], build: () => Agent.take(s.object({ user: s.object({ tags: s.array(s.string) }) }))
     .varSet({ key: 't', value: Agent.args('user.tags.1') }).varSet({ key: 't', value: e.parse('t + "!"') })
