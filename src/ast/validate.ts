@@ -6,7 +6,7 @@
  */
 import { AST_FORMAT_VERSION } from './types.ts'
 import { LIBRARY_NAME } from './libraries.ts'
-import { ATOM_NAME, CORE_OPS, DECL_KINDS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, OPERATORS, type ExprSpec, type FieldSpec, type OperatorSet, type OpSpec } from './nodes.ts'
+import { ATOM_NAME, CORE_OPS, DECL_KINDS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, OPERATORS, type ExprSpec, type FieldKind, type FieldSpec, type OperatorSet, type OpSpec } from './nodes.ts'
 
 export interface AstProblem {
   /** JSON pointer to the offending node, e.g. `/steps/3/value/left`. */
@@ -26,16 +26,23 @@ export interface ValidateOptions {
 const OP_SETS = {} as Record<OperatorSet, ReadonlySet<string>>
 for (const k of Object.keys(OPERATORS) as OperatorSet[]) OP_SETS[k] = new Set(OPERATORS[k])
 const DECL = new Set<unknown>(DECL_KINDS)
-/** Each expression kind's [field, spec] pairs. */
-const EXPR_FIELDS = new Map<string, Array<[string, FieldSpec]>>()
-for (const [k, spec] of Object.entries(EXPR_KINDS as Record<string, ExprSpec>)) EXPR_FIELDS.set(k, Object.entries(spec.fields))
-/** Where a kind that is no expression on its own may stand, and what is said elsewhere. */
-const ONLY_MESSAGES = {
-  item: (k: string) => `\`${k}\` is only valid inside array, object or call arguments`,
-  callback: (k: string) => `A ${k} can only be the callback argument of an array method`,
-}
 /** `allow` bits of Checker.expr: which of the `only` kinds may stand here. */
 const ITEM = 1, CALLBACK = 2
+/** Where a kind that is no expression on its own may stand, and what is said elsewhere. */
+const ONLY_MESSAGES: Record<number, (k: string) => string> = {
+  [ITEM]: (k) => `\`${k}\` is only valid inside array, object or call arguments`,
+  [CALLBACK]: (k) => `A ${k} can only be the callback argument of an array method`,
+}
+/** A field of a node kind, prepared once for the checker's loop. */
+interface FieldDesc { key: string; kind: FieldKind; optional: boolean; ops: OperatorSet | undefined }
+interface KindDesc { fields: FieldDesc[]; only: number; forms: OpSpec['forms']; template: boolean }
+const describe = (fields: Record<string, FieldSpec>): FieldDesc[] =>
+  Object.entries(fields).map(([key, spec]) => ({ key, kind: spec.kind, optional: spec.optional === true, ops: spec.ops }))
+/** Each expression kind, prepared from EXPR_KINDS. */
+const EXPR_DESCS = new Map<string, KindDesc>()
+for (const [k, spec] of Object.entries(EXPR_KINDS as Record<string, ExprSpec>)) {
+  EXPR_DESCS.set(k, { fields: describe(spec.fields), only: spec.only === 'item' ? ITEM : spec.only === 'callback' ? CALLBACK : 0, forms: spec.forms, template: k === 'template' })
+}
 const STEP_META = new Set(['op', 'result', 'loc'])
 const ROOT_META = new Set(['ajs', 'params', 'functions', 'inputSchema', 'outputSchema', 'name', 'description', 'file', 'atoms', 'libraries'])
 
@@ -62,11 +69,11 @@ function pointer(path: Path): string {
 const isCount = (n: unknown) => Number.isInteger(n) && (n as number) >= 0
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
-/** Each op's [field, spec] pairs, listed once instead of per step. */
-const FIELD_LISTS = new Map<string, Array<[string, FieldSpec]>>()
-function fieldsOf(op: string, spec: OpSpec): Array<[string, FieldSpec]> {
+/** Each op's fields, prepared once instead of per step. */
+const FIELD_LISTS = new Map<string, FieldDesc[]>()
+function fieldsOf(op: string, spec: OpSpec): FieldDesc[] {
   let list = FIELD_LISTS.get(op)
-  if (!list) FIELD_LISTS.set(op, (list = Object.entries(spec.fields)))
+  if (!list) FIELD_LISTS.set(op, (list = describe(spec.fields)))
   return list
 }
 
@@ -148,14 +155,13 @@ class Checker {
       if (!Object.prototype.hasOwnProperty.call(spec.fields, k)) this.fail(at(path, k), `Op "${v.op}" has no field "${k}"`)
     }
     if (spec.forms) this.form(v, spec.forms, path, `Op "${v.op}"`)
-    for (const [field, fs] of fieldsOf(v.op, spec)) {
-      const fv = v[field]
-      const fp = at(path, field)
+    for (const fd of fieldsOf(v.op, spec)) {
+      const fv = v[fd.key]
       if (fv === undefined) {
-        if (!fs.optional) this.fail(fp, `Op "${v.op}" needs field "${field}"`)
+        if (!fd.optional) this.fail(at(path, fd.key), `Op "${v.op}" needs field "${fd.key}"`)
         continue
       }
-      this.field(fs, fv, fp, depth + 1, v)
+      this.field(fd, fv, path, depth + 1, v)
     }
   }
 
@@ -175,16 +181,34 @@ class Checker {
     }
   }
 
-  /** One field of a step or expression node (`node`), checked by its kind. */
-  field(fs: FieldSpec, v: unknown, path: Path, depth: number, node: Record<string, any>): void {
+  /**
+   * One field `key` of a step or expression node (`node`, at `up`), checked by
+   * its kind. Leaf kinds make the field's path only when they report a problem.
+   */
+  field(fs: FieldDesc, v: unknown, up: Path, depth: number, node: Record<string, any>): void {
+    const key = fs.key
     switch (fs.kind) {
-      case 'value': return this.value(v, path, depth)
-      case 'expr': return this.expr(v, path, depth)
-      case 'name': return this.name(v, path)
+      case 'expr': return this.expr(v, at(up, key), depth)
+      case 'value': return this.value(v, at(up, key), depth)
+      case 'name': return this.name(v, up, key)
+      case 'key': return this.key(v, up, key)
+      case 'keyOrExpr': return node.computed ? this.expr(v, at(up, key), depth) : this.key(v, up, key)
+      case 'op':
+        if (!OP_SETS[fs.ops!].has(v as string)) this.fail(at(up, key), `Unknown ${fs.ops === 'assign' ? 'assignment' : fs.ops} operator "${v}"`)
+        return
+      case 'flag': if (typeof v !== 'boolean') this.fail(at(up, key), 'Expected true or false'); return
+      case 'string': if (typeof v !== 'string') this.fail(at(up, key), 'Expected a string'); return
+      case 'strings': if (!Array.isArray(v) || !v.every((q) => typeof q === 'string')) this.fail(at(up, key), 'Expected an array of strings'); return
+      case 'regexFlags': if (typeof v !== 'string' || !/^[gimsuy]*$/.test(v)) this.fail(at(up, key), 'Unsupported regex flags'); return
+      case 'declKind':
+        if (!DECL.has(v)) this.fail(at(up, key), 'Expected "let", "const" or "assign"')
+        return
+    }
+    const path = at(up, key)
+    switch (fs.kind) {
       case 'names':
         if (!Array.isArray(v)) return this.fail(path, 'Expected an array of names')
         return this.each(v, (n, i) => this.name(n, path, i))
-      case 'string': if (typeof v !== 'string') this.fail(path, 'Expected a string'); return
       case 'steps': return this.steps(v, path, depth)
       case 'branches':
         if (!Array.isArray(v)) return this.fail(path, 'Expected a list of step lists')
@@ -202,18 +226,10 @@ class Checker {
           if (c.test !== undefined && c.test !== null) this.expr(c.test, at(cp, 'test'), depth + 1)
           this.steps(c.body, at(cp, 'body'), depth + 1)
         })
-      case 'declKind':
-        if (!DECL.has(v)) this.fail(path, 'Expected "let", "const" or "assign"')
-        return
       case 'json': return this.literal(v, path, depth)
       case 'exprs': return this.exprList(v, path, depth, 0)
       case 'items': return this.exprList(v, path, depth, ITEM)
       case 'args': return this.exprList(v, path, depth, ITEM | CALLBACK)
-      case 'keyOrExpr': return node.computed ? this.expr(v, path, depth) : this.key(v, path)
-      case 'key': return this.key(v, path)
-      case 'flag': if (typeof v !== 'boolean') this.fail(path, 'Expected true or false'); return
-      case 'strings': if (!Array.isArray(v) || !v.every((q) => typeof q === 'string')) this.fail(path, 'Expected an array of strings'); return
-      case 'regexFlags': if (typeof v !== 'string' || !/^[gimsuy]*$/.test(v)) this.fail(path, 'Unsupported regex flags'); return
       case 'patterns':
         if (!Array.isArray(v)) return this.fail(path, 'Expected an array of patterns')
         return this.each(v, (p, i) => this.pattern(p, at(path, i), depth + 1))
@@ -232,9 +248,6 @@ class Checker {
         if (isObj(v) && '$pattern' in v) return this.pattern(v, path, depth)
         return this.lvalue(v, path, depth, 'Assignment target must be ident, member or pattern')
       case 'lvalue': return this.lvalue(v, path, depth, 'Target must be ident or member')
-      case 'op':
-        if (!OP_SETS[fs.ops!].has(v as string)) this.fail(path, `Unknown ${fs.ops === 'assign' ? 'assignment' : fs.ops} operator "${v}"`)
-        return
     }
   }
 
@@ -253,9 +266,9 @@ class Checker {
   }
 
   /** A static property or method name. */
-  key(v: unknown, path: Path): void {
-    if (typeof v !== 'string') this.fail(path, 'Expected a property name')
-    else if (FORBIDDEN_NAMES.has(v)) this.fail(path, `Forbidden property "${v}"`)
+  key(v: unknown, up: Path, key: string): void {
+    if (typeof v !== 'string') this.fail(at(up, key), 'Expected a property name')
+    else if (FORBIDDEN_NAMES.has(v)) this.fail(at(up, key), `Forbidden property "${v}"`)
   }
 
   /** An `ident` or `member` node (something a value can be stored into). */
@@ -274,20 +287,20 @@ class Checker {
     if (!this.enter(path, depth)) return
     const kind = isObj(v) ? v.$expr : undefined
     if (!isObj(v) || typeof kind !== 'string') return this.fail(path, 'Expected an expression { $expr, ... }')
-    const fields = EXPR_FIELDS.get(kind)
-    if (!fields || !Object.prototype.hasOwnProperty.call(EXPR_KINDS, kind)) return this.fail(at(path, '$expr'), `Unknown expression kind "${kind}"`)
-    const spec = (EXPR_KINDS as Record<string, ExprSpec>)[kind]!
-    if (spec.only && !(allow & (spec.only === 'item' ? ITEM : CALLBACK))) return this.fail(path, ONLY_MESSAGES[spec.only](kind))
-    this.loc(v.loc, path)
-    if (spec.forms) this.form(v, spec.forms, path, `Expression "${kind}"`)
+    const desc = EXPR_DESCS.get(kind)
+    if (!desc) return this.fail(at(path, '$expr'), `Unknown expression kind "${kind}"`)
+    if (desc.only && !(allow & desc.only)) return this.fail(path, ONLY_MESSAGES[desc.only]!(kind))
+    if (v.loc !== undefined) this.loc(v.loc, path)
+    if (desc.forms) this.form(v, desc.forms, path, `Expression "${kind}"`)
     const d = depth + 1
+    const fields = desc.fields
     for (let i = 0; i < fields.length; i++) {
-      const [field, fs] = fields[i]!
-      const fv = v[field]
-      if (fv === undefined && fs.optional) continue
-      this.field(fs, fv, at(path, field), d, v)
+      const fd = fields[i]!
+      const fv = v[fd.key]
+      if (fv === undefined && fd.optional) continue
+      this.field(fd, fv, path, d, v)
     }
-    if (kind === 'template' && Array.isArray(v.quasis) && Array.isArray(v.expressions) && v.quasis.length !== v.expressions.length + 1) {
+    if (desc.template && Array.isArray(v.quasis) && Array.isArray(v.expressions) && v.quasis.length !== v.expressions.length + 1) {
       this.fail(path, 'template needs one more quasi than expressions')
     }
   }
