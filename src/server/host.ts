@@ -43,7 +43,7 @@ export function createHost(options: HostOptions): Host {
   const stores = options.stores ?? createMemoryStores()
   const tenants = new Tenants(config, options.usage)
   const allowed = new Map(config.tenants.map((t) => [t.id, atomsOfTenant(atoms.atoms, t.atoms).map((a) => a.op)]))
-  const procedures = new ProcedureService(stores, config.limits, (tenant) => allowed.get(tenant) ?? [])
+  const procedures = new ProcedureService(stores, config.limits, (tenant) => allowed.get(tenant) ?? [], Date.now, tenants)
   const env = options.env ?? process.env
   const secrets: Record<string, string> = {}
   for (const t of config.tenants) {

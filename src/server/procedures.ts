@@ -14,6 +14,7 @@ import type { AgentError } from '../vm/errors.ts'
 import type { ServerLimits } from './config.ts'
 import { HttpError } from './errors.ts'
 import { astKey } from './runs.ts'
+import { compileFuel, type Tenants } from './tenants.ts'
 import type { ServerStores, StoredProcedure } from './stores/types.ts'
 
 export interface ProcedureBody {
@@ -63,10 +64,20 @@ export class ProcedureService {
     /** The custom atoms a tenant's source may call (the server's `atoms`, narrowed by the tenant's allowlist). */
     private readonly atomsOf: (tenant: string) => readonly string[] = () => [],
     private readonly now: () => number = Date.now,
+    /** Admission of compiling a tenant's source (a slot and its fuel); absent: not metered (tests). */
+    private readonly tenants?: Tenants,
   ) {}
 
   async store(tenant: string, body: ProcedureBody): Promise<{ token: string; expiresAt: number }> {
-    const ast = programFromBody(body, this.limits, 'source.ajs', this.atomsOf(tenant))
+    const t = this.tenants?.get(tenant)
+    // Compiling is guest work: it passes admission (a slot, and its fuel reserved) before it starts.
+    const admission = body.source !== undefined && t ? await this.tenants!.admit(t, { fuel: compileFuel(body.source.length), exact: true }, 'compile') : undefined
+    let ast: unknown
+    try {
+      ast = programFromBody(body, this.limits, 'source.ajs', this.atomsOf(tenant))
+    } finally {
+      await admission?.settle(admission.fuel)
+    }
     const astText = JSON.stringify(ast)
     if (astText.length > this.limits.maxBodyBytes) throw new HttpError('BODY_TOO_LARGE', `The procedure is ${astText.length} bytes, the limit is ${this.limits.maxBodyBytes}`)
     const ttl = Math.min(body.ttl ?? this.limits.procedureTtlMs, this.limits.maxProcedureTtlMs)

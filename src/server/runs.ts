@@ -12,7 +12,7 @@ import { HttpError, REJECTED_PROGRAM_CODES, isTranspileCode } from './errors.ts'
 import type { Metrics } from './metrics.ts'
 import type { RunTask } from './pool/task.ts'
 import type { RunControl } from './pool/pool.ts'
-import type { Tenant, Tenants } from './tenants.ts'
+import type { Admission, Tenant, Tenants } from './tenants.ts'
 import type { RunRecord, RunRequest, ServerStores } from './stores/types.ts'
 import { rawMember } from './raw-json.ts'
 
@@ -78,9 +78,9 @@ export class RunService {
     private readonly deps: { stores: ServerStores; tenants: Tenants; metrics: Metrics; limits: ServerLimits; executor: RunExecutor },
   ) {}
 
-  private async prepare(tenant: Tenant, body: RunBody, rawBody?: string): Promise<{ task: RunTask; release(): void }> {
+  private async prepare(tenant: Tenant, body: RunBody, kind: 'run' | 'async-run', rawBody?: string): Promise<{ task: RunTask; admission: Admission }> {
     const program = await resolveProgram(this.deps.stores, tenant.id, body, rawBody)
-    const admission = await this.deps.tenants.admit(tenant, body.options ?? {})
+    const admission = await this.deps.tenants.admit(tenant, body.options ?? {}, kind)
     const { limits } = this.deps
     return {
       task: {
@@ -93,26 +93,29 @@ export class RunService {
         maxAstNodes: limits.maxAstNodes,
         maxAstDepth: limits.maxAstDepth,
       },
-      release: admission.release,
+      admission,
     }
   }
 
-  private account(tenant: Tenant, result: RunResult, startedAt: number): void {
+  /** Settle the admission with the fuel really used, and count the run. */
+  private async account(tenant: Tenant, admission: Admission, result: RunResult, startedAt: number): Promise<void> {
     this.deps.metrics.run(tenant.id, result.error !== undefined, result.fuelUsed, Date.now() - startedAt)
-    void this.deps.tenants.spend(tenant, result.fuelUsed)
+    await admission.settle(result.fuelUsed).catch(() => { /* the ledger is unreachable: the reservation stays charged */ })
   }
 
   /** Run and answer with the result (422 for a program the VM refuses). */
   async runNow(tenant: Tenant, body: RunBody, signal?: AbortSignal, rawBody?: string): Promise<RunResult> {
     const startedAt = Date.now()
-    const { task, release } = await this.prepare(tenant, body, rawBody)
+    const { task, admission } = await this.prepare(tenant, body, 'run', rawBody)
     let result: RunResult
     try {
       result = await this.deps.executor.run(task, { signal })
-    } finally {
-      release()
+    } catch (e) {
+      // Nothing ran to completion here (queue full, worker lost): charge nothing.
+      await admission.settle(0).catch(() => {})
+      throw e
     }
-    this.account(tenant, result, startedAt)
+    await this.account(tenant, admission, result, startedAt)
     const refused = rejection(result)
     if (refused) throw refused
     return result
@@ -121,19 +124,17 @@ export class RunService {
   /** Start an async run; resolves to its id once it is recorded. */
   async start(tenant: Tenant, body: RunBody, rawBody?: string): Promise<string> {
     const startedAt = Date.now()
-    const { task, release } = await this.prepare(tenant, body, rawBody)
+    const { task, admission } = await this.prepare(tenant, body, 'async-run', rawBody)
     const request: RunRequest = { args: task.args, fuel: task.fuel, timeoutMs: task.timeoutMs, trace: task.trace }
     if (task.astText !== undefined) { request.astText = task.astText; if (task.key !== undefined) request.key = task.key }
     if (task.source !== undefined) request.source = task.source
     const record: RunRecord = { id: newRunId(), tenant: tenant.id, state: 'queued', createdAt: startedAt, request }
     try {
       await this.deps.executor.start(record, task, (result) => {
-        release()
-        this.account(tenant, result, startedAt)
-        this.notify(record.id)
+        void this.account(tenant, admission, result, startedAt).then(() => this.notify(record.id))
       })
     } catch (e) {
-      release()
+      await admission.settle(0).catch(() => {})
       throw e
     }
     return record.id

@@ -1,19 +1,32 @@
 /**
  * Tenants at the door: bearer token -> tenant (by SHA-256, never the token
- * itself), then admission of a run against the tenant's limits: requests
- * per minute (a token bucket), runs in progress, and fuel per UTC day. The
- * run's own fuel and time are capped here too, so the worker only ever sees
- * budgets the tenant is entitled to.
+ * itself), then admission of guest work against the tenant's limits:
+ * requests per minute (a token bucket), slots of work in progress, and fuel
+ * per UTC day — reserved before the work starts and settled after with what
+ * it used, so concurrent requests never spend more than the limit. Runs,
+ * async runs, workflow steps and compiling a tenant's source all pass here.
  */
 import type { ServeConfig, TenantConfig } from './config.ts'
 import { tokenSha256 } from './config.ts'
 import { HttpError } from './errors.ts'
+import { SOURCE_CHAR_COST, UNIT } from '../vm/fuel.ts'
 
-/** Where fuel per day is counted (in memory by default; Postgres when distributed). */
+/**
+ * Where fuel per day is counted (in memory by default; Postgres when distributed). Admission
+ * *reserves* fuel here before work starts (`reserve`, atomic: concurrent requests can never be
+ * granted more than the limit together) and settles after with what the work really used (`add`
+ * of the difference, a refund when negative).
+ */
 export interface UsageLedger {
-  /** Fuel used by the tenant on this UTC day (e.g. "2026-11-24"). */
+  /** Fuel used (and reserved) by the tenant on this UTC day (e.g. "2026-11-24"). */
   used(tenant: string, day: string): number | Promise<number>
+  /** Add fuel to the day's total (negative: give back part of a reservation). */
   add(tenant: string, day: string, fuel: number): void | Promise<void>
+  /**
+   * Atomically grant up to `want` fuel of what is left below `limit` today and count it as used;
+   * returns the fuel granted (0 when nothing is left).
+   */
+  reserve(tenant: string, day: string, want: number, limit: number): number | Promise<number>
 }
 
 export class MemoryUsageLedger implements UsageLedger {
@@ -25,7 +38,13 @@ export class MemoryUsageLedger implements UsageLedger {
     const key = `${day}\u0000${tenant}`
     // Yesterday's counters are dropped when a new day starts.
     if (!this.totals.has(key)) for (const k of this.totals.keys()) if (!k.startsWith(day)) this.totals.delete(k)
-    this.totals.set(key, (this.totals.get(key) ?? 0) + fuel)
+    this.totals.set(key, Math.max(0, (this.totals.get(key) ?? 0) + fuel))
+  }
+  reserve(tenant: string, day: string, want: number, limit: number): number {
+    // Synchronous: no other request can run between the read and the write.
+    const granted = Math.max(0, Math.min(want, limit - this.used(tenant, day)))
+    if (granted > 0) this.add(tenant, day, granted)
+    return granted
   }
 }
 
@@ -60,12 +79,23 @@ export class Tenant {
   }
 }
 
-/** A granted run: the budgets it may use and the slot to give back. */
+/** The kinds of guest work that pass admission (every one takes a slot of `concurrentRuns`). */
+export type WorkKind = 'run' | 'async-run' | 'workflow-step' | 'compile'
+
+/**
+ * Granted work: the budgets it may use (fuel already reserved from today's ledger) and the
+ * settlement that gives the slot back and charges what was really used. Settle exactly once
+ * (later calls are ignored); until then the slot and the whole reservation stay taken.
+ */
 export interface Admission {
+  kind: WorkKind
   fuel: number
   timeoutMs: number
-  release(): void
+  settle(fuelUsed: number): Promise<void>
 }
+
+/** Fuel charged for compiling a tenant's source on the server: the VM's rate for source text (0.0001 per character). */
+export const compileFuel = (chars: number): number => (chars * SOURCE_CHAR_COST) / UNIT
 
 export class Tenants {
   private readonly byHash = new Map<string, Tenant>()
@@ -101,35 +131,55 @@ export class Tenants {
     if (wait > 0) throw new HttpError('RATE_LIMITED', `Tenant "${tenant.id}" is over its limit of ${tenant.config.limits.requestsPerMinute} requests per minute`, { retryAfter: wait })
   }
 
-  /** Admit one run: a slot within concurrentRuns, fuel within today's budget; budgets capped by the tenant's limits. */
-  async admit(tenant: Tenant, requested: { fuel?: number; timeoutMs?: number }): Promise<Admission> {
+  /**
+   * The one admission point of guest work. Takes a slot within `concurrentRuns` (before any await,
+   * so concurrent requests cannot all pass), then reserves the work's fuel from today's ledger:
+   * at most `fuelPerRun`, at most what is left of `fuelPerDay`; `exact` work (compiling) needs its
+   * whole charge. Budgets are capped by the tenant's limits, so workers only see what it is entitled to.
+   */
+  async admit(tenant: Tenant, requested: { fuel?: number; timeoutMs?: number; exact?: boolean }, kind: WorkKind = 'run'): Promise<Admission> {
     const limits = tenant.config.limits
     if (tenant.inFlight >= limits.concurrentRuns) {
-      throw new HttpError('TENANT_BUSY', `Tenant "${tenant.id}" already has ${limits.concurrentRuns} runs in progress`, { retryAfter: 1 })
-    }
-    let fuel = Math.min(requested.fuel ?? limits.fuelPerRun, limits.fuelPerRun)
-    if (limits.fuelPerDay !== null) {
-      const left = limits.fuelPerDay - await this.ledger.used(tenant.id, utcDay(this.now()))
-      if (left <= 0) throw new HttpError('FUEL_QUOTA_EXCEEDED', `Tenant "${tenant.id}" used its ${limits.fuelPerDay} fuel for today`, { retryAfter: secondsToMidnight(this.now()) })
-      fuel = Math.min(fuel, left)
-    }
-    if (tenant.inFlight >= limits.concurrentRuns) {
-      throw new HttpError('TENANT_BUSY', `Tenant "${tenant.id}" already has ${limits.concurrentRuns} runs in progress`, { retryAfter: 1 })
+      throw new HttpError('TENANT_BUSY', `Tenant "${tenant.id}" already has ${limits.concurrentRuns} runs in progress (limits.concurrentRuns)`, { retryAfter: 1 })
     }
     tenant.inFlight++
-    let released = false
+    const day = utcDay(this.now())
+    const want = requested.exact ? Math.max(0, requested.fuel ?? 0) : Math.min(requested.fuel ?? limits.fuelPerRun, limits.fuelPerRun)
+    let fuel = want
+    let reserved = 0
+    try {
+      if (limits.fuelPerDay !== null && want > 0) {
+        reserved = await this.ledger.reserve(tenant.id, day, want, limits.fuelPerDay)
+        fuel = reserved
+        if (reserved <= 0 || (requested.exact && reserved < want)) {
+          throw new HttpError('FUEL_QUOTA_EXCEEDED', `Tenant "${tenant.id}" used its ${limits.fuelPerDay} fuel for today (limits.fuelPerDay)`, { retryAfter: secondsToMidnight(this.now()) })
+        }
+      }
+    } catch (e) {
+      tenant.inFlight--
+      if (reserved > 0) await this.ledger.add(tenant.id, day, -reserved)
+      throw e
+    }
+    let settled = false
     return {
+      kind,
       fuel,
       timeoutMs: Math.min(requested.timeoutMs ?? limits.timeoutMs, limits.timeoutMs),
-      release: () => {
-        if (!released) { released = true; tenant.inFlight-- }
+      settle: async (fuelUsed: number) => {
+        if (settled) return
+        settled = true
+        tenant.inFlight--
+        const used = Number.isFinite(fuelUsed) ? Math.min(Math.max(0, fuelUsed), fuel) : fuel
+        // Reserved: give back what was not used. Unlimited: count what was.
+        const delta = limits.fuelPerDay !== null ? used - reserved : used
+        if (delta !== 0) await this.ledger.add(tenant.id, day, delta)
       },
     }
   }
 
-  /** Record fuel a finished run used. */
-  async spend(tenant: Tenant, fuel: number): Promise<void> {
-    if (fuel > 0) await this.ledger.add(tenant.id, utcDay(this.now()), fuel)
+  /** Fuel used (and reserved) by the tenant today. */
+  usedToday(tenant: Tenant): number | Promise<number> {
+    return this.ledger.used(tenant.id, utcDay(this.now()))
   }
 }
 

@@ -29,6 +29,8 @@ import { atomsOfTenant } from './atoms.ts'
 import { HttpError } from './errors.ts'
 import type { Host } from './host.ts'
 import type { Jobs } from './jobs.ts'
+import { compileFuel, type Admission, type Tenants } from './tenants.ts'
+import { setLongTimeout } from '../vm/long-timer.ts'
 import { transpileAgentError } from './procedures.ts'
 import { MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, type WorkflowStore, type WorkflowView } from './stores/workflows.ts'
 
@@ -85,9 +87,31 @@ export class WorkflowDriver {
     const row = await this.store.load(id)
     if (!row || row.state === 'done' || row.state === 'failed') return
     const tenant = this.host.tenants.get(row.tenant)
+    // A step is guest work: it passes the tenant's admission (a slot, its fuel reserved) or waits for it.
+    let admission: Admission | undefined
+    if (tenant) {
+      try {
+        admission = await this.host.tenants.admit(tenant, {}, 'workflow-step')
+      } catch (e) {
+        if (!(e instanceof HttpError) || e.retryAfter === undefined) throw e
+        await this.store.schedule(id, Date.now() + Math.max(e.retryAfter * 1000, BUSY_RETRY_MS))
+        return
+      }
+    }
+    let exec: WorkflowExecution | undefined
+    try {
+      exec = await this.driveAdmitted(row, admission)
+    } finally {
+      await admission?.settle(exec?.fuelUsed ?? 0).catch(() => { /* the ledger is unreachable: the reservation stays charged */ })
+    }
+  }
+
+  private async driveAdmitted(row: WorkflowRow, admission: Admission | undefined): Promise<WorkflowExecution | undefined> {
+    const id = row.id
+    const tenant = this.host.tenants.get(row.tenant)
     const atoms = tenantAtoms(this.host, row.tenant)
     const journal = await this.store.journal.read(id)
-    const common = { store: this.store.journal, executionId: id, sandbox: { fuel: tenant?.config.limits.fuelPerRun ?? 10_000 }, atoms, context: tenantContext(this.host, row.tenant) }
+    const common = { store: this.store.journal, executionId: id, sandbox: { fuel: admission?.fuel ?? tenant?.config.limits.fuelPerRun ?? 10_000 }, atoms, context: tenantContext(this.host, row.tenant) }
     let exec: WorkflowExecution
     try {
       const program = compileWorkflow(row.source, { sourceName: row.sourceName, atoms })
@@ -96,7 +120,7 @@ export class WorkflowDriver {
         : startWorkflow(program, { ...common, args: row.args, budget: { total: row.budget ?? null } })
     } catch (e) {
       await this.fail(row, e)
-      return
+      return undefined
     }
     const view: WorkflowView = { ...row.view, requests: [] }
     try {
@@ -114,6 +138,7 @@ export class WorkflowDriver {
     } finally {
       exec.dispose()
     }
+    return exec
   }
 
   /** Poll until the workflow completes or only external requests and long sleeps are left. */
@@ -124,6 +149,8 @@ export class WorkflowDriver {
     let wake: (() => void) | null = null
     const settled = () => { inflight--; wake?.() }
     const resolve = (id: string, r: WorkflowResolution) => { try { exec.resolveRequest(id, r) } catch { /* the execution ended meanwhile */ } }
+    // Agent calls in flight hold a unit of the workflow's budget each: concurrent calls never spend more than it.
+    const held = { calls: 0 }
     for (;;) {
       const p = await exec.poll()
       if (p === 'Pending') {
@@ -144,7 +171,7 @@ export class WorkflowDriver {
         if (r.type === 'sleep') {
           if (r.durationMs <= INLINE_SLEEP_MS) {
             inflight++
-            setTimeout(() => { resolve(r.id, 'OkUndefined'); settled() }, r.durationMs)
+            setLongTimeout(() => { resolve(r.id, 'OkUndefined'); settled() }, r.durationMs)
           } else sleeps.set(r.id, Date.now() + r.durationMs)
         } else if (r.type === 'workflow') {
           resolve(r.id, { Err: { message: 'workflow(): child workflows are not supported by ajsc serve; start it with POST /v1/workflows' } })
@@ -152,23 +179,27 @@ export class WorkflowDriver {
           external.set(r.id, r)
         } else {
           inflight++
-          void this.answer(row.tenant, r, exec).then((res) => { resolve(r.id, res); settled() })
+          void this.answer(row.tenant, r, exec, held).then((res) => { resolve(r.id, res); settled() })
         }
       }
     }
   }
 
-  private async answer(tenant: string, r: WorkflowRequest & { type: 'agent' }, exec: WorkflowExecution): Promise<WorkflowResolution> {
+  private async answer(tenant: string, r: WorkflowRequest & { type: 'agent' }, exec: WorkflowExecution, held: { calls: number }): Promise<WorkflowResolution> {
     const llm = this.llmOf(tenant)
     if (!llm) return { Err: { message: 'agent(): this tenant has no llm capability in the serve config (capabilities.llm), or mark the request { external: true }' } }
     const { total, spent } = exec.budget
-    if (total !== null && spent >= total) return { Err: { message: `agent(): budget exhausted (${spent} of ${total} agent calls)` } }
+    // Reserve the call's unit before calling (spent counts finished calls, held the ones in flight).
+    if (total !== null && spent + held.calls >= total) return { Err: { message: `agent(): budget exhausted (${spent} of ${total} agent calls spent, ${held.calls} in flight)` } }
+    held.calls++
     try {
       const value = await answerAgent(llm, r.prompt, r.options)
       const now = exec.budget
       return { OkWithBudget: { value, budget: { total: now.total, spent: now.spent + 1 } } }
     } catch (e) {
       return { Err: { message: e instanceof Error ? e.message : String(e) } }
+    } finally {
+      held.calls--
     }
   }
 
@@ -183,7 +214,7 @@ const isExternal = (options: unknown) => options !== null && typeof options === 
 
 /** The HTTP side: start, read, answer external requests. */
 export class WorkflowService implements WorkflowRoutesBackend {
-  constructor(private readonly store: WorkflowStore, private readonly atomsOf: (tenant: string) => AtomDef[] = () => []) {}
+  constructor(private readonly store: WorkflowStore, private readonly atomsOf: (tenant: string) => AtomDef[] = () => [], private readonly tenants?: Tenants) {}
 
   close(): Promise<void> {
     return this.store.close()
@@ -191,12 +222,17 @@ export class WorkflowService implements WorkflowRoutesBackend {
 
   async start(tenant: string, body: { source: string; args?: Record<string, unknown>; budget?: number }): Promise<Record<string, unknown>> {
     let program: WorkflowProgram
+    const t = this.tenants?.get(tenant)
+    // Compiling the tenant's source is guest work: admitted (a slot, its fuel reserved) before it starts.
+    const admission = t ? await this.tenants!.admit(t, { fuel: compileFuel(body.source.length), exact: true }, 'compile') : undefined
     try {
       program = compileWorkflow(body.source, { sourceName: 'workflow.ajs', atoms: this.atomsOf(tenant) })
     } catch (e) {
       if (e instanceof TranspileError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: transpileAgentError(e) })
       if (e instanceof WorkflowError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: { name: 'AgentError', code: e.code, message: e.message, hint: e.hint } })
       throw e
+    } finally {
+      await admission?.settle(admission.fuel)
     }
     const now = Date.now()
     const row: WorkflowRow = {
@@ -228,11 +264,11 @@ export class WorkflowService implements WorkflowRoutesBackend {
 /** In memory (no --database): steps run on timers in this process. */
 export function workflowsBackend(host: Host, distributed?: { pgPool: pg.Pool; jobs: Jobs }): WorkflowRoutesBackend {
   const atomsOf = (tenant: string) => tenantAtoms(host, tenant)
-  if (distributed) return new WorkflowService(new PgWorkflowStore(distributed.pgPool), atomsOf)
+  if (distributed) return new WorkflowService(new PgWorkflowStore(distributed.pgPool), atomsOf, host.tenants)
   let driver: WorkflowDriver | undefined
   const store = new MemoryWorkflowStore((id) => driver!.step(id))
   driver = new WorkflowDriver(host, store)
-  return new WorkflowService(store, atomsOf)
+  return new WorkflowService(store, atomsOf, host.tenants)
 }
 
 /** Graphile Worker task of workflow steps (serve with --database, and ajsc worker). */

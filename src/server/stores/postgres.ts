@@ -175,7 +175,25 @@ class PgUsage implements UsageLedger {
     return r.rows[0] ? Number(r.rows[0].fuel) : 0
   }
   async add(tenant: string, day: string, fuel: number): Promise<void> {
-    await this.pool.query('INSERT INTO ajs.usage (tenant, day, fuel) VALUES ($1,$2,$3) ON CONFLICT (tenant, day) DO UPDATE SET fuel = ajs.usage.fuel + EXCLUDED.fuel', [tenant, day, fuel])
+    await this.pool.query('INSERT INTO ajs.usage (tenant, day, fuel) VALUES ($1,$2,$3) ON CONFLICT (tenant, day) DO UPDATE SET fuel = GREATEST(0, ajs.usage.fuel + EXCLUDED.fuel)', [tenant, day, fuel])
+  }
+  /** One transaction holding the day's row lock: servers sharing the database never grant more than the limit together. */
+  async reserve(tenant: string, day: string, want: number, limit: number): Promise<number> {
+    const c = await this.pool.connect()
+    try {
+      await c.query('BEGIN')
+      await c.query('INSERT INTO ajs.usage (tenant, day, fuel) VALUES ($1,$2,0) ON CONFLICT (tenant, day) DO NOTHING', [tenant, day])
+      const used = Number((await c.query('SELECT fuel FROM ajs.usage WHERE tenant = $1 AND day = $2 FOR UPDATE', [tenant, day])).rows[0].fuel)
+      const granted = Math.max(0, Math.min(want, limit - used))
+      if (granted > 0) await c.query('UPDATE ajs.usage SET fuel = fuel + $3 WHERE tenant = $1 AND day = $2', [tenant, day, granted])
+      await c.query('COMMIT')
+      return granted
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {})
+      throw e
+    } finally {
+      c.release()
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 import type pg from 'pg'
 import type { JournalEntry, JournalStore } from '../../workflows/engine/journal.ts'
 import type { WorkflowResolution } from '../../workflows/engine/types.ts'
+import { setLongTimeout, type LongTimer } from '../../vm/long-timer.ts'
 
 export type WorkflowState = 'running' | 'waiting' | 'done' | 'failed'
 
@@ -68,7 +69,7 @@ export class MemoryWorkflowStore implements WorkflowStore {
   private readonly rows = new Map<string, WorkflowRow>()
   private readonly journals = new Map<string, JournalEntry[]>()
   private readonly locks = new Set<string>()
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>()
+  private readonly timers = new Map<string, LongTimer>()
   readonly journal: JournalStore = {
     append: (id, entries) => {
       let list = this.journals.get(id)
@@ -100,11 +101,12 @@ export class MemoryWorkflowStore implements WorkflowStore {
   }
 
   async schedule(id: string, at: number): Promise<void> {
-    clearTimeout(this.timers.get(id))
-    this.timers.set(id, setTimeout(() => {
+    this.timers.get(id)?.clear()
+    // `at` comes from the guest (a sleep's end): clamped and re-armed, never fired early.
+    this.timers.set(id, setLongTimeout(() => {
       this.timers.delete(id)
       void this.step(id).catch(() => { /* a failed step is recorded on the workflow */ })
-    }, Math.max(0, at - Date.now())))
+    }, at - Date.now()))
   }
 
   async withLock(id: string, fn: () => Promise<void>): Promise<'ran' | 'busy'> {
@@ -135,7 +137,7 @@ export class MemoryWorkflowStore implements WorkflowStore {
   }
 
   async close(): Promise<void> {
-    for (const t of this.timers.values()) clearTimeout(t)
+    for (const t of this.timers.values()) t.clear()
     this.timers.clear()
   }
 }

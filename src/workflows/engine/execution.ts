@@ -117,6 +117,7 @@ export class WorkflowExecution {
   private activity = 0
   /** The VM run (known from the first atom call): its time-slice start tells a paused run from an idle one. */
   private vmRun: Run | undefined
+  private finalFuel: number | undefined
   /** Custom atom calls running now: poll() waits for them (the run is busy, not parked). */
   private atomsRunning = 0
   private atomWaiters: Array<() => void> = []
@@ -150,6 +151,11 @@ export class WorkflowExecution {
     return this.stateValue
   }
 
+  /** Fuel this execution's VM run has used so far, replay included (what a host settles its fuel ledger with). */
+  get fuelUsed(): number {
+    return this.finalFuel ?? this.vmRun?.fuelUsed ?? 0
+  }
+
   /** The budget snapshot the workflow sees (updated by `OkWithBudget` resolutions). */
   get budget(): BudgetSnapshot {
     return { ...this.budgetValue }
@@ -178,6 +184,7 @@ export class WorkflowExecution {
       ...(this.config.context !== undefined ? { context: this.config.context } : {}),
       random, uuid: seededUuid(random), now: () => this.clockRead(),
     }).then((r) => {
+      this.finalFuel = r.fuelUsed
       this.activity++
       if (this.stateValue !== 'running') return
       if (r.error) this.fail(workflowError('WORKFLOW_FAILED', `${r.error.code}: ${r.error.message}${r.error.location ? ` (${r.error.location})` : ''}`, { cause: r.error }), r.error)
