@@ -18,8 +18,10 @@ import type { AgentRoot } from './builder/types.ts'
 const LOADERS: Record<LibraryName, () => Promise<RuntimeLibrary> | undefined> = {
   python: () => import('./python/library.ts').then((m) => m.pythonLibrary),
   flow: () => import('./flows/library.ts').then((m) => m.flowLibrary),
-  // The workflow engine binds its library to one execution (the journal): no VM can load it.
+  // Engine libraries: the workflow engine binds its library to one execution (the journal), a
+  // FlowLang turn needs its session's capabilities; no VM loads them on its own.
   workflow: () => undefined,
+  flowlang: () => undefined,
 }
 
 /** Loads the runtime libraries this package provides, on first use (the full entry's default `loadLibrary`). */

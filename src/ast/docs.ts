@@ -116,5 +116,6 @@ export function opDoc(op: string): string | undefined {
 export const LIBRARY_DOCS: Readonly<Record<import('./libraries.ts').LibraryName, { doc: string; frontend: string }>> = {
   python: { doc: 'Python semantics (numbers, strings, containers, exceptions): the `py$...` functions.', frontend: '`transpilePython`, Python code blocks' },
   flow: { doc: 'Flow steps: step events, model calls, branch handles, loop inputs, flow errors.', frontend: '`compileFlow` (SavedFlow and Block flows)' },
+  flowlang: { doc: 'FlowLang blocks as atoms: model rounds, codecs, shapers, tool calls through the session\'s capabilities.', frontend: 'a FlowLang graph\'s turn (`compileTurnProgram`)' },
   workflow: { doc: 'The workflow boundary: agent requests, child workflows, durable sleep, logs, budget: journaled by the workflow engine.', frontend: '`compileWorkflow` (workflow modules)' },
 }

@@ -19,6 +19,8 @@ export interface LibrarySpec {
    * so no VM option supplies it: the program runs on that engine. Default `'module'`.
    */
   readonly provider?: 'module' | 'engine'
+  /** For an engine library: where its programs run, in the library, the CLI and the server. */
+  readonly runOn?: string
 }
 
 export const LIBRARIES = {
@@ -37,6 +39,14 @@ export const LIBRARIES = {
     module: 'ajs-lang/workflows',
     exportName: 'startWorkflow',
     provider: 'engine',
+    runOn: "startWorkflow() from 'ajs-lang/workflows' (CLI: ajsc workflow run; server: POST /v1/workflows)",
+  },
+  flowlang: {
+    version: 1,
+    module: 'ajs-lang/flowlang',
+    exportName: 'flowlangLibrary',
+    provider: 'engine',
+    runOn: "a FlowSession from 'ajs-lang/flowlang' (CLI: ajsc flowlang run | chat), which gives its turns the model, mcp and flowlang capabilities",
   },
 } as const satisfies Record<string, LibrarySpec>
 

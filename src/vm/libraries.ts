@@ -80,7 +80,7 @@ export function libraryMissing(name: string, version: number): VmError {
   const spec: LibrarySpec = LIBRARIES[name]
   if (spec.provider === 'engine') {
     return vmError('LIBRARY_MISSING', `The program needs the "${name}" library (version ${version}), which only its engine provides: it is not a program a plain VM runs`, {
-      hint: `Run it on the ${name} engine: ${spec.exportName}() from '${spec.module}' (CLI: ajsc ${name} run; server: POST /v1/${name}s).`,
+      hint: `Run it on the ${name} engine: ${spec.runOn}.`,
     })
   }
   return vmError('LIBRARY_MISSING', `The program needs the runtime library "${name}" (version ${version}), which this VM does not have`, {

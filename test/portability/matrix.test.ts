@@ -217,9 +217,10 @@ describe.skipIf(!haveChromium)('ajs-lang/vm in headless Chromium', () => {
     const page = await browser.newPage()
     try {
       await page.goto(`${origin}/`)
-      const input = { programs: programs.map((p) => ({ ast: p.ast, args: p.args })), libraries }
-      return await page.evaluate(async ({ programs, libraries }: { programs: Array<{ ast: unknown; args: unknown }>; libraries: string[] }) => {
-        const { AgentVM } = await import('/vm.min.js')
+      // Plain JSON in and out: the page's modules are the browser's, typed loosely here.
+      const input: any = { programs: JSON.parse(JSON.stringify(programs.map((p) => ({ ast: p.ast, args: p.args })))), libraries, vmUrl: '/vm.min.js' }
+      return await page.evaluate(async ({ programs, libraries, vmUrl }: any) => {
+        const { AgentVM } = await import(vmUrl)
         for (const lib of libraries) await import(`/${lib}`)
         const vm = new AgentVM()
         const out = []
@@ -228,7 +229,7 @@ describe.skipIf(!haveChromium)('ajs-lang/vm in headless Chromium', () => {
           out.push({ result: r.result ?? null, code: r.error?.code ?? null, hint: r.error?.hint ?? null })
         }
         return out
-      }, input)
+      }, input) as Outcome[]
     } finally {
       await page.close()
     }

@@ -8,6 +8,7 @@ import { transpile, Agent, e, s, type AjsProgram } from '../../src/index.ts'
 import { transpilePython } from '../../src/python/index.ts'
 import { compileFlow } from '../../src/flows/index.ts'
 import { compileWorkflow } from '../../src/workflows/index.ts'
+import { baselineGraph, compileTurnProgram } from '../../src/flowlang/index.ts'
 
 export interface PortableProgram {
   frontend: string
@@ -98,6 +99,14 @@ export function portablePrograms(): PortableProgram[] {
       args: { words: ['to', 'be', 'or'] },
       result: { n: 3, loud: 'TO BE OR!' },
       libraries: ['flow', 'python'],
+    },
+    {
+      // A turn of a FlowLang graph: its model, tools and sinks are capabilities a FlowSession gives it.
+      frontend: 'FlowLang graph',
+      ast: compileTurnProgram(baselineGraph({ type: 'protocol.openai', options: { url: 'http://127.0.0.1:9/v1', model: 'm' } })),
+      args: { history: [], input: 'hi', turn: 1, channel: null, maxRounds: 4, system: null },
+      refused: { code: 'LIBRARY_MISSING', hint: 'ajsc flowlang run' },
+      libraries: ['flowlang'],
     },
     {
       frontend: 'workflow module',

@@ -19,13 +19,14 @@
  * character and element as it enters the program, like every atom's result.
  */
 import { defineAtom, type DefineAtomOptions } from '../../vm/atoms/define.ts'
+import { LIBRARIES } from '../../ast/libraries.ts'
 import type { AtomContext, AtomDef, AtomFn, JsonSchema } from '../../vm/atoms/types.ts'
 import { VmError } from '../../vm/errors.ts'
 import { problem } from '../graph.ts'
 import type { FlowCodeName } from '../../diagnostics/flowlang-codes.ts'
 import { advertise, collector, encodeRound, gateRound, type GateResult, type McpToolInfo, type RoundOutput } from './codecs.ts'
 import { ModelHttpError, type ModelRequest } from './protocols.ts'
-import { McpRouterError } from './router.ts'
+import { McpRouterError } from './router-error.ts'
 import { SHAPERS, gateApplies, toolRisk, type Risk } from './shapers.ts'
 import type { ApprovalRequest, ChatMessage, FlowEvent, NeutralToolResult, NeutralToolUse, StreamDelta, ToolChannel } from './types.ts'
 
@@ -238,4 +239,4 @@ export const FLOW_ATOMS: readonly AtomDef[] = [flowTools, flowShape, flowAdverti
 export const FLOW_ATOM_NAMES: readonly string[] = FLOW_ATOMS.map((a) => a.op)
 
 /** The version of the FlowLang runtime library a turn program declares (`libraries: { flowlang: 1 }`). */
-export const FLOWLANG_LIBRARY_VERSION = 1
+export const FLOWLANG_LIBRARY_VERSION = LIBRARIES.flowlang.version

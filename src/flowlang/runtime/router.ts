@@ -8,10 +8,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { McpToolInfo } from './codecs.ts'
 import type { McpServerSpec, NeutralToolResult, NeutralToolUse } from './types.ts'
 
-export class McpRouterError extends Error {
-  override name = 'McpRouterError'
-  constructor(readonly server: string, message: string) { super(message) }
-}
+export { McpRouterError } from './router-error.ts'
+import { McpRouterError } from './router-error.ts'
 
 interface Connected { name: string; client: Client; tools: McpToolInfo[] }
 
