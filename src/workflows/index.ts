@@ -14,7 +14,8 @@
  */
 export { compileWorkflow, readWorkflowMeta, type CompileWorkflowOptions } from './frontend/module.ts'
 export { isWorkflowProgram, type WorkflowProgram } from './engine/program.ts'
-export { startWorkflow, resumeWorkflow, type StartWorkflowOptions, type ResumeWorkflowOptions } from './drivers/start.ts'
+export { startWorkflow, resumeWorkflow, retryWorkflow, type StartWorkflowOptions, type ResumeWorkflowOptions } from './drivers/start.ts'
+export { RETRY_DEFAULTS, TRANSIENT_CODES, errorCodeOf, type RetryPolicy, type RunRetryPolicy } from './engine/retry.ts'
 export { WorkflowExecution, SANDBOX_DEFAULTS, type WorkflowSandbox, type ExecutionState } from './engine/execution.ts'
 export {
   MemoryJournalStore, JOURNAL_DEFAULTS, JOURNAL_VERSION, checkJournal,
@@ -27,7 +28,7 @@ export type {
   BudgetSnapshot, WorkflowRef, WorkflowCall, WorkflowRequest, WorkflowRequestKind, WorkflowResolution, WorkflowOutput, WorkflowPoll,
 } from './engine/types.ts'
 export {
-  startLocalRun, resumeLocalRun, defaultMaxAgents, defaultRunsDir,
+  startLocalRun, resumeLocalRun, retryLocalRun, defaultMaxAgents, defaultRunsDir,
   type LocalDriverOptions, type LocalRunStart, type LocalRunOutcome,
 } from './drivers/local.ts'
 export { listRuns, summarizeRun, summarizeJournal, type RunSummary } from './drivers/runs.ts'

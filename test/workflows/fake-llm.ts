@@ -13,6 +13,8 @@ export interface FakeLlm {
   counts: Map<string, number>
   /** Prompts left unanswered while present. */
   hold: Set<string>
+  /** Prompts answered with HTTP 503 while present (a transient failure). */
+  down: Set<string>
   /** Resolves once `prompt` has been received `times` times (bounded by `ms`). */
   received(prompt: string, times?: number, ms?: number): Promise<void>
   close(): Promise<void>
@@ -28,6 +30,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
   const sockets = new Set<Socket>()
   const counts = new Map<string, number>()
   const hold = new Set<string>()
+  const down = new Set<string>()
   const server = http.createServer((req, res) => {
     let raw = ''
     req.setEncoding('utf8')
@@ -37,6 +40,11 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       const prompt = promptOf(body)
       counts.set(prompt, (counts.get(prompt) ?? 0) + 1)
       if (hold.has(prompt)) return
+      if (down.has(prompt)) {
+        res.writeHead(503, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ error: { message: 'overloaded' } }))
+        return
+      }
       // Prompts starting with "sloppy" get an answer that breaks the schema the first time (for the corrective retry).
       const asked = ((body['messages'] ?? []) as Array<{ role: string; content: string }>).find((m) => m.role === 'user')?.content ?? ''
       const sloppy = prompt.startsWith('sloppy') && !asked.includes('previous answer was invalid')
@@ -52,6 +60,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     counts,
     hold,
+    down,
     async received(prompt, times = 1, ms = 15_000) {
       const until = Date.now() + ms
       while ((counts.get(prompt) ?? 0) < times) {

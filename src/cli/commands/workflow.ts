@@ -13,7 +13,8 @@ import { createOpenAICompatibleLLM } from '../../capabilities/llm.ts'
 import { TranspileError } from '../../diagnostics/index.ts'
 import { WorkflowError } from '../../workflows/engine/errors.ts'
 import { FileJournalStore } from '../../workflows/stores/file-store.ts'
-import { defaultMaxAgents, defaultRunsDir, newRunId, resumeLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/drivers/local.ts'
+import { defaultMaxAgents, defaultRunsDir, newRunId, resumeLocalRun, retryLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/drivers/local.ts'
+import { checkRetryPolicy } from '../../workflows/engine/retry.ts'
 import { listRuns, summarizeRun, type RunSummary } from '../../workflows/drivers/runs.ts'
 import { serveStdio } from '../../workflows/drivers/stdio-host.ts'
 import type { WorkflowCall } from '../../workflows/engine/types.ts'
@@ -30,6 +31,7 @@ interface DriverFlags {
   model?: string
   runsDir?: string
   maxAgents?: string
+  retry?: string
   json?: boolean
 }
 
@@ -70,7 +72,20 @@ function driverOptions(flags: DriverFlags, io: CliIO): LocalDriverOptions {
     runsDir: runsDir(flags, io),
     maxAgents: intOption(flags.maxAgents, '--max-agents', 1) ?? defaultMaxAgents(),
     onCall,
+    ...retryFlag(flags.retry),
     ...(flags.llm ? { llm: createOpenAICompatibleLLM({ baseUrl: flags.llm, model: flags.model ?? 'default', timeoutMs: 120_000, ...(apiKey ? { apiKey } : {}) }) } : {}),
+  }
+}
+
+/** `--retry <json>`: the run's retry policy. */
+function retryFlag(text: string | undefined): Pick<LocalDriverOptions, 'retry'> {
+  if (text === undefined) return {}
+  let value: unknown
+  try { value = JSON.parse(text) } catch (e) { throw new CliError('CLI_USAGE', `--retry is not valid JSON: ${(e as Error).message}`) }
+  try {
+    return { retry: checkRetryPolicy(value, '--retry', true)! }
+  } catch (e) {
+    throw new CliError('CLI_USAGE', (e as Error).message)
   }
 }
 
@@ -101,7 +116,9 @@ async function report(command: string, flags: DriverFlags, io: CliIO, work: () =
     // No "resume with" when resume itself is what refused the run (resuming again would give the same error).
     const refused = e instanceof WorkflowError && ['WORKFLOW_RUN_NOT_FOUND', 'JOURNAL_INVALID', 'JOURNAL_MISMATCH', 'WORKFLOW_VERSION_MISMATCH'].includes(e.code)
     if (resumable && !flags.json && !refused) {
-      io.err(`resume with: ajsc workflow resume ${runIdHint}${flags.runsDir ? ` --runs-dir ${flags.runsDir}` : ''}\n`)
+      // A failed run is retried from its failed step (a resume would replay the same failure).
+      const how = e instanceof WorkflowError && e.code === 'WORKFLOW_FAILED' ? 'retry' : 'resume'
+      io.err(`${how} with: ajsc workflow ${how} ${runIdHint}${flags.runsDir ? ` --runs-dir ${flags.runsDir}` : ''}${how === 'retry' ? ' (with a new --llm, --atoms or --retry if needed)' : ''}\n`)
     }
     return reporter.finish({ ...(runIdHint ? { runId: runIdHint } : {}) }, EXIT.failure)
   }
@@ -133,6 +150,7 @@ const driverFlags = (cmd: Command) => cmd
   .option('--llm <url>', 'OpenAI-compatible endpoint for agent() calls, e.g. http://127.0.0.1:1234/v1 (API key from $AJS_LLM_API_KEY)')
   .option('--model <name>', 'model name for --llm (default "default")')
   .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs under the working directory)')
+  .option('--retry <json>', 'the run\'s retry policy, e.g. \'{"maximumAttempts":5,"agent":{"initialIntervalMs":2000}}\' (default: 3 attempts of transient errors)')
   .option('--max-agents <n>', `agent calls at once (default min(16, cores - 2), at least 1; here ${defaultMaxAgents()})`)
   .option('--json', 'print one JSON report (runId, result, diagnostics) on stdout')
 
@@ -161,6 +179,14 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .action(async (runId: string, flags: DriverFlags) => {
       const atoms = (await runAtoms(flags.atoms, io)).atoms
       setCode(await report('workflow resume', flags, io, () => resumeLocalRun(runId, { ...driverOptions(flags, io), atoms }), runId))
+    })
+
+  driverFlags(wf.command('retry')
+    .description('retry a failed run from its failed step (with a new --llm, --atoms or --retry): completed steps are not repeated')
+    .argument('<run-id>', 'the id of a failed run (see `workflow ls`)'))
+    .action(async (runId: string, flags: DriverFlags) => {
+      const atoms = (await runAtoms(flags.atoms, io)).atoms
+      setCode(await report('workflow retry', flags, io, () => retryLocalRun(runId, { ...driverOptions(flags, io), atoms }), runId))
     })
 
   wf.command('ls')

@@ -18,7 +18,8 @@ import type { WorkflowExecution } from '../engine/execution.ts'
 import { FileJournalStore } from '../stores/file-store.ts'
 import { compileWorkflow } from '../frontend/module.ts'
 import type { WorkflowProgram } from '../engine/program.ts'
-import { resumeWorkflow, startWorkflow } from './start.ts'
+import { resumeWorkflow, retryWorkflow, startWorkflow } from './start.ts'
+import { errorCodeOf, type RunRetryPolicy } from '../engine/retry.ts'
 import type { WorkflowCall, WorkflowRequest, WorkflowResolution } from '../engine/types.ts'
 
 export interface LocalDriverOptions {
@@ -34,6 +35,8 @@ export interface LocalDriverOptions {
   clock?: () => number
   /** Custom atoms (defineAtom results) the workflow and its children may call; journaled (engine/custom-atoms.ts). */
   atoms?: readonly AtomDef[]
+  /** The run's retry policy (docs/workflows.md#retries); a resume without it keeps the one the run started with. */
+  retry?: RunRetryPolicy
 }
 
 export interface LocalRunStart extends LocalDriverOptions {
@@ -100,6 +103,13 @@ interface DriveContext {
   child: boolean
   atoms: readonly AtomDef[]
   timers: Set<ReturnType<typeof setTimeout>>
+  retry?: RunRetryPolicy
+}
+
+/** A failed request as an Err with the error's code (what a retry policy decides on: LLM_NETWORK retries, a schema mismatch does not). */
+export function errResolution(e: unknown): WorkflowResolution {
+  const code = errorCodeOf(e)
+  return { Err: { message: message(e), ...(code !== undefined ? { code } : {}) } }
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
@@ -124,9 +134,9 @@ async function answer(r: WorkflowRequest, exec: WorkflowExecution, ctx: DriveCon
       return 'OkUndefined'
     case 'agent': {
       const llm = ctx.llm
-      if (!llm) return { Err: { message: 'agent(): no model endpoint: pass --llm <url> (and --model <name>)' } }
+      if (!llm) return { Err: { message: 'agent(): no model endpoint: pass --llm <url> (and --model <name>)', code: 'LLM_MISSING' } }
       const { total, spent } = exec.budget
-      if (total !== null && spent >= total) return { Err: { message: `agent(): budget exhausted (${spent} of ${total} agent calls)` } }
+      if (total !== null && spent >= total) return { Err: { message: `agent(): budget exhausted (${spent} of ${total} agent calls)`, code: 'BUDGET_EXHAUSTED' } }
       const value = await ctx.limiter.run(() => answerAgent(llm, r.prompt, r.options))
       const now = exec.budget
       return { OkWithBudget: { value, budget: { total: now.total, spent: now.spent + 1 } } }
@@ -137,7 +147,7 @@ async function answer(r: WorkflowRequest, exec: WorkflowExecution, ctx: DriveCon
       const childId = `${ctx.runId}/children/${r.id}`
       const journal = ctx.store.read(childId)
       const program = compileWorkflow(readFileSync(file, 'utf8'), { sourceName: file, atoms: ctx.atoms })
-      const common = { store: ctx.store, executionId: childId, clock: ctx.clock, atoms: ctx.atoms }
+      const common = { store: ctx.store, executionId: childId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}) }
       const child = journal.length > 0
         ? await resumeWorkflow(program, journal, common)
         : startWorkflow(program, { ...common, args: r.args ?? {}, budget: exec.budget })
@@ -174,7 +184,7 @@ async function drive(exec: WorkflowExecution, ctx: DriveContext): Promise<unknow
     for (const r of exec.takePendingRequests()) {
       inflight++
       answer(r, exec, ctx)
-        .catch((e): WorkflowResolution => ({ Err: { message: message(e) } }))
+        .catch((e): WorkflowResolution => errResolution(e))
         .then((res) => { try { exec.resolveRequest(r.id, res) } catch { /* the execution ended meanwhile */ } })
         .finally(() => { inflight--; settled() })
     }
@@ -186,7 +196,7 @@ function contextFor(runId: string, file: string, store: FileJournalStore, o: Loc
   if (!Number.isSafeInteger(maxAgents) || maxAgents < 1) throw workflowError('WORKFLOW_OPTIONS_INVALID', 'maxAgents must be an integer >= 1')
   return {
     runId, store, file, llm: o.llm, limiter: new Limiter(maxAgents), onCall: o.onCall,
-    clock: o.clock ?? Date.now, child: false, timers: new Set(), atoms: o.atoms ?? [],
+    clock: o.clock ?? Date.now, child: false, timers: new Set(), atoms: o.atoms ?? [], ...(o.retry ? { retry: o.retry } : {}),
   }
 }
 
@@ -219,7 +229,7 @@ export async function startLocalRun(options: LocalRunStart): Promise<LocalRunOut
   mkdirDurable(dir)
   writeFileAtomic(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`)
   const ctx = contextFor(runId, file, store, options)
-  const exec = startWorkflow(program, { args, budget: { total: budget }, store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms })
+  const exec = startWorkflow(program, { args, budget: { total: budget }, store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}) })
   return finish(exec, ctx)
 }
 
@@ -234,8 +244,22 @@ export async function resumeLocalRun(runId: string, options: LocalDriverOptions 
   const program = compileWorkflow(readFileSync(record.file, 'utf8'), { sourceName: record.file, atoms: options.atoms ?? [] })
   const ctx = contextFor(runId, record.file, store, options)
   const journal = store.read(runId)
-  const common = { store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms }
+  const common = { store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}) }
   const exec = journal.length > 0 ? await resumeWorkflow(program, journal, common) : startWorkflow(program, { ...common, ...restartOptions(record, program) })
+  return finish(exec, ctx)
+}
+
+/**
+ * Retry a failed run from its failed step (`ajsc workflow retry`): the step
+ * whose error ended it is asked again with these options (a new `llm`, new
+ * atoms, a new retry policy); completed steps are replayed, never repeated.
+ */
+export async function retryLocalRun(runId: string, options: LocalDriverOptions = {}): Promise<LocalRunOutcome> {
+  const store = new FileJournalStore(options.runsDir ?? defaultRunsDir(process.cwd()))
+  const record = readRunRecord(store, runId)
+  const program = compileWorkflow(readFileSync(record.file, 'utf8'), { sourceName: record.file, atoms: options.atoms ?? [] })
+  const ctx = contextFor(runId, record.file, store, options)
+  const exec = await retryWorkflow(program, store.read(runId), { store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}) })
   return finish(exec, ctx)
 }
 

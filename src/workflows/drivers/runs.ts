@@ -25,6 +25,8 @@ export interface RunSummary {
   requests: { total: number; resolved: number; inFlight: string[] }
   /** Custom atom calls whose outcome is journaled (a resume does not call them again), and how many of them threw. */
   atoms: { total: number; errors: number }
+  /** Failed attempts that were retried (journaled `attempt` entries), and manual retries of the run. */
+  retries: { attempts: number; runs: number }
   logs: number
   entries: number
   result?: unknown
@@ -33,14 +35,24 @@ export interface RunSummary {
 
 export function summarizeJournal(journal: readonly JournalEntry[]): Omit<RunSummary, 'runId' | 'file' | 'createdAt'> {
   const out: Omit<RunSummary, 'runId' | 'file' | 'createdAt'> = {
-    state: 'running', phases: [], budget: null, requests: { total: 0, resolved: 0, inFlight: [] }, atoms: { total: 0, errors: 0 }, logs: 0, entries: journal.length,
+    state: 'running', phases: [], budget: null, requests: { total: 0, resolved: 0, inFlight: [] }, atoms: { total: 0, errors: 0 }, retries: { attempts: 0, runs: 0 }, logs: 0, entries: journal.length,
   }
+  const idOfKey = new Map<string, string>()
   const open = new Set<string>()
   for (const e of journal) {
     switch (e.t) {
       case 'start': out.budget = e.budget; break
       case 'call': if (e.call.type === 'phase') out.phases.push(e.call.name); else out.logs++; break
-      case 'request': out.requests.total++; open.add(e.request.id); break
+      case 'request': out.requests.total++; open.add(e.request.id); idOfKey.set(e.key, e.request.id); break
+      case 'attempt': out.retries.attempts++; break
+      case 'retry': {
+        out.retries.runs++
+        out.state = 'running'
+        delete out.error
+        const id = e.step !== undefined ? idOfKey.get(e.step) : undefined
+        if (id !== undefined && !open.has(id)) { open.add(id); out.requests.resolved-- }
+        break
+      }
       case 'atom': out.atoms.total++; if (e.error !== undefined) out.atoms.errors++; break
       case 'resolution':
         out.requests.resolved++
@@ -71,7 +83,7 @@ export function summarizeRun(store: FileJournalStore, runId: string): RunSummary
 /** A run whose journal (or run.json) cannot be read: listed with the reason, so one damaged run never hides the others. */
 function invalid(runId: string, file: string, createdAt: string, e: WorkflowError): RunSummary {
   return {
-    runId, file, createdAt, state: 'invalid', phases: [], budget: null, requests: { total: 0, resolved: 0, inFlight: [] }, atoms: { total: 0, errors: 0 }, logs: 0, entries: 0,
+    runId, file, createdAt, state: 'invalid', phases: [], budget: null, requests: { total: 0, resolved: 0, inFlight: [] }, atoms: { total: 0, errors: 0 }, retries: { attempts: 0, runs: 0 }, logs: 0, entries: 0,
     error: { code: e.code, message: e.message, hint: e.hint },
   }
 }

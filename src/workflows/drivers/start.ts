@@ -14,6 +14,7 @@ import { compileWorkflow } from '../frontend/module.ts'
 import { isWorkflowProgram, type WorkflowProgram } from '../engine/program.ts'
 import { newSeed } from '../engine/random.ts'
 import { ReplayIndex } from '../engine/replay.ts'
+import { checkRetryPolicy, type RunRetryPolicy } from '../engine/retry.ts'
 import type { BudgetSnapshot } from '../engine/types.ts'
 
 interface CommonOptions {
@@ -35,6 +36,11 @@ interface CommonOptions {
   atoms?: readonly AtomDef[]
   /** Read-only host data (auth, tenant, ...) custom atoms read as `ctx.context`; the workflow never sees it and it is not journaled. */
   context?: Record<string, unknown>
+  /**
+   * The run's retry policy: top-level fields for every kind, `agent` / `workflow` / `atom` per kind
+   * (docs/workflows.md#retries). Journaled in the start entry; a resume without it keeps the journaled one.
+   */
+  retry?: RunRetryPolicy
 }
 
 export interface StartWorkflowOptions extends CommonOptions {
@@ -48,8 +54,8 @@ export interface StartWorkflowOptions extends CommonOptions {
 
 export type ResumeWorkflowOptions = CommonOptions
 
-const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context']
-const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context']
+const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'retry']
+const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'retry']
 const SANDBOX_KEYS = Object.keys(SANDBOX_DEFAULTS)
 
 function checkKeys(o: object, allowed: string[], what: string): void {
@@ -124,7 +130,13 @@ export function startWorkflow(program: string | WorkflowProgram, options: StartW
     clock: clockOf(options.clock),
     atoms: calledAtoms(prog, atoms),
     ...(options.context !== undefined ? { context: options.context } : {}),
+    ...retryOf(options.retry),
   })
+}
+
+function retryOf(v: unknown): { retry?: RunRetryPolicy } {
+  const retry = checkRetryPolicy(v, 'options.retry', true)
+  return retry === undefined ? {} : { retry }
 }
 
 /**
@@ -167,6 +179,7 @@ export async function resumeWorkflow(
     replay,
     atoms: calledAtoms(prog, atoms),
     ...(options.context !== undefined ? { context: options.context } : {}),
+    ...retryOf(options.retry ?? start.retry),
   })
   await execution.settled()
   const diverged = replay.divergence(prog.sourceName, execution.state === 'complete')
@@ -176,4 +189,43 @@ export async function resumeWorkflow(
   }
   execution.replayChecked()
   return execution
+}
+
+/**
+ * Retry a failed run from its failed step: a `retry` entry is appended to the
+ * journal (and to `store` under `executionId`) and the run resumes. The step
+ * whose error ended the run (the end entry's `step`) is asked again, with
+ * whatever the host now answers it with (a new endpoint, new atoms, a new
+ * `retry` policy); every completed step is replayed from the journal, never
+ * repeated. A failure that was not a step's (a thrown error, fuel) replays
+ * to the same failure unless the new options change it (more fuel).
+ * A journal that did not fail is refused (WORKFLOW_OPTIONS_INVALID).
+ */
+export async function retryWorkflow(
+  program: string | WorkflowProgram,
+  journal: readonly JournalEntry[],
+  options: ResumeWorkflowOptions = {},
+): Promise<WorkflowExecution> {
+  checkJournal(journal)
+  const marker = retryEntry(journal, (options.clock ?? Date.now)())
+  if (options.store) {
+    if (options.executionId === undefined) throw workflowError('WORKFLOW_OPTIONS_INVALID', 'retryWorkflow with a store needs the executionId of the journal')
+    await options.store.append(options.executionId, [marker])
+  }
+  return resumeWorkflow(program, [...journal, marker], options)
+}
+
+/** The entry that reopens a failed journal (WORKFLOW_OPTIONS_INVALID when it did not fail). */
+export function retryEntry(journal: readonly JournalEntry[], at: number): Extract<JournalEntry, { t: 'retry' }> {
+  let end: Extract<JournalEntry, { t: 'end' }> | undefined
+  for (const e of journal) {
+    if (e.t === 'end') end = e
+    else if (e.t === 'retry') end = undefined
+  }
+  if (!end || end.error === undefined) {
+    throw workflowError('WORKFLOW_OPTIONS_INVALID', `Only a failed run can be retried; this one ${end ? 'completed' : 'has not ended'}`, {
+      hint: end ? 'Start a new run.' : 'Resume it instead (ajsc workflow resume <id>).',
+    })
+  }
+  return { t: 'retry', at, ...(end.step !== undefined ? { step: end.step } : {}) }
 }

@@ -31,7 +31,13 @@ export function decodeResolution(v: unknown): WorkflowResolution {
       if (tag === 'OkWithBudget' && isRecord(body) && 'value' in body) {
         return { OkWithBudget: { value: body['value'], budget: decodeBudget(body['budget'], 'OkWithBudget.budget') } }
       }
-      if (tag === 'Err' && isRecord(body) && typeof body['message'] === 'string') return { Err: { message: body['message'] } }
+      if (tag === 'Err' && isRecord(body) && typeof body['message'] === 'string') {
+        // `code` and `transient` are ours (serde ignores them): what a retry policy decides on.
+        const err: { message: string; code?: string; transient?: boolean } = { message: body['message'] }
+        if (typeof body['code'] === 'string') err.code = body['code']
+        if (body['transient'] === true) err.transient = true
+        return { Err: err }
+      }
     }
   }
   let shown: string

@@ -27,7 +27,7 @@ export type AtomOutcome = { resolution: AtomResolution } | { error: AgentError }
 /** What the wrappers need from their execution. */
 export interface AtomCallHost {
   /** The journaled outcome's value (or a throw), calling the atom only when the journal has none. */
-  callAtom(def: AtomDef, input: Record<string, unknown>, site: string, ctx: AtomContext): unknown
+  callAtom(def: AtomDef, input: Record<string, unknown>, site: string, ctx: AtomContext, options?: unknown): unknown
   attach(run: Run): void
 }
 
@@ -60,7 +60,7 @@ export function checkAtomsGiven(called: readonly string[], defs: readonly AtomDe
 export function journaledAtoms(defs: readonly AtomDef[], host: AtomCallHost): AtomDef[] {
   return defs.map((def): AtomDef => ({
     op: def.op,
-    fields: { input: { kind: 'value', optional: true }, site: { kind: 'value' } },
+    fields: { input: { kind: 'value', optional: true }, options: { kind: 'value', optional: true }, site: { kind: 'value' } },
     inputSchema: { type: 'object' },
     outputSchema: def.outputSchema,
     // Charged on replay too, so a replay spends the fuel of the first run.
@@ -69,14 +69,14 @@ export function journaledAtoms(defs: readonly AtomDef[], host: AtomCallHost): At
     timeoutMs: 0,
     docs: def.docs,
     io: def.io,
-    fn: (w: { input?: unknown; site?: unknown }, ctx: AtomContext) => {
+    fn: (w: { input?: unknown; options?: unknown; site?: unknown }, ctx: AtomContext) => {
       host.attach(runOf(ctx))
       if (typeof w.site !== 'string') throw vmError('ATOM_INPUT_INVALID', `${def.op}: missing call site (a workflow calls custom atoms as functions)`, { op: def.op })
       const input = (w.input ?? {}) as Record<string, unknown>
       if (def.inputSchema && !validate(input as never, def.inputSchema as never)) {
         throw vmError('ATOM_INPUT_INVALID', `Input of ${def.op} does not match its schema: ${JSON.stringify(input).slice(0, 200)}`, { op: def.op })
       }
-      return host.callAtom(def, input, w.site, ctx)
+      return host.callAtom(def, input, w.site, ctx, w.options ?? undefined)
     },
   }))
 }

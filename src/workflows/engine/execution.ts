@@ -21,12 +21,13 @@ import { workflowAtoms, type AtomHost } from './atoms.ts'
 import { journaledAtoms, outcomeValue, runAtom } from './custom-atoms.ts'
 import { canonicalJson, decodeResolution } from './codec.ts'
 import { WorkflowError, workflowError } from './errors.ts'
-import type { JournalEntry, JournalLimits, JournalStore } from './journal.ts'
+import type { AtomResolution, JournalEntry, JournalLimits, JournalStore } from './journal.ts'
 import { journalLimits } from './journal.ts'
 import type { WorkflowProgram } from './program.ts'
 import type { ReplayIndex } from './replay.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowPoll, WorkflowRequest, WorkflowRequestKind, WorkflowResolution } from './types.ts'
 import { seededRandom, seededUuid } from './random.ts'
+import { retryDelay, retryPolicyFor, shouldRetry, type RetryPolicy, type RunRetryPolicy } from './retry.ts'
 
 /** Sandbox limits of the VM run. */
 export interface WorkflowSandbox {
@@ -58,12 +59,20 @@ export interface ExecutionConfig {
   atoms?: readonly AtomDef[]
   /** Read-only host data the atoms see as `ctx.context` (never the guest). */
   context?: Record<string, unknown>
+  /** The run's retry policy (journaled in the start entry). */
+  retry?: RunRetryPolicy
 }
+
+/** What a parked request gets: its resolution, or `retry` (the failure was journaled as an attempt). */
+type Outcome = { resolution: WorkflowResolution } | { retry: true }
 
 interface Waiter {
   request: WorkflowRequest
-  resolve: (v: unknown) => void
-  reject: (e: unknown) => void
+  key: string
+  /** Its retry policy (null: never retried, e.g. a sleep) and the number of this attempt. */
+  policy: Required<RetryPolicy> | null
+  attempt: number
+  resolve: (v: Outcome) => void
 }
 
 type Event = { call: WorkflowCall } | { request: WorkflowRequest }
@@ -124,6 +133,8 @@ export class WorkflowExecution {
   /** A resume holds new custom atom calls until the replay is checked (a diverging replay must not call anything). */
   private replayGate: Promise<void> | null = null
   private openGate: (() => void) | null = null
+  /** Errors of steps the guest was handed (latest last): the end entry names the step whose error ended the run. */
+  private readonly stepErrors: Array<{ key: string; code: string; message: string }> = []
 
   constructor(private readonly config: ExecutionConfig) {
     this.id = config.executionId
@@ -138,6 +149,7 @@ export class WorkflowExecution {
       this.append({
         t: 'start', v: 1, astHash: config.program.astHash, sourceName: config.program.sourceName,
         args: config.args, budget: { ...config.budget }, seed: config.seed, at: config.clock(),
+        ...(config.retry !== undefined ? { retry: config.retry } : {}),
       })
       // The start entry goes to the store before the run begins (a synchronous store has it on disk when
       // startWorkflow returns): a crash before the first poll leaves a journal that resumes from the top.
@@ -171,7 +183,7 @@ export class WorkflowExecution {
     }
     const self = this
     const custom = journaledAtoms(this.config.atoms ?? [], {
-      callAtom: (def, input, site, ctx) => this.callAtom(def, input, site, ctx),
+      callAtom: (def, input, site, ctx, options) => this.callAtom(def, input, site, ctx, options),
       attach: host.attach,
     })
     // The workflow library is this execution's own: its atoms write to this run's journal.
@@ -205,7 +217,9 @@ export class WorkflowExecution {
     for (let i = this.queue.length - 1; i >= 0; i--) if ('request' in this.queue[i]!) this.queue.splice(i, 1)
     this.waiting.clear()
     if (!this.config.replay?.ended) {
-      try { this.append({ t: 'end', error: cause ?? { name: 'AgentError', code: err.code, message: err.message } }) } catch { /* over the limit: the failure stands */ }
+      const error = cause ?? { name: 'AgentError', code: err.code, message: err.message }
+      const step = [...this.stepErrors].reverse().find((s) => s.code === error.code && s.message === error.message)?.key
+      try { this.append({ t: 'end', error, ...(step !== undefined ? { step } : {}) }) } catch { /* over the limit: the failure stands */ }
     }
     this.abort.abort(err)
     for (const wake of this.atomWaiters.splice(0)) wake()
@@ -276,38 +290,70 @@ export class WorkflowExecution {
   }
 
   /** A custom atom call: the journaled outcome, or the atom run and its outcome journaled (custom-atoms.ts). */
-  private callAtom(def: AtomDef, input: Record<string, unknown>, site: string, ctx: AtomContext): unknown {
+  private callAtom(def: AtomDef, input: Record<string, unknown>, site: string, ctx: AtomContext, options?: unknown): unknown {
     this.activity++
     const key = this.stepKey(`atom:${def.op}`, site, input)
     const replayed = this.config.replay?.atoms.get(key)
+    const done = this.config.replay?.attempts.get(key)
     if (replayed) {
       replayed.consumed = true
-      return outcomeValue(replayed)
+      if (!done) return this.stepOutcome(key, replayed)
+      // Retried before it got this outcome: its journaled waits replay first.
+      return this.replayBackoffs(`atom-${inputHash(key)}`, done.total).then(() => this.stepOutcome(key, replayed))
     }
-    this.config.replay?.fresh.push(key)
-    return this.runFresh(def, input, key, ctx)
+    let policy: Required<RetryPolicy>
+    try {
+      policy = retryPolicyFor('atom', this.config.retry, (options as { retry?: unknown } | undefined)?.retry)
+    } catch (e) {
+      throw vmError('ATOM_INPUT_INVALID', (e as Error).message, { op: def.op })
+    }
+    if (!done) this.config.replay?.fresh.push(key)
+    return this.runFresh(def, input, key, ctx, policy, done?.total ?? 0, done?.since ?? 0)
   }
 
-  private async runFresh(def: AtomDef, input: Record<string, unknown>, key: string, ctx: AtomContext): Promise<unknown> {
-    if (this.replayGate) await this.replayGate
-    if (ctx.signal.aborted) throw ctx.signal.reason
-    this.atomsRunning++
-    let outcome: Awaited<ReturnType<typeof runAtom>>
-    try {
-      outcome = await runAtom(def, input, ctx)
-      // Cancelled (the run stopped, a parallel sibling failed): the guest never sees it, so it is not journaled.
-      if (ctx.signal.aborted || this.stateValue !== 'running') throw ctx.signal.reason ?? vmError('ABORTED')
-      this.append({ t: 'atom', key, op: def.op, ...outcome })
-      this.flush()
-    } finally {
-      this.atomsRunning--
-      this.activity++
-      for (const wake of this.atomWaiters.splice(0)) wake()
+  /** The guest's value of a journaled outcome; an error is remembered as a step error (see fail()). */
+  private stepOutcome(key: string, o: { resolution?: AtomResolution; error?: AgentError }): unknown {
+    if (o.error !== undefined) this.stepErrors.push({ key, code: o.error.code, message: o.error.message })
+    return outcomeValue(o)
+  }
+
+  private async runFresh(def: AtomDef, input: Record<string, unknown>, key: string, ctx: AtomContext, policy: Required<RetryPolicy>, total: number, since: number): Promise<unknown> {
+    const stepId = `atom-${inputHash(key)}`
+    // Waits of attempts that failed before: journaled sleeps, replayed (the last one may still be running).
+    await this.replayBackoffs(stepId, total)
+    for (;;) {
+      if (this.replayGate) await this.replayGate
+      if (ctx.signal.aborted) throw ctx.signal.reason
+      this.atomsRunning++
+      let outcome: Awaited<ReturnType<typeof runAtom>>
+      let retry = false
+      try {
+        outcome = await runAtom(def, input, ctx)
+        // Cancelled (the run stopped, a parallel sibling failed): the guest never sees it, so it is not journaled.
+        if (ctx.signal.aborted || this.stateValue !== 'running') throw ctx.signal.reason ?? vmError('ABORTED')
+        if ('error' in outcome) {
+          const inner = (outcome.error.value as { code?: unknown } | undefined)?.code
+          const codes = [outcome.error.code, ...(typeof inner === 'string' ? [inner] : [])]
+          retry = shouldRetry(policy, since + 1, codes)
+        }
+        if (retry) {
+          const error = outcome as { error: AgentError }
+          this.append({ t: 'attempt', key, attempt: since + 1, error: { code: error.error.code, message: error.error.message } })
+        } else this.append({ t: 'atom', key, op: def.op, ...outcome })
+        this.flush()
+      } finally {
+        this.atomsRunning--
+        this.activity++
+        for (const wake of this.atomWaiters.splice(0)) wake()
+      }
+      // The workflow continues only once the outcome is durable: nothing it does next can be journaled without it.
+      // A failed write parks the call; poll() reports the store's error.
+      try { while (this.writing) await this.writing } catch { await new Promise(() => {}) }
+      if (!retry) return this.stepOutcome(key, outcome)
+      since++
+      total++
+      await this.backoff(stepId, total, retryDelay(policy, since))
     }
-    // The workflow continues only once the outcome is durable: nothing it does next can be journaled without it.
-    // A failed write parks the call; poll() reports the store's error.
-    try { while (this.writing) await this.writing } catch { await new Promise(() => {}) }
-    return outcomeValue(outcome)
   }
 
   /** The replay was checked (resumeWorkflow): custom atom calls the journal does not have may run now. */
@@ -318,13 +364,34 @@ export class WorkflowExecution {
 
   private request(kind: WorkflowRequestKind, site: string, input: Record<string, unknown>): Promise<unknown> {
     this.activity++
+    let policy: Required<RetryPolicy> | null = null
+    if (kind !== 'sleep') {
+      try {
+        policy = retryPolicyFor(kind, this.config.retry, ((input as { options?: { retry?: unknown } }).options ?? undefined)?.retry)
+      } catch (e) {
+        return Promise.reject(vmError('ATOM_INPUT_INVALID', (e as Error).message, { op: kind }))
+      }
+    }
     const key = this.stepKey(kind, site, input)
-    const id = `${kind}-${inputHash(key)}`
+    return this.ask(key, `${kind}-${inputHash(key)}`, { type: kind, ...input } as WorkflowRequest, policy)
+  }
+
+  /**
+   * One step the host answers: the journaled resolution, or the request
+   * emitted (journaled when new) and parked; a failure its policy retries is
+   * journaled as an attempt, waited out with a journaled sleep, and asked again.
+   */
+  private ask(key: string, id: string, base: WorkflowRequest, policy: Required<RetryPolicy> | null): Promise<unknown> {
     const replayed = this.config.replay?.byKey.get(key)
-    let request = { type: kind, id, ...input } as WorkflowRequest
+    let request = { ...base, id } as WorkflowRequest
+    const done = this.config.replay?.attempts.get(key) ?? { total: 0, since: 0 }
     if (replayed) {
       replayed.consumed = true
-      if (replayed.resolution !== undefined) return this.settle(replayed.resolution)
+      const resolution = replayed.resolution
+      if (resolution !== undefined) {
+        if (done.total === 0) return this.settle(resolution, key)
+        return this.replayBackoffs(id, done.total).then(() => this.settle(resolution, key))
+      }
       // In flight when the journal ended: asked again (at-least-once); a sleep waits only what is left.
       if (request.type === 'sleep' && replayed.wakeAt !== undefined) request = { ...request, durationMs: Math.max(0, replayed.wakeAt - this.config.clock()) }
     } else {
@@ -333,14 +400,38 @@ export class WorkflowExecution {
         ? { t: 'request', key, request, wakeAt: this.config.clock() + request.durationMs }
         : { t: 'request', key, request })
     }
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { request, resolve, reject })
-      this.queue.push({ request })
-    })
+    // The request is queued synchronously (in call order) unless waits of failed attempts replay first.
+    const emit = (): Promise<unknown> => this.attempts(key, id, request, policy, done.total, done.since)
+    return done.total === 0 ? emit() : this.replayBackoffs(id, done.total).then(emit)
+  }
+
+  /** Park the request until it is resolved; a failure its policy retries is waited out and asked again. */
+  private async attempts(key: string, id: string, request: WorkflowRequest, policy: Required<RetryPolicy> | null, total: number, since: number): Promise<unknown> {
+    for (;;) {
+      const outcome = await new Promise<Outcome>((resolve) => {
+        this.waiting.set(id, { request, key, policy, attempt: since + 1, resolve })
+        this.queue.push({ request })
+      })
+      if ('resolution' in outcome) return this.settle(outcome.resolution, key)
+      since++
+      total++
+      await this.backoff(id, total, retryDelay(policy!, since))
+    }
+  }
+
+  /** The journaled waits of a step's failed attempts, in order (a replay; the last one may still be running). */
+  private async replayBackoffs(id: string, total: number): Promise<void> {
+    for (let n = 1; n <= total; n++) await this.backoff(id, n, 0)
+  }
+
+  /** The wait before attempt n + 1 of step `id`: a journaled sleep (its key names the step and the attempt). */
+  private backoff(id: string, n: number, durationMs: number): Promise<unknown> {
+    const key = `sleep|retry:${id}|${n}|0`
+    return this.ask(key, `sleep-${inputHash(key)}`, { type: 'sleep', id: '', durationMs }, null)
   }
 
   /** Apply a resolution: the value (or the error) the parked atom returns. */
-  private settle(resolution: WorkflowResolution): Promise<unknown> {
+  private settle(resolution: WorkflowResolution, key: string): Promise<unknown> {
     this.activity++
     if (resolution === 'OkUndefined') return Promise.resolve(undefined)
     if ('Ok' in resolution) return Promise.resolve(resolution.Ok)
@@ -349,6 +440,7 @@ export class WorkflowExecution {
       return Promise.resolve(resolution.OkWithBudget.value)
     }
     // The guest's `catch (e)` sees the host's message as is.
+    this.stepErrors.push({ key, code: 'CAPABILITY_ERROR', message: resolution.Err.message })
     return Promise.reject(vmError('CAPABILITY_ERROR', resolution.Err.message))
   }
 
@@ -416,11 +508,16 @@ export class WorkflowExecution {
     const decoded = decodeResolution(resolution)
     const w = typeof id === 'string' ? this.waiting.get(id) : undefined
     if (!w) throw workflowError('WORKFLOW_UNKNOWN_REQUEST', `No pending request has the id ${JSON.stringify(id)}`)
-    this.append({ t: 'resolution', id, resolution: decoded })
+    const err = typeof decoded === 'object' && 'Err' in decoded ? decoded.Err : null
+    const retry = err !== null && w.policy !== null && shouldRetry(w.policy, w.attempt, err.code === undefined ? [] : [err.code], err.transient === true)
+    if (retry) {
+      this.append({ t: 'attempt', key: w.key, id, attempt: w.attempt, error: { ...(err.code !== undefined ? { code: err.code } : {}), message: err.message } })
+    } else this.append({ t: 'resolution', id, resolution: decoded })
     this.waiting.delete(id)
     const at = this.queue.findIndex((e) => 'request' in e && e.request.id === id)
     if (at >= 0) this.queue.splice(at, 1)
-    this.settle(decoded).then(w.resolve, w.reject)
+    this.activity++
+    w.resolve(retry ? { retry: true } : { resolution: decoded })
   }
 
   /** Ids of requests emitted and not resolved yet (drained or not). */

@@ -10,7 +10,9 @@
  *   { "t": "now", "value" }                            a clock read through the VM's choke point
  *   { "t": "atom", "key", "op", "resolution" }         a custom atom's result ({"Ok": v} | "OkUndefined")
  *   { "t": "atom", "key", "op", "error" }              ... or its error (AgentError data), re-thrown on replay
- *   { "t": "end", "result" } | { "t": "end", "error" } the outcome
+ *   { "t": "attempt", "key", "id"?, "attempt", "error" } a failed attempt that is retried (retry.ts)
+ *   { "t": "end", "result" } | { "t": "end", "error", "step"? } the outcome (`step`: the key of the failed step)
+ *   { "t": "retry", "at", "step"? }                    a failed run reopened (retryWorkflow): `step` is asked again
  *
  * A request's `key` is its identity: kind, call site, hash of the normalized
  * input and occurrence number (`agent|12:5|9f2c…|0`). The request id the host
@@ -21,6 +23,7 @@
  */
 import { workflowError } from './errors.ts'
 import type { AgentError } from '../../vm/errors.ts'
+import type { RunRetryPolicy } from './retry.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowRequest, WorkflowResolution } from './types.ts'
 
 /** A custom atom's value in the resolutions' encoding: `{ "Ok": value }`, or `"OkUndefined"` for undefined. */
@@ -29,13 +32,15 @@ export type AtomResolution = Extract<WorkflowResolution, 'OkUndefined' | { Ok: u
 export const JOURNAL_VERSION = 1
 
 export type JournalEntry =
-  | { t: 'start'; v: number; astHash: string; sourceName: string; args: unknown; budget: BudgetSnapshot; seed: number; at: number }
+  | { t: 'start'; v: number; astHash: string; sourceName: string; args: unknown; budget: BudgetSnapshot; seed: number; at: number; retry?: RunRetryPolicy }
   | { t: 'request'; key: string; request: WorkflowRequest; wakeAt?: number }
   | { t: 'resolution'; id: string; resolution: WorkflowResolution }
   | { t: 'call'; call: WorkflowCall }
   | { t: 'now'; value: number }
   | { t: 'atom'; key: string; op: string; resolution?: AtomResolution; error?: AgentError }
-  | { t: 'end'; result?: unknown; error?: AgentError }
+  | { t: 'attempt'; key: string; id?: string; attempt: number; error: { code?: string; message: string } }
+  | { t: 'end'; result?: unknown; error?: AgentError; step?: string }
+  | { t: 'retry'; at: number; step?: string }
 
 /** Journal limits; each has a default and a clear JOURNAL_LIMIT error. */
 export interface JournalLimits {
@@ -80,7 +85,7 @@ export class MemoryJournalStore implements JournalStore {
   }
 }
 
-const TAGS = new Set(['start', 'request', 'resolution', 'call', 'now', 'atom', 'end'])
+const TAGS = new Set(['start', 'request', 'resolution', 'call', 'now', 'atom', 'attempt', 'end', 'retry'])
 
 /** Check a journal's structure (not its meaning: replay does that). Throws JOURNAL_INVALID naming the entry. */
 export function checkJournal(journal: unknown): asserts journal is JournalEntry[] {
@@ -102,6 +107,8 @@ export function checkJournal(journal: unknown): asserts journal is JournalEntry[
     if (entry.t === 'request' && (typeof entry.key !== 'string' || typeof entry.request?.id !== 'string')) throw bad('a request needs key and request.id')
     if (entry.t === 'resolution' && typeof entry.id !== 'string') throw bad('a resolution needs an id')
     if (entry.t === 'now' && typeof entry.value !== 'number') throw bad('a clock read needs a number')
+    if (entry.t === 'attempt' && (typeof entry.key !== 'string' || !Number.isSafeInteger(entry.attempt) || typeof entry.error?.message !== 'string')) throw bad('an attempt needs key, attempt and error')
+    if (entry.t === 'retry' && typeof entry.at !== 'number') throw bad('a retry needs at')
     if (entry.t === 'atom') {
       if (typeof entry.key !== 'string' || typeof entry.op !== 'string') throw bad('an atom result needs key and op')
       const ok = entry.resolution === 'OkUndefined' || (entry.resolution !== null && typeof entry.resolution === 'object' && 'Ok' in entry.resolution)

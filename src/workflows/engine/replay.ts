@@ -35,6 +35,10 @@ export class ReplayIndex {
   readonly atoms = new Map<string, ReplayedAtom>()
   /** log/phase calls already emitted: the re-run's first `calls` calls are not emitted again. */
   calls = 0
+  /** Failed attempts journaled per step key: all of them (their backoff sleeps replay) and those since the last manual retry. */
+  readonly attempts = new Map<string, { total: number; since: number }>()
+  /** Manual retries (`retry` entries): the policy counts attempts again from each. */
+  retries = 0
   private readonly clock: number[] = []
   private clockAt = 0
   /** Requests the re-run asked for that the journal does not have (for the mismatch message). */
@@ -71,6 +75,23 @@ export class ReplayIndex {
         case 'call': this.calls++; break
         case 'now': this.clock.push(e.value); break
         case 'end': ended = true; break
+        case 'attempt': {
+          const a = this.attempts.get(e.key) ?? { total: 0, since: 0 }
+          this.attempts.set(e.key, { total: a.total + 1, since: a.since + 1 })
+          break
+        }
+        case 'retry': {
+          // The run is reopened: the failed step's outcome is forgotten, so the replay asks for it again.
+          ended = false
+          this.retries++
+          for (const a of this.attempts.values()) a.since = 0
+          if (e.step !== undefined) {
+            const r = this.byKey.get(e.step)
+            if (r) delete r.resolution
+            this.atoms.delete(e.step)
+          }
+          break
+        }
       }
     })
     this.ended = ended
@@ -97,6 +118,7 @@ export class ReplayIndex {
 /** `agent|12:4|hash|0` → `agent at file:12:5 with input hash` (columns 1-based, as in run errors). */
 export function describeKey(key: string, sourceName: string): string {
   const [kind, site = '', hash, occurrence] = key.split('|')
+  if (site.startsWith('retry:')) return `the wait before retry ${hash} of ${site.slice(6)}`
   const [line, column] = site.split(':')
   return `${kind} at ${sourceName}:${line}:${Number(column) + 1} with input ${hash}${occurrence !== '0' ? ` (occurrence ${occurrence})` : ''}`
 }

@@ -34,7 +34,7 @@ export type WorkflowResolution =
   | { Ok: unknown }
   | 'OkUndefined'
   | { OkWithBudget: { value: unknown; budget: BudgetSnapshot } }
-  | { Err: { message: string } }
+  | { Err: { message: string; code?: string; transient?: boolean } }
 
 /** `WorkflowModuleOutput`. */
 export interface WorkflowOutput {

@@ -88,7 +88,7 @@ function rewriteAtomCall(name: string, node: AnyNode, ctx: RewriteContext): AnyN
   const args = node.arguments as AnyNode[]
   const fields = ctx.customAtoms.get(name) ?? null
   const listed = fields ? [...fields.keys()].join(', ') : 'field: value'
-  if (args.length > 1 || args[0]?.type === 'SpreadElement') ctx.fail('ATOM_ARGS', node, { name, detail: 'takes one object argument', fields: listed })
+  if (args.length > 2 || args.some((a) => a.type === 'SpreadElement')) ctx.fail('ATOM_ARGS', node, { name, detail: 'takes one object argument (and the call options, e.g. { retry })', fields: listed })
   const arg = args[0]
   if (fields && (arg === undefined || arg.type === 'ObjectExpression')) {
     const props = (arg?.properties ?? []) as AnyNode[]
@@ -104,6 +104,7 @@ function rewriteAtomCall(name: string, node: AnyNode, ctx: RewriteContext): AnyN
   }
   ctx.calledAtoms.add(name)
   const props = arg ? [prop('input', arg)] : []
+  if (args[1]) props.push(prop('options', args[1]))
   props.push(prop('site', literal(siteOf(node, ctx), node)))
   return callOf(name, [objectOf(props, node)], node)
 }
