@@ -48,6 +48,8 @@ const ENTRIES = {
   // The opt-in runtime libraries: importing one registers it for every AgentVM of the process.
   'runtime-python': 'src/python/library.ts',
   'runtime-flow': 'src/flows/library.ts',
+  // The seed's AST dialect for ajs-lang/vm (the full entry includes it).
+  'dialect-seed': 'src/vm/seed-dialect.ts',
   flowlang: 'src/flowlang/index.ts',
   workflows: 'src/workflows/index.ts',
   client: 'src/client/index.ts',
@@ -110,7 +112,7 @@ const [esm, cjsAsEsm] = await Promise.all([
     absWorkingDir: root,
     bundle: true,
     // Each its own file: a page loads vm.min.js, and a runtime library only for the programs that declare it.
-    entryPoints: { 'vm.min': 'src/vm/index.ts', 'runtime-python.min': 'src/python/library.ts', 'runtime-flow.min': 'src/flows/library.ts' },
+    entryPoints: { 'vm.min': 'src/vm/index.ts', 'runtime-python.min': 'src/python/library.ts', 'runtime-flow.min': 'src/flows/library.ts', 'dialect-seed.min': 'src/vm/seed-dialect.ts' },
     outdir: join(dist, 'browser'),
     platform: 'browser',
     target: 'es2022',

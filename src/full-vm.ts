@@ -12,6 +12,8 @@ import type { LibraryLoader, RuntimeLibrary } from './vm/libraries.ts'
 import { isKnownLibrary, type LibraryName } from './ast/libraries.ts'
 import { transpile } from './transpiler/index.ts'
 import { createBuilder, type VmAtoms } from './builder/index.ts'
+// The full package runs the seed's AST dialect too (the migration registers itself with the VM).
+import './vm/seed-dialect.ts'
 import type { AgentRoot } from './builder/types.ts'
 
 /** How the full entry gets each known library: one loader per name of the catalog (src/ast/libraries.ts). */

@@ -5,6 +5,8 @@
  * transpiler, the capability kit and an AgentVM that accepts source text.
  */
 export * from './vm/index.ts'
+// The seed's AST dialect: importing it lets every VM of the process run seed ASTs.
+export { migrateAst } from './vm/seed-dialect.ts'
 export { AgentVM, loadKnownLibrary } from './full-vm.ts'
 export { assembleVM, assembleHost, offeredAtoms, type HostOffer, type Host, type VmClass } from './host/assemble.ts'
 export { transpile, ajs, transpileExpression, type TranspileOptions, type TranspileResult, type Signature } from './transpiler/index.ts'

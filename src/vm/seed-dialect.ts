@@ -11,9 +11,11 @@
  *   variable reads the run's args of that name: variables first, then args.
  *
  * `migrateAst` rewrites such an AST into plain ajs/1 and lists every
- * construct it changed. The VM runs a root without `ajs` through the same
+ * construct it changed. Importing this module also registers it with the
+ * VM (dialect.ts): a VM then runs a root without `ajs` through the same
  * function (cached per AST object), so a stored seed AST and its migration
- * give the same results.
+ * give the same results. The full entry (`ajs-lang`) and `ajsc` import it;
+ * `ajs-lang/vm` stays small and takes it as `import 'ajs-lang/dialect/seed'`.
  *
  * How the args fallback is expressed in ajs/1: every name that is read
  * somewhere and is either declared nowhere, or only by function-scope
@@ -28,34 +30,19 @@
 import { CORE_OPS, FORBIDDEN_NAMES, type FieldKind } from '../ast/nodes.ts'
 import type { AjsProgram } from '../ast/types.ts'
 import { GLOBAL_VALUES, NAMESPACES } from './builtins/globals.ts'
-import { VmError, toVmError, vmError } from './errors.ts'
+import { vmError } from './errors.ts'
+import { registerDialect, type Migration, type MigrationChange } from './dialect.ts'
+
+export type { Migration, MigrationChange }
 import { DEFAULTS } from './limits.ts'
 
 /** JSON nesting the migration walks (an AST node is several JSON levels; the VM checks its own depth limit afterwards). */
 const MAX_JSON_DEPTH = DEFAULTS.maxAstDepth * 4
 
-export interface MigrationChange {
-  /** JSON pointer into the input AST ('' is the root). */
-  path: string
-  /** What was rewritten: `version`, `return.schema`, `ident`, `varGet`, `varsExport`. */
-  construct: string
-  message: string
-}
-
-export interface Migration {
-  ast: AjsProgram
-  changes: MigrationChange[]
-  /** Names the program reads only from its args (a run without one of them is refused). */
-  argNames: string[]
-}
-
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v)
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
 const esc = (k: string | number) => String(k).replace(/~/g, '~0').replace(/\//g, '~1')
-
-/** True when `ast` is a root in the seed's dialect (an object without the `ajs` marker). */
-export const isSeedDialect = (ast: unknown): ast is Obj => isObj(ast) && ast.ajs === undefined
 
 interface Read { path: string; construct: string }
 
@@ -379,30 +366,4 @@ function comparePaths(a: string, b: string): number {
   return x.length - y.length
 }
 
-const normalized = new WeakMap<object, Migration | VmError>()
-
-/** The ajs/1 form the VM runs for a seed-dialect root (cached per AST object, refusals too); any other value as is. */
-export function toRunnable(ast: unknown): unknown {
-  if (!isSeedDialect(ast)) return ast
-  let m = normalized.get(ast)
-  if (!m) {
-    try {
-      m = migrateAst(ast)
-      normalized.set(m.ast, m)
-    } catch (e) {
-      m = toVmError(e)
-    }
-    normalized.set(ast, m)
-  }
-  if (m instanceof VmError) throw m
-  return m.ast
-}
-
-/** A seed-dialect program refuses args that lack a name it reads only from its args (today's UNKNOWN_IDENTIFIER). */
-export function checkDialectArgs(program: object, args: unknown): void {
-  const m = normalized.get(program)
-  if (!m || m instanceof VmError || m.argNames.length === 0) return
-  for (const name of m.argNames) {
-    if (!isObj(args) || !has(args, name)) throw vmError('UNKNOWN_IDENTIFIER', `Unknown identifier "${name}"`, { hint: 'In the seed dialect a name no variable declares is read from the run\'s args: pass it, or declare the variable.' })
-  }
-}
+registerDialect(migrateAst)

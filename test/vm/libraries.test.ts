@@ -192,6 +192,31 @@ describe('the full entry loads the known libraries on first use', () => {
     }
   }, 30_000)
 
+  test('ajs-lang/vm alone refuses a seed-dialect root with the way to run it; importing ajs-lang/dialect/seed runs it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ajs-dialect-'))
+    try {
+      const seed = { op: 'seq', steps: [{ op: 'varSet', key: 'x', value: 41 }, { op: 'return', value: { $expr: 'binary', op: '+', left: { $expr: 'ident', name: 'x' }, right: { $expr: 'literal', value: 1 } } }] }
+      const run = (withDialect: boolean) => {
+        const file = join(dir, `${withDialect ? 'with' : 'without'}.ts`)
+        writeFileSync(file, `
+          ${withDialect ? `import '${ROOT}/src/vm/seed-dialect.ts'` : ''}
+          import { AgentVM } from '${ROOT}/src/vm/index.ts'
+          const r = await new AgentVM().run(${JSON.stringify(seed)}, {})
+          console.log(JSON.stringify({ result: r.result, code: r.error?.code ?? null, hint: r.error?.hint ?? null }))
+        `)
+        const out = Bun.spawnSync([process.execPath, file], { cwd: ROOT })
+        return JSON.parse(out.stdout.toString().trim()) as { result: unknown; code: string | null; hint: string | null }
+      }
+      const without = run(false)
+      expect(without.code).toBe('AST_VERSION')
+      expect(without.hint).toContain("'ajs-lang/dialect/seed'")
+      expect(without.hint).toContain('ajsc migrate')
+      expect(run(true)).toEqual({ result: 42, code: null, hint: null })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+
   test('the full AgentVM runs a program that declares a known library without any option', async () => {
     const program = { ajs: 1, op: 'seq', libraries: { python: 1 }, steps: [{ op: 'return', value: { $expr: 'call', callee: 'py$len', args: [{ $expr: 'literal', value: [1, 2] }] } }] }
     expect((await new FullVM().run(program)).result).toBe(2)

@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { migrateAst, type MigrationChange } from '../../vm/dialect.ts'
+import { migrateAst, type MigrationChange } from '../../vm/seed-dialect.ts'
 import { validateAst } from '../../ast/validate.ts'
 import { CliError, readText, usageError, type CliIO } from '../io.ts'
 import { expandInputs } from '../inputs.ts'
