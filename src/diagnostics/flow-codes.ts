@@ -26,6 +26,7 @@ export const FLOW_RULES = {
   DanglingEdgeTarget: { format: 'saved-flow', meaning: 'An edge ends at a node that does not exist.' },
   InvalidNodeData: { format: 'saved-flow', meaning: 'A reachable core node lacks what running it needs (a prompt without `prompt`, a branch without `condition`, …), or vendor data uses a reserved step key (compile time).' },
   InvalidCondition: { format: 'saved-flow', meaning: 'A branch condition parses as an expression but uses names the run does not have (compile time).' },
+  UnmatchedBranchHandle: { format: 'saved-flow', meaning: 'An edge leaving a `branch` node that no decision can follow: no `source_handle`, or a handle the condition never decides (a yes/no question or a comparison decides "true"/"false", not "yes"/"no") (compile time).' },
   UnsupportedNodeType: { format: 'saved-flow', meaning: 'With `semantics: "reference"`, a reachable node that is not `entry` or `prompt` (compile time).' },
   InvalidSchedule: { format: 'saved-flow', meaning: 'An enabled flow in a store whose entry cannot be scheduled (no entry, an interval that is not positive, a cron that is not six valid fields).' },
   UnknownStep: { format: 'blocks', meaning: 'A step reference names no block.' },
@@ -45,6 +46,7 @@ export const FLOW_RULES = {
   UnknownFieldType: { format: 'blocks', meaning: 'A field `type` this runtime cannot check.' },
   UnknownTemplateVariable: { format: 'blocks', meaning: 'A `{{name}}` in a prompt that the declared input (or global input) schema does not have.' },
   InvalidCode: { format: 'blocks', meaning: 'The Python body of a code block does not compile (compile time).' },
+  BlockInputMismatch: { format: 'blocks', meaning: 'A code block whose `input_schema` fields are not the keys it will receive, when those are known before the run: the global input for the first step, an `llm` block\'s output fields, a `v` container\'s ids, a loop\'s list (compile time).' },
 } as const satisfies Record<string, FlowRuleSpec>
 
 export type FlowRule = keyof typeof FLOW_RULES

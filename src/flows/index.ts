@@ -22,7 +22,7 @@ export {
   PROCESSOR_TYPES, CONTAINER_TYPES,
   type BlockFlow, type Block, type BlockField, type SchemaNode, type Container, type StepNode,
 } from './blocks/model.ts'
-export { compileFlow, runFlow, type CompileFlowOptions, type CompiledFlow, type FlowRunOptions, type FlowRunResult } from './run.ts'
+export { checkFlow, compileFlow, runFlow, type FlowCheck, type CompileFlowOptions, type CompiledFlow, type FlowRunOptions, type FlowRunResult } from './run.ts'
 export { flowAtoms } from './runtime/atoms.ts'
 export type { FlowEvent, TokenUsage } from './runtime/events.ts'
 export { FLOW_RULES, FLOW_RUN_CODES, type FlowRule, type FlowRunCode } from '../diagnostics/flow-codes.ts'

@@ -14,7 +14,7 @@ import type { RunOptions } from '../vm/limits.ts'
 import type { RunResult } from '../vm/result.ts'
 import type { AjsProgram } from '../ast/types.ts'
 import { FLOW_RUN_CODES } from '../diagnostics/flow-codes.ts'
-import { FlowError, locateProblems, parseJsonText, problem } from './problems.ts'
+import { FlowError, locateProblems, parseJsonText, problem, type FlowProblem } from './problems.ts'
 import { detectFlowFormat, type FlowFormat } from './detect.ts'
 import { compileSavedFlow, type CompileSavedFlowOptions } from './saved-flow/compile.ts'
 import { compileBlockFlow, type CompileBlockFlowOptions } from './blocks/compile.ts'
@@ -69,6 +69,30 @@ export function compileFlow(document: unknown, options: CompileFlowOptions = {})
   } catch (e) {
     if (e instanceof FlowError && text !== undefined) throw new FlowError(locateProblems([...e.problems], text), options.file, text)
     throw e
+  }
+}
+
+/** What `checkFlow` finds: the format (when detected) and every problem, located when given text. */
+export interface FlowCheck {
+  format?: FlowFormat
+  problems: FlowProblem[]
+}
+
+/**
+ * Every problem `compileFlow` and `runFlow` would refuse the document for, without running it:
+ * the shape, the spec's rules and the compile-time checks (conditions, Python code blocks, the
+ * wiring of code blocks, branch handles). `ajsc flow validate`, `flow compile` and `flow run`
+ * all go through this one checker, so a flow `validate` accepts is one `run` starts.
+ */
+export function checkFlow(document: unknown, options: Omit<CompileFlowOptions, 'atoms'> = {}): FlowCheck {
+  let format: FlowFormat | undefined
+  try {
+    format = flowFormatOf(readFlowDocument(document, options.file), options.format)
+    compileFlow(document, options)
+    return { format, problems: [] }
+  } catch (e) {
+    if (!(e instanceof FlowError)) throw e
+    return { ...(format ? { format } : {}), problems: [...e.problems] }
   }
 }
 

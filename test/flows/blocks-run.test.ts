@@ -269,12 +269,12 @@ const cases: Case[] = [
     check: (r) => expect(r.error?.message).toContain('dict'),
   },
   {
-    name: '29. **pipeline_input is strict: a key that is not a parameter is Python\'s TypeError',
+    name: '29. **pipeline_input is strict: a key that is not a parameter is Python\'s TypeError, reported as a wiring mistake',
     flow: { steps: ['a'], blocks: { a: code('return {"x": x}', ['x']) } },
     input: { x: 1, extra: 2 },
     answer: () => ({}),
-    error: 'PY_EXCEPTION',
-    check: (r) => expect(r.error).toMatchObject({ pythonType: 'TypeError', message: "TypeError: _block() got an unexpected keyword argument 'extra'" }),
+    error: 'FLOW_BLOCK_INPUT',
+    check: (r) => expect(r.error?.message).toEndWith("TypeError: _block() got an unexpected keyword argument 'extra'"),
   },
   {
     name: '30. an exception in a block points at the line in that block',
@@ -288,11 +288,12 @@ const cases: Case[] = [
     },
   },
   {
-    name: '31. a code block after a loop receives a list: FLOW_BLOCK_INPUT (** needs a mapping)',
+    name: '31. a code block after a loop receives a list (** needs a mapping): refused before the run (BlockInputMismatch)',
     flow: { steps: [{ type: 'loop', arrayField: 'xs', children: ['p'] }, 'c'], blocks: { p: pass, c: code('return {}', []) } },
     input: { xs: [1] },
     answer: () => ({}),
-    error: 'FLOW_BLOCK_INPUT',
+    error: 'FLOW_INVALID',
+    check: (r) => expect(r.error?.details?.[0]!.message).toStartWith('BlockInputMismatch'),
   },
   {
     name: '32. Python outside the subset is refused before anything runs',

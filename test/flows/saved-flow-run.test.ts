@@ -63,9 +63,10 @@ describe('prompt nodes', () => {
 })
 
 describe('branch nodes', () => {
-  const branchy = (condition: string) => flowOf(
+  // A "billing" edge only on a branch whose condition may decide a string (a yes/no branch refuses it: UnmatchedBranchHandle).
+  const branchy = (condition: string, billing = false) => flowOf(
     [['e', 'entry'], ['b', 'branch', { condition }], ['yes', 'prompt', { prompt: 'Y' }], ['no', 'prompt', { prompt: 'N' }], ['other', 'prompt', { prompt: 'O' }]],
-    [['e', 'b'], ['b', 'yes', 'true'], ['b', 'no', 'false'], ['b', 'other', 'billing']],
+    [['e', 'b'], ['b', 'yes', 'true'], ['b', 'no', 'false'], ...(billing ? [['b', 'other', 'billing'] as [string, string, string]] : [])],
   )
   test('an AJS expression over the run state picks the edge by source_handle', async () => {
     for (const [n, path] of [[5, ['e', 'b', 'yes']], [1, ['e', 'b', 'no']]] as const) {
@@ -76,10 +77,11 @@ describe('branch nodes', () => {
     }
   })
   test('a string value names the handle', async () => {
-    const r = await runFlow(branchy('input.kind'), { kind: 'billing' }, { capabilities: { llm: echo() } })
+    const r = await runFlow(branchy('input.kind', true), { kind: 'billing' }, { capabilities: { llm: echo() } })
     expect((r.result as { path: string[] }).path).toEqual(['e', 'b', 'other'])
-    const none = await runFlow(branchy('input.kind'), { kind: 'nothing-matches' }, { capabilities: { llm: echo() } })
+    const none = await runFlow(branchy('input.kind', true), { kind: 'nothing-matches' }, { capabilities: { llm: echo() } })
     expect((none.result as { path: string[] }).path).toEqual(['e', 'b'])
+    expect(none.warnings?.[0]).toContain('decided "nothing-matches" and no edge has that source_handle')
   })
   test('other text is a yes/no question for the model, with a JSON schema', async () => {
     const llm = fakeLLM((prompt, options) => options['responseFormat'] ? '{"answer": false}' : 'text')

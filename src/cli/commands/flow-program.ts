@@ -20,10 +20,10 @@ export function registerFlowCommands(program: Command, io: CliIO, setCode: (code
     .option('--allow-private <hosts>', 'also allow these hosts to be private or loopback addresses')
     .addOption(atomsOption('custom atoms for vendor node types and tools: a module of defineAtom exports (./atoms.mjs); repeatable'))
 
-  flow.command('validate')
-    .description('report every problem of a flow document (file:line:col: error Rule: message)')
+  semantics(flow.command('validate')
+    .description('report every problem compile and run would refuse a flow document for (file:line:col: error Rule: message)')
     .argument('<file>', 'a SavedFlow or Block flow .json file (the format is detected)')
-    .option('--json', 'print { valid, format, problems: [{ rule, path, message }] } (plus the usual report fields) on stdout')
+    .option('--json', 'print { valid, format, problems: [{ rule, path, message }] } (plus the usual report fields) on stdout'))
     .action((file: string, opts) => setCode(flowValidate(file, opts, io)))
 
   flow.command('fmt')

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path'
 import { writeFileSync } from 'node:fs'
 import { FlowError, type FlowProblem } from '../../flows/problems.ts'
-import { compileFlow, flowFormatOf, readFlowDocument, runFlow, type CompileFlowOptions } from '../../flows/run.ts'
+import { checkFlow, compileFlow, flowFormatOf, readFlowDocument, runFlow, type CompileFlowOptions } from '../../flows/run.ts'
 import { serializeSavedFlow, parseSavedFlow } from '../../flows/saved-flow/parse.ts'
 import { parseBlockFlow, serializeBlockFlow } from '../../flows/blocks/parse.ts'
 import type { FlowEvent } from '../../flows/runtime/events.ts'
@@ -68,21 +68,12 @@ function readFlowFile(file: string, io: CliIO): string {
   return readText(resolve(io.cwd, file), file)
 }
 
-/** `ajsc flow validate <file>`: every problem, located. */
+/** `ajsc flow validate <file>`: every problem compile and run would refuse, located (one checker: checkFlow). */
 export function flowValidate(file: string, opts: FlowCommandOptions, io: CliIO): number {
   const reporter = new Reporter(io, 'flow validate', opts.json === true)
   const text = readFlowFile(file, io)
-  let problems: FlowProblem[] = []
-  let format: string | undefined
-  try {
-    const value = readFlowDocument(text, file)
-    format = flowFormatOf(value)
-    if (format === 'saved-flow') parseSavedFlow(text, { file })
-    else parseBlockFlow(text, { file })
-  } catch (e) {
-    if (!(e instanceof FlowError)) throw e
-    problems = [...e.problems]
-  }
+  const { atoms: _atoms, ...options } = compileOptions(opts, file)
+  const { format, problems } = checkFlow(text, options)
   reporter.add(...problems.map((p) => fromProblem(p, file, text)))
   if (!opts.json && problems.length === 0) io.err(`${file}: valid ${format} flow\n`)
   return reporter.finish({ valid: problems.length === 0, format: format ?? null, problems: problemsJson(problems) })
@@ -174,6 +165,7 @@ export async function flowRun(file: string, opts: FlowCommandOptions, io: CliIO)
   }
   const result = await runFlow(text, input, { ...options, atoms: atoms.atoms, capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}), trace: opts.trace === true })
   if (opts.trace && !opts.json) io.err(formatFlowEvents(result.events))
+  if (!opts.json) for (const w of result.warnings ?? []) io.err(`${palette(io.color).yellow('warning')}: ${w}\n`)
   if (result.error) {
     const d = fromAgentError(result.error, { file, fuel: fuel ?? 1000, timeoutMs })
     reporter.add(FLOW_FLAG_HINTS[result.error.code] ? { ...d, hint: FLOW_FLAG_HINTS[result.error.code] } : d)
@@ -184,6 +176,7 @@ export async function flowRun(file: string, opts: FlowCommandOptions, io: CliIO)
     fuelUsed: result.fuelUsed,
     ...(result.error ? { error: result.error } : {}),
     events: result.events,
+    ...(result.warnings ? { warnings: result.warnings } : {}),
     ...(result.trace ? { trace: result.trace } : {}),
   })
 }

@@ -48,7 +48,8 @@ export function compileCodeBlock(c: BlockCompileContext, stepId: string, block: 
   for (const [name, fn] of Object.entries(program.functions ?? {})) c.functions[names.get(name)!] = renameCalls(fn as unknown as CodeHelper, names)
   const entry = `${prefix}block`
   c.functions[entry] = { params: [program.params], steps: renameCalls(program.steps, names) }
-  const args = callAtom('flowCodeArgs', { step: lit(stepId), input: id(input), initial: id('initial') })
+  // The parameters go along so a wiring mistake is reported as one (FLOW_BLOCK_INPUT), not as an exception to catch.
+  const args = callAtom('flowCodeArgs', { step: lit(stepId), input: id(input), initial: id('initial'), params: lit(params.slice(1)), ...(input === 'initial' ? { first: lit(true) } : {}) })
   const call: Expr = { $expr: 'call', callee: entry, args: [args] } as Expr
   return [set(out, call)]
 }

@@ -24,6 +24,7 @@ import { callAtom, exprStep, id, let_, lit, member, objectOf, ret, set } from '.
 import type { Block, BlockFlow, Container, StepNode } from './model.ts'
 import { parseBlockFlow } from './parse.ts'
 import { compileCodeBlock, type CodeHelper } from './code.ts'
+import { checkWiring } from './wiring.ts'
 
 export interface CompileBlockFlowOptions {
   /** File name used in messages. */
@@ -125,6 +126,7 @@ export function compileBlockFlow(document: unknown, options: CompileBlockFlowOpt
   const steps = typeof root === 'object' && !Array.isArray(root)
     ? nodeSteps(c, root, 'initial', 'output', '/steps')
     : nodeSteps(c, { type: 'h', children: Array.isArray(root) ? root : [root] }, 'initial', 'output', '/steps', '/steps', true)
+  checkWiring(flow, c.problems)
   if (c.problems.length > 0) throw new FlowError(c.problems, options.file)
   const global = flow.global_input_schema
   return {

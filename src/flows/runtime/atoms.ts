@@ -95,14 +95,28 @@ const flowLoopItems = defineAtom('flowLoopItems', obj({ step: str, input: any, f
   },
   { cost: 0.1, sync: true, docs: 'Per-iteration inputs of a loop: { ...sibling_fields, [arrayField]: item }.' })
 
-const flowCodeArgs = defineAtom('flowCodeArgs', obj({ step: str, input: any, initial: any }, ['step']), { type: 'object' },
-  ({ step, input, initial }: { step: string; input?: unknown; initial?: unknown }) => {
+const flowCodeArgs = defineAtom('flowCodeArgs', obj({ step: str, input: any, initial: any, params: { type: 'array', items: str }, first: { type: 'boolean' } }, ['step']), { type: 'object' },
+  ({ step, input, initial, params, first }: { step: string; input?: unknown; initial?: unknown; params?: string[]; first?: boolean }) => {
     // The contract's call site: _block(initial=<global input>, **pipeline_input).
     if (!isDict(input)) throw flowError('FLOW_BLOCK_INPUT', `code block "${step}": argument after ** must be a mapping, not ${Array.isArray(input) ? 'list' : input === null || input === undefined ? 'NoneType' : typeof input}`)
     if (Object.hasOwn(input, 'initial')) throw flowError('FLOW_BLOCK_INPUT', `code block "${step}": got multiple values for keyword argument 'initial'`)
+    if (params) {
+      // A binding error is a wiring mistake between steps, not an exception the block could catch.
+      const from = first ? 'the global input' : 'the previous step'
+      const extra = Object.keys(input).find((k) => !params.includes(k))
+      const missing = params.find((p) => !Object.hasOwn(input, p))
+      if (extra !== undefined || missing !== undefined) {
+        const what = extra !== undefined ? `got an unexpected keyword argument '${extra}'` : `missing required argument '${missing}'`
+        const e = flowError('FLOW_BLOCK_INPUT', `code block "${step}" takes (${params.join(', ')}) but ${from} has the keys (${Object.keys(input).join(', ')}): TypeError: _block() ${what}`)
+        e.hint = first
+          ? `A first code block receives the global input as keyword arguments: make its input_schema fields exactly the input's keys (${Object.keys(input).join(', ') || 'none'}), or pass only those keys.`
+          : `Make the previous step output exactly the input_schema fields of "${step}" (each key is a keyword argument).`
+        throw e
+      }
+    }
     return { ...input, initial: initial ?? {} }
   },
-  { cost: 0, sync: true, docs: 'The keyword arguments of a code block: pipeline_input plus initial.' })
+  { cost: 0, sync: true, docs: 'The keyword arguments of a code block: pipeline_input plus initial (checked against its parameters).' })
 
 /** Every atom compiled flows call. */
 export const flowAtoms: readonly AtomDef[] = Object.freeze([

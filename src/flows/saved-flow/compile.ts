@@ -72,6 +72,53 @@ function promptSteps(node: FlowNode): Step[] {
   ]
 }
 
+/** Whether an expression's value is always a boolean (a comparison, `!`, `&&`/`||` of such, a boolean literal). */
+function alwaysBoolean(e: Expr): boolean {
+  const x = e as unknown as { $expr?: string; op?: string; value?: unknown; left?: Expr; right?: Expr; argument?: Expr }
+  switch (x.$expr) {
+    case 'literal': return typeof x.value === 'boolean'
+    case 'unary': return x.op === '!'
+    case 'binary': return ['==', '!=', '===', '!==', '<', '<=', '>', '>=', 'in', 'instanceof'].includes(x.op ?? '')
+    case 'logical': return (x.op === '&&' || x.op === '||') && alwaysBoolean(x.left!) && alwaysBoolean(x.right!)
+    default: return false
+  }
+}
+
+/**
+ * The handles a branch condition can decide, when they are known before the run: a yes/no
+ * question and a boolean expression decide "true" or "false"; any other expression may
+ * decide any string (its value), so every handle may match.
+ */
+function possibleHandles(node: FlowNode): readonly string[] | undefined {
+  const condition = node.data['condition']
+  if (typeof condition !== 'string' || condition.length === 0) return undefined
+  try {
+    return alwaysBoolean(transpileExpression(condition, { vars: [...CONDITION_VARS] })) ? ['true', 'false'] : undefined
+  } catch (e) {
+    return e instanceof TranspileError && e.code.startsWith('AJS1') ? ['true', 'false'] : undefined
+  }
+}
+
+/** Edges of a branch that no decision can follow: no `source_handle`, or one the condition cannot decide. */
+function checkBranchEdges(flow: SavedFlow, node: FlowNode, problems: FlowProblem[]): void {
+  const handles = possibleHandles(node)
+  flow.flow.edges.forEach((edge, i) => {
+    if (edge.source !== node.id) return
+    const at = `/flow/edges/${i}`
+    const yesNo = (h: string) => h.toLowerCase() === 'yes' ? 'true' : h.toLowerCase() === 'no' ? 'false' : undefined
+    if (edge.source_handle === null || edge.source_handle === undefined) {
+      problems.push(problem('UnmatchedBranchHandle', at,
+        `edge "${edge.id}" leaves branch "${node.id}" without a source_handle, so no decision follows it`,
+        `set "source_handle": ${handles ? '"true" or "false"' : 'the value the condition decides ("true"/"false" for a boolean)'}`))
+    } else if (handles && !handles.includes(edge.source_handle)) {
+      const alias = yesNo(edge.source_handle)
+      problems.push(problem('UnmatchedBranchHandle', `${at}/source_handle`,
+        `edge "${edge.id}": branch "${node.id}" decides ${handles.map((h) => JSON.stringify(h)).join(' or ')}, never ${JSON.stringify(edge.source_handle)}, so this edge is never followed`,
+        alias ? `use "source_handle": "${alias}" (a branch's handles are "true" and "false", not yes/no)` : `use "source_handle": "true" or "false"`))
+    }
+  })
+}
+
 /** A branch condition: an AJS expression over the run's state, or a yes/no question for the model. */
 function decisionOf(flow: SavedFlow, node: FlowNode, problems: FlowProblem[]): Expr {
   const condition = node.data['condition'] as string
@@ -135,9 +182,15 @@ function extendedSteps(flow: SavedFlow, options: CompileSavedFlowOptions, proble
     switch (node.node_type) {
       case 'entry': body = queueAll; break
       case 'prompt': body = [...promptSteps(node), ...queueAll]; break
-      case 'branch':
-        body = [set('decision', decisionOf(flow, node, problems)), ...out.filter((e) => e.source_handle !== null).map((e) => queueWhen(e.source_handle!, e.target))]
+      case 'branch': {
+        checkBranchEdges(flow, node, problems)
+        const routed = out.filter((e) => e.source_handle !== null && e.source_handle !== undefined)
+        const handles = [...new Set(routed.map((e) => e.source_handle!))]
+        body = [set('decision', decisionOf(flow, node, problems)), ...routed.map((e) => queueWhen(e.source_handle!, e.target))]
+        // A decision no edge follows ends this path: the run says so (RunResult.warnings, the CLI's stderr).
+        if (out.length > 0) body.push(unmatched(node, handles))
         break
+      }
       case 'branch_tool': {
         const tool = node.data['tool_name'] as string
         const branches = (node.data['branches'] ?? {}) as Record<string, string>
@@ -180,6 +233,14 @@ function extendedSteps(flow: SavedFlow, options: CompileSavedFlowOptions, proble
       ],
     } as Step,
   ]
+}
+
+/** `if (!handles.includes(decision)) console.warn(…)`: a branch whose decision matches none of its edges. */
+function unmatched(node: FlowNode, handles: string[]): Step {
+  const test = handles.reduce<Expr>((acc, h) => ({ $expr: 'logical', op: '&&', left: acc, right: binary('!==', id('decision'), lit(h)) } as Expr), lit(true))
+  const message = binary('+', binary('+', lit(`flow branch "${node.id}" decided "`), id('decision')),
+    lit(`" and no edge has that source_handle (${handles.map((h) => JSON.stringify(h)).join(', ') || 'none'}): this path ends here`))
+  return if_(test, [{ op: 'consoleWarn', message } as Step])
 }
 
 /** A node's steps between its step_started and step_completed events, in their own block (so the fuel is the node's). */
