@@ -11,7 +11,7 @@ import { Compiler, type CompiledProgram } from './compile/compiler.ts'
 import { STEP_COMPILERS } from './compile/statements.ts'
 import { Run, interrupted } from './runtime.ts'
 import { SOURCE_CHAR_COST, toUnits } from './fuel.ts'
-import { copyIn, copyOut, exportResult } from './membrane.ts'
+import { checkMembrane, copyIn, copyOut, exportResult } from './membrane.ts'
 import { DEFAULT_LIMITS, normalizeOptions, type NormalizedOptions, type RunOptions } from './limits.ts'
 import { SourceCache, checkSourceBudget } from './source-cache.ts'
 import { coreAtoms } from './atoms/index.ts'
@@ -214,6 +214,7 @@ export class AgentVM {
       const compiled = this.compile(program, opts.trace, opts)
       if (source !== undefined) this.sources.add(source, program)
       const input = copyIn(args ?? {}, undefined, 'args')
+      checkMembrane(input, opts.membraneMaxBytes, 'args')
       checkDialectArgs(program, input)
       if (program.inputSchema && !this.argsCheck(program)(input)) {
         throw vmError('ARGS_INVALID', `Arguments do not match the input schema: ${schemaProblem(input, program.inputSchema)}`)
@@ -224,7 +225,7 @@ export class AgentVM {
       if (opts.interrupt !== undefined && Atomics.load(opts.interrupt, 0) !== 0) throw interrupted()
       const value = compiled.run(rt, input)
       if (!isP(value)) {
-        const done = finish({ result: exportResult(value ?? null) as T, fuelUsed: rt.fuelUsed }, rt)
+        const done = finish({ result: exported(value, opts) as T, fuelUsed: rt.fuelUsed }, rt)
         rt.end()
         return Promise.resolve(done)
       }
@@ -232,7 +233,7 @@ export class AgentVM {
       const running = rt
       const cleanup = this.arm(running, opts)
       return value.then(
-        (v) => finish({ result: exportResult(v ?? null) as T, fuelUsed: running.fuelUsed }, running),
+        (v) => finish({ result: exported(v, opts) as T, fuelUsed: running.fuelUsed }, running),
         (e) => finish(fail(toVmError(e), running.fuelUsed), running),
       ).then((r) => {
         cleanup()
@@ -353,6 +354,9 @@ export class AgentVM {
       context: opts.context,
       costOverrides: opts.costOverrides,
       quotas: opts.quotas,
+      quotaUsed: opts.quotaUsed,
+      timeoutOverrides: opts.timeoutOverrides,
+      membraneMaxBytes: opts.membraneMaxBytes,
       maxHeapBytes: opts.maxHeapBytes,
       maxCallDepth: opts.limits.maxCallDepth,
       maxAgentDepth: opts.limits.maxAgentDepth,
@@ -450,6 +454,13 @@ function schemaProblem(value: unknown, schema: Record<string, unknown>): string 
     if (!first) first = `${path === 'root' ? 'args' : `args.${path}`}: ${message}`
   })
   return first || 'see the program\'s inputSchema'
+}
+
+/** The run's value handed to the host, within `membraneMaxBytes`. */
+function exported(value: unknown, opts: NormalizedOptions): unknown {
+  const out = exportResult(value ?? null)
+  checkMembrane(out, opts.membraneMaxBytes, 'result')
+  return out
 }
 
 function fail(err: VmError, fuelUsed: number): RunResult<never> {

@@ -38,8 +38,18 @@ export interface RunOptions {
   context?: Record<string, unknown>
   /** Per-run atom costs: a number of fuel, or `(input, ctx) => number`. */
   costOverrides?: Record<string, number | CostFn>
-  /** Maximum number of calls per atom in this run. */
+  /** Maximum number of calls per atom in this run (with `quotaUsed`: across every run sharing that ledger). */
   quotas?: Record<string, number>
+  /**
+   * A ledger of atom calls shared across runs: `{ op: calls }`, read and written
+   * by the VM at every atom call (created entries included), so several runs
+   * given the same object draw on one `quotas` allowance.
+   */
+  quotaUsed?: Record<string, number>
+  /** Per-atom time limits in ms for this run, replacing the atoms' own `timeoutMs` (0: only the run's deadline). */
+  timeoutOverrides?: Record<string, number>
+  /** Ceiling on the size of data crossing the membrane (args, atom inputs and results, the run's result), in bytes of JSON text. */
+  membraneMaxBytes?: number
   /** Largest single value (string/array) the guest may build, in bytes (default 64 MiB). */
   maxHeapBytes?: number
   /** Record a trace of every step with its fuel (console output becomes entries too). */
@@ -72,7 +82,7 @@ export const DEFAULTS = Object.freeze({
   maxAstDepth: 1000,
 })
 
-const KEYS = new Set(['fuel', 'timeoutMs', 'signal', 'interrupt', 'tenant', 'capabilities', 'context', 'costOverrides', 'quotas', 'maxHeapBytes', 'trace', 'onLog', 'limits', 'random', 'now', 'uuid'])
+const KEYS = new Set(['fuel', 'timeoutMs', 'signal', 'interrupt', 'tenant', 'capabilities', 'context', 'costOverrides', 'quotas', 'quotaUsed', 'timeoutOverrides', 'membraneMaxBytes', 'maxHeapBytes', 'trace', 'onLog', 'limits', 'random', 'now', 'uuid'])
 const LIMIT_KEYS = new Set(['maxCallDepth', 'maxAgentDepth', 'maxAstNodes', 'maxAstDepth'])
 
 const bad = (message: string) => vmError('OPTIONS_INVALID', message)
@@ -97,6 +107,11 @@ export interface NormalizedOptions {
   context: Readonly<Record<string, unknown>>
   costOverrides: Record<string, number | CostFn>
   quotas: Record<string, number>
+  /** The shared ledger of atom calls, or null (counts live in the run). */
+  quotaUsed: Record<string, number> | null
+  timeoutOverrides: Record<string, number>
+  /** Infinity when not set. */
+  membraneMaxBytes: number
   maxHeapBytes: number
   trace: boolean
   onLog?: (entry: LogEntry) => void
@@ -134,6 +149,13 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
   }
   const quotas = o.quotas === undefined ? NONE : record(o.quotas, 'quotas')
   if (quotas !== NONE) for (const [k, v] of Object.entries(quotas)) positive(v, `quotas.${k}`, true)
+  const quotaUsed = o.quotaUsed === undefined ? null : record(o.quotaUsed, 'quotaUsed')
+  if (quotaUsed !== null) {
+    if (!Object.isExtensible(quotaUsed)) throw bad('quotaUsed must be a writable object (the VM records calls in it)')
+    for (const [k, v] of Object.entries(quotaUsed)) positive(v, `quotaUsed.${k}`, true)
+  }
+  const timeoutOverrides = o.timeoutOverrides === undefined ? NONE : record(o.timeoutOverrides, 'timeoutOverrides')
+  if (timeoutOverrides !== NONE) for (const [k, v] of Object.entries(timeoutOverrides)) positive(v, `timeoutOverrides.${k}`, true)
   const limits = o.limits === undefined ? NONE : record(o.limits, 'limits')
   if (limits !== NONE) for (const k of Object.keys(limits)) if (!LIMIT_KEYS.has(k)) throw bad(`Unknown limit "${k}"`)
   if (o.onLog !== undefined && typeof o.onLog !== 'function') throw bad('onLog must be a function')
@@ -151,6 +173,9 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
     context: o.context === undefined ? NONE : Object.freeze({ ...record(o.context, 'context') }),
     costOverrides,
     quotas,
+    quotaUsed,
+    timeoutOverrides,
+    membraneMaxBytes: o.membraneMaxBytes === undefined ? Infinity : positive(o.membraneMaxBytes, 'membraneMaxBytes'),
     maxHeapBytes: o.maxHeapBytes === undefined ? DEFAULTS.maxHeapBytes : positive(o.maxHeapBytes, 'maxHeapBytes'),
     trace: o.trace === true,
     onLog: o.onLog,

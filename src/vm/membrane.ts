@@ -207,3 +207,47 @@ export function deepCopyLiteral(rt: Run, v: unknown): unknown {
   for (const k of keys) if (!isForbiddenKey(k)) out[k] = deepCopyLiteral(rt, (v as any)[k])
   return out
 }
+
+/**
+ * The size of a value as JSON text, in characters (escapes not counted),
+ * counted until it passes `max` (then some number above `max`). Cycles and
+ * shared parts count once per path, as JSON would write them.
+ */
+export function jsonSize(value: unknown, max: number): number {
+  let size = 0
+  const visit = (v: unknown, depth: number): void => {
+    switch (typeof v) {
+      case 'string': size += v.length + 2; return
+      case 'number': size += Number.isFinite(v) ? String(v).length : 4; return
+      case 'boolean': size += v ? 4 : 5; return
+      case 'object': break
+      default: size += 4; return
+    }
+    if (v === null) { size += 4; return }
+    if (v instanceof GuardedRegex) { size += v.toString().length + 2; return }
+    if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The value nests too deeply')
+    size += 2
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length && size <= max; i++) { if (i > 0) size++; visit(v[i], depth + 1) }
+      return
+    }
+    let first = true
+    for (const k in v) {
+      if (size > max) return
+      const x = (v as Record<string, unknown>)[k]
+      if (x === undefined || typeof x === 'function') continue
+      size += k.length + (first ? 3 : 4)
+      first = false
+      visit(x, depth + 1)
+    }
+  }
+  visit(value, 0)
+  return size
+}
+
+/** The `membraneMaxBytes` run option: refuse data over the ceiling crossing into or out of the guest. */
+export function checkMembrane(value: unknown, max: number, what: string): void {
+  if (max === Infinity) return
+  const size = jsonSize(value, max)
+  if (size > max) throw vmError('VALUE_TOO_LARGE', `The ${what} is larger than membraneMaxBytes (${max} bytes of JSON)`)
+}

@@ -35,7 +35,7 @@ export type CostFn = (input: any, ctx: any) => number
 
 /** A run's settings: the normalised options plus what the VM derives per run. */
 export interface RunConfig extends Pick<NormalizedOptions,
-  'signal' | 'interrupt' | 'capabilities' | 'context' | 'costOverrides' | 'quotas' | 'maxHeapBytes' | 'trace' | 'onLog' | 'random' | 'now' | 'uuid'> {
+  'signal' | 'interrupt' | 'capabilities' | 'context' | 'costOverrides' | 'quotas' | 'quotaUsed' | 'timeoutOverrides' | 'membraneMaxBytes' | 'maxHeapBytes' | 'trace' | 'onLog' | 'random' | 'now' | 'uuid'> {
   fuelUnits: number
   deadline: number
   /** Date.now() when the run started (the first time slice starts here). */
@@ -92,6 +92,8 @@ function makeChannelTurn(): (resume: () => void) => void {
     channel.port2.postMessage(null)
   }
 }
+
+const quotaExceeded = (op: string, quota: number) => vmError('QUOTA_EXCEEDED', `Quota for "${op}" exceeded (${quota} calls)`, { op })
 
 /** Abort reason once a run is over (shared: creating an Error per run is costly). */
 const RUN_ENDED = Object.freeze({ code: 'ABORTED', message: 'The run has ended' })
@@ -297,13 +299,28 @@ export class Run {
     }
   }
 
+  /**
+   * Count one call of an atom against `quotas`: in the shared `quotaUsed`
+   * ledger when given (every atom call is recorded there), else per run (an
+   * in-process agentRun child counts with the run it belongs to). A refused
+   * call is not recorded.
+   */
   countCall(op: string): void {
-    const quota = this.config.quotas[op]
-    if (quota === undefined) return
+    const config = this.config
+    const quota = config.quotas[op]
+    const ledger = config.quotaUsed
+    if (quota === undefined && ledger === null) return
+    if (ledger !== null) {
+      const used = Object.prototype.hasOwnProperty.call(ledger, op) ? Number(ledger[op]) || 0 : 0
+      if (quota !== undefined && used + 1 > quota) throw quotaExceeded(op, quota)
+      ledger[op] = used + 1
+      return
+    }
+    if (this.meter) return this.meter.countCall(op)
     const calls = (this.callCounts ??= new Map())
     const n = (calls.get(op) ?? 0) + 1
+    if (n > quota!) throw quotaExceeded(op, quota!)
     calls.set(op, n)
-    if (n > quota) throw vmError('QUOTA_EXCEEDED', `Quota for "${op}" exceeded (${quota} calls)`, { op })
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import type { FieldSpec } from '../../ast/nodes.ts'
 import { CORE_OPS, ATOM_NAME, FORBIDDEN_NAMES } from '../../ast/nodes.ts'
-import type { AtomDef, AtomFn, CostSpec, JsonSchema } from './types.ts'
+import type { AtomDef, AtomEffects, AtomFn, CostSpec, JsonSchema } from './types.ts'
 import type { Run } from '../runtime.ts'
 import type { AtomContext } from './types.ts'
 import { ATOM_COSTS } from '../fuel.ts'
@@ -26,7 +26,20 @@ export interface DefineAtomOptions<I> {
   docs?: string
   /** Set when `fn` never returns a Promise (keeps callers on the fast synchronous path). */
   sync?: boolean
+  /** `'pure'` or `'io'` (the default): see AtomDef.effects. */
+  effects?: AtomEffects
 }
+
+/**
+ * The core ops whose calls reach outside the run: I/O capabilities, the
+ * procedure store, the cache (the store capability), the log and the sources
+ * of randomness. Every other core atom is tagged `effects: 'pure'`.
+ */
+export const EFFECTFUL_CORE_OPS: ReadonlySet<string> = new Set([
+  'httpFetch', 'storeGet', 'storeSet', 'storeQuery', 'storeVectorSearch', 'llmPredict', 'agentRun',
+  'storeProcedure', 'releaseProcedure', 'clearExpiredProcedures', 'cache',
+  'random', 'uuid', 'consoleLog', 'consoleWarn', 'consoleError',
+])
 
 /**
  * The TypeScript type a schema describes: tosijs-schema builders carry it
@@ -55,6 +68,8 @@ export function defineAtom<
 ): AtomDef<I, O> & { op: Op } {
   if (!ATOM_NAME.test(op) || FORBIDDEN_NAMES.has(op)) throw new TypeError(`defineAtom: invalid op name ${JSON.stringify(op)}`)
   if (typeof fn !== 'function') throw new TypeError(`defineAtom(${op}): fn must be a function`)
+  const effects = options.effects ?? 'io'
+  if (effects !== 'pure' && effects !== 'io') throw new TypeError(`defineAtom(${op}): effects must be 'pure' or 'io'`)
   const input = toJsonSchema(inputSchema)
   const fields: Record<string, FieldSpec> = {}
   const props = (input?.properties ?? {}) as Record<string, unknown>
@@ -70,6 +85,7 @@ export function defineAtom<
     docs: options.docs,
     fn,
     sync: options.sync,
+    effects,
   }
 }
 
@@ -80,5 +96,5 @@ export const runOf = (ctx: AtomContext): Run => (ctx as unknown as { rt: Run }).
 export function coreAtom(op: string, fn: AtomFn, extra: Partial<AtomDef> = {}): AtomDef {
   const spec = CORE_OPS[op]
   if (!spec) throw new Error(`coreAtom: ${op} is not in CORE_OPS`)
-  return { op, fields: spec.fields, cost: ATOM_COSTS[op] ?? 1, fn, docs: spec.doc, ...extra }
+  return { op, fields: spec.fields, cost: ATOM_COSTS[op] ?? 1, fn, docs: spec.doc, effects: EFFECTFUL_CORE_OPS.has(op) ? 'io' : 'pure', ...extra }
 }

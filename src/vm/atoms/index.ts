@@ -10,5 +10,5 @@ const all = [...LIBRARY_ATOMS, ...UTILITY_ATOMS, ...IO_ATOMS, ...PROCEDURE_ATOMS
 /** Every core atom implemented as a callable (control and state ops are compiled structurally). */
 export const coreAtoms: Readonly<Record<string, AtomDef>> = Object.freeze(Object.fromEntries(all.map((a) => [a.op, a])))
 
-export type { AtomDef, AtomContext, AtomTable, AtomFn, JsonSchema } from './types.ts'
-export { defineAtom } from './define.ts'
+export type { AtomDef, AtomContext, AtomTable, AtomFn, AtomEffects, JsonSchema } from './types.ts'
+export { defineAtom, EFFECTFUL_CORE_OPS } from './define.ts'

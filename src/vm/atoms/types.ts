@@ -3,6 +3,9 @@ import type { FieldSpec } from '../../ast/nodes.ts'
 
 export type JsonSchema = Record<string, unknown>
 
+/** What calling an atom does besides computing its result. */
+export type AtomEffects = 'pure' | 'io'
+
 /** What an atom implementation receives besides its input. */
 export interface AtomContext {
   /** The op name being run. */
@@ -48,6 +51,13 @@ export interface AtomDef<I = any, O = any> {
   expression?: boolean
   /** Is an I/O atom (capability errors are reported as CAPABILITY_ERROR). */
   io?: boolean
+  /**
+   * `'pure'`: the result depends only on the input and nothing outside the run
+   * changes; `'io'`: reaches outside the run (a capability, a shared store, the
+   * log, randomness), so replaying or caching a call is not the same as making
+   * it. Core atoms are tagged (see EFFECTFUL_CORE_OPS); defineAtom's default is 'io'.
+   */
+  effects?: AtomEffects
 }
 
 export type AtomTable = ReadonlyMap<string, AtomDef>

@@ -9,7 +9,7 @@ import { validate } from 'tosijs-schema'
 import { VmError, vmError } from '../errors.ts'
 import { toUnits } from '../fuel.ts'
 import type { Frame, Run } from '../runtime.ts'
-import { copyIn, copyOut } from '../membrane.ts'
+import { checkMembrane, copyIn, copyOut } from '../membrane.ts'
 import type { AtomContext, AtomDef } from '../atoms/types.ts'
 import { isP } from './async.ts'
 
@@ -62,7 +62,11 @@ function wrapError(e: unknown, def: AtomDef): VmError {
 }
 
 function checkOutput(rt: Run, def: AtomDef, v: unknown): unknown {
-  const out = def.trusted ? v : copyIn(v, undefined, `result of ${def.op}`, rt)
+  let out = v
+  if (!def.trusted) {
+    out = copyIn(v, undefined, `result of ${def.op}`, rt)
+    checkMembrane(out, rt.config.membraneMaxBytes, `result of ${def.op}`)
+  }
   if (def.outputSchema && !validate(out as any, def.outputSchema as any)) {
     throw vmError('ATOM_OUTPUT_INVALID', `${def.op} returned a value that does not match its output schema`, { op: def.op })
   }
@@ -75,7 +79,10 @@ export function invokeAtom(f: Frame, def: AtomDef, input: Record<string, unknown
     rt.countCall(def.op)
     // Host (non-core) atoms get a plain-data copy: the host never holds a live guest object.
     // Charged per element and property as it is copied: the guest pays for what it hands over.
-    if (!def.trusted) input = copyOut(input, rt) as Record<string, unknown>
+    if (!def.trusted) {
+      input = copyOut(input, rt) as Record<string, unknown>
+      checkMembrane(input, rt.config.membraneMaxBytes, `input of ${def.op}`)
+    }
     if (def.inputSchema && !validate(input as any, def.inputSchema as any)) {
       throw vmError('ATOM_INPUT_INVALID', `Input of ${def.op} does not match its schema: ${JSON.stringify(input).slice(0, 200)}`, { op: def.op })
     }
@@ -106,7 +113,8 @@ export function invokeAtom(f: Frame, def: AtomDef, input: Record<string, unknown
       cleanup()
       return checkOutput(rt, def, out)
     }
-    const waiting = rt.awaitAtom(Promise.resolve(out), def.timeoutMs, call, f.cancel)
+    const override = rt.config.timeoutOverrides[def.op]
+    const waiting = rt.awaitAtom(Promise.resolve(out), override === undefined ? def.timeoutMs : override, call, f.cancel)
     return waiting.then(
       (v) => { cleanup(); return checkOutput(rt, def, v) },
       (e) => { cleanup(); call.abort(e); throw wrapError(e, def) },

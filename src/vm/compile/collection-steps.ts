@@ -13,7 +13,7 @@ import { compileValue } from './values.ts'
 import { isP, then } from './async.ts'
 import { checkName } from './patterns.ts'
 import { storeResult } from './statements.ts'
-import { copyIn, copyOut } from '../membrane.ts'
+import { checkMembrane, copyIn, copyOut } from '../membrane.ts'
 import { jsonStringify } from '../builtins/json.ts'
 
 const s = (step: Step) => step as any
@@ -173,10 +173,13 @@ function cache(c: Compiler, step: Step, scope: Scope): CStepInfo {
           return store(f, v)
         }
         const hit = copyIn(await rt.awaitAtom(Promise.resolve(storeCap.get(cacheKey))), undefined, 'cache entry') as any
+        checkMembrane(hit, rt.config.membraneMaxBytes, 'cache entry')
         if (hit && typeof hit === 'object' && typeof hit.expiresAt === 'number' && hit.expiresAt > rt.now()) return store(f, hit.value)
         const v = await body(f)
         // The store gets a plain copy, never the live guest value (the guest could grow it past the store's limits later).
-        await rt.awaitAtom(Promise.resolve(storeCap.set(cacheKey, { value: copyOut(v, rt), expiresAt: rt.now() + Number(ttlMs) })))
+        const entry = { value: copyOut(v, rt), expiresAt: rt.now() + Number(ttlMs) }
+        checkMembrane(entry, rt.config.membraneMaxBytes, 'cache entry')
+        await rt.awaitAtom(Promise.resolve(storeCap.set(cacheKey, entry)))
         return store(f, v)
       }))
     },
