@@ -74,43 +74,56 @@ export type FieldType<S> = S extends { kind: 'op'; ops: infer O extends Operator
 
 type Flat<T> = { [K in keyof T]: T[K] } & {}
 
-/** The node fields declared by a table entry's `fields`: required ones, then the optional ones. */
-export type FieldsOf<F> = Flat<
-  { -readonly [K in keyof F as F[K] extends { optional: true } ? never : K]: FieldType<F[K]> } &
-  { -readonly [K in keyof F as F[K] extends { optional: true } ? K : never]?: FieldType<F[K]> }
->
+/** The required fields declared by a table entry's `fields`. */
+export type RequiredFieldsOf<F> = { -readonly [K in keyof F as F[K] extends { optional: true } ? never : K]: FieldType<F[K]> }
+/** The optional fields declared by a table entry's `fields`. */
+export type OptionalFieldsOf<F> = { -readonly [K in keyof F as F[K] extends { optional: true } ? K : never]?: FieldType<F[K]> }
+/** The node fields declared by a table entry's `fields`. */
+export type FieldsOf<F> = Flat<RequiredFieldsOf<F> & OptionalFieldsOf<F>>
 
-/** The node of one expression kind, derived from its entry in `EXPR_KINDS`. */
-export type ExprOf<K extends ExprKind> = Flat<{ $expr: K; loc?: Loc } & FieldsOf<(typeof EXPR_KINDS)[K]['fields']>>
+type ExprFields<K extends ExprKind> = (typeof EXPR_KINDS)[K]['fields']
+/** The node of one expression kind, derived from its entry in `EXPR_KINDS` (the named interfaces below are these). */
+export type ExprOf<K extends ExprKind> = Flat<{ $expr: K; loc?: Loc } & RequiredFieldsOf<ExprFields<K>> & OptionalFieldsOf<ExprFields<K>>>
 
-export type LiteralExpr = ExprOf<'literal'>
-export type IdentExpr = ExprOf<'ident'>
+export interface LiteralExpr extends ExprOf<'literal'> {}
+export interface IdentExpr extends ExprOf<'ident'> {}
 /** `a.b`, or with `computed: true` `a[i]`; `optional` (`a?.b`) short-circuits the chain when `object` is nullish. */
-export type MemberExpr = ExprOf<'member'>
-export type BinaryExpr = ExprOf<'binary'>
-export type LogicalExpr = ExprOf<'logical'>
-export type UnaryExpr = ExprOf<'unary'>
-export type ConditionalExpr = ExprOf<'conditional'>
-export type SpreadExpr = ExprOf<'spread'>
-export type ArrayExpr = ExprOf<'array'>
-export type ObjectExpr = ExprOf<'object'>
+export interface MemberExpr extends ExprOf<'member'> {}
+export interface BinaryExpr extends ExprOf<'binary'> {}
+export interface LogicalExpr extends ExprOf<'logical'> {}
+export interface UnaryExpr extends ExprOf<'unary'> {}
+export interface ConditionalExpr extends ExprOf<'conditional'> {}
+export interface SpreadExpr extends ExprOf<'spread'> {}
+export interface ArrayExpr extends ExprOf<'array'> {}
+export interface ObjectExpr extends ExprOf<'object'> {}
 /** `quasis.length === expressions.length + 1` */
-export type TemplateExpr = ExprOf<'template'>
+export interface TemplateExpr extends ExprOf<'template'> {}
 /** Call of a helper function, an atom (one object argument), or a global builtin function. */
-export type CallExpr = ExprOf<'call'>
+export interface CallExpr extends ExprOf<'call'> {}
 /** `object.method(...args)`: allowlisted builtin methods and namespace statics (`Math.max`). */
-export type MethodCallExpr = ExprOf<'methodCall'>
+export interface MethodCallExpr extends ExprOf<'methodCall'> {}
 /** An arrow function; only valid as an argument of an array higher-order method. Exactly one of `body` / `steps`. */
-export type LambdaExpr = ExprOf<'lambda'>
+export interface LambdaExpr extends ExprOf<'lambda'> {}
 /** `target` is an `ident` or `member`; with `op: '='` also a destructuring pattern. */
-export type AssignExpr = ExprOf<'assign'>
-export type UpdateExpr = ExprOf<'update'>
-export type SequenceExpr = ExprOf<'sequence'>
+export interface AssignExpr extends ExprOf<'assign'> {}
+export interface UpdateExpr extends ExprOf<'update'> {}
+export interface SequenceExpr extends ExprOf<'sequence'> {}
 /** A regular expression literal; compiled only after the ReDoS guard accepts it. */
-export type RegexExpr = ExprOf<'regex'>
+export interface RegexExpr extends ExprOf<'regex'> {}
 
-/** Every expression node, discriminated by `$expr` (one member per kind of `EXPR_KINDS`). */
-export type Expr = { [K in ExprKind]: ExprOf<K> }[ExprKind]
+/**
+ * Every expression node, discriminated by `$expr`: one named interface per
+ * kind of `EXPR_KINDS` (interfaces keep recursive types cheap for the
+ * compiler); `ExprKindsCovered` fails to compile when a kind is missing here.
+ */
+export type Expr =
+  | LiteralExpr | IdentExpr | MemberExpr | BinaryExpr | LogicalExpr | UnaryExpr
+  | ConditionalExpr | ArrayExpr | ObjectExpr | TemplateExpr | CallExpr | MethodCallExpr
+  | LambdaExpr | AssignExpr | UpdateExpr | SequenceExpr | RegexExpr | SpreadExpr
+
+/** Compile-time check: every kind of the table has its interface in `Expr`. */
+export type ExprKindsCovered = IsTrue<[Exclude<ExprKind, Expr['$expr']>] extends [never] ? true : false>
+type IsTrue<T extends true> = T
 
 /**
  * A value field: an `$expr` node, or JSON whose nested `$expr` nodes are

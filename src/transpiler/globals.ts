@@ -8,23 +8,20 @@
  */
 
 import { CORE_OPS } from '../ast/nodes.ts'
+import { GLOBAL_FUNCTION_NAMES, GLOBAL_NAMESPACE_NAMES, GLOBAL_VALUE_NAMES } from '../ast/globals.ts'
 
 /** Identifiers that are plain values. */
-export const GLOBAL_VALUES: ReadonlySet<string> = new Set(['undefined', 'NaN', 'Infinity'])
+export const GLOBAL_VALUES: ReadonlySet<string> = new Set(GLOBAL_VALUE_NAMES)
 
 /**
  * Namespaces usable only as the object of a member access or method call
- * (`Math.max`, `Date.now()`, `console.log`). Kept in step with the VM's
- * `vm/builtins/globals.ts`.
+ * (`Math.max`, `Date.now()`, `console.log`). The lists are declared once in
+ * `ast/globals.ts`; the VM's builtin tables are typed from them.
  */
-export const GLOBAL_NAMESPACES: ReadonlySet<string> = new Set(['Math', 'JSON', 'Object', 'Array', 'Number', 'String', 'Date', 'Set', 'console'])
+export const GLOBAL_NAMESPACES: ReadonlySet<string> = new Set(GLOBAL_NAMESPACE_NAMES)
 
 /** Global functions callable by name. */
-export const GLOBAL_FUNCTIONS: ReadonlySet<string> = new Set([
-  'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'String', 'Number', 'Boolean',
-  'Error', 'TypeError', 'RangeError', 'SyntaxError',
-  'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI',
-])
+export const GLOBAL_FUNCTIONS: ReadonlySet<string> = new Set(GLOBAL_FUNCTION_NAMES)
 
 /** Array methods that take a callback: the only places an arrow function may appear. */
 export const CALLBACK_METHODS: ReadonlySet<string> = new Set([

@@ -5,6 +5,7 @@
  * so no host function is ever a guest value.
  */
 import type { Run } from '../runtime.ts'
+import type { GlobalFunctionName, GlobalNamespaceName, GlobalValueName } from '../../ast/globals.ts'
 import { vmError } from '../errors.ts'
 import { ownKeys, toKey, isForbiddenKey, setProp } from '../guards.ts'
 import { chargeEntries, chargeProps, chargeScan, mapBounded, nativeOp } from './sizes.ts'
@@ -144,7 +145,7 @@ const CONSOLE: Record<string, Builtin> = {
   error: (rt, a) => { rt.log('error', a.map((v) => jsonText(rt, v))); return undefined },
 }
 
-/** Namespace statics, bound at compile time when the namespace name is not shadowed. */
+/** Namespace statics, bound at compile time when the namespace name is not shadowed (one per name of ast/globals.ts). */
 export const NAMESPACES: Record<string, Record<string, Builtin>> = {
   Math: MATH,
   JSON: JSON_NS,
@@ -155,7 +156,7 @@ export const NAMESPACES: Record<string, Record<string, Builtin>> = {
   Date: DATE,
   Set: SET_HELPERS,
   console: CONSOLE,
-}
+} satisfies Record<GlobalNamespaceName, Record<string, Builtin>>
 
 function makeError(name: string): Builtin {
   return (rt, [message, options]) => {
@@ -166,7 +167,7 @@ function makeError(name: string): Builtin {
   }
 }
 
-/** Global functions callable with `call`. */
+/** Global functions callable with `call` (one per name of ast/globals.ts). */
 export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
   parseInt: (_rt, [v, r]) => Number.parseInt(String(v), r as number | undefined),
   parseFloat: (_rt, [v]) => Number.parseFloat(String(v)),
@@ -184,7 +185,7 @@ export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
   decodeURIComponent: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => decodeURIComponent(String(v)), 'URI malformed')),
   encodeURI: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => mapBounded(rt, String(v), 9, encodeURI), 'URI malformed')),
   decodeURI: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => decodeURI(String(v)), 'URI malformed')),
-}
+} satisfies Record<GlobalFunctionName, Builtin>
 
 /**
  * Builtins whose native counterparts coerce their arguments get them through
@@ -205,7 +206,7 @@ coercing(STRING)
 coercing(DATE, ['now'])
 coercing(GLOBAL_FUNCTIONS, ['Boolean', 'Error', 'TypeError', 'RangeError', 'SyntaxError'])
 
-/** Identifiers that are values: constants and the namespaces (as data holding their constants). */
+/** Identifiers that are values: constants and the namespaces (as data holding their constants), as named in ast/globals.ts. */
 export const GLOBAL_VALUES: Record<string, unknown> = {
   undefined: undefined,
   NaN: NaN,
@@ -219,4 +220,4 @@ export const GLOBAL_VALUES: Record<string, unknown> = {
   Date: freezeData({}),
   Set: freezeData({}),
   console: freezeData({}),
-}
+} satisfies Record<GlobalValueName | GlobalNamespaceName, unknown>

@@ -1,0 +1,28 @@
+/**
+ * The global names guest code may use without declaring them, declared once:
+ * the transpiler resolves names against these lists, and the VM's builtin
+ * tables (src/vm/builtins/globals.ts) are typed from them, so a name added
+ * here without an implementation (or implemented without being listed) does
+ * not type-check.
+ */
+
+/** Identifiers that are plain values. */
+export const GLOBAL_VALUE_NAMES = ['undefined', 'NaN', 'Infinity'] as const
+
+/**
+ * Namespaces: usable as the object of a member access or method call
+ * (`Math.max`, `Date.now()`, `console.log`); as values they are frozen data
+ * holding their constants.
+ */
+export const GLOBAL_NAMESPACE_NAMES = ['Math', 'JSON', 'Object', 'Array', 'Number', 'String', 'Date', 'Set', 'console'] as const
+
+/** Global functions callable by name. */
+export const GLOBAL_FUNCTION_NAMES = [
+  'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'String', 'Number', 'Boolean',
+  'Error', 'TypeError', 'RangeError', 'SyntaxError',
+  'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI',
+] as const
+
+export type GlobalValueName = (typeof GLOBAL_VALUE_NAMES)[number]
+export type GlobalNamespaceName = (typeof GLOBAL_NAMESPACE_NAMES)[number]
+export type GlobalFunctionName = (typeof GLOBAL_FUNCTION_NAMES)[number]
