@@ -20,6 +20,7 @@ import { transpile } from '../transpiler/index.ts'
 import { TranspileError } from '../diagnostics/index.ts'
 import { codeFrame } from '../diagnostics/format.ts'
 import { AgentVM } from '../full-vm.ts'
+import { assembleVM } from '../host/assemble.ts'
 import { defineAtom } from '../vm/index.ts'
 import { BLOCKS, BLOCK_TYPES, blockSpec } from './catalog.ts'
 import { problem, suggest, type FlowProblem } from './graph.ts'
@@ -77,7 +78,7 @@ export async function runFlowScript(source: string, options: FlowScriptOptions =
       ports: { inputs: Object.keys(spec.inputs), outputs: Object.keys(spec.outputs) },
     }
   }, { sync: true, docs: 'Instantiate a catalog block (what `blocks.<group>.<name>(options)` compiles to).' })
-  const vm = new AgentVM([flowBlock])
+  const vm = assembleVM({ VM: AgentVM, atoms: [flowBlock] })
   const result = await vm.run(ast, { [binding.key]: catalogView() }, {
     fuel: options.fuel ?? SCRIPT_DEFAULTS.fuel,
     timeoutMs: options.timeoutMs ?? SCRIPT_DEFAULTS.timeoutMs,

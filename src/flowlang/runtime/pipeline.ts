@@ -16,7 +16,8 @@
  * atoms only as the run's capabilities.
  */
 import type { AjsProgram } from '../../ast/types.ts'
-import { AgentVM } from '../../vm/agent-vm.ts'
+import type { AgentVM } from '../../vm/agent-vm.ts'
+import { assembleVM } from '../../host/assemble.ts'
 import type { AgentError } from '../../vm/errors.ts'
 import { blockSpec, type PortType } from '../catalog.ts'
 import type { FlowGraph, FlowNode } from '../graph.ts'
@@ -48,7 +49,7 @@ export interface CompiledFlow {
 let sharedVm: AgentVM | undefined
 /** The VM FlowLang turns run on: the core atoms plus the FlowLang runtime library. */
 export function flowVm(): AgentVM {
-  return (sharedVm ??= new AgentVM([], { libraries: [flowlangLibrary] }))
+  return (sharedVm ??= assembleVM({ libraries: [flowlangLibrary] }))
 }
 
 /** The default model capability: the protocol blocks' HTTP streams, the host's `llm` winning over the block's options. */
