@@ -47,6 +47,7 @@ export const FLOW_CODES = {
   LLM_ERROR: c('FLOW6004', 'The model endpoint failed: {detail}', 'Check the protocol block\'s baseUrl and model (CLI: --llm URL --model NAME).'),
   TOOL_UNSUPPORTED: c('FLOW6005', 'unsupported tool use `{name}`: no MCP server offers it', 'Name the MCP server that provides it (CLI: --mcp "<command>"), or fix the tool name.'),
   MCP_ERROR: c('FLOW6006', 'MCP server `{server}` failed: {detail}', 'Check the server command (CLI: --mcp "<command>") and its stderr.'),
+  SAFE_MODE: c('FLOW6007', 'The turn ran in Safe Mode (the baseline, not your flow): {reason}', 'Fix the flow (`ajsc flowlang validate <file>` lists its problems), or pass --allow-safe-mode to accept answers from the baseline.'),
 } as const satisfies Record<string, FlowCodeSpec>
 
 export type FlowCodeName = keyof typeof FLOW_CODES

@@ -18,6 +18,8 @@ import { loadFlowSource } from '../../flowlang/sources.ts'
 import { createFlowToolsServer } from '../../flowlang/tools-server.ts'
 import { EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { Reporter } from '../report.ts'
+import { FLOW_CODES } from '../../diagnostics/flowlang-codes.ts'
+import { fill } from '../../diagnostics/codes.ts'
 import { collect, openCliSession, sessionOptions, toDiagnostic, turnDiagnostic, turnPayload, vars, type SessionFlags } from './flowlang-session.ts'
 import { chatCommand } from './flowlang-chat.ts'
 
@@ -34,6 +36,7 @@ async function validateCommand(file: string, opts: ValidateOpts, io: CliIO): Pro
 
 interface RunOpts extends SessionFlags {
   prompt?: string
+  allowSafeMode?: boolean
 }
 
 async function runFlowCommand(file: string, opts: RunOpts, io: CliIO): Promise<number> {
@@ -47,8 +50,14 @@ async function runFlowCommand(file: string, opts: RunOpts, io: CliIO): Promise<n
     const turn = await session.turn(prompt)
     const answer = takeAnswer()
     if (turn.error) reporter.add(turnDiagnostic(turn.error, file))
+    // An answer from the baseline is not an answer from the user's flow: a failure (exit 1) unless accepted.
+    const safe = turn.mode === 'safe'
+    if (safe) {
+      const reason = (turn.notice ?? 'the flow is broken').replace(/^Safe Mode: /, '').replace(/\. Running the baseline[\s\S]*$/, '')
+      reporter.add({ severity: opts.allowSafeMode ? 'warning' : 'error', code: FLOW_CODES.SAFE_MODE.code, message: fill(FLOW_CODES.SAFE_MODE.message, { reason }), hint: FLOW_CODES.SAFE_MODE.hint, file })
+    }
     if (!opts.json && answer) io.out(`${answer}\n`)
-    return reporter.finish(turnPayload(turn, answer, opts.trace), turn.error ? EXIT.failure : EXIT.ok)
+    return reporter.finish({ ...turnPayload(turn, answer, opts.trace), safeMode: safe }, turn.error || (safe && !opts.allowSafeMode) ? EXIT.failure : EXIT.ok)
   } finally {
     await session.close()
   }
@@ -79,7 +88,8 @@ export function registerFlowlangCommands(program: Command, io: CliIO, setCode: (
   sessionOptions(flow.command('run')
     .description('run one turn of a flow against a model and MCP servers (Safe Mode when the flow is broken)')
     .argument('<file>', 'the flow file')
-    .option('--prompt <text>', 'the user message (- reads stdin)'), 'print one JSON report (answer, mode, rounds, toolCalls, fuelUsed)')
+    .option('--prompt <text>', 'the user message (- reads stdin)')
+    .option('--allow-safe-mode', 'exit 0 when the turn ran in Safe Mode (default: exit 1 with FLOW6007, the answer still printed)'), 'print one JSON report (answer, mode, safeMode, rounds, toolCalls, fuelUsed)')
     .action(async (file: string, opts) => setCode(await runFlowCommand(file, opts, io)))
   sessionOptions(flow.command('chat')
     .description('a conversation with a flow: one user turn per stdin line, all on the same session; /exit or EOF ends it')
