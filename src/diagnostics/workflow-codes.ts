@@ -46,6 +46,10 @@ export const WORKFLOW_CODES = {
     message: 'No workflow run with this id',
     hint: 'List the runs with `ajsc workflow ls` (and pass the same `--runs-dir`).',
   },
+  WORKFLOW_CANCELLED: {
+    message: 'The workflow was cancelled',
+    hint: 'It was cancelled (execution.cancel, `ajsc workflow cancel`, POST /v1/workflows/{id}/cancel) and did not catch the cancellation; its try/finally cleanup ran. Start a new run to do the work again.',
+  },
   WORKFLOW_DISPOSED: {
     message: 'The workflow execution was disposed',
     hint: 'Resume it from its journal with resumeWorkflow(program, journal).',

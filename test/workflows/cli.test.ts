@@ -76,9 +76,9 @@ test('errors: exit codes and codes', async () => {
   const noLlm = await ajsc('workflow', 'run', 'flows/child.ajs', '--runs-dir', 'no-llm')
   expect(noLlm.code).toBe(1)
   expect(noLlm.err).toContain('no model endpoint: pass --llm <url>')
-  expect(noLlm.err).toContain('resume with: ajsc workflow resume')
+  expect(noLlm.err).toContain('retry with: ajsc workflow retry')
   // The file changed since the run started: its journal is refused.
-  const runId = /resume with: ajsc workflow resume (\S+)/.exec(noLlm.err)![1]!
+  const runId = /retry with: ajsc workflow retry (\S+)/.exec(noLlm.err)![1]!
   writeFileSync(join(dir, 'flows', 'child.ajs'), `export default await agent('changed ' + args.n)\n`)
   const changed = await ajsc('workflow', 'resume', runId, '--runs-dir', 'no-llm', '--json')
   expect([changed.code, JSON.parse(changed.out).diagnostics[0].code]).toEqual([1, 'WORKFLOW_VERSION_MISMATCH'])

@@ -19,7 +19,7 @@ export interface RunSummary {
    * 0 entries it stopped before its start entry was written and resume starts it from the beginning).
    * `invalid`: its journal or run.json is damaged (`error` has the code, message and hint); resume refuses it.
    */
-  state: 'complete' | 'failed' | 'running' | 'invalid'
+  state: 'complete' | 'failed' | 'cancelled' | 'running' | 'invalid'
   phases: string[]
   budget: BudgetSnapshot | null
   requests: { total: number; resolved: number; inFlight: string[] }
@@ -60,7 +60,7 @@ export function summarizeJournal(journal: readonly JournalEntry[]): Omit<RunSumm
         if (typeof e.resolution === 'object' && 'OkWithBudget' in e.resolution) out.budget = e.resolution.OkWithBudget.budget
         break
       case 'end':
-        if (e.error !== undefined) { out.state = 'failed'; out.error = e.error } else { out.state = 'complete'; out.result = e.result }
+        if (e.error !== undefined) { out.state = e.error.code === 'WORKFLOW_CANCELLED' ? 'cancelled' : 'failed'; out.error = e.error } else { out.state = 'complete'; out.result = e.result }
         break
     }
   }

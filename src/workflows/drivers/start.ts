@@ -52,10 +52,19 @@ export interface StartWorkflowOptions extends CommonOptions {
   seed?: number
 }
 
-export type ResumeWorkflowOptions = CommonOptions
+export interface ResumeWorkflowOptions extends CommonOptions {
+  /**
+   * Continue the run on this program even though the journal was written by
+   * another one (a fix shipped to runs in flight): the journal is replayed
+   * against it, and a replay that diverges is JOURNAL_MISMATCH as always. On
+   * success an `upgrade` entry pins the run to the new AST hash. Guard the
+   * changed code with `patched('id')` so old runs replay the old path.
+   */
+  upgrade?: boolean
+}
 
 const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'retry']
-const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'retry']
+const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'retry', 'upgrade']
 const SANDBOX_KEYS = Object.keys(SANDBOX_DEFAULTS)
 
 function checkKeys(o: object, allowed: string[], what: string): void {
@@ -159,12 +168,14 @@ export async function resumeWorkflow(
   const atoms = customAtomDefs(options.atoms)
   const start = journal[0] as Extract<JournalEntry, { t: 'start' }>
   const prog = programOf(program, options.sourceName ?? start.sourceName, atoms)
-  if (start.astHash !== prog.astHash) {
-    throw workflowError('WORKFLOW_VERSION_MISMATCH',
-      `The journal was written by ${start.sourceName} with AST hash ${start.astHash.slice(0, 16)}…; this program (${prog.sourceName}) has ${prog.astHash.slice(0, 16)}…`,
-      { entry: 0 })
-  }
   const replay = new ReplayIndex(journal)
+  const upgrading = replay.astHash !== prog.astHash
+  if (upgrading && options.upgrade === true) replay.relaxed = true
+  if (upgrading && options.upgrade !== true) {
+    throw workflowError('WORKFLOW_VERSION_MISMATCH',
+      `The journal was written by ${start.sourceName} with AST hash ${replay.astHash.slice(0, 16)}…; this program (${prog.sourceName}) has ${prog.astHash.slice(0, 16)}…`,
+      { entry: 0, hint: 'Resume with the source that wrote the journal, or ship the change to this run with resumeWorkflow(..., { upgrade: true }) / `ajsc workflow resume --upgrade` (guard changed steps with patched(\'id\'); check stored runs first with `ajsc workflow replay`).' })
+  }
   const execution = new WorkflowExecution({
     program: prog,
     executionId: options.executionId ?? newExecutionId(),
@@ -187,6 +198,7 @@ export async function resumeWorkflow(
     execution.dispose()
     throw diverged
   }
+  if (upgrading) execution.upgraded(prog.astHash)
   execution.replayChecked()
   return execution
 }

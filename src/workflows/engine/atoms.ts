@@ -18,6 +18,12 @@ export interface AtomHost {
   readonly args: unknown
   /** Told the run the atoms belong to (the execution watches its time slices). */
   attach(run: Run): void
+  /** Wait for a signal named `name` (null: any); its payload, or null after `timeoutMs`. */
+  signal(site: string, name: string | null, timeoutMs: number | undefined): Promise<unknown>
+  /** Publish a value queries read (`execution.query(name)`). */
+  expose(name: string, value: unknown): void
+  /** Versioning: true on runs that take the new code path (journaled), false on runs replaying past it. */
+  patched(id: string): boolean
 }
 
 const OBJECT = { type: 'object' } as const
@@ -66,6 +72,22 @@ export function workflowAtoms(host: AtomHost): AtomDef[] {
       const options = input.options ?? undefined
       host.call(options === undefined ? { type: 'phase', name: input.name } : { type: 'phase', name: input.name, options })
       return null
+    }, NOW),
+    defineAtom('signal', OBJECT, undefined, (input: any) => {
+      const name = input.name ?? null
+      if (name !== null && (typeof name !== 'string' || name.length === 0 || name.length > 200)) throw bad('signal', 'the name must be a non-empty string (or null for any signal)')
+      const t = input.timeoutMs ?? undefined
+      if (t !== undefined && (typeof t !== 'number' || !Number.isFinite(t) || t < 0)) throw bad('signal', 'the timeout must be a non-negative number of ms')
+      return host.signal(site('signal', input.site), name, t === undefined ? undefined : Math.ceil(t))
+    }, WAIT),
+    defineAtom('expose', OBJECT, undefined, (input: any) => {
+      if (typeof input.name !== 'string' || input.name.length === 0 || input.name.length > 200) throw bad('expose', 'the query name must be a non-empty string')
+      host.expose(input.name, input.value ?? null)
+      return null
+    }, NOW),
+    defineAtom('patched', OBJECT, undefined, (input: any) => {
+      if (typeof input.id !== 'string' || input.id.length === 0 || input.id.length > 200) throw bad('patched', 'the patch id must be a non-empty string')
+      return host.patched(input.id)
     }, NOW),
     defineAtom('budgetTotal', OBJECT, undefined, () => host.budget.total, NOW),
     defineAtom('budgetSpent', OBJECT, undefined, () => host.budget.spent, NOW),

@@ -14,7 +14,7 @@
 import { assembleVM } from '../../host/assemble.ts'
 import { defineLibrary } from '../../vm/libraries.ts'
 import { LIBRARIES } from '../../ast/libraries.ts'
-import { vmError, type AgentError } from '../../vm/errors.ts'
+import { VmError, vmError, type AgentError } from '../../vm/errors.ts'
 import type { AtomContext, AtomDef } from '../../vm/atoms/types.ts'
 import type { Run } from '../../vm/runtime.ts'
 import { workflowAtoms, type AtomHost } from './atoms.ts'
@@ -118,6 +118,7 @@ export class WorkflowExecution {
   private writing: Promise<void> | null = null
   private readonly queue: Event[] = []
   private readonly waiting = new Map<string, Waiter>()
+  private readonly requestAborts = new Map<string, AbortController>()
   private readonly occurrences = new Map<string, number>()
   private readonly abort = new AbortController()
   private budgetValue: BudgetSnapshot
@@ -133,6 +134,17 @@ export class WorkflowExecution {
   /** A resume holds new custom atom calls until the replay is checked (a diverging replay must not call anything). */
   private replayGate: Promise<void> | null = null
   private openGate: (() => void) | null = null
+  /** Signals delivered and not taken by a wait yet (FIFO), and the waits parked for one. */
+  private readonly signalBuffer: Array<{ id: string; name: string; payload?: unknown }> = []
+  private readonly signalWaiters: Array<{ key: string; name: string | null; timerId?: string; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = []
+  private readonly signalIds = new Set<string>()
+  private signalCount = 0
+  /** What queries read: the last value `expose(name, value)` published per name. */
+  private readonly exposed = new Map<string, unknown>()
+  /** The cancellation (reason), and whether a wait has thrown it yet. */
+  private cancelState: { reason: string; delivered: boolean } | null = null
+  /** Patches answered true in this process (journaled once each). */
+  private readonly patchesTaken = new Set<string>()
   /** Errors of steps the guest was handed (latest last): the end entry names the step whose error ended the run. */
   private readonly stepErrors: Array<{ key: string; code: string; message: string }> = []
 
@@ -143,7 +155,14 @@ export class WorkflowExecution {
     this.budgetValue = { ...config.budget }
     this.suppressCalls = config.replay?.calls ?? 0
     this.entries = config.journal ? [...config.journal] : []
-    if (config.replay) this.replayGate = new Promise((r) => { this.openGate = r })
+    if (config.replay) {
+      this.replayGate = new Promise((r) => { this.openGate = r })
+      for (const sig of config.replay.signals) this.signalIds.add(sig.id)
+      this.signalBuffer.push(...config.replay.buffered())
+      this.signalCount = config.replay.signals.length
+      if (config.replay.cancel) this.cancelState = { ...config.replay.cancel }
+      for (const id of config.replay.patches) this.patchesTaken.add(id)
+    }
     for (const e of this.entries) this.journalBytes += utf8Length(JSON.stringify(e)) + 1
     if (!config.journal) {
       this.append({
@@ -180,6 +199,9 @@ export class WorkflowExecution {
       get budget() { return self.budgetValue },
       args: this.config.args,
       attach: (run) => { this.vmRun ??= run },
+      signal: (site, name, timeoutMs) => this.waitSignal(site, name, timeoutMs),
+      expose: (name, value) => { this.activity++; this.exposed.set(name, structuredClone(value)) },
+      patched: (id) => this.patched(id),
     }
     const self = this
     const custom = journaledAtoms(this.config.atoms ?? [], {
@@ -199,7 +221,8 @@ export class WorkflowExecution {
       this.finalFuel = r.fuelUsed
       this.activity++
       if (this.stateValue !== 'running') return
-      if (r.error) this.fail(workflowError('WORKFLOW_FAILED', `${r.error.code}: ${r.error.message}${r.error.location ? ` (${r.error.location})` : ''}`, { cause: r.error }), r.error)
+      if (r.error && r.error.code === 'WORKFLOW_CANCELLED') this.fail(workflowError('WORKFLOW_CANCELLED', `The workflow was cancelled (${this.cancelState?.reason ?? ''})`, { cause: r.error }), r.error)
+      else if (r.error) this.fail(workflowError('WORKFLOW_FAILED', `${r.error.code}: ${r.error.message}${r.error.location ? ` (${r.error.location})` : ''}`, { cause: r.error }), r.error)
       else this.complete(r.result ?? null)
     })
   }
@@ -292,11 +315,12 @@ export class WorkflowExecution {
   /** A custom atom call: the journaled outcome, or the atom run and its outcome journaled (custom-atoms.ts). */
   private callAtom(def: AtomDef, input: Record<string, unknown>, site: string, ctx: AtomContext, options?: unknown): unknown {
     this.activity++
-    const key = this.stepKey(`atom:${def.op}`, site, input)
-    const replayed = this.config.replay?.atoms.get(key)
+    let key = this.stepKey(`atom:${def.op}`, site, input)
+    const replayed = this.config.replay?.atom(key)
+    if (replayed) key = replayed.key
     const done = this.config.replay?.attempts.get(key)
     if (replayed) {
-      replayed.consumed = true
+      this.config.replay!.consume(replayed)
       if (!done) return this.stepOutcome(key, replayed)
       // Retried before it got this outcome: its journaled waits replay first.
       return this.replayBackoffs(`atom-${inputHash(key)}`, done.total).then(() => this.stepOutcome(key, replayed))
@@ -356,6 +380,12 @@ export class WorkflowExecution {
     }
   }
 
+  /** The replay against a new program matched the journal: the run continues on it (journaled). */
+  upgraded(astHash: string): void {
+    this.append({ t: 'upgrade', astHash, at: this.config.clock() })
+    this.flush()
+  }
+
   /** The replay was checked (resumeWorkflow): custom atom calls the journal does not have may run now. */
   replayChecked(): void {
     this.openGate?.()
@@ -372,8 +402,175 @@ export class WorkflowExecution {
         return Promise.reject(vmError('ATOM_INPUT_INVALID', (e as Error).message, { op: kind }))
       }
     }
-    const key = this.stepKey(kind, site, input)
-    return this.ask(key, `${kind}-${inputHash(key)}`, { type: kind, ...input } as WorkflowRequest, policy)
+    let key = this.stepKey(kind, site, input)
+    let id = `${kind}-${inputHash(key)}`
+    const old = this.config.replay?.relaxed ? this.config.replay.request(key) : undefined
+    if (old) { key = old.key; id = old.request.id } // an upgrade: the journaled step, at its old call site
+    if (this.cancelState && !this.cancelState.delivered && !this.config.replay?.byKey.has(key)) {
+      // Cancelled while no wait was parked: this wait throws it (journaled as the request and its cancelled resolution).
+      this.cancelState.delivered = true
+      const request = { type: kind, ...input, id } as WorkflowRequest
+      this.append({ t: 'request', key, request })
+      const resolution: WorkflowResolution = { Err: { message: `cancelled: ${this.cancelState.reason}`, code: 'WORKFLOW_CANCELLED' } }
+      this.append({ t: 'resolution', id, resolution })
+      return this.settle(resolution, key)
+    }
+    return this.ask(key, id, { type: kind, ...input } as WorkflowRequest, policy)
+  }
+
+  /** `await signal(name, timeoutMs?)`: a buffered signal, or park until one is sent (or the timeout, or a cancel). */
+  private waitSignal(site: string, name: string | null, timeoutMs: number | undefined): Promise<unknown> {
+    this.activity++
+    let key = this.stepKey('signal', site, { name })
+    const journaled = this.config.replay?.wait(key)
+    if (journaled) key = journaled.key
+    const waitId = `signal-${inputHash(key)}`
+    const timerKey = `sleep|timeout:${waitId}|1|0`
+    const timer = (): Promise<unknown> => this.ask(timerKey, `sleep-${inputHash(timerKey)}`, { type: 'sleep', id: '', durationMs: timeoutMs ?? 0 }, null)
+    if (journaled) {
+      this.config.replay!.consume(journaled)
+      // The timer (if any) was journaled and resolved (by its end, or when the signal came): replay it too.
+      const after = timeoutMs !== undefined && this.config.replay!.byKey.has(timerKey) ? timer() : Promise.resolve()
+      if (journaled.cancelled) return after.then(() => { throw this.cancelError() })
+      if (journaled.timeout) return after.then(() => null)
+      const sig = this.config.replay!.signals.find((x) => x.id === journaled.signal)
+      return after.then(() => structuredClone(sig?.payload ?? null))
+    }
+    if (this.cancelState && !this.cancelState.delivered) {
+      this.cancelState.delivered = true
+      this.append({ t: 'wait', key, cancelled: true })
+      return Promise.reject(this.cancelError())
+    }
+    const at = this.signalBuffer.findIndex((x) => name === null || x.name === name)
+    if (at >= 0) {
+      const [sig] = this.signalBuffer.splice(at, 1)
+      this.append({ t: 'wait', key, signal: sig!.id })
+      return Promise.resolve(structuredClone(sig!.payload ?? null))
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: (typeof this.signalWaiters)[number] = { key, name, resolve, reject }
+      this.signalWaiters.push(waiter)
+      if (timeoutMs !== undefined) {
+        waiter.timerId = `sleep-${inputHash(timerKey)}`
+        timer().then(() => {
+          const i = this.signalWaiters.indexOf(waiter)
+          if (i < 0) return // a signal (or a cancel) came first
+          this.signalWaiters.splice(i, 1)
+          this.append({ t: 'wait', key, timeout: true })
+          this.activity++
+          resolve(null)
+        }, () => { /* cancelled with the wait */ })
+      }
+    })
+  }
+
+  private cancelError(): VmError {
+    return new VmError('WORKFLOW_CANCELLED', `cancelled: ${this.cancelState?.reason ?? ''}`)
+  }
+
+  /**
+   * Send the workflow a signal: journaled, then handed to the first wait for
+   * its name, or buffered until one asks. `id` makes sending idempotent (a
+   * signal whose id the journal has is ignored; returns false).
+   */
+  signal(name: string, payload?: unknown, id?: string): boolean {
+    this.usable()
+    if (typeof name !== 'string' || name.length === 0 || name.length > 200) throw workflowError('WORKFLOW_OPTIONS_INVALID', 'A signal name is a non-empty string (at most 200 characters)')
+    if (this.stateValue !== 'running') throw workflowError('WORKFLOW_OPTIONS_INVALID', `Execution ${this.id} has ended (${this.stateValue}): it takes no signals`)
+    const sigId = id ?? `sig-${++this.signalCount}-${inputHash(`${name}|${this.config.clock()}|${Math.random()}`).slice(0, 8)}`
+    if (this.signalIds.has(sigId)) return false
+    let data: unknown
+    try { data = payload === undefined ? undefined : JSON.parse(JSON.stringify(payload)) } catch (e) { throw workflowError('WORKFLOW_OPTIONS_INVALID', `A signal payload must be JSON data: ${(e as Error).message}`) }
+    this.append({ t: 'signal', id: sigId, name, ...(data !== undefined ? { payload: data } : {}) })
+    this.signalIds.add(sigId)
+    this.activity++
+    const w = this.signalWaiters.findIndex((x) => x.name === null || x.name === name)
+    if (w < 0) { this.signalBuffer.push({ id: sigId, name, ...(data !== undefined ? { payload: data } : {}) }); return true }
+    const [waiter] = this.signalWaiters.splice(w, 1)
+    this.append({ t: 'wait', key: waiter!.key, signal: sigId })
+    this.endTimer(waiter!.timerId)
+    waiter!.resolve(structuredClone(data ?? null))
+    return true
+  }
+
+  /** A signal wait's timer that is no longer needed: resolved now (journaled), so a replay finds it settled. */
+  private endTimer(timerId: string | undefined): void {
+    const t = timerId === undefined ? undefined : this.waiting.get(timerId)
+    if (!t) return
+    this.append({ t: 'resolution', id: timerId!, resolution: 'OkUndefined' })
+    this.waiting.delete(timerId!)
+    const at = this.queue.findIndex((e) => 'request' in e && e.request.id === timerId)
+    if (at >= 0) this.queue.splice(at, 1)
+    this.requestAborts.get(timerId!)?.abort()
+    t.resolve({ resolution: 'OkUndefined' })
+  }
+
+  /**
+   * Cancel the run: journaled; the wait it is parked on (requests in flight,
+   * a signal wait, a retry's wait) throws WORKFLOW_CANCELLED, or the next one
+   * does if none is parked. `try/finally` (and `catch`) in the workflow run and
+   * may still call agents for cleanup; an uncaught cancellation ends the run
+   * `cancelled` (poll() throws WORKFLOW_CANCELLED). Requests in flight get
+   * their `requestSignal(id)` aborted. Returns false when already cancelled.
+   */
+  cancel(reason = 'cancelled'): boolean {
+    this.usable()
+    if (this.stateValue !== 'running' || this.cancelState) return false
+    this.append({ t: 'cancel', reason: String(reason).slice(0, 1000) })
+    this.cancelState = { reason: String(reason).slice(0, 1000), delivered: false }
+    this.activity++
+    const err = this.cancelError()
+    for (const w of this.signalWaiters.splice(0)) {
+      this.cancelState.delivered = true
+      this.append({ t: 'wait', key: w.key, cancelled: true })
+      this.endTimer(w.timerId)
+      w.reject(err)
+    }
+    for (const [id, w] of [...this.waiting]) {
+      this.cancelState.delivered = true
+      const resolution: WorkflowResolution = { Err: { message: err.message, code: 'WORKFLOW_CANCELLED' } }
+      this.append({ t: 'resolution', id, resolution })
+      this.waiting.delete(id)
+      const at = this.queue.findIndex((e) => 'request' in e && e.request.id === id)
+      if (at >= 0) this.queue.splice(at, 1)
+      this.requestAborts.get(id)?.abort(err)
+      w.resolve({ resolution })
+    }
+    return true
+  }
+
+  /** Aborted when the request is cancelled (or no longer needed): pass it to the work that answers the request. */
+  requestSignal(id: string): AbortSignal {
+    let c = this.requestAborts.get(id)
+    if (!c) this.requestAborts.set(id, (c = new AbortController()))
+    if (!this.waiting.has(id)) c.abort()
+    return c.signal
+  }
+
+  /** A query: the value the workflow last exposed under `name` (undefined when none), or every exposed value. */
+  query(name?: string): unknown {
+    if (name === undefined) return Object.fromEntries([...this.exposed].map(([k, v]) => [k, structuredClone(v)]))
+    return structuredClone(this.exposed.get(name))
+  }
+
+  /** Cancelled (and the reason), for hosts and summaries. */
+  get cancelled(): string | null {
+    return this.cancelState?.reason ?? null
+  }
+
+  /**
+   * `patched(id)`: true when the run takes the new code path. A run that
+   * journaled the patch takes it; a replay still inside its journal (steps
+   * it has not reached yet) was written by the old code: false; otherwise
+   * (new runs, and old runs past the end of their journal) true, journaled.
+   */
+  private patched(id: string): boolean {
+    this.activity++
+    if (this.patchesTaken.has(id)) return true
+    if (this.config.replay && this.config.replay.unconsumed > 0) return false
+    this.patchesTaken.add(id)
+    this.append({ t: 'patch', id })
+    return true
   }
 
   /**
@@ -386,7 +583,7 @@ export class WorkflowExecution {
     let request = { ...base, id } as WorkflowRequest
     const done = this.config.replay?.attempts.get(key) ?? { total: 0, since: 0 }
     if (replayed) {
-      replayed.consumed = true
+      this.config.replay!.consume(replayed)
       const resolution = replayed.resolution
       if (resolution !== undefined) {
         if (done.total === 0) return this.settle(resolution, key)
@@ -439,6 +636,7 @@ export class WorkflowExecution {
       this.budgetValue = { ...resolution.OkWithBudget.budget }
       return Promise.resolve(resolution.OkWithBudget.value)
     }
+    if (resolution.Err.code === 'WORKFLOW_CANCELLED') return Promise.reject(new VmError('WORKFLOW_CANCELLED', resolution.Err.message))
     // The guest's `catch (e)` sees the host's message as is.
     this.stepErrors.push({ key, code: 'CAPABILITY_ERROR', message: resolution.Err.message })
     return Promise.reject(vmError('CAPABILITY_ERROR', resolution.Err.message))
@@ -517,6 +715,7 @@ export class WorkflowExecution {
     const at = this.queue.findIndex((e) => 'request' in e && e.request.id === id)
     if (at >= 0) this.queue.splice(at, 1)
     this.activity++
+    this.requestAborts.delete(id)
     w.resolve(retry ? { retry: true } : { resolution: decoded })
   }
 

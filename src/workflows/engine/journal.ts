@@ -13,6 +13,11 @@
  *   { "t": "attempt", "key", "id"?, "attempt", "error" } a failed attempt that is retried (retry.ts)
  *   { "t": "end", "result" } | { "t": "end", "error", "step"? } the outcome (`step`: the key of the failed step)
  *   { "t": "retry", "at", "step"? }                    a failed run reopened (retryWorkflow): `step` is asked again
+ *   { "t": "signal", "id", "name", "payload"? }        a signal delivered to the run (buffered until a wait takes it)
+ *   { "t": "wait", "key", "signal"? , "timeout"?, "cancelled"? }  how a `signal()` wait ended
+ *   { "t": "cancel", "reason" }                        the run was cancelled (its current wait, or the next, throws)
+ *   { "t": "patch", "id" }                             `patched(id)` answered true (new code path taken)
+ *   { "t": "upgrade", "astHash", "at" }                the run continues on a new program from here (resume with upgrade)
  *
  * A request's `key` is its identity: kind, call site, hash of the normalized
  * input and occurrence number (`agent|12:5|9f2c…|0`). The request id the host
@@ -41,6 +46,11 @@ export type JournalEntry =
   | { t: 'attempt'; key: string; id?: string; attempt: number; error: { code?: string; message: string } }
   | { t: 'end'; result?: unknown; error?: AgentError; step?: string }
   | { t: 'retry'; at: number; step?: string }
+  | { t: 'signal'; id: string; name: string; payload?: unknown }
+  | { t: 'wait'; key: string; signal?: string; timeout?: true; cancelled?: true }
+  | { t: 'cancel'; reason: string }
+  | { t: 'patch'; id: string }
+  | { t: 'upgrade'; astHash: string; at: number }
 
 /** Journal limits; each has a default and a clear JOURNAL_LIMIT error. */
 export interface JournalLimits {
@@ -85,7 +95,7 @@ export class MemoryJournalStore implements JournalStore {
   }
 }
 
-const TAGS = new Set(['start', 'request', 'resolution', 'call', 'now', 'atom', 'attempt', 'end', 'retry'])
+const TAGS = new Set(['start', 'request', 'resolution', 'call', 'now', 'atom', 'attempt', 'end', 'retry', 'signal', 'wait', 'cancel', 'patch', 'upgrade'])
 
 /** Check a journal's structure (not its meaning: replay does that). Throws JOURNAL_INVALID naming the entry. */
 export function checkJournal(journal: unknown): asserts journal is JournalEntry[] {
@@ -109,6 +119,11 @@ export function checkJournal(journal: unknown): asserts journal is JournalEntry[
     if (entry.t === 'now' && typeof entry.value !== 'number') throw bad('a clock read needs a number')
     if (entry.t === 'attempt' && (typeof entry.key !== 'string' || !Number.isSafeInteger(entry.attempt) || typeof entry.error?.message !== 'string')) throw bad('an attempt needs key, attempt and error')
     if (entry.t === 'retry' && typeof entry.at !== 'number') throw bad('a retry needs at')
+    if (entry.t === 'signal' && (typeof entry.id !== 'string' || typeof entry.name !== 'string')) throw bad('a signal needs id and name')
+    if (entry.t === 'wait' && typeof entry.key !== 'string') throw bad('a wait needs key')
+    if (entry.t === 'cancel' && typeof entry.reason !== 'string') throw bad('a cancel needs a reason')
+    if (entry.t === 'patch' && typeof entry.id !== 'string') throw bad('a patch needs id')
+    if (entry.t === 'upgrade' && typeof entry.astHash !== 'string') throw bad('an upgrade needs astHash')
     if (entry.t === 'atom') {
       if (typeof entry.key !== 'string' || typeof entry.op !== 'string') throw bad('an atom result needs key and op')
       const ok = entry.resolution === 'OkUndefined' || (entry.resolution !== null && typeof entry.resolution === 'object' && 'Ok' in entry.resolution)

@@ -39,6 +39,17 @@ export class ReplayIndex {
   readonly attempts = new Map<string, { total: number; since: number }>()
   /** Manual retries (`retry` entries): the policy counts attempts again from each. */
   retries = 0
+  /** Signals delivered, in order, and how each journaled wait ended. */
+  readonly signals: Array<{ id: string; name: string; payload?: unknown }> = []
+  readonly waits = new Map<string, { signal?: string; timeout?: true; cancelled?: true; consumed: boolean }>()
+  /** Patches the run took (`patched(id)` was true). */
+  readonly patches = new Set<string>()
+  /** The run was cancelled (reason), and whether a wait already threw it. */
+  cancel: { reason: string; delivered: boolean } | null = null
+  /** The AST hash the run continues on (the start's, or the last upgrade's). */
+  astHash = ''
+  /** Journaled steps (requests, atom calls, waits) the replay has not reached yet. */
+  unconsumed = 0
   private readonly clock: number[] = []
   private clockAt = 0
   /** Requests the re-run asked for that the journal does not have (for the mismatch message). */
@@ -59,6 +70,7 @@ export class ReplayIndex {
           break
         }
         case 'resolution': {
+          if (this.cancel && typeof e.resolution === 'object' && 'Err' in e.resolution && e.resolution.Err.code === 'WORKFLOW_CANCELLED') this.cancel.delivered = true
           const r = byId.get(e.id)
           if (!r || r.resolution !== undefined) throw workflowError('JOURNAL_INVALID', `Journal entry #${i}: resolution of ${r ? 'an already resolved' : 'an unknown'} request ${e.id}`, { entry: i })
           r.resolution = e.resolution
@@ -72,6 +84,17 @@ export class ReplayIndex {
           this.atoms.set(e.key, a)
           break
         }
+        case 'start': this.astHash = e.astHash; break
+        case 'upgrade': this.astHash = e.astHash; this.relaxed = true; break
+        case 'signal': this.signals.push({ id: e.id, name: e.name, ...(e.payload !== undefined ? { payload: e.payload } : {}) }); break
+        case 'wait': {
+          const { t: _t, key, ...how } = e
+          this.waits.set(key, { ...how, consumed: false })
+          if (this.cancel && e.cancelled) this.cancel.delivered = true
+          break
+        }
+        case 'cancel': this.cancel = { reason: e.reason, delivered: false }; break
+        case 'patch': this.patches.add(e.id); break
         case 'call': this.calls++; break
         case 'now': this.clock.push(e.value); break
         case 'end': ended = true; break
@@ -95,6 +118,61 @@ export class ReplayIndex {
       }
     })
     this.ended = ended
+    this.unconsumed = this.byKey.size + this.atoms.size + this.waits.size
+  }
+
+  /**
+   * Replaying against a new program (an upgrade): a step whose exact key is not
+   * in the journal matches the first unreached journaled step of the same kind
+   * and input (the call site moved when the code around it changed).
+   */
+  relaxed = false
+
+  private static loose(key: string): string {
+    const [kind, , hash] = key.split('|')
+    return `${kind}|${hash}`
+  }
+
+  private first<T extends { key: string; consumed: boolean; entry?: number }>(map: Map<string, T>, key: string): T | undefined {
+    const exact = map.get(key)
+    if (exact || !this.relaxed) return exact
+    const want = ReplayIndex.loose(key)
+    let best: T | undefined
+    for (const v of map.values()) if (!v.consumed && ReplayIndex.loose(v.key) === want && (!best || (v.entry ?? 0) < (best.entry ?? 0))) best = v
+    return best
+  }
+
+  /** The journaled request this step is (by key; relaxed on an upgrade). */
+  request(key: string): ReplayedRequest | undefined {
+    return this.first(this.byKey, key)
+  }
+
+  /** The journaled atom call this step is. */
+  atom(key: string): ReplayedAtom | undefined {
+    return this.first(this.atoms, key)
+  }
+
+  /** The journaled signal wait this step is (its key; relaxed on an upgrade). */
+  wait(key: string): { key: string; signal?: string; timeout?: true; cancelled?: true; consumed: boolean } | undefined {
+    const exact = this.waits.get(key)
+    if (exact || !this.relaxed) return exact && { ...exact, key, ref: exact } as never
+    const want = ReplayIndex.loose(key)
+    for (const [k, v] of this.waits) if (!v.consumed && ReplayIndex.loose(k) === want) return { ...v, key: k, ref: v } as never
+    return undefined
+  }
+
+  /** Mark a journaled step reached by the replay. */
+  consume(step: { consumed: boolean; ref?: { consumed: boolean } }): void {
+    if (step.ref) { this.consume(step.ref); return }
+    if (step.consumed) return
+    step.consumed = true
+    this.unconsumed--
+  }
+
+  /** Signals not taken by any journaled wait (a live wait takes them first, in order). */
+  buffered(): Array<{ id: string; name: string; payload?: unknown }> {
+    const taken = new Set([...this.waits.values()].map((w) => w.signal).filter((s) => s !== undefined))
+    return this.signals.filter((s) => !taken.has(s.id))
   }
 
   /** The next recorded clock read, or undefined once they are used up. */
@@ -106,6 +184,10 @@ export class ReplayIndex {
   divergence(sourceName: string, completed: boolean): WorkflowError | null {
     let missing: ReplayedRequest | ReplayedAtom | undefined
     for (const r of [...this.byKey.values(), ...this.atoms.values()]) if (!r.consumed && (!missing || r.entry < missing.entry)) missing = r
+    if (!missing) {
+      const wait = [...this.waits.entries()].find(([, w]) => !w.consumed)
+      if (wait) return workflowError('JOURNAL_MISMATCH', `The replay did not wait for the journaled signal wait ${describeKey(wait[0], sourceName)}`)
+    }
     if (!missing) return null
     const instead = this.fresh.length > 0
       ? `; instead it asked for ${describeKey(this.fresh[0]!, sourceName)}`

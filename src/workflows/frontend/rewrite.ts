@@ -22,10 +22,10 @@ import type { FailFn } from '../../transpiler/statements-entry.ts'
 import type { CustomAtomTable } from './atom-table.ts'
 
 /** Names a workflow module sees without declaring them. */
-export const WORKFLOW_GLOBALS: ReadonlySet<string> = new Set(['args', 'budget', 'log', 'phase', 'agent', 'workflow', 'parallel', 'pipeline', 'sleep'])
+export const WORKFLOW_GLOBALS: ReadonlySet<string> = new Set(['args', 'budget', 'log', 'phase', 'agent', 'workflow', 'parallel', 'pipeline', 'sleep', 'signal', 'expose', 'patched'])
 
 /** Atom names behind the globals (what the transpiler must know as callable). */
-export const WORKFLOW_ATOMS = ['agent', 'workflow', 'sleep', 'log', 'phase', 'budgetTotal', 'budgetSpent', 'budgetRemaining', 'workflowArgs', 'workflowTasks'] as const
+export const WORKFLOW_ATOMS = ['agent', 'workflow', 'sleep', 'log', 'phase', 'signal', 'expose', 'patched', 'budgetTotal', 'budgetSpent', 'budgetRemaining', 'workflowArgs', 'workflowTasks'] as const
 
 type AnyNode = Node & Record<string, any>
 
@@ -36,6 +36,9 @@ const CALLS: Record<string, { fields: readonly string[]; min: number; rest?: boo
   sleep: { fields: ['durationMs'], min: 1, site: true, usage: 'sleep(ms)' },
   phase: { fields: ['name', 'options'], min: 1, site: false, usage: 'phase(name, options?)' },
   log: { fields: ['values'], min: 0, rest: true, site: false, usage: 'log(...values)' },
+  signal: { fields: ['name', 'timeoutMs'], min: 0, site: true, usage: 'signal(name?, timeoutMs?)' },
+  expose: { fields: ['name', 'value'], min: 2, site: false, usage: 'expose(queryName, value)' },
+  patched: { fields: ['id'], min: 1, site: false, usage: 'patched(patchId)' },
 }
 
 const BUDGET_READERS: Record<string, string> = { spent: 'budgetSpent', remaining: 'budgetRemaining' }
