@@ -13,7 +13,7 @@ import { createOpenAICompatibleLLM } from '../../capabilities/llm.ts'
 import { TranspileError } from '../../diagnostics/index.ts'
 import { WorkflowError } from '../../workflows/engine/errors.ts'
 import { FileJournalStore } from '../../workflows/stores/file-store.ts'
-import { defaultMaxAgents, defaultRunsDir, newRunId, resumeLocalRun, retryLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/drivers/local.ts'
+import { defaultMaxAgents, defaultRunsDir, newRunId, queryLocalRun, replayLocalRuns, resumeLocalRun, retryLocalRun, sendToLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/drivers/local.ts'
 import { checkRetryPolicy } from '../../workflows/engine/retry.ts'
 import { listRuns, summarizeRun, type RunSummary } from '../../workflows/drivers/runs.ts'
 import { serveStdio } from '../../workflows/drivers/stdio-host.ts'
@@ -175,10 +175,80 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
 
   driverFlags(wf.command('resume')
     .description('continue a run from its journal: completed agent calls are not repeated, a sleep waits only what is left')
-    .argument('<run-id>', 'the id printed by `workflow run` (see `workflow ls`)'))
-    .action(async (runId: string, flags: DriverFlags) => {
+    .argument('<run-id>', 'the id printed by `workflow run` (see `workflow ls`)')
+    .option('--upgrade', 'continue the run on the file as it is now (a fix shipped to a run in flight): its journal is replayed against it, a divergence is refused'))
+    .action(async (runId: string, flags: DriverFlags & { upgrade?: boolean }) => {
       const atoms = (await runAtoms(flags.atoms, io)).atoms
-      setCode(await report('workflow resume', flags, io, () => resumeLocalRun(runId, { ...driverOptions(flags, io), atoms }), runId))
+      setCode(await report('workflow resume', flags, io, () => resumeLocalRun(runId, { ...driverOptions(flags, io), atoms, ...(flags.upgrade ? { upgrade: true } : {}) }), runId))
+    })
+
+  const simple = async (command: string, flags: { json?: boolean }, work: () => Promise<Record<string, unknown>>, print: (r: Record<string, unknown>) => string): Promise<number> => {
+    const reporter = new Reporter(io, command, flags.json === true)
+    try {
+      const r = await work()
+      if (!flags.json) io.out(print(r))
+      return reporter.finish(r, r['ok'] === false ? EXIT.failure : EXIT.ok)
+    } catch (e) {
+      if (e instanceof WorkflowError) reporter.add(fromWorkflowError(e))
+      else if (e instanceof CliError) reporter.add(fromCliError(e))
+      else if (e instanceof TranspileError) reporter.add(...fromTranspileError(e))
+      else throw e
+      return reporter.finish({}, EXIT.failure)
+    }
+  }
+  const jsonArg = (text: string | undefined, what: string): unknown => {
+    if (text === undefined) return undefined
+    try { return JSON.parse(text) } catch (e) { throw new CliError('CLI_USAGE', `${what} is not valid JSON: ${(e as Error).message}`) }
+  }
+
+  wf.command('signal')
+    .description('send a run a named signal (await signal(name) in the workflow); the running process applies it, or its next resume does')
+    .argument('<run-id>').argument('<name>')
+    .option('--payload <json>', 'the signal\'s value (JSON)')
+    .option('--id <id>', 'an idempotency id: the same id twice is delivered once')
+    .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs)')
+    .option('--json', 'print a JSON report')
+    .action(async (runId: string, name: string, flags: DriverFlags & { payload?: string; id?: string }) => {
+      setCode(await simple('workflow signal', flags, async () => ({ runId, signal: sendToLocalRun(runId, { type: 'signal', name, payload: jsonArg(flags.payload, '--payload'), ...(flags.id ? { id: flags.id } : {}) }, runsDir(flags, io)) }),
+        (r) => `queued signal ${String(r['signal'])} for ${runId}\n`))
+    })
+
+  wf.command('cancel')
+    .description('cancel a run: its current wait throws WORKFLOW_CANCELLED, try/finally cleanup runs, it ends cancelled')
+    .argument('<run-id>')
+    .option('--reason <text>', 'why (the workflow sees it in the error message)')
+    .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs)')
+    .option('--json', 'print a JSON report')
+    .action(async (runId: string, flags: DriverFlags & { reason?: string }) => {
+      setCode(await simple('workflow cancel', flags, async () => ({ runId, cancel: sendToLocalRun(runId, { type: 'cancel', ...(flags.reason ? { reason: flags.reason } : {}) }, runsDir(flags, io)) }),
+        () => `queued cancellation of ${runId}\n`))
+    })
+
+  wf.command('query')
+    .description('read what a run exposes (expose(name, value) in the workflow), by replaying its journal; nothing runs')
+    .argument('<run-id>').argument('[name]', 'one query (default: all)')
+    .addOption(atomsOption('the custom atoms the workflow calls (as for resume)'))
+    .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs)')
+    .option('--json', 'print a JSON report')
+    .action(async (runId: string, name: string | undefined, flags: DriverFlags) => {
+      const atoms = (await runAtoms(flags.atoms, io)).atoms
+      setCode(await simple('workflow query', flags, async () => ({ runId, value: (await queryLocalRun(runId, name, { runsDir: runsDir(flags, io), atoms })) ?? null }),
+        (r) => `${JSON.stringify(r['value'], null, 2)}\n`))
+    })
+
+  wf.command('replay')
+    .description('before deploying a new version: replay stored runs against it and tell which it would break (nothing runs, nothing is written)')
+    .argument('[run-ids...]', 'runs to check (default: every run in --runs-dir)')
+    .requiredOption('--against <file>', 'the new workflow source')
+    .addOption(atomsOption('the custom atoms the workflow calls'))
+    .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs)')
+    .option('--json', 'print a JSON report')
+    .action(async (runIds: string[], flags: DriverFlags & { against: string }) => {
+      const atoms = (await runAtoms(flags.atoms, io)).atoms
+      setCode(await simple('workflow replay', flags, async () => {
+        const runs = await replayLocalRuns(resolve(io.cwd, flags.against), runIds, { runsDir: runsDir(flags, io), atoms })
+        return { ok: runs.every((r) => r.ok), runs }
+      }, (r) => (r['runs'] as Array<{ runId: string; ok: boolean; code?: string; message?: string }>).map((x) => `${x.runId}  ${x.ok ? 'ok' : `breaks  ${x.code}: ${x.message}`}\n`).join('')))
     })
 
   driverFlags(wf.command('retry')

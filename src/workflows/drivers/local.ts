@@ -7,7 +7,7 @@
  * before the host acts), so `resumeLocalRun` continues after `kill -9`
  * without repeating a completed agent call.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path'
 import type { AtomDef } from '../../vm/atoms/types.ts'
@@ -104,6 +104,50 @@ interface DriveContext {
   atoms: readonly AtomDef[]
   timers: Set<ReturnType<typeof setTimeout>>
   retry?: RunRetryPolicy
+  /** Wakes the drive loop when a signal or cancel from the inbox was applied. */
+  nudge?: () => void
+}
+
+/** What `ajsc workflow signal|cancel` leave in a run's inbox (`<run>/inbox/*.json`) for the process driving it. */
+export type InboxMessage = { type: 'signal'; id: string; name: string; payload?: unknown } | { type: 'cancel'; reason: string }
+
+/**
+ * Leave a signal or a cancellation for a local run: a file in its inbox,
+ * written atomically. The process running it applies it within ~100 ms (the
+ * signal is journaled, then the file removed); a run that is not running
+ * gets it at its next resume. A signal's id makes delivery idempotent.
+ */
+export function sendToLocalRun(runId: string, message: { type: 'signal'; name: string; payload?: unknown; id?: string } | { type: 'cancel'; reason?: string }, runsDir = defaultRunsDir(process.cwd())): string {
+  const store = new FileJournalStore(runsDir)
+  const record = readRunRecord(store, runId)
+  const rand = [...globalThis.crypto.getRandomValues(new Uint8Array(4))].map((b) => b.toString(16).padStart(2, '0')).join('')
+  const id = message.type === 'signal' ? message.id ?? `sig-${Date.now().toString(36)}-${rand}` : `cancel-${rand}`
+  const body: InboxMessage = message.type === 'signal'
+    ? { type: 'signal', id, name: message.name, ...(message.payload !== undefined ? { payload: message.payload } : {}) }
+    : { type: 'cancel', reason: message.reason ?? 'cancelled' }
+  const dir = join(store.dir(record.runId), 'inbox')
+  mkdirDurable(dir)
+  writeFileAtomic(join(dir, `${Date.now().toString().padStart(15, '0')}-${rand}.json`), JSON.stringify(body))
+  return id
+}
+
+/** Apply the inbox's messages to the execution (journaled first), then remove them. */
+async function drainInbox(exec: WorkflowExecution, ctx: DriveContext): Promise<void> {
+  const dir = join(ctx.store.dir(ctx.runId), 'inbox')
+  if (!existsSync(dir)) return
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+  if (files.length === 0 || exec.state !== 'running') return
+  for (const f of files) {
+    let m: InboxMessage
+    try { m = JSON.parse(readFileSync(join(dir, f), 'utf8')) as InboxMessage } catch { continue }
+    try {
+      if (m.type === 'signal') exec.signal(m.name, m.payload, m.id)
+      else exec.cancel(m.reason)
+    } catch { /* ended meanwhile, or a bad message: dropped */ }
+  }
+  await exec.settled() // journaled (and fsynced) before the files go
+  for (const f of files) rmSync(join(dir, f), { force: true })
+  ctx.nudge?.()
 }
 
 /** A failed request as an Err with the error's code (what a retry policy decides on: LLM_NETWORK retries, a schema mismatch does not). */
@@ -137,7 +181,8 @@ async function answer(r: WorkflowRequest, exec: WorkflowExecution, ctx: DriveCon
       if (!llm) return { Err: { message: 'agent(): no model endpoint: pass --llm <url> (and --model <name>)', code: 'LLM_MISSING' } }
       const { total, spent } = exec.budget
       if (total !== null && spent >= total) return { Err: { message: `agent(): budget exhausted (${spent} of ${total} agent calls)`, code: 'BUDGET_EXHAUSTED' } }
-      const value = await ctx.limiter.run(() => answerAgent(llm, r.prompt, r.options))
+      const signal = exec.requestSignal(r.id)
+      const value = await ctx.limiter.run(() => answerAgent(llm, r.prompt, r.options, signal))
       const now = exec.budget
       return { OkWithBudget: { value, budget: { total: now.total, spent: now.spent + 1 } } }
     }
@@ -170,10 +215,12 @@ async function drive(exec: WorkflowExecution, ctx: DriveContext): Promise<unknow
   let signalled = false
   let wake: (() => void) | null = null
   const settled = () => { signalled = true; wake?.() }
+  ctx.nudge = settled
   for (;;) {
     const p = await exec.poll()
     if (p === 'Pending') {
-      if (inflight === 0) throw workflowError('WORKFLOW_FAILED', 'The workflow waits for nothing (internal driver error)')
+      // Nothing in flight: the workflow waits for a signal (from the inbox) or was told to wait for nothing.
+      if (inflight === 0 && ctx.child) throw workflowError('WORKFLOW_FAILED', 'The child workflow waits for a signal; a child of the local driver takes none')
       if (!signalled) await new Promise<void>((r) => { wake = r })
       wake = null
       signalled = false
@@ -201,9 +248,18 @@ function contextFor(runId: string, file: string, store: FileJournalStore, o: Loc
 }
 
 async function finish(exec: WorkflowExecution, ctx: DriveContext): Promise<LocalRunOutcome> {
+  let busy = false
+  const tick = () => {
+    if (busy) return
+    busy = true
+    drainInbox(exec, ctx).catch(() => {}).finally(() => { busy = false })
+  }
+  const inbox = setInterval(tick, 100)
+  tick()
   try {
     return { runId: ctx.runId, result: await drive(exec, ctx) }
   } finally {
+    clearInterval(inbox)
     for (const t of ctx.timers) clearTimeout(t)
     exec.dispose()
   }
@@ -238,14 +294,14 @@ export async function startLocalRun(options: LocalRunStart): Promise<LocalRunOut
  * A journal without entries (the run stopped before its start entry was durable: nothing ran)
  * starts the run again from run.json, with the same args, budget and program version check.
  */
-export async function resumeLocalRun(runId: string, options: LocalDriverOptions = {}): Promise<LocalRunOutcome> {
+export async function resumeLocalRun(runId: string, options: LocalDriverOptions & { upgrade?: boolean } = {}): Promise<LocalRunOutcome> {
   const store = new FileJournalStore(options.runsDir ?? defaultRunsDir(process.cwd()))
   const record = readRunRecord(store, runId)
   const program = compileWorkflow(readFileSync(record.file, 'utf8'), { sourceName: record.file, atoms: options.atoms ?? [] })
   const ctx = contextFor(runId, record.file, store, options)
   const journal = store.read(runId)
   const common = { store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}) }
-  const exec = journal.length > 0 ? await resumeWorkflow(program, journal, common) : startWorkflow(program, { ...common, ...restartOptions(record, program) })
+  const exec = journal.length > 0 ? await resumeWorkflow(program, journal, { ...common, ...(options.upgrade ? { upgrade: true } : {}) }) : startWorkflow(program, { ...common, ...restartOptions(record, program) })
   return finish(exec, ctx)
 }
 
@@ -290,4 +346,38 @@ export function readRunRecord(store: FileJournalStore, runId: string): RunRecord
   throw workflowError('JOURNAL_INVALID', `${path}: not a run record (JSON with "file" and "createdAt")`, {
     hint: 'run.json was changed or damaged after the run started (it is written atomically). Start the workflow again with `ajsc workflow run <file>`.',
   })
+}
+
+/** A local run's queries: its journal replayed in memory (nothing is asked, nothing written), then what it exposed. */
+export async function queryLocalRun(runId: string, name?: string, options: Pick<LocalDriverOptions, 'runsDir' | 'atoms'> = {}): Promise<unknown> {
+  const store = new FileJournalStore(options.runsDir ?? defaultRunsDir(process.cwd()))
+  const record = readRunRecord(store, runId)
+  const program = compileWorkflow(readFileSync(record.file, 'utf8'), { sourceName: record.file, atoms: options.atoms ?? [] })
+  const exec = await resumeWorkflow(program, store.read(runId), { atoms: options.atoms ?? [], upgrade: true })
+  try { return exec.query(name) } finally { exec.dispose() }
+}
+
+/**
+ * Would `file` (a new version) continue these runs? Each journal is replayed
+ * against it in memory; a run it would break is reported with the
+ * JOURNAL_MISMATCH (or other) error. Nothing is written, nothing is asked.
+ */
+export async function replayLocalRuns(file: string, runIds: readonly string[] | undefined, options: Pick<LocalDriverOptions, 'runsDir' | 'atoms'> = {}): Promise<Array<{ runId: string; ok: boolean; code?: string; message?: string }>> {
+  const store = new FileJournalStore(options.runsDir ?? defaultRunsDir(process.cwd()))
+  const program = compileWorkflow(readFileSync(resolve(file), 'utf8'), { sourceName: resolve(file), atoms: options.atoms ?? [] })
+  const ids = runIds && runIds.length > 0 ? runIds : existsSync(store.root) ? readdirSync(store.root).filter((d) => existsSync(join(store.root, d, 'run.json'))).sort() : []
+  const out: Array<{ runId: string; ok: boolean; code?: string; message?: string }> = []
+  for (const runId of ids) {
+    try {
+      const journal = store.read(runId)
+      if (journal.length === 0) { out.push({ runId, ok: true }); continue }
+      const exec = await resumeWorkflow(program, journal, { atoms: options.atoms ?? [], upgrade: true })
+      exec.dispose()
+      out.push({ runId, ok: true })
+    } catch (e) {
+      const err = e as { code?: string; message?: string }
+      out.push({ runId, ok: false, code: err.code ?? 'ERROR', message: err.message ?? String(e) })
+    }
+  }
+  return out
 }
