@@ -40,6 +40,16 @@ export const runResult = {
     fuelUsed: { type: 'number' },
     trace: { type: 'array', items: { type: 'object' } },
     warnings: { type: 'array', items: { type: 'string' } },
+    diagnostics: {
+      type: 'array', description: 'Compile warnings of a program sent as source (e.g. AJS4003: `==` does not coerce); column is 1-based.',
+      items: {
+        type: 'object', required: ['severity', 'code', 'message'],
+        properties: {
+          severity: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' }, hint: { type: 'string' },
+          file: { type: 'string' }, line: { type: 'integer' }, column: { type: 'integer' }, location: { type: 'string' },
+        },
+      },
+    },
   },
 } as const
 

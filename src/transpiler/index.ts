@@ -10,6 +10,7 @@
 
 import type { AjsProgram, Expr } from '../ast/types.ts'
 import { TranspileError, type Diagnostic } from '../diagnostics/diagnostic.ts'
+import { recordCompileDiagnostics } from '../diagnostics/compile-diagnostics.ts'
 import { LowerContext } from './context.ts'
 import { atomTable } from './globals.ts'
 import { lowerExpr } from './lower/expressions.ts'
@@ -20,6 +21,7 @@ import type { Signature } from './signature.ts'
 export type { Signature, ParamSignature, JsonSchema } from './signature.ts'
 /** What `transpile` throws (the same class as `ajs-lang`'s: entries share one copy). */
 export { TranspileError, AjsError, isTranspileError, type Diagnostic } from '../diagnostics/diagnostic.ts'
+export { compileDiagnosticsOf, type CompileDiagnostic } from '../diagnostics/compile-diagnostics.ts'
 
 /** Atom names known besides the core ones: a list, or a table keyed by name (e.g. the VM's). */
 export type AtomNames = readonly string[] | Readonly<Record<string, unknown>>
@@ -86,6 +88,8 @@ export function transpile(source: string, options: TranspileOptions = {}): Trans
   if (ctx.errors.length > 0) throw withAll(ctx.errors[0], ctx)
   const { ast, signature } = lowered
   if (options.filename === undefined) delete ast.file
+  // The warnings travel with this AST object to its runs (RunResult.diagnostics).
+  recordCompileDiagnostics(ast, ctx.warnings)
   return { ast, signature, warnings: ctx.warnings }
 }
 

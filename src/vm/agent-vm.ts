@@ -18,6 +18,7 @@ import { coreAtoms } from './atoms/index.ts'
 import type { AtomDef } from './atoms/types.ts'
 import { procedureStore, isProcedureToken, type ProcedureStore } from './procedures.ts'
 import type { RunResult } from './result.ts'
+import { compileDiagnosticsOf } from '../diagnostics/compile-diagnostics.ts'
 import { atomTools, type ToolDefinition } from './tools.ts'
 import { makeArgsCheck } from './args-check.ts'
 import { checkDialectArgs, toRunnable } from './dialect.ts'
@@ -132,7 +133,10 @@ export class AgentVM {
     if (isP(program)) return program.then((p) => this.start<T>(p, args, opts), (e) => fail(toVmError(e), 0))
     // Source text (not a token): cached once it compiles, and charged per character on every run.
     const source = typeof target === 'string' ? target : undefined
-    return this.start<T>(program, args, opts, source)
+    const run = this.start<T>(program, args, opts, source)
+    // The compile warnings of a program compiled here or by `transpile` (AJS4003, ...) go with its result.
+    const diagnostics = compileDiagnosticsOf(program)
+    return diagnostics === undefined ? run : run.then((r) => ({ ...r, diagnostics }))
   }
 
   private start<T>(program: AjsProgram, args: unknown, opts: NormalizedOptions, source?: string): Promise<RunResult<T>> {

@@ -1,5 +1,8 @@
 /** What `vm.run` resolves to. */
 import type { AgentError } from './errors.ts'
+import type { CompileDiagnostic } from '../diagnostics/compile-diagnostics.ts'
+
+export type { CompileDiagnostic }
 
 export interface TraceEntry {
   op: string
@@ -26,5 +29,11 @@ export interface RunResult<T = unknown> {
   /** Fuel consumed, exact and deterministic. */
   fuelUsed: number
   trace?: TraceEntry[]
+  /** Runtime warnings: what the program logged with `console.warn` (and the VM's own notices). */
   warnings?: string[]
+  /**
+   * Compile warnings of the program, when this VM compiled it from source (`vm.run(source)`) or
+   * it is the very AST object `transpile`/`ajs` returned: e.g. AJS4003, `==` does not coerce.
+   */
+  diagnostics?: CompileDiagnostic[]
 }
