@@ -1,6 +1,6 @@
 /**
- * Regenerates the tables of docs/vm.md (error codes, atom costs) from
- * src/diagnostics/runtime-codes.ts and src/vm/fuel.ts.
+ * Regenerates the tables of docs/vm.md (error codes, atom costs and effects) from
+ * src/diagnostics/runtime-codes.ts, src/vm/fuel.ts and the core atoms' effects tags.
  * Run: npx bun scripts/gen-vm-doc.ts   (test/vm/vm-doc.test.ts checks it is current)
  */
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { RUNTIME_CODES } from '../src/diagnostics/runtime-codes.ts'
 import { ATOM_COSTS } from '../src/vm/fuel.ts'
 import { CORE_OPS } from '../src/ast/nodes.ts'
+import { coreAtoms, EFFECTFUL_CORE_OPS } from '../src/vm/atoms/index.ts'
 
 export const VM_DOC_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/vm.md')
 
@@ -21,8 +22,10 @@ export function codesTable(): string {
 }
 
 export function costsTable(): string {
-  const rows = Object.entries(ATOM_COSTS).map(([op, cost]) => `| \`${op}\` | ${CORE_OPS[op]?.category ?? ''} | ${cost} |`)
-  return ['| op | category | cost (fuel) |', '| --- | --- | --- |', ...rows].join('\n')
+  // effects: io for EFFECTFUL_CORE_OPS, pure for the other atoms, blank for language ops.
+  const effects = (op: string) => EFFECTFUL_CORE_OPS.has(op) ? 'io' : coreAtoms[op] ? 'pure' : ''
+  const rows = Object.entries(ATOM_COSTS).map(([op, cost]) => `| \`${op}\` | ${CORE_OPS[op]?.category ?? ''} | ${cost} | ${effects(op)} |`)
+  return ['| op | category | cost (fuel) | effects |', '| --- | --- | --- | --- |', ...rows].join('\n')
 }
 
 function replaceBetween(text: string, name: string, body: string): string {

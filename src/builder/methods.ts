@@ -366,8 +366,34 @@ export const METHODS: Record<string, Method> = {
     }
     return st.push({ op: 'varGet', key: checkName(key, 'varGet') })
   }),
+  /**
+   * `varsImport([names])`, or the seed's mapping form `varsImport({ variable: 'argName' })`.
+   * ajs/1 reaches the args only by name (`varsImport`), so a renamed import is
+   * `let variable` and a `scope` that imports the arg and assigns it: the arg's
+   * name is not declared outside that scope. Same-named entries are a plain
+   * `varsImport`; one scope per renamed entry when a target is another's source.
+   */
   varsImport: (st, [keys]) => at(st, 'varsImport', () => {
-    if (!Array.isArray(keys)) throw argError('varsImport([names])')
+    if (isPlainObject(keys)) {
+      const entries = Object.entries(keys).map(([k, v]) => [checkName(k, 'varsImport variable'), checkName(v, 'varsImport arg name')] as const)
+      const same = entries.filter(([k, v]) => k === v).map(([k]) => k)
+      const renamed = entries.filter(([k, v]) => k !== v)
+      let next = same.length > 0 ? st.push({ op: 'varsImport', keys: same }, same) : st
+      if (renamed.length === 0) return next
+      const targets = renamed.map(([k]) => k)
+      const undef: Expr = { $expr: 'ident', name: 'undefined' }
+      next = next.push({ op: 'varsLet', vars: Object.fromEntries(targets.map((k) => [k, undef])) }, targets)
+      const sources = new Set(renamed.map(([, v]) => v))
+      const groups = targets.some((k) => sources.has(k)) ? renamed.map((e) => [e]) : [renamed]
+      for (const group of groups) {
+        next = next.push({ op: 'scope', steps: [
+          { op: 'varsImport', keys: [...new Set(group.map(([, v]) => v))] },
+          ...group.map(([k, v]): Step => ({ op: 'varSet', key: k, value: { $expr: 'ident', name: v } })),
+        ] })
+      }
+      return next
+    }
+    if (!Array.isArray(keys)) throw argError('varsImport([names]) or varsImport({ variable: argName })')
     const names = keys.map((k) => checkName(k, 'varsImport'))
     return st.push({ op: 'varsImport', keys: names }, names)
   }),

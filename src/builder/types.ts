@@ -129,6 +129,8 @@ export interface BuilderMethods<A, V, L> {
   cache(body: Body<A, V>, key?: unknown, ttlMs?: unknown): Builder<A, V, unknown>
   varGet<N extends keyof V & string>(key: N | { key: N }): Builder<A, V, V[N]>
   varsImport<N extends string>(keys: N[]): Builder<A, V & { [K in N]: unknown }, L>
+  /** The seed's mapping form: `{ variable: argName }`. */
+  varsImport<M extends Record<string, string>>(mapping: M): Builder<A, V & { [K in keyof M]: unknown }, L>
   varsExport(keys: Array<keyof V & string> | Record<string, keyof V & string>): Builder<A, V, Record<string, unknown>>
   destructure(kind: 'let' | 'const' | 'assign', pattern: string | PatternNode, value: unknown): Builder<A, V & Record<string, unknown>, L>
   /** Any atom by name (e.g. one whose name a builder method takes). */

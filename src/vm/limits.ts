@@ -151,7 +151,7 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
   if (quotas !== NONE) for (const [k, v] of Object.entries(quotas)) positive(v, `quotas.${k}`, true)
   const quotaUsed = o.quotaUsed === undefined ? null : record(o.quotaUsed, 'quotaUsed')
   if (quotaUsed !== null) {
-    if (!Object.isExtensible(quotaUsed)) throw bad('quotaUsed must be a writable object (the VM records calls in it)')
+    if (!Object.isExtensible(quotaUsed)) throw bad('quotaUsed must be writable')
     for (const [k, v] of Object.entries(quotaUsed)) positive(v, `quotaUsed.${k}`, true)
   }
   const timeoutOverrides = o.timeoutOverrides === undefined ? NONE : record(o.timeoutOverrides, 'timeoutOverrides')

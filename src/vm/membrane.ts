@@ -213,41 +213,23 @@ export function deepCopyLiteral(rt: Run, v: unknown): unknown {
  * counted until it passes `max` (then some number above `max`). Cycles and
  * shared parts count once per path, as JSON would write them.
  */
-export function jsonSize(value: unknown, max: number): number {
-  let size = 0
-  const visit = (v: unknown, depth: number): void => {
-    switch (typeof v) {
-      case 'string': size += v.length + 2; return
-      case 'number': size += Number.isFinite(v) ? String(v).length : 4; return
-      case 'boolean': size += v ? 4 : 5; return
-      case 'object': break
-      default: size += 4; return
-    }
-    if (v === null) { size += 4; return }
-    if (v instanceof GuardedRegex) { size += v.toString().length + 2; return }
-    if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The value nests too deeply')
-    size += 2
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length && size <= max; i++) { if (i > 0) size++; visit(v[i], depth + 1) }
-      return
-    }
-    let first = true
-    for (const k in v) {
-      if (size > max) return
-      const x = (v as Record<string, unknown>)[k]
-      if (x === undefined || typeof x === 'function') continue
-      size += k.length + (first ? 3 : 4)
-      first = false
-      visit(x, depth + 1)
-    }
+export function jsonSize(v: unknown, max: number, depth = 0): number {
+  if (typeof v === 'string') return v.length + 2
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v).length : 4
+  if (v === null || typeof v !== 'object') return v === false ? 5 : 4
+  if (v instanceof GuardedRegex) return v.toString().length + 2
+  if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The value nests too deeply')
+  let size = 1
+  const array = Array.isArray(v)
+  for (const k in v) {
+    const x = (v as Record<string, unknown>)[k]
+    if (!array && (x === undefined || typeof x === 'function')) continue
+    if ((size += 1 + (array ? 0 : k.length + 3) + jsonSize(x, max, depth + 1)) > max) break
   }
-  visit(value, 0)
-  return size
+  return size + (size === 1 ? 1 : 0)
 }
 
 /** The `membraneMaxBytes` run option: refuse data over the ceiling crossing into or out of the guest. */
 export function checkMembrane(value: unknown, max: number, what: string): void {
-  if (max === Infinity) return
-  const size = jsonSize(value, max)
-  if (size > max) throw vmError('VALUE_TOO_LARGE', `The ${what} is larger than membraneMaxBytes (${max} bytes of JSON)`)
+  if (max !== Infinity && jsonSize(value, max) > max) throw vmError('VALUE_TOO_LARGE', `The ${what} is over membraneMaxBytes (${max})`)
 }

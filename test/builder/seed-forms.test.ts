@@ -1,10 +1,10 @@
 /**
  * The seed's builder forms (issue 26): `.return(plainJsonSchema)`, body-first
  * and keyless `cache`/`memoize`, a body without `return` yielding its
- * `result`, the mapping form of `varsExport`, `Agent.custom(atoms)`.
+ * `result`, the mapping forms of `varsImport` and `varsExport`, `Agent.custom(atoms)`.
  */
 import { describe, expect, test } from 'bun:test'
-import { Agent, AgentVM, defineAtom, s } from '../../src/index.ts'
+import { Agent, AgentVM, defineAtom, e, s } from '../../src/index.ts'
 
 const vm = new AgentVM()
 const memoryStore = () => {
@@ -64,6 +64,39 @@ describe('varsExport mapping form', () => {
     const ast = Agent.varSet({ key: 'a', value: 5 }).varSet({ key: 'b', value: 6 })
       .varsExport({ u: 'a', w: 'b' } as any).as('out').return(s.object({ out: s.any })).toJSON()
     expect((await vm.run(ast)).result).toEqual({ out: { u: 5, w: 6 } })
+  })
+})
+
+describe('varsImport mapping form', () => {
+  test('varsImport({ variable: argName }) declares the variable from the arg of that name', async () => {
+    const ast = Agent.varsImport({ x: 'c' } as any).return(s.object({ x: s.number })).toJSON()
+    expect((await vm.run(ast, { c: 5, x: 9 })).result).toEqual({ x: 5 })
+    // ajs/1 reaches args by name only: `let x`, then a scope importing `c` and assigning it; `c` stays inside.
+    expect(ast.steps.slice(0, 2)).toEqual([
+      { op: 'varsLet', vars: { x: { $expr: 'ident', name: 'undefined' } } },
+      { op: 'scope', steps: [{ op: 'varsImport', keys: ['c'] }, { op: 'varSet', key: 'x', value: { $expr: 'ident', name: 'c' } }] },
+    ])
+    expect(() => Agent.varsImport({ x: 'c' } as any).return(s.object({ c: s.number })).toJSON()).toThrow(/not in scope/)
+  })
+
+  test('same-named entries, several renames, a missing arg, and a swap', async () => {
+    const ast = Agent.varsImport({ a: 'a', x: 'c', y: 'd', m: 'missing' } as any)
+      .return(s.object({ a: s.number, x: s.number, y: s.number, m: s.any })).toJSON()
+    expect(ast.steps[0]).toEqual({ op: 'varsImport', keys: ['a'] })
+    expect((await vm.run(ast, { a: 1, c: 2, d: 3 })).result).toEqual({ a: 1, x: 2, y: 3, m: undefined })
+    const swap = Agent.varsImport({ x: 'y', y: 'x' } as any).return(s.object({ x: s.number, y: s.number })).toJSON()
+    expect((await vm.run(swap, { x: 1, y: 2 })).result).toEqual({ x: 2, y: 1 })
+  })
+
+  test('the imported variable is a let: assignable, and usable in expressions', async () => {
+    const ast = Agent.varsImport({ total: 'amount' } as any).varSet({ key: 'total', value: e.binary('+', e.ident('total'), 1) })
+      .return(s.object({ total: s.number })).toJSON()
+    expect((await vm.run(ast, { amount: 41 })).result).toEqual({ total: 42 })
+  })
+
+  test('names that are not identifiers are refused', () => {
+    expect(() => Agent.varsImport({ x: 'not a name' } as any)).toThrow()
+    expect(() => Agent.varsImport('x' as any)).toThrow(/varsImport/)
   })
 })
 

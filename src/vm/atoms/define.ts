@@ -69,7 +69,7 @@ export function defineAtom<
   if (!ATOM_NAME.test(op) || FORBIDDEN_NAMES.has(op)) throw new TypeError(`defineAtom: invalid op name ${JSON.stringify(op)}`)
   if (typeof fn !== 'function') throw new TypeError(`defineAtom(${op}): fn must be a function`)
   const effects = options.effects ?? 'io'
-  if (effects !== 'pure' && effects !== 'io') throw new TypeError(`defineAtom(${op}): effects must be 'pure' or 'io'`)
+  if (effects !== 'pure' && effects !== 'io') throw new TypeError(`defineAtom(${op}): bad effects`)
   const input = toJsonSchema(inputSchema)
   const fields: Record<string, FieldSpec> = {}
   const props = (input?.properties ?? {}) as Record<string, unknown>
