@@ -21,6 +21,8 @@ import { answerAgent, type LlmLike } from '../workflows/engine/agent-request.ts'
 import { WorkflowError } from '../workflows/engine/errors.ts'
 import type { WorkflowExecution } from '../workflows/engine/execution.ts'
 import { compileWorkflow } from '../workflows/frontend/module.ts'
+import { errResolution } from '../workflows/engine/retry.ts'
+import { workflowPrograms } from './workflow-programs.ts'
 import type { WorkflowProgram } from '../workflows/engine/program.ts'
 import { resumeWorkflow, startWorkflow } from '../workflows/drivers/start.ts'
 import type { WorkflowRequest, WorkflowResolution } from '../workflows/engine/types.ts'
@@ -114,7 +116,7 @@ export class WorkflowDriver {
     const common = { store: this.store.journal, executionId: id, sandbox: { fuel: admission?.fuel ?? tenant?.config.limits.fuelPerRun ?? 10_000 }, atoms, context: tenantContext(this.host, row.tenant) }
     let exec: WorkflowExecution
     try {
-      const program = compileWorkflow(row.source, { sourceName: row.sourceName, atoms })
+      const program = workflowPrograms.get(row.source, row.sourceName, atoms) // compiled once per process, not per step
       exec = journal.length > 0
         ? await resumeWorkflow(program, journal, common)
         : startWorkflow(program, { ...common, args: row.args, budget: { total: row.budget ?? null } })
@@ -197,7 +199,7 @@ export class WorkflowDriver {
       const now = exec.budget
       return { OkWithBudget: { value, budget: { total: now.total, spent: now.spent + 1 } } }
     } catch (e) {
-      return { Err: { message: e instanceof Error ? e.message : String(e) } }
+      return errResolution(e) // with the error's code: a retry policy retries LLM_NETWORK / 5xx / 429
     } finally {
       held.calls--
     }

@@ -19,7 +19,7 @@ import { FileJournalStore } from '../stores/file-store.ts'
 import { compileWorkflow } from '../frontend/module.ts'
 import type { WorkflowProgram } from '../engine/program.ts'
 import { resumeWorkflow, retryWorkflow, startWorkflow } from './start.ts'
-import { errorCodeOf, type RunRetryPolicy } from '../engine/retry.ts'
+import { errResolution, type RunRetryPolicy } from '../engine/retry.ts'
 import type { WorkflowCall, WorkflowRequest, WorkflowResolution } from '../engine/types.ts'
 
 export interface LocalDriverOptions {
@@ -150,11 +150,7 @@ async function drainInbox(exec: WorkflowExecution, ctx: DriveContext): Promise<v
   ctx.nudge?.()
 }
 
-/** A failed request as an Err with the error's code (what a retry policy decides on: LLM_NETWORK retries, a schema mismatch does not). */
-export function errResolution(e: unknown): WorkflowResolution {
-  const code = errorCodeOf(e)
-  return { Err: { message: message(e), ...(code !== undefined ? { code } : {}) } }
-}
+
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 

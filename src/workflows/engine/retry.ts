@@ -18,6 +18,7 @@
  * did not say it is transient).
  */
 import { workflowError } from './errors.ts'
+import type { WorkflowResolution } from './types.ts'
 
 export interface RetryPolicy {
   /** Attempts in all, the first included (1: no retry). Default 3. */
@@ -119,4 +120,10 @@ export function errorCodeOf(e: unknown): string | undefined {
     if (status >= 500 && status <= 599) return `${code === 'LLM_HTTP' ? 'LLM_' : ''}HTTP_5XX`
   }
   return code
+}
+
+/** A failed request as an Err with the error's code (what a retry policy decides on: LLM_NETWORK retries, a schema mismatch does not). */
+export function errResolution(e: unknown): WorkflowResolution {
+  const code = errorCodeOf(e)
+  return { Err: { message: e instanceof Error ? e.message : String(e), ...(code !== undefined ? { code } : {}) } }
 }
