@@ -26,6 +26,7 @@ export const CLI_CODES = {
   CLI_ATOMS_NONE: { exit: 1, message: 'The atoms module exports no atoms', hint: "Export atoms made with defineAtom: `export const myAtom = defineAtom('myAtom', s.object({ ... }), s.any, async (input) => ...)`, or `export default [atomA, atomB]`." },
   CLI_ATOMS_INVALID: { exit: 1, message: 'The atoms module exports atoms the VM cannot take', hint: 'Give each atom its own name, and none of a language op (if, while, seq, ...).' },
   CLI_MIGRATE_NEEDED: { exit: 1, message: 'The AST is in the seed dialect', hint: 'Run `ajsc migrate <files>` without --check to rewrite it to ajs/1.' },
+  CLI_DATABASE: { exit: 1, message: 'Cannot use the database', hint: 'Check that PostgreSQL runs and accepts connections at the --database URL (host, port, user, password, database name); `psql "<url>" -c "select 1"` tests the same URL.' },
   CLI_INTERNAL: { exit: 1, message: 'Internal error in ajsc', hint: 'Please report it with the command line that caused it.' },
 } as const satisfies Record<string, CliCodeSpec>
 

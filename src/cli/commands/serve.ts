@@ -127,6 +127,40 @@ function poolOptions(opts: { poolSize?: string; queueSize?: string; grace?: stri
   }
 }
 
+/** Error codes of a database that cannot be reached or used: the network's and PostgreSQL's (28xxx auth, 3D000 no database). */
+const DATABASE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', '28P01', '28000', '3D000', '57P03'])
+
+/** The first error code in an error, its cause or its aggregated errors. */
+function errorCode(e: unknown, depth = 0): string | undefined {
+  if (typeof e !== 'object' || e === null || depth > 4) return undefined
+  const code = (e as { code?: unknown }).code
+  if (typeof code === 'string' && DATABASE_CODES.has(code)) return code
+  for (const inner of [(e as { cause?: unknown }).cause, ...((e as { errors?: unknown[] }).errors ?? [])]) {
+    const found = errorCode(inner, depth + 1)
+    if (found) return found
+  }
+  return undefined
+}
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
+  }
+}
+
+/** A database that cannot be reached or used is the user's CLI_DATABASE (exit 1), never an internal error. */
+function databaseError(e: unknown, database: string | undefined): unknown {
+  const code = database === undefined ? undefined : errorCode(e)
+  if (code === undefined) return e
+  const reason = (e as Error).message || (e as { errors?: Error[] }).errors?.[0]?.message || code
+  return new CliError('CLI_DATABASE', `cannot use the database ${redactUrl(database!)}: ${reason} (${code})`)
+}
+
 function databaseOf(flag: string | undefined, io: CliIO): string | undefined {
   const url = flag ?? io.env['AJS_DATABASE_URL']
   if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) throw usageError(`--database must be a postgres:// URL, got "${url.slice(0, 40)}"`)
@@ -145,9 +179,8 @@ export async function serveCommand(opts: ServeCommandOptions, io: CliIO): Promis
     config = singleTenantConfig(token)
     announce = given ? 'ajsc serve: no --config; one tenant "default" with the token in $AJS_SERVE_TOKEN\n' : `ajsc serve: no --config; one tenant "default", token (shown once): ${token}\n`
   }
-  // Before the token is shown: a start that fails on a broken atoms module prints no token.
+  // Before the token is shown: a start that fails on a broken atoms module or database prints no token.
   config = await withAtoms('serve', config, opts.atoms, opts.config, io)
-  if (announce) io.err(announce)
   const database = databaseOf(opts.database, io)
   const { startServe } = await server()
   const served = await startServe({
@@ -157,7 +190,8 @@ export async function serveCommand(opts: ServeCommandOptions, io: CliIO): Promis
     jobConcurrency: integer(opts.jobConcurrency, '--job-concurrency', 0),
     deadAfterMs: integer(opts.deadAfter, '--dead-after', 100),
     logger: opts.log === true,
-  })
+  }).catch((e: unknown) => { throw databaseError(e, database) })
+  if (announce) io.err(announce)
   let url: string
   try {
     url = await served.listen({ host, port })
@@ -184,7 +218,7 @@ export async function workerCommand(opts: WorkerCommandOptions, io: CliIO): Prom
     pool: { size: integer(opts.poolSize, '--pool-size', 1) },
     concurrency: integer(opts.concurrency, '--concurrency', 1),
     deadAfterMs: integer(opts.deadAfter, '--dead-after', 100),
-  })
+  }).catch((e: unknown) => { throw databaseError(e, database) })
   io.out(`ajsc worker: running jobs as ${worker.jobs.nodeId} (${worker.host.pool.size} worker threads)\n`)
   const sig = await untilSignal()
   io.err(`ajsc worker: ${sig}, stopping\n`)
