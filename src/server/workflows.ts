@@ -31,7 +31,7 @@ import { atomsOfTenant } from './atoms.ts'
 import { HttpError } from './errors.ts'
 import type { Host } from './host.ts'
 import type { Jobs } from './jobs.ts'
-import { compileFuel, type Admission, type Tenants } from './tenants.ts'
+import { compileFuel, quotasOf, type Admission, type Tenants } from './tenants.ts'
 import { setLongTimeout } from '../vm/long-timer.ts'
 import { transpileAgentError } from './procedures.ts'
 import { MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, type WorkflowStore, type WorkflowView } from './stores/workflows.ts'
@@ -40,6 +40,8 @@ export interface WorkflowRoutesBackend {
   start(tenant: string, body: { source: string; args?: Record<string, unknown>; budget?: number }): Promise<Record<string, unknown>>
   get(tenant: string, id: string): Promise<Record<string, unknown>>
   resolve(tenant: string, id: string, requestId: string, value: unknown): Promise<Record<string, unknown>>
+  /** Drop finished workflows last updated before this time (limits.workflowRetentionMs). */
+  prune?(updatedBefore: number): Promise<number>
   /** Stop timers of pending steps (in memory). */
   close?(): Promise<void>
 }
@@ -222,6 +224,10 @@ export class WorkflowService implements WorkflowRoutesBackend {
     return this.store.close()
   }
 
+  prune(updatedBefore: number): Promise<number> {
+    return this.store.prune(updatedBefore)
+  }
+
   async start(tenant: string, body: { source: string; args?: Record<string, unknown>; budget?: number }): Promise<Record<string, unknown>> {
     let program: WorkflowProgram
     const t = this.tenants?.get(tenant)
@@ -242,7 +248,7 @@ export class WorkflowService implements WorkflowRoutesBackend {
       source: body.source, sourceName: program.sourceName, args: body.args ?? {}, budget: body.budget ?? null,
       view: { requests: [], meta: program.meta },
     }
-    await this.store.create(row)
+    await this.store.create(row, t ? quotasOf(t.config.limits).workflows : undefined)
     return publicView(row)
   }
 
