@@ -105,6 +105,16 @@ const FLAG_HINTS: Record<string, (ctx: RunContext, e: AgentError) => string | un
   ARGS_INVALID: () => 'Pass the arguments the program declares with --args \'{"name": ...}\' (a JSON object), --args @file.json or --args - (stdin).',
   QUOTA_EXCEEDED: () => 'ajsc run sets no quotas; this quota comes from the program',
   HEAP_LIMIT: () => 'the program held too much data at once; build smaller values',
+  UNKNOWN_ATOM: () => 'install the atoms on ajsc\'s VM: --atoms ./atoms.mjs (a module exporting them, made with defineAtom)',
+  LIBRARY_MISSING: (_ctx, e) => libraryFlagHint(e.message),
+  LIBRARY_VERSION: () => 'this ajsc is older than the compiler of the program: npm install ajs-lang@latest (or recompile the program with this version)',
+}
+
+/** ajsc run loads every library a module provides; what is left is another engine's program, or an unknown library. */
+function libraryFlagHint(message: string): string {
+  if (message.includes('"workflow"')) return 'a workflow module runs on the workflow engine: ajsc workflow run <module.ajs> (or POST /v1/workflows on ajsc serve)'
+  if (message.includes('"flowlang"')) return 'a FlowLang turn runs in a FlowLang session: ajsc flowlang run <graph.flow> (or ajsc flowlang chat)'
+  return 'this ajsc does not provide that library: upgrade ajs-lang (npm install ajs-lang@latest), or run the program on the host it was compiled for'
 }
 
 export function cliHint(e: AgentError, ctx: RunContext): string | undefined {
