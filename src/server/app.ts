@@ -137,6 +137,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
     const now = Date.now()
     void stores.procedures.clearExpired(now)
     void stores.runs.prune(now - config.limits.runRetentionMs)
+    void workflows?.prune?.(now - config.limits.workflowRetentionMs).catch(() => {})
   }, 60_000)
   prune.unref()
 

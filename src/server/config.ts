@@ -17,12 +17,28 @@ export interface TenantLimits {
   fuelPerRun: number
   /** Fuel a tenant may use per UTC day. Default unlimited. */
   fuelPerDay: number | null
-  /** Runs in progress at once (queued or running). Default 32. */
-  concurrentRuns: number
+  /**
+   * Work in progress at once (runs queued or running, async runs, workflow steps, compilations).
+   * Default (null): the pool size minus one (at least 1) when the config has several tenants, so
+   * one tenant can never hold every worker; 32 when it has one.
+   */
+  concurrentRuns: number | null
   /** Requests per minute (token bucket). Default unlimited. */
   requestsPerMinute: number | null
   /** Longest wall-clock time of one run in ms (requests asking for more are capped). Default 30,000. */
   timeoutMs: number
+  /** Stored procedures the tenant may hold at once (live, not expired). Default 1,000. */
+  maxProcedures: number
+  /** Bytes of stored procedure ASTs (as JSON text) the tenant may hold. Default 16 MiB. */
+  maxProcedureBytes: number
+  /** Async run records the tenant may hold (queued, running, or finished within runRetentionMs). Default 1,000. */
+  maxAsyncRuns: number
+  /** Bytes of async run requests and results the tenant may hold. Default 64 MiB. */
+  maxAsyncRunBytes: number
+  /** Workflows the tenant may hold (any state). Default 1,000. */
+  maxWorkflows: number
+  /** Bytes of workflow sources, arguments and journals the tenant may hold. Default 64 MiB. */
+  maxWorkflowBytes: number
 }
 
 /** What a tenant's programs may reach. */
@@ -61,6 +77,8 @@ export interface ServerLimits {
   maxProcedureTtlMs: number
   /** How long finished async runs stay readable, in ms. Default 1 hour. */
   runRetentionMs: number
+  /** How long finished (done or failed) workflows stay readable, in ms. Default 7 days. */
+  workflowRetentionMs: number
 }
 
 export interface ServeConfig {
@@ -78,10 +96,19 @@ export interface ParseServeConfigOptions {
 export const DEFAULT_TENANT_LIMITS: Readonly<TenantLimits> = Object.freeze({
   fuelPerRun: 10_000,
   fuelPerDay: null,
-  concurrentRuns: 32,
+  concurrentRuns: null,
   requestsPerMinute: null,
   timeoutMs: 30_000,
+  maxProcedures: 1_000,
+  maxProcedureBytes: 16 * 1_048_576,
+  maxAsyncRuns: 1_000,
+  maxAsyncRunBytes: 64 * 1_048_576,
+  maxWorkflows: 1_000,
+  maxWorkflowBytes: 64 * 1_048_576,
 })
+
+/** concurrentRuns of a config with one tenant and no explicit value. */
+export const SINGLE_TENANT_CONCURRENT_RUNS = 32
 
 export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = Object.freeze({
   maxBodyBytes: 1_048_576,
@@ -90,6 +117,7 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = Object.freeze({
   procedureTtlMs: 3_600_000,
   maxProcedureTtlMs: 30 * 86_400_000,
   runRetentionMs: 3_600_000,
+  workflowRetentionMs: 7 * 86_400_000,
 })
 
 /** A config problem, with the JSON path that caused it. */
@@ -178,7 +206,7 @@ function tenantOf(raw: unknown, path: string): TenantConfig {
     id: o.id,
     tokenSha256: o.tokenSha256.toLowerCase(),
     context: o.context === undefined ? {} : structuredClone(object(o.context, `${path}.context`)),
-    limits: limitsOf(o.limits, DEFAULT_TENANT_LIMITS, new Set(['fuelPerDay', 'requestsPerMinute']), `${path}.limits`),
+    limits: limitsOf(o.limits, DEFAULT_TENANT_LIMITS, new Set(['fuelPerDay', 'requestsPerMinute', 'concurrentRuns']), `${path}.limits`),
     capabilities: capabilitiesOf(o.capabilities, `${path}.capabilities`),
   }
   // An empty list is allowed: a tenant that may call none of the server's custom atoms.

@@ -64,6 +64,7 @@ export function createHost(options: HostOptions): Host {
     return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[op]!(...args)
   })
   const pool = new RunPool(options.pool ?? {}, workerData)
+  tenants.setPoolSize(pool.size)
   return {
     config, atoms, stores, tenants, procedures, pool,
     async close() {

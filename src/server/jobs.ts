@@ -19,6 +19,8 @@ import { rowToRun } from './stores/postgres.ts'
 import type { RunResult } from '../vm/result.ts'
 import type { RunTask } from './pool/task.ts'
 import type { RunRecord } from './stores/types.ts'
+import { checkQuota, type StoreQuota } from './stores/quota.ts'
+import { runBytes } from './stores/memory.ts'
 
 export const RUN_TASK = 'ajs_run'
 /** The NOTIFY channel of run and workflow events (`run:<id>`, `workflow:<id>`). */
@@ -154,11 +156,12 @@ export function jobsExecutor(host: Host, pgPool: pg.Pool, jobs: Jobs): RunExecut
   })
   return {
     run: (task, control) => host.pool.run(task, control),
-    async start(record, _task, done) {
+    async start(record, _task, done, quota) {
       const client = await pgPool.connect()
       try {
         // The run record and its job commit together: no job without its record, no record without its job.
         await client.query('BEGIN')
+        if (quota) await checkRunQuota(client, record, quota)
         await client.query('INSERT INTO ajs.runs (id, tenant, state, created_at, request) VALUES ($1,$2,$3,$4,$5)', [record.id, record.tenant, record.state, record.createdAt, record.request ?? null])
         await client.query('SELECT graphile_worker.add_job($1, $2::json)', [RUN_TASK, JSON.stringify({ id: record.id })])
         await client.query('COMMIT')
@@ -171,6 +174,13 @@ export function jobsExecutor(host: Host, pgPool: pg.Pool, jobs: Jobs): RunExecut
       pending.set(record.id, done)
     },
   }
+}
+
+/** The tenant's async-run quota, checked under a per-tenant transaction lock (servers sharing the database cannot all pass). */
+async function checkRunQuota(client: pg.PoolClient, record: RunRecord, quota: StoreQuota): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock(7412, hashtext($1))', [record.tenant])
+  const r = await client.query('SELECT count(*) AS n, coalesce(sum(length(coalesce(request::text, \'\')) + length(coalesce(result::text, \'\'))), 0) AS bytes FROM ajs.runs WHERE tenant = $1', [record.tenant])
+  checkQuota('async runs', record.tenant, { count: Number(r.rows[0].n), bytes: Number(r.rows[0].bytes) }, { count: 1, bytes: runBytes(record) }, quota)
 }
 
 /** Graphile Worker logs only its errors (to stderr); the rest is noise for an embedded queue. */

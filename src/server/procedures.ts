@@ -14,7 +14,8 @@ import type { AgentError } from '../vm/errors.ts'
 import type { ServerLimits } from './config.ts'
 import { HttpError } from './errors.ts'
 import { astKey } from './runs.ts'
-import { compileFuel, type Tenants } from './tenants.ts'
+import { compileFuel, quotasOf, type Tenants } from './tenants.ts'
+import type { StoreQuota } from './stores/quota.ts'
 import type { ServerStores, StoredProcedure } from './stores/types.ts'
 
 export interface ProcedureBody {
@@ -83,8 +84,14 @@ export class ProcedureService {
     const ttl = Math.min(body.ttl ?? this.limits.procedureTtlMs, this.limits.maxProcedureTtlMs)
     const createdAt = this.now()
     const p: StoredProcedure = { token: newProcedureToken(), tenant, astText, key: astKey(astText), createdAt, expiresAt: createdAt + ttl }
-    await this.stores.procedures.put(p)
+    await this.stores.procedures.put(p, this.quotaOf(tenant))
     return { token: p.token, expiresAt: p.expiresAt }
+  }
+
+  /** The tenant's procedure quota (limits.maxProcedures, limits.maxProcedureBytes). */
+  private quotaOf(tenant: string): StoreQuota | undefined {
+    const t = this.tenants?.get(tenant)
+    return t ? quotasOf(t.config.limits).procedures : undefined
   }
 
   async get(tenant: string, token: string): Promise<StoredProcedure> {
@@ -107,7 +114,8 @@ export class ProcedureService {
       },
       set: async (token, entry) => {
         const astText = JSON.stringify(entry.ast)
-        await repo.put({ token, tenant, astText, key: astKey(astText), createdAt: entry.createdAt, expiresAt: entry.expiresAt })
+        // The guest's storeProcedure counts against the same quota as POST /v1/procedures.
+        await repo.put({ token, tenant, astText, key: astKey(astText), createdAt: entry.createdAt, expiresAt: entry.expiresAt }, this.quotaOf(tenant))
       },
       delete: (token) => repo.delete(tenant, token),
       clearExpired: async (now) => [await repo.clearExpired(now), 0],

@@ -12,7 +12,8 @@ import { HttpError, REJECTED_PROGRAM_CODES, isTranspileCode } from './errors.ts'
 import type { Metrics } from './metrics.ts'
 import type { RunTask } from './pool/task.ts'
 import type { RunControl } from './pool/pool.ts'
-import type { Admission, Tenant, Tenants } from './tenants.ts'
+import { quotasOf, type Admission, type Tenant, type Tenants } from './tenants.ts'
+import type { StoreQuota } from './stores/quota.ts'
 import type { RunRecord, RunRequest, ServerStores } from './stores/types.ts'
 import { rawMember } from './raw-json.ts'
 
@@ -30,7 +31,7 @@ export interface RunExecutor {
   /** Run and wait for the result. */
   run(task: RunTask, control: RunControl): Promise<RunResult>
   /** Start an async run whose record was just created; `done` is called with its result when it finishes here. */
-  start(record: RunRecord, task: RunTask, done: (result: RunResult) => void): Promise<void>
+  start(record: RunRecord, task: RunTask, done: (result: RunResult) => void, quota?: StoreQuota): Promise<void>
 }
 
 export const newRunId = (): string => `run_${randomBytes(12).toString('base64url')}`
@@ -132,7 +133,7 @@ export class RunService {
     try {
       await this.deps.executor.start(record, task, (result) => {
         void this.account(tenant, admission, result, startedAt).then(() => this.notify(record.id))
-      })
+      }, quotasOf(tenant.config.limits).runs)
     } catch (e) {
       await admission.settle(0).catch(() => {})
       throw e
@@ -185,8 +186,8 @@ export class RunService {
 export function localExecutor(pool: { run(task: RunTask, control?: RunControl): Promise<RunResult> }, stores: ServerStores): RunExecutor {
   return {
     run: (task, control) => pool.run(task, control),
-    async start(record, task, done) {
-      await stores.runs.create(record)
+    async start(record, task, done, quota) {
+      await stores.runs.create(record, quota)
       void (async () => {
         await stores.runs.start(record.id, Date.now())
         let result: RunResult

@@ -6,10 +6,11 @@
  * it used, so concurrent requests never spend more than the limit. Runs,
  * async runs, workflow steps and compiling a tenant's source all pass here.
  */
-import type { ServeConfig, TenantConfig } from './config.ts'
+import { SINGLE_TENANT_CONCURRENT_RUNS, type ServeConfig, type TenantConfig } from './config.ts'
 import { tokenSha256 } from './config.ts'
 import { HttpError } from './errors.ts'
 import { SOURCE_CHAR_COST, UNIT } from '../vm/fuel.ts'
+import type { StoreQuota } from './stores/quota.ts'
 
 /**
  * Where fuel per day is counted (in memory by default; Postgres when distributed). Admission
@@ -53,12 +54,15 @@ export const utcDay = (now: number): string => new Date(now).toISOString().slice
 /** A tenant's live state in this process. */
 export class Tenant {
   inFlight = 0
+  /** Slots of work in progress: limits.concurrentRuns, or the default derived from the pool size (Tenants.setPoolSize). */
+  slots: number
   private tokens: number
   private refilledAt: number
 
   constructor(readonly config: TenantConfig, now: number) {
     this.tokens = config.limits.requestsPerMinute ?? 0
     this.refilledAt = now
+    this.slots = config.limits.concurrentRuns ?? SINGLE_TENANT_CONCURRENT_RUNS
   }
 
   get id(): string {
@@ -94,6 +98,13 @@ export interface Admission {
   settle(fuelUsed: number): Promise<void>
 }
 
+/** The tenant's quotas of the server's stores (limits.max*). */
+export const quotasOf = (limits: TenantConfig['limits']): { procedures: StoreQuota; runs: StoreQuota; workflows: StoreQuota } => ({
+  procedures: { maxCount: limits.maxProcedures, maxBytes: limits.maxProcedureBytes, keys: ['limits.maxProcedures', 'limits.maxProcedureBytes'] },
+  runs: { maxCount: limits.maxAsyncRuns, maxBytes: limits.maxAsyncRunBytes, keys: ['limits.maxAsyncRuns', 'limits.maxAsyncRunBytes'] },
+  workflows: { maxCount: limits.maxWorkflows, maxBytes: limits.maxWorkflowBytes, keys: ['limits.maxWorkflows', 'limits.maxWorkflowBytes'] },
+})
+
 /** Fuel charged for compiling a tenant's source on the server: the VM's rate for source text (0.0001 per character). */
 export const compileFuel = (chars: number): number => (chars * SOURCE_CHAR_COST) / UNIT
 
@@ -107,6 +118,15 @@ export class Tenants {
       this.byHash.set(t.tokenSha256, tenant)
       this.byId.set(t.id, tenant)
     }
+  }
+
+  /**
+   * The pool's size decides the default concurrentRuns: with several tenants, a tenant without an
+   * explicit value gets the pool size minus one (at least 1), so it can never hold every worker.
+   */
+  setPoolSize(size: number): void {
+    if (this.byId.size < 2) return
+    for (const t of this.byId.values()) if (t.config.limits.concurrentRuns === null) t.slots = Math.max(1, size - 1)
   }
 
   get all(): Tenant[] {
@@ -139,8 +159,8 @@ export class Tenants {
    */
   async admit(tenant: Tenant, requested: { fuel?: number; timeoutMs?: number; exact?: boolean }, kind: WorkKind = 'run'): Promise<Admission> {
     const limits = tenant.config.limits
-    if (tenant.inFlight >= limits.concurrentRuns) {
-      throw new HttpError('TENANT_BUSY', `Tenant "${tenant.id}" already has ${limits.concurrentRuns} runs in progress (limits.concurrentRuns)`, { retryAfter: 1 })
+    if (tenant.inFlight >= tenant.slots) {
+      throw new HttpError('TENANT_BUSY', `Tenant "${tenant.id}" already has ${tenant.slots} runs in progress (limits.concurrentRuns)`, { retryAfter: 1 })
     }
     tenant.inFlight++
     const day = utcDay(this.now())

@@ -21,9 +21,11 @@ export function procedureRoutes(app: FastifyInstance, ctx: ServerContext): void 
   app.get<{ Params: { token: string } }>('/v1/procedures/:token', {
     schema: { summary: 'A stored procedure (its AST and expiry)', params: tokenParams },
     config: { responses: { 200: { description: 'The procedure.', schema: procedureInfo }, 404: { description: 'Unknown, expired, or another tenant\'s token.', schema: errorBody }, ...authErrors } },
-  }, async (req) => {
+  }, async (req, reply) => {
     const p = await ctx.procedures.get(req.tenant!.id, req.params.token)
-    return { token: p.token, createdAt: p.createdAt, expiresAt: p.expiresAt, ast: JSON.parse(p.astText) }
+    // The stored AST text goes out as stored: the event loop neither parses nor re-serializes it.
+    const head = JSON.stringify({ token: p.token, createdAt: p.createdAt, expiresAt: p.expiresAt })
+    return reply.type('application/json; charset=utf-8').serializer((x: unknown) => x as string).send(`${head.slice(0, -1)},"ast":${p.astText}}`)
   })
 
   app.delete<{ Params: { token: string } }>('/v1/procedures/:token', {

@@ -10,6 +10,7 @@ import pg from 'pg'
 import { cosineSimilarity, indexVector, topK } from '../../capabilities/vector.ts'
 import type { RunResult } from '../../vm/result.ts'
 import type { UsageLedger } from '../tenants.ts'
+import { checkQuota, type StoreQuota } from './quota.ts'
 import type { AgentMemory, ProcedureRepo, RunRecord, RunRepo, ServerStores, StoredProcedure } from './types.ts'
 
 /** Schema migrations, in order; each runs once (recorded in ajs.migrations). */
@@ -63,11 +64,28 @@ const num = (v: unknown): number | undefined => (v === null || v === undefined ?
 
 class PgProcedures implements ProcedureRepo {
   constructor(private readonly pool: pg.Pool, private readonly now: () => number) {}
-  async put(p: StoredProcedure): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO ajs.procedures (tenant, token, ast_text, key, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6)
-       ON CONFLICT (tenant, token) DO UPDATE SET ast_text = EXCLUDED.ast_text, key = EXCLUDED.key, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
-      [p.tenant, p.token, p.astText, p.key, p.createdAt, p.expiresAt])
+  async put(p: StoredProcedure, quota?: StoreQuota): Promise<void> {
+    const c = await this.pool.connect()
+    try {
+      await c.query('BEGIN')
+      if (quota) {
+        // One tenant's puts are serialized by a transaction lock: the check and the write are one step.
+        await c.query('SELECT pg_advisory_xact_lock(7413, hashtext($1))', [p.tenant])
+        const r = await c.query('SELECT count(*) AS n, coalesce(sum(length(ast_text)), 0) AS bytes, coalesce(sum(length(ast_text)) FILTER (WHERE token = $2), 0) AS same, count(*) FILTER (WHERE token = $2) AS has FROM ajs.procedures WHERE tenant = $1 AND expires_at > $3', [p.tenant, p.token, this.now()])
+        const row = r.rows[0]
+        checkQuota('stored procedures', p.tenant, { count: Number(row.n), bytes: Number(row.bytes) }, { count: Number(row.has) > 0 ? 0 : 1, bytes: p.astText.length - Number(row.same) }, quota)
+      }
+      await c.query(
+        `INSERT INTO ajs.procedures (tenant, token, ast_text, key, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6)
+         ON CONFLICT (tenant, token) DO UPDATE SET ast_text = EXCLUDED.ast_text, key = EXCLUDED.key, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
+        [p.tenant, p.token, p.astText, p.key, p.createdAt, p.expiresAt])
+      await c.query('COMMIT')
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {})
+      throw e
+    } finally {
+      c.release()
+    }
   }
   async get(tenant: string, token: string): Promise<StoredProcedure | undefined> {
     const r = await this.pool.query('SELECT ast_text, key, created_at, expires_at FROM ajs.procedures WHERE tenant = $1 AND token = $2 AND expires_at > $3', [tenant, token, this.now()])
@@ -95,7 +113,8 @@ export function rowToRun(row: Record<string, unknown>): RunRecord {
 
 class PgRuns implements RunRepo {
   constructor(private readonly pool: pg.Pool) {}
-  async create(rec: RunRecord): Promise<void> {
+  async create(rec: RunRecord, _quota?: StoreQuota): Promise<void> {
+    // Async runs of distributed mode are recorded by the job executor (jobs.ts), which checks the quota.
     await this.pool.query('INSERT INTO ajs.runs (id, tenant, state, created_at, request) VALUES ($1,$2,$3,$4,$5)', [rec.id, rec.tenant, rec.state, rec.createdAt, rec.request ?? null])
   }
   async get(tenant: string, id: string): Promise<RunRecord | undefined> {

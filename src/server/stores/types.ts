@@ -5,6 +5,7 @@
  * processes share them.
  */
 import type { RunResult } from '../../vm/result.ts'
+import type { StoreQuota } from './quota.ts'
 
 type Maybe<T> = T | Promise<T>
 
@@ -19,7 +20,8 @@ export interface StoredProcedure {
 }
 
 export interface ProcedureRepo {
-  put(p: StoredProcedure): Maybe<void>
+  /** Store (or replace) a procedure; with a quota, refused (STORE_QUOTA_EXCEEDED) when the tenant would go over it, atomically with the write. */
+  put(p: StoredProcedure, quota?: StoreQuota): Maybe<void>
   /** The tenant's live procedure, or undefined (another tenant's token is never found). */
   get(tenant: string, token: string): Maybe<StoredProcedure | undefined>
   delete(tenant: string, token: string): Maybe<boolean>
@@ -51,7 +53,8 @@ export interface RunRecord {
 }
 
 export interface RunRepo {
-  create(rec: RunRecord): Maybe<void>
+  /** Record a new async run; with a quota, refused (STORE_QUOTA_EXCEEDED) when the tenant's records would go over it. */
+  create(rec: RunRecord, quota?: StoreQuota): Maybe<void>
   get(tenant: string, id: string): Maybe<RunRecord | undefined>
   /** Mark a run running (by whichever process executes it). */
   start(id: string, at: number): Maybe<void>

@@ -8,6 +8,7 @@ import type pg from 'pg'
 import type { JournalEntry, JournalStore } from '../../workflows/engine/journal.ts'
 import type { WorkflowResolution } from '../../workflows/engine/types.ts'
 import { setLongTimeout, type LongTimer } from '../../vm/long-timer.ts'
+import { TenantTotals, checkQuota, jsonLength, type StoreQuota } from './quota.ts'
 
 export type WorkflowState = 'running' | 'waiting' | 'done' | 'failed'
 
@@ -41,8 +42,10 @@ export type ResolveOutcome = 'ok' | 'unknown' | 'resolved' | 'busy'
 
 export interface WorkflowStore {
   journal: JournalStore
-  /** Create the workflow and schedule its first step (together). */
-  create(row: WorkflowRow): Promise<void>
+  /** Create the workflow and schedule its first step (together); with a quota, refused (STORE_QUOTA_EXCEEDED) when the tenant would go over it. */
+  create(row: WorkflowRow, quota?: StoreQuota): Promise<void>
+  /** Drop finished (done, failed) workflows last updated before this time, with their journals; returns how many. */
+  prune(updatedBefore: number): Promise<number>
   load(id: string): Promise<WorkflowRow | undefined>
   /** Record the state after a step; schedule the next step at `wakeAt` when given (together). */
   update(id: string, state: WorkflowState, view: WorkflowView, wakeAt?: number): Promise<void>
@@ -70,19 +73,29 @@ export class MemoryWorkflowStore implements WorkflowStore {
   private readonly journals = new Map<string, JournalEntry[]>()
   private readonly locks = new Set<string>()
   private readonly timers = new Map<string, LongTimer>()
+  /** Bytes each workflow holds (source, arguments, journal), and per tenant. */
+  private readonly sizes = new Map<string, number>()
+  private readonly totals = new TenantTotals()
   readonly journal: JournalStore = {
     append: (id, entries) => {
       let list = this.journals.get(id)
       if (!list) this.journals.set(id, (list = []))
-      for (const e of entries) list.push(structuredClone(e))
+      let bytes = 0
+      for (const e of entries) { list.push(structuredClone(e)); bytes += jsonLength(e) }
+      const tenant = this.rows.get(id)?.tenant
+      if (tenant !== undefined) { this.sizes.set(id, (this.sizes.get(id) ?? 0) + bytes); this.totals.add(tenant, 0, bytes) }
     },
     read: (id) => structuredClone(this.journals.get(id) ?? []),
   }
 
   constructor(private readonly step: (id: string) => Promise<void>) {}
 
-  async create(row: WorkflowRow): Promise<void> {
+  async create(row: WorkflowRow, quota?: StoreQuota): Promise<void> {
+    const bytes = row.source.length + jsonLength(row.args)
+    checkQuota('workflows', row.tenant, this.totals.of(row.tenant), { count: 1, bytes }, quota)
     this.rows.set(row.id, structuredClone(row))
+    this.sizes.set(row.id, bytes)
+    this.totals.add(row.tenant, 1, bytes)
     await this.schedule(row.id, Date.now())
   }
 
@@ -134,6 +147,22 @@ export class MemoryWorkflowStore implements WorkflowStore {
     r.view = { ...r.view, requests: r.view.requests.filter((q) => q.id !== requestId) }
     await this.schedule(id, Date.now())
     return 'ok'
+  }
+
+  async prune(updatedBefore: number): Promise<number> {
+    let n = 0
+    for (const [id, r] of this.rows) {
+      if ((r.state === 'done' || r.state === 'failed') && r.updatedAt < updatedBefore && !this.locks.has(id)) {
+        this.rows.delete(id)
+        this.journals.delete(id)
+        this.timers.get(id)?.clear()
+        this.timers.delete(id)
+        this.totals.add(r.tenant, -1, -(this.sizes.get(id) ?? 0))
+        this.sizes.delete(id)
+        n++
+      }
+    }
+    return n
   }
 
   async close(): Promise<void> {
@@ -188,8 +217,15 @@ export class PgWorkflowStore implements WorkflowStore {
     }
   }
 
-  create(row: WorkflowRow): Promise<void> {
+  create(row: WorkflowRow, quota?: StoreQuota): Promise<void> {
     return this.tx(async (c) => {
+      if (quota) {
+        await c.query('SELECT pg_advisory_xact_lock(7414, hashtext($1))', [row.tenant])
+        const r = await c.query(`SELECT count(*) AS n, coalesce(sum(length(w.program::text)), 0)
+          + coalesce((SELECT sum(length(j.entry::text)) FROM ajs.journal j JOIN ajs.workflows w2 ON w2.id = j.execution_id WHERE w2.tenant = $1), 0) AS bytes
+          FROM ajs.workflows w WHERE w.tenant = $1`, [row.tenant])
+        checkQuota('workflows', row.tenant, { count: Number(r.rows[0].n), bytes: Number(r.rows[0].bytes) }, { count: 1, bytes: row.source.length + jsonLength(row.args) }, quota)
+      }
       await c.query('INSERT INTO ajs.workflows (id, tenant, state, created_at, updated_at, program, view) VALUES ($1,$2,$3,$4,$5,$6,$7)',
         [row.id, row.tenant, row.state, row.createdAt, row.updatedAt, { source: row.source, sourceName: row.sourceName, args: row.args, budget: row.budget }, row.view])
       await addStepJob(c, row.id, Date.now())
@@ -249,6 +285,14 @@ export class PgWorkflowStore implements WorkflowStore {
       if ((e as { code?: string }).code === '55P03') return 'busy'
       throw e
     }
+  }
+
+  prune(updatedBefore: number): Promise<number> {
+    return this.tx(async (c) => {
+      const gone = await c.query(`DELETE FROM ajs.workflows WHERE state IN ('done', 'failed') AND updated_at < $1 RETURNING id`, [updatedBefore])
+      if (gone.rows.length > 0) await c.query('DELETE FROM ajs.journal WHERE execution_id = ANY($1)', [gone.rows.map((r) => r.id)])
+      return gone.rows.length
+    })
   }
 
   async close(): Promise<void> {}
