@@ -3,6 +3,7 @@
  * the trace, and the one choke point for nondeterminism. A `Run` lives for
  * one `vm.run` call; compiled programs are shared and stateless.
  */
+import { onAbort } from './abort-hub.ts'
 import { vmError, VmError } from './errors.ts'
 import { CHAR_COST, SLOT_COST, fromUnits } from './fuel.ts'
 import type { TraceEntry } from './result.ts'
@@ -355,7 +356,7 @@ export class Run {
     if (this.stopped) return Promise.reject(this.stopped)
     return new Promise<T>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined
-      const onAbort = () => {
+      const onStop = () => {
         cleanup()
         reject(this.stopped ?? vmError('ABORTED'))
       }
@@ -363,13 +364,14 @@ export class Run {
         cleanup()
         reject(vmError('ABORTED', 'Cancelled: a parallel branch failed'))
       }
+      // Through the hub: one listener per signal however many atom calls wait at once.
+      const offRun = onAbort(signal, onStop)
+      const offGroup = cancel ? onAbort(cancel, onCancel) : undefined
       const cleanup = () => {
-        signal.removeEventListener('abort', onAbort)
-        cancel?.removeEventListener('abort', onCancel)
+        offRun()
+        offGroup?.()
         if (timer !== undefined) clearTimeout(timer)
       }
-      signal.addEventListener('abort', onAbort)
-      cancel?.addEventListener('abort', onCancel)
       if (atomTimeoutMs !== undefined && atomTimeoutMs > 0 && Number.isFinite(atomTimeoutMs)) {
         timer = setTimeout(() => {
           cleanup()

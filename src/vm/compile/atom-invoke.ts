@@ -4,6 +4,7 @@
  * for what comes back. The single path for every atom, from a step or from
  * an expression.
  */
+import { onAbort } from '../abort-hub.ts'
 import type { Loc } from '../../ast/types.ts'
 import { validate } from 'tosijs-schema'
 import { VmError, vmError } from '../errors.ts'
@@ -96,11 +97,12 @@ export function invokeAtom(f: Frame, def: AtomDef, input: Record<string, unknown
     const ctx = makeContext(rt, def, call.signal)
     rt.charge(costOf(rt, def, input, ctx))
     const cancel = () => call.abort(rt.stopped ?? vmError('ABORTED'))
-    rt.controller.signal.addEventListener('abort', cancel)
-    f.cancel?.addEventListener('abort', cancel)
+    // One listener per signal however many calls wait (a fan-out of 11+ calls tripped MaxListenersExceededWarning).
+    const offRun = onAbort(rt.controller.signal, cancel)
+    const offGroup = f.cancel ? onAbort(f.cancel, cancel) : undefined
     const cleanup = () => {
-      rt.controller.signal.removeEventListener('abort', cancel)
-      f.cancel?.removeEventListener('abort', cancel)
+      offRun()
+      offGroup?.()
     }
     let out: unknown
     try {
