@@ -40,18 +40,20 @@ export class RemoteError extends Error {
   readonly details?: AgentError['details']
   /** Seconds to wait before retrying (429, 503). */
   readonly retryAfter?: number
+  /** The server's whole error record (a compile error's `line`, `column`, `location`, `frame`, ...). */
+  readonly error: Partial<AgentError> & { code: string; message: string }
   constructor(readonly status: number, error: Partial<AgentError> & { code: string; message: string }, retryAfter?: number) {
     super(error.message)
+    this.error = error
     this.code = error.code
     if (error.hint) this.hint = error.hint
     if (error.details) this.details = error.details
-    if (retryAfter !== undefined) this.retryAfter = retryAfter
+    if (retryAfter !== undefined && Number.isFinite(retryAfter)) this.retryAfter = retryAfter
   }
-  /** The error as a RunResult error record. */
+  /** The error as a RunResult error record: every field the server sent, plus `retryAfter`. */
   toAgentError(): AgentError {
-    const e: AgentError = { name: 'AgentError', code: this.code, message: this.message }
-    if (this.hint) e.hint = this.hint
-    if (this.details) e.details = this.details
+    const e: AgentError = { ...(this.error as AgentError), name: 'AgentError', code: this.code, message: this.message }
+    if (this.retryAfter !== undefined) e.retryAfter = this.retryAfter
     return e
   }
 }

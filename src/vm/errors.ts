@@ -25,6 +25,8 @@ export interface AgentError {
   value?: unknown
   /** Per-problem details (validation). */
   details?: Array<{ path: string; message: string }>
+  /** A remote VM's refusal (429, 503): seconds to wait before retrying, from `Retry-After`. */
+  retryAfter?: number
 }
 
 /** True for the error records `vm.run` reports. */
