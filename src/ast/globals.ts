@@ -16,10 +16,13 @@ export const GLOBAL_VALUE_NAMES = ['undefined', 'NaN', 'Infinity'] as const
  */
 export const GLOBAL_NAMESPACE_NAMES = ['Math', 'JSON', 'Object', 'Array', 'Number', 'String', 'Date', 'Set', 'console'] as const
 
+/** The global functions that make error objects (`new Error(...)` lowers to a call of one). */
+export const ERROR_CONSTRUCTOR_NAMES = ['Error', 'TypeError', 'RangeError', 'SyntaxError'] as const
+
 /** Global functions callable by name. */
 export const GLOBAL_FUNCTION_NAMES = [
   'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'String', 'Number', 'Boolean',
-  'Error', 'TypeError', 'RangeError', 'SyntaxError',
+  ...ERROR_CONSTRUCTOR_NAMES,
   'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI',
 ] as const
 

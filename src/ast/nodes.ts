@@ -27,9 +27,12 @@ export type FieldKind =
   | 'json' | 'exprs' | 'items' | 'args' | 'key' | 'keyOrExpr' | 'flag' | 'strings' | 'regexFlags'
   | 'patterns' | 'properties' | 'lvalue' | 'assignTarget' | 'op'
 
+/** The comparison operators among the binary ones: their value is always a boolean. */
+export const COMPARISON_OPERATORS = ['==', '!=', '===', '!==', '<', '>', '<=', '>='] as const
+
 /** Every operator set, declared once; `op` fields name the set they take. */
 export const OPERATORS = {
-  binary: ['+', '-', '*', '/', '%', '**', '==', '!=', '===', '!==', '<', '>', '<=', '>=', '&', '|', '^', '<<', '>>', '>>>', 'in'],
+  binary: ['+', '-', '*', '/', '%', '**', ...COMPARISON_OPERATORS, '&', '|', '^', '<<', '>>', '>>>', 'in'],
   logical: ['&&', '||', '??'],
   unary: ['-', '+', '!', '~', 'typeof', 'void', 'delete'],
   assign: ['=', '+=', '-=', '*=', '/=', '%=', '**=', '&=', '|=', '^=', '<<=', '>>=', '>>>=', '&&=', '||=', '??='],
@@ -69,6 +72,14 @@ export interface OpSpec {
    * one form; fields of the other forms are refused.
    */
   forms?: ReadonlyArray<{ required: readonly string[]; optional?: readonly string[] }>
+  /** The op repeats its body (the VM lets such loops pause between time slices). */
+  loops?: boolean
+  /**
+   * A language op that may wait by itself (not only through its children).
+   * Language ops (no inline `doc`) without it never wait by themselves; atoms
+   * wait or not as their implementation says (`sync`).
+   */
+  mayWait?: boolean
 }
 
 const f = <K extends FieldKind>(kind: K, doc?: string): { kind: K; doc?: string } => ({ kind, doc })
@@ -105,22 +116,27 @@ export const CORE_OP_TABLE = {
   },
   while: {
     category: 'control',
+    loops: true,
     fields: { condition: f('expr'), body: f('steps'), label },
   },
   doWhile: {
     category: 'control',
+    loops: true,
     fields: { condition: f('expr'), body: f('steps'), label },
   },
   for: {
     category: 'control',
+    loops: true,
     fields: { init: opt('steps'), condition: opt('expr'), update: opt('expr'), body: f('steps'), label },
   },
   forOf: {
     category: 'control',
+    loops: true,
     fields: { target: f('pattern'), kind: opt('declKind'), iterable: f('expr'), body: f('steps'), label },
   },
   forIn: {
     category: 'control',
+    loops: true,
     fields: { target: f('pattern'), kind: opt('declKind'), object: f('expr'), body: f('steps'), label },
   },
   switch: {
@@ -137,6 +153,7 @@ export const CORE_OP_TABLE = {
   },
   parallel: {
     category: 'control',
+    mayWait: true,
     fields: { branches: opt('branches'), items: opt('value'), as: opt('name'), index: opt('name'), steps: opt('steps') },
     forms: [{ required: ['branches'] }, { required: ['items', 'as', 'steps'], optional: ['index'] }],
   },
@@ -254,6 +271,7 @@ export const CORE_OP_TABLE = {
   },
   cache: {
     category: 'utility',
+    mayWait: true,
     fields: { key: f('value'), ttlMs: opt('value'), steps: f('steps') },
   },
   consoleLog: { category: 'utility', doc: 'Log values (to trace and `capabilities.console`).', fields: { message: f('value') } },

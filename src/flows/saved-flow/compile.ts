@@ -17,7 +17,7 @@
  * order).
  */
 import { LIBRARIES } from '../../ast/libraries.ts'
-import { ATOM_NAME, FORBIDDEN_NAMES } from '../../ast/nodes.ts'
+import { ATOM_NAME, COMPARISON_OPERATORS, FORBIDDEN_NAMES } from '../../ast/nodes.ts'
 import type { AjsProgram, Expr, Step } from '../../ast/types.ts'
 import { TranspileError } from '../../diagnostics/diagnostic.ts'
 import { transpileExpression } from '../../transpiler/index.ts'
@@ -78,7 +78,7 @@ function alwaysBoolean(e: Expr): boolean {
   switch (x.$expr) {
     case 'literal': return typeof x.value === 'boolean'
     case 'unary': return x.op === '!'
-    case 'binary': return ['==', '!=', '===', '!==', '<', '<=', '>', '>=', 'in', 'instanceof'].includes(x.op ?? '')
+    case 'binary': return x.op === 'in' || (COMPARISON_OPERATORS as readonly string[]).includes(x.op ?? '')
     case 'logical': return (x.op === '&&' || x.op === '||') && alwaysBoolean(x.left!) && alwaysBoolean(x.right!)
     default: return false
   }

@@ -11,6 +11,7 @@ import type { CallExpression, Expression, Identifier, NewExpression, ObjectExpre
 import type { Expr, SpreadExpr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { CALLBACK_METHODS, CORE_ATOM_NAMES, GLOBAL_FUNCTIONS } from '../globals.ts'
+import { ERROR_CONSTRUCTOR_NAMES } from '../../ast/globals.ts'
 import { didYouMean } from '../suggest.ts'
 import { lowerElement, lowerObjectOf } from './expressions.ts'
 import { lowerLambda } from './functions.ts'
@@ -132,7 +133,7 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   return out
 }
 
-const ERROR_CONSTRUCTORS = new Set(['Error', 'TypeError', 'RangeError', 'SyntaxError'])
+const ERROR_CONSTRUCTORS: ReadonlySet<string> = new Set(ERROR_CONSTRUCTOR_NAMES)
 
 /** `new Error(msg)` is the global `Error(msg)` (same result in JS); every other `new` is refused. */
 export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {

@@ -18,6 +18,7 @@ import type { LowerContext } from '../context.ts'
 import { lowerCall, lowerNew } from './calls.ts'
 import { checkAssignable, lowerIdentifier } from './names.ts'
 import { lowerAssignTarget } from './patterns.ts'
+import { COMPARISON_OPERATORS } from '../../ast/nodes.ts'
 
 type AnyExpr = Expression | Super | PrivateIdentifier | EsPattern | SpreadElement
 type Lower = (node: any, ctx: LowerContext) => Expr
@@ -152,7 +153,7 @@ const isNullish = (n: Node): boolean =>
   (n.type === 'Literal' && (n as Literal).value === null && !('regex' in n && (n as Literal).regex)) ||
   (n.type === 'Identifier' && (n as unknown as { name: string }).name === 'undefined')
 
-const COMPARISONS: ReadonlySet<string> = new Set(['<', '>', '<=', '>=', '==', '!=', '===', '!=='])
+const COMPARISONS: ReadonlySet<string> = new Set(COMPARISON_OPERATORS)
 
 /** `a > b > c` (unparenthesized): the builder's condition strings refuse it, with the rewrite. */
 function refuseChain(node: BinaryExpression, ctx: LowerContext): void {

@@ -5,7 +5,7 @@
  * so no host function is ever a guest value.
  */
 import type { Run } from '../runtime.ts'
-import type { GlobalFunctionName, GlobalNamespaceName, GlobalValueName } from '../../ast/globals.ts'
+import { ERROR_CONSTRUCTOR_NAMES, type GlobalFunctionName, type GlobalNamespaceName, type GlobalValueName } from '../../ast/globals.ts'
 import { vmError } from '../errors.ts'
 import { ownKeys, toKey, isForbiddenKey, setProp } from '../guards.ts'
 import { chargeEntries, chargeProps, chargeScan, mapBounded, nativeOp } from './sizes.ts'
@@ -204,7 +204,7 @@ coercing(MATH, ['random', 'abs', 'ceil', 'floor', 'round', 'trunc', 'sign', 'sqr
 coercing(NUMBER, ['isInteger', 'isFinite', 'isNaN', 'isSafeInteger'])
 coercing(STRING)
 coercing(DATE, ['now'])
-coercing(GLOBAL_FUNCTIONS, ['Boolean', 'Error', 'TypeError', 'RangeError', 'SyntaxError'])
+coercing(GLOBAL_FUNCTIONS, ['Boolean', ...ERROR_CONSTRUCTOR_NAMES])
 
 /** Identifiers that are values: constants and the namespaces (as data holding their constants), as named in ast/globals.ts. */
 export const GLOBAL_VALUES: Record<string, unknown> = {

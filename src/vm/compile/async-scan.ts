@@ -5,11 +5,9 @@
  */
 import type { AjsProgram } from '../../ast/types.ts'
 import type { AtomTable } from '../atoms/types.ts'
-import { SYNC_STRUCTURAL_OPS } from './sync-ops.ts'
+import { LOOP_OPS, SYNC_STRUCTURAL_OPS } from './sync-ops.ts'
 
 interface Facts { direct: boolean; loops: boolean; callees: Set<string> }
-
-const LOOP_OPS: ReadonlySet<string> = new Set(['while', 'doWhile', 'for', 'forOf', 'forIn'])
 
 function scan(node: unknown, atoms: AtomTable, helpers: Set<string>, facts: Facts, depth = 0): void {
   if (node === null || typeof node !== 'object' || depth > 10_000) return

@@ -1,6 +1,13 @@
-/** Ops compiled structurally that never wait by themselves (their children may). */
-export const SYNC_STRUCTURAL_OPS: ReadonlySet<string> = new Set([
-  'seq', 'scope', 'if', 'while', 'doWhile', 'for', 'forOf', 'forIn', 'switch', 'break', 'continue',
-  'return', 'throw', 'try', 'expr', 'Error', 'varSet', 'constSet', 'varsLet', 'varGet', 'varsImport',
-  'varsExport', 'destructure', 'map', 'filter', 'reduce', 'find', 'memoize',
-])
+import { CORE_OPS } from '../../ast/nodes.ts'
+
+/**
+ * Ops compiled structurally that never wait by themselves (their children
+ * may): the language ops of the vocabulary table (atoms carry their `doc`
+ * inline) not marked `mayWait`.
+ */
+export const SYNC_STRUCTURAL_OPS: ReadonlySet<string> = new Set(
+  Object.keys(CORE_OPS).filter((op) => !CORE_OPS[op]!.doc && !CORE_OPS[op]!.mayWait),
+)
+
+/** Ops that repeat their body (`loops` in the vocabulary table). */
+export const LOOP_OPS: ReadonlySet<string> = new Set(Object.keys(CORE_OPS).filter((op) => CORE_OPS[op]!.loops))
