@@ -16,6 +16,7 @@ import { procedureRoutes } from './routes/procedures.ts'
 import { runRoutes } from './routes/runs.ts'
 import { systemRoutes } from './routes/system.ts'
 import { workflowRoutes } from './routes/workflows.ts'
+import { inspectorRoutes } from './inspector/index.ts'
 import type { ServerStores } from './stores/types.ts'
 import type { Tenants } from './tenants.ts'
 import { workflowsBackend, type WorkflowRoutesBackend } from './workflows.ts'
@@ -64,8 +65,24 @@ function toHttpError(err: FastifyError | HttpError | Error): HttpError {
   return new HttpError('SERVER_ERROR')
 }
 
+/** Deepest JSON nesting of a request body: room for the deepest AST the server accepts (an AST level takes up to 2 JSON levels). */
+export const maxRequestDepth = (maxAstDepth: number): number => 4 * maxAstDepth + 64
+
+/** Whether `v` nests deeper than `max` (arrays and objects), without recursion. */
+export function jsonDepthOver(v: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[v, 0]]
+  while (stack.length > 0) {
+    const [x, d] = stack.pop()!
+    if (x === null || typeof x !== 'object') continue
+    if (d >= max) return true
+    for (const child of Array.isArray(x) ? x : Object.values(x)) if (child !== null && typeof child === 'object') stack.push([child, d + 1])
+  }
+  return false
+}
+
 export async function createServer(options: ServeOptions): Promise<AjsServer> {
   const { config } = options
+  const maxBodyDepth = maxRequestDepth(config.limits.maxAstDepth)
   // Atom modules are imported before anything starts: a broken one fails createServer with the CLI's error.
   const host = options.host ?? createHost({ ...options, atoms: options.atoms ?? await loadServerAtoms(config) })
   const { stores, tenants, procedures, pool } = host
@@ -99,11 +116,16 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   app.removeContentTypeParser(['text/plain', 'application/json'])
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     req.rawBody = body as string
+    let value: unknown
     try {
-      done(null, JSON.parse(body as string))
+      value = JSON.parse(body as string)
     } catch (e) {
       done(new HttpError('BAD_REQUEST', `Invalid request: the body is not JSON (${(e as Error).message})`), undefined)
+      return
     }
+    // Depth is bounded where data enters: nothing later (validation, cloning, rewriting) recurses deeper.
+    if (jsonDepthOver(value, maxBodyDepth)) done(new HttpError('REQUEST_TOO_DEEP', `The request body nests deeper than ${maxBodyDepth} levels`), undefined)
+    else done(null, value)
   })
   const openapi = new OpenApiCollector()
   app.addHook('onRoute', (route) => openapi.add(route))
@@ -132,6 +154,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   runRoutes(app, context)
   procedureRoutes(app, context)
   workflowRoutes(app, context)
+  inspectorRoutes(app)
 
   const prune = setInterval(() => {
     const now = Date.now()

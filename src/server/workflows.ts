@@ -33,7 +33,8 @@ import type { Host } from './host.ts'
 import type { Jobs } from './jobs.ts'
 import { compileFuel, quotasOf, type Admission, type Tenants } from './tenants.ts'
 import { setLongTimeout } from '../vm/long-timer.ts'
-import { transpileAgentError } from './procedures.ts'
+import { programFromBody, transpileAgentError } from './procedures.ts'
+import type { ServerLimits } from './config.ts'
 import { MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, type WorkflowStore, type WorkflowView } from './stores/workflows.ts'
 
 export interface WorkflowRoutesBackend {
@@ -218,7 +219,7 @@ const isExternal = (options: unknown) => options !== null && typeof options === 
 
 /** The HTTP side: start, read, answer external requests. */
 export class WorkflowService implements WorkflowRoutesBackend {
-  constructor(private readonly store: WorkflowStore, private readonly atomsOf: (tenant: string) => AtomDef[] = () => [], private readonly tenants?: Tenants) {}
+  constructor(private readonly store: WorkflowStore, private readonly atomsOf: (tenant: string) => AtomDef[] = () => [], private readonly tenants?: Tenants, private readonly limits?: ServerLimits) {}
 
   close(): Promise<void> {
     return this.store.close()
@@ -242,6 +243,8 @@ export class WorkflowService implements WorkflowRoutesBackend {
     } finally {
       await admission?.settle(admission.fuel)
     }
+    // The same size and depth limits as every other program the server accepts (422, never a deep recursion later).
+    if (this.limits) programFromBody({ ast: program.ast }, this.limits)
     const now = Date.now()
     const row: WorkflowRow = {
       id: `wf_${crypto.randomUUID().replace(/-/g, '')}`, tenant, state: 'running', createdAt: now, updatedAt: now,
@@ -272,11 +275,11 @@ export class WorkflowService implements WorkflowRoutesBackend {
 /** In memory (no --database): steps run on timers in this process. */
 export function workflowsBackend(host: Host, distributed?: { pgPool: pg.Pool; jobs: Jobs }): WorkflowRoutesBackend {
   const atomsOf = (tenant: string) => tenantAtoms(host, tenant)
-  if (distributed) return new WorkflowService(new PgWorkflowStore(distributed.pgPool), atomsOf, host.tenants)
+  if (distributed) return new WorkflowService(new PgWorkflowStore(distributed.pgPool), atomsOf, host.tenants, host.config.limits)
   let driver: WorkflowDriver | undefined
   const store = new MemoryWorkflowStore((id) => driver!.step(id))
   driver = new WorkflowDriver(host, store)
-  return new WorkflowService(store, atomsOf, host.tenants)
+  return new WorkflowService(store, atomsOf, host.tenants, host.config.limits)
 }
 
 /** Graphile Worker task of workflow steps (serve with --database, and ajsc worker). */
