@@ -13,7 +13,7 @@ import { EventEmitter } from 'node:events'
 import type pg from 'pg'
 import { Logger, makeWorkerUtils, run, runMigrations, type Runner, type Task, type TaskList, type WorkerUtils } from 'graphile-worker'
 import type { Host } from './host.ts'
-import type { RunExecutor } from './runs.ts'
+import { withServerHint, type RunExecutor } from './runs.ts'
 import { HttpError } from './errors.ts'
 import { rowToRun } from './stores/postgres.ts'
 import type { RunResult } from '../vm/result.ts'
@@ -75,7 +75,7 @@ function runTaskHandler(host: Host, pgPool: pg.Pool): Task {
       result = { result: null, fuelUsed: 0, error: { name: 'AgentError', code: err.code ?? 'INTERNAL', message: err.message ?? String(e) } }
     }
     // Fuel per day is counted by the server that admitted the run, when it hears the result.
-    await host.stores.runs.finish(id, result, Date.now())
+    await host.stores.runs.finish(id, withServerHint(result), Date.now())
   }
 }
 

@@ -63,11 +63,27 @@ export async function resolveProgram(stores: ServerStores, tenant: string, body:
   return { astText }
 }
 
+/** The VM's hints speak of library options; an operator of `ajsc serve` needs the config key or the endpoint. */
+const SERVER_HINTS: Readonly<Record<string, (message: string) => string>> = {
+  UNKNOWN_ATOM: () => 'Give the server the atoms: "atoms": ["./atoms.mjs"] in the serve config (or ajsc serve --atoms), and, if the tenant has an "atoms" allowlist, add them to it.',
+  LIBRARY_MISSING: (message) => message.includes('"workflow"') ? 'A workflow module runs on the workflow engine: POST /v1/workflows with its source.'
+    : message.includes('"flowlang"') ? 'A FlowLang turn runs in a FlowLang session (ajsc flowlang run / chat), not as a run.'
+      : 'This server\'s ajs-lang does not provide that library: upgrade it, or send the program to a host that has it.',
+  LIBRARY_VERSION: () => 'The program was compiled by a newer ajs-lang than this server runs: upgrade the server, or recompile the program with its version.',
+}
+
+/** A run's result as the server reports it (sync, async, on a worker): hints in the operator's terms. */
+export function withServerHint(result: RunResult): RunResult {
+  const error = result.error
+  const hint = error ? SERVER_HINTS[error.code]?.(error.message) : undefined
+  return hint ? { ...result, error: { ...error!, hint } } : result
+}
+
 /** A result the server refuses to call a run (bad program or arguments): 422 with the VM's error. */
 export function rejection(result: RunResult): HttpError | undefined {
   const code = result.error?.code
   if (code && (REJECTED_PROGRAM_CODES.has(code) || isTranspileCode(code))) {
-    return new HttpError('PROGRAM_REJECTED', result.error!.message, { agentError: result.error })
+    return new HttpError('PROGRAM_REJECTED', result.error!.message, { agentError: withServerHint(result).error })
   }
   return undefined
 }
@@ -197,6 +213,7 @@ export function localExecutor(pool: { run(task: RunTask, control?: RunControl): 
           const err = e as HttpError
           result = { result: null, fuelUsed: 0, error: { name: 'AgentError', code: err.code ?? 'INTERNAL', message: err.message ?? String(e) } }
         }
+        result = withServerHint(result)
         await stores.runs.finish(record.id, result, Date.now())
         done(result)
       })()

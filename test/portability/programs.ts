@@ -16,8 +16,8 @@ export interface PortableProgram {
   args: Record<string, unknown>
   /** The result every host that runs it gives. */
   result?: unknown
-  /** Or: the error code every plain host refuses it with (the program needs an engine). */
-  refused?: { code: string; hint: string }
+  /** Or: the error code every plain host refuses it with (the program needs an engine), and what its hint names on each kind of host. */
+  refused?: { code: string; hint: { library: string; cli: string; server: string } }
   /** The runtime libraries it declares (a browser page without them must refuse it). */
   libraries: string[]
 }
@@ -105,14 +105,14 @@ export function portablePrograms(): PortableProgram[] {
       frontend: 'FlowLang graph',
       ast: compileTurnProgram(baselineGraph({ type: 'protocol.openai', options: { url: 'http://127.0.0.1:9/v1', model: 'm' } })),
       args: { history: [], input: 'hi', turn: 1, channel: null, maxRounds: 4, system: null },
-      refused: { code: 'LIBRARY_MISSING', hint: 'ajsc flowlang run' },
+      refused: { code: 'LIBRARY_MISSING', hint: { library: 'FlowSession', cli: 'ajsc flowlang run', server: 'FlowLang session' } },
       libraries: ['flowlang'],
     },
     {
       frontend: 'workflow module',
       ast: compileWorkflow(WORKFLOW).ast,
       args: { args: { url: 'https://example.com' } },
-      refused: { code: 'LIBRARY_MISSING', hint: 'ajsc workflow run' },
+      refused: { code: 'LIBRARY_MISSING', hint: { library: 'startWorkflow()', cli: 'ajsc workflow run', server: 'POST /v1/workflows' } },
       libraries: ['workflow'],
     },
   ]
