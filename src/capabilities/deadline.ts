@@ -8,6 +8,8 @@
  * otherwise collect one listener per call.
  */
 
+import { setLongTimeout } from '../vm/long-timer.ts'
+
 /** Why a deadline fired. */
 export type DeadlineReason = 'timeout' | 'aborted'
 
@@ -29,7 +31,7 @@ export function createDeadline(callerSignal: AbortSignal | undefined, timeoutMs:
     controller.abort(new Error(reason))
   }
   const onAbort = (): void => fire('aborted')
-  const timer = setTimeout(() => fire('timeout'), timeoutMs)
+  const timer = setLongTimeout(() => fire('timeout'), timeoutMs)
   if (callerSignal) {
     if (callerSignal.aborted) fire('aborted')
     else callerSignal.addEventListener('abort', onAbort, { once: true })
@@ -38,7 +40,7 @@ export function createDeadline(callerSignal: AbortSignal | undefined, timeoutMs:
     signal: controller.signal,
     reason: () => why,
     dispose(): void {
-      clearTimeout(timer)
+      timer.clear()
       callerSignal?.removeEventListener('abort', onAbort)
     },
   }

@@ -3,6 +3,7 @@
  * programs. `run` always resolves to a RunResult; guest errors, bad options
  * and bad ASTs come back in `error`, never as a rejected promise.
  */
+import { setLongTimeout } from './long-timer.ts'
 import { validate as validateSchema } from 'tosijs-schema'
 import type { AjsProgram } from '../ast/types.ts'
 import { validateAst } from '../ast/validate.ts'
@@ -379,8 +380,8 @@ export class AgentVM {
   /** Timer and host signal: both stop the run and cancel whatever it waits for. */
   private arm(rt: Run, opts: NormalizedOptions): () => void {
     const stop = (err: VmError) => { try { rt.stop(err) } catch { /* stop() throws by design */ } }
-    const ms = Math.max(0, Math.min(rt.deadline - Date.now(), 2_147_483_647))
-    const timer = setTimeout(() => stop(vmError('TIMEOUT', `The run exceeded its time limit of ${opts.timeoutMs} ms`)), ms)
+    // Clamped and re-armed (long-timer.ts): a time limit above 2^31-1 ms neither fires at once nor early.
+    const timer = setLongTimeout(() => stop(vmError('TIMEOUT', `The run exceeded its time limit of ${opts.timeoutMs} ms`)), rt.deadline - Date.now())
     const onAbort = () => stop(vmError('ABORTED'))
     if (opts.signal?.aborted) onAbort()
     opts.signal?.addEventListener('abort', onAbort)
@@ -390,7 +391,7 @@ export class AgentVM {
       if (Atomics.load(flag, 0) !== 0) stop(interrupted())
     }, INTERRUPT_POLL_MS)
     return () => {
-      clearTimeout(timer)
+      timer.clear()
       if (poll !== undefined) clearInterval(poll)
       opts.signal?.removeEventListener('abort', onAbort)
     }

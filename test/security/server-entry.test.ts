@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { tokenSha256 } from '../../src/server/index.ts'
+import { AgentVM } from '../../src/index.ts'
 import { jsonDepthOver, maxRequestDepth } from '../../src/server/app.ts'
 import { MAX_TIMER_MS, setLongTimeout, sleepLong } from '../../src/vm/long-timer.ts'
 import { startTestServer, type TestServer } from '../server/helpers.ts'
@@ -87,6 +88,11 @@ describe('class 6: one timer clamps and re-arms', () => {
     now = MAX_TIMER_MS + 10
     await Bun.sleep(10)
     expect(fired).toBe(false) // still waiting on the first real chunk, not fired early
+  })
+
+  test('a run with a time limit above 2^31-1 ms is not stopped at once', async () => {
+    const r = await new AgentVM().run('function f() { let i = 0; while (i < 20000) { i++ } return i }', {}, { timeoutMs: MAX_TIMER_MS * 3, fuel: 1e6 })
+    expect([r.error?.code, r.result]).toEqual([undefined, 20000])
   })
 
   test('sleepLong rejects with the abort reason', async () => {

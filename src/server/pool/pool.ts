@@ -6,6 +6,7 @@
  * terminated and piscina starts a fresh one. A full queue is a 503 with
  * Retry-After, decided before the task is queued.
  */
+import { setLongTimeout } from '../../vm/long-timer.ts'
 import { existsSync } from 'node:fs'
 import { availableParallelism, setPriority } from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -110,7 +111,7 @@ export class RunPool {
       graceTimer = setTimeout(() => kill.abort(), this.graceMs)
     }
     // The VM enforces timeoutMs itself; this is the safety net for a run that does not stop.
-    const deadline = setTimeout(stop, task.timeoutMs + this.graceMs)
+    const deadline = setLongTimeout(stop, task.timeoutMs + this.graceMs)
     const onGone = () => stop()
     control.signal?.addEventListener('abort', onGone)
     try {
@@ -133,7 +134,7 @@ export class RunPool {
       throw new HttpError('WORKER_CRASHED', `The worker running the program stopped: ${(e as Error)?.message ?? e}`)
     } finally {
       this.untrack(flight)
-      clearTimeout(deadline)
+      deadline.clear()
       if (graceTimer) clearTimeout(graceTimer)
       control.signal?.removeEventListener('abort', onGone)
     }

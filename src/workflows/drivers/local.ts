@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path'
 import type { AtomDef } from '../../vm/atoms/types.ts'
+import { setLongTimeout, type LongTimer } from '../../vm/long-timer.ts'
 import { answerAgent, type LlmLike } from '../engine/agent-request.ts'
 import { mkdirDurable, writeFileAtomic } from '../stores/durable-fs.ts'
 import { workflowError } from '../engine/errors.ts'
@@ -102,7 +103,7 @@ interface DriveContext {
   /** Child workflows may not start their own (one nesting level). */
   child: boolean
   atoms: readonly AtomDef[]
-  timers: Set<ReturnType<typeof setTimeout>>
+  timers: Set<LongTimer>
   retry?: RunRetryPolicy
   /** Wakes the drive loop when a signal or cancel from the inbox was applied. */
   nudge?: () => void
@@ -168,7 +169,8 @@ async function answer(r: WorkflowRequest, exec: WorkflowExecution, ctx: DriveCon
   switch (r.type) {
     case 'sleep':
       await new Promise<void>((res) => {
-        const t = setTimeout(() => { ctx.timers.delete(t); res() }, r.durationMs)
+        // A guest's duration: clamped and re-armed (a 30-day sleep neither wakes at once nor spins).
+        const t = setLongTimeout(() => { ctx.timers.delete(t); res() }, r.durationMs)
         ctx.timers.add(t)
       })
       return 'OkUndefined'
@@ -256,7 +258,7 @@ async function finish(exec: WorkflowExecution, ctx: DriveContext): Promise<Local
     return { runId: ctx.runId, result: await drive(exec, ctx) }
   } finally {
     clearInterval(inbox)
-    for (const t of ctx.timers) clearTimeout(t)
+    for (const t of ctx.timers) t.clear()
     exec.dispose()
   }
 }
