@@ -18,7 +18,8 @@ import { DEFAULT_RUN_TIMEOUT_MS, runCommand } from './commands/run.ts'
 import { registerFlowlangCommands } from './commands/flowlang.ts'
 import { registerFlowCommands } from './commands/flow-program.ts'
 import { registerWorkflowCommands } from './commands/workflow.ts'
-import { registerServeCommands } from './commands/serve.ts'
+import { registerServeCommands, untilSignal } from './commands/serve.ts'
+import { registerInspectCommand } from './commands/inspect.ts'
 import { registerEvalCommand } from './commands/eval.ts'
 import { registerReplCommand } from './commands/repl.ts'
 import { registerInitCommand } from './commands/init.ts'
@@ -97,6 +98,7 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
   registerFlowCommands(program, io, setCode)
   registerWorkflowCommands(program, io, setCode)
   registerServeCommands(program, io, setCode)
+  registerInspectCommand(program, io, setCode, untilSignal)
   registerEvalCommand(program, io, setCode)
   registerReplCommand(program, io, setCode)
   registerInitCommand(program, io, setCode)

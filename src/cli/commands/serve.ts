@@ -105,7 +105,7 @@ async function withAtoms(command: 'serve' | 'worker', config: ServeConfig, flag:
 }
 
 /** Resolves on SIGINT or SIGTERM (long-running commands stop cleanly on either). */
-function untilSignal(): Promise<string> {
+export function untilSignal(): Promise<string> {
   return new Promise((done) => {
     const on = (sig: string) => () => {
       process.off('SIGINT', onInt)

@@ -1,0 +1,196 @@
+/**
+ * The web inspector in headless Chromium (playwright-core, the system `chromium`): on `ajsc serve`
+ * (GET /ui, data through the API with the tenant's token) — load the list, run a program and read
+ * its timeline, start a workflow, answer its pending request, see it finish — and on `ajsc inspect`
+ * (a CLI trace and a workflow run directory, served on 127.0.0.1). A screenshot of each page goes to
+ * a temporary folder; keyboard navigation and a contrast check.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { startTestServer, TOKENS, type TestServer } from './helpers.ts'
+import { ajsc } from '../cli/run-cli.ts'
+import { loadInspectData, serveInspector } from '../../src/cli/commands/inspect.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+const haveChromium = existsSync(CHROMIUM)
+if (!haveChromium) console.warn(`inspector browser test skipped: ${CHROMIUM} is missing`)
+
+const shots = mkdtempSync(join(tmpdir(), 'ajs-inspector-shots-'))
+const work = mkdtempSync(join(tmpdir(), 'ajs-inspector-'))
+let t: TestServer
+let browser: BrowserContext
+let profile: string
+
+beforeAll(async () => {
+  t = await startTestServer({ size: 1 })
+  if (!haveChromium) return
+  profile = mkdtempSync(join(tmpdir(), 'ajs-chromium-'))
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, timeout: 60_000,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+}, 90_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await t?.close()
+  if (profile) rmSync(profile, { recursive: true, force: true })
+  rmSync(work, { recursive: true, force: true })
+  console.log(`inspector screenshots: ${shots}`)
+})
+
+/** WCAG contrast ratio of the computed colour and background of the elements matching `selector` (the lowest). */
+async function lowestContrast(page: Page, selector: string): Promise<number> {
+  return page.evaluate((sel) => {
+    const rgb = (c: string) => (c.match(/[\d.]+/g) ?? ['0', '0', '0']).slice(0, 3).map(Number)
+    const lum = ([r, g, b]: number[]) => {
+      const f = (v: number) => { const s = v / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4 }
+      return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!)
+    }
+    const background = (el: Element | null): string => {
+      for (let e = el; e; e = e.parentElement) {
+        const bg = getComputedStyle(e).backgroundColor
+        if (bg && !bg.startsWith('rgba(0, 0, 0, 0)') && bg !== 'transparent') return bg
+      }
+      return 'rgb(255, 255, 255)'
+    }
+    let lowest = 21
+    for (const el of document.querySelectorAll(sel)) {
+      const a = lum(rgb(getComputedStyle(el).color))
+      const b = lum(rgb(background(el)))
+      lowest = Math.min(lowest, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05))
+    }
+    return lowest
+  }, selector)
+}
+
+describe.skipIf(!haveChromium)('the inspector on ajsc serve (/ui)', () => {
+  test('the page needs no token, its data does; a strict CSP', async () => {
+    const page = await t.req('GET', '/ui', { token: null })
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toContain('text/html')
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
+    expect((await t.req('GET', '/ui/app.js', { token: null })).status).toBe(200)
+    expect((await t.req('GET', '/v1/runs/nope', { token: null })).status).toBe(401)
+  })
+
+  test('list → run a program → its timeline → start a workflow → answer its request → done; keyboard and contrast', async () => {
+    const page = await browser.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(String(e)))
+    // Refused API calls (the wrong token) log "Failed to load resource"; anything else is a bug of the page.
+    page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()) })
+
+    // Without a token: the sign-in form; a wrong token is refused by the API.
+    await page.goto(`${t.url}/ui`)
+    await page.locator('#token').fill('wrong')
+    await page.keyboard.press('Enter')
+    await page.getByText('Nothing here yet.').or(page.getByText('That token was refused.')).first().waitFor()
+
+    await page.goto(`${t.url}/ui#token=${TOKENS.a}`)
+    await page.getByRole('heading', { name: 'Runs and workflows' }).waitFor()
+    expect(page.url()).not.toContain(TOKENS.a) // the token leaves the address bar
+    await page.screenshot({ path: join(shots, '1-list.png'), fullPage: true })
+
+    // Run a program with its trace: the timeline has a row per step with fuel and cumulative fuel.
+    await page.locator('#run-args').fill('{"n": 4}')
+    await page.locator('#run-submit').click()
+    await page.locator('#timeline').waitFor()
+    expect(await page.locator('#run-state').textContent()).toBe('ok')
+    expect(await page.locator('#run-result').textContent()).toBe('{"total":6}')
+    const rows = await page.locator('#timeline tbody tr').count()
+    expect(rows).toBeGreaterThan(3)
+    const cumulative = await page.locator('#timeline tbody tr td:nth-child(6)').allTextContents()
+    expect(cumulative.map(Number).every((n) => Number.isFinite(n))).toBe(true)
+    await page.screenshot({ path: join(shots, '2-run-timeline.png'), fullPage: true })
+
+    // Back to the list by keyboard: the run is listed; Tab to its link and open it with Enter.
+    await page.getByRole('link', { name: '← all runs and workflows' }).focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Runs and workflows' }).waitFor()
+    let reached = false
+    for (let i = 0; i < 40 && !reached; i++) {
+      await page.keyboard.press('Tab')
+      reached = await page.evaluate(() => (document.activeElement?.getAttribute('href') ?? '').startsWith('#/run/'))
+    }
+    expect(reached).toBe(true)
+    await page.keyboard.press('Enter')
+    await page.locator('#timeline').waitFor()
+
+    // A workflow waiting on an external request: answer it from the page, see it finish.
+    await page.goto(`${t.url}/ui#/`)
+    await page.getByRole('heading', { name: 'Runs and workflows' }).waitFor()
+    await page.locator('#wf-source').fill('const ok = await agent("Approve the refund?", { external: true })\nexport default { approved: ok }')
+    await page.locator('#wf-submit').click()
+    const answer = page.locator('input.answer')
+    await answer.waitFor({ timeout: 15_000 })
+    expect(await page.getByText('Approve the refund?').count()).toBeGreaterThan(0)
+    await page.screenshot({ path: join(shots, '3-workflow-pending.png'), fullPage: true })
+    await answer.fill('true')
+    await answer.press('Enter')
+    await page.locator('#wf-state.state-done').waitFor({ timeout: 15_000 })
+    expect(await page.locator('#wf-result').textContent()).toBe('{"approved":true}')
+    await page.screenshot({ path: join(shots, '4-workflow-done.png'), fullPage: true })
+
+    // The list has both, and filters by kind and state, with paging controls.
+    await page.goto(`${t.url}/ui#/`)
+    await page.locator('tbody tr').nth(1).waitFor()
+    await page.locator('#f-kind').selectOption('workflow')
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1)
+    expect(await page.locator('tbody tr td:nth-child(3)').textContent()).toBe('done')
+    expect(await page.locator('#prev').isDisabled()).toBe(true)
+
+    // Contrast (WCAG AA, 4.5:1) of text, table headers, links, buttons and state colours.
+    for (const sel of ['body', 'th', 'td', 'a', 'button', 'label', '.state-done', '.muted']) {
+      if (await page.locator(sel).count() === 0) continue
+      expect({ sel, ratio: await lowestContrast(page, sel) }).toEqual({ sel, ratio: expect.any(Number) })
+      expect(await lowestContrast(page, sel)).toBeGreaterThanOrEqual(4.5)
+    }
+    expect(errors).toEqual([])
+    await page.close()
+  }, 90_000)
+})
+
+describe.skipIf(!haveChromium)('ajsc inspect: a CLI trace and a workflow run directory, on 127.0.0.1', () => {
+  test('the list, a failed run with its code frame, the workflow journal', async () => {
+    const prog = join(work, 'boom.ajs')
+    writeFileSync(prog, 'function boom({ n }) {\n  let x = n * 2\n  if (x > 10) throw new Error("too big")\n  return { x }\n}')
+    const r = ajsc(['run', prog, '--trace', '--json', '--args', '{"n": 9}'])
+    writeFileSync(join(work, 'trace.json'), r.stdout)
+    const wf = join(work, 'wf.js')
+    writeFileSync(wf, 'phase("one")\nlog("hello")\nexport default { ok: 1 }\n')
+    expect(ajsc(['workflow', 'run', wf, '--runs-dir', join(work, 'runs')], { cwd: work }).code).toBe(0)
+
+    const data = loadInspectData([join(work, 'trace.json'), join(work, 'runs')], work, prog)
+    expect(data.items.map((i) => `${i.kind} ${i.state}`).sort()).toEqual(['run failed', 'workflow done'])
+    const { server, url } = await serveInspector(data)
+    try {
+      expect(url).toStartWith('http://127.0.0.1:')
+      const page = await browser.newPage()
+      await page.goto(url)
+      await page.getByRole('heading', { name: 'Runs and workflows' }).waitFor()
+      expect(await page.locator('tbody tr').count()).toBe(2)
+      await page.screenshot({ path: join(shots, '5-inspect-list.png'), fullPage: true })
+      await page.getByRole('link', { name: 'trace' }).click()
+      const alert = page.getByRole('alert')
+      await alert.waitFor()
+      expect(await alert.textContent()).toContain('THROWN')
+      expect(await page.locator('pre[aria-label="code frame"]').textContent()).toContain('> 3 |   if (x > 10) throw new Error("too big")')
+      expect(await page.locator('#timeline tbody tr').count()).toBeGreaterThan(0)
+      await page.screenshot({ path: join(shots, '6-inspect-run.png'), fullPage: true })
+      await page.goto(`${url}#/`)
+      await page.locator('a[href^="#/workflow/"]').click()
+      await page.locator('#journal').waitFor()
+      const entries = await page.locator('#journal tbody tr td:nth-child(2)').allTextContents()
+      expect(entries).toEqual(['start', 'call · phase one', 'call · log', 'end'])
+      await page.screenshot({ path: join(shots, '7-inspect-workflow.png'), fullPage: true })
+      await page.close()
+    } finally {
+      server.closeAllConnections()
+      server.close()
+    }
+  }, 90_000)
+})
