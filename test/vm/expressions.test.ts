@@ -264,8 +264,11 @@ describe('methodCall', () => {
     expect(await code(prog([ret(mcall(lit('s'), 'call'))]))).toBe('METHOD_NOT_ALLOWED')
     expect(await code(prog([ret(mcall(lit('s'), 'bind'))]))).toBe('METHOD_NOT_ALLOWED')
     expect(await code(prog([ret(mcall(id('Math'), 'constructorX'))]))).toBe('METHOD_NOT_ALLOWED')
-    // a method of another type: arrays have no toUpperCase
-    expect(await code(prog([ret(mcall(arr(), 'toUpperCase'))]))).toBe('METHOD_NOT_ALLOWED')
+    // a method of another type is a wrong type, not a forbidden method (issue 29): arrays have no toUpperCase
+    expect(await code(prog([ret(mcall(arr(), 'toUpperCase'))]))).toBe('TYPE_ERROR')
+    const trim = await run(prog([ret(mcall(lit(3), 'trim'))]))
+    expect(trim.error?.message).toBe('trim is a string method, but the value is a number (number.trim does not exist)')
+    expect(trim.error?.hint).toContain('String(x).trim(')
   })
   test('calling a method on null is a TYPE_ERROR', async () => {
     expect(await code(prog([ret(mcall(lit(null), 'trim'))]))).toBe('TYPE_ERROR')

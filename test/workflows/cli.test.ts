@@ -44,7 +44,7 @@ test('run: schema answers with one corrective retry, sleep, child workflows; the
   expect(readdirSync(join(dir, '.ajs', 'runs', runs[0]!, 'children')).length).toBe(2)
 
   const ls = await ajsc('workflow', 'ls')
-  expect(ls.out).toContain(`${runs[0]}  complete  phase children  budget 3  `)
+  expect(ls.out).toContain(`${runs[0]}  complete  phase children  budget 3 spent  `)
   const show = await ajsc('workflow', 'show', runs[0]!, '--json')
   const report = JSON.parse(show.out)
   expect(report).toMatchObject({ command: 'workflow show', ok: true, run: { state: 'complete', phases: ['plan', 'children'], requests: { total: 4, resolved: 4, inFlight: [] } } })

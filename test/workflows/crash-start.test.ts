@@ -73,7 +73,7 @@ test('SIGKILL after the start entry, before the first request is durable: resume
   expect(lines.map((e) => e.t)).toEqual(['start'])
   expect(lines[0].args).toEqual({ topic: 'tea' })
   const ls = await ajsc('workflow', 'ls', '--runs-dir', 'runs')
-  expect(ls.out).toContain(`${runId}  running   phase -  budget 0  ${join(dir, 'steps.ajs')}`)
+  expect(ls.out).toContain(`${runId}  running   phase -  budget 0 spent  ${join(dir, 'steps.ajs')}`)
   await expectResumedLikeReference(runId)
 }, 60_000)
 

@@ -125,7 +125,7 @@ async function report(command: string, flags: DriverFlags, io: CliIO, work: () =
 }
 
 function formatSummary(s: RunSummary): string {
-  const budget = s.budget ? `${s.budget.spent}${s.budget.total === null ? '' : `/${s.budget.total}`}` : '-'
+  const budget = s.budget ? `${s.budget.spent}${s.budget.total === null ? ' spent (no limit)' : ` of ${s.budget.total} spent`}` : '-'
   const lines = [
     `run       ${s.runId}`,
     `file      ${s.file}`,
@@ -269,7 +269,8 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
       else {
         if (runs.length === 0) io.err('no runs\n')
         for (const r of runs) {
-          const budget = r.budget ? `${r.budget.spent}${r.budget.total === null ? '' : `/${r.budget.total}`}` : '-'
+          // "budget 2 spent" / "budget 2/5 spent": the number is what the run has used, not what it may use.
+          const budget = r.budget ? `${r.budget.spent}${r.budget.total === null ? '' : `/${r.budget.total}`} spent` : '-'
           const why = r.state === 'invalid' ? `  (${(r.error as { code: string }).code}: see \`ajsc workflow show ${r.runId}\`)` : ''
           io.out(`${r.runId}  ${r.state.padEnd(8)}  phase ${r.phases[r.phases.length - 1] ?? '-'}  budget ${budget}  ${r.file}${why}\n`)
         }

@@ -237,6 +237,14 @@ export function methodDispatcher(method: string): Dispatch {
     if (target === null || target === undefined) {
       throw vmError('TYPE_ERROR', `Cannot read properties of ${typeName(target)} (calling "${method}")`)
     }
+    // A method of another type on this value is a wrong type (JS: "x.trim is not a function"), not a forbidden method.
+    const owners = ([['string', onString], ['array', onArray], ['number', onNumber], ['boolean', onBoolean], ['RegExp', onRegex], ['object', onObject]] as const)
+      .filter(([, m]) => m !== undefined).map(([name]) => name)
+    if (owners.length > 0) {
+      const err = vmError('TYPE_ERROR', `${method} is ${owners.length === 1 ? `a${/^[aeiou]/i.test(owners[0]!) ? 'n' : ''} ${owners[0]} method` : `a method of ${owners.join(', ')} values`}, but the value is ${typeName(target) === 'array' || typeName(target) === 'object' ? 'an' : 'a'} ${typeName(target)} (${typeName(target)}.${method} does not exist)`)
+      err.hint = `Convert the value first (e.g. String(x).${method}(...)), or check that it has the type you expect.`
+      throw err
+    }
     throw vmError('METHOD_NOT_ALLOWED', `${typeName(target)}.${method} is not available`)
   }
   return (rt, target, args) => {
