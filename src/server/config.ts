@@ -83,6 +83,11 @@ export interface ServerLimits {
 
 export interface ServeConfig {
   tenants: TenantConfig[]
+  /**
+   * Hex SHA-256 of the operator's token: `GET /metrics` with it shows every tenant's series.
+   * Without it, /metrics shows totals only (tenant "*"); with a tenant's token, totals and its own.
+   */
+  operatorTokenSha256?: string
   limits: ServerLimits
   /** Absolute paths of the host modules of custom atoms every pool worker installs (shared by all tenants). */
   atoms: string[]
@@ -229,7 +234,7 @@ function atomModulesOf(raw: unknown, baseDir: string): string[] {
 /** Validate a parsed config file; throws ServeConfigError naming the path of the first problem. */
 export function parseServeConfig(raw: unknown, options: ParseServeConfigOptions = {}): ServeConfig {
   const o = object(raw, 'config')
-  onlyKeys(o, ['tenants', 'limits', 'atoms'], 'config')
+  onlyKeys(o, ['tenants', 'limits', 'atoms', 'operatorTokenSha256'], 'config')
   if (!Array.isArray(o.tenants) || o.tenants.length === 0) throw new ServeConfigError('config.tenants', 'must be a non-empty array')
   const tenants = o.tenants.map((t, i) => tenantOf(t, `config.tenants[${i}]`))
   const ids = new Set<string>()
@@ -242,7 +247,13 @@ export function parseServeConfig(raw: unknown, options: ParseServeConfigOptions 
   })
   const limits = limitsOf(o.limits, DEFAULT_SERVER_LIMITS, new Set(), 'config.limits')
   const atoms = atomModulesOf(o.atoms, options.baseDir ?? process.cwd())
-  return deepFreeze({ tenants, limits, atoms })
+  let operatorTokenSha256: string | undefined
+  if (o.operatorTokenSha256 !== undefined) {
+    if (typeof o.operatorTokenSha256 !== 'string' || !SHA256_HEX.test(o.operatorTokenSha256.toLowerCase())) throw new ServeConfigError('config.operatorTokenSha256', 'must be the hex SHA-256 of the operator token (64 hex digits)')
+    operatorTokenSha256 = o.operatorTokenSha256.toLowerCase()
+    if (hashes.has(operatorTokenSha256)) throw new ServeConfigError('config.operatorTokenSha256', 'the operator token must differ from every tenant\'s')
+  }
+  return deepFreeze({ tenants, limits, atoms, ...(operatorTokenSha256 ? { operatorTokenSha256 } : {}) })
 }
 
 /** The config with more atom modules (`--atoms` of the command line, resolved from the current directory). */

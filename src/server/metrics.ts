@@ -53,7 +53,12 @@ export class Metrics {
     this.gauges.push({ name, help, read })
   }
 
-  render(): string {
+  /**
+   * The exposition. `all`: every tenant's series (the operator). A tenant id: totals plus that
+   * tenant's own series. `aggregate` (no token): totals only, no tenant ids.
+   */
+  render(scope: 'all' | 'aggregate' | { tenant: string } = 'all'): string {
+    if (scope !== 'all') return this.renderScoped(scope)
     const out: string[] = []
     const t = [...this.tenants.entries()]
     out.push('# HELP ajs_runs_total Runs finished, by tenant and outcome.', '# TYPE ajs_runs_total counter')
@@ -81,6 +86,33 @@ export class Metrics {
       }
     }
     return `${out.join('\n')}\n`
+  }
+
+  private renderScoped(scope: 'aggregate' | { tenant: string }): string {
+    const sum: TenantSeries = { runsOk: 0, runsFailed: 0, fuel: 0, buckets: LATENCY_BUCKETS.map(() => 0), latencySum: 0 }
+    for (const s of this.tenants.values()) {
+      sum.runsOk += s.runsOk; sum.runsFailed += s.runsFailed; sum.fuel += s.fuel; sum.latencySum += s.latencySum
+      s.buckets.forEach((n, i) => { sum.buckets[i]! += n })
+    }
+    const view = new Metrics()
+    view.tenants.set('*', sum)
+    if (typeof scope === 'object' && this.tenants.has(scope.tenant)) view.tenants.set(scope.tenant, this.tenants.get(scope.tenant)!)
+    for (const [key, n] of this.refusals) {
+      const [tenant, code] = key.split('\u0000') as [string, string]
+      const k = `*\u0000${code}`
+      view.refusals.set(k, (view.refusals.get(k) ?? 0) + n)
+      if (typeof scope === 'object' && tenant === scope.tenant) view.refusals.set(key, n)
+    }
+    for (const g of this.gauges) {
+      view.gauges.push({ name: g.name, help: g.help, read: () => {
+        const rows = g.read()
+        if (!rows.some((r) => r.labels?.tenant !== undefined)) return rows
+        const total = rows.reduce((a, r) => a + r.value, 0)
+        const own = typeof scope === 'object' ? rows.filter((r) => r.labels?.tenant === scope.tenant) : []
+        return [{ labels: { tenant: '*' }, value: total }, ...own]
+      } })
+    }
+    return view.render('all')
   }
 }
 

@@ -274,7 +274,7 @@ describe('limits', () => {
   })
 
   test('refusals are counted in /metrics by tenant and code', async () => {
-    const text = (await t.req('GET', '/metrics', { token: null })).text
+    const text = (await t.req('GET', '/metrics', { token: 'token-operator' })).text
     expect(text).toMatch(/ajs_requests_refused_total\{tenant="",code="UNAUTHORIZED"\} \d+/)
     expect(text).toMatch(/ajs_requests_refused_total\{tenant="rate",code="RATE_LIMITED"\} 1/)
     expect(text).toMatch(/ajs_fuel_used_total\{tenant="a"\} \d/)

@@ -16,6 +16,7 @@ export const TEST_CONFIG = {
     { id: 'cpu', tokenSha256: tokenSha256(TOKENS.cpu), limits: { concurrentRuns: 1, fuelPerRun: 1e12, timeoutMs: 10_000 } },
   ],
   limits: { maxBodyBytes: 65_536, maxAstDepth: 60 },
+  operatorTokenSha256: tokenSha256('token-operator'),
 }
 
 export interface TestServer {
@@ -54,7 +55,7 @@ export const ast = (source: string) => transpile(source).ast
 
 /** Runs counted by /metrics for a tenant (ok + error). */
 export async function runsCounted(t: TestServer, tenant: string): Promise<number> {
-  const text = (await t.req('GET', '/metrics', { token: null })).text
+  const text = (await t.req('GET', '/metrics', { token: 'token-operator' })).text
   let n = 0
   for (const m of text.matchAll(new RegExp(`^ajs_runs_total\\{tenant="${tenant}",outcome="\\w+"\\} (\\d+)$`, 'gm'))) n += Number(m[1])
   return n

@@ -11,7 +11,7 @@ const double = ast('function double({ n }) { return { doubled: n * 2 } }')
 let t: TestServer | undefined
 afterEach(async () => { await t?.close(); t = undefined })
 
-const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec((await t!.req('GET', '/metrics', { token: null })).text)?.[1])
+const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec((await t!.req('GET', '/metrics', { token: 'token-operator' })).text)?.[1])
 
 describe('worker-thread isolation', () => {
   test('another tenant\'s runs complete while a tenant\'s CPU-bound loop runs', async () => {

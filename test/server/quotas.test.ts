@@ -125,3 +125,28 @@ describe('default concurrentRuns', () => {
     expect(parseServeConfig({ tenants: [{ id: 'x', tokenSha256: tokenSha256('t-x') }] }).tenants[0]!.limits.concurrentRuns).toBeNull()
   })
 })
+
+describe('/metrics: tenant ids and usage are for the operator', () => {
+  test('no token: totals only; a tenant: totals and its own series; the operator: everyone', async () => {
+    const s = await startTestServer({ size: 1 }, { ...CONFIG, operatorTokenSha256: tokenSha256('t-op') })
+    try {
+      await s.req('POST', '/v1/runs', { token: 't-hog', body: { source: 'function f() { return 1 }' } })
+      await s.req('POST', '/v1/runs', { token: 't-victim', body: { source: 'function f() { return 2 }' } })
+      await s.req('POST', '/v1/runs', { token: 'nobody', body: {} })
+      const anon = (await s.req('GET', '/metrics', { token: null })).text
+      expect(anon).not.toContain('tenant="hog"')
+      expect(anon).not.toContain('tenant="victim"')
+      expect(anon).toContain('ajs_runs_total{tenant="*",outcome="ok"} 2')
+      expect(anon).toMatch(/ajs_requests_refused_total\{tenant="\*",code="UNAUTHORIZED"\} 1/)
+      const own = (await s.req('GET', '/metrics', { token: 't-hog' })).text
+      expect(own).toContain('ajs_runs_total{tenant="hog",outcome="ok"} 1')
+      expect(own).not.toContain('tenant="victim"')
+      const op = (await s.req('GET', '/metrics', { token: 't-op' })).text
+      expect(op).toContain('tenant="hog"')
+      expect(op).toContain('tenant="victim"')
+      expect(op).toContain('ajs_runs_in_progress{tenant="victim"} 0')
+    } finally {
+      await s.close()
+    }
+  })
+})
