@@ -1,29 +1,22 @@
 /**
- * Small constructors for the ajs/1 nodes the flow compilers emit. Data from
- * flow documents always enters the AST as `literal` nodes (never as bare
- * value templates), so a `$expr` key inside a vendor's `data` stays data.
+ * The ajs/1 nodes the flow compilers emit, made with the one node kit
+ * (src/ast/build.ts). Data from flow documents always enters the AST as
+ * `literal` nodes (never as bare value templates), so a `$expr` key inside a
+ * vendor's `data` stays data.
  */
-import type { Expr, Step } from '../../ast/types.ts'
+import type { Expr, Json, Step } from '../../ast/types.ts'
+import * as b from '../../ast/build.ts'
 
-export const lit = (value: unknown): Expr => ({ $expr: 'literal', value } as Expr)
-export const id = (name: string): Expr => ({ $expr: 'ident', name })
-export const member = (object: Expr, property: string | Expr): Expr =>
-  (typeof property === 'string' ? { $expr: 'member', object, property } : { $expr: 'member', object, property, computed: true }) as Expr
-export const objectOf = (entries: Record<string, Expr>): Expr =>
-  ({ $expr: 'object', properties: Object.entries(entries).map(([key, value]) => ({ key, value })) } as Expr)
-export const arrayOf = (elements: Expr[]): Expr => ({ $expr: 'array', elements } as Expr)
-export const binary = (op: string, left: Expr, right: Expr): Expr => ({ $expr: 'binary', op, left, right } as Expr)
-export const callAtom = (callee: string, input: Record<string, Expr>): Expr =>
-  ({ $expr: 'call', callee, args: [objectOf(input)] } as Expr)
-export const methodCall = (object: Expr, method: string, args: Expr[]): Expr => ({ $expr: 'methodCall', object, method, args } as Expr)
+export { id, member, binary, callAtom, methodCall, exprStep, ret } from '../../ast/build.ts'
 
-export const let_ = (vars: Record<string, Expr>): Step => ({ op: 'varsLet', vars } as Step)
-export const set = (key: string, value: Expr): Step => ({ op: 'varSet', key, value } as Step)
-export const exprStep = (value: Expr): Step => ({ op: 'expr', value } as Step)
-export const ret = (value: Expr): Step => ({ op: 'return', value } as Step)
-export const if_ = (condition: Expr, then: Step[], else_?: Step[]): Step =>
-  ({ op: 'if', condition, then, ...(else_ ? { else: else_ } : {}) } as Step)
+/** Flow data (any JSON the document holds) as a literal. */
+export const lit = (value: unknown): Expr => b.lit(value as Json)
+export const objectOf = (entries: Record<string, Expr>): Expr => b.object(entries)
+export const arrayOf = (elements: Expr[]): Expr => b.array(elements)
+export const let_ = (vars: Record<string, Expr>): Step => b.varsLet(vars)
+export const set = (key: string, value: Expr): Step => b.varSet(key, value)
+export const if_ = (condition: Expr, then: Step[], else_?: Step[]): Step => b.if_(condition, then, else_)
 /** `{ op: atom, ...fields }` with every field a literal (vendor atoms, whose names are not identifiers). */
 export const atomStep = (op: string, fields: Record<string, unknown>, result: string): Step =>
-  ({ op, ...Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, lit(v)])), result } as Step)
-export const fail = (code: string, message: string): Step => exprStep(callAtom('flowFail', { code: lit(code), message: lit(message) }))
+  b.atomStep(op, Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, lit(v)])), result)
+export const fail = (code: string, message: string): Step => b.exprStep(b.callAtom('flowFail', { code: lit(code), message: lit(message) }))
