@@ -7,9 +7,9 @@
  * before the host acts), so `resumeLocalRun` continues after `kill -9`
  * without repeating a completed agent call.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
-import { dirname, extname, isAbsolute, join, resolve } from 'node:path'
+import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path'
 import type { AtomDef } from '../../vm/atoms/types.ts'
 import { setLongTimeout, type LongTimer } from '../../vm/long-timer.ts'
 import { answerAgent, type LlmLike } from '../engine/agent-request.ts'
@@ -155,6 +155,13 @@ async function drainInbox(exec: WorkflowExecution, ctx: DriveContext): Promise<v
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
+/** Whether `file` (symlinks resolved when it exists) lies inside `dir`. */
+function insideDir(file: string, dir: string): boolean {
+  const real = (p: string) => { try { return realpathSync(p) } catch { return resolve(p) } }
+  const rel = relative(real(dir), real(file))
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)
+}
+
 function childFile(ref: unknown, parentFile: string): string {
   const base = dirname(parentFile)
   if (typeof ref === 'string') {
@@ -187,6 +194,8 @@ async function answer(r: WorkflowRequest, exec: WorkflowExecution, ctx: DriveCon
     case 'workflow': {
       if (ctx.child) return { Err: { message: 'workflow(): a child workflow cannot start another one (the local driver runs one nesting level)' } }
       const file = childFile(r.ref, ctx.file)
+      // One rule for every child reference: it stays inside the parent's directory (no `..`, no absolute path elsewhere, no symlink out).
+      if (!insideDir(file, dirname(ctx.file))) return { Err: { message: `workflow(): the child workflow ${JSON.stringify(String(typeof r.ref === 'string' ? r.ref : (r.ref as { scriptPath?: unknown })?.scriptPath).slice(0, 200))} is outside the workflow's directory; keep child workflows next to (or below) the parent`, code: 'WORKFLOW_REF_OUTSIDE' } }
       const childId = `${ctx.runId}/children/${r.id}`
       const journal = ctx.store.read(childId)
       const program = compileWorkflow(readFileSync(file, 'utf8'), { sourceName: file, atoms: ctx.atoms })
