@@ -12,6 +12,7 @@ import type {
   BinaryOp, Expr, IdentExpr, Json, LiteralExpr, LogicalOp, MemberExpr, SpreadExpr, UnaryOp,
 } from '../ast/types.ts'
 import { FORBIDDEN_NAMES, IDENTIFIER } from '../ast/nodes.ts'
+import * as b from '../ast/build.ts'
 import { BuilderError } from './errors.ts'
 import { parseSource, type VarMap } from './resolve.ts'
 
@@ -43,13 +44,13 @@ export const isExprNode = (v: unknown): v is Expr =>
 export function toExpr(v: unknown): Expr {
   if (isExprNode(v)) return v
   if (isSourceExpr(v)) return v as unknown as Expr // resolved later by the builder
-  if (v === undefined) return { $expr: 'ident', name: 'undefined' }
+  if (v === undefined) return b.id('undefined')
   if (typeof v === 'number' && !Number.isFinite(v)) {
-    if (Number.isNaN(v)) return { $expr: 'ident', name: 'NaN' }
-    const inf: Expr = { $expr: 'ident', name: 'Infinity' }
-    return v > 0 ? inf : { $expr: 'unary', op: '-', argument: inf }
+    if (Number.isNaN(v)) return b.id('NaN')
+    const inf = b.id('Infinity')
+    return v > 0 ? inf : b.unary('-', inf)
   }
-  return { $expr: 'literal', value: v as Json }
+  return b.lit(v as Json)
 }
 
 function checkName(name: string, what: string): string {
@@ -65,10 +66,9 @@ const args = (xs: unknown[]): Array<Expr | SpreadExpr> => xs.map(toExpr)
 function path(p: string): Expr {
   if (typeof p !== 'string' || p.length === 0) throw new BuilderError('BUILDER_ARGS', 'e.path: expected a dotted path')
   const [head, ...rest] = p.split('.')
-  let out: Expr = { $expr: 'ident', name: checkName(head!, 'e.path') }
+  let out: Expr = b.id(checkName(head!, 'e.path'))
   for (const seg of rest) {
-    if (/^\d+$/.test(seg)) out = { $expr: 'member', object: out, property: { $expr: 'literal', value: Number(seg) }, computed: true }
-    else out = { $expr: 'member', object: out, property: checkName(seg, 'e.path') }
+    out = b.member(out, /^\d+$/.test(seg) ? Number(seg) : checkName(seg, 'e.path'))
   }
   return out
 }
@@ -87,41 +87,37 @@ export const e = {
       : parseSource(source, { names: [], atoms }, vars as VarMap)
   },
   /** A literal value; use it for data that contains a `$expr` key. */
-  lit(value: Json): LiteralExpr { return { $expr: 'literal', value } },
+  lit(value: Json): LiteralExpr { return b.lit(value) },
   /** Alias of `lit`, for data passed to atoms (wraps it so `$expr` keys inside stay data). */
-  data(value: Json): LiteralExpr { return { $expr: 'literal', value } },
-  ident<T = unknown>(name: string): IdentExpr & Typed<T> { return { $expr: 'ident', name: checkName(name, 'e.ident') } },
+  data(value: Json): LiteralExpr { return b.lit(value) },
+  ident<T = unknown>(name: string): IdentExpr & Typed<T> { return b.id(checkName(name, 'e.ident')) },
   /** `a.b.c` (numeric segments index arrays). */
   path<T = unknown>(p: string): TypedExpr<T> { return path(p) },
   member(object: unknown, property: string | ExprLike, opts: { optional?: boolean } = {}): MemberExpr {
-    const out: MemberExpr = typeof property === 'string'
-      ? { $expr: 'member', object: toExpr(object), property: checkName(property, 'e.member') }
-      : { $expr: 'member', object: toExpr(object), property: toExpr(property), computed: true }
-    if (opts.optional) out.optional = true
-    return out
+    return b.member(toExpr(object), typeof property === 'string' ? checkName(property, 'e.member') : toExpr(property), opts.optional)
   },
-  binary(op: BinaryOp, left: unknown, right: unknown): Expr { return { $expr: 'binary', op, left: toExpr(left), right: toExpr(right) } },
-  logical(op: LogicalOp, left: unknown, right: unknown): Expr { return { $expr: 'logical', op, left: toExpr(left), right: toExpr(right) } },
-  unary(op: UnaryOp, argument: unknown): Expr { return { $expr: 'unary', op, argument: toExpr(argument) } },
-  not(argument: unknown): Expr { return { $expr: 'unary', op: '!', argument: toExpr(argument) } },
+  binary(op: BinaryOp, left: unknown, right: unknown): Expr { return b.binary(op, toExpr(left), toExpr(right)) },
+  logical(op: LogicalOp, left: unknown, right: unknown): Expr { return b.logical(op, toExpr(left), toExpr(right)) },
+  unary(op: UnaryOp, argument: unknown): Expr { return b.unary(op, toExpr(argument)) },
+  not(argument: unknown): Expr { return b.not(toExpr(argument)) },
   cond(test: unknown, consequent: unknown, alternate: unknown): Expr {
-    return { $expr: 'conditional', test: toExpr(test), consequent: toExpr(consequent), alternate: toExpr(alternate) }
+    return b.cond(toExpr(test), toExpr(consequent), toExpr(alternate))
   },
-  array(...elements: unknown[]): Expr { return { $expr: 'array', elements: args(elements) } },
+  array(...elements: unknown[]): Expr { return b.array(args(elements)) },
   /** Object literal expression; each value is an expression or a JSON literal. */
   object(props: Record<string, unknown>): Expr {
-    return { $expr: 'object', properties: Object.keys(props).map((key) => ({ key: checkName(key, 'e.object'), value: toExpr(props[key]) })) }
+    return b.object(Object.keys(props).map((key) => ({ key: checkName(key, 'e.object'), value: toExpr(props[key]) })))
   },
-  spread(argument: unknown): SpreadExpr { return { $expr: 'spread', argument: toExpr(argument) } },
+  spread(argument: unknown): SpreadExpr { return b.spread(toExpr(argument)) },
   template(quasis: readonly string[], ...expressions: unknown[]): Expr {
     if (quasis.length !== expressions.length + 1) throw new BuilderError('BUILDER_ARGS', 'e.template: needs one more string than expressions')
-    return { $expr: 'template', quasis: [...quasis], expressions: expressions.map(toExpr) }
+    return b.template([...quasis], expressions.map(toExpr))
   },
   /** Helper, atom or global function call: `e.call('parseInt', e.ident('s'))`. */
-  call(callee: string, ...callArgs: unknown[]): Expr { return { $expr: 'call', callee: checkName(callee, 'e.call'), args: args(callArgs) } },
+  call(callee: string, ...callArgs: unknown[]): Expr { return b.call(checkName(callee, 'e.call'), args(callArgs)) },
   /** Method call: `e.method(e.ident('s'), 'trim')`. */
   method(object: unknown, method: string, ...callArgs: unknown[]): Expr {
-    return { $expr: 'methodCall', object: toExpr(object), method: checkName(method, 'e.method'), args: args(callArgs) }
+    return b.methodCall(toExpr(object), checkName(method, 'e.method'), args(callArgs))
   },
 }
 
