@@ -196,27 +196,36 @@ export class AgentVM {
         this.install(loaded)
       }))
     }
-    const finish = () => {
-      this.checkAtoms(program)
-      this.provided.add(program)
-    }
-    if (pending.length === 0) return finish()
-    return Promise.all(pending).then(finish)
+    if (pending.length === 0) return
+    return Promise.all(pending).then(() => undefined)
   }
 
-  /** Every custom atom the program declares, present: one error naming all that are missing. */
-  private checkAtoms(program: AjsProgram): void {
-    if (!Array.isArray(program.atoms)) return
-    const missing = program.atoms.filter((name) => typeof name === 'string' && !this.atoms.has(name))
-    if (missing.length === 0) return
-    const list = missing.slice(0, 10).map((n) => `"${n}"`).join(', ') + (missing.length > 10 ? `, and ${missing.length - 10} more` : '')
-    throw vmError('UNKNOWN_ATOM', `The program calls ${missing.length === 1 ? 'an atom' : 'atoms'} this VM does not have: ${list}`)
+  /**
+   * Compile, then check the custom atoms the program declares: a call of a missing atom is the
+   * compiler's UNKNOWN_ATOM (located, with a did-you-mean), extended with every other missing
+   * one; a declared atom no compiled call reaches is refused here. Before any step runs.
+   */
+  private compileDeclared(program: AjsProgram, opts: NormalizedOptions): CompiledProgram {
+    const missing = this.provided.has(program) ? [] : missingAtoms(program, this.atoms)
+    let compiled: CompiledProgram
+    try {
+      compiled = this.compile(program, opts.trace, opts)
+    } catch (e) {
+      if (e instanceof VmError && e.code === 'UNKNOWN_ATOM' && missing.length > 1) throw alsoMissing(e, missing)
+      throw e
+    }
+    if (missing.length > 0) {
+      const list = missing.slice(0, 10).map((n) => `"${n}"`).join(', ') + (missing.length > 10 ? `, and ${missing.length - 10} more` : '')
+      throw vmError('UNKNOWN_ATOM', `The program calls ${missing.length === 1 ? 'an atom' : 'atoms'} this VM does not have: ${list}`)
+    }
+    this.provided.add(program)
+    return compiled
   }
 
   private started<T>(program: AjsProgram, args: unknown, opts: NormalizedOptions, source?: string): Promise<RunResult<T>> {
     let rt: Run | undefined
     try {
-      const compiled = this.compile(program, opts.trace, opts)
+      const compiled = this.compileDeclared(program, opts)
       if (source !== undefined) this.sources.add(source, program)
       const input = copyIn(args ?? {}, undefined, 'args')
       checkMembrane(input, opts.membraneMaxBytes, 'args')
@@ -407,7 +416,7 @@ export class AgentVM {
     const program = await this.resolve(target, parent.config.options)
     await this.provide(program)
     const opts = parent.config.options
-    const compiled = this.compile(program, opts.trace, opts)
+    const compiled = this.compileDeclared(program, opts)
     const args = copyIn(input, undefined, 'agent input')
     checkDialectArgs(program, args)
     if (program.inputSchema && !this.argsCheck(program)(args)) {
@@ -428,6 +437,20 @@ export class AgentVM {
       child.end()
     }
   }
+}
+
+/** The custom atoms a program declares that this VM lacks. */
+function missingAtoms(program: AjsProgram, atoms: ReadonlyMap<string, AtomDef>): string[] {
+  return Array.isArray(program.atoms) ? program.atoms.filter((name) => typeof name === 'string' && !atoms.has(name)) : []
+}
+
+/** The compiler's located UNKNOWN_ATOM, naming the other missing atoms too. */
+function alsoMissing(e: VmError, missing: string[]): VmError {
+  const more = missing.filter((n) => !e.message.includes(`"${n}"`)).slice(0, 10).map((n) => `"${n}"`)
+  if (more.length === 0) return e
+  const out = new VmError(e.code, `${e.message} (this VM also lacks ${more.join(', ')})`)
+  for (const k of ['op', 'loc', 'file', 'hint', 'path'] as const) if (e[k] !== undefined) (out as unknown as Record<string, unknown>)[k] = e[k]
+  return out
 }
 
 /** Validate an AST under a limit set: the first problem as a VmError, or null. */

@@ -123,7 +123,9 @@ describe('the root declares custom atoms', () => {
     }
     const r = await new AgentVM([send]).run(program)
     expect(r.error?.code).toBe('UNKNOWN_ATOM')
-    expect(r.error?.message).toContain('"slack:post", "audit"')
+    // The compiler's located error for the first call, naming every other missing atom too.
+    expect(r.error?.message).toContain('slack:post')
+    expect(r.error?.message).toContain('"audit"')
     expect(r.error?.message).not.toContain('"send"')
     expect(calls).toEqual([])
     expect(r.fuelUsed).toBe(0)
@@ -131,6 +133,14 @@ describe('the root declares custom atoms', () => {
     const audit = defineAtom('audit', { type: 'object' }, undefined, () => 'ok')
     expect((await new AgentVM([send, post, audit]).run(program)).result).toBe(1)
     expect(calls).toEqual(['send'])
+  })
+
+  test('a declared atom that no call reaches is refused too, before anything runs', async () => {
+    const program: AjsProgram = { ajs: 1, op: 'seq', atoms: ['audit', 'trace'], steps: [{ op: 'return', value: 1 }] }
+    const r = await new AgentVM().run(program)
+    expect(r.error?.code).toBe('UNKNOWN_ATOM')
+    expect(r.error?.message).toContain('"audit", "trace"')
+    expect(r.fuelUsed).toBe(0)
   })
 
   test('vendor atom names are valid in the declaration', () => {
