@@ -19,6 +19,7 @@ import { lowerCall, lowerNew } from './calls.ts'
 import { checkAssignable, lowerIdentifier } from './names.ts'
 import { lowerAssignTarget } from './patterns.ts'
 import { COMPARISON_OPERATORS } from '../../ast/nodes.ts'
+import { node as make } from '../../ast/build.ts'
 
 type AnyExpr = Expression | Super | PrivateIdentifier | EsPattern | SpreadElement
 type Lower = (node: any, ctx: LowerContext) => Expr
@@ -49,7 +50,7 @@ export function lowerExpr(node: AnyExpr, ctx: LowerContext): Expr {
 
 /** Lower an element of an array literal or call arguments (spread allowed). */
 export function lowerElement(node: Expression | SpreadElement, ctx: LowerContext): Expr | SpreadExpr {
-  if (node.type === 'SpreadElement') return { $expr: 'spread', argument: lowerExpr(node.argument, ctx) }
+  if (node.type === 'SpreadElement') return make('spread', { argument: lowerExpr(node.argument, ctx) })
   return lowerExpr(node, ctx)
 }
 
@@ -69,11 +70,11 @@ export function lowerMember(node: MemberExpression, ctx: LowerContext): MemberEx
   if (node.computed) {
     const prop = node.property as Expression
     if (prop.type === 'Literal' && typeof prop.value === 'string') ctx.checkName(prop.value, prop)
-    out = { $expr: 'member', object, property: lowerExpr(prop, ctx), computed: true }
+    out = make('member', { object, property: lowerExpr(prop, ctx), computed: true })
   } else {
     if (node.property.type !== 'Identifier') return ctx.fail('CLASS', node.property)
     ctx.checkName(node.property.name, node.property)
-    out = { $expr: 'member', object, property: node.property.name }
+    out = make('member', { object, property: node.property.name })
   }
   if (node.optional) out.optional = true
   return out
@@ -96,18 +97,18 @@ export function propertyKey(p: Property | AssignmentProperty, ctx: LowerContext)
 }
 
 function lowerLiteral(node: Literal, ctx: LowerContext): Expr {
-  if ('regex' in node && node.regex) return { $expr: 'regex', pattern: node.regex.pattern, flags: node.regex.flags }
+  if ('regex' in node && node.regex) return make('regex', { pattern: node.regex.pattern, flags: node.regex.flags })
   if ('bigint' in node && node.bigint !== undefined) return ctx.fail('BIGINT', node)
   const value = node.value
   // `1e999` is Infinity, which JSON cannot carry.
-  if (typeof value === 'number' && !Number.isFinite(value)) return { $expr: 'ident', name: 'Infinity' }
-  return { $expr: 'literal', value: value as string | number | boolean | null }
+  if (typeof value === 'number' && !Number.isFinite(value)) return make('ident', { name: 'Infinity' })
+  return make('literal', { value: value as string | number | boolean | null })
 }
 
 function lowerTemplate(node: TemplateLiteral, ctx: LowerContext): Expr {
   const quasis = node.quasis.map((q) => q.value.cooked ?? q.value.raw)
   const expressions = node.expressions.map((e) => lowerExpr(e, ctx))
-  return { $expr: 'template', quasis, expressions }
+  return make('template', { quasis, expressions })
 }
 
 function lowerArray(node: ArrayExpression, ctx: LowerContext): Expr {
@@ -116,14 +117,14 @@ function lowerArray(node: ArrayExpression, ctx: LowerContext): Expr {
     if (el === null) ctx.fail('SPARSE_ARRAY', node)
     elements.push(lowerElement(el, ctx))
   }
-  return { $expr: 'array', elements }
+  return make('array', { elements })
 }
 
 function lowerObject(node: ObjectExpression, ctx: LowerContext): Expr {
   const properties: Array<PropertyNode | SpreadExpr> = []
   for (const p of node.properties) {
     if (p.type === 'SpreadElement') {
-      properties.push({ $expr: 'spread', argument: lowerExpr(p.argument, ctx) })
+      properties.push(make('spread', { argument: lowerExpr(p.argument, ctx) }))
       continue
     }
     if (p.kind !== 'init') ctx.fail('ACCESSOR', p, { name: p.key.type === 'Identifier' ? p.key.name : 'key' })
@@ -132,21 +133,21 @@ function lowerObject(node: ObjectExpression, ctx: LowerContext): Expr {
     const value = p.shorthand && p.value.type === 'Identifier' ? lowerIdentifier(p.value, ctx) : lowerExpr(p.value, ctx)
     properties.push(p.computed && typeof key !== 'string' ? { key, computed: true, value } : { key, value })
   }
-  return { $expr: 'object', properties }
+  return make('object', { properties })
 }
 
 function lowerUnary(node: UnaryExpression, ctx: LowerContext): Expr {
   const op = node.operator as UnaryOp
   if (op === 'delete') {
     if (node.argument.type !== 'MemberExpression') ctx.fail('DELETE_TARGET', node)
-    return { $expr: 'unary', op, argument: lowerMember(node.argument, ctx) }
+    return make('unary', { op, argument: lowerMember(node.argument, ctx) })
   }
   const arg = node.argument
   // Fold `-5` into a literal (but keep `-0`, which JSON cannot carry).
   if (op === '-' && arg.type === 'Literal' && typeof arg.value === 'number' && arg.value !== 0 && Number.isFinite(arg.value)) {
-    return { $expr: 'literal', value: -arg.value }
+    return make('literal', { value: -arg.value })
   }
-  return { $expr: 'unary', op, argument: lowerExpr(arg, ctx) }
+  return make('unary', { op, argument: lowerExpr(arg, ctx) })
 }
 
 const isNullish = (n: Node): boolean =>
@@ -174,27 +175,26 @@ function lowerBinary(node: BinaryExpression, ctx: LowerContext): Expr {
   if ((op === '==' || op === '!=') && !isNullish(node.left) && !isNullish(node.right)) {
     ctx.warn('LOOSE_EQUALITY', node, { op, strict: op + '=' })
   }
-  return { $expr: 'binary', op: op as BinaryOp, left: lowerExpr(node.left as Expression, ctx), right: lowerExpr(node.right, ctx) }
+  return make('binary', { op: op as BinaryOp, left: lowerExpr(node.left as Expression, ctx), right: lowerExpr(node.right, ctx) })
 }
 
 function lowerLogical(node: LogicalExpression, ctx: LowerContext): Expr {
-  return { $expr: 'logical', op: node.operator, left: lowerExpr(node.left, ctx), right: lowerExpr(node.right, ctx) }
+  return make('logical', { op: node.operator, left: lowerExpr(node.left, ctx), right: lowerExpr(node.right, ctx) })
 }
 
 function lowerConditional(node: ConditionalExpression, ctx: LowerContext): Expr {
-  return {
-    $expr: 'conditional',
+  return make('conditional', {
     test: lowerExpr(node.test, ctx),
     consequent: lowerExpr(node.consequent, ctx),
     alternate: lowerExpr(node.alternate, ctx),
-  }
+  })
 }
 
 /** A simple assignment target: a declared, assignable variable or a property. */
 export function lowerSimpleTarget(node: Node, ctx: LowerContext): IdentExpr | MemberExpr {
   if (node.type === 'Identifier') {
     checkAssignable(node as never, ctx)
-    return { $expr: 'ident', name: (node as unknown as { name: string }).name }
+    return make('ident', { name: (node as unknown as { name: string }).name })
   }
   if (node.type === 'MemberExpression') return lowerMember(node as MemberExpression, ctx)
   return ctx.fail('SEQUENCE_PATTERN', node)
@@ -206,15 +206,15 @@ function lowerAssign(node: AssignmentExpression, ctx: LowerContext): Expr {
   const target = left.type === 'ObjectPattern' || left.type === 'ArrayPattern'
     ? lowerAssignTarget(left, ctx) as Exclude<ReturnType<typeof lowerAssignTarget>, string>
     : lowerSimpleTarget(left, ctx)
-  return { $expr: 'assign', op, target, value: lowerExpr(node.right, ctx) }
+  return make('assign', { op, target, value: lowerExpr(node.right, ctx) })
 }
 
 function lowerUpdate(node: UpdateExpression, ctx: LowerContext): Expr {
-  return { $expr: 'update', op: node.operator, prefix: node.prefix, argument: lowerSimpleTarget(node.argument, ctx) }
+  return make('update', { op: node.operator, prefix: node.prefix, argument: lowerSimpleTarget(node.argument, ctx) })
 }
 
 function lowerSequence(node: SequenceExpression, ctx: LowerContext): Expr {
-  return { $expr: 'sequence', expressions: node.expressions.map((e) => lowerExpr(e, ctx)) }
+  return make('sequence', { expressions: node.expressions.map((e) => lowerExpr(e, ctx)) })
 }
 
 /** The dispatch table: ESTree expression type -> lowering. */
