@@ -17,7 +17,6 @@ import { runRoutes } from './routes/runs.ts'
 import { systemRoutes } from './routes/system.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 import { inspectorRoutes } from './inspector/index.ts'
-import { inspectorRoutes } from './inspector/index.ts'
 import type { ServerStores } from './stores/types.ts'
 import type { Tenants } from './tenants.ts'
 import { workflowsBackend, type WorkflowRoutesBackend } from './workflows.ts'
@@ -155,7 +154,6 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   runRoutes(app, context)
   procedureRoutes(app, context)
   workflowRoutes(app, context)
-  inspectorRoutes(app)
   inspectorRoutes(app)
 
   const prune = setInterval(() => {

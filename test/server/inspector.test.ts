@@ -58,7 +58,7 @@ async function lowestContrast(page: Page, selector: string): Promise<number> {
       return 'rgb(255, 255, 255)'
     }
     let lowest = 21
-    for (const el of document.querySelectorAll(sel)) {
+    for (const el of Array.from(document.querySelectorAll(sel))) {
       const a = lum(rgb(getComputedStyle(el).color))
       const b = lum(rgb(background(el)))
       lowest = Math.min(lowest, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05))
