@@ -143,7 +143,7 @@ class Walker {
 
 /**
  * Walk a node: a program (its steps, parameter pattern and helper functions),
- * a step, a list of steps, an expression or a pattern.
+ * a helper function, a step, a list of steps, an expression or a pattern.
  */
 export function walk(node: unknown, visitor: Visitor): void {
   const w = new Walker(visitor)
@@ -151,6 +151,12 @@ export function walk(node: unknown, visitor: Visitor): void {
   if (!isObj(node)) return
   if (typeof node.$expr === 'string') return w.expr(node)
   if (typeof node.$pattern === 'string') return w.pattern(node)
+  if (typeof node.op !== 'string' && Array.isArray(node.steps)) {
+    // A helper function { params, steps }.
+    w.at('params', () => w.list(node.params, (p) => w.pattern(p)))
+    w.at('steps', () => w.steps(node.steps))
+    return
+  }
   if (node.ajs !== undefined) {
     const prog = node as AjsProgram
     if (prog.params !== undefined) w.at('params', () => w.pattern(prog.params))

@@ -7,6 +7,7 @@
 import { transpile, type TranspileResult } from '../transpiler/index.ts'
 import { validateAst, type AstProblem } from '../ast/validate.ts'
 import type { AjsProgram } from '../ast/types.ts'
+import { walk, type AstPath } from '../ast/walk.ts'
 import { BATTERY_ATOM_NAMES } from '../batteries/names.ts'
 
 export const isAstPath = (path: string): boolean => path.endsWith('.json')
@@ -90,23 +91,13 @@ export function isAstSourceMap(value: unknown): value is AstSourceMap {
  * positions are recorded in `locs` by JSON pointer.
  */
 export function stripLocations(ast: AjsProgram, locs?: Record<string, [number, number]>): AjsProgram {
-  const { file: _file, ...rest } = ast as AjsProgram & { file?: string }
-  return strip(rest, '', locs) as AjsProgram
-}
-
-function strip(value: unknown, pointer: string, locs: Record<string, [number, number]> | undefined): unknown {
-  if (Array.isArray(value)) return value.map((v, i) => strip(v, `${pointer}/${i}`, locs))
-  if (value === null || typeof value !== 'object') return value
-  const node = value as Record<string, unknown>
-  if (node['$expr'] === 'literal') return node
-  const isNode = typeof node['op'] === 'string' || typeof node['$expr'] === 'string'
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(node)) {
-    if (k === 'loc' && isNode) {
-      if (locs && Array.isArray(v)) locs[pointer] = v as [number, number]
-      continue
-    }
-    out[k] = strip(v, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, locs)
+  const { file: _file, ...rest } = structuredClone(ast) as AjsProgram & { file?: string }
+  const take = (node: { loc?: [number, number] }, path: AstPath) => {
+    if (node.loc === undefined) return
+    if (locs && Array.isArray(node.loc)) locs[path.length === 0 ? '' : `/${path.map((k) => String(k).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`] = node.loc
+    delete node.loc
   }
-  return out
+  take(rest, [])
+  walk(rest, { step: take, expr: take })
+  return rest
 }

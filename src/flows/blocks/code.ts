@@ -12,6 +12,7 @@
  * The Python runtime checks the contract's return rule (a dict, else TypeError).
  */
 import type { Expr, Step } from '../../ast/types.ts'
+import { walk } from '../../ast/walk.ts'
 import { TranspileError } from '../../diagnostics/diagnostic.ts'
 import { transpilePython } from '../../python/transpile.ts'
 import { problem } from '../problems.ts'
@@ -22,13 +23,11 @@ import type { BlockCompileContext } from './compile.ts'
 /** A helper function of the flow program. */
 export interface CodeHelper { params: unknown[]; steps: Step[] }
 
-/** A deep copy of `node` with `call` callees renamed (the block's own helpers only). */
+/** A deep copy of `node` (steps or a helper) with `call` callees renamed (the block's own helpers only; literal data untouched). */
 function renameCalls<T>(node: T, names: ReadonlyMap<string, string>): T {
-  if (Array.isArray(node)) return node.map((n) => renameCalls(n, names)) as T
-  if (typeof node !== 'object' || node === null) return node
-  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, renameCalls(v, names)]))
-  if (out['$expr'] === 'call' && typeof out['callee'] === 'string' && names.has(out['callee'])) out['callee'] = names.get(out['callee'])
-  return out as T
+  const out = structuredClone(node)
+  walk(out, { expr: (e) => { if (e.$expr === 'call' && names.has(e.callee)) e.callee = names.get(e.callee)! } })
+  return out
 }
 
 export function compileCodeBlock(c: BlockCompileContext, stepId: string, block: Block, input: string, out: string): Step[] {
@@ -36,7 +35,7 @@ export function compileCodeBlock(c: BlockCompileContext, stepId: string, block: 
   let program
   try {
     c.usesPython = true
-    program = transpilePython(block.content!, { params, filename: `${stepId}.py` }).ast
+    program = transpilePython(block.content!, { params, filename: `${stepId}.py`, profile: 'contract' }).ast
   } catch (e) {
     if (!(e instanceof TranspileError)) throw e
     c.problems.push(problem('InvalidCode', `/blocks/${stepId.replaceAll('~', '~0').replaceAll('/', '~1')}/content`,
