@@ -77,11 +77,22 @@ export interface RemoteVM {
   /** Store an AST (or source) under a proc_ token; `ttl` in ms. */
   storeProcedure(program: object | string, options?: { ttl?: number }): Promise<{ token: string; expiresAt: number }>
   deleteProcedure(token: string): Promise<void>
-  /** Start a durable workflow from its module source; `budget` caps its agent calls. */
-  startWorkflow(source: string, args?: Record<string, unknown>, options?: { budget?: number }): Promise<Record<string, unknown>>
+  /**
+   * Start a durable workflow from its module source; `budget` caps its agent calls, `retry` is its retry
+   * policy, `workflows` the modules its `workflow(name, args)` calls start as child workflows.
+   */
+  startWorkflow(source: string, args?: Record<string, unknown>, options?: { budget?: number; retry?: Record<string, unknown>; workflows?: Record<string, string> }): Promise<Record<string, unknown>>
   getWorkflow(id: string): Promise<Record<string, unknown>>
   /** Answer an open request of a workflow (an approval, a human's answer). */
   resolveRequest(workflowId: string, requestId: string, value: unknown): Promise<Record<string, unknown>>
+  /** Retry a failed workflow from its failed step, optionally with a new retry policy. */
+  retryWorkflow(id: string, options?: { retry?: Record<string, unknown> }): Promise<Record<string, unknown>>
+  /** Send a workflow a signal; `id` makes sending idempotent. */
+  signalWorkflow(id: string, name: string, value?: unknown, options?: { id?: string }): Promise<Record<string, unknown>>
+  /** Cancel a workflow (its current wait throws WORKFLOW_CANCELLED; cleanup runs). */
+  cancelWorkflow(id: string, reason?: string): Promise<Record<string, unknown>>
+  /** The value a workflow last exposed under `name` (as of its last step). */
+  queryWorkflow<T = unknown>(id: string, name: string): Promise<T>
 }
 
 function programField(target: object | string): Record<string, unknown> {
@@ -146,13 +157,30 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
       await call('DELETE', `/v1/procedures/${encodeURIComponent(token)}`)
     },
     async startWorkflow(source, args, opts = {}) {
-      return (await call<Record<string, unknown>>('POST', '/v1/workflows', { source, args: args ?? {}, ...(opts.budget !== undefined ? { budget: opts.budget } : {}) })).data
+      return (await call<Record<string, unknown>>('POST', '/v1/workflows', {
+        source, args: args ?? {},
+        ...(opts.budget !== undefined ? { budget: opts.budget } : {}),
+        ...(opts.retry !== undefined ? { retry: opts.retry } : {}),
+        ...(opts.workflows !== undefined ? { workflows: opts.workflows } : {}),
+      })).data
     },
     async getWorkflow(id) {
       return (await call<Record<string, unknown>>('GET', `/v1/workflows/${encodeURIComponent(id)}`)).data
     },
     async resolveRequest(workflowId, requestId, value) {
       return (await call<Record<string, unknown>>('POST', `/v1/workflows/${encodeURIComponent(workflowId)}/requests/${encodeURIComponent(requestId)}`, { value })).data
+    },
+    async retryWorkflow(id, opts = {}) {
+      return (await call<Record<string, unknown>>('POST', `/v1/workflows/${encodeURIComponent(id)}/retry`, opts.retry !== undefined ? { retry: opts.retry } : {})).data
+    },
+    async signalWorkflow(id, name, value, opts = {}) {
+      return (await call<Record<string, unknown>>('POST', `/v1/workflows/${encodeURIComponent(id)}/signal`, { name, ...(value !== undefined ? { value } : {}), ...(opts.id !== undefined ? { id: opts.id } : {}) })).data
+    },
+    async cancelWorkflow(id, reason) {
+      return (await call<Record<string, unknown>>('POST', `/v1/workflows/${encodeURIComponent(id)}/cancel`, reason !== undefined ? { reason } : {})).data
+    },
+    async queryWorkflow<T>(id: string, name: string) {
+      return (await call<{ value: T }>('GET', `/v1/workflows/${encodeURIComponent(id)}/query/${encodeURIComponent(name)}`)).data.value
     },
   }
 }

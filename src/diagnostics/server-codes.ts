@@ -30,6 +30,7 @@ export const SERVER_CODES = {
   QUEUE_FULL: { status: 503, message: 'Every worker is busy and the run queue is full', hint: 'Retry after `Retry-After` seconds, or start the server with a larger `--pool-size` / `--queue-size`.' },
   WORKFLOW_BUSY: { status: 409, message: 'The workflow is taking a step right now', hint: 'Send the answer again after `Retry-After` seconds.' },
   ALREADY_RESOLVED: { status: 409, message: 'The request was already answered', hint: 'GET /v1/workflows/{id} lists the requests still open.' },
+  WORKFLOW_STATE: { status: 409, message: 'The workflow is not in a state that allows this', hint: 'GET /v1/workflows/{id} shows its state: only a failed workflow can be retried; a workflow that ended takes no signals and cannot be cancelled.' },
   NOT_AVAILABLE: { status: 501, message: 'This server does not offer that feature', hint: 'Start the server with the option the message names.' },
   WORKER_CRASHED: { status: 500, message: 'The worker running the program stopped unexpectedly', hint: 'Retry the run; the worker was replaced.' },
   NETWORK_ERROR: { status: 0, message: 'The server could not be reached (reported by ajs-lang/client, never sent by a server)', hint: 'Check the url given to createRemoteVM and that `ajsc serve` is running there.' },

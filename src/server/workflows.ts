@@ -24,7 +24,7 @@ import { compileWorkflow } from '../workflows/frontend/module.ts'
 import { errResolution } from '../workflows/engine/retry.ts'
 import { workflowPrograms } from './workflow-programs.ts'
 import type { WorkflowProgram } from '../workflows/engine/program.ts'
-import { resumeWorkflow, startWorkflow } from '../workflows/drivers/start.ts'
+import { resumeWorkflow, retryEntry, startWorkflow } from '../workflows/drivers/start.ts'
 import type { WorkflowRequest, WorkflowResolution } from '../workflows/engine/types.ts'
 import type { AtomDef } from '../vm/atoms/types.ts'
 import { atomsOfTenant } from './atoms.ts'
@@ -35,12 +35,31 @@ import { compileFuel, quotasOf, type Admission, type Tenants } from './tenants.t
 import { setLongTimeout } from '../vm/long-timer.ts'
 import { programFromBody, transpileAgentError } from './procedures.ts'
 import type { ServerLimits } from './config.ts'
-import { MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, type WorkflowStore, type WorkflowView } from './stores/workflows.ts'
+import { ENDED_STATES, MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, type WorkflowStore, type WorkflowView } from './stores/workflows.ts'
+import { JOURNAL_VERSION, type JournalEntry } from '../workflows/engine/journal.ts'
+import { newSeed } from '../workflows/engine/random.ts'
+import { checkRetryPolicy, type RunRetryPolicy } from '../workflows/engine/retry.ts'
+
+export interface StartWorkflowBody {
+  source: string
+  args?: Record<string, unknown>
+  budget?: number
+  retry?: unknown
+  /** Modules its `workflow(name, args)` calls may start as child workflows, by name. */
+  workflows?: Record<string, string>
+}
 
 export interface WorkflowRoutesBackend {
-  start(tenant: string, body: { source: string; args?: Record<string, unknown>; budget?: number }): Promise<Record<string, unknown>>
+  start(tenant: string, body: StartWorkflowBody): Promise<Record<string, unknown>>
   get(tenant: string, id: string): Promise<Record<string, unknown>>
   resolve(tenant: string, id: string, requestId: string, value: unknown): Promise<Record<string, unknown>>
+  /** Reopen a failed workflow at its failed step (optionally with a new retry policy). */
+  retry(tenant: string, id: string, body: { retry?: unknown }): Promise<Record<string, unknown>>
+  /** Send a signal (journaled; an id already journaled is not taken twice). */
+  signal(tenant: string, id: string, body: { name: string; value?: unknown; id?: string }): Promise<Record<string, unknown>>
+  cancel(tenant: string, id: string, body: { reason?: string }): Promise<Record<string, unknown>>
+  /** The value the workflow last exposed under `name` (as of its last step). */
+  query(tenant: string, id: string, name: string): Promise<Record<string, unknown>>
   /** Drop finished workflows last updated before this time (limits.workflowRetentionMs). */
   prune?(updatedBefore: number): Promise<number>
   /** Stop timers of pending steps (in memory). */
@@ -63,15 +82,85 @@ const tenantAtoms = (host: Host, tenant: string): AtomDef[] =>
 const tenantContext = (host: Host, tenant: string): Record<string, unknown> =>
   (host.config.tenants.find((t) => t.id === tenant)?.context ?? {}) as Record<string, unknown>
 
-const publicView = (row: WorkflowRow): Record<string, unknown> => ({
-  id: row.id, state: row.state, createdAt: row.createdAt, updatedAt: row.updatedAt, ...row.view,
-})
+const publicView = (row: WorkflowRow): Record<string, unknown> => {
+  const { exposed: _e, exposedTooLarge: _t, ...view } = row.view
+  return { id: row.id, state: row.state, createdAt: row.createdAt, updatedAt: row.updatedAt, ...(row.parent ? { parent: row.parent.id } : {}), ...view }
+}
+
+type AgentRequest = WorkflowRequest & { type: 'agent' }
+
+/**
+ * A workflow's execution kept alive between its steps in this process, with
+ * what it is parked on: a step continues it (the entries journaled meanwhile,
+ * an external answer, a signal, a cancellation, absorbed) instead of
+ * replaying the journal from its first entry.
+ */
+interface LiveRun {
+  exec: WorkflowExecution
+  tenant: string
+  /** The fuel its VM run was given (a step reserving less replays instead). */
+  fuel: number
+  /** Parked requests drained in earlier steps: long sleeps (wake time), external agent requests, child workflows (child id). */
+  sleeps: Map<string, number>
+  external: Map<string, AgentRequest>
+  children: Map<string, string>
+}
+
+/**
+ * Live executions by run id, least recently used out. Evicting one only
+ * disposes of it: after a step its journal is complete in the store, so the
+ * next step replays it to the same state.
+ */
+export class LiveRuns {
+  private readonly runs = new Map<string, LiveRun>()
+
+  constructor(readonly stats: typeof workflowStepStats = workflowStepStats) {}
+
+  get size(): number {
+    return this.runs.size
+  }
+
+  take(id: string): LiveRun | undefined {
+    const r = this.runs.get(id)
+    if (r) this.runs.delete(id) // held by the step; put back when it ends well
+    return r
+  }
+
+  put(id: string, run: LiveRun): void {
+    this.runs.set(id, run)
+    while (this.runs.size > this.stats.maxLive) {
+      const [oldest, r] = this.runs.entries().next().value!
+      this.runs.delete(oldest)
+      r.exec.dispose()
+    }
+  }
+
+  clear(): void {
+    for (const r of this.runs.values()) r.exec.dispose()
+    this.runs.clear()
+  }
+}
+
+/**
+ * What the process's workflow steps did (tests and benches count work with it): steps that continued a
+ * live execution (hits), steps that replayed the journal (misses) and the entries they replayed.
+ * `maxLive` bounds the live executions each driver keeps (least recently used out).
+ */
+export const workflowStepStats = { hits: 0, misses: 0, replayedEntries: 0, maxLive: 256 }
+
+/** Exposed values kept for queries, at most this much JSON per workflow. */
+const MAX_EXPOSED_BYTES = 256 * 1024
+/** Child workflows nest at most this deep. */
+const MAX_CHILD_DEPTH = 4
 
 /** The engine-facing part: one step of a workflow, run by whichever process takes its job. */
 export class WorkflowDriver {
   private readonly llms = new Map<string, LlmLike | null>()
+  readonly live: LiveRuns
 
-  constructor(private readonly host: Host, private readonly store: WorkflowStore) {}
+  constructor(private readonly host: Host, private readonly store: WorkflowStore, live?: LiveRuns) {
+    this.live = live ?? new LiveRuns()
+  }
 
   private llmOf(tenant: string): LlmLike | null {
     if (!this.llms.has(tenant)) {
@@ -90,7 +179,10 @@ export class WorkflowDriver {
 
   private async drive(id: string): Promise<void> {
     const row = await this.store.load(id)
-    if (!row || row.state === 'done' || row.state === 'failed') return
+    if (!row || row.state === 'done' || row.state === 'failed' || row.state === 'cancelled') {
+      this.live.take(id)?.exec.dispose()
+      return
+    }
     const tenant = this.host.tenants.get(row.tenant)
     // A step is guest work: it passes the tenant's admission (a slot, its fuel reserved) or waits for it.
     let admission: Admission | undefined
@@ -103,57 +195,97 @@ export class WorkflowDriver {
         return
       }
     }
-    let exec: WorkflowExecution | undefined
+    let used = 0
     try {
-      exec = await this.driveAdmitted(row, admission)
+      used = await this.driveAdmitted(row, admission)
     } finally {
-      await admission?.settle(exec?.fuelUsed ?? 0).catch(() => { /* the ledger is unreachable: the reservation stays charged */ })
+      await admission?.settle(used).catch(() => { /* the ledger is unreachable: the reservation stays charged */ })
     }
   }
 
-  private async driveAdmitted(row: WorkflowRow, admission: Admission | undefined): Promise<WorkflowExecution | undefined> {
+  /** The live execution of the run, brought up to date with its journal, or a new one replayed from it. */
+  private async liveRun(row: WorkflowRow, fuel: number): Promise<{ run: LiveRun; fuelBefore: number }> {
     const id = row.id
-    const tenant = this.host.tenants.get(row.tenant)
+    let run = this.live.take(id)
+    if (run && (run.fuel > fuel || run.exec.state !== 'running')) { run.exec.dispose(); run = undefined }
+    if (run) {
+      const delta = await this.store.journalFrom(id, run.exec.entryCount)
+      if (run.exec.absorb(delta)) {
+        this.live.stats.hits++
+        return { run, fuelBefore: run.exec.fuelUsed }
+      }
+      run.exec.dispose()
+    }
+    this.live.stats.misses++
     const atoms = tenantAtoms(this.host, row.tenant)
     const journal = await this.store.journal.read(id)
-    const common = { store: this.store.journal, executionId: id, sandbox: { fuel: admission?.fuel ?? tenant?.config.limits.fuelPerRun ?? 10_000 }, atoms, context: tenantContext(this.host, row.tenant) }
-    let exec: WorkflowExecution
+    this.live.stats.replayedEntries += journal.length
+    const common = { store: this.store.journal, executionId: id, sandbox: { fuel }, atoms, context: tenantContext(this.host, row.tenant) }
+    const program = workflowPrograms.get(row.source, row.sourceName, atoms) // compiled once per process, not per step
+    const exec = journal.length > 0
+      ? await resumeWorkflow(program, journal, common)
+      : startWorkflow(program, { ...common, args: row.args, budget: { total: row.budget ?? null }, ...(row.retry !== undefined ? { retry: row.retry } : {}) })
+    return { run: { exec, tenant: row.tenant, fuel, sleeps: new Map(), external: new Map(), children: new Map() }, fuelBefore: 0 }
+  }
+
+  /** One step of an admitted workflow; returns the fuel it used. */
+  private async driveAdmitted(row: WorkflowRow, admission: Admission | undefined): Promise<number> {
+    const id = row.id
+    const tenant = this.host.tenants.get(row.tenant)
+    const fuel = admission?.fuel ?? tenant?.config.limits.fuelPerRun ?? 10_000
+    let live: { run: LiveRun; fuelBefore: number }
     try {
-      const program = workflowPrograms.get(row.source, row.sourceName, atoms) // compiled once per process, not per step
-      exec = journal.length > 0
-        ? await resumeWorkflow(program, journal, common)
-        : startWorkflow(program, { ...common, args: row.args, budget: { total: row.budget ?? null } })
+      live = await this.liveRun(row, fuel)
     } catch (e) {
       await this.fail(row, e)
-      return undefined
+      return 0
     }
+    const { run, fuelBefore } = live
+    const exec = run.exec
     const view: WorkflowView = { ...row.view, requests: [] }
+    let keep = false
     try {
-      const outcome = await this.run(exec, row, view)
+      // A cancellation asked for while a step held the workflow: journaled now.
+      if (row.view.cancelRequested !== undefined && exec.cancelled === null && exec.state === 'running') exec.cancel(row.view.cancelRequested)
+      delete view.cancelRequested
+      const outcome = await this.run(exec, row, view, run)
+      view.spent = exec.budget.spent
+      Object.assign(view, exposedOf(exec))
       if (outcome.done) {
-        await this.store.update(id, 'done', { ...view, requests: [], result: outcome.result })
+        await this.store.update(id, 'done', { ...view, requests: [], result: outcome.result }, undefined, row.parent?.id)
       } else {
         view.requests = outcome.external
         if (outcome.wakeAt !== undefined) view.wakeAt = outcome.wakeAt
         else delete view.wakeAt
         await this.store.update(id, 'waiting', view, outcome.wakeAt)
+        keep = true
       }
     } catch (e) {
+      Object.assign(view, exposedOf(exec))
       await this.fail(row, e, view)
     } finally {
-      exec.dispose()
+      if (keep && exec.state === 'running') this.live.put(id, run)
+      else exec.dispose()
+      // A parent that ended (done, failed, cancelled) takes the children still running with it.
+      if (!keep) for (const c of view.children ?? []) await this.store.flagCancel(c.id, `parent ${id} ended`).catch(() => {})
     }
-    return exec
+    return Math.max(0, exec.fuelUsed - fuelBefore)
   }
 
-  /** Poll until the workflow completes or only external requests and long sleeps are left. */
-  private async run(exec: WorkflowExecution, row: WorkflowRow, view: WorkflowView): Promise<{ done: true; result: unknown } | { done: false; external: WorkflowView['requests']; wakeAt?: number }> {
-    const external = new Map<string, WorkflowRequest & { type: 'agent' }>()
-    const sleeps = new Map<string, number>()
+  /** Poll until the workflow completes or only external requests, children and long sleeps are left. */
+  private async run(exec: WorkflowExecution, row: WorkflowRow, view: WorkflowView, live: LiveRun): Promise<{ done: true; result: unknown } | { done: false; external: WorkflowView['requests']; wakeAt?: number }> {
+    const { external, sleeps, children } = live
     let inflight = 0
     let wake: (() => void) | null = null
     const settled = () => { inflight--; wake?.() }
     const resolve = (id: string, r: WorkflowResolution) => { try { exec.resolveRequest(id, r) } catch { /* the execution ended meanwhile */ } }
+    // Parked in earlier steps: sleeps that are due end now, children that ended give their outcome.
+    const now = Date.now()
+    for (const [rid, at] of [...sleeps]) if (at <= now) { sleeps.delete(rid); resolve(rid, 'OkUndefined') }
+    for (const [rid, childId] of [...children]) {
+      const outcome = await this.childOutcome(childId, exec)
+      if (outcome) { children.delete(rid); resolve(rid, outcome) }
+    }
     // Agent calls in flight hold a unit of the workflow's budget each: concurrent calls never spend more than it.
     const held = { calls: 0 }
     for (;;) {
@@ -163,6 +295,15 @@ export class WorkflowDriver {
           await new Promise<void>((r) => { wake = r })
           wake = null
           continue
+        }
+        // What the run still waits for (a cancellation may have ended some of it).
+        const pending = new Set(exec.pendingRequestIds())
+        for (const m of [external, sleeps]) for (const k of m.keys()) if (!pending.has(k)) m.delete(k)
+        for (const [rid, childId] of [...children]) {
+          if (pending.has(rid)) continue
+          // The wait for the child was cancelled: so is the child.
+          children.delete(rid)
+          await this.store.flagCancel(childId, `parent ${row.id} cancelled: ${exec.cancelled ?? ''}`).catch(() => {})
         }
         const wakeAt = sleeps.size > 0 ? Math.min(...sleeps.values()) : undefined
         return { done: false, external: [...external.values()].map((r) => ({ id: r.id, prompt: r.prompt, ...(r.options !== undefined ? { options: r.options } : {}) })), wakeAt }
@@ -179,7 +320,12 @@ export class WorkflowDriver {
             setLongTimeout(() => { resolve(r.id, 'OkUndefined'); settled() }, r.durationMs)
           } else sleeps.set(r.id, Date.now() + r.durationMs)
         } else if (r.type === 'workflow') {
-          resolve(r.id, { Err: { message: 'workflow(): child workflows are not supported by ajsc serve; start it with POST /v1/workflows' } })
+          inflight++
+          void this.startChild(row, r, exec, view).then((res) => {
+            if ('resolution' in res) resolve(r.id, res.resolution)
+            else children.set(r.id, res.child)
+            settled()
+          })
         } else if (isExternal(r.options)) {
           external.set(r.id, r)
         } else {
@@ -190,7 +336,57 @@ export class WorkflowDriver {
     }
   }
 
-  private async answer(tenant: string, r: WorkflowRequest & { type: 'agent' }, exec: WorkflowExecution, held: { calls: number }): Promise<WorkflowResolution> {
+  /**
+   * A `workflow(name, args)` request: the child is a workflow of its own (the
+   * same tenant, the module of that name given when the root was started),
+   * created once under an id derived from the parent's and the request's (a
+   * replay finds it again). An ended child answers at once; otherwise the
+   * parent parks until the child's last step wakes it.
+   */
+  private async startChild(parent: WorkflowRow, r: WorkflowRequest & { type: 'workflow' }, exec: WorkflowExecution, view: WorkflowView): Promise<{ resolution: WorkflowResolution } | { child: string }> {
+    const err = (message: string, code: string): { resolution: WorkflowResolution } => ({ resolution: { Err: { message, code } } })
+    if (typeof r.ref !== 'string') return err('workflow(): the server has no files; name a module given in POST /v1/workflows "workflows": { name: source }', 'WORKFLOW_NOT_FOUND')
+    const source = parent.modules?.[r.ref]
+    if (source === undefined) return err(`workflow(): no module "${r.ref.slice(0, 100)}" in the workflows given when the workflow was started (POST /v1/workflows "workflows")`, 'WORKFLOW_NOT_FOUND')
+    const depth = parent.id.split('.').length
+    if (depth > MAX_CHILD_DEPTH) return err(`workflow(): child workflows nest at most ${MAX_CHILD_DEPTH} deep`, 'WORKFLOW_DEPTH')
+    const childId = `${parent.id}.${r.id.replace(/^workflow-/, '')}`
+    const { total, spent } = exec.budget
+    const now = Date.now()
+    const t = this.host.tenants.get(parent.tenant)
+    try {
+      const program = workflowPrograms.get(source, r.ref, tenantAtoms(this.host, parent.tenant))
+      await this.store.create({
+        id: childId, tenant: parent.tenant, state: 'running', createdAt: now, updatedAt: now,
+        source, sourceName: r.ref, args: r.args ?? {}, budget: total === null ? null : Math.max(0, total - spent),
+        view: { requests: [], meta: program.meta }, modules: parent.modules, parent: { id: parent.id, requestId: r.id },
+        ...(parent.retry !== undefined ? { retry: parent.retry } : {}),
+      }, t ? quotasOf(t.config.limits).workflows : undefined, true)
+    } catch (e) {
+      const code = (e as { code?: unknown }).code
+      return err(`workflow(): ${(e as Error).message}`, typeof code === 'string' ? code : 'WORKFLOW_FAILED')
+    }
+    view.children = [...(view.children ?? []).filter((c) => c.id !== childId), { requestId: r.id, id: childId }]
+    const outcome = await this.childOutcome(childId, exec)
+    return outcome ? { resolution: outcome } : { child: childId }
+  }
+
+  /** The outcome of a child that has ended (its result with the budget it spent, or its error), or null while it runs. */
+  private async childOutcome(childId: string, exec: WorkflowExecution): Promise<WorkflowResolution | null> {
+    const c = await this.store.load(childId)
+    if (!c) return { Err: { message: `workflow(): the child workflow ${childId} is gone`, code: 'WORKFLOW_FAILED' } }
+    if (c.state === 'done') {
+      const b = exec.budget
+      return { OkWithBudget: { value: c.view.result ?? null, budget: { total: b.total, spent: b.spent + (c.view.spent ?? 0) } } }
+    }
+    if (c.state === 'failed' || c.state === 'cancelled') {
+      const e = c.view.error as { code?: string; message?: string } | undefined
+      return { Err: { message: `child workflow ${childId}: ${e?.message ?? c.state}`, code: e?.code ?? 'WORKFLOW_FAILED' } }
+    }
+    return null
+  }
+
+  private async answer(tenant: string, r: AgentRequest, exec: WorkflowExecution, held: { calls: number }): Promise<WorkflowResolution> {
     const llm = this.llmOf(tenant)
     if (!llm) return { Err: { message: 'agent(): this tenant has no llm capability in the serve config (capabilities.llm), or mark the request { external: true }' } }
     const { total, spent } = exec.budget
@@ -198,7 +394,7 @@ export class WorkflowDriver {
     if (total !== null && spent + held.calls >= total) return { Err: { message: `agent(): budget exhausted (${spent} of ${total} agent calls spent, ${held.calls} in flight)` } }
     held.calls++
     try {
-      const value = await answerAgent(llm, r.prompt, r.options)
+      const value = await answerAgent(llm, r.prompt, r.options, exec.requestSignal(r.id))
       const now = exec.budget
       return { OkWithBudget: { value, budget: { total: now.total, spent: now.spent + 1 } } }
     } catch (e) {
@@ -211,13 +407,22 @@ export class WorkflowDriver {
   private async fail(row: WorkflowRow, e: unknown, view: WorkflowView = row.view): Promise<void> {
     const err = e as WorkflowError
     const error = { name: 'AgentError', code: typeof err?.code === 'string' ? err.code : 'WORKFLOW_FAILED', message: err?.message ?? String(e), ...(err?.cause ? { cause: err.cause } : {}) }
-    await this.store.update(row.id, 'failed', { ...view, requests: [], error })
+    const state = error.code === 'WORKFLOW_CANCELLED' ? 'cancelled' : 'failed'
+    const { cancelRequested: _c, ...rest } = view
+    await this.store.update(row.id, state, { ...rest, requests: [], error }, undefined, row.parent?.id)
   }
+}
+
+/** The exposed values a step leaves for queries (bounded). */
+function exposedOf(exec: WorkflowExecution): Pick<WorkflowView, 'exposed' | 'exposedTooLarge'> {
+  const exposed = exec.query() as Record<string, unknown>
+  if (Object.keys(exposed).length === 0) return {}
+  return JSON.stringify(exposed).length <= MAX_EXPOSED_BYTES ? { exposed } : { exposedTooLarge: true }
 }
 
 const isExternal = (options: unknown) => options !== null && typeof options === 'object' && (options as { external?: unknown }).external === true
 
-/** The HTTP side: start, read, answer external requests. */
+/** The HTTP side: start, read, answer external requests, retry, signal, cancel, query. */
 export class WorkflowService implements WorkflowRoutesBackend {
   constructor(private readonly store: WorkflowStore, private readonly atomsOf: (tenant: string) => AtomDef[] = () => [], private readonly tenants?: Tenants, private readonly limits?: ServerLimits) {}
 
@@ -229,48 +434,154 @@ export class WorkflowService implements WorkflowRoutesBackend {
     return this.store.prune(updatedBefore)
   }
 
-  async start(tenant: string, body: { source: string; args?: Record<string, unknown>; budget?: number }): Promise<Record<string, unknown>> {
+  private compile(source: string, sourceName: string, tenant: string): WorkflowProgram {
     let program: WorkflowProgram
-    const t = this.tenants?.get(tenant)
-    // Compiling the tenant's source is guest work: admitted (a slot, its fuel reserved) before it starts.
-    const admission = t ? await this.tenants!.admit(t, { fuel: compileFuel(body.source.length), exact: true }, 'compile') : undefined
     try {
-      program = compileWorkflow(body.source, { sourceName: 'workflow.ajs', atoms: this.atomsOf(tenant) })
+      program = compileWorkflow(source, { sourceName, atoms: this.atomsOf(tenant) })
     } catch (e) {
       if (e instanceof TranspileError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: transpileAgentError(e) })
       if (e instanceof WorkflowError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: { name: 'AgentError', code: e.code, message: e.message, hint: e.hint } })
       throw e
-    } finally {
-      await admission?.settle(admission.fuel)
     }
     // The same size and depth limits as every other program the server accepts (422, never a deep recursion later).
     if (this.limits) programFromBody({ ast: program.ast }, this.limits)
+    return program
+  }
+
+  async start(tenant: string, body: StartWorkflowBody): Promise<Record<string, unknown>> {
+    let program: WorkflowProgram
+    const t = this.tenants?.get(tenant)
+    const modules = Object.entries(body.workflows ?? {})
+    let retry: RunRetryPolicy | undefined
+    try {
+      retry = checkRetryPolicy(body.retry, 'retry', true)
+    } catch (e) {
+      throw new HttpError('BAD_REQUEST', (e as Error).message)
+    }
+    const chars = body.source.length + modules.reduce((n, [, src]) => n + src.length, 0)
+    // Compiling the tenant's sources is guest work: admitted (a slot, its fuel reserved) before it starts.
+    const admission = t ? await this.tenants!.admit(t, { fuel: compileFuel(chars), exact: true }, 'compile') : undefined
+    try {
+      program = this.compile(body.source, 'workflow.ajs', tenant)
+      for (const [name, src] of modules) this.compile(src, name, tenant) // a child's module is refused now, not when the parent calls it
+    } finally {
+      await admission?.settle(admission.fuel)
+    }
     const now = Date.now()
     const row: WorkflowRow = {
       id: `wf_${crypto.randomUUID().replace(/-/g, '')}`, tenant, state: 'running', createdAt: now, updatedAt: now,
       source: body.source, sourceName: program.sourceName, args: body.args ?? {}, budget: body.budget ?? null,
       view: { requests: [], meta: program.meta },
+      ...(retry !== undefined ? { retry } : {}),
+      ...(modules.length > 0 ? { modules: Object.fromEntries(modules) } : {}),
     }
     await this.store.create(row, t ? quotasOf(t.config.limits).workflows : undefined)
     return publicView(row)
   }
 
-  async get(tenant: string, id: string): Promise<Record<string, unknown>> {
+  private async row(tenant: string, id: string): Promise<WorkflowRow> {
     const row = await this.store.load(id)
     if (!row || row.tenant !== tenant) throw new HttpError('NOT_FOUND', `No workflow "${id.slice(0, 48)}" for this tenant`)
-    return publicView(row)
+    return row
+  }
+
+  async get(tenant: string, id: string): Promise<Record<string, unknown>> {
+    return publicView(await this.row(tenant, id))
   }
 
   async resolve(tenant: string, id: string, requestId: string, value: unknown): Promise<Record<string, unknown>> {
-    const row = await this.store.load(id)
-    if (!row || row.tenant !== tenant) throw new HttpError('NOT_FOUND', `No workflow "${id.slice(0, 48)}" for this tenant`)
+    await this.row(tenant, id)
     const outcome = await this.store.resolveExternal(id, requestId, { Ok: value })
     if (outcome === 'unknown') throw new HttpError('NOT_FOUND', `Workflow ${id} has no external request "${requestId.slice(0, 48)}"`)
     if (outcome === 'resolved') throw new HttpError('ALREADY_RESOLVED', `Request ${requestId.slice(0, 48)} of workflow ${id} is already answered`)
-    if (outcome === 'busy') throw new HttpError('WORKFLOW_BUSY', `Workflow ${id} is taking a step; answer again in a moment`, { retryAfter: 1 })
+    if (outcome === 'busy') throw busy(id)
     return publicView((await this.store.load(id))!)
   }
+
+  /**
+   * The journal a command writes to: a workflow whose first step has not run
+   * yet has none, so the command writes its start entry first (the step then
+   * resumes from it, as after a crash before its first poll).
+   */
+  private startEntries(row: WorkflowRow, journal: readonly JournalEntry[]): JournalEntry[] {
+    if (journal.length > 0) return []
+    const program = workflowPrograms.get(row.source, row.sourceName, this.atomsOf(row.tenant))
+    return [{
+      t: 'start', v: JOURNAL_VERSION, astHash: program.astHash, sourceName: program.sourceName, args: row.args,
+      budget: { total: row.budget, spent: 0 }, seed: newSeed(), at: Date.now(), ...(row.retry !== undefined ? { retry: row.retry } : {}),
+    }]
+  }
+
+  async retry(tenant: string, id: string, body: { retry?: unknown }): Promise<Record<string, unknown>> {
+    await this.row(tenant, id)
+    let policy: RunRetryPolicy | undefined
+    try {
+      policy = checkRetryPolicy(body.retry, 'retry', true)
+    } catch (e) {
+      throw new HttpError('BAD_REQUEST', (e as Error).message)
+    }
+    const out = await this.store.command(id, async (row, journal) => {
+      if (!row) return { result: null }
+      if (row.state !== 'failed') throw new HttpError('WORKFLOW_STATE', `Workflow ${id} is ${row.state}: only a failed workflow can be retried`)
+      let marker: JournalEntry
+      try {
+        marker = retryEntry(await journal(), Date.now(), policy)
+      } catch (e) {
+        throw new HttpError('WORKFLOW_STATE', `Workflow ${id} cannot be retried: ${(e as Error).message}`)
+      }
+      const { error: _e, result: _r, ...view } = row.view
+      return { result: { ...row, state: 'running' as const, view: { ...view, requests: [] } }, append: [marker], state: 'running', view: { ...view, requests: [] }, scheduleAt: Date.now() }
+    })
+    if (out === 'busy') throw busy(id)
+    if (out === null) throw new HttpError('NOT_FOUND', `No workflow "${id.slice(0, 48)}" for this tenant`)
+    return publicView(out)
+  }
+
+  async signal(tenant: string, id: string, body: { name: string; value?: unknown; id?: string }): Promise<Record<string, unknown>> {
+    await this.row(tenant, id)
+    const sigId = body.id ?? `sig-${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`
+    const out = await this.store.command(id, async (row, journal) => {
+      if (!row) return { result: null }
+      if (ENDED_STATES.includes(row.state)) throw new HttpError('WORKFLOW_STATE', `Workflow ${id} is ${row.state}: it takes no signals`)
+      const entries = await journal()
+      if (entries.some((e) => e.t === 'signal' && e.id === sigId)) return { result: { row, duplicate: true } }
+      const signal: JournalEntry = { t: 'signal', id: sigId, name: body.name, ...(body.value !== undefined ? { payload: body.value } : {}) }
+      return { result: { row: { ...row, state: 'running' as const }, duplicate: false }, append: [...this.startEntries(row, entries), signal], state: 'running', scheduleAt: Date.now() }
+    })
+    if (out === 'busy') throw busy(id)
+    if (out === null) throw new HttpError('NOT_FOUND', `No workflow "${id.slice(0, 48)}" for this tenant`)
+    return { ...publicView(out.row), signal: { id: sigId, duplicate: out.duplicate } }
+  }
+
+  async cancel(tenant: string, id: string, body: { reason?: string }): Promise<Record<string, unknown>> {
+    await this.row(tenant, id)
+    const reason = (body.reason ?? 'cancelled').slice(0, 1000)
+    const out = await this.store.command(id, async (row, journal) => {
+      if (!row) return { result: null }
+      if (ENDED_STATES.includes(row.state)) throw new HttpError('WORKFLOW_STATE', `Workflow ${id} is ${row.state}: there is nothing to cancel`)
+      const entries = await journal()
+      if (entries.some((e) => e.t === 'cancel')) return { result: row }
+      return { result: { ...row, state: 'running' as const }, append: [...this.startEntries(row, entries), { t: 'cancel', reason }], state: 'running', scheduleAt: Date.now() }
+    })
+    if (out === null) throw new HttpError('NOT_FOUND', `No workflow "${id.slice(0, 48)}" for this tenant`)
+    if (out === 'busy') {
+      // A step holds the workflow (an agent call in progress): its next step journals the cancellation.
+      await this.store.flagCancel(id, reason)
+      return publicView(await this.row(tenant, id))
+    }
+    return publicView(out)
+  }
+
+  async query(tenant: string, id: string, name: string): Promise<Record<string, unknown>> {
+    const row = await this.row(tenant, id)
+    if (row.view.exposedTooLarge) throw new HttpError('NOT_FOUND', `Workflow ${id} exposed more than ${MAX_EXPOSED_BYTES} bytes of values; the server keeps none of them`)
+    const exposed = row.view.exposed ?? {}
+    if (!Object.hasOwn(exposed, name)) throw new HttpError('NOT_FOUND', `Workflow ${id} has not exposed "${name.slice(0, 48)}" (expose(name, value))`)
+    return { id, name, value: exposed[name], state: row.state, updatedAt: row.updatedAt }
+  }
 }
+
+const busy = (id: string) => new HttpError('WORKFLOW_BUSY', `Workflow ${id} is taking a step; send it again in a moment`, { retryAfter: 1 })
 
 /** In memory (no --database): steps run on timers in this process. */
 export function workflowsBackend(host: Host, distributed?: { pgPool: pg.Pool; jobs: Jobs }): WorkflowRoutesBackend {
@@ -279,7 +590,11 @@ export function workflowsBackend(host: Host, distributed?: { pgPool: pg.Pool; jo
   let driver: WorkflowDriver | undefined
   const store = new MemoryWorkflowStore((id) => driver!.step(id))
   driver = new WorkflowDriver(host, store)
-  return new WorkflowService(store, atomsOf, host.tenants, host.config.limits)
+  const live = driver.live
+  const service = new WorkflowService(store, atomsOf, host.tenants, host.config.limits)
+  const close = service.close.bind(service)
+  service.close = async () => { live.clear(); await close() }
+  return service
 }
 
 /** Graphile Worker task of workflow steps (serve with --database, and ajsc worker). */

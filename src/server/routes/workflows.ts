@@ -1,9 +1,28 @@
-/** POST /v1/workflows, GET /v1/workflows/:id, POST /v1/workflows/:id/requests/:rid (durable workflows). */
+/**
+ * Durable workflows: POST /v1/workflows, GET /v1/workflows/:id, POST /v1/workflows/:id/requests/:rid,
+ * POST /v1/workflows/:id/retry | signal | cancel, GET /v1/workflows/:id/query/:name.
+ */
 import type { FastifyInstance } from 'fastify'
 import type { ServerContext } from '../context.ts'
 import { HttpError } from '../errors.ts'
 import { authErrors, errorBody, idParams } from '../schemas.ts'
+import type { StartWorkflowBody } from '../workflows.ts'
 
+const retryPolicy = {
+  type: 'object',
+  description: 'A retry policy (docs/workflows.md#retries): maximumAttempts, initialIntervalMs, backoffCoefficient, maximumIntervalMs, retryableCodes, nonRetryableCodes, and per kind agent / workflow / atom.',
+} as const
+const retryBody = { type: 'object', additionalProperties: false, properties: { retry: retryPolicy } } as const
+const signalBody = {
+  type: 'object', additionalProperties: false, required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200, description: 'What `await signal(name)` waits for.' },
+    value: { description: 'The payload the wait gets (JSON).' },
+    id: { type: 'string', minLength: 1, maxLength: 200, description: 'Makes sending idempotent: a signal whose id the workflow has is not taken twice.' },
+  },
+} as const
+const cancelBody = { type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 1000 } } } as const
+const queryParams = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', maxLength: 200 }, name: { type: 'string', minLength: 1, maxLength: 200 } } } as const
 const workflowBody = {
   type: 'object',
   additionalProperties: false,
@@ -13,6 +32,11 @@ const workflowBody = {
     source: { type: 'string', description: 'The workflow module source.' },
     args: { type: 'object', description: 'The module\'s `args`.' },
     budget: { type: 'integer', minimum: 0, description: 'Agent calls allowed (default unlimited).' },
+    retry: retryPolicy,
+    workflows: {
+      type: 'object', maxProperties: 32, propertyNames: { maxLength: 200 }, additionalProperties: { type: 'string' },
+      description: 'Modules its `workflow(name, args)` calls may start as child workflows, by name (children get the same).',
+    },
   },
 } as const
 const resolveBody = { type: 'object', additionalProperties: false, required: ['value'], properties: { value: {} } } as const
@@ -23,7 +47,7 @@ export function workflowRoutes(app: FastifyInstance, ctx: ServerContext): void {
     if (!ctx.workflows) throw new HttpError('NOT_AVAILABLE', 'Durable workflows are not available in this build of the server')
     return ctx.workflows
   }
-  app.post<{ Body: { source: string; args?: Record<string, unknown>; budget?: number } }>('/v1/workflows', {
+  app.post<{ Body: StartWorkflowBody }>('/v1/workflows', {
     schema: { summary: 'Start a durable workflow', body: workflowBody },
     config: { responses: { 201: { description: 'The workflow, created; its first step is scheduled (state running).' }, 400: { description: 'Malformed body.', schema: errorBody }, 422: { description: 'Program refused.', schema: errorBody }, ...authErrors } },
   }, async (req, reply) => reply.code(201).send(await backend().start(req.tenant!.id, req.body)))
@@ -37,4 +61,27 @@ export function workflowRoutes(app: FastifyInstance, ctx: ServerContext): void {
     schema: { summary: 'Resolve an open request of a workflow (an approval, an answer)', params: requestParams, body: resolveBody },
     config: { responses: { 200: { description: 'The workflow after the answer (its next step is scheduled).' }, 404: { description: 'No such workflow, or no such external request, for this tenant.', schema: errorBody }, 409: { description: 'The request is already answered (ALREADY_RESOLVED), or the workflow is taking a step (WORKFLOW_BUSY; see Retry-After).', schema: errorBody }, ...authErrors } },
   }, async (req) => backend().resolve(req.tenant!.id, req.params.id, req.params.rid, req.body.value))
+
+  const busyOrState = { 409: { description: 'A step kept the workflow for a few seconds (WORKFLOW_BUSY; see Retry-After), or its state does not allow this (WORKFLOW_STATE).', schema: errorBody } }
+  const notFound = { 404: { description: 'No such workflow for this tenant.', schema: errorBody } }
+
+  app.post<{ Params: { id: string }; Body: { retry?: unknown } }>('/v1/workflows/:id/retry', {
+    schema: { summary: 'Retry a failed workflow from its failed step (completed steps are not repeated)', params: idParams, body: retryBody },
+    config: { responses: { 200: { description: 'The workflow, running again (its next step is scheduled).' }, 400: { description: 'A bad retry policy.', schema: errorBody }, ...notFound, ...busyOrState, ...authErrors } },
+  }, async (req) => backend().retry(req.tenant!.id, req.params.id, req.body ?? {}))
+
+  app.post<{ Params: { id: string }; Body: { name: string; value?: unknown; id?: string } }>('/v1/workflows/:id/signal', {
+    schema: { summary: 'Send a workflow a signal (journaled; buffered until a wait takes it)', params: idParams, body: signalBody },
+    config: { responses: { 200: { description: 'The workflow, and `signal: { id, duplicate }` (duplicate: that id was already sent, nothing was journaled).' }, ...notFound, ...busyOrState, ...authErrors } },
+  }, async (req) => backend().signal(req.tenant!.id, req.params.id, req.body))
+
+  app.post<{ Params: { id: string }; Body: { reason?: string } }>('/v1/workflows/:id/cancel', {
+    schema: { summary: 'Cancel a workflow: its current wait throws WORKFLOW_CANCELLED, cleanup runs, it ends cancelled', params: idParams, body: cancelBody },
+    config: { responses: { 200: { description: 'The workflow (with `cancelRequested` when a step held it: the next step journals the cancellation).' }, ...notFound, 409: { description: 'The workflow has ended (WORKFLOW_STATE).', schema: errorBody }, ...authErrors } },
+  }, async (req) => backend().cancel(req.tenant!.id, req.params.id, req.body ?? {}))
+
+  app.get<{ Params: { id: string; name: string } }>('/v1/workflows/:id/query/:name', {
+    schema: { summary: 'Read a value the workflow exposed (expose(name, value)), as of its last step', params: queryParams },
+    config: { responses: { 200: { description: '{ id, name, value, state, updatedAt }.' }, 404: { description: 'No such workflow for this tenant, or it has not exposed that name.', schema: errorBody }, ...authErrors } },
+  }, async (req) => backend().query(req.tenant!.id, req.params.id, req.params.name))
 }

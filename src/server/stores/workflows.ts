@@ -7,10 +7,14 @@
 import type pg from 'pg'
 import type { JournalEntry, JournalStore } from '../../workflows/engine/journal.ts'
 import type { WorkflowResolution } from '../../workflows/engine/types.ts'
+import type { RunRetryPolicy } from '../../workflows/engine/retry.ts'
 import { setLongTimeout, type LongTimer } from '../../vm/long-timer.ts'
 import { TenantTotals, checkQuota, jsonLength, type StoreQuota } from './quota.ts'
 
-export type WorkflowState = 'running' | 'waiting' | 'done' | 'failed'
+export type WorkflowState = 'running' | 'waiting' | 'done' | 'failed' | 'cancelled'
+
+/** States a workflow never leaves on its own (a failed one may be retried). */
+export const ENDED_STATES: readonly WorkflowState[] = ['done', 'failed', 'cancelled']
 
 export interface WorkflowView {
   /** External requests waiting for POST /v1/workflows/{id}/requests/{rid}. */
@@ -22,6 +26,16 @@ export interface WorkflowView {
   logs?: unknown[]
   result?: unknown
   error?: Record<string, unknown>
+  /** Child workflows it started (`workflow(name, args)`): the request each answers and the child's id. */
+  children?: Array<{ requestId: string; id: string }>
+  /** Agent calls the run spent (kept when it ends, for a parent's budget). */
+  spent?: number
+  /** What the run exposed (`expose(name, value)`) at the end of its last step: what queries read. Not shown by GET. */
+  exposed?: Record<string, unknown>
+  /** The exposed values were larger than the server keeps (queries answer 404). */
+  exposedTooLarge?: true
+  /** A cancellation asked for while a step held the workflow: the next step journals it. */
+  cancelRequested?: string
 }
 
 export interface WorkflowRow {
@@ -36,24 +50,54 @@ export interface WorkflowRow {
   /** Agent calls allowed (null: unlimited). */
   budget: number | null
   view: WorkflowView
+  /** The run's retry policy (journaled in its start entry by the first step). */
+  retry?: RunRetryPolicy
+  /** Workflow modules its `workflow(name, args)` calls may start, by name (children get the same). */
+  modules?: Record<string, string>
+  /** A child workflow: its parent and the parent's request it answers. */
+  parent?: { id: string; requestId: string }
 }
+
+/** What a command decides under the workflow's lock: entries to journal, the row's new state and view, and when its next step runs. */
+export interface CommandDecision<T> {
+  result: T
+  append?: JournalEntry[]
+  state?: WorkflowState
+  view?: WorkflowView
+  /** Schedule the next step (ms since epoch). */
+  scheduleAt?: number
+}
+export type Decide<T> = (row: WorkflowRow | undefined, journal: () => Promise<readonly JournalEntry[]>) => Promise<CommandDecision<T>> | CommandDecision<T>
 
 export type ResolveOutcome = 'ok' | 'unknown' | 'resolved' | 'busy'
 
 export interface WorkflowStore {
   journal: JournalStore
-  /** Create the workflow and schedule its first step (together); with a quota, refused (STORE_QUOTA_EXCEEDED) when the tenant would go over it. */
-  create(row: WorkflowRow, quota?: StoreQuota): Promise<void>
+  /**
+   * Create the workflow and schedule its first step (together); with a quota, refused (STORE_QUOTA_EXCEEDED) when the tenant would go over it.
+   * With `ifAbsent`, an existing workflow of that id is left as it is (false; a child started again after a crash).
+   */
+  create(row: WorkflowRow, quota?: StoreQuota, ifAbsent?: boolean): Promise<boolean>
+  /** Journal entries from index `from` on (what was appended after a live execution's last entry). */
+  journalFrom(id: string, from: number): Promise<JournalEntry[]>
   /** Drop finished (done, failed) workflows last updated before this time, with their journals; returns how many. */
   prune(updatedBefore: number): Promise<number>
   load(id: string): Promise<WorkflowRow | undefined>
-  /** Record the state after a step; schedule the next step at `wakeAt` when given (together). */
-  update(id: string, state: WorkflowState, view: WorkflowView, wakeAt?: number): Promise<void>
+  /** Record the state after a step; schedule the next step at `wakeAt` when given, and a step of `wakeParent` now (together). */
+  update(id: string, state: WorkflowState, view: WorkflowView, wakeAt?: number, wakeParent?: string): Promise<void>
   schedule(id: string, at: number): Promise<void>
   /** Run `fn` holding the workflow's lock, or 'busy' when a step holds it. */
   withLock(id: string, fn: () => Promise<void>): Promise<'ran' | 'busy'>
   /** Journal the answer of an open external request and schedule the next step, in one transaction. */
   resolveExternal(id: string, requestId: string, resolution: WorkflowResolution): Promise<ResolveOutcome>
+  /**
+   * A command (signal, cancel, retry): under the workflow's lock (waiting up to a few seconds for a step to end),
+   * `decide` reads the row and journal; its entries, the row's state and view and the next step commit together
+   * (one transaction in Postgres). 'busy' when a step kept the lock.
+   */
+  command<T>(id: string, decide: Decide<T>): Promise<T | 'busy'>
+  /** Ask a workflow that has not ended to cancel at its next step (no lock needed); false when it has ended or does not exist. */
+  flagCancel(id: string, reason: string): Promise<boolean>
   close(): Promise<void>
 }
 
@@ -90,13 +134,52 @@ export class MemoryWorkflowStore implements WorkflowStore {
 
   constructor(private readonly step: (id: string) => Promise<void>) {}
 
-  async create(row: WorkflowRow, quota?: StoreQuota): Promise<void> {
-    const bytes = row.source.length + jsonLength(row.args)
+  async create(row: WorkflowRow, quota?: StoreQuota, ifAbsent = false): Promise<boolean> {
+    if (ifAbsent && this.rows.has(row.id)) return false
+    const bytes = rowBytes(row)
     checkQuota('workflows', row.tenant, this.totals.of(row.tenant), { count: 1, bytes }, quota)
     this.rows.set(row.id, structuredClone(row))
     this.sizes.set(row.id, bytes)
     this.totals.add(row.tenant, 1, bytes)
     await this.schedule(row.id, Date.now())
+    return true
+  }
+
+  async journalFrom(id: string, from: number): Promise<JournalEntry[]> {
+    return structuredClone((this.journals.get(id) ?? []).slice(from))
+  }
+
+  async command<T>(id: string, decide: Decide<T>): Promise<T | 'busy'> {
+    const until = Date.now() + LOCK_WAIT_MS
+    while (this.locks.has(id)) {
+      if (Date.now() > until) return 'busy'
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    this.locks.add(id)
+    try {
+      const row = this.rows.get(id)
+      const d = await decide(row && structuredClone(row), async () => structuredClone(this.journals.get(id) ?? []))
+      if (d.append && d.append.length > 0) this.journal.append(id, d.append)
+      const r = this.rows.get(id)
+      if (r && (d.state !== undefined || d.view !== undefined)) {
+        if (d.state !== undefined) r.state = d.state
+        if (d.view !== undefined) r.view = structuredClone(d.view)
+        r.updatedAt = Date.now()
+      }
+      if (r && d.scheduleAt !== undefined) await this.schedule(id, d.scheduleAt)
+      return d.result
+    } finally {
+      this.locks.delete(id)
+    }
+  }
+
+  async flagCancel(id: string, reason: string): Promise<boolean> {
+    const r = this.rows.get(id)
+    if (!r || ENDED_STATES.includes(r.state)) return false
+    r.view = { ...r.view, cancelRequested: reason }
+    r.updatedAt = Date.now()
+    await this.schedule(id, Date.now())
+    return true
   }
 
   async load(id: string): Promise<WorkflowRow | undefined> {
@@ -104,13 +187,14 @@ export class MemoryWorkflowStore implements WorkflowStore {
     return r && structuredClone(r)
   }
 
-  async update(id: string, state: WorkflowState, view: WorkflowView, wakeAt?: number): Promise<void> {
+  async update(id: string, state: WorkflowState, view: WorkflowView, wakeAt?: number, wakeParent?: string): Promise<void> {
     const r = this.rows.get(id)
     if (!r) return
     r.state = state
     r.view = structuredClone(view)
     r.updatedAt = Date.now()
     if (wakeAt !== undefined) await this.schedule(id, wakeAt)
+    if (wakeParent !== undefined && this.rows.has(wakeParent)) await this.schedule(wakeParent, Date.now())
   }
 
   async schedule(id: string, at: number): Promise<void> {
@@ -152,7 +236,7 @@ export class MemoryWorkflowStore implements WorkflowStore {
   async prune(updatedBefore: number): Promise<number> {
     let n = 0
     for (const [id, r] of this.rows) {
-      if ((r.state === 'done' || r.state === 'failed') && r.updatedAt < updatedBefore && !this.locks.has(id)) {
+      if (ENDED_STATES.includes(r.state) && r.updatedAt < updatedBefore && !this.locks.has(id)) {
         this.rows.delete(id)
         this.journals.delete(id)
         this.timers.get(id)?.clear()
@@ -175,6 +259,23 @@ const LOCK_CLASS = 7411
 const rowOf = (r: Record<string, any>): WorkflowRow => ({
   id: r.id, tenant: r.tenant, state: r.state, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
   source: r.program.source, sourceName: r.program.sourceName, args: r.program.args, budget: r.program.budget ?? null, view: r.view ?? { requests: [] },
+  ...(r.program.retry !== undefined ? { retry: r.program.retry } : {}),
+  ...(r.program.modules !== undefined ? { modules: r.program.modules } : {}),
+  ...(r.program.parent !== undefined ? { parent: r.program.parent } : {}),
+})
+
+/** What a workflow's row holds besides its journal (source, modules, args), in the quota's bytes. */
+function rowBytes(row: WorkflowRow): number {
+  let n = row.source.length + jsonLength(row.args)
+  for (const [k, v] of Object.entries(row.modules ?? {})) n += k.length + v.length
+  return n
+}
+
+const programOf = (row: WorkflowRow) => ({
+  source: row.source, sourceName: row.sourceName, args: row.args, budget: row.budget,
+  ...(row.retry !== undefined ? { retry: row.retry } : {}),
+  ...(row.modules !== undefined ? { modules: row.modules } : {}),
+  ...(row.parent !== undefined ? { parent: row.parent } : {}),
 })
 
 type Queryable = Pick<pg.PoolClient, 'query'>
@@ -217,18 +318,61 @@ export class PgWorkflowStore implements WorkflowStore {
     }
   }
 
-  create(row: WorkflowRow, quota?: StoreQuota): Promise<void> {
+  create(row: WorkflowRow, quota?: StoreQuota, ifAbsent = false): Promise<boolean> {
     return this.tx(async (c) => {
+      if (ifAbsent && (await c.query('SELECT 1 FROM ajs.workflows WHERE id = $1', [row.id])).rows.length > 0) return false
       if (quota) {
         await c.query('SELECT pg_advisory_xact_lock(7414, hashtext($1))', [row.tenant])
         const r = await c.query(`SELECT count(*) AS n, coalesce(sum(length(w.program::text)), 0)
           + coalesce((SELECT sum(length(j.entry::text)) FROM ajs.journal j JOIN ajs.workflows w2 ON w2.id = j.execution_id WHERE w2.tenant = $1), 0) AS bytes
           FROM ajs.workflows w WHERE w.tenant = $1`, [row.tenant])
-        checkQuota('workflows', row.tenant, { count: Number(r.rows[0].n), bytes: Number(r.rows[0].bytes) }, { count: 1, bytes: row.source.length + jsonLength(row.args) }, quota)
+        checkQuota('workflows', row.tenant, { count: Number(r.rows[0].n), bytes: Number(r.rows[0].bytes) }, { count: 1, bytes: rowBytes(row) }, quota)
       }
-      await c.query('INSERT INTO ajs.workflows (id, tenant, state, created_at, updated_at, program, view) VALUES ($1,$2,$3,$4,$5,$6,$7)',
-        [row.id, row.tenant, row.state, row.createdAt, row.updatedAt, { source: row.source, sourceName: row.sourceName, args: row.args, budget: row.budget }, row.view])
+      const ins = await c.query('INSERT INTO ajs.workflows (id, tenant, state, created_at, updated_at, program, view) VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT (id) DO NOTHING RETURNING id',
+        [row.id, row.tenant, row.state, row.createdAt, row.updatedAt, programOf(row), row.view])
+      if (ins.rows.length === 0) {
+        if (ifAbsent) return false
+        throw new Error(`workflow ${row.id} exists`)
+      }
       await addStepJob(c, row.id, Date.now())
+      return true
+    })
+  }
+
+  async journalFrom(id: string, from: number): Promise<JournalEntry[]> {
+    return (await this.pool.query('SELECT entry FROM ajs.journal WHERE execution_id = $1 AND seq > $2 ORDER BY seq', [id, from])).rows.map((r) => r.entry as JournalEntry)
+  }
+
+  async command<T>(id: string, decide: Decide<T>): Promise<T | 'busy'> {
+    try {
+      return await this.tx(async (c) => {
+        await c.query(`SET LOCAL lock_timeout = '${LOCK_WAIT_MS}ms'`)
+        await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, id])
+        const found = await c.query('SELECT * FROM ajs.workflows WHERE id = $1 FOR UPDATE', [id])
+        const row = found.rows[0] ? rowOf(found.rows[0]) : undefined
+        const d = await decide(row, async () => (await c.query('SELECT entry FROM ajs.journal WHERE execution_id = $1 ORDER BY seq', [id])).rows.map((r) => r.entry as JournalEntry))
+        if (!row) return d.result
+        // The entries, the row and the job of the next step commit together.
+        if (d.append && d.append.length > 0) await appendEntries(c, id, d.append)
+        if (d.state !== undefined || d.view !== undefined) {
+          await c.query('UPDATE ajs.workflows SET state = $2, view = $3, updated_at = $4 WHERE id = $1', [id, d.state ?? row.state, d.view ?? row.view, Date.now()])
+        }
+        if (d.scheduleAt !== undefined) await addStepJob(c, id, d.scheduleAt)
+        return d.result
+      })
+    } catch (e) {
+      if ((e as { code?: string }).code === '55P03') return 'busy'
+      throw e
+    }
+  }
+
+  async flagCancel(id: string, reason: string): Promise<boolean> {
+    return this.tx(async (c) => {
+      const r = await c.query(`UPDATE ajs.workflows SET view = jsonb_set(coalesce(view, '{}'::jsonb), '{cancelRequested}', to_jsonb($2::text)), updated_at = $3
+        WHERE id = $1 AND state NOT IN ('done', 'failed', 'cancelled') RETURNING id`, [id, reason, Date.now()])
+      if (r.rows.length === 0) return false
+      await addStepJob(c, id, Date.now())
+      return true
     })
   }
 
@@ -237,10 +381,12 @@ export class PgWorkflowStore implements WorkflowStore {
     return r.rows[0] ? rowOf(r.rows[0]) : undefined
   }
 
-  update(id: string, state: WorkflowState, view: WorkflowView, wakeAt?: number): Promise<void> {
+  update(id: string, state: WorkflowState, view: WorkflowView, wakeAt?: number, wakeParent?: string): Promise<void> {
     return this.tx(async (c) => {
       await c.query('UPDATE ajs.workflows SET state = $2, view = $3, updated_at = $4 WHERE id = $1', [id, state, view, Date.now()])
       if (wakeAt !== undefined) await addStepJob(c, id, wakeAt)
+      // A child's outcome and the parent's next step (which journals it) commit together.
+      if (wakeParent !== undefined) await addStepJob(c, wakeParent, Date.now())
       await c.query('SELECT pg_notify($1, $2)', ['ajs_events', `workflow:${id}`])
     })
   }
@@ -289,7 +435,7 @@ export class PgWorkflowStore implements WorkflowStore {
 
   prune(updatedBefore: number): Promise<number> {
     return this.tx(async (c) => {
-      const gone = await c.query(`DELETE FROM ajs.workflows WHERE state IN ('done', 'failed') AND updated_at < $1 RETURNING id`, [updatedBefore])
+      const gone = await c.query(`DELETE FROM ajs.workflows WHERE state IN ('done', 'failed', 'cancelled') AND updated_at < $1 RETURNING id`, [updatedBefore])
       if (gone.rows.length > 0) await c.query('DELETE FROM ajs.journal WHERE execution_id = ANY($1)', [gone.rows.map((r) => r.id)])
       return gone.rows.length
     })

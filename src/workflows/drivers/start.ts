@@ -190,7 +190,7 @@ export async function resumeWorkflow(
     replay,
     atoms: calledAtoms(prog, atoms),
     ...(options.context !== undefined ? { context: options.context } : {}),
-    ...retryOf(options.retry ?? start.retry),
+    ...retryOf(options.retry ?? replay.retryPolicy ?? start.retry),
   })
   await execution.settled()
   const diverged = replay.divergence(prog.sourceName, execution.state === 'complete')
@@ -200,6 +200,8 @@ export async function resumeWorkflow(
   }
   if (upgrading) execution.upgraded(prog.astHash)
   execution.replayChecked()
+  // A cancellation journaled after the last step (by a host's command) reaches the waits the replay left parked.
+  execution.deliverCancel()
   return execution
 }
 
@@ -219,7 +221,7 @@ export async function retryWorkflow(
   options: ResumeWorkflowOptions = {},
 ): Promise<WorkflowExecution> {
   checkJournal(journal)
-  const marker = retryEntry(journal, (options.clock ?? Date.now)())
+  const marker = retryEntry(journal, (options.clock ?? Date.now)(), options.retry === undefined ? undefined : checkRetryPolicy(options.retry, 'options.retry', true))
   if (options.store) {
     if (options.executionId === undefined) throw workflowError('WORKFLOW_OPTIONS_INVALID', 'retryWorkflow with a store needs the executionId of the journal')
     await options.store.append(options.executionId, [marker])
@@ -228,7 +230,7 @@ export async function retryWorkflow(
 }
 
 /** The entry that reopens a failed journal (WORKFLOW_OPTIONS_INVALID when it did not fail). */
-export function retryEntry(journal: readonly JournalEntry[], at: number): Extract<JournalEntry, { t: 'retry' }> {
+export function retryEntry(journal: readonly JournalEntry[], at: number, policy?: RunRetryPolicy): Extract<JournalEntry, { t: 'retry' }> {
   let end: Extract<JournalEntry, { t: 'end' }> | undefined
   for (const e of journal) {
     if (e.t === 'end') end = e
@@ -239,5 +241,5 @@ export function retryEntry(journal: readonly JournalEntry[], at: number): Extrac
       hint: end ? 'Start a new run.' : 'Resume it instead (ajsc workflow resume <id>).',
     })
   }
-  return { t: 'retry', at, ...(end.step !== undefined ? { step: end.step } : {}) }
+  return { t: 'retry', at, ...(end.step !== undefined ? { step: end.step } : {}), ...(policy !== undefined ? { retry: policy } : {}) }
 }

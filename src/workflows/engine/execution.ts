@@ -441,8 +441,14 @@ export class WorkflowExecution {
       this.append({ t: 'wait', key, cancelled: true })
       return Promise.reject(this.cancelError())
     }
-    const at = this.signalBuffer.findIndex((x) => name === null || x.name === name)
+    const timerJournaled = timeoutMs !== undefined ? this.config.replay?.byKey.get(timerKey) : undefined
+    const at = timerJournaled?.resolution !== undefined ? -1 : this.signalBuffer.findIndex((x) => name === null || x.name === name)
     if (at >= 0) {
+      // The wait parked with its timer, then the signal was journaled (by another writer): the timer ends with the wait.
+      if (timerJournaled) {
+        this.config.replay!.consume(timerJournaled)
+        this.append({ t: 'resolution', id: timerJournaled.request.id, resolution: 'OkUndefined' })
+      }
       const [sig] = this.signalBuffer.splice(at, 1)
       this.append({ t: 'wait', key, signal: sig!.id })
       return Promise.resolve(structuredClone(sig!.payload ?? null))
@@ -482,15 +488,66 @@ export class WorkflowExecution {
     let data: unknown
     try { data = payload === undefined ? undefined : JSON.parse(JSON.stringify(payload)) } catch (e) { throw workflowError('WORKFLOW_OPTIONS_INVALID', `A signal payload must be JSON data: ${(e as Error).message}`) }
     this.append({ t: 'signal', id: sigId, name, ...(data !== undefined ? { payload: data } : {}) })
+    this.deliverSignal(sigId, name, data)
+    return true
+  }
+
+  /** A journaled signal handed to the first wait for its name, or buffered. */
+  private deliverSignal(sigId: string, name: string, data: unknown): void {
     this.signalIds.add(sigId)
     this.activity++
     const w = this.signalWaiters.findIndex((x) => x.name === null || x.name === name)
-    if (w < 0) { this.signalBuffer.push({ id: sigId, name, ...(data !== undefined ? { payload: data } : {}) }); return true }
+    if (w < 0) { this.signalBuffer.push({ id: sigId, name, ...(data !== undefined ? { payload: data } : {}) }); return }
     const [waiter] = this.signalWaiters.splice(w, 1)
     this.append({ t: 'wait', key: waiter!.key, signal: sigId })
     this.endTimer(waiter!.timerId)
     waiter!.resolve(structuredClone(data ?? null))
+  }
+
+  /** Entries in the journal (the store holds as many once a step is settled). */
+  get entryCount(): number {
+    return this.entries.length
+  }
+
+  /**
+   * Entries another writer appended to this run's journal in the store since
+   * this execution's last one (an external request's answer, a signal, a
+   * cancellation: what a host's commands journal while no step runs), applied
+   * as if they had been made here and not journaled again; what follows from
+   * them (a wait taking the signal, cancelled requests) is journaled as usual.
+   * Returns false, applying nothing, when an entry is of another kind or does
+   * not fit the live state: the host replays the journal instead.
+   */
+  absorb(entries: readonly JournalEntry[]): boolean {
+    this.usable()
+    if (this.stateValue !== 'running') return entries.length === 0
+    for (const e of entries) {
+      if (e.t === 'signal') { if (this.signalIds.has(e.id)) return false; continue }
+      if (e.t === 'cancel') continue
+      if (e.t !== 'resolution') return false
+      const w = this.waiting.get(e.id)
+      const options = w?.request.type === 'agent' ? w.request.options as { external?: unknown } | undefined : undefined
+      if (!w || options?.external !== true || entries.filter((x) => x.t === 'resolution' && x.id === e.id).length > 1) return false
+    }
+    for (const e of entries) {
+      this.entries.push(e)
+      this.journalBytes += utf8Length(JSON.stringify(e)) + 1
+      if (e.t === 'signal') this.deliverSignal(e.id, e.name, e.payload)
+      else if (e.t === 'cancel') { if (!this.cancelState) this.applyCancel(e.reason) }
+      else if (e.t === 'resolution') this.settleWaiting(e.id, e.resolution)
+    }
     return true
+  }
+
+  /** A parked request answered (journaled already): its wait resumes. */
+  private settleWaiting(id: string, resolution: WorkflowResolution): void {
+    const w = this.waiting.get(id)!
+    this.waiting.delete(id)
+    const at = this.queue.findIndex((e) => 'request' in e && e.request.id === id)
+    if (at >= 0) this.queue.splice(at, 1)
+    this.activity++
+    this.requestAborts.delete(id)
+    w.resolve({ resolution })
   }
 
   /** A signal wait's timer that is no longer needed: resolved now (journaled), so a replay finds it settled. */
@@ -517,8 +574,24 @@ export class WorkflowExecution {
     this.usable()
     if (this.stateValue !== 'running' || this.cancelState) return false
     this.append({ t: 'cancel', reason: String(reason).slice(0, 1000) })
+    this.applyCancel(reason)
+    return true
+  }
+
+  /** A journaled cancellation: the parked waits throw it (journaled), or the next wait does. */
+  private applyCancel(reason: string): void {
     this.cancelState = { reason: String(reason).slice(0, 1000), delivered: false }
     this.activity++
+    this.deliverCancel()
+  }
+
+  /**
+   * A cancellation not delivered yet goes to the waits parked now (a resume
+   * whose journal ends with a `cancel` entry calls this once the replay is
+   * checked: the requests in flight then throw it).
+   */
+  deliverCancel(): void {
+    if (!this.cancelState || this.cancelState.delivered || this.stateValue !== 'running') return
     const err = this.cancelError()
     for (const w of this.signalWaiters.splice(0)) {
       this.cancelState.delivered = true
@@ -536,7 +609,6 @@ export class WorkflowExecution {
       this.requestAborts.get(id)?.abort(err)
       w.resolve({ resolution })
     }
-    return true
   }
 
   /** Aborted when the request is cancelled (or no longer needed): pass it to the work that answers the request. */

@@ -12,7 +12,7 @@
  *   { "t": "atom", "key", "op", "error" }              ... or its error (AgentError data), re-thrown on replay
  *   { "t": "attempt", "key", "id"?, "attempt", "error" } a failed attempt that is retried (retry.ts)
  *   { "t": "end", "result" } | { "t": "end", "error", "step"? } the outcome (`step`: the key of the failed step)
- *   { "t": "retry", "at", "step"? }                    a failed run reopened (retryWorkflow): `step` is asked again
+ *   { "t": "retry", "at", "step"?, "retry"? }          a failed run reopened (retryWorkflow): `step` is asked again (`retry`: the run's policy from here)
  *   { "t": "signal", "id", "name", "payload"? }        a signal delivered to the run (buffered until a wait takes it)
  *   { "t": "wait", "key", "signal"? , "timeout"?, "cancelled"? }  how a `signal()` wait ended
  *   { "t": "cancel", "reason" }                        the run was cancelled (its current wait, or the next, throws)
@@ -45,7 +45,7 @@ export type JournalEntry =
   | { t: 'atom'; key: string; op: string; resolution?: AtomResolution; error?: AgentError }
   | { t: 'attempt'; key: string; id?: string; attempt: number; error: { code?: string; message: string } }
   | { t: 'end'; result?: unknown; error?: AgentError; step?: string }
-  | { t: 'retry'; at: number; step?: string }
+  | { t: 'retry'; at: number; step?: string; retry?: RunRetryPolicy }
   | { t: 'signal'; id: string; name: string; payload?: unknown }
   | { t: 'wait'; key: string; signal?: string; timeout?: true; cancelled?: true }
   | { t: 'cancel'; reason: string }

@@ -9,6 +9,7 @@ import { workflowError, type WorkflowError } from './errors.ts'
 import type { AtomResolution, JournalEntry } from './journal.ts'
 import type { AgentError } from '../../vm/errors.ts'
 import type { WorkflowRequest, WorkflowResolution } from './types.ts'
+import type { RunRetryPolicy } from './retry.ts'
 
 export interface ReplayedRequest {
   /** Index of the request entry in the journal. */
@@ -39,6 +40,8 @@ export class ReplayIndex {
   readonly attempts = new Map<string, { total: number; since: number }>()
   /** Manual retries (`retry` entries): the policy counts attempts again from each. */
   retries = 0
+  /** The run's retry policy set by the last manual retry that gave one (it replaces the start entry's). */
+  retryPolicy: RunRetryPolicy | undefined
   /** Signals delivered, in order, and how each journaled wait ended. */
   readonly signals: Array<{ id: string; name: string; payload?: unknown }> = []
   readonly waits = new Map<string, { signal?: string; timeout?: true; cancelled?: true; consumed: boolean }>()
@@ -107,6 +110,7 @@ export class ReplayIndex {
           // The run is reopened: the failed step's outcome is forgotten, so the replay asks for it again.
           ended = false
           this.retries++
+          if (e.retry !== undefined) this.retryPolicy = e.retry
           for (const a of this.attempts.values()) a.since = 0
           if (e.step !== undefined) {
             const r = this.byKey.get(e.step)
