@@ -104,7 +104,7 @@ const LANGUAGE_FIELD_DOCS: Readonly<Record<string, Readonly<Record<string, strin
 
 /** The description of a core op's field, when it has one. */
 export function fieldDoc(op: string, field: string): string | undefined {
-  return LANGUAGE_FIELD_DOCS[op]?.[field] ?? CORE_OPS[op]?.fields[field]?.doc
+  return LANGUAGE_FIELD_DOCS[op]?.[field] ?? CORE_OPS[op]?.fields[field]?.doc ?? (field === 'label' ? 'loop label for labelled break/continue' : undefined)
 }
 
 /** The description of any core op. */

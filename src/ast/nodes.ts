@@ -100,7 +100,8 @@ export const ATOM_NAME = /^(?:[A-Za-z_$][A-Za-z0-9_$]*|[a-z][a-z0-9_-]{0,31}:[A-
 /** Property and variable names that are refused everywhere (prototype reach). */
 export const FORBIDDEN_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
 
-const label = opt('string', 'loop label for labelled break/continue')
+/** Its description is in docs.ts, with the other language-op docs. */
+const label = opt('string')
 
 /**
  * The core ops, with their literal field kinds (the `StepOf<op>` types are
@@ -338,9 +339,3 @@ export const EXPR_KINDS = {
 } as const satisfies Record<string, ExprSpec>
 
 export type ExprKind = keyof typeof EXPR_KINDS
-
-/** Field kinds whose values hold expressions or steps (what a walker descends into). */
-export const CHILD_KINDS: ReadonlySet<FieldKind> = new Set<FieldKind>([
-  'value', 'expr', 'steps', 'branches', 'pattern', 'bindings', 'cases',
-  'exprs', 'items', 'args', 'keyOrExpr', 'patterns', 'properties', 'lvalue', 'assignTarget',
-])

@@ -25,23 +25,17 @@ export interface ValidateOptions {
 /** Each operator set as a Set, for the `op` fields. */
 const OP_SETS = {} as Record<OperatorSet, ReadonlySet<string>>
 for (const k of Object.keys(OPERATORS) as OperatorSet[]) OP_SETS[k] = new Set(OPERATORS[k])
-const DECL = new Set<unknown>(DECL_KINDS)
 /** `allow` bits of Checker.expr: which of the `only` kinds may stand here. */
 const ITEM = 1, CALLBACK = 2
-/** Where a kind that is no expression on its own may stand, and what is said elsewhere. */
-const ONLY_MESSAGES: Record<number, (k: string) => string> = {
-  [ITEM]: (k) => `\`${k}\` is only valid inside array, object or call arguments`,
-  [CALLBACK]: (k) => `A ${k} can only be the callback argument of an array method`,
-}
 /** A field of a node kind, prepared once for the checker's loop. */
 interface FieldDesc { key: string; kind: FieldKind; optional: boolean; ops: OperatorSet | undefined }
-interface KindDesc { fields: FieldDesc[]; only: number; forms: OpSpec['forms']; template: boolean }
+interface KindDesc { fields: FieldDesc[]; only: number; forms: OpSpec['forms'] }
 const describe = (fields: Record<string, FieldSpec>): FieldDesc[] =>
-  Object.entries(fields).map(([key, spec]) => ({ key, kind: spec.kind, optional: spec.optional === true, ops: spec.ops }))
+  Object.entries(fields).map(([key, spec]) => ({ key, kind: spec.kind, optional: !!spec.optional, ops: spec.ops }))
 /** Each expression kind, prepared from EXPR_KINDS. */
 const EXPR_DESCS = new Map<string, KindDesc>()
 for (const [k, spec] of Object.entries(EXPR_KINDS as Record<string, ExprSpec>)) {
-  EXPR_DESCS.set(k, { fields: describe(spec.fields), only: spec.only === 'item' ? ITEM : spec.only === 'callback' ? CALLBACK : 0, forms: spec.forms, template: k === 'template' })
+  EXPR_DESCS.set(k, { fields: describe(spec.fields), only: spec.only === 'item' ? ITEM : spec.only === 'callback' ? CALLBACK : 0, forms: spec.forms })
 }
 const STEP_META = new Set(['op', 'result', 'loc'])
 const ROOT_META = new Set(['ajs', 'params', 'functions', 'inputSchema', 'outputSchema', 'name', 'description', 'file', 'atoms', 'libraries'])
@@ -201,7 +195,7 @@ class Checker {
       case 'strings': if (!Array.isArray(v) || !v.every((q) => typeof q === 'string')) this.fail(at(up, key), 'Expected an array of strings'); return
       case 'regexFlags': if (typeof v !== 'string' || !/^[gimsuy]*$/.test(v)) this.fail(at(up, key), 'Unsupported regex flags'); return
       case 'declKind':
-        if (!DECL.has(v)) this.fail(at(up, key), 'Expected "let", "const" or "assign"')
+        if (!(DECL_KINDS as readonly unknown[]).includes(v)) this.fail(at(up, key), 'Expected "let", "const" or "assign"')
         return
     }
     const path = at(up, key)
@@ -289,7 +283,9 @@ class Checker {
     if (!isObj(v) || typeof kind !== 'string') return this.fail(path, 'Expected an expression { $expr, ... }')
     const desc = EXPR_DESCS.get(kind)
     if (!desc) return this.fail(at(path, '$expr'), `Unknown expression kind "${kind}"`)
-    if (desc.only && !(allow & desc.only)) return this.fail(path, ONLY_MESSAGES[desc.only]!(kind))
+    if (desc.only && !(allow & desc.only)) {
+      return this.fail(path, desc.only === ITEM ? `\`${kind}\` is only valid inside array, object or call arguments` : `A ${kind} can only be the callback argument of an array method`)
+    }
     if (v.loc !== undefined) this.loc(v.loc, path)
     if (desc.forms) this.form(v, desc.forms, path, `Expression "${kind}"`)
     const d = depth + 1
@@ -300,7 +296,7 @@ class Checker {
       if (fv === undefined && fd.optional) continue
       this.field(fd, fv, path, d, v)
     }
-    if (desc.template && Array.isArray(v.quasis) && Array.isArray(v.expressions) && v.quasis.length !== v.expressions.length + 1) {
+    if (kind === 'template' && Array.isArray(v.quasis) && Array.isArray(v.expressions) && v.quasis.length !== v.expressions.length + 1) {
       this.fail(path, 'template needs one more quasi than expressions')
     }
   }

@@ -8,7 +8,7 @@
  * a visitor returning `false` skips the node's children. The `path` handed to
  * the visitor is the walker's own key stack (copy it to keep it).
  */
-import { CHILD_KINDS, CORE_OPS, EXPR_KINDS, type ExprSpec, type FieldKind, type FieldSpec } from './nodes.ts'
+import { CORE_OPS, EXPR_KINDS, type ExprSpec, type FieldKind, type FieldSpec } from './nodes.ts'
 import type { AjsProgram, Expr, FunctionDef, PatternNode, Step } from './types.ts'
 
 export type AstPath = Array<string | number>
@@ -18,6 +18,12 @@ export interface Visitor {
   expr?(expr: Expr, path: AstPath): void | boolean
   pattern?(pattern: PatternNode, path: AstPath): void | boolean
 }
+
+/** Field kinds whose values hold expressions or steps (what a walker descends into). */
+export const CHILD_KINDS: ReadonlySet<FieldKind> = new Set<FieldKind>([
+  'value', 'expr', 'steps', 'branches', 'pattern', 'bindings', 'cases',
+  'exprs', 'items', 'args', 'keyOrExpr', 'patterns', 'properties', 'lvalue', 'assignTarget',
+])
 
 const STEP_META = new Set(['op', 'result', 'loc'])
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v)

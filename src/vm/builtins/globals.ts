@@ -5,7 +5,7 @@
  * so no host function is ever a guest value.
  */
 import type { Run } from '../runtime.ts'
-import { ERROR_CONSTRUCTOR_NAMES, type GlobalFunctionName, type GlobalNamespaceName, type GlobalValueName } from '../../ast/globals.ts'
+import type { GlobalFunctionName, GlobalNamespaceName, GlobalValueName } from '../../ast/globals.ts'
 import { vmError } from '../errors.ts'
 import { ownKeys, toKey, isForbiddenKey, setProp } from '../guards.ts'
 import { chargeEntries, chargeProps, chargeScan, mapBounded, nativeOp } from './sizes.ts'
@@ -158,13 +158,17 @@ export const NAMESPACES: Record<string, Record<string, Builtin>> = {
   console: CONSOLE,
 } satisfies Record<GlobalNamespaceName, Record<string, Builtin>>
 
+/** Builtins that take their arguments as they are (`coercing` leaves them alone). */
+const AS_IS = new Set<Builtin>()
+const asIs = (fn: Builtin): Builtin => (AS_IS.add(fn), fn)
+
 function makeError(name: string): Builtin {
-  return (rt, [message, options]) => {
+  return asIs((rt, [message, options]) => {
     const err: Record<string, unknown> = { name, message: message === undefined ? '' : guestString(rt, message) }
     if (options && typeof options === 'object' && 'cause' in options) err.cause = (options as any).cause
     rt.chargeSlots(2)
     return err
-  }
+  })
 }
 
 /** Global functions callable with `call` (one per name of ast/globals.ts). */
@@ -175,7 +179,7 @@ export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
   isFinite: (_rt, [v]) => Number.isFinite(Number(v)),
   Number: (_rt, a) => (a.length === 0 ? 0 : Number(a[0])),
   String: (rt, a) => (a.length === 0 ? '' : rt.chargeString(String(a[0]))),
-  Boolean: (_rt, [v]) => Boolean(v),
+  Boolean: asIs((_rt, [v]) => Boolean(v)),
   Error: makeError('Error'),
   TypeError: makeError('TypeError'),
   RangeError: makeError('RangeError'),
@@ -194,8 +198,8 @@ export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
  */
 function coercing(table: Record<string, Builtin>, except: readonly string[] = []): void {
   for (const k of Object.keys(table)) {
-    if (except.includes(k)) continue
     const fn = table[k]!
+    if (except.includes(k) || AS_IS.has(fn)) continue
     table[k] = (rt, a) => fn(rt, primArgs(rt, a))
   }
 }
@@ -204,7 +208,7 @@ coercing(MATH, ['random', 'abs', 'ceil', 'floor', 'round', 'trunc', 'sign', 'sqr
 coercing(NUMBER, ['isInteger', 'isFinite', 'isNaN', 'isSafeInteger'])
 coercing(STRING)
 coercing(DATE, ['now'])
-coercing(GLOBAL_FUNCTIONS, ['Boolean', ...ERROR_CONSTRUCTOR_NAMES])
+coercing(GLOBAL_FUNCTIONS)
 
 /** Identifiers that are values: constants and the namespaces (as data holding their constants), as named in ast/globals.ts. */
 export const GLOBAL_VALUES: Record<string, unknown> = {
