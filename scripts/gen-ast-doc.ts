@@ -10,6 +10,7 @@ import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CORE_OPS, EXPR_KINDS, OPERATORS, type ExprSpec, type FieldSpec, type OpCategory, type OperatorSet } from '../src/ast/nodes.ts'
 import { EXPR_DOCS, EXPR_EXAMPLES, OPERATOR_DOCS, fieldDoc, opDoc } from '../src/ast/docs.ts'
+import { GLOBAL_FUNCTION_NAMES, GLOBAL_NAMESPACE_NAMES, GLOBAL_VALUE_NAMES } from '../src/ast/globals.ts'
 import { ATOM_COSTS } from '../src/vm/fuel.ts'
 
 export const AST_DOC_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/ast.md')
@@ -56,6 +57,11 @@ export function exprsReference(): string {
     const users = Object.entries(EXPR_KINDS as Record<string, ExprSpec>).filter(([, s]) => Object.values(s.fields).some((f) => f.ops === set)).map(([k]) => `\`${k}\``)
     out.push(`| ${set}: ${cell(OPERATOR_DOCS[set] ?? '')} | ${users.join(', ')} | ${OPERATORS[set].map((o) => `\`${cell(o)}\``).join(' ')} |`)
   }
+  const names = (xs: readonly string[]) => xs.map((x) => `\`${x}\``).join(', ')
+  out.push('', '| global names | used as | names |', '| --- | --- | --- |')
+  out.push(`| values | \`ident\` | ${names(GLOBAL_VALUE_NAMES)} |`)
+  out.push(`| namespaces | \`ident\` (frozen data holding their constants), object of \`member\` / \`methodCall\` (statics) | ${names(GLOBAL_NAMESPACE_NAMES)} |`)
+  out.push(`| functions | callee of \`call\` | ${names(GLOBAL_FUNCTION_NAMES)} |`)
   return out.join('\n')
 }
 
