@@ -113,7 +113,7 @@ export const CODES = {
   PY_DUNDER: e('AJS7005', 'Dunder attribute `{name}` is not allowed', 'Code blocks cannot reach the object model; work with the value itself (len(x), isinstance(x, int), str(x)).'),
   PY_UNKNOWN_NAME: e('AJS7006', '`{name}` is not defined', '{suggest}Assign it before use, take it as an input field, or use an allowed builtin.'),
   PY_ATTRIBUTE: e('AJS7007', 'Attribute `.{name}` can only be called as a method', '{fix}'),
-  PY_FUNCTION_VALUE: e('AJS7008', 'Function `{name}` is used as a value', 'Functions can be called, or passed as `key=` to sorted/min/max/list.sort; store data, not functions.'),
+  PY_FUNCTION_VALUE: e('AJS7008', 'Function `{name}` is used as a value', "Functions can be called, or passed as `key=` to sorted/min/max/list.sort; store data, not functions. The `extended` profile accepts functions as values: transpilePython(body, { profile: 'extended' })."),
   PY_ARGUMENTS: e('AJS7009', 'Bad arguments for `{name}`: {detail}', '{fix}'),
   PY_TARGET: e('AJS7010', 'Cannot assign to {name}', 'Assign to a variable, `x[i]`, or a tuple of those: `a, b = pair`.'),
   PY_PARAMS: e('AJS7011', 'Invalid block parameters: {detail}', 'Pass `params` as the wrapper\'s parameter names, `initial` first, then the input_schema fields in order: `transpilePython(body, { params: [\'initial\', \'name\'] })`.'),

@@ -120,7 +120,8 @@ export function analyze(body: Stmt[], params: string[], r: Refuser): Analysis {
       case 'name':
         if (shadow.has(e.id)) return
         useName(s, e.id)
-        { const d = s.findDef(e.id); if (d) s.calls.add(d.scope) }
+        // A def used as a value (extended profile) carries its defaults and enclosing variables.
+        { const d = s.findDef(e.id); if (d) { s.calls.add(d.scope); d.defaultHolders.forEach((h) => { if (h) useName(s, h) }) } }
         return
       case 'call':
         if (e.fn.k === 'name' && !shadow.has(e.fn.id)) {

@@ -8,6 +8,12 @@ export const BUILTIN_FUNCTIONS: ReadonlySet<string> = new Set([
   'abs', 'enumerate', 'isinstance', 'len', 'max', 'min', 'range', 'reversed', 'round', 'sorted', 'sum', 'zip',
 ])
 
+/** The extended profile's builtins beyond the contract's (none reaches the object model or the host). */
+export const EXTENDED_FUNCTIONS: ReadonlySet<string> = new Set([
+  'any', 'all', 'map', 'filter', 'print', 'repr', 'ascii', 'divmod', 'pow', 'hash', 'iter', 'next',
+  'chr', 'ord', 'hex', 'bin', 'oct', 'type',
+])
+
 /** Builtin types: callable as conversions and usable with isinstance. */
 export const BUILTIN_TYPES: ReadonlySet<string> = new Set(['bool', 'dict', 'float', 'int', 'list', 'set', 'str', 'tuple'])
 

@@ -21,7 +21,7 @@ export type Expr = { loc: Loc } & (
   | { k: 'sub'; obj: Expr; index: Expr }
   | { k: 'slice'; lo: Expr | null; hi: Expr | null; step: Expr | null }
   | { k: 'comp'; kind: 'list' | 'set' | 'dict' | 'gen'; elt: Expr; value: Expr | null; gens: Gen[] }
-  | { k: 'lambda'; params: string[]; body: Expr }
+  | { k: 'lambda'; params: string[]; defaults: Array<Expr | null>; body: Expr }
   | { k: 'walrus'; id: string; value: Expr }
   | { k: 'star'; e: Expr }
 )
@@ -48,7 +48,7 @@ export type Stmt = { loc: Loc } & (
   | { k: 'assert'; test: Expr; msg: Expr | null }
   | { k: 'del'; targets: Expr[] }
   | { k: 'try'; body: Stmt[]; handlers: Handler[]; orelse: Stmt[]; finalbody: Stmt[] }
-  | { k: 'def'; name: string; params: Param[]; body: Stmt[] }
+  | { k: 'def'; name: string; params: Param[]; body: Stmt[]; lambda?: boolean }
 )
 
 export type ExprOf<K extends Expr['k']> = Extract<Expr, { k: K }>

@@ -6,7 +6,8 @@
  */
 import type { Expr, ExprOf, Keyword } from './ir.ts'
 import { type Node, arr, assign, call, id, lit, rt } from './nodes.ts'
-import { type FnCtx, elements, lowerExpr, resolve, unknownName } from './lower-expr.ts'
+import { type FnCtx, dynamicCall, elements, functionValue, lowerExpr, resolve, unknownName } from './lower-expr.ts'
+import { EXTENDED_HINT } from './refuse.ts'
 import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
 import { closestName } from './suggest.ts'
 import { mangle } from './scope.ts'
@@ -51,8 +52,12 @@ function count(cx: FnCtx, name: string, e: ExprOf<'call'>, min: number, max: num
 /** Positional arguments, with `*x` spread. */
 const positional = (cx: FnCtx, e: ExprOf<'call'>): Node[] => elements(cx, e.args)
 
-/** A VM lambda computing the key of one item (`key=` of sorted/min/max/list.sort). */
-export function keyLambda(cx: FnCtx, k: Expr): Node | null {
+/**
+ * A VM lambda computing the key of one item (`key=` of sorted/min/max/list.sort, the function of
+ * map/filter). In the extended profile any value can be the function: it is evaluated once into a
+ * temporary (`pre`, to assign before the items are mapped) and called through the dispatcher.
+ */
+export function keyLambda(cx: FnCtx, k: Expr, pre?: Node[]): Node | null {
   if (k.k === 'const' && k.v === null) return null
   const param = `$k${cx.L.nextId()}`
   const item: Expr = { k: 'name', id: param, loc: k.loc }
@@ -70,8 +75,14 @@ export function keyLambda(cx: FnCtx, k: Expr): Node | null {
   try {
     if (k.k === 'name' || (k.k === 'attr' && k.obj.k === 'name' && BUILTIN_TYPES.has(k.obj.id))) {
       body = lowerCall(cx, { k: 'call', fn: k, args: [item], kw: [], loc: k.loc })
+    } else if (cx.L.r.extended && pre) {
+      const f = cx.temp()
+      cx.shadow = saved
+      pre.push(assign(f, lowerExpr(cx, k)))
+      cx.shadow = new Set([...saved, param])
+      body = dynamicCall(cx, id(f), arr([id(param)]), lit(null), k.loc)
     } else {
-      throw cx.L.r.error('PY_UNSUPPORTED', { name: 'This key function', fix: 'Pass a lambda, a `def` helper or a builtin by name: `key=lambda x: x[1]`, `key=len`.' }, k.loc)
+      throw cx.L.r.extendedOnly('This key function', 'Pass a lambda, a `def` helper or a builtin by name: `key=lambda x: x[1]`, `key=len`.', k.loc)
     }
   } finally { cx.shadow = saved }
   return { $expr: 'lambda', params: [param], body }
@@ -79,21 +90,28 @@ export function keyLambda(cx: FnCtx, k: Expr): Node | null {
 
 /** `$t = items; $t.map(key)` pieces: the items expression (assigning a temp) and the keys expression. */
 function keyed(cx: FnCtx, items: Node, key: Expr | undefined): [Node, Node] {
-  const lam = key ? keyLambda(cx, key) : null
+  const pre: Node[] = []
+  const lam = key ? keyLambda(cx, key, pre) : null
   if (!lam) return [items, lit(null)]
   const t = cx.temp()
-  return [assign(t, items), { $expr: 'methodCall', object: id(t), method: 'map', args: [lam] }]
+  return [pre.length ? rt('first', [assign(t, items), ...pre]) : assign(t, items), { $expr: 'methodCall', object: id(t), method: 'map', args: [lam] }]
 }
 
 export function lowerCall(cx: FnCtx, e: ExprOf<'call'>): Node {
   const fn = e.fn
   for (const a of e.args) if (a.k === 'comp' && a.kind === 'gen') cx.L.genAllowed.add(a)
+  const dyn = () => dynamicCall(cx, lowerExpr(cx, fn), arr(positional(cx, e)), kwDict(cx, e.kw), e.loc)
   if (fn.k === 'attr') return methodCall(cx, e, fn)
-  if (fn.k !== 'name') throw cx.L.r.error('PY_UNSUPPORTED', { name: 'Calling a computed value', fix: 'Call a function by its name: `helper(x)`, or a method: `s.strip()`.' }, e.loc)
+  if (fn.k !== 'name') {
+    if (cx.L.r.extended) return dyn()
+    throw cx.L.r.extendedOnly('Calling a computed value', 'Call a function by its name: `helper(x)`, or a method: `s.strip()`.', e.loc)
+  }
   const r = resolve(cx, fn.id)
   switch (r.kind) {
     case 'def': return helperCall(cx, e, r.name)
-    case 'var': throw cx.L.r.error('PY_UNSUPPORTED', { name: `Calling the variable \`${fn.id}\``, fix: 'Only functions defined with `def`, builtins and methods can be called.' }, e.loc)
+    case 'var':
+      if (cx.L.r.extended) return dyn()
+      throw cx.L.r.extendedOnly(`Calling the variable \`${fn.id}\``, 'Only functions defined with `def`, builtins and methods can be called.', e.loc)
     case 'unknown': return unknownName(cx, fn.id, fn.loc)
   }
   return builtinCall(cx, e, fn.id)
@@ -101,8 +119,14 @@ export function lowerCall(cx: FnCtx, e: ExprOf<'call'>): Node {
 
 function helperCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {
   const def = cx.scope.findDef(name)!
-  if (e.args.some((a) => a.k === 'star') || e.kw.some((k) => k.name === null)) {
-    argError(cx, name, '`*`/`**` arguments are not accepted for helpers', `Pass the arguments of ${name}() one by one.`, e)
+  const params0 = def.params
+  const mismatched = e.args.length > params0.length || e.kw.some((k) => !params0.some((p) => p.name === k.name))
+    || params0.some((p, i) => i >= e.args.length && !p.dflt && !e.kw.some((k) => k.name === p.name))
+    || e.kw.some((k) => params0.findIndex((p) => p.name === k.name) < e.args.length)
+  if (e.args.some((a) => a.k === 'star') || e.kw.some((k) => k.name === null) || (cx.L.r.extended && mismatched)) {
+    // The extended profile binds them at run time, as CPython does (a wrong call is a TypeError there).
+    if (cx.L.r.extended) return dynamicCall(cx, functionValue(cx, name, e.loc), arr(positional(cx, e)), kwDict(cx, e.kw), e.loc)
+    argError(cx, name, '`*`/`**` arguments are not accepted for helpers', `Pass the arguments of ${name}() one by one. ${EXTENDED_HINT}`, e)
   }
   const params = def.params
   if (e.args.length > params.length) argError(cx, name, `takes ${params.length} positional arguments but ${e.args.length} were given`, `Call ${name}() with at most ${params.length} arguments.`, e)
@@ -188,6 +212,8 @@ function builtinCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {
       return rt('minmax', [lit(name), its, keys, lit(dflt !== undefined), dflt ?? lit(null)], e.loc)
     }
   }
+  const ext = extendedCall(cx, e, name)
+  if (ext) return ext
   // Exception classes.
   noKw(cx, name, e)
   return rt('exc', [lit(name), arr(pos())], e.loc)
@@ -217,4 +243,73 @@ function methodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>): Node {
     return rt('sortkeyed', [items, keys, kw.has('reverse') ? lowerExpr(cx, kw.get('reverse')!) : lit(false)], e.loc)
   }
   return rt('m', [obj, lit(name), arr(positional(cx, e)), kwDict(cx, e.kw)], e.loc)
+}
+
+const mapNode = (items: Node, lam: Node): Node => ({ $expr: 'methodCall', object: items, method: 'map', args: [lam] }) as Node
+
+/** The extended profile's builtins. */
+function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefined {
+  const pos = () => positional(cx, e)
+  switch (name) {
+    case 'any': case 'all': case 'repr': case 'ascii': case 'chr': case 'ord': case 'hex': case 'oct': case 'bin': case 'hash':
+      noKw(cx, name, e); count(cx, name, e, 1, 1)
+      return rt(name, pos(), e.loc)
+    case 'iter':
+      noKw(cx, name, e); count(cx, name, e, 1, 1)
+      return rt('iterb', pos(), e.loc)
+    case 'type':
+      noKw(cx, name, e); count(cx, name, e, 1, 1)
+      return rt('typeof', pos(), e.loc)
+    case 'divmod':
+      noKw(cx, name, e); count(cx, name, e, 2, 2)
+      return rt('divmod', pos(), e.loc)
+    case 'pow': {
+      const kw = noKw(cx, name, e, ['mod']); count(cx, name, e, 2, 3)
+      const args = pos()
+      if (kw.has('mod')) args.push(lowerExpr(cx, kw.get('mod')!))
+      return rt('pow3', args, e.loc)
+    }
+    case 'next': {
+      noKw(cx, name, e); count(cx, name, e, 1, 2)
+      const args = pos()
+      return rt('next', [args[0]!, lit(args.length > 1), args[1] ?? lit(null)], e.loc)
+    }
+    case 'print':
+      noKw(cx, name, e, ['sep', 'end', 'flush'])
+      return rt('print', [arr(pos()), kwDict(cx, e.kw)], e.loc)
+    case 'map': case 'filter': {
+      noKw(cx, name, e)
+      if (e.args.length < 2 || (name === 'filter' && e.args.length !== 2) || e.args.some((a) => a.k === 'star')) {
+        argError(cx, name, name === 'map' ? 'takes a function and at least one iterable' : 'takes a function and one iterable', `Call it as ${name}(function, items).`, e)
+      }
+      const f = e.args[0]!
+      const t = cx.temp()
+      // The function is evaluated before the items, as in CPython; `py$first(a, ...)` evaluates all in order and gives a.
+      let fnTemp: string | null = null
+      let pre: Node | null = null
+      const byName = f.k === 'name' || (f.k === 'attr' && f.obj.k === 'name' && BUILTIN_TYPES.has(f.obj.id))
+      if (f.k !== 'lambda' && !byName && !(f.k === 'const' && f.v === null)) {
+        fnTemp = cx.temp()
+        pre = assign(fnTemp, lowerExpr(cx, f))
+      }
+      if (e.args.length > 2 && !fnTemp) {
+        fnTemp = cx.temp()
+        pre = assign(fnTemp, lowerExpr(cx, f))
+      }
+      const items = e.args.length === 2 ? rt('items', [lowerExpr(cx, e.args[1]!)]) : rt('zip', e.args.slice(1).map((a) => lowerExpr(cx, a)), e.loc)
+      const lam = fnTemp ? callLambda(cx, id(fnTemp), e.args.length > 2, f) : keyLambda(cx, f)
+      const setItems = pre ? rt('last', [pre, assign(t, items)]) : assign(t, items)
+      if (name === 'filter') return rt('filterby', [setItems, lam ? mapNode(id(t), lam) : id(t)], e.loc)
+      if (!lam) argError(cx, name, "'NoneType' object is not callable", 'Pass a function.', e)
+      return rt('gen', [rt('last', [setItems, mapNode(id(t), lam!)]), lit('map')], e.loc)
+    }
+  }
+  return undefined
+}
+
+/** A VM lambda calling the value `f` on an item (on the members of a tuple item: map over several iterables). */
+function callLambda(cx: FnCtx, f: Node, spreadItem: boolean, at: Expr): Node {
+  const param = `$k${cx.L.nextId()}`
+  const args = spreadItem ? id(param) : arr([id(param)])
+  return { $expr: 'lambda', params: [param], body: dynamicCall(cx, f, args, lit(null), at.loc) } as Node
 }

@@ -8,8 +8,8 @@ import { type Node, and, arr, assign, call, cond, id, lit, member, not, rt, spre
 import { hiddenName, mangle, type FnScope } from './scope.ts'
 import type { Lowerer } from './lower.ts'
 import { lowerCall, keyLambda } from './lower-call.ts'
-import { BUILTIN_TYPES, EXCEPTION_NAMES, BUILTIN_FUNCTIONS } from './builtins-table.ts'
-import { FORBIDDEN_NAMES } from './refuse.ts'
+import { BUILTIN_TYPES, EXCEPTION_NAMES, BUILTIN_FUNCTIONS, EXTENDED_FUNCTIONS } from './builtins-table.ts'
+import { FORBIDDEN_NAMES, EXTENDED_HINT } from './refuse.ts'
 import { closestName } from './suggest.ts'
 
 /** Per-function lowering state. */
@@ -57,12 +57,13 @@ export function resolve(cx: FnCtx, name: string): Resolved {
   }
   if (cx.L.lambdaParams(cx.scope).has(name)) return { kind: 'var', vm: mangle(name) }
   if (BUILTIN_TYPES.has(name) || EXCEPTION_NAMES.has(name)) return { kind: 'type', name }
-  if (BUILTIN_FUNCTIONS.has(name)) return { kind: 'builtin', name }
+  if (BUILTIN_FUNCTIONS.has(name) || (cx.L.r.extended && EXTENDED_FUNCTIONS.has(name))) return { kind: 'builtin', name }
   return { kind: 'unknown' }
 }
 
 export function unknownName(cx: FnCtx, name: string, loc: Loc): never {
-  const fix = FORBIDDEN_NAMES[name]
+  let fix = FORBIDDEN_NAMES[name]
+  if (fix && EXTENDED_FUNCTIONS.has(name) && !cx.L.r.extended) fix = `${fix} ${EXTENDED_HINT}`
   if (fix) throw cx.L.r.error('PY_FORBIDDEN', { name, fix }, loc)
   const known = [...cx.scope.locals, ...BUILTIN_FUNCTIONS, ...BUILTIN_TYPES].filter((n) => !n.includes('$'))
   const near = closestName(name, known)
@@ -79,7 +80,12 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
           if (cx.shadow.has(e.id) || cx.definite.has(e.id) || cx.L.lambdaParams(cx.scope).has(e.id)) return id(r.vm)
           return rt('chk', [id(r.vm), lit(e.id)], e.loc)
         case 'type': return rt('type', [lit(r.name)])
-        case 'def': case 'builtin': throw cx.L.r.error('PY_FUNCTION_VALUE', { name: e.id }, e.loc)
+        case 'def':
+          if (cx.L.r.extended) return functionValue(cx, r.name, e.loc)
+          throw functionValueError(cx, e.id, e.loc)
+        case 'builtin':
+          if (cx.L.r.extended) return rt('builtin', [lit(r.name)])
+          throw functionValueError(cx, e.id, e.loc)
       }
       return unknownName(cx, e.id, e.loc)
     }
@@ -112,10 +118,11 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
     case 'ifexp': return cond(lowerTest(cx, e.test), lowerExpr(cx, e.body), lowerExpr(cx, e.orelse))
     case 'call': return lowerCall(cx, e)
     case 'attr': {
+      if (cx.L.r.extended) return rt('getattr', [lowerExpr(cx, e.obj), lit(e.name)], e.loc)
       const fix = e.obj.k === 'name' && BUILTIN_TYPES.has(e.obj.id)
         ? `Call it: \`${e.obj.id}.${e.name}(...)\`, or pass it as \`key=${e.obj.id}.${e.name}\`.`
         : 'Values have no readable attributes in code blocks; call a method (`s.upper()`) or index a dict (`d["key"]`).'
-      throw cx.L.r.error('PY_ATTRIBUTE', { name: e.name, fix }, e.loc)
+      throw cx.L.r.error('PY_ATTRIBUTE', { name: e.name, fix: `${fix} ${EXTENDED_HINT}` }, e.loc)
     }
     case 'sub': {
       const obj = lowerExpr(cx, e.obj)
@@ -125,10 +132,12 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
     case 'slice': throw cx.L.r.error('PY_UNSUPPORTED', { name: 'A slice outside `[...]`', fix: 'Write the slice inside brackets: `xs[a:b]`.' }, e.loc)
     case 'comp':
       if (e.kind === 'gen' && !cx.L.genAllowed.has(e)) {
-        throw cx.L.r.error('PY_UNSUPPORTED', { name: 'A generator expression outside a call', fix: 'Use a list comprehension `[... for ...]`, or pass the generator straight to sum/min/max/sorted/list/tuple/set/dict/str.join.' }, e.loc)
+        // Evaluated at once (see docs/python.md), then consumed as an iterator.
+        if (cx.L.r.extended) return rt('gen', [cx.L.comprehension(cx, e), lit('generator')])
+        throw cx.L.r.extendedOnly('A generator expression outside a call', 'Use a list comprehension `[... for ...]`, or pass the generator straight to sum/min/max/sorted/list/tuple/set/dict/str.join.', e.loc)
       }
       return cx.L.comprehension(cx, e)
-    case 'lambda': throw cx.L.r.error('PY_UNSUPPORTED', { name: 'A lambda as a value', fix: 'Pass it as `key=` to sorted/min/max/list.sort, or write `def name(x): return ...` and call it.' }, e.loc)
+    case 'lambda': throw cx.L.r.extendedOnly('A lambda as a value', 'Pass it as `key=` to sorted/min/max/list.sort, or write `def name(x): return ...` and call it.', e.loc)
     case 'walrus': {
       if (cx.shadow.has(e.id)) throw cx.L.r.error('PY_TARGET', { name: 'a lambda parameter with `:=`' }, e.loc)
       const value = lowerExpr(cx, e.value)
@@ -138,6 +147,26 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
     case 'star': throw cx.L.r.error('PY_SYNTAX', { detail: 'can\'t use starred expression here', fix: 'Use `*x` only inside a list, tuple, set or call.' }, e.loc)
   }
 }
+
+function functionValueError(cx: FnCtx, name: string, loc: Loc) {
+  return cx.L.r.error('PY_FUNCTION_VALUE', { name }, loc)
+}
+
+/** A `def` (or lifted lambda) as a value: its helper's number, defaults and enclosing variables. */
+export function functionValue(cx: FnCtx, name: string, loc: Loc): Node {
+  const d = cx.scope.findDef(name)!
+  const fid = cx.L.functionId(d)
+  const defaults = d.defaultHolders.map((h) => (h ? lowerExpr(cx, { k: 'name', id: h, loc }) : UNDEFINED))
+  return rt('fn', [lit(fid), lit(cx.L.qualname(d)), lit(d.params.map((p) => p.name)), arr(defaults), arr(cx.L.hiddenArgs(cx, d.scope))], loc)
+}
+
+/** A call of a value through the program's dispatcher (`call$dispatch`). */
+export function dynamicCall(cx: FnCtx, fn: Node, args: Node, kw: Node, loc?: Loc): Node {
+  cx.L.usesDispatch = true
+  return call(DISPATCH, [fn, args, kw], loc)
+}
+
+export const DISPATCH = 'call$dispatch'
 
 export function sliceParts(cx: FnCtx, s: ExprOf<'slice'>): Node[] {
   return [s.lo ? lowerExpr(cx, s.lo) : lit(null), s.hi ? lowerExpr(cx, s.hi) : lit(null), s.step ? lowerExpr(cx, s.step) : lit(null)]

@@ -5,9 +5,9 @@
  */
 import { LIBRARIES } from '../ast/libraries.ts'
 import type { Expr, ExprOf, Loc, Stmt, StmtOf } from './ir.ts'
-import { type Node, arr, exprStep, id, lit, member, not, rt, setVar, step, UNDEFINED, binary } from './nodes.ts'
-import { FnCtx, lowerExpr, lowerTest, resolve, sliceParts } from './lower-expr.ts'
-import { hiddenName, mangle, targetNames, type Analysis, type FnScope } from './scope.ts'
+import { type Node, arr, call, exprStep, id, lit, member, not, rt, setVar, step, UNDEFINED, binary } from './nodes.ts'
+import { DISPATCH, FnCtx, lowerExpr, lowerTest, resolve, sliceParts } from './lower-expr.ts'
+import { hiddenName, mangle, targetNames, type Analysis, type DefInfo, type FnScope } from './scope.ts'
 import type { Refuser } from './refuse.ts'
 
 export interface LowerOptions {
@@ -20,11 +20,54 @@ export class Lowerer {
   readonly functions: Record<string, Node> = {}
   /** Generator expressions that are call arguments (the only place they are accepted). */
   readonly genAllowed = new Set<object>()
+  /** Defs used as values (extended profile), numbered for the dispatcher. */
+  private readonly functionIds = new Map<DefInfo, number>()
+  /** Set when a value is called: the program gets the `call$dispatch` helper. */
+  usesDispatch = false
+
 
   constructor(readonly r: Refuser, readonly a: Analysis, readonly options: LowerOptions) {}
 
   nextId(): number {
     return ++this.ids
+  }
+
+  /** CPython's `__qualname__` of a def or lambda (what its call errors name): `_block.<locals>.f`. */
+  qualname(d: DefInfo): string {
+    const own = (n: string) => (n.startsWith('lambda$') ? '<lambda>' : n)
+    const parts = [d.node.lambda ? '<lambda>' : own(d.name)]
+    for (let s = d.scope.parent; s; s = s.parent) {
+      if (s.kind === 'comp') continue
+      const owner = s.kind === 'block' ? '_block' : [...this.a.defOf.values()].find((x) => x.scope === s)?.name
+      if (owner) parts.unshift(`${own(owner)}.<locals>`)
+    }
+    return parts.join('.')
+  }
+
+  functionId(d: DefInfo): number {
+    let n = this.functionIds.get(d)
+    if (n === undefined) this.functionIds.set(d, (n = this.functionIds.size))
+    return n
+  }
+
+  /**
+   * `call$dispatch(f, args, kw)`: a call of a function value. The program's own functions are
+   * numbers: bind the arguments (py$bindcall appends the enclosing variables the value carries)
+   * and call the helper; builtins, types and bound methods go to the runtime.
+   */
+  private dispatcher(): void {
+    const steps: Node[] = [
+      step('varsLet', { vars: { $i: rt('fid', [id('$f')]), $b: UNDEFINED } }),
+      step('if', { condition: binary('<', id('$i'), lit(0)), then: [step('return', { value: rt('callnative', [id('$f'), id('$a'), id('$kw')]) })] }),
+      setVar('$b', rt('bindcall', [id('$f'), id('$a'), id('$kw')])),
+    ]
+    for (const [d, n] of this.functionIds) {
+      const count = d.params.length + hiddenParams(d.scope).length
+      const args = Array.from({ length: count }, (_, i) => member(id('$b'), i))
+      steps.push(step('if', { condition: binary('===', id('$i'), lit(n)), then: [step('return', { value: call(d.helper, args) })] }))
+    }
+    steps.push(step('return', { value: lit(null) }))
+    this.functions[DISPATCH] = { params: ['$f', '$a', '$kw'], steps }
   }
 
   lambdaParams(s: FnScope): ReadonlySet<string> {
@@ -50,6 +93,7 @@ export class Lowerer {
     })
     steps.push(...this.statements(cx, body))
     steps.push(step('return', { value: this.result(lit(null)) }))
+    if (this.usesDispatch || this.functionIds.size) this.dispatcher()
     const root: Node = {
       ajs: 1,
       op: 'seq',

@@ -183,7 +183,7 @@ export class PyParser {
     const targets = groups.slice(0, -1).map((g) => this.targetList(g, n))
     // `f = lambda x: ...` names a function: it is a def (rebinding f elsewhere is refused).
     if (targets.length === 1 && targets[0]!.k === 'name' && value.k === 'lambda') {
-      return { k: 'def', name: targets[0]!.id, params: value.params.map((name) => ({ name, dflt: null })), body: [{ k: 'return', value: value.body, loc: value.loc }], loc }
+      return { k: 'def', name: targets[0]!.id, params: value.params.map((name, i) => ({ name, dflt: value.defaults[i] ?? null })), body: [{ k: 'return', value: value.body, loc: value.loc }], loc, lambda: true }
     }
     return { k: 'assign', targets, value, loc }
   }
@@ -346,8 +346,8 @@ export class PyParser {
       case 'LambdaExpression': {
         const plist = c.find((x) => x.name === 'ParamList')
         const params = plist ? this.params(kids(plist), plist) : []
-        if (params.some((p) => p.dflt)) this.unsupported('Lambda defaults', 'Use a `def` helper with a default, or capture the value in a variable.', n)
-        return { k: 'lambda', params: params.map((p) => p.name), body: this.expr(c[c.length - 1]!), loc }
+        if (params.some((p) => p.dflt) && !this.r.extended) throw this.r.extendedOnly('Lambda defaults', 'Use a `def` helper with a default, or capture the value in a variable.', n.from)
+        return { k: 'lambda', params: params.map((p) => p.name), defaults: params.map((p) => p.dflt), body: this.expr(c[c.length - 1]!), loc }
       }
       case 'CallExpression': return this.call(c[0]!, c[1]!, loc)
       case 'MemberExpression': {
@@ -357,7 +357,9 @@ export class PyParser {
         const obj = this.expr(c[0]!)
         if (c[1]!.name === '.') {
           const name = this.text(c[2]!)
-          if (/^__.*__$/.test(name)) this.refuse('PY_DUNDER', { name }, c[2]!)
+          // `type(x).__name__` is the one dunder the extended profile reads.
+          if (name === '__name__' && !this.r.extended) throw this.r.extendedOnly('Reading `.__name__`', 'Use `isinstance(x, int)` to test a type.', c[2]!.from)
+          if (/^__.*__$/.test(name) && name !== '__name__') this.refuse('PY_DUNDER', { name }, c[2]!)
           return { k: 'attr', obj, name, loc: this.at(c[2]!) }
         }
         return { k: 'sub', obj, index: this.subscript(c.slice(2, -1), n), loc }

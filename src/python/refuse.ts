@@ -5,7 +5,15 @@
 import { transpileError, SourceLocator, type TranspileError, type CodeName } from '../diagnostics/index.ts'
 import type { Loc } from './ir.ts'
 
+/** `contract`: exactly the Block Runtime Contract's builtins and rules; `extended`: the superset (docs/python.md). */
+export type PythonProfile = 'contract' | 'extended'
+
+/** The hint's tail for what only the extended profile accepts. */
+export const EXTENDED_HINT = "The `extended` profile accepts it: transpilePython(body, { profile: 'extended' })."
+
 export class Refuser {
+  /** Which Python the source may use. */
+  profile: PythonProfile = 'extended'
   private readonly locator: SourceLocator
   private readonly frames: SourceLocator
   /**
@@ -21,6 +29,15 @@ export class Refuser {
   loc(offset: number): Loc {
     const p = this.locator.position(offset)
     return [p.line, p.column + this.indent]
+  }
+
+  get extended(): boolean {
+    return this.profile === 'extended'
+  }
+
+  /** The contract profile's refusal of something the extended profile accepts. */
+  extendedOnly(what: string, fix: string, at: Loc | number): TranspileError {
+    return this.error('PY_UNSUPPORTED', { name: what, fix: `${fix} ${EXTENDED_HINT}` }, at)
   }
 
   error(name: CodeName, params: Record<string, string>, at: Loc | number): TranspileError {

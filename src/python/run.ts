@@ -67,8 +67,8 @@ let shared: AgentVM | undefined
  * a refused source throws the TranspileError).
  */
 export async function runPythonBlock<T = Record<string, unknown>>(body: string, options: RunPythonBlockOptions = {}): Promise<PythonRunResult<T>> {
-  const { initial = {}, input = {}, vm, params, filename, jsonText, ...run } = options
-  const { ast } = transpilePython(body, { params: params ?? ['initial', ...Object.keys(input)], filename, jsonText })
+  const { initial = {}, input = {}, vm, params, filename, jsonText, profile, ...run } = options
+  const { ast } = transpilePython(body, { params: params ?? ['initial', ...Object.keys(input)], filename, jsonText, profile })
   const machine = vm ?? (shared ??= createPythonVM())
   const r = await machine.run<T>(ast, { ...input, initial }, run)
   const out: PythonRunResult<T> = { result: r.result, fuelUsed: r.fuelUsed }

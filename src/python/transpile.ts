@@ -2,7 +2,8 @@
 import { parser } from '@lezer/python'
 import type { Expr, Stmt } from './ir.ts'
 import { PyParser } from './parse.ts'
-import { Refuser } from './refuse.ts'
+import { Refuser, type PythonProfile } from './refuse.ts'
+import { liftLambdas } from './lift.ts'
 import { analyze } from './analyze.ts'
 import { Lowerer } from './lower.ts'
 import type { AjsProgram } from '../ast/types.ts'
@@ -18,6 +19,12 @@ export interface TranspilePythonOptions {
   filename?: string
   /** Make the program return `json.dumps(result, sort_keys=True)` text instead of data. */
   jsonText?: boolean
+  /**
+   * `extended` (the default): the superset in docs/python.md (more builtins, functions and lambdas as
+   * values, attribute reads, generator expressions anywhere). `contract`: exactly the Block Runtime
+   * Contract's builtins and rules (what a flow's `code` block accepts).
+   */
+  profile?: PythonProfile
 }
 
 export interface TranspilePythonResult {
@@ -51,6 +58,9 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   const original = body.replace(/\r\n?/g, '\n')
   const { text, indent } = dedent(original)
   const r = new Refuser(text, original, file, indent)
+  const profile = options.profile ?? 'extended'
+  if (profile !== 'contract' && profile !== 'extended') throw new TypeError(`transpilePython: profile must be 'contract' or 'extended', not ${JSON.stringify(profile)}`)
+  r.profile = profile
   const p = new PyParser(text, r)
   let stmts = p.parseScript()
   const warnings: string[] = []
@@ -70,6 +80,7 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   params ??= ['initial']
   checkParams(params, r)
   if (defaults.length === 0) defaults = params.map(() => null)
+  if (profile === 'extended') stmts = liftLambdas(stmts)
   const a = analyze(stmts, params, r)
   const ast = new Lowerer(r, a, { jsonText: options.jsonText === true }).program(stmts as Stmt[], params, defaults, file)
   return { ast: ast as unknown as AjsProgram, params, warnings }

@@ -14,21 +14,23 @@ const cases = allCases()
 const vm = createPythonVM()
 
 /** What our VM gives for a case, in the harness's terms. */
-export async function observe(c: CorpusCase): Promise<{ json?: string; error?: string; other?: string }> {
+export async function observe(c: CorpusCase, profile: 'contract' | 'extended' = c.profile ?? 'contract'): Promise<{ json?: string; error?: string; other?: string; log?: string }> {
   let ast
   try {
-    ast = transpilePython(c.body, { params: c.params, jsonText: true }).ast
+    ast = transpilePython(c.body, { params: c.params, jsonText: true, profile }).ast
   } catch (e) {
     // A syntax refusal at compile time is CPython's SyntaxError at compile time.
     if ((e as { code?: string }).code === 'AJS7001') return { error: 'SyntaxError' }
     return { other: `refused: ${String(e)}` }
   }
-  const r = await vm.run(ast, { initial: c.initial, ...c.input }, { fuel: 1e6 })
+  const lines: string[] = []
+  const r = await vm.run(ast, { initial: c.initial, ...c.input }, { fuel: 1e6, onLog: ({ message }) => { lines.push(`${message}\n`) } })
+  const log = lines.length ? { log: lines.join('') } : {}
   if (r.error) {
     const err = pythonError(r.error)
-    return err?.pythonType ? { error: err.pythonType } : { other: `${r.error.code}: ${r.error.message}` }
+    return err?.pythonType ? { error: err.pythonType, ...log } : { other: `${r.error.code}: ${r.error.message}` }
   }
-  return { json: r.result as string }
+  return { json: r.result as string, ...log }
 }
 
 describe(`differential corpus against ${expected.python}`, () => {
@@ -39,5 +41,22 @@ describe(`differential corpus against ${expected.python}`, () => {
   })
   test.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
     expect(await observe(c)).toEqual(expected.cases[c.name]!)
+  })
+  test('the contract bodies run the same in the extended profile (a superset)', async () => {
+    for (const c of cases.filter((x) => !x.profile)) expect([c.name, await observe(c, 'extended')]).toEqual([c.name, expected.cases[c.name]!])
+  })
+  test('the contract profile refuses each extended body (hint naming the profile) or runs it exactly', async () => {
+    let refused = 0
+    for (const c of cases.filter((x) => x.profile === 'extended')) {
+      try {
+        transpilePython(c.body, { params: c.params, profile: 'contract' })
+      } catch (e) {
+        expect([c.name, (e as { hint?: string }).hint]).toEqual([c.name, expect.stringContaining("profile: 'extended'")])
+        refused++
+        continue
+      }
+      expect([c.name, await observe(c, 'contract')]).toEqual([c.name, expected.cases[c.name]!])
+    }
+    expect(refused).toBeGreaterThan(30)
   })
 })

@@ -103,9 +103,9 @@ const CASES: Case[] = [
   ['positional after keyword', 'x = sorted(key=len, [1])', 'PY_SYNTAX', 1, 20, 'positional arguments first'],
 ]
 
-function refusal(body: string): TranspileError {
+function refusal(body: string, profile: 'contract' | 'extended' = 'contract'): TranspileError {
   try {
-    transpilePython(body, { params: ['initial'] })
+    transpilePython(body, { params: ['initial'], profile })
   } catch (e) {
     if (e instanceof TranspileError) return e
     throw e
@@ -120,6 +120,37 @@ describe('refusals', () => {
     expect({ code: e.code, line: e.line, column: e.column }).toEqual({ code: CODES[name].code, line, column })
     expect(e.hint).toContain(hint)
     expect(e.toString()).toContain(`> ${line} |`)
+  })
+})
+
+/** What the contract profile refuses and the extended profile (the default) compiles: [what, body, line, column]. */
+const EXTENDED_ONLY: Array<[string, string, number, number]> = [
+  ['any', 'x = any([1])', 1, 4],
+  ['print', 'print("a", 1)', 1, 0],
+  ['type name', 'n = type(1).__name__', 1, 12],
+  ['exception args', 'try:\n    pass\nexcept ValueError as e:\n    a = e.args', 4, 10],
+  ['bound method as key', 'd = {"a": 1}\nm = max(d, key=d.get)', 2, 17],
+  ['lambda in a dict', 'ops = {"add": lambda a, b: a + b}', 1, 14],
+  ['lambda with defaults', 'f = lambda x, n=1: x + n', 1, 4],
+  ['generator outside a call', 'a, b = (int(p) for p in "1-2".split("-"))', 1, 7],
+  ['helper as value', 'def h():\n    return 1\nx = h', 3, 4],
+  ['calling a variable', 'f = len\nx = f([1])', 1, 4],
+]
+
+describe('profiles: contract refuses with a hint naming the extended profile; extended compiles', () => {
+  test.each(EXTENDED_ONLY)('%s', (_what, body, line, column) => {
+    const e = refusal(body, 'contract')
+    expect([e.line, e.column]).toEqual([line, column])
+    expect(e.hint).toContain("profile: 'extended'")
+    expect(() => transpilePython(body)).not.toThrow()
+  })
+  test('the extended profile still refuses what reaches the host or the object model', () => {
+    for (const body of ['import os', 'x = eval("1")', 'f = open("a")', 'v = getattr(initial, "a")', 'n = initial.__class__']) {
+      expect(refusal(body, 'extended').hint).not.toContain('extended')
+    }
+  })
+  test('an unknown profile is a TypeError', () => {
+    expect(() => transpilePython('return {}', { profile: 'full' as never })).toThrow(TypeError)
   })
 })
 

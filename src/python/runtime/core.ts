@@ -2,7 +2,7 @@
  * The object protocol of the subset: truth, equality, ordering, hashing,
  * repr/str, iteration and length, over the value representation of values.ts.
  */
-import { PyDict, PyDictView, PyException, PyFloat, PyRange, PySet, PyType, isTuple, typeName } from './values.ts'
+import { PyDict, PyDictView, PyException, PyFloat, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, typeName } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
 import { codePoints, compareStr, strRepr } from './text.ts'
@@ -210,6 +210,7 @@ export function repr(x: unknown, depth = 0): string {
   if (x instanceof PyDictView) return `dict_${x.kind}(${repr(iterate(x), depth + 1)})`
   if (x instanceof PyType) return `<class '${x.name}'>`
   if (x instanceof PyException) return `${x.type.name}(${x.args.map((a) => repr(a, depth + 1)).join(', ')})`
+  if (x instanceof PyOpaque) return x.repr()
   return '<object>'
 }
 
@@ -251,6 +252,7 @@ export function iterate(x: unknown, rt?: PyRun): unknown[] {
     if (x.kind === 'values') return Array.from(d.map.values(), (e) => e[1])
     return Array.from(d.map.values(), (e) => Object.freeze([e[0], e[1]]))
   }
+  if (x instanceof PyIter) return x.rest()
   return typeError(`'${typeName(x)}' object is not iterable`)
 }
 

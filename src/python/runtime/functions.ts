@@ -16,6 +16,7 @@ import { dictFromPairs, dictSet, dictUpdate, setFrom } from './collections.ts'
 import * as B from './builtins.ts'
 import { bindArgs, checkResult, dumps, toData } from './json.ts'
 import type { PyRun } from './fuel.ts'
+import { EXTENDED_RUNTIME } from './extended.ts'
 
 type Fn = (rt: PyRun, a: any[]) => unknown
 
@@ -160,6 +161,8 @@ const raw: Record<string, Fn> = {
   bind: (rt, a) => bindArgs(rt, a[0], a[1], a[2]),
   result: (rt, a) => toData(rt, checkResult(a[0])),
   dumps: (rt, a) => dumps(rt, checkResult(a[0])),
+  // the extended profile (functions as values, more builtins)
+  ...EXTENDED_RUNTIME,
 }
 
 /** The Python runtime, keyed by the names compiled programs call (`py$add`, ...). */

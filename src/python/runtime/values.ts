@@ -116,6 +116,31 @@ export class PyDictView {
   constructor(readonly dict: PyDict, readonly kind: 'keys' | 'values' | 'items') {}
 }
 
+/**
+ * Values of the extended profile that have no literal form (functions, bound methods, iterators):
+ * each names its Python type and its repr.
+ */
+export abstract class PyOpaque {
+  abstract readonly typeName: string
+  repr(): string {
+    return `<${this.typeName} object>`
+  }
+}
+
+/** A one-shot iterator over items (`iter(x)`, `map`, `filter`, a generator expression). */
+export class PyIter extends PyOpaque {
+  i = 0
+  constructor(readonly items: readonly unknown[], readonly typeName: string) {
+    super()
+  }
+  /** The items not consumed yet; consumes them. */
+  rest(): unknown[] {
+    const out = this.items.slice(this.i)
+    this.i = this.items.length
+    return out
+  }
+}
+
 export const isTuple = (x: unknown): x is readonly unknown[] => Array.isArray(x) && Object.isFrozen(x)
 export const isList = (x: unknown): x is unknown[] => Array.isArray(x) && !Object.isFrozen(x)
 export const tuple = (items: unknown[]): readonly unknown[] => Object.freeze(items)
@@ -139,6 +164,7 @@ export function typeName(x: unknown): string {
       if (x instanceof PyDictView) return `dict_${x.kind}`
       if (x instanceof PyType) return 'type'
       if (x instanceof PyException) return x.type.name
+      if (x instanceof PyOpaque) return x.typeName
   }
   return 'object'
 }

@@ -12,6 +12,8 @@ export interface CorpusCase {
   params: string[]
   initial: unknown
   input: Record<string, unknown>
+  /** `extended` for hand_extended.txt (run with that profile; CPython with the extended builtins). */
+  profile?: 'extended'
 }
 
 export const CORPUS_DIR = import.meta.dir
@@ -21,8 +23,8 @@ export const EXPECTED_PATH = join(CORPUS_DIR, 'expected.json')
 export const INITIAL = { user: { name: 'Ada', age: 36, tags: ['math', 'code'] }, n: 7 }
 export const INPUT: Record<string, unknown> = { items: [3, 1, 2], text: 'Hello, World', data: { x: 1.5, y: -2, z: [1, 2] } }
 
-export function handCases(): CorpusCase[] {
-  const text = readFileSync(join(CORPUS_DIR, 'hand.txt'), 'utf8')
+export function handCases(file = 'hand.txt', prefix = 'hand'): CorpusCase[] {
+  const text = readFileSync(join(CORPUS_DIR, file), 'utf8')
   const out: CorpusCase[] = []
   const seen = new Set<string>()
   for (const chunk of text.split(/^### /m).slice(1)) {
@@ -30,15 +32,22 @@ export function handCases(): CorpusCase[] {
     const header = chunk.slice(0, nl).trim()
     const body = chunk.slice(nl + 1).replace(/\n+$/, '')
     const bar = header.indexOf(' | ')
-    const name = `hand/${bar < 0 ? header : header.slice(0, bar)}`
+    const name = `${prefix}/${bar < 0 ? header : header.slice(0, bar)}`
     if (seen.has(name)) throw new Error(`duplicate corpus case ${name}`)
     seen.add(name)
     const input = bar < 0 ? INPUT : JSON.parse(header.slice(bar + 3)) as Record<string, unknown>
-    out.push({ name, body, params: ['initial', ...Object.keys(input)], initial: INITIAL, input })
+    const c: CorpusCase = { name, body, params: ['initial', ...Object.keys(input)], initial: INITIAL, input }
+    if (prefix === 'ext') c.profile = 'extended'
+    out.push(c)
   }
   return out
 }
 
 export function allCases(): CorpusCase[] {
-  return [...handCases(), ...generateCases()]
+  return [...handCases(), ...generateCases(), ...extendedCases()]
+}
+
+/** The extended profile's hand-written cases (`ext/...`). */
+export function extendedCases(): CorpusCase[] {
+  return handCases('hand_extended.txt', 'ext')
 }

@@ -18,11 +18,28 @@ EXCEPTIONS = [
     "StopIteration", "MemoryError",
 ]
 SAFE = {name: getattr(builtins, name) for name in ALLOWED + EXCEPTIONS}
+# The extended profile's builtins (print is captured and compared as the run's log).
+EXTENDED = "any all map filter repr ascii divmod pow hash iter next chr ord hex bin oct type".split()
+SAFE_EXTENDED = dict(SAFE, **{name: getattr(builtins, name) for name in EXTENDED})
 
 
 def run(case):
     params = case["params"]
-    env = {"__builtins__": dict(SAFE, __build_class__=None)}
+    extended = case.get("profile") == "extended"
+    printed = []
+
+    def capture(*args, sep=" ", end="\n", flush=False):
+        printed.append((" " if sep is None else sep).join(str(a) for a in args) + ("\n" if end is None else end))
+
+    safe = dict(SAFE_EXTENDED, print=capture) if extended else SAFE
+    env = {"__builtins__": dict(safe, __build_class__=None)}
+    out = run_in(case, params, env)
+    if extended and printed:
+        out["log"] = "".join(printed)
+    return out
+
+
+def run_in(case, params, env):
     try:
         # The body becomes the function's body statement by statement (string literals are not re-indented).
         wrapper = ast.parse("def _block(%s):\n    pass\n" % ", ".join(params))

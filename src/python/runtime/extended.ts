@@ -1,0 +1,373 @@
+/**
+ * The `extended` profile's runtime: functions as values (user functions, builtins, bound methods),
+ * the builtins beyond the contract's list, iterators and attribute reads. None of it reaches the
+ * host or the object model: a function value is a number naming one of the program's own helpers
+ * (the program's `$call` dispatcher calls it), a builtin or a method of a value.
+ */
+import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
+import { raise, typeError, valueError, exceptionMessage } from './errors.ts'
+import { iterate, len, repr, str, truth, hashKey } from './core.ts'
+import { convert, format } from './format.ts'
+import { callMethod, METHOD_NAMES } from './methods.ts'
+import { STR_METHODS } from './str-methods.ts'
+import { floordiv, mod, power } from './ops.ts'
+import { intOf, isIntValue } from './numbers.ts'
+import { unhashableCheck } from './collections.ts'
+import * as B from './builtins.ts'
+import type { PyRun } from './fuel.ts'
+
+/** A `def` or `lambda` of the program as a value: the helper `fid` with its defaults and enclosing variables. */
+export class PyFunction extends PyOpaque {
+  readonly typeName = 'function'
+  constructor(readonly fid: number, readonly name: string, readonly params: readonly string[], readonly defaults: readonly unknown[], readonly captured: readonly unknown[]) {
+    super()
+  }
+  override repr(): string {
+    return `<function ${this.name}>`
+  }
+}
+
+/** A builtin function as a value (`map(str, xs)`, `key=len`). */
+export class PyBuiltin extends PyOpaque {
+  readonly typeName = 'builtin_function_or_method'
+  constructor(readonly name: string) {
+    super()
+  }
+  override repr(): string {
+    return `<built-in function ${this.name}>`
+  }
+}
+
+/** `d.get`, `s.upper`, ...: a method bound to its receiver. */
+export class PyBound extends PyOpaque {
+  readonly typeName = 'builtin_function_or_method'
+  constructor(readonly self: unknown, readonly name: string) {
+    super()
+  }
+  override repr(): string {
+    return `<built-in method ${this.name} of ${typeName(this.self)} object>`
+  }
+}
+
+/** `str.upper`, `dict.get`: a method of a builtin type, called with its receiver first. */
+export class PyUnbound extends PyOpaque {
+  readonly typeName = 'method_descriptor'
+  constructor(readonly type: PyType, readonly name: string) {
+    super()
+  }
+  override repr(): string {
+    return `<method '${this.name}' of '${this.type.name}' objects>`
+  }
+}
+
+/** The values of a function's parameters and enclosing variables, bound as CPython binds a call. */
+export function bindCall(f: PyFunction, args: readonly unknown[], kw: PyDict | null): unknown[] {
+  const { params, name } = f
+  const n = params.length
+  if (args.length > n) typeError(`${name}() takes ${n} positional argument${n === 1 ? '' : 's'} but ${args.length} ${args.length === 1 ? 'was' : 'were'} given`)
+  const slots: unknown[] = new Array(n)
+  for (let i = 0; i < args.length; i++) slots[i] = args[i]
+  if (kw) {
+    for (const [k, v] of kw.map.values()) {
+      const i = params.indexOf(k as string)
+      if (i < 0) typeError(`${name}() got an unexpected keyword argument '${String(k)}'`)
+      if (i < args.length || slots[i] !== undefined) typeError(`${name}() got multiple values for argument '${String(k)}'`)
+      slots[i] = v
+    }
+  }
+  const missing: string[] = []
+  for (let i = 0; i < n; i++) {
+    if (slots[i] !== undefined) continue
+    if (f.defaults[i] !== undefined) slots[i] = f.defaults[i]
+    else missing.push(`'${params[i]}'`)
+  }
+  if (missing.length) {
+    const text = missing.length === 1 ? missing[0] : `${missing.slice(0, -1).join(', ')} and ${missing[missing.length - 1]}`
+    typeError(`${name}() missing ${missing.length} required positional argument${missing.length > 1 ? 's' : ''}: ${text}`)
+  }
+  for (const c of f.captured) slots.push(c)
+  return slots
+}
+
+function noKw(name: string, kw: PyDict | null): void {
+  if (kw && kw.size) typeError(`${name}() takes no keyword arguments`)
+}
+
+function one(name: string, a: readonly unknown[]): unknown {
+  if (a.length !== 1) typeError(`${name}() takes exactly one argument (${a.length} given)`)
+  return a[0]
+}
+
+/** Call a type object: a conversion or an exception class. */
+function callType(rt: PyRun, t: PyType, a: unknown[], kw: PyDict | null): unknown {
+  if (t.isSubclassOf(typeByName('BaseException')!)) {
+    noKw(t.name, kw)
+    return new PyException(t, a, exceptionMessage(t.name, a, str, repr))
+  }
+  if (t.name !== 'dict') noKw(t.name, kw)
+  switch (t.name) {
+    case 'int': return B.int(rt, ...(a as [unknown, unknown]))
+    case 'float': return B.float(...(a as [unknown]))
+    case 'str': return B.strOf(rt, ...(a as [unknown]))
+    case 'bool': return B.bool(...(a as [unknown]))
+    case 'list': return B.list(rt, ...(a as [unknown]))
+    case 'tuple': return B.tupleOf(rt, ...(a as [unknown]))
+    case 'set': return B.set(rt, ...(a as [unknown]))
+    case 'dict': return B.dict(rt, a[0], kw)
+  }
+  return typeError(`cannot create '${t.name}' instances`)
+}
+
+/** Builtins callable as values (no `key=`: pass a lambda to the builtin's own call for that). */
+const NATIVE: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown> = {
+  len: (_rt, a) => len(one('len', a)),
+  abs: (rt, a) => B.abs(rt, one('abs', a)),
+  repr: (_rt, a) => repr(one('repr', a)),
+  ascii: (_rt, a) => convert(one('ascii', a), 'a'),
+  round: (_rt, a) => B.round(a[0], a[1]),
+  sum: (rt, a) => B.sum(rt, a[0], a[1]),
+  sorted: (rt, a) => B.sorted(rt, iterate(a[0], rt).slice(), null, false),
+  min: (rt, a) => B.minmax(rt, 'min', a.length === 1 ? iterate(a[0], rt) : a, null, false, null),
+  max: (rt, a) => B.minmax(rt, 'max', a.length === 1 ? iterate(a[0], rt) : a, null, false, null),
+  any: (rt, a) => anyAll(rt, one('any', a), true),
+  all: (rt, a) => anyAll(rt, one('all', a), false),
+  chr: (_rt, a) => chr(one('chr', a)),
+  ord: (_rt, a) => ord(one('ord', a)),
+  hex: (rt, a) => radix(rt, one('hex', a), '#x'),
+  oct: (rt, a) => radix(rt, one('oct', a), '#o'),
+  bin: (rt, a) => radix(rt, one('bin', a), '#b'),
+  hash: (_rt, a) => hash(one('hash', a)),
+  divmod: (rt, a) => divmod(rt, a[0], a[1]),
+  pow: (rt, a) => pow3(rt, a[0], a[1], a[2]),
+  isinstance: (_rt, a) => B.isinstance(a[0], a[1]),
+  reversed: (rt, a) => B.reversed(rt, one('reversed', a)),
+  enumerate: (rt, a) => B.enumerate(rt, a[0], a[1]),
+  zip: (rt, a) => B.zip(rt, a),
+  range: (_rt, a) => B.range(a[0], a[1], a[2]),
+  iter: (rt, a) => iter(rt, one('iter', a)),
+  next: (_rt, a) => next(a[0], a.length > 1, a[1]),
+  type: (_rt, a) => typeOf(one('type', a)),
+  print: (rt, a, kw) => print(rt, a, kw),
+}
+
+/** Call a value that is not one of the program's own functions. */
+export function callNative(rt: PyRun, f: unknown, a: unknown[], kw: PyDict | null): unknown {
+  if (f instanceof PyBound) return callMethod(rt, f.self, f.name, a, kw)
+  if (f instanceof PyUnbound) {
+    if (a.length === 0 || typeName(a[0]) !== f.type.name) typeError(`descriptor '${f.name}' for '${f.type.name}' objects doesn't apply to a '${a.length ? typeName(a[0]) : 'NoneType'}' object`)
+    return callMethod(rt, a[0], f.name, a.slice(1), kw)
+  }
+  if (f instanceof PyType) return callType(rt, f, a, kw)
+  if (f instanceof PyBuiltin) {
+    const impl = NATIVE[f.name]
+    if (!impl) return typeError(`${f.name}() cannot be called through a value here; call it by name`)
+    if (f.name !== 'print') noKw(f.name, kw)
+    return impl(rt, a, kw)
+  }
+  return typeError(`'${typeName(f)}' object is not callable`)
+}
+
+export function anyAll(rt: PyRun, it: unknown, any: boolean): boolean {
+  for (const x of iterate(it, rt)) if (truth(x) === any) return any
+  return !any
+}
+
+export function chr(i: unknown): string {
+  if (!isIntValue(i)) typeError(`'${typeName(i)}' object cannot be interpreted as an integer`)
+  const n = intOf(i)
+  if (typeof n === 'bigint') return raise('OverflowError', 'Python int too large to convert to C int')
+  if (n < 0 || n > 0x10ffff) valueError('chr() arg not in range(0x110000)')
+  return String.fromCodePoint(n)
+}
+
+export function ord(s: unknown): number {
+  if (typeof s !== 'string') return typeError(`ord() expected string of length 1, but ${typeName(s)} found`)
+  const cps = [...s]
+  if (cps.length !== 1) typeError(`ord() expected a character, but string of length ${cps.length} found`)
+  return cps[0]!.codePointAt(0)!
+}
+
+export function radix(rt: PyRun, x: unknown, spec: string): string {
+  if (!isIntValue(x)) typeError(`'${typeName(x)}' object cannot be interpreted as an integer`)
+  return format(rt, intOf(x), spec)
+}
+
+const HASH_MOD = (1n << 61n) - 1n
+
+/** hash(): CPython's for numbers; a stable hash of our own for str and tuples (CPython's varies per process). */
+export function hash(x: unknown): unknown {
+  unhashableCheck(x)
+  if (typeof x === 'boolean') return x ? 1 : 0
+  if (x === null || x === undefined) return 0x7ff0a5c3
+  if (typeof x === 'number' || typeof x === 'bigint' || x instanceof PyFloat) {
+    const v = x instanceof PyFloat ? x.v : x
+    if (typeof v === 'number' && !Number.isInteger(v)) {
+      if (Number.isNaN(v)) return 0
+      if (!Number.isFinite(v)) return v > 0 ? 314159 : -314159
+      return floatHash(v)
+    }
+    const b = BigInt(v as number | bigint)
+    let h = (b < 0n ? -b : b) % HASH_MOD
+    if (b < 0n) h = -h
+    if (h === -1n) h = -2n
+    return mkInt(h)
+  }
+  if (typeof x === 'string') {
+    let h = 0x811c9dc5
+    for (let i = 0; i < x.length; i++) h = Math.imul(h ^ x.charCodeAt(i), 0x01000193)
+    return h
+  }
+  if (isTuple(x)) {
+    let h = 0x345678
+    for (const v of x) h = Math.imul(h ^ Number(BigInt.asIntN(32, BigInt(hash(v) as number))), 1000003)
+    return h
+  }
+  const k = hashKey(x)
+  return typeof k === 'string' ? hash(k) : 0
+}
+
+/** CPython's hash of a non-integral finite float (the value mod 2**61 - 1, exactly). */
+function floatHash(v: number): unknown {
+  const neg = v < 0
+  let m = Math.abs(v)
+  // m = mant * 2**e exactly, with mant an integer.
+  let e = 0
+  while (!Number.isInteger(m)) { m *= 2; e-- }
+  const mant = BigInt(m)
+  // 2**61 ≡ 1 (mod P), so 2**-k ≡ 2**(61 - k mod 61).
+  const shift = BigInt(((e % 61) + 61) % 61)
+  let h = (mant % HASH_MOD) * ((1n << shift) % HASH_MOD) % HASH_MOD
+  if (neg) h = -h
+  if (h === -1n) h = -2n
+  return mkInt(h)
+}
+
+export function divmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] {
+  return tuple([floordiv(rt, a, b), mod(rt, a, b)])
+}
+
+/** pow(base, exp[, mod]). */
+export function pow3(rt: PyRun, a: unknown, b: unknown, m?: unknown): unknown {
+  if (m === undefined || m === null) return power(rt, a, b)
+  if (!isIntValue(a) || !isIntValue(b) || !isIntValue(m)) typeError('pow() 3rd argument not allowed unless all arguments are integers')
+  let base = BigInt(intOf(a)), exp = BigInt(intOf(b))
+  const md = BigInt(intOf(m))
+  if (md === 0n) valueError('pow() 3rd argument cannot be 0')
+  const am = md < 0n ? -md : md
+  if (exp < 0n) {
+    base = modInverse(((base % am) + am) % am, am)
+    exp = -exp
+  }
+  rt.charge(Math.max(1, exp.toString(2).length) * 100)
+  let r = 1n % am
+  base = ((base % am) + am) % am
+  while (exp > 0n) {
+    if (exp & 1n) r = (r * base) % am
+    base = (base * base) % am
+    exp >>= 1n
+  }
+  if (md < 0n && r !== 0n) r -= am
+  return mkInt(r)
+}
+
+function modInverse(a: bigint, m: bigint): bigint {
+  let [r0, r1, s0, s1] = [a, m, 1n, 0n]
+  while (r1 !== 0n) {
+    const q = r0 / r1
+    ;[r0, r1] = [r1, r0 - q * r1]
+    ;[s0, s1] = [s1, s0 - q * s1]
+  }
+  if (r0 !== 1n) valueError('base is not invertible for the given modulus')
+  return ((s0 % m) + m) % m
+}
+
+export function iter(rt: PyRun, x: unknown): PyIter {
+  if (x instanceof PyIter) return x
+  const items = iterate(x, rt)
+  return new PyIter(items, Array.isArray(x) ? (isTuple(x) ? 'tuple_iterator' : 'list_iterator') : typeof x === 'string' ? 'str_ascii_iterator' : `${typeName(x)}_iterator`)
+}
+
+export function next(it: unknown, hasDefault: boolean, dflt: unknown): unknown {
+  if (!(it instanceof PyIter)) return typeError(`'${typeName(it)}' object is not an iterator`)
+  if (it.i < it.items.length) return it.items[it.i++]
+  if (hasDefault) return dflt
+  return raise('StopIteration', '')
+}
+
+export function print(rt: PyRun, a: unknown[], kw: PyDict | null): null {
+  let sep = ' ', end = '\n'
+  if (kw) {
+    for (const [k, v] of kw.map.values()) {
+      if (k === 'sep' && v !== null) { if (typeof v !== 'string') typeError(`sep must be None or a string, not ${typeName(v)}`); sep = v as string }
+      else if (k === 'end' && v !== null) { if (typeof v !== 'string') typeError(`end must be None or a string, not ${typeName(v)}`); end = v as string }
+      else if (k !== 'sep' && k !== 'end' && k !== 'flush') typeError(`'${String(k)}' is an invalid keyword argument for print()`)
+    }
+  }
+  let text = rt.chargeString(a.map(str).join(sep) + end)
+  if (text.endsWith('\n')) text = text.slice(0, -1)
+  ;(rt as unknown as { log?: (level: string, values: unknown[]) => void }).log?.('log', [text])
+  return null
+}
+
+/** `obj.name` read as a value: exception args, a type's or function's name, a bound method. */
+export function getAttr(x: unknown, name: string): unknown {
+  if (name === '__name__') {
+    if (x instanceof PyType) return x.name
+    if (x instanceof PyFunction) return x.name.slice(x.name.lastIndexOf('.') + 1)
+    if (x instanceof PyBuiltin) return x.name
+  } else if (x instanceof PyException) {
+    if (name === 'args') return tuple([...x.args])
+  } else if (typeof x === 'string' ? Object.prototype.hasOwnProperty.call(STR_METHODS, name) : METHOD_NAMES.has(name) && hasMethod(x, name)) {
+    return new PyBound(x, name)
+  }
+  if (x instanceof PyType && (x.name === 'str' ? Object.prototype.hasOwnProperty.call(STR_METHODS, name) : TYPE_METHODS[x.name]?.has(name))) return new PyUnbound(x, name)
+  if (x instanceof PyType) return raise('AttributeError', `type object '${x.name}' has no attribute '${name}'`)
+  return raise('AttributeError', `'${typeName(x)}' object has no attribute '${name}'`)
+}
+
+const TYPE_METHODS: Record<string, ReadonlySet<string>> = {
+  list: new Set(['append', 'extend', 'insert', 'pop', 'remove', 'index', 'count', 'sort', 'reverse', 'copy', 'clear']),
+  tuple: new Set(['index', 'count']),
+  dict: new Set(['get', 'keys', 'values', 'items', 'pop', 'popitem', 'setdefault', 'update', 'copy', 'clear']),
+  set: new Set(['add', 'remove', 'discard', 'pop', 'union', 'intersection', 'difference', 'symmetric_difference', 'issubset', 'issuperset', 'isdisjoint', 'update', 'intersection_update', 'difference_update', 'symmetric_difference_update', 'copy', 'clear']),
+  int: new Set(['bit_length']),
+  float: new Set(['is_integer']),
+}
+
+function hasMethod(x: unknown, name: string): boolean {
+  return TYPE_METHODS[typeName(x)]?.has(name) ?? false
+}
+
+/** The runtime entries of the extended profile (`py$<name>`). */
+export const EXTENDED_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
+  fn: (_rt, a) => new PyFunction(a[0], a[1], a[2], a[3], a[4]),
+  builtin: (_rt, a) => new PyBuiltin(a[0]),
+  fid: (_rt, a) => (a[0] instanceof PyFunction ? a[0].fid : -1),
+  bindcall: (_rt, a) => bindCall(a[0], a[1], a[2]),
+  callnative: (rt, a) => callNative(rt, a[0], a[1], a[2]),
+  getattr: (_rt, a) => getAttr(a[0], a[1]),
+  first: (_rt, a) => a[0],
+  last: (_rt, a) => a[a.length - 1],
+  any: (rt, a) => anyAll(rt, a[0], true),
+  all: (rt, a) => anyAll(rt, a[0], false),
+  repr: (_rt, a) => repr(a[0]),
+  ascii: (_rt, a) => convert(a[0], 'a'),
+  chr: (_rt, a) => chr(a[0]),
+  ord: (_rt, a) => ord(a[0]),
+  hex: (rt, a) => radix(rt, a[0], '#x'),
+  oct: (rt, a) => radix(rt, a[0], '#o'),
+  bin: (rt, a) => radix(rt, a[0], '#b'),
+  hash: (_rt, a) => hash(a[0]),
+  divmod: (rt, a) => divmod(rt, a[0], a[1]),
+  pow3: (rt, a) => pow3(rt, a[0], a[1], a[2]),
+  iterb: (rt, a) => iter(rt, a[0]),
+  next: (_rt, a) => next(a[0], a[1], a[2]),
+  typeof: (_rt, a) => typeOf(a[0]),
+  print: (rt, a) => print(rt, a[0], a[1]),
+  /** A generator expression or map/filter result: the items, as a one-shot iterator. */
+  gen: (_rt, a) => new PyIter(a[0], a[1]),
+  /** filter: the items whose flag is true. */
+  filterby: (_rt, a) => new PyIter((a[0] as unknown[]).filter((_x, i) => truth((a[1] as unknown[])[i])), 'filter'),
+}
+
+export { T }
