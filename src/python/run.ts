@@ -55,6 +55,12 @@ export interface RunPythonBlockOptions extends TranspilePythonOptions, RunOption
   initial?: unknown
   /** The pipeline input: its keys are the block's parameters after `initial`. */
   input?: Record<string, unknown>
+  /**
+   * The pipeline input as JSON text (instead of `input`): read as `json.loads` reads it, so `2.0`
+   * arrives as a float and big ints are exact. (JS objects cannot tell `2.0` from `2`: there a
+   * whole number is an int.)
+   */
+  inputText?: string
   /** A VM made with createPythonVM (default: a shared one). */
   vm?: AgentVM
 }
@@ -67,10 +73,12 @@ let shared: AgentVM | undefined
  * a refused source throws the TranspileError).
  */
 export async function runPythonBlock<T = Record<string, unknown>>(body: string, options: RunPythonBlockOptions = {}): Promise<PythonRunResult<T>> {
-  const { initial = {}, input = {}, vm, params, filename, jsonText, profile, ...run } = options
-  const { ast } = transpilePython(body, { params: params ?? ['initial', ...Object.keys(input)], filename, jsonText, profile })
+  const { initial = {}, input = {}, inputText, vm, params, filename, jsonText, profile, ...run } = options
+  const keys = inputText === undefined ? Object.keys(input) : Object.keys(JSON.parse(inputText) as object)
+  const { ast } = transpilePython(body, { params: params ?? ['initial', ...keys], filename, jsonText, profile })
   const machine = vm ?? (shared ??= createPythonVM())
-  const r = await machine.run<T>(ast, { ...input, initial }, run)
+  const args = inputText === undefined ? { ...input, initial } : { initial, $json: inputText }
+  const r = await machine.run<T>(ast, args, run)
   const out: PythonRunResult<T> = { result: r.result, fuelUsed: r.fuelUsed }
   if (r.error) out.error = pythonError(r.error)
   if (r.warnings) out.warnings = r.warnings

@@ -371,3 +371,76 @@ export const EXTENDED_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> 
 }
 
 export { T }
+
+/**
+ * JSON text to Python values, as `json.loads` reads it: `2.0` stays a float and big ints are exact
+ * (JSON data handed over as JS objects cannot tell `2.0` from `2`).
+ */
+export function loadsExact(rt: PyRun, text: string): unknown {
+  let i = 0
+  const ws = () => { while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++ }
+  const fail = (): never => valueError(`Expecting value: line 1 column ${i + 1} (char ${i})`)
+  const value = (depth: number): unknown => {
+    if (depth > 1000) raise('RecursionError', 'maximum recursion depth exceeded while decoding a JSON document')
+    ws()
+    const c = text[i]
+    if (c === '{') {
+      i++
+      const d = new PyDict()
+      ws()
+      if (text[i] === '}') { i++; return d }
+      for (;;) {
+        ws()
+        if (text[i] !== '"') fail()
+        const k = string()
+        ws()
+        if (text[i++] !== ':') fail()
+        const v = value(depth + 1)
+        rt.chargeSlots(2)
+        d.map.set(hashKey(k), [k, v])
+        ws()
+        if (text[i] === ',') { i++; continue }
+        if (text[i] === '}') { i++; return d }
+        fail()
+      }
+    }
+    if (c === '[') {
+      i++
+      const out: unknown[] = []
+      ws()
+      if (text[i] === ']') { i++; return out }
+      for (;;) {
+        out.push(value(depth + 1))
+        rt.chargeSlots(1)
+        ws()
+        if (text[i] === ',') { i++; continue }
+        if (text[i] === ']') { i++; return out }
+        fail()
+      }
+    }
+    if (c === '"') return string()
+    const m = /^-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400))
+    if (m && m[0]) {
+      i += m[0].length
+      if (m[1] || m[2]) return mkFloatExact(Number(m[0]))
+      return mkInt(m[0].length < 16 ? Number(m[0]) : BigInt(m[0]))
+    }
+    for (const [word, v] of [['true', true], ['false', false], ['null', null], ['NaN', NaN], ['Infinity', Infinity], ['-Infinity', -Infinity]] as const) {
+      if (text.startsWith(word, i)) { i += word.length; return typeof v === 'number' ? mkFloatExact(v) : v }
+    }
+    return fail()
+  }
+  const string = (): string => {
+    const start = i
+    i++
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1
+    i++
+    return rt.chargeString(JSON.parse(text.slice(start, i)) as string)
+  }
+  const v = value(0)
+  ws()
+  if (i < text.length) valueError(`Extra data: line 1 column ${i + 1} (char ${i})`)
+  return v
+}
+
+const mkFloatExact = (v: number): unknown => (Number.isInteger(v) ? new PyFloat(v) : v)

@@ -7,6 +7,7 @@ import { raise, typeError } from './errors.ts'
 import { hashKey, lt } from './core.ts'
 import { floatRepr } from './float-text.ts'
 import type { PyRun } from './fuel.ts'
+import { loadsExact } from './extended.ts'
 import { decimalText } from './numbers.ts'
 
 /** JSON data to Python values: objects become dicts, arrays lists, whole numbers ints. */
@@ -27,7 +28,17 @@ export function fromJson(rt: PyRun, v: unknown): unknown {
 
 /** Bind the wrapper's parameters from the run's args: `_block(initial=..., **pipeline_input)`. */
 export function bindArgs(rt: PyRun, args: unknown, params: readonly string[], defaults: number): unknown[] {
-  const given = (args ?? {}) as Record<string, unknown>
+  let given = (args ?? {}) as Record<string, unknown>
+  // `$json`: JSON text of an object whose members are more arguments, read exactly (`2.0` a float).
+  let exact: PyDict | null = null
+  if (typeof given.$json === 'string') {
+    const parsed = loadsExact(rt, given.$json)
+    if (!(parsed instanceof PyDict)) typeError('the JSON input must be an object')
+    exact = parsed as PyDict
+    const { $json: _text, ...rest } = given
+    given = rest
+    for (const [k] of exact.map.values()) given[k as string] = null
+  }
   const names = new Set(params)
   for (const k of Object.keys(given)) {
     if (!names.has(k)) typeError(`_block() got an unexpected keyword argument '${k}'`)
@@ -39,7 +50,11 @@ export function bindArgs(rt: PyRun, args: unknown, params: readonly string[], de
     const text = list.length === 1 ? list[0] : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`
     typeError(`_block() missing ${missing.length} required positional argument${missing.length > 1 ? 's' : ''}: ${text}`)
   }
-  return params.map((p) => (Object.prototype.hasOwnProperty.call(given, p) ? fromJson(rt, given[p]) : undefined))
+  return params.map((p) => {
+    if (!Object.prototype.hasOwnProperty.call(given, p)) return undefined
+    const e = exact?.map.get(hashKey(p))
+    return e ? e[1] : fromJson(rt, given[p])
+  })
 }
 
 function keyText(k: unknown): string {
