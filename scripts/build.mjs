@@ -50,6 +50,9 @@ const ENTRIES = {
   'runtime-flow': 'src/flows/library.ts',
   // The seed's AST dialect for ajs-lang/vm (the full entry includes it).
   'dialect-seed': 'src/vm/seed-dialect.ts',
+  // The VM's opt-in parts (ajs-lang/vm stays small; the full entry, ajsc and the server include them).
+  'vm-regex': 'src/vm/parts/regex.ts',
+  'vm-texts': 'src/vm/parts/texts.ts',
   flowlang: 'src/flowlang/index.ts',
   workflows: 'src/workflows/index.ts',
   client: 'src/client/index.ts',
@@ -112,7 +115,7 @@ const [esm, cjsAsEsm] = await Promise.all([
     absWorkingDir: root,
     bundle: true,
     // Each its own file: a page loads vm.min.js, and a runtime library only for the programs that declare it.
-    entryPoints: { 'vm.min': 'src/vm/index.ts', 'runtime-python.min': 'src/python/library.ts', 'runtime-flow.min': 'src/flows/library.ts', 'dialect-seed.min': 'src/vm/seed-dialect.ts' },
+    entryPoints: { 'vm.min': 'src/vm/index.ts', 'runtime-python.min': 'src/python/library.ts', 'runtime-flow.min': 'src/flows/library.ts', 'dialect-seed.min': 'src/vm/seed-dialect.ts', 'vm-regex.min': 'src/vm/parts/regex.ts', 'vm-texts.min': 'src/vm/parts/texts.ts' },
     outdir: join(dist, 'browser'),
     platform: 'browser',
     target: 'es2022',

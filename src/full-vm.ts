@@ -14,6 +14,8 @@ import { transpile } from './transpiler/index.ts'
 import { createBuilder, type VmAtoms } from './builder/index.ts'
 // The full package runs the seed's AST dialect too (the migration registers itself with the VM).
 import './vm/seed-dialect.ts'
+// ... and has every opt-in part of the VM (regex support, error texts), as before they were split out of ajs-lang/vm.
+import './vm/parts/all.ts'
 import type { AgentRoot } from './builder/types.ts'
 
 /** How the full entry gets each known library: one loader per name of the catalog (src/ast/libraries.ts). */

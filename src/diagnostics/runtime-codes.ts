@@ -25,6 +25,7 @@ export const RUNTIME_CODES = {
   STACK_OVERFLOW: { message: 'Maximum call depth exceeded', hint: 'Check the recursion has a base case, or raise `limits.maxCallDepth`.' },
   QUOTA_EXCEEDED: { message: 'Atom call quota exceeded', hint: 'Raise the quota for this atom in `quotas`.' },
   LIBRARY_MISSING: { message: 'The program needs a runtime library this VM does not have', hint: 'Pass the library to the VM: new AgentVM(atoms, { libraries: [pythonLibrary] }) (or import its ajs-lang/runtime/<name> module once).' },
+  FEATURE_MISSING: { message: 'The program uses a part of the VM this build leaves out', hint: 'Import the opt-in part the message names once (e.g. \'ajs-lang/vm/regex\'); ajs-lang\'s full entry, ajsc and the server include every part.' },
   LIBRARY_VERSION: { message: 'The program needs a newer version of a runtime library than this VM has', hint: 'Upgrade ajs-lang on the host that runs the program.' },
   UNKNOWN_ATOM: { message: 'The program uses an atom this VM does not have', hint: 'Register it on the VM that runs the program: new AgentVM({ myAtom }) with myAtom made by defineAtom(), or fix the name.' },
   UNKNOWN_IDENTIFIER: { message: 'Unknown identifier', hint: 'Declare the variable before using it.' },

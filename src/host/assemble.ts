@@ -7,6 +7,8 @@
  * program's declaration (`libraries`, `atoms`) the same way before it runs.
  */
 import { AgentVM, type AgentVMOptions, type SourceCompiler } from '../vm/agent-vm.ts'
+// Every host built here (the Python and flow entries, workflows, ajsc, the server) has the VM's opt-in parts.
+import '../vm/parts/all.ts'
 import type { AtomDef } from '../vm/atoms/types.ts'
 import type { LibraryLoader, RuntimeLibrary } from '../vm/libraries.ts'
 import type { ProcedureStore } from '../vm/procedures.ts'

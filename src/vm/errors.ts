@@ -3,7 +3,7 @@
  * path, caught by `try` steps) and leave `vm.run` only as plain `AgentError`
  * data in `RunResult.error`: one channel, never a host exception.
  */
-import { RUNTIME_CODES, type RuntimeCode } from '../diagnostics/runtime-codes.ts'
+import type { RuntimeCode } from '../diagnostics/runtime-codes.ts'
 import type { Loc } from '../ast/types.ts'
 
 /** The error record a run reports (plain, JSON-serializable data). */
@@ -35,6 +35,26 @@ export function isAgentError(value: unknown): value is AgentError {
     && typeof (value as AgentError).code === 'string'
 }
 
+/** Codes that end the run (`try` cannot catch them); RUNTIME_CODES marks the same ones (a test pins it). */
+const FATAL: ReadonlySet<string> = new Set(['FUEL_EXHAUSTED', 'TIMEOUT', 'ABORTED', 'HEAP_LIMIT'])
+
+/**
+ * The default message and hint of each code (RUNTIME_CODES) are an opt-in part,
+ * `ajs-lang/vm/texts` (parts/texts.ts), registered process-wide under a
+ * registered symbol; the full entry, ajsc and the server include it. Without
+ * it an error the VM raises without its own message says its code, and has no
+ * generic hint; codes, and the messages and hints given where an error is
+ * raised, are the same either way.
+ */
+const TEXTS = Symbol.for('ajs-lang.vm.error-texts')
+type Texts = Readonly<Record<string, { readonly message: string; readonly hint: string }>>
+const textSlot = globalThis as Record<symbol, Texts | undefined>
+
+/** Called by the texts part when it is imported. */
+export function registerErrorTexts(texts: Texts): void {
+  textSlot[TEXTS] = texts
+}
+
 export class VmError extends Error {
   readonly code: string
   readonly fatal: boolean
@@ -47,10 +67,10 @@ export class VmError extends Error {
   details?: Array<{ path: string; message: string }>
 
   constructor(code: RuntimeCode | string, message?: string, extra?: Partial<Pick<VmError, 'op' | 'loc' | 'value' | 'path' | 'details' | 'hint'>>) {
-    const spec = (RUNTIME_CODES as Record<string, { message: string; hint: string; fatal?: boolean }>)[code]
+    const spec = textSlot[TEXTS]?.[code]
     super(message ?? spec?.message ?? code)
     this.code = code
-    this.fatal = spec?.fatal === true
+    this.fatal = FATAL.has(code)
     this.hint = spec?.hint
     if (extra) Object.assign(this, extra)
   }

@@ -8,7 +8,7 @@
 import { vmError } from './errors.ts'
 import { isForbiddenKey } from './guards.ts'
 import type { Run } from './runtime.ts'
-import { GuardedRegex } from './builtins/regex.ts'
+import { isRegex } from './builtins/regex-hook.ts'
 
 export interface CopyLimits {
   /** Maximum number of values (nodes) copied. */
@@ -89,7 +89,7 @@ class HostCopy {
     }
     const proto = Object.getPrototypeOf(obj)
     if (proto !== Object.prototype && proto !== null) {
-      if (obj instanceof GuardedRegex) return obj
+      if (isRegex(obj)) return obj
       if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString()
       if (ArrayBuffer.isView(obj) || obj instanceof Map || obj instanceof Set || obj instanceof Promise || obj instanceof WeakMap) {
         throw vmError('VALUE_NOT_DATA', `The ${this.what} contains a ${Object.prototype.toString.call(obj).slice(8, -1)}`)
@@ -134,7 +134,7 @@ interface ExportWalk {
 }
 
 function exportNode(v: any, depth: number, walk: ExportWalk): unknown {
-  if (v instanceof GuardedRegex) return v.toString()
+  if (isRegex(v)) return v.toString()
   if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The result nests too deeply')
   // A shared nested structure (a = [a, a] forty times) is small but has 2^40 paths: count visits.
   if (++walk.nodes > MAX_OUT_NODES) tooManyNodes()
@@ -178,7 +178,7 @@ export function copyOut(value: unknown, rt?: Run): unknown {
   }
   const visit = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object') return typeof v === 'function' ? undefined : v
-    if (v instanceof GuardedRegex) return v.toString()
+    if (isRegex(v)) return v.toString()
     if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The result nests too deeply')
     if (++nodes > MAX_OUT_NODES) tooManyNodes()
     if (Array.isArray(v)) {
@@ -217,7 +217,7 @@ export function jsonSize(v: unknown, max: number, depth = 0): number {
   if (typeof v === 'string') return v.length + 2
   if (typeof v === 'number') return Number.isFinite(v) ? String(v).length : 4
   if (v === null || typeof v !== 'object') return v === false ? 5 : 4
-  if (v instanceof GuardedRegex) return v.toString().length + 2
+  if (isRegex(v)) return v.toString().length + 2
   if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The value nests too deeply')
   let size = 1
   const array = Array.isArray(v)

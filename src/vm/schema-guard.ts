@@ -9,7 +9,7 @@
  * the regex step budget, or the value is refused (ARGS_INVALID).
  */
 import { vmError } from './errors.ts'
-import { REGEX_STEP_BUDGET, makeRegex, regexDegree } from './builtins/regex.ts'
+import { regexSupport } from './builtins/regex-hook.ts'
 
 /** The regex tosijs-schema runs for `format: 'email'`. */
 const EMAIL_PATTERN = '^\\S+@\\S+\\.\\S+$'
@@ -26,9 +26,10 @@ function patternDegree(schema: unknown): number {
     const o = v as Record<string, unknown>
     const pattern = typeof o.pattern === 'string' ? o.pattern : o.format === 'email' ? EMAIL_PATTERN : undefined
     if (pattern !== undefined) {
-      const re = makeRegex(pattern, o.format === 'emoji' ? 'u' : '')
+      const r = regexSupport()
+      const re = r.make(pattern, o.format === 'emoji' ? 'u' : '')
       if (re.inputCap() < 0) throw vmError('REGEX_UNSAFE', `Input schema pattern /${pattern.slice(0, 60)}/ can take exponential time`)
-      degree = Math.max(degree, regexDegree(pattern, ''), 1)
+      degree = Math.max(degree, r.degree(pattern, ''), 1)
     }
     for (const k of Object.keys(o)) if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') visit(o[k], depth + 1)
   }
@@ -37,10 +38,10 @@ function patternDegree(schema: unknown): number {
 }
 
 /** Work the host regex may do on `value`: sum of length^degree over its strings (stops past the budget). */
-function regexWork(value: unknown, degree: number): number {
+function regexWork(value: unknown, degree: number, budget: number): number {
   let work = 0
   const visit = (v: unknown): void => {
-    if (work > REGEX_STEP_BUDGET) return
+    if (work > budget) return
     if (typeof v === 'string') { work += v.length ** degree; return }
     if (v === null || typeof v !== 'object') return
     if (Array.isArray(v)) { for (const x of v) visit(x); return }
@@ -57,9 +58,10 @@ function regexWork(value: unknown, degree: number): number {
 export function schemaGuard(schema: unknown): ((value: unknown) => void) | null {
   const degree = patternDegree(schema)
   if (degree === 0) return null
+  const budget = regexSupport().stepBudget
   return (value) => {
-    if (regexWork(value, degree) > REGEX_STEP_BUDGET) {
-      throw vmError('ARGS_INVALID', `The arguments' strings are too long for the input schema's patterns (worst case over ${REGEX_STEP_BUDGET} regex steps); shorten them or drop the pattern`)
+    if (regexWork(value, degree, budget) > budget) {
+      throw vmError('ARGS_INVALID', `The arguments' strings are too long for the input schema's patterns (worst case over ${budget} regex steps); shorten them or drop the pattern`)
     }
   }
 }

@@ -2,8 +2,7 @@
 import { vmError } from '../errors.ts'
 import { getComputed, isForbiddenKey, ownKeys, toKey } from '../guards.ts'
 import { jsonParse, jsonStringify } from '../builtins/json.ts'
-import { makeRegex, GuardedRegex } from '../builtins/regex.ts'
-import { regexExec, regexSplit } from '../builtins/regex-ops.ts'
+import { isRegex, regexSupport } from '../builtins/regex-hook.ts'
 import type { AtomDef } from './types.ts'
 import { coreAtom, runOf } from './define.ts'
 import { guestString, joinGuest } from '../builtins/coerce.ts'
@@ -70,7 +69,7 @@ export const LIBRARY_ATOMS: AtomDef[] = [
   }, pure),
   coreAtom('split', ({ value, separator }, ctx) => {
     if (typeof value !== 'string') throw vmError('TYPE_ERROR', 'split.value must be a string', { op: 'split' })
-    const parts = separator instanceof GuardedRegex ? regexSplit(runOf(ctx), separator, value) : value.split(guestString(runOf(ctx), separator))
+    const parts = isRegex(separator) ? regexSupport().split(runOf(ctx), separator, value) : value.split(guestString(runOf(ctx), separator))
     runOf(ctx).chargeSlots(parts.length)
     return parts
   }, pure),
@@ -118,8 +117,8 @@ export const LIBRARY_ATOMS: AtomDef[] = [
     return runOf(ctx).chargeString(fillTemplate(runOf(ctx), template, vars ?? {}))
   }, pure),
   coreAtom('regexMatch', ({ pattern, value, flags }, ctx) => {
-    const re = pattern instanceof GuardedRegex ? pattern : makeRegex(pattern, flags ?? '')
-    return regexExec(runOf(ctx), re, value)
+    const r = regexSupport()
+    return r.exec(runOf(ctx), isRegex(pattern) ? pattern : r.make(pattern, flags ?? ''), value)
   }, pure),
   coreAtom('jsonParse', ({ text }, ctx) => jsonParse(runOf(ctx), text), pure),
   coreAtom('jsonStringify', ({ value, indent }, ctx) => jsonStringify(runOf(ctx), value, indent) ?? null, pure),

@@ -13,7 +13,7 @@
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
 import { SLOT_COST } from '../fuel.ts'
-import { GuardedRegex } from './regex.ts'
+import { isRegex } from './regex-hook.ts'
 
 /** Limits when no run is at hand (computed keys): keys are short in practice. */
 const KEY_MAX_ELEMENTS = 100_000
@@ -22,7 +22,7 @@ const MAX_NESTING = 10_000
 
 /** `String(o)` for a non-array object, as JS would compute it for guest data. */
 function objectText(o: object): string {
-  if (o instanceof GuardedRegex) return o.toString()
+  if (isRegex(o)) return o.toString()
   const proto = Object.getPrototypeOf(o)
   // A guest object's own `toString` is data, never callable: JS then fails to convert it.
   if (proto === null || Object.prototype.hasOwnProperty.call(o, 'toString')) {
@@ -101,11 +101,11 @@ export function guestString(rt: Run | undefined, v: unknown): string {
 export function primArgs(rt: Run, args: unknown[]): unknown[] {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]
-    if (typeof a === 'object' && a !== null && !(a instanceof GuardedRegex)) {
+    if (typeof a === 'object' && a !== null && !isRegex(a)) {
       const copy = args.slice()
       for (let j = i; j < copy.length; j++) {
         const x = copy[j]
-        if (typeof x === 'object' && x !== null && !(x instanceof GuardedRegex)) copy[j] = toPrim(rt, x)
+        if (typeof x === 'object' && x !== null && !isRegex(x)) copy[j] = toPrim(rt, x)
       }
       return copy
     }

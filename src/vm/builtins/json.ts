@@ -2,7 +2,7 @@
 import type { Run } from '../runtime.ts'
 import { VmError, vmError } from '../errors.ts'
 import { isForbiddenKey } from '../guards.ts'
-import { GuardedRegex } from './regex.ts'
+import { isRegex } from './regex-hook.ts'
 import { guestString } from './coerce.ts'
 import { chargeScan } from './sizes.ts'
 
@@ -101,7 +101,7 @@ class JsonSizeWalk {
     if (Array.isArray(v)) {
       chargeScan(this.rt, v.length)
       for (let i = 0; i < v.length; i++) { this.chars += 1 + indent; this.visit(v[i], depth + 1) }
-    } else if (!(v instanceof GuardedRegex)) {
+    } else if (!isRegex(v)) {
       for (const k in v) { this.chars += k.length + 4 + indent; this.visit((v as any)[k], depth + 1) }
     }
     if (tracked) this.path!.delete(v)
@@ -144,7 +144,7 @@ export function jsonPreview(value: unknown, maxChars = 200): string {
     return (JSON.stringify(value, (k, v) => {
       chars += k.length + (typeof v === 'string' ? v.length : 4)
       if (chars > maxChars * 4) throw new PreviewFull()
-      return v instanceof GuardedRegex ? v.toString() : v
+      return isRegex(v) ? v.toString() : v
     }) ?? 'undefined').slice(0, maxChars)
   } catch {
     return '(value too large to show)'

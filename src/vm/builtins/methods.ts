@@ -8,8 +8,9 @@
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
 import { isForbiddenKey, setProp } from '../guards.ts'
-import { GuardedRegex, makeRegex, toRegex } from './regex.ts'
-import { regexExec, regexMatch, regexMatchAll, regexReplace, regexSearch, regexSplit, regexTest, stringReplace } from './regex-ops.ts'
+import type { GuardedRegex } from './regex.ts'
+import { isRegex, regexSupport } from './regex-hook.ts'
+import { stringReplace } from './replace.ts'
 import { EXPANSION, chargeEntries, chargeScan, checkChars, mapBounded, nativeOp } from './sizes.ts'
 import { SLOT_BYTES } from '../fuel.ts'
 import { guestString, joinGuest, primArgs, toPrim } from './coerce.ts'
@@ -70,26 +71,26 @@ const STRING_METHODS: Record<string, Method<string>> = {
   toString: (_rt: Run, s: string) => s,
   valueOf: (_rt: Run, s: string) => s,
   split: (rt, s, [sep, limit]) => {
-    if (sep instanceof GuardedRegex) return arrOut(rt, regexSplit(rt, sep, s, limit))
+    if (isRegex(sep)) return arrOut(rt, regexSupport().split(rt, sep, s, limit))
     // The limit bounds the native result: one item past the heap ceiling proves it too large.
     const maxItems = Math.floor(rt.maxHeapBytes / SLOT_BYTES)
     const lim = limit === undefined ? maxItems + 1 : Math.min(limit >>> 0, maxItems + 1)
     chargeScan(rt, s.length)
     return arrOut(rt, s.split(sep === undefined ? (undefined as any) : String(sep), lim))
   },
-  match: (rt, s, [p]) => regexMatch(rt, toRegex(p), s),
-  matchAll: (rt, s, [p]) => arrOut(rt, regexMatchAll(rt, toRegex(p), s)),
-  search: (rt, s, [p]) => regexSearch(rt, toRegex(p), s),
+  match: (rt, s, [p]) => { const r = regexSupport(); return r.match(rt, r.from(p), s) },
+  matchAll: (rt, s, [p]) => { const r = regexSupport(); return arrOut(rt, r.matchAll(rt, r.from(p), s)) },
+  search: (rt, s, [p]) => { const r = regexSupport(); return r.search(rt, r.from(p), s) },
   replace: (rt, s, [p, r]) => {
     if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replace needs a replacement string (callbacks are not supported)')
-    if (p instanceof GuardedRegex) return str(rt, regexReplace(rt, p, s, r, false))
+    if (isRegex(p)) return str(rt, regexSupport().replace(rt, p, s, r, false))
     return str(rt, stringReplace(rt, s, String(p), r, false))
   },
   replaceAll: (rt, s, [p, r]) => {
     if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replaceAll needs a replacement string (callbacks are not supported)')
-    if (p instanceof GuardedRegex) {
+    if (isRegex(p)) {
       if (!p.flags.includes('g')) throw vmError('TYPE_ERROR', 'replaceAll needs a regex with the g flag')
-      return str(rt, regexReplace(rt, p, s, r, true))
+      return str(rt, regexSupport().replace(rt, p, s, r, true))
     }
     return str(rt, stringReplace(rt, s, String(p), r, true))
   },
@@ -175,8 +176,8 @@ const BOOLEAN_METHODS: Record<string, Method<boolean>> = {
 }
 
 const REGEX_METHODS: Record<string, Method<GuardedRegex>> = {
-  test: (rt, re, [s]) => regexTest(rt, re, s),
-  exec: (rt, re, [s]) => regexExec(rt, re, s),
+  test: (rt, re, [s]) => regexSupport().test(rt, re, s),
+  exec: (rt, re, [s]) => regexSupport().exec(rt, re, s),
   toString: (_rt: Run, re: GuardedRegex) => re.toString(),
 }
 
@@ -194,7 +195,7 @@ export const INSTANCE_METHOD_NAMES: ReadonlySet<string> = new Set([
 ])
 
 function typeName(v: unknown): string {
-  return v === null ? 'null' : Array.isArray(v) ? 'array' : v instanceof GuardedRegex ? 'regex' : typeof v
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : isRegex(v) ? 'regex' : typeof v
 }
 
 /**
@@ -254,7 +255,7 @@ export function methodDispatcher(method: string): Dispatch {
         if (!onArray) return missing(target)
         return onArray(rt, target, arrayCoerced ? coerceArgs(rt, true, method, args) : args)
       }
-      const m = target instanceof GuardedRegex ? onRegex : onObject
+      const m = isRegex(target) ? onRegex : onObject
       return m ? (m as Method<unknown>)(rt, target, primArgs(rt, args)) : missing(target)
     }
     if (typeof target === 'number') return onNumber ? onNumber(rt, target, primArgs(rt, args)) : missing(target)
@@ -263,4 +264,4 @@ export function methodDispatcher(method: string): Dispatch {
   }
 }
 
-export { makeRegex, setProp }
+export { setProp }

@@ -18,7 +18,7 @@ import { GLOBAL_VALUES } from '../builtins/globals.ts'
 import { deepCopyLiteral } from '../membrane.ts'
 import { compileCall, compileMethodCall, compileLambdaOutsideCall } from './calls.ts'
 import { compileAssign, compileUpdate } from './assign.ts'
-import { makeRegex } from '../builtins/regex.ts'
+import { regexSupport } from '../builtins/regex-hook.ts'
 import type { Frame, Run } from '../runtime.ts'
 import { guestString } from '../builtins/coerce.ts'
 
@@ -377,7 +377,7 @@ function sequence(c: Compiler, node: any, scope: Scope): CExpr {
 function regex(_c: Compiler, node: any): CExpr {
   const pattern = node.pattern, flags = node.flags ?? ''
   // Checked once at compile time; each evaluation is a new value sharing the checked core.
-  const checked = makeRegex(pattern, flags)
+  const checked = regexSupport().make(pattern, flags)
   return { fn: () => checked.again(), cost: NODE_COST, async: false }
 }
 

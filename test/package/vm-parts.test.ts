@@ -1,0 +1,94 @@
+/**
+ * The VM's opt-in parts (src/vm/parts/): `ajs-lang/vm` without them refuses
+ * what needs them by name (FEATURE_MISSING naming the import) and keeps every
+ * error code; with them (two more browser scripts, registered under
+ * `Symbol.for` keys) it behaves as the full entry. Run in fresh `node`
+ * processes on the built browser bundles, since this test process has the
+ * parts registered (bunfig.toml preload). Also prints and budgets the size of
+ * each part (gzip -9, the table in docs/vm.md "Bundle size and opt-in parts").
+ */
+import { describe, expect, test } from 'bun:test'
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { ensureBuilt, ROOT } from './built.ts'
+import { transpile } from '../../src/transpiler/index.ts'
+import { VmError } from '../../src/vm/errors.ts'
+import { RUNTIME_CODES } from '../../src/diagnostics/runtime-codes.ts'
+
+/** gzip -9 budgets of the opt-in browser bundles (a little headroom; raise only on purpose). */
+export const PART_BUDGETS: Record<string, number> = {
+  'vm-regex.min.js': 7_600,
+  'vm-texts.min.js': 2_500,
+}
+
+const PROGRAMS = {
+  literal: transpile('function f({ s }) { return { m: s.replace(/b+/g, "-") } }').ast,
+  pattern: transpile('function f({ s }) { return { m: s.match("b+")[0] } }').ast,
+  plain: transpile('function f({ s }) { return { m: s.replace("b", "-").split("").length } }').ast,
+  schema: {
+    ...transpile('function f({ s }) { return { s } }').ast,
+    inputSchema: { type: 'object', properties: { s: { type: 'string', pattern: '^a' } } },
+  },
+  spin: transpile('function f() { let i = 0; while (true) { i++ } return { i } }').ast,
+}
+
+/** Runs PROGRAMS in a fresh node process on vm.min.js plus the given parts. */
+function inFreshProcess(parts: string[]): Record<string, { result?: unknown; code?: string; message?: string; hint?: string }> {
+  const url = (f: string) => JSON.stringify(`file://${join(ROOT, 'dist/browser', f)}`)
+  const script = `
+    const { AgentVM } = await import(${url('vm.min.js')})
+    ${parts.map((p) => `await import(${url(p)})`).join('\n')}
+    const programs = JSON.parse(process.argv[1])
+    const vm = new AgentVM()
+    const out = {}
+    for (const [name, ast] of Object.entries(programs)) {
+      const r = await vm.run(ast, { s: 'abbc' }, name === 'spin' ? { fuel: 5 } : {})
+      out[name] = r.error ? { code: r.error.code, message: r.error.message, hint: r.error.hint } : { result: r.result }
+    }
+    console.log(JSON.stringify(out))`
+  const r = spawnSync('node', ['--input-type=module', '-e', script, JSON.stringify(PROGRAMS)], { encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(r.stderr)
+  return JSON.parse(r.stdout)
+}
+
+describe('ajs-lang/vm and its opt-in parts', () => {
+  test('without the parts: regexes are refused naming the import; plain programs run; errors keep their codes', () => {
+    ensureBuilt()
+    const out = inFreshProcess([])
+    for (const name of ['literal', 'pattern', 'schema'] as const) {
+      expect({ name, code: out[name]!.code }).toEqual({ name, code: 'FEATURE_MISSING' })
+      expect(out[name]!.hint).toContain("'ajs-lang/vm/regex'")
+    }
+    expect(out.plain).toEqual({ result: { m: 4 } })
+    // No texts table: the code and the message given where it is raised stay; no generic hint.
+    expect(out.spin).toEqual({ code: 'FUEL_EXHAUSTED', message: 'Out of fuel (budget 5)' })
+  }, 60_000)
+
+  test('with vm-regex.min.js and vm-texts.min.js: the same results as the full entry', () => {
+    ensureBuilt()
+    const out = inFreshProcess(['vm-regex.min.js', 'vm-texts.min.js'])
+    expect(out.literal).toEqual({ result: { m: 'a-c' } })
+    expect(out.pattern).toEqual({ result: { m: 'bb' } })
+    expect(out.plain).toEqual({ result: { m: 4 } })
+    expect(out.schema).toEqual({ result: { s: 'abbc' } })
+    expect(out.spin).toEqual({ code: 'FUEL_EXHAUSTED', message: 'Out of fuel (budget 5)', hint: RUNTIME_CODES.FUEL_EXHAUSTED.hint })
+  }, 60_000)
+
+  test('the VM core marks the same codes fatal as the texts table', () => {
+    for (const [code, spec] of Object.entries(RUNTIME_CODES)) {
+      expect({ code, fatal: new VmError(code).fatal }).toEqual({ code, fatal: (spec as { fatal?: boolean }).fatal === true })
+    }
+  })
+
+  test('each opt-in part fits its budget (gzip -9)', () => {
+    ensureBuilt()
+    for (const [file, budget] of Object.entries(PART_BUDGETS)) {
+      const code = readFileSync(join(ROOT, 'dist/browser', file))
+      const gz = gzipSync(code, { level: 9 }).length
+      console.log(`dist/browser/${file}: ${code.length} bytes minified, ${gz} bytes gzip -9 (budget ${budget})`)
+      expect({ file, fits: gz <= budget }).toEqual({ file, fits: true })
+    }
+  }, 60_000)
+})
