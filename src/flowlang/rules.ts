@@ -53,7 +53,13 @@ export function checkWriters(good: readonly GoodEdge[]): FlowProblem[] {
 const isToolReturnLeg = (g: GoodEdge): boolean =>
   g.fromSpec.role === 'router' && g.toSpec.role === 'codec' && g.edge.from[1] === 'tool_result.neutral' && g.edge.to[1] === 'tool_result.neutral'
 
-/** Each strongly connected component with a loop is one cycle problem. */
+/**
+ * Each strongly connected component with a loop is one cycle problem.
+ * Linear in the graph (issue 23, class 5): the components are found once
+ * (Tarjan's algorithm, iterative), and one cycle is traced inside each
+ * component that has one, from its first node in edge order; no search is
+ * restarted from every node, and nothing recurses on the host stack.
+ */
 export function checkCycles(good: readonly GoodEdge[]): FlowProblem[] {
   const edges = good.filter((g) => !isToolReturnLeg(g))
   const next = new Map<string, GoodEdge[]>()
@@ -62,13 +68,15 @@ export function checkCycles(good: readonly GoodEdge[]): FlowProblem[] {
     list.push(g)
     next.set(g.edge.from[0], list)
   }
+  const component = components(next)
   const out: FlowProblem[] = []
-  const reported = new Set<string>()
+  const reported = new Set<number>()
   for (const start of next.keys()) {
-    if (reported.has(start)) continue
-    const path = findCycle(start, next)
+    const c = component.get(start)!
+    if (reported.has(c)) continue
+    const path = findCycle(start, next, (id) => component.get(id) === c)
     if (!path) continue
-    for (const g of path) reported.add(g.edge.from[0])
+    reported.add(c)
     const names = [...path.map((g) => g.edge.from[0]), path[0]!.edge.from[0]]
     const tool = path.some((g) => g.fromType === 'tool_use' || g.fromType === 'tool_result')
     const closing = path.reduce((a, b) => (b.index > a.index ? b : a))
@@ -77,24 +85,75 @@ export function checkCycles(good: readonly GoodEdge[]): FlowProblem[] {
   return out
 }
 
-/** A cycle through `start` (its edges in order), if any. Bounded by the edge count. */
-function findCycle(start: string, next: Map<string, GoodEdge[]>): GoodEdge[] | undefined {
-  const stack: GoodEdge[] = []
-  const seen = new Set<string>()
-  const visit = (node: string): boolean => {
-    for (const g of next.get(node) ?? []) {
-      stack.push(g)
-      const to = g.edge.to[0]
-      if (to === start) return true
-      if (!seen.has(to)) {
-        seen.add(to)
-        if (visit(to)) return true
+/** The strongly connected component of every node (Tarjan, with an explicit stack). */
+function components(next: Map<string, GoodEdge[]>): Map<string, number> {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const onStack = new Set<string>()
+  const stack: string[] = []
+  const component = new Map<string, number>()
+  let counter = 0
+  let count = 0
+  const nodes = new Set<string>()
+  for (const [from, list] of next) { nodes.add(from); for (const g of list) nodes.add(g.edge.to[0]) }
+  for (const root of nodes) {
+    if (index.has(root)) continue
+    const work: Array<{ node: string; edge: number }> = [{ node: root, edge: 0 }]
+    index.set(root, counter); low.set(root, counter); counter++
+    stack.push(root); onStack.add(root)
+    while (work.length > 0) {
+      const top = work[work.length - 1]!
+      const out = next.get(top.node) ?? []
+      if (top.edge < out.length) {
+        const to = out[top.edge++]!.edge.to[0]
+        if (!index.has(to)) {
+          index.set(to, counter); low.set(to, counter); counter++
+          stack.push(to); onStack.add(to)
+          work.push({ node: to, edge: 0 })
+        } else if (onStack.has(to)) low.set(top.node, Math.min(low.get(top.node)!, index.get(to)!))
+        continue
       }
-      stack.pop()
+      work.pop()
+      if (work.length > 0) {
+        const parent = work[work.length - 1]!.node
+        low.set(parent, Math.min(low.get(parent)!, low.get(top.node)!))
+      }
+      if (low.get(top.node) === index.get(top.node)) {
+        let n: string
+        do { n = stack.pop()!; onStack.delete(n); component.set(n, count) } while (n !== top.node)
+        count++
+      }
     }
-    return false
   }
-  return visit(start) ? stack : undefined
+  return component
+}
+
+/**
+ * A cycle through `start` (its edges in order), if any, staying inside
+ * `within` (its component: an edge leaving it never comes back). One
+ * depth-first search, each node entered once, with an explicit stack.
+ */
+function findCycle(start: string, next: Map<string, GoodEdge[]>, within: (id: string) => boolean): GoodEdge[] | undefined {
+  const path: GoodEdge[] = []
+  const seen = new Set<string>()
+  const work: Array<{ node: string; edge: number }> = [{ node: start, edge: 0 }]
+  while (work.length > 0) {
+    const top = work[work.length - 1]!
+    const out = next.get(top.node) ?? []
+    if (top.edge >= out.length) {
+      work.pop()
+      path.pop() // the edge that led here
+      continue
+    }
+    const g = out[top.edge++]!
+    const to = g.edge.to[0]
+    if (to === start) { path.push(g); return path }
+    if (!within(to) || seen.has(to)) continue
+    seen.add(to)
+    path.push(g)
+    work.push({ node: to, edge: 0 })
+  }
+  return undefined
 }
 
 /** Add router.mcp when the graph has none, wired to the codec when there is exactly one. */

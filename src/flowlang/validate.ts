@@ -13,7 +13,7 @@
  * the shape problem.
  */
 import { blockSpec, BLOCK_TYPES, NEGOTIATION_SWITCHES, portAccepts, portOf, type BlockSpec, type OptionSpec } from './catalog.ts'
-import { problem, pointer, suggest, type FlowEdge, type FlowGraph, type FlowNode, type FlowProblem } from './graph.ts'
+import { problem, pointer, suggest, SUGGEST_BUDGET, type FlowEdge, type FlowGraph, type FlowNode, type FlowProblem, type SuggestBudget } from './graph.ts'
 import { checkShape } from './shape.ts'
 import { checkCycles, checkKernel, checkWriters, injectRouter, type GoodEdge } from './rules.ts'
 
@@ -57,11 +57,12 @@ export function validateFlowGraph(input: unknown): FlowValidation {
   rawNodes.forEach((n, i) => { if (!shape.goodNodes.has(i) && isObject(n) && typeof n.id === 'string') ids.add(n.id) })
   const edges: FlowEdge[] = []
   const good: GoodEdge[] = []
+  const known = new KnownIds(ids)
   for (const i of shape.goodEdges) {
     const edge = rawEdges[i] as FlowEdge
     const e: FlowEdge = { from: [edge.from[0], edge.from[1]], to: [edge.to[0], edge.to[1]] }
     edges.push(e)
-    const checked = nodesUsable ? checkEdge(e, i, ids, specs, problems) : undefined
+    const checked = nodesUsable ? checkEdge(e, i, known, specs, problems) : undefined
     if (checked) good.push(checked)
   }
 
@@ -79,11 +80,33 @@ export function validateFlowGraph(input: unknown): FlowValidation {
   return { graph, problems, valid: problems.length === 0 }
 }
 
+/**
+ * The graph's node ids for the edge checks: membership, and one bounded
+ * suggestion per unknown name (the id list made once, suggestions memoized and
+ * drawn from one budget for the whole graph, so a graph of many edges to
+ * unknown nodes costs near-linear work, not edges x ids x length²).
+ */
+class KnownIds {
+  private list: string[] | undefined
+  private readonly memo = new Map<string, string>()
+  private readonly budget: SuggestBudget = { left: SUGGEST_BUDGET }
+  constructor(private readonly ids: Set<string>) {}
+  has(id: string): boolean { return this.ids.has(id) }
+  suggest(id: string): string {
+    let s = this.memo.get(id)
+    if (s === undefined) {
+      s = suggest(id, (this.list ??= [...this.ids]), this.budget)
+      this.memo.set(id, s)
+    }
+    return s
+  }
+}
+
 /** Check one edge's ends; returns it with its port types when both ends are sound. */
 function checkEdge(
   e: FlowEdge,
   i: number,
-  ids: Set<string>,
+  ids: KnownIds,
   specs: Map<string, { spec: BlockSpec; index: number }>,
   problems: FlowProblem[],
 ): GoodEdge | undefined {
@@ -94,7 +117,7 @@ function checkEdge(
   const types = []
   for (const end of ends) {
     if (!ids.has(end.id)) {
-      problems.push(problem('UNKNOWN_NODE', pointer('edges', i, end.side, 0), { id: end.id, suggest: suggest(end.id, [...ids]) }))
+      problems.push(problem('UNKNOWN_NODE', pointer('edges', i, end.side, 0), { id: end.id, suggest: ids.suggest(end.id) }))
       continue
     }
     const known = specs.get(end.id)

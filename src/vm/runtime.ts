@@ -65,6 +65,11 @@ const TICK_MASK = 1023
 /** Sizes past which building one value takes long enough to check the deadline right after it. */
 const LONG_CALL_ITEMS = 1 << 16
 const LONG_CALL_CHARS = 1 << 20
+/**
+ * A single charge this large (0.04 fuel: ~65,000 slots' worth) pays for work that takes a while:
+ * the clock is read right after it, before the work is done (issue 23, class 4).
+ */
+export const LONG_CHARGE_UNITS = 1 << 22
 
 /**
  * A synchronous run that has held the thread this long lets the event loop
@@ -207,6 +212,7 @@ export class Run {
 
   charge(units: number): void {
     if ((this.left -= units) < 0) this.outOfFuel()
+    if (units >= LONG_CHARGE_UNITS) this.checkTime()
   }
 
   chargeSlots(n: number): void {

@@ -8,7 +8,7 @@ import { defineAtom } from '../../vm/atoms/define.ts'
 import type { AtomDef } from '../../vm/atoms/types.ts'
 import { FLOW_RUN_CODES, type FlowRunCode } from '../../diagnostics/flow-codes.ts'
 import { ATOM_LLM_COST, askStructured, askText, flowError, sinkOf, type SchemaField } from './llm.ts'
-import { renderTemplate } from './template.ts'
+import { MAX_TEMPLATE_CHARS, renderTemplate } from './template.ts'
 
 const obj = (properties: Record<string, unknown>, required: string[]) => ({ type: 'object', properties, required })
 const str = { type: 'string' }
@@ -74,9 +74,12 @@ const flowLlm = defineAtom('flowLlm',
   (i: LlmBlockInput, ctx) => {
     let prompt: string
     try {
-      prompt = renderTemplate(i.prompt, i.input, i.initial)
+      // Pay first: the filled length is known (and charged) before the prompt is built.
+      prompt = renderTemplate(i.prompt, i.input, i.initial, (chars) => ctx.charge(chars * FUEL_PER_CHAR))
     } catch (e) {
-      throw flowError('FLOW_TEMPLATE', `step "${i.step}": ${(e as Error).message}`)
+      const err = flowError('FLOW_TEMPLATE', `step "${i.step}": ${(e as Error).message}`)
+      if ((e as { tooLong?: number }).tooLong !== undefined) err.hint = `Shorten the template or the values it repeats: a filled template has at most ${MAX_TEMPLATE_CHARS} characters.`
+      throw err
     }
     return askStructured(ctx, prompt, i.fields, { step: i.step, ...(i.model ? { model: i.model } : {}), ...(i.config ? { config: i.config } : {}) })
   },
@@ -84,13 +87,39 @@ const flowLlm = defineAtom('flowLlm',
 
 const isDict = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
+/** The VM's rates: 0.00001 fuel per character and 0.0001 per value built. */
+const FUEL_PER_CHAR = 0.00001
+const FUEL_PER_VALUE = 0.0001
+/** The most values a loop's per-item inputs may hold together (the membrane's copy cap). */
+export const MAX_LOOP_VALUES = 1_000_000
+
+/** Values in `v` (each container and each leaf counts one), counting no further than `cap`; iterative. */
+function countValues(v: unknown, cap: number): number {
+  let n = 0
+  const stack: unknown[] = [v]
+  while (stack.length > 0 && n <= cap) {
+    const x = stack.pop()
+    n++
+    if (Array.isArray(x)) { for (const y of x) stack.push(y) } else if (isDict(x)) { for (const k in x) stack.push(x[k]) }
+  }
+  return n
+}
+
 const flowLoopItems = defineAtom('flowLoopItems', obj({ step: str, input: any, field: str }, ['step', 'field']), { type: 'array' },
-  ({ step, input, field }: { step: string; input?: unknown; field: string }) => {
+  ({ step, input, field }: { step: string; input?: unknown; field: string }, ctx) => {
     const list = isDict(input) ? input[field] : undefined
     if (!Array.isArray(list)) {
       throw flowError('FLOW_LOOP_INPUT', `loop "${step}": its input ${isDict(input) ? `field "${field}" is ${list === undefined ? 'missing' : `not a list (${typeof list})`}` : 'is not a dict'}`)
     }
     const siblings = Object.fromEntries(Object.entries(input as Record<string, unknown>).filter(([k]) => k !== field))
+    // Pay first (issue 23, class 4): every item's input repeats the siblings, so the result holds
+    // items x (1 + the siblings' values) + the items' own values. Counted (up to the cap), charged, then built.
+    const perItem = 1 + countValues(siblings, MAX_LOOP_VALUES)
+    const total = list.length * perItem + countValues(list, MAX_LOOP_VALUES)
+    if (total > MAX_LOOP_VALUES) {
+      throw flowError('FLOW_LOOP_INPUT', `loop "${step}": its per-item inputs would hold over ${MAX_LOOP_VALUES} values (${list.length} items, each with the ${perItem - 1} values of the other input fields); pass the large fields another way`)
+    }
+    ctx.charge(total * FUEL_PER_VALUE)
     return list.map((item) => Object.fromEntries([...Object.entries(siblings), [field, item]]))
   },
   { cost: 0.1, sync: true, docs: 'Per-iteration inputs of a loop: { ...sibling_fields, [arrayField]: item }.' })

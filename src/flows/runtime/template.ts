@@ -28,14 +28,45 @@ export function templateVariables(template: string): TemplateVariable[] {
   return [...template.matchAll(PLACEHOLDER)].map((m) => ({ name: (m[1] ?? m[2])!, double: m[1] !== undefined }))
 }
 
-/** Fill a template; a missing `{{name}}` throws with `missing` set to its name. */
-export function renderTemplate(template: string, input: unknown, initial: unknown): string {
-  return template.replace(PLACEHOLDER, (whole, double: string | undefined, single: string | undefined) => {
+/** The most characters a filled template may have (4 MiB of text: far beyond any prompt). */
+export const MAX_TEMPLATE_CHARS = 4 * 1024 * 1024
+
+/**
+ * Fill a template; a missing `{{name}}` throws with `missing` set to its name.
+ * Pay first (issue 23, class 4): each distinct placeholder's text is made once,
+ * the filled length is summed before anything is joined, and `pay(chars)` is
+ * called with it (the caller charges fuel) before the result is built; a
+ * result over MAX_TEMPLATE_CHARS throws with `tooLong` set instead.
+ */
+export function renderTemplate(template: string, input: unknown, initial: unknown, pay?: (chars: number) => void): string {
+  const texts = new Map<string, string | null>()
+  const pieces: string[] = []
+  let length = 0
+  let last = 0
+  for (const m of template.matchAll(PLACEHOLDER)) {
+    const [whole, double, single] = m
     const name = (double ?? single)!
-    const parts = name.split('.')
-    const hit = parts[0] === 'initial' ? lookup(initial, parts.slice(1)) : lookup(input, parts)
-    if (hit.found) return show(hit.value)
-    if (double === undefined) return whole
-    throw Object.assign(new Error(`{{${name}}} is not in the block's ${parts[0] === 'initial' ? 'global input' : 'input'}`), { missing: name })
-  })
+    let text = texts.get(name)
+    if (text === undefined) {
+      const parts = name.split('.')
+      const hit = parts[0] === 'initial' ? lookup(initial, parts.slice(1)) : lookup(input, parts)
+      if (!hit.found && double !== undefined) {
+        throw Object.assign(new Error(`{{${name}}} is not in the block's ${parts[0] === 'initial' ? 'global input' : 'input'}`), { missing: name })
+      }
+      text = hit.found ? show(hit.value) : null
+      texts.set(name, text)
+    }
+    const piece = text ?? whole
+    pieces.push(template.slice(last, m.index), piece)
+    length += m.index - last + piece.length
+    last = m.index + whole.length
+    if (length > MAX_TEMPLATE_CHARS) break
+  }
+  length += template.length - last
+  if (length > MAX_TEMPLATE_CHARS) {
+    throw Object.assign(new Error(`the filled template would be over ${MAX_TEMPLATE_CHARS} characters (a placeholder repeated over a large value?)`), { tooLong: length })
+  }
+  pay?.(length)
+  pieces.push(template.slice(last))
+  return pieces.join('')
 }

@@ -9,7 +9,7 @@ import { decimalText, floatOf, intOf, isFloatValue, isIntValue, truncFloat } fro
 import { expParts, expText, fixedAbs, floatRepr, generalAbs } from './float-text.ts'
 import { strLen } from './text.ts'
 import { getItem } from './items.ts'
-import type { PyRun } from './fuel.ts'
+import { payChars, type PyRun } from './fuel.ts'
 
 interface Spec {
   fill: string
@@ -26,9 +26,13 @@ interface Spec {
 
 const SPEC = /^(?:(.)?([<>=^]))?([+\- ])?(z)?(#)?(0)?(\d+)?([,_])?(?:\.(\d+))?([bcdeEfFgGnosxX%])?$/su
 
+/** CPython refuses a width or precision that does not fit a Py_ssize_t. */
+const MAX_SPEC_DIGITS = 18
+
 function parseSpec(spec: string): Spec {
   const m = SPEC.exec(spec)
   if (!m) return valueError('Invalid format specifier')
+  if ((m[7]?.length ?? 0) > MAX_SPEC_DIGITS || (m[9]?.length ?? 0) > MAX_SPEC_DIGITS) valueError('Too many decimal digits in format string')
   return {
     fill: m[1] ?? (m[6] && !m[2] ? '0' : ' '),
     align: m[2] ?? (m[6] ? '=' : ''),
@@ -43,10 +47,12 @@ function parseSpec(spec: string): Spec {
   }
 }
 
-function pad(body: string, sign: string, spec: Spec, defaultAlign: string): string {
+/** Pad to the spec's width; the fill is paid for before it is built. */
+function pad(rt: PyRun, body: string, sign: string, spec: Spec, defaultAlign: string): string {
   const len = strLen(sign) + strLen(body)
   const n = spec.width - len
   if (n <= 0) return sign + body
+  payChars(rt, spec.width)
   const align = spec.align || defaultAlign
   const fill = spec.fill
   switch (align) {
@@ -57,21 +63,33 @@ function pad(body: string, sign: string, spec: Spec, defaultAlign: string): stri
   }
 }
 
+/** Digits with a separator every `every` from the right: one pass (issue 23, class 5). */
 function group(digits: string, sep: string, every: number): string {
   if (!sep) return digits
-  let out = ''
-  for (let i = digits.length; i > 0; i -= every) out = digits.slice(Math.max(0, i - every), i) + (out ? sep + out : '')
-  return out
+  const first = digits.length % every || every
+  const parts = [digits.slice(0, first)]
+  for (let i = first; i < digits.length; i += every) parts.push(digits.slice(i, i + every))
+  return parts.join(sep)
 }
 
-/** Grouping of the integer part when zero padding: CPython pads with grouped zeros. */
-function zeroGroup(intPart: string, rest: string, sign: string, spec: Spec, every: number): string {
+/** Length of `n` digits grouped by a one-character separator every `every`. */
+const groupedLength = (n: number, every: number): number => n + Math.floor((n - 1) / every)
+
+/**
+ * Grouping of the integer part when zero padding: CPython pads with grouped
+ * zeros up to the width (never starting with a separator). The number of
+ * zeros is computed, not searched for, and paid for before it is built.
+ */
+function zeroGroup(rt: PyRun, intPart: string, rest: string, sign: string, spec: Spec, every: number): string {
   if (!(spec.zero || (spec.fill === '0' && spec.align === '=')) || !spec.grouping) return group(intPart, spec.grouping, every) + rest
   const target = spec.width - strLen(sign) - strLen(rest)
-  let digits = intPart
-  let g = group(digits, spec.grouping, every)
-  while (g.length < target) { digits = '0' + digits; g = group(digits, spec.grouping, every) }
-  return g + rest
+  if (groupedLength(intPart.length, every) >= target) return group(intPart, spec.grouping, every) + rest
+  // The fewest digits whose grouped length reaches the target.
+  let n = Math.max(intPart.length, target - Math.floor(target / (every + 1)))
+  while (groupedLength(n, every) < target) n++
+  while (n > intPart.length && groupedLength(n - 1, every) >= target) n--
+  payChars(rt, groupedLength(n, every))
+  return group('0'.repeat(n - intPart.length) + intPart, spec.grouping, every) + rest
 }
 
 function signOf(neg: boolean, spec: Spec): string {
@@ -79,18 +97,24 @@ function signOf(neg: boolean, spec: Spec): string {
   return spec.sign === '+' ? '+' : spec.sign === ' ' ? ' ' : ''
 }
 
-function formatInt(v: number | bigint, spec: Spec): string {
+function formatInt(rt: PyRun, v: number | bigint, spec: Spec): string {
   const t = spec.type || 'd'
-  if ('eEfFgG%'.includes(t)) return formatFloat(Number(v), spec)
+  if ('eEfFgG%'.includes(t)) return formatFloat(rt, Number(v), spec)
   if (spec.precision !== null) valueError('Precision not allowed in integer format specifier')
   const neg = v < 0
   const a = neg ? -v : v
   if (t === 'c') {
     if (spec.sign !== '-') valueError("Sign not allowed with integer format specifier 'c'")
-    return pad(String.fromCodePoint(Number(a)), '', spec, '>')
+    if (neg || a > 0x10ffff) raise('OverflowError', '%c arg not in range(0x110000)')
+    return pad(rt, String.fromCodePoint(Number(a)), '', spec, '>')
   }
   let digits: string
   let prefix = ''
+  if (typeof a === 'bigint' && 'boxX'.includes(t)) {
+    // Power-of-two bases have no digit limit: pay for the digits before they are made.
+    const hex = a.toString(16).length
+    payChars(rt, t === 'b' ? hex * 4 : t === 'o' ? Math.ceil((hex * 4) / 3) : hex)
+  }
   switch (t) {
     case 'b': digits = a.toString(2); prefix = '0b'; break
     case 'o': digits = a.toString(8); prefix = '0o'; break
@@ -102,10 +126,10 @@ function formatInt(v: number | bigint, spec: Spec): string {
   if (spec.grouping === ',' && 'bcoxX'.includes(t)) valueError("Cannot specify ',' with '" + t + "'.")
   const sign = signOf(neg, spec) + (spec.alt ? prefix : '')
   const every = 'bxXo'.includes(t) ? 4 : 3
-  return pad(zeroGroup(digits, '', sign, spec, every), sign, spec, '>')
+  return pad(rt, zeroGroup(rt, digits, '', sign, spec, every), sign, spec, '>')
 }
 
-function formatFloat(v: number, spec: Spec): string {
+function formatFloat(rt: PyRun, v: number, spec: Spec): string {
   let t = spec.type
   if (t === 'n') t = 'g'
   const neg = v < 0 || Object.is(v, -0)
@@ -116,9 +140,11 @@ function formatFloat(v: number, spec: Spec): string {
     if (t === 'E' || t === 'F' || t === 'G') body = body.toUpperCase()
     if (t === '%') body += '%'
     const s = signOf(neg && !Number.isNaN(v), spec)
-    return pad(body, s, { ...spec, fill: spec.zero && !spec.align ? ' ' : spec.fill }, '>')
+    return pad(rt, body, s, { ...spec, fill: spec.zero && !spec.align ? ' ' : spec.fill }, '>')
   }
   const p = spec.precision
+  // A float's digits: the precision plus at most 309 before the point (and a few signs and marks).
+  if (p !== null) payChars(rt, p + 320)
   switch (t) {
     case 'f': case 'F': body = fixedAbs(a, p ?? 6); if (spec.alt && !body.includes('.')) body += '.'; break
     case 'e': case 'E': {
@@ -147,16 +173,16 @@ function formatFloat(v: number, spec: Spec): string {
   const intPart = dot < 0 ? body : body.slice(0, dot)
   const rest = dot < 0 ? '' : body.slice(dot)
   isZero = false
-  return pad(zeroGroup(intPart, rest, sign, spec, 3), sign, spec, '>')
+  return pad(rt, zeroGroup(rt, intPart, rest, sign, spec, 3), sign, spec, '>')
 }
 
-function formatStr(s: string, spec: Spec): string {
+function formatStr(rt: PyRun, s: string, spec: Spec): string {
   if (spec.type && spec.type !== 's') valueError(`Unknown format code '${spec.type}' for object of type 'str'`)
   if (spec.sign !== '-') valueError('Sign not allowed in string format specifier')
   if (spec.align === '=') valueError("'=' alignment not allowed in string format specifier")
   let body = s
   if (spec.precision !== null) body = Array.from(s).slice(0, spec.precision).join('')
-  return pad(body, '', spec, '<')
+  return pad(rt, body, '', spec, '<')
 }
 
 /** format(value, spec). */
@@ -164,9 +190,9 @@ export function format(rt: PyRun, value: unknown, spec: string): string {
   if (spec === '') return rt.chargeString(str(value))
   const sp = parseSpec(spec)
   let out: string
-  if (typeof value === 'string') out = formatStr(value, sp)
-  else if (isIntValue(value)) out = formatInt(intOf(value), sp)
-  else if (isFloatValue(value)) out = formatFloat(floatOf(value), sp)
+  if (typeof value === 'string') out = formatStr(rt, value, sp)
+  else if (isIntValue(value)) out = formatInt(rt, intOf(value), sp)
+  else if (isFloatValue(value)) out = formatFloat(rt, floatOf(value), sp)
   else if (value === null || value === undefined || typeof value === 'object') {
     if (spec) typeError(`unsupported format string passed to ${typeName(value)}.__format__`)
     out = str(value)
@@ -208,6 +234,8 @@ export function percentFormat(rt: PyRun, fmt: string, args: unknown): string {
     last = PERCENT.lastIndex
     const [, key, flags = '', w, prec, conv] = m
     if (conv === '%') { out += '%'; continue }
+    if ((w?.length ?? 0) > MAX_SPEC_DIGITS) valueError('width too big')
+    if ((prec?.length ?? 0) > MAX_SPEC_DIGITS) valueError('precision too big')
     let width = w === '*' ? Number(intOf(next())) : w ? Number(w) : 0
     const precision = prec === '*' ? Number(intOf(next())) : prec !== undefined ? Number(prec) : null
     let v: unknown
@@ -229,29 +257,31 @@ export function percentFormat(rt: PyRun, fmt: string, args: unknown): string {
       case 's': case 'r': case 'a': {
         let s = conv === 's' ? str(v) : convert(v, conv)
         if (precision !== null) s = Array.from(s).slice(0, precision).join('')
-        piece = pad(s, '', { ...spec, fill: ' ' }, '>')
+        piece = pad(rt, s, '', { ...spec, fill: ' ' }, '>')
         break
       }
       case 'd': case 'i': case 'u': {
         if (!isIntValue(v) && !isFloatValue(v)) typeError(`%${conv} format: a real number is required, not ${typeName(v)}`)
         const n = isFloatValue(v) ? truncFloat(floatOf(v)) : intOf(v)
-        piece = formatInt(n, { ...spec, type: 'd', precision: null })
-        if (precision !== null) piece = padDigits(piece, precision, spec)
+        piece = formatInt(rt, n, { ...spec, type: 'd', precision: null })
+        if (precision !== null) piece = padDigits(rt, piece, precision, spec)
         break
       }
       case 'o': case 'x': case 'X': {
         if (!isIntValue(v)) typeError(`%${conv} format: an integer is required, not ${typeName(v)}`)
-        piece = formatInt(intOf(v), { ...spec, type: conv, precision: null })
+        piece = formatInt(rt, intOf(v), { ...spec, type: conv, precision: null })
         break
       }
       case 'c': {
-        const s = typeof v === 'string' ? v : String.fromCodePoint(Number(intOf(v)))
-        piece = pad(s, '', { ...spec, fill: ' ' }, '>')
+        const cp = typeof v === 'string' ? 0 : intOf(v)
+        if (cp < 0 || cp > 0x10ffff) raise('OverflowError', '%c arg not in range(0x110000)')
+        const s = typeof v === 'string' ? v : String.fromCodePoint(Number(cp))
+        piece = pad(rt, s, '', { ...spec, fill: ' ' }, '>')
         break
       }
       default: {
         if (!isIntValue(v) && !isFloatValue(v)) typeError(`must be real number, not ${typeName(v)}`)
-        piece = formatFloat(floatOf(v), { ...spec, type: conv!, precision: precision ?? 6 })
+        piece = formatFloat(rt, floatOf(v), { ...spec, type: conv!, precision: precision ?? 6 })
       }
     }
     out += piece
@@ -263,9 +293,10 @@ export function percentFormat(rt: PyRun, fmt: string, args: unknown): string {
   return rt.chargeString(out)
 }
 
-function padDigits(piece: string, precision: number, spec: Spec): string {
+function padDigits(rt: PyRun, piece: string, precision: number, spec: Spec): string {
   const m = /^(\s*)([-+ ]?)(\d+)(\s*)$/.exec(piece)
   if (!m) return piece
+  payChars(rt, Math.max(precision + 1, spec.width))
   const digits = m[3]!.padStart(precision, '0')
   const body = m[2]! + digits
   return spec.align === '<' ? body.padEnd(spec.width) : body.padStart(spec.width)

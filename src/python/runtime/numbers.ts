@@ -5,7 +5,7 @@
  */
 import { PyFloat, mkFloat, mkInt } from './values.ts'
 import { raise, typeError } from './errors.ts'
-import type { PyRun } from './fuel.ts'
+import { bigWorkUnits, type PyRun } from './fuel.ts'
 import { typeName } from './values.ts'
 
 /** A numeric operand, classified: an int (number or bigint) or a float (JS number). */
@@ -38,11 +38,19 @@ function unsupported(op: string, a: unknown, b: unknown): never {
   return typeError(`unsupported operand type(s) for ${op}: '${typeName(a)}' and '${typeName(b)}'`)
 }
 
-/** Charge for bigint work: proportional to the digits involved. */
+/** Bits of an int's magnitude (a bigint's from its hex length: one linear pass). */
+const bitsOf = (x: number | bigint): number => (typeof x === 'bigint' ? x.toString(16).length * 4 : 53)
+
+/** Charge for bigint work, before it is done: proportional to the digits involved (linear ops). */
 function chargeBig(rt: PyRun, ...xs: Array<number | bigint>): void {
   let bits = 0
   for (const x of xs) if (typeof x === 'bigint') bits += x.toString(16).length * 4
   if (bits > 0) rt.charge(bits * 10)
+}
+
+/** Charge for a bigint product or quotient, before it is done: super-linear in the digits (see bigWorkUnits). */
+function chargeBigMul(rt: PyRun, a: number | bigint, b: number | bigint): void {
+  if (typeof a === 'bigint' || typeof b === 'bigint') rt.charge(bigWorkUnits(bitsOf(a), bitsOf(b)))
 }
 
 export type NumOp = (rt: PyRun, a: unknown, b: unknown) => unknown
@@ -65,7 +73,8 @@ function intArith(rt: PyRun, op: string, a: number | bigint, b: number | bigint)
       }
     }
   }
-  chargeBig(rt, a, b)
+  if (op === '+' || op === '-') chargeBig(rt, a, b)
+  else chargeBigMul(rt, a, b)
   const x = big(a), y = big(b)
   switch (op) {
     case '+': return mkInt(x + y)
@@ -158,15 +167,33 @@ function bigTrueDiv(a: number | bigint, b: number | bigint): number {
   return neg ? -r : r
 }
 
-/** The decimal text of an int, with CPython's limit of 4300 digits (sys.int_info.default_max_str_digits). */
+/**
+ * CPython's limit on int <-> decimal (and every non-power-of-two base) text
+ * conversion, `sys.int_info.default_max_str_digits`: converting is quadratic,
+ * so longer texts are refused before any work (issue 23, class 4).
+ */
+export const MAX_STR_DIGITS = 4300
+
+/** CPython's ValueError for an int too large to write in decimal. */
+export const INT_TO_STR_LIMIT = `Exceeds the limit (${MAX_STR_DIGITS} digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit`
+
+/** CPython's ValueError for a text with too many digits to parse. */
+export const strToIntLimit = (digits: number): string =>
+  `Exceeds the limit (${MAX_STR_DIGITS} digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`
+
+/** The decimal text of an int, with CPython's limit of 4300 digits, checked from the bit length before converting. */
 export function decimalText(x: number | bigint): string {
   if (typeof x === 'number') return String(x)
   const bits = (x < 0n ? -x : x).toString(16).length * 4
-  if (bits * 0.30103 > 4400) raise('ValueError', 'Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit')
+  // bits - 4 <= the real bit length, and 2^(bits-4) has floor((bits-4)·log10 2) + 1 digits
+  if ((bits - 4) * 0.30102 >= MAX_STR_DIGITS) raise('ValueError', INT_TO_STR_LIMIT)
   const text = x.toString()
-  if (text.replace('-', '').length > 4300) raise('ValueError', 'Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit')
+  if (text.length - (x < 0n ? 1 : 0) > MAX_STR_DIGITS) raise('ValueError', INT_TO_STR_LIMIT)
   return text
 }
+
+/** The largest result of an int `**` (64,000,000 bits, 8 MB); CPython has no such cap (a difference, docs/python.md). */
+export const MAX_POW_BITS = 64_000_000
 
 export function pow(rt: PyRun, a: unknown, b: unknown): unknown {
   if (isFloatValue(a) || isFloatValue(b)) {
@@ -189,9 +216,14 @@ export function pow(rt: PyRun, a: unknown, b: unknown): unknown {
     if (Math.abs(r) < 2 ** 31) return r
   }
   const bx = big(x), by = big(y)
-  const bits = Number(by) * Math.max(1, (bx < 0n ? -bx : bx).toString(2).length)
-  if (bits > 64_000_000) raise('MemoryError', 'the result of ** is too large')
-  rt.charge(bits * 10)
+  // 0, 1 and -1 to any power: no digits to build.
+  if (bx === 0n) return by === 0n ? 1 : 0
+  if (bx === 1n) return 1
+  if (bx === -1n) return (by & 1n) === 1n ? -1 : 1
+  // The result's size is known before it is computed: refuse past the cap, pay, then build.
+  const bits = Number(by) * Math.max(1, bitsOf(bx < 0n ? -bx : bx))
+  if (bits > MAX_POW_BITS) raise('MemoryError', 'the result of ** is too large')
+  rt.charge(bigWorkUnits(bits))
   return mkInt(bx ** by)
 }
 

@@ -6,7 +6,7 @@ import { codePoints, hasAstral, strLen } from './text.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import { sliceIndices } from './items.ts'
 import { strFormat } from './format.ts'
-import { work, type PyRun } from './fuel.ts'
+import { payChars, work, type PyRun } from './fuel.ts'
 
 type StrMethod = (rt: PyRun, s: string, args: unknown[], kw: PyDict | null) => unknown
 
@@ -134,6 +134,37 @@ function justify(rt: PyRun, s: string, args: unknown[], how: 'l' | 'r' | 'c'): s
   return fill.repeat(left) + s + fill.repeat(n - left)
 }
 
+/**
+ * `str.expandtabs(size)`: the result's length is counted first (one pass, no
+ * building), paid for, then built once — a large tab size never reaches
+ * `repeat` unpaid (issue 23, class 4).
+ */
+function expandTabs(rt: PyRun, s: string, size: number): string {
+  work(rt, s.length)
+  let length = 0, col = 0
+  for (const c of s) {
+    if (c === '\t') { const k = size > 0 ? size - (col % size) : 0; length += k; col += k } else if (c === '\n' || c === '\r') { length += c.length; col = 0 } else { length += c.length; col++ }
+  }
+  if (!Number.isFinite(length)) rt.chargeString({ length: Infinity } as string)
+  payChars(rt, length)
+  const parts: string[] = []
+  col = 0
+  let start = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 9) {
+      parts.push(s.slice(start, i))
+      const k = size > 0 ? size - (col % size) : 0
+      parts.push(' '.repeat(k))
+      col += k
+      start = i + 1
+    } else if (c === 10 || c === 13) col = 0
+    else if (!(c >= 0xdc00 && c <= 0xdfff && i > 0 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800)) col++ // a surrogate pair is one column
+  }
+  parts.push(s.slice(start))
+  return parts.join('')
+}
+
 export const STR_METHODS: Record<string, StrMethod> = {
   upper: (_rt, s) => s.toUpperCase(),
   lower: (_rt, s) => s.toLowerCase(),
@@ -229,14 +260,7 @@ export const STR_METHODS: Record<string, StrMethod> = {
   },
   removeprefix: (_rt, s, a) => { const p = argStr(a[0], 'removeprefix'); return p && s.startsWith(p) ? s.slice(p.length) : s },
   removesuffix: (_rt, s, a) => { const p = argStr(a[0], 'removesuffix'); return p && s.endsWith(p) ? s.slice(0, s.length - p.length) : s },
-  expandtabs: (_rt, s, a) => {
-    const size = a[0] === undefined ? 8 : Number(intOf(a[0]))
-    let out = '', col = 0
-    for (const c of s) {
-      if (c === '\t') { const k = size > 0 ? size - (col % size) : 0; out += ' '.repeat(k); col += k } else if (c === '\n' || c === '\r') { out += c; col = 0 } else { out += c; col++ }
-    }
-    return out
-  },
+  expandtabs: (rt, s, a) => expandTabs(rt, s, a[0] === undefined ? 8 : Number(intOf(a[0]))),
   format: (rt, s, a, kw) => strFormat(rt, s, a, kw),
 }
 
