@@ -1,17 +1,30 @@
 /** Synchronous SHA-256 (hex) of a string's UTF-8 bytes: keeps `hash` on the sync path. */
 
-const K = new Uint32Array([
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-])
+/**
+ * The constants of FIPS 180-4, computed on first use rather than listed (smaller bundle, no work
+ * at import): K is the first 32 bits of the fractional parts of the cube roots of the first 64
+ * primes, the initial hash H those of the square roots of the first 8 (a test pins both tables).
+ */
+let K: Uint32Array | undefined
+let H0: Uint32Array | undefined
+export function sha256Constants(): { K: Uint32Array; H0: Uint32Array } {
+  if (!K || !H0) {
+    const k = new Uint32Array(64), h = new Uint32Array(8)
+    for (let n = 2, i = 0; i < 64; n++) {
+      let prime = true
+      for (let d = 2; d * d <= n; d++) if (n % d === 0) { prime = false; break }
+      if (!prime) continue
+      if (i < 8) h[i] = (Math.sqrt(n) % 1) * 2 ** 32
+      k[i++] = (Math.cbrt(n) % 1) * 2 ** 32
+    }
+    K = k
+    H0 = h
+  }
+  return { K, H0 }
+}
 
 export function sha256Hex(text: string): string {
+  const { K, H0 } = sha256Constants()
   const data = new TextEncoder().encode(text)
   const bitLen = data.length * 8
   const padded = new Uint8Array(((data.length + 9 + 63) >> 6) << 6)
@@ -20,7 +33,7 @@ export function sha256Hex(text: string): string {
   const view = new DataView(padded.buffer)
   view.setUint32(padded.length - 8, Math.floor(bitLen / 2 ** 32))
   view.setUint32(padded.length - 4, bitLen >>> 0)
-  const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19])
+  const h = H0.slice()
   const w = new Uint32Array(64)
   for (let off = 0; off < padded.length; off += 64) {
     for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + i * 4)
