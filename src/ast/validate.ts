@@ -185,6 +185,8 @@ class Checker {
       case 'expr': return this.expr(v, at(up, key), depth)
       case 'value': return this.value(v, at(up, key), depth)
       case 'name': return this.name(v, up, key)
+      case 'json': return this.literal(v, at(up, key), depth)
+      case 'items': return this.exprList(v, at(up, key), depth, ITEM)
       case 'key': return this.key(v, up, key)
       case 'keyOrExpr': return node.computed ? this.expr(v, at(up, key), depth) : this.key(v, up, key)
       case 'op':
@@ -220,9 +222,7 @@ class Checker {
           if (c.test !== undefined && c.test !== null) this.expr(c.test, at(cp, 'test'), depth + 1)
           this.steps(c.body, at(cp, 'body'), depth + 1)
         })
-      case 'json': return this.literal(v, path, depth)
       case 'exprs': return this.exprList(v, path, depth, 0)
-      case 'items': return this.exprList(v, path, depth, ITEM)
       case 'args': return this.exprList(v, path, depth, ITEM | CALLBACK)
       case 'patterns':
         if (!Array.isArray(v)) return this.fail(path, 'Expected an array of patterns')
