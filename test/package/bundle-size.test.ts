@@ -23,8 +23,9 @@ import { ensureBuilt, ROOT } from './built.ts'
 // Lowered from 52,012 to 49,000 bytes (issue 28): regular expressions (the guarded host RegExp, the
 // ReDoS check and the linear-time engine) and the error texts table are opt-in parts that register
 // themselves (ajs-lang/vm/regex, ajs-lang/vm/texts; sizes budgeted in vm-parts.test.ts); the full
-// entry, ajsc and the server include them. 55,341 -> 48,630 bytes.
-export const BUDGET_GZIP_BYTES = 49_000
+// entry, ajsc and the server include them. 55,341 -> 48,630 bytes; the SHA-256 constants computed,
+// not listed: 48,119 bytes. Budget 48,500.
+export const BUDGET_GZIP_BYTES = 48_500
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {
