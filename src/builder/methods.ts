@@ -16,6 +16,7 @@ import {
 import { atomCall, atomMethodFor } from './atoms.ts'
 import { e, type SourceExpr } from './expr.ts'
 import { takeSchema, metaOf } from './root.ts'
+import { node as make } from '../ast/build.ts'
 
 export type Method = (st: State, args: unknown[], kit: Kit) => unknown
 
@@ -188,7 +189,7 @@ function returnSchema(st: State, schema: Record<string, unknown>): State {
   if (missing.length > 0) {
     throw argError(`return(schema) returns variables by name, but ${missing.map((k) => `\`${k}\``).join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in scope (in scope: ${st.names.join(', ') || 'none'})`)
   }
-  const value: Expr = { $expr: 'object', properties: keys.map((key) => ({ key, value: { $expr: 'ident', name: key } })) }
+  const value: Expr = make('object', { properties: keys.map((key) => ({ key, value: make('ident', { name: key }) })) })
   const pushed = st.push({ op: 'return', value })
   if (st.root === null || st.root.outputSchema !== undefined) return pushed
   return pushed.with({ root: { ...pushed.root!, outputSchema: JSON.parse(JSON.stringify(schema)) as Record<string, unknown> } })
@@ -214,7 +215,7 @@ function isPlainObjectSchema(v: unknown): v is Record<string, unknown> {
 function memoBody(st: State, kit: Kit, fn: unknown, op: string): BodyResult {
   const body = buildBody(st, kit, fn, [], '/steps', op)
   if (body.steps.some((x) => x.op === 'return') || !body.state.names.includes('result')) return body
-  return { ...body, steps: [...body.steps, { op: 'return', value: { $expr: 'ident', name: 'result' } }] }
+  return { ...body, steps: [...body.steps, { op: 'return', value: make('ident', { name: 'result' }) }] }
 }
 
 /** The key of a keyless memoize/cache: a hash of the body's JSON, the same on every run of the program. */
@@ -381,14 +382,14 @@ export const METHODS: Record<string, Method> = {
       let next = same.length > 0 ? st.push({ op: 'varsImport', keys: same }, same) : st
       if (renamed.length === 0) return next
       const targets = renamed.map(([k]) => k)
-      const undef: Expr = { $expr: 'ident', name: 'undefined' }
+      const undef: Expr = make('ident', { name: 'undefined' })
       next = next.push({ op: 'varsLet', vars: Object.fromEntries(targets.map((k) => [k, undef])) }, targets)
       const sources = new Set(renamed.map(([, v]) => v))
       const groups = targets.some((k) => sources.has(k)) ? renamed.map((e) => [e]) : [renamed]
       for (const group of groups) {
         next = next.push({ op: 'scope', steps: [
           { op: 'varsImport', keys: [...new Set(group.map(([, v]) => v))] },
-          ...group.map(([k, v]): Step => ({ op: 'varSet', key: k, value: { $expr: 'ident', name: v } })),
+          ...group.map(([k, v]): Step => ({ op: 'varSet', key: k, value: make('ident', { name: v }) })),
         ] })
       }
       return next
@@ -400,8 +401,8 @@ export const METHODS: Record<string, Method> = {
   varsExport: (st, [keys]) => at(st, 'varsExport', () => {
     if (isPlainObject(keys)) {
       // The mapping form `varsExport({ out: 'variable' })`: an object of the named variables under new keys.
-      const properties = Object.entries(keys).map(([k, v]) => ({ key: checkName(k, 'varsExport key'), value: { $expr: 'ident', name: checkName(v, 'varsExport variable') } as Expr }))
-      return st.push({ op: 'expr', value: { $expr: 'object', properties } })
+      const properties = Object.entries(keys).map(([k, v]) => ({ key: checkName(k, 'varsExport key'), value: make('ident', { name: checkName(v, 'varsExport variable') }) as Expr }))
+      return st.push({ op: 'expr', value: make('object', { properties }) })
     }
     if (!Array.isArray(keys)) throw argError('varsExport([names]) or varsExport({ key: variable })')
     return st.push({ op: 'varsExport', keys: keys.map((k) => checkName(k, 'varsExport')) })
@@ -426,7 +427,7 @@ export const METHODS: Record<string, Method> = {
   ref: (st, [name]) => {
     const n = checkName(name, 'ref()')
     if (!st.names.includes(n)) throw new BuilderError('BUILDER_ARGS', `ref(${JSON.stringify(n)}): no variable of that name is in scope (in scope: ${st.names.join(', ') || 'none'})`)
-    return { $expr: 'ident', name: n } satisfies Expr
+    return make('ident', { name: n }) satisfies Expr
   },
   toJSON: (st, _args, kit) => kit.build(st),
 }

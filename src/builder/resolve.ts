@@ -16,6 +16,7 @@ import { exprChildren } from '../ast/walk.ts'
 import { transpileExpression } from '../transpiler/index.ts'
 import { BuilderError } from './errors.ts'
 import { SOURCE, isSourceExpr, toExpr, type SourceExpr } from './expr.ts'
+import { node as make } from '../ast/build.ts'
 
 /** `{ name: 'path.to.value' | JSON | Expr }`: what each name in an expression stands for. */
 export type VarMap = Readonly<Record<string, unknown>>
@@ -111,7 +112,7 @@ export function resolveExpr(v: unknown, scope: ParseScope): Expr {
   if (isSourceExpr(v)) return resolveSource(v, scope)
   if (isObj(v) && typeof v.$expr === 'string') return resolveDeep(v, scope) as Expr
   const ast = scope.astOf?.(v)
-  if (ast) return { $expr: 'literal', value: ast as never }
+  if (ast) return make('literal', { value: ast as never })
   return toExpr(v)
 }
 
@@ -136,7 +137,7 @@ function resolveDeep(v: unknown, scope: ParseScope): unknown {
   }
   if (Array.isArray(v)) return v.map((x) => resolveDeep(x, scope))
   const ast = scope.astOf?.(v)
-  if (ast) return { $expr: 'literal', value: ast }
+  if (ast) return make('literal', { value: ast as never })
   const proto = Object.getPrototypeOf(v)
   if (proto !== Object.prototype && proto !== null) {
     throw new BuilderError('BUILDER_ARGS', `a ${proto?.constructor?.name ?? 'class instance'} is not a value (values are JSON data or expressions)`)

@@ -8,6 +8,7 @@ import { validateAst } from '../ast/validate.ts'
 import { BuilderError } from './errors.ts'
 import { argError, checkKeys, isPlainObject } from './body.ts'
 import { addNames, checkName, type RootMeta, type State } from './state.ts'
+import { node as make } from '../ast/build.ts'
 
 type JsonSchema = Record<string, unknown>
 
@@ -22,11 +23,11 @@ export function schemaOf(s: unknown, what: string): JsonSchema {
 
 /** A JSON default as the expression the transpiler writes for it (`[]` is an array literal, ...). */
 function jsonExpr(v: Json): Expr {
-  if (Array.isArray(v)) return { $expr: 'array', elements: v.map(jsonExpr) }
+  if (Array.isArray(v)) return make('array', { elements: v.map(jsonExpr) })
   if (v !== null && typeof v === 'object') {
-    return { $expr: 'object', properties: Object.keys(v).map((key) => ({ key, value: jsonExpr(v[key]!) })) }
+    return make('object', { properties: Object.keys(v).map((key) => ({ key, value: jsonExpr(v[key]!) })) })
   }
-  return { $expr: 'literal', value: v }
+  return make('literal', { value: v })
 }
 
 /**

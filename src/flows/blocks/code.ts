@@ -19,6 +19,7 @@ import { problem } from '../problems.ts'
 import { callAtom, id, lit, set } from '../runtime/ast.ts'
 import type { Block } from './model.ts'
 import type { BlockCompileContext } from './compile.ts'
+import { node as make } from '../../ast/build.ts'
 
 /** A helper function of the flow program. */
 export interface CodeHelper { params: unknown[]; steps: Step[] }
@@ -49,6 +50,6 @@ export function compileCodeBlock(c: BlockCompileContext, stepId: string, block: 
   c.functions[entry] = { params: [program.params], steps: renameCalls(program.steps, names) }
   // The parameters go along so a wiring mistake is reported as one (FLOW_BLOCK_INPUT), not as an exception to catch.
   const args = callAtom('flowCodeArgs', { step: lit(stepId), input: id(input), initial: id('initial'), params: lit(params.slice(1)), ...(input === 'initial' ? { first: lit(true) } : {}) })
-  const call: Expr = { $expr: 'call', callee: entry, args: [args] } as Expr
+  const call: Expr = make('call', { callee: entry, args: [args] }) as Expr
   return [set(out, call)]
 }

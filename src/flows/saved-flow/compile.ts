@@ -29,6 +29,7 @@ import {
 import { isCoreNodeType, type FlowNode, type SavedFlow } from './model.ts'
 import { entryNode, outgoingEdges, walkBfs } from './walk.ts'
 import { parseSavedFlow } from './parse.ts'
+import { node as make } from '../../ast/build.ts'
 
 export interface CompileSavedFlowOptions {
   /** `'extended'` (default) or `'reference'` (reachable prompts in BFS order, nothing else). */
@@ -51,7 +52,7 @@ const nodeAt = (flow: SavedFlow, node: FlowNode) => `/flow/nodes/${flow.flow.nod
 const str = (v: unknown): v is string => typeof v === 'string' && v.length > 0
 
 const assignMember = (object: string, key: string, value: Expr): Step =>
-  exprStep({ $expr: 'assign', op: '=', target: member(id(object), lit(key)), value } as Expr)
+  exprStep(make('assign', { op: '=', target: member(id(object), lit(key)), value }) as Expr)
 const push = (list: string, item: Expr): Step => ({ op: 'push', list: id(list), item } as Step)
 
 /** Record a node's output: `outputs[node] = last`, and for prompts the history the next prompts see. */
@@ -237,7 +238,7 @@ function extendedSteps(flow: SavedFlow, options: CompileSavedFlowOptions, proble
 
 /** `if (!handles.includes(decision)) console.warn(…)`: a branch whose decision matches none of its edges. */
 function unmatched(node: FlowNode, handles: string[]): Step {
-  const test = handles.reduce<Expr>((acc, h) => ({ $expr: 'logical', op: '&&', left: acc, right: binary('!==', id('decision'), lit(h)) } as Expr), lit(true))
+  const test = handles.reduce<Expr>((acc, h) => (make('logical', { op: '&&', left: acc, right: binary('!==', id('decision'), lit(h)) }) as Expr), lit(true))
   const message = binary('+', binary('+', lit(`flow branch "${node.id}" decided "`), id('decision')),
     lit(`" and no edge has that source_handle (${handles.map((h) => JSON.stringify(h)).join(', ') || 'none'}): this path ends here`))
   return if_(test, [{ op: 'consoleWarn', message } as Step])
