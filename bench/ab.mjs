@@ -24,7 +24,7 @@ async function load(rev, name) {
   return import(pathToFileURL(outfile).href)
 }
 const A = await load(revA, 'a'), B = await load(revB, 'b')
-const workloadsDir = process.env.AJS_BENCH_WORKLOADS ?? resolve(root, '../shared/bench-workloads')
+const workloadsDir = process.env.AJS_BENCH_WORKLOADS ?? resolve(root, 'bench/workloads')
 const { workloads } = await import(pathToFileURL(join(workloadsDir, 'index.mjs')).href)
 const ids = (process.env.AB_IDS ?? 'arith-loop,string-build,array-pipeline,records,rules,agent-typical').split(',')
 const pick = (xs) => { if (useMin) return Math.min(...xs); const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)] }

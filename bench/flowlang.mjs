@@ -52,7 +52,7 @@ function sseModel() {
 
 export async function runFlowlangBench({ quick = false, log = console.log } = {}) {
   const f = await loadOurs()
-  const corpus = join(repoDir, '..', 'shared', 'corpora', 'flowlang')
+  const corpus = join(repoDir, 'test', 'fixtures', 'vendor', 'flowlang')
   const graph = JSON.parse(readFileSync(join(corpus, 'graph-json/valid/lmstudio-qwen-functions.graph.json'), 'utf8'))
   const text = readFileSync(join(corpus, 'ollama-qwen.flow'), 'utf8')
   const script = readFileSync(join(repoDir, 'examples', 'flowlang', 'lmstudio-qwen-functions.flow.js'), 'utf8')

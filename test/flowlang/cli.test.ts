@@ -7,7 +7,7 @@ import { ajsc, ajscAsync } from '../cli/run-cli.ts'
 import { startFakeOpenAI } from './fake-llm.ts'
 import { chainGraph, MCP_FIXTURE } from './helpers.ts'
 
-const CORPUS = resolve(import.meta.dir, '../../../shared/corpora/flowlang')
+const CORPUS = resolve(import.meta.dir, '../fixtures/vendor/flowlang')
 const dir = mkdtempSync(join(tmpdir(), 'flowlang-cli-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 

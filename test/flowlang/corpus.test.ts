@@ -1,5 +1,5 @@
 /**
- * The FlowLang corpus (../shared/corpora/flowlang): every file comes out
+ * The FlowLang corpus (test/fixtures/vendor/flowlang, see PROVENANCE.md): every file comes out
  * exactly as its manifest says, and where the seed is inconsistent the test
  * pins what we decided (see docs/flowlang.md, "The seed's inconsistencies").
  */
@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { loadFlowSource, parseFlowText, serializeFlowGraph, validateFlowGraph } from '../../src/flowlang/index.ts'
 
-const DIR = resolve(import.meta.dir, '../../../shared/corpora/flowlang')
+const DIR = resolve(import.meta.dir, '../fixtures/vendor/flowlang')
 const manifest = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8')) as { files: Array<{ file: string; expect: string }> }
 const read = (f: string) => readFileSync(join(DIR, f), 'utf8')
 

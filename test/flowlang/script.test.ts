@@ -9,7 +9,7 @@ import { resolve } from 'node:path'
 import { loadFlowSource, runFlowScript, serializeFlowGraph, validateFlowGraph } from '../../src/flowlang/index.ts'
 
 const SEED_EXAMPLE = readFileSync(resolve(import.meta.dir, '../../examples/flowlang/lmstudio-qwen-functions.flow.js'), 'utf8')
-const JSON_GRAPH = JSON.parse(readFileSync(resolve(import.meta.dir, '../../../shared/corpora/flowlang/graph-json/valid/lmstudio-qwen-functions.graph.json'), 'utf8'))
+const JSON_GRAPH = JSON.parse(readFileSync(resolve(import.meta.dir, '../fixtures/vendor/flowlang/graph-json/valid/lmstudio-qwen-functions.graph.json'), 'utf8'))
 
 const wrap = (body: string) => `export default function build({ blocks }) {\n${body}\n}\n`
 const names = async (source: string) => (await runFlowScript(source)).problems.map((p) => `${p.name} ${p.path}`)

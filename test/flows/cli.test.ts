@@ -7,7 +7,7 @@ import { ajsc, ajscAsync } from '../cli/run-cli.ts'
 import { validateAst } from '../../src/vm/index.ts'
 import { startOpenAIServer, type OpenAIServer } from './openai-server.ts'
 
-const CORPUS = resolve(import.meta.dir, '../../../shared/corpora/flow-spec-v1')
+const CORPUS = resolve(import.meta.dir, '../fixtures/vendor/flow-spec-v1')
 const dir = mkdtempSync(join(tmpdir(), 'ajs-flow-cli-'))
 let server: OpenAIServer
 beforeAll(async () => { server = await startOpenAIServer() })

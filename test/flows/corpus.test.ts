@@ -1,5 +1,5 @@
 /**
- * The Flow Specification v1 corpus (../shared/corpora/flow-spec-v1): every
+ * The Flow Specification v1 corpus (test/fixtures/vendor/flow-spec-v1, see PROVENANCE.md): every
  * one of its files comes out exactly as manifest.json says for a strict v1
  * importer — valid (with the reference walk order and a lossless round
  * trip), invalid with exactly the listed rules in order, or a parse error.
@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { FlowError, parseSavedFlow, serializeSavedFlow, validateSavedFlow, walkBfs } from '../../src/flows/index.ts'
 
-const CORPUS = resolve(import.meta.dir, '../../../shared/corpora/flow-spec-v1')
+const CORPUS = resolve(import.meta.dir, '../fixtures/vendor/flow-spec-v1')
 interface Entry { file: string; v1: string | { invalid: string[] }; walk_bfs?: string[]; round_trip?: boolean }
 const manifest = JSON.parse(readFileSync(join(CORPUS, 'manifest.json'), 'utf8')) as { files: Entry[] }
 const SHAPE_RULES = new Set(['ParseError', 'MissingField', 'WrongType'])

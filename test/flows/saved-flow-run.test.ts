@@ -6,7 +6,7 @@ import { FlowError, compileSavedFlow, runFlow } from '../../src/flows/index.ts'
 import { AgentVM, defineAtom, flowAtomsForTest } from './helpers.ts'
 import { fakeLLM } from './fake-llm.ts'
 
-const CORPUS = resolve(import.meta.dir, '../../../shared/corpora/flow-spec-v1')
+const CORPUS = resolve(import.meta.dir, '../fixtures/vendor/flow-spec-v1')
 const corpus = (file: string) => readFileSync(resolve(CORPUS, file), 'utf8')
 
 let edgeId = 0

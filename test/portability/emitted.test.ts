@@ -101,7 +101,7 @@ describe('every frontend emits valid ajs/1 that declares what it calls', () => {
   })
 
   test('flows: every valid document of the Flow Specification corpus', () => {
-    const dir = join(ROOT, '../shared/corpora/flow-spec-v1/valid')
+    const dir = join(ROOT, 'test/fixtures/vendor/flow-spec-v1/valid')
     const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.json'))
     expect(files.length).toBeGreaterThanOrEqual(5)
     let compiled = 0
@@ -127,7 +127,7 @@ describe('every frontend emits valid ajs/1 that declares what it calls', () => {
   })
 
   test('FlowLang: the turn program of every graph of the FlowLang corpus', async () => {
-    const dir = join(ROOT, '../shared/corpora/flowlang')
+    const dir = join(ROOT, 'test/fixtures/vendor/flowlang')
     const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.flow') || (f.startsWith('graph-json/valid') && f.endsWith('.json')))
     let compiled = 0
     for (const f of files) {

@@ -5,7 +5,7 @@
  * `{ op: 'return', schema }`; args read by name), each run directly and after
  * migration (the library's migrateAst and `ajsc migrate`), with equal results.
  * The JSON is written from the seed document's description of its builder
- * (../shared/seeds/003_*.txt, section 1), one case per builder call it shows.
+ * (the project's seed document, 003, section 1; transcribed here, not read), one case per builder call it shows.
  */
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * The documented examples of the seed's AJS API (../shared/seeds/003_*.txt),
+ * The documented examples of the seed's AJS API (the project's seed document 003, transcribed here, not read),
  * written in the seed's own spelling: builder chains, `vm.Agent` with custom
  * atoms, run options, timeouts and abort, cost overrides, request context,
  * stored procedures, shared fuel, the streaming atom, try/catch with

@@ -1,5 +1,5 @@
 /**
- * The benchmark workloads (bench/workloads, vendored from ../shared/bench-workloads) as a conformance
+ * The benchmark workloads (bench/workloads, vendored: see its PROVENANCE.md) as a conformance
  * and fuel test: each one, transpiled and run on the VM, must give native
  * JavaScript's result, and its fuel is pinned to the last digit (fuel is
  * deterministic; a change here is a change of the cost model and must be
