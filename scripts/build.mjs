@@ -54,6 +54,7 @@ const ENTRIES = {
   'vm-regex': 'src/vm/parts/regex.ts',
   'vm-texts': 'src/vm/parts/texts.ts',
   flowlang: 'src/flowlang/index.ts',
+  codemode: 'src/codemode/index.ts',
   workflows: 'src/workflows/index.ts',
   client: 'src/client/index.ts',
   server: 'src/server/index.ts',
@@ -62,7 +63,7 @@ const ENTRIES = {
 }
 
 /** Entries that keep their npm dependencies external (server-side weight stays in node_modules, never inlined). */
-const EXTERNAL_DEPS = new Set(['plugins-esbuild', 'plugins-bun', 'flowlang', 'server', 'server-worker'])
+const EXTERNAL_DEPS = new Set(['plugins-esbuild', 'plugins-bun', 'flowlang', 'codemode', 'server', 'server-worker'])
 
 const started = Date.now()
 const present = Object.fromEntries(Object.entries(ENTRIES).filter(([, src]) => existsSync(join(root, src))))

@@ -23,7 +23,7 @@ export const LAYERS: ReadonlyArray<{ name: string; folders: readonly string[] }>
   { name: 'host support (atoms modules, package version, VM assembly)', folders: ['host'] },
   {
     name: 'frontends and runtimes',
-    folders: ['builder', 'python', 'flows', 'flowlang', 'plugins', 'client', 'full-vm.ts', 'workflows/frontend', 'workflows/engine', 'workflows/stores'],
+    folders: ['builder', 'python', 'flows', 'flowlang', 'plugins', 'client', 'full-vm.ts', 'workflows/frontend', 'workflows/engine', 'workflows/stores', 'codemode'],
   },
   { name: 'hosts', folders: ['server', 'workflows/drivers'] },
   { name: 'the CLI', folders: ['cli'] },

@@ -1,0 +1,8 @@
+/**
+ * Code mode: AJS as the runtime for programs a model writes against real
+ * tools. MCP tools as typed atoms (mcpAtoms), their declarations for a
+ * prompt (describeAtoms), a type check of a program against them
+ * (transpile's `typecheck`) and its plan before it runs (analyzeProgram).
+ */
+export { mcpAtoms, listMcpTools, mcpResultData, type McpAtom, type McpAtomSet, type McpAtomsOptions, type McpClientLike, type McpHttpSpec, type McpSource, type McpStdioSpec, type McpTool } from './mcp.ts'
+export { mapToolNames, toIdentifier, type Rename, type RenameReason } from './names.ts'
