@@ -6,9 +6,17 @@
  * patched graph is refused when it
  * - removes router.mcp (the kernel block is never re-injected to mask a
  *   removal) or leaves no protocol or codec,
- * - changes an immutable option (provider credentials, base URLs) of the
- *   protocol: every protocol node of the patch must carry the values of the
- *   current protocol (the node with its id, else the only one),
+ * - changes an immutable option (provider credentials, base URLs) of any
+ *   block — the rule is one entry (`immutableProblems`) every node of the
+ *   patched graph goes through, on the *normalized* graphs the runtime runs
+ *   (aliases, canonical-name precedence and defaults applied by the same
+ *   validateFlowGraph): a node with immutable options must carry the values
+ *   of the current node with its id and role; without one, the values of a
+ *   current node of the same role; and when the current graph has no node of
+ *   that role, the values of the baseline the session runs instead (the
+ *   caller's `baseline`, else the block's defaults). Round 3 closed the
+ *   bypasses of the old per-protocol check: a new id beside two current
+ *   protocols, a protocol added to a flow that named none (issue 23, class 8),
  * - or fails validation (shape, ports, cycles, kernel wiring) — the graph
  *   is re-validated before anything is adopted.
  */
@@ -25,10 +33,19 @@ export type FlowRepairResult =
   | { adopted: true; graph: FlowGraph; problems: [] }
   | { adopted: false; problems: FlowProblem[] }
 
+export interface FlowRepairOptions {
+  /**
+   * What runs when the current graph names no protocol (a session's last good
+   * or configured baseline): a patch adding a protocol must keep its
+   * immutable values. Default: the block's own defaults.
+   */
+  baseline?: { type: string; options?: Record<string, unknown> }
+}
+
 const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /** Check a patch against the current graph (raw or normalized, valid or not) and validate the result. */
-export function applyFlowRepair(current: unknown, patch: unknown): FlowRepairResult {
+export function applyFlowRepair(current: unknown, patch: unknown, options: FlowRepairOptions = {}): FlowRepairResult {
   const refuse = (...problems: FlowProblem[]): FlowRepairResult => ({ adopted: false, problems })
   if (!isObject(patch)) return refuse(problem('REPAIR_PATCH', '/patch', { detail: 'The patch must be an object `{ nodes?, edges? }`' }))
   const extra = Object.keys(patch).filter((k) => k !== 'nodes' && k !== 'edges')
@@ -54,32 +71,66 @@ export function applyFlowRepair(current: unknown, patch: unknown): FlowRepairRes
       guard.push(problem('REPAIR_KERNEL', '/patch/nodes', { detail: `The patch removes the ${kernelRole}: protocol → codec → router.mcp must stay` }))
     }
   }
-  const curProtocols = curNodes.filter((n) => role(n) === 'protocol')
-  for (const p of newNodes.filter((n) => role(n) === 'protocol')) {
-    const before = curProtocols.find((c) => c.id === p.id) ?? (curProtocols.length === 1 ? curProtocols[0] : undefined)
-    if (!before) continue
-    const a = immutableValues(before)
-    const b = immutableValues(p)
-    for (const name of new Set([...Object.keys(a), ...Object.keys(b)])) {
-      if (a[name] !== b[name]) guard.push(problem('REPAIR_IMMUTABLE', `/patch/nodes/${newNodes.indexOf(p)}/options/${name}`, { name, id: String(p.id), type: String(p.type) }))
-    }
-  }
-  if (guard.length) return refuse(...guard)
   const validation = validateFlowGraph(candidate)
+  const rawIndex = (id: string) => (Array.isArray(candidate.nodes) ? candidate.nodes : []).findIndex((n: unknown) => isObject(n) && n.id === id)
+  guard.push(...immutableProblems(validateFlowGraph(current).graph, validation.graph, options.baseline, rawIndex))
+  if (guard.length) return refuse(...guard)
   if (!validation.valid) return refuse(...validation.problems)
   return { adopted: true, graph: validation.graph, problems: [] }
 }
 
-/** The immutable options of a protocol node as the runtime would see them (aliases and defaults applied). */
-function immutableValues(node: Record<string, any>): Record<string, unknown> {
-  const spec = blockSpec(String(node.type))
+/**
+ * The one rule for immutable options, over normalized graphs: every node of
+ * `next` whose block has immutable options keeps the values it has in `before`
+ * (see the module comment for how its counterpart is found).
+ */
+function immutableProblems(before: FlowGraph, next: FlowGraph, baseline: FlowRepairOptions['baseline'], rawIndex: (id: string) => number): FlowProblem[] {
+  const out: FlowProblem[] = []
+  const roleOf = (type: string) => blockSpec(type)?.role
+  for (const node of next.nodes) {
+    const spec = blockSpec(node.type)
+    if (!spec || !Object.values(spec.options).some((o) => o.immutable)) continue
+    const values = immutableValues(node.type, node.options ?? {})
+    const sameRole = before.nodes.filter((n) => roleOf(n.type) === spec.role)
+    const byId = sameRole.find((n) => n.id === node.id)
+    let candidates: Array<Record<string, unknown>>
+    if (byId) candidates = [immutableValues(byId.type, byId.options ?? {})]
+    else if (sameRole.length > 0) candidates = sameRole.map((n) => immutableValues(n.type, n.options ?? {}))
+    else candidates = [baselineValues(spec.role, baseline)]
+    // Kept when some counterpart has exactly these values; otherwise name what differs from the first.
+    const differs = (a: Record<string, unknown>) => [...new Set([...Object.keys(a), ...Object.keys(values)])].filter((k) => a[k] !== values[k])
+    if (candidates.some((a) => differs(a).length === 0)) continue
+    for (const name of differs(candidates[0]!)) {
+      out.push(problem('REPAIR_IMMUTABLE', `/patch/nodes/${rawIndex(node.id)}/options/${name}`, { name, id: String(node.id), type: String(node.type) }))
+    }
+  }
+  return out
+}
+
+/** The immutable values of what runs for `role` when the graph names no such block. */
+function baselineValues(role: string, baseline: FlowRepairOptions['baseline']): Record<string, unknown> {
+  if (role !== 'protocol') return {}
+  const type = baseline?.type ?? 'protocol.openai'
+  const options = baseline?.options ?? {}
+  const spec = blockSpec(type)
+  if (!spec) return {}
+  // Normalized as any node is: canonical names, then aliases, then defaults.
+  const normalized: Record<string, unknown> = {}
+  for (const [name, opt] of Object.entries(spec.options)) {
+    const v = Object.hasOwn(options, name) ? options[name] : opt.alias && Object.hasOwn(options, opt.alias) ? options[opt.alias] : opt.default
+    if (v !== undefined) normalized[name] = v
+  }
+  return immutableValues(type, normalized)
+}
+
+/** The immutable options of a normalized node (aliases and defaults already applied by validateFlowGraph). */
+function immutableValues(type: string, options: Record<string, unknown>): Record<string, unknown> {
+  const spec = blockSpec(type)
   const out: Record<string, unknown> = {}
   if (!spec) return out
-  const given: Record<string, unknown> = isObject(node.options) ? node.options : {}
   for (const [name, opt] of Object.entries(spec.options)) {
     if (!opt.immutable) continue
-    const value = given[name] ?? (opt.alias ? given[opt.alias] : undefined) ?? opt.default
-    if (value !== undefined) out[name] = value
+    if (Object.hasOwn(options, name) && options[name] !== undefined) out[name] = options[name]
   }
   return out
 }

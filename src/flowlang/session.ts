@@ -127,7 +127,8 @@ export class FlowSession {
     if (gate && !(this.host.approve && await this.host.approve({ kind: 'patch', path: this.file?.path ?? '', patch }))) {
       return { adopted: false, problems: [problem('REPAIR_DENIED', '/patch')] }
     }
-    const result = applyFlowRepair(this.userGraph, patch)
+    // The protocol running now when the user's graph names none: a repair adding one keeps its immutable options.
+    const result = applyFlowRepair(this.userGraph, patch, { baseline: this.baselineProtocol(this.userGraph) })
     this.problems = result.problems
     if (result.adopted) {
       this.userGraph = result.graph

@@ -47,11 +47,28 @@ export function getComputed(o: any, k: unknown): unknown {
   return typeof v === 'function' ? undefined : v
 }
 
+/**
+ * The one rule for guest writes (issue 23, class 8): guest code writes,
+ * deletes from and freezes only guest data — plain objects (Object.prototype
+ * or null prototype) and arrays. Every other object a guest can hold (a
+ * runtime library's values: a Python dict, range, float or iterator; regex
+ * values) is read-only to it, whichever library made it, so no library has
+ * to guard its own. setProp, deleteProp, Object.assign and Object.freeze
+ * all ask this.
+ */
+export function isGuestData(o: object): boolean {
+  const p = Object.getPrototypeOf(o)
+  return p === Object.prototype || p === Array.prototype || p === null
+}
+
+/** A guest may change `o`: guest data that is not frozen. */
+export const isWritable = (o: object): boolean => isGuestData(o) && !Object.isFrozen(o)
+
 function writeTarget(o: any, k: string | number): void {
   if (o === null || typeof o !== 'object') {
     throw vmError('TYPE_ERROR', `Cannot set property "${String(k)}" of ${o === null ? 'null' : typeof o}`)
   }
-  if (Object.isFrozen(o)) throw vmError('TYPE_ERROR', `Cannot set property "${String(k)}" of a read-only object`)
+  if (!isWritable(o)) throw vmError('TYPE_ERROR', `Cannot set property "${String(k)}" of a read-only object`)
 }
 
 /** `o[k] = v`; growing an array is charged per new slot. */
@@ -88,7 +105,7 @@ export function deleteProp(o: any, k: unknown): boolean {
   if (o === null || o === undefined) throw vmError('TYPE_ERROR', 'Cannot delete a property of null or undefined')
   if (typeof o !== 'object') return true
   const key = toKey(k)
-  if (Object.isFrozen(o)) throw vmError('TYPE_ERROR', 'Cannot delete a property of a read-only object')
+  if (!isWritable(o)) throw vmError('TYPE_ERROR', 'Cannot delete a property of a read-only object')
   return delete o[key]
 }
 

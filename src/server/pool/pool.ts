@@ -15,6 +15,7 @@ import type { RunResult } from '../../vm/result.ts'
 import { HttpError } from '../errors.ts'
 import { moduleUrl } from '../module-url.ts'
 import type { RunTask, WorkerData } from './task.ts'
+import { DEFAULT_WORKER_HEAP_MB, HEAP_WATCH_MS, RUNTIME_APPLIES_WORKER_HEAP_LIMIT, processHeapCeiling, runMaxHeapBytes, workerResourceLimits } from './heap.ts'
 
 export interface PoolOptions {
   /** Worker threads (default: the number of CPUs). */
@@ -23,7 +24,10 @@ export interface PoolOptions {
   queueSize?: number
   /** How long a run may ignore its interrupt flag before its worker is terminated, in ms (default 1,000). */
   graceMs?: number
-  /** Old-generation heap of each worker in MiB (default 512). */
+  /**
+   * Old-generation heap of each worker in MiB (default 512). Applied on every runtime
+   * (src/server/pool/heap.ts): Node's resourceLimits, or the pool's memory watch under Bun.
+   */
   maxHeapMb?: number
   /**
    * A run still going after this many ms gets its thread's CPU priority lowered (nice 19) until it
@@ -37,6 +41,13 @@ interface InFlight {
   control: Int32Array
   since: number
   niced: number
+}
+
+/** A run in a worker, as the memory watch sees it. */
+interface Running {
+  started: number
+  stop: () => void
+  stopped: boolean
 }
 
 /** The worker module: the TypeScript source under Bun or tests, the bundled file next to dist/server.js (or dist/cli.js) under Node. */
@@ -67,6 +78,14 @@ export class RunPool {
   private readonly inFlight = new Set<InFlight>()
   private sweep: ReturnType<typeof setInterval> | undefined
   private canRenice = true
+  /** Bytes of one value a run may build (every runtime). */
+  readonly runHeapBytes: number
+  /** Where the runtime applies no per-worker heap limit: the process's memory ceiling and the runs it may stop. */
+  private readonly heapCeiling: number | undefined
+  private readonly running = new Set<Running>()
+  private heapWatch: ReturnType<typeof setInterval> | undefined
+  /** Runs stopped because the process went over its memory ceiling (runtimes without per-worker limits). */
+  heapStops = 0
 
   constructor(options: PoolOptions, workerData: WorkerData) {
     this.size = Math.max(1, options.size ?? availableParallelism())
@@ -74,6 +93,9 @@ export class RunPool {
     this.graceMs = options.graceMs ?? 1000
     this.longRunMs = options.longRunMs ?? 20
     if (!/^linux/.test(process.platform)) this.canRenice = false
+    const maxHeapMb = options.maxHeapMb ?? DEFAULT_WORKER_HEAP_MB
+    this.runHeapBytes = runMaxHeapBytes(maxHeapMb)
+    this.heapCeiling = RUNTIME_APPLIES_WORKER_HEAP_LIMIT ? undefined : processHeapCeiling(process.memoryUsage.rss(), this.size, maxHeapMb)
     this.piscina = new Piscina<RunTask, RunResult>({
       filename: workerFile(),
       minThreads: this.size,
@@ -81,7 +103,7 @@ export class RunPool {
       maxQueue: this.queueLimit,
       idleTimeout: 60_000,
       workerData,
-      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 512 },
+      resourceLimits: workerResourceLimits(maxHeapMb),
     })
     // A worker killed on purpose (or crashing) surfaces as an 'error' event too; runs already report it.
     this.piscina.on('error', () => {})
@@ -114,30 +136,57 @@ export class RunPool {
     const deadline = setLongTimeout(stop, task.timeoutMs + this.graceMs)
     const onGone = () => stop()
     control.signal?.addEventListener('abort', onGone)
+    const running: Running = { started: performance.now(), stop, stopped: false }
+    this.watchHeap(running)
     try {
-      return await this.piscina.run({ ...task, interrupt, acceptedAt: Date.now() }, { signal: kill.signal })
+      const r = await this.piscina.run({ ...task, maxHeapBytes: task.maxHeapBytes ?? this.runHeapBytes, interrupt, acceptedAt: Date.now() }, { signal: kill.signal })
+      if (running.stopped && r.error?.code === 'ABORTED') {
+        return { ...r, error: { ...r.error, code: 'HEAP_LIMIT', message: `The server stopped the run: the process went over its memory ceiling (${this.size} workers x maxHeapMb)` } }
+      }
+      return r
     } catch (e) {
       if (kill.signal.aborted) {
         this.terminated++
         const byClient = control.signal?.aborted === true
+        const why = running.stopped ? 'stopped for memory' : byClient ? 'cancelled' : 'past its deadline'
         return {
           result: null,
           fuelUsed: task.fuel,
           error: {
             name: 'AgentError',
-            code: byClient ? 'ABORTED' : 'TIMEOUT',
-            message: `The run did not stop within ${this.graceMs} ms of being ${byClient ? 'cancelled' : 'past its deadline'}; its worker was terminated`,
+            code: running.stopped ? 'HEAP_LIMIT' : byClient ? 'ABORTED' : 'TIMEOUT',
+            message: `The run did not stop within ${this.graceMs} ms of being ${why}; its worker was terminated`,
           },
         }
       }
       if (/queue is at limit/i.test(String((e as Error)?.message))) throw new HttpError('QUEUE_FULL', undefined, { retryAfter: 1 })
       throw new HttpError('WORKER_CRASHED', `The worker running the program stopped: ${(e as Error)?.message ?? e}`)
     } finally {
+      this.running.delete(running)
+      if (this.running.size === 0 && this.heapWatch) { clearInterval(this.heapWatch); this.heapWatch = undefined }
       this.untrack(flight)
       deadline.clear()
       if (graceTimer) clearTimeout(graceTimer)
       control.signal?.removeEventListener('abort', onGone)
     }
+  }
+
+  /** Where the runtime applies no per-worker heap limit: watch the process's memory while runs are in flight. */
+  private watchHeap(r: Running): void {
+    if (this.heapCeiling === undefined) return
+    this.running.add(r)
+    this.heapWatch ??= setInterval(() => this.checkHeap(), HEAP_WATCH_MS)
+  }
+
+  /** Over the ceiling: stop the longest-running run not stopped yet (its worker is terminated if it ignores the flag). */
+  private checkHeap(): void {
+    if (this.heapCeiling === undefined || process.memoryUsage.rss() <= this.heapCeiling) return
+    let oldest: Running | undefined
+    for (const r of this.running) if (!r.stopped && (!oldest || r.started < oldest.started)) oldest = r
+    if (!oldest) return
+    oldest.stopped = true
+    this.heapStops++
+    oldest.stop()
   }
 
   private track(f: InFlight): void {
@@ -183,6 +232,7 @@ export class RunPool {
 
   async close(): Promise<void> {
     if (this.sweep) clearInterval(this.sweep)
+    if (this.heapWatch) clearInterval(this.heapWatch)
     await this.piscina.destroy()
   }
 }

@@ -18,6 +18,8 @@ export interface RunTask extends RunRequest {
    * of a thread whose run takes long, so one tenant's loop cannot slow the others' runs).
    */
   interrupt?: Int32Array
+  /** The run's maxHeapBytes (set by the pool from the worker's heap: src/server/pool/heap.ts). */
+  maxHeapBytes?: number
   /** Replay/resume journal data for workflow steps (opaque to the pool). */
   extra?: Record<string, unknown>
 }

@@ -136,6 +136,7 @@ export default async function runTask(task: RunTask): Promise<RunResult> {
     context: rt.context,
     limits: { maxAstNodes: task.maxAstNodes, maxAstDepth: task.maxAstDepth },
   }
+  if (task.maxHeapBytes !== undefined) options['maxHeapBytes'] = task.maxHeapBytes
   if (task.interrupt && interruptSupported()) options['interrupt'] = task.interrupt
   return rt.vm.run(program, task.args, options)
 }

@@ -7,7 +7,7 @@
 import type { Run } from '../runtime.ts'
 import type { GlobalFunctionName, GlobalNamespaceName, GlobalValueName } from '../../ast/globals.ts'
 import { vmError } from '../errors.ts'
-import { ownKeys, toKey, isForbiddenKey, setProp } from '../guards.ts'
+import { ownKeys, toKey, isForbiddenKey, isGuestData, isWritable, setProp } from '../guards.ts'
 import { chargeEntries, chargeProps, chargeScan, mapBounded, nativeOp } from './sizes.ts'
 import { jsonParse, jsonStringify, jsonText } from './json.ts'
 import { SET_HELPERS } from './sets.ts'
@@ -50,7 +50,7 @@ const OBJECT: Record<string, Builtin> = {
   entries: (rt, [o]) => { const k = keysOf(rt, o); chargeEntries(rt, k.length); return k.map((x) => [x, (o as any)[x]]) },
   assign: (rt, [target, ...sources]) => {
     assertObject(target, 'Object.assign')
-    if (Object.isFrozen(target)) throw vmError('TYPE_ERROR', 'Cannot assign to a read-only object')
+    if (!isWritable(target as object)) throw vmError('TYPE_ERROR', 'Cannot assign to a read-only object')
     const isArray = Array.isArray(target)
     for (const src of sources) {
       if (src === null || src === undefined) continue
@@ -77,7 +77,11 @@ const OBJECT: Record<string, Builtin> = {
     const key = guestString(_rt, k)
     return !isForbiddenKey(key) && Object.prototype.hasOwnProperty.call(o, key)
   },
-  freeze: (_rt, [o]) => (o !== null && typeof o === 'object' ? Object.freeze(o) : o),
+  freeze: (_rt, [o]) => {
+    if (o === null || typeof o !== 'object' || Object.isFrozen(o)) return o
+    if (!isGuestData(o)) throw vmError('TYPE_ERROR', 'Cannot freeze a read-only object')
+    return Object.freeze(o)
+  },
   isFrozen: (_rt, [o]) => o === null || typeof o !== 'object' || Object.isFrozen(o),
 }
 
