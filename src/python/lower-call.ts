@@ -5,7 +5,7 @@
  * items, so the runtime sorts by precomputed keys.
  */
 import type { Expr, ExprOf, Keyword } from './ir.ts'
-import { type Node, arr, assign, call, id, lit, rt } from './nodes.ts'
+import { type Node, arr, assign, call, id, lambda, lit, methodCall as methodCallNode, rt } from './nodes.ts'
 import { type FnCtx, dynamicCall, elements, functionValue, lowerExpr, resolve, unknownName } from './lower-expr.ts'
 import { EXTENDED_HINT } from './refuse.ts'
 import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
@@ -69,7 +69,7 @@ export function keyLambda(cx: FnCtx, k: Expr, pre?: Node[]): Node | null {
     try {
       body = lowerExpr(cx, k.body)
     } finally { cx.shadow = saved }
-    return { $expr: 'lambda', params: [mangle(k.params[0]!)], body }
+    return lambda([mangle(k.params[0]!)], body)
   }
   cx.shadow = new Set([...saved, param])
   try {
@@ -85,7 +85,7 @@ export function keyLambda(cx: FnCtx, k: Expr, pre?: Node[]): Node | null {
       throw cx.L.r.extendedOnly('This key function', 'Pass a lambda, a `def` helper or a builtin by name: `key=lambda x: x[1]`, `key=len`.', k.loc)
     }
   } finally { cx.shadow = saved }
-  return { $expr: 'lambda', params: [param], body }
+  return lambda([param], body)
 }
 
 /** `$t = items; $t.map(key)` pieces: the items expression (assigning a temp) and the keys expression. */
@@ -94,7 +94,7 @@ function keyed(cx: FnCtx, items: Node, key: Expr | undefined): [Node, Node] {
   const lam = key ? keyLambda(cx, key, pre) : null
   if (!lam) return [items, lit(null)]
   const t = cx.temp()
-  return [pre.length ? rt('first', [assign(t, items), ...pre]) : assign(t, items), { $expr: 'methodCall', object: id(t), method: 'map', args: [lam] }]
+  return [pre.length ? rt('first', [assign(t, items), ...pre]) : assign(t, items), methodCallNode(id(t), 'map', [lam])]
 }
 
 export function lowerCall(cx: FnCtx, e: ExprOf<'call'>): Node {

@@ -4,7 +4,7 @@
  * variables, control flow, short-circuiting and helper calls.
  */
 import type { Expr, ExprOf, FPart, Loc } from './ir.ts'
-import { type Node, and, arr, assign, call, cond, id, lit, member, not, rt, spread, UNDEFINED } from './nodes.ts'
+import { type Node, and, arr, assign, call, cond, id, lit, member, not, or, rt, spread, UNDEFINED } from './nodes.ts'
 import { hiddenName, mangle, type FnScope } from './scope.ts'
 import type { Lowerer } from './lower.ts'
 import { lowerCall, keyLambda } from './lower-call.ts'
@@ -142,7 +142,7 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
       if (cx.shadow.has(e.id)) throw cx.L.r.error('PY_TARGET', { name: 'a lambda parameter with `:=`' }, e.loc)
       const value = lowerExpr(cx, e.value)
       cx.definite.add(e.id)
-      return { $expr: 'assign', op: '=', target: id(mangle(e.id)), value }
+      return assign(mangle(e.id), value)
     }
     case 'star': throw cx.L.r.error('PY_SYNTAX', { detail: 'can\'t use starred expression here', fix: 'Use `*x` only inside a list, tuple, set or call.' }, e.loc)
   }
@@ -222,7 +222,7 @@ function compareChain(cx: FnCtx, e: ExprOf<'cmp'>): Node {
 /** A condition: a JS boolean, without materialising `and`/`or` operands. */
 export function lowerTest(cx: FnCtx, e: Expr): Node {
   switch (e.k) {
-    case 'bool': return e.op === 'and' ? and(lowerTest(cx, e.l), lowerTest(cx, e.r)) : { $expr: 'logical', op: '||', left: lowerTest(cx, e.l), right: lowerTest(cx, e.r) }
+    case 'bool': return e.op === 'and' ? and(lowerTest(cx, e.l), lowerTest(cx, e.r)) : or(lowerTest(cx, e.l), lowerTest(cx, e.r))
     case 'unary': if (e.op === 'not') return not(lowerTest(cx, e.e)); break
     case 'cmp': return compareChain(cx, e)
     case 'const': return lit(e.v === null ? false : typeof e.v === 'string' ? e.v.length > 0 : e.v)

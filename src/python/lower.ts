@@ -5,7 +5,8 @@
  */
 import { LIBRARIES } from '../ast/libraries.ts'
 import type { Expr, ExprOf, Loc, Stmt, StmtOf } from './ir.ts'
-import { type Node, arr, call, exprStep, id, lit, member, not, rt, setVar, step, UNDEFINED, binary } from './nodes.ts'
+import type { AjsProgram, FunctionDef, Step } from '../ast/types.ts'
+import { type Node, arr, assign, binary, call, exprStep, id, lit, member, methodCall, not, rt, setVar, step, UNDEFINED } from './nodes.ts'
 import { DISPATCH, FnCtx, lowerExpr, lowerTest, resolve, sliceParts } from './lower-expr.ts'
 import { hiddenName, mangle, targetNames, type Analysis, type DefInfo, type FnScope } from './scope.ts'
 import type { Refuser } from './refuse.ts'
@@ -17,14 +18,13 @@ export interface LowerOptions {
 
 export class Lowerer {
   private ids = 0
-  readonly functions: Record<string, Node> = {}
+  readonly functions: Record<string, FunctionDef> = {}
   /** Generator expressions that are call arguments (the only place they are accepted). */
   readonly genAllowed = new Set<object>()
   /** Defs used as values (extended profile), numbered for the dispatcher. */
   private readonly functionIds = new Map<DefInfo, number>()
   /** Set when a value is called: the program gets the `call$dispatch` helper. */
   usesDispatch = false
-
 
   constructor(readonly r: Refuser, readonly a: Analysis, readonly options: LowerOptions) {}
 
@@ -56,7 +56,7 @@ export class Lowerer {
    * and call the helper; builtins, types and bound methods go to the runtime.
    */
   private dispatcher(): void {
-    const steps: Node[] = [
+    const steps: Step[] = [
       step('varsLet', { vars: { $i: rt('fid', [id('$f')]), $b: UNDEFINED } }),
       step('if', { condition: binary('<', id('$i'), lit(0)), then: [step('return', { value: rt('callnative', [id('$f'), id('$a'), id('$kw')]) })] }),
       setVar('$b', rt('bindcall', [id('$f'), id('$a'), id('$kw')])),
@@ -81,10 +81,10 @@ export class Lowerer {
 
   // --- the entry ------------------------------------------------------------------
 
-  program(body: Stmt[], params: string[], defaults: Array<Expr | null>, file: string | undefined): Node {
+  program(body: Stmt[], params: string[], defaults: Array<Expr | null>, file: string | undefined): AjsProgram {
     const cx = new FnCtx(this, this.a.block, true)
     for (const p of params) cx.definite.add(p)
-    const steps: Node[] = []
+    const steps: Step[] = []
     steps.push(setVar('$args', rt('bind', [id('$args'), lit(params), lit(defaults.filter((d) => d).length)])))
     params.forEach((p, i) => {
       steps.push(setVar(mangle(p), member(id('$args'), i)))
@@ -94,7 +94,7 @@ export class Lowerer {
     steps.push(...this.statements(cx, body))
     steps.push(step('return', { value: this.result(lit(null)) }))
     if (this.usesDispatch || this.functionIds.size) this.dispatcher()
-    const root: Node = {
+    const root: AjsProgram = {
       ajs: 1,
       op: 'seq',
       libraries: { python: LIBRARIES.python.version },
@@ -111,7 +111,7 @@ export class Lowerer {
   }
 
   /** `varsLet` of every local and temporary not bound otherwise. */
-  private declarations(cx: FnCtx, bound: ReadonlySet<string>): Node {
+  private declarations(cx: FnCtx, bound: ReadonlySet<string>): Step {
     const vars: Record<string, Node> = {}
     for (const name of cx.scope.locals) if (!bound.has(name)) vars[mangle(name)] = UNDEFINED
     for (const t of cx.temps) vars[t] = UNDEFINED
@@ -120,9 +120,9 @@ export class Lowerer {
 
   // --- functions ------------------------------------------------------------------
 
-  private defStatement(cx: FnCtx, st: StmtOf<'def'>): Node[] {
+  private defStatement(cx: FnCtx, st: StmtOf<'def'>): Step[] {
     const info = this.a.defOf.get(st)!
-    const out: Node[] = []
+    const out: Step[] = []
     st.params.forEach((p, i) => {
       const holder = info.defaultHolders[i]
       if (holder && p.dflt) out.push(setVar(holder, lowerExpr(cx, p.dflt), p.dflt.loc))
@@ -143,7 +143,7 @@ export class Lowerer {
     for (const g of e.gens) for (const n of targetNames(g.target)) inner.definite.add(n)
     const acc = '$acc'
     const init = e.kind === 'dict' ? rt('dict', [arr([])]) : e.kind === 'set' ? rt('setb', []) : arr([])
-    let innermost: Node[] = [exprStep(this.addToAccumulator(inner, e, acc), e.elt.loc)]
+    let innermost: Step[] = [exprStep(this.addToAccumulator(inner, e, acc), e.elt.loc)]
     for (let i = e.gens.length - 1; i >= 0; i--) {
       const g = e.gens[i]!
       let body = innermost
@@ -156,19 +156,19 @@ export class Lowerer {
     const steps = [setVar(acc, init), ...innermost, step('return', { value: id(acc) })]
     this.functions[helper] = { params, steps: [this.declarations(inner, new Set()), ...steps] }
     const first = lowerExpr(cx, e.gens[0]!.iter)
-    return { $expr: 'call', callee: helper, args: [first, ...this.hiddenArgs(cx, scope), ...lambdaParams.map((p) => id(p))], loc: e.loc }
+    return call(helper, [first, ...this.hiddenArgs(cx, scope), ...lambdaParams.map((p) => id(p))], e.loc)
   }
 
   private addToAccumulator(cx: FnCtx, e: ExprOf<'comp'>, acc: string): Node {
     if (e.kind === 'dict') return rt('setitem', [lowerExpr(cx, e.value!), id(acc), lowerExpr(cx, e.elt)])
     if (e.kind === 'set') return rt('m', [id(acc), lit('add'), arr([lowerExpr(cx, e.elt)]), lit(null)])
-    return { $expr: 'methodCall', object: id(acc), method: 'push', args: [lowerExpr(cx, e.elt)] }
+    return methodCall(id(acc), 'push', [lowerExpr(cx, e.elt)])
   }
 
   // --- statements -----------------------------------------------------------------
 
-  statements(cx: FnCtx, body: Stmt[]): Node[] {
-    const out: Node[] = []
+  statements(cx: FnCtx, body: Stmt[]): Step[] {
+    const out: Step[] = []
     for (const st of body) {
       out.push(...this.statement(cx, st))
       if (st.k === 'assign') for (const t of st.targets) for (const n of targetNames(t)) cx.definite.add(n)
@@ -178,7 +178,7 @@ export class Lowerer {
   }
 
   /** A block that may not run: what it binds is not certainly bound after it. */
-  private branch(cx: FnCtx, stmts: Stmt[], bound: string[] = []): Node[] {
+  private branch(cx: FnCtx, stmts: Stmt[], bound: string[] = []): Step[] {
     const saved = cx.definite
     cx.definite = new Set([...saved, ...bound])
     try {
@@ -186,7 +186,7 @@ export class Lowerer {
     } finally { cx.definite = saved }
   }
 
-  private statement(cx: FnCtx, st: Stmt): Node[] {
+  private statement(cx: FnCtx, st: Stmt): Step[] {
     const loc = st.loc
     switch (st.k) {
       case 'pass': return []
@@ -199,11 +199,11 @@ export class Lowerer {
       }
       case 'aug': return this.augAssign(cx, st)
       case 'if': {
-        const s: Node = { op: 'if', condition: lowerTest(cx, st.test), then: this.branch(cx, st.body), loc }
+        const s: Step = step('if', { condition: lowerTest(cx, st.test), then: this.branch(cx, st.body) }, loc)
         if (st.orelse.length) s.else = this.branch(cx, st.orelse)
         return [s]
       }
-      case 'while': return this.loop(cx, st.orelse, loc, (body) => [{ op: 'while', condition: lowerTest(cx, st.test), body: body(st.body), loc }])
+      case 'while': return this.loop(cx, st.orelse, loc, (body) => [step('while', { condition: lowerTest(cx, st.test), body: body(st.body) }, loc)])
       case 'for': return this.forStatement(cx, st)
       case 'break': {
         const flag = cx.loops[cx.loops.length - 1]
@@ -235,7 +235,7 @@ export class Lowerer {
     }
   }
 
-  private assignTo(cx: FnCtx, target: Expr, value: Node, loc: Loc): Node[] {
+  private assignTo(cx: FnCtx, target: Expr, value: Node, loc: Loc): Step[] {
     switch (target.k) {
       case 'name': {
         const r = resolve(cx, target.id)
@@ -252,7 +252,7 @@ export class Lowerer {
         const star = target.elts.findIndex((x) => x.k === 'star')
         const n = target.elts.length
         const unpack = star < 0 ? rt('unpack', [value, lit(n)]) : rt('unpackstar', [value, lit(star), lit(n - star - 1)])
-        const out: Node[] = [setVar(t, unpack, loc)]
+        const out: Step[] = [setVar(t, unpack, loc)]
         target.elts.forEach((x, i) => out.push(...this.assignTo(cx, x.k === 'star' ? x.e : x, member(id(t), i), loc)))
         return out
       }
@@ -260,7 +260,7 @@ export class Lowerer {
     throw this.r.error('PY_TARGET', { name: 'this expression' }, target.loc)
   }
 
-  private augAssign(cx: FnCtx, st: StmtOf<'aug'>): Node[] {
+  private augAssign(cx: FnCtx, st: StmtOf<'aug'>): Step[] {
     const op = lit(st.op)
     const t = st.target
     if (t.k === 'name') {
@@ -287,7 +287,7 @@ export class Lowerer {
     throw this.r.error('PY_TARGET', { name: 'this expression with an augmented assignment' }, t.loc)
   }
 
-  private deleteTarget(cx: FnCtx, t: Expr, loc: Loc): Node[] {
+  private deleteTarget(cx: FnCtx, t: Expr, loc: Loc): Step[] {
     if (t.k === 'name') {
       const r = resolve(cx, t.id)
       if (r.kind !== 'var') throw this.r.error('PY_TARGET', { name: `\`${t.id}\` with del` }, t.loc)
@@ -302,10 +302,10 @@ export class Lowerer {
   }
 
   /** A loop with Python's `else`: the else block runs unless the loop was left by `break`. */
-  private loop(cx: FnCtx, orelse: Stmt[], loc: Loc, make: (body: (stmts: Stmt[], bound?: string[]) => Node[]) => Node[]): Node[] {
+  private loop(cx: FnCtx, orelse: Stmt[], loc: Loc, make: (body: (stmts: Stmt[], bound?: string[]) => Step[]) => Step[]): Step[] {
     const flag = orelse.length ? cx.temp() : null
     cx.loops.push(flag)
-    let steps: Node[]
+    let steps: Step[]
     try {
       steps = make((stmts, bound) => this.branch(cx, stmts, bound))
     } finally { cx.loops.pop() }
@@ -314,23 +314,23 @@ export class Lowerer {
   }
 
   /** `for target in iterable`: the VM's forOf over the items; unpacking inside the body. */
-  private forEach(cx: FnCtx, target: Expr, items: Node, body: Node[], loc: Loc): Node[] {
+  private forEach(cx: FnCtx, target: Expr, items: Node, body: Step[], loc: Loc): Step[] {
     if (target.k === 'name') {
       const r = resolve(cx, target.id)
-      if (r.kind === 'var') return [{ op: 'forOf', target: r.vm, iterable: items, body, loc }]
+      if (r.kind === 'var') return [step('forOf', { target: r.vm, iterable: items, body }, loc)]
     }
     const t = cx.temp()
-    return [{ op: 'forOf', target: t, iterable: items, body: [...this.assignTo(cx, target, id(t), loc), ...body], loc }]
+    return [step('forOf', { target: t, iterable: items, body: [...this.assignTo(cx, target, id(t), loc), ...body] }, loc)]
   }
 
-  private forStatement(cx: FnCtx, st: StmtOf<'for'>): Node[] {
+  private forStatement(cx: FnCtx, st: StmtOf<'for'>): Step[] {
     const fast = this.rangeLoop(cx, st)
     if (fast) return fast
     return this.loop(cx, st.orelse, st.loc, (body) => this.forEach(cx, st.target, rt('iter', [lowerExpr(cx, st.iter)], st.iter.loc), body(st.body, targetNames(st.target)), st.loc))
   }
 
   /** `for i in range(a, b[, c])` with a literal step: a counting loop, no list. */
-  private rangeLoop(cx: FnCtx, st: StmtOf<'for'>): Node[] | undefined {
+  private rangeLoop(cx: FnCtx, st: StmtOf<'for'>): Step[] | undefined {
     const it = st.iter
     if (it.k !== 'call' || it.fn.k !== 'name' || it.fn.id !== 'range' || resolve(cx, 'range').kind !== 'builtin') return undefined
     if (it.kw.length || it.args.length < 1 || it.args.length > 3 || it.args.some((a) => a.k === 'star')) return undefined
@@ -346,37 +346,35 @@ export class Lowerer {
     const target = (resolve(cx, st.target.id) as { vm: string }).vm
     const [startNode, endNode] = it.args.length === 1 ? [lit(0), lowerExpr(cx, it.args[0]!)] : [lowerExpr(cx, it.args[0]!), lowerExpr(cx, it.args[1]!)]
     const setup = [setVar(counter, rt('index', [startNode], it.loc), st.loc), setVar(end, rt('index', [endNode], it.loc), st.loc)]
-    return this.loop(cx, st.orelse, st.loc, (body) => [...setup, {
-      op: 'for',
+    return this.loop(cx, st.orelse, st.loc, (body) => [...setup, step('for', {
       condition: binary(stepValue > 0 ? '<' : '>', id(counter), id(end)),
-      update: { $expr: 'assign', op: '+=', target: id(counter), value: lit(stepValue) },
+      update: assign(counter, lit(stepValue), '+='),
       body: [setVar(target, id(counter)), ...body(st.body, targetNames(st.target))],
-      loc: st.loc,
-    }])
+    }, st.loc)])
   }
 
-  private tryStatement(cx: FnCtx, st: StmtOf<'try'>): Node[] {
+  private tryStatement(cx: FnCtx, st: StmtOf<'try'>): Step[] {
     let body = this.branch(cx, st.body)
     const ok = st.orelse.length ? cx.temp() : null
     if (ok) body = [...body, setVar(ok, lit(true))]
-    let core: Node[]
+    let core: Step[]
     if (st.handlers.length) {
       const e = `$e${this.nextId()}`
       cx.handlers.push(e)
-      let chain: Node[] = [step('throw', { value: id(e) })]
+      let chain: Step[] = [step('throw', { value: id(e) })]
       try {
         for (let i = st.handlers.length - 1; i >= 0; i--) {
           const h = st.handlers[i]!
           const bind = h.name ? [setVar(resolveVar(cx, h.name, h.loc, this.r), id(e), h.loc)] : []
           const then = [...bind, ...this.branch(cx, h.body, h.name ? [h.name] : [])]
           if (!h.type) { chain = then; continue }
-          chain = [{ op: 'if', condition: rt('match', [id(e), lowerExpr(cx, h.type)], h.loc), then, else: chain, loc: h.loc }]
+          chain = [step('if', { condition: rt('match', [id(e), lowerExpr(cx, h.type)], h.loc), then, else: chain }, h.loc)]
         }
       } finally { cx.handlers.pop() }
-      core = [{ op: 'try', try: body, catchParam: e, catch: [setVar(e, rt('caught', [id(e)])), ...chain], loc: st.loc }]
+      core = [step('try', { try: body, catchParam: e, catch: [setVar(e, rt('caught', [id(e)])), ...chain] }, st.loc)]
     } else core = body
     if (ok) core = [setVar(ok, lit(false)), ...core, step('if', { condition: id(ok), then: this.branch(cx, st.orelse) })]
-    if (st.finalbody.length) core = [{ op: 'try', try: core, finally: this.branch(cx, st.finalbody), loc: st.loc }]
+    if (st.finalbody.length) core = [step('try', { try: core, finally: this.branch(cx, st.finalbody) }, st.loc)]
     return core
   }
 }

@@ -1,24 +1,30 @@
-/** Small builders for the "ajs/1" nodes the Python lowering emits. */
+/** The "ajs/1" nodes the Python lowering emits, made with the one node kit (src/ast/build.ts). */
+import type { AssignOp, BinaryOp, CoreOp, Expr, Json, Pattern, Step, StepOf } from '../ast/types.ts'
+import * as b from '../ast/build.ts'
 import type { Loc } from './ir.ts'
 
-export type Node = Record<string, unknown>
+/** An expression node (what the lowering of a Python expression gives). */
+export type Node = Expr
 
-export const id = (name: string): Node => ({ $expr: 'ident', name })
-export const lit = (value: unknown): Node => ({ $expr: 'literal', value })
-export const UNDEFINED = id('undefined')
-export const arr = (elements: Node[]): Node => ({ $expr: 'array', elements })
-export const spread = (argument: Node): Node => ({ $expr: 'spread', argument })
+export const id = b.id
+export const lit = (value: unknown): Node => b.lit(value as Json)
+export const UNDEFINED = b.UNDEFINED
+export const arr = (elements: Node[]): Node => b.array(elements)
+export const spread = b.spread
 /** A runtime call: `py$<name>(...)`. */
-export const rt = (name: string, args: Node[], loc?: Loc): Node => (loc ? { $expr: 'call', callee: `py$${name}`, args, loc } : { $expr: 'call', callee: `py$${name}`, args })
-export const call = (callee: string, args: Node[], loc?: Loc): Node => (loc ? { $expr: 'call', callee, args, loc } : { $expr: 'call', callee, args })
-export const assign = (name: string, value: Node): Node => ({ $expr: 'assign', op: '=', target: id(name), value })
-export const cond = (test: Node, consequent: Node, alternate: Node): Node => ({ $expr: 'conditional', test, consequent, alternate })
-export const and = (left: Node, right: Node): Node => ({ $expr: 'logical', op: '&&', left, right })
-export const or = (left: Node, right: Node): Node => ({ $expr: 'logical', op: '||', left, right })
-export const not = (argument: Node): Node => ({ $expr: 'unary', op: '!', argument })
-export const member = (object: Node, index: number): Node => ({ $expr: 'member', object, property: lit(index), computed: true })
-export const binary = (op: string, left: Node, right: Node): Node => ({ $expr: 'binary', op, left, right })
+export const rt = (name: string, args: Node[], loc?: Loc): Node => b.call(`py$${name}`, args, loc)
+export const call = (callee: string, args: Node[], loc?: Loc): Node => b.call(callee, args, loc)
+export const assign = (name: string, value: Node, op: AssignOp = '='): Node => b.assign(name, value, op)
+export const cond = b.cond
+export const and = b.and
+export const or = b.or
+export const not = b.not
+export const lambda = (params: Pattern[], body: Node): Node => b.lambda(params, body)
+export const methodCall = (object: Node, method: string, args: Node[]): Node => b.methodCall(object, method, args)
+export const member = (object: Node, index: number): Node => b.member(object, index)
+export const binary = (op: BinaryOp, left: Node, right: Node): Node => b.binary(op, left, right)
 
-export const step = (op: string, fields: Node, loc?: Loc): Node => (loc ? { op, ...fields, loc } : { op, ...fields })
-export const setVar = (key: string, value: Node, loc?: Loc): Node => step('varSet', { key, value }, loc)
-export const exprStep = (value: Node, loc?: Loc): Node => step('expr', { value }, loc)
+/** A step of a core op, typed by the vocabulary table. */
+export const step = <K extends CoreOp>(op: K, fields: Omit<StepOf<K>, 'op'>, loc?: Loc): Step => b.at(b.step(op, fields), loc)
+export const setVar = (key: string, value: Node, loc?: Loc): Step => b.varSet(key, value, loc)
+export const exprStep = (value: Node, loc?: Loc): Step => b.exprStep(value, loc)

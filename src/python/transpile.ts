@@ -83,7 +83,7 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   if (profile === 'extended') stmts = liftLambdas(stmts)
   const a = analyze(stmts, params, r)
   const ast = new Lowerer(r, a, { jsonText: options.jsonText === true }).program(stmts as Stmt[], params, defaults, file)
-  return { ast: ast as unknown as AjsProgram, params, warnings }
+  return { ast, params, warnings }
 }
 
 /** A source that is one `def` and nothing after it at top level (comments aside). */
