@@ -245,7 +245,7 @@ function methodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>): Node {
   return rt('m', [obj, lit(name), arr(positional(cx, e)), kwDict(cx, e.kw)], e.loc)
 }
 
-const mapNode = (items: Node, lam: Node): Node => ({ $expr: 'methodCall', object: items, method: 'map', args: [lam] }) as Node
+const mapNode = (items: Node, lam: Node): Node => methodCallNode(items, 'map', [lam])
 
 /** The extended profile's builtins. */
 function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefined {
@@ -311,5 +311,5 @@ function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefi
 function callLambda(cx: FnCtx, f: Node, spreadItem: boolean, at: Expr): Node {
   const param = `$k${cx.L.nextId()}`
   const args = spreadItem ? id(param) : arr([id(param)])
-  return { $expr: 'lambda', params: [param], body: dynamicCall(cx, f, args, lit(null), at.loc) } as Node
+  return lambda([param], dynamicCall(cx, f, args, lit(null), at.loc))
 }
