@@ -310,6 +310,8 @@ export class AgentVM {
         const err = toVmError(e)
         // A host stack overflow depends on how deep the caller already was: reported, not cached.
         if (err.code === 'STACK_OVERFLOW') throw vmError('AST_TOO_DEEP', 'The AST nests too deeply to compile')
+        // A missing opt-in part (FEATURE_MISSING) is the process's, not the AST's: importing it later runs the same object.
+        if (err.code === 'FEATURE_MISSING') throw err
         entry.error = err
         throw err
       }
