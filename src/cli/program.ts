@@ -23,6 +23,7 @@ import { registerInspectCommand } from './commands/inspect.ts'
 import { registerEvalCommand } from './commands/eval.ts'
 import { registerReplCommand } from './commands/repl.ts'
 import { registerInitCommand } from './commands/init.ts'
+import { registerAtomsCommand } from './commands/atoms.ts'
 
 export { EXIT } from './io.ts'
 
@@ -102,6 +103,7 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
   registerEvalCommand(program, io, setCode)
   registerReplCommand(program, io, setCode)
   registerInitCommand(program, io, setCode)
+  registerAtomsCommand(program, io, setCode)
 
   return program
 }

@@ -25,6 +25,7 @@ export const CLI_CODES = {
   CLI_ATOMS_LOAD: { exit: 1, message: 'The atoms module failed to load', hint: 'Fix the error in the module (run it alone with `node atoms.mjs` to see it); ajsc imports it as your own host code.' },
   CLI_ATOMS_NONE: { exit: 1, message: 'The atoms module exports no atoms', hint: "Export atoms made with defineAtom: `export const myAtom = defineAtom('myAtom', s.object({ ... }), s.any, async (input) => ...)`, or `export default [atomA, atomB]`." },
   CLI_ATOMS_INVALID: { exit: 1, message: 'The atoms module exports atoms the VM cannot take', hint: 'Give each atom its own name, and none of a language op (if, while, seq, ...).' },
+  CLI_MCP: { exit: 1, message: 'Cannot use the MCP server', hint: 'Check the command after --mcp (it must start an MCP server speaking stdio; run it alone to see its errors) or the URL after --mcp-url (a streamable HTTP endpoint, usually ending in /mcp).' },
   CLI_MIGRATE_NEEDED: { exit: 1, message: 'The AST is in the seed dialect', hint: 'Run `ajsc migrate <files>` without --check to rewrite it to ajs/1.' },
   CLI_DATABASE: { exit: 1, message: 'Cannot use the database', hint: 'Check that PostgreSQL runs and accepts connections at the --database URL (host, port, user, password, database name); `psql "<url>" -c "select 1"` tests the same URL.' },
   CLI_INTERNAL: { exit: 1, message: 'Internal error in ajsc', hint: 'Please report it with the command line that caused it.' },

@@ -1,0 +1,48 @@
+/**
+ * `ajsc atoms`: the atoms a program may call, as TypeScript declarations
+ * (for a model's prompt) or JSON tool descriptions: the tools of MCP servers
+ * (--mcp, --mcp-url), custom atoms (--atoms) and, with --core, the core atoms.
+ */
+import type { Command } from 'commander'
+import { Option } from 'commander'
+import { describeAtoms } from '../../codemode/describe.ts'
+import { coreAtoms } from '../../vm/index.ts'
+import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
+import { usageError, type CliIO } from '../io.ts'
+import { runAtomsOption } from '../options.ts'
+import { mcpOption, mcpUrlOption, openMcp, type McpFlags } from '../mcp.ts'
+
+export interface AtomsOptions extends McpFlags {
+  format?: string
+  atoms?: AtomsFlag
+  core?: boolean
+  only?: string
+}
+
+export async function atomsCommand(opts: AtomsOptions, io: CliIO): Promise<number> {
+  const format = opts.format === undefined || opts.format === 'ts' || opts.format === 'typescript' ? 'typescript' : opts.format === 'json' ? 'json' : undefined
+  if (!format) throw usageError(`--format must be ts or json, got "${opts.format}"`)
+  const custom = (await loadCliAtoms(opts.atoms, io.cwd)).atoms
+  const mcp = await openMcp(opts, io.cwd, custom.map((a) => a.op))
+  try {
+    for (const note of mcp.notes) io.err(`note: ${note}\n`)
+    const all = [...(opts.core ? Object.values(coreAtoms) : []), ...custom, ...Object.values(mcp.atoms)]
+    const only = opts.only?.split(',').map((s) => s.trim()).filter(Boolean)
+    io.out(describeAtoms(all, { format, ...(only ? { only } : {}) }) + (format === 'json' ? '\n' : ''))
+    return 0
+  } finally {
+    await mcp.close()
+  }
+}
+
+export function registerAtomsCommand(program: Command, io: CliIO, setCode: (code: number) => void): void {
+  program.command('atoms')
+    .description('print the atoms a program may call as TypeScript declarations (for a prompt) or JSON: MCP tools, custom atoms, core atoms')
+    .addOption(mcpOption())
+    .addOption(mcpUrlOption())
+    .addOption(runAtomsOption())
+    .addOption(new Option('--format <format>', 'ts (TypeScript declarations with doc comments) or json').default('ts'))
+    .option('--core', 'include the core atoms (storeGet, httpFetch, llmPredict, ...)')
+    .option('--only <names>', 'only these atoms (comma-separated)')
+    .action(async (opts: AtomsOptions) => setCode(await atomsCommand(opts, io)))
+}
