@@ -43,7 +43,10 @@ export function createHost(options: HostOptions): Host {
   const stores = options.stores ?? createMemoryStores()
   const tenants = new Tenants(config, options.usage)
   const allowed = new Map(config.tenants.map((t) => [t.id, atomsOfTenant(atoms.atoms, t.atoms).map((a) => a.op)]))
-  const procedures = new ProcedureService(stores, config.limits, (tenant) => allowed.get(tenant) ?? [], Date.now, tenants)
+  // The pool is made below (it needs the bridge, which needs the procedures): compilation reaches it through this cell.
+  let poolRef: RunPool | undefined
+  const procedures = new ProcedureService(stores, config.limits, (tenant) => allowed.get(tenant) ?? [], Date.now, tenants,
+    (_tenant, source, file, atomNames, timeoutMs) => poolRef!.compile({ source, file, atoms: [...atomNames], maxAstNodes: config.limits.maxAstNodes, maxAstDepth: config.limits.maxAstDepth }, timeoutMs))
   const env = options.env ?? process.env
   const secrets: Record<string, string> = {}
   for (const t of config.tenants) {
@@ -64,6 +67,7 @@ export function createHost(options: HostOptions): Host {
     return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[op]!(...args)
   })
   const pool = new RunPool(options.pool ?? {}, workerData)
+  poolRef = pool
   tenants.setPoolSize(pool.size)
   return {
     config, atoms, stores, tenants, procedures, pool,

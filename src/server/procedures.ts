@@ -15,6 +15,7 @@ import type { ServerLimits } from './config.ts'
 import { HttpError } from './errors.ts'
 import { astKey } from './runs.ts'
 import { compileFuel, quotasOf, type Tenants } from './tenants.ts'
+import type { CompileOutcome } from './pool/task.ts'
 import type { StoreQuota } from './stores/quota.ts'
 import type { ServerStores, StoredProcedure } from './stores/types.ts'
 
@@ -67,19 +68,31 @@ export class ProcedureService {
     private readonly now: () => number = Date.now,
     /** Admission of compiling a tenant's source (a slot and its fuel); absent: not metered (tests). */
     private readonly tenants?: Tenants,
+    /**
+     * Compiles a tenant's source off the event loop (the server's pool: RunPool.compile, issue 23
+     * class 2), returning the program's JSON text; absent: compiled in this thread (library use, tests).
+     */
+    private readonly compile?: (tenant: string, source: string, file: string, atoms: readonly string[], timeoutMs: number) => Promise<CompileOutcome>,
   ) {}
 
   async store(tenant: string, body: ProcedureBody): Promise<{ token: string; expiresAt: number }> {
     const t = this.tenants?.get(tenant)
     // Compiling is guest work: it passes admission (a slot, and its fuel reserved) before it starts.
     const admission = body.source !== undefined && t ? await this.tenants!.admit(t, { fuel: compileFuel(body.source.length), exact: true }, 'compile') : undefined
-    let ast: unknown
+    let astText: string
     try {
-      ast = programFromBody(body, this.limits, 'source.ajs', this.atomsOf(tenant))
+      if (body.source !== undefined && body.ast === undefined && this.compile) {
+        // The main thread only routes: the compilation runs in a pool worker under the tenant's time limit.
+        const timeoutMs = t?.config.limits.timeoutMs ?? 30_000
+        const out = await this.compile(tenant, body.source, 'source.ajs', this.atomsOf(tenant), timeoutMs)
+        if ('error' in out) throw new HttpError(out.error.code as HttpError['code'], out.error.message, out.error.agentError ? { agentError: out.error.agentError } : {})
+        astText = out.astText
+      } else {
+        astText = JSON.stringify(programFromBody(body, this.limits, 'source.ajs', this.atomsOf(tenant)))
+      }
     } finally {
       await admission?.settle(admission.fuel)
     }
-    const astText = JSON.stringify(ast)
     if (astText.length > this.limits.maxBodyBytes) throw new HttpError('BODY_TOO_LARGE', `The procedure is ${astText.length} bytes, the limit is ${this.limits.maxBodyBytes}`)
     const ttl = Math.min(body.ttl ?? this.limits.procedureTtlMs, this.limits.maxProcedureTtlMs)
     const createdAt = this.now()

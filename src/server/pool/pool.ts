@@ -14,7 +14,7 @@ import { Piscina } from 'piscina'
 import type { RunResult } from '../../vm/result.ts'
 import { HttpError } from '../errors.ts'
 import { moduleUrl } from '../module-url.ts'
-import type { RunTask, WorkerData } from './task.ts'
+import type { CompileOutcome, CompileTask, RunTask, WorkerData } from './task.ts'
 import { DEFAULT_WORKER_HEAP_MB, HEAP_WATCH_MS, RUNTIME_APPLIES_WORKER_HEAP_LIMIT, processHeapCeiling, runMaxHeapBytes, workerResourceLimits } from './heap.ts'
 
 export interface PoolOptions {
@@ -84,6 +84,8 @@ export class RunPool {
   private readonly heapCeiling: number | undefined
   private readonly running = new Set<Running>()
   private heapWatch: ReturnType<typeof setInterval> | undefined
+  /** Sources compiled in a worker (POST /v1/procedures with source). */
+  compilations = 0
   /** Runs stopped because the process went over its memory ceiling (runtimes without per-worker limits). */
   heapStops = 0
 
@@ -187,6 +189,32 @@ export class RunPool {
     oldest.stopped = true
     this.heapStops++
     oldest.stop()
+  }
+
+  /**
+   * Compile a tenant's source in a worker (issue 23, class 2): the event loop only waits. A
+   * compilation still going after `timeoutMs` has its worker terminated (transpiling cannot be
+   * interrupted by the flag) and is refused with TIMEOUT.
+   */
+  async compile(task: CompileTask, timeoutMs: number): Promise<CompileOutcome> {
+    if (this.queueLimit > 0 && this.piscina.queueSize >= this.queueLimit) {
+      throw new HttpError('QUEUE_FULL', `All ${this.size} workers are busy and ${this.piscina.queueSize} runs are queued`, { retryAfter: 1 })
+    }
+    const kill = new AbortController()
+    const deadline = setLongTimeout(() => kill.abort(), timeoutMs)
+    this.compilations++
+    try {
+      return await this.piscina.run(task as never, { name: 'compileTask', signal: kill.signal }) as unknown as CompileOutcome
+    } catch (e) {
+      if (kill.signal.aborted) {
+        this.terminated++
+        return { error: { code: 'PROGRAM_REJECTED', message: `Compiling the source took longer than ${timeoutMs} ms; its worker was terminated`, agentError: { name: 'AgentError', code: 'TIMEOUT', message: `Compiling the source took longer than ${timeoutMs} ms` } } }
+      }
+      if (/queue is at limit/i.test(String((e as Error)?.message))) throw new HttpError('QUEUE_FULL', undefined, { retryAfter: 1 })
+      throw new HttpError('WORKER_CRASHED', `The worker compiling the source stopped: ${(e as Error)?.message ?? e}`)
+    } finally {
+      deadline.clear()
+    }
   }
 
   private track(f: InFlight): void {

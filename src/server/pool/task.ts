@@ -24,6 +24,21 @@ export interface RunTask extends RunRequest {
   extra?: Record<string, unknown>
 }
 
+/** Compiling a tenant's source in a pool thread (issue 23, class 2): never on the server's event loop. */
+export interface CompileTask {
+  source: string
+  file: string
+  /** The atoms the source may call (batteries are added by the worker). */
+  atoms: string[]
+  maxAstNodes: number
+  maxAstDepth: number
+}
+
+/** A compiled, validated program as JSON text, or the refusal as the server would answer it. */
+export type CompileOutcome =
+  | { astText: string }
+  | { error: { code: string; message: string; agentError?: import('../../vm/errors.ts').AgentError } }
+
 export interface WorkerTenant {
   context: Record<string, unknown>
   capabilities: TenantCapabilities

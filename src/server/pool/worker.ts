@@ -22,7 +22,10 @@ import type { AjsProgram } from '../../ast/types.ts'
 import type { ProcedureStore } from '../../vm/procedures.ts'
 import type { RunResult } from '../../vm/result.ts'
 import { BridgeClient, type BridgeMethod } from './bridge.ts'
-import type { RunTask, WorkerData, WorkerTenant } from './task.ts'
+import type { CompileOutcome, CompileTask, RunTask, WorkerData, WorkerTenant } from './task.ts'
+import { programFromBody } from '../procedures.ts'
+import { HttpError } from '../errors.ts'
+import type { ServerLimits } from '../config.ts'
 
 const data = workerData as WorkerData
 const bridge = new BridgeClient(data.bridge, (code, message) => (code ? new VmError(code, message) : new Error(message)))
@@ -118,6 +121,21 @@ const threadId = (() => {
     return 0
   }
 })()
+
+/**
+ * Compile a tenant's source (transpile, then validate against the server's AST limits) in this
+ * thread, so the server's event loop never runs guest-derived work (issue 23, class 2). The
+ * program comes back as JSON text, the refusal as the HTTP error the server answers with.
+ */
+export async function compileTask(task: CompileTask): Promise<CompileOutcome> {
+  try {
+    const ast = programFromBody({ source: task.source }, { maxAstNodes: task.maxAstNodes, maxAstDepth: task.maxAstDepth } as ServerLimits, task.file, task.atoms)
+    return { astText: JSON.stringify(ast) }
+  } catch (e) {
+    if (e instanceof HttpError) return { error: { code: e.code, message: e.message, ...(e.agentError ? { agentError: e.agentError } : {}) } }
+    return { error: { code: 'PROGRAM_REJECTED', message: `Compiling failed: ${(e as Error)?.message ?? e}` } }
+  }
+}
 
 export default async function runTask(task: RunTask): Promise<RunResult> {
   if (task.interrupt) Atomics.store(task.interrupt, 1, threadId)
