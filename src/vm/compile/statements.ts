@@ -3,7 +3,7 @@
  * loops.ts, collection ops with step bodies in collection-steps.ts; every
  * other op is an atom (atom-steps.ts).
  */
-import type { Step } from '../../ast/types.ts'
+import type { CoreOp, Step, StepOf } from '../../ast/types.ts'
 import { STEP_COST } from '../fuel.ts'
 import { VmError, guestErrorValue, toVmError, vmError } from '../errors.ts'
 import { BREAK, CONTINUE, Frame, NORMAL, RETURN, isPromise, type Completion } from '../runtime.ts'
@@ -20,8 +20,9 @@ import { fusedIf, fusedStore } from './fusion.ts'
 import { guestString } from '../builtins/coerce.ts'
 
 type StepCompiler = (c: Compiler, step: Step, scope: Scope) => CStepInfo
+/** A compiler of one core op: its step typed by the vocabulary table. */
+type StepCompilerOf<K extends CoreOp> = (c: Compiler, step: StepOf<K>, scope: Scope) => CStepInfo
 
-const s = (step: Step) => step as any
 
 /** Store a step's value into its `result` binding, if any, and complete normally. */
 export function storeResult(c: Compiler, step: Step, scope: Scope): (f: Frame, v: unknown) => Completion {
@@ -30,16 +31,16 @@ export function storeResult(c: Compiler, step: Step, scope: Scope): (f: Frame, v
   return (f, v) => { f.s[slot] = v; return NORMAL }
 }
 
-function block(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const body = c.block(s(step).steps, scope)
+function block(c: Compiler, step: StepOf<'seq' | 'scope'>, scope: Scope): CStepInfo {
+  const body = c.block(step.steps, scope)
   const b = body.run
   return { run: (f) => { return b(f) }, async: body.async, cost: STEP_COST }
 }
 
-function ifStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const cond = c.expr(s(step).condition, scope)
-  const yes = c.block(s(step).then ?? [], scope)
-  const no = s(step).else !== undefined ? c.block(s(step).else, scope) : undefined
+function ifStep(c: Compiler, step: StepOf<'if'>, scope: Scope): CStepInfo {
+  const cond = c.expr(step.condition, scope)
+  const yes = c.block(step.then ?? [], scope)
+  const no = step.else !== undefined ? c.block(step.else, scope) : undefined
   const t = cond.fn, y = yes.run, n = no?.run
   const cost = STEP_COST + cond.cost
   const pick = (f: Frame, v: unknown) => (v ? y(f) : n ? n(f) : NORMAL)
@@ -56,9 +57,9 @@ function ifStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
 }
 
-function returnStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  if (s(step).value === undefined) return { run: (f) => { f.ret = undefined; return RETURN }, async: false, cost: STEP_COST }
-  const val = compileValue(c, s(step).value, scope)
+function returnStep(c: Compiler, step: StepOf<'return'>, scope: Scope): CStepInfo {
+  if (step.value === undefined) return { run: (f) => { f.ret = undefined; return RETURN }, async: false, cost: STEP_COST }
+  const val = compileValue(c, step.value, scope)
   const v = val.fn
   const cost = STEP_COST + val.cost
   if (!val.async) return { run: (f) => { f.ret = v(f); return RETURN }, async: false, cost: cost }
@@ -70,8 +71,8 @@ function returnStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
 }
 
 function jump(code: number) {
-  return (_c: Compiler, step: Step): CStepInfo => {
-    const label = s(step).label as string | undefined
+  return (_c: Compiler, step: StepOf<'break' | 'continue'>): CStepInfo => {
+    const label = step.label
     return { run: (f) => { f.label = label; return code }, async: false, cost: STEP_COST }
   }
 }
@@ -81,8 +82,8 @@ function thrownError(v: unknown): VmError {
   return vmError('THROWN', message, { value: v })
 }
 
-function throwStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const val = compileValue(c, s(step).value, scope)
+function throwStep(c: Compiler, step: StepOf<'throw'>, scope: Scope): CStepInfo {
+  const val = compileValue(c, step.value, scope)
   const cost = STEP_COST + val.cost
   return {
     run: (f) => { return then(val.fn(f), (v) => { throw thrownError(v) }) },
@@ -91,10 +92,10 @@ function throwStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
 }
 
-function errorStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const message = compileValue(c, s(step).message, scope)
-  const name = s(step).name !== undefined ? compileValue(c, s(step).name, scope) : undefined
-  const data = s(step).data !== undefined ? compileValue(c, s(step).data, scope) : undefined
+function errorStep(c: Compiler, step: StepOf<'Error'>, scope: Scope): CStepInfo {
+  const message = compileValue(c, step.message, scope)
+  const name = step.name !== undefined ? compileValue(c, step.name, scope) : undefined
+  const data = step.data !== undefined ? compileValue(c, step.data, scope) : undefined
   const cost = STEP_COST + message.cost + (name?.cost ?? 0) + (data?.cost ?? 0)
   return {
     run: (f) => {
@@ -109,25 +110,25 @@ function errorStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
 }
 
-function tryStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const body = c.block(s(step).try ?? [], scope)
+function tryStep(c: Compiler, step: StepOf<'try'>, scope: Scope): CStepInfo {
+  const body = c.block(step.try ?? [], scope)
   let catchRun: CStep | undefined
   let bindParam: ((f: Frame, v: unknown) => unknown) | undefined
   let catchAsync = false
-  if (s(step).catch !== undefined) {
+  if (step.catch !== undefined) {
     const catchScope = scope.child()
-    if (s(step).catchParam !== undefined) {
-      const p = c.pattern(s(step).catchParam, catchScope, 'let')
+    if (step.catchParam !== undefined) {
+      const p = c.pattern(step.catchParam, catchScope, 'let')
       bindParam = p.bind
       catchAsync ||= p.async
     }
-    const cb = c.sequence(s(step).catch, catchScope)
+    const cb = c.sequence(step.catch, catchScope)
     catchRun = cb.run
     catchAsync ||= cb.async
-  } else if (s(step).finally === undefined) {
+  } else if (step.finally === undefined) {
     throw compileError('AST_INVALID', '`try` needs `catch` or `finally`')
   }
-  const fin = s(step).finally !== undefined ? c.block(s(step).finally, scope) : undefined
+  const fin = step.finally !== undefined ? c.block(step.finally, scope) : undefined
   const tryRun = body.run
 
   const recover = (f: Frame, e: unknown): Completion | Promise<Completion> => {
@@ -183,8 +184,8 @@ function tryStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
 }
 
-function exprStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const val = compileValue(c, s(step).value, scope)
+function exprStep(c: Compiler, step: StepOf<'expr'>, scope: Scope): CStepInfo {
+  const val = compileValue(c, step.value, scope)
   const store = storeResult(c, step, scope)
   const v = val.fn
   const cost = STEP_COST + val.cost
@@ -193,9 +194,9 @@ function exprStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   return { run: (f) => { return then(v(f), (x) => store(f, x)) }, async: true, cost: cost }
 }
 
-function varSet(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const val = compileValue(c, s(step).value, scope)
-  const slot = c.resultSlot(checkName(s(step).key), scope)
+function varSet(c: Compiler, step: StepOf<'varSet'>, scope: Scope): CStepInfo {
+  const val = compileValue(c, step.value, scope)
+  const slot = c.resultSlot(checkName(step.key), scope)
   const store = storeResult(c, step, scope)
   const v = val.fn
   const cost = STEP_COST + val.cost
@@ -209,16 +210,16 @@ function declareOne(c: Compiler, name: unknown, value: unknown, scope: Scope, ki
   return { val, slot }
 }
 
-function constSet(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const { val, slot } = declareOne(c, s(step).key, s(step).value, scope, 'const')
+function constSet(c: Compiler, step: StepOf<'constSet'>, scope: Scope): CStepInfo {
+  const { val, slot } = declareOne(c, step.key, step.value, scope, 'const')
   const v = val.fn
   const cost = STEP_COST + val.cost
   if (!val.async) return { run: fusedStore(val, slot) ?? ((f) => { f.s[slot] = v(f); return NORMAL }), async: false, cost: cost }
   return { run: (f) => { return then(v(f), (x) => { f.s[slot] = x; return NORMAL }) }, async: true, cost: cost }
 }
 
-function varsLet(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const vars = s(step).vars
+function varsLet(c: Compiler, step: StepOf<'varsLet'>, scope: Scope): CStepInfo {
+  const vars = step.vars
   if (vars === null || typeof vars !== 'object' || Array.isArray(vars)) throw compileError('AST_INVALID', '`varsLet.vars` must be an object')
   const decls = Object.keys(vars).map((name) => declareOne(c, name, vars[name], scope, 'let'))
   const cost = STEP_COST + decls.reduce((t, d) => t + d.val.cost, 0)
@@ -239,8 +240,8 @@ function varsLet(c: Compiler, step: Step, scope: Scope): CStepInfo {
   return { run: (f) => { return from(f, 0) }, async: decls.some((d) => d.val.async), cost: cost }
 }
 
-function varGet(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const name = checkName(s(step).key)
+function varGet(c: Compiler, step: StepOf<'varGet'>, scope: Scope): CStepInfo {
+  const name = checkName(step.key)
   const b = scope.lookup(name)
   if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Unknown variable "${name}"${c.suggest(name, scope)}`)
   const slot = b.slot
@@ -253,8 +254,8 @@ function names(v: unknown, what: string): string[] {
   return v.map(checkName)
 }
 
-function varsImport(_c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const keys = names(s(step).keys, 'varsImport.keys')
+function varsImport(_c: Compiler, step: StepOf<'varsImport'>, scope: Scope): CStepInfo {
+  const keys = names(step.keys, 'varsImport.keys')
   const slots = keys.map((k) => scope.declare(k, 'let').slot)
   return {
     run: (f) => {
@@ -270,8 +271,8 @@ function varsImport(_c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
 }
 
-function varsExport(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const keys = names(s(step).keys, 'varsExport.keys')
+function varsExport(c: Compiler, step: StepOf<'varsExport'>, scope: Scope): CStepInfo {
+  const keys = names(step.keys, 'varsExport.keys')
   const slots = keys.map((k) => {
     const b = scope.lookup(k)
     if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Unknown variable "${k}"${c.suggest(k, scope)}`)
@@ -290,11 +291,11 @@ function varsExport(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
 }
 
-function destructure(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const kind = s(step).kind
+function destructure(c: Compiler, step: StepOf<'destructure'>, scope: Scope): CStepInfo {
+  const kind = step.kind
   if (kind !== 'let' && kind !== 'const' && kind !== 'assign') throw compileError('AST_INVALID', '`destructure.kind` must be let, const or assign')
-  const val = compileValue(c, s(step).value, scope)
-  const pat = c.pattern(s(step).pattern, scope, kind)
+  const val = compileValue(c, step.value, scope)
+  const pat = c.pattern(step.pattern, scope, kind)
   const cost = STEP_COST + val.cost + pat.cost
   return {
     run: (f) => { return then(val.fn(f), (v) => then(pat.bind(f, v), () => NORMAL)) },
@@ -303,10 +304,10 @@ function destructure(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
 }
 
-function switchStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const disc = c.expr(s(step).discriminant, scope)
-  const label = s(step).label as string | undefined
-  const cases = s(step).cases
+function switchStep(c: Compiler, step: StepOf<'switch'>, scope: Scope): CStepInfo {
+  const disc = c.expr(step.discriminant, scope)
+  const label = step.label as string | undefined
+  const cases = step.cases
   if (!Array.isArray(cases)) throw compileError('AST_INVALID', '`switch.cases` must be an array')
   const inner = scope.child()
   let defaultIndex = -1
@@ -351,7 +352,7 @@ function switchStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
 }
 
-export const STEP_COMPILERS: Record<string, StepCompiler> = {
+const TYPED_COMPILERS: { [K in CoreOp]?: StepCompilerOf<K> } = {
   seq: block,
   scope: block,
   if: ifStep,
@@ -371,6 +372,15 @@ export const STEP_COMPILERS: Record<string, StepCompiler> = {
   varsExport,
   destructure,
   switch: switchStep,
+}
+
+/**
+ * The step compilers by op. Each is typed by its op's `StepOf`; the compiler
+ * dispatches on `op` (and `validateAst` has checked the fields), so the one
+ * widening is here.
+ */
+export const STEP_COMPILERS: Record<string, StepCompiler> = {
+  ...(TYPED_COMPILERS as Record<string, StepCompiler>),
   ...LOOP_COMPILERS,
   ...COLLECTION_STEP_COMPILERS,
 }
