@@ -11,7 +11,7 @@
  * more: the slice is looked at only on the 1-in-1024 tick that already
  * checks the clock.
  */
-import type { Step } from '../../ast/types.ts'
+import type { IdentExpr, MemberExpr, Pattern, Step, StepOf } from '../../ast/types.ts'
 import { ITERATION_COST, STEP_COST } from '../fuel.ts'
 import { vmError } from '../errors.ts'
 import { ownKeys } from '../guards.ts'
@@ -22,7 +22,6 @@ import type { CStepInfo, Compiler } from './compiler.ts'
 import { isP } from './async.ts'
 
 type Fn = (f: Frame) => any
-const s = (step: Step) => step as any
 
 const GO_ON = -1
 
@@ -201,25 +200,25 @@ function lessThanOf(cond: CExpr): LoopParts['lessThan'] {
   return b && Object.prototype.hasOwnProperty.call(COMPARE_CODES, b.op) && !cond.async ? { op: b.op, a: b.a, num: b.num, slot: b.slot } : undefined
 }
 
-function whileLoop(c: Compiler, step: Step, scope: Scope, bodyFirst: boolean): CStepInfo {
-  const cond = c.expr(s(step).condition, scope)
-  const body = c.block(s(step).body ?? [], scope)
+function whileLoop(c: Compiler, step: StepOf<'while' | 'doWhile'>, scope: Scope, bodyFirst: boolean): CStepInfo {
+  const cond = c.expr(step.condition, scope)
+  const body = c.block(step.body ?? [], scope)
   const run = makeLoop({
-    label: s(step).label, next: cond.fn, nextSync: !cond.async, nextCost: cond.cost, body: body.run,
+    label: step.label, next: cond.fn, nextSync: !cond.async, nextCost: cond.cost, body: body.run,
     update: null, updateCost: 0, bodyFirst, lessThan: lessThanOf(cond), yieldable: c.canSuspend(scope),
   })
   return { run, async: cond.async || body.async, cost: STEP_COST }
 }
 
-function forLoop(c: Compiler, step: Step, scope: Scope): CStepInfo {
+function forLoop(c: Compiler, step: StepOf<'for'>, scope: Scope): CStepInfo {
   const inner = scope.child()
-  const init = s(step).init !== undefined ? c.sequence(s(step).init, inner) : undefined
-  const cond = s(step).condition !== undefined ? c.expr(s(step).condition, inner) : undefined
-  const update = s(step).update !== undefined ? c.expr(s(step).update, inner) : undefined
-  const body = c.block(s(step).body ?? [], inner)
+  const init = step.init !== undefined ? c.sequence(step.init, inner) : undefined
+  const cond = step.condition !== undefined ? c.expr(step.condition, inner) : undefined
+  const update = step.update !== undefined ? c.expr(step.update, inner) : undefined
+  const body = c.block(step.body ?? [], inner)
   const initRun = init?.run
   const run = makeLoop({
-    label: s(step).label,
+    label: step.label,
     next: cond ? cond.fn : () => true,
     nextSync: !cond?.async,
     lessThan: cond ? lessThanOf(cond) : undefined,
@@ -254,14 +253,15 @@ function items(f: Frame, v: unknown, mode: 'of' | 'in'): unknown[] {
 }
 
 /** for...of / for...in: iterate a snapshot of keys or a live array by index. */
-function iterate(c: Compiler, step: Step, scope: Scope, mode: 'of' | 'in'): CStepInfo {
-  const source = c.expr(mode === 'of' ? s(step).iterable : s(step).object, scope)
+function iterate(c: Compiler, step: StepOf<'forOf'> | StepOf<'forIn'>, scope: Scope, mode: 'of' | 'in'): CStepInfo {
+  const source = c.expr(step.op === 'forOf' ? step.iterable : step.object, scope)
   const inner = scope.child()
   // No `kind`: `for (x of xs)` assigns an existing binding (or member), like JS.
-  const kind = s(step).kind === 'const' ? 'const' : s(step).kind === 'let' ? 'let' : 'assign'
-  const target = c.pattern(kind === 'assign' && typeof s(step).target === 'object' && s(step).target?.$pattern === undefined
-    ? { $pattern: 'target', target: s(step).target } : s(step).target, inner, kind)
-  const body = c.block(s(step).body ?? [], inner)
+  const kind = step.kind === 'const' ? 'const' : step.kind === 'let' ? 'let' : 'assign'
+  // With `kind: 'assign'` the wire also allows an ident/member expression as the target.
+  const t = step.target as Pattern | IdentExpr | MemberExpr
+  const target = c.pattern(kind === 'assign' && typeof t === 'object' && (t as { $pattern?: unknown } | null)?.$pattern === undefined ? { $pattern: 'target', target: t } : t as Pattern, inner, kind)
+  const body = c.block(step.body ?? [], inner)
   // Iteration state lives in a hidden slot of the frame: recursion gets its own frame.
   const hidden = inner.fn.alloc()
   const next = (f: Frame) => {
@@ -285,7 +285,7 @@ function iterate(c: Compiler, step: Step, scope: Scope, mode: 'of' | 'in'): CSte
     return isP(r) ? r.then(() => true) : true
   }
   const loop = makeLoop({
-    label: s(step).label, next, nextSync: !target.async, nextCost: target.cost, body: body.run,
+    label: step.label, next, nextSync: !target.async, nextCost: target.cost, body: body.run,
     update: null, updateCost: 0, bodyFirst: false, yieldable: c.canSuspend(inner),
   })
   const go = (f: Frame, x: unknown) => {
@@ -300,11 +300,11 @@ function iterate(c: Compiler, step: Step, scope: Scope, mode: 'of' | 'in'): CSte
 }
 
 export const LOOP_COMPILERS: Record<string, (c: Compiler, step: Step, scope: Scope) => CStepInfo> = {
-  while: (c, step, scope) => whileLoop(c, step, scope, false),
-  doWhile: (c, step, scope) => whileLoop(c, step, scope, true),
-  for: forLoop,
-  forOf: (c, step, scope) => iterate(c, step, scope, 'of'),
-  forIn: (c, step, scope) => iterate(c, step, scope, 'in'),
+  while: (c, step, scope) => whileLoop(c, step as StepOf<'while'>, scope, false),
+  doWhile: (c, step, scope) => whileLoop(c, step as StepOf<'doWhile'>, scope, true),
+  for: (c, step, scope) => forLoop(c, step as StepOf<'for'>, scope),
+  forOf: (c, step, scope) => iterate(c, step as StepOf<'forOf'>, scope, 'of'),
+  forIn: (c, step, scope) => iterate(c, step as StepOf<'forIn'>, scope, 'in'),
 }
 
 export { compileError }
