@@ -24,6 +24,7 @@ import { registerEvalCommand } from './commands/eval.ts'
 import { registerReplCommand } from './commands/repl.ts'
 import { registerInitCommand } from './commands/init.ts'
 import { registerAtomsCommand } from './commands/atoms.ts'
+import { mcpOption, mcpUrlOption } from './mcp.ts'
 
 export { EXIT } from './io.ts'
 
@@ -85,6 +86,9 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
     .option('--json', 'print one JSON report (files, diagnostics) on stdout')
     .addOption(maxErrorsOption())
     .addOption(atomsOption(COMPILE_ATOMS))
+    .addOption(mcpOption())
+    .addOption(mcpUrlOption())
+    .option('--typecheck', 'check calls and results against the atoms\' schemas (module atoms; on with --mcp)')
     .action(async (inputs: string[], opts) => setCode(await checkCommand(inputs, opts, io)))
 
   program.command('migrate')

@@ -8,7 +8,7 @@
  *
  * Ranges: AJS1xxx program shape and syntax, AJS2xxx constructs AJS refuses,
  * AJS3xxx names and scopes, AJS4xxx signatures and documentation (warnings),
- * AJS5xxx workflow modules.
+ * AJS5xxx workflow modules, AJS6xxx the type check against the atoms' schemas.
 
  * AJS7xxx Python code blocks.
  * VM runtime codes live in `runtime-codes.ts` (owned by the VM).
@@ -104,6 +104,13 @@ export const CODES = {
   WORKFLOW_BUDGET: e('AJS5008', '`budget` is used only as `budget.total`, `budget.spent()` or `budget.remaining()`', 'Read a number from it: `if (budget.remaining() < 10) ...`.'),
   WORKFLOW_RESERVED: e('AJS5009', '`{name}` is a workflow global and cannot be redeclared', 'Rename your function or variable (for example `{name}Step`).'),
   WORKFLOW_TASKS: e('AJS5010', '`{name}` takes tasks written in place: {detail}', 'Write `{name}([() => agent(a), () => agent(b)])` or `{name}(items.map((item) => () => agent(item)))`.'),
+
+  // --- AJS6xxx: type check against the atoms' schemas (transpile's `typecheck`) -----------
+  ATOM_ARG_MISSING: e('AJS6001', '{name} needs the field `{field}`', 'Pass every required field: `{fields}`.'),
+  ATOM_ARG_TYPE: e('AJS6002', '{field} must be {expected}, got {actual}', '{hint}'),
+  ATOM_ARG_UNKNOWN: e('AJS6003', '{name} takes no field `{field}`', '{suggest}Its fields are: {fields}.'),
+  RESULT_FIELD: e('AJS6004', '`{field}` is not a field of {what}', '{suggest}Its fields are: {fields}.'),
+  RESULT_MISUSE: e('AJS6005', '{what} is {actual}: {detail}', '{fix}'),
 
   // --- AJS7xxx: Python code blocks (ajs-lang/python) ----------------------------
   PY_SYNTAX: e('AJS7001', 'Python syntax error: {detail}', '{fix}'),

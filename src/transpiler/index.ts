@@ -17,11 +17,13 @@ import { lowerExpr } from './lower/expressions.ts'
 import { lowerProgram } from './lower/program.ts'
 import { parseExpression, parseProgram } from './parse.ts'
 import type { Signature } from './signature.ts'
+import { typecheckOrThrow } from './typecheck.ts'
 
 export type { Signature, ParamSignature, JsonSchema } from './signature.ts'
 /** What `transpile` throws (the same class as `ajs-lang`'s: entries share one copy). */
 export { TranspileError, AjsError, isTranspileError, type Diagnostic } from '../diagnostics/diagnostic.ts'
 export { compileDiagnosticsOf, type CompileDiagnostic } from '../diagnostics/compile-diagnostics.ts'
+export { typecheckSource, type TypecheckOptions } from './typecheck.ts'
 
 /** Atom names known besides the core ones: a list, or a table keyed by name (e.g. the VM's). */
 export type AtomNames = readonly string[] | Readonly<Record<string, unknown>>
@@ -42,6 +44,13 @@ export interface TranspileOptions {
    * first). The thrown TranspileError is the first one; `errors` holds all.
    */
   maxErrors?: number
+  /**
+   * Check the program against the atoms' schemas (`atoms` given as a table
+   * of atoms with `inputSchema` / `outputSchema`, e.g. `mcpAtoms(...).atoms`):
+   * missing, mistyped or unknown fields of atom calls and misused results are
+   * compile-time errors (AJS6xxx, see typecheck.ts).
+   */
+  typecheck?: boolean
 }
 
 export interface TranspileResult {
@@ -72,7 +81,7 @@ function checkOptions(options: object, allowed: readonly string[], fn: string): 
 /** Transpile AJS source (one or more functions; the last is the entry). */
 export function transpile(source: string, options: TranspileOptions = {}): TranspileResult {
   if (typeof source !== 'string') throw new TypeError('transpile: source must be a string')
-  checkOptions(options, ['filename', 'atoms', 'maxErrors'], 'transpile')
+  checkOptions(options, ['filename', 'atoms', 'maxErrors', 'typecheck'], 'transpile')
   const ctx = new LowerContext(source, options.filename ?? '<ajs>', atomTable(options.atoms))
   const maxErrors = options.maxErrors ?? 1
   if (!Number.isInteger(maxErrors) || maxErrors < 1) throw new TypeError('transpile: maxErrors must be a positive integer')
@@ -86,6 +95,7 @@ export function transpile(source: string, options: TranspileOptions = {}): Trans
     throw withAll(e, ctx)
   }
   if (ctx.errors.length > 0) throw withAll(ctx.errors[0], ctx)
+  if (options.typecheck === true) typecheckOrThrow(source, options.atoms, options.filename ?? '<ajs>')
   const { ast, signature } = lowered
   if (options.filename === undefined) delete ast.file
   // The warnings travel with this AST object to its runs (RunResult.diagnostics).

@@ -15,11 +15,16 @@ import { fromAstProblems, fromCliError, fromTranspileError, located, Reporter } 
 import { palette } from '../colors.ts'
 import { intOption } from '../options.ts'
 import { readText } from '../io.ts'
+import { atomNames } from '../compile.ts'
+import { transpile } from '../../transpiler/index.ts'
+import { openMcp, type McpFlags } from '../mcp.ts'
 
-export interface CheckOptions {
+export interface CheckOptions extends McpFlags {
   json?: boolean
   atoms?: AtomsFlag
   maxErrors?: string
+  /** Check programs against the atoms' schemas (on with --mcp / --mcp-url). */
+  typecheck?: boolean
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -27,7 +32,16 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 export async function checkCommand(inputs: string[], opts: CheckOptions, io: CliIO): Promise<number> {
   const c = palette(io.color)
   const maxErrors = intOption(opts.maxErrors, '--max-errors', 1) ?? 50
-  const atoms = (await loadCliAtoms(opts.atoms, io.cwd)).names
+  const loaded = await loadCliAtoms(opts.atoms, io.cwd)
+  const atoms = loaded.names
+  const usesMcp = (opts.mcp?.length ?? 0) + (opts.mcpUrl?.length ?? 0) > 0
+  const mcp = usesMcp ? await openMcp(opts, io.cwd, atoms) : undefined
+  if (mcp) for (const note of mcp.notes) io.err(`note: ${note}\n`)
+  await mcp?.close()
+  // The type check reads the atoms' schemas: module atoms and MCP tools (names alone check nothing).
+  const typed = opts.typecheck === true || usesMcp
+    ? { ...Object.fromEntries(atomNames(atoms).map((n) => [n, true])), ...Object.fromEntries(loaded.atoms.map((a) => [a.op, a])), ...(mcp?.atoms ?? {}) }
+    : undefined
   const reporter = new Reporter(io, 'check', opts.json === true)
   const files = expandInputs(inputs, io.cwd)
   const results: Array<{ file: string; ok: boolean; errors: number; warnings: number }> = []
@@ -37,6 +51,7 @@ export async function checkCommand(inputs: string[], opts: CheckOptions, io: Cli
     try {
       const text = readText(file.path, file.display)
       if (isAstPath(file.path)) reporter.add(...fromAstProblems(loadAst(text).problems, file.display))
+      else if (typed) reporter.add(...transpile(text, { filename: file.display, atoms: typed, maxErrors, typecheck: true }).warnings.map(located))
       else reporter.add(...compileSource(text, file.display, atoms, maxErrors).warnings.map(located))
     } catch (e) {
       if (e instanceof TranspileError) reporter.add(...fromTranspileError(e))
