@@ -3,7 +3,7 @@
  * name, and memoize / cache around a body. `return` inside a body gives that
  * iteration's (or the body's) value.
  */
-import type { Step } from '../../ast/types.ts'
+import type { Step, StepOf } from '../../ast/types.ts'
 import { ITERATION_COST, toUnits, ATOM_COSTS } from '../fuel.ts'
 import { vmError } from '../errors.ts'
 import { RETURN, isPromise, type Completion, type Frame, type Run } from '../runtime.ts'
@@ -132,9 +132,9 @@ function memoKeyText(rt: Run, k: unknown): string {
   return jsonStringify(rt, k) ?? 'undefined'
 }
 
-function memoize(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const key = compileValue(c, s(step).key, scope)
-  const b = c.block(s(step).steps ?? [], scope)
+function memoize(c: Compiler, step: StepOf<'memoize'>, scope: Scope): CStepInfo {
+  const key = compileValue(c, step.key, scope)
+  const b = c.block(step.steps ?? [], scope)
   const body = bodyValue(b.run)
   const store = storeResult(c, step, scope)
   const id = `m${c.nextId()}:`
@@ -153,10 +153,10 @@ function memoize(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
 }
 
-function cache(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const key = compileValue(c, s(step).key, scope)
-  const ttl = s(step).ttlMs !== undefined ? compileValue(c, s(step).ttlMs, scope) : undefined
-  const b = c.block(s(step).steps ?? [], scope)
+function cache(c: Compiler, step: StepOf<'cache'>, scope: Scope): CStepInfo {
+  const key = compileValue(c, step.key, scope)
+  const ttl = step.ttlMs !== undefined ? compileValue(c, step.ttlMs, scope) : undefined
+  const b = c.block(step.steps ?? [], scope)
   const body = bodyValue(b.run)
   const store = storeResult(c, step, scope)
   const cost = costOf('cache') + key.cost + (ttl?.cost ?? 0)
@@ -193,6 +193,6 @@ export const COLLECTION_STEP_COMPILERS: Record<string, (c: Compiler, step: Step,
   filter: iterating('filter'),
   find: iterating('find'),
   reduce: iterating('reduce'),
-  memoize,
-  cache,
+  memoize: (c, step, scope) => memoize(c, step as StepOf<'memoize'>, scope),
+  cache: (c, step, scope) => cache(c, step as StepOf<'cache'>, scope),
 }

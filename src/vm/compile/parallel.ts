@@ -13,7 +13,7 @@
  * calls see an aborted signal, and an enclosing `parallel` that is cancelled
  * cancels this one too.
  */
-import type { Step } from '../../ast/types.ts'
+import type { StepOf } from '../../ast/types.ts'
 import { ITERATION_COST, STEP_COST } from '../fuel.ts'
 import { vmError } from '../errors.ts'
 import { Frame, RETURN, type Completion } from '../runtime.ts'
@@ -25,7 +25,6 @@ import { then } from './async.ts'
 import { checkName } from './patterns.ts'
 import { storeResult } from './statements.ts'
 
-const s = (step: Step) => step as any
 
 const valueOf = (fork: Frame, code: Completion) => (code === RETURN ? fork.ret : undefined)
 
@@ -50,8 +49,8 @@ function runForks(group: AbortController, count: number, start: (i: number) => P
   })
 }
 
-function branchesForm(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const branches = s(step).branches
+function branchesForm(c: Compiler, step: StepOf<'parallel'>, scope: Scope): CStepInfo {
+  const branches = step.branches
   if (!Array.isArray(branches)) throw compileError('AST_INVALID', '`parallel.branches` must be a list of step lists')
   const runs: CStep[] = branches.map((b: unknown) => c.block(b, scope).run)
   const store = storeResult(c, step, scope)
@@ -68,13 +67,13 @@ function branchesForm(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
 }
 
-function itemsForm(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  const items = compileValue(c, s(step).items, scope)
+function itemsForm(c: Compiler, step: StepOf<'parallel'>, scope: Scope): CStepInfo {
+  const items = compileValue(c, step.items, scope)
   const inner = scope.isolatedChild()
-  const asSlot = inner.declare(checkName(s(step).as), 'let').slot
-  const indexSlot = s(step).index !== undefined ? inner.declare(checkName(s(step).index), 'let').slot : -1
-  if (!Array.isArray(s(step).steps)) throw compileError('AST_INVALID', '`parallel.steps` must be a list of steps')
-  const body = c.sequence(s(step).steps, inner).run
+  const asSlot = inner.declare(checkName(step.as), 'let').slot
+  const indexSlot = step.index !== undefined ? inner.declare(checkName(step.index), 'let').slot : -1
+  if (!Array.isArray(step.steps)) throw compileError('AST_INVALID', '`parallel.steps` must be a list of steps')
+  const body = c.sequence(step.steps, inner).run
   const store = storeResult(c, step, scope)
   return {
     run: (f) => then(items.fn(f), (list) => {
@@ -98,8 +97,8 @@ function itemsForm(c: Compiler, step: Step, scope: Scope): CStepInfo {
   }
 }
 
-export function parallelStep(c: Compiler, step: Step, scope: Scope): CStepInfo {
-  if (s(step).branches !== undefined) return branchesForm(c, step, scope)
-  if (s(step).items !== undefined) return itemsForm(c, step, scope)
+export function parallelStep(c: Compiler, step: StepOf<'parallel'>, scope: Scope): CStepInfo {
+  if (step.branches !== undefined) return branchesForm(c, step, scope)
+  if (step.items !== undefined) return itemsForm(c, step, scope)
   throw compileError('AST_INVALID', '`parallel` needs `branches`, or `items` + `as` + `steps`')
 }
