@@ -9,8 +9,8 @@
  *   runtime: one value can never take a worker's whole heap;
  * - where the runtime does not apply `resourceLimits`, the pool watches the
  *   process's resident memory instead: above the heap of all its workers
- *   (plus what the process held when the pool started), it interrupts the
- *   longest-running run, and terminates its worker after the grace period
+ *   (plus what the process held when the pool started), it interrupts every
+ *   run going for a watch period or longer (else the oldest), and terminates its worker after the grace period
  *   if it does not stop — the same path as a run past its deadline.
  */
 
@@ -34,7 +34,10 @@ export function runMaxHeapBytes(maxHeapMb: number): number {
 }
 
 /** How often the pool looks at the process's memory where the runtime applies no limit (ms). */
-export const HEAP_WATCH_MS = 100
+export const HEAP_WATCH_MS = 50
+
+/** Growth of resident memory within one watch period that counts as a run still allocating (16 MiB). */
+export const HEAP_GROWTH_BYTES = 16 * 1024 * 1024
 
 /** The resident memory the pool allows where the runtime applies no per-worker limit. */
 export function processHeapCeiling(baseRssBytes: number, size: number, maxHeapMb: number): number {

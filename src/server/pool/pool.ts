@@ -15,7 +15,7 @@ import type { RunResult } from '../../vm/result.ts'
 import { HttpError } from '../errors.ts'
 import { moduleUrl } from '../module-url.ts'
 import type { CompileOutcome, CompileTask, RunTask, WorkerData } from './task.ts'
-import { DEFAULT_WORKER_HEAP_MB, HEAP_WATCH_MS, RUNTIME_APPLIES_WORKER_HEAP_LIMIT, processHeapCeiling, runMaxHeapBytes, workerResourceLimits } from './heap.ts'
+import { DEFAULT_WORKER_HEAP_MB, HEAP_GROWTH_BYTES, HEAP_WATCH_MS, RUNTIME_APPLIES_WORKER_HEAP_LIMIT, processHeapCeiling, runMaxHeapBytes, workerResourceLimits } from './heap.ts'
 
 export interface PoolOptions {
   /** Worker threads (default: the number of CPUs). */
@@ -45,7 +45,10 @@ interface InFlight {
 
 /** A run in a worker, as the memory watch sees it. */
 interface Running {
-  started: number
+  /** [1] is the worker's thread id once a worker has started the run (0 while queued). */
+  control: Int32Array
+  /** When the watch first saw the run in a worker (0: not yet). */
+  since: number
   stop: () => void
   stopped: boolean
 }
@@ -88,6 +91,7 @@ export class RunPool {
   compilations = 0
   /** Runs stopped because the process went over its memory ceiling (runtimes without per-worker limits). */
   heapStops = 0
+  private lastRss = 0
 
   constructor(options: PoolOptions, workerData: WorkerData) {
     this.size = Math.max(1, options.size ?? availableParallelism())
@@ -138,7 +142,7 @@ export class RunPool {
     const deadline = setLongTimeout(stop, task.timeoutMs + this.graceMs)
     const onGone = () => stop()
     control.signal?.addEventListener('abort', onGone)
-    const running: Running = { started: performance.now(), stop, stopped: false }
+    const running: Running = { control: interrupt, since: 0, stop, stopped: false }
     this.watchHeap(running)
     try {
       const r = await this.piscina.run({ ...task, maxHeapBytes: task.maxHeapBytes ?? this.runHeapBytes, interrupt, acceptedAt: Date.now() }, { signal: kill.signal })
@@ -180,15 +184,33 @@ export class RunPool {
     this.heapWatch ??= setInterval(() => this.checkHeap(), HEAP_WATCH_MS)
   }
 
-  /** Over the ceiling: stop the longest-running run not stopped yet (its worker is terminated if it ignores the flag). */
+  /**
+   * Over the ceiling: stop every run that has been going for a watch period or longer (short runs
+   * cannot have built much), else the oldest; a worker that ignores the flag is terminated.
+   */
   private checkHeap(): void {
-    if (this.heapCeiling === undefined || process.memoryUsage.rss() <= this.heapCeiling) return
+    if (this.heapCeiling === undefined) return
+    const now = performance.now()
+    // Only runs a worker has started count (a queued run has built nothing), timed from when the watch saw them start.
+    for (const r of this.running) if (r.since === 0 && Atomics.load(r.control, 1) !== 0) r.since = now
+    // Resident memory is sticky (freed pages stay with the process until the allocator returns them):
+    // act only while it is over the ceiling *and* still growing, so runs that merely follow a stopped hog are spared.
+    const rss = process.memoryUsage.rss()
+    const grew = rss - this.lastRss
+    this.lastRss = rss
+    if (rss <= this.heapCeiling || grew < HEAP_GROWTH_BYTES) return
     let oldest: Running | undefined
-    for (const r of this.running) if (!r.stopped && (!oldest || r.started < oldest.started)) oldest = r
-    if (!oldest) return
-    oldest.stopped = true
-    this.heapStops++
-    oldest.stop()
+    const long: Running[] = []
+    for (const r of this.running) {
+      if (r.stopped || r.since === 0) continue
+      if (now - r.since >= HEAP_WATCH_MS) long.push(r)
+      if (!oldest || r.since < oldest.since) oldest = r
+    }
+    for (const r of long.length > 0 ? long : oldest ? [oldest] : []) {
+      r.stopped = true
+      this.heapStops++
+      r.stop()
+    }
   }
 
   /**
