@@ -37,24 +37,25 @@ import type { FlowGraph, FlowNode } from '../graph.ts'
 import { codecChannel } from './codecs.ts'
 import { FLOW_ATOM_NAMES, FLOWLANG_LIBRARY_VERSION } from './atoms.ts'
 import { SHAPERS } from './shapers.ts'
+import * as b from '../../ast/build.ts'
 
-// Plain-object node builders (until src/ast has a typed kit).
-const lit = (value: unknown): Expr => ({ $expr: 'literal', value: (value ?? null) as Json })
-const id = (name: string): Expr => ({ $expr: 'ident', name })
-const get = (object: Expr, property: string): Expr => ({ $expr: 'member', object, property })
-const bin = (op: '>=' | '<' | '+' | '===', left: Expr, right: Expr): Expr => ({ $expr: 'binary', op, left, right } as Expr)
-const and = (left: Expr, right: Expr): Expr => ({ $expr: 'logical', op: '&&', left, right })
-const not = (argument: Expr): Expr => ({ $expr: 'unary', op: '!', argument })
-const spread = (argument: Expr): Expr => ({ $expr: 'spread', argument })
-const arr = (...elements: Expr[]): Expr => ({ $expr: 'array', elements } as Expr)
-const obj = (props: Record<string, Expr>): Expr => ({ $expr: 'object', properties: Object.entries(props).map(([key, value]) => ({ key, value })) })
-const method = (object: Expr, name: string, ...args: Expr[]): Expr => ({ $expr: 'methodCall', object, method: name, args } as Expr)
+// The nodes of a turn, made with the one node kit (src/ast/build.ts).
+const lit = (value: unknown): Expr => b.lit((value ?? null) as Json)
+const id = b.id
+const get = (object: Expr, property: string): Expr => b.member(object, property)
+const bin = b.binary
+const and = b.and
+const not = b.not
+const spread = b.spread
+const arr = (...elements: Expr[]): Expr => b.array(elements)
+const obj = (props: Record<string, Expr>): Expr => b.object(props)
+const method = (object: Expr, name: string, ...args: Expr[]): Expr => b.methodCall(object, name, args)
 const len = (e: Expr): Expr => get(e, 'length')
 const plus1 = (name: string): Step => set(name, bin('+', id(name), lit(1)))
-const set = (name: string, value: Expr): Step => ({ op: 'expr', value: { $expr: 'assign', op: '=', target: id(name), value } })
-const stmt = (value: Expr): Step => ({ op: 'expr', value })
-const lets = (vars: Record<string, Expr>): Step => ({ op: 'varsLet', vars })
-const when = (condition: Expr, then: Step[], otherwise?: Step[]): Step => ({ op: 'if', condition, then, ...(otherwise ? { else: otherwise } : {}) })
+const set = (name: string, value: Expr): Step => b.exprStep(b.assign(name, value))
+const stmt = (value: Expr): Step => b.exprStep(value)
+const lets = (vars: Record<string, Expr>): Step => b.varsLet(vars)
+const when = (condition: Expr, then: Step[], otherwise?: Step[]): Step => b.if_(condition, then, otherwise)
 /** An atom step; every field a value expression. */
 const call = (op: string, fields: Record<string, Expr>, result?: string): Step => ({ op, ...fields, ...(result ? { result } : {}) })
 
@@ -111,7 +112,7 @@ export function compileTurnProgram(graph: FlowGraph): AjsProgram {
   const round: Step[] = [
     when(bin('>=', id('rounds'), id('maxRounds')), [call('flowStop', { problem: lit('TURN_ROUNDS'), params: obj({ rounds: id('rounds') }) })]),
     plus1('rounds'),
-    lets({ messages: { $expr: 'conditional', test: id('system'), consequent: arr(obj({ role: lit('system'), content: id('system') }), spread(id('conversation'))), alternate: id('conversation') } }),
+    lets({ messages: b.cond(id('system'), arr(obj({ role: lit('system'), content: id('system') }), spread(id('conversation'))), id('conversation')) }),
     ...messageChain(graph, protocol).map((n) => call('flowShape', { type: lit(n.type), options: lit(n.options), messages: id('messages') }, 'messages')),
     call('flowAdvertise', { codec: lit(codec.type), tools: id('tools'), messages: id('messages') }, 'request'),
     call('flowModelRound', {
