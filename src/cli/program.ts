@@ -89,6 +89,7 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
     .addOption(mcpOption())
     .addOption(mcpUrlOption())
     .option('--typecheck', 'check calls and results against the atoms\' schemas (module atoms; on with --mcp)')
+    .option('--plan', 'print each program\'s plan as JSON: the atoms it may call, call sites, bounds of calls, effects, what it can reach')
     .action(async (inputs: string[], opts) => setCode(await checkCommand(inputs, opts, io)))
 
   program.command('migrate')

@@ -7,3 +7,4 @@
 export { mcpAtoms, listMcpTools, mcpResultData, type McpAtom, type McpAtomSet, type McpAtomsOptions, type McpClientLike, type McpHttpSpec, type McpSource, type McpStdioSpec, type McpTool } from './mcp.ts'
 export { mapToolNames, toIdentifier, type Rename, type RenameReason } from './names.ts'
 export { describeAtoms, schemaToTs, atomList, type AtomsLike, type DescribableAtom, type DescribeOptions } from './describe.ts'
+export { analyzeProgram, type AtomPlan, type Bound, type CallSite, type ProgramPlan } from './plan.ts'

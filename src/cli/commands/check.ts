@@ -18,6 +18,7 @@ import { readText } from '../io.ts'
 import { atomNames } from '../compile.ts'
 import { transpile } from '../../transpiler/index.ts'
 import { openMcp, type McpFlags } from '../mcp.ts'
+import { analyzeProgram, type ProgramPlan } from '../../codemode/plan.ts'
 
 export interface CheckOptions extends McpFlags {
   json?: boolean
@@ -25,6 +26,8 @@ export interface CheckOptions extends McpFlags {
   maxErrors?: string
   /** Check programs against the atoms' schemas (on with --mcp / --mcp-url). */
   typecheck?: boolean
+  /** Print each program's plan (analyzeProgram): atoms, call sites, bounds, reach. */
+  plan?: boolean
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -44,22 +47,27 @@ export async function checkCommand(inputs: string[], opts: CheckOptions, io: Cli
     : undefined
   const reporter = new Reporter(io, 'check', opts.json === true)
   const files = expandInputs(inputs, io.cwd)
-  const results: Array<{ file: string; ok: boolean; errors: number; warnings: number }> = []
+  const results: Array<{ file: string; ok: boolean; errors: number; warnings: number; plan?: ProgramPlan }> = []
   for (const file of files) {
     const before = reporter.diagnostics.length
     const errorsBefore = reporter.errors
+    let plan: ProgramPlan | undefined
     try {
       const text = readText(file.path, file.display)
       if (isAstPath(file.path)) reporter.add(...fromAstProblems(loadAst(text).problems, file.display))
-      else if (typed) reporter.add(...transpile(text, { filename: file.display, atoms: typed, maxErrors, typecheck: true }).warnings.map(located))
-      else reporter.add(...compileSource(text, file.display, atoms, maxErrors).warnings.map(located))
+      else {
+        const out = typed ? transpile(text, { filename: file.display, atoms: typed, maxErrors, typecheck: true }) : compileSource(text, file.display, atoms, maxErrors)
+        reporter.add(...out.warnings.map(located))
+        if (opts.plan) plan = analyzeProgram(out.ast, { ...Object.fromEntries(loaded.atoms.map((a) => [a.op, a])), ...(mcp?.atoms ?? {}) })
+      }
     } catch (e) {
       if (e instanceof TranspileError) reporter.add(...fromTranspileError(e))
       else if (e instanceof CliError) reporter.add(fromCliError(e))
       else throw e
     }
     const errors = reporter.errors - errorsBefore
-    results.push({ file: file.display, ok: errors === 0, errors, warnings: reporter.diagnostics.length - before - errors })
+    results.push({ file: file.display, ok: errors === 0, errors, warnings: reporter.diagnostics.length - before - errors, ...(plan ? { plan } : {}) })
+    if (plan && !opts.json) io.out(`${JSON.stringify({ file: file.display, plan }, null, 2)}\n`)
   }
   if (!opts.json) {
     const errors = reporter.errors
