@@ -80,12 +80,23 @@ const inlined = new Set()
 for (const input of Object.values(scan.metafile.inputs)) {
   for (const imp of input.imports) if (imp.external && isBare(imp.path)) inlined.add(packageOf(imp.path))
 }
+// acorn is a dependency of the package (the transpiler's parser): required from node_modules, not
+// inlined, so its 120 KB are not in the tarball twice (ESM and CJS) and an install dedupes it.
+for (const dep of Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies ?? {})) inlined.delete(dep)
 
-/** Bare imports of packages the libraries do not use stay external (server-side dependencies, commander, esbuild, bun). */
+/**
+ * Bare imports of packages the libraries do not use stay external (server-side dependencies,
+ * commander, esbuild, bun). What an inlined package imports itself is inlined with it
+ * (@lezer/python's @lezer/lr and @lezer/common): the published package depends on none of them.
+ */
 const externalDeps = {
   name: 'external-deps',
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (a) => (a.path.startsWith('node:') || !inlined.has(packageOf(a.path)) ? { path: a.path, external: true } : undefined))
+    b.onResolve({ filter: /^[^./]/ }, (a) => {
+      if (a.path.startsWith('node:')) return { path: a.path, external: true }
+      if (inlined.has(packageOf(a.path)) || /[\\/]node_modules[\\/]/.test(a.importer)) return undefined
+      return { path: a.path, external: true }
+    })
   },
 }
 
@@ -174,7 +185,8 @@ if (!args.has('--no-types')) {
     const text = readFileSync(file, 'utf8').replace(/(from\s+|import\(\s*)(['"])(\.{1,2}\/[^'"]+?)\.js\2/g, '$1$2$3.cjs$2')
     writeFileSync(file.replace(/\.d\.ts$/, '.d.cts'), text)
   }
-  log(`tsc: ${files} declaration files in ${Date.now() - t0} ms`)
+  const pruned = pruneDeclarations(dts)
+  log(`tsc: ${files} declaration files (${pruned} no export reaches left out) in ${Date.now() - t0} ms`)
 }
 log(`build: done in ${Date.now() - started} ms`)
 
@@ -196,6 +208,40 @@ function vendorSchemaTypes(to) {
   }
   const license = ['LICENSE.md', 'LICENSE'].map((n) => join(from, n)).find((p) => existsSync(p))
   if (license) writeFileSync(join(to, 'LICENSE.md'), readFileSync(license))
+}
+
+/**
+ * Keep only the declarations a consumer's TypeScript can reach: from each `types` target of
+ * package.json's exports and typesVersions, through relative imports. The rest (the CLI's, internal
+ * modules no public type mentions) is removed, so the tarball ships what types need and no more.
+ */
+function pruneDeclarations(dts) {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const starts = new Set()
+  const collect = (v, key) => {
+    if (typeof v === 'string') { if (key === 'types' || /\.d\.c?ts$/.test(v)) starts.add(resolve(root, v)) }
+    else if (Array.isArray(v)) v.forEach((x) => collect(x, key))
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) collect(x, k)
+  }
+  collect(pkg.exports, '')
+  for (const targets of Object.values(pkg.typesVersions?.['*'] ?? {})) for (const t of targets) if (!t.includes('*')) starts.add(resolve(root, t))
+  const seen = new Set()
+  const visit = (file) => {
+    if (seen.has(file) || !existsSync(file)) return
+    seen.add(file)
+    const text = readFileSync(file, 'utf8')
+    for (const m of text.matchAll(/(?:from\s+|import\(\s*|reference path=)(['"])(\.{1,2}\/[^'"]+)\1/g)) {
+      const target = resolve(dirname(file), m[2])
+      visit(target.replace(/\.js$/, '.d.ts').replace(/\.cjs$/, '.d.cts').replace(/\.ts$/, '.d.ts').replace(/\.d\.d\.ts$/, '.d.ts'))
+    }
+  }
+  for (const s of starts) visit(s)
+  if (seen.size === 0) return 0
+  let removed = 0
+  for (const file of [...walk(dts)]) {
+    if (/\.d\.c?ts$/.test(file) && !seen.has(file)) { rmSync(file); removed++ }
+  }
+  return removed
 }
 
 function* walk(dir) {

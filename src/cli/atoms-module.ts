@@ -12,6 +12,7 @@ import {
   type AtomsFlag,
   type HostAtoms,
 } from '../host/atoms-module.ts'
+import { MissingDependencyError } from '../host/optional.ts'
 import { CliError } from './io.ts'
 
 export { isAtom, isModuleItem, type AtomsFlag } from '../host/atoms-module.ts'
@@ -19,6 +20,7 @@ export type CliAtoms = HostAtoms
 
 /** A loader error as the CLI's error; anything else unchanged. */
 export function toCliError(e: unknown): unknown {
+  if (e instanceof MissingDependencyError) return new CliError('CLI_MISSING_DEPENDENCY', e.message, { hint: e.hint })
   if (!(e instanceof AtomsModuleError)) return e
   return new CliError(e.code, e.message, {
     file: e.file,

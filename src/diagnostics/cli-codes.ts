@@ -28,6 +28,7 @@ export const CLI_CODES = {
   CLI_MCP: { exit: 1, message: 'Cannot use the MCP server', hint: 'Check the command after --mcp (it must start an MCP server speaking stdio; run it alone to see its errors) or the URL after --mcp-url (a streamable HTTP endpoint, usually ending in /mcp).' },
   CLI_MIGRATE_NEEDED: { exit: 1, message: 'The AST is in the seed dialect', hint: 'Run `ajsc migrate <files>` without --check to rewrite it to ajs/1.' },
   CLI_DATABASE: { exit: 1, message: 'Cannot use the database', hint: 'Check that PostgreSQL runs and accepts connections at the --database URL (host, port, user, password, database name); `psql "<url>" -c "select 1"` tests the same URL.' },
+  CLI_MISSING_DEPENDENCY: { exit: 1, message: 'An optional dependency of ajs-lang is not installed', hint: 'Install the packages the message names with the command it gives; docs/packaging.md lists what each feature needs.' },
   CLI_INTERNAL: { exit: 1, message: 'Internal error in ajsc', hint: 'Please report it with the command line that caused it.' },
 } as const satisfies Record<string, CliCodeSpec>
 

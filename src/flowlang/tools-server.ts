@@ -11,8 +11,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { loadOptional } from '../host/optional.ts'
 import { packageVersion } from '../host/version.ts'
 import { problem, serializeFlowGraph, type FlowProblem } from './graph.ts'
 import { applyFlowRepair } from './repair.ts'
@@ -102,8 +102,14 @@ export async function callFlowTool(name: string, args: Record<string, unknown>, 
   return reply({ adopted: true, written: relative(root, target), graph: result.graph }, false)
 }
 
-/** The MCP server (connect it to a transport: stdio for `ajsc flowlang serve-tools`). */
-export function createFlowToolsServer(options: FlowToolsOptions): Server {
+/**
+ * The MCP server (connect it to a transport: stdio for `ajsc flowlang serve-tools`). Async: the MCP
+ * SDK is an optional dependency of ajs-lang, loaded here (a MissingDependencyError names it).
+ */
+export async function createFlowToolsServer(options: FlowToolsOptions): Promise<Server> {
+  const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await loadOptional('mcp', () => Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'), import('@modelcontextprotocol/sdk/types.js'),
+  ]))
   const server = new Server({ name: 'ajs-flowlang-tools', version: packageVersion() }, { capabilities: { tools: {} } })
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: FLOW_TOOLS as unknown as any[] }))
   server.setRequestHandler(CallToolRequestSchema, async (req) => callFlowTool(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, options))

@@ -3,7 +3,7 @@
  * parser. Lezer recovers from errors, so every error node becomes a syntax
  * refusal; constructs outside the subset are refused here, located, with a hint.
  */
-import { parser } from '@lezer/python'
+import { pythonParser } from './parser.ts'
 import type { SyntaxNode } from '@lezer/common'
 import type { DictItem, Expr, FPart, Gen, Handler, Keyword, Loc, Param, Stmt } from './ir.ts'
 import { FORBIDDEN_NAMES, type Refuser } from './refuse.ts'
@@ -36,7 +36,7 @@ export class PyParser {
   }
 
   parseScript(): Stmt[] {
-    const tree = parser.parse(this.src)
+    const tree = pythonParser().parse(this.src)
     let bad: SyntaxNode | null = null
     tree.iterate({
       enter: (ref) => {

@@ -1,5 +1,5 @@
 /** transpilePython: a code block's body (or a whole `def`) to an "ajs/1" program. */
-import { parser } from '@lezer/python'
+import { pythonParser } from './parser.ts'
 import type { Expr, Stmt } from './ir.ts'
 import { PyParser } from './parse.ts'
 import { Refuser, type PythonProfile } from './refuse.ts'
@@ -88,7 +88,7 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
 
 /** A source that is one `def` and nothing after it at top level (comments aside). */
 function isWholeFunction(text: string): boolean {
-  const tree = parser.parse(text)
+  const tree = pythonParser().parse(text)
   const top = tree.topNode.firstChild
   return top?.name === 'FunctionDefinition' && !top.nextSibling
 }

@@ -1,13 +1,13 @@
 /**
  * Test helper: the package as a user gets it. `npm pack` once per test
- * process, install the tarball into an empty project (offline, from the npm
+ * process (its `prepack` script builds dist/ with the declarations), install the tarball into an empty project (offline, from the npm
  * cache the repo's own install filled), and hand the project directory to
  * every test file that asks (pack, consumer types, Bun runtime, browser).
  */
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ensureBuilt, ROOT } from './built.ts'
+import { ROOT } from './built.ts'
 
 export interface Packed {
   /** The consumer project, with ajs-lang installed from the tarball. */
@@ -25,7 +25,6 @@ export const sh = (cmd: string, args: string[], cwd: string, input?: string, env
 
 export function packedApp(): Packed {
   if (packed) return packed
-  ensureBuilt()
   // Under the repo's git-ignored .tmp/ with this process's id: bun's test runner fires no exit
   // event to clean up in, so each run removes what earlier runs left instead.
   const base = join(ROOT, '.tmp')
@@ -33,9 +32,10 @@ export function packedApp(): Packed {
   for (const old of readdirSync(base)) if (old.startsWith('packed-')) rmSync(join(base, old), { recursive: true, force: true })
   const dir = join(base, `packed-${process.pid}`)
   mkdirSync(dir)
-  const pack = sh('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT)
+  // With its scripts: `prepack` builds dist/ (declarations included), as on `npm publish`.
+  const pack = sh('npm', ['pack', '--json', '--pack-destination', dir], ROOT)
   if (pack.code !== 0) throw new Error(`npm pack failed: ${pack.stderr}`)
-  const tarball = join(dir, JSON.parse(pack.stdout)[0].filename)
+  const tarball = join(dir, JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m)))[0].filename)
   const app = join(dir, 'app')
   mkdirSync(app)
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))

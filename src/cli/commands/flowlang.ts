@@ -13,7 +13,6 @@
  */
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { loadFlowSource } from '../../flowlang/sources.ts'
 import { createFlowToolsServer } from '../../flowlang/tools-server.ts'
 import { EXIT, readText, usageError, type CliIO } from '../io.ts'
@@ -64,7 +63,9 @@ async function runFlowCommand(file: string, opts: RunOpts, io: CliIO): Promise<n
 }
 
 async function serveToolsCommand(opts: { root?: string; approvePatches?: boolean }, io: CliIO): Promise<number> {
-  const server = createFlowToolsServer({ root: resolve(io.cwd, opts.root ?? '.'), approvePatches: opts.approvePatches === true })
+  const server = await createFlowToolsServer({ root: resolve(io.cwd, opts.root ?? '.'), approvePatches: opts.approvePatches === true })
+  // Loaded on use: the MCP SDK is an optional dependency (createFlowToolsServer has checked it is there).
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js')
   const closed = new Promise<void>((ok) => {
     server.onclose = () => ok()
     process.stdin.once('end', () => ok())

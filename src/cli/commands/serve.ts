@@ -17,18 +17,21 @@ import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { CliError, readText, usageError, type CliIO } from '../io.ts'
 import { atomsOption } from '../options.ts'
 import { runAtoms } from './run.ts'
+import { loadOptional } from '../../host/optional.ts'
 import { checkTenantAtoms, parseServeConfig, singleTenantConfig, withAtomModules, ServeConfigError, type ServeConfig } from '../../server/config.ts'
 
 /**
  * The server entry, loaded on use so fastify, pg and graphile-worker stay out of every other ajsc
  * command's start-up: src/server/index.ts under Bun, dist/server.js next to the bundled CLI. The
- * specifier is computed (never user input) so the bundler leaves the import alone.
+ * specifier is computed (never user input) so the bundler leaves the import alone. Its npm
+ * dependencies are optional peers of ajs-lang (docs/packaging.md).
  */
 function server(): Promise<typeof import('../../server/index.ts')> {
   const candidates = ['../../server/index.ts', './server.js', '../server.js'].map((p) => new URL(p, import.meta.url))
   const found = candidates.find((u) => existsSync(fileURLToPath(u)))
   if (!found) throw new CliError('CLI_INTERNAL', 'the server module is missing (dist/server.js)', { hint: 'Run `npm run build` in the ajs-lang package.' })
-  return import(found.href)
+  // fastify, piscina, pg and graphile-worker are optional dependencies: a missing one is named with its install command.
+  return loadOptional('server', () => import(found.href))
 }
 
 export interface ServeCommandOptions {

@@ -3,8 +3,8 @@
  * the official MCP TypeScript SDK (stdio transport; the host names each
  * server and its command). Servers start on first use and stop on close().
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { loadOptional } from '../../host/optional.ts'
 import type { McpToolInfo } from './codecs.ts'
 import type { McpServerSpec, NeutralToolResult, NeutralToolUse } from './types.ts'
 
@@ -25,6 +25,10 @@ export class McpRouter {
   private connect(): Promise<Connected[]> {
     if (this.closed) return Promise.reject(new McpRouterError('*', 'the router is closed'))
     this.connected ??= Promise.all(Object.entries(this.servers).map(async ([name, spec]) => {
+      // The MCP SDK is an optional dependency, loaded when a flow first routes a tool use.
+      const [{ Client }, { StdioClientTransport }] = await loadOptional('mcp', () => Promise.all([
+        import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/stdio.js'),
+      ])).catch((e: Error) => { throw new McpRouterError(name, e.message) })
       const client = new Client({ name: this.clientName, version: '1.0.0' })
       this.clients.push(client)
       const transport = new StdioClientTransport({
