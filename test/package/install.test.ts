@@ -42,7 +42,11 @@ describe('a VM-only install', () => {
   })
 
   test('a feature whose optional dependency is missing names it and the install command', () => {
-    const { app } = packedApp()
+    // Installed outside the checkout: under it, Node would find the repository's own node_modules.
+    const app = mkdtempSync(join(tmpdir(), 'ajs-vm-only-'))
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }))
+    const args = ['install', '--no-audit', '--no-fund', '--ignore-scripts', packedApp().tarball]
+    if (sh('npm', [...args, '--offline'], app).code !== 0) expect(sh('npm', [...args, '--prefer-offline'], app).code).toBe(0)
     const bin = join(app, 'node_modules/.bin/ajsc')
     const serve = sh(bin, ['serve', '--port', '0'], app, undefined, { AJS_SERVE_TOKEN: 'x'.repeat(32) })
     expect(serve.code).toBe(1)
@@ -57,6 +61,7 @@ describe('a VM-only install', () => {
     expect(py[2]).toContain('npm install @lezer/python')
     // What needs none of them still runs (the VM, the transpiler, ajsc run: pack.test.ts).
     expect(sh(bin, ['eval', '-p', '6 * 7'], app).stdout.trim()).toBe('42')
+    rmSync(app, { recursive: true, force: true })
   }, 180_000)
 })
 
