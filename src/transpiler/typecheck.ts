@@ -26,6 +26,7 @@ import type { CodeName } from '../diagnostics/codes.ts'
 import { makeDiagnostic, TranspileError, type Diagnostic } from '../diagnostics/diagnostic.ts'
 import { codeFrame } from '../diagnostics/format.ts'
 import { SourceLocator } from '../diagnostics/location.ts'
+import { COMPARISON_OPERATORS } from '../ast/nodes.ts'
 
 type Schema = Record<string, unknown>
 /** What the checker reads of an atom: its JSON Schemas. */
@@ -167,7 +168,7 @@ class Checker {
         if (node.operator === '-' || node.operator === '+' || node.operator === '~') return { types: new Set(['number']) }
         return {}
       case 'BinaryExpression': {
-        if (['==', '!=', '===', '!==', '<', '>', '<=', '>=', 'in'].includes(node.operator)) return { types: new Set(['boolean']) }
+        if (node.operator === 'in' || (COMPARISON_OPERATORS as readonly string[]).includes(node.operator)) return { types: new Set(['boolean']) }
         if (node.operator === '+') {
           const l = this.typeOf(node.left, scope).types
           const r = this.typeOf(node.right, scope).types

@@ -129,6 +129,12 @@ describe('validateAst is the table', () => {
 })
 
 describe('docs/ast.md', () => {
+  test('every kind and operator set is described (src/ast/docs.ts)', async () => {
+    const { EXPR_DOCS, EXPR_EXAMPLES, OPERATOR_DOCS } = await import('../../src/ast/docs.ts')
+    expect(Object.keys(EXPR_DOCS).sort()).toEqual(Object.keys(EXPR_KINDS).sort())
+    expect(Object.keys(EXPR_EXAMPLES).sort()).toEqual(Object.keys(EXPR_KINDS).sort())
+    expect(Object.keys(OPERATOR_DOCS).sort()).toEqual(Object.keys(OPERATORS).sort())
+  })
   test('its expression and operator tables are the generated ones (run `npx bun scripts/gen-ast-doc.ts`)', () => {
     const doc = readFileSync(AST_DOC_PATH, 'utf8')
     expect(doc).toContain(exprsReference())
