@@ -214,5 +214,6 @@ export function forEachChild(e: Expr, f: (x: Expr) => void): void {
     case 'lambda': f(e.body); return
     case 'walrus': f(e.value); return
     case 'star': f(e.e); return
+    case 'rt': e.args.forEach(f); return
   }
 }

@@ -24,7 +24,17 @@ export type Expr = { loc: Loc } & (
   | { k: 'lambda'; params: string[]; defaults: Array<Expr | null>; body: Expr }
   | { k: 'walrus'; id: string; value: Expr }
   | { k: 'star'; e: Expr }
+  /** A runtime call the frontend itself builds (classes, modules): `py$<fn>(...args)`; fn '' is JS undefined. */
+  | { k: 'rt'; fn: string; args: Expr[] }
 )
+
+/** What a class body holds: methods, and attributes (`x = 1`, `x: int = 1`, `x: int`). */
+export type ClassItem =
+  | { kind: 'def'; def: StmtOf<'def'> }
+  | { kind: 'attr'; name: string; value: Expr | null; annotated: boolean; loc: Loc }
+
+/** One name an import binds: `import m as alias` (name null) or `from m import name as alias`. */
+export interface ImportName { module: string; name: string | null; alias: string; loc: Loc }
 
 export type FPart = string | { e: Expr; conv: string; spec: Expr | null }
 export type DictItem = { key: Expr; value: Expr } | { spread: Expr }
@@ -49,6 +59,8 @@ export type Stmt = { loc: Loc } & (
   | { k: 'del'; targets: Expr[] }
   | { k: 'try'; body: Stmt[]; handlers: Handler[]; orelse: Stmt[]; finalbody: Stmt[] }
   | { k: 'def'; name: string; params: Param[]; body: Stmt[]; lambda?: boolean }
+  | { k: 'class'; name: string; bases: Expr[]; items: ClassItem[]; decorators: Expr[] }
+  | { k: 'import'; names: ImportName[] }
 )
 
 export type ExprOf<K extends Expr['k']> = Extract<Expr, { k: K }>

@@ -84,6 +84,7 @@ export function liftLambdas(body: Stmt[]): Stmt[] {
         return e
       case 'walrus': e.value = ex(e.value); return e
       case 'star': e.e = ex(e.e); return e
+      case 'rt': e.args = e.args.map(ex); return e
     }
     return e
   }

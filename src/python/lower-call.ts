@@ -11,6 +11,7 @@ import { EXTENDED_HINT } from './refuse.ts'
 import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
 import { closestName } from './suggest.ts'
 import { mangle } from './scope.ts'
+import { classMethodCall, importedCall, prepText, textEntry } from './lower-class.ts'
 
 function argError(cx: FnCtx, name: string, detail: string, fix: string, e: Expr): never {
   throw cx.L.r.error('PY_ARGUMENTS', { name, detail, fix }, e.loc)
@@ -101,7 +102,7 @@ export function lowerCall(cx: FnCtx, e: ExprOf<'call'>): Node {
   const fn = e.fn
   for (const a of e.args) if (a.k === 'comp' && a.kind === 'gen') cx.L.genAllowed.add(a)
   const dyn = () => dynamicCall(cx, lowerExpr(cx, fn), arr(positional(cx, e)), kwDict(cx, e.kw), e.loc)
-  if (fn.k === 'attr') return methodCall(cx, e, fn)
+  if (fn.k === 'attr') return (cx.L.r.extended ? importedCall(cx, e) : undefined) ?? methodCall(cx, e, fn)
   if (fn.k !== 'name') {
     if (cx.L.r.extended) return dyn()
     throw cx.L.r.extendedOnly('Calling a computed value', 'Call a function by its name: `helper(x)`, or a method: `s.strip()`.', e.loc)
@@ -112,7 +113,7 @@ export function lowerCall(cx: FnCtx, e: ExprOf<'call'>): Node {
     case 'var':
       if (cx.L.r.extended) return dyn()
       throw cx.L.r.extendedOnly(`Calling the variable \`${fn.id}\``, 'Only functions defined with `def`, builtins and methods can be called.', e.loc)
-    case 'unknown': return unknownName(cx, fn.id, fn.loc)
+    case 'unknown': return importedCall(cx, e) ?? unknownName(cx, fn.id, fn.loc)
   }
   return builtinCall(cx, e, fn.id)
 }
@@ -157,6 +158,7 @@ function builtinCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {
     case 'bool': case 'float': case 'str': case 'list': case 'tuple': case 'set': {
       noKw(cx, name, e); count(cx, name, e, 0, 1)
       const fnName = name === 'float' ? 'floatb' : name === 'str' ? 'strb' : name === 'tuple' ? 'tupleb' : name === 'set' ? 'setb' : name
+      if (name === 'str') return rt(textEntry(cx, 'strb'), pos().map((a) => prepText(cx, a)), e.loc)
       return rt(fnName, pos(), e.loc)
     }
     case 'int': {
@@ -221,6 +223,8 @@ function builtinCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {
 
 function methodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>): Node {
   const name = fn.name
+  const viaClass = classMethodCall(cx, e, fn)
+  if (viaClass) return viaClass
   if (fn.obj.k === 'name' && BUILTIN_TYPES.has(fn.obj.id) && resolve(cx, fn.obj.id).kind === 'type') {
     // `str.lower(x)`, `dict.fromkeys(keys, v)`: the method of a builtin type, called on its first argument.
     if (fn.obj.id === 'dict' && name === 'fromkeys') {
@@ -251,7 +255,10 @@ const mapNode = (items: Node, lam: Node): Node => methodCallNode(items, 'map', [
 function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefined {
   const pos = () => positional(cx, e)
   switch (name) {
-    case 'any': case 'all': case 'repr': case 'ascii': case 'chr': case 'ord': case 'hex': case 'oct': case 'bin': case 'hash':
+    case 'repr':
+      noKw(cx, name, e); count(cx, name, e, 1, 1)
+      return rt(textEntry(cx, 'repr'), pos().map((a) => prepText(cx, a)), e.loc)
+    case 'any': case 'all': case 'ascii': case 'chr': case 'ord': case 'hex': case 'oct': case 'bin': case 'hash':
       noKw(cx, name, e); count(cx, name, e, 1, 1)
       return rt(name, pos(), e.loc)
     case 'iter':
@@ -276,7 +283,7 @@ function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefi
     }
     case 'print':
       noKw(cx, name, e, ['sep', 'end', 'flush'])
-      return rt('print', [arr(pos()), kwDict(cx, e.kw)], e.loc)
+      return rt(textEntry(cx, 'print'), [arr(pos().map((a) => (a.$expr === 'spread' ? a : prepText(cx, a)))), kwDict(cx, e.kw)], e.loc)
     case 'map': case 'filter': {
       noKw(cx, name, e)
       if (e.args.length < 2 || (name === 'filter' && e.args.length !== 2) || e.args.some((a) => a.k === 'star')) {

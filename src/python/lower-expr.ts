@@ -11,6 +11,7 @@ import { lowerCall, keyLambda } from './lower-call.ts'
 import { BUILTIN_TYPES, EXCEPTION_NAMES, BUILTIN_FUNCTIONS, EXTENDED_FUNCTIONS } from './builtins-table.ts'
 import { FORBIDDEN_NAMES, EXTENDED_HINT } from './refuse.ts'
 import { closestName } from './suggest.ts'
+import { classCompare, importedName, lowerRt, moduleAttr, prepText, textEntry } from './lower-class.ts'
 
 /** Per-function lowering state. */
 export class FnCtx {
@@ -87,7 +88,8 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
           if (cx.L.r.extended) return rt('builtin', [lit(r.name)])
           throw functionValueError(cx, e.id, e.loc)
       }
-      return unknownName(cx, e.id, e.loc)
+      if (e.id === 'NotImplemented' && cx.L.options.classes?.count) return rt('ni', [])
+      return importedName(cx, e) ?? unknownName(cx, e.id, e.loc)
     }
     case 'const': return lit(e.v)
     case 'int': {
@@ -102,7 +104,9 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
     case 'tuple': return rt('tuple', [arr(elements(cx, e.elts))])
     case 'set': return rt('set', [arr(elements(cx, e.elts))], e.loc)
     case 'dict': return dict(cx, e)
-    case 'bin': return rt(BIN[e.op]!, [lowerExpr(cx, e.l), lowerExpr(cx, e.r)], e.loc)
+    case 'bin':
+      if (e.op === '%') return rt(textEntry(cx, 'mod'), [lowerExpr(cx, e.l), prepText(cx, lowerExpr(cx, e.r))], e.loc)
+      return rt(BIN[e.op]!, [lowerExpr(cx, e.l), lowerExpr(cx, e.r)], e.loc)
     case 'unary': {
       const op = e.op === '-' ? 'neg' : e.op === '+' ? 'pos' : e.op === '~' ? 'inv' : null
       if (op) return rt(op, [lowerExpr(cx, e.e)], e.loc)
@@ -118,7 +122,7 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
     case 'ifexp': return cond(lowerTest(cx, e.test), lowerExpr(cx, e.body), lowerExpr(cx, e.orelse))
     case 'call': return lowerCall(cx, e)
     case 'attr': {
-      if (cx.L.r.extended) return rt('getattr', [lowerExpr(cx, e.obj), lit(e.name)], e.loc)
+      if (cx.L.r.extended) return moduleAttr(cx, e) ?? rt('getattr', [lowerExpr(cx, e.obj), lit(e.name)], e.loc)
       const fix = e.obj.k === 'name' && BUILTIN_TYPES.has(e.obj.id)
         ? `Call it: \`${e.obj.id}.${e.name}(...)\`, or pass it as \`key=${e.obj.id}.${e.name}\`.`
         : 'Values have no readable attributes in code blocks; call a method (`s.upper()`) or index a dict (`d["key"]`).'
@@ -145,6 +149,7 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
       return assign(mangle(e.id), value)
     }
     case 'star': throw cx.L.r.error('PY_SYNTAX', { detail: 'can\'t use starred expression here', fix: 'Use `*x` only inside a list, tuple, set or call.' }, e.loc)
+    case 'rt': return lowerRt(cx, e)
   }
 }
 
@@ -197,14 +202,19 @@ function fstring(cx: FnCtx, parts: FPart[], loc: Loc): Node {
   const pieces = parts.map((p) => {
     if (typeof p === 'string') return lit(p)
     const spec = p.spec ? lowerExpr(cx, p.spec) : lit('')
-    return rt('fmt', [lowerExpr(cx, p.e), spec, lit(p.conv)], p.e.loc)
+    return rt(textEntry(cx, 'fmt'), [prepText(cx, lowerExpr(cx, p.e)), spec, lit(p.conv)], p.e.loc)
   })
   if (pieces.length === 1 && typeof parts[0] !== 'string') return pieces[0]!
   return rt('concat', [arr(pieces)], loc)
 }
 
 function compareChain(cx: FnCtx, e: ExprOf<'cmp'>): Node {
-  if (e.ops.length === 1) return rt(CMP[e.ops[0]!]!, [lowerExpr(cx, e.xs[0]!), lowerExpr(cx, e.xs[1]!)], e.loc)
+  const cmp = (op: string, l: Node, r: Node, single: boolean): Node => {
+    const viaClass = classCompare(cx, op, l, r, e.loc)
+    if (viaClass) return single ? viaClass : rt('truth', [viaClass])
+    return rt(CMP[op]!, [l, r], e.loc)
+  }
+  if (e.ops.length === 1) return cmp(e.ops[0]!, lowerExpr(cx, e.xs[0]!), lowerExpr(cx, e.xs[1]!), true)
   let left = lowerExpr(cx, e.xs[0]!)
   let out: Node | null = null
   for (let i = 0; i < e.ops.length; i++) {
@@ -212,7 +222,7 @@ function compareChain(cx: FnCtx, e: ExprOf<'cmp'>): Node {
     let right = lowerExpr(cx, e.xs[i + 1]!)
     let next: Node = right
     if (!last) { const t = cx.temp(); right = assign(t, right); next = id(t) }
-    const c = rt(CMP[e.ops[i]!]!, [left, right], e.loc)
+    const c = cmp(e.ops[i]!, left, right, false)
     out = out ? and(out, c) : c
     left = next
   }

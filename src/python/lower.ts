@@ -10,10 +10,14 @@ import { type Node, arr, assign, binary, call, exprStep, id, lit, member, method
 import { DISPATCH, FnCtx, lowerExpr, lowerTest, resolve, sliceParts } from './lower-expr.ts'
 import { hiddenName, mangle, targetNames, type Analysis, type DefInfo, type FnScope } from './scope.ts'
 import type { Refuser } from './refuse.ts'
+import type { ClassInfo } from './classes.ts'
+import { addClassHelpers, augAttrSteps, classDispatchSteps, delAttrSteps, setAttrSteps } from './lower-class.ts'
 
 export interface LowerOptions {
   /** The program returns `json.dumps(result, sort_keys=True)` text instead of data (exact floats and big ints). */
   jsonText: boolean
+  /** The program's classes and imports (extended profile). */
+  classes?: ClassInfo
 }
 
 export class Lowerer {
@@ -25,6 +29,8 @@ export class Lowerer {
   private readonly functionIds = new Map<DefInfo, number>()
   /** Set when a value is called: the program gets the `call$dispatch` helper. */
   usesDispatch = false
+  /** The class lowering's helpers this program needs (lower-class.ts). */
+  readonly helpersUsed = new Set<string>()
 
   constructor(readonly r: Refuser, readonly a: Analysis, readonly options: LowerOptions) {}
 
@@ -57,7 +63,8 @@ export class Lowerer {
    */
   private dispatcher(): void {
     const steps: Step[] = [
-      step('varsLet', { vars: { $i: rt('fid', [id('$f')]), $b: UNDEFINED } }),
+      step('varsLet', { vars: { $i: rt('fid', [id('$f')]), $b: UNDEFINED, ...(this.options.classes?.count ? { $o: UNDEFINED, $m: UNDEFINED } : {}) } }),
+      ...classDispatchSteps(this, DISPATCH),
       step('if', { condition: binary('<', id('$i'), lit(0)), then: [step('return', { value: rt('callnative', [id('$f'), id('$a'), id('$kw')]) })] }),
       setVar('$b', rt('bindcall', [id('$f'), id('$a'), id('$kw')])),
     ]
@@ -94,6 +101,7 @@ export class Lowerer {
     steps.push(...this.statements(cx, body))
     steps.push(step('return', { value: this.result(lit(null)) }))
     if (this.usesDispatch || this.functionIds.size) this.dispatcher()
+    addClassHelpers(this, DISPATCH)
     const root: AjsProgram = {
       ajs: 1,
       op: 'seq',
@@ -232,6 +240,7 @@ export class Lowerer {
       case 'del': return st.targets.flatMap((t) => this.deleteTarget(cx, t, loc))
       case 'try': return this.tryStatement(cx, st)
       case 'def': return this.defStatement(cx, st)
+      case 'class': case 'import': throw this.r.error('PY_UNSUPPORTED', { name: `\`${st.k}\``, fix: 'Use the extended profile.' }, loc)
     }
   }
 
@@ -256,6 +265,7 @@ export class Lowerer {
         target.elts.forEach((x, i) => out.push(...this.assignTo(cx, x.k === 'star' ? x.e : x, member(id(t), i), loc)))
         return out
       }
+      case 'attr': return setAttrSteps(cx, target, value, loc)
     }
     throw this.r.error('PY_TARGET', { name: 'this expression' }, target.loc)
   }
@@ -284,6 +294,7 @@ export class Lowerer {
       const read = rt('getitem', [id(o), id(k)], st.loc)
       return [obj, key, exprStep(rt('setitem', [rt('iop', [op, read, lowerExpr(cx, st.value)], st.loc), id(o), id(k)]), st.loc)]
     }
+    if (t.k === 'attr') return augAttrSteps(cx, t, st.op, st.value, st.loc)
     throw this.r.error('PY_TARGET', { name: 'this expression with an augmented assignment' }, t.loc)
   }
 
@@ -298,6 +309,7 @@ export class Lowerer {
       if (t.index.k === 'slice') return [exprStep(rt('delslice', [obj, ...sliceParts(cx, t.index)]), loc)]
       return [exprStep(rt('delitem', [obj, lowerExpr(cx, t.index)]), loc)]
     }
+    if (t.k === 'attr') return delAttrSteps(cx, t, loc)
     throw this.r.error('PY_TARGET', { name: 'this expression with del' }, t.loc)
   }
 

@@ -5,8 +5,9 @@
  */
 import { pythonParser } from './parser.ts'
 import type { SyntaxNode } from '@lezer/common'
-import type { DictItem, Expr, FPart, Gen, Handler, Keyword, Loc, Param, Stmt } from './ir.ts'
+import type { ClassItem, DictItem, Expr, FPart, Gen, Handler, ImportName, Keyword, Loc, Param, Stmt } from './ir.ts'
 import { FORBIDDEN_NAMES, type Refuser } from './refuse.ts'
+import { MODULES } from './modules.ts'
 
 const kids = (n: SyntaxNode): SyntaxNode[] => {
   const out: SyntaxNode[] = []
@@ -119,7 +120,7 @@ export class PyParser {
       case 'DeleteStatement': {
         const targets = c.slice(1).filter((x) => x.name !== ',').map((x) => {
           const t = this.expr(x)
-          if (t.k !== 'name' && t.k !== 'sub') this.refuse('PY_TARGET', { name: 'this expression with `del`' }, x)
+          if (t.k !== 'name' && t.k !== 'sub' && !(t.k === 'attr' && this.r.extended)) this.refuse('PY_TARGET', { name: 'this expression with `del`' }, x)
           return t
         })
         out.push({ k: 'del', targets, loc })
@@ -146,7 +147,17 @@ export class PyParser {
       }
       case 'TryStatement': return void out.push(this.tryStatement(c, loc))
       case 'FunctionDefinition': return void out.push(this.def(n, c, loc))
-      case 'ImportStatement': return this.refuse('PY_IMPORT', {}, n)
+      case 'ImportStatement':
+      {
+        const names = this.importNames(n, c)
+        if (!this.r.extended) {
+          if (names.length && names.every((x) => Object.prototype.hasOwnProperty.call(MODULES, x.module))) {
+            throw this.r.extendedOnly(`\`import ${names[0]!.module}\``, 'Code blocks have no modules; use the allowed builtins and str/list/dict methods.', n.from)
+          }
+          return this.refuse('PY_IMPORT', {}, n)
+        }
+        return void out.push({ k: 'import', names, loc })
+      }
       case 'ScopeStatement': {
         const kw = this.text(c[0]!)
         return this.unsupported(`\`${kw}\``, kw === 'global'
@@ -156,13 +167,129 @@ export class PyParser {
       case 'YieldStatement': return this.unsupported('`yield`', 'Build a list and return it instead of yielding.', n)
       case 'PrintStatement': return this.refuse('PY_FORBIDDEN', { name: 'print', fix: FORBIDDEN_NAMES.print! }, n)
       case 'WithStatement': return this.unsupported('`with`', 'Code blocks have no files or resources to manage; write the body without `with`.', n)
-      case 'ClassDefinition': return this.unsupported('`class`', 'Use dicts for records and `def` helpers for behaviour.', n)
-      case 'DecoratedStatement': return this.unsupported('Decorators', 'Remove the decorator and call the helper directly.', n)
+      case 'ClassDefinition':
+        if (!this.r.extended) throw this.r.extendedOnly('`class`', 'Use dicts for records and `def` helpers for behaviour.', n.from)
+        return void out.push(this.classDef(n, c, [], loc))
+      case 'DecoratedStatement': {
+        const target = c[c.length - 1]!
+        if (target.name === 'ClassDefinition' && this.r.extended) {
+          const decorators = c.filter((x) => x.name === 'Decorator').map((d) => this.decorator(d))
+          return void out.push(this.classDef(target, kids(target), decorators, loc))
+        }
+        return this.unsupported('Decorators', this.r.extended
+          ? 'Only `@dataclass` on a class is accepted; remove the decorator and call the helper directly.'
+          : 'Remove the decorator and call the helper directly.', n)
+      }
       case 'MatchStatement': return this.unsupported('`match`', 'Use `if`/`elif` chains.', n)
       case 'TypeDefinition': return this.unsupported('`type` aliases', 'Remove the type alias; annotations are not needed.', n)
       case 'Comment': return
     }
     return this.unsupported(`\`${n.name}\``, 'Rewrite it with the statements listed in docs/python.md.', n)
+  }
+
+  private decorator(d: SyntaxNode): Expr {
+    const c = kids(d).filter((x) => x.name !== 'At' && x.name !== '@')
+    let e = this.expr(c[0]!)
+    for (let i = 1; i < c.length; i++) {
+      if (c[i]!.name === '.') { e = { k: 'attr', obj: e, name: this.text(c[i + 1]!), loc: this.at(c[i + 1]!) }; i++ }
+      else if (c[i]!.name === 'ArgList') this.unsupported('Decorator arguments', 'Write `@dataclass` without arguments (the generated `__init__`, `__repr__` and `__eq__` are the defaults).', c[i]!)
+    }
+    return e
+  }
+
+  /** `class Name(Base):` with methods and attributes (extended profile). */
+  private classDef(n: SyntaxNode, c: SyntaxNode[], decorators: Expr[], loc: Loc): Stmt {
+    const name = this.checkName(c.find((x) => x.name === 'VariableName')!)
+    const bases: Expr[] = []
+    const argList = c.find((x) => x.name === 'ArgList')
+    if (argList) {
+      for (const a of kids(argList)) {
+        if (PUNCT.has(a.name)) continue
+        if (a.name === 'AssignOp' || a.name === '*' || a.name === '**') this.unsupported('Class keywords and metaclasses', 'Name one base class: `class Name(Base):`.', a)
+        bases.push(this.expr(a))
+      }
+    }
+    if (bases.length > 1) this.unsupported('Multiple inheritance', 'Derive from one class and keep the other as an attribute.', argList!)
+    const items: ClassItem[] = []
+    const body = c.find((x) => x.name === 'Body')
+    if (!body) this.refuse('PY_SYNTAX', { detail: 'expected a block', fix: 'Write `:` and an indented block.' }, n)
+    const members = (nodes: SyntaxNode[]) => {
+      for (const m of nodes) {
+        const mloc = this.at(m)
+        switch (m.name) {
+          case ':': case 'Comment': case 'PassStatement': continue
+          case 'StatementGroup': members(kids(m).filter((x) => x.name !== ';')); continue
+          case 'ExpressionStatement': {
+            const e = this.exprList(kids(m), m)
+            if (e.k === 'const' && typeof e.v === 'string') continue
+            break
+          }
+          case 'FunctionDefinition': {
+            const d = this.def(m, kids(m), mloc)
+            if (d.k === 'def') {
+              const nm = d.name
+              if (/^__.*__$/.test(nm) && !CLASS_DUNDERS.has(nm)) {
+                this.unsupported(`\`${nm}\``, `Only ${[...CLASS_DUNDERS].map((x) => `\`${x}\``).join(', ')} are called by the runtime; write a plain method (\`def size(self)\`) and call it.`, m)
+              }
+              if (d.params.length === 0) this.unsupported('A method without `self`', 'Give the method `self` as its first parameter (static and class methods are not supported: use a plain `def` outside the class).', m)
+              items.push({ kind: 'def', def: d })
+            }
+            continue
+          }
+          case 'DecoratedStatement':
+            this.unsupported('Method decorators', '`@staticmethod`, `@classmethod` and `@property` are not supported: use a plain method (`obj.area()`), or a `def` outside the class.', m)
+            break
+          case 'AssignStatement': {
+            const mc = kids(m)
+            const t = mc[0]!
+            if (t.name !== 'VariableName' || mc.filter((x) => x.name === 'AssignOp').length > 1) break
+            const annotated = mc[1]?.name === 'TypeDef'
+            const at = mc.findIndex((x) => x.name === 'AssignOp')
+            const value = at >= 0 ? this.exprList(mc.slice(at + 1), m) : null
+            if (!annotated && !value) break
+            items.push({ kind: 'attr', name: this.checkName(t), value, annotated, loc: mloc })
+            continue
+          }
+        }
+        this.unsupported('This statement in a class body', 'A class body holds methods (`def`) and attributes (`name = value`, `name: type = value`).', m)
+      }
+    }
+    members(kids(body!))
+    return { k: 'class', name, bases, items, decorators, loc }
+  }
+
+  private importNames(n: SyntaxNode, c: SyntaxNode[]): ImportName[] {
+    const out: ImportName[] = []
+    const dotted = (from: number): [string, number] => {
+      let name = this.text(c[from]!)
+      let i = from + 1
+      while (c[i]?.name === '.') { name += '.' + this.text(c[i + 1]!); i += 2 }
+      return [name, i]
+    }
+    if (c[0]!.name === 'from') {
+      if (c[1]!.name === '.') this.unsupported('Relative imports', 'Import one of the modules listed in docs/python.md by name.', c[1]!)
+      const [module, after] = dotted(1)
+      for (let i = after + 1; i < c.length; i++) {
+        const x = c[i]!
+        if (x.name === '*') this.unsupported('`from ... import *`', `Name what you use: \`from ${module} import name\`.`, x)
+        if (x.name !== 'VariableName') continue
+        let alias = this.text(x)
+        if (c[i + 1]?.name === 'as') { alias = this.text(c[i + 2]!); i += 2 }
+        out.push({ module, name: this.text(x), alias, loc: this.at(x) })
+      }
+      return out
+    }
+    for (let i = 1; i < c.length; i++) {
+      if (c[i]!.name !== 'VariableName') continue
+      const at = this.at(c[i]!)
+      const [module, after] = dotted(i)
+      let alias = module
+      i = after - 1
+      if (c[after]?.name === 'as') { alias = this.text(c[after + 1]!); i = after + 1 }
+      else if (module.includes('.')) this.unsupported('Dotted imports', `Write \`import ${module} as name\`.`, n)
+      out.push({ module, name: null, alias, loc: at })
+    }
+    return out
   }
 
   private assign(n: SyntaxNode, c: SyntaxNode[], loc: Loc): Stmt {
@@ -272,7 +399,9 @@ export class PyParser {
         if (t.elts.filter((e) => e.k === 'star').length > 1) this.refuse('PY_SYNTAX', { detail: 'multiple starred expressions in assignment', fix: 'Use one `*rest` per unpacking.' }, n)
         for (const e of t.elts) this.checkTarget(e.k === 'star' ? e.e : e, n, true)
         return
-      case 'attr': this.refuse('PY_TARGET', { name: `attribute \`.${t.name}\`` }, n); break
+      case 'attr':
+        if (this.r.extended) return
+        throw this.r.extendedOnly(`Assigning the attribute \`.${t.name}\``, 'Use a dict: `d["key"] = value`.', n.from)
       default: this.refuse('PY_TARGET', { name: describe(t) }, n)
     }
   }
@@ -359,7 +488,7 @@ export class PyParser {
           const name = this.text(c[2]!)
           // `type(x).__name__` is the one dunder the extended profile reads.
           if (name === '__name__' && !this.r.extended) throw this.r.extendedOnly('Reading `.__name__`', 'Use `isinstance(x, int)` to test a type.', c[2]!.from)
-          if (/^__.*__$/.test(name) && name !== '__name__') this.refuse('PY_DUNDER', { name }, c[2]!)
+          if (/^__.*__$/.test(name) && name !== '__name__' && !(name === '__init__' && this.r.extended)) this.refuse('PY_DUNDER', { name }, c[2]!)
           return { k: 'attr', obj, name, loc: this.at(c[2]!) }
         }
         return { k: 'sub', obj, index: this.subscript(c.slice(2, -1), n), loc }
@@ -642,6 +771,9 @@ export class PyParser {
     return { k: 'fstr', parts, loc }
   }
 }
+
+/** The dunder methods a guest class may define (the runtime or the lowering calls them). */
+export const CLASS_DUNDERS: ReadonlySet<string> = new Set(['__init__', '__repr__', '__str__', '__eq__', '__lt__', '__le__', '__gt__', '__ge__', '__post_init__'])
 
 const CMP_OPS = new Set(['<', '>', '==', '>=', '<=', '!=', '<>', 'in', 'not in', 'is', 'is not'])
 

@@ -4,6 +4,7 @@ import type { Expr, Stmt } from './ir.ts'
 import { PyParser } from './parse.ts'
 import { Refuser, type PythonProfile } from './refuse.ts'
 import { liftLambdas } from './lift.ts'
+import { desugarClasses, type ClassInfo } from './classes.ts'
 import { analyze } from './analyze.ts'
 import { Lowerer } from './lower.ts'
 import type { AjsProgram } from '../ast/types.ts'
@@ -80,10 +81,24 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   params ??= ['initial']
   checkParams(params, r)
   if (defaults.length === 0) defaults = params.map(() => null)
-  if (profile === 'extended') stmts = liftLambdas(stmts)
+  let classes: ClassInfo | undefined
+  if (profile === 'extended') {
+    const d = desugarClasses(stmts, r)
+    stmts = liftLambdas(d.body)
+    classes = d.info
+  }
   const a = analyze(stmts, params, r)
-  const ast = new Lowerer(r, a, { jsonText: options.jsonText === true }).program(stmts as Stmt[], params, defaults, file)
+  if (classes) checkImports(classes, a.scopes.flatMap((s) => [...s.locals]), r)
+  const ast = new Lowerer(r, a, { jsonText: options.jsonText === true, classes }).program(stmts as Stmt[], params, defaults, file)
   return { ast, params, warnings }
+}
+
+/** An imported name cannot also be a variable (imports are compile-time bindings). */
+function checkImports(classes: ClassInfo, locals: string[], r: Refuser): void {
+  for (const name of locals) {
+    const i = classes.imports.get(name)
+    if (i) throw r.error('PY_UNSUPPORTED', { name: `Assigning the imported name \`${name}\``, fix: `Give the variable another name, or import with \`as\`: \`import ${i.module} as other\`.` }, i.loc)
+  }
 }
 
 /** A source that is one `def` and nothing after it at top level (comments aside). */

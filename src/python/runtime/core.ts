@@ -2,7 +2,7 @@
  * The object protocol of the subset: truth, equality, ordering, hashing,
  * repr/str, iteration and length, over the value representation of values.ts.
  */
-import { PyDict, PyDictView, PyException, PyFloat, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, typeName } from './values.ts'
+import { PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, typeName } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
 import { codePoints, compareStr, strRepr } from './text.ts'
@@ -45,7 +45,8 @@ export function hashKey(x: unknown): unknown {
       if (x === null) return null
       if (x instanceof PyFloat) return Number.isSafeInteger(x.v) ? x.v : BigInt(x.v)
       if (isTuple(x)) return MARK + encodeTuple(x)
-      if (x instanceof PyType) return MARK + 'T' + x.name
+      if (x instanceof PyType) return MARK + 'T' + (x instanceof PyClass ? `${x.qualname}#${x.serial}` : x.name)
+      if (x instanceof PyInstance && !userEq(x.cls)) return MARK + 'o' + x.serial
   }
   return typeError(`unhashable type: '${typeName(x)}'`)
 }
@@ -115,7 +116,48 @@ export function eq(a: unknown, b: unknown): boolean {
   }
   if (a instanceof PyDictView && b instanceof PySet) return a.kind !== 'values' && eq(viewAsSet(a), b)
   if (b instanceof PyDictView && a instanceof PySet) return b.kind !== 'values' && eq(a, viewAsSet(b))
+  if (a instanceof PyInstance || b instanceof PyInstance) return instanceEq(a, b)
   return false
+}
+
+/** A class whose instances compare by value: a user `__eq__`, or a dataclass's generated one. */
+export function userEq(c: PyClass): boolean {
+  return c.lookup('__eq__') !== undefined || c.dataclass !== null
+}
+
+/** == of distinct objects one of which is a guest instance (the lowering calls a user `__eq__` itself; here only inside containers). */
+function instanceEq(a: unknown, b: unknown): boolean {
+  for (const x of [a, b]) {
+    if (x instanceof PyInstance && x.cls.lookup('__eq__') !== undefined) {
+      raise('NotImplementedError', `comparing ${x.cls.name} objects inside a container does not call their __eq__; compare the items with == one by one`)
+    }
+  }
+  if (a instanceof PyInstance && b instanceof PyInstance && a.cls === b.cls && a.cls.dataclass) {
+    for (const f of a.cls.dataclass.fields) if (!eq(a.attrs.get(f), b.attrs.get(f))) return false
+    return true
+  }
+  return false
+}
+
+/** Text the lowering computed by calling guest `__repr__`/`__str__` methods, for the conversion in progress. */
+let TEXTS: Map<object, { r?: string; s?: string }> | null = null
+
+/** Run `f` with the texts of guest objects at hand (see runtime/classes.ts). */
+export function withTexts<R>(texts: Map<object, { r?: string; s?: string }>, f: () => R): R {
+  const saved = TEXTS
+  TEXTS = texts
+  try {
+    return f()
+  } finally { TEXTS = saved }
+}
+
+function objectRepr(x: PyInstance | PyException, depth: number): string | undefined {
+  const t = TEXTS?.get(x)?.r
+  if (t !== undefined) return t
+  if (x instanceof PyInstance && x.cls.dataclass) {
+    return `${x.cls.qualname}(${x.cls.dataclass.fields.map((f) => `${f}=${repr(x.attrs.get(f), depth + 1)}`).join(', ')})`
+  }
+  return undefined
 }
 
 export function viewAsSet(v: PyDictView): PySet {
@@ -162,8 +204,15 @@ export function compare(a: unknown, b: unknown, op: string): number {
   if ((a instanceof PySet || a instanceof PyDictView) && (b instanceof PySet || b instanceof PyDictView)) {
     return setCompare(a instanceof PySet ? a : viewAsSet(a), b instanceof PySet ? b : viewAsSet(b), op)
   }
+  for (const x of [a, b]) {
+    if (x instanceof PyInstance && ORDER_DUNDERS.some((d) => x.cls.lookup(d) !== undefined)) {
+      raise('NotImplementedError', `ordering ${x.cls.name} objects inside sorted/min/max or containers does not call their ${ORDER_DUNDERS.find((d) => x.cls.lookup(d) !== undefined)}; pass key=, e.g. sorted(items, key=lambda o: o.priority)`)
+    }
+  }
   return orderError(op, a, b)
 }
+
+const ORDER_DUNDERS = ['__lt__', '__le__', '__gt__', '__ge__']
 
 /** Sets order by inclusion: the caller reads the result through the operator. */
 function setCompare(a: PySet, b: PySet, op: string): number {
@@ -209,6 +258,10 @@ export function repr(x: unknown, depth = 0): string {
   if (x instanceof PyRange) return x.step === 1 ? `range(${x.start}, ${x.stop})` : `range(${x.start}, ${x.stop}, ${x.step})`
   if (x instanceof PyDictView) return `dict_${x.kind}(${repr(iterate(x), depth + 1)})`
   if (x instanceof PyType) return `<class '${x.name}'>`
+  if (x instanceof PyInstance || (x instanceof PyException && x.type instanceof PyClass)) {
+    const t = objectRepr(x, depth)
+    if (t !== undefined) return t
+  }
   if (x instanceof PyException) return `${x.type.name}(${x.args.map((a) => repr(a, depth + 1)).join(', ')})`
   if (x instanceof PyOpaque) return x.repr()
   return '<object>'
@@ -216,6 +269,11 @@ export function repr(x: unknown, depth = 0): string {
 
 export function str(x: unknown): string {
   if (typeof x === 'string') return x
+  if (TEXTS !== null && (x instanceof PyInstance || x instanceof PyException)) {
+    const t = TEXTS.get(x)
+    if (t?.s !== undefined) return t.s
+    if (t?.r !== undefined) return t.r
+  }
   if (x instanceof PyException) return x.message
   return repr(x)
 }

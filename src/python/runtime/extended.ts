@@ -15,6 +15,9 @@ import { intOf, isIntValue } from './numbers.ts'
 import { unhashableCheck } from './collections.ts'
 import * as B from './builtins.ts'
 import type { PyRun } from './fuel.ts'
+import { PyClass } from './values.ts'
+import { PyMethod, PyNativeInit, classGetAttr, nativeInit } from './classes.ts'
+import { MODULE_FUNCTIONS } from './modules.ts'
 
 /** A `def` or `lambda` of the program as a value: the helper `fid` with its defaults and enclosing variables. */
 export class PyFunction extends PyOpaque {
@@ -64,7 +67,11 @@ export class PyUnbound extends PyOpaque {
 export function bindCall(f: PyFunction, args: readonly unknown[], kw: PyDict | null): unknown[] {
   const { params, name } = f
   const n = params.length
-  if (args.length > n) typeError(`${name}() takes ${n} positional argument${n === 1 ? '' : 's'} but ${args.length} ${args.length === 1 ? 'was' : 'were'} given`)
+  if (args.length > n) {
+    const required = f.defaults.filter((d, i) => i < n && d === undefined).length
+    const takes = required === n ? `${n}` : `from ${required} to ${n}`
+    typeError(`${name}() takes ${takes} positional argument${n === 1 && required === n ? '' : 's'} but ${args.length} ${args.length === 1 ? 'was' : 'were'} given`)
+  }
   const slots: unknown[] = new Array(n)
   for (let i = 0; i < args.length; i++) slots[i] = args[i]
   if (kw) {
@@ -152,6 +159,7 @@ const NATIVE: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | null) => unk
 
 /** Call a value that is not one of the program's own functions. */
 export function callNative(rt: PyRun, f: unknown, a: unknown[], kw: PyDict | null): unknown {
+  if (f instanceof PyNativeInit) return nativeInit(f, a, kw)
   if (f instanceof PyBound) return callMethod(rt, f.self, f.name, a, kw)
   if (f instanceof PyUnbound) {
     if (a.length === 0 || typeName(a[0]) !== f.type.name) typeError(`descriptor '${f.name}' for '${f.type.name}' objects doesn't apply to a '${a.length ? typeName(a[0]) : 'NoneType'}' object`)
@@ -159,9 +167,9 @@ export function callNative(rt: PyRun, f: unknown, a: unknown[], kw: PyDict | nul
   }
   if (f instanceof PyType) return callType(rt, f, a, kw)
   if (f instanceof PyBuiltin) {
-    const impl = NATIVE[f.name]
+    const impl = NATIVE[f.name] ?? MODULE_FUNCTIONS[f.name]
     if (!impl) return typeError(`${f.name}() cannot be called through a value here; call it by name`)
-    if (f.name !== 'print') noKw(f.name, kw)
+    if (f.name !== 'print' && !f.name.includes('.')) noKw(f.name, kw)
     return impl(rt, a, kw)
   }
   return typeError(`'${typeName(f)}' object is not callable`)
@@ -311,6 +319,10 @@ export function print(rt: PyRun, a: unknown[], kw: PyDict | null): null {
 
 /** `obj.name` read as a value: exception args, a type's or function's name, a bound method. */
 export function getAttr(x: unknown, name: string): unknown {
+  if (typeof x === 'object' && x !== null) {
+    const g = classGetAttr(x, name)
+    if (g !== undefined) return g
+  }
   if (name === '__name__') {
     if (x instanceof PyType) return x.name
     if (x instanceof PyFunction) return x.name.slice(x.name.lastIndexOf('.') + 1)
@@ -342,8 +354,8 @@ function hasMethod(x: unknown, name: string): boolean {
 export const EXTENDED_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
   fn: (_rt, a) => new PyFunction(a[0], a[1], a[2], a[3], a[4]),
   builtin: (_rt, a) => new PyBuiltin(a[0]),
-  fid: (_rt, a) => (a[0] instanceof PyFunction ? a[0].fid : -1),
-  bindcall: (_rt, a) => bindCall(a[0], a[1], a[2]),
+  fid: (_rt, a) => (a[0] instanceof PyFunction ? a[0].fid : a[0] instanceof PyMethod ? a[0].func.fid : a[0] instanceof PyClass ? -2 : -1),
+  bindcall: (_rt, a) => (a[0] instanceof PyMethod ? bindCall(a[0].func, [a[0].self, ...a[1]], a[2]) : bindCall(a[0], a[1], a[2])),
   callnative: (rt, a) => callNative(rt, a[0], a[1], a[2]),
   getattr: (_rt, a) => getAttr(a[0], a[1]),
   first: (_rt, a) => a[0],

@@ -17,6 +17,8 @@ import * as B from './builtins.ts'
 import { bindArgs, checkResult, dumps, toData } from './json.ts'
 import type { PyRun } from './fuel.ts'
 import { EXTENDED_RUNTIME } from './extended.ts'
+import { CLASS_RUNTIME, unwrapTexts } from './classes.ts'
+import { MODULE_RUNTIME } from './modules.ts'
 
 type Fn = (rt: PyRun, a: any[]) => unknown
 
@@ -163,7 +165,11 @@ const raw: Record<string, Fn> = {
   dumps: (rt, a) => dumps(rt, checkResult(a[0])),
   // the extended profile (functions as values, more builtins)
   ...EXTENDED_RUNTIME,
+  ...CLASS_RUNTIME,
+  ...MODULE_RUNTIME,
 }
+// Conversions of values holding guest objects whose __repr__/__str__ the program called first (runtime/classes.ts).
+for (const name of ['strb', 'repr', 'fmt', 'print', 'mod', 'm']) raw[`tx${name}`] = unwrapTexts(raw[name]!)
 
 /** The Python runtime, keyed by the names compiled programs call (`py$add`, ...). */
 export const PYTHON_FUNCTIONS: Readonly<Record<string, GuestFunction>> = Object.freeze(

@@ -57,7 +57,7 @@ export function bindArgs(rt: PyRun, args: unknown, params: readonly string[], de
   })
 }
 
-function keyText(k: unknown): string {
+export function keyText(k: unknown): string {
   if (typeof k === 'string') return k
   if (typeof k === 'boolean') return k ? 'true' : 'false'
   if (k === null || k === undefined) return 'null'
@@ -67,7 +67,7 @@ function keyText(k: unknown): string {
   return typeError(`keys must be str, int, float, bool or None, not ${typeName(k)}`)
 }
 
-function jsonFloat(v: number): string {
+export function jsonFloat(v: number): string {
   if (Number.isNaN(v)) return 'NaN'
   if (v === Infinity) return 'Infinity'
   if (v === -Infinity) return '-Infinity'

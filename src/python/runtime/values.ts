@@ -76,7 +76,9 @@ export const typeByName = (name: string): PyType | undefined => types.get(name)
 export class PyException {
   readonly pyType: string
   message: string
-  constructor(readonly type: PyType, readonly args: readonly unknown[], message: string) {
+  /** Attributes a user exception class's `__init__` set (`self.code = ...`). */
+  attrs?: Map<string, unknown>
+  constructor(readonly type: PyType, public args: readonly unknown[], message: string) {
     this.pyType = type.name
     this.message = message
   }
@@ -146,6 +148,49 @@ export const isList = (x: unknown): x is unknown[] => Array.isArray(x) && !Objec
 export const tuple = (items: unknown[]): readonly unknown[] => Object.freeze(items)
 export const EMPTY_TUPLE: readonly unknown[] = Object.freeze([])
 
+/**
+ * A guest `class` (extended profile): its name, one base (a guest class, an exception class or
+ * `object`) and its attributes (class attributes and methods, the latter as function values).
+ * A guest object, never a host one: it has no `__dict__`, `__class__` or metaclass to reach.
+ */
+let classSerial = 0
+
+export class PyClass extends PyType {
+  readonly attrs = new Map<string, unknown>()
+  /** `@dataclass`: the fields in order (the bases' first) and their defaults (`undefined`: none; a PyType: a default_factory). */
+  dataclass: { fields: string[]; defaults: unknown[] } | null = null
+  readonly serial = ++classSerial
+  constructor(name: string, base: PyType, readonly qualname: string) {
+    super(name, base)
+  }
+  /** An attribute of the class or of a guest class it derives from. */
+  lookup(name: string): unknown {
+    for (let t: PyType | null = this; t instanceof PyClass; t = t.base) {
+      const v = t.attrs.get(name)
+      if (v !== undefined) return v
+    }
+    return undefined
+  }
+}
+
+let serial = 0
+
+/** An instance of a guest class: its attributes by name. */
+export class PyInstance extends PyOpaque {
+  readonly attrs = new Map<string, unknown>()
+  /** Identity for hashing (instances without `__eq__` hash by identity, as in CPython). */
+  readonly serial = ++serial
+  constructor(readonly cls: PyClass) {
+    super()
+  }
+  get typeName(): string {
+    return this.cls.name
+  }
+  override repr(): string {
+    return `<${this.cls.qualname} object>`
+  }
+}
+
 /** The Python type name of a value, for messages (`'int'`, `'NoneType'`, ...). */
 export function typeName(x: unknown): string {
   switch (typeof x) {
@@ -171,5 +216,7 @@ export function typeName(x: unknown): string {
 
 /** The type object of a value. */
 export function typeOf(x: unknown): PyType {
+  if (x instanceof PyInstance) return x.cls
+  if (x instanceof PyException) return x.type
   return typeByName(typeName(x)) ?? T.object
 }

@@ -21,6 +21,15 @@ SAFE = {name: getattr(builtins, name) for name in ALLOWED + EXCEPTIONS}
 # The extended profile's builtins (print is captured and compared as the run's log).
 EXTENDED = "any all map filter repr ascii divmod pow hash iter next chr ord hex bin oct type".split()
 SAFE_EXTENDED = dict(SAFE, **{name: getattr(builtins, name) for name in EXTENDED})
+# Classes and the modules the extended profile imports.
+SAFE_EXTENDED.update(super=super, object=object, NotImplemented=NotImplemented)
+MODULES = {"math", "json", "collections", "itertools", "string", "dataclasses", "typing", "re"}
+
+
+def restricted_import(name, globals=None, locals=None, fromlist=(), level=0):
+    if name not in MODULES or level:
+        raise ImportError("No module named %r" % name)
+    return __import__(name, globals, locals, fromlist, level)
 
 
 def run(case):
@@ -31,8 +40,11 @@ def run(case):
     def capture(*args, sep=" ", end="\n", flush=False):
         printed.append((" " if sep is None else sep).join(str(a) for a in args) + ("\n" if end is None else end))
 
-    safe = dict(SAFE_EXTENDED, print=capture) if extended else SAFE
-    env = {"__builtins__": dict(safe, __build_class__=None)}
+    if extended:
+        safe = dict(SAFE_EXTENDED, print=capture, __build_class__=builtins.__build_class__, __import__=restricted_import)
+    else:
+        safe = dict(SAFE, __build_class__=None)
+    env = {"__builtins__": safe, "__name__": "__main__"}
     out = run_in(case, params, env)
     if extended and printed:
         out["log"] = "".join(printed)

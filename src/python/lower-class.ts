@@ -1,0 +1,230 @@
+/**
+ * Lowering of guest classes and imported modules (extended profile; see classes.ts and modules.ts).
+ * The runtime never calls guest code: a method call, a constructor, a user `__eq__`/`__lt__` or
+ * `__repr__`/`__str__` is a call of the program's own helpers (`call$dispatch`, `m$call`,
+ * `cmp$dispatch`, `text$prep`), which ask the runtime what to call and hand it the results.
+ */
+import type { Expr, ExprOf, Loc } from './ir.ts'
+import type { Step } from '../ast/types.ts'
+import { type Node, arr, assign, binary, call, exprStep, id, lambda, lit, member, methodCall as methodCallNode, not, rt, setVar, step, UNDEFINED } from './nodes.ts'
+import { type FnCtx, dynamicCall, elements, lowerExpr, resolve } from './lower-expr.ts'
+import type { Lowerer } from './lower.ts'
+import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
+import { MODULES } from './modules.ts'
+import type { ClassInfo } from './classes.ts'
+import type { Keyword } from './ir.ts'
+
+const M_CALL = 'm$call'
+const CMP_DISPATCH = 'cmp$dispatch'
+const TEXT_PREP = 'text$prep'
+
+const infoOf = (cx: FnCtx): ClassInfo | undefined => cx.L.options.classes
+
+/** A frontend-built runtime call (`{ k: 'rt' }`). */
+export function lowerRt(cx: FnCtx, e: ExprOf<'rt'>): Node {
+  if (e.fn === '') return UNDEFINED
+  return rt(e.fn, e.args.map((a) => lowerExpr(cx, a)), e.loc)
+}
+
+/** Keyword arguments as a dict (or null). */
+function kwDict(cx: FnCtx, kw: Keyword[]): Node {
+  if (kw.length === 0) return lit(null)
+  const parts: Node[] = []
+  let run: Node[] | null = null
+  for (const k of kw) {
+    if (k.name === null) { run = null; parts.push(lowerExpr(cx, k.value)); continue }
+    if (!run) { run = []; parts.push(arr(run)) }
+    run.push(lit(k.name), lowerExpr(cx, k.value))
+  }
+  return rt('dictmerge', [arr(parts)])
+}
+
+// --- modules -----------------------------------------------------------------------
+
+/** What an imported name stands for: a module (`import math`) or a member (`from math import pi`). */
+function imported(cx: FnCtx, name: string): { module: string; member: string | null } | undefined {
+  if (resolve(cx, name).kind !== 'unknown') return undefined
+  const i = infoOf(cx)?.imports.get(name)
+  return i ? { module: i.module, member: i.name } : undefined
+}
+
+function memberValue(cx: FnCtx, module: string, name: string, loc: Loc): Node {
+  const kind = MODULES[module]?.[name]
+  if (kind === undefined) {
+    throw cx.L.r.error('PY_ATTRIBUTE', { name, fix: `The ${module} module here has ${Object.keys(MODULES[module] ?? {}).join(', ')}.` }, loc)
+  }
+  if (kind === 'const') return rt('modconst', [lit(`${module}.${name}`)], loc)
+  if (kind === 'fn') return rt('builtin', [lit(`${module}.${name}`)], loc)
+  throw cx.L.r.error('PY_UNSUPPORTED', { name: `\`${name}\` as a value`, fix: kind === 'annotation' ? `\`${name}\` is only for annotations, which are ignored at run time.` : `Use \`@${name}\` on a class.` }, loc)
+}
+
+/** A name that an import bound, as a value (undefined: not imported). */
+export function importedName(cx: FnCtx, e: ExprOf<'name'>): Node | undefined {
+  const i = imported(cx, e.id)
+  if (!i) return undefined
+  if (i.member === null) throw cx.L.r.error('PY_UNSUPPORTED', { name: `The module \`${e.id}\` as a value`, fix: `Use its members: \`${e.id}.name\`.` }, e.loc)
+  return memberValue(cx, i.module, i.member, e.loc)
+}
+
+/** `module.name` read as a value (undefined: the object is not a module). */
+export function moduleAttr(cx: FnCtx, e: ExprOf<'attr'>): Node | undefined {
+  if (e.obj.k !== 'name') return undefined
+  const i = imported(cx, e.obj.id)
+  if (!i || i.member !== null) return undefined
+  return memberValue(cx, i.module, e.name, e.loc)
+}
+
+function moduleCallNode(cx: FnCtx, qualified: string, e: ExprOf<'call'>): Node {
+  return rt('modcall', [lit(qualified), arr(elements(cx, e.args)), kwDict(cx, e.kw)], e.loc)
+}
+
+/** A call of an imported function: `sqrt(x)`, `math.sqrt(x)` (undefined: not one). */
+export function importedCall(cx: FnCtx, e: ExprOf<'call'>): Node | undefined {
+  const fn = e.fn
+  let module: string, name: string
+  if (fn.k === 'name') {
+    const i = imported(cx, fn.id)
+    if (!i) return undefined
+    if (i.member === null) throw cx.L.r.error('PY_UNSUPPORTED', { name: `Calling the module \`${fn.id}\``, fix: `Call one of its functions: \`${fn.id}.name(...)\`.` }, e.loc)
+    module = i.module; name = i.member
+  } else if (fn.k === 'attr' && fn.obj.k === 'name') {
+    const i = imported(cx, fn.obj.id)
+    if (!i || i.member !== null) return undefined
+    module = i.module; name = fn.name
+  } else return undefined
+  const kind = MODULES[module]?.[name]
+  if (kind !== 'fn') return lowerDynamic(cx, memberValue(cx, module, name, fn.loc), e)
+  return moduleCallNode(cx, `${module}.${name}`, e)
+}
+
+function lowerDynamic(cx: FnCtx, f: Node, e: ExprOf<'call'>): Node {
+  return dynamicCall(cx, f, arr(elements(cx, e.args)), kwDict(cx, e.kw), e.loc)
+}
+
+// --- classes -------------------------------------------------------------------------
+
+/** `obj.name(...)` when obj may be a guest object (undefined: the builtin method path). */
+export function classMethodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>): Node | undefined {
+  const info = infoOf(cx)
+  if (!info || info.count === 0) return undefined
+  if (fn.obj.k === 'name' && BUILTIN_TYPES.has(fn.obj.id) && resolve(cx, fn.obj.id).kind === 'type') return undefined
+  const name = fn.name
+  const textArgs = () => arr(elements(cx, e.args).map((a) => (a.$expr === 'spread' ? a : prepText(cx, a))))
+  if (!info.methodNames.has(name) && ALL_METHODS.has(name)) {
+    if (name !== 'format' || !info.text) return undefined
+    return rt('txm', [lowerExpr(cx, fn.obj), lit(name), textArgs(), kwDict(cx, e.kw)], e.loc)
+  }
+  const obj = lowerExpr(cx, fn.obj)
+  if (ALL_METHODS.has(name)) {
+    cx.L.helpersUsed.add(M_CALL)
+    cx.L.usesDispatch = true
+    const args = name === 'format' && info.text ? textArgs() : arr(elements(cx, e.args))
+    return call(M_CALL, [obj, lit(name), args, kwDict(cx, e.kw)], e.loc)
+  }
+  return dynamicCall(cx, rt('getattr', [obj, lit(name)], fn.loc), arr(elements(cx, e.args)), kwDict(cx, e.kw), e.loc)
+}
+
+/** `obj.name = value`. */
+export function setAttrSteps(cx: FnCtx, target: ExprOf<'attr'>, value: Node, loc: Loc): Step[] {
+  return [exprStep(rt('setattr', [value, lowerExpr(cx, target.obj), lit(target.name)], target.loc), loc)]
+}
+
+/** `obj.name op= value`. */
+export function augAttrSteps(cx: FnCtx, target: ExprOf<'attr'>, op: string, value: Expr, loc: Loc): Step[] {
+  const o = cx.temp()
+  const read = rt('getattr', [id(o), lit(target.name)], target.loc)
+  return [setVar(o, lowerExpr(cx, target.obj), loc), exprStep(rt('setattr', [rt('iop', [lit(op), read, lowerExpr(cx, value)], loc), id(o), lit(target.name)], loc), loc)]
+}
+
+export function delAttrSteps(cx: FnCtx, target: ExprOf<'attr'>, loc: Loc): Step[] {
+  return [exprStep(rt('delattr', [lowerExpr(cx, target.obj), lit(target.name)], target.loc), loc)]
+}
+
+/** A comparison that may call a guest `__eq__`/`__lt__`/...; undefined: the plain runtime comparison. */
+export function classCompare(cx: FnCtx, op: string, l: Node, r: Node, loc: Loc): Node | undefined {
+  const info = infoOf(cx)
+  if (!info) return undefined
+  const eqOp = op === '==' || op === '!='
+  if (!(eqOp ? info.eq : (info.order && (op === '<' || op === '<=' || op === '>' || op === '>=')))) return undefined
+  cx.L.helpersUsed.add(CMP_DISPATCH)
+  cx.L.usesDispatch = true
+  const c = call(CMP_DISPATCH, [lit(op === '!=' ? '==' : op), l, r], loc)
+  return op === '!=' ? not(rt('truth', [c])) : c
+}
+
+/** A value about to be converted to text: the program calls its guest `__repr__`/`__str__` first. */
+export function prepText(cx: FnCtx, value: Node): Node {
+  if (!infoOf(cx)?.text) return value
+  cx.L.helpersUsed.add(TEXT_PREP)
+  cx.L.usesDispatch = true
+  return call(TEXT_PREP, [value])
+}
+
+/** The runtime entry converting text: its `tx` form unwraps what prepText made. */
+export function textEntry(cx: FnCtx, name: string): string {
+  return infoOf(cx)?.text ? `tx${name}` : name
+}
+
+/** The dispatcher's branch for a class: construct, then call `__init__` (or `__post_init__`). */
+export function classDispatchSteps(L: Lowerer, dispatch: string): Step[] {
+  const info = L.options.classes
+  if (!info || info.count === 0) return []
+  const m = (i: number) => member(id('$m'), i)
+  return [step('if', {
+    condition: binary('===', id('$i'), lit(-2)),
+    then: [
+      setVar('$o', rt('new', [id('$f'), id('$a'), id('$kw')])),
+      setVar('$m', rt('initcall', [id('$f'), id('$o'), id('$a'), id('$kw')])),
+      step('if', { condition: not(binary('===', id('$m'), lit(null))), then: [exprStep(rt('initret', [call(dispatch, [m(0), m(1), m(2)])]))] }),
+      step('return', { value: id('$o') }),
+    ],
+  })]
+}
+
+/** The helpers the class lowering used. */
+export function addClassHelpers(L: Lowerer, dispatch: string): void {
+  const d = (f: Node, args: Node[]) => call(dispatch, [f, arr(args), lit(null)])
+  if (L.helpersUsed.has(M_CALL)) {
+    L.functions[M_CALL] = {
+      params: ['$o', '$n', '$a', '$kw'],
+      steps: [
+        step('if', { condition: rt('isobj', [id('$o')]), then: [step('return', { value: call(dispatch, [rt('getattr', [id('$o'), id('$n')]), id('$a'), id('$kw')]) })] }),
+        step('return', { value: rt(L.options.classes?.text ? 'txm' : 'm', [id('$o'), id('$n'), id('$a'), id('$kw')]) }),
+      ],
+    }
+  }
+  if (L.helpersUsed.has(CMP_DISPATCH)) {
+    const attempt = (x: string, y: string, stage: number): Step[] => [
+      setVar('$m', rt('cmpof', [id(x), id(y), id('$op'), lit(stage)])),
+      step('if', {
+        condition: not(binary('===', id('$m'), lit(null))),
+        then: [
+          setVar('$r', d(id('$m'), [id(y)])),
+          step('if', { condition: not(rt('isni', [id('$r')])), then: [step('return', { value: id('$r') })] }),
+        ],
+      }),
+    ]
+    L.functions[CMP_DISPATCH] = {
+      params: ['$op', '$x', '$y'],
+      steps: [
+        step('varsLet', { vars: { $m: UNDEFINED, $r: UNDEFINED } }),
+        ...attempt('$x', '$y', 0),
+        ...attempt('$y', '$x', 1),
+        step('return', { value: rt('cmpnative', [id('$op'), id('$x'), id('$y')]) }),
+      ],
+    }
+  }
+  if (L.helpersUsed.has(TEXT_PREP)) {
+    const each = lambda(['$q'], d(rt('getattr', [member(id('$q'), 0), member(id('$q'), 1)]), []))
+    L.functions[TEXT_PREP] = {
+      params: ['$x'],
+      steps: [
+        step('varsLet', { vars: { $p: rt('pending', [id('$x')]), $t: UNDEFINED } }),
+        step('if', { condition: binary('===', id('$p'), lit(null)), then: [step('return', { value: id('$x') })] }),
+        setVar('$t', methodCallNode(id('$p'), 'map', [each])),
+        step('return', { value: rt('texted', [id('$x'), id('$p'), id('$t')]) }),
+      ],
+    }
+  }
+  void assign
+}

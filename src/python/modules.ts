@@ -1,0 +1,22 @@
+/**
+ * The modules a program of the extended profile may import, and what each offers: a function
+ * (called as `py$modcall('math.sqrt', args, kw)`, a value through `py$builtin`), a constant, a
+ * class-like constructor, or a name that only annotations use (typing). Anything else is refused.
+ */
+export type ModuleMember = 'fn' | 'const' | 'decorator' | 'annotation'
+
+const fns = (names: string): Record<string, ModuleMember> => Object.fromEntries(names.split(' ').map((n) => [n, 'fn' as const]))
+const consts = (names: string): Record<string, ModuleMember> => Object.fromEntries(names.split(' ').map((n) => [n, 'const' as const]))
+
+export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMember>>>> = {
+  math: {
+    ...fns('sqrt floor ceil trunc fabs exp log log2 log10 pow sin cos tan asin acos atan atan2 hypot degrees radians isclose isfinite isinf isnan gcd lcm factorial comb perm prod fsum copysign fmod isqrt'),
+    ...consts('pi e tau inf nan'),
+  },
+  json: fns('loads dumps'),
+  collections: fns('Counter defaultdict OrderedDict'),
+  itertools: fns('chain product permutations combinations combinations_with_replacement accumulate islice zip_longest repeat pairwise'),
+  string: consts('ascii_lowercase ascii_uppercase ascii_letters digits hexdigits octdigits punctuation whitespace printable'),
+  dataclasses: { dataclass: 'decorator', field: 'decorator' },
+  typing: Object.fromEntries('Any List Dict Set Tuple Optional Union Callable Iterable Iterator Sequence Mapping TypedDict Literal'.split(' ').map((n) => [n, 'annotation' as const])),
+}

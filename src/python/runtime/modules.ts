@@ -1,0 +1,487 @@
+/**
+ * The importable modules' functions (extended profile; the names are listed in src/python/modules.ts):
+ * `math`, `json`, `string`, `itertools` and `collections`, each what CPython 3.11 computes for
+ * the accepted arguments. Called as `py$modcall('math.sqrt', args, kw)`, or as values (`map(math.sqrt, xs)`).
+ */
+import { PyDict, PyFloat, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeName } from './values.ts'
+import { raise, typeError, valueError } from './errors.ts'
+import { hashKey, iterate, lt } from './core.ts'
+import { floatOf, intOf, isIntValue, isNumber, decimalText } from './numbers.ts'
+import { keyText, jsonFloat } from './json.ts'
+import { loadsExact } from './extended.ts'
+import { add, mul } from './ops.ts'
+import type { PyRun } from './fuel.ts'
+
+type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
+
+const kwargs = (name: string, kw: PyDict | null, allowed: readonly string[]): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  if (kw) {
+    for (const [k, v] of kw.map.values()) {
+      if (!allowed.includes(k as string)) typeError(`${name}() got an unexpected keyword argument '${String(k)}'`)
+      out[k as string] = v
+    }
+  }
+  return out
+}
+const noKw = (name: string, kw: PyDict | null) => kwargs(name, kw, [])
+const arity = (name: string, a: unknown[], min: number, max = min): void => {
+  if (a.length < min || a.length > max) {
+    if (min === max) typeError(`${name}() takes exactly ${min === 1 ? 'one argument' : `${min} arguments`} (${a.length} given)`)
+    typeError(`${name} expected ${a.length < min ? 'at least' : 'at most'} ${a.length < min ? min : max} arguments, got ${a.length}`)
+  }
+}
+
+// --- math ----------------------------------------------------------------------------
+
+function real(x: unknown): number {
+  if (!isNumber(x)) typeError(`must be real number, not ${typeName(x)}`)
+  const v = floatOf(x)
+  if (typeof x === 'bigint' && !Number.isFinite(v)) raise('OverflowError', 'int too large to convert to float')
+  return v
+}
+const domain = (): never => valueError('math domain error')
+const rangeErr = (): never => raise('OverflowError', 'math range error')
+
+/** A float result: NaN from a finite argument is a domain error, infinity a range error. */
+function f1(name: string, fn: (x: number) => number, check: (x: number) => boolean = () => true): ModFn {
+  return (_rt, a, kw) => {
+    noKw(name, kw); arity(name, a, 1)
+    const x = real(a[0])
+    if (!check(x)) domain()
+    const r = fn(x)
+    if (Number.isNaN(r) && !Number.isNaN(x)) domain()
+    if (!Number.isFinite(r) && Number.isFinite(x)) rangeErr()
+    return mkFloat(r)
+  }
+}
+
+function toInt(name: string, x: unknown): number | bigint {
+  if (!isIntValue(x)) typeError(`'${typeName(x)}' object cannot be interpreted as an integer`)
+  void name
+  return intOf(x)
+}
+
+function floorCeil(name: string, f: (x: number) => number): ModFn {
+  return (_rt, a, kw) => {
+    noKw(name, kw); arity(name, a, 1)
+    if (isIntValue(a[0])) return intOf(a[0])
+    const x = real(a[0])
+    if (Number.isNaN(x)) valueError('cannot convert float NaN to integer')
+    if (!Number.isFinite(x)) raise('OverflowError', 'cannot convert float infinity to integer')
+    const r = f(x)
+    return mkInt(Number.isSafeInteger(r) ? r : BigInt(r))
+  }
+}
+
+function factorial(n: number | bigint): unknown {
+  if (n < 0) valueError('factorial() not defined for negative values')
+  if (Number(n) > 20000) valueError('factorial() argument is too large here')
+  let r = 1n
+  for (let i = 2n; i <= BigInt(n); i++) r *= i
+  return mkInt(r)
+}
+
+function gcd2(a: bigint, b: bigint): bigint {
+  a = a < 0n ? -a : a; b = b < 0n ? -b : b
+  while (b) [a, b] = [b, a % b]
+  return a
+}
+
+function isqrt(n: bigint): bigint {
+  if (n < 0n) valueError('isqrt() argument must be nonnegative')
+  if (n < 2n) return n
+  let x = BigInt(Math.floor(Math.sqrt(Number(n))))
+  while (x * x > n) x--
+  while ((x + 1n) * (x + 1n) <= n) x++
+  return x
+}
+
+/** Exactly rounded sum (Shewchuk's partials, as CPython's fsum). */
+function fsum(xs: number[]): number {
+  const partials: number[] = []
+  let special = 0
+  for (let x of xs) {
+    if (!Number.isFinite(x)) { special += x; continue }
+    let i = 0
+    for (let y of partials) {
+      if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x]
+      const hi = x + y
+      const lo = y - (hi - x)
+      if (lo) partials[i++] = lo
+      x = hi
+    }
+    partials.length = i
+    partials.push(x)
+  }
+  if (special || Number.isNaN(special)) return special
+  let n = partials.length
+  let hi = 0
+  if (n > 0) {
+    hi = partials[--n]!
+    let lo = 0
+    while (n > 0) {
+      const x = hi
+      const y = partials[--n]!
+      hi = x + y
+      const yr = hi - x
+      lo = y - yr
+      if (lo) break
+    }
+    if (n > 0 && ((lo < 0 && partials[n - 1]! < 0) || (lo > 0 && partials[n - 1]! > 0))) {
+      const y = lo * 2
+      const x = hi + y
+      if (y === x - hi) hi = x
+    }
+  }
+  return hi
+}
+
+const MATH: Record<string, ModFn> = {
+  sqrt: f1('sqrt', Math.sqrt, (x) => !(x < 0)),
+  exp: f1('exp', Math.exp),
+  log2: f1('log2', Math.log2, (x) => x > 0 || Number.isNaN(x)),
+  log10: f1('log10', Math.log10, (x) => x > 0 || Number.isNaN(x)),
+  sin: f1('sin', Math.sin, Number.isFinite), cos: f1('cos', Math.cos, Number.isFinite), tan: f1('tan', Math.tan, Number.isFinite),
+  asin: f1('asin', Math.asin, (x) => !(Math.abs(x) > 1)), acos: f1('acos', Math.acos, (x) => !(Math.abs(x) > 1)), atan: f1('atan', Math.atan),
+  fabs: f1('fabs', Math.abs),
+  degrees: f1('degrees', (x) => x * (180 / Math.PI)),
+  radians: f1('radians', (x) => x * (Math.PI / 180)),
+  floor: floorCeil('floor', Math.floor),
+  ceil: floorCeil('ceil', Math.ceil),
+  trunc: floorCeil('trunc', Math.trunc),
+  log: (_rt, a, kw) => {
+    noKw('log', kw); arity('log', a, 1, 2)
+    const ln = (v: unknown): number => {
+      if (typeof v === 'bigint') { if (v <= 0n) domain(); const s = v.toString(2).length - 1; return Math.log(Number(v >> BigInt(Math.max(0, s - 60)))) + Math.max(0, s - 60) * Math.LN2 }
+      const x = real(v)
+      if (!(x > 0) && !Number.isNaN(x)) domain()
+      return Math.log(x)
+    }
+    const r = a.length === 2 ? ln(a[0]) / ln(a[1]) : ln(a[0])
+    return mkFloat(r)
+  },
+  pow: (_rt, a, kw) => {
+    noKw('pow', kw); arity('pow', a, 2)
+    const x = real(a[0]), y = real(a[1])
+    const r = Math.pow(x, y)
+    if (x === 1 || y === 0) return mkFloat(1)
+    if (Number.isNaN(r) && !Number.isNaN(x) && !Number.isNaN(y)) domain()
+    if (x === 0 && y < 0) domain()
+    if (!Number.isFinite(r) && Number.isFinite(x) && Number.isFinite(y)) rangeErr()
+    return mkFloat(r)
+  },
+  atan2: (_rt, a, kw) => { noKw('atan2', kw); arity('atan2', a, 2); return mkFloat(Math.atan2(real(a[0]), real(a[1]))) },
+  hypot: (_rt, a, kw) => { noKw('hypot', kw); return mkFloat(Math.hypot(...a.map(real))) },
+  copysign: (_rt, a, kw) => { noKw('copysign', kw); arity('copysign', a, 2); const x = Math.abs(real(a[0])), y = real(a[1]); return mkFloat(y < 0 || Object.is(y, -0) ? -x : x) },
+  fmod: (_rt, a, kw) => { noKw('fmod', kw); arity('fmod', a, 2); const x = real(a[0]), y = real(a[1]); if (y === 0 || !Number.isFinite(x)) domain(); return mkFloat(x % y) },
+  isfinite: (_rt, a) => { arity('isfinite', a, 1); return Number.isFinite(real(a[0])) },
+  isinf: (_rt, a) => { arity('isinf', a, 1); const x = real(a[0]); return !Number.isFinite(x) && !Number.isNaN(x) },
+  isnan: (_rt, a) => { arity('isnan', a, 1); return Number.isNaN(real(a[0])) },
+  isclose: (_rt, a, kw) => {
+    arity('isclose', a, 2)
+    const o = kwargs('isclose', kw, ['rel_tol', 'abs_tol'])
+    const x = real(a[0]), y = real(a[1])
+    const rel = o.rel_tol === undefined ? 1e-9 : real(o.rel_tol), abs = o.abs_tol === undefined ? 0 : real(o.abs_tol)
+    if (rel < 0 || abs < 0) valueError('tolerances must be non-negative')
+    if (x === y) return true
+    if (!Number.isFinite(x) || !Number.isFinite(y)) return false
+    const d = Math.abs(y - x)
+    return d <= Math.abs(rel * y) || d <= Math.abs(rel * x) || d <= abs
+  },
+  gcd: (_rt, a, kw) => { noKw('gcd', kw); let g = 0n; for (const x of a) g = gcd2(g, BigInt(toInt('gcd', x))); return mkInt(g) },
+  lcm: (_rt, a, kw) => {
+    noKw('lcm', kw)
+    let l = 1n
+    for (const x of a) { const v = BigInt(toInt('lcm', x)); if (v === 0n) return 0; l = (l * v) / gcd2(l, v); if (l < 0n) l = -l }
+    return mkInt(l)
+  },
+  factorial: (_rt, a, kw) => { noKw('factorial', kw); arity('factorial', a, 1); return factorial(toInt('factorial', a[0])) },
+  isqrt: (_rt, a, kw) => { noKw('isqrt', kw); arity('isqrt', a, 1); return mkInt(isqrt(BigInt(toInt('isqrt', a[0])))) },
+  comb: (_rt, a, kw) => {
+    noKw('comb', kw); arity('comb', a, 2)
+    const n = BigInt(toInt('comb', a[0])), k = BigInt(toInt('comb', a[1]))
+    if (n < 0n) valueError('n must be a non-negative integer')
+    if (k < 0n) valueError('k must be a non-negative integer')
+    if (k > n) return 0
+    let r = 1n
+    const kk = k < n - k ? k : n - k
+    for (let i = 0n; i < kk; i++) r = (r * (n - i)) / (i + 1n)
+    return mkInt(r)
+  },
+  perm: (_rt, a, kw) => {
+    noKw('perm', kw); arity('perm', a, 1, 2)
+    const n = BigInt(toInt('perm', a[0])), k = a.length > 1 && a[1] !== null ? BigInt(toInt('perm', a[1])) : n
+    if (n < 0n) valueError('n must be a non-negative integer')
+    if (k < 0n) valueError('k must be a non-negative integer')
+    if (k > n) return 0
+    let r = 1n
+    for (let i = 0n; i < k; i++) r *= n - i
+    return mkInt(r)
+  },
+  prod: (rt, a, kw) => {
+    arity('prod', a, 1)
+    const o = kwargs('prod', kw, ['start'])
+    let r: unknown = o.start === undefined ? 1 : o.start
+    for (const x of iterate(a[0], rt)) r = mul(rt, r, x)
+    return r
+  },
+  fsum: (rt, a, kw) => { noKw('fsum', kw); arity('fsum', a, 1); return mkFloat(fsum(iterate(a[0], rt).map(real))) },
+}
+
+const MATH_CONST: Record<string, unknown> = { pi: Math.PI, e: Math.E, tau: 2 * Math.PI, inf: new PyFloat(Infinity), nan: NaN }
+
+// --- json ------------------------------------------------------------------------------
+
+function jsonString(s: string, ascii: boolean): string {
+  const re = ascii ? /["\\\x00-\x1f\u007f-\uffff]/g : /["\\\x00-\x1f]/g
+  return '"' + s.replace(re, (c) => JSON_ESCAPES[c] ?? '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')) + '"'
+}
+const JSON_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' }
+
+interface DumpOptions { indent: string | null; sortKeys: boolean; ascii: boolean; itemSep: string; keySep: string; allowNan: boolean }
+
+function jsonNumber(v: number, o: DumpOptions): string {
+  if (!Number.isFinite(v)) {
+    if (!o.allowNan) valueError(`Out of range float values are not JSON compliant: ${Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf'}`)
+    return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'
+  }
+  return jsonFloat(v)
+}
+
+function dumpValue(rt: PyRun, v: unknown, o: DumpOptions, level: number, stack: Set<unknown>): string {
+  switch (typeof v) {
+    case 'string': return rt.chargeString(jsonString(v, o.ascii))
+    case 'boolean': return v ? 'true' : 'false'
+    case 'number': return Number.isInteger(v) ? String(v) : jsonNumber(v, o)
+    case 'bigint': return decimalText(v)
+    case 'undefined': return 'null'
+  }
+  if (v === null) return 'null'
+  if (v instanceof PyFloat) return jsonNumber(v.v, o)
+  const isList = Array.isArray(v)
+  if (!isList && !(v instanceof PyDict)) return typeError(`Object of type ${typeName(v)} is not JSON serializable`)
+  if (stack.has(v)) valueError('Circular reference detected')
+  if (level > 1000) raise('RecursionError', 'maximum recursion depth exceeded while encoding a JSON object')
+  stack.add(v)
+  let parts: string[]
+  if (isList) {
+    rt.chargeSlots(v.length)
+    parts = (v as unknown[]).map((x) => dumpValue(rt, x, o, level + 1, stack))
+  } else {
+    let entries = [...(v as PyDict).map.values()]
+    rt.chargeSlots(entries.length)
+    if (o.sortKeys) entries = entries.slice().sort((a, b) => (lt(a[0], b[0]) ? -1 : lt(b[0], a[0]) ? 1 : 0))
+    parts = entries.map(([k, x]) => {
+      const key = typeof k === 'number' && !Number.isInteger(k) ? jsonNumber(k, o) : keyText(k)
+      return `${jsonString(key, o.ascii)}${o.keySep}${dumpValue(rt, x, o, level + 1, stack)}`
+    })
+  }
+  stack.delete(v)
+  const [open, close] = isList ? ['[', ']'] : ['{', '}']
+  if (parts.length === 0) return open + close
+  if (o.indent === null) return open + parts.join(o.itemSep) + close
+  const inner = '\n' + o.indent.repeat(level + 1)
+  return open + inner + parts.join(o.itemSep + inner) + '\n' + o.indent.repeat(level) + close
+}
+
+function dumps(rt: PyRun, a: unknown[], kw: PyDict | null): string {
+  arity('dumps', a, 1)
+  const k = kwargs('dumps', kw, ['indent', 'sort_keys', 'ensure_ascii', 'separators', 'allow_nan'])
+  let indent: string | null = null
+  if (k.indent !== undefined && k.indent !== null) {
+    if (typeof k.indent === 'string') indent = k.indent
+    else if (isIntValue(k.indent)) indent = ' '.repeat(Math.max(0, Math.min(Number(intOf(k.indent)), 1000)))
+    else typeError(`indent must be an int or a str, not ${typeName(k.indent)}`)
+  }
+  let itemSep = indent === null ? ', ' : ',', keySep = ': '
+  if (k.separators !== undefined && k.separators !== null) {
+    const s = k.separators
+    if (!Array.isArray(s) || s.length !== 2 || typeof s[0] !== 'string' || typeof s[1] !== 'string') typeError('separators must be a (item_separator, key_separator) tuple of str')
+    ;[itemSep, keySep] = s as string[]
+  }
+  const truthy = (x: unknown, d: boolean) => (x === undefined ? d : !!x && x !== 0)
+  const o: DumpOptions = { indent, sortKeys: truthy(k.sort_keys, false), ascii: truthy(k.ensure_ascii, true), itemSep: itemSep!, keySep: keySep!, allowNan: truthy(k.allow_nan, true) }
+  return dumpValue(rt, a[0], o, 0, new Set())
+}
+
+const JSON_FNS: Record<string, ModFn> = {
+  dumps,
+  loads: (rt, a, kw) => {
+    noKw('loads', kw); arity('loads', a, 1)
+    if (typeof a[0] !== 'string') typeError(`the JSON object must be str, bytes or bytearray, not ${typeName(a[0])}`)
+    return loadsExact(rt, a[0] as string)
+  },
+}
+
+// --- string ------------------------------------------------------------------------------
+
+const LOWER = 'abcdefghijklmnopqrstuvwxyz', UPPER = LOWER.toUpperCase(), DIGITS = '0123456789'
+const PUNCT = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'
+const WS = ' \t\n\r\x0b\x0c'
+const STRING_CONST: Record<string, unknown> = {
+  ascii_lowercase: LOWER, ascii_uppercase: UPPER, ascii_letters: LOWER + UPPER, digits: DIGITS,
+  hexdigits: DIGITS + 'abcdefABCDEF', octdigits: '01234567', punctuation: PUNCT, whitespace: WS,
+  printable: DIGITS + LOWER + UPPER + PUNCT + WS,
+}
+
+// --- itertools ------------------------------------------------------------------------------
+
+const MAX_ITEMS = 1_000_000
+
+function guard(rt: PyRun, n: number, name: string): void {
+  if (n > MAX_ITEMS) raise('MemoryError', `${name}() would make ${n} items (more than ${MAX_ITEMS})`)
+  rt.chargeSlots(n)
+}
+
+function* combos(n: number, k: number, repl: boolean): Generator<number[]> {
+  if (k > n && !repl) return
+  if (n === 0 && k > 0) return
+  const idx = repl ? new Array(k).fill(0) : Array.from({ length: k }, (_, i) => i)
+  yield idx.slice()
+  for (;;) {
+    let i = k - 1
+    if (repl) { while (i >= 0 && idx[i] === n - 1) i-- } else { while (i >= 0 && idx[i] === i + n - k) i-- }
+    if (i < 0) return
+    idx[i]++
+    for (let j = i + 1; j < k; j++) idx[j] = repl ? idx[i] : idx[j - 1] + 1
+    yield idx.slice()
+  }
+}
+
+function collect(rt: PyRun, name: string, g: Iterable<unknown>): unknown[] {
+  const out: unknown[] = []
+  for (const x of g) { out.push(x); if (out.length % 4096 === 0) guard(rt, out.length, name) }
+  rt.chargeSlots(out.length)
+  return out
+}
+
+function* permutations(items: unknown[], k: number): Generator<readonly unknown[]> {
+  const n = items.length
+  if (k > n) return
+  const used = new Array(n).fill(false)
+  const cur: unknown[] = []
+  function* rec(): Generator<readonly unknown[]> {
+    if (cur.length === k) { yield tuple(cur.slice()); return }
+    for (let i = 0; i < n; i++) {
+      if (used[i]) continue
+      used[i] = true; cur.push(items[i])
+      yield* rec()
+      cur.pop(); used[i] = false
+    }
+  }
+  yield* rec()
+}
+
+const ITER: Record<string, ModFn> = {
+  chain: (rt, a, kw) => { noKw('chain', kw); const out: unknown[] = []; for (const x of a) for (const y of iterate(x, rt)) out.push(y); rt.chargeSlots(out.length); return out },
+  product: (rt, a, kw) => {
+    const o = kwargs('product', kw, ['repeat'])
+    const r = o.repeat === undefined ? 1 : Number(toInt('product', o.repeat))
+    const pools: unknown[][] = []
+    for (let i = 0; i < r; i++) for (const x of a) pools.push(iterate(x, rt).slice())
+    guard(rt, pools.reduce((n, p) => n * p.length, 1), 'product')
+    let out: unknown[][] = [[]]
+    for (const p of pools) { const next: unknown[][] = []; for (const prefix of out) for (const y of p) next.push([...prefix, y]); out = next }
+    return out.map((t) => tuple(t))
+  },
+  permutations: (rt, a, kw) => {
+    noKw('permutations', kw); arity('permutations', a, 1, 2)
+    const items = iterate(a[0], rt).slice()
+    const k = a.length > 1 && a[1] !== null ? Number(toInt('permutations', a[1])) : items.length
+    if (k < 0) valueError('r must be non-negative')
+    let n = 1
+    for (let i = 0; i < k; i++) n *= items.length - i
+    guard(rt, Math.max(0, n), 'permutations')
+    return collect(rt, 'permutations', permutations(items, k))
+  },
+  combinations: (rt, a, kw) => {
+    noKw('combinations', kw); arity('combinations', a, 2)
+    const items = iterate(a[0], rt).slice()
+    const k = Number(toInt('combinations', a[1]))
+    if (k < 0) valueError('r must be non-negative')
+    return collect(rt, 'combinations', (function* () { for (const ix of combos(items.length, k, false)) yield tuple(ix.map((i) => items[i])) })())
+  },
+  combinations_with_replacement: (rt, a, kw) => {
+    noKw('combinations_with_replacement', kw); arity('combinations_with_replacement', a, 2)
+    const items = iterate(a[0], rt).slice()
+    const k = Number(toInt('combinations_with_replacement', a[1]))
+    if (k < 0) valueError('r must be non-negative')
+    return collect(rt, 'combinations_with_replacement', (function* () { for (const ix of combos(items.length, k, true)) yield tuple(ix.map((i) => items[i])) })())
+  },
+  accumulate: (rt, a, kw) => {
+    arity('accumulate', a, 1)
+    const o = kwargs('accumulate', kw, ['initial'])
+    const out: unknown[] = []
+    let acc: unknown = o.initial
+    if (acc !== undefined && acc !== null) out.push(acc)
+    else acc = undefined
+    for (const x of iterate(a[0], rt)) { acc = acc === undefined ? x : add(rt, acc, x); out.push(acc) }
+    rt.chargeSlots(out.length)
+    return out
+  },
+  islice: (rt, a, kw) => {
+    noKw('islice', kw); arity('islice', a, 2, 4)
+    const items = iterate(a[0], rt)
+    const num = (x: unknown, what: string): number | null => {
+      if (x === null || x === undefined) return null
+      if (!isIntValue(x) || intOf(x) < 0) valueError(`${what} argument for islice() must be None or an integer: 0 <= x <= sys.maxsize.`)
+      return Number(intOf(x))
+    }
+    let start = 0, stop: number | null, step = 1
+    if (a.length === 2) stop = num(a[1], 'Stop')
+    else { start = num(a[1], 'Indices') ?? 0; stop = num(a[2], 'Stop'); step = a.length > 3 ? num(a[3], 'Step') ?? 1 : 1 }
+    if (step === 0) valueError('Step for islice() must be a positive integer or None.')
+    const out: unknown[] = []
+    for (let i = start; i < (stop === null ? items.length : Math.min(stop, items.length)); i += step) out.push(items[i])
+    rt.chargeSlots(out.length)
+    return out
+  },
+  zip_longest: (rt, a, kw) => {
+    const o = kwargs('zip_longest', kw, ['fillvalue'])
+    const lists = a.map((x) => iterate(x, rt))
+    const n = Math.max(0, ...lists.map((l) => l.length))
+    guard(rt, n, 'zip_longest')
+    const fill = o.fillvalue === undefined ? null : o.fillvalue
+    return Array.from({ length: n }, (_, i) => tuple(lists.map((l) => (i < l.length ? l[i] : fill))))
+  },
+  repeat: (rt, a, kw) => {
+    noKw('repeat', kw)
+    if (a.length !== 2) typeError('repeat() without a count would never end; pass one: repeat(x, n)')
+    const n = Math.max(0, Number(toInt('repeat', a[1])))
+    guard(rt, n, 'repeat')
+    return new Array(n).fill(a[0])
+  },
+  pairwise: (rt, a, kw) => {
+    noKw('pairwise', kw); arity('pairwise', a, 1)
+    const items = iterate(a[0], rt)
+    const out: unknown[] = []
+    for (let i = 0; i + 1 < items.length; i++) out.push(tuple([items[i], items[i + 1]]))
+    rt.chargeSlots(out.length)
+    return out
+  },
+}
+
+/** Module functions by qualified name. */
+export const MODULE_FUNCTIONS: Record<string, ModFn> = {
+  ...Object.fromEntries(Object.entries(MATH).map(([k, f]) => [`math.${k}`, f])),
+  ...Object.fromEntries(Object.entries(JSON_FNS).map(([k, f]) => [`json.${k}`, f])),
+  ...Object.fromEntries(Object.entries(ITER).map(([k, f]) => [`itertools.${k}`, f])),
+}
+
+const MODULE_CONSTANTS: Record<string, unknown> = {
+  ...Object.fromEntries(Object.entries(MATH_CONST).map(([k, v]) => [`math.${k}`, v])),
+  ...Object.fromEntries(Object.entries(STRING_CONST).map(([k, v]) => [`string.${k}`, v])),
+}
+
+/** The runtime entries of modules (`py$modcall`, `py$modconst`). */
+export const MODULE_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
+  modcall: (rt, a) => {
+    const f = MODULE_FUNCTIONS[a[0] as string]
+    if (!f) return typeError(`${a[0] as string}() is not available`)
+    return f(rt, a[1], a[2])
+  },
+  modconst: (_rt, a) => MODULE_CONSTANTS[a[0] as string],
+}
+
+export { PySet, PyRange, PyDictView, isTuple, hashKey }
