@@ -247,6 +247,7 @@ export function repr(x: unknown, depth = 0): string {
     return `[${inner}]`
   }
   if (x instanceof PyDict) {
+    if (x.reprOf !== undefined) return x.reprOf((v) => repr(v, depth + 1))
     const parts: string[] = []
     for (const [k, v] of x.map.values()) parts.push(`${repr(k, depth + 1)}: ${repr(v, depth + 1)}`)
     return `{${parts.join(', ')}}`

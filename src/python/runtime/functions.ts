@@ -18,7 +18,7 @@ import { bindArgs, checkResult, dumps, toData } from './json.ts'
 import type { PyRun } from './fuel.ts'
 import { EXTENDED_RUNTIME } from './extended.ts'
 import { CLASS_RUNTIME, unwrapTexts } from './classes.ts'
-import { MODULE_RUNTIME } from './modules.ts'
+import { MODULE_RUNTIME, PyOrderedDict, collectionMethod } from './modules.ts'
 
 type Fn = (rt: PyRun, a: any[]) => unknown
 
@@ -128,7 +128,14 @@ const raw: Record<string, Fn> = {
   fmt: (rt, a) => format(rt, a[2] ? convert(a[0], a[2]) : a[0], a[1]),
   concat: (rt, a) => rt.chargeString((a[0] as string[]).join('')),
   // methods
-  m: (rt, a) => callMethod(rt, a[0], a[1], a[2], a[3]),
+  m: (rt, a) => {
+    const o = a[0]
+    if (o instanceof PyDict && o.missing !== undefined || o instanceof PyOrderedDict) {
+      const r = collectionMethod(rt, o as PyDict, a[1], a[2], a[3])
+      if (r !== undefined) return r
+    }
+    return callMethod(rt, o, a[1], a[2], a[3])
+  },
   fromkeys: (rt, a) => { const d = new PyDict(); for (const k of iterate(a[0], rt)) dictSet(d, k, a[1]); return d },
   sortkeyed: (rt, a) => {
     if (!Array.isArray(a[0]) || Object.isFrozen(a[0])) raise('AttributeError', `'${typeName(a[0])}' object has no attribute 'sort'`)

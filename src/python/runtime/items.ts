@@ -35,7 +35,10 @@ export function getItem(rt: PyRun, x: unknown, k: unknown): unknown {
   }
   if (x instanceof PyDict) {
     const e = x.map.get(hashKey(k))
-    if (e === undefined) throw keyError(k)
+    if (e === undefined) {
+      if (x.missing !== undefined) return x.missing(k)
+      throw keyError(k)
+    }
     return e[1]
   }
   if (typeof x === 'string') {

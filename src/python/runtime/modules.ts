@@ -485,3 +485,152 @@ export const MODULE_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = 
 }
 
 export { PySet, PyRange, PyDictView, isTuple, hashKey }
+
+// --- collections ------------------------------------------------------------------------------
+
+import { PyDict as Dict } from './values.ts'
+import { dictUpdate } from './collections.ts'
+import { PyType as TypeObj } from './values.ts'
+import { PyFunction } from './extended.ts'
+import { keyError } from './items.ts'
+
+const dictBody = (d: Dict, r: (v: unknown) => string, entries = [...d.map.values()]): string => `{${entries.map(([k, v]) => `${r(k)}: ${r(v)}`).join(', ')}}`
+
+/** Entries by count, largest first (stable: first inserted first among equal counts). */
+function byCount(d: Dict): Array<[unknown, unknown]> {
+  return [...d.map.values()].map((e, i) => [e, i] as const).sort((a, b) => (lt(a[0][1], b[0][1]) ? 1 : lt(b[0][1], a[0][1]) ? -1 : a[1] - b[1])).map(([e]) => e)
+}
+
+export class PyCounter extends Dict {
+  override get pyName(): string { return 'Counter' }
+  override missing(): unknown { return 0 }
+  override reprOf(r: (v: unknown) => string): string {
+    return this.size ? `Counter(${dictBody(this, r, byCount(this))})` : 'Counter()'
+  }
+}
+
+export class PyDefaultDict extends Dict {
+  constructor(readonly factory: unknown) { super() }
+  override get pyName(): string { return 'defaultdict' }
+  override missing(key: unknown): unknown {
+    if (this.factory === null) throw keyErrorOf(key)
+    const v = makeDefault(this.factory)
+    this.map.set(hashKey(key), [key, v])
+    return v
+  }
+  override reprOf(r: (v: unknown) => string): string {
+    return `defaultdict(${this.factory === null ? 'None' : r(this.factory)}, ${dictBody(this, r)})`
+  }
+}
+
+export class PyOrderedDict extends Dict {
+  override get pyName(): string { return 'OrderedDict' }
+  override reprOf(r: (v: unknown) => string): string {
+    return this.size ? `OrderedDict([${[...this.map.values()].map(([k, v]) => `(${r(k)}, ${r(v)})`).join(', ')}])` : 'OrderedDict()'
+  }
+}
+
+const keyErrorOf = (key: unknown): unknown => keyError(key)
+
+function makeDefault(f: unknown): unknown {
+  if (f instanceof TypeObj) {
+    switch (f.name) {
+      case 'int': return 0
+      case 'float': return new PyFloat(0)
+      case 'str': return ''
+      case 'list': return []
+      case 'dict': return new Dict()
+      case 'set': return new PySet()
+      case 'tuple': return tuple([])
+      case 'bool': return false
+      case 'Counter': return new PyCounter()
+    }
+  }
+  if (f instanceof PyFunction) return typeError('defaultdict here takes a type as its factory (int, list, set, dict, str, float); a function cannot be called from inside d[key]: write defaultdict(int) or use d.setdefault(key, value)')
+  return typeError('first argument must be callable or None')
+}
+
+function counterAdd(rt: PyRun, c: Dict, src: unknown, sign: 1 | -1): void {
+  if (src instanceof Dict) {
+    for (const [k, v] of src.map.values()) { const h = hashKey(k); const cur = c.map.get(h); c.map.set(h, [cur ? cur[0] : k, sign === 1 ? add(rt, cur ? cur[1] : 0, v) : add(rt, cur ? cur[1] : 0, mul(rt, v, -1))]) }
+    return
+  }
+  for (const k of iterate(src, rt)) { const h = hashKey(k); const cur = c.map.get(h); c.map.set(h, [cur ? cur[0] : k, add(rt, cur ? cur[1] : 0, sign)]) }
+}
+
+function counter(rt: PyRun, a: unknown[], kw: PyDict | null): PyCounter {
+  if (a.length > 1) typeError(`expected at most 1 argument, got ${a.length}`)
+  const c = new PyCounter()
+  if (a.length && a[0] !== null) counterAdd(rt, c, a[0], 1)
+  if (kw) counterAdd(rt, c, kw, 1)
+  return c
+}
+
+/** Counter, defaultdict and OrderedDict methods beyond dict's (undefined: use dict's). */
+export function collectionMethod(rt: PyRun, d: Dict, name: string, a: unknown[], kw: PyDict | null): unknown {
+  if (d instanceof PyCounter) {
+    switch (name) {
+      case 'most_common': {
+        const all = byCount(d)
+        const n = a.length && a[0] !== null ? Math.max(0, Number(toInt('most_common', a[0]))) : all.length
+        return all.slice(0, n).map(([k, v]) => tuple([k, v]))
+      }
+      case 'elements': { const out: unknown[] = []; for (const [k, v] of d.map.values()) for (let i = 0; i < Number(v); i++) out.push(k); guard(rt, out.length, 'elements'); return out }
+      case 'total': { let t: unknown = 0; for (const [, v] of d.map.values()) t = add(rt, t, v); return t }
+      case 'update': if (a.length) counterAdd(rt, d, a[0], 1); if (kw) counterAdd(rt, d, kw, 1); return null
+      case 'subtract': if (a.length) counterAdd(rt, d, a[0], -1); if (kw) counterAdd(rt, d, kw, -1); return null
+      case 'copy': { const c = new PyCounter(); dictUpdate(rt, c, d); return c }
+    }
+  }
+  if (d instanceof PyOrderedDict) {
+    switch (name) {
+      case 'move_to_end': {
+        const h = hashKey(a[0])
+        const e = d.map.get(h)
+        if (!e) throw keyErrorOf(a[0])
+        const last = kw?.map.get('last')?.[1] ?? a[1] ?? true
+        d.map.delete(h)
+        if (last) d.map.set(h, e)
+        else { const rest = [...d.map]; d.map.clear(); d.map.set(h, e); for (const [k, v] of rest) d.map.set(k, v) }
+        return null
+      }
+      case 'copy': { const c = new PyOrderedDict(); dictUpdate(rt, c, d); return c }
+    }
+  }
+  if (d instanceof PyDefaultDict && name === 'copy') { const c = new PyDefaultDict(d.factory); dictUpdate(rt, c, d); return c }
+  return undefined
+}
+
+/** Counter + Counter, Counter - Counter (positive counts kept). */
+export function counterArith(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
+  if (!(a instanceof PyCounter) || !(b instanceof PyCounter)) return undefined
+  const c = new PyCounter()
+  if (op === '+' || op === '-') {
+    counterAdd(rt, c, a, 1)
+    counterAdd(rt, c, b, op === '+' ? 1 : -1)
+    for (const [h, [, v]] of [...c.map]) if (!lt(0, v)) c.map.delete(h)
+    return c
+  }
+  return undefined
+}
+
+const COLLECTIONS: Record<string, ModFn> = {
+  Counter: counter,
+  defaultdict: (rt, a, kw) => {
+    if (a.length > 2) typeError('defaultdict takes at most 2 positional arguments here')
+    const f = a.length ? a[0] : null
+    if (f !== null) makeDefault(f)
+    const d = new PyDefaultDict(f)
+    if (a.length > 1) dictUpdate(rt, d, a[1])
+    if (kw) dictUpdate(rt, d, kw)
+    return d
+  },
+  OrderedDict: (rt, a, kw) => {
+    if (a.length > 1) typeError(`expected at most 1 arguments, got ${a.length}`)
+    const d = new PyOrderedDict()
+    if (a.length) dictUpdate(rt, d, a[0])
+    if (kw) dictUpdate(rt, d, kw)
+    return d
+  },
+}
+for (const [k, f] of Object.entries(COLLECTIONS)) MODULE_FUNCTIONS[`collections.${k}`] = f

@@ -10,6 +10,7 @@ import { asSet, dictUpdate, setOp } from './collections.ts'
 import { percentFormat } from './format.ts'
 import { iterate } from './core.ts'
 import type { PyRun } from './fuel.ts'
+import { counterArith } from './modules.ts'
 
 export function add(rt: PyRun, a: unknown, b: unknown): unknown {
   if (typeof a === 'number' && typeof b === 'number') {
@@ -30,6 +31,7 @@ export function add(rt: PyRun, a: unknown, b: unknown): unknown {
   }
   const r = numArith(rt, '+', a, b)
   if (r !== undefined) return r
+  if (a instanceof PyDict) { const c = counterArith(rt, '+', a, b); if (c !== undefined) return c }
   if (typeof a === 'string') typeError(`can only concatenate str (not "${typeName(b)}") to str`)
   if (Array.isArray(a)) typeError(`can only concatenate ${typeName(a)} (not "${typeName(b)}") to ${typeName(a)}`)
   return unsupported('+', a, b)
@@ -48,6 +50,7 @@ export function sub(rt: PyRun, a: unknown, b: unknown): unknown {
   if (r !== undefined) return r
   const sa = asSet(a), sb = asSet(b)
   if (sa && sb) return setOp(rt, '-', sa, sb)
+  if (a instanceof PyDict) { const c = counterArith(rt, '-', a, b); if (c !== undefined) return c }
   return unsupported('-', a, b)
 }
 

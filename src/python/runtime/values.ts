@@ -55,6 +55,9 @@ export const T = {
   range: defType('range', 'object'),
   NoneType: defType('NoneType', 'object'),
   type: defType('type', 'object'),
+  Counter: defType('Counter', 'dict'),
+  defaultdict: defType('defaultdict', 'dict'),
+  OrderedDict: defType('OrderedDict', 'dict'),
 }
 
 /** The exception classes a block can raise and catch, child after parent. */
@@ -100,6 +103,14 @@ export class PyRange {
 /** A dict: insertion-ordered entries keyed by Python equality (see `hashKey`). */
 export class PyDict {
   readonly map = new Map<unknown, [unknown, unknown]>()
+  /** The type name (`Counter`, `defaultdict`, `OrderedDict` subclass it). */
+  get pyName(): string {
+    return 'dict'
+  }
+  /** `d[key]` of a missing key (Counter: 0, defaultdict: a new default); undefined: KeyError. */
+  missing?(key: unknown): unknown
+  /** The repr of a subclass, given the repr of values (a plain dict's is built by core.repr). */
+  reprOf?(r: (v: unknown) => string): string
   get size(): number {
     return this.map.size
   }
@@ -203,7 +214,7 @@ export function typeName(x: unknown): string {
       if (x === null) return 'NoneType'
       if (Array.isArray(x)) return Object.isFrozen(x) ? 'tuple' : 'list'
       if (x instanceof PyFloat) return 'float'
-      if (x instanceof PyDict) return 'dict'
+      if (x instanceof PyDict) return x.pyName
       if (x instanceof PySet) return 'set'
       if (x instanceof PyRange) return 'range'
       if (x instanceof PyDictView) return `dict_${x.kind}`
@@ -216,6 +227,7 @@ export function typeName(x: unknown): string {
 
 /** The type object of a value. */
 export function typeOf(x: unknown): PyType {
+  if (x instanceof PyDict) return types.get(x.pyName)!
   if (x instanceof PyInstance) return x.cls
   if (x instanceof PyException) return x.type
   return typeByName(typeName(x)) ?? T.object
