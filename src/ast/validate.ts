@@ -183,12 +183,12 @@ class Checker {
     const key = fs.key
     switch (fs.kind) {
       case 'expr': return this.expr(v, at(up, key), depth)
-      case 'value': return this.value(v, at(up, key), depth)
       case 'name': return this.name(v, up, key)
       case 'json': return this.literal(v, at(up, key), depth)
-      case 'items': return this.exprList(v, at(up, key), depth, ITEM)
-      case 'key': return this.key(v, up, key)
       case 'keyOrExpr': return node.computed ? this.expr(v, at(up, key), depth) : this.key(v, up, key)
+      case 'items': return this.exprList(v, at(up, key), depth, ITEM)
+      case 'value': return this.value(v, at(up, key), depth)
+      case 'key': return this.key(v, up, key)
       case 'op':
         if (!OP_SETS[fs.ops!].has(v as string)) this.fail(at(up, key), `Unknown ${fs.ops === 'assign' ? 'assignment' : fs.ops} operator "${v}"`)
         return
