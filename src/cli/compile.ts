@@ -18,7 +18,9 @@ export function atomNames(extra: readonly string[] = []): string[] {
 }
 
 /** Transpile source; throws TranspileError (carrying up to `maxErrors` refusals). */
-export function compileSource(source: string, filename: string, extraAtoms: readonly string[] = [], maxErrors = 1): TranspileResult {
+export function compileSource(source: string, filename: string, extraAtoms: readonly string[] = [], maxErrors = 1, typed?: Readonly<Record<string, unknown>>): TranspileResult {
+  // With atoms that carry schemas (MCP tools, module atoms): type-checked against them (code mode).
+  if (typed) return transpile(source, { filename, atoms: { ...Object.fromEntries(atomNames(extraAtoms).map((n) => [n, true])), ...typed } as never, maxErrors, typecheck: true })
   return transpile(source, { filename, atoms: atomNames(extraAtoms), maxErrors })
 }
 

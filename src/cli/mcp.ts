@@ -15,6 +15,12 @@ const collect = (value: string, prev: string[] = []) => [...prev, value]
 export const mcpOption = () => new Option('--mcp <command>', 'an MCP server to start over stdio; its tools become atoms (repeatable), e.g. --mcp "npx -y @modelcontextprotocol/server-everything"').argParser(collect)
 export const mcpUrlOption = () => new Option('--mcp-url <url>', 'an MCP server over streamable HTTP; its tools become atoms (repeatable)').argParser(collect)
 
+/** Whether any MCP server is named. */
+export const usesMcp = (flags: McpFlags): boolean => (flags.mcp?.length ?? 0) + (flags.mcpUrl?.length ?? 0) > 0
+
+/** Add --mcp and --mcp-url to a command. */
+export const withMcpOptions = <C extends { addOption(o: Option): C }>(cmd: C): C => cmd.addOption(mcpOption()).addOption(mcpUrlOption())
+
 export interface CliMcp {
   atoms: Record<string, McpAtom>
   /** Renamed tools as warning lines. */

@@ -59,6 +59,8 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
     .option('--json', 'print one JSON report (files, diagnostics) on stdout')
     .addOption(maxErrorsOption())
     .addOption(atomsOption(COMPILE_ATOMS))
+    .addOption(mcpOption())
+    .addOption(mcpUrlOption())
     .action(async (inputs: string[], opts) => setCode(await buildCommand(inputs, opts, io)))
 
   program.command('run')
@@ -78,6 +80,10 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
     .option('-w, --watch', 'run again whenever the program file changes (Ctrl-C to stop)')
     .addOption(maxErrorsOption())
     .addOption(runAtomsOption())
+    .addOption(mcpOption())
+    .addOption(mcpUrlOption())
+    .option('--approve-all', 'approve every call that needs approval (MCP tools marked destructive, atoms with requiresApproval) without asking')
+    .option('--deny-all', 'reject every call that needs approval (it throws APPROVAL_REJECTED) without asking')
     .action(async (target: string, opts) => setCode(await runCommand(target, opts, io)))
 
   program.command('check')

@@ -55,6 +55,20 @@ export interface McpAtomsOptions {
   effects?: Readonly<Record<string, AtomEffects>> | ((tool: McpTool) => AtomEffects)
   /** Name this client gives the server (default `ajs-codemode`). */
   clientName?: string
+  /**
+   * Which tools' calls wait for approval (`requiresApproval`): `'destructive'` (the default: tools
+   * annotated `destructiveHint: true`), `'all'`, `'none'`, a list of tool names, or a function.
+   */
+  approval?: 'destructive' | 'all' | 'none' | readonly string[] | ((tool: McpTool) => boolean)
+}
+
+/** Whether a tool's calls wait for approval under an `approval` option. */
+export function toolRequiresApproval(tool: McpTool, approval: McpAtomsOptions['approval'] = 'destructive'): boolean {
+  if (typeof approval === 'function') return approval(tool) === true
+  if (Array.isArray(approval)) return approval.includes(tool.name)
+  if (approval === 'all') return true
+  if (approval === 'none') return false
+  return tool.annotations?.destructiveHint === true
 }
 
 export interface McpAtomSet {
@@ -164,7 +178,7 @@ export async function mcpAtoms(source: McpSource, options: McpAtomsOptions = {})
         const res = await client.callTool({ name: tool.name, arguments: input }, undefined, { signal: ctx.signal })
         if ((res as { isError?: boolean }).isError) throw new Error(errorText(res))
         return mcpResultData(res)
-      }, { docs, cost: options.cost ?? 1, timeoutMs: options.timeoutMs ?? 60_000, effects })
+      }, { docs, cost: options.cost ?? 1, timeoutMs: options.timeoutMs ?? 60_000, effects, ...(toolRequiresApproval(tool, options.approval) ? { requiresApproval: true } : {}) })
       atoms[op] = Object.assign(def, { mcp: { server, tool: tool.name, ...(tool.annotations ? { annotations: tool.annotations } : {}) } })
     })
     return {

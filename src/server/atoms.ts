@@ -10,25 +10,39 @@
 import { loadHostAtoms } from '../host/atoms-module.ts'
 import type { AtomDef } from '../vm/atoms/types.ts'
 import { checkTenantAtoms, type ServeConfig } from './config.ts'
+import { openServerMcp, type ServerMcp } from './mcp.ts'
 
 export interface ServerAtoms {
   /** Absolute paths of the modules (what the pool workers import). */
   modules: string[]
-  /** The atoms, in module order. */
+  /** The atoms, in module order, then the MCP servers' tools (the host's own, connected). */
   atoms: AtomDef[]
+  /** The config's MCP servers, connected by the host (absent: none). */
+  mcp?: ServerMcp
 }
 
 export const NO_ATOMS: ServerAtoms = Object.freeze({ modules: [], atoms: [] }) as ServerAtoms
 
-/** Import the config's atom modules (throws an AtomsModuleError with the CLI's codes) and check the tenants' allowlists against them (ServeConfigError). */
+/**
+ * Import the config's atom modules (throws an AtomsModuleError with the CLI's codes), connect to
+ * its MCP servers (CLI_MCP), and check the tenants' allowlists against both (ServeConfigError).
+ * Close `mcp` when done (the host does).
+ */
 export async function loadServerAtoms(config: ServeConfig): Promise<ServerAtoms> {
-  if (config.atoms.length === 0) {
+  if (config.atoms.length === 0 && !config.mcp?.length) {
     checkTenantAtoms(config, [])
     return NO_ATOMS
   }
-  const { atoms } = await loadHostAtoms(config.atoms, process.cwd())
-  checkTenantAtoms(config, atoms.map((a) => a.op))
-  return { modules: [...config.atoms], atoms }
+  const { atoms } = config.atoms.length > 0 ? await loadHostAtoms(config.atoms, process.cwd()) : { atoms: [] as AtomDef[] }
+  const mcp = config.mcp?.length ? await openServerMcp(config.mcp, atoms.map((a) => a.op)) : undefined
+  const all = [...atoms, ...(mcp?.atoms ?? [])]
+  try {
+    checkTenantAtoms(config, all.map((a) => a.op))
+  } catch (e) {
+    await mcp?.close()
+    throw e
+  }
+  return { modules: [...config.atoms], atoms: all, ...(mcp ? { mcp } : {}) }
 }
 
 /** The custom atoms one tenant may call: all of them, or those its `atoms` allowlist names. */

@@ -91,6 +91,31 @@ export interface ServeConfig {
   limits: ServerLimits
   /** Absolute paths of the host modules of custom atoms every pool worker installs (shared by all tenants). */
   atoms: string[]
+  /**
+   * MCP servers whose tools are atoms of every tenant (narrowed by a tenant's `atoms`): the host
+   * connects to each once at start-up and closes them on exit (src/server/mcp.ts).
+   */
+  mcp?: McpServerConfig[]
+}
+
+/** An MCP server of the config: a command over stdio, or a streamable HTTP URL. */
+export interface McpServerConfig {
+  command?: string
+  args?: string[]
+  /** Environment added to the server process's. */
+  env?: Record<string, string>
+  /** Working directory of the server process (relative: from the config file's directory). */
+  cwd?: string
+  url?: string
+  headers?: Record<string, string>
+  /** Put before every tool's atom name. */
+  prefix?: string
+  /** Only these tools. */
+  include?: string[]
+  /** Per-call time limit in ms (default 60,000). */
+  timeoutMs?: number
+  /** Which tools' calls wait for approval: "destructive" (default), "all", "none", or tool names. */
+  approval?: 'destructive' | 'all' | 'none' | string[]
 }
 
 export interface ParseServeConfigOptions {
@@ -231,10 +256,52 @@ function atomModulesOf(raw: unknown, baseDir: string): string[] {
   return [...new Set(items.map((item) => resolve(baseDir, item)))]
 }
 
+function stringMap(v: unknown, path: string): Record<string, string> {
+  const o = object(v, path)
+  for (const [k, x] of Object.entries(o)) if (typeof x !== 'string') throw new ServeConfigError(`${path}.${k}`, 'must be a string')
+  return { ...o } as Record<string, string>
+}
+
+/** The top-level `mcp`: servers as `{ command, args?, env?, cwd? }` or `{ url, headers? }`, with prefix, include, timeoutMs, approval. */
+export function mcpServersOf(raw: unknown, baseDir: string, at = 'config.mcp'): McpServerConfig[] {
+  if (raw === undefined) return []
+  if (!Array.isArray(raw)) throw new ServeConfigError(at, 'must be an array of MCP servers ({ "command": ..., "args": [...] } or { "url": ... })')
+  return raw.map((item, i) => {
+    const path = `${at}[${i}]`
+    const o = object(item, path)
+    onlyKeys(o, ['command', 'args', 'env', 'cwd', 'url', 'headers', 'prefix', 'include', 'timeoutMs', 'approval'], path)
+    if ((o.command === undefined) === (o.url === undefined)) throw new ServeConfigError(path, 'needs exactly one of "command" (stdio) and "url" (streamable HTTP)')
+    const out: McpServerConfig = {}
+    if (o.command !== undefined) {
+      out.command = text(o.command, `${path}.command`)
+      if (o.args !== undefined) out.args = Array.isArray(o.args) && o.args.every((a) => typeof a === 'string') ? [...o.args] as string[] : (() => { throw new ServeConfigError(`${path}.args`, 'must be an array of strings') })()
+      if (o.env !== undefined) out.env = stringMap(o.env, `${path}.env`)
+      out.cwd = resolve(baseDir, o.cwd === undefined ? '.' : text(o.cwd, `${path}.cwd`))
+    } else {
+      const url = text(o.url, `${path}.url`)
+      try { new URL(url) } catch { throw new ServeConfigError(`${path}.url`, `"${url}" is not a URL`) }
+      out.url = url
+      if (o.headers !== undefined) out.headers = stringMap(o.headers, `${path}.headers`)
+    }
+    if (o.prefix !== undefined) out.prefix = text(o.prefix, `${path}.prefix`)
+    if (o.include !== undefined) out.include = strings(o.include, `${path}.include`)
+    if (o.timeoutMs !== undefined) {
+      if (typeof o.timeoutMs !== 'number' || !Number.isInteger(o.timeoutMs) || o.timeoutMs < 0) throw new ServeConfigError(`${path}.timeoutMs`, 'must be an integer >= 0')
+      out.timeoutMs = o.timeoutMs
+    }
+    if (o.approval !== undefined) {
+      if (Array.isArray(o.approval)) out.approval = strings(o.approval, `${path}.approval`)
+      else if (o.approval === 'destructive' || o.approval === 'all' || o.approval === 'none') out.approval = o.approval
+      else throw new ServeConfigError(`${path}.approval`, 'must be "destructive", "all", "none" or a list of tool names')
+    }
+    return out
+  })
+}
+
 /** Validate a parsed config file; throws ServeConfigError naming the path of the first problem. */
 export function parseServeConfig(raw: unknown, options: ParseServeConfigOptions = {}): ServeConfig {
   const o = object(raw, 'config')
-  onlyKeys(o, ['tenants', 'limits', 'atoms', 'operatorTokenSha256'], 'config')
+  onlyKeys(o, ['tenants', 'limits', 'atoms', 'mcp', 'operatorTokenSha256'], 'config')
   if (!Array.isArray(o.tenants) || o.tenants.length === 0) throw new ServeConfigError('config.tenants', 'must be a non-empty array')
   const tenants = o.tenants.map((t, i) => tenantOf(t, `config.tenants[${i}]`))
   const ids = new Set<string>()
@@ -247,13 +314,14 @@ export function parseServeConfig(raw: unknown, options: ParseServeConfigOptions 
   })
   const limits = limitsOf(o.limits, DEFAULT_SERVER_LIMITS, new Set(), 'config.limits')
   const atoms = atomModulesOf(o.atoms, options.baseDir ?? process.cwd())
+  const mcp = mcpServersOf(o.mcp, options.baseDir ?? process.cwd())
   let operatorTokenSha256: string | undefined
   if (o.operatorTokenSha256 !== undefined) {
     if (typeof o.operatorTokenSha256 !== 'string' || !SHA256_HEX.test(o.operatorTokenSha256.toLowerCase())) throw new ServeConfigError('config.operatorTokenSha256', 'must be the hex SHA-256 of the operator token (64 hex digits)')
     operatorTokenSha256 = o.operatorTokenSha256.toLowerCase()
     if (hashes.has(operatorTokenSha256)) throw new ServeConfigError('config.operatorTokenSha256', 'the operator token must differ from every tenant\'s')
   }
-  return deepFreeze({ tenants, limits, atoms, ...(operatorTokenSha256 ? { operatorTokenSha256 } : {}) })
+  return deepFreeze({ tenants, limits, atoms, ...(mcp.length > 0 ? { mcp } : {}), ...(operatorTokenSha256 ? { operatorTokenSha256 } : {}) })
 }
 
 /** The config with more atom modules (`--atoms` of the command line, resolved from the current directory). */
@@ -261,6 +329,12 @@ export function withAtomModules(config: ServeConfig, modules: readonly string[],
   if (modules.length === 0) return config
   const atoms = [...new Set([...config.atoms, ...modules.map((m) => resolve(baseDir, m))])]
   return deepFreeze({ ...config, atoms })
+}
+
+/** The config with more MCP servers (`ajsc serve --mcp`). */
+export function withMcpServers(config: ServeConfig, servers: readonly McpServerConfig[]): ServeConfig {
+  if (servers.length === 0) return config
+  return deepFreeze({ ...config, mcp: [...(config.mcp ?? []), ...servers] })
 }
 
 /**

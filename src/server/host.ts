@@ -59,9 +59,16 @@ export function createHost(options: HostOptions): Host {
     tenants: Object.fromEntries(config.tenants.map((t) => [t.id, { context: t.context, capabilities: t.capabilities, ...(t.atoms ? { atoms: t.atoms } : {}) }])),
     secrets,
     atomModules: atoms.modules,
+    ...(atoms.mcp ? { mcpTools: atoms.mcp.tools } : {}),
   }
   const bridge = new BridgeHost(bridgeName, (tenant, method: BridgeMethod, args) => {
     if (!tenants.get(tenant)) throw new Error(`unknown tenant ${tenant}`)
+    if (method === 'mcp.call') {
+      // The worker only offers a tenant the tools it may call; the host checks again.
+      const [op, input] = args as [string, Record<string, unknown>]
+      if (!atoms.mcp || !allowed.get(tenant)?.includes(op)) throw new Error(`tenant ${tenant} may not call ${op}`)
+      return atoms.mcp.call(op, input)
+    }
     const [area, op] = method.split('.') as ['store' | 'procedures', string]
     const target = area === 'store' ? stores.memory(tenant) : procedures.vmStore(tenant)
     return (target as unknown as Record<string, (...a: unknown[]) => unknown>)[op]!(...args)
@@ -74,6 +81,7 @@ export function createHost(options: HostOptions): Host {
     async close() {
       await pool.close()
       bridge.close()
+      await atoms.mcp?.close()
       await stores.close()
     },
   }

@@ -16,12 +16,13 @@ import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { commonBase, displayPath, expandInputs, type InputFile } from '../inputs.ts'
 import { compileSource, serializeAst, sourceMapPath } from '../compile.ts'
 import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
+import { openMcp, usesMcp, type McpFlags } from '../mcp.ts'
 import { fromCliError, fromTranspileError, located, Reporter } from '../report.ts'
 import { palette } from '../colors.ts'
 import { intOption } from '../options.ts'
 import { watchInputs } from '../watch.ts'
 
-export interface BuildOptions {
+export interface BuildOptions extends McpFlags {
   outfile?: string
   outdir?: string
   stdinFilename?: string
@@ -53,7 +54,13 @@ export async function buildCommand(inputs: string[], opts: BuildOptions, io: Cli
   if (opts.outfile && opts.outdir) throw usageError('--outfile and --outdir cannot be used together', 'Use --outfile for one input, --outdir for several.')
   if (opts.sourcemap && !opts.minify) throw usageError('--sourcemap only applies to --minify builds', 'Without --minify the AST keeps its source positions; add --minify.')
   const maxErrors = intOption(opts.maxErrors, '--max-errors', 1) ?? 50
-  const atoms = (await loadCliAtoms(opts.atoms, io.cwd)).names
+  const loadedAtoms = await loadCliAtoms(opts.atoms, io.cwd)
+  // With MCP servers: their tools are atoms, and every program is type-checked against their schemas.
+  const mcp = usesMcp(opts) ? await openMcp(opts, io.cwd, loadedAtoms.names) : undefined
+  if (mcp) for (const note of mcp.notes) io.err(`note: ${note}\n`)
+  await mcp?.close()
+  const atoms = [...loadedAtoms.names, ...Object.keys(mcp?.atoms ?? {})]
+  const typed = mcp ? { ...Object.fromEntries(loadedAtoms.atoms.map((a) => [a.op, a])), ...mcp.atoms } : undefined
   const reporter = new Reporter(io, 'build', opts.json === true)
 
   if (inputs.includes('-')) {
@@ -63,7 +70,7 @@ export async function buildCommand(inputs: string[], opts: BuildOptions, io: Cli
     const name = opts.stdinFilename ?? '<stdin>'
     const source = await io.readStdin()
     try {
-      const { ast, warnings } = compileSource(source, name, atoms, maxErrors)
+      const { ast, warnings } = compileSource(source, name, atoms, maxErrors, typed)
       reporter.add(...warnings.map(located))
       const { text, map } = serializeAst(ast, opts)
       if (!opts.outfile) {
@@ -94,7 +101,7 @@ export async function buildCommand(inputs: string[], opts: BuildOptions, io: Cli
     if (output === file.path) throw usageError(`${file.display}: the output would overwrite the input`, 'Build .ajs sources, or name another --outfile/--outdir.')
     const shown = { input: file.display, output: displayPath(io.cwd, output) }
     try {
-      const { ast, warnings } = compileSource(readText(file.path, file.display), file.display, atoms, maxErrors)
+      const { ast, warnings } = compileSource(readText(file.path, file.display), file.display, atoms, maxErrors, typed)
       reporter.add(...warnings.map(located))
       const { text, map } = serializeAst(ast, opts)
       write(output, text, map)

@@ -26,6 +26,8 @@ import { intOption, jsonObjectFlag, numberOption } from '../options.ts'
 import { clock } from './build.ts'
 import { watchInputs } from '../watch.ts'
 import { loadCliAtoms, type AtomsFlag, type CliAtoms } from '../atoms-module.ts'
+import { openMcp, usesMcp, type CliMcp, type McpFlags } from '../mcp.ts'
+import { approvalGate, type ApprovalMode } from '../approvals.ts'
 
 /**
  * Wall-clock limit of `ajsc run` when `--timeout` is not given: long enough
@@ -57,7 +59,10 @@ export function setupFromFlags(opts: SetupFlags, io: CliIO, atoms: CliAtoms['ato
   })
 }
 
-export interface RunCommandOptions {
+export interface RunCommandOptions extends McpFlags {
+  /** Calls of atoms that require approval: all approved, all denied (default: asked on a TTY, else denied). */
+  approveAll?: boolean
+  denyAll?: boolean
   args?: string
   fuel?: string
   timeout?: string
@@ -80,7 +85,7 @@ interface Loaded {
 }
 
 /** The program to run, or undefined after reporting why it cannot run. */
-async function loadProgram(target: string, opts: RunCommandOptions, io: CliIO, reporter: Reporter, maxErrors: number, atomNames: readonly string[]): Promise<Loaded | undefined> {
+async function loadProgram(target: string, opts: RunCommandOptions, io: CliIO, reporter: Reporter, maxErrors: number, atomNames: readonly string[], typed?: Record<string, unknown>): Promise<Loaded | undefined> {
   if (target.startsWith(PROCEDURE_TOKEN_PREFIX)) return { program: target }
   const fromStdin = target === '-'
   const name = fromStdin ? opts.stdinFilename ?? '<stdin>' : target
@@ -105,7 +110,7 @@ async function loadProgram(target: string, opts: RunCommandOptions, io: CliIO, r
     return { program: loaded.ast }
   }
   try {
-    const { ast, warnings } = compileSource(text, name, atomNames, maxErrors)
+    const { ast, warnings } = compileSource(text, name, atomNames, maxErrors, typed)
     reporter.add(...warnings.map(located))
     return { program: ast, source: text }
   } catch (e) {
@@ -125,15 +130,22 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
   if (target === '-' && opts.args === '-') throw usageError('stdin cannot hold both the program (`run -`) and its arguments (`--args -`)', 'Pass the arguments inline (--args \'{...}\') or from a file (--args @args.json).')
   if (opts.stdinFilename && target !== '-') throw usageError('--stdin-filename needs `-` (stdin) as the target')
   if (opts.watch && (isToken || target === '-')) throw usageError('--watch needs a program file to watch')
+  if (opts.approveAll && opts.denyAll) throw usageError('--approve-all and --deny-all cannot be used together')
   const args = await jsonObjectFlag(opts.args, '--args', io)
   const atoms = await runAtoms(opts.atoms, io)
+  const approval: ApprovalMode = opts.approveAll ? 'approve' : opts.denyAll ? 'deny' : 'ask'
+  // MCP servers stay open for the whole command (every --watch run) and are closed when it ends.
+  const mcp: CliMcp | undefined = usesMcp(opts) ? await openMcp(opts, io.cwd, atoms.atoms.map((a) => a.op)) : undefined
+  if (mcp) for (const note of mcp.notes) io.err(`note: ${note}\n`)
+  const typed = mcp ? { ...Object.fromEntries(atoms.atoms.map((a) => [a.op, a])), ...mcp.atoms } : undefined
+  const offered = approvalGate([...atoms.atoms, ...Object.values(mcp?.atoms ?? {})], approval, io)
 
   const once = async (): Promise<number> => {
     const c = palette(io.color)
     const reporter = new Reporter(io, 'run', opts.json === true)
-    const loaded = await loadProgram(target, opts, io, reporter, maxErrors, atoms.names)
+    const loaded = await loadProgram(target, opts, io, reporter, maxErrors, [...atoms.names, ...Object.keys(mcp?.atoms ?? {})], typed)
     if (!loaded) return reporter.finish({ result: null, fuelUsed: 0 })
-    const { vm, capabilities } = setupFromFlags(opts, io, atoms.atoms)
+    const { vm, capabilities } = setupFromFlags(opts, io, offered)
     const result = await vm.run(loaded.program, args, {
       capabilities,
       ...(fuel !== undefined ? { fuel } : {}),
@@ -154,12 +166,20 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
     })
   }
 
-  const first = await once().catch((e) => {
-    if (!opts.watch || !(e instanceof CliError)) throw e
-    io.err(`${palette(io.color).red('error')}: ${e.message}\n`)
-    return EXIT.failure
-  })
-  if (!opts.watch) return first
+  try {
+    const first = await once().catch((e) => {
+      if (!opts.watch || !(e instanceof CliError)) throw e
+      io.err(`${palette(io.color).red('error')}: ${e.message}\n`)
+      return EXIT.failure
+    })
+    if (!opts.watch) return first
+    return await watchRuns(target, io, once)
+  } finally {
+    await mcp?.close()
+  }
+}
+
+function watchRuns(target: string, io: CliIO, once: () => Promise<number>): Promise<number> {
   return watchInputs([target], io, {
     onChange: async (changed) => {
       if (!changed.has(resolve(io.cwd, target))) return

@@ -18,7 +18,9 @@ import { CliError, readText, usageError, type CliIO } from '../io.ts'
 import { atomsOption } from '../options.ts'
 import { runAtoms } from './run.ts'
 import { loadOptional } from '../../host/optional.ts'
-import { checkTenantAtoms, parseServeConfig, singleTenantConfig, withAtomModules, ServeConfigError, type ServeConfig } from '../../server/config.ts'
+import { checkTenantAtoms, mcpServersOf, parseServeConfig, singleTenantConfig, withAtomModules, withMcpServers, ServeConfigError, type ServeConfig } from '../../server/config.ts'
+import { mcpOption, mcpUrlOption, type McpFlags } from '../mcp.ts'
+import { splitCommand } from './flowlang-session.ts'
 
 /**
  * The server entry, loaded on use so fastify, pg and graphile-worker stay out of every other ajsc
@@ -34,7 +36,7 @@ function server(): Promise<typeof import('../../server/index.ts')> {
   return loadOptional('server', () => import(found.href))
 }
 
-export interface ServeCommandOptions {
+export interface ServeCommandOptions extends McpFlags {
   config?: string
   host?: string
   port?: string
@@ -48,7 +50,7 @@ export interface ServeCommandOptions {
   atoms?: AtomsFlag
 }
 
-export interface WorkerCommandOptions {
+export interface WorkerCommandOptions extends McpFlags {
   config?: string
   database?: string
   poolSize?: string
@@ -86,7 +88,8 @@ function loadConfig(file: string, io: CliIO): ServeConfig {
  * server loads them again from the import cache; loading them here first
  * reports a broken one as this CLI's error, as `ajsc run --atoms` does).
  */
-async function withAtoms(command: 'serve' | 'worker', config: ServeConfig, flag: AtomsFlag, configFile: string | undefined, io: CliIO): Promise<ServeConfig> {
+async function withAtoms(command: 'serve' | 'worker', config: ServeConfig, flag: AtomsFlag, configFile: string | undefined, io: CliIO, mcp: McpFlags = {}): Promise<ServeConfig> {
+  config = withMcpServers(config, mcpFlagServers(mcp, io))
   const fromFlag = await runAtoms(flag, io)
   if (config.atoms.length > 0) {
     await loadCliAtoms(config.atoms, io.cwd).catch((e: unknown) => {
@@ -95,6 +98,8 @@ async function withAtoms(command: 'serve' | 'worker', config: ServeConfig, flag:
     })
   }
   const merged = withAtomModules(config, fromFlag.modules, io.cwd)
+  // With MCP servers the tenants' allowlists are checked by the server once it has listed their tools.
+  if (merged.mcp?.length) return merged
   if (merged.atoms.length === 0 && !merged.tenants.some((t) => t.atoms !== undefined)) return merged
   const { atoms } = await loadCliAtoms(merged.atoms, io.cwd)
   try {
@@ -105,6 +110,24 @@ async function withAtoms(command: 'serve' | 'worker', config: ServeConfig, flag:
   }
   if (atoms.length > 0) io.err(`ajsc ${command}: custom atoms ${atoms.map((a) => a.op).join(', ')}\n`)
   return merged
+}
+
+/** `--mcp "<command>"` and `--mcp-url <url>` as the config's `mcp` entries. */
+function mcpFlagServers(flags: McpFlags, io: CliIO) {
+  const raw = [
+    ...(flags.mcp ?? []).map((cmd) => {
+      const [command, ...args] = splitCommand(cmd)
+      if (!command) throw usageError('--mcp needs a command, e.g. --mcp "node tools-server.mjs"')
+      return { command, args }
+    }),
+    ...(flags.mcpUrl ?? []).map((url) => ({ url })),
+  ]
+  try {
+    return mcpServersOf(raw, io.cwd, '--mcp')
+  } catch (e) {
+    if (e instanceof ServeConfigError) throw usageError(e.message)
+    throw e
+  }
 }
 
 /** Resolves on SIGINT or SIGTERM (long-running commands stop cleanly on either). */
@@ -183,7 +206,7 @@ export async function serveCommand(opts: ServeCommandOptions, io: CliIO): Promis
     announce = given ? 'ajsc serve: no --config; one tenant "default" with the token in $AJS_SERVE_TOKEN\n' : `ajsc serve: no --config; one tenant "default", token (shown once): ${token}\n`
   }
   // Before the token is shown: a start that fails on a broken atoms module or database prints no token.
-  config = await withAtoms('serve', config, opts.atoms, opts.config, io)
+  config = await withAtoms('serve', config, opts.atoms, opts.config, io, opts)
   const database = databaseOf(opts.database, io)
   const { startServe } = await server()
   const served = await startServe({
@@ -193,7 +216,11 @@ export async function serveCommand(opts: ServeCommandOptions, io: CliIO): Promis
     jobConcurrency: integer(opts.jobConcurrency, '--job-concurrency', 0),
     deadAfterMs: integer(opts.deadAfter, '--dead-after', 100),
     logger: opts.log === true,
-  }).catch((e: unknown) => { throw databaseError(e, database) })
+  }).catch((e: unknown) => {
+    // A tenant's allowlist naming no tool of the MCP servers is known only once they are listed.
+    if (e instanceof ServeConfigError) throw usageError(`${opts.config ? `--config ${opts.config}: ` : ''}${e.message}`, 'A tenant\'s "atoms" lists names of custom atoms and MCP tools (as atoms: see `ajsc atoms --mcp`).')
+    throw databaseError(e, database)
+  })
   if (announce) io.err(announce)
   let url: string
   try {
@@ -213,7 +240,7 @@ export async function workerCommand(opts: WorkerCommandOptions, io: CliIO): Prom
   const database = databaseOf(opts.database, io)
   if (!database) throw usageError('ajsc worker needs --database postgres://… (or $AJS_DATABASE_URL): workers share jobs through Postgres')
   if (!opts.config) throw usageError('ajsc worker needs --config <file>: the same tenants file as ajsc serve (capabilities and limits per tenant)')
-  const config = await withAtoms('worker', loadConfig(opts.config, io), opts.atoms, opts.config, io)
+  const config = await withAtoms('worker', loadConfig(opts.config, io), opts.atoms, opts.config, io, opts)
   const { startWorker } = await server()
   const worker = await startWorker({
     config,
@@ -246,6 +273,8 @@ export function registerServeCommands(program: Command, io: CliIO, setCode: (cod
     .option('--dead-after <ms>', 'with --database: a process silent this long has its jobs taken over (default 5000)')
     .option('--log', 'log every request as JSON lines')
     .addOption(atomsOption(SERVE_ATOMS))
+    .addOption(mcpOption())
+    .addOption(mcpUrlOption())
     .action(async (opts: ServeCommandOptions) => setCode(await serveCommand(opts, io)))
 
   program.command('worker')
@@ -256,5 +285,7 @@ export function registerServeCommands(program: Command, io: CliIO, setCode: (cod
     .option('--concurrency <n>', 'jobs at once (default: pool size)')
     .option('--dead-after <ms>', 'a process silent this long has its jobs taken over (default 5000)')
     .addOption(atomsOption(`${SERVE_ATOMS}; the same as ajsc serve's`))
+    .addOption(mcpOption())
+    .addOption(mcpUrlOption())
     .action(async (opts: WorkerCommandOptions) => setCode(await workerCommand(opts, io)))
 }

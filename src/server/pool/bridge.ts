@@ -1,7 +1,8 @@
 /**
  * The host bridge: how guest runs in worker threads reach state that must be
  * shared by every worker — a tenant's agent memory (`store*` atoms) and its
- * stored procedures (`storeProcedure`, `agentRun` by token). Workers send
+ * stored procedures (`storeProcedure`, `agentRun` by token), and the MCP
+ * servers the host is connected to (`mcp.call`, src/server/mcp.ts). Workers send
  * requests on a BroadcastChannel; the host (the thread that owns the pool)
  * answers from its tenant stores, which are in memory or in Postgres. Only
  * runs that touch a store pay for a message; pure runs never do.
@@ -11,6 +12,7 @@
 export type BridgeMethod =
   | 'store.get' | 'store.set' | 'store.delete' | 'store.has' | 'store.query' | 'store.vectorSearch' | 'store.addVector'
   | 'procedures.get' | 'procedures.set' | 'procedures.delete' | 'procedures.clearExpired'
+  | 'mcp.call'
 
 export type BridgeHandler = (tenant: string, method: BridgeMethod, args: unknown[]) => unknown
 

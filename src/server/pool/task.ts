@@ -54,4 +54,6 @@ export interface WorkerData {
   secrets: Record<string, string>
   /** Absolute paths of the host modules of custom atoms: each worker imports them itself (functions cannot cross threads). */
   atomModules: string[]
+  /** The MCP servers' tools (the host is connected to the servers; workers proxy calls over the bridge). */
+  mcpTools?: import('../mcp.ts').McpToolInfo[]
 }

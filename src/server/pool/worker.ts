@@ -26,6 +26,7 @@ import type { CompileOutcome, CompileTask, RunTask, WorkerData, WorkerTenant } f
 import { programFromBody } from '../procedures.ts'
 import { HttpError } from '../errors.ts'
 import type { ServerLimits } from '../config.ts'
+import { mcpProxyAtoms } from '../mcp.ts'
 
 const data = workerData as WorkerData
 const bridge = new BridgeClient(data.bridge, (code, message) => (code ? new VmError(code, message) : new Error(message)))
@@ -72,7 +73,9 @@ function runtimeOf(tenantId: string, custom: readonly AtomDef[]): TenantRuntime 
   })
   // As in `ajsc run --atoms`: a custom atom named like a battery replaces it. The full entry's VM
   // loads the runtime libraries a program declares (Python, flows) on first use.
-  const vm = assembleVM<AgentVM>({ VM: AgentVM, baseAtoms: batteryAtoms, atoms: atomsOfTenant(custom, tenant.atoms), procedures })
+  // MCP tools: proxies whose calls the host makes (it holds the one connection to each server).
+  const mcp = mcpProxyAtoms(data.mcpTools ?? [], (op, input) => bridge.call(tenantId, 'mcp.call', [op, input]))
+  const vm = assembleVM<AgentVM>({ VM: AgentVM, baseAtoms: batteryAtoms, atoms: atomsOfTenant([...custom, ...mcp], tenant.atoms), procedures })
   rt = { vm, capabilities, context: tenant.context }
   runtimes.set(tenantId, rt)
   return rt

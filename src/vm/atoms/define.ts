@@ -28,6 +28,8 @@ export interface DefineAtomOptions<I> {
   sync?: boolean
   /** `'pure'` or `'io'` (the default): see AtomDef.effects. */
   effects?: AtomEffects
+  /** Calls wait for approval (see AtomDef.requiresApproval). */
+  requiresApproval?: boolean | ((input: I) => boolean)
 }
 
 /**
@@ -86,6 +88,7 @@ export function defineAtom<
     fn,
     sync: options.sync,
     effects,
+    ...(options.requiresApproval !== undefined ? { requiresApproval: options.requiresApproval } : {}),
   }
 }
 

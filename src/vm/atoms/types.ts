@@ -58,6 +58,12 @@ export interface AtomDef<I = any, O = any> {
    * it. Core atoms are tagged (see EFFECTFUL_CORE_OPS); defineAtom's default is 'io'.
    */
   effects?: AtomEffects
+  /**
+   * A call must be approved before it runs (code mode): `true`, or decided per
+   * call from the input. Hosts read it (ajs-lang/codemode withApprovals, the
+   * workflow engine's durable approval pauses); the VM itself ignores it.
+   */
+  requiresApproval?: boolean | ((input: I) => boolean)
 }
 
 export type AtomTable = ReadonlyMap<string, AtomDef>
