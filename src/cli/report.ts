@@ -73,10 +73,10 @@ export function fromAgentError(error: AgentError, ctx: RunContext): JsonDiagnost
   if (hint) d.hint = hint
   d.file = error.file ?? ctx.file
   if (error.line !== undefined) d.line = error.line
-  if (error.column !== undefined) d.column = error.column + 1
+  if (error.column !== undefined) d.column = error.column
   if (error.path !== undefined) d.path = error.path
   if (error.op) d.op = error.op
-  if (ctx.source !== undefined && error.line !== undefined && error.column !== undefined) d.frame = codeFrame(ctx.source, error.line, error.column)
+  if (ctx.source !== undefined && error.line !== undefined && error.column !== undefined) d.frame = codeFrame(ctx.source, error.line, error.column - 1)
   return d
 }
 

@@ -118,7 +118,7 @@ function locateCodeError(error: AgentError, sink: FlowEventSink): AgentError {
   const open = sink.innermost()
   if (open?.kind !== 'code' || error.line === undefined) return error
   const file = `blocks/${open.step}.py`
-  return { ...error, file, location: `${file}:${error.line}:${(error.column ?? 0) + 1}` }
+  return { ...error, file, location: `${file}:${error.line}:${error.column ?? 1}` }
 }
 
 /** The refusal of a flow whose vendor node types or tools no atom of this VM implements (checked before it starts). */

@@ -28,9 +28,9 @@ export interface ProcedureBody {
 
 export const newProcedureToken = (): string => `${PROCEDURE_TOKEN_PREFIX}${randomBytes(24).toString('base64url')}`
 
-/** A transpile error as the JSON error shape of the CLI (`ajsc run --json`). */
+/** A transpile error as the JSON error shape of the CLI (`ajsc run --json`): `column` 1-based, like `location`. */
 export function transpileAgentError(e: TranspileError): AgentError & { frame: string } {
-  return { name: 'AgentError', code: e.code, message: e.message, hint: e.hint, file: e.file, line: e.line, column: e.column, location: `${e.file}:${e.line}:${e.column + 1}`, frame: e.frame }
+  return { name: 'AgentError', code: e.code, message: e.message, hint: e.hint, file: e.file, line: e.line, column: e.column + 1, location: `${e.file}:${e.line}:${e.column + 1}`, frame: e.frame }
 }
 
 /** The AST of a procedure body, validated against the server's limits (422 otherwise). */

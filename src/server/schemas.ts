@@ -23,7 +23,10 @@ export const agentError = {
     code: { type: 'string', description: 'Stable code (docs/errors.md).' },
     message: { type: 'string' },
     hint: { type: 'string' },
-    location: { type: 'string' },
+    location: { type: 'string', description: '`file:line:column` of the failing step or compile error (1-based).' },
+    file: { type: 'string' },
+    line: { type: 'integer', description: '1-based.' },
+    column: { type: 'integer', description: '1-based, as in `location`.' },
     details: { type: 'array', items: { type: 'object' } },
   },
 } as const

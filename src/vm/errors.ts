@@ -14,10 +14,12 @@ export interface AgentError {
   hint?: string
   /** The op (atom) whose step failed. */
   op?: string
-  /** `file:line:col` of the failing step, when the AST carries locations. */
+  /** `file:line:col` of the failing step, when the AST carries locations (line and column 1-based). */
   location?: string
   file?: string
+  /** 1-based, as in `location`. */
   line?: number
+  /** 1-based, as in `location`, editors and the CLI (the AST's `loc` column is 0-based, as acorn's). */
   column?: number
   /** JSON pointer into the AST (validation errors). */
   path?: string
@@ -81,7 +83,7 @@ export class VmError extends Error {
     if (this.op) out.op = this.op
     if (this.loc) {
       out.line = this.loc[0]
-      out.column = this.loc[1]
+      out.column = this.loc[1] + 1
       if (this.file) out.file = this.file
       out.location = `${this.file ?? '<ajs>'}:${this.loc[0]}:${this.loc[1] + 1}`
     }

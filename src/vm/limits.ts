@@ -3,6 +3,7 @@
  * normalisation. Defaults are frozen and documented in the README.
  */
 import { vmError } from './errors.ts'
+import { didYouMean } from './suggest.ts'
 import type { CostFn } from './runtime.ts'
 
 export interface RunLimits {
@@ -134,7 +135,7 @@ const randomUUID = () => globalThis.crypto.randomUUID()
 /** Validate and normalise run options; throws OPTIONS_INVALID. Absent parts share frozen defaults. */
 export function normalizeOptions(options: RunOptions | undefined): NormalizedOptions {
   const o = options === undefined ? NONE : record(options, 'options')
-  for (const k of Object.keys(o)) if (!KEYS.has(k)) throw bad(`Unknown run option "${k}"`)
+  for (const k of Object.keys(o)) if (!KEYS.has(k)) throw bad(`Unknown run option "${k}"${didYouMean(k, KEYS)}`)
   const fuel = o.fuel === undefined ? DEFAULTS.fuel : positive(o.fuel, 'fuel', true)
   const timeoutMs = o.timeoutMs === undefined ? fuel * DEFAULTS.msPerFuel : positive(o.timeoutMs, 'timeoutMs', true)
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw bad('signal must be an AbortSignal')
@@ -157,7 +158,7 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
   const timeoutOverrides = o.timeoutOverrides === undefined ? NONE : record(o.timeoutOverrides, 'timeoutOverrides')
   if (timeoutOverrides !== NONE) for (const [k, v] of Object.entries(timeoutOverrides)) positive(v, `timeoutOverrides.${k}`, true)
   const limits = o.limits === undefined ? NONE : record(o.limits, 'limits')
-  if (limits !== NONE) for (const k of Object.keys(limits)) if (!LIMIT_KEYS.has(k)) throw bad(`Unknown limit "${k}"`)
+  if (limits !== NONE) for (const k of Object.keys(limits)) if (!LIMIT_KEYS.has(k)) throw bad(`Unknown limit "${k}"${didYouMean(k, LIMIT_KEYS)}`)
   if (o.onLog !== undefined && typeof o.onLog !== 'function') throw bad('onLog must be a function')
   if (o.random !== undefined || o.now !== undefined || o.uuid !== undefined) {
     for (const fn of ['random', 'now', 'uuid'] as const) if (o[fn] !== undefined && typeof o[fn] !== 'function') throw bad(`${fn} must be a function`)

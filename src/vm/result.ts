@@ -11,8 +11,10 @@ export interface TraceEntry {
   /** Fuel used by this step, including nested steps. */
   fuel: number
   /**
-   * Fuel used by the run when the step finished. Blocks are charged on entry,
-   * so this already includes the static cost of the later steps of its block.
+   * Fuel used by the run when the step started (entries are in start order, so
+   * this never decreases along the trace). Blocks are charged on entry, so it
+   * already includes the static cost of the step's whole block; the run's
+   * total is `RunResult.fuelUsed`.
    */
   fuelTotal: number
   ms: number

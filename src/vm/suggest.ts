@@ -1,14 +1,19 @@
 /** "Did you mean …?" suggestions by edit distance. */
 
+/** Edits between two names; swapping two adjacent letters (`fule` for `fuel`) is one edit. */
 function distance(a: string, b: string): number {
   const m = a.length, n = b.length
   if (Math.abs(m - n) > 3) return 99
+  let older: number[] = []
   let prev = Array.from({ length: n + 1 }, (_, j) => j)
   for (let i = 1; i <= m; i++) {
     const cur = [i]
     for (let j = 1; j <= n; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      let d = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, older[j - 2]! + 1)
+      cur[j] = d
     }
+    older = prev
     prev = cur
   }
   return prev[n]!

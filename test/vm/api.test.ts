@@ -58,7 +58,7 @@ describe('RunResult', () => {
   })
   test('failure: error has name, code, message, hint; with loc it has location', async () => {
     const r = await run(prog([{ op: 'throw', value: 'bad', loc: [7, 2] }]))
-    expect(r.error).toMatchObject({ name: 'AgentError', code: 'THROWN', message: 'bad', location: '<ajs>:7:3', line: 7, column: 2, op: 'throw' })
+    expect(r.error).toMatchObject({ name: 'AgentError', code: 'THROWN', message: 'bad', location: '<ajs>:7:3', line: 7, column: 3, op: 'throw' })
     expect(typeof r.error?.hint).toBe('string')
   })
   test('the error location points at the innermost located step', async () => {

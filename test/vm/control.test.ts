@@ -307,7 +307,7 @@ describe('throw and Error', () => {
     const r = await run(prog([let_({ x: lit(1) }), { op: 'throw', value: 'x', loc: [3, 4] }], { file: 'agent.ajs' }))
     expect(r.error?.location).toBe('agent.ajs:3:5')
     expect(r.error?.line).toBe(3)
-    expect(r.error?.column).toBe(4)
+    expect(r.error?.column).toBe(5) // 1-based, like location
     expect(r.error?.file).toBe('agent.ajs')
     expect(r.error?.op).toBe('throw')
   })

@@ -102,7 +102,7 @@ describe('if steps', () => {
     const source = 'function f({ n }) {\n  let o = n\n  if (o > 1) {\n    o.x = 1\n  }\n  return { o }\n}'
     const r = await vm.run(transpile(source).ast, { n: 5 })
     expect(r.error?.code).toBe('TYPE_ERROR')
-    expect({ line: r.error?.line, column: r.error?.column, op: r.error?.op }).toEqual({ line: 4, column: 4, op: 'expr' })
+    expect({ line: r.error?.line, column: r.error?.column, op: r.error?.op }).toEqual({ line: 4, column: 5, op: 'expr' })
   })
 
   test('the branch block is charged only when taken, as a block', async () => {

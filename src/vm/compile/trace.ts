@@ -15,14 +15,15 @@ export function wrapTrace(run: CStep, op: string, loc: Loc | undefined, file: st
     const trace = rt.trace
     if (!trace || trace.length >= MAX_TRACE) return run(f)
     // The step's static cost was charged with its block, before it started.
-    const entry: TraceEntry = { op, fuel: 0, fuelTotal: 0, ms: 0 }
+    // Entries are in start order and carry the meter at the start, so a loop's
+    // entry (before its body's) never shows more fuel than the entries after it.
+    const before = rt.fuelUsedUnits
+    const entry: TraceEntry = { op, fuel: 0, fuelTotal: fromUnits(before), ms: 0 }
     if (location) entry.location = location
     trace.push(entry)
-    const before = rt.fuelUsedUnits
     const t0 = performance.now()
     const done = () => {
       entry.fuel = fromUnits(rt.fuelUsedUnits - before + staticCost)
-      entry.fuelTotal = rt.fuelUsed
       entry.ms = Math.round((performance.now() - t0) * 1000) / 1000
     }
     const fail = (e: unknown) => {
