@@ -5,6 +5,7 @@
  * execution is handed back.
  */
 import type { AtomDef } from '../../vm/atoms/types.ts'
+import type { ApprovalPolicy } from '../../codemode/approval.ts'
 import { decodeBudget } from '../engine/codec.ts'
 import { checkAtomsGiven, customAtomDefs } from '../engine/custom-atoms.ts'
 import { workflowError } from '../engine/errors.ts'
@@ -37,6 +38,11 @@ interface CommonOptions {
   /** Read-only host data (auth, tenant, ...) custom atoms read as `ctx.context`; the workflow never sees it and it is not journaled. */
   context?: Record<string, unknown>
   /**
+   * Which custom atom calls wait for approval (default: the atoms' `requiresApproval`). Must decide
+   * the same on every replay (it sees only the op, the input and the atom).
+   */
+  approval?: ApprovalPolicy
+  /**
    * The run's retry policy: top-level fields for every kind, `agent` / `workflow` / `atom` per kind
    * (docs/workflows.md#retries). Journaled in the start entry; a resume without it keeps the journaled one.
    */
@@ -63,8 +69,8 @@ export interface ResumeWorkflowOptions extends CommonOptions {
   upgrade?: boolean
 }
 
-const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'retry']
-const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'retry', 'upgrade']
+const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry']
+const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry', 'upgrade']
 const SANDBOX_KEYS = Object.keys(SANDBOX_DEFAULTS)
 
 function checkKeys(o: object, allowed: string[], what: string): void {
@@ -139,6 +145,7 @@ export function startWorkflow(program: string | WorkflowProgram, options: StartW
     clock: clockOf(options.clock),
     atoms: calledAtoms(prog, atoms),
     ...(options.context !== undefined ? { context: options.context } : {}),
+    ...(options.approval !== undefined ? { approval: options.approval } : {}),
     ...retryOf(options.retry),
   })
 }
@@ -190,6 +197,7 @@ export async function resumeWorkflow(
     replay,
     atoms: calledAtoms(prog, atoms),
     ...(options.context !== undefined ? { context: options.context } : {}),
+    ...(options.approval !== undefined ? { approval: options.approval } : {}),
     ...retryOf(options.retry ?? replay.retryPolicy ?? start.retry),
   })
   await execution.settled()

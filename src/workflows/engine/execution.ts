@@ -27,6 +27,10 @@ import type { WorkflowProgram } from './program.ts'
 import type { ReplayIndex } from './replay.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowPoll, WorkflowRequest, WorkflowRequestKind, WorkflowResolution } from './types.ts'
 import { seededRandom, seededUuid } from './random.ts'
+import { editedInput, needsApproval, normalizeDecision, rejectedError, type ApprovalCall, type ApprovalPolicy } from '../../codemode/approval.ts'
+
+/** The signal name a call waiting for approval takes its decision from: `approval:<approval id>`. */
+export const APPROVAL_SIGNAL = 'approval:'
 import { retryDelay, retryPolicyFor, shouldRetry, type RetryPolicy, type RunRetryPolicy } from './retry.ts'
 
 /** Sandbox limits of the VM run. */
@@ -59,6 +63,8 @@ export interface ExecutionConfig {
   atoms?: readonly AtomDef[]
   /** Read-only host data the atoms see as `ctx.context` (never the guest). */
   context?: Record<string, unknown>
+  /** Which custom atom calls wait for approval (default: the atoms' `requiresApproval`). */
+  approval?: ApprovalPolicy
   /** The run's retry policy (journaled in the start entry). */
   retry?: RunRetryPolicy
 }
@@ -139,6 +145,8 @@ export class WorkflowExecution {
   private readonly signalWaiters: Array<{ key: string; name: string | null; timerId?: string; resolve: (v: unknown) => void; reject: (e: unknown) => void }> = []
   private readonly signalIds = new Set<string>()
   private signalCount = 0
+  /** Custom atom calls waiting for approval, by approval id. */
+  private readonly pendingApprovals = new Map<string, ApprovalCall>()
   /** What queries read: the last value `expose(name, value)` published per name. */
   private readonly exposed = new Map<string, unknown>()
   /** The cancellation (reason), and whether a wait has thrown it yet. */
@@ -312,8 +320,59 @@ export class WorkflowExecution {
     return `${base}|${n}`
   }
 
-  /** A custom atom call: the journaled outcome, or the atom run and its outcome journaled (custom-atoms.ts). */
+  /**
+   * A custom atom call that needs approval (code mode) first waits for the
+   * signal `approval:<id>`: the wait is journaled like any signal wait, so the
+   * pause outlives the process and a replay hands it the same decision. While
+   * it waits, the call is listed by approvals() and the `approvals` query.
+   */
   private callAtom(def: AtomDef, input: Record<string, unknown>, site: string, ctx: AtomContext, options?: unknown): unknown {
+    if (!needsApproval(def, input, this.config.approval)) return this.callAtomNow(def, input, site, ctx, options)
+    const id = `approval-${inputHash(this.stepKey(`approval:${def.op}`, site, input))}`
+    const mcp = (def as { mcp?: { server: string; tool: string } }).mcp
+    this.pendingApprovals.set(id, { id, op: def.op, input: structuredClone(input), site, ...(mcp ? { mcp: { server: mcp.server, tool: mcp.tool } } : {}) })
+    this.publishApprovals()
+    return this.waitSignal(site, `${APPROVAL_SIGNAL}${id}`, undefined).then((payload) => {
+      this.pendingApprovals.delete(id)
+      this.publishApprovals()
+      let decision: ReturnType<typeof normalizeDecision>
+      try {
+        decision = normalizeDecision(payload)
+      } catch (e) {
+        throw vmError('ATOM_INPUT_INVALID', `${def.op}: ${(e as Error).message}`, { op: def.op })
+      }
+      if (!decision.approve) throw rejectedError(def.op, decision.reason)
+      return this.callAtomNow(def, decision.input ? editedInput(def, decision.input) : input, site, ctx, options)
+    }, (e: unknown) => {
+      this.pendingApprovals.delete(id)
+      this.publishApprovals()
+      throw e
+    })
+  }
+
+  /** The calls waiting for approval, for queries (`approvals`): kept once any call has waited. */
+  private publishApprovals(): void {
+    this.activity++
+    this.exposed.set('approvals', [...this.pendingApprovals.values()].map((a) => structuredClone(a)))
+  }
+
+  /** Calls of atoms waiting for approval: answer each with approve(id, input?) or reject(id, reason?). */
+  approvals(): ApprovalCall[] {
+    return [...this.pendingApprovals.values()].map((a) => structuredClone(a))
+  }
+
+  /** Approve a waiting call (with edited input: checked against the atom's schema). Journaled as the signal `approval:<id>`; false if already answered. */
+  approve(id: string, input?: Record<string, unknown>): boolean {
+    return this.signal(`${APPROVAL_SIGNAL}${id}`, { approve: true, ...(input !== undefined ? { input } : {}) }, `${APPROVAL_SIGNAL}${id}`)
+  }
+
+  /** Reject a waiting call: it throws APPROVAL_REJECTED in the workflow (catchable). */
+  reject(id: string, reason?: string): boolean {
+    return this.signal(`${APPROVAL_SIGNAL}${id}`, { approve: false, ...(reason !== undefined ? { reason } : {}) }, `${APPROVAL_SIGNAL}${id}`)
+  }
+
+  /** A custom atom call: the journaled outcome, or the atom run and its outcome journaled (custom-atoms.ts). */
+  private callAtomNow(def: AtomDef, input: Record<string, unknown>, site: string, ctx: AtomContext, options?: unknown): unknown {
     this.activity++
     let key = this.stepKey(`atom:${def.op}`, site, input)
     const replayed = this.config.replay?.atom(key)
@@ -442,7 +501,7 @@ export class WorkflowExecution {
       return Promise.reject(this.cancelError())
     }
     const timerJournaled = timeoutMs !== undefined ? this.config.replay?.byKey.get(timerKey) : undefined
-    const at = timerJournaled?.resolution !== undefined ? -1 : this.signalBuffer.findIndex((x) => name === null || x.name === name)
+    const at = timerJournaled?.resolution !== undefined ? -1 : this.signalBuffer.findIndex((x) => (name === null ? !x.name.startsWith(APPROVAL_SIGNAL) : x.name === name))
     if (at >= 0) {
       // The wait parked with its timer, then the signal was journaled (by another writer): the timer ends with the wait.
       if (timerJournaled) {
@@ -496,7 +555,8 @@ export class WorkflowExecution {
   private deliverSignal(sigId: string, name: string, data: unknown): void {
     this.signalIds.add(sigId)
     this.activity++
-    const w = this.signalWaiters.findIndex((x) => x.name === null || x.name === name)
+    // `signal()` (any name) never takes an approval: only the call waiting for it does.
+    const w = this.signalWaiters.findIndex((x) => (x.name === null ? !name.startsWith(APPROVAL_SIGNAL) : x.name === name))
     if (w < 0) { this.signalBuffer.push({ id: sigId, name, ...(data !== undefined ? { payload: data } : {}) }); return }
     const [waiter] = this.signalWaiters.splice(w, 1)
     this.append({ t: 'wait', key: waiter!.key, signal: sigId })
