@@ -12,7 +12,7 @@ import type { CExpr, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { Compiler, GuestFunction } from './compiler.ts'
 import { compileList } from './expressions.ts'
-import { isP, seq2, then } from './async.ts'
+import { isP, seq2, seqN, then } from './async.ts'
 import { GLOBAL_FUNCTIONS, NAMESPACES } from '../builtins/globals.ts'
 import { HOF_METHODS, type Callable } from '../builtins/array-hof.ts'
 import { INSTANCE_METHOD_NAMES, methodDispatcher } from '../builtins/methods.ts'
@@ -25,12 +25,18 @@ export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
   const name = node.callee as string
   if (typeof name !== 'string') throw compileError('AST_INVALID', 'call.callee must be a name')
   if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden function name "${name}"`)
-  const args = compileList(c, node.args ?? [], scope)
+  const argNodes: unknown[] = node.args ?? []
+  // Plain arguments (no spread) of a helper call are evaluated straight into the callee's slots.
+  const plain = Array.isArray(argNodes) && !argNodes.some((a: any) => a?.$expr === 'spread') && Object.prototype.hasOwnProperty.call(c.program.functions ?? {}, name)
+  const items = plain ? argNodes.map((a) => c.expr(a, scope)) : undefined
+  const itemFns = items?.map((e) => e.fn)
+  const args = items ? { fn: (f: Frame) => seqN(itemFns!, (vals) => vals)(f), cost: items.reduce((t, e) => t + e.cost, 0), async: items.some((e) => e.async) } : compileList(c, argNodes, scope)
   const cost = NODE_COST + args.cost
   const helper = c.helper(name, scope)
   if (helper) {
     const a = args.fn
-    const fn = args.async ? (f: Frame) => then(a(f), (vals) => helper.invoke(f, vals)) : (f: Frame) => helper.invoke(f, a(f))
+    const fn = items && !args.async ? helper.direct(itemFns!)
+      : args.async ? (f: Frame) => then(a(f), (vals) => helper.invoke(f, vals)) : (f: Frame) => helper.invoke(f, a(f))
     // Errors inside the helper are located by its own steps.
     return { fn, cost, async: args.async || helper.async, selfLocated: true }
   }

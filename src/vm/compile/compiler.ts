@@ -30,6 +30,11 @@ export interface CStepInfo {
 
 export interface HelperRef {
   invoke: (f: Frame, args: unknown[]) => unknown
+  /**
+   * A call whose arguments are plain expressions (no spread): each argument is evaluated straight
+   * into the callee's new slots, no argument array (same order, same fuel as `invoke`).
+   */
+  direct: (argFns: ReadonlyArray<(f: Frame) => unknown>) => (f: Frame) => unknown
   async: boolean
 }
 
@@ -37,6 +42,10 @@ interface HelperState {
   slots?: unknown[]
   ctx: FnCtx
   body: ((f: Frame, args: unknown[]) => unknown) | null
+  /** The parameters' slots when every parameter is a plain name (the direct call path), else null. */
+  params: number[] | null
+  /** The body's steps (for the direct call path). */
+  run: CStep | null
   async: boolean
 }
 
@@ -188,36 +197,70 @@ export class Compiler {
     const key = pausing ? `${name}:pausing` : name
     let state = this.helpers.get(key)
     if (!state) {
-      state = { ctx: new FnCtx(name), body: null, async: this.asyncHelpers.has(name) || pausing }
+      state = { ctx: new FnCtx(name), body: null, params: null, run: null, async: this.asyncHelpers.has(name) || pausing }
       state.ctx.suspendable = state.async
       this.helpers.set(key, state)
       // A helper's own loops pause or not by the helper, not by where it was first called from.
       const outer = this.lambdaDepth
       this.lambdaDepth = 0
       try {
-        state.body = this.compileFunction(defs[name]!, state.ctx)
+        state.body = this.compileFunction(defs[name]!, state.ctx, state)
       } finally {
         this.lambdaDepth = outer
       }
     }
     const st = state
+    const invoke = (f: Frame, args: unknown[]): unknown => {
+      const rt = f.rt
+      rt.enter()
+      // One template per function, copied per call (cheaper than building).
+      const frame = new Frame((st.slots ??= newSlots(st.ctx.nslots)).slice(), rt)
+      let r: unknown
+      try {
+        r = st.body!(frame, args)
+      } catch (e) {
+        rt.leave()
+        throw e
+      }
+      if (isP(r)) return r.then((v) => { rt.leave(); return v }, (e) => { rt.leave(); throw e })
+      rt.leave()
+      return r
+    }
     return {
       async: st.async,
-      invoke: (f, args) => {
-        const rt = f.rt
-        rt.enter()
-        // One template per function, copied per call (cheaper than building).
-        const frame = new Frame((st.slots ??= newSlots(st.ctx.nslots)).slice(), rt)
-        let r: unknown
-        try {
-          r = st.body!(frame, args)
-        } catch (e) {
-          rt.leave()
-          throw e
+      invoke,
+      direct: (argFns) => {
+        const m = argFns.length
+        return (f) => {
+          const ps = st.params
+          if (ps === null) {
+            const args = new Array(m)
+            for (let i = 0; i < m; i++) args[i] = argFns[i]!(f)
+            return invoke(f, args)
+          }
+          const n = ps.length
+          const s = (st.slots ??= newSlots(st.ctx.nslots)).slice()
+          // The arguments, in order, before the call is entered (as `invoke`'s caller does).
+          for (let i = 0; i < m; i++) {
+            const v = argFns[i]!(f)
+            if (i < n) s[ps[i]!] = v
+          }
+          const rt = f.rt
+          rt.enter()
+          const frame = new Frame(s, rt)
+          let code: Completion | Promise<Completion>
+          try {
+            code = st.run!(frame)
+          } catch (e) {
+            rt.leave()
+            throw e
+          }
+          if (typeof code === 'number') {
+            rt.leave()
+            return code === RETURN ? frame.ret : undefined
+          }
+          return code.then((c) => { rt.leave(); return c === RETURN ? frame.ret : undefined }, (e) => { rt.leave(); throw e })
         }
-        if (isP(r)) return r.then((v) => { rt.leave(); return v }, (e) => { rt.leave(); throw e })
-        rt.leave()
-        return r
       },
     }
   }
@@ -244,7 +287,7 @@ export class Compiler {
 
   // --- functions -------------------------------------------------------------
 
-  private compileFunction(def: FunctionDef, ctx: FnCtx): (f: Frame, args: unknown[]) => unknown {
+  private compileFunction(def: FunctionDef, ctx: FnCtx, state?: HelperState): (f: Frame, args: unknown[]) => unknown {
     const scope = ctx.root
     const params = Array.isArray(def.params) ? def.params : []
     const binders = params.map((p) => this.pattern(p, scope, 'param'))
@@ -254,6 +297,7 @@ export class Compiler {
     if (params.every((p) => typeof p === 'string')) {
       // Plain named parameters (the common case): store the arguments straight into their slots.
       const slots = (params as string[]).map((p) => scope.lookup(p)!.slot)
+      if (state) { state.params = slots; state.run = run }
       const n = slots.length
       return (f, args) => {
         for (let i = 0; i < n; i++) f.s[slots[i]!] = args[i]

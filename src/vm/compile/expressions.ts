@@ -19,7 +19,7 @@ import { deepCopyLiteral } from '../membrane.ts'
 import { compileCall, compileMethodCall, compileLambdaOutsideCall } from './calls.ts'
 import { compileAssign, compileUpdate } from './assign.ts'
 import { regexSupport } from '../builtins/regex-hook.ts'
-import type { Frame, Run } from '../runtime.ts'
+import { LONG_CHARGE_UNITS, type Frame, type Run } from '../runtime.ts'
 import { guestString } from '../builtins/coerce.ts'
 
 type ExprCompiler = (c: Compiler, node: any, scope: Scope) => CExpr
@@ -122,6 +122,16 @@ function logical(c: Compiler, node: any, scope: Scope): CExpr {
     return { fn: (f) => then(l(f), (v) => (goRight(v) ? takeRight(f) : v)), cost, async: true }
   }
   const b = right.slot
+  // A static charge below LONG_CHARGE_UNITS is paid inline (Run.charge reads the clock only above it).
+  if (rc < LONG_CHARGE_UNITS) {
+    if (b !== undefined && node.op === '&&') return { fn: (f) => { const v = l(f); if (!v) return v; const rt = f.rt; if ((rt.left -= rc) < 0) rt.outOfFuel(); return f.s[b] }, cost, async: false }
+    if (b !== undefined && node.op === '||') return { fn: (f) => { const v = l(f); if (v) return v; const rt = f.rt; if ((rt.left -= rc) < 0) rt.outOfFuel(); return f.s[b] }, cost, async: false }
+    switch (node.op) {
+      case '&&': return { fn: (f) => { const v = l(f); if (!v) return v; const rt = f.rt; if ((rt.left -= rc) < 0) rt.outOfFuel(); return r(f) }, cost, async: false }
+      case '||': return { fn: (f) => { const v = l(f); if (v) return v; const rt = f.rt; if ((rt.left -= rc) < 0) rt.outOfFuel(); return r(f) }, cost, async: false }
+      default: return { fn: (f) => { const v = l(f); if (v !== null && v !== undefined) return v; const rt = f.rt; if ((rt.left -= rc) < 0) rt.outOfFuel(); return r(f) }, cost, async: false }
+    }
+  }
   if (b !== undefined && (node.op === '&&' || node.op === '||')) {
     // `test && flag`: the right-hand variable is read in place (one closure call fewer).
     return node.op === '&&'
@@ -170,7 +180,13 @@ function conditional(c: Compiler, node: any, scope: Scope): CExpr {
   const yes = c.expr(node.consequent, scope)
   const no = c.expr(node.alternate, scope)
   const t = test.fn, y = yes.fn, n = no.fn, yc = yes.cost, nc = no.cost
-  const pick = (f: Frame, v: unknown) => {
+  const inline = yc < LONG_CHARGE_UNITS && nc < LONG_CHARGE_UNITS
+  const pick = inline ? (f: Frame, v: unknown) => {
+    const rt = f.rt
+    if (v) { if ((rt.left -= yc) < 0) rt.outOfFuel(); return y(f) }
+    if ((rt.left -= nc) < 0) rt.outOfFuel()
+    return n(f)
+  } : (f: Frame, v: unknown) => {
     if (v) { f.rt.charge(yc); return y(f) }
     f.rt.charge(nc)
     return n(f)
