@@ -98,3 +98,48 @@ describe('withApprovals (in process) and MCP tools', () => {
     expect(asked).toEqual(['delete_ delete {"id":"draft"}', 'delete_ delete {"id":"keep"}'])
   })
 })
+
+describe('ajsc serve: approvals over HTTP (a workflow calling an MCP tool marked destructive)', () => {
+  test('GET .../approvals lists the waiting call; POST .../approvals/{id} approves with edited arguments or rejects', async () => {
+    const { createServer, parseServeConfig, tokenSha256 } = await import('../../src/server/index.ts')
+    const { SERVER } = await import('./helpers.ts')
+    const server = await createServer({
+      config: parseServeConfig({ mcp: [{ command: process.execPath, args: [SERVER] }], tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token') }] }),
+      pool: { size: 1 },
+    })
+    try {
+      const url = await server.listen({ port: 0 })
+      const req = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+        return { status: res.status, json: await res.json() as any }
+      }
+      const waitFor = async (id: string, pred: (x: any) => boolean, path = `/v1/workflows/${id}/approvals`) => {
+        for (let i = 0; i < 300; i++) {
+          const r = (await req('GET', path)).json
+          if (pred(r)) return r
+          await Bun.sleep(20)
+        }
+        throw new Error(`timed out on ${path}`)
+      }
+      const started = await req('POST', '/v1/workflows', { source: `
+const first = await delete_({ id: 'draft-1' })
+let second
+try { second = await delete_({ id: 'prod' }) } catch (e) { second = e.code }
+export default { first, second }` })
+      expect(started.status).toBe(201)
+      const id = started.json.id
+      const one = await waitFor(id, (r) => r.approvals.length === 1)
+      expect(one.approvals[0]).toMatchObject({ op: 'delete_', input: { id: 'draft-1' }, mcp: { server: 'codemode-test', tool: 'delete' } })
+      expect((await req('POST', `/v1/workflows/${id}/approvals/nope`, { approve: true })).status).toBe(404)
+      const ok = await req('POST', `/v1/workflows/${id}/approvals/${one.approvals[0].id}`, { approve: true, input: { id: 'draft-2' } })
+      expect(ok.status).toBe(200)
+      const two = await waitFor(id, (r) => r.approvals.length === 1 && r.approvals[0].id !== one.approvals[0].id)
+      expect(two.approvals[0].input).toEqual({ id: 'prod' })
+      await req('POST', `/v1/workflows/${id}/approvals/${two.approvals[0].id}`, { approve: false, reason: 'production' })
+      const done = await waitFor(id, (wf) => wf.state !== 'running', `/v1/workflows/${id}`)
+      expect(done).toMatchObject({ state: 'done', result: { first: 'deleted draft-2', second: 'APPROVAL_REJECTED' } })
+    } finally {
+      await server.close()
+    }
+  }, 30_000)
+})

@@ -1,6 +1,8 @@
 /**
  * Durable workflows: POST /v1/workflows, GET /v1/workflows/:id, POST /v1/workflows/:id/requests/:rid,
- * POST /v1/workflows/:id/retry | signal | cancel, GET /v1/workflows/:id/query/:name.
+ * POST /v1/workflows/:id/retry | signal | cancel, GET /v1/workflows/:id/query/:name,
+ * GET /v1/workflows/:id/approvals, POST /v1/workflows/:id/approvals/:aid (code mode: calls of
+ * atoms that require approval wait durably on the journal until answered here).
  */
 import type { FastifyInstance } from 'fastify'
 import type { ServerContext } from '../context.ts'
@@ -21,6 +23,15 @@ const signalBody = {
     id: { type: 'string', minLength: 1, maxLength: 200, description: 'Makes sending idempotent: a signal whose id the workflow has is not taken twice.' },
   },
 } as const
+const approvalBody = {
+  type: 'object', additionalProperties: false, required: ['approve'],
+  properties: {
+    approve: { type: 'boolean', description: 'true: the call runs; false: it throws APPROVAL_REJECTED in the workflow (catchable).' },
+    input: { type: 'object', description: 'With approve: the call\'s arguments, edited (checked against the atom\'s input schema).' },
+    reason: { type: 'string', maxLength: 1000, description: 'Without approve: why (in the error\'s message).' },
+  },
+} as const
+const approvalParams = { type: 'object', required: ['id', 'aid'], properties: { id: { type: 'string', maxLength: 200 }, aid: { type: 'string', minLength: 1, maxLength: 100 } } } as const
 const cancelBody = { type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 1000 } } } as const
 const queryParams = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', maxLength: 200 }, name: { type: 'string', minLength: 1, maxLength: 200 } } } as const
 const workflowBody = {
@@ -79,6 +90,38 @@ export function workflowRoutes(app: FastifyInstance, ctx: ServerContext): void {
     schema: { summary: 'Cancel a workflow: its current wait throws WORKFLOW_CANCELLED, cleanup runs, it ends cancelled', params: idParams, body: cancelBody },
     config: { responses: { 200: { description: 'The workflow (with `cancelRequested` when a step held it: the next step journals the cancellation).' }, ...notFound, 409: { description: 'The workflow has ended (WORKFLOW_STATE).', schema: errorBody }, ...authErrors } },
   }, async (req) => backend().cancel(req.tenant!.id, req.params.id, req.body ?? {}))
+
+  /** The calls waiting for approval (the engine publishes them as the `approvals` query; none yet: []). */
+  const approvals = async (tenant: string, id: string): Promise<Array<{ id: string }>> => {
+    try {
+      const out = await backend().query(tenant, id, 'approvals')
+      return Array.isArray(out.value) ? out.value as Array<{ id: string }> : []
+    } catch (e) {
+      if (e instanceof HttpError && e.code === 'NOT_FOUND' && /has not exposed/.test(e.message)) return []
+      throw e
+    }
+  }
+
+  app.get<{ Params: { id: string } }>('/v1/workflows/:id/approvals', {
+    schema: { summary: 'The calls of atoms that wait for approval (op, input, site, MCP tool), as of the workflow\'s last step', params: idParams },
+    config: { responses: { 200: { description: '{ id, approvals: [{ id, op, input, site, mcp? }] }.' }, ...notFound, ...authErrors } },
+  }, async (req) => ({ id: req.params.id, approvals: await approvals(req.tenant!.id, req.params.id) }))
+
+  app.post<{ Params: { id: string; aid: string }; Body: { approve: boolean; input?: Record<string, unknown>; reason?: string } }>('/v1/workflows/:id/approvals/:aid', {
+    schema: { summary: 'Approve (optionally with edited arguments) or reject a call waiting for approval; journaled as the signal approval:<aid>', params: approvalParams, body: approvalBody },
+    config: { responses: { 200: { description: 'The workflow, and `signal: { id, duplicate }` (duplicate: this call was already answered).' }, 404: { description: 'No such workflow, or no call waiting for this approval, for this tenant.', schema: errorBody }, ...busyOrState, ...authErrors } },
+  }, async (req) => {
+    const { id, aid } = req.params
+    const tenant = req.tenant!.id
+    const { approve, input, reason } = req.body
+    const value = approve ? { approve: true, ...(input !== undefined ? { input } : {}) } : { approve: false, ...(reason !== undefined ? { reason } : {}) }
+    const signal = { name: `approval:${aid}`, value, id: `approval:${aid}` }
+    // Only a call that waits now: a stray answer would stay buffered in the journal.
+    if (!(await approvals(tenant, id)).some((a) => a.id === aid)) {
+      throw new HttpError('NOT_FOUND', `Workflow ${id} has no call waiting for approval "${aid.slice(0, 48)}": already answered, or no such call (GET /v1/workflows/${id}/approvals lists them)`)
+    }
+    return backend().signal(tenant, id, signal)
+  })
 
   app.get<{ Params: { id: string; name: string } }>('/v1/workflows/:id/query/:name', {
     schema: { summary: 'Read a value the workflow exposed (expose(name, value)), as of its last step', params: queryParams },
