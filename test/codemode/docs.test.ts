@@ -1,6 +1,6 @@
 /**
  * docs/code-mode.md is executable: every ```ts block that imports 'ajs-lang'
- * or 'ajs-lang/codemode' runs (imports pointed at src/; results asserted
+ * or 'ajs-lang/codemode' runs (also importing 'ajs-lang/workflows') (imports pointed at src/; results asserted
  * inside the blocks with bun:test's expect).
  */
 import { afterAll, describe, expect, test } from 'bun:test'
@@ -21,6 +21,7 @@ describe('docs/code-mode.md', () => {
       const file = join(dir, `example-${i + 1}.ts`)
       writeFileSync(file, code
         .replaceAll(`from 'ajs-lang/codemode'`, `from ${JSON.stringify(join(ROOT, 'src/codemode/index.ts'))}`)
+        .replaceAll(`from 'ajs-lang/workflows'`, `from ${JSON.stringify(join(ROOT, 'src/workflows/index.ts'))}`)
         .replaceAll(`from 'ajs-lang'`, `from ${JSON.stringify(join(ROOT, 'src/index.ts'))}`)
         .replaceAll(`'test/codemode/`, `'${ROOT}/test/codemode/`))
       await import(file)
