@@ -241,6 +241,11 @@ function methodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>): Node {
     throw cx.L.r.error('PY_ATTRIBUTE', { name, fix: `${near ? `Did you mean \`.${near}()\`? ` : ''}The str, list, dict and set methods listed in docs/python.md are available.` }, fn.loc)
   }
   const obj = lowerExpr(cx, fn.obj)
+  // The two commonest methods skip the argument list and the method table when the receiver is a dict / list.
+  if (e.kw.length === 0 && !e.args.some((a) => a.k === 'star')) {
+    if (name === 'get' && (e.args.length === 1 || e.args.length === 2)) return rt('mget', [obj, lowerExpr(cx, e.args[0]!), e.args[1] ? lowerExpr(cx, e.args[1]) : lit(null)], e.loc)
+    if (name === 'append' && e.args.length === 1) return rt('mappend', [obj, lowerExpr(cx, e.args[0]!)], e.loc)
+  }
   if (name === 'sort') {
     const kw = noKw(cx, 'sort', e, ['key', 'reverse']); count(cx, 'sort', e, 0, 0)
     const [items, keys] = keyed(cx, obj, kw.get('key'))

@@ -5,6 +5,7 @@ import { PyParser } from './parse.ts'
 import { Refuser, type PythonProfile } from './refuse.ts'
 import { liftLambdas } from './lift.ts'
 import { desugarClasses, type ClassInfo } from './classes.ts'
+import { fuseProgram } from './fuse.ts'
 import { analyze } from './analyze.ts'
 import { Lowerer } from './lower.ts'
 import type { AjsProgram } from '../ast/types.ts'
@@ -89,7 +90,7 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   }
   const a = analyze(stmts, params, r)
   if (classes) checkImports(classes, a.scopes.flatMap((s) => [...s.locals]), r)
-  const ast = new Lowerer(r, a, { jsonText: options.jsonText === true, classes }).program(stmts as Stmt[], params, defaults, file)
+  const ast = fuseProgram(new Lowerer(r, a, { jsonText: options.jsonText === true, classes }).program(stmts as Stmt[], params, defaults, file))
   return { ast, params, warnings }
 }
 

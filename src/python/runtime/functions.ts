@@ -6,7 +6,7 @@
 import type { GuestFunction } from '../../vm/compile/compiler.ts'
 import { PyDict, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, exceptionMessage, raise, typeError, valueError } from './errors.ts'
-import { contains, eq, ge, gt, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
+import { contains, eq, ge, gt, hashKey, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
 import { BINARY, add, floordiv, inplace, mod, mul, power, sub, truediv } from './ops.ts'
 import { invert, negate, positive, intOf, isIntValue } from './numbers.ts'
 import { delItem, delSlice, getItem, getSlice, setItem, setSlice } from './items.ts'
@@ -19,6 +19,7 @@ import type { PyRun } from './fuel.ts'
 import { EXTENDED_RUNTIME } from './extended.ts'
 import { CLASS_RUNTIME, unwrapTexts } from './classes.ts'
 import { MODULE_RUNTIME, PyOrderedDict, collectionMethod } from './modules.ts'
+import { ex } from './fused.ts'
 
 type Fn = (rt: PyRun, a: any[]) => unknown
 
@@ -128,6 +129,16 @@ const raw: Record<string, Fn> = {
   fmt: (rt, a) => format(rt, a[2] ? convert(a[0], a[2]) : a[0], a[1]),
   concat: (rt, a) => rt.chargeString((a[0] as string[]).join('')),
   // methods
+  mget: (rt, a) => {
+    const d = a[0]
+    if (d instanceof PyDict && d.missing === undefined) { const e = d.map.get(hashKey(a[1])); return e === undefined ? a[2] : e[1] }
+    return callMethod(rt, d, 'get', [a[1], a[2]], null)
+  },
+  mappend: (rt, a) => {
+    const l = a[0]
+    if (Array.isArray(l) && !Object.isFrozen(l)) { rt.chargeSlots(1); l.push(a[1]); return null }
+    return callMethod(rt, l, 'append', [a[1]], null)
+  },
   m: (rt, a) => {
     const o = a[0]
     if (o instanceof PyDict && o.missing !== undefined || o instanceof PyOrderedDict) {
@@ -174,6 +185,7 @@ const raw: Record<string, Fn> = {
   ...EXTENDED_RUNTIME,
   ...CLASS_RUNTIME,
   ...MODULE_RUNTIME,
+  ex,
 }
 // Conversions of values holding guest objects whose __repr__/__str__ the program called first (runtime/classes.ts).
 for (const name of ['strb', 'repr', 'fmt', 'print', 'mod', 'm']) raw[`tx${name}`] = unwrapTexts(raw[name]!)
