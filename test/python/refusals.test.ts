@@ -135,7 +135,38 @@ const EXTENDED_ONLY: Array<[string, string, number, number]> = [
   ['generator outside a call', 'a, b = (int(p) for p in "1-2".split("-"))', 1, 7],
   ['helper as value', 'def h():\n    return 1\nx = h', 3, 4],
   ['calling a variable', 'f = len\nx = f([1])', 1, 4],
+  ['class', 'x = 1\nclass P:\n    pass', 2, 0],
+  ['import json', 'import json\nx = json.dumps([1])', 1, 0],
+  ['from math import', 'from math import sqrt', 1, 0],
+  ['attribute assignment', 'x = initial\nx.y = 1', 2, 0],
 ]
+
+/** What the extended profile refuses about classes and imports: [what, body, code, line, column, hint]. */
+const EXTENDED_REFUSALS: Array<[string, string, keyof typeof CODES, number, number, string]> = [
+  ['an unknown module', 'x = 1\nimport os', 'PY_IMPORT', 2, 0, 'allowed builtins'],
+  ['star import', 'from math import *', 'PY_UNSUPPORTED', 1, 17, 'from math import name'],
+  ['a missing member', 'from math import tan2', 'PY_UNSUPPORTED', 1, 17, 'atan2'],
+  ['a module member of no module', 'import math\nx = math.sine(1)', 'PY_ATTRIBUTE', 2, 9, 'sin'],
+  ['assigning an imported name', 'import json\njson = 1', 'PY_UNSUPPORTED', 1, 7, 'import json as other'],
+  ['an unsupported dunder', 'class P:\n    def __len__(self):\n        return 0', 'PY_UNSUPPORTED', 2, 4, 'plain method'],
+  ['a static method', 'class P:\n    @staticmethod\n    def f():\n        return 0', 'PY_UNSUPPORTED', 2, 4, 'plain method'],
+  ['a method without self', 'class P:\n    def f():\n        return 0', 'PY_UNSUPPORTED', 2, 4, '`self`'],
+  ['multiple bases', 'class A:\n    pass\nclass B:\n    pass\nclass C(A, B):\n    pass', 'PY_UNSUPPORTED', 5, 7, 'one class'],
+  ['a metaclass', 'class A(metaclass=None):\n    pass', 'PY_UNSUPPORTED', 1, 17, 'one base'],
+  ['dataclass arguments', 'from dataclasses import dataclass\n@dataclass(order=True)\nclass A:\n    x: int', 'PY_UNSUPPORTED', 2, 10, 'without arguments'],
+  ['another class decorator', 'def deco(c):\n    return c\n@deco\nclass A:\n    pass', 'PY_UNSUPPORTED', 3, 1, '@dataclass'],
+  ['a loop in a class body', 'class A:\n    for i in range(3):\n        pass', 'PY_UNSUPPORTED', 2, 4, 'methods'],
+  ['reaching __class__', 'class A:\n    pass\nx = A().__class__', 'PY_DUNDER', 3, 8, ''],
+  ['reaching __dict__', 'class A:\n    def f(self):\n        return self.__dict__', 'PY_DUNDER', 3, 20, ''],
+]
+
+describe('the extended profile refuses these class and import forms with a located hint', () => {
+  test.each(EXTENDED_REFUSALS)('%s', (_what, body, name, line, column, hint) => {
+    const e = refusal(body, 'extended')
+    expect({ code: e.code, line: e.line, column: e.column }).toEqual({ code: CODES[name].code, line, column })
+    expect(e.hint).toContain(hint)
+  })
+})
 
 describe('profiles: contract refuses with a hint naming the extended profile; extended compiles', () => {
   test.each(EXTENDED_ONLY)('%s', (_what, body, line, column) => {
