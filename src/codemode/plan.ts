@@ -10,6 +10,14 @@
  */
 import { CORE_OPS } from '../ast/nodes.ts'
 import { EFFECTFUL_CORE_OPS } from '../vm/atoms/define.ts'
+import { ATOM_COSTS, DEFAULT_ATOM_COST, NODE_COST, UNIT } from '../vm/fuel.ts'
+
+/**
+ * Fuel the plan allows per AST node evaluation: the VM charges 0.01 per
+ * expression node and 0.01 per step or loop iteration (src/vm/fuel.ts); the
+ * third 0.01 covers the allocation of values of constant size a node builds.
+ */
+const NODE_BOUND = 3 * NODE_COST
 
 /** An upper bound of calls: a count, a formula over the inputs, or `'unbounded'`. */
 export type Bound = number | string
@@ -51,6 +59,15 @@ export interface ProgramPlan {
   /** Atoms tagged `io` the program may call. */
   io: string[]
   reaches: { network: boolean; store: boolean; model: boolean; subAgent: boolean; procedures: boolean; mcp: string[] }
+  /**
+   * Worst-case fuel of a run, when every loop has a constant bound: each node evaluation at
+   * 0.03 (node, step or iteration, small allocations) and each atom call at its cost. Else
+   * `'unbounded'` with `fuelUnboundedBy` (a loop bounded by the inputs or not at all, a
+   * function value, an atom whose cost depends on its input). Work proportional to the size of
+   * data (long strings, big arrays, scans) is not in it.
+   */
+  fuel: number | 'unbounded'
+  fuelUnboundedBy?: string
 }
 
 type Node = Record<string, any>
@@ -91,6 +108,24 @@ class Planner {
   private readonly inputs = new Set<string>()
   private readonly argsName?: string
   private readonly recursive = new Set<string>()
+  /** The worst-case fuel so far (micro-units), or why there is none. */
+  fuelUnits = 0
+  fuelUnbounded: string | undefined
+
+  private charge(factors: Factor[], units: number, why?: string): void {
+    if (this.fuelUnbounded) return
+    if (why) { this.fuelUnbounded = why; return }
+    const f = mul(factors)
+    if (f.n === undefined || f.expr || f.unbounded) { this.fuelUnbounded = f.unbounded ?? f.expr ?? 'a loop'; return }
+    this.fuelUnits += units * f.n
+  }
+
+  private atomCost(op: string): number | undefined {
+    const c = this.atoms[op]?.cost
+    if (typeof c === 'number') return c
+    if (typeof c === 'function') return undefined
+    return ATOM_COSTS[op] ?? DEFAULT_ATOM_COST
+  }
 
   constructor(private readonly ast: Node, private readonly atoms: Record<string, Node>) {
     this.helpers = (ast.functions ?? {}) as Record<string, Node>
@@ -187,6 +222,8 @@ class Planner {
         else args[k] = v
       }
     } else if (input) dynamic.push('*')
+    const cost = this.atomCost(op)
+    this.charge(factors, Math.round((cost ?? 0) * UNIT), cost === undefined ? `the cost of ${op} depends on its input` : undefined)
     const f = mul(factors)
     const site: CallSite = { op, ...(where(node) ? { loc: where(node) } : {}), ...(helper ? { helper } : {}), args, dynamic, effects: this.effectsOf(op), loops: [...loops], inLoop: loops.length > 0, calls: toBound(f) }
     if (f.unbounded) site.unboundedBy = f.unbounded
@@ -203,6 +240,9 @@ class Planner {
     if (Array.isArray(node)) { for (const x of node) this.walk(x, factors, loops, helper, stack); return }
     if (!node || typeof node !== 'object') return
     const n = node as Node
+    if (typeof n.op === 'string' || typeof n.$expr === 'string') this.charge(factors, NODE_BOUND)
+    // A function value may be called any number of times (callbacks of array methods are loops, below).
+    if (n.$expr === 'lambda') this.charge(factors, 0, `a function value at ${where(n) ?? '?'}`)
     const go = (x: unknown, fs = factors, ls = loops) => this.walk(x, fs, ls, helper, stack)
     if (typeof n.op === 'string' && n.$expr === undefined) {
       switch (n.op) {
@@ -265,7 +305,8 @@ class Planner {
       let f = this.itemsOf(n.object, named(kind, n))
       if (n.method === 'sort' && !f.unbounded) f = mul([f, f])
       const [fs, ls] = this.loop(kind, n, f, factors, loops)
-      for (const a of n.args) go(a, fs, ls)
+      // The callback's body runs once per item: walked under the loop's factor (not as a function value).
+      for (const a of n.args) a?.$expr === 'lambda' ? this.walk(a.body, fs, ls, helper, stack) : go(a, fs, ls)
       return
     }
     for (const [k, v] of Object.entries(n)) if (k !== 'loc' && k !== 'functions') go(v)
@@ -285,7 +326,11 @@ export function analyzeProgram(ast: unknown, atoms: Readonly<Record<string, unkn
   }
   const planner = new Planner(ast as Node, table)
   planner.walk((ast as Node).steps, [], [], undefined, [])
-  const plan: ProgramPlan = { calls: planner.sites, atoms: {}, loops: planner.loops, io: [], reaches: { network: false, store: false, model: false, subAgent: false, procedures: false, mcp: [] } }
+  const plan: ProgramPlan = {
+    calls: planner.sites, atoms: {}, loops: planner.loops, io: [], reaches: { network: false, store: false, model: false, subAgent: false, procedures: false, mcp: [] },
+    fuel: planner.fuelUnbounded ? 'unbounded' : Math.ceil(planner.fuelUnits / 10_000) / 100,
+    ...(planner.fuelUnbounded ? { fuelUnboundedBy: planner.fuelUnbounded } : {}),
+  }
   const totals = new Map<string, Factor>()
   for (const s of planner.sites) {
     const f: Factor = s.calls === 'unbounded' ? { unbounded: s.unboundedBy } : typeof s.calls === 'number' ? { n: s.calls } : { expr: s.calls }
