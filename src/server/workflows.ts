@@ -16,13 +16,11 @@
 import type { TaskList } from 'graphile-worker'
 import type pg from 'pg'
 import { createBatteryLLM } from '../batteries/index.ts'
-import { TranspileError } from '../diagnostics/index.ts'
 import { answerAgent, type LlmLike } from '../workflows/engine/agent-request.ts'
 import { WorkflowError } from '../workflows/engine/errors.ts'
 import type { WorkflowExecution } from '../workflows/engine/execution.ts'
-import { compileWorkflow } from '../workflows/frontend/module.ts'
 import { errResolution } from '../workflows/engine/retry.ts'
-import { workflowPrograms } from './workflow-programs.ts'
+import { compileServerWorkflow, workflowPrograms, type WorkflowCompiler } from './workflow-programs.ts'
 import type { WorkflowProgram } from '../workflows/engine/program.ts'
 import { resumeWorkflow, retryEntry, startWorkflow } from '../workflows/drivers/start.ts'
 import type { WorkflowRequest, WorkflowResolution } from '../workflows/engine/types.ts'
@@ -33,7 +31,6 @@ import type { Host } from './host.ts'
 import type { Jobs } from './jobs.ts'
 import { compileFuel, quotasOf, type Admission, type Tenants } from './tenants.ts'
 import { setLongTimeout } from '../vm/long-timer.ts'
-import { programFromBody, transpileAgentError } from './procedures.ts'
 import type { ServerLimits } from './config.ts'
 import { ENDED_STATES, MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, type WorkflowStore, type WorkflowView } from './stores/workflows.ts'
 import { JOURNAL_VERSION, type JournalEntry } from '../workflows/engine/journal.ts'
@@ -77,6 +74,19 @@ const MAX_LOGS = 50
 /** The custom atoms a tenant's workflows may call: the server's, narrowed by the tenant's allowlist. */
 const tenantAtoms = (host: Host, tenant: string): AtomDef[] =>
   atomsOfTenant(host.atoms.atoms, host.config.tenants.find((t) => t.id === tenant)?.atoms)
+
+/**
+ * Compiles workflow sources in the server's pool (RunPool.compileWorkflow), as procedures compile
+ * (RunPool.compile): the event loop only waits, under the tenant's time limit.
+ */
+export function poolWorkflowCompiler(host: Host, tenant: string): WorkflowCompiler {
+  return async (source, sourceName, atoms) => {
+    const timeoutMs = host.tenants.get(tenant)?.config.limits.timeoutMs ?? 30_000
+    const out = await host.pool.compileWorkflow({ source, sourceName, atoms: [...atoms], maxAstNodes: host.config.limits.maxAstNodes, maxAstDepth: host.config.limits.maxAstDepth }, timeoutMs)
+    if ('error' in out) throw new HttpError(out.error.code as HttpError['code'], out.error.message, out.error.agentError ? { agentError: out.error.agentError } : {})
+    return Object.freeze(JSON.parse(out.programText) as WorkflowProgram)
+  }
+}
 
 /** The tenant's `context`, which its atoms read (as in its runs). */
 const tenantContext = (host: Host, tenant: string): Record<string, unknown> =>
@@ -221,7 +231,8 @@ export class WorkflowDriver {
     const journal = await this.store.journal.read(id)
     this.live.stats.replayedEntries += journal.length
     const common = { store: this.store.journal, executionId: id, sandbox: { fuel }, atoms, context: tenantContext(this.host, row.tenant) }
-    const program = workflowPrograms.get(row.source, row.sourceName, atoms) // compiled once per process, not per step
+    // Compiled once per process, not per step, and in a pool thread, not on the event loop.
+    const program = await workflowPrograms.load(row.source, row.sourceName, atoms, poolWorkflowCompiler(this.host, row.tenant))
     const exec = journal.length > 0
       ? await resumeWorkflow(program, journal, common)
       : startWorkflow(program, { ...common, args: row.args, budget: { total: row.budget ?? null }, ...(row.retry !== undefined ? { retry: row.retry } : {}) })
@@ -355,7 +366,7 @@ export class WorkflowDriver {
     const now = Date.now()
     const t = this.host.tenants.get(parent.tenant)
     try {
-      const program = workflowPrograms.get(source, r.ref, tenantAtoms(this.host, parent.tenant))
+      const program = await workflowPrograms.load(source, r.ref, tenantAtoms(this.host, parent.tenant), poolWorkflowCompiler(this.host, parent.tenant))
       await this.store.create({
         id: childId, tenant: parent.tenant, state: 'running', createdAt: now, updatedAt: now,
         source, sourceName: r.ref, args: r.args ?? {}, budget: total === null ? null : Math.max(0, total - spent),
@@ -424,7 +435,14 @@ const isExternal = (options: unknown) => options !== null && typeof options === 
 
 /** The HTTP side: start, read, answer external requests, retry, signal, cancel, query. */
 export class WorkflowService implements WorkflowRoutesBackend {
-  constructor(private readonly store: WorkflowStore, private readonly atomsOf: (tenant: string) => AtomDef[] = () => [], private readonly tenants?: Tenants, private readonly limits?: ServerLimits) {}
+  constructor(
+    private readonly store: WorkflowStore,
+    private readonly atomsOf: (tenant: string) => AtomDef[] = () => [],
+    private readonly tenants?: Tenants,
+    private readonly limits?: ServerLimits,
+    /** Compiles a tenant's workflow sources off the event loop (the server's pool); absent: in this thread (tests). */
+    private readonly compilerOf?: (tenant: string) => WorkflowCompiler,
+  ) {}
 
   close(): Promise<void> {
     return this.store.close()
@@ -434,18 +452,15 @@ export class WorkflowService implements WorkflowRoutesBackend {
     return this.store.prune(updatedBefore)
   }
 
-  private compile(source: string, sourceName: string, tenant: string): WorkflowProgram {
-    let program: WorkflowProgram
-    try {
-      program = compileWorkflow(source, { sourceName, atoms: this.atomsOf(tenant) })
-    } catch (e) {
-      if (e instanceof TranspileError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: transpileAgentError(e) })
-      if (e instanceof WorkflowError) throw new HttpError('PROGRAM_REJECTED', e.message, { agentError: { name: 'AgentError', code: e.code, message: e.message, hint: e.hint } })
-      throw e
-    }
-    // The same size and depth limits as every other program the server accepts (422, never a deep recursion later).
-    if (this.limits) programFromBody({ ast: program.ast }, this.limits)
-    return program
+  /**
+   * Compile a module the tenant sends (422 when refused), with the same size and depth limits as every other
+   * program the server accepts. On the server it compiles in a pool thread and lands in the program cache, so
+   * the workflow's first step does not compile it again.
+   */
+  private compile(source: string, sourceName: string, tenant: string): Promise<WorkflowProgram> {
+    const compiler = this.compilerOf?.(tenant)
+    if (compiler) return workflowPrograms.load(source, sourceName, this.atomsOf(tenant), compiler)
+    return Promise.resolve(compileServerWorkflow(source, sourceName, this.atomsOf(tenant), this.limits))
   }
 
   async start(tenant: string, body: StartWorkflowBody): Promise<Record<string, unknown>> {
@@ -462,8 +477,8 @@ export class WorkflowService implements WorkflowRoutesBackend {
     // Compiling the tenant's sources is guest work: admitted (a slot, its fuel reserved) before it starts.
     const admission = t ? await this.tenants!.admit(t, { fuel: compileFuel(chars), exact: true }, 'compile') : undefined
     try {
-      program = this.compile(body.source, 'workflow.ajs', tenant)
-      for (const [name, src] of modules) this.compile(src, name, tenant) // a child's module is refused now, not when the parent calls it
+      program = await this.compile(body.source, 'workflow.ajs', tenant)
+      for (const [name, src] of modules) await this.compile(src, name, tenant) // a child's module is refused now, not when the parent calls it
     } finally {
       await admission?.settle(admission.fuel)
     }
@@ -503,9 +518,9 @@ export class WorkflowService implements WorkflowRoutesBackend {
    * yet has none, so the command writes its start entry first (the step then
    * resumes from it, as after a crash before its first poll).
    */
-  private startEntries(row: WorkflowRow, journal: readonly JournalEntry[]): JournalEntry[] {
-    if (journal.length > 0) return []
-    const program = workflowPrograms.get(row.source, row.sourceName, this.atomsOf(row.tenant))
+  private async startEntries(row: WorkflowRow, journalLength: number): Promise<JournalEntry[]> {
+    if (journalLength > 0) return []
+    const program = await workflowPrograms.load(row.source, row.sourceName, this.atomsOf(row.tenant), this.compilerOf?.(row.tenant))
     return [{
       t: 'start', v: JOURNAL_VERSION, astHash: program.astHash, sourceName: program.sourceName, args: row.args,
       budget: { total: row.budget, spent: 0 }, seed: newSeed(), at: Date.now(), ...(row.retry !== undefined ? { retry: row.retry } : {}),
@@ -540,13 +555,13 @@ export class WorkflowService implements WorkflowRoutesBackend {
   async signal(tenant: string, id: string, body: { name: string; value?: unknown; id?: string }): Promise<Record<string, unknown>> {
     await this.row(tenant, id)
     const sigId = body.id ?? `sig-${crypto.randomUUID().replace(/-/g, '').slice(0, 16)}`
-    const out = await this.store.command(id, async (row, journal) => {
+    // The duplicate check and the journal's length are keyed lookups: a signal costs the same whatever the journal's length.
+    const out = await this.store.command(id, async (row, _journal, lookup) => {
       if (!row) return { result: null }
       if (ENDED_STATES.includes(row.state)) throw new HttpError('WORKFLOW_STATE', `Workflow ${id} is ${row.state}: it takes no signals`)
-      const entries = await journal()
-      if (entries.some((e) => e.t === 'signal' && e.id === sigId)) return { result: { row, duplicate: true } }
+      if (await lookup.hasSignal(sigId)) return { result: { row, duplicate: true } }
       const signal: JournalEntry = { t: 'signal', id: sigId, name: body.name, ...(body.value !== undefined ? { payload: body.value } : {}) }
-      return { result: { row: { ...row, state: 'running' as const }, duplicate: false }, append: [...this.startEntries(row, entries), signal], state: 'running', scheduleAt: Date.now() }
+      return { result: { row: { ...row, state: 'running' as const }, duplicate: false }, append: [...await this.startEntries(row, await lookup.count()), signal], state: 'running', scheduleAt: Date.now() }
     })
     if (out === 'busy') throw busy(id)
     if (out === null) throw new HttpError('NOT_FOUND', `No workflow "${id.slice(0, 48)}" for this tenant`)
@@ -556,12 +571,11 @@ export class WorkflowService implements WorkflowRoutesBackend {
   async cancel(tenant: string, id: string, body: { reason?: string }): Promise<Record<string, unknown>> {
     await this.row(tenant, id)
     const reason = (body.reason ?? 'cancelled').slice(0, 1000)
-    const out = await this.store.command(id, async (row, journal) => {
+    const out = await this.store.command(id, async (row, _journal, lookup) => {
       if (!row) return { result: null }
       if (ENDED_STATES.includes(row.state)) throw new HttpError('WORKFLOW_STATE', `Workflow ${id} is ${row.state}: there is nothing to cancel`)
-      const entries = await journal()
-      if (entries.some((e) => e.t === 'cancel')) return { result: row }
-      return { result: { ...row, state: 'running' as const }, append: [...this.startEntries(row, entries), { t: 'cancel', reason }], state: 'running', scheduleAt: Date.now() }
+      if (await lookup.hasCancel()) return { result: row }
+      return { result: { ...row, state: 'running' as const }, append: [...await this.startEntries(row, await lookup.count()), { t: 'cancel', reason }], state: 'running', scheduleAt: Date.now() }
     })
     if (out === null) throw new HttpError('NOT_FOUND', `No workflow "${id.slice(0, 48)}" for this tenant`)
     if (out === 'busy') {
@@ -586,12 +600,13 @@ const busy = (id: string) => new HttpError('WORKFLOW_BUSY', `Workflow ${id} is t
 /** In memory (no --database): steps run on timers in this process. */
 export function workflowsBackend(host: Host, distributed?: { pgPool: pg.Pool; jobs: Jobs }): WorkflowRoutesBackend {
   const atomsOf = (tenant: string) => tenantAtoms(host, tenant)
-  if (distributed) return new WorkflowService(new PgWorkflowStore(distributed.pgPool), atomsOf, host.tenants, host.config.limits)
+  const compilerOf = (tenant: string) => poolWorkflowCompiler(host, tenant)
+  if (distributed) return new WorkflowService(new PgWorkflowStore(distributed.pgPool), atomsOf, host.tenants, host.config.limits, compilerOf)
   let driver: WorkflowDriver | undefined
   const store = new MemoryWorkflowStore((id) => driver!.step(id))
   driver = new WorkflowDriver(host, store)
   const live = driver.live
-  const service = new WorkflowService(store, atomsOf, host.tenants, host.config.limits)
+  const service = new WorkflowService(store, atomsOf, host.tenants, host.config.limits, compilerOf)
   const close = service.close.bind(service)
   service.close = async () => { live.clear(); await close() }
   return service

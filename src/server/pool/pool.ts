@@ -14,7 +14,7 @@ import { Piscina } from 'piscina'
 import type { RunResult } from '../../vm/result.ts'
 import { HttpError } from '../errors.ts'
 import { moduleUrl } from '../module-url.ts'
-import type { CompileOutcome, CompileTask, RunTask, WorkerData } from './task.ts'
+import type { CompileOutcome, CompileTask, RunTask, WorkerData, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
 import { DEFAULT_WORKER_HEAP_MB, HEAP_GROWTH_BYTES, HEAP_WATCH_MS, RUNTIME_APPLIES_WORKER_HEAP_LIMIT, processHeapCeiling, runMaxHeapBytes, workerResourceLimits } from './heap.ts'
 
 export interface PoolOptions {
@@ -218,7 +218,16 @@ export class RunPool {
    * compilation still going after `timeoutMs` has its worker terminated (transpiling cannot be
    * interrupted by the flag) and is refused with TIMEOUT.
    */
-  async compile(task: CompileTask, timeoutMs: number): Promise<CompileOutcome> {
+  compile(task: CompileTask, timeoutMs: number): Promise<CompileOutcome> {
+    return this.compileIn('compileTask', task, timeoutMs) as Promise<CompileOutcome>
+  }
+
+  /** Compile a workflow module in a worker (POST /v1/workflows, a step of a source not compiled in this process), as `compile`. */
+  compileWorkflow(task: WorkflowCompileTask, timeoutMs: number): Promise<WorkflowCompileOutcome> {
+    return this.compileIn('compileWorkflowTask', task, timeoutMs) as Promise<WorkflowCompileOutcome>
+  }
+
+  private async compileIn(name: string, task: CompileTask | WorkflowCompileTask, timeoutMs: number): Promise<CompileOutcome | WorkflowCompileOutcome> {
     if (this.queueLimit > 0 && this.piscina.queueSize >= this.queueLimit) {
       throw new HttpError('QUEUE_FULL', `All ${this.size} workers are busy and ${this.piscina.queueSize} runs are queued`, { retryAfter: 1 })
     }
@@ -226,7 +235,7 @@ export class RunPool {
     const deadline = setLongTimeout(() => kill.abort(), timeoutMs)
     this.compilations++
     try {
-      return await this.piscina.run(task as never, { name: 'compileTask', signal: kill.signal }) as unknown as CompileOutcome
+      return await this.piscina.run(task as never, { name, signal: kill.signal }) as unknown as CompileOutcome | WorkflowCompileOutcome
     } catch (e) {
       if (kill.signal.aborted) {
         this.terminated++

@@ -34,6 +34,21 @@ export interface CompileTask {
   maxAstDepth: number
 }
 
+/** Compiling a workflow module in a pool thread (POST /v1/workflows, and a step of a source this process has not compiled). */
+export interface WorkflowCompileTask {
+  source: string
+  sourceName: string
+  /** The custom atoms the module may call, by name (the worker uses its own definitions of them, for their fields). */
+  atoms: string[]
+  maxAstNodes: number
+  maxAstDepth: number
+}
+
+/** A compiled workflow program (WorkflowProgram) as JSON text, or the refusal as the server would answer it. */
+export type WorkflowCompileOutcome =
+  | { programText: string }
+  | { error: { code: string; message: string; agentError?: import('../../vm/errors.ts').AgentError } }
+
 /** A compiled, validated program as JSON text, or the refusal as the server would answer it. */
 export type CompileOutcome =
   | { astText: string }

@@ -22,7 +22,8 @@ import type { AjsProgram } from '../../ast/types.ts'
 import type { ProcedureStore } from '../../vm/procedures.ts'
 import type { RunResult } from '../../vm/result.ts'
 import { BridgeClient, type BridgeMethod } from './bridge.ts'
-import type { CompileOutcome, CompileTask, RunTask, WorkerData, WorkerTenant } from './task.ts'
+import type { CompileOutcome, CompileTask, RunTask, WorkerData, WorkerTenant, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
+import { compileServerWorkflow } from '../workflow-programs.ts'
 import { programFromBody } from '../procedures.ts'
 import { HttpError } from '../errors.ts'
 import type { ServerLimits } from '../config.ts'
@@ -134,6 +135,23 @@ export async function compileTask(task: CompileTask): Promise<CompileOutcome> {
   try {
     const ast = programFromBody({ source: task.source }, { maxAstNodes: task.maxAstNodes, maxAstDepth: task.maxAstDepth } as ServerLimits, task.file, task.atoms)
     return { astText: JSON.stringify(ast) }
+  } catch (e) {
+    if (e instanceof HttpError) return { error: { code: e.code, message: e.message, ...(e.agentError ? { agentError: e.agentError } : {}) } }
+    return { error: { code: 'PROGRAM_REJECTED', message: `Compiling failed: ${(e as Error)?.message ?? e}` } }
+  }
+}
+
+/**
+ * Compile a workflow module in this thread (the server's event loop only waits). The custom atoms
+ * come by name; this worker's definitions of them (imported modules, MCP tools) give their fields,
+ * so the module is checked as the host would check it. The program comes back as JSON text.
+ */
+export async function compileWorkflowTask(task: WorkflowCompileTask): Promise<WorkflowCompileOutcome> {
+  try {
+    const custom = await customAtoms.catch(() => [] as AtomDef[])
+    const defs = new Map<string, AtomDef | string>([...custom, ...mcpProxyAtoms(data.mcpTools ?? [], () => Promise.reject(new Error('not callable while compiling')))].map((a) => [a.op, a]))
+    const program = compileServerWorkflow(task.source, task.sourceName, task.atoms.map((n) => defs.get(n) ?? n), { maxAstNodes: task.maxAstNodes, maxAstDepth: task.maxAstDepth })
+    return { programText: JSON.stringify(program) }
   } catch (e) {
     if (e instanceof HttpError) return { error: { code: e.code, message: e.message, ...(e.agentError ? { agentError: e.agentError } : {}) } }
     return { error: { code: 'PROGRAM_REJECTED', message: `Compiling failed: ${(e as Error)?.message ?? e}` } }

@@ -33,6 +33,8 @@ export const MIGRATIONS: readonly string[] = [
      program jsonb NOT NULL, view jsonb, updated_at bigint NOT NULL);
    CREATE TABLE ajs.journal (
      execution_id text NOT NULL, seq integer NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (execution_id, seq));`,
+  // Journal entries by kind and id (a signal's, an answer's, a request's): what commands look up without reading the journal.
+  `CREATE INDEX journal_keys ON ajs.journal (execution_id, (entry->>'t'), (coalesce(entry->>'id', entry->'request'->>'id')));`,
 ]
 
 export async function migrate(pool: pg.Pool): Promise<void> {
