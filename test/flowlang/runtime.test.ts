@@ -167,7 +167,8 @@ describe('advisor.gate (preTool)', () => {
 describe('turn limits and trace', () => {
   test('time: a model that never answers ends the turn with the VM\'s TIMEOUT', async () => {
     const llm = await fake('functions', { hang: true })
-    const s = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), recordingHost(dir, { limits: { timeoutMs: 200 } }).host)
+    // Room for the MCP tool listing on a loaded machine: only the model never answers, so the limit ends the model round.
+    const s = await open(chainGraph('protocol.openai', 'codec.mcp_over_functions', llm.url), recordingHost(dir, { limits: { timeoutMs: 1_500 } }).host)
     const started = Date.now()
     const turn = await s.turn('hi')
     expect(turn.error).toMatchObject({ name: 'AgentError', code: 'TIMEOUT', op: 'flowModelRound', hint: 'Raise `limits.timeoutMs` (CLI: --timeout).' })
