@@ -214,7 +214,7 @@ export class Compiler {
       const rt = f.rt
       rt.enter()
       // One template per function, copied per call (cheaper than building).
-      const frame = new Frame((st.slots ??= newSlots(st.ctx.nslots)).slice(), rt)
+      const frame = new Frame(freshSlots(st.slots ??= newSlots(st.ctx.nslots)), rt)
       let r: unknown
       try {
         r = st.body!(frame, args)
@@ -239,7 +239,7 @@ export class Compiler {
             return invoke(f, args)
           }
           const n = ps.length
-          const s = (st.slots ??= newSlots(st.ctx.nslots)).slice()
+          const s = freshSlots(st.slots ??= newSlots(st.ctx.nslots))
           // The arguments, in order, before the call is entered (as `invoke`'s caller does).
           for (let i = 0; i < m; i++) {
             const v = argFns[i]!(f)
@@ -333,7 +333,7 @@ export class Compiler {
     return {
       nslots: ctx.nslots,
       run: (rt, args) => {
-        const f = new Frame((template ??= newSlots(ctx.nslots)).slice(), rt)
+        const f = new Frame(freshSlots(template ??= newSlots(ctx.nslots)), rt)
         const go = () => {
           const code = run(f)
           return isPromise(code) ? code.then((c) => finish(f, c)) : finish(f, code)
@@ -380,6 +380,26 @@ function newSlots(n: number): unknown[] {
   const a: unknown[] = []
   for (let i = 0; i < n; i++) a.push(undefined)
   return a
+}
+
+/**
+ * A new frame's slots, all undefined, with the template's elements kind (PACKED_ELEMENTS): an
+ * array literal for the small frames most functions have (several times cheaper than the
+ * `slice()` builtin call), a copy of the template for larger ones.
+ */
+function freshSlots(template: unknown[]): unknown[] {
+  const u = undefined
+  switch (template.length) {
+    case 1: return [u]
+    case 2: return [u, u]
+    case 3: return [u, u, u]
+    case 4: return [u, u, u, u]
+    case 5: return [u, u, u, u, u]
+    case 6: return [u, u, u, u, u, u]
+    case 7: return [u, u, u, u, u, u, u]
+    case 8: return [u, u, u, u, u, u, u, u]
+    default: return template.slice()
+  }
 }
 
 /**
