@@ -18,6 +18,7 @@ import type { PyRun } from './fuel.ts'
 import { PyClass } from './values.ts'
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit } from './classes.ts'
 import { MODULE_FUNCTIONS } from './modules.ts'
+import { reAttr } from './re.ts'
 
 /** A `def` or `lambda` of the program as a value: the helper `fid` with its defaults and enclosing variables. */
 export class PyFunction extends PyOpaque {
@@ -320,7 +321,7 @@ export function print(rt: PyRun, a: unknown[], kw: PyDict | null): null {
 /** `obj.name` read as a value: exception args, a type's or function's name, a bound method. */
 export function getAttr(x: unknown, name: string): unknown {
   if (typeof x === 'object' && x !== null) {
-    const g = classGetAttr(x, name)
+    const g = classGetAttr(x, name) ?? reAttr(x, name)
     if (g !== undefined) return g
   }
   if (name === '__name__') {

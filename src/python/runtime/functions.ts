@@ -4,7 +4,7 @@
  * functions never collide). Pass it as `new AgentVM(atoms, { functions })`.
  */
 import type { GuestFunction } from '../../vm/compile/compiler.ts'
-import { PyDict, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { PyDict, PyOpaque, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, exceptionMessage, raise, typeError, valueError } from './errors.ts'
 import { contains, eq, ge, gt, hashKey, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
 import { BINARY, add, floordiv, inplace, mod, mul, power, sub, truediv } from './ops.ts'
@@ -20,6 +20,7 @@ import { EXTENDED_RUNTIME } from './extended.ts'
 import { CLASS_RUNTIME, unwrapTexts } from './classes.ts'
 import { MODULE_RUNTIME, PyOrderedDict, collectionMethod } from './modules.ts'
 import { ex } from './fused.ts'
+import { reMethod } from './re.ts'
 
 type Fn = (rt: PyRun, a: any[]) => unknown
 
@@ -143,6 +144,10 @@ const raw: Record<string, Fn> = {
     const o = a[0]
     if (o instanceof PyDict && o.missing !== undefined || o instanceof PyOrderedDict) {
       const r = collectionMethod(rt, o as PyDict, a[1], a[2], a[3])
+      if (r !== undefined) return r
+    }
+    if (o instanceof PyOpaque) {
+      const r = reMethod(rt, o, a[1], a[2], a[3])
       if (r !== undefined) return r
     }
     return callMethod(rt, o, a[1], a[2], a[3])

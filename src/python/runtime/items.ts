@@ -3,7 +3,8 @@
  * point), list, tuple, dict and range, with Python's negative indexes and
  * slice rules.
  */
-import { PyDict, PyRange, isTuple, tuple, typeName } from './values.ts'
+import { PyDict, PyOpaque, PyRange, isTuple, tuple, typeName } from './values.ts'
+import { reItem } from './re.ts'
 import { raise, typeError } from './errors.ts'
 import { hashKey, repr } from './core.ts'
 import { codePoints, hasAstral } from './text.ts'
@@ -40,6 +41,10 @@ export function getItem(rt: PyRun, x: unknown, k: unknown): unknown {
       throw keyError(k)
     }
     return e[1]
+  }
+  if (x instanceof PyOpaque) {
+    const r = reItem(x, k)
+    if (r !== undefined) return r
   }
   if (typeof x === 'string') {
     const i = indexOf(k, 'string')

@@ -11,6 +11,7 @@ import { keyText, jsonFloat } from './json.ts'
 import { loadsExact } from './extended.ts'
 import { add, mul } from './ops.ts'
 import type { PyRun } from './fuel.ts'
+import { FLAGS as RE_FLAGS, reCall } from './re.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
 
@@ -469,7 +470,12 @@ export const MODULE_FUNCTIONS: Record<string, ModFn> = {
   ...Object.fromEntries(Object.entries(ITER).map(([k, f]) => [`itertools.${k}`, f])),
 }
 
+for (const name of ['compile', 'match', 'search', 'fullmatch', 'findall', 'finditer', 'sub', 'subn', 'split', 'escape']) {
+  MODULE_FUNCTIONS[`re.${name}`] = (rt, a, kw) => reCall(rt, name, a, kw)
+}
+
 const MODULE_CONSTANTS: Record<string, unknown> = {
+  ...Object.fromEntries(Object.entries(RE_FLAGS).map(([k, v]) => [`re.${k}`, v])),
   ...Object.fromEntries(Object.entries(MATH_CONST).map(([k, v]) => [`math.${k}`, v])),
   ...Object.fromEntries(Object.entries(STRING_CONST).map(([k, v]) => [`string.${k}`, v])),
 }

@@ -1,0 +1,289 @@
+/**
+ * `re` (extended profile) on the VM's guarded regular expressions (ajs-lang/vm/regex: the static
+ * ReDoS check, the host engine within its input cap and the metered linear-time engine beyond):
+ * compile, match, search, fullmatch, findall, finditer, sub, subn, split, escape; match objects with
+ * group/groups/groupdict/start/end/span and `m[i]`. Python syntax is translated (`(?P<name>`,
+ * leading inline flags, `\A`, `\Z`); positions are in code points.
+ */
+import '../../vm/parts/regex.ts'
+import { regexSupport } from '../../vm/builtins/regex-hook.ts'
+import type { GuardedRegex } from '../../vm/builtins/regex.ts'
+import type { Run } from '../../vm/runtime.ts'
+import { PyDict, PyOpaque, tuple, typeName } from './values.ts'
+import { raise, typeError } from './errors.ts'
+import { intOf, isIntValue } from './numbers.ts'
+import { repr } from './core.ts'
+import { hasAstral } from './text.ts'
+import type { PyRun } from './fuel.ts'
+
+export const FLAGS: Record<string, number> = { IGNORECASE: 2, I: 2, MULTILINE: 8, M: 8, DOTALL: 16, S: 16, ASCII: 256, A: 256 }
+
+const patterns = new Map<string, { re: GuardedRegex; groups: number; names: string[] }>()
+
+function translate(pattern: string, flags: number): { source: string; flags: string } {
+  let fl = ''
+  let src = pattern
+  const inline = /^\(\?([aiLmsux]+)\)/.exec(src)
+  if (inline) {
+    src = src.slice(inline[0].length)
+    for (const c of inline[1]!) {
+      if (c === 'i') flags |= 2
+      else if (c === 'm') flags |= 8
+      else if (c === 's') flags |= 16
+      else if (c === 'a') flags |= 256
+      else raise('NotImplementedError', `the inline flag (?${c}) is not supported here`)
+    }
+  }
+  if (flags & 2) fl += 'i'
+  if (flags & 8) fl += 'm'
+  if (flags & 16) fl += 's'
+  if (flags & ~(2 | 8 | 16 | 256)) raise('NotImplementedError', 'only the flags I, M, S and A are supported here')
+  let out = ''
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!
+    if (c === '\\') {
+      const n = src[i + 1]
+      if (n === 'A' || n === 'Z') {
+        if (flags & 8) raise('NotImplementedError', `\\${n} with re.MULTILINE is not supported here`)
+        out += n === 'A' ? '^' : '$'
+      } else out += c + (n ?? '')
+      i++
+      continue
+    }
+    if (c === '(' && src.startsWith('(?P<', i)) { out += '(?<'; i += 3; continue }
+    if (c === '(' && src.startsWith('(?P=', i)) raise('NotImplementedError', 'backreferences are not supported by the linear-time engine')
+    out += c
+  }
+  return { source: out, flags: fl }
+}
+
+function compiled(pattern: unknown, flags: unknown): { re: GuardedRegex; groups: number; names: string[]; pattern: string; flags: number } {
+  if (pattern instanceof RePattern) return { ...pattern.c, pattern: pattern.pattern, flags: pattern.flags }
+  if (typeof pattern !== 'string') typeError(`first argument must be string or compiled pattern`)
+  const f = flags === undefined || flags === null ? 0 : Number(intOf(flags as number))
+  const key = `${f}/${pattern as string}`
+  let c = patterns.get(key)
+  if (!c) {
+    const t = translate(pattern as string, f)
+    let re: GuardedRegex
+    try {
+      re = regexSupport().make(t.source, t.flags + 'g')
+    } catch (e) {
+      const msg = (e as { message?: string }).message ?? String(e)
+      return raise('ValueError', `this pattern cannot run here: ${msg}`)
+    }
+    const names = [...t.source.matchAll(/\(\?<([A-Za-z_][A-Za-z0-9_]*)>/g)].map((m) => m[1]!)
+    const groups = new RegExp(t.source + '|').exec('')!.length - 1
+    c = { re, groups, names }
+    if (patterns.size > 1024) patterns.clear()
+    patterns.set(key, c)
+  }
+  return { ...c, pattern: pattern as string, flags: f }
+}
+
+/** A compiled pattern (`re.compile`). */
+export class RePattern extends PyOpaque {
+  readonly typeName = 'Pattern'
+  constructor(readonly c: { re: GuardedRegex; groups: number; names: string[] }, readonly pattern: string, readonly flags: number) {
+    super()
+  }
+  override repr(): string {
+    return `re.compile(${repr(this.pattern)})`
+  }
+}
+
+type Raw = unknown[] & { index: number; groups?: Record<string, string | undefined> }
+
+/** A match (`re.search(...)`). */
+export class ReMatch extends PyOpaque {
+  readonly typeName = 'Match'
+  constructor(readonly m: Raw, readonly string: string, readonly names: string[]) {
+    super()
+  }
+  private cp(i: number): number {
+    return hasAstral(this.string) ? Array.from(this.string.slice(0, i)).length : i
+  }
+  index(g: unknown): number {
+    if (typeof g === 'string') {
+      const i = this.names.indexOf(g)
+      if (i < 0) raise('IndexError', 'no such group')
+      return this.groupNumber(g)
+    }
+    if (!isIntValue(g)) raise('IndexError', 'no such group')
+    const n = Number(intOf(g))
+    if (n < 0 || n >= this.m.length) raise('IndexError', 'no such group')
+    return n
+  }
+  private groupNumber(name: string): number {
+    // Named groups are numbered with the others, in order of their opening parenthesis.
+    const texts = this.m
+    const g = this.m.groups?.[name]
+    for (let i = 1; i < texts.length; i++) if (texts[i] === g && g !== undefined) return i
+    return this.names.indexOf(name) + 1
+  }
+  group(g: unknown = 0): unknown {
+    const v = this.m[this.index(g)]
+    return v === undefined ? null : v
+  }
+  span(g: unknown = 0): [number, number] {
+    const i = this.index(g)
+    const text = this.m[i] as string | undefined
+    if (text === undefined) return [-1, -1]
+    if (i === 0) { const s = this.cp(this.m.index); return [s, s + Array.from(text).length] }
+    // A group's position: its text searched from the match start (exact for the usual patterns).
+    const at = this.string.indexOf(text, this.m.index)
+    const s = this.cp(at)
+    return [s, s + Array.from(text).length]
+  }
+  override repr(): string {
+    const [s, e] = this.span()
+    return `<re.Match object; span=(${s}, ${e}), match=${repr(this.m[0])}>`
+  }
+}
+
+function search(rt: PyRun, c: ReturnType<typeof compiled>, s: string, mode: 'search' | 'match' | 'full'): ReMatch | null {
+  let re = c.re
+  if (mode === 'full') re = compiled(`(?:${c.pattern})\\Z`, c.flags & ~8).re
+  const m = regexSupport().exec(rt as unknown as Run, re, s) as Raw | null
+  if (!m) return null
+  if (mode !== 'search' && m.index !== 0) {
+    // The leftmost match is not at the start: a match at the start would have been leftmost.
+    return null
+  }
+  return new ReMatch(m, s, c.names)
+}
+
+function all(rt: PyRun, c: ReturnType<typeof compiled>, s: string): Raw[] {
+  return regexSupport().matchAll(rt as unknown as Run, c.re, s) as Raw[]
+}
+
+function str(x: unknown, what = 'string'): string {
+  if (typeof x !== 'string') typeError(`expected ${what} or bytes-like object, got '${typeName(x)}'`)
+  return x as string
+}
+
+function findall(rt: PyRun, c: ReturnType<typeof compiled>, s: string): unknown[] {
+  return all(rt, c, s).map((m) => {
+    if (c.groups === 0) return m[0]
+    if (c.groups === 1) return m[1] ?? ''
+    return tuple(m.slice(1).map((x) => x ?? ''))
+  })
+}
+
+/** A Python replacement template (`\1`, `\g<name>`, `\g<1>`, escapes) for one match. */
+function expand(template: string, m: Raw, names: string[]): string {
+  let out = ''
+  for (let i = 0; i < template.length; i++) {
+    const ch = template[i]!
+    if (ch !== '\\') { out += ch; continue }
+    const n = template[++i]
+    if (n === undefined) raise('ValueError', 'bad escape (end of pattern)')
+    if (/\d/.test(n!)) {
+      let num = n!
+      if (/\d/.test(template[i + 1] ?? '')) num += template[++i]
+      const k = Number(num)
+      if (k >= m.length) raise('ValueError', `invalid group reference ${k}`)
+      out += (m[k] as string | undefined) ?? ''
+    } else if (n === 'g') {
+      const end = template.indexOf('>', i)
+      if (template[i + 1] !== '<' || end < 0) raise('ValueError', 'missing <')
+      const ref = template.slice(i + 2, end)
+      i = end
+      if (/^\d+$/.test(ref)) { const k = Number(ref); if (k >= m.length) raise('ValueError', `invalid group reference ${k}`); out += (m[k] as string | undefined) ?? '' }
+      else { if (!names.includes(ref)) raise('IndexError', `unknown group name '${ref}'`); out += m.groups?.[ref] ?? '' }
+    } else {
+      const esc: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', a: '\x07', f: '\f', v: '\v', b: '\b' }
+      if (esc[n!] !== undefined) out += esc[n!]
+      else if (/[A-Za-z]/.test(n!)) raise('ValueError', `bad escape \\${n}`)
+      else out += '\\' + n
+    }
+  }
+  return out
+}
+
+function sub(rt: PyRun, c: ReturnType<typeof compiled>, repl: unknown, s: string, count: number): [string, number] {
+  if (typeof repl !== 'string') typeError('re.sub() takes a string replacement here (\\1 and \\g<name> refer to groups); a function cannot be called from inside sub: loop over re.finditer instead')
+  let out = '', last = 0, n = 0
+  for (const m of all(rt, c, s)) {
+    if (count > 0 && n >= count) break
+    out += s.slice(last, m.index) + expand(repl as string, m, c.names)
+    last = m.index + (m[0] as string).length
+    n++
+  }
+  rt.chargeString(out)
+  return [out + s.slice(last), n]
+}
+
+function split(rt: PyRun, c: ReturnType<typeof compiled>, s: string, max: number): unknown[] {
+  const out: unknown[] = []
+  let last = 0, n = 0
+  for (const m of all(rt, c, s)) {
+    if (max > 0 && n >= max) break
+    out.push(s.slice(last, m.index))
+    for (let i = 1; i < m.length; i++) out.push(m[i] ?? null)
+    last = m.index + (m[0] as string).length
+    n++
+  }
+  out.push(s.slice(last))
+  rt.chargeSlots(out.length)
+  return out
+}
+
+const num = (x: unknown, d = 0): number => (x === undefined || x === null ? d : Number(intOf(x as number)))
+
+type Args = { a: unknown[]; kw: PyDict | null }
+const kwarg = (kw: PyDict | null, name: string): unknown => kw?.map.get(name)?.[1]
+
+/** `re.<name>(...)`, or the same method of a compiled pattern (its first argument omitted). */
+function call(rt: PyRun, name: string, p: ReturnType<typeof compiled>, { a, kw }: Args): unknown {
+  switch (name) {
+    case 'match': return search(rt, p, str(a[0]), 'match')
+    case 'search': return search(rt, p, str(a[0]), 'search')
+    case 'fullmatch': return search(rt, p, str(a[0]), 'full')
+    case 'findall': return findall(rt, p, str(a[0]))
+    case 'finditer': { const s = str(a[0]); return all(rt, p, s).map((m) => new ReMatch(m, s, p.names)) }
+    case 'sub': return sub(rt, p, a[0], str(a[1]), num(a[2] ?? kwarg(kw, 'count')))[0]
+    case 'subn': { const [t, n] = sub(rt, p, a[0], str(a[1]), num(a[2] ?? kwarg(kw, 'count'))); return tuple([t, n]) }
+    case 'split': return split(rt, p, str(a[0]), num(a[1] ?? kwarg(kw, 'maxsplit')))
+  }
+  return raise('AttributeError', `'Pattern' object has no attribute '${name}'`)
+}
+
+const FLAG_ARG: Record<string, number> = { match: 2, search: 2, fullmatch: 2, findall: 2, finditer: 2, split: 3, sub: 4, subn: 4, compile: 1 }
+
+/** `re.name(pattern, ...)`. */
+export function reCall(rt: PyRun, name: string, a: unknown[], kw: PyDict | null): unknown {
+  if (name === 'escape') return str(a[0]).replace(/[^A-Za-z0-9_]/g, (ch) => (ch.charCodeAt(0) > 127 ? ch : '\\' + ch))
+  const fi = FLAG_ARG[name]!
+  const flags = a[fi] ?? kwarg(kw, 'flags')
+  const p = compiled(a[0], flags)
+  if (name === 'compile') return new RePattern(p, p.pattern, p.flags)
+  return call(rt, name, p, { a: a.slice(1, fi), kw })
+}
+
+/** Methods of patterns and matches; undefined: not one of these objects. */
+export function reMethod(rt: PyRun, o: unknown, name: string, a: unknown[], kw: PyDict | null): unknown {
+  if (o instanceof RePattern) return call(rt, name, { ...o.c, pattern: o.pattern, flags: o.flags }, { a, kw })
+  if (o instanceof ReMatch) {
+    switch (name) {
+      case 'group': return a.length <= 1 ? o.group(a[0]) : tuple(a.map((g) => o.group(g)))
+      case 'groups': return tuple(o.m.slice(1).map((x) => (x === undefined ? (a[0] ?? null) : x)))
+      case 'groupdict': { const d = new PyDict(); for (const n of o.names) d.map.set(n, [n, o.m.groups?.[n] ?? (a[0] ?? null)]); return d }
+      case 'start': return o.span(a[0])[0]
+      case 'end': return o.span(a[0])[1]
+      case 'span': return tuple(o.span(a[0]))
+    }
+    return raise('AttributeError', `'re.Match' object has no attribute '${name}'`)
+  }
+  return undefined
+}
+
+/** `m[i]`, `p.pattern`, `m.string`. */
+export function reItem(o: unknown, k: unknown): unknown {
+  return o instanceof ReMatch ? o.group(k) : undefined
+}
+export function reAttr(o: unknown, name: string): unknown {
+  if (o instanceof RePattern) { if (name === 'pattern') return o.pattern; if (name === 'flags') return o.flags }
+  if (o instanceof ReMatch && name === 'string') return o.string
+  return undefined
+}
