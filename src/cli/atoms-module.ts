@@ -14,6 +14,7 @@ import {
 } from '../host/atoms-module.ts'
 import { MissingDependencyError } from '../host/optional.ts'
 import { CliError } from './io.ts'
+import { HostStartError } from '../host/start-error.ts'
 
 export { isAtom, isModuleItem, type AtomsFlag } from '../host/atoms-module.ts'
 export type CliAtoms = HostAtoms
@@ -21,6 +22,7 @@ export type CliAtoms = HostAtoms
 /** A loader error as the CLI's error; anything else unchanged. */
 export function toCliError(e: unknown): unknown {
   if (e instanceof MissingDependencyError) return new CliError('CLI_MISSING_DEPENDENCY', e.message, { hint: e.hint })
+  if (e instanceof HostStartError) return new CliError(e.code, e.message, { hint: e.hint })
   if (!(e instanceof AtomsModuleError)) return e
   return new CliError(e.code, e.message, {
     file: e.file,

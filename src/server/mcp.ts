@@ -18,7 +18,7 @@
 import { mcpAtoms, type McpAtom, type McpAtomSet } from '../codemode/mcp.ts'
 import { defineAtom } from '../vm/atoms/define.ts'
 import type { AtomContext, AtomEffects, JsonSchema } from '../vm/atoms/types.ts'
-import { CliError } from '../cli/io.ts'
+import { HostStartError } from '../host/start-error.ts'
 import type { McpServerConfig } from './config.ts'
 
 /** A tool as a pool worker learns it (plain data: it crosses the thread boundary). */
@@ -58,7 +58,7 @@ export async function openServerMcp(configs: readonly McpServerConfig[], taken: 
       try {
         set = await mcpAtoms(source, { taken: used, ...(c.prefix ? { prefix: c.prefix } : {}), ...(c.include ? { include: c.include } : {}), ...(c.timeoutMs !== undefined ? { timeoutMs: c.timeoutMs } : {}), ...(c.approval ? { approval: c.approval } : {}), clientName: 'ajs-serve' })
       } catch (e) {
-        throw new CliError('CLI_MCP', `MCP server ${label(c)}: ${(e as Error).message}`)
+        throw new HostStartError('CLI_MCP', `MCP server ${label(c)}: ${(e as Error).message}`)
       }
       sets.push(set)
       for (const op of Object.keys(set.atoms)) used.add(op)
