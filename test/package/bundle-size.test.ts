@@ -25,7 +25,7 @@ import { ensureBuilt, ROOT } from './built.ts'
 // themselves (ajs-lang/vm/regex, ajs-lang/vm/texts; sizes budgeted in vm-parts.test.ts); the full
 // entry, ajsc and the server include them. 55,341 -> 48,630 bytes; the SHA-256 constants computed,
 // not listed: 48,119 bytes. Budget 48,500.
-export const BUDGET_GZIP_BYTES = 48_500
+export const BUDGET_GZIP_BYTES = 48_750 // 48,629 B after the helper-call and frame-slot fast paths (issue 28); was 48,500
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

@@ -384,22 +384,12 @@ function newSlots(n: number): unknown[] {
 
 /**
  * A new frame's slots, all undefined, with the template's elements kind (PACKED_ELEMENTS): an
- * array literal for the small frames most functions have (several times cheaper than the
+ * array literal for the small frames (1-5 slots) most helpers have (several times cheaper than the
  * `slice()` builtin call), a copy of the template for larger ones.
  */
 function freshSlots(template: unknown[]): unknown[] {
-  const u = undefined
-  switch (template.length) {
-    case 1: return [u]
-    case 2: return [u, u]
-    case 3: return [u, u, u]
-    case 4: return [u, u, u, u]
-    case 5: return [u, u, u, u, u]
-    case 6: return [u, u, u, u, u, u]
-    case 7: return [u, u, u, u, u, u, u]
-    case 8: return [u, u, u, u, u, u, u, u]
-    default: return template.slice()
-  }
+  const u = undefined, n = template.length
+  return n === 1 ? [u] : n === 2 ? [u, u] : n === 3 ? [u, u, u] : n === 4 ? [u, u, u, u] : n === 5 ? [u, u, u, u, u] : template.slice()
 }
 
 /**

@@ -122,26 +122,15 @@ function logical(c: Compiler, node: any, scope: Scope): CExpr {
     return { fn: (f) => then(l(f), (v) => (goRight(v) ? takeRight(f) : v)), cost, async: true }
   }
   const b = right.slot
-  // A static charge below LONG_CHARGE_UNITS is paid inline (Run.charge reads the clock only above it).
-  if (rc < LONG_CHARGE_UNITS) {
-    if (b !== undefined && node.op === '&&') return { fn: (f) => { const v = l(f); if (!v) return v; const rt = f.rt; if ((rt.left -= rc) < 0) rt.outOfFuel(); return f.s[b] }, cost, async: false }
-    if (b !== undefined && node.op === '||') return { fn: (f) => { const v = l(f); if (v) return v; const rt = f.rt; if ((rt.left -= rc) < 0) rt.outOfFuel(); return f.s[b] }, cost, async: false }
-    switch (node.op) {
-      case '&&': return { fn: (f) => { const v = l(f); if (!v) return v; const rt = f.rt; if ((rt.left -= rc) < 0) rt.outOfFuel(); return r(f) }, cost, async: false }
-      case '||': return { fn: (f) => { const v = l(f); if (v) return v; const rt = f.rt; if ((rt.left -= rc) < 0) rt.outOfFuel(); return r(f) }, cost, async: false }
-      default: return { fn: (f) => { const v = l(f); if (v !== null && v !== undefined) return v; const rt = f.rt; if ((rt.left -= rc) < 0) rt.outOfFuel(); return r(f) }, cost, async: false }
-    }
-  }
-  if (b !== undefined && (node.op === '&&' || node.op === '||')) {
-    // `test && flag`: the right-hand variable is read in place (one closure call fewer).
-    return node.op === '&&'
-      ? { fn: (f) => { const v = l(f); if (!v) return v; f.rt.charge(rc); return f.s[b] }, cost, async: false }
-      : { fn: (f) => { const v = l(f); if (v) return v; f.rt.charge(rc); return f.s[b] }, cost, async: false }
-  }
+  // The right side's static cost is paid inline (as Run.charge: the clock is read after a long charge).
+  const long = rc >= LONG_CHARGE_UNITS
+  const pay = (f: Frame) => { const rt = f.rt; if ((rt.left -= rc) < 0) rt.outOfFuel(); if (long) rt.checkTime() }
+  if (b !== undefined && node.op === '&&') return { fn: (f) => { const v = l(f); if (!v) return v; pay(f); return f.s[b] }, cost, async: false }
+  if (b !== undefined && node.op === '||') return { fn: (f) => { const v = l(f); if (v) return v; pay(f); return f.s[b] }, cost, async: false }
   switch (node.op) {
-    case '&&': return { fn: (f) => { const v = l(f); if (!v) return v; f.rt.charge(rc); return r(f) }, cost, async: false }
-    case '||': return { fn: (f) => { const v = l(f); if (v) return v; f.rt.charge(rc); return r(f) }, cost, async: false }
-    default: return { fn: (f) => { const v = l(f); if (v !== null && v !== undefined) return v; f.rt.charge(rc); return r(f) }, cost, async: false }
+    case '&&': return { fn: (f) => { const v = l(f); if (!v) return v; pay(f); return r(f) }, cost, async: false }
+    case '||': return { fn: (f) => { const v = l(f); if (v) return v; pay(f); return r(f) }, cost, async: false }
+    default: return { fn: (f) => { const v = l(f); if (v !== null && v !== undefined) return v; pay(f); return r(f) }, cost, async: false }
   }
 }
 
@@ -180,16 +169,12 @@ function conditional(c: Compiler, node: any, scope: Scope): CExpr {
   const yes = c.expr(node.consequent, scope)
   const no = c.expr(node.alternate, scope)
   const t = test.fn, y = yes.fn, n = no.fn, yc = yes.cost, nc = no.cost
-  const inline = yc < LONG_CHARGE_UNITS && nc < LONG_CHARGE_UNITS
-  const pick = inline ? (f: Frame, v: unknown) => {
-    const rt = f.rt
-    if (v) { if ((rt.left -= yc) < 0) rt.outOfFuel(); return y(f) }
-    if ((rt.left -= nc) < 0) rt.outOfFuel()
-    return n(f)
-  } : (f: Frame, v: unknown) => {
-    if (v) { f.rt.charge(yc); return y(f) }
-    f.rt.charge(nc)
-    return n(f)
+  // The branch's static cost is paid inline (as Run.charge: the clock is read after a long charge).
+  const pick = (f: Frame, v: unknown) => {
+    const rt = f.rt, c = v ? yc : nc
+    if ((rt.left -= c) < 0) rt.outOfFuel()
+    if (c >= LONG_CHARGE_UNITS) rt.checkTime()
+    return v ? y(f) : n(f)
   }
   const async = test.async || yes.async || no.async
   if (test.async) return { fn: (f: Frame) => then(t(f), (v) => pick(f, v)), cost: NODE_COST + test.cost, async }
