@@ -36,6 +36,9 @@ import { ENDED_STATES, MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, t
 import { JOURNAL_VERSION, type JournalEntry } from '../workflows/engine/journal.ts'
 import { newSeed } from '../workflows/engine/random.ts'
 import { checkRetryPolicy, type RunRetryPolicy } from '../workflows/engine/retry.ts'
+import { journalPage, listWorkflows, type JournalPage, type ListParams } from './listing.ts'
+import type { Page } from './stores/list.ts'
+import type { WorkflowState, WorkflowSummary } from './stores/workflows.ts'
 
 export interface StartWorkflowBody {
   source: string
@@ -57,6 +60,10 @@ export interface WorkflowRoutesBackend {
   cancel(tenant: string, id: string, body: { reason?: string }): Promise<Record<string, unknown>>
   /** The value the workflow last exposed under `name` (as of its last step). */
   query(tenant: string, id: string, name: string): Promise<Record<string, unknown>>
+  /** The tenant's workflows, newest first, a page at a time (GET /v1/workflows). */
+  list?(tenant: string, params: ListParams<WorkflowState>): Promise<Page<WorkflowSummary>>
+  /** A page of one of the tenant's workflows' journal (GET /v1/workflows/{id}/journal). */
+  journal?(tenant: string, id: string, params: { limit?: string; cursor?: string }): Promise<JournalPage>
   /** Drop finished workflows last updated before this time (limits.workflowRetentionMs). */
   prune?(updatedBefore: number): Promise<number>
   /** Stop timers of pending steps (in memory). */
@@ -502,6 +509,15 @@ export class WorkflowService implements WorkflowRoutesBackend {
 
   async get(tenant: string, id: string): Promise<Record<string, unknown>> {
     return publicView(await this.row(tenant, id))
+  }
+
+  list(tenant: string, params: ListParams<WorkflowState>): Promise<Page<WorkflowSummary>> {
+    return listWorkflows(this.store, tenant, params)
+  }
+
+  async journal(tenant: string, id: string, params: { limit?: string; cursor?: string }): Promise<JournalPage> {
+    await this.row(tenant, id)
+    return journalPage(this.store, id, params)
   }
 
   async resolve(tenant: string, id: string, requestId: string, value: unknown): Promise<Record<string, unknown>> {

@@ -1,9 +1,10 @@
-/** POST /v1/runs, GET /v1/runs/:id, GET /v1/runs/:id/events (Server-Sent Events). */
+/** POST /v1/runs, GET /v1/runs (the tenant's async runs), GET /v1/runs/:id, GET /v1/runs/:id/events (Server-Sent Events). */
 import type { FastifyInstance } from 'fastify'
 import type { ServerContext } from '../context.ts'
 import type { RunBody } from '../runs.ts'
 import { authErrors, errorBody, idParams, runBody, runRecord, runResult, runsQuery } from '../schemas.ts'
-import type { RunRecord } from '../stores/types.ts'
+import type { RunRecord, RunState } from '../stores/types.ts'
+import { listQuerySchema, listRuns, RUN_STATES, type ListParams } from '../listing.ts'
 
 /** How long an SSE stream waits for a run before it gives up (the client may reconnect). */
 const EVENTS_MAX_WAIT_MS = 10 * 60_000
@@ -16,6 +17,21 @@ const publicRecord = (r: RunRecord) => {
   if (r.result !== undefined) out['result'] = r.result
   return out
 }
+
+const runList = {
+  type: 'object',
+  required: ['items'],
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        type: 'object', required: ['id', 'state', 'createdAt'],
+        properties: { id: { type: 'string' }, state: { type: 'string', enum: ['queued', 'running', 'done'] }, createdAt: { type: 'number' }, startedAt: { type: 'number' }, finishedAt: { type: 'number' }, fuelUsed: { type: 'number' }, error: { type: 'string' } },
+      },
+    },
+    nextCursor: { type: 'string' },
+  },
+} as const
 
 export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Body: RunBody; Querystring: { async?: string } }>('/v1/runs', {
@@ -43,6 +59,17 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
     reply.raw.once('close', onClose)
     return ctx.runs.runNow(tenant, req.body, gone.signal, req.rawBody)
   })
+
+  app.get<{ Querystring: ListParams<RunState> }>('/v1/runs', {
+    schema: { summary: 'The tenant\'s async runs, newest first, a page at a time (state filter, opaque cursor)', querystring: listQuerySchema(RUN_STATES) },
+    config: {
+      responses: {
+        200: { description: '{ items: [{ id, state, createdAt, startedAt?, finishedAt?, fuelUsed?, error? }], nextCursor? } (error: the failed run\'s code; nextCursor: absent on the last page).', schema: runList },
+        400: { description: 'A bad state, limit (1 to 100) or cursor (BAD_REQUEST).', schema: errorBody },
+        ...authErrors,
+      },
+    },
+  }, async (req) => listRuns(ctx.stores.runs, req.tenant!.id, req.query))
 
   app.get<{ Params: { id: string } }>('/v1/runs/:id', {
     schema: { summary: 'A run\'s state and result', params: idParams },

@@ -1,5 +1,6 @@
 /**
- * Durable workflows: POST /v1/workflows, GET /v1/workflows/:id, POST /v1/workflows/:id/requests/:rid,
+ * Durable workflows: POST /v1/workflows, GET /v1/workflows (the tenant's, newest first), GET /v1/workflows/:id,
+ * GET /v1/workflows/:id/journal (pages of its journal), POST /v1/workflows/:id/requests/:rid,
  * POST /v1/workflows/:id/retry | signal | cancel, GET /v1/workflows/:id/query/:name,
  * GET /v1/workflows/:id/approvals, POST /v1/workflows/:id/approvals/:aid (code mode: calls of
  * atoms that require approval wait durably on the journal until answered here).
@@ -9,6 +10,8 @@ import type { ServerContext } from '../context.ts'
 import { HttpError } from '../errors.ts'
 import { authErrors, errorBody, idParams } from '../schemas.ts'
 import type { StartWorkflowBody } from '../workflows.ts'
+import { journalQuerySchema, listQuerySchema, WORKFLOW_STATES, type ListParams } from '../listing.ts'
+import type { WorkflowState } from '../stores/workflows.ts'
 
 const retryPolicy = {
   type: 'object',
@@ -67,6 +70,22 @@ export function workflowRoutes(app: FastifyInstance, ctx: ServerContext): void {
     schema: { summary: 'A workflow: its state, open requests and result', params: idParams },
     config: { responses: { 200: { description: 'The workflow.' }, 404: { description: 'No such workflow for this tenant.', schema: errorBody }, ...authErrors } },
   }, async (req) => backend().get(req.tenant!.id, req.params.id))
+
+  const listed = () => {
+    const b = backend()
+    if (!b.list || !b.journal) throw new HttpError('NOT_AVAILABLE', 'Listing workflows is not available in this build of the server')
+    return b as Required<Pick<typeof b, 'list' | 'journal'>>
+  }
+
+  app.get<{ Querystring: ListParams<WorkflowState> }>('/v1/workflows', {
+    schema: { summary: 'The tenant\'s workflows, newest first, a page at a time (state filter, opaque cursor)', querystring: listQuerySchema(WORKFLOW_STATES) },
+    config: { responses: { 200: { description: '{ items: [{ id, state, createdAt, updatedAt, sourceName, requests, budget, spent?, parent?, error? }], nextCursor? } (requests: how many wait for an answer; nextCursor: absent on the last page).' }, 400: { description: 'A bad state, limit (1 to 100) or cursor (BAD_REQUEST).', schema: errorBody }, ...authErrors } },
+  }, async (req) => listed().list(req.tenant!.id, req.query))
+
+  app.get<{ Params: { id: string }; Querystring: { limit?: string; cursor?: string } }>('/v1/workflows/:id/journal', {
+    schema: { summary: 'A page of a workflow\'s journal, in order: requests, answers, attempts, retries, signals, phases and logs, with the budget as of each entry', params: idParams, querystring: journalQuerySchema },
+    config: { responses: { 200: { description: '{ id, total, entries: [{ seq, t, …the entry, budgetSpent, budgetTotal }], nextCursor? } (seq: 1-based place in the journal; nextCursor: absent on the last page).' }, 400: { description: 'A bad limit (1 to 500) or cursor (BAD_REQUEST).', schema: errorBody }, 404: { description: 'No such workflow for this tenant.', schema: errorBody }, ...authErrors } },
+  }, async (req) => listed().journal(req.tenant!.id, req.params.id, req.query))
 
   app.post<{ Params: { id: string; rid: string }; Body: { value: unknown } }>('/v1/workflows/:id/requests/:rid', {
     schema: { summary: 'Resolve an open request of a workflow (an approval, an answer)', params: requestParams, body: resolveBody },

@@ -5,7 +5,8 @@
  * either, new items are refused; nothing is ever evicted for another tenant.
  */
 import { createMemoryStore } from '../../capabilities/index.ts'
-import type { AgentMemory, ProcedureRepo, RunRecord, RunRepo, ServerStores, StoredProcedure } from './types.ts'
+import type { AgentMemory, ProcedureRepo, RunRecord, RunRepo, RunState, RunSummary, ServerStores, StoredProcedure } from './types.ts'
+import { newestOf, type ListQuery } from './list.ts'
 import type { RunResult } from '../../vm/result.ts'
 import { TenantTotals, checkQuota, jsonLength, storeFull, type StoreQuota } from './quota.ts'
 
@@ -122,6 +123,20 @@ export class MemoryRunRepo implements RunRepo {
   usage(tenant: string): { count: number; bytes: number } {
     return this.totals.of(tenant)
   }
+
+  list(tenant: string, q: ListQuery<RunState>): RunSummary[] {
+    return newestOf(this.runs.values(), (r) => r.tenant === tenant && (q.state === undefined || r.state === q.state), q).map(runSummary)
+  }
+}
+
+/** What GET /v1/runs shows of a run record. */
+export function runSummary(r: RunRecord): RunSummary {
+  const out: RunSummary = { id: r.id, state: r.state, createdAt: r.createdAt }
+  if (r.startedAt !== undefined) out.startedAt = r.startedAt
+  if (r.finishedAt !== undefined) out.finishedAt = r.finishedAt
+  if (typeof r.result?.fuelUsed === 'number') out.fuelUsed = r.result.fuelUsed
+  if (r.result?.error) out.error = r.result.error.code
+  return out
 }
 
 export function createMemoryStores(): ServerStores {

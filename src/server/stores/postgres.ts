@@ -11,7 +11,8 @@ import { cosineSimilarity, indexVector, topK } from '../../capabilities/vector.t
 import type { RunResult } from '../../vm/result.ts'
 import type { UsageLedger } from '../tenants.ts'
 import { checkQuota, type StoreQuota } from './quota.ts'
-import type { AgentMemory, ProcedureRepo, RunRecord, RunRepo, ServerStores, StoredProcedure } from './types.ts'
+import type { AgentMemory, ProcedureRepo, RunRecord, RunRepo, RunState, RunSummary, ServerStores, StoredProcedure } from './types.ts'
+import type { ListQuery } from './list.ts'
 
 /** Schema migrations, in order; each runs once (recorded in ajs.migrations). */
 export const MIGRATIONS: readonly string[] = [
@@ -35,6 +36,9 @@ export const MIGRATIONS: readonly string[] = [
      execution_id text NOT NULL, seq integer NOT NULL, entry jsonb NOT NULL, PRIMARY KEY (execution_id, seq));`,
   // Journal entries by kind and id (a signal's, an answer's, a request's): what commands look up without reading the journal.
   `CREATE INDEX journal_keys ON ajs.journal (execution_id, (entry->>'t'), (coalesce(entry->>'id', entry->'request'->>'id')));`,
+  // A tenant's runs and workflows newest first (GET /v1/runs, GET /v1/workflows): a page is an index range.
+  `CREATE INDEX runs_tenant_created ON ajs.runs (tenant, created_at DESC, id DESC);
+   CREATE INDEX workflows_tenant_created ON ajs.workflows (tenant, created_at DESC, id DESC);`,
 ]
 
 export async function migrate(pool: pg.Pool): Promise<void> {
@@ -132,6 +136,25 @@ class PgRuns implements RunRepo {
   }
   async prune(finishedBefore: number): Promise<number> {
     return (await this.pool.query('DELETE FROM ajs.runs WHERE finished_at < $1', [finishedBefore])).rowCount ?? 0
+  }
+  async list(tenant: string, q: ListQuery<RunState>): Promise<RunSummary[]> {
+    // The cursor as a row comparison: an index range of runs_tenant_created, whatever the page.
+    const r = await this.pool.query(
+      `SELECT id, state, created_at, started_at, finished_at, result->'fuelUsed' AS fuel, result->'error'->>'code' AS error
+       FROM ajs.runs WHERE tenant = $1 AND ($2::text IS NULL OR state = $2)
+       AND ($3::bigint IS NULL OR (created_at, id) < ($3::bigint, $4::text))
+       ORDER BY created_at DESC, id DESC LIMIT $5`,
+      [tenant, q.state ?? null, q.before?.createdAt ?? null, q.before?.id ?? '', q.limit + 1])
+    return r.rows.map((row) => {
+      const out: RunSummary = { id: row.id, state: row.state, createdAt: Number(row.created_at) }
+      const started = num(row.started_at)
+      const finished = num(row.finished_at)
+      if (started !== undefined) out.startedAt = started
+      if (finished !== undefined) out.finishedAt = finished
+      if (typeof row.fuel === 'number') out.fuelUsed = row.fuel
+      if (typeof row.error === 'string') out.error = row.error
+      return out
+    })
   }
 }
 

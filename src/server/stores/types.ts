@@ -6,6 +6,7 @@
  */
 import type { RunResult } from '../../vm/result.ts'
 import type { StoreQuota } from './quota.ts'
+import type { ListQuery } from './list.ts'
 
 type Maybe<T> = T | Promise<T>
 
@@ -52,6 +53,18 @@ export interface RunRecord {
   request?: RunRequest
 }
 
+/** A run as GET /v1/runs lists it: its state and times, the fuel it used and its error's code, not its result. */
+export interface RunSummary {
+  id: string
+  state: RunState
+  createdAt: number
+  startedAt?: number
+  finishedAt?: number
+  fuelUsed?: number
+  /** The code of the run's error (a finished run that failed). */
+  error?: string
+}
+
 export interface RunRepo {
   /** Record a new async run; with a quota, refused (STORE_QUOTA_EXCEEDED) when the tenant's records would go over it. */
   create(rec: RunRecord, quota?: StoreQuota): Maybe<void>
@@ -61,6 +74,8 @@ export interface RunRepo {
   finish(id: string, result: RunResult, at: number): Maybe<void>
   /** Drop finished runs older than this time; returns how many. */
   prune(finishedBefore: number): Maybe<number>
+  /** The tenant's async runs, newest first: `limit + 1` of them from the cursor on (only this tenant's, ever). */
+  list(tenant: string, q: ListQuery<RunState>): Maybe<RunSummary[]>
 }
 
 /** A tenant's agent memory, as `capabilities.store` methods (async allowed). */

@@ -10,6 +10,7 @@ import type { WorkflowResolution } from '../../workflows/engine/types.ts'
 import type { RunRetryPolicy } from '../../workflows/engine/retry.ts'
 import { setLongTimeout, type LongTimer } from '../../vm/long-timer.ts'
 import { TenantTotals, checkQuota, jsonLength, type StoreQuota } from './quota.ts'
+import { newestOf, type ListQuery } from './list.ts'
 
 export type WorkflowState = 'running' | 'waiting' | 'done' | 'failed' | 'cancelled'
 
@@ -86,7 +87,41 @@ export interface JournalLookup {
 
 export type ResolveOutcome = 'ok' | 'unknown' | 'resolved' | 'busy'
 
-export interface WorkflowStore {
+/** A workflow as GET /v1/workflows lists it: state, times, its module's name, open requests and budget (not its view). */
+export interface WorkflowSummary {
+  id: string
+  state: WorkflowState
+  createdAt: number
+  updatedAt: number
+  sourceName: string
+  /** External requests waiting for an answer. */
+  requests: number
+  /** Agent calls allowed (null: unlimited), and spent as of its last step. */
+  budget: number | null
+  spent?: number
+  /** A child workflow's parent. */
+  parent?: string
+  /** The code of a failed workflow's error. */
+  error?: string
+}
+
+/** What listing and the journal pages ask of a store (GET /v1/workflows, GET /v1/workflows/{id}/journal). */
+export interface WorkflowListing {
+  /** The tenant's workflows, newest first: `limit + 1` of them from the cursor on (only this tenant's, ever). */
+  list(tenant: string, q: ListQuery<WorkflowState>): Promise<WorkflowSummary[]>
+  /** Up to `limit` journal entries from index `from` (0-based), and how many the journal has. */
+  journalPage(id: string, from: number, limit: number): Promise<{ entries: JournalEntry[]; total: number }>
+}
+
+const summaryOf = (r: WorkflowRow): WorkflowSummary => ({
+  id: r.id, state: r.state, createdAt: r.createdAt, updatedAt: r.updatedAt, sourceName: r.sourceName,
+  requests: r.view.requests?.length ?? 0, budget: r.budget,
+  ...(typeof r.view.spent === 'number' ? { spent: r.view.spent } : {}),
+  ...(r.parent ? { parent: r.parent.id } : {}),
+  ...(typeof r.view.error?.['code'] === 'string' ? { error: r.view.error['code'] } : {}),
+})
+
+export interface WorkflowStore extends WorkflowListing {
   journal: JournalStore
   /**
    * Create the workflow and schedule its first step (together); with a quota, refused (STORE_QUOTA_EXCEEDED) when the tenant would go over it.
@@ -308,6 +343,15 @@ export class MemoryWorkflowStore implements WorkflowStore {
     for (const t of this.timers.values()) t.clear()
     this.timers.clear()
   }
+
+  async list(tenant: string, q: ListQuery<WorkflowState>): Promise<WorkflowSummary[]> {
+    return newestOf(this.rows.values(), (r) => r.tenant === tenant && (q.state === undefined || r.state === q.state), q).map(summaryOf)
+  }
+
+  async journalPage(id: string, from: number, limit: number): Promise<{ entries: JournalEntry[]; total: number }> {
+    const list = this.journals.get(id) ?? []
+    return { entries: this.copyOut(list.slice(from, from + limit)), total: list.length }
+  }
 }
 
 const LOCK_CLASS = 7411
@@ -513,4 +557,32 @@ export class PgWorkflowStore implements WorkflowStore {
   }
 
   async close(): Promise<void> {}
+
+  async list(tenant: string, q: ListQuery<WorkflowState>): Promise<WorkflowSummary[]> {
+    // The cursor as a row comparison: an index range of workflows_tenant_created; the view's small parts only.
+    const r = await this.pool.query(
+      `SELECT id, state, created_at, updated_at, program->>'sourceName' AS source_name, program->'budget' AS budget, program->'parent'->>'id' AS parent,
+         coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(view->'requests') = 'array' THEN view->'requests' END), 0) AS requests,
+         view->'spent' AS spent, view->'error'->>'code' AS error
+       FROM ajs.workflows WHERE tenant = $1 AND ($2::text IS NULL OR state = $2)
+       AND ($3::bigint IS NULL OR (created_at, id) < ($3::bigint, $4::text))
+       ORDER BY created_at DESC, id DESC LIMIT $5`,
+      [tenant, q.state ?? null, q.before?.createdAt ?? null, q.before?.id ?? '', q.limit + 1])
+    return r.rows.map((row) => ({
+      id: row.id, state: row.state, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at), sourceName: row.source_name ?? '',
+      requests: Number(row.requests), budget: typeof row.budget === 'number' ? row.budget : null,
+      ...(typeof row.spent === 'number' ? { spent: row.spent } : {}),
+      ...(typeof row.parent === 'string' ? { parent: row.parent } : {}),
+      ...(typeof row.error === 'string' ? { error: row.error } : {}),
+    }))
+  }
+
+  async journalPage(id: string, from: number, limit: number): Promise<{ entries: JournalEntry[]; total: number }> {
+    // seq is 1-based: index `from` is seq from + 1 (the primary key's range).
+    const [page, total] = await Promise.all([
+      this.pool.query('SELECT entry FROM ajs.journal WHERE execution_id = $1 AND seq > $2 ORDER BY seq LIMIT $3', [id, from, limit]),
+      this.pool.query('SELECT coalesce(max(seq), 0) AS n FROM ajs.journal WHERE execution_id = $1', [id]),
+    ])
+    return { entries: page.rows.map((r) => r.entry as JournalEntry), total: Number(total.rows[0].n) }
+  }
 }
