@@ -1,7 +1,9 @@
 /**
  * The web inspector in headless Chromium (playwright-core, the system `chromium`): on `ajsc serve`
  * (GET /ui, data through the API with the tenant's token) — load the list, run a program and read
- * its timeline, start a workflow, answer its pending request, see it finish — and on `ajsc inspect`
+ * its timeline, start a workflow, answer its pending request, see it finish; in a fresh browser
+ * context, the lists come from the API (GET /v1/runs, /v1/workflows: paged, filtered, the tenant's
+ * only) and the workflow's journal with its budget chart — and on `ajsc inspect`
  * (a CLI trace and a workflow run directory, served on 127.0.0.1). A screenshot of each page goes to
  * a temporary folder; keyboard navigation and a contrast check.
  */
@@ -23,6 +25,9 @@ const work = mkdtempSync(join(tmpdir(), 'ajs-inspector-'))
 let t: TestServer
 let browser: BrowserContext
 let profile: string
+/** What the first page started (the fresh context must find them through the API). */
+let startedRun = ''
+let startedWorkflow = ''
 
 beforeAll(async () => {
   t = await startTestServer({ size: 1 })
@@ -99,6 +104,7 @@ describe.skipIf(!haveChromium)('the inspector on ajsc serve (/ui)', () => {
     await page.locator('#run-args').fill('{"n": 4}')
     await page.locator('#run-submit').click()
     await page.locator('#timeline').waitFor()
+    startedRun = decodeURIComponent(page.url().split('#/run/')[1]!)
     expect(await page.locator('#run-state').textContent()).toBe('ok')
     expect(await page.locator('#run-result').textContent()).toBe('{"total":6}')
     const rows = await page.locator('#timeline tbody tr').count()
@@ -127,6 +133,7 @@ describe.skipIf(!haveChromium)('the inspector on ajsc serve (/ui)', () => {
     await page.locator('#wf-submit').click()
     const answer = page.locator('input.answer')
     await answer.waitFor({ timeout: 15_000 })
+    startedWorkflow = decodeURIComponent(page.url().split('#/workflow/')[1]!)
     expect(await page.getByText('Approve the refund?').count()).toBeGreaterThan(0)
     await page.screenshot({ path: join(shots, '3-workflow-pending.png'), fullPage: true })
     await answer.fill('true')
@@ -141,7 +148,8 @@ describe.skipIf(!haveChromium)('the inspector on ajsc serve (/ui)', () => {
     await page.locator('#f-kind').selectOption('workflow')
     await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1)
     expect(await page.locator('tbody tr td:nth-child(3)').textContent()).toBe('done')
-    expect(await page.locator('#prev').isDisabled()).toBe(true)
+    expect(await page.locator('#wf-prev').isDisabled()).toBe(true)
+    expect(await page.locator('#wf-next').isDisabled()).toBe(true)
 
     // Contrast (WCAG AA, 4.5:1) of text, table headers, links, buttons and state colours.
     for (const sel of ['body', 'th', 'td', 'a', 'button', 'label', '.state-done', '.muted']) {
@@ -151,6 +159,78 @@ describe.skipIf(!haveChromium)('the inspector on ajsc serve (/ui)', () => {
     }
     expect(errors).toEqual([])
     await page.close()
+  }, 90_000)
+})
+
+describe.skipIf(!haveChromium)('the inspector in a fresh browser context: lists and journals from the API', () => {
+  test('the tenant\'s runs and workflows, paged and filtered; a workflow\'s journal with its budget; another tenant sees none', async () => {
+    expect(startedRun).toStartWith('run_')
+    expect(startedWorkflow).toStartWith('wf_')
+    // More runs than a page holds (20): the first run started from the page is on the second page.
+    for (let i = 0; i < 21; i++) {
+      const id = (await t.req('POST', '/v1/runs?async=1', { body: { source: `function f() { return { i: ${i} } }` } })).json.id
+      for (let k = 0; k < 300 && (await t.req('GET', `/v1/runs/${id}`)).json.state !== 'done'; k++) await Bun.sleep(10)
+    }
+    const fresh = await chromium.launch({ executablePath: CHROMIUM, headless: true, timeout: 60_000, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] })
+    try {
+      const context = await fresh.newContext()
+      const page = await context.newPage()
+      const errors: string[] = []
+      page.on('pageerror', (e) => errors.push(String(e)))
+      // The browser's own /favicon.ico is a 404; every API call of the page must succeed.
+      page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()) })
+      page.on('response', (r) => { if (r.status() >= 400 && r.url().includes('/v1/')) errors.push(`${r.status()} ${r.url()}`) })
+      await page.goto(`${t.url}/ui#token=${TOKENS.a}`)
+      await page.getByRole('heading', { name: 'Runs and workflows' }).waitFor()
+      // Nothing known to this browser: what it lists comes from the API.
+      expect(await page.evaluate(() => sessionStorage.getItem('ajs-inspector-items'))).toBeNull()
+      await page.locator(`a[href="#/workflow/${startedWorkflow}"]`).waitFor()
+      const runRows = page.locator('table[aria-label="runs"] tbody tr')
+      expect(await runRows.count()).toBe(20)
+      expect(await page.locator(`a[href="#/run/${startedRun}"]`).count()).toBe(0)
+      expect(await page.locator('#runs-prev').isDisabled()).toBe(true)
+      await page.screenshot({ path: join(shots, '8-fresh-list.png'), fullPage: true })
+      await page.locator('#runs-next').click()
+      await page.locator(`a[href="#/run/${startedRun}"]`).waitFor()
+      expect(await runRows.count()).toBe(2)
+      expect(await page.locator('#runs-next').isDisabled()).toBe(true)
+      await page.locator('#runs-prev').click()
+      await page.waitForFunction(() => document.querySelectorAll('table[aria-label="runs"] tbody tr').length === 20)
+
+      // Filters: a state the API filters by; a state runs do not have.
+      await page.locator('#f-state').selectOption('waiting')
+      await page.getByText('Runs have no state “waiting”.').waitFor()
+      expect(await page.locator('table[aria-label="workflows"] tbody tr td').first().textContent()).toBe('Nothing here yet.')
+      await page.locator('#f-state').selectOption('done')
+      await page.locator(`a[href="#/workflow/${startedWorkflow}"]`).waitFor()
+      expect(await page.locator(`a[href="#/run/${startedRun}"]`).count()).toBe(0) // a newer page of done runs
+      await page.locator('#f-kind').selectOption('workflow')
+      await page.waitForFunction(() => document.querySelectorAll('table[aria-label="runs"]').length === 0)
+
+      // The workflow's journal from GET /v1/workflows/{id}/journal, with the budget over time.
+      await page.locator(`a[href="#/workflow/${startedWorkflow}"]`).click()
+      await page.locator('#journal').waitFor()
+      const kinds = await page.locator('#journal tbody tr td:nth-child(2)').allTextContents()
+      expect(kinds[0]).toBe('start')
+      expect(kinds).toContain('request · agent')
+      expect(kinds).toContain('resolution')
+      expect(kinds.at(-1)).toBe('end')
+      expect(await page.locator('#journal-range').textContent()).toBe(`Entries 1–${kinds.length} of ${kinds.length}`)
+      expect(await page.locator('#journal-next').isDisabled()).toBe(true)
+      expect(await page.locator('#budget-chart').getAttribute('aria-label')).toStartWith('Budget spent over the journal: 0 to 0 agent calls (no limit)')
+      await page.screenshot({ path: join(shots, '9-fresh-journal.png'), fullPage: true })
+      expect(errors).toEqual([])
+
+      // Another tenant, in another tab of this browser: none of tenant a's items.
+      const other = await context.newPage()
+      await other.goto(`${t.url}/ui#token=${TOKENS.b}`)
+      await other.getByRole('heading', { name: 'Runs and workflows' }).waitFor()
+      await other.locator('table[aria-label="workflows"]').waitFor()
+      expect(await other.getByText('Nothing here yet.').count()).toBe(2)
+      expect(await other.locator('a[href^="#/run/"], a[href^="#/workflow/"]').count()).toBe(0)
+    } finally {
+      await fresh.close()
+    }
   }, 90_000)
 })
 

@@ -94,7 +94,7 @@ async function api(method, path, body) {
   }
   return data
 }
-/** Items this browser session knows on a server (the API has no listing): { kind, id, label, at }. */
+/** Items this browser session started or opened on a server, for their labels (the lists come from the API): { kind, id, label, at }. */
 function known() { try { return JSON.parse(sessionStorage.getItem(knownKey) || '[]') } catch { return [] } }
 function remember(item) {
   const all = known().filter((k) => !(k.kind === item.kind && k.id === item.id))
@@ -150,43 +150,88 @@ function errorPanel(error, source) {
 
 // ---- the list -----------------------------------------------------------
 const filters = { kind: '', state: '', q: '', page: 0 }
-async function items() {
-  if (local) return local.items
-  const list = known()
-  // Refresh states from the server (bounded: the first page's worth at a time is enough for a session).
-  await Promise.all(list.slice(0, 60).map(async (it) => {
-    try {
-      const data = await api('GET', it.kind === 'run' ? '/v1/runs/' + encodeURIComponent(it.id) : '/v1/workflows/' + encodeURIComponent(it.id))
-      it.state = data.state || (data.result && data.result.error ? 'failed' : it.state)
-      it.data = data
-    } catch (e) { it.state = e.status === 404 ? 'gone' : it.state }
-  }))
-  return list
+const RUN_STATES = ['queued', 'running', 'done']
+const WORKFLOW_STATES = ['running', 'waiting', 'done', 'failed', 'cancelled']
+/** Server mode: the cursors of the pages shown so far, per kind (index 0: the first page). */
+const cursors = { run: [''], workflow: [''] }
+function resetPages() { cursors.run = ['']; cursors.workflow = [''] }
+function matches(i) {
+  const q = filters.q.toLowerCase()
+  return !q || (i.id + ' ' + (i.label || '')).toLowerCase().includes(q)
+}
+function listTable(label, rows) {
+  return h('table', { 'aria-label': label },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Kind'), h('th', { scope: 'col' }, 'Id'), h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Label'), h('th', { scope: 'col' }, 'Started'))),
+    h('tbody', {}, rows.length === 0 ? h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'Nothing here yet.')) : rows.map((i) =>
+      h('tr', {}, h('td', {}, i.kind), h('td', {}, h('a', { href: '#/' + i.kind + '/' + encodeURIComponent(i.id) }, i.id)), stateCell(i.state), h('td', {}, i.label || ''), h('td', {}, when(i.at))))))
+}
+function filterBar(states, rerender) {
+  return h('div', { class: 'filters', role: 'search' },
+    h('label', {}, 'Kind', h('select', { id: 'f-kind', onchange: (e) => { filters.kind = e.target.value; filters.page = 0; resetPages(); rerender() } },
+      h('option', { value: '' }, 'all'), h('option', { value: 'run', selected: filters.kind === 'run' }, 'runs'), h('option', { value: 'workflow', selected: filters.kind === 'workflow' }, 'workflows'))),
+    h('label', {}, 'State', h('select', { id: 'f-state', onchange: (e) => { filters.state = e.target.value; filters.page = 0; resetPages(); rerender() } },
+      h('option', { value: '' }, 'any'), states.map((s) => h('option', { value: s, selected: filters.state === s }, s)))),
+    h('label', {}, 'Search (this page)', h('input', { id: 'f-q', type: 'search', value: filters.q, onchange: (e) => { filters.q = e.target.value; filters.page = 0; rerender() } })))
 }
 async function listView() {
-  const all = await items()
+  if (!local) return serverListView()
+  const all = local.items
   const states = [...new Set(all.map((i) => i.state).filter(Boolean))].sort()
-  const q = filters.q.toLowerCase()
-  const shown = all.filter((i) => (!filters.kind || i.kind === filters.kind) && (!filters.state || i.state === filters.state) && (!q || (i.id + ' ' + (i.label || '')).toLowerCase().includes(q)))
+  const shown = all.filter((i) => (!filters.kind || i.kind === filters.kind) && (!filters.state || i.state === filters.state) && matches(i))
   const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE))
   filters.page = Math.min(filters.page, pages - 1)
   const page = shown.slice(filters.page * PAGE_SIZE, (filters.page + 1) * PAGE_SIZE)
   const rerender = () => { listView() }
-  const bar = h('div', { class: 'filters', role: 'search' },
-    h('label', {}, 'Kind', h('select', { id: 'f-kind', onchange: (e) => { filters.kind = e.target.value; filters.page = 0; rerender() } },
-      h('option', { value: '' }, 'all'), h('option', { value: 'run', selected: filters.kind === 'run' }, 'runs'), h('option', { value: 'workflow', selected: filters.kind === 'workflow' }, 'workflows'))),
-    h('label', {}, 'State', h('select', { id: 'f-state', onchange: (e) => { filters.state = e.target.value; filters.page = 0; rerender() } },
-      h('option', { value: '' }, 'any'), states.map((s) => h('option', { value: s, selected: filters.state === s }, s)))),
-    h('label', {}, 'Search', h('input', { id: 'f-q', type: 'search', value: filters.q, onchange: (e) => { filters.q = e.target.value; filters.page = 0; rerender() } })))
-  const table = h('table', { 'aria-label': 'runs and workflows' },
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Kind'), h('th', { scope: 'col' }, 'Id'), h('th', { scope: 'col' }, 'State'), h('th', { scope: 'col' }, 'Label'), h('th', { scope: 'col' }, 'Started'))),
-    h('tbody', {}, page.length === 0 ? h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'Nothing here yet.')) : page.map((i) =>
-      h('tr', {}, h('td', {}, i.kind), h('td', {}, h('a', { href: '#/' + i.kind + '/' + encodeURIComponent(i.id) }, i.id)), stateCell(i.state), h('td', {}, i.label || ''), h('td', {}, when(i.at))))))
   const pager = h('nav', { class: 'pager', 'aria-label': 'pages' },
     h('button', { class: 'secondary', id: 'prev', disabled: filters.page === 0, onclick: () => { filters.page--; rerender() } }, 'Previous'),
     h('span', {}, 'Page ' + (filters.page + 1) + ' of ' + pages + ' (' + shown.length + ')'),
     h('button', { class: 'secondary', id: 'next', disabled: filters.page >= pages - 1, onclick: () => { filters.page++; rerender() } }, 'Next'))
-  show(h('h2', {}, 'Runs and workflows'), bar, table, pager, local ? null : serverForms())
+  show(h('h2', {}, 'Runs and workflows'), filterBar(states, rerender), listTable('runs and workflows', page), pager)
+}
+
+/** A list item from GET /v1/runs or GET /v1/workflows (labels of what this session started, when known). */
+function runItem(r, labels) {
+  return { kind: 'run', id: r.id, state: r.state === 'done' && r.error ? 'failed' : r.state, at: r.createdAt,
+    label: labels.get('run ' + r.id) || (r.error ? r.error : typeof r.fuelUsed === 'number' ? 'fuel ' + fmt(r.fuelUsed) : '') }
+}
+function workflowItem(w, labels) {
+  const parts = [labels.get('workflow ' + w.id) || w.sourceName]
+  if (w.requests) parts.push(w.requests + ' waiting')
+  if (w.spent !== undefined || w.budget !== null) parts.push('budget ' + (w.spent || 0) + '/' + (w.budget === null ? '∞' : w.budget))
+  if (w.parent) parts.push('child of ' + w.parent)
+  if (w.error) parts.push(w.error)
+  return { kind: 'workflow', id: w.id, state: w.state, at: w.createdAt, label: parts.join(' · ') }
+}
+/** Server mode: one section per kind, each a page of the API's list (newest first) with its own pager. */
+async function serverListView() {
+  const labels = new Map(known().filter((k) => k.label).map((k) => [k.kind + ' ' + k.id, k.label]))
+  const rerender = () => { listView().catch((e) => show(h('p', { role: 'alert', class: 'err' }, String(e.message || e)))) }
+  const kinds = filters.kind ? [filters.kind] : ['run', 'workflow']
+  const states = filters.kind === 'run' ? RUN_STATES : filters.kind === 'workflow' ? WORKFLOW_STATES : [...new Set([...WORKFLOW_STATES, ...RUN_STATES])]
+  const sections = await Promise.all(kinds.map(async (kind) => {
+    const title = kind === 'run' ? 'Runs' : 'Workflows'
+    const valid = kind === 'run' ? RUN_STATES : WORKFLOW_STATES
+    const stack = cursors[kind]
+    const n = stack.length - 1
+    let page = { items: [] }
+    if (!filters.state || valid.includes(filters.state)) {
+      const qs = new URLSearchParams({ limit: String(PAGE_SIZE) })
+      if (filters.state) qs.set('state', filters.state)
+      if (stack[n]) qs.set('cursor', stack[n])
+      page = await api('GET', (kind === 'run' ? '/v1/runs?' : '/v1/workflows?') + qs)
+    }
+    const rows = page.items.map((x) => kind === 'run' ? runItem(x, labels) : workflowItem(x, labels)).filter(matches)
+    const prefix = kind === 'run' ? 'runs' : 'wf'
+    const pager = h('nav', { class: 'pager', 'aria-label': title.toLowerCase() + ' pages' },
+      h('button', { class: 'secondary', id: prefix + '-prev', disabled: n === 0, onclick: () => { stack.pop(); rerender() } }, 'Newer'),
+      h('span', { id: prefix + '-page' }, 'Page ' + (n + 1) + (page.nextCursor ? '' : ' (last)')),
+      h('button', { class: 'secondary', id: prefix + '-next', disabled: !page.nextCursor, onclick: () => { stack.push(page.nextCursor); rerender() } }, 'Older'))
+    return h('section', { 'aria-label': title },
+      h('h3', {}, title, filters.state ? ' (' + filters.state + ')' : ''),
+      filters.state && !valid.includes(filters.state) ? h('p', { class: 'muted' }, title + ' have no state “' + filters.state + '”.') : listTable(title.toLowerCase(), rows),
+      pager)
+  }))
+  show(h('h2', {}, 'Runs and workflows'), h('p', { class: 'muted' }, 'This tenant\'s async runs and workflows, newest first.'), filterBar(states, rerender), sections, serverForms())
 }
 
 function serverForms() {
@@ -267,13 +312,56 @@ async function runView(id) {
 }
 
 // ---- one workflow -------------------------------------------------------------
+const JOURNAL_PAGE = 100
+/** Server mode: the cursors of the journal pages shown so far (index 0: its first entries). */
+const journalPages = { id: '', stack: [''] }
+function journalPager(id, wf) {
+  const n = journalPages.stack.length - 1
+  const first = (wf.journal[0] && wf.journal[0].seq) || 0
+  const last = (wf.journal[wf.journal.length - 1] && wf.journal[wf.journal.length - 1].seq) || 0
+  return h('nav', { class: 'pager', 'aria-label': 'journal pages' },
+    h('button', { class: 'secondary', id: 'journal-prev', disabled: n === 0, onclick: () => { journalPages.stack.pop(); workflowView(id) } }, 'Earlier entries'),
+    h('span', { id: 'journal-range' }, first ? 'Entries ' + first + '–' + last + ' of ' + wf.journalTotal : ''),
+    h('button', { class: 'secondary', id: 'journal-next', disabled: !wf.nextCursor, onclick: () => { journalPages.stack.push(wf.nextCursor); workflowView(id) } }, 'Later entries'))
+}
+const SVG = 'http://www.w3.org/2000/svg'
+function svg(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG, tag)
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v))
+  for (const c of children) el.append(c)
+  return el
+}
+/** The agent-call budget spent over the journal's entries (as of each entry), a step line; its numbers in the label. */
+function budgetChart(entries) {
+  const points = entries.filter((e) => typeof e.budgetSpent === 'number')
+  if (points.length === 0) return null
+  const totalOf = points.map((e) => e.budgetTotal).find((t) => typeof t === 'number')
+  const top = Math.max(1, totalOf || 0, ...points.map((e) => e.budgetSpent))
+  const first = points[0].seq || 1
+  const span = Math.max(1, (points[points.length - 1].seq || points.length) - first)
+  const W = 600, H = 90, x = (e, i) => 40 + (((e.seq || i + 1) - first) / span) * (W - 50), y = (v) => 10 + (1 - v / top) * (H - 20)
+  let d = ''
+  points.forEach((e, i) => { d += (i === 0 ? 'M' : ' H' + x(e, i).toFixed(1) + ' V') + (i === 0 ? x(e, i).toFixed(1) + ' ' + y(e.budgetSpent).toFixed(1) : y(e.budgetSpent).toFixed(1)) })
+  const from = points[0].budgetSpent, to = points[points.length - 1].budgetSpent
+  const label = 'Budget spent over the journal: ' + from + ' to ' + to + ' agent calls' + (typeof totalOf === 'number' ? ' of ' + totalOf : ' (no limit)') + ', entries ' + first + ' to ' + (points[points.length - 1].seq || points.length)
+  return h('figure', { class: 'panel' },
+    svg('svg', { viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img', 'aria-label': label, id: 'budget-chart' },
+      svg('line', { x1: 40, y1: H - 10, x2: W - 10, y2: H - 10, stroke: '#4a5360' }),
+      typeof totalOf === 'number' ? svg('line', { x1: 40, y1: y(totalOf), x2: W - 10, y2: y(totalOf), stroke: '#a4081a', 'stroke-dasharray': '4 3' }) : '',
+      svg('text', { x: 2, y: y(top) + 4, 'font-size': 11, fill: '#1b1f24' }, String(top)),
+      svg('text', { x: 2, y: H - 6, 'font-size': 11, fill: '#1b1f24' }, '0'),
+      svg('path', { d, fill: 'none', stroke: '#0b5cad', 'stroke-width': 2 })),
+    h('figcaption', { class: 'muted' }, label))
+}
 async function workflowView(id) {
   let wf
   if (local) wf = local.items.find((i) => i.kind === 'workflow' && i.id === id)
   else {
     const data = await api('GET', '/v1/workflows/' + encodeURIComponent(id))
-    wf = { id, state: data.state, data, requests: data.requests || [], journal: data.journal || [], result: data.result, error: data.error, budget: data.budget }
-    remember({ kind: 'workflow', id, at: data.createdAt || Date.now(), state: data.state })
+    if (journalPages.id !== id) { journalPages.id = id; journalPages.stack = [''] }
+    const cursor = journalPages.stack[journalPages.stack.length - 1]
+    const page = await api('GET', '/v1/workflows/' + encodeURIComponent(id) + '/journal?limit=' + JOURNAL_PAGE + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''))
+    wf = { id, state: data.state, data, requests: data.requests || [], journal: page.entries, journalTotal: page.total, nextCursor: page.nextCursor, result: data.result, error: data.error, budget: data.budget }
   }
   if (!wf) return show(h('h2', {}, 'Workflow ' + id), h('p', { role: 'alert' }, 'No such workflow.'))
   const status = h('p', { 'aria-live': 'polite', id: 'answer-status' })
@@ -298,11 +386,12 @@ async function workflowView(id) {
       h('label', {}, 'Answer (JSON or text)', h('input', { name: 'value', class: 'answer', id: 'answer-' + q.id, 'aria-label': 'answer to ' + (q.prompt || q.id) })),
       h('button', { type: 'submit' }, 'Answer')]))
   const journal = wf.journal || []
+  const total = wf.journalTotal === undefined ? journal.length : wf.journalTotal
   const jrows = journal.map((e, i) => {
     const kind = e.t || e.type || e.kind || ''
     const what = e.call ? e.call.type + (e.call.name ? ' ' + e.call.name : '') : e.request ? e.request.type : ''
     const value = e.result !== undefined ? e.result : e.resolution !== undefined ? e.resolution : e.request !== undefined ? e.request : e.call !== undefined ? e.call : e.args
-    return h('tr', {}, h('td', { class: 'num' }, i + 1), h('td', {}, kind + (what ? ' · ' + what : '')), h('td', {}, e.id || (e.request && e.request.id) || ''),
+    return h('tr', {}, h('td', { class: 'num' }, e.seq || i + 1), h('td', {}, kind + (what ? ' · ' + what : '')), h('td', {}, e.id || (e.request && e.request.id) || ''),
       h('td', {}, when(e.at || e.wakeAt)), h('td', { class: 'num' }, e.attempt === undefined ? '' : e.attempt), h('td', { class: 'num' }, e.budgetSpent === undefined ? '' : e.budgetSpent),
       h('td', {}, h('code', {}, short(value, 160))))
   })
@@ -314,9 +403,11 @@ async function workflowView(id) {
     errorPanel(wf.error),
     h('h3', {}, 'Pending requests (' + (wf.requests || []).length + ')'), requests.length ? requests : h('p', { class: 'muted' }, 'None.'), status,
     wf.state === 'running' && !local ? h('p', { class: 'muted' }, 'Running… this page refreshes.') : null,
-    h('h3', {}, 'Journal (' + journal.length + ' entries)'),
+    h('h3', {}, 'Journal (' + total + ' entries)'),
+    budgetChart(journal),
     journal.length === 0 ? h('p', { class: 'muted' }, 'No journal here.') : h('table', { 'aria-label': 'journal', id: 'journal' },
-      h('thead', {}, h('tr', {}, ['#', 'Entry', 'Id', 'At', 'Attempt', 'Budget spent', 'Value'].map((c) => h('th', { scope: 'col' }, c)))), h('tbody', {}, jrows)))
+      h('thead', {}, h('tr', {}, ['#', 'Entry', 'Id', 'At', 'Attempt', 'Budget spent', 'Value'].map((c) => h('th', { scope: 'col' }, c)))), h('tbody', {}, jrows)),
+    local ? null : journalPager(id, wf))
   // A workflow taking steps on a server: look again shortly, while this page is still the one shown.
   if (!local && wf.state === 'running') {
     const here = location.hash
