@@ -87,7 +87,8 @@ export async function runFlowScript(source: string, options: FlowScriptOptions =
   if (result.error) {
     const err = result.error
     const line = err.line ?? 1
-    const column = err.column ?? 0
+    // The run's error column is 1-based; script problems (and code frames) use 0-based columns like the parser's.
+    const column = err.column === undefined ? 0 : err.column - 1
     return {
       graph: emptyGraph(),
       valid: false,

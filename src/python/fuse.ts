@@ -31,14 +31,19 @@ function size(n: Any): number {
   return total
 }
 
-function encode(n: Any, leaves: Any[], out: string[]): void {
+/** An inner operation located elsewhere than the call carries its `line:column` (`getitem@3:13`), so its errors point at it. */
+const sameLoc = (a: unknown, b: unknown): boolean =>
+  Array.isArray(a) && Array.isArray(b) ? a[0] === b[0] && a[1] === b[1] : a === b
+
+function encode(n: Any, leaves: Any[], out: string[], root: unknown): void {
   if (isLeaf(n)) {
     if (n.$expr === 'literal' && typeof n.value === 'number' && Number.isSafeInteger(n.value) && !Object.is(n.value, -0)) out.push(`#${n.value}`)
     else { out.push(`$${leaves.length}`); leaves.push(n) }
     return
   }
-  out.push(opOf(n)!)
-  for (const a of n.args) encode(a, leaves, out)
+  const loc = n.loc
+  out.push(Array.isArray(loc) && !sameLoc(loc, root) ? `${opOf(n)!}@${loc[0]}:${loc[1]}` : opOf(n)!)
+  for (const a of n.args) encode(a, leaves, out, root)
 }
 
 function fuseNode(n: any): any {
@@ -48,7 +53,7 @@ function fuseNode(n: any): any {
   if (opOf(n) && size(n) >= 2) {
     const leaves: Any[] = []
     const code: string[] = []
-    encode(n, leaves, code)
+    encode(n, leaves, code, n.loc)
     const out: Any = { $expr: 'call', callee: 'py$ex', args: [{ $expr: 'literal', value: code.join(' ') }, ...leaves] }
     if (n.loc) out.loc = n.loc
     return out

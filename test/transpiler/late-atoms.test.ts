@@ -101,7 +101,7 @@ describe('the VM that runs the AST provides the atom (the seed\'s central patter
 }`
     const r = await new AgentVM({ note, weathr }).run(ast, { city: 'x' })
     expect(r.error?.code).toBe('UNKNOWN_ATOM')
-    expect([r.error?.line, r.error?.column]).toEqual([3, 10]) // column 0-based, like the transpiler's
+    expect([r.error?.line, r.error?.column]).toEqual([3, 11]) // a run error's column is 1-based, like its location
     expect(r.error?.message).toContain('weather')
     expect(r.error?.message).toContain('did you mean "weathr"')
     expect(r.error?.hint).toContain('new AgentVM')

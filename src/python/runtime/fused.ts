@@ -54,7 +54,22 @@ function compile(code: string): { f: F; extra: number } {
     return { f: op(t) }
   }
   const asF = (p: Part): F => ('f' in p ? p.f : 'leaf' in p ? ((k) => (_rt: PyRun, a: any[]) => a[k])(p.leaf) : ((v) => () => v)(p.value))
-  const op = (t: string): F => {
+  const op = (token: string): F => {
+    const at = token.indexOf('@')
+    if (at < 0) return bare(token)
+    // Located elsewhere than the call: an error it raises points at this operation.
+    const [line, column] = token.slice(at + 1).split(':').map(Number)
+    const f = bare(token.slice(0, at))
+    return (rt, a) => {
+      try {
+        return f(rt, a)
+      } catch (e) {
+        if (e !== null && typeof e === 'object' && (e as { loc?: unknown }).loc === undefined) (e as { loc?: unknown }).loc = [line, column]
+        throw e
+      }
+    }
+  }
+  const bare = (t: string): F => {
     ops++
     const b = B2[t]
     if (b) {

@@ -349,7 +349,11 @@ export class Compiler {
 function locateCall(ce: CExpr, loc: Loc, file: string | undefined): CExpr['fn'] {
   const fn = ce.fn
   const stamp = (e: unknown) => {
-    if (e instanceof VmError && !e.loc) { e.loc = loc; e.file = file }
+    if (e instanceof VmError) {
+      if (!e.loc) { e.loc = loc; e.file = file }
+      // A host function located the error itself (inside the call, same program): only the file is ours.
+      else e.file ??= file
+    }
     return e
   }
   if (!ce.async) {
