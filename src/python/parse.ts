@@ -20,6 +20,9 @@ const PUNCT = new Set(['(', ')', '[', ']', '{', '}', ',', ':', ';', '.'])
 export class PyParser {
   constructor(private readonly src: string, private readonly r: Refuser) {}
 
+  /** One entry per `def` being parsed: whether its body yields (extended profile: an eager generator). */
+  private readonly yields: boolean[] = []
+
   private text(n: SyntaxNode): string {
     return this.src.slice(n.from, n.to)
   }
@@ -164,9 +167,19 @@ export class PyParser {
           ? 'Code blocks have one function scope: assign the variable directly, or return new values from helpers.'
           : 'Return the new value from the inner function and assign it in the outer one.', n)
       }
-      case 'YieldStatement': return this.unsupported('`yield`', 'Build a list and return it instead of yielding.', n)
+      case 'YieldStatement': {
+        if (!this.r.extended) throw this.r.extendedOnly('`yield`', 'Build a list and return it instead of yielding.', n.from)
+        if (!this.yields.length) this.unsupported('`yield` in the block itself', 'A block returns a dict: put the `yield` in a `def` helper and `return {"items": list(helper())}`.', n)
+        this.yields[this.yields.length - 1] = true
+        const from = c[1]?.name === 'from'
+        const rest = c.slice(from ? 2 : 1)
+        const value: Expr = rest.length ? this.exprList(rest, n) : { k: 'const', v: null, loc }
+        const sink: Expr = { k: 'name', id: GEN_ITEMS, loc }
+        out.push({ k: 'expr', e: { k: 'call', fn: { k: 'attr', obj: sink, name: from ? 'extend' : 'append', loc }, args: [value], kw: [] , loc }, loc })
+        return
+      }
       case 'PrintStatement': return this.refuse('PY_FORBIDDEN', { name: 'print', fix: FORBIDDEN_NAMES.print! }, n)
-      case 'WithStatement': return this.unsupported('`with`', 'Code blocks have no files or resources to manage; write the body without `with`.', n)
+      case 'WithStatement': return this.unsupported('`with`', 'Code blocks have no files, locks or other resources, and no context managers: write the body without `with`; for setup and cleanup of your own objects, call them around a `try`/`finally`.', n)
       case 'ClassDefinition':
         if (!this.r.extended) throw this.r.extendedOnly('`class`', 'Use dicts for records and `def` helpers for behaviour.', n.from)
         return void out.push(this.classDef(n, c, [], loc))
@@ -357,7 +370,14 @@ export class PyParser {
     if (c.some((x) => x.name === 'TypeParamList')) this.unsupported('Type parameters', 'Remove the `[T]` list.', n)
     const plist = c.find((x) => x.name === 'ParamList')!
     const params = this.params(kids(plist).filter((x) => x.name !== '(' && x.name !== ')'), plist)
-    return { k: 'def', name, params, body: this.body(c.find((x) => x.name === 'Body')), loc }
+    this.yields.push(false)
+    let body: Stmt[]
+    try {
+      body = this.body(c.find((x) => x.name === 'Body'))
+    } finally {
+      if (this.yields.pop()) body = generatorBody(body!, loc)
+    }
+    return { k: 'def', name, params, body: body!, loc }
   }
 
   private params(c: SyntaxNode[], at: SyntaxNode): Param[] {
@@ -468,6 +488,8 @@ export class PyParser {
       case 'BinaryExpression': return this.binary(n, c, loc)
       case 'UnaryExpression': {
         const op = this.text(c[0]!)
+        // @lezer/python parses `not a or b` as `not (a or b)`; Python's `not` binds tighter than `and`/`or`.
+        if (op === 'not' && this.isBoolOp(c[1]!)) return this.notLeftmost(c[1]!, loc)
         return { k: 'unary', op, e: this.expr(c[1]!), loc }
       }
       case 'ConditionalExpression':
@@ -556,6 +578,19 @@ export class PyParser {
       } else this.refuse('PY_SYNTAX', { detail: 'Generator expression must be parenthesized', fix: 'Wrap the generator in parentheses: `f((x for x in xs), key=len)`.' }, x)
     }
     return gens
+  }
+
+  private isBoolOp(n: SyntaxNode): boolean {
+    if (n.name !== 'BinaryExpression') return false
+    const c = kids(n)
+    return c.length === 3 && (c[1]!.name === 'and' || c[1]!.name === 'or' || this.text(c[1]!) === 'and' || this.text(c[1]!) === 'or')
+  }
+
+  /** `not` applied to the leftmost operand of an unparenthesized `and`/`or` tree. */
+  private notLeftmost(n: SyntaxNode, loc: Loc): Expr {
+    const [l, op, r] = kids(n) as [SyntaxNode, SyntaxNode, SyntaxNode]
+    const left: Expr = this.isBoolOp(l) ? this.notLeftmost(l, loc) : { k: 'unary', op: 'not', e: this.expr(l), loc }
+    return { k: 'bool', op: this.text(op) as 'and' | 'or', l: left, r: this.expr(r), loc }
   }
 
   private binary(n: SyntaxNode, c: SyntaxNode[], loc: Loc): Expr {
@@ -788,3 +823,23 @@ function describe(e: Expr): string {
 }
 
 export { PUNCT }
+
+/** The hidden local an eager generator collects its items in (Python names never contain `$`). */
+const GEN_ITEMS = 'gen$items'
+
+/**
+ * A generator function, eagerly: its items are appended to a hidden list as the body runs to its end
+ * (or to a `return`), and the call returns them as a one-shot iterator named `generator`.
+ */
+function generatorBody(body: Stmt[], loc: Loc): Stmt[] {
+  const done = (at: Loc): Stmt => ({ k: 'return', value: { k: 'rt', fn: 'gen', args: [{ k: 'name', id: GEN_ITEMS, loc: at }, { k: 'const', v: 'generator', loc: at }], loc: at }, loc: at })
+  const walk = (xs: Stmt[]): Stmt[] => xs.flatMap((s): Stmt[] => {
+    switch (s.k) {
+      case 'return': return s.value ? [{ k: 'expr', e: s.value, loc: s.loc }, done(s.loc)] : [done(s.loc)]
+      case 'if': case 'while': case 'for': return [{ ...s, body: walk(s.body), orelse: walk(s.orelse) }]
+      case 'try': return [{ ...s, body: walk(s.body), orelse: walk(s.orelse), finalbody: walk(s.finalbody), handlers: s.handlers.map((h) => ({ ...h, body: walk(h.body) })) }]
+      default: return [s]
+    }
+  })
+  return [{ k: 'assign', targets: [{ k: 'name', id: GEN_ITEMS, loc }], value: { k: 'list', elts: [], loc }, loc }, ...walk(body), done(loc)]
+}
