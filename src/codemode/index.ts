@@ -9,3 +9,4 @@ export { mapToolNames, toIdentifier, type Rename, type RenameReason } from './na
 export { describeAtoms, schemaToTs, atomList, type AtomsLike, type DescribableAtom, type DescribeOptions } from './describe.ts'
 export { analyzeProgram, type AtomPlan, type Bound, type CallSite, type ProgramPlan } from './plan.ts'
 export { withApprovals, needsApproval, normalizeDecision, rejectedError, APPROVAL_REJECTED, type ApprovalCall, type ApprovalDecision, type ApprovalPolicy, type WithApprovalsOptions } from './approval.ts'
+export { checkPlan, parsePlanPolicy, type PlanPolicy, type PlanReach, type PlanViolation } from './policy.ts'

@@ -21,6 +21,7 @@ export const SERVER_CODES = {
   BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than the server accepts', hint: 'Send a smaller program or arguments, or raise `limits.maxBodyBytes` in the serve config.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be JSON', hint: 'Send `Content-Type: application/json`.' },
   PROGRAM_REJECTED: { status: 422, message: 'The program cannot be run', hint: 'See `error.details`; validate the AST (`ajsc check`) before sending it.' },
+  PLAN_REFUSED: { status: 422, message: 'The program\'s plan exceeds the tenant\'s plan policy', hint: 'See `error.details` (one entry per policy key: `plan.maxFuel`, `plan.allow`, `plan.deny`, `plan.maxCalls.<atom>`, `plan.reach.<what>`); rewrite the program within it, or change the tenant\'s `plan` in the serve config.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests for this tenant', hint: 'Wait for `Retry-After` seconds, or raise the tenant\'s `limits.requestsPerMinute` in the serve config.' },
   TENANT_BUSY: { status: 429, message: 'The tenant already has its maximum number of runs in progress', hint: 'Wait for a run to finish, or raise the tenant\'s `limits.concurrentRuns` in the serve config.' },
   FUEL_QUOTA_EXCEEDED: { status: 429, message: 'The tenant used its fuel for today', hint: 'Wait until 00:00 UTC, or raise the tenant\'s `limits.fuelPerDay` in the serve config.' },

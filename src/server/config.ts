@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto'
 import { resolve } from 'node:path'
 import { isModuleItem } from '../host/atoms-module.ts'
+import { parsePlanPolicy, type PlanPolicy } from '../codemode/policy.ts'
 
 /** Per-tenant limits; `null` means unlimited. */
 export interface TenantLimits {
@@ -62,6 +63,12 @@ export interface TenantConfig {
    * absent: all of them. The others are unknown atoms for this tenant (UNKNOWN_ATOM, AJS3002).
    */
   atoms?: string[]
+  /**
+   * A policy every program's plan (analyzeProgram) must satisfy before it runs: `maxFuel`, `allow`
+   * (the io atoms it may call), `deny`, `maxCalls`, `reach` (e.g. `{ "network": false }`).
+   * A program whose plan exceeds it is refused (422 PLAN_REFUSED) and never runs.
+   */
+  plan?: PlanPolicy
 }
 
 /** Server-wide limits on requests. */
@@ -227,7 +234,7 @@ const SHA256_HEX = /^[0-9a-f]{64}$/
 
 function tenantOf(raw: unknown, path: string): TenantConfig {
   const o = object(raw, path)
-  onlyKeys(o, ['id', 'tokenSha256', 'context', 'limits', 'capabilities', 'atoms'], path)
+  onlyKeys(o, ['id', 'tokenSha256', 'context', 'limits', 'capabilities', 'atoms', 'plan'], path)
   if (typeof o.id !== 'string' || !TENANT_ID.test(o.id)) throw new ServeConfigError(`${path}.id`, 'must be 1-64 letters, digits, _ . or -')
   if (typeof o.tokenSha256 !== 'string' || !SHA256_HEX.test(o.tokenSha256.toLowerCase())) {
     throw new ServeConfigError(`${path}.tokenSha256`, 'must be the hex SHA-256 of the token (64 hex digits), e.g. from `printf %s "$TOKEN" | sha256sum`')
@@ -241,6 +248,14 @@ function tenantOf(raw: unknown, path: string): TenantConfig {
   }
   // An empty list is allowed: a tenant that may call none of the server's custom atoms.
   if (o.atoms !== undefined) tenant.atoms = [...new Set(strings(o.atoms, `${path}.atoms`))]
+  if (o.plan !== undefined) {
+    try {
+      tenant.plan = parsePlanPolicy(o.plan, `${path}.plan`)
+    } catch (e) {
+      const m = /^([^:]+): (.*)$/s.exec((e as Error).message)
+      throw new ServeConfigError(m?.[1] ?? `${path}.plan`, m?.[2] ?? (e as Error).message)
+    }
+  }
   return tenant
 }
 

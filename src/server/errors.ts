@@ -46,6 +46,7 @@ export class HttpError extends Error {
 export const REJECTED_PROGRAM_CODES: ReadonlySet<string> = new Set([
   'AST_INVALID', 'AST_VERSION', 'AST_TOO_LARGE', 'AST_TOO_DEEP', 'ARGS_INVALID', 'OPTIONS_INVALID',
   'SOURCE_NOT_SUPPORTED', 'PROCEDURE_TOO_LARGE', 'UNKNOWN_OP', 'UNKNOWN_ATOM', 'LIBRARY_MISSING', 'LIBRARY_VERSION', 'VALUE_TOO_LARGE', 'VALUE_NOT_DATA',
+  'PLAN_REFUSED',
 ])
 
 /** True for an error from the transpiler (a source the server cannot compile). */

@@ -56,7 +56,7 @@ export function createHost(options: HostOptions): Host {
   const bridgeName = `ajs-serve-${randomUUID()}`
   const workerData: WorkerData = {
     bridge: bridgeName,
-    tenants: Object.fromEntries(config.tenants.map((t) => [t.id, { context: t.context, capabilities: t.capabilities, ...(t.atoms ? { atoms: t.atoms } : {}) }])),
+    tenants: Object.fromEntries(config.tenants.map((t) => [t.id, { context: t.context, capabilities: t.capabilities, ...(t.atoms ? { atoms: t.atoms } : {}), ...(t.plan ? { plan: t.plan } : {}) }])),
     secrets,
     atomModules: atoms.modules,
     ...(atoms.mcp ? { mcpTools: atoms.mcp.tools } : {}),

@@ -59,6 +59,8 @@ export interface WorkerTenant {
   capabilities: TenantCapabilities
   /** The custom atoms this tenant may call, by name (absent: all of them). */
   atoms?: string[]
+  /** The tenant's plan policy (config `tenants[].plan`), checked before each run. */
+  plan?: import('../../codemode/policy.ts').PlanPolicy
 }
 
 export interface WorkerData {

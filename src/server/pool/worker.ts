@@ -28,6 +28,10 @@ import { programFromBody } from '../procedures.ts'
 import { HttpError } from '../errors.ts'
 import type { ServerLimits } from '../config.ts'
 import { mcpProxyAtoms } from '../mcp.ts'
+import { analyzeProgram } from '../../codemode/plan.ts'
+import { checkPlan, type PlanPolicy } from '../../codemode/policy.ts'
+import { transpile } from '../../transpiler/index.ts'
+import type { AgentError } from '../../vm/errors.ts'
 
 const data = workerData as WorkerData
 const bridge = new BridgeClient(data.bridge, (code, message) => (code ? new VmError(code, message) : new Error(message)))
@@ -48,6 +52,7 @@ interface TenantRuntime {
   vm: AgentVM
   capabilities: Record<string, unknown>
   context: Record<string, unknown>
+  plan?: PlanPolicy
 }
 const runtimes = new Map<string, TenantRuntime>()
 
@@ -77,7 +82,7 @@ function runtimeOf(tenantId: string, custom: readonly AtomDef[]): TenantRuntime 
   // MCP tools: proxies whose calls the host makes (it holds the one connection to each server).
   const mcp = mcpProxyAtoms(data.mcpTools ?? [], (op, input) => bridge.call(tenantId, 'mcp.call', [op, input]))
   const vm = assembleVM<AgentVM>({ VM: AgentVM, baseAtoms: batteryAtoms, atoms: atomsOfTenant([...custom, ...mcp], tenant.atoms), procedures })
-  rt = { vm, capabilities, context: tenant.context }
+  rt = { vm, capabilities, context: tenant.context, ...(tenant.plan ? { plan: tenant.plan } : {}) }
   runtimes.set(tenantId, rt)
   return rt
 }
@@ -177,5 +182,50 @@ export default async function runTask(task: RunTask): Promise<RunResult> {
   }
   if (task.maxHeapBytes !== undefined) options['maxHeapBytes'] = task.maxHeapBytes
   if (task.interrupt && interruptSupported()) options['interrupt'] = task.interrupt
+  if (rt.plan) {
+    const checked = planCheck(rt, program, task.tenant)
+    if (checked.refused) return { result: null, error: checked.refused, fuelUsed: 0 }
+    program = checked.program
+  }
   return rt.vm.run(program, task.args, options)
+}
+
+/** Verdicts of the tenant's plan policy on parsed programs (the cached ones are checked once). */
+const verdicts = new WeakMap<object, AgentError | null>()
+
+/**
+ * The tenant's plan policy (config `tenants[].plan`) checked before the run: the program's plan
+ * (analyzeProgram over this VM's atoms) must satisfy it, else the run is refused (PLAN_REFUSED,
+ * 422) without starting. A source is compiled here first (its compile error is left to the run).
+ */
+function planCheck(rt: TenantRuntime, program: AjsProgram | string, tenantId: string): { program: AjsProgram | string; refused?: AgentError } {
+  let ast: AjsProgram
+  if (typeof program === 'string') {
+    try {
+      ast = transpile(program, { atoms: [...rt.vm.atoms.keys()] }).ast as AjsProgram
+    } catch {
+      return { program }
+    }
+  } else ast = program
+  let verdict = verdicts.get(ast)
+  if (verdict === undefined) {
+    verdict = null
+    try {
+      const violations = checkPlan(analyzeProgram(ast, Object.fromEntries(rt.vm.atoms)), rt.plan!)
+      if (violations.length > 0) {
+        const first = violations[0]!
+        verdict = {
+          name: 'AgentError', code: 'PLAN_REFUSED',
+          message: `The program's plan exceeds this tenant's plan policy: ${violations.map((v) => `${v.message}${v.loc ? ` (at ${v.loc})` : ''} [plan.${v.key}]`).join('; ')}`,
+          hint: `Rewrite the program within the policy (the plan is what \`ajsc check --plan\` prints), or have the operator change "plan.${first.key}" of tenant "${tenantId}" in the serve config.`,
+          details: violations.map((v) => ({ path: `plan.${v.key}`, message: v.message })),
+          ...(first.op ? { op: first.op } : {}),
+        }
+      }
+    } catch (e) {
+      verdict = { name: 'AgentError', code: 'PLAN_REFUSED', message: `The program's plan could not be read: ${(e as Error)?.message ?? e}`, hint: 'Send a valid ajs/1 program (validate it with `ajsc check`).' }
+    }
+    verdicts.set(ast, verdict)
+  }
+  return verdict ? { program: ast, refused: verdict } : { program: ast }
 }
