@@ -22,6 +22,7 @@ import type { Tenants } from './tenants.ts'
 import { workflowsBackend, type WorkflowRoutesBackend } from './workflows.ts'
 import { packageVersion } from '../host/version.ts'
 import { moduleUrl } from './module-url.ts'
+import { scanJson } from './raw-json.ts'
 
 export interface ServeOptions extends HostOptions {
   /** A host built by the caller (distributed mode shares it with the job runner); default: one from these options. */
@@ -112,6 +113,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   })
   app.decorateRequest('tenant', null)
   app.decorateRequest('rawBody', undefined)
+  app.decorateRequest('rawAst', undefined)
   // Bodies are JSON only (415 otherwise). The text is kept: POST /v1/runs passes the AST on as sent.
   app.removeContentTypeParser(['text/plain', 'application/json'])
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
@@ -124,7 +126,10 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
       return
     }
     // Depth is bounded where data enters: nothing later (validation, cloning, rewriting) recurses deeper.
-    if (jsonDepthOver(value, maxBodyDepth)) done(new HttpError('REQUEST_TOO_DEEP', `The request body nests deeper than ${maxBodyDepth} levels`), undefined)
+    // One pass over the text measures it and finds the AST's text (no walk of the parsed value).
+    const scan = scanJson(body as string, maxBodyDepth, 'ast')
+    req.rawAst = scan.member
+    if (scan.tooDeep) done(new HttpError('REQUEST_TOO_DEEP', `The request body nests deeper than ${maxBodyDepth} levels`), undefined)
     else done(null, value)
   })
   const openapi = new OpenApiCollector()

@@ -27,6 +27,8 @@ declare module 'fastify' {
     tenant: Tenant | null
     /** The JSON body as received (set by the JSON parser). */
     rawBody: string | undefined
+    /** The text of the body's top-level "ast" member when it is an object or array (set by the JSON parser). */
+    rawAst: string | undefined
   }
   interface FastifySchema {
     /** One line for /openapi.json. */

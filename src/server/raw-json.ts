@@ -72,3 +72,59 @@ export function rawMember(text: string, name: string): string | undefined {
     if (text.charCodeAt(i) === 44) i++
   }
 }
+
+/** What one pass over a request body found: see scanJson. */
+export interface JsonScan {
+  /** The body nests deeper than the limit (the root value at depth 0). */
+  tooDeep: boolean
+  /** The raw text of the asked top-level member, when its value is an object or an array (the last duplicate wins). */
+  member: string | undefined
+}
+
+/**
+ * One pass over a JSON text already known to be valid (fastify parsed it): whether it nests
+ * deeper than `maxDepth` (as a walk of the parsed value would say, the root at depth 0), and the
+ * text of the top-level member `name` if it holds an object or an array. Strings are skipped
+ * with indexOf, so the pass costs little next to the parse.
+ */
+export function scanJson(text: string, maxDepth: number, name: string): JsonScan {
+  let depth = 0
+  let deepest = 0
+  let rootObject = false
+  let expectKey = false
+  let key: string | undefined
+  let valueStart = -1
+  let member: string | undefined
+  const n = text.length
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      let j = i
+      for (;;) {
+        j = text.indexOf('"', j + 1)
+        if (j < 0) return { tooDeep: deepest - 1 >= maxDepth, member }
+        let k = j - 1
+        while (text.charCodeAt(k) === BACKSLASH) k--
+        if ((j - 1 - k) % 2 === 0) break
+      }
+      if (depth === 1 && rootObject && expectKey) {
+        const raw = text.slice(i + 1, j)
+        key = raw.includes('\\') ? (JSON.parse(text.slice(i, j + 1)) as string) : raw
+        expectKey = false
+      }
+      i = j
+    } else if (c === 123 || c === 91) {
+      if (depth === 0) { rootObject = c === 123; expectKey = rootObject }
+      else if (depth === 1) valueStart = i
+      depth++
+      if (depth > deepest) deepest = depth
+    } else if (c === 125 || c === 93) {
+      depth--
+      if (depth === 1 && valueStart >= 0) {
+        if (rootObject && key === name) member = text.slice(valueStart, i + 1)
+        valueStart = -1
+      }
+    } else if (c === 44 && depth === 1) expectKey = rootObject
+  }
+  return { tooDeep: deepest - 1 >= maxDepth, member }
+}

@@ -12,10 +12,10 @@ import { HttpError, REJECTED_PROGRAM_CODES, isTranspileCode } from './errors.ts'
 import type { Metrics } from './metrics.ts'
 import type { RunTask } from './pool/task.ts'
 import type { RunControl } from './pool/pool.ts'
+import type { StopSignal } from './stop-signal.ts'
 import { quotasOf, type Admission, type Tenant, type Tenants } from './tenants.ts'
 import type { StoreQuota } from './stores/quota.ts'
 import type { RunRecord, RunRequest, ServerStores } from './stores/types.ts'
-import { rawMember } from './raw-json.ts'
 
 /** The body of POST /v1/runs. */
 export interface RunBody {
@@ -40,10 +40,11 @@ export const astKey = (astText: string): string => createHash('sha256').update(a
 
 /**
  * A program's text (and key, for stored procedures) or source from a request; 400/404/422 when
- * there is nothing runnable. An AST is passed on as the text the client sent (`rawBody`), so the
- * event loop neither serializes nor hashes it; workers key their parsed programs by that text.
+ * there is nothing runnable. An AST is passed on as the text the client sent (`rawAst`, found by
+ * the body parser's scan), so the event loop neither serializes nor hashes it; workers key their
+ * parsed programs by that text.
  */
-export async function resolveProgram(stores: ServerStores, tenant: string, body: { ast?: unknown; source?: string; token?: string }, rawBody?: string): Promise<Pick<RunTask, 'key' | 'astText' | 'source'>> {
+export async function resolveProgram(stores: ServerStores, tenant: string, body: { ast?: unknown; source?: string; token?: string }, rawAst?: string): Promise<Pick<RunTask, 'key' | 'astText' | 'source'>> {
   const given = (body.ast !== undefined ? 1 : 0) + (body.source !== undefined ? 1 : 0) + (body.token !== undefined ? 1 : 0)
   if (given !== 1) throw new HttpError('BAD_REQUEST', 'Send exactly one of "ast", "source" or "token"')
   if (body.token !== undefined) {
@@ -52,8 +53,7 @@ export async function resolveProgram(stores: ServerStores, tenant: string, body:
     return { key: p.key, astText: p.astText }
   }
   if (body.source !== undefined) return { source: body.source }
-  const sent = rawBody === undefined ? undefined : rawMember(rawBody, 'ast')
-  if (sent !== undefined) return { astText: sent }
+  if (rawAst !== undefined) return { astText: rawAst }
   let astText: string
   try {
     astText = JSON.stringify(body.ast)
@@ -95,8 +95,8 @@ export class RunService {
     private readonly deps: { stores: ServerStores; tenants: Tenants; metrics: Metrics; limits: ServerLimits; executor: RunExecutor },
   ) {}
 
-  private async prepare(tenant: Tenant, body: RunBody, kind: 'run' | 'async-run', rawBody?: string): Promise<{ task: RunTask; admission: Admission }> {
-    const program = await resolveProgram(this.deps.stores, tenant.id, body, rawBody)
+  private async prepare(tenant: Tenant, body: RunBody, kind: 'run' | 'async-run', rawAst?: string): Promise<{ task: RunTask; admission: Admission }> {
+    const program = await resolveProgram(this.deps.stores, tenant.id, body, rawAst)
     const admission = await this.deps.tenants.admit(tenant, body.options ?? {}, kind)
     const { limits } = this.deps
     return {
@@ -121,9 +121,9 @@ export class RunService {
   }
 
   /** Run and answer with the result (422 for a program the VM refuses). */
-  async runNow(tenant: Tenant, body: RunBody, signal?: AbortSignal, rawBody?: string): Promise<RunResult> {
+  async runNow(tenant: Tenant, body: RunBody, signal?: StopSignal, rawAst?: string): Promise<RunResult> {
     const startedAt = Date.now()
-    const { task, admission } = await this.prepare(tenant, body, 'run', rawBody)
+    const { task, admission } = await this.prepare(tenant, body, 'run', rawAst)
     let result: RunResult
     try {
       result = await this.deps.executor.run(task, { signal })
@@ -139,9 +139,9 @@ export class RunService {
   }
 
   /** Start an async run; resolves to its id once it is recorded. */
-  async start(tenant: Tenant, body: RunBody, rawBody?: string): Promise<string> {
+  async start(tenant: Tenant, body: RunBody, rawAst?: string): Promise<string> {
     const startedAt = Date.now()
-    const { task, admission } = await this.prepare(tenant, body, 'async-run', rawBody)
+    const { task, admission } = await this.prepare(tenant, body, 'async-run', rawAst)
     const request: RunRequest = { args: task.args, fuel: task.fuel, timeoutMs: task.timeoutMs, trace: task.trace }
     if (task.astText !== undefined) { request.astText = task.astText; if (task.key !== undefined) request.key = task.key }
     if (task.source !== undefined) request.source = task.source

@@ -1,7 +1,8 @@
-/** rawMember finds exactly the text JSON.parse reads for a top-level key (property-checked). */
+/** rawMember and scanJson find exactly the text JSON.parse reads for a top-level key (property-checked); scanJson measures depth as jsonDepthOver does. */
 import { expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { rawMember } from '../../src/server/raw-json.ts'
+import { rawMember, scanJson } from '../../src/server/raw-json.ts'
+import { jsonDepthOver } from '../../src/server/app.ts'
 
 test('the raw text of a member parses to the member JSON.parse gives, for any object and spacing', () => {
   fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.constantFrom(0, 1, '\t'), fc.string(), (obj, indent, probe) => {
@@ -19,4 +20,19 @@ test('escaped keys, strings with braces and quotes, duplicate keys (the last win
   expect(rawMember('{"ast": 1, "ast": [2, {"b": "]"}]}', 'ast')).toBe('[2, {"b": "]"}]')
   expect(rawMember(' { "a" : true , "b":null } ', 'b')).toBe('null')
   expect(rawMember('[1]', 'a')).toBeUndefined()
+})
+
+test('scanJson: the depth a walk of the parsed value gives, and the raw text of an object or array member', () => {
+  fc.assert(fc.property(fc.dictionary(fc.constantFrom('ast', 'args', 'a\\"st', 'x'), fc.jsonValue()), fc.constantFrom(0, 1, '\t'), fc.integer({ min: 0, max: 6 }), (obj, indent, max) => {
+    const text = JSON.stringify(obj, null, indent)
+    const scan = scanJson(text, max, 'ast')
+    expect(scan.tooDeep).toBe(jsonDepthOver(obj, max))
+    const v = (obj as Record<string, unknown>)['ast']
+    if (Object.hasOwn(obj, 'ast') && v !== null && typeof v === 'object') expect(JSON.parse(scan.member!)).toEqual(JSON.parse(JSON.stringify(v)))
+    else expect(scan.member).toBeUndefined()
+  }), { numRuns: 300 })
+  expect(scanJson('{"\\u0061st": {"a":"}\\\\"}, "x": [[["\\""]]]}', 3, 'ast')).toEqual({ tooDeep: true, member: '{"a":"}\\\\"}' })
+  expect(scanJson('[[1]]', 2, 'ast')).toEqual({ tooDeep: false, member: undefined })
+  expect(scanJson('[[1]]', 1, 'ast')).toEqual({ tooDeep: true, member: undefined })
+  expect(scanJson('"s"', 0, 'ast')).toEqual({ tooDeep: false, member: undefined })
 })

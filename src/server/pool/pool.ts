@@ -14,6 +14,7 @@ import { Piscina } from 'piscina'
 import type { RunResult } from '../../vm/result.ts'
 import { HttpError } from '../errors.ts'
 import { moduleUrl } from '../module-url.ts'
+import { StopController, type StopSignal } from '../stop-signal.ts'
 import type { CompileOutcome, CompileTask, RunTask, WorkerData, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
 import { DEFAULT_WORKER_HEAP_MB, HEAP_GROWTH_BYTES, HEAP_WATCH_MS, RUNTIME_APPLIES_WORKER_HEAP_LIMIT, processHeapCeiling, runMaxHeapBytes, workerResourceLimits } from './heap.ts'
 
@@ -65,7 +66,7 @@ function workerFile(): string {
 /** How a run ended when the pool had to step in. */
 export interface RunControl {
   /** Aborted when the requester no longer wants the result (client disconnected). */
-  signal?: AbortSignal
+  signal?: StopSignal
 }
 
 export class RunPool {
@@ -131,7 +132,7 @@ export class RunPool {
     const interrupt = new Int32Array(new SharedArrayBuffer(8))
     const flight: InFlight = { control: interrupt, since: 0, niced: 0 }
     this.track(flight)
-    const kill = new AbortController()
+    const kill = new StopController()
     let graceTimer: ReturnType<typeof setTimeout> | undefined
     const stop = () => {
       if (Atomics.load(interrupt, 0) !== 0) return
@@ -145,7 +146,7 @@ export class RunPool {
     const running: Running = { control: interrupt, since: 0, stop, stopped: false }
     this.watchHeap(running)
     try {
-      const r = await this.piscina.run({ ...task, maxHeapBytes: task.maxHeapBytes ?? this.runHeapBytes, interrupt, acceptedAt: Date.now() }, { signal: kill.signal })
+      const r = await this.piscina.run({ ...task, maxHeapBytes: task.maxHeapBytes ?? this.runHeapBytes, interrupt, acceptedAt: Date.now() }, { signal: kill as unknown as AbortSignal })
       if (running.stopped && r.error?.code === 'ABORTED') {
         return { ...r, error: { ...r.error, code: 'HEAP_LIMIT', message: `The server stopped the run: the process went over its memory ceiling (${this.size} workers x maxHeapMb)` } }
       }

@@ -4,6 +4,7 @@ import type { ServerContext } from '../context.ts'
 import type { RunBody } from '../runs.ts'
 import { authErrors, errorBody, idParams, runBody, runRecord, runResult, runsQuery } from '../schemas.ts'
 import type { RunRecord, RunState } from '../stores/types.ts'
+import { StopController } from '../stop-signal.ts'
 import { listQuerySchema, listRuns, RUN_STATES, type ListParams } from '../listing.ts'
 
 /** How long an SSE stream waits for a run before it gives up (the client may reconnect). */
@@ -51,13 +52,13 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
   }, async (req, reply) => {
     const tenant = req.tenant!
     if (req.query.async === '1' || req.query.async === 'true') {
-      const id = await ctx.runs.start(tenant, req.body, req.rawBody)
+      const id = await ctx.runs.start(tenant, req.body, req.rawAst)
       return reply.code(202).header('location', `/v1/runs/${id}`).send({ id })
     }
-    const gone = new AbortController()
+    const gone = new StopController()
     const onClose = () => { if (!reply.raw.writableEnded) gone.abort() }
     reply.raw.once('close', onClose)
-    return ctx.runs.runNow(tenant, req.body, gone.signal, req.rawBody)
+    return ctx.runs.runNow(tenant, req.body, gone, req.rawAst)
   })
 
   app.get<{ Querystring: ListParams<RunState> }>('/v1/runs', {

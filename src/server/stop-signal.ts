@@ -1,0 +1,43 @@
+/**
+ * A light stand-in for AbortController/AbortSignal on the per-run path: the pool makes one
+ * per run for piscina (which takes any object with addEventListener) and the runs route one
+ * per request. A Node AbortSignal with a listener costs several microseconds to make and
+ * to collect; this is a flag and a list.
+ */
+
+/** What the pool and the executors read of a signal (an AbortSignal fits too). */
+export interface StopSignal {
+  readonly aborted: boolean
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
+export class StopController implements StopSignal {
+  aborted = false
+  reason: unknown
+  private listeners: Array<() => void> | undefined
+
+  /** This object is its own signal (AbortController's shape). */
+  get signal(): StopController {
+    return this
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.aborted) return
+    ;(this.listeners ??= []).push(listener)
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const i = this.listeners?.indexOf(listener) ?? -1
+    if (i >= 0) this.listeners!.splice(i, 1)
+  }
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return
+    this.aborted = true
+    this.reason = reason
+    const fns = this.listeners
+    this.listeners = undefined
+    if (fns) for (const fn of fns) fn()
+  }
+}
