@@ -58,7 +58,7 @@ export type Stmt = { loc: Loc } & (
   | { k: 'assert'; test: Expr; msg: Expr | null }
   | { k: 'del'; targets: Expr[] }
   | { k: 'try'; body: Stmt[]; handlers: Handler[]; orelse: Stmt[]; finalbody: Stmt[] }
-  | { k: 'def'; name: string; params: Param[]; body: Stmt[]; lambda?: boolean }
+  | { k: 'def'; name: string; params: Param[]; body: Stmt[]; lambda?: boolean; memo?: Expr }
   | { k: 'class'; name: string; bases: Expr[]; items: ClassItem[]; decorators: Expr[] }
   | { k: 'import'; names: ImportName[] }
 )

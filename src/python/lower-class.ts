@@ -4,6 +4,7 @@
  * `__repr__`/`__str__` is a call of the program's own helpers (`call$dispatch`, `m$call`,
  * `cmp$dispatch`, `text$prep`), which ask the runtime what to call and hand it the results.
  */
+import { preludeName } from './functools.ts'
 import type { Expr, ExprOf, Loc } from './ir.ts'
 import type { Step } from '../ast/types.ts'
 import { type Node, arr, assign, binary, call, exprStep, id, lambda, lit, member, methodCall as methodCallNode, not, rt, setVar, step, UNDEFINED } from './nodes.ts'
@@ -55,6 +56,7 @@ function memberValue(cx: FnCtx, module: string, name: string, loc: Loc): Node {
   }
   if (kind === 'const') return rt('modconst', [lit(`${module}.${name}`)], loc)
   if (kind === 'fn') return rt('builtin', [lit(`${module}.${name}`)], loc)
+  if (kind === 'prelude') return lowerExpr(cx, { k: 'name', id: preludeName(name), loc })
   throw cx.L.r.error('PY_UNSUPPORTED', { name: `\`${name}\` as a value`, fix: kind === 'annotation' ? `\`${name}\` is only for annotations, which are ignored at run time.` : `Use \`@${name}\` on a class.` }, loc)
 }
 
@@ -93,6 +95,7 @@ export function importedCall(cx: FnCtx, e: ExprOf<'call'>): Node | undefined {
     module = i.module; name = fn.name
   } else return undefined
   const kind = MODULES[module]?.[name]
+  if (kind === 'prelude') return lowerExpr(cx, { ...e, fn: { k: 'name', id: preludeName(name), loc: fn.loc } })
   if (kind !== 'fn') return lowerDynamic(cx, memberValue(cx, module, name, fn.loc), e)
   return moduleCallNode(cx, `${module}.${name}`, e)
 }

@@ -3,7 +3,7 @@
  * (called as `py$modcall('math.sqrt', args, kw)`, a value through `py$builtin`), a constant, a
  * class-like constructor, or a name that only annotations use (typing). Anything else is refused.
  */
-export type ModuleMember = 'fn' | 'const' | 'decorator' | 'annotation'
+export type ModuleMember = 'fn' | 'const' | 'decorator' | 'annotation' | 'prelude'
 
 const fns = (names: string): Record<string, ModuleMember> => Object.fromEntries(names.split(' ').map((n) => [n, 'fn' as const]))
 const consts = (names: string): Record<string, ModuleMember> => Object.fromEntries(names.split(' ').map((n) => [n, 'const' as const]))
@@ -18,6 +18,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   collections: fns('Counter defaultdict OrderedDict'),
   itertools: fns('chain product permutations combinations combinations_with_replacement accumulate islice zip_longest repeat pairwise'),
   string: consts('ascii_lowercase ascii_uppercase ascii_letters digits hexdigits octdigits punctuation whitespace printable'),
+  functools: { reduce: 'prelude', lru_cache: 'decorator', cache: 'decorator' },
   dataclasses: { dataclass: 'decorator', field: 'decorator' },
   typing: Object.fromEntries('Any List Dict Set Tuple Optional Union Callable Iterable Iterator Sequence Mapping TypedDict Literal'.split(' ').map((n) => [n, 'annotation' as const])),
 }

@@ -185,6 +185,12 @@ export class PyParser {
         return void out.push(this.classDef(n, c, [], loc))
       case 'DecoratedStatement': {
         const target = c[c.length - 1]!
+        if (target.name === 'FunctionDefinition' && this.r.extended) {
+          const decorators = c.filter((x) => x.name === 'Decorator')
+          const d = this.def(target, kids(target), loc) as Extract<Stmt, { k: 'def' }>
+          if (decorators.length !== 1) this.unsupported('Several decorators', 'Keep one `@lru_cache` (or `@cache`) and call other helpers directly.', decorators[1] ?? n)
+          return void out.push({ ...d, memo: this.decorator(decorators[0]!, true) })
+        }
         if (target.name === 'ClassDefinition' && this.r.extended) {
           const decorators = c.filter((x) => x.name === 'Decorator').map((d) => this.decorator(d))
           return void out.push(this.classDef(target, kids(target), decorators, loc))
@@ -200,12 +206,15 @@ export class PyParser {
     return this.unsupported(`\`${n.name}\``, 'Rewrite it with the statements listed in docs/python.md.', n)
   }
 
-  private decorator(d: SyntaxNode): Expr {
+  private decorator(d: SyntaxNode, args = false): Expr {
     const c = kids(d).filter((x) => x.name !== 'At' && x.name !== '@')
     let e = this.expr(c[0]!)
     for (let i = 1; i < c.length; i++) {
       if (c[i]!.name === '.') { e = { k: 'attr', obj: e, name: this.text(c[i + 1]!), loc: this.at(c[i + 1]!) }; i++ }
-      else if (c[i]!.name === 'ArgList') this.unsupported('Decorator arguments', 'Write `@dataclass` without arguments (the generated `__init__`, `__repr__` and `__eq__` are the defaults).', c[i]!)
+      else if (c[i]!.name === 'ArgList' && args) {
+        const call = this.call(c[0]!, c[i]!, this.at(c[i]!))
+        if (call.k === 'call') e = { ...call, fn: e }
+      } else if (c[i]!.name === 'ArgList') this.unsupported('Decorator arguments', 'Write `@dataclass` without arguments (the generated `__init__`, `__repr__` and `__eq__` are the defaults).', c[i]!)
     }
     return e
   }

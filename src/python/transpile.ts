@@ -5,6 +5,7 @@ import { PyParser } from './parse.ts'
 import { Refuser, type PythonProfile } from './refuse.ts'
 import { liftLambdas } from './lift.ts'
 import { desugarClasses, type ClassInfo } from './classes.ts'
+import { desugarFunctools } from './functools.ts'
 import { fuseProgram } from './fuse.ts'
 import { analyze } from './analyze.ts'
 import { Lowerer } from './lower.ts'
@@ -84,7 +85,7 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   if (defaults.length === 0) defaults = params.map(() => null)
   let classes: ClassInfo | undefined
   if (profile === 'extended') {
-    const d = desugarClasses(stmts, r)
+    const d = desugarClasses(desugarFunctools(stmts, r), r)
     stmts = liftLambdas(d.body)
     classes = d.info
   }

@@ -1,0 +1,84 @@
+/**
+ * `functools` (extended profile), rewritten before scope analysis into plain Python the rest of the
+ * frontend already runs: `reduce` is a helper `def` of the block (written in Python, below),
+ * `@lru_cache` / `@cache` on a `def` a memo dict keyed by the argument tuple (a plain memo: no size
+ * bound, no `cache_info`; the results are the same as CPython's for the pure functions it is used on).
+ */
+import type { Expr, ImportName, Loc, Stmt, StmtOf } from './ir.ts'
+import { PyParser } from './parse.ts'
+import { Refuser } from './refuse.ts'
+
+const PRELUDE = `def reduce(function, iterable, initial="\\x00reduce: no initial value"):
+    it = iter(iterable)
+    if isinstance(initial, str) and initial == "\\x00reduce: no initial value":
+        try:
+            value = next(it)
+        except StopIteration:
+            raise TypeError("reduce() of empty iterable with no initial value")
+    else:
+        value = initial
+    for element in it:
+        value = function(value, element)
+    return value
+`
+
+/** The block-level helper def that stands for an imported functools function. */
+export const preludeName = (name: string): string => `functools$${name}`
+
+function imports(stmts: Stmt[], out: ImportName[] = []): ImportName[] {
+  for (const s of stmts) {
+    if (s.k === 'import') out.push(...s.names)
+    else if (s.k === 'def') imports(s.body, out)
+    else if (s.k === 'if' || s.k === 'while' || s.k === 'for') { imports(s.body, out); imports(s.orelse, out) }
+    else if (s.k === 'try') { imports(s.body, out); imports(s.orelse, out); imports(s.finalbody, out); for (const h of s.handlers) imports(h.body, out) }
+  }
+  return out
+}
+
+export function desugarFunctools(stmts: Stmt[], r: Refuser): Stmt[] {
+  const names = imports(stmts).filter((n) => n.module === 'functools')
+  const isMemo = (e: Expr): boolean => {
+    if (e.k === 'call' && e.args.length === 0 && e.kw.every((k) => k.name === 'maxsize' || k.name === 'typed')) return isMemo(e.fn)
+    if (e.k === 'name') return names.some((n) => n.alias === e.id && (n.name === 'lru_cache' || n.name === 'cache'))
+    if (e.k === 'attr' && e.obj.k === 'name') { const id = e.obj.id; return (e.name === 'lru_cache' || e.name === 'cache') && names.some((n) => n.alias === id && n.name === null) }
+    return false
+  }
+  const walk = (xs: Stmt[]): Stmt[] => xs.flatMap((s): Stmt[] => {
+    switch (s.k) {
+      case 'def': {
+        const body = walk(s.body)
+        if (!s.memo) return [{ ...s, body }]
+        if (!isMemo(s.memo)) throw r.error('PY_UNSUPPORTED', { name: 'This decorator', fix: 'Only `@lru_cache`, `@lru_cache(maxsize=...)` and `@cache` (from functools) decorate a `def`; call other helpers directly.' }, s.memo.loc)
+        return memoized({ ...s, body, memo: undefined })
+      }
+      case 'if': case 'while': case 'for': return [{ ...s, body: walk(s.body), orelse: walk(s.orelse) }]
+      case 'try': return [{ ...s, body: walk(s.body), orelse: walk(s.orelse), finalbody: walk(s.finalbody), handlers: s.handlers.map((h) => ({ ...h, body: walk(h.body) })) }]
+      default: return [s]
+    }
+  })
+  const out = walk(stmts)
+  if (!names.some((n) => n.name === null || n.name === 'reduce')) return out
+  const pr = new Refuser(PRELUDE, PRELUDE, '<functools>', 0)
+  const prelude = new PyParser(PRELUDE, pr).parseScript().map((d) => (d.k === 'def' ? { ...d, name: preludeName(d.name) } : d))
+  return [...prelude, ...out]
+}
+
+/** `@lru_cache def f(a, b=1): body` -> a memo dict, the body as `f$impl`, and `f` looking it up. */
+function memoized(d: StmtOf<'def'>): Stmt[] {
+  const loc: Loc = d.loc
+  const name = (id: string): Expr => ({ k: 'name', id, loc })
+  const memo = `memo$${d.name}`, impl = `${d.name}$impl`
+  const key: Expr = { k: 'tuple', elts: d.params.map((p) => name(p.name)), loc }
+  const wrapper: Stmt[] = [
+    { k: 'assign', targets: [name('key$')], value: key, loc },
+    { k: 'if', test: { k: 'cmp', ops: ['in'], xs: [name('key$'), name(memo)], loc }, body: [{ k: 'return', value: { k: 'sub', obj: name(memo), index: name('key$'), loc }, loc }], orelse: [], loc },
+    { k: 'assign', targets: [name('value$')], value: { k: 'call', fn: name(impl), args: d.params.map((p) => name(p.name)), kw: [], loc }, loc },
+    { k: 'assign', targets: [{ k: 'sub', obj: name(memo), index: name('key$'), loc }], value: name('value$'), loc },
+    { k: 'return', value: name('value$'), loc },
+  ]
+  return [
+    { k: 'assign', targets: [name(memo)], value: { k: 'dict', items: [], loc }, loc },
+    { ...d, name: impl, params: d.params.map((p) => ({ name: p.name, dflt: null })) },
+    { ...d, body: wrapper },
+  ]
+}
