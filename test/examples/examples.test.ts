@@ -89,6 +89,21 @@ describe('examples', () => {
     expect([...server.matchAll(/from '(ajs-lang[^']*)'/g)].map((m) => m[1])).toEqual(['ajs-lang/vm'])
   })
 
+  test('code-mode', async () => {
+    const { main } = await import('../../examples/code-mode/main.ts')
+    const out = await main() as Record<string, any>
+    expect(out.stage).toBe('ran')
+    expect(out.plan).toEqual({ customers_find: 1, orders_list: 1, refund: 'unbounded', notify: 1 })
+    expect(out.result).toEqual({ customer: 'Ana', refunded: ['r-o-101: 40'], refused: ['o-102: refund: the call was not approved: 250 is over the 100 a bot may refund'] })
+    expect(out.approvals).toHaveLength(2)
+    // A program with a misspelt field stops at the type check; one that exceeds the policy at the plan.
+    const typo = await main({ source: 'function f({ email }) { return customers_find({ mail: email }) }' }) as Record<string, any>
+    expect(typo.stage).toBe('typecheck')
+    expect(typo.diagnostics.join('\n')).toContain('AJS6003')
+    const greedy = await main({ source: "function f() { notify({ customerId: 'c1', message: 'a' }); return notify({ customerId: 'c1', message: 'b' }) }" }) as Record<string, any>
+    expect(greedy).toMatchObject({ stage: 'plan', violations: [{ key: 'maxCalls.notify' }] })
+  }, 30_000)
+
   test('bundler', async () => {
     const { main } = await import('../../examples/bundler/main.ts')
     expect(await main()).toEqual({ warnings: 0, result: { points: 30, hot: true } })
