@@ -213,6 +213,29 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
         (r) => `queued signal ${String(r['signal'])} for ${runId}\n`))
     })
 
+  // approve | reject: the approval signal of a call waiting for approval, by its id (`ajsc workflow query <run> approvals` lists them).
+  for (const verb of ['approve', 'reject'] as const) {
+    const cmd = wf.command(verb)
+      .description(verb === 'approve'
+        ? 'approve a call waiting for approval (the signal approval:<id>); --input runs it with edited arguments'
+        : 'reject a call waiting for approval (the signal approval:<id>): the call throws APPROVAL_REJECTED in the workflow')
+      .argument('<run-id>').argument('<approval-id>', 'the id from `ajsc workflow query <run-id> approvals`')
+    if (verb === 'approve') cmd.option('--input <json>', 'run the call with these arguments instead (checked against the atom\'s input schema)')
+    else cmd.option('--reason <text>', 'why (in the error message the workflow sees)')
+    cmd.option('--runs-dir <dir>', 'where run directories live (default .ajs/runs)')
+      .option('--json', 'print a JSON report')
+      .action(async (runId: string, approvalId: string, flags: DriverFlags & { input?: string; reason?: string }) => {
+        const id = approvalId.startsWith('approval:') ? approvalId.slice('approval:'.length) : approvalId
+        setCode(await simple(`workflow ${verb}`, flags, async () => {
+          const input = jsonArg(flags.input, '--input')
+          if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) throw new CliError('CLI_USAGE', '--input must be a JSON object: the call\'s arguments')
+          const payload = verb === 'approve' ? { approve: true, ...(input !== undefined ? { input } : {}) } : { approve: false, ...(flags.reason ? { reason: flags.reason } : {}) }
+          const name = `approval:${id}`
+          return { runId, approval: id, approve: verb === 'approve', signal: sendToLocalRun(runId, { type: 'signal', name, payload, id: name }, runsDir(flags, io)) }
+        }, () => `queued ${verb === 'approve' ? 'approval' : 'rejection'} of ${id} for ${runId}\n`))
+      })
+  }
+
   wf.command('cancel')
     .description('cancel a run: its current wait throws WORKFLOW_CANCELLED, try/finally cleanup runs, it ends cancelled')
     .argument('<run-id>')
