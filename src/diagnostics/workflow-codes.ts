@@ -50,6 +50,10 @@ export const WORKFLOW_CODES = {
     message: 'The workflow was cancelled',
     hint: 'It was cancelled (execution.cancel, `ajsc workflow cancel`, POST /v1/workflows/{id}/cancel) and did not catch the cancellation; its try/finally cleanup ran. Start a new run to do the work again.',
   },
+  WORKFLOW_TIMEOUT: {
+    message: 'The workflow ran past its deadline',
+    hint: 'Its run timeout (timeouts.runMs, journaled at start: the deadline survives a restart) passed before it ended; requests in flight were cancelled. Start it again with a longer timeouts.runMs, or split the work (continueAsNew). A single request that takes too long is timeouts.requestMs / agent(p, { timeoutMs }) instead: a TIMEOUT error the retry policy retries.',
+  },
   WORKFLOW_DISPOSED: {
     message: 'The workflow execution was disposed',
     hint: 'Resume it from its journal with resumeWorkflow(program, journal).',

@@ -14,7 +14,8 @@
  */
 export { compileWorkflow, readWorkflowMeta, type CompileWorkflowOptions } from './frontend/module.ts'
 export { isWorkflowProgram, type WorkflowProgram } from './engine/program.ts'
-export { startWorkflow, resumeWorkflow, retryWorkflow, type StartWorkflowOptions, type ResumeWorkflowOptions } from './drivers/start.ts'
+export { startWorkflow, resumeWorkflow, retryWorkflow, continueWorkflow, type StartWorkflowOptions, type ResumeWorkflowOptions } from './drivers/start.ts'
+export { checkTimeouts, type WorkflowTimeouts } from './engine/timeouts.ts'
 export { RETRY_DEFAULTS, TRANSIENT_CODES, errorCodeOf, type RetryPolicy, type RunRetryPolicy } from './engine/retry.ts'
 export { WorkflowExecution, SANDBOX_DEFAULTS, type WorkflowSandbox, type ExecutionState } from './engine/execution.ts'
 export {

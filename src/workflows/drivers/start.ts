@@ -17,6 +17,7 @@ import { newSeed } from '../engine/random.ts'
 import { ReplayIndex } from '../engine/replay.ts'
 import { checkRetryPolicy, type RunRetryPolicy } from '../engine/retry.ts'
 import type { BudgetSnapshot } from '../engine/types.ts'
+import { checkTimeouts, type WorkflowTimeouts } from '../engine/timeouts.ts'
 
 interface CommonOptions {
   /** Name for diagnostics when `program` is source text (default `<workflow>`). */
@@ -56,6 +57,12 @@ export interface StartWorkflowOptions extends CommonOptions {
   budget?: { total?: number | null; spent?: number }
   /** Seed of the VM's random source (default: random; journaled either way). */
   seed?: number
+  /**
+   * `runMs`: the run's deadline after its start (WORKFLOW_TIMEOUT past it); `requestMs`: the default
+   * timeout of one attempt of an agent or child-workflow request (a TIMEOUT error, retried by default).
+   * Journaled in the start entry, so a resume keeps them (docs/workflows.md#timeouts).
+   */
+  timeouts?: WorkflowTimeouts
 }
 
 export interface ResumeWorkflowOptions extends CommonOptions {
@@ -69,7 +76,7 @@ export interface ResumeWorkflowOptions extends CommonOptions {
   upgrade?: boolean
 }
 
-const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry']
+const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry', 'timeouts']
 const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry', 'upgrade']
 const SANDBOX_KEYS = Object.keys(SANDBOX_DEFAULTS)
 
@@ -128,7 +135,12 @@ function plainArgs(args: unknown): unknown {
  * Returns the execution at once; drive it with poll / takePendingRequests / resolveRequest.
  */
 export function startWorkflow(program: string | WorkflowProgram, options: StartWorkflowOptions = {}): WorkflowExecution {
+  return startChained(program, options)
+}
+
+function startChained(program: string | WorkflowProgram, options: StartWorkflowOptions, previous?: { executionId: string; chain: number }): WorkflowExecution {
   checkKeys(options, START_KEYS, 'startWorkflow')
+  const timeouts = checkTimeouts(options.timeouts)
   const atoms = customAtomDefs(options.atoms)
   const prog = programOf(program, options.sourceName, atoms)
   const budget: BudgetSnapshot = decodeBudget({ total: options.budget?.total ?? null, spent: options.budget?.spent ?? 0 }, 'options.budget')
@@ -147,7 +159,38 @@ export function startWorkflow(program: string | WorkflowProgram, options: StartW
     ...(options.context !== undefined ? { context: options.context } : {}),
     ...(options.approval !== undefined ? { approval: options.approval } : {}),
     ...retryOf(options.retry),
+    ...(timeouts !== undefined ? { timeouts } : {}),
+    ...(previous !== undefined ? { previous } : {}),
   })
+}
+
+/**
+ * The next run of a chain whose run ended with `continueAsNew(args)`: a new
+ * execution with a fresh journal (its start entry names the previous run,
+ * `previous`, and its place, `chain`), started with those args, the budget
+ * the previous run ended with, and its retry policy and timeouts unless
+ * `options` gives others. The previous journal can then be archived or
+ * dropped: each run's journal stays as long as one run.
+ */
+export function continueWorkflow(
+  program: string | WorkflowProgram,
+  previous: { executionId: string; journal: readonly JournalEntry[] },
+  options: Omit<StartWorkflowOptions, 'args'> = {},
+): WorkflowExecution {
+  checkJournal(previous.journal)
+  const start = previous.journal[0] as Extract<JournalEntry, { t: 'start' }>
+  const end = [...previous.journal].reverse().find((e) => e.t === 'end' || e.t === 'retry')
+  if (end?.t !== 'end' || end.continueAsNew === undefined) {
+    throw workflowError('WORKFLOW_OPTIONS_INVALID', `The run ${previous.executionId} did not end with continueAsNew(args)`, { hint: 'Only a run that called continueAsNew(args) has a next run; resume or retry this one instead.' })
+  }
+  const budget = end.continueAsNew.budget ?? start.budget
+  return startChained(program, {
+    ...(start.retry !== undefined ? { retry: start.retry } : {}),
+    ...(start.timeouts !== undefined ? { timeouts: start.timeouts } : {}),
+    budget,
+    ...options,
+    args: end.continueAsNew.args,
+  }, { executionId: previous.executionId, chain: (start.chain ?? 0) + 1 })
 }
 
 function retryOf(v: unknown): { retry?: RunRetryPolicy } {
@@ -199,6 +242,8 @@ export async function resumeWorkflow(
     ...(options.context !== undefined ? { context: options.context } : {}),
     ...(options.approval !== undefined ? { approval: options.approval } : {}),
     ...retryOf(options.retry ?? replay.retryPolicy ?? start.retry),
+    ...(start.timeouts !== undefined ? { timeouts: checkTimeouts(start.timeouts, 'the journal\'s timeouts') } : {}),
+    ...(start.previous !== undefined ? { previous: { executionId: start.previous, chain: start.chain ?? 1 } } : {}),
   })
   await execution.settled()
   const diverged = replay.divergence(prog.sourceName, execution.state === 'complete')

@@ -31,6 +31,7 @@ import { editedInput, needsApproval, normalizeDecision, rejectedError, type Appr
 
 /** The signal name a call waiting for approval takes its decision from: `approval:<approval id>`. */
 export const APPROVAL_SIGNAL = 'approval:'
+import { callTimeout, type WorkflowTimeouts } from './timeouts.ts'
 import { retryDelay, retryPolicyFor, shouldRetry, type RetryPolicy, type RunRetryPolicy } from './retry.ts'
 
 /** Sandbox limits of the VM run. */
@@ -67,6 +68,10 @@ export interface ExecutionConfig {
   approval?: ApprovalPolicy
   /** The run's retry policy (journaled in the start entry). */
   retry?: RunRetryPolicy
+  /** The run's deadline and default request timeout (journaled in the start entry). */
+  timeouts?: WorkflowTimeouts
+  /** The run this one continues (continueAsNew): its execution id and this run's place in the chain. */
+  previous?: { executionId: string; chain: number }
 }
 
 /** What a parked request gets: its resolution, or `retry` (the failure was journaled as an attempt). */
@@ -79,6 +84,8 @@ interface Waiter {
   policy: Required<RetryPolicy> | null
   attempt: number
   resolve: (v: Outcome) => void
+  /** The sleep request timing this attempt out (a per-request timeout), ended with the attempt. */
+  timerId?: string
 }
 
 type Event = { call: WorkflowCall } | { request: WorkflowRequest }
@@ -155,6 +162,10 @@ export class WorkflowExecution {
   private readonly patchesTaken = new Set<string>()
   /** Errors of steps the guest was handed (latest last): the end entry names the step whose error ended the run. */
   private readonly stepErrors: Array<{ key: string; code: string; message: string }> = []
+  /** The sleep request of the run's deadline (timeouts.runMs), while it waits. */
+  private deadlineId: string | null = null
+  /** continueAsNew(args) was called: the run ends and the next run of the chain starts with these args. */
+  private continuation: { args: unknown } | null = null
 
   constructor(private readonly config: ExecutionConfig) {
     this.id = config.executionId
@@ -177,12 +188,56 @@ export class WorkflowExecution {
         t: 'start', v: 1, astHash: config.program.astHash, sourceName: config.program.sourceName,
         args: config.args, budget: { ...config.budget }, seed: config.seed, at: config.clock(),
         ...(config.retry !== undefined ? { retry: config.retry } : {}),
+        ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
+        ...(config.previous !== undefined ? { previous: config.previous.executionId, chain: config.previous.chain } : {}),
       })
       // The start entry goes to the store before the run begins (a synchronous store has it on disk when
       // startWorkflow returns): a crash before the first poll leaves a journal that resumes from the top.
       this.flush()
     }
+    this.armDeadline()
     this.run()
+  }
+
+  /**
+   * The run's deadline (timeouts.runMs after the start entry's `at`) is a
+   * journaled sleep request of the engine's: the host waits for it like any
+   * sleep (a resume waits only what is left); when it ends first, the run
+   * fails WORKFLOW_TIMEOUT. A replay that finds it ended fails once the replay
+   * is checked (the journal's steps are reached first).
+   */
+  private armDeadline(): void {
+    const runMs = this.config.timeouts?.runMs
+    if (runMs === undefined) return
+    const start = this.entries[0] as Extract<JournalEntry, { t: 'start' }>
+    const key = 'sleep|deadline:run|0|0'
+    const id = `sleep-${inputHash(key)}`
+    this.deadlineId = id
+    const durationMs = Math.max(0, start.at + runMs - this.config.clock())
+    this.ask(key, id, { type: 'sleep', id: '', durationMs }, null).then(() => {
+      const fire = () => {
+        if (this.stateValue !== 'running') return
+        this.fail(workflowError('WORKFLOW_TIMEOUT', `The workflow ${this.id} ran past its deadline (timeouts.runMs: ${runMs} ms after it started)`))
+      }
+      if (this.replayGate) void this.replayGate.then(fire)
+      else fire()
+    }, () => { /* the run ended first */ })
+  }
+
+  /** A request no longer waited for (the run ended): out of the queue, its host work aborted. */
+  private dropRequest(id: string): void {
+    this.waiting.delete(id)
+    const at = this.queue.findIndex((e) => 'request' in e && e.request.id === id)
+    if (at >= 0) this.queue.splice(at, 1)
+    this.requestAborts.get(id)?.abort()
+  }
+
+  /** Called by the workflow's continueAsNew(args): the VM run stops (uncatchable) and the run ends continued. */
+  private continueAsNew(args: unknown): never {
+    let data: unknown
+    try { data = JSON.parse(JSON.stringify(args ?? {})) } catch (e) { throw vmError('ATOM_INPUT_INVALID', `continueAsNew: the args must be JSON data: ${(e as Error).message}`, { op: 'continueAsNew' }) }
+    this.continuation = { args: data }
+    throw vmError('ABORTED', 'continueAsNew: the run ends here and the next run of its chain starts')
   }
 
   /** running → complete | failed; `disposed` after dispose(). */
@@ -210,6 +265,7 @@ export class WorkflowExecution {
       signal: (site, name, timeoutMs) => this.waitSignal(site, name, timeoutMs),
       expose: (name, value) => { this.activity++; this.exposed.set(name, structuredClone(value)) },
       patched: (id) => this.patched(id),
+      continueAsNew: (args) => this.continueAsNew(args),
     }
     const self = this
     const custom = journaledAtoms(this.config.atoms ?? [], {
@@ -229,7 +285,8 @@ export class WorkflowExecution {
       this.finalFuel = r.fuelUsed
       this.activity++
       if (this.stateValue !== 'running') return
-      if (r.error && r.error.code === 'WORKFLOW_CANCELLED') this.fail(workflowError('WORKFLOW_CANCELLED', `The workflow was cancelled (${this.cancelState?.reason ?? ''})`, { cause: r.error }), r.error)
+      if (this.continuation) this.complete(null)
+      else if (r.error && r.error.code === 'WORKFLOW_CANCELLED') this.fail(workflowError('WORKFLOW_CANCELLED', `The workflow was cancelled (${this.cancelState?.reason ?? ''})`, { cause: r.error }), r.error)
       else if (r.error) this.fail(workflowError('WORKFLOW_FAILED', `${r.error.code}: ${r.error.message}${r.error.location ? ` (${r.error.location})` : ''}`, { cause: r.error }), r.error)
       else this.complete(r.result ?? null)
     })
@@ -238,7 +295,20 @@ export class WorkflowExecution {
   private complete(result: unknown): void {
     this.stateValue = 'complete'
     this.result = result
-    if (!this.config.replay?.ended) this.append({ t: 'end', result })
+    if (this.deadlineId) this.dropRequest(this.deadlineId)
+    if (this.continuation) {
+      // Requests of other branches still in flight are abandoned with the run.
+      for (const id of [...this.waiting.keys()]) this.dropRequest(id)
+      for (let i = this.queue.length - 1; i >= 0; i--) if ('request' in this.queue[i]!) this.queue.splice(i, 1)
+    }
+    if (!this.config.replay?.ended) {
+      this.append(this.continuation ? { t: 'end', result, continueAsNew: { args: this.continuation.args, budget: { ...this.budgetValue } } } : { t: 'end', result })
+    }
+  }
+
+  /** continueAsNew(args) ended the run: the args of the next run of its chain (null otherwise). */
+  get continuedAsNew(): { args: unknown } | null {
+    return this.continuation && { args: structuredClone(this.continuation.args) }
   }
 
   private fail(err: WorkflowError, cause?: AgentError): void {
@@ -246,6 +316,7 @@ export class WorkflowExecution {
     this.stateValue = 'failed'
     this.failure = err
     for (let i = this.queue.length - 1; i >= 0; i--) if ('request' in this.queue[i]!) this.queue.splice(i, 1)
+    for (const c of this.requestAborts.values()) c.abort(err)
     this.waiting.clear()
     if (!this.config.replay?.ended) {
       const error = cause ?? { name: 'AgentError', code: err.code, message: err.message }
@@ -454,9 +525,11 @@ export class WorkflowExecution {
   private request(kind: WorkflowRequestKind, site: string, input: Record<string, unknown>): Promise<unknown> {
     this.activity++
     let policy: Required<RetryPolicy> | null = null
+    let timeoutMs: number | undefined
     if (kind !== 'sleep') {
       try {
         policy = retryPolicyFor(kind, this.config.retry, ((input as { options?: { retry?: unknown } }).options ?? undefined)?.retry)
+        timeoutMs = callTimeout((input as { options?: unknown }).options) ?? this.config.timeouts?.requestMs
       } catch (e) {
         return Promise.reject(vmError('ATOM_INPUT_INVALID', (e as Error).message, { op: kind }))
       }
@@ -474,7 +547,7 @@ export class WorkflowExecution {
       this.append({ t: 'resolution', id, resolution })
       return this.settle(resolution, key)
     }
-    return this.ask(key, id, { type: kind, ...input } as WorkflowRequest, policy)
+    return this.ask(key, id, { type: kind, ...input } as WorkflowRequest, policy, timeoutMs)
   }
 
   /** `await signal(name, timeoutMs?)`: a buffered signal, or park until one is sent (or the timeout, or a cancel). */
@@ -603,6 +676,7 @@ export class WorkflowExecution {
   private settleWaiting(id: string, resolution: WorkflowResolution): void {
     const w = this.waiting.get(id)!
     this.waiting.delete(id)
+    this.endTimer(w.timerId)
     const at = this.queue.findIndex((e) => 'request' in e && e.request.id === id)
     if (at >= 0) this.queue.splice(at, 1)
     this.activity++
@@ -660,6 +734,7 @@ export class WorkflowExecution {
       w.reject(err)
     }
     for (const [id, w] of [...this.waiting]) {
+      if (id === this.deadlineId || !this.waiting.has(id)) continue // the deadline still holds for the cleanup
       this.cancelState.delivered = true
       const resolution: WorkflowResolution = { Err: { message: err.message, code: 'WORKFLOW_CANCELLED' } }
       this.append({ t: 'resolution', id, resolution })
@@ -710,13 +785,15 @@ export class WorkflowExecution {
    * emitted (journaled when new) and parked; a failure its policy retries is
    * journaled as an attempt, waited out with a journaled sleep, and asked again.
    */
-  private ask(key: string, id: string, base: WorkflowRequest, policy: Required<RetryPolicy> | null): Promise<unknown> {
+  private ask(key: string, id: string, base: WorkflowRequest, policy: Required<RetryPolicy> | null, timeoutMs?: number): Promise<unknown> {
     const replayed = this.config.replay?.byKey.get(key)
     let request = { ...base, id } as WorkflowRequest
     const done = this.config.replay?.attempts.get(key) ?? { total: 0, since: 0 }
     if (replayed) {
       this.config.replay!.consume(replayed)
       const resolution = replayed.resolution
+      // Timers of attempts that ended are journaled and resolved: reached here (the one in flight is asked again).
+      this.consumeTimers(id, resolution !== undefined ? done.total + 1 : done.total)
       if (resolution !== undefined) {
         if (done.total === 0) return this.settle(resolution, key)
         return this.replayBackoffs(id, done.total).then(() => this.settle(resolution, key))
@@ -730,21 +807,53 @@ export class WorkflowExecution {
         : { t: 'request', key, request })
     }
     // The request is queued synchronously (in call order) unless waits of failed attempts replay first.
-    const emit = (): Promise<unknown> => this.attempts(key, id, request, policy, done.total, done.since)
+    const emit = (): Promise<unknown> => this.attempts(key, id, request, policy, done.total, done.since, timeoutMs)
     return done.total === 0 ? emit() : this.replayBackoffs(id, done.total).then(emit)
   }
 
   /** Park the request until it is resolved; a failure its policy retries is waited out and asked again. */
-  private async attempts(key: string, id: string, request: WorkflowRequest, policy: Required<RetryPolicy> | null, total: number, since: number): Promise<unknown> {
+  private async attempts(key: string, id: string, request: WorkflowRequest, policy: Required<RetryPolicy> | null, total: number, since: number, timeoutMs?: number): Promise<unknown> {
     for (;;) {
+      const n = total + 1
       const outcome = await new Promise<Outcome>((resolve) => {
-        this.waiting.set(id, { request, key, policy, attempt: since + 1, resolve })
+        const w: Waiter = { request, key, policy, attempt: since + 1, resolve }
+        this.waiting.set(id, w)
         this.queue.push({ request })
+        if (timeoutMs !== undefined) this.armRequestTimer(w, id, n, timeoutMs)
       })
       if ('resolution' in outcome) return this.settle(outcome.resolution, key)
       since++
       total++
       await this.backoff(id, total, retryDelay(policy!, since))
+    }
+  }
+
+  /**
+   * A per-request timeout: attempt n of request `id` waits at most `ms`
+   * (a journaled sleep request of the engine's, key `sleep|timeout:<id>|<n>|0`).
+   * If it ends first, the attempt fails TIMEOUT (retried by the default policy)
+   * and the host's work is aborted (requestSignal); an answer first ends it.
+   */
+  private armRequestTimer(w: Waiter, id: string, n: number, ms: number): void {
+    const key = `sleep|timeout:${id}|${n}|0`
+    const timerId = `sleep-${inputHash(key)}`
+    w.timerId = timerId
+    this.ask(key, timerId, { type: 'sleep', id: '', durationMs: ms }, null).then(() => {
+      if (this.waiting.get(id) !== w || this.stateValue !== 'running') return // answered first
+      const c = this.requestAborts.get(id)
+      const message = `${w.request.type} request timed out after ${ms} ms (timeoutMs)`
+      this.resolveRequest(id, { Err: { message, code: 'TIMEOUT' } })
+      c?.abort(vmError('TIMEOUT', message))
+    }, () => { /* cancelled with the run */ })
+  }
+
+  /** Replay: the journaled timers of attempts 1..upto of request `id` that ended are reached. */
+  private consumeTimers(id: string, upto: number): void {
+    const replay = this.config.replay
+    if (!replay) return
+    for (let n = 1; n <= upto; n++) {
+      const t = replay.byKey.get(`sleep|timeout:${id}|${n}|0`)
+      if (t && t.resolution !== undefined) replay.consume(t)
     }
   }
 
@@ -788,7 +897,7 @@ export class WorkflowExecution {
     if (head && 'call' in head) { this.queue.shift(); return { Call: head.call } }
     if (this.failure) throw this.failure
     if (head) return { Request: head.request }
-    if (this.stateValue === 'complete') return { Complete: { result: this.result } }
+    if (this.stateValue === 'complete') return { Complete: this.continuation ? { result: this.result, continueAsNew: { args: structuredClone(this.continuation.args) } } : { result: this.result } }
     return 'Pending'
   }
 
@@ -844,6 +953,7 @@ export class WorkflowExecution {
       this.append({ t: 'attempt', key: w.key, id, attempt: w.attempt, error: { ...(err.code !== undefined ? { code: err.code } : {}), message: err.message } })
     } else this.append({ t: 'resolution', id, resolution: decoded })
     this.waiting.delete(id)
+    this.endTimer(w.timerId)
     const at = this.queue.findIndex((e) => 'request' in e && e.request.id === id)
     if (at >= 0) this.queue.splice(at, 1)
     this.activity++

@@ -3,7 +3,7 @@
  * replay it to the same state. One JSON object per entry (a JSON-lines file
  * in the file store):
  *
- *   { "t": "start", "v": 1, "astHash", "sourceName", "args", "budget", "seed", "at" }
+ *   { "t": "start", "v": 1, "astHash", "sourceName", "args", "budget", "seed", "at", "timeouts"?, "previous"?, "chain"? }
  *   { "t": "request", "key", "request", "wakeAt"? }   a request handed to the host
  *   { "t": "resolution", "id", "resolution" }          the host's answer (serde encoding)
  *   { "t": "call", "call" }                            log / phase (not re-emitted on replay)
@@ -12,6 +12,7 @@
  *   { "t": "atom", "key", "op", "error" }              ... or its error (AgentError data), re-thrown on replay
  *   { "t": "attempt", "key", "id"?, "attempt", "error" } a failed attempt that is retried (retry.ts)
  *   { "t": "end", "result" } | { "t": "end", "error", "step"? } the outcome (`step`: the key of the failed step)
+ *   { "t": "end", "result": null, "continueAsNew": { "args" } }  continueAsNew(args): the next run of the chain starts with args
  *   { "t": "retry", "at", "step"?, "retry"? }          a failed run reopened (retryWorkflow): `step` is asked again (`retry`: the run's policy from here)
  *   { "t": "signal", "id", "name", "payload"? }        a signal delivered to the run (buffered until a wait takes it)
  *   { "t": "wait", "key", "signal"? , "timeout"?, "cancelled"? }  how a `signal()` wait ended
@@ -29,6 +30,7 @@
 import { workflowError } from './errors.ts'
 import type { AgentError } from '../../vm/errors.ts'
 import type { RunRetryPolicy } from './retry.ts'
+import type { WorkflowTimeouts } from './timeouts.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowRequest, WorkflowResolution } from './types.ts'
 
 /** A custom atom's value in the resolutions' encoding: `{ "Ok": value }`, or `"OkUndefined"` for undefined. */
@@ -37,14 +39,14 @@ export type AtomResolution = Extract<WorkflowResolution, 'OkUndefined' | { Ok: u
 export const JOURNAL_VERSION = 1
 
 export type JournalEntry =
-  | { t: 'start'; v: number; astHash: string; sourceName: string; args: unknown; budget: BudgetSnapshot; seed: number; at: number; retry?: RunRetryPolicy }
+  | { t: 'start'; v: number; astHash: string; sourceName: string; args: unknown; budget: BudgetSnapshot; seed: number; at: number; retry?: RunRetryPolicy; timeouts?: WorkflowTimeouts; previous?: string; chain?: number }
   | { t: 'request'; key: string; request: WorkflowRequest; wakeAt?: number }
   | { t: 'resolution'; id: string; resolution: WorkflowResolution }
   | { t: 'call'; call: WorkflowCall }
   | { t: 'now'; value: number }
   | { t: 'atom'; key: string; op: string; resolution?: AtomResolution; error?: AgentError }
   | { t: 'attempt'; key: string; id?: string; attempt: number; error: { code?: string; message: string } }
-  | { t: 'end'; result?: unknown; error?: AgentError; step?: string }
+  | { t: 'end'; result?: unknown; error?: AgentError; step?: string; continueAsNew?: { args: unknown; budget?: BudgetSnapshot } }
   | { t: 'retry'; at: number; step?: string; retry?: RunRetryPolicy }
   | { t: 'signal'; id: string; name: string; payload?: unknown }
   | { t: 'wait'; key: string; signal?: string; timeout?: true; cancelled?: true }

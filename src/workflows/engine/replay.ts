@@ -204,6 +204,8 @@ export class ReplayIndex {
 /** `agent|12:4|hash|0` → `agent at file:12:5 with input hash` (columns 1-based, as in run errors). */
 export function describeKey(key: string, sourceName: string): string {
   const [kind, site = '', hash, occurrence] = key.split('|')
+  if (site.startsWith('deadline:')) return 'the run deadline (timeouts.runMs)'
+  if (site.startsWith('timeout:')) return `the timeout of attempt ${hash} of ${site.slice(8)}`
   if (site.startsWith('retry:')) return `the wait before retry ${hash} of ${site.slice(6)}`
   const [line, column] = site.split(':')
   return `${kind} at ${sourceName}:${line}:${Number(column) + 1} with input ${hash}${occurrence !== '0' ? ` (occurrence ${occurrence})` : ''}`

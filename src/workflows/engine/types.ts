@@ -39,6 +39,8 @@ export type WorkflowResolution =
 /** `WorkflowModuleOutput`. */
 export interface WorkflowOutput {
   result: unknown
+  /** Ours (serde ignores it): the run ended with continueAsNew(args); start the next run of its chain with continueWorkflow. */
+  continueAsNew?: { args: unknown }
 }
 
 /** `WorkflowRuntimePoll` (externally tagged; `Pending` is a unit variant). */

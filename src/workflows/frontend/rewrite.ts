@@ -22,10 +22,10 @@ import type { FailFn } from '../../transpiler/statements-entry.ts'
 import type { CustomAtomTable } from './atom-table.ts'
 
 /** Names a workflow module sees without declaring them. */
-export const WORKFLOW_GLOBALS: ReadonlySet<string> = new Set(['args', 'budget', 'log', 'phase', 'agent', 'workflow', 'parallel', 'pipeline', 'sleep', 'signal', 'expose', 'patched'])
+export const WORKFLOW_GLOBALS: ReadonlySet<string> = new Set(['args', 'budget', 'log', 'phase', 'agent', 'workflow', 'parallel', 'pipeline', 'sleep', 'signal', 'expose', 'patched', 'continueAsNew'])
 
 /** Atom names behind the globals (what the transpiler must know as callable). */
-export const WORKFLOW_ATOMS = ['agent', 'workflow', 'sleep', 'log', 'phase', 'signal', 'expose', 'patched', 'budgetTotal', 'budgetSpent', 'budgetRemaining', 'workflowArgs', 'workflowTasks'] as const
+export const WORKFLOW_ATOMS = ['agent', 'workflow', 'sleep', 'log', 'phase', 'signal', 'expose', 'patched', 'continueAsNew', 'budgetTotal', 'budgetSpent', 'budgetRemaining', 'workflowArgs', 'workflowTasks'] as const
 
 type AnyNode = Node & Record<string, any>
 
@@ -39,6 +39,7 @@ const CALLS: Record<string, { fields: readonly string[]; min: number; rest?: boo
   signal: { fields: ['name', 'timeoutMs'], min: 0, site: true, usage: 'signal(name?, timeoutMs?)' },
   expose: { fields: ['name', 'value'], min: 2, site: false, usage: 'expose(queryName, value)' },
   patched: { fields: ['id'], min: 1, site: false, usage: 'patched(patchId)' },
+  continueAsNew: { fields: ['args'], min: 0, site: false, usage: 'continueAsNew(args?)' },
 }
 
 const BUDGET_READERS: Record<string, string> = { spent: 'budgetSpent', remaining: 'budgetRemaining' }
