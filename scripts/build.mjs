@@ -65,6 +65,15 @@ const ENTRIES = {
 /** Entries that keep their npm dependencies external (server-side weight stays in node_modules, never inlined). */
 const EXTERNAL_DEPS = new Set(['plugins-esbuild', 'plugins-bun', 'flowlang', 'codemode', 'server', 'server-worker'])
 
+/**
+ * Hosts and engines shipped as ESM only (no CommonJS copy): `ajsc serve`'s server and pool worker,
+ * FlowLang, code mode (MCP) and the workflow engine. Their users run Node services, where ESM (or
+ * `await import()` from CommonJS) is the norm, and a second, CommonJS copy of them kept the tarball
+ * over its 1 MB budget. The library entries (VM, transpiler, builder, flows, Python, runtime
+ * libraries, client, plugins) keep both formats.
+ */
+const ESM_ONLY = new Set(['server', 'server-worker', 'flowlang', 'codemode', 'workflows'])
+
 const started = Date.now()
 const present = Object.fromEntries(Object.entries(ENTRIES).filter(([, src]) => existsSync(join(root, src))))
 const missing = Object.keys(ENTRIES).filter((k) => !(k in present))
@@ -122,7 +131,7 @@ const [esm, cjsAsEsm] = await Promise.all([
   build({ ...common, entryPoints, outdir: dist, ...(args.has('--sourcemap') ? { sourcemap: 'linked', sourcesContent: false } : {}) }),
   // The same graph, written as ESM with .cjs names, then each file turned into CommonJS below
   // (esbuild splits only ESM; converting file by file keeps one module per chunk, so one class).
-  build({ ...common, entryPoints: present, outdir: dist, outExtension: { '.js': '.cjs' }, write: false }),
+  build({ ...common, entryPoints: Object.fromEntries(Object.entries(present).filter(([name]) => !ESM_ONLY.has(name))), outdir: dist, outExtension: { '.js': '.cjs' }, write: false }),
   build({
     absWorkingDir: root,
     bundle: true,
