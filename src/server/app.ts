@@ -13,7 +13,7 @@ import { createHost, type Host, type HostOptions } from './host.ts'
 import { loadServerAtoms } from './atoms.ts'
 import { RunService, localExecutor, type RunExecutor } from './runs.ts'
 import { procedureRoutes } from './routes/procedures.ts'
-import { runRoutes } from './routes/runs.ts'
+import { isAsyncQuery, runRoutes } from './routes/runs.ts'
 import { systemRoutes } from './routes/system.ts'
 import { workflowRoutes } from './routes/workflows.ts'
 import { inspectorRoutes } from './inspector/index.ts'
@@ -114,23 +114,37 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   app.decorateRequest('tenant', null)
   app.decorateRequest('rawBody', undefined)
   app.decorateRequest('rawAst', undefined)
+  app.decorateRequest('astUnparsed', false)
   // Bodies are JSON only (415 otherwise). The text is kept: POST /v1/runs passes the AST on as sent.
   app.removeContentTypeParser(['text/plain', 'application/json'])
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    req.rawBody = body as string
+    const text = body as string
+    req.rawBody = text
+    // Depth is bounded where data enters: nothing later (validation, cloning, rewriting) recurses deeper.
+    // One pass over the text measures it and finds the AST's text (no walk of the parsed value).
+    const scan = scanJson(text, maxBodyDepth, 'ast')
+    req.rawAst = scan.member
+    // A run answered now: its AST goes to a worker as the text sent and is parsed there, so here
+    // only the rest of the body is (the AST's place holds {}). A worker that finds the text is not
+    // JSON gets the request the same 400 (RunService.runNow): the body is JSON exactly when both parts are.
+    const deferAst = scan.member !== undefined && !scan.tooDeep && req.method === 'POST' && req.routeOptions.url === '/v1/runs' && !isAsyncQuery(req.query)
     let value: unknown
     try {
-      value = JSON.parse(body as string)
+      value = JSON.parse(deferAst ? text.slice(0, scan.start) + '{}' + text.slice(scan.end) : text)
     } catch (e) {
       done(new HttpError('BAD_REQUEST', `Invalid request: the body is not JSON (${(e as Error).message})`), undefined)
       return
     }
-    // Depth is bounded where data enters: nothing later (validation, cloning, rewriting) recurses deeper.
-    // One pass over the text measures it and finds the AST's text (no walk of the parsed value).
-    const scan = scanJson(body as string, maxBodyDepth, 'ast')
-    req.rawAst = scan.member
-    if (scan.tooDeep) done(new HttpError('REQUEST_TOO_DEEP', `The request body nests deeper than ${maxBodyDepth} levels`), undefined)
-    else done(null, value)
+    if (scan.tooDeep) {
+      done(new HttpError('REQUEST_TOO_DEEP', `The request body nests deeper than ${maxBodyDepth} levels`), undefined)
+      return
+    }
+    if (deferAst) {
+      const placeholder = (value as { ast?: unknown } | null)?.ast
+      if (placeholder !== null && typeof placeholder === 'object' && !Array.isArray(placeholder) && Object.keys(placeholder).length === 0) req.astUnparsed = true
+      else value = JSON.parse(text)
+    }
+    done(null, value)
   })
   const openapi = new OpenApiCollector()
   app.addHook('onRoute', (route) => openapi.add(route))

@@ -29,6 +29,8 @@ declare module 'fastify' {
     rawBody: string | undefined
     /** The text of the body's top-level "ast" member when it is an object or array (set by the JSON parser). */
     rawAst: string | undefined
+    /** The body's "ast" was left as text (a {} in its place in the parsed body): POST /v1/runs answered now. */
+    astUnparsed: boolean
   }
   interface FastifySchema {
     /** One line for /openapi.json. */

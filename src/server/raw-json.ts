@@ -79,6 +79,9 @@ export interface JsonScan {
   tooDeep: boolean
   /** The raw text of the asked top-level member, when its value is an object or an array (the last duplicate wins). */
   member: string | undefined
+  /** Where that member's value starts and ends in the text (-1: not found). */
+  start: number
+  end: number
 }
 
 /**
@@ -95,6 +98,8 @@ export function scanJson(text: string, maxDepth: number, name: string): JsonScan
   let key: string | undefined
   let valueStart = -1
   let member: string | undefined
+  let start = -1
+  let end = -1
   const n = text.length
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i)
@@ -102,7 +107,7 @@ export function scanJson(text: string, maxDepth: number, name: string): JsonScan
       let j = i
       for (;;) {
         j = text.indexOf('"', j + 1)
-        if (j < 0) return { tooDeep: deepest - 1 >= maxDepth, member }
+        if (j < 0) return { tooDeep: deepest - 1 >= maxDepth, member, start, end }
         let k = j - 1
         while (text.charCodeAt(k) === BACKSLASH) k--
         if ((j - 1 - k) % 2 === 0) break
@@ -121,10 +126,10 @@ export function scanJson(text: string, maxDepth: number, name: string): JsonScan
     } else if (c === 125 || c === 93) {
       depth--
       if (depth === 1 && valueStart >= 0) {
-        if (rootObject && key === name) member = text.slice(valueStart, i + 1)
+        if (rootObject && key === name) { start = valueStart; end = i + 1; member = text.slice(start, end) }
         valueStart = -1
       }
     } else if (c === 44 && depth === 1) expectKey = rootObject
   }
-  return { tooDeep: deepest - 1 >= maxDepth, member }
+  return { tooDeep: deepest - 1 >= maxDepth, member, start, end }
 }

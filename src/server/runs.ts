@@ -34,6 +34,9 @@ export interface RunExecutor {
   start(record: RunRecord, task: RunTask, done: (result: RunResult) => void, quota?: StoreQuota): Promise<void>
 }
 
+/** The worker's message for an AST text JSON.parse refuses (src/server/pool/worker.ts). */
+export const AST_NOT_JSON = 'The AST is not valid JSON'
+
 export const newRunId = (): string => `run_${randomBytes(12).toString('base64url')}`
 
 export const astKey = (astText: string): string => createHash('sha256').update(astText).digest('base64url')
@@ -121,7 +124,7 @@ export class RunService {
   }
 
   /** Run and answer with the result (422 for a program the VM refuses). */
-  async runNow(tenant: Tenant, body: RunBody, signal?: StopSignal, rawAst?: string): Promise<RunResult> {
+  async runNow(tenant: Tenant, body: RunBody, signal?: StopSignal, rawAst?: string, astUnparsed = false): Promise<RunResult> {
     const startedAt = Date.now()
     const { task, admission } = await this.prepare(tenant, body, 'run', rawAst)
     let result: RunResult
@@ -133,6 +136,10 @@ export class RunService {
       throw e
     }
     await this.account(tenant, admission, result, startedAt)
+    // The AST was left for the worker to parse (app.ts): its text not being JSON is a malformed body.
+    if (astUnparsed && result.error?.code === 'AST_INVALID' && result.error.message === AST_NOT_JSON) {
+      throw new HttpError('BAD_REQUEST', 'Invalid request: the body is not JSON (in its "ast" member)')
+    }
     const refused = rejection(result)
     if (refused) throw refused
     return result

@@ -28,11 +28,15 @@ test('scanJson: the depth a walk of the parsed value gives, and the raw text of 
     const scan = scanJson(text, max, 'ast')
     expect(scan.tooDeep).toBe(jsonDepthOver(obj, max))
     const v = (obj as Record<string, unknown>)['ast']
-    if (Object.hasOwn(obj, 'ast') && v !== null && typeof v === 'object') expect(JSON.parse(scan.member!)).toEqual(JSON.parse(JSON.stringify(v)))
-    else expect(scan.member).toBeUndefined()
+    if (Object.hasOwn(obj, 'ast') && v !== null && typeof v === 'object') {
+      expect(JSON.parse(scan.member!)).toEqual(JSON.parse(JSON.stringify(v)))
+      expect(text.slice(scan.start, scan.end)).toBe(scan.member!)
+      // The body with the member's value replaced parses to the body with an empty object there.
+      expect(JSON.parse(text.slice(0, scan.start) + '{}' + text.slice(scan.end))).toEqual({ ...JSON.parse(text), ast: {} })
+    } else expect(scan.member).toBeUndefined()
   }), { numRuns: 300 })
-  expect(scanJson('{"\\u0061st": {"a":"}\\\\"}, "x": [[["\\""]]]}', 3, 'ast')).toEqual({ tooDeep: true, member: '{"a":"}\\\\"}' })
-  expect(scanJson('[[1]]', 2, 'ast')).toEqual({ tooDeep: false, member: undefined })
-  expect(scanJson('[[1]]', 1, 'ast')).toEqual({ tooDeep: true, member: undefined })
-  expect(scanJson('"s"', 0, 'ast')).toEqual({ tooDeep: false, member: undefined })
+  expect(scanJson('{"\\u0061st": {"a":"}\\\\"}, "x": [[["\\""]]]}', 3, 'ast')).toEqual({ tooDeep: true, member: '{"a":"}\\\\"}', start: 13, end: 24 })
+  expect(scanJson('[[1]]', 2, 'ast')).toEqual({ tooDeep: false, member: undefined, start: -1, end: -1 })
+  expect(scanJson('[[1]]', 1, 'ast')).toEqual({ tooDeep: true, member: undefined, start: -1, end: -1 })
+  expect(scanJson('"s"', 0, 'ast')).toEqual({ tooDeep: false, member: undefined, start: -1, end: -1 })
 })

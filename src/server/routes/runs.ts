@@ -11,6 +11,12 @@ import { listQuerySchema, listRuns, RUN_STATES, type ListParams } from '../listi
 const EVENTS_MAX_WAIT_MS = 10 * 60_000
 const HEARTBEAT_MS = 15_000
 
+/** ?async=1 (or true) on POST /v1/runs: answer 202 at once. */
+export const isAsyncQuery = (query: unknown): boolean => {
+  const v = (query as { async?: unknown } | null)?.async
+  return v === '1' || v === 'true'
+}
+
 const publicRecord = (r: RunRecord) => {
   const out: Record<string, unknown> = { id: r.id, state: r.state, createdAt: r.createdAt }
   if (r.startedAt !== undefined) out['startedAt'] = r.startedAt
@@ -51,14 +57,14 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
   }, async (req, reply) => {
     const tenant = req.tenant!
-    if (req.query.async === '1' || req.query.async === 'true') {
+    if (isAsyncQuery(req.query)) {
       const id = await ctx.runs.start(tenant, req.body, req.rawAst)
       return reply.code(202).header('location', `/v1/runs/${id}`).send({ id })
     }
     const gone = new StopController()
     const onClose = () => { if (!reply.raw.writableEnded) gone.abort() }
     reply.raw.once('close', onClose)
-    return ctx.runs.runNow(tenant, req.body, gone, req.rawAst)
+    return ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed)
   })
 
   app.get<{ Querystring: ListParams<RunState> }>('/v1/runs', {
