@@ -81,7 +81,7 @@ export interface RemoteVM {
    * Start a durable workflow from its module source; `budget` caps its agent calls, `retry` is its retry
    * policy, `workflows` the modules its `workflow(name, args)` calls start as child workflows.
    */
-  startWorkflow(source: string, args?: Record<string, unknown>, options?: { budget?: number; retry?: Record<string, unknown>; workflows?: Record<string, string> }): Promise<Record<string, unknown>>
+  startWorkflow(source: string, args?: Record<string, unknown>, options?: { budget?: number; retry?: Record<string, unknown>; timeouts?: { runMs?: number; requestMs?: number }; workflows?: Record<string, string> }): Promise<Record<string, unknown>>
   getWorkflow(id: string): Promise<Record<string, unknown>>
   /** Answer an open request of a workflow (an approval, a human's answer). */
   resolveRequest(workflowId: string, requestId: string, value: unknown): Promise<Record<string, unknown>>
@@ -161,6 +161,7 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
         source, args: args ?? {},
         ...(opts.budget !== undefined ? { budget: opts.budget } : {}),
         ...(opts.retry !== undefined ? { retry: opts.retry } : {}),
+        ...(opts.timeouts !== undefined ? { timeouts: opts.timeouts } : {}),
         ...(opts.workflows !== undefined ? { workflows: opts.workflows } : {}),
       })).data
     },

@@ -36,6 +36,7 @@ import { ENDED_STATES, MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, t
 import { JOURNAL_VERSION, type JournalEntry } from '../workflows/engine/journal.ts'
 import { newSeed } from '../workflows/engine/random.ts'
 import { checkRetryPolicy, type RunRetryPolicy } from '../workflows/engine/retry.ts'
+import { checkTimeouts, type WorkflowTimeouts } from '../workflows/engine/timeouts.ts'
 import { journalPage, listWorkflows, type JournalPage, type ListParams } from './listing.ts'
 import type { Page } from './stores/list.ts'
 import type { WorkflowState, WorkflowSummary } from './stores/workflows.ts'
@@ -45,6 +46,7 @@ export interface StartWorkflowBody {
   args?: Record<string, unknown>
   budget?: number
   retry?: unknown
+  timeouts?: unknown
   /** Modules its `workflow(name, args)` calls may start as child workflows, by name. */
   workflows?: Record<string, string>
 }
@@ -242,7 +244,10 @@ export class WorkflowDriver {
     const program = await workflowPrograms.load(row.source, row.sourceName, atoms, poolWorkflowCompiler(this.host, row.tenant))
     const exec = journal.length > 0
       ? await resumeWorkflow(program, journal, common)
-      : startWorkflow(program, { ...common, args: row.args, budget: { total: row.budget ?? null }, ...(row.retry !== undefined ? { retry: row.retry } : {}) })
+      : startWorkflow(program, {
+        ...common, args: row.args, budget: { total: row.budget ?? null },
+        ...(row.retry !== undefined ? { retry: row.retry } : {}), ...(row.timeouts !== undefined ? { timeouts: row.timeouts } : {}),
+      })
     return { run: { exec, tenant: row.tenant, fuel, sleeps: new Map(), external: new Map(), children: new Map() }, fuelBefore: 0 }
   }
 
@@ -269,7 +274,19 @@ export class WorkflowDriver {
       const outcome = await this.run(exec, row, view, run)
       view.spent = exec.budget.spent
       Object.assign(view, exposedOf(exec))
-      if (outcome.done) {
+      const next = outcome.done ? exec.continuedAsNew : null
+      if (next) {
+        // continueAsNew: the workflow keeps its id; its journal becomes the next run's start entry (bounded however long the chain).
+        const chain = (row.view.chain ?? 0) + 1
+        const start: JournalEntry & { t: 'start' } = {
+          t: 'start', v: JOURNAL_VERSION, astHash: exec.program.astHash, sourceName: exec.program.sourceName, args: next.args,
+          budget: exec.budget, seed: newSeed(), at: Date.now(), previous: id, chain,
+          ...(row.retry !== undefined ? { retry: row.retry } : {}), ...(row.timeouts !== undefined ? { timeouts: row.timeouts } : {}),
+        }
+        delete view.wakeAt
+        const { children: _abandoned, ...rest } = view // its children are cancelled with the run (below)
+        await this.store.continueAsNew(id, start, { ...rest, requests: [], chain })
+      } else if (outcome.done) {
         await this.store.update(id, 'done', { ...view, requests: [], result: outcome.result }, undefined, row.parent?.id)
       } else {
         view.requests = outcome.external
@@ -475,8 +492,10 @@ export class WorkflowService implements WorkflowRoutesBackend {
     const t = this.tenants?.get(tenant)
     const modules = Object.entries(body.workflows ?? {})
     let retry: RunRetryPolicy | undefined
+    let timeouts: WorkflowTimeouts | undefined
     try {
       retry = checkRetryPolicy(body.retry, 'retry', true)
+      timeouts = checkTimeouts(body.timeouts, 'timeouts')
     } catch (e) {
       throw new HttpError('BAD_REQUEST', (e as Error).message)
     }
@@ -495,6 +514,7 @@ export class WorkflowService implements WorkflowRoutesBackend {
       source: body.source, sourceName: program.sourceName, args: body.args ?? {}, budget: body.budget ?? null,
       view: { requests: [], meta: program.meta },
       ...(retry !== undefined ? { retry } : {}),
+      ...(timeouts !== undefined ? { timeouts } : {}),
       ...(modules.length > 0 ? { modules: Object.fromEntries(modules) } : {}),
     }
     await this.store.create(row, t ? quotasOf(t.config.limits).workflows : undefined)
@@ -540,6 +560,7 @@ export class WorkflowService implements WorkflowRoutesBackend {
     return [{
       t: 'start', v: JOURNAL_VERSION, astHash: program.astHash, sourceName: program.sourceName, args: row.args,
       budget: { total: row.budget, spent: 0 }, seed: newSeed(), at: Date.now(), ...(row.retry !== undefined ? { retry: row.retry } : {}),
+      ...(row.timeouts !== undefined ? { timeouts: row.timeouts } : {}),
     }]
   }
 

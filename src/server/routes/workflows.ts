@@ -47,6 +47,11 @@ const workflowBody = {
     args: { type: 'object', description: 'The module\'s `args`.' },
     budget: { type: 'integer', minimum: 0, description: 'Agent calls allowed (default unlimited).' },
     retry: retryPolicy,
+    timeouts: {
+      type: 'object', additionalProperties: false,
+      properties: { runMs: { type: 'number', exclusiveMinimum: 0 }, requestMs: { type: 'number', exclusiveMinimum: 0 } },
+      description: 'runMs: the run\'s deadline after it starts (WORKFLOW_TIMEOUT past it); requestMs: the default timeout of one attempt of an agent or child-workflow request (TIMEOUT, retried by default). docs/workflows.md#timeouts',
+    },
     workflows: {
       type: 'object', maxProperties: 32, propertyNames: { maxLength: 200 }, additionalProperties: { type: 'string' },
       description: 'Modules its `workflow(name, args)` calls may start as child workflows, by name (children get the same).',

@@ -8,6 +8,7 @@ import type pg from 'pg'
 import type { JournalEntry, JournalStore } from '../../workflows/engine/journal.ts'
 import type { WorkflowResolution } from '../../workflows/engine/types.ts'
 import type { RunRetryPolicy } from '../../workflows/engine/retry.ts'
+import type { WorkflowTimeouts } from '../../workflows/engine/timeouts.ts'
 import { setLongTimeout, type LongTimer } from '../../vm/long-timer.ts'
 import { TenantTotals, checkQuota, jsonLength, type StoreQuota } from './quota.ts'
 import { newestOf, type ListQuery } from './list.ts'
@@ -37,6 +38,8 @@ export interface WorkflowView {
   exposedTooLarge?: true
   /** A cancellation asked for while a step held the workflow: the next step journals it. */
   cancelRequested?: string
+  /** Runs the workflow has continued as new (continueAsNew): the current run's place in its chain. */
+  chain?: number
 }
 
 export interface WorkflowRow {
@@ -53,6 +56,8 @@ export interface WorkflowRow {
   view: WorkflowView
   /** The run's retry policy (journaled in its start entry by the first step). */
   retry?: RunRetryPolicy
+  /** The run's timeouts (journaled in its start entry by the first step). */
+  timeouts?: WorkflowTimeouts
   /** Workflow modules its `workflow(name, args)` calls may start, by name (children get the same). */
   modules?: Record<string, string>
   /** A child workflow: its parent and the parent's request it answers. */
@@ -136,6 +141,11 @@ export interface WorkflowStore extends WorkflowListing {
   /** Record the state after a step; schedule the next step at `wakeAt` when given, and a step of `wakeParent` now (together). */
   update(id: string, state: WorkflowState, view: WorkflowView, wakeAt?: number, wakeParent?: string): Promise<void>
   schedule(id: string, at: number): Promise<void>
+  /**
+   * The run called continueAsNew: its journal is replaced by the next run's start entry (`start`, holding the new
+   * args), the row gets those args, state running and `view`, and the next step is scheduled now (together).
+   */
+  continueAsNew(id: string, start: JournalEntry & { t: 'start' }, view: WorkflowView): Promise<void>
   /** Run `fn` holding the workflow's lock, or 'busy' when a step holds it. */
   withLock(id: string, fn: () => Promise<void>): Promise<'ran' | 'busy'>
   /** Journal the answer of an open external request and schedule the next step, in one transaction. */
@@ -286,6 +296,23 @@ export class MemoryWorkflowStore implements WorkflowStore {
     if (wakeParent !== undefined && this.rows.has(wakeParent)) await this.schedule(wakeParent, Date.now())
   }
 
+  async continueAsNew(id: string, start: JournalEntry & { t: 'start' }, view: WorkflowView): Promise<void> {
+    const r = this.rows.get(id)
+    if (!r) return
+    const before = rowBytes(r) + (this.journals.get(id) ?? []).reduce((n, e) => n + jsonLength(e), 0)
+    this.journals.delete(id)
+    this.keys.delete(id)
+    r.args = structuredClone(start.args)
+    r.state = 'running'
+    r.view = structuredClone(view)
+    r.updatedAt = Date.now()
+    const delta = rowBytes(r) - before
+    this.sizes.set(id, (this.sizes.get(id) ?? 0) + delta)
+    this.totals.add(r.tenant, 0, delta)
+    this.journal.append(id, [start]) // counted by append
+    await this.schedule(id, Date.now())
+  }
+
   async schedule(id: string, at: number): Promise<void> {
     this.timers.get(id)?.clear()
     // `at` comes from the guest (a sleep's end): clamped and re-armed, never fired early.
@@ -359,6 +386,7 @@ const rowOf = (r: Record<string, any>): WorkflowRow => ({
   id: r.id, tenant: r.tenant, state: r.state, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
   source: r.program.source, sourceName: r.program.sourceName, args: r.program.args, budget: r.program.budget ?? null, view: r.view ?? { requests: [] },
   ...(r.program.retry !== undefined ? { retry: r.program.retry } : {}),
+  ...(r.program.timeouts !== undefined ? { timeouts: r.program.timeouts } : {}),
   ...(r.program.modules !== undefined ? { modules: r.program.modules } : {}),
   ...(r.program.parent !== undefined ? { parent: r.program.parent } : {}),
 })
@@ -373,6 +401,7 @@ function rowBytes(row: WorkflowRow): number {
 const programOf = (row: WorkflowRow) => ({
   source: row.source, sourceName: row.sourceName, args: row.args, budget: row.budget,
   ...(row.retry !== undefined ? { retry: row.retry } : {}),
+  ...(row.timeouts !== undefined ? { timeouts: row.timeouts } : {}),
   ...(row.modules !== undefined ? { modules: row.modules } : {}),
   ...(row.parent !== undefined ? { parent: row.parent } : {}),
 })
@@ -509,6 +538,17 @@ export class PgWorkflowStore implements WorkflowStore {
 
   async schedule(id: string, at: number): Promise<void> {
     await addStepJob(this.pool, id, at)
+  }
+
+  continueAsNew(id: string, start: JournalEntry & { t: 'start' }, view: WorkflowView): Promise<void> {
+    return this.tx(async (c) => {
+      await c.query('DELETE FROM ajs.journal WHERE execution_id = $1', [id])
+      await c.query(`UPDATE ajs.workflows SET state = 'running', view = $2, updated_at = $3, program = jsonb_set(program, '{args}', $4::jsonb) WHERE id = $1`,
+        [id, view, Date.now(), JSON.stringify(start.args ?? {})])
+      await appendEntries(c, id, [start])
+      await addStepJob(c, id, Date.now())
+      await c.query('SELECT pg_notify($1, $2)', ['ajs_events', `workflow:${id}`])
+    })
   }
 
   async withLock(id: string, fn: () => Promise<void>): Promise<'ran' | 'busy'> {

@@ -1,0 +1,139 @@
+/**
+ * Timeouts and continue-as-new on ajsc serve (in memory): a run deadline
+ * (inline and parked), a per-request timeout on an external request, and a
+ * workflow that continues as new keeping its id with a journal of one run.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
+import { startAjsc } from './ajsc-process.ts'
+import { startFakeLlm, type FakeLlm } from '../workflows/fake-llm.ts'
+import { createServer, parseServeConfig, tokenSha256, type AjsServer } from '../../src/server/index.ts'
+
+const pgAvailable = postgresAvailable()
+let llm: FakeLlm
+let server: AjsServer
+let url: string
+beforeAll(async () => {
+  llm = await startFakeLlm()
+  server = await createServer({
+    config: parseServeConfig({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token'), capabilities: { llm: { baseUrl: llm.baseUrl, model: 'fake' } } }] }),
+    pool: { size: 1 },
+  })
+  url = await server.listen({ port: 0 })
+})
+afterAll(async () => {
+  await server.close()
+  await llm.close()
+})
+
+async function req(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+  return { status: res.status, json: await res.json() as any }
+}
+
+async function until(id: string, pred: (wf: any) => boolean) {
+  let wf: any
+  for (let i = 0; i < 500; i++) {
+    wf = (await req('GET', `/v1/workflows/${id}`)).json
+    if (pred(wf)) return wf
+    await Bun.sleep(10)
+  }
+  throw new Error(`workflow ${id} did not reach the expected state: ${JSON.stringify(wf)}`)
+}
+
+async function start(body: unknown) {
+  for (;;) {
+    const r = await req('POST', '/v1/workflows', body)
+    if (r.json?.error?.code !== 'TENANT_BUSY') return r
+    await Bun.sleep(50)
+  }
+}
+
+test('a run deadline fails the workflow WORKFLOW_TIMEOUT, inline and after parking', async () => {
+  const source = `const s = await signal('never')\nexport default s`
+  const short = await start({ source, timeouts: { runMs: 200 } })
+  const long = await start({ source, timeouts: { runMs: 1_500 } })
+  expect(short.status).toBe(201)
+  const parked = await until(long.json.id, (wf) => wf.state === 'waiting')
+  expect(parked.wakeAt).toBeGreaterThan(Date.now() - 100)
+  for (const id of [short.json.id, long.json.id]) {
+    const wf = await until(id, (w) => w.state === 'failed')
+    expect(wf.error.code).toBe('WORKFLOW_TIMEOUT')
+  }
+  expect((await req('POST', '/v1/workflows', { source, timeouts: { runMs: -5 } })).status).toBe(400)
+  expect((await req('POST', '/v1/workflows', { source, timeouts: { minutes: 5 } })).status).toBe(400)
+})
+
+test('a per-request timeout ends an external request nobody answers', async () => {
+  const source = `let r
+try { r = await agent('approve?', { external: true, timeoutMs: 150, retry: { maximumAttempts: 1 } }) } catch (e) { r = e.message }
+export default r`
+  const { json } = await start({ source })
+  const wf = await until(json.id, (w) => w.state === 'done')
+  expect(wf.result).toBe('agent request timed out after 150 ms (timeoutMs)')
+})
+
+test('continueAsNew keeps the workflow id; its journal holds one run, linked to the previous', async () => {
+  const source = `const n = args.n ?? 0
+const word = await agent('chain ' + n)
+if (n < 3) continueAsNew({ n: n + 1 })
+export default { n, word }`
+  const { json } = await start({ source, budget: 10 })
+  const wf = await until(json.id, (w) => w.state === 'done')
+  expect(wf.result).toEqual({ n: 3, word: 'echo: chain 3' })
+  expect(wf.chain).toBe(3)
+  expect(wf.spent).toBe(4) // the budget spent carries over the chain
+  const page = (await req('GET', `/v1/workflows/${json.id}/journal`)).json
+  const entries = page.entries.map((e: any) => e.entry ?? e)
+  expect(entries[0]).toMatchObject({ t: 'start', previous: json.id, chain: 3, args: { n: 3 }, budget: { total: 10, spent: 3 } })
+  expect(entries.length).toBeLessThan(8)
+})
+
+describe.skipIf(!pgAvailable)('on PostgreSQL (ajsc serve --database)', () => {
+  const children: ChildProcess[] = []
+  let db: TestPostgres
+  let dir: string
+  afterAll(async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)))
+    await db?.stop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  test('continueAsNew replaces the journal in the same transaction as the next step; a parked deadline fails the run', async () => {
+    db = await startPostgres()
+    dir = mkdtempSync(join(tmpdir(), 'ajs-wf-timeouts-pg-'))
+    const config = join(dir, 'ajs-serve.json')
+    writeFileSync(config, JSON.stringify({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token') }] }))
+    const { match } = await startAjsc(['serve', '--database', db.url, '--config', config, '--port', '0', '--pool-size', '1'], /listening on (http:\/\/\S+)/, children)
+    const base = match[1]!
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${base}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+      return await res.json() as any
+    }
+    const wait = async (id: string, ok: (wf: any) => boolean) => {
+      let wf: any
+      for (let i = 0; i < 400; i++) {
+        wf = await call('GET', `/v1/workflows/${id}`)
+        if (ok(wf)) return wf
+        await Bun.sleep(25)
+      }
+      throw new Error(`${id}: ${JSON.stringify(wf)}`)
+    }
+    const chain = await call('POST', '/v1/workflows', { source: `import { sleep } from 'workflow:extra'
+const n = args.n ?? 0
+await sleep(5)
+if (n < 4) continueAsNew({ n: n + 1 })
+export default n` })
+    const late = await call('POST', '/v1/workflows', { source: `export default await signal('never')`, timeouts: { runMs: 1_200 } })
+    expect((await wait(chain.id, (wf) => wf.state === 'done')).result).toBe(4)
+    const page = await call('GET', `/v1/workflows/${chain.id}/journal`)
+    expect(page.entries[0]).toMatchObject({ t: 'start', chain: 4, previous: chain.id, args: { n: 4 } })
+    expect(page.entries.length).toBeLessThan(8)
+    expect((await wait(late.id, (wf) => wf.state === 'failed')).error.code).toBe('WORKFLOW_TIMEOUT')
+  }, 30_000)
+})
