@@ -2,7 +2,7 @@
  * The object protocol of the subset: truth, equality, ordering, hashing,
  * repr/str, iteration and length, over the value representation of values.ts.
  */
-import { PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, typeName } from './values.ts'
+import { PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, typeName } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
 import { codePoints, compareStr, strRepr } from './text.ts'
@@ -88,7 +88,7 @@ export function eq(a: unknown, b: unknown): boolean {
   }
   if (a === null || b === null || ta !== 'object' || tb !== 'object') return false
   if (Array.isArray(a) && Array.isArray(b)) {
-    if (Object.isFrozen(a) !== Object.isFrozen(b) || a.length !== b.length) return false
+    if (Object.isFrozen(a) !== Object.isFrozen(b) || a.length !== b.length || (a instanceof PyDeque) !== (b instanceof PyDeque)) return false
     for (let i = 0; i < a.length; i++) if (!eq(a[i], b[i])) return false
     return true
   }
@@ -241,6 +241,7 @@ export function repr(x: unknown, depth = 0): string {
   if (x === null) return 'None'
   if (depth > 200) raise('RecursionError', 'maximum recursion depth exceeded while getting the repr of an object')
   if (x instanceof PyFloat) return floatRepr(x.v)
+  if (x instanceof PyDeque) return `deque([${x.map((v) => repr(v, depth + 1)).join(', ')}]${x.maxlen === null ? '' : `, maxlen=${x.maxlen}`})`
   if (Array.isArray(x)) {
     const inner = x.map((v) => repr(v, depth + 1)).join(', ')
     if (Object.isFrozen(x)) return x.length === 1 ? `(${inner},)` : `(${inner})`

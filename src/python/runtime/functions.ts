@@ -4,7 +4,7 @@
  * functions never collide). Pass it as `new AgentVM(atoms, { functions })`.
  */
 import type { GuestFunction } from '../../vm/compile/compiler.ts'
-import { PyDict, PyOpaque, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { PyDeque, PyDict, PyOpaque, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, exceptionMessage, raise, typeError, valueError } from './errors.ts'
 import { contains, eq, ge, gt, hashKey, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
 import { BINARY, add, floordiv, inplace, mod, mul, power, sub, truediv } from './ops.ts'
@@ -137,7 +137,7 @@ const raw: Record<string, Fn> = {
   },
   mappend: (rt, a) => {
     const l = a[0]
-    if (Array.isArray(l) && !Object.isFrozen(l)) { rt.chargeSlots(1); l.push(a[1]); return null }
+    if (Array.isArray(l) && !Object.isFrozen(l) && !(l instanceof PyDeque && l.maxlen !== null)) { rt.chargeSlots(1); l.push(a[1]); return null }
     return callMethod(rt, l, 'append', [a[1]], null)
   },
   m: (rt, a) => {

@@ -2,7 +2,7 @@
  * Crossing the boundary: JSON data in (the wrapper's arguments) and out (the
  * block's dict), the way `json.loads` / `json.dumps` see it.
  */
-import { PyDict, PyDictView, PyFloat, PyRange, PySet, isTuple, mkFloat, typeName } from './values.ts'
+import { PyDeque, PyDict, PyDictView, PyFloat, PyRange, PySet, isTuple, mkFloat, typeName } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { hashKey, lt } from './core.ts'
 import { floatRepr } from './float-text.ts'
@@ -89,6 +89,7 @@ export function toData(rt: PyRun, v: unknown, depth = 0): unknown {
   }
   if (v === null) return null
   if (v instanceof PyFloat) return v.v
+  if (v instanceof PyDeque) return notSerializable(v)
   if (Array.isArray(v)) {
     rt.chargeSlots(v.length)
     return v.map((x) => toData(rt, x, depth + 1))
@@ -125,6 +126,7 @@ export function dumps(rt: PyRun, v: unknown, depth = 0): string {
   }
   if (v === null) return 'null'
   if (v instanceof PyFloat) return jsonFloat(v.v)
+  if (v instanceof PyDeque) return notSerializable(v)
   if (Array.isArray(v)) {
     rt.chargeSlots(v.length)
     return '[' + v.map((x) => dumps(rt, x, depth + 1)).join(', ') + ']'

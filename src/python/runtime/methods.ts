@@ -1,5 +1,5 @@
 /** Methods of list, dict and set, and the dispatch of `obj.method(...)` by the receiver's type. */
-import { PyDict, PyDictView, PyFloat, PySet, isTuple, tuple, typeName } from './values.ts'
+import { PyDeque, PyDict, PyDictView, PyFloat, PySet, isTuple, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { eq, hashKey, iterate, repr } from './core.ts'
 import { indexOf, keyError } from './items.ts'
@@ -153,6 +153,10 @@ function pick<T>(table: Record<string, Method<T>>, name: string, type: string): 
 /** `obj.name(*args, **kw)`. */
 export function callMethod(rt: PyRun, obj: unknown, name: string, args: unknown[], kw: PyDict | null): unknown {
   if (typeof obj === 'string') return strMethod(rt, obj, name, args, kw)
+  if (obj instanceof PyDeque) {
+    const r = dequeMethod(rt, obj, name, args, kw)
+    if (r !== undefined) return r
+  }
   if (Array.isArray(obj)) {
     if (Object.isFrozen(obj)) return pick(TUPLE, name, 'tuple')(rt, obj, args, kw)
     return pick(LIST, name, 'list')(rt, obj, args, kw)
@@ -167,9 +171,41 @@ export function callMethod(rt: PyRun, obj: unknown, name: string, args: unknown[
   return raise('AttributeError', `'${typeName(obj)}' object has no attribute '${name}'`)
 }
 
+/** The bound of a deque: the oldest items leave from the other end. */
+function bound(d: PyDeque, fromLeft: boolean): void {
+  if (d.maxlen === null) return
+  while (d.length > d.maxlen) { if (fromLeft) d.shift(); else d.pop() }
+}
+
+const DEQUE_ONLY = ['appendleft', 'popleft', 'extendleft', 'rotate'] as const
+
+/** deque's own methods, and list methods that must keep the bound (undefined: the list method). */
+function dequeMethod(rt: PyRun, d: PyDeque, name: string, a: unknown[], kw: PyDict | null): unknown {
+  const one = () => { if (kw || a.length !== 1) typeError(`deque.${name}() takes exactly one argument (${a.length} given)`) }
+  switch (name) {
+    case 'append': one(); rt.chargeSlots(1); d.push(a[0]); bound(d, true); return null
+    case 'appendleft': one(); rt.chargeSlots(1); d.unshift(a[0]); bound(d, false); return null
+    case 'extend': { one(); const xs = iterate(a[0], rt); rt.chargeSlots(xs.length); for (const x of xs) d.push(x); bound(d, true); return null }
+    case 'extendleft': { one(); const xs = iterate(a[0], rt); rt.chargeSlots(xs.length); for (const x of xs) d.unshift(x); bound(d, false); return null }
+    case 'popleft': if (a.length || kw) typeError(`deque.popleft() takes no arguments (${a.length} given)`); if (!d.length) raise('IndexError', 'pop from an empty deque'); return d.shift()
+    case 'pop': if (a.length || kw) typeError(`deque.pop() takes no arguments (${a.length} given)`); if (!d.length) raise('IndexError', 'pop from an empty deque'); return d.pop()
+    case 'rotate': {
+      if (kw || a.length > 1) typeError(`rotate expected at most 1 argument, got ${a.length}`)
+      if (a.length && !isIntValue(a[0])) typeError(`'${typeName(a[0])}' object cannot be interpreted as an integer`)
+      const n = d.length, k = a.length ? Number(intOf(a[0])) : 1
+      if (n > 1) { const s = ((k % n) + n) % n; const moved = d.splice(n - s, s); d.unshift(...moved) }
+      return null
+    }
+    case 'insert': if (d.maxlen !== null && d.length >= d.maxlen) raise('IndexError', 'deque already at its maximum size'); return undefined
+    case 'copy': { const c = new PyDeque(); c.maxlen = d.maxlen; c.push(...d); return c }
+    case 'sort': return raise('AttributeError', "'deque' object has no attribute 'sort'")
+  }
+  return undefined
+}
+
 /** Every method name the runtime knows, for compile-time checks and suggestions. */
 export const METHOD_NAMES: ReadonlySet<string> = new Set([
-  ...Object.keys(LIST), ...Object.keys(TUPLE), ...Object.keys(DICT), ...Object.keys(SET), 'bit_length', 'is_integer',
+  ...Object.keys(LIST), ...Object.keys(TUPLE), ...Object.keys(DICT), ...Object.keys(SET), 'bit_length', 'is_integer', ...DEQUE_ONLY,
 ])
 
 export { dictSet }

@@ -3,7 +3,7 @@
  * `math`, `json`, `string`, `itertools` and `collections`, each what CPython 3.11 computes for
  * the accepted arguments. Called as `py$modcall('math.sqrt', args, kw)`, or as values (`map(math.sqrt, xs)`).
  */
-import { PyDict, PyFloat, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeName } from './values.ts'
+import { PyDeque, PyDict, PyFloat, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { hashKey, iterate, lt } from './core.ts'
 import { floatOf, intOf, isIntValue, isNumber, decimalText } from './numbers.ts'
@@ -260,7 +260,7 @@ function dumpValue(rt: PyRun, v: unknown, o: DumpOptions, level: number, stack: 
   }
   if (v === null) return 'null'
   if (v instanceof PyFloat) return jsonNumber(v.v, o)
-  const isList = Array.isArray(v)
+  const isList = Array.isArray(v) && !(v instanceof PyDeque)
   if (!isList && !(v instanceof PyDict)) return typeError(`Object of type ${typeName(v)} is not JSON serializable`)
   if (stack.has(v)) valueError('Circular reference detected')
   if (level > 1000) raise('RecursionError', 'maximum recursion depth exceeded while encoding a JSON object')
@@ -629,6 +629,21 @@ const COLLECTIONS: Record<string, ModFn> = {
     const d = new PyDefaultDict(f)
     if (a.length > 1) dictUpdate(rt, d, a[1])
     if (kw) dictUpdate(rt, d, kw)
+    return d
+  },
+  deque: (rt, a, kw) => {
+    const o = kwargs('deque', kw, ['iterable', 'maxlen'])
+    if (a.length > 2) typeError(`deque() takes at most 2 arguments (${a.length} given)`)
+    const src = a.length ? a[0] : o.iterable
+    const maxlen = a.length > 1 ? a[1] : o.maxlen
+    const d = new PyDeque()
+    if (maxlen !== undefined && maxlen !== null) {
+      if (!isIntValue(maxlen)) typeError('an integer is required')
+      if (intOf(maxlen) < 0) valueError('maxlen must be non-negative')
+      d.maxlen = Number(intOf(maxlen))
+    }
+    if (src !== undefined && src !== null) { const xs = iterate(src, rt); rt.chargeSlots(xs.length); for (const x of xs) d.push(x) }
+    if (d.maxlen !== null) while (d.length > d.maxlen) d.shift()
     return d
   },
   OrderedDict: (rt, a, kw) => {

@@ -58,6 +58,7 @@ export const T = {
   Counter: defType('Counter', 'dict'),
   defaultdict: defType('defaultdict', 'dict'),
   OrderedDict: defType('OrderedDict', 'dict'),
+  deque: defType('deque', 'object'),
 }
 
 /** The exception classes a block can raise and catch, child after parent. */
@@ -154,6 +155,12 @@ export class PyIter extends PyOpaque {
   }
 }
 
+/** `collections.deque`: a list underneath (indexing, len, iteration, list methods) with a bound and both ends. */
+export class PyDeque extends Array<unknown> {
+  maxlen: number | null = null
+  static override get [Symbol.species](): ArrayConstructor { return Array }
+}
+
 export const isTuple = (x: unknown): x is readonly unknown[] => Array.isArray(x) && Object.isFrozen(x)
 export const isList = (x: unknown): x is unknown[] => Array.isArray(x) && !Object.isFrozen(x)
 export const tuple = (items: unknown[]): readonly unknown[] => Object.freeze(items)
@@ -212,6 +219,7 @@ export function typeName(x: unknown): string {
     case 'undefined': return 'NoneType'
     case 'object':
       if (x === null) return 'NoneType'
+      if (x instanceof PyDeque) return 'deque'
       if (Array.isArray(x)) return Object.isFrozen(x) ? 'tuple' : 'list'
       if (x instanceof PyFloat) return 'float'
       if (x instanceof PyDict) return x.pyName
@@ -230,5 +238,15 @@ export function typeOf(x: unknown): PyType {
   if (x instanceof PyDict) return types.get(x.pyName)!
   if (x instanceof PyInstance) return x.cls
   if (x instanceof PyException) return x.type
-  return typeByName(typeName(x)) ?? T.object
+  const name = typeName(x)
+  return typeByName(name) ?? otherType(name)
+}
+
+/** The type of a value with no type object of its own (`generator`, `list_iterator`, `map`, ...): named, derived from object. */
+const others = new Map<string, PyType>()
+function otherType(name: string): PyType {
+  if (name === 'object') return T.object
+  let t = others.get(name)
+  if (!t) others.set(name, (t = new PyType(name, T.object)))
+  return t
 }
