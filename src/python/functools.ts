@@ -63,22 +63,34 @@ export function desugarFunctools(stmts: Stmt[], r: Refuser): Stmt[] {
   return [...prelude, ...out]
 }
 
-/** `@lru_cache def f(a, b=1): body` -> a memo dict, the body as `f$impl`, and `f` looking it up. */
+/**
+ * `@lru_cache def f(a, b=1): body` -> a memo dict beside the def, and the def looking its argument tuple
+ * up first and storing what each `return` returns (in place: no second frame per call, so recursion
+ * goes as deep as without the decorator).
+ */
 function memoized(d: StmtOf<'def'>): Stmt[] {
   const loc: Loc = d.loc
-  const name = (id: string): Expr => ({ k: 'name', id, loc })
-  const memo = `memo$${d.name}`, impl = `${d.name}$impl`
-  const key: Expr = { k: 'tuple', elts: d.params.map((p) => name(p.name)), loc }
-  const wrapper: Stmt[] = [
-    { k: 'assign', targets: [name('key$')], value: key, loc },
-    { k: 'if', test: { k: 'cmp', ops: ['in'], xs: [name('key$'), name(memo)], loc }, body: [{ k: 'return', value: { k: 'sub', obj: name(memo), index: name('key$'), loc }, loc }], orelse: [], loc },
-    { k: 'assign', targets: [name('value$')], value: { k: 'call', fn: name(impl), args: d.params.map((p) => name(p.name)), kw: [], loc }, loc },
-    { k: 'assign', targets: [{ k: 'sub', obj: name(memo), index: name('key$'), loc }], value: name('value$'), loc },
-    { k: 'return', value: name('value$'), loc },
+  const name = (id: string, at: Loc = loc): Expr => ({ k: 'name', id, loc: at })
+  const memo = `memo$${d.name}`
+  const slot = (at: Loc): Expr => ({ k: 'sub', obj: name(memo, at), index: name('key$', at), loc: at })
+  const store = (value: Expr | null, at: Loc): Stmt[] => [
+    { k: 'assign', targets: [name('value$', at)], value: value ?? { k: 'const', v: null, loc: at }, loc: at },
+    { k: 'assign', targets: [slot(at)], value: name('value$', at), loc: at },
+    { k: 'return', value: name('value$', at), loc: at },
   ]
-  return [
-    { k: 'assign', targets: [name(memo)], value: { k: 'dict', items: [], loc }, loc },
-    { ...d, name: impl, params: d.params.map((p) => ({ name: p.name, dflt: null })) },
-    { ...d, body: wrapper },
+  const walk = (xs: Stmt[]): Stmt[] => xs.flatMap((s): Stmt[] => {
+    switch (s.k) {
+      case 'return': return store(s.value, s.loc)
+      case 'if': case 'while': case 'for': return [{ ...s, body: walk(s.body), orelse: walk(s.orelse) }]
+      case 'try': return [{ ...s, body: walk(s.body), orelse: walk(s.orelse), finalbody: walk(s.finalbody), handlers: s.handlers.map((h) => ({ ...h, body: walk(h.body) })) }]
+      default: return [s]
+    }
+  })
+  const body: Stmt[] = [
+    { k: 'assign', targets: [name('key$')], value: { k: 'tuple', elts: d.params.map((p) => name(p.name)), loc }, loc },
+    { k: 'if', test: { k: 'cmp', ops: ['in'], xs: [name('key$'), name(memo)], loc }, body: [{ k: 'return', value: slot(loc), loc }], orelse: [], loc },
+    ...walk(d.body),
+    ...store(null, loc),
   ]
+  return [{ k: 'assign', targets: [name(memo)], value: { k: 'dict', items: [], loc }, loc }, { ...d, body }]
 }
