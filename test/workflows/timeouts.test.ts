@@ -5,11 +5,14 @@
  * continueAsNew(args): a run restarts with a fresh journal, linked to the old one.
  */
 import { expect, test } from 'bun:test'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import {
-  MemoryJournalStore, compileWorkflow, continueWorkflow, resumeWorkflow, startWorkflow,
+  FileJournalStore, MemoryJournalStore, compileWorkflow, continueWorkflow, resumeWorkflow, startWorkflow,
   type JournalEntry, type WorkflowExecution, type WorkflowRequest,
 } from '../../src/workflows/index.ts'
-import { fakeClock } from './helpers.ts'
+import { ajscIn, fakeClock } from './helpers.ts'
 
 const sleepsOf = (batch: WorkflowRequest[]) => batch.filter((r): r is WorkflowRequest & { type: 'sleep' } => r.type === 'sleep')
 
@@ -168,4 +171,33 @@ export default acc`)
   }
   expect(new Set(lengths).size).toBe(1) // every run's journal is as long as one run
   expect(() => continueWorkflow(program, { executionId: id, journal: store.read(id) })).toThrow(/did not end with continueAsNew/)
+})
+
+test('CLI: a local run continues as new into runs of its own (<run-id>.c<n>), linked to the previous; --timeouts sets a deadline', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ajs-wf-can-'))
+  try {
+    writeFileSync(join(dir, 'count.ajs'), `import { sleep } from 'workflow:extra'\nconst n = args.n ?? 0\nawait sleep(1)\nif (n < 2) continueAsNew({ n: n + 1 })\nexport default n\n`)
+    const r = await ajscIn(dir, ['workflow', 'run', 'count.ajs', '--runs-dir', 'runs', '--json'])
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.out)
+    expect(out.result).toBe(2)
+    const ids = readdirSync(join(dir, 'runs')).sort()
+    expect(ids).toHaveLength(3)
+    expect(out.runId).toBe(`${ids[0]}.c2`)
+    const store = new FileJournalStore(join(dir, 'runs'))
+    expect(store.read(`${ids[0]}.c2`)[0]).toMatchObject({ t: 'start', previous: `${ids[0]}.c1`, chain: 2, args: { n: 2 } })
+    expect(store.read(ids[0]!).at(-1)).toMatchObject({ t: 'end', continueAsNew: { args: { n: 1 } } })
+    // Resuming the first run of the chain finds its next runs again instead of starting new ones.
+    const again = JSON.parse((await ajscIn(dir, ['workflow', 'resume', ids[0]!, '--runs-dir', 'runs', '--json'])).out)
+    expect([again.runId, again.result]).toEqual([`${ids[0]}.c2`, 2])
+    expect(readdirSync(join(dir, 'runs'))).toHaveLength(3)
+
+    writeFileSync(join(dir, 'wait.ajs'), `import { sleep } from 'workflow:extra'\nawait sleep(5000)\nexport default 'late'\n`)
+    const late = await ajscIn(dir, ['workflow', 'run', 'wait.ajs', '--runs-dir', 'runs2', '--timeouts', '{"runMs":50}', '--json'])
+    expect(late.code).toBe(1)
+    expect(late.out).toContain('WORKFLOW_TIMEOUT')
+    expect((await ajscIn(dir, ['workflow', 'run', 'wait.ajs', '--runs-dir', 'runs2', '--timeouts', '{"runMs":"x"}'])).err).toContain('--timeouts.runMs must be a positive number')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })

@@ -15,6 +15,7 @@ import { WorkflowError } from '../../workflows/engine/errors.ts'
 import { FileJournalStore } from '../../workflows/stores/file-store.ts'
 import { defaultMaxAgents, defaultRunsDir, newRunId, queryLocalRun, replayLocalRuns, resumeLocalRun, retryLocalRun, sendToLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/drivers/local.ts'
 import { checkRetryPolicy } from '../../workflows/engine/retry.ts'
+import { checkTimeouts, type WorkflowTimeouts } from '../../workflows/engine/timeouts.ts'
 import { listRuns, summarizeRun, type RunSummary } from '../../workflows/drivers/runs.ts'
 import { serveStdio } from '../../workflows/drivers/stdio-host.ts'
 import type { WorkflowCall } from '../../workflows/engine/types.ts'
@@ -38,6 +39,19 @@ interface DriverFlags {
 interface RunFlags extends DriverFlags {
   args?: string
   budget?: string
+  timeouts?: string
+}
+
+/** `--timeouts <json>`: the run's deadline and default request timeout. */
+function timeoutsFlag(text: string | undefined): { timeouts?: WorkflowTimeouts } {
+  if (text === undefined) return {}
+  let value: unknown
+  try { value = JSON.parse(text) } catch (e) { throw new CliError('CLI_USAGE', `--timeouts is not valid JSON: ${(e as Error).message}`) }
+  try {
+    return { timeouts: checkTimeouts(value, '--timeouts')! }
+  } catch (e) {
+    throw new CliError('CLI_USAGE', (e as Error).message)
+  }
 }
 
 function parseArgs(opt: string | undefined, io: CliIO): unknown {
@@ -162,15 +176,17 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .description('run a workflow module to completion; its journal goes to <runs-dir>/<run-id>/ (resumable after kill -9)')
     .argument('<file>', 'the workflow module (.ajs)')
     .option('-a, --args <json>', 'the args global: a JSON object or @file.json (default {})')
-    .option('--budget <n>', 'budget total, in agent calls (default: unlimited)'))
+    .option('--budget <n>', 'budget total, in agent calls (default: unlimited)')
+    .option('--timeouts <json>', 'the run\'s deadline and default request timeout, e.g. \'{"runMs":3600000,"requestMs":60000}\' (journaled: a resume keeps them)'))
     .action(async (file: string, flags: RunFlags) => {
       const options = { ...driverOptions(flags, io), atoms: (await runAtoms(flags.atoms, io)).atoms }
       readText(resolve(io.cwd, file), file) // a missing file is CLI_NOT_FOUND before any run directory exists
       const args = parseArgs(flags.args, io)
       const budget = intOption(flags.budget, '--budget', 0)
+      const timeouts = timeoutsFlag(flags.timeouts)
       const runId = newRunId()
       if (!flags.json) io.err(`${palette(io.color).dim(`run ${runId}`)}\n`)
-      setCode(await report('workflow run', flags, io, () => startLocalRun({ ...options, file: resolve(io.cwd, file), args, runId, ...(budget !== undefined ? { budget } : {}) }), runId))
+      setCode(await report('workflow run', flags, io, () => startLocalRun({ ...options, ...timeouts, file: resolve(io.cwd, file), args, runId, ...(budget !== undefined ? { budget } : {}) }), runId))
     })
 
   driverFlags(wf.command('resume')

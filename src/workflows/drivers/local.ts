@@ -19,7 +19,9 @@ import type { WorkflowExecution } from '../engine/execution.ts'
 import { FileJournalStore } from '../stores/file-store.ts'
 import { compileWorkflow } from '../frontend/module.ts'
 import type { WorkflowProgram } from '../engine/program.ts'
-import { resumeWorkflow, retryWorkflow, startWorkflow } from './start.ts'
+import { continueWorkflow, resumeWorkflow, retryWorkflow, startWorkflow } from './start.ts'
+import type { JournalEntry } from '../engine/journal.ts'
+import type { WorkflowTimeouts } from '../engine/timeouts.ts'
 import { errResolution, type RunRetryPolicy } from '../engine/retry.ts'
 import type { WorkflowCall, WorkflowRequest, WorkflowResolution } from '../engine/types.ts'
 
@@ -46,11 +48,16 @@ export interface LocalRunStart extends LocalDriverOptions {
   /** Budget total in agent calls (each completed agent call spends 1). */
   budget?: number
   runId?: string
+  /** The run's deadline and default request timeout (docs/workflows.md#timeouts). */
+  timeouts?: WorkflowTimeouts
 }
 
 export interface LocalRunOutcome {
+  /** The run that ended (the last of its chain when the workflow continued as new). */
   runId: string
   result: unknown
+  /** Runs the workflow continued as new into, in order (continueAsNew), when it did. */
+  continued?: string[]
 }
 
 export const defaultMaxAgents = (): number => Math.max(1, Math.min(16, availableParallelism() - 2))
@@ -68,6 +75,9 @@ interface RunRecord {
   args?: unknown
   budget?: number | null
   astHash?: string
+  /** The run this one continues (continueAsNew) and its place in the chain. */
+  previous?: string
+  chain?: number
 }
 
 /** A run id: UTC time to the second and 6 random hex digits (`20261124-010203-a1b2c3`). */
@@ -254,7 +264,38 @@ function contextFor(runId: string, file: string, store: FileJournalStore, o: Loc
   }
 }
 
-async function finish(exec: WorkflowExecution, ctx: DriveContext): Promise<LocalRunOutcome> {
+async function finish(exec: WorkflowExecution, ctx: DriveContext, program: WorkflowProgram, options: LocalDriverOptions): Promise<LocalRunOutcome> {
+  const outcome = await finishOne(exec, ctx)
+  return exec.continuedAsNew ? continueLocalRun(ctx, program, options) : outcome
+}
+
+/**
+ * The next run of a chain (the run ended with continueAsNew): a run directory of its own,
+ * `<first run id>.c<n>`, whose run.json and start entry name the previous run. Found again
+ * (resumed) when a crash came after it was created.
+ */
+async function continueLocalRun(prev: DriveContext, program: WorkflowProgram, options: LocalDriverOptions): Promise<LocalRunOutcome> {
+  const { store } = prev
+  const journal = store.read(prev.runId)
+  const start = journal[0] as Extract<JournalEntry, { t: 'start' }>
+  const chain = (start.chain ?? 0) + 1
+  const runId = `${prev.runId.replace(/\.c\d+$/, '')}.c${chain}`
+  prev.onCall?.({ type: 'log', values: [`continued as new: run ${runId}`] }, prev.runId)
+  let out: LocalRunOutcome
+  if (existsSync(join(store.dir(runId), 'run.json'))) out = await resumeLocalRun(runId, options)
+  else {
+    const end = journal.findLast((e) => e.t === 'end') as Extract<JournalEntry, { t: 'end' }>
+    const record: RunRecord = { runId, file: prev.file, createdAt: new Date().toISOString(), args: end.continueAsNew!.args, budget: start.budget.total, astHash: program.astHash, previous: prev.runId, chain }
+    mkdirDurable(store.dir(runId))
+    writeFileAtomic(join(store.dir(runId), 'run.json'), `${JSON.stringify(record, null, 2)}\n`)
+    const ctx = contextFor(runId, prev.file, store, options)
+    const exec = continueWorkflow(program, { executionId: prev.runId, journal }, { store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}) })
+    out = await finish(exec, ctx, program, options)
+  }
+  return { ...out, continued: [runId, ...(out.continued ?? [])] }
+}
+
+async function finishOne(exec: WorkflowExecution, ctx: DriveContext): Promise<LocalRunOutcome> {
   let busy = false
   const tick = () => {
     if (busy) return
@@ -292,8 +333,8 @@ export async function startLocalRun(options: LocalRunStart): Promise<LocalRunOut
   mkdirDurable(dir)
   writeFileAtomic(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`)
   const ctx = contextFor(runId, file, store, options)
-  const exec = startWorkflow(program, { args, budget: { total: budget }, store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}) })
-  return finish(exec, ctx)
+  const exec = startWorkflow(program, { args, budget: { total: budget }, store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}), ...(options.timeouts ? { timeouts: options.timeouts } : {}) })
+  return finish(exec, ctx, program, options)
 }
 
 /**
@@ -309,7 +350,7 @@ export async function resumeLocalRun(runId: string, options: LocalDriverOptions 
   const journal = store.read(runId)
   const common = { store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}) }
   const exec = journal.length > 0 ? await resumeWorkflow(program, journal, { ...common, ...(options.upgrade ? { upgrade: true } : {}) }) : startWorkflow(program, { ...common, ...restartOptions(record, program) })
-  return finish(exec, ctx)
+  return finish(exec, ctx, program, options)
 }
 
 /**
@@ -323,7 +364,7 @@ export async function retryLocalRun(runId: string, options: LocalDriverOptions =
   const program = compileWorkflow(readFileSync(record.file, 'utf8'), { sourceName: record.file, atoms: options.atoms ?? [] })
   const ctx = contextFor(runId, record.file, store, options)
   const exec = await retryWorkflow(program, store.read(runId), { store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}) })
-  return finish(exec, ctx)
+  return finish(exec, ctx, program, options)
 }
 
 /** What startWorkflow needs to run a never-started run again, from its run.json. */
