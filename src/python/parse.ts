@@ -183,7 +183,9 @@ export class PyParser {
         return
       }
       case 'PrintStatement': return this.refuse('PY_FORBIDDEN', { name: 'print', fix: FORBIDDEN_NAMES.print! }, n)
-      case 'WithStatement': return this.unsupported('`with`', 'Code blocks have no files, locks or other resources, and no context managers: write the body without `with`; for setup and cleanup of your own objects, call them around a `try`/`finally`.', n)
+      case 'WithStatement':
+        if (!this.r.extended) throw this.r.extendedOnly('`with`', 'Code blocks have no files, locks or other resources: write the body without `with`; for setup and cleanup, call them around a `try`/`finally`.', n.from)
+        return void out.push(...this.withStatement(c, loc))
       case 'ClassDefinition':
         if (!this.r.extended) throw this.r.extendedOnly('`class`', 'Use dicts for records and `def` helpers for behaviour.', n.from)
         return void out.push(this.classDef(n, c, [], loc))
@@ -216,6 +218,46 @@ export class PyParser {
       case 'Comment': return
     }
     return this.unsupported(`\`${n.name}\``, 'Rewrite it with the statements listed in docs/python.md.', n)
+  }
+
+  /**
+   * `with m as t: body` over the program's own context managers (classes with `__enter__`/`__exit__`):
+   * `__enter__` before, `__exit__(type, exc, None)` when the body raises (a true result swallows the
+   * exception), `__exit__(None, None, None)` however else the body ends (`return`, `break`, its end).
+   */
+  private withStatement(c: SyntaxNode[], loc: Loc): Stmt[] {
+    const bodyAt = c.findIndex((x) => x.name === 'Body')
+    const items: SyntaxNode[][] = [[]]
+    for (const x of c.slice(1, bodyAt)) {
+      if (x.name === ',') items.push([])
+      else items[items.length - 1]!.push(x)
+    }
+    let body = this.body(c[bodyAt])
+    for (const item of items.reverse()) {
+      const k = ++this.matchCount
+      const mgr = `with$${k}`, exc = `exc$${k}`, ok = `ok$${k}`
+      const at = this.at(item[0]!)
+      const name = (id: string): Expr => ({ k: 'name', id, loc: at })
+      const method = (m: string, args: Expr[]): Expr => ({ k: 'call', fn: { k: 'attr', obj: name(mgr), name: m, loc: at }, args, kw: [], loc: at })
+      const none: Expr = { k: 'const', v: null, loc: at }
+      const asAt = item.findIndex((x) => x.name === 'as')
+      const enter = method('__enter__', [])
+      const head: Stmt[] = [
+        { k: 'assign', targets: [name(mgr)], value: this.expr(item[0]!), loc: at },
+        asAt >= 0 ? { k: 'assign', targets: [this.targetList(item.slice(asAt + 1), item[asAt]!)], value: enter, loc: at } : { k: 'expr', e: enter, loc: at },
+        { k: 'assign', targets: [name(ok)], value: { k: 'const', v: true, loc: at }, loc: at },
+      ]
+      const handler: Stmt[] = [
+        { k: 'assign', targets: [name(ok)], value: { k: 'const', v: false, loc: at }, loc: at },
+        { k: 'if', test: { k: 'unary', op: 'not', e: method('__exit__', [{ k: 'call', fn: name('type'), args: [name(exc)], kw: [], loc: at }, name(exc), none]), loc: at }, body: [{ k: 'raise', exc: null, loc: at }], orelse: [], loc: at },
+      ]
+      body = [...head, {
+        k: 'try', body, handlers: [{ type: name('BaseException'), name: exc, body: handler, loc: at }], orelse: [],
+        finalbody: [{ k: 'if', test: name(ok), body: [{ k: 'expr', e: method('__exit__', [none, none, none]), loc: at }], orelse: [], loc: at }], loc: at,
+      }]
+    }
+    void loc
+    return body
   }
 
   // --- match ------------------------------------------------------------------------
@@ -958,7 +1000,7 @@ export class PyParser {
 }
 
 /** The dunder methods a guest class may define (the runtime or the lowering calls them). */
-export const CLASS_DUNDERS: ReadonlySet<string> = new Set(['__init__', '__repr__', '__str__', '__eq__', '__lt__', '__le__', '__gt__', '__ge__', '__post_init__'])
+export const CLASS_DUNDERS: ReadonlySet<string> = new Set(['__init__', '__repr__', '__str__', '__eq__', '__lt__', '__le__', '__gt__', '__ge__', '__post_init__', '__enter__', '__exit__'])
 
 const CMP_OPS = new Set(['<', '>', '==', '>=', '<=', '!=', '<>', 'in', 'not in', 'is', 'is not'])
 
