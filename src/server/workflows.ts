@@ -30,7 +30,7 @@ import { HttpError } from './errors.ts'
 import type { Host } from './host.ts'
 import type { Jobs } from './jobs.ts'
 import { compileFuel, quotasOf, type Admission, type Tenants } from './tenants.ts'
-import { setLongTimeout } from '../vm/long-timer.ts'
+import { setLongTimeout, type LongTimer } from '../vm/long-timer.ts'
 import type { ServerLimits } from './config.ts'
 import { ENDED_STATES, MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, type WorkflowStore, type WorkflowView } from './stores/workflows.ts'
 import { JOURNAL_VERSION, type JournalEntry } from '../workflows/engine/journal.ts'
@@ -309,6 +309,15 @@ export class WorkflowDriver {
 
   /** Poll until the workflow completes or only external requests, children and long sleeps are left. */
   private async run(exec: WorkflowExecution, row: WorkflowRow, view: WorkflowView, live: LiveRun): Promise<{ done: true; result: unknown } | { done: false; external: WorkflowView['requests']; wakeAt?: number }> {
+    const timers: LongTimer[] = []
+    try {
+      return await this.runStep(exec, row, view, live, timers)
+    } finally {
+      for (const t of timers) t.clear() // nothing touches the execution once its step is over
+    }
+  }
+
+  private async runStep(exec: WorkflowExecution, row: WorkflowRow, view: WorkflowView, live: LiveRun, timers: LongTimer[]): Promise<{ done: true; result: unknown } | { done: false; external: WorkflowView['requests']; wakeAt?: number }> {
     const { external, sleeps, children } = live
     let inflight = 0
     let wake: (() => void) | null = null
@@ -353,7 +362,11 @@ export class WorkflowDriver {
           if (r.durationMs <= INLINE_SLEEP_MS) {
             inflight++
             setLongTimeout(() => { resolve(r.id, 'OkUndefined'); settled() }, r.durationMs)
-          } else sleeps.set(r.id, Date.now() + r.durationMs)
+          } else {
+            sleeps.set(r.id, Date.now() + r.durationMs)
+            // Ending while this step still waits for other work (an LLM call): it ends now (a request's timeout, the deadline).
+            timers.push(setLongTimeout(() => { if (sleeps.delete(r.id)) { resolve(r.id, 'OkUndefined'); wake?.() } }, r.durationMs))
+          }
         } else if (r.type === 'workflow') {
           inflight++
           void this.startChild(row, r, exec, view).then((res) => {

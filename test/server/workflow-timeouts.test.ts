@@ -17,10 +17,17 @@ const pgAvailable = postgresAvailable()
 let llm: FakeLlm
 let server: AjsServer
 let url: string
+/** An endpoint that never answers (its requests are aborted by the caller). */
+let hanging: ReturnType<typeof Bun.serve>
+const aborted: string[] = []
 beforeAll(async () => {
   llm = await startFakeLlm()
+  hanging = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => new Promise<Response>((_, reject) => req.signal.addEventListener('abort', () => { aborted.push(req.url); reject(new Error('aborted')) })) })
   server = await createServer({
-    config: parseServeConfig({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token'), capabilities: { llm: { baseUrl: llm.baseUrl, model: 'fake' } } }] }),
+    config: parseServeConfig({ tenants: [
+      { id: 'ops', tokenSha256: tokenSha256('ops-token'), capabilities: { llm: { baseUrl: llm.baseUrl, model: 'fake' } } },
+      { id: 'slow', tokenSha256: tokenSha256('slow-token'), capabilities: { llm: { baseUrl: `http://127.0.0.1:${hanging.port}/v1`, model: 'fake' } } },
+    ] }),
     pool: { size: 1 },
   })
   url = await server.listen({ port: 0 })
@@ -28,10 +35,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close()
   await llm.close()
+  hanging.stop(true)
 })
 
-async function req(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+async function req(method: string, path: string, body?: unknown, token = 'ops-token') {
+  const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
   return { status: res.status, json: await res.json() as any }
 }
 
@@ -75,6 +83,21 @@ export default r`
   const { json } = await start({ source })
   const wf = await until(json.id, (w) => w.state === 'done')
   expect(wf.result).toBe('agent request timed out after 150 ms (timeoutMs)')
+})
+
+test('a request timeout longer than a step\'s inline wait aborts an LLM call that never answers', async () => {
+  const source = `let r
+try { r = await agent('hello?', { timeoutMs: 1_300, retry: { maximumAttempts: 1 } }) } catch (e) { r = e.message }
+export default r`
+  const started = (await req('POST', '/v1/workflows', { source }, 'slow-token')).json
+  let wf: any
+  for (let i = 0; i < 300; i++) {
+    wf = (await req('GET', `/v1/workflows/${started.id}`, undefined, 'slow-token')).json
+    if (wf.state === 'done') break
+    await Bun.sleep(20)
+  }
+  expect(wf.result).toBe('agent request timed out after 1300 ms (timeoutMs)')
+  expect(aborted.length).toBe(1)
 })
 
 test('continueAsNew keeps the workflow id; its journal holds one run, linked to the previous', async () => {
