@@ -15,7 +15,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   },
   json: fns('loads dumps'),
   re: { ...fns('compile match search fullmatch findall finditer sub subn split escape'), ...consts('IGNORECASE I MULTILINE M DOTALL S ASCII A') },
-  collections: fns('Counter defaultdict OrderedDict deque'),
+  collections: fns('Counter defaultdict OrderedDict deque namedtuple'),
   itertools: fns('chain product permutations combinations combinations_with_replacement accumulate islice zip_longest repeat pairwise'),
   string: consts('ascii_lowercase ascii_uppercase ascii_letters digits hexdigits octdigits punctuation whitespace printable'),
   functools: { reduce: 'prelude', lru_cache: 'decorator', cache: 'decorator' },

@@ -2,7 +2,7 @@
  * The object protocol of the subset: truth, equality, ordering, hashing,
  * repr/str, iteration and length, over the value representation of values.ts.
  */
-import { PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, typeName } from './values.ts'
+import { PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, typeName } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
 import { codePoints, compareStr, strRepr } from './text.ts'
@@ -241,6 +241,7 @@ export function repr(x: unknown, depth = 0): string {
   if (x === null) return 'None'
   if (depth > 200) raise('RecursionError', 'maximum recursion depth exceeded while getting the repr of an object')
   if (x instanceof PyFloat) return floatRepr(x.v)
+  if (x instanceof PyNamedTuple) return `${x.ntype.name}(${x.ntype.fields.map((f, i) => `${f}=${repr(x[i], depth + 1)}`).join(', ')})`
   if (x instanceof PyDeque) return `deque([${x.map((v) => repr(v, depth + 1)).join(', ')}]${x.maxlen === null ? '' : `, maxlen=${x.maxlen}`})`
   if (Array.isArray(x)) {
     const inner = x.map((v) => repr(v, depth + 1)).join(', ')

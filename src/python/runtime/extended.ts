@@ -4,6 +4,8 @@
  * host or the object model: a function value is a number naming one of the program's own helpers
  * (the program's `$call` dispatcher calls it), a builtin or a method of a value.
  */
+import { makeNamedTuple, namedTupleAttr } from './namedtuple.ts'
+import { PyNamedTupleType } from './values.ts'
 import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
 import { raise, typeError, valueError, exceptionMessage } from './errors.ts'
 import { iterate, len, repr, str, truth, hashKey } from './core.ts'
@@ -166,6 +168,7 @@ export function callNative(rt: PyRun, f: unknown, a: unknown[], kw: PyDict | nul
     if (a.length === 0 || typeName(a[0]) !== f.type.name) typeError(`descriptor '${f.name}' for '${f.type.name}' objects doesn't apply to a '${a.length ? typeName(a[0]) : 'NoneType'}' object`)
     return callMethod(rt, a[0], f.name, a.slice(1), kw)
   }
+  if (f instanceof PyNamedTupleType) return makeNamedTuple(f, a, kw)
   if (f instanceof PyType) return callType(rt, f, a, kw)
   if (f instanceof PyBuiltin) {
     const impl = NATIVE[f.name] ?? MODULE_FUNCTIONS[f.name]
@@ -321,7 +324,7 @@ export function print(rt: PyRun, a: unknown[], kw: PyDict | null): null {
 /** `obj.name` read as a value: exception args, a type's or function's name, a bound method. */
 export function getAttr(x: unknown, name: string): unknown {
   if (typeof x === 'object' && x !== null) {
-    const g = classGetAttr(x, name) ?? reAttr(x, name)
+    const g = classGetAttr(x, name) ?? reAttr(x, name) ?? namedTupleAttr(x, name)
     if (g !== undefined) return g
   }
   if (name === '__name__') {

@@ -1,5 +1,5 @@
 /** Methods of list, dict and set, and the dispatch of `obj.method(...)` by the receiver's type. */
-import { PyDeque, PyDict, PyDictView, PyFloat, PySet, isTuple, tuple, typeName } from './values.ts'
+import { PyNamedTuple, PyDeque, PyDict, PyDictView, PyFloat, PySet, isTuple, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { eq, hashKey, iterate, repr } from './core.ts'
 import { indexOf, keyError } from './items.ts'
@@ -7,6 +7,7 @@ import { dictSet, dictUpdate, asSet, setOp, setFrom } from './collections.ts'
 import { strMethod } from './str-methods.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
+import { namedTupleMethod } from './namedtuple.ts'
 
 type Method<T> = (rt: PyRun, self: T, args: unknown[], kw: PyDict | null) => unknown
 
@@ -153,6 +154,10 @@ function pick<T>(table: Record<string, Method<T>>, name: string, type: string): 
 /** `obj.name(*args, **kw)`. */
 export function callMethod(rt: PyRun, obj: unknown, name: string, args: unknown[], kw: PyDict | null): unknown {
   if (typeof obj === 'string') return strMethod(rt, obj, name, args, kw)
+  if (obj instanceof PyNamedTuple) {
+    const r = namedTupleMethod(obj, name, args, kw)
+    if (r !== undefined) return r
+  }
   if (obj instanceof PyDeque) {
     const r = dequeMethod(rt, obj, name, args, kw)
     if (r !== undefined) return r
@@ -205,7 +210,7 @@ function dequeMethod(rt: PyRun, d: PyDeque, name: string, a: unknown[], kw: PyDi
 
 /** Every method name the runtime knows, for compile-time checks and suggestions. */
 export const METHOD_NAMES: ReadonlySet<string> = new Set([
-  ...Object.keys(LIST), ...Object.keys(TUPLE), ...Object.keys(DICT), ...Object.keys(SET), 'bit_length', 'is_integer', ...DEQUE_ONLY,
+  ...Object.keys(LIST), ...Object.keys(TUPLE), ...Object.keys(DICT), ...Object.keys(SET), 'bit_length', 'is_integer', ...DEQUE_ONLY, '_asdict', '_replace',
 ])
 
 export { dictSet }

@@ -12,6 +12,7 @@ import { loadsExact } from './extended.ts'
 import { add, mul } from './ops.ts'
 import type { PyRun } from './fuel.ts'
 import { FLAGS as RE_FLAGS, reCall } from './re.ts'
+import { namedtuple } from './namedtuple.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
 
@@ -631,6 +632,7 @@ const COLLECTIONS: Record<string, ModFn> = {
     if (kw) dictUpdate(rt, d, kw)
     return d
   },
+  namedtuple,
   deque: (rt, a, kw) => {
     const o = kwargs('deque', kw, ['iterable', 'maxlen'])
     if (a.length > 2) typeError(`deque() takes at most 2 arguments (${a.length} given)`)

@@ -161,6 +161,19 @@ export class PyDeque extends Array<unknown> {
   static override get [Symbol.species](): ArrayConstructor { return Array }
 }
 
+/** A class made by `collections.namedtuple`: a tuple type with named fields (and defaults for the last ones). */
+export class PyNamedTupleType extends PyType {
+  constructor(name: string, readonly fields: readonly string[], readonly defaults: readonly unknown[]) {
+    super(name, T.tuple)
+  }
+}
+
+/** An instance of a namedtuple class: a tuple (frozen array) that knows its class. */
+export class PyNamedTuple extends Array<unknown> {
+  ntype!: PyNamedTupleType
+  static override get [Symbol.species](): ArrayConstructor { return Array }
+}
+
 export const isTuple = (x: unknown): x is readonly unknown[] => Array.isArray(x) && Object.isFrozen(x)
 export const isList = (x: unknown): x is unknown[] => Array.isArray(x) && !Object.isFrozen(x)
 export const tuple = (items: unknown[]): readonly unknown[] => Object.freeze(items)
@@ -220,6 +233,7 @@ export function typeName(x: unknown): string {
     case 'object':
       if (x === null) return 'NoneType'
       if (x instanceof PyDeque) return 'deque'
+      if (x instanceof PyNamedTuple) return x.ntype.name
       if (Array.isArray(x)) return Object.isFrozen(x) ? 'tuple' : 'list'
       if (x instanceof PyFloat) return 'float'
       if (x instanceof PyDict) return x.pyName
@@ -237,6 +251,7 @@ export function typeName(x: unknown): string {
 export function typeOf(x: unknown): PyType {
   if (x instanceof PyDict) return types.get(x.pyName)!
   if (x instanceof PyInstance) return x.cls
+  if (x instanceof PyNamedTuple) return x.ntype
   if (x instanceof PyException) return x.type
   const name = typeName(x)
   return typeByName(name) ?? otherType(name)
