@@ -65,6 +65,7 @@ export class Lowerer {
     const steps: Step[] = [
       step('varsLet', { vars: { $i: rt('fid', [id('$f')]), $b: UNDEFINED, ...(this.options.classes?.count ? { $o: UNDEFINED, $m: UNDEFINED } : {}) } }),
       ...classDispatchSteps(this, DISPATCH),
+      ...this.partialSteps(),
       step('if', { condition: binary('<', id('$i'), lit(0)), then: [step('return', { value: rt('callnative', [id('$f'), id('$a'), id('$kw')]) })] }),
       setVar('$b', rt('bindcall', [id('$f'), id('$a'), id('$kw')])),
     ]
@@ -75,6 +76,17 @@ export class Lowerer {
     }
     steps.push(step('return', { value: lit(null) }))
     this.functions[DISPATCH] = { params: ['$f', '$a', '$kw'], steps }
+  }
+
+  /** A `functools.partial` value (fid -3): call its function with its arguments and the call's. */
+  private partialSteps(): Step[] {
+    const imports = this.options.classes?.imports
+    if (!imports || ![...imports.values()].some((i) => i.module === 'functools')) return []
+    const p = (i: number) => member(id('$p'), i)
+    return [step('if', {
+      condition: binary('===', id('$i'), lit(-3)),
+      then: [step('varsLet', { vars: { $p: rt('partialcall', [id('$f'), id('$a'), id('$kw')]) } }), step('return', { value: call(DISPATCH, [p(0), p(1), p(2)]) })],
+    })]
   }
 
   lambdaParams(s: FnScope): ReadonlySet<string> {

@@ -5,6 +5,7 @@
  * (the program's `$call` dispatcher calls it), a builtin or a method of a value.
  */
 import { makeNamedTuple, namedTupleAttr } from './namedtuple.ts'
+import { PyPartial, partialCall } from './partial.ts'
 import { PyNamedTupleType } from './values.ts'
 import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
 import { raise, typeError, valueError, exceptionMessage } from './errors.ts'
@@ -358,7 +359,8 @@ function hasMethod(x: unknown, name: string): boolean {
 export const EXTENDED_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
   fn: (_rt, a) => new PyFunction(a[0], a[1], a[2], a[3], a[4]),
   builtin: (_rt, a) => new PyBuiltin(a[0]),
-  fid: (_rt, a) => (a[0] instanceof PyFunction ? a[0].fid : a[0] instanceof PyMethod ? a[0].func.fid : a[0] instanceof PyClass ? -2 : -1),
+  fid: (_rt, a) => (a[0] instanceof PyFunction ? a[0].fid : a[0] instanceof PyMethod ? a[0].func.fid : a[0] instanceof PyClass ? -2 : a[0] instanceof PyPartial ? -3 : -1),
+  partialcall: (_rt, a) => partialCall(a[0], a[1], a[2]),
   bindcall: (_rt, a) => (a[0] instanceof PyMethod ? bindCall(a[0].func, [a[0].self, ...a[1]], a[2]) : bindCall(a[0], a[1], a[2])),
   callnative: (rt, a) => callNative(rt, a[0], a[1], a[2]),
   getattr: (_rt, a) => getAttr(a[0], a[1]),

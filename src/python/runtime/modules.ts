@@ -13,6 +13,7 @@ import { add, mul } from './ops.ts'
 import type { PyRun } from './fuel.ts'
 import { FLAGS as RE_FLAGS, reCall } from './re.ts'
 import { namedtuple } from './namedtuple.ts'
+import { partial } from './partial.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
 
@@ -657,3 +658,4 @@ const COLLECTIONS: Record<string, ModFn> = {
   },
 }
 for (const [k, f] of Object.entries(COLLECTIONS)) MODULE_FUNCTIONS[`collections.${k}`] = f
+MODULE_FUNCTIONS['functools.partial'] = (_rt, a, kw) => partial(a, kw)
