@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  FileJournalStore, MemoryJournalStore, compileWorkflow, continueWorkflow, resumeWorkflow, startWorkflow,
+  FileJournalStore, MemoryJournalStore, compileWorkflow, continueWorkflow, resumeWorkflow, startWorkflow, summarizeJournal,
   type JournalEntry, type WorkflowExecution, type WorkflowRequest,
 } from '../../src/workflows/index.ts'
 import { ajscIn, fakeClock } from './helpers.ts'
@@ -67,6 +67,8 @@ test('a run that ends before its deadline drops the deadline (its request signal
   expect(await ex.poll()).toEqual({ Complete: { result: 'hello' } })
   expect(signal.aborted).toBe(true)
   expect(ex.pendingRequestIds()).toEqual([])
+  expect(summarizeJournal(ex.journal()).requests.inFlight).toEqual([]) // the deadline is journaled as ended
+  expect(await (await resumeWorkflow(ex.program, ex.journal())).poll()).toEqual({ Complete: { result: 'hello' } })
 })
 
 test('a cancellation leaves the deadline in place for the cleanup', async () => {
@@ -187,6 +189,9 @@ test('CLI: a local run continues as new into runs of its own (<run-id>.c<n>), li
     const store = new FileJournalStore(join(dir, 'runs'))
     expect(store.read(`${ids[0]}.c2`)[0]).toMatchObject({ t: 'start', previous: `${ids[0]}.c1`, chain: 2, args: { n: 2 } })
     expect(store.read(ids[0]!).at(-1)).toMatchObject({ t: 'end', continueAsNew: { args: { n: 1 } } })
+    const shown = await ajscIn(dir, ['workflow', 'show', `${ids[0]}.c1`, '--runs-dir', 'runs'])
+    expect(shown.out).toContain(`chain     run 1 of its chain, continues ${ids[0]}`)
+    expect(shown.out).toContain('continued as new with {"n":2}')
     // Resuming the first run of the chain finds its next runs again instead of starting new ones.
     const again = JSON.parse((await ajscIn(dir, ['workflow', 'resume', ids[0]!, '--runs-dir', 'runs', '--json'])).out)
     expect([again.runId, again.result]).toEqual([`${ids[0]}.c2`, 2])

@@ -149,6 +149,8 @@ function formatSummary(s: RunSummary): string {
     `budget    ${budget}`,
     `requests  ${s.requests.resolved}/${s.requests.total} resolved${s.requests.inFlight.length ? `, in flight: ${s.requests.inFlight.join(', ')}` : ''}`,
     ...(s.atoms.total > 0 ? [`atoms     ${s.atoms.total} journaled${s.atoms.errors ? ` (${s.atoms.errors} threw)` : ''}`] : []),
+    ...(s.chain !== undefined ? [`chain     run ${s.chain} of its chain, continues ${s.previous}`] : []),
+    ...(s.continuedAsNew ? [`continued as new with ${JSON.stringify(s.continuedAsNew.args)}`] : []),
     s.state === 'invalid' ? 'journal   damaged (see error)'
       : s.entries === 0 && s.state === 'running' ? 'journal   0 entries: stopped before its start entry was written; resume starts it from the beginning'
         : `journal   ${s.entries} entries, ${s.logs} log lines`,

@@ -31,6 +31,10 @@ export interface RunSummary {
   entries: number
   result?: unknown
   error?: unknown
+  /** A run of a continue-as-new chain: the run it continues and its place (1, 2, …), and the args it continued as new with. */
+  previous?: string
+  chain?: number
+  continuedAsNew?: { args: unknown }
 }
 
 export function summarizeJournal(journal: readonly JournalEntry[]): Omit<RunSummary, 'runId' | 'file' | 'createdAt'> {
@@ -41,7 +45,11 @@ export function summarizeJournal(journal: readonly JournalEntry[]): Omit<RunSumm
   const open = new Set<string>()
   for (const e of journal) {
     switch (e.t) {
-      case 'start': out.budget = e.budget; break
+      case 'start':
+        out.budget = e.budget
+        if (e.previous !== undefined) out.previous = e.previous
+        if (e.chain !== undefined) out.chain = e.chain
+        break
       case 'call': if (e.call.type === 'phase') out.phases.push(e.call.name); else out.logs++; break
       case 'request': out.requests.total++; open.add(e.request.id); idOfKey.set(e.key, e.request.id); break
       case 'attempt': out.retries.attempts++; break
@@ -60,7 +68,7 @@ export function summarizeJournal(journal: readonly JournalEntry[]): Omit<RunSumm
         if (typeof e.resolution === 'object' && 'OkWithBudget' in e.resolution) out.budget = e.resolution.OkWithBudget.budget
         break
       case 'end':
-        if (e.error !== undefined) { out.state = e.error.code === 'WORKFLOW_CANCELLED' ? 'cancelled' : 'failed'; out.error = e.error } else { out.state = 'complete'; out.result = e.result }
+        if (e.error !== undefined) { out.state = e.error.code === 'WORKFLOW_CANCELLED' ? 'cancelled' : 'failed'; out.error = e.error } else { out.state = 'complete'; out.result = e.result; if (e.continueAsNew) out.continuedAsNew = { args: e.continueAsNew.args } }
         break
     }
   }

@@ -295,7 +295,11 @@ export class WorkflowExecution {
   private complete(result: unknown): void {
     this.stateValue = 'complete'
     this.result = result
-    if (this.deadlineId) this.dropRequest(this.deadlineId)
+    if (this.deadlineId && this.waiting.has(this.deadlineId)) {
+      // Journaled as ended, so the journal shows nothing in flight (a replay settles it and the run is already over).
+      if (!this.config.replay?.ended) this.append({ t: 'resolution', id: this.deadlineId, resolution: 'OkUndefined' })
+      this.dropRequest(this.deadlineId)
+    }
     if (this.continuation) {
       // Requests of other branches still in flight are abandoned with the run.
       for (const id of [...this.waiting.keys()]) this.dropRequest(id)
