@@ -1,5 +1,5 @@
 // Code mode end to end: an MCP server's tools become typed atoms, their
-// declarations go in a prompt, the program the model wrote (agent.ajs, or a
+// declarations go in a prompt, the program the model wrote (agent.js, or a
 // real model with --llm URL) is type-checked, planned and checked against a
 // policy, then run with approvals for the calls that move money and a trace.
 // Run: npx bun examples/code-mode/main.ts [--llm http://127.0.0.1:1234/v1] [--model name]
@@ -46,11 +46,11 @@ export async function main(options: { llm?: string; model?: string; source?: str
     const declarations = describeAtoms(tools.atoms)
     log(`--- declarations for the model\n${declarations}`)
     // 2. The model's program.
-    const source = options.source ?? (options.llm ? await askModel(options.llm, options.model ?? 'local-model', declarations) : readFileSync(join(HERE, 'agent.ajs'), 'utf8'))
+    const source = options.source ?? (options.llm ? await askModel(options.llm, options.model ?? 'local-model', declarations) : readFileSync(join(HERE, 'agent.js'), 'utf8'))
     // 3. Type-checked against the tools' schemas before anything runs.
     let ast
     try {
-      ast = transpile(source, { atoms: tools.atoms, typecheck: true, filename: 'agent.ajs' }).ast
+      ast = transpile(source, { atoms: tools.atoms, typecheck: true, filename: 'agent.js' }).ast
     } catch (e) {
       if (!(e instanceof TranspileError)) throw e
       return { stage: 'typecheck', diagnostics: e.errors.map((x) => `${x.line}:${x.column} ${x.code} ${x.message}`) }
@@ -87,6 +87,7 @@ export async function main(options: { llm?: string; model?: string; source?: str
 
 if (import.meta.main) {
   const arg = (name: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : undefined }
-  const out = await main({ llm: arg('--llm'), model: arg('--model'), log: (line) => console.error(line) })
+  // The walk-through goes to stdout with the result, so the example prints nothing on stderr unless it fails.
+  const out = await main({ llm: arg('--llm'), model: arg('--model'), log: (line) => console.log(line) })
   console.log(JSON.stringify(out, null, 2))
 }
