@@ -91,8 +91,21 @@ export function importedCall(cx: FnCtx, e: ExprOf<'call'>): Node | undefined {
     module = i.module; name = i.member
   } else if (fn.k === 'attr' && fn.obj.k === 'name') {
     const i = imported(cx, fn.obj.id)
-    if (!i || i.member !== null) return undefined
+    if (!i) return undefined
+    if (i.member !== null) {
+      // `datetime.now()` after `from datetime import datetime`: a function of an imported class.
+      const q = `${i.member}.${fn.name}`
+      if (MODULES[i.module]?.[q] !== 'fn') return undefined
+      return moduleCallNode(cx, `${i.module}.${q}`, e)
+    }
     module = i.module; name = fn.name
+  } else if (fn.k === 'attr' && fn.obj.k === 'attr' && fn.obj.obj.k === 'name') {
+    // `datetime.datetime.now()` after `import datetime`.
+    const i = imported(cx, fn.obj.obj.id)
+    if (!i || i.member !== null) return undefined
+    const q = `${fn.obj.name}.${fn.name}`
+    if (MODULES[i.module]?.[q] !== 'fn') return undefined
+    return moduleCallNode(cx, `${i.module}.${q}`, e)
   } else return undefined
   const kind = MODULES[module]?.[name]
   if (kind === 'prelude') return lowerExpr(cx, { ...e, fn: { k: 'name', id: preludeName(name), loc: fn.loc } })

@@ -18,6 +18,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   collections: fns('Counter defaultdict OrderedDict deque namedtuple'),
   itertools: fns('chain product permutations combinations combinations_with_replacement accumulate islice zip_longest repeat pairwise'),
   string: consts('ascii_lowercase ascii_uppercase ascii_letters digits hexdigits octdigits punctuation whitespace printable'),
+  datetime: fns('date datetime timedelta date.today date.fromisoformat date.fromordinal datetime.now datetime.utcnow datetime.fromisoformat'),
   functools: { reduce: 'prelude', partial: 'fn', lru_cache: 'decorator', cache: 'decorator' },
   dataclasses: { dataclass: 'decorator', field: 'decorator' },
   typing: Object.fromEntries('Any List Dict Set Tuple Optional Union Callable Iterable Iterator Sequence Mapping TypedDict Literal'.split(' ').map((n) => [n, 'annotation' as const])),

@@ -5,6 +5,7 @@
 import { PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, typeName } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
+import { PyTime, timeCompare, timeEq, timeHash, timeStr } from './datetime.ts'
 import { codePoints, compareStr, strRepr } from './text.ts'
 import { decimalText, floatOf, intOf, isFloatValue, isNumber } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
@@ -47,6 +48,7 @@ export function hashKey(x: unknown): unknown {
       if (isTuple(x)) return MARK + encodeTuple(x)
       if (x instanceof PyType) return MARK + 'T' + (x instanceof PyClass ? `${x.qualname}#${x.serial}` : x.name)
       if (x instanceof PyInstance && !userEq(x.cls)) return MARK + 'o' + x.serial
+      if (x instanceof PyTime) return MARK + 'D' + timeHash(x)
   }
   return typeError(`unhashable type: '${typeName(x)}'`)
 }
@@ -87,6 +89,8 @@ export function eq(a: unknown, b: unknown): boolean {
     return typeof x === typeof y ? x === y : BigInt(x) === BigInt(y)
   }
   if (a === null || b === null || ta !== 'object' || tb !== 'object') return false
+  const te = timeEq(a, b)
+  if (te !== undefined) return te
   if (Array.isArray(a) && Array.isArray(b)) {
     if (Object.isFrozen(a) !== Object.isFrozen(b) || a.length !== b.length || (a instanceof PyDeque) !== (b instanceof PyDeque)) return false
     for (let i = 0; i < a.length; i++) if (!eq(a[i], b[i])) return false
@@ -204,6 +208,8 @@ export function compare(a: unknown, b: unknown, op: string): number {
   if ((a instanceof PySet || a instanceof PyDictView) && (b instanceof PySet || b instanceof PyDictView)) {
     return setCompare(a instanceof PySet ? a : viewAsSet(a), b instanceof PySet ? b : viewAsSet(b), op)
   }
+  const tc = timeCompare(a, b, op)
+  if (tc !== undefined) return tc
   for (const x of [a, b]) {
     if (x instanceof PyInstance && ORDER_DUNDERS.some((d) => x.cls.lookup(d) !== undefined)) {
       raise('NotImplementedError', `ordering ${x.cls.name} objects inside sorted/min/max or containers does not call their ${ORDER_DUNDERS.find((d) => x.cls.lookup(d) !== undefined)}; pass key=, e.g. sorted(items, key=lambda o: o.priority)`)
@@ -278,6 +284,7 @@ export function str(x: unknown): string {
     if (t?.r !== undefined) return t.r
   }
   if (x instanceof PyException) return x.message
+  if (x instanceof PyTime) return timeStr(x)
   return repr(x)
 }
 

@@ -6,6 +6,7 @@
  */
 import { makeNamedTuple, namedTupleAttr } from './namedtuple.ts'
 import { PyPartial, partialCall } from './partial.ts'
+import { timeAttr } from './datetime.ts'
 import { PyNamedTupleType } from './values.ts'
 import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
 import { raise, typeError, valueError, exceptionMessage } from './errors.ts'
@@ -325,7 +326,10 @@ export function print(rt: PyRun, a: unknown[], kw: PyDict | null): null {
 /** `obj.name` read as a value: exception args, a type's or function's name, a bound method. */
 export function getAttr(x: unknown, name: string): unknown {
   if (typeof x === 'object' && x !== null) {
-    const g = classGetAttr(x, name) ?? reAttr(x, name) ?? namedTupleAttr(x, name)
+    let g = classGetAttr(x, name)
+    if (g === undefined) g = reAttr(x, name)
+    if (g === undefined) g = namedTupleAttr(x, name)
+    if (g === undefined) g = timeAttr(x, name)
     if (g !== undefined) return g
   }
   if (name === '__name__') {

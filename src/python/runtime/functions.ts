@@ -21,6 +21,7 @@ import { CLASS_RUNTIME, unwrapTexts } from './classes.ts'
 import { MODULE_RUNTIME, PyOrderedDict, collectionMethod } from './modules.ts'
 import { ex } from './fused.ts'
 import { reMethod } from './re.ts'
+import { timeMethod } from './datetime.ts'
 
 type Fn = (rt: PyRun, a: any[]) => unknown
 
@@ -147,7 +148,8 @@ const raw: Record<string, Fn> = {
       if (r !== undefined) return r
     }
     if (o instanceof PyOpaque) {
-      const r = reMethod(rt, o, a[1], a[2], a[3])
+      let r = reMethod(rt, o, a[1], a[2], a[3])
+      if (r === undefined) r = timeMethod(o, a[1], a[2], a[3])
       if (r !== undefined) return r
     }
     return callMethod(rt, o, a[1], a[2], a[3])

@@ -14,6 +14,7 @@ import type { PyRun } from './fuel.ts'
 import { FLAGS as RE_FLAGS, reCall } from './re.ts'
 import { namedtuple } from './namedtuple.ts'
 import { partial } from './partial.ts'
+import { DATETIME } from './datetime.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
 
@@ -659,3 +660,4 @@ const COLLECTIONS: Record<string, ModFn> = {
 }
 for (const [k, f] of Object.entries(COLLECTIONS)) MODULE_FUNCTIONS[`collections.${k}`] = f
 MODULE_FUNCTIONS['functools.partial'] = (_rt, a, kw) => partial(a, kw)
+for (const [k, f] of Object.entries(DATETIME)) MODULE_FUNCTIONS[`datetime.${k}`] = f

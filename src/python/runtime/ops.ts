@@ -11,6 +11,7 @@ import { percentFormat } from './format.ts'
 import { iterate } from './core.ts'
 import type { PyRun } from './fuel.ts'
 import { counterArith } from './modules.ts'
+import { timeArith } from './datetime.ts'
 
 export function add(rt: PyRun, a: unknown, b: unknown): unknown {
   if (typeof a === 'number' && typeof b === 'number') {
@@ -32,6 +33,7 @@ export function add(rt: PyRun, a: unknown, b: unknown): unknown {
   const r = numArith(rt, '+', a, b)
   if (r !== undefined) return r
   if (a instanceof PyDict) { const c = counterArith(rt, '+', a, b); if (c !== undefined) return c }
+  { const t = timeArith('+', a, b); if (t !== undefined) return t }
   if (typeof a === 'string') typeError(`can only concatenate str (not "${typeName(b)}") to str`)
   if (Array.isArray(a)) typeError(`can only concatenate ${typeName(a)} (not "${typeName(b)}") to ${typeName(a)}`)
   return unsupported('+', a, b)
@@ -51,6 +53,7 @@ export function sub(rt: PyRun, a: unknown, b: unknown): unknown {
   const sa = asSet(a), sb = asSet(b)
   if (sa && sb) return setOp(rt, '-', sa, sb)
   if (a instanceof PyDict) { const c = counterArith(rt, '-', a, b); if (c !== undefined) return c }
+  { const t = timeArith('-', a, b); if (t !== undefined) return t }
   return unsupported('-', a, b)
 }
 
@@ -75,6 +78,7 @@ export function mul(rt: PyRun, a: unknown, b: unknown): unknown {
   }
   const r = numArith(rt, '*', a, b)
   if (r !== undefined) return r
+  { const t = timeArith('*', a, b); if (t !== undefined) return t }
   if ((typeof a === 'string' || Array.isArray(a)) && isIntValue(b)) return repeat(rt, a, b)
   if ((typeof b === 'string' || Array.isArray(b)) && isIntValue(a)) return repeat(rt, b, a)
   if (typeof a === 'string' || Array.isArray(a) || typeof b === 'string' || Array.isArray(b)) {
@@ -86,7 +90,7 @@ export function mul(rt: PyRun, a: unknown, b: unknown): unknown {
 }
 
 export function truediv(rt: PyRun, a: unknown, b: unknown): unknown {
-  const r = numArith(rt, '/', a, b)
+  const r = numArith(rt, '/', a, b) ?? timeArith('/', a, b)
   return r !== undefined ? r : unsupported('/', a, b)
 }
 

@@ -1,0 +1,320 @@
+/**
+ * `datetime` (extended profile): naive `date`, `datetime` and `timedelta`, exact against CPython for
+ * construction, arithmetic, comparison, hashing, `isoformat`/`fromisoformat`, `strftime` and repr.
+ * `datetime.now()` / `date.today()` read the run's clock (the `now` run option; journaled by a
+ * workflow), in UTC: there is no local time zone inside a run.
+ */
+import { PyDict, PyFloat, PyOpaque, mkFloat } from './values.ts'
+import { raise, typeError, valueError } from './errors.ts'
+import { intOf, isIntValue, isNumber, floatOf } from './numbers.ts'
+import type { PyRun } from './fuel.ts'
+
+type Kind = 'date' | 'datetime' | 'timedelta'
+const US_DAY = 86_400_000_000
+
+/** d: days (a date's proleptic Gregorian ordinal; a timedelta's days), s: seconds, u: microseconds. */
+export class PyTime extends PyOpaque {
+  constructor(readonly kind: Kind, readonly d: number, readonly s = 0, readonly u = 0) {
+    super()
+  }
+  get typeName(): string { return this.kind }
+  override repr(): string { return timeRepr(this) }
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday']
+const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+const monthDays = (y: number, m: number) => [31, leap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!
+const beforeYear = (y: number) => { const p = y - 1; return p * 365 + Math.floor(p / 4) - Math.floor(p / 100) + Math.floor(p / 400) }
+function ordinal(y: number, m: number, d: number): number {
+  let n = beforeYear(y)
+  for (let i = 1; i < m; i++) n += monthDays(y, i)
+  return n + d
+}
+const MAX_ORDINAL = ordinal(9999, 12, 31)
+/** [year, month, day] of an ordinal (1 = 0001-01-01). */
+function ymd(n: number): [number, number, number] {
+  const t = new Date(0)
+  t.setUTCFullYear(1, 0, 1)
+  t.setUTCDate(n)
+  return [t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate()]
+}
+const pad = (n: number, w = 2) => String(n).padStart(w, '0')
+
+function int(x: unknown): number {
+  if (!isIntValue(x)) typeError(`'${typeof x === 'object' && x instanceof PyFloat ? 'float' : typeof x === 'number' ? 'float' : 'str'}' object cannot be interpreted as an integer`)
+  return Number(intOf(x))
+}
+function checkDate(y: number, m: number, d: number): number {
+  if (y < 1 || y > 9999) valueError(`year ${y} is out of range`)
+  if (m < 1 || m > 12) valueError('month must be in 1..12')
+  if (d < 1 || d > monthDays(y, m)) valueError('day is out of range for month')
+  return ordinal(y, m, d)
+}
+function checkTime(h: number, mi: number, s: number, u: number): number {
+  if (h < 0 || h > 23) valueError('hour must be in 0..23')
+  if (mi < 0 || mi > 59) valueError('minute must be in 0..59')
+  if (s < 0 || s > 59) valueError('second must be in 0..59')
+  if (u < 0 || u > 999999) valueError('microsecond must be in 0..999999')
+  return h * 3600 + mi * 60 + s
+}
+
+/** Positional and keyword arguments by name (CPython's errors for unknown and repeated ones). */
+function args(fn: string, names: string[], a: unknown[], kw: PyDict | null, required: number): unknown[] {
+  if (a.length > names.length) typeError(`${fn}() takes at most ${names.length} arguments (${a.length} given)`)
+  const out: unknown[] = a.slice()
+  if (kw) {
+    for (const [k, v] of kw.map.values()) {
+      const i = names.indexOf(k as string)
+      if (i < 0) typeError(`'${String(k)}' is an invalid keyword argument for ${fn}()`)
+      if (i < a.length) typeError(`argument for ${fn}() given by name ('${String(k)}') and position (${i + 1})`)
+      out[i] = v
+    }
+  }
+  for (let i = 0; i < required; i++) if (out[i] === undefined) typeError(`${fn}() missing required argument '${names[i]}' (pos ${i + 1})`)
+  return out
+}
+
+export function mkDate(y: number, m: number, d: number): PyTime { return new PyTime('date', checkDate(y, m, d)) }
+
+function dateAt(d: number): PyTime {
+  if (d < 1 || d > MAX_ORDINAL) raise('OverflowError', 'date value out of range')
+  return new PyTime('date', d)
+}
+function dateTimeAt(d: number, us: number): PyTime {
+  d += Math.floor(us / US_DAY)
+  us = ((us % US_DAY) + US_DAY) % US_DAY
+  if (d < 1 || d > MAX_ORDINAL) raise('OverflowError', 'date value out of range')
+  return new PyTime('datetime', d, Math.floor(us / 1e6), us % 1e6)
+}
+/** A timedelta of `us` microseconds (an integer), normalized as CPython's. */
+function delta(us: number): PyTime {
+  const d = Math.floor(us / US_DAY)
+  const rest = us - d * US_DAY
+  if (Math.abs(d) > 999999999) raise('OverflowError', `days=${d}; must have magnitude <= 999999999`)
+  return new PyTime('timedelta', d, Math.floor(rest / 1e6), rest % 1e6)
+}
+const totalUs = (t: PyTime): number => t.d * US_DAY + t.s * 1e6 + t.u
+
+/** Round half to even to a whole number. */
+function roundEven(x: number): number {
+  const f = Math.floor(x), r = x - f
+  return r > 0.5 || (r === 0.5 && f % 2 !== 0) ? f + 1 : f
+}
+
+const clock = (rt: PyRun): number => {
+  const now = (rt as PyRun & { now?: () => number }).now
+  if (typeof now !== 'function') return raise('RuntimeError', 'this run has no clock')
+  return now.call(rt)
+}
+const EPOCH = ordinal(1970, 1, 1)
+
+function fromIso(s: unknown, kind: 'date' | 'datetime'): PyTime {
+  if (typeof s !== 'string') return typeError(`fromisoformat: argument must be str`)
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{3}|\d{6}))?)?)?)?$/.exec(s)
+  if (!m || (kind === 'date' && m[4] !== undefined)) return valueError(`Invalid isoformat string: '${s}'`)
+  const d = checkDate(+m[1]!, +m[2]!, +m[3]!)
+  if (kind === 'date') return new PyTime('date', d)
+  const u = m[7] ? +m[7].padEnd(6, '0') : 0
+  const sec = checkTime(+(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0), u)
+  return new PyTime('datetime', d, sec, u)
+}
+
+/** The module's functions (`datetime.date(...)`, `datetime.datetime.now()`, ...). */
+export const DATETIME: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown> = {
+  date: (_rt, a, kw) => { const [y, m, d] = args('date', ['year', 'month', 'day'], a, kw, 3); return mkDate(int(y), int(m), int(d)) },
+  datetime: (_rt, a, kw) => {
+    const v = args('datetime', ['year', 'month', 'day', 'hour', 'minute', 'second', 'microsecond'], a, kw, 3)
+    const [y, m, d, h, mi, s, u] = Array.from({ length: 7 }, (_, i) => (v[i] === undefined ? 0 : int(v[i])))
+    return new PyTime('datetime', checkDate(y!, m!, d!), checkTime(h!, mi!, s!, u!), u!)
+  },
+  timedelta: (_rt, a, kw) => {
+    const v = args('timedelta', ['days', 'seconds', 'microseconds', 'milliseconds', 'minutes', 'hours', 'weeks'], a, kw, 0)
+    const scale = [US_DAY, 1e6, 1, 1e3, 6e7, 3.6e9, 7 * US_DAY]
+    let us = 0
+    v.forEach((x, i) => {
+      if (x === undefined) return
+      if (!isNumber(x)) typeError(`unsupported type for timedelta ${['days', 'seconds', 'microseconds', 'milliseconds', 'minutes', 'hours', 'weeks'][i]} component: ${typeof x === 'string' ? 'str' : 'NoneType'}`)
+      us += floatOf(x) * scale[i]!
+    })
+    return delta(roundEven(us))
+  },
+  'date.today': (rt) => new PyTime('date', EPOCH + Math.floor(clock(rt) / 86_400_000)),
+  'datetime.now': (rt) => { const ms = clock(rt); return dateTimeAt(EPOCH, Math.floor(ms) * 1000) },
+  'datetime.utcnow': (rt) => { const ms = clock(rt); return dateTimeAt(EPOCH, Math.floor(ms) * 1000) },
+  'date.fromisoformat': (_rt, a) => fromIso(a[0], 'date'),
+  'datetime.fromisoformat': (_rt, a) => fromIso(a[0], 'datetime'),
+  'date.fromordinal': (_rt, a) => { const n = int(a[0]); if (n < 1 || n > MAX_ORDINAL) valueError(`ordinal must be >= 1`); return new PyTime('date', n) },
+}
+
+function isoDate(t: PyTime): string { const [y, m, d] = ymd(t.d); return `${pad(y, 4)}-${pad(m)}-${pad(d)}` }
+function isoTime(t: PyTime): string {
+  const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
+  return `${pad(h)}:${pad(mi)}:${pad(s)}${t.u ? `.${pad(t.u, 6)}` : ''}`
+}
+function deltaText(t: PyTime): string {
+  const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
+  const time = `${h}:${pad(mi)}:${pad(s)}${t.u ? `.${pad(t.u, 6)}` : ''}`
+  return t.d ? `${t.d} day${Math.abs(t.d) === 1 ? '' : 's'}, ${time}` : time
+}
+
+export function timeStr(t: PyTime): string {
+  if (t.kind === 'date') return isoDate(t)
+  if (t.kind === 'datetime') return `${isoDate(t)} ${isoTime(t)}`
+  return deltaText(t)
+}
+
+function timeRepr(t: PyTime): string {
+  if (t.kind === 'timedelta') {
+    const parts = [t.d ? `days=${t.d}` : '', t.s ? `seconds=${t.s}` : '', t.u ? `microseconds=${t.u}` : ''].filter(Boolean)
+    return `datetime.timedelta(${parts.length ? parts.join(', ') : '0'})`
+  }
+  const [y, m, d] = ymd(t.d)
+  if (t.kind === 'date') return `datetime.date(${y}, ${m}, ${d})`
+  const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
+  const tail = t.u ? `, ${s}, ${t.u}` : s ? `, ${s}` : ''
+  return `datetime.datetime(${y}, ${m}, ${d}, ${h}, ${mi}${tail})`
+}
+
+export const timeHash = (t: PyTime): string => `${t.kind}:${t.d}:${t.s}:${t.u}`
+
+/** Three-way comparison of two values of one kind (undefined: not both times of one kind). */
+export function timeCompare(a: unknown, b: unknown, op: string): number | undefined {
+  if (!(a instanceof PyTime) && !(b instanceof PyTime)) return undefined
+  if (!(a instanceof PyTime) || !(b instanceof PyTime) || a.kind !== b.kind) {
+    const kinds = [a, b].map((x) => (x instanceof PyTime ? x.kind : ''))
+    if (kinds.includes('date') && kinds.includes('datetime')) return typeError("can't compare datetime.datetime to datetime.date")
+    const name = (x: unknown) => (x instanceof PyTime ? `datetime.${x.kind}` : typeof x === 'string' ? 'str' : typeof x === 'number' ? (Number.isInteger(x) ? 'int' : 'float') : x === null || x === undefined ? 'NoneType' : 'object')
+    return typeError(`'${op}' not supported between instances of '${name(a)}' and '${name(b)}'`)
+  }
+  return a.d !== b.d ? (a.d < b.d ? -1 : 1) : a.s !== b.s ? (a.s < b.s ? -1 : 1) : a.u !== b.u ? (a.u < b.u ? -1 : 1) : 0
+}
+
+export function timeEq(a: unknown, b: unknown): boolean | undefined {
+  if (!(a instanceof PyTime) && !(b instanceof PyTime)) return undefined
+  return a instanceof PyTime && b instanceof PyTime && a.kind === b.kind && a.d === b.d && a.s === b.s && a.u === b.u
+}
+
+/** `+`, `-`, `*`, `/` with a date, datetime or timedelta operand (undefined: not one). */
+export function timeArith(op: string, a: unknown, b: unknown): unknown {
+  const ta = a instanceof PyTime ? a : null, tb = b instanceof PyTime ? b : null
+  if (!ta && !tb) return undefined
+  if (op === '+') {
+    if (ta?.kind === 'timedelta' && tb?.kind === 'timedelta') return delta(totalUs(ta) + totalUs(tb))
+    const [t, dt] = ta?.kind === 'timedelta' ? [tb, ta] : [ta, tb]
+    if (t && dt?.kind === 'timedelta') {
+      if (t.kind === 'date') return dateAt(t.d + dt.d)
+      if (t.kind === 'datetime') return dateTimeAt(t.d, t.s * 1e6 + t.u + totalUs(dt))
+    }
+  }
+  if (op === '-' && ta) {
+    if (tb?.kind === 'timedelta') {
+      if (ta.kind === 'timedelta') return delta(totalUs(ta) - totalUs(tb))
+      if (ta.kind === 'date') return dateAt(ta.d - tb.d)
+      return dateTimeAt(ta.d, ta.s * 1e6 + ta.u - totalUs(tb))
+    }
+    if (tb && tb.kind === ta.kind) return delta(totalUs(ta) - totalUs(tb))
+  }
+  if (op === '*') {
+    const [t, n] = ta ? [ta, b] : [tb!, a]
+    if (t.kind === 'timedelta' && isNumber(n)) return delta(isIntValue(n) ? totalUs(t) * Number(intOf(n)) : roundEven(totalUs(t) * floatOf(n)))
+  }
+  if (op === '/' && ta?.kind === 'timedelta') {
+    if (tb?.kind === 'timedelta') { if (totalUs(tb) === 0) raise('ZeroDivisionError', 'division by zero'); return mkFloat(totalUs(ta) / totalUs(tb)) }
+    if (isNumber(b)) { if (floatOf(b) === 0) raise('ZeroDivisionError', 'division by zero'); return delta(roundEven(totalUs(ta) / floatOf(b))) }
+  }
+  return undefined
+}
+
+/** `d.year`, `td.days`, ... (undefined: not a time value). */
+export function timeAttr(x: unknown, name: string): unknown {
+  if (!(x instanceof PyTime)) return undefined
+  if (x.kind === 'timedelta') {
+    if (name === 'days') return x.d
+    if (name === 'seconds') return x.s
+    if (name === 'microseconds') return x.u
+    return undefined
+  }
+  const [y, m, d] = ymd(x.d)
+  switch (name) {
+    case 'year': return y
+    case 'month': return m
+    case 'day': return d
+  }
+  if (x.kind === 'datetime') {
+    switch (name) {
+      case 'hour': return Math.floor(x.s / 3600)
+      case 'minute': return Math.floor(x.s / 60) % 60
+      case 'second': return x.s % 60
+      case 'microsecond': return x.u
+    }
+  }
+  return undefined
+}
+
+function strftime(t: PyTime, fmt: string): string {
+  const [y, m, d] = ymd(t.d)
+  const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
+  const wd = (t.d + 6) % 7
+  return fmt.replace(/%(.)/g, (all, c: string) => {
+    switch (c) {
+      case 'Y': return pad(y, 4)
+      case 'y': return pad(y % 100)
+      case 'm': return pad(m)
+      case 'd': return pad(d)
+      case 'H': return pad(h)
+      case 'I': return pad(h % 12 === 0 ? 12 : h % 12)
+      case 'p': return h < 12 ? 'AM' : 'PM'
+      case 'M': return pad(mi)
+      case 'S': return pad(s)
+      case 'f': return pad(t.u, 6)
+      case 'j': return pad(t.d - ordinal(y, 1, 1) + 1, 3)
+      case 'a': return DAYS[wd]!.slice(0, 3)
+      case 'A': return DAYS[wd]!
+      case 'w': return String((wd + 1) % 7)
+      case 'u': return String(wd + 1)
+      case 'b': case 'h': return MONTHS[m - 1]!.slice(0, 3)
+      case 'B': return MONTHS[m - 1]!
+      case 'F': return `${pad(y, 4)}-${pad(m)}-${pad(d)}`
+      case 'T': return `${pad(h)}:${pad(mi)}:${pad(s)}`
+      case '%': return '%'
+    }
+    return all
+  })
+}
+
+/** Methods of date, datetime and timedelta values (undefined: not one). */
+export function timeMethod(x: unknown, name: string, a: unknown[], kw: PyDict | null): unknown {
+  if (!(x instanceof PyTime)) return undefined
+  if (x.kind === 'timedelta') {
+    if (name === 'total_seconds') return mkFloat(totalUs(x) / 1e6)
+    return undefined
+  }
+  switch (name) {
+    case 'isoformat': {
+      if (x.kind === 'date') return isoDate(x)
+      const sep = a.length ? a[0] : kw?.map.get('sep')?.[1] ?? 'T'
+      return `${isoDate(x)}${String(sep)}${isoTime(x)}`
+    }
+    case 'strftime': {
+      const f = a[0]
+      if (typeof f !== 'string') return typeError('strftime() argument 1 must be str')
+      return strftime(x, f)
+    }
+    case 'weekday': return (x.d + 6) % 7
+    case 'isoweekday': return ((x.d + 6) % 7) + 1
+    case 'toordinal': return x.d
+    case 'date': if (x.kind === 'datetime') return new PyTime('date', x.d); return undefined
+    case 'replace': {
+      const [y, m, d] = ymd(x.d)
+      const cur: Record<string, number> = { year: y, month: m, day: d, hour: Math.floor(x.s / 3600), minute: Math.floor(x.s / 60) % 60, second: x.s % 60, microsecond: x.u }
+      const names = x.kind === 'date' ? ['year', 'month', 'day'] : ['year', 'month', 'day', 'hour', 'minute', 'second', 'microsecond']
+      const v = args('replace', names, a, kw, 0)
+      names.forEach((n, i) => { if (v[i] !== undefined) cur[n] = int(v[i]) })
+      const day = checkDate(cur.year!, cur.month!, cur.day!)
+      if (x.kind === 'date') return new PyTime('date', day)
+      return new PyTime('datetime', day, checkTime(cur.hour!, cur.minute!, cur.second!, cur.microsecond!), cur.microsecond!)
+    }
+  }
+  return undefined
+}
