@@ -8,7 +8,7 @@ import type { Expr, ImportName, Loc, Stmt, StmtOf } from './ir.ts'
 import { PyParser } from './parse.ts'
 import { Refuser } from './refuse.ts'
 
-const PRELUDE = `def reduce(function, iterable, initial="\\x00reduce: no initial value"):
+const FUNCTOOLS = `def reduce(function, iterable, initial="\\x00reduce: no initial value"):
     it = iter(iterable)
     if isinstance(initial, str) and initial == "\\x00reduce: no initial value":
         try:
@@ -22,8 +22,49 @@ const PRELUDE = `def reduce(function, iterable, initial="\\x00reduce: no initial
     return value
 `
 
-/** The block-level helper def that stands for an imported functools function. */
-export const preludeName = (name: string): string => `functools$${name}`
+/**
+ * itertools functions that call the program's functions (the runtime cannot), as eager generators:
+ * a group of groupby holds its items (CPython's groups end when the next one starts).
+ */
+const ITERTOOLS = `def groupby(iterable, key=None):
+    groups = []
+    for item in iterable:
+        k = item if key is None else key(item)
+        if groups and groups[-1][0] == k:
+            groups[-1][1].append(item)
+        else:
+            groups.append((k, [item]))
+    for k, items in groups:
+        yield k, iter(items)
+
+def takewhile(predicate, iterable):
+    for x in iterable:
+        if not predicate(x):
+            return
+        yield x
+
+def dropwhile(predicate, iterable):
+    dropping = True
+    for x in iterable:
+        if dropping and predicate(x):
+            continue
+        dropping = False
+        yield x
+
+def filterfalse(predicate, iterable):
+    for x in iterable:
+        if not (bool(x) if predicate is None else predicate(x)):
+            yield x
+
+def starmap(function, iterable):
+    for args in iterable:
+        yield function(*args)
+`
+
+const PRELUDES: Record<string, string> = { functools: FUNCTOOLS, itertools: ITERTOOLS }
+
+/** The block-level helper def that stands for an imported function written in Python (`functools$reduce`). */
+export const preludeName = (module: string, name: string): string => `${module}$${name}`
 
 function imports(stmts: Stmt[], out: ImportName[] = []): ImportName[] {
   for (const s of stmts) {
@@ -57,9 +98,16 @@ export function desugarFunctools(stmts: Stmt[], r: Refuser): Stmt[] {
     }
   })
   const out = walk(stmts)
-  if (!names.some((n) => n.name === null || n.name === 'reduce')) return out
-  const pr = new Refuser(PRELUDE, PRELUDE, '<functools>', 0)
-  const prelude = new PyParser(PRELUDE, pr).parseScript().map((d) => (d.k === 'def' ? { ...d, name: preludeName(d.name) } : d))
+  const all = imports(stmts)
+  const prelude: Stmt[] = []
+  for (const [module, text] of Object.entries(PRELUDES)) {
+    const used = all.filter((n) => n.module === module)
+    if (!used.length) continue
+    const defs = new PyParser(text, new Refuser(text, text, `<${module}>`, 0)).parseScript()
+    for (const d of defs) {
+      if (d.k === 'def' && used.some((n) => n.name === null || n.name === d.name)) prelude.push({ ...d, name: preludeName(module, d.name) })
+    }
+  }
   return [...prelude, ...out]
 }
 

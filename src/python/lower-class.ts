@@ -56,7 +56,7 @@ function memberValue(cx: FnCtx, module: string, name: string, loc: Loc): Node {
   }
   if (kind === 'const') return rt('modconst', [lit(`${module}.${name}`)], loc)
   if (kind === 'fn') return rt('builtin', [lit(`${module}.${name}`)], loc)
-  if (kind === 'prelude') return lowerExpr(cx, { k: 'name', id: preludeName(name), loc })
+  if (kind === 'prelude') return lowerExpr(cx, { k: 'name', id: preludeName(module, name), loc })
   throw cx.L.r.error('PY_UNSUPPORTED', { name: `\`${name}\` as a value`, fix: kind === 'annotation' ? `\`${name}\` is only for annotations, which are ignored at run time.` : `Use \`@${name}\` on a class.` }, loc)
 }
 
@@ -108,7 +108,7 @@ export function importedCall(cx: FnCtx, e: ExprOf<'call'>): Node | undefined {
     return moduleCallNode(cx, `${i.module}.${q}`, e)
   } else return undefined
   const kind = MODULES[module]?.[name]
-  if (kind === 'prelude') return lowerExpr(cx, { ...e, fn: { k: 'name', id: preludeName(name), loc: fn.loc } })
+  if (kind === 'prelude') return lowerExpr(cx, { ...e, fn: { k: 'name', id: preludeName(module, name), loc: fn.loc } })
   if (kind !== 'fn') return lowerDynamic(cx, memberValue(cx, module, name, fn.loc), e)
   return moduleCallNode(cx, `${module}.${name}`, e)
 }
