@@ -233,6 +233,11 @@ function methodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>): Node {
       return rt('fromkeys', [keys, value], e.loc)
     }
     if (e.args.length === 0) argError(cx, `${fn.obj.id}.${name}`, 'needs the value as its first argument', `Call it on the value: \`x.${name}()\`.`, e)
+    // `set.intersection(*sets)`: the receiver comes from the unpacked items: call the method as a value.
+    if (e.args[0]!.k === 'star') {
+      if (!cx.L.r.extended) throw cx.L.r.extendedOnly(`\`${fn.obj.id}.${name}(*...)\``, 'Call the method on the first item: `items[0].' + name + '(*items[1:])`.', e.loc)
+      return dynamicCall(cx, lowerExpr(cx, fn), arr(positional(cx, e)), kwDict(cx, e.kw), e.loc)
+    }
     const [self, ...rest] = e.args
     return methodCall(cx, { ...e, args: rest }, { k: 'attr', obj: self!, name, loc: fn.loc })
   }
