@@ -61,7 +61,158 @@ def starmap(function, iterable):
         yield function(*args)
 `
 
-const PRELUDES: Record<string, string> = { functools: FUNCTOOLS, itertools: ITERTOOLS }
+/**
+ * heapq: the binary heap of the textbooks on a list (the smaller child moved up, then the item sifted
+ * down). Each helper holds its own sift functions: a helper must read no variable of the block (a
+ * comprehension calling it would not pass one).
+ */
+const HEAPQ = `def heappush(heap, item):
+    def sift_down(heap, start, pos):
+        item = heap[pos]
+        while pos > start:
+            parent = (pos - 1) // 2
+            if item < heap[parent]:
+                heap[pos] = heap[parent]
+                pos = parent
+                continue
+            break
+        heap[pos] = item
+    heap.append(item)
+    sift_down(heap, 0, len(heap) - 1)
+
+def heappop(heap):
+    def sift_down(heap, start, pos):
+        item = heap[pos]
+        while pos > start:
+            parent = (pos - 1) // 2
+            if item < heap[parent]:
+                heap[pos] = heap[parent]
+                pos = parent
+                continue
+            break
+        heap[pos] = item
+    def sift_up(heap, pos):
+        end = len(heap)
+        start = pos
+        item = heap[pos]
+        child = 2 * pos + 1
+        while child < end:
+            right = child + 1
+            if right < end and not heap[child] < heap[right]:
+                child = right
+            heap[pos] = heap[child]
+            pos = child
+            child = 2 * pos + 1
+        heap[pos] = item
+        sift_down(heap, start, pos)
+    if not heap:
+        raise IndexError("index out of range")
+    last = heap.pop()
+    if heap:
+        top = heap[0]
+        heap[0] = last
+        sift_up(heap, 0)
+        return top
+    return last
+
+def heapify(heap):
+    def sift_down(heap, start, pos):
+        item = heap[pos]
+        while pos > start:
+            parent = (pos - 1) // 2
+            if item < heap[parent]:
+                heap[pos] = heap[parent]
+                pos = parent
+                continue
+            break
+        heap[pos] = item
+    def sift_up(heap, pos):
+        end = len(heap)
+        start = pos
+        item = heap[pos]
+        child = 2 * pos + 1
+        while child < end:
+            right = child + 1
+            if right < end and not heap[child] < heap[right]:
+                child = right
+            heap[pos] = heap[child]
+            pos = child
+            child = 2 * pos + 1
+        heap[pos] = item
+        sift_down(heap, start, pos)
+    for i in reversed(range(len(heap) // 2)):
+        sift_up(heap, i)
+
+def heapreplace(heap, item):
+    def sift_down(heap, start, pos):
+        item = heap[pos]
+        while pos > start:
+            parent = (pos - 1) // 2
+            if item < heap[parent]:
+                heap[pos] = heap[parent]
+                pos = parent
+                continue
+            break
+        heap[pos] = item
+    def sift_up(heap, pos):
+        end = len(heap)
+        start = pos
+        item = heap[pos]
+        child = 2 * pos + 1
+        while child < end:
+            right = child + 1
+            if right < end and not heap[child] < heap[right]:
+                child = right
+            heap[pos] = heap[child]
+            pos = child
+            child = 2 * pos + 1
+        heap[pos] = item
+        sift_down(heap, start, pos)
+    if not heap:
+        raise IndexError("index out of range")
+    top = heap[0]
+    heap[0] = item
+    sift_up(heap, 0)
+    return top
+
+def heappushpop(heap, item):
+    def sift_down(heap, start, pos):
+        item = heap[pos]
+        while pos > start:
+            parent = (pos - 1) // 2
+            if item < heap[parent]:
+                heap[pos] = heap[parent]
+                pos = parent
+                continue
+            break
+        heap[pos] = item
+    def sift_up(heap, pos):
+        end = len(heap)
+        start = pos
+        item = heap[pos]
+        child = 2 * pos + 1
+        while child < end:
+            right = child + 1
+            if right < end and not heap[child] < heap[right]:
+                child = right
+            heap[pos] = heap[child]
+            pos = child
+            child = 2 * pos + 1
+        heap[pos] = item
+        sift_down(heap, start, pos)
+    if heap and heap[0] < item:
+        item, heap[0] = heap[0], item
+        sift_up(heap, 0)
+    return item
+
+def nlargest(n, iterable, key=None):
+    return sorted(iterable, key=key, reverse=True)[:n]
+
+def nsmallest(n, iterable, key=None):
+    return sorted(iterable, key=key)[:n]
+`
+
+const PRELUDES: Record<string, string> = { functools: FUNCTOOLS, itertools: ITERTOOLS, heapq: HEAPQ }
 
 /** The block-level helper def that stands for an imported function written in Python (`functools$reduce`). */
 export const preludeName = (module: string, name: string): string => `${module}$${name}`

@@ -5,7 +5,7 @@
  * items, so the runtime sorts by precomputed keys.
  */
 import type { Expr, ExprOf, Keyword } from './ir.ts'
-import { type Node, arr, assign, call, id, lambda, lit, methodCall as methodCallNode, rt } from './nodes.ts'
+import { type Node, arr, assign, binary, call, cond, id, lambda, lit, methodCall as methodCallNode, rt } from './nodes.ts'
 import { type FnCtx, dynamicCall, elements, functionValue, lowerExpr, resolve, unknownName } from './lower-expr.ts'
 import { EXTENDED_HINT } from './refuse.ts'
 import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
@@ -74,7 +74,15 @@ export function keyLambda(cx: FnCtx, k: Expr, pre?: Node[]): Node | null {
   }
   cx.shadow = new Set([...saved, param])
   try {
-    if (k.k === 'name' || (k.k === 'attr' && k.obj.k === 'name' && BUILTIN_TYPES.has(k.obj.id))) {
+    // A variable may hold None (`key=None` passed along, as `def top(xs, key=None): sorted(xs, key=key)`).
+    const variable = k.k === 'name' && cx.L.r.extended && pre !== undefined && resolve(cx, k.id).kind === 'var'
+    if (variable) {
+      const f = cx.temp()
+      cx.shadow = saved
+      pre.push(assign(f, lowerExpr(cx, k)))
+      cx.shadow = new Set([...saved, param])
+      body = cond(binary('===', id(f), lit(null)), id(param), dynamicCall(cx, id(f), arr([id(param)]), lit(null), k.loc))
+    } else if (k.k === 'name' || (k.k === 'attr' && k.obj.k === 'name' && BUILTIN_TYPES.has(k.obj.id))) {
       body = lowerCall(cx, { k: 'call', fn: k, args: [item], kw: [], loc: k.loc })
     } else if (cx.L.r.extended && pre) {
       const f = cx.temp()
