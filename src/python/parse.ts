@@ -260,6 +260,12 @@ export class PyParser {
     return body
   }
 
+  private yieldFix(): string {
+    return this.r.extended
+      ? 'A generator here only gives values (no `.send()`): write `yield value` as a statement.'
+      : 'Build a list and return it instead of yielding.'
+  }
+
   // --- match ------------------------------------------------------------------------
 
   /** `match s:` as `match$N = s` and an if/elif chain; captures bind with `:=` inside each test. */
@@ -510,7 +516,7 @@ export class PyParser {
       if (annotated) return { k: 'pass', loc }
       return this.refuse('PY_SYNTAX', { detail: 'incomplete assignment', fix: 'Write `name = value`.' }, n)
     }
-    if (groups.some((g) => g.some((x) => x.name === 'YieldExpression'))) this.unsupported('`yield`', 'Build a list and return it instead of yielding.', n)
+    if (groups.some((g) => g.some((x) => x.name === 'YieldExpression'))) this.unsupported('`yield`', this.yieldFix(), n)
     const value = this.exprList(groups[groups.length - 1]!, n)
     const targets = groups.slice(0, -1).map((g) => this.targetList(g, n))
     // `f = lambda x: ...` names a function: it is a def (rebinding f elsewhere is refused).
@@ -665,7 +671,7 @@ export class PyParser {
       }
       case 'ParenthesizedExpression': {
         const inner = c[1]!
-        if (inner.name === 'YieldExpression') this.unsupported('`yield`', 'Build a list and return it instead of yielding.', inner)
+        if (inner.name === 'YieldExpression') this.unsupported('`yield`', this.yieldFix(), inner)
         if (inner.name === '*') this.refuse('PY_SYNTAX', { detail: 'cannot use starred expression here', fix: 'Remove the `*`.' }, inner)
         return this.expr(inner)
       }
@@ -712,7 +718,7 @@ export class PyParser {
         return { k: 'walrus', id: this.checkName(c[0]!), value: this.expr(c[2]!), loc }
       }
       case 'AwaitExpression': return this.unsupported('`await`', 'Remove `await`: code blocks do not wait for anything.', n)
-      case 'YieldExpression': return this.unsupported('`yield`', 'Build a list and return it instead of yielding.', n)
+      case 'YieldExpression': return this.unsupported('`yield`', this.yieldFix(), n)
       case 'Ellipsis': return this.unsupported('`...`', 'Write `pass` or a real value.', n)
     }
     return this.unsupported(`\`${this.text(n).slice(0, 20)}\``, 'Rewrite it with the expressions listed in docs/python.md.', n)

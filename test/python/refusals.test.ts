@@ -139,6 +139,11 @@ const EXTENDED_ONLY: Array<[string, string, number, number]> = [
   ['import json', 'import json\nx = json.dumps([1])', 1, 0],
   ['from math import', 'from math import sqrt', 1, 0],
   ['attribute assignment', 'x = initial\nx.y = 1', 2, 0],
+  ['a generator function', 'def g():\n    yield 1', 2, 4],
+  ['with', 'x = initial\nwith x:\n    pass', 2, 0],
+  ['match', 'match initial:\n    case {"a": 1}:\n        pass', 1, 0],
+  ['lru_cache on a def', 'from functools import lru_cache\n@lru_cache(maxsize=None)\ndef f(n):\n    return n', 1, 0],
+  ['a type method on unpacked items', 'xs = [{1}]\ny = set.union(*xs)', 2, 4],
 ]
 
 /** What the extended profile refuses about classes and imports: [what, body, code, line, column, hint]. */
@@ -158,6 +163,12 @@ const EXTENDED_REFUSALS: Array<[string, string, keyof typeof CODES, number, numb
   ['a loop in a class body', 'class A:\n    for i in range(3):\n        pass', 'PY_UNSUPPORTED', 2, 4, 'methods'],
   ['reaching __class__', 'class A:\n    pass\nx = A().__class__', 'PY_DUNDER', 3, 8, ''],
   ['reaching __dict__', 'class A:\n    def f(self):\n        return self.__dict__', 'PY_DUNDER', 3, 20, ''],
+  ['yield in the block itself', 'x = 1\nyield x', 'PY_UNSUPPORTED', 2, 0, 'def` helper'],
+  ['yield as a value', 'def g():\n    x = yield 1\n    return x', 'PY_UNSUPPORTED', 2, 4, '`yield value`'],
+  ['a positional sub-pattern of a plain class', 'class P:\n    def __init__(self, x):\n        self.x = x\nmatch P(1):\n    case P(a):\n        pass', 'PY_UNSUPPORTED', 5, 11, 'case Point(x=0, y=y)'],
+  ['another decorator on a def', 'def deco(f):\n    return f\n@deco\ndef h():\n    return 1', 'PY_UNSUPPORTED', 3, 1, '@lru_cache'],
+  ['two decorators on a def', 'from functools import cache\n@cache\n@cache\ndef h():\n    return 1', 'PY_UNSUPPORTED', 3, 0, 'Keep one'],
+  ['with over something that is not a context manager of the program', 'with open("f") as fh:\n    pass', 'PY_FORBIDDEN', 1, 5, 'no file I/O'],
 ]
 
 describe('the extended profile refuses these class and import forms with a located hint', () => {

@@ -153,6 +153,8 @@ function pick<T>(table: Record<string, Method<T>>, name: string, type: string): 
 
 /** `obj.name(*args, **kw)`. */
 export function callMethod(rt: PyRun, obj: unknown, name: string, args: unknown[], kw: PyDict | null): unknown {
+  // `with x:` over a value that is not a context manager of the program.
+  if (name === '__enter__' || name === '__exit__') typeError(`'${typeName(obj)}' object does not support the context manager protocol`)
   if (typeof obj === 'string') return strMethod(rt, obj, name, args, kw)
   if (obj instanceof PyNamedTuple) {
     const r = namedTupleMethod(obj, name, args, kw)
