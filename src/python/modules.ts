@@ -19,6 +19,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   itertools: { ...fns('chain product permutations combinations combinations_with_replacement accumulate islice zip_longest repeat pairwise'), groupby: 'prelude', takewhile: 'prelude', dropwhile: 'prelude', filterfalse: 'prelude', starmap: 'prelude' },
   string: consts('ascii_lowercase ascii_uppercase ascii_letters digits hexdigits octdigits punctuation whitespace printable'),
   datetime: fns('date datetime timedelta date.today date.fromisoformat date.fromordinal datetime.now datetime.utcnow datetime.fromisoformat'),
+  random: fns('seed random uniform getrandbits randrange randint choice shuffle choices'),
   heapq: Object.fromEntries('heappush heappop heapify heapreplace heappushpop nlargest nsmallest'.split(' ').map((n) => [n, 'prelude' as const])),
   functools: { reduce: 'prelude', partial: 'fn', lru_cache: 'decorator', cache: 'decorator' },
   dataclasses: { dataclass: 'decorator', field: 'decorator' },

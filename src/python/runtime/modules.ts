@@ -15,6 +15,7 @@ import { FLAGS as RE_FLAGS, reCall } from './re.ts'
 import { namedtuple } from './namedtuple.ts'
 import { partial } from './partial.ts'
 import { DATETIME } from './datetime.ts'
+import { RANDOM } from './random.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
 
@@ -661,3 +662,4 @@ const COLLECTIONS: Record<string, ModFn> = {
 for (const [k, f] of Object.entries(COLLECTIONS)) MODULE_FUNCTIONS[`collections.${k}`] = f
 MODULE_FUNCTIONS['functools.partial'] = (_rt, a, kw) => partial(a, kw)
 for (const [k, f] of Object.entries(DATETIME)) MODULE_FUNCTIONS[`datetime.${k}`] = f
+for (const [k, f] of Object.entries(RANDOM)) MODULE_FUNCTIONS[`random.${k}`] = f
