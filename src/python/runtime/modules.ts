@@ -605,6 +605,15 @@ export function collectionMethod(rt: PyRun, d: Dict, name: string, a: unknown[],
         return null
       }
       case 'copy': { const c = new PyOrderedDict(); dictUpdate(rt, c, d); return c }
+      case 'popitem': {
+        const last = kw?.map.get('last')?.[1] ?? a[0] ?? true
+        if (!d.size) throw keyErrorOf('dictionary is empty')
+        const keys = [...d.map.keys()]
+        const h = last ? keys[keys.length - 1] : keys[0]
+        const [k, v] = d.map.get(h)!
+        d.map.delete(h)
+        return tuple([k, v])
+      }
     }
   }
   if (d instanceof PyDefaultDict && name === 'copy') { const c = new PyDefaultDict(d.factory); dictUpdate(rt, c, d); return c }
