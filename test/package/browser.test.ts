@@ -6,18 +6,16 @@
  * without it (a developer machine) the test says so and is skipped.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type BrowserContext } from 'playwright-core'
+import type { BrowserContext } from 'playwright-core'
+import { haveChromium, launchChromium, CHROMIUM, type TestBrowser } from './chromium.ts'
 import { ensureBuilt, ROOT } from './built.ts'
 import { AgentVM } from '../../src/vm/index.ts'
 import { transpile } from '../../src/transpiler/index.ts'
 
-export const CHROMIUM = '/usr/bin/chromium'
-const haveChromium = existsSync(CHROMIUM)
 if (!haveChromium) console.warn(`browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run installs it)`)
 
 const SOURCE = `function tally({ items }) {
@@ -30,7 +28,7 @@ const SPIN = 'function spin() { let i = 0; while (true) { i++ } return { i } }'
 let server: http.Server
 let browser: BrowserContext
 let origin: string
-let profile: string
+let chrome: TestBrowser | undefined
 
 beforeAll(async () => {
   if (!haveChromium) return
@@ -42,22 +40,14 @@ beforeAll(async () => {
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  profile = mkdtempSync(join(tmpdir(), 'ajs-chromium-'))
-  // A fresh profile directory each run (playwright passes it as --user-data-dir).
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-    timeout: 60_000,
-  })
+  chrome = await launchChromium()
+  browser = chrome.context
 }, 90_000)
 
 afterAll(async () => {
-  await browser?.close()
+  await chrome?.close()
   server?.closeAllConnections()
   server?.close()
-  if (profile) rmSync(profile, { recursive: true, force: true })
 })
 
 describe.skipIf(!haveChromium)('ajs-lang/browser/vm.min.js in headless Chromium', () => {

@@ -15,20 +15,19 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type BrowserContext } from 'playwright-core'
+import type { BrowserContext } from 'playwright-core'
 import { AgentVM } from '../../src/index.ts'
 import { tokenSha256 } from '../../src/server/index.ts'
 import { ensureBuilt, ROOT } from '../package/built.ts'
+import { haveChromium, launchChromium, type TestBrowser } from '../package/chromium.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../server/postgres.ts'
 import { portablePrograms, type PortableProgram } from './programs.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
-const haveChromium = existsSync(CHROMIUM)
 const havePostgres = postgresAvailable()
 if (!haveChromium) console.warn('portability matrix: the Chromium hosts are skipped (no /usr/bin/chromium; .ci/run installs it)')
 if (!havePostgres) console.warn('portability matrix: the ajsc worker host is skipped (no initdb; .ci/run installs PostgreSQL)')
@@ -189,8 +188,8 @@ describe.skipIf(!havePostgres)('ajsc worker on PostgreSQL: POST /v1/runs?async=1
 describe.skipIf(!haveChromium)('ajs-lang/vm in headless Chromium', () => {
   let server: http.Server
   let browser: BrowserContext
+  let chrome: TestBrowser | undefined
   let origin: string
-  let profile: string
   beforeAll(async () => {
     const files: Record<string, Buffer> = {}
     for (const name of ['vm.min.js', 'runtime-python.min.js', 'runtime-flow.min.js']) files[`/${name}`] = readFileSync(join(ROOT, 'dist/browser', name))
@@ -201,19 +200,13 @@ describe.skipIf(!haveChromium)('ajs-lang/vm in headless Chromium', () => {
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-    profile = mkdtempSync(join(tmpdir(), 'ajs-chromium-'))
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      timeout: 60_000,
-    })
+    chrome = await launchChromium()
+    browser = chrome.context
   }, 90_000)
   afterAll(async () => {
-    await browser?.close()
+    await chrome?.close()
     server?.closeAllConnections()
     server?.close()
-    if (profile) rmSync(profile, { recursive: true, force: true })
   })
 
   /** Run every program on one fresh page that loads vm.min.js and the given runtime libraries. */
