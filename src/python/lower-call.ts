@@ -4,9 +4,9 @@
  * classes and methods. `key=` functions become VM lambdas mapped over the
  * items, so the runtime sorts by precomputed keys.
  */
-import type { Expr, ExprOf, Keyword } from './ir.ts'
+import type { Expr, ExprOf } from './ir.ts'
 import { type Node, arr, assign, binary, call, cond, id, lambda, lit, methodCall as methodCallNode, rt } from './nodes.ts'
-import { type FnCtx, dynamicCall, elements, functionValue, lowerExpr, resolve, unknownName } from './lower-expr.ts'
+import { type FnCtx, dynamicCall, elements, functionValue, kwDict, lowerExpr, resolve, unknownName } from './lower-expr.ts'
 import { EXTENDED_HINT } from './refuse.ts'
 import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
 import { closestName } from './suggest.ts'
@@ -17,18 +17,6 @@ function argError(cx: FnCtx, name: string, detail: string, fix: string, e: Expr)
   throw cx.L.r.error('PY_ARGUMENTS', { name, detail, fix }, e.loc)
 }
 
-/** Keyword arguments as a dict (or null): `py$dictmerge([[k, v, ...], spread])`. */
-function kwDict(cx: FnCtx, kw: Keyword[]): Node {
-  if (kw.length === 0) return lit(null)
-  const parts: Node[] = []
-  let run: Node[] | null = null
-  for (const k of kw) {
-    if (k.name === null) { run = null; parts.push(lowerExpr(cx, k.value)); continue }
-    if (!run) { run = []; parts.push(arr(run)) }
-    run.push(lit(k.name), lowerExpr(cx, k.value))
-  }
-  return rt('dictmerge', [arr(parts)])
-}
 
 function noKw(cx: FnCtx, name: string, e: ExprOf<'call'>, allowed: string[] = []): Map<string, Expr> {
   const out = new Map<string, Expr>()

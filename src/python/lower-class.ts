@@ -8,12 +8,11 @@ import { preludeName } from './functools.ts'
 import type { Expr, ExprOf, Loc } from './ir.ts'
 import type { Step } from '../ast/types.ts'
 import { type Node, arr, assign, binary, call, exprStep, id, lambda, lit, member, methodCall as methodCallNode, not, rt, setVar, step, UNDEFINED } from './nodes.ts'
-import { type FnCtx, dynamicCall, elements, lowerExpr, resolve } from './lower-expr.ts'
+import { type FnCtx, dynamicCall, elements, kwDict, lowerExpr, resolve } from './lower-expr.ts'
 import type { Lowerer } from './lower.ts'
 import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
 import { MODULES } from './modules.ts'
 import type { ClassInfo } from './classes.ts'
-import type { Keyword } from './ir.ts'
 
 const M_CALL = 'm$call'
 const CMP_DISPATCH = 'cmp$dispatch'
@@ -27,18 +26,6 @@ export function lowerRt(cx: FnCtx, e: ExprOf<'rt'>): Node {
   return rt(e.fn, e.args.map((a) => lowerExpr(cx, a)), e.loc)
 }
 
-/** Keyword arguments as a dict (or null). */
-function kwDict(cx: FnCtx, kw: Keyword[]): Node {
-  if (kw.length === 0) return lit(null)
-  const parts: Node[] = []
-  let run: Node[] | null = null
-  for (const k of kw) {
-    if (k.name === null) { run = null; parts.push(lowerExpr(cx, k.value)); continue }
-    if (!run) { run = []; parts.push(arr(run)) }
-    run.push(lit(k.name), lowerExpr(cx, k.value))
-  }
-  return rt('dictmerge', [arr(parts)])
-}
 
 // --- modules -----------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
  * of the runtime (`py$add(a, b)`, `py$getitem(x, k)`, ...); the VM supplies
  * variables, control flow, short-circuiting and helper calls.
  */
-import type { Expr, ExprOf, FPart, Loc } from './ir.ts'
+import type { Expr, ExprOf, FPart, Keyword, Loc } from './ir.ts'
 import { type Node, and, arr, assign, call, cond, id, lit, member, not, or, rt, spread, UNDEFINED } from './nodes.ts'
 import { hiddenName, mangle, type FnScope } from './scope.ts'
 import type { Lowerer } from './lower.ts'
@@ -175,6 +175,19 @@ export const DISPATCH = 'call$dispatch'
 
 export function sliceParts(cx: FnCtx, s: ExprOf<'slice'>): Node[] {
   return [s.lo ? lowerExpr(cx, s.lo) : lit(null), s.hi ? lowerExpr(cx, s.hi) : lit(null), s.step ? lowerExpr(cx, s.step) : lit(null)]
+}
+
+/** Keyword arguments as a dict (or null): `py$dictmerge([[k, v, ...], spread])`. */
+export function kwDict(cx: FnCtx, kw: Keyword[]): Node {
+  if (kw.length === 0) return lit(null)
+  const parts: Node[] = []
+  let run: Node[] | null = null
+  for (const k of kw) {
+    if (k.name === null) { run = null; parts.push(lowerExpr(cx, k.value)); continue }
+    if (!run) { run = []; parts.push(arr(run)) }
+    run.push(lit(k.name), lowerExpr(cx, k.value))
+  }
+  return rt('dictmerge', [arr(parts)])
 }
 
 /** List/tuple/set/call elements: `*x` spreads the items of any iterable. */
