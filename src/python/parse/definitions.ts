@@ -1,0 +1,126 @@
+/**
+ * Definitions to the tree: `def` (an eager generator when its body yields),
+ * `class` with its members, and decorators.
+ */
+import type { SyntaxNode } from '@lezer/common'
+import type { ClassItem, Expr, Loc, Stmt } from '../ir.ts'
+import { kids, PUNCT } from './lezer.ts'
+import { PatternParser } from './patterns.ts'
+
+export abstract class DefinitionParser extends PatternParser {
+
+  protected decorator(d: SyntaxNode, args = false): Expr {
+    const c = kids(d).filter((x) => x.name !== 'At' && x.name !== '@')
+    let e = this.expr(c[0]!)
+    for (let i = 1; i < c.length; i++) {
+      if (c[i]!.name === '.') { e = { k: 'attr', obj: e, name: this.text(c[i + 1]!), loc: this.at(c[i + 1]!) }; i++ }
+      else if (c[i]!.name === 'ArgList' && args) {
+        const call = this.call(c[0]!, c[i]!, this.at(c[i]!))
+        if (call.k === 'call') e = { ...call, fn: e }
+      } else if (c[i]!.name === 'ArgList') this.unsupported('Decorator arguments', 'Write `@dataclass` without arguments (the generated `__init__`, `__repr__` and `__eq__` are the defaults).', c[i]!)
+    }
+    return e
+  }
+
+  /** `class Name(Base):` with methods and attributes (extended profile). */
+  protected classDef(n: SyntaxNode, c: SyntaxNode[], decorators: Expr[], loc: Loc): Stmt {
+    const name = this.checkName(c.find((x) => x.name === 'VariableName')!)
+    const bases: Expr[] = []
+    const argList = c.find((x) => x.name === 'ArgList')
+    if (argList) {
+      for (const a of kids(argList)) {
+        if (PUNCT.has(a.name)) continue
+        if (a.name === 'AssignOp' || a.name === '*' || a.name === '**') this.unsupported('Class keywords and metaclasses', 'Name one base class: `class Name(Base):`.', a)
+        bases.push(this.expr(a))
+      }
+    }
+    if (bases.length > 1) this.unsupported('Multiple inheritance', 'Derive from one class and keep the other as an attribute.', argList!)
+    const items: ClassItem[] = []
+    const body = c.find((x) => x.name === 'Body')
+    if (!body) this.refuse('PY_SYNTAX', { detail: 'expected a block', fix: 'Write `:` and an indented block.' }, n)
+    const members = (nodes: SyntaxNode[]) => {
+      for (const m of nodes) {
+        const mloc = this.at(m)
+        switch (m.name) {
+          case ':': case 'Comment': case 'PassStatement': continue
+          case 'StatementGroup': members(kids(m).filter((x) => x.name !== ';')); continue
+          case 'ExpressionStatement': {
+            const e = this.exprList(kids(m), m)
+            if (e.k === 'const' && typeof e.v === 'string') continue
+            break
+          }
+          case 'FunctionDefinition': {
+            const d = this.def(m, kids(m), mloc)
+            if (d.k === 'def') {
+              const nm = d.name
+              if (/^__.*__$/.test(nm) && !CLASS_DUNDERS.has(nm)) {
+                this.unsupported(`\`${nm}\``, `Only ${[...CLASS_DUNDERS].map((x) => `\`${x}\``).join(', ')} are called by the runtime; write a plain method (\`def size(self)\`) and call it.`, m)
+              }
+              if (d.params.length === 0) this.unsupported('A method without `self`', 'Give the method `self` as its first parameter (static and class methods are not supported: use a plain `def` outside the class).', m)
+              items.push({ kind: 'def', def: d })
+            }
+            continue
+          }
+          case 'DecoratedStatement':
+            this.unsupported('Method decorators', '`@staticmethod`, `@classmethod` and `@property` are not supported: use a plain method (`obj.area()`), or a `def` outside the class.', m)
+            break
+          case 'AssignStatement': {
+            const mc = kids(m)
+            const t = mc[0]!
+            if (t.name !== 'VariableName' || mc.filter((x) => x.name === 'AssignOp').length > 1) break
+            const annotated = mc[1]?.name === 'TypeDef'
+            const at = mc.findIndex((x) => x.name === 'AssignOp')
+            const value = at >= 0 ? this.exprList(mc.slice(at + 1), m) : null
+            if (!annotated && !value) break
+            items.push({ kind: 'attr', name: this.checkName(t), value, annotated, loc: mloc })
+            continue
+          }
+        }
+        this.unsupported('This statement in a class body', 'A class body holds methods (`def`) and attributes (`name = value`, `name: type = value`).', m)
+      }
+    }
+    members(kids(body!))
+    return { k: 'class', name, bases, items, decorators, loc }
+  }
+
+
+  protected def(n: SyntaxNode, c: SyntaxNode[], loc: Loc): Stmt {
+    if (c[0]!.name === 'async') this.unsupported('`async def`', 'Use a plain `def`: code blocks do not wait for anything.', c[0]!)
+    const name = this.text(c.find((x) => x.name === 'VariableName')!)
+    if (c.some((x) => x.name === 'TypeParamList')) this.unsupported('Type parameters', 'Remove the `[T]` list.', n)
+    const plist = c.find((x) => x.name === 'ParamList')!
+    const params = this.params(kids(plist).filter((x) => x.name !== '(' && x.name !== ')'), plist)
+    this.yields.push(false)
+    let body: Stmt[]
+    try {
+      body = this.body(c.find((x) => x.name === 'Body'))
+    } finally {
+      if (this.yields.pop()) body = generatorBody(body!, loc)
+    }
+    return { k: 'def', name, params, body: body!, loc }
+  }
+}
+
+/** The dunder methods a guest class may define (the runtime or the lowering calls them). */
+export const CLASS_DUNDERS: ReadonlySet<string> = new Set(['__init__', '__repr__', '__str__', '__eq__', '__lt__', '__le__', '__gt__', '__ge__', '__post_init__', '__enter__', '__exit__'])
+
+
+/** The hidden local an eager generator collects its items in (Python names never contain `$`). */
+export const GEN_ITEMS = 'gen$items'
+
+/**
+ * A generator function, eagerly: its items are appended to a hidden list as the body runs to its end
+ * (or to a `return`), and the call returns them as a one-shot iterator named `generator`.
+ */
+function generatorBody(body: Stmt[], loc: Loc): Stmt[] {
+  const done = (at: Loc): Stmt => ({ k: 'return', value: { k: 'rt', fn: 'gen', args: [{ k: 'name', id: GEN_ITEMS, loc: at }, { k: 'const', v: 'generator', loc: at }], loc: at }, loc: at })
+  const walk = (xs: Stmt[]): Stmt[] => xs.flatMap((s): Stmt[] => {
+    switch (s.k) {
+      case 'return': return s.value ? [{ k: 'expr', e: s.value, loc: s.loc }, done(s.loc)] : [done(s.loc)]
+      case 'if': case 'while': case 'for': return [{ ...s, body: walk(s.body), orelse: walk(s.orelse) }]
+      case 'try': return [{ ...s, body: walk(s.body), orelse: walk(s.orelse), finalbody: walk(s.finalbody), handlers: s.handlers.map((h) => ({ ...h, body: walk(h.body) })) }]
+      default: return [s]
+    }
+  })
+  return [{ k: 'assign', targets: [{ k: 'name', id: GEN_ITEMS, loc }], value: { k: 'list', elts: [], loc }, loc }, ...walk(body), done(loc)]
+}

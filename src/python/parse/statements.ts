@@ -1,0 +1,296 @@
+/**
+ * Statements to the tree: the dispatch over every statement kind, blocks,
+ * assignments, `if`, `try`, `with` and `import`; refusals for the rest.
+ */
+import type { SyntaxNode } from '@lezer/common'
+import type { Expr, Handler, ImportName, Loc, Stmt } from '../ir.ts'
+import { FORBIDDEN_NAMES } from '../refuse.ts'
+import { MODULES } from '../modules.ts'
+import { DefinitionParser, GEN_ITEMS } from './definitions.ts'
+import { kids } from './lezer.ts'
+
+export abstract class StatementParser extends DefinitionParser {
+
+  protected statements(nodes: SyntaxNode[]): Stmt[] {
+    const out: Stmt[] = []
+    for (const n of nodes) this.statement(n, out)
+    return out
+  }
+
+  protected body(n: SyntaxNode | undefined): Stmt[] {
+    if (!n || n.name !== 'Body') throw this.r.error('PY_SYNTAX', { detail: 'expected a block', fix: 'Write `:` and an indented block.' }, n ? n.from : this.src.length)
+    return this.statements(kids(n).filter((c) => c.name !== ':'))
+  }
+
+  protected statement(n: SyntaxNode, out: Stmt[]): void {
+    const loc = this.at(n)
+    const c = kids(n)
+    switch (n.name) {
+      case 'StatementGroup':
+        for (const s of c) if (s.name !== ';') this.statement(s, out)
+        return
+      case 'ExpressionStatement': {
+        const e = this.exprList(c, n)
+        out.push({ k: 'expr', e, loc })
+        return
+      }
+      case 'AssignStatement': return void out.push(this.assign(n, c, loc))
+      case 'UpdateStatement': {
+        const op = c.find((x) => x.name === 'UpdateOp')!
+        const target = this.expr(c[0]!)
+        this.checkTarget(target, c[0]!, false)
+        const value = this.exprList(c.slice(c.indexOf(op) + 1), n)
+        out.push({ k: 'aug', target, op: this.text(op).slice(0, -1), value, loc })
+        return
+      }
+      case 'PassStatement': return void out.push({ k: 'pass', loc })
+      case 'BreakStatement': return void out.push({ k: 'break', loc })
+      case 'ContinueStatement': return void out.push({ k: 'continue', loc })
+      case 'ReturnStatement': {
+        const rest = c.slice(1)
+        out.push({ k: 'return', value: rest.length ? this.exprList(rest, n) : null, loc })
+        return
+      }
+      case 'RaiseStatement': {
+        const rest = c.slice(1)
+        const from = rest.findIndex((x) => x.name === 'from')
+        if (from >= 0) this.unsupported('`raise ... from ...`', 'Raise the exception alone: `raise ValueError("...")`.', rest[from]!)
+        if (rest.some((x) => x.name === ',')) this.unsupported('Python 2 `raise E, v`', 'Write `raise E(v)`.', n)
+        out.push({ k: 'raise', exc: rest.length ? this.expr(rest[0]!) : null, loc })
+        return
+      }
+      case 'AssertStatement': {
+        const parts = c.slice(1).filter((x) => x.name !== ',')
+        out.push({ k: 'assert', test: this.expr(parts[0]!), msg: parts[1] ? this.expr(parts[1]) : null, loc })
+        return
+      }
+      case 'DeleteStatement': {
+        const targets = c.slice(1).filter((x) => x.name !== ',').map((x) => {
+          const t = this.expr(x)
+          if (t.k !== 'name' && t.k !== 'sub' && !(t.k === 'attr' && this.r.extended)) this.refuse('PY_TARGET', { name: 'this expression with `del`' }, x)
+          return t
+        })
+        out.push({ k: 'del', targets, loc })
+        return
+      }
+      case 'IfStatement': return void out.push(this.ifStatement(c, loc))
+      case 'WhileStatement': {
+        const test = this.expr(c[1]!)
+        const body = this.body(c[2])
+        const orelse = c[3]?.name === 'else' ? this.body(c[4]) : []
+        out.push({ k: 'while', test, body, orelse, loc })
+        return
+      }
+      case 'ForStatement': {
+        if (c[0]!.name === 'async') this.unsupported('`async for`', 'Use a plain `for` loop.', c[0]!)
+        const inAt = c.findIndex((x) => x.name === 'in')
+        const bodyAt = c.findIndex((x) => x.name === 'Body')
+        const target = this.targetList(c.slice(1, inAt), n)
+        const iter = this.exprList(c.slice(inAt + 1, bodyAt), n)
+        const body = this.body(c[bodyAt])
+        const orelse = c[bodyAt + 1]?.name === 'else' ? this.body(c[bodyAt + 2]) : []
+        out.push({ k: 'for', target, iter, body, orelse, loc })
+        return
+      }
+      case 'TryStatement': return void out.push(this.tryStatement(c, loc))
+      case 'FunctionDefinition': return void out.push(this.def(n, c, loc))
+      case 'ImportStatement':
+      {
+        const names = this.importNames(n, c)
+        if (!this.r.extended) {
+          if (names.length && names.every((x) => Object.prototype.hasOwnProperty.call(MODULES, x.module))) {
+            throw this.r.extendedOnly(`\`import ${names[0]!.module}\``, 'Code blocks have no modules; use the allowed builtins and str/list/dict methods.', n.from)
+          }
+          return this.refuse('PY_IMPORT', {}, n)
+        }
+        return void out.push({ k: 'import', names, loc })
+      }
+      case 'ScopeStatement': {
+        const kw = this.text(c[0]!)
+        return this.unsupported(`\`${kw}\``, kw === 'global'
+          ? 'Code blocks have one function scope: assign the variable directly, or return new values from helpers.'
+          : 'Return the new value from the inner function and assign it in the outer one.', n)
+      }
+      case 'YieldStatement': {
+        if (!this.r.extended) throw this.r.extendedOnly('`yield`', 'Build a list and return it instead of yielding.', n.from)
+        if (!this.yields.length) this.unsupported('`yield` in the block itself', 'A block returns a dict: put the `yield` in a `def` helper and `return {"items": list(helper())}`.', n)
+        this.yields[this.yields.length - 1] = true
+        const from = c[1]?.name === 'from'
+        const rest = c.slice(from ? 2 : 1)
+        const value: Expr = rest.length ? this.exprList(rest, n) : { k: 'const', v: null, loc }
+        const sink: Expr = { k: 'name', id: GEN_ITEMS, loc }
+        out.push({ k: 'expr', e: { k: 'call', fn: { k: 'attr', obj: sink, name: from ? 'extend' : 'append', loc }, args: [value], kw: [] , loc }, loc })
+        return
+      }
+      case 'PrintStatement': return this.refuse('PY_FORBIDDEN', { name: 'print', fix: FORBIDDEN_NAMES.print! }, n)
+      case 'WithStatement':
+        if (!this.r.extended) throw this.r.extendedOnly('`with`', 'Code blocks have no files, locks or other resources: write the body without `with`; for setup and cleanup, call them around a `try`/`finally`.', n.from)
+        return void out.push(...this.withStatement(c, loc))
+      case 'ClassDefinition':
+        if (!this.r.extended) throw this.r.extendedOnly('`class`', 'Use dicts for records and `def` helpers for behaviour.', n.from)
+        return void out.push(this.classDef(n, c, [], loc))
+      case 'DecoratedStatement': {
+        const target = c[c.length - 1]!
+        if (target.name === 'FunctionDefinition' && this.r.extended) {
+          const decorators = c.filter((x) => x.name === 'Decorator')
+          const d = this.def(target, kids(target), loc) as Extract<Stmt, { k: 'def' }>
+          if (decorators.length !== 1) this.unsupported('Several decorators', 'Keep one `@lru_cache` (or `@cache`) and call other helpers directly.', decorators[1] ?? n)
+          return void out.push({ ...d, memo: this.decorator(decorators[0]!, true) })
+        }
+        if (target.name === 'ClassDefinition' && this.r.extended) {
+          const decorators = c.filter((x) => x.name === 'Decorator').map((d) => this.decorator(d))
+          const cls = this.classDef(target, kids(target), decorators, loc)
+          if (cls.k === 'class' && decorators.some((d) => (d.k === 'name' && d.id === 'dataclass') || (d.k === 'attr' && d.name === 'dataclass'))) {
+            const base = cls.bases[0]?.k === 'name' ? this.matchArgs.get(cls.bases[0].id) ?? [] : []
+            const own = cls.items.flatMap((i) => (i.kind === 'attr' && i.annotated ? [i.name] : []))
+            this.matchArgs.set(cls.name, [...base, ...own.filter((f) => !base.includes(f))])
+          }
+          return void out.push(cls)
+        }
+        return this.unsupported('Decorators', this.r.extended
+          ? 'Only `@dataclass` on a class is accepted; remove the decorator and call the helper directly.'
+          : 'Remove the decorator and call the helper directly.', n)
+      }
+      case 'MatchStatement':
+        if (!this.r.extended) throw this.r.extendedOnly('`match`', 'Use `if`/`elif` chains.', n.from)
+        return void out.push(...this.matchStatement(c, loc))
+      case 'TypeDefinition': return this.unsupported('`type` aliases', 'Remove the type alias; annotations are not needed.', n)
+      case 'Comment': return
+    }
+    return this.unsupported(`\`${n.name}\``, 'Rewrite it with the statements listed in docs/python.md.', n)
+  }
+
+  /**
+   * `with m as t: body` over the program's own context managers (classes with `__enter__`/`__exit__`):
+   * `__enter__` before, `__exit__(type, exc, None)` when the body raises (a true result swallows the
+   * exception), `__exit__(None, None, None)` however else the body ends (`return`, `break`, its end).
+   */
+  protected withStatement(c: SyntaxNode[], loc: Loc): Stmt[] {
+    const bodyAt = c.findIndex((x) => x.name === 'Body')
+    const items: SyntaxNode[][] = [[]]
+    for (const x of c.slice(1, bodyAt)) {
+      if (x.name === ',') items.push([])
+      else items[items.length - 1]!.push(x)
+    }
+    let body = this.body(c[bodyAt])
+    for (const item of items.reverse()) {
+      const k = ++this.matchCount
+      const mgr = `with$${k}`, exc = `exc$${k}`, ok = `ok$${k}`
+      const at = this.at(item[0]!)
+      const name = (id: string): Expr => ({ k: 'name', id, loc: at })
+      const method = (m: string, args: Expr[]): Expr => ({ k: 'call', fn: { k: 'attr', obj: name(mgr), name: m, loc: at }, args, kw: [], loc: at })
+      const none: Expr = { k: 'const', v: null, loc: at }
+      const asAt = item.findIndex((x) => x.name === 'as')
+      const enter = method('__enter__', [])
+      const head: Stmt[] = [
+        { k: 'assign', targets: [name(mgr)], value: this.expr(item[0]!), loc: at },
+        asAt >= 0 ? { k: 'assign', targets: [this.targetList(item.slice(asAt + 1), item[asAt]!)], value: enter, loc: at } : { k: 'expr', e: enter, loc: at },
+        { k: 'assign', targets: [name(ok)], value: { k: 'const', v: true, loc: at }, loc: at },
+      ]
+      const handler: Stmt[] = [
+        { k: 'assign', targets: [name(ok)], value: { k: 'const', v: false, loc: at }, loc: at },
+        { k: 'if', test: { k: 'unary', op: 'not', e: method('__exit__', [{ k: 'call', fn: name('type'), args: [name(exc)], kw: [], loc: at }, name(exc), none]), loc: at }, body: [{ k: 'raise', exc: null, loc: at }], orelse: [], loc: at },
+      ]
+      body = [...head, {
+        k: 'try', body, handlers: [{ type: name('BaseException'), name: exc, body: handler, loc: at }], orelse: [],
+        finalbody: [{ k: 'if', test: name(ok), body: [{ k: 'expr', e: method('__exit__', [none, none, none]), loc: at }], orelse: [], loc: at }], loc: at,
+      }]
+    }
+    void loc
+    return body
+  }
+
+
+  protected importNames(n: SyntaxNode, c: SyntaxNode[]): ImportName[] {
+    const out: ImportName[] = []
+    const dotted = (from: number): [string, number] => {
+      let name = this.text(c[from]!)
+      let i = from + 1
+      while (c[i]?.name === '.') { name += '.' + this.text(c[i + 1]!); i += 2 }
+      return [name, i]
+    }
+    if (c[0]!.name === 'from') {
+      if (c[1]!.name === '.') this.unsupported('Relative imports', 'Import one of the modules listed in docs/python.md by name.', c[1]!)
+      const [module, after] = dotted(1)
+      for (let i = after + 1; i < c.length; i++) {
+        const x = c[i]!
+        if (x.name === '*') this.unsupported('`from ... import *`', `Name what you use: \`from ${module} import name\`.`, x)
+        if (x.name !== 'VariableName') continue
+        let alias = this.text(x)
+        if (c[i + 1]?.name === 'as') { alias = this.text(c[i + 2]!); i += 2 }
+        out.push({ module, name: this.text(x), alias, loc: this.at(x) })
+      }
+      return out
+    }
+    for (let i = 1; i < c.length; i++) {
+      if (c[i]!.name !== 'VariableName') continue
+      const at = this.at(c[i]!)
+      const [module, after] = dotted(i)
+      let alias = module
+      i = after - 1
+      if (c[after]?.name === 'as') { alias = this.text(c[after + 1]!); i = after + 1 }
+      else if (module.includes('.')) this.unsupported('Dotted imports', `Write \`import ${module} as name\`.`, n)
+      out.push({ module, name: null, alias, loc: at })
+    }
+    return out
+  }
+
+  protected assign(n: SyntaxNode, c: SyntaxNode[], loc: Loc): Stmt {
+    const groups: SyntaxNode[][] = [[]]
+    let annotated = false
+    for (const x of c) {
+      if (x.name === 'AssignOp') groups.push([])
+      else if (x.name === 'TypeDef') annotated = true
+      else groups[groups.length - 1]!.push(x)
+    }
+    if (groups.length === 1) {
+      // `x: int` alone declares nothing at run time.
+      if (annotated) return { k: 'pass', loc }
+      return this.refuse('PY_SYNTAX', { detail: 'incomplete assignment', fix: 'Write `name = value`.' }, n)
+    }
+    if (groups.some((g) => g.some((x) => x.name === 'YieldExpression'))) this.unsupported('`yield`', this.yieldFix(), n)
+    const value = this.exprList(groups[groups.length - 1]!, n)
+    const targets = groups.slice(0, -1).map((g) => this.targetList(g, n))
+    // `f = lambda x: ...` names a function: it is a def (rebinding f elsewhere is refused).
+    if (targets.length === 1 && targets[0]!.k === 'name' && value.k === 'lambda') {
+      return { k: 'def', name: targets[0]!.id, params: value.params.map((name, i) => ({ name, dflt: value.defaults[i] ?? null })), body: [{ k: 'return', value: value.body, loc: value.loc }], loc, lambda: true }
+    }
+    return { k: 'assign', targets, value, loc }
+  }
+
+  protected ifStatement(c: SyntaxNode[], loc: Loc): Stmt {
+    // if test Body (elif test Body)* (else Body)?
+    const test = this.expr(c[1]!)
+    const body = this.body(c[2])
+    let orelse: Stmt[] = []
+    const rest = c.slice(3)
+    if (rest.length) {
+      if (rest[0]!.name === 'elif') orelse = [this.ifStatement([rest[0]!, ...rest.slice(1)], this.at(rest[0]!))]
+      else orelse = this.body(rest[1])
+    }
+    return { k: 'if', test, body, orelse, loc }
+  }
+
+  protected tryStatement(c: SyntaxNode[], loc: Loc): Stmt {
+    const body = this.body(c[1])
+    const handlers: Handler[] = []
+    let orelse: Stmt[] = []
+    let finalbody: Stmt[] = []
+    let i = 2
+    while (i < c.length) {
+      const kw = c[i]!
+      if (kw.name === 'except') {
+        const hloc = this.at(kw)
+        let j = i + 1
+        if (c[j]?.name === '*') this.unsupported('`except*`', 'Use a plain `except`.', c[j]!)
+        let type: Expr | null = null
+        let name: string | null = null
+        if (c[j] && c[j]!.name !== 'Body') { type = this.expr(c[j]!); j++ }
+        if (c[j]?.name === 'as' || c[j]?.name === ',') { name = this.text(c[j + 1]!); j += 2 }
+        handlers.push({ type, name, body: this.body(c[j]), loc: hloc })
+        i = j + 1
+      } else if (kw.name === 'else') { orelse = this.body(c[i + 1]); i += 2 } else if (kw.name === 'finally') { finalbody = this.body(c[i + 1]); i += 2 } else i++
+    }
+    return { k: 'try', body, handlers, orelse, finalbody, loc }
+  }
+}
