@@ -8,7 +8,7 @@ export * from './vm/index.ts'
 // The seed's AST dialect: importing it lets every VM of the process run seed ASTs.
 export { migrateAst } from './vm/seed-dialect.ts'
 export { AgentVM, loadKnownLibrary } from './full-vm.ts'
-export { assembleVM, assembleHost, offeredAtoms, type HostOffer, type Host, type VmClass } from './host/assemble.ts'
+export { assembleVM, assembleHost, type HostOffer, type Host, type VmClass } from './host/assemble.ts'
 export { transpile, ajs, transpileExpression, compileDiagnosticsOf, type CompileDiagnostic, type TranspileOptions, type TranspileResult, type Signature } from './transpiler/index.ts'
 export { TranspileError, AjsError, isTranspileError, errors, type Diagnostic } from './diagnostics/index.ts'
 export * from './capabilities/index.ts'

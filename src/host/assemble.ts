@@ -51,7 +51,7 @@ export interface Host<V extends AgentVM = AgentVM> {
 }
 
 /** The atom list of an offer: base atoms first, then the host's own (same name: the later wins). */
-export function offeredAtoms(offer: Pick<HostOffer, 'atoms' | 'baseAtoms'>): AtomDef[] {
+function offeredAtoms(offer: Pick<HostOffer, 'atoms' | 'baseAtoms'>): AtomDef[] {
   const own = offer.atoms === undefined ? [] : Array.isArray(offer.atoms) ? offer.atoms : Object.values(offer.atoms)
   return [...(offer.baseAtoms ?? []), ...own]
 }

@@ -151,11 +151,6 @@ export class AgentVM {
     return this.started<T>(program, args, opts, source)
   }
 
-  /** The libraries this VM has installed, by name. */
-  get installedLibraries(): ReadonlyMap<string, RuntimeLibrary> {
-    return this.libraries
-  }
-
   /** Add a library's functions and atoms (it never replaces an atom the VM was given). */
   private install(lib: RuntimeLibrary): void {
     const had = this.libraries.get(lib.name)
