@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Logger, runMigrations } from 'graphile-worker'
-import { startFakeLlm, type FakeLlm } from '../workflows/fake-llm.ts'
+import { startWorkflowServer, type WorkflowTestServer } from './workflow-server.ts'
 import { createPgStores, createServer, parseServeConfig, tokenSha256, type AjsServer, type PgStores } from '../../src/server/index.ts'
 import { MemoryRunRepo } from '../../src/server/stores/memory.ts'
 import { MemoryWorkflowStore, PgWorkflowStore, type WorkflowListing, type WorkflowRow, type WorkflowStore } from '../../src/server/stores/workflows.ts'
@@ -16,31 +16,16 @@ import { journalPage, listRuns, listWorkflows } from '../../src/server/listing.t
 import type { JournalEntry } from '../../src/workflows/engine/journal.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
 
-let llm: FakeLlm
-let server: AjsServer
+let t: WorkflowTestServer
 let url: string
 beforeAll(async () => {
-  llm = await startFakeLlm()
-  server = await createServer({
-    config: parseServeConfig({
-      tenants: [
-        { id: 'ops', tokenSha256: tokenSha256('ops-token'), capabilities: { llm: { baseUrl: llm.baseUrl, model: 'fake' } } },
-        { id: 'other', tokenSha256: tokenSha256('other-token') },
-      ],
-    }),
-    pool: { size: 1 },
-  })
-  url = await server.listen({ port: 0 })
+  t = await startWorkflowServer()
+  url = t.url
 })
 afterAll(async () => {
-  await server?.close()
-  await llm?.close()
+  await t?.close()
 })
-
-async function req(method: string, path: string, body?: unknown, token = 'ops-token') {
-  const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-  return { status: res.status, json: await res.json() as any }
-}
+const req: WorkflowTestServer['req'] = (...a) => t.req(...a)
 
 /** Every item of a list, page by page (`limit` per page); also checks each page's size. */
 async function all(path: string, limit: number, token = 'ops-token'): Promise<any[]> {

@@ -4,54 +4,25 @@
  * cancellation propagating), and live executions between steps (journal entries replayed per step counted).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startFakeLlm, type FakeLlm } from '../workflows/fake-llm.ts'
-import { createServer, parseServeConfig, tokenSha256, type AjsServer } from '../../src/server/index.ts'
+import type { FakeLlm } from '../workflows/fake-llm.ts'
+import type { AjsServer } from '../../src/server/index.ts'
+import { startWorkflowServer, type WorkflowTestServer } from './workflow-server.ts'
 import { workflowStepStats } from '../../src/server/workflows.ts'
 
+let t: WorkflowTestServer
 let llm: FakeLlm
 let server: AjsServer
 let url: string
 beforeAll(async () => {
-  llm = await startFakeLlm()
-  server = await createServer({
-    config: parseServeConfig({
-      tenants: [
-        { id: 'ops', tokenSha256: tokenSha256('ops-token'), capabilities: { llm: { baseUrl: llm.baseUrl, model: 'fake' } } },
-        { id: 'other', tokenSha256: tokenSha256('other-token') },
-      ],
-    }),
-    pool: { size: 1 },
-  })
-  url = await server.listen({ port: 0 })
+  t = await startWorkflowServer()
+  ;({ llm, server, url } = t)
 })
 afterAll(async () => {
-  await server.close()
-  await llm.close()
+  await t?.close()
 })
-
-async function req(method: string, path: string, body?: unknown, token = 'ops-token') {
-  const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-  return { status: res.status, json: await res.json() as any }
-}
-
-async function until(id: string, pred: (wf: any) => boolean) {
-  let wf: any
-  for (let i = 0; i < 500; i++) {
-    wf = (await req('GET', `/v1/workflows/${id}`)).json
-    if (pred(wf)) return wf
-    await Bun.sleep(10)
-  }
-  throw new Error(`workflow ${id} did not reach the expected state: ${JSON.stringify(wf)}`)
-}
-
-/** Start a workflow (again while the tenant's slots are taken by steps: 429 TENANT_BUSY). */
-async function start(body: unknown) {
-  for (;;) {
-    const r = await req('POST', '/v1/workflows', body)
-    if (r.json?.error?.code !== 'TENANT_BUSY') return r
-    await Bun.sleep(50)
-  }
-}
+const req: WorkflowTestServer['req'] = (...a) => t.req(...a)
+const until: WorkflowTestServer['until'] = (...a) => t.until(...a)
+const start: WorkflowTestServer['start'] = (...a) => t.start(...a)
 
 /** Send a command, again while a step holds the workflow (409 WORKFLOW_BUSY). */
 async function command(path: string, body: unknown) {

@@ -10,56 +10,33 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
 import { startAjsc } from './ajsc-process.ts'
-import { startFakeLlm, type FakeLlm } from '../workflows/fake-llm.ts'
-import { createServer, parseServeConfig, tokenSha256, type AjsServer } from '../../src/server/index.ts'
+import type { FakeLlm } from '../workflows/fake-llm.ts'
+import { tokenSha256, type AjsServer } from '../../src/server/index.ts'
+import { startWorkflowServer, type WorkflowTestServer } from './workflow-server.ts'
 
 const pgAvailable = postgresAvailable()
-let llm: FakeLlm
-let server: AjsServer
-let url: string
 /** An endpoint that never answers (its requests are aborted by the caller). */
 let hanging: ReturnType<typeof Bun.serve>
 const aborted: string[] = []
+let t: WorkflowTestServer
+let llm: FakeLlm
+let server: AjsServer
+let url: string
 beforeAll(async () => {
-  llm = await startFakeLlm()
   hanging = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => new Promise<Response>((_, reject) => req.signal.addEventListener('abort', () => { aborted.push(req.url); reject(new Error('aborted')) })) })
-  server = await createServer({
-    config: parseServeConfig({ tenants: [
-      { id: 'ops', tokenSha256: tokenSha256('ops-token'), capabilities: { llm: { baseUrl: llm.baseUrl, model: 'fake' } } },
-      { id: 'slow', tokenSha256: tokenSha256('slow-token'), capabilities: { llm: { baseUrl: `http://127.0.0.1:${hanging.port}/v1`, model: 'fake' } } },
-    ] }),
-    pool: { size: 1 },
-  })
-  url = await server.listen({ port: 0 })
+  t = await startWorkflowServer((fake) => [
+    { id: 'ops', tokenSha256: tokenSha256('ops-token'), capabilities: { llm: { baseUrl: fake.baseUrl, model: 'fake' } } },
+    { id: 'slow', tokenSha256: tokenSha256('slow-token'), capabilities: { llm: { baseUrl: `http://127.0.0.1:${hanging.port}/v1`, model: 'fake' } } },
+  ])
+  ;({ llm, server, url } = t)
 })
 afterAll(async () => {
-  await server.close()
-  await llm.close()
+  await t?.close()
   hanging.stop(true)
 })
-
-async function req(method: string, path: string, body?: unknown, token = 'ops-token') {
-  const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-  return { status: res.status, json: await res.json() as any }
-}
-
-async function until(id: string, pred: (wf: any) => boolean) {
-  let wf: any
-  for (let i = 0; i < 500; i++) {
-    wf = (await req('GET', `/v1/workflows/${id}`)).json
-    if (pred(wf)) return wf
-    await Bun.sleep(10)
-  }
-  throw new Error(`workflow ${id} did not reach the expected state: ${JSON.stringify(wf)}`)
-}
-
-async function start(body: unknown) {
-  for (;;) {
-    const r = await req('POST', '/v1/workflows', body)
-    if (r.json?.error?.code !== 'TENANT_BUSY') return r
-    await Bun.sleep(50)
-  }
-}
+const req: WorkflowTestServer['req'] = (...a) => t.req(...a)
+const until: WorkflowTestServer['until'] = (...a) => t.until(...a)
+const start: WorkflowTestServer['start'] = (...a) => t.start(...a)
 
 test('a run deadline fails the workflow WORKFLOW_TIMEOUT, inline and after parking', async () => {
   const source = `const s = await signal('never')\nexport default s`

@@ -1,42 +1,23 @@
 /** Durable workflows over HTTP (in memory): agent calls through the tenant's LLM, external requests answered by POST, tenant isolation. */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { startFakeLlm, type FakeLlm } from '../workflows/fake-llm.ts'
-import { createServer, parseServeConfig, tokenSha256, type AjsServer } from '../../src/server/index.ts'
+import type { FakeLlm } from '../workflows/fake-llm.ts'
+import type { AjsServer } from '../../src/server/index.ts'
+import { startWorkflowServer, type WorkflowTestServer } from './workflow-server.ts'
 
+let t: WorkflowTestServer
 let llm: FakeLlm
 let server: AjsServer
 let url: string
 beforeAll(async () => {
-  llm = await startFakeLlm()
-  server = await createServer({
-    config: parseServeConfig({
-      tenants: [
-        { id: 'ops', tokenSha256: tokenSha256('ops-token'), capabilities: { llm: { baseUrl: llm.baseUrl, model: 'fake' } } },
-        { id: 'other', tokenSha256: tokenSha256('other-token') },
-      ],
-    }),
-    pool: { size: 1 },
-  })
-  url = await server.listen({ port: 0 })
+  t = await startWorkflowServer()
+  ;({ llm, server, url } = t)
 })
 afterAll(async () => {
-  await server.close()
-  await llm.close()
+  await t?.close()
 })
-
-async function req(method: string, path: string, body?: unknown, token = 'ops-token') {
-  const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-  return { status: res.status, json: await res.json() as any }
-}
-
-async function until(id: string, pred: (wf: any) => boolean, token = 'ops-token') {
-  for (let i = 0; i < 300; i++) {
-    const wf = (await req('GET', `/v1/workflows/${id}`, undefined, token)).json
-    if (pred(wf)) return wf
-    await Bun.sleep(20)
-  }
-  throw new Error(`workflow ${id} did not reach the expected state`)
-}
+const req: WorkflowTestServer['req'] = (...a) => t.req(...a)
+const until: WorkflowTestServer['until'] = (...a) => t.until(...a)
+const start: WorkflowTestServer['start'] = (...a) => t.start(...a)
 
 export const REFUND = `
 export const meta = { name: 'refund', version: 1 }
