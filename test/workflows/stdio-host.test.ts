@@ -99,3 +99,40 @@ test('errors are JSON-RPC errors with the workflow code; the host keeps serving'
   expect(failed.error).toMatchObject({ code: -32000, data: { code: 'WORKFLOW_FAILED', cause: { message: 'model down' } } })
   await rpc('dispose', { execution: ex })
 })
+
+test('start_module takes timeouts: the deadline and a request\'s timeout are sleep requests the host answers; resume_module keeps them', async () => {
+  const source = `let draft
+try { draft = await agent('draft', { retry: { maximumAttempts: 1 } }) } catch (e) { draft = 'no draft: ' + e.message }
+await signal('go')
+export default draft`
+  const execution = (await rpc('start_module', { source, source_name: 'draft.ajs', timeouts: { runMs: 3_600_000, requestMs: 30_000 } })).result.execution
+  expect((await rpc('poll', { execution })).result).toMatchObject({ Request: { type: 'sleep', durationMs: 3_600_000 } })
+  const [deadline, agent, timer] = (await rpc('take_pending_requests', { execution })).result
+  expect([deadline.type, agent.type, timer.type, timer.durationMs]).toEqual(['sleep', 'agent', 'sleep', 30_000])
+  expect((await rpc('pending_request_ids', { execution })).result.sort()).toEqual([deadline.id, agent.id, timer.id].sort())
+
+  // The model never answers: the host's timer for the request ends first; the request is no longer pending.
+  await rpc('resolve_request', { execution, id: timer.id, resolution: 'OkUndefined' })
+  expect((await rpc('poll', { execution })).result).toBe('Pending') // waits for 'go'
+  expect((await rpc('pending_request_ids', { execution })).result).toEqual([deadline.id])
+  expect((await rpc('resolve_request', { execution, id: agent.id, resolution: { Ok: 'late' } })).error.data.code).toBe('WORKFLOW_UNKNOWN_REQUEST')
+
+  // A crash: another host resumes the journal; the deadline (in the start entry) is asked again for what is left.
+  const journal = (await rpc('journal', { execution })).result
+  expect(journal[0]).toMatchObject({ t: 'start', timeouts: { runMs: 3_600_000, requestMs: 30_000 } })
+  await rpc('dispose', { execution })
+  const again = (await rpc('resume_module', { source, source_name: 'draft.ajs', journal })).result.execution
+  const left = (await rpc('poll', { execution: again })).result.Request
+  expect(left.id).toBe(deadline.id)
+  expect(left.durationMs).toBeLessThanOrEqual(3_600_000)
+  expect(left.durationMs).toBeGreaterThan(3_500_000)
+  await rpc('take_pending_requests', { execution: again })
+  await rpc('resolve_request', { execution: again, id: left.id, resolution: 'OkUndefined' })
+  const ended = await rpc('poll', { execution: again })
+  expect(ended.error).toMatchObject({ code: -32000, data: { code: 'WORKFLOW_TIMEOUT' } })
+  expect((await rpc('journal', { execution: again })).result.at(-1)).toMatchObject({ t: 'end', error: { code: 'WORKFLOW_TIMEOUT' } })
+  await rpc('dispose', { execution: again })
+
+  const bad = await rpc('start_module', { source, timeouts: { runMs: -1 } })
+  expect(bad.error).toMatchObject({ code: -32000, data: { code: 'WORKFLOW_OPTIONS_INVALID' } })
+})

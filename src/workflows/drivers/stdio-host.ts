@@ -6,7 +6,10 @@
  * are the serde encodings, so a host written against the seed drives this
  * runtime unchanged. Several executions are told apart by `execution` (the
  * id `start_module` returns; optional while only one exists). Extras:
- * `resume_module { source, source_name, journal }`, `journal`, `dispose`.
+ * `start_module`'s `timeouts` and `retry` (journaled in the start entry, as
+ * startWorkflow's options), `resume_module { source, source_name, journal }`,
+ * `pending_request_ids` (what a request's timeout or the deadline ended is
+ * no longer in it: the host stops that work), `journal`, `dispose`.
  *
  * Messages are handled one at a time, in order; a bad message gets a
  * JSON-RPC error and never ends the host.
@@ -17,6 +20,8 @@ import { TranspileError } from '../../diagnostics/diagnostic.ts'
 import { WorkflowError } from '../engine/errors.ts'
 import type { WorkflowExecution } from '../engine/execution.ts'
 import type { JournalEntry } from '../engine/journal.ts'
+import type { RunRetryPolicy } from '../engine/retry.ts'
+import type { WorkflowTimeouts } from '../engine/timeouts.ts'
 import { resumeWorkflow, startWorkflow } from './start.ts'
 
 /** JSON-RPC 2.0 error codes; -32000 carries a workflow or transpile error in `data`. */
@@ -57,7 +62,13 @@ export class StdioHost {
     start_module: (p) => {
       const { source, sourceName } = this.source(p)
       const budget = p['budget'] as { total?: number | null; spent?: number } | undefined
-      const ex = startWorkflow(source, { sourceName, args: p['args'] ?? {}, ...(budget !== undefined ? { budget } : {}) })
+      // Checked by startWorkflow (WORKFLOW_OPTIONS_INVALID, -32000): the run's deadline and request timeouts are
+      // sleep requests this host answers like any sleep; a resume_module keeps them (they are in the start entry).
+      const ex = startWorkflow(source, {
+        sourceName, args: p['args'] ?? {}, ...(budget !== undefined ? { budget } : {}),
+        ...(p['timeouts'] !== undefined ? { timeouts: p['timeouts'] as WorkflowTimeouts } : {}),
+        ...(p['retry'] !== undefined ? { retry: p['retry'] as RunRetryPolicy } : {}),
+      })
       this.executions.set(ex.id, ex)
       return { execution: ex.id }
     },
@@ -74,6 +85,7 @@ export class StdioHost {
       this.target(p).resolveRequest(p['id'], p['resolution'])
       return null
     },
+    pending_request_ids: (p) => this.target(p).pendingRequestIds(),
     journal: (p) => this.target(p).journal(),
     dispose: (p) => {
       const ex = this.target(p)
