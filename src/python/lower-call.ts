@@ -96,7 +96,7 @@ function keyed(cx: FnCtx, items: Node, key: Expr | undefined): [Node, Node] {
 
 export function lowerCall(cx: FnCtx, e: ExprOf<'call'>): Node {
   const fn = e.fn
-  for (const a of e.args) if (a.k === 'comp' && a.kind === 'gen') cx.L.genAllowed.add(a)
+  if (!lazyGenArgs(cx, fn)) for (const a of e.args) if (a.k === 'comp' && a.kind === 'gen') cx.L.genAllowed.add(a)
   const dyn = () => dynamicCall(cx, lowerExpr(cx, fn), arr(positional(cx, e)), kwDict(cx, e.kw), e.loc)
   if (fn.k === 'attr') return (cx.L.r.extended ? importedCall(cx, e) : undefined) ?? methodCall(cx, e, fn)
   if (fn.k !== 'name') {
@@ -112,6 +112,17 @@ export function lowerCall(cx: FnCtx, e: ExprOf<'call'>): Node {
     case 'unknown': return importedCall(cx, e) ?? unknownName(cx, fn.id, fn.loc)
   }
   return builtinCall(cx, e, fn.id)
+}
+
+/**
+ * Whether a generator expression passed to this callee must stay a one-shot iterator (extended):
+ * `next(x for ...)`, `iter(...)` and the program's own functions can tell it from a list, the
+ * builtins and methods that consume their argument at once cannot.
+ */
+function lazyGenArgs(cx: FnCtx, fn: Expr): boolean {
+  if (!cx.L.r.extended || fn.k !== 'name') return false
+  const r = resolve(cx, fn.id)
+  return r.kind === 'def' || r.kind === 'var' || (r.kind === 'builtin' && (fn.id === 'next' || fn.id === 'iter'))
 }
 
 function helperCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {

@@ -6,15 +6,17 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { allCases, EXPECTED_PATH, type CorpusCase } from './corpus/cases.ts'
+import { allCases, EXPECTED_PATH, MODEL_EXPECTED_PATH, type CorpusCase } from './corpus/cases.ts'
 import { createPythonVM, pythonError, transpilePython } from '../../src/python/index.ts'
 
-const expected = JSON.parse(readFileSync(EXPECTED_PATH, 'utf8')) as { python: string; cases: Record<string, { json?: string; error?: string }> }
+type Expected = { python: string; cases: Record<string, { json?: string; error?: string; message?: string }> }
+const expected = JSON.parse(readFileSync(EXPECTED_PATH, 'utf8')) as Expected
+Object.assign(expected.cases, (JSON.parse(readFileSync(MODEL_EXPECTED_PATH, 'utf8')) as Expected).cases)
 const cases = allCases()
 const vm = createPythonVM()
 
 /** What our VM gives for a case, in the harness's terms. */
-export async function observe(c: CorpusCase, profile: 'contract' | 'extended' = c.profile ?? 'contract'): Promise<{ json?: string; error?: string; other?: string; log?: string }> {
+export async function observe(c: CorpusCase, profile: 'contract' | 'extended' = c.profile ?? 'contract'): Promise<{ json?: string; error?: string; message?: string; other?: string; log?: string }> {
   let ast
   try {
     ast = transpilePython(c.body, { params: c.params, jsonText: true, profile }).ast
@@ -28,7 +30,8 @@ export async function observe(c: CorpusCase, profile: 'contract' | 'extended' = 
   const log = lines.length ? { log: lines.join('') } : {}
   if (r.error) {
     const err = pythonError(r.error)
-    return err?.pythonType ? { error: err.pythonType, ...log } : { other: `${r.error.code}: ${r.error.message}` }
+    if (!err?.pythonType) return { other: `${r.error.code}: ${r.error.message}` }
+    return c.messages ? { error: err.pythonType, message: err.message, ...log } : { error: err.pythonType, ...log }
   }
   return { json: r.result as string, ...log }
 }

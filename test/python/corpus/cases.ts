@@ -14,10 +14,14 @@ export interface CorpusCase {
   input: Record<string, unknown>
   /** `extended` for hand_extended.txt (run with that profile; CPython with the extended builtins). */
   profile?: 'extended'
+  /** Compare an uncaught exception's message too (`KeyError: 'b'`), not only its class. */
+  messages?: true
 }
 
 export const CORPUS_DIR = import.meta.dir
 export const EXPECTED_PATH = join(CORPUS_DIR, 'expected.json')
+/** CPython's results for the model-style cases (`model/...`), kept apart so both files regenerate without conflicts. */
+export const MODEL_EXPECTED_PATH = join(CORPUS_DIR, 'expected_model.json')
 
 /** The default arguments of hand-written cases (override per case with `### name | {input json}`). */
 export const INITIAL = { user: { name: 'Ada', age: 36, tags: ['math', 'code'] }, n: 7 }
@@ -37,17 +41,27 @@ export function handCases(file = 'hand.txt', prefix = 'hand'): CorpusCase[] {
     seen.add(name)
     const input = bar < 0 ? INPUT : JSON.parse(header.slice(bar + 3)) as Record<string, unknown>
     const c: CorpusCase = { name, body, params: ['initial', ...Object.keys(input)], initial: INITIAL, input }
-    if (prefix === 'ext') c.profile = 'extended'
+    if (prefix !== 'hand') c.profile = 'extended'
+    if (prefix === 'model') c.messages = true
     out.push(c)
   }
   return out
 }
 
 export function allCases(): CorpusCase[] {
-  return [...handCases(), ...generateCases(), ...extendedCases()]
+  return [...handCases(), ...generateCases(), ...extendedCases(), ...modelCases()]
 }
 
 /** The extended profile's hand-written cases (`ext/...`). */
 export function extendedCases(): CorpusCase[] {
   return handCases('hand_extended.txt', 'ext')
+}
+
+/**
+ * Bodies written the way models write Python for data tasks (`model/...`, extended profile): helpers,
+ * classes, comprehensions, format specs, json, re, collections, datetime, error paths. An uncaught
+ * exception's message is compared too.
+ */
+export function modelCases(): CorpusCase[] {
+  return handCases('hand_model.txt', 'model')
 }

@@ -73,7 +73,11 @@ def run_in(case, params, env):
     except RecursionError:
         return {"error": "RecursionError"}
     except BaseException as e:  # noqa: BLE001 - the class is the observation
-        return {"error": type(e).__name__}
+        out = {"error": type(e).__name__}
+        if case.get("messages"):
+            # As a traceback's last line prints it (`KeyError: 'b'`).
+            out["message"] = "%s: %s" % (type(e).__name__, e) if str(e) else type(e).__name__
+        return out
 
 
 def main():

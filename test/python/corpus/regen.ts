@@ -1,11 +1,11 @@
 /**
- * Regenerates expected.json: runs every corpus body in CPython (python3, one process for all) via
+ * Regenerates expected.json and expected_model.json: runs every corpus body in CPython (python3, one process for all) via
  * cpython_harness.py. Run: npx bun test/python/corpus/regen.ts
  */
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CORPUS_DIR, EXPECTED_PATH, allCases } from './cases.ts'
+import { CORPUS_DIR, EXPECTED_PATH, MODEL_EXPECTED_PATH, allCases } from './cases.ts'
 
 const cases = allCases()
 const py = spawnSync('python3', [join(CORPUS_DIR, 'cpython_harness.py')], { input: JSON.stringify(cases), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
@@ -15,5 +15,8 @@ if (py.status !== 0) {
 }
 const results = JSON.parse(py.stdout) as Record<string, unknown>
 const version = spawnSync('python3', ['--version'], { encoding: 'utf8' }).stdout.trim()
-writeFileSync(EXPECTED_PATH, JSON.stringify({ python: version, cases: results }, null, 1) + '\n')
-console.log(`${Object.keys(results).length} cases -> ${EXPECTED_PATH} (${version})`)
+const pick = (model: boolean) => Object.fromEntries(Object.entries(results).filter(([name]) => name.startsWith('model/') === model))
+for (const [path, part] of [[EXPECTED_PATH, pick(false)], [MODEL_EXPECTED_PATH, pick(true)]] as const) {
+  writeFileSync(path, JSON.stringify({ python: version, cases: part }, null, 1) + '\n')
+  console.log(`${Object.keys(part).length} cases -> ${path} (${version})`)
+}
