@@ -75,6 +75,7 @@ interface Factor { n?: number; expr?: string; unbounded?: string }
 
 const STORE = new Set(['storeGet', 'storeSet', 'storeQuery', 'storeVectorSearch', 'cache'])
 const PROCEDURES = new Set(['storeProcedure', 'releaseProcedure', 'clearExpiredProcedures'])
+const REACH_TAGS = new Set(['network', 'store', 'model', 'subAgent', 'procedures'])
 const CALLBACKS = new Set(['map', 'filter', 'forEach', 'some', 'every', 'find', 'findIndex', 'flatMap', 'reduce', 'sort'])
 
 const mul = (fs: Factor[]): Factor => {
@@ -315,8 +316,9 @@ class Planner {
 
 /**
  * The plan of a program (an ajs/1 AST), without running it. `atoms`: the
- * atoms the program will run with (their `effects` and `mcp` tags are read),
- * e.g. `mcpAtoms(...).atoms`.
+ * atoms the program will run with (their `effects` and `mcp` tags are read,
+ * and `reaches`: `'network'`, `'store'`, `'model'`, `'subAgent'` or
+ * `'procedures'` for a host's atom that reaches one), e.g. `mcpAtoms(...).atoms`.
  */
 export function analyzeProgram(ast: unknown, atoms: Readonly<Record<string, unknown>> | readonly unknown[] = {}): ProgramPlan {
   if (!ast || typeof ast !== 'object') throw new TypeError('analyzeProgram: pass an ajs/1 AST')
@@ -348,6 +350,8 @@ export function analyzeProgram(ast: unknown, atoms: Readonly<Record<string, unkn
     if (op === 'llmPredict') plan.reaches.model = true
     if (op === 'agentRun') plan.reaches.subAgent = true
     if (PROCEDURES.has(op)) plan.reaches.procedures = true
+    // A host's own atoms say what they reach (the workflow engine's `agent` a model, `workflow` a sub-agent).
+    if (typeof a?.reaches === 'string' && REACH_TAGS.has(a.reaches)) (plan.reaches as Record<string, unknown>)[a.reaches] = true
     if (a?.mcp && !plan.reaches.mcp.includes(a.mcp.server)) plan.reaches.mcp.push(a.mcp.server)
   }
   return plan

@@ -23,6 +23,7 @@ import { workflowsBackend, type WorkflowRoutesBackend } from './workflows.ts'
 import { packageVersion } from '../host/version.ts'
 import { moduleUrl } from './module-url.ts'
 import { scanJson } from './raw-json.ts'
+import { planGate } from './plan-gate.ts'
 
 export interface ServeOptions extends HostOptions {
   /** A host built by the caller (distributed mode shares it with the job runner); default: one from these options. */
@@ -89,7 +90,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   const { stores, tenants, procedures, pool } = host
   const metrics = new Metrics()
   const executor = options.executor ? options.executor(host) : localExecutor(pool, stores)
-  const runs = new RunService({ stores, tenants, metrics, limits: config.limits, executor })
+  const runs = new RunService({ stores, tenants, metrics, limits: config.limits, executor, plan: planGate(pool, tenants) })
   const workflows = options.workflows ? options.workflows(host) : workflowsBackend(host)
   const version = packageVersion(moduleUrl(import.meta.url))
   const context: ServerContext = {

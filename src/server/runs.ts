@@ -13,6 +13,7 @@ import type { Metrics } from './metrics.ts'
 import type { RunTask } from './pool/task.ts'
 import type { RunControl } from './pool/pool.ts'
 import type { StopSignal } from './stop-signal.ts'
+import type { PlanGate } from './plan-gate.ts'
 import { quotasOf, type Admission, type Tenant, type Tenants } from './tenants.ts'
 import type { StoreQuota } from './stores/quota.ts'
 import type { RunRecord, RunRequest, ServerStores } from './stores/types.ts'
@@ -95,7 +96,7 @@ export class RunService {
   private readonly waiters = new Map<string, Set<() => void>>()
 
   constructor(
-    private readonly deps: { stores: ServerStores; tenants: Tenants; metrics: Metrics; limits: ServerLimits; executor: RunExecutor },
+    private readonly deps: { stores: ServerStores; tenants: Tenants; metrics: Metrics; limits: ServerLimits; executor: RunExecutor; plan?: PlanGate },
   ) {}
 
   private async prepare(tenant: Tenant, body: RunBody, kind: 'run' | 'async-run', rawAst?: string): Promise<{ task: RunTask; admission: Admission }> {
@@ -149,6 +150,13 @@ export class RunService {
   async start(tenant: Tenant, body: RunBody, rawAst?: string): Promise<string> {
     const startedAt = Date.now()
     const { task, admission } = await this.prepare(tenant, body, 'async-run', rawAst)
+    // A plan is static: an async run the tenant's plan policy refuses is refused now (422), not accepted to fail.
+    try {
+      await this.deps.plan?.(task)
+    } catch (e) {
+      await admission.settle(0).catch(() => {})
+      throw e
+    }
     const request: RunRequest = { args: task.args, fuel: task.fuel, timeoutMs: task.timeoutMs, trace: task.trace }
     if (task.astText !== undefined) { request.astText = task.astText; if (task.key !== undefined) request.key = task.key }
     if (task.source !== undefined) request.source = task.source

@@ -40,6 +40,7 @@ import { checkTimeouts, type WorkflowTimeouts } from '../workflows/engine/timeou
 import { journalPage, listWorkflows, type JournalPage, type ListParams } from './listing.ts'
 import type { Page } from './stores/list.ts'
 import type { WorkflowState, WorkflowSummary } from './stores/workflows.ts'
+import { planGate, type PlanGate } from './plan-gate.ts'
 
 export interface StartWorkflowBody {
   source: string
@@ -479,6 +480,8 @@ export class WorkflowService implements WorkflowRoutesBackend {
     private readonly limits?: ServerLimits,
     /** Compiles a tenant's workflow sources off the event loop (the server's pool); absent: in this thread (tests). */
     private readonly compilerOf?: (tenant: string) => WorkflowCompiler,
+    /** The tenant's plan policy, checked on the workflow's program and modules before it is accepted (422 PLAN_REFUSED). */
+    private readonly plan?: PlanGate,
   ) {}
 
   close(): Promise<void> {
@@ -517,7 +520,9 @@ export class WorkflowService implements WorkflowRoutesBackend {
     const admission = t ? await this.tenants!.admit(t, { fuel: compileFuel(chars), exact: true }, 'compile') : undefined
     try {
       program = await this.compile(body.source, 'workflow.ajs', tenant)
-      for (const [name, src] of modules) await this.compile(src, name, tenant) // a child's module is refused now, not when the parent calls it
+      const programs = [program]
+      for (const [name, src] of modules) programs.push(await this.compile(src, name, tenant)) // a child's module is refused now, not when the parent calls it
+      if (t?.config.plan) for (const p of programs) await this.plan?.({ tenant, astText: JSON.stringify(p.ast), key: `workflow:${p.astHash}`, workflow: true })
     } finally {
       await admission?.settle(admission.fuel)
     }
@@ -651,12 +656,13 @@ const busy = (id: string) => new HttpError('WORKFLOW_BUSY', `Workflow ${id} is t
 export function workflowsBackend(host: Host, distributed?: { pgPool: pg.Pool; jobs: Jobs }): WorkflowRoutesBackend {
   const atomsOf = (tenant: string) => tenantAtoms(host, tenant)
   const compilerOf = (tenant: string) => poolWorkflowCompiler(host, tenant)
-  if (distributed) return new WorkflowService(new PgWorkflowStore(distributed.pgPool), atomsOf, host.tenants, host.config.limits, compilerOf)
+  const plan = planGate(host.pool, host.tenants)
+  if (distributed) return new WorkflowService(new PgWorkflowStore(distributed.pgPool), atomsOf, host.tenants, host.config.limits, compilerOf, plan)
   let driver: WorkflowDriver | undefined
   const store = new MemoryWorkflowStore((id) => driver!.step(id))
   driver = new WorkflowDriver(host, store)
   const live = driver.live
-  const service = new WorkflowService(store, atomsOf, host.tenants, host.config.limits, compilerOf)
+  const service = new WorkflowService(store, atomsOf, host.tenants, host.config.limits, compilerOf, plan)
   const close = service.close.bind(service)
   service.close = async () => { live.clear(); await close() }
   return service

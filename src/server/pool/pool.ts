@@ -15,7 +15,7 @@ import type { RunResult } from '../../vm/result.ts'
 import { HttpError } from '../errors.ts'
 import { moduleUrl } from '../module-url.ts'
 import { StopController, type StopSignal } from '../stop-signal.ts'
-import type { CompileOutcome, CompileTask, RunTask, WorkerData, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
+import type { CompileOutcome, CompileTask, PlanOutcome, PlanTask, RunTask, WorkerData, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
 import { DEFAULT_WORKER_HEAP_MB, HEAP_GROWTH_BYTES, HEAP_WATCH_MS, RUNTIME_APPLIES_WORKER_HEAP_LIMIT, processHeapCeiling, runMaxHeapBytes, workerResourceLimits } from './heap.ts'
 
 export interface PoolOptions {
@@ -228,7 +228,12 @@ export class RunPool {
     return this.compileIn('compileWorkflowTask', task, timeoutMs) as Promise<WorkflowCompileOutcome>
   }
 
-  private async compileIn(name: string, task: CompileTask | WorkflowCompileTask, timeoutMs: number): Promise<CompileOutcome | WorkflowCompileOutcome> {
+  /** Check a program against its tenant's plan policy in a worker (an async run, a workflow, before they are accepted), as `compile`. */
+  checkPlan(task: PlanTask, timeoutMs: number): Promise<PlanOutcome | CompileOutcome> {
+    return this.compileIn('planTask', task, timeoutMs) as Promise<PlanOutcome | CompileOutcome>
+  }
+
+  private async compileIn(name: string, task: CompileTask | WorkflowCompileTask | PlanTask, timeoutMs: number): Promise<CompileOutcome | WorkflowCompileOutcome | PlanOutcome> {
     if (this.queueLimit > 0 && this.piscina.queueSize >= this.queueLimit) {
       throw new HttpError('QUEUE_FULL', `All ${this.size} workers are busy and ${this.piscina.queueSize} runs are queued`, { retryAfter: 1 })
     }
@@ -236,7 +241,7 @@ export class RunPool {
     const deadline = setLongTimeout(() => kill.abort(), timeoutMs)
     this.compilations++
     try {
-      return await this.piscina.run(task as never, { name, signal: kill.signal }) as unknown as CompileOutcome | WorkflowCompileOutcome
+      return await this.piscina.run(task as never, { name, signal: kill.signal }) as unknown as CompileOutcome | WorkflowCompileOutcome | PlanOutcome
     } catch (e) {
       if (kill.signal.aborted) {
         this.terminated++

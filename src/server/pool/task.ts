@@ -49,6 +49,15 @@ export type WorkflowCompileOutcome =
   | { programText: string }
   | { error: { code: string; message: string; agentError?: import('../../vm/errors.ts').AgentError } }
 
+/** Checking a program against its tenant's plan policy before an async run or a workflow is accepted (the program as a run task names it). */
+export type PlanTask = Pick<RunTask, 'tenant' | 'astText' | 'source' | 'key'> & {
+  /** A workflow's program: its own atoms (agent, workflow, sleep, ...) are part of its plan. */
+  workflow?: boolean
+}
+
+/** The plan check's verdict: nothing (the plan satisfies the policy, or the tenant has none) or the refusal (PLAN_REFUSED). */
+export type PlanOutcome = { refused?: import('../../vm/errors.ts').AgentError }
+
 /** A compiled, validated program as JSON text, or the refusal as the server would answer it. */
 export type CompileOutcome =
   | { astText: string }

@@ -22,7 +22,7 @@ import type { AjsProgram } from '../../ast/types.ts'
 import type { ProcedureStore } from '../../vm/procedures.ts'
 import type { RunResult } from '../../vm/result.ts'
 import { BridgeClient, type BridgeMethod } from './bridge.ts'
-import type { CompileOutcome, CompileTask, RunTask, WorkerData, WorkerTenant, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
+import type { CompileOutcome, CompileTask, PlanOutcome, PlanTask, RunTask, WorkerData, WorkerTenant, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
 import { compileServerWorkflow } from '../workflow-programs.ts'
 import { programFromBody } from '../procedures.ts'
 import { HttpError } from '../errors.ts'
@@ -30,6 +30,7 @@ import type { ServerLimits } from '../config.ts'
 import { mcpProxyAtoms } from '../mcp.ts'
 import { analyzeProgram } from '../../codemode/plan.ts'
 import { checkPlan, type PlanPolicy } from '../../codemode/policy.ts'
+import { WORKFLOW_PLAN_ATOMS } from '../plan-gate.ts'
 import { transpile } from '../../transpiler/index.ts'
 import type { AgentError } from '../../vm/errors.ts'
 
@@ -190,6 +191,24 @@ export default async function runTask(task: RunTask): Promise<RunResult> {
   return rt.vm.run(program, task.args, options)
 }
 
+/**
+ * The tenant's plan policy checked alone, before an async run or a workflow is accepted (the
+ * server answers 422 PLAN_REFUSED at once instead of accepting a run that will be refused). The
+ * parsed program and its verdict stay cached, so the run itself is not parsed or checked again.
+ */
+export async function planTask(task: PlanTask): Promise<PlanOutcome> {
+  const rt = runtimeOf(task.tenant, await customAtoms)
+  if (!rt.plan) return {}
+  let program: AjsProgram | string
+  try {
+    program = programOf(task as RunTask)
+  } catch {
+    return {} // not JSON: the run reports it as it does for every run
+  }
+  const { refused } = planCheck(rt, program, task.tenant, task.workflow ? WORKFLOW_PLAN_ATOMS : undefined)
+  return refused ? { refused } : {}
+}
+
 /** Verdicts of the tenant's plan policy on parsed programs (the cached ones are checked once). */
 const verdicts = new WeakMap<object, AgentError | null>()
 
@@ -198,7 +217,7 @@ const verdicts = new WeakMap<object, AgentError | null>()
  * (analyzeProgram over this VM's atoms) must satisfy it, else the run is refused (PLAN_REFUSED,
  * 422) without starting. A source is compiled here first (its compile error is left to the run).
  */
-function planCheck(rt: TenantRuntime, program: AjsProgram | string, tenantId: string): { program: AjsProgram | string; refused?: AgentError } {
+function planCheck(rt: TenantRuntime, program: AjsProgram | string, tenantId: string, hostAtoms?: Readonly<Record<string, unknown>>): { program: AjsProgram | string; refused?: AgentError } {
   let ast: AjsProgram
   if (typeof program === 'string') {
     try {
@@ -211,7 +230,7 @@ function planCheck(rt: TenantRuntime, program: AjsProgram | string, tenantId: st
   if (verdict === undefined) {
     verdict = null
     try {
-      const violations = checkPlan(analyzeProgram(ast, Object.fromEntries(rt.vm.atoms)), rt.plan!)
+      const violations = checkPlan(analyzeProgram(ast, { ...Object.fromEntries(rt.vm.atoms), ...hostAtoms }), rt.plan!)
       if (violations.length > 0) {
         const first = violations[0]!
         verdict = {
