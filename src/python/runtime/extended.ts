@@ -257,6 +257,10 @@ function floatHash(v: number): unknown {
 }
 
 export function divmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] {
+  // CPython names divmod in its message (the // and % messages differ).
+  if ((b === 0 || b === 0n || b === false || (b instanceof PyFloat && b.v === 0)) && (isIntValue(a) || a instanceof PyFloat)) {
+    raise('ZeroDivisionError', isIntValue(a) && isIntValue(b) ? 'integer division or modulo by zero' : 'float divmod()')
+  }
   return tuple([floordiv(rt, a, b), mod(rt, a, b)])
 }
 

@@ -25,8 +25,18 @@ import { timeMethod } from './datetime.ts'
 
 type Fn = (rt: PyRun, a: any[]) => unknown
 
+/** The items of a value being unpacked (`a, b = x`), with CPython's message for a non-iterable. */
+function unpackItems(rt: PyRun, x: unknown): unknown[] {
+  try {
+    return iterate(x, rt)
+  } catch (e) {
+    if (e instanceof PyRaise && e.message.endsWith('object is not iterable')) typeError(`cannot unpack non-iterable ${typeName(x)} object`)
+    throw e
+  }
+}
+
 function unpack(rt: PyRun, x: unknown, n: number): unknown[] {
-  const items = Array.isArray(x) ? x : iterate(x, rt)
+  const items = Array.isArray(x) ? x : unpackItems(rt, x)
   if (items.length !== n) {
     if (items.length > n) valueError(`too many values to unpack (expected ${n})`)
     valueError(`not enough values to unpack (expected ${n}, got ${items.length})`)
@@ -35,7 +45,7 @@ function unpack(rt: PyRun, x: unknown, n: number): unknown[] {
 }
 
 function unpackStar(rt: PyRun, x: unknown, before: number, after: number): unknown[] {
-  const items = iterate(x, rt)
+  const items = unpackItems(rt, x)
   if (items.length < before + after) valueError(`not enough values to unpack (expected at least ${before + after}, got ${items.length})`)
   rt.chargeSlots(items.length)
   return [...items.slice(0, before), items.slice(before, items.length - after), ...items.slice(items.length - after)]

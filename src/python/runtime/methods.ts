@@ -24,7 +24,7 @@ function seqIndex(rt: PyRun, self: readonly unknown[], args: unknown[]): number 
   if (hi < 0) hi = Math.max(0, hi + n)
   work(rt, n)
   for (let i = lo; i < Math.min(hi, n); i++) if (eq(self[i], args[0])) return i
-  return valueError(`${repr(args[0])} is not in ${isTuple(self) ? 'tuple' : 'list'}`)
+  return valueError(isTuple(self) ? 'tuple.index(x): x not in tuple' : `${repr(args[0])} is not in list`)
 }
 
 const count = (rt: PyRun, self: readonly unknown[], x: unknown): number => {

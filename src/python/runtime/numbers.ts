@@ -68,7 +68,7 @@ function intArith(rt: PyRun, op: string, a: number | bigint, b: number | bigint)
         return (a - m) / b
       }
       case '%': {
-        if (b === 0) raise('ZeroDivisionError', 'integer division or modulo by zero')
+        if (b === 0) raise('ZeroDivisionError', 'integer modulo by zero')
         return pyModInt(a, b)
       }
     }
@@ -87,7 +87,7 @@ function intArith(rt: PyRun, op: string, a: number | bigint, b: number | bigint)
       return mkInt(q)
     }
     case '%': {
-      if (y === 0n) raise('ZeroDivisionError', 'integer division or modulo by zero')
+      if (y === 0n) raise('ZeroDivisionError', 'integer modulo by zero')
       let m = x % y
       if (m !== 0n && (m < 0n) !== (y < 0n)) m += y
       return mkInt(m)

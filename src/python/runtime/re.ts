@@ -18,7 +18,7 @@ import type { PyRun } from './fuel.ts'
 
 export const FLAGS: Record<string, number> = { IGNORECASE: 2, I: 2, MULTILINE: 8, M: 8, DOTALL: 16, S: 16, ASCII: 256, A: 256 }
 
-const patterns = new Map<string, { re: GuardedRegex; groups: number; names: string[] }>()
+const patterns = new Map<string, Compiled>()
 
 function translate(pattern: string, flags: number): { source: string; flags: string } {
   let fl = ''
@@ -57,7 +57,28 @@ function translate(pattern: string, flags: number): { source: string; flags: str
   return { source: out, flags: fl }
 }
 
-function compiled(pattern: unknown, flags: unknown): { re: GuardedRegex; groups: number; names: string[]; pattern: string; flags: number } {
+/** Each capturing group's name (null: unnamed) by group number, from the translated source; [0] is the whole match. */
+function groupSlots(source: string): Array<string | null> {
+  const out: Array<string | null> = [null]
+  let inClass = false
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]
+    if (c === '\\') { i++; continue }
+    if (inClass) { if (c === ']') inClass = false; continue }
+    if (c === '[') { inClass = true; continue }
+    if (c !== '(') continue
+    if (source[i + 1] !== '?') out.push(null)
+    else {
+      const named = /^\(\?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(source.slice(i, i + 200))
+      if (named) out.push(named[1]!)
+    }
+  }
+  return out
+}
+
+type Compiled = { re: GuardedRegex; groups: number; names: string[]; slots: Array<string | null> }
+
+function compiled(pattern: unknown, flags: unknown): Compiled & { pattern: string; flags: number } {
   if (pattern instanceof RePattern) return { ...pattern.c, pattern: pattern.pattern, flags: pattern.flags }
   if (typeof pattern !== 'string') typeError(`first argument must be string or compiled pattern`)
   const f = flags === undefined || flags === null ? 0 : Number(intOf(flags as number))
@@ -72,9 +93,10 @@ function compiled(pattern: unknown, flags: unknown): { re: GuardedRegex; groups:
       const msg = (e as { message?: string }).message ?? String(e)
       return raise('ValueError', `this pattern cannot run here: ${msg}`)
     }
-    const names = [...t.source.matchAll(/\(\?<([A-Za-z_][A-Za-z0-9_]*)>/g)].map((m) => m[1]!)
+    const slots = groupSlots(t.source)
+    const names = slots.filter((n): n is string => n !== null)
     const groups = new RegExp(t.source + '|').exec('')!.length - 1
-    c = { re, groups, names }
+    c = { re, groups, names, slots }
     if (patterns.size > 1024) patterns.clear()
     patterns.set(key, c)
   }
@@ -84,7 +106,7 @@ function compiled(pattern: unknown, flags: unknown): { re: GuardedRegex; groups:
 /** A compiled pattern (`re.compile`). */
 export class RePattern extends PyOpaque {
   readonly typeName = 'Pattern'
-  constructor(readonly c: { re: GuardedRegex; groups: number; names: string[] }, readonly pattern: string, readonly flags: number) {
+  constructor(readonly c: Compiled, readonly pattern: string, readonly flags: number) {
     super()
   }
   override repr(): string {
@@ -97,7 +119,7 @@ type Raw = unknown[] & { index: number; groups?: Record<string, string | undefin
 /** A match (`re.search(...)`). */
 export class ReMatch extends PyOpaque {
   readonly typeName = 'Match'
-  constructor(readonly m: Raw, readonly string: string, readonly names: string[]) {
+  constructor(readonly m: Raw, readonly string: string, readonly slots: Array<string | null>) {
     super()
   }
   private cp(i: number): number {
@@ -105,21 +127,24 @@ export class ReMatch extends PyOpaque {
   }
   index(g: unknown): number {
     if (typeof g === 'string') {
-      const i = this.names.indexOf(g)
-      if (i < 0) raise('IndexError', 'no such group')
-      return this.groupNumber(g)
+      const i = this.slots.indexOf(g)
+      if (i < 1) raise('IndexError', 'no such group')
+      return i
     }
     if (!isIntValue(g)) raise('IndexError', 'no such group')
     const n = Number(intOf(g))
     if (n < 0 || n >= this.m.length) raise('IndexError', 'no such group')
     return n
   }
-  private groupNumber(name: string): number {
-    // Named groups are numbered with the others, in order of their opening parenthesis.
-    const texts = this.m
-    const g = this.m.groups?.[name]
-    for (let i = 1; i < texts.length; i++) if (texts[i] === g && g !== undefined) return i
-    return this.names.indexOf(name) + 1
+  /** `m.lastindex`: the matched group that closed last (the latest end; at the same end, the outer one). */
+  lastIndex(): number | null {
+    let best: number | null = null, bestEnd = -1
+    for (let i = 1; i < this.m.length; i++) {
+      if (this.m[i] === undefined) continue
+      const end = this.span(i)[1]
+      if (end > bestEnd) { best = i; bestEnd = end }
+    }
+    return best
   }
   group(g: unknown = 0): unknown {
     const v = this.m[this.index(g)]
@@ -150,7 +175,7 @@ function search(rt: PyRun, c: ReturnType<typeof compiled>, s: string, mode: 'sea
     // The leftmost match is not at the start: a match at the start would have been leftmost.
     return null
   }
-  return new ReMatch(m, s, c.names)
+  return new ReMatch(m, s, c.slots)
 }
 
 function all(rt: PyRun, c: ReturnType<typeof compiled>, s: string): Raw[] {
@@ -241,7 +266,7 @@ function call(rt: PyRun, name: string, p: ReturnType<typeof compiled>, { a, kw }
     case 'search': return search(rt, p, str(a[0]), 'search')
     case 'fullmatch': return search(rt, p, str(a[0]), 'full')
     case 'findall': return findall(rt, p, str(a[0]))
-    case 'finditer': { const s = str(a[0]); return all(rt, p, s).map((m) => new ReMatch(m, s, p.names)) }
+    case 'finditer': { const s = str(a[0]); return all(rt, p, s).map((m) => new ReMatch(m, s, p.slots)) }
     case 'sub': return sub(rt, p, a[0], str(a[1]), num(a[2] ?? kwarg(kw, 'count')))[0]
     case 'subn': { const [t, n] = sub(rt, p, a[0], str(a[1]), num(a[2] ?? kwarg(kw, 'count'))); return tuple([t, n]) }
     case 'split': return split(rt, p, str(a[0]), num(a[1] ?? kwarg(kw, 'maxsplit')))
@@ -253,7 +278,8 @@ const FLAG_ARG: Record<string, number> = { match: 2, search: 2, fullmatch: 2, fi
 
 /** `re.name(pattern, ...)`. */
 export function reCall(rt: PyRun, name: string, a: unknown[], kw: PyDict | null): unknown {
-  if (name === 'escape') return str(a[0]).replace(/[^A-Za-z0-9_]/g, (ch) => (ch.charCodeAt(0) > 127 ? ch : '\\' + ch))
+  // CPython 3.7+ escapes only the characters special in a pattern.
+  if (name === 'escape') return str(a[0]).replace(/[()[\]{}?*+\-|^$\\.&~# \t\n\r\v\f]/g, (ch) => '\\' + ch)
   const fi = FLAG_ARG[name]!
   const flags = a[fi] ?? kwarg(kw, 'flags')
   const p = compiled(a[0], flags)
@@ -268,7 +294,7 @@ export function reMethod(rt: PyRun, o: unknown, name: string, a: unknown[], kw: 
     switch (name) {
       case 'group': return a.length <= 1 ? o.group(a[0]) : tuple(a.map((g) => o.group(g)))
       case 'groups': return tuple(o.m.slice(1).map((x) => (x === undefined ? (a[0] ?? null) : x)))
-      case 'groupdict': { const d = new PyDict(); for (const n of o.names) d.map.set(n, [n, o.m.groups?.[n] ?? (a[0] ?? null)]); return d }
+      case 'groupdict': { const d = new PyDict(); for (const n of o.slots) if (n !== null) d.map.set(n, [n, o.m.groups?.[n] ?? (a[0] ?? null)]); return d }
       case 'start': return o.span(a[0])[0]
       case 'end': return o.span(a[0])[1]
       case 'span': return tuple(o.span(a[0]))
@@ -284,6 +310,10 @@ export function reItem(o: unknown, k: unknown): unknown {
 }
 export function reAttr(o: unknown, name: string): unknown {
   if (o instanceof RePattern) { if (name === 'pattern') return o.pattern; if (name === 'flags') return o.flags }
-  if (o instanceof ReMatch && name === 'string') return o.string
+  if (o instanceof ReMatch) {
+    if (name === 'string') return o.string
+    if (name === 'lastindex') return o.lastIndex()
+    if (name === 'lastgroup') { const i = o.lastIndex(); return i === null ? null : o.slots[i] ?? null }
+  }
   return undefined
 }
