@@ -15,7 +15,7 @@ import { convert, format } from './format.ts'
 import { callMethod, METHOD_NAMES } from './methods.ts'
 import { STR_METHODS } from './str-methods.ts'
 import { floordiv, mod, power } from './ops.ts'
-import { intOf, isIntValue } from './numbers.ts'
+import { intOf, isIntValue, isNumber } from './numbers.ts'
 import { unhashableCheck } from './collections.ts'
 import * as B from './builtins.ts'
 import type { PyRun } from './fuel.ts'
@@ -258,7 +258,7 @@ function floatHash(v: number): unknown {
 
 export function divmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] {
   // CPython names divmod in its message (the // and % messages differ).
-  if ((b === 0 || b === 0n || b === false || (b instanceof PyFloat && b.v === 0)) && (isIntValue(a) || a instanceof PyFloat)) {
+  if ((b === 0 || b === 0n || b === false || (b instanceof PyFloat && b.v === 0)) && isNumber(a)) {
     raise('ZeroDivisionError', isIntValue(a) && isIntValue(b) ? 'integer division or modulo by zero' : 'float divmod()')
   }
   return tuple([floordiv(rt, a, b), mod(rt, a, b)])
