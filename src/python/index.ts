@@ -10,3 +10,4 @@ export {
   type RunPythonBlockOptions, type PythonRunResult, type PythonError,
 } from './run.ts'
 export { PYTHON_FUNCTIONS } from './runtime/functions.ts'
+export type { PythonExternal } from './lower-external.ts'

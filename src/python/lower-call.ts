@@ -12,6 +12,7 @@ import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
 import { closestName } from './suggest.ts'
 import { mangle } from './scope.ts'
 import { classMethodCall, importedCall, prepText, textEntry } from './lower-class.ts'
+import { externalCall } from './lower-external.ts'
 
 function argError(cx: FnCtx, name: string, detail: string, fix: string, e: Expr): never {
   throw cx.L.r.error('PY_ARGUMENTS', { name, detail, fix }, e.loc)
@@ -109,7 +110,7 @@ export function lowerCall(cx: FnCtx, e: ExprOf<'call'>): Node {
     case 'var':
       if (cx.L.r.extended) return dyn()
       throw cx.L.r.extendedOnly(`Calling the variable \`${fn.id}\``, 'Only functions defined with `def`, builtins and methods can be called.', e.loc)
-    case 'unknown': return importedCall(cx, e) ?? unknownName(cx, fn.id, fn.loc)
+    case 'unknown': return importedCall(cx, e) ?? externalCall(cx, e, fn.id) ?? unknownName(cx, fn.id, fn.loc)
   }
   return builtinCall(cx, e, fn.id)
 }

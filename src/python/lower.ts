@@ -11,6 +11,7 @@ import { DISPATCH, FnCtx, lowerExpr, lowerTest, resolve, sliceParts } from './lo
 import { hiddenName, mangle, targetNames, type Analysis, type DefInfo, type FnScope } from './scope.ts'
 import type { Refuser } from './refuse.ts'
 import type { ClassInfo } from './classes.ts'
+import type { PythonExternal } from './lower-external.ts'
 import { addClassHelpers, augAttrSteps, classDispatchSteps, delAttrSteps, setAttrSteps } from './lower-class.ts'
 
 export interface LowerOptions {
@@ -18,6 +19,10 @@ export interface LowerOptions {
   jsonText: boolean
   /** The program's classes and imports (extended profile). */
   classes?: ClassInfo
+  /** The host's functions the program may call (lower-external.ts). */
+  externals?: ReadonlyMap<string, PythonExternal>
+  /** The program may return any JSON data (a workflow), not only a dict (a code block). */
+  anyResult?: boolean
 }
 
 export class Lowerer {
@@ -127,7 +132,7 @@ export class Lowerer {
   }
 
   private result(value: Node): Node {
-    return rt(this.options.jsonText ? 'dumps' : 'result', [value])
+    return rt(this.options.jsonText ? 'dumps' : this.options.anyResult ? 'data' : 'result', [value])
   }
 
   /** `varsLet` of every local and temporary not bound otherwise. */

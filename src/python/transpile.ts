@@ -10,6 +10,7 @@ import { fuseProgram } from './fuse.ts'
 import { analyze } from './analyze.ts'
 import { Lowerer } from './lower.ts'
 import type { AjsProgram } from '../ast/types.ts'
+import type { PythonExternal } from './lower-external.ts'
 
 export interface TranspilePythonOptions {
   /**
@@ -28,6 +29,14 @@ export interface TranspilePythonOptions {
    * Contract's builtins and rules (what a flow's `code` block accepts).
    */
   profile?: PythonProfile
+  /**
+   * The host's functions the program may call by name, each an atom call (docs/python.md, "Host
+   * functions"): `{ lookup: { fields: ['id'] } }` makes `lookup(3)` call the atom `lookup` with
+   * `{ id: 3 }` and give its result back as Python values.
+   */
+  externals?: Readonly<Record<string, PythonExternal>>
+  /** The program may return any JSON data (a workflow's result), not only the dict a code block returns. */
+  anyResult?: boolean
 }
 
 export interface TranspilePythonResult {
@@ -91,8 +100,20 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   }
   const a = analyze(stmts, params, r)
   if (classes) checkImports(classes, a.scopes.flatMap((s) => [...s.locals]), r)
-  const ast = fuseProgram(new Lowerer(r, a, { jsonText: options.jsonText === true, classes }).program(stmts as Stmt[], params, defaults, file))
+  const ast = fuseProgram(new Lowerer(r, a, { jsonText: options.jsonText === true, classes, externals: externalsOf(options.externals), anyResult: options.anyResult === true }).program(stmts as Stmt[], params, defaults, file))
   return { ast, params, warnings }
+}
+
+function externalsOf(table: TranspilePythonOptions['externals']): Map<string, PythonExternal> | undefined {
+  if (table === undefined) return undefined
+  if (table === null || typeof table !== 'object') throw new TypeError('transpilePython: externals must be an object of host functions')
+  const out = new Map<string, PythonExternal>()
+  for (const [name, ext] of Object.entries(table)) {
+    if (!PY_IDENT.test(name) || KEYWORDS.has(name)) throw new TypeError(`transpilePython: externals: ${JSON.stringify(name)} is not a Python name`)
+    if (ext === null || typeof ext !== 'object') throw new TypeError(`transpilePython: externals.${name} must be an object`)
+    out.set(name, ext)
+  }
+  return out
 }
 
 /** An imported name cannot also be a variable (imports are compile-time bindings). */

@@ -36,6 +36,7 @@ export const ENTRY_MAY_NOT_IMPORT: readonly string[] = ['cli', 'server']
 /** Imports within one layer, each checked to form no cycle between folders. */
 export const SAME_LAYER: readonly string[] = [
   'flows -> python', // a flow's code block runs Python
+  'workflows/frontend -> python', // a workflow may be a Python program (python never imports workflows)
   'workflows/engine -> codemode', // a workflow's atom calls pause for approval (codemode never imports the engine)
   'capabilities -> vm', // capability deadlines use the VM's clamped long timer (vm never imports capabilities)
   'full-vm.ts -> builder', // the full entry's VM accepts builder programs

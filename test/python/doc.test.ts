@@ -1,5 +1,5 @@
 /**
- * docs/python.md is executable: every ```ts block runs, with `ajs-lang` and `ajs-lang/python`
+ * docs/python.md is executable: every ```ts block runs, with `ajs-lang`, `ajs-lang/python` and `ajs-lang/workflows`
  * imports pointed at the source tree (results are asserted inside the blocks).
  */
 import { afterAll, describe, expect, test } from 'bun:test'
@@ -20,6 +20,7 @@ describe('docs/python.md', () => {
       const file = join(dir, `example-${i + 1}.ts`)
       writeFileSync(file, code
         .replaceAll(`from 'ajs-lang/python'`, `from ${JSON.stringify(join(ROOT, 'src/python/index.ts'))}`)
+        .replaceAll(`from 'ajs-lang/workflows'`, `from ${JSON.stringify(join(ROOT, 'src/workflows/index.ts'))}`)
         .replaceAll(`from 'ajs-lang'`, `from ${JSON.stringify(join(ROOT, 'src/index.ts'))}`))
       await import(file)
     })

@@ -14,7 +14,7 @@ import { convert, format } from './format.ts'
 import { callMethod } from './methods.ts'
 import { dictFromPairs, dictSet, dictUpdate, setFrom } from './collections.ts'
 import * as B from './builtins.ts'
-import { bindArgs, checkResult, dumps, toData } from './json.ts'
+import { bindArgs, checkResult, dumps, fromJson, toData } from './json.ts'
 import type { PyRun } from './fuel.ts'
 import { EXTENDED_RUNTIME } from './extended.ts'
 import { CLASS_RUNTIME, unwrapTexts } from './classes.ts'
@@ -198,6 +198,9 @@ const raw: Record<string, Fn> = {
   bind: (rt, a) => bindArgs(rt, a[0], a[1], a[2]),
   result: (rt, a) => toData(rt, checkResult(a[0])),
   dumps: (rt, a) => dumps(rt, checkResult(a[0])),
+  // a host function's call (lower-external.ts): its input out as JSON data, its result in as Python values
+  data: (rt, a) => toData(rt, a[0]),
+  fromdata: (rt, a) => fromJson(rt, a[0]),
   // the extended profile (functions as values, more builtins)
   ...EXTENDED_RUNTIME,
   ...CLASS_RUNTIME,

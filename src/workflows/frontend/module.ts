@@ -24,6 +24,7 @@ import { canonicalJson } from '../engine/codec.ts'
 import type { WorkflowProgram } from '../engine/program.ts'
 import { customAtomTable } from './atom-table.ts'
 import { WORKFLOW_ATOMS, WORKFLOW_GLOBALS, callOf, ident, rewrite, rewriteStatements, type RewriteContext } from './rewrite.ts'
+import { compilePythonWorkflow, isPythonSource } from './python.ts'
 import { expandTasks, spliceTaskGroups, type TasksState } from './tasks.ts'
 
 type AnyNode = Node & Record<string, any>
@@ -158,6 +159,7 @@ export function compileWorkflow(source: string, options: CompileWorkflowOptions 
   const locator = new SourceLocator(source)
   let tasks: TasksState | undefined
   const customAtoms = customAtomTable(options.atoms)
+  if (isPythonSource(options.sourceName)) return compilePythonWorkflow(source, sourceName, customAtoms)
   const calledAtoms = new Set<string>()
   const { ast } = transpileStatements(source, { filename: sourceName, atoms: [...WORKFLOW_ATOMS, ...customAtoms.keys()] }, (program, fail): StatementsEntry => {
     const parts = splitModule(program, fail)
@@ -183,6 +185,8 @@ export function compileWorkflow(source: string, options: CompileWorkflowOptions 
 /** `export const meta` of a workflow module, read by parsing only (nothing runs). `{}` when there is none. */
 export function readWorkflowMeta(source: string, options: CompileWorkflowOptions = {}): Record<string, unknown> {
   const file = options.sourceName ?? '<workflow>'
+  // A Python workflow has no meta (docs/python.md, "Python workflows").
+  if (isPythonSource(options.sourceName)) return {}
   const locator = new SourceLocator(source)
   const fail: FailFn = (name, node, params = {}) => {
     const [line, column] = Array.isArray(node) ? node : ((p) => [p.line, p.column])(locator.position(node.start))

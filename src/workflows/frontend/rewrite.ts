@@ -30,7 +30,7 @@ export const WORKFLOW_ATOMS = ['agent', 'workflow', 'sleep', 'log', 'phase', 'si
 type AnyNode = Node & Record<string, any>
 
 /** Call shapes: positional parameters → fields of the atom's object argument. */
-const CALLS: Record<string, { fields: readonly string[]; min: number; rest?: boolean; site: boolean; usage: string }> = {
+export const CALLS: Record<string, { fields: readonly string[]; min: number; rest?: boolean; site: boolean; usage: string }> = {
   agent: { fields: ['prompt', 'options'], min: 1, site: true, usage: 'agent(prompt, options?)' },
   workflow: { fields: ['ref', 'args'], min: 1, site: true, usage: 'workflow(nameOrRef, args?)' },
   sleep: { fields: ['durationMs'], min: 1, site: true, usage: 'sleep(ms)' },
