@@ -1,9 +1,10 @@
 /** Scope analysis over the parsed tree (see scope.ts for the model). */
-import type { Expr, Stmt } from './ir.ts'
+import type { Expr, ImportName, Stmt } from './ir.ts'
 import { FnScope, hiddenName, mangle, targetNames, type Analysis, type DefInfo } from './scope.ts'
 import type { Refuser } from './refuse.ts'
+import { preludeName } from './functools.ts'
 
-export function analyze(body: Stmt[], params: string[], r: Refuser): Analysis {
+export function analyze(body: Stmt[], params: string[], r: Refuser, imports?: ReadonlyMap<string, ImportName>): Analysis {
   let ids = 0
   const scopes: FnScope[] = []
   const scopeOf = new Map<object, FnScope>()
@@ -24,6 +25,9 @@ export function analyze(body: Stmt[], params: string[], r: Refuser): Analysis {
   const block = newScope('block', null)
   for (const p of params) block.locals.add(p)
 
+  // Imported names and modules, to find the block-level helper def an imported function stands for
+  // (`groupby(...)`, `itertools.groupby(...)`: functools.ts's preludes), whose defaults its callers pass.
+  const importedAs: ReadonlyMap<string, ImportName> = imports ?? new Map()
   const bind = (s: FnScope, name: string) => {
     s.locals.add(name)
     s.assigned.set(name, (s.assigned.get(name) ?? 0) + 1)
@@ -114,6 +118,21 @@ export function analyze(body: Stmt[], params: string[], r: Refuser): Analysis {
     const owner = s.owner(name)
     if (owner && owner !== s) s.free.set(hiddenName(name, owner), [name, owner])
   }
+  /** The def a name or `module.name` stands for in scope s (an imported function written in Python included). */
+  const defNamed = (s: FnScope, e: Expr, shadow: ReadonlySet<string>): DefInfo | undefined => {
+    if (e.k === 'name') {
+      if (shadow.has(e.id)) return undefined
+      const d = s.findDef(e.id)
+      if (d || s.owner(e.id)) return d
+      const i = importedAs.get(e.id)
+      return i?.name ? block.defs.get(preludeName(i.module, i.name)) : undefined
+    }
+    if (e.k === 'attr' && e.obj.k === 'name' && !shadow.has(e.obj.id) && !s.owner(e.obj.id)) {
+      const i = importedAs.get(e.obj.id)
+      return i && i.name === null ? block.defs.get(preludeName(i.module, e.name)) : undefined
+    }
+    return undefined
+  }
   const useExpr = (e: Expr | null, s: FnScope, shadow: ReadonlySet<string>): void => {
     if (!e) return
     switch (e.k) {
@@ -121,14 +140,18 @@ export function analyze(body: Stmt[], params: string[], r: Refuser): Analysis {
         if (shadow.has(e.id)) return
         useName(s, e.id)
         // A def used as a value (extended profile) carries its defaults and enclosing variables.
-        { const d = s.findDef(e.id); if (d) { s.calls.add(d.scope); d.defaultHolders.forEach((h) => { if (h) useName(s, h) }) } }
+        { const d = defNamed(s, e, shadow); if (d) { s.calls.add(d.scope); d.defaultHolders.forEach((h) => { if (h) useName(s, h) }) } }
         return
-      case 'call':
-        if (e.fn.k === 'name' && !shadow.has(e.fn.id)) {
-          const d = s.findDef(e.fn.id)
-          if (d) d.defaultHolders.forEach((h) => { if (h) useName(s, h) })
-        }
+      case 'attr': {
+        const d = defNamed(s, e, shadow)
+        if (d) { s.calls.add(d.scope); d.defaultHolders.forEach((h) => { if (h) useName(s, h) }) }
         break
+      }
+      case 'call': {
+        const d = defNamed(s, e.fn, shadow)
+        if (d) d.defaultHolders.forEach((h) => { if (h) useName(s, h) })
+        break
+      }
       case 'comp': {
         const c = scopeOf.get(e)!
         useExpr(e.gens[0]!.iter, s, shadow)
