@@ -54,6 +54,14 @@ export const WORKFLOW_CODES = {
     message: 'The workflow ran past its deadline',
     hint: 'Its run timeout (timeouts.runMs, journaled at start: the deadline survives a restart) passed before it ended; requests in flight were cancelled. Start it again with a longer timeouts.runMs, or split the work (continueAsNew). A single request that takes too long is timeouts.requestMs / agent(p, { timeoutMs }) instead: a TIMEOUT error the retry policy retries.',
   },
+  SEARCH_ATTRIBUTES_INVALID: {
+    message: 'A run\'s name, tags or search attributes are malformed',
+    hint: 'A name is a non-empty string; a tag and an attribute name are letters, digits and _ . - (tags also : /); an attribute value is a string, a finite number or a boolean (null in upsertAttributes removes it). See docs/workflows.md#listing-and-search.',
+  },
+  SEARCH_ATTRIBUTES_LIMIT: {
+    message: 'A run\'s name, tags or search attributes exceed a bound',
+    hint: 'A run has at most 16 tags of 64 characters, 32 attributes (names of 64 characters) and 4 KiB of attributes as JSON, and a name of 200 characters. Keep large data in args or expose(); search attributes are for finding runs.',
+  },
   WORKFLOW_DISPOSED: {
     message: 'The workflow execution was disposed',
     hint: 'Resume it from its journal with resumeWorkflow(program, journal).',

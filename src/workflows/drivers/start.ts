@@ -18,6 +18,7 @@ import { ReplayIndex } from '../engine/replay.ts'
 import { checkRetryPolicy, type RunRetryPolicy } from '../engine/retry.ts'
 import type { BudgetSnapshot } from '../engine/types.ts'
 import { checkTimeouts, type WorkflowTimeouts } from '../engine/timeouts.ts'
+import { checkSearch, searchOfJournal } from '../engine/search.ts'
 
 interface CommonOptions {
   /** Name for diagnostics when `program` is source text (default `<workflow>`). */
@@ -63,6 +64,15 @@ export interface StartWorkflowOptions extends CommonOptions {
    * Journaled in the start entry, so a resume keeps them (docs/workflows.md#timeouts).
    */
   timeouts?: WorkflowTimeouts
+  /** A display name the run is listed and found by (not unique; docs/workflows.md#listing-and-search). */
+  name?: string
+  /** Tags the run is found by (at most 16; letters, digits and _ . : / -). */
+  tags?: string[]
+  /**
+   * Search attributes (string, number or boolean values; at most 32, 4 KiB as JSON). The workflow
+   * changes them with `upsertAttributes({ k: v })`. Journaled in the start entry; a continued run keeps them.
+   */
+  attributes?: Record<string, string | number | boolean>
 }
 
 export interface ResumeWorkflowOptions extends CommonOptions {
@@ -76,7 +86,7 @@ export interface ResumeWorkflowOptions extends CommonOptions {
   upgrade?: boolean
 }
 
-const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry', 'timeouts']
+const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry', 'timeouts', 'name', 'tags', 'attributes']
 const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry', 'upgrade']
 const SANDBOX_KEYS = Object.keys(SANDBOX_DEFAULTS)
 
@@ -141,6 +151,7 @@ export function startWorkflow(program: string | WorkflowProgram, options: StartW
 function startChained(program: string | WorkflowProgram, options: StartWorkflowOptions, previous?: { executionId: string; chain: number }): WorkflowExecution {
   checkKeys(options, START_KEYS, 'startWorkflow')
   const timeouts = checkTimeouts(options.timeouts)
+  const search = checkSearch(options)
   const atoms = customAtomDefs(options.atoms)
   const prog = programOf(program, options.sourceName, atoms)
   const budget: BudgetSnapshot = decodeBudget({ total: options.budget?.total ?? null, spent: options.budget?.spent ?? 0 }, 'options.budget')
@@ -161,6 +172,7 @@ function startChained(program: string | WorkflowProgram, options: StartWorkflowO
     ...retryOf(options.retry),
     ...(timeouts !== undefined ? { timeouts } : {}),
     ...(previous !== undefined ? { previous } : {}),
+    ...(Object.keys(search).length > 0 ? { search } : {}),
   })
 }
 
@@ -168,7 +180,7 @@ function startChained(program: string | WorkflowProgram, options: StartWorkflowO
  * The next run of a chain whose run ended with `continueAsNew(args)`: a new
  * execution with a fresh journal (its start entry names the previous run,
  * `previous`, and its place, `chain`), started with those args, the budget
- * the previous run ended with, and its retry policy and timeouts unless
+ * the previous run ended with, and its retry policy, timeouts, name, tags and search attributes (as the run left them) unless
  * `options` gives others. The previous journal can then be archived or
  * dropped: each run's journal stays as long as one run.
  */
@@ -187,6 +199,7 @@ export function continueWorkflow(
   return startChained(program, {
     ...(start.retry !== undefined ? { retry: start.retry } : {}),
     ...(start.timeouts !== undefined ? { timeouts: start.timeouts } : {}),
+    ...searchOfJournal(previous.journal), // the name, tags and attributes as the previous run left them
     budget,
     ...options,
     args: end.continueAsNew.args,

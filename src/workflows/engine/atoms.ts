@@ -24,6 +24,8 @@ export interface AtomHost {
   expose(name: string, value: unknown): void
   /** Versioning: true on runs that take the new code path (journaled), false on runs replaying past it. */
   patched(id: string): boolean
+  /** Change the run's search attributes (null removes one); journaled. Returns them all. */
+  upsertAttributes(set: unknown): Record<string, unknown>
   /** End the run and start the next one of its chain with \`args\` (throws: the run stops here). */
   continueAsNew(args: unknown): never
 }
@@ -91,6 +93,7 @@ export function workflowAtoms(host: AtomHost): AtomDef[] {
       if (typeof input.id !== 'string' || input.id.length === 0 || input.id.length > 200) throw bad('patched', 'the patch id must be a non-empty string')
       return host.patched(input.id)
     }, NOW),
+    defineAtom('upsertAttributes', OBJECT, undefined, (input: any) => host.upsertAttributes(input.set), NOW),
     defineAtom('continueAsNew', OBJECT, undefined, (input: any) => host.continueAsNew(input.args ?? {}), NOW),
     defineAtom('budgetTotal', OBJECT, undefined, () => host.budget.total, NOW),
     defineAtom('budgetSpent', OBJECT, undefined, () => host.budget.spent, NOW),

@@ -12,6 +12,7 @@ import { type JournalEntry, type JournalLimits, journalLimits } from './journal.
 import type { WorkflowProgram } from './program.ts'
 import type { BudgetSnapshot, WorkflowCall } from './types.ts'
 import type { ApprovalCall } from '../../codemode/approval.ts'
+import type { SearchAttributes } from './search.ts'
 import { inputHash, utf8Length, type ExecutionConfig, type ExecutionState, type Waiter, type Event } from './execution-types.ts'
 
 export abstract class ExecutionBase {
@@ -61,6 +62,9 @@ export abstract class ExecutionBase {
   protected readonly stepErrors: Array<{ key: string; code: string; message: string }> = []
   /** The sleep request of the run's deadline (timeouts.runMs), while it waits. */
   protected deadlineId: string | null = null
+  /** The run's search attributes as of now (the start's, then each upsertAttributes), and upserts a replay has yet to pass. */
+  protected attributesValue: SearchAttributes
+  protected attributeSetsToReplay: number
   /** continueAsNew(args) was called: the run ends and the next run of the chain starts with these args. */
   protected continuation: { args: unknown } | null = null
 
@@ -70,6 +74,9 @@ export abstract class ExecutionBase {
     this.limits = journalLimits(config.limits)
     this.budgetValue = { ...config.budget }
     this.suppressCalls = config.replay?.calls ?? 0
+    const start = config.journal?.[0]
+    this.attributesValue = { ...(start?.t === 'start' ? start.attributes : config.search?.attributes) }
+    this.attributeSetsToReplay = config.replay?.attributeSets ?? 0
     this.entries = config.journal ? [...config.journal] : []
     if (config.replay) {
       this.replayGate = new Promise((r) => { this.openGate = r })

@@ -5,6 +5,8 @@
  */
 import { VmError } from '../../vm/errors.ts'
 import { workflowError } from './errors.ts'
+import type { JournalEntry } from './journal.ts'
+import { mergeAttributes, type SearchAttributes, type SearchInfo } from './search.ts'
 import type { WorkflowResolution } from './types.ts'
 import { APPROVAL_SIGNAL, inputHash } from './execution-types.ts'
 import { ExecutionRequests } from './execution-requests.ts'
@@ -151,6 +153,31 @@ export abstract class ExecutionSignals extends ExecutionRequests {
   query(name?: string): unknown {
     if (name === undefined) return Object.fromEntries([...this.exposed].map(([k, v]) => [k, structuredClone(v)]))
     return structuredClone(this.exposed.get(name))
+  }
+
+  /**
+   * `upsertAttributes(set)`: the run's search attributes change (null removes one), checked against
+   * the bounds (SEARCH_ATTRIBUTES_LIMIT / _INVALID, catchable: nothing changes). Journaled, except the
+   * upserts a replay passes again (the journal has them; the same code makes the same calls).
+   */
+  protected upsertAttributes(set: unknown): SearchAttributes {
+    this.activity++
+    const fail = (code: string, message: string) => new VmError(code, message, { op: 'upsertAttributes' })
+    const next = mergeAttributes(this.attributesValue, set, 'upsertAttributes', fail)
+    this.attributesValue = next.attributes
+    if (this.attributeSetsToReplay > 0) this.attributeSetsToReplay--
+    else this.append({ t: 'attributes', set: next.set })
+    return { ...next.attributes }
+  }
+
+  /** The run's name, tags and search attributes as of now (the start's, changed by upsertAttributes). */
+  get search(): SearchInfo {
+    const start = this.entries[0] as Extract<JournalEntry, { t: 'start' }>
+    return {
+      ...(start.name !== undefined ? { name: start.name } : {}),
+      ...(start.tags !== undefined && start.tags.length > 0 ? { tags: [...start.tags] } : {}),
+      ...(Object.keys(this.attributesValue).length > 0 ? { attributes: { ...this.attributesValue } } : {}),
+    }
   }
 
   /** Cancelled (and the reason), for hosts and summaries. */

@@ -11,6 +11,7 @@ import type { ReplayIndex } from './replay.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowRequest, WorkflowResolution } from './types.ts'
 import type { ApprovalPolicy } from '../../codemode/approval.ts'
 import type { WorkflowTimeouts } from './timeouts.ts'
+import type { SearchInfo } from './search.ts'
 import type { RetryPolicy, RunRetryPolicy } from './retry.ts'
 
 /** The signal name a call waiting for approval takes its decision from: `approval:<approval id>`. */
@@ -54,6 +55,8 @@ export interface ExecutionConfig {
   timeouts?: WorkflowTimeouts
   /** The run this one continues (continueAsNew): its execution id and this run's place in the chain. */
   previous?: { executionId: string; chain: number }
+  /** The run's name, tags and search attributes (journaled in the start entry; search.ts). */
+  search?: SearchInfo
 }
 
 /** What a parked request gets: its resolution, or `retry` (the failure was journaled as an attempt). */

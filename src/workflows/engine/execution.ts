@@ -40,6 +40,7 @@ export class WorkflowExecution extends ExecutionDeadline {
         ...(config.retry !== undefined ? { retry: config.retry } : {}),
         ...(config.timeouts !== undefined ? { timeouts: config.timeouts } : {}),
         ...(config.previous !== undefined ? { previous: config.previous.executionId, chain: config.previous.chain } : {}),
+        ...config.search,
       })
       // The start entry goes to the store before the run begins (a synchronous store has it on disk when
       // startWorkflow returns): a crash before the first poll leaves a journal that resumes from the top.
@@ -59,6 +60,7 @@ export class WorkflowExecution extends ExecutionDeadline {
       signal: (site, name, timeoutMs) => this.waitSignal(site, name, timeoutMs),
       expose: (name, value) => { this.activity++; this.exposed.set(name, structuredClone(value)) },
       patched: (id) => this.patched(id),
+      upsertAttributes: (set) => this.upsertAttributes(set),
       continueAsNew: (args) => this.continueAsNew(args),
     }
     const self = this

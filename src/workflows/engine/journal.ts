@@ -3,7 +3,7 @@
  * replay it to the same state. One JSON object per entry (a JSON-lines file
  * in the file store):
  *
- *   { "t": "start", "v": 1, "astHash", "sourceName", "args", "budget", "seed", "at", "timeouts"?, "previous"?, "chain"? }
+ *   { "t": "start", "v": 1, "astHash", "sourceName", "args", "budget", "seed", "at", "timeouts"?, "previous"?, "chain"?, "name"?, "tags"?, "attributes"? }
  *   { "t": "request", "key", "request", "wakeAt"? }   a request handed to the host
  *   { "t": "resolution", "id", "resolution" }          the host's answer (serde encoding)
  *   { "t": "call", "call" }                            log / phase (not re-emitted on replay)
@@ -19,6 +19,7 @@
  *   { "t": "cancel", "reason" }                        the run was cancelled (its current wait, or the next, throws)
  *   { "t": "patch", "id" }                             `patched(id)` answered true (new code path taken)
  *   { "t": "upgrade", "astHash", "at" }                the run continues on a new program from here (resume with upgrade)
+ *   { "t": "attributes", "set" }                       upsertAttributes(set): search attributes changed (null removes one; search.ts)
  *
  * A request's `key` is its identity: kind, call site, hash of the normalized
  * input and occurrence number (`agent|12:5|9f2c…|0`). The request id the host
@@ -31,6 +32,7 @@ import { workflowError } from './errors.ts'
 import type { AgentError } from '../../vm/errors.ts'
 import type { RunRetryPolicy } from './retry.ts'
 import type { WorkflowTimeouts } from './timeouts.ts'
+import type { SearchAttributes, SearchValue } from './search.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowRequest, WorkflowResolution } from './types.ts'
 
 /** A custom atom's value in the resolutions' encoding: `{ "Ok": value }`, or `"OkUndefined"` for undefined. */
@@ -39,7 +41,7 @@ export type AtomResolution = Extract<WorkflowResolution, 'OkUndefined' | { Ok: u
 export const JOURNAL_VERSION = 1
 
 export type JournalEntry =
-  | { t: 'start'; v: number; astHash: string; sourceName: string; args: unknown; budget: BudgetSnapshot; seed: number; at: number; retry?: RunRetryPolicy; timeouts?: WorkflowTimeouts; previous?: string; chain?: number }
+  | { t: 'start'; v: number; astHash: string; sourceName: string; args: unknown; budget: BudgetSnapshot; seed: number; at: number; retry?: RunRetryPolicy; timeouts?: WorkflowTimeouts; previous?: string; chain?: number; name?: string; tags?: string[]; attributes?: SearchAttributes }
   | { t: 'request'; key: string; request: WorkflowRequest; wakeAt?: number }
   | { t: 'resolution'; id: string; resolution: WorkflowResolution }
   | { t: 'call'; call: WorkflowCall }
@@ -53,6 +55,7 @@ export type JournalEntry =
   | { t: 'cancel'; reason: string }
   | { t: 'patch'; id: string }
   | { t: 'upgrade'; astHash: string; at: number }
+  | { t: 'attributes'; set: Record<string, SearchValue | null> }
 
 /** Journal limits; each has a default and a clear JOURNAL_LIMIT error. */
 export interface JournalLimits {
@@ -97,7 +100,7 @@ export class MemoryJournalStore implements JournalStore {
   }
 }
 
-const TAGS = new Set(['start', 'request', 'resolution', 'call', 'now', 'atom', 'attempt', 'end', 'retry', 'signal', 'wait', 'cancel', 'patch', 'upgrade'])
+const TAGS = new Set(['start', 'request', 'resolution', 'call', 'now', 'atom', 'attempt', 'end', 'retry', 'signal', 'wait', 'cancel', 'patch', 'upgrade', 'attributes'])
 
 /** Check a journal's structure (not its meaning: replay does that). Throws JOURNAL_INVALID naming the entry. */
 export function checkJournal(journal: unknown): asserts journal is JournalEntry[] {
@@ -126,6 +129,7 @@ export function checkJournal(journal: unknown): asserts journal is JournalEntry[
     if (entry.t === 'cancel' && typeof entry.reason !== 'string') throw bad('a cancel needs a reason')
     if (entry.t === 'patch' && typeof entry.id !== 'string') throw bad('a patch needs id')
     if (entry.t === 'upgrade' && typeof entry.astHash !== 'string') throw bad('an upgrade needs astHash')
+    if (entry.t === 'attributes' && (entry.set === null || typeof entry.set !== 'object' || Array.isArray(entry.set))) throw bad('an attributes entry needs set (an object)')
     if (entry.t === 'atom') {
       if (typeof entry.key !== 'string' || typeof entry.op !== 'string') throw bad('an atom result needs key and op')
       const ok = entry.resolution === 'OkUndefined' || (entry.resolution !== null && typeof entry.resolution === 'object' && 'Ok' in entry.resolution)

@@ -45,6 +45,8 @@ export class ReplayIndex {
   /** Signals delivered, in order, and how each journaled wait ended. */
   readonly signals: Array<{ id: string; name: string; payload?: unknown }> = []
   readonly waits = new Map<string, { signal?: string; timeout?: true; cancelled?: true; consumed: boolean }>()
+  /** `attributes` entries (upsertAttributes calls journaled): the re-run's first ones are not journaled again. */
+  attributeSets = 0
   /** Patches the run took (`patched(id)` was true). */
   readonly patches = new Set<string>()
   /** The run was cancelled (reason), and whether a wait already threw it. */
@@ -98,6 +100,7 @@ export class ReplayIndex {
         }
         case 'cancel': this.cancel = { reason: e.reason, delivered: false }; break
         case 'patch': this.patches.add(e.id); break
+        case 'attributes': this.attributeSets++; break
         case 'call': this.calls++; break
         case 'now': this.clock.push(e.value); break
         case 'end': ended = true; break

@@ -22,10 +22,10 @@ import type { FailFn } from '../../transpiler/statements-entry.ts'
 import type { CustomAtomTable } from './atom-table.ts'
 
 /** Names a workflow module sees without declaring them. */
-export const WORKFLOW_GLOBALS: ReadonlySet<string> = new Set(['args', 'budget', 'log', 'phase', 'agent', 'workflow', 'parallel', 'pipeline', 'sleep', 'signal', 'expose', 'patched', 'continueAsNew'])
+export const WORKFLOW_GLOBALS: ReadonlySet<string> = new Set(['args', 'budget', 'log', 'phase', 'agent', 'workflow', 'parallel', 'pipeline', 'sleep', 'signal', 'expose', 'patched', 'upsertAttributes', 'continueAsNew'])
 
 /** Atom names behind the globals (what the transpiler must know as callable). */
-export const WORKFLOW_ATOMS = ['agent', 'workflow', 'sleep', 'log', 'phase', 'signal', 'expose', 'patched', 'continueAsNew', 'budgetTotal', 'budgetSpent', 'budgetRemaining', 'workflowArgs', 'workflowTasks'] as const
+export const WORKFLOW_ATOMS = ['agent', 'workflow', 'sleep', 'log', 'phase', 'signal', 'expose', 'patched', 'upsertAttributes', 'continueAsNew', 'budgetTotal', 'budgetSpent', 'budgetRemaining', 'workflowArgs', 'workflowTasks'] as const
 
 type AnyNode = Node & Record<string, any>
 
@@ -39,6 +39,7 @@ export const CALLS: Record<string, { fields: readonly string[]; min: number; res
   signal: { fields: ['name', 'timeoutMs'], min: 0, site: true, usage: 'signal(name?, timeoutMs?)' },
   expose: { fields: ['name', 'value'], min: 2, site: false, usage: 'expose(queryName, value)' },
   patched: { fields: ['id'], min: 1, site: false, usage: 'patched(patchId)' },
+  upsertAttributes: { fields: ['set'], min: 1, site: false, usage: 'upsertAttributes({ name: value })' },
   continueAsNew: { fields: ['args'], min: 0, site: false, usage: 'continueAsNew(args?)' },
 }
 
