@@ -56,6 +56,21 @@ def filterfalse(predicate, iterable):
         if not (bool(x) if predicate is None else predicate(x)):
             yield x
 
+def accumulate(iterable, func=None, initial=None):
+    started = initial is not None
+    total = initial
+    if started:
+        yield total
+    for x in iterable:
+        if not started:
+            total = x
+            started = True
+        elif func is None:
+            total = total + x
+        else:
+            total = func(total, x)
+        yield total
+
 def starmap(function, iterable):
     for args in iterable:
         yield function(*args)

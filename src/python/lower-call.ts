@@ -198,9 +198,10 @@ function builtinCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {
       if (st) args.push(st)
       return rt(name, args, e.loc)
     }
-    case 'zip':
-      noKw(cx, name, e)
-      return rt('zip', pos(), e.loc)
+    case 'zip': {
+      const strict = kwv(noKw(cx, name, e, ['strict']), 'strict')
+      return strict ? rt('zipstrict', [strict, ...pos()], e.loc) : rt('zip', pos(), e.loc)
+    }
     case 'dict': {
       count(cx, name, e, 0, 1)
       const args = pos()

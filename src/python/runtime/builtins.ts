@@ -139,14 +139,26 @@ export function enumerate(rt: PyRun, it: unknown, start: unknown = 0): unknown[]
   return items.map((x, i) => tuple([typeof s === 'number' && Number.isSafeInteger(s + i) ? s + i : mkInt(BigInt(s) + BigInt(i)), x]))
 }
 
-export function zip(rt: PyRun, its: unknown[]): unknown[] {
+export function zip(rt: PyRun, its: unknown[], strict = false): unknown[] {
   if (its.length === 0) return []
   const lists = its.map((x) => iterate(x, rt))
   const n = Math.min(...lists.map((l) => l.length))
+  if (strict && lists.some((l) => l.length !== n)) zipMismatch(lists, n)
   rt.chargeSlots(n * (lists.length + 1))
   const out = new Array<unknown>(n)
   for (let i = 0; i < n; i++) out[i] = tuple(lists.map((l) => l[i]))
   return out
+}
+
+/** `zip(..., strict=True)` over iterables of different lengths: CPython's message, naming the first that ended early or ran on. */
+function zipMismatch(lists: unknown[][], n: number): never {
+  const before = (k: number) => (k === 1 ? 'argument 1' : `arguments 1-${k}`)
+  if (lists[0]!.length === n) {
+    const k = lists.findIndex((l) => l.length > n)
+    return valueError(`zip() argument ${k + 1} is longer than ${before(k)}`)
+  }
+  const k = lists.findIndex((l) => l.length === n)
+  return valueError(`zip() argument ${k + 1} is shorter than ${before(k)}`)
 }
 
 export function reversed(rt: PyRun, x: unknown): unknown[] {

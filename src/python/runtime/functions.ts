@@ -188,6 +188,7 @@ const raw: Record<string, Fn> = {
   sum: (rt, a) => B.sum(rt, a[0], a[1]),
   tupleb: (rt, a) => B.tupleOf(rt, ...(a as [unknown])),
   zip: (rt, a) => B.zip(rt, a),
+  zipstrict: (rt, a) => B.zip(rt, a.slice(1), truth(a[0])),
   // exceptions
   exc: (_rt, a) => makeException(a[0], a[1]),
   raise: (_rt, a) => raiseValue(a[0]),

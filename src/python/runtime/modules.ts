@@ -414,17 +414,6 @@ const ITER: Record<string, ModFn> = {
     if (k < 0) valueError('r must be non-negative')
     return collect(rt, 'combinations_with_replacement', (function* () { for (const ix of combos(items.length, k, true)) yield tuple(ix.map((i) => items[i])) })())
   },
-  accumulate: (rt, a, kw) => {
-    arity('accumulate', a, 1)
-    const o = kwargs('accumulate', kw, ['initial'])
-    const out: unknown[] = []
-    let acc: unknown = o.initial
-    if (acc !== undefined && acc !== null) out.push(acc)
-    else acc = undefined
-    for (const x of iterate(a[0], rt)) { acc = acc === undefined ? x : add(rt, acc, x); out.push(acc) }
-    rt.chargeSlots(out.length)
-    return out
-  },
   islice: (rt, a, kw) => {
     noKw('islice', kw); arity('islice', a, 2, 4)
     const items = iterate(a[0], rt)
