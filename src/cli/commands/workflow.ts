@@ -16,7 +16,8 @@ import { FileJournalStore } from '../../workflows/stores/file-store.ts'
 import { defaultMaxAgents, defaultRunsDir, newRunId, queryLocalRun, replayLocalRuns, resumeLocalRun, retryLocalRun, sendToLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/drivers/local.ts'
 import { checkRetryPolicy } from '../../workflows/engine/retry.ts'
 import { checkTimeouts, type WorkflowTimeouts } from '../../workflows/engine/timeouts.ts'
-import { listRuns, summarizeRun, type RunSummary } from '../../workflows/drivers/runs.ts'
+import { listRuns, RUN_STATES, summarizeRun, type RunFilter, type RunSummary } from '../../workflows/drivers/runs.ts'
+import { attributesOfFlags, parseAttributeFlag, type SearchInfo } from '../../workflows/engine/search.ts'
 import { serveStdio } from '../../workflows/drivers/stdio-host.ts'
 import type { WorkflowCall } from '../../workflows/engine/types.ts'
 import { palette } from '../colors.ts'
@@ -40,6 +41,21 @@ interface RunFlags extends DriverFlags {
   args?: string
   budget?: string
   timeouts?: string
+  name?: string
+  tag?: string[]
+  attr?: string[]
+}
+
+/** `--tag` / `--attr`, repeatable. */
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
+
+/** `--name`, `--tag` and `--attr k=v` of `workflow run` (checked by startLocalRun: SEARCH_ATTRIBUTES_*). */
+function searchFlags(flags: RunFlags): SearchInfo {
+  return {
+    ...(flags.name !== undefined ? { name: flags.name } : {}),
+    ...(flags.tag ? { tags: flags.tag } : {}),
+    ...(flags.attr ? { attributes: attributesOfFlags(flags.attr, '--attr') } : {}),
+  }
 }
 
 /** `--timeouts <json>`: the run's deadline and default request timeout. */
@@ -151,6 +167,9 @@ function formatSummary(s: RunSummary): string {
     ...(s.atoms.total > 0 ? [`atoms     ${s.atoms.total} journaled${s.atoms.errors ? ` (${s.atoms.errors} threw)` : ''}`] : []),
     ...(s.chain !== undefined ? [`chain     run ${s.chain} of its chain, continues ${s.previous}`] : []),
     ...(s.continuedAsNew ? [`continued as new with ${JSON.stringify(s.continuedAsNew.args)}`] : []),
+    ...(s.name !== undefined ? [`name      ${s.name}`] : []),
+    ...(s.tags ? [`tags      ${s.tags.join(', ')}`] : []),
+    ...(s.attributes ? [`attrs     ${Object.entries(s.attributes).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(' ')}`] : []),
     s.state === 'invalid' ? 'journal   damaged (see error)'
       : s.entries === 0 && s.state === 'running' ? 'journal   0 entries: stopped before its start entry was written; resume starts it from the beginning'
         : `journal   ${s.entries} entries, ${s.logs} log lines`,
@@ -179,7 +198,10 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .argument('<file>', 'the workflow module (.ajs)')
     .option('-a, --args <json>', 'the args global: a JSON object or @file.json (default {})')
     .option('--budget <n>', 'budget total, in agent calls (default: unlimited)')
-    .option('--timeouts <json>', 'the run\'s deadline and default request timeout, e.g. \'{"runMs":3600000,"requestMs":60000}\' (journaled: a resume keeps them)'))
+    .option('--timeouts <json>', 'the run\'s deadline and default request timeout, e.g. \'{"runMs":3600000,"requestMs":60000}\' (journaled: a resume keeps them)')
+    .option('--name <name>', 'a name to find the run by (`workflow ls --name`)')
+    .option('--tag <tag>', 'a tag to find the run by (`workflow ls --tag`); repeatable', collect)
+    .option('--attr <name=value>', 'a search attribute (`workflow ls --attr`); a value spelling a number or boolean is one, \'"…"\' keeps a string; repeatable', collect))
     .action(async (file: string, flags: RunFlags) => {
       const options = { ...driverOptions(flags, io), atoms: (await runAtoms(flags.atoms, io)).atoms }
       readText(resolve(io.cwd, file), file) // a missing file is CLI_NOT_FOUND before any run directory exists
@@ -188,7 +210,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
       const timeouts = timeoutsFlag(flags.timeouts)
       const runId = newRunId()
       if (!flags.json) io.err(`${palette(io.color).dim(`run ${runId}`)}\n`)
-      setCode(await report('workflow run', flags, io, () => startLocalRun({ ...options, ...timeouts, file: resolve(io.cwd, file), args, runId, ...(budget !== undefined ? { budget } : {}) }), runId))
+      setCode(await report('workflow run', flags, io, () => startLocalRun({ ...options, ...timeouts, ...searchFlags(flags), file: resolve(io.cwd, file), args, runId, ...(budget !== undefined ? { budget } : {}) }), runId))
     })
 
   driverFlags(wf.command('resume')
@@ -301,22 +323,45 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     })
 
   wf.command('ls')
-    .description('list runs with their state, phases and budget')
+    .description('list runs with their state, phases and budget; --status, --tag, --attr and --name keep the runs that match all of them')
+    .option('--status <state>', `only runs in this state: ${RUN_STATES.join(', ')}`)
+    .option('--tag <tag>', 'only runs with this tag (repeatable: every one)', collect)
+    .option('--attr <name=value>', 'only runs whose search attribute has this value (2 matches the number 2 and the text "2"); repeatable', collect)
+    .option('--name <name>', 'only runs of this name')
     .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs)')
     .option('--json', 'print the runs as JSON')
-    .action((flags: DriverFlags) => {
-      const runs = listRuns(new FileJournalStore(runsDir(flags, io)))
-      if (flags.json) io.out(`${JSON.stringify({ command: 'workflow ls', ok: true, exitCode: 0, runs, diagnostics: [] })}\n`)
-      else {
+    .action((flags: DriverFlags & { status?: string; tag?: string[]; attr?: string[]; name?: string }) => {
+      const reporter = new Reporter(io, 'workflow ls', flags.json === true)
+      let runs: RunSummary[]
+      try {
+        if (flags.status !== undefined && !RUN_STATES.includes(flags.status as RunSummary['state'])) {
+          throw new CliError('CLI_USAGE', `--status ${JSON.stringify(flags.status)} is not a run state (${RUN_STATES.join(', ')})`)
+        }
+        const filter: RunFilter = {
+          ...(flags.status !== undefined ? { state: flags.status as RunSummary['state'] } : {}),
+          ...(flags.tag ? { tags: flags.tag } : {}),
+          ...(flags.attr ? { attributes: Object.fromEntries(flags.attr.map((a) => parseAttributeFlag(a, '--attr'))) } : {}),
+          ...(flags.name !== undefined ? { name: flags.name } : {}),
+        }
+        runs = listRuns(new FileJournalStore(runsDir(flags, io)), filter)
+      } catch (e) {
+        if (e instanceof WorkflowError) reporter.add(fromWorkflowError(e))
+        else if (e instanceof CliError) reporter.add(fromCliError(e))
+        else throw e
+        setCode(reporter.finish({}, EXIT.failure))
+        return
+      }
+      if (!flags.json) {
         if (runs.length === 0) io.err('no runs\n')
         for (const r of runs) {
           // "budget 2 spent" / "budget 2/5 spent": the number is what the run has used, not what it may use.
           const budget = r.budget ? `${r.budget.spent}${r.budget.total === null ? '' : `/${r.budget.total}`} spent` : '-'
           const why = r.state === 'invalid' ? `  (${(r.error as { code: string }).code}: see \`ajsc workflow show ${r.runId}\`)` : ''
-          io.out(`${r.runId}  ${r.state.padEnd(8)}  phase ${r.phases[r.phases.length - 1] ?? '-'}  budget ${budget}  ${r.file}${why}\n`)
+          const found = [r.name !== undefined ? JSON.stringify(r.name) : '', ...(r.tags ?? []).map((t) => `#${t}`)].filter(Boolean).join(' ')
+          io.out(`${r.runId}  ${r.state.padEnd(8)}  phase ${r.phases[r.phases.length - 1] ?? '-'}  budget ${budget}  ${r.file}${found ? `  ${found}` : ''}${why}\n`)
         }
       }
-      setCode(EXIT.ok)
+      setCode(reporter.finish({ runs }))
     })
 
   wf.command('show')

@@ -22,6 +22,7 @@ import type { WorkflowProgram } from '../engine/program.ts'
 import { continueWorkflow, resumeWorkflow, retryWorkflow, startWorkflow } from './start.ts'
 import type { JournalEntry } from '../engine/journal.ts'
 import type { WorkflowTimeouts } from '../engine/timeouts.ts'
+import { checkSearch, searchOfJournal, type SearchInfo } from '../engine/search.ts'
 import { errResolution, type RunRetryPolicy } from '../engine/retry.ts'
 import type { WorkflowCall, WorkflowRequest, WorkflowResolution } from '../engine/types.ts'
 
@@ -50,6 +51,10 @@ export interface LocalRunStart extends LocalDriverOptions {
   runId?: string
   /** The run's deadline and default request timeout (docs/workflows.md#timeouts). */
   timeouts?: WorkflowTimeouts
+  /** What the run is listed and found by (`ajsc workflow ls --tag --attr`; docs/workflows.md#listing-and-search). */
+  name?: string
+  tags?: string[]
+  attributes?: Record<string, string | number | boolean>
 }
 
 export interface LocalRunOutcome {
@@ -78,6 +83,8 @@ interface RunRecord {
   /** The run this one continues (continueAsNew) and its place in the chain. */
   previous?: string
   chain?: number
+  /** The name, tags and search attributes it was started with (the journal has their changes). */
+  search?: SearchInfo
 }
 
 /** A run id: UTC time to the second and 6 random hex digits (`20261124-010203-a1b2c3`). */
@@ -285,7 +292,7 @@ async function continueLocalRun(prev: DriveContext, program: WorkflowProgram, op
   if (existsSync(join(store.dir(runId), 'run.json'))) out = await resumeLocalRun(runId, options)
   else {
     const end = journal.findLast((e) => e.t === 'end') as Extract<JournalEntry, { t: 'end' }>
-    const record: RunRecord = { runId, file: prev.file, createdAt: new Date().toISOString(), args: end.continueAsNew!.args, budget: start.budget.total, astHash: program.astHash, previous: prev.runId, chain }
+    const record: RunRecord = { runId, file: prev.file, createdAt: new Date().toISOString(), args: end.continueAsNew!.args, budget: start.budget.total, astHash: program.astHash, previous: prev.runId, chain, search: searchOfJournal(journal) }
     mkdirDurable(store.dir(runId))
     writeFileAtomic(join(store.dir(runId), 'run.json'), `${JSON.stringify(record, null, 2)}\n`)
     const ctx = contextFor(runId, prev.file, store, options)
@@ -329,11 +336,12 @@ export async function startLocalRun(options: LocalRunStart): Promise<LocalRunOut
   if (existsSync(join(dir, 'run.json'))) throw workflowError('WORKFLOW_OPTIONS_INVALID', `Run ${runId} already exists in ${store.root}`)
   const args = options.args ?? {}
   const budget = options.budget ?? null
-  const record: RunRecord = { runId, file, createdAt: new Date().toISOString(), args, budget, astHash: program.astHash }
+  const search = checkSearch(options) // refused before the run directory exists
+  const record: RunRecord = { runId, file, createdAt: new Date().toISOString(), args, budget, astHash: program.astHash, ...(Object.keys(search).length > 0 ? { search } : {}) }
   mkdirDurable(dir)
   writeFileAtomic(join(dir, 'run.json'), `${JSON.stringify(record, null, 2)}\n`)
   const ctx = contextFor(runId, file, store, options)
-  const exec = startWorkflow(program, { args, budget: { total: budget }, store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}), ...(options.timeouts ? { timeouts: options.timeouts } : {}) })
+  const exec = startWorkflow(program, { args, budget: { total: budget }, store, executionId: runId, clock: ctx.clock, atoms: ctx.atoms, ...(ctx.retry ? { retry: ctx.retry } : {}), ...(options.timeouts ? { timeouts: options.timeouts } : {}), ...search })
   return finish(exec, ctx, program, options)
 }
 
@@ -368,7 +376,7 @@ export async function retryLocalRun(runId: string, options: LocalDriverOptions =
 }
 
 /** What startWorkflow needs to run a never-started run again, from its run.json. */
-function restartOptions(record: RunRecord, program: WorkflowProgram): { args: unknown; budget: { total: number | null } } {
+function restartOptions(record: RunRecord, program: WorkflowProgram): { args: unknown; budget: { total: number | null } } & SearchInfo {
   if (!('args' in record) || record.astHash === undefined) {
     throw workflowError('JOURNAL_INVALID',
       `Run ${record.runId} has no journal entries (it stopped before its start entry was written) and its run.json, from an older version, does not record its args`,
@@ -379,7 +387,7 @@ function restartOptions(record: RunRecord, program: WorkflowProgram): { args: un
       `Run ${record.runId} was started with ${record.file} at AST hash ${record.astHash.slice(0, 16)}…; the file now has ${program.astHash.slice(0, 16)}…`,
       { hint: `Restore ${record.file} as it was when the run started (its AST hash is in run.json), or start a new run with \`ajsc workflow run\`.` })
   }
-  return { args: record.args, budget: { total: record.budget ?? null } }
+  return { args: record.args, budget: { total: record.budget ?? null }, ...record.search }
 }
 
 export function readRunRecord(store: FileJournalStore, runId: string): RunRecord {

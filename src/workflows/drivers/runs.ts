@@ -9,6 +9,7 @@ import type { FileJournalStore } from '../stores/file-store.ts'
 import type { JournalEntry } from '../engine/journal.ts'
 import { readRunRecord } from './local.ts'
 import type { BudgetSnapshot } from '../engine/types.ts'
+import { matchesSearch, searchOfJournal, type SearchAttributes, type SearchFilter } from '../engine/search.ts'
 
 export interface RunSummary {
   runId: string
@@ -35,6 +36,18 @@ export interface RunSummary {
   previous?: string
   chain?: number
   continuedAsNew?: { args: unknown }
+  /** What the run is found by: its name, tags and search attributes (the start's, changed by upsertAttributes). */
+  name?: string
+  tags?: string[]
+  attributes?: SearchAttributes
+}
+
+/** The states `ajsc workflow ls --status` takes. */
+export const RUN_STATES: readonly RunSummary['state'][] = ['running', 'complete', 'failed', 'cancelled', 'invalid']
+
+/** `ajsc workflow ls` filters: a state, and every tag / attribute / the name (search.ts). */
+export interface RunFilter extends SearchFilter {
+  state?: RunSummary['state']
 }
 
 export function summarizeJournal(journal: readonly JournalEntry[]): Omit<RunSummary, 'runId' | 'file' | 'createdAt'> {
@@ -73,6 +86,7 @@ export function summarizeJournal(journal: readonly JournalEntry[]): Omit<RunSumm
     }
   }
   out.requests.inFlight = [...open]
+  Object.assign(out, searchOfJournal(journal))
   return out
 }
 
@@ -96,8 +110,11 @@ function invalid(runId: string, file: string, createdAt: string, e: WorkflowErro
   }
 }
 
-/** Every run under the store's root, oldest first (a damaged one is listed as `invalid`). */
-export function listRuns(store: FileJournalStore): RunSummary[] {
+/**
+ * Every run under the store's root that passes `filter`, oldest first (a damaged one is listed as `invalid`).
+ * Each run's journal is read: local runs are few, and the journal is what says a run's state and attributes.
+ */
+export function listRuns(store: FileJournalStore, filter: RunFilter = {}): RunSummary[] {
   if (!existsSync(store.root)) return []
   return readdirSync(store.root, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(store.root, d.name, 'run.json')))
@@ -109,5 +126,6 @@ export function listRuns(store: FileJournalStore): RunSummary[] {
         return invalid(d.name, '', '', e)
       }
     })
+    .filter((r) => (filter.state === undefined || r.state === filter.state) && matchesSearch(r, filter))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.runId.localeCompare(b.runId))
 }
