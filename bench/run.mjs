@@ -123,6 +123,10 @@ if (opts.sections.includes('workflows')) {
   log('\n== 7. workflows: resume cost by journal size, journaling overhead (bench/workflows.mjs)')
   results.workflows = await (await import('./workflows.mjs')).runWorkflowsBench({ quick: opts.quick, log })
 }
+if (opts.sections.includes('workflows-pg')) {
+  log('\n== 10. workflows on PostgreSQL: steps through ajsc worker processes (bench/workflow-pg.mjs)')
+  results.workflowsPg = await (await import('./workflow-pg.mjs')).runWorkflowPgBench({ quick: opts.quick, ...(opts.wfSteps ? { steps: opts.wfSteps } : {}), log })
+}
 if (opts.sections.includes('flowlang')) {
   log('\n== 8. FlowLang: validation, .flow text, flow scripts, one pipeline turn (bench/flowlang.mjs)')
   results.flowlang = await (await import('./flowlang.mjs')).runFlowlangBench({ quick: opts.quick, log })
@@ -130,6 +134,7 @@ if (opts.sections.includes('flowlang')) {
 
 results.machine.loadEnd = os.loadavg().map((x) => +x.toFixed(2))
 const md = renderMarkdown(results) + (results.python ? (await import('./python.mjs')).renderPythonSection(results.python) : '') + (results.serve ? `\n## 9. ajsc serve under load\n\n${results.serve.markdown.split('\n').slice(2).join('\n')}` : '')
+  + (results.workflowsPg ? (await import('./workflow-pg.mjs')).renderWorkflowPg(results.workflowsPg) : '')
 if (opts.write) {
   mkdirSync(resultsDir, { recursive: true })
   const day = results.date.slice(0, 10)

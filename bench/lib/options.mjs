@@ -2,15 +2,16 @@
 const HELP = `usage: npm run bench -- [flags]
   --only <ids>        comma-separated workload ids or prefixes (execution section)
   --systems <ids>     subset of native,ours,quickjs,sval,jsinterp (native is always kept)
-  --sections <names>  subset of exec,transpile,cold,heap,bundle,python,workflows,flowlang,serve (default: all)
+  --sections <names>  subset of exec,transpile,cold,heap,bundle,python,workflows,workflows-pg,flowlang,serve (default: all)
   --quick             fewer rounds/spawns: a smoke run, not for publishing
   --seed <n>          seed of the shuffled round order (default 1)
+  --wf-steps <sizes>  workflows-pg: sizes of the one-workflow run (default 1000; e.g. 1000,10000)
   --rev <git-rev>     measure src/ as committed at <git-rev> (e.g. HEAD), not the working tree
   --no-write          print only; do not write bench/results/
   --help`
 
 export const ALL_SYSTEMS = ['native', 'ours', 'quickjs', 'sval', 'jsinterp']
-export const ALL_SECTIONS = ['exec', 'transpile', 'cold', 'heap', 'bundle', 'python', 'workflows', 'flowlang', 'serve']
+export const ALL_SECTIONS = ['exec', 'transpile', 'cold', 'heap', 'bundle', 'python', 'workflows', 'workflows-pg', 'flowlang', 'serve']
 
 export function parseArgs(argv) {
   const o = { only: undefined, systems: ALL_SYSTEMS, sections: ALL_SECTIONS, quick: false, seed: 1, write: true }
@@ -32,6 +33,7 @@ export function parseArgs(argv) {
     else if (a === '--quick') o.quick = true
     else if (a === '--seed') o.seed = Number(next())
     else if (a === '--rev') o.rev = next()
+    else if (a === '--wf-steps') o.wfSteps = next().split(',').map(Number).filter((n) => n > 0)
     else if (a === '--no-write') o.write = false
     else if (a === '--help' || a === '-h') o.help = HELP
     else throw new Error(`unknown flag ${a}\n${HELP}`)

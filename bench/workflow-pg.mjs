@@ -1,0 +1,184 @@
+#!/usr/bin/env node
+// Workflow steps through PostgreSQL: `ajsc serve --database` (HTTP only,
+// --job-concurrency 0) and `ajsc worker` processes (built dist/, child
+// processes) on a throwaway cluster (bench/lib/postgres.mjs, fsync on).
+// A step is one external request answered over HTTP: the answer and the job
+// of the next step commit together, a worker takes the job and continues the
+// workflow's live execution (or replays its journal once when another
+// process ran its last step). The driver wakes on the workers' NOTIFY
+// (ajs_events), then reads the workflow and answers its request.
+//
+//   1. one workflow of N steps (default 1,000; --steps 1000,10000), one worker:
+//      total time and time per step at each size (it must not grow with N);
+//   2. steps per second with 1 and 2 worker processes: W workflows of S steps
+//      answered concurrently (--workflows 16 --per 40), and per core of this machine.
+//
+// Standalone: `node bench/workflow-pg.mjs [--steps 1000,10000] [--workflows 16]
+// [--per 40] [--concurrency 8] [--no-build] [--json out.json]`;
+// `npm run bench -- --sections workflows-pg` runs it as a section (--quick: 200 steps, 8 x 20).
+import { spawn, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import pg from 'pg'
+import { repoDir } from './lib/paths.mjs'
+import { postgresBinDir, startPostgres } from './lib/postgres.mjs'
+
+const TOKEN = 'bench-workflow-pg-token'
+const sha = (t) => createHash('sha256').update(t).digest('hex')
+
+/** Start `node bin/ajsc.js <args>`; resolves with the first match of `ready` on its stdout. */
+function ajsc(args, ready, children) {
+  const child = spawn(process.execPath, [join(repoDir, 'bin/ajsc.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+  children.push(child)
+  let out = ''
+  let err = ''
+  child.stderr.on('data', (c) => { err += c })
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (c) => {
+      out += c
+      const m = ready.exec(out)
+      if (m) resolve(m)
+    })
+    child.once('exit', (code) => reject(new Error(`ajsc ${args[0]} exited (${code}): ${err.slice(-2000)}`)))
+  })
+}
+
+/** Wakes a workflow's driver when a worker ends one of its steps (NOTIFY ajs_events 'workflow:<id>'). */
+async function notifications(url) {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  const waiters = new Map()
+  const dirty = new Set()
+  client.on('notification', (n) => {
+    const id = n.payload?.startsWith('workflow:') ? n.payload.slice(9) : undefined
+    if (id === undefined) return
+    const w = waiters.get(id)
+    if (w) { waiters.delete(id); w() } else dirty.add(id)
+  })
+  await client.query('LISTEN ajs_events')
+  return {
+    /** Resolves at the next step's end (at once if one ended since the last call), or after 250 ms. */
+    next(id) {
+      if (dirty.delete(id)) return Promise.resolve()
+      return new Promise((resolve) => {
+        const t = setTimeout(() => { waiters.delete(id); resolve() }, 250)
+        waiters.set(id, () => { clearTimeout(t); resolve() })
+      })
+    },
+    close: () => client.end(),
+  }
+}
+
+export async function runWorkflowPgBench({ quick = false, steps, workflows, per, concurrency = 8, build = true, log = console.log } = {}) {
+  if (postgresBinDir() === null) {
+    log('  skipped: PostgreSQL is not installed (initdb, postgres)')
+    return { skipped: 'PostgreSQL is not installed' }
+  }
+  steps ??= quick ? [200] : [1000]
+  workflows ??= quick ? 8 : 16
+  per ??= quick ? 20 : 40
+  if (build) {
+    const b = spawnSync(process.execPath, [join(repoDir, 'scripts/build.mjs'), '--no-types', '--quiet'], { stdio: 'inherit' })
+    if (b.status !== 0) throw new Error('build failed')
+  }
+  const children = []
+  const killAll = () => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL') }
+  process.on('exit', killAll)
+  const db = await startPostgres()
+  const dir = mkdtempSync(join(os.tmpdir(), 'ajs-bench-wfpg-'))
+  const config = join(dir, 'ajs-serve.json')
+  writeFileSync(config, JSON.stringify({ tenants: [{ id: 'bench', tokenSha256: sha(TOKEN), limits: { fuelPerRun: 100_000_000, concurrentRuns: 64 } }] }))
+  const out = { cores: os.cpus().length, sizes: [], throughput: [] }
+  let events
+  let busy = 0
+  try {
+    const [, url] = await ajsc(['serve', '--config', config, '--database', db.url, '--port', '0', '--pool-size', '1', '--job-concurrency', '0'], /listening on (http:\/\/\S+)/, children)
+    const worker = () => ajsc(['worker', '--config', config, '--database', db.url, '--pool-size', '1', '--concurrency', String(concurrency)], /running jobs as/, children)
+    await worker()
+    events = await notifications(db.url)
+    const req = async (method, path, body) => {
+      const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+      return res.json()
+    }
+    /** Start a workflow of n external steps and answer each as it asks; resolves to its result. */
+    const drive = async (n) => {
+      const source = `let s = 0\nfor (let i = 0; i < ${n}; i++) s += await agent('step ' + i, { external: true })\nexport default s`
+      let wf = await req('POST', '/v1/workflows', { source })
+      if (wf.error) throw new Error(JSON.stringify(wf.error))
+      const id = wf.id
+      let answered = 0
+      for (let spins = 0; spins < 100 * n + 1000; spins++) {
+        wf = await req('GET', `/v1/workflows/${id}`)
+        if (wf.state === 'done') {
+          if (answered !== n || wf.result !== n) throw new Error(`workflow ${id}: ${answered} answers, result ${wf.result}`)
+          return
+        }
+        if (wf.state === 'failed' || wf.state === 'cancelled') throw new Error(`workflow ${id} ${wf.state}: ${JSON.stringify(wf.error)}`)
+        if (wf.state === 'waiting' && wf.requests?.length) {
+          const r = await req('POST', `/v1/workflows/${id}/requests/${wf.requests[0].id}`, { value: 1 })
+          // A step still holding the workflow (a loaded worker): send it again, as a client would after Retry-After.
+          if (r.error?.code === 'WORKFLOW_BUSY') { busy++; await new Promise((res) => setTimeout(res, 100)); continue }
+          if (r.error && r.error.code !== 'ALREADY_RESOLVED') throw new Error(JSON.stringify(r.error))
+          answered++
+        }
+        await events.next(id)
+      }
+      throw new Error(`workflow ${id} did not finish`)
+    }
+
+    await drive(5) // warm-up: the worker compiles the program, the pools connect
+    log('  one workflow of N steps, one worker process:')
+    for (const n of steps) {
+      const t0 = performance.now()
+      await drive(n)
+      const ms = performance.now() - t0
+      out.sizes.push({ steps: n, totalMs: Math.round(ms), msPerStep: +(ms / n).toFixed(2) })
+      log(`    ${String(n).padStart(6)} steps: ${(ms / 1000).toFixed(1).padStart(6)} s total, ${(ms / n).toFixed(2)} ms/step`)
+    }
+    log(`  steps per second, ${workflows} workflows of ${per} steps at once (worker --concurrency ${concurrency}):`)
+    for (const workers of [1, 2]) {
+      if (workers === 2) await worker()
+      const t0 = performance.now()
+      await Promise.all(Array.from({ length: workflows }, () => drive(per)))
+      const ms = performance.now() - t0
+      const perSec = (workflows * per * 1000) / ms
+      out.throughput.push({ workers, workflows, stepsEach: per, totalMs: Math.round(ms), stepsPerSecond: Math.round(perSec), stepsPerSecondPerCore: Math.round(perSec / out.cores), busyAnswers: busy })
+      log(`    ${workers} worker process${workers > 1 ? 'es' : ''}: ${Math.round(perSec)} steps/s (${Math.round(perSec / out.cores)} per core of ${out.cores}), ${(ms / 1000).toFixed(1)} s${busy ? `, ${busy} answers sent again (WORKFLOW_BUSY)` : ''}`)
+      busy = 0
+    }
+  } finally {
+    await events?.close().catch(() => {})
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM')
+    await new Promise((r) => setTimeout(r, 500))
+    killAll()
+    process.off('exit', killAll)
+    await db.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return out
+}
+
+/** The section of bench/results/<date>.md. */
+export function renderWorkflowPg(r) {
+  if (r.skipped) return `\n## 10. Workflows on PostgreSQL\n\nSkipped: ${r.skipped}.\n`
+  const sizes = r.sizes.map((x) => `| ${x.steps} | ${(x.totalMs / 1000).toFixed(1)} s | ${x.msPerStep} ms |`).join('\n')
+  const tput = r.throughput.map((x) => `| ${x.workers} | ${x.workflows} x ${x.stepsEach} | ${x.stepsPerSecond} | ${x.stepsPerSecondPerCore} |`).join('\n')
+  return `\n## 10. Workflows on PostgreSQL (ajsc serve --database + ajsc worker)\n\n| steps (one workflow, one worker) | total | per step |\n| --- | --- | --- |\n${sizes}\n\n| worker processes | workflows x steps | steps/s | per core (${r.cores}) |\n| --- | --- | --- | --- |\n${tput}\n`
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const argv = process.argv.slice(2)
+  const flag = (name) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined }
+  const num = (name) => (flag(name) === undefined ? undefined : Number(flag(name)))
+  const result = await runWorkflowPgBench({
+    quick: argv.includes('--quick'),
+    steps: flag('steps')?.split(',').map(Number).filter((n) => n > 0),
+    workflows: num('workflows'), per: num('per'), concurrency: num('concurrency') ?? 8,
+    build: !argv.includes('--no-build'),
+  })
+  const json = flag('json')
+  if (json) writeFileSync(json, JSON.stringify(result, null, 2) + '\n')
+}
