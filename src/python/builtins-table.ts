@@ -11,7 +11,7 @@ export const BUILTIN_FUNCTIONS: ReadonlySet<string> = new Set([
 /** The extended profile's builtins beyond the contract's (none reaches the object model or the host). */
 export const EXTENDED_FUNCTIONS: ReadonlySet<string> = new Set([
   'any', 'all', 'map', 'filter', 'print', 'repr', 'ascii', 'divmod', 'pow', 'hash', 'iter', 'next',
-  'chr', 'ord', 'hex', 'bin', 'oct', 'type',
+  'chr', 'ord', 'hex', 'bin', 'oct', 'type', 'format',
 ])
 
 /** Builtin types: callable as conversions and usable with isinstance. */
@@ -22,4 +22,4 @@ export const EXCEPTION_NAMES: ReadonlySet<string> = new Set(EXCEPTION_TREE.map((
 /** Every method name some receiver type has (checked at compile time; the receiver's type is checked at run time). */
 export const ALL_METHODS: ReadonlySet<string> = new Set([...METHOD_NAMES, ...Object.keys(STR_METHODS), 'sort', 'most_common', 'elements', 'total', 'subtract', 'move_to_end',
   'match', 'search', 'fullmatch', 'findall', 'finditer', 'sub', 'subn', 'group', 'groups', 'groupdict', 'start', 'end', 'span',
-  '__enter__', '__exit__', 'isoformat', 'strftime', 'weekday', 'isoweekday', 'toordinal', 'date', 'total_seconds'])
+  '__enter__', '__exit__', 'isoformat', 'strftime', 'weekday', 'isoweekday', 'isocalendar', 'toordinal', 'date', 'total_seconds'])

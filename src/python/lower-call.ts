@@ -277,6 +277,11 @@ function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefi
     case 'repr':
       noKw(cx, name, e); count(cx, name, e, 1, 1)
       return rt(textEntry(cx, 'repr'), pos().map((a) => prepText(cx, a)), e.loc)
+    case 'format': {
+      noKw(cx, name, e); count(cx, name, e, 1, 2)
+      const [value, spec] = pos()
+      return rt(textEntry(cx, 'fmt'), [prepText(cx, value!), spec ?? lit(''), lit('')], e.loc)
+    }
     case 'any': case 'all': case 'ascii': case 'chr': case 'ord': case 'hex': case 'oct': case 'bin': case 'hash':
       noKw(cx, name, e); count(cx, name, e, 1, 1)
       return rt(name, pos(), e.loc)

@@ -4,7 +4,7 @@
  * `datetime.now()` / `date.today()` read the run's clock (the `now` run option; journaled by a
  * workflow), in UTC: there is no local time zone inside a run.
  */
-import { PyDict, PyFloat, PyOpaque, mkFloat } from './values.ts'
+import { PyDict, PyFloat, PyNamedTuple, PyNamedTupleType, PyOpaque, mkFloat } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { intOf, isIntValue, isNumber, floatOf } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
@@ -283,6 +283,40 @@ function strftime(t: PyTime, fmt: string): string {
   })
 }
 
+/** `f"{d:%Y-%m}"`, `format(d, spec)`: strftime, as date.__format__ (undefined: not a date or datetime). */
+export function timeFormat(x: unknown, spec: string): string | undefined {
+  if (!(x instanceof PyTime) || x.kind === 'timedelta') return undefined
+  return strftime(x, spec)
+}
+
+const ISO_CALENDAR = new PyNamedTupleType('datetime.IsoCalendarDate', ['year', 'week', 'weekday'], [])
+
+/** The Monday that starts ISO week 1 of a year (CPython's _isoweek1monday). */
+function isoWeek1Monday(year: number): number {
+  const first = ordinal(year, 1, 1)
+  const wd = (first + 6) % 7
+  return first - wd + (wd > 3 ? 7 : 0)
+}
+
+/** `d.isocalendar()`: (ISO year, week, weekday), a named tuple as CPython's. */
+function isoCalendar(day: number): PyNamedTuple {
+  let year = ymd(day)[0]
+  let monday = isoWeek1Monday(year)
+  let week = Math.floor((day - monday) / 7)
+  if (week < 0) {
+    year -= 1
+    monday = isoWeek1Monday(year)
+    week = Math.floor((day - monday) / 7)
+  } else if (week >= 52 && day >= isoWeek1Monday(year + 1)) {
+    year += 1
+    week = 0
+  }
+  const t = new PyNamedTuple()
+  t.push(year, week + 1, ((day + 6) % 7) + 1)
+  t.ntype = ISO_CALENDAR
+  return Object.freeze(t)
+}
+
 /** Methods of date, datetime and timedelta values (undefined: not one). */
 export function timeMethod(x: unknown, name: string, a: unknown[], kw: PyDict | null): unknown {
   if (!(x instanceof PyTime)) return undefined
@@ -302,6 +336,7 @@ export function timeMethod(x: unknown, name: string, a: unknown[], kw: PyDict | 
       return strftime(x, f)
     }
     case 'weekday': return (x.d + 6) % 7
+    case 'isocalendar': return isoCalendar(x.d)
     case 'isoweekday': return ((x.d + 6) % 7) + 1
     case 'toordinal': return x.d
     case 'date': if (x.kind === 'datetime') return new PyTime('date', x.d); return undefined

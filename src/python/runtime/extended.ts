@@ -42,9 +42,12 @@ export class PyBuiltin extends PyOpaque {
     super()
   }
   override repr(): string {
-    return `<built-in function ${this.name}>`
+    return MODULE_CLASSES.has(this.name) ? `<class '${this.name}'>` : `<built-in function ${this.name}>`
   }
 }
+
+/** Module members that are classes in CPython (their repr is `<class 'collections.Counter'>`). */
+const MODULE_CLASSES = new Set(['collections.Counter', 'collections.OrderedDict', 'collections.deque', 'collections.defaultdict', 'datetime.date', 'datetime.datetime', 'datetime.timedelta'])
 
 /** `d.get`, `s.upper`, ...: a method bound to its receiver. */
 export class PyBound extends PyOpaque {

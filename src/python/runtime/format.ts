@@ -10,6 +10,7 @@ import { expParts, expText, fixedAbs, floatRepr, generalAbs } from './float-text
 import { strLen } from './text.ts'
 import { getItem } from './items.ts'
 import { payChars, type PyRun } from './fuel.ts'
+import { timeFormat } from './datetime.ts'
 
 interface Spec {
   fill: string
@@ -188,15 +189,18 @@ function formatStr(rt: PyRun, s: string, spec: Spec): string {
 /** format(value, spec). */
 export function format(rt: PyRun, value: unknown, spec: string): string {
   if (spec === '') return rt.chargeString(str(value))
+  const time = timeFormat(value, spec)
+  if (time !== undefined) return rt.chargeString(time)
+  if (typeof value !== 'string' && !isIntValue(value) && !isFloatValue(value)) {
+    // object.__format__ takes no spec (checked before the spec is parsed, as CPython).
+    const name = typeName(value)
+    return typeError(`unsupported format string passed to ${name === 'timedelta' ? 'datetime.timedelta' : name}.__format__`)
+  }
   const sp = parseSpec(spec)
   let out: string
   if (typeof value === 'string') out = formatStr(rt, value, sp)
   else if (isIntValue(value)) out = formatInt(rt, intOf(value), sp)
-  else if (isFloatValue(value)) out = formatFloat(rt, floatOf(value), sp)
-  else if (value === null || value === undefined || typeof value === 'object') {
-    if (spec) typeError(`unsupported format string passed to ${typeName(value)}.__format__`)
-    out = str(value)
-  } else out = str(value)
+  else out = formatFloat(rt, floatOf(value), sp)
   return rt.chargeString(out)
 }
 

@@ -490,7 +490,7 @@ export { PySet, PyRange, PyDictView, isTuple, hashKey }
 import { PyDict as Dict } from './values.ts'
 import { dictUpdate } from './collections.ts'
 import { PyType as TypeObj } from './values.ts'
-import { PyFunction } from './extended.ts'
+import { PyBuiltin, PyFunction } from './extended.ts'
 import { keyError } from './items.ts'
 
 const dictBody = (d: Dict, r: (v: unknown) => string, entries = [...d.map.values()]): string => `{${entries.map(([k, v]) => `${r(k)}: ${r(v)}`).join(', ')}}`
@@ -544,6 +544,12 @@ function makeDefault(f: unknown): unknown {
       case 'bool': return false
       case 'Counter': return new PyCounter()
     }
+  }
+  // collections' own classes arrive as builtin values named by their module.
+  if (f instanceof PyBuiltin) {
+    if (f.name === 'collections.Counter') return new PyCounter()
+    if (f.name === 'collections.OrderedDict') return new PyOrderedDict()
+    if (f.name === 'collections.deque') return new PyDeque()
   }
   if (f instanceof PyFunction) return typeError('defaultdict here takes a type as its factory (int, list, set, dict, str, float); a function cannot be called from inside d[key]: write defaultdict(int) or use d.setdefault(key, value)')
   return typeError('first argument must be callable or None')
