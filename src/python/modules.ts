@@ -13,7 +13,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
     ...fns('sqrt floor ceil trunc fabs exp log log2 log10 pow sin cos tan asin acos atan atan2 hypot degrees radians isclose isfinite isinf isnan gcd lcm factorial comb perm prod fsum copysign fmod isqrt'),
     ...consts('pi e tau inf nan'),
   },
-  json: fns('loads dumps'),
+  json: { ...fns('loads dumps'), JSONDecodeError: 'const' },
   re: { ...fns('compile match search fullmatch findall finditer sub subn split escape'), ...consts('IGNORECASE I MULTILINE M DOTALL S ASCII A') },
   collections: fns('Counter defaultdict OrderedDict deque namedtuple'),
   itertools: { ...fns('chain product permutations combinations combinations_with_replacement islice zip_longest repeat pairwise'), groupby: 'prelude', takewhile: 'prelude', dropwhile: 'prelude', filterfalse: 'prelude', starmap: 'prelude', accumulate: 'prelude' },

@@ -408,10 +408,14 @@ export { T }
 export function loadsExact(rt: PyRun, text: string): unknown {
   let i = 0
   const ws = () => { while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++ }
-  const fail = (): never => valueError(`Expecting value: line 1 column ${i + 1} (char ${i})`)
+  // json.JSONDecodeError (a ValueError), with CPython's message, line and column.
+  const fail = (msg: string, at = i): never => {
+    const line = text.slice(0, at).split('\n').length
+    const col = line > 1 ? at - text.lastIndexOf('\n', at - 1) : at + 1
+    return raise('JSONDecodeError', `${msg}: line ${line} column ${col} (char ${at})`)
+  }
   const value = (depth: number): unknown => {
     if (depth > 1000) raise('RecursionError', 'maximum recursion depth exceeded while decoding a JSON document')
-    ws()
     const c = text[i]
     if (c === '{') {
       i++
@@ -419,18 +423,20 @@ export function loadsExact(rt: PyRun, text: string): unknown {
       ws()
       if (text[i] === '}') { i++; return d }
       for (;;) {
-        ws()
-        if (text[i] !== '"') fail()
+        if (text[i] !== '"') fail('Expecting property name enclosed in double quotes')
         const k = string()
         ws()
-        if (text[i++] !== ':') fail()
+        if (text[i] !== ':') fail("Expecting ':' delimiter")
+        i++
+        ws()
         const v = value(depth + 1)
         rt.chargeSlots(2)
         d.map.set(hashKey(k), [k, v])
         ws()
-        if (text[i] === ',') { i++; continue }
         if (text[i] === '}') { i++; return d }
-        fail()
+        if (text[i] !== ',') fail("Expecting ',' delimiter")
+        i++
+        ws()
       }
     }
     if (c === '[') {
@@ -442,9 +448,10 @@ export function loadsExact(rt: PyRun, text: string): unknown {
         out.push(value(depth + 1))
         rt.chargeSlots(1)
         ws()
-        if (text[i] === ',') { i++; continue }
         if (text[i] === ']') { i++; return out }
-        fail()
+        if (text[i] !== ',') fail("Expecting ',' delimiter")
+        i++
+        ws()
       }
     }
     if (c === '"') return string()
@@ -457,18 +464,33 @@ export function loadsExact(rt: PyRun, text: string): unknown {
     for (const [word, v] of [['true', true], ['false', false], ['null', null], ['NaN', NaN], ['Infinity', Infinity], ['-Infinity', -Infinity]] as const) {
       if (text.startsWith(word, i)) { i += word.length; return typeof v === 'number' ? mkFloatExact(v) : v }
     }
-    return fail()
+    return fail('Expecting value')
   }
   const string = (): string => {
     const start = i
     i++
-    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1
+    for (;;) {
+      if (i >= text.length) fail('Unterminated string starting at', start)
+      const ch = text.charCodeAt(i)
+      if (ch === 34) break
+      if (ch < 0x20) fail('Invalid control character at')
+      if (ch === 92) {
+        const e = text[i + 1]
+        if (e === undefined) fail('Unterminated string starting at', start)
+        if (e === 'u') { if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail('Invalid \\uXXXX escape', i + 1); i += 6; continue }
+        if (!'"\\/bfnrt'.includes(e!)) fail('Invalid \\escape', i)
+        i += 2
+        continue
+      }
+      i++
+    }
     i++
     return rt.chargeString(JSON.parse(text.slice(start, i)) as string)
   }
+  ws()
   const v = value(0)
   ws()
-  if (i < text.length) valueError(`Extra data: line 1 column ${i + 1} (char ${i})`)
+  if (i < text.length) fail('Extra data')
   return v
 }
 

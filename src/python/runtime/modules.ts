@@ -3,7 +3,7 @@
  * `math`, `json`, `string`, `itertools` and `collections`, each what CPython 3.11 computes for
  * the accepted arguments. Called as `py$modcall('math.sqrt', args, kw)`, or as values (`map(math.sqrt, xs)`).
  */
-import { PyDeque, PyDict, PyFloat, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeName } from './values.ts'
+import { PyDeque, PyDict, PyFloat, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { hashKey, iterate, lt } from './core.ts'
 import { floatOf, intOf, isIntValue, isNumber, decimalText } from './numbers.ts'
@@ -471,6 +471,7 @@ const MODULE_CONSTANTS: Record<string, unknown> = {
   ...Object.fromEntries(Object.entries(RE_FLAGS).map(([k, v]) => [`re.${k}`, v])),
   ...Object.fromEntries(Object.entries(MATH_CONST).map(([k, v]) => [`math.${k}`, v])),
   ...Object.fromEntries(Object.entries(STRING_CONST).map(([k, v]) => [`string.${k}`, v])),
+  'json.JSONDecodeError': typeByName('JSONDecodeError'),
 }
 
 /** The runtime entries of modules (`py$modcall`, `py$modconst`). */

@@ -72,6 +72,8 @@ export const EXCEPTION_TREE: ReadonlyArray<readonly [string, string | null]> = [
   ['AssertionError', 'Exception'], ['StopIteration', 'Exception'], ['MemoryError', 'Exception'],
 ]
 for (const [name, base] of EXCEPTION_TREE) defType(name, base ?? 'object')
+// json's own exception class: reached as json.JSONDecodeError, not a builtin name.
+defType('JSONDecodeError', 'ValueError')
 
 /** A type object by name (builtin types and exception classes). */
 export const typeByName = (name: string): PyType | undefined => types.get(name)
