@@ -27,6 +27,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
+import { buildVmLayers, linkLayers, linkLayerFiles } from './vm-core.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(root, 'dist')
@@ -60,10 +61,12 @@ const ENTRIES = {
   server: 'src/server/index.ts',
   // The server's pool worker thread (dist/server.js and dist/cli.js load it from next to them).
   'server-worker': 'src/server/pool/worker.ts',
+  // The server's workflow threads (live workflow executions; loaded like the pool worker).
+  'server-workflow-thread': 'src/server/pool/workflow-thread.ts',
 }
 
 /** Entries that keep their npm dependencies external (server-side weight stays in node_modules, never inlined). */
-const EXTERNAL_DEPS = new Set(['plugins-esbuild', 'plugins-bun', 'flowlang', 'codemode', 'server', 'server-worker'])
+const EXTERNAL_DEPS = new Set(['plugins-esbuild', 'plugins-bun', 'flowlang', 'codemode', 'server', 'server-worker', 'server-workflow-thread'])
 
 /**
  * Hosts and engines shipped as ESM only (no CommonJS copy): `ajsc serve`'s server and pool worker,
@@ -72,7 +75,7 @@ const EXTERNAL_DEPS = new Set(['plugins-esbuild', 'plugins-bun', 'flowlang', 'co
  * over its 1 MB budget. The library entries (VM, transpiler, builder, flows, Python, runtime
  * libraries, client, plugins) keep both formats.
  */
-const ESM_ONLY = new Set(['server', 'server-worker', 'flowlang', 'codemode', 'workflows'])
+const ESM_ONLY = new Set(['server', 'server-worker', 'server-workflow-thread', 'flowlang', 'codemode', 'workflows'])
 
 const started = Date.now()
 const present = Object.fromEntries(Object.entries(ENTRIES).filter(([, src]) => existsSync(join(root, src))))
@@ -127,6 +130,25 @@ const common = {
 }
 const entryPoints = { ...present, cli: 'src/cli/main.ts' }
 
+/** One ESM file as CommonJS. `import.meta.url` has no CommonJS equivalent built in: give it the file's own URL. */
+async function toCjs(text) {
+  const usesMeta = text.includes('import.meta')
+  const { code } = await transform(text, {
+    format: 'cjs', loader: 'js', minifyWhitespace: true, platform: 'node', target: 'node20', logLevel: 'warning',
+    ...(usesMeta ? { define: { 'import.meta.url': '__ajsImportMetaUrl' }, banner: 'var __ajsImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' } : {}),
+  })
+  return code
+}
+
+/** Entries that do not run programs: what they share with the VM goes to the small base layer, not the core. */
+const VM_LESS = ['transpiler', 'builder', 'batteries', 'plugins-esbuild', 'plugins-bun']
+// The VM's modules as two files every entry imports (scripts/vm-core.mjs: 17 chunks cost ~10 ms of import).
+const layers = await buildVmLayers({
+  root, dist, entry: ENTRIES.vm, light: VM_LESS.filter((k) => k in present).map((k) => present[k]), plugins: [externalDeps], cjs: toCjs,
+  esbuildOptions: { platform: 'node', target: 'node20', minify: true, keepNames: true, legalComments: 'none', logLevel: 'warning' },
+})
+common.plugins = [...layers.plugins, externalDeps]
+
 const [esm, cjsAsEsm] = await Promise.all([
   build({ ...common, entryPoints, outdir: dist, ...(args.has('--sourcemap') ? { sourcemap: 'linked', sourcesContent: false } : {}) }),
   // The same graph, written as ESM with .cjs names, then each file turned into CommonJS below
@@ -147,18 +169,14 @@ const [esm, cjsAsEsm] = await Promise.all([
     metafile: true,
   }).then((r) => writeFileSync(join(dist, 'browser', 'meta.json'), JSON.stringify(r.metafile))),
 ])
+linkLayerFiles(Object.keys(esm.metafile.outputs).filter((f) => f.endsWith('.js')).map((f) => join(root, f)), dist, '.js')
 for (const file of cjsAsEsm.outputFiles) {
-  // `import.meta.url` has no CommonJS equivalent built in: give it the file's own URL.
-  const usesMeta = file.text.includes('import.meta')
-  const { code } = await transform(file.text, {
-    format: 'cjs', loader: 'js', minifyWhitespace: true, platform: 'node', target: 'node20', logLevel: 'warning',
-    ...(usesMeta ? { define: { 'import.meta.url': '__ajsImportMetaUrl' }, banner: 'var __ajsImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' } : {}),
-  })
+  const code = await toCjs(linkLayers(file.text, file.path, dist, '.cjs'))
   mkdirSync(dirname(file.path), { recursive: true })
   writeFileSync(file.path, code)
 }
 writeFileSync(join(dist, 'meta.json'), JSON.stringify(esm.metafile))
-log(`esbuild: ${Object.keys(present).length} entries + cli (ESM + CJS, shared chunks) + browser vm in ${Date.now() - started} ms${missing.length ? ` (skipped, no source yet: ${missing.join(', ')})` : ''}`)
+log(`esbuild: ${Object.keys(present).length} entries + cli (ESM + CJS, shared chunks; VM layers ${layers.files.map((f) => `${f.name} ${f.modules} modules ${f.bytes} B`).join(', ')}) + browser vm in ${Date.now() - started} ms${missing.length ? ` (skipped, no source yet: ${missing.join(', ')})` : ''}`)
 
 if (!args.has('--no-types')) {
   const t0 = Date.now()
