@@ -248,7 +248,8 @@ interface DumpOptions { indent: string | null; sortKeys: boolean; ascii: boolean
 
 function jsonNumber(v: number, o: DumpOptions): string {
   if (!Number.isFinite(v)) {
-    if (!o.allowNan) valueError(`Out of range float values are not JSON compliant: ${Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf'}`)
+    // CPython's C encoder (no indent) does not name the value; its Python encoder (indent=...) does.
+    if (!o.allowNan) valueError(`Out of range float values are not JSON compliant${o.indent === null ? '' : `: ${Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf'}`}`)
     return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity'
   }
   return jsonFloat(v)
