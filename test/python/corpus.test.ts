@@ -54,8 +54,10 @@ describe(`differential corpus against ${expected.python}`, () => {
       try {
         transpilePython(c.body, { params: c.params, profile: 'contract' })
       } catch (e) {
-        expect([c.name, (e as { hint?: string }).hint]).toEqual([c.name, expect.stringContaining("profile: 'extended'")])
         refused++
+        // The contract checks a helper's arguments at compile time; CPython raises that TypeError at run time.
+        if ((e as { codeName?: string }).codeName === 'PY_ARGUMENTS' && expected.cases[c.name]?.error === 'TypeError') continue
+        expect([c.name, (e as { hint?: string }).hint]).toEqual([c.name, expect.stringContaining("profile: 'extended'")])
         continue
       }
       expect([c.name, await observe(c, 'contract')]).toEqual([c.name, expected.cases[c.name]!])
