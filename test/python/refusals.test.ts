@@ -68,7 +68,6 @@ const CASES: Case[] = [
   ['star params', 'def f(*args):\n    return args', 'PY_UNSUPPORTED', 1, 6, 'list or dict parameter'],
   ['kwargs params', 'def f(**kw):\n    return kw', 'PY_UNSUPPORTED', 1, 6, 'list or dict parameter'],
   ['generator as value', 'g = (y for y in [1])', 'PY_UNSUPPORTED', 1, 4, 'list comprehension'],
-  ['raise from', 'raise ValueError("x") from None', 'PY_UNSUPPORTED', 1, 22, 'alone'],
   ['incomplete expression', 'x = 1 +', 'PY_SYNTAX', 1, 7, 'near the marker'],
   ['missing colon', 'if True\n    x = 1', 'PY_SYNTAX', 1, 7, 'Add `:` at the end of the `if` line'],
   ['complex literal', 'z = 3j', 'PY_UNSUPPORTED', 1, 4, 'floats'],

@@ -53,10 +53,11 @@ export abstract class StatementParser extends DefinitionParser {
       }
       case 'RaiseStatement': {
         const rest = c.slice(1)
+        // `raise E from cause`: the cause is only shown by a traceback (`__cause__` is out of reach), so E is raised alone.
         const from = rest.findIndex((x) => x.name === 'from')
-        if (from >= 0) this.unsupported('`raise ... from ...`', 'Raise the exception alone: `raise ValueError("...")`.', rest[from]!)
-        if (rest.some((x) => x.name === ',')) this.unsupported('Python 2 `raise E, v`', 'Write `raise E(v)`.', n)
-        out.push({ k: 'raise', exc: rest.length ? this.expr(rest[0]!) : null, loc })
+        const exc = from >= 0 ? rest.slice(0, from) : rest
+        if (exc.some((x) => x.name === ',')) this.unsupported('Python 2 `raise E, v`', 'Write `raise E(v)`.', n)
+        out.push({ k: 'raise', exc: exc.length ? this.expr(exc[0]!) : null, loc })
         return
       }
       case 'AssertStatement': {

@@ -11,6 +11,7 @@ import { strLen } from './text.ts'
 import { getItem } from './items.ts'
 import { payChars, type PyRun } from './fuel.ts'
 import { timeFormat } from './datetime.ts'
+import { getAttr } from './extended.ts'
 
 interface Spec {
   fill: string
@@ -344,7 +345,7 @@ function findClose(s: string, open: number): number {
 }
 
 function formatField(rt: PyRun, field: string, args: unknown[], kwargs: PyDict | null, nextAuto: () => number): string {
-  const m = /^([^!:[.]*)((?:\[[^\]]*\])*)(?:!([rsa]))?(?::(.*))?$/s.exec(field)
+  const m = /^([^!:[.]*)((?:\[[^\]]*\]|\.[A-Za-z_][A-Za-z0-9_]*)*)(?:!([rsa]))?(?::(.*))?$/s.exec(field)
   if (!m) return valueError(`invalid format field ${field}`)
   const [, name = '', index = '', conv, specRaw = ''] = m
   let value: unknown
@@ -360,7 +361,13 @@ function formatField(rt: PyRun, field: string, args: unknown[], kwargs: PyDict |
     if (!kwargs) raise('KeyError', `'${name}'`)
     value = getItem(rt, kwargs, name)
   }
-  for (const part of index.match(/\[[^\]]*\]/g) ?? []) {
+  for (const part of index.match(/\[[^\]]*\]|\.[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
+    if (part[0] === '.') {
+      // `{p.x}`: an attribute (dunders stay out of reach, as everywhere).
+      if (part.startsWith('.__')) raise('AttributeError', `attribute '${part.slice(1)}' is not available here`)
+      value = getAttr(value, part.slice(1))
+      continue
+    }
     const key = part.slice(1, -1)
     value = getItem(rt, value, /^\d+$/.test(key) ? Number(key) : key)
   }

@@ -381,6 +381,13 @@ function* permutations(items: unknown[], k: number): Generator<readonly unknown[
 
 const ITER: Record<string, ModFn> = {
   chain: (rt, a, kw) => { noKw('chain', kw); const out: unknown[] = []; for (const x of a) for (const y of iterate(x, rt)) out.push(y); rt.chargeSlots(out.length); return out },
+  'chain.from_iterable': (rt, a, kw) => {
+    noKw('from_iterable', kw); arity('from_iterable', a, 1)
+    const out: unknown[] = []
+    for (const x of iterate(a[0], rt)) for (const y of iterate(x, rt)) out.push(y)
+    rt.chargeSlots(out.length)
+    return out
+  },
   product: (rt, a, kw) => {
     const o = kwargs('product', kw, ['repeat'])
     const r = o.repeat === undefined ? 1 : Number(toInt('product', o.repeat))
