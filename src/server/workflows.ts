@@ -18,11 +18,13 @@ import type pg from 'pg'
 import { createBatteryLLM } from '../batteries/index.ts'
 import { answerAgent, type LlmLike } from '../workflows/engine/agent-request.ts'
 import { WorkflowError } from '../workflows/engine/errors.ts'
-import type { WorkflowExecution } from '../workflows/engine/execution.ts'
+import { RemoteExecution, threadError } from './pool/remote-execution.ts'
+import { WorkflowThreadGone } from './pool/workflow-threads.ts'
+import { MAX_EXPOSED_BYTES } from './pool/workflow-protocol.ts'
 import { errResolution } from '../workflows/engine/retry.ts'
 import { compileServerWorkflow, workflowPrograms, type WorkflowCompiler } from './workflow-programs.ts'
 import type { WorkflowProgram } from '../workflows/engine/program.ts'
-import { resumeWorkflow, retryEntry, startWorkflow } from '../workflows/drivers/start.ts'
+import { retryEntry } from '../workflows/drivers/start.ts'
 import type { WorkflowRequest, WorkflowResolution } from '../workflows/engine/types.ts'
 import type { AtomDef } from '../vm/atoms/types.ts'
 import { atomsOfTenant } from './atoms.ts'
@@ -116,7 +118,8 @@ type AgentRequest = WorkflowRequest & { type: 'agent' }
  * replaying the journal from its first entry.
  */
 interface LiveRun {
-  exec: WorkflowExecution
+  /** In the workflow thread its id hashes to (src/server/pool/workflow-threads.ts). */
+  exec: RemoteExecution
   tenant: string
   /** The fuel its VM run was given (a step reserving less replays instead). */
   fuel: number
@@ -127,12 +130,16 @@ interface LiveRun {
 }
 
 /**
- * Live executions by run id, least recently used out. Evicting one only
- * disposes of it: after a step its journal is complete in the store, so the
- * next step replays it to the same state.
+ * Live executions between steps by run id, at most `maxLive` per workflow
+ * thread, least recently used out (an execution taking a step is not here,
+ * so it is never evicted mid-step). Evicting one only disposes of it (its
+ * thread drops it): after a step its journal is complete in the store, so
+ * the next step replays it to the same state.
  */
 export class LiveRuns {
   private readonly runs = new Map<string, LiveRun>()
+  /** Live executions per workflow thread. */
+  private readonly perThread = new Map<number, number>()
 
   constructor(readonly stats: typeof workflowStepStats = workflowStepStats) {}
 
@@ -142,34 +149,45 @@ export class LiveRuns {
 
   take(id: string): LiveRun | undefined {
     const r = this.runs.get(id)
-    if (r) this.runs.delete(id) // held by the step; put back when it ends well
+    if (r) this.remove(id, r) // held by the step; put back when it ends well
     return r
+  }
+
+  private remove(id: string, r: LiveRun): void {
+    this.runs.delete(id)
+    this.perThread.set(r.exec.threadIndex, this.perThread.get(r.exec.threadIndex)! - 1)
   }
 
   put(id: string, run: LiveRun): void {
     this.runs.set(id, run)
-    while (this.runs.size > this.stats.maxLive) {
-      const [oldest, r] = this.runs.entries().next().value!
-      this.runs.delete(oldest)
+    const t = run.exec.threadIndex
+    const n = (this.perThread.get(t) ?? 0) + 1
+    this.perThread.set(t, n)
+    if (n <= this.stats.maxLive) return
+    for (const [oldest, r] of this.runs) {
+      if (r.exec.threadIndex !== t) continue
+      this.remove(oldest, r)
       r.exec.dispose()
+      if (this.perThread.get(t)! <= this.stats.maxLive) return
     }
   }
 
   clear(): void {
     for (const r of this.runs.values()) r.exec.dispose()
     this.runs.clear()
+    this.perThread.clear()
   }
 }
 
 /**
  * What the process's workflow steps did (tests and benches count work with it): steps that continued a
  * live execution (hits), steps that replayed the journal (misses) and the entries they replayed.
- * `maxLive` bounds the live executions each driver keeps (least recently used out).
+ * `maxLive` bounds the live executions each workflow thread keeps between steps (least recently used out).
  */
 export const workflowStepStats = { hits: 0, misses: 0, replayedEntries: 0, maxLive: 256 }
 
-/** Exposed values kept for queries, at most this much JSON per workflow. */
-const MAX_EXPOSED_BYTES = 256 * 1024
+/** A step whose thread went away for another workflow's sake is taken again; this many times in a row, it fails. */
+const MAX_THREAD_LOSSES = 3
 /** Child workflows nest at most this deep. */
 const MAX_CHILD_DEPTH = 4
 
@@ -177,6 +195,8 @@ const MAX_CHILD_DEPTH = 4
 export class WorkflowDriver {
   private readonly llms = new Map<string, LlmLike | null>()
   readonly live: LiveRuns
+  /** Steps in a row whose workflow thread went away (another workflow's step overran, the thread died), by workflow id. */
+  private readonly losses = new Map<string, number>()
 
   constructor(private readonly host: Host, private readonly store: WorkflowStore, live?: LiveRuns) {
     this.live = live ?? new LiveRuns()
@@ -223,14 +243,24 @@ export class WorkflowDriver {
     }
   }
 
-  /** The live execution of the run, brought up to date with its journal, or a new one replayed from it. */
-  private async liveRun(row: WorkflowRow, fuel: number): Promise<{ run: LiveRun; fuelBefore: number }> {
+  /**
+   * The live execution of the run (in its workflow thread), brought up to date with its journal, or
+   * a new one there, replayed from the journal once. The step's time limit starts now.
+   */
+  private async liveRun(row: WorkflowRow, fuel: number, timeLimitMs: number): Promise<{ run: LiveRun; fuelBefore: number }> {
     const id = row.id
     let run = this.live.take(id)
-    if (run && (run.fuel > fuel || run.exec.state !== 'running')) { run.exec.dispose(); run = undefined }
+    if (run && (run.fuel > fuel || run.exec.state !== 'running' || !run.exec.alive)) { run.exec.dispose(); run = undefined }
     if (run) {
+      run.exec.beginStep(timeLimitMs)
       const delta = await this.store.journalFrom(id, run.exec.entryCount)
-      if (run.exec.absorb(delta)) {
+      let absorbed = false
+      try {
+        absorbed = await run.exec.absorb(delta)
+      } catch (e) {
+        if (!(e instanceof WorkflowThreadGone) || e.error) throw e // gone for another's sake: replay below
+      }
+      if (absorbed) {
         this.live.stats.hits++
         return { run, fuelBefore: run.exec.fuelUsed }
       }
@@ -240,15 +270,17 @@ export class WorkflowDriver {
     const atoms = tenantAtoms(this.host, row.tenant)
     const journal = await this.store.journal.read(id)
     this.live.stats.replayedEntries += journal.length
-    const common = { store: this.store.journal, executionId: id, sandbox: { fuel }, atoms, context: tenantContext(this.host, row.tenant) }
     // Compiled once per process, not per step, and in a pool thread, not on the event loop.
     const program = await workflowPrograms.load(row.source, row.sourceName, atoms, poolWorkflowCompiler(this.host, row.tenant))
-    const exec = journal.length > 0
-      ? await resumeWorkflow(program, journal, common)
-      : startWorkflow(program, {
-        ...common, args: row.args, budget: { total: row.budget ?? null },
-        ...(row.retry !== undefined ? { retry: row.retry } : {}), ...(row.timeouts !== undefined ? { timeouts: row.timeouts } : {}),
-      })
+    const exec = await RemoteExecution.open(this.host.pool.workflows, this.store.journal, {
+      id, tenant: row.tenant, program, fuel, maxHeapBytes: this.host.pool.runHeapBytes, context: tenantContext(this.host, row.tenant),
+      ...(journal.length > 0 ? { journal: [...journal] } : {
+        start: {
+          args: row.args, budget: { total: row.budget ?? null },
+          ...(row.retry !== undefined ? { retry: row.retry } : {}), ...(row.timeouts !== undefined ? { timeouts: row.timeouts } : {}),
+        },
+      }),
+    }, timeLimitMs)
     return { run: { exec, tenant: row.tenant, fuel, sleeps: new Map(), external: new Map(), children: new Map() }, fuelBefore: 0 }
   }
 
@@ -257,24 +289,27 @@ export class WorkflowDriver {
     const id = row.id
     const tenant = this.host.tenants.get(row.tenant)
     const fuel = admission?.fuel ?? tenant?.config.limits.fuelPerRun ?? 10_000
+    const timeLimitMs = tenant?.config.limits.timeoutMs ?? 30_000
     let live: { run: LiveRun; fuelBefore: number }
     try {
-      live = await this.liveRun(row, fuel)
+      live = await this.liveRun(row, fuel, timeLimitMs)
     } catch (e) {
-      await this.fail(row, e)
-      return 0
+      const lost = await this.lostThread(row, e)
+      if (!lost) await this.fail(row, e)
+      return lost === 'failed' ? fuel : 0 // a step stopped for overrunning is charged its whole reservation
     }
     const { run, fuelBefore } = live
     const exec = run.exec
     const view: WorkflowView = { ...row.view, requests: [] }
     let keep = false
+    let lost: Awaited<ReturnType<WorkflowDriver['lostThread']>> = false
     try {
       // A cancellation asked for while a step held the workflow: journaled now.
-      if (row.view.cancelRequested !== undefined && exec.cancelled === null && exec.state === 'running') exec.cancel(row.view.cancelRequested)
+      if (row.view.cancelRequested !== undefined && exec.cancelled === null && exec.state === 'running') await exec.cancel(row.view.cancelRequested)
       delete view.cancelRequested
       const outcome = await this.run(exec, row, view, run)
       view.spent = exec.budget.spent
-      Object.assign(view, exposedOf(exec))
+      Object.assign(view, exec.exposed)
       const next = outcome.done ? exec.continuedAsNew : null
       if (next) {
         // continueAsNew: the workflow keeps its id; its journal becomes the next run's start entry (bounded however long the chain).
@@ -297,19 +332,48 @@ export class WorkflowDriver {
         keep = true
       }
     } catch (e) {
-      Object.assign(view, exposedOf(exec))
-      await this.fail(row, e, view)
+      lost = await this.lostThread(row, e)
+      if (!lost) {
+        Object.assign(view, exec.exposed)
+        await this.fail(row, e, view)
+      }
     } finally {
       if (keep && exec.state === 'running') this.live.put(id, run)
       else exec.dispose()
+      if (lost !== 'retry') this.losses.delete(id)
       // A parent that ended (done, failed, cancelled) takes the children still running with it.
-      if (!keep) for (const c of view.children ?? []) await this.store.flagCancel(c.id, `parent ${id} ended`).catch(() => {})
+      if (!keep && lost !== 'retry') for (const c of view.children ?? []) await this.store.flagCancel(c.id, `parent ${id} ended`).catch(() => {})
     }
-    return Math.max(0, exec.fuelUsed - fuelBefore)
+    return lost === 'failed' ? fuel : Math.max(0, exec.fuelUsed - fuelBefore)
+  }
+
+  /**
+   * The step's workflow thread went away: when for this step's own sake (it overran its time, the
+   * memory watch stopped it), the workflow fails with that error, journaled as its end; otherwise
+   * (another workflow's step, a crash) the step is taken again soon and replays once, unless that
+   * keeps happening (MAX_THREAD_LOSSES in a row). Returns false for any other error.
+   */
+  private async lostThread(row: WorkflowRow, e: unknown): Promise<'retry' | 'failed' | false> {
+    if (!(e instanceof WorkflowThreadGone)) return false
+    this.live.take(row.id)?.exec.dispose()
+    const losses = (this.losses.get(row.id) ?? 0) + 1
+    const error = e.error ?? (losses >= MAX_THREAD_LOSSES
+      ? { name: 'AgentError' as const, code: 'WORKER_CRASHED', message: `The workflow's thread went away during ${losses} steps in a row (last: ${e.message})` }
+      : undefined)
+    if (!error) {
+      this.losses.set(row.id, losses)
+      await this.store.schedule(row.id, Date.now() + Math.min(1000, 50 * losses))
+      return 'retry'
+    }
+    this.losses.delete(row.id)
+    // The journal ends with the failure, as if the run had failed by itself: `retry` reopens it there.
+    await this.store.journal.append(row.id, [{ t: 'end', error }])
+    await this.fail(row, threadError(new WorkflowThreadGone(e.message, error)))
+    return 'failed'
   }
 
   /** Poll until the workflow completes or only external requests, children and long sleeps are left. */
-  private async run(exec: WorkflowExecution, row: WorkflowRow, view: WorkflowView, live: LiveRun): Promise<{ done: true; result: unknown } | { done: false; external: WorkflowView['requests']; wakeAt?: number }> {
+  private async run(exec: RemoteExecution, row: WorkflowRow, view: WorkflowView, live: LiveRun): Promise<{ done: true; result: unknown } | { done: false; external: WorkflowView['requests']; wakeAt?: number }> {
     const timers: LongTimer[] = []
     try {
       return await this.runStep(exec, row, view, live, timers)
@@ -318,7 +382,7 @@ export class WorkflowDriver {
     }
   }
 
-  private async runStep(exec: WorkflowExecution, row: WorkflowRow, view: WorkflowView, live: LiveRun, timers: LongTimer[]): Promise<{ done: true; result: unknown } | { done: false; external: WorkflowView['requests']; wakeAt?: number }> {
+  private async runStep(exec: RemoteExecution, row: WorkflowRow, view: WorkflowView, live: LiveRun, timers: LongTimer[]): Promise<{ done: true; result: unknown } | { done: false; external: WorkflowView['requests']; wakeAt?: number }> {
     const { external, sleeps, children } = live
     let inflight = 0
     let wake: (() => void) | null = null
@@ -392,7 +456,7 @@ export class WorkflowDriver {
    * replay finds it again). An ended child answers at once; otherwise the
    * parent parks until the child's last step wakes it.
    */
-  private async startChild(parent: WorkflowRow, r: WorkflowRequest & { type: 'workflow' }, exec: WorkflowExecution, view: WorkflowView): Promise<{ resolution: WorkflowResolution } | { child: string }> {
+  private async startChild(parent: WorkflowRow, r: WorkflowRequest & { type: 'workflow' }, exec: RemoteExecution, view: WorkflowView): Promise<{ resolution: WorkflowResolution } | { child: string }> {
     const err = (message: string, code: string): { resolution: WorkflowResolution } => ({ resolution: { Err: { message, code } } })
     if (typeof r.ref !== 'string') return err('workflow(): the server has no files; name a module given in POST /v1/workflows "workflows": { name: source }', 'WORKFLOW_NOT_FOUND')
     const source = parent.modules?.[r.ref]
@@ -421,7 +485,7 @@ export class WorkflowDriver {
   }
 
   /** The outcome of a child that has ended (its result with the budget it spent, or its error), or null while it runs. */
-  private async childOutcome(childId: string, exec: WorkflowExecution): Promise<WorkflowResolution | null> {
+  private async childOutcome(childId: string, exec: RemoteExecution): Promise<WorkflowResolution | null> {
     const c = await this.store.load(childId)
     if (!c) return { Err: { message: `workflow(): the child workflow ${childId} is gone`, code: 'WORKFLOW_FAILED' } }
     if (c.state === 'done') {
@@ -435,7 +499,7 @@ export class WorkflowDriver {
     return null
   }
 
-  private async answer(tenant: string, r: AgentRequest, exec: WorkflowExecution, held: { calls: number }): Promise<WorkflowResolution> {
+  private async answer(tenant: string, r: AgentRequest, exec: RemoteExecution, held: { calls: number }): Promise<WorkflowResolution> {
     const llm = this.llmOf(tenant)
     if (!llm) return { Err: { message: 'agent(): this tenant has no llm capability in the serve config (capabilities.llm), or mark the request { external: true }' } }
     const { total, spent } = exec.budget
@@ -460,13 +524,6 @@ export class WorkflowDriver {
     const { cancelRequested: _c, ...rest } = view
     await this.store.update(row.id, state, { ...rest, requests: [], error }, undefined, row.parent?.id)
   }
-}
-
-/** The exposed values a step leaves for queries (bounded). */
-function exposedOf(exec: WorkflowExecution): Pick<WorkflowView, 'exposed' | 'exposedTooLarge'> {
-  const exposed = exec.query() as Record<string, unknown>
-  if (Object.keys(exposed).length === 0) return {}
-  return JSON.stringify(exposed).length <= MAX_EXPOSED_BYTES ? { exposed } : { exposedTooLarge: true }
 }
 
 const isExternal = (options: unknown) => options !== null && typeof options === 'object' && (options as { external?: unknown }).external === true

@@ -16,6 +16,7 @@ import { HttpError } from '../errors.ts'
 import { moduleUrl } from '../module-url.ts'
 import { StopController, type StopSignal } from '../stop-signal.ts'
 import type { CompileOutcome, CompileTask, PlanOutcome, PlanTask, RunTask, WorkerData, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
+import { WorkflowThreads } from './workflow-threads.ts'
 import { DEFAULT_WORKER_HEAP_MB, HEAP_GROWTH_BYTES, HEAP_WATCH_MS, RUNTIME_APPLIES_WORKER_HEAP_LIMIT, processHeapCeiling, runMaxHeapBytes, workerResourceLimits } from './heap.ts'
 
 export interface PoolOptions {
@@ -35,6 +36,11 @@ export interface PoolOptions {
    * ends, so a tenant's CPU-bound loop yields to everyone else's short runs (default 20; 0: never).
    */
   longRunMs?: number
+  /**
+   * Threads that hold live workflow executions and run workflow steps (default: the pool size;
+   * each starts on first use). A workflow's steps go to the thread its id hashes to.
+   */
+  workflowThreads?: number
 }
 
 /** A run in progress, as the priority sweep sees it. */
@@ -62,6 +68,9 @@ function workerFile(): string {
   for (const u of candidates) if (u.protocol === 'file:' && existsSync(fileURLToPath(u))) return u.href
   throw new Error(`ajs-lang server: the pool worker module is missing (looked for ${candidates.map((u) => u.pathname).join(', ')}); run npm run build`)
 }
+
+/** The control of work that has started (workflow steps are in their thread when the watch sees them). */
+const STARTED = new Int32Array([0, 1])
 
 /** How a run ended when the pool had to step in. */
 export interface RunControl {
@@ -93,6 +102,8 @@ export class RunPool {
   /** Runs stopped because the process went over its memory ceiling (runtimes without per-worker limits). */
   heapStops = 0
   private lastRss = 0
+  /** The workflow threads (workflow steps run there, never on the event loop). */
+  readonly workflows: WorkflowThreads
 
   constructor(options: PoolOptions, workerData: WorkerData) {
     this.size = Math.max(1, options.size ?? availableParallelism())
@@ -114,6 +125,10 @@ export class RunPool {
     })
     // A worker killed on purpose (or crashing) surfaces as an 'error' event too; runs already report it.
     this.piscina.on('error', () => {})
+    this.workflows = new WorkflowThreads({
+      size: options.workflowThreads ?? this.size, maxHeapMb, graceMs: this.graceMs, workerData,
+      ...(this.heapCeiling !== undefined ? { watch: (stop: () => void) => this.watchWork(stop) } : {}),
+    })
   }
 
   get queueSize(): number {
@@ -183,6 +198,16 @@ export class RunPool {
     if (this.heapCeiling === undefined) return
     this.running.add(r)
     this.heapWatch ??= setInterval(() => this.checkHeap(), HEAP_WATCH_MS)
+  }
+
+  /** Put work of a workflow thread under the memory watch while it runs (`stop` recycles its thread). Returns the unwatch. */
+  private watchWork(stop: () => void): () => void {
+    const r: Running = { control: STARTED, since: 0, stop, stopped: false }
+    this.watchHeap(r)
+    return () => {
+      this.running.delete(r)
+      if (this.running.size === 0 && this.heapWatch) { clearInterval(this.heapWatch); this.heapWatch = undefined }
+    }
   }
 
   /**
@@ -298,6 +323,6 @@ export class RunPool {
   async close(): Promise<void> {
     if (this.sweep) clearInterval(this.sweep)
     if (this.heapWatch) clearInterval(this.heapWatch)
-    await this.piscina.destroy()
+    await Promise.all([this.piscina.destroy(), this.workflows.close()])
   }
 }

@@ -25,6 +25,7 @@ import { workflowAtoms, type AtomHost } from './atoms.ts'
 import { journaledAtoms } from './custom-atoms.ts'
 import { workflowError } from './errors.ts'
 import type { JournalEntry } from './journal.ts'
+import type { AgentError } from '../../vm/errors.ts'
 import type { WorkflowPoll } from './types.ts'
 import { seededRandom, seededUuid } from './random.ts'
 import { utf8Length, macrotask, type ExecutionConfig } from './execution-types.ts'
@@ -165,6 +166,16 @@ export class WorkflowExecution extends ExecutionDeadline {
       else if (e.t === 'resolution') this.settleWaiting(e.id, e.resolution)
     }
     return true
+  }
+
+  /**
+   * Stop the run from outside with `error` (a host's limit, such as the time one step of a server
+   * may take): it fails as if its VM run had ended with that error, journaled as its end, and the
+   * VM run stops at its next tick. Nothing happens once the run has ended.
+   */
+  halt(error: AgentError): void {
+    if (this.stateValue !== 'running') return
+    this.fail(workflowError('WORKFLOW_FAILED', `${error.code}: ${error.message}`, { cause: error }), error)
   }
 
   /** Stop the run (its waiting requests are dropped); the journal stays usable for a resume. */

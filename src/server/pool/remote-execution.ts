@@ -1,0 +1,213 @@
+/**
+ * A workflow execution that lives in a workflow thread, as the server's
+ * driver sees it: the surface of WorkflowExecution it uses (poll, take,
+ * resolve, absorb, cancel, query and the state getters), each operation a
+ * message to the thread that holds the execution. Answers bring the entries
+ * journaled meanwhile, written to the store before the operation returns,
+ * so the driver acts on a request only once the request is durable (as on
+ * one thread); the getters read the snapshot the last answer brought.
+ *
+ * A step's time (the tenant's limits.timeoutMs) counts while the thread
+ * works on the step's operations: the thread halts the execution when it
+ * runs out (TIMEOUT), and terminates nothing; the watchdog here terminates
+ * the thread only if it does not answer within the grace period after.
+ */
+import { workflowError, WorkflowError } from '../../workflows/engine/errors.ts'
+import type { JournalEntry, JournalStore } from '../../workflows/engine/journal.ts'
+import type { WorkflowProgram } from '../../workflows/engine/program.ts'
+import type { BudgetSnapshot, WorkflowCall, WorkflowPoll, WorkflowRequest, WorkflowResolution } from '../../workflows/engine/types.ts'
+import type { WorkflowCode } from '../../diagnostics/workflow-codes.ts'
+import type { Answer, ExecutionSnapshot, Op, OpenOp } from './workflow-protocol.ts'
+import { WorkflowThreadGone, type WorkflowThread, type WorkflowThreads } from './workflow-threads.ts'
+
+/** A replay may take this many times the step's time before its thread is terminated (it repeats every earlier step's work, which the execution's fuel bounds). */
+const REPLAY_TIME_FACTOR = 10
+
+export type OpenOptions = Omit<OpenOp, 't' | 'timeLeftMs'>
+/** An operation before the step's time left is added. */
+type OpBody = Op extends infer T ? T extends Op ? Omit<T, 'timeLeftMs'> : never : never
+
+export class RemoteExecution {
+  private snap: ExecutionSnapshot
+  private taken: WorkflowRequest[] = []
+  private readonly calls: WorkflowCall[] = []
+  private writes: Promise<void> = Promise.resolve()
+  private readonly aborts = new Map<string, AbortController>()
+  private disposed = false
+  /** Resolutions sent (see poll()). */
+  private resolves = 0
+  /** The poll answer's own result, returned once the log/phase calls before it are. */
+  private pendingPoll: WorkflowPoll | null = null
+  private readonly writer = (entries: JournalEntry[]): Promise<void> => this.write(entries)
+  /** What is left of the current step's time (ms). */
+  private timeLeft = 0
+
+  private constructor(
+    private readonly thread: WorkflowThread,
+    private readonly generation: number,
+    readonly id: string,
+    private readonly store: JournalStore,
+    private readonly graceMs: number,
+    program: WorkflowProgram,
+  ) {
+    this.snap = {
+      state: 'running', budget: { total: null, spent: 0 }, fuelUsed: 0, entryCount: 0, cancelled: null, pending: [],
+      continuedAsNew: null, astHash: program.astHash, sourceName: program.sourceName,
+    }
+    thread.writers.set(id, this.writer)
+  }
+
+  /**
+   * Start the workflow's execution in its thread (no journal: a new run), or replay its journal
+   * there once. Rejects as resumeWorkflow would (a WorkflowError), or with WorkflowThreadGone.
+   */
+  static async open(threads: WorkflowThreads, store: JournalStore, options: OpenOptions, timeLimitMs: number): Promise<RemoteExecution> {
+    const thread = threads.of(options.id)
+    const exec = new RemoteExecution(thread, thread.generation, options.id, store, threads.options.graceMs, options.program)
+    exec.beginStep(timeLimitMs)
+    try {
+      const watchdog = options.journal ? timeLimitMs * REPLAY_TIME_FACTOR : timeLimitMs
+      await exec.op({ t: 'open', ...options }, watchdog)
+    } catch (e) {
+      exec.dispose()
+      throw e
+    }
+    return exec
+  }
+
+  /** A new step: its time limit starts again. */
+  beginStep(timeLimitMs: number): void {
+    this.timeLeft = timeLimitMs
+  }
+
+  /** Which workflow thread holds it. */
+  get threadIndex(): number {
+    return this.thread.index
+  }
+
+  /** Still held by its thread (the thread has not been replaced since it was opened). */
+  get alive(): boolean {
+    return !this.disposed && this.thread.generation === this.generation
+  }
+
+  private write(entries: JournalEntry[] | undefined): Promise<void> {
+    if (!entries || entries.length === 0) return this.writes
+    this.writes = this.writes.then(() => this.store.append(this.id, entries))
+    return this.writes
+  }
+
+  /** One operation: the answer's entries durable, its snapshot taken; an error as a WorkflowError. */
+  private async op(op: OpBody, watchdogMs?: number): Promise<Answer> {
+    if (!this.alive) throw new WorkflowThreadGone(`workflow ${this.id}: its workflow thread was replaced`)
+    const started = performance.now()
+    const a = await this.thread.call({ ...op, timeLeftMs: this.timeLeft } as Op, (watchdogMs ?? this.timeLeft) + this.graceMs)
+    this.timeLeft = Math.max(0, this.timeLeft - (performance.now() - started))
+    await this.write(a.entries)
+    if (a.snapshot) this.take(a.snapshot)
+    if (a.missing) throw new WorkflowThreadGone(`workflow ${this.id} is no longer live in its thread`)
+    if (a.error) throw new WorkflowError(a.error.code as WorkflowCode, a.error.message, { ...(a.error.entry !== undefined ? { entry: a.error.entry } : {}), ...(a.error.cause !== undefined ? { cause: a.error.cause } : {}), ...(a.error.hint !== undefined ? { hint: a.error.hint } : {}) })
+    return a
+  }
+
+  private take(s: ExecutionSnapshot): void {
+    // Budget only grows within a run: a resolution sent after the operation may already count here.
+    const budget = s.budget.spent >= this.snap.budget.spent ? s.budget : this.snap.budget
+    this.snap = { ...s, budget, ...(s.exposed === undefined && this.snap.exposed !== undefined ? { exposed: this.snap.exposed } : {}) }
+    // Requests no longer waited for (cancelled, timed out, the run ended): the host's work for them stops.
+    const pending = new Set(s.pending)
+    for (const [id, c] of this.aborts) if (!pending.has(id)) { c.abort(); this.aborts.delete(id) }
+  }
+
+  /** Apply entries other writers journaled since this execution's last one; false: they did not fit (it is gone: replay). */
+  async absorb(entries: readonly JournalEntry[]): Promise<boolean> {
+    const a = await this.op({ t: 'absorb', id: this.id, entries: [...entries] })
+    if (a.absorbed === false) { this.dispose(); return false }
+    return true
+  }
+
+  /** The next event, as WorkflowExecution.poll(): a Request comes with every pending request drained (takePendingRequests). */
+  async poll(): Promise<WorkflowPoll> {
+    const call = this.calls.shift()
+    if (call) return { Call: call }
+    if (this.pendingPoll) {
+      const p = this.pendingPoll
+      this.pendingPoll = null
+      return p
+    }
+    let a: Answer
+    for (;;) {
+      const resolves = this.resolves
+      a = await this.op({ t: 'poll', id: this.id })
+      this.calls.push(...(a.calls ?? []))
+      // A resolution sent while the poll was on its way reached the thread after it: poll again, so the run has
+      // taken it (as on one thread, where resolveRequest takes effect before the next poll returns).
+      if (a.poll !== 'Pending' || this.resolves === resolves) break
+    }
+    this.taken = a.taken ?? []
+    this.pendingPoll = a.poll!
+    return this.poll()
+  }
+
+  takePendingRequests(): WorkflowRequest[] {
+    const out = this.taken
+    this.taken = []
+    return out
+  }
+
+  /** Resolve a pending request (the thread ignores one that is no longer waited for). */
+  resolveRequest(requestId: string, resolution: WorkflowResolution): void {
+    if (!this.alive) return
+    if (typeof resolution === 'object' && 'OkWithBudget' in resolution) {
+      // As the execution does at once: a concurrent agent call reads the budget with this one counted.
+      const b = resolution.OkWithBudget.budget
+      if (b.spent > this.snap.budget.spent) this.snap = { ...this.snap, budget: { ...b } }
+    }
+    this.aborts.delete(requestId)
+    this.resolves++
+    this.thread.post({ t: 'resolve', id: this.id, requestId, resolution })
+  }
+
+  /** Cancel the run (journaled); false when it was already cancelled or has ended. */
+  async cancel(reason: string): Promise<boolean> {
+    return (await this.op({ t: 'cancel', id: this.id, reason })).cancelled === true
+  }
+
+  /** Aborted when the request is no longer waited for (seen at the next answer), or the execution is disposed. */
+  requestSignal(requestId: string): AbortSignal {
+    let c = this.aborts.get(requestId)
+    if (!c) this.aborts.set(requestId, (c = new AbortController()))
+    if (!this.snap.pending.includes(requestId)) c.abort()
+    return c.signal
+  }
+
+  pendingRequestIds(): string[] {
+    return [...this.snap.pending]
+  }
+
+  /** What queries read, as of the last answer that may end a step (bounded by the thread). */
+  get exposed(): NonNullable<ExecutionSnapshot['exposed']> {
+    return this.snap.exposed ?? {}
+  }
+
+  get state(): ExecutionSnapshot['state'] { return this.disposed ? 'disposed' : this.snap.state }
+  get budget(): BudgetSnapshot { return { ...this.snap.budget } }
+  get fuelUsed(): number { return this.snap.fuelUsed }
+  get entryCount(): number { return this.snap.entryCount }
+  get cancelled(): string | null { return this.snap.cancelled }
+  get continuedAsNew(): { args: unknown } | null { return this.snap.continuedAsNew }
+  get program(): { astHash: string; sourceName: string } { return { astHash: this.snap.astHash, sourceName: this.snap.sourceName } }
+
+  /** Let the thread drop it; its journal is complete in the store once its step has ended. */
+  dispose(): void {
+    if (this.disposed) return
+    this.disposed = true
+    if (this.thread.writers.get(this.id) === this.writer) this.thread.writers.delete(this.id)
+    for (const c of this.aborts.values()) c.abort()
+    this.aborts.clear()
+    if (this.thread.generation === this.generation) this.thread.post({ t: 'dispose', id: this.id })
+  }
+}
+
+/** A WorkflowError for an execution that could not go on (a thread gone for another workflow's sake is not one). */
+export const threadError = (e: WorkflowThreadGone): WorkflowError =>
+  workflowError('WORKFLOW_FAILED', `${e.error!.code}: ${e.error!.message}`, { cause: e.error! })

@@ -1,0 +1,219 @@
+/**
+ * A workflow thread: holds live workflow executions and runs their VMs, so a
+ * step's guest code never runs on the server's event loop. The main thread
+ * (workflow-threads.ts, remote-execution.ts) sends each workflow's steps to
+ * the thread its id hashes to; the execution stays alive here between steps
+ * (the main thread keeps a bounded number per thread and disposes of the
+ * rest), so a step costs what it journals, not a replay.
+ *
+ * The journal is written by the main thread: every answer carries the
+ * entries journaled since the last one. A custom atom (or MCP tool) call is
+ * preceded by a `sync` of what is buffered, so an atom's outcome is in the
+ * store before the next atom runs, as on a single thread. Custom atom
+ * modules are imported here (as in the pool's workers); MCP tools are
+ * proxies over the host bridge (src/server/pool/bridge.ts).
+ *
+ * Each operation that may run guest code carries what is left of the step's
+ * time: past it the execution is halted (TIMEOUT, journaled as its end); a
+ * thread that does not answer at all is terminated by the main thread.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { loadHostAtoms } from '../../host/atoms-module.ts'
+import type { AtomDef } from '../../vm/atoms/types.ts'
+import { VmError, type AgentError } from '../../vm/errors.ts'
+import { resumeWorkflow, startWorkflow } from '../../workflows/drivers/start.ts'
+import { WorkflowError } from '../../workflows/engine/errors.ts'
+import type { WorkflowExecution } from '../../workflows/engine/execution.ts'
+import type { JournalEntry, JournalStore } from '../../workflows/engine/journal.ts'
+import type { WorkflowProgram } from '../../workflows/engine/program.ts'
+import { atomsOfTenant } from '../atoms.ts'
+import { mcpProxyAtoms } from '../mcp.ts'
+import { BridgeClient } from './bridge.ts'
+import { MAX_EXPOSED_BYTES, type Answer, type CallOp, type ExecutionSnapshot, type FromThread, type OpenOp, type ToThread, type WorkflowThreadData } from './workflow-protocol.ts'
+
+const data = workerData as WorkflowThreadData
+const port = parentPort!
+const bridge = new BridgeClient(data.bridge, (code, message) => (code ? new VmError(code, message) : new Error(message)))
+
+/** The custom atoms, imported once per thread (the host loaded the same modules at start-up). */
+const customAtoms: Promise<AtomDef[]> = (data.atomModules ?? []).length === 0
+  ? Promise.resolve([])
+  : loadHostAtoms(data.atomModules, process.cwd()).then((loaded) => loaded.atoms)
+customAtoms.catch(() => { /* reported by the open that needs them */ })
+
+interface Live {
+  exec: WorkflowExecution
+  /** Entries journaled and not sent to the main thread yet. */
+  buffer: JournalEntry[]
+}
+
+/** Live executions by workflow id. */
+const live = new Map<string, Live>()
+/** Programs by AST hash and source name: executions of one program share its compiled closures. */
+const programs = new Map<string, WorkflowProgram>()
+const MAX_PROGRAMS = 64
+
+/** Journal batches waiting for the main thread to write them (`sync`), by sequence number. */
+const syncs = new Map<number, () => void>()
+let nextSync = 1
+
+const send = (m: FromThread): void => port.postMessage(m)
+
+/** What is buffered for `id`, written by the main thread before this resolves (a custom atom runs after). */
+function sync(id: string): Promise<void> {
+  const l = live.get(id)
+  if (!l || l.buffer.length === 0) return Promise.resolve()
+  const entries = l.buffer.splice(0)
+  const seq = nextSync++
+  return new Promise((resolve) => {
+    syncs.set(seq, resolve)
+    send({ t: 'sync', seq, id, entries })
+  })
+}
+
+/** The tenant's atoms (custom and MCP), each call preceded by a sync of the journal. */
+async function atomsOf(tenant: string, id: string): Promise<AtomDef[]> {
+  const custom = await customAtoms
+  const mcp = mcpProxyAtoms(data.mcpTools ?? [], (op, input) => bridge.call(tenant, 'mcp.call', [op, input]))
+  const allowed = atomsOfTenant([...custom, ...mcp], data.tenants[tenant]?.atoms)
+  return allowed.map((def) => ({ ...def, fn: async (input: never, ctx: never) => { await sync(id); return def.fn(input, ctx) } }) as AtomDef)
+}
+
+function programOf(p: WorkflowProgram): WorkflowProgram {
+  const key = `${p.astHash}\0${p.sourceName}`
+  const hit = programs.get(key)
+  programs.delete(key)
+  programs.set(key, hit ?? p)
+  if (programs.size > MAX_PROGRAMS) programs.delete(programs.keys().next().value!)
+  return hit ?? p
+}
+
+function drop(id: string): void {
+  live.get(id)?.exec.dispose()
+  live.delete(id)
+}
+
+async function open(op: OpenOp): Promise<Live> {
+  drop(op.id)
+  const buffer: JournalEntry[] = []
+  const store: JournalStore = {
+    append: (_id, entries) => { buffer.push(...entries) },
+    read: () => { throw new Error('a workflow thread reads no journal: the main thread sends it') },
+  }
+  const program = programOf(op.program)
+  const common = { store, executionId: op.id, sandbox: { fuel: op.fuel, maxHeapBytes: op.maxHeapBytes }, atoms: await atomsOf(op.tenant, op.id), context: op.context }
+  const exec = op.journal
+    ? await resumeWorkflow(program, op.journal, common)
+    : startWorkflow(program, {
+      ...common, args: op.start!.args, budget: op.start!.budget,
+      ...(op.start!.retry !== undefined ? { retry: op.start!.retry } : {}), ...(op.start!.timeouts !== undefined ? { timeouts: op.start!.timeouts } : {}),
+    })
+  const l = { exec, buffer }
+  live.set(op.id, l) // the main thread bounds how many stay between steps (LiveRuns), and disposes of the rest
+  return l
+}
+
+function snapshotOf(exec: WorkflowExecution, withExposed: boolean): ExecutionSnapshot {
+  return {
+    state: exec.state, budget: exec.budget, fuelUsed: exec.fuelUsed, entryCount: exec.entryCount, cancelled: exec.cancelled,
+    pending: exec.pendingRequestIds(), continuedAsNew: exec.continuedAsNew, astHash: exec.program.astHash, sourceName: exec.program.sourceName,
+    ...(withExposed ? { exposed: exposedOf(exec) } : {}),
+  }
+}
+
+/** The exposed values a step leaves for queries (bounded). */
+function exposedOf(exec: WorkflowExecution): ExecutionSnapshot['exposed'] {
+  if (exec.state === 'disposed') return {}
+  const exposed = exec.query() as Record<string, unknown>
+  if (Object.keys(exposed).length === 0) return {}
+  return JSON.stringify(exposed).length <= MAX_EXPOSED_BYTES ? { exposed } : { exposedTooLarge: true }
+}
+
+const errorData = (e: unknown): NonNullable<Answer['error']> => {
+  if (e instanceof WorkflowError) return { code: e.code, message: e.message, hint: e.hint, ...(e.entry !== undefined ? { entry: e.entry } : {}), ...(e.cause !== undefined ? { cause: e.cause } : {}) }
+  const err = e as { code?: unknown; message?: unknown }
+  return { code: typeof err?.code === 'string' ? err.code : 'WORKFLOW_FAILED', message: String(err?.message ?? e) }
+}
+
+/** The step's time is up: the execution fails with TIMEOUT (its VM stops at its next tick). */
+function timeoutError(limitMs: number): AgentError {
+  return {
+    name: 'AgentError', code: 'TIMEOUT',
+    message: `The workflow step ran past the tenant's time limit (limits.timeoutMs: ${limitMs} ms); its execution was stopped`,
+    hint: 'Split the work into shorter steps, or have the operator raise "limits.timeoutMs" of this tenant in the serve config.',
+  }
+}
+
+/** Run `work` on the live execution with the step's time limit armed. */
+async function timed<T>(l: Live, op: CallOp, work: () => Promise<T> | T): Promise<T> {
+  const limit = Math.max(0, op.timeLeftMs)
+  const timer = setTimeout(() => l.exec.halt(timeoutError(limit)), limit)
+  try {
+    return await work()
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function answer(op: CallOp): Promise<Answer> {
+  if (op.t === 'open') {
+    // A new run's start entry, or what a replay journaled (an upgrade, a cancellation delivered), goes with the answer.
+    // A replay cannot be halted before resumeWorkflow returns it: the main thread's watchdog bounds it instead.
+    await open(op)
+    return { n: op.n }
+  }
+  const l = live.get(op.id)
+  if (!l || l.exec.state === 'disposed') return { n: op.n, missing: true }
+  if (op.t === 'absorb') {
+    const absorbed = l.exec.absorb(op.entries)
+    if (!absorbed) { drop(op.id); return { n: op.n, absorbed: false } }
+    return { n: op.n, absorbed: true }
+  }
+  if (op.t === 'cancel') return { n: op.n, cancelled: l.exec.cancel(op.reason) }
+  return timed(l, op, async () => {
+    const calls: NonNullable<Answer['calls']> = []
+    for (;;) {
+      const p = await l.exec.poll()
+      if (typeof p === 'object' && 'Call' in p) { calls.push(p.Call); continue }
+      if (typeof p === 'object' && 'Request' in p) return { n: op.n, calls, poll: p, taken: l.exec.takePendingRequests() }
+      return { n: op.n, calls, poll: p }
+    }
+  })
+}
+
+/** The answer with the entries journaled meanwhile and the execution's snapshot. */
+async function handle(op: CallOp): Promise<void> {
+  let out: Answer
+  try {
+    out = await answer(op)
+  } catch (e) {
+    out = { n: op.n, error: errorData(e) }
+    if (op.t === 'open') live.delete(op.id)
+  }
+  const l = live.get(op.id)
+  if (l && !out.missing && out.absorbed !== false) {
+    out.entries = l.buffer.splice(0)
+    const ends = op.t === 'cancel' || out.error !== undefined || (out.poll !== undefined && !(typeof out.poll === 'object' && 'Request' in out.poll))
+    out.snapshot = snapshotOf(l.exec, ends)
+  }
+  send({ t: 'answer', ...out })
+}
+
+port.on('message', (m: ToThread) => {
+  switch (m.t) {
+    case 'resolve': {
+      const l = live.get(m.id)
+      try { l?.exec.resolveRequest(m.requestId, m.resolution) } catch { /* the execution ended meanwhile, or the request was cancelled */ }
+      return
+    }
+    case 'dispose':
+      drop(m.id)
+      return
+    case 'synced':
+      syncs.get(m.seq)?.()
+      syncs.delete(m.seq)
+      return
+    default:
+      void handle(m)
+  }
+})
