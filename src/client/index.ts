@@ -30,7 +30,15 @@ export interface RemoteRunOptions {
   trace?: boolean
   /** Cancels the request; the server interrupts the run when the connection closes. */
   signal?: AbortSignal
+  /**
+   * A budget token of the server's deployment (budgetToken in a run, or BudgetTokens.mint): the run
+   * spends from it (header x-ajs-budget), and its result carries the signed receipt (`budgetReceipt`).
+   */
+  budgetToken?: string
 }
+
+/** A run paid by a budget token: the signed receipt of what it used, to settle the token (budgetSettle). */
+export type BudgetedRunResult<T = unknown> = RunResult<T> & { budgetReceipt?: string }
 
 /** A refused call: the server's code, HTTP status and hint. */
 export class RemoteError extends Error {
@@ -69,9 +77,9 @@ export interface RunState<T = unknown> {
 
 export interface RemoteVM {
   /** Run an AST, a proc_ token or source text; resolves to a RunResult, never rejects. */
-  run<T = unknown>(target: object | string, args?: Record<string, unknown>, options?: RemoteRunOptions): Promise<RunResult<T>>
+  run<T = unknown>(target: object | string, args?: Record<string, unknown>, options?: RemoteRunOptions): Promise<BudgetedRunResult<T>>
   /** Start a run in the background; resolves to its id. */
-  start(target: object | string, args?: Record<string, unknown>, options?: Omit<RemoteRunOptions, 'signal'>): Promise<string>
+  start(target: object | string, args?: Record<string, unknown>, options?: Omit<RemoteRunOptions, 'signal' | 'budgetToken'>): Promise<string>
   /** The state (and result, when done) of a background run. */
   getRun<T = unknown>(id: string): Promise<RunState<T>>
   /** Store an AST (or source) under a proc_ token; `ttl` in ms. */
@@ -105,8 +113,10 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis)
   const headers = { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' }
 
-  async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<{ status: number; data: T }> {
-    const res = await doFetch(`${base}${path}`, { method, headers: body === undefined ? { authorization: headers.authorization } : headers, body: body === undefined ? undefined : JSON.stringify(body), signal })
+  async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal, extra?: Record<string, string>, seen?: (res: Response) => void): Promise<{ status: number; data: T }> {
+    const sent = body === undefined ? { authorization: headers.authorization } : headers
+    const res = await doFetch(`${base}${path}`, { method, headers: extra ? { ...sent, ...extra } : sent, body: body === undefined ? undefined : JSON.stringify(body), signal })
+    seen?.(res)
     const text = await res.text()
     let data: unknown = undefined
     if (text) {
@@ -124,7 +134,7 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
     const body: Record<string, unknown> = { ...programField(target), args: args ?? {} }
     const o: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(opts ?? {})) {
-      if (k === 'signal' || v === undefined) continue
+      if (k === 'signal' || k === 'budgetToken' || v === undefined) continue
       if (k !== 'fuel' && k !== 'timeoutMs' && k !== 'trace') throw new RemoteError(0, { code: 'OPTIONS_INVALID', message: `Run option "${k}" cannot be sent to a remote VM (only fuel, timeoutMs, trace, signal)`, hint: 'Capabilities and context of a remote run come from the tenant\'s serve config.' })
       o[k] = v
     }
@@ -133,11 +143,16 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
   }
 
   return {
-    async run<T>(target: object | string, args?: Record<string, unknown>, opts?: RemoteRunOptions): Promise<RunResult<T>> {
+    async run<T>(target: object | string, args?: Record<string, unknown>, opts?: RemoteRunOptions): Promise<BudgetedRunResult<T>> {
+      // With a budget token the receipt comes back with every answer (a refusal's: nothing used).
+      let budgetReceipt: string | undefined
+      const seen = opts?.budgetToken === undefined ? undefined : (res: Response) => { budgetReceipt = res.headers.get('x-ajs-budget-receipt') ?? undefined }
+      const receipt = () => (budgetReceipt === undefined ? {} : { budgetReceipt })
       try {
-        return (await call<RunResult<T>>('POST', '/v1/runs', runBody(target, args, opts), opts?.signal)).data
+        const data = (await call<RunResult<T>>('POST', '/v1/runs', runBody(target, args, opts), opts?.signal, opts?.budgetToken === undefined ? undefined : { 'x-ajs-budget': opts.budgetToken }, seen)).data
+        return { ...data, ...receipt() }
       } catch (e) {
-        if (e instanceof RemoteError) return { result: null, error: e.toAgentError(), fuelUsed: 0 }
+        if (e instanceof RemoteError) return { result: null, error: e.toAgentError(), fuelUsed: 0, ...receipt() }
         const aborted = opts?.signal?.aborted === true
         return { result: null, error: { name: 'AgentError', code: aborted ? 'ABORTED' : 'NETWORK_ERROR', message: aborted ? 'The run was aborted' : `Cannot reach ${base}: ${(e as Error)?.message ?? e}` }, fuelUsed: 0 }
       }

@@ -34,6 +34,11 @@ export const SERVER_CODES = {
   WORKFLOW_STATE: { status: 409, message: 'The workflow is not in a state that allows this', hint: 'GET /v1/workflows/{id} shows its state: only a failed workflow can be retried; a workflow that ended takes no signals and cannot be cancelled.' },
   NOT_AVAILABLE: { status: 501, message: 'This server does not offer that feature', hint: 'Start the server with the option the message names.' },
   WORKER_CRASHED: { status: 500, message: 'The worker running the program stopped unexpectedly', hint: 'Retry the run; the worker was replaced.' },
+  BUDGET_TOKEN_INVALID: { status: 403, message: 'The budget token is not valid: not signed with this deployment\'s key, changed after it was minted (e.g. inflated), or malformed', hint: 'Send the token (header `x-ajs-budget`) exactly as `budgetToken` minted it; the servers that accept each other\'s tokens must share the key (serve config `budgetTokens.keyEnv`).' },
+  BUDGET_TOKEN_EXPIRED: { status: 403, message: 'The budget token has expired', hint: 'Mint a new token with a later deadline (`budgetToken({ fuel, timeoutMs })`) and present it at once.' },
+  BUDGET_TOKEN_REPLAYED: { status: 409, message: 'The budget token was already spent', hint: 'A token pays for one child run: mint a new one for each.' },
+  BUDGET_TOKEN_DEPTH: { status: 422, message: 'Budget tokens nest deeper than the deployment allows', hint: 'Flatten the chain of sub-runs, or raise `budgetTokens.maxDepth` in the serve config (library: `new BudgetTokens({ maxDepth })`).' },
+  BUDGET_RECEIPT_INVALID: { status: 0, message: 'A budget receipt is not valid (inside a run: budgetSettle; never sent by a server): forged, changed, for a token this run did not mint, or already settled', hint: 'Settle each token the run minted once, with the receipt of its sub-run unchanged (budgetRun\'s `receipt`, or the `x-ajs-budget-receipt` header).' },
   NETWORK_ERROR: { status: 0, message: 'The server could not be reached (reported by ajs-lang/client, never sent by a server)', hint: 'Check the url given to createRemoteVM and that `ajsc serve` is running there.' },
   SERVER_ERROR: { status: 500, message: 'Internal server error', hint: 'This is a bug in ajs-lang; please report it with the request.' },
 } as const satisfies Record<string, ServerCodeSpec>

@@ -94,7 +94,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   const workflows = options.workflows ? options.workflows(host) : workflowsBackend(host)
   const version = packageVersion(moduleUrl(import.meta.url))
   const context: ServerContext = {
-    config, tenants, stores, runs, procedures, metrics, workflows, version,
+    config, tenants, stores, runs, procedures, metrics, workflows, version, ...(host.budget ? { budget: host.budget } : {}),
     health: () => ({ pool: { threads: pool.size, queued: pool.queueSize }, ...options.health?.() }),
   }
 

@@ -7,6 +7,7 @@
  * names host modules of custom atoms (defineAtom exports), resolved from the
  * config file's directory; they are loaded at start-up (atoms.ts), not here.
  */
+import { parseBudgetTokensConfig, type BudgetTokensConfig } from './budget.ts'
 import { createHash } from 'node:crypto'
 import { resolve } from 'node:path'
 import { isModuleItem } from '../host/atoms-module.ts'
@@ -103,6 +104,11 @@ export interface ServeConfig {
    * connects to each once at start-up and closes them on exit (src/server/mcp.ts).
    */
   mcp?: McpServerConfig[]
+  /**
+   * Budget tokens (issue 25): runs mint tokens for sub-runs, and this server accepts tokens of its
+   * deployment on POST /v1/runs (header x-ajs-budget). The key is read from `keyEnv` (src/server/budget.ts).
+   */
+  budgetTokens?: BudgetTokensConfig
 }
 
 /** An MCP server of the config: a command over stdio, or a streamable HTTP URL. */
@@ -316,7 +322,7 @@ export function mcpServersOf(raw: unknown, baseDir: string, at = 'config.mcp'): 
 /** Validate a parsed config file; throws ServeConfigError naming the path of the first problem. */
 export function parseServeConfig(raw: unknown, options: ParseServeConfigOptions = {}): ServeConfig {
   const o = object(raw, 'config')
-  onlyKeys(o, ['tenants', 'limits', 'atoms', 'mcp', 'operatorTokenSha256'], 'config')
+  onlyKeys(o, ['tenants', 'limits', 'atoms', 'mcp', 'operatorTokenSha256', 'budgetTokens'], 'config')
   if (!Array.isArray(o.tenants) || o.tenants.length === 0) throw new ServeConfigError('config.tenants', 'must be a non-empty array')
   const tenants = o.tenants.map((t, i) => tenantOf(t, `config.tenants[${i}]`))
   const ids = new Set<string>()
@@ -336,7 +342,16 @@ export function parseServeConfig(raw: unknown, options: ParseServeConfigOptions 
     operatorTokenSha256 = o.operatorTokenSha256.toLowerCase()
     if (hashes.has(operatorTokenSha256)) throw new ServeConfigError('config.operatorTokenSha256', 'the operator token must differ from every tenant\'s')
   }
-  return deepFreeze({ tenants, limits, atoms, ...(mcp.length > 0 ? { mcp } : {}), ...(operatorTokenSha256 ? { operatorTokenSha256 } : {}) })
+  let budgetTokens: BudgetTokensConfig | undefined
+  if (o.budgetTokens !== undefined) {
+    try {
+      budgetTokens = parseBudgetTokensConfig(o.budgetTokens)
+    } catch (e) {
+      const m = /^([^:]+): (.*)$/s.exec((e as Error).message)
+      throw new ServeConfigError(m?.[1] ?? 'config.budgetTokens', m?.[2] ?? (e as Error).message)
+    }
+  }
+  return deepFreeze({ tenants, limits, atoms, ...(mcp.length > 0 ? { mcp } : {}), ...(operatorTokenSha256 ? { operatorTokenSha256 } : {}), ...(budgetTokens ? { budgetTokens } : {}) })
 }
 
 /** The config with more atom modules (`--atoms` of the command line, resolved from the current directory). */

@@ -12,6 +12,8 @@ export interface ServerContext {
   tenants: Tenants
   stores: ServerStores
   runs: RunService
+  /** Budget tokens of the deployment (config budgetTokens), when enabled. */
+  budget?: import('../codemode/budget-token.ts').BudgetTokens
   procedures: ProcedureService
   metrics: Metrics
   /** Present when the workflows engine is available. */

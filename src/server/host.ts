@@ -3,6 +3,8 @@
  * stores, the worker-thread pool and the bridge through which guest runs
  * reach their tenant's stores. No HTTP here.
  */
+import { budgetKeyOf, serverBudgetTokens } from './budget.ts'
+import type { BudgetTokens, SeenTokens } from '../codemode/budget-token.ts'
 import { randomUUID } from 'node:crypto'
 import type { ServeConfig } from './config.ts'
 import { NO_ATOMS, atomsOfTenant, type ServerAtoms } from './atoms.ts'
@@ -23,6 +25,8 @@ export interface HostOptions {
   env?: Readonly<Record<string, string | undefined>>
   /** The config's custom atoms, loaded by loadServerAtoms (required when config.atoms is not empty). */
   atoms?: ServerAtoms
+  /** Spent budget tokens (PostgreSQL mode: shared by the deployment's processes); default in memory. */
+  seenTokens?: SeenTokens
 }
 
 export interface Host {
@@ -32,6 +36,8 @@ export interface Host {
   tenants: Tenants
   procedures: ProcedureService
   pool: RunPool
+  /** Budget tokens of the deployment (config budgetTokens): verifies tokens presented to this server, signs receipts. */
+  budget?: BudgetTokens
   close(): Promise<void>
 }
 
@@ -53,6 +59,8 @@ export function createHost(options: HostOptions): Host {
     const name = t.capabilities.llm?.apiKeyEnv
     if (name && env[name] !== undefined) secrets[name] = env[name]!
   }
+  const budgetConfig = config.budgetTokens
+  const budgetKey = budgetConfig ? budgetKeyOf(budgetConfig, env) : undefined
   const bridgeName = `ajs-serve-${randomUUID()}`
   const workerData: WorkerData = {
     bridge: bridgeName,
@@ -60,6 +68,7 @@ export function createHost(options: HostOptions): Host {
     secrets,
     atomModules: atoms.modules,
     ...(atoms.mcp ? { mcpTools: atoms.mcp.tools } : {}),
+    ...(budgetConfig && budgetKey ? { budget: { key: budgetKey, maxDepth: budgetConfig.maxDepth, maxTtlMs: budgetConfig.maxTtlMs } } : {}),
   }
   const bridge = new BridgeHost(bridgeName, (tenant, method: BridgeMethod, args) => {
     if (!tenants.get(tenant)) throw new Error(`unknown tenant ${tenant}`)
@@ -78,6 +87,7 @@ export function createHost(options: HostOptions): Host {
   tenants.setPoolSize(pool.size)
   return {
     config, atoms, stores, tenants, procedures, pool,
+    ...(budgetConfig && budgetKey ? { budget: serverBudgetTokens(budgetConfig, budgetKey, options.seenTokens) } : {}),
     async close() {
       await pool.close()
       bridge.close()

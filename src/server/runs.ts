@@ -14,6 +14,8 @@ import type { RunTask } from './pool/task.ts'
 import type { RunControl } from './pool/pool.ts'
 import type { StopSignal } from './stop-signal.ts'
 import type { PlanGate } from './plan-gate.ts'
+import type { BudgetClaims } from '../codemode/budget-token.ts'
+import { underToken } from './budget.ts'
 import { quotasOf, type Admission, type Tenant, type Tenants } from './tenants.ts'
 import type { StoreQuota } from './stores/quota.ts'
 import type { RunRecord, RunRequest, ServerStores } from './stores/types.ts'
@@ -99,9 +101,10 @@ export class RunService {
     private readonly deps: { stores: ServerStores; tenants: Tenants; metrics: Metrics; limits: ServerLimits; executor: RunExecutor; plan?: PlanGate },
   ) {}
 
-  private async prepare(tenant: Tenant, body: RunBody, kind: 'run' | 'async-run', rawAst?: string): Promise<{ task: RunTask; admission: Admission }> {
+  private async prepare(tenant: Tenant, body: RunBody, kind: 'run' | 'async-run', rawAst?: string, grant?: BudgetClaims): Promise<{ task: RunTask; admission: Admission }> {
     const program = await resolveProgram(this.deps.stores, tenant.id, body, rawAst)
-    const admission = await this.deps.tenants.admit(tenant, body.options ?? {}, kind)
+    // A budget token pays for the run: it runs under min(the tenant's limits, the token).
+    const admission = await this.deps.tenants.admit(tenant, grant ? underToken(body.options, grant) : body.options ?? {}, kind)
     const { limits } = this.deps
     return {
       task: {
@@ -113,6 +116,7 @@ export class RunService {
         trace: body.options?.trace === true,
         maxAstNodes: limits.maxAstNodes,
         maxAstDepth: limits.maxAstDepth,
+        ...(grant ? { budget: { depth: grant.depth, ...(grant.quotas ? { quotas: grant.quotas } : {}) } } : {}),
       },
       admission,
     }
@@ -125,9 +129,9 @@ export class RunService {
   }
 
   /** Run and answer with the result (422 for a program the VM refuses). */
-  async runNow(tenant: Tenant, body: RunBody, signal?: StopSignal, rawAst?: string, astUnparsed = false): Promise<RunResult> {
+  async runNow(tenant: Tenant, body: RunBody, signal?: StopSignal, rawAst?: string, astUnparsed = false, grant?: BudgetClaims): Promise<RunResult> {
     const startedAt = Date.now()
-    const { task, admission } = await this.prepare(tenant, body, 'run', rawAst)
+    const { task, admission } = await this.prepare(tenant, body, 'run', rawAst, grant)
     let result: RunResult
     try {
       result = await this.deps.executor.run(task, { signal })

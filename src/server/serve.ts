@@ -5,6 +5,7 @@
  * (this process runs some of them too, unless `jobConcurrency` is 0).
  * `startWorker`: no HTTP, only the job runner, for more machines.
  */
+import { PgSeenTokens } from './budget.ts'
 import type { ServeConfig } from './config.ts'
 import { createServer, type AjsServer } from './app.ts'
 import { createHost, type Host } from './host.ts'
@@ -93,7 +94,7 @@ async function startPgHost(options: PgHostOptions, kind: 'serve' | 'worker', con
   // Atom modules first: a broken one fails the start before a database connection is opened.
   const atoms = await loadServerAtoms(options.config)
   const stores = await createPgStores(options.database)
-  const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env, atoms })
+  const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env, atoms, seenTokens: new PgSeenTokens(stores.pool) })
   try {
     const jobs = await startJobs({
       host, pgPool: stores.pool, kind,

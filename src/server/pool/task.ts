@@ -22,6 +22,8 @@ export interface RunTask extends RunRequest {
   maxHeapBytes?: number
   /** Replay/resume journal data for workflow steps (opaque to the pool). */
   extra?: Record<string, unknown>
+  /** A run a budget token pays for: its nesting depth (the tokens it mints are one deeper) and the token's quotas. */
+  budget?: { depth: number; quotas?: Record<string, number> }
 }
 
 /** Compiling a tenant's source in a pool thread (issue 23, class 2): never on the server's event loop. */
@@ -82,4 +84,6 @@ export interface WorkerData {
   atomModules: string[]
   /** The MCP servers' tools (the host is connected to the servers; workers proxy calls over the bridge). */
   mcpTools?: import('../mcp.ts').McpToolInfo[]
+  /** Budget tokens (config budgetTokens, key from its keyEnv): runs get the budget atoms and capability. */
+  budget?: { key: string; maxDepth: number; maxTtlMs: number }
 }

@@ -31,10 +31,14 @@ import { mcpProxyAtoms } from '../mcp.ts'
 import { analyzeProgram } from '../../codemode/plan.ts'
 import { checkPlan, type PlanPolicy } from '../../codemode/policy.ts'
 import { WORKFLOW_PLAN_ATOMS } from '../plan-gate.ts'
+import { BudgetTokens } from '../../codemode/budget-token.ts'
+import { budgetAtoms, budgetCapability } from '../../codemode/budget-atoms.ts'
 import { transpile } from '../../transpiler/index.ts'
 import type { AgentError } from '../../vm/errors.ts'
 
 const data = workerData as WorkerData
+/** The deployment's budget tokens (mint, local sub-runs, receipts); absent: the budget atoms are not offered. */
+const budgetTokens = data.budget ? new BudgetTokens(data.budget) : undefined
 const bridge = new BridgeClient(data.bridge, (code, message) => (code ? new VmError(code, message) : new Error(message)))
 
 /** The custom atoms, imported once per worker; a failure (the module changed since the host loaded it) rejects every run of this worker. */
@@ -82,7 +86,9 @@ function runtimeOf(tenantId: string, custom: readonly AtomDef[]): TenantRuntime 
   // loads the runtime libraries a program declares (Python, flows) on first use.
   // MCP tools: proxies whose calls the host makes (it holds the one connection to each server).
   const mcp = mcpProxyAtoms(data.mcpTools ?? [], (op, input) => bridge.call(tenantId, 'mcp.call', [op, input]))
-  const vm = assembleVM<AgentVM>({ VM: AgentVM, baseAtoms: batteryAtoms, atoms: atomsOfTenant([...custom, ...mcp], tenant.atoms), procedures })
+  // Budget tokens (config budgetTokens): every tenant's runs may mint and settle them.
+  const base = budgetTokens ? [...batteryAtoms, ...budgetAtoms] : batteryAtoms
+  const vm = assembleVM<AgentVM>({ VM: AgentVM, baseAtoms: base, atoms: atomsOfTenant([...custom, ...mcp], tenant.atoms), procedures })
   rt = { vm, capabilities, context: tenant.context, ...(tenant.plan ? { plan: tenant.plan } : {}) }
   runtimes.set(tenantId, rt)
   return rt
@@ -183,6 +189,12 @@ export default async function runTask(task: RunTask): Promise<RunResult> {
   }
   if (task.maxHeapBytes !== undefined) options['maxHeapBytes'] = task.maxHeapBytes
   if (task.interrupt && interruptSupported()) options['interrupt'] = task.interrupt
+  if (budgetTokens) {
+    // Per run: the tokens it mints (settled against its own meter) and its nesting depth.
+    const runOptions = { limits: options['limits'], ...(task.maxHeapBytes !== undefined ? { maxHeapBytes: task.maxHeapBytes } : {}) }
+    options['capabilities'] = { ...rt.capabilities, budget: budgetCapability(budgetTokens, { depth: task.budget?.depth ?? 0, runner: rt.vm, runOptions }) }
+    if (task.budget?.quotas) options['quotas'] = task.budget.quotas
+  }
   if (rt.plan) {
     const checked = planCheck(rt, program, task.tenant)
     if (checked.refused) return { result: null, error: checked.refused, fuelUsed: 0 }

@@ -5,6 +5,8 @@ import type { RunBody } from '../runs.ts'
 import { authErrors, errorBody, idParams, runBody, runRecord, runResult, runsQuery } from '../schemas.ts'
 import type { RunRecord, RunState } from '../stores/types.ts'
 import { StopController } from '../stop-signal.ts'
+import { BUDGET_HEADER, RECEIPT_HEADER, spendRequestToken } from '../budget.ts'
+import { HttpError } from '../errors.ts'
 import { listQuerySchema, listRuns, RUN_STATES, type ListParams } from '../listing.ts'
 
 /** How long an SSE stream waits for a run before it gives up (the client may reconnect). */
@@ -57,14 +59,26 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
   }, async (req, reply) => {
     const tenant = req.tenant!
+    const budgetHeader = req.headers[BUDGET_HEADER]
     if (isAsyncQuery(req.query)) {
+      if (budgetHeader !== undefined) throw new HttpError('BAD_REQUEST', `A budget token (header ${BUDGET_HEADER}) pays for a run answered now: send it without ?async=1`)
       const id = await ctx.runs.start(tenant, req.body, req.rawAst)
       return reply.code(202).header('location', `/v1/runs/${id}`).send({ id })
     }
+    const grant = await spendRequestToken(ctx.budget, budgetHeader)
     const gone = new StopController()
     const onClose = () => { if (!reply.raw.writableEnded) gone.abort() }
     reply.raw.once('close', onClose)
-    return ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed)
+    if (!grant) return ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed)
+    // The receipt of what the run used goes back with every answer, a refusal included (then nothing was used).
+    let used = 0
+    try {
+      const result = await ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed, grant)
+      used = result.fuelUsed
+      return result
+    } finally {
+      reply.header(RECEIPT_HEADER, ctx.budget!.receipt(grant, used))
+    }
   })
 
   app.get<{ Querystring: ListParams<RunState> }>('/v1/runs', {

@@ -1,0 +1,150 @@
+/**
+ * Budget tokens inside a run: three atoms and the capability behind them.
+ *
+ * - `budgetToken({ fuel, timeoutMs?, quotas? })` mints a token from what the
+ *   run has left and reserves it: the fuel is charged at once, so the parent
+ *   cannot spend what it handed out. The deadline is at most the run's own.
+ * - `budgetRun({ agentId, input, token })` runs a procedure token or AST in
+ *   this VM as a sub-run under a token (verified and spent as a server would:
+ *   forged, expired, replayed and too deep tokens are refused), with its own
+ *   meter, and returns `{ result, error?, fuelUsed, receipt }`.
+ * - `budgetSettle({ receipt })` settles a token minted by this run with the
+ *   signed receipt of the sub-run (from budgetRun, or the
+ *   `x-ajs-budget-receipt` header of another `ajsc serve`): the unused part
+ *   of the reservation comes back, so the parent is charged exactly what the
+ *   child used. A token never settled stays charged in full.
+ *
+ * The host gives the capability (`capabilities.budget = budgetCapability(...)`)
+ * per run; it holds the deployment's key and the run's nesting depth.
+ */
+import { VmError } from '../vm/errors.ts'
+import { defineAtom, runOf } from '../vm/atoms/define.ts'
+import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
+import { fromUnits, toUnits } from '../vm/fuel.ts'
+import type { RunResult } from '../vm/result.ts'
+import { BudgetTokenError, type BudgetTokens } from './budget-token.ts'
+
+/** What budgetRun needs of the VM: AgentVM's `run`. */
+export interface BudgetRunner {
+  run(program: unknown, args?: Record<string, unknown>, options?: Record<string, unknown>): Promise<RunResult>
+}
+
+/** The per-run state behind the budget atoms. */
+export interface BudgetCapability {
+  readonly tokens: BudgetTokens
+  /** Nesting depth of this run (0: a run no token paid for). */
+  readonly depth: number
+  /** Tokens this run minted and has not settled: id -> fuel reserved. */
+  readonly outstanding: Map<string, number>
+  /** Runs budgetRun's sub-runs; absent: budgetRun is refused. */
+  readonly runner?: BudgetRunner
+  /** Run options every sub-run gets (limits, maxHeapBytes, ...); fuel, timeoutMs, capabilities and context are set per sub-run. */
+  readonly runOptions?: Record<string, unknown>
+}
+
+/** The capability of one run (a new one per run: it tracks the tokens the run minted). */
+export function budgetCapability(tokens: BudgetTokens, options: { depth?: number; runner?: BudgetRunner; runOptions?: Record<string, unknown> } = {}): BudgetCapability {
+  return { tokens, depth: options.depth ?? 0, outstanding: new Map(), ...(options.runner ? { runner: options.runner } : {}), ...(options.runOptions ? { runOptions: options.runOptions } : {}) }
+}
+
+const HINT_CAPABILITY = 'Give the run a budget capability: capabilities.budget = budgetCapability(new BudgetTokens({ key })) (library), or set "budgetTokens" in the serve config.'
+
+function capOf(ctx: AtomContext): BudgetCapability {
+  const cap = ctx.capabilities.budget as BudgetCapability | undefined
+  if (!cap || typeof cap !== 'object' || !cap.tokens) throw new VmError('CAPABILITY_MISSING', `${ctx.op}: budget tokens are not configured for this run`, { op: ctx.op, hint: HINT_CAPABILITY })
+  return cap
+}
+
+/** A BudgetTokenError as the run's catchable error. */
+function asVmError(e: unknown, op: string): unknown {
+  return e instanceof BudgetTokenError ? new VmError(e.code, e.message, { op, ...(e.hint ? { hint: e.hint } : {}) }) : e
+}
+
+const fuelField = { type: 'number', minimum: 0, description: 'Fuel the sub-run may use (reserved from this run now).' }
+const quotasField = { type: 'object', additionalProperties: { type: 'integer', minimum: 0 }, description: 'Calls per atom the sub-run may make.' }
+
+export const budgetTokenAtom = defineAtom('budgetToken', {
+  type: 'object', required: ['fuel'], additionalProperties: false,
+  properties: { fuel: fuelField, timeoutMs: { type: 'number', exclusiveMinimum: 0, description: 'The sub-run\'s time limit (default: what this run has left).' }, quotas: quotasField },
+}, { type: 'string' }, (input: { fuel: number; timeoutMs?: number; quotas?: Record<string, number> }, ctx) => {
+  const cap = capOf(ctx)
+  const rt = runOf(ctx)
+  try {
+    if (input.fuel > ctx.fuelLeft) {
+      throw new VmError('FUEL_EXHAUSTED', `budgetToken: ${input.fuel} fuel asked, ${ctx.fuelLeft} left in this run`, { op: ctx.op, hint: 'Mint a token of at most what the run has left, or give the run more fuel.' })
+    }
+    const now = ctx.now()
+    const exp = Math.min(rt.deadline, input.timeoutMs === undefined ? Infinity : now + input.timeoutMs)
+    const { token, claims } = cap.tokens.mint({ fuel: input.fuel, exp: Number.isFinite(exp) ? exp : now + cap.tokens.maxTtlMs, depth: cap.depth + 1, ...(input.quotas ? { quotas: input.quotas } : {}) })
+    ctx.charge(claims.fuel) // the reservation: this run cannot spend it until the sub-run settles
+    cap.outstanding.set(claims.id, claims.fuel)
+    return token
+  } catch (e) {
+    throw asVmError(e, ctx.op)
+  }
+}, { cost: 1, timeoutMs: 0, sync: true, effects: 'io', docs: 'Mint a signed budget token from what this run has left (the fuel is reserved until budgetSettle). Pass it to budgetRun, or to another ajsc serve of the deployment (header x-ajs-budget).' })
+
+export const budgetSettleAtom = defineAtom('budgetSettle', {
+  type: 'object', required: ['receipt'], additionalProperties: false, properties: { receipt: { type: 'string', description: 'The sub-run\'s signed receipt.' } },
+}, {
+  type: 'object', required: ['id', 'fuel', 'used', 'returned'],
+  properties: { id: { type: 'string' }, fuel: { type: 'number' }, used: { type: 'number' }, returned: { type: 'number', description: 'Fuel given back to this run.' } },
+}, (input: { receipt: string }, ctx) => {
+  const cap = capOf(ctx)
+  try {
+    const usage = cap.tokens.readReceipt(input.receipt)
+    const reserved = cap.outstanding.get(usage.id)
+    if (reserved === undefined) {
+      throw new VmError('BUDGET_RECEIPT_INVALID', `budgetSettle: token ${usage.id} was not minted by this run, or is already settled`, { op: ctx.op, hint: 'Settle each token this run minted once, with its own receipt.' })
+    }
+    if (usage.fuel !== reserved) throw new VmError('BUDGET_RECEIPT_INVALID', `budgetSettle: the receipt grants ${usage.fuel} fuel; token ${usage.id} reserved ${reserved}`, { op: ctx.op })
+    cap.outstanding.delete(usage.id)
+    const returned = refund(ctx, reserved - usage.used)
+    return { id: usage.id, fuel: usage.fuel, used: usage.used, returned }
+  } catch (e) {
+    throw asVmError(e, ctx.op)
+  }
+}, { cost: 1, timeoutMs: 0, sync: true, effects: 'io', docs: 'Settle a budget token this run minted with the sub-run\'s signed receipt: the fuel it did not use comes back to this run.' })
+
+export const budgetRunAtom = defineAtom('budgetRun', {
+  type: 'object', required: ['agentId', 'token'], additionalProperties: false,
+  properties: {
+    agentId: { description: 'A procedure token (proc_...) or an AST.' },
+    input: { type: 'object', description: 'The sub-run\'s arguments.' },
+    token: { type: 'string', description: 'A budget token (budgetToken).' },
+  },
+}, {
+  type: 'object', required: ['result', 'fuelUsed', 'receipt'],
+  properties: { result: {}, error: { type: 'object' }, fuelUsed: { type: 'number' }, receipt: { type: 'string' } },
+}, async (input: { agentId: unknown; input?: Record<string, unknown>; token: string }, ctx) => {
+  const cap = capOf(ctx)
+  if (!cap.runner) throw new VmError('CAPABILITY_MISSING', 'budgetRun: this host runs no local sub-runs', { op: ctx.op, hint: 'Give budgetCapability a runner (the AgentVM), or send the token to a server.' })
+  let claims
+  try {
+    claims = await cap.tokens.spend(input.token)
+  } catch (e) {
+    throw asVmError(e, ctx.op)
+  }
+  const timeoutMs = Math.max(1, claims.exp - ctx.now())
+  const child = budgetCapability(cap.tokens, { depth: claims.depth, runner: cap.runner, ...(cap.runOptions ? { runOptions: cap.runOptions } : {}) })
+  const result = await cap.runner.run(input.agentId, input.input ?? {}, {
+    ...cap.runOptions, fuel: claims.fuel, timeoutMs, signal: ctx.signal,
+    capabilities: { ...ctx.capabilities, budget: child }, context: ctx.context,
+    ...(claims.quotas ? { quotas: claims.quotas } : {}),
+  })
+  return { result: result.result ?? null, ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}), fuelUsed: result.fuelUsed, receipt: cap.tokens.receipt(claims, result.fuelUsed) }
+}, { cost: 1, timeoutMs: 0, effects: 'io', docs: 'Run a procedure token or AST here as a sub-run under a budget token: it gets the token\'s fuel, deadline and quotas. Returns { result, error?, fuelUsed, receipt }; settle with budgetSettle.' })
+
+/** The budget atoms (give the run `capabilities.budget` too). */
+export const budgetAtoms: AtomDef[] = [budgetTokenAtom, budgetSettleAtom, budgetRunAtom]
+
+/**
+ * Give `fuel` back to the run (the unused part of a settled reservation). The VM's atom context only
+ * charges; the run's meter is reached as the VM's own atoms reach it (runOf). A sub-run of agentRun
+ * holds a lease of its parent's fuel, to which the refund goes back when it ends.
+ */
+function refund(ctx: AtomContext, fuel: number): number {
+  const units = toUnits(Math.max(0, fuel))
+  if (units > 0) runOf(ctx).left += units
+  return fromUnits(units)
+}

@@ -1,0 +1,197 @@
+/**
+ * Budget tokens: a run hands a sub-run (a local agent or procedure, or a run
+ * on another `ajsc serve` of the same deployment) part of its own budget as a
+ * signed token: the fuel, the deadline, per-atom call quotas and the nesting
+ * depth. The child runs under at most that; the parent is charged exactly
+ * what the child used, through a receipt signed with the same key.
+ *
+ * `ajsb1.<claims>.<mac>` and `ajsr1.<usage>.<mac>`: base64url JSON and an
+ * HMAC-SHA256 over the prefix and the claims, with a key per deployment (the
+ * servers that accept each other's tokens share it). Changing any claim (a
+ * larger `fuel`: an inflated token) breaks the MAC. A token is spent once: a
+ * verifier claims its id in a seen-set until it expires (BUDGET_TOKEN_REPLAYED
+ * after). Host code only (node:crypto): never part of the VM bundle.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { SERVER_CODES, type ServerCode } from '../diagnostics/server-codes.ts'
+
+/** What a budget token grants. */
+export interface BudgetClaims {
+  /** Unique id (replay protection, settlement). */
+  id: string
+  /** Fuel the child may use. */
+  fuel: number
+  /** Deadline, ms since the epoch: the child stops by then; the token is refused after. */
+  exp: number
+  /** Nesting depth of the run that spends the token (a top-level run's child: 1). */
+  depth: number
+  /** Calls per atom the child may make (its `quotas` run option). */
+  quotas?: Record<string, number>
+}
+
+/** What the child used, signed by whoever ran it. */
+export interface BudgetUsage {
+  id: string
+  /** The fuel the token granted. */
+  fuel: number
+  /** The fuel the child used (at most `fuel`). */
+  used: number
+}
+
+export const BUDGET_CODES = ['BUDGET_TOKEN_INVALID', 'BUDGET_TOKEN_EXPIRED', 'BUDGET_TOKEN_REPLAYED', 'BUDGET_TOKEN_DEPTH', 'BUDGET_RECEIPT_INVALID'] as const satisfies readonly ServerCode[]
+export type BudgetCode = (typeof BUDGET_CODES)[number]
+
+/** A refused token or receipt; `code` is one of the stable BUDGET_* codes of the diagnostics catalog (docs/errors.md), whose hint it carries unless given one. */
+export class BudgetTokenError extends Error {
+  override name = 'BudgetTokenError'
+  readonly hint: string
+  constructor(readonly code: BudgetCode, message: string, hint?: string) {
+    super(message)
+    this.hint = hint ?? SERVER_CODES[code].hint
+  }
+}
+
+/** Token ids already spent, each kept until its token expires (a replay after that is refused as expired). */
+export interface SeenTokens {
+  /** True when `id` was not seen before (and is now recorded until `expiresAt`); false for a replay. */
+  claim(id: string, expiresAt: number): Promise<boolean> | boolean
+}
+
+/** In memory, bounded: expired ids are dropped; when `max` unexpired ids are held, new tokens are refused (fail closed). */
+export class MemorySeenTokens implements SeenTokens {
+  private readonly ids = new Map<string, number>()
+  constructor(private readonly max = 100_000, private readonly now: () => number = Date.now) {}
+
+  get size(): number {
+    return this.ids.size
+  }
+
+  claim(id: string, expiresAt: number): boolean {
+    const now = this.now()
+    const seen = this.ids.get(id)
+    if (seen !== undefined && seen > now) return false
+    if (this.ids.size >= this.max) {
+      for (const [k, exp] of this.ids) if (exp <= now) this.ids.delete(k)
+      if (this.ids.size >= this.max) throw new BudgetTokenError('BUDGET_TOKEN_REPLAYED', `The budget token seen-set is full (${this.max} unexpired tokens); the token cannot be checked for replay`, 'Retry once older tokens expire; mint tokens with shorter deadlines.')
+    }
+    this.ids.set(id, expiresAt)
+    return true
+  }
+}
+
+export interface BudgetTokenOptions {
+  /** The deployment's HMAC key (at least 32 bytes; a string is taken as UTF-8). */
+  key: string | Uint8Array
+  /** Deepest nesting a token may carry (default 4). */
+  maxDepth?: number
+  /** Longest a token may live (default 1 hour): its `exp` is at most this far ahead when minted and when verified. */
+  maxTtlMs?: number
+  /** Spent token ids (default: in memory, 100,000). */
+  seen?: SeenTokens
+  now?: () => number
+}
+
+const TOKEN = 'ajsb1'
+const RECEIPT = 'ajsr1'
+const MIN_KEY_BYTES = 32
+const MAX_TEXT = 4096
+
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64url')
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
+const isCount = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0
+
+/** Mints, verifies and settles budget tokens with one deployment key. */
+export class BudgetTokens {
+  readonly maxDepth: number
+  readonly maxTtlMs: number
+  private readonly key: Buffer
+  private readonly seen: SeenTokens
+  readonly now: () => number
+
+  constructor(options: BudgetTokenOptions) {
+    this.key = Buffer.from(typeof options.key === 'string' ? Buffer.from(options.key, 'utf8') : options.key)
+    if (this.key.length < MIN_KEY_BYTES) throw new TypeError(`budget tokens: the key must be at least ${MIN_KEY_BYTES} bytes (got ${this.key.length}); generate one with \`openssl rand -base64 48\``)
+    this.maxDepth = options.maxDepth ?? 4
+    this.maxTtlMs = options.maxTtlMs ?? 3_600_000
+    if (!Number.isInteger(this.maxDepth) || this.maxDepth < 1) throw new TypeError('budget tokens: maxDepth must be a whole number >= 1')
+    if (!(this.maxTtlMs > 0)) throw new TypeError('budget tokens: maxTtlMs must be > 0')
+    this.seen = options.seen ?? new MemorySeenTokens()
+    this.now = options.now ?? Date.now
+  }
+
+  private mac(prefix: string, body: string): string {
+    return createHmac('sha256', this.key).update(prefix).update('.').update(body).digest('base64url')
+  }
+
+  private sign(prefix: string, value: unknown): string {
+    const body = b64(JSON.stringify(value))
+    return `${prefix}.${body}.${this.mac(prefix, body)}`
+  }
+
+  /** The JSON of a signed text, or null when it is not one of ours (format or MAC). */
+  private open(prefix: string, text: unknown): Record<string, unknown> | null {
+    if (typeof text !== 'string' || text.length > MAX_TEXT) return null
+    const parts = text.split('.')
+    if (parts.length !== 3 || parts[0] !== prefix) return null
+    const want = Buffer.from(this.mac(prefix, parts[1]!))
+    const got = Buffer.from(parts[2]!)
+    if (want.length !== got.length || !timingSafeEqual(want, got)) return null
+    try {
+      const v = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'))
+      return isObj(v) ? v : null
+    } catch {
+      return null
+    }
+  }
+
+  /** A token granting `claims` (without `id`: a fresh one). Refuses a depth past `maxDepth` and a deadline past `maxTtlMs`. */
+  mint(claims: Omit<BudgetClaims, 'id'> & { id?: string }): { token: string; claims: BudgetClaims } {
+    if (!isCount(claims.fuel)) throw new TypeError('budget tokens: fuel must be a number >= 0')
+    if (claims.depth > this.maxDepth) throw depthError(claims.depth, this.maxDepth)
+    const exp = Math.min(claims.exp, this.now() + this.maxTtlMs)
+    const c: BudgetClaims = { id: claims.id ?? `bt_${randomBytes(16).toString('base64url')}`, fuel: claims.fuel, exp, depth: claims.depth }
+    if (claims.quotas && Object.keys(claims.quotas).length > 0) c.quotas = { ...claims.quotas }
+    return { token: this.sign(TOKEN, c), claims: c }
+  }
+
+  /** The claims of a token this deployment signed, still valid; throws BudgetTokenError (INVALID, EXPIRED, DEPTH). Does not spend it. */
+  verify(token: unknown): BudgetClaims {
+    const v = this.open(TOKEN, token)
+    if (!v || typeof v.id !== 'string' || !isCount(v.fuel) || typeof v.exp !== 'number' || !Number.isInteger(v.depth) || (v.quotas !== undefined && (!isObj(v.quotas) || !Object.values(v.quotas).every(isCount)))) {
+      throw new BudgetTokenError('BUDGET_TOKEN_INVALID', 'The budget token is not valid: it was not signed with this deployment\'s key, or it was changed after it was minted')
+    }
+    const claims = v as unknown as BudgetClaims
+    const now = this.now()
+    if (claims.exp <= now) throw new BudgetTokenError('BUDGET_TOKEN_EXPIRED', `The budget token expired ${now - claims.exp} ms ago`)
+    if (claims.exp > now + this.maxTtlMs) throw new BudgetTokenError('BUDGET_TOKEN_INVALID', 'The budget token lives longer than this deployment allows', 'Mint tokens with a shorter deadline.')
+    if (claims.depth > this.maxDepth) throw depthError(claims.depth, this.maxDepth)
+    return claims
+  }
+
+  /** Verify a token and spend it (once): BUDGET_TOKEN_REPLAYED when it was presented before. */
+  async spend(token: unknown): Promise<BudgetClaims> {
+    const claims = this.verify(token)
+    if (!(await this.seen.claim(claims.id, claims.exp))) {
+      throw new BudgetTokenError('BUDGET_TOKEN_REPLAYED', `The budget token ${claims.id} was already spent`)
+    }
+    return claims
+  }
+
+  /** The receipt of a child run that spent `claims` and used `used` fuel (capped at the grant). */
+  receipt(claims: Pick<BudgetClaims, 'id' | 'fuel'>, used: number): string {
+    const usage: BudgetUsage = { id: claims.id, fuel: claims.fuel, used: Math.min(claims.fuel, Math.max(0, used)) }
+    return this.sign(RECEIPT, usage)
+  }
+
+  /** The usage a receipt signs; throws BUDGET_RECEIPT_INVALID when it is forged, changed, or uses more than it was granted. */
+  readReceipt(receipt: unknown): BudgetUsage {
+    const v = this.open(RECEIPT, receipt)
+    if (!v || typeof v.id !== 'string' || !isCount(v.fuel) || !isCount(v.used) || (v.used as number) > (v.fuel as number)) {
+      throw new BudgetTokenError('BUDGET_RECEIPT_INVALID', 'The budget receipt is not valid: it was not signed with this deployment\'s key, or it was changed')
+    }
+    return v as unknown as BudgetUsage
+  }
+}
+
+const depthError = (depth: number, max: number) =>
+  new BudgetTokenError('BUDGET_TOKEN_DEPTH', `Budget tokens nest ${depth} deep; this deployment allows ${max}`)

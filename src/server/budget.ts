@@ -1,0 +1,97 @@
+/**
+ * Budget tokens in `ajsc serve` (issue 25): the serve config's `budgetTokens`
+ * (the deployment's HMAC key is read from the environment variable it names,
+ * never from the file), the seen-set of spent tokens (in memory, or a table
+ * in PostgreSQL mode so every process of the deployment refuses a replay),
+ * and the `x-ajs-budget` header of `POST /v1/runs`: a sync run presented with
+ * a token runs under min(the tenant's limits, the token) and is answered
+ * with the signed receipt of what it used (`x-ajs-budget-receipt`), which
+ * the parent settles.
+ */
+import type pg from 'pg'
+import { BudgetTokenError, BudgetTokens, MemorySeenTokens, type BudgetClaims, type SeenTokens } from '../codemode/budget-token.ts'
+import { HttpError } from './errors.ts'
+
+/** The header a child run's budget token comes in, and the one its receipt goes back in. */
+export const BUDGET_HEADER = 'x-ajs-budget'
+export const RECEIPT_HEADER = 'x-ajs-budget-receipt'
+
+export interface BudgetTokensConfig {
+  /** The environment variable holding the deployment's key (at least 32 bytes). Default AJS_BUDGET_TOKEN_KEY. */
+  keyEnv: string
+  /** Deepest nesting of budget tokens (default 4). */
+  maxDepth: number
+  /** Longest a token may live, ms (default 3,600,000). */
+  maxTtlMs: number
+  /** Unexpired spent tokens held in memory before new ones are refused (default 100,000; memory mode). */
+  maxSeen: number
+}
+
+export const DEFAULT_BUDGET_KEY_ENV = 'AJS_BUDGET_TOKEN_KEY'
+
+/** The config's `budgetTokens` (`{}`: every default); throws TypeError(`path: problem`). */
+export function parseBudgetTokensConfig(raw: unknown, path = 'config.budgetTokens'): BudgetTokensConfig {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new TypeError(`${path}: must be an object: { keyEnv?, maxDepth?, maxTtlMs?, maxSeen? }`)
+  const o = raw as Record<string, unknown>
+  for (const k of Object.keys(o)) if (!['keyEnv', 'maxDepth', 'maxTtlMs', 'maxSeen'].includes(k)) throw new TypeError(`${path}.${k}: unknown key (expected one of: keyEnv, maxDepth, maxTtlMs, maxSeen)`)
+  const whole = (k: string, min: number, fallback: number): number => {
+    const v = o[k]
+    if (v === undefined) return fallback
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new TypeError(`${path}.${k}: must be a whole number >= ${min}`)
+    return v
+  }
+  if (o.keyEnv !== undefined && (typeof o.keyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.keyEnv))) throw new TypeError(`${path}.keyEnv: must be the name of an environment variable`)
+  return { keyEnv: (o.keyEnv as string | undefined) ?? DEFAULT_BUDGET_KEY_ENV, maxDepth: whole('maxDepth', 1, 4), maxTtlMs: whole('maxTtlMs', 1, 3_600_000), maxSeen: whole('maxSeen', 1, 100_000) }
+}
+
+/** The deployment's key from the environment; throws naming the config key when it is missing or short. */
+export function budgetKeyOf(config: BudgetTokensConfig, env: Readonly<Record<string, string | undefined>>): string {
+  const key = env[config.keyEnv]
+  if (!key || Buffer.byteLength(key) < 32) {
+    throw new TypeError(`config.budgetTokens.keyEnv: the environment variable ${config.keyEnv} must hold the deployment's budget token key, at least 32 bytes (${key ? `it has ${Buffer.byteLength(key)}` : 'it is not set'}); e.g. export ${config.keyEnv}=$(openssl rand -base64 48), the same on every server of the deployment`)
+  }
+  return key
+}
+
+/** The host's BudgetTokens: verifies tokens presented to it and signs receipts. */
+export function serverBudgetTokens(config: BudgetTokensConfig, key: string, seen?: SeenTokens): BudgetTokens {
+  return new BudgetTokens({ key, maxDepth: config.maxDepth, maxTtlMs: config.maxTtlMs, seen: seen ?? new MemorySeenTokens(config.maxSeen) })
+}
+
+/** Spent token ids in PostgreSQL: one row per token until it expires (a replay on any process of the deployment is refused). */
+export class PgSeenTokens implements SeenTokens {
+  private ready: Promise<unknown> | undefined
+  private claims = 0
+  constructor(private readonly pool: pg.Pool, private readonly now: () => number = Date.now) {}
+
+  async claim(id: string, expiresAt: number): Promise<boolean> {
+    // Its own table, created on first use (idempotent), so the budget feature needs no store migration.
+    this.ready ??= this.pool.query('CREATE SCHEMA IF NOT EXISTS ajs; CREATE TABLE IF NOT EXISTS ajs.budget_tokens_seen (id text PRIMARY KEY, expires_at bigint NOT NULL)')
+    await this.ready
+    // Expired rows go now and then (a replay of an expired token is refused as expired before it gets here).
+    if (++this.claims % 256 === 0) await this.pool.query('DELETE FROM ajs.budget_tokens_seen WHERE expires_at <= $1', [this.now()])
+    const r = await this.pool.query('INSERT INTO ajs.budget_tokens_seen (id, expires_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [id, expiresAt])
+    return r.rowCount === 1
+  }
+}
+
+/** The token of a request (the `x-ajs-budget` header), spent: 403/409/422 with the BUDGET_TOKEN_* code when refused, 501 when this server takes none. */
+export async function spendRequestToken(budget: BudgetTokens | undefined, header: unknown): Promise<BudgetClaims | undefined> {
+  if (header === undefined) return undefined
+  if (!budget) throw new HttpError('NOT_AVAILABLE', `This server accepts no budget tokens (header ${BUDGET_HEADER}); the operator enables them with "budgetTokens" in the serve config`)
+  try {
+    return await budget.spend(Array.isArray(header) ? header[0] : header)
+  } catch (e) {
+    if (e instanceof BudgetTokenError) throw new HttpError(e.code as HttpError['code'], e.message)
+    throw e
+  }
+}
+
+/** The run options of a run a token pays for: min(what the request asks, the token). */
+export function underToken(options: { fuel?: number; timeoutMs?: number; trace?: boolean } | undefined, claims: BudgetClaims, now = Date.now()): { fuel: number; timeoutMs: number; trace?: boolean } {
+  return {
+    ...options,
+    fuel: Math.min(options?.fuel ?? claims.fuel, claims.fuel),
+    timeoutMs: Math.max(1, Math.min(options?.timeoutMs ?? Number.MAX_SAFE_INTEGER, claims.exp - now)),
+  }
+}
