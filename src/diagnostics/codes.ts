@@ -114,7 +114,7 @@ export const CODES = {
 
   // --- AJS7xxx: Python code blocks (ajs-lang/python) ----------------------------
   PY_SYNTAX: e('AJS7001', 'Python syntax error: {detail}', '{fix}'),
-  PY_IMPORT: e('AJS7002', '`import` is not allowed in a code block', 'Code blocks have no modules: use the allowed builtins (abs, len, sorted, sum, ...) and str/list/dict methods; data arrives through `initial` and the input fields.'),
+  PY_IMPORT: e('AJS7002', '`import` is not allowed in a code block', '{fix}'),
   PY_FORBIDDEN: e('AJS7003', '`{name}` is not allowed in a code block', '{fix}'),
   PY_UNSUPPORTED: e('AJS7004', '{name} is not supported in code blocks', '{fix}'),
   PY_DUNDER: e('AJS7005', 'Dunder attribute `{name}` is not allowed', 'Code blocks cannot reach the object model; work with the value itself (len(x), isinstance(x, int), str(x)).'),

@@ -34,7 +34,7 @@ export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: 
   const importFrom = (st: StmtOf<'import'>) => {
     for (const n of st.names) {
       const mod = MODULES[n.module]
-      if (!mod) throw r.error('PY_IMPORT', {}, st.loc)
+      if (!mod) throw r.error('PY_IMPORT', { fix: `\`${n.module}\` cannot be imported here; the modules a block can import are ${Object.keys(MODULES).join(', ')}. For the rest, use the allowed builtins and str/list/dict methods.` }, st.loc)
       if (n.name !== null && !Object.prototype.hasOwnProperty.call(mod, n.name)) {
         throw r.error('PY_UNSUPPORTED', { name: `\`${n.module}.${n.name}\``, fix: `The ${n.module} module here has ${Object.keys(mod).join(', ')}.` }, n.loc)
       }

@@ -46,6 +46,9 @@ export class Refuser {
   }
 }
 
+/** The contract profile's hint for any `import`. */
+export const CONTRACT_IMPORT_FIX = 'Code blocks have no modules: use the allowed builtins (abs, len, sorted, sum, ...) and str/list/dict methods; data arrives through `initial` and the input fields.'
+
 /** Hints for names a block author may reach for but the sandbox does not allow. */
 export const FORBIDDEN_NAMES: Readonly<Record<string, string>> = {
   eval: 'Code blocks cannot run code from strings; write the expression directly.',

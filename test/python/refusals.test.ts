@@ -147,7 +147,7 @@ const EXTENDED_ONLY: Array<[string, string, number, number]> = [
 
 /** What the extended profile refuses about classes and imports: [what, body, code, line, column, hint]. */
 const EXTENDED_REFUSALS: Array<[string, string, keyof typeof CODES, number, number, string]> = [
-  ['an unknown module', 'x = 1\nimport os', 'PY_IMPORT', 2, 0, 'allowed builtins'],
+  ['an unknown module', 'x = 1\nimport os', 'PY_IMPORT', 2, 0, 'the modules a block can import are math'],
   ['star import', 'from math import *', 'PY_UNSUPPORTED', 1, 17, 'from math import name'],
   ['a missing member', 'from math import tan2', 'PY_UNSUPPORTED', 1, 17, 'atan2'],
   ['a module member of no module', 'import math\nx = math.sine(1)', 'PY_ATTRIBUTE', 2, 9, 'sin'],

@@ -4,7 +4,7 @@
  */
 import type { SyntaxNode } from '@lezer/common'
 import type { Expr, Handler, ImportName, Loc, Stmt } from '../ir.ts'
-import { FORBIDDEN_NAMES } from '../refuse.ts'
+import { CONTRACT_IMPORT_FIX, FORBIDDEN_NAMES } from '../refuse.ts'
 import { MODULES } from '../modules.ts'
 import { DefinitionParser, GEN_ITEMS } from './definitions.ts'
 import { kids } from './lezer.ts'
@@ -102,7 +102,7 @@ export abstract class StatementParser extends DefinitionParser {
           if (names.length && names.every((x) => Object.prototype.hasOwnProperty.call(MODULES, x.module))) {
             throw this.r.extendedOnly(`\`import ${names[0]!.module}\``, 'Code blocks have no modules; use the allowed builtins and str/list/dict methods.', n.from)
           }
-          return this.refuse('PY_IMPORT', {}, n)
+          return this.refuse('PY_IMPORT', { fix: CONTRACT_IMPORT_FIX }, n)
         }
         return void out.push({ k: 'import', names, loc })
       }
