@@ -10,6 +10,9 @@ import {
 } from './stores/list.ts'
 import type { RunRepo, RunState, RunSummary } from './stores/types.ts'
 import type { WorkflowListing, WorkflowState, WorkflowSummary } from './stores/workflows.ts'
+import { SEARCH_LIMITS, checkSearch, type SearchFilter, type SearchInfo } from '../workflows/engine/search.ts'
+import { WORKFLOW_CODES } from '../diagnostics/workflow-codes.ts'
+import { HttpError } from './errors.ts'
 
 export interface ListParams<S extends string = string> {
   state?: S
@@ -31,6 +34,54 @@ export const listQuerySchema = (states: readonly string[]) => ({
   },
 }) as const
 
+/** GET /v1/workflows's query: a state, and what workflows are found by (every `tag`, every `attr.<name>`, the `name`). */
+export interface WorkflowListParams extends ListParams<WorkflowState> {
+  tag?: string | string[]
+  name?: string
+  [attribute: `attr.${string}`]: string | undefined
+}
+
+const TAG_TEXT = { type: 'string', minLength: 1, maxLength: SEARCH_LIMITS.tagLength } as const
+
+/** The list query of workflows: `?state=&limit=&cursor=`, plus `tag=` (repeatable), `attr.<name>=<value>` and `name=`. */
+export const workflowListQuerySchema = (() => {
+  const base = listQuerySchema(WORKFLOW_STATES)
+  return {
+    ...base,
+    properties: {
+      ...base.properties,
+      tag: { anyOf: [TAG_TEXT, { type: 'array', items: TAG_TEXT, maxItems: SEARCH_LIMITS.tags }], description: 'Only workflows with this tag; repeat it for several (every one must match).' },
+      name: { type: 'string', minLength: 1, maxLength: SEARCH_LIMITS.nameLength, description: 'Only workflows of this name.' },
+    },
+    patternProperties: {
+      [`^attr\\.[A-Za-z_][A-Za-z0-9_.-]{0,${SEARCH_LIMITS.keyLength - 1}}$`]: { type: 'string', maxLength: 1024, description: 'attr.<name>=<value>: only workflows whose search attribute has this value (a number or boolean matches its text: attr.priority=2).' },
+    },
+  }
+})()
+
+/**
+ * The `name`, `tags` and `attributes` of POST /v1/workflows, checked: a malformed or too large one is a 400 whose
+ * code says which (SEARCH_ATTRIBUTES_INVALID / SEARCH_ATTRIBUTES_LIMIT) and whose hint names the body's fields.
+ */
+export function searchOfBody(body: { name?: unknown; tags?: unknown; attributes?: unknown }): SearchInfo {
+  return checkSearch(body, 'body', (code, message) => new HttpError('BAD_REQUEST', message, {
+    agentError: { name: 'AgentError', code, message, hint: `${WORKFLOW_CODES[code].hint} (POST /v1/workflows: "name", "tags", "attributes")` },
+  }))
+}
+
+/** The search filter of a workflow list query (at most as many attributes as a workflow holds). */
+function searchFilterOf(p: WorkflowListParams): SearchFilter | undefined {
+  const tags = p.tag === undefined ? [] : Array.isArray(p.tag) ? p.tag : [p.tag]
+  const attributes = Object.fromEntries(Object.entries(p).filter(([k, v]) => k.startsWith('attr.') && typeof v === 'string').map(([k, v]) => [k.slice(5), v as string]))
+  if (Object.keys(attributes).length > SEARCH_LIMITS.attributes) throw new HttpError('BAD_REQUEST', `A list query filters on at most ${SEARCH_LIMITS.attributes} attributes`)
+  const f: SearchFilter = {
+    ...(tags.length > 0 ? { tags } : {}),
+    ...(Object.keys(attributes).length > 0 ? { attributes } : {}),
+    ...(p.name !== undefined ? { name: p.name } : {}),
+  }
+  return Object.keys(f).length > 0 ? f : undefined
+}
+
 export const journalQuerySchema = {
   type: 'object',
   additionalProperties: false,
@@ -47,10 +98,11 @@ export async function listRuns(runs: RunRepo, tenant: string, p: ListParams<RunS
   return pageOf(rows, limit, (r) => r)
 }
 
-export async function listWorkflows(store: WorkflowListing, tenant: string, p: ListParams<WorkflowState>): Promise<Page<WorkflowSummary>> {
+export async function listWorkflows(store: WorkflowListing, tenant: string, p: WorkflowListParams): Promise<Page<WorkflowSummary>> {
   const limit = parseLimit(p.limit, DEFAULT_PAGE, MAX_PAGE)
   const before = parseListCursor(p.cursor)
-  const rows = await store.list(tenant, { limit, ...(p.state ? { state: p.state } : {}), ...(before ? { before } : {}) })
+  const search = searchFilterOf(p)
+  const rows = await store.list(tenant, { limit, ...(p.state ? { state: p.state } : {}), ...(before ? { before } : {}), ...(search ? { search } : {}) })
   return pageOf(rows, limit, (r) => r)
 }
 

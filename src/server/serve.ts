@@ -6,6 +6,7 @@
  * `startWorker`: no HTTP, only the job runner, for more machines.
  */
 import { PgSeenTokens } from './budget.ts'
+import { availableParallelism } from 'node:os'
 import type { ServeConfig } from './config.ts'
 import { createServer, type AjsServer } from './app.ts'
 import { createHost, type Host } from './host.ts'
@@ -93,7 +94,10 @@ interface PgHostOptions {
 async function startPgHost(options: PgHostOptions, kind: 'serve' | 'worker', concurrency: number | undefined) {
   // Atom modules first: a broken one fails the start before a database connection is opened.
   const atoms = await loadServerAtoms(options.config)
-  const stores = await createPgStores(options.database)
+  // A workflow step holds a connection for its lock and needs another for its queries, and Graphile Worker takes
+  // and completes jobs through the same pool: with fewer than two per job, concurrent steps wait for each other forever.
+  const jobSlots = concurrency ?? options.pool?.size ?? availableParallelism()
+  const stores = await createPgStores(options.database, { max: Math.max(10, 2 * jobSlots + 4) })
   const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env, atoms, seenTokens: new PgSeenTokens(stores.pool) })
   try {
     const jobs = await startJobs({

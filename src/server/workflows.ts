@@ -39,7 +39,7 @@ import { JOURNAL_VERSION, type JournalEntry } from '../workflows/engine/journal.
 import { newSeed } from '../workflows/engine/random.ts'
 import { checkRetryPolicy, type RunRetryPolicy } from '../workflows/engine/retry.ts'
 import { checkTimeouts, type WorkflowTimeouts } from '../workflows/engine/timeouts.ts'
-import { journalPage, listWorkflows, type JournalPage, type ListParams } from './listing.ts'
+import { journalPage, listWorkflows, searchOfBody, type JournalPage, type WorkflowListParams } from './listing.ts'
 import type { Page } from './stores/list.ts'
 import type { WorkflowState, WorkflowSummary } from './stores/workflows.ts'
 import { planGate, type PlanGate } from './plan-gate.ts'
@@ -52,6 +52,10 @@ export interface StartWorkflowBody {
   timeouts?: unknown
   /** Modules its `workflow(name, args)` calls may start as child workflows, by name. */
   workflows?: Record<string, string>
+  /** What it is found by (GET /v1/workflows?name=&tag=&attr.k=v); checked by searchOfBody. */
+  name?: string
+  tags?: string[]
+  attributes?: Record<string, unknown>
 }
 
 export interface WorkflowRoutesBackend {
@@ -66,7 +70,7 @@ export interface WorkflowRoutesBackend {
   /** The value the workflow last exposed under `name` (as of its last step). */
   query(tenant: string, id: string, name: string): Promise<Record<string, unknown>>
   /** The tenant's workflows, newest first, a page at a time (GET /v1/workflows). */
-  list?(tenant: string, params: ListParams<WorkflowState>): Promise<Page<WorkflowSummary>>
+  list?(tenant: string, params: WorkflowListParams): Promise<Page<WorkflowSummary>>
   /** A page of one of the tenant's workflows' journal (GET /v1/workflows/{id}/journal). */
   journal?(tenant: string, id: string, params: { limit?: string; cursor?: string }): Promise<JournalPage>
   /** Drop finished workflows last updated before this time (limits.workflowRetentionMs). */
@@ -572,6 +576,7 @@ export class WorkflowService implements WorkflowRoutesBackend {
     } catch (e) {
       throw new HttpError('BAD_REQUEST', (e as Error).message)
     }
+    const search = searchOfBody(body)
     const chars = body.source.length + modules.reduce((n, [, src]) => n + src.length, 0)
     // Compiling the tenant's sources is guest work: admitted (a slot, its fuel reserved) before it starts.
     const admission = t ? await this.tenants!.admit(t, { fuel: compileFuel(chars), exact: true }, 'compile') : undefined
@@ -591,8 +596,10 @@ export class WorkflowService implements WorkflowRoutesBackend {
       ...(retry !== undefined ? { retry } : {}),
       ...(timeouts !== undefined ? { timeouts } : {}),
       ...(modules.length > 0 ? { modules: Object.fromEntries(modules) } : {}),
+      ...(Object.keys(search).length > 0 ? { search } : {}),
     }
-    await this.store.create(row, t ? quotasOf(t.config.limits).workflows : undefined)
+    // The start entry is written with the row: it carries the name, tags and attributes, and the first step resumes from it.
+    await this.store.create(row, t ? quotasOf(t.config.limits).workflows : undefined, false, await this.startEntries(row, 0))
     return publicView(row)
   }
 
@@ -606,7 +613,7 @@ export class WorkflowService implements WorkflowRoutesBackend {
     return publicView(await this.row(tenant, id))
   }
 
-  list(tenant: string, params: ListParams<WorkflowState>): Promise<Page<WorkflowSummary>> {
+  list(tenant: string, params: WorkflowListParams): Promise<Page<WorkflowSummary>> {
     return listWorkflows(this.store, tenant, params)
   }
 
@@ -635,7 +642,7 @@ export class WorkflowService implements WorkflowRoutesBackend {
     return [{
       t: 'start', v: JOURNAL_VERSION, astHash: program.astHash, sourceName: program.sourceName, args: row.args,
       budget: { total: row.budget, spent: 0 }, seed: newSeed(), at: Date.now(), ...(row.retry !== undefined ? { retry: row.retry } : {}),
-      ...(row.timeouts !== undefined ? { timeouts: row.timeouts } : {}),
+      ...(row.timeouts !== undefined ? { timeouts: row.timeouts } : {}), ...row.search,
     }]
   }
 

@@ -170,7 +170,7 @@ describe('GET /v1/workflows and /v1/workflows/{id}/journal', () => {
 
   test('in /openapi.json with their query parameters', async () => {
     const doc = (await req('GET', '/openapi.json')).json
-    for (const [path, names] of [['/v1/runs', ['state', 'limit', 'cursor']], ['/v1/workflows', ['state', 'limit', 'cursor']], ['/v1/workflows/{id}/journal', ['id', 'limit', 'cursor']]] as const) {
+    for (const [path, names] of [['/v1/runs', ['state', 'limit', 'cursor']], ['/v1/workflows', ['state', 'limit', 'cursor', 'tag', 'name']], ['/v1/workflows/{id}/journal', ['id', 'limit', 'cursor']]] as const) {
       expect(doc.paths[path].get.parameters.map((p: { name: string }) => p.name)).toEqual([...names])
     }
   })

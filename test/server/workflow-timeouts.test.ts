@@ -41,7 +41,8 @@ const start: WorkflowTestServer['start'] = (...a) => t.start(...a)
 test('a run deadline fails the workflow WORKFLOW_TIMEOUT, inline and after parking', async () => {
   const source = `const s = await signal('never')\nexport default s`
   const short = await start({ source, timeouts: { runMs: 200 } })
-  const long = await start({ source, timeouts: { runMs: 1_500 } })
+  // runMs counts from POST /v1/workflows (the start entry is written with the row): long enough to park after the first step.
+  const long = await start({ source, timeouts: { runMs: 3_000 } })
   expect(short.status).toBe(201)
   const parked = await until(long.json.id, (wf) => wf.state === 'waiting')
   expect(parked.wakeAt).toBeGreaterThan(Date.now() - 100)

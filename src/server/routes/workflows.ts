@@ -10,8 +10,8 @@ import type { ServerContext } from '../context.ts'
 import { HttpError } from '../errors.ts'
 import { authErrors, errorBody, idParams } from '../schemas.ts'
 import type { StartWorkflowBody } from '../workflows.ts'
-import { journalQuerySchema, listQuerySchema, WORKFLOW_STATES, type ListParams } from '../listing.ts'
-import type { WorkflowState } from '../stores/workflows.ts'
+import { journalQuerySchema, workflowListQuerySchema, type WorkflowListParams } from '../listing.ts'
+import { SEARCH_LIMITS } from '../../workflows/engine/search.ts'
 
 const retryPolicy = {
   type: 'object',
@@ -52,6 +52,12 @@ const workflowBody = {
       properties: { runMs: { type: 'number', exclusiveMinimum: 0 }, requestMs: { type: 'number', exclusiveMinimum: 0 } },
       description: 'runMs: the run\'s deadline after it starts (WORKFLOW_TIMEOUT past it); requestMs: the default timeout of one attempt of an agent or child-workflow request (TIMEOUT, retried by default). docs/workflows.md#timeouts',
     },
+    name: { type: 'string', description: `A name to find the workflow by (GET /v1/workflows?name=; at most ${SEARCH_LIMITS.nameLength} characters).` },
+    tags: { type: 'array', items: { type: 'string' }, description: `Tags to find it by (?tag=; at most ${SEARCH_LIMITS.tags} of ${SEARCH_LIMITS.tagLength} characters: letters, digits and _ . : / -).` },
+    attributes: {
+      type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+      description: `Search attributes (?attr.<name>=<value>; at most ${SEARCH_LIMITS.attributes}, ${SEARCH_LIMITS.attributeBytes} bytes as JSON); the workflow changes them with upsertAttributes({ name: value }). docs/workflows.md#listing-and-search`,
+    },
     workflows: {
       type: 'object', maxProperties: 32, propertyNames: { maxLength: 200 }, additionalProperties: { type: 'string' },
       description: 'Modules its `workflow(name, args)` calls may start as child workflows, by name (children get the same).',
@@ -82,9 +88,9 @@ export function workflowRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return b as Required<Pick<typeof b, 'list' | 'journal'>>
   }
 
-  app.get<{ Querystring: ListParams<WorkflowState> }>('/v1/workflows', {
-    schema: { summary: 'The tenant\'s workflows, newest first, a page at a time (state filter, opaque cursor)', querystring: listQuerySchema(WORKFLOW_STATES) },
-    config: { responses: { 200: { description: '{ items: [{ id, state, createdAt, updatedAt, sourceName, requests, budget, spent?, parent?, error? }], nextCursor? } (requests: how many wait for an answer; nextCursor: absent on the last page).' }, 400: { description: 'A bad state, limit (1 to 100) or cursor (BAD_REQUEST).', schema: errorBody }, ...authErrors } },
+  app.get<{ Querystring: WorkflowListParams }>('/v1/workflows', {
+    schema: { summary: 'The tenant\'s workflows, newest first, a page at a time (filters: state, tag, attr.<name>, name; opaque cursor)', querystring: workflowListQuerySchema },
+    config: { responses: { 200: { description: '{ items: [{ id, state, createdAt, updatedAt, sourceName, requests, budget, spent?, parent?, error?, name?, tags?, attributes? }], nextCursor? } (requests: how many wait for an answer; nextCursor: absent on the last page; every filter given must match).' }, 400: { description: 'A bad state, limit (1 to 100), cursor, tag or attribute filter (BAD_REQUEST).', schema: errorBody }, ...authErrors } },
   }, async (req) => listed().list(req.tenant!.id, req.query))
 
   app.get<{ Params: { id: string }; Querystring: { limit?: string; cursor?: string } }>('/v1/workflows/:id/journal', {

@@ -39,6 +39,11 @@ export const MIGRATIONS: readonly string[] = [
   // A tenant's runs and workflows newest first (GET /v1/runs, GET /v1/workflows): a page is an index range.
   `CREATE INDEX runs_tenant_created ON ajs.runs (tenant, created_at DESC, id DESC);
    CREATE INDEX workflows_tenant_created ON ajs.workflows (tenant, created_at DESC, id DESC);`,
+  // What a workflow is found by (GET /v1/workflows?tag=&attr.k=v&name=): tags and attributes by containment through GIN indexes.
+  `ALTER TABLE ajs.workflows ADD COLUMN name text, ADD COLUMN tags text[] NOT NULL DEFAULT '{}', ADD COLUMN attributes jsonb NOT NULL DEFAULT '{}';
+   CREATE INDEX workflows_tags ON ajs.workflows USING gin (tags);
+   CREATE INDEX workflows_attributes ON ajs.workflows USING gin (attributes jsonb_path_ops);
+   CREATE INDEX workflows_tenant_name ON ajs.workflows (tenant, name, created_at DESC, id DESC) WHERE name IS NOT NULL;`,
 ]
 
 export async function migrate(pool: pg.Pool): Promise<void> {

@@ -12,6 +12,7 @@ import type { WorkflowTimeouts } from '../../workflows/engine/timeouts.ts'
 import { setLongTimeout, type LongTimer } from '../../vm/long-timer.ts'
 import { TenantTotals, checkQuota, jsonLength, type StoreQuota } from './quota.ts'
 import { newestOf, type ListQuery } from './list.ts'
+import { applySet, attributeCandidates, matchesSearch, type SearchFilter, type SearchInfo, type SearchValue } from '../../workflows/engine/search.ts'
 
 export type WorkflowState = 'running' | 'waiting' | 'done' | 'failed' | 'cancelled'
 
@@ -62,6 +63,8 @@ export interface WorkflowRow {
   modules?: Record<string, string>
   /** A child workflow: its parent and the parent's request it answers. */
   parent?: { id: string; requestId: string }
+  /** Its name, tags and search attributes (the attributes kept current from the journal's `attributes` entries). */
+  search?: SearchInfo
 }
 
 /** What a command decides under the workflow's lock: entries to journal, the row's new state and view, and when its next step runs. */
@@ -108,12 +111,19 @@ export interface WorkflowSummary {
   parent?: string
   /** The code of a failed workflow's error. */
   error?: string
+  /** What it is found by (GET /v1/workflows?tag=&attr.k=&name=). */
+  name?: string
+  tags?: string[]
+  attributes?: Record<string, SearchValue>
 }
+
+/** A list query of workflows: the state, and the search filter (every tag, every attribute, the name). */
+export type WorkflowListQuery = ListQuery<WorkflowState> & { search?: SearchFilter }
 
 /** What listing and the journal pages ask of a store (GET /v1/workflows, GET /v1/workflows/{id}/journal). */
 export interface WorkflowListing {
   /** The tenant's workflows, newest first: `limit + 1` of them from the cursor on (only this tenant's, ever). */
-  list(tenant: string, q: ListQuery<WorkflowState>): Promise<WorkflowSummary[]>
+  list(tenant: string, q: WorkflowListQuery): Promise<WorkflowSummary[]>
   /** Up to `limit` journal entries from index `from` (0-based), and how many the journal has. */
   journalPage(id: string, from: number, limit: number): Promise<{ entries: JournalEntry[]; total: number }>
 }
@@ -124,15 +134,33 @@ const summaryOf = (r: WorkflowRow): WorkflowSummary => ({
   ...(typeof r.view.spent === 'number' ? { spent: r.view.spent } : {}),
   ...(r.parent ? { parent: r.parent.id } : {}),
   ...(typeof r.view.error?.['code'] === 'string' ? { error: r.view.error['code'] } : {}),
+  ...structuredClone(r.search),
 })
+
+/** The sets of a batch's `attributes` entries as one (later keys win; null still removes). */
+function attributeSets(entries: readonly JournalEntry[]): Record<string, SearchValue | null> | undefined {
+  let out: Record<string, SearchValue | null> | undefined
+  for (const e of entries) if (e.t === 'attributes') out = { ...out, ...e.set }
+  return out
+}
+
+/**
+ * The next run's start entry with the workflow's name, tags and attributes as the row has them (continueAsNew on
+ * the server keeps the workflow's row: the new run starts from what it is found by, as continueWorkflow does).
+ */
+const withSearch = (start: JournalEntry & { t: 'start' }, search: SearchInfo | undefined): JournalEntry & { t: 'start' } => {
+  const { name: _n, tags: _t, attributes: _a, ...rest } = start
+  return { ...rest, ...structuredClone(search) }
+}
 
 export interface WorkflowStore extends WorkflowListing {
   journal: JournalStore
   /**
    * Create the workflow and schedule its first step (together); with a quota, refused (STORE_QUOTA_EXCEEDED) when the tenant would go over it.
    * With `ifAbsent`, an existing workflow of that id is left as it is (false; a child started again after a crash).
+   * `journal`: its first entries (the start entry, written with the row: POST /v1/workflows).
    */
-  create(row: WorkflowRow, quota?: StoreQuota, ifAbsent?: boolean): Promise<boolean>
+  create(row: WorkflowRow, quota?: StoreQuota, ifAbsent?: boolean, journal?: readonly JournalEntry[]): Promise<boolean>
   /** Journal entries from index `from` on (what was appended after a live execution's last entry). */
   journalFrom(id: string, from: number): Promise<JournalEntry[]>
   /** Drop finished (done, failed) workflows last updated before this time, with their journals; returns how many. */
@@ -212,8 +240,14 @@ export class MemoryWorkflowStore implements WorkflowStore {
       if (!keys) this.keys.set(id, (keys = new JournalKeys()))
       let bytes = 0
       for (const e of entries) { const copy = structuredClone(e); list.push(copy); keys.add(copy); bytes += jsonLength(e) }
-      const tenant = this.rows.get(id)?.tenant
-      if (tenant !== undefined) { this.sizes.set(id, (this.sizes.get(id) ?? 0) + bytes); this.totals.add(tenant, 0, bytes) }
+      const row = this.rows.get(id)
+      if (row !== undefined) { this.sizes.set(id, (this.sizes.get(id) ?? 0) + bytes); this.totals.add(row.tenant, 0, bytes) }
+      const set = attributeSets(entries)
+      if (row && set) {
+        const attributes = applySet(row.search?.attributes ?? {}, set)
+        const { attributes: _old, ...rest } = row.search ?? {}
+        row.search = { ...rest, ...(Object.keys(attributes).length > 0 ? { attributes } : {}) }
+      }
     },
     read: (id) => this.copyOut(this.journals.get(id) ?? []),
   }
@@ -233,13 +267,14 @@ export class MemoryWorkflowStore implements WorkflowStore {
 
   constructor(private readonly step: (id: string) => Promise<void>) {}
 
-  async create(row: WorkflowRow, quota?: StoreQuota, ifAbsent = false): Promise<boolean> {
+  async create(row: WorkflowRow, quota?: StoreQuota, ifAbsent = false, journal: readonly JournalEntry[] = []): Promise<boolean> {
     if (ifAbsent && this.rows.has(row.id)) return false
     const bytes = rowBytes(row)
     checkQuota('workflows', row.tenant, this.totals.of(row.tenant), { count: 1, bytes }, quota)
     this.rows.set(row.id, structuredClone(row))
     this.sizes.set(row.id, bytes)
     this.totals.add(row.tenant, 1, bytes)
+    if (journal.length > 0) this.journal.append(row.id, journal)
     await this.schedule(row.id, Date.now())
     return true
   }
@@ -309,7 +344,7 @@ export class MemoryWorkflowStore implements WorkflowStore {
     const delta = rowBytes(r) - before
     this.sizes.set(id, (this.sizes.get(id) ?? 0) + delta)
     this.totals.add(r.tenant, 0, delta)
-    this.journal.append(id, [start]) // counted by append
+    this.journal.append(id, [withSearch(start, r.search)]) // counted by append
     await this.schedule(id, Date.now())
   }
 
@@ -371,8 +406,8 @@ export class MemoryWorkflowStore implements WorkflowStore {
     this.timers.clear()
   }
 
-  async list(tenant: string, q: ListQuery<WorkflowState>): Promise<WorkflowSummary[]> {
-    return newestOf(this.rows.values(), (r) => r.tenant === tenant && (q.state === undefined || r.state === q.state), q).map(summaryOf)
+  async list(tenant: string, q: WorkflowListQuery): Promise<WorkflowSummary[]> {
+    return newestOf(this.rows.values(), (r) => r.tenant === tenant && (q.state === undefined || r.state === q.state) && (q.search === undefined || matchesSearch(r.search ?? {}, q.search)), q).map(summaryOf)
   }
 
   async journalPage(id: string, from: number, limit: number): Promise<{ entries: JournalEntry[]; total: number }> {
@@ -389,7 +424,18 @@ const rowOf = (r: Record<string, any>): WorkflowRow => ({
   ...(r.program.timeouts !== undefined ? { timeouts: r.program.timeouts } : {}),
   ...(r.program.modules !== undefined ? { modules: r.program.modules } : {}),
   ...(r.program.parent !== undefined ? { parent: r.program.parent } : {}),
+  ...searchColumns(r),
 })
+
+/** The name, tags and attributes columns as a row's search info (empty ones left out). */
+function searchColumns(r: Record<string, any>): { search?: SearchInfo } {
+  const search: SearchInfo = {
+    ...(typeof r.name === 'string' ? { name: r.name } : {}),
+    ...(Array.isArray(r.tags) && r.tags.length > 0 ? { tags: r.tags } : {}),
+    ...(r.attributes && Object.keys(r.attributes).length > 0 ? { attributes: r.attributes } : {}),
+  }
+  return Object.keys(search).length > 0 ? { search } : {}
+}
 
 /** What a workflow's row holds besides its journal (source, modules, args), in the quota's bytes. */
 function rowBytes(row: WorkflowRow): number {
@@ -428,9 +474,28 @@ const pgLookup = (db: Queryable, id: string): JournalLookup => ({
 async function appendEntries(db: Queryable, id: string, entries: readonly JournalEntry[]): Promise<void> {
   if (entries.length === 0) return
   const base = Number((await db.query('SELECT coalesce(max(seq), 0) AS n FROM ajs.journal WHERE execution_id = $1', [id])).rows[0].n)
-  await db.query(
-    'INSERT INTO ajs.journal (execution_id, seq, entry) SELECT $1, $2 + ord, e FROM unnest($3::jsonb[]) WITH ORDINALITY AS t(e, ord)',
-    [id, base, entries.map((e) => JSON.stringify(e))])
+  const insert = 'INSERT INTO ajs.journal (execution_id, seq, entry) SELECT $1, $2 + ord, e FROM unnest($3::jsonb[]) WITH ORDINALITY AS t(e, ord)'
+  const params = [id, base, entries.map((e) => JSON.stringify(e))]
+  const set = attributeSets(entries)
+  if (set === undefined) await db.query(insert, params)
+  // upsertAttributes: the entries and the row's attributes column change in one statement (a null removes a key).
+  else await db.query(`WITH ins AS (${insert} RETURNING 1) UPDATE ajs.workflows SET attributes = jsonb_strip_nulls(attributes || $4::jsonb) WHERE id = $1`, [...params, JSON.stringify(set)])
+}
+
+/**
+ * The search filter as SQL conditions from parameter `$next` on: tags by containment (the GIN index
+ * workflows_tags), each attribute by containment of any value its text spells (workflows_attributes).
+ */
+function searchSql(f: SearchFilter | undefined, next: number): { sql: string; params: unknown[] } {
+  const parts: string[] = []
+  const params: unknown[] = []
+  const param = (v: unknown) => { params.push(v); return `$${next + params.length - 1}` }
+  if (f?.name !== undefined) parts.push(`name = ${param(f.name)}`)
+  if (f?.tags && f.tags.length > 0) parts.push(`tags @> ${param(f.tags)}::text[]`)
+  for (const [k, text] of Object.entries(f?.attributes ?? {})) {
+    parts.push(`(${attributeCandidates(text).map((v) => `attributes @> ${param(JSON.stringify({ [k]: v }))}::jsonb`).join(' OR ')})`)
+  }
+  return { sql: parts.map((p) => ` AND ${p}`).join(''), params }
 }
 
 async function addStepJob(db: Queryable, id: string, at: number): Promise<void> {
@@ -463,7 +528,7 @@ export class PgWorkflowStore implements WorkflowStore {
     }
   }
 
-  create(row: WorkflowRow, quota?: StoreQuota, ifAbsent = false): Promise<boolean> {
+  create(row: WorkflowRow, quota?: StoreQuota, ifAbsent = false, journal: readonly JournalEntry[] = []): Promise<boolean> {
     return this.tx(async (c) => {
       if (ifAbsent && (await c.query('SELECT 1 FROM ajs.workflows WHERE id = $1', [row.id])).rows.length > 0) return false
       if (quota) {
@@ -473,12 +538,14 @@ export class PgWorkflowStore implements WorkflowStore {
           FROM ajs.workflows w WHERE w.tenant = $1`, [row.tenant])
         checkQuota('workflows', row.tenant, { count: Number(r.rows[0].n), bytes: Number(r.rows[0].bytes) }, { count: 1, bytes: rowBytes(row) }, quota)
       }
-      const ins = await c.query('INSERT INTO ajs.workflows (id, tenant, state, created_at, updated_at, program, view) VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT (id) DO NOTHING RETURNING id',
-        [row.id, row.tenant, row.state, row.createdAt, row.updatedAt, programOf(row), row.view])
+      const ins = await c.query(`INSERT INTO ajs.workflows (id, tenant, state, created_at, updated_at, program, view, name, tags, attributes)
+        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT (id) DO NOTHING RETURNING id`,
+        [row.id, row.tenant, row.state, row.createdAt, row.updatedAt, programOf(row), row.view, row.search?.name ?? null, row.search?.tags ?? [], row.search?.attributes ?? {}])
       if (ins.rows.length === 0) {
         if (ifAbsent) return false
         throw new Error(`workflow ${row.id} exists`)
       }
+      await appendEntries(c, row.id, journal)
       await addStepJob(c, row.id, Date.now())
       return true
     })
@@ -543,9 +610,9 @@ export class PgWorkflowStore implements WorkflowStore {
   continueAsNew(id: string, start: JournalEntry & { t: 'start' }, view: WorkflowView): Promise<void> {
     return this.tx(async (c) => {
       await c.query('DELETE FROM ajs.journal WHERE execution_id = $1', [id])
-      await c.query(`UPDATE ajs.workflows SET state = 'running', view = $2, updated_at = $3, program = jsonb_set(program, '{args}', $4::jsonb) WHERE id = $1`,
-        [id, view, Date.now(), JSON.stringify(start.args ?? {})])
-      await appendEntries(c, id, [start])
+      const r = await c.query(`UPDATE ajs.workflows SET state = 'running', view = $2, updated_at = $3, program = jsonb_set(program, '{args}', $4::jsonb) WHERE id = $1
+        RETURNING name, tags, attributes`, [id, view, Date.now(), JSON.stringify(start.args ?? {})])
+      await appendEntries(c, id, [withSearch(start, r.rows[0] ? searchColumns(r.rows[0]).search : undefined)])
       await addStepJob(c, id, Date.now())
       await c.query('SELECT pg_notify($1, $2)', ['ajs_events', `workflow:${id}`])
     })
@@ -598,22 +665,24 @@ export class PgWorkflowStore implements WorkflowStore {
 
   async close(): Promise<void> {}
 
-  async list(tenant: string, q: ListQuery<WorkflowState>): Promise<WorkflowSummary[]> {
+  async list(tenant: string, q: WorkflowListQuery): Promise<WorkflowSummary[]> {
     // The cursor as a row comparison: an index range of workflows_tenant_created; the view's small parts only.
+    const search = searchSql(q.search, 6)
     const r = await this.pool.query(
       `SELECT id, state, created_at, updated_at, program->>'sourceName' AS source_name, program->'budget' AS budget, program->'parent'->>'id' AS parent,
          coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(view->'requests') = 'array' THEN view->'requests' END), 0) AS requests,
-         view->'spent' AS spent, view->'error'->>'code' AS error
+         view->'spent' AS spent, view->'error'->>'code' AS error, name, tags, attributes
        FROM ajs.workflows WHERE tenant = $1 AND ($2::text IS NULL OR state = $2)
-       AND ($3::bigint IS NULL OR (created_at, id) < ($3::bigint, $4::text))
+       AND ($3::bigint IS NULL OR (created_at, id) < ($3::bigint, $4::text))${search.sql}
        ORDER BY created_at DESC, id DESC LIMIT $5`,
-      [tenant, q.state ?? null, q.before?.createdAt ?? null, q.before?.id ?? '', q.limit + 1])
+      [tenant, q.state ?? null, q.before?.createdAt ?? null, q.before?.id ?? '', q.limit + 1, ...search.params])
     return r.rows.map((row) => ({
       id: row.id, state: row.state, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at), sourceName: row.source_name ?? '',
       requests: Number(row.requests), budget: typeof row.budget === 'number' ? row.budget : null,
       ...(typeof row.spent === 'number' ? { spent: row.spent } : {}),
       ...(typeof row.parent === 'string' ? { parent: row.parent } : {}),
       ...(typeof row.error === 'string' ? { error: row.error } : {}),
+      ...searchColumns(row).search,
     }))
   }
 
