@@ -207,6 +207,18 @@ describe.skipIf(!haveChromium)('the inspector in a fresh browser context: lists 
       await page.locator('#f-kind').selectOption('workflow')
       await page.waitForFunction(() => document.querySelectorAll('table[aria-label="runs"]').length === 0)
 
+      // A tag lists the workflows that carry it (GET /v1/workflows?tag=), with their name and tags.
+      const tagged = (await t.req('POST', '/v1/workflows', { body: { source: 'export default 1', name: 'tagged one', tags: ['inspector-tag'] } })).json.id
+      for (let k = 0; k < 300 && (await t.req('GET', `/v1/workflows/${tagged}`)).json.state !== 'done'; k++) await Bun.sleep(10)
+      await page.locator('#f-tag').fill('inspector-tag')
+      await page.locator('#f-tag').press('Enter')
+      await page.locator(`a[href="#/workflow/${tagged}"]`).waitFor()
+      expect(await page.locator('table[aria-label="workflows"] tbody tr').count()).toBe(1)
+      expect(await page.locator('table[aria-label="workflows"] tbody').textContent()).toContain('tagged one · #inspector-tag')
+      await page.locator('#f-tag').fill('')
+      await page.locator('#f-tag').press('Enter')
+      await page.locator(`a[href="#/workflow/${startedWorkflow}"]`).waitFor()
+
       // The workflow's journal from GET /v1/workflows/{id}/journal, with the budget over time.
       await page.locator(`a[href="#/workflow/${startedWorkflow}"]`).click()
       await page.locator('#journal').waitFor()

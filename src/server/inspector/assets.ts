@@ -149,7 +149,7 @@ function errorPanel(error, source) {
 }
 
 // ---- the list -----------------------------------------------------------
-const filters = { kind: '', state: '', q: '', page: 0 }
+const filters = { kind: '', state: '', q: '', tag: '', page: 0 }
 const RUN_STATES = ['queued', 'running', 'done']
 const WORKFLOW_STATES = ['running', 'waiting', 'done', 'failed', 'cancelled']
 /** Server mode: the cursors of the pages shown so far, per kind (index 0: the first page). */
@@ -171,13 +171,14 @@ function filterBar(states, rerender) {
       h('option', { value: '' }, 'all'), h('option', { value: 'run', selected: filters.kind === 'run' }, 'runs'), h('option', { value: 'workflow', selected: filters.kind === 'workflow' }, 'workflows'))),
     h('label', {}, 'State', h('select', { id: 'f-state', onchange: (e) => { filters.state = e.target.value; filters.page = 0; resetPages(); rerender() } },
       h('option', { value: '' }, 'any'), states.map((s) => h('option', { value: s, selected: filters.state === s }, s)))),
+    h('label', {}, 'Tag (workflows)', h('input', { id: 'f-tag', type: 'search', value: filters.tag, onchange: (e) => { filters.tag = e.target.value.trim(); filters.page = 0; resetPages(); rerender() } })),
     h('label', {}, 'Search (this page)', h('input', { id: 'f-q', type: 'search', value: filters.q, onchange: (e) => { filters.q = e.target.value; filters.page = 0; rerender() } })))
 }
 async function listView() {
   if (!local) return serverListView()
   const all = local.items
   const states = [...new Set(all.map((i) => i.state).filter(Boolean))].sort()
-  const shown = all.filter((i) => (!filters.kind || i.kind === filters.kind) && (!filters.state || i.state === filters.state) && matches(i))
+  const shown = all.filter((i) => (!filters.kind || i.kind === filters.kind) && (!filters.state || i.state === filters.state) && (!filters.tag || (i.tags || []).includes(filters.tag)) && matches(i))
   const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE))
   filters.page = Math.min(filters.page, pages - 1)
   const page = shown.slice(filters.page * PAGE_SIZE, (filters.page + 1) * PAGE_SIZE)
@@ -195,18 +196,20 @@ function runItem(r, labels) {
     label: labels.get('run ' + r.id) || (r.error ? r.error : typeof r.fuelUsed === 'number' ? 'fuel ' + fmt(r.fuelUsed) : '') }
 }
 function workflowItem(w, labels) {
-  const parts = [labels.get('workflow ' + w.id) || w.sourceName]
+  const parts = [labels.get('workflow ' + w.id) || w.name || w.sourceName]
+  if (w.tags) parts.push(w.tags.map((t) => '#' + t).join(' '))
   if (w.requests) parts.push(w.requests + ' waiting')
   if (w.spent !== undefined || w.budget !== null) parts.push('budget ' + (w.spent || 0) + '/' + (w.budget === null ? '∞' : w.budget))
   if (w.parent) parts.push('child of ' + w.parent)
   if (w.error) parts.push(w.error)
-  return { kind: 'workflow', id: w.id, state: w.state, at: w.createdAt, label: parts.join(' · ') }
+  return { kind: 'workflow', id: w.id, state: w.state, at: w.createdAt, label: parts.join(' · '), tags: w.tags || [] }
 }
 /** Server mode: one section per kind, each a page of the API's list (newest first) with its own pager. */
 async function serverListView() {
   const labels = new Map(known().filter((k) => k.label).map((k) => [k.kind + ' ' + k.id, k.label]))
   const rerender = () => { listView().catch((e) => show(h('p', { role: 'alert', class: 'err' }, String(e.message || e)))) }
-  const kinds = filters.kind ? [filters.kind] : ['run', 'workflow']
+  // Runs have no tags: a tag filter lists workflows only (GET /v1/workflows?tag=).
+  const kinds = filters.tag ? ['workflow'] : filters.kind ? [filters.kind] : ['run', 'workflow']
   const states = filters.kind === 'run' ? RUN_STATES : filters.kind === 'workflow' ? WORKFLOW_STATES : [...new Set([...WORKFLOW_STATES, ...RUN_STATES])]
   const sections = await Promise.all(kinds.map(async (kind) => {
     const title = kind === 'run' ? 'Runs' : 'Workflows'
@@ -217,6 +220,7 @@ async function serverListView() {
     if (!filters.state || valid.includes(filters.state)) {
       const qs = new URLSearchParams({ limit: String(PAGE_SIZE) })
       if (filters.state) qs.set('state', filters.state)
+      if (kind === 'workflow' && filters.tag) qs.set('tag', filters.tag)
       if (stack[n]) qs.set('cursor', stack[n])
       page = await api('GET', (kind === 'run' ? '/v1/runs?' : '/v1/workflows?') + qs)
     }
