@@ -131,10 +131,15 @@ if (opts.sections.includes('flowlang')) {
   log('\n== 8. FlowLang: validation, .flow text, flow scripts, one pipeline turn (bench/flowlang.mjs)')
   results.flowlang = await (await import('./flowlang.mjs')).runFlowlangBench({ quick: opts.quick, log })
 }
+if (opts.sections.includes('codemode')) {
+  log('\n== 11. code mode: MCP tool calls through atoms vs the client, describeAtoms for 100 / 1,000 tools (bench/codemode.mjs)')
+  results.codemode = await (await import('./codemode.mjs')).runCodemodeBench({ quick: opts.quick, log })
+}
 
 results.machine.loadEnd = os.loadavg().map((x) => +x.toFixed(2))
 const md = renderMarkdown(results) + (results.python ? (await import('./python.mjs')).renderPythonSection(results.python) : '') + (results.serve ? `\n## 9. ajsc serve under load\n\n${results.serve.markdown.split('\n').slice(2).join('\n')}` : '')
   + (results.workflowsPg ? (await import('./workflow-pg.mjs')).renderWorkflowPg(results.workflowsPg) : '')
+  + (results.codemode ? (await import('./codemode.mjs')).renderCodemode(results.codemode) : '')
 if (opts.write) {
   mkdirSync(resultsDir, { recursive: true })
   const day = results.date.slice(0, 10)

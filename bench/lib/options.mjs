@@ -2,7 +2,7 @@
 const HELP = `usage: npm run bench -- [flags]
   --only <ids>        comma-separated workload ids or prefixes (execution section)
   --systems <ids>     subset of native,ours,quickjs,sval,jsinterp (native is always kept)
-  --sections <names>  subset of exec,transpile,cold,heap,bundle,python,workflows,workflows-pg,flowlang,serve (default: all)
+  --sections <names>  subset of exec,transpile,cold,heap,bundle,python,workflows,workflows-pg,flowlang,serve,codemode (default: all)
   --quick             fewer rounds/spawns: a smoke run, not for publishing
   --seed <n>          seed of the shuffled round order (default 1)
   --wf-steps <sizes>  workflows-pg: sizes of the one-workflow run (default 1000; e.g. 1000,10000)
@@ -11,7 +11,7 @@ const HELP = `usage: npm run bench -- [flags]
   --help`
 
 export const ALL_SYSTEMS = ['native', 'ours', 'quickjs', 'sval', 'jsinterp']
-export const ALL_SECTIONS = ['exec', 'transpile', 'cold', 'heap', 'bundle', 'python', 'workflows', 'workflows-pg', 'flowlang', 'serve']
+export const ALL_SECTIONS = ['exec', 'transpile', 'cold', 'heap', 'bundle', 'python', 'workflows', 'workflows-pg', 'flowlang', 'serve', 'codemode']
 
 export function parseArgs(argv) {
   const o = { only: undefined, systems: ALL_SYSTEMS, sections: ALL_SECTIONS, quick: false, seed: 1, write: true }
