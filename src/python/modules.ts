@@ -10,7 +10,7 @@ const consts = (names: string): Record<string, ModuleMember> => Object.fromEntri
 
 export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMember>>>> = {
   math: {
-    ...fns('sqrt floor ceil trunc fabs exp log log2 log10 pow sin cos tan asin acos atan atan2 hypot degrees radians isclose isfinite isinf isnan gcd lcm factorial comb perm prod fsum copysign fmod isqrt'),
+    ...fns('sqrt floor ceil trunc fabs exp log log2 log10 pow sin cos tan asin acos atan atan2 hypot dist degrees radians isclose isfinite isinf isnan gcd lcm factorial comb perm prod fsum copysign fmod isqrt'),
     ...consts('pi e tau inf nan'),
   },
   json: { ...fns('loads dumps'), JSONDecodeError: 'const' },

@@ -37,9 +37,11 @@ export async function observe(c: CorpusCase, profile: 'contract' | 'extended' = 
 }
 
 describe(`differential corpus against ${expected.python}`, () => {
-  test('has at least 400 cases, at least 150 written by hand, and an expected output for each', () => {
+  test('has at least 400 cases, at least 150 written by hand, at least 250 model-style, and an expected output for each', () => {
     expect(cases.length).toBeGreaterThanOrEqual(400)
     expect(cases.filter((c) => c.name.startsWith('hand/')).length).toBeGreaterThanOrEqual(150)
+    // Issue 27: at least 600 bodies, half written the way models write code.
+    expect(cases.filter((c) => c.name.startsWith('model/')).length).toBeGreaterThanOrEqual(Math.max(250, cases.length / 4))
     for (const c of cases) expect(expected.cases[c.name]).toBeDefined()
   })
   test.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {

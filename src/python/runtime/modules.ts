@@ -178,6 +178,12 @@ const MATH: Record<string, ModFn> = {
   },
   atan2: (_rt, a, kw) => { noKw('atan2', kw); arity('atan2', a, 2); return mkFloat(Math.atan2(real(a[0]), real(a[1]))) },
   hypot: (_rt, a, kw) => { noKw('hypot', kw); return mkFloat(Math.hypot(...a.map(real))) },
+  dist: (rt, a, kw) => {
+    noKw('dist', kw); arity('dist', a, 2)
+    const p = iterate(a[0], rt), q = iterate(a[1], rt)
+    if (p.length !== q.length) valueError('both points must have the same number of dimensions')
+    return mkFloat(Math.hypot(...p.map((x, i) => real(x) - real(q[i]))))
+  },
   copysign: (_rt, a, kw) => { noKw('copysign', kw); arity('copysign', a, 2); const x = Math.abs(real(a[0])), y = real(a[1]); return mkFloat(y < 0 || Object.is(y, -0) ? -x : x) },
   fmod: (_rt, a, kw) => { noKw('fmod', kw); arity('fmod', a, 2); const x = real(a[0]), y = real(a[1]); if (y === 0 || !Number.isFinite(x)) domain(); return mkFloat(x % y) },
   isfinite: (_rt, a) => { arity('isfinite', a, 1); return Number.isFinite(real(a[0])) },
