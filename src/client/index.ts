@@ -87,9 +87,18 @@ export interface RemoteVM {
   deleteProcedure(token: string): Promise<void>
   /**
    * Start a durable workflow from its module source; `budget` caps its agent calls, `retry` is its retry
-   * policy, `workflows` the modules its `workflow(name, args)` calls start as child workflows.
+   * policy, `workflows` the modules its `workflow(name, args)` calls start as child workflows; `name`,
+   * `tags` and `attributes` are what listWorkflows finds it by.
    */
-  startWorkflow(source: string, args?: Record<string, unknown>, options?: { budget?: number; retry?: Record<string, unknown>; timeouts?: { runMs?: number; requestMs?: number }; workflows?: Record<string, string> }): Promise<Record<string, unknown>>
+  startWorkflow(source: string, args?: Record<string, unknown>, options?: {
+    budget?: number; retry?: Record<string, unknown>; timeouts?: { runMs?: number; requestMs?: number }; workflows?: Record<string, string>
+    name?: string; tags?: string[]; attributes?: Record<string, string | number | boolean>
+  }): Promise<Record<string, unknown>>
+  /**
+   * A page of the tenant's workflows, newest first (GET /v1/workflows): those in `state`, with every tag, every
+   * attribute value (a number or boolean matches its text) and the name given; pass `nextCursor` back as `cursor`.
+   */
+  listWorkflows(filter?: { state?: string; tags?: string[]; attributes?: Record<string, string | number | boolean>; name?: string; limit?: number; cursor?: string }): Promise<{ items: Array<Record<string, unknown>>; nextCursor?: string }>
   getWorkflow(id: string): Promise<Record<string, unknown>>
   /** Answer an open request of a workflow (an approval, a human's answer). */
   resolveRequest(workflowId: string, requestId: string, value: unknown): Promise<Record<string, unknown>>
@@ -178,7 +187,21 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
         ...(opts.retry !== undefined ? { retry: opts.retry } : {}),
         ...(opts.timeouts !== undefined ? { timeouts: opts.timeouts } : {}),
         ...(opts.workflows !== undefined ? { workflows: opts.workflows } : {}),
+        ...(opts.name !== undefined ? { name: opts.name } : {}),
+        ...(opts.tags !== undefined ? { tags: opts.tags } : {}),
+        ...(opts.attributes !== undefined ? { attributes: opts.attributes } : {}),
       })).data
+    },
+    async listWorkflows(f = {}) {
+      const qs = new URLSearchParams()
+      if (f.state !== undefined) qs.set('state', f.state)
+      for (const tag of f.tags ?? []) qs.append('tag', tag)
+      for (const [k, v] of Object.entries(f.attributes ?? {})) qs.set(`attr.${k}`, String(v))
+      if (f.name !== undefined) qs.set('name', f.name)
+      if (f.limit !== undefined) qs.set('limit', String(f.limit))
+      if (f.cursor !== undefined) qs.set('cursor', f.cursor)
+      const q = qs.toString()
+      return (await call<{ items: Array<Record<string, unknown>>; nextCursor?: string }>('GET', `/v1/workflows${q ? `?${q}` : ''}`)).data
     },
     async getWorkflow(id) {
       return (await call<Record<string, unknown>>('GET', `/v1/workflows/${encodeURIComponent(id)}`)).data

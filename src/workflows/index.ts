@@ -16,6 +16,10 @@ export { compileWorkflow, readWorkflowMeta, type CompileWorkflowOptions } from '
 export { isWorkflowProgram, type WorkflowProgram } from './engine/program.ts'
 export { startWorkflow, resumeWorkflow, retryWorkflow, continueWorkflow, type StartWorkflowOptions, type ResumeWorkflowOptions } from './drivers/start.ts'
 export { checkTimeouts, type WorkflowTimeouts } from './engine/timeouts.ts'
+export {
+  SEARCH_LIMITS, checkSearch, matchesSearch, searchOfJournal,
+  type SearchInfo, type SearchAttributes, type SearchValue, type SearchFilter,
+} from './engine/search.ts'
 export { RETRY_DEFAULTS, TRANSIENT_CODES, errorCodeOf, type RetryPolicy, type RunRetryPolicy } from './engine/retry.ts'
 export { WorkflowExecution, SANDBOX_DEFAULTS, type WorkflowSandbox, type ExecutionState } from './engine/execution.ts'
 export {
@@ -32,6 +36,6 @@ export {
   startLocalRun, resumeLocalRun, retryLocalRun, defaultMaxAgents, defaultRunsDir,
   type LocalDriverOptions, type LocalRunStart, type LocalRunOutcome,
 } from './drivers/local.ts'
-export { listRuns, summarizeRun, summarizeJournal, type RunSummary } from './drivers/runs.ts'
+export { listRuns, summarizeRun, summarizeJournal, RUN_STATES, type RunSummary, type RunFilter } from './drivers/runs.ts'
 export { answerAgent, type LlmLike } from './engine/agent-request.ts'
 export { serveStdio, StdioHost, RPC_ERRORS } from './drivers/stdio-host.ts'
