@@ -106,7 +106,8 @@ export const budgetSettleAtom = defineAtom('budgetSettle', {
   }
 }, { cost: 1, timeoutMs: 0, sync: true, effects: 'io', docs: 'Settle a budget token this run minted with the sub-run\'s signed receipt: the fuel it did not use comes back to this run.' })
 
-export const budgetRunAtom = defineAtom('budgetRun', {
+/** `reaches: 'subAgent'`: a program's plan (analyzeProgram) counts it as reaching a sub-agent, like agentRun. */
+export const budgetRunAtom = Object.assign(defineAtom('budgetRun', {
   type: 'object', required: ['agentId', 'token'], additionalProperties: false,
   properties: {
     agentId: { description: 'A procedure token (proc_...) or an AST.' },
@@ -133,7 +134,7 @@ export const budgetRunAtom = defineAtom('budgetRun', {
     ...(claims.quotas ? { quotas: claims.quotas } : {}),
   })
   return { result: result.result ?? null, ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}), fuelUsed: result.fuelUsed, receipt: cap.tokens.receipt(claims, result.fuelUsed) }
-}, { cost: 1, timeoutMs: 0, effects: 'io', docs: 'Run a procedure token or AST here as a sub-run under a budget token: it gets the token\'s fuel, deadline and quotas. Returns { result, error?, fuelUsed, receipt }; settle with budgetSettle.' })
+}, { cost: 1, timeoutMs: 0, effects: 'io', docs: 'Run a procedure token or AST here as a sub-run under a budget token: it gets the token\'s fuel, deadline and quotas. Returns { result, error?, fuelUsed, receipt }; settle with budgetSettle.' }), { reaches: 'subAgent' as const })
 
 /** The budget atoms (give the run `capabilities.budget` too). */
 export const budgetAtoms: AtomDef[] = [budgetTokenAtom, budgetSettleAtom, budgetRunAtom]

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { AgentVM, transpile } from '../../src/index.ts'
-import { BudgetTokens, BudgetTokenError, MemorySeenTokens, budgetAtoms, budgetCapability } from '../../src/codemode/index.ts'
+import { BudgetTokens, BudgetTokenError, MemorySeenTokens, analyzeProgram, budgetAtoms, budgetCapability } from '../../src/codemode/index.ts'
 
 const KEY = 'k'.repeat(32)
 const NAMES = budgetAtoms.map((a) => a.op)
@@ -81,6 +81,24 @@ describe('budget tokens in a local sub-run', () => {
     }`, { child: CHILD })
     expect(r.error).toBeUndefined()
     expect(r.result).toEqual({ s: 190, settled: true })
+  })
+
+  test('the token\'s quotas cap the child\'s calls; budgetRun counts in the plan as a sub-agent', async () => {
+    const { run } = vmWith()
+    const child = transpile(`function c() {
+      let n = 0
+      try { while (n < 5) { budgetToken({ fuel: 0 }); n++ } } catch (e) { return { n, code: e.code } }
+      return { n }
+    }`, { atoms: NAMES }).ast
+    const r = await run(`function p({ child }) {
+      const token = budgetToken({ fuel: 50, quotas: { budgetToken: 2 } })
+      const sub = budgetRun({ agentId: child, input: {}, token })
+      budgetSettle({ receipt: sub.receipt })
+      return sub.result
+    }`, { child })
+    expect(r.result).toEqual({ n: 2, code: 'QUOTA_EXCEEDED' })
+    const plan = analyzeProgram(transpile(PARENT, { atoms: NAMES }).ast, budgetAtoms)
+    expect(plan.reaches.subAgent).toBe(true)
   })
 
   test('forged, inflated, replayed tokens and foreign or reused receipts are refused (catchable, stable codes)', async () => {

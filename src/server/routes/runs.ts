@@ -44,16 +44,19 @@ const runList = {
 
 export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Body: RunBody; Querystring: { async?: string } }>('/v1/runs', {
-    schema: { summary: 'Run a program (AST, source or procedure token)', body: runBody, querystring: runsQuery },
+    schema: { summary: 'Run a program (AST, source or procedure token); with header x-ajs-budget, under a budget token, answered with x-ajs-budget-receipt', body: runBody, querystring: runsQuery },
     config: {
       responses: {
         200: { description: 'The RunResult (also when the program failed: the error is in the result).', schema: runResult },
         202: { description: 'With ?async=1: the run was accepted.', schema: { type: 'object', properties: { id: { type: 'string' } } } },
         400: { description: 'Malformed body (BAD_REQUEST).', schema: errorBody },
+        403: { description: 'A budget token (header x-ajs-budget) that is forged, changed or expired (BUDGET_TOKEN_INVALID, BUDGET_TOKEN_EXPIRED).', schema: errorBody },
         404: { description: 'Unknown procedure token (NOT_FOUND).', schema: errorBody },
+        409: { description: 'A budget token already spent (BUDGET_TOKEN_REPLAYED).', schema: errorBody },
         413: { description: 'Body too large (BODY_TOO_LARGE).', schema: errorBody },
         422: { description: 'The program or arguments are refused (AST_INVALID, AST_TOO_DEEP, ARGS_INVALID, AJS1xxx, ...).', schema: errorBody },
         ...authErrors,
+        501: { description: 'A budget token sent to a server without budgetTokens in its config (NOT_AVAILABLE).', schema: errorBody },
         503: { description: 'Pool queue full (QUEUE_FULL); see Retry-After.', schema: errorBody },
       },
     },
