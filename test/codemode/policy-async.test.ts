@@ -25,6 +25,16 @@ afterAll(async () => { await t?.close() })
 const asGuarded = { token: 'guarded-token' }
 const asNoModel = { token: 'nomodel-token' }
 
+/** GET `path` until its state is done (bounded: 200 polls). */
+async function untilDone(path: string, as: { token: string }): Promise<any> {
+  let rec: any
+  for (let i = 0; i < 200 && rec?.state !== 'done'; i++) {
+    if (i > 0) await Bun.sleep(20)
+    rec = (await t.req('GET', path, as)).json
+  }
+  return rec
+}
+
 describe('async runs', () => {
   test('a program whose plan exceeds the policy is refused with 422 before it is accepted', async () => {
     const source = `function f({ cities }) {
@@ -46,12 +56,7 @@ describe('async runs', () => {
   test('a program within the policy is accepted (202) and runs', async () => {
     const r = await t.req('POST', '/v1/runs?async=1', { ...asGuarded, body: { source: `function f() { return get_weather_2({ city: 'Faro' }).temp }` } })
     expect(r.status).toBe(202)
-    let rec: any
-    for (let i = 0; i < 200; i++) {
-      rec = (await t.req('GET', `/v1/runs/${r.json.id}`, asGuarded)).json
-      if (rec.state === 'done') break
-      await Bun.sleep(20)
-    }
+    const rec = await untilDone(`/v1/runs/${r.json.id}`, asGuarded)
     expect(rec.result.result).toBe(24)
   }, 20_000)
 })
@@ -77,12 +82,7 @@ describe('workflows', () => {
   test('a workflow within the policy is created and completes', async () => {
     const r = await t.req('POST', '/v1/workflows', { ...asNoModel, body: { source: 'log("hello")\nexport default { ok: true }' } })
     expect(r.status).toBe(201)
-    let wf: any
-    for (let i = 0; i < 200; i++) {
-      wf = (await t.req('GET', `/v1/workflows/${r.json.id}`, asNoModel)).json
-      if (wf.state === 'done') break
-      await Bun.sleep(20)
-    }
+    const wf = await untilDone(`/v1/workflows/${r.json.id}`, asNoModel)
     expect(wf.state).toBe('done')
     expect(wf.result).toEqual({ ok: true })
   }, 20_000)
