@@ -13,6 +13,7 @@ import type { Lowerer } from './lower.ts'
 import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
 import { MODULES } from './modules.ts'
 import type { ClassInfo } from './classes.ts'
+import type { FnScope } from './scope.ts'
 
 const M_CALL = 'm$call'
 const CMP_DISPATCH = 'cmp$dispatch'
@@ -97,7 +98,74 @@ export function importedCall(cx: FnCtx, e: ExprOf<'call'>): Node | undefined {
   const kind = MODULES[module]?.[name]
   if (kind === 'prelude') return lowerExpr(cx, { ...e, fn: { k: 'name', id: preludeName(module, name), loc: fn.loc } })
   if (kind !== 'fn') return lowerDynamic(cx, memberValue(cx, module, name, fn.loc), e)
+  if (module === 'collections' && name === 'defaultdict') return factoryTemplate(cx, e) ?? moduleCallNode(cx, 'collections.defaultdict', e)
   return moduleCallNode(cx, `${module}.${name}`, e)
+}
+
+/** `module.name` of a callee that an import bound (`Counter`, `collections.Counter`), or undefined. */
+function importedQualified(cx: FnCtx, fn: Expr): string | undefined {
+  if (fn.k === 'name') { const i = imported(cx, fn.id); return i?.member ? `${i.module}.${i.member}` : undefined }
+  if (fn.k === 'attr' && fn.obj.k === 'name') { const i = imported(cx, fn.obj.id); return i && i.member === null ? `${i.module}.${fn.name}` : undefined }
+  return undefined
+}
+
+const TEMPLATE_CLASSES = new Set(['collections.defaultdict', 'collections.Counter', 'collections.OrderedDict', 'collections.deque'])
+
+/** The value of a lifted `lambda: <value>` without parameters, and its scope (undefined: not one). */
+function lambdaValue(scope: FnScope, f: Expr): { value: Expr; scope: FnScope } | undefined {
+  if (f.k !== 'name' || !f.id.startsWith('lambda$')) return undefined
+  const d = scope.findDef(f.id)
+  if (!d || d.params.length) return undefined
+  // Its own lambdas were lifted into it, before the return.
+  const body = d.node.body
+  const ret = body[body.length - 1]
+  if (ret?.k !== 'return' || !ret.value || body.slice(0, -1).some((st) => st.k !== 'def' || !st.name.startsWith('lambda$'))) return undefined
+  return { value: ret.value, scope: d.scope }
+}
+
+/**
+ * An expression that makes a fresh value from literals and constructors alone (`0`, `[]`,
+ * `{"n": 0, "total": 0.0}`, `set()`, `defaultdict(int)`, `Counter()`, `defaultdict(lambda: [0, 0])`),
+ * with its own such lambdas inlined as templates; undefined when it is not one. Evaluating it once
+ * and copying the value is then the same as evaluating it again.
+ */
+function template(cx: FnCtx, scope: FnScope, x: Expr): Expr | undefined {
+  const all = (xs: Expr[]): Expr[] | undefined => { const out = xs.map((y) => template(cx, scope, y)); return out.every((y) => y) ? out as Expr[] : undefined }
+  const isType = (f: Expr) => (f.k === 'name' && BUILTIN_TYPES.has(f.id) && resolve(cx, f.id).kind === 'type') || TEMPLATE_CLASSES.has(importedQualified(cx, f) ?? '')
+  switch (x.k) {
+    case 'const': case 'int': case 'float': return x
+    case 'unary': return x.op === '-' && (x.e.k === 'int' || x.e.k === 'float') ? x : undefined
+    case 'list': case 'tuple': case 'set': { const elts = all(x.elts); return elts && { ...x, elts } }
+    case 'dict': {
+      const items = x.items.map((it) => ('spread' in it ? undefined : all([it.key, it.value])))
+      return items.every((it) => it) ? { ...x, items: items.map((it) => ({ key: it![0]!, value: it![1]! })) } : undefined
+    }
+    case 'call': {
+      if (x.kw.length || !isType(x.fn)) return undefined
+      const args: Expr[] = []
+      for (const a of x.args) {
+        if (isType(a)) { args.push(a); continue }
+        const lv = lambdaValue(scope, a)
+        const t = lv ? template(cx, lv.scope, lv.value) : template(cx, scope, a)
+        if (!t) return undefined
+        args.push(lv ? { k: 'rt', fn: 'ddtemplate', args: [t], loc: a.loc } : t)
+      }
+      return { ...x, args }
+    }
+  }
+  return undefined
+}
+
+/**
+ * `defaultdict(lambda: {"n": 0, "items": []})`: the runtime never calls the program's functions, so a
+ * lambda that only builds a fresh value is evaluated once here and its value copied for each missing key.
+ */
+function factoryTemplate(cx: FnCtx, e: ExprOf<'call'>): Node | undefined {
+  const lv = e.args[0] ? lambdaValue(cx.scope, e.args[0]) : undefined
+  const body = lv && template(cx, lv.scope, lv.value)
+  if (!body) return undefined
+  const t: Expr = { k: 'rt', fn: 'ddtemplate', args: [body], loc: e.args[0]!.loc }
+  return moduleCallNode(cx, 'collections.defaultdict', { ...e, args: [t, ...e.args.slice(1)] })
 }
 
 function lowerDynamic(cx: FnCtx, f: Node, e: ExprOf<'call'>): Node {

@@ -496,6 +496,7 @@ export const MODULE_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = 
     return f(rt, a[1], a[2])
   },
   modconst: (_rt, a) => MODULE_CONSTANTS[a[0] as string],
+  ddtemplate: (_rt, a) => new PyFactoryTemplate(a[0]),
 }
 
 export { PySet, PyRange, PyDictView, isTuple, hashKey }
@@ -504,7 +505,7 @@ export { PySet, PyRange, PyDictView, isTuple, hashKey }
 
 import { PyDict as Dict } from './values.ts'
 import { dictUpdate } from './collections.ts'
-import { PyType as TypeObj } from './values.ts'
+import { PyOpaque, PyType as TypeObj } from './values.ts'
 import { PyBuiltin, PyFunction } from './extended.ts'
 import { keyError } from './items.ts'
 
@@ -546,6 +547,28 @@ export class PyOrderedDict extends Dict {
 
 const keyErrorOf = (key: unknown): unknown => keyError(key)
 
+/**
+ * `defaultdict(lambda: {"n": 0})`: the value of a lambda that only builds a fresh value from literals
+ * and constructors (checked by the lowering), made once; each missing key gets a copy of it.
+ */
+export class PyFactoryTemplate extends PyOpaque {
+  readonly typeName = 'function'
+  constructor(readonly value: unknown) { super() }
+  override repr(): string { return '<function _block.<locals>.<lambda>>' }
+}
+
+function copyTemplate(v: unknown): unknown {
+  if (v instanceof PyDeque) { const d = new PyDeque(); d.maxlen = v.maxlen; for (const x of v) d.push(copyTemplate(x)); return d }
+  if (Array.isArray(v)) { const out = v.map(copyTemplate); return Object.isFrozen(v) ? tuple(out) : out }
+  if (v instanceof PySet) { const s = new PySet(); for (const [h, x] of v.map) s.map.set(h, x); return s }
+  if (v instanceof Dict) {
+    const d = v instanceof PyDefaultDict ? new PyDefaultDict(v.factory) : v instanceof PyCounter ? new PyCounter() : v instanceof PyOrderedDict ? new PyOrderedDict() : new Dict()
+    for (const [h, [k, x]] of v.map) d.map.set(h, [k, copyTemplate(x)])
+    return d
+  }
+  return v
+}
+
 function makeDefault(f: unknown): unknown {
   if (f instanceof TypeObj) {
     switch (f.name) {
@@ -566,7 +589,8 @@ function makeDefault(f: unknown): unknown {
     if (f.name === 'collections.OrderedDict') return new PyOrderedDict()
     if (f.name === 'collections.deque') return new PyDeque()
   }
-  if (f instanceof PyFunction) return typeError('defaultdict here takes a type as its factory (int, list, set, dict, str, float); a function cannot be called from inside d[key]: write defaultdict(int) or use d.setdefault(key, value)')
+  if (f instanceof PyFactoryTemplate) return copyTemplate(f.value)
+  if (f instanceof PyFunction) return typeError('defaultdict here takes a type as its factory (int, list, set, dict, str, float, Counter, ...) or a lambda that builds a value from literals and constructors alone (lambda: {"n": 0, "items": []}); other functions cannot be called from inside d[key]: use d.setdefault(key, value)')
   return typeError('first argument must be callable or None')
 }
 
