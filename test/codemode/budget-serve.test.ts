@@ -106,6 +106,10 @@ describe('a run on one server pays for a child run on another', () => {
     expect(first).toMatchObject({ status: 200, code: 'ran' })
     expect(same.readReceipt(first.receipt).id).toBe(same.verify(token).id)
     expect(await send(token)).toMatchObject({ status: 409, code: 'BUDGET_TOKEN_REPLAYED' })
+    // A spent token whose program is refused still gets its receipt: nothing used.
+    const bad = await fetch(`${B}/v1/runs`, { method: 'POST', headers: { authorization: 'Bearer b-token', 'content-type': 'application/json', 'x-ajs-budget': same.mint({ fuel: 10, exp: Date.now() + 60_000, depth: 1 }).token }, body: JSON.stringify({ source: 'function f( {' }) })
+    expect(bad.status).toBe(422)
+    expect(same.readReceipt(bad.headers.get('x-ajs-budget-receipt'))).toMatchObject({ fuel: 10, used: 0 })
     const short = same.mint({ fuel: 10, exp: Date.now() + 50, depth: 1 }).token
     await Bun.sleep(80)
     expect(await send(short)).toMatchObject({ status: 403, code: 'BUDGET_TOKEN_EXPIRED' })

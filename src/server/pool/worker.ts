@@ -191,7 +191,8 @@ export default async function runTask(task: RunTask): Promise<RunResult> {
   if (task.interrupt && interruptSupported()) options['interrupt'] = task.interrupt
   if (budgetTokens) {
     // Per run: the tokens it mints (settled against its own meter) and its nesting depth.
-    const runOptions = { limits: options['limits'], ...(task.maxHeapBytes !== undefined ? { maxHeapBytes: task.maxHeapBytes } : {}) }
+    // A local sub-run (budgetRun) shares the run's thread: the host's interrupt must stop it too.
+    const runOptions = { limits: options['limits'], ...(task.maxHeapBytes !== undefined ? { maxHeapBytes: task.maxHeapBytes } : {}), ...(options['interrupt'] ? { interrupt: options['interrupt'] } : {}) }
     options['capabilities'] = { ...rt.capabilities, budget: budgetCapability(budgetTokens, { depth: task.budget?.depth ?? 0, runner: rt.vm, runOptions }) }
     if (task.budget?.quotas) options['quotas'] = task.budget.quotas
   }
