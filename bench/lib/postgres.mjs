@@ -1,9 +1,9 @@
-// A throwaway PostgreSQL cluster for benches: `initdb` into a temporary
-// directory, `postgres` on 127.0.0.1 with a free port, stopped and deleted by
-// `stop()`. As root the binaries run as the `postgres` user (initdb refuses
-// root). Durability settings are left at their defaults (fsync on): what is
-// measured is what a deployment pays. The tests' cluster (test/server/postgres.ts)
-// turns fsync off instead, for speed.
+// A throwaway PostgreSQL cluster: `initdb` into a temporary directory,
+// `postgres` on 127.0.0.1 with a free port, stopped and deleted by `stop()`.
+// As root the binaries run as the `postgres` user (initdb refuses root).
+// Benches keep the default durability (fsync on: what is measured is what a
+// deployment pays); tests pass { fsync: false } for speed
+// (test/server/postgres.ts). Plain JavaScript, so the benches run it on Node.
 import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -53,7 +53,7 @@ async function accepts(url) {
   }
 }
 
-/** Start a cluster; resolves to { url, stop() }. */
+/** Start a cluster; resolves to { url, port, stop() }. */
 export async function startPostgres({ fsync = true } = {}) {
   const bin = postgresBinDir()
   if (bin === null) throw new Error('PostgreSQL is not installed (initdb, postgres)')
@@ -65,10 +65,10 @@ export async function startPostgres({ fsync = true } = {}) {
     chownSync(dir, uid, gid)
   }
   chmodSync(dir, 0o700)
-  const init = spawnSync(...command(bin, 'initdb', ['-D', data, '-U', 'ajs', '--auth=trust', '-E', 'UTF8', '--locale=C']), { encoding: 'utf8', cwd: dir })
+  const init = spawnSync(...command(bin, 'initdb', ['-D', data, '-U', 'ajs', '--auth=trust', ...(fsync ? [] : ['--no-sync']), '-E', 'UTF8', '--locale=C']), { encoding: 'utf8', cwd: dir })
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`)
   const port = await freePort()
-  const settings = ['-c', 'max_connections=200', ...(fsync ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off'])]
+  const settings = ['-c', 'max_connections=200', ...(fsync ? [] : ['-F', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'])]
   const child = spawn(...command(bin, 'postgres', ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, ...settings]), { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
   let log = ''
   child.stderr.on('data', (c) => { log += c })
@@ -85,9 +85,11 @@ export async function startPostgres({ fsync = true } = {}) {
   }
   return {
     url,
+    port,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r))
+        // pg_ctl stops the postmaster itself (fast shutdown), whatever runuser does with signals.
         spawnSync(...command(bin, 'pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']), { encoding: 'utf8' })
         await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))])
         if (child.exitCode === null) child.kill('SIGKILL')
