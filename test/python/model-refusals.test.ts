@@ -1,0 +1,58 @@
+/**
+ * What model-style code reaches for that the extended profile documents as refused or limited
+ * (docs/python.md, "Refused" and "Differences from CPython"): each is refused at compile time with
+ * its located code and a hint showing the rewrite, or raises a catchable Python exception whose
+ * message names the rewrite. The corpus (corpus/hand_model.txt) holds the rewritten bodies.
+ */
+import { describe, expect, test } from 'bun:test'
+import { runPythonBlock, transpilePython } from '../../src/python/index.ts'
+import { CODES, type CodeName, TranspileError } from '../../src/diagnostics/index.ts'
+
+/** [what, body, code, line, column, a fragment of the hint] */
+const REFUSED: Array<[string, string, CodeName, number, number, string]> = [
+  ['@property', 'class Rect:\n    def __init__(self, w, h):\n        self.w, self.h = w, h\n\n    @property\n    def area(self):\n        return self.w * self.h\n\nreturn {"a": Rect(2, 3).area}', 'PY_UNSUPPORTED', 5, 4, 'use a plain method (`obj.area()`)'],
+  ['@staticmethod', 'class Money:\n    @staticmethod\n    def fmt(x):\n        return f"${x:,.2f}"\n\nreturn {"s": Money.fmt(3)}', 'PY_UNSUPPORTED', 2, 4, 'a `def` outside the class'],
+  ['__len__', 'class Stack:\n    def __init__(self):\n        self.items = []\n\n    def __len__(self):\n        return len(self.items)\n\nreturn {"n": len(Stack())}', 'PY_UNSUPPORTED', 5, 4, 'write a plain method (`def size(self)`)'],
+  ['*args', 'def total(*amounts):\n    return sum(amounts)\n\nreturn {"t": total(1, 2, 3)}', 'PY_UNSUPPORTED', 1, 10, 'Take a list or dict parameter instead'],
+  ['**kwargs', 'def make(**fields):\n    return dict(fields)\n\nreturn {"r": make(a=1)}', 'PY_UNSUPPORTED', 1, 9, 'Take a list or dict parameter instead'],
+  ['a lambda with *args', 'compose = lambda *fs: None\nreturn {}', 'PY_UNSUPPORTED', 1, 17, 'Take a list or dict parameter instead'],
+  ['operator.itemgetter', 'from operator import itemgetter\nrows = [("b", 2), ("a", 1)]\nreturn {"r": sorted(rows, key=itemgetter(1))}', 'PY_IMPORT', 1, 0, 'the modules a block can import are math, json, re'],
+  ['fractions', 'from fractions import Fraction\nreturn {"f": str(Fraction(1, 3))}', 'PY_IMPORT', 1, 0, 'use the allowed builtins and str/list/dict methods'],
+  ['a misspelled method', 'name = "ada"\nreturn {"n": name.titel()}', 'PY_ATTRIBUTE', 2, 18, 'Did you mean `.title()`?'],
+  ['an exception class outside the list', 'def fetch():\n    raise ConnectionError("refused")\n\nreturn {"r": fetch()}', 'PY_UNKNOWN_NAME', 2, 10, 'Assign it before use'],
+]
+
+describe('model-style code the extended profile refuses, with a located hint', () => {
+  test.each(REFUSED)('%s', (_what, body, name, line, column, hint) => {
+    let err: unknown
+    try {
+      transpilePython(body)
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(TranspileError)
+    const e = err as TranspileError & { line: number; column: number; hint: string }
+    expect({ code: e.code, line: e.line, column: e.column }).toEqual({ code: CODES[name].code, line, column })
+    expect(e.hint).toContain(hint)
+  })
+})
+
+/** [what, body, Python exception class, a fragment of its message] */
+const RAISED: Array<[string, string, string, string]> = [
+  ['a defaultdict factory that reads a variable', 'from collections import defaultdict\nstart = 0\ncounts = defaultdict(lambda: start)\nreturn {}', 'TypeError', 'lambda: {"n": 0, "items": []}'],
+  ['re lookbehind', 'import re\ntext = "Dr. Smith arrived. Was he late? No."\nparts = re.split(r"(?<=[.!?])\\s+", text)\nreturn {"s": parts}', 'ValueError', 'lookbehind is not supported'],
+  ['re backreference', 'import re\ntripled = bool(re.search(r"(.)\\1\\1", "aaab"))\nreturn {"r": tripled}', 'ValueError', 'backreferences are not supported'],
+  ['re.sub with a function', 'import re\ndoubled = re.sub(r"\\d+", lambda m: str(int(m.group()) * 2), "a1b22")\nreturn {"s": doubled}', 'TypeError', 'loop over re.finditer'],
+]
+
+describe('model-style code that raises a catchable exception naming the rewrite', () => {
+  test.each(RAISED)('%s', async (_what, body, pyType, fragment) => {
+    const r = await runPythonBlock(body)
+    expect(r.error?.pythonType).toBe(pyType)
+    expect(r.error?.message).toContain(fragment)
+    // The same body inside try/except (its last line, the return, replaced): the exception is catchable.
+    const inner = body.split('\n').slice(0, -1).map((l) => `    ${l}`).join('\n')
+    const caught = await runPythonBlock(`try:\n${inner}\nexcept ${pyType} as e:\n    return {"caught": type(e).__name__}\nreturn {"caught": None}`)
+    expect(caught.result).toEqual({ caught: pyType })
+  })
+})
