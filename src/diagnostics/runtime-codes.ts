@@ -50,6 +50,7 @@ export const RUNTIME_CODES = {
   VALUE_TOO_LARGE: { message: 'A value crossing the host boundary is too large', hint: 'Return smaller values from capabilities or pass smaller args.' },
   VALUE_NOT_DATA: { message: 'A value crossing the host boundary is not plain data', hint: 'Pass JSON-like data: no functions, cycles or class instances with hidden state.' },
   SOURCE_NOT_SUPPORTED: { message: 'This VM build cannot compile source text', hint: 'Import AgentVM from "ajs-lang" (with the transpiler), or transpile ahead of time with ajsc.' },
+  HELPER_WAITS: { message: 'A function that waits for an atom was called where the answer is needed at once', hint: 'Call atoms outside the function (a generator, a sort key or comparison), and pass their results in.' },
   THROWN: { message: 'Uncaught error thrown by the program', hint: 'Catch it with try/catch, or fix the condition that throws.' },
   INTERNAL: { message: 'Internal VM error', hint: 'This is a bug in ajs-lang; please report it with the program.' },
 } as const satisfies Record<string, RuntimeCodeSpec>

@@ -58,7 +58,8 @@ export type Stmt = { loc: Loc } & (
   | { k: 'assert'; test: Expr; msg: Expr | null }
   | { k: 'del'; targets: Expr[] }
   | { k: 'try'; body: Stmt[]; handlers: Handler[]; orelse: Stmt[]; finalbody: Stmt[] }
-  | { k: 'def'; name: string; params: Param[]; body: Stmt[]; lambda?: boolean; memo?: Expr }
+  /** `gen`: the body yields (a generator function). */
+  | { k: 'def'; name: string; params: Param[]; body: Stmt[]; lambda?: boolean; memo?: Expr; gen?: boolean }
   | { k: 'class'; name: string; bases: Expr[]; items: ClassItem[]; decorators: Expr[] }
   | { k: 'import'; names: ImportName[] }
 )

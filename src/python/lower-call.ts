@@ -115,15 +115,22 @@ export function lowerCall(cx: FnCtx, e: ExprOf<'call'>): Node {
   return builtinCall(cx, e, fn.id)
 }
 
+/** Builtins and builtin-type methods that read their whole argument at once: a generator expression passed to them is a list. */
+const DRAINING_BUILTINS: ReadonlySet<string> = new Set(['sum', 'min', 'max', 'sorted', 'list', 'tuple', 'set', 'frozenset', 'dict'])
+const DRAINING_METHODS: ReadonlySet<string> = new Set(['join', 'extend', 'update', 'union', 'intersection', 'difference', 'symmetric_difference', 'issubset', 'issuperset', 'isdisjoint', 'fromkeys'])
+
 /**
- * Whether a generator expression passed to this callee must stay a one-shot iterator (extended):
- * `next(x for ...)`, `iter(...)` and the program's own functions can tell it from a list, the
- * builtins and methods that consume their argument at once cannot.
+ * Whether a generator expression passed to this callee must stay a generator (extended): every
+ * callee but the builtins and methods that read their argument to its end at once (where a list is
+ * the same and faster) may stop early (`any`, `next`, `islice`, ...) or interleave (`zip`, the
+ * program's own functions).
  */
 function lazyGenArgs(cx: FnCtx, fn: Expr): boolean {
-  if (!cx.L.r.extended || fn.k !== 'name') return false
+  if (!cx.L.r.extended) return false
+  if (fn.k === 'attr') return !DRAINING_METHODS.has(fn.name)
+  if (fn.k !== 'name') return true
   const r = resolve(cx, fn.id)
-  return r.kind === 'def' || r.kind === 'var' || (r.kind === 'builtin' && (fn.id === 'next' || fn.id === 'iter'))
+  return !((r.kind === 'builtin' || r.kind === 'type') && DRAINING_BUILTINS.has(fn.id))
 }
 
 function helperCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {
@@ -327,7 +334,7 @@ function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefi
         fnTemp = cx.temp()
         pre = assign(fnTemp, lowerExpr(cx, f))
       }
-      const items = e.args.length === 2 ? rt('items', [lowerExpr(cx, e.args[1]!)]) : rt('zip', e.args.slice(1).map((a) => lowerExpr(cx, a)), e.loc)
+      const items = rt('items', [e.args.length === 2 ? lowerExpr(cx, e.args[1]!) : rt('zip', e.args.slice(1).map((a) => lowerExpr(cx, a)), e.loc)])
       const lam = fnTemp ? callLambda(cx, id(fnTemp), e.args.length > 2, f) : keyLambda(cx, f)
       const setItems = pre ? rt('last', [pre, assign(t, items)]) : assign(t, items)
       if (name === 'filter') return rt('filterby', [setItems, lam ? mapNode(id(t), lam) : id(t)], e.loc)

@@ -58,6 +58,8 @@ export function resolve(cx: FnCtx, name: string): Resolved {
   }
   if (cx.L.lambdaParams(cx.scope).has(name)) return { kind: 'var', vm: mangle(name) }
   if (BUILTIN_TYPES.has(name) || EXCEPTION_NAMES.has(name)) return { kind: 'type', name }
+  // What `close()` raises in a generator (extended: only generators close).
+  if (name === 'GeneratorExit' && cx.L.r.extended) return { kind: 'type', name }
   if (BUILTIN_FUNCTIONS.has(name) || (cx.L.r.extended && EXTENDED_FUNCTIONS.has(name))) return { kind: 'builtin', name }
   return { kind: 'unknown' }
 }
@@ -136,8 +138,8 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
     case 'slice': throw cx.L.r.error('PY_UNSUPPORTED', { name: 'A slice outside `[...]`', fix: 'Write the slice inside brackets: `xs[a:b]`.' }, e.loc)
     case 'comp':
       if (e.kind === 'gen' && !cx.L.genAllowed.has(e)) {
-        // Evaluated at once (see docs/python.md), then consumed as an iterator.
-        if (cx.L.r.extended) return rt('gen', [cx.L.comprehension(cx, e), lit('generator')])
+        // A generator, read lazily (lower-generator.ts).
+        if (cx.L.r.extended) return cx.L.genexp(cx, e)
         throw cx.L.r.extendedOnly('A generator expression outside a call', 'Use a list comprehension `[... for ...]`, or pass the generator straight to sum/min/max/sorted/list/tuple/set/dict/str.join.', e.loc)
       }
       return cx.L.comprehension(cx, e)

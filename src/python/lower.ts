@@ -12,6 +12,7 @@ import { hiddenName, mangle, targetNames, type Analysis, type DefInfo, type FnSc
 import type { Refuser } from './refuse.ts'
 import type { ClassInfo } from './classes.ts'
 import type { PythonExternal } from './lower-external.ts'
+import { generatorFunction } from './lower-generator.ts'
 import { addClassHelpers, augAttrSteps, classDispatchSteps, delAttrSteps, setAttrSteps } from './lower-class.ts'
 
 export interface LowerOptions {
@@ -156,19 +157,36 @@ export class Lowerer {
     for (const p of st.params) inner.definite.add(p.name)
     const body = this.statements(inner, st.body)
     const params = [...st.params.map((p) => mangle(p.name)), ...hiddenParams(info.scope).map(([h]) => h)]
-    this.functions[info.helper] = { params, steps: [this.declarations(inner, new Set(st.params.map((p) => p.name))), ...body] }
+    const declarations = this.declarations(inner, new Set(st.params.map((p) => p.name)))
+    if (st.gen) {
+      this.generator(info.helper, this.qualname(info), params, declarations, body)
+      return out
+    }
+    this.functions[info.helper] = { params, steps: [declarations, ...body] }
     return out
   }
 
   /** A comprehension: a helper whose first parameter is the outermost iterable (evaluated by the caller, as in Python). */
   comprehension(cx: FnCtx, e: ExprOf<'comp'>): Node {
-    const scope = this.a.scopeOf.get(e)!
-    const helper = `comp$${scope.id}`
-    const inner = new FnCtx(this, scope, false)
-    for (const g of e.gens) for (const n of targetNames(g.target)) inner.definite.add(n)
     const acc = '$acc'
     const init = e.kind === 'dict' ? rt('dict', [arr([])]) : e.kind === 'set' ? rt('setb', []) : arr([])
-    let innermost: Step[] = [exprStep(this.addToAccumulator(inner, e, acc), e.elt.loc)]
+    return this.comprehensionHelper(cx, e, `comp$${this.a.scopeOf.get(e)!.id}`, (inner) => [exprStep(this.addToAccumulator(inner, e, acc), e.elt.loc)], (loops) => [setVar(acc, init), ...loops, step('return', { value: id(acc) })])
+  }
+
+  /**
+   * A generator expression read lazily (extended): a generator function of its own (lower-generator.ts),
+   * called at once with the outermost iterable, as CPython evaluates it.
+   */
+  genexp(cx: FnCtx, e: ExprOf<'comp'>): Node {
+    const helper = `genexp$${this.a.scopeOf.get(e)!.id}`
+    return this.comprehensionHelper(cx, e, helper, (inner) => [exprStep(rt('yield', [lowerExpr(inner, e.elt)]), e.elt.loc)], (loops) => loops, true)
+  }
+
+  private comprehensionHelper(cx: FnCtx, e: ExprOf<'comp'>, helper: string, element: (inner: FnCtx) => Step[], wrap: (loops: Step[]) => Step[], lazy = false): Node {
+    const scope = this.a.scopeOf.get(e)!
+    const inner = new FnCtx(this, scope, false)
+    for (const g of e.gens) for (const n of targetNames(g.target)) inner.definite.add(n)
+    let innermost: Step[] = element(inner)
     for (let i = e.gens.length - 1; i >= 0; i--) {
       const g = e.gens[i]!
       let body = innermost
@@ -178,10 +196,21 @@ export class Lowerer {
     }
     const lambdaParams = [...this.lambdaParams(scope)].map(mangle)
     const params = ['$iter', ...hiddenParams(scope).map(([h]) => h), ...lambdaParams]
-    const steps = [setVar(acc, init), ...innermost, step('return', { value: id(acc) })]
-    this.functions[helper] = { params, steps: [this.declarations(inner, new Set()), ...steps] }
-    const first = lowerExpr(cx, e.gens[0]!.iter)
+    const declarations = this.declarations(inner, new Set())
+    if (lazy) this.generator(helper, '<genexpr>', params, declarations, innermost)
+    else this.functions[helper] = { params, steps: [declarations, ...wrap(innermost)] }
+    // The outermost iterable is iterated at once for a generator (`iter()`: a TypeError shows here).
+    const first = lazy ? rt('iter', [lowerExpr(cx, e.gens[0]!.iter)], e.gens[0]!.iter.loc) : lowerExpr(cx, e.gens[0]!.iter)
     return call(helper, [first, ...this.hiddenArgs(cx, scope), ...lambdaParams.map((p) => id(p))], e.loc)
+  }
+
+  /** A generator function's helpers (lower-generator.ts): the function, its resumable body and its eager twin. */
+  private generator(helper: string, qualname: string, params: string[], declarations: Step, body: Step[]): void {
+    const locals = Object.keys((declarations as unknown as { vars: Record<string, unknown> }).vars)
+    const g = generatorFunction(this.r, helper, qualname, params, locals, body)
+    this.functions[helper] = { params, steps: g.entry }
+    this.functions[`${helper}$resume`] = g.resume
+    this.functions[`${helper}$eager`] = g.eager
   }
 
   private addToAccumulator(cx: FnCtx, e: ExprOf<'comp'>, acc: string): Node {
@@ -355,7 +384,21 @@ export class Lowerer {
   private forStatement(cx: FnCtx, st: StmtOf<'for'>): Step[] {
     const fast = this.rangeLoop(cx, st)
     if (fast) return fast
+    if (this.freshGenerator(cx, st.iter)) {
+      // `for x in gen():` the loop holds the only reference, so when it ends early (break, return,
+      // raise) the generator is closed there, as CPython's reference counting does: its `finally` runs.
+      const t = cx.temp()
+      const loop = this.loop(cx, st.orelse, st.loc, (body) => this.forEach(cx, st.target, id(t), body(st.body, targetNames(st.target)), st.loc))
+      return [setVar(t, rt('iter', [lowerExpr(cx, st.iter)], st.iter.loc), st.loc), step('try', { try: loop, finally: [exprStep(rt('gclose', [id(t)]))] }, st.loc)]
+    }
     return this.loop(cx, st.orelse, st.loc, (body) => this.forEach(cx, st.target, rt('iter', [lowerExpr(cx, st.iter)], st.iter.loc), body(st.body, targetNames(st.target)), st.loc))
+  }
+
+  /** A call of one of the program's generator functions (its result is referenced nowhere else). */
+  private freshGenerator(cx: FnCtx, e: Expr): boolean {
+    if (e.k !== 'call' || e.fn.k !== 'name') return false
+    const r = resolve(cx, e.fn.id)
+    return r.kind === 'def' && cx.scope.findDef(e.fn.id)?.node.gen === true
   }
 
   /** `for i in range(a, b[, c])` with a literal step: a counting loop, no list. */

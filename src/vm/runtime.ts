@@ -25,6 +25,24 @@ export class Frame {
   ) {}
 }
 
+/** A compiled program's helpers as library functions call them back (Run.callHelper). */
+export interface ProgramHelpers {
+  call(rt: Run, name: string, args: unknown[], keep?: HelperFrame): unknown
+  waits(name: string): boolean
+}
+
+/** A helper's variables kept by a library between calls (Run.callHelper's `keep`); the VM fills `slots`. */
+export interface HelperFrame { slots?: unknown[] }
+
+/**
+ * What a library hands to `forOf` to be iterated lazily (a Python generator): the loop calls
+ * `[PULL]()` before each iteration and ends when it returns `PULL_DONE`. Registered symbols, so a
+ * library bundled apart from the VM (its own copy of this module) still meets the same ones.
+ */
+export const PULL: unique symbol = Symbol.for('ajs-lang.pull') as never
+export const PULL_DONE: unique symbol = Symbol.for('ajs-lang.pullDone') as never
+export interface PullSource { [PULL](): unknown }
+
 /** Step completion codes. */
 export const NORMAL = 0
 export const BREAK = 1
@@ -148,6 +166,8 @@ export class Run {
   private readonly meter: Run | null
   /** Units taken from `meter` so far. */
   private leased = 0
+  /** The running program's helpers, for library functions that call back into it (set when the program starts). */
+  program: ProgramHelpers | null = null
 
   constructor(readonly config: RunConfig) {
     // -0 first: the field starts with a Double representation, so Smi budgets
@@ -161,6 +181,25 @@ export class Run {
     this.trace = config.trace ? [] : null
     this.maxHeapBytes = config.maxHeapBytes
     this.maxStringLength = Math.floor(config.maxHeapBytes / 2)
+  }
+
+  /**
+   * Call the helper function `name` of the running program with `args` and return its value, at
+   * once: how a library function calls back into the program (a Python generator's next step). It
+   * is metered, depth-counted and located like any call. A helper that may wait for an atom cannot
+   * be called this way (`HELPER_WAITS`; ask `helperWaits` first). With `keep` (the same object on
+   * every call), the helper's variables live on between calls: the first call binds `args`, each
+   * later one runs the helper's body again on the variables as the last one left them (how a Python
+   * generator resumes: its body decides where to go on from).
+   */
+  callHelper(name: string, args: unknown[], keep?: HelperFrame): unknown {
+    if (!this.program) throw vmError('UNKNOWN_FUNCTION', `Unknown function "${name}": no program is running`)
+    return this.program.call(this, name, args, keep)
+  }
+
+  /** Whether the helper `name` of the running program may wait for an atom (then callHelper refuses it). */
+  helperWaits(name: string): boolean {
+    return this.program?.waits(name) ?? false
   }
 
   get fuelUsedUnits(): number {

@@ -53,6 +53,18 @@ return {"notes": notes, "words": sum(len(n["text"].split()) for n in notes)}
   expect(result).toEqual({ notes: [{ text: 'Summarize cats in brief' }, { text: 'Summarize dogs in brief' }], words: 8 })
 })
 
+test('a generator whose body calls agent() runs through at its call (the runtime cannot wait): the same items', async () => {
+  const src = `
+def drafts(topics):
+    for t in topics:
+        yield agent(f"Draft {t}")["text"]
+
+return {"drafts": [d.upper() for d in drafts(args["topics"])], "first": next(drafts(["x"]))}
+`
+  const { result } = await drive(startWorkflow(compileWorkflow(src, { sourceName: 'gen.py' }), { args: { topics: ['a', 'b'] } }), (r) => (r.type === 'agent' ? { Ok: { text: r.prompt } } : 'OkUndefined'))
+  expect(result).toEqual({ drafts: ['DRAFT A', 'DRAFT B'], first: 'Draft x' })
+})
+
 test('a Python workflow refuses a wrong call of a workflow function with a located error', () => {
   expect(() => compileWorkflow('agent()\nreturn {}', { sourceName: 'bad.py' })).toThrow(/missing required argument 'prompt'/)
   expect(() => compileWorkflow('x = 1\nlookup(3)', { sourceName: 'bad.py' })).toThrow(expect.objectContaining({ code: 'AJS7006', line: 2 }))

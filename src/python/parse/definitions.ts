@@ -1,5 +1,5 @@
 /**
- * Definitions to the tree: `def` (an eager generator when its body yields),
+ * Definitions to the tree: `def` (a generator when its body yields: lower-generator.ts),
  * `class` with its members, and decorators.
  */
 import type { SyntaxNode } from '@lezer/common'
@@ -92,35 +92,15 @@ export abstract class DefinitionParser extends PatternParser {
     const params = this.params(kids(plist).filter((x) => x.name !== '(' && x.name !== ')'), plist)
     this.yields.push(false)
     let body: Stmt[]
+    let gen = false
     try {
       body = this.body(c.find((x) => x.name === 'Body'))
     } finally {
-      if (this.yields.pop()) body = generatorBody(body!, loc)
+      gen = this.yields.pop()!
     }
-    return { k: 'def', name, params, body: body!, loc }
+    return gen ? { k: 'def', name, params, body: body!, loc, gen } : { k: 'def', name, params, body: body!, loc }
   }
 }
 
 /** The dunder methods a guest class may define (the runtime or the lowering calls them). */
 export const CLASS_DUNDERS: ReadonlySet<string> = new Set(['__init__', '__repr__', '__str__', '__eq__', '__lt__', '__le__', '__gt__', '__ge__', '__post_init__', '__enter__', '__exit__'])
-
-
-/** The hidden local an eager generator collects its items in (Python names never contain `$`). */
-export const GEN_ITEMS = 'gen$items'
-
-/**
- * A generator function, eagerly: its items are appended to a hidden list as the body runs to its end
- * (or to a `return`), and the call returns them as a one-shot iterator named `generator`.
- */
-function generatorBody(body: Stmt[], loc: Loc): Stmt[] {
-  const done = (at: Loc): Stmt => ({ k: 'return', value: { k: 'rt', fn: 'gen', args: [{ k: 'name', id: GEN_ITEMS, loc: at }, { k: 'const', v: 'generator', loc: at }], loc: at }, loc: at })
-  const walk = (xs: Stmt[]): Stmt[] => xs.flatMap((s): Stmt[] => {
-    switch (s.k) {
-      case 'return': return s.value ? [{ k: 'expr', e: s.value, loc: s.loc }, done(s.loc)] : [done(s.loc)]
-      case 'if': case 'while': case 'for': return [{ ...s, body: walk(s.body), orelse: walk(s.orelse) }]
-      case 'try': return [{ ...s, body: walk(s.body), orelse: walk(s.orelse), finalbody: walk(s.finalbody), handlers: s.handlers.map((h) => ({ ...h, body: walk(h.body) })) }]
-      default: return [s]
-    }
-  })
-  return [{ k: 'assign', targets: [{ k: 'name', id: GEN_ITEMS, loc }], value: { k: 'list', elts: [], loc }, loc }, ...walk(body), done(loc)]
-}

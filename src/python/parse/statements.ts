@@ -6,7 +6,7 @@ import type { SyntaxNode } from '@lezer/common'
 import type { Expr, Handler, ImportName, Loc, Stmt } from '../ir.ts'
 import { CONTRACT_IMPORT_FIX, FORBIDDEN_NAMES } from '../refuse.ts'
 import { MODULES } from '../modules.ts'
-import { DefinitionParser, GEN_ITEMS } from './definitions.ts'
+import { DefinitionParser } from './definitions.ts'
 import { kids } from './lezer.ts'
 
 export abstract class StatementParser extends DefinitionParser {
@@ -119,8 +119,8 @@ export abstract class StatementParser extends DefinitionParser {
         const from = c[1]?.name === 'from'
         const rest = c.slice(from ? 2 : 1)
         const value: Expr = rest.length ? this.exprList(rest, n) : { k: 'const', v: null, loc }
-        const sink: Expr = { k: 'name', id: GEN_ITEMS, loc }
-        out.push({ k: 'expr', e: { k: 'call', fn: { k: 'attr', obj: sink, name: from ? 'extend' : 'append', loc }, args: [value], kw: [] , loc }, loc })
+        // A yield point, as a statement of its own: the generator's lowering (lower-generator.ts) suspends there.
+        out.push({ k: 'expr', e: { k: 'rt', fn: from ? 'yieldfrom' : 'yield', args: [value], loc }, loc })
         return
       }
       case 'PrintStatement': return this.refuse('PY_FORBIDDEN', { name: 'print', fix: FORBIDDEN_NAMES.print! }, n)

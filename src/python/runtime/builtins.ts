@@ -4,7 +4,8 @@
  * set sorted str sum tuple zip). Key functions arrive as precomputed key
  * lists (the frontend maps the guest's `key=` over the items on the VM).
  */
-import { PyDict, PyDictView, PyException, PyFloat, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
+import { anyIterator, lazyEnumerate, lazyZip } from './generators.ts'
+import { PyDict, PyDictView, PyException, PyFloat, PyIter, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { compare, iterate, len, lt, repr, str, toArray, truth } from './core.ts'
 import { MAX_STR_DIGITS, floatOf, intOf, isFloatValue, isIntValue, negate, roundHalfEven, roundInt, strToIntLimit, truncFloat } from './numbers.ts'
@@ -131,16 +132,18 @@ export function range(a: unknown, b?: unknown, c?: unknown): PyRange {
   return new PyRange(n(a), n(b), step)
 }
 
-export function enumerate(rt: PyRun, it: unknown, start: unknown = 0): unknown[] {
+export function enumerate(rt: PyRun, it: unknown, start: unknown = 0): unknown[] | PyIter {
+  if (!isIntValue(start)) typeError(`'${typeName(start)}' object cannot be interpreted as an integer`)
+  if (it instanceof PyIter) return lazyEnumerate(rt, it, intOf(start))
   const items = iterate(it, rt)
   rt.chargeSlots(items.length * 3)
-  if (!isIntValue(start)) typeError(`'${typeName(start)}' object cannot be interpreted as an integer`)
   const s = intOf(start)
   return items.map((x, i) => tuple([typeof s === 'number' && Number.isSafeInteger(s + i) ? s + i : mkInt(BigInt(s) + BigInt(i)), x]))
 }
 
-export function zip(rt: PyRun, its: unknown[], strict = false): unknown[] {
+export function zip(rt: PyRun, its: unknown[], strict = false): unknown[] | PyIter {
   if (its.length === 0) return []
+  if (!strict && anyIterator(its)) return lazyZip(rt, its)
   const lists = its.map((x) => iterate(x, rt))
   const n = Math.min(...lists.map((l) => l.length))
   if (strict && lists.some((l) => l.length !== n)) zipMismatch(lists, n)

@@ -4,12 +4,13 @@
  * host or the object model: a function value is a number naming one of the program's own helpers
  * (the program's `$call` dispatcher calls it), a builtin or a method of a value.
  */
+import { PyGen } from './generators.ts'
 import { makeNamedTuple, namedTupleAttr } from './namedtuple.ts'
 import { PyPartial, partialCall } from './partial.ts'
 import { timeAttr } from './datetime.ts'
 import { PyNamedTupleType } from './values.ts'
 import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
-import { raise, typeError, valueError, exceptionMessage } from './errors.ts'
+import { PyRaise, raise, typeError, valueError, exceptionMessage } from './errors.ts'
 import { iterate, len, repr, str, truth, hashKey } from './core.ts'
 import { convert, format } from './format.ts'
 import { callMethod, METHOD_NAMES } from './methods.ts'
@@ -185,6 +186,11 @@ export function callNative(rt: PyRun, f: unknown, a: unknown[], kw: PyDict | nul
 }
 
 export function anyAll(rt: PyRun, it: unknown, any: boolean): boolean {
+  // An iterator (a generator) is read only until the answer is known, as in CPython.
+  if (it instanceof PyIter) {
+    for (let x = it.step(); x !== undefined; x = it.step()) if (truth(x) === any) return any
+    return !any
+  }
   for (const x of iterate(it, rt)) if (truth(x) === any) return any
   return !any
 }
@@ -310,9 +316,12 @@ export function iter(rt: PyRun, x: unknown): PyIter {
 
 export function next(it: unknown, hasDefault: boolean, dflt: unknown): unknown {
   if (!(it instanceof PyIter)) return typeError(`'${typeName(it)}' object is not an iterator`)
-  if (it.i < it.items.length) return it.items[it.i++]
+  const v = it.step()
+  if (v !== undefined) return v
   if (hasDefault) return dflt
-  return raise('StopIteration', '')
+  // StopIteration carries what a generator returned (`return 5`: StopIteration(5)).
+  const ret = it instanceof PyGen ? it.takeReturn() : null
+  throw new PyRaise(new PyException(typeByName('StopIteration')!, ret === null ? [] : [ret], ret === null ? '' : str(ret)), '')
 }
 
 export function print(rt: PyRun, a: unknown[], kw: PyDict | null): null {

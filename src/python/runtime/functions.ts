@@ -4,7 +4,7 @@
  * functions never collide). Pass it as `new AgentVM(atoms, { functions })`.
  */
 import type { GuestFunction } from '../../vm/compile/compiler.ts'
-import { PyDeque, PyDict, PyOpaque, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { PyDeque, PyDict, PyIter, PyOpaque, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, exceptionMessage, raise, typeError, valueError } from './errors.ts'
 import { contains, eq, ge, gt, hashKey, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
 import { BINARY, add, floordiv, inplace, mod, mul, power, sub, truediv } from './ops.ts'
@@ -17,6 +17,7 @@ import * as B from './builtins.ts'
 import { bindArgs, checkResult, dumps, fromJson, toData } from './json.ts'
 import type { PyRun } from './fuel.ts'
 import { EXTENDED_RUNTIME } from './extended.ts'
+import { GENERATOR_RUNTIME } from './generators.ts'
 import { CLASS_RUNTIME, unwrapTexts } from './classes.ts'
 import { MODULE_RUNTIME, PyOrderedDict, collectionMethod } from './modules.ts'
 import { ex } from './fused.ts'
@@ -132,7 +133,8 @@ const raw: Record<string, Fn> = {
   setslice: (rt, a) => { setSlice(rt, a[1], a[2], a[3], a[4], a[0], iterate(a[0], rt).slice()); return null },
   delslice: (_rt, a) => { delSlice(a[0], a[1], a[2], a[3]); return null },
   // iteration
-  iter: (rt, a) => iterate(a[0], rt),
+  // A `for` loop's items: an iterator (a generator) is pulled one item at a time by the loop itself.
+  iter: (rt, a) => (a[0] instanceof PyIter ? a[0] : iterate(a[0], rt)),
   items: (rt, a) => toArray(a[0], rt),
   unpack: (rt, a) => unpack(rt, a[0], a[1]),
   unpackstar: (rt, a) => unpackStar(rt, a[0], a[1], a[2]),
@@ -204,6 +206,7 @@ const raw: Record<string, Fn> = {
   fromdata: (rt, a) => fromJson(rt, a[0]),
   // the extended profile (functions as values, more builtins)
   ...EXTENDED_RUNTIME,
+  ...GENERATOR_RUNTIME,
   ...CLASS_RUNTIME,
   ...MODULE_RUNTIME,
   ex,

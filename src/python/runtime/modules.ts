@@ -3,7 +3,8 @@
  * `math`, `json`, `string`, `itertools` and `collections`, each what CPython 3.11 computes for
  * the accepted arguments. Called as `py$modcall('math.sqrt', args, kw)`, or as values (`map(math.sqrt, xs)`).
  */
-import { PyDeque, PyDict, PyFloat, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { lazyIslice } from './generators.ts'
+import { PyDeque, PyDict, PyFloat, PyIter, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { hashKey, iterate, lt } from './core.ts'
 import { floatOf, intOf, isIntValue, isNumber, decimalText } from './numbers.ts'
@@ -430,7 +431,7 @@ const ITER: Record<string, ModFn> = {
   },
   islice: (rt, a, kw) => {
     noKw('islice', kw); arity('islice', a, 2, 4)
-    const items = iterate(a[0], rt)
+    const items = a[0] instanceof PyIter ? [] : iterate(a[0], rt)
     const num = (x: unknown, what: string): number | null => {
       if (x === null || x === undefined) return null
       if (!isIntValue(x) || intOf(x) < 0) valueError(`${what} argument for islice() must be None or an integer: 0 <= x <= sys.maxsize.`)
@@ -440,6 +441,7 @@ const ITER: Record<string, ModFn> = {
     if (a.length === 2) stop = num(a[1], 'Stop')
     else { start = num(a[1], 'Indices') ?? 0; stop = num(a[2], 'Stop'); step = a.length > 3 ? num(a[3], 'Step') ?? 1 : 1 }
     if (step === 0) valueError('Step for islice() must be a positive integer or None.')
+    if (a[0] instanceof PyIter) return lazyIslice(rt, a[0], start, stop, step)
     const out: unknown[] = []
     for (let i = start; i < (stop === null ? items.length : Math.min(stop, items.length)); i += step) out.push(items[i])
     rt.chargeSlots(out.length)

@@ -11,6 +11,7 @@
  * - `list`: a JS array; `tuple`: a frozen JS array;
  * - `dict`, `set`, `range`, dict views, exceptions and type objects: the classes below.
  */
+import { PULL, PULL_DONE, type PullSource } from '../../vm/runtime.ts'
 
 /** An integral float (`3.0`, `-0.0`, `1e300`): boxed so it does not read as an int. */
 export class PyFloat {
@@ -74,6 +75,8 @@ export const EXCEPTION_TREE: ReadonlyArray<readonly [string, string | null]> = [
 for (const [name, base] of EXCEPTION_TREE) defType(name, base ?? 'object')
 // json's own exception class: reached as json.JSONDecodeError, not a builtin name.
 defType('JSONDecodeError', 'ValueError')
+// What `close()` raises inside a generator (runtime/generators.ts); a name of the extended profile only.
+defType('GeneratorExit', 'BaseException')
 
 /** A type object by name (builtin types and exception classes). */
 export const typeByName = (name: string): PyType | undefined => types.get(name)
@@ -143,17 +146,29 @@ export abstract class PyOpaque {
   }
 }
 
-/** A one-shot iterator over items (`iter(x)`, `map`, `filter`, a generator expression). */
-export class PyIter extends PyOpaque {
+/**
+ * A one-shot iterator over items (`iter(x)`, `map`, `filter`): one item per `step()`. A `for` loop
+ * pulls its items one at a time (`PULL`), so a loop left by `break` leaves the rest. A generator
+ * (runtime/generators.ts) is one whose items are made by the program as they are asked for.
+ */
+export class PyIter extends PyOpaque implements PullSource {
   i = 0
   constructor(readonly items: readonly unknown[], readonly typeName: string) {
     super()
+  }
+  /** The next item, or undefined when there is none (what `next()` turns into StopIteration). */
+  step(): unknown {
+    return this.i < this.items.length ? this.items[this.i++] : undefined
   }
   /** The items not consumed yet; consumes them. */
   rest(): unknown[] {
     const out = this.items.slice(this.i)
     this.i = this.items.length
     return out
+  }
+  [PULL](): unknown {
+    const v = this.step()
+    return v === undefined ? PULL_DONE : v
   }
 }
 

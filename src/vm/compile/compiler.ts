@@ -5,7 +5,7 @@
  */
 import type { AjsProgram, FunctionDef, Loc, Step } from '../../ast/types.ts'
 import { VmError, vmError } from '../errors.ts'
-import { Frame, RETURN, NORMAL, isPromise, type Run, type Completion } from '../runtime.ts'
+import { Frame, RETURN, NORMAL, isPromise, type Run, type Completion, type HelperFrame, type ProgramHelpers } from '../runtime.ts'
 import { FnCtx, Scope, compileError, type CExpr, type CStep } from './context.ts'
 import { EXPR_COMPILERS } from './expressions.ts'
 import { compilePattern, type CPattern, type PatternKind } from './patterns.ts'
@@ -30,6 +30,8 @@ export interface CStepInfo {
 
 export interface HelperRef {
   invoke: (f: Frame, args: unknown[]) => unknown
+  /** A synchronous call on a frame the caller keeps between calls (see Run.callHelper). */
+  kept: (rt: Run, args: unknown[], keep: HelperFrame) => unknown
   /**
    * A call whose arguments are plain expressions (no spread): each argument is evaluated straight
    * into the callee's new slots, no argument array (same order, same fuel as `invoke`).
@@ -226,9 +228,31 @@ export class Compiler {
       rt.leave()
       return r
     }
+    // A frame the caller keeps (Run.callHelper's `keep`): the first call binds the arguments; later
+    // calls run the body again on the variables as the last call left them.
+    const kept = (rt: Run, args: unknown[], keep: HelperFrame): unknown => {
+      if (keep.slots === undefined) {
+        keep.slots = freshSlots(st.slots ??= newSlots(st.ctx.nslots))
+        rt.enter()
+        try {
+          return st.body!(new Frame(keep.slots, rt), args)
+        } finally {
+          rt.leave()
+        }
+      }
+      if (st.run === null) throw vmError('AST_INVALID', 'A helper called with a kept frame must take plain named parameters')
+      rt.enter()
+      try {
+        const frame = new Frame(keep.slots, rt)
+        return st.run(frame) === RETURN ? frame.ret : undefined
+      } finally {
+        rt.leave()
+      }
+    }
     return {
       async: st.async,
       invoke,
+      kept,
       direct: (argFns) => {
         const m = argFns.length
         return (f) => {
@@ -321,6 +345,28 @@ export class Compiler {
     }
   }
 
+  /**
+   * The helpers as library functions call them back (Run.callHelper): compiled on first call, in
+   * their variant that never pauses (the library function waits for the answer).
+   */
+  private programHelpers(): ProgramHelpers {
+    const host = new FnCtx('<library>').root
+    const refs = new Map<string, HelperRef>()
+    return {
+      waits: (name) => this.asyncHelpers.has(name),
+      call: (rt, name, args, keep) => {
+        let ref = refs.get(name)
+        if (!ref) {
+          ref = this.helper(name, host)
+          if (!ref) throw vmError('UNKNOWN_FUNCTION', `Unknown function "${name}"`)
+          refs.set(name, ref)
+        }
+        if (ref.async) throw vmError('HELPER_WAITS', `The function "${name}" may wait for an atom; it cannot be called where its answer is needed at once`)
+        return keep ? ref.kept(rt, args, keep) : ref.invoke(new Frame(NO_SLOTS, rt), args)
+      },
+    }
+  }
+
   compileProgram(): CompiledProgram {
     const ctx = new FnCtx('<entry>')
     ctx.suspendable = true
@@ -330,9 +376,11 @@ export class Compiler {
     const run = body.run
     const finish = (f: Frame, code: Completion) => (code === RETURN ? f.ret : undefined)
     let template: unknown[] | undefined
+    const helpers = this.programHelpers()
     return {
       nslots: ctx.nslots,
       run: (rt, args) => {
+        rt.program = helpers
         const f = new Frame(freshSlots(template ??= newSlots(ctx.nslots)), rt)
         const go = () => {
           const code = run(f)
@@ -374,6 +422,8 @@ function locateCall(ce: CExpr, loc: Loc, file: string | undefined): CExpr['fn'] 
     }
   }
 }
+
+const NO_SLOTS: unknown[] = []
 
 /**
  * Slot arrays all start as HOLEY_ELEMENTS (filled with undefined), so every

@@ -15,7 +15,7 @@ import type { IdentExpr, MemberExpr, Pattern, Step, StepOf } from '../../ast/typ
 import { ITERATION_COST, STEP_COST } from '../fuel.ts'
 import { vmError } from '../errors.ts'
 import { ownKeys } from '../guards.ts'
-import { BREAK, CONTINUE, NORMAL, isPromise, type Completion, type Frame } from '../runtime.ts'
+import { BREAK, CONTINUE, NORMAL, PULL, PULL_DONE, isPromise, type Completion, type Frame, type PullSource } from '../runtime.ts'
 import type { CExpr, CStep, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { CStepInfo, Compiler } from './compiler.ts'
@@ -239,7 +239,8 @@ function forLoop(c: Compiler, step: StepOf<'for'>, scope: Scope): CStepInfo {
 }
 
 /** State of one for...of / for...in: a key snapshot or live array by index, or a string read in place. */
-interface Iteration { items: unknown[] | null; text: string | null; i: number }
+/** What a loop walks: an array by index, a string in place, or a library's lazy source (`PULL`). */
+interface Iteration { items: unknown[] | null; text: string | null; i: number; pull?: PullSource }
 
 function items(f: Frame, v: unknown, mode: 'of' | 'in'): unknown[] {
   if (mode === 'in') {
@@ -251,6 +252,8 @@ function items(f: Frame, v: unknown, mode: 'of' | 'in'): unknown[] {
   if (Array.isArray(v)) return v
   throw vmError('TYPE_ERROR', `${v === null ? 'null' : typeof v} is not iterable`)
 }
+
+const isPullSource = (x: unknown): x is PullSource => typeof x === 'object' && x !== null && typeof (x as Partial<PullSource>)[PULL] === 'function'
 
 /** for...of / for...in: iterate a snapshot of keys or a live array by index. */
 function iterate(c: Compiler, step: StepOf<'forOf'> | StepOf<'forIn'>, scope: Scope, mode: 'of' | 'in'): CStepInfo {
@@ -267,7 +270,10 @@ function iterate(c: Compiler, step: StepOf<'forOf'> | StepOf<'forIn'>, scope: Sc
   const next = (f: Frame) => {
     const st = f.s[hidden] as Iteration
     let v: unknown
-    if (st.text === null) {
+    if (st.pull !== undefined) {
+      v = st.pull[PULL]()
+      if (v === PULL_DONE) return false
+    } else if (st.text === null) {
       if (st.i >= st.items!.length) return false
       v = st.items![st.i++]
     } else {
@@ -289,7 +295,8 @@ function iterate(c: Compiler, step: StepOf<'forOf'> | StepOf<'forIn'>, scope: Sc
     update: null, updateCost: 0, bodyFirst: false, yieldable: c.canSuspend(inner),
   })
   const go = (f: Frame, x: unknown) => {
-    f.s[hidden] = typeof x === 'string' ? { items: null, text: x, i: 0 } : { items: items(f, x, mode), text: null, i: 0 }
+    f.s[hidden] = typeof x === 'string' ? { items: null, text: x, i: 0 }
+      : mode === 'of' && isPullSource(x) ? { items: null, text: null, i: 0, pull: x } : { items: items(f, x, mode), text: null, i: 0 }
     return loop(f)
   }
   const run: CStep = (f) => {

@@ -1,0 +1,225 @@
+/**
+ * Generators (extended profile), lazily as CPython's: a call of a generator function makes a
+ * `PyGen` holding the function's saved variables, and each item is made when it is asked for
+ * (`next`, a `for` loop, `zip`, `islice`, `any`, ...) by calling the function's resume helper
+ * (lower-generator.ts) back through the run (`Run.callHelper`): it runs the body from the last
+ * `yield` to the next one, metered as any call. The runtime calls only that helper, never other
+ * code of the program.
+ */
+import type { HelperFrame, Run } from '../../vm/runtime.ts'
+import { PyException, PyIter, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { PyRaise, raise } from './errors.ts'
+import { iterate } from './core.ts'
+import type { PyRun } from './fuel.ts'
+
+type Fn = (rt: PyRun, a: any[]) => unknown
+type GenRun = Pick<Run, 'callHelper' | 'helperWaits' | 'chargeSlots'>
+
+const GENERATOR_EXIT = typeByName('GeneratorExit')!
+
+/** The Python exception a failure carries (a runtime raise or a guest `raise`), if any. */
+function pythonOf(e: unknown): PyException | undefined {
+  const v = (e as { value?: unknown } | null)?.value
+  return v instanceof PyException ? v : undefined
+}
+
+const isA = (x: PyException | undefined, name: string): boolean => x !== undefined && x.type.isSubclassOf(typeByName(name)!)
+
+export class PyGen extends PyIter {
+  /** The yield point it is suspended at (0: not started). */
+  pc = 0
+  done = false
+  private running = false
+  /** An exception to raise at the yield point when resumed (`close()`). */
+  pending: PyException | null = null
+  /** What the body returned (StopIteration's value). */
+  retval: unknown = null
+
+  /** The body's variables between resumptions (the VM fills it at the first call). */
+  private readonly keep: HelperFrame = {}
+
+  constructor(private readonly run: GenRun, readonly resume: string, private first: unknown[] | null, readonly qualname: string) {
+    super([], 'generator')
+  }
+
+  override step(): unknown {
+    if (this.done) return undefined
+    if (this.running) return raise('ValueError', 'generator already executing')
+    this.running = true
+    let v: unknown
+    try {
+      const args = this.first === null ? NO_ARGS : [this, ...this.first]
+      this.first = null
+      v = this.run.callHelper(this.resume, args, this.keep)
+    } catch (e) {
+      this.finish()
+      // PEP 479: a StopIteration escaping the body would end the loop that reads it, silently.
+      if (isA(pythonOf(e), 'StopIteration')) raise('RuntimeError', 'generator raised StopIteration')
+      throw e
+    } finally {
+      this.running = false
+    }
+    return this.done ? undefined : v
+  }
+
+  override rest(): unknown[] {
+    const out: unknown[] = []
+    for (let v = this.step(); v !== undefined; v = this.step()) {
+      this.run.chargeSlots(1)
+      out.push(v)
+    }
+    return out
+  }
+
+  /** What the body returned, once: the StopIteration that ends it carries it, later ones nothing. */
+  takeReturn(): unknown {
+    const v = this.retval
+    this.retval = null
+    return v
+  }
+
+  finish(): void {
+    this.done = true
+    this.first = null
+    this.keep.slots = undefined
+  }
+
+  /** `g.close()`: GeneratorExit at the yield point it is suspended at (its `finally` blocks run). */
+  close(): null {
+    if (this.done) return null
+    if (this.pc === 0) { this.finish(); return null }
+    this.pending = new PyException(GENERATOR_EXIT, [], '')
+    try {
+      this.step()
+    } catch (e) {
+      const x = pythonOf(e)
+      if (isA(x, 'StopIteration') || (x !== undefined && x.type === GENERATOR_EXIT)) return null
+      throw e
+    }
+    if (!this.done) return raise('RuntimeError', 'generator ignored GeneratorExit')
+    return null
+  }
+
+  override repr(): string {
+    return `<generator object ${this.qualname}>`
+  }
+}
+
+const NO_ARGS: unknown[] = []
+
+/**
+ * A lazy iterator the runtime makes over iterators (`zip`, `enumerate`, `islice` of a generator):
+ * `pull` gives the next item, or undefined at the end, reading its sources only as far as asked.
+ */
+export class PyPull extends PyIter {
+  private ended = false
+  constructor(private readonly rt: PyRun, private readonly pull: () => unknown, typeName: string) {
+    super([], typeName)
+  }
+  override step(): unknown {
+    if (this.ended) return undefined
+    const v = this.pull()
+    if (v === undefined) this.ended = true
+    return v
+  }
+  override rest(): unknown[] {
+    const out: unknown[] = []
+    for (let v = this.step(); v !== undefined; v = this.step()) {
+      this.rt.chargeSlots(1)
+      out.push(v)
+    }
+    return out
+  }
+}
+
+/** Whether any of the iterables is an iterator (then `zip`/`enumerate` read them lazily, as CPython). */
+export const anyIterator = (xs: readonly unknown[]): boolean => xs.some((x) => x instanceof PyIter)
+
+/** `zip(a, b, ...)` over iterators: one tuple per step; the first source to end ends it. */
+export function lazyZip(rt: PyRun, its: readonly unknown[]): PyPull {
+  const cs = its.map((x) => cursor(rt, x))
+  return new PyPull(rt, () => {
+    const row: unknown[] = []
+    for (const c of cs) {
+      const v = c.step()
+      if (v === undefined) return undefined
+      row.push(v)
+    }
+    rt.chargeSlots(row.length + 1)
+    return tuple(row)
+  }, 'zip')
+}
+
+/** `enumerate(it, start)` over an iterator. */
+export function lazyEnumerate(rt: PyRun, it: PyIter, start: number | bigint): PyPull {
+  let i = start
+  return new PyPull(rt, () => {
+    const v = it.step()
+    if (v === undefined) return undefined
+    const n = i
+    i = typeof i === 'number' && Number.isSafeInteger(i + 1) ? i + 1 : mkInt(BigInt(i) + 1n) as number | bigint
+    return tuple([n, v])
+  }, 'enumerate')
+}
+
+/** `islice(it, start, stop, step)` over an iterator: reads no further than the last item it gives. */
+export function lazyIslice(rt: PyRun, it: PyIter, start: number, stop: number | null, step: number): PyPull {
+  let at = 0
+  let want = start
+  return new PyPull(rt, () => {
+    if (stop !== null && want >= stop) return undefined
+    for (;;) {
+      const v = it.step()
+      if (v === undefined) return undefined
+      if (at++ === want) {
+        want += step
+        return v
+      }
+    }
+  }, 'islice')
+}
+
+const gen = (x: unknown): PyGen => x as PyGen
+
+/** An iterator for `yield from x` and a `for` loop inside a generator: a live cursor over a list. */
+function cursor(rt: PyRun, x: unknown): PyIter {
+  if (x instanceof PyIter) return x
+  return new PyIter(Array.isArray(x) ? x : iterate(x, rt), `${typeName(x)}_iterator`)
+}
+
+/** The runtime entries the lowering of generator functions calls (`py$mkgen`, ...). */
+export const GENERATOR_RUNTIME: Record<string, Fn> = {
+  /** A generator function's call: the generator, with the first values of its body's variables. */
+  mkgen: (rt, a) => new PyGen(rt as unknown as GenRun, a[0], a[1], a[2]),
+  /** The generator's body may wait for an atom: it cannot be resumed by the runtime (then it runs eagerly). */
+  genwaits: (rt, a) => (rt as unknown as GenRun).helperWaits(gen(a[0]).resume),
+  gendone: (_rt, a) => gen(a[0]).done,
+  /** `yield v` at yield point k: the body pauses there, v goes to the reader. */
+  gyield: (_rt, a) => {
+    gen(a[0]).pc = a[1] as number
+    return a[2]
+  },
+  /** Resumed at a yield point: raise what `close()` asked for. */
+  gresume: (_rt, a) => {
+    const g = gen(a[0])
+    const p = g.pending
+    if (p !== null) {
+      g.pending = null
+      // Closing a generator suspended in `yield from` closes the inner one first.
+      if (a[1] instanceof PyGen) a[1].close()
+      throw new PyRaise(p, p.message)
+    }
+    return null
+  },
+  /** The body ended (its end or a `return`): StopIteration from now on. */
+  gdone: (_rt, a) => {
+    const g = gen(a[0])
+    g.finish()
+    g.retval = a[1] ?? null
+    return null
+  },
+  cursor: (rt, a) => cursor(rt, a[0]),
+  /** The next item of a cursor, or JS undefined at its end. */
+  cnext: (_rt, a) => (a[0] as PyIter).step(),
+  gclose: (_rt, a) => (a[0] instanceof PyGen ? a[0].close() : null),
+}
