@@ -48,17 +48,20 @@ const OBJECT: Record<string, Builtin> = {
   keys: (rt, [o]) => { const k = keysOf(rt, o); rt.chargeSlots(k.length); return k },
   values: (rt, [o]) => { const k = keysOf(rt, o); rt.chargeSlots(k.length); return k.map((x) => (o as any)[x]) },
   entries: (rt, [o]) => { const k = keysOf(rt, o); chargeEntries(rt, k.length); return k.map((x) => [x, (o as any)[x]]) },
-  assign: (rt, [target, ...sources]) => {
+  // No rest parameter (no array built per call): `Object.assign({}, a, { b })` is common in agents.
+  assign: (rt, args) => {
+    const target = args[0]
     assertObject(target, 'Object.assign')
-    if (!isWritable(target as object)) throw vmError('TYPE_ERROR', 'Cannot assign to a read-only object')
+    if (!isWritable(target)) throw vmError('TYPE_ERROR', 'Cannot assign to a read-only object')
     const isArray = Array.isArray(target)
-    for (const src of sources) {
+    for (let i = 1; i < args.length; i++) {
+      const src = args[i] as any
       if (src === null || src === undefined) continue
       const keys = keysOf(rt, src)
       rt.chargeSlots(keys.length)
       // Into an array, every write takes the guarded path: `{ length: 2e8 }` is charged and size-checked like `a.length = 2e8`.
-      if (isArray) for (const k of keys) setProp(rt, target, k, (src as any)[k])
-      else for (const k of keys) (target as any)[k] = (src as any)[k]
+      if (isArray) for (const k of keys) setProp(rt, target, k, src[k])
+      else for (const k of keys) target[k] = src[k]
     }
     return target
   },

@@ -19,6 +19,34 @@ function strip(v: unknown): unknown {
   return v
 }
 
+/**
+ * Whether a parsed value has a forbidden own key anywhere. A walk of what JSON.parse built (a few
+ * nanoseconds per object) instead of a scan of the text for the names and `\\u` escapes (which cost
+ * a quarter of a small parse and stripped on any mention of the words, keys or not). Iterative:
+ * parsed JSON may nest deeper than the stack.
+ */
+function hasForbiddenKey(v: unknown): boolean {
+  if (v === null || typeof v !== 'object') return false
+  const stack: object[] = [v]
+  while (stack.length > 0) {
+    const o = stack.pop()!
+    if (Array.isArray(o)) {
+      for (let i = 0; i < o.length; i++) {
+        const x = o[i]
+        if (x !== null && typeof x === 'object') stack.push(x)
+      }
+      continue
+    }
+    // JSON.parse's objects are plain with own data properties only (a "__proto__" key included).
+    for (const k in o) {
+      if (isForbiddenKey(k)) return true
+      const x = (o as Record<string, unknown>)[k]
+      if (x !== null && typeof x === 'object') stack.push(x)
+    }
+  }
+  return false
+}
+
 /** Heap bytes per character of JSON text, at most (`[]` is 2 characters for a ~32-byte array). */
 const PARSED_BYTES_PER_CHAR = 16
 const CONTAINER_BYTES = 32
@@ -49,8 +77,7 @@ export function jsonParse(rt: Run, text: unknown): unknown {
   checkParsedSize(rt, text)
   try {
     const value = JSON.parse(text)
-    // Only text that mentions a forbidden name can produce a forbidden key.
-    return /__proto__|constructor|prototype|\\u/.test(text) ? strip(value) : value
+    return hasForbiddenKey(value) ? strip(value) : value
   } catch (e) {
     throw vmError('JSON_ERROR', (e as Error).message)
   }
