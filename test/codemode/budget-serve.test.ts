@@ -9,10 +9,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { tokenSha256 } from '../../src/server/index.ts'
+import { createServer, parseServeConfig, tokenSha256 } from '../../src/server/index.ts'
 import { BudgetTokens } from '../../src/codemode/index.ts'
 import { createRemoteVM } from '../../src/client/index.ts'
 import { startAjsc } from '../server/ajsc-process.ts'
@@ -152,5 +152,32 @@ describe('a run on one server pays for a child run on another', () => {
     expect(same.readReceipt(r.budgetReceipt)).toEqual({ id: claims.id, fuel: 40, used: r.fuelUsed })
     const again = await vm.run(CHILD, { n: 10 }, { budgetToken: token })
     expect(again.error?.code).toBe('BUDGET_TOKEN_REPLAYED')
+    // The token's quotas cap the child's calls on the server too.
+    const capped = same.mint({ fuel: 40, exp: Date.now() + 60_000, depth: 1, quotas: { storeGet: 1 } }).token
+    const q = await vm.run(`function f() { storeGet({ key: 'a' }); return storeGet({ key: 'b' }) }`, {}, { budgetToken: capped })
+    expect(q.error?.code).toBe('QUOTA_EXCEEDED')
+    expect(same.readReceipt(q.budgetReceipt).used).toBe(q.fuelUsed)
+  }, 30_000)
+})
+
+describe('the serve config', () => {
+  test('the docs\' budgetTokens example is accepted; bad keys and a missing key are refused with the config path', async () => {
+    const doc = readFileSync(join(import.meta.dir, '../../docs/serve.md'), 'utf8')
+    const example = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!)).find((j) => 'budgetTokens' in j)
+    const tenants = [{ id: 't', tokenSha256: tokenSha256('t') }]
+    expect(parseServeConfig({ tenants, ...example }).budgetTokens).toEqual({ keyEnv: 'AJS_BUDGET_TOKEN_KEY', maxDepth: 4, maxTtlMs: 3_600_000, maxSeen: 100_000 })
+    expect(() => parseServeConfig({ tenants, budgetTokens: { key: 'x' } })).toThrow('config.budgetTokens.key: unknown key')
+    expect(() => parseServeConfig({ tenants, budgetTokens: { maxDepth: 0 } })).toThrow('config.budgetTokens.maxDepth: must be a whole number >= 1')
+    await expect(createServer({ config: parseServeConfig({ tenants, budgetTokens: { keyEnv: 'AJS_NO_SUCH_KEY' } }), env: {}, pool: { size: 1 } }))
+      .rejects.toThrow('config.budgetTokens.keyEnv: the environment variable AJS_NO_SUCH_KEY must hold')
+    // A server without budgetTokens refuses a token: 501.
+    const plain = await createServer({ config: parseServeConfig({ tenants }), pool: { size: 1 } })
+    try {
+      const r = await plain.app.inject({ method: 'POST', url: '/v1/runs', headers: { authorization: 'Bearer t', 'content-type': 'application/json', 'x-ajs-budget': 'ajsb1.x.y' }, payload: { source: CHILD } })
+      expect(r.statusCode).toBe(501)
+      expect(r.json().error.code).toBe('NOT_AVAILABLE')
+    } finally {
+      await plain.close()
+    }
   }, 30_000)
 })
