@@ -70,8 +70,11 @@ export const budgetTokenAtom = defineAtom('budgetToken', {
   const cap = capOf(ctx)
   const rt = runOf(ctx)
   try {
-    if (input.fuel > ctx.fuelLeft) {
-      throw new VmError('FUEL_EXHAUSTED', `budgetToken: ${input.fuel} fuel asked, ${ctx.fuelLeft} left in this run`, { op: ctx.op, hint: 'Mint a token of at most what the run has left, or give the run more fuel.' })
+    // What the run can still spend: its budget less what it used (an agentRun child's own lease is
+    // smaller; charging leases the rest from its parent). Asking for more is a catchable error.
+    const left = fromUnits(Math.max(0, rt.budget - rt.fuelUsedUnits))
+    if (input.fuel > left) {
+      throw new VmError('RANGE_ERROR', `budgetToken: ${input.fuel} fuel asked, ${left} left in this run`, { op: ctx.op, hint: 'Mint a token of at most what the run has left, or give the run more fuel.' })
     }
     const now = ctx.now()
     const exp = Math.min(rt.deadline, input.timeoutMs === undefined ? Infinity : now + input.timeoutMs)

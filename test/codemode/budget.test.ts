@@ -66,9 +66,20 @@ describe('budget tokens in a local sub-run', () => {
       return i
     }`, {}, 100)
     expect(r.error?.code).toBe('FUEL_EXHAUSTED')
-    const over = await run(`function p() { return budgetToken({ fuel: 500 }) }`, {}, 100)
-    expect(over.error?.code).toBe('FUEL_EXHAUSTED')
-    expect(over.error?.message).toContain('500 fuel asked')
+    const over = await run(`function p() { try { return budgetToken({ fuel: 500 }) } catch (e) { return e.code + ': ' + e.message } }`, {}, 100)
+    expect(over.result).toMatch(/^RANGE_ERROR: budgetToken: 500 fuel asked, 9\d\.\d+ left in this run$/)
+  })
+
+  test('inside a local agentRun: the child mints from the fuel it shares with its parent', async () => {
+    const { run } = vmWith()
+    const middle = transpile(PARENT, { atoms: NAMES }).ast
+    const r = await run(`function top({ middle, child }) {
+      return agentRun({ agentId: middle, input: { child, n: 100, give: 300 } })
+    }`, { middle, child: CHILD }, 2000)
+    expect(r.error).toBeUndefined()
+    const out = r.result as any
+    expect(out.s).toBe(4950)
+    expect(out.settled).toMatchObject({ fuel: 300, used: out.childUsed, returned: 300 - out.childUsed })
   })
 
   test('a procedure token as the child', async () => {
