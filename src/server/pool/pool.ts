@@ -37,8 +37,8 @@ export interface PoolOptions {
    */
   longRunMs?: number
   /**
-   * Threads that hold live workflow executions and run workflow steps (default: the pool size;
-   * each starts on first use). A workflow's steps go to the thread its id hashes to.
+   * Threads that hold live workflow executions and run workflow steps (default: the pool size).
+   * A workflow's steps go to the thread its id hashes to.
    */
   workflowThreads?: number
 }

@@ -8,24 +8,24 @@
  * one thread); the getters read the snapshot the last answer brought.
  *
  * A step's time (the tenant's limits.timeoutMs) counts while the thread
- * works on the step's operations: the thread halts the execution when it
- * runs out (TIMEOUT), and terminates nothing; the watchdog here terminates
- * the thread only if it does not answer within the grace period after.
+ * works on the step's operations. When it runs out, the execution's
+ * interrupt flag is set: its VM stops at its next tick, even in a loop that
+ * never yields, and it fails with TIMEOUT; nothing else in the thread is
+ * touched. Only a thread that still does not answer within the grace period
+ * is terminated (workflow-threads.ts).
  */
 import { workflowError, WorkflowError } from '../../workflows/engine/errors.ts'
 import type { JournalEntry, JournalStore } from '../../workflows/engine/journal.ts'
 import type { WorkflowProgram } from '../../workflows/engine/program.ts'
 import type { BudgetSnapshot, WorkflowCall, WorkflowPoll, WorkflowRequest, WorkflowResolution } from '../../workflows/engine/types.ts'
 import type { WorkflowCode } from '../../diagnostics/workflow-codes.ts'
-import type { Answer, ExecutionSnapshot, Op, OpenOp } from './workflow-protocol.ts'
+import { INTERRUPTED_TIME, type Answer, type ExecutionSnapshot, type Op, type OpenOp } from './workflow-protocol.ts'
 import { WorkflowThreadGone, type WorkflowThread, type WorkflowThreads } from './workflow-threads.ts'
 
 /** A replay may take this many times the step's time before its thread is terminated (it repeats every earlier step's work, which the execution's fuel bounds). */
 const REPLAY_TIME_FACTOR = 10
 
-export type OpenOptions = Omit<OpenOp, 't' | 'timeLeftMs'>
-/** An operation before the step's time left is added. */
-type OpBody = Op extends infer T ? T extends Op ? Omit<T, 'timeLeftMs'> : never : never
+export type OpenOptions = Omit<OpenOp, 't' | 'interrupt'>
 
 export class RemoteExecution {
   private snap: ExecutionSnapshot
@@ -41,13 +41,14 @@ export class RemoteExecution {
   private readonly writer = (entries: JournalEntry[]): Promise<void> => this.write(entries)
   /** What is left of the current step's time (ms). */
   private timeLeft = 0
+  /** Shared with the thread: set when the step's time is up (the VM stops at its next tick). */
+  private readonly interrupt = new Int32Array(new SharedArrayBuffer(4))
 
   private constructor(
     private readonly thread: WorkflowThread,
     private readonly generation: number,
     readonly id: string,
     private readonly store: JournalStore,
-    private readonly graceMs: number,
     program: WorkflowProgram,
   ) {
     this.snap = {
@@ -63,11 +64,10 @@ export class RemoteExecution {
    */
   static async open(threads: WorkflowThreads, store: JournalStore, options: OpenOptions, timeLimitMs: number): Promise<RemoteExecution> {
     const thread = threads.of(options.id)
-    const exec = new RemoteExecution(thread, thread.generation, options.id, store, threads.options.graceMs, options.program)
+    const exec = new RemoteExecution(thread, thread.generation, options.id, store, options.program)
     exec.beginStep(timeLimitMs)
     try {
-      const watchdog = options.journal ? timeLimitMs * REPLAY_TIME_FACTOR : timeLimitMs
-      await exec.op({ t: 'open', ...options }, watchdog)
+      await exec.op({ t: 'open', ...options, interrupt: exec.interrupt }, options.journal ? timeLimitMs * REPLAY_TIME_FACTOR : undefined)
     } catch (e) {
       exec.dispose()
       throw e
@@ -97,10 +97,10 @@ export class RemoteExecution {
   }
 
   /** One operation: the answer's entries durable, its snapshot taken; an error as a WorkflowError. */
-  private async op(op: OpBody, watchdogMs?: number): Promise<Answer> {
+  private async op(op: Op, timeMs?: number): Promise<Answer> {
     if (!this.alive) throw new WorkflowThreadGone(`workflow ${this.id}: its workflow thread was replaced`)
     const started = performance.now()
-    const a = await this.thread.call({ ...op, timeLeftMs: this.timeLeft } as Op, (watchdogMs ?? this.timeLeft) + this.graceMs)
+    const a = await this.thread.call(op, timeMs ?? this.timeLeft, () => Atomics.store(this.interrupt, 0, INTERRUPTED_TIME))
     this.timeLeft = Math.max(0, this.timeLeft - (performance.now() - started))
     await this.write(a.entries)
     if (a.snapshot) this.take(a.snapshot)

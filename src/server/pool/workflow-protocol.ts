@@ -19,17 +19,14 @@ import type { WorkerData } from './task.ts'
 /** Exposed values kept for queries, at most this much JSON per workflow (more: none are kept). */
 export const MAX_EXPOSED_BYTES = 256 * 1024
 
+/** The value of `interrupt[0]` when the main thread stopped the execution because its step ran out of time. */
+export const INTERRUPTED_TIME = 2
+
 /** A workflow thread's start-up data: the pool workers' (tenants, custom atom modules, MCP tools, the bridge). */
 export type WorkflowThreadData = WorkerData
 
-/** Limits every operation that may run guest code carries (they may change between steps). */
-interface OpLimits {
-  /** What is left of the step's time (the tenant's limits.timeoutMs): past it the execution is halted with TIMEOUT. */
-  timeLeftMs: number
-}
-
 /** Open a live execution: start it (no journal yet) or replay its journal once. */
-export interface OpenOp extends OpLimits {
+export interface OpenOp {
   t: 'open'
   id: string
   tenant: string
@@ -40,12 +37,14 @@ export interface OpenOp extends OpLimits {
   fuel: number
   maxHeapBytes: number
   context: Record<string, unknown>
+  /** Shared with the main thread: [0] becomes INTERRUPTED_TIME when the step's time is up (the VM stops at its next tick). */
+  interrupt: Int32Array
 }
 
 /** Apply what other writers journaled since the execution's last entry (answers, signals, a cancellation). */
-export interface AbsorbOp extends OpLimits { t: 'absorb'; id: string; entries: JournalEntry[] }
-export interface PollOp extends OpLimits { t: 'poll'; id: string }
-export interface CancelOp extends OpLimits { t: 'cancel'; id: string; reason: string }
+export interface AbsorbOp { t: 'absorb'; id: string; entries: JournalEntry[] }
+export interface PollOp { t: 'poll'; id: string }
+export interface CancelOp { t: 'cancel'; id: string; reason: string }
 
 /** Operations answered with an Answer. */
 export type Op = OpenOp | AbsorbOp | PollOp | CancelOp

@@ -13,9 +13,11 @@
  * modules are imported here (as in the pool's workers); MCP tools are
  * proxies over the host bridge (src/server/pool/bridge.ts).
  *
- * Each operation that may run guest code carries what is left of the step's
- * time: past it the execution is halted (TIMEOUT, journaled as its end); a
- * thread that does not answer at all is terminated by the main thread.
+ * Each execution shares an interrupt flag with the main thread, which sets it
+ * when the step's time is up: the VM stops at its next tick (even in a loop
+ * that never yields) and the execution fails with TIMEOUT, journaled as its
+ * end. A thread that does not answer even then is terminated by the main
+ * thread.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { loadHostAtoms } from '../../host/atoms-module.ts'
@@ -29,7 +31,7 @@ import type { WorkflowProgram } from '../../workflows/engine/program.ts'
 import { atomsOfTenant } from '../atoms.ts'
 import { mcpProxyAtoms } from '../mcp.ts'
 import { BridgeClient } from './bridge.ts'
-import { MAX_EXPOSED_BYTES, type Answer, type CallOp, type ExecutionSnapshot, type FromThread, type OpenOp, type ToThread, type WorkflowThreadData } from './workflow-protocol.ts'
+import { INTERRUPTED_TIME, MAX_EXPOSED_BYTES, type Answer, type CallOp, type ExecutionSnapshot, type FromThread, type OpenOp, type ToThread, type WorkflowThreadData } from './workflow-protocol.ts'
 
 const data = workerData as WorkflowThreadData
 const port = parentPort!
@@ -43,6 +45,7 @@ customAtoms.catch(() => { /* reported by the open that needs them */ })
 
 interface Live {
   exec: WorkflowExecution
+  interrupt: Int32Array
   /** Entries journaled and not sent to the main thread yet. */
   buffer: JournalEntry[]
 }
@@ -101,14 +104,17 @@ async function open(op: OpenOp): Promise<Live> {
     read: () => { throw new Error('a workflow thread reads no journal: the main thread sends it') },
   }
   const program = programOf(op.program)
-  const common = { store, executionId: op.id, sandbox: { fuel: op.fuel, maxHeapBytes: op.maxHeapBytes }, atoms: await atomsOf(op.tenant, op.id), context: op.context }
+  const common = {
+    store, executionId: op.id, sandbox: { fuel: op.fuel, maxHeapBytes: op.maxHeapBytes }, atoms: await atomsOf(op.tenant, op.id), context: op.context,
+    interrupt: op.interrupt,
+  }
   const exec = op.journal
     ? await resumeWorkflow(program, op.journal, common)
     : startWorkflow(program, {
       ...common, args: op.start!.args, budget: op.start!.budget,
       ...(op.start!.retry !== undefined ? { retry: op.start!.retry } : {}), ...(op.start!.timeouts !== undefined ? { timeouts: op.start!.timeouts } : {}),
     })
-  const l = { exec, buffer }
+  const l = { exec, buffer, interrupt: op.interrupt }
   live.set(op.id, l) // the main thread bounds how many stay between steps (LiveRuns), and disposes of the rest
   return l
 }
@@ -135,24 +141,24 @@ const errorData = (e: unknown): NonNullable<Answer['error']> => {
   return { code: typeof err?.code === 'string' ? err.code : 'WORKFLOW_FAILED', message: String(err?.message ?? e) }
 }
 
-/** The step's time is up: the execution fails with TIMEOUT (its VM stops at its next tick). */
-function timeoutError(limitMs: number): AgentError {
+/** What a run stopped by the main thread for time failed with (the VM reports an interrupt as ABORTED). */
+function timeoutError(): AgentError {
   return {
     name: 'AgentError', code: 'TIMEOUT',
-    message: `The workflow step ran past the tenant's time limit (limits.timeoutMs: ${limitMs} ms); its execution was stopped`,
+    message: 'The workflow step ran past the tenant\'s time limit (limits.timeoutMs); its execution was stopped',
     hint: 'Split the work into shorter steps, or have the operator raise "limits.timeoutMs" of this tenant in the serve config.',
   }
 }
 
-/** Run `work` on the live execution with the step's time limit armed. */
-async function timed<T>(l: Live, op: CallOp, work: () => Promise<T> | T): Promise<T> {
-  const limit = Math.max(0, op.timeLeftMs)
-  const timer = setTimeout(() => l.exec.halt(timeoutError(limit)), limit)
-  try {
-    return await work()
-  } finally {
-    clearTimeout(timer)
-  }
+/**
+ * An execution the main thread interrupted for time failed ABORTED (the VM's word for an interrupt): its error and
+ * its journal's end entry say TIMEOUT instead, so `error.cause.code` tells it from a cancellation.
+ */
+function asTimeout(l: Live, out: Answer): void {
+  if (Atomics.load(l.interrupt, 0) !== INTERRUPTED_TIME || l.exec.state !== 'failed') return
+  const error = timeoutError()
+  for (const e of out.entries ?? []) if (e.t === 'end' && e.error?.code === 'ABORTED') e.error = error
+  if (out.error?.cause?.code === 'ABORTED') out.error = { code: 'WORKFLOW_FAILED', message: `TIMEOUT: ${error.message}`, cause: error }
 }
 
 async function answer(op: CallOp): Promise<Answer> {
@@ -170,15 +176,13 @@ async function answer(op: CallOp): Promise<Answer> {
     return { n: op.n, absorbed: true }
   }
   if (op.t === 'cancel') return { n: op.n, cancelled: l.exec.cancel(op.reason) }
-  return timed(l, op, async () => {
-    const calls: NonNullable<Answer['calls']> = []
-    for (;;) {
-      const p = await l.exec.poll()
-      if (typeof p === 'object' && 'Call' in p) { calls.push(p.Call); continue }
-      if (typeof p === 'object' && 'Request' in p) return { n: op.n, calls, poll: p, taken: l.exec.takePendingRequests() }
-      return { n: op.n, calls, poll: p }
-    }
-  })
+  const calls: NonNullable<Answer['calls']> = []
+  for (;;) {
+    const p = await l.exec.poll()
+    if (typeof p === 'object' && 'Call' in p) { calls.push(p.Call); continue }
+    if (typeof p === 'object' && 'Request' in p) return { n: op.n, calls, poll: p, taken: l.exec.takePendingRequests() }
+    return { n: op.n, calls, poll: p }
+  }
 }
 
 /** The answer with the entries journaled meanwhile and the execution's snapshot. */
@@ -195,6 +199,7 @@ async function handle(op: CallOp): Promise<void> {
     out.entries = l.buffer.splice(0)
     const ends = op.t === 'cancel' || out.error !== undefined || (out.poll !== undefined && !(typeof out.poll === 'object' && 'Request' in out.poll))
     out.snapshot = snapshotOf(l.exec, ends)
+    asTimeout(l, out)
   }
   send({ t: 'answer', ...out })
 }

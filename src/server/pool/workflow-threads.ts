@@ -3,7 +3,8 @@
  * that hold live workflow executions and run their VMs. A workflow's steps
  * always go to the thread its id hashes to, because its live execution is
  * state in that thread (piscina hands a task to any free worker, which would
- * make most steps replay their journal). Threads start on first use.
+ * make most steps replay their journal). Threads start with the pool; one
+ * that was terminated starts again on its next operation.
  *
  * A thread that stops answering an operation within the step's time plus the
  * grace period (guest code stuck where the VM cannot halt it), that the
@@ -56,6 +57,9 @@ export function threadIndexOf(id: string, size: number): number {
 }
 
 interface Pending {
+  /** The workflow the operation is for, and when it was sent. */
+  id: string
+  since: number
   resolve(a: Answer): void
   reject(e: unknown): void
   timer: ReturnType<typeof setTimeout>
@@ -72,6 +76,11 @@ export class WorkflowThread {
   readonly writers = new Map<string, (entries: JournalEntry[]) => Promise<void>>()
 
   constructor(private readonly owner: WorkflowThreads, readonly index: number) {}
+
+  /** Start the thread now (its first step would otherwise wait for it to load, holding its tenant's slot). */
+  warm(): void {
+    this.started()
+  }
 
   private started(): Worker {
     if (this.worker) return this.worker
@@ -108,19 +117,31 @@ export class WorkflowThread {
   }
 
   /**
-   * Send an operation and wait for its answer. Past `watchdogMs` without one, the thread is
-   * terminated and the operation fails with TIMEOUT (WorkflowThreadGone with its error).
+   * Send an operation and wait for its answer. Past `limitMs` without one, `onLimit` is called (the
+   * execution's interrupt flag is set); past the grace period after that, the thread is terminated
+   * and the operation fails with TIMEOUT (WorkflowThreadGone with its error). While an older
+   * operation of another workflow is still unanswered, the thread is busy with that one: the
+   * limit starts again rather than stop a step that waited its turn.
    */
-  call(op: Op, watchdogMs: number): Promise<Answer> {
+  call(op: Op, limitMs: number, onLimit: () => void): Promise<Answer> {
     const w = this.started()
     const n = this.nextCall++
     return new Promise<Answer>((resolve, reject) => {
-      const timer = setTimeout(() => this.recycle(n, {
-        name: 'AgentError', code: 'TIMEOUT',
-        message: `The workflow step ran past the tenant's time limit and did not stop within ${this.owner.options.graceMs} ms; its thread was terminated`,
-        hint: 'Split the work into shorter steps, or have the operator raise "limits.timeoutMs" of this tenant in the serve config.',
-      }), Math.max(0, watchdogMs))
-      const p: Pending = { resolve, reject, timer }
+      const p: Pending = { id: op.id, since: performance.now(), resolve, reject, timer: undefined as unknown as ReturnType<typeof setTimeout> }
+      const check = (stage: 'limit' | 'kill') => {
+        if (this.busyBefore(p)) { p.timer = setTimeout(() => check(stage), Math.max(1, limitMs)); return }
+        if (stage === 'limit') {
+          onLimit()
+          p.timer = setTimeout(() => check('kill'), this.owner.options.graceMs)
+          return
+        }
+        this.recycle(n, {
+          name: 'AgentError', code: 'TIMEOUT',
+          message: `The workflow step ran past the tenant's time limit (limits.timeoutMs) and did not stop within ${this.owner.options.graceMs} ms; its thread was terminated`,
+          hint: 'Split the work into shorter steps, or have the operator raise "limits.timeoutMs" of this tenant in the serve config.',
+        })
+      }
+      p.timer = setTimeout(() => check('limit'), Math.max(0, limitMs))
       p.unwatch = this.owner.options.watch?.(() => this.recycle(n, {
         name: 'AgentError', code: 'HEAP_LIMIT',
         message: 'The server stopped the workflow step: the process went over its memory ceiling (workers x maxHeapMb); its thread was terminated',
@@ -129,6 +150,12 @@ export class WorkflowThread {
       w.ref()
       w.postMessage({ ...op, n } as CallOp)
     })
+  }
+
+  /** Whether an operation of another workflow sent before `p` is still unanswered (the thread is on it). */
+  private busyBefore(p: Pending): boolean {
+    for (const q of this.calls.values()) if (q !== p && q.id !== p.id && q.since < p.since) return true
+    return false
   }
 
   post(op: PostOp): void {
@@ -161,10 +188,11 @@ export class WorkflowThread {
     }
   }
 
-  async close(): Promise<void> {
+  /** Terminate the thread (the server stopping, an operator, tests): its executions replay on their next step. */
+  async terminate(why = 'the server is stopping'): Promise<void> {
     const w = this.worker
     if (!w) return
-    this.lost(w, 'the server is stopping')
+    this.lost(w, why)
     await w.terminate()
   }
 }
@@ -176,6 +204,8 @@ export class WorkflowThreads {
 
   constructor(readonly options: WorkflowThreadsOptions) {
     this.threads = Array.from({ length: Math.max(1, options.size) }, (_, i) => new WorkflowThread(this, i))
+    // Started with the pool, as its workers are: a thread that died or was terminated starts again on its next step.
+    for (const t of this.threads) t.warm()
   }
 
   get size(): number {
@@ -188,6 +218,6 @@ export class WorkflowThreads {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.threads.map((t) => t.close()))
+    await Promise.all(this.threads.map((t) => t.terminate()))
   }
 }

@@ -49,6 +49,12 @@ interface CommonOptions {
    * (docs/workflows.md#retries). Journaled in the start entry; a resume without it keeps the journaled one.
    */
   retry?: RunRetryPolicy
+  /**
+   * Shared with the host (`new Int32Array(new SharedArrayBuffer(4))`): the host sets [0] to a
+   * non-zero value to stop the run, which the VM notices even in a loop that never yields (the run
+   * fails ABORTED). A host running the execution in another thread stops it this way.
+   */
+  interrupt?: Int32Array
 }
 
 export interface StartWorkflowOptions extends CommonOptions {
@@ -86,8 +92,8 @@ export interface ResumeWorkflowOptions extends CommonOptions {
   upgrade?: boolean
 }
 
-const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry', 'timeouts', 'name', 'tags', 'attributes']
-const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry', 'upgrade']
+const START_KEYS = ['args', 'budget', 'seed', 'sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry', 'timeouts', 'name', 'tags', 'attributes', 'interrupt']
+const RESUME_KEYS = ['sourceName', 'sandbox', 'limits', 'store', 'executionId', 'clock', 'atoms', 'context', 'approval', 'retry', 'upgrade', 'interrupt']
 const SANDBOX_KEYS = Object.keys(SANDBOX_DEFAULTS)
 
 function checkKeys(o: object, allowed: string[], what: string): void {
@@ -168,6 +174,7 @@ function startChained(program: string | WorkflowProgram, options: StartWorkflowO
     clock: clockOf(options.clock),
     atoms: calledAtoms(prog, atoms),
     ...(options.context !== undefined ? { context: options.context } : {}),
+    ...(options.interrupt !== undefined ? { interrupt: options.interrupt } : {}),
     ...(options.approval !== undefined ? { approval: options.approval } : {}),
     ...retryOf(options.retry),
     ...(timeouts !== undefined ? { timeouts } : {}),
@@ -253,6 +260,7 @@ export async function resumeWorkflow(
     replay,
     atoms: calledAtoms(prog, atoms),
     ...(options.context !== undefined ? { context: options.context } : {}),
+    ...(options.interrupt !== undefined ? { interrupt: options.interrupt } : {}),
     ...(options.approval !== undefined ? { approval: options.approval } : {}),
     ...retryOf(options.retry ?? replay.retryPolicy ?? start.retry),
     ...(start.timeouts !== undefined ? { timeouts: checkTimeouts(start.timeouts, 'the journal\'s timeouts') } : {}),

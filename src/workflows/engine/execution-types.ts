@@ -47,6 +47,8 @@ export interface ExecutionConfig {
   atoms?: readonly AtomDef[]
   /** Read-only host data the atoms see as `ctx.context` (never the guest). */
   context?: Record<string, unknown>
+  /** The host sets [0] to stop the VM run, even in a loop that never yields (StartWorkflowOptions.interrupt). */
+  interrupt?: Int32Array
   /** Which custom atom calls wait for approval (default: the atoms' `requiresApproval`). */
   approval?: ApprovalPolicy
   /** The run's retry policy (journaled in the start entry). */

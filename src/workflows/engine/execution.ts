@@ -25,7 +25,6 @@ import { workflowAtoms, type AtomHost } from './atoms.ts'
 import { journaledAtoms } from './custom-atoms.ts'
 import { workflowError } from './errors.ts'
 import type { JournalEntry } from './journal.ts'
-import type { AgentError } from '../../vm/errors.ts'
 import type { WorkflowPoll } from './types.ts'
 import { seededRandom, seededUuid } from './random.ts'
 import { utf8Length, macrotask, type ExecutionConfig } from './execution-types.ts'
@@ -76,6 +75,7 @@ export class WorkflowExecution extends ExecutionDeadline {
     const { fuel, timeoutMs, maxHeapBytes } = this.config.sandbox
     vm.run(this.program.ast, { args: this.config.args }, {
       fuel, timeoutMs, maxHeapBytes, signal: this.abort.signal,
+      ...(this.config.interrupt !== undefined ? { interrupt: this.config.interrupt } : {}),
       ...(this.config.context !== undefined ? { context: this.config.context } : {}),
       random, uuid: seededUuid(random), now: () => this.clockRead(),
     }).then((r) => {
@@ -166,16 +166,6 @@ export class WorkflowExecution extends ExecutionDeadline {
       else if (e.t === 'resolution') this.settleWaiting(e.id, e.resolution)
     }
     return true
-  }
-
-  /**
-   * Stop the run from outside with `error` (a host's limit, such as the time one step of a server
-   * may take): it fails as if its VM run had ended with that error, journaled as its end, and the
-   * VM run stops at its next tick. Nothing happens once the run has ended.
-   */
-  halt(error: AgentError): void {
-    if (this.stateValue !== 'running') return
-    this.fail(workflowError('WORKFLOW_FAILED', `${error.code}: ${error.message}`, { cause: error }), error)
   }
 
   /** Stop the run (its waiting requests are dropped); the journal stays usable for a resume. */
