@@ -63,6 +63,13 @@ function asVmError(e: unknown, op: string): unknown {
 const fuelField = { type: 'number', minimum: 0, description: 'Fuel the sub-run may use (reserved from this run now).' }
 const quotasField = { type: 'object', additionalProperties: { type: 'integer', minimum: 0 }, description: 'Calls per atom the sub-run may make.' }
 
+/**
+ * budgetToken's cost: 1, plus the reservation it charges itself. A function, so a program's plan
+ * (analyzeProgram) counts its fuel as depending on the input: a `maxFuel` policy cannot be passed
+ * by handing the work to sub-runs.
+ */
+const RESERVES = (): number => 1
+
 export const budgetTokenAtom = defineAtom('budgetToken', {
   type: 'object', required: ['fuel'], additionalProperties: false,
   properties: { fuel: fuelField, timeoutMs: { type: 'number', exclusiveMinimum: 0, description: 'The sub-run\'s time limit (default: what this run has left).' }, quotas: quotasField },
@@ -85,7 +92,7 @@ export const budgetTokenAtom = defineAtom('budgetToken', {
   } catch (e) {
     throw asVmError(e, ctx.op)
   }
-}, { cost: 1, timeoutMs: 0, sync: true, effects: 'io', docs: 'Mint a signed budget token from what this run has left (the fuel is reserved until budgetSettle). Pass it to budgetRun, or to another ajsc serve of the deployment (header x-ajs-budget).' })
+}, { cost: RESERVES, timeoutMs: 0, sync: true, effects: 'io', docs: 'Mint a signed budget token from what this run has left (the fuel is reserved until budgetSettle). Pass it to budgetRun, or to another ajsc serve of the deployment (header x-ajs-budget).' })
 
 export const budgetSettleAtom = defineAtom('budgetSettle', {
   type: 'object', required: ['receipt'], additionalProperties: false, properties: { receipt: { type: 'string', description: 'The sub-run\'s signed receipt.' } },

@@ -110,6 +110,9 @@ describe('budget tokens in a local sub-run', () => {
     expect(r.result).toEqual({ n: 2, code: 'QUOTA_EXCEEDED' })
     const plan = analyzeProgram(transpile(PARENT, { atoms: NAMES }).ast, budgetAtoms)
     expect(plan.reaches.subAgent).toBe(true)
+    // The fuel a token reserves is the program's too: no static bound to pass a maxFuel policy with.
+    expect(plan.fuel).toBe('unbounded')
+    expect(plan.fuelUnboundedBy).toBe('the cost of budgetToken depends on its input')
   })
 
   test('forged, inflated, replayed tokens and foreign or reused receipts are refused (catchable, stable codes)', async () => {
