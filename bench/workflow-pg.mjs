@@ -18,7 +18,7 @@
 // `npm run bench -- --sections workflows-pg` runs it as a section (--quick: 200 steps, 8 x 20).
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -44,6 +44,32 @@ function ajsc(args, ready, children) {
     })
     child.once('exit', (code) => reject(new Error(`ajsc ${args[0]} exited (${code}): ${err.slice(-2000)}`)))
   })
+}
+
+/**
+ * CPU time (ms) used so far by these processes and their descendants (ajsc serve, the workers, the PostgreSQL
+ * server's processes), from /proc: unlike wall time it barely moves when other work shares the machine.
+ * null where there is no /proc.
+ */
+function treeCpuMs(roots) {
+  if (!existsSync('/proc/self/stat')) return null
+  const stats = new Map()
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const text = readFileSync(`/proc/${d}/stat`, 'utf8')
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ')
+      stats.set(Number(d), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) })
+    } catch { /* gone meanwhile */ }
+  }
+  const wanted = new Set(roots.filter((p) => p !== undefined))
+  for (let grew = true; grew;) {
+    grew = false
+    for (const [pid, s] of stats) if (!wanted.has(pid) && wanted.has(s.ppid)) { wanted.add(pid); grew = true }
+  }
+  let ticks = 0
+  for (const pid of wanted) ticks += stats.get(pid)?.ticks ?? 0
+  return ticks * 10 // USER_HZ is 100 on Linux
 }
 
 /** Wakes a workflow's driver when a worker ends one of its steps (NOTIFY ajs_events 'workflow:<id>'). */
@@ -130,13 +156,16 @@ export async function runWorkflowPgBench({ quick = false, steps, workflows, per,
     }
 
     await drive(5) // warm-up: the worker compiles the program, the pools connect
+    const cpu = () => treeCpuMs([db.pid, ...children.map((c) => c.pid)])
     log('  one workflow of N steps, one worker process:')
     for (const n of steps) {
       const t0 = performance.now()
+      const c0 = cpu()
       await drive(n)
       const ms = performance.now() - t0
-      out.sizes.push({ steps: n, totalMs: Math.round(ms), msPerStep: +(ms / n).toFixed(2) })
-      log(`    ${String(n).padStart(6)} steps: ${(ms / 1000).toFixed(1).padStart(6)} s total, ${(ms / n).toFixed(2)} ms/step`)
+      const cpuMs = c0 === null ? null : cpu() - c0
+      out.sizes.push({ steps: n, totalMs: Math.round(ms), msPerStep: +(ms / n).toFixed(2), ...(cpuMs !== null ? { cpuMsPerStep: +(cpuMs / n).toFixed(2) } : {}), loadAvg: +os.loadavg()[0].toFixed(2) })
+      log(`    ${String(n).padStart(6)} steps: ${(ms / 1000).toFixed(1).padStart(6)} s total, ${(ms / n).toFixed(2)} ms/step${cpuMs !== null ? `, CPU ${(cpuMs / n).toFixed(2)} ms/step (serve + worker + PostgreSQL)` : ''}, load ${os.loadavg()[0].toFixed(1)}`)
     }
     log(`  steps per second, ${workflows} workflows of ${per} steps at once (worker --concurrency ${concurrency}):`)
     for (const workers of [1, 2]) {
@@ -145,8 +174,8 @@ export async function runWorkflowPgBench({ quick = false, steps, workflows, per,
       await Promise.all(Array.from({ length: workflows }, () => drive(per)))
       const ms = performance.now() - t0
       const perSec = (workflows * per * 1000) / ms
-      out.throughput.push({ workers, workflows, stepsEach: per, totalMs: Math.round(ms), stepsPerSecond: Math.round(perSec), stepsPerSecondPerCore: Math.round(perSec / out.cores), busyAnswers: busy })
-      log(`    ${workers} worker process${workers > 1 ? 'es' : ''}: ${Math.round(perSec)} steps/s (${Math.round(perSec / out.cores)} per core of ${out.cores}), ${(ms / 1000).toFixed(1)} s${busy ? `, ${busy} answers sent again (WORKFLOW_BUSY)` : ''}`)
+      out.throughput.push({ workers, workflows, stepsEach: per, totalMs: Math.round(ms), stepsPerSecond: Math.round(perSec), stepsPerSecondPerCore: Math.round(perSec / out.cores), busyAnswers: busy, loadAvg: +os.loadavg()[0].toFixed(2) })
+      log(`    ${workers} worker process${workers > 1 ? 'es' : ''}: ${Math.round(perSec)} steps/s (${Math.round(perSec / out.cores)} per core of ${out.cores}), ${(ms / 1000).toFixed(1)} s${busy ? `, ${busy} answers sent again (WORKFLOW_BUSY)` : ''}, load ${os.loadavg()[0].toFixed(1)}`)
       busy = 0
     }
   } finally {
@@ -164,9 +193,9 @@ export async function runWorkflowPgBench({ quick = false, steps, workflows, per,
 /** The section of bench/results/<date>.md. */
 export function renderWorkflowPg(r) {
   if (r.skipped) return `\n## 10. Workflows on PostgreSQL\n\nSkipped: ${r.skipped}.\n`
-  const sizes = r.sizes.map((x) => `| ${x.steps} | ${(x.totalMs / 1000).toFixed(1)} s | ${x.msPerStep} ms |`).join('\n')
+  const sizes = r.sizes.map((x) => `| ${x.steps} | ${(x.totalMs / 1000).toFixed(1)} s | ${x.msPerStep} ms | ${x.cpuMsPerStep ?? '-'} ms |`).join('\n')
   const tput = r.throughput.map((x) => `| ${x.workers} | ${x.workflows} x ${x.stepsEach} | ${x.stepsPerSecond} | ${x.stepsPerSecondPerCore} |`).join('\n')
-  return `\n## 10. Workflows on PostgreSQL (ajsc serve --database + ajsc worker)\n\n| steps (one workflow, one worker) | total | per step |\n| --- | --- | --- |\n${sizes}\n\n| worker processes | workflows x steps | steps/s | per core (${r.cores}) |\n| --- | --- | --- | --- |\n${tput}\n`
+  return `\n## 10. Workflows on PostgreSQL (ajsc serve --database + ajsc worker)\n\n| steps (one workflow, one worker) | total | per step | CPU per step |\n| --- | --- | --- | --- |\n${sizes}\n\n| worker processes | workflows x steps | steps/s | per core (${r.cores}) |\n| --- | --- | --- | --- |\n${tput}\n`
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

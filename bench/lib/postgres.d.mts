@@ -2,6 +2,7 @@
 export interface ThrowawayPostgres {
   url: string
   port: number
+  pid: number | undefined
   stop(): Promise<void>
 }
 /** Where initdb and postgres are ('' when on PATH), or null when PostgreSQL is not installed. */

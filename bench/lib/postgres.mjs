@@ -86,6 +86,8 @@ export async function startPostgres({ fsync = true } = {}) {
   return {
     url,
     port,
+    /** The process that started the server (its descendants are the server's processes). */
+    pid: child.pid,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r))
