@@ -7,13 +7,13 @@
 import { preludeName } from './functools.ts'
 import type { Expr, ExprOf, Loc } from './ir.ts'
 import type { Step } from '../ast/types.ts'
-import { type Node, arr, assign, binary, call, exprStep, id, lambda, lit, member, methodCall as methodCallNode, not, rt, setVar, step, UNDEFINED } from './nodes.ts'
+import { type Node, arr, assign, binary, call, cond, exprStep, id, lambda, lit, member, methodCall as methodCallNode, not, rt, setVar, step, UNDEFINED } from './nodes.ts'
 import { type FnCtx, dynamicCall, elements, kwDict, lowerExpr, resolve } from './lower-expr.ts'
 import type { Lowerer } from './lower.ts'
 import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
 import { MODULES } from './modules.ts'
 import type { ClassInfo } from './classes.ts'
-import type { FnScope } from './scope.ts'
+import type { DefInfo, FnScope } from './scope.ts'
 
 const M_CALL = 'm$call'
 const CMP_DISPATCH = 'cmp$dispatch'
@@ -192,7 +192,46 @@ export function classMethodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>
     const args = name === 'format' && info.text ? textArgs() : arr(elements(cx, e.args))
     return call(M_CALL, [obj, lit(name), args, kwDict(cx, e.kw)], e.loc)
   }
-  return dynamicCall(cx, rt('getattr', [obj, lit(name)], fn.loc), arr(elements(cx, e.args)), kwDict(cx, e.kw), e.loc)
+  return directMethodCall(cx, e, name, obj) ?? dynamicCall(cx, rt('getattr', [obj, lit(name)], fn.loc), arr(elements(cx, e.args)), kwDict(cx, e.kw), e.loc)
+}
+
+/** The program's methods named `name` (helpers `Class.name`) that a call with n positional arguments can call directly. */
+function directMethods(cx: FnCtx, name: string, n: number): DefInfo[] {
+  const out: DefInfo[] = []
+  const seen = new Set<string>()
+  for (let s: FnScope | null = cx.scope; s; s = s.parent) {
+    for (const [defName, d] of s.defs) {
+      const dot = defName.indexOf('.')
+      if (dot < 0 || defName.slice(dot + 1) !== name || seen.has(defName)) continue
+      seen.add(defName)
+      // Exactly self and the arguments given; the enclosing variables it reads are the caller's too,
+      // each assigned once (a method carries them as they were when its class statement ran).
+      const visible = [...d.scope.free].every(([hidden, [py, owner]]) => (owner === cx.scope || cx.scope.free.has(hidden)) && (owner.assigned.get(py) ?? 0) <= 1)
+      if (d.params.length === n + 1 && visible) out.push(d)
+    }
+  }
+  return out
+}
+
+/**
+ * `obj.method(a, b)`: py$mfast finds the number of the function `obj.method` is, on an instance of
+ * the program's classes (no bound method, no argument arrays; a missing attribute raises there, before
+ * the arguments, as CPython), and a method of the program called with exactly its parameters goes
+ * straight to its helper; anything else (an instance attribute, defaults, another object) through the
+ * dispatcher.
+ */
+function directMethodCall(cx: FnCtx, e: ExprOf<'call'>, name: string, obj: Node): Node | undefined {
+  if (e.kw.length || e.args.some((a) => a.k === 'star')) return undefined
+  const ds = directMethods(cx, name, e.args.length)
+  if (!ds.length || ds.length > 4) return undefined
+  const o = cx.temp()
+  const f = cx.temp()
+  const temps = e.args.map(() => cx.temp())
+  const steps: Node[] = [assign(o, obj), assign(f, rt('mfast', [id(o), lit(name)], e.loc)), ...e.args.map((a, i) => assign(temps[i]!, lowerExpr(cx, a)))]
+  const args = temps.map((t) => id(t))
+  let out: Node = dynamicCall(cx, rt('getattr', [id(o), lit(name)], e.loc), arr(args), lit(null), e.loc)
+  for (const d of ds.reverse()) out = cond(binary('===', id(f), lit(cx.L.functionId(d))), call(d.helper, [id(o), ...args, ...cx.L.hiddenArgs(cx, d.scope)], e.loc), out)
+  return rt('last', [...steps, out], e.loc)
 }
 
 /** `obj.name = value`. */
@@ -202,6 +241,10 @@ export function setAttrSteps(cx: FnCtx, target: ExprOf<'attr'>, value: Node, loc
 
 /** `obj.name op= value`. */
 export function augAttrSteps(cx: FnCtx, target: ExprOf<'attr'>, op: string, value: Expr, loc: Loc): Step[] {
+  // `self.n += 1`, `self.total -= amount`: one runtime call when the value cannot raise or run code
+  // (so reading the attribute after it is the same as before).
+  const simple = value.k === 'const' || value.k === 'int' || value.k === 'float' || (value.k === 'name' && cx.definite.has(value.id))
+  if (simple) return [exprStep(rt('iattr', [lowerExpr(cx, target.obj), lit(target.name), lit(op), lowerExpr(cx, value)], target.loc), loc)]
   const o = cx.temp()
   const read = rt('getattr', [id(o), lit(target.name)], target.loc)
   return [setVar(o, lowerExpr(cx, target.obj), loc), exprStep(rt('setattr', [rt('iop', [lit(op), read, lowerExpr(cx, value)], loc), id(o), lit(target.name)], loc), loc)]

@@ -21,6 +21,7 @@ import { GENERATOR_RUNTIME } from './generators.ts'
 import { CLASS_RUNTIME, unwrapTexts } from './classes.ts'
 import { MODULE_RUNTIME, PyOrderedDict, collectionMethod } from './modules.ts'
 import { ex } from './fused.ts'
+import { FAST_RUNTIME } from './fastpath.ts'
 import { reMethod } from './re.ts'
 import { timeMethod } from './datetime.ts'
 
@@ -208,6 +209,7 @@ const raw: Record<string, Fn> = {
   ...EXTENDED_RUNTIME,
   ...GENERATOR_RUNTIME,
   ...CLASS_RUNTIME,
+  ...FAST_RUNTIME,
   ...MODULE_RUNTIME,
   ex,
 }
