@@ -1,0 +1,53 @@
+// One-process A/B of two revisions of src/ on the Python blocks of bench/python.mjs:
+//   node bench/python-ab.mjs <rev-before> <rev-after> [rounds] [ids]   (ids: int-loop,classes,...)
+// Both revisions are extracted with `git archive`, bundled with esbuild (src/python/index.ts) and
+// loaded into ONE process; each round runs one block of each, alternating which goes first, so
+// machine noise hits both alike. Prints per-block medians and their ratio (after / before), and the
+// geometric mean. The two results must be the same text.
+import { build } from 'esbuild'
+import { execSync } from 'node:child_process'
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { PYTHON_BLOCKS } from './python.mjs'
+
+const [revA, revB, rounds = '15', ids] = process.argv.slice(2)
+if (!revA || !revB) { console.error('usage: node bench/python-ab.mjs <rev-before> <rev-after> [rounds] [ids]'); process.exit(2) }
+const root = resolve(import.meta.dirname, '..')
+const dir = mkdtempSync(join(tmpdir(), 'ajs-pyab-'))
+symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+async function load(rev, name) {
+  execSync(`git archive --prefix=${name}/ ${rev} src | tar -x -C ${dir}`, { cwd: root })
+  const outfile = join(dir, `${name}.mjs`)
+  await build({ entryPoints: [join(dir, name, 'src/python/index.ts')], bundle: true, format: 'esm', platform: 'node', target: 'node20', outfile, logLevel: 'error', nodePaths: [join(root, 'node_modules')] })
+  return import(pathToFileURL(outfile).href)
+}
+const A = await load(revA, 'a'), B = await load(revB, 'b')
+const blocks = PYTHON_BLOCKS.filter((b) => !ids || ids.split(',').includes(b.id))
+const runner = (m, b) => {
+  const { ast } = m.transpilePython(b.body, { params: ['initial', ...Object.keys(b.input)], jsonText: true })
+  const vm = m.createPythonVM()
+  return async () => {
+    const t0 = performance.now()
+    const r = await vm.run(ast, { initial: {}, ...b.input }, { fuel: 1e9, timeoutMs: 120_000 })
+    if (r.error) throw new Error(`${b.id}: ${r.error.code} ${r.error.message}`)
+    return [performance.now() - t0, r.result]
+  }
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const ratios = []
+for (const b of blocks) {
+  const ra = runner(A, b), rb = runner(B, b)
+  const [, x] = await ra(), [, y] = await rb()
+  if (x !== y) console.log(`  ${b.id}: RESULTS DIFFER`)
+  const ta = [], tb = []
+  for (let i = 0; i < Number(rounds); i++) {
+    if (i % 2) { ta.push((await ra())[0]); tb.push((await rb())[0]) } else { tb.push((await rb())[0]); ta.push((await ra())[0]) }
+  }
+  const r = median(tb) / median(ta)
+  ratios.push(r)
+  console.log(`  ${b.id.padEnd(12)} before ${median(ta).toFixed(2).padStart(8)} ms   after ${median(tb).toFixed(2).padStart(8)} ms   ×${r.toFixed(3)}`)
+}
+console.log(`  geometric mean after/before ×${Math.exp(ratios.reduce((s, r) => s + Math.log(r), 0) / ratios.length).toFixed(3)}`)
+rmSync(dir, { recursive: true, force: true })
