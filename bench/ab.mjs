@@ -1,8 +1,10 @@
 // One-process A/B of two revisions of src/ on the shared workloads:
-//   node bench/ab.mjs <rev-before> <rev-after> [rounds] [--min]   (AB_IDS=id,id to choose workloads)
+//   node bench/ab.mjs <rev-before> <rev-after> [rounds] [--min] [--cpu]   (AB_IDS=id,id to choose workloads)
 // Both revisions are extracted with `git archive`, bundled with esbuild and loaded into
 // ONE process; each round runs a ~30 ms batch of each, alternating which goes first, so
 // machine noise hits both alike. Prints per-workload medians (or minima) and the geomean ratio.
+// --cpu: time each batch by the process's CPU time (process.cpuUsage) instead of the wall clock, so
+// time the process spends descheduled on a loaded machine (others' test runs) does not count.
 import { build } from 'esbuild'
 import { execSync } from 'node:child_process'
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
@@ -10,8 +12,10 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
-const args = process.argv.slice(2).filter((a) => a !== '--min')
+const args = process.argv.slice(2).filter((a) => a !== '--min' && a !== '--cpu')
 const useMin = process.argv.includes('--min')
+const useCpu = process.argv.includes('--cpu')
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
 const [revA, revB, rounds = '21'] = args
 if (!revA || !revB) { console.error('usage: node bench/ab.mjs <rev-before> <rev-after> [rounds] [--min]'); process.exit(2) }
 const root = resolve(import.meta.dirname, '..')
@@ -32,7 +36,12 @@ let logSum = 0, n = 0
 for (const w of workloads.filter((x) => ids.includes(x.id))) {
   const prep = (M) => { const vm = new M.AgentVM(); const { ast } = M.transpile(w.source); return () => vm.run(ast, w.args, { fuel: 1e9 }) }
   const fa = prep(A), fb = prep(B)
-  const batch = async (f) => { let k = 0; const t0 = performance.now(); while (performance.now() - t0 < 30) { const r = await f(); if (r.error) throw new Error(`${w.id}: ${r.error.code}`); k++ } return (performance.now() - t0) / k }
+  const batch = async (f) => {
+    let k = 0
+    const t0 = performance.now(), c0 = useCpu ? cpuMs() : 0
+    while (performance.now() - t0 < 30) { const r = await f(); if (r.error) throw new Error(`${w.id}: ${r.error.code}`); k++ }
+    return ((useCpu ? cpuMs() - c0 : performance.now() - t0)) / k
+  }
   for (let i = 0; i < 3; i++) { await batch(fa); await batch(fb) }
   const ta = [], tb = []
   for (let r = 0; r < Number(rounds); r++) {
@@ -42,5 +51,5 @@ for (const w of workloads.filter((x) => ids.includes(x.id))) {
   console.log(`${w.id.padEnd(16)} ${revA}: ${(a * 1000).toFixed(1)} µs  ${revB}: ${(b * 1000).toFixed(1)} µs  ratio ${(b / a).toFixed(3)}`)
   logSum += Math.log(b / a); n++
 }
-console.log(`geomean ratio ${revB}/${revA}: ${Math.exp(logSum / n).toFixed(3)} (${useMin ? 'minima' : 'medians'} of ${rounds} rounds)`)
+console.log(`geomean ratio ${revB}/${revA}: ${Math.exp(logSum / n).toFixed(3)} (${useMin ? 'minima' : 'medians'} of ${rounds} rounds${useCpu ? ', CPU time' : ''})`)
 rmSync(dir, { recursive: true, force: true })

@@ -85,6 +85,7 @@ export function specialiseBinaryConst(op: string, l: Fn, c: unknown): Fn | undef
     }
     case '-': { const g = BINARY_OPS['-']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a - c } }
     case '*': { const g = BINARY_OPS['*']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a * c } }
+    case '/': { const g = BINARY_OPS['/']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a / c } }
     case '%': { const g = BINARY_OPS['%']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a % c } }
     case '<': { const g = BINARY_OPS['<']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a < c } }
     case '>': { const g = BINARY_OPS['>']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a > c } }
