@@ -95,12 +95,19 @@ let coreAtomCache: Map<string, AtomInfo> | undefined
 export const CORE_ATOM_NAMES: ReadonlySet<string> = new Set(Object.keys(CORE_OPS).filter((n) => n !== 'Error'))
 
 /** The atom table for one transpile: core atoms plus the caller's custom atom names. */
-export function atomTable(extra: readonly string[] | Readonly<Record<string, unknown>> | undefined): ReadonlyMap<string, AtomInfo> {
+export function atomTable(extra: readonly (string | { readonly op: string })[] | Readonly<Record<string, unknown>> | undefined): ReadonlyMap<string, AtomInfo> {
   const core = (coreAtomCache ??= coreAtoms())
   if (!extra) return core
-  const names = Array.isArray(extra) ? extra : Object.keys(extra)
+  // An array may hold names or the atoms themselves (`[defineAtom(...)]`), as AgentVM's `atoms` option does.
+  const names = Array.isArray(extra) ? extra.map(atomName) : Object.keys(extra)
   if (names.length === 0) return core
   const table = new Map(core)
   for (const name of names) if (!table.has(name)) table.set(name, { fields: null })
   return table
+}
+
+function atomName(entry: unknown): string {
+  if (typeof entry === 'string') return entry
+  if (typeof entry === 'object' && entry !== null && typeof (entry as { op?: unknown }).op === 'string') return (entry as { op: string }).op
+  throw new TypeError('transpile option `atoms`: each entry is an atom name or an atom ({ op, ... }); got ' + (entry === null ? 'null' : typeof entry))
 }

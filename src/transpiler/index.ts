@@ -26,7 +26,7 @@ export { compileDiagnosticsOf, type CompileDiagnostic } from '../diagnostics/com
 export { typecheckSource, type TypecheckOptions } from './typecheck.ts'
 
 /** Atom names known besides the core ones: a list, or a table keyed by name (e.g. the VM's). */
-export type AtomNames = readonly string[] | Readonly<Record<string, unknown>>
+export type AtomNames = readonly (string | { readonly op: string })[] | Readonly<Record<string, unknown>>
 
 export interface TranspileOptions {
   /** Source name used in errors and stored as the AST's `file`. */

@@ -455,10 +455,11 @@ export function typecheckSource(source: string, atoms: Readonly<Record<string, u
 
 /**
  * transpile's `typecheck: true`: throw the first type error (carrying all of
- * them in `errors`) as a TranspileError. Names only (a list) check nothing.
+ * them in `errors`) as a TranspileError. Names only (a list of strings) check nothing.
  */
 export function typecheckOrThrow(source: string, atoms: unknown, filename: string): void {
-  if (!atoms || typeof atoms !== 'object' || Array.isArray(atoms)) return
+  // A list of names checks nothing; a list of atoms is checked like a table of them.
+  if (!atoms || typeof atoms !== 'object') return
   const found = typecheckSource(source, atoms as Record<string, unknown>, { filename })
   if (found.length === 0) return
   const locator = new SourceLocator(source)

@@ -119,3 +119,22 @@ describe('ajsc check --mcp', () => {
     expect(report.diagnostics[0].hint).toContain('Did you mean `units`?')
   })
 })
+
+describe('typecheck: atoms given as a list', () => {
+  test('a list of atoms is a table of them: names known, unknown names suggested, schemas checked', () => {
+    const list = [weather, notify]
+    expect(() => transpile('function f() { return notify({ text: "x" }) }', { atoms: list })).not.toThrow()
+    let unknown: unknown
+    try { transpile('function f() { return notfy({ text: "x" }) }', { atoms: list }) } catch (e) { unknown = e }
+    expect(unknown).toBeInstanceOf(TranspileError)
+    expect((unknown as TranspileError).hint).toContain('notify')
+    let typed: unknown
+    try { transpile('function f() { return weather({ town: "x" }) }', { atoms: list, typecheck: true }) } catch (e) { typed = e }
+    expect(typed).toBeInstanceOf(TranspileError)
+    expect((typed as TranspileError).code).toMatch(/^AJS600/)
+  })
+
+  test('a list entry that is neither a name nor an atom is a clear TypeError', () => {
+    expect(() => transpile('function f() { return 1 }', { atoms: [42 as unknown as string] })).toThrow(/each entry is an atom name or an atom/)
+  })
+})
