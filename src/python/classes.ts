@@ -5,7 +5,7 @@
  * attached after the class is bound, so they can name it). Imports are compile-time bindings
  * (see modules.ts) and leave no statement behind.
  */
-import type { ClassItem, Expr, ImportName, Stmt, StmtOf } from './ir.ts'
+import type { ClassItem, Expr, ExprOf, ImportName, Stmt, StmtOf } from './ir.ts'
 import type { Refuser } from './refuse.ts'
 import { MODULES } from './modules.ts'
 
@@ -73,10 +73,15 @@ export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: 
     info.count++
     const loc = st.loc
     let dataclass = false
+    let order = false
     for (const d of st.decorators) {
       if (isImported(d, 'dataclasses', 'dataclass')) dataclass = true
-      else throw r.error('PY_UNSUPPORTED', { name: 'This decorator', fix: 'Only `@dataclass` (from dataclasses import dataclass) is accepted on a class.' }, d.loc)
+      else if (d.k === 'call' && isImported(d.fn, 'dataclasses', 'dataclass')) {
+        dataclass = true
+        order = dataclassOptions(d, r)
+      } else throw r.error('PY_UNSUPPORTED', { name: 'This decorator', fix: 'Only `@dataclass` (from dataclasses import dataclass) is accepted on a class.' }, d.loc)
     }
+    if (order) info.order = true
     const qual = [...path.flatMap((p) => [p, '<locals>']), st.name].join('.')
     const out: Stmt[] = []
     const attrs: Expr[] = []
@@ -122,7 +127,7 @@ export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: 
       }
       if (item.value) attrs.push(str(item.name, item.loc), item.value)
     }
-    const config: Expr = dataclass ? str(JSON.stringify(fields), loc) : { k: 'const', v: null, loc }
+    const config: Expr = dataclass ? str(JSON.stringify(order ? { fields, order } : fields), loc) : { k: 'const', v: null, loc }
     const cls = rt('class', [str(st.name, loc), str(qual, loc), { k: 'tuple', elts: st.bases, loc }, { k: 'list', elts: attrs, loc }, config, { k: 'list', elts: defaults, loc }], loc)
     out.push({ k: 'assign', targets: [name(st.name, loc)], value: cls, loc })
     if (methods.length) out.push({ k: 'expr', e: rt('methods', [name(st.name, loc), { k: 'list', elts: methods, loc }], loc), loc })
@@ -130,6 +135,23 @@ export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: 
   }
 
   return { body: stmts(body, ['_block']), info }
+}
+
+/**
+ * The arguments of `@dataclass(...)`: `order=` (True: instances order by their fields), and `eq=True`,
+ * `init=True`, `repr=True` (the defaults). Whether the class orders its instances.
+ */
+function dataclassOptions(d: ExprOf<'call'>, r: Refuser): boolean {
+  const fix = 'Write `@dataclass` or `@dataclass(order=True)`; the generated `__init__`, `__repr__` and `__eq__` are always made.'
+  if (d.args.length) throw r.error('PY_UNSUPPORTED', { name: 'Positional arguments of `@dataclass(...)`', fix }, d.loc)
+  let order = false
+  for (const k of d.kw) {
+    const v = k.value.k === 'const' && typeof k.value.v === 'boolean' ? k.value.v : undefined
+    if (v === undefined) throw r.error('PY_UNSUPPORTED', { name: `\`${k.name ?? '**'}=\` of \`@dataclass\` with a computed value`, fix }, k.loc)
+    if (k.name === 'order') order = v
+    else if (!((k.name === 'eq' || k.name === 'init' || k.name === 'repr') && v)) throw r.error('PY_UNSUPPORTED', { name: `\`@dataclass(${k.name}=${v ? 'True' : 'False'})\``, fix }, k.loc)
+  }
+  return order
 }
 
 /** `super()` in a method: `py$super(Class, self)`. */

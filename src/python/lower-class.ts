@@ -12,11 +12,12 @@ import { type FnCtx, dynamicCall, elements, kwDict, lowerExpr, resolve } from '.
 import type { Lowerer } from './lower.ts'
 import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
 import { MODULES } from './modules.ts'
+import { CMP_HELPER } from './runtime/values.ts'
 import type { ClassInfo } from './classes.ts'
 import type { DefInfo, FnScope } from './scope.ts'
 
 const M_CALL = 'm$call'
-const CMP_DISPATCH = 'cmp$dispatch'
+const CMP_DISPATCH = CMP_HELPER
 const TEXT_PREP = 'text$prep'
 
 const infoOf = (cx: FnCtx): ClassInfo | undefined => cx.L.options.classes
@@ -307,7 +308,8 @@ export function addClassHelpers(L: Lowerer, dispatch: string): void {
       ],
     }
   }
-  if (L.helpersUsed.has(CMP_DISPATCH)) {
+  // Also made when a class orders its instances: the runtime calls it back to sort them.
+  if (L.helpersUsed.has(CMP_DISPATCH) || L.options.classes?.order) {
     const attempt = (x: string, y: string, stage: number): Step[] => [
       setVar('$m', rt('cmpof', [id(x), id(y), id('$op'), lit(stage)])),
       step('if', {

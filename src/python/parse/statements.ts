@@ -139,9 +139,11 @@ export abstract class StatementParser extends DefinitionParser {
           return void out.push({ ...d, memo: this.decorator(decorators[0]!, true) })
         }
         if (target.name === 'ClassDefinition' && this.r.extended) {
-          const decorators = c.filter((x) => x.name === 'Decorator').map((d) => this.decorator(d))
+          // A class decorator may take arguments (`@dataclass(order=True)`; classes.ts checks them).
+          const decorators = c.filter((x) => x.name === 'Decorator').map((d) => this.decorator(d, true))
           const cls = this.classDef(target, kids(target), decorators, loc)
-          if (cls.k === 'class' && decorators.some((d) => (d.k === 'name' && d.id === 'dataclass') || (d.k === 'attr' && d.name === 'dataclass'))) {
+          const named = (d: Expr): boolean => (d.k === 'name' && d.id === 'dataclass') || (d.k === 'attr' && d.name === 'dataclass') || (d.k === 'call' && named(d.fn))
+          if (cls.k === 'class' && decorators.some(named)) {
             const base = cls.bases[0]?.k === 'name' ? this.matchArgs.get(cls.bases[0].id) ?? [] : []
             const own = cls.items.flatMap((i) => (i.kind === 'attr' && i.annotated ? [i.name] : []))
             this.matchArgs.set(cls.name, [...base, ...own.filter((f) => !base.includes(f))])

@@ -5,7 +5,7 @@
  * lists (the frontend maps the guest's `key=` over the items on the VM).
  */
 import { anyIterator, lazyEnumerate, lazyZip } from './generators.ts'
-import { PyDict, PyDictView, PyException, PyFloat, PyIter, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
+import { PyDict, PyDictView, PyException, PyFloat, PyIter, PyOpaque, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { compare, iterate, len, lt, repr, str, toArray, truth } from './core.ts'
 import { MAX_STR_DIGITS, floatOf, intOf, isFloatValue, isIntValue, negate, roundHalfEven, roundInt, strToIntLimit, truncFloat } from './numbers.ts'
@@ -115,6 +115,9 @@ export function bool(x: unknown = false): boolean {
 
 export function isinstance(x: unknown, cls: unknown): boolean {
   if (isTuple(cls)) return cls.some((c) => isinstance(x, c))
+  // A module class (`deque`, `Counter`, `date`, ...) is held as a callable; its type object decides.
+  const named = cls instanceof PyOpaque ? (cls as { classType?: PyType }).classType : undefined
+  if (named) return typeOf(x).isSubclassOf(named)
   if (!(cls instanceof PyType)) return typeError('isinstance() arg 2 must be a type, a tuple of types, or a union')
   return typeOf(x).isSubclassOf(cls as PyType) || (cls === T.object)
 }

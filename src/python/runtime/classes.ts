@@ -4,7 +4,7 @@
  * `__eq__` and the ordering methods). The runtime never calls guest code itself: it answers which
  * guest function to call, the program calls it, and the runtime gets the result back.
  */
-import { PyClass, PyDict, PyException, PyInstance, PyOpaque, PySet, PyType, T, isTuple, tuple, typeByName, typeName } from './values.ts'
+import { PyClass, PyDict, PyException, PyInstance, PyOpaque, PySet, PyType, T, isTuple, tuple, typeByName, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError, exceptionMessage } from './errors.ts'
 import { hashKey, repr, str, withTexts, eq, compare } from './core.ts'
 import type { PyRun } from './fuel.ts'
@@ -60,7 +60,9 @@ function makeClass(name: string, qualname: string, bases: readonly unknown[], at
   const c = new PyClass(name, base, qualname)
   for (let i = 0; i < attrs.length; i += 2) c.attrs.set(attrs[i] as string, attrs[i + 1])
   if (config !== null) {
-    const own = JSON.parse(config) as string[]
+    const parsed = JSON.parse(config) as string[] | { fields: string[]; order: boolean }
+    const own = Array.isArray(parsed) ? parsed : parsed.fields
+    if (!Array.isArray(parsed) && parsed.order) c.order = true
     const inherited = base instanceof PyClass && base.dataclass ? base.dataclass : { fields: [], defaults: [] }
     const fields = [...inherited.fields], dflts = [...inherited.defaults]
     own.forEach((f, i) => {
@@ -243,9 +245,12 @@ function cmpOf(a: unknown, b: unknown, op: string, stage: number): PyMethod | nu
   return dunder(a, REFLECT[op]!)
 }
 
+const ORDER_METHODS = ['__lt__', '__le__', '__gt__', '__ge__']
+
 function cmpNative(op: string, a: unknown, b: unknown): boolean {
   if (op === '==') return a === b || (!(a instanceof PyInstance && a.cls.lookup('__eq__')) && !(b instanceof PyInstance && b.cls.lookup('__eq__')) && eq(a, b))
-  const c = compare(a, b, op)
+  // The program already tried the instances' own methods: no calling back into it from here.
+  const c = compare(a, b, op, true)
   return op === '<' ? c < 0 : op === '<=' ? c <= 0 : op === '>' ? c > 0 : c >= 0
 }
 
@@ -312,8 +317,20 @@ export function unwrapTexts(f: (rt: PyRun, a: any[]) => unknown): (rt: PyRun, a:
 
 /** The runtime entries of guest classes (`py$<name>`). */
 export const CLASS_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
-  class: (_rt, a) => makeClass(a[0], a[1], a[2], a[3], a[4], a[5] ?? []),
-  methods: (_rt, a) => { const c = a[0] as PyClass; for (let i = 0; i < a[1].length; i += 2) c.attrs.set(a[1][i], a[1][i + 1]); return null },
+  class: (rt, a) => {
+    const c = makeClass(a[0], a[1], a[2], a[3], a[4], a[5] ?? [])
+    c.calls = rt as unknown as GuestCalls
+    return c
+  },
+  methods: (_rt, a) => {
+    const c = a[0] as PyClass
+    for (let i = 0; i < a[1].length; i += 2) {
+      const m = a[1][i] as string
+      if (c.order && ORDER_METHODS.includes(m)) typeError(`Cannot overwrite attribute ${m} in class ${c.name}. Consider using functools.total_ordering`)
+      c.attrs.set(m, a[1][i + 1])
+    }
+    return null
+  },
   new: (_rt, a) => construct(a[0], a[1], a[2]),
   initcall: (_rt, a) => initCall(a[0], a[1], a[2], a[3]),
   initret: (_rt, a) => (a[0] === null || a[0] === undefined ? null : typeError(`__init__() should return None, not '${typeName(a[0])}'`)),

@@ -2,7 +2,7 @@
  * The object protocol of the subset: truth, equality, ordering, hashing,
  * repr/str, iteration and length, over the value representation of values.ts.
  */
-import { PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, typeName } from './values.ts'
+import { CMP_HELPER, PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, tuple, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
 import { PyTime, timeCompare, timeEq, timeHash, timeStr } from './datetime.ts'
@@ -175,7 +175,7 @@ function orderError(op: string, a: unknown, b: unknown): never {
 }
 
 /** Three-way comparison for < <= > >=; throws TypeError for unordered types. NaN compares as unordered (returns NaN). */
-export function compare(a: unknown, b: unknown, op: string): number {
+export function compare(a: unknown, b: unknown, op: string, native = false): number {
   if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN
   if (typeof a === 'string' && typeof b === 'string') return compareStr(a, b)
   if (isNumber(a) && isNumber(b)) {
@@ -201,7 +201,7 @@ export function compare(a: unknown, b: unknown, op: string): number {
   if (Array.isArray(a) && Array.isArray(b) && Object.isFrozen(a) === Object.isFrozen(b)) {
     const n = Math.min(a.length, b.length)
     for (let i = 0; i < n; i++) {
-      if (!eq(a[i], b[i])) return compare(a[i], b[i], op)
+      if (!eq(a[i], b[i])) return compare(a[i], b[i], op, native)
     }
     return a.length === b.length ? 0 : a.length < b.length ? -1 : 1
   }
@@ -210,15 +210,33 @@ export function compare(a: unknown, b: unknown, op: string): number {
   }
   const tc = timeCompare(a, b, op)
   if (tc !== undefined) return tc
-  for (const x of [a, b]) {
-    if (x instanceof PyInstance && ORDER_DUNDERS.some((d) => x.cls.lookup(d) !== undefined)) {
-      raise('NotImplementedError', `ordering ${x.cls.name} objects inside sorted/min/max or containers does not call their ${ORDER_DUNDERS.find((d) => x.cls.lookup(d) !== undefined)}; pass key=, e.g. sorted(items, key=lambda o: o.priority)`)
+  if (a instanceof PyInstance && b instanceof PyInstance) {
+    // `@dataclass(order=True)`: the fields as tuples, same class only (CPython's generated methods).
+    if (a.cls === b.cls && a.cls.order) return compare(tuple(a.cls.dataclass!.fields.map((f) => a.attrs.get(f))), tuple(a.cls.dataclass!.fields.map((f) => b.attrs.get(f))), op, native)
+  }
+  if (!native) {
+    for (const x of [a, b]) {
+      if (x instanceof PyInstance && x.cls.calls && ORDER_DUNDERS.some((d) => x.cls.lookup(d) !== undefined)) return guestOrder(x.cls.calls, x.cls.name, a, b, op)
     }
   }
   return orderError(op, a, b)
 }
 
 const ORDER_DUNDERS = ['__lt__', '__le__', '__gt__', '__ge__']
+
+/**
+ * Order guest instances by their own `__lt__`/... (sorted, min/max, list.sort, tuples holding them):
+ * the program's comparison helper is called back (Run.callHelper) and tries `a.__op__(b)`, then the
+ * reflection, as the `<` operator does. The result reads as a three-way number for `op` only.
+ */
+function guestOrder(calls: GuestCalls, cls: string, a: unknown, b: unknown, op: string): number {
+  if (calls.helperWaits(CMP_HELPER)) {
+    raise('NotImplementedError', `ordering ${cls} objects here cannot call their comparison methods (the program may wait for an atom in a function); pass key=, e.g. sorted(items, key=lambda o: o.priority)`)
+  }
+  const r = truth(calls.callHelper(CMP_HELPER, [op, a, b]))
+  return op === '<' || op === '<=' ? (r ? -1 : 1) : (r ? 1 : -1)
+}
+
 
 /** Sets order by inclusion: the caller reads the result through the operator. */
 function setCompare(a: PySet, b: PySet, op: string): number {

@@ -8,7 +8,7 @@ import { PyGen } from './generators.ts'
 import { makeNamedTuple, namedTupleAttr } from './namedtuple.ts'
 import { PyPartial, partialCall } from './partial.ts'
 import { timeAttr } from './datetime.ts'
-import { PyNamedTupleType } from './values.ts'
+import { PyNamedTupleType, moduleClassType } from './values.ts'
 import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
 import { PyRaise, raise, typeError, valueError, exceptionMessage } from './errors.ts'
 import { iterate, len, repr, str, truth, hashKey } from './core.ts'
@@ -44,6 +44,10 @@ export class PyBuiltin extends PyOpaque {
   }
   override repr(): string {
     return MODULE_CLASSES.has(this.name) ? `<class '${this.name}'>` : `<built-in function ${this.name}>`
+  }
+  /** The type object when this is a module class (what `isinstance` checks against). */
+  get classType(): PyType | undefined {
+    return moduleClassType(this.name)
   }
 }
 

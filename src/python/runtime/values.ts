@@ -60,7 +60,30 @@ export const T = {
   defaultdict: defType('defaultdict', 'dict'),
   OrderedDict: defType('OrderedDict', 'dict'),
   deque: defType('deque', 'object'),
+  // datetime's classes: `datetime` derives from `date`, as in CPython (isinstance(now, date) is True).
+  date: defType('date', 'object'),
+  datetime: defType('datetime', 'date'),
+  timedelta: defType('timedelta', 'object'),
 }
+
+/** The type objects behind the module classes the program holds as values (`collections.Counter`, ...). */
+const MODULE_CLASS_TYPES: ReadonlyMap<string, PyType> = new Map([
+  ['collections.Counter', T.Counter], ['collections.defaultdict', T.defaultdict], ['collections.OrderedDict', T.OrderedDict],
+  ['collections.deque', T.deque], ['datetime.date', T.date], ['datetime.datetime', T.datetime], ['datetime.timedelta', T.timedelta],
+  ['range', T.range],
+])
+
+/** The program's comparison helper (lower-class.ts makes it; the runtime calls it back to order instances). */
+export const CMP_HELPER = 'cmp$dispatch'
+
+/** What the runtime may ask of the run that made a guest class (Run.callHelper). */
+export interface GuestCalls {
+  callHelper(name: string, args: unknown[]): unknown
+  helperWaits(name: string): boolean
+}
+
+/** The type object of a module class value (`isinstance(x, deque)`), else undefined. */
+export const moduleClassType = (name: string): PyType | undefined => MODULE_CLASS_TYPES.get(name)
 
 /** The exception classes a block can raise and catch, child after parent. */
 export const EXCEPTION_TREE: ReadonlyArray<readonly [string, string | null]> = [
@@ -207,6 +230,13 @@ export class PyClass extends PyType {
   readonly attrs = new Map<string, unknown>()
   /** `@dataclass`: the fields in order (the bases' first) and their defaults (`undefined`: none; a PyType: a default_factory). */
   dataclass: { fields: string[]; defaults: unknown[] } | null = null
+  /** `@dataclass(order=True)`: instances order by their fields, as tuples. */
+  order = false
+  /**
+   * The run that made the class, to call its comparison methods back when the runtime orders its
+   * instances (`sorted`, `min`, tuples holding them): the program's `cmp$dispatch` helper.
+   */
+  calls: GuestCalls | null = null
   readonly serial = ++classSerial
   constructor(name: string, base: PyType, readonly qualname: string) {
     super(name, base)
