@@ -3,7 +3,7 @@
  * comparisons and membership. These are the hottest runtime entries: the
  * int and float cases are tried first, inline.
  */
-import { PyDict, PySet, mkFloat, tuple, typeName } from './values.ts'
+import { PyDict, PyFloat, PySet, mkFloat, tuple, typeName } from './values.ts'
 import { typeError } from './errors.ts'
 import { bitwise, numArith, pyModInt, unsupported, isIntValue, intOf } from './numbers.ts'
 import { asSet, dictUpdate, setOp } from './collections.ts'
@@ -30,6 +30,9 @@ export function add(rt: PyRun, a: unknown, b: unknown): unknown {
     const out = a.concat(b)
     return fa ? tuple(out) : out
   }
+  // A whole-number float is a PyFloat: float arithmetic without the generic numbers path.
+  if (a instanceof PyFloat) { if (b instanceof PyFloat) return mkFloat(a.v + b.v); if (typeof b === 'number') return mkFloat(a.v + b) }
+  else if (b instanceof PyFloat && typeof a === 'number') return mkFloat(a + b.v)
   const r = numArith(rt, '+', a, b)
   if (r !== undefined) return r
   if (a instanceof PyDict) { const c = counterArith(rt, '+', a, b); if (c !== undefined) return c }
@@ -48,6 +51,8 @@ export function sub(rt: PyRun, a: unknown, b: unknown): unknown {
     }
     return r
   }
+  if (a instanceof PyFloat) { if (b instanceof PyFloat) return mkFloat(a.v - b.v); if (typeof b === 'number') return mkFloat(a.v - b) }
+  else if (b instanceof PyFloat && typeof a === 'number') return mkFloat(a - b.v)
   const r = numArith(rt, '-', a, b)
   if (r !== undefined) return r
   const sa = asSet(a), sb = asSet(b)
@@ -76,6 +81,8 @@ export function mul(rt: PyRun, a: unknown, b: unknown): unknown {
     if (Number.isInteger(a) && Number.isInteger(b)) return Number.isSafeInteger(r) ? (r === 0 ? 0 : r) : numArith(rt, '*', a, b)
     return mkFloat(r)
   }
+  if (a instanceof PyFloat) { if (b instanceof PyFloat) return mkFloat(a.v * b.v); if (typeof b === 'number') return mkFloat(a.v * b) }
+  else if (b instanceof PyFloat && typeof a === 'number') return mkFloat(a * b.v)
   const r = numArith(rt, '*', a, b)
   if (r !== undefined) return r
   { const t = timeArith('*', a, b); if (t !== undefined) return t }
@@ -112,7 +119,11 @@ export function mod(rt: PyRun, a: unknown, b: unknown): unknown {
 
 export function power(rt: PyRun, a: unknown, b: unknown): unknown {
   // x * x is the correctly rounded square, for ints and floats alike.
-  if (b === 2 && typeof a === 'number') return mul(rt, a, a)
+  if (b === 2 && (typeof a === 'number' || a instanceof PyFloat)) {
+    const r = mul(rt, a, a)
+    // A float square beyond the floats is CPython's OverflowError: the general path raises it.
+    if (typeof r !== 'number' || Number.isFinite(r)) return r
+  }
   const r = numArith(rt, '**', a, b)
   return r !== undefined ? r : unsupported('** or pow()', a, b)
 }
