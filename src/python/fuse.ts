@@ -38,7 +38,12 @@ const sameLoc = (a: unknown, b: unknown): boolean =>
 function encode(n: Any, leaves: Any[], out: string[], root: unknown): void {
   if (isLeaf(n)) {
     if (n.$expr === 'literal' && typeof n.value === 'number' && Number.isSafeInteger(n.value) && !Object.is(n.value, -0)) out.push(`#${n.value}`)
-    else { out.push(`$${leaves.length}`); leaves.push(n) }
+    else {
+      // A variable read twice (`i * i`) is passed once: nothing inside the call assigns it.
+      const k = n.$expr === 'ident' ? leaves.findIndex((l) => l.$expr === 'ident' && l.name === n.name) : -1
+      if (k >= 0) out.push(`$${k}`)
+      else { out.push(`$${leaves.length}`); leaves.push(n) }
+    }
     return
   }
   const loc = n.loc
