@@ -8,6 +8,7 @@ import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { AgentVM } from '../../src/vm/index.ts'
 import { transpile } from '../../src/transpiler/index.ts'
+import { agrees, operand } from './js-reference.ts'
 
 const INNER = ['+', '-', '*', '/', '%'] as const
 const OUTER = ['+', '-', '*', '/', '%', '<', '<=', '>', '>=', '===', '!=='] as const
@@ -20,31 +21,8 @@ const SHAPES = [
   (o1: string, o2: string) => `2.5 ${o2} (x ${o1} 4)`,
 ]
 
-const value = fc.oneof(
-  fc.integer({ min: -50, max: 50 }),
-  fc.double({ noNaN: false, min: -1e6, max: 1e6 }),
-  fc.constantFrom(0, -0, 1, -1, 0.5, Number.MAX_SAFE_INTEGER),
-  fc.constantFrom('3', 'ab', '', null, true, false),
-  fc.constantFrom([2], [], { a: 1 }),
-)
-
+const value = operand(50, 1e6)
 const vm = new AgentVM()
-const programs = new Map<string, { ast: object; native: (a: unknown) => unknown }>()
-function program(expr: string) {
-  let p = programs.get(expr)
-  if (!p) {
-    const source = `function f({ x, y, z }) { return { r: ${expr} } }`
-    // eslint-disable-next-line no-new-func -- the reference semantics, test only
-    p = { ast: transpile(source).ast, native: new Function(`return (${source.replace('function f', 'function')})`)() as (a: unknown) => unknown }
-    programs.set(expr, p)
-  }
-  return p
-}
-
-/** Same value, with -0 and NaN told apart as Object.is does. */
-function same(a: unknown, b: unknown): boolean {
-  return typeof a === 'number' && typeof b === 'number' ? Object.is(a, b) : JSON.stringify(a) === JSON.stringify(b)
-}
 
 describe('two-level fused operators', () => {
   test('agree with JavaScript on numbers and on every other operand kind', async () => {
@@ -52,16 +30,7 @@ describe('two-level fused operators', () => {
       fc.asyncProperty(
         fc.constantFrom(...INNER), fc.constantFrom(...OUTER), fc.integer({ min: 0, max: SHAPES.length - 1 }),
         value, value, value,
-        async (o1, o2, shape, x, y, z) => {
-          const expr = SHAPES[shape]!(o1, o2)
-          const p = program(expr)
-          const args = { x, y, z }
-          const expected = (p.native(structuredClone(args)) as { r: unknown }).r
-          const run = await vm.run(p.ast, args)
-          expect(run.error).toBeUndefined()
-          const got = (run.result as { r: unknown }).r
-          if (!same(got, expected)) throw new Error(`${expr} with ${JSON.stringify(args)}: VM ${String(got)}, JS ${String(expected)}`)
-        },
+        (o1, o2, shape, x, y, z) => agrees(SHAPES[shape]!(o1, o2), { x, y, z }),
       ),
       { numRuns: 3000, seed: 7 },
     )
