@@ -11,7 +11,7 @@ import { BINARY, add, floordiv, inplace, mod, mul, power, sub, truediv } from '.
 import { invert, negate, positive, intOf, isIntValue } from './numbers.ts'
 import { delItem, delSlice, getItem, getSlice, setItem, setSlice } from './items.ts'
 import { convert, format } from './format.ts'
-import { callMethod } from './methods.ts'
+import { callMethod, dictGet, listAppend } from './methods.ts'
 import { dictFromPairs, dictSet, dictUpdate, setFrom } from './collections.ts'
 import * as B from './builtins.ts'
 import { bindArgs, checkResult, dumps, fromJson, toData } from './json.ts'
@@ -144,16 +144,8 @@ const raw: Record<string, Fn> = {
   fmt: (rt, a) => format(rt, a[2] ? convert(a[0], a[2]) : a[0], a[1]),
   concat: (rt, a) => rt.chargeString((a[0] as string[]).join('')),
   // methods
-  mget: (rt, a) => {
-    const d = a[0]
-    if (d instanceof PyDict && d.missing === undefined) { const e = d.map.get(hashKey(a[1])); return e === undefined ? a[2] : e[1] }
-    return callMethod(rt, d, 'get', [a[1], a[2]], null)
-  },
-  mappend: (rt, a) => {
-    const l = a[0]
-    if (Array.isArray(l) && !Object.isFrozen(l) && !(l instanceof PyDeque && l.maxlen !== null)) { rt.chargeSlots(1); l.push(a[1]); return null }
-    return callMethod(rt, l, 'append', [a[1]], null)
-  },
+  mget: (rt, a) => dictGet(rt, a[0], a[1], a[2]),
+  mappend: (rt, a) => listAppend(rt, a[0], a[1]),
   m: (rt, a) => {
     const o = a[0]
     if (o instanceof PyDict && o.missing !== undefined || o instanceof PyOrderedDict) {

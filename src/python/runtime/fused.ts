@@ -9,7 +9,9 @@
 import { add, sub, mul, truediv, floordiv, mod, power, inplace, BINARY } from './ops.ts'
 import { negate, positive, invert } from './numbers.ts'
 import { eq, ge, gt, le, lt, truth } from './core.ts'
-import { getItem } from './items.ts'
+import { getItem, setItem } from './items.ts'
+import { dictGet, listAppend } from './methods.ts'
+import { strOf } from './builtins.ts'
 import type { PyRun } from './fuel.ts'
 
 type F = (rt: PyRun, a: any[]) => unknown
@@ -27,13 +29,21 @@ const B2: Record<string, (rt: PyRun, x: any, y: any) => unknown> = {
   eq: (_rt, x, y) => eq(x, y),
   ne: (_rt, x, y) => !eq(x, y),
   getitem: getItem,
+  mappend: listAppend,
+}
+/** `d.get(k, v)` and `d[k] = v` (`setitem value obj key`, the argument order of py$setitem). */
+const B3: Record<string, (rt: PyRun, x: any, y: any, z: any) => unknown> = {
+  mget: dictGet,
+  setitem: (rt, v, o, k) => { setItem(rt, o, k, v); return null },
 }
 const B1: Record<string, (rt: PyRun, x: any) => unknown> = {
   neg: negate, pos: (_rt, x) => positive(x), inv: (_rt, x) => invert(x), truth: (_rt, x) => truth(x), not: (_rt, x) => !truth(x),
+  strb: strOf,
 }
 
 /** The operations py$ex can fuse, with their arity. */
-export const FUSABLE: Readonly<Record<string, 1 | 2>> = Object.freeze({
+export const FUSABLE: Readonly<Record<string, 1 | 2 | 3>> = Object.freeze({
+  ...Object.fromEntries(Object.keys(B3).map((k) => [k, 3 as const])),
   ...Object.fromEntries(Object.keys(B2).map((k) => [k, 2 as const])),
   ...Object.fromEntries(Object.keys(B1).map((k) => [k, 1 as const])),
 })
@@ -82,6 +92,11 @@ function compile(code: string): { f: F; extra: number } {
       if ('leaf' in x && 'f' in y) { const i = x.leaf, g = y.f; return (rt, a) => b(rt, a[i], g(rt, a)) }
       const f = asF(x), g = asF(y)
       return (rt, a) => b(rt, f(rt, a), g(rt, a))
+    }
+    const b3 = B3[t]
+    if (b3) {
+      const x = asF(part()), y = asF(part()), z = asF(part())
+      return (rt, a) => b3(rt, x(rt, a), y(rt, a), z(rt, a))
     }
     const u = B1[t]
     if (!u) throw new Error(`py$ex: unknown operation ${t}`)

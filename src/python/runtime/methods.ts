@@ -218,3 +218,15 @@ export const METHOD_NAMES: ReadonlySet<string> = new Set([
 ])
 
 export { dictSet }
+
+/** `d.get(k, default)` without the method table when d is a plain dict (`py$mget`, also fused). */
+export function dictGet(rt: PyRun, d: unknown, k: unknown, dflt: unknown): unknown {
+  if (d instanceof PyDict && d.missing === undefined) { const e = d.map.get(hashKey(k)); return e === undefined ? dflt : e[1] }
+  return callMethod(rt, d, 'get', [k, dflt], null)
+}
+
+/** `xs.append(v)` without the method table when xs is a list (`py$mappend`, also fused). */
+export function listAppend(rt: PyRun, l: unknown, v: unknown): null {
+  if (Array.isArray(l) && !Object.isFrozen(l) && !(l instanceof PyDeque && l.maxlen !== null)) { rt.chargeSlots(1); l.push(v); return null }
+  return callMethod(rt, l, 'append', [v], null) as null
+}
