@@ -59,9 +59,17 @@ export function importedName(cx: FnCtx, e: ExprOf<'name'>): Node | undefined {
 
 /** `module.name` read as a value (undefined: the object is not a module). */
 export function moduleAttr(cx: FnCtx, e: ExprOf<'attr'>): Node | undefined {
+  // `datetime.timezone.utc` after `import datetime`: a constant of a module's class.
+  if (e.obj.k === 'attr' && e.obj.obj.k === 'name') {
+    const i = imported(cx, e.obj.obj.id)
+    const q = `${e.obj.name}.${e.name}`
+    return i && i.member === null && MODULES[i.module]?.[q] === 'const' ? memberValue(cx, i.module, q, e.loc) : undefined
+  }
   if (e.obj.k !== 'name') return undefined
   const i = imported(cx, e.obj.id)
-  if (!i || i.member !== null) return undefined
+  if (!i) return undefined
+  // `timezone.utc` after `from datetime import timezone`.
+  if (i.member !== null) return MODULES[i.module]?.[`${i.member}.${e.name}`] === 'const' ? memberValue(cx, i.module, `${i.member}.${e.name}`, e.loc) : undefined
   return memberValue(cx, i.module, e.name, e.loc)
 }
 

@@ -5,7 +5,7 @@
 import { CMP_HELPER, PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, tuple, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
-import { PyTime, timeCompare, timeEq, timeHash, timeStr } from './datetime.ts'
+import { PyTime, PyTz, timeCompare, timeEq, timeHash, timeStr } from './datetime.ts'
 import { codePoints, compareStr, strRepr } from './text.ts'
 import { decimalText, floatOf, intOf, isFloatValue, isNumber } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
@@ -303,6 +303,7 @@ export function str(x: unknown): string {
   }
   if (x instanceof PyException) return x.message
   if (x instanceof PyTime) return timeStr(x)
+  if (x instanceof PyTz) return x.label()
   return repr(x)
 }
 

@@ -1,10 +1,13 @@
 /**
- * `datetime` (extended profile): naive `date`, `datetime` and `timedelta`, exact against CPython for
- * construction, arithmetic, comparison, hashing, `isoformat`/`fromisoformat`, `strftime` and repr.
- * `datetime.now()` / `date.today()` read the run's clock (the `now` run option; journaled by a
- * workflow), in UTC: there is no local time zone inside a run.
+ * `datetime` (extended profile): `date`, `datetime` (naive, or aware of a fixed-offset `timezone`)
+ * and `timedelta`, exact against CPython for construction, arithmetic, comparison, hashing,
+ * `isoformat`/`fromisoformat`, `strftime`, `astimezone` and repr. `datetime.now()` / `date.today()`
+ * read the run's clock (the `now` run option; journaled by a workflow), in UTC: the local time zone
+ * inside a run is UTC. There is no zone database (`zoneinfo`): a zone's offset would depend on the
+ * database of the machine that runs the program, and a run must give the same result anywhere.
  */
 import { PyDict, PyFloat, PyNamedTuple, PyNamedTupleType, PyOpaque, mkFloat } from './values.ts'
+import { strRepr } from './text.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { intOf, isIntValue, isNumber, floatOf } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
@@ -12,14 +15,80 @@ import type { PyRun } from './fuel.ts'
 type Kind = 'date' | 'datetime' | 'timedelta'
 const US_DAY = 86_400_000_000
 
-/** d: days (a date's proleptic Gregorian ordinal; a timedelta's days), s: seconds, u: microseconds. */
+/**
+ * d: days (a date's proleptic Gregorian ordinal; a timedelta's days), s: seconds, u: microseconds;
+ * a datetime's fields are its local time, `tz` its zone (null: naive).
+ */
 export class PyTime extends PyOpaque {
-  constructor(readonly kind: Kind, readonly d: number, readonly s = 0, readonly u = 0) {
+  constructor(readonly kind: Kind, readonly d: number, readonly s = 0, readonly u = 0, readonly tz: PyTz | null = null) {
     super()
   }
   get typeName(): string { return this.kind }
   override repr(): string { return timeRepr(this) }
 }
+
+/** `datetime.timezone`: a fixed offset from UTC in microseconds, and an optional name. */
+export class PyTz extends PyOpaque {
+  readonly typeName = 'timezone'
+  constructor(readonly offset: number, readonly name: string | null) {
+    super()
+  }
+  override repr(): string {
+    if (this === UTC) return 'datetime.timezone.utc'
+    return `datetime.timezone(${timeRepr(delta(this.offset))}${this.name === null ? '' : `, ${strRepr(this.name)}`})`
+  }
+  /** `tzname()` and `str()`: the name, or `UTC±HH:MM` from the offset. */
+  label(): string {
+    if (this.name !== null) return this.name
+    if (this.offset === 0) return 'UTC'
+    const sign = this.offset < 0 ? '-' : '+'
+    const a = Math.abs(this.offset)
+    const h = Math.floor(a / 3.6e9), mi = Math.floor(a / 6e7) % 60, sec = Math.floor(a / 1e6) % 60, us = a % 1e6
+    return `UTC${sign}${pad(h)}:${pad(mi)}${us ? `:${pad(sec)}.${pad(us, 6)}` : sec ? `:${pad(sec)}` : ''}`
+  }
+}
+
+/** `timezone.utc`: also what `timezone(timedelta(0))` gives, as in CPython. */
+export const UTC = new PyTz(0, null)
+
+/** `+HH:MM[:SS[.ffffff]]` (isoformat, sep ':') or `+HHMM[SS[.ffffff]]` (%z, sep ''). */
+function offsetText(us: number, sep: string): string {
+  const sign = us < 0 ? '-' : '+'
+  const a = Math.abs(us)
+  const h = Math.floor(a / 3.6e9), mi = Math.floor(a / 6e7) % 60, sec = Math.floor(a / 1e6) % 60, u = a % 1e6
+  return `${sign}${pad(h)}${sep}${pad(mi)}${sec || u ? `${sep}${pad(sec)}${u ? `.${pad(u, 6)}` : ''}` : ''}`
+}
+
+function makeTz(offset: unknown, name: unknown): PyTz {
+  if (!(offset instanceof PyTime) || offset.kind !== 'timedelta') return typeError(`timezone() argument 1 must be datetime.timedelta, not ${offset instanceof PyTime ? `datetime.${offset.kind}` : typeNameOf(offset)}`)
+  if (name !== undefined && name !== null && typeof name !== 'string') typeError(`timezone() argument 2 must be str, not ${typeNameOf(name)}`)
+  const us = totalUs(offset)
+  if (Math.abs(us) >= US_DAY) valueError(`offset must be a timedelta strictly between -timedelta(hours=24) and timedelta(hours=24), not ${timeRepr(offset)}.`)
+  if (us === 0 && (name === undefined || name === null)) return UTC
+  return new PyTz(us, typeof name === 'string' ? name : null)
+}
+
+function tzArg(x: unknown): PyTz | null {
+  if (x === undefined || x === null) return null
+  if (!(x instanceof PyTz)) return typeError(`tzinfo argument must be None or of a tzinfo subclass, not type '${typeNameOf(x)}'`)
+  return x
+}
+
+/** The same instant as a naive datetime in UTC (an aware datetime), or the fields as they are (naive). */
+function inUtc(t: PyTime): PyTime {
+  return t.tz === null || t.tz.offset === 0 ? t : dateTimeAt(t.d, t.s * 1e6 + t.u - t.tz.offset)
+}
+
+/** The instant `utc` (a naive UTC datetime) as local time in `tz`. */
+function atZone(utc: PyTime, tz: PyTz): PyTime {
+  const local = tz.offset === 0 ? utc : dateTimeAt(utc.d, utc.s * 1e6 + utc.u + tz.offset)
+  return new PyTime('datetime', local.d, local.s, local.u, tz)
+}
+
+/** Microseconds from b to a (two datetimes), days kept apart so no precision is lost. */
+const diffUs = (a: PyTime, b: PyTime): number => (a.d - b.d) * US_DAY + (a.s - b.s) * 1e6 + (a.u - b.u)
+
+const typeNameOf = (x: unknown): string => (typeof x === 'string' ? 'str' : typeof x === 'number' ? (Number.isInteger(x) ? 'int' : 'float') : typeof x === 'boolean' ? 'bool' : x === null || x === undefined ? 'NoneType' : x instanceof PyOpaque ? x.typeName : 'object')
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday']
@@ -81,11 +150,11 @@ function dateAt(d: number): PyTime {
   if (d < 1 || d > MAX_ORDINAL) raise('OverflowError', 'date value out of range')
   return new PyTime('date', d)
 }
-function dateTimeAt(d: number, us: number): PyTime {
+function dateTimeAt(d: number, us: number, tz: PyTz | null = null): PyTime {
   d += Math.floor(us / US_DAY)
   us = ((us % US_DAY) + US_DAY) % US_DAY
   if (d < 1 || d > MAX_ORDINAL) raise('OverflowError', 'date value out of range')
-  return new PyTime('datetime', d, Math.floor(us / 1e6), us % 1e6)
+  return new PyTime('datetime', d, Math.floor(us / 1e6), us % 1e6, tz)
 }
 /** A timedelta of `us` microseconds (an integer), normalized as CPython's. */
 function delta(us: number): PyTime {
@@ -111,23 +180,34 @@ const EPOCH = ordinal(1970, 1, 1)
 
 function fromIso(s: unknown, kind: 'date' | 'datetime'): PyTime {
   if (typeof s !== 'string') return typeError(`fromisoformat: argument must be str`)
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{3}|\d{6}))?)?)?)?$/.exec(s)
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{3}|\d{6}))?)?)?(Z|[+-]\d{2}(?::?\d{2}(?::?\d{2}(?:\.\d{6})?)?)?)?)?$/.exec(s)
   if (!m || (kind === 'date' && m[4] !== undefined)) return valueError(`Invalid isoformat string: '${s}'`)
   const d = checkDate(+m[1]!, +m[2]!, +m[3]!)
   if (kind === 'date') return new PyTime('date', d)
   const u = m[7] ? +m[7].padEnd(6, '0') : 0
   const sec = checkTime(+(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0), u)
-  return new PyTime('datetime', d, sec, u)
+  return new PyTime('datetime', d, sec, u, m[8] === undefined ? null : isoOffset(m[8], s))
+}
+
+/** The zone of an ISO offset: `Z`, `+HH`, `+HH:MM`, `+HHMM`, `+HH:MM:SS[.ffffff]`. */
+function isoOffset(text: string, whole: string): PyTz {
+  if (text === 'Z') return UTC
+  const p = /^([+-])(\d{2}):?(\d{2})?(?::?(\d{2})(?:\.(\d{6}))?)?$/.exec(text)
+  const [h, mi, sec, us] = [p?.[2], p?.[3], p?.[4], p?.[5]].map((x) => (x === undefined ? 0 : +x))
+  if (!p || mi! > 59 || sec! > 59) return valueError(`Invalid isoformat string: '${whole}'`)
+  const off = (h! * 3600 + mi! * 60 + sec!) * 1e6 + us!
+  return makeTz(delta(p[1] === '-' ? -off : off), null)
 }
 
 /** The module's functions (`datetime.date(...)`, `datetime.datetime.now()`, ...). */
 export const DATETIME: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown> = {
   date: (_rt, a, kw) => { const [y, m, d] = args('date', ['year', 'month', 'day'], a, kw, 3); return mkDate(int(y), int(m), int(d)) },
   datetime: (_rt, a, kw) => {
-    const v = args('datetime', ['year', 'month', 'day', 'hour', 'minute', 'second', 'microsecond'], a, kw, 3)
+    const v = args('datetime', ['year', 'month', 'day', 'hour', 'minute', 'second', 'microsecond', 'tzinfo'], a, kw, 3)
     const [y, m, d, h, mi, s, u] = Array.from({ length: 7 }, (_, i) => (v[i] === undefined ? 0 : int(v[i])))
-    return new PyTime('datetime', checkDate(y!, m!, d!), checkTime(h!, mi!, s!, u!), u!)
+    return new PyTime('datetime', checkDate(y!, m!, d!), checkTime(h!, mi!, s!, u!), u!, tzArg(v[7]))
   },
+  timezone: (_rt, a, kw) => { const [off, name] = args('timezone', ['offset', 'name'], a, kw, 1); return makeTz(off, name) },
   timedelta: (_rt, a, kw) => {
     const v = args('timedelta', ['days', 'seconds', 'microseconds', 'milliseconds', 'minutes', 'hours', 'weeks'], a, kw, 0)
     const scale = [US_DAY, 1e6, 1, 1e3, 6e7, 3.6e9, 7 * US_DAY]
@@ -140,7 +220,18 @@ export const DATETIME: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | nul
     return delta(roundEven(us))
   },
   'date.today': (rt) => new PyTime('date', EPOCH + Math.floor(clock(rt) / 86_400_000)),
-  'datetime.now': (rt) => { const ms = clock(rt); return dateTimeAt(EPOCH, Math.floor(ms) * 1000) },
+  'datetime.now': (rt, a, kw) => {
+    const tz = tzArg(args('now', ['tz'], a, kw, 0)[0])
+    const utc = dateTimeAt(EPOCH, Math.floor(clock(rt)) * 1000)
+    return tz ? atZone(utc, tz) : utc
+  },
+  'datetime.fromtimestamp': (_rt, a, kw) => {
+    const [ts, tzv] = args('fromtimestamp', ['timestamp', 'tz'], a, kw, 1)
+    if (!isNumber(ts)) typeError(`'${typeNameOf(ts)}' object cannot be interpreted as an integer`)
+    const tz = tzArg(tzv)
+    const utc = dateTimeAt(EPOCH, roundEven(floatOf(ts) * 1e6))
+    return tz ? atZone(utc, tz) : utc
+  },
   'datetime.utcnow': (rt) => { const ms = clock(rt); return dateTimeAt(EPOCH, Math.floor(ms) * 1000) },
   'date.fromisoformat': (_rt, a) => fromIso(a[0], 'date'),
   'datetime.fromisoformat': (_rt, a) => fromIso(a[0], 'datetime'),
@@ -150,7 +241,7 @@ export const DATETIME: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | nul
 function isoDate(t: PyTime): string { const [y, m, d] = ymd(t.d); return `${pad(y, 4)}-${pad(m)}-${pad(d)}` }
 function isoTime(t: PyTime): string {
   const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
-  return `${pad(h)}:${pad(mi)}:${pad(s)}${t.u ? `.${pad(t.u, 6)}` : ''}`
+  return `${pad(h)}:${pad(mi)}:${pad(s)}${t.u ? `.${pad(t.u, 6)}` : ''}${t.tz ? offsetText(t.tz.offset, ':') : ''}`
 }
 function deltaText(t: PyTime): string {
   const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
@@ -173,10 +264,15 @@ function timeRepr(t: PyTime): string {
   if (t.kind === 'date') return `datetime.date(${y}, ${m}, ${d})`
   const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
   const tail = t.u ? `, ${s}, ${t.u}` : s ? `, ${s}` : ''
-  return `datetime.datetime(${y}, ${m}, ${d}, ${h}, ${mi}${tail})`
+  return `datetime.datetime(${y}, ${m}, ${d}, ${h}, ${mi}${tail}${t.tz ? `, tzinfo=${t.tz.repr()}` : ''})`
 }
 
-export const timeHash = (t: PyTime): string => `${t.kind}:${t.d}:${t.s}:${t.u}`
+/** An aware datetime hashes by its instant (equal instants in two zones are one dict key). */
+export const timeHash = (t: PyTime): string => {
+  if (t.tz === null) return `${t.kind}:${t.d}:${t.s}:${t.u}`
+  const utc = inUtc(t)
+  return `aware:${utc.d}:${utc.s}:${utc.u}`
+}
 
 /** Three-way comparison of two values of one kind (undefined: not both times of one kind). */
 export function timeCompare(a: unknown, b: unknown, op: string): number | undefined {
@@ -187,12 +283,18 @@ export function timeCompare(a: unknown, b: unknown, op: string): number | undefi
     const name = (x: unknown) => (x instanceof PyTime ? `datetime.${x.kind}` : typeof x === 'string' ? 'str' : typeof x === 'number' ? (Number.isInteger(x) ? 'int' : 'float') : x === null || x === undefined ? 'NoneType' : 'object')
     return typeError(`'${op}' not supported between instances of '${name(a)}' and '${name(b)}'`)
   }
-  return a.d !== b.d ? (a.d < b.d ? -1 : 1) : a.s !== b.s ? (a.s < b.s ? -1 : 1) : a.u !== b.u ? (a.u < b.u ? -1 : 1) : 0
+  if ((a.tz === null) !== (b.tz === null)) return typeError("can't compare offset-naive and offset-aware datetimes")
+  const [x, y] = [inUtc(a), inUtc(b)]
+  return x.d !== y.d ? (x.d < y.d ? -1 : 1) : x.s !== y.s ? (x.s < y.s ? -1 : 1) : x.u !== y.u ? (x.u < y.u ? -1 : 1) : 0
 }
 
 export function timeEq(a: unknown, b: unknown): boolean | undefined {
   if (!(a instanceof PyTime) && !(b instanceof PyTime)) return undefined
-  return a instanceof PyTime && b instanceof PyTime && a.kind === b.kind && a.d === b.d && a.s === b.s && a.u === b.u
+  if (!(a instanceof PyTime) || !(b instanceof PyTime) || a.kind !== b.kind) return false
+  // A naive and an aware datetime are never equal (CPython 3.11: no error for ==).
+  if ((a.tz === null) !== (b.tz === null)) return false
+  const [x, y] = [inUtc(a), inUtc(b)]
+  return x.d === y.d && x.s === y.s && x.u === y.u
 }
 
 /** `+`, `-`, `*`, `/` with a date, datetime or timedelta operand (undefined: not one). */
@@ -204,16 +306,20 @@ export function timeArith(op: string, a: unknown, b: unknown): unknown {
     const [t, dt] = ta?.kind === 'timedelta' ? [tb, ta] : [ta, tb]
     if (t && dt?.kind === 'timedelta') {
       if (t.kind === 'date') return dateAt(t.d + dt.d)
-      if (t.kind === 'datetime') return dateTimeAt(t.d, t.s * 1e6 + t.u + totalUs(dt))
+      if (t.kind === 'datetime') return dateTimeAt(t.d, t.s * 1e6 + t.u + totalUs(dt), t.tz)
     }
   }
   if (op === '-' && ta) {
     if (tb?.kind === 'timedelta') {
       if (ta.kind === 'timedelta') return delta(totalUs(ta) - totalUs(tb))
       if (ta.kind === 'date') return dateAt(ta.d - tb.d)
-      return dateTimeAt(ta.d, ta.s * 1e6 + ta.u - totalUs(tb))
+      return dateTimeAt(ta.d, ta.s * 1e6 + ta.u - totalUs(tb), ta.tz)
     }
-    if (tb && tb.kind === ta.kind) return delta(totalUs(ta) - totalUs(tb))
+    if (tb && tb.kind === ta.kind) {
+      if (ta.kind !== 'datetime') return delta(totalUs(ta) - totalUs(tb))
+      if ((ta.tz === null) !== (tb.tz === null)) return typeError("can't subtract offset-naive and offset-aware datetimes")
+      return delta(diffUs(inUtc(ta), inUtc(tb)))
+    }
   }
   if (op === '*') {
     const [t, n] = ta ? [ta, b] : [tb!, a]
@@ -247,6 +353,7 @@ export function timeAttr(x: unknown, name: string): unknown {
       case 'minute': return Math.floor(x.s / 60) % 60
       case 'second': return x.s % 60
       case 'microsecond': return x.u
+      case 'tzinfo': return x.tz
     }
   }
   return undefined
@@ -268,6 +375,8 @@ function strftime(t: PyTime, fmt: string): string {
       case 'M': return pad(mi)
       case 'S': return pad(s)
       case 'f': return pad(t.u, 6)
+      case 'z': return t.tz ? offsetText(t.tz.offset, '') : ''
+      case 'Z': return t.tz ? t.tz.label() : ''
       case 'j': return pad(t.d - ordinal(y, 1, 1) + 1, 3)
       case 'a': return DAYS[wd]!.slice(0, 3)
       case 'A': return DAYS[wd]!
@@ -319,6 +428,11 @@ function isoCalendar(day: number): PyNamedTuple {
 
 /** Methods of date, datetime and timedelta values (undefined: not one). */
 export function timeMethod(x: unknown, name: string, a: unknown[], kw: PyDict | null): unknown {
+  if (x instanceof PyTz) {
+    if (name === 'utcoffset') return delta(x.offset)
+    if (name === 'tzname') return x.label()
+    return undefined
+  }
   if (!(x instanceof PyTime)) return undefined
   if (x.kind === 'timedelta') {
     if (name === 'total_seconds') return mkFloat(totalUs(x) / 1e6)
@@ -340,15 +454,31 @@ export function timeMethod(x: unknown, name: string, a: unknown[], kw: PyDict | 
     case 'isoweekday': return ((x.d + 6) % 7) + 1
     case 'toordinal': return x.d
     case 'date': if (x.kind === 'datetime') return new PyTime('date', x.d); return undefined
+  }
+  if (x.kind === 'datetime') {
+    switch (name) {
+      case 'utcoffset': return x.tz ? delta(x.tz.offset) : null
+      case 'tzname': return x.tz ? x.tz.label() : null
+      // A naive datetime is local time, which is UTC inside a run.
+      case 'astimezone': {
+        const tz = tzArg(args('astimezone', ['tz'], a, kw, 0)[0]) ?? UTC
+        return atZone(inUtc(x), tz)
+      }
+      case 'timestamp': return mkFloat((diffUs(inUtc(x), new PyTime('datetime', EPOCH)) / 1e6))
+    }
+  }
+  switch (name) {
     case 'replace': {
       const [y, m, d] = ymd(x.d)
       const cur: Record<string, number> = { year: y, month: m, day: d, hour: Math.floor(x.s / 3600), minute: Math.floor(x.s / 60) % 60, second: x.s % 60, microsecond: x.u }
-      const names = x.kind === 'date' ? ['year', 'month', 'day'] : ['year', 'month', 'day', 'hour', 'minute', 'second', 'microsecond']
+      const names = x.kind === 'date' ? ['year', 'month', 'day'] : ['year', 'month', 'day', 'hour', 'minute', 'second', 'microsecond', 'tzinfo']
       const v = args('replace', names, a, kw, 0)
-      names.forEach((n, i) => { if (v[i] !== undefined) cur[n] = int(v[i]) })
+      names.slice(0, 7).forEach((n, i) => { if (v[i] !== undefined) cur[n] = int(v[i]) })
       const day = checkDate(cur.year!, cur.month!, cur.day!)
       if (x.kind === 'date') return new PyTime('date', day)
-      return new PyTime('datetime', day, checkTime(cur.hour!, cur.minute!, cur.second!, cur.microsecond!), cur.microsecond!)
+      // `tzinfo=None` makes it naive; leaving it out keeps the zone.
+      const tz = names.length > 7 && (a.length > 7 || (kw !== null && [...kw.map.values()].some(([k]) => k === 'tzinfo'))) ? tzArg(v[7]) : x.tz
+      return new PyTime('datetime', day, checkTime(cur.hour!, cur.minute!, cur.second!, cur.microsecond!), cur.microsecond!, tz)
     }
   }
   return undefined

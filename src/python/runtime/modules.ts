@@ -15,7 +15,7 @@ import type { PyRun } from './fuel.ts'
 import { FLAGS as RE_FLAGS, reCall } from './re.ts'
 import { namedtuple } from './namedtuple.ts'
 import { partial } from './partial.ts'
-import { DATETIME } from './datetime.ts'
+import { DATETIME, UTC } from './datetime.ts'
 import { RANDOM } from './random.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
@@ -488,6 +488,7 @@ const MODULE_CONSTANTS: Record<string, unknown> = {
   ...Object.fromEntries(Object.entries(MATH_CONST).map(([k, v]) => [`math.${k}`, v])),
   ...Object.fromEntries(Object.entries(STRING_CONST).map(([k, v]) => [`string.${k}`, v])),
   'json.JSONDecodeError': typeByName('JSONDecodeError'),
+  'datetime.timezone.utc': UTC,
 }
 
 /** The runtime entries of modules (`py$modcall`, `py$modconst`). */

@@ -64,12 +64,13 @@ export const T = {
   date: defType('date', 'object'),
   datetime: defType('datetime', 'date'),
   timedelta: defType('timedelta', 'object'),
+  timezone: defType('timezone', 'object'),
 }
 
 /** The type objects behind the module classes the program holds as values (`collections.Counter`, ...). */
 const MODULE_CLASS_TYPES: ReadonlyMap<string, PyType> = new Map([
   ['collections.Counter', T.Counter], ['collections.defaultdict', T.defaultdict], ['collections.OrderedDict', T.OrderedDict],
-  ['collections.deque', T.deque], ['datetime.date', T.date], ['datetime.datetime', T.datetime], ['datetime.timedelta', T.timedelta],
+  ['collections.deque', T.deque], ['datetime.date', T.date], ['datetime.datetime', T.datetime], ['datetime.timedelta', T.timedelta], ['datetime.timezone', T.timezone],
   ['range', T.range],
 ])
 
