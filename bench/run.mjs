@@ -124,7 +124,7 @@ if (opts.sections.includes('workflows')) {
   results.workflows = await (await import('./workflows.mjs')).runWorkflowsBench({ quick: opts.quick, log })
 }
 if (opts.sections.includes('workflows-pg')) {
-  log('\n== 10. workflows on PostgreSQL: steps through ajsc worker processes (bench/workflow-pg.mjs)')
+  log('\n== 10. workflow steps through ajsc serve in memory and ajsc worker processes on PostgreSQL (bench/workflow-pg.mjs)')
   results.workflowsPg = await (await import('./workflow-pg.mjs')).runWorkflowPgBench({ quick: opts.quick, ...(opts.wfSteps ? { steps: opts.wfSteps } : {}), log })
 }
 if (opts.sections.includes('flowlang')) {
