@@ -2,8 +2,11 @@
  * Budget tokens inside a run: three atoms and the capability behind them.
  *
  * - `budgetToken({ fuel, timeoutMs?, quotas? })` mints a token from what the
- *   run has left and reserves it: the fuel is charged at once, so the parent
- *   cannot spend what it handed out. The deadline is at most the run's own.
+ *   run has left and reserves it: the fuel is charged at once, and so are the
+ *   calls its quotas grant (counted where the run's own `quotas` count them),
+ *   so the parent cannot spend what it handed out. Every atom the run has a
+ *   quota for is in the token (0 calls unless asked), so a child never gets
+ *   more of an atom than its parent had left. The deadline is at most the run's own.
  * - `budgetRun({ agentId, input, token })` runs a procedure token or AST in
  *   this VM as a sub-run under a token (verified and spent as a server would:
  *   forged, expired, replayed and too deep tokens are refused), with its own
@@ -11,8 +14,8 @@
  * - `budgetSettle({ receipt })` settles a token minted by this run with the
  *   signed receipt of the sub-run (from budgetRun, or the
  *   `x-ajs-budget-receipt` header of another `ajsc serve`): the unused part
- *   of the reservation comes back, so the parent is charged exactly what the
- *   child used. A token never settled stays charged in full.
+ *   of the reservation (fuel, and calls per atom) comes back, so the parent is
+ *   charged exactly what the child used. A token never settled stays charged in full.
  *
  * The host gives the capability (`capabilities.budget = budgetCapability(...)`)
  * per run; it holds the deployment's key and the run's nesting depth.
@@ -22,6 +25,7 @@ import { defineAtom, runOf } from '../vm/atoms/define.ts'
 import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
 import { fromUnits, toUnits } from '../vm/fuel.ts'
 import type { RunResult } from '../vm/result.ts'
+import type { Run } from '../vm/runtime.ts'
 import { BudgetTokenError, type BudgetTokens } from './budget-token.ts'
 
 /** What budgetRun needs of the VM: AgentVM's `run`. */
@@ -34,12 +38,18 @@ export interface BudgetCapability {
   readonly tokens: BudgetTokens
   /** Nesting depth of this run (0: a run no token paid for). */
   readonly depth: number
-  /** Tokens this run minted and has not settled: id -> fuel reserved. */
-  readonly outstanding: Map<string, number>
+  /** Tokens this run minted and has not settled: id -> the fuel and calls per atom reserved. */
+  readonly outstanding: Map<string, Reservation>
   /** Runs budgetRun's sub-runs; absent: budgetRun is refused. */
   readonly runner?: BudgetRunner
   /** Run options every sub-run gets (limits, maxHeapBytes, ...); fuel, timeoutMs, capabilities and context are set per sub-run. */
   readonly runOptions?: Record<string, unknown>
+}
+
+/** What an unsettled token holds back from the run that minted it. */
+export interface Reservation {
+  fuel: number
+  quotas?: Record<string, number>
 }
 
 /** The capability of one run (a new one per run: it tracks the tokens the run minted). */
@@ -83,11 +93,14 @@ export const budgetTokenAtom = defineAtom('budgetToken', {
     if (input.fuel > left) {
       throw new VmError('RANGE_ERROR', `budgetToken: ${input.fuel} fuel asked, ${left} left in this run`, { op: ctx.op, hint: 'Mint a token of at most what the run has left, or give the run more fuel.' })
     }
+    const quotas = tokenQuotas(rt, input.quotas, ctx.op)
     const now = ctx.now()
     const exp = Math.min(rt.deadline, input.timeoutMs === undefined ? Infinity : now + input.timeoutMs)
-    const { token, claims } = cap.tokens.mint({ fuel: input.fuel, exp: Number.isFinite(exp) ? exp : now + cap.tokens.maxTtlMs, depth: cap.depth + 1, ...(input.quotas ? { quotas: input.quotas } : {}) })
-    ctx.charge(claims.fuel) // the reservation: this run cannot spend it until the sub-run settles
-    cap.outstanding.set(claims.id, claims.fuel)
+    const { token, claims } = cap.tokens.mint({ fuel: input.fuel, exp: Number.isFinite(exp) ? exp : now + cap.tokens.maxTtlMs, depth: cap.depth + 1, ...(quotas ? { quotas } : {}) })
+    // The reservation: this run cannot spend the fuel nor the calls until the sub-run settles.
+    ctx.charge(claims.fuel)
+    for (const [op, n] of Object.entries(claims.quotas ?? {})) rt.addCalls(op, n)
+    cap.outstanding.set(claims.id, { fuel: claims.fuel, ...(claims.quotas ? { quotas: claims.quotas } : {}) })
     return token
   } catch (e) {
     throw asVmError(e, ctx.op)
@@ -98,7 +111,10 @@ export const budgetSettleAtom = defineAtom('budgetSettle', {
   type: 'object', required: ['receipt'], additionalProperties: false, properties: { receipt: { type: 'string', description: 'The sub-run\'s signed receipt.' } },
 }, {
   type: 'object', required: ['id', 'fuel', 'used', 'returned'],
-  properties: { id: { type: 'string' }, fuel: { type: 'number' }, used: { type: 'number' }, returned: { type: 'number', description: 'Fuel given back to this run.' } },
+  properties: {
+    id: { type: 'string' }, fuel: { type: 'number' }, used: { type: 'number' }, returned: { type: 'number', description: 'Fuel given back to this run.' },
+    calls: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Calls the sub-run made of each atom the token carried a quota for (charged to this run; the rest given back).' },
+  },
 }, (input: { receipt: string }, ctx) => {
   const cap = capOf(ctx)
   try {
@@ -107,10 +123,13 @@ export const budgetSettleAtom = defineAtom('budgetSettle', {
     if (reserved === undefined) {
       throw new VmError('BUDGET_RECEIPT_INVALID', `budgetSettle: token ${usage.id} was not minted by this run, or is already settled`, { op: ctx.op, hint: 'Settle each token this run minted once, with its own receipt.' })
     }
-    if (usage.fuel !== reserved) throw new VmError('BUDGET_RECEIPT_INVALID', `budgetSettle: the receipt grants ${usage.fuel} fuel; token ${usage.id} reserved ${reserved}`, { op: ctx.op })
+    if (usage.fuel !== reserved.fuel) throw new VmError('BUDGET_RECEIPT_INVALID', `budgetSettle: the receipt grants ${usage.fuel} fuel; token ${usage.id} reserved ${reserved.fuel}`, { op: ctx.op })
+    const calls = callsUsed(reserved, usage.calls, usage.id, ctx.op)
     cap.outstanding.delete(usage.id)
-    const returned = refund(ctx, reserved - usage.used)
-    return { id: usage.id, fuel: usage.fuel, used: usage.used, returned }
+    const returned = refund(ctx, reserved.fuel - usage.used)
+    const rt = runOf(ctx)
+    for (const [op, n] of Object.entries(reserved.quotas ?? {})) rt.addCalls(op, calls![op]! - n)
+    return { id: usage.id, fuel: usage.fuel, used: usage.used, returned, ...(calls ? { calls } : {}) }
   } catch (e) {
     throw asVmError(e, ctx.op)
   }
@@ -138,16 +157,54 @@ export const budgetRunAtom = Object.assign(defineAtom('budgetRun', {
   }
   const timeoutMs = Math.max(1, claims.exp - ctx.now())
   const child = budgetCapability(cap.tokens, { depth: claims.depth, runner: cap.runner, ...(cap.runOptions ? { runOptions: cap.runOptions } : {}) })
+  // The sub-run's own ledger: the calls it makes (its agentRun children's too) go into its receipt.
+  const calls: Record<string, number> = {}
   const result = await cap.runner.run(input.agentId, input.input ?? {}, {
     ...cap.runOptions, fuel: claims.fuel, timeoutMs, signal: ctx.signal,
     capabilities: { ...ctx.capabilities, budget: child }, context: ctx.context,
-    ...(claims.quotas ? { quotas: claims.quotas } : {}),
+    ...(claims.quotas ? { quotas: claims.quotas, quotaUsed: calls } : {}),
   })
-  return { result: result.result ?? null, ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}), fuelUsed: result.fuelUsed, receipt: cap.tokens.receipt(claims, result.fuelUsed) }
+  return { result: result.result ?? null, ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}), fuelUsed: result.fuelUsed, receipt: cap.tokens.receipt(claims, result.fuelUsed, calls) }
 }, { cost: 1, timeoutMs: 0, effects: 'io', docs: 'Run a procedure token or AST here as a sub-run under a budget token: it gets the token\'s fuel, deadline and quotas. Returns { result, error?, fuelUsed, receipt }; settle with budgetSettle.' }), { reaches: 'subAgent' as const })
 
 /** The budget atoms (give the run `capabilities.budget` too). */
 export const budgetAtoms: AtomDef[] = [budgetTokenAtom, budgetSettleAtom, budgetRunAtom]
+
+/**
+ * The token's quotas: those asked, plus every atom the run has a quota for at 0 calls (a child never
+ * gets more of an atom than its parent had left; without this a token without quotas would lift the
+ * parent's). Refuses asking more than the run has left (BUDGET_QUOTA_EXCEEDED, catchable).
+ */
+function tokenQuotas(rt: Run, asked: Record<string, number> | undefined, op: string): Record<string, number> | undefined {
+  const out: Record<string, number> = {}
+  for (const atom of Object.keys(rt.config.quotas)) out[atom] = 0
+  for (const [atom, n] of Object.entries(asked ?? {})) {
+    const left = rt.callsLeft(atom)
+    if (n > left) {
+      throw new VmError('BUDGET_QUOTA_EXCEEDED', `${op}: ${n} calls of ${atom} asked, ${left} left in this run`, { op, hint: 'Give the token at most the calls the run has left under its quotas, or raise the run\'s quota for that atom (run option quotas).' })
+    }
+    out[atom] = n
+  }
+  return Object.keys(out).length > 0 ? out : undefined
+}
+
+/**
+ * The calls per atom a receipt reports for a reservation. Each must be an atom the token carried a
+ * quota for, within it; a receipt that reports none (signed without them) is charged every call reserved.
+ */
+function callsUsed(reserved: Reservation, calls: Record<string, number> | undefined, id: string, op: string): Record<string, number> | undefined {
+  if (!reserved.quotas) return undefined
+  const out: Record<string, number> = {}
+  for (const [atom, n] of Object.entries(reserved.quotas)) {
+    const used = calls === undefined ? n : Object.prototype.hasOwnProperty.call(calls, atom) ? calls[atom]! : 0
+    if (used > n) throw new VmError('BUDGET_RECEIPT_INVALID', `${op}: the receipt reports ${used} calls of ${atom}; token ${id} granted ${n}`, { op })
+    out[atom] = used
+  }
+  for (const atom of Object.keys(calls ?? {})) {
+    if (!Object.prototype.hasOwnProperty.call(reserved.quotas, atom)) throw new VmError('BUDGET_RECEIPT_INVALID', `${op}: the receipt reports calls of ${atom}, for which token ${id} carried no quota`, { op })
+  }
+  return out
+}
 
 /**
  * Give `fuel` back to the run (the unused part of a settled reservation). The VM's atom context only

@@ -36,9 +36,11 @@ export interface BudgetUsage {
   fuel: number
   /** The fuel the child used (at most `fuel`). */
   used: number
+  /** Calls the child made of each atom the token's quotas named (each at most its quota); absent when the token carried no quotas. */
+  calls?: Record<string, number>
 }
 
-export const BUDGET_CODES = ['BUDGET_TOKEN_INVALID', 'BUDGET_TOKEN_EXPIRED', 'BUDGET_TOKEN_REPLAYED', 'BUDGET_TOKEN_DEPTH', 'BUDGET_RECEIPT_INVALID'] as const satisfies readonly ServerCode[]
+export const BUDGET_CODES = ['BUDGET_TOKEN_INVALID', 'BUDGET_TOKEN_EXPIRED', 'BUDGET_TOKEN_REPLAYED', 'BUDGET_TOKEN_DEPTH', 'BUDGET_RECEIPT_INVALID', 'BUDGET_QUOTA_EXCEEDED'] as const satisfies readonly ServerCode[]
 export type BudgetCode = (typeof BUDGET_CODES)[number]
 
 /** A refused token or receipt; `code` is one of the stable BUDGET_* codes of the diagnostics catalog (docs/errors.md), whose hint it carries unless given one. */
@@ -99,6 +101,7 @@ const MAX_TEXT = 4096
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64url')
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
 const isCount = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v >= 0
+const isCounts = (v: unknown) => isObj(v) && Object.values(v).every((n) => Number.isInteger(n) && isCount(n))
 
 /** Mints, verifies and settles budget tokens with one deployment key. */
 export class BudgetTokens {
@@ -151,13 +154,16 @@ export class BudgetTokens {
     const exp = Math.min(claims.exp, this.now() + this.maxTtlMs)
     const c: BudgetClaims = { id: claims.id ?? `bt_${randomBytes(16).toString('base64url')}`, fuel: claims.fuel, exp, depth: claims.depth }
     if (claims.quotas && Object.keys(claims.quotas).length > 0) c.quotas = { ...claims.quotas }
-    return { token: this.sign(TOKEN, c), claims: c }
+    const token = this.sign(TOKEN, c)
+    // verify() reads no longer text: a token naming too many atoms would be refused by its child.
+    if (token.length > MAX_TEXT) throw new TypeError(`budget tokens: the token would be ${token.length} characters (at most ${MAX_TEXT}); give it quotas for fewer atoms`)
+    return { token, claims: c }
   }
 
   /** The claims of a token this deployment signed, still valid; throws BudgetTokenError (INVALID, EXPIRED, DEPTH). Does not spend it. */
   verify(token: unknown): BudgetClaims {
     const v = this.open(TOKEN, token)
-    if (!v || typeof v.id !== 'string' || !isCount(v.fuel) || typeof v.exp !== 'number' || !Number.isInteger(v.depth) || (v.quotas !== undefined && (!isObj(v.quotas) || !Object.values(v.quotas).every(isCount)))) {
+    if (!v || typeof v.id !== 'string' || !isCount(v.fuel) || typeof v.exp !== 'number' || !Number.isInteger(v.depth) || (v.quotas !== undefined && !isCounts(v.quotas))) {
       throw new BudgetTokenError('BUDGET_TOKEN_INVALID', 'The budget token is not valid: it was not signed with this deployment\'s key, or it was changed after it was minted')
     }
     const claims = v as unknown as BudgetClaims
@@ -177,16 +183,26 @@ export class BudgetTokens {
     return claims
   }
 
-  /** The receipt of a child run that spent `claims` and used `used` fuel (capped at the grant). */
-  receipt(claims: Pick<BudgetClaims, 'id' | 'fuel'>, used: number): string {
+  /**
+   * The receipt of a child run that spent `claims` and used `used` fuel and made `calls` (each capped
+   * at the grant). A token with quotas gets the calls of each atom they name (one not in `calls`: 0).
+   */
+  receipt(claims: Pick<BudgetClaims, 'id' | 'fuel' | 'quotas'>, used: number, calls: Readonly<Record<string, number>> = {}): string {
     const usage: BudgetUsage = { id: claims.id, fuel: claims.fuel, used: Math.min(claims.fuel, Math.max(0, used)) }
+    if (claims.quotas) {
+      usage.calls = {}
+      for (const [op, quota] of Object.entries(claims.quotas)) {
+        const n = Object.prototype.hasOwnProperty.call(calls, op) ? Number(calls[op]) || 0 : 0
+        usage.calls[op] = Math.min(quota, Math.max(0, Math.floor(n)))
+      }
+    }
     return this.sign(RECEIPT, usage)
   }
 
   /** The usage a receipt signs; throws BUDGET_RECEIPT_INVALID when it is forged, changed, or uses more than it was granted. */
   readReceipt(receipt: unknown): BudgetUsage {
     const v = this.open(RECEIPT, receipt)
-    if (!v || typeof v.id !== 'string' || !isCount(v.fuel) || !isCount(v.used) || (v.used as number) > (v.fuel as number)) {
+    if (!v || typeof v.id !== 'string' || !isCount(v.fuel) || !isCount(v.used) || (v.used as number) > (v.fuel as number) || (v.calls !== undefined && !isCounts(v.calls))) {
       throw new BudgetTokenError('BUDGET_RECEIPT_INVALID', 'The budget receipt is not valid: it was not signed with this deployment\'s key, or it was changed')
     }
     return v as unknown as BudgetUsage

@@ -39,6 +39,7 @@ export const SERVER_CODES = {
   BUDGET_TOKEN_REPLAYED: { status: 409, message: 'The budget token was already spent', hint: 'A token pays for one child run: mint a new one for each.' },
   BUDGET_TOKEN_DEPTH: { status: 422, message: 'Budget tokens nest deeper than the deployment allows', hint: 'Flatten the chain of sub-runs, or raise `budgetTokens.maxDepth` in the serve config (library: `new BudgetTokens({ maxDepth })`).' },
   BUDGET_RECEIPT_INVALID: { status: 0, message: 'A budget receipt is not valid (inside a run: budgetSettle; never sent by a server): forged, changed, for a token this run did not mint, or already settled', hint: 'Settle each token the run minted once, with the receipt of its sub-run unchanged (budgetRun\'s `receipt`, or the `x-ajs-budget-receipt` header).' },
+  BUDGET_QUOTA_EXCEEDED: { status: 0, message: 'A budget token asks for more calls of an atom than the run minting it has left under its quotas (inside a run: budgetToken; never sent by a server)', hint: 'Give the token at most the calls the run has left (`budgetToken({ fuel, quotas: { atom: n } })`), or raise the run\'s quota (run option `quotas`).' },
   NETWORK_ERROR: { status: 0, message: 'The server could not be reached (reported by ajs-lang/client, never sent by a server)', hint: 'Check the url given to createRemoteVM and that `ajsc serve` is running there.' },
   SERVER_ERROR: { status: 500, message: 'Internal server error', hint: 'This is a bug in ajs-lang; please report it with the request.' },
 } as const satisfies Record<string, ServerCodeSpec>

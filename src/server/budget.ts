@@ -10,6 +10,7 @@
  */
 import type pg from 'pg'
 import { BudgetTokenError, BudgetTokens, MemorySeenTokens, type BudgetClaims, type SeenTokens } from '../codemode/budget-token.ts'
+import type { RunResult } from '../vm/result.ts'
 import { HttpError } from './errors.ts'
 
 /** The header a child run's budget token comes in, and the one its receipt goes back in. */
@@ -85,6 +86,18 @@ export async function spendRequestToken(budget: BudgetTokens | undefined, header
     if (e instanceof BudgetTokenError) throw new HttpError(e.code as HttpError['code'], e.message)
     throw e
   }
+}
+
+/**
+ * The calls per atom a run a token paid for made (the pool thread counts them when the token has
+ * quotas), taken off the result so they are not part of the answer. Absent: the run never started
+ * (nothing used), or its worker was terminated (what it did is unknown: charged in full, like its fuel).
+ */
+export function takeBudgetCalls(result: RunResult, claims: BudgetClaims): Record<string, number> {
+  const counted = (result as { budgetCalls?: Record<string, number> }).budgetCalls
+  delete (result as { budgetCalls?: unknown }).budgetCalls
+  if (counted) return counted
+  return result.fuelUsed > 0 ? { ...claims.quotas } : {}
 }
 
 /** The run options of a run a token pays for: min(what the request asks, the token). */

@@ -369,6 +369,36 @@ export class Run {
     calls.set(op, n)
   }
 
+  /** Calls of `op` this run may still make under `quotas` (counted where countCall counts them); Infinity when `op` has no quota. */
+  callsLeft(op: string): number {
+    const quota = this.config.quotas[op]
+    if (quota === undefined) return Infinity
+    const ledger = this.config.quotaUsed
+    const used = ledger !== null
+      ? (Object.prototype.hasOwnProperty.call(ledger, op) ? Number(ledger[op]) || 0 : 0)
+      : this.meter ? quota - this.meter.callsLeft(op) : this.callCounts?.get(op) ?? 0
+    return Math.max(0, quota - used)
+  }
+
+  /**
+   * Count `n` calls of `op` that are not made here (negative: give them back, never below 0), where
+   * countCall counts them, without the quota check: a budget token reserves the calls it hands a
+   * sub-run (after callsLeft) and gives back those the sub-run did not make.
+   */
+  addCalls(op: string, n: number): void {
+    if (n === 0) return
+    const ledger = this.config.quotaUsed
+    if (ledger !== null) {
+      const used = Object.prototype.hasOwnProperty.call(ledger, op) ? Number(ledger[op]) || 0 : 0
+      ledger[op] = Math.max(0, used + n)
+      return
+    }
+    if (this.config.quotas[op] === undefined) return
+    if (this.meter) return this.meter.addCalls(op, n)
+    const calls = (this.callCounts ??= new Map())
+    calls.set(op, Math.max(0, (calls.get(op) ?? 0) + n))
+  }
+
   /**
    * The one choke point for nondeterminism: random numbers, ids and the clock.
    * (Capability calls go through `awaitAtom`.) A journal can be added here to

@@ -81,6 +81,32 @@ describe('a run on one server pays for a child run on another', () => {
     expect(r.settled).toEqual({ id: expect.stringMatching(/^bt_/), fuel: 200, used: r.childUsed, returned: 200 - r.childUsed })
   }, 30_000)
 
+  test('quotas: A reserves the calls it hands B from its own token\'s quotas and is charged exactly B\'s calls', async () => {
+    const same = new BudgetTokens({ key: KEY })
+    // The host pays A with 4 calls of budgetToken; A hands 3 to B (its own call took 1), B makes 2.
+    const outer = same.mint({ fuel: 800, exp: Date.now() + 60_000, depth: 0, quotas: { budgetToken: 4 } })
+    const CHILD_MINTS = `function c({ k }) { for (let i = 0; i < k; i++) budgetToken({ fuel: 0 }); return k }`
+    const res = await runOn(A, 'a-token', `function parent({ url, auth, source }) {
+      const token = budgetToken({ fuel: 200, quotas: { budgetToken: 3 } })
+      const res = httpFetch({ url: url + '/v1/runs', method: 'POST', body: { source, args: { k: 2 } },
+        headers: { authorization: 'Bearer ' + auth, 'content-type': 'application/json', 'x-ajs-budget': token } })
+      const settled = budgetSettle({ receipt: res.headers['x-ajs-budget-receipt'] })
+      let more = 0
+      try { while (more < 10) { budgetToken({ fuel: 0 }); more++ } } catch (e) { if (e.code !== 'QUOTA_EXCEEDED') throw e }
+      return { child: res.body.result, keys: Object.keys(res.body).sort(), calls: settled.calls, more }
+    }`, { url: B, auth: 'b-token', source: CHILD_MINTS }, { 'x-ajs-budget': outer.token })
+    const out = await res.json() as any
+    expect(out.error).toBeUndefined()
+    expect(out.result).toEqual({ child: 2, keys: ['fuelUsed', 'result'], calls: { budgetToken: 2 }, more: 1 })
+    expect(Object.keys(out)).not.toContain('budgetCalls')
+    // A's own receipt: 1 + 2 (B's) + 1 calls, all 4 it was given.
+    expect(same.readReceipt(res.headers.get('x-ajs-budget-receipt'))).toMatchObject({ id: outer.claims.id, calls: { budgetToken: 4 } })
+    // Asking B for more than A has left is refused inside A, catchable.
+    const over = same.mint({ fuel: 100, exp: Date.now() + 60_000, depth: 0, quotas: { budgetToken: 2 } })
+    const refused = await (await runOn(A, 'a-token', `function p() { try { budgetToken({ fuel: 1, quotas: { budgetToken: 2 } }); return 'minted' } catch (e) { return e.code } }`, {}, { 'x-ajs-budget': over.token })).json() as any
+    expect(refused.result).toBe('BUDGET_QUOTA_EXCEEDED')
+  }, 30_000)
+
   test('a child that needs more stops at the token (or the child tenant\'s lower limit); the parent pays that', async () => {
     const big = (await (await runOn(A, 'a-token', PARENT, { url: B, auth: 'b-token', source: CHILD, n: 1e9, give: 30 })).json() as any).result
     expect(big.error).toBe('FUEL_EXHAUSTED')

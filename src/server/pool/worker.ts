@@ -201,7 +201,11 @@ export default async function runTask(task: RunTask): Promise<RunResult> {
     if (checked.refused) return { result: null, error: checked.refused, fuelUsed: 0 }
     program = checked.program
   }
-  return rt.vm.run(program, task.args, options)
+  if (!options['quotas']) return rt.vm.run(program, task.args, options)
+  // A token with quotas pays for the run: the calls it makes are counted (its own ledger) for the receipt.
+  const budgetCalls: Record<string, number> = {}
+  options['quotaUsed'] = budgetCalls
+  return { ...await rt.vm.run(program, task.args, options), budgetCalls } as RunResult
 }
 
 /**

@@ -5,7 +5,7 @@ import type { RunBody } from '../runs.ts'
 import { authErrors, errorBody, idParams, runBody, runRecord, runResult, runsQuery } from '../schemas.ts'
 import type { RunRecord, RunState } from '../stores/types.ts'
 import { StopController } from '../stop-signal.ts'
-import { BUDGET_HEADER, RECEIPT_HEADER, spendRequestToken } from '../budget.ts'
+import { BUDGET_HEADER, RECEIPT_HEADER, spendRequestToken, takeBudgetCalls } from '../budget.ts'
 import { HttpError } from '../errors.ts'
 import { listQuerySchema, listRuns, RUN_STATES, type ListParams } from '../listing.ts'
 
@@ -75,12 +75,14 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
     if (!grant) return ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed)
     // The receipt of what the run used goes back with every answer, a refusal included (then nothing was used).
     let used = 0
+    let calls: Record<string, number> = {}
     try {
       const result = await ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed, grant)
       used = result.fuelUsed
+      calls = takeBudgetCalls(result, grant)
       return result
     } finally {
-      reply.header(RECEIPT_HEADER, ctx.budget!.receipt(grant, used))
+      reply.header(RECEIPT_HEADER, ctx.budget!.receipt(grant, used, calls))
     }
   })
 
