@@ -213,38 +213,34 @@ function hasFinally(steps: Step[]): boolean {
   return (steps as AnyStep[]).some((s) => (s.op === 'try' && s.finally !== undefined) || children(s).some(hasFinally))
 }
 
-/** The body run to its end: each item appended to `$items`, a `return` gives them all. */
-function eagerBody(steps: Step[]): Step[] {
+/** The steps with `f(step)` in place of each step it rewrites (undefined: kept, its step lists rewritten too). */
+function rewriteSteps(steps: Step[], f: (s: AnyStep) => Step | undefined): Step[] {
   return (steps as AnyStep[]).map((s) => {
-    const marker = isMarker(s)
-    if (marker === 'yield') return exprStep(methodCall(id(ITEMS), 'push', [s.value.args[0]]), s.loc)
-    if (marker === 'yieldfrom') return exprStep(rt('m', [id(ITEMS), lit('extend'), arr([s.value.args[0]]), lit(null)], s.loc), s.loc)
-    if (s.op === 'return') return { ...s, value: rt('first', [rt('gen', [id(ITEMS), lit('generator')]), s.value ?? lit(null)]) }
+    const r = f(s)
+    if (r !== undefined) return r
     const out: AnyStep = { ...s }
+    const go = (xs: Step[] | undefined) => (xs === undefined ? undefined : rewriteSteps(xs, f))
     switch (s.op) {
-      case 'if': out.then = eagerBody(s.then ?? []); if (s.else) out.else = eagerBody(s.else); break
-      case 'while': case 'for': case 'forOf': out.body = eagerBody(s.body ?? []); break
-      case 'try': out.try = eagerBody(s.try ?? []); if (s.catch) out.catch = eagerBody(s.catch); if (s.finally) out.finally = eagerBody(s.finally); break
+      case 'if': out.then = go(s.then ?? []); if (s.else) out.else = go(s.else); break
+      case 'while': case 'for': case 'forOf': out.body = go(s.body ?? []); break
+      case 'try': out.try = go(s.try ?? []); if (s.catch) out.catch = go(s.catch); if (s.finally) out.finally = go(s.finally); break
       default: return s
     }
     return out
   })
 }
 
+/** The body run to its end: each item appended to `$items`, a `return` gives them all. */
+const eagerBody = (steps: Step[]): Step[] => rewriteSteps(steps, (s) => {
+  const marker = isMarker(s)
+  if (marker === 'yield') return exprStep(methodCall(id(ITEMS), 'push', [s.value.args[0]]), s.loc)
+  if (marker === 'yieldfrom') return exprStep(rt('m', [id(ITEMS), lit('extend'), arr([s.value.args[0]]), lit(null)], s.loc), s.loc)
+  if (s.op === 'return') return { ...s, value: rt('first', [rt('gen', [id(ITEMS), lit('generator')]), s.value ?? lit(null)]) }
+  return undefined
+})
+
 /** `return v` in the body ends the generator (StopIteration(v) from then on). */
-function returnsEnd(steps: Step[]): Step[] {
-  return (steps as AnyStep[]).map((s) => {
-    if (s.op === 'return') return { ...s, value: rt('gdone', [id(G), s.value ?? lit(null)]) }
-    const out: AnyStep = { ...s }
-    switch (s.op) {
-      case 'if': out.then = returnsEnd(s.then ?? []); if (s.else) out.else = returnsEnd(s.else); break
-      case 'while': case 'for': case 'forOf': out.body = returnsEnd(s.body ?? []); break
-      case 'try': out.try = returnsEnd(s.try ?? []); if (s.catch) out.catch = returnsEnd(s.catch); if (s.finally) out.finally = returnsEnd(s.finally); break
-      default: return s
-    }
-    return out
-  })
-}
+const returnsEnd = (steps: Step[]): Step[] => rewriteSteps(steps, (s) => (s.op === 'return' ? { ...s, value: rt('gdone', [id(G), s.value ?? lit(null)]) } : undefined))
 
 function firstMarker(steps: Step[], ranges: Map<Step, Range>, k: number): [number, number] {
   for (const s of steps as AnyStep[]) {

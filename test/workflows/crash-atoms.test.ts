@@ -6,13 +6,11 @@
  * (at least once).
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { ajscIn } from './helpers.ts'
+import { ajscIn, spawnAjsc as spawnProcess } from './helpers.ts'
 
-const MAIN = resolve(import.meta.dir, '../../src/cli/main.ts')
 const ATOMS = resolve(import.meta.dir, 'fixtures/atoms.mjs')
 let dir: string
 
@@ -68,15 +66,7 @@ test('SIGKILL while an atom runs, resume --atoms in a new process: journaled ato
   const hold = join(dir, 'hold')
   writeFileSync(hold, '')
   const env = { ...process.env, NO_COLOR: '1', AJS_WF_ATOM_LOG: log, AJS_WF_ATOM_HOLD: hold }
-  const spawnAjsc = (args: string[]) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (c) => { stdout += c })
-    child.stderr.on('data', (c) => { stderr += c })
-    const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((res) => child.on('close', (code, signal) => res({ code, signal, stdout, stderr })))
-    return { child, done }
-  }
+  const spawnAjsc = (args: string[]) => spawnProcess(dir, env, args)
   const first = spawnAjsc(['workflow', 'run', 'orders.ajs', '--atoms', ATOMS, '--runs-dir', 'runs-b'])
   while (!lines(log).includes('ship 1 start')) await new Promise((r) => setTimeout(r, 20))
   first.child.kill('SIGKILL')

@@ -5,13 +5,12 @@
  * never repeats the completed one.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { startFakeLlm, type FakeLlm } from './fake-llm.ts'
+import { spawnAjsc } from './helpers.ts'
 
-const MAIN = resolve(import.meta.dir, '../../src/cli/main.ts')
 let llm: FakeLlm
 let dir: string
 beforeAll(async () => {
@@ -23,15 +22,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-function ajsc(args: string[]) {
-  const child = spawn(process.execPath, [MAIN, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.on('data', (c) => { stdout += c })
-  child.stderr!.on('data', (c) => { stderr += c })
-  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((res) => child.on('close', (code, signal) => res({ code, signal, stdout, stderr })))
-  return { child, done }
-}
+const ajsc = (args: string[]) => spawnAjsc(dir, { ...process.env, NO_COLOR: '1' }, args)
 
 const journalOf = (runId: string) => readFileSync(join(dir, 'runs', runId, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
 

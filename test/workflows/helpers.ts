@@ -1,4 +1,6 @@
 /** Shared helpers of the workflow tests: a driver loop and a fixed fake clock. */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { resolve } from 'node:path'
 import { runCli } from '../../src/cli/program.ts'
 import type { WorkflowExecution, WorkflowPoll, WorkflowRequest, WorkflowResolution } from '../../src/workflows/index.ts'
 
@@ -33,4 +35,15 @@ export async function ajscIn(cwd: string, argv: string[]): Promise<{ code: numbe
   let err = ''
   const code = await runCli(argv, { out: (t) => { out += t }, err: (t) => { err += t }, readStdin: async () => '', color: false, cwd, env: {} })
   return { code, out, err }
+}
+
+/** `ajsc <args>` in a new process (src/cli/main.ts under this runtime): the child, and its exit with what it printed. */
+export function spawnAjsc(cwd: string, env: NodeJS.ProcessEnv, args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> } {
+  const child = spawn(process.execPath, [resolve(import.meta.dir, '../../src/cli/main.ts'), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (c) => { stdout += c })
+  child.stderr!.on('data', (c) => { stderr += c })
+  const done = new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((res) => child.on('close', (code, signal) => res({ code, signal, stdout, stderr })))
+  return { child, done }
 }

@@ -63,12 +63,7 @@ export class PyGen extends PyIter {
   }
 
   override rest(): unknown[] {
-    const out: unknown[] = []
-    for (let v = this.step(); v !== undefined; v = this.step()) {
-      this.run.chargeSlots(1)
-      out.push(v)
-    }
-    return out
+    return drain(this, this.run)
   }
 
   /** What the body returned, once: the StopIteration that ends it carries it, later ones nothing. */
@@ -123,13 +118,18 @@ export class PyPull extends PyIter {
     return v
   }
   override rest(): unknown[] {
-    const out: unknown[] = []
-    for (let v = this.step(); v !== undefined; v = this.step()) {
-      this.rt.chargeSlots(1)
-      out.push(v)
-    }
-    return out
+    return drain(this, this.rt)
   }
+}
+
+/** Every item left, each paid for as it is kept (an endless one ends with the run's fuel). */
+function drain(it: PyIter, rt: Pick<PyRun, 'chargeSlots'>): unknown[] {
+  const out: unknown[] = []
+  for (let v = it.step(); v !== undefined; v = it.step()) {
+    rt.chargeSlots(1)
+    out.push(v)
+  }
+  return out
 }
 
 /** Whether any of the iterables is an iterator (then `zip`/`enumerate` read them lazily, as CPython). */
