@@ -252,6 +252,8 @@ export class WorkflowDriver {
    * a new one there, replayed from the journal once. The step's time limit starts now.
    */
   private async liveRun(row: WorkflowRow, fuel: number, timeLimitMs: number): Promise<{ run: LiveRun; fuelBefore: number }> {
+    // The step's first poll comes with the absorb unless a cancellation is to be journaled first.
+    const thenPoll = row.view.cancelRequested === undefined
     const id = row.id
     let run = this.live.take(id)
     if (run && (run.fuel > fuel || run.exec.state !== 'running' || !run.exec.alive)) { run.exec.dispose(); run = undefined }
@@ -260,7 +262,7 @@ export class WorkflowDriver {
       const delta = await this.store.journalFrom(id, run.exec.entryCount)
       let absorbed = false
       try {
-        absorbed = await run.exec.absorb(delta)
+        absorbed = await run.exec.absorb(delta, thenPoll)
       } catch (e) {
         if (!(e instanceof WorkflowThreadGone) || e.error) throw e // gone for another's sake: replay below
       }

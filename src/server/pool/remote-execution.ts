@@ -106,7 +106,8 @@ export class RemoteExecution {
     await this.write(a.entries)
     if (a.snapshot) this.take(a.snapshot)
     if (a.missing) throw new WorkflowThreadGone(`workflow ${this.id} is no longer live in its thread`)
-    if (a.error) throw new WorkflowError(a.error.code as WorkflowCode, a.error.message, { ...(a.error.entry !== undefined ? { entry: a.error.entry } : {}), ...(a.error.cause !== undefined ? { cause: a.error.cause } : {}), ...(a.error.hint !== undefined ? { hint: a.error.hint } : {}) })
+    // The poll that came with an absorb reports its error when it is taken (poll()).
+    if (a.error && a.absorbed === undefined) throw errorOf(a.error)
     return a
   }
 
@@ -119,12 +120,21 @@ export class RemoteExecution {
     for (const [id, c] of this.aborts) if (!pending.has(id)) { c.abort(); this.aborts.delete(id) }
   }
 
-  /** Apply entries other writers journaled since this execution's last one; false: they did not fit (it is gone: replay). */
-  async absorb(entries: readonly JournalEntry[]): Promise<boolean> {
-    const a = await this.op({ t: 'absorb', id: this.id, entries: [...entries] })
+  /**
+   * Apply entries other writers journaled since this execution's last one; false: they did not fit (it is gone:
+   * replay). With `thenPoll`, the thread polls right after and the next poll() takes that answer (one round trip
+   * for both); the caller then polls before anything else (a cancel would come after requests already drained).
+   */
+  async absorb(entries: readonly JournalEntry[], thenPoll = false): Promise<boolean> {
+    const resolves = this.resolves
+    const a = await this.op({ t: 'absorb', id: this.id, entries: [...entries], ...(thenPoll ? { poll: true } : {}) })
     if (a.absorbed === false) { this.dispose(); return false }
+    if (a.poll !== undefined || a.error !== undefined) this.prefetched = { answer: a, resolves }
     return true
   }
+
+  /** A poll answer that came with absorb(), and the resolutions sent by then. */
+  private prefetched: { answer: Answer; resolves: number } | null = null
 
   /** The next event, as WorkflowExecution.poll(): a Request comes with every pending request drained (takePendingRequests). */
   async poll(): Promise<WorkflowPoll> {
@@ -137,8 +147,11 @@ export class RemoteExecution {
     }
     let a: Answer
     for (;;) {
-      const resolves = this.resolves
-      a = await this.op({ t: 'poll', id: this.id })
+      const pre = this.prefetched
+      this.prefetched = null
+      const resolves = pre?.resolves ?? this.resolves
+      a = pre?.answer ?? await this.op({ t: 'poll', id: this.id })
+      if (a.error) throw errorOf(a.error)
       this.calls.push(...(a.calls ?? []))
       // A resolution sent while the poll was on its way reached the thread after it: poll again, so the run has
       // taken it (as on one thread, where resolveRequest takes effect before the next poll returns).
@@ -208,6 +221,9 @@ export class RemoteExecution {
     if (this.thread.generation === this.generation) this.thread.post({ t: 'dispose', id: this.id })
   }
 }
+
+const errorOf = (e: NonNullable<Answer['error']>): WorkflowError =>
+  new WorkflowError(e.code as WorkflowCode, e.message, { ...(e.entry !== undefined ? { entry: e.entry } : {}), ...(e.cause !== undefined ? { cause: e.cause } : {}), ...(e.hint !== undefined ? { hint: e.hint } : {}) })
 
 /** A WorkflowError for an execution that could not go on (a thread gone for another workflow's sake is not one). */
 export const threadError = (e: WorkflowThreadGone): WorkflowError =>

@@ -42,7 +42,13 @@ export interface OpenOp {
 }
 
 /** Apply what other writers journaled since the execution's last entry (answers, signals, a cancellation). */
-export interface AbsorbOp { t: 'absorb'; id: string; entries: JournalEntry[] }
+export interface AbsorbOp {
+  t: 'absorb'
+  id: string
+  entries: JournalEntry[]
+  /** Then poll, and answer as a poll does (the step's first poll without a round trip of its own). */
+  poll?: boolean
+}
 export interface PollOp { t: 'poll'; id: string }
 export interface CancelOp { t: 'cancel'; id: string; reason: string }
 

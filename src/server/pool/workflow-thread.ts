@@ -173,15 +173,25 @@ async function answer(op: CallOp): Promise<Answer> {
   if (op.t === 'absorb') {
     const absorbed = l.exec.absorb(op.entries)
     if (!absorbed) { drop(op.id); return { n: op.n, absorbed: false } }
-    return { n: op.n, absorbed: true }
+    if (!op.poll) return { n: op.n, absorbed: true }
+    try {
+      return { ...await poll(l, op.n), absorbed: true }
+    } catch (e) {
+      return { n: op.n, absorbed: true, error: errorData(e) } // the poll's error, reported when the main thread takes the poll
+    }
   }
   if (op.t === 'cancel') return { n: op.n, cancelled: l.exec.cancel(op.reason) }
+  return poll(l, op.n)
+}
+
+/** Poll until something other than a log/phase call: the calls before it, and a Request with every request drained. */
+async function poll(l: Live, n: number): Promise<Answer> {
   const calls: NonNullable<Answer['calls']> = []
   for (;;) {
     const p = await l.exec.poll()
     if (typeof p === 'object' && 'Call' in p) { calls.push(p.Call); continue }
-    if (typeof p === 'object' && 'Request' in p) return { n: op.n, calls, poll: p, taken: l.exec.takePendingRequests() }
-    return { n: op.n, calls, poll: p }
+    if (typeof p === 'object' && 'Request' in p) return { n, calls, poll: p, taken: l.exec.takePendingRequests() }
+    return { n, calls, poll: p }
   }
 }
 
