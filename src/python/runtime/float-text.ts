@@ -92,11 +92,27 @@ function roundTo(digits: string, exp: number, at: number): string {
 
 /** format(v, '.{prec}f') without sign handling: the digits of |v|. */
 export function fixedAbs(v: number, prec: number): string {
+  // toFixed rounds the exact binary value too, so it is CPython's digits except on an exact tie
+  // (CPython rounds half to even, toFixed up), and it only works below 1e21.
+  if (prec <= 20 && v < 1e21 && !exactTie(v, prec)) return v.toFixed(prec)
   const { digits, exp } = exactDecimal(v)
   const n = roundTo(digits, exp, -prec)
   if (prec === 0) return n
   const padded = n.padStart(prec + 1, '0')
   return `${padded.slice(0, padded.length - prec)}.${padded.slice(padded.length - prec)}`
+}
+
+/**
+ * Whether |v| lies exactly halfway between two multiples of 10^-prec: its exact decimal ends in a 5
+ * at the (prec+1)-th fractional digit, i.e. v·2^(prec+1) is an integer and v·2^prec is not.
+ */
+function exactTie(v: number, prec: number): boolean {
+  let t = v
+  for (let k = 0; k <= prec; k++) {
+    if (Number.isInteger(t)) return false
+    t *= 2
+  }
+  return Number.isInteger(t)
 }
 
 /** format(v, '.{prec}e') of |v|: mantissa digits and exponent. */

@@ -31,7 +31,20 @@ const SPEC = /^(?:(.)?([<>=^]))?([+\- ])?(z)?(#)?(0)?(\d+)?([,_])?(?:\.(\d+))?([
 /** CPython refuses a width or precision that does not fit a Py_ssize_t. */
 const MAX_SPEC_DIGITS = 18
 
+/** Parsed specs by text (a spec in a loop is parsed once; Spec objects are never changed). */
+const specs = new Map<string, Spec>()
+
 function parseSpec(spec: string): Spec {
+  let s = specs.get(spec)
+  if (s === undefined) {
+    s = parseSpecText(spec)
+    if (specs.size >= 1024) specs.clear()
+    specs.set(spec, s)
+  }
+  return s
+}
+
+function parseSpecText(spec: string): Spec {
   const m = SPEC.exec(spec)
   if (!m) return valueError('Invalid format specifier')
   if ((m[7]?.length ?? 0) > MAX_SPEC_DIGITS || (m[9]?.length ?? 0) > MAX_SPEC_DIGITS) valueError('Too many decimal digits in format string')
