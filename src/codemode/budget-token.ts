@@ -74,12 +74,16 @@ export class MemorySeenTokens implements SeenTokens {
     if (seen !== undefined && seen > now) return false
     if (this.ids.size >= this.max) {
       for (const [k, exp] of this.ids) if (exp <= now) this.ids.delete(k)
-      if (this.ids.size >= this.max) throw new BudgetTokenError('BUDGET_TOKEN_REPLAYED', `The budget token seen-set is full (${this.max} unexpired tokens); the token cannot be checked for replay`, 'Retry once older tokens expire; mint tokens with shorter deadlines.')
+      if (this.ids.size >= this.max) throw seenSetFull(this.max)
     }
     this.ids.set(id, expiresAt)
     return true
   }
 }
+
+/** A seen-set holding `max` unexpired tokens refuses new ones: fail closed, since a replay could not be told apart. */
+export const seenSetFull = (max: number) =>
+  new BudgetTokenError('BUDGET_TOKEN_REPLAYED', `The budget token seen-set is full (${max} unexpired tokens); the token cannot be checked for replay`, 'Retry once older tokens expire; mint tokens with shorter deadlines.')
 
 export interface BudgetTokenOptions {
   /** The deployment's HMAC key (at least 32 bytes; a string is taken as UTF-8). */

@@ -9,7 +9,7 @@
  * the parent settles.
  */
 import type pg from 'pg'
-import { BudgetTokenError, BudgetTokens, MemorySeenTokens, type BudgetClaims, type SeenTokens } from '../codemode/budget-token.ts'
+import { BudgetTokenError, BudgetTokens, MemorySeenTokens, seenSetFull, type BudgetClaims, type SeenTokens } from '../codemode/budget-token.ts'
 import type { RunResult } from '../vm/result.ts'
 import { HttpError } from './errors.ts'
 
@@ -24,7 +24,7 @@ export interface BudgetTokensConfig {
   maxDepth: number
   /** Longest a token may live, ms (default 3,600,000). */
   maxTtlMs: number
-  /** Unexpired spent tokens held in memory before new ones are refused (default 100,000; memory mode). */
+  /** Unexpired spent tokens held (in memory, or in PostgreSQL mode in ajs.budget_tokens_seen) before new ones are refused (default 100,000). */
   maxSeen: number
 }
 
@@ -59,20 +59,41 @@ export function serverBudgetTokens(config: BudgetTokensConfig, key: string, seen
   return new BudgetTokens({ key, maxDepth: config.maxDepth, maxTtlMs: config.maxTtlMs, seen: seen ?? new MemorySeenTokens(config.maxSeen) })
 }
 
-/** Spent token ids in PostgreSQL: one row per token until it expires (a replay on any process of the deployment is refused). */
+/** Claims between two prunes of the PostgreSQL seen-set (and checks of its size). */
+export const SEEN_PRUNE_EVERY = 256
+
+/**
+ * Spent token ids in PostgreSQL (ajs.budget_tokens_seen, created by the store's migrations): one row
+ * per token until it expires, so a replay on any process of the deployment is refused. Bounded:
+ * expired rows are deleted on the first claim and every SEEN_PRUNE_EVERY claims after, and when
+ * `max` unexpired rows are held (counted at each prune) new tokens are refused (fail closed, as in
+ * memory) and every claim prunes again until there is room. Between prunes a process may add up to
+ * SEEN_PRUNE_EVERY rows, so the table holds at most `max` + SEEN_PRUNE_EVERY per process.
+ */
 export class PgSeenTokens implements SeenTokens {
-  private ready: Promise<unknown> | undefined
   private claims = 0
-  constructor(private readonly pool: pg.Pool, private readonly now: () => number = Date.now) {}
+  private full = false
+  private readonly max: number
+  private readonly now: () => number
+  constructor(private readonly pool: pg.Pool, options: { max?: number; now?: () => number } = {}) {
+    this.max = options.max ?? 100_000
+    this.now = options.now ?? Date.now
+  }
 
   async claim(id: string, expiresAt: number): Promise<boolean> {
-    // Its own table, created on first use (idempotent), so the budget feature needs no store migration.
-    this.ready ??= this.pool.query('CREATE SCHEMA IF NOT EXISTS ajs; CREATE TABLE IF NOT EXISTS ajs.budget_tokens_seen (id text PRIMARY KEY, expires_at bigint NOT NULL)')
-    await this.ready
-    // Expired rows go now and then (a replay of an expired token is refused as expired before it gets here).
-    if (++this.claims % 256 === 0) await this.pool.query('DELETE FROM ajs.budget_tokens_seen WHERE expires_at <= $1', [this.now()])
+    if (this.full || this.claims++ % SEEN_PRUNE_EVERY === 0) await this.prune()
+    if (this.full) throw seenSetFull(this.max)
     const r = await this.pool.query('INSERT INTO ajs.budget_tokens_seen (id, expires_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [id, expiresAt])
     return r.rowCount === 1
+  }
+
+  /** Delete the expired rows and count the rest. A replay of an expired token is refused as expired before it gets here. */
+  async prune(): Promise<number> {
+    const now = this.now()
+    await this.pool.query('DELETE FROM ajs.budget_tokens_seen WHERE expires_at <= $1', [now])
+    const held = Number((await this.pool.query('SELECT count(*) AS n FROM ajs.budget_tokens_seen')).rows[0].n)
+    this.full = held >= this.max
+    return held
   }
 }
 

@@ -98,7 +98,7 @@ async function startPgHost(options: PgHostOptions, kind: 'serve' | 'worker', con
   // and completes jobs through the same pool: with fewer than two per job, concurrent steps wait for each other forever.
   const jobSlots = concurrency ?? options.pool?.size ?? availableParallelism()
   const stores = await createPgStores(options.database, { max: Math.max(10, 2 * jobSlots + 4) })
-  const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env, atoms, seenTokens: new PgSeenTokens(stores.pool) })
+  const host = createHost({ config: options.config, pool: options.pool, stores, usage: stores.usage, env: options.env, atoms, seenTokens: new PgSeenTokens(stores.pool, { max: options.config.budgetTokens?.maxSeen }) })
   try {
     const jobs = await startJobs({
       host, pgPool: stores.pool, kind,

@@ -44,6 +44,10 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX workflows_tags ON ajs.workflows USING gin (tags);
    CREATE INDEX workflows_attributes ON ajs.workflows USING gin (attributes jsonb_path_ops);
    CREATE INDEX workflows_tenant_name ON ajs.workflows (tenant, name, created_at DESC, id DESC) WHERE name IS NOT NULL;`,
+  // Spent budget tokens (config budgetTokens), until they expire: a replay on any process is refused (budget.ts
+  // PgSeenTokens). IF NOT EXISTS: before this migration the table was created on first use, without the index.
+  `CREATE TABLE IF NOT EXISTS ajs.budget_tokens_seen (id text PRIMARY KEY, expires_at bigint NOT NULL);
+   CREATE INDEX IF NOT EXISTS budget_tokens_seen_expires ON ajs.budget_tokens_seen (expires_at);`,
 ]
 
 export async function migrate(pool: pg.Pool): Promise<void> {
