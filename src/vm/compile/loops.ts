@@ -240,7 +240,7 @@ function forLoop(c: Compiler, step: StepOf<'for'>, scope: Scope): CStepInfo {
 
 /** State of one for...of / for...in: a key snapshot or live array by index, or a string read in place. */
 /** What a loop walks: an array by index, a string in place, or a library's lazy source (`PULL`). */
-interface Iteration { items: unknown[] | null; text: string | null; i: number; pull?: PullSource }
+interface Iteration { items: unknown[] | null; text: string | null; i: number; pull: PullSource | null }
 
 function items(f: Frame, v: unknown, mode: 'of' | 'in'): unknown[] {
   if (mode === 'in') {
@@ -270,15 +270,16 @@ function iterate(c: Compiler, step: StepOf<'forOf'> | StepOf<'forIn'>, scope: Sc
   const next = (f: Frame) => {
     const st = f.s[hidden] as Iteration
     let v: unknown
-    if (st.pull !== undefined) {
+    const items = st.items
+    if (items !== null) {
+      if (st.i >= items.length) return false
+      v = items[st.i++]
+    } else if (st.pull !== null) {
       v = st.pull[PULL]()
       if (v === PULL_DONE) return false
-    } else if (st.text === null) {
-      if (st.i >= st.items!.length) return false
-      v = st.items![st.i++]
     } else {
       // A string is read in place, one key or code point per iteration: never copied whole.
-      const str = st.text
+      const str = st.text!
       if (st.i >= str.length) return false
       if (mode === 'in') v = String(st.i++)
       else {
@@ -295,8 +296,9 @@ function iterate(c: Compiler, step: StepOf<'forOf'> | StepOf<'forIn'>, scope: Sc
     update: null, updateCost: 0, bodyFirst: false, yieldable: c.canSuspend(inner),
   })
   const go = (f: Frame, x: unknown) => {
-    f.s[hidden] = typeof x === 'string' ? { items: null, text: x, i: 0 }
-      : mode === 'of' && isPullSource(x) ? { items: null, text: null, i: 0, pull: x } : { items: items(f, x, mode), text: null, i: 0 }
+    // One object shape for the three kinds, so `next` reads its fields monomorphically.
+    f.s[hidden] = typeof x === 'string' ? { items: null, text: x, i: 0, pull: null }
+      : mode === 'of' && isPullSource(x) ? { items: null, text: null, i: 0, pull: x } : { items: items(f, x, mode), text: null, i: 0, pull: null }
     return loop(f)
   }
   const run: CStep = (f) => {
