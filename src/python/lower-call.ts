@@ -110,7 +110,7 @@ export function lowerCall(cx: FnCtx, e: ExprOf<'call'>): Node {
     case 'var':
       if (cx.L.r.extended) return dyn()
       throw cx.L.r.extendedOnly(`Calling the variable \`${fn.id}\``, 'Only functions defined with `def`, builtins and methods can be called.', e.loc)
-    case 'unknown': return importedCall(cx, e) ?? externalCall(cx, e, fn.id) ?? unknownName(cx, fn.id, fn.loc)
+    case 'unknown': return importedCall(cx, e) ?? externalCall(cx, e, fn.id) ?? unknownName(cx, fn.id, fn.loc, true)
   }
   return builtinCall(cx, e, fn.id)
 }

@@ -64,13 +64,15 @@ export function resolve(cx: FnCtx, name: string): Resolved {
   return { kind: 'unknown' }
 }
 
-export function unknownName(cx: FnCtx, name: string, loc: Loc): never {
+export function unknownName(cx: FnCtx, name: string, loc: Loc, called = false): never {
   let fix = FORBIDDEN_NAMES[name]
   if (fix && EXTENDED_FUNCTIONS.has(name) && !cx.L.r.extended) fix = `${fix} ${EXTENDED_HINT}`
   if (fix) throw cx.L.r.error('PY_FORBIDDEN', { name, fix }, loc)
   const known = [...cx.scope.locals, ...BUILTIN_FUNCTIONS, ...BUILTIN_TYPES].filter((n) => !n.includes('$'))
-  const near = closestName(name, known)
-  throw cx.L.r.error('PY_UNKNOWN_NAME', { name, suggest: near ? `Did you mean \`${near}\`? ` : '' }, loc)
+  const near = closestName(name, called ? [...known, ...(cx.L.options.externals?.keys() ?? [])] : known)
+  // A call of an unknown name in a program with host functions: say how the host offers more.
+  const host = called && cx.L.options.externalsHint ? `${cx.L.options.externalsHint} ` : ''
+  throw cx.L.r.error('PY_UNKNOWN_NAME', { name, suggest: `${near ? `Did you mean \`${near}\`? ` : ''}${host}` }, loc)
 }
 
 /** A value expression. */

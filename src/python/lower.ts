@@ -22,6 +22,8 @@ export interface LowerOptions {
   classes?: ClassInfo
   /** The host's functions the program may call (lower-external.ts). */
   externals?: ReadonlyMap<string, PythonExternal>
+  /** The hint for a call of an unknown name: how the host offers more functions. */
+  externalsHint?: string
   /** The program may return any JSON data (a workflow), not only a dict (a code block). */
   anyResult?: boolean
 }

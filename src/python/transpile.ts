@@ -35,6 +35,8 @@ export interface TranspilePythonOptions {
    * `{ id: 3 }` and give its result back as Python values.
    */
   externals?: Readonly<Record<string, PythonExternal>>
+  /** Added to the hint of a call of an unknown name: how this host offers more functions (`--atoms ...`). */
+  externalsHint?: string
   /** The program may return any JSON data (a workflow's result), not only the dict a code block returns. */
   anyResult?: boolean
 }
@@ -100,7 +102,7 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   }
   const a = analyze(stmts, params, r, classes?.imports)
   if (classes) checkImports(classes, a.scopes.flatMap((s) => [...s.locals]), r)
-  const ast = fuseProgram(new Lowerer(r, a, { jsonText: options.jsonText === true, classes, externals: externalsOf(options.externals), anyResult: options.anyResult === true }).program(stmts as Stmt[], params, defaults, file))
+  const ast = fuseProgram(new Lowerer(r, a, { jsonText: options.jsonText === true, classes, externals: externalsOf(options.externals), externalsHint: options.externalsHint, anyResult: options.anyResult === true }).program(stmts as Stmt[], params, defaults, file))
   return { ast, params, warnings }
 }
 

@@ -65,7 +65,8 @@ return {"drafts": [d.upper() for d in drafts(args["topics"])], "first": next(dra
 
 test('a Python workflow refuses a wrong call of a workflow function with a located error', () => {
   expect(() => compileWorkflow('agent()\nreturn {}', { sourceName: 'bad.py' })).toThrow(/missing required argument 'prompt'/)
-  expect(() => compileWorkflow('x = 1\nlookup(3)', { sourceName: 'bad.py' })).toThrow(expect.objectContaining({ code: 'AJS7006', line: 2 }))
+  expect(() => compileWorkflow('x = 1\nlookup(3)', { sourceName: 'bad.py' })).toThrow(expect.objectContaining({ code: 'AJS7006', line: 2, hint: expect.stringContaining('--atoms ./atoms.mjs') }))
+  expect(() => compileWorkflow('agnet("hi")', { sourceName: 'bad.py' })).toThrow(expect.objectContaining({ hint: expect.stringContaining('Did you mean `agent`?') }))
 })
 
 test('SIGKILL while an atom of a Python workflow runs, resume in a new process: journaled calls are not repeated', async () => {

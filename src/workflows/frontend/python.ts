@@ -32,7 +32,8 @@ function externals(custom: CustomAtomTable): Record<string, PythonExternal> {
 /** Compile a Python workflow; throws the located `TranspileError` of transpilePython (AJS7xxx). */
 export function compilePythonWorkflow(source: string, sourceName: string, custom: CustomAtomTable): WorkflowProgram {
   const table = externals(custom)
-  const { ast } = transpilePython(source, { params: ['args'], filename: sourceName, externals: table, anyResult: true })
+  const externalsHint = 'A custom atom is called by name once the run is given it: `ajsc workflow run|resume --atoms ./atoms.mjs`, or startWorkflow(source, { atoms }).'
+  const { ast } = transpilePython(source, { params: ['args'], filename: sourceName, externals: table, externalsHint, anyResult: true })
   // The custom atoms the program calls (the engine refuses a run not given them), read off the AST.
   const called = new Set<string>()
   collectCalls(ast.functions ?? {}, custom, called)
