@@ -390,5 +390,10 @@ export function contains(rt: PyRun, container: unknown, x: unknown): boolean {
     work(rt, items.length)
     return items.some((v) => eq(v, x))
   }
+  // An iterator is read up to the first equal item (the rest stays for the next reader), as in CPython.
+  if (container instanceof PyIter) {
+    for (let v = container.step(); v !== undefined; v = container.step()) if (eq(v, x)) return true
+    return false
+  }
   return typeError(`argument of type '${typeName(container)}' is not iterable`)
 }

@@ -8,7 +8,9 @@
  */
 import type { HelperFrame, Run } from '../../vm/runtime.ts'
 import { PyException, PyIter, mkInt, tuple, typeByName, typeName } from './values.ts'
-import { PyRaise, raise } from './errors.ts'
+import { PyRaise, raise, typeError } from './errors.ts'
+import { isNumber } from './numbers.ts'
+import { add } from './ops.ts'
 import { iterate } from './core.ts'
 import type { PyRun } from './fuel.ts'
 
@@ -160,6 +162,58 @@ export function lazyEnumerate(rt: PyRun, it: PyIter, start: number | bigint): Py
     i = typeof i === 'number' && Number.isSafeInteger(i + 1) ? i + 1 : mkInt(BigInt(i) + 1n) as number | bigint
     return tuple([n, v])
   }, 'enumerate')
+}
+
+/** `itertools.count(start, step)`: endless, each item the last plus `step` (ints exact, floats added up as CPython does). */
+export function lazyCount(rt: PyRun, start: unknown, step: unknown): PyPull {
+  for (const x of [start, step]) if (!isNumber(x)) typeError('a number is required')
+  let n = start
+  return new PyPull(rt, () => { const v = n; n = add(rt, n, step); return v }, 'count')
+}
+
+/** `itertools.cycle(it)`: its items, then again and again (an empty one ends at once). */
+export function lazyCycle(rt: PyRun, it: unknown): PyPull {
+  const src = cursor(rt, it)
+  const saved: unknown[] = []
+  let i = -1
+  return new PyPull(rt, () => {
+    if (i < 0) {
+      const v = src.step()
+      if (v !== undefined) { rt.chargeSlots(1); saved.push(v); return v }
+      i = 0
+    }
+    if (saved.length === 0) return undefined
+    const v = saved[i]
+    i = (i + 1) % saved.length
+    return v
+  }, 'cycle')
+}
+
+/** `itertools.repeat(x)` without a count: x, endlessly. */
+export const lazyRepeat = (rt: PyRun, x: unknown): PyPull => new PyPull(rt, () => x, 'repeat')
+
+/** `chain(a, b, ...)` when one is an iterator: each read to its end in turn, as they are asked for. */
+export function lazyChain(rt: PyRun, its: Iterable<unknown>): PyPull {
+  const outer = its[Symbol.iterator]()
+  let cur: PyIter | null = null
+  return new PyPull(rt, () => {
+    for (;;) {
+      if (cur === null) {
+        const next = outer.next()
+        if (next.done) return undefined
+        cur = cursor(rt, next.value)
+      }
+      const v = cur.step()
+      if (v !== undefined) return v
+      cur = null
+    }
+  }, 'chain')
+}
+
+/** `chain.from_iterable(it)`: the iterables that `it` gives, read lazily too. */
+export const lazyChainFrom = (rt: PyRun, it: unknown): PyPull => {
+  const outer = cursor(rt, it)
+  return lazyChain(rt, { *[Symbol.iterator]() { for (let x = outer.step(); x !== undefined; x = outer.step()) yield x } })
 }
 
 /** `islice(it, start, stop, step)` over an iterator: reads no further than the last item it gives. */

@@ -3,7 +3,7 @@
  * `math`, `json`, `string`, `itertools` and `collections`, each what CPython 3.11 computes for
  * the accepted arguments. Called as `py$modcall('math.sqrt', args, kw)`, or as values (`map(math.sqrt, xs)`).
  */
-import { lazyIslice } from './generators.ts'
+import { anyIterator, lazyChain, lazyChainFrom, lazyCount, lazyCycle, lazyIslice, lazyRepeat } from './generators.ts'
 import { PyDeque, PyDict, PyFloat, PyIter, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { hashKey, iterate, lt } from './core.ts'
@@ -387,9 +387,17 @@ function* permutations(items: unknown[], k: number): Generator<readonly unknown[
 }
 
 const ITER: Record<string, ModFn> = {
-  chain: (rt, a, kw) => { noKw('chain', kw); const out: unknown[] = []; for (const x of a) for (const y of iterate(x, rt)) out.push(y); rt.chargeSlots(out.length); return out },
+  chain: (rt, a, kw) => {
+    noKw('chain', kw)
+    if (anyIterator(a)) return lazyChain(rt, a)
+    const out: unknown[] = []
+    for (const x of a) for (const y of iterate(x, rt)) out.push(y)
+    rt.chargeSlots(out.length)
+    return out
+  },
   'chain.from_iterable': (rt, a, kw) => {
     noKw('from_iterable', kw); arity('from_iterable', a, 1)
+    if (a[0] instanceof PyIter) return lazyChainFrom(rt, a[0])
     const out: unknown[] = []
     for (const x of iterate(a[0], rt)) for (const y of iterate(x, rt)) out.push(y)
     rt.chargeSlots(out.length)
@@ -457,11 +465,14 @@ const ITER: Record<string, ModFn> = {
   },
   repeat: (rt, a, kw) => {
     noKw('repeat', kw)
-    if (a.length !== 2) typeError('repeat() without a count would never end; pass one: repeat(x, n)')
+    if (a.length === 1) return lazyRepeat(rt, a[0])
+    if (a.length !== 2) typeError(`repeat expected at most 2 arguments, got ${a.length}`)
     const n = Math.max(0, Number(toInt('repeat', a[1])))
     guard(rt, n, 'repeat')
     return new Array(n).fill(a[0])
   },
+  count: (rt, a, kw) => { const o = kwargs('count', kw, ['start', 'step']); arity('count', a, 0, 2); return lazyCount(rt, a[0] ?? o.start ?? 0, a[1] ?? o.step ?? 1) },
+  cycle: (rt, a, kw) => { noKw('cycle', kw); arity('cycle', a, 1); return lazyCycle(rt, a[0]) },
   pairwise: (rt, a, kw) => {
     noKw('pairwise', kw); arity('pairwise', a, 1)
     const items = iterate(a[0], rt)
