@@ -317,7 +317,7 @@ export function addClassHelpers(L: Lowerer, dispatch: string): void {
     }
   }
   // Also made when a class orders its instances: the runtime calls it back to sort them.
-  if (L.helpersUsed.has(CMP_DISPATCH) || L.options.classes?.order) {
+  if (L.helpersUsed.has(CMP_DISPATCH) || L.options.classes?.order || L.options.classes?.eq) {
     const attempt = (x: string, y: string, stage: number): Step[] => [
       setVar('$m', rt('cmpof', [id(x), id(y), id('$op'), lit(stage)])),
       step('if', {

@@ -129,11 +129,17 @@ export function userEq(c: PyClass): boolean {
   return c.lookup('__eq__') !== undefined || c.dataclass !== null
 }
 
-/** == of distinct objects one of which is a guest instance (the lowering calls a user `__eq__` itself; here only inside containers). */
+/**
+ * == of distinct objects one of which is a guest instance (the lowering calls a user `__eq__` itself;
+ * here inside containers: `[a] == [b]`, `x in items`, `items.index(x)`): the program's comparison
+ * helper is called back (Run.callHelper), as for ordering.
+ */
 function instanceEq(a: unknown, b: unknown): boolean {
   for (const x of [a, b]) {
     if (x instanceof PyInstance && x.cls.lookup('__eq__') !== undefined) {
-      raise('NotImplementedError', `comparing ${x.cls.name} objects inside a container does not call their __eq__; compare the items with == one by one`)
+      const calls = x.cls.calls
+      if (calls && !calls.helperWaits(CMP_HELPER)) return truth(calls.callHelper(CMP_HELPER, ['==', a, b]))
+      raise('NotImplementedError', `comparing ${x.cls.name} objects inside a container cannot call their __eq__ here (the program may wait for an atom in a function); compare the items with == one by one`)
     }
   }
   if (a instanceof PyInstance && b instanceof PyInstance && a.cls === b.cls && a.cls.dataclass) {
