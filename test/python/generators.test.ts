@@ -1,0 +1,39 @@
+/**
+ * Lazy generators stay inside the run's limits: an endless generator read to its end exhausts the
+ * fuel (each item is paid as it is made), a slow one meets the time limit, deep `yield from`
+ * recursion meets the call depth (RecursionError inside `except`), and a run's fuel is the same every
+ * time. Their results against CPython are in the corpus (hand_extended.txt, generator-*).
+ */
+import { expect, test } from 'bun:test'
+import { runPythonBlock } from '../../src/python/index.ts'
+
+const COUNT = 'def count(n=0):\n    while True:\n        yield n\n        n += 1\n'
+
+test('an endless generator read to its end: FUEL_EXHAUSTED, not a hang, async () => {
+  const r = await runPythonBlock(`${COUNT}return {"all": list(count())}`, { fuel: 50 })
+  expect(r.error?.code).toBe('FUEL_EXHAUSTED')
+  const s = await runPythonBlock(`${COUNT}return {"n": sum(1 for _ in count())}`, { fuel: 50 })
+  expect(s.error?.code).toBe('FUEL_EXHAUSTED')
+})
+
+test('an endless generator meets the time limit when the fuel is ample', async () => {
+  const r = await runPythonBlock(`${COUNT}for x in count():\n    pass\nreturn {}`, { fuel: 1e9, timeoutMs: 200 })
+  expect(r.error?.code).toBe('TIMEOUT')
+})
+
+test('deep yield-from recursion meets the call depth: RecursionError inside except, STACK_OVERFLOW uncaught', async () => {
+  const deep = 'def deep(n):\n    if n > 0:\n        yield from deep(n - 1)\n    yield n\n'
+  const caught = await runPythonBlock(`${deep}try:\n    total = sum(deep(400))\nexcept RecursionError:\n    total = -1\nreturn {"total": total, "ok": sum(deep(50))}`, { fuel: 1e6 })
+  expect(caught.result).toEqual({ total: -1, ok: 1275 })
+  const uncaught = await runPythonBlock(`${deep}return {"total": sum(deep(400))}`, { fuel: 1e6 })
+  expect(uncaught.error?.code).toBe('STACK_OVERFLOW')
+})
+
+test('a run with generators uses the same fuel every time', async () => {
+  const body = `${COUNT}from itertools import islice\nevens = (x for x in count() if x % 2 == 0)\nreturn {"e": list(islice(evens, 50)), "z": list(zip(count(), "abc"))}`
+  const a = await runPythonBlock(body, { fuel: 1e6 })
+  const b = await runPythonBlock(body, { fuel: 1e6 })
+  expect(a.error).toBeUndefined()
+  expect(a.fuelUsed).toBe(b.fuelUsed)
+  expect(a.fuelUsed).toBeGreaterThan(0)
+})
