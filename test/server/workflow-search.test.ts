@@ -5,9 +5,14 @@
  * (the attributes column kept by the journal's entries in one statement, continueAsNew, the GIN indexes in the plan).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Logger, runMigrations } from 'graphile-worker'
+import { startAjsc } from './ajsc-process.ts'
 import { startWorkflowServer, type WorkflowTestServer } from './workflow-server.ts'
-import { createPgStores, type PgStores } from '../../src/server/index.ts'
+import { createPgStores, tokenSha256, type PgStores } from '../../src/server/index.ts'
 import { MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, type WorkflowStore } from '../../src/server/stores/workflows.ts'
 import { listWorkflows, type WorkflowListParams } from '../../src/server/listing.ts'
 import type { JournalEntry } from '../../src/workflows/engine/journal.ts'
@@ -151,5 +156,57 @@ describe('the stores', () => {
     const plan = async (where: string) => JSON.stringify((await pgStores!.pool.query(`EXPLAIN SELECT id FROM ajs.workflows WHERE ${where}`)).rows)
     expect(await plan(`tags @> ARRAY['x']::text[]`)).toContain('workflows_tags')
     expect(await plan(`attributes @> '{"customer":"acme"}'::jsonb`)).toContain('workflows_attributes')
+  }, 60_000)
+})
+
+describe.skipIf(!postgresAvailable())('ajsc serve --database', () => {
+  const children: ChildProcess[] = []
+  let db: TestPostgres | undefined
+  let dir: string | undefined
+  afterAll(async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)))
+    await db?.stop()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  test('POST with tags and attributes, the workflow\'s upserts through a job, GET /v1/workflows filtered', async () => {
+    db = await startPostgres()
+    dir = mkdtempSync(join(tmpdir(), 'ajs-wfsearch-'))
+    const config = join(dir, 'ajs-serve.json')
+    writeFileSync(config, JSON.stringify({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token') }] }))
+    const { match } = await startAjsc(['serve', '--database', db.url, '--config', config, '--port', '0', '--pool-size', '1'], /listening on (http:\/\/\S+)/, children)
+    const url = match[1]!
+    const req = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+      return { status: res.status, json: await res.json() as any }
+    }
+    const until = async (id: string, ok: (wf: any) => boolean) => {
+      let wf: any
+      for (let i = 0; i < 600; i++) {
+        wf = (await req('GET', `/v1/workflows/${id}`)).json
+        if (ok(wf)) return wf
+        await Bun.sleep(25)
+      }
+      throw new Error(`${id}: ${JSON.stringify(wf)}`)
+    }
+    const a = (await req('POST', '/v1/workflows', { source: SOURCE, name: 'invoice', tags: ['billing'], attributes: { customer: 'acme', approver: 'ada' } })).json.id
+    const b = (await req('POST', '/v1/workflows', { source: SOURCE, tags: ['billing', 'eu'], attributes: { customer: 'globex' } })).json.id
+    const wa = await until(a, (wf) => wf.state === 'waiting')
+    await until(b, (wf) => wf.state === 'waiting')
+    const list = async (q: string) => (await req('GET', `/v1/workflows?${q}`)).json.items.map((w: { id: string }) => w.id)
+    expect(await list('attr.stage=waiting')).toEqual([b, a])
+    expect(await list('tag=billing&tag=eu')).toEqual([b])
+    expect((await req('POST', `/v1/workflows/${a}/requests/${wa.requests[0].id}`, { value: true })).status).toBe(200)
+    await until(a, (wf) => wf.state === 'done')
+    expect(await list('attr.stage=approved&attr.customer=acme&name=invoice')).toEqual([a])
+    expect(await list('attr.approver=ada')).toEqual([])
+    const [item] = (await req('GET', '/v1/workflows?state=done')).json.items
+    expect(item).toMatchObject({ id: a, name: 'invoice', tags: ['billing'], attributes: { customer: 'acme', stage: 'approved' } })
+    const journal = (await req('GET', `/v1/workflows/${a}/journal`)).json.entries
+    expect(journal[0]).toMatchObject({ t: 'start', name: 'invoice', tags: ['billing'], attributes: { customer: 'acme', approver: 'ada' } })
+    expect(journal.filter((e: { t: string }) => e.t === 'attributes').map((e: { set: unknown }) => e.set)).toEqual([{ stage: 'waiting' }, { stage: 'approved', approver: null }])
+    const big = await req('POST', '/v1/workflows', { source: SOURCE, attributes: { text: 'x'.repeat(5000) } })
+    expect([big.status, big.json.error.code]).toEqual([400, 'SEARCH_ATTRIBUTES_LIMIT'])
   }, 60_000)
 })
