@@ -26,7 +26,7 @@ import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
 import { fromUnits, toUnits } from '../vm/fuel.ts'
 import type { RunResult } from '../vm/result.ts'
 import type { Run } from '../vm/runtime.ts'
-import { BudgetTokenError, type BudgetTokens } from './budget-token.ts'
+import { BudgetTokenError, type BudgetClaims, type BudgetTokens } from './budget-token.ts'
 
 /** What budgetRun needs of the VM: AgentVM's `run`. */
 export interface BudgetRunner {
@@ -97,10 +97,7 @@ export const budgetTokenAtom = defineAtom('budgetToken', {
     const now = ctx.now()
     const exp = Math.min(rt.deadline, input.timeoutMs === undefined ? Infinity : now + input.timeoutMs)
     const { token, claims } = cap.tokens.mint({ fuel: input.fuel, exp: Number.isFinite(exp) ? exp : now + cap.tokens.maxTtlMs, depth: cap.depth + 1, ...(quotas ? { quotas } : {}) })
-    // The reservation: this run cannot spend the fuel nor the calls until the sub-run settles.
-    ctx.charge(claims.fuel)
-    for (const [op, n] of Object.entries(claims.quotas ?? {})) rt.addCalls(op, n)
-    cap.outstanding.set(claims.id, { fuel: claims.fuel, ...(claims.quotas ? { quotas: claims.quotas } : {}) })
+    reserve(ctx, cap, claims)
     return token
   } catch (e) {
     throw asVmError(e, ctx.op)
@@ -169,6 +166,14 @@ export const budgetRunAtom = Object.assign(defineAtom('budgetRun', {
 
 /** The budget atoms (give the run `capabilities.budget` too). */
 export const budgetAtoms: AtomDef[] = [budgetTokenAtom, budgetSettleAtom, budgetRunAtom]
+
+/** The reservation of a minted token: the run cannot spend its fuel nor its calls until the sub-run settles. */
+export function reserve(ctx: AtomContext, cap: BudgetCapability, claims: BudgetClaims): void {
+  ctx.charge(claims.fuel)
+  const rt = runOf(ctx)
+  for (const [op, n] of Object.entries(claims.quotas ?? {})) rt.addCalls(op, n)
+  cap.outstanding.set(claims.id, { fuel: claims.fuel, ...(claims.quotas ? { quotas: claims.quotas } : {}) })
+}
 
 /**
  * The token's quotas: those asked, plus every atom the run has a quota for at 0 calls (a child never

@@ -164,13 +164,21 @@ export class BudgetTokens {
     return { token, claims: c }
   }
 
-  /** The claims of a token this deployment signed, still valid; throws BudgetTokenError (INVALID, EXPIRED, DEPTH). Does not spend it. */
-  verify(token: unknown): BudgetClaims {
+  /**
+   * The claims of a token this deployment signed, valid or not (expired, too deep): a workflow's replay
+   * reads the tokens it journaled. Throws BUDGET_TOKEN_INVALID for a forged or changed one.
+   */
+  read(token: unknown): BudgetClaims {
     const v = this.open(TOKEN, token)
     if (!v || typeof v.id !== 'string' || !isCount(v.fuel) || typeof v.exp !== 'number' || !Number.isInteger(v.depth) || (v.quotas !== undefined && !isCounts(v.quotas))) {
       throw new BudgetTokenError('BUDGET_TOKEN_INVALID', 'The budget token is not valid: it was not signed with this deployment\'s key, or it was changed after it was minted')
     }
-    const claims = v as unknown as BudgetClaims
+    return v as unknown as BudgetClaims
+  }
+
+  /** The claims of a token this deployment signed, still valid; throws BudgetTokenError (INVALID, EXPIRED, DEPTH). Does not spend it. */
+  verify(token: unknown): BudgetClaims {
+    const claims = this.read(token)
     const now = this.now()
     if (claims.exp <= now) throw new BudgetTokenError('BUDGET_TOKEN_EXPIRED', `The budget token expired ${now - claims.exp} ms ago`)
     if (claims.exp > now + this.maxTtlMs) throw new BudgetTokenError('BUDGET_TOKEN_INVALID', 'The budget token lives longer than this deployment allows', 'Mint tokens with a shorter deadline.')

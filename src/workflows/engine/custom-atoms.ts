@@ -19,7 +19,15 @@ import type { AtomContext, AtomDef } from '../../vm/atoms/types.ts'
 import { VmError, vmError, type AgentError } from '../../vm/errors.ts'
 import type { Run } from '../../vm/runtime.ts'
 import { workflowError } from './errors.ts'
+import { budgetAtoms } from '../../codemode/budget-atoms.ts'
 import type { AtomResolution } from './journal.ts'
+
+/**
+ * A custom atom whose call changes its run beyond the value it returns (budgetToken reserves fuel
+ * from the run's meter, budgetSettle gives it back): a replay hands back the journaled value without
+ * calling the atom, and calls `replayed` with it so the run is changed the same way.
+ */
+export type ReplayedAtom = AtomDef & { replayed?: (value: unknown, input: Record<string, unknown>, ctx: AtomContext) => void }
 
 /** What a custom atom call produced, as the journal holds it. */
 export type AtomOutcome = { resolution: AtomResolution } | { error: AgentError }
@@ -42,6 +50,12 @@ export function customAtomDefs(atoms: unknown): AtomDef[] {
   for (const a of atoms) {
     if (!isRecord(a) || typeof a['op'] !== 'string' || typeof a['fn'] !== 'function') throw bad()
     if (seen.has(a['op'])) throw workflowError('WORKFLOW_OPTIONS_INVALID', `atoms: two atoms are named "${a['op']}"`)
+    if ((budgetAtoms as unknown[]).includes(a)) {
+      // Their reservation lives in the run's meter, which a replay rebuilds: they need the workflow's variants.
+      throw workflowError('WORKFLOW_OPTIONS_INVALID', `atoms: ${a['op']} from budgetAtoms cannot be journaled in a workflow`, {
+        hint: 'Give a workflow workflowBudgetAtoms(tokens) (ajs-lang/codemode): budgetToken and budgetSettle journaled with their reservations. budgetRun is not offered in workflows.',
+      })
+    }
     seen.add(a['op'])
   }
   return atoms as AtomDef[]

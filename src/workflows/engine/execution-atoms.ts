@@ -6,7 +6,7 @@
  */
 import { vmError, type AgentError } from '../../vm/errors.ts'
 import type { AtomContext, AtomDef } from '../../vm/atoms/types.ts'
-import { outcomeValue, runAtom } from './custom-atoms.ts'
+import { outcomeValue, runAtom, type ReplayedAtom } from './custom-atoms.ts'
 import type { AtomResolution } from './journal.ts'
 import { editedInput, needsApproval, normalizeDecision, rejectedError, type ApprovalCall } from '../../codemode/approval.ts'
 import { retryDelay, retryPolicyFor, shouldRetry, type RetryPolicy } from './retry.ts'
@@ -74,9 +74,9 @@ export abstract class ExecutionAtoms extends ExecutionSignals {
     const done = this.config.replay?.attempts.get(key)
     if (replayed) {
       this.config.replay!.consume(replayed)
-      if (!done) return this.stepOutcome(key, replayed)
+      if (!done) return this.replayedOutcome(def, key, replayed, input, ctx)
       // Retried before it got this outcome: its journaled waits replay first.
-      return this.replayBackoffs(`atom-${inputHash(key)}`, done.total).then(() => this.stepOutcome(key, replayed))
+      return this.replayBackoffs(`atom-${inputHash(key)}`, done.total).then(() => this.replayedOutcome(def, key, replayed, input, ctx))
     }
     let policy: Required<RetryPolicy>
     try {
@@ -92,6 +92,13 @@ export abstract class ExecutionAtoms extends ExecutionSignals {
   protected stepOutcome(key: string, o: { resolution?: AtomResolution; error?: AgentError }): unknown {
     if (o.error !== undefined) this.stepErrors.push({ key, code: o.error.code, message: o.error.message })
     return outcomeValue(o)
+  }
+
+  /** A journaled outcome in place of the call; an atom whose call also changes its run (ReplayedAtom) changes it again. */
+  private replayedOutcome(def: AtomDef, key: string, o: { resolution?: AtomResolution; error?: AgentError }, input: Record<string, unknown>, ctx: AtomContext): unknown {
+    const value = this.stepOutcome(key, o)
+    ;(def as ReplayedAtom).replayed?.(value, input, ctx)
+    return value
   }
 
   protected async runFresh(def: AtomDef, input: Record<string, unknown>, key: string, ctx: AtomContext, policy: Required<RetryPolicy>, total: number, since: number): Promise<unknown> {
