@@ -110,7 +110,7 @@ const tenantContext = (host: Host, tenant: string): Record<string, unknown> =>
 
 const publicView = (row: WorkflowRow): Record<string, unknown> => {
   const { exposed: _e, exposedTooLarge: _t, ...view } = row.view
-  return { id: row.id, state: row.state, createdAt: row.createdAt, updatedAt: row.updatedAt, ...(row.parent ? { parent: row.parent.id } : {}), ...view }
+  return { id: row.id, state: row.state, createdAt: row.createdAt, updatedAt: row.updatedAt, ...(row.parent ? { parent: row.parent.id } : {}), ...structuredClone(row.search), ...view }
 }
 
 type AgentRequest = WorkflowRequest & { type: 'agent' }

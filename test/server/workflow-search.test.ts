@@ -76,6 +76,7 @@ describe('GET /v1/workflows filters (in memory)', () => {
     const [item] = (await t.req('GET', '/v1/workflows?limit=1&state=done')).json.items
     expect(item).toMatchObject({ id: a, name: 'invoice', tags: ['billing', 'eu'], attributes: { customer: 'acme', priority: 2, stage: 'approved' } })
     expect(item.attributes.approver).toBeUndefined()
+    expect(await t.req('GET', `/v1/workflows/${a}`)).toMatchObject({ json: { name: 'invoice', tags: ['billing', 'eu'], attributes: { stage: 'approved' } } })
   }, 30_000)
 
   test('bounds: a bad name, tags or attributes is a 400 with its code; a bad filter is a 400', async () => {
