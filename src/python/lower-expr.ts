@@ -58,8 +58,8 @@ export function resolve(cx: FnCtx, name: string): Resolved {
   }
   if (cx.L.lambdaParams(cx.scope).has(name)) return { kind: 'var', vm: mangle(name) }
   if (BUILTIN_TYPES.has(name) || EXCEPTION_NAMES.has(name)) return { kind: 'type', name }
-  // What `close()` raises in a generator (extended: only generators close).
-  if (name === 'GeneratorExit' && cx.L.r.extended) return { kind: 'type', name }
+  // Extended only: what `close()` raises in a generator, and the base of every class.
+  if ((name === 'GeneratorExit' || name === 'object') && cx.L.r.extended) return { kind: 'type', name }
   if (BUILTIN_FUNCTIONS.has(name) || (cx.L.r.extended && EXTENDED_FUNCTIONS.has(name))) return { kind: 'builtin', name }
   return { kind: 'unknown' }
 }

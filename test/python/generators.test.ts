@@ -9,7 +9,7 @@ import { runPythonBlock } from '../../src/python/index.ts'
 
 const COUNT = 'def count(n=0):\n    while True:\n        yield n\n        n += 1\n'
 
-test('an endless generator read to its end: FUEL_EXHAUSTED, not a hang, async () => {
+test('an endless generator read to its end: FUEL_EXHAUSTED, not a hang', async () => {
   const r = await runPythonBlock(`${COUNT}return {"all": list(count())}`, { fuel: 50 })
   expect(r.error?.code).toBe('FUEL_EXHAUSTED')
   const s = await runPythonBlock(`${COUNT}return {"n": sum(1 for _ in count())}`, { fuel: 50 })

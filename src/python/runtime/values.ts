@@ -71,7 +71,7 @@ export const T = {
 const MODULE_CLASS_TYPES: ReadonlyMap<string, PyType> = new Map([
   ['collections.Counter', T.Counter], ['collections.defaultdict', T.defaultdict], ['collections.OrderedDict', T.OrderedDict],
   ['collections.deque', T.deque], ['datetime.date', T.date], ['datetime.datetime', T.datetime], ['datetime.timedelta', T.timedelta], ['datetime.timezone', T.timezone],
-  ['range', T.range],
+  ['range', T.range], ['type', T.type],
 ])
 
 /** The program's comparison helper (lower-class.ts makes it; the runtime calls it back to order instances). */
