@@ -101,6 +101,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   metrics.gauge('ajs_pool_queue_size', 'Runs waiting for a free worker.', () => [{ value: pool.queueSize }])
   metrics.gauge('ajs_pool_threads', 'Worker threads in the pool.', () => [{ value: pool.size }])
   metrics.gauge('ajs_pool_workers_terminated', 'Workers terminated because a run ignored its interrupt (since start).', () => [{ value: pool.terminated }])
+  metrics.gauge('ajs_workflow_threads_recycled', 'Workflow threads terminated because a step overran its time or memory (since start); their other workflows replay once.', () => [{ value: pool.workflows.recycled }])
   metrics.gauge('ajs_pool_long_runs_deprioritized', 'Runs whose thread got a lower CPU priority for running long (since start).', () => [{ value: pool.deprioritized }])
   metrics.gauge('ajs_runs_in_progress', 'Runs admitted and not finished, by tenant.', () => tenants.all.map((t) => ({ labels: { tenant: t.id }, value: t.inFlight })))
 

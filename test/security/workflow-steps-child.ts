@@ -4,21 +4,20 @@
  * `/healthz`, runs and workflows must keep answering. Prints one JSON line of what it saw;
  * the parent asserts on it (and bounds this process's time and memory).
  */
-import { createServer, parseServeConfig, tokenSha256 } from '../../src/server/index.ts'
+import { createServer, loadServerAtoms, parseServeConfig, tokenSha256 } from '../../src/server/index.ts'
 import { workflowStepStats } from '../../src/server/workflows.ts'
 
-const server = await createServer({
-  config: parseServeConfig({
-    tenants: [
-      // Allowed a huge step (10^9 fuel): its loop runs for about a second per step.
-      { id: 'hog', tokenSha256: tokenSha256('hog-token'), limits: { fuelPerRun: 1_000_000_000, timeoutMs: 30_000 } },
-      // The same fuel but a 300 ms time limit: its endless loop is halted.
-      { id: 'capped', tokenSha256: tokenSha256('capped-token'), limits: { fuelPerRun: 1_000_000_000, timeoutMs: 300 } },
-      { id: 'good', tokenSha256: tokenSha256('good-token') },
-    ],
-  }),
-  pool: { size: 1 },
-})
+const config = parseServeConfig({
+  atoms: ['./workflow-steps-atoms.mjs'],
+  tenants: [
+    // Allowed a huge step (10^9 fuel): its loop runs for about a second per step.
+    { id: 'hog', tokenSha256: tokenSha256('hog-token'), limits: { fuelPerRun: 1_000_000_000, timeoutMs: 30_000 } },
+    // The same fuel but a 300 ms time limit: its endless loop is halted.
+    { id: 'capped', tokenSha256: tokenSha256('capped-token'), limits: { fuelPerRun: 1_000_000_000, timeoutMs: 300 } },
+    { id: 'good', tokenSha256: tokenSha256('good-token') },
+  ],
+}, { baseDir: import.meta.dir })
+const server = await createServer({ config, atoms: await loadServerAtoms(config), pool: { size: 1, graceMs: 500 } })
 const url = await server.listen({ port: 0 })
 const req = async (method: string, path: string, token: string | null, body?: unknown): Promise<{ status: number; json: any }> => {
   const res = await fetch(`${url}${path}`, {
@@ -90,6 +89,7 @@ const beforeKeep = { ...workflowStepStats }
 await req('POST', `/v1/workflows/${keeper.id}/requests/${keep.requests[0].id}`, 'good-token', { value: 'kept' })
 const keeperDone = await until(keeper.id, 'good-token', ended)
 const afterKeep = { ...workflowStepStats }
+const recycledByCapped = server.pool.workflows.recycled - recycledBefore
 
 // 5. A terminated thread: the live executions it held replay once on their next step, to the same state.
 const phoenix = (await req('POST', '/v1/workflows', 'good-token', { source: goodSource })).json
@@ -102,6 +102,20 @@ await req('POST', `/v1/workflows/${phoenix.id}/requests/${p2.requests[0].id}`, '
 const phoenixDone = await until(phoenix.id, 'good-token', ended)
 const afterReplay = { ...workflowStepStats }
 
+// 6. Host code the VM cannot interrupt (an atom spinning for 3 s) past the 300 ms limit: its thread is terminated after the
+// grace period; the step fails TIMEOUT (journaled as its end), and the other workflow live in that thread replays once.
+const bystander = (await req('POST', '/v1/workflows', 'good-token', { source: `const x = await agent('wait', { external: true })\nexport default x` })).json
+const wait = await until(bystander.id, 'good-token', waitingFor('wait'))
+const recycledBeforeSpin = server.pool.workflows.recycled
+const spinning = (await req('POST', '/v1/workflows', 'capped-token', { source: 'const n = await spin({ ms: 3000 })\nexport default n' })).json
+const spinWf = await until(spinning.id, 'capped-token', ended)
+const spinJournal = (await req('GET', `/v1/workflows/${spinning.id}/journal`, 'capped-token')).json
+const beforeBystander = { ...workflowStepStats }
+await req('POST', `/v1/workflows/${bystander.id}/requests/${wait.requests[0].id}`, 'good-token', { value: 'went on' })
+const bystanderDone = await until(bystander.id, 'good-token', ended)
+const afterBystander = { ...workflowStepStats }
+const metrics = await (await fetch(`${url}/metrics`)).text()
+
 clearInterval(rss)
 await server.close()
 console.log(JSON.stringify({
@@ -109,7 +123,10 @@ console.log(JSON.stringify({
   goodSteps: { hits: afterHog.hits - before.hits, misses: afterHog.misses - before.misses },
   capped: { state: cappedWf.state, error: cappedWf.error, last: cappedJournal.entries?.at(-1) },
   keeper: { state: keeperDone.state, result: keeperDone.result, misses: afterKeep.misses - beforeKeep.misses, hits: afterKeep.hits - beforeKeep.hits },
-  recycled: server.pool.workflows.recycled - recycledBefore,
+  recycled: recycledByCapped,
+  spin: { state: spinWf.state, cause: spinWf.error?.cause?.code, last: spinJournal.entries?.at(-1)?.error?.code, recycled: server.pool.workflows.recycled - recycledBeforeSpin },
+  bystander: { state: bystanderDone.state, result: bystanderDone.result, misses: afterBystander.misses - beforeBystander.misses },
+  recycledGauge: Number(/^ajs_workflow_threads_recycled (\d+)/m.exec(metrics)?.[1]),
   phoenix: { state: phoenixDone.state, result: phoenixDone.result, misses: afterReplay.misses - beforeReplay.misses, hits: afterReplay.hits - beforeReplay.hits },
   peakRssMiB: Math.round(peakRss / 1024 / 1024),
 }))

@@ -3,7 +3,8 @@
  * thread, never on the server's event loop. One tenant's CPU-heavy steps (10^9 fuel each) run while
  * another tenant's /healthz, runs and workflow steps keep answering, with nothing lost; a step past
  * its tenant's time limit is stopped in its thread without touching the other workflows it holds;
- * a terminated thread's workflows replay once and go on. The server runs in a child process
+ * host code the VM cannot interrupt has its thread terminated, and that thread's other workflows
+ * replay once and go on. The server runs in a child process
  * (workflow-steps-child.ts) bounded in time and memory.
  */
 import { expect, test } from 'bun:test'
@@ -36,6 +37,11 @@ test('a CPU-heavy workflow step of one tenant stalls neither /healthz nor anothe
   // ... in its thread: no thread was terminated, and the other workflow live there went on without a replay.
   expect(r.recycled).toBe(0)
   expect(r.keeper).toEqual({ state: 'done', result: 'kept', misses: 0, hits: 1 })
+  // Host code the VM cannot interrupt: its thread was terminated after the grace period; the step failed TIMEOUT
+  // (journaled), the workflow live beside it replayed once and went on, and /metrics counts the recycled thread.
+  expect(r.spin).toEqual({ state: 'failed', cause: 'TIMEOUT', last: 'TIMEOUT', recycled: 1 })
+  expect(r.bystander).toEqual({ state: 'done', result: 'went on', misses: 1 })
+  expect(r.recycledGauge).toBe(1)
   // A terminated thread: its workflow replayed once, then was live again.
   expect(r.phoenix).toEqual({ state: 'done', result: 3, misses: 1, hits: 1 })
   expect(r.peakRssMiB).toBeLessThan(RSS_BOUND_MIB)

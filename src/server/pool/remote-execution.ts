@@ -146,10 +146,11 @@ export class RemoteExecution {
       return p
     }
     let a: Answer
+    let resolves: number
     for (;;) {
       const pre = this.prefetched
       this.prefetched = null
-      const resolves = pre?.resolves ?? this.resolves
+      resolves = pre?.resolves ?? this.resolves
       a = pre?.answer ?? await this.op({ t: 'poll', id: this.id })
       if (a.error) throw errorOf(a.error)
       this.calls.push(...(a.calls ?? []))
@@ -157,6 +158,8 @@ export class RemoteExecution {
       // taken it (as on one thread, where resolveRequest takes effect before the next poll returns).
       if (a.poll !== 'Pending' || this.resolves === resolves) break
     }
+    // The poll after requests that all wait outside came along: the next poll() takes it.
+    if (a.next) this.prefetched = { answer: a.next, resolves }
     this.taken = a.taken ?? []
     this.pendingPoll = a.poll!
     return this.poll()

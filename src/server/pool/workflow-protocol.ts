@@ -103,6 +103,11 @@ export interface Answer {
   calls?: WorkflowCall[]
   poll?: WorkflowPoll
   taken?: WorkflowRequest[]
+  /**
+   * After a Request whose requests all wait for someone else (external agent requests: the main thread only lists
+   * them), the thread polls on at once: the next poll's answer, which the main thread's next poll takes.
+   */
+  next?: Answer
   error?: ErrorData
   entries?: JournalEntry[]
   snapshot?: ExecutionSnapshot

@@ -28,6 +28,7 @@ import { WorkflowError } from '../../workflows/engine/errors.ts'
 import type { WorkflowExecution } from '../../workflows/engine/execution.ts'
 import type { JournalEntry, JournalStore } from '../../workflows/engine/journal.ts'
 import type { WorkflowProgram } from '../../workflows/engine/program.ts'
+import type { WorkflowRequest } from '../../workflows/engine/types.ts'
 import { atomsOfTenant } from '../atoms.ts'
 import { mcpProxyAtoms } from '../mcp.ts'
 import { BridgeClient } from './bridge.ts'
@@ -158,7 +159,9 @@ function asTimeout(l: Live, out: Answer): void {
   if (Atomics.load(l.interrupt, 0) !== INTERRUPTED_TIME || l.exec.state !== 'failed') return
   const error = timeoutError()
   for (const e of out.entries ?? []) if (e.t === 'end' && e.error?.code === 'ABORTED') e.error = error
-  if (out.error?.cause?.code === 'ABORTED') out.error = { code: 'WORKFLOW_FAILED', message: `TIMEOUT: ${error.message}`, cause: error }
+  for (const a of [out, out.next]) {
+    if (a?.error?.cause?.code === 'ABORTED') a.error = { code: 'WORKFLOW_FAILED', message: `TIMEOUT: ${error.message}`, cause: error }
+  }
 }
 
 async function answer(op: CallOp): Promise<Answer> {
@@ -184,14 +187,28 @@ async function answer(op: CallOp): Promise<Answer> {
   return poll(l, op.n)
 }
 
-/** Poll until something other than a log/phase call: the calls before it, and a Request with every request drained. */
-async function poll(l: Live, n: number): Promise<Answer> {
+/** An agent request someone outside answers (the driver's isExternal in src/server/workflows.ts): the main thread only lists it. */
+const waitsOutside = (r: WorkflowRequest): boolean => r.type === 'agent' && (r.options as { external?: unknown } | undefined)?.external === true
+
+/**
+ * Poll until something other than a log/phase call: the calls before it, and a Request with every request drained.
+ * When every request drained waits outside, the next poll comes with it (`next`): the main thread would ask for it next.
+ */
+async function poll(l: Live, n: number, onwards = true): Promise<Answer> {
   const calls: NonNullable<Answer['calls']> = []
   for (;;) {
     const p = await l.exec.poll()
     if (typeof p === 'object' && 'Call' in p) { calls.push(p.Call); continue }
-    if (typeof p === 'object' && 'Request' in p) return { n, calls, poll: p, taken: l.exec.takePendingRequests() }
-    return { n, calls, poll: p }
+    if (!(typeof p === 'object' && 'Request' in p)) return { n, calls, poll: p }
+    const out: Answer = { n, calls, poll: p, taken: l.exec.takePendingRequests() }
+    if (onwards && out.taken!.every(waitsOutside)) {
+      try {
+        out.next = await poll(l, n, false)
+      } catch (e) {
+        out.next = { n, error: errorData(e) }
+      }
+    }
+    return out
   }
 }
 
@@ -207,7 +224,8 @@ async function handle(op: CallOp): Promise<void> {
   const l = live.get(op.id)
   if (l && !out.missing && out.absorbed !== false) {
     out.entries = l.buffer.splice(0)
-    const ends = op.t === 'cancel' || out.error !== undefined || (out.poll !== undefined && !(typeof out.poll === 'object' && 'Request' in out.poll))
+    const last = out.next ?? out
+    const ends = op.t === 'cancel' || last.error !== undefined || (last.poll !== undefined && !(typeof last.poll === 'object' && 'Request' in last.poll))
     out.snapshot = snapshotOf(l.exec, ends)
     asTimeout(l, out)
   }
