@@ -334,12 +334,22 @@ function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefi
         fnTemp = cx.temp()
         pre = assign(fnTemp, lowerExpr(cx, f))
       }
-      const items = rt('items', [e.args.length === 2 ? lowerExpr(cx, e.args[1]!) : rt('zip', e.args.slice(1).map((a) => lowerExpr(cx, a)), e.loc)])
+      const source = e.args.length === 2 ? lowerExpr(cx, e.args[1]!) : rt('zip', e.args.slice(1).map((a) => lowerExpr(cx, a)), e.loc)
       const lam = fnTemp ? callLambda(cx, id(fnTemp), e.args.length > 2, f) : keyLambda(cx, f)
-      const setItems = pre ? rt('last', [pre, assign(t, items)]) : assign(t, items)
-      if (name === 'filter') return rt('filterby', [setItems, lam ? mapNode(id(t), lam) : id(t)], e.loc)
-      if (!lam) argError(cx, name, "'NoneType' object is not callable", 'Pass a function.', e)
-      return rt('gen', [rt('last', [setItems, mapNode(id(t), lam!)]), lit('map')], e.loc)
+      if (name === 'map' && !lam) argError(cx, name, "'NoneType' object is not callable", 'Pass a function.', e)
+      const setSource = pre ? rt('last', [pre, assign(t, source)]) : assign(t, source)
+      const toItems = assign(t, rt('items', [id(t)]))
+      const eager = name === 'filter'
+        ? rt('filterby', [rt('last', [toItems, id(t)]), lam ? mapNode(id(t), lam) : id(t)], e.loc)
+        : rt('gen', [rt('last', [toItems, mapNode(id(t), lam!)]), lit('map')], e.loc)
+      // A lambda written in the call is compiled in place (a VM lambda), not a value: read at once.
+      if (f.k === 'lambda') return rt('last', [setSource, eager])
+      // Over a generator (or another lazy iterator) the items are made as they are asked for, the
+      // function called back through the dispatcher (runtime/generators.ts), as CPython's map/filter.
+      cx.L.usesDispatch = true
+      const fnValue = fnTemp ? id(fnTemp) : f.k === 'const' && f.v === null ? lit(null) : lowerExpr(cx, f)
+      const lazy = rt('lazymap', [fnValue, id(t), lit(name), lit(e.args.length > 2)], e.loc)
+      return rt('last', [setSource, cond(rt('pullable', [id(t)]), lazy, eager)])
     }
   }
   return undefined

@@ -11,7 +11,7 @@ import { PyException, PyIter, mkInt, tuple, typeByName, typeName } from './value
 import { PyRaise, raise, typeError } from './errors.ts'
 import { isNumber } from './numbers.ts'
 import { add } from './ops.ts'
-import { iterate } from './core.ts'
+import { iterate, truth } from './core.ts'
 import type { PyRun } from './fuel.ts'
 
 type Fn = (rt: PyRun, a: any[]) => unknown
@@ -27,7 +27,11 @@ function pythonOf(e: unknown): PyException | undefined {
 
 const isA = (x: PyException | undefined, name: string): boolean => x !== undefined && x.type.isSubclassOf(typeByName(name)!)
 
+/** The dispatcher of the program's function values (lower.ts), called back for `map`/`filter` over a generator. */
+const DISPATCH = 'call$dispatch'
+
 export class PyGen extends PyIter {
+  override get lazy(): boolean { return true }
   /** The yield point it is suspended at (0: not started). */
   pc = 0
   done = false
@@ -110,6 +114,7 @@ const NO_ARGS: unknown[] = []
  */
 export class PyPull extends PyIter {
   private ended = false
+  override get lazy(): boolean { return true }
   constructor(private readonly rt: PyRun, private readonly pull: () => unknown, typeName: string) {
     super([], typeName)
   }
@@ -216,6 +221,17 @@ export const lazyChainFrom = (rt: PyRun, it: unknown): PyPull => {
   return lazyChain(rt, { *[Symbol.iterator]() { for (let x = outer.step(); x !== undefined; x = outer.step()) yield x } })
 }
 
+/** `map(f, it)` / `filter(f, it)` over a lazy iterator: f called back through the program's dispatcher per item. */
+function lazyMap(rt: PyRun, f: unknown, it: PyIter, filter: boolean, spread: boolean): PyPull {
+  const calls = rt as unknown as GenRun
+  const apply = (v: unknown) => calls.callHelper(DISPATCH, [f, spread ? [...(v as unknown[])] : [v], null])
+  if (!filter) return new PyPull(rt, () => { const v = it.step(); return v === undefined ? undefined : apply(v) }, 'map')
+  return new PyPull(rt, () => {
+    for (let v = it.step(); v !== undefined; v = it.step()) if (truth(f === null ? v : apply(v))) return v
+    return undefined
+  }, 'filter')
+}
+
 /** `islice(it, start, stop, step)` over an iterator: reads no further than the last item it gives. */
 export function lazyIslice(rt: PyRun, it: PyIter, start: number, stop: number | null, step: number): PyPull {
   let at = 0
@@ -273,6 +289,9 @@ export const GENERATOR_RUNTIME: Record<string, Fn> = {
     return null
   },
   cursor: (rt, a) => cursor(rt, a[0]),
+  /** `map`/`filter` over a generator (or another lazy iterator) of a program that can call its functions back. */
+  pullable: (rt, a) => a[0] instanceof PyIter && a[0].lazy && !(rt as unknown as GenRun).helperWaits(DISPATCH),
+  lazymap: (rt, a) => lazyMap(rt, a[0], a[1] as PyIter, a[2] === 'filter', a[3] === true),
   /** The next item of a cursor, or JS undefined at its end. */
   cnext: (_rt, a) => (a[0] as PyIter).step(),
   gclose: (_rt, a) => (a[0] instanceof PyGen ? a[0].close() : null),

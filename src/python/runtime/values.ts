@@ -180,6 +180,8 @@ export class PyIter extends PyOpaque implements PullSource {
   constructor(readonly items: readonly unknown[], readonly typeName: string) {
     super()
   }
+  /** Whether the items are made as they are asked for (a generator), not held already. */
+  get lazy(): boolean { return false }
   /** The next item, or undefined when there is none (what `next()` turns into StopIteration). */
   step(): unknown {
     return this.i < this.items.length ? this.items[this.i++] : undefined
