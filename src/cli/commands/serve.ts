@@ -43,6 +43,7 @@ export interface ServeCommandOptions extends McpFlags {
   poolSize?: string
   queueSize?: string
   grace?: string
+  workflowThreads?: string
   database?: string
   jobConcurrency?: string
   deadAfter?: string
@@ -54,6 +55,7 @@ export interface WorkerCommandOptions extends McpFlags {
   config?: string
   database?: string
   poolSize?: string
+  workflowThreads?: string
   concurrency?: string
   deadAfter?: string
   atoms?: AtomsFlag
@@ -145,11 +147,12 @@ export function untilSignal(): Promise<string> {
   })
 }
 
-function poolOptions(opts: { poolSize?: string; queueSize?: string; grace?: string }) {
+function poolOptions(opts: { poolSize?: string; queueSize?: string; grace?: string; workflowThreads?: string }) {
   return {
     size: integer(opts.poolSize, '--pool-size', 1),
     queueSize: integer(opts.queueSize, '--queue-size', 1),
     graceMs: integer(opts.grace, '--grace', 0),
+    workflowThreads: integer(opts.workflowThreads, '--workflow-threads', 1),
   }
 }
 
@@ -245,7 +248,7 @@ export async function workerCommand(opts: WorkerCommandOptions, io: CliIO): Prom
   const worker = await startWorker({
     config,
     database,
-    pool: { size: integer(opts.poolSize, '--pool-size', 1) },
+    pool: { size: integer(opts.poolSize, '--pool-size', 1), workflowThreads: integer(opts.workflowThreads, '--workflow-threads', 1) },
     concurrency: integer(opts.concurrency, '--concurrency', 1),
     deadAfterMs: integer(opts.deadAfter, '--dead-after', 100),
   }).catch((e: unknown) => { throw databaseError(e, database) })
@@ -268,6 +271,7 @@ export function registerServeCommands(program: Command, io: CliIO, setCode: (cod
     .option('--pool-size <n>', 'worker threads running programs (default: CPU count)')
     .option('--queue-size <n>', 'runs waiting for a thread before 503 (default 1000)')
     .option('--grace <ms>', 'how long a run may ignore cancellation before its thread is replaced (default 1000)')
+    .option('--workflow-threads <n>', 'threads running workflow steps, each holding the live workflows its id hash picks (default: pool size)')
     .option('--database <url>', 'postgres://… : stores in Postgres, async runs and workflows as jobs (also $AJS_DATABASE_URL)')
     .option('--job-concurrency <n>', 'with --database: jobs this process runs at once (default: pool size; 0 = only serve)')
     .option('--dead-after <ms>', 'with --database: a process silent this long has its jobs taken over (default 5000)')
@@ -282,6 +286,7 @@ export function registerServeCommands(program: Command, io: CliIO, setCode: (cod
     .option('--database <url>', 'postgres://… shared with ajsc serve (also $AJS_DATABASE_URL)')
     .option('--config <file>', 'the same tenants file as ajsc serve')
     .option('--pool-size <n>', 'worker threads (default: CPU count)')
+    .option('--workflow-threads <n>', 'threads running workflow steps (default: pool size)')
     .option('--concurrency <n>', 'jobs at once (default: pool size)')
     .option('--dead-after <ms>', 'a process silent this long has its jobs taken over (default 5000)')
     .addOption(atomsOption(`${SERVE_ATOMS}; the same as ajsc serve's`))
