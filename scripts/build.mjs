@@ -54,6 +54,8 @@ const ENTRIES = {
   // The VM's opt-in parts (ajs-lang/vm stays small; the full entry, ajsc and the server include them).
   'vm-regex': 'src/vm/parts/regex.ts',
   'vm-texts': 'src/vm/parts/texts.ts',
+  'vm-hash': 'src/vm/parts/hash.ts',
+  'vm-procedures': 'src/vm/parts/procedures.ts',
   flowlang: 'src/flowlang/index.ts',
   codemode: 'src/codemode/index.ts',
   workflows: 'src/workflows/index.ts',
@@ -158,7 +160,7 @@ const [esm, cjsAsEsm] = await Promise.all([
     absWorkingDir: root,
     bundle: true,
     // Each its own file: a page loads vm.min.js, and a runtime library only for the programs that declare it.
-    entryPoints: { 'vm.min': 'src/vm/index.ts', 'runtime-python.min': 'src/python/library.ts', 'runtime-flow.min': 'src/flows/library.ts', 'dialect-seed.min': 'src/vm/seed-dialect.ts', 'vm-regex.min': 'src/vm/parts/regex.ts', 'vm-texts.min': 'src/vm/parts/texts.ts' },
+    entryPoints: { 'vm.min': 'src/vm/index.ts', 'runtime-python.min': 'src/python/library.ts', 'runtime-flow.min': 'src/flows/library.ts', 'dialect-seed.min': 'src/vm/seed-dialect.ts', 'vm-regex.min': 'src/vm/parts/regex.ts', 'vm-texts.min': 'src/vm/parts/texts.ts', 'vm-hash.min': 'src/vm/parts/hash.ts', 'vm-procedures.min': 'src/vm/parts/procedures.ts' },
     outdir: join(dist, 'browser'),
     platform: 'browser',
     target: 'es2022',

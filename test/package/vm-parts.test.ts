@@ -1,7 +1,7 @@
 /**
  * The VM's opt-in parts (src/vm/parts/): `ajs-lang/vm` without them refuses
  * what needs them by name (FEATURE_MISSING naming the import) and keeps every
- * error code; with them (two more browser scripts, registered under
+ * error code; with them (more browser scripts, registered under
  * `Symbol.for` keys) it behaves as the full entry. Run in fresh `node`
  * processes on the built browser bundles, since this test process has the
  * parts registered (bunfig.toml preload). Also prints and budgets the size of
@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
+import { createHash } from 'node:crypto'
 import { ensureBuilt, ROOT } from './built.ts'
 import { transpile } from '../../src/transpiler/index.ts'
 import { VmError } from '../../src/vm/errors.ts'
@@ -21,6 +22,8 @@ import { RUNTIME_CODES } from '../../src/diagnostics/runtime-codes.ts'
 export const PART_BUDGETS: Record<string, number> = {
   'vm-regex.min.js': 7_600,
   'vm-texts.min.js': 2_500,
+  'vm-hash.min.js': 1_000,
+  'vm-procedures.min.js': 1_500,
 }
 
 const PROGRAMS = {
@@ -32,6 +35,8 @@ const PROGRAMS = {
     inputSchema: { type: 'object', properties: { s: { type: 'string', pattern: '^a' } } },
   },
   spin: transpile('function f() { let i = 0; while (true) { i++ } return { i } }').ast,
+  hash: transpile('function f({ s }) { return { h: hash({ value: s }) } }').ast,
+  store: transpile('function f({ s }) { const t = storeProcedure({ ast: { ajs: 1, op: "seq", steps: [{ op: "return", value: s }] } }); return { ok: t.startsWith("proc_"), r: agentRun({ agentId: t, input: {} }) } }').ast,
 }
 
 /** Runs PROGRAMS in a fresh node process on vm.min.js plus the given parts. */
@@ -69,18 +74,25 @@ describe('ajs-lang/vm and its opt-in parts', () => {
     }
     expect(out.plain).toEqual({ result: { m: 4 } })
     expect(out.afterImport).toEqual({ result: { m: 'a-c' } })
+    expect(out.hash!.code).toBe('FEATURE_MISSING')
+    expect(out.hash!.hint).toContain("'ajs-lang/vm/hash'")
+    expect(out.store!.code).toBe('FEATURE_MISSING')
+    expect(out.store!.hint).toContain("'ajs-lang/vm/procedures'")
     // No texts table: the code and the message given where it is raised stay; no generic hint.
     expect(out.spin).toEqual({ code: 'FUEL_EXHAUSTED', message: 'Out of fuel (budget 5)' })
   }, 60_000)
 
-  test('with vm-regex.min.js and vm-texts.min.js: the same results as the full entry', () => {
+  test('with every part (regex, texts, hash, procedures): the same results as the full entry', () => {
     ensureBuilt()
-    const out = inFreshProcess(['vm-regex.min.js', 'vm-texts.min.js'])
+    const out = inFreshProcess(['vm-regex.min.js', 'vm-texts.min.js', 'vm-hash.min.js', 'vm-procedures.min.js'])
     expect(out.literal).toEqual({ result: { m: 'a-c' } })
     expect(out.pattern).toEqual({ result: { m: 'bb' } })
     expect(out.plain).toEqual({ result: { m: 4 } })
     expect(out.schema).toEqual({ result: { s: 'abbc' } })
     expect(out.spin).toEqual({ code: 'FUEL_EXHAUSTED', message: 'Out of fuel (budget 5)', hint: RUNTIME_CODES.FUEL_EXHAUSTED.hint })
+    // SHA-256 of "abbc"
+    expect(out.hash).toEqual({ result: { h: createHash('sha256').update('abbc').digest('hex') } })
+    expect(out.store).toEqual({ result: { ok: true, r: 'abbc' } })
   }, 60_000)
 
   test('the VM core marks the same codes fatal as the texts table', () => {

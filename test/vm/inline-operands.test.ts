@@ -1,8 +1,8 @@
 /**
- * Operands read in place (issue 28): `slot op k && rest` / `slot op y || rest`, `!flag`, a
- * conditional whose branches are literals, `expr / k`. Each saves a closure call on a hot path;
- * each must give what JavaScript gives for numbers (the in-place path) and for every other operand
- * kind (the ordinary path), and spend the fuel of the ordinary path (a literal branch still pays).
+ * Operands read in place (issue 28): `slot op k && rest` / `slot op y || rest`, `!flag`,
+ * `expr / k`. Each saves a closure call on a hot path; each must give what JavaScript gives for
+ * numbers (the in-place path) and for every other operand kind (the ordinary path), and spend the
+ * fuel of the ordinary path. Conditionals with literal branches are checked alongside.
  */
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'

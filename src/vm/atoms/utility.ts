@@ -2,7 +2,7 @@
 import { vmError } from '../errors.ts'
 import type { AtomDef } from './types.ts'
 import { coreAtom, runOf } from './define.ts'
-import { sha256Hex } from './sha256.ts'
+import { atomPart } from './part-hook.ts'
 import { jsonStringify, jsonText } from '../builtins/json.ts'
 
 const pure = { sync: true, trusted: true }
@@ -20,7 +20,7 @@ export const UTILITY_ATOMS: AtomDef[] = [
     const rt = runOf(ctx)
     const text = typeof value === 'string' ? value : jsonStringify(rt, value) ?? 'undefined'
     rt.chargeString(text)
-    return sha256Hex(text)
+    return atomPart<(text: string) => string>('hash', 'hash')(text)
   }, pure),
   coreAtom('consoleLog', ({ message }, ctx) => { runOf(ctx).log('log', [jsonText(runOf(ctx), message)]); return null }, pure),
   coreAtom('consoleWarn', ({ message }, ctx) => { runOf(ctx).log('warn', [jsonText(runOf(ctx), message)]); return null }, pure),

@@ -38,7 +38,6 @@ function compare(code: number, x: number, y: number): boolean {
     default: return x !== y
   }
 }
-const isPrimitiveConstant = (e: CExpr): boolean => !!e.constant && (e.constant.value === null || typeof e.constant.value !== 'object')
 
 function literal(_c: Compiler, node: { value: unknown }): CExpr {
   const v = node.value
@@ -199,15 +198,12 @@ function conditional(c: Compiler, node: any, scope: Scope): CExpr {
   const yes = c.expr(node.consequent, scope)
   const no = c.expr(node.alternate, scope)
   const t = test.fn, y = yes.fn, n = no.fn, yc = yes.cost, nc = no.cost
-  // A branch that is a number, string, boolean or null literal is its value: no call (`weight > 20 ? 15 : 8`).
-  const yk = isPrimitiveConstant(yes), nk = isPrimitiveConstant(no)
-  const yv = yes.constant?.value, nv = no.constant?.value
   // The branch's static cost is paid inline (as Run.charge: the clock is read after a long charge).
   const pick = (f: Frame, v: unknown) => {
     const rt = f.rt, c = v ? yc : nc
     if ((rt.left -= c) < 0) rt.outOfFuel()
     if (c >= LONG_CHARGE_UNITS) rt.checkTime()
-    return v ? (yk ? yv : y(f)) : (nk ? nv : n(f))
+    return v ? y(f) : n(f)
   }
   const async = test.async || yes.async || no.async
   if (test.async) return { fn: (f: Frame) => then(t(f), (v) => pick(f, v)), cost: NODE_COST + test.cost, async }
