@@ -126,6 +126,17 @@ export default { token, code }
     expect(again.fuelUsed).toBeGreaterThan(300)
   })
 
+  test('a workflow calling a budget atom it was not given is refused (AJS3002) with what it needs', () => {
+    for (const name of ['budgetToken', 'budgetRun']) {
+      let err: any
+      try { compileWorkflow(`const x = 1\nconst t = await ${name}({ fuel: 5 })\nexport default t\n`, { sourceName: 'b.ajs' }) } catch (e) { err = e }
+      expect(err).toMatchObject({ code: 'AJS3002', message: `Unknown function \`${name}\``, file: 'b.ajs', line: 2, column: 16 })
+      expect(err.hint).toContain('workflowBudgetAtoms(tokens)')
+      expect(err.hint).toContain('budgetRun is not offered in workflows')
+      expect(err.hint).not.toContain('Did you mean')
+    }
+  })
+
   test('the plain budgetAtoms are refused as a workflow\'s atoms, with the hint', async () => {
     let err: any
     try { startWorkflow('export default 1', { atoms: budgetAtoms }) } catch (e) { err = e }

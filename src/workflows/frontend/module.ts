@@ -15,7 +15,7 @@
  */
 import { parse, type Node, type Program } from 'acorn'
 import { LIBRARIES } from '../../ast/libraries.ts'
-import { transpileError } from '../../diagnostics/diagnostic.ts'
+import { TranspileError, transpileError } from '../../diagnostics/diagnostic.ts'
 import { SourceLocator } from '../../diagnostics/location.ts'
 import { sha256Hex } from '../../vm/atoms/sha256.ts'
 import { transpileStatements, type FailFn, type StatementsEntry } from '../../transpiler/statements-entry.ts'
@@ -151,6 +151,21 @@ function splitModule(program: Program, fail: FailFn): ModuleParts {
   return parts
 }
 
+const BUDGET_ATOMS = new Set(['budgetToken', 'budgetSettle', 'budgetRun'])
+const BUDGET_HINT = 'Budget tokens in a workflow are custom atoms the host gives it: workflowBudgetAtoms(tokens) from ajs-lang/codemode (budgetToken and budgetSettle, journaled with their reservations) in startWorkflow/resumeWorkflow { atoms }, or a module exporting them for `ajsc workflow run|resume --atoms`. budgetRun is not offered in workflows, and the workflows of `ajsc serve` offer none of them: hand the budgeted work to a run (POST /v1/runs). '
+
+/** An unknown budget atom is refused (AJS3002) with what a workflow needs for it, not a near name. */
+function budgetHinted<T>(locator: SourceLocator, compile: () => T): T {
+  try {
+    return compile()
+  } catch (e) {
+    const name = e instanceof TranspileError && e.codeName === 'UNKNOWN_FUNCTION' ? /`(\w+)`/.exec(e.message)?.[1] : undefined
+    if (!name || !BUDGET_ATOMS.has(name)) throw e
+    const err = e as TranspileError
+    throw transpileError('UNKNOWN_FUNCTION', { name, suggest: BUDGET_HINT }, locator, err.file, err.line, err.column)
+  }
+}
+
 /** Compile a workflow module. Throws a located `TranspileError` (AJS codes; AJS5xxx for the module shape). */
 export function compileWorkflow(source: string, options: CompileWorkflowOptions = {}): WorkflowProgram {
   if (typeof source !== 'string') throw new TypeError('compileWorkflow: source must be a string')
@@ -161,7 +176,7 @@ export function compileWorkflow(source: string, options: CompileWorkflowOptions 
   const customAtoms = customAtomTable(options.atoms)
   if (isPythonSource(options.sourceName)) return compilePythonWorkflow(source, sourceName, customAtoms)
   const calledAtoms = new Set<string>()
-  const { ast } = transpileStatements(source, { filename: sourceName, atoms: [...WORKFLOW_ATOMS, ...customAtoms.keys()] }, (program, fail): StatementsEntry => {
+  const { ast } = budgetHinted(locator, () => transpileStatements(source, { filename: sourceName, atoms: [...WORKFLOW_ATOMS, ...customAtoms.keys()] }, (program, fail): StatementsEntry => {
     const parts = splitModule(program, fail)
     meta = parts.meta
     const state: TasksState = (tasks = { groups: new Map(), helpers: [], topLevel: new Set(parts.helpers.map((h) => h.id.name)) })
@@ -170,7 +185,7 @@ export function compileWorkflow(source: string, options: CompileWorkflowOptions 
     ctx.inHelper = false
     const body = rewriteStatements(parts.body, ctx)
     return { name: typeof meta['name'] === 'string' ? meta['name'] : 'workflow', params: ['args'], helpers: [...helpers, ...state.helpers] as never, body: body as never }
-  })
+  }))
   if (tasks) spliceTaskGroups(ast, tasks.groups)
   // The hash pins a journal to its program: the declaration is left out, so runs started before
   // programs declared it still resume.
