@@ -78,18 +78,29 @@ await req('POST', `/v1/workflows/${good.id}/requests/${second.requests[0].id}`, 
 const goodDone = await until(good.id, 'good-token', ended)
 const afterHog = { ...workflowStepStats }
 
+/**
+ * Another tenant's workflow parks on an external request (live in the thread), the capped tenant runs `source` past
+ * its 300 ms limit, then the parked workflow is answered: how each ended, the capped one's last journal entry, the
+ * threads recycled meanwhile and whether the parked workflow replayed (misses) or went on live (hits).
+ */
+async function overrunBeside(source: string, answer: string) {
+  const parked = (await req('POST', '/v1/workflows', 'good-token', { source: `const x = await agent('park', { external: true })\nexport default x` })).json
+  const park = await until(parked.id, 'good-token', waitingFor('park'))
+  const recycled = server.pool.workflows.recycled
+  const overran = (await req('POST', '/v1/workflows', 'capped-token', { source })).json
+  const wf = await until(overran.id, 'capped-token', ended)
+  const journal = (await req('GET', `/v1/workflows/${overran.id}/journal`, 'capped-token')).json
+  const before = { ...workflowStepStats }
+  await req('POST', `/v1/workflows/${parked.id}/requests/${park.requests[0].id}`, 'good-token', { value: answer })
+  const done = await until(parked.id, 'good-token', ended)
+  return {
+    overran: wf, last: journal.entries?.at(-1), recycled: server.pool.workflows.recycled - recycled,
+    parked: { state: done.state, result: done.result, misses: workflowStepStats.misses - before.misses, hits: workflowStepStats.hits - before.hits },
+  }
+}
+
 // 4. A step past its tenant's time limit is halted in its thread (TIMEOUT); the thread and the other live executions stay.
-const keeper = (await req('POST', '/v1/workflows', 'good-token', { source: `const x = await agent('keep', { external: true })\nexport default x` })).json
-const keep = await until(keeper.id, 'good-token', waitingFor('keep'))
-const recycledBefore = server.pool.workflows.recycled
-const capped = (await req('POST', '/v1/workflows', 'capped-token', { source: 'let i = 0\nwhile (true) { i++ }\nexport default i' })).json
-const cappedWf = await until(capped.id, 'capped-token', ended)
-const cappedJournal = (await req('GET', `/v1/workflows/${capped.id}/journal`, 'capped-token')).json
-const beforeKeep = { ...workflowStepStats }
-await req('POST', `/v1/workflows/${keeper.id}/requests/${keep.requests[0].id}`, 'good-token', { value: 'kept' })
-const keeperDone = await until(keeper.id, 'good-token', ended)
-const afterKeep = { ...workflowStepStats }
-const recycledByCapped = server.pool.workflows.recycled - recycledBefore
+const capped = await overrunBeside('let i = 0\nwhile (true) { i++ }\nexport default i', 'kept')
 
 // 5. A terminated thread: the live executions it held replay once on their next step, to the same state.
 const phoenix = (await req('POST', '/v1/workflows', 'good-token', { source: goodSource })).json
@@ -104,16 +115,7 @@ const afterReplay = { ...workflowStepStats }
 
 // 6. Host code the VM cannot interrupt (an atom spinning for 3 s) past the 300 ms limit: its thread is terminated after the
 // grace period; the step fails TIMEOUT (journaled as its end), and the other workflow live in that thread replays once.
-const bystander = (await req('POST', '/v1/workflows', 'good-token', { source: `const x = await agent('wait', { external: true })\nexport default x` })).json
-const wait = await until(bystander.id, 'good-token', waitingFor('wait'))
-const recycledBeforeSpin = server.pool.workflows.recycled
-const spinning = (await req('POST', '/v1/workflows', 'capped-token', { source: 'const n = await spin({ ms: 3000 })\nexport default n' })).json
-const spinWf = await until(spinning.id, 'capped-token', ended)
-const spinJournal = (await req('GET', `/v1/workflows/${spinning.id}/journal`, 'capped-token')).json
-const beforeBystander = { ...workflowStepStats }
-await req('POST', `/v1/workflows/${bystander.id}/requests/${wait.requests[0].id}`, 'good-token', { value: 'went on' })
-const bystanderDone = await until(bystander.id, 'good-token', ended)
-const afterBystander = { ...workflowStepStats }
+const spin = await overrunBeside('const n = await spin({ ms: 3000 })\nexport default n', 'went on')
 const metrics = await (await fetch(`${url}/metrics`)).text()
 
 clearInterval(rss)
@@ -121,11 +123,11 @@ await server.close()
 console.log(JSON.stringify({
   healthz, runs, hog: { state: hogWf.state, result: hogWf.result, error: hogWf.error }, good: { state: goodDone.state, result: goodDone.result },
   goodSteps: { hits: afterHog.hits - before.hits, misses: afterHog.misses - before.misses },
-  capped: { state: cappedWf.state, error: cappedWf.error, last: cappedJournal.entries?.at(-1) },
-  keeper: { state: keeperDone.state, result: keeperDone.result, misses: afterKeep.misses - beforeKeep.misses, hits: afterKeep.hits - beforeKeep.hits },
-  recycled: recycledByCapped,
-  spin: { state: spinWf.state, cause: spinWf.error?.cause?.code, last: spinJournal.entries?.at(-1)?.error?.code, recycled: server.pool.workflows.recycled - recycledBeforeSpin },
-  bystander: { state: bystanderDone.state, result: bystanderDone.result, misses: afterBystander.misses - beforeBystander.misses },
+  capped: { state: capped.overran.state, error: capped.overran.error, last: capped.last },
+  keeper: { state: capped.parked.state, result: capped.parked.result, misses: capped.parked.misses, hits: capped.parked.hits },
+  recycled: capped.recycled,
+  spin: { state: spin.overran.state, cause: spin.overran.error?.cause?.code, last: spin.last?.error?.code, recycled: spin.recycled },
+  bystander: { state: spin.parked.state, result: spin.parked.result, misses: spin.parked.misses },
   recycledGauge: Number(/^ajs_workflow_threads_recycled (\d+)/m.exec(metrics)?.[1]),
   phoenix: { state: phoenixDone.state, result: phoenixDone.result, misses: afterReplay.misses - beforeReplay.misses, hits: afterReplay.hits - beforeReplay.hits },
   peakRssMiB: Math.round(peakRss / 1024 / 1024),
