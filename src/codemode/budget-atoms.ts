@@ -167,6 +167,9 @@ export const budgetRunAtom = Object.assign(defineAtom('budgetRun', {
 /** The budget atoms (give the run `capabilities.budget` too). */
 export const budgetAtoms: AtomDef[] = [budgetTokenAtom, budgetSettleAtom, budgetRunAtom]
 
+/** Their names: reserved for them (a host's own atom of one of these names is refused). */
+export const BUDGET_ATOM_NAMES: ReadonlySet<string> = new Set(budgetAtoms.map((a) => a.op))
+
 /** The reservation of a minted token: the run cannot spend its fuel nor its calls until the sub-run settles. */
 export function reserve(ctx: AtomContext, cap: BudgetCapability, claims: BudgetClaims): void {
   ctx.charge(claims.fuel)

@@ -9,7 +9,8 @@
  */
 import { loadHostAtoms } from '../host/atoms-module.ts'
 import type { AtomDef } from '../vm/atoms/types.ts'
-import { checkTenantAtoms, type ServeConfig } from './config.ts'
+import { checkTenantAtoms, ServeConfigError, type ServeConfig } from './config.ts'
+import { BUDGET_ATOM_NAMES } from '../codemode/budget-atoms.ts'
 import { openServerMcp, type ServerMcp } from './mcp.ts'
 
 export interface ServerAtoms {
@@ -34,6 +35,9 @@ export async function loadServerAtoms(config: ServeConfig): Promise<ServerAtoms>
     return NO_ATOMS
   }
   const { atoms } = config.atoms.length > 0 ? await loadHostAtoms(config.atoms, process.cwd()) : { atoms: [] as AtomDef[] }
+  // A module's atom would replace the server's own budget atom in runs (and its nesting depth with it).
+  const budget = atoms.find((a) => BUDGET_ATOM_NAMES.has(a.op))
+  if (budget) throw new ServeConfigError('config.atoms', `${budget.op}: the budget atoms are the server's own (config "budgetTokens" gives runs budgetToken, budgetSettle and budgetRun); a module may not define them, and the server's workflows do not offer them`)
   const mcp = config.mcp?.length ? await openServerMcp(config.mcp, atoms.map((a) => a.op)) : undefined
   const all = [...atoms, ...(mcp?.atoms ?? [])]
   try {

@@ -213,4 +213,9 @@ describe('the serve config', () => {
       await plain.close()
     }
   }, 30_000)
+
+  test('a config atoms module may not define the budget atoms (they would replace the server\'s own in runs)', async () => {
+    const config = parseServeConfig({ tenants: [{ id: 't', tokenSha256: tokenSha256('t') }], atoms: [join(import.meta.dir, 'fixtures/budget-workflow-atoms.mjs')], budgetTokens: { keyEnv: KEY_ENV } })
+    await expect(createServer({ config, env: { [KEY_ENV]: KEY }, pool: { size: 1 } })).rejects.toThrow('config.atoms: budgetToken: the budget atoms are the server\'s own')
+  }, 30_000)
 })

@@ -38,6 +38,7 @@ export const SAME_LAYER: readonly string[] = [
   'flows -> python', // a flow's code block runs Python
   'workflows/frontend -> python', // a workflow may be a Python program (python never imports workflows)
   'workflows/engine -> codemode', // a workflow's atom calls pause for approval (codemode never imports the engine)
+  'workflows/frontend -> codemode', // an unknown budget atom's hint says what a workflow needs (codemode never imports the frontend)
   'capabilities -> vm', // capability deadlines use the VM's clamped long timer (vm never imports capabilities)
   'full-vm.ts -> builder', // the full entry's VM accepts builder programs
   'full-vm.ts -> flows', // ... and loads the flow runtime library lazily

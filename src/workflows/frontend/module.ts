@@ -16,6 +16,7 @@
 import { parse, type Node, type Program } from 'acorn'
 import { LIBRARIES } from '../../ast/libraries.ts'
 import { TranspileError, transpileError } from '../../diagnostics/diagnostic.ts'
+import { BUDGET_ATOM_NAMES } from '../../codemode/budget-atoms.ts'
 import { SourceLocator } from '../../diagnostics/location.ts'
 import { sha256Hex } from '../../vm/atoms/sha256.ts'
 import { transpileStatements, type FailFn, type StatementsEntry } from '../../transpiler/statements-entry.ts'
@@ -151,7 +152,6 @@ function splitModule(program: Program, fail: FailFn): ModuleParts {
   return parts
 }
 
-const BUDGET_ATOMS = new Set(['budgetToken', 'budgetSettle', 'budgetRun'])
 const BUDGET_HINT = 'Budget tokens in a workflow are custom atoms the host gives it: workflowBudgetAtoms(tokens) from ajs-lang/codemode (budgetToken and budgetSettle, journaled with their reservations) in startWorkflow/resumeWorkflow { atoms }, or a module exporting them for `ajsc workflow run|resume --atoms`. budgetRun is not offered in workflows, and the workflows of `ajsc serve` offer none of them: hand the budgeted work to a run (POST /v1/runs). '
 
 /** An unknown budget atom is refused (AJS3002) with what a workflow needs for it, not a near name. */
@@ -160,7 +160,7 @@ function budgetHinted<T>(locator: SourceLocator, compile: () => T): T {
     return compile()
   } catch (e) {
     const name = e instanceof TranspileError && e.codeName === 'UNKNOWN_FUNCTION' ? /`(\w+)`/.exec(e.message)?.[1] : undefined
-    if (!name || !BUDGET_ATOMS.has(name)) throw e
+    if (!name || !BUDGET_ATOM_NAMES.has(name)) throw e
     const err = e as TranspileError
     throw transpileError('UNKNOWN_FUNCTION', { name, suggest: BUDGET_HINT }, locator, err.file, err.line, err.column)
   }
