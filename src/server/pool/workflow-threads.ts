@@ -129,7 +129,7 @@ export class WorkflowThread {
     return new Promise<Answer>((resolve, reject) => {
       const p: Pending = { id: op.id, since: performance.now(), resolve, reject, timer: undefined as unknown as ReturnType<typeof setTimeout> }
       const check = (stage: 'limit' | 'kill') => {
-        if (this.busyBefore(p)) { p.timer = setTimeout(() => check(stage), Math.max(1, limitMs)); return }
+        if (this.busyBefore(p)) { p.timer = setTimeout(() => check(stage), Math.max(25, limitMs)); return }
         if (stage === 'limit') {
           onLimit()
           p.timer = setTimeout(() => check('kill'), this.owner.options.graceMs)
