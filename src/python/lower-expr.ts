@@ -75,6 +75,44 @@ export function unknownName(cx: FnCtx, name: string, loc: Loc, called = false): 
   throw cx.L.r.error('PY_UNKNOWN_NAME', { name, suggest: `${near ? `Did you mean \`${near}\`? ` : ''}${host}` }, loc)
 }
 
+/**
+ * What CPython's compiler folds into a constant (a set display of three or more is built from a
+ * frozenset constant): literals, unary operators on them, `+`/`-` of them, and `*`/`**` of ints
+ * within its size limits (safe_multiply, safe_power: 128 bits).
+ */
+function isConstant(e: Expr): boolean {
+  switch (e.k) {
+    case 'int': case 'float': case 'const': return true
+    case 'unary': return e.op !== 'not' && isConstant(e.e)
+    case 'bin': {
+      if (!isConstant(e.l) || !isConstant(e.r)) return false
+      if (e.op === '+' || e.op === '-') return true
+      const a = intValue(e.l), b = intValue(e.r)
+      if (a === undefined || b === undefined) return e.op === '*'
+      const bits = (x: bigint) => (x < 0n ? -x : x).toString(2).length
+      if (e.op === '*') return a === 0n || b === 0n || bits(a) + bits(b) <= 128
+      if (e.op === '**') return b >= 0n && (a === 0n || b === 0n || BigInt(bits(a)) <= 128n / b)
+      return false
+    }
+  }
+  return false
+}
+
+/** The value of an int constant expression (undefined: not one). */
+function intValue(e: Expr): bigint | undefined {
+  if (e.k === 'int') return BigInt(e.v.replace(/_/g, ''))
+  if (e.k === 'unary' && (e.op === '-' || e.op === '+')) { const v = intValue(e.e); return v === undefined ? undefined : e.op === '-' ? -v : v }
+  if (e.k === 'bin') {
+    const a = intValue(e.l), b = intValue(e.r)
+    if (a === undefined || b === undefined) return undefined
+    if (e.op === '+') return a + b
+    if (e.op === '-') return a - b
+    if (e.op === '*') return a * b
+    if (e.op === '**' && b >= 0n && b < 1024n) return a ** b
+  }
+  return undefined
+}
+
 /** A value expression. */
 export function lowerExpr(cx: FnCtx, e: Expr): Node {
   switch (e.k) {
@@ -106,7 +144,7 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
     case 'fstr': return fstring(cx, e.parts, e.loc)
     case 'list': return arr(elements(cx, e.elts))
     case 'tuple': return rt('tuple', [arr(elements(cx, e.elts))])
-    case 'set': return rt('set', [arr(elements(cx, e.elts))], e.loc)
+    case 'set': return rt(e.elts.length > 2 && e.elts.every(isConstant) ? 'setconst' : 'set', [arr(elements(cx, e.elts))], e.loc)
     case 'dict': return dict(cx, e)
     case 'bin':
       if (e.op === '%') return rt(textEntry(cx, 'mod'), [lowerExpr(cx, e.l), prepText(cx, lowerExpr(cx, e.r))], e.loc)

@@ -24,6 +24,7 @@ import { PyClass } from './values.ts'
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit } from './classes.ts'
 import { MODULE_FUNCTIONS } from './modules.ts'
 import { reAttr } from './re.ts'
+import { numberHash } from './set-order.ts'
 
 /** A `def` or `lambda` of the program as a value: the helper `fid` with its defaults and enclosing variables. */
 export class PyFunction extends PyOpaque {
@@ -219,7 +220,6 @@ export function radix(rt: PyRun, x: unknown, spec: string): string {
   return format(rt, intOf(x), spec)
 }
 
-const HASH_MOD = (1n << 61n) - 1n
 
 /** hash(): CPython's for numbers; a stable hash of our own for str and tuples (CPython's varies per process). */
 export function hash(x: unknown): unknown {
@@ -227,17 +227,8 @@ export function hash(x: unknown): unknown {
   if (typeof x === 'boolean') return x ? 1 : 0
   if (x === null || x === undefined) return 0x7ff0a5c3
   if (typeof x === 'number' || typeof x === 'bigint' || x instanceof PyFloat) {
-    const v = x instanceof PyFloat ? x.v : x
-    if (typeof v === 'number' && !Number.isInteger(v)) {
-      if (Number.isNaN(v)) return 0
-      if (!Number.isFinite(v)) return v > 0 ? 314159 : -314159
-      return floatHash(v)
-    }
-    const b = BigInt(v as number | bigint)
-    let h = (b < 0n ? -b : b) % HASH_MOD
-    if (b < 0n) h = -h
-    if (h === -1n) h = -2n
-    return mkInt(h)
+    const h = numberHash(x)
+    return h === undefined ? 0 : mkInt(h)
   }
   if (typeof x === 'string') {
     let h = 0x811c9dc5
@@ -251,22 +242,6 @@ export function hash(x: unknown): unknown {
   }
   const k = hashKey(x)
   return typeof k === 'string' ? hash(k) : 0
-}
-
-/** CPython's hash of a non-integral finite float (the value mod 2**61 - 1, exactly). */
-function floatHash(v: number): unknown {
-  const neg = v < 0
-  let m = Math.abs(v)
-  // m = mant * 2**e exactly, with mant an integer.
-  let e = 0
-  while (!Number.isInteger(m)) { m *= 2; e-- }
-  const mant = BigInt(m)
-  // 2**61 ≡ 1 (mod P), so 2**-k ≡ 2**(61 - k mod 61).
-  const shift = BigInt(((e % 61) + 61) % 61)
-  let h = (mant % HASH_MOD) * ((1n << shift) % HASH_MOD) % HASH_MOD
-  if (neg) h = -h
-  if (h === -1n) h = -2n
-  return mkInt(h)
 }
 
 export function divmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] {

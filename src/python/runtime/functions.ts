@@ -24,6 +24,7 @@ import { ex } from './fused.ts'
 import { FAST_RUNTIME } from './fastpath.ts'
 import { reMethod } from './re.ts'
 import { timeMethod } from './datetime.ts'
+import { constantSet } from './set-order.ts'
 
 type Fn = (rt: PyRun, a: any[]) => unknown
 
@@ -124,6 +125,7 @@ const raw: Record<string, Fn> = {
   dict: (rt, a) => dictFromPairs(rt, a[0]),
   dictmerge: (rt, a) => { const d = new PyDict(); for (const part of a[0]) dictUpdate(rt, d, Array.isArray(part) ? dictFromPairs(rt, part) : part); return d },
   set: (rt, a) => setFrom(rt, a[0]),
+  setconst: (rt, a) => { const s = setFrom(rt, a[0]); constantSet(s.map); return s },
   type: (_rt, a) => typeByName(a[0]),
   spread: (rt, a) => toArray(a[0], rt),
   // subscripts

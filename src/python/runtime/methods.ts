@@ -9,6 +9,7 @@ import { strMethod } from './str-methods.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
 import { namedTupleMethod } from './namedtuple.ts'
+import type { SetTable } from './set-order.ts'
 
 type Method<T> = (rt: PyRun, self: T, args: unknown[], kw: PyDict | null) => unknown
 
@@ -121,7 +122,9 @@ const SET: Record<string, Method<PySet>> = {
   discard: (_rt, s, a) => { s.map.delete(hashKey(a[0])); return null },
   pop: (_rt, s) => {
     if (s.size === 0) raise('KeyError', "'pop from an empty set'")
-    const [h, v] = s.map.entries().next().value as [unknown, unknown]
+    // CPython's pop takes the first member from where the last pop left off (set-order.ts).
+    const h = (s.map as SetTable).popKey()
+    const v = s.map.get(h)
     s.map.delete(h)
     return v
   },

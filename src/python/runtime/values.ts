@@ -12,6 +12,7 @@
  * - `dict`, `set`, `range`, dict views, exceptions and type objects: the classes below.
  */
 import { PULL, PULL_DONE, type PullSource } from '../../vm/runtime.ts'
+import { SetTable } from './set-order.ts'
 
 /** An integral float (`3.0`, `-0.0`, `1e300`): boxed so it does not read as an int. */
 export class PyFloat {
@@ -148,7 +149,8 @@ export class PyDict {
 
 /** A set: members keyed by Python equality; the first inserted equal member is kept. */
 export class PySet {
-  readonly map = new Map<unknown, unknown>()
+  /** Iterates in CPython's order for sets of numbers (set-order.ts). */
+  readonly map: Map<unknown, unknown> = new SetTable()
   get size(): number {
     return this.map.size
   }
