@@ -66,7 +66,7 @@ function capOf(ctx: AtomContext): BudgetCapability {
 }
 
 /** A BudgetTokenError as the run's catchable error. */
-function asVmError(e: unknown, op: string): unknown {
+export function asVmError(e: unknown, op: string): unknown {
   return e instanceof BudgetTokenError ? new VmError(e.code, e.message, { op, ...(e.hint ? { hint: e.hint } : {}) }) : e
 }
 

@@ -23,7 +23,7 @@
 import { runOf } from '../vm/atoms/define.ts'
 import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
 import type { Run } from '../vm/runtime.ts'
-import { budgetCapability, budgetSettleAtom, budgetTokenAtom, reserve, type BudgetCapability } from './budget-atoms.ts'
+import { asVmError, budgetCapability, budgetSettleAtom, budgetTokenAtom, reserve, type BudgetCapability } from './budget-atoms.ts'
 import type { BudgetTokens } from './budget-token.ts'
 
 type Fn = (input: unknown, ctx: AtomContext) => unknown
@@ -46,7 +46,13 @@ export function workflowBudgetAtoms(tokens: BudgetTokens): AtomDef[] {
       fn: (input, ctx) => mint(input, withBudget(ctx)),
       replayed: (token: unknown, _input: unknown, ctx: AtomContext) => {
         const inner = withBudget(ctx)
-        reserve(inner, inner.capabilities.budget as BudgetCapability, tokens.read(token))
+        let claims
+        try {
+          claims = tokens.read(token) // a key changed since: BUDGET_TOKEN_INVALID
+        } catch (e) {
+          throw asVmError(e, ctx.op)
+        }
+        reserve(inner, inner.capabilities.budget as BudgetCapability, claims)
       },
     } as AtomDef,
     {

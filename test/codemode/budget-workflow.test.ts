@@ -126,6 +126,19 @@ export default { token, code }
     expect(again.fuelUsed).toBeGreaterThan(300)
   })
 
+  test('a resume with another key cannot read its journaled token: the replay diverges and is refused', async () => {
+    const { atoms, program } = setup()
+    const store = new MemoryJournalStore()
+    const first = startWorkflow(program, { atoms, store, executionId: 'w3' })
+    await until(first, 'between the call and the settlement')
+    first.dispose()
+    const otherKey = [...workflowBudgetAtoms(new BudgetTokens({ key: 'z'.repeat(32) })), remoteServer().atom]
+    let err: any
+    try { await resumeWorkflow(program, store.read('w3'), { atoms: otherKey, store, executionId: 'w3' }) } catch (e) { err = e }
+    // budgetToken's replay throws BUDGET_TOKEN_INVALID, so the run no longer asks for the journaled call: refused, never continued.
+    expect(err).toMatchObject({ code: 'JOURNAL_MISMATCH', message: expect.stringContaining('atom:remoteRun') })
+  })
+
   test('a workflow calling a budget atom it was not given is refused (AJS3002) with what it needs', () => {
     for (const name of ['budgetToken', 'budgetRun']) {
       let err: any
