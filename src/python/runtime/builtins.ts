@@ -24,6 +24,18 @@ export function abs(rt: PyRun, x: unknown): unknown {
 
 const INT_TEXT = /^\s*([+-]?)(\d(?:_?\d)*)\s*$/
 
+/** Unicode decimal digits (`١٢٣`, `１２`) as ASCII ones, as CPython's int() and float() read them. */
+function asciiDigits(s: string): string {
+  if (!/[^\x00-\x7f]/.test(s)) return s
+  return s.replace(/\p{Nd}/gu, (d) => {
+    const cp = d.codePointAt(0)!
+    // Decimal digits come in runs of ten from a zero: the value is the distance from the run's start.
+    let zero = cp
+    while (/\p{Nd}/u.test(String.fromCodePoint(zero - 1))) zero--
+    return String((cp - zero) % 10)
+  })
+}
+
 /** int(x) / int(text, base). */
 export function int(rt: PyRun, x: unknown = 0, base?: unknown): unknown {
   if (base !== undefined && base !== null) {
@@ -33,7 +45,7 @@ export function int(rt: PyRun, x: unknown = 0, base?: unknown): unknown {
   if (isIntValue(x)) return intOf(x)
   if (isFloatValue(x)) return truncFloat(floatOf(x))
   if (typeof x === 'string') {
-    const m = INT_TEXT.exec(x)
+    const m = INT_TEXT.exec(asciiDigits(x))
     if (!m) valueError(`invalid literal for int() with base 10: ${repr(x)}`)
     const digits = m![2]!.replace(/_/g, '')
     if (digits.length > MAX_STR_DIGITS) valueError(strToIntLimit(digits.length))
@@ -98,7 +110,7 @@ export function float(x: unknown = 0): unknown {
   if (isFloatValue(x)) return x
   if (isIntValue(x)) return mkFloat(floatOf(x))
   if (typeof x === 'string') {
-    const s = x.trim()
+    const s = asciiDigits(x).trim()
     const l = s.toLowerCase().replace(/^[+]/, '')
     if (l === 'inf' || l === 'infinity') return Infinity
     if (l === '-inf' || l === '-infinity') return -Infinity

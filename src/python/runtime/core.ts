@@ -97,7 +97,13 @@ export function eq(a: unknown, b: unknown): boolean {
     return true
   }
   if (a instanceof PyDict && b instanceof PyDict) {
+    if (a.pyName === 'Counter' && b.pyName === 'Counter') return counterEq(a, b)
     if (a.size !== b.size) return false
+    // Two OrderedDicts are equal only in the same order (with a plain dict, order does not count).
+    if (a.pyName === 'OrderedDict' && b.pyName === 'OrderedDict') {
+      const ka = [...a.map.keys()], kb = [...b.map.keys()]
+      for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return false
+    }
     for (const [k, entry] of a.map) {
       const other = b.map.get(k)
       if (!other || !eq(entry[1], other[1])) return false
@@ -168,6 +174,13 @@ function objectRepr(x: PyInstance | PyException, depth: number): string | undefi
     return `${x.cls.qualname}(${x.cls.dataclass.fields.map((f) => `${f}=${repr(x.attrs.get(f), depth + 1)}`).join(', ')})`
   }
   return undefined
+}
+
+/** Counter == Counter (3.10+): a missing element counts as zero. */
+function counterEq(a: PyDict, b: PyDict): boolean {
+  for (const [k, [, v]] of a.map) if (!eq(v, b.map.get(k)?.[1] ?? 0)) return false
+  for (const [k, [, v]] of b.map) if (!a.map.has(k) && !eq(v, 0)) return false
+  return true
 }
 
 export function viewAsSet(v: PyDictView): PySet {

@@ -678,6 +678,17 @@ export function counterArith(rt: PyRun, op: string, a: unknown, b: unknown): unk
     for (const [h, [, v]] of [...c.map]) if (!lt(0, v)) c.map.delete(h)
     return c
   }
+  if (op === '&' || op === '|') {
+    // Counter.__and__ / __or__: the smaller / larger count of each element, kept when positive.
+    for (const [h, [k, v]] of a.map) {
+      const other = b.map.get(h)
+      const w = other ? other[1] : 0
+      const n = op === '&' ? (lt(v, w) ? v : w) : (lt(v, w) ? w : v)
+      if (lt(0, n)) c.map.set(h, [k, n])
+    }
+    if (op === '|') for (const [h, [k, v]] of b.map) if (!a.map.has(h) && lt(0, v)) c.map.set(h, [k, v])
+    return c
+  }
   return undefined
 }
 

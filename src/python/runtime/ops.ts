@@ -132,6 +132,7 @@ export function bitOp(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
   if (op !== '<<' && op !== '>>') {
     const sa = asSet(a), sb = asSet(b)
     if (sa && sb) return setOp(rt, op, sa, sb)
+    if (a instanceof PyDict) { const c = counterArith(rt, op, a, b); if (c !== undefined) return c }
     if (op === '|' && a instanceof PyDict && b instanceof PyDict) {
       const d = new PyDict()
       dictUpdate(rt, d, a)

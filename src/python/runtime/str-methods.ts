@@ -168,8 +168,10 @@ function expandTabs(rt: PyRun, s: string, size: number): string {
 export const STR_METHODS: Record<string, StrMethod> = {
   upper: (_rt, s) => s.toUpperCase(),
   lower: (_rt, s) => s.toLowerCase(),
-  casefold: (_rt, s) => s.toLowerCase(),
-  swapcase: (_rt, s) => [...s].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join(''),
+  // Full case folding (ß → ss, ﬁ → fi, ς → σ): upper case first, then lower.
+  casefold: (_rt, s) => s.toUpperCase().toLowerCase().replace(/ς/g, 'σ'),
+  // Only cased letters swap; a titlecase letter (ǅ) is neither upper nor lower and stays.
+  swapcase: (_rt, s) => [...s].map((c) => { const u = c.toUpperCase(), l = c.toLowerCase(); return u === c && l !== c ? l : l === c && u !== c ? u : c }).join(''),
   title: (_rt, s) => title(s),
   capitalize: (_rt, s) => { const cps = codePoints(s); return cps.length ? toTitle(cps[0]!) + cps.slice(1).join('').toLowerCase() : '' },
   strip: (_rt, s, a) => stripChars(s, a[0], true, true),
