@@ -22,6 +22,6 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   random: fns('seed random uniform getrandbits randrange randint choice shuffle choices'),
   heapq: Object.fromEntries('heappush heappop heapify heapreplace heappushpop nlargest nsmallest'.split(' ').map((n) => [n, 'prelude' as const])),
   functools: { reduce: 'prelude', partial: 'fn', lru_cache: 'decorator', cache: 'decorator' },
-  dataclasses: { dataclass: 'decorator', field: 'decorator' },
+  dataclasses: { dataclass: 'decorator', field: 'decorator', ...fns('asdict astuple') },
   typing: Object.fromEntries('Any List Dict Set Tuple Optional Union Callable Iterable Iterator Sequence Mapping TypedDict Literal'.split(' ').map((n) => [n, 'annotation' as const])),
 }

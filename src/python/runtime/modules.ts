@@ -17,6 +17,7 @@ import { namedtuple } from './namedtuple.ts'
 import { partial } from './partial.ts'
 import { DATETIME, UTC } from './datetime.ts'
 import { RANDOM } from './random.ts'
+import { DATACLASS_FUNCTIONS } from './dataclasses.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
 
@@ -731,3 +732,4 @@ for (const [k, f] of Object.entries(COLLECTIONS)) MODULE_FUNCTIONS[`collections.
 MODULE_FUNCTIONS['functools.partial'] = (_rt, a, kw) => partial(a, kw)
 for (const [k, f] of Object.entries(DATETIME)) MODULE_FUNCTIONS[`datetime.${k}`] = f
 for (const [k, f] of Object.entries(RANDOM)) MODULE_FUNCTIONS[`random.${k}`] = f
+for (const [k, f] of Object.entries(DATACLASS_FUNCTIONS)) MODULE_FUNCTIONS[`dataclasses.${k}`] = f
