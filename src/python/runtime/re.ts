@@ -226,12 +226,25 @@ function expand(template: string, m: Raw, names: string[]): string {
   return out
 }
 
+/** The program's function dispatcher (lower-expr.ts DISPATCH), through which the runtime calls a function value back. */
+const DISPATCH = 'call$dispatch'
+type Calls = { callHelper(name: string, args: unknown[]): unknown; helperWaits(name: string): boolean }
+
 function sub(rt: PyRun, c: ReturnType<typeof compiled>, repl: unknown, s: string, count: number): [string, number] {
-  if (typeof repl !== 'string') typeError('re.sub() takes a string replacement here (\\1 and \\g<name> refer to groups); a function cannot be called from inside sub: loop over re.finditer instead')
+  let replace: (m: Raw) => string
+  if (typeof repl === 'string') replace = (m) => expand(repl, m, c.names)
+  else if (repl instanceof PyOpaque && (rt as unknown as Calls).helperWaits !== undefined && !(rt as unknown as Calls).helperWaits(DISPATCH)) {
+    // A function (`lambda m: ...`): called back with each match, through the program's dispatcher.
+    replace = (m) => {
+      const r = (rt as unknown as Calls).callHelper(DISPATCH, [repl, [new ReMatch(m, s, c.slots)], null])
+      return typeof r === 'string' ? r : typeError(`sequence item 0: expected str instance, ${typeName(r)} found`)
+    }
+  } else if (repl instanceof PyOpaque) return typeError('re.sub() with a function cannot run here: the function may wait for an atom; loop over re.finditer instead')
+  else return typeError(`decoding to str: need a bytes-like object, ${typeName(repl)} found`)
   let out = '', last = 0, n = 0
   for (const m of all(rt, c, s)) {
     if (count > 0 && n >= count) break
-    out += s.slice(last, m.index) + expand(repl as string, m, c.names)
+    out += s.slice(last, m.index) + replace(m)
     last = m.index + (m[0] as string).length
     n++
   }
