@@ -193,8 +193,8 @@ export class Run {
    * generator resumes: its body decides where to go on from).
    */
   callHelper(name: string, args: unknown[], keep?: HelperFrame): unknown {
-    if (!this.program) throw vmError('UNKNOWN_FUNCTION', `Unknown function "${name}": no program is running`)
-    return this.program.call(this, name, args, keep)
+    // Library functions run only inside a program's run, which set `program` first.
+    return this.program!.call(this, name, args, keep)
   }
 
   /** Whether the helper `name` of the running program may wait for an atom (then callHelper refuses it). */

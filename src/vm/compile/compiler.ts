@@ -240,7 +240,7 @@ export class Compiler {
           rt.leave()
         }
       }
-      if (st.run === null) throw vmError('AST_INVALID', 'A helper called with a kept frame must take plain named parameters')
+      if (st.run === null) throw vmError('AST_INVALID', `"${name}": a kept frame needs plain parameters`)
       rt.enter()
       try {
         const frame = new Frame(keep.slots, rt)
@@ -361,7 +361,7 @@ export class Compiler {
           if (!ref) throw vmError('UNKNOWN_FUNCTION', `Unknown function "${name}"`)
           refs.set(name, ref)
         }
-        if (ref.async) throw vmError('HELPER_WAITS', `The function "${name}" may wait for an atom; it cannot be called where its answer is needed at once`)
+        if (ref.async) throw vmError('HELPER_WAITS', `"${name}" may wait for an atom: it cannot answer at once here`)
         return keep ? ref.kept(rt, args, keep) : ref.invoke(new Frame(NO_SLOTS, rt), args)
       },
     }
