@@ -39,7 +39,6 @@ describe('model-style code the extended profile refuses, with a located hint', (
 
 /** [what, body, Python exception class, a fragment of its message] */
 const RAISED: Array<[string, string, string, string]> = [
-  ['a defaultdict factory that reads a variable', 'from collections import defaultdict\nstart = 0\ncounts = defaultdict(lambda: start)\nreturn {}', 'TypeError', 'lambda: {"n": 0, "items": []}'],
   ['re lookbehind', 'import re\ntext = "Dr. Smith arrived. Was he late? No."\nparts = re.split(r"(?<=[.!?])\\s+", text)\nreturn {"s": parts}', 'ValueError', 'lookbehind is not supported'],
   ['re backreference', 'import re\ntripled = bool(re.search(r"(.)\\1\\1", "aaab"))\nreturn {"r": tripled}', 'ValueError', 'backreferences are not supported'],
 ]

@@ -539,12 +539,21 @@ export class PyCounter extends Dict {
   }
 }
 
+/** The run, as a defaultdict calls a function factory back through the program's dispatcher. */
+type Calls = { callHelper(name: string, args: unknown[]): unknown; helperWaits(name: string): boolean }
+const DISPATCH = 'call$dispatch'
+
+/** Whether a factory is one of the program's functions (or another function value) the run can call back. */
+const callsBack = (f: unknown, calls: Calls | null): calls is Calls =>
+  f instanceof PyOpaque && !(f instanceof PyFactoryTemplate) && !(f instanceof PyBuiltin) && calls !== null && typeof calls.helperWaits === 'function' && !calls.helperWaits(DISPATCH)
+
 export class PyDefaultDict extends Dict {
-  constructor(readonly factory: unknown) { super() }
+  constructor(readonly factory: unknown, readonly calls: Calls | null = null) { super() }
   override get pyName(): string { return 'defaultdict' }
   override missing(key: unknown): unknown {
     if (this.factory === null) throw keyErrorOf(key)
-    const v = makeDefault(this.factory)
+    // defaultdict(lambda: start), defaultdict(make_bucket): the factory called back for each missing key.
+    const v = callsBack(this.factory, this.calls) ? this.calls!.callHelper(DISPATCH, [this.factory, [], null]) : makeDefault(this.factory)
     this.map.set(hashKey(key), [key, v])
     return v
   }
@@ -577,7 +586,7 @@ function copyTemplate(v: unknown): unknown {
   if (Array.isArray(v)) { const out = v.map(copyTemplate); return Object.isFrozen(v) ? tuple(out) : out }
   if (v instanceof PySet) { const s = new PySet(); for (const [h, x] of v.map) s.map.set(h, x); return s }
   if (v instanceof Dict) {
-    const d = v instanceof PyDefaultDict ? new PyDefaultDict(v.factory) : v instanceof PyCounter ? new PyCounter() : v instanceof PyOrderedDict ? new PyOrderedDict() : new Dict()
+    const d = v instanceof PyDefaultDict ? new PyDefaultDict(v.factory, v.calls) : v instanceof PyCounter ? new PyCounter() : v instanceof PyOrderedDict ? new PyOrderedDict() : new Dict()
     for (const [h, [k, x]] of v.map) d.map.set(h, [k, copyTemplate(x)])
     return d
   }
@@ -665,7 +674,7 @@ export function collectionMethod(rt: PyRun, d: Dict, name: string, a: unknown[],
       }
     }
   }
-  if (d instanceof PyDefaultDict && name === 'copy') { const c = new PyDefaultDict(d.factory); dictUpdate(rt, c, d); return c }
+  if (d instanceof PyDefaultDict && name === 'copy') { const c = new PyDefaultDict(d.factory, d.calls); dictUpdate(rt, c, d); return c }
   return undefined
 }
 
@@ -698,8 +707,9 @@ const COLLECTIONS: Record<string, ModFn> = {
   defaultdict: (rt, a, kw) => {
     if (a.length > 2) typeError('defaultdict takes at most 2 positional arguments here')
     const f = a.length ? a[0] : null
-    if (f !== null) makeDefault(f)
-    const d = new PyDefaultDict(f)
+    const calls = rt as unknown as Calls
+    if (f !== null && !callsBack(f, calls)) makeDefault(f)
+    const d = new PyDefaultDict(f, calls)
     if (a.length > 1) dictUpdate(rt, d, a[1])
     if (kw) dictUpdate(rt, d, kw)
     return d
