@@ -8,7 +8,7 @@ import { NODE_COST } from '../fuel.ts'
 import { getComputed, getNamed, isForbiddenKey, toKey, deleteProp, ownKeys } from '../guards.ts'
 import { chargeProps } from '../builtins/sizes.ts'
 import { vmError } from '../errors.ts'
-import { BINARY_OPS, UNARY_OPS, specialiseBinary, specialiseBinaryConst, specialiseSlotOps, specialiseOneSlot, unknownOperator } from './operators.ts'
+import { BINARY_OPS, COMPARE, UNARY_OPS, compare, specialiseBinary, specialiseBinaryConst, specialiseSlotOps, specialiseOneSlot, unknownOperator } from './operators.ts'
 import { isP, seq2, seqN, then } from './async.ts'
 import type { CExpr, Scope } from './context.ts'
 import { fuseNested } from './nested-fusion.ts'
@@ -25,19 +25,6 @@ import { guestString } from '../builtins/coerce.ts'
 type ExprCompiler = (c: Compiler, node: any, scope: Scope) => CExpr
 
 const constant = (value: unknown): CExpr => ({ fn: () => value, cost: NODE_COST, async: false, constant: { value } })
-/** Comparison operators by code (compare() below): their value is always a boolean. */
-const COMPARE: Readonly<Record<string, number>> = { '<': 0, '>': 1, '<=': 2, '>=': 3, '===': 4, '!==': 5 }
-/** A comparison of two numbers; one function at every call site, so V8 inlines it. */
-function compare(code: number, x: number, y: number): boolean {
-  switch (code) {
-    case 0: return x < y
-    case 1: return x > y
-    case 2: return x <= y
-    case 3: return x >= y
-    case 4: return x === y
-    default: return x !== y
-  }
-}
 
 function literal(_c: Compiler, node: { value: unknown }): CExpr {
   const v = node.value

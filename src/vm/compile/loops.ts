@@ -20,6 +20,7 @@ import type { CExpr, CStep, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { CStepInfo, Compiler } from './compiler.ts'
 import { isP } from './async.ts'
+import { COMPARE, compare } from './operators.ts'
 
 type Fn = (f: Frame) => any
 
@@ -106,7 +107,7 @@ async function slowLoop(f: Frame, p: LoopParts, phase: 'next' | 'body' | 'update
 function makeCountingLoop(p: LoopParts): (f: Frame) => Completion | Promise<Completion> {
   const { next, body, update, label, nextCost, updateCost } = p
   const { a, num, slot } = p.lessThan!
-  const cmp = COMPARE_CODES[p.lessThan!.op]!
+  const cmp = COMPARE[p.lessThan!.op]!
   const d = slot ?? -1
   const k = num ?? 0
   const updateSync = p.updateSync === true
@@ -188,16 +189,12 @@ function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
   }
 }
 
-const COMPARE_CODES: Readonly<Record<string, number>> = { '<': 0, '<=': 1, '>': 2, '>=': 3 }
-
-/** The loop test; always this one function at its call site, so V8 inlines it. */
-function compare(code: number, x: number, y: number): boolean {
-  return code === 0 ? x < y : code === 1 ? x <= y : code === 2 ? x > y : x >= y
-}
+/** The ordering tests a counting loop does inline. */
+const ORDERING = new Set(['<', '<=', '>', '>='])
 
 function lessThanOf(cond: CExpr): LoopParts['lessThan'] {
   const b = cond.slotOp
-  return b && Object.prototype.hasOwnProperty.call(COMPARE_CODES, b.op) && !cond.async ? { op: b.op, a: b.a, num: b.num, slot: b.slot } : undefined
+  return b && ORDERING.has(b.op) && !cond.async ? { op: b.op, a: b.a, num: b.num, slot: b.slot } : undefined
 }
 
 function whileLoop(c: Compiler, step: StepOf<'while' | 'doWhile'>, scope: Scope, bodyFirst: boolean): CStepInfo {
