@@ -289,9 +289,13 @@ function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefi
       const [value, spec] = pos()
       return rt(textEntry(cx, 'fmt'), [prepText(cx, value!), spec ?? lit(''), lit('')], e.loc)
     }
-    case 'any': case 'all': case 'ascii': case 'chr': case 'ord': case 'hex': case 'oct': case 'bin': case 'hash':
+    case 'any': case 'all': case 'ascii': case 'chr': case 'ord': case 'hex': case 'oct': case 'bin': case 'hash': {
       noKw(cx, name, e); count(cx, name, e, 1, 1)
+      const only = e.args[0]!
+      // `any(x > 0 for x in xs)`: a loop that stops at the answer, as reading the generator would.
+      if ((name === 'any' || name === 'all') && only.k === 'comp' && only.kind === 'gen') return cx.L.anyAll(cx, only, name === 'any')
       return rt(name, pos(), e.loc)
+    }
     case 'iter':
       noKw(cx, name, e); count(cx, name, e, 1, 1)
       return rt('iterb', pos(), e.loc)

@@ -184,6 +184,19 @@ export class Lowerer {
     return this.comprehensionHelper(cx, e, helper, (inner) => [exprStep(rt('yield', [lowerExpr(inner, e.elt)]), e.elt.loc)], (loops) => loops, true)
   }
 
+  /**
+   * `any(<genexp>)` / `all(<genexp>)`: the generator expression as a loop that returns as soon as the
+   * answer is known. The same as reading the generator lazily (nothing runs between two items), in
+   * one helper call.
+   */
+  anyAll(cx: FnCtx, e: ExprOf<'comp'>, any: boolean): Node {
+    const helper = `${any ? 'any' : 'all'}$${this.a.scopeOf.get(e)!.id}`
+    return this.comprehensionHelper(cx, e, helper, (inner) => {
+      const t = lowerTest(inner, e.elt)
+      return [step('if', { condition: any ? t : not(t), then: [step('return', { value: lit(any) })] }, e.elt.loc)]
+    }, (loops) => [...loops, step('return', { value: lit(!any) })])
+  }
+
   private comprehensionHelper(cx: FnCtx, e: ExprOf<'comp'>, helper: string, element: (inner: FnCtx) => Step[], wrap: (loops: Step[]) => Step[], lazy = false): Node {
     const scope = this.a.scopeOf.get(e)!
     const inner = new FnCtx(this, scope, false)
