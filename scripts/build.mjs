@@ -27,7 +27,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
-import { buildVmLayers, linkLayers, linkLayerFiles } from './vm-core.mjs'
+import { planVmLayers, linkLayers, linkLayerFiles } from './vm-core.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(root, 'dist')
@@ -145,7 +145,7 @@ async function toCjs(text) {
 /** Entries that do not run programs: what they share with the VM goes to the small base layer, not the core. */
 const VM_LESS = ['transpiler', 'builder', 'batteries', 'plugins-esbuild', 'plugins-bun']
 // The VM's modules as two files every entry imports (scripts/vm-core.mjs: 17 chunks cost ~10 ms of import).
-const layers = await buildVmLayers({
+const layers = await planVmLayers({
   root, dist, entry: ENTRIES.vm, light: VM_LESS.filter((k) => k in present).map((k) => present[k]), plugins: [externalDeps], cjs: toCjs,
   esbuildOptions: { platform: 'node', target: 'node20', minify: true, keepNames: true, legalComments: 'none', logLevel: 'warning' },
 })
@@ -171,14 +171,17 @@ const [esm, cjsAsEsm] = await Promise.all([
     metafile: true,
   }).then((r) => writeFileSync(join(dist, 'browser', 'meta.json'), JSON.stringify(r.metafile))),
 ])
-linkLayerFiles(Object.keys(esm.metafile.outputs).filter((f) => f.endsWith('.js')).map((f) => join(root, f)), dist, '.js')
+// The layer files, with the names the outputs import (before the placeholders are linked).
+const esmFiles = Object.keys(esm.metafile.outputs).filter((f) => f.endsWith('.js')).map((f) => join(root, f))
+const layerFiles = await layers.finish([...esmFiles.map((f) => readFileSync(f, 'utf8')), ...cjsAsEsm.outputFiles.map((f) => f.text)])
+linkLayerFiles(esmFiles, dist, '.js')
 for (const file of cjsAsEsm.outputFiles) {
   const code = await toCjs(linkLayers(file.text, file.path, dist, '.cjs'))
   mkdirSync(dirname(file.path), { recursive: true })
   writeFileSync(file.path, code)
 }
 writeFileSync(join(dist, 'meta.json'), JSON.stringify(esm.metafile))
-log(`esbuild: ${Object.keys(present).length} entries + cli (ESM + CJS, shared chunks; VM layers ${layers.files.map((f) => `${f.name} ${f.modules} modules ${f.bytes} B`).join(', ')}) + browser vm in ${Date.now() - started} ms${missing.length ? ` (skipped, no source yet: ${missing.join(', ')})` : ''}`)
+log(`esbuild: ${Object.keys(present).length} entries + cli (ESM + CJS, shared chunks; VM layers ${layerFiles.map((f) => `${f.name} ${f.modules} modules ${f.bytes} B`).join(', ')}) + browser vm in ${Date.now() - started} ms${missing.length ? ` (skipped, no source yet: ${missing.join(', ')})` : ''}`)
 
 if (!args.has('--no-types')) {
   const t0 = Date.now()

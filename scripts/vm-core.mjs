@@ -10,12 +10,12 @@
  * module system, so `instanceof` holds across the entries. The base layer keeps the transpiler from
  * loading the whole VM for the two AST modules it shares with it.
  *
- * How: a first build lists the modules of each layer and the names each exports; a layer is then
- * one module re-exporting all of them under unique names (`c3$vmError`), bundled alone. In the
- * split build (and the core's own build, for the base), a plugin turns every import of a layer's
- * module (the vm entry included) into a shim re-exporting those names from the layer, left
- * external under a placeholder specifier; `linkLayers` points each output file at the layer files
- * by their relative paths.
+ * How: a first build lists the modules of each layer and the names each exports. In the split build
+ * (and the core's own build, for the base), a plugin turns every import of a layer's module (the vm
+ * entry included) into a shim re-exporting those names, under unique names (`c3$vmError`), from the
+ * layer, left external under a placeholder specifier. Then each layer is one module re-exporting
+ * the names the outputs import, bundled alone; `linkLayers` points each output file at the layer
+ * files by their relative paths.
  */
 import { build } from 'esbuild'
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
@@ -27,11 +27,13 @@ const LAYERS = ['vm-base', 'vm-core']
 const placeholder = (name) => `__ajs_${name.replace('-', '_')}__`
 
 /**
- * Build the layer files from the graph of `entry` (minus what `light` entries reach, which goes to
- * the base); returns the esbuild plugins that send the split build's imports to them.
+ * Plan the layers from the graph of `entry` (minus what `light` entries reach, which goes to the
+ * base) and return the esbuild plugins that send the split build's imports to them; `finish`, given
+ * the split build's output texts, writes the layer files with only the names those outputs (and the
+ * layers above) import, so an export nobody uses is left out as tree-shaking would.
  * @param {{ root: string, dist: string, entry: string, light: string[], plugins: any[], esbuildOptions: object, cjs: (text: string) => Promise<string> }} o
  */
-export async function buildVmLayers({ root, dist, entry, light, plugins, esbuildOptions, cjs }) {
+export async function planVmLayers({ root, dist, entry, light, plugins, esbuildOptions, cjs }) {
   const scanOptions = { absWorkingDir: root, bundle: true, write: false, platform: 'node', format: 'esm', metafile: true, logLevel: 'silent', plugins }
   const graphOf = async (entries) => entries.length === 0 ? [] : Object.keys((await build({ ...scanOptions, entryPoints: entries, outdir: dist })).metafile.inputs).filter((p) => !p.includes(':'))
   const files = await graphOf([entry])
@@ -43,32 +45,43 @@ export async function buildVmLayers({ root, dist, entry, light, plugins, esbuild
 
   const layers = LAYERS.map((name) => ({ name, specifier: placeholder(name), modules: new Map() }))
   files.forEach((f, i) => layers[shared.has(f) ? 0 : 1].modules.set(resolve(root, f), { i, f, names: exportsOf.get(f) ?? [] }))
-  const out = { plugins: layers.map(redirect), files: [] }
-  mkdirSync(join(dist, 'chunks'), { recursive: true })
-  for (const [k, layer] of layers.entries()) {
-    const lines = [...layer.modules.values()].map(({ i, f, names }) => {
-      const spec = JSON.stringify(`./${f}`)
-      return names.length === 0 ? `import ${spec}` : `export { ${names.map((n) => `${n} as c${i}$${n}`).join(', ')} } from ${spec}`
-    })
-    const built = await build({
-      ...esbuildOptions,
-      absWorkingDir: root,
-      bundle: true,
-      write: false,
-      splitting: false,
-      format: 'esm',
-      // A layer imports the layers below it (the core imports the base), never bundles them.
-      plugins: [...layers.slice(0, k).map(redirect), ...plugins],
-      stdin: { contents: lines.join('\n'), resolveDir: root, sourcefile: `${layer.name}.js`, loader: 'js' },
-      outfile: join(dist, 'chunks', `${layer.name}.js`),
-    })
-    const file = join(dist, 'chunks', `${layer.name}.js`)
-    const text = built.outputFiles[0].text
-    writeFileSync(file, linkLayers(text, file, dist, '.js'))
-    writeFileSync(file.replace(/\.js$/, '.cjs'), await cjs(linkLayers(text, file, dist, '.cjs')))
-    out.files.push({ name: layer.name, modules: layer.modules.size, bytes: text.length })
+
+  /** @param {string[]} texts the split build's outputs (ESM syntax, placeholders not yet linked) */
+  async function finish(texts) {
+    const files = []
+    mkdirSync(join(dist, 'chunks'), { recursive: true })
+    // Top layer first: what it imports from the layers below counts as used there.
+    for (let k = layers.length - 1; k >= 0; k--) {
+      const layer = layers[k]
+      const used = usedNames(texts, layer.specifier)
+      // A module none of whose names is used is left to the bundler: the VM's modules have no side
+      // effects (package.json "sideEffects" lists the ones that do, none of them in a layer).
+      const lines = [...layer.modules.values()].flatMap(({ i, f, names }) => {
+        const kept = used === null ? names : names.filter((n) => used.has(`c${i}$${n}`))
+        return kept.length === 0 ? [] : [`export { ${kept.map((n) => `${n} as c${i}$${n}`).join(', ')} } from ${JSON.stringify(`./${f}`)}`]
+      })
+      const built = await build({
+        ...esbuildOptions,
+        absWorkingDir: root,
+        bundle: true,
+        write: false,
+        splitting: false,
+        format: 'esm',
+        // A layer imports the layers below it (the core imports the base), never bundles them.
+        plugins: [...layers.slice(0, k).map(redirect), ...plugins],
+        stdin: { contents: lines.join('\n'), resolveDir: root, sourcefile: `${layer.name}.js`, loader: 'js' },
+        outfile: join(dist, 'chunks', `${layer.name}.js`),
+      })
+      const file = join(dist, 'chunks', `${layer.name}.js`)
+      const text = built.outputFiles[0].text
+      texts = [...texts, text]
+      writeFileSync(file, linkLayers(text, file, dist, '.js'))
+      writeFileSync(file.replace(/\.js$/, '.cjs'), await cjs(linkLayers(text, file, dist, '.cjs')))
+      files.unshift({ name: layer.name, modules: layer.modules.size, bytes: text.length })
+    }
+    return files
   }
-  return out
+  return { plugins: layers.map(redirect), finish }
 
   /** @returns {import('esbuild').Plugin} */
   function redirect(layer) {
@@ -92,6 +105,28 @@ export async function buildVmLayers({ root, dist, entry, light, plugins, esbuild
       },
     }
   }
+}
+
+/**
+ * The layer names (`c3$vmError`) the texts import from `specifier`, or null when one imports it as a
+ * namespace or re-exports it whole (then every name is kept).
+ */
+function usedNames(texts, specifier) {
+  const used = new Set()
+  const from = JSON.stringify(specifier).replace(/[$]/g, '\\$&')
+  const named = new RegExp(`(?:import|export)\\s*\\{([^}]*)\\}\\s*from\\s*${from}`, 'g')
+  const whole = new RegExp(`(?:import\\s*\\*\\s*as\\s+[\\w$]+|export\\s*\\*(?:\\s*as\\s+[\\w$]+)?)\\s*from\\s*${from}`)
+  for (const text of texts) {
+    if (!text.includes(specifier)) continue
+    if (whole.test(text)) return null
+    for (const m of text.matchAll(named)) {
+      for (const item of m[1].split(',')) {
+        const name = item.trim().split(/\s+as\s+/)[0]
+        if (name) used.add(name)
+      }
+    }
+  }
+  return used
 }
 
 /** Point an output file's placeholder imports of the layers at the layer files (`ext`: .js or .cjs). */
