@@ -12,7 +12,7 @@ import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
 import { closestName } from './suggest.ts'
 import { mangle } from './scope.ts'
 import { classMethodCall, importedCall, prepText, textEntry } from './lower-class.ts'
-import { externalCall } from './lower-external.ts'
+import { externalCall, hostPrint } from './lower-external.ts'
 
 function argError(cx: FnCtx, name: string, detail: string, fix: string, e: Expr): never {
   throw cx.L.r.error('PY_ARGUMENTS', { name, detail, fix }, e.loc)
@@ -316,9 +316,14 @@ function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefi
       const args = pos()
       return rt('next', [args[0]!, lit(args.length > 1), args[1] ?? lit(null)], e.loc)
     }
-    case 'print':
+    case 'print': {
       noKw(cx, name, e, ['sep', 'end', 'flush'])
-      return rt(textEntry(cx, 'print'), [arr(pos().map((a) => (a.$expr === 'spread' ? a : prepText(cx, a)))), kwDict(cx, e.kw)], e.loc)
+      const args = [arr(pos().map((a) => (a.$expr === 'spread' ? a : prepText(cx, a)))), kwDict(cx, e.kw)]
+      // A host that takes printed lines (a workflow's `log`) gets the line print would write.
+      const host = cx.L.options.externals?.get('print')
+      if (host) return hostPrint(cx, e, host, rt(textEntry(cx, 'printline'), args, e.loc))
+      return rt(textEntry(cx, 'print'), args, e.loc)
+    }
     case 'map': case 'filter': {
       noKw(cx, name, e)
       if (e.args.length < 2 || (name === 'filter' && e.args.length !== 2) || e.args.some((a) => a.k === 'star')) {

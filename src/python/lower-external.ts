@@ -30,6 +30,16 @@ export interface PythonExternal {
   site?: boolean
 }
 
+/**
+ * `print(...)` when the host takes printed lines (`externals.print`, e.g. a workflow's `log`): the
+ * line print would write (`sep=`, `end=` applied) is the one item of the host function's first field.
+ */
+export function hostPrint(cx: FnCtx, e: ExprOf<'call'>, ext: PythonExternal, line: Node): Node {
+  const fields: Record<string, Node> = { [ext.fields?.[0] ?? 'values']: arr([line]) }
+  if (ext.site) fields.site = lit(`${e.loc[0]}:${e.loc[1] + 1}`)
+  return rt('fromdata', [call(ext.atom ?? 'print', [b.object(fields)], e.loc)], e.loc)
+}
+
 /** The call of a host function as an atom call; undefined when `name` is no host function. */
 export function externalCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefined {
   const ext = cx.L.options.externals?.get(name)

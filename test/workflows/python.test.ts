@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { compileWorkflow, startWorkflow } from '../../src/workflows/index.ts'
-import { drive, spawnAjsc as spawnProcess } from './helpers.ts'
+import { calls, drive, spawnAjsc as spawnProcess } from './helpers.ts'
 
 const ATOMS = resolve(import.meta.dir, 'fixtures/atoms.mjs')
 let dir: string
@@ -29,12 +29,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [])
 
-test('a Python workflow: agent() is a request whose answer comes back as Python values; args, helpers, print', async () => {
+test('a Python workflow: agent() is a request whose answer comes back as Python values; args, helpers; print is a log line', async () => {
   const src = `
 def ask(topic):
     return agent(f"Summarize {topic}", {"model": "small"})
 
 notes = [ask(t) for t in args["topics"]]
+print("notes:", len(notes), notes[0]["text"], sep=" | ")
 sleep(1000)
 return {"notes": notes, "words": sum(len(n["text"].split()) for n in notes)}
 `
@@ -42,11 +43,13 @@ return {"notes": notes, "words": sum(len(n["text"].split()) for n in notes)}
   expect(program.ast.libraries).toEqual({ workflow: 1, python: 1 })
   const ex = startWorkflow(program, { args: { topics: ['cats', 'dogs'] } })
   const prompts: unknown[] = []
-  const { result } = await drive(ex, (r) => {
+  const { result, seen } = await drive(ex, (r) => {
     if (r.type !== 'agent') return 'OkUndefined'
     prompts.push([r.prompt, (r as { options?: unknown }).options])
     return { Ok: { text: `${r.prompt} in brief` } }
   })
+  // print writes to the workflow's log (a journaled `log` call), as CPython's print writes a line.
+  expect(calls(seen)).toContainEqual({ type: 'log', values: ['notes: | 2 | Summarize cats in brief'] })
   expect(prompts).toEqual([['Summarize cats', { model: 'small' }], ['Summarize dogs', { model: 'small' }]])
   expect(result).toEqual({ notes: [{ text: 'Summarize cats in brief' }, { text: 'Summarize dogs in brief' }], words: 8 })
 })

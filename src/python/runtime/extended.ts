@@ -304,6 +304,12 @@ export function next(it: unknown, hasDefault: boolean, dflt: unknown): unknown {
 }
 
 export function print(rt: PyRun, a: unknown[], kw: PyDict | null): null {
+  ;(rt as unknown as { log?: (level: string, values: unknown[]) => void }).log?.('log', [printLine(rt, a, kw)])
+  return null
+}
+
+/** The line `print(*a, **kw)` writes, without its final newline (a host function may take it: lower-external.ts). */
+export function printLine(rt: PyRun, a: unknown[], kw: PyDict | null): string {
   let sep = ' ', end = '\n'
   if (kw) {
     for (const [k, v] of kw.map.values()) {
@@ -312,10 +318,8 @@ export function print(rt: PyRun, a: unknown[], kw: PyDict | null): null {
       else if (k !== 'sep' && k !== 'end' && k !== 'flush') typeError(`'${String(k)}' is an invalid keyword argument for print()`)
     }
   }
-  let text = rt.chargeString(a.map(str).join(sep) + end)
-  if (text.endsWith('\n')) text = text.slice(0, -1)
-  ;(rt as unknown as { log?: (level: string, values: unknown[]) => void }).log?.('log', [text])
-  return null
+  const text = rt.chargeString(a.map(str).join(sep) + end)
+  return text.endsWith('\n') ? text.slice(0, -1) : text
 }
 
 /** `obj.name` read as a value: exception args, a type's or function's name, a bound method. */
@@ -381,6 +385,7 @@ export const EXTENDED_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> 
   next: (_rt, a) => next(a[0], a[1], a[2]),
   typeof: (_rt, a) => typeOf(a[0]),
   print: (rt, a) => print(rt, a[0], a[1]),
+  printline: (rt, a) => printLine(rt, a[0], a[1]),
   /** A generator expression or map/filter result: the items, as a one-shot iterator. */
   gen: (_rt, a) => new PyIter(a[0], a[1]),
   /** filter: the items whose flag is true. */

@@ -208,7 +208,7 @@ const raw: Record<string, Fn> = {
   ex,
 }
 // Conversions of values holding guest objects whose __repr__/__str__ the program called first (runtime/classes.ts).
-for (const name of ['strb', 'repr', 'fmt', 'print', 'mod', 'm']) raw[`tx${name}`] = unwrapTexts(raw[name]!)
+for (const name of ['strb', 'repr', 'fmt', 'print', 'printline', 'mod', 'm']) raw[`tx${name}`] = unwrapTexts(raw[name]!)
 
 /** The Python runtime, keyed by the names compiled programs call (`py$add`, ...). */
 export const PYTHON_FUNCTIONS: Readonly<Record<string, GuestFunction>> = Object.freeze(

@@ -3,7 +3,7 @@
  * a Python block body whose parameter is `args`, compiled by `transpilePython` (extended profile) to
  * the same "ajs/1" shape a workflow module compiles to. The workflow globals are host functions of the
  * program (`agent(prompt, options)`, `sleep(durationMs)`, `signal(name, timeoutMs)`, `log(*values)`,
- * `phase(name)`, ...), and so is every custom atom the run is given (`charge(order=1)` →
+ * `phase(name)`, ...; `print` writes a line to the workflow's log), and so is every custom atom the run is given (`charge(order=1)` →
  * `charge({ input: { order: 1 }, site })`): each call carries its call site, so the engine journals
  * it and a resumed run, in any process, gets the journaled result instead of calling again.
  */
@@ -26,6 +26,8 @@ function externals(custom: CustomAtomTable): Record<string, PythonExternal> {
   const out: Record<string, PythonExternal> = {}
   for (const [name, c] of Object.entries(CALLS)) out[name] = { fields: c.fields, min: c.min, site: c.site, ...(c.rest ? { rest: true } : {}) }
   for (const name of custom.keys()) out[name] = { input: true, site: true }
+  // `print` writes to the workflow's log, as `log(...)` does (CPython: stdout).
+  out.print = { atom: 'log', fields: ['values'] }
   return out
 }
 
