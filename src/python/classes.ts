@@ -102,9 +102,10 @@ export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: 
         const helper = `${st.name}.${m}`
         d.name = helper
         d.body = stmts(d.body, [...path, `${st.name}.${m}`])
-        replaceSuper(d.body, st.name, d.params[0]!.name)
+        if (d.params.length) replaceSuper(d.body, st.name, d.params[0]!.name)
         out.push(d)
-        methods.push(str(m, d.loc), name(helper, d.loc))
+        // A decorated method is held by the class wrapped (runtime classes.ts PyDescriptor).
+        methods.push(str(m, d.loc), d.descriptor ? rt('desc', [str(d.descriptor, d.loc), name(helper, d.loc)], d.loc) : name(helper, d.loc))
         continue
       }
       if (dataclass && item.annotated) {

@@ -59,10 +59,13 @@ export type Stmt = { loc: Loc } & (
   | { k: 'del'; targets: Expr[] }
   | { k: 'try'; body: Stmt[]; handlers: Handler[]; orelse: Stmt[]; finalbody: Stmt[] }
   /** `gen`: the body yields (a generator function). */
-  | { k: 'def'; name: string; params: Param[]; body: Stmt[]; lambda?: boolean; memo?: Expr; gen?: boolean }
+  | { k: 'def'; name: string; params: Param[]; body: Stmt[]; lambda?: boolean; memo?: Expr; gen?: boolean; descriptor?: MethodDescriptor }
   | { k: 'class'; name: string; bases: Expr[]; items: ClassItem[]; decorators: Expr[] }
   | { k: 'import'; names: ImportName[] }
 )
+
+/** A method decorated `@property`, `@staticmethod` or `@classmethod` (classes only). */
+export type MethodDescriptor = 'property' | 'staticmethod' | 'classmethod'
 
 export type ExprOf<K extends Expr['k']> = Extract<Expr, { k: K }>
 export type StmtOf<K extends Stmt['k']> = Extract<Stmt, { k: K }>

@@ -10,8 +10,8 @@ import { CODES, type CodeName, TranspileError } from '../../src/diagnostics/inde
 
 /** [what, body, code, line, column, a fragment of the hint] */
 const REFUSED: Array<[string, string, CodeName, number, number, string]> = [
-  ['@property', 'class Rect:\n    def __init__(self, w, h):\n        self.w, self.h = w, h\n\n    @property\n    def area(self):\n        return self.w * self.h\n\nreturn {"a": Rect(2, 3).area}', 'PY_UNSUPPORTED', 5, 4, 'use a plain method (`obj.area()`)'],
-  ['@staticmethod', 'class Money:\n    @staticmethod\n    def fmt(x):\n        return f"${x:,.2f}"\n\nreturn {"s": Money.fmt(3)}', 'PY_UNSUPPORTED', 2, 4, 'a `def` outside the class'],
+  ['a property setter', 'class Rect:\n    def __init__(self, w):\n        self._w = w\n\n    @property\n    def w(self):\n        return self._w\n\n    @w.setter\n    def w(self, v):\n        self._w = v\n\nreturn {}', 'PY_UNSUPPORTED', 9, 4, 'assign a plain attribute or write a `set_...` method'],
+  ['a decorator of the program on a method', 'def logged(f):\n    return f\n\nclass A:\n    @logged\n    def run(self):\n        return 1\n\nreturn {}', 'PY_UNSUPPORTED', 5, 4, 'one of `@property`, `@staticmethod` and `@classmethod`'],
   ['__len__', 'class Stack:\n    def __init__(self):\n        self.items = []\n\n    def __len__(self):\n        return len(self.items)\n\nreturn {"n": len(Stack())}', 'PY_UNSUPPORTED', 5, 4, 'write a plain method (`def size(self)`)'],
   ['*args', 'def total(*amounts):\n    return sum(amounts)\n\nreturn {"t": total(1, 2, 3)}', 'PY_UNSUPPORTED', 1, 10, 'Take a list or dict parameter instead'],
   ['**kwargs', 'def make(**fields):\n    return dict(fields)\n\nreturn {"r": make(a=1)}', 'PY_UNSUPPORTED', 1, 9, 'Take a list or dict parameter instead'],

@@ -3,7 +3,7 @@
  * `class` with its members, and decorators.
  */
 import type { SyntaxNode } from '@lezer/common'
-import type { ClassItem, Expr, Loc, Stmt } from '../ir.ts'
+import type { ClassItem, Expr, Loc, MethodDescriptor, Stmt } from '../ir.ts'
 import { kids, PUNCT } from './lezer.ts'
 import { PatternParser } from './patterns.ts'
 
@@ -56,14 +56,28 @@ export abstract class DefinitionParser extends PatternParser {
               if (/^__.*__$/.test(nm) && !CLASS_DUNDERS.has(nm)) {
                 this.unsupported(`\`${nm}\``, `Only ${[...CLASS_DUNDERS].map((x) => `\`${x}\``).join(', ')} are called by the runtime; write a plain method (\`def size(self)\`) and call it.`, m)
               }
-              if (d.params.length === 0) this.unsupported('A method without `self`', 'Give the method `self` as its first parameter (static and class methods are not supported: use a plain `def` outside the class).', m)
+              if (d.params.length === 0) this.unsupported('A method without `self`', 'Give the method `self` as its first parameter (or decorate it `@staticmethod`).', m)
               items.push({ kind: 'def', def: d })
             }
             continue
           }
-          case 'DecoratedStatement':
-            this.unsupported('Method decorators', '`@staticmethod`, `@classmethod` and `@property` are not supported: use a plain method (`obj.area()`), or a `def` outside the class.', m)
-            break
+          case 'DecoratedStatement': {
+            // `@property`, `@staticmethod`, `@classmethod` on a method (one, by its bare name).
+            const mc = kids(m)
+            const decorators = mc.filter((x) => x.name === 'Decorator')
+            const target = mc[mc.length - 1]!
+            const kind = decorators.length === 1 ? /^@\s*(property|staticmethod|classmethod)\s*$/.exec(this.text(decorators[0]!))?.[1] as MethodDescriptor | undefined : undefined
+            if (!kind || target.name !== 'FunctionDefinition') {
+              this.unsupported('This method decorator', 'A method takes one of `@property`, `@staticmethod` and `@classmethod` (a property has no setter here: assign a plain attribute or write a `set_...` method).', m)
+            }
+            const d = this.def(target, kids(target), mloc)
+            if (d.k === 'def') {
+              if (/^__.*__$/.test(d.name)) this.unsupported(`\`@${kind}\` on \`${d.name}\``, 'Decorate a method of your own name.', m)
+              if (kind !== 'staticmethod' && d.params.length === 0) this.unsupported(`A ${kind} without a first parameter`, kind === 'property' ? 'Write `def name(self):`.' : 'Write `def name(cls, ...):`.', m)
+              items.push({ kind: 'def', def: { ...d, descriptor: kind } })
+            }
+            continue
+          }
           case 'AssignStatement': {
             const mc = kids(m)
             const t = mc[0]!

@@ -162,31 +162,73 @@ function attrsOf(x: unknown): Map<string, unknown> | undefined {
   return undefined
 }
 
-const bind = (self: unknown, v: unknown): unknown => (v instanceof PyFunction ? new PyMethod(self, v) : v)
+/** What a class holds for a method decorated `@property`, `@staticmethod` or `@classmethod`. */
+export class PyDescriptor extends PyOpaque {
+  constructor(readonly kind: 'property' | 'staticmethod' | 'classmethod', readonly func: PyFunction) {
+    super()
+  }
+  get typeName(): string {
+    return this.kind
+  }
+  override repr(): string {
+    return this.kind === 'property' ? '<property object>' : `<${this.kind}(${repr(this.func)})>`
+  }
+}
+
+/** The program's function dispatcher (lower-expr.ts DISPATCH): how the runtime calls a property's getter back. */
+const DISPATCH = 'call$dispatch'
+
+/** A property's value: its getter called back with the instance (Run.callHelper). */
+function getProperty(p: PyDescriptor, self: unknown, cls: PyClass): unknown {
+  const calls = cls.calls
+  if (!calls || calls.helperWaits(DISPATCH)) return typeError(`property '${p.func.name.slice(p.func.name.lastIndexOf('.') + 1)}' cannot run here: its getter may wait for an atom; call a method instead`)
+  return calls.callHelper(DISPATCH, [p.func, [self], null])
+}
+
+/** A property of a class or of one of its bases (it comes before an instance's own attribute). */
+function propertyOf(cls: PyClass, name: string): PyDescriptor | undefined {
+  let any = false
+  for (let t: PyType | null = cls; t instanceof PyClass && !any; t = t.base) any = t.props > 0
+  if (!any) return undefined
+  const v = cls.lookup(name)
+  return v instanceof PyDescriptor && v.kind === 'property' ? v : undefined
+}
+
+/** A class attribute read through an instance (self) or the class itself (self a PyClass). */
+function bind(self: unknown, v: unknown, cls?: PyClass): unknown {
+  if (v instanceof PyFunction) return new PyMethod(self, v)
+  if (v instanceof PyDescriptor) {
+    if (v.kind === 'staticmethod') return v.func
+    if (v.kind === 'classmethod') return new PyMethod(self instanceof PyClass ? self : cls ?? (self as PyInstance).cls, v.func)
+    if (!(self instanceof PyClass)) return getProperty(v, self, cls ?? (self as PyInstance).cls)
+  }
+  return v
+}
 
 /** `x.name` on a guest object or class; `undefined` when x is not one (the caller goes on). */
 export function classGetAttr(x: unknown, name: string): unknown {
   if (x instanceof PySuper) {
     const base = x.cls.base!
     const v = base instanceof PyClass ? base.lookup(name) : undefined
-    if (v !== undefined) return bind(x.self, v)
+    if (v !== undefined) return bind(x.self, v, base as PyClass)
     if (name === '__init__') return new PyNativeInit(x.self, base)
     return raise('AttributeError', `'super' object has no attribute '${name}'`)
   }
   if (x instanceof PyClass) {
     if (name === '__name__') return x.name
     const v = x.lookup(name)
-    if (v !== undefined) return v
+    if (v !== undefined) return v instanceof PyDescriptor ? bind(x, v) : v
     return raise('AttributeError', `type object '${x.name}' has no attribute '${name}'`)
   }
   const own = attrsOf(x)
   if (own === undefined) return undefined
+  const cls = x instanceof PyInstance ? x.cls : (x as PyException).type
+  if (cls instanceof PyClass) { const p = propertyOf(cls, name); if (p) return getProperty(p, x, cls) }
   const v = own.get(name)
   if (v !== undefined) return v
-  const cls = x instanceof PyInstance ? x.cls : (x as PyException).type
   if (cls instanceof PyClass) {
     const m = cls.lookup(name)
-    if (m !== undefined) return bind(x, m)
+    if (m !== undefined) return bind(x, m, cls)
   }
   if (x instanceof PyException) return undefined
   return raise('AttributeError', `'${typeName(x)}' object has no attribute '${name}'`)
@@ -204,6 +246,8 @@ export function setAttr(x: unknown, name: string, value: unknown): null {
     if (x instanceof PyType) return typeError(`cannot set '${name}' attribute of immutable type '${x.name}'`)
     return raise('AttributeError', `'${typeName(x)}' object has no attribute '${name}'`)
   }
+  const cls = x instanceof PyInstance ? x.cls : (x as PyException).type
+  if (cls instanceof PyClass && propertyOf(cls, name)) raise('AttributeError', `property '${name}' of '${cls.qualname}' object has no setter`)
   own.set(name, value)
   return null
 }
@@ -327,7 +371,9 @@ export const CLASS_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
     for (let i = 0; i < a[1].length; i += 2) {
       const m = a[1][i] as string
       if (c.order && ORDER_METHODS.includes(m)) typeError(`Cannot overwrite attribute ${m} in class ${c.name}. Consider using functools.total_ordering`)
-      c.attrs.set(m, a[1][i + 1])
+      const v = a[1][i + 1]
+      if (v instanceof PyDescriptor && v.kind === 'property') c.props++
+      c.attrs.set(m, v)
     }
     return null
   },
@@ -341,6 +387,7 @@ export const CLASS_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
   setattr: (_rt, a) => setAttr(a[1], a[2], a[0]),
   delattr: (_rt, a) => delAttr(a[0], a[1]),
   /** Whether x is a guest object (its methods are called through the dispatcher). */
+  desc: (_rt, a) => new PyDescriptor(a[0], a[1]),
   isobj: (_rt, a) => a[0] instanceof PyInstance || a[0] instanceof PyClass || a[0] instanceof PySuper || (a[0] instanceof PyException && a[0].attrs !== undefined),
   ni: () => NOT_IMPLEMENTED,
   isni: (_rt, a) => a[0] === NOT_IMPLEMENTED,

@@ -15,9 +15,12 @@ import type { PyRun } from './fuel.ts'
  * A missing attribute raises its AttributeError here, before the call's arguments are evaluated.
  */
 export function methodFid(o: unknown, name: string): number {
-  if (o instanceof PyInstance && !o.attrs.has(name)) {
+  if (o instanceof PyInstance) {
+    if (o.attrs.has(name)) return -1
     const m = o.cls.lookup(name)
     if (m instanceof PyFunction) return m.fid
+    // A class attribute (a property's getter must run once, when the call reads it).
+    if (m !== undefined) return -1
   }
   getAttr(o, name)
   return -1

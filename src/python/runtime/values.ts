@@ -235,6 +235,8 @@ export class PyClass extends PyType {
   readonly attrs = new Map<string, unknown>()
   /** `@dataclass`: the fields in order (the bases' first) and their defaults (`undefined`: none; a PyType: a default_factory). */
   dataclass: { fields: string[]; defaults: unknown[] } | null = null
+  /** How many `@property` methods the class itself holds (attribute reads look for them first). */
+  props = 0
   /** `@dataclass(order=True)`: instances order by their fields, as tuples. */
   order = false
   /**
