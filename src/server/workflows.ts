@@ -127,6 +127,8 @@ interface LiveRun {
   tenant: string
   /** The fuel its VM run was given (a step reserving less replays instead). */
   fuel: number
+  /** The run of the workflow's continueAsNew chain it executes (row.view.chain). */
+  chain: number
   /** Parked requests drained in earlier steps: long sleeps (wake time), external agent requests, child workflows (child id). */
   sleeps: Map<string, number>
   external: Map<string, AgentRequest>
@@ -185,10 +187,11 @@ export class LiveRuns {
 
 /**
  * What the process's workflow steps did (tests and benches count work with it): steps that continued a
- * live execution (hits), steps that replayed the journal (misses) and the entries they replayed.
+ * live execution (hits), of which those that first caught up with steps another process ran (caughtUp),
+ * steps that replayed the journal (misses), and the entries replayed (by misses and catch-ups).
  * `maxLive` bounds the live executions each workflow thread keeps between steps (least recently used out).
  */
-export const workflowStepStats = { hits: 0, misses: 0, replayedEntries: 0, maxLive: 256 }
+export const workflowStepStats = { hits: 0, misses: 0, caughtUp: 0, replayedEntries: 0, maxLive: 256 }
 
 /** A step whose thread went away for another workflow's sake is taken again; this many times in a row, it fails. */
 const MAX_THREAD_LOSSES = 3
@@ -255,12 +258,15 @@ export class WorkflowDriver {
     // The step's first poll comes with the absorb unless a cancellation is to be journaled first.
     const thenPoll = row.view.cancelRequested === undefined
     const id = row.id
+    const chain = row.view.chain ?? 0
     let run = this.live.take(id)
-    if (run && (run.fuel > fuel || run.exec.state !== 'running' || !run.exec.alive)) { run.exec.dispose(); run = undefined }
+    // A run another process continued as new (its journal replaced) is not this execution's any more.
+    if (run && (run.fuel > fuel || run.chain !== chain || run.exec.state !== 'running' || !run.exec.alive)) { run.exec.dispose(); run = undefined }
     if (run) {
       run.exec.beginStep(timeLimitMs)
+      const fuelBefore = run.exec.fuelUsed
       const delta = await this.store.journalFrom(id, run.exec.entryCount)
-      let absorbed = false
+      let absorbed: Awaited<ReturnType<RemoteExecution['absorb']>> = false
       try {
         absorbed = await run.exec.absorb(delta, thenPoll)
       } catch (e) {
@@ -268,7 +274,14 @@ export class WorkflowDriver {
       }
       if (absorbed) {
         this.live.stats.hits++
-        return { run, fuelBefore: run.exec.fuelUsed }
+        if (absorbed === 'caughtUp') {
+          // Another process ran the steps since: their entries were replayed here, once.
+          this.live.stats.caughtUp++
+          this.live.stats.replayedEntries += delta.length
+          const pending = new Set(run.exec.pendingRequestIds())
+          for (const m of [run.sleeps, run.external, run.children]) for (const k of m.keys()) if (!pending.has(k)) m.delete(k)
+        }
+        return { run, fuelBefore }
       }
       run.exec.dispose()
     }
@@ -287,7 +300,7 @@ export class WorkflowDriver {
         },
       }),
     }, timeLimitMs)
-    return { run: { exec, tenant: row.tenant, fuel, sleeps: new Map(), external: new Map(), children: new Map() }, fuelBefore: 0 }
+    return { run: { exec, tenant: row.tenant, fuel, chain, sleeps: new Map(), external: new Map(), children: new Map() }, fuelBefore: 0 }
   }
 
   /** One step of an admitted workflow; returns the fuel it used. */

@@ -121,16 +121,21 @@ export class RemoteExecution {
   }
 
   /**
-   * Apply entries other writers journaled since this execution's last one; false: they did not fit (it is gone:
-   * replay). With `thenPoll`, the thread polls right after and the next poll() takes that answer (one round trip
-   * for both); the caller then polls before anything else (a cancel would come after requests already drained).
+   * Apply entries other writers journaled since this execution's last one: 'applied' (commands' entries),
+   * 'caughtUp' (another process's steps, replayed forward from the live state), false: they did not fit (it is
+   * gone: replay). With `thenPoll`, the thread polls right after and the next poll() takes that answer (one round
+   * trip for both); the caller then polls before anything else (a cancel would come after requests already drained).
    */
-  async absorb(entries: readonly JournalEntry[], thenPoll = false): Promise<boolean> {
+  async absorb(entries: readonly JournalEntry[], thenPoll = false): Promise<false | 'applied' | 'caughtUp'> {
     const resolves = this.resolves
-    const a = await this.op({ t: 'absorb', id: this.id, entries: [...entries], ...(thenPoll ? { poll: true } : {}) })
+    const timeLeft = this.timeLeft
+    // Several entries may be other steps' work to replay: a replay's time (see open()), not counted against the step.
+    const a = await this.op({ t: 'absorb', id: this.id, entries: [...entries], ...(thenPoll ? { poll: true } : {}) }, entries.length > 1 ? this.timeLeft * REPLAY_TIME_FACTOR : undefined)
     if (a.absorbed === false) { this.dispose(); return false }
     if (a.poll !== undefined || a.error !== undefined) this.prefetched = { answer: a, resolves }
-    return true
+    if (!a.caughtUp) return 'applied'
+    this.timeLeft = timeLeft
+    return 'caughtUp'
   }
 
   /** A poll answer that came with absorb(), and the resolutions sent by then. */

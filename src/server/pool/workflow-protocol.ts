@@ -41,7 +41,10 @@ export interface OpenOp {
   interrupt: Int32Array
 }
 
-/** Apply what other writers journaled since the execution's last entry (answers, signals, a cancellation). */
+/**
+ * Apply what other writers journaled since the execution's last entry: commands' entries (answers, signals, a
+ * cancellation) as they are, another process's steps replayed forward from the live state (a catch-up).
+ */
 export interface AbsorbOp {
   t: 'absorb'
   id: string
@@ -97,6 +100,8 @@ export interface Answer {
   missing?: true
   /** absorb: false when the entries did not fit the live state (the execution was dropped; replay). */
   absorbed?: boolean
+  /** absorb: the entries were another process's steps, replayed forward from the live state (execution-catchup.ts). */
+  caughtUp?: true
   /** cancel: whether this cancelled it. */
   cancelled?: boolean
   /** poll: the log/phase calls before `poll`, and `poll` (a Request comes with every request drained). */

@@ -4,7 +4,8 @@
  * (workflow-threads.ts, remote-execution.ts) sends each workflow's steps to
  * the thread its id hashes to; the execution stays alive here between steps
  * (the main thread keeps a bounded number per thread and disposes of the
- * rest), so a step costs what it journals, not a replay.
+ * rest), so a step costs what it journals, not a replay; when another process
+ * ran the steps since, the execution replays only what they journaled.
  *
  * The journal is written by the main thread: every answer carries the
  * entries journaled since the last one. A custom atom (or MCP tool) call is
@@ -174,13 +175,15 @@ async function answer(op: CallOp): Promise<Answer> {
   const l = live.get(op.id)
   if (!l || l.exec.state === 'disposed') return { n: op.n, missing: true }
   if (op.t === 'absorb') {
-    const absorbed = l.exec.absorb(op.entries)
-    if (!absorbed) { drop(op.id); return { n: op.n, absorbed: false } }
-    if (!op.poll) return { n: op.n, absorbed: true }
+    // Commands' entries apply as they are; a tail another process's steps wrote is replayed forward (a catch-up).
+    const caughtUp = !l.exec.absorb(op.entries)
+    if (caughtUp && !await l.exec.catchUp(op.entries)) { drop(op.id); return { n: op.n, absorbed: false } }
+    const absorbed = { absorbed: true, ...(caughtUp ? { caughtUp: true as const } : {}) }
+    if (!op.poll) return { n: op.n, ...absorbed }
     try {
-      return { ...await poll(l, op.n), absorbed: true }
+      return { ...await poll(l, op.n), ...absorbed }
     } catch (e) {
-      return { n: op.n, absorbed: true, error: errorData(e) } // the poll's error, reported when the main thread takes the poll
+      return { n: op.n, ...absorbed, error: errorData(e) } // the poll's error, reported when the main thread takes the poll
     }
   }
   if (op.t === 'cancel') return { n: op.n, cancelled: l.exec.cancel(op.reason) }

@@ -67,6 +67,13 @@ export abstract class ExecutionBase {
   protected attributeSetsToReplay: number
   /** continueAsNew(args) was called: the run ends and the next run of the chain starts with these args. */
   protected continuation: { args: unknown } | null = null
+  /**
+   * While a catch-up replays a tail another process journaled (execution-catchup.ts): the tail's entries about
+   * what this execution had parked (by echoKey), which its parked promises journal again as they settle; such
+   * an append is the tail's entry reached, not a new one. A different entry under the same key is a mismatch.
+   */
+  protected echoes: Map<string, JournalEntry> | null = null
+  protected echoMismatch = false
 
   constructor(protected readonly config: ExecutionConfig) {
     this.id = config.executionId
@@ -149,6 +156,12 @@ export abstract class ExecutionBase {
 
   /** Record an entry (limits checked first); the store gets it at the next flush. */
   protected append(entry: JournalEntry): void {
+    const echo = this.echoes && echoKey(entry)
+    if (echo && this.echoes!.has(echo)) {
+      if (canonicalJson(this.echoes!.get(echo)) !== canonicalJson(entry)) this.echoMismatch = true
+      this.echoes!.delete(echo)
+      return
+    }
     const bytes = utf8Length(JSON.stringify(entry)) + 1
     const { maxEntries, maxEntryBytes, maxJournalBytes } = this.limits
     const over = this.entries.length >= maxEntries ? `more than ${maxEntries} entries (limits.maxEntries)`
@@ -211,3 +224,7 @@ export abstract class ExecutionBase {
     return `${base}|${n}`
   }
 }
+
+/** What a catch-up matches a parked step's entries by: a resolution by its request id, a signal wait's end by its key. */
+export const echoKey = (e: JournalEntry): string | undefined =>
+  e.t === 'resolution' ? `r:${e.id}` : e.t === 'wait' ? `w:${e.key}` : undefined

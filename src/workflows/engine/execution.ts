@@ -15,8 +15,8 @@
  * config and options), execution-journal.ts (state and journal),
  * execution-requests.ts (requests, attempts, retries), execution-signals.ts
  * (signals, cancellation, queries), execution-atoms.ts (custom atoms and
- * approvals), execution-deadline.ts (deadline, continueAsNew, completion);
- * this file is the run itself and what a host polls.
+ * approvals), execution-deadline.ts (deadline, continueAsNew, completion),
+ * execution-catchup.ts (following a tail another process journaled); this file is the run itself and what a host polls.
  */
 import { assembleVM } from '../../host/assemble.ts'
 import { defineLibrary } from '../../vm/libraries.ts'
@@ -28,9 +28,9 @@ import type { JournalEntry } from './journal.ts'
 import type { WorkflowPoll } from './types.ts'
 import { seededRandom, seededUuid } from './random.ts'
 import { utf8Length, macrotask, type ExecutionConfig } from './execution-types.ts'
-import { ExecutionDeadline } from './execution-deadline.ts'
+import { ExecutionCatchUp } from './execution-catchup.ts'
 
-export class WorkflowExecution extends ExecutionDeadline {
+export class WorkflowExecution extends ExecutionCatchUp {
   constructor(config: ExecutionConfig) {
     super(config)
     if (!config.journal) {
@@ -112,11 +112,12 @@ export class WorkflowExecution extends ExecutionDeadline {
    * our next one and starts a new slice. Before the first atom call the run
    * is not known yet; then a turn counts as quiet only if it was quick (a
    * running slice takes >= 10 ms). A custom atom call in progress is
-   * waited for: the run is busy, not parked.
+   * waited for: the run is busy, not parked. `untilParked` (a catch-up):
+   * events queued meanwhile do not end the wait.
    */
-  protected async quiesce(): Promise<void> {
+  protected async quiesce(untilParked = false): Promise<void> {
     let quiet = 0
-    while (quiet < 2 && this.stateValue === 'running' && this.queue.length === 0) {
+    while (quiet < 2 && this.stateValue === 'running' && (untilParked || this.queue.length === 0)) {
       if (this.atomsRunning > 0) {
         await new Promise<void>((r) => this.atomWaiters.push(r))
         quiet = 0

@@ -60,8 +60,15 @@ export class ReplayIndex {
   /** Requests the re-run asked for that the journal does not have (for the mismatch message). */
   readonly fresh: string[] = []
   readonly ended: boolean
+  /**
+   * A catch-up's tail (execution-catchup.ts): the resolutions of requests, and the ends of signal waits, that
+   * the live execution had parked before the tail began, in journal order. The index does not answer these:
+   * the live execution's parked promises take them.
+   */
+  readonly parked: Array<Extract<JournalEntry, { t: 'resolution' | 'wait' }>> = []
 
-  constructor(journal: readonly JournalEntry[]) {
+  /** `parked`: a catch-up's live requests (ids) and signal waits (keys), whose entries in `journal` go to `parked`. */
+  constructor(journal: readonly JournalEntry[], parked?: { requests: ReadonlySet<string>; waits: ReadonlySet<string> }) {
     const byId = new Map<string, ReplayedRequest>()
     let ended = false
     journal.forEach((e, i) => {
@@ -76,6 +83,7 @@ export class ReplayIndex {
         }
         case 'resolution': {
           if (this.cancel && typeof e.resolution === 'object' && 'Err' in e.resolution && e.resolution.Err.code === 'WORKFLOW_CANCELLED') this.cancel.delivered = true
+          if (parked?.requests.has(e.id) && !byId.has(e.id)) { this.parked.push(e); break }
           const r = byId.get(e.id)
           if (!r || r.resolution !== undefined) throw workflowError('JOURNAL_INVALID', `Journal entry #${i}: resolution of ${r ? 'an already resolved' : 'an unknown'} request ${e.id}`, { entry: i })
           r.resolution = e.resolution
@@ -94,8 +102,9 @@ export class ReplayIndex {
         case 'signal': this.signals.push({ id: e.id, name: e.name, ...(e.payload !== undefined ? { payload: e.payload } : {}) }); break
         case 'wait': {
           const { t: _t, key, ...how } = e
-          this.waits.set(key, { ...how, consumed: false })
           if (this.cancel && e.cancelled) this.cancel.delivered = true
+          if (parked?.waits.has(key)) { this.parked.push(e); break }
+          this.waits.set(key, { ...how, consumed: false })
           break
         }
         case 'cancel': this.cancel = { reason: e.reason, delivered: false }; break
@@ -180,6 +189,11 @@ export class ReplayIndex {
   buffered(): Array<{ id: string; name: string; payload?: unknown }> {
     const taken = new Set([...this.waits.values()].map((w) => w.signal).filter((s) => s !== undefined))
     return this.signals.filter((s) => !taken.has(s.id))
+  }
+
+  /** Recorded clock reads not handed back yet. */
+  get clockLeft(): number {
+    return this.clock.length - this.clockAt
   }
 
   /** The next recorded clock read, or undefined once they are used up. */
