@@ -36,8 +36,9 @@ export abstract class ExecutionCatchUp extends ExecutionDeadline {
 
   /**
    * Replay `entries` (the journal after this execution's last entry, written by another process from the same
-   * state) forward from the live state. Returns false when they do not fit: nothing was applied when that is
-   * seen up front; otherwise the execution is disposed. Either way the host replays the journal instead.
+   * state) forward from the live state; the run then goes on past them as usual (it may end there). Returns
+   * false when they do not fit: nothing was applied when that is seen up front; otherwise the execution is
+   * disposed. Either way the host replays the journal instead.
    */
   async catchUp(entries: readonly JournalEntry[]): Promise<boolean> {
     this.usable()
@@ -79,7 +80,7 @@ export abstract class ExecutionCatchUp extends ExecutionDeadline {
       }
     }
     await this.quiesce(true)
-    const fits = !this.echoMismatch && this.echoes.size === 0 && this.stateValue === 'running' && index.clockLeft === 0 &&
+    const fits = !this.echoMismatch && this.echoes.size === 0 && this.stateValue !== 'disposed' && index.clockLeft === 0 &&
       this.suppressCalls === 0 && this.attributeSetsToReplay === 0 && index.divergence(this.program.sourceName, false) === null
     this.echoes = null
     if (!fits) {
