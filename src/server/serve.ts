@@ -14,7 +14,7 @@ import { loadServerAtoms } from './atoms.ts'
 import { jobsExecutor, startJobs, type Jobs } from './jobs.ts'
 import type { PoolOptions } from './pool/pool.ts'
 import { createPgStores } from './stores/postgres.ts'
-import { workflowJobTasks, workflowsBackend } from './workflows.ts'
+import { workflowJobTasks, workflowStepStats, workflowsBackend } from './workflows.ts'
 
 export interface StartServeOptions {
   config: ServeConfig
@@ -67,6 +67,8 @@ export interface StartWorkerOptions {
 export interface StartedWorker {
   host: Host
   jobs: Jobs
+  /** What this process's workflow steps did (continued live, caught up, replayed; entries replayed). */
+  workflowSteps: Readonly<typeof workflowStepStats>
   stop(): Promise<void>
 }
 
@@ -75,6 +77,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<StartedW
   return {
     host,
     jobs,
+    workflowSteps: workflowStepStats,
     async stop() {
       await jobs.stop()
       await host.close()

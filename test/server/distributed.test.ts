@@ -115,5 +115,52 @@ describe.skipIf(!available)('ajsc serve + 2 ajsc worker on one Postgres', () => 
     expect(read.json.result).toEqual({ last: 9 })
     const foreign = await req('POST', '/v1/runs', { source: 'function f() { return { last: storeGet({ key: "last" }) } }' }, 'other-token')
     expect(foreign.json.result).toEqual({ last: null })
+    // The survivor stops: the next test's workers take every job.
+    survivor.child.kill('SIGTERM')
+    await new Promise((r) => survivor.child.once('exit', r))
   }, 60_000)
+
+  test("a workflow's steps alternating between two workers: each replays every entry at most once, not the journal at each step", async () => {
+    const steps = 30
+    const common = ['--database', db.url, '--config', config, '--dead-after', '1000']
+    const { match } = await ajsc(['serve', ...common, '--port', '0', '--job-concurrency', '0', '--pool-size', '1'], /listening on (http:\/\/\S+)/)
+    const url = match[1]!
+    const workers = await Promise.all([0, 1].map(() => ajsc(['worker', ...common, '--pool-size', '1'], /running jobs as (\S+)/)))
+    const req = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+      return res.json() as Promise<any>
+    }
+    const source = `let sum = 0\nfor (let i = 0; i < ${steps}; i++) { log('step ' + i); sum += await agent('step ' + i, { external: true }) }\nexport default sum`
+    const { id } = await req('POST', '/v1/workflows', { source })
+    let wf: any
+    for (let i = 0; i <= steps; i++) {
+      for (let k = 0; k < 400; k++) {
+        wf = await req('GET', `/v1/workflows/${id}`)
+        if (wf.state === 'done' || (wf.state === 'waiting' && wf.requests.length === 1)) break
+        await Bun.sleep(10)
+      }
+      if (wf.state === 'done') break
+      await req('POST', `/v1/workflows/${id}/requests/${wf.requests[0].id}`, { value: i })
+    }
+    expect(wf.state).toBe('done')
+    expect(wf.result).toBe((steps * (steps - 1)) / 2)
+    const journal = (await req('GET', `/v1/workflows/${id}/journal?limit=1`)).total as number
+    // Each worker reports what its steps cost when it stops.
+    const stats = await Promise.all(workers.map(async (w) => {
+      w.child.kill('SIGTERM')
+      await new Promise((r) => w.child.once('exit', r))
+      const m = /workflow steps: (\d+) \((\d+) continued a live execution, (\d+) of them after another process's steps; (\d+) replayed the journal\); (\d+) journal entries replayed/.exec(w.stderr())
+      expect(m).not.toBeNull()
+      const [steps, hits, caughtUp, misses, replayed] = m!.slice(1).map(Number) as [number, number, number, number, number]
+      return { steps, hits, caughtUp, misses, replayed }
+    }))
+    expect(stats[0]!.steps + stats[1]!.steps).toBeGreaterThanOrEqual(steps + 1)
+    // The steps did change hands (Graphile Worker gives each job to whichever worker takes it first)...
+    expect(stats[0]!.caughtUp + stats[1]!.caughtUp).toBeGreaterThan(0)
+    for (const s of stats) {
+      // ...and a worker replays the journal at most once, then only what the other wrote since its last step.
+      expect(s.misses).toBeLessThanOrEqual(1)
+      expect(s.replayed).toBeLessThanOrEqual(journal)
+    }
+  }, 90_000)
 })
