@@ -40,6 +40,7 @@ function ajsc(args, ready, children) {
   let out = ''
   let err = ''
   child.stderr.on('data', (c) => { err += c })
+  child.stderrText = () => err
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (c) => {
       out += c
@@ -152,6 +153,21 @@ async function measureSizes(drive, steps, cpu, what, log) {
   return rows
 }
 
+/** Stop the workers (SIGTERM) and read the cost report each prints (src/cli/commands/serve.ts); null where none came. */
+async function workerStats(procs) {
+  return Promise.all(procs.map(async (c) => {
+    if (c.exitCode === null) {
+      const exited = new Promise((r) => c.once('exit', r))
+      c.kill('SIGTERM')
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))])
+    }
+    const m = /workflow steps: (\d+) \((\d+) continued a live execution, (\d+) of them after another process's steps; (\d+) replayed the journal\); (\d+) journal entries replayed/.exec(c.stderrText())
+    if (!m) return null
+    const [steps, hits, caughtUp, misses, replayed] = m.slice(1).map(Number)
+    return { steps, hits, caughtUp, misses, replayed }
+  }))
+}
+
 function ajscConfig(dir) {
   const config = join(dir, 'ajs-serve.json')
   writeFileSync(config, JSON.stringify({ tenants: [{ id: 'bench', tokenSha256: sha(TOKEN), limits: { fuelPerRun: 100_000_000, concurrentRuns: 64 } }] }))
@@ -199,6 +215,8 @@ export async function runWorkflowPgBench({ quick = false, steps, workflows, per,
     try {
       const [, url] = await ajsc(['serve', '--config', config, '--database', db.url, '--port', '0', '--pool-size', '1', '--job-concurrency', '0'], /listening on (http:\/\/\S+)/, children)
       const worker = () => ajsc(['worker', '--config', config, '--database', db.url, '--pool-size', '1', '--concurrency', String(concurrency)], /running jobs as/, children)
+        .then((m) => { workerProcs.push(children.at(-1)); return m })
+      const workerProcs = []
       await worker()
       events = await notifications(db.url)
       const drive = workflowDriver(url, (id) => events.next(id), counters)
@@ -216,6 +234,11 @@ export async function runWorkflowPgBench({ quick = false, steps, workflows, per,
         const busy = counters.busy
         out.throughput.push({ workers, workflows, stepsEach: per, totalMs: Math.round(ms), stepsPerSecond: Math.round(perSec), stepsPerSecondPerCore: Math.round(perSec / out.cores), busyAnswers: busy, loadAvg: +os.loadavg()[0].toFixed(2) })
         log(`    ${workers} worker process${workers > 1 ? 'es' : ''}: ${Math.round(perSec)} steps/s (${Math.round(perSec / out.cores)} per core of ${out.cores}), ${(ms / 1000).toFixed(1)} s${busy ? `, ${busy} answers sent again (WORKFLOW_BUSY)` : ''}, load ${os.loadavg()[0].toFixed(1)}`)
+      }
+      // What the workers' steps cost over the whole run (each prints it when it stops): journal entries replayed.
+      out.workerSteps = await workerStats(workerProcs)
+      for (const [i, w] of out.workerSteps.entries()) {
+        log(`    worker ${i + 1} over the run: ${w ? `${w.steps} steps, ${w.caughtUp} caught up after the other's steps, ${w.misses} replayed a journal; ${w.replayed} entries replayed` : 'no report'}`)
       }
     } finally {
       await events?.close().catch(() => {})
