@@ -16,7 +16,7 @@ const REFUSED: Array<[string, string, CodeName, number, number, string]> = [
   ['*args', 'def total(*amounts):\n    return sum(amounts)\n\nreturn {"t": total(1, 2, 3)}', 'PY_UNSUPPORTED', 1, 10, 'Take a list or dict parameter instead'],
   ['**kwargs', 'def make(**fields):\n    return dict(fields)\n\nreturn {"r": make(a=1)}', 'PY_UNSUPPORTED', 1, 9, 'Take a list or dict parameter instead'],
   ['a lambda with *args', 'compose = lambda *fs: None\nreturn {}', 'PY_UNSUPPORTED', 1, 17, 'Take a list or dict parameter instead'],
-  ['operator.itemgetter', 'from operator import itemgetter\nrows = [("b", 2), ("a", 1)]\nreturn {"r": sorted(rows, key=itemgetter(1))}', 'PY_IMPORT', 1, 0, 'the modules a block can import are math, json, re'],
+  ['statistics', 'from statistics import mean\nreturn {"m": mean([1, 2])}', 'PY_IMPORT', 1, 0, 'the modules a block can import are math, json, re'],
   ['fractions', 'from fractions import Fraction\nreturn {"f": str(Fraction(1, 3))}', 'PY_IMPORT', 1, 0, 'use the allowed builtins and str/list/dict methods'],
   ['a misspelled method', 'name = "ada"\nreturn {"n": name.titel()}', 'PY_ATTRIBUTE', 2, 18, 'Did you mean `.title()`?'],
   ['an exception class outside the list', 'def fetch():\n    raise ConnectionError("refused")\n\nreturn {"r": fetch()}', 'PY_UNKNOWN_NAME', 2, 10, 'Assign it before use'],

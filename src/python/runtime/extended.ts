@@ -25,6 +25,7 @@ import { PyMethod, PyNativeInit, classGetAttr, nativeInit } from './classes.ts'
 import { MODULE_FUNCTIONS } from './modules.ts'
 import { reAttr } from './re.ts'
 import { numberHash } from './set-order.ts'
+import { PyGetter } from './operator.ts'
 
 /** A `def` or `lambda` of the program as a value: the helper `fid` with its defaults and enclosing variables. */
 export class PyFunction extends PyOpaque {
@@ -179,6 +180,7 @@ export function callNative(rt: PyRun, f: unknown, a: unknown[], kw: PyDict | nul
     if (a.length === 0 || typeName(a[0]) !== f.type.name) typeError(`descriptor '${f.name}' for '${f.type.name}' objects doesn't apply to a '${a.length ? typeName(a[0]) : 'NoneType'}' object`)
     return callMethod(rt, a[0], f.name, a.slice(1), kw)
   }
+  if (f instanceof PyGetter) return f.call(rt, a, kw)
   if (f instanceof PyNamedTupleType) return makeNamedTuple(f, a, kw)
   if (f instanceof PyType) return callType(rt, f, a, kw)
   if (f instanceof PyBuiltin) {

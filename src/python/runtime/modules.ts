@@ -18,6 +18,7 @@ import { partial } from './partial.ts'
 import { DATETIME, UTC } from './datetime.ts'
 import { RANDOM } from './random.ts'
 import { DATACLASS_FUNCTIONS } from './dataclasses.ts'
+import { OPERATOR_FUNCTIONS } from './operator.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
 
@@ -743,3 +744,4 @@ MODULE_FUNCTIONS['functools.partial'] = (_rt, a, kw) => partial(a, kw)
 for (const [k, f] of Object.entries(DATETIME)) MODULE_FUNCTIONS[`datetime.${k}`] = f
 for (const [k, f] of Object.entries(RANDOM)) MODULE_FUNCTIONS[`random.${k}`] = f
 for (const [k, f] of Object.entries(DATACLASS_FUNCTIONS)) MODULE_FUNCTIONS[`dataclasses.${k}`] = f
+for (const [k, f] of Object.entries(OPERATOR_FUNCTIONS)) MODULE_FUNCTIONS[`operator.${k}`] = f
