@@ -7,6 +7,7 @@
  *   dist/cli.js            the `ajsc` command (ESM, run by bin/ajsc.js), on the same chunks
  *   dist/browser/vm.min.js ./vm for browsers: one minified file, dependencies inlined
  *   dist/types/**.d.ts     declarations (tsc, emit only, no type check)
+ *   dist/types-cjs/**.d.ts the same declarations as CommonJS (for the `require` conditions)
  *
  * One graph of shared chunks: a class (AgentVM, TranspileError, ...) exists
  * once, so `instanceof` holds across `ajs-lang`, `ajs-lang/vm` and
@@ -23,7 +24,7 @@
  */
 import { build, transform } from 'esbuild'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
@@ -210,14 +211,21 @@ if (!args.has('--no-types')) {
     files++
   }
   vendorSchemaTypes(join(dts, 'vendor/tosijs-schema'))
-  // The same declarations as CommonJS (`.d.cts`, for the `require` condition): under node16 a
-  // CommonJS consumer may not `require` types that sit in a "type": "module" package as `.d.ts`.
+  // The same declarations as CommonJS for the `require` condition: under node16 a CommonJS consumer
+  // may not `require` types that sit in a "type": "module" package, so they are CommonJS-format
+  // declarations: the same files in dist/types-cjs/, whose package.json says "type": "commonjs"
+  // (what `.d.cts` files would say). Same name and bytes as their ESM twins: npm packs files by
+  // extension, then name, so each lies next to its twin and gzip stores it as a back-reference
+  // (as `.d.cts` files, packed apart from their twins, they cost ~57 KB of the tarball).
+  const dtsCjs = join(dist, 'types-cjs')
   for (const file of walk(dts)) {
     if (!file.endsWith('.d.ts')) continue
-    const text = readFileSync(file, 'utf8').replace(/(from\s+|import\(\s*)(['"])(\.{1,2}\/[^'"]+?)\.js\2/g, '$1$2$3.cjs$2')
-    writeFileSync(file.replace(/\.d\.ts$/, '.d.cts'), text)
+    const to = join(dtsCjs, relative(dts, file))
+    mkdirSync(dirname(to), { recursive: true })
+    copyFileSync(file, to)
   }
-  const pruned = pruneDeclarations(dts)
+  writeFileSync(join(dtsCjs, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`)
+  const pruned = pruneDeclarations([dts, dtsCjs])
   log(`tsc: ${files} declaration files (${pruned} no export reaches left out) in ${Date.now() - t0} ms`)
 }
 log(`build: done in ${Date.now() - started} ms`)
@@ -247,7 +255,7 @@ function vendorSchemaTypes(to) {
  * package.json's exports and typesVersions, through relative imports. The rest (the CLI's, internal
  * modules no public type mentions) is removed, so the tarball ships what types need and no more.
  */
-function pruneDeclarations(dts) {
+function pruneDeclarations(roots) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   const starts = new Set()
   const collect = (v, key) => {
@@ -270,7 +278,7 @@ function pruneDeclarations(dts) {
   for (const s of starts) visit(s)
   if (seen.size === 0) return 0
   let removed = 0
-  for (const file of [...walk(dts)]) {
+  for (const file of roots.flatMap((dir) => [...walk(dir)])) {
     if (/\.d\.c?ts$/.test(file) && !seen.has(file)) { rmSync(file); removed++ }
   }
   return removed
