@@ -256,6 +256,7 @@ export function desugarFunctools(stmts: Stmt[], r: Refuser): Stmt[] {
         const body = walk(s.body)
         if (!s.memo) return [{ ...s, body }]
         if (!isMemo(s.memo)) throw r.error('PY_UNSUPPORTED', { name: 'This decorator', fix: 'Only `@lru_cache`, `@lru_cache(maxsize=...)` and `@cache` (from functools) decorate a `def`; call other helpers directly.' }, s.memo.loc)
+        if (s.params.some((p) => p.kind === 'kwstar')) throw r.error('PY_UNSUPPORTED', { name: '`@lru_cache` on a def with `**kwargs`', fix: 'Memoize a def of positional parameters (`*args` is fine).' }, s.loc)
         return memoized({ ...s, body, memo: undefined })
       }
       case 'if': case 'while': case 'for': return [{ ...s, body: walk(s.body), orelse: walk(s.orelse) }]

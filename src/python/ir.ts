@@ -43,7 +43,8 @@ export interface Keyword { name: string | null; value: Expr; loc: Loc }
 export interface Gen { target: Expr; iter: Expr; ifs: Expr[] }
 
 export interface Handler { type: Expr | null; name: string | null; body: Stmt[]; loc: Loc }
-export interface Param { name: string; dflt: Expr | null }
+/** A parameter; `kind` marks `*args` (star), `**kwargs` (kwstar) and the keyword-only ones after a `*` (extended profile). */
+export interface Param { name: string; dflt: Expr | null; kind?: 'star' | 'kwstar' | 'kwonly' }
 
 export type Stmt = { loc: Loc } & (
   | { k: 'expr'; e: Expr }

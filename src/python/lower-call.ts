@@ -139,7 +139,8 @@ function helperCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {
   const mismatched = e.args.length > params0.length || e.kw.some((k) => !params0.some((p) => p.name === k.name))
     || params0.some((p, i) => i >= e.args.length && !p.dflt && !e.kw.some((k) => k.name === p.name))
     || e.kw.some((k) => params0.findIndex((p) => p.name === k.name) < e.args.length)
-  if (e.args.some((a) => a.k === 'star') || e.kw.some((k) => k.name === null) || (cx.L.r.extended && mismatched)) {
+  // `*args`/`**kwargs`/keyword-only parameters are bound at run time too (extended profile).
+  if (e.args.some((a) => a.k === 'star') || e.kw.some((k) => k.name === null) || (cx.L.r.extended && mismatched) || params0.some((p) => p.kind)) {
     // The extended profile binds them at run time, as CPython does (a wrong call is a TypeError there).
     if (cx.L.r.extended) return dynamicCall(cx, functionValue(cx, name, e.loc), arr(positional(cx, e)), kwDict(cx, e.kw), e.loc)
     argError(cx, name, '`*`/`**` arguments are not accepted for helpers', `Pass the arguments of ${name}() one by one. ${EXTENDED_HINT}`, e)

@@ -216,7 +216,7 @@ function directMethods(cx: FnCtx, name: string, n: number): DefInfo[] {
       // Exactly self and the arguments given; the enclosing variables it reads are the caller's too,
       // each assigned once (a method carries them as they were when its class statement ran).
       const visible = [...d.scope.free].every(([hidden, [py, owner]]) => (owner === cx.scope || cx.scope.free.has(hidden)) && (owner.assigned.get(py) ?? 0) <= 1)
-      if (d.params.length === n + 1 && visible) out.push(d)
+      if (d.params.length === n + 1 && !d.params.some((p) => p.kind) && visible) out.push(d)
     }
   }
   return out

@@ -204,7 +204,9 @@ export function functionValue(cx: FnCtx, name: string, loc: Loc): Node {
   const d = cx.scope.findDef(name)!
   const fid = cx.L.functionId(d)
   const defaults = d.defaultHolders.map((h) => (h ? lowerExpr(cx, { k: 'name', id: h, loc }) : UNDEFINED))
-  return rt('fn', [lit(fid), lit(cx.L.qualname(d)), lit(d.params.map((p) => p.name)), arr(defaults), arr(cx.L.hiddenArgs(cx, d.scope))], loc)
+  // The runtime binds calls by these names (bindCall): `*args` as '*args', `**kwargs` as '**kwargs', keyword-only as ':name'.
+  const names = d.params.map((p) => (p.kind === 'star' ? `*${p.name}` : p.kind === 'kwstar' ? `**${p.name}` : p.kind === 'kwonly' ? `:${p.name}` : p.name))
+  return rt('fn', [lit(fid), lit(cx.L.qualname(d)), lit(names), arr(defaults), arr(cx.L.hiddenArgs(cx, d.scope))], loc)
 }
 
 /** A call of a value through the program's dispatcher (`call$dispatch`). */

@@ -82,6 +82,7 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   let defaults: Array<Expr | null> = []
   const only = stmts.length === 1 ? stmts[0]! : null
   if (only && only.k === 'def' && isWholeFunction(text)) {
+    if (only.params.some((x) => x.kind)) throw r.error('PY_PARAMS', { detail: 'the block\'s parameters cannot be `*args`, `**kwargs` or keyword-only' }, only.loc)
     const names = only.params.map((x) => x.name)
     if (params && (params.length !== names.length || params.some((x, i) => x !== names[i]))) {
       throw r.error('PY_PARAMS', { detail: `the def takes (${names.join(', ')}) but params are (${params.join(', ')})` }, only.loc)

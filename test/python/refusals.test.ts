@@ -143,6 +143,7 @@ const EXTENDED_ONLY: Array<[string, string, number, number]> = [
   ['match', 'match initial:\n    case {"a": 1}:\n        pass', 1, 0],
   ['lru_cache on a def', 'from functools import lru_cache\n@lru_cache(maxsize=None)\ndef f(n):\n    return n', 1, 0],
   ['a type method on unpacked items', 'xs = [{1}]\ny = set.union(*xs)', 2, 4],
+  ['*args and **kwargs parameters', 'def f(a, *args, **kw):\n    return args\nreturn {"r": f(1, 2)}', 1, 9],
 ]
 
 /** What the extended profile refuses about classes and imports: [what, body, code, line, column, hint]. */

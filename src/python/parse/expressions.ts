@@ -271,24 +271,45 @@ export abstract class ExprParser extends LiteralParser {
   }
 
 
-  protected params(c: SyntaxNode[], at: SyntaxNode): Param[] {
+  protected params(c: SyntaxNode[], at: SyntaxNode, starsAllowed = false): Param[] {
     const out: Param[] = []
     let i = 0
+    let kwonly = false
     while (i < c.length) {
       const x = c[i]!
       if (x.name === ',') { i++; continue }
+      let kind: Param['kind']
       if (x.name === '*' || x.name === '**' || x.name === '/') {
-        this.unsupported(`\`${x.name}\` parameters`, 'Take a list or dict parameter instead: `def f(items): ...` called as `f([a, b])`.', x)
-      }
-      if (x.name !== 'VariableName') this.refuse('PY_SYNTAX', { detail: `unexpected \`${this.text(x)}\` in parameters`, fix: 'Parameters are names, optionally with `= default`.' }, x)
-      const name = this.checkName(x)
+        // `*args`, `**kwargs` and keyword-only parameters (extended profile, in a `def`).
+        if (x.name === '/' || !starsAllowed || !this.r.extended) {
+          const fix = 'Take a list or dict parameter instead: `def f(items): ...` called as `f([a, b])`.'
+          if (x.name !== '/' && !this.r.extended) throw this.r.extendedOnly(`\`${x.name}\` parameters`, fix, x.from)
+          this.unsupported(`\`${x.name}\` parameters`, x.name === '/' ? 'Remove the `/`: the parameters can be passed by name too.' : `${fix} (\`*args\` and \`**kwargs\` are taken by a \`def\`, not a lambda.)`, x)
+        }
+        if (out.some((p) => p.kind === 'kwstar')) this.refuse('PY_SYNTAX', { detail: 'arguments cannot follow var-keyword argument', fix: 'Put `**kwargs` last.' }, x)
+        i++
+        if (x.name === '*' && c[i]?.name !== 'VariableName') {
+          if (kwonly) this.refuse('PY_SYNTAX', { detail: '* argument may appear only once', fix: 'Keep one `*`.' }, x)
+          kwonly = true
+          continue
+        }
+        if (x.name === '*' && kwonly) this.refuse('PY_SYNTAX', { detail: '* argument may appear only once', fix: 'Keep one `*`.' }, x)
+        kind = x.name === '*' ? 'star' : 'kwstar'
+        if (kind === 'star') kwonly = true
+      } else if (kwonly) kind = 'kwonly'
+      const v = c[i]
+      if (v?.name !== 'VariableName') this.refuse('PY_SYNTAX', { detail: `unexpected \`${this.text(v ?? x)}\` in parameters`, fix: 'Parameters are names, optionally with `= default`.' }, v ?? x)
+      const name = this.checkName(v!)
       i++
       if (c[i]?.name === 'TypeDef') i++
       let dflt: Expr | null = null
-      if (c[i]?.name === 'AssignOp') { dflt = this.expr(c[i + 1]!); i += 2 }
-      if (out.some((p) => p.name === name)) this.refuse('PY_SYNTAX', { detail: `duplicate argument '${name}'`, fix: 'Give every parameter its own name.' }, x)
-      if (!dflt && out.some((p) => p.dflt)) this.refuse('PY_SYNTAX', { detail: 'non-default argument follows default argument', fix: 'Put parameters with defaults last.' }, x)
-      out.push({ name, dflt })
+      if (c[i]?.name === 'AssignOp') {
+        if (kind === 'star' || kind === 'kwstar') this.refuse('PY_SYNTAX', { detail: 'var-positional and var-keyword arguments cannot have default values', fix: 'Remove the `= ...`.' }, c[i]!)
+        dflt = this.expr(c[i + 1]!); i += 2
+      }
+      if (out.some((p) => p.name === name)) this.refuse('PY_SYNTAX', { detail: `duplicate argument '${name}'`, fix: 'Give every parameter its own name.' }, v!)
+      if (!kind && !dflt && out.some((p) => p.dflt)) this.refuse('PY_SYNTAX', { detail: 'non-default argument follows default argument', fix: 'Put parameters with defaults last.' }, v!)
+      out.push(kind ? { name, dflt, kind } : { name, dflt })
     }
     void at
     return out

@@ -80,6 +80,7 @@ export class PyUnbound extends PyOpaque {
 
 /** The values of a function's parameters and enclosing variables, bound as CPython binds a call. */
 export function bindCall(f: PyFunction, args: readonly unknown[], kw: PyDict | null): unknown[] {
+  if (f.params.some((p) => p[0] === '*' || p[0] === ':')) return bindStars(f, args, kw)
   const { params, name } = f
   const n = params.length
   if (args.length > n) {
@@ -106,6 +107,66 @@ export function bindCall(f: PyFunction, args: readonly unknown[], kw: PyDict | n
   if (missing.length) {
     const text = missing.length === 1 ? missing[0] : `${missing.slice(0, -1).join(', ')} and ${missing[missing.length - 1]}`
     typeError(`${name}() missing ${missing.length} required positional argument${missing.length > 1 ? 's' : ''}: ${text}`)
+  }
+  for (const c of f.captured) slots.push(c)
+  return slots
+}
+
+/**
+ * bindCall for a def with `*args` ('*args'), `**kwargs` ('**kwargs') or keyword-only (':name')
+ * parameters: extra positional arguments go to the tuple, extra keywords to the dict, CPython's
+ * TypeErrors otherwise.
+ */
+function bindStars(f: PyFunction, args: readonly unknown[], kw: PyDict | null): unknown[] {
+  const { name } = f
+  const kinds = f.params.map((p) => (p.startsWith('**') ? 'kwstar' : p[0] === '*' ? 'star' : p[0] === ':' ? 'kwonly' : 'plain'))
+  const names = f.params.map((p, i) => p.slice(kinds[i] === 'kwstar' ? 2 : kinds[i] === 'plain' ? 0 : 1))
+  const slots: unknown[] = new Array(names.length)
+  const positional = kinds.flatMap((k, i) => (k === 'plain' ? [i] : []))
+  const star = kinds.indexOf('star'), kwstar = kinds.indexOf('kwstar')
+  const given = Math.min(args.length, positional.length)
+  for (let j = 0; j < given; j++) slots[positional[j]!] = args[j]
+  if (args.length > positional.length) {
+    if (star < 0) {
+      const n = positional.length
+      const required = positional.filter((i) => f.defaults[i] === undefined).length
+      const takes = required === n ? `${n}` : `from ${required} to ${n}`
+      // CPython also counts the keyword-only arguments the call gave.
+      const k = kw ? [...kw.map.values()].filter(([key]) => names.some((nm, j) => nm === key && kinds[j] === 'kwonly')).length : 0
+      const also = k ? ` positional argument${args.length !== 1 ? 's' : ''} (and ${k} keyword-only argument${k !== 1 ? 's' : ''})` : ''
+      typeError(`${name}() takes ${takes} positional argument${n === 1 && required === n ? '' : 's'} but ${args.length}${also} ${args.length === 1 && !k ? 'was' : 'were'} given`)
+    }
+  }
+  if (star >= 0) slots[star] = tuple(args.slice(positional.length))
+  const extra = kwstar >= 0 ? new PyDict() : null
+  if (kw) {
+    for (const [h, [k, v]] of kw.map) {
+      const i = names.findIndex((nm, j) => nm === k && (kinds[j] === 'plain' || kinds[j] === 'kwonly'))
+      if (i < 0) {
+        if (!extra) typeError(`${name}() got an unexpected keyword argument '${String(k)}'`)
+        extra!.map.set(h, [k, v])
+        continue
+      }
+      if (slots[i] !== undefined) typeError(`${name}() got multiple values for argument '${String(k)}'`)
+      slots[i] = v
+    }
+  }
+  if (kwstar >= 0) slots[kwstar] = extra
+  const missing = (kind: 'plain' | 'kwonly'): string[] => {
+    const out: string[] = []
+    for (let i = 0; i < names.length; i++) {
+      if (kinds[i] !== kind || slots[i] !== undefined) continue
+      if (f.defaults[i] !== undefined) slots[i] = f.defaults[i]
+      else out.push(`'${names[i]}'`)
+    }
+    return out
+  }
+  for (const [kind, what] of [['plain', 'positional'], ['kwonly', 'keyword-only']] as const) {
+    const m = missing(kind)
+    if (m.length) {
+      const text = m.length === 1 ? m[0] : `${m.slice(0, -1).join(', ')} and ${m[m.length - 1]}`
+      typeError(`${name}() missing ${m.length} required ${what} argument${m.length > 1 ? 's' : ''}: ${text}`)
+    }
   }
   for (const c of f.captured) slots.push(c)
   return slots
