@@ -34,6 +34,19 @@ const SNIPPETS = [
   'import { a } from "m"; let a = 1',
 ]
 
+/** Twenty declarations first, so every scope the snippet declares in is past the small-scope limit. */
+const MANY = Array.from({ length: 20 }, (_, i) => `let p${i} = ${i}`).join('; ')
+const LARGE_SNIPPETS = [
+  ...SNIPPETS.filter((s) => !/^(export|import)/.test(s)).map((s) => `${MANY}; ${s}`),
+  `function g(a) { ${MANY}; let a = 1 }`,
+  `function g(a) { ${MANY}; { ${MANY}; var a = 1 } }`,
+  `function g() { ${MANY}; { ${MANY}; var p3 = 1 } }`,
+  `try {} catch (e) { ${MANY}; var e = 1 }`,
+  `try {} catch (e) { ${MANY}; let e = 1 }`,
+  `{ ${MANY}; function f() {} function f() {} }`,
+  `${MANY}; let p19 = 0`,
+]
+
 function outcome(ParserClass: typeof Parser, source: string, options: Options): unknown {
   try {
     return JSON.stringify(ParserClass.parse(source, options))
@@ -45,7 +58,7 @@ function outcome(ParserClass: typeof Parser, source: string, options: Options): 
 
 describe('LinearScopeParser', () => {
   for (const sourceType of ['script', 'module'] as const) {
-    for (const snippet of SNIPPETS) {
+    for (const snippet of [...SNIPPETS, ...LARGE_SNIPPETS]) {
       test(`${sourceType}: ${snippet}`, () => {
         const options: Options = { ecmaVersion: 'latest', sourceType }
         expect(outcome(LinearScopeParser, snippet, options)).toEqual(outcome(Parser, snippet, options))
@@ -53,15 +66,21 @@ describe('LinearScopeParser', () => {
     }
   }
 
-  test('its scopes keep names in Set-backed lists', () => {
-    const ParserCtor = LinearScopeParser as unknown as new (o: Options, input: string) => { enterScope(flags: number): void; currentScope(): Record<string, unknown[]> }
+  test('a small scope keeps plain arrays; one past the limit gets Set-backed lists', () => {
+    type Scope = Record<string, unknown[]>
+    const ParserCtor = LinearScopeParser as unknown as new (o: Options, input: string) => {
+      enterScope(flags: number): void
+      currentScope(): Scope
+      declareName(name: string, bindingType: number, pos: number): void
+    }
     const parser = new ParserCtor({ ecmaVersion: 'latest' }, '')
     parser.enterScope(0)
-    const scope = parser.currentScope()
-    for (const list of [scope.var, scope.lexical, scope.functions]) {
-      expect(Array.isArray(list)).toBe(true)
-      expect(list!.constructor.name).toBe('NameList')
-    }
+    const kinds = (scope: Scope) => [scope.var, scope.lexical, scope.functions].map((l) => l!.constructor.name)
+    for (let i = 0; i < 3; i++) parser.declareName(`a${i}`, 2, 0)
+    expect(kinds(parser.currentScope())).toEqual(['Array', 'Array', 'Array'])
+    for (let i = 3; i < 40; i++) parser.declareName(`a${i}`, 2, 0)
+    expect(kinds(parser.currentScope())).toEqual(['NameList', 'NameList', 'NameList'])
+    expect(parser.currentScope().lexical).toEqual(Array.from({ length: 40 }, (_, i) => `a${i}`))
   })
 
   test('a function with thousands of declarations parses, and a late duplicate is still caught', () => {
