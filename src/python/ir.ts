@@ -21,7 +21,7 @@ export type Expr = { loc: Loc } & (
   | { k: 'sub'; obj: Expr; index: Expr }
   | { k: 'slice'; lo: Expr | null; hi: Expr | null; step: Expr | null }
   | { k: 'comp'; kind: 'list' | 'set' | 'dict' | 'gen'; elt: Expr; value: Expr | null; gens: Gen[] }
-  | { k: 'lambda'; params: string[]; defaults: Array<Expr | null>; body: Expr }
+  | { k: 'lambda'; params: string[]; defaults: Array<Expr | null>; body: Expr; kinds?: Array<Param['kind']> }
   | { k: 'walrus'; id: string; value: Expr }
   | { k: 'star'; e: Expr }
   /** A runtime call the frontend itself builds (classes, modules): `py$<fn>(...args)`; fn '' is JS undefined. */

@@ -48,12 +48,12 @@ export function liftLambdas(body: Stmt[]): Stmt[] {
     const ex = (x: Expr): Expr => liftExpr(x, before)
     switch (e.k) {
       case 'lambda': {
-        if (inline.has(e) && e.params.length === 1 && e.defaults.every((d) => !d)) {
+        if (inline.has(e) && e.params.length === 1 && e.defaults.every((d) => !d) && !e.kinds) {
           e.body = ex(e.body)
           return e
         }
         const name = `lambda$${++n}`
-        const params = e.params.map((p, i) => ({ name: p, dflt: e.defaults[i] ? ex(e.defaults[i]!) : null }))
+        const params = e.params.map((p, i) => ({ name: p, dflt: e.defaults[i] ? ex(e.defaults[i]!) : null, ...(e.kinds?.[i] ? { kind: e.kinds[i] } : {}) }))
         const def: Stmt = { k: 'def', name, params, body: liftStmts([{ k: 'return', value: e.body, loc: e.body.loc }]), loc: e.loc }
         before.push(def)
         return { k: 'name', id: name, loc: e.loc }

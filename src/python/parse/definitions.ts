@@ -103,7 +103,7 @@ export abstract class DefinitionParser extends PatternParser {
     const name = this.text(c.find((x) => x.name === 'VariableName')!)
     if (c.some((x) => x.name === 'TypeParamList')) this.unsupported('Type parameters', 'Remove the `[T]` list.', n)
     const plist = c.find((x) => x.name === 'ParamList')!
-    const params = this.params(kids(plist).filter((x) => x.name !== '(' && x.name !== ')'), plist, true)
+    const params = this.params(kids(plist).filter((x) => x.name !== '(' && x.name !== ')'), plist)
     this.yields.push(false)
     let body: Stmt[]
     let gen = false

@@ -98,7 +98,10 @@ export abstract class ExprParser extends LiteralParser {
         const plist = c.find((x) => x.name === 'ParamList')
         const params = plist ? this.params(kids(plist), plist) : []
         if (params.some((p) => p.dflt) && !this.r.extended) throw this.r.extendedOnly('Lambda defaults', 'Use a `def` helper with a default, or capture the value in a variable.', n.from)
-        return { k: 'lambda', params: params.map((p) => p.name), defaults: params.map((p) => p.dflt), body: this.expr(c[c.length - 1]!), loc }
+        const lam: Expr = { k: 'lambda', params: params.map((p) => p.name), defaults: params.map((p) => p.dflt), body: this.expr(c[c.length - 1]!), loc }
+        // `lambda *args, **kw: ...` (extended): its def (lift.ts) takes them as a def does.
+        if (params.some((p) => p.kind)) lam.kinds = params.map((p) => p.kind)
+        return lam
       }
       case 'CallExpression': return this.call(c[0]!, c[1]!, loc)
       case 'MemberExpression': {
@@ -271,7 +274,7 @@ export abstract class ExprParser extends LiteralParser {
   }
 
 
-  protected params(c: SyntaxNode[], at: SyntaxNode, starsAllowed = false): Param[] {
+  protected params(c: SyntaxNode[], at: SyntaxNode): Param[] {
     const out: Param[] = []
     let i = 0
     let kwonly = false
@@ -280,11 +283,11 @@ export abstract class ExprParser extends LiteralParser {
       if (x.name === ',') { i++; continue }
       let kind: Param['kind']
       if (x.name === '*' || x.name === '**' || x.name === '/') {
-        // `*args`, `**kwargs` and keyword-only parameters (extended profile, in a `def`).
-        if (x.name === '/' || !starsAllowed || !this.r.extended) {
+        // `*args`, `**kwargs` and keyword-only parameters (extended profile).
+        if (x.name === '/' || !this.r.extended) {
           const fix = 'Take a list or dict parameter instead: `def f(items): ...` called as `f([a, b])`.'
           if (x.name !== '/' && !this.r.extended) throw this.r.extendedOnly(`\`${x.name}\` parameters`, fix, x.from)
-          this.unsupported(`\`${x.name}\` parameters`, x.name === '/' ? 'Remove the `/`: the parameters can be passed by name too.' : `${fix} (\`*args\` and \`**kwargs\` are taken by a \`def\`, not a lambda.)`, x)
+          this.unsupported(`\`${x.name}\` parameters`, x.name === '/' ? 'Remove the `/`: the parameters can be passed by name too.' : fix, x)
         }
         if (out.some((p) => p.kind === 'kwstar')) this.refuse('PY_SYNTAX', { detail: 'arguments cannot follow var-keyword argument', fix: 'Put `**kwargs` last.' }, x)
         i++
