@@ -12,7 +12,7 @@
  *
  * How: a first build lists the modules of each layer and the names each exports. In the split build
  * (and the core's own build, for the base), a plugin turns every import of a layer's module (the vm
- * entry included) into a shim re-exporting those names, under unique names (`c3$vmError`), from the
+ * entry included) into a shim re-exporting those names, under short unique names (`$2f`), from the
  * layer, left external under a placeholder specifier. Then each layer is one module re-exporting
  * the names the outputs import, bundled alone; `linkLayers` points each output file at the layer
  * files by their relative paths.
@@ -44,7 +44,14 @@ export async function planVmLayers({ root, dist, entry, light, plugins, esbuildO
   for (const out of Object.values(scan.metafile.outputs)) if (out.entryPoint) exportsOf.set(out.entryPoint, out.exports)
 
   const layers = LAYERS.map((name) => ({ name, specifier: placeholder(name), modules: new Map() }))
-  files.forEach((f, i) => layers[shared.has(f) ? 0 : 1].modules.set(resolve(root, f), { i, f, names: exportsOf.get(f) ?? [] }))
+  // Each exported name of a layer module gets a short unique name: every output that imports it
+  // spells it (in CommonJS at each use), so `c3$vmError`-style names cost ~4 KB of the tarball.
+  let count = 0
+  files.forEach((f) => {
+    const names = exportsOf.get(f) ?? []
+    const aliases = new Map(names.map((n) => [n, `$${(count++).toString(36)}`]))
+    layers[shared.has(f) ? 0 : 1].modules.set(resolve(root, f), { f, names, aliases })
+  })
 
   /** @param {string[]} texts the split build's outputs (ESM syntax, placeholders not yet linked) */
   async function finish(texts) {
@@ -56,9 +63,9 @@ export async function planVmLayers({ root, dist, entry, light, plugins, esbuildO
       const used = usedNames(texts, layer.specifier)
       // A module none of whose names is used is left to the bundler: the VM's modules have no side
       // effects (package.json "sideEffects" lists the ones that do, none of them in a layer).
-      const lines = [...layer.modules.values()].flatMap(({ i, f, names }) => {
-        const kept = used === null ? names : names.filter((n) => used.has(`c${i}$${n}`))
-        return kept.length === 0 ? [] : [`export { ${kept.map((n) => `${n} as c${i}$${n}`).join(', ')} } from ${JSON.stringify(`./${f}`)}`]
+      const lines = [...layer.modules.values()].flatMap(({ f, names, aliases }) => {
+        const kept = used === null ? names : names.filter((n) => used.has(aliases.get(n)))
+        return kept.length === 0 ? [] : [`export { ${kept.map((n) => `${n} as ${aliases.get(n)}`).join(', ')} } from ${JSON.stringify(`./${f}`)}`]
       })
       const built = await build({
         ...esbuildOptions,
@@ -86,9 +93,9 @@ export async function planVmLayers({ root, dist, entry, light, plugins, esbuildO
   /** @returns {import('esbuild').Plugin} */
   function redirect(layer) {
     const shim = (path) => {
-      const { i, names } = layer.modules.get(path)
+      const { names, aliases } = layer.modules.get(path)
       const from = JSON.stringify(layer.specifier)
-      return names.length === 0 ? `import ${from}` : `export { ${names.map((n) => `c${i}$${n} as ${n}`).join(', ')} } from ${from}`
+      return names.length === 0 ? `import ${from}` : `export { ${names.map((n) => `${aliases.get(n)} as ${n}`).join(', ')} } from ${from}`
     }
     const ns = `layer-${layer.name}`
     return {
@@ -108,7 +115,7 @@ export async function planVmLayers({ root, dist, entry, light, plugins, esbuildO
 }
 
 /**
- * The layer names (`c3$vmError`) the texts import from `specifier`, or null when one imports it as a
+ * The layer names (`$2f`) the texts import from `specifier`, or null when one imports it as a
  * namespace or re-exports it whole (then every name is kept).
  */
 function usedNames(texts, specifier) {
