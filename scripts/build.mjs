@@ -133,11 +133,15 @@ const common = {
 }
 const entryPoints = { ...present, cli: 'src/cli/main.ts' }
 
-/** One ESM file as CommonJS. `import.meta.url` has no CommonJS equivalent built in: give it the file's own URL. */
+/**
+ * One ESM file as CommonJS. `import.meta.url` has no CommonJS equivalent built in: give it the file's own URL.
+ * Minified again: the conversion names each imported file (`import_chunk_KFTYBTUZ`) at every use of its
+ * bindings. No keepNames here: the ESM input already carries the `__name` calls of the original names.
+ */
 async function toCjs(text) {
   const usesMeta = text.includes('import.meta')
   const { code } = await transform(text, {
-    format: 'cjs', loader: 'js', minifyWhitespace: true, platform: 'node', target: 'node20', logLevel: 'warning',
+    format: 'cjs', loader: 'js', minify: true, platform: 'node', target: 'node20', logLevel: 'warning',
     ...(usesMeta ? { define: { 'import.meta.url': '__ajsImportMetaUrl' }, banner: 'var __ajsImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' } : {}),
   })
   return code
