@@ -222,8 +222,8 @@ if (!args.has('--no-types')) {
   // extension, then name, so each lies next to its twin and gzip stores it as a back-reference
   // (as `.d.cts` files, packed apart from their twins, they cost ~57 KB of the tarball).
   const dtsCjs = join(dist, 'types-cjs')
+  // Every file: the vendored declarations' license goes with their copy.
   for (const file of walk(dts)) {
-    if (!file.endsWith('.d.ts')) continue
     const to = join(dtsCjs, relative(dts, file))
     mkdirSync(dirname(to), { recursive: true })
     copyFileSync(file, to)
