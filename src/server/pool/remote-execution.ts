@@ -129,13 +129,14 @@ export class RemoteExecution {
   async absorb(entries: readonly JournalEntry[], thenPoll = false): Promise<false | 'applied' | 'caughtUp'> {
     const resolves = this.resolves
     const timeLeft = this.timeLeft
-    // Several entries may be other steps' work to replay: a replay's time (see open()), not counted against the step.
-    const a = await this.op({ t: 'absorb', id: this.id, entries: [...entries], ...(thenPoll ? { poll: true } : {}) }, entries.length > 1 ? this.timeLeft * REPLAY_TIME_FACTOR : undefined)
+    // Several entries may be other steps' work to catch up with: a replay's time (see open()), not counted against
+    // the step, whose own first poll then comes in a message of its own, under the step's time.
+    const replay = entries.length > 1
+    const a = await this.op({ t: 'absorb', id: this.id, entries: [...entries], ...(thenPoll && !replay ? { poll: true } : {}) }, replay ? timeLeft * REPLAY_TIME_FACTOR : undefined)
     if (a.absorbed === false) { this.dispose(); return false }
     if (a.poll !== undefined || a.error !== undefined) this.prefetched = { answer: a, resolves }
-    if (!a.caughtUp) return 'applied'
-    this.timeLeft = timeLeft
-    return 'caughtUp'
+    if (replay) this.timeLeft = timeLeft
+    return a.caughtUp ? 'caughtUp' : 'applied'
   }
 
   /** A poll answer that came with absorb(), and the resolutions sent by then. */

@@ -80,7 +80,7 @@ export abstract class ExecutionCatchUp extends ExecutionDeadline {
       }
     }
     await this.quiesce(true)
-    const fits = !this.echoMismatch && this.echoes.size === 0 && this.stateValue !== 'disposed' && index.clockLeft === 0 &&
+    const fits = !this.echoMismatch && this.echoes.size === 0 && this.state !== 'disposed' && index.clockLeft === 0 &&
       this.suppressCalls === 0 && this.attributeSetsToReplay === 0 && index.divergence(this.program.sourceName, false) === null
     this.echoes = null
     if (!fits) {
