@@ -23,6 +23,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   heapq: Object.fromEntries('heappush heappop heapify heapreplace heappushpop nlargest nsmallest'.split(' ').map((n) => [n, 'prelude' as const])),
   functools: { reduce: 'prelude', partial: 'fn', lru_cache: 'decorator', cache: 'decorator' },
   dataclasses: { dataclass: 'decorator', field: 'decorator', ...fns('asdict astuple') },
+  bisect: fns('bisect_left bisect_right bisect insort_left insort_right insort'),
   operator: fns('add sub mul truediv floordiv mod pow concat eq ne lt le gt ge contains getitem neg pos not_ truth itemgetter attrgetter'),
   typing: Object.fromEntries('Any List Dict Set Tuple Optional Union Callable Iterable Iterator Sequence Mapping TypedDict Literal'.split(' ').map((n) => [n, 'annotation' as const])),
 }

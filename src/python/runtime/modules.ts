@@ -19,6 +19,7 @@ import { DATETIME, UTC } from './datetime.ts'
 import { RANDOM } from './random.ts'
 import { DATACLASS_FUNCTIONS } from './dataclasses.ts'
 import { OPERATOR_FUNCTIONS } from './operator.ts'
+import { BISECT_FUNCTIONS } from './bisect.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
 
@@ -745,3 +746,4 @@ for (const [k, f] of Object.entries(DATETIME)) MODULE_FUNCTIONS[`datetime.${k}`]
 for (const [k, f] of Object.entries(RANDOM)) MODULE_FUNCTIONS[`random.${k}`] = f
 for (const [k, f] of Object.entries(DATACLASS_FUNCTIONS)) MODULE_FUNCTIONS[`dataclasses.${k}`] = f
 for (const [k, f] of Object.entries(OPERATOR_FUNCTIONS)) MODULE_FUNCTIONS[`operator.${k}`] = f
+for (const [k, f] of Object.entries(BISECT_FUNCTIONS)) MODULE_FUNCTIONS[`bisect.${k}`] = f
