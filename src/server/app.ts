@@ -11,7 +11,7 @@ import { OpenApiCollector } from './openapi.ts'
 import type { RunPool } from './pool/pool.ts'
 import { createHost, type Host, type HostOptions } from './host.ts'
 import { loadServerAtoms } from './atoms.ts'
-import { RunService, localExecutor, type RunExecutor } from './runs.ts'
+import { RunService, astKey, localExecutor, type RunExecutor } from './runs.ts'
 import { procedureRoutes } from './routes/procedures.ts'
 import { isAsyncQuery, runRoutes } from './routes/runs.ts'
 import { systemRoutes } from './routes/system.ts'
@@ -22,7 +22,7 @@ import type { Tenants } from './tenants.ts'
 import { workflowsBackend, type WorkflowRoutesBackend } from './workflows.ts'
 import { packageVersion } from '../host/version.ts'
 import { moduleUrl } from './module-url.ts'
-import { scanJson } from './raw-json.ts'
+import { scanJson, SeenValues } from './raw-json.ts'
 import { planGate } from './plan-gate.ts'
 
 export interface ServeOptions extends HostOptions {
@@ -119,13 +119,17 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   app.decorateRequest('astUnparsed', false)
   // Bodies are JSON only (415 otherwise). The text is kept: POST /v1/runs passes the AST on as sent.
   app.removeContentTypeParser(['text/plain', 'application/json'])
+  // A tenant's ASTs sent again (with other args) are not scanned again: see SeenValues.
+  const seenAsts = new SeenValues()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = body as string
     req.rawBody = text
     // Depth is bounded where data enters: nothing later (validation, cloning, rewriting) recurses deeper.
     // One pass over the text measures it and finds the AST's text (no walk of the parsed value).
-    const scan = scanJson(text, maxBodyDepth, 'ast')
-    req.rawAst = scan.member
+    const scan = scanJson(text, maxBodyDepth, 'ast', req.tenant ? { values: seenAsts, owner: req.tenant.id } : undefined)
+    const seen = scan.seen
+    if (seen) seen.key ??= astKey(seen.text)
+    req.rawAst = seen ? { text: seen.text, key: seen.key! } : scan.member !== undefined ? { text: scan.member } : undefined
     // A run answered now: its AST goes to a worker as the text sent and is parsed there, so here
     // only the rest of the body is (the AST's place holds {}). A worker that finds the text is not
     // JSON gets the request the same 400 (RunService.runNow): the body is JSON exactly when both parts are.

@@ -5,6 +5,7 @@ import type { ProcedureService } from './procedures.ts'
 import type { RunService } from './runs.ts'
 import type { ServerStores } from './stores/types.ts'
 import type { Tenant, Tenants } from './tenants.ts'
+import type { RawAst } from './runs.ts'
 import type { WorkflowRoutesBackend } from './workflows.ts'
 
 export interface ServerContext {
@@ -29,8 +30,12 @@ declare module 'fastify' {
     tenant: Tenant | null
     /** The JSON body as received (set by the JSON parser). */
     rawBody: string | undefined
-    /** The text of the body's top-level "ast" member when it is an object or array (set by the JSON parser). */
-    rawAst: string | undefined
+    /**
+     * The text of the body's top-level "ast" member when it is an object or array (set by the JSON
+     * parser), with its SHA-256 key when the tenant sent it before (pool threads find its parsed
+     * program by the key, without hashing the text).
+     */
+    rawAst: RawAst | undefined
     /** The body's "ast" was left as text (a {} in its place in the parsed body): POST /v1/runs answered now. */
     astUnparsed: boolean
   }

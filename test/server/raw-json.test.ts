@@ -1,7 +1,7 @@
 /** rawMember and scanJson find exactly the text JSON.parse reads for a top-level key (property-checked); scanJson measures depth as jsonDepthOver does. */
 import { expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { rawMember, scanJson } from '../../src/server/raw-json.ts'
+import { rawMember, scanJson, SeenValues } from '../../src/server/raw-json.ts'
 import { jsonDepthOver } from '../../src/server/app.ts'
 
 test('the raw text of a member parses to the member JSON.parse gives, for any object and spacing', () => {
@@ -39,4 +39,34 @@ test('scanJson: the depth a walk of the parsed value gives, and the raw text of 
   expect(scanJson('[[1]]', 2, 'ast')).toEqual({ tooDeep: false, member: undefined, start: -1, end: -1 })
   expect(scanJson('[[1]]', 1, 'ast')).toEqual({ tooDeep: true, member: undefined, start: -1, end: -1 })
   expect(scanJson('"s"', 0, 'ast')).toEqual({ tooDeep: false, member: undefined, start: -1, end: -1 })
+})
+
+test('scanJson with remembered values: the same result as a full scan, hit or miss, and only for the same owner', () => {
+  const seen = new SeenValues(8, 4, 1 << 20)
+  let hits = 0
+  const find = seen.find.bind(seen)
+  seen.find = (text, at, owner) => { const v = find(text, at, owner); if (v) hits++; return v }
+  const asts = fc.oneof(fc.array(fc.jsonValue(), { minLength: 1 }), fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }))
+  fc.assert(fc.property(fc.array(asts, { minLength: 1, maxLength: 4 }), fc.jsonValue(), fc.constantFrom(0, 1), fc.integer({ min: 0, max: 6 }), fc.boolean(), (values, args, indent, max, argsFirst) => {
+    for (const owner of ['t1', 't2']) {
+      // Each value twice (the second time found remembered), under depth limits around its own.
+      for (const ast of [...values, ...values]) {
+        const text = JSON.stringify(argsFirst ? { args, ast } : { ast, args }, null, indent)
+        const { seen: found, ...got } = scanJson(text, max, 'ast', { values: seen, owner })
+        expect(got).toEqual(scanJson(text, max, 'ast'))
+        if (found) expect(found.text).toBe(got.member!)
+      }
+    }
+  }), { numRuns: 300 })
+  expect(hits).toBeGreaterThan(100)
+  // A remembered value found at the member's place, and a changed one not.
+  const owner = 'o'
+  const v = JSON.stringify({ op: 'seq', name: 'a program of some length', steps: [[1], [2], [[3]]] })
+  seen.add(v, 5, owner)
+  expect(seen.find(`{"ast":${v}}`, 7, owner)?.text).toBe(v)
+  expect(seen.find(`{"ast":${v}}`, 7, 'other')).toBeUndefined()
+  expect(seen.find(`{"ast":${v.slice(0, -1)}`, 7, owner)).toBeUndefined()
+  // Bounded: the oldest go.
+  for (let i = 0; i < 10; i++) seen.add(JSON.stringify({ i, pad: 'x'.repeat(60) }), 2, owner)
+  expect(seen.find(`{"ast":${v}}`, 7, owner)).toBeUndefined()
 })
