@@ -1,6 +1,7 @@
 // A/B of `transpile` between two revisions of src/ (or `.` for the working tree), as a ratio to
 // acorn.parse (the bench's baseline: ecmaVersion latest, locations: true):
-//   node bench/transpile-ab.mjs <rev-before> <rev-after|.> [processes] [rounds]
+//   node bench/transpile-ab.mjs <rev-before> <rev-after|.> [processes] [rounds] [--cpu]
+// (--cpu: batches timed by the process's CPU time, not the wall clock)
 // Each revision is bundled with esbuild; then child processes alternate A, B, A, B, ... (one
 // revision per process, as the bench runs: a second copy of acorn's parser in the same process
 // would make its call sites polymorphic and slow both). In a child, for each source, rounds of a
@@ -22,6 +23,8 @@ if (process.argv[2] === '--child') {
   const { generateLargeSource } = await import('./workloads/gen-large.mjs')
   const { transpile } = await import(pathToFileURL(process.argv[3]).href)
   const rounds = Number(process.argv[4])
+  // CPU time of the process (time spent descheduled on a loaded machine does not count), or the wall clock.
+  const now = process.argv[5] === 'cpu' ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 } : () => performance.now()
   const sources = [read('arith-loop.ajs'), read('helper-fib.ajs'), read('agent-typical.ajs'), read('rules.ajs'), generateLargeSource({ blocks: 267 })]
   // Warm up on every source first, so the first source is not timed with colder code than the rest.
   for (const t0 = performance.now(); performance.now() - t0 < 400;) {
@@ -37,9 +40,9 @@ if (process.argv[2] === '--child') {
     for (let r = 0; r < rounds; r++) {
       for (let k = 0; k < 2; k++) {
         const i = (k + r) % 2
-        const t0 = performance.now()
+        const t0 = now()
         for (let j = 0; j < reps[i]; j++) fns[i]()
-        best[i] = Math.min(best[i], (performance.now() - t0) / reps[i])
+        best[i] = Math.min(best[i], (now() - t0) / reps[i])
       }
     }
     out.push({ lines: src.split('\n').length, acorn: best[0], transpile: best[1] })
@@ -48,7 +51,8 @@ if (process.argv[2] === '--child') {
   process.exit(0)
 }
 
-const [revA, revB, processes = '6', rounds = '25'] = process.argv.slice(2)
+const useCpu = process.argv.includes('--cpu')
+const [revA, revB, processes = '6', rounds = '25'] = process.argv.slice(2).filter((a) => a !== '--cpu')
 if (!revA || !revB) { console.error('usage: node bench/transpile-ab.mjs <rev-before> <rev-after|.> [processes] [rounds]'); process.exit(2) }
 const dir = mkdtempSync(join(tmpdir(), 'ajs-tab-'))
 symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
@@ -66,12 +70,12 @@ const bundles = [await bundle(revA, 'a'), await bundle(revB, 'b')]
 const runs = [[], []]
 for (let p = 0; p < Number(processes); p++) {
   for (const i of p % 2 ? [1, 0] : [0, 1]) {
-    runs[i].push(JSON.parse(execFileSync(process.execPath, [import.meta.filename, '--child', bundles[i], rounds], { encoding: 'utf8' })))
+    runs[i].push(JSON.parse(execFileSync(process.execPath, [import.meta.filename, '--child', bundles[i], rounds, useCpu ? 'cpu' : 'wall'], { encoding: 'utf8' })))
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 const names = ['arith-loop', 'helper-fib', 'agent-typical', 'rules', 'generated']
-console.log(`transpile ÷ acorn.parse, median over ${processes} processes per revision (min of ${rounds} rounds each)`)
+console.log(`transpile ÷ acorn.parse, median over ${processes} processes per revision (min of ${rounds} rounds each${useCpu ? ', CPU time' : ''})`)
 names.forEach((name, s) => {
   const ratio = (i) => median(runs[i].map((r) => r[s].transpile / r[s].acorn))
   const us = (i) => `${(median(runs[i].map((r) => r[s].transpile)) * 1000).toFixed(1)} µs`

@@ -11,13 +11,22 @@ export interface Position {
   column: number
 }
 
-const LINE_BREAK = /\r\n?|\n|\u2028|\u2029/g
+/** Line breaks other than `\n` (rare): a source without them takes the `indexOf` path. */
+const OTHER_BREAK = /[\r\u2028\u2029]/
 
 /** Start offsets of every line of `source`. */
 export function lineStarts(source: string): number[] {
   const starts = [0]
-  LINE_BREAK.lastIndex = 0
-  for (let m = LINE_BREAK.exec(source); m; m = LINE_BREAK.exec(source)) starts.push(m.index + m[0].length)
+  if (!OTHER_BREAK.test(source)) {
+    // The usual source: `\n` only, found by indexOf (no match objects, as a regex scan makes).
+    for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) starts.push(i + 1)
+    return starts
+  }
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i)
+    if (c === 13 && source.charCodeAt(i + 1) === 10) i++ // \r\n is one break
+    if (c === 10 || c === 13 || c === 0x2028 || c === 0x2029) starts.push(i + 1)
+  }
   return starts
 }
 

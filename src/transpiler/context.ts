@@ -36,6 +36,8 @@ export class LowerContext {
    * name compiles to a call of a custom atom the running VM must provide.
    */
   lateBound = false
+  /** The AST names its `file` (transpile leaves it out when no `filename` was given). */
+  fileInAst = true
   /** Refuse `a < b < c` (the builder's condition strings, as the seed's condition grammar does). */
   refuseChainedComparisons = false
   /** Helpers some function calls (the others get an "unused" warning). */

@@ -87,6 +87,7 @@ export function transpile(source: string, options: TranspileOptions = {}): Trans
   if (!Number.isInteger(maxErrors) || maxErrors < 1) throw new TypeError('transpile: maxErrors must be a positive integer')
   ctx.maxErrors = maxErrors
   ctx.lateBound = options.atoms === undefined
+  ctx.fileInAst = options.filename !== undefined
   const parsed = parseProgram(source, ctx)
   let lowered: ReturnType<typeof lowerProgram>
   try {
@@ -97,7 +98,6 @@ export function transpile(source: string, options: TranspileOptions = {}): Trans
   if (ctx.errors.length > 0) throw withAll(ctx.errors[0], ctx)
   if (options.typecheck === true) typecheckOrThrow(source, options.atoms, options.filename ?? '<ajs>')
   const { ast, signature } = lowered
-  if (options.filename === undefined) delete ast.file
   // The warnings travel with this AST object to its runs (RunResult.diagnostics).
   recordCompileDiagnostics(ast, ctx.warnings)
   return { ast, signature, warnings: ctx.warnings }

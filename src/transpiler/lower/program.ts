@@ -158,18 +158,15 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
   const { signature, inputSchema } = buildSignature(entry.id.name, params.kind, params.fields, doc, ctx)
   warnUncalled(fns, entry, ctx)
 
-  const ast: AjsProgram = {
-    ajs: 1,
-    op: 'seq',
-    name: entry.id.name,
-    ...(signature.description ? { description: signature.description } : {}),
-    file: ctx.file,
-    ...(params.pattern !== undefined ? { params: params.pattern } : {}),
-    ...(functions ? { functions } : {}),
-    ...(ctx.customAtoms.size > 0 ? { atoms: [...ctx.customAtoms] } : {}),
-    inputSchema,
-    steps,
-    loc: ctx.loc(entry),
-  }
+  // Built by assignment in the AST's key order (no conditional spreads: this runs once per transpile).
+  const ast = { ajs: 1, op: 'seq', name: entry.id.name } as AjsProgram
+  if (signature.description) ast.description = signature.description
+  if (ctx.fileInAst) ast.file = ctx.file
+  if (params.pattern !== undefined) ast.params = params.pattern
+  if (functions) ast.functions = functions
+  if (ctx.customAtoms.size > 0) ast.atoms = [...ctx.customAtoms]
+  ast.inputSchema = inputSchema
+  ast.steps = steps
+  ast.loc = ctx.loc(entry)
   return { ast, signature }
 }
