@@ -12,6 +12,7 @@ import { BUILTIN_TYPES, EXCEPTION_NAMES, BUILTIN_FUNCTIONS, EXTENDED_FUNCTIONS }
 import { FORBIDDEN_NAMES, EXTENDED_HINT } from './refuse.ts'
 import { closestName } from './suggest.ts'
 import { classCompare, importedName, lowerRt, moduleAttr, prepText, textEntry } from './lower-class.ts'
+import { DISPATCH_HELPER } from './runtime/values.ts'
 
 /** Per-function lowering state. */
 export class FnCtx {
@@ -215,7 +216,7 @@ export function dynamicCall(cx: FnCtx, fn: Node, args: Node, kw: Node, loc?: Loc
   return call(DISPATCH, [fn, args, kw], loc)
 }
 
-export const DISPATCH = 'call$dispatch'
+export const DISPATCH = DISPATCH_HELPER
 
 export function sliceParts(cx: FnCtx, s: ExprOf<'slice'>): Node[] {
   return [s.lo ? lowerExpr(cx, s.lo) : lit(null), s.hi ? lowerExpr(cx, s.hi) : lit(null), s.step ? lowerExpr(cx, s.step) : lit(null)]

@@ -3,14 +3,12 @@
  * on a sorted list, with lo, hi and key= as CPython 3.11; items compare as `<` does (instances with
  * `__lt__` included), a key function is called back through the program's dispatcher.
  */
-import { PyDict } from './values.ts'
+import { DISPATCH_HELPER as DISPATCH, PyDict, type GuestCalls } from './values.ts'
 import { typeError, valueError } from './errors.ts'
 import { lt, len } from './core.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
 
-type Calls = { callHelper(name: string, args: unknown[]): unknown }
-const DISPATCH = 'call$dispatch'
 
 function args(rt: PyRun, name: string, a: unknown[], kw: PyDict | null): { list: unknown; x: unknown; lo: number; hi: number; key: ((v: unknown) => unknown) | null } {
   const opts: Record<string, unknown> = {}
@@ -26,7 +24,7 @@ function args(rt: PyRun, name: string, a: unknown[], kw: PyDict | null): { list:
   if (lo < 0) valueError('lo must be non-negative')
   const hi = int(a[3] ?? opts.hi, n)
   const f = opts.key
-  const key = f === undefined || f === null ? null : (v: unknown) => (rt as unknown as Calls).callHelper(DISPATCH, [f, [v], null])
+  const key = f === undefined || f === null ? null : (v: unknown) => (rt as unknown as GuestCalls).callHelper(DISPATCH, [f, [v], null])
   return { list, x, lo, hi, key }
 }
 
@@ -53,7 +51,7 @@ const insort = (name: string, right: boolean): Fn => (rt, a, kw) => {
   // insort compares key(x) with key(a[mid]) and inserts x.
   const k = kw?.map.get('key')?.[1]
   const x = a[1]
-  const probe = k === undefined || k === null ? x : (rt as unknown as Calls).callHelper(DISPATCH, [k, [x], null])
+  const probe = k === undefined || k === null ? x : (rt as unknown as GuestCalls).callHelper(DISPATCH, [k, [x], null])
   const [list, at] = search(rt, name, [a[0], probe, ...a.slice(2)], kw, right)
   if (Object.isFrozen(list)) typeError("'tuple' object has no attribute 'insert'")
   rt.chargeSlots(1)

@@ -4,7 +4,7 @@
  * `__eq__` and the ordering methods). The runtime never calls guest code itself: it answers which
  * guest function to call, the program calls it, and the runtime gets the result back.
  */
-import { PyClass, PyDict, PyException, PyInstance, PyOpaque, PySet, PyType, T, isTuple, tuple, typeByName, typeName, type GuestCalls } from './values.ts'
+import { DISPATCH_HELPER, PyClass, PyDict, PyException, PyInstance, PyOpaque, PySet, PyType, T, isTuple, tuple, typeByName, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError, exceptionMessage } from './errors.ts'
 import { hashKey, repr, str, withTexts, eq, compare } from './core.ts'
 import type { PyRun } from './fuel.ts'
@@ -175,14 +175,12 @@ export class PyDescriptor extends PyOpaque {
   }
 }
 
-/** The program's function dispatcher (lower-expr.ts DISPATCH): how the runtime calls a property's getter back. */
-const DISPATCH = 'call$dispatch'
 
 /** A property's value: its getter called back with the instance (Run.callHelper). */
 function getProperty(p: PyDescriptor, self: unknown, cls: PyClass): unknown {
   const calls = cls.calls
-  if (!calls || calls.helperWaits(DISPATCH)) return typeError(`property '${p.func.name.slice(p.func.name.lastIndexOf('.') + 1)}' cannot run here: its getter may wait for an atom; call a method instead`)
-  return calls.callHelper(DISPATCH, [p.func, [self], null])
+  if (!calls || calls.helperWaits(DISPATCH_HELPER)) return typeError(`property '${p.func.name.slice(p.func.name.lastIndexOf('.') + 1)}' cannot run here: its getter may wait for an atom; call a method instead`)
+  return calls.callHelper(DISPATCH_HELPER, [p.func, [self], null])
 }
 
 /** A property of a class or of one of its bases (it comes before an instance's own attribute). */

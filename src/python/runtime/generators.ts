@@ -7,7 +7,7 @@
  * code of the program.
  */
 import type { HelperFrame, Run } from '../../vm/runtime.ts'
-import { PyException, PyIter, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { DISPATCH_HELPER, PyException, PyIter, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, raise, typeError } from './errors.ts'
 import { isNumber } from './numbers.ts'
 import { add } from './ops.ts'
@@ -28,7 +28,7 @@ function pythonOf(e: unknown): PyException | undefined {
 const isA = (x: PyException | undefined, name: string): boolean => x !== undefined && x.type.isSubclassOf(typeByName(name)!)
 
 /** The dispatcher of the program's function values (lower.ts), called back for `map`/`filter` over a generator. */
-const DISPATCH = 'call$dispatch'
+const DISPATCH = DISPATCH_HELPER
 
 export class PyGen extends PyIter {
   override get lazy(): boolean { return true }

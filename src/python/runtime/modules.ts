@@ -522,7 +522,7 @@ export { PySet, PyRange, PyDictView, isTuple, hashKey }
 
 import { PyDict as Dict } from './values.ts'
 import { dictUpdate } from './collections.ts'
-import { PyOpaque, PyType as TypeObj } from './values.ts'
+import { DISPATCH_HELPER, PyOpaque, PyType as TypeObj, type GuestCalls } from './values.ts'
 import { PyBuiltin, PyFunction } from './extended.ts'
 import { keyError } from './items.ts'
 
@@ -541,21 +541,18 @@ export class PyCounter extends Dict {
   }
 }
 
-/** The run, as a defaultdict calls a function factory back through the program's dispatcher. */
-type Calls = { callHelper(name: string, args: unknown[]): unknown; helperWaits(name: string): boolean }
-const DISPATCH = 'call$dispatch'
 
 /** Whether a factory is one of the program's functions (or another function value) the run can call back. */
-const callsBack = (f: unknown, calls: Calls | null): calls is Calls =>
-  f instanceof PyOpaque && !(f instanceof PyFactoryTemplate) && !(f instanceof PyBuiltin) && calls !== null && typeof calls.helperWaits === 'function' && !calls.helperWaits(DISPATCH)
+const callsBack = (f: unknown, calls: GuestCalls | null): calls is GuestCalls =>
+  f instanceof PyOpaque && !(f instanceof PyFactoryTemplate) && !(f instanceof PyBuiltin) && calls !== null && typeof calls.helperWaits === 'function' && !calls.helperWaits(DISPATCH_HELPER)
 
 export class PyDefaultDict extends Dict {
-  constructor(readonly factory: unknown, readonly calls: Calls | null = null) { super() }
+  constructor(readonly factory: unknown, readonly calls: GuestCalls | null = null) { super() }
   override get pyName(): string { return 'defaultdict' }
   override missing(key: unknown): unknown {
     if (this.factory === null) throw keyErrorOf(key)
     // defaultdict(lambda: start), defaultdict(make_bucket): the factory called back for each missing key.
-    const v = callsBack(this.factory, this.calls) ? this.calls!.callHelper(DISPATCH, [this.factory, [], null]) : makeDefault(this.factory)
+    const v = callsBack(this.factory, this.calls) ? this.calls!.callHelper(DISPATCH_HELPER, [this.factory, [], null]) : makeDefault(this.factory)
     this.map.set(hashKey(key), [key, v])
     return v
   }
@@ -709,7 +706,7 @@ const COLLECTIONS: Record<string, ModFn> = {
   defaultdict: (rt, a, kw) => {
     if (a.length > 2) typeError('defaultdict takes at most 2 positional arguments here')
     const f = a.length ? a[0] : null
-    const calls = rt as unknown as Calls
+    const calls = rt as unknown as GuestCalls
     if (f !== null && !callsBack(f, calls)) makeDefault(f)
     const d = new PyDefaultDict(f, calls)
     if (a.length > 1) dictUpdate(rt, d, a[1])

@@ -9,7 +9,7 @@ import '../../vm/parts/regex.ts'
 import { regexSupport } from '../../vm/builtins/regex-hook.ts'
 import type { GuardedRegex } from '../../vm/builtins/regex.ts'
 import type { Run } from '../../vm/runtime.ts'
-import { PyDict, PyOpaque, tuple, typeName } from './values.ts'
+import { DISPATCH_HELPER as DISPATCH, PyDict, PyOpaque, tuple, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import { repr } from './core.ts'
@@ -226,17 +226,14 @@ function expand(template: string, m: Raw, names: string[]): string {
   return out
 }
 
-/** The program's function dispatcher (lower-expr.ts DISPATCH), through which the runtime calls a function value back. */
-const DISPATCH = 'call$dispatch'
-type Calls = { callHelper(name: string, args: unknown[]): unknown; helperWaits(name: string): boolean }
 
 function sub(rt: PyRun, c: ReturnType<typeof compiled>, repl: unknown, s: string, count: number): [string, number] {
   let replace: (m: Raw) => string
   if (typeof repl === 'string') replace = (m) => expand(repl, m, c.names)
-  else if (repl instanceof PyOpaque && (rt as unknown as Calls).helperWaits !== undefined && !(rt as unknown as Calls).helperWaits(DISPATCH)) {
+  else if (repl instanceof PyOpaque && (rt as unknown as GuestCalls).helperWaits !== undefined && !(rt as unknown as GuestCalls).helperWaits(DISPATCH)) {
     // A function (`lambda m: ...`): called back with each match, through the program's dispatcher.
     replace = (m) => {
-      const r = (rt as unknown as Calls).callHelper(DISPATCH, [repl, [new ReMatch(m, s, c.slots)], null])
+      const r = (rt as unknown as GuestCalls).callHelper(DISPATCH, [repl, [new ReMatch(m, s, c.slots)], null])
       return typeof r === 'string' ? r : typeError(`sequence item 0: expected str instance, ${typeName(r)} found`)
     }
   } else if (repl instanceof PyOpaque) return typeError('re.sub() with a function cannot run here: the function may wait for an atom; loop over re.finditer instead')

@@ -78,6 +78,9 @@ const MODULE_CLASS_TYPES: ReadonlyMap<string, PyType> = new Map([
 /** The program's comparison helper (lower-class.ts makes it; the runtime calls it back to order instances). */
 export const CMP_HELPER = 'cmp$dispatch'
 
+/** The program's function dispatcher (lower.ts makes it): how the runtime calls a function value back (Run.callHelper). */
+export const DISPATCH_HELPER = 'call$dispatch'
+
 /** What the runtime may ask of the run that made a guest class (Run.callHelper). */
 export interface GuestCalls {
   callHelper(name: string, args: unknown[]): unknown
