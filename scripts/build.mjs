@@ -202,12 +202,18 @@ if (!args.has('--no-types')) {
     process.exit(1)
   }
   // Sources import with `.ts` extensions; published declarations must point at `.js` (which resolves to .d.ts everywhere).
+  // An internal module's leading comment followed by an import or a re-export is its overview for
+  // the maintainers: no editor shows it (a hover shows a declaration's own comment, and it documents
+  // none), so the published declarations leave it out (~13 KB of the tarball). The entries' (what
+  // "go to definition" on `ajs-lang/...` opens) stay, and so does one that documents a declaration.
+  const MODULE_OVERVIEW = /^\/\*\*(?:[^*]|\*(?!\/))*\*\/\n(?=import\b|export (?:type )?\{|export \*)/
+  const entries = declarationEntries()
   let files = 0
   for (const file of walk(dts)) {
     if (!file.endsWith('.d.ts')) continue
     const text = readFileSync(file, 'utf8')
     const vendored = relative(dirname(file), join(dts, 'vendor/tosijs-schema/index.js')).split('\\').join('/')
-    const fixed = text.replace(/(from\s+|import\(\s*)(['"])(\.{1,2}\/[^'"]+?)\.ts\2/g, '$1$2$3.js$2')
+    const fixed = (entries.has(file) ? text : text.replace(MODULE_OVERVIEW, '')).replace(/(from\s+|import\(\s*)(['"])(\.{1,2}\/[^'"]+?)\.ts\2/g, '$1$2$3.js$2')
       .replace(/(from\s+|import\(\s*)(['"])tosijs-schema\2/g, `$1$2${vendored.startsWith('.') ? vendored : `./${vendored}`}$2`)
     // `[Symbol.dispose]()` needs the disposable lib; name it so a consumer on an older `lib` still compiles.
     const withLib = /Symbol\.(async)?[dD]ispose/.test(fixed) ? `/// <reference lib="esnext.disposable" />\n${fixed}` : fixed
@@ -254,12 +260,8 @@ function vendorSchemaTypes(to) {
   if (license) writeFileSync(join(to, 'LICENSE.md'), readFileSync(license))
 }
 
-/**
- * Keep only the declarations a consumer's TypeScript can reach: from each `types` target of
- * package.json's exports and typesVersions, through relative imports. The rest (the CLI's, internal
- * modules no public type mentions) is removed, so the tarball ships what types need and no more.
- */
-function pruneDeclarations(roots) {
+/** The declaration files package.json names: each `types` target of its exports, and typesVersions'. */
+function declarationEntries() {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   const starts = new Set()
   const collect = (v, key) => {
@@ -269,6 +271,16 @@ function pruneDeclarations(roots) {
   }
   collect(pkg.exports, '')
   for (const targets of Object.values(pkg.typesVersions?.['*'] ?? {})) for (const t of targets) if (!t.includes('*')) starts.add(resolve(root, t))
+  return starts
+}
+
+/**
+ * Keep only the declarations a consumer's TypeScript can reach: from each `types` target of
+ * package.json's exports and typesVersions, through relative imports. The rest (the CLI's, internal
+ * modules no public type mentions) is removed, so the tarball ships what types need and no more.
+ */
+function pruneDeclarations(roots) {
+  const starts = declarationEntries()
   const seen = new Set()
   const visit = (file) => {
     if (seen.has(file) || !existsSync(file)) return
