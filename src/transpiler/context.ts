@@ -16,12 +16,15 @@ import { Scope, type BindingKind } from './scope.ts'
 
 type Params = Record<string, string | undefined>
 
+/** The empty default of the name sets lowerProgram replaces (one shared set, not three per context). */
+const NO_NAMES: ReadonlySet<string> = new Set()
+
 export class LowerContext {
   scope: Scope = new Scope(null)
   readonly warnings: Diagnostic[] = []
   readonly locator: SourceLocator
   /** Names of the program's helper functions (empty for expressions). */
-  helpers: ReadonlySet<string> = new Set()
+  helpers: ReadonlySet<string> = NO_NAMES
   /**
    * Refusals collected so far when the caller asked for several
    * (`maxErrors` > 1): a refused statement is recorded and skipped, and
@@ -30,7 +33,7 @@ export class LowerContext {
   readonly errors: TranspileError[] = []
   maxErrors = 1
   /** Every top-level function, the entry included (never late-bound atoms). */
-  functionNames: ReadonlySet<string> = new Set()
+  functionNames: ReadonlySet<string> = NO_NAMES
   /**
    * No atom table was given (`ajs`, `transpile(src)`): a call to an unknown
    * name compiles to a call of a custom atom the running VM must provide.
@@ -53,7 +56,7 @@ export class LowerContext {
   /** Nesting of the expression being lowered (see MAX_EXPR_NESTING). */
   exprDepth = 0
   /** Helpers declared `async`: a call of one must be awaited, as in JS it gives a Promise. */
-  asyncHelpers: ReadonlySet<string> = new Set()
+  asyncHelpers: ReadonlySet<string> = NO_NAMES
   /** The function being lowered is `async` (its `return` of a promise resolves it). */
   inAsyncFunction = false
   /** Calls whose value JS would await: under `await`, returned from an async function, or run by `Promise.all`. */

@@ -112,9 +112,12 @@ function entryParams(fn: FunctionDeclaration, ctx: LowerContext): EntryParams {
  * the custom atoms it calls are added to the outer program's `atoms`.
  */
 function procedures(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx: LowerContext): (name: string, at: Node) => AjsProgram {
-  const cache = new Map<string, AjsProgram>()
-  const busy = new Set<string>()
+  // Made on first use: most programs store no procedure.
+  let cache: Map<string, AjsProgram> | undefined
+  let busy: Set<string> | undefined
   return (name, at) => {
+    cache ??= new Map()
+    busy ??= new Set()
     const done = cache.get(name)
     if (done) return done
     if (busy.has(name)) ctx.fail('UNSUPPORTED', at, { name: `A helper that stores itself (or a helper that stores it) as a procedure` })
@@ -140,8 +143,10 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
   // The seed's rule: the last function is the entry, unless one is marked `export default`.
   const entry = exported ?? fns[fns.length - 1]!
   const helpers = fns.filter((f) => f !== entry)
-  ctx.helpers = new Set(helpers.map((f) => f.id.name))
-  ctx.asyncHelpers = new Set(helpers.filter((f) => f.async).map((f) => f.id.name))
+  if (helpers.length > 0) {
+    ctx.helpers = new Set(helpers.map((f) => f.id.name))
+    ctx.asyncHelpers = new Set(helpers.filter((f) => f.async).map((f) => f.id.name))
+  }
   ctx.functionNames = new Set(fns.map((f) => f.id.name))
 
   ctx.procedureOf = procedures(fns, entry, ctx)
