@@ -29,11 +29,17 @@ export function collectNames(node: EsPattern | null, out: Array<{ name: string; 
   }
 }
 
+/** Mark the names of `pattern` as declared-later in the current scope (a plain name without a list). */
+export function predeclarePattern(ctx: LowerContext, pattern: EsPattern | null, kind: BindingKind = 'tdz'): void {
+  if (pattern?.type === 'Identifier') return ctx.declare(pattern.name, kind, pattern)
+  const names: Array<{ name: string; node: Node }> = []
+  collectNames(pattern, names)
+  for (const { name, node } of names) ctx.declare(name, kind, node)
+}
+
 /** Mark the names of `patterns` as declared-later in the current scope. */
 export function predeclarePatterns(ctx: LowerContext, patterns: Array<EsPattern | null>, kind: BindingKind = 'tdz'): void {
-  const names: Array<{ name: string; node: Node }> = []
-  for (const p of patterns) collectNames(p, names)
-  for (const { name, node } of names) ctx.declare(name, kind, node)
+  for (const p of patterns) predeclarePattern(ctx, p, kind)
 }
 
 /**

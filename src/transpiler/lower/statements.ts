@@ -17,7 +17,7 @@ import type { CodeName } from '../../diagnostics/codes.ts'
 import type { LowerContext } from '../context.ts'
 import type { BindingKind } from '../scope.ts'
 import { lowerExpr } from './expressions.ts'
-import { collectNames, lowerAssignTarget, lowerBinding, predeclarePatterns } from './patterns.ts'
+import { collectNames, lowerAssignTarget, lowerBinding, predeclarePattern, predeclarePatterns } from './patterns.ts'
 import { checkAssignable } from './names.ts'
 import { lowerPromiseAll, promiseAllOf, unwrap } from './promise-all.ts'
 import { node as make } from '../../ast/build.ts'
@@ -46,9 +46,8 @@ function lowerStatementValue(node: Expression, ctx: LowerContext, out: Step[]): 
 /** Pre-declare the lexical names of a block's own statements. */
 function predeclareBlock(stmts: readonly AnyStatement[], ctx: LowerContext, kind: BindingKind = 'tdz'): void {
   for (const s of stmts) {
-    if (s.type === 'VariableDeclaration' && s.kind !== 'var') {
-      predeclarePatterns(ctx, s.declarations.map((d) => d.id), kind)
-    }
+    if (s.type !== 'VariableDeclaration' || s.kind === 'var') continue
+    for (const d of s.declarations) predeclarePattern(ctx, d.id, kind)
   }
 }
 
@@ -64,7 +63,9 @@ export function lowerBlock(stmts: readonly AnyStatement[], ctx: LowerContext): S
   try {
     predeclareBlock(stmts, ctx)
     const out: Step[] = []
-    for (const s of stmts) ctx.recover(() => lowerStatement(s, ctx, out), () => declaredNames(s))
+    // Stopping at the first refusal (the default) needs no recovery closures per statement.
+    if (ctx.maxErrors <= 1) for (const s of stmts) lowerStatement(s, ctx, out)
+    else for (const s of stmts) ctx.recover(() => lowerStatement(s, ctx, out), () => declaredNames(s))
     return out
   } finally {
     ctx.popScope()
