@@ -524,6 +524,7 @@ export function loadsExact(rt: PyRun, text: string): unknown {
   }
   const string = (): string => {
     const start = i
+    let escaped = false
     i++
     for (;;) {
       if (i >= text.length) fail('Unterminated string starting at', start)
@@ -531,6 +532,7 @@ export function loadsExact(rt: PyRun, text: string): unknown {
       if (ch === 34) break
       if (ch < 0x20) fail('Invalid control character at')
       if (ch === 92) {
+        escaped = true
         const e = text[i + 1]
         if (e === undefined) fail('Unterminated string starting at', start)
         if (e === 'u') { if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail('Invalid \\uXXXX escape', i + 1); i += 6; continue }
@@ -541,7 +543,8 @@ export function loadsExact(rt: PyRun, text: string): unknown {
       i++
     }
     i++
-    return rt.chargeString(JSON.parse(text.slice(start, i)) as string)
+    // Without escapes the text between the quotes is the string itself.
+    return rt.chargeString(escaped ? JSON.parse(text.slice(start, i)) as string : text.slice(start + 1, i - 1))
   }
   ws()
   const v = value(0)

@@ -20,6 +20,7 @@ import { RANDOM } from './random.ts'
 import { DATACLASS_FUNCTIONS } from './dataclasses.ts'
 import { OPERATOR_FUNCTIONS } from './operator.ts'
 import { BISECT_FUNCTIONS } from './bisect.ts'
+import { compareStr } from './text.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
 
@@ -287,7 +288,12 @@ function dumpValue(rt: PyRun, v: unknown, o: DumpOptions, level: number, stack: 
   } else {
     let entries = [...(v as PyDict).map.values()]
     rt.chargeSlots(entries.length)
-    if (o.sortKeys) entries = entries.slice().sort((a, b) => (lt(a[0], b[0]) ? -1 : lt(b[0], a[0]) ? 1 : 0))
+    if (o.sortKeys) {
+      // str keys (the usual case) by code point, once per pair; mixed keys as `<` does (CPython's TypeError included).
+      entries = entries.every((e) => typeof e[0] === 'string')
+        ? entries.slice().sort((a, b) => compareStr(a[0] as string, b[0] as string))
+        : entries.slice().sort((a, b) => (lt(a[0], b[0]) ? -1 : lt(b[0], a[0]) ? 1 : 0))
+    }
     parts = entries.map(([k, x]) => {
       const key = typeof k === 'number' && !Number.isInteger(k) ? jsonNumber(k, o) : keyText(k)
       return `${jsonString(key, o.ascii)}${o.keySep}${dumpValue(rt, x, o, level + 1, stack)}`
