@@ -11,8 +11,9 @@
 // average: the machine may be shared).
 //
 // Usage: node bench/loadtest.mjs [--duration 10] [--connections 32] [--pool-size N] [--no-write] [--no-build] [--json <file>]
-//          [--phases alone,noisy,token] [--cpu-prof <dir>]
-// --phases: only these phases (a partial run is never written). --cpu-prof <dir>: the server runs
+//          [--phases alone,noisy,token,healthz] [--cpu-prof <dir>]
+// --phases: only these phases (a partial run is never written; healthz, GET /healthz, the floor of
+// HTTP + fastify with no run, is not in the default set). --cpu-prof <dir>: the server runs
 // with node --cpu-prof (main thread and pool threads), its .cpuprofile files left in <dir>.
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -34,7 +35,7 @@ const connections = Number(flag('connections', '32'))
 const poolSize = flag('pool-size', undefined)
 const only = flag('phases', 'alone,noisy,token').split(',')
 const cpuProf = flag('cpu-prof', undefined)
-const write = !argv.includes('--no-write') && only.length === 3
+const write = !argv.includes('--no-write') && only.join() === 'alone,noisy,token'
 
 if (!argv.includes('--no-build')) {
   const b = spawnSync(process.execPath, [join(repoDir, 'scripts/build.mjs'), '--no-types', '--quiet'], { stdio: 'inherit' })
@@ -86,8 +87,9 @@ if (check.error || JSON.stringify(check.result) !== JSON.stringify(local.result)
 const { token: procToken } = await post('/v1/procedures', TOKENS.load, { ast })
 
 function cannon(body, title) {
+  const request = body === undefined ? { url: `${url}/healthz`, method: 'GET' } : { url: `${url}/v1/runs`, method: 'POST', headers: headers(TOKENS.load), body: JSON.stringify(body) }
   return new Promise((resolve, reject) => {
-    autocannon({ url: `${url}/v1/runs`, method: 'POST', headers: headers(TOKENS.load), body: JSON.stringify(body), connections, duration, title }, (err, r) => (err ? reject(err) : resolve(r)))
+    autocannon({ ...request, connections, duration, title }, (err, r) => (err ? reject(err) : resolve(r)))
   })
 }
 
@@ -157,6 +159,10 @@ if (only.includes('noisy')) {
 if (only.includes('token')) {
   phases.token = await phase({ token: procToken, args: agent.args }, 'token')
   log(`token:  ${phases.token.requestsPerSec} runs/s, p50 ${phases.token.latencyMs.p50} ms, p99 ${phases.token.latencyMs.p99} ms, server CPU ${phases.token.serverCpuUsPerRun} µs/run (main thread ${phases.token.mainThreadCpuUsPerRun})`)
+}
+if (only.includes('healthz')) {
+  phases.healthz = await phase(undefined, 'healthz')
+  log(`healthz: ${phases.healthz.requestsPerSec} req/s, server CPU ${phases.healthz.serverCpuUsPerRun} µs/request (main thread ${phases.healthz.mainThreadCpuUsPerRun})`)
 }
 const loadEnd = os.loadavg().map((x) => +x.toFixed(2))
 
