@@ -82,7 +82,7 @@ export interface JsonScan {
   /** Where that member's value starts and ends in the text (-1: not found). */
   start: number
   end: number
-  /** The remembered value the member is (scanJson with `seen`), when it was found there. */
+  /** The remembered value the member is (scanJson with `seen`), when it was found there (sent before). */
   seen?: SeenValue
 }
 
@@ -109,6 +109,8 @@ export class SeenValues {
   private readonly byHead = new Map<string, SeenValue[]>()
   private readonly order: SeenValue[] = []
   private chars = 0
+  /** Values sent once, by owner, length and head: one is copied and remembered when it comes again. */
+  private readonly once = new Map<string, true>()
 
   /** Shorter values are not remembered (at least HEAD characters: their head is found in the body). */
   readonly minChars: number
@@ -131,6 +133,13 @@ export class SeenValues {
     const head = value.slice(0, HEAD)
     const had = this.byHead.get(head)?.find((v) => v.owner === owner && v.text === value)
     if (had) return had
+    // Only a value sent again is copied and kept: a client whose ASTs are all new pays a Map.set here.
+    const mark = `${owner}\u0000${value.length}\u0000${head}`
+    if (!this.once.delete(mark)) {
+      if (this.once.size >= 4 * this.maxValues) this.once.delete(this.once.keys().next().value!)
+      this.once.set(mark, true)
+      return undefined
+    }
     // A copy of its own: a slice would keep the whole body (its arguments too) alive. Lone
     // surrogates do not survive the round trip: such a value is not remembered.
     const text = Buffer.from(value, 'utf8').toString('utf8')
@@ -216,7 +225,9 @@ export function scanJson(text: string, maxDepth: number, name: string, seen?: { 
       if (depth === 1 && valueStart >= 0) {
         if (rootObject && key === name) {
           start = valueStart; end = i + 1; member = text.slice(start, end)
-          if (seen !== undefined && member.length >= seen.values.minChars) found = seen.values.add(member, valuePeak, seen.owner)
+          // Remembered for the next body; `seen` is reported only when found (a hit), so a body
+          // whose AST is new every time pays no more than the copy.
+          if (seen !== undefined && member.length >= seen.values.minChars) seen.values.add(member, valuePeak, seen.owner)
         }
         valueStart = -1
       }

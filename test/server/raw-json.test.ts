@@ -49,8 +49,8 @@ test('scanJson with remembered values: the same result as a full scan, hit or mi
   const asts = fc.oneof(fc.array(fc.jsonValue(), { minLength: 1 }), fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }))
   fc.assert(fc.property(fc.array(asts, { minLength: 1, maxLength: 4 }), fc.jsonValue(), fc.constantFrom(0, 1), fc.integer({ min: 0, max: 6 }), fc.boolean(), (values, args, indent, max, argsFirst) => {
     for (const owner of ['t1', 't2']) {
-      // Each value twice (the second time found remembered), under depth limits around its own.
-      for (const ast of [...values, ...values]) {
+      // Each value three times (remembered when it comes again, found the third time), under depth limits around its own.
+      for (const ast of [...values, ...values, ...values]) {
         const text = JSON.stringify(argsFirst ? { args, ast } : { ast, args }, null, indent)
         const { seen: found, ...got } = scanJson(text, max, 'ast', { values: seen, owner })
         expect(got).toEqual(scanJson(text, max, 'ast'))
@@ -62,11 +62,18 @@ test('scanJson with remembered values: the same result as a full scan, hit or mi
   // A remembered value found at the member's place, and a changed one not.
   const owner = 'o'
   const v = JSON.stringify({ op: 'seq', name: 'a program of some length', steps: [[1], [2], [[3]]] })
-  seen.add(v, 5, owner)
+  expect(seen.add(v, 5, owner)).toBeUndefined()
+  expect(seen.add(v, 5, owner)?.text).toBe(v)
   expect(seen.find(`{"ast":${v}}`, 7, owner)?.text).toBe(v)
   expect(seen.find(`{"ast":${v}}`, 7, 'other')).toBeUndefined()
   expect(seen.find(`{"ast":${v.slice(0, -1)}`, 7, owner)).toBeUndefined()
+  // A value is remembered when it comes again, and reported as seen from its third body on.
+  const fresh = new SeenValues()
+  const body = JSON.stringify({ ast: { op: 'seq', steps: Array.from({ length: 60 }, (_, i) => ({ op: 'const', value: i })) }, args: {} })
+  expect(scanJson(body, 10, 'ast', { values: fresh, owner }).seen).toBeUndefined()
+  expect(scanJson(body, 10, 'ast', { values: fresh, owner }).seen).toBeUndefined()
+  expect(scanJson(body, 10, 'ast', { values: fresh, owner }).seen?.text).toBe(scanJson(body, 10, 'ast').member!)
   // Bounded: the oldest go.
-  for (let i = 0; i < 10; i++) seen.add(JSON.stringify({ i, pad: 'x'.repeat(60) }), 2, owner)
+  for (let i = 0; i < 10; i++) for (const _ of [1, 2]) seen.add(JSON.stringify({ i, pad: 'x'.repeat(60) }), 2, owner)
   expect(seen.find(`{"ast":${v}}`, 7, owner)).toBeUndefined()
 })
