@@ -54,8 +54,8 @@ export const astKey = (astText: string): string => createHash('sha256').update(a
  * A program's text (and key, for stored procedures) or source from a request; 400/404/422 when
  * there is nothing runnable. An AST is passed on as the text the client sent (`rawAst`, found by
  * the body parser's scan), so the event loop does not serialize it; workers key their parsed
- * programs by that text, or by its SHA-256 when the tenant sent it before (hashed once, when first
- * seen, so neither side hashes 7 KB of text per run).
+ * programs by that text, or by its SHA-256 once the tenant sends it again (hashed once, then
+ * neither side hashes 7 KB of text per run: SeenValues).
  */
 export async function resolveProgram(stores: ServerStores, tenant: string, body: { ast?: unknown; source?: string; token?: string }, rawAst?: RawAst): Promise<Pick<RunTask, 'key' | 'astText' | 'source'>> {
   const given = (body.ast !== undefined ? 1 : 0) + (body.source !== undefined ? 1 : 0) + (body.token !== undefined ? 1 : 0)
