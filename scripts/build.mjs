@@ -100,6 +100,15 @@ for (const input of Object.values(scan.metafile.inputs)) {
 for (const dep of Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies ?? {})) inlined.delete(dep)
 
 /**
+ * Inlined packages shipped once for both formats: one CommonJS file, dist/chunks/<name>.cjs, that
+ * the ESM chunks import as well (Node's ESM imports CommonJS on every version `engines` allows;
+ * CommonJS may not require ESM before Node 20.19). Inlined into each format, croner (flow
+ * schedules, 33 KB minified) was in the tarball twice. The VM's own dependencies stay ESM in ESM.
+ */
+const SHARED_CJS = new Set(['croner'].filter((name) => inlined.has(name)))
+const sharedSpecifier = (name) => `__ajs_shared_${name.replace(/\W/g, '_')}__`
+
+/**
  * Bare imports of packages the libraries do not use stay external (server-side dependencies,
  * commander, esbuild, bun). What an inlined package imports itself is inlined with it
  * (@lezer/python's @lezer/lr and @lezer/common): the published package depends on none of them.
@@ -109,6 +118,7 @@ const externalDeps = {
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (a) => {
       if (a.path.startsWith('node:')) return { path: a.path, external: true }
+      if (SHARED_CJS.has(a.path) && !/[\\/]node_modules[\\/]/.test(a.importer)) return { path: sharedSpecifier(a.path), external: true }
       if (inlined.has(packageOf(a.path)) || /[\\/]node_modules[\\/]/.test(a.importer)) return undefined
       return { path: a.path, external: true }
     })
@@ -180,10 +190,21 @@ const [esm, cjsAsEsm] = await Promise.all([
 const esmFiles = Object.keys(esm.metafile.outputs).filter((f) => f.endsWith('.js')).map((f) => join(root, f))
 const layerFiles = await layers.finish([...esmFiles.map((f) => readFileSync(f, 'utf8')), ...cjsAsEsm.outputFiles.map((f) => f.text)])
 linkLayerFiles(esmFiles, dist, '.js')
+for (const file of esmFiles) {
+  const text = readFileSync(file, 'utf8')
+  if (text.includes('__ajs_shared_')) writeFileSync(file, linkShared(text, file))
+}
 for (const file of cjsAsEsm.outputFiles) {
-  const code = await toCjs(linkLayers(file.text, file.path, dist, '.cjs'))
+  const code = await toCjs(linkShared(linkLayers(file.text, file.path, dist, '.cjs'), file.path))
   mkdirSync(dirname(file.path), { recursive: true })
   writeFileSync(file.path, code)
+}
+for (const name of SHARED_CJS) {
+  await build({
+    absWorkingDir: root, bundle: true, format: 'cjs', platform: 'node', target: 'node20', minify: true, keepNames: true, legalComments: 'none', logLevel: 'warning',
+    stdin: { contents: `export * from ${JSON.stringify(name)}`, resolveDir: root, loader: 'js' },
+    outfile: join(dist, 'chunks', `${name}.cjs`),
+  })
 }
 writeFileSync(join(dist, 'meta.json'), JSON.stringify(esm.metafile))
 log(`esbuild: ${Object.keys(present).length} entries + cli (ESM + CJS, shared chunks; VM layers ${layerFiles.map((f) => `${f.name} ${f.modules} modules ${f.bytes} B`).join(', ')}) + browser vm in ${Date.now() - started} ms${missing.length ? ` (skipped, no source yet: ${missing.join(', ')})` : ''}`)
@@ -239,6 +260,15 @@ if (!args.has('--no-types')) {
   log(`tsc: ${files} declaration files (${pruned} no export reaches left out) in ${Date.now() - t0} ms`)
 }
 log(`build: done in ${Date.now() - started} ms`)
+
+/** Point an output's placeholder imports of SHARED_CJS packages at their file, dist/chunks/<name>.cjs. */
+function linkShared(text, file) {
+  for (const name of SHARED_CJS) {
+    const rel = relative(dirname(file), join(dist, 'chunks', `${name}.cjs`)).split('\\').join('/')
+    text = text.split(JSON.stringify(sharedSpecifier(name))).join(JSON.stringify(rel.startsWith('.') ? rel : `./${rel}`))
+  }
+  return text
+}
 
 /**
  * tosijs-schema's declarations use extensionless relative imports, which

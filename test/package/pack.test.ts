@@ -28,7 +28,8 @@ beforeAll(() => { ({ app, tarball } = packedApp()) }, 180_000)
  * layer files took it to 1,043,618 bytes (a84dc54); then 971,927 bytes at dd3cf4a: CommonJS
  * declarations packed next to their ESM twins (dist/types-cjs, -56 KB), CommonJS files minified
  * after conversion (-2 KB), short layer export names (-4 KB), internal modules' overview comments
- * left out of the declarations (-13 KB). Duplication itself is checked below, independent of size.
+ * left out of the declarations (-13 KB); 962,689 bytes at d82f549 with croner once for both
+ * formats (-9 KB). Duplication itself is checked below, independent of size.
  */
 const TARBALL_BUDGET = { packed: 1_000_000, unpacked: 4_000_000 }
 
@@ -60,13 +61,15 @@ describe('the tarball', () => {
     expect(targets.filter((t) => /\.d\.c?ts$/.test(t)).length).toBeGreaterThan(20)
   })
 
-  test('holds one copy of each module: the VM core appears once per format (the browser bundle aside); acorn is a dependency, not inlined', () => {
+  test('holds one copy of each module: the VM core appears once per format (the browser bundle aside); acorn is a dependency, not inlined; croner once for both formats', () => {
     const dist = join(app, 'node_modules/ajs-lang/dist')
     const files = sh('find', [dist, '-path', `${dist}/browser`, '-prune', '-o', '-type', 'f', '(', '-name', '*.js', '-o', '-name', '*.cjs', ')', '-print'], app).stdout.split('\n').filter(Boolean)
     for (const ext of ['.js', '.cjs']) {
       expect(files.filter((f) => f.endsWith(ext) && readFileSync(f, 'utf8').includes('Maximum call depth exceeded')).length).toBe(1)
       expect(files.filter((f) => f.endsWith(ext) && readFileSync(f, 'utf8').includes('Unterminated template'))).toEqual([])
     }
+    // croner (flow schedules) is one CommonJS file that the ESM chunks import too (scripts/build.mjs SHARED_CJS).
+    expect(files.filter((f) => readFileSync(f, 'utf8').includes('CronPattern: Invalid value for')).map((f) => f.slice(dist.length))).toEqual(['/chunks/croner.cjs'])
   })
 })
 
@@ -133,6 +136,19 @@ describe('the packed package on plain Node', () => {
       visit(entry)
       expect(seen.size).toBeGreaterThan(1)
     }
+  })
+
+  test('ajs-lang/flows (ESM and CJS) checks a cron schedule with the one croner file', () => {
+    const check = `
+      const flow = (cron) => m.parseSavedFlow({ id: 'f', name: 'f', created_at: 'c', updated_at: 'u', enabled: true, flow: { nodes: [{ id: 'e', node_type: 'entry', data: { schedule_type: 'cron', cron } }], edges: [] } })
+      console.log(JSON.stringify([m.scheduleOf(flow('0 */5 * * * *')).type, m.scheduleOf(flow('0 */5 * * * 99'))[0].message]))`
+    const expected = ['cron', 'cron "0 */5 * * * 99": CronPattern: Invalid value for dayOfWeek: 99']
+    const esm = node(`import * as m from 'ajs-lang/flows'\n${check}`)
+    expect(esm.stderr).toBe('')
+    expect(JSON.parse(esm.stdout)).toEqual(expected)
+    const cjs = node(`const m = require('ajs-lang/flows')\n${check}`, 'cjs')
+    expect(cjs.stderr).toBe('')
+    expect(JSON.parse(cjs.stdout)).toEqual(expected)
   })
 
   test('the browser bundle is exported as ajs-lang/browser/vm.min.js', () => {
