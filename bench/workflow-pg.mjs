@@ -227,13 +227,16 @@ export async function runWorkflowPgBench({ quick = false, steps, workflows, per,
       for (const workers of [1, 2]) {
         if (workers === 2) await worker()
         counters.busy = 0
+        const cpu = () => treeCpuMs([db.pid, ...children.map((c) => c.pid)])
+        const c0 = cpu()
         const t0 = performance.now()
         await Promise.all(Array.from({ length: workflows }, () => drive(per)))
         const ms = performance.now() - t0
+        const cpuMsPerStep = c0 === null ? null : +((cpu() - c0) / (workflows * per)).toFixed(2)
         const perSec = (workflows * per * 1000) / ms
         const busy = counters.busy
-        out.throughput.push({ workers, workflows, stepsEach: per, totalMs: Math.round(ms), stepsPerSecond: Math.round(perSec), stepsPerSecondPerCore: Math.round(perSec / out.cores), busyAnswers: busy, loadAvg: +os.loadavg()[0].toFixed(2) })
-        log(`    ${workers} worker process${workers > 1 ? 'es' : ''}: ${Math.round(perSec)} steps/s (${Math.round(perSec / out.cores)} per core of ${out.cores}), ${(ms / 1000).toFixed(1)} s${busy ? `, ${busy} answers sent again (WORKFLOW_BUSY)` : ''}, load ${os.loadavg()[0].toFixed(1)}`)
+        out.throughput.push({ workers, workflows, stepsEach: per, totalMs: Math.round(ms), stepsPerSecond: Math.round(perSec), stepsPerSecondPerCore: Math.round(perSec / out.cores), ...(cpuMsPerStep !== null ? { cpuMsPerStep } : {}), busyAnswers: busy, loadAvg: +os.loadavg()[0].toFixed(2) })
+        log(`    ${workers} worker process${workers > 1 ? 'es' : ''}: ${Math.round(perSec)} steps/s (${Math.round(perSec / out.cores)} per core of ${out.cores}), ${(ms / 1000).toFixed(1)} s${cpuMsPerStep !== null ? `, CPU ${cpuMsPerStep} ms/step` : ''}${busy ? `, ${busy} answers sent again (WORKFLOW_BUSY)` : ''}, load ${os.loadavg()[0].toFixed(1)}`)
       }
       // What the workers' steps cost over the whole run (each prints it when it stops): journal entries replayed.
       out.workerSteps = await workerStats(workerProcs)
