@@ -260,8 +260,9 @@ export async function runWorkflowPgBench({ quick = false, steps, workflows, per,
 export function renderWorkflowPg(r) {
   const row = (where) => (x) => `| ${where} | ${x.steps} | ${(x.totalMs / 1000).toFixed(1)} s | ${x.msPerStep} ms | ${x.cpuMsPerStep ?? '-'} ms | ${x.loadAvg} |`
   const sizes = [...(r.memorySizes ?? []).map(row('ajsc serve, in memory')), ...r.sizes.map(row('PostgreSQL, one ajsc worker'))].join('\n')
-  const tput = r.throughput.map((x) => `| ${x.workers} | ${x.workflows} x ${x.stepsEach} | ${x.stepsPerSecond} | ${x.stepsPerSecondPerCore} |`).join('\n')
-  return `\n## 10. Workflow steps: ajsc serve in memory, and on PostgreSQL (ajsc serve --database + ajsc worker)\n\n| where | steps (one workflow) | total | per step | CPU per step | load |\n| --- | --- | --- | --- | --- | --- |\n${sizes}\n\n| worker processes | workflows x steps | steps/s | per core (${r.cores}) |\n| --- | --- | --- | --- |\n${tput}\n`
+  const tput = r.throughput.map((x) => `| ${x.workers} | ${x.workflows} x ${x.stepsEach} | ${x.stepsPerSecond} | ${x.stepsPerSecondPerCore} | ${x.cpuMsPerStep ?? '-'} ms | ${x.loadAvg} |`).join('\n')
+  const replays = (r.workerSteps ?? []).map((w, i) => (w ? `worker ${i + 1}: ${w.steps} steps, ${w.caughtUp} caught up after the other's steps, ${w.misses} replayed a journal, ${w.replayed} entries replayed` : `worker ${i + 1}: no report`)).join('; ')
+  return `\n## 10. Workflow steps: ajsc serve in memory, and on PostgreSQL (ajsc serve --database + ajsc worker)\n\n| where | steps (one workflow) | total | per step | CPU per step | load |\n| --- | --- | --- | --- | --- | --- |\n${sizes}\n\n| worker processes | workflows x steps | steps/s | per core (${r.cores}) | CPU per step | load |\n| --- | --- | --- | --- | --- | --- |\n${tput}\n${replays ? `\nOver the run: ${replays}.\n` : ''}`
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
