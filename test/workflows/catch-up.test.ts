@@ -160,3 +160,36 @@ test('a catch-up over a tail with the parked request answered and the next one a
   expect(await x.poll()).toEqual({ Complete: { result: [1, 2, 3] } })
   expect(store.read('wf-y').filter((e) => e.t === 'request')).toHaveLength(3)
 })
+
+test('a tail with a cancellation another process delivered: the parked wait throws it here too, cleanup runs once', async () => {
+  const program = compileWorkflow(`
+try {
+  await agent('long work')
+} finally {
+  await agent('clean up')
+}
+export default 'never'`)
+  const store = new MemoryJournalStore()
+  const x = startWorkflow(program, { store, executionId: 'wf-c' })
+  expect(await x.poll()).toMatchObject({ Request: { prompt: 'long work' } })
+  x.takePendingRequests()
+  // A command journals the cancellation; another process's step replays and delivers it, and asks for the cleanup.
+  store.append('wf-c', [{ t: 'cancel', reason: 'stop' }])
+  const y = await resumeWorkflow(program, store.read('wf-c'), { store, executionId: 'wf-c' })
+  expect(await y.poll()).toMatchObject({ Request: { prompt: 'clean up' } })
+  y.takePendingRequests()
+  const tail = store.read('wf-c').slice(x.entryCount)
+  expect(tail.map((e) => e.t)).toEqual(['cancel', 'resolution', 'request'])
+  expect(x.absorb(tail)).toBe(false)
+  expect(await x.catchUp(tail)).toBe(true)
+  expect(x.cancelled).toBe('stop')
+  const cleanup = (await x.poll()) as { Request: WorkflowRequest }
+  expect(cleanup.Request).toMatchObject({ prompt: 'clean up' })
+  x.takePendingRequests()
+  x.resolveRequest(cleanup.Request.id, { Ok: 'done' })
+  await expect(x.poll()).rejects.toMatchObject({ code: 'WORKFLOW_CANCELLED' })
+  const journal = store.read('wf-c')
+  expect(journal.filter((e) => e.t === 'cancel')).toHaveLength(1)
+  expect(journal.filter((e) => e.t === 'request')).toHaveLength(2)
+  expect(journal.at(-1)).toMatchObject({ t: 'end', error: { code: 'WORKFLOW_CANCELLED' } })
+})
