@@ -1,0 +1,49 @@
+// A/B of the transpiler's lowering phase alone (new LowerContext + lowerProgram on a parse done
+// once), both revisions in ONE process (no parser runs while timing, so they share no hot call
+// sites): ~5 ms batches of A and B alternate, after a 1 s warm-up; prints the minima.
+//   node bench/transpile-lower-ab.mjs <rev-before> <rev-after|.> [rounds]   (also: npx bun ...)
+// The commits of issue 28's transpile work quote it ("lowering alone").
+import { build } from 'esbuild'
+import { execSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { generateLargeSource } from './workloads/gen-large.mjs'
+const root = resolve(import.meta.dirname, '..')
+const dir = mkdtempSync(join(tmpdir(), 'ajs-lowab-'))
+symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+async function load(rev, name) {
+  let src = join(root, 'src')
+  if (rev !== '.') { execSync(`git archive --prefix=${name}/ ${rev} src | tar -x -C ${dir}`, { cwd: root }); src = join(dir, name, 'src') }
+  const entry = join(dir, `${name}-entry.ts`)
+  writeFileSync(entry, `import { parseProgram } from '${src}/transpiler/parse.ts'
+import { LowerContext } from '${src}/transpiler/context.ts'
+import { atomTable } from '${src}/transpiler/globals.ts'
+import { lowerProgram } from '${src}/transpiler/lower/program.ts'
+import { transpile } from '${src}/transpiler/index.ts'
+export { transpile }
+export const parseOnce = (s: string) => parseProgram(s, new LowerContext(s, '<ajs>', atomTable(undefined)))
+export function lowerOnly(s: string, parsed: any) { const ctx: any = new LowerContext(s, '<ajs>', atomTable(undefined)); ctx.lateBound = true; if ('fileInAst' in ctx) ctx.fileInAst = false; return lowerProgram(parsed, ctx) }
+`)
+  const outfile = join(dir, `${name}.mjs`)
+  await build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'node', outfile, logLevel: 'error', packages: 'external' })
+  return import(pathToFileURL(outfile).href)
+}
+const [revA, revB, rounds = '40'] = process.argv.slice(2)
+if (!revA || !revB) { console.error('usage: node bench/transpile-lower-ab.mjs <rev-before> <rev-after|.> [rounds]'); process.exit(2) }
+const A = await load(revA, 'a'), B = await load(revB, 'b')
+const read = (f) => readFileSync(join(root, 'bench/workloads', f), 'utf8')
+const sources = [['arith-loop', read('arith-loop.ajs')], ['helper-fib', read('helper-fib.ajs')], ['agent-typical', read('agent-typical.ajs')], ['rules', read('rules.ajs')], ['generated', generateLargeSource({ blocks: 100 })]]
+const fns = sources.map(([, s]) => { const pa = A.parseOnce(s), pb = B.parseOnce(s); return [() => A.lowerOnly(s, pa), () => B.lowerOnly(s, pb)] })
+for (const t0 = performance.now(); performance.now() - t0 < 1000;) for (const [a, b] of fns) { a(); b() }
+sources.forEach(([id], k) => {
+  const [a, b] = fns[k]
+  const reps = [a, b].map((fn) => { for (let n = 1; ; n *= 2) { const t = performance.now(); for (let i = 0; i < n; i++) fn(); if (performance.now() - t > 5) return n } })
+  const best = [Infinity, Infinity]
+  for (let r = 0; r < Number(rounds); r++) for (const i of r % 2 ? [1, 0] : [0, 1]) {
+    const f = i ? b : a; const t0 = performance.now(); for (let j = 0; j < reps[i]; j++) f(); best[i] = Math.min(best[i], (performance.now() - t0) / reps[i])
+  }
+  console.log(`${id.padEnd(14)} lowering ${revA}: ${(best[0] * 1000).toFixed(2)} µs  ${revB}: ${(best[1] * 1000).toFixed(2)} µs  B/A ${(best[1] / best[0]).toFixed(3)}`)
+})
+rmSync(dir, { recursive: true, force: true })
