@@ -27,8 +27,11 @@ export type FieldKind =
   | 'json' | 'exprs' | 'items' | 'args' | 'key' | 'keyOrExpr' | 'flag' | 'strings' | 'regexFlags'
   | 'patterns' | 'properties' | 'lvalue' | 'assignTarget' | 'op'
 
+/** The ordering comparisons: they convert their operands to numbers or compare strings. */
+export const ORDERING_OPERATORS = ['<', '>', '<=', '>='] as const
+
 /** The comparison operators among the binary ones: their value is always a boolean. */
-export const COMPARISON_OPERATORS = ['==', '!=', '===', '!==', '<', '>', '<=', '>='] as const
+export const COMPARISON_OPERATORS = ['==', '!=', '===', '!==', ...ORDERING_OPERATORS] as const
 
 /** Every operator set, declared once; `op` fields name the set they take. */
 export const OPERATORS = {

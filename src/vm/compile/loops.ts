@@ -11,6 +11,7 @@
  * more: the slice is looked at only on the 1-in-1024 tick that already
  * checks the clock.
  */
+import { ORDERING_OPERATORS } from '../../ast/nodes.ts'
 import type { IdentExpr, MemberExpr, Pattern, Step, StepOf } from '../../ast/types.ts'
 import { ITERATION_COST, STEP_COST } from '../fuel.ts'
 import { vmError } from '../errors.ts'
@@ -190,7 +191,7 @@ function makeLoop(p: LoopParts, setup?: (f: Frame) => unknown): CStep {
 }
 
 /** The ordering tests a counting loop does inline. */
-const ORDERING = new Set(['<', '<=', '>', '>='])
+const ORDERING: ReadonlySet<string> = new Set(ORDERING_OPERATORS)
 
 function lessThanOf(cond: CExpr): LoopParts['lessThan'] {
   const b = cond.slotOp
