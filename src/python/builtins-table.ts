@@ -11,7 +11,7 @@ export const BUILTIN_FUNCTIONS: ReadonlySet<string> = new Set([
 /** The extended profile's builtins beyond the contract's (none reaches the object model or the host). */
 export const EXTENDED_FUNCTIONS: ReadonlySet<string> = new Set([
   'any', 'all', 'map', 'filter', 'print', 'repr', 'ascii', 'divmod', 'pow', 'hash', 'iter', 'next',
-  'chr', 'ord', 'hex', 'bin', 'oct', 'type', 'format',
+  'chr', 'ord', 'hex', 'bin', 'oct', 'type', 'format', 'getattr', 'hasattr', 'setattr',
 ])
 
 /** Builtin types: callable as conversions and usable with isinstance. */

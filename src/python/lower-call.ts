@@ -303,6 +303,8 @@ function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefi
     case 'type':
       noKw(cx, name, e); count(cx, name, e, 1, 1)
       return rt('typeof', pos(), e.loc)
+    case 'getattr': case 'hasattr': case 'setattr':
+      return attrCall(cx, e, name)
     case 'divmod':
       noKw(cx, name, e); count(cx, name, e, 2, 2)
       return rt('divmod', pos(), e.loc)
@@ -370,4 +372,19 @@ function callLambda(cx: FnCtx, f: Node, spreadItem: boolean, at: Expr): Node {
   const param = `$k${cx.L.nextId()}`
   const args = spreadItem ? id(param) : arr([id(param)])
   return lambda([param], dynamicCall(cx, f, args, lit(null), at.loc))
+}
+
+/** `getattr`/`hasattr`/`setattr` on the program's own objects (runtime/attrs.ts); a literal special name is refused here. */
+function attrCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node {
+  noKw(cx, name, e)
+  if (name === 'getattr') count(cx, name, e, 2, 3)
+  else count(cx, name, e, name === 'setattr' ? 3 : 2, name === 'setattr' ? 3 : 2)
+  if (e.args.some((a) => a.k === 'star')) argError(cx, name, '`*` arguments are not accepted here', `Pass the arguments of ${name}() by position.`, e)
+  const key = e.args[1]
+  if (key?.k === 'const' && typeof key.v === 'string' && /^__.+__$/.test(key.v)) {
+    argError(cx, name, `cannot reach the special attribute '${key.v}'`, 'Code blocks reach only ordinary attributes of their own objects; use a method or a field.', e)
+  }
+  const args = positional(cx, e)
+  if (name === 'getattr') return rt('ogetattr', [args[0]!, args[1]!, lit(args.length > 2), args[2] ?? lit(null)], e.loc)
+  return rt(name === 'hasattr' ? 'ohasattr' : 'osetattr', args, e.loc)
 }

@@ -125,6 +125,9 @@ describe('refusals', () => {
 /** What the contract profile refuses and the extended profile (the default) compiles: [what, body, line, column]. */
 const EXTENDED_ONLY: Array<[string, string, number, number]> = [
   ['any', 'x = any([1])', 1, 4],
+  ['getattr', 'v = getattr(initial, "a", 0)', 1, 4],
+  ['hasattr', 'ok = hasattr(initial, "a")', 1, 5],
+  ['setattr', 'setattr(initial, "a", 1)', 1, 0],
   ['print', 'print("a", 1)', 1, 0],
   ['type name', 'n = type(1).__name__', 1, 12],
   ['exception args', 'try:\n    pass\nexcept ValueError as e:\n    a = e.args', 4, 10],
@@ -163,6 +166,9 @@ const EXTENDED_REFUSALS: Array<[string, string, keyof typeof CODES, number, numb
   ['another class decorator', 'def deco(c):\n    return c\n@deco\nclass A:\n    pass', 'PY_UNSUPPORTED', 3, 1, '@dataclass'],
   ['a loop in a class body', 'class A:\n    for i in range(3):\n        pass', 'PY_UNSUPPORTED', 2, 4, 'methods'],
   ['reaching __class__', 'class A:\n    pass\nx = A().__class__', 'PY_DUNDER', 3, 8, ''],
+  ['getattr of a special name', 'class A:\n    pass\nx = getattr(A(), "__class__")', 'PY_ARGUMENTS', 3, 4, 'ordinary attributes'],
+  ['setattr of a special name', 'class A:\n    pass\nsetattr(A(), "__init__", 1)', 'PY_ARGUMENTS', 3, 0, 'ordinary attributes'],
+  ['hasattr with keywords', 'class A:\n    pass\nok = hasattr(A(), name="x")', 'PY_ARGUMENTS', 3, 5, 'by position'],
   ['reaching __dict__', 'class A:\n    def f(self):\n        return self.__dict__', 'PY_DUNDER', 3, 20, ''],
   ['yield in the block itself', 'x = 1\nyield x', 'PY_UNSUPPORTED', 2, 0, 'def` helper'],
   ['yield as a value', 'def g():\n    x = yield 1\n    return x', 'PY_UNSUPPORTED', 2, 4, '`yield value`'],
@@ -188,7 +194,7 @@ describe('profiles: contract refuses with a hint naming the extended profile; ex
     expect(() => transpilePython(body)).not.toThrow()
   })
   test('the extended profile still refuses what reaches the host or the object model', () => {
-    for (const body of ['import os', 'x = eval("1")', 'f = open("a")', 'v = getattr(initial, "a")', 'n = initial.__class__']) {
+    for (const body of ['import os', 'x = eval("1")', 'f = open("a")', 'v = getattr(initial, "__class__")', 'n = initial.__class__']) {
       expect(refusal(body, 'extended').hint).not.toContain('extended')
     }
   })

@@ -17,6 +17,7 @@ import * as B from './builtins.ts'
 import { bindArgs, checkResult, dumps, fromJson, toData } from './json.ts'
 import type { PyRun } from './fuel.ts'
 import { EXTENDED_RUNTIME } from './extended.ts'
+import { ATTR_RUNTIME } from './attrs.ts'
 import { GENERATOR_RUNTIME } from './generators.ts'
 import { CLASS_RUNTIME, unwrapTexts } from './classes.ts'
 import { MODULE_RUNTIME, PyOrderedDict, collectionMethod } from './modules.ts'
@@ -203,6 +204,7 @@ const raw: Record<string, Fn> = {
   ...EXTENDED_RUNTIME,
   ...GENERATOR_RUNTIME,
   ...CLASS_RUNTIME,
+  ...ATTR_RUNTIME,
   ...FAST_RUNTIME,
   ...MODULE_RUNTIME,
   ex,

@@ -19,7 +19,7 @@ EXCEPTIONS = [
 ]
 SAFE = {name: getattr(builtins, name) for name in ALLOWED + EXCEPTIONS}
 # The extended profile's builtins (print is captured and compared as the run's log).
-EXTENDED = "any all map filter repr ascii divmod pow hash iter next chr ord hex bin oct type format GeneratorExit".split()
+EXTENDED = "any all map filter repr ascii divmod pow hash iter next chr ord hex bin oct type format getattr hasattr setattr GeneratorExit".split()
 SAFE_EXTENDED = dict(SAFE, **{name: getattr(builtins, name) for name in EXTENDED})
 # Classes and the modules the extended profile imports.
 SAFE_EXTENDED.update(super=super, object=object, NotImplemented=NotImplemented, property=property, staticmethod=staticmethod, classmethod=classmethod)
