@@ -89,17 +89,21 @@ export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: 
     const defaults: Expr[] = []
     const methods: Expr[] = []
     const seen = new Set<string>()
+    const props = new Set<string>()
     for (const item of st.items as ClassItem[]) {
       if (item.kind === 'def') {
         const d = item.def
         const m = d.name
-        if (seen.has(m)) throw r.error('PY_UNSUPPORTED', { name: `Redefining the method \`${m}\``, fix: 'Give each method its own name.' }, d.loc)
+        const setter = d.descriptor === 'setter'
+        if (setter && !props.has(m)) throw r.error('PY_UNSUPPORTED', { name: `\`@${m}.setter\` without the property`, fix: `Define \`@property def ${m}(self)\` just above the setter.` }, d.loc)
+        if (d.descriptor === 'property') props.add(m)
+        if (!setter && seen.has(m)) throw r.error('PY_UNSUPPORTED', { name: `Redefining the method \`${m}\``, fix: 'Give each method its own name.' }, d.loc)
         seen.add(m)
         info.methodNames.add(m)
         if (m === '__repr__' || m === '__str__') info.text = true
         if (m === '__eq__') info.eq = true
         if (m === '__lt__' || m === '__le__' || m === '__gt__' || m === '__ge__') info.order = true
-        const helper = `${st.name}.${m}`
+        const helper = setter ? `${st.name}.${m}.setter` : `${st.name}.${m}`
         d.name = helper
         d.body = stmts(d.body, [...path, `${st.name}.${m}`])
         if (d.params.length) replaceSuper(d.body, st.name, d.params[0]!.name)

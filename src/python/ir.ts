@@ -65,8 +65,8 @@ export type Stmt = { loc: Loc } & (
   | { k: 'import'; names: ImportName[] }
 )
 
-/** A method decorated `@property`, `@staticmethod` or `@classmethod` (classes only). */
-export type MethodDescriptor = 'property' | 'staticmethod' | 'classmethod'
+/** A method decorated `@property`, `@name.setter` (extended), `@staticmethod` or `@classmethod` (classes only). */
+export type MethodDescriptor = 'property' | 'setter' | 'staticmethod' | 'classmethod'
 
 export type ExprOf<K extends Expr['k']> = Extract<Expr, { k: K }>
 export type StmtOf<K extends Stmt['k']> = Extract<Stmt, { k: K }>

@@ -10,8 +10,10 @@ import { CODES, type CodeName, TranspileError } from '../../src/diagnostics/inde
 
 /** [what, body, code, line, column, a fragment of the hint] */
 const REFUSED: Array<[string, string, CodeName, number, number, string]> = [
-  ['a property setter', 'class Rect:\n    def __init__(self, w):\n        self._w = w\n\n    @property\n    def w(self):\n        return self._w\n\n    @w.setter\n    def w(self, v):\n        self._w = v\n\nreturn {}', 'PY_UNSUPPORTED', 9, 4, 'assign a plain attribute or write a `set_...` method'],
-  ['a decorator of the program on a method', 'def logged(f):\n    return f\n\nclass A:\n    @logged\n    def run(self):\n        return 1\n\nreturn {}', 'PY_UNSUPPORTED', 5, 4, 'one of `@property`, `@staticmethod` and `@classmethod`'],
+  ['a setter named after another property', 'class Rect:\n    @property\n    def w(self):\n        return 1\n\n    @w.setter\n    def h(self, v):\n        pass\n\nreturn {}', 'PY_UNSUPPORTED', 6, 4, '`@h.setter` on `def h(self, value)`'],
+  ['a setter without its property', 'class Rect:\n    @w.setter\n    def w(self, v):\n        pass\n\nreturn {}', 'PY_UNSUPPORTED', 2, 4, 'Define `@property def w(self)` just above'],
+  ['a setter with one parameter', 'class Rect:\n    @property\n    def w(self):\n        return 1\n\n    @w.setter\n    def w(self):\n        pass\n\nreturn {}', 'PY_UNSUPPORTED', 6, 4, 'def w(self, value)'],
+  ['a decorator of the program on a method', 'def logged(f):\n    return f\n\nclass A:\n    @logged\n    def run(self):\n        return 1\n\nreturn {}', 'PY_UNSUPPORTED', 5, 4, 'one of `@property`, `@name.setter`, `@staticmethod` and `@classmethod`'],
   ['__len__', 'class Stack:\n    def __init__(self):\n        self.items = []\n\n    def __len__(self):\n        return len(self.items)\n\nreturn {"n": len(Stack())}', 'PY_UNSUPPORTED', 5, 4, 'write a plain method (`def size(self)`)'],
   ['statistics', 'from statistics import mean\nreturn {"m": mean([1, 2])}', 'PY_IMPORT', 1, 0, 'the modules a block can import are math, json, re'],
   ['fractions', 'from fractions import Fraction\nreturn {"f": str(Fraction(1, 3))}', 'PY_IMPORT', 1, 0, 'use the allowed builtins and str/list/dict methods'],

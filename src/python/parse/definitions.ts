@@ -66,14 +66,18 @@ export abstract class DefinitionParser extends PatternParser {
             const mc = kids(m)
             const decorators = mc.filter((x) => x.name === 'Decorator')
             const target = mc[mc.length - 1]!
-            const kind = decorators.length === 1 ? /^@\s*(property|staticmethod|classmethod)\s*$/.exec(this.text(decorators[0]!))?.[1] as MethodDescriptor | undefined : undefined
+            const text = decorators.length === 1 ? this.text(decorators[0]!) : ''
+            // `@name.setter`: the setter of the property `name` defined above it (classes.ts checks that).
+            const kind = /^@\s*(property|staticmethod|classmethod)\s*$/.exec(text)?.[1] as MethodDescriptor | undefined ?? (/^@\s*[A-Za-z_]\w*\.setter\s*$/.test(text) ? 'setter' : undefined)
             if (!kind || target.name !== 'FunctionDefinition') {
-              this.unsupported('This method decorator', 'A method takes one of `@property`, `@staticmethod` and `@classmethod` (a property has no setter here: assign a plain attribute or write a `set_...` method).', m)
+              this.unsupported('This method decorator', 'A method takes one of `@property`, `@name.setter`, `@staticmethod` and `@classmethod`.', m)
             }
             const d = this.def(target, kids(target), mloc)
             if (d.k === 'def') {
               if (/^__.*__$/.test(d.name)) this.unsupported(`\`@${kind}\` on \`${d.name}\``, 'Decorate a method of your own name.', m)
               if (kind !== 'staticmethod' && d.params.length === 0) this.unsupported(`A ${kind} without a first parameter`, kind === 'property' ? 'Write `def name(self):`.' : 'Write `def name(cls, ...):`.', m)
+              if (kind === 'setter' && !text.replace(/\s/g, '').startsWith(`@${d.name}.`)) this.unsupported('A setter of another name', `Name the setter after its property: \`@${d.name}.setter\` on \`def ${d.name}(self, value)\`.`, m)
+              if (kind === 'setter' && d.params.length !== 2) this.unsupported('A setter without two parameters', `Write \`def ${d.name}(self, value):\`.`, m)
               items.push({ kind: 'def', def: { ...d, descriptor: kind } })
             }
             continue

@@ -164,7 +164,7 @@ function attrsOf(x: unknown): Map<string, unknown> | undefined {
 
 /** What a class holds for a method decorated `@property`, `@staticmethod` or `@classmethod`. */
 export class PyDescriptor extends PyOpaque {
-  constructor(readonly kind: 'property' | 'staticmethod' | 'classmethod', readonly func: PyFunction) {
+  constructor(readonly kind: 'property' | 'setter' | 'staticmethod' | 'classmethod', readonly func: PyFunction, readonly setter?: PyFunction) {
     super()
   }
   get typeName(): string {
@@ -245,7 +245,14 @@ export function setAttr(x: unknown, name: string, value: unknown): null {
     return raise('AttributeError', `'${typeName(x)}' object has no attribute '${name}'`)
   }
   const cls = x instanceof PyInstance ? x.cls : (x as PyException).type
-  if (cls instanceof PyClass && propertyOf(cls, name)) raise('AttributeError', `property '${name}' of '${cls.qualname}' object has no setter`)
+  const p = cls instanceof PyClass ? propertyOf(cls, name) : undefined
+  if (p) {
+    if (!p.setter) raise('AttributeError', `property '${name}' of '${(cls as PyClass).qualname}' object has no setter`)
+    const calls = (cls as PyClass).calls
+    if (!calls || calls.helperWaits(DISPATCH_HELPER)) return typeError(`property '${name}' cannot be set here: its setter may wait for an atom; call a method instead`)
+    calls.callHelper(DISPATCH_HELPER, [p.setter, [x, value], null])
+    return null
+  }
   own.set(name, value)
   return null
 }
@@ -369,8 +376,13 @@ export const CLASS_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
     for (let i = 0; i < a[1].length; i += 2) {
       const m = a[1][i] as string
       if (c.order && ORDER_METHODS.includes(m)) typeError(`Cannot overwrite attribute ${m} in class ${c.name}. Consider using functools.total_ordering`)
-      const v = a[1][i + 1]
-      if (v instanceof PyDescriptor && v.kind === 'property') c.props++
+      let v = a[1][i + 1]
+      // `@m.setter`: the property defined above it gains its setter (classes.ts checked the order).
+      if (v instanceof PyDescriptor && v.kind === 'setter') {
+        const p = c.attrs.get(m)
+        if (!(p instanceof PyDescriptor) || p.kind !== 'property') typeError(`'${m}' is not a property of ${c.name}`)
+        v = new PyDescriptor('property', (p as PyDescriptor).func, v.func)
+      } else if (v instanceof PyDescriptor && v.kind === 'property') c.props++
       c.attrs.set(m, v)
     }
     return null
