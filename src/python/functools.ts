@@ -76,13 +76,8 @@ def starmap(function, iterable):
         yield function(*args)
 `
 
-/**
- * heapq: the binary heap of the textbooks on a list (the smaller child moved up, then the item sifted
- * down). Each helper holds its own sift functions: a helper must read no variable of the block (a
- * comprehension calling it would not pass one).
- */
-const HEAPQ = `def heappush(heap, item):
-    def sift_down(heap, start, pos):
+/** heapq's sift functions, written into each helper that needs them (a helper reads no variable of the block). */
+const SIFT_DOWN = `    def sift_down(heap, start, pos):
         item = heap[pos]
         while pos > start:
             parent = (pos - 1) // 2
@@ -92,21 +87,8 @@ const HEAPQ = `def heappush(heap, item):
                 continue
             break
         heap[pos] = item
-    heap.append(item)
-    sift_down(heap, 0, len(heap) - 1)
-
-def heappop(heap):
-    def sift_down(heap, start, pos):
-        item = heap[pos]
-        while pos > start:
-            parent = (pos - 1) // 2
-            if item < heap[parent]:
-                heap[pos] = heap[parent]
-                pos = parent
-                continue
-            break
-        heap[pos] = item
-    def sift_up(heap, pos):
+`
+const SIFT_UP = `    def sift_up(heap, pos):
         end = len(heap)
         start = pos
         item = heap[pos]
@@ -120,7 +102,19 @@ def heappop(heap):
             child = 2 * pos + 1
         heap[pos] = item
         sift_down(heap, start, pos)
-    if not heap:
+`
+
+/**
+ * heapq: the binary heap of the textbooks on a list (the smaller child moved up, then the item sifted
+ * down). Each helper holds its own sift functions: a helper must read no variable of the block (a
+ * comprehension calling it would not pass one).
+ */
+const HEAPQ = `def heappush(heap, item):
+${SIFT_DOWN}    heap.append(item)
+    sift_down(heap, 0, len(heap) - 1)
+
+def heappop(heap):
+${SIFT_DOWN}${SIFT_UP}    if not heap:
         raise IndexError("index out of range")
     last = heap.pop()
     if heap:
@@ -131,59 +125,11 @@ def heappop(heap):
     return last
 
 def heapify(heap):
-    def sift_down(heap, start, pos):
-        item = heap[pos]
-        while pos > start:
-            parent = (pos - 1) // 2
-            if item < heap[parent]:
-                heap[pos] = heap[parent]
-                pos = parent
-                continue
-            break
-        heap[pos] = item
-    def sift_up(heap, pos):
-        end = len(heap)
-        start = pos
-        item = heap[pos]
-        child = 2 * pos + 1
-        while child < end:
-            right = child + 1
-            if right < end and not heap[child] < heap[right]:
-                child = right
-            heap[pos] = heap[child]
-            pos = child
-            child = 2 * pos + 1
-        heap[pos] = item
-        sift_down(heap, start, pos)
-    for i in reversed(range(len(heap) // 2)):
+${SIFT_DOWN}${SIFT_UP}    for i in reversed(range(len(heap) // 2)):
         sift_up(heap, i)
 
 def heapreplace(heap, item):
-    def sift_down(heap, start, pos):
-        item = heap[pos]
-        while pos > start:
-            parent = (pos - 1) // 2
-            if item < heap[parent]:
-                heap[pos] = heap[parent]
-                pos = parent
-                continue
-            break
-        heap[pos] = item
-    def sift_up(heap, pos):
-        end = len(heap)
-        start = pos
-        item = heap[pos]
-        child = 2 * pos + 1
-        while child < end:
-            right = child + 1
-            if right < end and not heap[child] < heap[right]:
-                child = right
-            heap[pos] = heap[child]
-            pos = child
-            child = 2 * pos + 1
-        heap[pos] = item
-        sift_down(heap, start, pos)
-    if not heap:
+${SIFT_DOWN}${SIFT_UP}    if not heap:
         raise IndexError("index out of range")
     top = heap[0]
     heap[0] = item
@@ -191,31 +137,7 @@ def heapreplace(heap, item):
     return top
 
 def heappushpop(heap, item):
-    def sift_down(heap, start, pos):
-        item = heap[pos]
-        while pos > start:
-            parent = (pos - 1) // 2
-            if item < heap[parent]:
-                heap[pos] = heap[parent]
-                pos = parent
-                continue
-            break
-        heap[pos] = item
-    def sift_up(heap, pos):
-        end = len(heap)
-        start = pos
-        item = heap[pos]
-        child = 2 * pos + 1
-        while child < end:
-            right = child + 1
-            if right < end and not heap[child] < heap[right]:
-                child = right
-            heap[pos] = heap[child]
-            pos = child
-            child = 2 * pos + 1
-        heap[pos] = item
-        sift_down(heap, start, pos)
-    if heap and heap[0] < item:
+${SIFT_DOWN}${SIFT_UP}    if heap and heap[0] < item:
         item, heap[0] = heap[0], item
         sift_up(heap, 0)
     return item
