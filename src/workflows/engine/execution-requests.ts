@@ -167,12 +167,7 @@ export abstract class ExecutionRequests extends ExecutionBase {
     if (retry) {
       this.append({ t: 'attempt', key: w.key, id, attempt: w.attempt, error: { ...(err.code !== undefined ? { code: err.code } : {}), message: err.message } })
     } else this.append({ t: 'resolution', id, resolution: decoded })
-    this.waiting.delete(id)
-    this.endTimer(w.timerId)
-    const at = this.queue.findIndex((e) => 'request' in e && e.request.id === id)
-    if (at >= 0) this.queue.splice(at, 1)
-    this.activity++
-    this.requestAborts.delete(id)
+    this.unpark(id, w.timerId)
     w.resolve(retry ? { retry: true } : { resolution: decoded })
   }
 
@@ -184,13 +179,18 @@ export abstract class ExecutionRequests extends ExecutionBase {
   /** A parked request answered (journaled already): its wait resumes. */
   protected settleWaiting(id: string, resolution: WorkflowResolution): void {
     const w = this.waiting.get(id)!
+    this.unpark(id, w.timerId)
+    w.resolve({ resolution })
+  }
+
+  /** A parked request leaves every place that holds it (its wait, its timer, the undrained queue, its abort). */
+  private unpark(id: string, timerId: string | undefined): void {
     this.waiting.delete(id)
-    this.endTimer(w.timerId)
+    this.endTimer(timerId)
     const at = this.queue.findIndex((e) => 'request' in e && e.request.id === id)
     if (at >= 0) this.queue.splice(at, 1)
     this.activity++
     this.requestAborts.delete(id)
-    w.resolve({ resolution })
   }
 
   /** A signal wait's timer that is no longer needed: resolved now (journaled), so a replay finds it settled. */
