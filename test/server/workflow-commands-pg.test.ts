@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { tokenSha256 } from '../../src/server/index.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
+import { workflowClient } from './workflow-server.ts'
 import { startAjsc } from './ajsc-process.ts'
 
 const available = postgresAvailable()
@@ -39,19 +40,7 @@ describe.skipIf(!available)('workflow commands on Postgres (serve + 2 workers)',
     const { match } = await startAjsc(['serve', ...common, '--port', '0', '--job-concurrency', '0', '--pool-size', '1'], /listening on (http:\/\/\S+)/, children)
     const url = match[1]!
     await Promise.all([0, 1].map(() => startAjsc(['worker', ...common, '--pool-size', '1'], /running jobs as (\S+)/, children)))
-    const req = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-      return { status: res.status, json: await res.json() as any }
-    }
-    const until = async (id: string, ok: (wf: any) => boolean) => {
-      let wf: any
-      for (let i = 0; i < 600; i++) {
-        wf = (await req('GET', `/v1/workflows/${id}`)).json
-        if (ok(wf)) return wf
-        await Bun.sleep(25)
-      }
-      throw new Error(`${id}: ${JSON.stringify(wf)}`)
-    }
+    const { req, until } = workflowClient(url, { tries: 600, intervalMs: 25 })
     const command = async (path: string, body: unknown) => {
       for (;;) {
         const r = await req('POST', path, body)

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Logger, runMigrations } from 'graphile-worker'
 import { startAjsc } from './ajsc-process.ts'
-import { startWorkflowServer, type WorkflowTestServer } from './workflow-server.ts'
+import { startWorkflowServer, workflowClient, type WorkflowTestServer } from './workflow-server.ts'
 import { createPgStores, tokenSha256, type PgStores } from '../../src/server/index.ts'
 import { MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, type WorkflowStore } from '../../src/server/stores/workflows.ts'
 import { listWorkflows, type WorkflowListParams } from '../../src/server/listing.ts'
@@ -178,19 +178,7 @@ describe.skipIf(!postgresAvailable())('ajsc serve --database', () => {
     writeFileSync(config, JSON.stringify({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token') }] }))
     const { match } = await startAjsc(['serve', '--database', db.url, '--config', config, '--port', '0', '--pool-size', '1'], /listening on (http:\/\/\S+)/, children)
     const url = match[1]!
-    const req = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-      return { status: res.status, json: await res.json() as any }
-    }
-    const until = async (id: string, ok: (wf: any) => boolean) => {
-      let wf: any
-      for (let i = 0; i < 600; i++) {
-        wf = (await req('GET', `/v1/workflows/${id}`)).json
-        if (ok(wf)) return wf
-        await Bun.sleep(25)
-      }
-      throw new Error(`${id}: ${JSON.stringify(wf)}`)
-    }
+    const { req, until } = workflowClient(url, { tries: 600, intervalMs: 25 })
     const a = (await req('POST', '/v1/workflows', { source: SOURCE, name: 'invoice', tags: ['billing'], attributes: { customer: 'acme', approver: 'ada' } })).json.id
     const b = (await req('POST', '/v1/workflows', { source: SOURCE, tags: ['billing', 'eu'], attributes: { customer: 'globex' } })).json.id
     const wa = await until(a, (wf) => wf.state === 'waiting')

@@ -18,6 +18,27 @@ export interface WorkflowTestServer {
 
 type TenantConfig = Record<string, unknown>
 
+/**
+ * A tenant's requests to a running server at `url` (token `ops-token` unless given), and polling a
+ * workflow until `pred` holds (`tries` × `intervalMs`: a PostgreSQL server's steps take longer).
+ */
+export function workflowClient(url: string, { tries = 500, intervalMs = 10 } = {}): Pick<WorkflowTestServer, 'req' | 'until'> {
+  const req: WorkflowTestServer['req'] = async (method, path, body, token = 'ops-token') => {
+    const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+    return { status: res.status, json: await res.json() as any }
+  }
+  const until: WorkflowTestServer['until'] = async (id, pred, token = 'ops-token') => {
+    let wf: any
+    for (let i = 0; i < tries; i++) {
+      wf = (await req('GET', `/v1/workflows/${id}`, undefined, token)).json
+      if (pred(wf)) return wf
+      await Bun.sleep(intervalMs)
+    }
+    throw new Error(`workflow ${id} did not reach the expected state: ${JSON.stringify(wf)}`)
+  }
+  return { req, until }
+}
+
 /** Tenants `ops` (token `ops-token`, the fake LLM) and `other` (`other-token`), unless `tenants` gives others. */
 export async function startWorkflowServer(tenants?: (llm: FakeLlm) => TenantConfig[]): Promise<WorkflowTestServer> {
   const llm = await startFakeLlm()
@@ -31,24 +52,13 @@ export async function startWorkflowServer(tenants?: (llm: FakeLlm) => TenantConf
     pool: { size: 1 },
   })
   const url = await server.listen({ port: 0 })
-  const req: WorkflowTestServer['req'] = async (method, path, body, token = 'ops-token') => {
-    const res = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-    return { status: res.status, json: await res.json() as any }
-  }
+  const { req, until } = workflowClient(url)
   return {
     llm,
     server,
     url,
     req,
-    async until(id, pred, token = 'ops-token') {
-      let wf: any
-      for (let i = 0; i < 500; i++) {
-        wf = (await req('GET', `/v1/workflows/${id}`, undefined, token)).json
-        if (pred(wf)) return wf
-        await Bun.sleep(10)
-      }
-      throw new Error(`workflow ${id} did not reach the expected state: ${JSON.stringify(wf)}`)
-    },
+    until,
     async start(body) {
       for (;;) {
         const r = await req('POST', '/v1/workflows', body)
