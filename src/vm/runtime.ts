@@ -123,7 +123,12 @@ const quotaExceeded = (op: string, quota: number) => vmError('QUOTA_EXCEEDED', `
 const RUN_ENDED = Object.freeze({ code: 'ABORTED', message: 'The run has ended' })
 
 export class Run {
-  left: number
+  /**
+   * Micro-fuel left. Initialised here as a double (-0), not declared bare: a bare field is
+   * defined as undefined first (ES2022 class fields), its representation is then tagged and every
+   * `left -= cost` above the Smi range (fuel 1e9 is 1e15 units) would allocate a heap number.
+   */
+  left = -0
   readonly budget: number
   readonly deadline: number
   ticks = 0
@@ -170,9 +175,6 @@ export class Run {
   program: ProgramHelpers | null = null
 
   constructor(readonly config: RunConfig) {
-    // -0 first: the field starts with a Double representation, so Smi budgets
-    // (small fuel) and double budgets (large fuel) never change the Run map.
-    this.left = -0
     this.meter = config.meter ?? null
     this.left = this.meter ? 0 : config.fuelUnits
     this.budget = this.meter ? this.meter.budget : config.fuelUnits
