@@ -132,14 +132,18 @@ export function generatorFunction(r: Refuser, helper: string, qualname: string, 
       }, s.loc)]
     }
     if (marker === 'yieldfrom') {
+      // Each run of the body passes here once: the first item, or (resumed) what the inner generator
+      // gives for the `send`/`throw`/`close` that resumed the outer one; at its end, its return value
+      // is what `x = yield from g` assigns.
       const sub = temp('$gs'), v = temp('$gv')
       return [
-        step('if', { condition: atStart(), then: [setVar(sub, rt('cursor', [s.value.args[0]], s.loc))], else: [setVar(PC, lit(0)), exprStep(rt('gresume', [id(G), id(sub)]))] }, s.loc),
-        step('while', { condition: lit(true), body: [
-          setVar(v, rt('cnext', [id(sub)])),
-          step('if', { condition: binary('===', id(v), UNDEFINED), then: [step('break', {})] }),
-          ...suspend(rg.lo, id(v), s.loc),
-        ] }, s.loc),
+        step('if', {
+          condition: atStart(),
+          then: [setVar(sub, rt('cursor', [s.value.args[0]], s.loc)), setVar(v, rt('cnext', [id(sub)]))],
+          else: [setVar(PC, lit(0)), setVar(v, rt('gfrom', [id(G), id(sub)], s.loc))],
+        }, s.loc),
+        step('if', { condition: binary('!==', id(v), UNDEFINED), then: suspend(rg.lo, id(v), s.loc) }),
+        exprStep(rt('gfromret', [id(G), id(sub)])),
       ]
     }
     switch (s.op) {
@@ -186,7 +190,8 @@ export function generatorFunction(r: Refuser, helper: string, qualname: string, 
     throw new Error(`generator lowering: no yield point can be inside a ${s.op} step`)
   }
 
-  const resumed = list(rewritten)
+  // `x = yield` reads the value the generator was resumed with from the generator itself.
+  const resumed = withGenerator(list(rewritten))
   // Every variable is a parameter: the first call binds them, later calls find them as they were left.
   const all = [G, ...vars, ...extra, PC, SUSP]
   const resume: FunctionDef = {
@@ -250,4 +255,18 @@ function firstMarker(steps: Step[], ranges: Map<Step, Range>, k: number): [numbe
     for (const c of children(s)) { const at = firstMarker(c, ranges, k); if (at) return at }
   }
   return [1, 0]
+}
+
+/** The steps with `py$gsent()` (the value `x = yield` assigns, lowered without the generator) given `$g`. */
+function withGenerator(steps: Step[]): Step[] {
+  const walk = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(walk)
+    if (x === null || typeof x !== 'object') return x
+    const o = x as Record<string, unknown>
+    if (o.$expr === 'call' && o.callee === 'py$gsent') return { ...o, args: [id(G)] }
+    const out: Record<string, unknown> = {}
+    for (const k of Object.keys(o)) out[k] = walk(o[k])
+    return out
+  }
+  return walk(steps) as Step[]
 }

@@ -43,7 +43,7 @@ export abstract class ParserBase {
 
   protected yieldFix(): string {
     return this.r.extended
-      ? 'A generator here only gives values (no `.send()`): write `yield value` as a statement.'
+      ? '`yield` is a statement here, or the whole value of an assignment: write `x = yield value` on its own line, then use `x`.'
       : 'Build a list and return it instead of yielding.'
   }
 

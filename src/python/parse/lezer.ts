@@ -22,3 +22,7 @@ export function emptyPatternGroup(n: SyntaxNode): boolean {
   const only = p.firstChild
   return !!only && only.type.isError && only.from === only.to && only.nextSibling === null && (p.parent?.name === 'PatternArgList' || p.parent?.name === 'SequencePattern')
 }
+
+/** @lezer/python marks the missing value of a bare `yield` (`yield`, `x = yield`) as an empty error node. */
+export const bareYield = (n: SyntaxNode): boolean =>
+  n.from === n.to && n.firstChild === null && n.prevSibling?.name === 'yield' && (n.parent?.name === 'YieldStatement' || n.parent?.name === 'YieldExpression')

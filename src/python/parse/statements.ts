@@ -9,6 +9,9 @@ import { MODULES } from '../modules.ts'
 import { DefinitionParser } from './definitions.ts'
 import { kids } from './lezer.ts'
 
+/** What `x = yield` assigns: the value the generator was resumed with (`send(v)`; None for `next`). */
+const sent = (loc: Loc): Expr => ({ k: 'rt', fn: 'gsent', args: [], loc })
+
 export abstract class StatementParser extends DefinitionParser {
 
   protected statements(nodes: SyntaxNode[]): Stmt[] {
@@ -34,12 +37,22 @@ export abstract class StatementParser extends DefinitionParser {
         out.push({ k: 'expr', e, loc })
         return
       }
-      case 'AssignStatement': return void out.push(this.assign(n, c, loc))
+      case 'AssignStatement': {
+        // `x = yield v` (extended): the yield point, then the value `send()` gave (lower-generator.ts).
+        const last = c[c.length - 1]!
+        if (last.name === 'YieldExpression' && c[c.length - 2]?.name === 'AssignOp') {
+          this.yieldPoint(last, kids(last), loc, out)
+          return void out.push(this.assign(n, c, loc, sent(loc)))
+        }
+        return void out.push(this.assign(n, c, loc))
+      }
       case 'UpdateStatement': {
         const op = c.find((x) => x.name === 'UpdateOp')!
         const target = this.expr(c[0]!)
         this.checkTarget(target, c[0]!, false)
-        const value = this.exprList(c.slice(c.indexOf(op) + 1), n)
+        const rhs = c.slice(c.indexOf(op) + 1)
+        if (rhs.length === 1 && rhs[0]!.name === 'YieldExpression') this.yieldPoint(rhs[0]!, kids(rhs[0]!), loc, out)
+        const value = rhs.length === 1 && rhs[0]!.name === 'YieldExpression' ? sent(loc) : this.exprList(rhs, n)
         out.push({ k: 'aug', target, op: this.text(op).slice(0, -1), value, loc })
         return
       }
@@ -112,17 +125,7 @@ export abstract class StatementParser extends DefinitionParser {
           ? 'Code blocks have one function scope: assign the variable directly, or return new values from helpers.'
           : 'Return the new value from the inner function and assign it in the outer one.', n)
       }
-      case 'YieldStatement': {
-        if (!this.r.extended) throw this.r.extendedOnly('`yield`', 'Build a list and return it instead of yielding.', n.from)
-        if (!this.yields.length) this.unsupported('`yield` in the block itself', 'A block returns a dict: put the `yield` in a `def` helper and `return {"items": list(helper())}`.', n)
-        this.yields[this.yields.length - 1] = true
-        const from = c[1]?.name === 'from'
-        const rest = c.slice(from ? 2 : 1)
-        const value: Expr = rest.length ? this.exprList(rest, n) : { k: 'const', v: null, loc }
-        // A yield point, as a statement of its own: the generator's lowering (lower-generator.ts) suspends there.
-        out.push({ k: 'expr', e: { k: 'rt', fn: from ? 'yieldfrom' : 'yield', args: [value], loc }, loc })
-        return
-      }
+      case 'YieldStatement': return this.yieldPoint(n, c, loc, out)
       case 'PrintStatement': return this.refuse('PY_FORBIDDEN', { name: 'print', fix: FORBIDDEN_NAMES.print! }, n)
       case 'WithStatement':
         if (!this.r.extended) throw this.r.extendedOnly('`with`', 'Code blocks have no files, locks or other resources: write the body without `with`; for setup and cleanup, call them around a `try`/`finally`.', n.from)
@@ -238,7 +241,23 @@ export abstract class StatementParser extends DefinitionParser {
     return out
   }
 
-  protected assign(n: SyntaxNode, c: SyntaxNode[], loc: Loc): Stmt {
+  /**
+   * A yield point (`yield v`, `yield from g`, a bare `yield`), as a statement of its own: the
+   * generator's lowering (lower-generator.ts) suspends there.
+   */
+  protected yieldPoint(n: SyntaxNode, c: SyntaxNode[], loc: Loc, out: Stmt[]): void {
+    if (!this.r.extended) throw this.r.extendedOnly('`yield`', 'Build a list and return it instead of yielding.', n.from)
+    if (!this.yields.length) this.unsupported('`yield` in the block itself', 'A block returns a dict: put the `yield` in a `def` helper and `return {"items": list(helper())}`.', n)
+    this.yields[this.yields.length - 1] = true
+    const from = c[1]?.name === 'from'
+    // A bare `yield` is an empty error node after the keyword (parse.ts lets it through).
+    const rest = c.slice(from ? 2 : 1).filter((x) => !x.type.isError)
+    const value: Expr = rest.length ? this.exprList(rest, n) : { k: 'const', v: null, loc }
+    out.push({ k: 'expr', e: { k: 'rt', fn: from ? 'yieldfrom' : 'yield', args: [value], loc }, loc })
+  }
+
+  /** `value` given: the assignment of a `yield` expression's value (the last group is the yield). */
+  protected assign(n: SyntaxNode, c: SyntaxNode[], loc: Loc, value0?: Expr): Stmt {
     const groups: SyntaxNode[][] = [[]]
     let annotated = false
     for (const x of c) {
@@ -251,8 +270,8 @@ export abstract class StatementParser extends DefinitionParser {
       if (annotated) return { k: 'pass', loc }
       return this.refuse('PY_SYNTAX', { detail: 'incomplete assignment', fix: 'Write `name = value`.' }, n)
     }
-    if (groups.some((g) => g.some((x) => x.name === 'YieldExpression'))) this.unsupported('`yield`', this.yieldFix(), n)
-    const value = this.exprList(groups[groups.length - 1]!, n)
+    if (groups.slice(0, value0 ? -1 : undefined).some((g) => g.some((x) => x.name === 'YieldExpression'))) this.unsupported('`yield`', this.yieldFix(), n)
+    const value = value0 ?? this.exprList(groups[groups.length - 1]!, n)
     const targets = groups.slice(0, -1).map((g) => this.targetList(g, n))
     // `f = lambda x: ...` names a function: it is a def (rebinding f elsewhere is refused).
     if (targets.length === 1 && targets[0]!.k === 'name' && value.k === 'lambda') {

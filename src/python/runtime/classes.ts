@@ -158,7 +158,8 @@ function initCall(c: PyClass, o: unknown, args: unknown[], kw: PyDict | null): u
 
 function attrsOf(x: unknown): Map<string, unknown> | undefined {
   if (x instanceof PyInstance) return x.attrs
-  if (x instanceof PyException) return x.attrs
+  // Any exception takes new attributes (`e.code = 3`), a builtin one's map made when first needed.
+  if (x instanceof PyException) return (x.attrs ??= new Map())
   return undefined
 }
 

@@ -400,6 +400,7 @@ export function getAttr(x: unknown, name: string): unknown {
     if (x instanceof PyBuiltin) return x.name
   } else if (x instanceof PyException) {
     if (name === 'args') return tuple([...x.args])
+    if (name === 'value' && x.type.isSubclassOf(typeByName('StopIteration')!)) return x.args.length ? x.args[0] : null
   } else if (typeof x === 'string' ? Object.prototype.hasOwnProperty.call(STR_METHODS, name) : METHOD_NAMES.has(name) && hasMethod(x, name)) {
     return new PyBound(x, name)
   }

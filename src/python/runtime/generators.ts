@@ -7,11 +7,11 @@
  * code of the program.
  */
 import type { HelperFrame, Run } from '../../vm/runtime.ts'
-import { DISPATCH_HELPER, PyException, PyIter, mkInt, tuple, typeByName, typeName } from './values.ts'
-import { PyRaise, raise, typeError } from './errors.ts'
+import { DISPATCH_HELPER, PyDict, PyException, PyIter, PyType, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { PyRaise, exceptionMessage, raise, typeError } from './errors.ts'
 import { isNumber } from './numbers.ts'
 import { add } from './ops.ts'
-import { iterate, truth } from './core.ts'
+import { iterate, repr as reprOf, str as strOf, truth } from './core.ts'
 import type { PyRun } from './fuel.ts'
 
 type Fn = (rt: PyRun, a: any[]) => unknown
@@ -36,8 +36,10 @@ export class PyGen extends PyIter {
   pc = 0
   done = false
   private running = false
-  /** An exception to raise at the yield point when resumed (`close()`). */
+  /** An exception to raise at the yield point when resumed (`close()`, `throw()`). */
   pending: PyException | null = null
+  /** What the run resuming the body was sent (`send(v)`; None for `next`): what `x = yield` assigns. */
+  sent: unknown = null
   /** What the body returned (StopIteration's value). */
   retval: unknown = null
 
@@ -49,9 +51,16 @@ export class PyGen extends PyIter {
   }
 
   override step(): unknown {
+    return this.resumeWith(null)
+  }
+
+  /** Run the body to its next yield (the item) or its end (undefined), `x = yield` taking `sent`. */
+  resumeWith(sent: unknown): unknown {
     if (this.done) return undefined
+    if (sent !== null && this.pc === 0 && !this.running) typeError("can't send non-None value to a just-started generator")
     if (this.running) return raise('ValueError', 'generator already executing')
     this.running = true
+    this.sent = sent
     let v: unknown
     try {
       const args = this.first === null ? NO_ARGS : [this, ...this.first]
@@ -101,12 +110,62 @@ export class PyGen extends PyIter {
     return null
   }
 
+  /**
+   * `g.throw(exc)`: exc raised at the yield point it is suspended at; the next item, or undefined
+   * when the body ends. Not started or finished, it raises exc here (and is finished).
+   */
+  throwIn(exc: PyException): unknown {
+    if (this.running) return raise('ValueError', 'generator already executing')
+    if (this.done || this.pc === 0) {
+      this.finish()
+      throw new PyRaise(exc, exc.message)
+    }
+    this.pending = exc
+    return this.step()
+  }
+
   override repr(): string {
     return `<generator object ${this.qualname}>`
   }
 }
 
 const NO_ARGS: unknown[] = []
+
+/** The StopIteration that ends `send`/`throw` (and `next`): it carries what the body returned. */
+export function stopIteration(g: PyIter): never {
+  const ret = g instanceof PyGen ? g.takeReturn() : null
+  throw new PyRaise(new PyException(typeByName('StopIteration')!, ret === null ? [] : [ret], ret === null ? '' : strOf(ret)), '')
+}
+
+/** An exception from what `g.throw(...)` was given: an instance, a class, or (the older form) a class and its argument. */
+function thrown(a: unknown[]): PyException {
+  const [x, v] = a
+  if (x instanceof PyException) {
+    if (a.length > 1 && v !== null) typeError('instance exception may not have a separate value')
+    return x
+  }
+  if (x instanceof PyType && x.isSubclassOf(typeByName('BaseException')!)) {
+    const args = a.length > 1 && v !== null ? (Array.isArray(v) && Object.isFrozen(v) ? [...v] : [v]) : []
+    return new PyException(x, args, exceptionMessage(x.name, args, strOf, reprOf))
+  }
+  return typeError(`exceptions must be classes or instances deriving from BaseException, not ${typeName(x)}`)
+}
+
+/** `g.send(v)`, `g.throw(exc)`, `g.close()` (undefined: not a generator method). */
+export function generatorMethod(g: PyGen, name: string, a: unknown[], kw: PyDict | null): unknown {
+  const arity = (lo: number, hi: number) => {
+    if (kw) typeError(`generator.${name}() takes no keyword arguments`)
+    if (a.length < lo || a.length > hi) {
+      typeError(lo === hi ? `generator.${name}() takes ${lo === 0 ? 'no arguments' : 'exactly one argument'} (${a.length} given)` : `throw expected at least 1 argument, got ${a.length}`)
+    }
+  }
+  switch (name) {
+    case 'close': arity(0, 0); return g.close()
+    case 'send': { arity(1, 1); const v = g.done ? undefined : g.resumeWith(a[0]); return v === undefined ? stopIteration(g) : v }
+    case 'throw': { arity(1, 3); const v = g.throwIn(thrown(a)); return v === undefined ? stopIteration(g) : v }
+  }
+  return undefined
+}
 
 /**
  * A lazy iterator the runtime makes over iterators (`zip`, `enumerate`, `islice` of a generator):
@@ -269,16 +328,39 @@ export const GENERATOR_RUNTIME: Record<string, Fn> = {
     gen(a[0]).pc = a[1] as number
     return a[2]
   },
-  /** Resumed at a yield point: raise what `close()` asked for. */
+  /** Resumed at a yield point: raise what `close()` or `throw()` asked for. */
   gresume: (_rt, a) => {
     const g = gen(a[0])
     const p = g.pending
     if (p !== null) {
       g.pending = null
-      // Closing a generator suspended in `yield from` closes the inner one first.
-      if (a[1] instanceof PyGen) a[1].close()
       throw new PyRaise(p, p.message)
     }
+    return null
+  },
+  /** What `x = yield` assigns: the value sent (None for `next`; an eager generator's body: None). */
+  gsent: (_rt, a) => (a[0] === undefined ? null : gen(a[0]).sent),
+  /**
+   * Resumed inside `yield from sub`: what resumed the outer generator goes to the inner one (`send`
+   * to its `send`, `throw` to its `throw`, `close` closes it first), as CPython delegates; the next
+   * item, or undefined when the inner one ended.
+   */
+  gfrom: (_rt, a) => {
+    const g = gen(a[0]), sub = a[1] as PyIter
+    const p = g.pending
+    if (p !== null) {
+      g.pending = null
+      if (sub instanceof PyGen && p.type !== GENERATOR_EXIT) return sub.throwIn(p)
+      if (sub instanceof PyGen) sub.close()
+      throw new PyRaise(p, p.message)
+    }
+    if (g.sent === null) return sub.step()
+    if (!(sub instanceof PyGen)) return raise('AttributeError', `'${typeName(sub)}' object has no attribute 'send'`)
+    return sub.resumeWith(g.sent)
+  },
+  /** `yield from sub` ended: the inner generator's return value is what `x = yield from sub` assigns. */
+  gfromret: (_rt, a) => {
+    gen(a[0]).sent = a[1] instanceof PyGen ? a[1].takeReturn() : null
     return null
   },
   /** The body ended (its end or a `return`): StopIteration from now on. */

@@ -1,5 +1,5 @@
 /** Methods of list, dict and set, and the dispatch of `obj.method(...)` by the receiver's type. */
-import { PyGen } from './generators.ts'
+import { PyGen, generatorMethod } from './generators.ts'
 import { PyNamedTuple, PyDeque, PyDict, PyDictView, PyFloat, PySet, isTuple, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { eq, hashKey, iterate, repr } from './core.ts'
@@ -178,7 +178,10 @@ export function callMethod(rt: PyRun, obj: unknown, name: string, args: unknown[
     const v = intOf(obj)
     return (v < 0 ? -BigInt(v) : BigInt(v)).toString(2).replace(/^0$/, '').length
   }
-  if (obj instanceof PyGen && name === 'close' && args.length === 0) return obj.close()
+  if (obj instanceof PyGen) {
+    const r = generatorMethod(obj, name, args, kw)
+    if (r !== undefined) return r
+  }
   if (name === 'is_integer' && (typeof obj === 'number' || obj instanceof PyFloat)) return Number.isInteger(typeof obj === 'number' ? obj : obj.v)
   return raise('AttributeError', `'${typeName(obj)}' object has no attribute '${name}'`)
 }
