@@ -224,7 +224,7 @@ export class Compiler {
         rt.leave()
         throw e
       }
-      if (isP(r)) return r.then((v) => { rt.leave(); return v }, (e) => { rt.leave(); throw e })
+      if (isP(r)) return leaveAfter(r, rt)
       rt.leave()
       return r
     }
@@ -283,7 +283,7 @@ export class Compiler {
             rt.leave()
             return code === RETURN ? frame.ret : undefined
           }
-          return code.then((c) => { rt.leave(); return c === RETURN ? frame.ret : undefined }, (e) => { rt.leave(); throw e })
+          return leaveReturning(code, rt, frame)
         }
       },
     }
@@ -317,7 +317,7 @@ export class Compiler {
     const binders = params.map((p) => this.pattern(p, scope, 'param'))
     const body = this.sequence(def.steps, scope.child())
     const run = body.run
-    const finish = (f: Frame, code: Completion) => (code === RETURN ? f.ret : undefined)
+    const finish = returned
     if (params.every((p) => typeof p === 'string')) {
       // Plain named parameters (the common case): store the arguments straight into their slots.
       const slots = (params as string[]).map((p) => scope.lookup(p)!.slot)
@@ -326,7 +326,7 @@ export class Compiler {
       return (f, args) => {
         for (let i = 0; i < n; i++) f.s[slots[i]!] = args[i]
         const code = run(f)
-        return typeof code === 'number' ? (code === RETURN ? f.ret : undefined) : code.then((c) => finish(f, c))
+        return typeof code === 'number' ? (code === RETURN ? f.ret : undefined) : returnedLater(code, f)
       }
     }
     return (f, args) => {
@@ -446,6 +446,33 @@ function freshSlots(template: unknown[]): unknown[] {
   return n === 1 ? [u] : n === 2 ? [u, u] : n === 3 ? [u, u, u] : n === 4 ? [u, u, u, u] : n === 5 ? [u, u, u, u, u] : template.slice()
 }
 
+/** A function's value once its body completed with `code`. */
+function returned(f: Frame, code: Completion): unknown {
+  return code === RETURN ? f.ret : undefined
+}
+
+/*
+ * The continuations of a call that returned a Promise, as functions of their own: an arrow inside a
+ * hot closure that captures its locals (f, rt, frame) makes V8 allocate a context on every call of
+ * that closure, whichever path it takes.
+ */
+function returnedLater(code: Promise<Completion>, f: Frame): Promise<unknown> {
+  return code.then((c) => returned(f, c))
+}
+
+function leaveAfter<T>(p: Promise<T>, rt: Run): Promise<T> {
+  return p.then((v) => { rt.leave(); return v }, (e) => { rt.leave(); throw e })
+}
+
+function leaveReturning(code: Promise<Completion>, rt: Run, frame: Frame): Promise<unknown> {
+  return code.then((c) => { rt.leave(); return returned(frame, c) }, (e) => { rt.leave(); throw e })
+}
+
+/** A sequence's step `k` returned a Promise: go on from step k + 1 once it settles. */
+function goOnAfter(c: Promise<Completion>, f: Frame, k: number, from: (f: Frame, start: number) => Completion | Promise<Completion>, stamp: (e: unknown, i: number) => unknown): Promise<Completion> {
+  return c.then((code) => (code !== NORMAL ? code : from(f, k + 1)), (e) => { throw stamp(e, k) })
+}
+
 /**
  * Run compiled steps in order, stopping at the first abrupt completion. The
  * block's static cost is charged once on entry. An error escaping a step is
@@ -468,10 +495,7 @@ export function runSequence(runs: CStep[], cost: number, locs: Array<Loc | undef
       for (; i < n; i++) {
         const c = runs[i]!(f)
         if (c !== NORMAL) {
-          if (typeof c !== 'number') {
-            const k = i
-            return c.then((code) => (code !== NORMAL ? code : from(f, k + 1)), (e) => { throw stamp(e, k) })
-          }
+          if (typeof c !== 'number') return goOnAfter(c, f, i, from, stamp)
           return c
         }
       }
@@ -505,7 +529,7 @@ export function runSequence(runs: CStep[], cost: number, locs: Array<Loc | undef
       } catch (e) {
         throw stamp(e, 0)
       }
-      if (c !== NORMAL) return typeof c === 'number' ? c : c.then((code) => (code !== NORMAL ? code : from(f, 1)), (e) => { throw stamp(e, 0) })
+      if (c !== NORMAL) return typeof c === 'number' ? c : goOnAfter(c, f, 0, from, stamp)
       try {
         c = b(f)
       } catch (e) {
