@@ -142,6 +142,8 @@ const EXTENDED_ONLY: Array<[string, string, number, number]> = [
   ['from math import', 'from math import sqrt', 1, 0],
   ['attribute assignment', 'x = initial\nx.y = 1', 2, 0],
   ['a generator function', 'def g():\n    yield 1', 2, 4],
+  ['a coroutine generator (x = yield)', 'def g():\n    x = yield\n    return x', 2, 8],
+  ['a new attribute on an exception', 'try:\n    pass\nexcept ValueError as e:\n    e.code = 3', 4, 4],
   ['with', 'x = initial\nwith x:\n    pass', 2, 0],
   ['match', 'match initial:\n    case {"a": 1}:\n        pass', 1, 0],
   ['lru_cache on a def', 'from functools import lru_cache\n@lru_cache(maxsize=None)\ndef f(n):\n    return n', 1, 0],
