@@ -26,8 +26,10 @@ export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
   if (typeof name !== 'string') throw compileError('AST_INVALID', 'call.callee must be a name')
   if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden function name "${name}"`)
   const argNodes: unknown[] = node.args ?? []
-  // Plain arguments (no spread) of a helper call are evaluated straight into the callee's slots.
-  const plain = Array.isArray(argNodes) && !argNodes.some((a: any) => a?.$expr === 'spread') && Object.prototype.hasOwnProperty.call(c.program.functions ?? {}, name)
+  // A host-added function (AgentVMOptions.functions) may come from another bundle: its errors are read by shape.
+  const guest = Object.hasOwn(c.options.functions ?? {}, name) ? c.options.functions![name]! : undefined
+  // Plain arguments (no spread) of a helper call are evaluated straight into the callee's slots; a host function with a compile hook gets them as closures.
+  const plain = Array.isArray(argNodes) && !argNodes.some((a: any) => a?.$expr === 'spread') && (Object.prototype.hasOwnProperty.call(c.program.functions ?? {}, name) || guest?.compile !== undefined)
   const items = plain ? argNodes.map((a) => c.expr(a, scope)) : undefined
   const itemFns = items?.map((e) => e.fn)
   const args = items ? { fn: (f: Frame) => seqN(itemFns!, (vals) => vals)(f), cost: items.reduce((t, e) => t + e.cost, 0), async: items.some((e) => e.async) } : compileList(c, argNodes, scope)
@@ -55,10 +57,13 @@ export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
     const fn = args.async ? (f: Frame) => then(a(f), (vals) => call(f, vals)) : (f: Frame) => call(f, a(f))
     return { fn, cost, async: true }
   }
-  // A host-added function (AgentVMOptions.functions) may come from another bundle: its errors are read by shape.
-  const guest = Object.hasOwn(c.options.functions ?? {}, name) ? c.options.functions![name]! : undefined
   const global: GuestFunction | undefined = guest ? (rt, v) => { try { return guest(rt, v) } catch (e) { throw toVmError(e) } } : GLOBAL_FUNCTIONS[name]
   if (global) {
+    const compiled = guest?.compile && items && !args.async ? guest.compile(items) : undefined
+    if (compiled) {
+      const g = compiled.fn
+      return { fn: (f: Frame) => { try { return g(f) } catch (e) { throw toVmError(e) } }, cost: cost + (compiled.cost ?? 0), async: false }
+    }
     const a = args.fn
     const fn = args.async ? (f: Frame) => then(a(f), (vals) => global(f.rt, vals)) : (f: Frame) => global(f.rt, a(f))
     return { fn, cost, async: args.async }

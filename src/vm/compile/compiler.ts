@@ -62,7 +62,21 @@ export interface CompiledProgram {
  * `call` expressions with the evaluated arguments. It charges fuel for its work through the run
  * (`charge(units)`, `chargeSlots(n)`, `chargeString(s)`) and throws `VmError`s to fail.
  */
-export type GuestFunction = (rt: Run, args: unknown[]) => unknown
+export type GuestFunction = ((rt: Run, args: unknown[]) => unknown) & {
+  /**
+   * Optional: build a call with plain, synchronous arguments once, at compile time, from its
+   * arguments' closures (a constant argument's value readable), instead of being called with an
+   * argument array each time; undefined to be called plainly. `cost`: micro-fuel added per call.
+   */
+  compile?: (args: readonly GuestArg[]) => { fn: (f: Frame) => unknown; cost?: number } | undefined
+}
+
+/** An argument as a guest function's `compile` sees it. */
+export interface GuestArg {
+  readonly fn: (f: Frame) => unknown
+  readonly constant?: { value: unknown }
+  readonly slot?: number
+}
 
 export interface CompileOptions {
   trace: boolean
