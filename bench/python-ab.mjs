@@ -1,12 +1,12 @@
 // One-process A/B of two revisions of src/ on the Python blocks of bench/python.mjs:
-//   node bench/python-ab.mjs <rev-before> <rev-after> [rounds] [ids]   (ids: int-loop,classes,...)
+//   node bench/python-ab.mjs <rev-before> <rev-after> [rounds] [ids]   (ids: int-loop,classes,...; rev `.`: the working tree)
 // Both revisions are extracted with `git archive`, bundled with esbuild (src/python/index.ts) and
 // loaded into ONE process; each round runs one block of each, alternating which goes first, so
 // machine noise hits both alike. Prints per-block medians and their ratio (after / before), and the
 // geometric mean. The two results must be the same text.
 import { build } from 'esbuild'
 import { execSync } from 'node:child_process'
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -18,7 +18,9 @@ const root = resolve(import.meta.dirname, '..')
 const dir = mkdtempSync(join(tmpdir(), 'ajs-pyab-'))
 symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
 async function load(rev, name) {
-  execSync(`git archive --prefix=${name}/ ${rev} src | tar -x -C ${dir}`, { cwd: root })
+  // `.`: the working tree as it is (uncommitted edits included).
+  if (rev === '.') cpSync(join(root, 'src'), join(dir, name, 'src'), { recursive: true })
+  else execSync(`git archive --prefix=${name}/ ${rev} src | tar -x -C ${dir}`, { cwd: root })
   const outfile = join(dir, `${name}.mjs`)
   await build({ entryPoints: [join(dir, name, 'src/python/index.ts')], bundle: true, format: 'esm', platform: 'node', target: 'node20', outfile, logLevel: 'error', nodePaths: [join(root, 'node_modules')] })
   return import(pathToFileURL(outfile).href)

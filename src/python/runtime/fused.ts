@@ -2,9 +2,10 @@
  * Fused arithmetic (`py$ex(code, ...leaves)`): an expression tree of runtime operations whose
  * leaves are plain variables or constants, evaluated in one call instead of one VM call per
  * operation (see src/python/fuse.ts). `code` is the tree in prefix form (`add mul $0 $0 #7`): op
- * names, `$i` for the i-th leaf, `#n` for a small int. Each code text is compiled once into
- * closures over the same runtime functions the unfused calls use, so results and errors are the
- * same; the fuel of the operations the call replaces is charged with it.
+ * names, `$i` for the i-th leaf, `#n` for a small int. The VM compiles each call site once
+ * (`ex.compile`, the VM's GuestFunction hook) into closures over the same runtime functions the
+ * unfused calls use, reading the leaves' variables straight from the frame, so results and errors
+ * are the same; the fuel of the operations the call replaces is charged with it.
  */
 import { add, sub, mul, truediv, floordiv, mod, power, inplace, BINARY } from './ops.ts'
 import { negate, positive, invert } from './numbers.ts'
@@ -14,7 +15,9 @@ import { dictGet, listAppend } from './methods.ts'
 import { strOf } from './builtins.ts'
 import type { PyRun } from './fuel.ts'
 
-type F = (rt: PyRun, a: any[]) => unknown
+/** What a compiled tree reads: the run and the frame's variables (the VM's Frame). */
+interface Fr { readonly rt: PyRun; readonly s: unknown[] }
+type F = (f: Fr) => unknown
 
 const B2: Record<string, (rt: PyRun, x: any, y: any) => unknown> = {
   add, sub, mul, div: truediv, fdiv: floordiv, mod, pow: power,
@@ -51,28 +54,35 @@ export const FUSABLE: Readonly<Record<string, 1 | 2 | 3>> = Object.freeze({
 /** Micro-fuel per operation (the VM's NODE_COST: what each unfused call node costs). */
 const OP_UNITS = 10_000
 
-function compile(code: string): { f: F; extra: number } {
+/** A leaf as the tree reads it: a variable's slot, a constant, or (an argument that is neither) its closure. */
+export type Leaf = { slot: number } | { value: unknown } | { fn: F }
+/** A compiled part: a leaf read in place, or an operation's closure. */
+type Part = { slot: number } | { value: unknown } | { f: F }
+
+/** Compile `code` over `leaves` into one closure; `extra` is the micro-fuel of the operations it replaces beyond the call. */
+function compile(code: string, leaves: readonly Leaf[]): { f: F; extra: number } {
   const tokens = code.split(' ')
   let i = 0
   let ops = 0
-  /** A leaf is read in place (its argument index, or its constant), not through a closure. */
-  type Part = { leaf: number } | { value: number } | { f: F }
   const part = (): Part => {
     const t = tokens[i++]!
-    if (t[0] === '$') return { leaf: Number(t.slice(1)) + 1 }
+    if (t[0] === '$') {
+      const l = leaves[Number(t.slice(1))]!
+      return 'fn' in l ? { f: l.fn } : l
+    }
     if (t[0] === '#') return { value: Number(t.slice(1)) }
     return { f: op(t) }
   }
-  const asF = (p: Part): F => ('f' in p ? p.f : 'leaf' in p ? ((k) => (_rt: PyRun, a: any[]) => a[k])(p.leaf) : ((v) => () => v)(p.value))
+  const asF = (p: Part): F => ('f' in p ? p.f : 'slot' in p ? ((k) => (f: Fr) => f.s[k])(p.slot) : ((v) => () => v)(p.value))
   const op = (token: string): F => {
     const at = token.indexOf('@')
     if (at < 0) return bare(token)
-    // Located elsewhere than the call: an error it raises points at this operation.
+    // Located elsewhere than the call: an error it raises (or its operands raise unlocated) points at this operation.
     const [line, column] = token.slice(at + 1).split(':').map(Number)
-    const f = bare(token.slice(0, at))
-    return (rt, a) => {
+    const g = bare(token.slice(0, at))
+    return (f) => {
       try {
-        return f(rt, a)
+        return g(f)
       } catch (e) {
         if (e !== null && typeof e === 'object' && (e as { loc?: unknown }).loc === undefined) (e as { loc?: unknown }).loc = [line, column]
         throw e
@@ -84,42 +94,56 @@ function compile(code: string): { f: F; extra: number } {
     const b = B2[t]
     if (b) {
       const x = part(), y = part()
-      // The commonest shapes: a leaf or a constant on one side or both.
-      if ('leaf' in x && 'leaf' in y) { const i = x.leaf, j = y.leaf; return (rt, a) => b(rt, a[i], a[j]) }
-      if ('leaf' in x && 'value' in y) { const i = x.leaf, v = y.value; return (rt, a) => b(rt, a[i], v) }
-      if ('f' in x && 'value' in y) { const f = x.f, v = y.value; return (rt, a) => b(rt, f(rt, a), v) }
-      if ('f' in x && 'leaf' in y) { const f = x.f, j = y.leaf; return (rt, a) => b(rt, f(rt, a), a[j]) }
-      if ('leaf' in x && 'f' in y) { const i = x.leaf, g = y.f; return (rt, a) => b(rt, a[i], g(rt, a)) }
-      const f = asF(x), g = asF(y)
-      return (rt, a) => b(rt, f(rt, a), g(rt, a))
+      // The commonest shapes: a variable or a constant on one side or both.
+      if ('slot' in x && 'slot' in y) { const i = x.slot, j = y.slot; return (f) => b(f.rt, f.s[i], f.s[j]) }
+      if ('slot' in x && 'value' in y) { const i = x.slot, v = y.value; return (f) => b(f.rt, f.s[i], v) }
+      if ('f' in x && 'value' in y) { const g = x.f, v = y.value; return (f) => b(f.rt, g(f), v) }
+      if ('f' in x && 'slot' in y) { const g = x.f, j = y.slot; return (f) => b(f.rt, g(f), f.s[j]) }
+      if ('slot' in x && 'f' in y) { const i = x.slot, h = y.f; return (f) => b(f.rt, f.s[i], h(f)) }
+      const g = asF(x), h = asF(y)
+      return (f) => b(f.rt, g(f), h(f))
     }
     const b3 = B3[t]
     if (b3) {
       const x = asF(part()), y = asF(part()), z = asF(part())
-      return (rt, a) => b3(rt, x(rt, a), y(rt, a), z(rt, a))
+      return (f) => b3(f.rt, x(f), y(f), z(f))
     }
     const u = B1[t]
     if (!u) throw new Error(`py$ex: unknown operation ${t}`)
     const x = part()
-    if ('leaf' in x) { const k = x.leaf; return (rt, a) => u(rt, a[k]) }
-    const f = asF(x)
-    return (rt, a) => u(rt, f(rt, a))
+    if ('slot' in x) { const k = x.slot; return (f) => u(f.rt, f.s[k]) }
+    const g = asF(x)
+    return (f) => u(f.rt, g(f))
   }
   const f = op(tokens[i++]!)
   // One call node and its code literal replace `ops` call nodes.
   return { f, extra: Math.max(0, ops - 2) * OP_UNITS }
 }
 
-const cache = new Map<string, { f: F; extra: number }>()
-
-export function ex(rt: PyRun, a: any[]): unknown {
-  const code = a[0] as string
-  let c = cache.get(code)
-  if (c === undefined) {
-    if (cache.size >= 4096) cache.clear()
-    c = compile(code)
-    cache.set(code, c)
-  }
-  if (c.extra) rt.charge(c.extra)
-  return c.f(rt, a)
+/** The VM's compile-time hook: the call site's tree, compiled once over its arguments. */
+function compileCall(args: readonly { fn: F; constant?: { value: unknown }; slot?: number }[]): { fn: F; cost: number } | undefined {
+  const code = args[0]?.constant?.value
+  if (typeof code !== 'string') return undefined
+  const leaves = args.slice(1).map((a): Leaf => (a.slot !== undefined ? { slot: a.slot } : a.constant ? { value: a.constant.value } : { fn: a.fn }))
+  const { f, extra } = compile(code, leaves)
+  return { fn: f, cost: extra }
 }
+
+/** Called with an argument array (a VM without the compile hook): the leaves are the array's items. */
+const cache = new Map<string, { f: F; extra: number }>()
+const ARRAY_LEAVES: Leaf[] = Array.from({ length: 64 }, (_, k) => ({ slot: k + 1 }))
+
+export const ex = Object.assign(
+  (rt: PyRun, a: any[]): unknown => {
+    const code = a[0] as string
+    let c = cache.get(code)
+    if (c === undefined) {
+      if (cache.size >= 4096) cache.clear()
+      c = compile(code, a.length - 1 <= ARRAY_LEAVES.length ? ARRAY_LEAVES : Array.from({ length: a.length }, (_, k) => ({ slot: k + 1 })))
+      cache.set(code, c)
+    }
+    if (c.extra) rt.charge(c.extra)
+    return c.f({ rt, s: a })
+  },
+  { compile: compileCall },
+)
