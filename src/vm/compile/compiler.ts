@@ -258,7 +258,7 @@ export class Compiler {
       rt.enter()
       try {
         const frame = new Frame(keep.slots, rt)
-        return st.run(frame) === RETURN ? frame.ret : undefined
+        return returned(frame, st.run(frame) as Completion)
       } finally {
         rt.leave()
       }
@@ -295,9 +295,9 @@ export class Compiler {
           }
           if (typeof code === 'number') {
             rt.leave()
-            return code === RETURN ? frame.ret : undefined
+            return returned(frame, code)
           }
-          return leaveReturning(code, rt, frame)
+          return leaveAfter(code, rt, frame)
         }
       },
     }
@@ -331,7 +331,6 @@ export class Compiler {
     const binders = params.map((p) => this.pattern(p, scope, 'param'))
     const body = this.sequence(def.steps, scope.child())
     const run = body.run
-    const finish = returned
     if (params.every((p) => typeof p === 'string')) {
       // Plain named parameters (the common case): store the arguments straight into their slots.
       const slots = (params as string[]).map((p) => scope.lookup(p)!.slot)
@@ -340,7 +339,7 @@ export class Compiler {
       return (f, args) => {
         for (let i = 0; i < n; i++) f.s[slots[i]!] = args[i]
         const code = run(f)
-        return typeof code === 'number' ? (code === RETURN ? f.ret : undefined) : returnedLater(code, f)
+        return typeof code === 'number' ? returned(f, code) : returnedLater(code, f)
       }
     }
     return (f, args) => {
@@ -353,7 +352,7 @@ export class Compiler {
       }
       const go = () => {
         const code = run(f)
-        return isPromise(code) ? code.then((c) => finish(f, c)) : finish(f, code)
+        return isPromise(code) ? returnedLater(code, f) : returned(f, code)
       }
       return pending !== undefined ? (pending as Promise<unknown>).then(go) : go()
     }
@@ -388,7 +387,6 @@ export class Compiler {
     const params = this.program.params !== undefined ? this.pattern(this.program.params, scope, 'param') : undefined
     const body = this.sequence(this.program.steps, scope.child())
     const run = body.run
-    const finish = (f: Frame, code: Completion) => (code === RETURN ? f.ret : undefined)
     let template: unknown[] | undefined
     const helpers = this.programHelpers()
     return {
@@ -398,7 +396,7 @@ export class Compiler {
         const f = new Frame(freshSlots(template ??= newSlots(ctx.nslots)), rt)
         const go = () => {
           const code = run(f)
-          return isPromise(code) ? code.then((c) => finish(f, c)) : finish(f, code)
+          return isPromise(code) ? returnedLater(code, f) : returned(f, code)
         }
         if (!params) return go()
         const r = params.bind(f, args)
@@ -474,12 +472,9 @@ function returnedLater(code: Promise<Completion>, f: Frame): Promise<unknown> {
   return code.then((c) => returned(f, c))
 }
 
-function leaveAfter<T>(p: Promise<T>, rt: Run): Promise<T> {
-  return p.then((v) => { rt.leave(); return v }, (e) => { rt.leave(); throw e })
-}
-
-function leaveReturning(code: Promise<Completion>, rt: Run, frame: Frame): Promise<unknown> {
-  return code.then((c) => { rt.leave(); return returned(frame, c) }, (e) => { rt.leave(); throw e })
+/** Leave the call once `p` settles; with `frame`, `p` is the body's completion and the value is what it returned. */
+function leaveAfter(p: Promise<unknown>, rt: Run, frame?: Frame): Promise<unknown> {
+  return p.then((v) => { rt.leave(); return frame ? returned(frame, v as Completion) : v }, (e) => { rt.leave(); throw e })
 }
 
 /** A sequence's step `k` returned a Promise: go on from step k + 1 once it settles. */

@@ -33,8 +33,7 @@ export function storeResult(c: Compiler, step: Step, scope: Scope): (f: Frame, v
 
 function block(c: Compiler, step: StepOf<'seq' | 'scope'>, scope: Scope): CStepInfo {
   const body = c.block(step.steps, scope)
-  const b = body.run
-  return { run: (f) => { return b(f) }, async: body.async, cost: STEP_COST }
+  return { run: body.run, async: body.async, cost: STEP_COST }
 }
 
 function ifStep(c: Compiler, step: StepOf<'if'>, scope: Scope): CStepInfo {
