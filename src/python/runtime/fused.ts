@@ -19,20 +19,53 @@ import type { PyRun } from './fuel.ts'
 interface Fr { readonly rt: PyRun; readonly s: unknown[] }
 type F = (f: Fr) => unknown
 
+const iadd = (rt: PyRun, x: any, y: any): unknown => (typeof x === 'number' || typeof x === 'string' ? add(rt, x, y) : inplace(rt, '+', x, y))
+const isub = (rt: PyRun, x: any, y: any): unknown => (typeof x === 'number' ? sub(rt, x, y) : inplace(rt, '-', x, y))
+const imul = (rt: PyRun, x: any, y: any): unknown => (typeof x === 'number' ? mul(rt, x, y) : inplace(rt, '*', x, y))
 const B2: Record<string, (rt: PyRun, x: any, y: any) => unknown> = {
   add, sub, mul, div: truediv, fdiv: floordiv, mod, pow: power,
   band: BINARY['&']!, bor: BINARY['|']!, bxor: BINARY['^']!, lshift: BINARY['<<']!, rshift: BINARY['>>']!,
-  iadd: (rt, x, y) => (typeof x === 'number' || typeof x === 'string' ? add(rt, x, y) : inplace(rt, '+', x, y)),
-  isub: (rt, x, y) => (typeof x === 'number' ? sub(rt, x, y) : inplace(rt, '-', x, y)),
-  imul: (rt, x, y) => (typeof x === 'number' ? mul(rt, x, y) : inplace(rt, '*', x, y)),
-  lt: (_rt, x, y) => (typeof x === 'number' && typeof y === 'number' ? x < y : lt(x, y)),
-  le: (_rt, x, y) => (typeof x === 'number' && typeof y === 'number' ? x <= y : le(x, y)),
-  gt: (_rt, x, y) => (typeof x === 'number' && typeof y === 'number' ? x > y : gt(x, y)),
-  ge: (_rt, x, y) => (typeof x === 'number' && typeof y === 'number' ? x >= y : ge(x, y)),
+  iadd, isub, imul,
+  lt: (_rt, x, y) => lt(x, y),
+  le: (_rt, x, y) => le(x, y),
+  gt: (_rt, x, y) => gt(x, y),
+  ge: (_rt, x, y) => ge(x, y),
   eq: (_rt, x, y) => eq(x, y),
   ne: (_rt, x, y) => !eq(x, y),
   getitem: getItem,
   mappend: listAppend,
+}
+
+type Loc = readonly [number, number] | undefined
+/** An error raised inside a located operation (or by its unlocated operands) points at it. */
+function at(e: unknown, loc: Loc): unknown {
+  if (loc !== undefined && e !== null && typeof e === 'object' && (e as { loc?: unknown }).loc === undefined) (e as { loc?: unknown }).loc = [loc[0], loc[1]]
+  return e
+}
+
+/**
+ * The hottest binary operations, one closure text each, so each call site calls one function
+ * (which the engine can inline) rather than the table's entry through a variable.
+ */
+function hot(t: string, x: F, y: F, loc: Loc): F | undefined {
+  switch (t) {
+    case 'add': return (f) => { try { return add(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'sub': return (f) => { try { return sub(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'mul': return (f) => { try { return mul(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'div': return (f) => { try { return truediv(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'fdiv': return (f) => { try { return floordiv(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'mod': return (f) => { try { return mod(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'pow': return (f) => { try { return power(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'iadd': return (f) => { try { return iadd(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'isub': return (f) => { try { return isub(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'lt': return (f) => { try { const a = x(f), b = y(f); return typeof a === 'number' && typeof b === 'number' ? a < b : lt(a, b) } catch (e) { throw at(e, loc) } }
+    case 'le': return (f) => { try { const a = x(f), b = y(f); return typeof a === 'number' && typeof b === 'number' ? a <= b : le(a, b) } catch (e) { throw at(e, loc) } }
+    case 'gt': return (f) => { try { const a = x(f), b = y(f); return typeof a === 'number' && typeof b === 'number' ? a > b : gt(a, b) } catch (e) { throw at(e, loc) } }
+    case 'ge': return (f) => { try { const a = x(f), b = y(f); return typeof a === 'number' && typeof b === 'number' ? a >= b : ge(a, b) } catch (e) { throw at(e, loc) } }
+    case 'eq': return (f) => { try { return eq(x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'getitem': return (f) => { try { return getItem(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+  }
+  return undefined
 }
 /** `d.get(k, v)` and `d[k] = v` (`setitem value obj key`, the argument order of py$setitem). */
 const B3: Record<string, (rt: PyRun, x: any, y: any, z: any) => unknown> = {
@@ -75,45 +108,36 @@ function compile(code: string, leaves: readonly Leaf[]): { f: F; extra: number }
   }
   const asF = (p: Part): F => ('f' in p ? p.f : 'slot' in p ? ((k) => (f: Fr) => f.s[k])(p.slot) : ((v) => () => v)(p.value))
   const op = (token: string): F => {
-    const at = token.indexOf('@')
-    if (at < 0) return bare(token)
-    // Located elsewhere than the call: an error it raises (or its operands raise unlocated) points at this operation.
-    const [line, column] = token.slice(at + 1).split(':').map(Number)
-    const g = bare(token.slice(0, at))
-    return (f) => {
-      try {
-        return g(f)
-      } catch (e) {
-        if (e !== null && typeof e === 'object' && (e as { loc?: unknown }).loc === undefined) (e as { loc?: unknown }).loc = [line, column]
-        throw e
-      }
-    }
-  }
-  const bare = (t: string): F => {
     ops++
+    const at_ = token.indexOf('@')
+    const t = at_ < 0 ? token : token.slice(0, at_)
+    // Located elsewhere than the call: an error it raises (or its operands raise unlocated) points at this operation.
+    const loc: Loc = at_ < 0 ? undefined : (token.slice(at_ + 1).split(':').map(Number) as unknown as Loc)
+    const g = bare(t, loc)
+    return loc === undefined || g.located ? g.f : (f) => { try { return g.f(f) } catch (e) { throw at(e, loc) } }
+  }
+  const bare = (t: string, loc: Loc): { f: F; located?: boolean } => {
     const b = B2[t]
     if (b) {
       const x = part(), y = part()
-      // The commonest shapes: a variable or a constant on one side or both.
-      if ('slot' in x && 'slot' in y) { const i = x.slot, j = y.slot; return (f) => b(f.rt, f.s[i], f.s[j]) }
-      if ('slot' in x && 'value' in y) { const i = x.slot, v = y.value; return (f) => b(f.rt, f.s[i], v) }
-      if ('f' in x && 'value' in y) { const g = x.f, v = y.value; return (f) => b(f.rt, g(f), v) }
-      if ('f' in x && 'slot' in y) { const g = x.f, j = y.slot; return (f) => b(f.rt, g(f), f.s[j]) }
-      if ('slot' in x && 'f' in y) { const i = x.slot, h = y.f; return (f) => b(f.rt, f.s[i], h(f)) }
-      const g = asF(x), h = asF(y)
-      return (f) => b(f.rt, g(f), h(f))
+      const h = hot(t, asF(x), asF(y), loc)
+      if (h) return { f: h, located: true }
+      if ('slot' in x && 'slot' in y) { const i = x.slot, j = y.slot; return { f: (f) => b(f.rt, f.s[i], f.s[j]) } }
+      if ('slot' in x && 'value' in y) { const i = x.slot, v = y.value; return { f: (f) => b(f.rt, f.s[i], v) } }
+      const g = asF(x), h2 = asF(y)
+      return { f: (f) => b(f.rt, g(f), h2(f)) }
     }
     const b3 = B3[t]
     if (b3) {
       const x = asF(part()), y = asF(part()), z = asF(part())
-      return (f) => b3(f.rt, x(f), y(f), z(f))
+      return { f: (f) => b3(f.rt, x(f), y(f), z(f)) }
     }
     const u = B1[t]
     if (!u) throw new Error(`py$ex: unknown operation ${t}`)
     const x = part()
-    if ('slot' in x) { const k = x.slot; return (f) => u(f.rt, f.s[k]) }
+    if ('slot' in x) { const k = x.slot; return { f: (f) => u(f.rt, f.s[k]) } }
     const g = asF(x)
-    return (f) => u(f.rt, g(f))
+    return { f: (f) => u(f.rt, g(f)) }
   }
   const f = op(tokens[i++]!)
   // One call node and its code literal replace `ops` call nodes.

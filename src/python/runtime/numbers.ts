@@ -98,10 +98,22 @@ function intArith(rt: PyRun, op: string, a: number | bigint, b: number | bigint)
 
 /** Python's int modulo on safe integers (the sign of the divisor). */
 export function pyModInt(a: number, b: number): number {
-  let m = a % b
-  if (m !== 0 && (m < 0) !== (b < 0)) m += b
+  let m: number
+  if ((a | 0) === a && (b | 0) === b) {
+    m = a % b
+    if (m !== 0 && (m < 0) !== (b < 0)) m += b
+  } else if (a < TWO52 && a > -TWO52 && b < TWO52 && b > -TWO52) {
+    // The engines' double `%` is a slow fmod; a floating quotient is at most one off below 2^52,
+    // where every product and difference here is exact: one correction step gives the remainder.
+    m = a - Math.floor(a / b) * b
+    if (b > 0) { if (m < 0) m += b; else if (m >= b) m -= b } else if (m > 0) m += b; else if (m <= b) m -= b
+  } else {
+    m = a % b
+    if (m !== 0 && (m < 0) !== (b < 0)) m += b
+  }
   return m === 0 ? 0 : m
 }
+const TWO52 = 2 ** 52
 
 /** CPython's float_divmod: returns [floordiv, mod]. */
 function floatDivmod(vx: number, wx: number, what: string): [number, number] {

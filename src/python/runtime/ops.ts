@@ -97,6 +97,8 @@ export function mul(rt: PyRun, a: unknown, b: unknown): unknown {
 }
 
 export function truediv(rt: PyRun, a: unknown, b: unknown): unknown {
+  // Ints (exact below 2^53) and floats: the correctly rounded IEEE quotient, as CPython's.
+  if (typeof a === 'number' && typeof b === 'number' && b !== 0) return mkFloat(a / b)
   const r = numArith(rt, '/', a, b) ?? timeArith('/', a, b)
   return r !== undefined ? r : unsupported('/', a, b)
 }
