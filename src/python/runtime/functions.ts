@@ -21,7 +21,7 @@ import { ATTR_RUNTIME } from './attrs.ts'
 import { GENERATOR_RUNTIME } from './generators.ts'
 import { CLASS_RUNTIME, unwrapTexts } from './classes.ts'
 import { MODULE_RUNTIME, PyOrderedDict, collectionMethod } from './modules.ts'
-import { ex } from './fused.ts'
+import { FUSABLE, compileOp, ex } from './fused.ts'
 import { FAST_RUNTIME } from './fastpath.ts'
 import { reMethod } from './re.ts'
 import { timeMethod } from './datetime.ts'
@@ -211,6 +211,9 @@ const raw: Record<string, Fn> = {
 }
 // Conversions of values holding guest objects whose __repr__/__str__ the program called first (runtime/classes.ts).
 for (const name of ['strb', 'repr', 'fmt', 'print', 'printline', 'mod', 'm']) raw[`tx${name}`] = unwrapTexts(raw[name]!)
+
+// A fusable operation called alone (`py$gt(d, best)`) is compiled at its call site like a fused one: no argument array.
+for (const op of Object.keys(FUSABLE)) Object.assign(raw[op]!, { compile: (args: Parameters<typeof compileOp>[1]) => compileOp(op, args) })
 
 /** The Python runtime, keyed by the names compiled programs call (`py$add`, ...). */
 export const PYTHON_FUNCTIONS: Readonly<Record<string, GuestFunction>> = Object.freeze(

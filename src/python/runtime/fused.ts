@@ -144,13 +144,20 @@ function compile(code: string, leaves: readonly Leaf[]): { f: F; extra: number }
   return { f, extra: Math.max(0, ops - 2) * OP_UNITS }
 }
 
+const leafOf = (a: { fn: F; constant?: { value: unknown }; slot?: number }): Leaf => (a.slot !== undefined ? { slot: a.slot } : a.constant ? { value: a.constant.value } : { fn: a.fn })
+
 /** The VM's compile-time hook: the call site's tree, compiled once over its arguments. */
 function compileCall(args: readonly { fn: F; constant?: { value: unknown }; slot?: number }[]): { fn: F; cost: number } | undefined {
   const code = args[0]?.constant?.value
   if (typeof code !== 'string') return undefined
-  const leaves = args.slice(1).map((a): Leaf => (a.slot !== undefined ? { slot: a.slot } : a.constant ? { value: a.constant.value } : { fn: a.fn }))
-  const { f, extra } = compile(code, leaves)
+  const { f, extra } = compile(code, args.slice(1).map(leafOf))
   return { fn: f, cost: extra }
+}
+
+/** A single fusable operation's call (`py$gt(d, best)`): compiled like a one-operation tree over its arguments. */
+export function compileOp(op: string, args: readonly { fn: F; constant?: { value: unknown }; slot?: number }[]): { fn: F } | undefined {
+  if (args.length !== FUSABLE[op]) return undefined
+  return { fn: compile([op, ...args.map((_, k) => `$${k}`)].join(' '), args.map(leafOf)).f }
 }
 
 /** Called with an argument array (a VM without the compile hook): the leaves are the array's items. */
