@@ -11,10 +11,12 @@
 // average: the machine may be shared).
 //
 // Usage: node bench/loadtest.mjs [--duration 10] [--connections 32] [--pool-size N] [--no-write] [--no-build] [--json <file>]
-//          [--phases alone,noisy,token,healthz] [--cpu-prof <dir>]
+//          [--phases alone,noisy,token,healthz] [--cpu-prof <dir>] [--ajsc <path/to/bin/ajsc.js>]
 // --phases: only these phases (a partial run is never written; healthz, GET /healthz, the floor of
 // HTTP + fastify with no run, is not in the default set). --cpu-prof <dir>: the server runs
 // with node --cpu-prof (main thread and pool threads), its .cpuprofile files left in <dir>.
+// --ajsc: serve with another build (e.g. a copy of dist/ and bin/ of the revision before, for an
+// A/B alternated in the same conditions; a run with it is never written).
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -35,13 +37,14 @@ const connections = Number(flag('connections', '32'))
 const poolSize = flag('pool-size', undefined)
 const only = flag('phases', 'alone,noisy,token').split(',')
 const cpuProf = flag('cpu-prof', undefined)
-const write = !argv.includes('--no-write') && only.join() === 'alone,noisy,token'
+const ajsc = flag('ajsc', join(repoDir, 'bin/ajsc.js'))
+const write = !argv.includes('--no-write') && only.join() === 'alone,noisy,token' && flag('ajsc', undefined) === undefined
 
 if (!argv.includes('--no-build')) {
   const b = spawnSync(process.execPath, [join(repoDir, 'scripts/build.mjs'), '--no-types', '--quiet'], { stdio: 'inherit' })
   if (b.status !== 0) process.exit(1)
 }
-const { transpile, AgentVM } = await import(pathToFileURL(join(repoDir, 'dist/index.js')).href)
+const { transpile, AgentVM } = await import(pathToFileURL(join(ajsc, '../../dist/index.js')).href)
 const { workloads } = await import(pathToFileURL(workloadsIndex).href)
 const agent = workloads.find((w) => w.id === 'agent-typical')
 const ast = transpile(agent.source, { filename: 'agent-typical.ajs' }).ast
@@ -57,7 +60,7 @@ writeFileSync(configFile, JSON.stringify({
   ],
 }))
 
-const serveArgs = [...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : []), join(repoDir, 'bin/ajsc.js'), 'serve', '--config', configFile, '--port', '0', ...(poolSize ? ['--pool-size', poolSize] : [])]
+const serveArgs = [...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : []), ajsc, 'serve', '--config', configFile, '--port', '0', ...(poolSize ? ['--pool-size', poolSize] : [])]
 const server = spawn(process.execPath, serveArgs, { stdio: ['ignore', 'pipe', 'inherit'] })
 // Never leave the server behind, whatever happens here.
 process.on('exit', () => server.kill('SIGKILL'))

@@ -1,23 +1,20 @@
 /**
- * The run pool: guest programs run in worker threads (piscina), never on the
- * server's event loop. A run that must stop (its client went away, or its
- * deadline passed without the VM noticing) is asked to through the shared
- * `interrupt` flag; a worker that has not stopped after the grace period is
- * terminated and piscina starts a fresh one. A full queue is a 503 with
+ * The run pool: guest programs run in worker threads (run-threads.ts), never
+ * on the server's event loop. A run that must stop (its client went away, or
+ * its deadline passed without the VM noticing) is asked to through its
+ * interrupt flag; a thread that has not stopped after the grace period is
+ * terminated and a fresh one takes its place. A full queue is a 503 with
  * Retry-After, decided before the task is queued.
  */
-import { setLongTimeout } from '../../vm/long-timer.ts'
-import { existsSync } from 'node:fs'
-import { availableParallelism, setPriority } from 'node:os'
-import { fileURLToPath } from 'node:url'
-import { Piscina } from 'piscina'
+import { availableParallelism } from 'node:os'
 import type { RunResult } from '../../vm/result.ts'
 import { HttpError } from '../errors.ts'
-import { moduleUrl } from '../module-url.ts'
-import { StopController, type StopSignal } from '../stop-signal.ts'
+import type { StopSignal } from '../stop-signal.ts'
 import type { CompileOutcome, CompileTask, PlanOutcome, PlanTask, RunTask, WorkerData, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
+import type { JobKind } from './run-protocol.ts'
+import { RunThreads, type Job$ } from './run-threads.ts'
 import { WorkflowThreads } from './workflow-threads.ts'
-import { DEFAULT_WORKER_HEAP_MB, HEAP_GROWTH_BYTES, HEAP_WATCH_MS, RUNTIME_APPLIES_WORKER_HEAP_LIMIT, processHeapCeiling, runMaxHeapBytes, workerResourceLimits } from './heap.ts'
+import { DEFAULT_WORKER_HEAP_MB, HEAP_GROWTH_BYTES, HEAP_WATCH_MS, RUNTIME_APPLIES_WORKER_HEAP_LIMIT, processHeapCeiling, runMaxHeapBytes } from './heap.ts'
 
 export interface PoolOptions {
   /** Worker threads (default: the number of CPUs). */
@@ -43,37 +40,16 @@ export interface PoolOptions {
   workflowThreads?: number
 }
 
-/** A run in progress, as the priority sweep sees it. */
-interface InFlight {
-  control: Int32Array
-  since: number
-  niced: number
-}
-
 /** Over the memory ceiling, a run going on this many watch periods is stopped even when it is not the oldest. */
 const LONG_RUN_WATCH_PERIODS = 4
 
-/** A run in a worker, as the memory watch sees it. */
-interface Running {
-  /** [1] is the worker's thread id once a worker has started the run (0 while queued). */
-  control: Int32Array
-  /** When the watch first saw the run in a worker (0: not yet). */
+/** Work the memory watch may stop: workflow work while it runs, and the run each thread is on. */
+interface Watched {
+  /** When the watch first saw it (0: not yet). */
   since: number
-  stop: () => void
   stopped: boolean
+  stop: () => void
 }
-
-/** The worker module: the TypeScript source under Bun or tests, the bundled file next to dist/server.js (or dist/cli.js) under Node. */
-function workerFile(): string {
-  const here = moduleUrl(import.meta.url)
-  // Source: next to this file. Built: dist/server-worker.js, beside the entry or one level up from a shared chunk.
-  const candidates = [new URL('./worker.ts', here), new URL('./server-worker.js', here), new URL('../server-worker.js', here)]
-  for (const u of candidates) if (u.protocol === 'file:' && existsSync(fileURLToPath(u))) return u.href
-  throw new Error(`ajs-lang server: the pool worker module is missing (looked for ${candidates.map((u) => u.pathname).join(', ')}); run npm run build`)
-}
-
-/** The control of work that has started (workflow steps are in their thread when the watch sees them). */
-const STARTED = new Int32Array([0, 1])
 
 /** How a run ended when the pool had to step in. */
 export interface RunControl {
@@ -85,20 +61,13 @@ export class RunPool {
   readonly size: number
   readonly queueLimit: number
   private readonly graceMs: number
-  private readonly piscina: Piscina<RunTask, RunResult>
-  /** Workers terminated because a run ignored its interrupt. */
-  terminated = 0
-  /** Long runs whose thread priority was lowered. */
-  deprioritized = 0
-  private readonly longRunMs: number
-  private readonly inFlight = new Set<InFlight>()
-  private sweep: ReturnType<typeof setInterval> | undefined
-  private canRenice = true
+  private readonly threads: RunThreads
   /** Bytes of one value a run may build (every runtime). */
   readonly runHeapBytes: number
   /** Where the runtime applies no per-worker heap limit: the process's memory ceiling and the runs it may stop. */
   private readonly heapCeiling: number | undefined
-  private readonly running = new Set<Running>()
+  /** Workflow work under the memory watch. */
+  private readonly watched = new Set<Watched>()
   private heapWatch: ReturnType<typeof setInterval> | undefined
   /** Sources compiled in a worker (POST /v1/procedures with source). */
   compilations = 0
@@ -112,105 +81,102 @@ export class RunPool {
     this.size = Math.max(1, options.size ?? availableParallelism())
     this.queueLimit = Math.max(0, options.queueSize ?? 1000)
     this.graceMs = options.graceMs ?? 1000
-    this.longRunMs = options.longRunMs ?? 20
-    if (!/^linux/.test(process.platform)) this.canRenice = false
     const maxHeapMb = options.maxHeapMb ?? DEFAULT_WORKER_HEAP_MB
     this.runHeapBytes = runMaxHeapBytes(maxHeapMb)
     this.heapCeiling = RUNTIME_APPLIES_WORKER_HEAP_LIMIT ? undefined : processHeapCeiling(process.memoryUsage.rss(), this.size, maxHeapMb)
-    this.piscina = new Piscina<RunTask, RunResult>({
-      filename: workerFile(),
-      minThreads: this.size,
-      maxThreads: this.size,
-      maxQueue: this.queueLimit,
-      idleTimeout: 60_000,
-      workerData,
-      resourceLimits: workerResourceLimits(maxHeapMb),
-    })
-    // A worker killed on purpose (or crashing) surfaces as an 'error' event too; runs already report it.
-    this.piscina.on('error', () => {})
+    this.threads = new RunThreads({ size: this.size, maxHeapMb, graceMs: this.graceMs, longRunMs: options.longRunMs ?? 20, workerData })
     this.workflows = new WorkflowThreads({
       size: options.workflowThreads ?? this.size, maxHeapMb, graceMs: this.graceMs, workerData,
       ...(this.heapCeiling !== undefined ? { watch: (stop: () => void) => this.watchWork(stop) } : {}),
     })
   }
 
+  /** Runs (and compilations) waiting for a thread. */
   get queueSize(): number {
-    return this.piscina.queueSize
+    return this.threads.queued
   }
 
+  /** Threads holding work. */
   get busy(): number {
-    return this.piscina.threads.length === 0 ? 0 : Math.round(this.piscina.utilization * this.size)
+    return this.threads.busy
   }
 
-  /** Run a task; the task's timeout counts from now (queueing included). */
-  async run(task: RunTask, control: RunControl = {}): Promise<RunResult> {
-    if (this.queueLimit > 0 && this.piscina.queueSize >= this.queueLimit) {
-      throw new HttpError('QUEUE_FULL', `All ${this.size} workers are busy and ${this.piscina.queueSize} runs are queued`, { retryAfter: 1 })
+  /** Workers terminated because a run ignored its interrupt (or a compilation overran its time). */
+  get terminated(): number {
+    return this.threads.terminated
+  }
+
+  /** Long runs whose thread priority was lowered. */
+  get deprioritized(): number {
+    return this.threads.deprioritized
+  }
+
+  private refuseWhenFull(): void {
+    if (this.queueLimit > 0) {
+      const queued = this.threads.queued
+      if (queued >= this.queueLimit) throw new HttpError('QUEUE_FULL', `All ${this.size} workers are busy and ${queued} runs are queued`, { retryAfter: 1 })
     }
-    const interrupt = new Int32Array(new SharedArrayBuffer(8))
-    const flight: InFlight = { control: interrupt, since: 0, niced: 0 }
-    this.track(flight)
-    const kill = new StopController()
-    let graceTimer: ReturnType<typeof setTimeout> | undefined
-    const stop = () => {
-      if (Atomics.load(interrupt, 0) !== 0) return
-      Atomics.store(interrupt, 0, 1)
-      graceTimer = setTimeout(() => kill.abort(), this.graceMs)
-    }
-    // The VM enforces timeoutMs itself; this is the safety net for a run that does not stop.
-    const deadline = setLongTimeout(stop, task.timeoutMs + this.graceMs)
-    const onGone = () => stop()
-    control.signal?.addEventListener('abort', onGone)
-    const running: Running = { control: interrupt, since: 0, stop, stopped: false }
-    this.watchHeap(running)
+  }
+
+  /** Run a task; the task's timeout counts from now (queueing included). The task is the pool's from here (it is sent as it is). */
+  run(task: RunTask, control: RunControl = {}): Promise<RunResult> {
     try {
-      const r = await this.piscina.run({ ...task, maxHeapBytes: task.maxHeapBytes ?? this.runHeapBytes, interrupt, acceptedAt: Date.now() }, { signal: kill as unknown as AbortSignal })
-      if (running.stopped && r.error?.code === 'ABORTED') {
-        return { ...r, error: { ...r.error, code: 'HEAP_LIMIT', message: `The server stopped the run: the process went over its memory ceiling (${this.size} workers x maxHeapMb)` } }
-      }
-      return r
+      this.refuseWhenFull()
     } catch (e) {
-      if (kill.signal.aborted) {
-        this.terminated++
-        const byClient = control.signal?.aborted === true
-        const why = running.stopped ? 'stopped for memory' : byClient ? 'cancelled' : 'past its deadline'
-        return {
-          result: null,
-          fuelUsed: task.fuel,
-          error: {
-            name: 'AgentError',
-            code: running.stopped ? 'HEAP_LIMIT' : byClient ? 'ABORTED' : 'TIMEOUT',
-            message: `The run did not stop within ${this.graceMs} ms of being ${why}; its worker was terminated`,
-          },
-        }
-      }
-      if (/queue is at limit/i.test(String((e as Error)?.message))) throw new HttpError('QUEUE_FULL', undefined, { retryAfter: 1 })
-      throw new HttpError('WORKER_CRASHED', `The worker running the program stopped: ${(e as Error)?.message ?? e}`)
-    } finally {
-      this.running.delete(running)
-      if (this.running.size === 0 && this.heapWatch) { clearInterval(this.heapWatch); this.heapWatch = undefined }
-      this.untrack(flight)
-      deadline.clear()
-      if (graceTimer) clearTimeout(graceTimer)
-      control.signal?.removeEventListener('abort', onGone)
+      return Promise.reject(e)
     }
+    task.maxHeapBytes ??= this.runHeapBytes
+    task.acceptedAt = Date.now()
+    const { signal } = control
+    const threads = this.threads
+    const graceMs = this.graceMs
+    return new Promise<RunResult>((resolve, reject) => {
+      const onGone = () => threads.stop(job)
+      const done = () => signal?.removeEventListener('abort', onGone)
+      const job: Job$ = {
+        kind: 'run', task, stopped: false, killAt: Infinity, heap: false, thread: undefined, seq: -1,
+        // The VM enforces timeoutMs itself; this is the safety net for a run that does not stop.
+        deadline: performance.now() + task.timeoutMs + graceMs,
+        ended: (started) => {
+          const byClient = signal?.aborted === true
+          const code = job.heap ? 'HEAP_LIMIT' : byClient ? 'ABORTED' : 'TIMEOUT'
+          if (!started) {
+            const message = byClient ? 'The run was cancelled before a worker started it' : 'The run waited for a worker past its time limit'
+            return { result: null, fuelUsed: 0, error: { name: 'AgentError', code, message } }
+          }
+          const why = job.heap ? 'stopped for memory' : byClient ? 'cancelled' : 'past its deadline'
+          return { result: null, fuelUsed: task.fuel, error: { name: 'AgentError', code, message: `The run did not stop within ${graceMs} ms of being ${why}; its worker was terminated` } }
+        },
+        resolve: (value) => {
+          done()
+          const r = value as RunResult
+          if (job.heap && r.error?.code === 'ABORTED') {
+            resolve({ ...r, error: { ...r.error, code: 'HEAP_LIMIT', message: `The server stopped the run: the process went over its memory ceiling (${this.size} workers x maxHeapMb)` } })
+          } else resolve(r)
+        },
+        reject: (e) => {
+          done()
+          reject(new HttpError('WORKER_CRASHED', `The worker running the program stopped: ${(e as Error)?.message ?? e}`))
+        },
+      }
+      signal?.addEventListener('abort', onGone)
+      threads.submit(job)
+      this.watchHeap()
+    })
   }
 
-  /** Where the runtime applies no per-worker heap limit: watch the process's memory while runs are in flight. */
-  private watchHeap(r: Running): void {
+  /** Where the runtime applies no per-worker heap limit: watch the process's memory while work is in flight. */
+  private watchHeap(): void {
     if (this.heapCeiling === undefined) return
-    this.running.add(r)
     this.heapWatch ??= setInterval(() => this.checkHeap(), HEAP_WATCH_MS)
   }
 
   /** Put work of a workflow thread under the memory watch while it runs (`stop` recycles its thread). Returns the unwatch. */
   private watchWork(stop: () => void): () => void {
-    const r: Running = { control: STARTED, since: 0, stop, stopped: false }
-    this.watchHeap(r)
-    return () => {
-      this.running.delete(r)
-      if (this.running.size === 0 && this.heapWatch) { clearInterval(this.heapWatch); this.heapWatch = undefined }
-    }
+    const r: Watched = { since: 0, stop, stopped: false }
+    this.watched.add(r)
+    this.watchHeap()
+    return () => { this.watched.delete(r) }
   }
 
   /**
@@ -223,9 +189,21 @@ export class RunPool {
    */
   private checkHeap(): void {
     if (this.heapCeiling === undefined) return
+    if (this.watched.size === 0 && this.threads.inFlight === 0) {
+      clearInterval(this.heapWatch)
+      this.heapWatch = undefined
+      return
+    }
     const now = performance.now()
-    // Only runs a worker has started count (a queued run has built nothing), timed from when the watch saw them start.
-    for (const r of this.running) if (r.since === 0 && Atomics.load(r.control, 1) !== 0) r.since = now
+    // Only work a thread has started counts (a queued run has built nothing): a run from when a thread started it, workflow work from when the watch saw it.
+    const work: Watched[] = []
+    for (const r of this.watched) {
+      if (r.since === 0) r.since = now
+      work.push(r)
+    }
+    for (const { job, since } of this.threads.running()) {
+      work.push({ since, stopped: job.heap, stop: () => { job.heap = true; this.threads.stop(job) } })
+    }
     // Resident memory is sticky (freed pages stay with the process until the allocator returns them):
     // act only while it is over the ceiling *and* still growing, so runs that merely follow a stopped hog are spared.
     const rss = process.memoryUsage.rss()
@@ -233,12 +211,12 @@ export class RunPool {
     this.lastRss = rss
     if (rss <= this.heapCeiling || grew < HEAP_GROWTH_BYTES) return
     // A stopped run still in its worker is still giving memory back: wait for it before blaming another.
-    for (const r of this.running) if (r.stopped) return
-    let oldest: Running | undefined
-    const stop: Running[] = []
-    for (const r of this.running) {
+    for (const r of work) if (r.stopped) return
+    let oldest: Watched | undefined
+    const stop: Watched[] = []
+    for (const r of work) {
       // A run younger than one watch period has built little; the next tick decides about it.
-      if (r.since === 0 || now - r.since < HEAP_WATCH_MS) continue
+      if (now - r.since < HEAP_WATCH_MS) continue
       if (now - r.since >= LONG_RUN_WATCH_PERIODS * HEAP_WATCH_MS) stop.push(r)
       if (!oldest || r.since < oldest.since) oldest = r
     }
@@ -269,71 +247,33 @@ export class RunPool {
     return this.compileIn('planTask', task, timeoutMs) as Promise<PlanOutcome | CompileOutcome>
   }
 
-  private async compileIn(name: string, task: CompileTask | WorkflowCompileTask | PlanTask, timeoutMs: number): Promise<CompileOutcome | WorkflowCompileOutcome | PlanOutcome> {
-    if (this.queueLimit > 0 && this.piscina.queueSize >= this.queueLimit) {
-      throw new HttpError('QUEUE_FULL', `All ${this.size} workers are busy and ${this.piscina.queueSize} runs are queued`, { retryAfter: 1 })
-    }
-    const kill = new AbortController()
-    const deadline = setLongTimeout(() => kill.abort(), timeoutMs)
-    this.compilations++
+  private compileIn(kind: JobKind, task: CompileTask | WorkflowCompileTask | PlanTask, timeoutMs: number): Promise<CompileOutcome | WorkflowCompileOutcome | PlanOutcome> {
     try {
-      return await this.piscina.run(task as never, { name, signal: kill.signal }) as unknown as CompileOutcome | WorkflowCompileOutcome | PlanOutcome
+      this.refuseWhenFull()
     } catch (e) {
-      if (kill.signal.aborted) {
-        this.terminated++
-        return { error: { code: 'PROGRAM_REJECTED', message: `Compiling the source took longer than ${timeoutMs} ms; its worker was terminated`, agentError: { name: 'AgentError', code: 'TIMEOUT', message: `Compiling the source took longer than ${timeoutMs} ms` } } }
+      return Promise.reject(e)
+    }
+    this.compilations++
+    return new Promise((resolve, reject) => {
+      const job: Job$ = {
+        kind, task, stopped: false, killAt: Infinity, heap: false, thread: undefined, seq: -1,
+        deadline: performance.now() + timeoutMs,
+        ended: (started) => ({
+          error: {
+            code: 'PROGRAM_REJECTED',
+            message: `Compiling the source took longer than ${timeoutMs} ms${started ? '; its worker was terminated' : ' (waiting for a worker)'}`,
+            agentError: { name: 'AgentError', code: 'TIMEOUT', message: `Compiling the source took longer than ${timeoutMs} ms` },
+          },
+        }),
+        resolve: (v) => resolve(v as CompileOutcome | WorkflowCompileOutcome | PlanOutcome),
+        reject: (e) => reject(new HttpError('WORKER_CRASHED', `The worker compiling the source stopped: ${(e as Error)?.message ?? e}`)),
       }
-      if (/queue is at limit/i.test(String((e as Error)?.message))) throw new HttpError('QUEUE_FULL', undefined, { retryAfter: 1 })
-      throw new HttpError('WORKER_CRASHED', `The worker compiling the source stopped: ${(e as Error)?.message ?? e}`)
-    } finally {
-      deadline.clear()
-    }
-  }
-
-  private track(f: InFlight): void {
-    if (this.longRunMs <= 0 || !this.canRenice) return
-    this.inFlight.add(f)
-    this.sweep ??= setInterval(() => this.lowerLongRuns(), Math.max(1, Math.floor(this.longRunMs / 2)))
-  }
-
-  private untrack(f: InFlight): void {
-    if (!this.inFlight.delete(f)) return
-    if (f.niced) this.renice(f.niced, 0)
-    if (this.inFlight.size === 0 && this.sweep) {
-      clearInterval(this.sweep)
-      this.sweep = undefined
-    }
-  }
-
-  /** Lower the priority of threads whose run has gone on for longer than longRunMs. */
-  private lowerLongRuns(): void {
-    const now = performance.now()
-    for (const f of this.inFlight) {
-      if (f.niced) continue
-      const tid = Atomics.load(f.control, 1)
-      if (tid === 0) continue
-      if (f.since === 0) f.since = now
-      else if (now - f.since >= this.longRunMs && this.renice(tid, 19)) {
-        f.niced = tid
-        this.deprioritized++
-      }
-    }
-  }
-
-  private renice(tid: number, nice: number): boolean {
-    try {
-      setPriority(tid, nice)
-      return true
-    } catch {
-      // Not allowed here (no CAP_SYS_NICE to restore, or no such thread): stop trying.
-      this.canRenice = false
-      return false
-    }
+      this.threads.submit(job)
+    })
   }
 
   async close(): Promise<void> {
-    if (this.sweep) clearInterval(this.sweep)
     if (this.heapWatch) clearInterval(this.heapWatch)
-    await Promise.all([this.piscina.destroy(), this.workflows.close()])
+    await Promise.all([this.threads.close(), this.workflows.close()])
   }
 }

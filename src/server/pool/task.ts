@@ -12,11 +12,7 @@ export interface RunTask extends RunRequest {
   maxAstDepth: number
   /** When the host accepted the run (ms): the time limit counts from here, queueing included. */
   acceptedAt?: number
-  /**
-   * Shared with the host: [0] is the interrupt flag (the host sets 1 to stop the run), [1] the
-   * worker thread's OS thread id, written when the run starts (the host lowers the CPU priority
-   * of a thread whose run takes long, so one tenant's loop cannot slow the others' runs).
-   */
+  /** Shared with the host: [0] is the interrupt flag (the host sets 1 to stop the run); set by the worker from its slot (run-protocol.ts). */
   interrupt?: Int32Array
   /** The run's maxHeapBytes (set by the pool from the worker's heap: src/server/pool/heap.ts). */
   maxHeapBytes?: number
@@ -75,6 +71,8 @@ export interface WorkerTenant {
 }
 
 export interface WorkerData {
+  /** The thread's control words shared with the main thread (run-protocol.ts); set per thread by run-threads.ts. */
+  control?: SharedArrayBuffer
   /** BroadcastChannel name of the host bridge. */
   bridge: string
   tenants: Record<string, WorkerTenant>

@@ -9,7 +9,7 @@
  * so a broken module failed the start instead).
  */
 import { readlinkSync } from 'node:fs'
-import { workerData } from 'node:worker_threads'
+import { parentPort, workerData } from 'node:worker_threads'
 import { AgentVM } from '../../full-vm.ts'
 import { batteryAtoms } from '../../batteries/index.ts'
 import { assembleVM } from '../../host/assemble.ts'
@@ -22,6 +22,8 @@ import type { AjsProgram } from '../../ast/types.ts'
 import type { ProcedureStore } from '../../vm/procedures.ts'
 import type { RunResult } from '../../vm/result.ts'
 import { BridgeClient, type BridgeMethod } from './bridge.ts'
+import { serveJobs } from './job-loop.ts'
+import { SLOT, SLOTS } from './run-protocol.ts'
 import type { CompileOutcome, CompileTask, PlanOutcome, PlanTask, RunTask, WorkerData, WorkerTenant, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
 import { compileServerWorkflow } from '../workflow-programs.ts'
 import { programFromBody } from '../procedures.ts'
@@ -171,7 +173,6 @@ export async function compileWorkflowTask(task: WorkflowCompileTask): Promise<Wo
 }
 
 export default async function runTask(task: RunTask): Promise<RunResult> {
-  if (task.interrupt) Atomics.store(task.interrupt, 1, threadId)
   const rt = runtimeOf(task.tenant, await customAtoms)
   let program: AjsProgram | string
   try {
@@ -264,4 +265,22 @@ function planCheck(rt: TenantRuntime, program: AjsProgram | string, tenantId: st
     verdicts.set(ast, verdict)
   }
   return verdict ? { program: ast, refused: verdict } : { program: ast }
+}
+
+// Jobs from the run threads' main side (run-threads.ts): a run's interrupt flag is its slot in the thread's shared control words.
+if (parentPort && data.control) {
+  const ctl = new Int32Array(data.control)
+  serveJobs(parentPort, ctl, threadId, {
+    run: (task, seq) => {
+      const t = task as RunTask
+      t.interrupt = new Int32Array(ctl.buffer, 4 * (SLOT + (seq % SLOTS)), 1)
+      return runTask(t)
+    },
+    compileTask: (task) => compileTask(task as CompileTask),
+    compileWorkflowTask: (task) => compileWorkflowTask(task as WorkflowCompileTask),
+    planTask: (task) => planTask(task as PlanTask),
+  }, (task) => {
+    const t = task as RunTask
+    return t.key ?? t.astText ?? t.source
+  })
 }
