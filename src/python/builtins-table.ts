@@ -22,4 +22,4 @@ export const EXCEPTION_NAMES: ReadonlySet<string> = new Set(EXCEPTION_TREE.map((
 /** Every method name some receiver type has (checked at compile time; the receiver's type is checked at run time). */
 export const ALL_METHODS: ReadonlySet<string> = new Set([...METHOD_NAMES, ...Object.keys(STR_METHODS), 'sort', 'most_common', 'elements', 'total', 'subtract', 'move_to_end',
   'match', 'search', 'fullmatch', 'findall', 'finditer', 'sub', 'subn', 'group', 'groups', 'groupdict', 'start', 'end', 'span',
-  '__enter__', '__exit__', 'isoformat', 'strftime', 'weekday', 'isoweekday', 'isocalendar', 'toordinal', 'date', 'total_seconds', 'close', 'send', 'throw', 'utcoffset', 'tzname', 'astimezone', 'timestamp'])
+  '__enter__', '__exit__', 'isoformat', 'strftime', 'weekday', 'isoweekday', 'isocalendar', 'toordinal', 'date', 'total_seconds', 'close', 'send', 'throw', 'utcoffset', 'tzname', 'astimezone', 'timestamp', 'limit_denominator', 'as_integer_ratio'])

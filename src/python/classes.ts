@@ -7,7 +7,7 @@
  */
 import type { ClassItem, Expr, ExprOf, ImportName, Stmt, StmtOf } from './ir.ts'
 import type { Refuser } from './refuse.ts'
-import { MODULES } from './modules.ts'
+import { MISSING_MEMBER_FIX, MODULES } from './modules.ts'
 
 export interface ClassInfo {
   /** Classes defined by the program. */
@@ -36,7 +36,7 @@ export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: 
       const mod = MODULES[n.module]
       if (!mod) throw r.error('PY_IMPORT', { fix: `\`${n.module}\` cannot be imported here; the modules a block can import are ${Object.keys(MODULES).join(', ')}. For the rest, use the allowed builtins and str/list/dict methods.` }, st.loc)
       if (n.name !== null && !Object.prototype.hasOwnProperty.call(mod, n.name)) {
-        throw r.error('PY_UNSUPPORTED', { name: `\`${n.module}.${n.name}\``, fix: `The ${n.module} module here has ${Object.keys(mod).join(', ')}.` }, n.loc)
+        throw r.error('PY_UNSUPPORTED', { name: `\`${n.module}.${n.name}\``, fix: MISSING_MEMBER_FIX[`${n.module}.${n.name}`] ?? `The ${n.module} module here has ${Object.keys(mod).join(', ')}.` }, n.loc)
       }
       const prev = info.imports.get(n.alias)
       if (prev && (prev.module !== n.module || prev.name !== n.name)) throw r.error('PY_UNSUPPORTED', { name: `Importing \`${n.alias}\` twice`, fix: 'Use `as` to give the second one another name.' }, n.loc)

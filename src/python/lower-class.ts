@@ -11,7 +11,7 @@ import { type Node, arr, assign, binary, call, cond, exprStep, id, lambda, lit, 
 import { type FnCtx, dynamicCall, elements, kwDict, lowerExpr, resolve } from './lower-expr.ts'
 import type { Lowerer } from './lower.ts'
 import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
-import { MODULES } from './modules.ts'
+import { MISSING_MEMBER_FIX, MODULES } from './modules.ts'
 import { CMP_HELPER } from './runtime/values.ts'
 import type { ClassInfo } from './classes.ts'
 import type { DefInfo, FnScope } from './scope.ts'
@@ -41,7 +41,7 @@ function imported(cx: FnCtx, name: string): { module: string; member: string | n
 function memberValue(cx: FnCtx, module: string, name: string, loc: Loc): Node {
   const kind = MODULES[module]?.[name]
   if (kind === undefined) {
-    throw cx.L.r.error('PY_ATTRIBUTE', { name, fix: `The ${module} module here has ${Object.keys(MODULES[module] ?? {}).join(', ')}.` }, loc)
+    throw cx.L.r.error('PY_ATTRIBUTE', { name, fix: MISSING_MEMBER_FIX[`${module}.${name}`] ?? `The ${module} module here has ${Object.keys(MODULES[module] ?? {}).join(', ')}.` }, loc)
   }
   if (kind === 'const') return rt('modconst', [lit(`${module}.${name}`)], loc)
   if (kind === 'fn') return rt('builtin', [lit(`${module}.${name}`)], loc)

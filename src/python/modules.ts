@@ -8,6 +8,12 @@ export type ModuleMember = 'fn' | 'const' | 'decorator' | 'annotation' | 'prelud
 const fns = (names: string): Record<string, ModuleMember> => Object.fromEntries(names.split(' ').map((n) => [n, 'fn' as const]))
 const consts = (names: string): Record<string, ModuleMember> => Object.fromEntries(names.split(' ').map((n) => [n, 'const' as const]))
 
+/** The rewrite to suggest for a member a module here leaves out on purpose (else the hint lists the module's members). */
+export const MISSING_MEMBER_FIX: Readonly<Record<string, string>> = {
+  'statistics.geometric_mean': 'CPython computes it with the platform\'s exp and log, whose last digit cannot be reproduced exactly here; write it out: `math.exp(statistics.fmean([math.log(x) for x in data]))` (math.exp and math.log may differ from CPython\'s in the last digit).',
+  'statistics.NormalDist': 'Use `statistics.fmean(data)` and `statistics.stdev(data)` for its mu and sigma.',
+}
+
 export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMember>>>> = {
   math: {
     ...fns('sqrt floor ceil trunc fabs exp log log2 log10 pow sin cos tan asin acos atan atan2 hypot dist degrees radians isclose isfinite isinf isnan gcd lcm factorial comb perm prod fsum copysign fmod isqrt'),
@@ -25,5 +31,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   dataclasses: { dataclass: 'decorator', field: 'decorator', ...fns('asdict astuple') },
   bisect: fns('bisect_left bisect_right bisect insort_left insort_right insort'),
   operator: fns('add sub mul truediv floordiv mod pow concat eq ne lt le gt ge contains getitem neg pos not_ truth itemgetter attrgetter'),
+  statistics: { ...fns('mean fmean harmonic_mean median median_low median_high median_grouped mode multimode quantiles variance pvariance stdev pstdev covariance correlation linear_regression'), StatisticsError: 'const' },
+  fractions: fns('Fraction Fraction.from_float'),
   typing: Object.fromEntries('Any List Dict Set Tuple Optional Union Callable Iterable Iterator Sequence Mapping TypedDict Literal'.split(' ').map((n) => [n, 'annotation' as const])),
 }

@@ -5,7 +5,7 @@
  * lists (the frontend maps the guest's `key=` over the items on the VM).
  */
 import { anyIterator, lazyEnumerate, lazyZip } from './generators.ts'
-import { PyDict, PyDictView, PyException, PyFloat, PyIter, PyOpaque, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
+import { PyDict, PyDictView, PyException, PyFloat, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { compare, iterate, len, lt, repr, str, toArray, truth } from './core.ts'
 import { MAX_STR_DIGITS, floatOf, intOf, isFloatValue, isIntValue, negate, roundHalfEven, roundInt, strToIntLimit, truncFloat } from './numbers.ts'
@@ -19,6 +19,7 @@ export function abs(rt: PyRun, x: unknown): unknown {
   if (typeof x === 'boolean') return x ? 1 : 0
   if (typeof x === 'bigint') return mkInt(x < 0n ? -x : x)
   if (x instanceof PyFloat) return new PyFloat(Math.abs(x.v))
+  if (x instanceof PyNumeric) return x.unary('abs')
   return typeError(`bad operand type for abs(): '${typeName(x)}'`)
 }
 
@@ -44,6 +45,7 @@ export function int(rt: PyRun, x: unknown = 0, base?: unknown): unknown {
   }
   if (isIntValue(x)) return intOf(x)
   if (isFloatValue(x)) return truncFloat(floatOf(x))
+  if (x instanceof PyNumeric) return x.unary('int')
   if (typeof x === 'string') {
     const m = INT_TEXT.exec(asciiDigits(x))
     if (!m) valueError(`invalid literal for int() with base 10: ${repr(x)}`)
@@ -118,6 +120,7 @@ export function float(x: unknown = 0): unknown {
     if (!FLOAT_TEXT.test(s)) valueError(`could not convert string to float: ${repr(x)}`)
     return mkFloat(Number(s.replace(/_/g, '')))
   }
+  if (x instanceof PyNumeric) return x.unary('float')
   return typeError(`float() argument must be a string or a real number, not '${typeName(x)}'`)
 }
 
@@ -188,6 +191,7 @@ export function reversed(rt: PyRun, x: unknown): unknown[] {
 }
 
 export function round(x: unknown, nd?: unknown): unknown {
+  if (x instanceof PyNumeric) return x.unary('round', nd)
   if (nd === undefined || nd === null) {
     if (isIntValue(x)) return intOf(x)
     if (isFloatValue(x)) return roundHalfEven(floatOf(x))

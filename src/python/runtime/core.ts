@@ -2,7 +2,7 @@
  * The object protocol of the subset: truth, equality, ordering, hashing,
  * repr/str, iteration and length, over the value representation of values.ts.
  */
-import { CMP_HELPER, PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyOpaque, PyRange, PySet, PyType, isTuple, tuple, typeName, type GuestCalls } from './values.ts'
+import { CMP_HELPER, PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, isTuple, tuple, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
 import { PyTime, PyTz, timeCompare, timeEq, timeHash, timeStr } from './datetime.ts'
@@ -25,6 +25,7 @@ export function truth(x: unknown): boolean {
       if (x instanceof PyDict || x instanceof PySet) return x.size > 0
       if (x instanceof PyRange) return x.length > 0
       if (x instanceof PyDictView) return x.dict.size > 0
+      if (x instanceof PyNumeric) return x.truth()
       return true
   }
   return true
@@ -49,6 +50,7 @@ export function hashKey(x: unknown): unknown {
       if (x instanceof PyType) return MARK + 'T' + (x instanceof PyClass ? `${x.qualname}#${x.serial}` : x.name)
       if (x instanceof PyInstance && !userEq(x.cls)) return MARK + 'o' + x.serial
       if (x instanceof PyTime) return MARK + 'D' + timeHash(x)
+      if (x instanceof PyNumeric) return x.hashKey()
   }
   return typeError(`unhashable type: '${typeName(x)}'`)
 }
@@ -88,6 +90,8 @@ export function eq(a: unknown, b: unknown): boolean {
     const x = intOf(a), y = intOf(b)
     return typeof x === typeof y ? x === y : BigInt(x) === BigInt(y)
   }
+  if (a instanceof PyNumeric) return a.compareTo(b) === 0
+  if (b instanceof PyNumeric) return b.compareTo(a) === 0
   if (a === null || b === null || ta !== 'object' || tb !== 'object') return false
   const te = timeEq(a, b)
   if (te !== undefined) return te
@@ -229,6 +233,8 @@ export function compare(a: unknown, b: unknown, op: string, native = false): num
   }
   const tc = timeCompare(a, b, op)
   if (tc !== undefined) return tc
+  if (a instanceof PyNumeric) { const c = a.compareTo(b); if (c !== undefined) return c }
+  else if (b instanceof PyNumeric) { const c = b.compareTo(a); if (c !== undefined) return -c }
   if (a instanceof PyInstance && b instanceof PyInstance) {
     // `@dataclass(order=True)`: the fields as tuples, same class only (CPython's generated methods).
     if (a.cls === b.cls && a.cls.order) return compare(tuple(a.cls.dataclass!.fields.map((f) => a.attrs.get(f))), tuple(a.cls.dataclass!.fields.map((f) => b.attrs.get(f))), op, native)
@@ -323,6 +329,7 @@ export function str(x: unknown): string {
   if (x instanceof PyException) return x.message
   if (x instanceof PyTime) return timeStr(x)
   if (x instanceof PyTz) return x.label()
+  if (x instanceof PyNumeric) return x.str()
   return repr(x)
 }
 

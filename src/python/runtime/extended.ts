@@ -8,7 +8,7 @@ import { PyGen } from './generators.ts'
 import { makeNamedTuple, namedTupleAttr } from './namedtuple.ts'
 import { PyPartial, partialCall } from './partial.ts'
 import { timeAttr } from './datetime.ts'
-import { PyNamedTupleType, moduleClassType } from './values.ts'
+import { PyNamedTupleType, PyNumeric, moduleClassType } from './values.ts'
 import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
 import { PyRaise, raise, typeError, valueError, exceptionMessage } from './errors.ts'
 import { iterate, len, repr, str, truth, hashKey } from './core.ts'
@@ -303,6 +303,7 @@ export function hash(x: unknown): unknown {
     for (const v of x) h = Math.imul(h ^ Number(BigInt.asIntN(32, BigInt(hash(v) as number))), 1000003)
     return h
   }
+  if (x instanceof PyNumeric) return x.unary('hash')
   const k = hashKey(x)
   return typeof k === 'string' ? hash(k) : 0
 }
@@ -392,6 +393,7 @@ export function getAttr(x: unknown, name: string): unknown {
     if (g === undefined) g = reAttr(x, name)
     if (g === undefined) g = namedTupleAttr(x, name)
     if (g === undefined) g = timeAttr(x, name)
+    if (g === undefined && x instanceof PyNumeric) g = x.attr(name)
     if (g !== undefined) return g
   }
   if (name === '__name__') {

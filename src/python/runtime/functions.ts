@@ -4,7 +4,7 @@
  * functions never collide). Pass it as `new AgentVM(atoms, { functions })`.
  */
 import type { GuestFunction } from '../../vm/compile/compiler.ts'
-import { PyDeque, PyDict, PyIter, PyOpaque, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { PyDeque, PyDict, PyIter, PyNumeric, PyOpaque, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, exceptionMessage, raise, typeError, valueError } from './errors.ts'
 import { contains, eq, ge, gt, hashKey, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
 import { BINARY, add, floordiv, inplace, mod, mul, power, sub, truediv } from './ops.ts'
@@ -158,6 +158,7 @@ const raw: Record<string, Fn> = {
     if (o instanceof PyOpaque) {
       let r = reMethod(rt, o, a[1], a[2], a[3])
       if (r === undefined) r = timeMethod(o, a[1], a[2], a[3])
+      if (r === undefined && o instanceof PyNumeric) r = o.method(rt, a[1], a[2], a[3])
       if (r !== undefined) return r
     }
     return callMethod(rt, o, a[1], a[2], a[3])

@@ -4,7 +4,7 @@
  * the accepted arguments. Called as `py$modcall('math.sqrt', args, kw)`, or as values (`map(math.sqrt, xs)`).
  */
 import { anyIterator, lazyChain, lazyChainFrom, lazyCount, lazyCycle, lazyIslice, lazyRepeat } from './generators.ts'
-import { PyDeque, PyDict, PyFloat, PyIter, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { PyDeque, PyDict, PyFloat, PyIter, PyNumeric, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { hashKey, iterate, lt } from './core.ts'
 import { floatOf, intOf, isIntValue, isNumber, decimalText } from './numbers.ts'
@@ -20,6 +20,8 @@ import { RANDOM } from './random.ts'
 import { DATACLASS_FUNCTIONS } from './dataclasses.ts'
 import { OPERATOR_FUNCTIONS } from './operator.ts'
 import { BISECT_FUNCTIONS } from './bisect.ts'
+import { STATISTICS_FUNCTIONS } from './statistics.ts'
+import { FRACTION_FUNCTIONS } from './fractions.ts'
 import { compareStr } from './text.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
@@ -45,6 +47,7 @@ const arity = (name: string, a: unknown[], min: number, max = min): void => {
 // --- math ----------------------------------------------------------------------------
 
 function real(x: unknown): number {
+  if (x instanceof PyNumeric) return floatOf(x.unary('float'))
   if (!isNumber(x)) typeError(`must be real number, not ${typeName(x)}`)
   const v = floatOf(x)
   if (typeof x === 'bigint' && !Number.isFinite(v)) raise('OverflowError', 'int too large to convert to float')
@@ -76,6 +79,7 @@ function floorCeil(name: string, f: (x: number) => number): ModFn {
   return (_rt, a, kw) => {
     noKw(name, kw); arity(name, a, 1)
     if (isIntValue(a[0])) return intOf(a[0])
+    if (a[0] instanceof PyNumeric) return a[0].unary(name)
     const x = real(a[0])
     if (Number.isNaN(x)) valueError('cannot convert float NaN to integer')
     if (!Number.isFinite(x)) raise('OverflowError', 'cannot convert float infinity to integer')
@@ -508,6 +512,7 @@ const MODULE_CONSTANTS: Record<string, unknown> = {
   ...Object.fromEntries(Object.entries(MATH_CONST).map(([k, v]) => [`math.${k}`, v])),
   ...Object.fromEntries(Object.entries(STRING_CONST).map(([k, v]) => [`string.${k}`, v])),
   'json.JSONDecodeError': typeByName('JSONDecodeError'),
+  'statistics.StatisticsError': typeByName('StatisticsError'),
   'datetime.timezone.utc': UTC,
 }
 
@@ -750,3 +755,5 @@ for (const [k, f] of Object.entries(RANDOM)) MODULE_FUNCTIONS[`random.${k}`] = f
 for (const [k, f] of Object.entries(DATACLASS_FUNCTIONS)) MODULE_FUNCTIONS[`dataclasses.${k}`] = f
 for (const [k, f] of Object.entries(OPERATOR_FUNCTIONS)) MODULE_FUNCTIONS[`operator.${k}`] = f
 for (const [k, f] of Object.entries(BISECT_FUNCTIONS)) MODULE_FUNCTIONS[`bisect.${k}`] = f
+for (const [k, f] of Object.entries(STATISTICS_FUNCTIONS)) MODULE_FUNCTIONS[`statistics.${k}`] = f
+for (const [k, f] of Object.entries(FRACTION_FUNCTIONS)) MODULE_FUNCTIONS[`fractions.${k}`] = f

@@ -3,7 +3,7 @@
  * 2^53), true division always a float, floor division and modulo rounding
  * toward negative infinity, `**` exact for ints, bool as an int.
  */
-import { PyFloat, mkFloat, mkInt } from './values.ts'
+import { PyFloat, PyNumeric, mkFloat, mkInt } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { bigWorkUnits, type PyRun } from './fuel.ts'
 import { typeName } from './values.ts'
@@ -151,7 +151,11 @@ function floatArith(op: string, x: number, y: number): unknown {
 
 /** A binary arithmetic operator on two numbers (ints, bools, floats); undefined when an operand is not a number. */
 export function numArith(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
-  if (!isNumber(a) || !isNumber(b)) return undefined
+  if (!isNumber(a) || !isNumber(b)) {
+    // A module's number type (fractions.Fraction) on either side.
+    if (a instanceof PyNumeric) return a.binop(rt, op, b, false)
+    return b instanceof PyNumeric ? b.binop(rt, op, a, true) : undefined
+  }
   if (op === '/') {
     const x = floatOf(a), y = floatOf(b)
     if (y === 0) raise('ZeroDivisionError', isFloatValue(a) || isFloatValue(b) ? 'float division by zero' : 'division by zero')
@@ -164,7 +168,7 @@ export function numArith(rt: PyRun, op: string, a: unknown, b: unknown): unknown
 }
 
 /** int / int when an operand is beyond 2^53: correctly rounded, like CPython. */
-function bigTrueDiv(a: number | bigint, b: number | bigint): number {
+export function bigTrueDiv(a: number | bigint, b: number | bigint): number {
   let x = big(a), y = big(b)
   const neg = (x < 0n) !== (y < 0n)
   if (x < 0n) x = -x
@@ -244,12 +248,14 @@ export function negate(rt: PyRun, a: unknown): unknown {
   if (typeof a === 'boolean') return a ? -1 : 0
   if (typeof a === 'bigint') { chargeBig(rt, a); return mkInt(-a) }
   if (a instanceof PyFloat) return new PyFloat(-a.v)
+  if (a instanceof PyNumeric) return a.unary('neg')
   return typeError(`bad operand type for unary -: '${typeName(a)}'`)
 }
 
 export function positive(a: unknown): unknown {
   if (typeof a === 'boolean') return a ? 1 : 0
   if (isNumber(a)) return a
+  if (a instanceof PyNumeric) return a.unary('pos')
   return typeError(`bad operand type for unary +: '${typeName(a)}'`)
 }
 

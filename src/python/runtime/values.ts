@@ -66,13 +66,14 @@ export const T = {
   datetime: defType('datetime', 'date'),
   timedelta: defType('timedelta', 'object'),
   timezone: defType('timezone', 'object'),
+  Fraction: defType('Fraction', 'object'),
 }
 
 /** The type objects behind the module classes the program holds as values (`collections.Counter`, ...). */
 const MODULE_CLASS_TYPES: ReadonlyMap<string, PyType> = new Map([
   ['collections.Counter', T.Counter], ['collections.defaultdict', T.defaultdict], ['collections.OrderedDict', T.OrderedDict],
   ['collections.deque', T.deque], ['datetime.date', T.date], ['datetime.datetime', T.datetime], ['datetime.timedelta', T.timedelta], ['datetime.timezone', T.timezone],
-  ['range', T.range], ['type', T.type],
+  ['range', T.range], ['type', T.type], ['fractions.Fraction', T.Fraction],
 ])
 
 /** The program's comparison helper (lower-class.ts makes it; the runtime calls it back to order instances). */
@@ -103,6 +104,8 @@ export const EXCEPTION_TREE: ReadonlyArray<readonly [string, string | null]> = [
 for (const [name, base] of EXCEPTION_TREE) defType(name, base ?? 'object')
 // json's own exception class: reached as json.JSONDecodeError, not a builtin name.
 defType('JSONDecodeError', 'ValueError')
+// statistics' own exception class (a ValueError), reached as statistics.StatisticsError.
+defType('StatisticsError', 'ValueError')
 // What `close()` raises inside a generator (runtime/generators.ts); a name of the extended profile only.
 defType('GeneratorExit', 'BaseException')
 
@@ -173,6 +176,28 @@ export abstract class PyOpaque {
   repr(): string {
     return `<${this.typeName} object>`
   }
+}
+
+/**
+ * A number type of a module (`fractions.Fraction`). Operators, comparisons, hashing, truth, `str`
+ * and the numeric builtins reach it through these methods (numbers.ts, core.ts, builtins.ts), after
+ * the int and float paths, which stay as they are.
+ */
+export abstract class PyNumeric extends PyOpaque {
+  /** `self op other` (`other op self` when reflected); undefined when other is not a number it takes. */
+  abstract binop(rt: unknown, op: string, other: unknown, reflected: boolean): unknown
+  /** -1, 0 or 1 against another number (NaN: unordered); undefined when other is not a number. */
+  abstract compareTo(other: unknown): number | undefined
+  /** The dict key it shares with the int or float it equals. */
+  abstract hashKey(): unknown
+  abstract truth(): boolean
+  abstract str(): string
+  /** `-x +x abs(x) int(x) float(x) round(x[, nd]) hash(x) math.trunc/floor/ceil(x)`: 'neg' 'pos' 'abs' 'int' 'float' 'round' 'hash' 'trunc' 'floor' 'ceil'. */
+  abstract unary(op: string, nd?: unknown): unknown
+  /** `x.name(...)`; undefined when it has no such method. */
+  abstract method(rt: unknown, name: string, args: unknown[], kw: PyDict | null): unknown
+  /** `x.name`; undefined when it has no such attribute. */
+  abstract attr(name: string): unknown
 }
 
 /**
