@@ -10,7 +10,7 @@
  * iterates in insertion order. Set operators and copies insert members in the order they iterate;
  * CPython's presizing there can lay out collisions differently (documented).
  */
-import { PyFloat } from './values.ts'
+import { PyFloat, PyNumeric } from './values.ts'
 
 const HASH_MOD = (1n << 61n) - 1n
 const LINEAR_PROBES = 9
@@ -23,6 +23,8 @@ const DUMMY: unique symbol = Symbol('dummy')
  */
 export function numberHash(x: unknown): bigint | undefined {
   if (typeof x === 'boolean') return x ? 1n : 0n
+  // A module's number (fractions.Fraction) hashes as CPython's, so a set of them keeps CPython's order too.
+  if (x instanceof PyNumeric) return BigInt(x.unary('hash') as number | bigint)
   const v = x instanceof PyFloat ? x.v : x
   if (typeof v === 'number' && !Number.isInteger(v)) {
     if (Number.isNaN(v)) return undefined
