@@ -9,6 +9,12 @@ import { MODULES } from '../modules.ts'
 import { DefinitionParser } from './definitions.ts'
 import { kids } from './lezer.ts'
 
+/** The expression inside parentheses (`(yield)`), else the node itself. */
+const unparen = (n: SyntaxNode): SyntaxNode => {
+  const c = n.name === 'ParenthesizedExpression' ? kids(n) : []
+  return c.length === 3 && c[1]!.name === 'YieldExpression' ? c[1]! : n
+}
+
 /** What `x = yield` assigns: the value the generator was resumed with (`send(v)`; None for `next`). */
 const sent = (loc: Loc): Expr => ({ k: 'rt', fn: 'gsent', args: [], loc })
 
@@ -39,7 +45,8 @@ export abstract class StatementParser extends DefinitionParser {
       }
       case 'AssignStatement': {
         // `x = yield v` (extended): the yield point, then the value `send()` gave (lower-generator.ts).
-        const last = c[c.length - 1]!
+        // `x = (yield v)` too: the parentheses CPython's docs write around it.
+        const last = unparen(c[c.length - 1]!)
         if (last.name === 'YieldExpression' && c[c.length - 2]?.name === 'AssignOp') {
           this.yieldPoint(last, kids(last), loc, out)
           return void out.push(this.assign(n, c, loc, sent(loc)))
@@ -50,7 +57,7 @@ export abstract class StatementParser extends DefinitionParser {
         const op = c.find((x) => x.name === 'UpdateOp')!
         const target = this.expr(c[0]!)
         this.checkTarget(target, c[0]!, false)
-        const rhs = c.slice(c.indexOf(op) + 1)
+        const rhs = c.slice(c.indexOf(op) + 1).map(unparen)
         if (rhs.length === 1 && rhs[0]!.name === 'YieldExpression') this.yieldPoint(rhs[0]!, kids(rhs[0]!), loc, out)
         const value = rhs.length === 1 && rhs[0]!.name === 'YieldExpression' ? sent(loc) : this.exprList(rhs, n)
         out.push({ k: 'aug', target, op: this.text(op).slice(0, -1), value, loc })
