@@ -37,3 +37,14 @@ test('a run with generators uses the same fuel every time', async () => {
   expect(a.fuelUsed).toBe(b.fuelUsed)
   expect(a.fuelUsed).toBeGreaterThan(0)
 })
+
+test('send and throw resume the generator through the same metered helper: bounded fuel, the same every run', async () => {
+  const coro = 'def acc():\n    total = 0\n    while True:\n        try:\n            total += yield total\n        except ValueError:\n            total = 0\n'
+  const forever = await runPythonBlock(`${coro}g = acc()\nnext(g)\nwhile True:\n    g.send(1)\n    g.throw(ValueError)\nreturn {}`, { fuel: 50 })
+  expect(forever.error?.code).toBe('FUEL_EXHAUSTED')
+  const body = `${coro}g = acc()\nnext(g)\nsums = [g.send(i) for i in range(50)]\nreset = g.throw(ValueError)\nreturn {"last": sums[-1], "reset": reset, "after": g.send(5)}`
+  const a = await runPythonBlock(body, { fuel: 1e6 })
+  const b = await runPythonBlock(body, { fuel: 1e6 })
+  expect(a.result).toEqual({ last: 1225, reset: 0, after: 5 })
+  expect(a.fuelUsed).toBe(b.fuelUsed)
+})
