@@ -238,6 +238,8 @@ export function setAttr(x: unknown, name: string, value: unknown): null {
   if (x instanceof PyClass) { x.attrs.set(name, value); return null }
   if (x instanceof PyException && name === 'args') {
     x.args = tuple([...(Array.isArray(value) ? value : [value])])
+    // str(e) is made from the args, as CPython's BaseException.__str__ does.
+    x.message = exceptionMessage(x.type.name, x.args, str, repr)
     return null
   }
   const own = attrsOf(x)
