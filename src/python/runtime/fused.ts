@@ -9,7 +9,8 @@
  */
 import { add, sub, mul, truediv, floordiv, mod, power, inplace, BINARY } from './ops.ts'
 import { negate, positive, invert } from './numbers.ts'
-import { eq, ge, gt, le, lt, truth } from './core.ts'
+import { eq, ge, gt, hashKey, le, lt, truth } from './core.ts'
+import { PyDict } from './values.ts'
 import { getItem, setItem } from './items.ts'
 import { dictGet, listAppend } from './methods.ts'
 import { strOf } from './builtins.ts'
@@ -97,14 +98,15 @@ function compile(code: string, leaves: readonly Leaf[]): { f: F; extra: number }
   const tokens = code.split(' ')
   let i = 0
   let ops = 0
+  /** `$i`, the i-th leaf, or `#n`, a small int. */
+  const leafPart = (t: string): Part => {
+    if (t[0] === '#') return { value: Number(t.slice(1)) }
+    const l = leaves[Number(t.slice(1))]!
+    return 'fn' in l ? { f: l.fn } : l
+  }
   const part = (): Part => {
     const t = tokens[i++]!
-    if (t[0] === '$') {
-      const l = leaves[Number(t.slice(1))]!
-      return 'fn' in l ? { f: l.fn } : l
-    }
-    if (t[0] === '#') return { value: Number(t.slice(1)) }
-    return { f: op(t) }
+    return t[0] === '$' || t[0] === '#' ? leafPart(t) : { f: op(t) }
   }
   const asF = (p: Part): F => ('f' in p ? p.f : 'slot' in p ? ((k) => (f: Fr) => f.s[k])(p.slot) : ((v) => () => v)(p.value))
   const op = (token: string): F => {
@@ -139,9 +141,44 @@ function compile(code: string, leaves: readonly Leaf[]): { f: F; extra: number }
     const g = asF(x)
     return { f: (f) => u(f.rt, g(f)) }
   }
-  const f = op(tokens[i++]!)
+  let f = op(tokens[i++]!)
+  const count = COUNTING.exec(code)
+  if (count && count[1] === count[5] && count[2] === count[6]) {
+    const leaf = (t: string): F => asF(leafPart(t))
+    f = counting(leaf(count[1]!), leaf(count[2]!), leaf(count[3]!), leaf(count[4]!), f)
+  }
   // One call node and its code literal replace `ops` call nodes.
   return { f, extra: Math.max(0, ops - 2) * OP_UNITS }
+}
+
+/** `d[k] = d.get(k, c) + v`, the counting idiom (the same variables for the dict and the key). */
+const COUNTING = /^setitem add(?:@\d+:\d+)? mget(?:@\d+:\d+)? (\$\d+) (\$\d+) ([$#]-?\d+) ([$#]-?\d+) (\$\d+) (\$\d+)$/
+
+/**
+ * The counting idiom on a plain dict with a number count: the key hashed and looked up once. Any
+ * other case (a dict subclass with `__missing__`, an unhashable key, a count that is not a number,
+ * whose `+` could run the program's code) takes the general tree, whose leaves are variables and
+ * constants: reading them twice is unobservable.
+ */
+function counting(d: F, k: F, c: F, v: F, general: F): F {
+  return (f) => {
+    const dict = d(f)
+    const inc = v(f)
+    if (dict instanceof PyDict && dict.missing === undefined && typeof inc === 'number') {
+      const key = k(f)
+      let h: unknown
+      try { h = hashKey(key) } catch { return general(f) }
+      const e = dict.map.get(h)
+      const old = e === undefined ? c(f) : e[1]
+      if (typeof old === 'number') {
+        const r = add(f.rt, old, inc)
+        if (e !== undefined) e[1] = r
+        else { f.rt.chargeSlots(2); dict.map.set(h, [key, r]) }
+        return null
+      }
+    }
+    return general(f)
+  }
 }
 
 const leafOf = (a: { fn: F; constant?: { value: unknown }; slot?: number }): Leaf => (a.slot !== undefined ? { slot: a.slot } : a.constant ? { value: a.constant.value } : { fn: a.fn })

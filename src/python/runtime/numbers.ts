@@ -64,8 +64,10 @@ function intArith(rt: PyRun, op: string, a: number | bigint, b: number | bigint)
       case '*': { const r = a * b; if (Number.isSafeInteger(r)) return r === 0 ? 0 : r; break }
       case '//': {
         if (b === 0) raise('ZeroDivisionError', 'integer division or modulo by zero')
-        const m = pyModInt(a, b)
-        return (a - m) / b
+        // a - (a mod b) is a multiple of b, divided exactly while it is a safe integer (not near 2^53).
+        const t = a - pyModInt(a, b)
+        if (Number.isSafeInteger(t)) return t === 0 ? 0 : t / b
+        break
       }
       case '%': {
         if (b === 0) raise('ZeroDivisionError', 'integer modulo by zero')

@@ -105,8 +105,8 @@ export function truediv(rt: PyRun, a: unknown, b: unknown): unknown {
 
 export function floordiv(rt: PyRun, a: unknown, b: unknown): unknown {
   if (typeof a === 'number' && typeof b === 'number' && b !== 0 && Number.isInteger(a) && Number.isInteger(b)) {
-    const m = pyModInt(a, b)
-    return (a - m) / b
+    const t = a - pyModInt(a, b)
+    if (Number.isSafeInteger(t)) return t === 0 ? 0 : t / b
   }
   const r = numArith(rt, '//', a, b)
   return r !== undefined ? r : unsupported('//', a, b)
