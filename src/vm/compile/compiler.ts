@@ -498,8 +498,15 @@ export function runSequence(runs: CStep[], cost: number, locs: Array<Loc | undef
     }
     return e
   }
-  const from = (f: Frame, start: number): Completion | Promise<Completion> => {
-    let i = start
+  // Called by the block with `f` only: charges the block, runs from the first step. Called with
+  // `start` to go on after an async step (no charge): one closure for both, so entering a block is
+  // one call, not a charging closure calling the loop.
+  const from = (f: Frame, start?: number): Completion | Promise<Completion> => {
+    let i = 0
+    if (start === undefined) {
+      const rt = f.rt
+      if ((rt.left -= cost) < 0) rt.outOfFuel()
+    } else i = start
     try {
       for (; i < n; i++) {
         const c = runs[i]!(f)
@@ -547,11 +554,7 @@ export function runSequence(runs: CStep[], cost: number, locs: Array<Loc | undef
       return typeof c === 'number' ? c : c.catch((e) => { throw stamp(e, 1) })
     }
   }
-  return (f) => {
-    const rt = f.rt
-    if ((rt.left -= cost) < 0) rt.outOfFuel()
-    return from(f, 0)
-  }
+  return from
 }
 
 export { vmError }
