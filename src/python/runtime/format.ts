@@ -2,7 +2,7 @@
  * The format mini-language (`format(x, spec)`, f-string `{x:spec}`,
  * `str.format`) and printf-style `%` formatting, for int, float and str.
  */
-import { PyDict, PyFloat, isTuple, typeName } from './values.ts'
+import { PyDict, PyFloat, PyNumeric, isTuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { repr, str } from './core.ts'
 import { decimalText, floatOf, intOf, isFloatValue, isIntValue, truncFloat } from './numbers.ts'
@@ -279,6 +279,7 @@ export function percentFormat(rt: PyRun, fmt: string, args: unknown): string {
         break
       }
       case 'd': case 'i': case 'u': {
+        if (v instanceof PyNumeric) v = v.unary('int')
         if (!isIntValue(v) && !isFloatValue(v)) typeError(`%${conv} format: a real number is required, not ${typeName(v)}`)
         const n = isFloatValue(v) ? truncFloat(floatOf(v)) : intOf(v)
         piece = formatInt(rt, n, { ...spec, type: 'd', precision: null })
@@ -298,6 +299,7 @@ export function percentFormat(rt: PyRun, fmt: string, args: unknown): string {
         break
       }
       default: {
+        if (v instanceof PyNumeric) v = v.unary('float')
         if (!isIntValue(v) && !isFloatValue(v)) typeError(`must be real number, not ${typeName(v)}`)
         piece = formatFloat(rt, floatOf(v), { ...spec, type: conv!, precision: precision ?? 6 })
       }
