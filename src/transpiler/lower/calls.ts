@@ -17,7 +17,7 @@ import { lowerElement, lowerObjectOf } from './expressions.ts'
 import { lowerLambda } from './functions.ts'
 import { resolveCallee } from './names.ts'
 import { isPromiseStatic, promiseAllOf } from './promise-all.ts'
-import { node as make } from '../../ast/build.ts'
+import { call, lit, methodCall } from '../../ast/build.ts'
 
 function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
   const out: Array<Expr | SpreadExpr> = []
@@ -91,7 +91,7 @@ function storeProcedureArgs(node: CallExpression, ctx: LowerContext): Array<Expr
   if (!ctx.helpers.has(name)) return undefined
   ctx.calledHelpers.add(name)
   const rest = lowerElement({ ...arg, properties: arg.properties.filter((_, i) => i !== index) }, ctx) as { properties: unknown[] }
-  const literal = { key: 'ast', value: make('literal', { value: ctx.procedureOf(name, prop.value) as unknown as Json }) }
+  const literal = { key: 'ast', value: lit(ctx.procedureOf(name, prop.value) as unknown as Json) }
   rest.properties.splice(index, 0, literal)
   return [rest as unknown as Expr]
 }
@@ -112,13 +112,13 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
     }
     if (callee.name === 'storeProcedure' && kind === 'atom') {
       const args = storeProcedureArgs(node, ctx)
-      if (args) return make('call', { callee: callee.name, args, loc: ctx.loc(node) })
+      if (args) return call(callee.name, args, ctx.loc(node))
     }
     if (kind === 'atom') {
       checkAtomArgs(callee.name, node, ctx)
       if (!CORE_ATOM_NAMES.has(callee.name)) ctx.customAtoms.add(callee.name)
     }
-    return make('call', { callee: callee.name, args: lowerArgs(node.arguments, ctx), loc: ctx.loc(node) })
+    return call(callee.name, lowerArgs(node.arguments, ctx), ctx.loc(node))
   }
   if (callee.type === 'Super') return ctx.fail('META', callee, { name: 'super' })
   if (callee.type !== 'MemberExpression') return ctx.fail('COMPUTED_CALL', node)
@@ -129,7 +129,8 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   ctx.checkName(method, callee.property)
   const object = lowerObjectOf(callee.object, ctx)
   const args = CALLBACK_METHODS.has(method) ? lowerCallbackArgs(method, node.arguments, ctx) : lowerArgs(node.arguments, ctx)
-  const out: Expr = make('methodCall', { object, method, args, loc: ctx.loc(node) })
+  const out: Expr = methodCall(object, method, args)
+  out.loc = ctx.loc(node)
   if (callee.optional) out.optional = true
   return out
 }
@@ -145,5 +146,5 @@ export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
     if (name === 'Set' || name === 'Map' || name === 'WeakMap' || name === 'WeakSet') return ctx.fail('NEW_COLLECTION', node, { name })
     return ctx.fail('NEW', node, { name })
   }
-  return make('call', { callee: name, args: lowerArgs(node.arguments, ctx), loc: ctx.loc(node) })
+  return call(name, lowerArgs(node.arguments, ctx), ctx.loc(node))
 }

@@ -19,7 +19,8 @@ import { lowerCall, lowerNew } from './calls.ts'
 import { checkAssignable, lowerIdentifier } from './names.ts'
 import { lowerAssignTarget } from './patterns.ts'
 import { COMPARISON_OPERATORS } from '../../ast/nodes.ts'
-import { node as make } from '../../ast/build.ts'
+// The kit's positional makers build each node as one literal (no fields object copied per node).
+import { array, assign, binary, cond, id, lit, logical, member, node as make, object, spread, template, unary } from '../../ast/build.ts'
 
 type AnyExpr = Expression | Super | PrivateIdentifier | EsPattern | SpreadElement
 type Lower = (node: any, ctx: LowerContext) => Expr
@@ -50,7 +51,7 @@ export function lowerExpr(node: AnyExpr, ctx: LowerContext): Expr {
 
 /** Lower an element of an array literal or call arguments (spread allowed). */
 export function lowerElement(node: Expression | SpreadElement, ctx: LowerContext): Expr | SpreadExpr {
-  if (node.type === 'SpreadElement') return make('spread', { argument: lowerExpr(node.argument, ctx) })
+  if (node.type === 'SpreadElement') return spread(lowerExpr(node.argument, ctx))
   return lowerExpr(node, ctx)
 }
 
@@ -70,11 +71,11 @@ export function lowerMember(node: MemberExpression, ctx: LowerContext): MemberEx
   if (node.computed) {
     const prop = node.property as Expression
     if (prop.type === 'Literal' && typeof prop.value === 'string') ctx.checkName(prop.value, prop)
-    out = make('member', { object, property: lowerExpr(prop, ctx), computed: true })
+    out = member(object, lowerExpr(prop, ctx))
   } else {
     if (node.property.type !== 'Identifier') return ctx.fail('CLASS', node.property)
     ctx.checkName(node.property.name, node.property)
-    out = make('member', { object, property: node.property.name })
+    out = member(object, node.property.name)
   }
   if (node.optional) out.optional = true
   return out
@@ -101,14 +102,14 @@ function lowerLiteral(node: Literal, ctx: LowerContext): Expr {
   if ('bigint' in node && node.bigint !== undefined) return ctx.fail('BIGINT', node)
   const value = node.value
   // `1e999` is Infinity, which JSON cannot carry.
-  if (typeof value === 'number' && !Number.isFinite(value)) return make('ident', { name: 'Infinity' })
-  return make('literal', { value: value as string | number | boolean | null })
+  if (typeof value === 'number' && !Number.isFinite(value)) return id('Infinity')
+  return lit(value as string | number | boolean | null)
 }
 
 function lowerTemplate(node: TemplateLiteral, ctx: LowerContext): Expr {
   const quasis = node.quasis.map((q) => q.value.cooked ?? q.value.raw)
   const expressions = node.expressions.map((e) => lowerExpr(e, ctx))
-  return make('template', { quasis, expressions })
+  return template(quasis, expressions)
 }
 
 function lowerArray(node: ArrayExpression, ctx: LowerContext): Expr {
@@ -117,14 +118,14 @@ function lowerArray(node: ArrayExpression, ctx: LowerContext): Expr {
     if (el === null) ctx.fail('SPARSE_ARRAY', node)
     elements.push(lowerElement(el, ctx))
   }
-  return make('array', { elements })
+  return array(elements)
 }
 
 function lowerObject(node: ObjectExpression, ctx: LowerContext): Expr {
   const properties: Array<PropertyNode | SpreadExpr> = []
   for (const p of node.properties) {
     if (p.type === 'SpreadElement') {
-      properties.push(make('spread', { argument: lowerExpr(p.argument, ctx) }))
+      properties.push(spread(lowerExpr(p.argument, ctx)))
       continue
     }
     if (p.kind !== 'init') ctx.fail('ACCESSOR', p, { name: p.key.type === 'Identifier' ? p.key.name : 'key' })
@@ -133,21 +134,21 @@ function lowerObject(node: ObjectExpression, ctx: LowerContext): Expr {
     const value = p.shorthand && p.value.type === 'Identifier' ? lowerIdentifier(p.value, ctx) : lowerExpr(p.value, ctx)
     properties.push(p.computed && typeof key !== 'string' ? { key, computed: true, value } : { key, value })
   }
-  return make('object', { properties })
+  return object(properties)
 }
 
 function lowerUnary(node: UnaryExpression, ctx: LowerContext): Expr {
   const op = node.operator as UnaryOp
   if (op === 'delete') {
     if (node.argument.type !== 'MemberExpression') ctx.fail('DELETE_TARGET', node)
-    return make('unary', { op, argument: lowerMember(node.argument, ctx) })
+    return unary(op, lowerMember(node.argument, ctx))
   }
   const arg = node.argument
   // Fold `-5` into a literal (but keep `-0`, which JSON cannot carry).
   if (op === '-' && arg.type === 'Literal' && typeof arg.value === 'number' && arg.value !== 0 && Number.isFinite(arg.value)) {
-    return make('literal', { value: -arg.value })
+    return lit(-arg.value)
   }
-  return make('unary', { op, argument: lowerExpr(arg, ctx) })
+  return unary(op, lowerExpr(arg, ctx))
 }
 
 const isNullish = (n: Node): boolean =>
@@ -175,26 +176,22 @@ function lowerBinary(node: BinaryExpression, ctx: LowerContext): Expr {
   if ((op === '==' || op === '!=') && !isNullish(node.left) && !isNullish(node.right)) {
     ctx.warn('LOOSE_EQUALITY', node, { op, strict: op + '=' })
   }
-  return make('binary', { op: op as BinaryOp, left: lowerExpr(node.left as Expression, ctx), right: lowerExpr(node.right, ctx) })
+  return binary(op as BinaryOp, lowerExpr(node.left as Expression, ctx), lowerExpr(node.right, ctx))
 }
 
 function lowerLogical(node: LogicalExpression, ctx: LowerContext): Expr {
-  return make('logical', { op: node.operator, left: lowerExpr(node.left, ctx), right: lowerExpr(node.right, ctx) })
+  return logical(node.operator, lowerExpr(node.left, ctx), lowerExpr(node.right, ctx))
 }
 
 function lowerConditional(node: ConditionalExpression, ctx: LowerContext): Expr {
-  return make('conditional', {
-    test: lowerExpr(node.test, ctx),
-    consequent: lowerExpr(node.consequent, ctx),
-    alternate: lowerExpr(node.alternate, ctx),
-  })
+  return cond(lowerExpr(node.test, ctx), lowerExpr(node.consequent, ctx), lowerExpr(node.alternate, ctx))
 }
 
 /** A simple assignment target: a declared, assignable variable or a property. */
 export function lowerSimpleTarget(node: Node, ctx: LowerContext): IdentExpr | MemberExpr {
   if (node.type === 'Identifier') {
     checkAssignable(node as never, ctx)
-    return make('ident', { name: (node as unknown as { name: string }).name })
+    return id((node as unknown as { name: string }).name)
   }
   if (node.type === 'MemberExpression') return lowerMember(node as MemberExpression, ctx)
   return ctx.fail('SEQUENCE_PATTERN', node)
@@ -206,7 +203,7 @@ function lowerAssign(node: AssignmentExpression, ctx: LowerContext): Expr {
   const target = left.type === 'ObjectPattern' || left.type === 'ArrayPattern'
     ? lowerAssignTarget(left, ctx) as Exclude<ReturnType<typeof lowerAssignTarget>, string>
     : lowerSimpleTarget(left, ctx)
-  return make('assign', { op, target, value: lowerExpr(node.right, ctx) })
+  return assign(target, lowerExpr(node.right, ctx), op)
 }
 
 function lowerUpdate(node: UpdateExpression, ctx: LowerContext): Expr {

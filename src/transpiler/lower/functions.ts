@@ -14,7 +14,7 @@ import { Scope } from '../scope.ts'
 import { lowerExpr } from './expressions.ts'
 import { lowerBinding, predeclarePatterns } from './patterns.ts'
 import { lowerBlock } from './statements.ts'
-import { node as make } from '../../ast/build.ts'
+import { lambda } from '../../ast/build.ts'
 
 /** Parameters, declared left to right (a default sees only earlier parameters). */
 export function lowerParams(params: EsPattern[], ctx: LowerContext): Pattern[] {
@@ -40,8 +40,8 @@ export function lowerLambda(node: ArrowFunctionExpression, ctx: LowerContext): L
   ctx.pushScope()
   try {
     const params = lowerParams(node.params, ctx)
-    if (node.body.type === 'BlockStatement') return make('lambda', { params, steps: ctx.inFunction(false, () => lowerBlock((node.body as BlockStatement).body, ctx)) })
-    return make('lambda', { params, body: lowerExpr(node.body, ctx) })
+    if (node.body.type === 'BlockStatement') return lambda(params, ctx.inFunction(false, () => lowerBlock((node.body as BlockStatement).body, ctx)))
+    return lambda(params, lowerExpr(node.body, ctx))
   } finally {
     ctx.popScope()
   }

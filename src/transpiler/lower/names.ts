@@ -11,7 +11,7 @@ import type { Expr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { GLOBAL_FUNCTIONS, GLOBAL_NAMESPACES, GLOBAL_VALUES, HOST_NAME_HINTS } from '../globals.ts'
 import { didYouMean } from '../suggest.ts'
-import { node as make } from '../../ast/build.ts'
+import { id } from '../../ast/build.ts'
 
 function tdz(node: Identifier, ctx: LowerContext, kind: string): never {
   const extra = kind === 'tdzCase' ? ', or wrap each `case` body in braces' : ''
@@ -38,11 +38,11 @@ export function lowerIdentifier(node: Identifier, ctx: LowerContext, asObject = 
   const kind = ctx.scope.lookup(name)
   if (kind !== undefined) {
     if (kind === 'tdz' || kind === 'tdzCase') tdz(node, ctx, kind)
-    return make('ident', { name })
+    return id(name)
   }
-  if (GLOBAL_VALUES.has(name)) return make('ident', { name })
+  if (GLOBAL_VALUES.has(name)) return id(name)
   if (GLOBAL_NAMESPACES.has(name)) {
-    if (asObject) return make('ident', { name })
+    if (asObject) return id(name)
     ctx.fail('NAMESPACE_VALUE', node, { name })
   }
   if (ctx.helpers.has(name) || ctx.atoms.has(name) || GLOBAL_FUNCTIONS.has(name)) ctx.fail('FUNCTION_VALUE', node, { name })

@@ -24,7 +24,7 @@ import { Scope } from '../scope.ts'
 import { lowerExpr } from './expressions.ts'
 import { lowerBinding, predeclarePatterns } from './patterns.ts'
 import { lowerBlock, toValue } from './statements.ts'
-import { node as make } from '../../ast/build.ts'
+import { call as makeCall, id } from '../../ast/build.ts'
 
 type Callback = ArrowFunctionExpression | FunctionExpression
 
@@ -96,7 +96,7 @@ function items(list: Expression, ctx: LowerContext): Step {
 function helperItems(name: string, at: Node, source: Step['items'], ctx: LowerContext): Step {
   ctx.calledHelpers.add(name)
   const item = ctx.temp('item'), index = ctx.temp('index')
-  const call: Expr = make('call', { callee: name, args: [make('ident', { name: item }), make('ident', { name: index })], loc: ctx.loc(at) })
+  const call: Expr = makeCall(name, [id(item), id(index)], ctx.loc(at))
   return { op: 'parallel', items: source, as: item, index, steps: [{ op: 'return', value: call, loc: ctx.loc(at) }] }
 }
 
@@ -113,7 +113,7 @@ function callbackItems(fn: Callback, source: Step['items'], ctx: LowerContext): 
     const names = params.map((p) => {
       if (p.type === 'Identifier') return lowerBinding(p, ctx, 'param') as string
       const name = ctx.temp('item')
-      steps.push({ op: 'destructure', kind: 'let', pattern: lowerBinding(p, ctx, 'param'), value: make('ident', { name }), loc: ctx.loc(p) })
+      steps.push({ op: 'destructure', kind: 'let', pattern: lowerBinding(p, ctx, 'param'), value: id(name), loc: ctx.loc(p) })
       return name
     })
     const as = names[0] ?? ctx.temp('item')

@@ -20,7 +20,7 @@ import { lowerExpr } from './expressions.ts'
 import { collectNames, lowerAssignTarget, lowerBinding, predeclarePattern, predeclarePatterns } from './patterns.ts'
 import { checkAssignable } from './names.ts'
 import { lowerPromiseAll, promiseAllOf, unwrap } from './promise-all.ts'
-import { node as make } from '../../ast/build.ts'
+import { id } from '../../ast/build.ts'
 
 type AnyStatement = Statement | ModuleDeclaration
 type LowerStmt = (node: any, ctx: LowerContext, out: Step[], label?: string) => void
@@ -40,7 +40,7 @@ function lowerStatementValue(node: Expression, ctx: LowerContext, out: Step[]): 
   if (!all) return lowerExpr(node, ctx)
   const result = ctx.temp('all')
   out.push(lowerPromiseAll(all, ctx, result))
-  return make('ident', { name: result })
+  return id(result)
 }
 
 /** Pre-declare the lexical names of a block's own statements. */
@@ -93,7 +93,7 @@ function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Ste
   let lets: Record<string, Value> | undefined
   for (const d of node.declarations) {
     const before = out.length
-    const value = d.init ? lowerStatementValue(d.init, ctx, out) : (make('ident', { name: 'undefined' }) as Expr)
+    const value = d.init ? lowerStatementValue(d.init, ctx, out) : id('undefined')
     if (out.length !== before) lets = undefined // a parallel step now stands between: later names get their own varsLet
     if (d.id.type === 'Identifier') {
       ctx.declare(d.id.name, kind, d.id)
