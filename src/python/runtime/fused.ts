@@ -10,7 +10,7 @@
 import { add, sub, mul, truediv, floordiv, mod, power, inplace, BINARY } from './ops.ts'
 import { negate, positive, invert } from './numbers.ts'
 import { eq, ge, gt, hashKey, le, lt, truth } from './core.ts'
-import { PyDict } from './values.ts'
+import { PyDict, PyFloat } from './values.ts'
 import { getItem, setItem } from './items.ts'
 import { dictGet, listAppend } from './methods.ts'
 import { strOf } from './builtins.ts'
@@ -44,30 +44,42 @@ function at(e: unknown, loc: Loc): unknown {
   return e
 }
 
+/** A number's value for comparing (an int, a float, a whole float's box), or undefined (bools, big ints, the rest). */
+const cmpNum = (a: unknown): number | undefined => (typeof a === 'number' ? a : a instanceof PyFloat ? a.v : undefined)
+
 /**
  * The hottest binary operations, one closure text each, so each call site calls one function
- * (which the engine can inline) rather than the table's entry through a variable.
+ * (which the engine can inline) rather than the table's entry through a variable. Comparisons of
+ * numbers (whole floats' boxes too) and a list's or tuple's item are answered inline.
  */
 function hot(t: string, x: F, y: F, loc: Loc): F | undefined {
   switch (t) {
     case 'add': return (f) => { try { return add(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
     case 'sub': return (f) => { try { return sub(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
     case 'mul': return (f) => { try { return mul(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'mod': return (f) => { try { return mod(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
     case 'div': return (f) => { try { return truediv(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
     case 'fdiv': return (f) => { try { return floordiv(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
-    case 'mod': return (f) => { try { return mod(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
     case 'pow': return (f) => { try { return power(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
     case 'iadd': return (f) => { try { return iadd(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
     case 'isub': return (f) => { try { return isub(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
-    case 'lt': return (f) => { try { const a = x(f), b = y(f); return typeof a === 'number' && typeof b === 'number' ? a < b : lt(a, b) } catch (e) { throw at(e, loc) } }
-    case 'le': return (f) => { try { const a = x(f), b = y(f); return typeof a === 'number' && typeof b === 'number' ? a <= b : le(a, b) } catch (e) { throw at(e, loc) } }
-    case 'gt': return (f) => { try { const a = x(f), b = y(f); return typeof a === 'number' && typeof b === 'number' ? a > b : gt(a, b) } catch (e) { throw at(e, loc) } }
-    case 'ge': return (f) => { try { const a = x(f), b = y(f); return typeof a === 'number' && typeof b === 'number' ? a >= b : ge(a, b) } catch (e) { throw at(e, loc) } }
+    case 'lt': return (f) => { try { const a = x(f), b = y(f), p = cmpNum(a), q = cmpNum(b); return p !== undefined && q !== undefined ? p < q : lt(a, b) } catch (e) { throw at(e, loc) } }
+    case 'le': return (f) => { try { const a = x(f), b = y(f), p = cmpNum(a), q = cmpNum(b); return p !== undefined && q !== undefined ? p <= q : le(a, b) } catch (e) { throw at(e, loc) } }
+    case 'gt': return (f) => { try { const a = x(f), b = y(f), p = cmpNum(a), q = cmpNum(b); return p !== undefined && q !== undefined ? p > q : gt(a, b) } catch (e) { throw at(e, loc) } }
+    case 'ge': return (f) => { try { const a = x(f), b = y(f), p = cmpNum(a), q = cmpNum(b); return p !== undefined && q !== undefined ? p >= q : ge(a, b) } catch (e) { throw at(e, loc) } }
     case 'eq': return (f) => { try { return eq(x(f), y(f)) } catch (e) { throw at(e, loc) } }
-    case 'getitem': return (f) => { try { return getItem(f.rt, x(f), y(f)) } catch (e) { throw at(e, loc) } }
+    case 'getitem': return (f) => {
+      try {
+        const o = x(f), k = y(f)
+        // A list or tuple at an int index in range (getItem's own first case).
+        if (Array.isArray(o) && typeof k === 'number') { const i = k < 0 ? k + o.length : k; if (i >= 0 && i < o.length && Number.isInteger(k)) return o[i] }
+        return getItem(f.rt, o, k)
+      } catch (e) { throw at(e, loc) }
+    }
   }
   return undefined
 }
+
 /** `d.get(k, v)` and `d[k] = v` (`setitem value obj key`, the argument order of py$setitem). */
 const B3: Record<string, (rt: PyRun, x: any, y: any, z: any) => unknown> = {
   mget: dictGet,
