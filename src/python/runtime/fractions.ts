@@ -218,7 +218,7 @@ function limitDenominator(f: PyFraction, max: bigint): PyFraction {
 
 const RATIONAL_TEXT = /^\s*([-+]?)(?=\d|\.\d)(\d*|\d+(?:_\d+)*)(?:(?:\/(\d+(?:_\d+)*))?|(?:\.(d*|\d+(?:_\d+)*))?(?:[eE]([-+]?\d+(?:_\d+)*))?)\s*$/
 
-function parse(text: string): Q.Ratio {
+function parse(rt: PyRun, text: string): Q.Ratio {
   const m = RATIONAL_TEXT.exec(text)
   if (!m) return valueError(`Invalid literal for Fraction: ${repr(text)}`)
   const int = (s: string): bigint => {
@@ -233,10 +233,10 @@ function parse(text: string): Q.Ratio {
     const dec = m[4] && /^[\d_]+$/.test(m[4]) ? m[4].replace(/_/g, '') : ''
     if (dec) { const scale = 10n ** BigInt(dec.length); n = n * scale + BigInt(dec); d *= scale }
     if (m[5]) {
-      const e = Number(int(m[5].replace(/^[-+]/, ''))) * (m[5].startsWith('-') ? -1 : 1)
-      if (Math.abs(e) > 100_000) valueError(`Invalid literal for Fraction: ${repr(text)}`)
-      if (e >= 0) n *= 10n ** BigInt(e)
-      else d *= 10n ** BigInt(-e)
+      // 10 ** e as the int `**` makes it: charged first, MemoryError past its size limit.
+      const scale = BigInt(intOf(numArith(rt, '**', 10, mkInt(int(m[5].replace(/^[-+]/, ''))))))
+      if (m[5].startsWith('-')) d *= scale
+      else n *= scale
     }
   }
   if (m[1] === '-') n = -n
@@ -252,7 +252,7 @@ export function floatRatio(f: number): Q.Ratio {
 }
 
 /** `Fraction(numerator=0, denominator=None)`. */
-export function makeFraction(a: unknown[], kw: PyDict | null): PyFraction {
+export function makeFraction(rt: PyRun, a: unknown[], kw: PyDict | null): PyFraction {
   const args = [...a]
   if (kw) {
     for (const [k, v] of kw.map.values()) {
@@ -267,7 +267,7 @@ export function makeFraction(a: unknown[], kw: PyDict | null): PyFraction {
   if (y === null) {
     if (isRational(x)) return x instanceof PyFraction ? x : new PyFraction(BigInt(intOf(x)), 1n)
     if (isFloatValue(x)) return PyFraction.of(floatRatio(floatOf(x)))
-    if (typeof x === 'string') return PyFraction.of(parse(x))
+    if (typeof x === 'string') return PyFraction.of(parse(rt, x))
     return typeError('argument should be a string or a Rational instance')
   }
   if (!isRational(x) || !isRational(y)) return typeError('both arguments should be Rational instances')
@@ -287,7 +287,7 @@ export function fractionFromFloat(a: unknown[]): PyFraction {
 }
 
 export const FRACTION_FUNCTIONS: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown> = {
-  Fraction: (_rt, a, kw) => makeFraction(a, kw),
+  Fraction: (rt, a, kw) => makeFraction(rt, a, kw),
   'Fraction.from_float': (_rt, a) => fractionFromFloat(a),
 }
 
