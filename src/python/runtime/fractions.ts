@@ -8,7 +8,7 @@
  */
 import { PyDict, PyNumeric, mkFloat, mkInt, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
-import { floatOf, intOf, isFloatValue, isIntValue, numArith, MAX_STR_DIGITS, strToIntLimit } from './numbers.ts'
+import { floatOf, intOf, isFloatValue, isIntValue, numArith, MAX_POW_BITS, MAX_STR_DIGITS, strToIntLimit } from './numbers.ts'
 import { bigWorkUnits, type PyRun } from './fuel.ts'
 import { numberHash } from './set-order.ts'
 import { repr } from './core.ts'
@@ -177,6 +177,8 @@ function round(f: PyFraction, nd: unknown): unknown {
   if (nd === undefined || nd === null) return mkInt(half(f))
   if (!isIntValue(nd)) typeError(`'${typeName(nd)}' object cannot be interpreted as an integer`)
   const k = Number(intOf(nd))
+  // 10 ** |nd| under the int `**` size limit (numbers.ts), with its MemoryError.
+  if (Math.abs(k) * 3.33 > MAX_POW_BITS) raise('MemoryError', 'the result of ** is too large')
   const shift = 10n ** BigInt(Math.abs(k))
   if (k > 0) return PyFraction.of(Q.ratio(half(Q.mul(f, Q.fromInt(shift))), shift))
   return PyFraction.of(Q.fromInt(half(Q.div(f, Q.fromInt(shift))) * shift))
