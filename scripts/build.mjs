@@ -54,6 +54,7 @@ const ENTRIES = {
   'dialect-seed': 'src/vm/seed-dialect.ts',
   // The VM's opt-in parts (ajs-lang/vm stays small; the full entry, ajsc and the server include them).
   'vm-regex': 'src/vm/parts/regex.ts',
+  'vm-schema': 'src/vm/parts/schema.ts',
   'vm-texts': 'src/vm/parts/texts.ts',
   'vm-hash': 'src/vm/parts/hash.ts',
   'vm-procedures': 'src/vm/parts/procedures.ts',
@@ -175,7 +176,7 @@ const [esm, cjsAsEsm] = await Promise.all([
     absWorkingDir: root,
     bundle: true,
     // Each its own file: a page loads vm.min.js, and a runtime library only for the programs that declare it.
-    entryPoints: { 'vm.min': 'src/vm/index.ts', 'runtime-python.min': 'src/python/library.ts', 'runtime-flow.min': 'src/flows/library.ts', 'dialect-seed.min': 'src/vm/seed-dialect.ts', 'vm-regex.min': 'src/vm/parts/regex.ts', 'vm-texts.min': 'src/vm/parts/texts.ts', 'vm-hash.min': 'src/vm/parts/hash.ts', 'vm-procedures.min': 'src/vm/parts/procedures.ts' },
+    entryPoints: { 'vm.min': 'src/vm/index.ts', 'runtime-python.min': 'src/python/library.ts', 'runtime-flow.min': 'src/flows/library.ts', 'dialect-seed.min': 'src/vm/seed-dialect.ts', 'vm-regex.min': 'src/vm/parts/regex.ts', 'vm-schema.min': 'src/vm/parts/schema.ts', 'vm-texts.min': 'src/vm/parts/texts.ts', 'vm-hash.min': 'src/vm/parts/hash.ts', 'vm-procedures.min': 'src/vm/parts/procedures.ts' },
     outdir: join(dist, 'browser'),
     platform: 'browser',
     target: 'es2022',

@@ -5,6 +5,8 @@
  * transpiler, the capability kit and an AgentVM that accepts source text.
  */
 export * from './vm/index.ts'
+// tosijs-schema's `s` (defineAtom's schemas), with the schema part the full entry includes (ajs-lang/vm/schema exports it too).
+export { s } from './vm/parts/schema.ts'
 // The seed's AST dialect: importing it lets every VM of the process run seed ASTs.
 export { migrateAst } from './vm/seed-dialect.ts'
 export { AgentVM, loadKnownLibrary } from './full-vm.ts'

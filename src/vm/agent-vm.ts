@@ -4,7 +4,6 @@
  * and bad ASTs come back in `error`, never as a rejected promise.
  */
 import { setLongTimeout } from './long-timer.ts'
-import { validate as validateSchema } from 'tosijs-schema'
 import type { AjsProgram } from '../ast/types.ts'
 import { validateAst } from '../ast/validate.ts'
 import { VmError, toVmError, vmError } from './errors.ts'
@@ -225,9 +224,8 @@ export class AgentVM {
       const input = copyIn(args ?? {}, undefined, 'args')
       checkMembrane(input, opts.membraneMaxBytes, 'args')
       checkDialectArgs(program, input)
-      if (program.inputSchema && !this.argsCheck(program)(input)) {
-        throw vmError('ARGS_INVALID', `Arguments do not match the input schema: ${schemaProblem(input, program.inputSchema)}`)
-      }
+      const problem = program.inputSchema && this.argsCheck(program)(input)
+      if (problem) throw vmError('ARGS_INVALID', `Arguments do not match the input schema: ${problem}`)
       rt = this.newRun(opts, input, 0)
       if (source !== undefined) rt.charge(source.length * SOURCE_CHAR_COST)
       if (opts.signal?.aborted) throw vmError('ABORTED')
@@ -260,10 +258,10 @@ export class AgentVM {
     }
   }
 
-  private readonly argsChecks = new WeakMap<object, (value: unknown) => boolean>()
+  private readonly argsChecks = new WeakMap<object, (value: unknown) => string | undefined>()
 
-  /** The program's args check, made once per program. */
-  private argsCheck(program: AjsProgram): (value: unknown) => boolean {
+  /** The program's args check (the first problem, or undefined), made once per program. */
+  private argsCheck(program: AjsProgram): (value: unknown) => string | undefined {
     let check = this.argsChecks.get(program)
     if (!check) {
       check = makeArgsCheck(program.inputSchema as Record<string, unknown>)
@@ -416,9 +414,8 @@ export class AgentVM {
     const compiled = this.compileDeclared(program, opts)
     const args = copyIn(input, undefined, 'agent input')
     checkDialectArgs(program, args)
-    if (program.inputSchema && !this.argsCheck(program)(args)) {
-      throw vmError('ARGS_INVALID', `agentRun: input does not match the agent's input schema: ${schemaProblem(args, program.inputSchema)}`)
-    }
+    const problem = program.inputSchema && this.argsCheck(program)(args)
+    if (problem) throw vmError('ARGS_INVALID', `agentRun: input does not match the agent's input schema: ${problem}`)
     const child = this.newRun(opts, args, depth, parent)
     const onParentAbort = () => { try { child.stop(parent.stopped ?? vmError('ABORTED')) } catch { /* by design */ } }
     parent.controller.signal.addEventListener('abort', onParentAbort)
@@ -470,15 +467,6 @@ function sourceError(e: unknown): VmError {
   }
   if (e instanceof SyntaxError && /stack/i.test(e.message)) return vmError('AST_TOO_DEEP', 'The source nests too deeply to compile')
   return toVmError(e)
-}
-
-/** The first schema problem, as `path: what` (only computed on the error path). */
-function schemaProblem(value: unknown, schema: Record<string, unknown>): string {
-  let first = ''
-  validateSchema(value as any, schema as any, (path: string, message: string) => {
-    if (!first) first = `${path === 'root' ? 'args' : `args.${path}`}: ${message}`
-  })
-  return first || 'see the program\'s inputSchema'
 }
 
 /** The run's value handed to the host, within `membraneMaxBytes`. */

@@ -21,6 +21,7 @@ import { RUNTIME_CODES } from '../../src/diagnostics/runtime-codes.ts'
 /** gzip -9 budgets of the opt-in browser bundles (a little headroom; raise only on purpose). */
 export const PART_BUDGETS: Record<string, number> = {
   'vm-regex.min.js': 7_600,
+  'vm-schema.min.js': 2_300,
   'vm-texts.min.js': 2_500,
   'vm-hash.min.js': 1_000,
   'vm-procedures.min.js': 1_500,
@@ -34,6 +35,11 @@ const PROGRAMS = {
     ...transpile('function f({ s }) { return { s } }').ast,
     inputSchema: { type: 'object', properties: { s: { type: 'string', pattern: '^a' } } },
   },
+  // A default's type is in the input schema: plain data, which the VM checks itself.
+  typed: transpile('function f({ s, n = 2 }) { return { m: s.repeat(n) } }').ast,
+  // `enum` is for tosijs-schema (ajs-lang/vm/schema).
+  rich: { ...transpile('function f({ s }) { return { s } }').ast, inputSchema: { type: 'object', properties: { s: { enum: ['abbc', 'x'] } } } },
+  atom: transpile('function f({ s }) { return { m: echo({ x: s }) } }').ast,
   spin: transpile('function f() { let i = 0; while (true) { i++ } return { i } }').ast,
   hash: transpile('function f({ s }) { return { h: hash({ value: s }) } }').ast,
   store: transpile('function f({ s }) { const t = storeProcedure({ ast: { ajs: 1, op: "seq", steps: [{ op: "return", value: s }] } }); return { ok: t.startsWith("proc_"), r: agentRun({ agentId: t, input: {} }) } }').ast,
@@ -43,10 +49,12 @@ const PROGRAMS = {
 function inFreshProcess(parts: string[]): Record<string, { result?: unknown; code?: string; message?: string; hint?: string }> {
   const url = (f: string) => JSON.stringify(`file://${join(ROOT, 'dist/browser', f)}`)
   const script = `
-    const { AgentVM } = await import(${url('vm.min.js')})
+    const { AgentVM, defineAtom } = await import(${url('vm.min.js')})
     ${parts.map((p) => `await import(${url(p)})`).join('\n')}
     const programs = JSON.parse(process.argv[1])
-    const vm = new AgentVM()
+    // A host atom with JSON Schemas: the input's the VM checks itself, the output's (minLength) needs the schema part.
+    const echo = defineAtom('echo', { type: 'object', properties: { x: { type: 'string' } }, required: ['x'] }, { type: 'string', minLength: 1 }, ({ x }) => x + '!')
+    const vm = new AgentVM({ echo })
     const out = {}
     for (const [name, ast] of Object.entries(programs)) {
       const r = await vm.run(ast, { s: 'abbc' }, name === 'spin' ? { fuel: 5 } : {})
@@ -74,6 +82,12 @@ describe('ajs-lang/vm and its opt-in parts', () => {
     }
     expect(out.plain).toEqual({ result: { m: 4 } })
     expect(out.afterImport).toEqual({ result: { m: 'a-c' } })
+    expect(out.typed).toEqual({ result: { m: 'abbcabbc' } })
+    for (const name of ['rich', 'atom'] as const) {
+      expect({ name, code: out[name]!.code }).toEqual({ name, code: 'FEATURE_MISSING' })
+      expect(out[name]!.hint).toContain("'ajs-lang/vm/schema'")
+    }
+    expect(out.atom!.message).toContain('the output of echo')
     expect(out.hash!.code).toBe('FEATURE_MISSING')
     expect(out.hash!.hint).toContain("'ajs-lang/vm/hash'")
     expect(out.store!.code).toBe('FEATURE_MISSING')
@@ -82,13 +96,16 @@ describe('ajs-lang/vm and its opt-in parts', () => {
     expect(out.spin).toEqual({ code: 'FUEL_EXHAUSTED', message: 'Out of fuel (budget 5)' })
   }, 60_000)
 
-  test('with every part (regex, texts, hash, procedures): the same results as the full entry', () => {
+  test('with every part (regex, schema, texts, hash, procedures): the same results as the full entry', () => {
     ensureBuilt()
-    const out = inFreshProcess(['vm-regex.min.js', 'vm-texts.min.js', 'vm-hash.min.js', 'vm-procedures.min.js'])
+    const out = inFreshProcess(['vm-regex.min.js', 'vm-schema.min.js', 'vm-texts.min.js', 'vm-hash.min.js', 'vm-procedures.min.js'])
     expect(out.literal).toEqual({ result: { m: 'a-c' } })
     expect(out.pattern).toEqual({ result: { m: 'bb' } })
     expect(out.plain).toEqual({ result: { m: 4 } })
     expect(out.schema).toEqual({ result: { s: 'abbc' } })
+    expect(out.typed).toEqual({ result: { m: 'abbcabbc' } })
+    expect(out.rich).toEqual({ result: { s: 'abbc' } })
+    expect(out.atom).toEqual({ result: { m: 'abbc!' } })
     expect(out.spin).toEqual({ code: 'FUEL_EXHAUSTED', message: 'Out of fuel (budget 5)', hint: RUNTIME_CODES.FUEL_EXHAUSTED.hint })
     // SHA-256 of "abbc"
     expect(out.hash).toEqual({ result: { h: createHash('sha256').update('abbc').digest('hex') } })

@@ -1,7 +1,8 @@
 /** Host API: exports, createAgent, tools, isAgentError, RunResult shape, compile cache, entry points. */
 import { describe, expect, test } from 'bun:test'
 import * as vmEntry from '../../src/vm/index.ts'
-import { AgentRunError, AgentVM, coreAtoms, createAgent, defineAtom, getToolDefinitions, isAgentError, s } from '../../src/vm/index.ts'
+import { AgentRunError, AgentVM, coreAtoms, createAgent, defineAtom, getToolDefinitions, isAgentError } from '../../src/vm/index.ts'
+import { s } from '../../src/vm/parts/schema.ts'
 import { AgentVM as FullAgentVM } from '../../src/index.ts'
 import { CORE_OPS } from '../../src/ast/nodes.ts'
 import { bin, id, lit, prog, progArgs, ret, run } from './ast.ts'
@@ -12,10 +13,13 @@ describe('exports', () => {
   test('ajs-lang/vm exports the runtime API', () => {
     for (const name of ['AgentVM', 'RUN_DEFAULTS', 'isAgentError', 'coreAtoms', 'defineAtom', 'PROCEDURE_TOKEN_PREFIX', 'DEFAULT_PROCEDURE_TTL',
       'DEFAULT_MAX_AST_SIZE', 'MemoryProcedureStore', 'ATOM_COSTS', 'NODE_COST', 'FUEL_UNIT', 'getToolDefinitions', 'createAgent',
-      'AgentRunError', 'validateAst', 's', 'AST_FORMAT_VERSION']) {
+      'AgentRunError', 'validateAst', 'AST_FORMAT_VERSION']) {
       expect(name in vmEntry).toBe(true)
     }
     expect(vmEntry.AST_FORMAT_VERSION).toBe(1)
+    // tosijs-schema's `s` comes with the schema part (ajs-lang/vm/schema) and the full entry, not the bare VM.
+    expect('s' in vmEntry).toBe(false)
+    expect(typeof s.object).toBe('function')
   })
   test('coreAtoms: every callable core op, frozen, each with fields, cost and docs', () => {
     expect(Object.isFrozen(coreAtoms)).toBe(true)

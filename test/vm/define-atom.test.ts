@@ -1,6 +1,7 @@
 /** defineAtom with tosijs-schema, custom atoms, validation, timeouts, and the atom context. */
 import { describe, expect, test } from 'bun:test'
-import { AgentVM, defineAtom, s } from '../../src/vm/index.ts'
+import { AgentVM, defineAtom } from '../../src/vm/index.ts'
+import { s } from '../../src/vm/parts/schema.ts'
 import { call, code, id, lit, obj, prog, ret, run, value } from './ast.ts'
 
 describe('defineAtom', () => {

@@ -7,8 +7,9 @@
  */
 import { describe, expect, test } from 'bun:test'
 import {
-  AgentVM, ATOM_COSTS, FUEL_UNIT, NODE_COST, coreAtoms, defineAtom, s,
+  AgentVM, ATOM_COSTS, FUEL_UNIT, NODE_COST, coreAtoms, defineAtom,
 } from '../../src/vm/index.ts'
+import { s } from '../../src/vm/parts/schema.ts'
 import { CORE_OPS } from '../../src/ast/nodes.ts'
 import { arr, bin, call, cond, ex, id, let_, lit, logic, obj, prog, progArgs, ret, run, tpl, upd, while_ } from './ast.ts'
 

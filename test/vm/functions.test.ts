@@ -1,6 +1,7 @@
 /** Helper functions, recursion, and lambdas as array-method callbacks. */
 import { describe, expect, test } from 'bun:test'
-import { AgentVM, defineAtom, s } from '../../src/vm/index.ts'
+import { AgentVM, defineAtom } from '../../src/vm/index.ts'
+import { s } from '../../src/vm/parts/schema.ts'
 import {
   arr, assign, bin, call, code, cond, ex, id, if_, lam, lamSteps, let_, lit, mcall, mem, obj, prog, progArgs, ret, run, value,
 } from './ast.ts'

@@ -1,6 +1,7 @@
 /** Run options: defaults, validation, signal, context, quotas, heap, trace, limits, injection. */
 import { describe, expect, test } from 'bun:test'
-import { AgentVM, RUN_DEFAULTS, defineAtom, s } from '../../src/vm/index.ts'
+import { AgentVM, RUN_DEFAULTS, defineAtom } from '../../src/vm/index.ts'
+import { s } from '../../src/vm/parts/schema.ts'
 import { arr, bin, call, code, ex, id, let_, lit, mcall, obj, prog, ret, run, value, while_ } from './ast.ts'
 
 const forever = prog([while_(lit(true), [])])

@@ -1,6 +1,7 @@
 /** Security rules: no prototype reach, forbidden names everywhere, the membrane, no host exceptions. */
 import { describe, expect, test } from 'bun:test'
-import { AgentVM, defineAtom, s } from '../../src/vm/index.ts'
+import { AgentVM, defineAtom } from '../../src/vm/index.ts'
+import { s } from '../../src/vm/parts/schema.ts'
 import {
   arr, assign, call, code, ex, id, idx, let_, lit, mcall, mem, obj, objP, prog, progArgs, ret, run, value,
 } from './ast.ts'

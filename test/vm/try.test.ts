@@ -1,6 +1,7 @@
 /** try / catch / finally, including JavaScript's override rules for finally. */
 import { describe, expect, test } from 'bun:test'
-import { AgentVM, defineAtom, s } from '../../src/vm/index.ts'
+import { AgentVM, defineAtom } from '../../src/vm/index.ts'
+import { s } from '../../src/vm/parts/schema.ts'
 import { arr, bin, brk, cont, ex, id, if_, let_, lit, mcall, mem, obj, prog, ret, run, value, while_, call } from './ast.ts'
 
 const push = (v: any) => ex(mcall(id('log'), 'push', v))

@@ -6,7 +6,7 @@
  * and the Python and flow entries import every part. Registered process-wide under a registered
  * symbol: a part may be bundled apart from the VM (a second browser script).
  */
-import { vmError } from '../errors.ts'
+import { vmError, type VmError } from '../errors.ts'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each part's own signature, checked where it is registered and called
 type Impl = (...args: any[]) => any
@@ -23,8 +23,13 @@ export function registerAtomPart(op: string, impl: Impl): void {
 export function atomPart<F extends Impl>(op: string, part: string): F {
   const impl = impls[op]
   if (impl) return impl as F
-  throw vmError('FEATURE_MISSING', `The program calls the ${op} atom, and this VM was built without it`, {
-    op,
-    hint: `Import 'ajs-lang/vm/${part}' once (browser: dist/browser/vm-${part}.min.js) to run ${op} on this VM; ajs-lang's full entry, ajsc and the server include it.`,
+  throw partMissing(part, `The program calls the ${op} atom, and this VM was built without it`, op, op)
+}
+
+/** The refusal of what needs opt-in part `ajs-lang/vm/<part>` on a VM without it: FEATURE_MISSING, the hint naming the import. */
+export function partMissing(part: string, message: string, what: string, op?: string): VmError {
+  return vmError('FEATURE_MISSING', message, {
+    ...(op === undefined ? {} : { op }),
+    hint: `Import 'ajs-lang/vm/${part}' once (browser: dist/browser/vm-${part}.min.js) to run ${what} on this VM; ajs-lang's full entry, ajsc and the server include it.`,
   })
 }

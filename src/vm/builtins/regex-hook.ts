@@ -11,7 +11,7 @@
  */
 import type { Run } from '../runtime.ts'
 import type { GuardedRegex } from './regex.ts'
-import { vmError } from '../errors.ts'
+import { partMissing } from '../atoms/part-hook.ts'
 
 /** What the regex part provides (implemented in src/vm/parts/regex.ts). */
 export interface RegexSupport {
@@ -60,7 +60,5 @@ export function regexSupport(): RegexSupport {
 }
 
 function regexMissing(): never {
-  throw vmError('FEATURE_MISSING', 'The program uses a regular expression, and this VM was built without regex support', {
-    hint: "Import 'ajs-lang/vm/regex' once (browser: dist/browser/vm-regex.min.js) to run regular expressions on this VM; ajs-lang's full entry, ajsc and the server include it.",
-  })
+  throw partMissing('regex', 'The program uses a regular expression, and this VM was built without regex support', 'regular expressions')
 }

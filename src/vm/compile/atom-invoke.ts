@@ -6,13 +6,13 @@
  */
 import { onAbort } from '../abort-hub.ts'
 import type { Loc } from '../../ast/types.ts'
-import { validate } from 'tosijs-schema'
 import { VmError, vmError } from '../errors.ts'
 import { toUnits } from '../fuel.ts'
 import type { Frame, Run } from '../runtime.ts'
 import { checkMembrane, copyIn, copyOut } from '../membrane.ts'
 import type { AtomContext, AtomDef } from '../atoms/types.ts'
 import { isP } from './async.ts'
+import { atomSchemaCheck } from '../args-check.ts'
 
 function makeContext(rt: Run, def: AtomDef, signal: AbortSignal): AtomContext {
   return {
@@ -68,7 +68,7 @@ function checkOutput(rt: Run, def: AtomDef, v: unknown): unknown {
     out = copyIn(v, undefined, `result of ${def.op}`, rt)
     checkMembrane(out, rt.config.membraneMaxBytes, `result of ${def.op}`)
   }
-  if (def.outputSchema && !validate(out as any, def.outputSchema as any)) {
+  if (def.outputSchema && atomSchemaCheck(def.outputSchema, 'output', def.op)(out) !== undefined) {
     throw vmError('ATOM_OUTPUT_INVALID', `${def.op} returned a value that does not match its output schema`, { op: def.op })
   }
   return out
@@ -84,7 +84,7 @@ export function invokeAtom(f: Frame, def: AtomDef, input: Record<string, unknown
       input = copyOut(input, rt) as Record<string, unknown>
       checkMembrane(input, rt.config.membraneMaxBytes, `input of ${def.op}`)
     }
-    if (def.inputSchema && !validate(input as any, def.inputSchema as any)) {
+    if (def.inputSchema && atomSchemaCheck(def.inputSchema, 'input', def.op)(input) !== undefined) {
       throw vmError('ATOM_INPUT_INVALID', `Input of ${def.op} does not match its schema: ${JSON.stringify(input).slice(0, 200)}`, { op: def.op })
     }
     if (def.sync && def.trusted) {

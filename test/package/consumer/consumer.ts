@@ -2,7 +2,9 @@
 // several module/moduleResolution settings with skipLibCheck on and off. Each
 // expected-error line below must be an error, so builder types that silently became `any` fail here.
 import { Agent, AgentVM, s, transpile, TranspileError, isTranspileError, isAgentError, type AjsProgram } from 'ajs-lang'
-import { AgentVM as RuntimeVM, s as vmS } from 'ajs-lang/vm'
+import { AgentVM as RuntimeVM } from 'ajs-lang/vm'
+// The schema part (ajs-lang/vm/schema) exports the same `s`, typed.
+import { s as vmS } from 'ajs-lang/vm/schema'
 import { transpile as transpileOnly, TranspileError as TranspilerError } from 'ajs-lang/transpiler'
 import { Agent as BuilderAgent } from 'ajs-lang/builder'
 import { batteryAtoms } from 'ajs-lang/batteries'
