@@ -50,7 +50,7 @@ const agent = workloads.find((w) => w.id === 'agent-typical')
 const ast = transpile(agent.source, { filename: 'agent-typical.ajs' }).ast
 
 const sha = (t) => createHash('sha256').update(t).digest('hex')
-const TOKENS = { load: 'loadtest-tenant-token', noisy: 'loadtest-noisy-token' }
+const TOKENS = { load: 'loadtest-tenant-token', noisy: 'loadtest-noisy-token', operator: 'loadtest-operator-token' }
 const dir = mkdtempSync(join(os.tmpdir(), 'ajs-loadtest-'))
 const configFile = join(dir, 'ajs-serve.json')
 writeFileSync(configFile, JSON.stringify({
@@ -58,6 +58,7 @@ writeFileSync(configFile, JSON.stringify({
     { id: 'load', tokenSha256: sha(TOKENS.load), limits: { concurrentRuns: 10_000, fuelPerRun: 1000 } },
     { id: 'noisy', tokenSha256: sha(TOKENS.noisy), limits: { concurrentRuns: 1, fuelPerRun: 1e12, timeoutMs: 2000 } },
   ],
+  operatorTokenSha256: sha(TOKENS.operator),
 }))
 
 const serveArgs = [...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : []), ajsc, 'serve', '--config', configFile, '--port', '0', ...(poolSize ? ['--pool-size', poolSize] : [])]
@@ -124,13 +125,24 @@ function cpuMsOf(statFile) {
 /** The whole process (every thread), and its main thread alone (the event loop: HTTP, auth, admission, the hand-off to workers). */
 const serverCpuMs = () => ({ all: cpuMsOf(`/proc/${server.pid}/stat`), main: cpuMsOf(`/proc/${server.pid}/task/${server.pid}/stat`) })
 
+/** The server's hand-offs to its run threads so far (messages and the runs they carried, each way; absent on servers without the gauges). */
+async function handoffs() {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKENS.operator}` } })).text()
+  const read = (name, direction) => Number(new RegExp(`^${name}\\{direction="${direction}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN)
+  return { out: [read('ajs_pool_handoff_messages', 'out'), read('ajs_pool_handoff_jobs', 'out')], back: [read('ajs_pool_handoff_messages', 'back'), read('ajs_pool_handoff_jobs', 'back')] }
+}
+
 async function phase(body, title) {
+  const h0 = await handoffs()
   const cpu0 = serverCpuMs()
   const r = summarize(await cannon(body, title))
   const cpu1 = serverCpuMs()
+  const h1 = await handoffs()
   const perRun = (ms) => Math.round((ms * 1000) / Math.max(1, r.requests))
   r.serverCpuUsPerRun = perRun(cpu1.all - cpu0.all)
   r.mainThreadCpuUsPerRun = perRun(cpu1.main - cpu0.main)
+  const perMessage = (side) => +((h1[side][1] - h0[side][1]) / Math.max(1, h1[side][0] - h0[side][0])).toFixed(2)
+  if (Number.isFinite(h1.out[0])) r.runsPerMessage = { out: perMessage('out'), back: perMessage('back') }
   return r
 }
 
@@ -143,6 +155,7 @@ const summarize = (r) => ({
   timeouts: r.timeouts,
 })
 
+const batching = (p) => (p.runsPerMessage ? `, runs per message to/from the threads ${p.runsPerMessage.out}/${p.runsPerMessage.back}` : '')
 const loadStart = os.loadavg().map((x) => +x.toFixed(2))
 const phases = {}
 const log = (s) => console.log(s)
@@ -150,7 +163,7 @@ log(`ajsc serve at ${url}; ${connections} connections, ${duration} s per phase; 
 await cannon({ ast, args: agent.args }, 'warm-up').catch(() => {})
 if (only.includes('alone')) {
   phases.alone = await phase({ ast, args: agent.args }, 'alone')
-  log(`alone:  ${phases.alone.requestsPerSec} runs/s, p50 ${phases.alone.latencyMs.p50} ms, p99 ${phases.alone.latencyMs.p99} ms, server CPU ${phases.alone.serverCpuUsPerRun} µs/run (main thread ${phases.alone.mainThreadCpuUsPerRun})`)
+  log(`alone:  ${phases.alone.requestsPerSec} runs/s, p50 ${phases.alone.latencyMs.p50} ms, p99 ${phases.alone.latencyMs.p99} ms, server CPU ${phases.alone.serverCpuUsPerRun} µs/run (main thread ${phases.alone.mainThreadCpuUsPerRun})${batching(phases.alone)}`)
 }
 if (only.includes('noisy')) {
   const noisy = noisyNeighbour()
@@ -161,7 +174,7 @@ if (only.includes('noisy')) {
 }
 if (only.includes('token')) {
   phases.token = await phase({ token: procToken, args: agent.args }, 'token')
-  log(`token:  ${phases.token.requestsPerSec} runs/s, p50 ${phases.token.latencyMs.p50} ms, p99 ${phases.token.latencyMs.p99} ms, server CPU ${phases.token.serverCpuUsPerRun} µs/run (main thread ${phases.token.mainThreadCpuUsPerRun})`)
+  log(`token:  ${phases.token.requestsPerSec} runs/s, p50 ${phases.token.latencyMs.p50} ms, p99 ${phases.token.latencyMs.p99} ms, server CPU ${phases.token.serverCpuUsPerRun} µs/run (main thread ${phases.token.mainThreadCpuUsPerRun})${batching(phases.token)}`)
 }
 if (only.includes('healthz')) {
   phases.healthz = await phase(undefined, 'healthz')

@@ -2,7 +2,7 @@
 // Where the server's event loop spends its CPU on POST /v1/runs (agent-typical), stage by stage,
 // without sockets: main-thread CPU time (/proc/self/task/<pid>/stat, so the pool threads' work
 // and other processes on a shared machine do not count) per run of
-//   pool.run      - the hand-off to a pool thread and back (piscina, structured clone, the result)
+//   pool.run      - the hand-off to a pool thread and back (batched messages to the run threads, the results)
 //   runs.runNow   - the same plus resolving the program, admission and its settlement, metrics
 //   inject POST   - the whole route through fastify's inject (body parser, auth, validation, reply)
 //   inject GET    - GET /healthz through inject: fastify's and inject's own floor
@@ -67,12 +67,17 @@ piece('pool thread: program by its key (now)', () => keyMap.get(freshKey.latin1S
 const s = await createServer({ config, pool: { size: 2 } })
 const tenant = s.context.tenants.get('load')
 const mainCpuMs = () => { const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) * 10 }
+const handoffs = () => JSON.parse(JSON.stringify(s.pool.handoffs ?? { sent: { messages: 0, jobs: 0 }, received: { messages: 0, jobs: 0 } }))
+const perMessage = (a, b, side) => ((b[side].jobs - a[side].jobs) / Math.max(1, b[side].messages - a[side].messages)).toFixed(1)
 async function stage(name, one) {
   let n = 0
   const until = performance.now() + ms
   const c0 = mainCpuMs()
+  const h0 = handoffs()
   await Promise.all(Array.from({ length: 32 }, async () => { while (performance.now() < until) { await one(); n++ } }))
-  console.log(`  ${name.padEnd(44)} ${Math.round(((mainCpuMs() - c0) * 1000) / n)} µs`)
+  const h1 = handoffs()
+  const batches = h1.sent.messages > h0.sent.messages ? ` (jobs per message: ${perMessage(h0, h1, 'sent')} out, ${perMessage(h0, h1, 'received')} back)` : ''
+  console.log(`  ${name.padEnd(44)} ${Math.round(((mainCpuMs() - c0) * 1000) / n)} µs${batches}`)
 }
 const headers = { authorization: 'Bearer tok', 'content-type': 'application/json' }
 const stages = {

@@ -103,6 +103,10 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   metrics.gauge('ajs_pool_workers_terminated', 'Workers terminated because a run ignored its interrupt (since start).', () => [{ value: pool.terminated }])
   metrics.gauge('ajs_workflow_threads_recycled', 'Workflow threads terminated because a step overran its time or memory (since start); their other workflows replay once.', () => [{ value: pool.workflows.recycled }])
   metrics.gauge('ajs_pool_long_runs_deprioritized', 'Runs whose thread got a lower CPU priority for running long (since start).', () => [{ value: pool.deprioritized }])
+  metrics.gauge('ajs_pool_handoff_messages', 'Messages between the event loop and the run threads (since start): out carries runs to the threads, back their outcomes.', () => [
+    { labels: { direction: 'out' }, value: pool.handoffs.sent.messages }, { labels: { direction: 'back' }, value: pool.handoffs.received.messages }])
+  metrics.gauge('ajs_pool_handoff_jobs', 'Runs (and compilations) those messages carried (since start); divided by ajs_pool_handoff_messages: runs per message.', () => [
+    { labels: { direction: 'out' }, value: pool.handoffs.sent.jobs }, { labels: { direction: 'back' }, value: pool.handoffs.received.jobs }])
   metrics.gauge('ajs_runs_in_progress', 'Runs admitted and not finished, by tenant.', () => tenants.all.map((t) => ({ labels: { tenant: t.id }, value: t.inFlight })))
 
   const app = Fastify({

@@ -40,6 +40,19 @@ describe('run threads', () => {
     expect(results.map((r) => (r.result as { doubled: number }).doubled)).toEqual(Array.from({ length: 300 }, (_, n) => n * 2))
   })
 
+  test('a program goes to a thread as text once, then by key; a thread that dropped it is sent the text again', async () => {
+    const s = await start({ size: 1 })
+    const keyed = (n: number, key: string) => ({ ...double(n), key })
+    expect((await s.pool.run(keyed(1, 'k1'))).result).toEqual({ doubled: 2 })
+    const out0 = s.pool.handoffs.sent.jobs
+    expect((await s.pool.run(keyed(2, 'k1'))).result).toEqual({ doubled: 4 })
+    expect(s.pool.handoffs.sent.jobs).toBe(out0 + 1)
+    // The main thread believes the thread holds "k2" (as after the thread dropped it from its cache): it is sent by key, refused, and sent again with its text.
+    ;(s.pool as unknown as { threads: { threads: Array<{ known: Set<string> }> } }).threads.threads[0]!.known.add('k2')
+    expect((await s.pool.run(keyed(3, 'k2'))).result).toEqual({ doubled: 6 })
+    expect(s.pool.handoffs.sent.jobs).toBe(out0 + 3)
+  })
+
   test('runs queued on a thread behind a long run go to the other thread', async () => {
     const s = await start({ size: 2 })
     await s.pool.run(double(0)) // both threads loaded

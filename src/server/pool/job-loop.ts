@@ -9,7 +9,7 @@
  * thread terminated in one loses no answer already computed.
  */
 import type { MessagePort } from 'node:worker_threads'
-import { CLAIM, TID, type Job, type JobKind, type JobOutcome, type JobsMessage } from './run-protocol.ts'
+import { CLAIM, MissingProgram, TID, type Job, type JobKind, type JobOutcome, type JobsMessage } from './run-protocol.ts'
 
 /** A program whose last run here took less than this is run without first sending the outcomes held (ms). */
 const QUICK_MS = 1
@@ -19,7 +19,7 @@ const FLUSH_COUNT = 32
 /** Programs whose last duration is remembered (then the memory starts again). */
 const MAX_TIMED = 1024
 
-export type JobHandler = (task: unknown, seq: number) => unknown
+export type JobHandler = (task: unknown, job: Job) => unknown
 
 export function serveJobs(port: MessagePort, ctl: Int32Array, threadId: number, handlers: Readonly<Record<JobKind, JobHandler>>, programKey: (task: unknown) => string | undefined): void {
   Atomics.store(ctl, TID, threadId)
@@ -48,9 +48,9 @@ export function serveJobs(port: MessagePort, ctl: Int32Array, threadId: number, 
       const t0 = performance.now()
       let outcome: JobOutcome
       try {
-        outcome = { seq: job.seq, ok: true, value: await handlers[job.kind](job.task, job.seq) }
+        outcome = { seq: job.seq, ok: true, value: await handlers[job.kind](job.task, job) }
       } catch (e) {
-        outcome = { seq: job.seq, ok: false, message: String((e as Error)?.message ?? e) }
+        outcome = { seq: job.seq, ok: false, message: String((e as Error)?.message ?? e), ...(e instanceof MissingProgram ? { missing: true as const } : {}) }
       }
       const t1 = performance.now()
       if (key !== undefined) {

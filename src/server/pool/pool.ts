@@ -111,6 +111,11 @@ export class RunPool {
     return this.threads.deprioritized
   }
 
+  /** Messages to and from the run threads and the jobs they carried (bench/serve-stages.mjs prints jobs per message). */
+  get handoffs(): { sent: { messages: number; jobs: number }; received: { messages: number; jobs: number } } {
+    return { sent: this.threads.sent, received: this.threads.received }
+  }
+
   private refuseWhenFull(): void {
     if (this.queueLimit > 0) {
       const queued = this.threads.queued

@@ -34,6 +34,8 @@ export interface Job {
   seq: number
   kind: JobKind
   task: unknown
+  /** A run sent by its program's key alone (the thread was sent the text before; see byKeyAlone). */
+  byKey?: true
 }
 
 /** Main thread to a run thread. */
@@ -41,7 +43,24 @@ export interface JobsMessage {
   jobs: Job[]
 }
 
-export type JobOutcome = { seq: number; ok: true; value: unknown } | { seq: number; ok: false; message: string }
+/** `missing`: the run was sent by its program's key alone and this thread no longer holds the program: send it again with the text. */
+export type JobOutcome = { seq: number; ok: true; value: unknown } | { seq: number; ok: false; message: string; missing?: true }
+
+/** Thrown by a thread's run handler for `missing` (see JobOutcome). */
+export class MissingProgram extends Error {}
+
+/**
+ * A run's program goes to a thread as its text once; after that, runs of the same program (same
+ * key: its SHA-256) go to that thread by key alone, so the main thread does not copy kilobytes of
+ * AST text into every message. How many keys the main thread remembers per thread (the thread
+ * keeps up to 512 programs; one it dropped is asked for again: MissingProgram).
+ */
+export const MAX_KNOWN_PROGRAMS = 256
+
+/** The task as sent to a thread that has its program: without the text. */
+export function byKeyAlone<T extends { astText?: string }>(task: T): T {
+  return { ...task, astText: undefined }
+}
 
 /** A run thread to the main thread: the outcomes of jobs it finished, in the order it started them. */
 export interface DoneMessage {

@@ -23,7 +23,7 @@ import type { ProcedureStore } from '../../vm/procedures.ts'
 import type { RunResult } from '../../vm/result.ts'
 import { BridgeClient, type BridgeMethod } from './bridge.ts'
 import { serveJobs } from './job-loop.ts'
-import { SLOT, SLOTS } from './run-protocol.ts'
+import { MissingProgram, SLOT, SLOTS } from './run-protocol.ts'
 import type { CompileOutcome, CompileTask, PlanOutcome, PlanTask, RunTask, WorkerData, WorkerTenant, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
 import { compileServerWorkflow } from '../workflow-programs.ts'
 import { programFromBody } from '../procedures.ts'
@@ -271,9 +271,11 @@ function planCheck(rt: TenantRuntime, program: AjsProgram | string, tenantId: st
 if (parentPort && data.control) {
   const ctl = new Int32Array(data.control)
   serveJobs(parentPort, ctl, threadId, {
-    run: (task, seq) => {
+    run: (task, job) => {
       const t = task as RunTask
-      t.interrupt = new Int32Array(ctl.buffer, 4 * (SLOT + (seq % SLOTS)), 1)
+      // Sent by key alone (this thread was sent the text before) but dropped from the cache since: ask for the text.
+      if (job.byKey && !programs.has(t.key!)) throw new MissingProgram(`program ${t.key} is not held here`)
+      t.interrupt = new Int32Array(ctl.buffer, 4 * (SLOT + (job.seq % SLOTS)), 1)
       return runTask(t)
     },
     compileTask: (task) => compileTask(task as CompileTask),
