@@ -145,6 +145,7 @@ function thrown(a: unknown[]): PyException {
     return x
   }
   if (x instanceof PyType && x.isSubclassOf(typeByName('BaseException')!)) {
+    if (v instanceof PyException && v.type.isSubclassOf(x)) return v
     const args = a.length > 1 && v !== null ? (Array.isArray(v) && Object.isFrozen(v) ? [...v] : [v]) : []
     return new PyException(x, args, exceptionMessage(x.name, args, strOf, reprOf))
   }
