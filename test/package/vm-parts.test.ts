@@ -46,7 +46,7 @@ const PROGRAMS = {
 }
 
 /** Runs PROGRAMS in a fresh node process on vm.min.js plus the given parts. */
-function inFreshProcess(parts: string[]): Record<string, { result?: unknown; code?: string; message?: string; hint?: string }> {
+function inFreshProcess(parts: string[]): Record<string, { result?: unknown; code?: string; message?: string; hint?: string; location?: string }> {
   const url = (f: string) => JSON.stringify(`file://${join(ROOT, 'dist/browser', f)}`)
   const script = `
     const { AgentVM, defineAtom } = await import(${url('vm.min.js')})
@@ -58,7 +58,7 @@ function inFreshProcess(parts: string[]): Record<string, { result?: unknown; cod
     const out = {}
     for (const [name, ast] of Object.entries(programs)) {
       const r = await vm.run(ast, { s: 'abbc' }, name === 'spin' ? { fuel: 5 } : {})
-      out[name] = r.error ? { code: r.error.code, message: r.error.message, hint: r.error.hint } : { result: r.result }
+      out[name] = r.error ? { code: r.error.code, message: r.error.message, hint: r.error.hint, ...(name === 'atom' ? { location: r.error.location } : {}) } : { result: r.result }
     }
     // A refusal for a missing part is not cached with the AST: importing the part runs the same object.
     if (${parts.length === 0}) {
@@ -88,6 +88,8 @@ describe('ajs-lang/vm and its opt-in parts', () => {
       expect(out[name]!.hint).toContain("'ajs-lang/vm/schema'")
     }
     expect(out.atom!.message).toContain('the output of echo')
+    // Located at the call, like any atom error.
+    expect(out.atom!.location).toMatch(/^<ajs>:1:\d+$/)
     expect(out.hash!.code).toBe('FEATURE_MISSING')
     expect(out.hash!.hint).toContain("'ajs-lang/vm/hash'")
     expect(out.store!.code).toBe('FEATURE_MISSING')
