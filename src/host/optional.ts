@@ -11,7 +11,7 @@ import { createRequire } from 'node:module'
 export const OPTIONAL_FEATURES = {
   server: {
     what: '`ajsc serve`, `ajsc worker` and ajs-lang/server',
-    imports: ['fastify', 'piscina', 'pg', 'graphile-worker'],
+    imports: ['fastify', 'pg', 'graphile-worker'],
   },
   python: {
     what: 'Transpiling Python (ajs-lang/python, flow code blocks)',

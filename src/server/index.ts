@@ -1,6 +1,6 @@
 /**
  * ajs-lang/server: the remote VM behind `ajsc serve` and `ajsc worker`.
- * Re-exports only. Node-only; npm dependencies (fastify, piscina, pg,
+ * Re-exports only. Node-only; npm dependencies (fastify, pg,
  * graphile-worker) stay external to the bundle.
  */
 export { createServer, type AjsServer, type ServeOptions } from './app.ts'

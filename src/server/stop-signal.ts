@@ -1,7 +1,6 @@
 /**
- * A light stand-in for AbortController/AbortSignal on the per-run path: the pool makes one
- * per run for piscina (which takes any object with addEventListener) and the runs route one
- * per request. A Node AbortSignal with a listener costs several microseconds to make and
+ * A light stand-in for AbortController/AbortSignal on the per-run path: the runs route makes
+ * one per request (the pool listens on it for a client that went away). A Node AbortSignal with a listener costs several microseconds to make and
  * to collect; this is a flag and a list.
  */
 

@@ -38,7 +38,7 @@ describe('a VM-only install', () => {
       expect(pkg.peerDependenciesMeta[name]).toEqual({ optional: true })
       expect(pkg.devDependencies[name]).toBe(pkg.peerDependencies[name])
     }
-    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@lezer/python', '@modelcontextprotocol/sdk', 'fastify', 'graphile-worker', 'pg', 'piscina'])
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@lezer/python', '@modelcontextprotocol/sdk', 'fastify', 'graphile-worker', 'pg'])
   })
 
   test('a feature whose optional dependency is missing names it and the install command', () => {
@@ -51,7 +51,7 @@ describe('a VM-only install', () => {
     const serve = sh(bin, ['serve', '--port', '0'], app, undefined, { AJS_SERVE_TOKEN: 'x'.repeat(32) })
     expect(serve.code).toBe(1)
     expect(serve.stderr).toContain('CLI_MISSING_DEPENDENCY')
-    expect(serve.stderr).toContain('npm install fastify piscina pg graphile-worker')
+    expect(serve.stderr).toContain('npm install fastify pg graphile-worker')
     const tools = sh(bin, ['flowlang', 'serve-tools', '--root', '.'], app, '')
     expect(tools.code).toBe(1)
     expect(tools.stderr).toContain('npm install @modelcontextprotocol/sdk')

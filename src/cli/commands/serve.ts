@@ -32,7 +32,7 @@ function server(): Promise<typeof import('../../server/index.ts')> {
   const candidates = ['../../server/index.ts', './server.js', '../server.js'].map((p) => new URL(p, import.meta.url))
   const found = candidates.find((u) => existsSync(fileURLToPath(u)))
   if (!found) throw new CliError('CLI_INTERNAL', 'the server module is missing (dist/server.js)', { hint: 'Run `npm run build` in the ajs-lang package.' })
-  // fastify, piscina, pg and graphile-worker are optional dependencies: a missing one is named with its install command.
+  // fastify, pg and graphile-worker are optional dependencies: a missing one is named with its install command.
   return loadOptional('server', () => import(found.href))
 }
 

@@ -1,7 +1,7 @@
 /**
  * The per-worker heap limit, decided and applied in one place for every
- * runtime that runs the pool (issue 23, class 8). Node applies piscina's
- * `resourceLimits` to each worker thread; Bun ignores them (a worker there
+ * runtime that runs the pool (issue 23, class 8). Node applies the
+ * `resourceLimits` the pool gives each worker thread; Bun ignores them (a worker there
  * grows until the process runs out of memory). So:
  *
  * - every run gets a `maxHeapBytes` derived from the worker's heap (a quarter

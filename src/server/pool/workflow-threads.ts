@@ -2,7 +2,7 @@
  * The workflow threads: a fixed set of worker threads (workflow-thread.ts)
  * that hold live workflow executions and run their VMs. A workflow's steps
  * always go to the thread its id hashes to, because its live execution is
- * state in that thread (piscina hands a task to any free worker, which would
+ * state in that thread (the run threads hand a run to any free thread, which would
  * make most steps replay their journal). Threads start with the pool; one
  * that was terminated starts again on its next operation.
  *
