@@ -1,5 +1,5 @@
 // One-process A/B of two revisions of src/ on the Python blocks of bench/python.mjs:
-//   node bench/python-ab.mjs <rev-before> <rev-after> [rounds] [ids]   (ids: int-loop,classes,...; rev `.`: the working tree)
+//   node bench/python-ab.mjs <rev-before> <rev-after> [rounds] [ids] [--cpu]   (ids: int-loop,classes,...; rev `.`: the working tree)
 // Both revisions are extracted with `git archive`, bundled with esbuild (src/python/index.ts) and
 // loaded into ONE process; each round runs one block of each, alternating which goes first, so
 // machine noise hits both alike. Prints per-block medians and their ratio (after / before), and the
@@ -12,7 +12,9 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { PYTHON_BLOCKS } from './python.mjs'
 
-const [revA, revB, rounds = '15', ids] = process.argv.slice(2)
+// --cpu: time each run by the process's CPU time instead of the wall clock (steadier on a loaded machine).
+const cpu = process.argv.includes('--cpu')
+const [revA, revB, rounds = '15', ids] = process.argv.slice(2).filter((a) => a !== '--cpu')
 if (!revA || !revB) { console.error('usage: node bench/python-ab.mjs <rev-before> <rev-after> [rounds] [ids]'); process.exit(2) }
 const root = resolve(import.meta.dirname, '..')
 const dir = mkdtempSync(join(tmpdir(), 'ajs-pyab-'))
@@ -31,10 +33,11 @@ const runner = (m, b) => {
   const { ast } = m.transpilePython(b.body, { params: ['initial', ...Object.keys(b.input)], jsonText: true })
   const vm = m.createPythonVM()
   return async () => {
-    const t0 = performance.now()
+    const t0 = performance.now(), c0 = process.cpuUsage()
     const r = await vm.run(ast, { initial: {}, ...b.input }, { fuel: 1e9, timeoutMs: 120_000 })
     if (r.error) throw new Error(`${b.id}: ${r.error.code} ${r.error.message}`)
-    return [performance.now() - t0, r.result]
+    const c = process.cpuUsage(c0)
+    return [cpu ? (c.user + c.system) / 1000 : performance.now() - t0, r.result]
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]

@@ -11,6 +11,7 @@ import { add, sub, mul, truediv, floordiv, mod, power, inplace, BINARY } from '.
 import { negate, positive, invert } from './numbers.ts'
 import { eq, ge, gt, hashKey, le, lt, truth } from './core.ts'
 import { PyDict, PyFloat } from './values.ts'
+import { numericSpan, numericTree, type NumLeaf } from './fused-numeric.ts'
 import { getItem, setItem } from './items.ts'
 import { dictGet, listAppend } from './methods.ts'
 import { strOf } from './builtins.ts'
@@ -121,7 +122,23 @@ function compile(code: string, leaves: readonly Leaf[]): { f: F; extra: number }
     return t[0] === '$' || t[0] === '#' ? leafPart(t) : { f: op(t) }
   }
   const asF = (p: Part): F => ('f' in p ? p.f : 'slot' in p ? ((k) => (f: Fr) => f.s[k])(p.slot) : ((v) => () => v)(p.value))
+  /** A leaf the number-only form reads (a variable or a constant). */
+  const numLeaf = (t: string): NumLeaf | undefined => {
+    const l = leafPart(t)
+    return 'f' in l ? undefined : l
+  }
+  let inNumeric = false
   const op = (token: string): F => {
+    // The largest number-only subtrees of two operations or more are tried on numbers first.
+    const start = i - 1
+    const span = inNumeric ? undefined : numericSpan(tokens, start, numLeaf)
+    if (span === undefined || span.ops < 2) return general(token)
+    inNumeric = true
+    const g = general(token)
+    inNumeric = false
+    return numericTree(tokens, start, numLeaf, g)
+  }
+  const general = (token: string): F => {
     ops++
     const at_ = token.indexOf('@')
     const t = at_ < 0 ? token : token.slice(0, at_)
