@@ -1,5 +1,5 @@
 /** The names a code block may use without defining them: the contract's builtins, types and exception classes. */
-import { EXCEPTION_TREE } from './runtime/values.ts'
+import { EXCEPTION_ALIASES, EXCEPTION_TREE, EXTENDED_EXCEPTION_TREE } from './runtime/values.ts'
 import { METHOD_NAMES } from './runtime/methods.ts'
 import { STR_METHODS } from './runtime/str-methods.ts'
 
@@ -18,6 +18,9 @@ export const EXTENDED_FUNCTIONS: ReadonlySet<string> = new Set([
 export const BUILTIN_TYPES: ReadonlySet<string> = new Set(['bool', 'dict', 'float', 'int', 'list', 'set', 'str', 'tuple'])
 
 export const EXCEPTION_NAMES: ReadonlySet<string> = new Set(EXCEPTION_TREE.map(([name]) => name))
+
+/** The extended profile's exception classes beyond the contract's (`GeneratorExit`, `ConnectionError`, `IOError`, ...). */
+export const EXTENDED_EXCEPTION_NAMES: ReadonlySet<string> = new Set([...EXTENDED_EXCEPTION_TREE.map(([name]) => name), ...Object.keys(EXCEPTION_ALIASES)])
 
 /** Every method name some receiver type has (checked at compile time; the receiver's type is checked at run time). */
 export const ALL_METHODS: ReadonlySet<string> = new Set([...METHOD_NAMES, ...Object.keys(STR_METHODS), 'sort', 'most_common', 'elements', 'total', 'subtract', 'move_to_end',

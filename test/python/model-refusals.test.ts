@@ -19,7 +19,7 @@ const REFUSED: Array<[string, string, CodeName, number, number, string]> = [
   ['statistics.geometric_mean as an attribute', 'import statistics\nreturn {"m": statistics.geometric_mean([1, 2])}', 'PY_ATTRIBUTE', 2, 24, 'math.exp(statistics.fmean'],
   ['decimal', 'from decimal import Decimal\nreturn {"d": str(Decimal("1.1"))}', 'PY_IMPORT', 1, 0, 'the modules a block can import are math, json, re'],
   ['a misspelled method', 'name = "ada"\nreturn {"n": name.titel()}', 'PY_ATTRIBUTE', 2, 18, 'Did you mean `.title()`?'],
-  ['an exception class outside the list', 'def fetch():\n    raise ConnectionError("refused")\n\nreturn {"r": fetch()}', 'PY_UNKNOWN_NAME', 2, 10, 'Assign it before use'],
+  ['an exception class outside the list', 'def stop():\n    raise SystemExit(1)\n\nreturn {"r": stop()}', 'PY_UNKNOWN_NAME', 2, 10, 'Assign it before use'],
 ]
 
 describe('model-style code the extended profile refuses, with a located hint', () => {

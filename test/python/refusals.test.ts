@@ -142,6 +142,7 @@ const EXTENDED_ONLY: Array<[string, string, number, number]> = [
   ['from math import', 'from math import sqrt', 1, 0],
   ['import statistics', 'x = 1\nimport statistics\nm = statistics.mean([1, 2])', 2, 0],
   ['from fractions import Fraction', 'from fractions import Fraction\nf = Fraction(1, 3)', 1, 0],
+  ['an exception class of the extended profile', 'def fetch():\n    raise ConnectionError("refused")\nx = 1', 2, 10],
   ['gen.send', 'def g():\n    x = yield 1\n    yield x\nit = g()\nnext(it)\nv = it.send(2)', 2, 8],
   ['attribute assignment', 'x = initial\nx.y = 1', 2, 0],
   ['a generator function', 'def g():\n    yield 1', 2, 4],

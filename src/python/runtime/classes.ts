@@ -105,7 +105,7 @@ function fromFactory(f: PyFactory): unknown {
 /** `Cls(...)`: the new object (a dataclass's fields bound from the arguments). */
 function construct(c: PyClass, args: unknown[], kw: PyDict | null): unknown {
   if (isExceptionClass(c)) {
-    const e = new PyException(c, args, exceptionMessage(c.name, args, str, repr))
+    const e = new PyException(c, args, exceptionMessage(c, args, str, repr))
     e.attrs = new Map()
     return e
   }
@@ -239,7 +239,7 @@ export function setAttr(x: unknown, name: string, value: unknown): null {
   if (x instanceof PyException && name === 'args') {
     x.args = tuple([...(Array.isArray(value) ? value : [value])])
     // str(e) is made from the args, as CPython's BaseException.__str__ does.
-    x.message = exceptionMessage(x.type.name, x.args, str, repr)
+    x.message = exceptionMessage(x.type, x.args, str, repr)
     return null
   }
   const own = attrsOf(x)
@@ -272,7 +272,7 @@ export function nativeInit(f: PyNativeInit, args: unknown[], kw: PyDict | null):
   if (kw && kw.size) typeError(`${f.base.name}.__init__() takes no keyword arguments`)
   if (f.self instanceof PyException) {
     f.self.args = tuple(args.slice())
-    f.self.message = exceptionMessage(f.self.type.name, args, str, repr)
+    f.self.message = exceptionMessage(f.self.type, args, str, repr)
     return null
   }
   if (args.length) typeError('object.__init__() takes exactly one argument (the instance to initialize)')

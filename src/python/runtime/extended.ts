@@ -185,7 +185,7 @@ function one(name: string, a: readonly unknown[]): unknown {
 function callType(rt: PyRun, t: PyType, a: unknown[], kw: PyDict | null): unknown {
   if (t.isSubclassOf(typeByName('BaseException')!)) {
     noKw(t.name, kw)
-    return new PyException(t, a, exceptionMessage(t.name, a, str, repr))
+    return new PyException(t, a, exceptionMessage(t, a, str, repr))
   }
   if (t.name !== 'dict') noKw(t.name, kw)
   switch (t.name) {
@@ -403,6 +403,8 @@ export function getAttr(x: unknown, name: string): unknown {
   } else if (x instanceof PyException) {
     if (name === 'args') return tuple([...x.args])
     if (name === 'value' && x.type.isSubclassOf(typeByName('StopIteration')!)) return x.args.length ? x.args[0] : null
+    // An OSError not made with (errno, strerror, ...) has them all None.
+    if (OS_ERROR_ATTRS.has(name) && x.type.isSubclassOf(typeByName('OSError')!)) return null
   } else if (typeof x === 'string' ? Object.prototype.hasOwnProperty.call(STR_METHODS, name) : METHOD_NAMES.has(name) && hasMethod(x, name)) {
     return new PyBound(x, name)
   }
@@ -410,6 +412,8 @@ export function getAttr(x: unknown, name: string): unknown {
   if (x instanceof PyType) return raise('AttributeError', `type object '${x.name}' has no attribute '${name}'`)
   return raise('AttributeError', `'${typeName(x)}' object has no attribute '${name}'`)
 }
+
+const OS_ERROR_ATTRS: ReadonlySet<string> = new Set(['errno', 'strerror', 'filename', 'filename2'])
 
 const TYPE_METHODS: Record<string, ReadonlySet<string>> = {
   list: new Set(['append', 'extend', 'insert', 'pop', 'remove', 'index', 'count', 'sort', 'reverse', 'copy', 'clear']),

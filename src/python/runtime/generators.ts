@@ -147,7 +147,7 @@ function thrown(a: unknown[]): PyException {
   if (x instanceof PyType && x.isSubclassOf(typeByName('BaseException')!)) {
     if (v instanceof PyException && v.type.isSubclassOf(x)) return v
     const args = a.length > 1 && v !== null ? (Array.isArray(v) && Object.isFrozen(v) ? [...v] : [v]) : []
-    return new PyException(x, args, exceptionMessage(x.name, args, strOf, reprOf))
+    return new PyException(x, args, exceptionMessage(x, args, strOf, reprOf))
   }
   return typeError(`exceptions must be classes or instances deriving from BaseException, not ${typeName(x)}`)
 }

@@ -106,8 +106,26 @@ for (const [name, base] of EXCEPTION_TREE) defType(name, base ?? 'object')
 defType('JSONDecodeError', 'ValueError')
 // statistics' own exception class (a ValueError), reached as statistics.StatisticsError.
 defType('StatisticsError', 'ValueError')
-// What `close()` raises inside a generator (runtime/generators.ts); a name of the extended profile only.
-defType('GeneratorExit', 'BaseException')
+
+/**
+ * The builtin exception classes of the extended profile beyond the contract's, child after parent:
+ * what `close()` raises in a generator, and the ones model-written code raises and catches
+ * (`ConnectionError`, `TimeoutError`, `FileNotFoundError`, ...). `IOError` and `EnvironmentError`
+ * are `OSError` itself, as in CPython.
+ */
+export const EXTENDED_EXCEPTION_TREE: ReadonlyArray<readonly [string, string]> = [
+  ['GeneratorExit', 'BaseException'], ['OSError', 'Exception'], ['ConnectionError', 'OSError'],
+  ['BrokenPipeError', 'ConnectionError'], ['ConnectionAbortedError', 'ConnectionError'],
+  ['ConnectionRefusedError', 'ConnectionError'], ['ConnectionResetError', 'ConnectionError'],
+  ['FileExistsError', 'OSError'], ['FileNotFoundError', 'OSError'], ['InterruptedError', 'OSError'],
+  ['IsADirectoryError', 'OSError'], ['NotADirectoryError', 'OSError'], ['PermissionError', 'OSError'],
+  ['ProcessLookupError', 'OSError'], ['TimeoutError', 'OSError'], ['EOFError', 'Exception'],
+  ['FloatingPointError', 'ArithmeticError'], ['BufferError', 'Exception'], ['Warning', 'Exception'],
+  ['UserWarning', 'Warning'], ['DeprecationWarning', 'Warning'], ['RuntimeWarning', 'Warning'],
+]
+for (const [name, base] of EXTENDED_EXCEPTION_TREE) defType(name, base)
+export const EXCEPTION_ALIASES: Readonly<Record<string, string>> = { IOError: 'OSError', EnvironmentError: 'OSError' }
+for (const [alias, name] of Object.entries(EXCEPTION_ALIASES)) types.set(alias, types.get(name)!)
 
 /** A type object by name (builtin types and exception classes). */
 export const typeByName = (name: string): PyType | undefined => types.get(name)
@@ -121,6 +139,14 @@ export class PyException {
   constructor(readonly type: PyType, public args: readonly unknown[], message: string) {
     this.pyType = type.name
     this.message = message
+    if (args.length >= 2 && args.length <= 5 && type.isSubclassOf(types.get('OSError')!)) this.osError(args)
+  }
+
+  /** CPython's OSError made with `(errno, strerror[, filename[, winerror[, filename2]]])`: those attributes, and args keep the first two. */
+  private osError(args: readonly unknown[]): void {
+    const at = (i: number) => (args.length > i ? args[i] : null)
+    this.attrs = new Map([['errno', args[0]], ['strerror', args[1]], ['filename', at(2)], ['filename2', at(4)]])
+    if (args.length > 2) this.args = Object.freeze(args.slice(0, 2))
   }
 }
 

@@ -20,6 +20,11 @@ EXCEPTIONS = [
 SAFE = {name: getattr(builtins, name) for name in ALLOWED + EXCEPTIONS}
 # The extended profile's builtins (print is captured and compared as the run's log).
 EXTENDED = "any all map filter repr ascii divmod pow hash iter next chr ord hex bin oct type format getattr hasattr setattr GeneratorExit".split()
+# The extended profile's exception classes beyond the contract's (runtime/values.ts EXTENDED_EXCEPTION_TREE).
+EXTENDED += ("OSError ConnectionError BrokenPipeError ConnectionAbortedError ConnectionRefusedError ConnectionResetError "
+             "FileExistsError FileNotFoundError InterruptedError IsADirectoryError NotADirectoryError PermissionError "
+             "ProcessLookupError TimeoutError EOFError FloatingPointError BufferError Warning UserWarning DeprecationWarning "
+             "RuntimeWarning IOError EnvironmentError").split()
 SAFE_EXTENDED = dict(SAFE, **{name: getattr(builtins, name) for name in EXTENDED})
 # Classes and the modules the extended profile imports.
 SAFE_EXTENDED.update(super=super, object=object, NotImplemented=NotImplemented, property=property, staticmethod=staticmethod, classmethod=classmethod)
