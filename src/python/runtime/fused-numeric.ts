@@ -72,8 +72,25 @@ function build(tokens: readonly string[], i: number, leaf: (t: string) => NumLea
   }
   const name = opName(t)
   if (name === 'getitem') {
+    const ol = leaf(tokens[i + 1]!)!, xl = leaf(tokens[i + 2]!)!
+    // The commonest item: a variable's at a constant int index (`p[0]`), read in place.
+    if ('slot' in ol && 'value' in xl && typeof xl.value === 'number' && Number.isSafeInteger(xl.value)) {
+      const o = ol.slot, k = xl.value
+      return {
+        n: (f) => {
+          const s = f.s[o]
+          if (Array.isArray(s)) {
+            const j = k < 0 ? k + s.length : k
+            if (j >= 0 && j < s.length) return num(s[j])
+          }
+          st.bail = true
+          return 0
+        },
+        end: i + 3,
+      }
+    }
     const read = (l: NumLeaf): F => ('slot' in l ? ((k) => (f: Fr) => f.s[k])(l.slot) : ((v) => () => v)(l.value))
-    const o = read(leaf(tokens[i + 1]!)!), x = read(leaf(tokens[i + 2]!)!)
+    const o = read(ol), x = read(xl)
     return {
       n: (f) => {
         const s = o(f), k = x(f)
