@@ -12,7 +12,9 @@
  * One graph of shared chunks: a class (AgentVM, TranspileError, ...) exists
  * once, so `instanceof` holds across `ajs-lang`, `ajs-lang/vm` and
  * `ajs-lang/transpiler`. Minified with `keepNames`, so stack traces and
- * `err.name`/`constructor.name` stay readable. No source maps by default
+ * `err.name`/`constructor.name` stay readable, except in the VM core layer,
+ * where the names cost cold start (scripts/vm-core.mjs; its public classes
+ * name themselves). No source maps by default
  * (the tarball stays lean and bundlers do not warn about maps they cannot
  * find); `--sourcemap` writes linked ones into src/ for local debugging.
  *

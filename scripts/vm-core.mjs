@@ -22,6 +22,14 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 
 const SKIP = Symbol('vm-core: plain resolution')
+/**
+ * The layer built without esbuild's keepNames: the core's ~640 `__name` calls were 9 KB of the file,
+ * and they run (Object.defineProperty) at import and wherever a named closure is made, as in
+ * compiling a program: import → first result took ~2 ms more CPU, 13% (issue 28). What the VM
+ * entry exports is named at import instead (`AgentVM.name`); internal stack frames read minified,
+ * as in the browser bundle.
+ */
+const UNNAMED_LAYER = 'vm-core'
 /** Layer name -> the placeholder its importers use until linkLayers. */
 const LAYERS = ['vm-base', 'vm-core']
 const placeholder = (name) => `__ajs_${name.replace('-', '_')}__`
@@ -42,6 +50,7 @@ export async function planVmLayers({ root, dist, entry, light, plugins, esbuildO
   const scan = await build({ ...scanOptions, entryPoints: files, splitting: true, outdir: join(dist, 'layer-scan') })
   const exportsOf = new Map()
   for (const out of Object.values(scan.metafile.outputs)) if (out.entryPoint) exportsOf.set(out.entryPoint, out.exports)
+  const publicNames = new Set(exportsOf.get(entry) ?? [])
 
   const layers = LAYERS.map((name) => ({ name, specifier: placeholder(name), modules: new Map() }))
   // Each exported name of a layer module gets a short unique name: every output that imports it
@@ -63,12 +72,19 @@ export async function planVmLayers({ root, dist, entry, light, plugins, esbuildO
       const used = usedNames(texts, layer.specifier)
       // A module none of whose names is used is left to the bundler: the VM's modules have no side
       // effects (package.json "sideEffects" lists the ones that do, none of them in a layer).
+      const unnamed = layer.name === UNNAMED_LAYER
+      const named = []
       const lines = [...layer.modules.values()].flatMap(({ f, names, aliases }) => {
         const kept = used === null ? names : names.filter((n) => used.has(aliases.get(n)))
-        return kept.length === 0 ? [] : [`export { ${kept.map((n) => `${n} as ${aliases.get(n)}`).join(', ')} } from ${JSON.stringify(`./${f}`)}`]
+        if (unnamed) named.push(...kept.filter((n) => publicNames.has(n)).map((n) => `[${aliases.get(n)}, ${JSON.stringify(n)}]`))
+        return kept.length === 0 ? [] : [`${unnamed ? 'import' : 'export'} { ${kept.map((n) => `${n} as ${aliases.get(n)}`).join(', ')} } from ${JSON.stringify(`./${f}`)}`]
+          .concat(unnamed ? [`export { ${kept.map((n) => aliases.get(n)).join(', ')} }`] : [])
       })
+      // What ajs-lang/vm exports keeps its name (`AgentVM.name`), given once here at import.
+      if (named.length > 0) lines.push(`for (const [f, n] of [${named.join(', ')}]) if (typeof f === 'function' && f.name !== n) Object.defineProperty(f, 'name', { value: n, configurable: true })`)
       const built = await build({
         ...esbuildOptions,
+        ...(unnamed ? { keepNames: false } : {}),
         absWorkingDir: root,
         bundle: true,
         write: false,
