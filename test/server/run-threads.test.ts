@@ -70,7 +70,8 @@ describe('run threads', () => {
 
   test('a run stuck in host code has its thread terminated; the runs queued behind it run on a fresh one', async () => {
     const s = await start({ size: 1, graceMs: 200 }, true)
-    const stuck = s.pool.run(task({ source: hostSpin, timeoutMs: 300 }))
+    await s.pool.run(double(0)) // the thread is loaded: the stuck run's time is its own
+    const stuck = s.pool.run(task({ source: hostSpin, timeoutMs: 1000 }))
     await Bun.sleep(100)
     const behind = Array.from({ length: 5 }, (_, n) => s.pool.run(double(n)))
     const r = await stuck

@@ -32,6 +32,8 @@ const MAX_JOBS_PER_THREAD = 64
 const SWEEP_MS = 5
 /** A thread on the same job this long gets no new jobs, and gives back those it has not started (ms). */
 const STUCK_MS = 2
+/** How long a thread that died before answering anything waits to be replaced (ms). */
+const BROKEN_RESTART_MS = 1000
 
 /** A job's thread went away (crashed, or was terminated because of another job) after starting it and before answering. */
 export class ThreadGone extends Error {
@@ -87,6 +89,8 @@ export class RunThread {
   stuck = false
   niced = false
   gone = false
+  /** It has answered at least once (a thread that dies before that may not load at all: see lost). */
+  answered = false
   /** The worker's 'error' (out of memory, a crash), reported to the jobs it held. */
   failure: string | undefined
   /** The job it was terminated for (settled already). */
@@ -249,6 +253,7 @@ export class RunThreads {
   }
 
   private receive(t: RunThread, m: DoneMessage): void {
+    t.answered = true
     this.received.messages++
     this.received.jobs += m.done.length
     for (const o of m.done) {
@@ -340,16 +345,25 @@ export class RunThreads {
     if (t.niced) this.renice(t, 0)
   }
 
-  /** `t` exited: the jobs it had not started go elsewhere; those it had started fail with it. */
+  /** A thread that died before it ever answered may not load at all: its successor starts a second later, not in a loop. */
+  private replaceLater(t: RunThread): void {
+    setTimeout(() => { if (!this.closing && this.threads.includes(t)) this.replace(t) }, BROKEN_RESTART_MS).unref()
+  }
+
+  /**
+   * `t` exited: the jobs it had not started go elsewhere; those it had started fail with it. One that
+   * never answered (its module may not load) fails all its jobs, and is replaced a second later.
+   */
   private lost(t: RunThread, why: string): void {
     if (t.gone) return
     t.gone = true
     const w = t.revoked ? t.revokedAt : Atomics.exchange(t.ctl, CLAIM, REVOKED)
     t.revoked = true
     t.revokedAt = w
+    const broken = !t.answered && !t.guilty
     const back: Job$[] = []
     for (const [s, j] of t.jobs) {
-      if (s >= w && !this.closing) {
+      if (s >= w && !this.closing && !broken) {
         j.thread = undefined
         back.push(j)
         continue
@@ -359,7 +373,8 @@ export class RunThreads {
     }
     t.jobs.clear()
     this.queue.unshift(...back)
-    if (this.threads.includes(t)) this.replace(t)
+    if (broken) this.replaceLater(t)
+    else if (this.threads.includes(t)) this.replace(t)
     if (this.queue.length > 0 && !this.scheduled && !this.closing) {
       this.scheduled = true
       setImmediate(this.dispatch)
