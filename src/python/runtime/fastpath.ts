@@ -3,7 +3,7 @@
  * be decided only at run time (is this object an instance of one of the program's classes, which
  * function is its method), answered without allocating.
  */
-import { PyInstance } from './values.ts'
+import { PyClass, PyInstance, type PyType } from './values.ts'
 import { PyFunction, getAttr } from './extended.ts'
 import { setAttr } from './classes.ts'
 import { inplace } from './ops.ts'
@@ -30,4 +30,61 @@ export const FAST_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
   mfast: (_rt, a) => methodFid(a[0], a[1] as string),
   // `obj.name op= value` in one call: read, the in-place operator, write back.
   iattr: (rt, a) => setAttr(a[0], a[1] as string, inplace(rt, a[2] as string, getAttr(a[0], a[1] as string), a[3])),
+}
+
+/** Whether a class or one of the program's classes it derives from holds a `@property` (read and written before the instance's own attributes). */
+function hasProperties(cls: PyType | null): boolean {
+  for (let t = cls; t instanceof PyClass; t = t.base) if (t.props > 0) return true
+  return false
+}
+
+/** `o.name` of an instance's own attribute (no property in its classes), else the general read. */
+export function readAttr(o: unknown, name: string): unknown {
+  if (o instanceof PyInstance) {
+    const v = o.attrs.get(name)
+    if (v !== undefined && !hasProperties(o.cls)) return v
+  }
+  return getAttr(o, name)
+}
+
+/** `o.name = v` on an instance whose classes hold no property, else the general write. */
+export function writeAttr(o: unknown, name: string, v: unknown): null {
+  if (o instanceof PyInstance && !hasProperties(o.cls)) { o.attrs.set(name, v); return null }
+  return setAttr(o, name, v)
+}
+
+type Arg = { fn: (f: { rt: PyRun }) => unknown; constant?: { value: unknown } }
+type Compiled = { fn: (f: { rt: PyRun }) => unknown } | undefined
+
+/**
+ * Compile hooks (the VM's GuestFunction.compile) of the attribute entries with a constant name:
+ * the call reads its operands and calls the runtime with them, no argument array.
+ */
+export const ATTR_COMPILE: Record<string, (args: readonly Arg[]) => Compiled> = {
+  getattr: (args) => {
+    const name = args[1]?.constant?.value
+    if (args.length !== 2 || typeof name !== 'string') return undefined
+    const o = args[0]!.fn
+    return { fn: (f) => readAttr(o(f), name) }
+  },
+  // py$setattr(value, obj, name)
+  setattr: (args) => {
+    const name = args[2]?.constant?.value
+    if (args.length !== 3 || typeof name !== 'string') return undefined
+    const v = args[0]!.fn, o = args[1]!.fn
+    return { fn: (f) => { const x = v(f); return writeAttr(o(f), name, x) } }
+  },
+  // py$iattr(obj, name, op, value): obj.name op= value
+  iattr: (args) => {
+    const name = args[1]?.constant?.value, op = args[2]?.constant?.value
+    if (args.length !== 4 || typeof name !== 'string' || typeof op !== 'string') return undefined
+    const o = args[0]!.fn, v = args[3]!.fn
+    return { fn: (f) => { const x = o(f), y = v(f); return writeAttr(x, name, inplace(f.rt, op, readAttr(x, name), y)) } }
+  },
+  mfast: (args) => {
+    const name = args[1]?.constant?.value
+    if (args.length !== 2 || typeof name !== 'string') return undefined
+    const o = args[0]!.fn
+    return { fn: (f) => methodFid(o(f), name) }
+  },
 }
