@@ -12,13 +12,15 @@
  * the call and gives its items as a one-shot iterator.
  */
 import type { FunctionDef, Step } from '../ast/types.ts'
-import { type Node, and, arr, assign, binary, call, cond, exprStep, id, lit, methodCall, not, or, rt, setVar, step, UNDEFINED } from './nodes.ts'
+import { type Node, and, arr, assign, binary, call, cond, exprStep, id, lit, not, or, rt, setVar, step, UNDEFINED } from './nodes.ts'
 import type { Refuser } from './refuse.ts'
 
 const PC = '$pc'
 const SUSP = '$susp'
 const G = '$g'
 const ITEMS = '$items'
+/** The eager twin's stand-in for the generator's sent value: None after `yield`, the return value after `yield from`. */
+const ESENT = '$esent'
 
 interface Range { lo: number; hi: number }
 
@@ -191,7 +193,7 @@ export function generatorFunction(r: Refuser, helper: string, qualname: string, 
   }
 
   // `x = yield` reads the value the generator was resumed with from the generator itself.
-  const resumed = withGenerator(list(rewritten))
+  const resumed = withSent(list(rewritten), (call) => ({ ...call, args: [id(G)] }) as unknown as Node)
   // Every variable is a parameter: the first call binds them, later calls find them as they were left.
   const all = [G, ...vars, ...extra, PC, SUSP]
   const resume: FunctionDef = {
@@ -205,11 +207,11 @@ export function generatorFunction(r: Refuser, helper: string, qualname: string, 
     step('if', { condition: rt('genwaits', [id(G)]), then: [step('return', { value: call(eagerName, params.map((p) => id(p))) })] }),
     step('return', { value: id(G) }),
   ]
-  const declared: Record<string, Node> = { [ITEMS]: arr([]) }
+  const declared: Record<string, Node> = { [ITEMS]: arr([]), [ESENT]: lit(null) }
   for (const n of [...locals, ...catchParams]) if (!params.includes(n)) declared[n] = UNDEFINED
   const eager: FunctionDef = {
     params,
-    steps: [step('varsLet', { vars: declared }), ...eagerBody(body), step('return', { value: rt('gen', [id(ITEMS), lit('generator')]) })],
+    steps: [step('varsLet', { vars: declared }), ...withSent(eagerBody(body), () => id(ESENT)), step('return', { value: rt('gen', [id(ITEMS), lit('generator')]) })],
   }
   return { entry, resume, eager }
 }
@@ -238,8 +240,8 @@ function rewriteSteps(steps: Step[], f: (s: AnyStep) => Step | undefined): Step[
 /** The body run to its end: each item appended to `$items`, a `return` gives them all. */
 const eagerBody = (steps: Step[]): Step[] => rewriteSteps(steps, (s) => {
   const marker = isMarker(s)
-  if (marker === 'yield') return exprStep(methodCall(id(ITEMS), 'push', [s.value.args[0]]), s.loc)
-  if (marker === 'yieldfrom') return exprStep(rt('m', [id(ITEMS), lit('extend'), arr([s.value.args[0]]), lit(null)], s.loc), s.loc)
+  if (marker === 'yield') return setVar(ESENT, rt('gpush', [id(ITEMS), s.value.args[0]]), s.loc)
+  if (marker === 'yieldfrom') return setVar(ESENT, rt('gfromall', [id(ITEMS), s.value.args[0]], s.loc), s.loc)
   if (s.op === 'return') return { ...s, value: rt('first', [rt('gen', [id(ITEMS), lit('generator')]), s.value ?? lit(null)]) }
   return undefined
 })
@@ -257,13 +259,13 @@ function firstMarker(steps: Step[], ranges: Map<Step, Range>, k: number): [numbe
   return [1, 0]
 }
 
-/** The steps with `py$gsent()` (the value `x = yield` assigns, lowered without the generator) given `$g`. */
-function withGenerator(steps: Step[]): Step[] {
+/** The steps with `py$gsent()` (the value `x = yield` assigns, lowered without the generator) replaced: given `$g`, or the eager twin's variable. */
+function withSent(steps: Step[], by: (call: Record<string, unknown>) => Node): Step[] {
   const walk = (x: unknown): unknown => {
     if (Array.isArray(x)) return x.map(walk)
     if (x === null || typeof x !== 'object') return x
     const o = x as Record<string, unknown>
-    if (o.$expr === 'call' && o.callee === 'py$gsent') return { ...o, args: [id(G)] }
+    if (o.$expr === 'call' && o.callee === 'py$gsent') return by(o)
     const out: Record<string, unknown> = {}
     for (const k of Object.keys(o)) out[k] = walk(o[k])
     return out

@@ -5,7 +5,8 @@
  * time. Their results against CPython are in the corpus (hand_extended.txt, generator-*).
  */
 import { expect, test } from 'bun:test'
-import { runPythonBlock } from '../../src/python/index.ts'
+import { pythonVmOptions, runPythonBlock, transpilePython } from '../../src/python/index.ts'
+import { AgentVM, defineAtom } from '../../src/index.ts'
 
 const COUNT = 'def count(n=0):\n    while True:\n        yield n\n        n += 1\n'
 
@@ -47,4 +48,15 @@ test('send and throw resume the generator through the same metered helper: bound
   const b = await runPythonBlock(body, { fuel: 1e6 })
   expect(a.result).toEqual({ last: 1225, reset: 0, after: 5 })
   expect(a.fuelUsed).toBe(b.fuelUsed)
+})
+
+test('a generator that may wait for an atom runs eagerly: x = yield is None, x = yield from g is g\'s return value', async () => {
+  const body = 'def pages(n):\n    got = yield lookup(n)\n    yield got\n    total = yield from sub()\n    yield total\n    more = yield from [7, 8]\n    yield more\n' +
+    'def sub():\n    yield 1\n    return 5\nreturn {"items": list(pages(3))}'
+  const { ast } = transpilePython(body, { params: ['initial'], externals: { lookup: { fields: ['id'] } } })
+  const lookup = defineAtom('lookup', { type: 'object', properties: { id: { type: 'number' } } }, undefined, async (x: { id: number }) => ({ found: x.id }))
+  const r = await new AgentVM({ lookup }, pythonVmOptions()).run(ast, { initial: {} })
+  expect(r.error).toBeUndefined()
+  // CPython: [{'found': 3}, None, 1, 5, 7, 8, None]
+  expect(r.result).toEqual({ items: [{ found: 3 }, null, 1, 5, 7, 8, null] })
 })

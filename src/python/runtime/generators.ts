@@ -339,8 +339,16 @@ export const GENERATOR_RUNTIME: Record<string, Fn> = {
     }
     return null
   },
-  /** What `x = yield` assigns: the value sent (None for `next`; an eager generator's body: None). */
-  gsent: (_rt, a) => (a[0] === undefined ? null : gen(a[0]).sent),
+  /** What `x = yield` assigns: the value sent (None for `next`). */
+  gsent: (_rt, a) => gen(a[0]).sent,
+  /** An eager generator's `yield v`: v kept; what `x = yield` assigns there is None. */
+  gpush: (rt, a) => { rt.chargeSlots(1); (a[0] as unknown[]).push(a[1]); return null },
+  /** An eager generator's `yield from x`: every item kept; what `x = yield from g` assigns is g's return value. */
+  gfromall: (rt, a) => {
+    const items = a[0] as unknown[], it = cursor(rt, a[1])
+    for (let v = it.step(); v !== undefined; v = it.step()) { rt.chargeSlots(1); items.push(v) }
+    return it instanceof PyGen ? it.takeReturn() : null
+  },
   /**
    * Resumed inside `yield from sub`: what resumed the outer generator goes to the inner one (`send`
    * to its `send`, `throw` to its `throw`, `close` closes it first), as CPython delegates; the next
