@@ -57,10 +57,25 @@ type Arg = { fn: (f: { rt: PyRun }) => unknown; constant?: { value: unknown } }
 type Compiled = { fn: (f: { rt: PyRun }) => unknown } | undefined
 
 /**
- * Compile hooks (the VM's GuestFunction.compile) of the attribute entries with a constant name:
- * the call reads its operands and calls the runtime with them, no argument array.
+ * Compile hooks (the VM's GuestFunction.compile) of hot runtime entries: the call reads its
+ * operands and calls the runtime with them, no argument array (`plain`: the entry itself, for
+ * the rare case it answers).
  */
-export const ATTR_COMPILE: Record<string, (args: readonly Arg[]) => Compiled> = {
+export const FAST_COMPILE: Record<string, (args: readonly Arg[], plain: (rt: PyRun, a: unknown[]) => unknown) => Compiled> = {
+  // py$last(...): the last value (assignments made inside an expression, then its value).
+  last: (args) => {
+    const fns = args.map((a) => a.fn)
+    const n = fns.length
+    if (n === 0) return undefined
+    return { fn: (f) => { for (let i = 0; i < n - 1; i++) fns[i]!(f); return fns[n - 1]!(f) } }
+  },
+  // py$chk(value, name): a local read before it is assigned raises (through the entry itself).
+  chk: (args, plain) => {
+    const name = args[1]?.constant?.value
+    if (args.length !== 2 || typeof name !== 'string') return undefined
+    const x = args[0]!.fn
+    return { fn: (f) => { const v = x(f); return v !== undefined ? v : plain(f.rt, [v, name]) } }
+  },
   getattr: (args) => {
     const name = args[1]?.constant?.value
     if (args.length !== 2 || typeof name !== 'string') return undefined

@@ -22,7 +22,7 @@ import { GENERATOR_RUNTIME } from './generators.ts'
 import { CLASS_RUNTIME, unwrapTexts } from './classes.ts'
 import { MODULE_RUNTIME, PyOrderedDict, collectionMethod } from './modules.ts'
 import { FUSABLE, compileOp, ex } from './fused.ts'
-import { ATTR_COMPILE, FAST_RUNTIME } from './fastpath.ts'
+import { FAST_COMPILE, FAST_RUNTIME } from './fastpath.ts'
 import { reMethod } from './re.ts'
 import { timeMethod } from './datetime.ts'
 import { constantSet } from './set-order.ts'
@@ -213,8 +213,8 @@ const raw: Record<string, Fn> = {
 // Conversions of values holding guest objects whose __repr__/__str__ the program called first (runtime/classes.ts).
 for (const name of ['strb', 'repr', 'fmt', 'print', 'printline', 'mod', 'm']) raw[`tx${name}`] = unwrapTexts(raw[name]!)
 
-// Attribute reads and writes with a constant name: compiled at their call sites (runtime/fastpath.ts).
-for (const [name, compile] of Object.entries(ATTR_COMPILE)) Object.assign(raw[name]!, { compile })
+// Hot entries (attribute reads and writes with a constant name, ...): compiled at their call sites (runtime/fastpath.ts).
+for (const [name, compile] of Object.entries(FAST_COMPILE)) { const plain = raw[name]!; Object.assign(plain, { compile: (args: Parameters<typeof compile>[0]) => compile(args, plain) }) }
 // A fusable operation called alone (`py$gt(d, best)`) is compiled at its call site like a fused one: no argument array.
 for (const op of Object.keys(FUSABLE)) Object.assign(raw[op]!, { compile: (args: Parameters<typeof compileOp>[1]) => compileOp(op, args) })
 
