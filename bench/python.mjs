@@ -140,10 +140,11 @@ for b in blocks:
     for _ in range(b["warmup"]):
         fn(initial={}, **b["input"])
     times = []
+    clock = time.process_time if b.get("cpu") else time.perf_counter
     for _ in range(b["runs"]):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn(initial={}, **b["input"])
-        times.append((time.perf_counter() - t0) * 1000)
+        times.append((clock() - t0) * 1000)
     times.sort()
     out[b["id"]] = {"ms": times[len(times) // 2], "result": result}
 print(json.dumps({"version": sys.version.split()[0], "blocks": out}))
@@ -163,7 +164,7 @@ export async function runPythonSection({ opts, log }) {
   const runs = opts.quick ? 3 : 9
   const warmup = opts.quick ? 1 : 3
   const py = spawnSync('python3', ['-c', CPYTHON_TIMER], {
-    input: JSON.stringify(PYTHON_BLOCKS.map((b) => ({ ...b, runs, warmup }))), encoding: 'utf8', maxBuffer: 16 << 20,
+    input: JSON.stringify(PYTHON_BLOCKS.map((b) => ({ ...b, runs, warmup, cpu: opts.cpu === true }))), encoding: 'utf8', maxBuffer: 16 << 20,
   })
   if (py.status !== 0) {
     log(`  python section skipped: python3 failed (${(py.stderr || py.error?.message || '').trim().split('\n').pop()})`)
@@ -186,9 +187,10 @@ export async function runPythonSection({ opts, log }) {
     for (let i = 0; i < warmup; i++) await once()
     const times = []
     for (let i = 0; i < runs; i++) {
-      const t0 = performance.now()
+      const t0 = performance.now(), c0 = process.cpuUsage()
       await once()
-      times.push(performance.now() - t0)
+      const c = process.cpuUsage(c0)
+      times.push(opts.cpu ? (c.user + c.system) / 1000 : performance.now() - t0)
     }
     const theirs = cpython.blocks[b.id]
     const ms = median(times)
@@ -218,9 +220,11 @@ export function renderPythonSection(p) {
   return lines.join('\n')
 }
 
-// Standalone: node bench/python.mjs [--quick]
+// Standalone: node bench/python.mjs [--quick] [--cpu]
+// --cpu: each side timed by its process's CPU time instead of the wall clock (steadier on a loaded machine).
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const quick = process.argv.includes('--quick')
-  const result = await runPythonSection({ opts: { quick }, log: (s) => console.log(s) })
+  const cpu = process.argv.includes('--cpu')
+  const result = await runPythonSection({ opts: { quick, cpu }, log: (s) => console.log(s) })
   if (process.argv.includes('--write')) writeFileSync(join(benchDir, 'results', 'python-latest.json'), JSON.stringify(result, null, 2) + '\n')
 }
