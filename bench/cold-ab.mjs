@@ -1,7 +1,8 @@
 // Cold start and heap after import of `ajs-lang/vm`, two revisions side by side:
-//   node bench/cold-ab.mjs <rev-before> <rev-after|.> [spawns]   (default 21 spawns each)
+//   node bench/cold-ab.mjs <rev-before> <rev-after|.> [spawns] [--dist]   (default 21 spawns each)
 // Each revision's src/vm/index.ts is bundled minified with its dependencies inlined (as the bench's
-// cold-start section does, and like dist/), then fresh `node --expose-gc` processes alternate
+// cold-start section does); with --dist, each revision's own `scripts/build.mjs` builds its dist/
+// and the children import dist/vm.js, as the package's users do. Then fresh `node --expose-gc` processes alternate
 // between the two (interleaved, so machine noise hits both alike). Each child times, from before
 // its first import: the import, then the first result of agent-typical from its compiled AST
 // (what an agent host does), and reads the V8 heap after the import (gc() twice, heapUsed minus
@@ -13,8 +14,9 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
-const [revA, revB, spawnsArg = '21'] = process.argv.slice(2)
-if (!revA || !revB) { console.error('usage: node bench/cold-ab.mjs <rev-before> <rev-after|.> [spawns]'); process.exit(2) }
+const useDist = process.argv.includes('--dist')
+const [revA, revB, spawnsArg = '21'] = process.argv.slice(2).filter((a) => a !== '--dist')
+if (!revA || !revB) { console.error('usage: node bench/cold-ab.mjs <rev-before> <rev-after|.> [spawns] [--dist]'); process.exit(2) }
 const root = resolve(import.meta.dirname, '..')
 const dir = mkdtempSync(join(tmpdir(), 'ajs-cold-ab-'))
 symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
@@ -23,12 +25,16 @@ symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
 async function bundle(rev, name) {
   let src = root
   if (rev !== '.') {
-    execSync(`git archive --prefix=${name}/ ${rev} src | tar -x -C ${dir}`, { cwd: root })
+    execSync(`git archive --prefix=${name}/ ${rev} src scripts package.json tsconfig.json | tar -x -C ${dir}`, { cwd: root })
     src = join(dir, name)
+    symlinkSync(join(root, 'node_modules'), join(src, 'node_modules'))
   }
   const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'error', nodePaths: [join(root, 'node_modules')] }
-  const vm = join(dir, `${name}-vm.min.mjs`)
-  await build({ ...common, minify: true, entryPoints: [join(src, 'src/vm/index.ts')], outfile: vm })
+  let vm = join(dir, `${name}-vm.min.mjs`)
+  if (useDist) {
+    execSync('node scripts/build.mjs --quiet --no-types', { cwd: src, stdio: 'inherit' })
+    vm = join(src, 'dist/vm.js')
+  } else await build({ ...common, minify: true, entryPoints: [join(src, 'src/vm/index.ts')], outfile: vm })
   const full = join(dir, `${name}-full.mjs`)
   await build({ ...common, entryPoints: [join(src, 'src/index.ts')], outfile: full })
   return { vm, full }
@@ -86,7 +92,7 @@ for (let i = 0; i < spawns; i++) {
 }
 const median = (xs) => { const v = [...xs].sort((a, b) => a - b); return v[Math.floor(v.length / 2)] }
 const sameResult = JSON.stringify(sides[0].samples[0].result) === JSON.stringify(sides[1].samples[0].result)
-console.log(`agent-typical, ${spawns} fresh node processes per side (interleaved), medians; same result: ${sameResult}`)
+console.log(`agent-typical, ${useDist ? "each revision's dist/vm.js" : 'a minified bundle of src/vm/index.ts'}, ${spawns} fresh node processes per side (interleaved), medians; same result: ${sameResult}`)
 console.log('side    rev        import ms (cpu)  import→first result ms (cpu)  heap after import  heap after first run')
 for (const s of sides) {
   const m = (k) => median(s.samples.map((x) => x[k]))

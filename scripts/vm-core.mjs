@@ -104,15 +104,26 @@ export async function planVmLayers({ root, dist, entry, light, plugins, esbuildO
     }
     return files
   }
-  return { plugins: layers.map(redirect), finish }
+  /**
+   * The text of a module that is a layer module's re-exports straight from its layer (placeholder
+   * specifier; linkLayers points it at the file), as the split build's shim is: for an entry that is
+   * a layer module (ajs-lang/vm's src/vm/index.ts), whose shim esbuild moves into a shared chunk.
+   */
+  const reexports = (path) => {
+    const layer = layers.find((l) => l.modules.has(resolve(root, path)))
+    return layer ? shimText(layer, resolve(root, path)) : undefined
+  }
+  return { plugins: layers.map(redirect), finish, reexports }
+
+  function shimText(layer, path) {
+    const { names, aliases } = layer.modules.get(path)
+    const from = JSON.stringify(layer.specifier)
+    return names.length === 0 ? `import ${from}` : `export { ${names.map((n) => `${aliases.get(n)} as ${n}`).join(', ')} } from ${from}`
+  }
 
   /** @returns {import('esbuild').Plugin} */
   function redirect(layer) {
-    const shim = (path) => {
-      const { names, aliases } = layer.modules.get(path)
-      const from = JSON.stringify(layer.specifier)
-      return names.length === 0 ? `import ${from}` : `export { ${names.map((n) => `${aliases.get(n)} as ${n}`).join(', ')} } from ${from}`
-    }
+    const shim = (path) => shimText(layer, path)
     const ns = `layer-${layer.name}`
     return {
       name: ns,
