@@ -61,8 +61,19 @@ export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
   if (global) {
     const compiled = guest?.compile && items && !args.async ? guest.compile(items) : undefined
     if (compiled) {
-      const g = compiled.fn
-      return { fn: (f: Frame) => { try { return g(f) } catch (e) { throw toVmError(e) } }, cost: cost + (compiled.cost ?? 0), async: false }
+      const g = compiled.fn, loc = node.loc, file = c.file
+      // One wrapper instead of two: its errors read by shape, then located at the call as Compiler.expr's wrapper does for other calls.
+      const fn = loc === undefined ? (f: Frame) => { try { return g(f) } catch (e) { throw toVmError(e) } }
+        : (f: Frame) => {
+          try {
+            return g(f)
+          } catch (e) {
+            const v = toVmError(e)
+            if (!v.loc) { v.loc = loc; v.file = file } else v.file ??= file
+            throw v
+          }
+        }
+      return { fn, cost: cost + (compiled.cost ?? 0), async: false, selfLocated: true }
     }
     const a = args.fn
     const fn = args.async ? (f: Frame) => then(a(f), (vals) => global(f.rt, vals)) : (f: Frame) => global(f.rt, a(f))
