@@ -19,7 +19,7 @@
 // A/B alternated in the same conditions; a run with it is never written).
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -123,7 +123,15 @@ function cpuMsOf(statFile) {
   }
 }
 /** The whole process (every thread), and its main thread alone (the event loop: HTTP, auth, admission, the hand-off to workers). */
-const serverCpuMs = () => ({ all: cpuMsOf(`/proc/${server.pid}/stat`), main: cpuMsOf(`/proc/${server.pid}/task/${server.pid}/stat`) })
+/** CPU time of every thread of the server, by thread id (Linux names them all "node": they are told apart by how busy they are). */
+function threadCpuMs() {
+  const out = new Map()
+  try {
+    for (const tid of readdirSync(`/proc/${server.pid}/task`)) out.set(tid, cpuMsOf(`/proc/${server.pid}/task/${tid}/stat`))
+  } catch { /* not Linux */ }
+  return out
+}
+const serverCpuMs = () => ({ all: cpuMsOf(`/proc/${server.pid}/stat`), main: cpuMsOf(`/proc/${server.pid}/task/${server.pid}/stat`), threads: threadCpuMs() })
 
 /** The server's hand-offs to its run threads so far (messages and the runs they carried, each way; absent on servers without the gauges). */
 async function handoffs() {
@@ -141,6 +149,9 @@ async function phase(body, title) {
   const perRun = (ms) => Math.round((ms * 1000) / Math.max(1, r.requests))
   r.serverCpuUsPerRun = perRun(cpu1.all - cpu0.all)
   r.mainThreadCpuUsPerRun = perRun(cpu1.main - cpu0.main)
+  // The two busiest threads besides the main one are the run threads at this load (the workflow threads stay idle).
+  const others = [...cpu1.threads].filter(([tid]) => tid !== String(server.pid)).map(([tid, ms]) => ms - (cpu0.threads.get(tid) ?? 0)).sort((a, b) => b - a)
+  if (others.length >= 2) r.threadCpuUsPerRun = { busiestTwoOthers: perRun(others[0] + others[1]), rest: perRun(others.slice(2).reduce((a, b) => a + b, 0)) }
   const perMessage = (side) => +((h1[side][1] - h0[side][1]) / Math.max(1, h1[side][0] - h0[side][0])).toFixed(2)
   if (Number.isFinite(h1.out[0])) r.runsPerMessage = { out: perMessage('out'), back: perMessage('back') }
   return r
@@ -155,7 +166,7 @@ const summarize = (r) => ({
   timeouts: r.timeouts,
 })
 
-const batching = (p) => (p.runsPerMessage ? `, runs per message to/from the threads ${p.runsPerMessage.out}/${p.runsPerMessage.back}` : '')
+const batching = (p) => (p.threadCpuUsPerRun ? `; the two busiest other threads ${p.threadCpuUsPerRun.busiestTwoOthers}, the rest ${p.threadCpuUsPerRun.rest}` : '') + (p.runsPerMessage ? `; runs per message to/from the threads ${p.runsPerMessage.out}/${p.runsPerMessage.back}` : '')
 const loadStart = os.loadavg().map((x) => +x.toFixed(2))
 const phases = {}
 const log = (s) => console.log(s)
@@ -208,12 +219,13 @@ const md = [
   `Commit: ${results.git.line}  `,
   `Setup: ${results.setup.body}, ${connections} connections, ${duration} s per phase, pool ${results.setup.poolSize}`,
   '',
-  '| phase | runs/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx | server CPU µs/run | main thread µs/run |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-  ...Object.entries(phases).map(([k, p]) => `| ${k} | ${p.requestsPerSec} | ${p.latencyMs.p50} | ${p.latencyMs.p90} | ${p.latencyMs.p99} | ${p.latencyMs.max} | ${p.non2xx} | ${p.serverCpuUsPerRun} | ${p.mainThreadCpuUsPerRun} |`),
+  '| phase | runs/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx | server CPU µs/run | main thread µs/run | run threads µs/run | other threads µs/run | runs per message out/back |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...Object.entries(phases).map(([k, p]) => `| ${k} | ${p.requestsPerSec} | ${p.latencyMs.p50} | ${p.latencyMs.p90} | ${p.latencyMs.p99} | ${p.latencyMs.max} | ${p.non2xx} | ${p.serverCpuUsPerRun} | ${p.mainThreadCpuUsPerRun} | ${p.threadCpuUsPerRun?.busiestTwoOthers ?? ''} | ${p.threadCpuUsPerRun?.rest ?? ''} | ${p.runsPerMessage ? `${p.runsPerMessage.out}/${p.runsPerMessage.back}` : ''} |`),
   '',
   'Server CPU per run is user + system time of the server process (all its threads) divided by the runs answered',
-  '(main thread: the event loop alone, where HTTP, auth, admission and the hand-off to the pool run):',
+  '(main thread: the event loop alone, where HTTP, auth, admission and the hand-off to the pool run; run threads: the two',
+  'busiest other threads, which at this load are the pool\'s run threads; other threads: V8\'s and libuv\'s helpers, GC included):',
   `on an otherwise idle machine with ${os.cpus().length} cores it bounds the rate at ≈ ${os.cpus().length} × 1e6 / (µs per run) runs/s.`,
   '',
   'Targets: ' + Object.entries(results.targets).map(([k, v]) => `${k}: ${v ? 'met' : 'NOT met'}`).join('; '),
