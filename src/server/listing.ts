@@ -54,7 +54,7 @@ export const workflowListQuerySchema = (() => {
       name: { type: 'string', minLength: 1, maxLength: SEARCH_LIMITS.nameLength, description: 'Only workflows of this name.' },
     },
     patternProperties: {
-      [`^attr\\.[A-Za-z_][A-Za-z0-9_.-]{0,${SEARCH_LIMITS.keyLength - 1}}$`]: { type: 'string', maxLength: 1024, description: 'attr.<name>=<value>: only workflows whose search attribute has this value (a number or boolean matches its text: attr.priority=2).' },
+      [`^attr\\.[A-Za-z_][A-Za-z0-9_.-]{0,${SEARCH_LIMITS.keyLength - 1}}$`]: { title: 'attr.<name>', type: 'string', maxLength: 1024, description: 'attr.<name>=<value>: only workflows whose search attribute has this value (a number or boolean matches its text: attr.priority=2).' },
     },
   }
 })()

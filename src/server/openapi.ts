@@ -13,6 +13,20 @@ interface Operation {
   responses: Record<string, unknown>
 }
 
+/**
+ * Query parameters whose names follow a pattern (`?attr.<name>=<value>`): OpenAPI names each
+ * parameter literally, so they are one object parameter in the form style, exploded, which
+ * serializes each property as its own `name=value` pair; `propertyNames` gives the pattern.
+ * The schema's `title` (`attr.<name>`) names it for readers; the pattern when it has none.
+ */
+function patternParameter(pattern: string, s: { title?: string; description?: string }): Record<string, unknown> {
+  const { title, description, ...value } = s
+  const out: Record<string, unknown> = { name: title ?? pattern, in: 'query', required: false, style: 'form', explode: true }
+  if (description !== undefined) out.description = description
+  out.schema = { type: 'object', propertyNames: { pattern }, additionalProperties: value }
+  return out
+}
+
 export class OpenApiCollector {
   private readonly paths: Record<string, Record<string, Operation>> = {}
 
@@ -22,7 +36,10 @@ export class OpenApiCollector {
     const method = String(Array.isArray(route.method) ? route.method[0] : route.method).toLowerCase()
     if (method === 'head') return
     const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
-    const schema = (route.schema ?? {}) as { summary?: string; body?: unknown; params?: { properties?: Record<string, unknown>; required?: string[] }; querystring?: { properties?: Record<string, unknown> } }
+    const schema = (route.schema ?? {}) as {
+      summary?: string; body?: unknown; params?: { properties?: Record<string, unknown>; required?: string[] }
+      querystring?: { properties?: Record<string, unknown>; patternProperties?: Record<string, { title?: string; description?: string }> }
+    }
     const config = (route.config ?? {}) as { auth?: boolean; responses?: Record<number, { description: string; schema?: unknown; contentType?: string }> }
     const op: Operation = { responses: {} }
     if (schema.summary) op.summary = schema.summary
@@ -30,6 +47,7 @@ export class OpenApiCollector {
     const params: unknown[] = []
     for (const [name, s] of Object.entries(schema.params?.properties ?? {})) params.push({ name, in: 'path', required: true, schema: s })
     for (const [name, s] of Object.entries(schema.querystring?.properties ?? {})) params.push({ name, in: 'query', required: false, schema: s })
+    for (const [pattern, s] of Object.entries(schema.querystring?.patternProperties ?? {})) params.push(patternParameter(pattern, s))
     if (params.length > 0) op.parameters = params
     if (schema.body) op.requestBody = { required: true, content: { 'application/json': { schema: schema.body } } }
     for (const [status, r] of Object.entries(config.responses ?? { 200: { description: 'OK' } })) {

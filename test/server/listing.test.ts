@@ -172,8 +172,15 @@ describe('GET /v1/workflows and /v1/workflows/{id}/journal', () => {
   test('in /openapi.json with their query parameters', async () => {
     const doc = (await req('GET', '/openapi.json')).json
     for (const [path, names] of [['/v1/runs', ['state', 'limit', 'cursor']], ['/v1/workflows', ['state', 'limit', 'cursor', 'tag', 'name']], ['/v1/workflows/{id}/journal', ['id', 'limit', 'cursor']]] as const) {
-      expect(doc.paths[path].get.parameters.map((p: { name: string }) => p.name)).toEqual([...names])
+      expect(doc.paths[path].get.parameters.map((p: { name: string }) => p.name)).toEqual([...names, ...(path === '/v1/workflows' ? ['attr.<name>'] : [])])
     }
+    // `?attr.<name>=<value>` (issue 24): one exploded form-style object whose property names follow the pattern.
+    const attr = doc.paths['/v1/workflows'].get.parameters.at(-1)
+    expect(attr).toMatchObject({ in: 'query', required: false, style: 'form', explode: true, schema: { type: 'object', additionalProperties: { type: 'string', maxLength: 1024 } } })
+    expect(attr.description).toContain('attr.priority=2')
+    const names = new RegExp(attr.schema.propertyNames.pattern)
+    expect(['attr.priority', 'attr.team.region'].every((n) => names.test(n))).toBe(true)
+    expect(['priority', 'attr.', 'tag'].some((n) => names.test(n))).toBe(false)
   })
 })
 
