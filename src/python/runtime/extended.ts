@@ -8,7 +8,7 @@ import { PyGen } from './generators.ts'
 import { makeNamedTuple, namedTupleAttr } from './namedtuple.ts'
 import { PyPartial, partialCall } from './partial.ts'
 import { timeAttr } from './datetime.ts'
-import { PyNamedTupleType, PyNumeric, moduleClassType } from './values.ts'
+import { PyNamedTupleType, PyNumeric, exceptionClass, moduleClassType } from './values.ts'
 import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
 import { PyRaise, raise, typeError, valueError, exceptionMessage } from './errors.ts'
 import { iterate, len, repr, str, truth, hashKey } from './core.ts'
@@ -185,7 +185,8 @@ function one(name: string, a: readonly unknown[]): unknown {
 function callType(rt: PyRun, t: PyType, a: unknown[], kw: PyDict | null): unknown {
   if (t.isSubclassOf(typeByName('BaseException')!)) {
     noKw(t.name, kw)
-    return new PyException(t, a, exceptionMessage(t, a, str, repr))
+    const c = exceptionClass(t, a)
+    return new PyException(c, a, exceptionMessage(c, a, str, repr))
   }
   if (t.name !== 'dict') noKw(t.name, kw)
   switch (t.name) {

@@ -4,7 +4,7 @@
  * functions never collide). Pass it as `new AgentVM(atoms, { functions })`.
  */
 import type { GuestFunction } from '../../vm/compile/compiler.ts'
-import { PyDeque, PyDict, PyIter, PyNumeric, PyOpaque, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { PyDeque, PyDict, PyIter, PyNumeric, PyOpaque, exceptionClass, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, exceptionMessage, raise, typeError, valueError } from './errors.ts'
 import { contains, eq, ge, gt, hashKey, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
 import { BINARY, add, floordiv, inplace, mod, mul, power, sub, truediv } from './ops.ts'
@@ -73,8 +73,8 @@ function caught(e: unknown): PyException {
 }
 
 function makeException(name: string, args: unknown[]): PyException {
-  const type = typeByName(name)!
-  return new PyException(type, args, exceptionMessage(name, args, str, repr))
+  const type = exceptionClass(typeByName(name)!, args)
+  return new PyException(type, args, exceptionMessage(type, args, str, repr))
 }
 
 function index(x: unknown): number {

@@ -119,13 +119,29 @@ export const EXTENDED_EXCEPTION_TREE: ReadonlyArray<readonly [string, string]> =
   ['ConnectionRefusedError', 'ConnectionError'], ['ConnectionResetError', 'ConnectionError'],
   ['FileExistsError', 'OSError'], ['FileNotFoundError', 'OSError'], ['InterruptedError', 'OSError'],
   ['IsADirectoryError', 'OSError'], ['NotADirectoryError', 'OSError'], ['PermissionError', 'OSError'],
-  ['ProcessLookupError', 'OSError'], ['TimeoutError', 'OSError'], ['EOFError', 'Exception'],
+  ['ProcessLookupError', 'OSError'], ['TimeoutError', 'OSError'], ['BlockingIOError', 'OSError'],
+  ['ChildProcessError', 'OSError'], ['EOFError', 'Exception'],
   ['FloatingPointError', 'ArithmeticError'], ['BufferError', 'Exception'], ['Warning', 'Exception'],
   ['UserWarning', 'Warning'], ['DeprecationWarning', 'Warning'], ['RuntimeWarning', 'Warning'],
 ]
 for (const [name, base] of EXTENDED_EXCEPTION_TREE) defType(name, base)
 export const EXCEPTION_ALIASES: Readonly<Record<string, string>> = { IOError: 'OSError', EnvironmentError: 'OSError' }
 for (const [alias, name] of Object.entries(EXCEPTION_ALIASES)) types.set(alias, types.get(name)!)
+
+/** The subclass CPython's `OSError(errno, strerror, ...)` makes for its errno (Linux's numbers, as CPython's reference runs). */
+const ERRNO_CLASSES: Readonly<Record<number, string>> = {
+  1: 'PermissionError', 2: 'FileNotFoundError', 3: 'ProcessLookupError', 4: 'InterruptedError', 10: 'ChildProcessError',
+  11: 'BlockingIOError', 13: 'PermissionError', 17: 'FileExistsError', 20: 'NotADirectoryError', 21: 'IsADirectoryError',
+  32: 'BrokenPipeError', 103: 'ConnectionAbortedError', 104: 'ConnectionResetError', 108: 'BrokenPipeError',
+  110: 'TimeoutError', 111: 'ConnectionRefusedError', 114: 'BlockingIOError', 115: 'BlockingIOError',
+}
+
+/** The class an exception made by calling `t` with `args` has: t, but `OSError(2, ...)` is a FileNotFoundError. */
+export function exceptionClass(t: PyType, args: readonly unknown[]): PyType {
+  if (args.length < 2 || args.length > 5 || typeof args[0] !== 'number' || t !== types.get('OSError')) return t
+  const sub = ERRNO_CLASSES[args[0]]
+  return sub === undefined ? t : types.get(sub)!
+}
 
 /** A type object by name (builtin types and exception classes). */
 export const typeByName = (name: string): PyType | undefined => types.get(name)

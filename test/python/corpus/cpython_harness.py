@@ -23,7 +23,7 @@ EXTENDED = "any all map filter repr ascii divmod pow hash iter next chr ord hex 
 # The extended profile's exception classes beyond the contract's (runtime/values.ts EXTENDED_EXCEPTION_TREE).
 EXTENDED += ("OSError ConnectionError BrokenPipeError ConnectionAbortedError ConnectionRefusedError ConnectionResetError "
              "FileExistsError FileNotFoundError InterruptedError IsADirectoryError NotADirectoryError PermissionError "
-             "ProcessLookupError TimeoutError EOFError FloatingPointError BufferError Warning UserWarning DeprecationWarning "
+             "ProcessLookupError TimeoutError BlockingIOError ChildProcessError EOFError FloatingPointError BufferError Warning UserWarning DeprecationWarning "
              "RuntimeWarning IOError EnvironmentError").split()
 SAFE_EXTENDED = dict(SAFE, **{name: getattr(builtins, name) for name in EXTENDED})
 # Classes and the modules the extended profile imports.
