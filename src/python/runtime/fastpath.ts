@@ -7,6 +7,7 @@ import { PyClass, PyInstance, type PyType } from './values.ts'
 import { PyFunction, getAttr } from './extended.ts'
 import { setAttr } from './classes.ts'
 import { inplace } from './ops.ts'
+import { convert, format } from './format.ts'
 import type { PyRun } from './fuel.ts'
 
 /**
@@ -68,6 +69,13 @@ export const FAST_COMPILE: Record<string, (args: readonly Arg[], plain: (rt: PyR
     const n = fns.length
     if (n === 0) return undefined
     return { fn: (f) => { for (let i = 0; i < n - 1; i++) fns[i]!(f); return fns[n - 1]!(f) } }
+  },
+  // py$fmt(value, spec, conversion): an f-string's replacement field with a constant spec.
+  fmt: (args) => {
+    const spec = args[1]?.constant?.value, conv = args[2]?.constant?.value
+    if (args.length !== 3 || typeof spec !== 'string' || (typeof conv !== 'string' && conv !== null)) return undefined
+    const x = args[0]!.fn
+    return { fn: conv ? (f) => format(f.rt, convert(x(f), conv), spec) : (f) => format(f.rt, x(f), spec) }
   },
   // py$chk(value, name): a local read before it is assigned raises (through the entry itself).
   chk: (args, plain) => {
