@@ -19,6 +19,9 @@ export abstract class ParserBase {
   /** One entry per `def` being parsed: whether its body yields (extended profile: an eager generator). */
   protected readonly yields: boolean[] = []
 
+  /** Yields inside a larger expression, hoisted to statements before it (parse/yields.ts): their variable, by position. */
+  protected readonly hoisted = new Map<number, string>()
+
   protected text(n: SyntaxNode): string {
     return this.src.slice(n.from, n.to)
   }
@@ -43,7 +46,7 @@ export abstract class ParserBase {
 
   protected yieldFix(): string {
     return this.r.extended
-      ? '`yield` is a statement here, or the whole value of an assignment: write `x = yield value` on its own line, then use `x`.'
+      ? 'Here the `yield` would no longer run after the code before it in the statement (a call, a subscript) or would run where it may not (`and`, `or`, `if`): write `x = yield value` on its own line first, then use `x`.'
       : 'Build a list and return it instead of yielding.'
   }
 

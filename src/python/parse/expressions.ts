@@ -73,7 +73,11 @@ export abstract class ExprParser extends LiteralParser {
       }
       case 'ParenthesizedExpression': {
         const inner = c[1]!
-        if (inner.name === 'YieldExpression') this.unsupported('`yield`', this.yieldFix(), inner)
+        if (inner.name === 'YieldExpression') {
+          const hoisted = this.hoisted.get(inner.from)
+          if (hoisted !== undefined) return { k: 'name', id: hoisted, loc }
+          this.unsupported('`yield`', this.yieldFix(), inner)
+        }
         if (inner.name === '*') this.refuse('PY_SYNTAX', { detail: 'cannot use starred expression here', fix: 'Remove the `*`.' }, inner)
         return this.expr(inner)
       }

@@ -8,6 +8,7 @@ import { CONTRACT_IMPORT_FIX, FORBIDDEN_NAMES } from '../refuse.ts'
 import { MODULES } from '../modules.ts'
 import { DefinitionParser } from './definitions.ts'
 import { kids } from './lezer.ts'
+import { hoistableYields } from './yields.ts'
 
 /** The expression inside parentheses (`(yield)`), else the node itself. */
 const unparen = (n: SyntaxNode): SyntaxNode => {
@@ -39,6 +40,7 @@ export abstract class StatementParser extends DefinitionParser {
         for (const s of c) if (s.name !== ';') this.statement(s, out)
         return
       case 'ExpressionStatement': {
+        this.hoistYields(c, loc, out)
         const e = this.exprList(c, n)
         out.push({ k: 'expr', e, loc })
         return
@@ -51,6 +53,9 @@ export abstract class StatementParser extends DefinitionParser {
           this.yieldPoint(last, kids(last), loc, out)
           return void out.push(this.assign(n, c, loc, sent(loc)))
         }
+        // Python runs the value first, then the targets; an annotation is not run.
+        const cut = c.map((x) => x.name).lastIndexOf('AssignOp')
+        this.hoistYields([...c.slice(cut + 1), ...c.slice(0, cut).filter((x) => x.name !== 'AssignOp' && x.name !== 'TypeDef')], loc, out)
         return void out.push(this.assign(n, c, loc))
       }
       case 'UpdateStatement': {
@@ -59,6 +64,7 @@ export abstract class StatementParser extends DefinitionParser {
         this.checkTarget(target, c[0]!, false)
         const rhs = c.slice(c.indexOf(op) + 1).map(unparen)
         if (rhs.length === 1 && rhs[0]!.name === 'YieldExpression') this.yieldPoint(rhs[0]!, kids(rhs[0]!), loc, out)
+        else this.hoistYields([c[0]!, ...rhs], loc, out)
         const value = rhs.length === 1 && rhs[0]!.name === 'YieldExpression' ? sent(loc) : this.exprList(rhs, n)
         out.push({ k: 'aug', target, op: this.text(op).slice(0, -1), value, loc })
         return
@@ -68,6 +74,7 @@ export abstract class StatementParser extends DefinitionParser {
       case 'ContinueStatement': return void out.push({ k: 'continue', loc })
       case 'ReturnStatement': {
         const rest = c.slice(1)
+        this.hoistYields(rest, loc, out)
         out.push({ k: 'return', value: rest.length ? this.exprList(rest, n) : null, loc })
         return
       }
@@ -261,6 +268,21 @@ export abstract class StatementParser extends DefinitionParser {
     const rest = c.slice(from ? 2 : 1).filter((x) => !x.type.isError)
     const value: Expr = rest.length ? this.exprList(rest, n) : { k: 'const', v: null, loc }
     out.push({ k: 'expr', e: { k: 'rt', fn: from ? 'yieldfrom' : 'yield', args: [value], loc }, loc })
+  }
+
+  /**
+   * Yields inside the statement's expressions (`parts`, in the order Python runs them) become yield
+   * points before it, each value kept in a variable the expression reads (parse/yields.ts says when).
+   */
+  protected hoistYields(parts: SyntaxNode[], loc: Loc, out: Stmt[]): void {
+    const ys = hoistableYields(parts)
+    if (!ys) return
+    for (const y of ys) {
+      this.yieldPoint(y, kids(y), loc, out)
+      const id = `yield$${this.hoisted.size + 1}`
+      this.hoisted.set(y.from, id)
+      out.push({ k: 'assign', targets: [{ k: 'name', id, loc }], value: sent(loc), loc })
+    }
   }
 
   /** `value` given: the assignment of a `yield` expression's value (the last group is the yield). */
