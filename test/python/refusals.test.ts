@@ -178,6 +178,7 @@ const EXTENDED_REFUSALS: Array<[string, string, keyof typeof CODES, number, numb
   ['reaching __dict__', 'class A:\n    def f(self):\n        return self.__dict__', 'PY_DUNDER', 3, 20, ''],
   ['yield in the block itself', 'x = 1\nyield x', 'PY_UNSUPPORTED', 2, 0, 'def` helper'],
   ['yield after a call in the same statement', 'def g():\n    print(len("a"), (yield 1))\n    return 0', 'PY_UNSUPPORTED', 2, 21, '`x = yield value`'],
+  ['yield after an attribute read (the caller may change it while paused)', 'def g(box):\n    t = box.value + (yield)\n    return t', 'PY_UNSUPPORTED', 2, 21, 'on its own line first'],
   ['yield under and/or', 'def g():\n    ok = True and (yield)\n    return ok', 'PY_UNSUPPORTED', 2, 19, 'on its own line first'],
   ['yield in an if test', 'def g():\n    if (yield):\n        pass', 'PY_UNSUPPORTED', 2, 8, 'on its own line first'],
   ['a positional sub-pattern of a plain class', 'class P:\n    def __init__(self, x):\n        self.x = x\nmatch P(1):\n    case P(a):\n        pass', 'PY_UNSUPPORTED', 5, 11, 'case Point(x=0, y=y)'],

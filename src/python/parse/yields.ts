@@ -2,9 +2,10 @@
  * `yield` inside a larger expression (`items.append((yield))`, `print((yield x))`, `return (yield)`,
  * `total = total + (yield)`): the generator's lowering suspends only at statements, so such a yield
  * is hoisted to a statement of its own just before (its value kept in a variable) when that cannot
- * change what runs before it: nothing the statement evaluates ahead of the yield may run code or
- * fail (a call, a subscript, a walrus), and no yield may sit where it would not always run (`and`,
- * `or`, `x if c else y`, a lambda or comprehension). Otherwise it stays refused.
+ * change what runs before it: nothing the statement evaluates ahead of the yield may run code, fail
+ * or read state the caller can change while the generator pauses (a call, a subscript, an attribute
+ * other than a method of a local variable, a walrus), and no yield may sit where it would not always
+ * run (`and`, `or`, `x if c else y`, a lambda or comprehension). Otherwise it stays refused.
  */
 import type { SyntaxNode } from '@lezer/common'
 import { kids } from './lezer.ts'
@@ -15,6 +16,10 @@ const EFFECTS = new Set(['CallExpression', 'NamedExpression', 'AwaitExpression']
 const CONDITIONAL = new Set(['ConditionalExpression', 'LambdaExpression', 'ComprehensionExpression', 'ArrayComprehensionExpression',
   'SetComprehensionExpression', 'DictionaryComprehensionExpression'])
 const SHORT_CIRCUIT = new Set(['and', 'or'])
+
+/** `name.method` as the callee of a call: the local's value cannot change while the generator pauses. */
+const localMethod = (n: SyntaxNode, c: SyntaxNode[]): boolean =>
+  c[1]?.name === '.' && c[0]?.name === 'VariableName' && n.parent?.name === 'CallExpression' && n.parent.firstChild?.from === n.from && n.parent.firstChild?.to === n.to
 
 const hasYield = (n: SyntaxNode): boolean => n.name === 'YieldExpression' || kids(n).some(hasYield)
 
@@ -43,8 +48,10 @@ export function hoistableYields(parts: readonly SyntaxNode[]): SyntaxNode[] | nu
       return
     }
     c.forEach(walk)
-    // A subscript (`d[k]`) may fail or call the program's code; so may a call.
-    if (EFFECTS.has(n.name) || (n.name === 'MemberExpression' && c[1]?.name === '[')) effect()
+    // A call or a subscript (`d[k]`) may fail or run the program's code; an attribute read takes the
+    // value the object has before the yield, which the caller may change while the generator pauses
+    // (but a method of a local variable, `items.append`, is the same one after it).
+    if (EFFECTS.has(n.name) || (n.name === 'MemberExpression' && !localMethod(n, c))) effect()
   }
   parts.forEach(walk)
   if (unsafe || yields.length === 0) return null
