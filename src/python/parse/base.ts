@@ -46,7 +46,7 @@ export abstract class ParserBase {
 
   protected yieldFix(): string {
     return this.r.extended
-      ? 'Here the `yield` would no longer run after the code before it in the statement (a call, a subscript) or would run where it may not (`and`, `or`, `if`): write `x = yield value` on its own line first, then use `x`.'
+      ? 'Here the `yield` would no longer run after the code before it in the statement (a call, a subscript, an attribute read) or would run where it may not (`and`, `or`, `if`): write `x = yield value` on its own line first, then use `x`.'
       : 'Build a list and return it instead of yielding.'
   }
 
