@@ -23,13 +23,13 @@ import { dirname, join, relative, resolve } from 'node:path'
 
 const SKIP = Symbol('vm-core: plain resolution')
 /**
- * The layer built without esbuild's keepNames: the core's ~640 `__name` calls were 9 KB of the file,
- * and they run (Object.defineProperty) at import and wherever a named closure is made, as in
- * compiling a program: import → first result took ~2 ms more CPU, 13% (issue 28). What the VM
- * entry exports is named at import instead (`AgentVM.name`); internal stack frames read minified,
- * as in the browser bundle.
+ * The layers are built without esbuild's keepNames: the core's ~640 `__name` calls were 9 KB of the
+ * file, and they run (Object.defineProperty) at import and wherever a named closure is made, as in
+ * compiling a program: import → first result took ~2 ms more CPU, 13% (issue 28); the base's 67
+ * likewise. What the VM entry exports is named at import instead (`AgentVM.name`, `validateAst.name`);
+ * internal stack frames read minified, as in the browser bundle.
  */
-const UNNAMED_LAYER = 'vm-core'
+const UNNAMED_LAYERS = new Set(['vm-core', 'vm-base'])
 /** Layer name -> the placeholder its importers use until linkLayers. */
 const LAYERS = ['vm-base', 'vm-core']
 const placeholder = (name) => `__ajs_${name.replace('-', '_')}__`
@@ -72,7 +72,7 @@ export async function planVmLayers({ root, dist, entry, light, plugins, esbuildO
       const used = usedNames(texts, layer.specifier)
       // A module none of whose names is used is left to the bundler: the VM's modules have no side
       // effects (package.json "sideEffects" lists the ones that do, none of them in a layer).
-      const unnamed = layer.name === UNNAMED_LAYER
+      const unnamed = UNNAMED_LAYERS.has(layer.name)
       const named = []
       const lines = [...layer.modules.values()].flatMap(({ f, names, aliases }) => {
         const kept = used === null ? names : names.filter((n) => used.has(aliases.get(n)))
