@@ -120,6 +120,8 @@ function build(tokens: readonly string[], i: number, leaf: (t: string) => NumLea
       case 'sub': case 'isub': return { n: (f) => { const p = x(f); if (st.flt) return p - k; const r = p - k; if (!Number.isSafeInteger(r)) st.bail = true; return r }, end }
       case 'mul': case 'imul': return { n: (f) => { const p = x(f); if (st.flt) return p * k; const r = p * k; if (!Number.isSafeInteger(r)) st.bail = true; return r === 0 ? 0 : r }, end }
       case 'mod': if (k !== 0) return { n: (f) => { const p = x(f); if (st.flt) { st.bail = true; return 0 } return pyModInt(p, k) }, end }
+        break
+      case 'fdiv': if (k !== 0) return { n: (f) => { const p = x(f); const r = st.flt ? NaN : p - pyModInt(p, k); if (!Number.isSafeInteger(r)) { st.bail = true; return 0 } return r === 0 ? 0 : r / k }, end }
     }
   }
   switch (name) {
