@@ -88,6 +88,8 @@ export class RunThread {
   since = 0
   stuck = false
   niced = false
+  /** Being terminated (its jobs that it started and did not answer fail when it exits). */
+  terminating = false
   gone = false
   /** It has answered at least once (a thread that dies before that may not load at all: see lost). */
   answered = false
@@ -317,7 +319,8 @@ export class RunThreads {
   private end(j: Job$): void {
     const t = j.thread
     if (t && t.started(j)) {
-      this.terminate(t, j)
+      // A thread already being terminated settles this job as it exits (lost).
+      if (!t.terminating) this.terminate(t, j)
       return
     }
     if (t) this.revoke(t)
@@ -330,6 +333,7 @@ export class RunThreads {
   /** Terminate `t` because of `guilty` (settled with its outcome now); a fresh thread takes its place at once. */
   private terminate(t: RunThread, guilty: Job$): void {
     this.terminated++
+    t.terminating = true
     this.revoke(t)
     t.jobs.delete(guilty.seq)
     t.guilty = guilty
@@ -342,7 +346,8 @@ export class RunThreads {
   private replace(t: RunThread): void {
     const i = this.threads.indexOf(t)
     if (i >= 0 && !this.closing) this.threads[i] = this.spawn()
-    if (t.niced) this.renice(t, 0)
+    // Its OS thread ends with it: nothing to restore (and renicing a thread that is gone would fail).
+    t.niced = false
   }
 
   /** A thread that died before it ever answered may not load at all: its successor starts a second later, not in a loop. */
