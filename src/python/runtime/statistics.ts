@@ -76,13 +76,14 @@ function real(x: unknown): number {
 }
 
 /** `math.fsum`: the exact sum of the floats, rounded once (CPython's errors for infinities and overflow). */
-function fsum(xs: readonly unknown[]): number {
+function fsum(rt: PyRun, xs: readonly unknown[]): number {
   let special = 0, inf = 0
   const exactSum = new Map<bigint, bigint>()
   for (const x of xs) {
     const f = real(x)
     if (!Number.isFinite(f)) { special += f; if (!Number.isNaN(f)) inf += f; continue }
     const r = Q.fromFloat(f)
+    rt.charge(bigWorkUnits(bitsOf(r)))
     exactSum.set(r.d, (exactSum.get(r.d) ?? 0n) + r.n)
   }
   if (special !== 0 || Number.isNaN(special)) {
@@ -159,7 +160,9 @@ function spread(name: string, sample: boolean, root: boolean): Fn {
 
 function modes(rt: PyRun, x: unknown): Array<[unknown, number]> {
   const counts = new Map<unknown, [unknown, number]>()
-  for (const v of iterate(x, rt)) {
+  const items = iterate(x, rt)
+  rt.chargeSlots(items.length)
+  for (const v of items) {
     const k = hashKey(v)
     const e = counts.get(k)
     if (e) e[1]++
@@ -182,13 +185,14 @@ function pairs(name: string, rt: PyRun, a: unknown[], kw: PyDict | null, what: s
 /** Sums of products about the means: sxy, sxx, syy (CPython's generator expressions over fsum). */
 function moments(rt: PyRun, x: unknown[], y: unknown[]): { xbar: unknown; ybar: unknown; sxy: number; sxx: number; syy: number } {
   const n = x.length
-  const xbar = mkFloat(fsum(x) / n), ybar = mkFloat(fsum(y) / n)
+  rt.chargeSlots(3 * n)
+  const xbar = mkFloat(fsum(rt, x) / n), ybar = mkFloat(fsum(rt, y) / n)
   const dx = x.map((v) => sub(rt, v, xbar)), dy = y.map((v) => sub(rt, v, ybar))
   return {
     xbar, ybar,
-    sxy: fsum(dx.map((d, i) => mul(rt, d, dy[i]))),
-    sxx: fsum(dx.map((d) => mul(rt, d, d))),
-    syy: fsum(dy.map((d) => mul(rt, d, d))),
+    sxy: fsum(rt, dx.map((d, i) => mul(rt, d, dy[i]))),
+    sxx: fsum(rt, dx.map((d) => mul(rt, d, d))),
+    syy: fsum(rt, dy.map((d) => mul(rt, d, d))),
   }
 }
 
@@ -210,14 +214,15 @@ export const STATISTICS_FUNCTIONS: Record<string, Fn> = {
     const [xs, weights] = args('fmean', a, kw, 1, ['data', 'weights'])
     const d = data(rt, xs)
     if (weights === undefined || weights === null) {
-      const total = fsum(d)
+      const total = fsum(rt, d)
       if (d.length === 0) fail('fmean requires at least one data point')
       return mkFloat(total / d.length)
     }
     const w = data(rt, weights)
-    const num = fsum(d.slice(0, w.length).map((x, i) => mul(rt, x, w[i])))
+    rt.chargeSlots(d.length)
+    const num = fsum(rt, d.slice(0, w.length).map((x, i) => mul(rt, x, w[i])))
     if (d.length !== w.length) fail('data and weights must be the same length')
-    const den = fsum(w)
+    const den = fsum(rt, w)
     if (den === 0) fail('sum of weights must be non-zero')
     return mkFloat(num / den)
   },
@@ -358,8 +363,9 @@ export const STATISTICS_FUNCTIONS: Record<string, Fn> = {
     const [x, y, [proportional]] = pairs('linear_regression', rt, a, kw, 'linear regression', ['proportional'])
     let sxy: number, sxx: number, xbar: unknown = 0, ybar: unknown = 0
     if (truth(proportional ?? false)) {
-      sxy = fsum(x.map((v, i) => mul(rt, v, y[i])))
-      sxx = fsum(x.map((v) => mul(rt, v, v)))
+      rt.chargeSlots(2 * x.length)
+      sxy = fsum(rt, x.map((v, i) => mul(rt, v, y[i])))
+      sxx = fsum(rt, x.map((v) => mul(rt, v, v)))
     } else {
       ({ sxy, sxx, xbar, ybar } = moments(rt, x, y))
     }
