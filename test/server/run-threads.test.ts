@@ -82,6 +82,17 @@ describe('run threads', () => {
     expect((await s.pool.run(double(21))).result).toEqual({ doubled: 42 })
   }, 20_000)
 
+  test('a compilation past its time has its thread terminated; runs go on on a fresh one', async () => {
+    const s = await start({ size: 1 })
+    await s.pool.run(double(0)) // the thread is loaded: the compilation's time is its own
+    const source = `function big() {\nlet a = 0\n${'a = a + 2 * 3\n'.repeat(150_000)}return a }`
+    const out = await s.pool.compile({ source, file: 'big.ajs', atoms: [], maxAstNodes: 10_000_000, maxAstDepth: 200 }, 100)
+    expect(out).toMatchObject({ error: { code: 'PROGRAM_REJECTED', agentError: { code: 'TIMEOUT' } } })
+    expect((out as { error: { message: string } }).error.message).toContain('its worker was terminated')
+    expect(s.pool.terminated).toBe(1)
+    expect((await s.pool.run(double(4))).result).toEqual({ doubled: 8 })
+  }, 20_000)
+
   test('a cancelled run that no thread has started ends at once and terminates nothing', async () => {
     const s = await start({ size: 1 })
     const stopLoop = new StopController()
