@@ -54,7 +54,8 @@ export abstract class DefinitionParser extends PatternParser {
             if (d.k === 'def') {
               const nm = d.name
               if (/^__.*__$/.test(nm) && !CLASS_DUNDERS.has(nm)) {
-                this.unsupported(`\`${nm}\``, `Only ${[...CLASS_DUNDERS].map((x) => `\`${x}\``).join(', ')} are called by the runtime; write a plain method (\`def size(self)\`) and call it.`, m)
+                const named = [...CLASS_DUNDERS].filter((x) => !OPERATOR_DUNDER.test(x)).map((x) => `\`${x}\``).join(', ')
+                this.unsupported(`\`${nm}\``, `The runtime calls only ${named} and the operator methods (\`__add__\`, \`__radd__\`, \`__iadd__\`, ...); write a plain method (\`def size(self)\`) and call it.`, m)
               }
               if (d.params.length === 0) this.unsupported('A method without `self`', 'Give the method `self` as its first parameter (or decorate it `@staticmethod`).', m)
               items.push({ kind: 'def', def: d })
@@ -121,4 +122,14 @@ export abstract class DefinitionParser extends PatternParser {
 }
 
 /** The dunder methods a guest class may define (the runtime or the lowering calls them). */
-export const CLASS_DUNDERS: ReadonlySet<string> = new Set(['__init__', '__repr__', '__str__', '__eq__', '__lt__', '__le__', '__gt__', '__ge__', '__post_init__', '__enter__', '__exit__'])
+export const CLASS_DUNDERS: ReadonlySet<string> = new Set([
+  '__init__', '__repr__', '__str__', '__eq__', '__lt__', '__le__', '__gt__', '__ge__', '__post_init__', '__enter__', '__exit__',
+  // runtime/dunders.ts: what len, truth, iteration, `in`, subscripts, hashing and calls run.
+  '__len__', '__bool__', '__iter__', '__next__', '__contains__', '__getitem__', '__setitem__', '__delitem__', '__hash__', '__call__',
+  '__neg__', '__pos__', '__abs__', '__invert__',
+  // The binary operators, their reflected (`__radd__`) and in-place (`__iadd__`) forms.
+  ...['add', 'sub', 'mul', 'truediv', 'floordiv', 'mod', 'pow', 'and', 'or', 'xor', 'lshift', 'rshift'].flatMap((n) => [`__${n}__`, `__r${n}__`, `__i${n}__`]),
+])
+
+/** The binary operator methods, named together in the refusal of another dunder. */
+const OPERATOR_DUNDER = /^__[ri]?(add|sub|mul|truediv|floordiv|mod|pow|and|or|xor|lshift|rshift)__$/

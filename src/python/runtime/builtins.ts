@@ -13,6 +13,7 @@ import { roundFloat } from './float-text.ts'
 import { add } from './ops.ts'
 import { dictUpdate, setFrom } from './collections.ts'
 import { work, type PyRun } from './fuel.ts'
+import { MISSING, guestUnary } from './dunders.ts'
 
 export function abs(rt: PyRun, x: unknown): unknown {
   if (typeof x === 'number') return Number.isInteger(x) ? Math.abs(x) : Math.abs(x)
@@ -20,7 +21,8 @@ export function abs(rt: PyRun, x: unknown): unknown {
   if (typeof x === 'bigint') return mkInt(x < 0n ? -x : x)
   if (x instanceof PyFloat) return new PyFloat(Math.abs(x.v))
   if (x instanceof PyNumeric) return x.unary('abs')
-  return typeError(`bad operand type for abs(): '${typeName(x)}'`)
+  const r = guestUnary('abs', x)
+  return r !== MISSING ? r : typeError(`bad operand type for abs(): '${typeName(x)}'`)
 }
 
 const INT_TEXT = /^\s*([+-]?)(\d(?:_?\d)*)\s*$/

@@ -9,6 +9,7 @@ import { PyTime, PyTz, timeCompare, timeEq, timeHash, timeStr } from './datetime
 import { codePoints, compareStr, strRepr } from './text.ts'
 import { decimalText, floatOf, intOf, isFloatValue, isNumber } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
+import { MISSING, guestContains, guestIter, guestLen, guestTruth, instanceKey } from './dunders.ts'
 
 /** bool(x). */
 export function truth(x: unknown): boolean {
@@ -26,6 +27,7 @@ export function truth(x: unknown): boolean {
       if (x instanceof PyRange) return x.length > 0
       if (x instanceof PyDictView) return x.dict.size > 0
       if (x instanceof PyNumeric) return x.truth()
+      if (x instanceof PyInstance) return guestTruth(x)
       return true
   }
   return true
@@ -48,7 +50,7 @@ export function hashKey(x: unknown): unknown {
       if (x instanceof PyFloat) return Number.isSafeInteger(x.v) ? x.v : BigInt(x.v)
       if (isTuple(x)) return MARK + encodeTuple(x)
       if (x instanceof PyType) return MARK + 'T' + (x instanceof PyClass ? `${x.qualname}#${x.serial}` : x.name)
-      if (x instanceof PyInstance && !userEq(x.cls)) return MARK + 'o' + x.serial
+      if (x instanceof PyInstance) return instanceKey(x, eq)
       if (x instanceof PyTime) return MARK + 'D' + timeHash(x)
       if (x instanceof PyNumeric) return x.hashKey()
   }
@@ -366,6 +368,10 @@ export function iterate(x: unknown, rt?: PyRun): unknown[] {
     return Array.from(d.map.values(), (e) => Object.freeze([e[0], e[1]]))
   }
   if (x instanceof PyIter) return x.rest()
+  if (x instanceof PyInstance) {
+    const it = guestIter(x)
+    if (it) { const items = it.rest(); if (rt) rt.chargeSlots(items.length); return items }
+  }
   return typeError(`'${typeName(x)}' object is not iterable`)
 }
 
@@ -384,7 +390,7 @@ export function len(x: unknown): number {
   if (x instanceof PyDict || x instanceof PySet) return x.size
   if (x instanceof PyRange) return x.length
   if (x instanceof PyDictView) return x.dict.size
-  return typeError(`object of type '${typeName(x)}' has no len()`)
+  return guestLen(x) ?? typeError(`object of type '${typeName(x)}' has no len()`)
 }
 
 import { strLen as strLenOf } from './text.ts'
@@ -420,6 +426,13 @@ export function contains(rt: PyRun, container: unknown, x: unknown): boolean {
   if (container instanceof PyIter) {
     for (let v = container.step(); v !== undefined; v = container.step()) if (eq(v, x)) return true
     return false
+  }
+  if (container instanceof PyInstance) {
+    // `__contains__`, else the items of `__iter__` (or `__getitem__`), as CPython's `in`.
+    const r = guestContains(container, x)
+    if (r !== MISSING) return truth(r)
+    const it = guestIter(container)
+    if (it) { for (let v = it.step(); v !== undefined; v = it.step()) if (eq(v, x)) return true; return false }
   }
   return typeError(`argument of type '${typeName(container)}' is not iterable`)
 }

@@ -20,7 +20,8 @@ import { intOf, isIntValue, isNumber } from './numbers.ts'
 import { unhashableCheck } from './collections.ts'
 import * as B from './builtins.ts'
 import type { PyRun } from './fuel.ts'
-import { PyClass } from './values.ts'
+import { PyClass, PyInstance } from './values.ts'
+import { callGuest, guestHash, guestIter, guestMethod, hashMethod } from './dunders.ts'
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit } from './classes.ts'
 import { MODULE_FUNCTIONS } from './modules.ts'
 import { reAttr } from './re.ts'
@@ -234,6 +235,12 @@ const NATIVE: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | null) => unk
   print: (rt, a, kw) => print(rt, a, kw),
 }
 
+/** The `__call__` of a guest object (what calling it runs), or undefined. */
+const callable = (x: PyInstance): PyFunction | undefined => {
+  const f = x.cls.lookup('__call__')
+  return f instanceof PyFunction ? f : undefined
+}
+
 /** Call a value that is not one of the program's own functions. */
 export function callNative(rt: PyRun, f: unknown, a: unknown[], kw: PyDict | null): unknown {
   if (f instanceof PyNativeInit) return nativeInit(f, a, kw)
@@ -287,6 +294,8 @@ export function radix(rt: PyRun, x: unknown, spec: string): string {
 
 /** hash(): CPython's for numbers; a stable hash of our own for str and tuples (CPython's varies per process). */
 export function hash(x: unknown): unknown {
+  // A guest `__hash__`'s int is hashed again as an int (hash(-1) is -2), as CPython does.
+  if (x instanceof PyInstance) { const h = hashMethod(x); if (h) return hash(guestHash(x, h)) }
   unhashableCheck(x)
   if (typeof x === 'boolean') return x ? 1 : 0
   if (x === null || x === undefined) return 0x7ff0a5c3
@@ -354,12 +363,24 @@ function modInverse(a: bigint, m: bigint): bigint {
 
 export function iter(rt: PyRun, x: unknown): PyIter {
   if (x instanceof PyIter) return x
+  if (x instanceof PyInstance) { const it = guestIter(x); if (it) return it }
   const items = iterate(x, rt)
   return new PyIter(items, Array.isArray(x) ? (isTuple(x) ? 'tuple_iterator' : 'list_iterator') : typeof x === 'string' ? 'str_ascii_iterator' : `${typeName(x)}_iterator`)
 }
 
 export function next(it: unknown, hasDefault: boolean, dflt: unknown): unknown {
-  if (!(it instanceof PyIter)) return typeError(`'${typeName(it)}' object is not an iterator`)
+  if (!(it instanceof PyIter)) {
+    // A guest iterator's `__next__` raises its own StopIteration.
+    const f = guestMethod(it, '__next__')
+    if (f === undefined) return typeError(`'${typeName(it)}' object is not an iterator`)
+    try {
+      return callGuest(it as PyInstance, f, '__next__', [])
+    } catch (e) {
+      const x = (e as { value?: unknown } | null)?.value
+      if (hasDefault && x instanceof PyException && x.type.isSubclassOf(typeByName('StopIteration')!)) return dflt
+      throw e
+    }
+  }
   const v = it.step()
   if (v !== undefined) return v
   if (hasDefault) return dflt
@@ -433,9 +454,9 @@ function hasMethod(x: unknown, name: string): boolean {
 export const EXTENDED_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
   fn: (_rt, a) => new PyFunction(a[0], a[1], a[2], a[3], a[4]),
   builtin: (_rt, a) => new PyBuiltin(a[0]),
-  fid: (_rt, a) => (a[0] instanceof PyFunction ? a[0].fid : a[0] instanceof PyMethod ? a[0].func.fid : a[0] instanceof PyClass ? -2 : a[0] instanceof PyPartial ? -3 : -1),
+  fid: (_rt, a) => (a[0] instanceof PyFunction ? a[0].fid : a[0] instanceof PyMethod ? a[0].func.fid : a[0] instanceof PyClass ? -2 : a[0] instanceof PyPartial ? -3 : a[0] instanceof PyInstance ? callable(a[0])?.fid ?? -1 : -1),
   partialcall: (_rt, a) => partialCall(a[0], a[1], a[2]),
-  bindcall: (_rt, a) => (a[0] instanceof PyMethod ? bindCall(a[0].func, [a[0].self, ...a[1]], a[2]) : bindCall(a[0], a[1], a[2])),
+  bindcall: (_rt, a) => (a[0] instanceof PyMethod ? bindCall(a[0].func, [a[0].self, ...a[1]], a[2]) : a[0] instanceof PyInstance ? bindCall(callable(a[0])!, [a[0], ...a[1]], a[2]) : bindCall(a[0], a[1], a[2])),
   callnative: (rt, a) => callNative(rt, a[0], a[1], a[2]),
   getattr: (_rt, a) => getAttr(a[0], a[1]),
   first: (_rt, a) => a[0],

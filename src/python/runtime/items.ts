@@ -7,6 +7,7 @@ import { PyDict, PyOpaque, PyRange, isTuple, tuple, typeName } from './values.ts
 import { reItem } from './re.ts'
 import { raise, typeError } from './errors.ts'
 import { hashKey, repr } from './core.ts'
+import { MISSING, guestDelItem, guestItem, guestSetItem } from './dunders.ts'
 import { codePoints, hasAstral } from './text.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
@@ -54,7 +55,8 @@ export function getItem(rt: PyRun, x: unknown, k: unknown): unknown {
     return cps[normalize(i, cps.length, 'string')]
   }
   if (x instanceof PyRange) return x.at(normalize(indexOf(k, 'range object'), x.length, 'range object'))
-  return typeError(`'${typeName(x)}' object is not subscriptable`)
+  const r = guestItem(x, k)
+  return r !== MISSING ? r : typeError(`'${typeName(x)}' object is not subscriptable`)
 }
 
 import { PyRaise } from './errors.ts'
@@ -78,7 +80,7 @@ export function setItem(rt: PyRun, x: unknown, k: unknown, v: unknown): void {
     else { rt.chargeSlots(2); x.map.set(h, [k, v]) }
     return
   }
-  typeError(`'${typeName(x)}' object does not support item assignment`)
+  if (guestSetItem(x, k, v) === MISSING) typeError(`'${typeName(x)}' object does not support item assignment`)
 }
 
 export function delItem(x: unknown, k: unknown): void {
@@ -91,7 +93,7 @@ export function delItem(x: unknown, k: unknown): void {
     if (!x.map.delete(hashKey(k))) throw keyError(k)
     return
   }
-  typeError(`'${typeName(x)}' object doesn't support item deletion`)
+  if (guestDelItem(x, k) === MISSING) typeError(`'${typeName(x)}' object doesn't support item deletion`)
 }
 
 function sliceIndex(v: unknown): number | null {

@@ -3,7 +3,8 @@
  * 2^53), true division always a float, floor division and modulo rounding
  * toward negative infinity, `**` exact for ints, bool as an int.
  */
-import { PyFloat, PyNumeric, mkFloat, mkInt } from './values.ts'
+import { PyFloat, PyInstance, PyNumeric, mkFloat, mkInt } from './values.ts'
+import { MISSING, guestBinop, guestUnary } from './dunders.ts'
 import { raise, typeError } from './errors.ts'
 import { bigWorkUnits, type PyRun } from './fuel.ts'
 import { typeName } from './values.ts'
@@ -154,6 +155,8 @@ function floatArith(op: string, x: number, y: number): unknown {
 /** A binary arithmetic operator on two numbers (ints, bools, floats); undefined when an operand is not a number. */
 export function numArith(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
   if (!isNumber(a) || !isNumber(b)) {
+    // A guest object's `__add__`/`__radd__`/... (runtime/dunders.ts).
+    if (a instanceof PyInstance || b instanceof PyInstance) return guestBinop(op, a, b)
     // A module's number type (fractions.Fraction) on either side.
     if (a instanceof PyNumeric) return a.binop(rt, op, b, false)
     return b instanceof PyNumeric ? b.binop(rt, op, a, true) : undefined
@@ -251,14 +254,20 @@ export function negate(rt: PyRun, a: unknown): unknown {
   if (typeof a === 'bigint') { chargeBig(rt, a); return mkInt(-a) }
   if (a instanceof PyFloat) return new PyFloat(-a.v)
   if (a instanceof PyNumeric) return a.unary('neg')
-  return typeError(`bad operand type for unary -: '${typeName(a)}'`)
+  return guestOr('neg', a) ?? typeError(`bad operand type for unary -: '${typeName(a)}'`)
+}
+
+/** A guest object's unary method's result (undefined: it has none; a None result is null). */
+function guestOr(op: 'neg' | 'pos' | 'inv', a: unknown): unknown {
+  const r = guestUnary(op, a)
+  return r === MISSING ? undefined : r ?? null
 }
 
 export function positive(a: unknown): unknown {
   if (typeof a === 'boolean') return a ? 1 : 0
   if (isNumber(a)) return a
   if (a instanceof PyNumeric) return a.unary('pos')
-  return typeError(`bad operand type for unary +: '${typeName(a)}'`)
+  return guestOr('pos', a) ?? typeError(`bad operand type for unary +: '${typeName(a)}'`)
 }
 
 export function invert(a: unknown): unknown {
@@ -266,7 +275,7 @@ export function invert(a: unknown): unknown {
     const x = intOf(a)
     return typeof x === 'number' ? -x - 1 : mkInt(-x - 1n)
   }
-  return typeError(`bad operand type for unary ~: '${typeName(a)}'`)
+  return guestOr('inv', a) ?? typeError(`bad operand type for unary ~: '${typeName(a)}'`)
 }
 
 /** `& | ^ << >>` on ints (bools give bools for & | ^). */
@@ -274,7 +283,10 @@ export function bitwise(rt: PyRun, op: string, a: unknown, b: unknown): unknown 
   if (typeof a === 'boolean' && typeof b === 'boolean' && op !== '<<' && op !== '>>') {
     return op === '&' ? a && b : op === '|' ? a || b : a !== b
   }
-  if (!isIntValue(a) || !isIntValue(b)) return unsupported(op, a, b)
+  if (!isIntValue(a) || !isIntValue(b)) {
+    if (a instanceof PyInstance || b instanceof PyInstance) { const r = guestBinop(op, a, b); if (r !== undefined) return r }
+    return unsupported(op, a, b)
+  }
   const x = big(intOf(a)), y = big(intOf(b))
   chargeBig(rt, intOf(a), intOf(b))
   switch (op) {

@@ -3,7 +3,7 @@
  * comparisons and membership. These are the hottest runtime entries: the
  * int and float cases are tried first, inline.
  */
-import { PyDict, PyFloat, PySet, mkFloat, tuple, typeName } from './values.ts'
+import { PyDict, PyFloat, PyInstance, PySet, mkFloat, tuple, typeName } from './values.ts'
 import { typeError } from './errors.ts'
 import { bitwise, numArith, pyModInt, unsupported, isIntValue, intOf } from './numbers.ts'
 import { asSet, dictUpdate, setOp } from './collections.ts'
@@ -12,6 +12,7 @@ import { iterate } from './core.ts'
 import type { PyRun } from './fuel.ts'
 import { counterArith } from './modules.ts'
 import { timeArith } from './datetime.ts'
+import { guestInplace } from './dunders.ts'
 
 export function add(rt: PyRun, a: unknown, b: unknown): unknown {
   if (typeof a === 'number' && typeof b === 'number') {
@@ -170,6 +171,11 @@ export function inplace(rt: PyRun, op: string, a: unknown, b: unknown): unknown 
     a.length = 0
     for (const x of r) a.push(x)
     return a
+  }
+  if (a instanceof PyInstance) {
+    // `__iadd__`, else `__add__`/`__radd__`; CPython names the augmented operator when none answers.
+    const r = guestInplace(op, a, b)
+    return r !== undefined ? r : unsupported(`${op}=`, a, b)
   }
   return BINARY[op]!(rt, a, b)
 }

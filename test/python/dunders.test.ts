@@ -1,0 +1,81 @@
+/**
+ * Special methods of guest classes (extended profile, runtime/dunders.ts): metered like any call,
+ * refused where they cannot run at once, refused by the contract profile, and never a way to the
+ * object model. Their results against CPython are in the differential corpus (hand_model.txt).
+ */
+import { describe, expect, test } from 'bun:test'
+import { pythonError, pythonVmOptions, runPythonBlock, transpilePython } from '../../src/python/index.ts'
+import { AgentVM, defineAtom } from '../../src/vm/index.ts'
+
+const BAG = 'class Bag:\n    def __init__(self, xs):\n        self.xs = xs\n    def __len__(self):\n        return len(self.xs)\n    def __iter__(self):\n        return iter(self.xs)\n    def __add__(self, o):\n        return Bag(self.xs + o.xs)\n'
+
+describe('fuel', () => {
+  test('a __len__ or __iter__ that loops forever ends FUEL_EXHAUSTED', async () => {
+    const loop = 'class A:\n    def __len__(self):\n        while True:\n            pass\n    def __iter__(self):\n        while True:\n            yield 1\n    def __bool__(self):\n        while True:\n            pass\n'
+    for (const use of ['len(A())', 'list(A())', 'sum(A())', '0 in A()', 'bool(A())', '[x for x in A()]']) {
+      const r = await runPythonBlock(`${loop}x = ${use}\nreturn {}`, { fuel: 20_000 })
+      expect([use, r.error?.code]).toEqual([use, 'FUEL_EXHAUSTED'])
+    }
+  })
+  test('each special method call is charged: the fuel grows with the calls', async () => {
+    const body = (n: number) => `${BAG}b = Bag([1, 2])\nt = 0\nfor i in range(${n}):\n    t += len(b) + len(b + b)\nreturn {"t": t}`
+    const a = await runPythonBlock(body(10), { fuel: 1e6 })
+    const b = await runPythonBlock(body(100), { fuel: 1e6 })
+    expect(a.result).toEqual({ t: 60 })
+    expect(b.result).toEqual({ t: 600 })
+    // The loop alone (range, +=) is far cheaper than the method calls it makes.
+    const plain = await runPythonBlock(`${BAG}t = 0\nfor i in range(100):\n    t += 2 + 4\nreturn {"t": t}`, { fuel: 1e6 })
+    expect(b.fuelUsed - a.fuelUsed).toBeGreaterThan(3 * (plain.fuelUsed - (await runPythonBlock(`${BAG}t = 0\nfor i in range(10):\n    t += 2 + 4\nreturn {"t": t}`, { fuel: 1e6 })).fuelUsed))
+  })
+})
+
+describe('a program whose function values may wait for an atom', () => {
+  test('a special method cannot run at once there: NotImplementedError naming the method and the rewrite', async () => {
+    const body = `${BAG}def get(n):\n    return lookup(n)\nf = get\nb = Bag([1]) + Bag([f(3)])\nreturn {"n": len(b)}`
+    const { ast } = transpilePython(body, { params: ['initial'], externals: { lookup: { fields: ['id'] } } })
+    const lookup = defineAtom('lookup', { type: 'object', properties: { id: { type: 'number' } } }, undefined, async (x: { id: number }) => x.id)
+    const r = await new AgentVM({ lookup }, pythonVmOptions()).run(ast, { initial: {} })
+    const e = pythonError(r.error!)
+    expect(e?.pythonType).toBe('NotImplementedError')
+    expect(e?.message).toContain('Bag.__add__() cannot run here')
+    expect(e?.message).toContain('def add(self, ...)')
+    expect(e?.line).toBe(13)
+  })
+  test('the same methods run when no function value waits (a host call made directly)', async () => {
+    const body = `${BAG}def get(n):\n    return lookup(n)\nb = Bag([1]) + Bag([get(3)])\nreturn {"n": len(b), "l": list(b)}`
+    const { ast } = transpilePython(body, { params: ['initial'], externals: { lookup: { fields: ['id'] } } })
+    const lookup = defineAtom('lookup', { type: 'object', properties: { id: { type: 'number' } } }, undefined, async (x: { id: number }) => x.id)
+    const r = await new AgentVM({ lookup }, pythonVmOptions()).run(ast, { initial: {} })
+    expect(r.result).toEqual({ n: 2, l: [1, 3] })
+  })
+})
+
+describe('refusals', () => {
+  const refusal = (body: string, profile?: 'contract' | 'extended') => {
+    try {
+      transpilePython(body, { params: ['initial'], profile })
+    } catch (e) {
+      return e as { codeName?: string; line?: number; column?: number; hint?: string; message: string }
+    }
+    throw new Error('not refused')
+  }
+  test('the contract profile refuses a class with special methods, located, with the profile in the hint', () => {
+    const e = refusal(`x = 1\n${BAG}return {"n": len(Bag([1]))}`, 'contract')
+    expect(e.line).toBe(2)
+    expect(e.hint).toContain("profile: 'extended'")
+  })
+  test('a special method the runtime never calls is refused at its def, with the rewrite', () => {
+    const e = refusal('class A:\n    def __getattr__(self, name):\n        return 1\nreturn {}')
+    expect(e.message).toContain('`__getattr__`')
+    expect([e.line, e.column]).toEqual([2, 4])
+    expect(e.hint).toContain('def size(self)')
+  })
+  test('reading a special method by name stays refused (no way to the object model)', async () => {
+    expect([refusal(`${BAG}return {"n": Bag([1]).__len__()}`).codeName, refusal(`${BAG}return {"n": Bag([1]).__dict__}`).codeName]).toEqual(['PY_DUNDER', 'PY_DUNDER'])
+    expect(refusal(`${BAG}return {"n": getattr(Bag([1]), "__len__")()}`).codeName).toBe('PY_ARGUMENTS')
+    for (const name of ['__len__', '__class__', '__dict__']) {
+      const r = await runPythonBlock(`${BAG}n = "${name}"\nreturn {"n": str(getattr(Bag([1]), n))}`)
+      expect(r.error?.message).toBe(`AttributeError: getattr() of the special attribute '${name}' is not available in code blocks; use ordinary attribute names`)
+    }
+  })
+})
