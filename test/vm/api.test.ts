@@ -69,6 +69,15 @@ describe('RunResult', () => {
     const ast = prog([{ op: 'if', condition: lit(true), loc: [1, 0], then: [{ op: 'throw', value: 'x', loc: [2, 4] }] }])
     expect((await run(ast)).error?.location).toBe('<ajs>:2:5')
   })
+  test('in a row of `let`s (run as one step), an error points at its own step', async () => {
+    const bad = { $expr: 'methodCall', object: lit(null), method: 'trim', args: [] }
+    const lets = (k: number) => [0, 1, 2].map((i) => ({ op: 'varsLet', vars: { [`v${i}`]: i === k ? bad : lit(i) }, loc: [i + 1, 2] }))
+    for (const k of [0, 1, 2]) {
+      const e = (await run(prog([...lets(k), ret(id('v2'))]))).error
+      expect(e).toMatchObject({ code: 'TYPE_ERROR', location: `<ajs>:${k + 1}:3`, op: 'varsLet' })
+    }
+    expect((await run(prog([...lets(-1), ret(id('v2'))]))).result).toBe(2)
+  })
   test('expression locations are used for errors inside expressions', async () => {
     const ast = prog([{ op: 'return', loc: [1, 0], value: { $expr: 'methodCall', object: lit(null), method: 'trim', args: [], loc: [1, 7] } }])
     const e = (await run(ast)).error
