@@ -26,8 +26,6 @@ export interface CStepInfo {
    * sum for all its steps once, on entry (see fuel.ts).
    */
   cost: number
-  /** A synchronous `x = <value>` and nothing else: the slot and the value (a block runs a row of them in one closure). */
-  store?: [number, (f: Frame) => unknown]
 }
 
 export interface HelperRef {
@@ -169,7 +167,7 @@ export class Compiler {
     const locs = steps.map((s: any) => (Array.isArray(s?.loc) ? (s.loc as Loc) : undefined))
     const ops = steps.map((s: any) => s.op as string)
     const cost = infos.reduce((t, i) => t + i.cost, 0)
-    return { run: runSequence(infos.map((i) => i.run), cost, locs, ops, this.file, infos.map((i) => i.store)), async, cost: 0 }
+    return { run: runSequence(infos.map((i) => i.run), cost, locs, ops, this.file), async, cost: 0 }
   }
 
   step(node: any, scope: Scope): CStepInfo {
@@ -188,7 +186,7 @@ export class Compiler {
       }
       throw e
     }
-    if (this.options.trace) info = { ...info, run: wrapTrace(info.run, node.op, loc, this.file, info.cost), store: undefined }
+    if (this.options.trace) info = { ...info, run: wrapTrace(info.run, node.op, loc, this.file, info.cost) }
     return info
   }
 
@@ -484,52 +482,22 @@ function goOnAfter(c: Promise<Completion>, f: Frame, k: number, from: (f: Frame,
   return c.then((code) => (code !== NORMAL ? code : from(f, k + 1)), (e) => { throw stamp(e, k) })
 }
 
-/** Locate an error at a step, unless an inner step already did. */
-function stampAt(e: unknown, loc: Loc | undefined, op: string | undefined, file: string | undefined): unknown {
-  if (e instanceof VmError && !e.loc) {
-    if (loc) { e.loc = loc; e.file = file }
-    e.op ??= op
-  }
-  return e
-}
-
-/**
- * Two or more `x = <value>` steps in a row become one step storing each value in turn: per store,
- * one closure call fewer than the block calling a store step that calls the value (rules' loop
- * body opens with seven `let`s). Same order, same fuel (the block charges the steps' costs); an
- * error is stamped with its own step's location.
- */
-function storeRows(runs: CStep[], stores: CStepInfo['store'][], locs: Array<Loc | undefined>, ops: string[], file: string | undefined): [CStep[], Array<Loc | undefined>, string[]] {
-  const r: CStep[] = [], l: Array<Loc | undefined> = [], o: string[] = []
-  for (let i = 0, j: number; i < runs.length; i = Math.max(j, i + 1)) {
-    for (j = i; stores[j]; j++);
-    if (j - i < 2) { r.push(runs[i]!); l.push(locs[i]); o.push(ops[i]!); continue }
-    const row = stores.slice(i, j) as Array<[number, (f: Frame) => unknown]>, k = row.length
-    const dst = row.map((x) => x[0]), fns = row.map((x) => x[1]), rl = locs.slice(i, j), ro = ops.slice(i, j)
-    r.push((f) => {
-      let m = 0
-      try {
-        for (; m < k; m++) f.s[dst[m]!] = fns[m]!(f)
-      } catch (e) {
-        throw stampAt(e, rl[m], ro[m], file)
-      }
-      return NORMAL
-    })
-    l.push(undefined); o.push(ro[0]!)
-  }
-  return [r, l, o]
-}
-
 /**
  * Run compiled steps in order, stopping at the first abrupt completion. The
  * block's static cost is charged once on entry. An error escaping a step is
  * stamped with that step's location (the innermost block stamps first), so
  * steps need no wrappers of their own.
  */
-export function runSequence(runs: CStep[], cost: number, locs: Array<Loc | undefined>, ops: string[], file: string | undefined, stores?: CStepInfo['store'][]): CStep {
-  if (stores) [runs, locs, ops] = storeRows(runs, stores, locs, ops, file)
+export function runSequence(runs: CStep[], cost: number, locs: Array<Loc | undefined>, ops: string[], file: string | undefined): CStep {
   const n = runs.length
-  const stamp = (e: unknown, i: number) => stampAt(e, locs[i], ops[i], file)
+  const stamp = (e: unknown, i: number) => {
+    if (e instanceof VmError && !e.loc) {
+      const loc = locs[i]
+      if (loc) { e.loc = loc; e.file = file }
+      e.op ??= ops[i]
+    }
+    return e
+  }
   // Called by the block with `f` only: charges the block, runs from the first step. Called with
   // `start` to go on after an async step (no charge): one closure for both, so entering a block is
   // one call, not a charging closure calling the loop.

@@ -7,7 +7,7 @@ import type { CoreOp, Step, StepOf } from '../../ast/types.ts'
 import { STEP_COST } from '../fuel.ts'
 import { VmError, guestErrorValue, toVmError, vmError } from '../errors.ts'
 import { BREAK, CONTINUE, Frame, NORMAL, RETURN, isPromise, type Completion } from '../runtime.ts'
-import type { CExpr, CStep, Scope } from './context.ts'
+import type { CStep, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { CStepInfo, Compiler } from './compiler.ts'
 import { compileValue } from './values.ts'
@@ -199,14 +199,8 @@ function varSet(c: Compiler, step: StepOf<'varSet'>, scope: Scope): CStepInfo {
   const store = storeResult(c, step, scope)
   const v = val.fn
   const cost = STEP_COST + val.cost
-  if (!val.async && step.result === undefined) return storeStep(val, slot, cost)
+  if (!val.async && step.result === undefined) return { run: fusedStore(val, slot) ?? ((f) => { f.s[slot] = v(f); return NORMAL }), async: false, cost: cost }
   return { run: (f) => { return then(v(f), (x) => { f.s[slot] = x; return store(f, x) }) }, async: val.async, cost: cost }
-}
-
-/** A synchronous `slot = <value>` step; a block runs a row of them in one closure (CStepInfo.store). */
-function storeStep(val: CExpr, slot: number, cost: number): CStepInfo {
-  const v = val.fn
-  return { run: fusedStore(val, slot) ?? ((f) => { f.s[slot] = v(f); return NORMAL }), async: false, cost, store: [slot, v] }
 }
 
 function declareOne(c: Compiler, name: unknown, value: unknown, scope: Scope, kind: 'let' | 'const') {
@@ -219,7 +213,7 @@ function constSet(c: Compiler, step: StepOf<'constSet'>, scope: Scope): CStepInf
   const { val, slot } = declareOne(c, step.key, step.value, scope, 'const')
   const v = val.fn
   const cost = STEP_COST + val.cost
-  if (!val.async) return storeStep(val, slot, cost)
+  if (!val.async) return { run: fusedStore(val, slot) ?? ((f) => { f.s[slot] = v(f); return NORMAL }), async: false, cost: cost }
   return { run: (f) => { return then(v(f), (x) => { f.s[slot] = x; return NORMAL }) }, async: true, cost: cost }
 }
 
@@ -229,7 +223,9 @@ function varsLet(c: Compiler, step: StepOf<'varsLet'>, scope: Scope): CStepInfo 
   const decls = Object.keys(vars).map((name) => declareOne(c, name, vars[name], scope, 'let'))
   const cost = STEP_COST + decls.reduce((t, d) => t + d.val.cost, 0)
   if (decls.length === 1 && !decls[0]!.val.async) {
-    return storeStep(decls[0]!.val, decls[0]!.slot, cost)
+    const { val, slot } = decls[0]!
+    const v = val.fn
+    return { run: fusedStore(val, slot) ?? ((f) => { f.s[slot] = v(f); return NORMAL }), async: false, cost: cost }
   }
   const from = (f: Frame, i: number): Completion | Promise<Completion> => {
     for (; i < decls.length; i++) {
