@@ -70,6 +70,14 @@ describe('refusals', () => {
     expect([e.line, e.column]).toEqual([2, 4])
     expect(e.hint).toContain('def size(self)')
   })
+  test('a class body assigns a special method only as another of its methods, or __hash__ = None', async () => {
+    for (const [line, col] of [['    __len__ = 3', 4], ['    __radd__ = print', 4], ['    __getattr__ = __add__', 4]] as const) {
+      const e = refusal(`class A:\n    def __add__(self, o):\n        return 1\n${line}\nreturn {}`)
+      expect([line, e.codeName, e.line, e.column, e.hint]).toEqual([line, 'PY_UNSUPPORTED', 4, col, expect.stringContaining('`__radd__ = __add__`')])
+    }
+    const r = await runPythonBlock('class A:\n    def __add__(self, o):\n        return ("add", o)\n    __radd__ = __add__\nclass B(A):\n    __hash__ = None\nout = {"r": 5 + A(), "l": A() + 6}\ntry:\n    {B()}\nexcept TypeError as e:\n    out["e"] = str(e)\nreturn out')
+    expect(r.result).toEqual({ r: ['add', 5], l: ['add', 6], e: "unhashable type: 'B'" })
+  })
   test('reading a special method by name stays refused (no way to the object model)', async () => {
     expect([refusal(`${BAG}return {"n": Bag([1]).__len__()}`).codeName, refusal(`${BAG}return {"n": Bag([1]).__dict__}`).codeName]).toEqual(['PY_DUNDER', 'PY_DUNDER'])
     expect(refusal(`${BAG}return {"n": getattr(Bag([1]), "__len__")()}`).codeName).toBe('PY_ARGUMENTS')

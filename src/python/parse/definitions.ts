@@ -87,6 +87,7 @@ export abstract class DefinitionParser extends PatternParser {
             const mc = kids(m)
             const t = mc[0]!
             if (t.name !== 'VariableName' || mc.filter((x) => x.name === 'AssignOp').length > 1) break
+            if (/^__.*__$/.test(this.text(t))) { items.push(this.dunderAlias(t, mc, items, m)); continue }
             const annotated = mc[1]?.name === 'TypeDef'
             const at = mc.findIndex((x) => x.name === 'AssignOp')
             const value = at >= 0 ? this.exprList(mc.slice(at + 1), m) : null
@@ -102,6 +103,23 @@ export abstract class DefinitionParser extends PatternParser {
     return { k: 'class', name, bases, items, decorators, loc }
   }
 
+
+  /**
+   * `__radd__ = __add__` (a special method that is another one of the class, a copy of its def) or
+   * `__hash__ = None` (the class's instances are unhashable); no other dunder is assigned in a class body.
+   */
+  private dunderAlias(t: SyntaxNode, mc: SyntaxNode[], items: ClassItem[], m: SyntaxNode): ClassItem {
+    const name = this.text(t)
+    const rest = mc.slice(mc.findIndex((x) => x.name === 'AssignOp') + 1)
+    const fix = 'In a class body, a special method is a `def`, another one of the class (`__radd__ = __add__`), or `__hash__ = None`.'
+    if (!CLASS_DUNDERS.has(name) || rest.length !== 1) this.unsupported(`Assigning \`${name}\` in a class body`, fix, m)
+    const v = rest[0]!
+    if (name === '__hash__' && v.name === 'None') return { kind: 'attr', name, value: { k: 'const', v: null, loc: this.at(v) }, annotated: false, loc: this.at(m) }
+    const src = v.name === 'VariableName' ? this.text(v) : ''
+    const def = items.find((it): it is ClassItem & { kind: 'def' } => it.kind === 'def' && it.def.name === src && !it.def.descriptor)
+    if (!def) return this.unsupported(`Assigning \`${name}\` in a class body`, fix, m)
+    return { kind: 'def', def: { ...structuredClone(def.def), name, loc: this.at(m) } }
+  }
 
   protected def(n: SyntaxNode, c: SyntaxNode[], loc: Loc): Stmt {
     if (c[0]!.name === 'async') this.unsupported('`async def`', 'Use a plain `def`: code blocks do not wait for anything.', c[0]!)
