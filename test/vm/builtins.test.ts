@@ -1,6 +1,8 @@
 /** Expression builtins: namespaces (Math, JSON, Object, Array, Number, String, Date, Set) and instance methods. */
 import { describe, expect, test } from 'bun:test'
 import { arr, call, code, evalExpr, id, lit, mcall, mem, obj, prog, ret, value } from './ast.ts'
+import { AgentVM } from '../../src/vm/index.ts'
+import { transpile } from '../../src/transpiler/index.ts'
 
 const ns = (name: string, method: string, ...args: any[]) => mcall(id(name), method, ...args.map((a) => (a && a.$expr ? a : lit(a))))
 const m = (target: unknown, method: string, ...args: unknown[]) => mcall(lit(target), method, ...args.map((a) => lit(a)))
@@ -42,6 +44,15 @@ describe('Object, Array, Number, String', () => {
 describe('JSON and Date', () => {
   test('JSON.stringify with indent', async () => {
     expect(await evalExpr(ns('JSON', 'stringify', obj({ a: lit([1]) }), lit(null), lit(1)))).toBe('{\n "a": [\n  1\n ]\n}')
+  })
+  test('JSON.stringify writes what native JSON does (small values take a writer of their own), with the fuel of before', async () => {
+    // Escapes, -0, NaN, undefined, integer keys first, nesting, a shared object; then the general path: indented, toJSON, a regex, a key to escape.
+    const src = `function f({ n }) { const v = { a: [1, 'x', [true, null, n], { b: -0 }], c: { d: 'q"\\n\\ud800', f: NaN }, e: undefined, 2: [] }
+      return [JSON.stringify(v), JSON.stringify([v, v, undefined]), JSON.stringify({ v }, null, 2), JSON.stringify({ toJSON: 1, r: /x/, 'k"': 1 })] }`
+    const r = await new AgentVM().run(transpile(src).ast, { n: 3 }, { fuel: 1e6 })
+    const v = { a: [1, 'x', [true, null, 3], { b: -0 }], c: { d: 'q"\n\ud800', f: NaN }, e: undefined, 2: [] }
+    expect(r.result).toEqual([JSON.stringify(v), JSON.stringify([v, v, undefined]), JSON.stringify({ v }, null, 2), '{"toJSON":1,"r":{},"k\\"":1}'])
+    expect(r.fuelUsed).toBe(0.40753) // what the general path alone (size walk, native JSON.stringify) charged at 5166cde
   })
   test('Date helpers are plain data over milliseconds; the clock is injectable', async () => {
     expect(await evalExpr(ns('Date', 'toISOString', 0))).toBe('1970-01-01T00:00:00.000Z')
