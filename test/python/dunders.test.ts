@@ -50,6 +50,12 @@ describe('a program whose function values may wait for an atom', () => {
   })
 })
 
+test('a slice of an object with __getitem__ asks for a method taking the bounds (there is no slice object)', async () => {
+  const r = await runPythonBlock('class A:\n    def __getitem__(self, k):\n        return k\nreturn {"x": A()[1:2]}')
+  expect(r.error?.message).toBe('NotImplementedError: A.__getitem__ is not given slices here; add a method taking the bounds (`def between(self, lo, hi)`) and call it')
+  expect(r.error?.line).toBe(4)
+})
+
 describe('refusals', () => {
   const refusal = (body: string, profile?: 'contract' | 'extended') => {
     try {

@@ -7,7 +7,7 @@ import { PyDict, PyOpaque, PyRange, isTuple, tuple, typeName } from './values.ts
 import { reItem } from './re.ts'
 import { raise, typeError } from './errors.ts'
 import { hashKey, repr } from './core.ts'
-import { MISSING, guestDelItem, guestItem, guestSetItem } from './dunders.ts'
+import { MISSING, guestDelItem, guestItem, guestMethod, guestSetItem } from './dunders.ts'
 import { codePoints, hasAstral } from './text.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
@@ -141,6 +141,8 @@ export function getSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: un
     const first = x.at(start)
     return new PyRange(first, first + count * step * x.step, step * x.step)
   }
+  // There is no slice object to hand a guest `__getitem__` (CPython would pass slice(lo, hi, step)).
+  if (guestMethod(x, '__getitem__')) raise('NotImplementedError', `${typeName(x)}.__getitem__ is not given slices here; add a method taking the bounds (\`def between(self, lo, hi)\`) and call it`)
   return typeError(`'${typeName(x)}' object is not subscriptable`)
 }
 
