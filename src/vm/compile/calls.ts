@@ -63,16 +63,15 @@ export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
     if (compiled) {
       const g = compiled.fn, loc = node.loc, file = c.file
       // One wrapper instead of two: its errors read by shape, then located at the call as Compiler.expr's wrapper does for other calls.
-      const fn = loc === undefined ? (f: Frame) => { try { return g(f) } catch (e) { throw toVmError(e) } }
-        : (f: Frame) => {
-          try {
-            return g(f)
-          } catch (e) {
-            const v = toVmError(e)
-            if (!v.loc) { v.loc = loc; v.file = file } else v.file ??= file
-            throw v
-          }
+      const fn = (f: Frame) => {
+        try {
+          return g(f)
+        } catch (e) {
+          const v = toVmError(e)
+          if (loc) { if (!v.loc) { v.loc = loc; v.file = file } else v.file ??= file }
+          throw v
         }
+      }
       return { fn, cost: cost + (compiled.cost ?? 0), async: false, selfLocated: true }
     }
     const a = args.fn
