@@ -18,6 +18,8 @@ export interface ClassInfo {
   text: boolean
   /** Some class defines `__eq__`. */
   eq: boolean
+  /** Some class defines `__ne__` (`!=` then calls it, or the negated `__eq__`). */
+  ne: boolean
   /** Some class defines `__lt__`, `__le__`, `__gt__` or `__ge__`. */
   order: boolean
   /** Imported names: alias -> what it names. */
@@ -29,7 +31,7 @@ const name = (id: string, loc: Stmt['loc']): Expr => ({ k: 'name', id, loc })
 const str = (v: string, loc: Stmt['loc']): Expr => ({ k: 'const', v, loc })
 
 export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: ClassInfo } {
-  const info: ClassInfo = { count: 0, methodNames: new Set(), text: false, eq: false, order: false, imports: new Map() }
+  const info: ClassInfo = { count: 0, methodNames: new Set(), text: false, eq: false, ne: false, order: false, imports: new Map() }
 
   const importFrom = (st: StmtOf<'import'>) => {
     for (const n of st.names) {
@@ -102,6 +104,7 @@ export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: 
         info.methodNames.add(m)
         if (m === '__repr__' || m === '__str__') info.text = true
         if (m === '__eq__') info.eq = true
+        if (m === '__ne__') info.ne = true
         if (m === '__lt__' || m === '__le__' || m === '__gt__' || m === '__ge__') info.order = true
         const helper = setter ? `${st.name}.${m}.setter` : `${st.name}.${m}`
         d.name = helper

@@ -268,9 +268,11 @@ export function classCompare(cx: FnCtx, op: string, l: Node, r: Node, loc: Loc):
   const info = infoOf(cx)
   if (!info) return undefined
   const eqOp = op === '==' || op === '!='
-  if (!(eqOp ? info.eq : (info.order && (op === '<' || op === '<=' || op === '>' || op === '>=')))) return undefined
+  if (!(eqOp ? info.eq || info.ne : (info.order && (op === '<' || op === '<=' || op === '>' || op === '>=')))) return undefined
   cx.L.helpersUsed.add(CMP_DISPATCH)
   cx.L.usesDispatch = true
+  // With a `__ne__` in the program, `!=` is its own comparison (a class without one negates its `__eq__`).
+  if (op === '!=' && info.ne) return call(CMP_DISPATCH, [lit('!='), l, r], loc)
   const c = call(CMP_DISPATCH, [lit(op === '!=' ? '==' : op), l, r], loc)
   return op === '!=' ? not(rt('truth', [c])) : c
 }
@@ -317,14 +319,14 @@ export function addClassHelpers(L: Lowerer, dispatch: string): void {
     }
   }
   // Also made when a class orders its instances: the runtime calls it back to sort them.
-  if (L.helpersUsed.has(CMP_DISPATCH) || L.options.classes?.order || L.options.classes?.eq) {
+  if (L.helpersUsed.has(CMP_DISPATCH) || L.options.classes?.order || L.options.classes?.eq || L.options.classes?.ne) {
     const attempt = (x: string, y: string, stage: number): Step[] => [
       setVar('$m', rt('cmpof', [id(x), id(y), id('$op'), lit(stage)])),
       step('if', {
         condition: not(binary('===', id('$m'), lit(null))),
         then: [
           setVar('$r', d(id('$m'), [id(y)])),
-          step('if', { condition: not(rt('isni', [id('$r')])), then: [step('return', { value: id('$r') })] }),
+          step('if', { condition: not(rt('isni', [id('$r')])), then: [step('return', { value: L.options.classes?.ne ? rt('cmpres', [id('$op'), id('$m'), id('$r')]) : id('$r') })] }),
         ],
       }),
     ]

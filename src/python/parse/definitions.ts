@@ -141,7 +141,7 @@ export abstract class DefinitionParser extends PatternParser {
 
 /** The dunder methods a guest class may define (the runtime or the lowering calls them). */
 export const CLASS_DUNDERS: ReadonlySet<string> = new Set([
-  '__init__', '__repr__', '__str__', '__eq__', '__lt__', '__le__', '__gt__', '__ge__', '__post_init__', '__enter__', '__exit__',
+  '__init__', '__repr__', '__str__', '__eq__', '__ne__', '__lt__', '__le__', '__gt__', '__ge__', '__post_init__', '__enter__', '__exit__',
   // runtime/dunders.ts: what len, truth, iteration, `in`, subscripts, hashing and calls run.
   '__len__', '__bool__', '__iter__', '__next__', '__contains__', '__getitem__', '__setitem__', '__delitem__', '__hash__', '__call__',
   '__neg__', '__pos__', '__abs__', '__invert__',

@@ -6,7 +6,7 @@
  */
 import { DISPATCH_HELPER, PyClass, PyDict, PyException, PyInstance, PyOpaque, PySet, PyType, T, isTuple, tuple, typeByName, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError, exceptionMessage } from './errors.ts'
-import { hashKey, repr, str, withTexts, eq, compare } from './core.ts'
+import { hashKey, repr, str, withTexts, eq, compare, truth } from './core.ts'
 import type { PyRun } from './fuel.ts'
 import { PyFunction } from './extended.ts'
 
@@ -287,11 +287,13 @@ function dunder(x: unknown, name: string): PyMethod | null {
   return m instanceof PyFunction ? new PyMethod(x, m) : null
 }
 
-const REFLECT: Record<string, string> = { '==': '__eq__', '<': '__gt__', '<=': '__ge__', '>': '__lt__', '>=': '__le__' }
-const OWN: Record<string, string> = { '==': '__eq__', '<': '__lt__', '<=': '__le__', '>': '__gt__', '>=': '__ge__' }
+const REFLECT: Record<string, string> = { '==': '__eq__', '!=': '__ne__', '<': '__gt__', '<=': '__ge__', '>': '__lt__', '>=': '__le__' }
+const OWN: Record<string, string> = { '==': '__eq__', '!=': '__ne__', '<': '__lt__', '<=': '__le__', '>': '__gt__', '>=': '__ge__' }
 
 /** The comparison method to try: `a.__op__` (stage 0) or `b`'s reflection (stage 1). */
 function cmpOf(a: unknown, b: unknown, op: string, stage: number): PyMethod | null {
+  // `!=` without a `__ne__`: object.__ne__ calls `__eq__` (cmpres negates what it answers).
+  if (op === '!=') return dunder(a, '__ne__') ?? dunder(a, '__eq__')
   if (stage === 0) return dunder(a, OWN[op]!)
   if (b instanceof PyInstance && a instanceof PyInstance && a.cls === b.cls && op === '==') return null
   return dunder(a, REFLECT[op]!)
@@ -300,6 +302,7 @@ function cmpOf(a: unknown, b: unknown, op: string, stage: number): PyMethod | nu
 const ORDER_METHODS = ['__lt__', '__le__', '__gt__', '__ge__']
 
 function cmpNative(op: string, a: unknown, b: unknown): boolean {
+  if (op === '!=') return !cmpNative('==', a, b)
   if (op === '==') return a === b || (!(a instanceof PyInstance && a.cls.lookup('__eq__')) && !(b instanceof PyInstance && b.cls.lookup('__eq__')) && eq(a, b))
   // The program already tried the instances' own methods: no calling back into it from here.
   const c = compare(a, b, op, true)
@@ -406,6 +409,8 @@ export const CLASS_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
   isni: (_rt, a) => a[0] === NOT_IMPLEMENTED,
   cmpof: (_rt, a) => cmpOf(a[0], a[1], a[2], a[3]),
   cmpnative: (_rt, a) => cmpNative(a[0], a[1], a[2]),
+  /** What the comparison method m answered for op: `!=` answered by an `__eq__` is negated. */
+  cmpres: (_rt, a) => (a[0] !== '!=' || ((a[1] as PyMethod).self as PyInstance).cls.lookup('__ne__') === (a[1] as PyMethod).func ? a[2] : !truth(a[2])),
   pending: (_rt, a) => pending(a[0]),
   texted: (_rt, a) => texted(a[0], a[1], a[2]),
   factory: (_rt, a) => (a[0] instanceof PyType ? new PyFactory(a[0]) : typeError('default_factory must be list, dict or set here')),
