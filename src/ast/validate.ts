@@ -6,7 +6,7 @@
  */
 import { AST_FORMAT_VERSION } from './types.ts'
 import { LIBRARY_NAME } from './libraries.ts'
-import { ATOM_NAME, CORE_OPS, DECL_KINDS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, OPERATORS, type ExprSpec, type FieldKind, type FieldSpec, type OperatorSet, type OpSpec } from './nodes.ts'
+import { ATOM_NAME, CORE_OPS, DECL_KINDS, EXPR_KINDS, FORBIDDEN_NAMES, IDENTIFIER, OPERATORS, type ExprSpec, type FieldKind, type OperatorSet, type OpSpec } from './nodes.ts'
 
 export interface AstProblem {
   /** JSON pointer to the offending node, e.g. `/steps/3/value/left`. */
@@ -30,12 +30,22 @@ const ITEM = 1, CALLBACK = 2
 /** A field of a node kind, prepared once for the checker's loop. */
 interface FieldDesc { key: string; kind: FieldKind; optional: boolean; ops: OperatorSet | undefined }
 interface KindDesc { fields: FieldDesc[]; only: number; forms: OpSpec['forms'] }
-const describe = (fields: Record<string, FieldSpec>): FieldDesc[] =>
-  Object.entries(fields).map(([key, spec]) => ({ key, kind: spec.kind, optional: !!spec.optional, ops: spec.ops }))
-/** Each expression kind, prepared from EXPR_KINDS. */
-const EXPR_DESCS = new Map<string, KindDesc>()
-for (const [k, spec] of Object.entries(EXPR_KINDS as Record<string, ExprSpec>)) {
-  EXPR_DESCS.set(k, { fields: describe(spec.fields), only: spec.only === 'item' ? ITEM : spec.only === 'callback' ? CALLBACK : 0, forms: spec.forms })
+/**
+ * Each op and expression kind, prepared from its table when a document first has it: not at import
+ * (all 18 expression kinds took ~0.18 ms of a ~9 ms cold import, issue 28); a program has a few kinds.
+ */
+const OP_DESCS = new Map<string, KindDesc>(), EXPR_DESCS = new Map<string, KindDesc>()
+function descOf(descs: Map<string, KindDesc>, table: Record<string, OpSpec | ExprSpec>, kind: string): KindDesc | undefined {
+  let desc = descs.get(kind)
+  if (desc || !Object.prototype.hasOwnProperty.call(table, kind)) return desc
+  const spec = table[kind]!
+  const only = (spec as ExprSpec).only
+  descs.set(kind, (desc = {
+    fields: Object.entries(spec.fields).map(([key, fs]) => ({ key, kind: fs.kind, optional: !!fs.optional, ops: fs.ops })),
+    only: only === 'item' ? ITEM : only === 'callback' ? CALLBACK : 0,
+    forms: spec.forms,
+  }))
+  return desc
 }
 const STEP_META = new Set(['op', 'result', 'loc'])
 const ROOT_META = new Set(['ajs', 'params', 'functions', 'inputSchema', 'outputSchema', 'name', 'description', 'file', 'atoms', 'libraries'])
@@ -62,14 +72,6 @@ function pointer(path: Path): string {
 }
 const isCount = (n: unknown) => Number.isInteger(n) && (n as number) >= 0
 const isObj = (v: unknown): v is Record<string, any> => v !== null && typeof v === 'object' && !Array.isArray(v)
-
-/** Each op's fields, prepared once instead of per step. */
-const FIELD_LISTS = new Map<string, FieldDesc[]>()
-function fieldsOf(op: string, spec: OpSpec): FieldDesc[] {
-  let list = FIELD_LISTS.get(op)
-  if (!list) FIELD_LISTS.set(op, (list = describe(spec.fields)))
-  return list
-}
 
 class Checker {
   problems: AstProblem[] = []
@@ -149,7 +151,7 @@ class Checker {
       if (!Object.prototype.hasOwnProperty.call(spec.fields, k)) this.fail(at(path, k), `Op "${v.op}" has no field "${k}"`)
     }
     if (spec.forms) this.form(v, spec.forms, path, `Op "${v.op}"`)
-    for (const fd of fieldsOf(v.op, spec)) {
+    for (const fd of descOf(OP_DESCS, CORE_OPS, v.op)!.fields) {
       const fv = v[fd.key]
       if (fv === undefined) {
         if (!fd.optional) this.fail(at(path, fd.key), `Op "${v.op}" needs field "${fd.key}"`)
@@ -281,7 +283,7 @@ class Checker {
     if (!this.enter(path, depth)) return
     const kind = isObj(v) ? v.$expr : undefined
     if (!isObj(v) || typeof kind !== 'string') return this.fail(path, 'Expected an expression { $expr, ... }')
-    const desc = EXPR_DESCS.get(kind)
+    const desc = descOf(EXPR_DESCS, EXPR_KINDS, kind)
     if (!desc) return this.fail(at(path, '$expr'), `Unknown expression kind "${kind}"`)
     if (desc.only && !(allow & desc.only)) {
       return this.fail(path, desc.only === ITEM ? `\`${kind}\` is only valid inside array, object or call arguments` : `A ${kind} can only be the callback argument of an array method`)
