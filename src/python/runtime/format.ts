@@ -2,7 +2,8 @@
  * The format mini-language (`format(x, spec)`, f-string `{x:spec}`,
  * `str.format`) and printf-style `%` formatting, for int, float and str.
  */
-import { PyDict, PyFloat, PyNumeric, isTuple, typeName } from './values.ts'
+import { PyDict, PyFloat, PyInstance, PyNumeric, isTuple, typeName } from './values.ts'
+import { MISSING, callIf } from './dunders.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { repr, str } from './core.ts'
 import { decimalText, floatOf, intOf, isFloatValue, isIntValue, truncFloat } from './numbers.ts'
@@ -202,6 +203,11 @@ function formatStr(rt: PyRun, s: string, spec: Spec): string {
 
 /** format(value, spec). */
 export function format(rt: PyRun, value: unknown, spec: string): string {
+  if (value instanceof PyInstance) {
+    // A guest `__format__` gets the spec, even an empty one (f"{x}"), as CPython's format().
+    const r = callIf(value, '__format__', [spec])
+    if (r !== MISSING) return typeof r === 'string' ? rt.chargeString(r) : typeError(`__format__ must return a str, not ${typeName(r)}`)
+  }
   if (spec === '') return rt.chargeString(str(value))
   const time = timeFormat(value, spec)
   if (time !== undefined) return rt.chargeString(time)
