@@ -7,38 +7,17 @@
 // its first import: the import, then the first result of agent-typical from its compiled AST
 // (what an agent host does), and reads the V8 heap after the import (gc() twice, heapUsed minus
 // the same before the import). Prints the medians, wall clock and CPU time.
-import { build } from 'esbuild'
-import { execSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { bundleRevision, coldDir, root } from './lib/cold-bundle.mjs'
 
 const useDist = process.argv.includes('--dist')
 const [revA, revB, spawnsArg = '21'] = process.argv.slice(2).filter((a) => a !== '--dist')
 if (!revA || !revB) { console.error('usage: node bench/cold-ab.mjs <rev-before> <rev-after|.> [spawns] [--dist]'); process.exit(2) }
-const root = resolve(import.meta.dirname, '..')
-const dir = mkdtempSync(join(tmpdir(), 'ajs-cold-ab-'))
-symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-
-/** Bundles `rev` ('.' = the working tree): the minified VM entry, and the full entry to transpile with. */
-async function bundle(rev, name) {
-  let src = root
-  if (rev !== '.') {
-    execSync(`git archive --prefix=${name}/ ${rev} src scripts package.json tsconfig.json | tar -x -C ${dir}`, { cwd: root })
-    src = join(dir, name)
-    symlinkSync(join(root, 'node_modules'), join(src, 'node_modules'))
-  }
-  const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'error', nodePaths: [join(root, 'node_modules')] }
-  let vm = join(dir, `${name}-vm.min.mjs`)
-  if (useDist) {
-    execSync('node scripts/build.mjs --quiet --no-types', { cwd: src, stdio: 'inherit' })
-    vm = join(src, 'dist/vm.js')
-  } else await build({ ...common, minify: true, entryPoints: [join(src, 'src/vm/index.ts')], outfile: vm })
-  const full = join(dir, `${name}-full.mjs`)
-  await build({ ...common, entryPoints: [join(src, 'src/index.ts')], outfile: full })
-  return { vm, full }
-}
+const dir = coldDir()
+const bundle = (rev, name) => bundleRevision(rev, name, dir, { dist: useDist })
 
 const CHILD = `
 const [vmPath, astPath, argsJson] = process.argv.slice(1)
