@@ -137,86 +137,9 @@ class JsonSizeWalk {
 
 const MAX_JSON_DEPTH = 5_000
 
-/** Strings JSON.stringify writes as they are, between quotes. */
-const PLAIN_TEXT = /^[^\u0000-\u001f"\\\ud800-\udfff]*$/
-
-/** Past this many characters (JsonSizeWalk's count) the fast writer gives up: it is for small values. */
-const FAST_CHARS = 4096
-
-/**
- * The fast writer's count (JsonSizeWalk's figure) and what it owes: per object in walk order,
- * -1, or an array's length. Module state: the walk calls no guest or host code, and a charge
- * after it that lets host code run (an abort listener) throws, ending this call.
- */
-let fastChars = 0
-const fastOwed: number[] = []
-
-/**
- * JSON text of small plain data (no indentation): for a few objects V8's JSON.stringify costs about
- * twice this walk (agent-typical). It counts what JsonSizeWalk counts and gives up (undefined),
- * having charged nothing, on anything else: a regex or other non-plain object, a `toJSON` key, a
- * bigint, a count past FAST_CHARS or the run's string ceiling, a depth past UNTRACKED_DEPTH (so
- * cycles too); the general path then runs. Same fuel: each object's tick and each array's scan
- * are charged after the walk in the walk's order.
- */
-function fastJson(rt: Run, value: object): string | undefined {
-  fastChars = 0
-  fastOwed.length = 0
-  const out = writeFast(value, 1)
-  if (out === undefined || fastChars > Math.min(FAST_CHARS, rt.maxStringLength)) return undefined
-  for (let i = 0; i < fastOwed.length; i++) {
-    rt.tick()
-    if (fastOwed[i]! >= 0) chargeScan(rt, fastOwed[i]!)
-  }
-  return out
-}
-
-/** One value's text; null for a value JSON leaves out (undefined, a function); undefined to give up. */
-function writeFast(v: unknown, depth: number): string | null | undefined {
-  switch (typeof v) {
-    case 'string':
-      if ((fastChars += v.length + 2) > FAST_CHARS) return undefined
-      return PLAIN_TEXT.test(v) ? '"' + v + '"' : JSON.stringify(v)
-    case 'number': fastChars += 8; return Number.isFinite(v) ? '' + v : 'null'
-    case 'boolean': fastChars += 8; return v ? 'true' : 'false'
-    case 'object': break
-    case 'bigint': return undefined
-    default: fastChars += 8; return null
-  }
-  if (v === null) { fastChars += 8; return 'null' }
-  if (depth > UNTRACKED_DEPTH || (fastChars += 2) > FAST_CHARS) return undefined
-  if (Array.isArray(v)) {
-    fastOwed.push(v.length)
-    let s = '['
-    for (let i = 0; i < v.length; i++) {
-      fastChars++
-      const x = writeFast(v[i], depth + 1)
-      if (x === undefined) return undefined
-      s += (i === 0 ? '' : ',') + (x ?? 'null')
-    }
-    return s + ']'
-  }
-  const proto = Object.getPrototypeOf(v)
-  if (proto !== Object.prototype && proto !== null) return undefined
-  fastOwed.push(-1)
-  let s = '{'
-  for (const k in v) {
-    fastChars += k.length + 4
-    if (k === 'toJSON' || !PLAIN_TEXT.test(k)) return undefined
-    const x = writeFast((v as Record<string, unknown>)[k], depth + 1)
-    if (x === undefined) return undefined
-    if (x !== null) s += (s.length === 1 ? '"' : ',"') + k + '":' + x
-  }
-  return s + '}'
-}
-
 export function jsonStringify(rt: Run, value: unknown, indent?: unknown): string | undefined {
   const space = typeof indent === 'number' ? Math.min(10, Math.max(0, indent)) : typeof indent === 'string' ? indent.slice(0, 10) : undefined
-  if (value !== null && typeof value === 'object') {
-    const fast = !space ? fastJson(rt, value) : undefined
-    if (fast !== undefined) return rt.chargeString(fast)
-    checkJsonSize(rt, value, typeof space === 'number' ? space : space === undefined ? 0 : space.length)
-  }
+  if (value !== null && typeof value === 'object') checkJsonSize(rt, value, typeof space === 'number' ? space : space === undefined ? 0 : space.length)
   let out: string | undefined
   try {
     out = JSON.stringify(value, null, space)
