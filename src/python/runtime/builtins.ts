@@ -13,7 +13,7 @@ import { roundFloat } from './float-text.ts'
 import { add } from './ops.ts'
 import { dictUpdate, setFrom } from './collections.ts'
 import { work, type PyRun } from './fuel.ts'
-import { MISSING, guestUnary } from './dunders.ts'
+import { MISSING, guestReversed, guestUnary } from './dunders.ts'
 
 export function abs(rt: PyRun, x: unknown): unknown {
   if (typeof x === 'number') return Number.isInteger(x) ? Math.abs(x) : Math.abs(x)
@@ -187,6 +187,8 @@ function zipMismatch(lists: unknown[][], n: number): never {
 export function reversed(rt: PyRun, x: unknown): unknown[] {
   if (x instanceof PySet) typeError("'set' object is not reversible")
   if (typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof PyDict) && !(x instanceof PyRange) && !(x instanceof PyDictView)) {
+    const items = guestReversed(x)
+    if (items) { rt.chargeSlots(items.length); return items }
     typeError(`'${typeName(x)}' object is not reversible`)
   }
   return toArray(x, rt).reverse()

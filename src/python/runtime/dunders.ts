@@ -237,3 +237,26 @@ export function instanceKey(x: PyInstance, eq: (a: unknown, b: unknown) => boole
   bucket.push([x, ++represented])
   return `\u0001h${represented}`
 }
+
+/**
+ * `reversed(x)` of a guest object, its items: `__reversed__`'s iterator, else `x[len(x) - 1]` down to
+ * `x[0]` (CPython's sequence protocol, ending early at IndexError); undefined: not reversible.
+ */
+export function guestReversed(x: unknown): unknown[] | undefined {
+  if (!(x instanceof PyInstance)) return undefined
+  const r = callIf(x, '__reversed__', [])
+  if (r !== MISSING) return (asIterator(r) ?? typeError(`'${typeName(r)}' object is not an iterator`)).rest()
+  const get = guestMethod(x, '__getitem__')
+  if (!get || !guestMethod(x, '__len__')) return undefined
+  const out: unknown[] = []
+  for (let i = guestLen(x)! - 1; i >= 0; i--) {
+    try {
+      out.push(callGuest(x, get, '__getitem__', [i]))
+    } catch (e) {
+      const v = raised(e)
+      if (v !== undefined && (v.type.isSubclassOf(INDEX_ERROR) || v.type.isSubclassOf(STOP))) break
+      throw e
+    }
+  }
+  return out
+}
