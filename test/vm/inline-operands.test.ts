@@ -2,7 +2,8 @@
  * Operands read in place (issue 28): `slot op k && rest` / `slot op y || rest`, `!flag`,
  * `expr / k`. Each saves a closure call on a hot path; each must give what JavaScript gives for
  * numbers (the in-place path) and for every other operand kind (the ordinary path), and spend the
- * fuel of the ordinary path. Conditionals with literal branches are checked alongside.
+ * fuel of the ordinary path. Conditionals with literal branches, number constants on the left
+ * and constant bounds of Math.min / Math.max are checked alongside.
  */
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
@@ -20,6 +21,11 @@ const SHAPES = [
   (o: string) => `x ${o} 2 ? null : z`,
   (o: string) => `(x + y) / 4 ${o} z`,
   () => 'Math.round(x * y) / 100',
+  // a number constant on the left (read in place), of a variable and of an expression
+  (o: string) => `(5 + x) ${o} (2 - (y * z))`,
+  (o: string) => `(7 * x) / (3 ${o === '<' || o === '>' ? o : '+'} y * z)`,
+  () => `Math.min(25, 4 + x) + Math.max(y * 2, 6) + Math.max(0, z) + Math.min(z, 1)`,
+  (o: string) => `x ${o} z * 2 ? 1 : 'no'`,
 ]
 
 const value = operand(10, 1e3)

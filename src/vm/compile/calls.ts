@@ -110,6 +110,12 @@ function fastMath(c: Compiler, method: string, argNodes: any[], scope: Scope): C
     }
   }
   const y = args[1]!.fn
+  // A number constant bound (`Math.min(25, w)`, `Math.max(x, 0)`) is read in place, not called.
+  const kx = args[0]!.constant?.value, ky = args[1]!.constant?.value
+  const k = typeof kx === 'number' ? kx : ky, other = typeof kx === 'number' ? y : x
+  if (typeof k === 'number' && (method === 'min' || method === 'max')) {
+    return { fn: method === 'min' ? (f) => Math.min(k, P(f, other(f))) : (f) => Math.max(k, P(f, other(f))), cost, async: false, selfLocated: true }
+  }
   switch (method) {
     case 'min': return { fn: (f) => Math.min(P(f, x(f)), P(f, y(f))), cost, async: false, selfLocated: true }
     case 'max': return { fn: (f) => Math.max(P(f, x(f)), P(f, y(f))), cost, async: false, selfLocated: true }

@@ -8,7 +8,7 @@ import { NODE_COST } from '../fuel.ts'
 import { getComputed, getNamed, isForbiddenKey, toKey, deleteProp, ownKeys } from '../guards.ts'
 import { chargeProps } from '../builtins/sizes.ts'
 import { vmError } from '../errors.ts'
-import { BINARY_OPS, COMPARE, UNARY_OPS, compare, specialiseBinary, specialiseBinaryConst, specialiseSlotOps, specialiseOneSlot, unknownOperator } from './operators.ts'
+import { BINARY_OPS, COMPARE, UNARY_OPS, compare, specialiseBinary, specialiseBinaryConst, specialiseConstLeft, specialiseSlotOps, specialiseOneSlot, unknownOperator } from './operators.ts'
 import { isP, seq2, seqN, then } from './async.ts'
 import type { CExpr, Scope } from './context.ts'
 import { fuseNested } from './nested-fusion.ts'
@@ -99,6 +99,7 @@ function binary(c: Compiler, node: any, scope: Scope): CExpr {
   const oneSlot = left.slot !== undefined ? specialiseOneSlot(op, left.slot, right.fn, true)
     : right.slot !== undefined && !left.constant ? specialiseOneSlot(op, right.slot, left.fn, false) : undefined
   const special = fused ?? (right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value) : undefined) ?? oneSlot
+    ?? (typeof left.constant?.value === 'number' ? specialiseConstLeft(op, left.constant.value, right.fn, right.slot) : undefined)
   const fn = special ?? specialiseBinary(op, left.fn, right.fn) ?? ((f: Frame) => impl(left.fn(f), right.fn(f), f))
   const leftShape = { slot: left.slot, num: typeof left.constant?.value === 'number' ? left.constant.value : undefined }
   const nested = left.slotOp ? fuseNested(op, left.slotOp, rightShape, true, fn)
@@ -184,13 +185,14 @@ function conditional(c: Compiler, node: any, scope: Scope): CExpr {
   const test = c.expr(node.test, scope)
   const yes = c.expr(node.consequent, scope)
   const no = c.expr(node.alternate, scope)
-  const t = test.fn, y = yes.fn, n = no.fn, yc = yes.cost, nc = no.cost
+  const t = test.fn, y = yes.fn, n = no.fn, yc = yes.cost, nc = no.cost, yk = yes.constant, nk = no.constant
   // The branch's static cost is paid inline (as Run.charge: the clock is read after a long charge).
+  // A constant branch (`w > 20 ? 15 : 8`) is read in place, not called.
   const pick = (f: Frame, v: unknown) => {
     const rt = f.rt, c = v ? yc : nc
     if ((rt.left -= c) < 0) rt.outOfFuel()
     if (c >= LONG_CHARGE_UNITS) rt.checkTime()
-    return v ? y(f) : n(f)
+    return v ? (yk ? yk.value : y(f)) : nk ? nk.value : n(f)
   }
   const async = test.async || yes.async || no.async
   if (test.async) return { fn: (f: Frame) => then(t(f), (v) => pick(f, v)), cost: NODE_COST + test.cost, async }

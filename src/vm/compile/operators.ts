@@ -97,6 +97,23 @@ export function specialiseBinaryConst(op: string, l: Fn, c: unknown): Fn | undef
   }
 }
 
+/**
+ * `k op expr` with a number k on the left (`5 + (i * 7) % 40`, `4 + weight`): k is read in place,
+ * and a variable operand too (`slot` >= 0); a non-number operand takes the generic path.
+ */
+export function specialiseConstLeft(op: string, c: number, r: Fn, slot = -1): Fn | undefined {
+  const g = BINARY_OPS[op]!
+  switch (op) {
+    case '+': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c + y : g(c, y, f) }
+    case '-': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c - y : g(c, y, f) }
+    case '*': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c * y : g(c, y, f) }
+    case '/': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c / y : g(c, y, f) }
+    case '<': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c < y : g(c, y, f) }
+    case '>': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c > y : g(c, y, f) }
+    default: return undefined
+  }
+}
+
 /** Comparison operators by code (compare() below): their value is always a boolean. */
 export const COMPARE: Readonly<Record<string, number>> = { '<': 0, '>': 1, '<=': 2, '>=': 3, '===': 4, '!==': 5 }
 
