@@ -115,13 +115,22 @@ function asIterator(v: unknown): PyIter | undefined {
   return next ? new PyGuestIter(v as PyInstance, next, '__next__') : undefined
 }
 
-/** `iter(x)` of a guest object: its `__iter__`'s iterator, or its `__getitem__` sequence; undefined: not iterable. */
-export function guestIter(x: unknown): PyIter | undefined {
+/**
+ * `iter(x)` of a guest object as the program sees it: what its `__iter__` returned (an iterator, or an
+ * object with `__next__`), or an iterator over its `__getitem__` sequence; undefined: not iterable.
+ */
+export function guestIterObject(x: unknown): unknown {
   if (!(x instanceof PyInstance)) return undefined
   const r = callIf(x, '__iter__', [])
-  if (r !== MISSING) return asIterator(r) ?? typeError(`iter() returned non-iterator of type '${typeName(r)}'`)
+  if (r !== MISSING) return r instanceof PyIter || guestMethod(r, '__next__') ? r : typeError(`iter() returned non-iterator of type '${typeName(r)}'`)
   const get = guestMethod(x, '__getitem__')
   return get ? new PyGuestIter(x, get, '__getitem__') : undefined
+}
+
+/** The iterator of a guest object, to read its items (undefined: not iterable). */
+export function guestIter(x: unknown): PyIter | undefined {
+  const r = guestIterObject(x)
+  return r === undefined ? undefined : asIterator(r)
 }
 
 /** `item in x` of a guest object with `__contains__`; MISSING when it has none (iteration decides). */

@@ -21,7 +21,7 @@ import { unhashableCheck } from './collections.ts'
 import * as B from './builtins.ts'
 import type { PyRun } from './fuel.ts'
 import { PyClass, PyInstance } from './values.ts'
-import { callGuest, guestHash, guestIter, guestMethod, hashMethod } from './dunders.ts'
+import { callGuest, guestHash, guestIterObject, guestMethod, hashMethod } from './dunders.ts'
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit } from './classes.ts'
 import { MODULE_FUNCTIONS } from './modules.ts'
 import { reAttr } from './re.ts'
@@ -361,9 +361,10 @@ function modInverse(a: bigint, m: bigint): bigint {
   return ((s0 % m) + m) % m
 }
 
-export function iter(rt: PyRun, x: unknown): PyIter {
+export function iter(rt: PyRun, x: unknown): unknown {
   if (x instanceof PyIter) return x
-  if (x instanceof PyInstance) { const it = guestIter(x); if (it) return it }
+  // An object's own iterator (`__iter__` returning self with a `__next__`) is handed back as it is.
+  if (x instanceof PyInstance) { const it = guestIterObject(x); if (it !== undefined) return it }
   const items = iterate(x, rt)
   return new PyIter(items, Array.isArray(x) ? (isTuple(x) ? 'tuple_iterator' : 'list_iterator') : typeof x === 'string' ? 'str_ascii_iterator' : `${typeName(x)}_iterator`)
 }
