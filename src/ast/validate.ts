@@ -22,9 +22,6 @@ export interface ValidateOptions {
   maxNodes?: number
 }
 
-/** Each operator set as a Set, for the `op` fields. */
-const OP_SETS = {} as Record<OperatorSet, ReadonlySet<string>>
-for (const k of Object.keys(OPERATORS) as OperatorSet[]) OP_SETS[k] = new Set(OPERATORS[k])
 /** `allow` bits of Checker.expr: which of the `only` kinds may stand here. */
 const ITEM = 1, CALLBACK = 2
 /** A field of a node kind, prepared once for the checker's loop. */
@@ -192,7 +189,8 @@ class Checker {
       case 'value': return this.value(v, at(up, key), depth)
       case 'key': return this.key(v, up, key)
       case 'op':
-        if (!OP_SETS[fs.ops!].has(v as string)) this.fail(at(up, key), `Unknown ${fs.ops === 'assign' ? 'assignment' : fs.ops} operator "${v}"`)
+        // The sets are short (16 at most): no Sets of them built at import (issue 28, cold start).
+        if (!(OPERATORS[fs.ops!] as readonly unknown[]).includes(v)) this.fail(at(up, key), `Unknown ${fs.ops === 'assign' ? 'assignment' : fs.ops} operator "${v}"`)
         return
       case 'flag': if (typeof v !== 'boolean') this.fail(at(up, key), 'Expected true or false'); return
       case 'string': if (typeof v !== 'string') this.fail(at(up, key), 'Expected a string'); return
