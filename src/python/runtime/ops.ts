@@ -148,6 +148,16 @@ export function bitOp(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
 
 /** `a op= b`: lists extend and sets/dicts update in place; everything else rebinds. */
 export function inplace(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
+  // Numbers and strings go straight to the operator (the in-place forms below are all of objects).
+  if (typeof a === 'object' && a !== null) {
+    const r = inplaceObject(rt, op, a, b)
+    if (r !== undefined) return r
+  }
+  return BINARY[op]!(rt, a, b)
+}
+
+/** `a op= b` of an object that updates in place or has its own method; undefined: the binary operator. */
+function inplaceObject(rt: PyRun, op: string, a: object, b: unknown): unknown {
   if (op === '+' && Array.isArray(a) && !Object.isFrozen(a)) {
     const items = iterate(b, rt)
     rt.chargeSlots(items.length)
@@ -177,7 +187,7 @@ export function inplace(rt: PyRun, op: string, a: unknown, b: unknown): unknown 
     const r = guestInplace(op, a, b)
     return r !== undefined ? r : unsupported(`${op}=`, a, b)
   }
-  return BINARY[op]!(rt, a, b)
+  return undefined
 }
 
 export const BINARY: Record<string, (rt: PyRun, a: unknown, b: unknown) => unknown> = {
