@@ -17,10 +17,10 @@ type Fn = (f: Frame) => unknown
 /** An operand the fused closure reads itself: a slot, or a number constant. */
 type Leaf = Pick<SlotOp, 'slot' | 'num'>
 
-const ARITH: Readonly<Record<string, number>> = { '+': 0, '-': 1, '*': 2, '/': 3, '%': 4 }
+export const ARITH: Readonly<Record<string, number>> = { '+': 0, '-': 1, '*': 2, '/': 3, '%': 4 }
 
 /** The inner operation; always the same function at its call site, so V8 inlines it. */
-function arith(code: number, x: number, y: number): number {
+export function arith(code: number, x: number, y: number): number {
   switch (code) {
     case 0: return x + y
     case 1: return x - y

@@ -8,6 +8,7 @@ import type { Frame } from '../runtime.ts'
 import { hasProp } from '../guards.ts'
 import { vmError } from '../errors.ts'
 import { toPrim } from '../builtins/coerce.ts'
+import { ARITH, arith } from './nested-fusion.ts'
 
 type Fn = (f: Frame) => any
 
@@ -48,53 +49,36 @@ export const BINARY_OPS: Record<string, (a: any, b: any, f: Frame) => any> = {
   in: (a, b) => hasProp(b, a),
 }
 
-/** Specialised synchronous closures for the operators that dominate loops. */
+/**
+ * Specialised synchronous closures for the operators that dominate loops: one for the arithmetic
+ * operators and one for the orderings (arith / compare are inlined); `+` of strings is charged.
+ */
 export function specialiseBinary(op: string, l: Fn, r: Fn): Fn | undefined {
+  const g = BINARY_OPS[op]!, a = ARITH[op], k = COMPARE[op]
   switch (op) {
-    case '+': return (f) => {
-      const a = l(f), b = r(f)
-      if (typeof a === 'object' || typeof b === 'object') return BINARY_OPS['+']!(a, b, f)
-      const v = a + b
-      return typeof v === 'string' ? f.rt.chargeString(v) : v
-    }
-    case '-': { const g = BINARY_OPS['-']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a - b } }
-    case '*': { const g = BINARY_OPS['*']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a * b } }
-    case '/': { const g = BINARY_OPS['/']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a / b } }
-    case '%': { const g = BINARY_OPS['%']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a % b } }
-    case '<': { const g = BINARY_OPS['<']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a < b } }
-    case '>': { const g = BINARY_OPS['>']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a > b } }
-    case '<=': { const g = BINARY_OPS['<=']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a <= b } }
-    case '>=': { const g = BINARY_OPS['>=']!; return (f) => { const a = l(f), b = r(f); return typeof a === 'object' || typeof b === 'object' ? g(a, b, f) : a >= b } }
     case '===': return (f) => l(f) === r(f)
     case '!==': return (f) => l(f) !== r(f)
     case '==': return (f) => looseEq(l(f), r(f))
     case '!=': return (f) => !looseEq(l(f), r(f))
-    default: return undefined
   }
+  if (a !== undefined) return (f) => { const x = l(f), y = r(f); return typeof x === 'number' && typeof y === 'number' ? arith(a, x, y) : g(x, y, f) }
+  if (k !== undefined) return (f) => { const x = l(f), y = r(f); return typeof x === 'number' && typeof y === 'number' ? compare(k, x, y) : g(x, y, f) }
+  return undefined
 }
 
-/** Specialisations with a constant right operand (`i < n` is common, `i + 1` more so). */
+/**
+ * Specialisations with a constant right operand (`i < n` is common, `i + 1` more so): one closure
+ * for the arithmetic operators and one for the orderings (arith / compare are inlined, as in
+ * nested-fusion.ts); a non-number operand takes the generic path.
+ */
 export function specialiseBinaryConst(op: string, l: Fn, c: unknown): Fn | undefined {
   if (typeof c !== 'number') return undefined
-  switch (op) {
-    case '+': return (f) => {
-      const a = l(f)
-      if (typeof a === 'object') return BINARY_OPS['+']!(a, c, f)
-      const v = a + c
-      return typeof v === 'string' ? f.rt.chargeString(v) : v
-    }
-    case '-': { const g = BINARY_OPS['-']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a - c } }
-    case '*': { const g = BINARY_OPS['*']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a * c } }
-    case '/': { const g = BINARY_OPS['/']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a / c } }
-    case '%': { const g = BINARY_OPS['%']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a % c } }
-    case '<': { const g = BINARY_OPS['<']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a < c } }
-    case '>': { const g = BINARY_OPS['>']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a > c } }
-    case '<=': { const g = BINARY_OPS['<=']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a <= c } }
-    case '>=': { const g = BINARY_OPS['>=']!; return (f) => { const a = l(f); return typeof a === 'object' ? g(a, c, f) : a >= c } }
-    case '===': return (f) => l(f) === c
-    case '!==': return (f) => l(f) !== c
-    default: return undefined
-  }
+  const g = BINARY_OPS[op]!, a = ARITH[op], k = COMPARE[op]
+  if (op === '===') return (f) => l(f) === c
+  if (op === '!==') return (f) => l(f) !== c
+  if (a !== undefined) return (f) => { const x = l(f); return typeof x === 'number' ? arith(a, x, c) : g(x, c, f) }
+  if (k !== undefined) return (f) => { const x = l(f); return typeof x === 'number' ? compare(k, x, c) : g(x, c, f) }
+  return undefined
 }
 
 /**
@@ -102,16 +86,10 @@ export function specialiseBinaryConst(op: string, l: Fn, c: unknown): Fn | undef
  * and a variable operand too (`slot` >= 0); a non-number operand takes the generic path.
  */
 export function specialiseConstLeft(op: string, c: number, r: Fn, slot = -1): Fn | undefined {
-  const g = BINARY_OPS[op]!
-  switch (op) {
-    case '+': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c + y : g(c, y, f) }
-    case '-': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c - y : g(c, y, f) }
-    case '*': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c * y : g(c, y, f) }
-    case '/': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c / y : g(c, y, f) }
-    case '<': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c < y : g(c, y, f) }
-    case '>': return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? c > y : g(c, y, f) }
-    default: return undefined
-  }
+  const g = BINARY_OPS[op]!, a = ARITH[op], k = COMPARE[op]
+  if (a !== undefined) return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? arith(a, c, y) : g(c, y, f) }
+  if (k !== undefined) return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? compare(k, c, y) : g(c, y, f) }
+  return undefined
 }
 
 /** Comparison operators by code (compare() below): their value is always a boolean. */
