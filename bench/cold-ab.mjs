@@ -1,12 +1,14 @@
 // Cold start and heap after import of `ajs-lang/vm`, two revisions side by side:
-//   node bench/cold-ab.mjs <rev-before> <rev-after|.> [spawns] [--dist]   (default 21 spawns each)
+//   node bench/cold-ab.mjs <rev-before> <rev-after|.> [spawns] [--dist] [--no-gc]   (default 21 spawns each)
 // Each revision's src/vm/index.ts is bundled minified with its dependencies inlined (as the bench's
 // cold-start section does); with --dist, each revision's own `scripts/build.mjs` builds its dist/
 // and the children import dist/vm.js, as the package's users do. Then fresh `node --expose-gc` processes alternate
 // between the two (interleaved, so machine noise hits both alike). Each child times, from before
 // its first import: the import, then the first result of agent-typical from its compiled AST
 // (what an agent host does), and reads the V8 heap after the import (gc() twice, heapUsed minus
-// the same before the import). Prints the medians, wall clock and CPU time.
+// the same before the import). Prints the medians, wall clock and CPU time. With --no-gc the child
+// does not collect before the import, as a real process would not: whether the first scavenge falls
+// before the first result then depends on what the import allocates (the heap figures lose their baseline).
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -14,8 +16,9 @@ import { pathToFileURL } from 'node:url'
 import { bundleRevision, coldDir, root } from './lib/cold-bundle.mjs'
 
 const useDist = process.argv.includes('--dist')
-const [revA, revB, spawnsArg = '21'] = process.argv.slice(2).filter((a) => a !== '--dist')
-if (!revA || !revB) { console.error('usage: node bench/cold-ab.mjs <rev-before> <rev-after|.> [spawns] [--dist]'); process.exit(2) }
+const preGc = !process.argv.includes('--no-gc')
+const [revA, revB, spawnsArg = '21'] = process.argv.slice(2).filter((a) => !a.startsWith('--'))
+if (!revA || !revB) { console.error('usage: node bench/cold-ab.mjs <rev-before> <rev-after|.> [spawns] [--dist] [--no-gc]'); process.exit(2) }
 const dir = coldDir()
 const bundle = (rev, name) => bundleRevision(rev, name, dir, { dist: useDist })
 
@@ -23,7 +26,7 @@ const CHILD = `
 const [vmPath, astPath, argsJson] = process.argv.slice(1)
 const { readFileSync } = await import('node:fs')
 const astText = readFileSync(astPath, 'utf8')
-gc(); gc()
+${preGc ? 'gc(); gc()' : ''}
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
 const h0 = process.memoryUsage().heapUsed
 const c0 = cpu()
@@ -71,7 +74,7 @@ for (let i = 0; i < spawns; i++) {
 }
 const median = (xs) => { const v = [...xs].sort((a, b) => a - b); return v[Math.floor(v.length / 2)] }
 const sameResult = JSON.stringify(sides[0].samples[0].result) === JSON.stringify(sides[1].samples[0].result)
-console.log(`agent-typical, ${useDist ? "each revision's dist/vm.js" : 'a minified bundle of src/vm/index.ts'}, ${spawns} fresh node processes per side (interleaved), medians; same result: ${sameResult}`)
+console.log(`agent-typical, ${useDist ? "each revision's dist/vm.js" : 'a minified bundle of src/vm/index.ts'}, ${spawns} fresh node processes per side (interleaved)${preGc ? '' : ', no gc() before the import'}, medians; same result: ${sameResult}`)
 console.log('side    rev        import ms (cpu)  import→first result ms (cpu)  heap after import  heap after first run')
 for (const s of sides) {
   const m = (k) => median(s.samples.map((x) => x[k]))
