@@ -69,7 +69,7 @@ describe('RunResult', () => {
     const ast = prog([{ op: 'if', condition: lit(true), loc: [1, 0], then: [{ op: 'throw', value: 'x', loc: [2, 4] }] }])
     expect((await run(ast)).error?.location).toBe('<ajs>:2:5')
   })
-  test('in a row of `let`s (run as one step), an error points at its own step', async () => {
+  test('in a row of `let`s, an error points at its own step', async () => {
     const bad = { $expr: 'methodCall', object: lit(null), method: 'trim', args: [] }
     const lets = (k: number) => [0, 1, 2].map((i) => ({ op: 'varsLet', vars: { [`v${i}`]: i === k ? bad : lit(i) }, loc: [i + 1, 2] }))
     for (const k of [0, 1, 2]) {
