@@ -5,7 +5,7 @@
  * lists (the frontend maps the guest's `key=` over the items on the VM).
  */
 import { anyIterator, lazyEnumerate, lazyZip } from './generators.ts'
-import { PyDict, PyDictView, PyException, PyFloat, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
+import { PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { compare, iterate, len, lt, repr, str, toArray, truth } from './core.ts'
 import { MAX_STR_DIGITS, floatOf, intOf, isFloatValue, isIntValue, negate, roundHalfEven, roundInt, strToIntLimit, truncFloat } from './numbers.ts'
@@ -13,7 +13,7 @@ import { roundFloat } from './float-text.ts'
 import { add } from './ops.ts'
 import { dictUpdate, setFrom } from './collections.ts'
 import { work, type PyRun } from './fuel.ts'
-import { MISSING, guestReversed, guestUnary } from './dunders.ts'
+import { MISSING, callIf, guestReversed, guestUnary } from './dunders.ts'
 
 export function abs(rt: PyRun, x: unknown): unknown {
   if (typeof x === 'number') return Number.isInteger(x) ? Math.abs(x) : Math.abs(x)
@@ -56,6 +56,8 @@ export function int(rt: PyRun, x: unknown = 0, base?: unknown): unknown {
     rt.charge(digits.length * 10)
     return mkInt(BigInt((m![1] === '-' ? '-' : '') + digits))
   }
+  const g = callIf(x, '__int__', [])
+  if (g !== MISSING) return typeof g === 'boolean' ? (g ? 1 : 0) : isIntValue(g) ? g : typeError(`__int__ returned non-int (type ${typeName(g)})`)
   return typeError(`int() argument must be a string, a bytes-like object or a real number, not '${typeName(x)}'`)
 }
 
@@ -123,6 +125,8 @@ export function float(x: unknown = 0): unknown {
     return mkFloat(Number(s.replace(/_/g, '')))
   }
   if (x instanceof PyNumeric) return x.unary('float')
+  const g = callIf(x, '__float__', [])
+  if (g !== MISSING) return isFloatValue(g) ? g : typeError(`${typeName(x)}.__float__ returned non-float (type ${typeName(g)})`)
   return typeError(`float() argument must be a string or a real number, not '${typeName(x)}'`)
 }
 
@@ -196,6 +200,10 @@ export function reversed(rt: PyRun, x: unknown): unknown[] {
 
 export function round(x: unknown, nd?: unknown): unknown {
   if (x instanceof PyNumeric) return x.unary('round', nd)
+  if (x instanceof PyInstance) {
+    const g = callIf(x, '__round__', nd === undefined || nd === null ? [] : [nd])
+    if (g !== MISSING) return g
+  }
   if (nd === undefined || nd === null) {
     if (isIntValue(x)) return intOf(x)
     if (isFloatValue(x)) return roundHalfEven(floatOf(x))
