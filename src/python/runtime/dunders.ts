@@ -9,6 +9,7 @@
  */
 import { DISPATCH_HELPER, PyClass, PyException, PyInstance, PyIter, PyOpaque, typeByName, typeName, type PyType } from './values.ts'
 import { raise, typeError } from './errors.ts'
+import { objectHash } from './set-order.ts'
 
 /** The guest method `name` of x's class (a guest function), or undefined. */
 export function guestMethod(x: unknown, name: string): PyOpaque | undefined {
@@ -161,6 +162,9 @@ export function hashMethod(x: PyInstance): PyOpaque | null | undefined {
   }
   return undefined
 }
+
+// A set of such objects keeps CPython's slot order (set-order.ts).
+objectHash.of = (x) => { const f = hashMethod(x); return f ? guestHash(x, f) : undefined }
 
 /** `hash(x)` by its `__hash__`: an int (hashed again as an int by the caller). */
 export function guestHash(x: PyInstance, f: PyOpaque): number | bigint {

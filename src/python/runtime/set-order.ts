@@ -5,12 +5,16 @@
  * Map a PySet keeps its members in: besides the members it keeps CPython's table (Objects/
  * setobject.c, 3.11: 8 slots first, the slot is hash & mask, a collision probes the next 9 slots
  * and then jumps by i * 5 + 1 + perturb, a removed member leaves a dummy, the table grows to four
- * times the members when 3/5 of its slots are used or dummies) and iterates in its slot order. A
+ * times the members when 3/5 of its slots are used or dummies) and iterates in its slot order (so
+ * do objects of the program whose `__hash__` returns an int). A
  * set holding anything else (a str, whose hash changes with every CPython process, None, a tuple)
  * iterates in insertion order. Set operators and copies insert members in the order they iterate;
  * CPython's presizing there can lay out collisions differently (documented).
  */
-import { PyFloat, PyNumeric } from './values.ts'
+import { PyFloat, PyInstance, PyNumeric } from './values.ts'
+
+/** The int an object of the program's `__hash__` returns, or undefined (runtime/dunders.ts sets it: no import cycle). */
+export const objectHash: { of: ((x: PyInstance) => number | bigint | undefined) | null } = { of: null }
 
 const HASH_MOD = (1n << 61n) - 1n
 const LINEAR_PROBES = 9
@@ -25,6 +29,8 @@ export function numberHash(x: unknown): bigint | undefined {
   if (typeof x === 'boolean') return x ? 1n : 0n
   // A module's number (fractions.Fraction) hashes as CPython's, so a set of them keeps CPython's order too.
   if (x instanceof PyNumeric) return BigInt(x.unary('hash') as number | bigint)
+  // An object of the program with `__hash__`: CPython's slot comes from the int it returns, hashed as an int.
+  if (x instanceof PyInstance) { const h = objectHash.of?.(x); return h === undefined ? undefined : numberHash(h) }
   const v = x instanceof PyFloat ? x.v : x
   if (typeof v === 'number' && !Number.isInteger(v)) {
     if (Number.isNaN(v)) return undefined
