@@ -20,6 +20,8 @@ export interface ClassInfo {
   eq: boolean
   /** Some class defines `__ne__` (`!=` then calls it, or the negated `__eq__`). */
   ne: boolean
+  /** Some class names a base (a comparison then tries a subclass's reflection first). */
+  inherits: boolean
   /** Some class defines `__lt__`, `__le__`, `__gt__` or `__ge__`. */
   order: boolean
   /** Imported names: alias -> what it names. */
@@ -31,7 +33,7 @@ const name = (id: string, loc: Stmt['loc']): Expr => ({ k: 'name', id, loc })
 const str = (v: string, loc: Stmt['loc']): Expr => ({ k: 'const', v, loc })
 
 export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: ClassInfo } {
-  const info: ClassInfo = { count: 0, methodNames: new Set(), text: false, eq: false, ne: false, order: false, imports: new Map() }
+  const info: ClassInfo = { count: 0, methodNames: new Set(), text: false, eq: false, ne: false, inherits: false, order: false, imports: new Map() }
 
   const importFrom = (st: StmtOf<'import'>) => {
     for (const n of st.names) {
@@ -73,6 +75,7 @@ export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: 
 
   const classStmt = (st: StmtOf<'class'>, path: string[]): Stmt[] => {
     info.count++
+    if (st.bases.length) info.inherits = true
     const loc = st.loc
     let dataclass = false
     let order = false

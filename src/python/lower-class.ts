@@ -334,6 +334,9 @@ export function addClassHelpers(L: Lowerer, dispatch: string): void {
       params: ['$op', '$x', '$y'],
       steps: [
         step('varsLet', { vars: { $m: UNDEFINED, $r: UNDEFINED } }),
+        // A class derived from another: the right operand's reflection goes first when its class is a
+        // subclass of the left one's (stage 2), as CPython's do_richcompare.
+        ...(L.options.classes?.inherits ? attempt('$y', '$x', 2) : []),
         ...attempt('$x', '$y', 0),
         ...attempt('$y', '$x', 1),
         step('return', { value: rt('cmpnative', [id('$op'), id('$x'), id('$y')]) }),

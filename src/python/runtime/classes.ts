@@ -290,8 +290,16 @@ function dunder(x: unknown, name: string): PyMethod | null {
 const REFLECT: Record<string, string> = { '==': '__eq__', '!=': '__ne__', '<': '__gt__', '<=': '__ge__', '>': '__lt__', '>=': '__le__' }
 const OWN: Record<string, string> = { '==': '__eq__', '!=': '__ne__', '<': '__lt__', '<=': '__le__', '>': '__gt__', '>=': '__ge__' }
 
-/** The comparison method to try: `a.__op__` (stage 0) or `b`'s reflection (stage 1). */
+/** Whether a's class is a proper subclass of b's (a's reflection goes first). */
+const subclassFirst = (a: unknown, b: unknown): boolean => a instanceof PyInstance && b instanceof PyInstance && a.cls !== b.cls && a.cls.isSubclassOf(b.cls)
+
+/**
+ * The comparison method to try: `a.__op__` (stage 0), or the reflection of a, the right operand
+ * (stage 1; stage 2, before both, when a's class is a subclass of b's: then not again at stage 1).
+ */
 function cmpOf(a: unknown, b: unknown, op: string, stage: number): PyMethod | null {
+  if (stage === 2 && !subclassFirst(a, b)) return null
+  if (stage === 1 && subclassFirst(a, b)) return null
   // `!=` without a `__ne__`: object.__ne__ calls `__eq__` (cmpres negates what it answers).
   if (op === '!=') return dunder(a, '__ne__') ?? dunder(a, '__eq__')
   if (stage === 0) return dunder(a, OWN[op]!)
