@@ -372,7 +372,7 @@ describe('regex', () => {
   })
   test('unsafe patterns are refused', async () => {
     expect(await code(prog([ret(re('(x)\\1'))]))).toBe('REGEX_UNSAFE')
-    expect(await code(prog([ret(re('(?<=a)b'))]))).toBe('REGEX_UNSAFE')
+    expect(await code(prog([ret(re('(?<=a*)b'))]))).toBe('REGEX_UNSAFE')
   })
   test('exponential shapes run on the linear engine instead', async () => {
     const r = await run(prog([ret({ $expr: 'methodCall', object: re('(a+)+$'), method: 'test', args: [lit('a'.repeat(30) + '!')] })]))

@@ -6,14 +6,21 @@
  * The VM runs a guest regex on the host engine while the input is short
  * enough for its worst-case backtracking to stay cheap, and on this engine
  * beyond that: time is O(input × pattern) whatever the pattern, and every
- * step is metered. Not supported (refused with REGEX_UNSAFE, as before):
- * backreferences, lookaround, the `u` flag.
+ * step is metered. Lookbehind of a bounded length is checked by reading
+ * back from the position (its body compiled reversed, run as a set of states
+ * for at most MAX_LOOKBEHIND characters: O(width) per check, metered).
+ * Not supported (refused with REGEX_UNSAFE and a hint): backreferences (not
+ * regular: no linear-time engine can match them), lookahead, lookbehind of
+ * unbounded length or with capturing groups inside, the `u` flag.
  */
 import { vmError } from '../errors.ts'
 
 // ---------------------------------------------------------------------------
 // Parsing
 // ---------------------------------------------------------------------------
+
+/** Backreferences are not regular: the rewrite is a capture compared in code. */
+export const BACKREF_HINT = 'Backreferences cannot run in linear time: capture the text with a group and compare the groups in code, e.g. for /(\\w)\\1/ match /(\\w)(\\w)/ and test m[1] === m[2].'
 
 type Range = [number, number]
 type Node =
@@ -25,13 +32,45 @@ type Node =
   | { t: 'cat'; items: Node[] }
   | { t: 'alt'; items: Node[] }
   | { t: 'rep'; body: Node; min: number; max: number; greedy: boolean }
+  | { t: 'ahead'; negated: boolean; body: Node }
+  | { t: 'behind'; negated: boolean; body: Node }
+
+/** Longest lookbehind body (characters) the engine reads back: each check costs up to this many steps. */
+export const MAX_LOOKBEHIND = 255
 
 const DIGIT: Range[] = [[48, 57]]
 const WORD: Range[] = [[48, 57], [65, 90], [95, 95], [97, 122]]
 const SPACE: Range[] = [[9, 13], [32, 32], [160, 160], [5760, 5760], [8192, 8202], [8232, 8233], [8239, 8239], [8287, 8287], [12288, 12288], [65279, 65279]]
 
-function unsupported(why: string): never {
-  throw vmError('REGEX_UNSAFE', `Regular expression needs the linear engine, which does not support ${why}`)
+function unsupported(why: string, hint?: string): never {
+  throw vmError('REGEX_UNSAFE', `Regular expression needs the linear engine, which does not support ${why}`, hint === undefined ? undefined : { hint })
+}
+
+/** Shortest and longest text a node can match (Infinity: unbounded). */
+function widthOf(n: Node): [number, number] {
+  switch (n.t) {
+    case 'char': case 'any': case 'class': return [1, 1]
+    case 'group': return widthOf(n.body)
+    case 'cat': {
+      let lo = 0, hi = 0
+      for (const it of n.items) { const [a, b] = widthOf(it); lo += a; hi += b }
+      return [lo, hi]
+    }
+    case 'alt': {
+      const ws = n.items.map(widthOf)
+      return [Math.min(...ws.map((w) => w[0])), Math.max(...ws.map((w) => w[1]))]
+    }
+    case 'rep': {
+      const [a, b] = widthOf(n.body)
+      return [a * n.min, b === 0 ? 0 : b * n.max]
+    }
+    default: return [0, 0] // assertions
+  }
+}
+
+/** A hint's rewrite of an unbounded lookbehind: each `*` / `+` given a bound. */
+function boundedRewrite(text: string): string {
+  return text.replace(/(^|[^\\])\*/g, '$1{0,50}').replace(/(^|[^\\])\+/g, '$1{1,50}').replace(/\{(\d+),\}/g, '{$1,50}')
 }
 
 function invert(ranges: Range[]): Range[] {
@@ -50,7 +89,10 @@ class Parser {
   i = 0
   groups = 0
   names: Record<string, number> = {}
-  constructor(readonly src: string) {}
+  /** Each lookbehind's [shortest, longest] width and text, in source order. */
+  behinds: Array<{ min: number; max: number; text: string }> = []
+  /** `lenient`: record lookbehind widths without refusing unbounded ones (re.ts checks Python's fixed-width rule first). */
+  constructor(readonly src: string, readonly lenient = false) {}
 
   parse(): Node {
     const n = this.alt()
@@ -108,6 +150,14 @@ class Parser {
 
   private group(): Node {
     let index = -1
+    if (this.src.startsWith('?<=', this.i) || this.src.startsWith('?<!', this.i)) return this.lookbehind()
+    if (this.src.startsWith('?=', this.i) || this.src.startsWith('?!', this.i)) {
+      const negated = this.src[this.i + 1] === '!'
+      this.i += 2
+      const body = this.alt()
+      if (this.src[this.i++] !== ')') unsupported('an unbalanced parenthesis')
+      return { t: 'ahead', negated, body }
+    }
     if (this.src.startsWith('?:', this.i)) this.i += 2
     else if (this.src.startsWith('?<', this.i) && !this.src.startsWith('?<=', this.i) && !this.src.startsWith('?<!', this.i)) {
       const end = this.src.indexOf('>', this.i)
@@ -115,11 +165,38 @@ class Parser {
       this.i = end + 1
       index = ++this.groups
       this.names[name] = index
-    } else if (this.peek() === '?') unsupported('lookaround')
+    } else if (this.peek() === '?') unsupported(`the group syntax (${this.src.slice(this.i, this.i + 2)}`)
     else index = ++this.groups
     const body = this.alt()
     if (this.src[this.i++] !== ')') unsupported('an unbalanced parenthesis')
     return index < 0 ? body : { t: 'group', index, body }
+  }
+
+  /** `(?<=body)` / `(?<!body)`: its body must have a bounded length and no capturing group. */
+  private lookbehind(): Node {
+    const start = this.i - 1
+    const negated = this.src[this.i + 2] === '!'
+    this.i += 3
+    const groupsBefore = this.groups
+    const body = this.alt()
+    if (this.src[this.i++] !== ')') unsupported('an unbalanced parenthesis')
+    const text = this.src.slice(start, this.i)
+    const [min, max] = widthOf(body)
+    this.behinds.push({ min, max, text })
+    if (this.lenient) return { t: 'behind', negated, body }
+    if (max === Infinity) {
+      throw vmError('REGEX_UNSAFE', `Regular expression lookbehind ${text} can match text of any length: only lookbehind of a bounded length is supported (it is checked by reading back at most ${MAX_LOOKBEHIND} characters)`,
+        { hint: `Bound every repetition inside the lookbehind, e.g. ${boundedRewrite(text)}; or match the text before as a group and test that group in code.` })
+    }
+    if (max > MAX_LOOKBEHIND) {
+      throw vmError('REGEX_UNSAFE', `Regular expression lookbehind ${text} can match up to ${max} characters: at most ${MAX_LOOKBEHIND} are supported`,
+        { hint: `Lower the repetition bounds inside the lookbehind to at most ${MAX_LOOKBEHIND} characters in all; or match the text before as a group and test that group in code.` })
+    }
+    if (this.groups !== groupsBefore) {
+      throw vmError('REGEX_UNSAFE', `Regular expression lookbehind ${text} contains a capturing group, which is not supported`,
+        { hint: 'Make the groups inside the lookbehind non-capturing, (?:...); to get that text, capture it in the pattern itself, e.g. /(x)(y)/ in place of /(?<=(x))y/, and use the second group as the match.' })
+    }
+    return { t: 'behind', negated, body }
   }
 
   /** An escape; inside a class returns its ranges. */
@@ -150,8 +227,7 @@ class Parser {
       case 'u': code = this.hex(4); break
       case 'c': code = (this.src.charCodeAt(this.i++) ?? 64) % 32; break
       default:
-        if (/[1-9]/.test(ch!)) unsupported('backreferences')
-        if (ch === 'k') unsupported('named backreferences')
+        if (/[1-9]/.test(ch!) || ch === 'k') unsupported('backreferences', BACKREF_HINT)
         code = ch!.charCodeAt(0)
     }
     return inClass ? [[code, code]] : { t: 'char', c: code }
@@ -197,13 +273,28 @@ class Parser {
   }
 }
 
+/**
+ * The lookbehinds of a pattern, for the host-engine path and Python's re:
+ * `lenient` false refuses (REGEX_UNSAFE with a hint) any this engine could
+ * not run, so the host engine never takes one that a longer input would
+ * fail on; `lenient` true only measures them.
+ */
+export function lookbehinds(source: string, lenient = false): Array<{ min: number; max: number; text: string }> {
+  const p = new Parser(source, lenient)
+  p.parse()
+  return p.behinds
+}
+
 // ---------------------------------------------------------------------------
 // Compiling to a Pike-VM program
 // ---------------------------------------------------------------------------
 
-const enum Op { Char, Any, AnyNl, Class, Split, Jmp, Save, Bol, Eol, Word, NotWord, Match, Mark, Check, Reset }
+const enum Op { Char, Any, AnyNl, Class, Split, Jmp, Save, Bol, Eol, Word, NotWord, Match, Mark, Check, Reset, Behind }
 
 interface Inst { op: Op; x: number; y: number; ranges?: Range[]; negated?: boolean }
+
+/** A lookbehind's body, compiled reversed (read right to left from the position), and its state-set marks. */
+interface Behind { prog: Inst[]; mark: Int32Array; gen: number }
 
 const MAX_PROGRAM = 20_000
 
@@ -229,7 +320,11 @@ class Compiler {
   prog: Inst[] = []
   /** Registers (after the capture slots) holding where an optional iteration began. */
   registers = 0
-  constructor(readonly icase: boolean, readonly dotAll: boolean, readonly ncap: number) {}
+  /**
+   * `reverse`: a lookbehind body, whose sequences are emitted last item
+   * first (it runs right to left); `behinds` is shared with the sub-programs.
+   */
+  constructor(readonly icase: boolean, readonly dotAll: boolean, readonly ncap: number, readonly behinds: Behind[] = [], readonly reverse = false) {}
 
   /**
    * One optional iteration, with JavaScript's rules: the captures inside are
@@ -263,7 +358,21 @@ class Compiler {
         this.node(n.body)
         this.emit(Op.Save, 2 * n.index + 1)
         return
-      case 'cat': for (const it of n.items) this.node(it); return
+      case 'cat':
+        if (this.reverse) for (let k = n.items.length - 1; k >= 0; k--) this.node(n.items[k]!)
+        else for (const it of n.items) this.node(it)
+        return
+      case 'ahead': unsupported('lookahead', 'Lookahead runs on the host engine for inputs within its length cap only: on longer inputs match without it and test the text after the match in code.')
+      // falls through (unsupported throws)
+      case 'behind': {
+        const sub = new Compiler(this.icase, this.dotAll, 0, this.behinds, true)
+        sub.node(n.body)
+        sub.emit(Op.Match)
+        if (this.prog.length + sub.prog.length >= MAX_PROGRAM) unsupported(`patterns longer than ${MAX_PROGRAM} instructions`)
+        this.behinds.push({ prog: sub.prog, mark: new Int32Array(sub.prog.length), gen: 0 })
+        this.emit(Op.Behind, this.behinds.length - 1, n.negated ? 1 : 0)
+        return
+      }
       case 'alt': {
         const jumps: number[] = []
         n.items.forEach((it, k) => {
@@ -347,6 +456,9 @@ export class LinearRegex {
   private readonly multiline: boolean
   /** Starts with `^` (no `m` flag): a match can only begin at position 0. */
   private readonly anchored: boolean
+  private readonly behinds: Behind[]
+  /** Steps spent in lookbehind checks since the last metering call (0 for patterns without lookbehind). */
+  private lookWork = 0
 
   constructor(source: string, flags: string) {
     if (flags.includes('u')) unsupported('the u flag')
@@ -360,6 +472,7 @@ export class LinearRegex {
     c.node(tree)
     c.emit(Op.Match)
     this.prog = c.prog
+    this.behinds = c.behinds
     this.nregs = c.registers
     this.names = parser.names
   }
@@ -385,6 +498,72 @@ export class LinearRegex {
       }
     }
     return false
+  }
+
+  /**
+   * Whether a lookbehind's body matches some text ending at `pos`: its
+   * reversed program run right to left from `pos` as a set of states (no
+   * captures: only whether it matches counts), each character read charged
+   * to lookWork by the states alive.
+   */
+  private behindHolds(b: Behind, s: string, pos: number): boolean {
+    const prog = b.prog
+    const n = s.length
+    let list: number[] = []
+    let found = false
+    const stack: number[] = []
+    const close = (into: number[], start: number, at: number) => {
+      stack.push(start)
+      while (stack.length > 0) {
+        const p = stack.pop()!
+        if (b.mark[p] === b.gen) continue
+        b.mark[p] = b.gen
+        const inst = prog[p]!
+        switch (inst.op) {
+          case Op.Jmp: stack.push(inst.x); break
+          case Op.Split: stack.push(inst.y, inst.x); break
+          case Op.Save: case Op.Mark: case Op.Check: case Op.Reset: stack.push(p + 1); break
+          case Op.Match: found = true; break
+          default:
+            if (inst.op >= Op.Char && inst.op <= Op.Class) into.push(p)
+            else if (this.assertion(inst, s, at, n)) stack.push(p + 1)
+        }
+      }
+    }
+    b.gen++
+    close(list, 0, pos)
+    for (let at = pos; !found && list.length > 0 && at > 0; at--) {
+      this.lookWork += list.length
+      const c = s.charCodeAt(at - 1)
+      const next: number[] = []
+      b.gen++
+      for (let k = 0; k < list.length; k++) if (this.charMatches(prog[list[k]!]!, c)) close(next, list[k]! + 1, at - 1)
+      list = next
+    }
+    return found
+  }
+
+  /** A zero-width instruction (^ $ \b \B, a lookbehind) at position `pos` of `s`. */
+  private assertion(inst: Inst, s: string, pos: number, n: number): boolean {
+    switch (inst.op) {
+      case Op.Bol: return pos === 0 || (this.multiline && isLineEnd(s.charCodeAt(pos - 1)))
+      case Op.Eol: return pos === n || (this.multiline && isLineEnd(s.charCodeAt(pos)))
+      case Op.Word:
+      case Op.NotWord: {
+        const a = pos > 0 && isWord(s.charCodeAt(pos - 1))
+        const b = pos < n && isWord(s.charCodeAt(pos))
+        return (a !== b) === (inst.op === Op.Word)
+      }
+      case Op.Behind: return this.behindHolds(this.behinds[inst.x]!, s, pos) !== (inst.y === 1)
+    }
+    return false
+  }
+
+  /** Metering: the live threads plus the lookbehind work since the last call. */
+  private charge(step: (threads: number) => void, threads: number): void {
+    const w = this.lookWork
+    this.lookWork = 0
+    step(threads + w)
   }
 
   /**
@@ -428,25 +607,16 @@ export class LinearRegex {
             stack.push([p + 1, nc])
             break
           }
-          case Op.Bol:
-            if (pos === 0 || (this.multiline && isLineEnd(s.charCodeAt(pos - 1)))) stack.push([p + 1, cp])
+          case Op.Bol: case Op.Eol: case Op.Word: case Op.NotWord: case Op.Behind:
+            if (this.assertion(inst, s, pos, n)) stack.push([p + 1, cp])
             break
-          case Op.Eol:
-            if (pos === n || (this.multiline && isLineEnd(s.charCodeAt(pos)))) stack.push([p + 1, cp])
-            break
-          case Op.Word:
-          case Op.NotWord: {
-            const a = pos > 0 && isWord(s.charCodeAt(pos - 1))
-            const b = pos < n && isWord(s.charCodeAt(pos))
-            if ((a !== b) === (inst.op === Op.Word)) stack.push([p + 1, cp])
-            break
-          }
           default:
             list.push({ pc: p, caps: cp })
         }
       }
     }
 
+    this.lookWork = 0
     if (this.anchored && from > 0) return null
     const startOnly = sticky || this.anchored
     // One generation per input position: threads reaching the same pc at the
@@ -461,11 +631,11 @@ export class LinearRegex {
       if (clist.length === 0) {
         if (matched !== null || startOnly || pos >= n) break
         // A position where no match is in progress is still work: metered, and the deadline checked.
-        step(1)
+        this.charge(step, 1)
         gen++
         continue
       }
-      step(clist.length)
+      this.charge(step, clist.length)
       gen++
       nlist = []
       const c = pos < n ? s.charCodeAt(pos) : -1
@@ -482,6 +652,7 @@ export class LinearRegex {
       clist = nlist
       if (pos >= n) break
     }
+    if (this.lookWork > 0) this.charge(step, 0)
     if (matched === null) return null
     const captures: Array<string | undefined> = []
     for (let g = 0; g < this.ncap / 2; g++) {

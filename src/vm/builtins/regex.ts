@@ -3,13 +3,14 @@
  * `regexMatch`, string methods given a pattern) builds its RegExp here.
  *
  * The guard refuses the constructs that make backtracking engines blow up:
- * backreferences, lookbehind, nested quantifiers (star height > 1), and
- * quantified groups whose alternatives are not distinct literals. Inputs are
- * also capped in length. What passes runs on the host engine.
+ * backreferences, lookbehind of unbounded length, nested quantifiers (star
+ * height > 1), and quantified groups whose alternatives are not distinct
+ * literals. Inputs are also capped in length. What passes runs on the host
+ * engine (a bounded lookbehind costs it at most its width per position).
  */
 import { VmError, vmError } from '../errors.ts'
 import { guestString } from './coerce.ts'
-import { LinearRegex } from './linear-regex.ts'
+import { BACKREF_HINT, LinearRegex, lookbehinds } from './linear-regex.ts'
 
 export const MAX_REGEX_SOURCE = 1_000
 export const MAX_REGEX_INPUT = 100_000
@@ -138,8 +139,9 @@ interface Group {
 /** Static ReDoS check. Throws REGEX_UNSAFE with the reason. */
 export function checkRegexSafety(pattern: string): void {
   if (pattern.length > MAX_REGEX_SOURCE) unsafe(pattern.slice(0, 40) + '…', `longer than ${MAX_REGEX_SOURCE} characters`)
-  if (/\\[1-9]|\\k</.test(pattern)) unsafe(pattern, 'backreferences are not supported')
-  if (/\(\?<[=!]/.test(pattern)) unsafe(pattern, 'lookbehind is not supported')
+  if (/\\[1-9]|\\k</.test(pattern)) throw vmError('REGEX_UNSAFE', `Regular expression /${pattern}/ rejected: backreferences are not supported`, { hint: BACKREF_HINT })
+  // The linear engine's rules (bounded length, no capturing group inside), so a longer input cannot refuse what a short one ran.
+  if (/\(\?<[=!]/.test(pattern)) lookbehinds(pattern)
   const stack: Group[] = [{ quantified: false, hasAlternation: false, alternatives: [], literal: true, current: '' }]
   let inClass = false
   for (let i = 0; i < pattern.length; i++) {
