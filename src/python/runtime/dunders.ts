@@ -163,8 +163,17 @@ export function hashMethod(x: PyInstance): PyOpaque | null | undefined {
   return undefined
 }
 
-// A set of such objects keeps CPython's slot order (set-order.ts).
-objectHash.of = (x) => { const f = hashMethod(x); return f ? guestHash(x, f) : undefined }
+/**
+ * The hash each object had when last hashed: what a set's table places it by (set-order.ts, for
+ * CPython's slot order), as CPython keeps an entry's hash instead of calling `__hash__` again.
+ */
+const HASHES = new WeakMap<PyInstance, number | bigint>()
+objectHash.of = (x) => {
+  const h = HASHES.get(x)
+  if (h !== undefined) return h
+  const f = hashMethod(x)
+  return f ? guestHash(x, f) : undefined
+}
 
 /** `hash(x)` by its `__hash__`: an int (hashed again as an int by the caller). */
 export function guestHash(x: PyInstance, f: PyOpaque): number | bigint {
@@ -237,6 +246,7 @@ export function instanceKey(x: PyInstance, eq: (a: unknown, b: unknown) => boole
   if (h === undefined) return `\u0001o${x.serial}`
   if (h === null) return typeError(`unhashable type: '${x.cls.name}'`)
   const v = guestHash(x, h)
+  HASHES.set(x, v)
   let hasEq = false
   for (let t: PyType | null = x.cls; t instanceof PyClass && !hasEq; t = t.base) hasEq = t.attrs.has('__eq__')
   if (!hasEq) return `\u0001o${x.serial}`
