@@ -20,7 +20,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
     ...consts('pi e tau inf nan'),
   },
   json: { ...fns('loads dumps'), JSONDecodeError: 'const' },
-  re: { ...fns('compile match search fullmatch findall finditer sub subn split escape'), ...consts('IGNORECASE I MULTILINE M DOTALL S ASCII A') },
+  re: { ...fns('compile match search fullmatch findall finditer sub subn split escape'), ...consts('IGNORECASE I MULTILINE M DOTALL S ASCII A error') },
   collections: fns('Counter defaultdict OrderedDict deque namedtuple'),
   itertools: { ...fns('chain chain.from_iterable product permutations combinations combinations_with_replacement islice zip_longest repeat pairwise count cycle'), groupby: 'prelude', takewhile: 'prelude', dropwhile: 'prelude', filterfalse: 'prelude', starmap: 'prelude', accumulate: 'prelude' },
   string: consts('ascii_lowercase ascii_uppercase ascii_letters digits hexdigits octdigits punctuation whitespace printable'),

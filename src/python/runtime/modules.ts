@@ -513,6 +513,7 @@ const MODULE_CONSTANTS: Record<string, unknown> = {
   ...Object.fromEntries(Object.entries(STRING_CONST).map(([k, v]) => [`string.${k}`, v])),
   'json.JSONDecodeError': typeByName('JSONDecodeError'),
   'statistics.StatisticsError': typeByName('StatisticsError'),
+  're.error': typeByName('error'),
   'datetime.timezone.utc': UTC,
 }
 

@@ -8,6 +8,7 @@
 import '../../vm/parts/regex.ts'
 import { regexSupport } from '../../vm/builtins/regex-hook.ts'
 import type { GuardedRegex } from '../../vm/builtins/regex.ts'
+import { BACKREF_HINT, lookbehinds } from '../../vm/builtins/linear-regex.ts'
 import type { Run } from '../../vm/runtime.ts'
 import { DISPATCH_HELPER as DISPATCH, PyDict, PyOpaque, tuple, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError } from './errors.ts'
@@ -51,10 +52,25 @@ function translate(pattern: string, flags: number): { source: string; flags: str
       continue
     }
     if (c === '(' && src.startsWith('(?P<', i)) { out += '(?<'; i += 3; continue }
-    if (c === '(' && src.startsWith('(?P=', i)) raise('NotImplementedError', 'backreferences are not supported by the linear-time engine')
+    if (c === '(' && src.startsWith('(?P=', i)) raise('NotImplementedError', `backreferences are not supported by the linear-time engine. ${BACKREF_HINT}`)
     out += c
   }
   return { source: out, flags: fl }
+}
+
+/**
+ * CPython's rule first: every lookbehind has one width (`(?<=a|bc)` and `(?<=a{1,2})` are re.error
+ * there); the engine's own limits (a capturing group inside, more than 255 characters) come after.
+ */
+function fixedLookbehinds(source: string): void {
+  if (!/\(\?<[=!]/.test(source)) return
+  let found: ReturnType<typeof lookbehinds>
+  try {
+    found = lookbehinds(source, true)
+  } catch {
+    return // not parsable here: make() reports it
+  }
+  if (found.some((b) => b.min !== b.max)) raise('error', 'look-behind requires fixed-width pattern')
 }
 
 /** Each capturing group's name (null: unnamed) by group number, from the translated source; [0] is the whole match. */
@@ -86,12 +102,13 @@ function compiled(pattern: unknown, flags: unknown): Compiled & { pattern: strin
   let c = patterns.get(key)
   if (!c) {
     const t = translate(pattern as string, f)
+    fixedLookbehinds(t.source)
     let re: GuardedRegex
     try {
       re = regexSupport().make(t.source, t.flags + 'g')
     } catch (e) {
-      const msg = (e as { message?: string }).message ?? String(e)
-      return raise('ValueError', `this pattern cannot run here: ${msg}`)
+      const { message, hint } = e as { message?: string; hint?: string }
+      return raise('ValueError', `this pattern cannot run here: ${message ?? String(e)}${hint ? `. ${hint}` : ''}`)
     }
     const slots = groupSlots(t.source)
     const names = slots.filter((n): n is string => n !== null)

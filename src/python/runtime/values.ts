@@ -106,6 +106,8 @@ for (const [name, base] of EXCEPTION_TREE) defType(name, base ?? 'object')
 defType('JSONDecodeError', 'ValueError')
 // statistics' own exception class (a ValueError), reached as statistics.StatisticsError.
 defType('StatisticsError', 'ValueError')
+// re's own exception class (an Exception, named `error` as in CPython), reached as re.error.
+defType('error', 'Exception')
 
 /**
  * The builtin exception classes of the extended profile beyond the contract's, child after parent:

@@ -20,7 +20,7 @@ import { vmError } from '../errors.ts'
 // ---------------------------------------------------------------------------
 
 /** Backreferences are not regular: the rewrite is a capture compared in code. */
-export const BACKREF_HINT = 'Backreferences cannot run in linear time: capture the text with a group and compare the groups in code, e.g. for /(\\w)\\1/ match /(\\w)(\\w)/ and test m[1] === m[2].'
+export const BACKREF_HINT = 'Backreferences cannot run in linear time: capture the text with a group and compare the groups in code, e.g. for (\\w)\\1 match (\\w)(\\w) and compare groups 1 and 2.'
 
 type Range = [number, number]
 type Node =
@@ -194,7 +194,7 @@ class Parser {
     }
     if (this.groups !== groupsBefore) {
       throw vmError('REGEX_UNSAFE', `Regular expression lookbehind ${text} contains a capturing group, which is not supported`,
-        { hint: 'Make the groups inside the lookbehind non-capturing, (?:...); to get that text, capture it in the pattern itself, e.g. /(x)(y)/ in place of /(?<=(x))y/, and use the second group as the match.' })
+        { hint: 'Make the groups inside the lookbehind non-capturing, (?:...); to get that text, capture it in the pattern itself, e.g. (x)(y) in place of (?<=(x))y, and use the second group as the match.' })
     }
     return { t: 'behind', negated, body }
   }
