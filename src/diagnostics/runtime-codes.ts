@@ -36,7 +36,7 @@ export const RUNTIME_CODES = {
   REFERENCE_ERROR: { message: 'Reference error', hint: 'Declare the variable before using it.' },
   CONST_ASSIGN: { message: 'Assignment to a constant', hint: 'Declare the variable with `let` if it must change.' },
   PARALLEL_ASSIGN: { message: 'A parallel item body cannot assign a variable declared outside it', hint: 'Return the value from the body instead: the step\'s value is the array of what each item returned, in order.' },
-  REGEX_UNSAFE: { message: 'Regular expression rejected by the ReDoS guard', hint: 'Avoid backreferences and lookbehind; on long inputs also lookahead and the u flag.' },
+  REGEX_UNSAFE: { message: 'Regular expression rejected by the ReDoS guard', hint: 'Avoid backreferences (capture and compare the groups in code) and lookbehind of unbounded length (bound it, e.g. {1,50}); on long inputs also lookahead and the u flag.' },
   RANGE_ERROR: { message: 'Value out of range', hint: 'Check the sizes and numbers passed to the builtin.' },
   JSON_ERROR: { message: 'Invalid JSON', hint: 'Check the text passed to JSON.parse / jsonParse.' },
   CAPABILITY_MISSING: { message: 'Missing capability', hint: 'Pass the capability in vm.run(ast, args, { capabilities }).' },

@@ -9,6 +9,7 @@ import fc from 'fast-check'
 import { LinearRegex, MAX_LOOKBEHIND } from '../../src/vm/builtins/linear-regex.ts'
 import { makeRegex } from '../../src/vm/builtins/regex.ts'
 import { VmError } from '../../src/vm/errors.ts'
+import { AgentVM } from '../../src/index.ts'
 
 const atom = fc.constantFrom('a', 'b', 'A', '1', ' ', '.', '\\d', '\\w', '\\s', '[ab]', '[^a]', '\\b', '\\B', '^', '$')
 // Bounded quantifiers only: a lookbehind body must have a bounded length.
@@ -110,5 +111,14 @@ describe('lookbehind on the linear engine', () => {
     expect(backref.hint).toContain('compare the groups in code')
     // The same rules on the host engine's path (short inputs) as on the linear one.
     expect(refusal(() => new LinearRegex('(?<=\\w+:)\\d+', '')).hint).toBe(unbounded.hint)
+  })
+
+  test('a program: a bounded lookbehind runs, an unbounded one is refused at its line with the rewrite', async () => {
+    const vm = new AgentVM()
+    const ok = await vm.run(`function f(s) {\n  return s.replace(/(?<=\\w:)\\d+/g, '#')\n}`, { s: 'a:1 b2 c:34' })
+    expect(ok.result).toBe('a:# b2 c:#')
+    const bad = await vm.run(`function f(s) {\n  const n = s.length\n  return s.replace(/(?<=\\w+:)\\d+/g, '#')\n}`, { s: 'a:1' })
+    expect(bad.error).toMatchObject({ code: 'REGEX_UNSAFE', line: 3 })
+    expect(bad.error?.hint).toContain('(?<=\\w{1,50}:)')
   })
 })
