@@ -203,15 +203,11 @@ function formatStr(rt: PyRun, s: string, spec: Spec): string {
 
 /** format(value, spec). */
 export function format(rt: PyRun, value: unknown, spec: string): string {
-  if (value instanceof PyInstance) {
-    // A guest `__format__` gets the spec, even an empty one (f"{x}"), as CPython's format().
-    const r = callIf(value, '__format__', [spec])
-    if (r !== MISSING) return typeof r === 'string' ? rt.chargeString(r) : typeError(`__format__ must return a str, not ${typeName(r)}`)
-  }
-  if (spec === '') return rt.chargeString(str(value))
+  if (spec === '') return value instanceof PyInstance ? guestFormat(rt, value, spec) : rt.chargeString(str(value))
   const time = timeFormat(value, spec)
   if (time !== undefined) return rt.chargeString(time)
   if (typeof value !== 'string' && !isIntValue(value) && !isFloatValue(value)) {
+    if (value instanceof PyInstance) return guestFormat(rt, value, spec)
     // object.__format__ takes no spec (checked before the spec is parsed, as CPython).
     const name = typeName(value)
     return typeError(`unsupported format string passed to ${name === 'timedelta' ? 'datetime.timedelta' : name}.__format__`)
@@ -222,6 +218,13 @@ export function format(rt: PyRun, value: unknown, spec: string): string {
   else if (isIntValue(value)) out = formatInt(rt, intOf(value), sp)
   else out = formatFloat(rt, floatOf(value), sp)
   return rt.chargeString(out)
+}
+
+/** A guest object's `__format__(spec)` (even an empty spec, as CPython's format()), else object's. */
+function guestFormat(rt: PyRun, value: PyInstance, spec: string): string {
+  const r = callIf(value, '__format__', [spec])
+  if (r === MISSING) return spec === '' ? rt.chargeString(str(value)) : typeError(`unsupported format string passed to ${typeName(value)}.__format__`)
+  return typeof r === 'string' ? rt.chargeString(r) : typeError(`__format__ must return a str, not ${typeName(r)}`)
 }
 
 /** `!r`, `!s`, `!a` conversions. */
