@@ -13,7 +13,6 @@ import { STEP_COMPILERS } from './statements.ts'
 import { compileAtomStep } from './atom-steps.ts'
 import type { AtomDef, AtomTable } from '../atoms/types.ts'
 import { isP } from './async.ts'
-import type { Branch } from './fusion.ts'
 import { closest } from '../suggest.ts'
 import { wrapTrace } from './trace.ts'
 import { helperKinds, runsLoops } from './async-scan.ts'
@@ -27,8 +26,6 @@ export interface CStepInfo {
    * sum for all its steps once, on entry (see fuel.ts).
    */
   cost: number
-  /** For a block of one step: that step with the block's cost and error stamp, so an `if` runs it without the block's closure (fusion.ts runBranch). */
-  single?: Branch
 }
 
 export interface HelperRef {
@@ -170,9 +167,7 @@ export class Compiler {
     const locs = steps.map((s: any) => (Array.isArray(s?.loc) ? (s.loc as Loc) : undefined))
     const ops = steps.map((s: any) => s.op as string)
     const cost = infos.reduce((t, i) => t + i.cost, 0)
-    const stamp = stamper(locs, ops, this.file)
-    const runs = infos.map((i) => i.run)
-    return { run: runSequence(runs, cost, stamp), async, cost: 0, single: runs.length === 1 ? [runs[0]!, cost, (e) => { throw stamp(e, 0) }] : undefined }
+    return { run: runSequence(infos.map((i) => i.run), cost, locs, ops, this.file), async, cost: 0 }
   }
 
   step(node: any, scope: Scope): CStepInfo {
@@ -487,9 +482,15 @@ function goOnAfter(c: Promise<Completion>, f: Frame, k: number, from: (f: Frame,
   return c.then((code) => (code !== NORMAL ? code : from(f, k + 1)), (e) => { throw stamp(e, k) })
 }
 
-/** Locates an error escaping step i of a block (the innermost block stamps first). */
-function stamper(locs: Array<Loc | undefined>, ops: string[], file: string | undefined) {
-  return (e: unknown, i: number) => {
+/**
+ * Run compiled steps in order, stopping at the first abrupt completion. The
+ * block's static cost is charged once on entry. An error escaping a step is
+ * stamped with that step's location (the innermost block stamps first), so
+ * steps need no wrappers of their own.
+ */
+export function runSequence(runs: CStep[], cost: number, locs: Array<Loc | undefined>, ops: string[], file: string | undefined): CStep {
+  const n = runs.length
+  const stamp = (e: unknown, i: number) => {
     if (e instanceof VmError && !e.loc) {
       const loc = locs[i]
       if (loc) { e.loc = loc; e.file = file }
@@ -497,16 +498,6 @@ function stamper(locs: Array<Loc | undefined>, ops: string[], file: string | und
     }
     return e
   }
-}
-
-/**
- * Run compiled steps in order, stopping at the first abrupt completion. The
- * block's static cost is charged once on entry. An error escaping a step is
- * stamped with that step's location (the innermost block stamps first), so
- * steps need no wrappers of their own.
- */
-export function runSequence(runs: CStep[], cost: number, stamp: (e: unknown, i: number) => unknown): CStep {
-  const n = runs.length
   // Called by the block with `f` only: charges the block, runs from the first step. Called with
   // `start` to go on after an async step (no charge): one closure for both, so entering a block is
   // one call, not a charging closure calling the loop.

@@ -15,6 +15,7 @@ export interface SlotOp {
   slot?: number
 }
 
+type Step = (f: Frame) => Completion | Promise<Completion>
 
 /** `x = <value>` as one closure, or undefined when the value has no fusable shape. */
 export function fusedStore(val: CExpr, dst: number): CStep | undefined {
@@ -52,51 +53,31 @@ export function fusedStore(val: CExpr, dst: number): CStep | undefined {
   return undefined
 }
 
-/**
- * A branch of an `if`: its block's closure; or, for a block of one step, that step, the block's
- * cost and its error stamp (which throws), run here: one closure call fewer per branch taken
- * (`else if` chains are blocks of one `if`). No run: an absent `else`.
- */
-export type Branch = [run: CStep | undefined, cost: number, stamp?: (e: unknown) => never]
-
-/** Run a branch as its block would: charge on entry, stamp what escapes its step. */
-export function runBranch(f: Frame, b: Branch): Completion | Promise<Completion> {
-  const run = b[0], stamp = b[2]
-  if (!run) return NORMAL
-  if (!stamp) return run(f)
-  const rt = f.rt
-  if ((rt.left -= b[1]) < 0) rt.outOfFuel()
-  try {
-    const c = run(f)
-    return typeof c === 'number' ? c : c.catch(stamp)
-  } catch (e) {
-    return stamp(e)
-  }
-}
-
 /** `if (slot op k) yes else no` as one closure. */
-export function fusedIf(cond: CExpr, yes: Branch, no: Branch): CStep | undefined {
+export function fusedIf(cond: CExpr, yes: Step, no: Step): CStep | undefined {
   const b = cond.slotOp
   if (!b || cond.async) return undefined
   const t = cond.fn, a = b.a
   if (b.num !== undefined) {
     const c = b.num
     switch (b.op) {
-      case '<': return (f) => { const x = f.s[a]; return runBranch(f, (typeof x === 'number' ? x < c : t(f)) ? yes : no) }
-      case '>': return (f) => { const x = f.s[a]; return runBranch(f, (typeof x === 'number' ? x > c : t(f)) ? yes : no) }
-      case '<=': return (f) => { const x = f.s[a]; return runBranch(f, (typeof x === 'number' ? x <= c : t(f)) ? yes : no) }
-      case '>=': return (f) => { const x = f.s[a]; return runBranch(f, (typeof x === 'number' ? x >= c : t(f)) ? yes : no) }
-      case '===': return (f) => runBranch(f, f.s[a] === c ? yes : no)
-      case '!==': return (f) => runBranch(f, f.s[a] !== c ? yes : no)
+      case '<': return (f) => { const x = f.s[a]; return (typeof x === 'number' ? x < c : t(f)) ? yes(f) : no(f) }
+      case '>': return (f) => { const x = f.s[a]; return (typeof x === 'number' ? x > c : t(f)) ? yes(f) : no(f) }
+      case '<=': return (f) => { const x = f.s[a]; return (typeof x === 'number' ? x <= c : t(f)) ? yes(f) : no(f) }
+      case '>=': return (f) => { const x = f.s[a]; return (typeof x === 'number' ? x >= c : t(f)) ? yes(f) : no(f) }
+      case '===': return (f) => (f.s[a] === c ? yes(f) : no(f))
+      case '!==': return (f) => (f.s[a] !== c ? yes(f) : no(f))
+      default: return undefined
     }
   }
   if (b.slot !== undefined) {
     const d = b.slot
     switch (b.op) {
-      case '<': return (f) => { const x = f.s[a], y = f.s[d]; return runBranch(f, (typeof x === 'number' && typeof y === 'number' ? x < y : t(f)) ? yes : no) }
-      case '>': return (f) => { const x = f.s[a], y = f.s[d]; return runBranch(f, (typeof x === 'number' && typeof y === 'number' ? x > y : t(f)) ? yes : no) }
-      case '===': return (f) => runBranch(f, f.s[a] === f.s[d] ? yes : no)
-      case '!==': return (f) => runBranch(f, f.s[a] !== f.s[d] ? yes : no)
+      case '<': return (f) => { const x = f.s[a], y = f.s[d]; return (typeof x === 'number' && typeof y === 'number' ? x < y : t(f)) ? yes(f) : no(f) }
+      case '>': return (f) => { const x = f.s[a], y = f.s[d]; return (typeof x === 'number' && typeof y === 'number' ? x > y : t(f)) ? yes(f) : no(f) }
+      case '===': return (f) => (f.s[a] === f.s[d] ? yes(f) : no(f))
+      case '!==': return (f) => (f.s[a] !== f.s[d] ? yes(f) : no(f))
+      default: return undefined
     }
   }
   return undefined

@@ -16,7 +16,7 @@ import { checkName } from './patterns.ts'
 import { LOOP_COMPILERS } from './loops.ts'
 import { COLLECTION_STEP_COMPILERS } from './collection-steps.ts'
 import { parallelStep } from './parallel.ts'
-import { fusedIf, fusedStore, runBranch, type Branch } from './fusion.ts'
+import { fusedIf, fusedStore } from './fusion.ts'
 import { guestString } from '../builtins/coerce.ts'
 
 type StepCompiler = (c: Compiler, step: Step, scope: Scope) => CStepInfo
@@ -40,14 +40,15 @@ function ifStep(c: Compiler, step: StepOf<'if'>, scope: Scope): CStepInfo {
   const cond = c.expr(step.condition, scope)
   const yes = c.block(step.then ?? [], scope)
   const no = step.else !== undefined ? c.block(step.else, scope) : undefined
-  const t = cond.fn, y: Branch = yes.single ?? [yes.run, 0], n: Branch = no?.single ?? [no?.run, 0]
+  const t = cond.fn, y = yes.run, n = no?.run
   const cost = STEP_COST + cond.cost
+  const pick = (f: Frame, v: unknown) => (v ? y(f) : n ? n(f) : NORMAL)
   let run: CStep
-  if (cond.async) run = (f) => then(t(f), (x) => runBranch(f, x ? y : n))
+  if (cond.async) run = (f) => then(t(f), (x) => pick(f, x))
   else if (cond.slot !== undefined) {
     const slot = cond.slot
-    run = (f) => runBranch(f, f.s[slot] ? y : n)
-  } else run = fusedIf(cond, y, n) ?? ((f) => runBranch(f, t(f) ? y : n))
+    run = n ? (f) => (f.s[slot] ? y(f) : n(f)) : (f) => (f.s[slot] ? y(f) : NORMAL)
+  } else run = fusedIf(cond, y, n ?? (() => NORMAL)) ?? (n ? (f) => (t(f) ? y(f) : n(f)) : (f) => (t(f) ? y(f) : NORMAL))
   return {
     run,
     async: cond.async || yes.async || !!no?.async,
