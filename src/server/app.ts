@@ -3,7 +3,7 @@
  * stores. One error channel: every failure becomes an HttpError with a
  * stable code, answered as `{ error }`, counted in /metrics.
  */
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest, type onRequestHookHandler } from 'fastify'
 import type { ServerContext } from './context.ts'
 import { HttpError } from './errors.ts'
 import { Metrics } from './metrics.ts'
@@ -121,6 +121,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   app.decorateRequest('rawBody', undefined)
   app.decorateRequest('rawAst', undefined)
   app.decorateRequest('astUnparsed', false)
+  app.decorateRequest('runRoute', false)
   // Bodies are JSON only (415 otherwise). The text is kept: POST /v1/runs passes the AST on as sent.
   app.removeContentTypeParser(['text/plain', 'application/json'])
   // A tenant's ASTs sent again (with other args) are not scanned again: see SeenValues.
@@ -137,7 +138,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
     // A run answered now: its AST goes to a worker as the text sent and is parsed there, so here
     // only the rest of the body is (the AST's place holds {}). A worker that finds the text is not
     // JSON gets the request the same 400 (RunService.runNow): the body is JSON exactly when both parts are.
-    const deferAst = scan.member !== undefined && !scan.tooDeep && req.method === 'POST' && req.routeOptions.url === '/v1/runs' && !isAsyncQuery(req.query)
+    const deferAst = scan.member !== undefined && !scan.tooDeep && req.runRoute && !isAsyncQuery(req.query)
     let value: unknown
     try {
       value = JSON.parse(deferAst ? text.slice(0, scan.start) + '{}' + text.slice(scan.end) : text)
@@ -159,11 +160,30 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   const openapi = new OpenApiCollector()
   app.addHook('onRoute', (route) => openapi.add(route))
 
-  app.addHook('onRequest', async (req) => {
-    if (req.routeOptions.config?.auth === false || req.routeOptions.url === undefined) return
-    const tenant = tenants.authenticate(req.headers.authorization)
-    req.tenant = tenant
-    tenants.limitRate(tenant)
+  // Auth and the rate limit: a hook of each route that needs a token, chosen when the route is
+  // added (a global hook would read req.routeOptions, an object fastify builds at each read). A
+  // callback hook, not an async one: no promise and no microtask turn per request.
+  const authenticate = (req: FastifyRequest, done: (e?: Error) => void) => {
+    try {
+      const tenant = tenants.authenticate(req.headers.authorization)
+      req.tenant = tenant
+      tenants.limitRate(tenant)
+    } catch (e) {
+      done(e as Error)
+      return
+    }
+    done()
+  }
+  const authHook: onRequestHookHandler = (req, _reply, done) => authenticate(req, done)
+  const runAuthHook: onRequestHookHandler = (req, _reply, done) => {
+    req.runRoute = true
+    authenticate(req, done)
+  }
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth === false) return
+    const hook = route.url === '/v1/runs' && route.method === 'POST' ? runAuthHook : authHook
+    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
+    route.onRequest = [hook, ...own]
   })
 
   app.setErrorHandler((err: FastifyError | HttpError, req, reply) => {

@@ -38,6 +38,8 @@ declare module 'fastify' {
     rawAst: RawAst | undefined
     /** The body's "ast" was left as text (a {} in its place in the parsed body): POST /v1/runs answered now. */
     astUnparsed: boolean
+    /** The route is POST /v1/runs (set by its auth hook): the body parser may leave the AST as text. */
+    runRoute: boolean
   }
   interface FastifySchema {
     /** One line for /openapi.json. */

@@ -16,7 +16,7 @@ import type { StopSignal } from './stop-signal.ts'
 import type { PlanGate } from './plan-gate.ts'
 import type { BudgetClaims } from '../codemode/budget-token.ts'
 import { underToken } from './budget.ts'
-import { quotasOf, type Admission, type Tenant, type Tenants } from './tenants.ts'
+import { quotasOf, SETTLED, type Admission, type Tenant, type Tenants } from './tenants.ts'
 import type { StoreQuota } from './stores/quota.ts'
 import type { RunRecord, RunRequest, ServerStores } from './stores/types.ts'
 
@@ -28,6 +28,10 @@ export interface RunBody {
   args?: Record<string, unknown>
   options?: { fuel?: number; timeoutMs?: number; trace?: boolean }
 }
+
+/** A run's program as a thread receives it: an AST's text (and key), or a source. */
+type Program = Pick<RunTask, 'key' | 'astText' | 'source'>
+interface Prepared { task: RunTask; admission: Admission }
 
 /** An AST as the client sent it (the body parser's scan): its text, and its key (astKey of the text) when known. */
 export interface RawAst {
@@ -57,14 +61,10 @@ export const astKey = (astText: string): string => createHash('sha256').update(a
  * programs by that text, or by its SHA-256 once the tenant sends it again (hashed once, then
  * neither side hashes 7 KB of text per run: SeenValues).
  */
-export async function resolveProgram(stores: ServerStores, tenant: string, body: { ast?: unknown; source?: string; token?: string }, rawAst?: RawAst): Promise<Pick<RunTask, 'key' | 'astText' | 'source'>> {
+export function resolveProgram(stores: ServerStores, tenant: string, body: { ast?: unknown; source?: string; token?: string }, rawAst?: RawAst): Program | Promise<Program> {
   const given = (body.ast !== undefined ? 1 : 0) + (body.source !== undefined ? 1 : 0) + (body.token !== undefined ? 1 : 0)
   if (given !== 1) throw new HttpError('BAD_REQUEST', 'Send exactly one of "ast", "source" or "token"')
-  if (body.token !== undefined) {
-    const p = await stores.procedures.get(tenant, body.token)
-    if (!p) throw new HttpError('NOT_FOUND', `Unknown or expired procedure token "${body.token.slice(0, 48)}"`)
-    return { key: p.key, astText: p.astText }
-  }
+  if (body.token !== undefined) return storedProgram(stores, tenant, body.token)
   if (body.source !== undefined) return { source: body.source }
   if (rawAst !== undefined) return rawAst.key !== undefined ? { astText: rawAst.text, key: rawAst.key } : { astText: rawAst.text }
   let astText: string
@@ -74,6 +74,18 @@ export async function resolveProgram(stores: ServerStores, tenant: string, body:
     throw new HttpError('PROGRAM_REJECTED', undefined, { agentError: { name: 'AgentError', code: 'AST_TOO_DEEP', message: 'The AST nests too deeply', hint: 'Flatten deeply nested expressions into separate statements.' } })
   }
   return { astText }
+}
+
+async function storedProgram(stores: ServerStores, tenant: string, token: string): Promise<Program> {
+  const p = await stores.procedures.get(tenant, token)
+  if (!p) throw new HttpError('NOT_FOUND', `Unknown or expired procedure token "${token.slice(0, 48)}"`)
+  return { key: p.key, astText: p.astText }
+}
+
+/** Settle an admission; a ledger that cannot be reached leaves the reservation charged (no error for the request). */
+function settleQuietly(admission: Admission, fuelUsed: number): Promise<void> {
+  const p = admission.settle(fuelUsed)
+  return p === SETTLED ? p : p.catch(() => {})
 }
 
 /** The VM's hints speak of library options; an operator of `ajsc serve` needs the config key or the endpoint. */
@@ -108,10 +120,21 @@ export class RunService {
     private readonly deps: { stores: ServerStores; tenants: Tenants; metrics: Metrics; limits: ServerLimits; executor: RunExecutor; plan?: PlanGate },
   ) {}
 
-  private async prepare(tenant: Tenant, body: RunBody, kind: 'run' | 'async-run', rawAst?: RawAst, grant?: BudgetClaims): Promise<{ task: RunTask; admission: Admission }> {
-    const program = await resolveProgram(this.deps.stores, tenant.id, body, rawAst)
+  /** The program and the admission of a run: synchronous when neither needs a store (an AST or source, no daily fuel quota). */
+  private prepare(tenant: Tenant, body: RunBody, kind: 'run' | 'async-run', rawAst?: RawAst, grant?: BudgetClaims): Prepared | Promise<Prepared> {
+    const program = resolveProgram(this.deps.stores, tenant.id, body, rawAst)
+    if (program instanceof Promise) return program.then((p) => this.admitted(tenant, body, kind, p, grant))
+    return this.admitted(tenant, body, kind, program, grant)
+  }
+
+  private admitted(tenant: Tenant, body: RunBody, kind: 'run' | 'async-run', program: Program, grant?: BudgetClaims): Prepared | Promise<Prepared> {
     // A budget token pays for the run: it runs under min(the tenant's limits, the token).
-    const admission = await this.deps.tenants.admit(tenant, grant ? underToken(body.options, grant) : body.options ?? {}, kind)
+    const admission = this.deps.tenants.admit(tenant, grant ? underToken(body.options, grant) : body.options ?? {}, kind)
+    if (admission instanceof Promise) return admission.then((a) => this.prepared(tenant, body, program, a, grant))
+    return this.prepared(tenant, body, program, admission, grant)
+  }
+
+  private prepared(tenant: Tenant, body: RunBody, program: Program, admission: Admission, grant?: BudgetClaims): Prepared {
     const { limits } = this.deps
     return {
       task: {
@@ -130,24 +153,27 @@ export class RunService {
   }
 
   /** Settle the admission with the fuel really used, and count the run. */
-  private async account(tenant: Tenant, admission: Admission, result: RunResult, startedAt: number): Promise<void> {
+  private account(tenant: Tenant, admission: Admission, result: RunResult, startedAt: number): Promise<void> {
     this.deps.metrics.run(tenant.id, result.error !== undefined, result.fuelUsed, Date.now() - startedAt)
-    await admission.settle(result.fuelUsed).catch(() => { /* the ledger is unreachable: the reservation stays charged */ })
+    return settleQuietly(admission, result.fuelUsed)
   }
 
   /** Run and answer with the result (422 for a program the VM refuses). */
   async runNow(tenant: Tenant, body: RunBody, signal?: StopSignal, rawAst?: RawAst, astUnparsed = false, grant?: BudgetClaims): Promise<RunResult> {
     const startedAt = Date.now()
-    const { task, admission } = await this.prepare(tenant, body, 'run', rawAst, grant)
+    // No await where nothing waits: each one is a promise and a turn of the microtask queue per run.
+    const ready = this.prepare(tenant, body, 'run', rawAst, grant)
+    const { task, admission } = ready instanceof Promise ? await ready : ready
     let result: RunResult
     try {
       result = await this.deps.executor.run(task, { signal })
     } catch (e) {
       // Nothing ran to completion here (queue full, worker lost): charge nothing.
-      await admission.settle(0).catch(() => {})
+      await settleQuietly(admission, 0)
       throw e
     }
-    await this.account(tenant, admission, result, startedAt)
+    const settling = this.account(tenant, admission, result, startedAt)
+    if (settling !== SETTLED) await settling
     // The AST was left for the worker to parse (app.ts): its text not being JSON is a malformed body.
     if (astUnparsed && result.error?.code === 'AST_INVALID' && result.error.message === AST_NOT_JSON) {
       throw new HttpError('BAD_REQUEST', 'Invalid request: the body is not JSON (in its "ast" member)')
@@ -160,12 +186,13 @@ export class RunService {
   /** Start an async run; resolves to its id once it is recorded. */
   async start(tenant: Tenant, body: RunBody, rawAst?: RawAst): Promise<string> {
     const startedAt = Date.now()
-    const { task, admission } = await this.prepare(tenant, body, 'async-run', rawAst)
+    const ready = this.prepare(tenant, body, 'async-run', rawAst)
+    const { task, admission } = ready instanceof Promise ? await ready : ready
     // A plan is static: an async run the tenant's plan policy refuses is refused now (422), not accepted to fail.
     try {
       await this.deps.plan?.(task)
     } catch (e) {
-      await admission.settle(0).catch(() => {})
+      await settleQuietly(admission, 0)
       throw e
     }
     const request: RunRequest = { args: task.args, fuel: task.fuel, timeoutMs: task.timeoutMs, trace: task.trace }
@@ -177,7 +204,7 @@ export class RunService {
         void this.account(tenant, admission, result, startedAt).then(() => this.notify(record.id))
       }, quotasOf(tenant.config.limits).runs)
     } catch (e) {
-      await admission.settle(0).catch(() => {})
+      await settleQuietly(admission, 0)
       throw e
     }
     return record.id

@@ -110,6 +110,9 @@ export const compileFuel = (chars: number): number => (chars * SOURCE_CHAR_COST)
 
 /** Authorization headers remembered after they named a tenant: bounded, so no client can grow it. */
 const MAX_KNOWN_HEADERS = 256
+const DAY_MS = 86_400_000
+/** What a settlement with nothing to wait for returns (one promise for all of them: callers may skip awaiting it). */
+export const SETTLED: Promise<void> = Promise.resolve()
 
 export class Tenants {
   private readonly byHash = new Map<string, Tenant>()
@@ -164,48 +167,78 @@ export class Tenants {
     if (wait > 0) throw new HttpError('RATE_LIMITED', `Tenant "${tenant.id}" is over its limit of ${tenant.config.limits.requestsPerMinute} requests per minute`, { retryAfter: wait })
   }
 
+  /** Today's UTC day, formatted once a day rather than once a run. */
+  private today(): string {
+    const now = this.now()
+    if (now >= this.dayEnds || now < this.dayEnds - DAY_MS) {
+      this.day = utcDay(now)
+      this.dayEnds = Date.parse(`${this.day}T00:00:00.000Z`) + DAY_MS
+    }
+    return this.day
+  }
+
+  private day = ''
+  private dayEnds = 0
+
   /**
    * The one admission point of guest work. Takes a slot within `concurrentRuns` (before any await,
    * so concurrent requests cannot all pass), then reserves the work's fuel from today's ledger:
    * at most `fuelPerRun`, at most what is left of `fuelPerDay`; `exact` work (compiling) needs its
    * whole charge. Budgets are capped by the tenant's limits, so workers only see what it is entitled to.
+   * Synchronous when there is nothing to reserve (no fuelPerDay): the per-run path makes no promise here.
    */
-  async admit(tenant: Tenant, requested: { fuel?: number; timeoutMs?: number; exact?: boolean }, kind: WorkKind = 'run'): Promise<Admission> {
+  admit(tenant: Tenant, requested: { fuel?: number; timeoutMs?: number; exact?: boolean }, kind: WorkKind = 'run'): Admission | Promise<Admission> {
     const limits = tenant.config.limits
     if (tenant.inFlight >= tenant.slots) {
       throw new HttpError('TENANT_BUSY', `Tenant "${tenant.id}" already has ${tenant.slots} runs in progress (limits.concurrentRuns)`, { retryAfter: 1 })
     }
     tenant.inFlight++
-    const day = utcDay(this.now())
+    const day = this.today()
     const want = requested.exact ? Math.max(0, requested.fuel ?? 0) : Math.min(requested.fuel ?? limits.fuelPerRun, limits.fuelPerRun)
-    let fuel = want
+    const timeoutMs = Math.min(requested.timeoutMs ?? limits.timeoutMs, limits.timeoutMs)
+    // Nothing to reserve (no daily quota): granted now, without a promise or a turn of the event loop per run.
+    if (limits.fuelPerDay === null || want <= 0) return this.admission(tenant, kind, day, want, 0, timeoutMs)
+    return this.reserve(tenant, requested, kind, day, want, timeoutMs)
+  }
+
+  private async reserve(tenant: Tenant, requested: { exact?: boolean }, kind: WorkKind, day: string, want: number, timeoutMs: number): Promise<Admission> {
+    const fuelPerDay = tenant.config.limits.fuelPerDay!
     let reserved = 0
     try {
-      if (limits.fuelPerDay !== null && want > 0) {
-        reserved = await this.ledger.reserve(tenant.id, day, want, limits.fuelPerDay)
-        fuel = reserved
-        if (reserved <= 0 || (requested.exact && reserved < want)) {
-          throw new HttpError('FUEL_QUOTA_EXCEEDED', `Tenant "${tenant.id}" used its ${limits.fuelPerDay} fuel for today (limits.fuelPerDay)`, { retryAfter: secondsToMidnight(this.now()) })
-        }
+      reserved = await this.ledger.reserve(tenant.id, day, want, fuelPerDay)
+      if (reserved <= 0 || (requested.exact && reserved < want)) {
+        throw new HttpError('FUEL_QUOTA_EXCEEDED', `Tenant "${tenant.id}" used its ${fuelPerDay} fuel for today (limits.fuelPerDay)`, { retryAfter: secondsToMidnight(this.now()) })
       }
     } catch (e) {
       tenant.inFlight--
       if (reserved > 0) await this.ledger.add(tenant.id, day, -reserved)
       throw e
     }
+    return this.admission(tenant, kind, day, reserved, reserved, timeoutMs)
+  }
+
+  /** The granted work's settlement: the slot back, and the ledger told what was used (reserved: what was not). */
+  private admission(tenant: Tenant, kind: WorkKind, day: string, fuel: number, reserved: number, timeoutMs: number): Admission {
+    const limits = tenant.config.limits
     let settled = false
     return {
       kind,
       fuel,
-      timeoutMs: Math.min(requested.timeoutMs ?? limits.timeoutMs, limits.timeoutMs),
-      settle: async (fuelUsed: number) => {
-        if (settled) return
+      timeoutMs,
+      settle: (fuelUsed: number) => {
+        if (settled) return SETTLED
         settled = true
         tenant.inFlight--
         const used = Number.isFinite(fuelUsed) ? Math.min(Math.max(0, fuelUsed), fuel) : fuel
         // Reserved: give back what was not used. Unlimited: count what was.
         const delta = limits.fuelPerDay !== null ? used - reserved : used
-        if (delta !== 0) await this.ledger.add(tenant.id, day, delta)
+        if (delta === 0) return SETTLED
+        try {
+          const adding = this.ledger.add(tenant.id, day, delta)
+          return adding === undefined ? SETTLED : adding
+        } catch (e) {
+          return Promise.reject(e)
+        }
       },
     }
   }

@@ -1,5 +1,5 @@
 /** POST /v1/runs, GET /v1/runs (the tenant's async runs), GET /v1/runs/:id, GET /v1/runs/:id/events (Server-Sent Events). */
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ServerContext } from '../context.ts'
 import type { RunBody } from '../runs.ts'
 import { authErrors, errorBody, idParams, runBody, runRecord, runResult, runsQuery } from '../schemas.ts'
@@ -42,6 +42,15 @@ const runList = {
   },
 } as const
 
+/** A stop signal raised when the client goes away before its answer is written (the pool stops the run). */
+function untilGone(reply: FastifyReply): StopController {
+  const gone = new StopController()
+  const res = reply.raw
+  // on, not once: 'close' comes once per response, and once would wrap the listener in another closure.
+  res.on('close', () => { if (!res.writableEnded) gone.abort() })
+  return gone
+}
+
 export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.post<{ Body: RunBody; Querystring: { async?: string } }>('/v1/runs', {
     schema: { summary: 'Run a program (AST, source or procedure token); with header x-ajs-budget, under a budget token, answered with x-ajs-budget-receipt', body: runBody, querystring: runsQuery },
@@ -60,18 +69,23 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
         503: { description: 'Pool queue full (QUEUE_FULL); see Retry-After.', schema: errorBody },
       },
     },
-  }, async (req, reply) => {
-    const tenant = req.tenant!
+  }, (req, reply) => {
     const budgetHeader = req.headers[BUDGET_HEADER]
+    // The common case, a run answered now without a budget token: runNow's promise is the answer
+    // (no async wrapper around it, no await of a token that is not there).
+    if (budgetHeader === undefined && !isAsyncQuery(req.query)) return ctx.runs.runNow(req.tenant!, req.body, untilGone(reply), req.rawAst, req.astUnparsed)
+    return runOtherwise(req, reply, budgetHeader)
+  })
+
+  const runOtherwise = async (req: FastifyRequest<{ Body: RunBody; Querystring: { async?: string } }>, reply: FastifyReply, budgetHeader: string | string[] | undefined) => {
+    const tenant = req.tenant!
     if (isAsyncQuery(req.query)) {
       if (budgetHeader !== undefined) throw new HttpError('BAD_REQUEST', `A budget token (header ${BUDGET_HEADER}) pays for a run answered now: send it without ?async=1`)
       const id = await ctx.runs.start(tenant, req.body, req.rawAst)
       return reply.code(202).header('location', `/v1/runs/${id}`).send({ id })
     }
     const grant = await spendRequestToken(ctx.budget, budgetHeader)
-    const gone = new StopController()
-    const onClose = () => { if (!reply.raw.writableEnded) gone.abort() }
-    reply.raw.once('close', onClose)
+    const gone = untilGone(reply)
     if (!grant) return ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed)
     // The receipt of what the run used goes back with every answer, a refusal included (then nothing was used).
     let used = 0
@@ -84,7 +98,7 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
     } finally {
       reply.header(RECEIPT_HEADER, ctx.budget!.receipt(grant, used, calls))
     }
-  })
+  }
 
   app.get<{ Querystring: ListParams<RunState> }>('/v1/runs', {
     schema: { summary: 'The tenant\'s async runs, newest first, a page at a time (state filter, opaque cursor)', querystring: listQuerySchema(RUN_STATES) },
