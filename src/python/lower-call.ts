@@ -282,6 +282,7 @@ const mapNode = (items: Node, lam: Node): Node => methodCallNode(items, 'map', [
 function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefined {
   const pos = () => positional(cx, e)
   switch (name) {
+    case 'slice': noKw(cx, name, e); return rt('slicemk', pos(), e.loc)
     case 'repr':
       noKw(cx, name, e); count(cx, name, e, 1, 1)
       return rt(textEntry(cx, 'repr'), pos().map((a) => prepText(cx, a)), e.loc)

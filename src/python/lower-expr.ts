@@ -60,7 +60,7 @@ export function resolve(cx: FnCtx, name: string): Resolved {
   if (cx.L.lambdaParams(cx.scope).has(name)) return { kind: 'var', vm: mangle(name) }
   if (BUILTIN_TYPES.has(name) || EXCEPTION_NAMES.has(name)) return { kind: 'type', name }
   // Extended only: more exception classes (what `close()` raises in a generator, ConnectionError, ...) and the base of every class.
-  if ((EXTENDED_EXCEPTION_NAMES.has(name) || name === 'object') && cx.L.r.extended) return { kind: 'type', name }
+  if ((EXTENDED_EXCEPTION_NAMES.has(name) || name === 'object' || name === 'slice') && cx.L.r.extended) return { kind: 'type', name }
   if (BUILTIN_FUNCTIONS.has(name) || (cx.L.r.extended && EXTENDED_FUNCTIONS.has(name))) return { kind: 'builtin', name }
   return { kind: 'unknown' }
 }

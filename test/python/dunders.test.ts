@@ -50,10 +50,10 @@ describe('a program whose function values may wait for an atom', () => {
   })
 })
 
-test('a slice of an object with __getitem__ asks for a method taking the bounds (there is no slice object)', async () => {
-  const r = await runPythonBlock('class A:\n    def __getitem__(self, k):\n        return k\nreturn {"x": A()[1:2]}')
-  expect(r.error?.message).toBe('NotImplementedError: A.__getitem__ is not given slices here; add a method taking the bounds (`def between(self, lo, hi)`) and call it')
-  expect(r.error?.line).toBe(4)
+test('a slice of an object reaches its __getitem__ as a slice object; slice is a type of the extended profile only', async () => {
+  const r = await runPythonBlock('class A:\n    def __getitem__(self, k):\n        return [isinstance(k, slice), k.start, k.stop, k.step, repr(k), [1, 2, 3][k]]\nreturn {"x": A()[1:2], "y": A()[::-1]}')
+  expect(r.result).toEqual({ x: [true, 1, 2, null, 'slice(1, 2, None)', [2]], y: [true, null, null, -1, 'slice(None, None, -1)', [3, 2, 1]] })
+  expect(() => transpilePython('k = slice(1, 2)\nreturn {}', { params: ['initial'], profile: 'contract' })).toThrow('`slice` is not allowed')
 })
 
 describe('refusals', () => {

@@ -21,6 +21,7 @@ import { unhashableCheck } from './collections.ts'
 import * as B from './builtins.ts'
 import type { PyRun } from './fuel.ts'
 import { PyClass, PyInstance } from './values.ts'
+import { PySlice, makeSlice } from './items.ts'
 import { callGuest, guestHash, guestIterObject, guestMethod, hashMethod } from './dunders.ts'
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit } from './classes.ts'
 import { MODULE_FUNCTIONS } from './modules.ts'
@@ -199,6 +200,7 @@ function callType(rt: PyRun, t: PyType, a: unknown[], kw: PyDict | null): unknow
     case 'tuple': return B.tupleOf(rt, ...(a as [unknown]))
     case 'set': return B.set(rt, ...(a as [unknown]))
     case 'dict': return B.dict(rt, a[0], kw)
+    case 'slice': return makeSlice(a)
   }
   return typeError(`cannot create '${t.name}' instances`)
 }
@@ -412,7 +414,7 @@ export function printLine(rt: PyRun, a: unknown[], kw: PyDict | null): string {
 /** `obj.name` read as a value: exception args, a type's or function's name, a bound method. */
 export function getAttr(x: unknown, name: string): unknown {
   if (typeof x === 'object' && x !== null) {
-    let g = classGetAttr(x, name)
+    let g = x instanceof PySlice ? x.attr(name) : classGetAttr(x, name)
     if (g === undefined) g = reAttr(x, name)
     if (g === undefined) g = namedTupleAttr(x, name)
     if (g === undefined) g = timeAttr(x, name)
@@ -459,6 +461,7 @@ export const EXTENDED_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> 
   partialcall: (_rt, a) => partialCall(a[0], a[1], a[2]),
   bindcall: (_rt, a) => (a[0] instanceof PyMethod ? bindCall(a[0].func, [a[0].self, ...a[1]], a[2]) : a[0] instanceof PyInstance ? bindCall(callable(a[0])!, [a[0], ...a[1]], a[2]) : bindCall(a[0], a[1], a[2])),
   callnative: (rt, a) => callNative(rt, a[0], a[1], a[2]),
+  slicemk: (_rt, a) => makeSlice(a),
   getattr: (_rt, a) => getAttr(a[0], a[1]),
   first: (_rt, a) => a[0],
   last: (_rt, a) => a[a.length - 1],

@@ -7,7 +7,7 @@ import { PyDict, PyOpaque, PyRange, isTuple, tuple, typeName } from './values.ts
 import { reItem } from './re.ts'
 import { raise, typeError } from './errors.ts'
 import { hashKey, repr } from './core.ts'
-import { MISSING, guestDelItem, guestItem, guestMethod, guestSetItem } from './dunders.ts'
+import { MISSING, guestDelItem, guestItem, guestSetItem } from './dunders.ts'
 import { codePoints, hasAstral } from './text.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
@@ -26,12 +26,34 @@ function normalize(i: number, n: number, what: string): number {
   return j
 }
 
+/** `slice(start, stop, step)`: what `x[a:b]` hands an object's `__getitem__`; indexing a sequence with it slices. */
+export class PySlice extends PyOpaque {
+  readonly typeName = 'slice'
+  constructor(readonly start: unknown, readonly stop: unknown, readonly step: unknown) {
+    super()
+  }
+  override repr(): string {
+    return `slice(${repr(this.start)}, ${repr(this.stop)}, ${repr(this.step)})`
+  }
+  /** `s.start`, `s.stop`, `s.step`; undefined for another name. */
+  attr(name: string): unknown {
+    return name === 'start' ? this.start : name === 'stop' ? this.stop : name === 'step' ? this.step : undefined
+  }
+}
+
+/** `slice(stop)`, `slice(start, stop[, step])`. */
+export function makeSlice(a: readonly unknown[]): PySlice {
+  if (a.length < 1 || a.length > 3) typeError(a.length ? `slice expected at most 3 arguments, got ${a.length}` : 'slice expected at least 1 argument, got 0')
+  return a.length === 1 ? new PySlice(null, a[0], null) : new PySlice(a[0], a[1], a.length > 2 ? a[2] : null)
+}
+
 export function getItem(rt: PyRun, x: unknown, k: unknown): unknown {
   if (Array.isArray(x)) {
     if (typeof k === 'number') {
       const i = k < 0 ? k + x.length : k
       if (i >= 0 && i < x.length && Number.isInteger(k)) return x[i]
     }
+    if (k instanceof PySlice) return getSlice(rt, x, k.start, k.stop, k.step)
     const what = Object.isFrozen(x) ? 'tuple' : 'list'
     return x[normalize(indexOf(k, what), x.length, what)]
   }
@@ -48,13 +70,14 @@ export function getItem(rt: PyRun, x: unknown, k: unknown): unknown {
     if (r !== undefined) return r
   }
   if (typeof x === 'string') {
+    if (k instanceof PySlice) return getSlice(rt, x, k.start, k.stop, k.step)
     const i = indexOf(k, 'string')
     if (!hasAstral(x)) return x[normalize(i, x.length, 'string')]
     const cps = codePoints(x)
     rt.chargeSlots(cps.length)
     return cps[normalize(i, cps.length, 'string')]
   }
-  if (x instanceof PyRange) return x.at(normalize(indexOf(k, 'range object'), x.length, 'range object'))
+  if (x instanceof PyRange) return k instanceof PySlice ? getSlice(rt, x, k.start, k.stop, k.step) : x.at(normalize(indexOf(k, 'range object'), x.length, 'range object'))
   const r = guestItem(x, k)
   return r !== MISSING ? r : typeError(`'${typeName(x)}' object is not subscriptable`)
 }
@@ -141,9 +164,9 @@ export function getSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: un
     const first = x.at(start)
     return new PyRange(first, first + count * step * x.step, step * x.step)
   }
-  // There is no slice object to hand a guest `__getitem__` (CPython would pass slice(lo, hi, step)).
-  if (guestMethod(x, '__getitem__')) raise('NotImplementedError', `${typeName(x)}.__getitem__ is not given slices here; add a method taking the bounds (\`def between(self, lo, hi)\`) and call it`)
-  return typeError(`'${typeName(x)}' object is not subscriptable`)
+  // A guest `__getitem__` gets slice(lo, hi, step), as in CPython.
+  const r = guestItem(x, new PySlice(lo ?? null, hi ?? null, st ?? null))
+  return r !== MISSING ? r : typeError(`'${typeName(x)}' object is not subscriptable`)
 }
 
 export function setSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: unknown, v: unknown, items: unknown[]): void {

@@ -67,6 +67,8 @@ export const T = {
   timedelta: defType('timedelta', 'object'),
   timezone: defType('timezone', 'object'),
   Fraction: defType('Fraction', 'object'),
+  // What `x[a:b]` hands a guest `__getitem__` (runtime/items.ts PySlice).
+  slice: defType('slice', 'object'),
 }
 
 /** The type objects behind the module classes the program holds as values (`collections.Counter`, ...). */
