@@ -136,11 +136,6 @@ export function eq(a: unknown, b: unknown): boolean {
   return false
 }
 
-/** A class whose instances compare by value: a user `__eq__`, or a dataclass's generated one. */
-export function userEq(c: PyClass): boolean {
-  return c.lookup('__eq__') !== undefined || c.dataclass !== null
-}
-
 /**
  * == of distinct objects one of which is a guest instance (the lowering calls a user `__eq__` itself;
  * here inside containers: `[a] == [b]`, `x in items`, `items.index(x)`): the program's comparison
