@@ -447,6 +447,28 @@ function startsAtBol(node: Node): boolean {
   }
 }
 
+/** Threads at one input position: their pcs in priority order and their capture slots, w per thread. */
+class Threads {
+  count = 0
+  readonly pcs: Int32Array
+  readonly caps: Int32Array
+  constructor(size: number, w: number) {
+    this.pcs = new Int32Array(size)
+    this.caps = new Int32Array(size * w)
+  }
+}
+
+interface ExecBuffers {
+  a: Threads
+  b: Threads
+  mark: Int32Array
+  cur: Int32Array
+  init: Int32Array
+  stack: number[]
+  vals: number[]
+  matched: Int32Array
+}
+
 export class LinearRegex {
   private readonly prog: Inst[]
   private readonly ncap: number
@@ -459,6 +481,20 @@ export class LinearRegex {
   private readonly behinds: Behind[]
   /** Steps spent in lookbehind checks since the last metering call (0 for patterns without lookbehind). */
   private lookWork = 0
+  /**
+   * Which ASCII characters can begin a match (1), for skipping positions
+   * where none is in progress and none can start, without walking the
+   * program; null when every position must be walked (see firstChars).
+   * A skipped position is metered as the walk would be: one thread per
+   * first instruction (firstInsts.length), none of which reads the character.
+   */
+  private readonly first: Uint8Array | null
+  /** The instructions that can read a match's first character (for non-ASCII ones). */
+  private readonly firstInsts: Inst[] = []
+  /** exec's reused buffers (see exec), made on its first call. */
+  private bufs: ExecBuffers | null = null
+  /** The generation marking which pcs a thread list holds at the current position (grows across calls). */
+  private gen = 0
 
   constructor(source: string, flags: string) {
     if (flags.includes('u')) unsupported('the u flag')
@@ -475,6 +511,36 @@ export class LinearRegex {
     this.behinds = c.behinds
     this.nregs = c.registers
     this.names = parser.names
+    this.first = this.firstChars()
+  }
+
+  private firstChars(): Uint8Array | null {
+    const prog = this.prog
+    const seen = new Uint8Array(prog.length)
+    const stack = [0]
+    while (stack.length > 0) {
+      const p = stack.pop()!
+      if (seen[p]) continue
+      seen[p] = 1
+      const inst = prog[p]!
+      switch (inst.op) {
+        case Op.Jmp: stack.push(inst.x); break
+        case Op.Split: stack.push(inst.y, inst.x); break
+        case Op.Char: case Op.Any: case Op.AnyNl: case Op.Class: this.firstInsts.push(inst); break
+        case Op.Save: case Op.Mark: case Op.Reset: stack.push(p + 1); break
+        // A conditional step (^ $ \b, an empty-iteration check, a lookbehind) or a match:
+        // the threads a start makes depend on the position, so every position is walked.
+        default: return null
+      }
+    }
+    const table = new Uint8Array(128)
+    for (let c = 0; c < 128; c++) table[c] = this.canStart(c) ? 1 : 0
+    return table
+  }
+
+  private canStart(c: number): boolean {
+    for (const inst of this.firstInsts) if (this.charMatches(inst, c)) return true
+    return false
   }
 
   /** Cost per input position, for metering: the program length bounds the threads. */
@@ -559,6 +625,63 @@ export class LinearRegex {
     return false
   }
 
+  /**
+   * Adds the thread at `pc` (captures: w slots of `src` from `off`) and every
+   * thread its epsilon moves reach at `pos` to `list`, in priority order. A
+   * depth-first walk on an explicit stack over one scratch capture array:
+   * a Save pushes the slot's old value, restored when the walk comes back
+   * (negative stack entries), so no capture array is copied except into the
+   * list of a thread that reads a character.
+   */
+  private add(list: Threads, pc: number, src: Int32Array, off: number, s: string, pos: number): void {
+    const prog = this.prog
+    const b = this.bufs!
+    const { cur, mark, stack, vals } = b
+    const w = cur.length
+    const gen = this.gen
+    for (let k = 0; k < w; k++) cur[k] = src[off + k]!
+    let sp = 0
+    stack[sp++] = pc
+    while (sp > 0) {
+      const p = stack[--sp]!
+      if (p < 0) { cur[-p - 1] = vals[sp]!; continue }
+      if (mark[p] === gen) continue
+      mark[p] = gen
+      const inst = prog[p]!
+      switch (inst.op) {
+        case Op.Jmp: stack[sp++] = inst.x; break
+        case Op.Split: stack[sp++] = inst.y; stack[sp++] = inst.x; break
+        case Op.Save:
+        case Op.Mark:
+          vals[sp] = cur[inst.x]!
+          stack[sp++] = -inst.x - 1
+          cur[inst.x] = pos
+          stack[sp++] = p + 1
+          break
+        case Op.Check:
+          if (cur[inst.x] !== pos) stack[sp++] = p + 1
+          break
+        case Op.Reset:
+          for (let k = inst.x; k < inst.y; k++) {
+            if (cur[k] === -1) continue
+            vals[sp] = cur[k]!
+            stack[sp++] = -k - 1
+            cur[k] = -1
+          }
+          stack[sp++] = p + 1
+          break
+        case Op.Bol: case Op.Eol: case Op.Word: case Op.NotWord: case Op.Behind:
+          if (this.assertion(inst, s, pos, s.length)) stack[sp++] = p + 1
+          break
+        default: {
+          const i = list.count++
+          list.pcs[i] = p
+          list.caps.set(cur, i * w)
+        }
+      }
+    }
+  }
+
   /** Metering: the live threads plus the lookbehind work since the last call. */
   private charge(step: (threads: number) => void, threads: number): void {
     const w = this.lookWork
@@ -574,92 +697,75 @@ export class LinearRegex {
   exec(s: string, from: number, sticky: boolean, step: (threads: number) => void): LinearMatch | null {
     const prog = this.prog
     const n = s.length
-    let clist: Array<{ pc: number; caps: Array<number> }> = []
-    let nlist: Array<{ pc: number; caps: Array<number> }> = []
-    const mark = new Int32Array(prog.length).fill(-1)
-    let matched: number[] | null = null
-    let gen = 1
-
-    const add = (list: typeof clist, pc: number, caps: number[], pos: number) => {
-      // An explicit stack keeps priority order without recursion.
-      const stack: Array<[number, number[]]> = [[pc, caps]]
-      while (stack.length > 0) {
-        const [p, cp] = stack.pop()!
-        if (mark[p] === gen) continue
-        mark[p] = gen
-        const inst = prog[p]!
-        switch (inst.op) {
-          case Op.Jmp: stack.push([inst.x, cp]); break
-          case Op.Split: stack.push([inst.y, cp], [inst.x, cp]); break
-          case Op.Save:
-          case Op.Mark: {
-            const nc = cp.slice()
-            nc[inst.x] = pos
-            stack.push([p + 1, nc])
-            break
-          }
-          case Op.Check:
-            if (cp[inst.x] !== pos) stack.push([p + 1, cp])
-            break
-          case Op.Reset: {
-            const nc = cp.slice()
-            for (let k = inst.x; k < inst.y; k++) nc[k] = -1
-            stack.push([p + 1, nc])
-            break
-          }
-          case Op.Bol: case Op.Eol: case Op.Word: case Op.NotWord: case Op.Behind:
-            if (this.assertion(inst, s, pos, n)) stack.push([p + 1, cp])
-            break
-          default:
-            list.push({ pc: p, caps: cp })
-        }
-      }
-    }
+    const w = this.ncap + this.nregs
+    // The thread lists, marks and scratch arrays are the engine's, reused by every call (a call runs
+    // to its end before the next one starts): no allocation per input position.
+    const b = (this.bufs ??= {
+      a: new Threads(prog.length, w), b: new Threads(prog.length, w), mark: new Int32Array(prog.length),
+      cur: new Int32Array(w), init: new Int32Array(w).fill(-1), stack: [], vals: [], matched: new Int32Array(w),
+    })
+    if (this.gen > 0x3fffffff) { b.mark.fill(0); this.gen = 0 } // before the Int32 marks could wrap
+    let clist = b.a, nlist = b.b
+    clist.count = 0
+    let matched = false
 
     this.lookWork = 0
     if (this.anchored && from > 0) return null
     const startOnly = sticky || this.anchored
     // One generation per input position: threads reaching the same pc at the
     // same position are added once, the first (highest priority) wins.
-    gen = 1
+    this.gen++
+    const first = startOnly ? null : this.first
     for (let pos = from; ; pos++) {
-      if (matched === null && (!startOnly || pos === from)) {
-        const caps = new Array(this.ncap + this.nregs).fill(-1)
-        caps[0] = pos
-        add(clist, 0, caps, pos) // lowest priority: after the surviving threads
+      if (first !== null && clist.count === 0 && !matched && pos < n) {
+        const c = s.charCodeAt(pos)
+        if (c < 128 ? first[c] === 0 : !this.canStart(c)) {
+          // No thread, and none can start here: metered as the walk's threads would be.
+          this.charge(step, this.firstInsts.length)
+          this.gen++
+          continue
+        }
       }
-      if (clist.length === 0) {
-        if (matched !== null || startOnly || pos >= n) break
+      if (!matched && (!startOnly || pos === from)) {
+        b.init[0] = pos
+        this.add(clist, 0, b.init, 0, s, pos) // lowest priority: after the surviving threads
+      }
+      if (clist.count === 0) {
+        if (matched || startOnly || pos >= n) break
         // A position where no match is in progress is still work: metered, and the deadline checked.
         this.charge(step, 1)
-        gen++
+        this.gen++
         continue
       }
-      this.charge(step, clist.length)
-      gen++
-      nlist = []
+      this.charge(step, clist.count)
+      this.gen++
+      nlist.count = 0
       const c = pos < n ? s.charCodeAt(pos) : -1
-      for (let k = 0; k < clist.length; k++) {
-        const th = clist[k]!
-        const inst = prog[th.pc]!
+      for (let k = 0; k < clist.count; k++) {
+        const pc = clist.pcs[k]!
+        const inst = prog[pc]!
         if (inst.op === Op.Match) {
-          matched = th.caps.slice()
-          matched[1] = pos
+          b.matched.set(clist.caps.subarray(k * w, k * w + w))
+          b.matched[1] = pos
+          matched = true
           break // lower-priority threads lose
         }
-        if (c >= 0 && this.charMatches(inst, c)) add(nlist, th.pc + 1, th.caps, pos + 1)
+        if (c >= 0 && this.charMatches(inst, c)) this.add(nlist, pc + 1, clist.caps, k * w, s, pos + 1)
       }
+      const t = clist
       clist = nlist
+      nlist = t
       if (pos >= n) break
     }
     if (this.lookWork > 0) this.charge(step, 0)
-    if (matched === null) return null
+    if (!matched) return null
+    const m = b.matched
     const captures: Array<string | undefined> = []
     for (let g = 0; g < this.ncap / 2; g++) {
-      const a = matched[2 * g]!, b = matched[2 * g + 1]!
-      captures.push(a >= 0 && b >= 0 ? s.slice(a, b) : undefined)
+      const a = m[2 * g]!, e = m[2 * g + 1]!
+      captures.push(a >= 0 && e >= 0 ? s.slice(a, e) : undefined)
     }
-    const out: LinearMatch = { index: matched[0]!, captures }
+    const out: LinearMatch = { index: m[0]!, captures }
     const names = Object.keys(this.names)
     if (names.length > 0) {
       out.groups = {}
