@@ -161,6 +161,11 @@ export class SeenValues {
   }
 }
 
+/** scanJson's answer (a function, not a closure made per scan). */
+function scanned(tooDeep: boolean, member: string | undefined, start: number, end: number, found: SeenValue | undefined): JsonScan {
+  return found !== undefined && member === found.text ? { tooDeep, member, start, end, seen: found } : { tooDeep, member, start, end }
+}
+
 /**
  * One pass over a JSON text (not yet parsed: the caller parses what it needs after): whether it nests
  * deeper than `maxDepth` (as a walk of the parsed value would say, the root at depth 0), and the
@@ -183,14 +188,13 @@ export function scanJson(text: string, maxDepth: number, name: string, seen?: { 
   let start = -1
   let end = -1
   const n = text.length
-  const result = (): JsonScan => (found !== undefined && member === found.text ? { tooDeep: deepest - 1 >= maxDepth, member, start, end, seen: found } : { tooDeep: deepest - 1 >= maxDepth, member, start, end })
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i)
     if (c === QUOTE) {
       let j = i
       for (;;) {
         j = text.indexOf('"', j + 1)
-        if (j < 0) return result()
+        if (j < 0) return scanned(deepest - 1 >= maxDepth, member, start, end, found)
         let k = j - 1
         while (text.charCodeAt(k) === BACKSLASH) k--
         if ((j - 1 - k) % 2 === 0) break
@@ -233,5 +237,5 @@ export function scanJson(text: string, maxDepth: number, name: string, seen?: { 
       }
     } else if (c === 44 && depth === 1) expectKey = rootObject
   }
-  return result()
+  return scanned(deepest - 1 >= maxDepth, member, start, end, found)
 }

@@ -217,35 +217,45 @@ export class Tenants {
     return this.admission(tenant, kind, day, reserved, reserved, timeoutMs)
   }
 
-  /** The granted work's settlement: the slot back, and the ledger told what was used (reserved: what was not). */
   private admission(tenant: Tenant, kind: WorkKind, day: string, fuel: number, reserved: number, timeoutMs: number): Admission {
-    const limits = tenant.config.limits
-    let settled = false
-    return {
-      kind,
-      fuel,
-      timeoutMs,
-      settle: (fuelUsed: number) => {
-        if (settled) return SETTLED
-        settled = true
-        tenant.inFlight--
-        const used = Number.isFinite(fuelUsed) ? Math.min(Math.max(0, fuelUsed), fuel) : fuel
-        // Reserved: give back what was not used. Unlimited: count what was.
-        const delta = limits.fuelPerDay !== null ? used - reserved : used
-        if (delta === 0) return SETTLED
-        try {
-          const adding = this.ledger.add(tenant.id, day, delta)
-          return adding === undefined ? SETTLED : adding
-        } catch (e) {
-          return Promise.reject(e)
-        }
-      },
-    }
+    return new Grant(this.ledger, tenant, kind, day, fuel, reserved, timeoutMs)
   }
 
   /** Fuel used (and reserved) by the tenant today. */
   usedToday(tenant: Tenant): number | Promise<number> {
     return this.ledger.used(tenant.id, utcDay(this.now()))
+  }
+}
+
+/** Granted work (an Admission): its settlement gives the slot back and tells the ledger what was used (reserved: what was not). A class: no closure per run. */
+class Grant implements Admission {
+  private settled = false
+
+  constructor(
+    private readonly ledger: UsageLedger,
+    private readonly tenant: Tenant,
+    readonly kind: WorkKind,
+    private readonly day: string,
+    readonly fuel: number,
+    private readonly reserved: number,
+    readonly timeoutMs: number,
+  ) {}
+
+  settle(fuelUsed: number): Promise<void> {
+    if (this.settled) return SETTLED
+    this.settled = true
+    const { tenant, fuel } = this
+    tenant.inFlight--
+    const used = Number.isFinite(fuelUsed) ? Math.min(Math.max(0, fuelUsed), fuel) : fuel
+    // Reserved: give back what was not used. Unlimited: count what was.
+    const delta = tenant.config.limits.fuelPerDay !== null ? used - this.reserved : used
+    if (delta === 0) return SETTLED
+    try {
+      const adding = this.ledger.add(tenant.id, this.day, delta)
+      return adding === undefined ? SETTLED : adding
+    } catch (e) {
+      return Promise.reject(e)
+    }
   }
 }
 

@@ -13,6 +13,7 @@ import type { StopSignal } from '../stop-signal.ts'
 import type { CompileOutcome, CompileTask, PlanOutcome, PlanTask, RunTask, WorkerData, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
 import type { JobKind } from './run-protocol.ts'
 import { RunThreads, type Job$ } from './run-threads.ts'
+import { PoolRun } from './pool-run.ts'
 import { WorkflowThreads } from './workflow-threads.ts'
 import { DEFAULT_WORKER_HEAP_MB, HEAP_GROWTH_BYTES, HEAP_WATCH_MS, RUNTIME_APPLIES_WORKER_HEAP_LIMIT, processHeapCeiling, runMaxHeapBytes } from './heap.ts'
 
@@ -60,8 +61,8 @@ export interface RunControl {
 export class RunPool {
   readonly size: number
   readonly queueLimit: number
-  private readonly graceMs: number
-  private readonly threads: RunThreads
+  readonly graceMs: number
+  readonly threads: RunThreads
   /** Bytes of one value a run may build (every runtime). */
   readonly runHeapBytes: number
   /** Where the runtime applies no per-worker heap limit: the process's memory ceiling and the runs it may stop. */
@@ -132,40 +133,8 @@ export class RunPool {
     }
     task.maxHeapBytes ??= this.runHeapBytes
     task.acceptedAt = Date.now()
-    const { signal } = control
-    const threads = this.threads
-    const graceMs = this.graceMs
     return new Promise<RunResult>((resolve, reject) => {
-      const onGone = () => threads.stop(job)
-      const done = () => signal?.removeEventListener('abort', onGone)
-      const job: Job$ = {
-        kind: 'run', task, stopped: false, killAt: Infinity, heap: false, thread: undefined, seq: -1,
-        // The VM enforces timeoutMs itself; this is the safety net for a run that does not stop.
-        deadline: performance.now() + task.timeoutMs + graceMs,
-        ended: (started) => {
-          const byClient = signal?.aborted === true
-          const code = job.heap ? 'HEAP_LIMIT' : byClient ? 'ABORTED' : 'TIMEOUT'
-          if (!started) {
-            const message = byClient ? 'The run was cancelled before a worker started it' : 'The run waited for a worker past its time limit'
-            return { result: null, fuelUsed: 0, error: { name: 'AgentError', code, message } }
-          }
-          const why = job.heap ? 'stopped for memory' : byClient ? 'cancelled' : 'past its deadline'
-          return { result: null, fuelUsed: task.fuel, error: { name: 'AgentError', code, message: `The run did not stop within ${graceMs} ms of being ${why}; its worker was terminated` } }
-        },
-        resolve: (value) => {
-          done()
-          const r = value as RunResult
-          if (job.heap && r.error?.code === 'ABORTED') {
-            resolve({ ...r, error: { ...r.error, code: 'HEAP_LIMIT', message: `The server stopped the run: the process went over its memory ceiling (${this.size} workers x maxHeapMb)` } })
-          } else resolve(r)
-        },
-        reject: (e) => {
-          done()
-          reject(new HttpError('WORKER_CRASHED', `The worker running the program stopped: ${(e as Error)?.message ?? e}`))
-        },
-      }
-      signal?.addEventListener('abort', onGone)
-      threads.submit(job)
+      this.threads.submit(new PoolRun(task, this, control.signal, resolve, reject))
       this.watchHeap()
     })
   }
