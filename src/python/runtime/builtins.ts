@@ -13,7 +13,7 @@ import { roundFloat } from './float-text.ts'
 import { add } from './ops.ts'
 import { dictUpdate, setFrom } from './collections.ts'
 import { work, type PyRun } from './fuel.ts'
-import { MISSING, callIf, guestReversed, guestUnary } from './dunders.ts'
+import { MISSING, callIf, guestIndex, guestReversed, guestUnary } from './dunders.ts'
 
 export function abs(rt: PyRun, x: unknown): unknown {
   if (typeof x === 'number') return Number.isInteger(x) ? Math.abs(x) : Math.abs(x)
@@ -145,7 +145,7 @@ export function isinstance(x: unknown, cls: unknown): boolean {
 
 export function range(a: unknown, b?: unknown, c?: unknown): PyRange {
   const n = (v: unknown): number => {
-    if (!isIntValue(v)) typeError(`'${typeName(v)}' object cannot be interpreted as an integer`)
+    if (!isIntValue(v)) { const g = guestIndex(v); if (g === MISSING) typeError(`'${typeName(v)}' object cannot be interpreted as an integer`); v = g }
     const i = intOf(v)
     if (typeof i === 'bigint') raise('OverflowError', 'range() bounds beyond 2**53 are not supported')
     return i as number

@@ -283,3 +283,11 @@ export function guestReversed(x: unknown): unknown[] | undefined {
   }
   return out
 }
+
+/** `x.__index__()` where an int is needed (`xs[x]`, `range(x)`, `hex(x)`, slices): the int, or MISSING. */
+export function guestIndex(x: unknown): unknown {
+  const r = callIf(x, '__index__', [])
+  if (r === MISSING) return MISSING
+  if (typeof r === 'boolean') return r ? 1 : 0
+  return (typeof r === 'number' && Number.isInteger(r)) || typeof r === 'bigint' ? r : typeError(`__index__ returned non-int (type ${typeName(r)})`)
+}

@@ -22,7 +22,7 @@ import * as B from './builtins.ts'
 import type { PyRun } from './fuel.ts'
 import { PyClass, PyInstance } from './values.ts'
 import { PySlice, makeSlice } from './items.ts'
-import { callGuest, guestHash, guestIterObject, guestMethod, hashMethod } from './dunders.ts'
+import { MISSING, callGuest, guestHash, guestIndex, guestIterObject, guestMethod, hashMethod } from './dunders.ts'
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit } from './classes.ts'
 import { MODULE_FUNCTIONS } from './modules.ts'
 import { reAttr } from './re.ts'
@@ -289,6 +289,7 @@ export function ord(s: unknown): number {
 }
 
 export function radix(rt: PyRun, x: unknown, spec: string): string {
+  if (!isIntValue(x)) { const g = guestIndex(x); if (g !== MISSING) x = g }
   if (!isIntValue(x)) typeError(`'${typeName(x)}' object cannot be interpreted as an integer`)
   return format(rt, intOf(x), spec)
 }

@@ -7,7 +7,7 @@ import { PyDict, PyOpaque, PyRange, isTuple, tuple, typeName } from './values.ts
 import { reItem } from './re.ts'
 import { raise, typeError } from './errors.ts'
 import { hashKey, repr } from './core.ts'
-import { MISSING, guestDelItem, guestItem, guestSetItem } from './dunders.ts'
+import { MISSING, guestDelItem, guestIndex, guestItem, guestSetItem } from './dunders.ts'
 import { codePoints, hasAstral } from './text.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
@@ -17,7 +17,8 @@ export function indexOf(x: unknown, what: string): number {
   if (typeof x === 'number' && Number.isInteger(x)) return x
   if (typeof x === 'boolean') return x ? 1 : 0
   if (typeof x === 'bigint') return Number(x) // beyond any length: reported as out of range by the caller
-  return typeError(`${what} indices must be integers or slices, not ${typeName(x)}`)
+  const g = guestIndex(x)
+  return g !== MISSING ? indexOf(g, what) : typeError(`${what} indices must be integers or slices, not ${typeName(x)}`)
 }
 
 function normalize(i: number, n: number, what: string): number {
@@ -125,7 +126,8 @@ function sliceIndex(v: unknown): number | null {
     const i = intOf(v)
     return typeof i === 'bigint' ? (i < 0n ? -Number.MAX_SAFE_INTEGER : Number.MAX_SAFE_INTEGER) : i
   }
-  return typeError('slice indices must be integers or None or have an __index__ method')
+  const g = guestIndex(v)
+  return g !== MISSING ? sliceIndex(g) : typeError('slice indices must be integers or None or have an __index__ method')
 }
 
 /** The indices a slice selects in a sequence of length n (CPython's PySlice_AdjustIndices). */
