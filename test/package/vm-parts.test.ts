@@ -20,7 +20,7 @@ import { RUNTIME_CODES } from '../../src/diagnostics/runtime-codes.ts'
 
 /** gzip -9 budgets of the opt-in browser bundles (a little headroom; raise only on purpose). */
 export const PART_BUDGETS: Record<string, number> = {
-  'vm-regex.min.js': 8_800,
+  'vm-regex.min.js': 9_400,
   'vm-schema.min.js': 2_300,
   'vm-texts.min.js': 2_500,
   'vm-hash.min.js': 1_000,

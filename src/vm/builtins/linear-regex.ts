@@ -13,277 +13,9 @@
  * regular: no linear-time engine can match them), lookahead, lookbehind of
  * unbounded length or with capturing groups inside, the `u` flag.
  */
-import { vmError } from '../errors.ts'
+import { Parser, unsupported, type Node, type Range } from './linear-regex-parse.ts'
 
-// ---------------------------------------------------------------------------
-// Parsing
-// ---------------------------------------------------------------------------
-
-/** Backreferences are not regular: the rewrite is a capture compared in code. */
-export const BACKREF_HINT = 'Backreferences cannot run in linear time: capture the text with a group and compare the groups in code, e.g. for (\\w)\\1 match (\\w)(\\w) and compare groups 1 and 2.'
-
-type Range = [number, number]
-type Node =
-  | { t: 'char'; c: number }
-  | { t: 'any' }
-  | { t: 'class'; ranges: Range[]; negated: boolean }
-  | { t: 'bol' } | { t: 'eol' } | { t: 'word'; negated: boolean }
-  | { t: 'group'; index: number; body: Node }
-  | { t: 'cat'; items: Node[] }
-  | { t: 'alt'; items: Node[] }
-  | { t: 'rep'; body: Node; min: number; max: number; greedy: boolean }
-  | { t: 'ahead'; negated: boolean; body: Node }
-  | { t: 'behind'; negated: boolean; body: Node }
-
-/** Longest lookbehind body (characters) the engine reads back: each check costs up to this many steps. */
-export const MAX_LOOKBEHIND = 255
-
-const DIGIT: Range[] = [[48, 57]]
-const WORD: Range[] = [[48, 57], [65, 90], [95, 95], [97, 122]]
-const SPACE: Range[] = [[9, 13], [32, 32], [160, 160], [5760, 5760], [8192, 8202], [8232, 8233], [8239, 8239], [8287, 8287], [12288, 12288], [65279, 65279]]
-
-function unsupported(why: string, hint?: string): never {
-  throw vmError('REGEX_UNSAFE', `Regular expression needs the linear engine, which does not support ${why}`, hint === undefined ? undefined : { hint })
-}
-
-/** Shortest and longest text a node can match (Infinity: unbounded). */
-function widthOf(n: Node): [number, number] {
-  switch (n.t) {
-    case 'char': case 'any': case 'class': return [1, 1]
-    case 'group': return widthOf(n.body)
-    case 'cat': {
-      let lo = 0, hi = 0
-      for (const it of n.items) { const [a, b] = widthOf(it); lo += a; hi += b }
-      return [lo, hi]
-    }
-    case 'alt': {
-      const ws = n.items.map(widthOf)
-      return [Math.min(...ws.map((w) => w[0])), Math.max(...ws.map((w) => w[1]))]
-    }
-    case 'rep': {
-      const [a, b] = widthOf(n.body)
-      return [a * n.min, b === 0 ? 0 : b * n.max]
-    }
-    default: return [0, 0] // assertions
-  }
-}
-
-/** A hint's rewrite of an unbounded lookbehind: each `*` / `+` given a bound. */
-function boundedRewrite(text: string): string {
-  return text.replace(/(^|[^\\])\*/g, '$1{0,50}').replace(/(^|[^\\])\+/g, '$1{1,50}').replace(/\{(\d+),\}/g, '{$1,50}')
-}
-
-function invert(ranges: Range[]): Range[] {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0])
-  const out: Range[] = []
-  let next = 0
-  for (const [lo, hi] of sorted) {
-    if (lo > next) out.push([next, lo - 1])
-    next = Math.max(next, hi + 1)
-  }
-  if (next <= 0xffff) out.push([next, 0xffff])
-  return out
-}
-
-class Parser {
-  i = 0
-  groups = 0
-  names: Record<string, number> = {}
-  /** Each lookbehind's [shortest, longest] width and text, in source order. */
-  behinds: Array<{ min: number; max: number; text: string }> = []
-  /** `lenient`: record lookbehind widths without refusing unbounded ones (re.ts checks Python's fixed-width rule first). */
-  constructor(readonly src: string, readonly lenient = false) {}
-
-  parse(): Node {
-    const n = this.alt()
-    if (this.i < this.src.length) unsupported(`"${this.src[this.i]}" at ${this.i}`)
-    return n
-  }
-
-  private peek(): string | undefined { return this.src[this.i] }
-
-  private alt(): Node {
-    const items = [this.cat()]
-    while (this.peek() === '|') { this.i++; items.push(this.cat()) }
-    return items.length === 1 ? items[0]! : { t: 'alt', items }
-  }
-
-  private cat(): Node {
-    const items: Node[] = []
-    while (this.i < this.src.length && this.peek() !== '|' && this.peek() !== ')') items.push(this.repeat())
-    return items.length === 1 ? items[0]! : { t: 'cat', items }
-  }
-
-  private repeat(): Node {
-    let body = this.atom()
-    for (;;) {
-      const ch = this.peek()
-      let min: number, max: number
-      if (ch === '*') { min = 0; max = Infinity; this.i++ }
-      else if (ch === '+') { min = 1; max = Infinity; this.i++ }
-      else if (ch === '?') { min = 0; max = 1; this.i++ }
-      else if (ch === '{') {
-        const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(this.i))
-        if (!m) return body // a literal '{', as in JS (non-u)
-        min = Number(m[1])
-        max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3])
-        this.i += m[0].length
-      } else return body
-      let greedy = true
-      if (this.peek() === '?') { greedy = false; this.i++ }
-      body = { t: 'rep', body, min, max, greedy }
-    }
-  }
-
-  private atom(): Node {
-    const ch = this.src[this.i++]!
-    switch (ch) {
-      case '.': return { t: 'any' }
-      case '^': return { t: 'bol' }
-      case '$': return { t: 'eol' }
-      case '[': return this.cls()
-      case '(': return this.group()
-      case '\\': return this.escape(false) as Node
-      default: return { t: 'char', c: ch.charCodeAt(0) }
-    }
-  }
-
-  private group(): Node {
-    let index = -1
-    if (this.src.startsWith('?<=', this.i) || this.src.startsWith('?<!', this.i)) return this.lookbehind()
-    if (this.src.startsWith('?=', this.i) || this.src.startsWith('?!', this.i)) {
-      const negated = this.src[this.i + 1] === '!'
-      this.i += 2
-      const body = this.alt()
-      if (this.src[this.i++] !== ')') unsupported('an unbalanced parenthesis')
-      return { t: 'ahead', negated, body }
-    }
-    if (this.src.startsWith('?:', this.i)) this.i += 2
-    else if (this.src.startsWith('?<', this.i) && !this.src.startsWith('?<=', this.i) && !this.src.startsWith('?<!', this.i)) {
-      const end = this.src.indexOf('>', this.i)
-      const name = this.src.slice(this.i + 2, end)
-      this.i = end + 1
-      index = ++this.groups
-      this.names[name] = index
-    } else if (this.peek() === '?') unsupported(`the group syntax (${this.src.slice(this.i, this.i + 2)}`)
-    else index = ++this.groups
-    const body = this.alt()
-    if (this.src[this.i++] !== ')') unsupported('an unbalanced parenthesis')
-    return index < 0 ? body : { t: 'group', index, body }
-  }
-
-  /** `(?<=body)` / `(?<!body)`: its body must have a bounded length and no capturing group. */
-  private lookbehind(): Node {
-    const start = this.i - 1
-    const negated = this.src[this.i + 2] === '!'
-    this.i += 3
-    const groupsBefore = this.groups
-    const body = this.alt()
-    if (this.src[this.i++] !== ')') unsupported('an unbalanced parenthesis')
-    const text = this.src.slice(start, this.i)
-    const [min, max] = widthOf(body)
-    this.behinds.push({ min, max, text })
-    if (this.lenient) return { t: 'behind', negated, body }
-    if (max === Infinity) {
-      throw vmError('REGEX_UNSAFE', `Regular expression lookbehind ${text} can match text of any length: only lookbehind of a bounded length is supported (it is checked by reading back at most ${MAX_LOOKBEHIND} characters)`,
-        { hint: `Bound every repetition inside the lookbehind, e.g. ${boundedRewrite(text)}; or match the text before as a group and test that group in code.` })
-    }
-    if (max > MAX_LOOKBEHIND) {
-      throw vmError('REGEX_UNSAFE', `Regular expression lookbehind ${text} can match up to ${max} characters: at most ${MAX_LOOKBEHIND} are supported`,
-        { hint: `Lower the repetition bounds inside the lookbehind to at most ${MAX_LOOKBEHIND} characters in all; or match the text before as a group and test that group in code.` })
-    }
-    if (this.groups !== groupsBefore) {
-      throw vmError('REGEX_UNSAFE', `Regular expression lookbehind ${text} contains a capturing group, which is not supported`,
-        { hint: 'Make the groups inside the lookbehind non-capturing, (?:...); to get that text, capture it in the pattern itself, e.g. (x)(y) in place of (?<=(x))y, and use the second group as the match.' })
-    }
-    return { t: 'behind', negated, body }
-  }
-
-  /** An escape; inside a class returns its ranges. */
-  private escape(inClass: boolean): Node | Range[] {
-    const ch = this.src[this.i++]
-    if (ch === undefined) unsupported('a trailing backslash')
-    const set = (ranges: Range[], negated: boolean): Node | Range[] =>
-      inClass ? (negated ? invert(ranges) : ranges) : { t: 'class', ranges, negated }
-    switch (ch) {
-      case 'd': return set(DIGIT, false)
-      case 'D': return set(DIGIT, true)
-      case 'w': return set(WORD, false)
-      case 'W': return set(WORD, true)
-      case 's': return set(SPACE, false)
-      case 'S': return set(SPACE, true)
-      case 'b': return inClass ? [[8, 8]] : { t: 'word', negated: false }
-      case 'B': if (inClass) unsupported('\\B in a class'); return { t: 'word', negated: true }
-    }
-    let code: number
-    switch (ch) {
-      case 'n': code = 10; break
-      case 'r': code = 13; break
-      case 't': code = 9; break
-      case 'v': code = 11; break
-      case 'f': code = 12; break
-      case '0': code = 0; break
-      case 'x': code = this.hex(2); break
-      case 'u': code = this.hex(4); break
-      case 'c': code = (this.src.charCodeAt(this.i++) ?? 64) % 32; break
-      default:
-        if (/[1-9]/.test(ch!) || ch === 'k') unsupported('backreferences', BACKREF_HINT)
-        code = ch!.charCodeAt(0)
-    }
-    return inClass ? [[code, code]] : { t: 'char', c: code }
-  }
-
-  private hex(n: number): number {
-    const h = this.src.slice(this.i, this.i + n)
-    if (!new RegExp(`^[0-9a-fA-F]{${n}}$`).test(h)) unsupported('a malformed hex escape')
-    this.i += n
-    return parseInt(h, 16)
-  }
-
-  private cls(): Node {
-    let negated = false
-    if (this.peek() === '^') { negated = true; this.i++ }
-    const ranges: Range[] = []
-    let first = true
-    while (this.i < this.src.length && (this.peek() !== ']' || (first && false))) {
-      first = false
-      const lo = this.classAtom()
-      if (this.peek() === '-' && this.src[this.i + 1] !== ']' && this.src[this.i + 1] !== undefined && lo.length === 1 && lo[0]![0] === lo[0]![1]) {
-        this.i++
-        const hi = this.classAtom()
-        if (hi.length === 1 && hi[0]![0] === hi[0]![1]) {
-          if (hi[0]![0] < lo[0]![0]) unsupported('a class range out of order')
-          ranges.push([lo[0]![0], hi[0]![0]])
-          continue
-        }
-        ranges.push(...lo, [45, 45], ...hi)
-        continue
-      }
-      ranges.push(...lo)
-    }
-    if (this.src[this.i++] !== ']') unsupported('an unterminated class')
-    return { t: 'class', ranges, negated }
-  }
-
-  private classAtom(): Range[] {
-    const ch = this.src[this.i++]!
-    if (ch === '\\') return this.escape(true) as Range[]
-    const c = ch.charCodeAt(0)
-    return [[c, c]]
-  }
-}
-
-/**
- * The lookbehinds of a pattern, for the host-engine path and Python's re:
- * `lenient` false refuses (REGEX_UNSAFE with a hint) any this engine could
- * not run, so the host engine never takes one that a longer input would
- * fail on; `lenient` true only measures them.
- */
-export function lookbehinds(source: string, lenient = false): Array<{ min: number; max: number; text: string }> {
-  const p = new Parser(source, lenient)
-  p.parse()
-  return p.behinds
-}
+export { BACKREF_HINT, MAX_LOOKBEHIND, lookbehinds } from './linear-regex-parse.ts'
 
 // ---------------------------------------------------------------------------
 // Compiling to a Pike-VM program
@@ -293,8 +25,11 @@ const enum Op { Char, Any, AnyNl, Class, Split, Jmp, Save, Bol, Eol, Word, NotWo
 
 interface Inst { op: Op; x: number; y: number; ranges?: Range[]; negated?: boolean }
 
-/** A lookbehind's body, compiled reversed (read right to left from the position), and its state-set marks. */
-interface Behind { prog: Inst[]; mark: Int32Array; gen: number }
+/**
+ * A lookbehind's body, compiled reversed (read right to left from the position), with its state-set
+ * marks, two state lists and a stack, reused by every check (a check never re-enters its own lookbehind).
+ */
+interface Behind { prog: Inst[]; mark: Int32Array; gen: number; a: Int32Array; b: Int32Array; stack: number[]; found: boolean }
 
 const MAX_PROGRAM = 20_000
 
@@ -369,7 +104,8 @@ class Compiler {
         sub.node(n.body)
         sub.emit(Op.Match)
         if (this.prog.length + sub.prog.length >= MAX_PROGRAM) unsupported(`patterns longer than ${MAX_PROGRAM} instructions`)
-        this.behinds.push({ prog: sub.prog, mark: new Int32Array(sub.prog.length), gen: 0 })
+        const size = sub.prog.length
+        this.behinds.push({ prog: sub.prog, mark: new Int32Array(size), gen: 0, a: new Int32Array(size), b: new Int32Array(size), stack: [], found: false })
         this.emit(Op.Behind, this.behinds.length - 1, n.negated ? 1 : 0)
         return
       }
@@ -574,39 +310,47 @@ export class LinearRegex {
    */
   private behindHolds(b: Behind, s: string, pos: number): boolean {
     const prog = b.prog
-    const n = s.length
-    let list: number[] = []
-    let found = false
-    const stack: number[] = []
-    const close = (into: number[], start: number, at: number) => {
-      stack.push(start)
-      while (stack.length > 0) {
-        const p = stack.pop()!
-        if (b.mark[p] === b.gen) continue
-        b.mark[p] = b.gen
-        const inst = prog[p]!
-        switch (inst.op) {
-          case Op.Jmp: stack.push(inst.x); break
-          case Op.Split: stack.push(inst.y, inst.x); break
-          case Op.Save: case Op.Mark: case Op.Check: case Op.Reset: stack.push(p + 1); break
-          case Op.Match: found = true; break
-          default:
-            if (inst.op >= Op.Char && inst.op <= Op.Class) into.push(p)
-            else if (this.assertion(inst, s, at, n)) stack.push(p + 1)
-        }
+    let list = b.a, next = b.b
+    b.found = false
+    if (b.gen > 0x3fffffff) { b.mark.fill(0); b.gen = 0 } // before the Int32 marks could wrap
+    b.gen++
+    let count = this.closeBehind(b, list, 0, 0, s, pos)
+    for (let at = pos; !b.found && count > 0 && at > 0; at--) {
+      this.lookWork += count
+      const c = s.charCodeAt(at - 1)
+      b.gen++
+      let nc = 0
+      for (let k = 0; k < count; k++) if (this.charMatches(prog[list[k]!]!, c)) nc = this.closeBehind(b, next, nc, list[k]! + 1, s, at - 1)
+      const t = list
+      list = next
+      next = t
+      count = nc
+    }
+    return b.found
+  }
+
+  /** The states reached from `start` at `at` appended to `into` (from `count`; returns the new count); a match sets b.found. */
+  private closeBehind(b: Behind, into: Int32Array, count: number, start: number, s: string, at: number): number {
+    const prog = b.prog
+    const stack = b.stack
+    let sp = 0
+    stack[sp++] = start
+    while (sp > 0) {
+      const p = stack[--sp]!
+      if (b.mark[p] === b.gen) continue
+      b.mark[p] = b.gen
+      const inst = prog[p]!
+      switch (inst.op) {
+        case Op.Jmp: stack[sp++] = inst.x; break
+        case Op.Split: stack[sp++] = inst.y; stack[sp++] = inst.x; break
+        case Op.Save: case Op.Mark: case Op.Check: case Op.Reset: stack[sp++] = p + 1; break
+        case Op.Match: b.found = true; break
+        default:
+          if (inst.op >= Op.Char && inst.op <= Op.Class) into[count++] = p
+          else if (this.assertion(inst, s, at, s.length)) stack[sp++] = p + 1
       }
     }
-    b.gen++
-    close(list, 0, pos)
-    for (let at = pos; !found && list.length > 0 && at > 0; at--) {
-      this.lookWork += list.length
-      const c = s.charCodeAt(at - 1)
-      const next: number[] = []
-      b.gen++
-      for (let k = 0; k < list.length; k++) if (this.charMatches(prog[list[k]!]!, c)) close(next, list[k]! + 1, at - 1)
-      list = next
-    }
-    return found
+    return count
   }
 
   /** A zero-width instruction (^ $ \b \B, a lookbehind) at position `pos` of `s`. */
@@ -676,7 +420,8 @@ export class LinearRegex {
         default: {
           const i = list.count++
           list.pcs[i] = p
-          list.caps.set(cur, i * w)
+          const caps = list.caps
+          for (let k = 0, o = i * w; k < w; k++) caps[o + k] = cur[k]!
         }
       }
     }
@@ -717,14 +462,16 @@ export class LinearRegex {
     this.gen++
     const first = startOnly ? null : this.first
     for (let pos = from; ; pos++) {
-      if (first !== null && clist.count === 0 && !matched && pos < n) {
-        const c = s.charCodeAt(pos)
-        if (c < 128 ? first[c] === 0 : !this.canStart(c)) {
-          // No thread, and none can start here: metered as the walk's threads would be.
-          this.charge(step, this.firstInsts.length)
-          this.gen++
-          continue
+      if (first !== null && clist.count === 0 && !matched) {
+        // No thread, and none can start at these positions: skipped without walking, each
+        // metered as the walk's threads would be.
+        const k = this.firstInsts.length
+        for (; pos < n; pos++) {
+          const c = s.charCodeAt(pos)
+          if (c < 128 ? first[c] !== 0 : this.canStart(c)) break
+          this.charge(step, k)
         }
+        this.gen++
       }
       if (!matched && (!startOnly || pos === from)) {
         b.init[0] = pos
