@@ -95,7 +95,7 @@ function groupSlots(source: string): Array<string | null> {
 type Compiled = { re: GuardedRegex; groups: number; names: string[]; slots: Array<string | null> }
 
 function compiled(pattern: unknown, flags: unknown): Compiled & { pattern: string; flags: number } {
-  if (pattern instanceof RePattern) return { ...pattern.c, pattern: pattern.pattern, flags: pattern.flags }
+  if (pattern instanceof RePattern) return pattern.full
   if (typeof pattern !== 'string') typeError(`first argument must be string or compiled pattern`)
   const f = flags === undefined || flags === null ? 0 : Number(intOf(flags as number))
   const key = `${f}/${pattern as string}`
@@ -123,8 +123,11 @@ function compiled(pattern: unknown, flags: unknown): Compiled & { pattern: strin
 /** A compiled pattern (`re.compile`). */
 export class RePattern extends PyOpaque {
   readonly typeName = 'Pattern'
+  /** What its methods work on, made once (not per call). */
+  readonly full: Compiled & { pattern: string; flags: number }
   constructor(readonly c: Compiled, readonly pattern: string, readonly flags: number) {
     super()
+    this.full = { ...c, pattern, flags }
   }
   override repr(): string {
     return `re.compile(${repr(this.pattern)})`
@@ -316,7 +319,7 @@ export function reCall(rt: PyRun, name: string, a: unknown[], kw: PyDict | null)
 
 /** Methods of patterns and matches; undefined: not one of these objects. */
 export function reMethod(rt: PyRun, o: unknown, name: string, a: unknown[], kw: PyDict | null): unknown {
-  if (o instanceof RePattern) return call(rt, name, { ...o.c, pattern: o.pattern, flags: o.flags }, { a, kw })
+  if (o instanceof RePattern) return call(rt, name, o.full, { a, kw })
   if (o instanceof ReMatch) {
     switch (name) {
       case 'group': return a.length <= 1 ? o.group(a[0]) : tuple(a.map((g) => o.group(g)))

@@ -34,6 +34,8 @@ interface RegexCore {
   /** Worst-case backtracking degree (see regexDegree). */
   readonly degree: number
   engine: LinearRegex | null
+  /** Host RegExps by extra flags, reused by fresh() (see there). */
+  hosts?: Map<string, RegExp>
 }
 
 /**
@@ -88,13 +90,23 @@ export class GuardedRegex {
   toJSON(): Record<string, never> {
     return {}
   }
-  /** A fresh host RegExp (lastIndex 0) with `extraFlags`: never handed to the guest. Internal. */
+  /**
+   * A host RegExp of this pattern with `extraFlags`, its lastIndex 0: never handed to the guest.
+   * One per pattern and flags, reused (a RegExp per call was a tenth of a regex-heavy Python
+   * block): every caller (regex-ops.ts) uses it within one synchronous operation that runs no
+   * guest code, and sets lastIndex itself where it matters. Internal.
+   */
   fresh(extraFlags = ''): RegExp {
-    const re = this.#core.re
-    if (extraFlags === '') return new RegExp(re, re.flags)
-    let fl = re.flags
-    for (const f of extraFlags) if (!fl.includes(f)) fl += f
-    return new RegExp(re, fl)
+    const core = this.#core
+    const hosts = (core.hosts ??= new Map())
+    let re = hosts.get(extraFlags)
+    if (re === undefined) {
+      let fl = core.re.flags
+      for (const f of extraFlags) if (!fl.includes(f)) fl += f
+      hosts.set(extraFlags, (re = new RegExp(core.re, fl)))
+    }
+    re.lastIndex = 0
+    return re
   }
   /** Another value of the same pattern (a regex literal evaluated again), sharing the checked core. Internal. */
   again(): GuardedRegex {
