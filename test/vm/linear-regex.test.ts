@@ -72,6 +72,21 @@ describe('linear regex engine', () => {
     expect(steps).toBeLessThan(200_001 * 10) // bounded by input × program size
   })
 
+  test('positions skipped by the first-character table are metered as the walk would meter them', () => {
+    // (a|b)c: a start makes two threads (a, b); on 'z's none starts, so every position is skipped,
+    // each charged its two threads, as walking the program there charged them.
+    for (const n of [0, 1, 7, 100]) {
+      let total = 0
+      expect(new LinearRegex('(a|b)c', '').exec('z'.repeat(n), 0, false, (t) => { total += t })).toBeNull()
+      expect(total).toBe(2 * n + 2)
+    }
+    let withMatch = 0
+    expect(new LinearRegex('(a|b)c', '').exec('zzbc', 0, false, (t) => { withMatch += t })?.index).toBe(2)
+    // Two skipped positions; then at 2 the start's two threads; at 3 the survivor (c) and a new
+    // start's two; at 4 the match thread and a new start's two.
+    expect(withMatch).toBe(2 + 2 + 2 + 3 + 3)
+  })
+
   test('refuses what it cannot do', () => {
     for (const p of ['(a)\\1', '(?=a)a', '(?!a)b', '(?<=a+)b', '(?<=(a))b']) expect(() => new LinearRegex(p, '')).toThrow()
     expect(() => new LinearRegex('a', 'u')).toThrow()
