@@ -187,10 +187,23 @@ function startsAtBol(node: Node): boolean {
 class Threads {
   count = 0
   readonly pcs: Int32Array
-  readonly caps: Int32Array
-  constructor(size: number, w: number) {
+  /**
+   * Grown on demand, doubling: the live threads are usually few, and a program of many
+   * instructions and registers (a{0,1000}) would otherwise hold size × w slots per engine.
+   */
+  caps: Int32Array
+  constructor(size: number, private readonly w: number) {
     this.pcs = new Int32Array(size)
-    this.caps = new Int32Array(size * w)
+    this.caps = new Int32Array(Math.min(size, 16) * w)
+  }
+  /** The capture slots, with room for thread `i`. */
+  room(i: number): Int32Array {
+    if ((i + 1) * this.w > this.caps.length) {
+      const next = new Int32Array(Math.max((i + 1) * this.w, this.caps.length * 2))
+      next.set(this.caps)
+      this.caps = next
+    }
+    return this.caps
   }
 }
 
@@ -420,7 +433,7 @@ export class LinearRegex {
         default: {
           const i = list.count++
           list.pcs[i] = p
-          const caps = list.caps
+          const caps = list.room(i)
           for (let k = 0, o = i * w; k < w; k++) caps[o + k] = cur[k]!
         }
       }
