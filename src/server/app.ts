@@ -118,17 +118,16 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
     forceCloseConnections: true,
   })
   app.decorateRequest('tenant', null)
-  app.decorateRequest('rawBody', undefined)
   app.decorateRequest('rawAst', undefined)
   app.decorateRequest('astUnparsed', false)
   app.decorateRequest('runRoute', false)
-  // Bodies are JSON only (415 otherwise). The text is kept: POST /v1/runs passes the AST on as sent.
+  // Bodies are JSON only (415 otherwise). POST /v1/runs passes the AST on as the text sent; the rest
+  // of the body's text is not kept (a request holding it would carry 7.7 KB through every scavenge).
   app.removeContentTypeParser(['text/plain', 'application/json'])
   // A tenant's ASTs sent again (with other args) are not scanned again: see SeenValues.
   const seenAsts = new SeenValues()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = body as string
-    req.rawBody = text
     // Depth is bounded where data enters: nothing later (validation, cloning, rewriting) recurses deeper.
     // One pass over the text measures it and finds the AST's text (no walk of the parsed value).
     const scan = scanJson(text, maxBodyDepth, 'ast', req.tenant ? { values: seenAsts, owner: req.tenant.id } : undefined)

@@ -28,8 +28,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated tenant (set by the auth hook; absent on open routes). */
     tenant: Tenant | null
-    /** The JSON body as received (set by the JSON parser). */
-    rawBody: string | undefined
     /**
      * The text of the body's top-level "ast" member when it is an object or array (set by the JSON
      * parser), with its SHA-256 key when the tenant sent it before (pool threads find its parsed
