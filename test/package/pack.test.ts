@@ -29,9 +29,12 @@ beforeAll(() => { ({ app, tarball } = packedApp()) }, 180_000)
  * declarations packed next to their ESM twins (dist/types-cjs, -56 KB), CommonJS files minified
  * after conversion (-2 KB), short layer export names (-4 KB), internal modules' overview comments
  * left out of the declarations (-13 KB); 962,689 bytes at d82f549 with croner once for both
- * formats (-9 KB). Duplication itself is checked below, independent of size.
+ * formats (-9 KB). Raised to 1.06 MB on purpose (issue 27): 1,016,704 bytes after Python's
+ * statistics, fractions, special methods of guest classes and generator coroutines (the Python
+ * runtime ships three times: ESM, CommonJS and the browser file), lookbehind in the regex part and
+ * the server's run threads. Duplication itself is checked below, independent of size.
  */
-const TARBALL_BUDGET = { packed: 1_000_000, unpacked: 4_000_000 }
+const TARBALL_BUDGET = { packed: 1_060_000, unpacked: 4_000_000 }
 
 describe('the tarball', () => {
   test(`is lean: at most ${TARBALL_BUDGET.packed} bytes packed, no sources, docs, source maps or build metadata`, () => {
