@@ -5,12 +5,10 @@
 // machine noise hits both alike. Prints per-workload medians (or minima) and the geomean ratio.
 // --cpu: time each batch by the process's CPU time (process.cpuUsage) instead of the wall clock, so
 // time the process spends descheduled on a loaded machine (others' test runs) does not count.
-import { build } from 'esbuild'
-import { execSync } from 'node:child_process'
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { bundleRevision, scratchDir } from './lib/revision.mjs'
 
 const args = process.argv.slice(2).filter((a) => a !== '--min' && a !== '--cpu')
 const useMin = process.argv.includes('--min')
@@ -19,14 +17,8 @@ const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) /
 const [revA, revB, rounds = '21'] = args
 if (!revA || !revB) { console.error('usage: node bench/ab.mjs <rev-before> <rev-after> [rounds] [--min]'); process.exit(2) }
 const root = resolve(import.meta.dirname, '..')
-const dir = mkdtempSync(join(tmpdir(), 'ajs-ab-'))
-symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-async function load(rev, name) {
-  execSync(`git archive --prefix=${name}/ ${rev} src | tar -x -C ${dir}`, { cwd: root })
-  const outfile = join(dir, `${name}.mjs`)
-  await build({ entryPoints: [join(dir, name, 'src/index.ts')], bundle: true, format: 'esm', platform: 'node', outfile, logLevel: 'error', packages: 'external' })
-  return import(pathToFileURL(outfile).href)
-}
+const dir = scratchDir('ajs-ab-')
+const load = async (rev, name) => import(pathToFileURL(await bundleRevision(rev, dir, name, 'index.ts')).href)
 const A = await load(revA, 'a'), B = await load(revB, 'b')
 const workloadsDir = process.env.AJS_BENCH_WORKLOADS ?? resolve(root, 'bench/workloads')
 const { workloads } = await import(pathToFileURL(join(workloadsDir, 'index.mjs')).href)

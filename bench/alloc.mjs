@@ -5,12 +5,10 @@
 // more runs, with a young generation large enough that no scavenge runs in between, is divided by
 // 100. Unlike timings this barely moves with the machine's load: a change that stops an allocation
 // in a hot path (a boxed number per fuel charge, a closure context per call) shows here plainly.
-import { build } from 'esbuild'
-import { execSync } from 'node:child_process'
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { bundleRevision, scratchDir } from './lib/revision.mjs'
 
 const revs = process.argv.slice(2)
 if (revs.length === 0 || typeof globalThis.gc !== 'function') {
@@ -18,17 +16,13 @@ if (revs.length === 0 || typeof globalThis.gc !== 'function') {
   process.exit(2)
 }
 const root = resolve(import.meta.dirname, '..')
-const dir = mkdtempSync(join(tmpdir(), 'ajs-alloc-'))
-symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+const dir = scratchDir('ajs-alloc-')
 const workloadsDir = process.env.AJS_BENCH_WORKLOADS ?? resolve(root, 'bench/workloads')
 const { workloads } = await import(pathToFileURL(join(workloadsDir, 'index.mjs')).href)
 const ids = process.env.AB_IDS?.split(',')
 try {
   for (const [k, rev] of revs.entries()) {
-    execSync(`git archive --prefix=r${k}/ ${rev} src | tar -x -C ${dir}`, { cwd: root })
-    const outfile = join(dir, `r${k}.mjs`)
-    await build({ entryPoints: [join(dir, `r${k}`, 'src/index.ts')], bundle: true, format: 'esm', platform: 'node', outfile, logLevel: 'error', packages: 'external' })
-    const M = await import(pathToFileURL(outfile).href)
+    const M = await import(pathToFileURL(await bundleRevision(rev, dir, `r${k}`, 'index.ts')).href)
     const row = []
     for (const w of workloads.filter((x) => !ids || ids.includes(x.id))) {
       const vm = new M.AgentVM()

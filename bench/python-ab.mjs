@@ -4,12 +4,10 @@
 // loaded into ONE process; each round runs one block of each, alternating which goes first, so
 // machine noise hits both alike. Prints per-block medians and their ratio (after / before), and the
 // geometric mean. The two results must be the same text.
-import { build } from 'esbuild'
-import { execSync } from 'node:child_process'
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { bundleRevision, scratchDir } from './lib/revision.mjs'
 import { PYTHON_BLOCKS } from './python.mjs'
 
 // --cpu: time each run by the process's CPU time instead of the wall clock (steadier on a loaded machine).
@@ -17,16 +15,9 @@ const cpu = process.argv.includes('--cpu')
 const [revA, revB, rounds = '15', ids] = process.argv.slice(2).filter((a) => a !== '--cpu')
 if (!revA || !revB) { console.error('usage: node bench/python-ab.mjs <rev-before> <rev-after> [rounds] [ids]'); process.exit(2) }
 const root = resolve(import.meta.dirname, '..')
-const dir = mkdtempSync(join(tmpdir(), 'ajs-pyab-'))
-symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-async function load(rev, name) {
-  // `.`: the working tree as it is (uncommitted edits included).
-  if (rev === '.') cpSync(join(root, 'src'), join(dir, name, 'src'), { recursive: true })
-  else execSync(`git archive --prefix=${name}/ ${rev} src | tar -x -C ${dir}`, { cwd: root })
-  const outfile = join(dir, `${name}.mjs`)
-  await build({ entryPoints: [join(dir, name, 'src/python/index.ts')], bundle: true, format: 'esm', platform: 'node', target: 'node20', outfile, logLevel: 'error', nodePaths: [join(root, 'node_modules')] })
-  return import(pathToFileURL(outfile).href)
-}
+const dir = scratchDir('ajs-pyab-')
+// `.`: the working tree as it is (uncommitted edits included). Dependencies bundled in, as before.
+const load = async (rev, name) => import(pathToFileURL(await bundleRevision(rev, dir, name, 'python/index.ts', { packages: 'bundle', target: 'node20', nodePaths: [join(root, 'node_modules')] })).href)
 const A = await load(revA, 'a'), B = await load(revB, 'b')
 const blocks = PYTHON_BLOCKS.filter((b) => !ids || ids.split(',').includes(b.id))
 const runner = (m, b) => {

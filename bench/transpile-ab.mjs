@@ -12,12 +12,11 @@
 // ~10 ms batch of acorn.parse and a batch of transpile alternate; its ratio is min(transpile) ÷
 // min(acorn): the least disturbed samples on a loaded machine, and load hits both sides alike.
 // Prints, per source, the median over the processes of each revision's ratio, and B/A.
-import { build } from 'esbuild'
-import { execFileSync, execSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { execFileSync } from 'node:child_process'
+import { readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { bundleRevision, scratchDir } from './lib/revision.mjs'
 
 const root = resolve(import.meta.dirname, '..')
 const read = (f) => readFileSync(join(root, 'bench/workloads', f), 'utf8')
@@ -64,19 +63,8 @@ const useCpu = process.argv.includes('--cpu')
 const settle = process.argv.includes('--settle')
 const [revA, revB, processes = '6', rounds = '25'] = process.argv.slice(2).filter((a) => a !== '--cpu' && a !== '--settle')
 if (!revA || !revB) { console.error('usage: node bench/transpile-ab.mjs <rev-before> <rev-after|.> [processes] [rounds] [--cpu] [--settle]'); process.exit(2) }
-const dir = mkdtempSync(join(tmpdir(), 'ajs-tab-'))
-symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-async function bundle(rev, name) {
-  let entry = join(root, 'src/transpiler/index.ts')
-  if (rev !== '.') {
-    execSync(`git archive --prefix=${name}/ ${rev} src | tar -x -C ${dir}`, { cwd: root })
-    entry = join(dir, name, 'src/transpiler/index.ts')
-  }
-  const outfile = join(dir, `${name}.mjs`)
-  await build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'node', outfile, logLevel: 'error', packages: 'external' })
-  return outfile
-}
-const bundles = [await bundle(revA, 'a'), await bundle(revB, 'b')]
+const dir = scratchDir('ajs-tab-')
+const bundles = [await bundleRevision(revA, dir, 'a', 'transpiler/index.ts'), await bundleRevision(revB, dir, 'b', 'transpiler/index.ts')]
 const runs = [[], []]
 for (let p = 0; p < Number(processes); p++) {
   for (const i of p % 2 ? [1, 0] : [0, 1]) {

@@ -4,18 +4,15 @@
 //   node bench/transpile-lower-ab.mjs <rev-before> <rev-after|.> [rounds]   (also: npx bun ...)
 // The commits of issue 28's transpile work quote it ("lowering alone").
 import { build } from 'esbuild'
-import { execSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { generateLargeSource } from './workloads/gen-large.mjs'
+import { revisionSrc, scratchDir } from './lib/revision.mjs'
 const root = resolve(import.meta.dirname, '..')
-const dir = mkdtempSync(join(tmpdir(), 'ajs-lowab-'))
-symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+const dir = scratchDir('ajs-lowab-')
 async function load(rev, name) {
-  let src = join(root, 'src')
-  if (rev !== '.') { execSync(`git archive --prefix=${name}/ ${rev} src | tar -x -C ${dir}`, { cwd: root }); src = join(dir, name, 'src') }
+  const src = revisionSrc(rev, dir, name)
   const entry = join(dir, `${name}-entry.ts`)
   writeFileSync(entry, `import { parseProgram } from '${src}/transpiler/parse.ts'
 import { LowerContext } from '${src}/transpiler/context.ts'

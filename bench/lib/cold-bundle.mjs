@@ -1,18 +1,14 @@
 // The VM of one revision as a fresh process imports it, for bench/cold-ab.mjs and bench/cold-profile.mjs.
 import { build } from 'esbuild'
 import { execSync } from 'node:child_process'
-import { mkdtempSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { symlinkSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { scratchDir } from './revision.mjs'
 
 export const root = resolve(import.meta.dirname, '../..')
 
 /** A temp folder with the repo's node_modules linked in. */
-export function coldDir() {
-  const dir = mkdtempSync(join(tmpdir(), 'ajs-cold-'))
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-  return dir
-}
+export const coldDir = () => scratchDir('ajs-cold-')
 
 /**
  * Bundles `rev` ('.' = the working tree) into `dir`: `vm`, the minified VM entry with its dependencies
