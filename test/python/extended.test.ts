@@ -36,3 +36,11 @@ describe('profiles', () => {
     expect(hint).toContain("profile: 'extended'")
   })
 })
+
+describe('math.isqrt of big ints', () => {
+  test('exact past 2^53 and past the float range (no float first guess)', async () => {
+    const r = await runPythonBlock('import math\nreturn {"a": str(math.isqrt(10**40 + 12345)), "b": math.isqrt(10**400) == 10**200, "c": math.isqrt(10**400 - 1) == 10**200 - 1}')
+    expect(r.error).toBeUndefined()
+    expect(r.result).toEqual({ a: '100000000000000000000', b: true, c: true })
+  })
+})

@@ -10,6 +10,7 @@ import { hashKey, iterate, lt } from './core.ts'
 import { floatOf, intOf, isIntValue, isNumber, decimalText } from './numbers.ts'
 import { keyText, jsonFloat } from './json.ts'
 import { loadsExact } from './extended.ts'
+import * as Q from './rational.ts'
 import { add, mul } from './ops.ts'
 import type { PyRun } from './fuel.ts'
 import { FLAGS as RE_FLAGS, reCall } from './re.ts'
@@ -96,19 +97,10 @@ function factorial(n: number | bigint): unknown {
   return mkInt(r)
 }
 
-function gcd2(a: bigint, b: bigint): bigint {
-  a = a < 0n ? -a : a; b = b < 0n ? -b : b
-  while (b) [a, b] = [b, a % b]
-  return a
-}
-
+/** `math.isqrt`: rational.ts's exact Newton root (a float first guess is wrong or not finite past 2^1024). */
 function isqrt(n: bigint): bigint {
   if (n < 0n) valueError('isqrt() argument must be nonnegative')
-  if (n < 2n) return n
-  let x = BigInt(Math.floor(Math.sqrt(Number(n))))
-  while (x * x > n) x--
-  while ((x + 1n) * (x + 1n) <= n) x++
-  return x
+  return Q.isqrt(n)
 }
 
 /** Exactly rounded sum (Shewchuk's partials, as CPython's fsum). */
@@ -209,11 +201,11 @@ const MATH: Record<string, ModFn> = {
     const d = Math.abs(y - x)
     return d <= Math.abs(rel * y) || d <= Math.abs(rel * x) || d <= abs
   },
-  gcd: (_rt, a, kw) => { noKw('gcd', kw); let g = 0n; for (const x of a) g = gcd2(g, BigInt(toInt('gcd', x))); return mkInt(g) },
+  gcd: (_rt, a, kw) => { noKw('gcd', kw); let g = 0n; for (const x of a) g = Q.gcd(g, BigInt(toInt('gcd', x))); return mkInt(g) },
   lcm: (_rt, a, kw) => {
     noKw('lcm', kw)
     let l = 1n
-    for (const x of a) { const v = BigInt(toInt('lcm', x)); if (v === 0n) return 0; l = (l * v) / gcd2(l, v); if (l < 0n) l = -l }
+    for (const x of a) { const v = BigInt(toInt('lcm', x)); if (v === 0n) return 0; l = (l * v) / Q.gcd(l, v); if (l < 0n) l = -l }
     return mkInt(l)
   },
   factorial: (_rt, a, kw) => { noKw('factorial', kw); arity('factorial', a, 1); return factorial(toInt('factorial', a[0])) },
