@@ -136,8 +136,8 @@ function inputCap(pattern: string, flags: string): number {
   return degree <= 1 ? MAX_REGEX_INPUT : Math.min(MAX_REGEX_INPUT, Math.floor(REGEX_STEP_BUDGET ** (1 / degree)))
 }
 
-function unsafe(pattern: string, why: string): never {
-  throw vmError('REGEX_UNSAFE', `Regular expression /${pattern}/ rejected: ${why}`)
+function unsafe(pattern: string, why: string, hint?: string): never {
+  throw vmError('REGEX_UNSAFE', `Regular expression /${pattern}/ rejected: ${why}`, hint === undefined ? undefined : { hint })
 }
 
 interface Group {
@@ -151,7 +151,7 @@ interface Group {
 /** Static ReDoS check. Throws REGEX_UNSAFE with the reason. */
 export function checkRegexSafety(pattern: string): void {
   if (pattern.length > MAX_REGEX_SOURCE) unsafe(pattern.slice(0, 40) + '…', `longer than ${MAX_REGEX_SOURCE} characters`)
-  if (/\\[1-9]|\\k</.test(pattern)) throw vmError('REGEX_UNSAFE', `Regular expression /${pattern}/ rejected: backreferences are not supported`, { hint: BACKREF_HINT })
+  if (/\\[1-9]|\\k</.test(pattern)) unsafe(pattern, 'backreferences are not supported', BACKREF_HINT)
   // The linear engine's rules (bounded length, no capturing group inside), so a longer input cannot refuse what a short one ran.
   if (/\(\?<[=!]/.test(pattern)) lookbehinds(pattern)
   const stack: Group[] = [{ quantified: false, hasAlternation: false, alternatives: [], literal: true, current: '' }]
