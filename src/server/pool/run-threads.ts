@@ -18,11 +18,9 @@
  * that thread had not started go elsewhere; only jobs it had started and not
  * answered fail with it (ThreadGone).
  */
-import { existsSync } from 'node:fs'
 import { setPriority } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { moduleUrl } from '../module-url.ts'
+import { threadModule } from '../module-url.ts'
 import { CLAIM, MAX_KNOWN_PROGRAMS, MAX_SEQ, REVOKED, SLOT, SLOTS, TID, byKeyAlone, newControl, type DoneMessage, type Job, type JobKind, type JobsMessage } from './run-protocol.ts'
 import type { RunTask, WorkerData } from './task.ts'
 
@@ -60,15 +58,6 @@ export interface Job$ {
   reject(error: unknown): void
   thread: RunThread | undefined
   seq: number
-}
-
-/** The module of the run threads: the TypeScript source under Bun or tests, the bundled file next to dist/server.js (or dist/cli.js) under Node. */
-function workerFile(): string {
-  const here = moduleUrl(import.meta.url)
-  // Source: next to this file. Built: dist/server-worker.js, beside the entry or one level up from a shared chunk.
-  const candidates = [new URL('./worker.ts', here), new URL('./server-worker.js', here), new URL('../server-worker.js', here)]
-  for (const u of candidates) if (u.protocol === 'file:' && existsSync(fileURLToPath(u))) return u.href
-  throw new Error(`ajs-lang server: the pool worker module is missing (looked for ${candidates.map((u) => u.pathname).join(', ')}); run npm run build`)
 }
 
 /** One worker thread, from its start until it exits (a replacement is another RunThread). */
@@ -125,7 +114,7 @@ export interface RunThreadsOptions {
 
 export class RunThreads {
   readonly threads: RunThread[]
-  private readonly file = workerFile()
+  private readonly file = threadModule(import.meta.url, 'worker', 'pool worker')
   private readonly queue: Job$[] = []
   /** Every job not settled yet (the sweep's deadlines). */
   private readonly live = new Set<Job$>()

@@ -13,12 +13,10 @@
  * fails with TIMEOUT or HEAP_LIMIT; every other execution it held is gone,
  * and its workflow replays its journal once, on its next step.
  */
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { AgentError } from '../../vm/errors.ts'
 import type { JournalEntry } from '../../workflows/engine/journal.ts'
-import { moduleUrl } from '../module-url.ts'
+import { threadModule } from '../module-url.ts'
 import type { WorkerData } from './task.ts'
 import type { Answer, CallOp, FromThread, Op, PostOp } from './workflow-protocol.ts'
 
@@ -39,14 +37,6 @@ export interface WorkflowThreadsOptions {
   workerData: WorkerData
   /** The pool's memory watch (runtimes without per-thread heap limits): `stop` when over the ceiling. Returns the unwatch. */
   watch?: (stop: () => void) => () => void
-}
-
-/** The thread module: the TypeScript source under Bun or tests, the bundled file next to dist/server.js (or dist/cli.js) under Node. */
-function threadFile(): string {
-  const here = moduleUrl(import.meta.url)
-  const candidates = [new URL('./workflow-thread.ts', here), new URL('./server-workflow-thread.js', here), new URL('../server-workflow-thread.js', here)]
-  for (const u of candidates) if (u.protocol === 'file:' && existsSync(fileURLToPath(u))) return u.href
-  throw new Error(`ajs-lang server: the workflow thread module is missing (looked for ${candidates.map((u) => u.pathname).join(', ')}); run npm run build`)
 }
 
 /** 32-bit FNV-1a of the id: which thread holds a workflow. */
@@ -85,7 +75,7 @@ export class WorkflowThread {
   private started(): Worker {
     if (this.worker) return this.worker
     const o = this.owner.options
-    const w = new Worker(new URL(threadFile()), { workerData: o.workerData, resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb } })
+    const w = new Worker(new URL(threadModule(import.meta.url, 'workflow-thread', 'workflow thread')), { workerData: o.workerData, resourceLimits: { maxOldGenerationSizeMb: o.maxHeapMb } })
     w.unref()
     w.on('message', (m: FromThread) => this.receive(m))
     w.on('error', (e) => this.lost(w, `the workflow thread failed: ${(e as Error)?.message ?? e}`))
