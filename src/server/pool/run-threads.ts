@@ -170,10 +170,7 @@ export class RunThreads {
     if (this.closing) { j.reject(new ThreadGone('the server is stopping')); return }
     this.live.add(j)
     this.queue.push(j)
-    if (!this.scheduled) {
-      this.scheduled = true
-      setImmediate(this.dispatch)
-    }
+    this.wake()
     this.sweep ??= setInterval(this.check, SWEEP_MS)
   }
 
@@ -192,6 +189,13 @@ export class RunThreads {
   /** The job each thread is running and since when (the memory watch's view). */
   *running(): Iterable<{ job: Job$; since: number }> {
     for (const t of this.threads) if (t.current && t.current.thread === t) yield { job: t.current, since: t.since }
+  }
+
+  /** Send the queued jobs at the next turn of the event loop (once, however many jobs queue until then). */
+  private wake(): void {
+    if (this.queue.length === 0 || this.scheduled || this.closing) return
+    this.scheduled = true
+    setImmediate(this.dispatch)
   }
 
   private readonly dispatch = (): void => {
@@ -263,10 +267,7 @@ export class RunThreads {
       else j.reject(new Error(o.message))
     }
     t.stuck = false
-    if (this.queue.length > 0 && !this.scheduled) {
-      this.scheduled = true
-      setImmediate(this.dispatch)
-    }
+    this.wake()
   }
 
   private settled(j: Job$): void {
@@ -298,10 +299,7 @@ export class RunThreads {
       back.push(j)
     }
     this.queue.unshift(...back)
-    if (back.length > 0 && !this.scheduled) {
-      this.scheduled = true
-      setImmediate(this.dispatch)
-    }
+    if (back.length > 0) this.wake()
   }
 
   /** End a job now: a thread running it is terminated; one not started yet is taken out of the queue. */
@@ -369,10 +367,7 @@ export class RunThreads {
     this.queue.unshift(...back)
     if (broken) this.replaceLater(t)
     else if (this.threads.includes(t)) this.replace(t)
-    if (this.queue.length > 0 && !this.scheduled && !this.closing) {
-      this.scheduled = true
-      setImmediate(this.dispatch)
-    }
+    this.wake()
   }
 
   /** Deadlines, grace periods, long runs' priority and stuck threads. */
