@@ -184,11 +184,15 @@ function getProperty(p: PyDescriptor, self: unknown, cls: PyClass): unknown {
   return calls.callHelper(DISPATCH_HELPER, [p.func, [self], null])
 }
 
+/** Whether a class or one of the program's classes it derives from holds a `@property` (read and written before the instance's own attributes). */
+export function hasProperties(cls: PyType | null): boolean {
+  for (let t = cls; t instanceof PyClass; t = t.base) if (t.props > 0) return true
+  return false
+}
+
 /** A property of a class or of one of its bases (it comes before an instance's own attribute). */
 function propertyOf(cls: PyClass, name: string): PyDescriptor | undefined {
-  let any = false
-  for (let t: PyType | null = cls; t instanceof PyClass && !any; t = t.base) any = t.props > 0
-  if (!any) return undefined
+  if (!hasProperties(cls)) return undefined
   const v = cls.lookup(name)
   return v instanceof PyDescriptor && v.kind === 'property' ? v : undefined
 }

@@ -3,9 +3,9 @@
  * be decided only at run time (is this object an instance of one of the program's classes, which
  * function is its method), answered without allocating.
  */
-import { PyClass, PyInstance, type PyType } from './values.ts'
+import { PyInstance } from './values.ts'
 import { PyFunction, getAttr } from './extended.ts'
-import { setAttr } from './classes.ts'
+import { hasProperties, setAttr } from './classes.ts'
 import { inplace } from './ops.ts'
 import { convert, format } from './format.ts'
 import type { PyRun } from './fuel.ts'
@@ -31,12 +31,6 @@ export const FAST_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
   mfast: (_rt, a) => methodFid(a[0], a[1] as string),
   // `obj.name op= value` in one call: read, the in-place operator, write back.
   iattr: (rt, a) => setAttr(a[0], a[1] as string, inplace(rt, a[2] as string, getAttr(a[0], a[1] as string), a[3])),
-}
-
-/** Whether a class or one of the program's classes it derives from holds a `@property` (read and written before the instance's own attributes). */
-function hasProperties(cls: PyType | null): boolean {
-  for (let t = cls; t instanceof PyClass; t = t.base) if (t.props > 0) return true
-  return false
 }
 
 /** `o.name` of an instance's own attribute (no property in its classes), else the general read. */
