@@ -9,6 +9,7 @@
 import { expect, test } from 'bun:test'
 import { defineAtom, s } from '../../src/index.ts'
 import { MemoryJournalStore, compileWorkflow, resumeWorkflow, startWorkflow, type JournalEntry, type WorkflowExecution, type WorkflowRequest, type WorkflowResolution } from '../../src/workflows/index.ts'
+import { CANCELLED_WITH_CLEANUP } from './helpers.ts'
 
 const SOURCE = `
 let total = 0
@@ -162,13 +163,7 @@ test('a catch-up over a tail with the parked request answered and the next one a
 })
 
 test('a tail with a cancellation another process delivered: the parked wait throws it here too, cleanup runs once', async () => {
-  const program = compileWorkflow(`
-try {
-  await agent('long work')
-} finally {
-  await agent('clean up')
-}
-export default 'never'`)
+  const program = compileWorkflow(CANCELLED_WITH_CLEANUP)
   const store = new MemoryJournalStore()
   const x = startWorkflow(program, { store, executionId: 'wf-c' })
   expect(await x.poll()).toMatchObject({ Request: { prompt: 'long work' } })

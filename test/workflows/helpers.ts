@@ -27,6 +27,15 @@ export function fakeClock(start = 1_700_000_000_000): { now: () => number; advan
   return { now: () => t, advance: (ms) => { t += ms } }
 }
 
+/** A workflow whose wait is cancelled while its `finally` calls an agent to clean up (the cancellation tests, in one process and across two). */
+export const CANCELLED_WITH_CLEANUP = `
+try {
+  await agent('long work')
+} finally {
+  await agent('clean up')
+}
+export default 'never'`
+
 export const calls = (seen: WorkflowPoll[]) => seen.filter((p) => typeof p === 'object' && 'Call' in p).map((p) => (p as { Call: unknown }).Call)
 
 /** `ajsc <argv>` in process, in `cwd`: its exit code and what it printed. */

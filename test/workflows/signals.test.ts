@@ -5,7 +5,7 @@
  */
 import { expect, test } from 'bun:test'
 import { MemoryJournalStore, compileWorkflow, resumeWorkflow, startWorkflow, type WorkflowRequest } from '../../src/workflows/index.ts'
-import { fakeClock } from './helpers.ts'
+import { CANCELLED_WITH_CLEANUP, fakeClock } from './helpers.ts'
 
 test('signals: one sent before the wait is buffered and journaled; one sent while parked wakes it; both replay after a crash', async () => {
   const store = new MemoryJournalStore()
@@ -48,13 +48,7 @@ test('a signal wait with a timeout: null when the timer ends first; a signal aft
 })
 
 test('cancellation: the current wait throws WORKFLOW_CANCELLED, finally cleanup runs (and may call agents), the run ends cancelled; replays the same', async () => {
-  const program = compileWorkflow(`
-try {
-  await agent('long work')
-} finally {
-  await agent('clean up')
-}
-export default 'never'`)
+  const program = compileWorkflow(CANCELLED_WITH_CLEANUP)
   const store = new MemoryJournalStore()
   const ex = startWorkflow(program, { store, executionId: 'c1' })
   const work = (await ex.poll()) as { Request: WorkflowRequest }
