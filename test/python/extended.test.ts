@@ -44,3 +44,10 @@ describe('math.isqrt of big ints', () => {
     expect(r.result).toEqual({ a: '100000000000000000000', b: true, c: true })
   })
 })
+
+describe('bisect argument errors name the Python type', () => {
+  test("a str lo is 'str', as CPython says", async () => {
+    const r = await runPythonBlock('import bisect\nreturn bisect.bisect_left([1, 2], 1, "a")')
+    expect(r.error?.message).toBe("TypeError: 'str' object cannot be interpreted as an integer")
+  })
+})

@@ -3,7 +3,7 @@
  * on a sorted list, with lo, hi and key= as CPython 3.11; items compare as `<` does (instances with
  * `__lt__` included), a key function is called back through the program's dispatcher.
  */
-import { DISPATCH_HELPER as DISPATCH, PyDict, type GuestCalls } from './values.ts'
+import { DISPATCH_HELPER as DISPATCH, PyDict, typeName, type GuestCalls } from './values.ts'
 import { typeError, valueError } from './errors.ts'
 import { lt, len } from './core.ts'
 import { intOf, isIntValue } from './numbers.ts'
@@ -19,7 +19,7 @@ function args(rt: PyRun, name: string, a: unknown[], kw: PyDict | null): { list:
   if (a.length < 2 || a.length > 4) typeError(`${name}() takes from 2 to 4 positional arguments but ${a.length} were given`)
   const [list, x] = a
   const n = len(list)
-  const int = (v: unknown, d: number): number => (v === undefined || v === null ? d : isIntValue(v) ? Number(intOf(v)) : typeError(`'${typeof v}' object cannot be interpreted as an integer`))
+  const int = (v: unknown, d: number): number => (v === undefined || v === null ? d : isIntValue(v) ? Number(intOf(v)) : typeError(`'${typeName(v)}' object cannot be interpreted as an integer`))
   const lo = int(a[2] ?? opts.lo, 0)
   if (lo < 0) valueError('lo must be non-negative')
   const hi = int(a[3] ?? opts.hi, n)
@@ -31,7 +31,7 @@ function args(rt: PyRun, name: string, a: unknown[], kw: PyDict | null): { list:
 /** CPython's loops: `x < a[mid]` for right, `a[mid] < x` for left (the key applied to a[mid] only). */
 function search(rt: PyRun, name: string, a: unknown[], kw: PyDict | null, right: boolean): [unknown[], number, unknown] {
   const { list, x, lo: lo0, hi: hi0, key } = args(rt, name, a, kw)
-  if (!Array.isArray(list)) return typeError(`'${typeof list}' object is not subscriptable`)
+  if (!Array.isArray(list)) return typeError(`'${typeName(list)}' object is not subscriptable`)
   let lo = lo0, hi = hi0
   while (lo < hi) {
     const mid = (lo + hi) >> 1
