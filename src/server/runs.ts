@@ -186,8 +186,7 @@ export class RunService {
   /** Start an async run; resolves to its id once it is recorded. */
   async start(tenant: Tenant, body: RunBody, rawAst?: RawAst): Promise<string> {
     const startedAt = Date.now()
-    const ready = this.prepare(tenant, body, 'async-run', rawAst)
-    const { task, admission } = ready instanceof Promise ? await ready : ready
+    const { task, admission } = await this.prepare(tenant, body, 'async-run', rawAst)
     // A plan is static: an async run the tenant's plan policy refuses is refused now (422), not accepted to fail.
     try {
       await this.deps.plan?.(task)

@@ -197,7 +197,7 @@ export class Tenants {
     const want = requested.exact ? Math.max(0, requested.fuel ?? 0) : Math.min(requested.fuel ?? limits.fuelPerRun, limits.fuelPerRun)
     const timeoutMs = Math.min(requested.timeoutMs ?? limits.timeoutMs, limits.timeoutMs)
     // Nothing to reserve (no daily quota): granted now, without a promise or a turn of the event loop per run.
-    if (limits.fuelPerDay === null || want <= 0) return this.admission(tenant, kind, day, want, 0, timeoutMs)
+    if (limits.fuelPerDay === null || want <= 0) return new Grant(this.ledger, tenant, kind, day, want, 0, timeoutMs)
     return this.reserve(tenant, requested, kind, day, want, timeoutMs)
   }
 
@@ -214,11 +214,7 @@ export class Tenants {
       if (reserved > 0) await this.ledger.add(tenant.id, day, -reserved)
       throw e
     }
-    return this.admission(tenant, kind, day, reserved, reserved, timeoutMs)
-  }
-
-  private admission(tenant: Tenant, kind: WorkKind, day: string, fuel: number, reserved: number, timeoutMs: number): Admission {
-    return new Grant(this.ledger, tenant, kind, day, fuel, reserved, timeoutMs)
+    return new Grant(this.ledger, tenant, kind, day, reserved, reserved, timeoutMs)
   }
 
   /** Fuel used (and reserved) by the tenant today. */
