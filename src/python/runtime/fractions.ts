@@ -10,11 +10,9 @@ import { PyDict, PyNumeric, mkFloat, mkInt, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { floatOf, intOf, isFloatValue, isIntValue, numArith, MAX_POW_BITS, MAX_STR_DIGITS, strToIntLimit } from './numbers.ts'
 import { bigWorkUnits, type PyRun } from './fuel.ts'
-import { numberHash } from './set-order.ts'
+import { HASH_MOD, numberHash } from './set-order.ts'
 import { repr } from './core.ts'
 import * as Q from './rational.ts'
-
-const HASH_MOD = (1n << 61n) - 1n
 
 const bits = (x: bigint): number => (x === 0n ? 0 : Q.abs(x).toString(16).length * 4)
 

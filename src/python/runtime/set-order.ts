@@ -16,7 +16,8 @@ import { PyFloat, PyInstance, PyNumeric } from './values.ts'
 /** The int an object of the program's `__hash__` returns, or undefined (runtime/dunders.ts sets it: no import cycle). */
 export const objectHash: { of: ((x: PyInstance) => number | bigint | undefined) | null } = { of: null }
 
-const HASH_MOD = (1n << 61n) - 1n
+/** CPython's modulus of number hashes (sys.hash_info.modulus, 2^61 - 1). */
+export const HASH_MOD = (1n << 61n) - 1n
 const LINEAR_PROBES = 9
 const EMPTY: unique symbol = Symbol('empty')
 const DUMMY: unique symbol = Symbol('dummy')
