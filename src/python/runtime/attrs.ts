@@ -8,6 +8,7 @@ import { PyException, PyInstance, PyNamedTuple, typeName } from './values.ts'
 import { PyRaise, raise, typeError } from './errors.ts'
 import { setAttr } from './classes.ts'
 import { getAttr } from './extended.ts'
+import { MISSING } from './dunders.ts'
 import type { PyRun } from './fuel.ts'
 
 const isOwn = (x: unknown): boolean => x instanceof PyInstance || x instanceof PyException || x instanceof PyNamedTuple
@@ -41,7 +42,6 @@ function ownGetAttr(x: unknown, name: unknown, hasDefault: boolean, dflt: unknow
 function ownHasAttr(x: unknown, name: unknown): boolean {
   return ownGetAttr(x, name, true, MISSING, 'hasattr') !== MISSING
 }
-const MISSING = Symbol('missing')
 
 function ownSetAttr(x: unknown, name: unknown, value: unknown): null {
   const n = checked('setattr', x, name)

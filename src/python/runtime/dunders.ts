@@ -135,10 +135,7 @@ export function guestIter(x: unknown): PyIter | undefined {
 }
 
 /** `item in x` of a guest object with `__contains__`; MISSING when it has none (iteration decides). */
-export function guestContains(x: unknown, item: unknown): unknown {
-  const r = callIf(x, '__contains__', [item])
-  return r === MISSING ? MISSING : r
-}
+export const guestContains = (x: unknown, item: unknown): unknown => callIf(x, '__contains__', [item])
 
 // --- subscripts ---------------------------------------------------------------------------
 
