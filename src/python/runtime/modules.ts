@@ -7,13 +7,14 @@ import { anyIterator, lazyChain, lazyChainFrom, lazyCount, lazyCycle, lazyIslice
 import { PyDeque, PyDict, PyFloat, PyIter, PyNumeric, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { hashKey, iterate, lt } from './core.ts'
-import { floatOf, intOf, isIntValue, isNumber, decimalText } from './numbers.ts'
+import { intOf, isIntValue, decimalText } from './numbers.ts'
 import { keyText, jsonFloat } from './json.ts'
 import { loadsExact } from './extended.ts'
 import * as Q from './rational.ts'
 import { add, mul } from './ops.ts'
 import type { PyRun } from './fuel.ts'
 import { FLAGS as RE_FLAGS, reCall } from './re.ts'
+import { fsum, real } from './fsum.ts'
 import { namedtuple } from './namedtuple.ts'
 import { partial } from './partial.ts'
 import { DATETIME, UTC } from './datetime.ts'
@@ -47,13 +48,6 @@ const arity = (name: string, a: unknown[], min: number, max = min): void => {
 
 // --- math ----------------------------------------------------------------------------
 
-function real(x: unknown): number {
-  if (x instanceof PyNumeric) return floatOf(x.unary('float'))
-  if (!isNumber(x)) typeError(`must be real number, not ${typeName(x)}`)
-  const v = floatOf(x)
-  if (typeof x === 'bigint' && !Number.isFinite(v)) raise('OverflowError', 'int too large to convert to float')
-  return v
-}
 const domain = (): never => valueError('math domain error')
 const rangeErr = (): never => raise('OverflowError', 'math range error')
 
@@ -101,46 +95,6 @@ function factorial(n: number | bigint): unknown {
 function isqrt(n: bigint): bigint {
   if (n < 0n) valueError('isqrt() argument must be nonnegative')
   return Q.isqrt(n)
-}
-
-/** Exactly rounded sum (Shewchuk's partials, as CPython's fsum). */
-function fsum(xs: number[]): number {
-  const partials: number[] = []
-  let special = 0
-  for (let x of xs) {
-    if (!Number.isFinite(x)) { special += x; continue }
-    let i = 0
-    for (let y of partials) {
-      if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x]
-      const hi = x + y
-      const lo = y - (hi - x)
-      if (lo) partials[i++] = lo
-      x = hi
-    }
-    partials.length = i
-    partials.push(x)
-  }
-  if (special || Number.isNaN(special)) return special
-  let n = partials.length
-  let hi = 0
-  if (n > 0) {
-    hi = partials[--n]!
-    let lo = 0
-    while (n > 0) {
-      const x = hi
-      const y = partials[--n]!
-      hi = x + y
-      const yr = hi - x
-      lo = y - yr
-      if (lo) break
-    }
-    if (n > 0 && ((lo < 0 && partials[n - 1]! < 0) || (lo > 0 && partials[n - 1]! > 0))) {
-      const y = lo * 2
-      const x = hi + y
-      if (y === x - hi) hi = x
-    }
-  }
-  return hi
 }
 
 const MATH: Record<string, ModFn> = {

@@ -17,6 +17,7 @@ import { makeNamedTuple } from './namedtuple.ts'
 import { PyFraction } from './fractions.ts'
 import { bigWorkUnits, type PyRun } from './fuel.ts'
 import * as Q from './rational.ts'
+import { fsum as mathFsum, real } from './fsum.ts'
 
 type Fn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
 /** The type CPython converts a result to (`_coerce` over the data's types). */
@@ -68,33 +69,11 @@ function convert(v: Total, kind: Kind): unknown {
 
 const divBy = (t: Total, n: number | Q.Ratio): Total => (typeof t === 'number' ? t / (typeof n === 'number' ? n : Q.toFloat(n)) : Q.div(t, typeof n === 'number' ? Q.fromInt(BigInt(n)) : n))
 
-/** A number as a float (what `math.fsum` takes: no text). */
-function real(x: unknown): number {
-  if (x instanceof PyNumeric) return floatOf(x.unary('float'))
-  if (!isNumber(x)) typeError(`must be real number, not ${typeName(x)}`)
-  return floatOf(x)
-}
-
-/** `math.fsum`: the exact sum of the floats, rounded once (CPython's errors for infinities and overflow). */
+/** `math.fsum` over the items (fsum.ts), each charged as the exact work of its value. */
 function fsum(rt: PyRun, xs: readonly unknown[]): number {
-  let special = 0, inf = 0
-  const exactSum = new Map<bigint, bigint>()
-  for (const x of xs) {
-    const f = real(x)
-    if (!Number.isFinite(f)) { special += f; if (!Number.isNaN(f)) inf += f; continue }
-    const r = Q.fromFloat(f)
-    rt.charge(bigWorkUnits(bitsOf(r)))
-    exactSum.set(r.d, (exactSum.get(r.d) ?? 0n) + r.n)
-  }
-  if (special !== 0 || Number.isNaN(special)) {
-    if (Number.isNaN(inf)) valueError('-inf + inf in fsum')
-    return special
-  }
-  let total = Q.ZERO
-  for (const [d, n] of exactSum) total = Q.add(total, Q.ratio(n, d))
-  const out = Q.toFloat(total)
-  if (!Number.isFinite(out)) raise('OverflowError', 'intermediate overflow in fsum')
-  return out
+  const floats = xs.map(real)
+  for (const f of floats) if (Number.isFinite(f)) rt.charge(bigWorkUnits(bitsOf(Q.fromFloat(f))))
+  return mathFsum(floats)
 }
 
 /** CPython's `_ss`: kind, sum of squared deviations, and count (c given: deviations from c). */
