@@ -195,8 +195,10 @@ export class Run {
    * generator resumes: its body decides where to go on from).
    */
   callHelper(name: string, args: unknown[], keep?: HelperFrame): unknown {
-    // Library functions run only inside a program's run, which set `program` first.
-    return this.program!.call(this, name, args, keep)
+    // Library functions run inside a program's run, which set `program` first; a library that kept
+    // its Run past that gets a located VM error, not a host TypeError.
+    if (!this.program) throw vmError('UNKNOWN_FUNCTION', `Unknown function "${name}": no program is running`)
+    return this.program.call(this, name, args, keep)
   }
 
   /** Whether the helper `name` of the running program may wait for an atom (then callHelper refuses it). */
