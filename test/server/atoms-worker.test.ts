@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { tokenSha256 } from '../../src/server/index.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
-import { startAjsc } from './ajsc-process.ts'
+import { killChildren, startAjsc } from './ajsc-process.ts'
 
 const ATOMS = resolve(import.meta.dir, 'fixtures/atoms.mjs')
 const available = postgresAvailable()
@@ -32,8 +32,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-  await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)))
+  await killChildren(children)
   await db?.stop()
   if (dir) rmSync(dir, { recursive: true, force: true })
 })

@@ -14,7 +14,7 @@ import pg from 'pg'
 import { tokenSha256 } from '../../src/server/index.ts'
 import { startFakeLlm, type FakeLlm } from '../workflows/fake-llm.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
-import { startAjsc } from './ajsc-process.ts'
+import { killChildren, startAjsc } from './ajsc-process.ts'
 
 const available = postgresAvailable()
 let db: TestPostgres
@@ -39,8 +39,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-  await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)))
+  await killChildren(children)
   await llm?.close()
   await db?.stop()
   if (dir) rmSync(dir, { recursive: true, force: true })

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { tokenSha256 } from '../../src/server/index.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
 import { workflowClient } from './workflow-server.ts'
-import { startAjsc } from './ajsc-process.ts'
+import { killChildren, startAjsc } from './ajsc-process.ts'
 
 const available = postgresAvailable()
 let db: TestPostgres
@@ -28,8 +28,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-  await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)))
+  await killChildren(children)
   await db?.stop()
   if (dir) rmSync(dir, { recursive: true, force: true })
 })

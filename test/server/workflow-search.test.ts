@@ -5,14 +5,10 @@
  * (the attributes column kept by the journal's entries in one statement, continueAsNew, the GIN indexes in the plan).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Logger, runMigrations } from 'graphile-worker'
-import { startAjsc } from './ajsc-process.ts'
+import { servePostgres } from './ajsc-process.ts'
 import { startWorkflowServer, workflowClient, type WorkflowTestServer } from './workflow-server.ts'
-import { createPgStores, tokenSha256, type PgStores } from '../../src/server/index.ts'
+import { createPgStores, type PgStores } from '../../src/server/index.ts'
 import { MemoryWorkflowStore, PgWorkflowStore, type WorkflowRow, type WorkflowStore } from '../../src/server/stores/workflows.ts'
 import { listWorkflows, type WorkflowListParams } from '../../src/server/listing.ts'
 import type { JournalEntry } from '../../src/workflows/engine/journal.ts'
@@ -161,23 +157,12 @@ describe('the stores', () => {
 })
 
 describe.skipIf(!postgresAvailable())('ajsc serve --database', () => {
-  const children: ChildProcess[] = []
-  let db: TestPostgres | undefined
-  let dir: string | undefined
-  afterAll(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)))
-    await db?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
-  })
+  let served: Awaited<ReturnType<typeof servePostgres>> | undefined
+  afterAll(async () => { await served?.stop() })
 
   test('POST with tags and attributes, the workflow\'s upserts through a job, GET /v1/workflows filtered', async () => {
-    db = await startPostgres()
-    dir = mkdtempSync(join(tmpdir(), 'ajs-wfsearch-'))
-    const config = join(dir, 'ajs-serve.json')
-    writeFileSync(config, JSON.stringify({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token') }] }))
-    const { match } = await startAjsc(['serve', '--database', db.url, '--config', config, '--port', '0', '--pool-size', '1'], /listening on (http:\/\/\S+)/, children)
-    const url = match[1]!
+    served = await servePostgres('ajs-wfsearch-')
+    const url = served.url
     const { req, until } = workflowClient(url, { tries: 600, intervalMs: 25 })
     const a = (await req('POST', '/v1/workflows', { source: SOURCE, name: 'invoice', tags: ['billing'], attributes: { customer: 'acme', approver: 'ada' } })).json.id
     const b = (await req('POST', '/v1/workflows', { source: SOURCE, tags: ['billing', 'eu'], attributes: { customer: 'globex' } })).json.id

@@ -4,12 +4,8 @@
  * workflow that continues as new keeping its id with a journal of one run.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
-import { startAjsc } from './ajsc-process.ts'
+import { postgresAvailable } from './postgres.ts'
+import { servePostgres } from './ajsc-process.ts'
 import type { FakeLlm } from '../workflows/fake-llm.ts'
 import { tokenSha256, type AjsServer } from '../../src/server/index.ts'
 import { startWorkflowServer, type WorkflowTestServer } from './workflow-server.ts'
@@ -95,23 +91,12 @@ export default { n, word }`
 })
 
 describe.skipIf(!pgAvailable)('on PostgreSQL (ajsc serve --database)', () => {
-  const children: ChildProcess[] = []
-  let db: TestPostgres
-  let dir: string
-  afterAll(async () => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
-    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)))
-    await db?.stop()
-    if (dir) rmSync(dir, { recursive: true, force: true })
-  })
+  let served: Awaited<ReturnType<typeof servePostgres>> | undefined
+  afterAll(async () => { await served?.stop() })
 
   test('continueAsNew replaces the journal in the same transaction as the next step; a parked deadline fails the run', async () => {
-    db = await startPostgres()
-    dir = mkdtempSync(join(tmpdir(), 'ajs-wf-timeouts-pg-'))
-    const config = join(dir, 'ajs-serve.json')
-    writeFileSync(config, JSON.stringify({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token') }] }))
-    const { match } = await startAjsc(['serve', '--database', db.url, '--config', config, '--port', '0', '--pool-size', '1'], /listening on (http:\/\/\S+)/, children)
-    const base = match[1]!
+    served = await servePostgres('ajs-wf-timeouts-pg-')
+    const base = served.url
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${base}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
       return await res.json() as any
