@@ -10,7 +10,10 @@
  * servers that accept each other's tokens share it). Changing any claim (a
  * larger `fuel`: an inflated token) breaks the MAC. A token is spent once: a
  * verifier claims its id in a seen-set until it expires (BUDGET_TOKEN_REPLAYED
- * after). Host code only (node:crypto): never part of the VM bundle.
+ * after). A server also keeps the receipt of the spend with the id, so a
+ * client that lost its answer retries safely: the retry is answered with the
+ * first receipt (BUDGET_TOKEN_ANSWERED), never a second run (spendOrRecall).
+ * Host code only (node:crypto): never part of the VM bundle.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { SERVER_CODES, type ServerCode } from '../diagnostics/server-codes.ts'
@@ -40,28 +43,45 @@ export interface BudgetUsage {
   calls?: Record<string, number>
 }
 
-export const BUDGET_CODES = ['BUDGET_TOKEN_INVALID', 'BUDGET_TOKEN_EXPIRED', 'BUDGET_TOKEN_REPLAYED', 'BUDGET_TOKEN_DEPTH', 'BUDGET_RECEIPT_INVALID', 'BUDGET_QUOTA_EXCEEDED'] as const satisfies readonly ServerCode[]
+export const BUDGET_CODES = ['BUDGET_TOKEN_INVALID', 'BUDGET_TOKEN_EXPIRED', 'BUDGET_TOKEN_REPLAYED', 'BUDGET_TOKEN_ANSWERED', 'BUDGET_TOKEN_IN_FLIGHT', 'BUDGET_TOKEN_DEPTH', 'BUDGET_RECEIPT_INVALID', 'BUDGET_QUOTA_EXCEEDED'] as const satisfies readonly ServerCode[]
 export type BudgetCode = (typeof BUDGET_CODES)[number]
 
 /** A refused token or receipt; `code` is one of the stable BUDGET_* codes of the diagnostics catalog (docs/errors.md), whose hint it carries unless given one. */
 export class BudgetTokenError extends Error {
   override name = 'BudgetTokenError'
   readonly hint: string
-  constructor(readonly code: BudgetCode, message: string, hint?: string) {
+  /** BUDGET_TOKEN_ANSWERED: the receipt of the token's first spend, to settle. */
+  readonly receipt?: string
+  constructor(readonly code: BudgetCode, message: string, hint?: string, receipt?: string) {
     super(message)
     this.hint = hint ?? SERVER_CODES[code].hint
+    if (receipt !== undefined) this.receipt = receipt
   }
 }
 
+/**
+ * What a seen-set knows of a token id it holds: its spend still runs, it ended with this receipt,
+ * or it was recorded without one (by a seen-set from before receipts were kept).
+ */
+export type SpentToken = { state: 'running' } | { state: 'answered'; receipt: string } | { state: 'unknown' }
+
 /** Token ids already spent, each kept until its token expires (a replay after that is refused as expired). */
 export interface SeenTokens {
-  /** True when `id` was not seen before (and is now recorded until `expiresAt`); false for a replay. */
+  /** True when `id` was not seen before (and is now recorded, running, until `expiresAt`); false for a replay. */
   claim(id: string, expiresAt: number): Promise<boolean> | boolean
+  /** Keep the receipt of the spend of `id` (claimed here), which has ended: a retry is answered with it. Optional: without it every replay is refused. */
+  answer?(id: string, receipt: string): Promise<void> | void
+  /** What is known of `id`, which `claim` found spent (undefined: expired or dropped since). */
+  recall?(id: string): Promise<SpentToken | undefined> | SpentToken | undefined
 }
 
-/** In memory, bounded: expired ids are dropped; when `max` unexpired ids are held, new tokens are refused (fail closed). */
+/**
+ * In memory, bounded: expired ids are dropped; when `max` unexpired ids are held, new tokens are refused
+ * (fail closed). An entry holds its expiry and, once the spend ended, its receipt (a few hundred bytes;
+ * at most 4,096 characters, the longest text verify reads), so memory is bounded by `max` too.
+ */
 export class MemorySeenTokens implements SeenTokens {
-  private readonly ids = new Map<string, number>()
+  private readonly ids = new Map<string, { exp: number; receipt?: string }>()
   constructor(private readonly max = 100_000, private readonly now: () => number = Date.now) {}
 
   get size(): number {
@@ -71,13 +91,24 @@ export class MemorySeenTokens implements SeenTokens {
   claim(id: string, expiresAt: number): boolean {
     const now = this.now()
     const seen = this.ids.get(id)
-    if (seen !== undefined && seen > now) return false
+    if (seen !== undefined && seen.exp > now) return false
     if (this.ids.size >= this.max) {
-      for (const [k, exp] of this.ids) if (exp <= now) this.ids.delete(k)
+      for (const [k, e] of this.ids) if (e.exp <= now) this.ids.delete(k)
       if (this.ids.size >= this.max) throw seenSetFull(this.max)
     }
-    this.ids.set(id, expiresAt)
+    this.ids.set(id, { exp: expiresAt })
     return true
+  }
+
+  answer(id: string, receipt: string): void {
+    const seen = this.ids.get(id)
+    if (seen) seen.receipt = receipt
+  }
+
+  recall(id: string): SpentToken | undefined {
+    const seen = this.ids.get(id)
+    if (!seen || seen.exp <= this.now()) return undefined
+    return seen.receipt === undefined ? { state: 'running' } : { state: 'answered', receipt: seen.receipt }
   }
 }
 
@@ -189,10 +220,33 @@ export class BudgetTokens {
   /** Verify a token and spend it (once): BUDGET_TOKEN_REPLAYED when it was presented before. */
   async spend(token: unknown): Promise<BudgetClaims> {
     const claims = this.verify(token)
-    if (!(await this.seen.claim(claims.id, claims.exp))) {
-      throw new BudgetTokenError('BUDGET_TOKEN_REPLAYED', `The budget token ${claims.id} was already spent`)
-    }
+    if (!(await this.seen.claim(claims.id, claims.exp))) throw replayed(claims.id)
     return claims
+  }
+
+  /**
+   * Spend a token as a server does, where a client may retry a call whose answer it lost: the first
+   * time as `spend`, the spender then keeps its receipt with `answered`. A token presented again
+   * after its spend ended is refused with that receipt (BUDGET_TOKEN_ANSWERED, `error.receipt`), so
+   * the retry settles exactly what the first spend used and nothing runs twice; while the first
+   * spend runs, BUDGET_TOKEN_IN_FLIGHT; when its receipt was not kept, BUDGET_TOKEN_REPLAYED.
+   */
+  async spendOrRecall(token: unknown): Promise<BudgetClaims> {
+    const claims = this.verify(token)
+    if (await this.seen.claim(claims.id, claims.exp)) return claims
+    const known = this.seen.recall ? await this.seen.recall(claims.id) : undefined
+    if (known?.state === 'answered') {
+      throw new BudgetTokenError('BUDGET_TOKEN_ANSWERED', `The budget token ${claims.id} was spent by a run that has ended; this answer carries that run's receipt, not its result`, undefined, known.receipt)
+    }
+    if (known?.state === 'running') {
+      throw new BudgetTokenError('BUDGET_TOKEN_IN_FLIGHT', `The budget token ${claims.id} is being spent by a run that has not ended; retry after it ends, by ${new Date(claims.exp).toISOString()} at the latest`)
+    }
+    throw replayed(claims.id)
+  }
+
+  /** Keep the receipt of a spend (spendOrRecall) that has ended: a retry of its token is answered with it. */
+  async answered(claims: Pick<BudgetClaims, 'id'>, receipt: string): Promise<void> {
+    await this.seen.answer?.(claims.id, receipt)
   }
 
   /**
@@ -220,6 +274,8 @@ export class BudgetTokens {
     return v as unknown as BudgetUsage
   }
 }
+
+const replayed = (id: string) => new BudgetTokenError('BUDGET_TOKEN_REPLAYED', `The budget token ${id} was already spent`)
 
 const depthError = (depth: number, max: number) =>
   new BudgetTokenError('BUDGET_TOKEN_DEPTH', `Budget tokens nest ${depth} deep; this deployment allows ${max}`)

@@ -11,8 +11,9 @@
  * - The child is another server, called by a custom atom of the host (its
  *   answer, receipt included, is journaled, so a replay does not call it
  *   again). A crash while that call runs repeats it with the same journaled
- *   token, which the server refuses (BUDGET_TOKEN_REPLAYED): never spent twice.
- *   That receipt is lost, so the token stays charged in full.
+ *   token, which the server does not run again: once the first run has ended
+ *   it answers with that run's receipt (BUDGET_TOKEN_ANSWERED), which the
+ *   workflow settles; while it runs, BUDGET_TOKEN_IN_FLIGHT (retry later).
  * - budgetSettle's value is journaled too; a replay settles again from the
  *   same receipt (deterministic), giving the unused fuel back once.
  *

@@ -10,6 +10,6 @@ export { describeAtoms, schemaToTs, atomList, type AtomsLike, type DescribableAt
 export { analyzeProgram, type AtomPlan, type Bound, type CallSite, type ProgramPlan } from './plan.ts'
 export { withApprovals, needsApproval, normalizeDecision, rejectedError, APPROVAL_REJECTED, type ApprovalCall, type ApprovalDecision, type ApprovalPolicy, type WithApprovalsOptions } from './approval.ts'
 export { checkPlan, parsePlanPolicy, type PlanPolicy, type PlanReach, type PlanViolation } from './policy.ts'
-export { BudgetTokens, BudgetTokenError, MemorySeenTokens, BUDGET_CODES, type BudgetClaims, type BudgetCode, type BudgetTokenOptions, type BudgetUsage, type SeenTokens } from './budget-token.ts'
+export { BudgetTokens, BudgetTokenError, MemorySeenTokens, BUDGET_CODES, type BudgetClaims, type BudgetCode, type BudgetTokenOptions, type BudgetUsage, type SeenTokens, type SpentToken } from './budget-token.ts'
 export { budgetAtoms, budgetCapability, budgetRunAtom, budgetSettleAtom, budgetTokenAtom, type BudgetCapability, type BudgetRunner } from './budget-atoms.ts'
 export { workflowBudgetAtoms } from './budget-workflow.ts'

@@ -9,7 +9,7 @@
  * the parent settles.
  */
 import type pg from 'pg'
-import { BudgetTokenError, BudgetTokens, MemorySeenTokens, seenSetFull, type BudgetClaims, type SeenTokens } from '../codemode/budget-token.ts'
+import { BudgetTokenError, BudgetTokens, MemorySeenTokens, seenSetFull, type BudgetClaims, type SeenTokens, type SpentToken } from '../codemode/budget-token.ts'
 import type { RunResult } from '../vm/result.ts'
 import { HttpError } from './errors.ts'
 
@@ -64,7 +64,9 @@ export const SEEN_PRUNE_EVERY = 256
 
 /**
  * Spent token ids in PostgreSQL (ajs.budget_tokens_seen, created by the store's migrations): one row
- * per token until it expires, so a replay on any process of the deployment is refused. Bounded:
+ * per token until it expires, so a replay on any process of the deployment is refused, and a retry
+ * after the first spend ended is answered with its receipt (columns `running` and `receipt`,
+ * migration 7; a row from before it is neither, and its replay is refused). Bounded:
  * expired rows are deleted on the first claim and every SEEN_PRUNE_EVERY claims after, and when
  * `max` unexpired rows are held (counted at each prune) new tokens are refused (fail closed, as in
  * memory) and every claim prunes again until there is room. Between prunes a process may add up to
@@ -83,8 +85,18 @@ export class PgSeenTokens implements SeenTokens {
   async claim(id: string, expiresAt: number): Promise<boolean> {
     if (this.full || this.claims++ % SEEN_PRUNE_EVERY === 0) await this.prune()
     if (this.full) throw seenSetFull(this.max)
-    const r = await this.pool.query('INSERT INTO ajs.budget_tokens_seen (id, expires_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [id, expiresAt])
+    const r = await this.pool.query('INSERT INTO ajs.budget_tokens_seen (id, expires_at, running) VALUES ($1, $2, true) ON CONFLICT (id) DO NOTHING', [id, expiresAt])
     return r.rowCount === 1
+  }
+
+  async answer(id: string, receipt: string): Promise<void> {
+    await this.pool.query('UPDATE ajs.budget_tokens_seen SET running = false, receipt = $2 WHERE id = $1', [id, receipt])
+  }
+
+  async recall(id: string): Promise<SpentToken | undefined> {
+    const row = (await this.pool.query('SELECT running, receipt FROM ajs.budget_tokens_seen WHERE id = $1 AND expires_at > $2', [id, this.now()])).rows[0]
+    if (!row) return undefined
+    return row.receipt !== null ? { state: 'answered', receipt: row.receipt } : row.running ? { state: 'running' } : { state: 'unknown' }
   }
 
   /** Delete the expired rows and count the rest. A replay of an expired token is refused as expired before it gets here. */
@@ -97,15 +109,32 @@ export class PgSeenTokens implements SeenTokens {
   }
 }
 
-/** The token of a request (the `x-ajs-budget` header), spent: 403/409/422 with the BUDGET_TOKEN_* code when refused, 501 when this server takes none. */
-export async function spendRequestToken(budget: BudgetTokens | undefined, header: unknown): Promise<BudgetClaims | undefined> {
+/**
+ * The token of a request (the `x-ajs-budget` header), spent: 403/409/422 with the BUDGET_TOKEN_* code
+ * when refused, 501 when this server takes none. A token whose first spend has ended is refused with
+ * that spend's receipt in `answered` (BUDGET_TOKEN_ANSWERED): the caller sends it in the receipt header.
+ */
+export async function spendRequestToken(budget: BudgetTokens | undefined, header: unknown, answered?: (receipt: string) => void): Promise<BudgetClaims | undefined> {
   if (header === undefined) return undefined
   if (!budget) throw new HttpError('NOT_AVAILABLE', `This server accepts no budget tokens (header ${BUDGET_HEADER}); the operator enables them with "budgetTokens" in the serve config`)
   try {
-    return await budget.spend(Array.isArray(header) ? header[0] : header)
+    return await budget.spendOrRecall(Array.isArray(header) ? header[0] : header)
   } catch (e) {
-    if (e instanceof BudgetTokenError) throw new HttpError(e.code as HttpError['code'], e.message)
-    throw e
+    if (!(e instanceof BudgetTokenError)) throw e
+    if (e.receipt !== undefined) answered?.(e.receipt)
+    throw new HttpError(e.code as HttpError['code'], e.message)
+  }
+}
+
+/**
+ * Keep the receipt of a spend that has ended, for a retry of its token. A failure to keep it is not the
+ * client's: it gets its answer, and a retry is refused as in flight until the token expires.
+ */
+export async function keepReceipt(budget: BudgetTokens, claims: BudgetClaims, receipt: string, log?: (e: unknown) => void): Promise<void> {
+  try {
+    await budget.answered(claims, receipt)
+  } catch (e) {
+    log?.(e)
   }
 }
 

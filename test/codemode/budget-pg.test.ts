@@ -2,7 +2,8 @@
  * Budget tokens in PostgreSQL mode (issue 25): the spent token ids live in
  * ajs.budget_tokens_seen (created by the store's migrations), so a token
  * spent through one process of the deployment is refused as a replay by
- * every other; expired rows are pruned and the table is bounded (maxSeen).
+ * every other, and a retry after its spend ended is answered with its
+ * receipt on any of them; expired rows are pruned and the table is bounded (maxSeen).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import pg from 'pg'
@@ -44,6 +45,14 @@ describe.skipIf(!available)('PgSeenTokens', () => {
     expect((await one.spend(token)).id).toBe(claims.id)
     await expect(two.spend(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_REPLAYED' })
     await expect(one.spend(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_REPLAYED' })
+    // A server's spend: a retry on any process is in flight until the first keeps its receipt, then answered with it.
+    const served = one.mint({ fuel: 10, exp: Date.now() + 60_000, depth: 1 })
+    const spent = await one.spendOrRecall(served.token)
+    await expect(two.spendOrRecall(served.token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_IN_FLIGHT' })
+    const receipt = one.receipt(spent, 4)
+    await one.answered(spent, receipt)
+    await expect(two.spendOrRecall(served.token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_ANSWERED', receipt })
+    await expect(two.spend(served.token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_REPLAYED' })
     const other = one.mint({ fuel: 10, exp: Date.now() + 60_000, depth: 1 }).token
     expect((await two.spend(other)).fuel).toBe(10)
   }, 30_000)
@@ -54,6 +63,10 @@ describe.skipIf(!available)('PgSeenTokens', () => {
     expect(versions).toEqual(MIGRATIONS.map((_, i) => i + 1))
     const idx = await p.query("SELECT indexdef FROM pg_indexes WHERE schemaname = 'ajs' AND tablename = 'budget_tokens_seen'")
     expect(idx.rows.map((r) => r.indexdef).join('\n')).toContain('(expires_at)')
+    // A row spent before migration 7 (no receipt, not running): a retry is refused as a replay, as it was.
+    await p.query("INSERT INTO ajs.budget_tokens_seen (id, expires_at) VALUES ('bt_old', $1)", [Date.now() + 60_000])
+    expect(await new PgSeenTokens(p).recall('bt_old')).toEqual({ state: 'unknown' })
+    await p.query("DELETE FROM ajs.budget_tokens_seen WHERE id = 'bt_old'")
     // The old row survived the migration; the first claim prunes it (it expired long ago).
     const seen = new PgSeenTokens(p)
     expect(await seen.claim('bt_fresh', Date.now() + 60_000)).toBe(true)
@@ -61,7 +74,7 @@ describe.skipIf(!available)('PgSeenTokens', () => {
     // It creates nothing itself: the migration does.
     await p.query('DROP TABLE ajs.budget_tokens_seen')
     await expect(new PgSeenTokens(p).claim('bt_x', Date.now() + 60_000)).rejects.toThrow('budget_tokens_seen')
-    await p.query('DELETE FROM ajs.migrations WHERE version = $1', [MIGRATIONS.length])
+    await p.query('DELETE FROM ajs.migrations WHERE version >= 6')
     await migrate(p)
     expect((await p.query('SELECT count(*)::int AS n FROM ajs.budget_tokens_seen')).rows[0].n).toBe(0)
   }, 30_000)

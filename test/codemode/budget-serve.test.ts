@@ -4,8 +4,8 @@
  * token and calls B (POST /v1/runs with x-ajs-budget); B runs the child under
  * min(its tenant's limits, the token) and answers with a signed receipt; the
  * run on A settles it and is charged exactly what the child used. Forged,
- * inflated, expired, replayed and too deep tokens are refused by B with
- * stable codes; nesting A -> B -> A stops at maxDepth.
+ * inflated, expired and too deep tokens are refused by B with stable codes
+ * (a spent one is answered with its first receipt); nesting A -> B -> A stops at maxDepth.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { ChildProcess } from 'node:child_process'
@@ -138,7 +138,8 @@ describe('a run on one server pays for a child run on another', () => {
     const first = await send(token)
     expect(first).toMatchObject({ status: 200, code: 'ran' })
     expect(same.readReceipt(first.receipt).id).toBe(same.verify(token).id)
-    expect(await send(token)).toMatchObject({ status: 409, code: 'BUDGET_TOKEN_REPLAYED' })
+    // Presented again after its run ended: not run twice, answered with the first receipt (test/codemode/budget-retry.test.ts).
+    expect(await send(token)).toMatchObject({ status: 409, code: 'BUDGET_TOKEN_ANSWERED', receipt: first.receipt })
     // A spent token whose program is refused still gets its receipt: nothing used.
     const bad = await fetch(`${B}/v1/runs`, { method: 'POST', headers: { authorization: 'Bearer b-token', 'content-type': 'application/json', 'x-ajs-budget': same.mint({ fuel: 10, exp: Date.now() + 60_000, depth: 1 }).token }, body: JSON.stringify({ source: 'function f( {' }) })
     expect(bad.status).toBe(422)
@@ -184,7 +185,8 @@ describe('a run on one server pays for a child run on another', () => {
     expect(r.result).toEqual({ s: 45 })
     expect(same.readReceipt(r.budgetReceipt)).toEqual({ id: claims.id, fuel: 40, used: r.fuelUsed })
     const again = await vm.run(CHILD, { n: 10 }, { budgetToken: token })
-    expect(again.error?.code).toBe('BUDGET_TOKEN_REPLAYED')
+    expect(again.error?.code).toBe('BUDGET_TOKEN_ANSWERED')
+    expect(again.budgetReceipt).toBe(r.budgetReceipt)
     // The token's quotas cap the child's calls on the server too.
     const capped = same.mint({ fuel: 40, exp: Date.now() + 60_000, depth: 1, quotas: { storeGet: 1 } }).token
     const q = await vm.run(`function f() { storeGet({ key: 'a' }); return storeGet({ key: 'b' }) }`, {}, { budgetToken: capped })

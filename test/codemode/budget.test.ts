@@ -179,6 +179,32 @@ describe('budget tokens in a local sub-run', () => {
     expect(() => seen.claim('c', 10)).toThrow(BudgetTokenError)
   })
 
+  test('a retry after the first spend ended is answered with its receipt; while it runs, refused as in flight', async () => {
+    let now = 1_000
+    const seen = new MemorySeenTokens(2, () => now)
+    const tokens = new BudgetTokens({ key: 'k'.repeat(32), seen, now: () => now })
+    const { token } = tokens.mint({ fuel: 10, exp: now + 100, depth: 1 })
+    const claims = await tokens.spendOrRecall(token)
+    await expect(tokens.spendOrRecall(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_IN_FLIGHT', hint: expect.stringContaining('Retry after'), receipt: undefined })
+    const receipt = tokens.receipt(claims, 7)
+    await tokens.answered(claims, receipt)
+    await expect(tokens.spendOrRecall(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_ANSWERED', receipt })
+    await expect(tokens.spendOrRecall(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_ANSWERED', receipt })
+    // spend (budgetRun's: its caller never loses the answer) refuses every replay alike.
+    await expect(tokens.spend(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_REPLAYED' })
+    // A seen-set that keeps no receipts: every replay is refused as before.
+    const bare = new BudgetTokens({ key: 'k'.repeat(32), seen: { claim: () => false }, now: () => now })
+    await expect(bare.spendOrRecall(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_REPLAYED' })
+    // The receipt goes with the id when the token expires: the bound holds receipts as it holds ids.
+    expect(seen.size).toBe(1)
+    now += 100
+    await expect(tokens.spendOrRecall(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_EXPIRED' })
+    expect(seen.recall(claims.id)).toBeUndefined()
+    expect(seen.claim('x', now + 5)).toBe(true)
+    expect(seen.claim('y', now + 5)).toBe(true) // the expired entry (and its receipt) made room
+    expect(seen.size).toBe(2)
+  })
+
   test('a key shorter than 32 bytes is refused', () => {
     expect(() => new BudgetTokens({ key: 'short' })).toThrow('at least 32 bytes')
   })

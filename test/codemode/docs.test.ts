@@ -1,6 +1,6 @@
 /**
  * docs/code-mode.md is executable: every ```ts block that imports 'ajs-lang'
- * or 'ajs-lang/codemode' runs (also importing 'ajs-lang/workflows') (imports pointed at src/; results asserted
+ * or 'ajs-lang/codemode' runs (also importing 'ajs-lang/workflows', '/server', '/client') (imports pointed at src/; results asserted
  * inside the blocks with bun:test's expect).
  */
 import { afterAll, describe, expect, test } from 'bun:test'
@@ -22,6 +22,8 @@ describe('docs/code-mode.md', () => {
       writeFileSync(file, code
         .replaceAll(`from 'ajs-lang/codemode'`, `from ${JSON.stringify(join(ROOT, 'src/codemode/index.ts'))}`)
         .replaceAll(`from 'ajs-lang/workflows'`, `from ${JSON.stringify(join(ROOT, 'src/workflows/index.ts'))}`)
+        .replaceAll(`from 'ajs-lang/server'`, `from ${JSON.stringify(join(ROOT, 'src/server/index.ts'))}`)
+        .replaceAll(`from 'ajs-lang/client'`, `from ${JSON.stringify(join(ROOT, 'src/client/index.ts'))}`)
         .replaceAll(`from 'ajs-lang'`, `from ${JSON.stringify(join(ROOT, 'src/index.ts'))}`)
         .replaceAll(`'test/codemode/`, `'${ROOT}/test/codemode/`))
       await import(file)

@@ -5,7 +5,7 @@ import type { RunBody } from '../runs.ts'
 import { authErrors, errorBody, idParams, runBody, runRecord, runResult, runsQuery } from '../schemas.ts'
 import type { RunRecord, RunState } from '../stores/types.ts'
 import { StopController } from '../stop-signal.ts'
-import { BUDGET_HEADER, RECEIPT_HEADER, spendRequestToken, takeBudgetCalls } from '../budget.ts'
+import { BUDGET_HEADER, RECEIPT_HEADER, keepReceipt, spendRequestToken, takeBudgetCalls } from '../budget.ts'
 import { HttpError } from '../errors.ts'
 import { listQuerySchema, listRuns, RUN_STATES, type ListParams } from '../listing.ts'
 
@@ -61,7 +61,7 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
         400: { description: 'Malformed body (BAD_REQUEST).', schema: errorBody },
         403: { description: 'A budget token (header x-ajs-budget) that is forged, changed or expired (BUDGET_TOKEN_INVALID, BUDGET_TOKEN_EXPIRED).', schema: errorBody },
         404: { description: 'Unknown procedure token (NOT_FOUND).', schema: errorBody },
-        409: { description: 'A budget token already spent (BUDGET_TOKEN_REPLAYED).', schema: errorBody },
+        409: { description: 'A budget token already spent: by a run that has ended (BUDGET_TOKEN_ANSWERED, with that run\'s receipt in x-ajs-budget-receipt: a retry settles it), by a run still going (BUDGET_TOKEN_IN_FLIGHT), or whose receipt was not kept (BUDGET_TOKEN_REPLAYED).', schema: errorBody },
         413: { description: 'Body too large (BODY_TOO_LARGE).', schema: errorBody },
         422: { description: 'The program or arguments are refused (AST_INVALID, AST_TOO_DEEP, ARGS_INVALID, AJS1xxx, ...).', schema: errorBody },
         ...authErrors,
@@ -84,10 +84,12 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const id = await ctx.runs.start(tenant, req.body, req.rawAst)
       return reply.code(202).header('location', `/v1/runs/${id}`).send({ id })
     }
-    const grant = await spendRequestToken(ctx.budget, budgetHeader)
+    // A retry of a token whose run has ended is answered with that run's receipt (409 BUDGET_TOKEN_ANSWERED).
+    const grant = await spendRequestToken(ctx.budget, budgetHeader, (receipt) => reply.header(RECEIPT_HEADER, receipt))
     const gone = untilGone(reply)
     if (!grant) return ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed)
-    // The receipt of what the run used goes back with every answer, a refusal included (then nothing was used).
+    // The receipt of what the run used goes back with every answer, a refusal included (then nothing was used),
+    // and is kept with the spent token for a retry, before the answer leaves.
     let used = 0
     let calls: Record<string, number> = {}
     try {
@@ -96,7 +98,9 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
       calls = takeBudgetCalls(result, grant)
       return result
     } finally {
-      reply.header(RECEIPT_HEADER, ctx.budget!.receipt(grant, used, calls))
+      const receipt = ctx.budget!.receipt(grant, used, calls)
+      reply.header(RECEIPT_HEADER, receipt)
+      await keepReceipt(ctx.budget!, grant, receipt, (e) => req.log.error({ err: e }, 'budget tokens: the receipt of a spent token was not kept'))
     }
   }
 

@@ -48,6 +48,9 @@ export const MIGRATIONS: readonly string[] = [
   // PgSeenTokens). IF NOT EXISTS: before this migration the table was created on first use, without the index.
   `CREATE TABLE IF NOT EXISTS ajs.budget_tokens_seen (id text PRIMARY KEY, expires_at bigint NOT NULL);
    CREATE INDEX IF NOT EXISTS budget_tokens_seen_expires ON ajs.budget_tokens_seen (expires_at);`,
+  // A spent token's receipt once its run has ended: a retry is answered with it (budget.ts PgSeenTokens). A row
+  // from before (running false, no receipt) is refused as a replay, as it was.
+  `ALTER TABLE ajs.budget_tokens_seen ADD COLUMN running boolean NOT NULL DEFAULT false, ADD COLUMN receipt text;`,
 ]
 
 export async function migrate(pool: pg.Pool): Promise<void> {
