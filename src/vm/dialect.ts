@@ -7,6 +7,7 @@
  */
 import type { AjsProgram } from '../ast/types.ts'
 import { VmError, toVmError, vmError } from './errors.ts'
+import { processSlot } from './process-slot.ts'
 
 export interface MigrationChange {
   /** JSON pointer into the input AST ('' is the root). */
@@ -31,12 +32,11 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 export const isSeedDialect = (ast: unknown): ast is Obj => isObj(ast) && ast.ajs === undefined
 
 /** Process-wide, under a registered symbol: the dialect module may be bundled apart from the VM. */
-const KEY = Symbol.for('ajs-lang.seed-dialect')
-const slot = globalThis as Record<symbol, Migrate | undefined>
+const slot = processSlot<{ migrate?: Migrate }>('vm.seed-dialect', () => ({}))
 
 /** Called by seed-dialect.ts when it is imported. */
 export function registerDialect(migrate: Migrate): void {
-  slot[KEY] = migrate
+  slot.migrate = migrate
 }
 
 const normalized = new WeakMap<object, Migration | VmError>()
@@ -44,7 +44,7 @@ const normalized = new WeakMap<object, Migration | VmError>()
 /** The ajs/1 form the VM runs for a seed-dialect root (cached per AST object, refusals too); any other value as is. */
 export function toRunnable(ast: unknown): unknown {
   if (!isSeedDialect(ast)) return ast
-  const migrate = slot[KEY]
+  const migrate = slot.migrate
   if (!migrate) {
     throw vmError('AST_VERSION', 'Missing format marker "ajs": 1 (an AST in the seed\'s dialect?)', {
       path: '/ajs',

@@ -5,6 +5,7 @@
  */
 import type { RuntimeCode } from '../diagnostics/runtime-codes.ts'
 import type { Loc } from '../ast/types.ts'
+import { processSlot } from './process-slot.ts'
 
 /** The error record a run reports (plain, JSON-serializable data). */
 export interface AgentError {
@@ -48,13 +49,12 @@ const FATAL: ReadonlySet<string> = new Set(['FUEL_EXHAUSTED', 'TIMEOUT', 'ABORTE
  * generic hint; codes, and the messages and hints given where an error is
  * raised, are the same either way.
  */
-const TEXTS = Symbol.for('ajs-lang.vm.error-texts')
 type Texts = Readonly<Record<string, { readonly message: string; readonly hint: string }>>
-const textSlot = globalThis as Record<symbol, Texts | undefined>
+const textSlot = processSlot<{ texts?: Texts }>('vm.texts', () => ({}))
 
 /** Called by the texts part when it is imported. */
 export function registerErrorTexts(texts: Texts): void {
-  textSlot[TEXTS] = texts
+  textSlot.texts = texts
 }
 
 export class VmError extends Error {
@@ -69,7 +69,7 @@ export class VmError extends Error {
   details?: Array<{ path: string; message: string }>
 
   constructor(code: RuntimeCode | string, message?: string, extra?: Partial<Pick<VmError, 'op' | 'loc' | 'value' | 'path' | 'details' | 'hint'>>) {
-    const spec = textSlot[TEXTS]?.[code]
+    const spec = textSlot.texts?.[code]
     super(message ?? spec?.message ?? code)
     this.code = code
     this.fatal = FATAL.has(code)

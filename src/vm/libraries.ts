@@ -11,6 +11,7 @@ import type { AtomDef } from './atoms/types.ts'
 import type { GuestFunction } from './compile/compiler.ts'
 import { LIBRARIES, LIBRARY_NAME, isKnownLibrary, type LibrarySpec } from '../ast/libraries.ts'
 import { vmError, type VmError } from './errors.ts'
+import { processSlot } from './process-slot.ts'
 
 export interface RuntimeLibrary {
   readonly name: string
@@ -41,15 +42,8 @@ export function isRuntimeLibrary(value: unknown): value is RuntimeLibrary {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true
 }
 
-/**
- * The process-wide registry lives on globalThis under a registered symbol, so a library bundled
- * apart from the VM (two browser scripts) still reaches the VM's copy of this module.
- */
-const REGISTRY_KEY = Symbol.for('ajs-lang.runtime-libraries')
-function registry(): Map<string, RuntimeLibrary> {
-  const g = globalThis as Record<symbol, Map<string, RuntimeLibrary> | undefined>
-  return (g[REGISTRY_KEY] ??= new Map())
-}
+/** The process-wide registry: a library bundled apart from the VM (two browser scripts) still reaches the VM's copy of this module. */
+const registry = (): Map<string, RuntimeLibrary> => processSlot('runtime-libraries', () => new Map())
 
 /** Make a library available to every AgentVM of this process (what `import 'ajs-lang/runtime/python'` does). */
 export function registerLibrary(library: RuntimeLibrary): void {

@@ -10,13 +10,12 @@
  * taken as valid unchecked.
  */
 import { partMissing } from './atoms/part-hook.ts'
+import { processSlot } from './process-slot.ts'
 
 /** tosijs-schema's `validate`: true when `value` matches; `onError` hears each problem as (`a.b` or `root`, message). */
 export type SchemaValidate = (value: unknown, schema: unknown, onError?: (path: string, message: string) => void) => boolean
 
-/** Process-wide, under a registered symbol: the part may be bundled apart from the VM (two browser scripts). */
-const KEY = Symbol.for('ajs-lang.vm.schema')
-const slot: { validate?: SchemaValidate } = ((globalThis as Record<symbol, { validate?: SchemaValidate } | undefined>)[KEY] ??= {})
+const slot = processSlot<{ validate?: SchemaValidate }>('vm.schema', () => ({}))
 
 /** Called by the schema part when it is imported. */
 export function registerSchemaValidator(validate: SchemaValidate): void {

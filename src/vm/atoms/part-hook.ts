@@ -7,12 +7,12 @@
  * symbol: a part may be bundled apart from the VM (a second browser script).
  */
 import { vmError, type VmError } from '../errors.ts'
+import { processSlot } from '../process-slot.ts'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each part's own signature, checked where it is registered and called
 type Impl = (...args: any[]) => any
 
-const KEY = Symbol.for('ajs-lang.vm.atom-parts')
-const impls: Record<string, Impl | undefined> = ((globalThis as Record<symbol, Record<string, Impl | undefined> | undefined>)[KEY] ??= {})
+const impls = processSlot<Record<string, Impl | undefined>>('vm.atom-parts', () => ({}))
 
 /** Called by a part when it is imported. */
 export function registerAtomPart(op: string, impl: Impl): void {

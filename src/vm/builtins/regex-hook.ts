@@ -12,6 +12,7 @@
 import type { Run } from '../runtime.ts'
 import type { GuardedRegex } from './regex.ts'
 import { partMissing } from '../atoms/part-hook.ts'
+import { processSlot } from '../process-slot.ts'
 
 /** What the regex part provides (implemented in src/vm/parts/regex.ts). */
 export interface RegexSupport {
@@ -39,9 +40,7 @@ interface Slot {
   support?: RegexSupport
 }
 
-/** Process-wide, under a registered symbol: the regex part may be bundled apart from the VM (two browser scripts). */
-const KEY = Symbol.for('ajs-lang.vm.regex')
-const slot: Slot = ((globalThis as Record<symbol, Slot | undefined>)[KEY] ??= { Regex: class NoRegex {} })
+const slot = processSlot<Slot>('vm.regex', () => ({ Regex: class NoRegex {} }))
 
 /** Called by the regex part when it is imported. */
 export function registerRegex(support: RegexSupport): void {
