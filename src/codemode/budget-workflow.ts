@@ -19,7 +19,9 @@
  *
  * budgetRun is not offered: a local sub-run inside one journaled call would
  * not be journaled step by step (use a child workflow, or another server).
- * The state of each run (the tokens it minted) is kept per VM run.
+ * The state of each run (the tokens it minted) is kept per VM run. The
+ * workflow threads of `ajsc serve` give every workflow these atoms when the
+ * config has budgetTokens (src/server/pool/workflow-thread.ts).
  */
 import { runOf } from '../vm/atoms/define.ts'
 import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'

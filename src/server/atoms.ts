@@ -37,7 +37,7 @@ export async function loadServerAtoms(config: ServeConfig): Promise<ServerAtoms>
   const { atoms } = config.atoms.length > 0 ? await loadHostAtoms(config.atoms, process.cwd()) : { atoms: [] as AtomDef[] }
   // A module's atom would replace the server's own budget atom in runs (and its nesting depth with it).
   const budget = atoms.find((a) => BUDGET_ATOM_NAMES.has(a.op))
-  if (budget) throw new ServeConfigError('config.atoms', `${budget.op}: the budget atoms are the server's own (config "budgetTokens" gives runs budgetToken, budgetSettle and budgetRun); a module may not define them, and the server's workflows do not offer them`)
+  if (budget) throw new ServeConfigError('config.atoms', `${budget.op}: the budget atoms are the server's own (config "budgetTokens" gives runs budgetToken, budgetSettle and budgetRun, and workflows budgetToken and budgetSettle); a module may not define them`)
   const mcp = config.mcp?.length ? await openServerMcp(config.mcp, atoms.map((a) => a.op)) : undefined
   const all = [...atoms, ...(mcp?.atoms ?? [])]
   try {

@@ -28,6 +28,8 @@ import { retryEntry } from '../workflows/drivers/start.ts'
 import type { WorkflowRequest, WorkflowResolution } from '../workflows/engine/types.ts'
 import type { AtomDef } from '../vm/atoms/types.ts'
 import { atomsOfTenant } from './atoms.ts'
+import type { BudgetTokens } from '../codemode/budget-token.ts'
+import { workflowBudgetAtoms } from '../codemode/budget-workflow.ts'
 import { HttpError } from './errors.ts'
 import type { Host } from './host.ts'
 import type { Jobs } from './jobs.ts'
@@ -87,9 +89,21 @@ const INLINE_SLEEP_MS = 1000
 const BUSY_RETRY_MS = 500
 const MAX_LOGS = 50
 
-/** The custom atoms a tenant's workflows may call: the server's, narrowed by the tenant's allowlist. */
+/** The workflow budget atoms of a host with budgetTokens (here for compiling; a workflow thread runs its own). */
+const budgetAtomsOf = new WeakMap<BudgetTokens, AtomDef[]>()
+const workflowBudgetAtomsOf = (host: Host): AtomDef[] => {
+  if (!host.budget) return []
+  let atoms = budgetAtomsOf.get(host.budget)
+  if (!atoms) budgetAtomsOf.set(host.budget, (atoms = workflowBudgetAtoms(host.budget)))
+  return atoms
+}
+
+/**
+ * The custom atoms a tenant's workflows may call: the server's, narrowed by the tenant's allowlist, and with
+ * budgetTokens in the config budgetToken and budgetSettle (every tenant's, as in runs).
+ */
 const tenantAtoms = (host: Host, tenant: string): AtomDef[] =>
-  atomsOfTenant(host.atoms.atoms, host.config.tenants.find((t) => t.id === tenant)?.atoms)
+  [...atomsOfTenant(host.atoms.atoms, host.config.tenants.find((t) => t.id === tenant)?.atoms), ...workflowBudgetAtomsOf(host)]
 
 /**
  * Compiles workflow sources in the server's pool (RunPool.compileWorkflow), as procedures compile

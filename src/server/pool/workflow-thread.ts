@@ -32,6 +32,8 @@ import type { WorkflowProgram } from '../../workflows/engine/program.ts'
 import type { WorkflowRequest } from '../../workflows/engine/types.ts'
 import { atomsOfTenant } from '../atoms.ts'
 import { mcpProxyAtoms } from '../mcp.ts'
+import { BudgetTokens } from '../../codemode/budget-token.ts'
+import { workflowBudgetAtoms } from '../../codemode/budget-workflow.ts'
 import { BridgeClient } from './bridge.ts'
 import { INTERRUPTED_TIME, MAX_EXPOSED_BYTES, type Answer, type CallOp, type ExecutionSnapshot, type FromThread, type OpenOp, type ToThread, type WorkflowThreadData } from './workflow-protocol.ts'
 
@@ -76,12 +78,20 @@ function sync(id: string): Promise<void> {
   })
 }
 
-/** The tenant's atoms (custom and MCP), each call preceded by a sync of the journal. */
+/**
+ * Budget tokens (config budgetTokens): every tenant's workflows mint and settle them with the
+ * deployment's key, journaled by call site with their reservations (src/codemode/budget-workflow.ts),
+ * as the library's workflows do. They only mint and read: spending is the servers' the tokens go to.
+ */
+const budgetAtoms: AtomDef[] = data.budget ? workflowBudgetAtoms(new BudgetTokens(data.budget)) : []
+
+/** The tenant's atoms (custom and MCP, each call preceded by a sync of the journal) and the budget atoms. */
 async function atomsOf(tenant: string, id: string): Promise<AtomDef[]> {
   const custom = await customAtoms
   const mcp = mcpProxyAtoms(data.mcpTools ?? [], (op, input) => bridge.call(tenant, 'mcp.call', [op, input]))
   const allowed = atomsOfTenant([...custom, ...mcp], data.tenants[tenant]?.atoms)
-  return allowed.map((def) => ({ ...def, fn: async (input: never, ctx: never) => { await sync(id); return def.fn(input, ctx) } }) as AtomDef)
+  // The budget atoms reach nothing outside the run (no sync): they change its meter, which a replay rebuilds.
+  return [...allowed.map((def) => ({ ...def, fn: async (input: never, ctx: never) => { await sync(id); return def.fn(input, ctx) } }) as AtomDef), ...budgetAtoms]
 }
 
 function programOf(p: WorkflowProgram): WorkflowProgram {

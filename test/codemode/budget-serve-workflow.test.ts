@@ -1,0 +1,131 @@
+/**
+ * Budget tokens in the workflows of `ajsc serve` (issue 25, follow-up): with
+ * budgetTokens in its config, a workflow (POST /v1/workflows) mints a token,
+ * hands it to another `ajsc serve` of the deployment through a custom atom of
+ * the config, and settles the receipt, journaled by call site as in the
+ * library. With PostgreSQL, the server is killed while the workflow waits
+ * and started again: the new process replays the journal without minting
+ * again or calling the other server again, and settles exactly what the child
+ * used. A server without budgetTokens refuses such a workflow (422 AJS3002)
+ * with a hint naming the config key. Servers on 127.0.0.1.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { createServer, parseServeConfig, tokenSha256 } from '../../src/server/index.ts'
+import { BudgetTokens } from '../../src/codemode/index.ts'
+import { killChildren, startAjsc } from '../server/ajsc-process.ts'
+import { postgresAvailable, startPostgres, type TestPostgres } from '../server/postgres.ts'
+import { workflowClient } from '../server/workflow-server.ts'
+
+const KEY_ENV = 'AJS_TEST_BUDGET_KEY'
+const KEY = 'serve-workflow-budget-key-0123456789abcdef'
+process.env[KEY_ENV] = KEY
+const ATOMS = resolve(import.meta.dir, 'fixtures/budget-serve-atoms.mjs')
+
+const CHILD = 'function child({ n }) { let s = 0; for (let i = 0; i < n; i++) s += i; return s }'
+const FLOW = `const token = await budgetToken({ fuel: 400 })
+const child = await remoteRun({ source: ${JSON.stringify(CHILD)}, n: 50, token })
+const go = await agent('settle?', { external: true })
+const settled = await budgetSettle({ receipt: child.receipt })
+let over = null
+try { await budgetToken({ fuel: 1e12 }) } catch (e) { over = e.code }
+export default { token, sum: child.result, childUsed: child.fuelUsed, error: child.error, settled, over }
+`
+
+const children: ChildProcess[] = []
+let dir: string
+let B: string
+const available = postgresAvailable()
+let db: TestPostgres | undefined
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ajs-budget-serve-wf-'))
+  writeFileSync(join(dir, 'b.json'), JSON.stringify({ tenants: [{ id: 'child', tokenSha256: tokenSha256('b-token') }], budgetTokens: { keyEnv: KEY_ENV } }))
+  writeFileSync(join(dir, 'a.json'), JSON.stringify({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token') }], atoms: [ATOMS], budgetTokens: { keyEnv: KEY_ENV } }))
+  B = (await startAjsc(['serve', '--config', join(dir, 'b.json'), '--port', '0', '--host', '127.0.0.1', '--pool-size', '1'], /listening on (http:\/\/\S+)/, children)).match[1]!
+  process.env.AJS_BUDGET_SERVE_URL = B
+  if (available) db = await startPostgres()
+}, 60_000)
+
+afterAll(async () => {
+  await killChildren(children)
+  await db?.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [])
+
+/** Start A (the server whose workflows mint), logging its atom's calls to `log`. */
+async function startA(log: string, database?: string): Promise<{ url: string; child: ChildProcess }> {
+  process.env.AJS_BUDGET_SERVE_LOG = log
+  const args = ['serve', '--config', join(dir, 'a.json'), '--port', '0', '--host', '127.0.0.1', '--pool-size', '1', ...(database ? ['--database', database] : [])]
+  const a = await startAjsc(args, /listening on (http:\/\/\S+)/, children)
+  return { url: a.match[1]!, child: a.child }
+}
+
+/** The workflow's outcome, checked as the library's: one mint, one call, settled exactly what the child used. */
+function expectSettled(result: any, log: string[]) {
+  const claims = new BudgetTokens({ key: KEY }).read(result.token)
+  expect(result.sum).toBe(1225)
+  expect(result.error).toBeNull()
+  expect(result.childUsed).toBeGreaterThan(0)
+  expect(result.settled).toEqual({ id: claims.id, fuel: 400, used: result.childUsed, returned: 400 - result.childUsed })
+  expect(result.over).toBe('RANGE_ERROR')
+  expect(log).toEqual([`call ${result.token}`, `answered ${result.childUsed}`])
+}
+
+describe('budget tokens in the workflows of ajsc serve', () => {
+  test('a workflow mints a token, another server spends it, the workflow settles the receipt', async () => {
+    const log = join(dir, 'memory.log')
+    const a = await startA(log)
+    const { req, until } = workflowClient(a.url, { tries: 400, intervalMs: 25 })
+    const { status, json: started } = await req('POST', '/v1/workflows', { source: FLOW })
+    expect(status).toBe(201)
+    const waiting = await until(started.id, (wf) => wf.state === 'waiting' || wf.state === 'failed')
+    expect(waiting.state).toBe('waiting')
+    expect((await req('POST', `/v1/workflows/${started.id}/requests/${waiting.requests[0].id}`, { value: true })).status).toBe(200)
+    const done = await until(started.id, (wf) => wf.state === 'done' || wf.state === 'failed')
+    expect(done.error).toBeUndefined()
+    expectSettled(done.result, lines(log))
+    // The journal holds both budget calls by call site, as the library's does.
+    const journal = (await req('GET', `/v1/workflows/${started.id}/journal?limit=100`)).json
+    expect(journal.entries.filter((e: any) => e.t === 'atom').map((e: any) => e.op)).toEqual(['budgetToken', 'remoteRun', 'budgetSettle', 'budgetToken'])
+    a.child.kill()
+  }, 60_000)
+
+  test.skipIf(!available)('PostgreSQL: the server killed while the workflow waits; the new process replays without minting or spending again', async () => {
+    const log = join(dir, 'pg.log')
+    const first = await startA(log, db!.url)
+    const c1 = workflowClient(first.url, { tries: 400, intervalMs: 25 })
+    const { json: started } = await c1.req('POST', '/v1/workflows', { source: FLOW })
+    const waiting = await c1.until(started.id, (wf) => wf.state === 'waiting' || wf.state === 'failed')
+    expect(waiting.state).toBe('waiting')
+    expect(lines(log)).toHaveLength(2) // minted and called B once
+    first.child.kill('SIGKILL')
+    await new Promise((ok) => first.child.once('exit', ok))
+    const second = await startA(log, db!.url)
+    const c2 = workflowClient(second.url, { tries: 400, intervalMs: 25 })
+    expect((await c2.req('POST', `/v1/workflows/${started.id}/requests/${waiting.requests[0].id}`, { value: true })).status).toBe(200)
+    const done = await c2.until(started.id, (wf) => wf.state === 'done' || wf.state === 'failed')
+    expect(done.error).toBeUndefined()
+    // The token is the one minted before the kill (journaled), B was called once, and the settlement is exact.
+    expectSettled(done.result, lines(log))
+    const journal = (await c2.req('GET', `/v1/workflows/${started.id}/journal?limit=100`)).json
+    const minted = journal.entries.filter((e: any) => e.t === 'atom' && e.op === 'budgetToken')
+    expect(minted[0].resolution.Ok).toBe(done.result.token)
+  }, 90_000)
+
+  test('a server without budgetTokens refuses a workflow calling budgetToken: 422 AJS3002, the hint names the config key', async () => {
+    const plain = await createServer({ config: parseServeConfig({ tenants: [{ id: 't', tokenSha256: tokenSha256('t') }] }), pool: { size: 1 } })
+    try {
+      const r = await plain.app.inject({ method: 'POST', url: '/v1/workflows', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, payload: { source: 'const t = await budgetToken({ fuel: 5 })\nexport default t\n' } })
+      expect(r.statusCode).toBe(422)
+      expect(r.json().error).toMatchObject({ code: 'AJS3002', hint: expect.stringContaining('when the serve config has "budgetTokens"') })
+    } finally {
+      await plain.close()
+    }
+  }, 30_000)
+})
