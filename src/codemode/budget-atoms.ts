@@ -132,6 +132,33 @@ export const budgetSettleAtom = defineAtom('budgetSettle', {
   }
 }, { cost: 1, timeoutMs: 0, sync: true, effects: 'io', docs: 'Settle a budget token this run minted with the sub-run\'s signed receipt: the fuel it did not use comes back to this run.' })
 
+/** budgetRun's input. */
+export interface SubRunInput { agentId: unknown; input?: Record<string, unknown>; token: string }
+
+/** What budgetRun answers: the sub-run's result (or its error: reported, not thrown), the fuel it used, and the signed receipt to settle. */
+export interface SubRunOutcome { result: unknown; error?: { code: string; message: string }; fuelUsed: number; receipt: string }
+
+/** The capability's runner; CAPABILITY_MISSING when the host runs no local sub-runs. */
+export function runnerOf(cap: BudgetCapability, op: string): BudgetRunner {
+  if (!cap.runner) throw new VmError('CAPABILITY_MISSING', `${op}: this host runs no local sub-runs`, { op, hint: 'Give budgetCapability a runner (the AgentVM), or send the token to a server.' })
+  return cap.runner
+}
+
+/** budgetRun's work once the token is spent: the sub-run under its claims, with its own meter, and its receipt. */
+export async function subRun(ctx: AtomContext, cap: BudgetCapability, input: SubRunInput, claims: BudgetClaims): Promise<SubRunOutcome> {
+  const runner = runnerOf(cap, ctx.op)
+  const timeoutMs = Math.max(1, claims.exp - ctx.now())
+  const child = budgetCapability(cap.tokens, { depth: claims.depth, runner, ...(cap.runOptions ? { runOptions: cap.runOptions } : {}) })
+  // The sub-run's own ledger: the calls it makes (its agentRun children's too) go into its receipt.
+  const calls: Record<string, number> = {}
+  const result = await runner.run(input.agentId, input.input ?? {}, {
+    ...cap.runOptions, fuel: claims.fuel, timeoutMs, signal: ctx.signal,
+    capabilities: { ...ctx.capabilities, budget: child }, context: ctx.context,
+    ...(claims.quotas ? { quotas: claims.quotas, quotaUsed: calls } : {}),
+  })
+  return { result: result.result ?? null, ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}), fuelUsed: result.fuelUsed, receipt: cap.tokens.receipt(claims, result.fuelUsed, calls) }
+}
+
 /** `reaches: 'subAgent'`: a program's plan (analyzeProgram) counts it as reaching a sub-agent, like agentRun. */
 export const budgetRunAtom = Object.assign(defineAtom('budgetRun', {
   type: 'object', required: ['agentId', 'token'], additionalProperties: false,
@@ -143,25 +170,16 @@ export const budgetRunAtom = Object.assign(defineAtom('budgetRun', {
 }, {
   type: 'object', required: ['result', 'fuelUsed', 'receipt'],
   properties: { result: {}, error: { type: 'object' }, fuelUsed: { type: 'number' }, receipt: { type: 'string' } },
-}, async (input: { agentId: unknown; input?: Record<string, unknown>; token: string }, ctx) => {
+}, async (input: SubRunInput, ctx) => {
   const cap = capOf(ctx)
-  if (!cap.runner) throw new VmError('CAPABILITY_MISSING', 'budgetRun: this host runs no local sub-runs', { op: ctx.op, hint: 'Give budgetCapability a runner (the AgentVM), or send the token to a server.' })
+  runnerOf(cap, ctx.op)
   let claims
   try {
     claims = await cap.tokens.spend(input.token)
   } catch (e) {
     throw asVmError(e, ctx.op)
   }
-  const timeoutMs = Math.max(1, claims.exp - ctx.now())
-  const child = budgetCapability(cap.tokens, { depth: claims.depth, runner: cap.runner, ...(cap.runOptions ? { runOptions: cap.runOptions } : {}) })
-  // The sub-run's own ledger: the calls it makes (its agentRun children's too) go into its receipt.
-  const calls: Record<string, number> = {}
-  const result = await cap.runner.run(input.agentId, input.input ?? {}, {
-    ...cap.runOptions, fuel: claims.fuel, timeoutMs, signal: ctx.signal,
-    capabilities: { ...ctx.capabilities, budget: child }, context: ctx.context,
-    ...(claims.quotas ? { quotas: claims.quotas, quotaUsed: calls } : {}),
-  })
-  return { result: result.result ?? null, ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}), fuelUsed: result.fuelUsed, receipt: cap.tokens.receipt(claims, result.fuelUsed, calls) }
+  return subRun(ctx, cap, input, claims)
 }, { cost: 1, timeoutMs: 0, effects: 'io', docs: 'Run a procedure token or AST here as a sub-run under a budget token: it gets the token\'s fuel, deadline and quotas. Returns { result, error?, fuelUsed, receipt }; settle with budgetSettle.' }), { reaches: 'subAgent' as const })
 
 /** The budget atoms (give the run `capabilities.budget` too). */

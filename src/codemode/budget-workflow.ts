@@ -17,33 +17,58 @@
  * - budgetSettle's value is journaled too; a replay settles again from the
  *   same receipt (deterministic), giving the unused fuel back once.
  *
- * budgetRun is not offered: a local sub-run inside one journaled call would
- * not be journaled step by step (use a child workflow, or another server).
- * The state of each run (the tokens it minted) is kept per VM run. The
- * workflow threads of `ajsc serve` give every workflow these atoms when the
- * config has budgetTokens (src/server/pool/workflow-thread.ts).
+ * - budgetRun (offered when the host gives a runner: the VM that runs the
+ *   sub-runs) is journaled too: its value ({ result, error?, fuelUsed,
+ *   receipt }) is handed back on replay without running the child again,
+ *   and the token counts as spent by the run from then on (a later call
+ *   with it is BUDGET_TOKEN_REPLAYED even where the seen-set is new, as in
+ *   a new process). The token is spent as a server spends it
+ *   (spendOrRecall): a call repeated after a crash while the sub-run ran
+ *   gets the first sub-run's receipt once it ended (reported as the
+ *   child's error BUDGET_TOKEN_ANSWERED, with that receipt, to settle),
+ *   BUDGET_TOKEN_IN_FLIGHT while it runs; where the seen-set died with the
+ *   process, the child runs again (at least once, like any custom atom).
+ *
+ * The state of each run (the tokens it minted and spent) is kept per VM run.
+ * The workflow threads of `ajsc serve` give every workflow budgetToken and
+ * budgetSettle when the config has budgetTokens (src/server/pool/workflow-thread.ts).
  */
 import { runOf } from '../vm/atoms/define.ts'
 import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
 import type { Run } from '../vm/runtime.ts'
-import { asVmError, budgetCapability, budgetSettleAtom, budgetTokenAtom, reserve, type BudgetCapability } from './budget-atoms.ts'
-import type { BudgetTokens } from './budget-token.ts'
+import { asVmError, budgetCapability, budgetRunAtom, budgetSettleAtom, budgetTokenAtom, reserve, runnerOf, subRun, type BudgetCapability, type BudgetRunner, type SubRunInput, type SubRunOutcome } from './budget-atoms.ts'
+import { BudgetTokenError, type BudgetTokens } from './budget-token.ts'
 
 type Fn = (input: unknown, ctx: AtomContext) => unknown
 
-/** The workflow's budgetToken and budgetSettle, minting and settling with `tokens` (give them as the workflow's atoms). */
-export function workflowBudgetAtoms(tokens: BudgetTokens): AtomDef[] {
-  const caps = new WeakMap<Run, BudgetCapability>()
-  // The atoms read their capability from the context: one per VM run, made on its first call.
-  const withBudget = (ctx: AtomContext): AtomContext => {
+export interface WorkflowBudgetOptions {
+  /** Runs budgetRun's sub-runs (an AgentVM with the atoms they may call); absent: budgetRun is not offered. */
+  runner?: BudgetRunner
+  /** Run options every sub-run gets (limits, maxHeapBytes, ...). */
+  runOptions?: Record<string, unknown>
+}
+
+/** One VM run's budget state: its capability, and the tokens its budgetRun calls spent (rebuilt by a replay). */
+interface RunBudget { cap: BudgetCapability; spent: Set<string> }
+
+/**
+ * The workflow's budgetToken and budgetSettle, minting and settling with `tokens`, and with a `runner`
+ * budgetRun (give them as the workflow's atoms).
+ */
+export function workflowBudgetAtoms(tokens: BudgetTokens, options: WorkflowBudgetOptions = {}): AtomDef[] {
+  const runs = new WeakMap<Run, RunBudget>()
+  const stateOf = (ctx: AtomContext): RunBudget => {
     const rt = runOf(ctx)
-    let cap = caps.get(rt)
-    if (!cap) caps.set(rt, (cap = budgetCapability(tokens)))
-    return Object.create(ctx, { capabilities: { value: Object.freeze({ ...ctx.capabilities, budget: cap }) } }) as AtomContext
+    let state = runs.get(rt)
+    if (!state) runs.set(rt, (state = { cap: budgetCapability(tokens, options), spent: new Set() }))
+    return state
   }
+  // The atoms read their capability from the context: one per VM run, made on its first call.
+  const withBudget = (ctx: AtomContext): AtomContext =>
+    Object.create(ctx, { capabilities: { value: Object.freeze({ ...ctx.capabilities, budget: stateOf(ctx).cap }) } }) as AtomContext
   const mint = budgetTokenAtom.fn as Fn
   const settle = budgetSettleAtom.fn as Fn
-  return [
+  const atoms: AtomDef[] = [
     {
       ...budgetTokenAtom,
       fn: (input, ctx) => mint(input, withBudget(ctx)),
@@ -64,4 +89,47 @@ export function workflowBudgetAtoms(tokens: BudgetTokens): AtomDef[] {
       replayed: (_value: unknown, input: unknown, ctx: AtomContext) => { settle(input, withBudget(ctx)) },
     } as AtomDef,
   ]
+  if (options.runner) {
+    atoms.push({
+      ...budgetRunAtom,
+      fn: (input: SubRunInput, ctx: AtomContext) => runSpending(tokens, stateOf(ctx), input, withBudget(ctx)),
+      // The journaled sub-run is not run again; its token stays spent by this run.
+      replayed: (_value: unknown, input: SubRunInput, ctx: AtomContext) => {
+        try {
+          stateOf(ctx).spent.add(tokens.read(input.token).id)
+        } catch (e) {
+          throw asVmError(e, ctx.op)
+        }
+      },
+    } as AtomDef)
+  }
+  return atoms
+}
+
+/** budgetRun in a workflow: spent once per run (the journal's word) and once per seen-set, a repeated call answered with the first receipt. */
+async function runSpending(tokens: BudgetTokens, state: RunBudget, input: SubRunInput, ctx: AtomContext): Promise<SubRunOutcome> {
+  const cap = state.cap
+  runnerOf(cap, ctx.op)
+  let claims
+  try {
+    claims = tokens.verify(input.token)
+    if (state.spent.has(claims.id)) throw new BudgetTokenError('BUDGET_TOKEN_REPLAYED', `The budget token ${claims.id} was already spent by this workflow`)
+    state.spent.add(claims.id)
+    claims = await tokens.spendOrRecall(input.token)
+  } catch (e) {
+    if (e instanceof BudgetTokenError && e.receipt !== undefined) {
+      // Spent by this call before a crash, and that sub-run has ended: its receipt, to settle what it used.
+      return { result: null, error: { code: e.code, message: e.message }, fuelUsed: tokens.readReceipt(e.receipt).used, receipt: e.receipt }
+    }
+    throw asVmError(e, ctx.op)
+  }
+  let receipt: string | undefined
+  try {
+    const out = await subRun(ctx, cap, input, claims)
+    receipt = out.receipt
+    return out
+  } finally {
+    // Kept for a repeat of this call; a sub-run that threw (what it used is unknown) is receipted with the whole token.
+    await tokens.answered(claims, receipt ?? tokens.receipt(claims, claims.fuel, claims.quotas))
+  }
 }

@@ -12,4 +12,4 @@ export { withApprovals, needsApproval, normalizeDecision, rejectedError, APPROVA
 export { checkPlan, parsePlanPolicy, type PlanPolicy, type PlanReach, type PlanViolation } from './policy.ts'
 export { BudgetTokens, BudgetTokenError, MemorySeenTokens, BUDGET_CODES, type BudgetClaims, type BudgetCode, type BudgetTokenOptions, type BudgetUsage, type SeenTokens, type SpentToken } from './budget-token.ts'
 export { budgetAtoms, budgetCapability, budgetRunAtom, budgetSettleAtom, budgetTokenAtom, type BudgetCapability, type BudgetRunner } from './budget-atoms.ts'
-export { workflowBudgetAtoms } from './budget-workflow.ts'
+export { workflowBudgetAtoms, type WorkflowBudgetOptions } from './budget-workflow.ts'

@@ -145,7 +145,7 @@ export default { token, code }
       try { compileWorkflow(`const x = 1\nconst t = await ${name}({ fuel: 5 })\nexport default t\n`, { sourceName: 'b.ajs' }) } catch (e) { err = e }
       expect(err).toMatchObject({ code: 'AJS3002', message: `Unknown function \`${name}\``, file: 'b.ajs', line: 2, column: 16 })
       expect(err.hint).toContain('workflowBudgetAtoms(tokens)')
-      expect(err.hint).toContain('budgetRun is not offered in workflows')
+      expect(err.hint).toContain('workflowBudgetAtoms(tokens, { runner })')
       expect(err.hint).not.toContain('Did you mean')
     }
   })

@@ -53,7 +53,7 @@ export function customAtomDefs(atoms: unknown): AtomDef[] {
     if ((budgetAtoms as unknown[]).includes(a)) {
       // Their reservation lives in the run's meter, which a replay rebuilds: they need the workflow's variants.
       throw workflowError('WORKFLOW_OPTIONS_INVALID', `atoms: ${a['op']} from budgetAtoms cannot be journaled in a workflow`, {
-        hint: 'Give a workflow workflowBudgetAtoms(tokens) (ajs-lang/codemode): budgetToken and budgetSettle journaled with their reservations. budgetRun is not offered in workflows.',
+        hint: 'Give a workflow workflowBudgetAtoms(tokens) (ajs-lang/codemode): budgetToken and budgetSettle journaled with their reservations, and budgetRun with workflowBudgetAtoms(tokens, { runner }).',
       })
     }
     seen.add(a['op'])

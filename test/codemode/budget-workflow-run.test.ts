@@ -1,0 +1,131 @@
+/**
+ * budgetRun in durable workflows (issue 25, follow-up): with a runner,
+ * workflowBudgetAtoms(tokens, { runner }) journals budgetRun by call site. A
+ * workflow stopped after the sub-run and resumed from its journal in a new
+ * "process" (new BudgetTokens, new seen-set, new runner) does not run the
+ * child again, settles the journaled receipt, ends with the same fuel as a run
+ * never stopped, and still refuses a second spend of the token. A crash while
+ * the sub-run runs: the repeated call gets the first sub-run's receipt once it
+ * ended (BUDGET_TOKEN_ANSWERED), so the workflow settles exactly what it used.
+ */
+import { describe, expect, test } from 'bun:test'
+import { AgentVM, defineAtom, s, transpile } from '../../src/index.ts'
+import { BudgetTokens, MemorySeenTokens, workflowBudgetAtoms } from '../../src/codemode/index.ts'
+import { MemoryJournalStore, compileWorkflow, resumeWorkflow, startWorkflow, type WorkflowExecution } from '../../src/workflows/index.ts'
+import { drive } from '../workflows/helpers.ts'
+
+const KEY = 'r'.repeat(32)
+
+/** A "process": its own tokens (and seen-set), and the VM that runs sub-runs, whose `tick` atom counts the child's runs. */
+function processOf(gate?: { wait: Promise<void> | null; entered: () => void }) {
+  const seen = new MemorySeenTokens()
+  const tokens = new BudgetTokens({ key: KEY, seen })
+  const ticks: number[] = []
+  const tick = defineAtom('tick', s.object({ n: s.number }), s.number, async ({ n }: { n: number }) => {
+    ticks.push(n)
+    if (gate?.wait) { gate.entered(); await gate.wait }
+    return n
+  }, { timeoutMs: 0 })
+  const runner = new AgentVM([tick])
+  return { tokens, seen, ticks, atoms: workflowBudgetAtoms(tokens, { runner }) }
+}
+
+const CHILD = transpile(`function child({ n }) {
+  let s = 0
+  for (let i = 0; i < n; i++) s += i
+  return tick({ n: s })
+}`, { atoms: ['tick'] }).ast
+
+const SRC = `const token = await budgetToken({ fuel: 300 })
+const sub = await budgetRun({ agentId: args.child, input: { n: 20 }, token })
+const mid = await agent('after the sub-run')
+const settled = await budgetSettle({ receipt: sub.receipt })
+let again = null
+try { await budgetRun({ agentId: args.child, input: { n: 1 }, token }) } catch (e) { again = e.code }
+export default { result: sub.result, error: sub.error?.code ?? null, used: sub.fuelUsed, settled, again }
+`
+const program = (atoms: unknown[]) => compileWorkflow(SRC, { atoms: atoms as never, sourceName: 'sub-run.ajs' })
+
+/** Poll until the workflow waits for the agent request `prompt` (bounded). */
+async function until(ex: WorkflowExecution, prompt: string): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    const p = await ex.poll()
+    if (typeof p === 'object' && 'Request' in p && p.Request.type === 'agent' && p.Request.prompt === prompt) return
+    if (typeof p === 'object' && 'Complete' in p) throw new Error('completed early')
+  }
+  throw new Error(`never asked ${prompt}`)
+}
+
+describe('budgetRun in a durable workflow', () => {
+  test('uninterrupted: the child runs once under the token; settled exactly; a second spend is refused', async () => {
+    const p = processOf()
+    const ex = startWorkflow(program(p.atoms), { atoms: p.atoms, args: { child: CHILD } })
+    const out = (await drive(ex, () => ({ Ok: 'ok' }))).result as any
+    expect(out).toMatchObject({ result: 190, error: null, again: 'BUDGET_TOKEN_REPLAYED' })
+    expect(out.used).toBeGreaterThan(0)
+    expect(out.settled).toEqual({ id: expect.stringMatching(/^bt_/), fuel: 300, used: out.used, returned: 300 - out.used })
+    expect(p.ticks).toEqual([190])
+    expect(ex.journal().filter((e) => e.t === 'atom').map((e) => (e as { op: string }).op)).toEqual(['budgetToken', 'budgetRun', 'budgetSettle', 'budgetRun'])
+  })
+
+  test('stopped after the sub-run, resumed in a new process: not run again, the same settlement and fuel, still spent', async () => {
+    const straight = processOf()
+    const whole = startWorkflow(program(straight.atoms), { atoms: straight.atoms, args: { child: CHILD }, seed: 3 })
+    const expected = (await drive(whole, () => ({ Ok: 'ok' }))).result
+
+    const first = processOf()
+    const store = new MemoryJournalStore()
+    const ex = startWorkflow(program(first.atoms), { atoms: first.atoms, store, executionId: 'sr1', args: { child: CHILD }, seed: 3 })
+    await until(ex, 'after the sub-run')
+    ex.dispose()
+    expect(first.ticks).toEqual([190])
+
+    const next = processOf() // its seen-set never saw the token: only the journal knows it was spent
+    const again = await resumeWorkflow(program(next.atoms), store.read('sr1'), { atoms: next.atoms, store, executionId: 'sr1' })
+    const out = (await drive(again, () => ({ Ok: 'ok' }))).result as any
+    // The same as never stopping, but for the token's (random) id: the journaled one.
+    const minted = store.read('sr1').find((e) => e.t === 'atom' && (e as { op: string }).op === 'budgetToken') as any
+    expect(out.settled.id).toBe(next.tokens.read(minted.resolution.Ok).id)
+    expect(out).toEqual({ ...(expected as any), settled: { ...(expected as any).settled, id: out.settled.id } })
+    expect(out.again).toBe('BUDGET_TOKEN_REPLAYED')
+    expect(next.ticks).toEqual([]) // neither the journaled sub-run nor the refused second one ran
+    expect(again.fuelUsed).toBe(whole.fuelUsed)
+  })
+
+  test('a crash while the sub-run runs: the repeated call gets the first sub-run\'s receipt and settles exactly what it used', async () => {
+    let release!: () => void
+    let entered!: () => void
+    const inside = new Promise<void>((ok) => { entered = ok })
+    const gate = { wait: new Promise<void>((ok) => { release = ok }) as Promise<void> | null, entered: () => entered() }
+    const proc = processOf(gate)
+    const store = new MemoryJournalStore()
+    const ex = startWorkflow(program(proc.atoms), { atoms: proc.atoms, store, executionId: 'sr2', args: { child: CHILD } })
+    void ex.poll()
+    await inside // the child is in its tick: the sub-run is in flight
+    const id = store.read('sr2').flatMap((e) => (e.t === 'atom' && (e as { op: string }).op === 'budgetToken' ? [new BudgetTokens({ key: KEY }).read((e as any).resolution.Ok).id] : []))[0]!
+    expect(proc.seen.recall(id)).toEqual({ state: 'running' })
+    ex.dispose() // the crash: the journal has the token, not the sub-run's outcome
+    gate.wait = null
+    release() // the abandoned sub-run ends and its receipt is kept with the spent token
+    for (let i = 0; i < 200 && proc.seen.recall(id)?.state !== 'answered'; i++) await Bun.sleep(5)
+    const kept = proc.seen.recall(id) as { state: 'answered'; receipt: string }
+    expect(kept.state).toBe('answered')
+    const firstUsed = proc.tokens.readReceipt(kept.receipt).used
+
+    const again = await resumeWorkflow(program(proc.atoms), store.read('sr2'), { atoms: proc.atoms, store, executionId: 'sr2' })
+    const out = (await drive(again, () => ({ Ok: 'ok' }))).result as any
+    expect(out.error).toBe('BUDGET_TOKEN_ANSWERED')
+    expect(out.used).toBe(firstUsed)
+    expect(out.settled).toEqual({ id, fuel: 300, used: firstUsed, returned: 300 - firstUsed })
+    expect(proc.ticks).toEqual([190]) // the child ran once
+  })
+
+  test('without a runner budgetRun is not offered (AJS3002, the hint says how)', () => {
+    const atoms = workflowBudgetAtoms(new BudgetTokens({ key: KEY }))
+    expect(atoms.map((a) => a.op)).toEqual(['budgetToken', 'budgetSettle'])
+    let err: any
+    try { compileWorkflow(SRC, { atoms, sourceName: 'sub-run.ajs' }) } catch (e) { err = e }
+    expect(err).toMatchObject({ code: 'AJS3002', message: 'Unknown function `budgetRun`' })
+    expect(err.hint).toContain('workflowBudgetAtoms(tokens, { runner })')
+  })
+})
