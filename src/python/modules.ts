@@ -33,5 +33,10 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   operator: fns('add sub mul truediv floordiv mod pow concat eq ne lt le gt ge contains getitem neg pos not_ truth itemgetter attrgetter'),
   statistics: { ...fns('mean fmean harmonic_mean median median_low median_high median_grouped mode multimode quantiles variance pvariance stdev pstdev covariance correlation linear_regression'), StatisticsError: 'const' },
   fractions: fns('Fraction Fraction.from_float'),
+  decimal: {
+    ...fns('Decimal Decimal.from_float getcontext setcontext localcontext Context'),
+    ...consts('ROUND_DOWN ROUND_HALF_UP ROUND_HALF_EVEN ROUND_CEILING ROUND_FLOOR ROUND_UP ROUND_HALF_DOWN ROUND_05UP'),
+    ...consts('DecimalException Clamped InvalidOperation ConversionSyntax DivisionImpossible DivisionUndefined InvalidContext DivisionByZero Inexact Rounded Subnormal Overflow Underflow FloatOperation'),
+  },
   typing: Object.fromEntries('Any List Dict Set Tuple Optional Union Callable Iterable Iterator Generator Sequence Mapping TypedDict Literal Type DefaultDict Deque FrozenSet NoReturn'.split(' ').map((n) => [n, 'annotation' as const])),
 }

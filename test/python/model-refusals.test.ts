@@ -17,7 +17,7 @@ const REFUSED: Array<[string, string, CodeName, number, number, string]> = [
   ['__getattr__', 'class Config:\n    def __init__(self):\n        self.d = {}\n\n    def __getattr__(self, name):\n        return self.d[name]\n\nreturn {"n": Config().x}', 'PY_UNSUPPORTED', 5, 4, 'write a plain method (`def size(self)`)'],
   ['statistics.geometric_mean', 'from statistics import geometric_mean\nreturn {"m": geometric_mean([1, 2])}', 'PY_UNSUPPORTED', 1, 23, 'math.exp(statistics.fmean([math.log(x) for x in data]))'],
   ['statistics.geometric_mean as an attribute', 'import statistics\nreturn {"m": statistics.geometric_mean([1, 2])}', 'PY_ATTRIBUTE', 2, 24, 'math.exp(statistics.fmean'],
-  ['decimal', 'from decimal import Decimal\nreturn {"d": str(Decimal("1.1"))}', 'PY_IMPORT', 1, 0, 'the modules a block can import are math, json, re'],
+  ['uuid', 'import uuid\nreturn {"u": str(uuid.uuid4())}', 'PY_IMPORT', 1, 0, 'the modules a block can import are math, json, re'],
   ['a misspelled method', 'name = "ada"\nreturn {"n": name.titel()}', 'PY_ATTRIBUTE', 2, 18, 'Did you mean `.title()`?'],
   ['an exception class outside the list', 'def stop():\n    raise SystemExit(1)\n\nreturn {"r": stop()}', 'PY_UNKNOWN_NAME', 2, 10, 'Assign it before use'],
 ]
@@ -44,6 +44,9 @@ const RAISED: Array<[string, string, string, string]> = [
   ['getattr on a dict', 'd = {"a": 1}\nv = getattr(d, "a")\nreturn {"v": v}', 'TypeError', "works on the program's own objects"],
   ['setattr on a list', 'xs = [1]\nsetattr(xs, "append", 0)\nreturn {"v": xs}', 'TypeError', "not on 'list'"],
   ['hasattr on a str', 'ok = hasattr("abc", "upper")\nreturn {"ok": ok}', 'TypeError', "not on 'str'"],
+  ['Decimal.exp', 'from decimal import Decimal\nr = Decimal(1).exp()\nreturn {"e": str(r)}', 'NotImplementedError', 'math.exp(float(x))'],
+  ['Decimal ** a non-integral exponent', 'from decimal import Decimal\nr = Decimal(2) ** Decimal("0.5")\nreturn {"e": str(r)}', 'NotImplementedError', 'x.sqrt()'],
+  ['decimal context traps', 'from decimal import getcontext, Inexact\ngetcontext().traps[Inexact] = True\nreturn {}', 'NotImplementedError', 'default traps'],
   ['re backreference', 'import re\ntripled = bool(re.search(r"(.)\\1\\1", "aaab"))\nreturn {"r": tripled}', 'ValueError', 'compare the groups in code'],
 ]
 

@@ -20,7 +20,7 @@ export function abs(rt: PyRun, x: unknown): unknown {
   if (typeof x === 'boolean') return x ? 1 : 0
   if (typeof x === 'bigint') return mkInt(x < 0n ? -x : x)
   if (x instanceof PyFloat) return new PyFloat(Math.abs(x.v))
-  if (x instanceof PyNumeric) return x.unary('abs')
+  if (x instanceof PyNumeric) return x.unary('abs', undefined, rt)
   const r = guestUnary('abs', x)
   return r !== MISSING ? r : typeError(`bad operand type for abs(): '${typeName(x)}'`)
 }
@@ -28,7 +28,7 @@ export function abs(rt: PyRun, x: unknown): unknown {
 const INT_TEXT = /^\s*([+-]?)(\d(?:_?\d)*)\s*$/
 
 /** Unicode decimal digits (`١٢٣`, `１２`) as ASCII ones, as CPython's int() and float() read them. */
-function asciiDigits(s: string): string {
+export function asciiDigits(s: string): string {
   if (!/[^\x00-\x7f]/.test(s)) return s
   return s.replace(/\p{Nd}/gu, (d) => {
     const cp = d.codePointAt(0)!
@@ -198,8 +198,8 @@ export function reversed(rt: PyRun, x: unknown): unknown[] {
   return toArray(x, rt).reverse()
 }
 
-export function round(x: unknown, nd?: unknown): unknown {
-  if (x instanceof PyNumeric) return x.unary('round', nd)
+export function round(x: unknown, nd?: unknown, rt?: PyRun): unknown {
+  if (x instanceof PyNumeric) return x.unary('round', nd, rt)
   if (x instanceof PyInstance) {
     const g = callIf(x, '__round__', nd === undefined || nd === null ? [] : [nd])
     if (g !== MISSING) return g

@@ -4,6 +4,7 @@
  * `__eq__` and the ordering methods). The runtime never calls guest code itself: it answers which
  * guest function to call, the program calls it, and the runtime gets the result back.
  */
+import { PyContext } from './decimal.ts'
 import { DISPATCH_HELPER, PyClass, PyDict, PyException, PyInstance, PyOpaque, PySet, PyType, T, isTuple, tuple, typeByName, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError, exceptionMessage } from './errors.ts'
 import { hashKey, repr, str, withTexts, eq, compare, truth } from './core.ts'
@@ -240,6 +241,7 @@ export function classGetAttr(x: unknown, name: string): unknown {
 /** `x.name = value`. */
 export function setAttr(x: unknown, name: string, value: unknown): null {
   if (x instanceof PyClass) { x.attrs.set(name, value); return null }
+  if (x instanceof PyContext) return x.set(name, value)
   if (x instanceof PyException && name === 'args') {
     x.args = tuple([...(Array.isArray(value) ? value : [value])])
     // str(e) is made from the args, as CPython's BaseException.__str__ does.

@@ -92,7 +92,11 @@ export function eq(a: unknown, b: unknown): boolean {
     const x = intOf(a), y = intOf(b)
     return typeof x === typeof y ? x === y : BigInt(x) === BigInt(y)
   }
-  if (a instanceof PyNumeric) return a.compareTo(b) === 0
+  if (a instanceof PyNumeric) {
+    // Fraction == Decimal: the first leaves it to the second (CPython's NotImplemented).
+    const c = a.compareTo(b)
+    if (c !== undefined || !(b instanceof PyNumeric)) return c === 0
+  }
   if (b instanceof PyNumeric) return b.compareTo(a) === 0
   if (a === null || b === null || ta !== 'object' || tb !== 'object') return false
   const te = timeEq(a, b)
@@ -230,8 +234,8 @@ export function compare(a: unknown, b: unknown, op: string, native = false): num
   }
   const tc = timeCompare(a, b, op)
   if (tc !== undefined) return tc
-  if (a instanceof PyNumeric) { const c = a.compareTo(b); if (c !== undefined) return c }
-  else if (b instanceof PyNumeric) { const c = b.compareTo(a); if (c !== undefined) return -c }
+  if (a instanceof PyNumeric) { const c = a.compareTo(b, true); if (c !== undefined) return c }
+  if (b instanceof PyNumeric) { const c = b.compareTo(a, true); if (c !== undefined) return -c }
   if (a instanceof PyInstance && b instanceof PyInstance) {
     // `@dataclass(order=True)`: the fields as tuples, same class only (CPython's generated methods).
     if (a.cls === b.cls && a.cls.order) return compare(tuple(a.cls.dataclass!.fields.map((f) => a.attrs.get(f))), tuple(a.cls.dataclass!.fields.map((f) => b.attrs.get(f))), op, native)

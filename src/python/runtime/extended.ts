@@ -8,7 +8,8 @@ import { PyGen } from './generators.ts'
 import { makeNamedTuple, namedTupleAttr } from './namedtuple.ts'
 import { PyPartial, partialCall } from './partial.ts'
 import { timeAttr } from './datetime.ts'
-import { PyNamedTupleType, PyNumeric, exceptionClass, moduleClassType } from './values.ts'
+import { contextAttr } from './decimal.ts'
+import { PyNamedTupleType, PyNumeric, exceptionClass, moduleClassType, shortTypeName } from './values.ts'
 import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
 import { PyRaise, raise, typeError, valueError, exceptionMessage } from './errors.ts'
 import { iterate, len, repr, str, truth, hashKey } from './core.ts'
@@ -56,7 +57,7 @@ export class PyBuiltin extends PyOpaque {
 }
 
 /** Module members that are classes in CPython (their repr is `<class 'collections.Counter'>`). */
-const MODULE_CLASSES = new Set(['collections.Counter', 'collections.OrderedDict', 'collections.deque', 'collections.defaultdict', 'datetime.date', 'datetime.datetime', 'datetime.timedelta', 'datetime.timezone'])
+const MODULE_CLASSES = new Set(['decimal.Decimal', 'collections.Counter', 'collections.OrderedDict', 'collections.deque', 'collections.defaultdict', 'datetime.date', 'datetime.datetime', 'datetime.timedelta', 'datetime.timezone'])
 
 /** `d.get`, `s.upper`, ...: a method bound to its receiver. */
 export class PyBound extends PyOpaque {
@@ -211,7 +212,7 @@ const NATIVE: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | null) => unk
   abs: (rt, a) => B.abs(rt, one('abs', a)),
   repr: (_rt, a) => repr(one('repr', a)),
   ascii: (_rt, a) => convert(one('ascii', a), 'a'),
-  round: (_rt, a) => B.round(a[0], a[1]),
+  round: (rt, a) => B.round(a[0], a[1], rt),
   sum: (rt, a) => B.sum(rt, a[0], a[1]),
   sorted: (rt, a) => B.sorted(rt, iterate(a[0], rt).slice(), null, false),
   min: (rt, a) => B.minmax(rt, 'min', a.length === 1 ? iterate(a[0], rt) : a, null, false, null),
@@ -420,10 +421,11 @@ export function getAttr(x: unknown, name: string): unknown {
     if (g === undefined) g = namedTupleAttr(x, name)
     if (g === undefined) g = timeAttr(x, name)
     if (g === undefined && x instanceof PyNumeric) g = x.attr(name)
+    if (g === undefined) g = contextAttr(x, name)
     if (g !== undefined) return g
   }
   if (name === '__name__') {
-    if (x instanceof PyType) return x.name
+    if (x instanceof PyType) return shortTypeName(x.name)
     if (x instanceof PyFunction) return x.name.slice(x.name.lastIndexOf('.') + 1)
     if (x instanceof PyBuiltin) return x.name
   } else if (x instanceof PyException) {

@@ -6,6 +6,7 @@
 import type { GuestFunction } from '../../vm/compile/compiler.ts'
 import { PyDeque, PyDict, PyIter, PyNumeric, PyOpaque, exceptionClass, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, exceptionMessage, raise, typeError, valueError } from './errors.ts'
+import { contextMethod } from './decimal.ts'
 import { contains, eq, ge, gt, hashKey, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
 import { guestIter } from './dunders.ts'
 import { PyInstance } from './values.ts'
@@ -106,7 +107,7 @@ const raw: Record<string, Fn> = {
   rshift: (rt, a) => BINARY['>>']!(rt, a[0], a[1]),
   iop: (rt, a) => inplace(rt, a[0], a[1], a[2]),
   neg: (rt, a) => negate(rt, a[0]),
-  pos: (_rt, a) => positive(a[0]),
+  pos: (rt, a) => positive(a[0], rt),
   inv: (_rt, a) => invert(a[0]),
   eq: (_rt, a) => eq(a[0], a[1]),
   ne: (_rt, a) => !eq(a[0], a[1]),
@@ -161,6 +162,7 @@ const raw: Record<string, Fn> = {
       let r = reMethod(rt, o, a[1], a[2], a[3])
       if (r === undefined) r = timeMethod(o, a[1], a[2], a[3])
       if (r === undefined && o instanceof PyNumeric) r = o.method(rt, a[1], a[2], a[3])
+      if (r === undefined) r = contextMethod(rt, o, a[1], a[2], a[3])
       if (r !== undefined) return r
     }
     return callMethod(rt, o, a[1], a[2], a[3])
@@ -182,7 +184,7 @@ const raw: Record<string, Fn> = {
   minmax: (rt, a) => B.minmax(rt, a[0], a[1], a[2], a[3], a[4]),
   range: (_rt, a) => B.range(a[0], a[1], a[2]),
   reversed: (rt, a) => B.reversed(rt, a[0]),
-  round: (_rt, a) => B.round(a[0], a[1]),
+  round: (rt, a) => B.round(a[0], a[1], rt),
   setb: (rt, a) => B.set(rt, ...(a as [unknown])),
   sorted: (rt, a) => B.sorted(rt, a[0], a[1], a[2]),
   strb: (rt, a) => B.strOf(rt, ...(a as [unknown])),

@@ -87,7 +87,7 @@ const B3: Record<string, (rt: PyRun, x: any, y: any, z: any) => unknown> = {
   setitem: (rt, v, o, k) => { setItem(rt, o, k, v); return null },
 }
 const B1: Record<string, (rt: PyRun, x: any) => unknown> = {
-  neg: negate, pos: (_rt, x) => positive(x), inv: (_rt, x) => invert(x), truth: (_rt, x) => truth(x), not: (_rt, x) => !truth(x),
+  neg: negate, pos: (rt, x) => positive(x, rt), inv: (_rt, x) => invert(x), truth: (_rt, x) => truth(x), not: (_rt, x) => !truth(x),
   strb: strOf,
 }
 

@@ -2,7 +2,7 @@
  * Crossing the boundary: JSON data in (the wrapper's arguments) and out (the
  * block's dict), the way `json.loads` / `json.dumps` see it.
  */
-import { PyDeque, PyDict, PyDictView, PyFloat, PyRange, PySet, isTuple, mkFloat, typeName } from './values.ts'
+import { PyDeque, PyDict, PyDictView, PyFloat, PyRange, PySet, isTuple, mkFloat, shortTypeName, typeName } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { hashKey, lt } from './core.ts'
 import { floatRepr } from './float-text.ts'
@@ -75,7 +75,7 @@ export function jsonFloat(v: number): string {
 }
 
 function notSerializable(v: unknown): never {
-  return typeError(`Object of type ${typeName(v)} is not JSON serializable`)
+  return typeError(`Object of type ${shortTypeName(typeName(v))} is not JSON serializable`)
 }
 
 /** The value as JSON data for the host (insertion order kept; exact ints only). */

@@ -24,6 +24,7 @@ import { OPERATOR_FUNCTIONS } from './operator.ts'
 import { BISECT_FUNCTIONS } from './bisect.ts'
 import { STATISTICS_FUNCTIONS } from './statistics.ts'
 import { FRACTION_FUNCTIONS } from './fractions.ts'
+import { DECIMAL_CONSTANTS, DECIMAL_FUNCTIONS, DECIMAL_SIGNALS } from './decimal.ts'
 import { compareStr } from './text.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
@@ -459,6 +460,8 @@ const MODULE_CONSTANTS: Record<string, unknown> = {
   ...Object.fromEntries(Object.entries(STRING_CONST).map(([k, v]) => [`string.${k}`, v])),
   'json.JSONDecodeError': typeByName('JSONDecodeError'),
   'statistics.StatisticsError': typeByName('StatisticsError'),
+  ...Object.fromEntries(Object.entries(DECIMAL_CONSTANTS).map(([k, v]) => [`decimal.${k}`, v])),
+  ...Object.fromEntries(DECIMAL_SIGNALS.map((k) => [`decimal.${k}`, typeByName(k)])),
   're.error': typeByName('error'),
   'datetime.timezone.utc': UTC,
 }
@@ -704,3 +707,4 @@ for (const [k, f] of Object.entries(OPERATOR_FUNCTIONS)) MODULE_FUNCTIONS[`opera
 for (const [k, f] of Object.entries(BISECT_FUNCTIONS)) MODULE_FUNCTIONS[`bisect.${k}`] = f
 for (const [k, f] of Object.entries(STATISTICS_FUNCTIONS)) MODULE_FUNCTIONS[`statistics.${k}`] = f
 for (const [k, f] of Object.entries(FRACTION_FUNCTIONS)) MODULE_FUNCTIONS[`fractions.${k}`] = f
+for (const [k, f] of Object.entries(DECIMAL_FUNCTIONS)) MODULE_FUNCTIONS[`decimal.${k}`] = f

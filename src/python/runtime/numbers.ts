@@ -253,7 +253,7 @@ export function negate(rt: PyRun, a: unknown): unknown {
   if (typeof a === 'boolean') return a ? -1 : 0
   if (typeof a === 'bigint') { chargeBig(rt, a); return mkInt(-a) }
   if (a instanceof PyFloat) return new PyFloat(-a.v)
-  if (a instanceof PyNumeric) return a.unary('neg')
+  if (a instanceof PyNumeric) return a.unary('neg', undefined, rt)
   return guestOr('neg', a) ?? typeError(`bad operand type for unary -: '${typeName(a)}'`)
 }
 
@@ -263,10 +263,10 @@ function guestOr(op: 'neg' | 'pos' | 'inv', a: unknown): unknown {
   return r === MISSING ? undefined : r ?? null
 }
 
-export function positive(a: unknown): unknown {
+export function positive(a: unknown, rt?: PyRun): unknown {
   if (typeof a === 'boolean') return a ? 1 : 0
   if (isNumber(a)) return a
-  if (a instanceof PyNumeric) return a.unary('pos')
+  if (a instanceof PyNumeric) return a.unary('pos', undefined, rt)
   return guestOr('pos', a) ?? typeError(`bad operand type for unary +: '${typeName(a)}'`)
 }
 

@@ -61,7 +61,7 @@ export const OPERATOR_FUNCTIONS: Record<string, Fn> = {
   contains: binary('contains', (rt, x, y) => contains(rt, x, y)),
   getitem: binary('getitem', (rt, x, y) => getItem(rt, x, y)),
   neg: (rt, a) => { arity('neg', a, 1); return negate(rt, a[0]) },
-  pos: (_rt, a) => { arity('pos', a, 1); return positive(a[0]) },
+  pos: (rt, a) => { arity('pos', a, 1); return positive(a[0], rt) },
   not_: (_rt, a) => { arity('not_', a, 1); return !truth(a[0]) },
   truth: (_rt, a) => { arity('truth', a, 1); return truth(a[0]) },
   itemgetter: getter('itemgetter'),

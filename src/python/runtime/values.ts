@@ -31,9 +31,14 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 
 /** A Python type object (`int`, `str`, `ValueError`, ...), usable with isinstance and except. */
 export class PyType {
+  /** Further bases of a class with several (decimal.DivisionByZero is also a ZeroDivisionError). */
+  also?: readonly PyType[]
   constructor(readonly name: string, readonly base: PyType | null) {}
   isSubclassOf(other: PyType): boolean {
-    for (let t: PyType | null = this; t; t = t.base) if (t === other) return true
+    for (let t: PyType | null = this; t; t = t.base) {
+      if (t === other) return true
+      if (t.also?.some((b) => b.isSubclassOf(other))) return true
+    }
     return false
   }
 }
@@ -67,6 +72,8 @@ export const T = {
   timedelta: defType('timedelta', 'object'),
   timezone: defType('timezone', 'object'),
   Fraction: defType('Fraction', 'object'),
+  // decimal.Decimal: named by its module, as CPython's C type is in messages (`type(d).__name__` is 'Decimal').
+  Decimal: defType('decimal.Decimal', 'object'),
   // What `x[a:b]` hands a guest `__getitem__` (runtime/items.ts PySlice).
   slice: defType('slice', 'object'),
 }
@@ -75,7 +82,7 @@ export const T = {
 const MODULE_CLASS_TYPES: ReadonlyMap<string, PyType> = new Map([
   ['collections.Counter', T.Counter], ['collections.defaultdict', T.defaultdict], ['collections.OrderedDict', T.OrderedDict],
   ['collections.deque', T.deque], ['datetime.date', T.date], ['datetime.datetime', T.datetime], ['datetime.timedelta', T.timedelta], ['datetime.timezone', T.timezone],
-  ['range', T.range], ['type', T.type], ['fractions.Fraction', T.Fraction],
+  ['range', T.range], ['type', T.type], ['fractions.Fraction', T.Fraction], ['decimal.Decimal', T.Decimal],
 ])
 
 /** The program's comparison helper (lower-class.ts makes it; the runtime calls it back to order instances). */
@@ -110,6 +117,17 @@ defType('JSONDecodeError', 'ValueError')
 defType('StatisticsError', 'ValueError')
 // re's own exception class (an Exception, named `error` as in CPython), reached as re.error.
 defType('error', 'Exception')
+// decimal's signals, reached as decimal.InvalidOperation, ...: CPython's hierarchy, several bases included.
+for (const [name, base, ...also] of [
+  ['DecimalException', 'ArithmeticError'], ['Clamped', 'DecimalException'], ['InvalidOperation', 'DecimalException'],
+  ['ConversionSyntax', 'InvalidOperation'], ['DivisionImpossible', 'InvalidOperation'], ['DivisionUndefined', 'InvalidOperation', 'ZeroDivisionError'],
+  ['InvalidContext', 'InvalidOperation'], ['DivisionByZero', 'DecimalException', 'ZeroDivisionError'], ['Inexact', 'DecimalException'],
+  ['Rounded', 'DecimalException'], ['Subnormal', 'DecimalException'], ['Overflow', 'Inexact', 'Rounded'],
+  ['Underflow', 'Inexact', 'Rounded', 'Subnormal'], ['FloatOperation', 'DecimalException', 'TypeError'],
+] as const) {
+  const t = defType(name, base)
+  if (also.length) t.also = also.map((n) => types.get(n)!)
+}
 
 /**
  * The builtin exception classes of the extended profile beyond the contract's, child after parent:
@@ -232,18 +250,20 @@ export abstract class PyOpaque {
 export abstract class PyNumeric extends PyOpaque {
   /** `self op other` (`other op self` when reflected); undefined when other is not a number it takes. */
   abstract binop(rt: unknown, op: string, other: unknown, reflected: boolean): unknown
-  /** -1, 0 or 1 against another number (NaN: unordered); undefined when other is not a number. */
-  abstract compareTo(other: unknown): number | undefined
+  /** -1, 0 or 1 against another number (NaN: unordered); undefined when other is not a number. `ordering`: for `<` and the rest, not `==`. */
+  abstract compareTo(other: unknown, ordering?: boolean): number | undefined
   /** The dict key it shares with the int or float it equals. */
   abstract hashKey(): unknown
   abstract truth(): boolean
   abstract str(): string
-  /** `-x +x abs(x) int(x) float(x) round(x[, nd]) hash(x) math.trunc/floor/ceil(x)`: 'neg' 'pos' 'abs' 'int' 'float' 'round' 'hash' 'trunc' 'floor' 'ceil'. */
-  abstract unary(op: string, nd?: unknown): unknown
+  /** `-x +x abs(x) int(x) float(x) round(x[, nd]) hash(x) math.trunc/floor/ceil(x)`: 'neg' 'pos' 'abs' 'int' 'float' 'round' 'hash' 'trunc' 'floor' 'ceil'; `rt` (the run) where the caller has it. */
+  abstract unary(op: string, nd?: unknown, rt?: unknown): unknown
   /** `x.name(...)`; undefined when it has no such method. */
   abstract method(rt: unknown, name: string, args: unknown[], kw: PyDict | null): unknown
   /** `x.name`; undefined when it has no such attribute. */
   abstract attr(name: string): unknown
+  /** `format(x, spec)` with a non-empty spec; undefined when the type takes none (object.__format__). */
+  format?(rt: unknown, spec: string): string
 }
 
 /**
@@ -374,6 +394,9 @@ export function typeName(x: unknown): string {
   }
   return 'object'
 }
+
+/** A type's `__name__`: a C type named by its module in messages (`decimal.Decimal`) is `Decimal`. */
+export const shortTypeName = (name: string): string => (name.startsWith('decimal.') ? name.slice(8) : name)
 
 /** The type object of a value. */
 export function typeOf(x: unknown): PyType {

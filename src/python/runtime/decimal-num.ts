@@ -1,0 +1,376 @@
+/**
+ * The arithmetic of `decimal.Decimal` (extended profile), as the General Decimal Arithmetic
+ * specification and CPython 3.11 define it: a number is a sign, a big-int coefficient and an
+ * exponent (exact, never a JS float); each operation computes the exact result (or enough of it)
+ * and rounds once to the context's precision with its rounding mode (`fix`), as CPython's
+ * `_pydecimal` does step for step. Signals the default context traps (InvalidOperation,
+ * DivisionByZero, Overflow) raise with CPython's `[<class 'decimal.X'>]` message; the others
+ * (Inexact, Rounded, Subnormal, Underflow, Clamped) are not trapped and leave no trace.
+ *
+ * Work is paid before it is done: every step that builds a big coefficient charges for its digits
+ * first (`Ctx.work`), so a huge precision or exponent ends the run on fuel, not on memory.
+ */
+import { raise } from './errors.ts'
+
+export type Kind = 'f' | 'F' | 'n' | 'N'
+
+/** A decimal: kind 'f' finite, 'F' infinity, 'n' quiet NaN, 'N' signaling NaN (coef: the NaN's payload). */
+export class Dec {
+  constructor(readonly sign: 0 | 1, readonly coef: bigint, readonly exp: number, readonly kind: Kind = 'f') {}
+  get finite(): boolean { return this.kind === 'f' }
+  get nan(): boolean { return this.kind === 'n' || this.kind === 'N' }
+  get zero(): boolean { return this.kind === 'f' && this.coef === 0n }
+  /** The number of digits of the coefficient. */
+  get digits(): number { return ndigits(this.coef) }
+  /** The exponent of the most significant digit (CPython's `adjusted()`). */
+  get adjusted(): number { return this.exp + this.digits - 1 }
+}
+
+export const ROUNDINGS = ['ROUND_DOWN', 'ROUND_HALF_UP', 'ROUND_HALF_EVEN', 'ROUND_CEILING', 'ROUND_FLOOR', 'ROUND_UP', 'ROUND_HALF_DOWN', 'ROUND_05UP'] as const
+export type Rounding = (typeof ROUNDINGS)[number]
+
+/** An arithmetic context: CPython's `Context` fields an operation reads, and how to pay for work. */
+export interface Ctx {
+  prec: number
+  rounding: Rounding
+  Emin: number
+  Emax: number
+  capitals: number
+  clamp: number
+  /** Pay for a big-int step on operands of about `a` and `b` decimal digits, before it is done. */
+  work(a: number, b?: number): void
+}
+
+export const ndigits = (c: bigint): number => (c < 10n ? 1 : c < 10000000000n ? String(c).length : c.toString().length)
+
+const POW10: bigint[] = [1n]
+/** 10 ** k (k >= 0; callers pay for large k). */
+export function pow10(k: number): bigint {
+  if (k < 64) {
+    while (POW10.length <= k) POW10.push(POW10[POW10.length - 1]! * 10n)
+    return POW10[k]!
+  }
+  return 10n ** BigInt(k)
+}
+
+/** Raise a trapped signal: `InvalidOperation: [<class 'decimal.DivisionUndefined'>]`. */
+export function signal(cls: 'InvalidOperation' | 'DivisionByZero' | 'Overflow', condition: string = cls): never {
+  raise(cls, `[<class 'decimal.${condition}'>]`)
+}
+
+export const ZERO = new Dec(0, 0n, 0)
+export const ONE = new Dec(0, 1n, 0)
+export const INF = (sign: 0 | 1): Dec => new Dec(sign, 0n, 0, 'F')
+export const NAN = new Dec(0, 0n, 0, 'n')
+
+/**
+ * Drop the last `k` (>= 1) digits of `c`, rounding as `mode` says for a number of sign `sign`:
+ * the kept digits and whether they were rounded up (CPython's `_round_*` functions).
+ */
+export function dropDigits(c: bigint, k: number, sign: 0 | 1, mode: Rounding): bigint {
+  // A coefficient shorter than the digits dropped is below half a unit: one sticky digit stands for it.
+  if (k > ndigits(c) + 1) { c = c === 0n ? 0n : 1n; k = 2 }
+  const p = pow10(k)
+  const q = c / p, r = c - q * p
+  if (r === 0n) return q
+  const half = p / 2n
+  let up: boolean
+  switch (mode) {
+    case 'ROUND_DOWN': up = false; break
+    case 'ROUND_UP': up = true; break
+    case 'ROUND_HALF_UP': up = r >= half; break
+    case 'ROUND_HALF_DOWN': up = r > half; break
+    case 'ROUND_HALF_EVEN': up = r > half || (r === half && (q & 1n) === 1n); break
+    case 'ROUND_CEILING': up = sign === 0; break
+    case 'ROUND_FLOOR': up = sign === 1; break
+    case 'ROUND_05UP': { const d = q % 10n; up = d === 0n || d === 5n; break }
+  }
+  return up ? q + 1n : q
+}
+
+/** CPython's `_rescale(exp, rounding)`: the same value at exponent `exp` (digits added or rounded away). */
+export function rescale(x: Dec, exp: number, mode: Rounding, ctx: Ctx): Dec {
+  if (x.coef === 0n) return new Dec(x.sign, 0n, exp)
+  if (x.exp >= exp) {
+    ctx.work(x.digits + x.exp - exp)
+    return new Dec(x.sign, x.coef * pow10(x.exp - exp), exp)
+  }
+  return new Dec(x.sign, dropDigits(x.coef, exp - x.exp, x.sign, mode), exp)
+}
+
+/** CPython's `_fix`: round to the context's precision and keep the exponent within its limits. */
+export function fix(x: Dec, ctx: Ctx): Dec {
+  if (!x.finite) return x
+  const Etiny = ctx.Emin - ctx.prec + 1, Etop = ctx.Emax - ctx.prec + 1
+  if (x.coef === 0n) {
+    const expMax = ctx.clamp ? Etop : ctx.Emax
+    const e = Math.min(Math.max(x.exp, Etiny), expMax)
+    return e === x.exp ? x : new Dec(x.sign, 0n, e)
+  }
+  let expMin = x.digits + x.exp - ctx.prec
+  if (expMin > Etop) signal('Overflow')
+  if (expMin < Etiny) expMin = Etiny
+  if (x.exp < expMin) {
+    let c = dropDigits(x.coef, expMin - x.exp, x.sign, ctx.rounding)
+    if (ndigits(c) > ctx.prec) { c /= 10n; expMin++ }
+    if (expMin > Etop) signal('Overflow')
+    return new Dec(x.sign, c, expMin)
+  }
+  if (ctx.clamp && x.exp > Etop) {
+    ctx.work(x.digits + x.exp - Etop)
+    return new Dec(x.sign, x.coef * pow10(x.exp - Etop), Etop)
+  }
+  return x
+}
+
+/** A NaN operand's result (a signaling one raises), else undefined. */
+function nanOf(a: Dec, b?: Dec): Dec | undefined {
+  if (a.kind === 'N' || b?.kind === 'N') signal('InvalidOperation')
+  if (a.kind === 'n') return a
+  if (b?.kind === 'n') return b
+  return undefined
+}
+
+/** CPython's `_normalize`: line up two operands, shortening the much smaller one to a sticky digit. */
+function align(a: Dec, b: Dec, prec: number, ctx: Ctx): [bigint, bigint, number] {
+  const [hi, lo] = a.exp < b.exp ? [b, a] : [a, b]
+  let loCoef = lo.coef, loExp = lo.exp
+  const e = hi.exp + Math.min(-1, hi.digits - prec - 2)
+  if (lo.digits + lo.exp - 1 < e) { loCoef = 1n; loExp = e }
+  ctx.work(hi.digits + hi.exp - loExp)
+  const hiCoef = hi.coef * pow10(hi.exp - loExp)
+  return a.exp < b.exp ? [loCoef, hiCoef, loExp] : [hiCoef, loCoef, loExp]
+}
+
+export function add(a: Dec, b: Dec, ctx: Ctx): Dec {
+  if (!a.finite || !b.finite) {
+    const n = nanOf(a, b)
+    if (n) return n
+    if (a.kind === 'F') {
+      if (b.kind === 'F' && a.sign !== b.sign) signal('InvalidOperation')
+      return a
+    }
+    return b
+  }
+  let exp = Math.min(a.exp, b.exp)
+  const negZero: 0 | 1 = ctx.rounding === 'ROUND_FLOOR' && a.sign !== b.sign ? 1 : 0
+  if (a.zero && b.zero) return fix(new Dec(negZero || (Math.min(a.sign, b.sign) as 0 | 1), 0n, exp), ctx)
+  if (a.zero || b.zero) {
+    const x = a.zero ? b : a
+    exp = Math.max(exp, x.exp - ctx.prec - 1)
+    return fix(rescale(x, exp, ctx.rounding, ctx), ctx)
+  }
+  const [ca, cb, e] = align(a, b, ctx.prec, ctx)
+  const s = (a.sign ? -ca : ca) + (b.sign ? -cb : cb)
+  if (s === 0n) return fix(new Dec(negZero, 0n, exp), ctx)
+  return fix(new Dec(s < 0n ? 1 : 0, s < 0n ? -s : s, e), ctx)
+}
+
+export const negate = (x: Dec): Dec => new Dec(x.sign ? 0 : 1, x.coef, x.exp, x.kind)
+export const absolute = (x: Dec): Dec => (x.sign ? new Dec(0, x.coef, x.exp, x.kind) : x)
+
+export function sub(a: Dec, b: Dec, ctx: Ctx): Dec {
+  if (b.nan) return nanOf(a, b)!
+  return add(a, negate(b), ctx)
+}
+
+export function mul(a: Dec, b: Dec, ctx: Ctx): Dec {
+  const sign = (a.sign ^ b.sign) as 0 | 1
+  if (!a.finite || !b.finite) {
+    const n = nanOf(a, b)
+    if (n) return n
+    if (a.zero || b.zero) signal('InvalidOperation')
+    return INF(sign)
+  }
+  if (a.zero || b.zero) return fix(new Dec(sign, 0n, a.exp + b.exp), ctx)
+  ctx.work(a.digits, b.digits)
+  return fix(new Dec(sign, a.coef * b.coef, a.exp + b.exp), ctx)
+}
+
+/** a / b, correctly rounded (CPython's `__truediv__`). */
+export function div(a: Dec, b: Dec, ctx: Ctx): Dec {
+  const sign = (a.sign ^ b.sign) as 0 | 1
+  if (!a.finite || !b.finite) {
+    const n = nanOf(a, b)
+    if (n) return n
+    if (a.kind === 'F' && b.kind === 'F') signal('InvalidOperation')
+    if (a.kind === 'F') return INF(sign)
+    return fix(new Dec(sign, 0n, ctx.Emin - ctx.prec + 1), ctx)
+  }
+  if (b.zero) return a.zero ? signal('InvalidOperation', 'DivisionUndefined') : signal('DivisionByZero')
+  let coef: bigint, exp: number
+  if (a.zero) { coef = 0n; exp = a.exp - b.exp }
+  else {
+    const shift = b.digits - a.digits + ctx.prec + 1
+    exp = a.exp - b.exp - shift
+    ctx.work(a.digits + Math.max(shift, 0), b.digits + Math.max(-shift, 0))
+    const [x, y] = shift >= 0 ? [a.coef * pow10(shift), b.coef] : [a.coef, b.coef * pow10(-shift)]
+    coef = x / y
+    if (x - coef * y !== 0n) {
+      // Inexact: a last digit of 0 or 5 would read as an exact half or zero when rounded; nudge it.
+      if (coef % 5n === 0n) coef += 1n
+    } else {
+      const ideal = a.exp - b.exp
+      while (exp < ideal && coef % 10n === 0n) { coef /= 10n; exp++ }
+    }
+  }
+  return fix(new Dec(sign, coef, exp), ctx)
+}
+
+/** The integer quotient (toward zero) and remainder of finite a, b (b not 0): CPython's `_divide`. */
+function divide(a: Dec, b: Dec, ctx: Ctx): [Dec, Dec] {
+  const sign = (a.sign ^ b.sign) as 0 | 1
+  const ideal = Math.min(a.exp, b.exp)
+  const expdiff = a.adjusted - b.adjusted
+  if (a.zero || expdiff <= -2) return [new Dec(sign, 0n, 0), rescale(a, ideal, ctx.rounding, ctx)]
+  if (expdiff <= ctx.prec) {
+    ctx.work(a.digits + Math.max(a.exp - b.exp, 0), b.digits + Math.max(b.exp - a.exp, 0))
+    const x = a.exp >= b.exp ? a.coef * pow10(a.exp - b.exp) : a.coef
+    const y = b.exp >= a.exp ? b.coef * pow10(b.exp - a.exp) : b.coef
+    const q = x / y
+    if (q < pow10(ctx.prec)) return [new Dec(sign, q, 0), new Dec(a.sign, x - q * y, ideal)]
+  }
+  return signal('InvalidOperation', 'DivisionImpossible')
+}
+
+/** a // b (truncated toward zero, as CPython's Decimal). */
+export function floorDiv(a: Dec, b: Dec, ctx: Ctx): Dec {
+  const sign = (a.sign ^ b.sign) as 0 | 1
+  if (!a.finite || !b.finite) {
+    const n = nanOf(a, b)
+    if (n) return n
+    if (a.kind === 'F') return b.kind === 'F' ? signal('InvalidOperation') : INF(sign)
+    return new Dec(sign, 0n, 0)
+  }
+  if (b.zero) return a.zero ? signal('InvalidOperation', 'DivisionUndefined') : signal('DivisionByZero')
+  return divide(a, b, ctx)[0]
+}
+
+/** a % b (the sign of a, as CPython's Decimal). */
+export function mod(a: Dec, b: Dec, ctx: Ctx): Dec {
+  if (!a.finite || !b.finite) {
+    const n = nanOf(a, b)
+    if (n) return n
+    if (a.kind === 'F') return signal('InvalidOperation')
+    return fix(a, ctx)
+  }
+  if (b.zero) return a.zero ? signal('InvalidOperation', 'DivisionUndefined') : signal('InvalidOperation')
+  return fix(divide(a, b, ctx)[1], ctx)
+}
+
+/** -1, 0, 1 for finite or infinite a, b (not NaN). */
+export function cmp(a: Dec, b: Dec): number {
+  if (!a.finite || !b.finite) {
+    // An infinity against anything: only its sign and the other's kind matter.
+    const ia = a.finite ? 0 : a.sign ? -1 : 1, ib = b.finite ? 0 : b.sign ? -1 : 1
+    return ia === ib ? 0 : ia < ib ? -1 : 1
+  }
+  if (a.zero) return b.zero ? 0 : b.sign ? 1 : -1
+  if (b.zero) return a.sign ? -1 : 1
+  if (a.sign !== b.sign) return a.sign ? -1 : 1
+  const s = a.sign ? -1 : 1
+  if (a.adjusted !== b.adjusted) return a.adjusted > b.adjusted ? s : -s
+  // Same magnitude: compare the coefficients at a common exponent (at most the longer one's digits).
+  const e = Math.min(a.exp, b.exp)
+  const x = a.coef * pow10(a.exp - e), y = b.coef * pow10(b.exp - e)
+  return x === y ? 0 : x > y ? s : -s
+}
+
+/** x.quantize(q, rounding): x at q's exponent (CPython's checks against the context). */
+export function quantize(x: Dec, q: Dec, mode: Rounding, ctx: Ctx): Dec {
+  if (!x.finite || !q.finite) {
+    const n = nanOf(x, q)
+    if (n) return n
+    if (x.kind === 'F' && q.kind === 'F') return x
+    return signal('InvalidOperation')
+  }
+  if (!(ctx.Emin - ctx.prec + 1 <= q.exp && q.exp <= ctx.Emax)) signal('InvalidOperation')
+  if (x.zero) return fix(new Dec(x.sign, 0n, q.exp), ctx)
+  if (x.adjusted > ctx.Emax || x.adjusted - q.exp + 1 > ctx.prec) signal('InvalidOperation')
+  const ans = rescale(x, q.exp, mode, ctx)
+  if (ans.adjusted > ctx.Emax || ans.digits > ctx.prec) signal('InvalidOperation')
+  return fix(ans, ctx)
+}
+
+/** `x.sqrt()`, correctly rounded (half even) to the context's precision (CPython's algorithm). */
+export function sqrt(x: Dec, ctx: Ctx): Dec {
+  if (!x.finite) {
+    const n = nanOf(x)
+    if (n) return n
+    if (x.sign === 0) return x
+  }
+  if (x.zero) return fix(new Dec(x.sign, 0n, Math.floor(x.exp / 2)), ctx)
+  if (x.sign) signal('InvalidOperation')
+  const prec = ctx.prec + 1
+  let e = x.exp >> 1, c: bigint, l: number
+  if (x.exp & 1) { c = x.coef * 10n; l = (x.digits >> 1) + 1 } else { c = x.coef; l = (x.digits + 1) >> 1 }
+  const shift = prec - l
+  let exact: boolean
+  ctx.work(2 * prec + x.digits, 2 * prec)
+  if (shift >= 0) { c *= pow10(2 * shift); exact = true } else { const p = pow10(-2 * shift), q = c / p; exact = c - q * p === 0n; c = q }
+  e -= shift
+  let n = pow10(prec)
+  for (;;) {
+    const q = c / n
+    if (n <= q) break
+    n = (n + q) >> 1n
+  }
+  exact = exact && n * n === c
+  if (exact) {
+    if (shift >= 0) n /= pow10(shift)
+    else n *= pow10(-shift)
+    e += shift
+  } else if (n % 5n === 0n) n += 1n
+  return fix(new Dec(0, n, e), { ...ctx, rounding: 'ROUND_HALF_EVEN' })
+}
+
+/** `x.normalize()`: the shortest coefficient (trailing zeros stripped), rounded to the context. */
+export function normalize(x: Dec, ctx: Ctx): Dec {
+  if (!x.finite) return nanOf(x) ?? x
+  const d = fix(x, ctx)
+  if (d.zero) return new Dec(d.sign, 0n, 0)
+  const expMax = ctx.clamp ? ctx.Emax - ctx.prec + 1 : ctx.Emax
+  let c = d.coef, e = d.exp
+  while (c % 10n === 0n && e < expMax) { c /= 10n; e++ }
+  return new Dec(d.sign, c, e)
+}
+
+/** x rounded to `places` significant digits (CPython's `_round`, for format specs). */
+export function roundDigits(x: Dec, places: number, mode: Rounding, ctx: Ctx): Dec {
+  if (!x.finite || x.zero) return x
+  let ans = rescale(x, x.adjusted + 1 - places, mode, ctx)
+  if (ans.adjusted !== x.adjusted) ans = rescale(ans, ans.adjusted + 1 - places, mode, ctx)
+  return ans
+}
+
+/**
+ * x ** n for an integral n, as libmpdec computes it: left-to-right binary powering, each product
+ * rounded half even to the context's precision plus the exponent's digits and 2 (one more, on
+ * 1/x, for a negative n), then rounded once more to the context.
+ */
+export function powInt(x: Dec, n: bigint, ctx: Ctx): Dec {
+  const odd = (n & 1n) === 1n
+  const sign = (x.sign && odd ? 1 : 0) as 0 | 1
+  if (!x.finite) {
+    const nn = nanOf(x)
+    if (nn) return nn
+    if (n === 0n) return fix(ONE, ctx)
+    return n > 0n ? INF(sign) : new Dec(sign, 0n, 0)
+  }
+  if (n === 0n) return x.zero ? signal('InvalidOperation') : fix(ONE, ctx)
+  if (x.zero) return n > 0n ? new Dec(sign, 0n, 0) : INF(sign)
+  const m = n < 0n ? -n : n
+  const work: Ctx = { ...ctx, prec: ctx.prec + ndigits(m) + 2 + (n < 0n ? 1 : 0), rounding: 'ROUND_HALF_EVEN', clamp: 0 }
+  // The result's size is known before any product: past the exponent limits it overflows or underflows.
+  const mag = Number(m) * (x.adjusted + Math.log10(Number(x.coef.toString().slice(0, 15)) / 10 ** (Math.min(x.digits, 15) - 1) || 1))
+  if (Number.isFinite(mag) && (n > 0n ? mag : -mag) > ctx.Emax + 1) signal('Overflow')
+  let base = new Dec(0, x.coef, x.exp)
+  if (n < 0n) base = div(ONE, base, work)
+  let r = base
+  for (let bit = BigInt(m.toString(2).length - 2); bit >= 0n; bit--) {
+    r = mul(r, r, work)
+    if ((m >> bit) & 1n) r = mul(r, base, work)
+    if (r.zero) break
+  }
+  return fix(new Dec(sign, r.coef, r.exp), ctx)
+}

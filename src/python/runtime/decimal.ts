@@ -1,0 +1,545 @@
+/**
+ * `decimal.Decimal` (extended profile), as CPython 3.11's: exact decimal numbers (sign, big-int
+ * coefficient, exponent: decimal-num.ts) rounded to the run's context (`getcontext()`: precision 28,
+ * ROUND_HALF_EVEN; `getcontext().prec = n`, `localcontext()` in a `with`), built from text, ints,
+ * other decimals and floats (exactly); arithmetic with ints and decimals, comparisons with ints,
+ * floats and fractions (exact), hashing and dict keys shared with equal ints, floats and fractions,
+ * `str`/`repr`/format specs as CPython's, `quantize` with the rounding constants, the signals
+ * InvalidOperation, DivisionByZero and Overflow as catchable exceptions with CPython's messages.
+ * Arithmetic with a float is CPython's TypeError.
+ */
+import { PyDict, PyNamedTuple, PyNamedTupleType, PyNumeric, PyOpaque, mkFloat, mkInt, tuple, typeName } from './values.ts'
+import { raise, typeError, valueError } from './errors.ts'
+import { floatOf, intOf, isFloatValue, isIntValue } from './numbers.ts'
+import { bigWorkUnits, type PyRun } from './fuel.ts'
+import { HASH_MOD } from './set-order.ts'
+import { PyFraction } from './fractions.ts'
+import { asciiDigits } from './builtins.ts'
+import * as Q from './rational.ts'
+import * as N from './decimal-num.ts'
+import { Dec, type Ctx, type Rounding } from './decimal-num.ts'
+import { formatDecimal } from './decimal-format.ts'
+
+const DIGIT_BITS = 3.33
+
+/** A decimal context of the program (`getcontext()`, `localcontext()`, `Context(...)`). */
+export class PyContext extends PyOpaque {
+  readonly typeName = 'decimal.Context'
+  prec = 28
+  rounding: Rounding = 'ROUND_HALF_EVEN'
+  Emin = -999999
+  Emax = 999999
+  capitals = 1
+  clamp = 0
+
+  override repr(): string {
+    return `Context(prec=${this.prec}, rounding=${this.rounding}, Emin=${this.Emin}, Emax=${this.Emax}, capitals=${this.capitals}, clamp=${this.clamp}, flags=[], traps=[InvalidOperation, DivisionByZero, Overflow])`
+  }
+
+  copy(): PyContext {
+    return Object.assign(new PyContext(), { prec: this.prec, rounding: this.rounding, Emin: this.Emin, Emax: this.Emax, capitals: this.capitals, clamp: this.clamp })
+  }
+
+  /** The arithmetic context for a run (work paid to it). */
+  of(rt: PyRun | undefined): Ctx {
+    return { prec: this.prec, rounding: this.rounding, Emin: this.Emin, Emax: this.Emax, capitals: this.capitals, clamp: this.clamp, work: rt ? (a, b = a) => rt.charge(bigWorkUnits(a * DIGIT_BITS, b * DIGIT_BITS)) : () => {} }
+  }
+
+  get(name: string): unknown {
+    switch (name) {
+      case 'prec': return this.prec
+      case 'rounding': return this.rounding
+      case 'Emin': return this.Emin
+      case 'Emax': return this.Emax
+      case 'capitals': return this.capitals
+      case 'clamp': return this.clamp
+      case 'flags': case 'traps': return raise('NotImplementedError', `Context.${name} is not available here: the contexts keep CPython's default traps (InvalidOperation, DivisionByZero and Overflow raise; the other signals do not), and their flags are not recorded`)
+    }
+    return undefined
+  }
+
+  set(name: string, v: unknown): null {
+    const int = (lo: number, hi: number, what: string): number => {
+      if (!isIntValue(v) || typeof v === 'boolean') typeError('an integer is required')
+      const n = Number(intOf(v))
+      if (n < lo || n > hi) valueError(`valid range for ${what}`)
+      return n
+    }
+    switch (name) {
+      case 'prec': this.prec = int(1, MAX_PREC, 'prec is [1, MAX_PREC]'); break
+      case 'Emin': this.Emin = int(-MAX_EMAX, 0, 'Emin is [MIN_EMIN, 0]'); break
+      case 'Emax': this.Emax = int(0, MAX_EMAX, 'Emax is [0, MAX_EMAX]'); break
+      case 'capitals': this.capitals = int(0, 1, 'capitals is [0, 1]'); break
+      case 'clamp': this.clamp = int(0, 1, 'clamp is [0, 1]'); break
+      case 'rounding': this.rounding = roundingOf(v); break
+      default: this.get(name); raise('AttributeError', `'decimal.Context' object has no attribute '${name}'`)
+    }
+    return null
+  }
+}
+
+/** CPython's limits on a 64-bit build. */
+const MAX_PREC = 999999999999999999
+const MAX_EMAX = 999999999999999999
+
+function roundingOf(v: unknown): Rounding {
+  if (typeof v === 'string' && (N.ROUNDINGS as readonly string[]).includes(v)) return v as Rounding
+  return typeError('valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]')
+}
+
+/** The run's current context (each run starts from CPython's default one). */
+const current = new WeakMap<object, PyContext>()
+const DEFAULT = new PyContext()
+export function contextOf(rt: PyRun | undefined): PyContext {
+  if (rt === undefined) return DEFAULT
+  let c = current.get(rt)
+  if (c === undefined) current.set(rt, (c = new PyContext()))
+  return c
+}
+const ctxOf = (rt: PyRun | undefined): Ctx => contextOf(rt).of(rt)
+
+/** `localcontext(ctx=None, **fields)`: a with-block runs on a copy, the run's context is restored after. */
+export class PyLocalContext extends PyOpaque {
+  readonly typeName = 'decimal.ContextManager'
+  private saved: PyContext | undefined
+  constructor(readonly base: PyContext, readonly fields: Array<[string, unknown]>) {
+    super()
+  }
+  enter(rt: PyRun): PyContext {
+    const c = this.base.copy()
+    for (const [k, v] of this.fields) c.set(k, v)
+    this.saved = contextOf(rt)
+    current.set(rt, c)
+    return c
+  }
+  exit(rt: PyRun): boolean {
+    if (this.saved) current.set(rt, this.saved)
+    return false
+  }
+}
+
+let nanSerial = 0
+
+export class PyDecimal extends PyNumeric {
+  readonly typeName = 'decimal.Decimal'
+  private nanId = 0
+  constructor(readonly d: Dec) {
+    super()
+  }
+
+  override repr(): string {
+    return `Decimal('${this.str()}')`
+  }
+
+  str(): string {
+    return sciText(this.d, 1)
+  }
+
+  truth(): boolean {
+    return !this.d.zero
+  }
+
+  /** The exact ratio of a finite decimal. */
+  ratio(): Q.Ratio {
+    const { sign, coef, exp } = this.d
+    const n = sign ? -coef : coef
+    return exp >= 0 ? Q.fromInt(n * N.pow10(exp)) : Q.ratio(n, N.pow10(-exp))
+  }
+
+  hashKey(): unknown {
+    const d = this.d
+    if (d.kind === 'N') typeError('Cannot hash a signaling NaN value')
+    if (d.kind === 'n') return `\u0001DN${this.nanId || (this.nanId = ++nanSerial)}`
+    if (d.kind === 'F') return d.sign ? -Infinity : Infinity
+    let c = d.coef, e = d.exp
+    if (c === 0n) return 0
+    while (c % 10n === 0n) { c /= 10n; e++ }
+    // Within these bounds it may equal an int, a float or a fraction: it shares their key.
+    if (e <= 4300 && e >= -1100) return new PyDecimal(new Dec(d.sign, c, e)).fraction().hashKey()
+    return `\u0001D${d.sign ? '-' : ''}${c}e${e}`
+  }
+
+  private fraction(): PyFraction {
+    return PyFraction.of(this.ratio())
+  }
+
+  compareTo(other: unknown, ordering = false): number | undefined {
+    const a = this.d
+    let b: Dec
+    if (other instanceof PyDecimal) b = other.d
+    else if (isIntValue(other)) b = decOfInt(intOf(other))
+    else if (isFloatValue(other)) b = decOfFloat(floatOf(other))
+    else if (other instanceof PyFraction) {
+      if (a.nan) return this.unordered(ordering)
+      if (!a.finite) return a.sign ? -1 : 1
+      return Q.cmp(this.ratio(), other)
+    } else return undefined
+    if (a.nan || b.nan) {
+      if (a.kind === 'N' || b.kind === 'N') N.signal('InvalidOperation')
+      return this.unordered(ordering)
+    }
+    return N.cmp(a, b)
+  }
+
+  /** A comparison with a NaN: unequal; ordering it is InvalidOperation (CPython's default trap). */
+  private unordered(ordering: boolean): number {
+    return ordering ? N.signal('InvalidOperation') : NaN
+  }
+
+  binop(rtu: unknown, op: string, other: unknown, reflected: boolean): unknown {
+    const rt = rtu as PyRun
+    let o: Dec
+    if (other instanceof PyDecimal) o = other.d
+    else if (isIntValue(other)) o = decOfInt(intOf(other))
+    else return undefined
+    const [a, b] = reflected ? [o, this.d] : [this.d, o]
+    const ctx = ctxOf(rt)
+    switch (op) {
+      case '+': return new PyDecimal(N.add(a, b, ctx))
+      case '-': return new PyDecimal(N.sub(a, b, ctx))
+      case '*': return new PyDecimal(N.mul(a, b, ctx))
+      case '/': return new PyDecimal(N.div(a, b, ctx))
+      case '//': return new PyDecimal(N.floorDiv(a, b, ctx))
+      case '%': return new PyDecimal(N.mod(a, b, ctx))
+      case '**': return new PyDecimal(power(a, b, ctx))
+    }
+    return undefined
+  }
+
+  toFloat(): number {
+    const d = this.d
+    if (d.kind === 'N') valueError('cannot convert signaling NaN to float')
+    if (d.nan) return NaN
+    if (d.kind === 'F') return d.sign ? -Infinity : Infinity
+    return Number(sciText(d, 1))
+  }
+
+  unary(op: string, nd?: unknown, rtu?: unknown): unknown {
+    const rt = rtu as PyRun | undefined
+    const d = this.d
+    switch (op) {
+      case 'neg': case 'pos': case 'abs': {
+        if (d.nan) return new PyDecimal(nanResult(d))
+        const ctx = ctxOf(rt)
+        // A zero loses its sign unless rounding toward -inf (CPython's __neg__/__pos__/__abs__).
+        const sign: 0 | 1 = d.zero && ctx.rounding !== 'ROUND_FLOOR' ? 0 : op === 'neg' ? (d.sign ? 0 : 1) : op === 'pos' ? d.sign : 0
+        return new PyDecimal(N.fix(new Dec(sign, d.coef, d.exp, d.kind), ctx))
+      }
+      case 'int': case 'trunc': return this.integer('ROUND_DOWN', 'convert', rt)
+      case 'floor': return this.integer('ROUND_FLOOR', 'convert', rt)
+      case 'ceil': return this.integer('ROUND_CEILING', 'convert', rt)
+      case 'float': return mkFloat(this.toFloat())
+      case 'round': {
+        if (nd === undefined || nd === null) return this.integer('ROUND_HALF_EVEN', 'round', rt)
+        if (!isIntValue(nd)) typeError('optional arg must be an integer')
+        const n = Number(intOf(nd))
+        const ctx = ctxOf(rt)
+        return new PyDecimal(N.quantize(d, new Dec(0, 1n, -n), ctx.rounding, ctx))
+      }
+      case 'hash': return mkInt(hash(d))
+    }
+    return undefined
+  }
+
+  /** int(d), math.floor/ceil(d), round(d): CPython's errors for NaN and infinity. */
+  private integer(mode: Rounding, verb: 'convert' | 'round', rt: PyRun | undefined): unknown {
+    const d = this.d
+    if (d.nan) valueError(verb === 'round' ? 'cannot round a NaN' : 'cannot convert NaN to integer')
+    if (d.kind === 'F') raise('OverflowError', verb === 'round' ? 'cannot round an infinity' : 'cannot convert Infinity to integer')
+    const ctx = ctxOf(rt)
+    const r = d.exp >= 0 ? d : N.rescale(d, 0, mode, ctx)
+    ctx.work(r.digits + r.exp)
+    const n = r.coef * N.pow10(r.exp)
+    return mkInt(r.sign ? -n : n)
+  }
+
+  method(rtu: unknown, name: string, a: unknown[], kw: PyDict | null): unknown {
+    return decimalMethod(rtu as PyRun, this, name, a, kw)
+  }
+
+  attr(name: string): unknown {
+    if (name === 'real') return this
+    if (name === 'imag') return new PyDecimal(N.ZERO)
+    return undefined
+  }
+
+  override format(rt: PyRun, spec: string): string {
+    const c = contextOf(rt)
+    return formatDecimal(this.d, spec, c.of(rt))
+  }
+}
+
+function nanResult(d: Dec): Dec {
+  if (d.kind === 'N') N.signal('InvalidOperation')
+  return d
+}
+
+/** a ** b: an integral b (CPython computes other powers too; they are refused here, with the rewrite). */
+function power(a: Dec, b: Dec, ctx: Ctx): Dec {
+  if (b.nan || a.nan) return N.add(a, b, ctx)
+  if (b.kind === 'F') raise('NotImplementedError', 'Decimal ** Infinity is not supported here')
+  if (b.exp < 0 && !b.zero) {
+    const whole = N.rescale(b, 0, 'ROUND_DOWN', ctx)
+    if (N.cmp(whole, b) !== 0) raise('NotImplementedError', 'Decimal ** a non-integral exponent is not supported here: use x.sqrt() for ** Decimal("0.5"), or float arithmetic (float(x) ** y)')
+    b = whole
+  }
+  ctx.work(b.digits + Math.max(b.exp, 0))
+  const n = b.coef * N.pow10(Math.max(b.exp, 0))
+  return N.powInt(a, b.sign ? -n : n, ctx)
+}
+
+const HASH_10INV = modPow(10n, HASH_MOD - 2n, HASH_MOD)
+
+/** CPython's `Decimal.__hash__`: the hash of the rational value (equal ints, floats and fractions hash alike). */
+function hash(d: Dec): bigint {
+  if (d.kind === 'N') typeError('Cannot hash a signaling NaN value')
+  if (d.kind === 'n') return BigInt(++nanSerial)
+  if (d.kind === 'F') return d.sign ? -314159n : 314159n
+  const e = d.exp >= 0 ? modPow(10n, BigInt(d.exp), HASH_MOD) : modPow(HASH_10INV, BigInt(-d.exp), HASH_MOD)
+  const h = (d.coef * e) % HASH_MOD
+  const ans = d.sign ? -h : h
+  return ans === -1n ? -2n : ans
+}
+
+function modPow(b: bigint, e: bigint, m: bigint): bigint {
+  let r = 1n
+  for (b %= m; e > 0n; e >>= 1n, b = (b * b) % m) if (e & 1n) r = (r * b) % m
+  return r
+}
+
+/** CPython's `__str__` (to-scientific-string): `0.000001`, `1E-7`, `1E+2`, `-Infinity`, `NaN`. */
+export function sciText(d: Dec, capitals: number): string {
+  const sign = d.sign ? '-' : ''
+  if (d.kind === 'F') return `${sign}Infinity`
+  if (d.nan) return `${sign}${d.kind === 'N' ? 'sNaN' : 'NaN'}${d.coef ? String(d.coef) : ''}`
+  const digits = String(d.coef)
+  const left = d.exp + digits.length
+  const dot = d.exp <= 0 && left > -6 ? left : 1
+  let int: string, frac: string
+  if (dot <= 0) { int = '0'; frac = '.' + '0'.repeat(-dot) + digits }
+  else if (dot >= digits.length) { int = digits + '0'.repeat(dot - digits.length); frac = '' }
+  else { int = digits.slice(0, dot); frac = '.' + digits.slice(dot) }
+  const e = left === dot ? '' : `${capitals ? 'E' : 'e'}${left - dot >= 0 ? '+' : ''}${left - dot}`
+  return sign + int + frac + e
+}
+
+export const decOfInt = (n: number | bigint): Dec => {
+  const b = BigInt(n)
+  return new Dec(b < 0n ? 1 : 0, b < 0n ? -b : b, 0)
+}
+
+/** A float, exactly (`Decimal(0.1)` is `0.1000000000000000055511151231257827021181583404541015625`). */
+export function decOfFloat(f: number): Dec {
+  if (Number.isNaN(f)) return N.NAN
+  if (!Number.isFinite(f)) return N.INF(f < 0 ? 1 : 0)
+  const sign = f < 0 || Object.is(f, -0) ? 1 : 0
+  const r = Q.fromFloat(Math.abs(f))
+  // n / 2^k = n·5^k / 10^k.
+  const k = r.d.toString(2).length - 1
+  return new Dec(sign, r.n * 5n ** BigInt(k), -k)
+}
+
+const DEC_TEXT = /^([-+])?(?:(?=\d|\.\d)(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?|(inf(?:inity)?)|(s)?nan(\d*))$/i
+
+/** Decimal(text): CPython's syntax (surrounding whitespace, `_` between digits); else InvalidOperation. */
+export function parseDecimal(rt: PyRun | undefined, text: string): Dec {
+  let s = asciiDigits(text).trim()
+  if (/^[-+]?\d(_?\d)*(\.(\d(_?\d)*)?)?(e[-+]?\d(_?\d)*)?$/i.test(s) || /^[-+]?\.\d(_?\d)*(e[-+]?\d(_?\d)*)?$/i.test(s)) s = s.replace(/_/g, '')
+  const m = DEC_TEXT.exec(s)
+  if (!m) return N.signal('InvalidOperation', 'ConversionSyntax')
+  const sign = m[1] === '-' ? 1 : 0
+  if (m[5]) return N.INF(sign)
+  if (m[7] !== undefined) {
+    const payload = m[7].replace(/^0+/, '')
+    if (payload.length > contextOf(rt).prec - contextOf(rt).clamp) N.signal('InvalidOperation', 'ConversionSyntax')
+    return new Dec(sign, payload ? BigInt(payload) : 0n, 0, m[6] ? 'N' : 'n')
+  }
+  const int = m[2] ?? '', frac = m[3] ?? ''
+  const exp = m[4] ? Number(m[4]) : 0
+  if (!Number.isSafeInteger(exp) || Math.abs(exp) > MAX_EMAX) N.signal('InvalidOperation', 'ConversionSyntax')
+  const digits = (int + frac).replace(/^0+(?=\d)/, '')
+  if (rt && digits.length > 4096) rt.charge(bigWorkUnits(digits.length * DIGIT_BITS))
+  return new Dec(sign, BigInt(digits), exp - frac.length)
+}
+
+/** `Decimal(value="0", context=None)`. */
+export function makeDecimal(rt: PyRun, a: unknown[], kw: PyDict | null): PyDecimal {
+  const args = [...a]
+  if (kw) {
+    for (const [k, v] of kw.map.values()) {
+      const at = k === 'value' ? 0 : k === 'context' ? 1 : -1
+      if (at < 0) typeError(`'${String(k)}' is an invalid keyword argument for Decimal()`)
+      args[at] = v
+    }
+  }
+  if (args.length > 2) typeError(`Decimal() takes at most 2 arguments (${args.length} given)`)
+  const [x = '0', c = null] = args
+  if (c !== null && !(c instanceof PyContext)) typeError('optional argument must be a context')
+  return new PyDecimal(decOf(rt, x))
+}
+
+function decOf(rt: PyRun, x: unknown): Dec {
+  if (x instanceof PyDecimal) return x.d
+  if (isIntValue(x)) return decOfInt(intOf(x))
+  if (isFloatValue(x)) return decOfFloat(floatOf(x))
+  if (typeof x === 'string') return parseDecimal(rt, x)
+  if (Array.isArray(x)) return decOfTuple(x)
+  return typeError(`conversion from ${typeName(x)} to Decimal is not supported`)
+}
+
+/** Decimal((sign, digits, exponent)). */
+function decOfTuple(t: readonly unknown[]): Dec {
+  if (t.length !== 3) valueError('argument must be a sequence of length 3')
+  const [s, digits, e] = t
+  if (s !== 0 && s !== 1) valueError('sign must be an integer with the value 0 or 1')
+  if (!Array.isArray(digits)) valueError('coefficient must be a tuple of digits')
+  let text = ''
+  for (const x of digits as unknown[]) {
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x > 9) valueError('coefficient must be a tuple of digits')
+    text += String(x)
+  }
+  const coef = BigInt(text || '0')
+  if (e === 'F') return N.INF(s as 0 | 1)
+  if (e === 'n' || e === 'N') return new Dec(s as 0 | 1, coef, 0, e)
+  if (!isIntValue(e) || typeof e === 'boolean') valueError("exponent must be an integer")
+  return new Dec(s as 0 | 1, coef, Number(intOf(e)))
+}
+
+const DECIMAL_TUPLE = new PyNamedTupleType('DecimalTuple', ['sign', 'digits', 'exponent'], [])
+
+function decimalTuple(d: Dec): PyNamedTuple {
+  const t = new PyNamedTuple()
+  t.ntype = DECIMAL_TUPLE
+  const digits = d.kind === 'F' ? [0] : d.nan && d.coef === 0n ? [] : [...String(d.coef)].map(Number)
+  t.push(d.sign, tuple(digits), d.kind === 'f' ? d.exp : d.kind === 'F' ? 'F' : d.kind)
+  return Object.freeze(t)
+}
+
+/** The methods of a Decimal. */
+function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: PyDict | null): unknown {
+  const d = x.d
+  const ctx = ctxOf(rt)
+  const opt = (i: number, key: string): unknown => (a.length > i ? a[i] : kw?.map.get(key)?.[1] ?? null)
+  const rounding = (i: number): Rounding => { const r = opt(i, 'rounding'); return r === null ? ctx.rounding : roundingOf(r) }
+  const other = (): Dec => { const o = opt(0, 'other'); return o instanceof PyDecimal ? o.d : isIntValue(o) ? decOfInt(intOf(o)) : typeError(`conversion from ${typeName(o)} to Decimal is not supported`) }
+  const dec = (r: Dec): PyDecimal => new PyDecimal(r)
+  switch (name) {
+    case 'quantize': {
+      const q = opt(0, 'exp')
+      const qd = q instanceof PyDecimal ? q.d : isIntValue(q) ? decOfInt(intOf(q)) : typeError(`conversion from ${typeName(q)} to Decimal is not supported`)
+      return dec(N.quantize(d, qd, rounding(1), ctx))
+    }
+    case 'normalize': return dec(N.normalize(d, ctx))
+    case 'sqrt': return dec(N.sqrt(d, ctx))
+    case 'to_integral_value': case 'to_integral': case 'to_integral_exact': {
+      if (!d.finite) return dec(nanResult(d))
+      return dec(d.exp >= 0 ? d : N.rescale(d, 0, rounding(0), ctx))
+    }
+    case 'is_zero': return d.zero
+    case 'is_nan': return d.nan
+    case 'is_qnan': return d.kind === 'n'
+    case 'is_snan': return d.kind === 'N'
+    case 'is_infinite': return d.kind === 'F'
+    case 'is_finite': return d.finite
+    case 'is_signed': return d.sign === 1
+    case 'adjusted': return d.finite ? (d.zero ? d.exp : d.adjusted) : 0
+    case 'as_tuple': return decimalTuple(d)
+    case 'as_integer_ratio': {
+      if (d.nan) valueError('cannot convert NaN to integer ratio')
+      if (!d.finite) raise('OverflowError', 'cannot convert Infinity to integer ratio')
+      ctx.work(d.digits + Math.abs(d.exp))
+      const r = x.ratio()
+      return tuple([mkInt(r.n), mkInt(r.d)])
+    }
+    case 'copy_abs': return dec(N.absolute(d))
+    case 'copy_negate': return dec(N.negate(d))
+    case 'copy_sign': return dec(new Dec(other().sign, d.coef, d.exp, d.kind))
+    case 'compare': {
+      const o = other()
+      if (d.nan || o.nan) return dec(N.add(d, o, ctx))
+      return dec(decOfInt(N.cmp(d, o)))
+    }
+    case 'fma': {
+      const o = other(), t = opt(1, 'third')
+      const td = t instanceof PyDecimal ? t.d : isIntValue(t) ? decOfInt(intOf(t)) : typeError(`conversion from ${typeName(t)} to Decimal is not supported`)
+      return dec(N.add(N.mul(d, o, { ...ctx, prec: Number.MAX_SAFE_INTEGER, Emax: Number.MAX_SAFE_INTEGER, Emin: -Number.MAX_SAFE_INTEGER }), td, ctx))
+    }
+    case 'exp': case 'ln': case 'log10':
+      return raise('NotImplementedError', `Decimal.${name}() is not supported here: use math.${name === 'ln' ? 'log' : name}(float(x))`)
+  }
+  return undefined
+}
+
+/** `Decimal.from_float(f)`: an int or a float, exactly. */
+function fromFloat(a: unknown[]): PyDecimal {
+  if (a.length !== 1) typeError(`Decimal.from_float() takes exactly one argument (${a.length} given)`)
+  const f = a[0]
+  if (isIntValue(f)) return new PyDecimal(decOfInt(intOf(f)))
+  if (!isFloatValue(f)) typeError('argument must be int or float')
+  return new PyDecimal(decOfFloat(floatOf(f)))
+}
+
+const CONTEXT_FIELDS = ['prec', 'rounding', 'Emin', 'Emax', 'capitals', 'clamp']
+
+function contextFields(name: string, a: unknown[], kw: PyDict | null, positional: boolean): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = []
+  if (positional) a.forEach((v, i) => { if (i < CONTEXT_FIELDS.length) { if (v !== null) out.push([CONTEXT_FIELDS[i]!, v]) } else typeError(`${name}() takes at most 8 arguments`) })
+  else if (a.length > 1) typeError(`${name}() takes at most 1 positional argument`)
+  for (const [k, v] of kw?.map.values() ?? []) {
+    if (!CONTEXT_FIELDS.includes(String(k))) typeError(`'${String(k)}' is an invalid keyword argument for ${name}()`)
+    if (v !== null) out.push([String(k), v])
+  }
+  return out
+}
+
+/** The methods of a context and of a `localcontext()` manager (`with localcontext() as ctx:`). */
+export function contextMethod(rt: PyRun, o: unknown, name: string, a: unknown[], _kw: PyDict | null): unknown {
+  if (o instanceof PyLocalContext) {
+    if (name === '__enter__') return o.enter(rt)
+    if (name === '__exit__') return o.exit(rt)
+    return undefined
+  }
+  if (!(o instanceof PyContext)) return undefined
+  switch (name) {
+    case 'copy': return o.copy()
+    case 'create_decimal': {
+      const d = decOf(rt, a.length ? a[0] : '0')
+      return new PyDecimal(d.nan ? d : N.fix(d, o.of(rt)))
+    }
+  }
+  return undefined
+}
+
+export function contextAttr(x: unknown, name: string): unknown {
+  return x instanceof PyContext ? x.get(name) : undefined
+}
+
+export const DECIMAL_FUNCTIONS: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown> = {
+  Decimal: (rt, a, kw) => makeDecimal(rt, a, kw),
+  'Decimal.from_float': (_rt, a) => fromFloat(a),
+  getcontext: (rt) => contextOf(rt),
+  setcontext: (rt, a) => {
+    if (!(a[0] instanceof PyContext)) typeError('argument must be a context')
+    current.set(rt, a[0] as PyContext)
+    return null
+  },
+  localcontext: (rt, a, kw) => {
+    const c = a.length ? a[0] : kw?.map.get('ctx')?.[1] ?? null
+    if (c !== null && !(c instanceof PyContext)) typeError('optional argument must be a context')
+    const rest = kw ? new PyDict() : null
+    for (const [k, e] of kw?.map ?? []) if (e[0] !== 'ctx') rest!.map.set(k, e)
+    return new PyLocalContext((c as PyContext | null) ?? contextOf(rt), contextFields('localcontext', [], rest, false))
+  },
+  Context: (_rt, a, kw) => {
+    const c = new PyContext()
+    for (const [k, v] of contextFields('Context', a, kw, true)) c.set(k, v)
+    return c
+  },
+}
+
+/** The module's constants: the rounding modes (strings, as CPython's) and the signal classes. */
+export const DECIMAL_CONSTANTS: Record<string, unknown> = Object.fromEntries(N.ROUNDINGS.map((r) => [r, r]))
+
+/** The signal classes (exception types, values.ts) the module names. */
+export const DECIMAL_SIGNALS = ['DecimalException', 'Clamped', 'InvalidOperation', 'ConversionSyntax', 'DivisionImpossible', 'DivisionUndefined', 'InvalidContext', 'DivisionByZero', 'Inexact', 'Rounded', 'Subnormal', 'Overflow', 'Underflow', 'FloatOperation']
+
