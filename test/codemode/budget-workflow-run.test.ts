@@ -11,8 +11,8 @@
 import { describe, expect, test } from 'bun:test'
 import { AgentVM, defineAtom, s, transpile } from '../../src/index.ts'
 import { BudgetTokens, MemorySeenTokens, workflowBudgetAtoms } from '../../src/codemode/index.ts'
-import { MemoryJournalStore, compileWorkflow, resumeWorkflow, startWorkflow, type WorkflowExecution } from '../../src/workflows/index.ts'
-import { drive } from '../workflows/helpers.ts'
+import { MemoryJournalStore, compileWorkflow, resumeWorkflow, startWorkflow } from '../../src/workflows/index.ts'
+import { drive, untilAgentAsks } from '../workflows/helpers.ts'
 
 const KEY = 'r'.repeat(32)
 
@@ -46,15 +46,6 @@ export default { result: sub.result, error: sub.error?.code ?? null, used: sub.f
 `
 const program = (atoms: unknown[]) => compileWorkflow(SRC, { atoms: atoms as never, sourceName: 'sub-run.ajs' })
 
-/** Poll until the workflow waits for the agent request `prompt` (bounded). */
-async function until(ex: WorkflowExecution, prompt: string): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    const p = await ex.poll()
-    if (typeof p === 'object' && 'Request' in p && p.Request.type === 'agent' && p.Request.prompt === prompt) return
-    if (typeof p === 'object' && 'Complete' in p) throw new Error('completed early')
-  }
-  throw new Error(`never asked ${prompt}`)
-}
 
 describe('budgetRun in a durable workflow', () => {
   test('uninterrupted: the child runs once under the token; settled exactly; a second spend is refused', async () => {
@@ -76,7 +67,7 @@ describe('budgetRun in a durable workflow', () => {
     const first = processOf()
     const store = new MemoryJournalStore()
     const ex = startWorkflow(program(first.atoms), { atoms: first.atoms, store, executionId: 'sr1', args: { child: CHILD }, seed: 3 })
-    await until(ex, 'after the sub-run')
+    await untilAgentAsks(ex, 'after the sub-run')
     ex.dispose()
     expect(first.ticks).toEqual([190])
 

@@ -10,8 +10,8 @@
 import { describe, expect, test } from 'bun:test'
 import { defineAtom, s } from '../../src/index.ts'
 import { BudgetTokens, budgetAtoms, workflowBudgetAtoms } from '../../src/codemode/index.ts'
-import { MemoryJournalStore, compileWorkflow, resumeWorkflow, startWorkflow, type WorkflowExecution } from '../../src/workflows/index.ts'
-import { drive } from '../workflows/helpers.ts'
+import { MemoryJournalStore, compileWorkflow, resumeWorkflow, startWorkflow } from '../../src/workflows/index.ts'
+import { drive, untilAgentAsks } from '../workflows/helpers.ts'
 
 const KEY = 'w'.repeat(32)
 
@@ -46,15 +46,6 @@ function setup() {
   return { atoms, program, remote, parent }
 }
 
-/** Poll until the workflow waits for the agent request `prompt`. */
-async function until(ex: WorkflowExecution, prompt: string): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
-    const p = await ex.poll()
-    if (typeof p === 'object' && 'Request' in p && p.Request.type === 'agent' && p.Request.prompt === prompt) return
-    if (typeof p === 'object' && 'Complete' in p) throw new Error('completed early')
-  }
-  throw new Error(`never asked ${prompt}`)
-}
 
 describe('budget tokens in a workflow survive a crash and a resume', () => {
   test('uninterrupted: minted, spent and settled once; the unused fuel comes back', async () => {
@@ -130,7 +121,7 @@ export default { token, code }
     const { atoms, program } = setup()
     const store = new MemoryJournalStore()
     const first = startWorkflow(program, { atoms, store, executionId: 'w3' })
-    await until(first, 'between the call and the settlement')
+    await untilAgentAsks(first, 'between the call and the settlement')
     first.dispose()
     const otherKey = [...workflowBudgetAtoms(new BudgetTokens({ key: 'z'.repeat(32) })), remoteServer().atom]
     let err: any

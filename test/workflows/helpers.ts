@@ -21,6 +21,16 @@ export async function drive(ex: WorkflowExecution, answer: Answer, maxPolls = 10
   throw new Error(`not complete after ${maxPolls} polls`)
 }
 
+/** Poll until the workflow waits for the agent request `prompt` (bounded); throws if it completes first. */
+export async function untilAgentAsks(ex: WorkflowExecution, prompt: string, maxPolls = 1000): Promise<void> {
+  for (let i = 0; i < maxPolls; i++) {
+    const p = await ex.poll()
+    if (typeof p === 'object' && 'Request' in p && p.Request.type === 'agent' && p.Request.prompt === prompt) return
+    if (typeof p === 'object' && 'Complete' in p) throw new Error('completed early')
+  }
+  throw new Error(`never asked ${prompt}`)
+}
+
 /** A clock the test moves by hand. */
 export function fakeClock(start = 1_700_000_000_000): { now: () => number; advance(ms: number): void } {
   let t = start
