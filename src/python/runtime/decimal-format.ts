@@ -9,7 +9,8 @@ import * as N from './decimal-num.ts'
 import { Dec, type Ctx } from './decimal-num.ts'
 import { sciText } from './decimal.ts'
 
-const SPEC = /^(?:(.)?([<>=^]))?([-+ ])?(z)?(#)?(0)?((?!0)\d+)?([,_])?(?:\.(0|(?!0)\d+))?([eEfFgGn%])?$/su
+// CPython's C implementation takes neither `#` nor `_`.
+const SPEC = /^(?:(.)?([<>=^]))?([-+ ])?(z)?()(0)?((?!0)\d+)?(,)?(?:\.(0|(?!0)\d+))?([eEfFgGn%])?$/su
 
 interface Spec {
   fill: string
@@ -37,7 +38,7 @@ function parse(text: string): Spec {
     align: m[2] ?? (zeropad ? '=' : '>'),
     sign: m[3] ?? '-',
     noNegZero: m[4] !== undefined,
-    alt: m[5] !== undefined,
+    alt: false,
     zeropad: zeropad && !m[2],
     width: m[7] ? Number(m[7]) : 0,
     sep: m[8] ?? '',

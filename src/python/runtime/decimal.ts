@@ -225,12 +225,12 @@ export class PyDecimal extends PyNumeric {
         const sign: 0 | 1 = d.zero && ctx.rounding !== 'ROUND_FLOOR' ? 0 : op === 'neg' ? (d.sign ? 0 : 1) : op === 'pos' ? d.sign : 0
         return new PyDecimal(N.fix(new Dec(sign, d.coef, d.exp, d.kind), ctx))
       }
-      case 'int': case 'trunc': return this.integer('ROUND_DOWN', 'convert', rt)
-      case 'floor': return this.integer('ROUND_FLOOR', 'convert', rt)
-      case 'ceil': return this.integer('ROUND_CEILING', 'convert', rt)
+      case 'int': case 'trunc': return this.integer('ROUND_DOWN', rt)
+      case 'floor': return this.integer('ROUND_FLOOR', rt)
+      case 'ceil': return this.integer('ROUND_CEILING', rt)
       case 'float': return mkFloat(this.toFloat())
       case 'round': {
-        if (nd === undefined || nd === null) return this.integer('ROUND_HALF_EVEN', 'round', rt)
+        if (nd === undefined || nd === null) return this.integer('ROUND_HALF_EVEN', rt)
         if (!isIntValue(nd)) typeError('optional arg must be an integer')
         const n = Number(intOf(nd))
         const ctx = ctxOf(rt)
@@ -242,10 +242,10 @@ export class PyDecimal extends PyNumeric {
   }
 
   /** int(d), math.floor/ceil(d), round(d): CPython's errors for NaN and infinity. */
-  private integer(mode: Rounding, verb: 'convert' | 'round', rt: PyRun | undefined): unknown {
+  private integer(mode: Rounding, rt: PyRun | undefined): unknown {
     const d = this.d
-    if (d.nan) valueError(verb === 'round' ? 'cannot round a NaN' : 'cannot convert NaN to integer')
-    if (d.kind === 'F') raise('OverflowError', verb === 'round' ? 'cannot round an infinity' : 'cannot convert Infinity to integer')
+    if (d.nan) valueError('cannot convert NaN to integer')
+    if (d.kind === 'F') raise('OverflowError', 'cannot convert Infinity to integer')
     const ctx = ctxOf(rt)
     const r = d.exp >= 0 ? d : N.rescale(d, 0, mode, ctx)
     ctx.work(r.digits + r.exp)
@@ -343,8 +343,8 @@ const DEC_TEXT = /^([-+])?(?:(?=\d|\.\d)(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?|(inf(?
 
 /** Decimal(text): CPython's syntax (surrounding whitespace, `_` between digits); else InvalidOperation. */
 export function parseDecimal(rt: PyRun | undefined, text: string): Dec {
-  let s = asciiDigits(text).trim()
-  if (/^[-+]?\d(_?\d)*(\.(\d(_?\d)*)?)?(e[-+]?\d(_?\d)*)?$/i.test(s) || /^[-+]?\.\d(_?\d)*(e[-+]?\d(_?\d)*)?$/i.test(s)) s = s.replace(/_/g, '')
+  // CPython's C implementation drops every underscore (`Decimal('1__0')` is 10).
+  const s = asciiDigits(text).trim().replace(/_/g, '')
   const m = DEC_TEXT.exec(s)
   if (!m) return N.signal('InvalidOperation', 'ConversionSyntax')
   const sign = m[1] === '-' ? 1 : 0

@@ -48,7 +48,8 @@ export class PyBuiltin extends PyOpaque {
     super()
   }
   override repr(): string {
-    return MODULE_CLASSES.has(this.name) ? `<class '${this.name}'>` : `<built-in function ${this.name}>`
+    // A module's function is named without its module (`<built-in function sqrt>`), as CPython's.
+    return MODULE_CLASSES.has(this.name) ? `<class '${this.name}'>` : `<built-in function ${this.name.slice(this.name.lastIndexOf('.') + 1)}>`
   }
   /** The type object when this is a module class (what `isinstance` checks against). */
   get classType(): PyType | undefined {

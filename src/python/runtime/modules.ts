@@ -4,7 +4,7 @@
  * the accepted arguments. Called as `py$modcall('math.sqrt', args, kw)`, or as values (`map(math.sqrt, xs)`).
  */
 import { anyIterator, lazyChain, lazyChainFrom, lazyCount, lazyCycle, lazyIslice, lazyRepeat } from './generators.ts'
-import { PyDeque, PyDict, PyFloat, PyIter, PyNumeric, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { PyDeque, PyDict, PyFloat, PyIter, PyNumeric, PySet, PyRange, PyDictView, isTuple, mkFloat, mkInt, shortTypeName, tuple, typeByName, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { hashKey, iterate, lt } from './core.ts'
 import { intOf, isIntValue, decimalText } from './numbers.ts'
@@ -228,7 +228,7 @@ function dumpValue(rt: PyRun, v: unknown, o: DumpOptions, level: number, stack: 
   if (v === null) return 'null'
   if (v instanceof PyFloat) return jsonNumber(v.v, o)
   const isList = Array.isArray(v) && !(v instanceof PyDeque)
-  if (!isList && !(v instanceof PyDict)) return typeError(`Object of type ${typeName(v)} is not JSON serializable`)
+  if (!isList && !(v instanceof PyDict)) return typeError(`Object of type ${shortTypeName(typeName(v))} is not JSON serializable`)
   if (stack.has(v)) valueError('Circular reference detected')
   if (level > 1000) raise('RecursionError', 'maximum recursion depth exceeded while encoding a JSON object')
   stack.add(v)

@@ -1,0 +1,135 @@
+/**
+ * decimal.Decimal against CPython 3.11: every expression of decimal/exprs.txt runs as its own block
+ * (the run's default context) and must give CPython's `repr(value)`, or its exception class and
+ * message, byte for byte. CPython's outputs are committed (decimal/expected.json; regenerate with
+ * `python3 test/python/decimal/regen.py`), so this runs without python3. decimal/random.json holds
+ * seeded random operations (every operator, precisions 1-40, all rounding modes) the same way.
+ */
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { runPythonBlock, transpilePython } from '../../src/python/index.ts'
+
+const DIR = join(import.meta.dir, 'decimal')
+const expected = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8')) as { python: string; cases: Array<[string, string]> }
+
+const IMPORTS = `from decimal import Decimal, Context, InvalidOperation, DivisionByZero, ROUND_05UP, ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, getcontext, localcontext, setcontext
+from fractions import Fraction
+import math, json`
+
+/** What the VM gives for an expression, in the regen script's terms. */
+async function observe(expr: string): Promise<string> {
+  const body = `${IMPORTS}\ntry:\n    r = repr(${expr})\nexcept Exception as e:\n    r = type(e).__name__ + ": " + str(e)\nreturn {"r": r}`
+  const out = await runPythonBlock(body, { profile: 'extended' })
+  return out.error ? `(not run: ${out.error.message})` : (out.result as { r: string }).r
+}
+
+describe(`decimal expressions against CPython ${expected.python}`, () => {
+  test('the corpus is large', () => expect(expected.cases.length).toBeGreaterThanOrEqual(300))
+  test.each(expected.cases)('%s', async (expr, want) => {
+    expect(await observe(expr)).toBe(want)
+  })
+})
+
+type RandomCase = [string, string, string, number, string, string]
+const random = JSON.parse(readFileSync(join(DIR, 'random.json'), 'utf8')) as { python: string; cases: RandomCase[] }
+
+describe(`seeded random decimal arithmetic against CPython ${random.python}`, () => {
+  // One block for all: [a, op, b, prec, rounding, CPython's str(result) or exception class].
+  test(`${random.cases.length} operations`, async () => {
+    const body = `${IMPORTS}
+out = []
+for a, op, b, prec, rounding, _ in cases:
+    with localcontext() as ctx:
+        ctx.prec = prec
+        ctx.rounding = rounding
+        x, y = Decimal(a), (Decimal(b) if op != "fmt" else None)
+        try:
+            if op == "+": r = x + y
+            elif op == "-": r = x - y
+            elif op == "*": r = x * y
+            elif op == "/": r = x / y
+            elif op == "//": r = x // y
+            elif op == "%": r = x % y
+            elif op == "**": r = x ** int(y)
+            elif op == "sqrt": r = x.sqrt()
+            elif op == "quantize": r = x.quantize(y)
+            elif op == "round": r = round(x, int(y))
+            elif op == "fmt": r = format(x, b)
+            elif op == "cmp": r = [x < y, x == y, x > y]
+            elif op == "normalize": r = x.normalize()
+            else: r = "?" + op
+            out.append(str(r))
+        except Exception as e:
+            out.append(type(e).__name__)
+return {"out": out}`
+    const r = await runPythonBlock(body, { profile: 'extended', params: ['initial', 'cases'], input: { cases: random.cases }, fuel: 1e6 })
+    expect(r.error).toBeUndefined()
+    const got = (r.result as { out: string[] }).out
+    const diffs = random.cases.flatMap((c, i) => (got[i] === c[5] ? [] : [[...c, got[i]]]))
+    expect(diffs).toEqual([])
+  })
+})
+
+describe('decimal in the profiles', () => {
+  test('the contract profile refuses the import at its line, naming the extended profile', () => {
+    let err: unknown
+    try {
+      transpilePython('x = 1\nfrom decimal import Decimal\nreturn {"d": str(Decimal("1.1"))}', { profile: 'contract' })
+    } catch (e) {
+      err = e
+    }
+    expect((err as { line: number }).line).toBe(2)
+    expect((err as { hint: string }).hint).toContain("profile: 'extended'")
+  })
+
+  test('a huge precision or power ends on fuel, not on memory', async () => {
+    const prec = await runPythonBlock('from decimal import Decimal, getcontext\ngetcontext().prec = 10 ** 9\nreturn {"r": str(Decimal(1) / 7)}', { profile: 'extended', fuel: 1000 })
+    expect(prec.error?.code).toBe('FUEL_EXHAUSTED')
+    const pow = await runPythonBlock('from decimal import Decimal, getcontext\ngetcontext().prec = 10 ** 6\nreturn {"r": str(Decimal("1.0000001") ** (10 ** 7))}', { profile: 'extended', fuel: 1000 })
+    expect(pow.error?.code).toBe('FUEL_EXHAUSTED')
+  })
+
+  test('the context belongs to the run: a change does not reach the next run', async () => {
+    await runPythonBlock('from decimal import getcontext\ngetcontext().prec = 3\nreturn {}', { profile: 'extended' })
+    const r = await runPythonBlock('from decimal import Decimal\nreturn {"r": str(Decimal(1) / 3)}', { profile: 'extended' })
+    expect(r.result).toEqual({ r: '0.3333333333333333333333333333' })
+  })
+
+  test('localcontext restores the context after the block, also when it raises', async () => {
+    const r = await runPythonBlock(`from decimal import Decimal, localcontext
+try:
+    with localcontext() as ctx:
+        ctx.prec = 2
+        inside = str(Decimal(1) / 3)
+        raise ValueError("x")
+except ValueError:
+    pass
+with localcontext(prec=5) as ctx:
+    kw = str(Decimal(2).sqrt())
+return {"inside": inside, "after": str(Decimal(1) / 3), "kw": kw}`, { profile: 'extended' })
+    expect(r.result).toEqual({ inside: '0.33', after: '0.3333333333333333333333333333', kw: '1.4142' })
+  })
+
+  test('the signals are catchable by their CPython bases', async () => {
+    const r = await runPythonBlock(`from decimal import Decimal, DivisionByZero, InvalidOperation, DecimalException
+caught = []
+for a, b in [(1, 0), (0, 0)]:
+    try:
+        Decimal(a) / Decimal(b)
+    except ZeroDivisionError as e:
+        caught.append(["zero", type(e).__name__, str(e)])
+    except DecimalException as e:
+        caught.append(["decimal", type(e).__name__, str(e)])
+try:
+    Decimal("1,5")
+except ArithmeticError as e:
+    caught.append(["arith", type(e).__name__, isinstance(e, InvalidOperation)])
+return {"caught": caught}`, { profile: 'extended' })
+    expect(r.result).toEqual({ caught: [
+      ['zero', 'DivisionByZero', "[<class 'decimal.DivisionByZero'>]"],
+      ['decimal', 'InvalidOperation', "[<class 'decimal.DivisionUndefined'>]"],
+      ['arith', 'InvalidOperation', true],
+    ] })
+  })
+})

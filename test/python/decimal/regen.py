@@ -1,0 +1,99 @@
+"""Regenerates expected.json for test/python/decimal.test.ts: each line of exprs.txt evaluated in CPython
+(a fresh default decimal context for each), as `repr(value)` or `ExceptionClass: message`.
+Run: python3 test/python/decimal/regen.py   (CPython 3.11)"""
+import json
+import math
+import os
+import sys
+from decimal import (Context, Decimal, InvalidOperation, DivisionByZero, ROUND_05UP, ROUND_CEILING, ROUND_DOWN,
+                     ROUND_FLOOR, ROUND_HALF_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, getcontext, localcontext,
+                     setcontext)
+from fractions import Fraction
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def evaluate(expr):
+    setcontext(Context())
+    try:
+        return repr(eval(expr))
+    except Exception as e:  # noqa: BLE001 - the class and message are the observation
+        return "%s: %s" % (type(e).__name__, e)
+
+
+ROUNDINGS = [ROUND_DOWN, ROUND_HALF_UP, ROUND_HALF_EVEN, ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_HALF_DOWN, ROUND_05UP]
+SPECS = [".2f", ",.2f", ".3e", ".4g", "%", ".1%", "", ">12.3f", "015,.2f", "+.1f", "g", ".0f", "e"]
+
+
+def random_number(rng, max_digits=30):
+    digits = str(rng.randrange(10 ** rng.randint(1, max_digits)))
+    exp = rng.randint(-20, 20)
+    sign = rng.choice(["", "-"])
+    return "%s%sE%d" % (sign, digits, exp) if rng.random() < 0.5 else str(Decimal("%s%sE%d" % (sign, digits, exp)))
+
+
+def random_case(rng):
+    op = rng.choice(["+", "-", "*", "/", "//", "%", "**", "sqrt", "quantize", "round", "fmt", "cmp", "normalize", "+", "*", "/"])
+    a = random_number(rng)
+    if op == "**":
+        a = random_number(rng, 8)
+        b = str(rng.randint(-25, 60))
+    elif op == "round":
+        b = str(rng.randint(-3, 6))
+    elif op == "quantize":
+        b = "1E%d" % rng.randint(-12, 4)
+    elif op == "fmt":
+        b = rng.choice(SPECS)
+    elif op == "sqrt" or op == "normalize":
+        b = "0"
+    elif op in ("+", "-") and rng.random() < 0.3:
+        # Operands far apart and close cancellations.
+        b = str(-Decimal(a) + Decimal(random_number(rng, 3)).scaleb(rng.randint(-40, 0)))
+    else:
+        b = random_number(rng)
+    prec = rng.randint(1, 40)
+    rounding = rng.choice(ROUNDINGS)
+    return [a, op, b, prec, rounding, run_case(a, op, b, prec, rounding)]
+
+
+def run_case(a, op, b, prec, rounding):
+    with localcontext() as ctx:
+        ctx.prec = prec
+        ctx.rounding = rounding
+        x, y = Decimal(a), Decimal(b) if op != "fmt" else None
+        try:
+            if op == "+": r = x + y
+            elif op == "-": r = x - y
+            elif op == "*": r = x * y
+            elif op == "/": r = x / y
+            elif op == "//": r = x // y
+            elif op == "%": r = x % y
+            elif op == "**": r = x ** int(y)
+            elif op == "sqrt": r = x.sqrt()
+            elif op == "quantize": r = x.quantize(y)
+            elif op == "round": r = round(x, int(y))
+            elif op == "fmt": r = format(x, b)
+            elif op == "cmp": r = [x < y, x == y, x > y]
+            elif op == "normalize": r = x.normalize()
+            return str(r)
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__
+
+
+def main():
+    with open(os.path.join(HERE, "exprs.txt")) as f:
+        exprs = [line.rstrip("\n") for line in f if line.strip()]
+    out = {"python": sys.version.split()[0], "cases": [[e, evaluate(e)] for e in exprs]}
+    with open(os.path.join(HERE, "expected.json"), "w") as f:
+        json.dump(out, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    import random
+    rng = random.Random(20261127)
+    cases = [random_case(rng) for _ in range(3000)]
+    with open(os.path.join(HERE, "random.json"), "w") as f:
+        json.dump({"python": sys.version.split()[0], "cases": cases}, f, separators=(",", ":"))
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
