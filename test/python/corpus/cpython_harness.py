@@ -7,6 +7,7 @@ classes a block can raise and catch), called as `_block(initial=..., **input)`. 
 """
 import ast
 import builtins
+import decimal
 import json
 import sys
 
@@ -28,7 +29,7 @@ EXTENDED += ("OSError ConnectionError BrokenPipeError ConnectionAbortedError Con
 SAFE_EXTENDED = dict(SAFE, **{name: getattr(builtins, name) for name in EXTENDED})
 # Classes and the modules the extended profile imports.
 SAFE_EXTENDED.update(super=super, object=object, NotImplemented=NotImplemented, property=property, staticmethod=staticmethod, classmethod=classmethod)
-MODULES = {"math", "json", "collections", "itertools", "string", "dataclasses", "typing", "re", "functools", "datetime", "heapq", "random", "operator", "bisect", "statistics", "fractions"}
+MODULES = {"math", "json", "collections", "itertools", "string", "dataclasses", "typing", "re", "functools", "datetime", "heapq", "random", "operator", "bisect", "statistics", "fractions", "decimal"}
 # Imported here first: a module first imported from a block would get the block's restricted builtins
 # (and fail on its own imports, e.g. datetime's `import time`).
 for _m in sorted(MODULES):
@@ -58,6 +59,8 @@ def run(case):
     else:
         safe = dict(SAFE, __build_class__=None)
     env = {"__builtins__": safe, "__name__": "__main__"}
+    # Each block starts from the default decimal context, as each run on the VM does.
+    decimal.setcontext(decimal.Context())
     out = run_in(case, params, env)
     if extended and printed:
         out["log"] = "".join(printed)
