@@ -470,6 +470,34 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
   return undefined
 }
 
+/** statistics' `_convert` of an exact ratio (or a non-finite float) to a Decimal: n / d in the run's context. */
+export function decimalOfRatio(rt: PyRun | undefined, v: Q.Ratio | number): PyDecimal {
+  if (typeof v === 'number') return new PyDecimal(decOfFloat(v))
+  return new PyDecimal(N.div(decOfInt(v.n), decOfInt(v.d), ctxOf(rt)))
+}
+
+/** statistics' `_decimal_sqrt_of_frac`: √(n/d) to the context, moved a step up or down when the context's sqrt of the quotient is off. */
+export function decimalSqrtOfRatio(rt: PyRun | undefined, v: Q.Ratio): PyDecimal {
+  let n = v.n, m = v.d
+  if (n <= 0n) {
+    if (n === 0n) return new PyDecimal(new Dec(0, 0n, -1))
+    n = -n; m = -m
+  }
+  const ctx = ctxOf(rt)
+  const root = N.sqrt(N.div(decOfInt(n), decOfInt(m), ctx), ctx)
+  const ratioOf = (x: Dec): [bigint, bigint] => { const r = new PyDecimal(x).ratio(); return [r.n, r.d] }
+  const [nr, dr] = ratioOf(root)
+  // One unit in the last place toward each side (CPython's next_plus / next_minus).
+  const tiny = new Dec(0, 1n, ctx.Emin - ctx.prec)
+  const plus = N.add(root, tiny, { ...ctx, rounding: 'ROUND_CEILING' })
+  const [np, dp] = ratioOf(plus)
+  if (4n * n * (dr * dp) ** 2n > m * (dr * np + dp * nr) ** 2n) return new PyDecimal(plus)
+  const minus = N.sub(root, tiny, { ...ctx, rounding: 'ROUND_FLOOR' })
+  const [nm, dm] = ratioOf(minus)
+  if (4n * n * (dr * dm) ** 2n < m * (dr * nm + dm * nr) ** 2n) return new PyDecimal(minus)
+  return new PyDecimal(root)
+}
+
 /** `Decimal.from_float(f)`: an int or a float, exactly. */
 function fromFloat(a: unknown[]): PyDecimal {
   if (a.length !== 1) typeError(`Decimal.from_float() takes exactly one argument (${a.length} given)`)

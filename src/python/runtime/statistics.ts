@@ -2,7 +2,9 @@
  * `statistics` (extended profile), CPython 3.11's algorithms and so its results to the last bit:
  * `mean`, `variance`, `pvariance`, `stdev`, `pstdev` and `harmonic_mean` sum exactly (ints, floats
  * and fractions as exact ratios, rational.ts) and round once at the end, in the type CPython picks
- * (all ints: an int when exact; a float among them: a float; fractions: a Fraction); `fmean`,
+ * (all ints: an int when exact; a float among them: a float; fractions: a Fraction; decimals: a
+ * Decimal, divided and square-rooted in the run's context as CPython's `_convert` and
+ * `_decimal_sqrt_of_frac` do); `fmean`,
  * `covariance`, `correlation` and `linear_regression` are float arithmetic over `fsum`, which is
  * the exact sum rounded once; the medians, `quantiles` and the modes use the runtime's own
  * operators and comparisons, as CPython uses the values' own.
@@ -15,13 +17,14 @@ import { add, mul, sub, truediv } from './ops.ts'
 import { sortItems, float as toFloatValue } from './builtins.ts'
 import { makeNamedTuple } from './namedtuple.ts'
 import { PyFraction } from './fractions.ts'
+import { PyDecimal, decimalOfRatio, decimalSqrtOfRatio } from './decimal.ts'
 import { bigWorkUnits, type PyRun } from './fuel.ts'
 import * as Q from './rational.ts'
 import { fsum as mathFsum, real } from './fsum.ts'
 
 type Fn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
 /** The type CPython converts a result to (`_coerce` over the data's types). */
-type Kind = 'int' | 'float' | 'Fraction'
+type Kind = 'int' | 'float' | 'Fraction' | 'Decimal'
 /** An exact total, or the float sum of the infinities and NaNs among the data (CPython's `partials[None]`). */
 type Total = Q.Ratio | number
 
@@ -35,10 +38,17 @@ function exact(x: unknown): [Kind, Total] {
     return ['float', Number.isFinite(f) ? Q.fromFloat(f) : f]
   }
   if (x instanceof PyFraction) return ['Fraction', x]
+  if (x instanceof PyDecimal) return ['Decimal', x.d.finite ? x.ratio() : x.toFloat()]
   return typeError(`can't convert type '${typeName(x)}' to numerator/denominator`)
 }
 
-const coerce = (t: Kind, s: Kind): Kind => (t === 'float' || s === 'float' ? 'float' : t === 'Fraction' || s === 'Fraction' ? 'Fraction' : 'int')
+/** CPython's `_coerce`: int gives way to any type, Fraction to float; Decimal mixes with neither. */
+function coerce(t: Kind, s: Kind): Kind {
+  if (t === s || s === 'int') return t
+  if (t === 'int') return s
+  if (t !== 'Decimal' && s !== 'Decimal') return 'float'
+  return typeError(`don't know how to coerce ${t} and ${s}`)
+}
 
 const bitsOf = (r: Q.Ratio): number => Math.max(Q.abs(r.n).toString(16).length, r.d.toString(16).length) * 4
 
@@ -60,7 +70,8 @@ function exactSum(rt: PyRun, items: readonly unknown[]): { kind: Kind; total: To
 }
 
 /** CPython's `_convert`: an int when the kind is int and the value whole, else a float; a Fraction stays one. */
-function convert(v: Total, kind: Kind): unknown {
+function convert(v: Total, kind: Kind, rt?: PyRun): unknown {
+  if (kind === 'Decimal') return decimalOfRatio(rt, v)
   if (typeof v === 'number') return v
   if (kind === 'Fraction') return PyFraction.of(v)
   if (kind === 'int' && v.d === 1n) return mkInt(v.n)
@@ -133,7 +144,8 @@ function spread(name: string, sample: boolean, root: boolean): Fn {
     const need = sample ? 2 : 1
     if (count < need) fail(`${name} requires at least ${sample ? 'two data points' : 'one data point'}`)
     const m = divBy(ss, sample ? count - 1 : count)
-    return root ? mkFloat(sqrtOf(m)) : convert(m, kind)
+    if (root && kind === 'Decimal' && typeof m !== 'number') return decimalSqrtOfRatio(rt, m)
+    return root ? mkFloat(sqrtOf(m)) : convert(m, kind, rt)
   }
 }
 
@@ -187,7 +199,7 @@ export const STATISTICS_FUNCTIONS: Record<string, Fn> = {
     const [xs] = args('mean', a, kw, 1, ['data'])
     const { kind, total, count } = exactSum(rt, data(rt, xs))
     if (count < 1) fail('mean requires at least one data point')
-    return convert(divBy(total, count), kind)
+    return convert(divBy(total, count), kind, rt)
   },
   fmean: (rt, a, kw) => {
     const [xs, weights] = args('fmean', a, kw, 1, ['data', 'weights'])
@@ -240,7 +252,7 @@ export const STATISTICS_FUNCTIONS: Record<string, Fn> = {
     const { kind, total } = exactSum(rt, terms)
     if (typeof total === 'number' ? total <= 0 : total.n <= 0n) fail('Weighted sum must be positive')
     if (typeof total === 'number' || typeof sumWeights === 'number') return mkFloat(Q.toFloat(sumWeights as Q.Ratio) / (typeof total === 'number' ? total : Q.toFloat(total)))
-    return convert(Q.div(sumWeights, total), kind)
+    return convert(Q.div(sumWeights, total), kind, rt)
   },
   median: (rt, a, kw) => {
     const [xs] = args('median', a, kw, 1, ['data'])
