@@ -132,9 +132,15 @@ export const DEFAULT_LIMITS: Required<RunLimits> = Object.freeze({
 })
 const randomUUID = () => globalThis.crypto.randomUUID()
 
+/** The normalised options of the last run given only `fuel` (or nothing): most runs are, and they can share it. */
+let fuelOnly: NormalizedOptions | undefined
+
 /** Validate and normalise run options; throws OPTIONS_INVALID. Absent parts share frozen defaults. */
 export function normalizeOptions(options: RunOptions | undefined): NormalizedOptions {
   const o = options === undefined ? NONE : record(options, 'options')
+  let only = true
+  for (const k in o) if (k !== 'fuel') only = false
+  if (only && fuelOnly?.fuel === (o.fuel ?? DEFAULTS.fuel)) return fuelOnly!
   for (const k of Object.keys(o)) if (!KEYS.has(k)) throw bad(`Unknown run option "${k}"${didYouMean(k, KEYS)}`)
   const fuel = o.fuel === undefined ? DEFAULTS.fuel : positive(o.fuel, 'fuel', true)
   const timeoutMs = o.timeoutMs === undefined ? fuel * DEFAULTS.msPerFuel : positive(o.timeoutMs, 'timeoutMs', true)
@@ -143,27 +149,26 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
     throw bad('interrupt must be a non-empty Int32Array (e.g. new Int32Array(new SharedArrayBuffer(4)))')
   }
   if (o.tenant !== undefined && (typeof o.tenant !== 'string' || o.tenant.length > 256)) throw bad('tenant must be a string of at most 256 characters')
-  // The sub-records are checked only when given: most runs pass just `fuel`.
-  const costOverrides = o.costOverrides === undefined ? NONE : record(o.costOverrides, 'costOverrides')
-  if (costOverrides !== NONE) {
-    for (const [k, v] of Object.entries(costOverrides)) if (typeof v !== 'function') positive(v, `costOverrides.${k}`, true)
+  const sub = (name: keyof RunOptions): Record<string, any> => (o[name] === undefined ? NONE : record(o[name], name))
+  /** A record of non-negative numbers (cost overrides may also be functions). */
+  const numbers = (name: keyof RunOptions): Record<string, any> => {
+    const r = sub(name)
+    for (const [k, v] of Object.entries(r)) if (typeof v !== 'function' || name !== 'costOverrides') positive(v, `${name}.${k}`, true)
+    return r
   }
-  const quotas = o.quotas === undefined ? NONE : record(o.quotas, 'quotas')
-  if (quotas !== NONE) for (const [k, v] of Object.entries(quotas)) positive(v, `quotas.${k}`, true)
-  const quotaUsed = o.quotaUsed === undefined ? null : record(o.quotaUsed, 'quotaUsed')
-  if (quotaUsed !== null) {
-    if (!Object.isExtensible(quotaUsed)) throw bad('quotaUsed must be writable')
-    for (const [k, v] of Object.entries(quotaUsed)) positive(v, `quotaUsed.${k}`, true)
+  const costOverrides = numbers('costOverrides')
+  const quotas = numbers('quotas')
+  const quotaUsed = o.quotaUsed === undefined ? null : numbers('quotaUsed')
+  if (quotaUsed !== null && !Object.isExtensible(quotaUsed)) throw bad('quotaUsed must be writable')
+  const timeoutOverrides = numbers('timeoutOverrides')
+  const given = sub('limits')
+  const limits: Required<RunLimits> = given === NONE ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS }
+  for (const k of Object.keys(given) as Array<keyof RunLimits>) {
+    if (!LIMIT_KEYS.has(k)) throw bad(`Unknown limit "${k}"${didYouMean(k, LIMIT_KEYS)}`)
+    if (given[k] !== undefined) limits[k] = positive(given[k], `limits.${k}`, k === 'maxAgentDepth')
   }
-  const timeoutOverrides = o.timeoutOverrides === undefined ? NONE : record(o.timeoutOverrides, 'timeoutOverrides')
-  if (timeoutOverrides !== NONE) for (const [k, v] of Object.entries(timeoutOverrides)) positive(v, `timeoutOverrides.${k}`, true)
-  const limits = o.limits === undefined ? NONE : record(o.limits, 'limits')
-  if (limits !== NONE) for (const k of Object.keys(limits)) if (!LIMIT_KEYS.has(k)) throw bad(`Unknown limit "${k}"${didYouMean(k, LIMIT_KEYS)}`)
-  if (o.onLog !== undefined && typeof o.onLog !== 'function') throw bad('onLog must be a function')
-  if (o.random !== undefined || o.now !== undefined || o.uuid !== undefined) {
-    for (const fn of ['random', 'now', 'uuid'] as const) if (o[fn] !== undefined && typeof o[fn] !== 'function') throw bad(`${fn} must be a function`)
-  }
-  return {
+  for (const fn of ['onLog', 'random', 'now', 'uuid'] as const) if (o[fn] !== undefined && typeof o[fn] !== 'function') throw bad(`${fn} must be a function`)
+  const normalized: NormalizedOptions = {
     fuel,
     timeoutMs,
     signal: o.signal,
@@ -180,14 +185,11 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
     maxHeapBytes: o.maxHeapBytes === undefined ? DEFAULTS.maxHeapBytes : positive(o.maxHeapBytes, 'maxHeapBytes'),
     trace: o.trace === true,
     onLog: o.onLog,
-    limits: limits === NONE ? DEFAULT_LIMITS : {
-      maxCallDepth: limits.maxCallDepth === undefined ? DEFAULTS.maxCallDepth : positive(limits.maxCallDepth, 'limits.maxCallDepth'),
-      maxAgentDepth: limits.maxAgentDepth === undefined ? DEFAULTS.maxAgentDepth : positive(limits.maxAgentDepth, 'limits.maxAgentDepth', true),
-      maxAstNodes: limits.maxAstNodes === undefined ? DEFAULTS.maxAstNodes : positive(limits.maxAstNodes, 'limits.maxAstNodes'),
-      maxAstDepth: limits.maxAstDepth === undefined ? DEFAULTS.maxAstDepth : positive(limits.maxAstDepth, 'limits.maxAstDepth'),
-    },
+    limits,
     random: o.random ?? Math.random,
     now: o.now ?? Date.now,
     uuid: o.uuid ?? randomUUID,
   }
+  if (only) fuelOnly = Object.freeze(normalized)
+  return normalized
 }

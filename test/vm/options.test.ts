@@ -59,6 +59,18 @@ describe('option validation', () => {
   test('the message names the unknown key', async () => {
     expect((await run(prog([]), {}, { fuell: 1 } as any)).error?.message).toContain('"fuell"')
   })
+  test('runs given only fuel share normalised options, each with its own budget, and bad ones still fail', async () => {
+    const spend = prog([while_(lit(true), [])])
+    for (const fuel of [3, 3, 5, 3, undefined]) {
+      const r = await run(spend, {}, fuel === undefined ? undefined : { fuel })
+      expect(r.error?.code).toBe('FUEL_EXHAUSTED')
+      expect(r.fuelUsed).toBe(fuel ?? 1000)
+    }
+    expect(await code(prog([]), {}, { fuel: 3, fuell: 1 } as any)).toBe('OPTIONS_INVALID')
+    expect(await code(prog([]), {}, { fuel: -3 })).toBe('OPTIONS_INVALID')
+    expect(await code(prog([]), {}, { fuel: 3, limits: { maxAgentDepth: 0 } })).toBe('OK')
+    expect(await code(prog([]), {}, { fuel: 3, limits: { maxCallDepth: 0 } })).toBe('OPTIONS_INVALID')
+  })
   test('fuel 0 is allowed and runs nothing costly', async () => {
     expect(await code(prog([ret(lit(1))]), {}, { fuel: 0 })).toBe('FUEL_EXHAUSTED')
     expect(await code(prog([]), {}, { fuel: 0 })).toBe('OK')

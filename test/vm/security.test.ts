@@ -108,6 +108,20 @@ describe('host args and results', () => {
     cyc.me = cyc
     expect(await code(prog([]), cyc)).toBe('VALUE_NOT_DATA')
   })
+  test('only own keys of args are copied: inherited ones, or a polluted Object.prototype, add none', async () => {
+    const echo = prog([ret(id('input'))], { params: 'input' })
+    const inherited = Object.assign(Object.create({ secret: 1 }), { a: 1 })
+    const nullProto = Object.assign(Object.create(null), { b: 2 })
+    expect(await value(echo, { inherited, nullProto })).toEqual({ inherited: { a: 1 }, nullProto: { b: 2 } })
+    ;(Object.prototype as any).polluted = 1
+    try {
+      const r = await run(echo, { a: { b: 1 } })
+      expect(Object.keys(r.result as object)).toEqual(['a'])
+      expect(Object.keys((r.result as any).a)).toEqual(['b'])
+    } finally {
+      delete (Object.prototype as any).polluted
+    }
+  })
   test('args with __proto__ keys (from JSON) lose them', async () => {
     const args = JSON.parse('{"__proto__":{"admin":true},"name":"x"}')
     expect(await value(prog([ret(id('input'))], { params: 'input' }), args)).toEqual({ name: 'x' })
