@@ -153,7 +153,8 @@ export async function subRun(ctx: AtomContext, cap: BudgetCapability, input: Sub
   const calls: Record<string, number> = {}
   const result = await runner.run(input.agentId, input.input ?? {}, {
     ...cap.runOptions, fuel: claims.fuel, timeoutMs, signal: ctx.signal,
-    capabilities: { ...ctx.capabilities, budget: child }, context: ctx.context,
+    // The host's capabilities for sub-runs (runOptions), then the run's own (where a run passes its own, as a pool run does).
+    capabilities: { ...(cap.runOptions?.['capabilities'] as Record<string, unknown> | undefined), ...ctx.capabilities, budget: child }, context: ctx.context,
     ...(claims.quotas ? { quotas: claims.quotas, quotaUsed: calls } : {}),
   })
   return { result: result.result ?? null, ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}), fuelUsed: result.fuelUsed, receipt: cap.tokens.receipt(claims, result.fuelUsed, calls) }

@@ -30,8 +30,9 @@
  *   process, the child runs again (at least once, like any custom atom).
  *
  * The state of each run (the tokens it minted and spent) is kept per VM run.
- * The workflow threads of `ajsc serve` give every workflow budgetToken and
- * budgetSettle when the config has budgetTokens (src/server/pool/workflow-thread.ts).
+ * The workflow threads of `ajsc serve` give every workflow the three when the
+ * config has budgetTokens, budgetRun's runner being the tenant's VM
+ * (src/server/pool/workflow-thread.ts).
  */
 import { runOf } from '../vm/atoms/define.ts'
 import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'

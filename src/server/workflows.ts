@@ -29,6 +29,7 @@ import type { WorkflowRequest, WorkflowResolution } from '../workflows/engine/ty
 import type { AtomDef } from '../vm/atoms/types.ts'
 import { atomsOfTenant } from './atoms.ts'
 import type { BudgetTokens } from '../codemode/budget-token.ts'
+import type { BudgetRunner } from '../codemode/budget-atoms.ts'
 import { workflowBudgetAtoms } from '../codemode/budget-workflow.ts'
 import { HttpError } from './errors.ts'
 import type { Host } from './host.ts'
@@ -89,18 +90,21 @@ const INLINE_SLEEP_MS = 1000
 const BUSY_RETRY_MS = 500
 const MAX_LOGS = 50
 
+/** Compiling needs budgetRun by name only: the workflow threads run it, with the tenant's VM as its runner. */
+const RUNS_IN_THREADS: BudgetRunner = { run: () => Promise.reject(new Error('budgetRun runs in the workflow threads')) }
+
 /** The workflow budget atoms of a host with budgetTokens (here for compiling; a workflow thread runs its own). */
 const budgetAtomsOf = new WeakMap<BudgetTokens, AtomDef[]>()
 const workflowBudgetAtomsOf = (host: Host): AtomDef[] => {
   if (!host.budget) return []
   let atoms = budgetAtomsOf.get(host.budget)
-  if (!atoms) budgetAtomsOf.set(host.budget, (atoms = workflowBudgetAtoms(host.budget)))
+  if (!atoms) budgetAtomsOf.set(host.budget, (atoms = workflowBudgetAtoms(host.budget, { runner: RUNS_IN_THREADS })))
   return atoms
 }
 
 /**
  * The custom atoms a tenant's workflows may call: the server's, narrowed by the tenant's allowlist, and with
- * budgetTokens in the config budgetToken and budgetSettle (every tenant's, as in runs).
+ * budgetTokens in the config budgetToken, budgetSettle and budgetRun (every tenant's, as in runs).
  */
 const tenantAtoms = (host: Host, tenant: string): AtomDef[] =>
   [...atomsOfTenant(host.atoms.atoms, host.config.tenants.find((t) => t.id === tenant)?.atoms), ...workflowBudgetAtomsOf(host)]

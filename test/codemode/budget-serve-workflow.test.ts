@@ -2,11 +2,12 @@
  * Budget tokens in the workflows of `ajsc serve` (issue 25, follow-up): with
  * budgetTokens in its config, a workflow (POST /v1/workflows) mints a token,
  * hands it to another `ajsc serve` of the deployment through a custom atom of
- * the config, and settles the receipt, journaled by call site as in the
- * library. With PostgreSQL, the server is killed while the workflow waits
+ * the config, runs a procedure of its tenant locally under another
+ * (budgetRun: the tenant's VM, its agent memory), and settles both receipts,
+ * journaled by call site as in the library. With PostgreSQL, the server is killed while the workflow waits
  * and started again: the new process replays the journal without minting
- * again or calling the other server again, and settles exactly what the child
- * used. A server without budgetTokens refuses such a workflow (422 AJS3002)
+ * again, calling the other server again or running the sub-run again, and
+ * settles exactly what the children used. A server without budgetTokens refuses such a workflow (422 AJS3002)
  * with a hint naming the config key. Servers on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -26,13 +27,23 @@ process.env[KEY_ENV] = KEY
 const ATOMS = resolve(import.meta.dir, 'fixtures/budget-serve-atoms.mjs')
 
 const CHILD = 'function child({ n }) { let s = 0; for (let i = 0; i < n; i++) s += i; return s }'
+/** The local sub-run (budgetRun, a procedure of the tenant): counts its runs in the tenant's agent memory. */
+const LOCAL = `function local({ n }) {
+  let s = 0
+  for (let i = 0; i < n; i++) s += i
+  storeSet({ key: 'runs', value: (storeGet({ key: 'runs' }) ?? 0) + 1 })
+  return s
+}`
 const FLOW = `const token = await budgetToken({ fuel: 400 })
 const child = await remoteRun({ source: ${JSON.stringify(CHILD)}, n: 50, token })
+const local = await budgetToken({ fuel: 300 })
+const sub = await budgetRun({ agentId: args.proc, input: { n: 20 }, token: local })
 const go = await agent('settle?', { external: true })
 const settled = await budgetSettle({ receipt: child.receipt })
+const settledLocal = await budgetSettle({ receipt: sub.receipt })
 let over = null
 try { await budgetToken({ fuel: 1e12 }) } catch (e) { over = e.code }
-export default { token, sum: child.result, childUsed: child.fuelUsed, error: child.error, settled, over }
+export default { token, sum: child.result, childUsed: child.fuelUsed, error: child.error, settled, over, sub: sub.result, subError: sub.error ?? null, subUsed: sub.fuelUsed, settledLocal }
 `
 
 const children: ChildProcess[] = []
@@ -66,8 +77,26 @@ async function startA(log: string, database?: string): Promise<{ url: string; ch
   return { url: a.match[1]!, child: a.child }
 }
 
+/** Store LOCAL as a procedure of tenant ops on `url`; its proc_ token. */
+async function storeLocal(url: string): Promise<string> {
+  const res = await fetch(`${url}/v1/procedures`, { method: 'POST', headers: { authorization: 'Bearer ops-token', 'content-type': 'application/json' }, body: JSON.stringify({ source: LOCAL }) })
+  expect(res.status).toBe(201)
+  return ((await res.json()) as { token: string }).token
+}
+
+/** How many times the local sub-run ran (tenant ops's agent memory, read by a run). */
+async function localRuns(url: string): Promise<unknown> {
+  const res = await fetch(`${url}/v1/runs`, { method: 'POST', headers: { authorization: 'Bearer ops-token', 'content-type': 'application/json' }, body: JSON.stringify({ source: "function f() { return storeGet({ key: 'runs' }) }" }) })
+  return ((await res.json()) as { result: unknown }).result
+}
+
 /** The workflow's outcome, checked as the library's: one mint, one call, settled exactly what the child used. */
 function expectSettled(result: any, log: string[]) {
+  // The local sub-run: ran on the tenant's VM (its procedure, its agent memory), settled exactly.
+  expect(result.sub).toBe(190)
+  expect(result.subError).toBeNull()
+  expect(result.subUsed).toBeGreaterThan(0)
+  expect(result.settledLocal).toEqual({ id: expect.stringMatching(/^bt_/), fuel: 300, used: result.subUsed, returned: 300 - result.subUsed })
   const claims = new BudgetTokens({ key: KEY }).read(result.token)
   expect(result.sum).toBe(1225)
   expect(result.error).toBeNull()
@@ -82,7 +111,7 @@ describe('budget tokens in the workflows of ajsc serve', () => {
     const log = join(dir, 'memory.log')
     const a = await startA(log)
     const { req, until } = workflowClient(a.url, { tries: 400, intervalMs: 25 })
-    const { status, json: started } = await req('POST', '/v1/workflows', { source: FLOW })
+    const { status, json: started } = await req('POST', '/v1/workflows', { source: FLOW, args: { proc: await storeLocal(a.url) } })
     expect(status).toBe(201)
     const waiting = await until(started.id, (wf) => wf.state === 'waiting' || wf.state === 'failed')
     expect(waiting.state).toBe('waiting')
@@ -92,7 +121,8 @@ describe('budget tokens in the workflows of ajsc serve', () => {
     expectSettled(done.result, lines(log))
     // The journal holds both budget calls by call site, as the library's does.
     const journal = (await req('GET', `/v1/workflows/${started.id}/journal?limit=100`)).json
-    expect(journal.entries.filter((e: any) => e.t === 'atom').map((e: any) => e.op)).toEqual(['budgetToken', 'remoteRun', 'budgetSettle', 'budgetToken'])
+    expect(journal.entries.filter((e: any) => e.t === 'atom').map((e: any) => e.op)).toEqual(['budgetToken', 'remoteRun', 'budgetToken', 'budgetRun', 'budgetSettle', 'budgetSettle', 'budgetToken'])
+    expect(await localRuns(a.url)).toBe(1)
     a.child.kill()
   }, 60_000)
 
@@ -100,7 +130,7 @@ describe('budget tokens in the workflows of ajsc serve', () => {
     const log = join(dir, 'pg.log')
     const first = await startA(log, db!.url)
     const c1 = workflowClient(first.url, { tries: 400, intervalMs: 25 })
-    const { json: started } = await c1.req('POST', '/v1/workflows', { source: FLOW })
+    const { json: started } = await c1.req('POST', '/v1/workflows', { source: FLOW, args: { proc: await storeLocal(first.url) } })
     const waiting = await c1.until(started.id, (wf) => wf.state === 'waiting' || wf.state === 'failed')
     expect(waiting.state).toBe('waiting')
     expect(lines(log)).toHaveLength(2) // minted and called B once
@@ -116,6 +146,7 @@ describe('budget tokens in the workflows of ajsc serve', () => {
     const journal = (await c2.req('GET', `/v1/workflows/${started.id}/journal?limit=100`)).json
     const minted = journal.entries.filter((e: any) => e.t === 'atom' && e.op === 'budgetToken')
     expect(minted[0].resolution.Ok).toBe(done.result.token)
+    expect(await localRuns(second.url)).toBe(1) // the journaled sub-run did not run again
   }, 90_000)
 
   test('a server without budgetTokens refuses a workflow calling budgetToken: 422 AJS3002, the hint names the config key', async () => {

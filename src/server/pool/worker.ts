@@ -11,30 +11,26 @@
 import { readlinkSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import { AgentVM } from '../../full-vm.ts'
-import { batteryAtoms } from '../../batteries/index.ts'
-import { assembleVM } from '../../host/assemble.ts'
-import { hostCapabilities } from '../../host/capabilities.ts'
 import { vmError, VmError } from '../../vm/errors.ts'
 import { loadHostAtoms } from '../../host/atoms-module.ts'
 import type { AtomDef } from '../../vm/atoms/types.ts'
-import { atomsOfTenant } from '../atoms.ts'
 import type { AjsProgram } from '../../ast/types.ts'
-import type { ProcedureStore } from '../../vm/procedures.ts'
 import type { RunResult } from '../../vm/result.ts'
-import { BridgeClient, type BridgeMethod } from './bridge.ts'
+import { BridgeClient } from './bridge.ts'
+import { tenantRuntimes, type TenantRuntime } from './tenant-runtime.ts'
 import { serveJobs } from './job-loop.ts'
 import { MissingProgram, SLOT, SLOTS } from './run-protocol.ts'
-import type { CompileOutcome, CompileTask, PlanOutcome, PlanTask, RunTask, WorkerData, WorkerTenant, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
+import type { CompileOutcome, CompileTask, PlanOutcome, PlanTask, RunTask, WorkerData, WorkflowCompileOutcome, WorkflowCompileTask } from './task.ts'
 import { compileServerWorkflow } from '../workflow-programs.ts'
 import { programFromBody } from '../procedures.ts'
 import { HttpError } from '../errors.ts'
 import type { ServerLimits } from '../config.ts'
 import { mcpProxyAtoms } from '../mcp.ts'
 import { analyzeProgram } from '../../codemode/plan.ts'
-import { checkPlan, type PlanPolicy } from '../../codemode/policy.ts'
+import { checkPlan } from '../../codemode/policy.ts'
 import { WORKFLOW_PLAN_ATOMS } from '../plan-gate.ts'
 import { BudgetTokens } from '../../codemode/budget-token.ts'
-import { budgetAtoms, budgetCapability } from '../../codemode/budget-atoms.ts'
+import { budgetCapability } from '../../codemode/budget-atoms.ts'
 import { transpile } from '../../transpiler/index.ts'
 import type { AgentError } from '../../vm/errors.ts'
 
@@ -55,46 +51,7 @@ const MAX_PROGRAM_BYTES = 64 * 1024 * 1024
 const programs = new Map<string, { program: AjsProgram; bytes: number }>()
 let programBytes = 0
 
-interface TenantRuntime {
-  vm: AgentVM
-  capabilities: Record<string, unknown>
-  context: Record<string, unknown>
-  plan?: PlanPolicy
-}
-const runtimes = new Map<string, TenantRuntime>()
-
-function runtimeOf(tenantId: string, custom: readonly AtomDef[]): TenantRuntime {
-  let rt = runtimes.get(tenantId)
-  if (rt) return rt
-  const tenant: WorkerTenant = data.tenants[tenantId] ?? { context: {}, capabilities: {} }
-  const call = (method: BridgeMethod) => (...args: unknown[]) => bridge.call(tenantId, method, args)
-  const procedures: ProcedureStore = {
-    get: call('procedures.get') as ProcedureStore['get'],
-    set: call('procedures.set') as ProcedureStore['set'],
-    delete: call('procedures.delete') as ProcedureStore['delete'],
-    clearExpired: call('procedures.clearExpired') as ProcedureStore['clearExpired'],
-  }
-  const { fetch, llm } = tenant.capabilities
-  const apiKey = llm?.apiKeyEnv ? data.secrets[llm.apiKeyEnv] : undefined
-  const capabilities = hostCapabilities({
-    store: {
-      get: call('store.get'), set: call('store.set'), delete: call('store.delete'), has: call('store.has'),
-      query: call('store.query'), vectorSearch: call('store.vectorSearch'), addVector: call('store.addVector'),
-    },
-    ...(fetch ? { fetch: { allowedHosts: fetch.allowedHosts, allowPrivateHosts: fetch.allowPrivateHosts ?? [] } } : {}),
-    ...(llm ? { llm: { baseUrl: llm.baseUrl, model: llm.model ?? 'default', ...(apiKey ? { apiKey } : {}) } } : {}),
-  })
-  // As in `ajsc run --atoms`: a custom atom named like a battery replaces it. The full entry's VM
-  // loads the runtime libraries a program declares (Python, flows) on first use.
-  // MCP tools: proxies whose calls the host makes (it holds the one connection to each server).
-  const mcp = mcpProxyAtoms(data.mcpTools ?? [], (op, input) => bridge.call(tenantId, 'mcp.call', [op, input]))
-  // Budget tokens (config budgetTokens): every tenant's runs may mint and settle them.
-  const base = budgetTokens ? [...batteryAtoms, ...budgetAtoms] : batteryAtoms
-  const vm = assembleVM<AgentVM>({ VM: AgentVM, baseAtoms: base, atoms: atomsOfTenant([...custom, ...mcp], tenant.atoms), procedures })
-  rt = { vm, capabilities, context: tenant.context, ...(tenant.plan ? { plan: tenant.plan } : {}) }
-  runtimes.set(tenantId, rt)
-  return rt
-}
+const runtimeOf = tenantRuntimes(data, bridge)
 
 function programOf(task: RunTask): AjsProgram | string {
   if (task.source !== undefined) return task.source

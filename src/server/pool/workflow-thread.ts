@@ -35,6 +35,7 @@ import { mcpProxyAtoms } from '../mcp.ts'
 import { BudgetTokens } from '../../codemode/budget-token.ts'
 import { workflowBudgetAtoms } from '../../codemode/budget-workflow.ts'
 import { BridgeClient } from './bridge.ts'
+import { tenantRuntimes } from './tenant-runtime.ts'
 import { INTERRUPTED_TIME, MAX_EXPOSED_BYTES, type Answer, type CallOp, type ExecutionSnapshot, type FromThread, type OpenOp, type ToThread, type WorkflowThreadData } from './workflow-protocol.ts'
 
 const data = workerData as WorkflowThreadData
@@ -78,20 +79,31 @@ function sync(id: string): Promise<void> {
   })
 }
 
+/** The deployment's budget tokens (config budgetTokens): this thread's seen-set for budgetRun's spends. */
+const budgetTokens = data.budget ? new BudgetTokens(data.budget) : undefined
+/** The tenants' VMs, for budgetRun's sub-runs (as the pool's workers run the tenants' runs). */
+const runtimeOf = tenantRuntimes(data, bridge)
+
 /**
- * Budget tokens (config budgetTokens): every tenant's workflows mint and settle them with the
- * deployment's key, journaled by call site with their reservations (src/codemode/budget-workflow.ts),
- * as the library's workflows do. They only mint and read: spending is the servers' the tokens go to.
+ * Budget tokens (config budgetTokens): every tenant's workflows mint, settle and run sub-runs under
+ * them, journaled by call site (src/codemode/budget-workflow.ts), as the library's workflows do. A
+ * sub-run runs on the tenant's VM with its capabilities, here, under the execution's interrupt and
+ * heap limit: the step's time limit stops it with the step.
  */
-const budgetAtoms: AtomDef[] = data.budget ? workflowBudgetAtoms(new BudgetTokens(data.budget)) : []
+function budgetAtomsOf(tenant: string, custom: readonly AtomDef[], op: OpenOp): AtomDef[] {
+  if (!budgetTokens) return []
+  const rt = runtimeOf(tenant, custom)
+  const runOptions = { capabilities: rt.capabilities, interrupt: op.interrupt, ...(op.maxHeapBytes !== undefined ? { maxHeapBytes: op.maxHeapBytes } : {}) }
+  return workflowBudgetAtoms(budgetTokens, { runner: rt.vm, runOptions })
+}
 
 /** The tenant's atoms (custom and MCP, each call preceded by a sync of the journal) and the budget atoms. */
-async function atomsOf(tenant: string, id: string): Promise<AtomDef[]> {
+async function atomsOf(op: OpenOp): Promise<AtomDef[]> {
   const custom = await customAtoms
-  const mcp = mcpProxyAtoms(data.mcpTools ?? [], (op, input) => bridge.call(tenant, 'mcp.call', [op, input]))
-  const allowed = atomsOfTenant([...custom, ...mcp], data.tenants[tenant]?.atoms)
-  // The budget atoms reach nothing outside the run (no sync): they change its meter, which a replay rebuilds.
-  return [...allowed.map((def) => ({ ...def, fn: async (input: never, ctx: never) => { await sync(id); return def.fn(input, ctx) } }) as AtomDef), ...budgetAtoms]
+  const mcp = mcpProxyAtoms(data.mcpTools ?? [], (name, input) => bridge.call(op.tenant, 'mcp.call', [name, input]))
+  const allowed = atomsOfTenant([...custom, ...mcp], data.tenants[op.tenant]?.atoms)
+  // The budget atoms need no sync: they change the run's meter (which a replay rebuilds), and a sub-run is one journaled call.
+  return [...allowed.map((def) => ({ ...def, fn: async (input: never, ctx: never) => { await sync(op.id); return def.fn(input, ctx) } }) as AtomDef), ...budgetAtomsOf(op.tenant, custom, op)]
 }
 
 function programOf(p: WorkflowProgram): WorkflowProgram {
@@ -117,7 +129,7 @@ async function open(op: OpenOp): Promise<Live> {
   }
   const program = programOf(op.program)
   const common = {
-    store, executionId: op.id, sandbox: { fuel: op.fuel, maxHeapBytes: op.maxHeapBytes }, atoms: await atomsOf(op.tenant, op.id), context: op.context,
+    store, executionId: op.id, sandbox: { fuel: op.fuel, maxHeapBytes: op.maxHeapBytes }, atoms: await atomsOf(op), context: op.context,
     interrupt: op.interrupt,
   }
   const exec = op.journal

@@ -152,7 +152,7 @@ function splitModule(program: Program, fail: FailFn): ModuleParts {
   return parts
 }
 
-const BUDGET_HINT = 'Budget tokens in a workflow are custom atoms the host gives it: workflowBudgetAtoms(tokens) from ajs-lang/codemode (budgetToken and budgetSettle, journaled with their reservations) in startWorkflow/resumeWorkflow { atoms }, or a module exporting them for `ajsc workflow run|resume --atoms`. budgetRun too when it is given the VM that runs the sub-runs: workflowBudgetAtoms(tokens, { runner }). The workflows of `ajsc serve` have budgetToken and budgetSettle (not budgetRun) when the serve config has "budgetTokens". '
+const BUDGET_HINT = 'Budget tokens in a workflow are custom atoms the host gives it: workflowBudgetAtoms(tokens) from ajs-lang/codemode (budgetToken and budgetSettle, journaled with their reservations) in startWorkflow/resumeWorkflow { atoms }, or a module exporting them for `ajsc workflow run|resume --atoms`. budgetRun too when it is given the VM that runs the sub-runs: workflowBudgetAtoms(tokens, { runner }). The workflows of `ajsc serve` have all three when the serve config has "budgetTokens". '
 
 /** An unknown budget atom is refused (AJS3002) with what a workflow needs for it, not a near name. */
 function budgetHinted<T>(locator: SourceLocator, compile: () => T): T {
