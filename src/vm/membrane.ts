@@ -143,18 +143,18 @@ interface ExportWalk {
 }
 
 function exportNode(v: any, depth: number, walk: ExportWalk): unknown {
-  if (isRegex(v)) return v.toString()
   if (depth > 10_000) throw vmError('VALUE_TOO_LARGE', 'The result nests too deeply')
   // A shared nested structure (a = [a, a] forty times) is small but has 2^40 paths: count visits.
   if (++walk.nodes > MAX_OUT_NODES) tooManyNodes()
+  // A frozen value (a regex, data the guest froze, a namespace) cannot be written in place: copied, a regex as its text.
+  if (Object.isFrozen(v)) return copyOut(v)
   const tracked = depth >= SHALLOW
   if (tracked) {
     const active = (walk.active ??= new Set())
     if (active.has(v)) throw vmError('VALUE_NOT_DATA', 'The result contains a cycle')
     active.add(v)
   }
-  let out = v
-  // Written back only when changed (a regex's text, a frozen object's copy): most stores would be of the same value.
+  // Written back only when changed: most stores would be of the same value.
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const x = v[i]
@@ -163,8 +163,6 @@ function exportNode(v: any, depth: number, walk: ExportWalk): unknown {
         if (y !== x) v[i] = y
       }
     }
-  } else if (Object.isFrozen(v)) {
-    out = copyOut(v)
   } else {
     // for-in, not Object.keys: it reuses the map's enum cache instead of allocating a key array.
     // Guest objects are plain data, so only own keys are enumerable.
@@ -177,7 +175,7 @@ function exportNode(v: any, depth: number, walk: ExportWalk): unknown {
     }
   }
   if (tracked) walk.active!.delete(v)
-  return out
+  return v
 }
 
 /**

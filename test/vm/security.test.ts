@@ -95,6 +95,13 @@ describe('host args and results', () => {
     expect(r.result).toEqual({ o: { x: 1 }, a: [1] })
     expect(JSON.parse(JSON.stringify(r.result))).toEqual(r.result)
   })
+  test('frozen values in the result are copied out (regexes as their text), never written in place', async () => {
+    const frozen = { $expr: 'methodCall', object: id('Object'), method: 'freeze', args: [arr(obj({ a: lit(1) }), { $expr: 'regex', pattern: 'a+', flags: 'g' })] }
+    const r = await run(prog([ret(obj({ xs: frozen, top: frozen }))]))
+    expect(r.error).toBeUndefined()
+    expect(r.result).toEqual({ xs: [{ a: 1 }, '/a+/g'], top: [{ a: 1 }, '/a+/g'] })
+    expect(await value(prog([ret(frozen)]))).toEqual([{ a: 1 }, '/a+/g'])
+  })
   test('the result does not alias the args', async () => {
     const args = { o: { x: 1 } }
     const r = await run(progArgs(['o'], [ret(id('o'))]), args)
