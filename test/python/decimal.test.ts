@@ -133,3 +133,27 @@ return {"caught": caught}`, { profile: 'extended' })
     ] })
   })
 })
+
+describe('decimal work is paid before it is done', () => {
+  const FUEL = 2000
+  const cases: Array<[string, string]> = [
+    ['a fixed-point format of a huge exponent', 'getcontext().Emax = 10 ** 15\nreturn {"s": len(f"{Decimal(\'1E+999999999999\'):f}")}'],
+    ['a huge width', 'return {"s": len(f"{Decimal(1):>999999999999}")}'],
+    ['an int of a huge exponent', 'getcontext().Emax = 10 ** 15\nreturn {"n": int(Decimal("1E+999999999999")) > 0}'],
+    ['statistics over a huge exponent', 'import statistics\ngetcontext().Emax = 10 ** 15\nreturn {"m": str(statistics.mean([Decimal("1E+999999999999")]))}'],
+    ['a quantize far below the value', 'getcontext().prec = 10 ** 12\nreturn {"q": str(Decimal(1).quantize(Decimal("1E-999999999")))}'],
+  ]
+  test.each(cases)('%s ends on fuel', async (_what, code) => {
+    const r = await runPythonBlock(`from decimal import Decimal, getcontext\n${code}`, { profile: 'extended', fuel: FUEL })
+    // Paid for before it is built: out of fuel, or past the string ceiling for a text.
+    expect(['FUEL_EXHAUSTED', 'HEAP_LIMIT']).toContain(String(r.error?.code))
+  })
+  test('a million trailing zeros are stripped in one pass (hash key, normalize)', async () => {
+    const r = await runPythonBlock('from decimal import Decimal\nd = Decimal("1" + "0" * 999999)\nreturn {"k": len({d: 1, Decimal(10) ** 999999: 2, Decimal("1E+999999"): 3}), "n": str(d.normalize())}', { profile: 'extended', fuel: 1e5 })
+    expect(r.result).toEqual({ k: 1, n: '1E+999999' })
+  })
+  test('a comparison with a fraction far apart in magnitude builds nothing big', async () => {
+    const r = await runPythonBlock('from decimal import Decimal, getcontext\nfrom fractions import Fraction\ngetcontext().Emax = 10 ** 15\nd = Decimal("1E+999999999999")\nreturn {"r": [d > Fraction(1, 3), -d < Fraction(1, 3), Decimal("1E-999999999999") < Fraction(1, 10 ** 30), Decimal(0) < Fraction(1, 3), d > Fraction(0)]}', { profile: 'extended', fuel: FUEL })
+    expect(r.result).toEqual({ r: [true, true, true, true, true] })
+  })
+})

@@ -47,7 +47,7 @@ export function int(rt: PyRun, x: unknown = 0, base?: unknown): unknown {
   }
   if (isIntValue(x)) return intOf(x)
   if (isFloatValue(x)) return truncFloat(floatOf(x))
-  if (x instanceof PyNumeric) return x.unary('int')
+  if (x instanceof PyNumeric) return x.unary('int', undefined, rt)
   if (typeof x === 'string') {
     const m = INT_TEXT.exec(asciiDigits(x))
     if (!m) valueError(`invalid literal for int() with base 10: ${repr(x)}`)

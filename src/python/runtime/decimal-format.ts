@@ -76,8 +76,10 @@ function group(digits: string, spec: Spec, minWidth: number): string {
   return groups.reverse().join(spec.sep)
 }
 
-export function formatDecimal(x: Dec, specText: string, ctx: Ctx): string {
+/** `pay(n)`: pay for a text of n characters before it is built (a width or a long run of zeros). */
+export function formatDecimal(x: Dec, specText: string, ctx: Ctx, pay: (n: number) => void): string {
   const spec = parse(specText)
+  pay(spec.width)
   if (!x.finite) {
     let body = sciText(N.absolute(x), ctx.capitals)
     if (spec.type === '%') body += '%'
@@ -99,6 +101,7 @@ export function formatDecimal(x: Dec, specText: string, ctx: Ctx): string {
   if ('eE'.includes(type)) dot = x.zero && p !== null ? 1 - p : 1
   else if ('fF%'.includes(type)) dot = left
   else dot = x.exp <= 0 && left > -6 ? left : 1
+  pay(digits.length + Math.abs(dot))
   let int: string, frac: string
   if (dot < 0) { int = '0'; frac = '0'.repeat(-dot) + digits }
   else if (dot > digits.length) { int = digits + '0'.repeat(dot - digits.length); frac = '' }

@@ -53,6 +53,15 @@ export function pow10(k: number): bigint {
   return 10n ** BigInt(k)
 }
 
+/** c without its trailing zeros (at most `max` of them) and how many went: one pass over the digits, not a division per zero. */
+export function stripZeros(c: bigint, max = Infinity): [bigint, number] {
+  if (c === 0n || max <= 0 || c % 10n !== 0n) return [c, 0]
+  const s = c.toString()
+  let k = 0
+  while (k < max && s[s.length - 1 - k] === '0') k++
+  return [BigInt(s.slice(0, s.length - k)), k]
+}
+
 /** Raise a trapped signal: `InvalidOperation: [<class 'decimal.DivisionUndefined'>]`. */
 export function signal(cls: 'InvalidOperation' | 'DivisionByZero' | 'Overflow', condition: string = cls): never {
   raise(cls, `[<class 'decimal.${condition}'>]`)
@@ -210,8 +219,9 @@ export function div(a: Dec, b: Dec, ctx: Ctx): Dec {
       // Inexact: a last digit of 0 or 5 would read as an exact half or zero when rounded; nudge it.
       if (coef % 5n === 0n) coef += 1n
     } else {
-      const ideal = a.exp - b.exp
-      while (exp < ideal && coef % 10n === 0n) { coef /= 10n; exp++ }
+      const [c, k] = stripZeros(coef, a.exp - b.exp - exp)
+      coef = c
+      exp += k
     }
   }
   return fix(new Dec(sign, coef, exp), ctx)
@@ -330,9 +340,8 @@ export function normalize(x: Dec, ctx: Ctx): Dec {
   const d = fix(x, ctx)
   if (d.zero) return new Dec(d.sign, 0n, 0)
   const expMax = ctx.clamp ? ctx.Emax - ctx.prec + 1 : ctx.Emax
-  let c = d.coef, e = d.exp
-  while (c % 10n === 0n && e < expMax) { c /= 10n; e++ }
-  return new Dec(d.sign, c, e)
+  const [c, k] = stripZeros(d.coef, expMax - d.exp)
+  return new Dec(d.sign, c, d.exp + k)
 }
 
 /** x rounded to `places` significant digits (CPython's `_round`, for format specs). */

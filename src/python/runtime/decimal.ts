@@ -11,7 +11,7 @@
 import { PyDict, PyNamedTuple, PyNamedTupleType, PyNumeric, PyOpaque, mkFloat, mkInt, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { floatOf, intOf, isFloatValue, isIntValue } from './numbers.ts'
-import { bigWorkUnits, type PyRun } from './fuel.ts'
+import { bigWorkUnits, payChars, type PyRun } from './fuel.ts'
 import { HASH_MOD } from './set-order.ts'
 import { PyFraction } from './fractions.ts'
 import { asciiDigits } from './builtins.ts'
@@ -21,6 +21,7 @@ import { Dec, type Ctx, type Rounding } from './decimal-num.ts'
 import { formatDecimal } from './decimal-format.ts'
 
 const DIGIT_BITS = 3.33
+const ndigitsOf = (x: bigint): number => N.ndigits(x < 0n ? -x : x)
 
 /** A decimal context of the program (`getcontext()`, `localcontext()`, `Context(...)`). */
 export class PyContext extends PyOpaque {
@@ -139,9 +140,10 @@ export class PyDecimal extends PyNumeric {
     return !this.d.zero
   }
 
-  /** The exact ratio of a finite decimal. */
-  ratio(): Q.Ratio {
+  /** The exact ratio of a finite decimal (10 ** |exp| paid for first when the run is known). */
+  ratio(rt?: PyRun): Q.Ratio {
     const { sign, coef, exp } = this.d
+    rt?.charge(bigWorkUnits((this.d.digits + Math.abs(exp)) * DIGIT_BITS))
     const n = sign ? -coef : coef
     return exp >= 0 ? Q.fromInt(n * N.pow10(exp)) : Q.ratio(n, N.pow10(-exp))
   }
@@ -151,9 +153,9 @@ export class PyDecimal extends PyNumeric {
     if (d.kind === 'N') typeError('Cannot hash a signaling NaN value')
     if (d.kind === 'n') return `\u0001DN${this.nanId || (this.nanId = ++nanSerial)}`
     if (d.kind === 'F') return d.sign ? -Infinity : Infinity
-    let c = d.coef, e = d.exp
-    if (c === 0n) return 0
-    while (c % 10n === 0n) { c /= 10n; e++ }
+    if (d.coef === 0n) return 0
+    const [c, k] = N.stripZeros(d.coef)
+    const e = d.exp + k
     // Within these bounds it may equal an int, a float or a fraction: it shares their key.
     if (e <= 4300 && e >= -1100) return new PyDecimal(new Dec(d.sign, c, e)).fraction().hashKey()
     return `\u0001D${d.sign ? '-' : ''}${c}e${e}`
@@ -172,6 +174,13 @@ export class PyDecimal extends PyNumeric {
     else if (other instanceof PyFraction) {
       if (a.nan) return this.unordered(ordering)
       if (!a.finite) return a.sign ? -1 : 1
+      // Far apart in magnitude: decided without building 10 ** |exp| (at most the fraction's size is built).
+      const mag = ndigitsOf(other.n) - ndigitsOf(other.d)
+      if (!a.zero && other.n !== 0n && Math.abs(a.adjusted - mag) > 2) {
+        if (a.sign !== (other.n < 0n ? 1 : 0)) return a.sign ? -1 : 1
+        return (a.adjusted > mag) !== (a.sign === 1) ? 1 : -1
+      }
+      if (a.zero || other.n === 0n) return Q.cmp(a.zero ? Q.ZERO : Q.fromInt(a.sign ? -1n : 1n), other)
       return Q.cmp(this.ratio(), other)
     } else return undefined
     if (a.nan || b.nan) {
@@ -265,7 +274,7 @@ export class PyDecimal extends PyNumeric {
 
   override format(rt: PyRun, spec: string): string {
     const c = contextOf(rt)
-    return formatDecimal(this.d, spec, c.of(rt))
+    return formatDecimal(this.d, spec, c.of(rt), (n) => payChars(rt, n))
   }
 }
 
@@ -447,8 +456,7 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
     case 'as_integer_ratio': {
       if (d.nan) valueError('cannot convert NaN to integer ratio')
       if (!d.finite) raise('OverflowError', 'cannot convert Infinity to integer ratio')
-      ctx.work(d.digits + Math.abs(d.exp))
-      const r = x.ratio()
+      const r = x.ratio(rt)
       return tuple([mkInt(r.n), mkInt(r.d)])
     }
     case 'copy_abs': return dec(N.absolute(d))

@@ -289,7 +289,7 @@ export function percentFormat(rt: PyRun, fmt: string, args: unknown): string {
         break
       }
       case 'd': case 'i': case 'u': {
-        if (v instanceof PyNumeric) v = v.unary('int')
+        if (v instanceof PyNumeric) v = v.unary('int', undefined, rt)
         if (!isIntValue(v) && !isFloatValue(v)) typeError(`%${conv} format: a real number is required, not ${typeName(v)}`)
         const n = isFloatValue(v) ? truncFloat(floatOf(v)) : intOf(v)
         piece = formatInt(rt, n, { ...spec, type: 'd', precision: null })

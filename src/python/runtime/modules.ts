@@ -24,7 +24,8 @@ import { OPERATOR_FUNCTIONS } from './operator.ts'
 import { BISECT_FUNCTIONS } from './bisect.ts'
 import { STATISTICS_FUNCTIONS } from './statistics.ts'
 import { FRACTION_FUNCTIONS } from './fractions.ts'
-import { DECIMAL_CONSTANTS, DECIMAL_FUNCTIONS, DECIMAL_SIGNALS } from './decimal.ts'
+import { DECIMAL_CONSTANTS, DECIMAL_FUNCTIONS, DECIMAL_SIGNALS, PyDecimal } from './decimal.ts'
+import { ZERO as ZERO_DEC } from './decimal-num.ts'
 import { compareStr } from './text.ts'
 
 type ModFn = (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown
@@ -72,10 +73,10 @@ function toInt(name: string, x: unknown): number | bigint {
 }
 
 function floorCeil(name: string, f: (x: number) => number): ModFn {
-  return (_rt, a, kw) => {
+  return (rt, a, kw) => {
     noKw(name, kw); arity(name, a, 1)
     if (isIntValue(a[0])) return intOf(a[0])
-    if (a[0] instanceof PyNumeric) return a[0].unary(name)
+    if (a[0] instanceof PyNumeric) return a[0].unary(name, undefined, rt)
     const x = real(a[0])
     if (Number.isNaN(x)) valueError('cannot convert float NaN to integer')
     if (!Number.isFinite(x)) raise('OverflowError', 'cannot convert float infinity to integer')
@@ -572,6 +573,8 @@ function makeDefault(f: unknown): unknown {
     if (f.name === 'collections.Counter') return new PyCounter()
     if (f.name === 'collections.OrderedDict') return new PyOrderedDict()
     if (f.name === 'collections.deque') return new PyDeque()
+    // defaultdict(Decimal) for money totals: Decimal() is Decimal('0').
+    if (f.name === 'decimal.Decimal') return new PyDecimal(ZERO_DEC)
   }
   if (f instanceof PyFactoryTemplate) return copyTemplate(f.value)
   if (f instanceof PyFunction) return typeError('defaultdict here takes a type as its factory (int, list, set, dict, str, float, Counter, ...) or a lambda that builds a value from literals and constructors alone (lambda: {"n": 0, "items": []}); other functions cannot be called from inside d[key]: use d.setdefault(key, value)')

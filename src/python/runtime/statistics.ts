@@ -31,14 +31,14 @@ type Total = Q.Ratio | number
 const fail = (message: string): never => raise('StatisticsError', message)
 
 /** A number as CPython's `_exact_ratio` reads it: its kind and ratio, or a non-finite float. */
-function exact(x: unknown): [Kind, Total] {
+function exact(x: unknown, rt?: PyRun): [Kind, Total] {
   if (isIntValue(x)) return ['int', Q.fromInt(BigInt(intOf(x)))]
   if (isFloatValue(x)) {
     const f = floatOf(x)
     return ['float', Number.isFinite(f) ? Q.fromFloat(f) : f]
   }
   if (x instanceof PyFraction) return ['Fraction', x]
-  if (x instanceof PyDecimal) return ['Decimal', x.d.finite ? x.ratio() : x.toFloat()]
+  if (x instanceof PyDecimal) return ['Decimal', x.d.finite ? x.ratio(rt) : x.toFloat()]
   return typeError(`can't convert type '${typeName(x)}' to numerator/denominator`)
 }
 
@@ -58,7 +58,7 @@ function exactSum(rt: PyRun, items: readonly unknown[]): { kind: Kind; total: To
   // Grouped by denominator as CPython's partials are: a float's is a power of two, few distinct ones.
   const partials = new Map<bigint, bigint>()
   for (const x of items) {
-    const [k, r] = exact(x)
+    const [k, r] = exact(x, rt)
     kind = coerce(kind, k)
     if (typeof r === 'number') { special = (special ?? 0) + r; continue }
     rt.charge(bigWorkUnits(bitsOf(r)))
@@ -96,7 +96,7 @@ function squares(rt: PyRun, items: readonly unknown[], c: unknown): { kind: Kind
   let kind: Kind = 'int', special: number | null = null
   const sx = new Map<bigint, bigint>(), sxx = new Map<bigint, bigint>()
   for (const x of items) {
-    const [k, r] = exact(x)
+    const [k, r] = exact(x, rt)
     kind = coerce(kind, k)
     if (typeof r === 'number') { special = (special ?? 0) + r; continue }
     rt.charge(bigWorkUnits(bitsOf(r)) * 2)
