@@ -31,18 +31,21 @@ describe(`decimal expressions against CPython ${expected.python}`, () => {
   })
 })
 
-type RandomCase = [string, string, string, number, string, string]
+type RandomCase = [string, string, string, number, string, number, number, string]
 const random = JSON.parse(readFileSync(join(DIR, 'random.json'), 'utf8')) as { python: string; cases: RandomCase[] }
 
 describe(`seeded random decimal arithmetic against CPython ${random.python}`, () => {
-  // One block for all: [a, op, b, prec, rounding, CPython's str(result) or exception class].
+  // One block for all: [a, op, b, prec, rounding, Emax (-Emin), clamp, CPython's str(result) or exception class].
   test(`${random.cases.length} operations`, async () => {
     const body = `${IMPORTS}
 out = []
-for a, op, b, prec, rounding, _ in cases:
+for a, op, b, prec, rounding, emax, clamp, _ in cases:
     with localcontext() as ctx:
         ctx.prec = prec
         ctx.rounding = rounding
+        ctx.Emax = emax
+        ctx.Emin = -emax
+        ctx.clamp = clamp
         x, y = Decimal(a), (Decimal(b) if op != "fmt" else None)
         try:
             if op == "+": r = x + y
@@ -58,6 +61,12 @@ for a, op, b, prec, rounding, _ in cases:
             elif op == "fmt": r = format(x, b)
             elif op == "cmp": r = [x < y, x == y, x > y]
             elif op == "normalize": r = x.normalize()
+            elif op == "hash": r = hash(x)
+            elif op == "float": r = repr(float(x))
+            elif op == "int": r = int(x)
+            elif op == "cmpf": r = [x < float(y), x == float(y), x > float(y)]
+            elif op == "neg": r = [-x, +x, abs(x)]
+            elif op == "integral": r = [x.to_integral_value(), round(x), math.floor(x), math.ceil(x)]
             else: r = "?" + op
             out.append(str(r))
         except Exception as e:
@@ -66,7 +75,7 @@ return {"out": out}`
     const r = await runPythonBlock(body, { profile: 'extended', params: ['initial', 'cases'], input: { cases: random.cases }, fuel: 1e6 })
     expect(r.error).toBeUndefined()
     const got = (r.result as { out: string[] }).out
-    const diffs = random.cases.flatMap((c, i) => (got[i] === c[5] ? [] : [[...c, got[i]]]))
+    const diffs = random.cases.flatMap((c, i) => (got[i] === c[7] ? [] : [[...c, got[i]]]))
     expect(diffs).toEqual([])
   })
 })

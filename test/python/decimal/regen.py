@@ -33,7 +33,7 @@ def random_number(rng, max_digits=30):
 
 
 def random_case(rng):
-    op = rng.choice(["+", "-", "*", "/", "//", "%", "**", "sqrt", "quantize", "round", "fmt", "cmp", "normalize", "+", "*", "/"])
+    op = rng.choice(["+", "-", "*", "/", "//", "%", "**", "sqrt", "quantize", "round", "fmt", "cmp", "normalize", "+", "*", "/", "hash", "float", "int", "cmpf", "neg", "integral"])
     a = random_number(rng)
     if op == "**":
         a = random_number(rng, 8)
@@ -44,22 +44,28 @@ def random_case(rng):
         b = "1E%d" % rng.randint(-12, 4)
     elif op == "fmt":
         b = rng.choice(SPECS)
-    elif op == "sqrt" or op == "normalize":
+    elif op in ("sqrt", "normalize", "hash", "float", "int", "neg", "integral"):
         b = "0"
     elif op in ("+", "-") and rng.random() < 0.3:
         # Operands far apart and close cancellations.
         b = str(-Decimal(a) + Decimal(random_number(rng, 3)).scaleb(rng.randint(-40, 0)))
     else:
         b = random_number(rng)
-    prec = rng.randint(1, 40)
+    prec = rng.randint(1, 40) if rng.random() < 0.9 else rng.randint(41, 120)
     rounding = rng.choice(ROUNDINGS)
-    return [a, op, b, prec, rounding, run_case(a, op, b, prec, rounding)]
+    # Mostly the default exponent limits; some small ones (overflow, underflow, subnormals, clamping).
+    emax = 999999 if rng.random() < 0.8 else rng.randint(prec, prec + 30)
+    clamp = 1 if emax != 999999 and rng.random() < 0.5 else 0
+    return [a, op, b, prec, rounding, emax, clamp, run_case(a, op, b, prec, rounding, emax, clamp)]
 
 
-def run_case(a, op, b, prec, rounding):
+def run_case(a, op, b, prec, rounding, emax, clamp):
     with localcontext() as ctx:
         ctx.prec = prec
         ctx.rounding = rounding
+        ctx.Emax = emax
+        ctx.Emin = -emax
+        ctx.clamp = clamp
         x, y = Decimal(a), Decimal(b) if op != "fmt" else None
         try:
             if op == "+": r = x + y
@@ -75,6 +81,12 @@ def run_case(a, op, b, prec, rounding):
             elif op == "fmt": r = format(x, b)
             elif op == "cmp": r = [x < y, x == y, x > y]
             elif op == "normalize": r = x.normalize()
+            elif op == "hash": r = hash(x)
+            elif op == "float": r = repr(float(x))
+            elif op == "int": r = int(x)
+            elif op == "cmpf": r = [x < float(y), x == float(y), x > float(y)]
+            elif op == "neg": r = [-x, +x, abs(x)]
+            elif op == "integral": r = [x.to_integral_value(), round(x), math.floor(x), math.ceil(x)]
             return str(r)
         except Exception as e:  # noqa: BLE001
             return type(e).__name__
@@ -89,7 +101,7 @@ def main():
         f.write("\n")
     import random
     rng = random.Random(20261127)
-    cases = [random_case(rng) for _ in range(3000)]
+    cases = [random_case(rng) for _ in range(5000)]
     with open(os.path.join(HERE, "random.json"), "w") as f:
         json.dump({"python": sys.version.split()[0], "cases": cases}, f, separators=(",", ":"))
         f.write("\n")
