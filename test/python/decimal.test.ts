@@ -38,39 +38,10 @@ describe(`seeded random decimal arithmetic against CPython ${random.python}`, ()
   // One block for all: [a, op, b, prec, rounding, Emax (-Emin), clamp, CPython's str(result) or exception class].
   test(`${random.cases.length} operations`, async () => {
     const body = `${IMPORTS}
+${readFileSync(join(DIR, 'ops.py'), 'utf8')}
 out = []
 for a, op, b, prec, rounding, emax, clamp, _ in cases:
-    with localcontext() as ctx:
-        ctx.prec = prec
-        ctx.rounding = rounding
-        ctx.Emax = emax
-        ctx.Emin = -emax
-        ctx.clamp = clamp
-        x, y = Decimal(a), (Decimal(b) if op != "fmt" else None)
-        try:
-            if op == "+": r = x + y
-            elif op == "-": r = x - y
-            elif op == "*": r = x * y
-            elif op == "/": r = x / y
-            elif op == "//": r = x // y
-            elif op == "%": r = x % y
-            elif op == "**": r = x ** int(y)
-            elif op == "sqrt": r = x.sqrt()
-            elif op == "quantize": r = x.quantize(y)
-            elif op == "round": r = round(x, int(y))
-            elif op == "fmt": r = format(x, b)
-            elif op == "cmp": r = [x < y, x == y, x > y]
-            elif op == "normalize": r = x.normalize()
-            elif op == "hash": r = hash(x)
-            elif op == "float": r = repr(float(x))
-            elif op == "int": r = int(x)
-            elif op == "cmpf": r = [x < float(y), x == float(y), x > float(y)]
-            elif op == "neg": r = [-x, +x, abs(x)]
-            elif op == "integral": r = [x.to_integral_value(), round(x), math.floor(x), math.ceil(x)]
-            else: r = "?" + op
-            out.append(str(r))
-        except Exception as e:
-            out.append(type(e).__name__)
+    out.append(run(a, op, b, prec, rounding, emax, clamp))
 return {"out": out}`
     const r = await runPythonBlock(body, { profile: 'extended', params: ['initial', 'cases'], input: { cases: random.cases }, fuel: 1e6 })
     expect(r.error).toBeUndefined()

@@ -297,23 +297,17 @@ function power(a: Dec, b: Dec, ctx: Ctx): Dec {
   return N.powInt(a, b.sign ? -n : n, ctx)
 }
 
-const HASH_10INV = modPow(10n, HASH_MOD - 2n, HASH_MOD)
+const HASH_10INV = Q.modPow(10n, HASH_MOD - 2n, HASH_MOD)
 
 /** CPython's `Decimal.__hash__`: the hash of the rational value (equal ints, floats and fractions hash alike). */
 function hash(d: Dec): bigint {
   if (d.kind === 'N') typeError('Cannot hash a signaling NaN value')
   if (d.kind === 'n') return BigInt(++nanSerial)
   if (d.kind === 'F') return d.sign ? -314159n : 314159n
-  const e = d.exp >= 0 ? modPow(10n, BigInt(d.exp), HASH_MOD) : modPow(HASH_10INV, BigInt(-d.exp), HASH_MOD)
+  const e = d.exp >= 0 ? Q.modPow(10n, BigInt(d.exp), HASH_MOD) : Q.modPow(HASH_10INV, BigInt(-d.exp), HASH_MOD)
   const h = (d.coef * e) % HASH_MOD
   const ans = d.sign ? -h : h
   return ans === -1n ? -2n : ans
-}
-
-function modPow(b: bigint, e: bigint, m: bigint): bigint {
-  let r = 1n
-  for (b %= m; e > 0n; e >>= 1n, b = (b * b) % m) if (e & 1n) r = (r * b) % m
-  return r
 }
 
 /** CPython's `__str__` (to-scientific-string): `0.000001`, `1E-7`, `1E+2`, `-Infinity`, `NaN`. */

@@ -185,16 +185,10 @@ function round(f: PyFraction, nd: unknown): unknown {
 /** CPython's hash of a rational: n · d⁻¹ mod 2^61 - 1, with the sign (equal ints and floats hash alike). */
 function hash(f: Q.Ratio): bigint {
   if (f.d === 1n) return numberHash(mkInt(f.n))!
-  const dinv = modPow(f.d % HASH_MOD, HASH_MOD - 2n, HASH_MOD)
+  const dinv = Q.modPow(f.d % HASH_MOD, HASH_MOD - 2n, HASH_MOD)
   let h = dinv === 0n ? 314159n : ((Q.abs(f.n) % HASH_MOD) * dinv) % HASH_MOD
   if (f.n < 0n) h = -h
   return h === -1n ? -2n : h
-}
-
-function modPow(b: bigint, e: bigint, m: bigint): bigint {
-  let r = 1n
-  for (b %= m; e > 0n; e >>= 1n, b = (b * b) % m) if (e & 1n) r = (r * b) % m
-  return r
 }
 
 /** The closest fraction with a denominator at most max (CPython's continued-fraction walk). */

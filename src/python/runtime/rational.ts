@@ -56,6 +56,13 @@ export function fromFloat(x: number): Ratio {
 /** The float nearest n/d (CPython's int / int: rounded once; OverflowError beyond the float range). */
 export const toFloat = (r: Ratio): number => (r.d === 1n && abs(r.n) < 2n ** 53n ? Number(r.n) : bigTrueDiv(r.n, r.d))
 
+/** b ** e mod m (the hashes of fractions and decimals: CPython's modular inverses). */
+export function modPow(b: bigint, e: bigint, m: bigint): bigint {
+  let r = 1n
+  for (b %= m; e > 0n; e >>= 1n, b = (b * b) % m) if (e & 1n) r = (r * b) % m
+  return r
+}
+
 /** ⌊√n⌋ of a non-negative bigint (Newton's iteration from above). */
 export function isqrt(n: bigint): bigint {
   if (n < 2n) return n

@@ -10,6 +10,8 @@ from decimal import (Context, Decimal, InvalidOperation, DivisionByZero, ROUND_0
                      setcontext)
 from fractions import Fraction
 
+from ops import run
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -56,40 +58,7 @@ def random_case(rng):
     # Mostly the default exponent limits; some small ones (overflow, underflow, subnormals, clamping).
     emax = 999999 if rng.random() < 0.8 else rng.randint(prec, prec + 30)
     clamp = 1 if emax != 999999 and rng.random() < 0.5 else 0
-    return [a, op, b, prec, rounding, emax, clamp, run_case(a, op, b, prec, rounding, emax, clamp)]
-
-
-def run_case(a, op, b, prec, rounding, emax, clamp):
-    with localcontext() as ctx:
-        ctx.prec = prec
-        ctx.rounding = rounding
-        ctx.Emax = emax
-        ctx.Emin = -emax
-        ctx.clamp = clamp
-        x, y = Decimal(a), Decimal(b) if op != "fmt" else None
-        try:
-            if op == "+": r = x + y
-            elif op == "-": r = x - y
-            elif op == "*": r = x * y
-            elif op == "/": r = x / y
-            elif op == "//": r = x // y
-            elif op == "%": r = x % y
-            elif op == "**": r = x ** int(y)
-            elif op == "sqrt": r = x.sqrt()
-            elif op == "quantize": r = x.quantize(y)
-            elif op == "round": r = round(x, int(y))
-            elif op == "fmt": r = format(x, b)
-            elif op == "cmp": r = [x < y, x == y, x > y]
-            elif op == "normalize": r = x.normalize()
-            elif op == "hash": r = hash(x)
-            elif op == "float": r = repr(float(x))
-            elif op == "int": r = int(x)
-            elif op == "cmpf": r = [x < float(y), x == float(y), x > float(y)]
-            elif op == "neg": r = [-x, +x, abs(x)]
-            elif op == "integral": r = [x.to_integral_value(), round(x), math.floor(x), math.ceil(x)]
-            return str(r)
-        except Exception as e:  # noqa: BLE001
-            return type(e).__name__
+    return [a, op, b, prec, rounding, emax, clamp, run(a, op, b, prec, rounding, emax, clamp)]
 
 
 def main():
