@@ -144,6 +144,14 @@ export function runnerOf(cap: BudgetCapability, op: string): BudgetRunner {
   return cap.runner
 }
 
+/**
+ * After a sub-run: a host that stopped this run meanwhile (an interrupt they share, a deadline) stops it now,
+ * so the sub-run's value is not used (a workflow would journal it and go on past its step's time limit).
+ */
+export function stopIfStopped(ctx: AtomContext): void {
+  runOf(ctx).checkTime()
+}
+
 /** budgetRun's work once the token is spent: the sub-run under its claims, with its own meter, and its receipt. */
 export async function subRun(ctx: AtomContext, cap: BudgetCapability, input: SubRunInput, claims: BudgetClaims): Promise<SubRunOutcome> {
   const runner = runnerOf(cap, ctx.op)
@@ -180,7 +188,9 @@ export const budgetRunAtom = Object.assign(defineAtom('budgetRun', {
   } catch (e) {
     throw asVmError(e, ctx.op)
   }
-  return subRun(ctx, cap, input, claims)
+  const out = await subRun(ctx, cap, input, claims)
+  stopIfStopped(ctx)
+  return out
 }, { cost: 1, timeoutMs: 0, effects: 'io', docs: 'Run a procedure token or AST here as a sub-run under a budget token: it gets the token\'s fuel, deadline and quotas. Returns { result, error?, fuelUsed, receipt }; settle with budgetSettle.' }), { reaches: 'subAgent' as const })
 
 /** The budget atoms (give the run `capabilities.budget` too). */

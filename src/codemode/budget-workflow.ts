@@ -37,7 +37,7 @@
 import { runOf } from '../vm/atoms/define.ts'
 import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
 import type { Run } from '../vm/runtime.ts'
-import { asVmError, budgetCapability, budgetRunAtom, budgetSettleAtom, budgetTokenAtom, reserve, runnerOf, subRun, type BudgetCapability, type BudgetRunner, type SubRunInput, type SubRunOutcome } from './budget-atoms.ts'
+import { asVmError, budgetCapability, budgetRunAtom, budgetSettleAtom, budgetTokenAtom, reserve, runnerOf, stopIfStopped, subRun, type BudgetCapability, type BudgetRunner, type SubRunInput, type SubRunOutcome } from './budget-atoms.ts'
 import { BudgetTokenError, type BudgetTokens } from './budget-token.ts'
 
 type Fn = (input: unknown, ctx: AtomContext) => unknown
@@ -124,13 +124,14 @@ async function runSpending(tokens: BudgetTokens, state: RunBudget, input: SubRun
     }
     throw asVmError(e, ctx.op)
   }
-  let receipt: string | undefined
+  let out: SubRunOutcome | undefined
   try {
-    const out = await subRun(ctx, cap, input, claims)
-    receipt = out.receipt
-    return out
+    out = await subRun(ctx, cap, input, claims)
   } finally {
     // Kept for a repeat of this call; a sub-run that threw (what it used is unknown) is receipted with the whole token.
-    await tokens.answered(claims, receipt ?? tokens.receipt(claims, claims.fuel, claims.quotas))
+    await tokens.answered(claims, out?.receipt ?? tokens.receipt(claims, claims.fuel, claims.quotas))
   }
+  // Stopped by the host meanwhile (the step's time limit): not journaled; a repeat of the call gets this receipt.
+  stopIfStopped(ctx)
+  return out
 }

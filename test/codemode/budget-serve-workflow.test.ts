@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createServer, parseServeConfig, tokenSha256 } from '../../src/server/index.ts'
 import { BudgetTokens } from '../../src/codemode/index.ts'
+import { transpile } from '../../src/index.ts'
 import { killChildren, startAjsc } from '../server/ajsc-process.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../server/postgres.ts'
 import { workflowClient } from '../server/workflow-server.ts'
@@ -148,6 +149,37 @@ describe('budget tokens in the workflows of ajsc serve', () => {
     expect(minted[0].resolution.Ok).toBe(done.result.token)
     expect(await localRuns(second.url)).toBe(1) // the journaled sub-run did not run again
   }, 90_000)
+
+  test('a sub-run past the tenant\'s time limit is stopped with the step, in its thread (not terminated)', async () => {
+    const server = await createServer({
+      config: parseServeConfig({ tenants: [{ id: 'capped', tokenSha256: tokenSha256('c'), limits: { fuelPerRun: 1_000_000_000, timeoutMs: 300 } }], budgetTokens: { keyEnv: KEY_ENV } }),
+      env: { [KEY_ENV]: KEY }, pool: { size: 1 },
+    })
+    try {
+      const { req, until } = workflowClient(await server.listen({ port: 0, host: '127.0.0.1' }), { tries: 400, intervalMs: 25 })
+      const recycled = server.pool.workflows.recycled
+      const loop = transpile('function loop() { let i = 0; while (true) { i++ } }').ast
+      const source = 'const t = await budgetToken({ fuel: 900000000 })\nexport default await budgetRun({ agentId: args.loop, input: {}, token: t })\n'
+      const { json: started } = await req('POST', '/v1/workflows', { source, args: { loop } }, 'c')
+      const wf = await until(started.id, (w) => w.state === 'done' || w.state === 'failed', 'c')
+      expect(wf.state).toBe('failed')
+      expect(wf.error.cause.code).toBe('TIMEOUT')
+      // The sub-run was stopped with the step (the step's stop reaches it: its abort signal, and the interrupt it
+      // shares) and its value was not journaled; the thread did not have to be terminated.
+      expect(wf.error.message).toContain('its execution was stopped')
+      expect(server.pool.workflows.recycled).toBe(recycled)
+      const journal = (await req('GET', `/v1/workflows/${started.id}/journal?limit=100`, undefined, 'c')).json
+      expect(journal.entries.filter((e: any) => e.t === 'atom').map((e: any) => e.op)).toEqual(['budgetToken'])
+      // Retried: the call is repeated with the journaled token and answered with the stopped sub-run's receipt.
+      expect((await req('POST', `/v1/workflows/${started.id}/retry`, {}, 'c')).status).toBe(200)
+      const retried = await until(started.id, (w) => w.state === 'done' || (w.state === 'failed' && w.updatedAt > wf.updatedAt), 'c')
+      expect(retried.state).toBe('done')
+      expect(retried.result).toMatchObject({ result: null, error: { code: 'BUDGET_TOKEN_ANSWERED' }, receipt: expect.stringMatching(/^ajsr1\./) })
+      expect(retried.result.fuelUsed).toBeGreaterThan(0)
+    } finally {
+      await server.close()
+    }
+  }, 30_000)
 
   test('a server without budgetTokens refuses a workflow calling budgetToken: 422 AJS3002, the hint names the config key', async () => {
     const plain = await createServer({ config: parseServeConfig({ tenants: [{ id: 't', tokenSha256: tokenSha256('t') }] }), pool: { size: 1 } })
