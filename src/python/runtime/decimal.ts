@@ -283,10 +283,18 @@ function nanResult(d: Dec): Dec {
   return d
 }
 
-/** a ** b: an integral b (CPython computes other powers too; they are refused here, with the rewrite). */
+/** a ** b: an integral or infinite b (CPython computes other powers too; they are refused here, with the rewrite). */
 function power(a: Dec, b: Dec, ctx: Ctx): Dec {
   if (b.nan || a.nan) return N.add(a, b, ctx)
-  if (b.kind === 'F') raise('NotImplementedError', 'Decimal ** Infinity is not supported here')
+  if (b.kind === 'F') {
+    // CPython's rules for an infinite exponent: by the base's size against 1.
+    if (a.zero) return b.sign ? N.INF(0) : N.ZERO
+    if (a.sign) N.signal('InvalidOperation')
+    if (a.kind === 'F') return b.sign ? N.ZERO : N.INF(0)
+    const c = N.cmp(a, N.ONE)
+    if (c === 0) return new Dec(0, N.pow10(ctx.prec - 1), 1 - ctx.prec)
+    return (c > 0) === (b.sign === 0) ? N.INF(0) : N.ZERO
+  }
   if (b.exp < 0 && !b.zero) {
     const whole = N.rescale(b, 0, 'ROUND_DOWN', ctx)
     if (N.cmp(whole, b) !== 0) raise('NotImplementedError', 'Decimal ** a non-integral exponent is not supported here: use x.sqrt() for ** Decimal("0.5"), or float arithmetic (float(x) ** y)')
@@ -295,6 +303,34 @@ function power(a: Dec, b: Dec, ctx: Ctx): Dec {
   ctx.work(b.digits + Math.max(b.exp, 0))
   const n = b.coef * N.pow10(Math.max(b.exp, 0))
   return N.powInt(a, b.sign ? -n : n, ctx)
+}
+
+const asDec = (x: unknown): Dec | undefined => (x instanceof PyDecimal ? x.d : isIntValue(x) ? decOfInt(intOf(x)) : undefined)
+
+/** `divmod(a, b)` of decimals by zero: CPython signals both conditions at once. */
+export function decimalDivmodCheck(a: unknown, b: unknown): void {
+  const x = asDec(a), y = asDec(b)
+  if (!x || !y || !y.zero || !x.finite) return
+  if (x.zero) N.signal('InvalidOperation', 'DivisionUndefined')
+  raise('InvalidOperation', "[<class 'decimal.InvalidOperation'>, <class 'decimal.DivisionByZero'>]")
+}
+
+/** `pow(a, b, m)` with decimals: integral operands, the result an integral Decimal (CPython's `_power_modulo`). */
+export function decimalPowMod(rt: PyRun, a: unknown, b: unknown, m: unknown): PyDecimal | undefined {
+  const x = asDec(a), e = asDec(b), md = asDec(m)
+  if (!x || !e || !md) return undefined
+  if (x.nan || e.nan || md.nan) return new PyDecimal(N.add(N.add(x, e, ctxOf(rt)), md, ctxOf(rt)))
+  const ctx = ctxOf(rt)
+  const integral = (d: Dec): boolean => d.finite && (d.exp >= 0 || N.stripZeros(d.coef, -d.exp)[1] === -d.exp || d.zero)
+  if (!integral(x) || !integral(e) || !integral(md) || e.sign || md.zero || md.adjusted >= ctx.prec || (x.zero && e.zero)) N.signal('InvalidOperation')
+  const whole = (d: Dec): bigint => {
+    ctx.work(d.digits + Math.max(d.exp, 0))
+    return d.exp >= 0 ? d.coef * N.pow10(d.exp) : d.coef / N.pow10(-d.exp)
+  }
+  const mod = whole(md), n = whole(e)
+  rt.charge(Math.max(1, n.toString(2).length) * 100)
+  const r = Q.modPow(whole(x) % mod, n, mod)
+  return new PyDecimal(new Dec((n & 1n) === 1n ? x.sign : 0, r, 0))
 }
 
 const HASH_10INV = Q.modPow(10n, HASH_MOD - 2n, HASH_MOD)
@@ -516,7 +552,7 @@ function contextFields(name: string, a: unknown[], kw: PyDict | null, positional
   if (positional) a.forEach((v, i) => { if (i < CONTEXT_FIELDS.length) { if (v !== null) out.push([CONTEXT_FIELDS[i]!, v]) } else typeError(`${name}() takes at most 8 arguments`) })
   else if (a.length > 1) typeError(`${name}() takes at most 1 positional argument`)
   for (const [k, v] of kw?.map.values() ?? []) {
-    if (!CONTEXT_FIELDS.includes(String(k))) typeError(`'${String(k)}' is an invalid keyword argument for ${name}()`)
+    if (!CONTEXT_FIELDS.includes(String(k))) typeError(`'${String(k)}' is an invalid keyword argument for this function`)
     if (v !== null) out.push([String(k), v])
   }
   return out

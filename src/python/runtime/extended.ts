@@ -8,7 +8,7 @@ import { PyGen } from './generators.ts'
 import { makeNamedTuple, namedTupleAttr } from './namedtuple.ts'
 import { PyPartial, partialCall } from './partial.ts'
 import { timeAttr } from './datetime.ts'
-import { contextAttr } from './decimal.ts'
+import { PyDecimal, contextAttr, decimalDivmodCheck, decimalPowMod } from './decimal.ts'
 import { PyNamedTupleType, PyNumeric, exceptionClass, moduleClassType, shortTypeName } from './values.ts'
 import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
 import { PyRaise, raise, typeError, valueError, exceptionMessage } from './errors.ts'
@@ -324,6 +324,7 @@ export function hash(x: unknown): unknown {
 }
 
 export function divmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] {
+  if (a instanceof PyDecimal || b instanceof PyDecimal) decimalDivmodCheck(a, b)
   // CPython names divmod in its message (the // and % messages differ).
   if ((b === 0 || b === 0n || b === false || (b instanceof PyFloat && b.v === 0)) && isNumber(a)) {
     raise('ZeroDivisionError', isIntValue(a) && isIntValue(b) ? 'integer division or modulo by zero' : 'float divmod()')
@@ -334,6 +335,10 @@ export function divmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] {
 /** pow(base, exp[, mod]). */
 export function pow3(rt: PyRun, a: unknown, b: unknown, m?: unknown): unknown {
   if (m === undefined || m === null) return power(rt, a, b)
+  if (a instanceof PyDecimal || b instanceof PyDecimal || m instanceof PyDecimal) {
+    const r = decimalPowMod(rt, a, b, m)
+    if (r !== undefined) return r
+  }
   if (!isIntValue(a) || !isIntValue(b) || !isIntValue(m)) typeError('pow() 3rd argument not allowed unless all arguments are integers')
   let base = BigInt(intOf(a)), exp = BigInt(intOf(b))
   const md = BigInt(intOf(m))
