@@ -114,14 +114,20 @@ async function runSpending(tokens: BudgetTokens, state: RunBudget, input: SubRun
   let claims
   try {
     claims = tokens.verify(input.token)
-    if (state.spent.has(claims.id)) throw new BudgetTokenError('BUDGET_TOKEN_REPLAYED', `The budget token ${claims.id} was already spent by this workflow`)
-    state.spent.add(claims.id)
+  } catch (e) {
+    throw asVmError(e, ctx.op)
+  }
+  const id = claims.id
+  if (state.spent.has(id)) throw asVmError(new BudgetTokenError('BUDGET_TOKEN_REPLAYED', `The budget token ${id} was already spent by this workflow`), ctx.op)
+  state.spent.add(id)
+  try {
     claims = await tokens.spendOrRecall(input.token)
   } catch (e) {
     if (e instanceof BudgetTokenError && e.receipt !== undefined) {
       // Spent by this call before a crash, and that sub-run has ended: its receipt, to settle what it used.
       return { result: null, error: { code: e.code, message: e.message }, fuelUsed: tokens.readReceipt(e.receipt).used, receipt: e.receipt }
     }
+    state.spent.delete(id) // not spent by this call (in flight elsewhere, the seen-set full): a later call may try again
     throw asVmError(e, ctx.op)
   }
   let out: SubRunOutcome | undefined

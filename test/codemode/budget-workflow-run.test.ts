@@ -111,6 +111,28 @@ describe('budgetRun in a durable workflow', () => {
     expect(proc.ticks).toEqual([190]) // the child ran once
   })
 
+  test('a token another process is spending: IN_FLIGHT (catchable, not counted as spent); a later call gets its receipt', async () => {
+    const proc = processOf()
+    // Minted elsewhere and being spent by another process that shares the seen-set.
+    const { token, claims } = proc.tokens.mint({ fuel: 50, exp: Date.now() + 60_000, depth: 1 })
+    expect(proc.seen.claim(claims.id, claims.exp)).toBe(true)
+    const src = `let first = null
+try { await budgetRun({ agentId: args.child, input: { n: 20 }, token: args.token }) } catch (e) { first = e.code }
+const wait = await agent('wait')
+const second = await budgetRun({ agentId: args.child, input: { n: 20 }, token: args.token })
+let third = null
+try { await budgetRun({ agentId: args.child, input: { n: 20 }, token: args.token }) } catch (e) { third = e.code }
+export default { first, second: second.error?.code, used: second.fuelUsed, receipt: second.receipt, third }
+`
+    const ex = startWorkflow(compileWorkflow(src, { atoms: proc.atoms as never }), { atoms: proc.atoms, args: { child: CHILD, token } })
+    await untilAgentAsks(ex, 'wait')
+    const receipt = proc.tokens.receipt(claims, 7)
+    proc.seen.answer(claims.id, receipt) // the other process's run ends
+    const out = (await drive(ex, () => ({ Ok: 'go' }))).result as any
+    expect(out).toEqual({ first: 'BUDGET_TOKEN_IN_FLIGHT', second: 'BUDGET_TOKEN_ANSWERED', used: 7, receipt, third: 'BUDGET_TOKEN_REPLAYED' })
+    expect(proc.ticks).toEqual([]) // never run here
+  })
+
   test('without a runner budgetRun is not offered (AJS3002, the hint says how)', () => {
     const atoms = workflowBudgetAtoms(new BudgetTokens({ key: KEY }))
     expect(atoms.map((a) => a.op)).toEqual(['budgetToken', 'budgetSettle'])
