@@ -503,7 +503,7 @@ export { T }
  * JSON text to Python values, as `json.loads` reads it: `2.0` stays a float and big ints are exact
  * (JSON data handed over as JS objects cannot tell `2.0` from `2`).
  */
-export function loadsExact(rt: PyRun, text: string): unknown {
+export function loadsExact(rt: PyRun, text: string, parseFloat?: (text: string) => unknown, parseInt?: (text: string) => unknown): unknown {
   let i = 0
   const ws = () => { while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++ }
   // json.JSONDecodeError (a ValueError), with CPython's message, line and column.
@@ -556,8 +556,8 @@ export function loadsExact(rt: PyRun, text: string): unknown {
     const m = /^-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400))
     if (m && m[0]) {
       i += m[0].length
-      if (m[1] || m[2]) return mkFloatExact(Number(m[0]))
-      return mkInt(m[0].length < 16 ? Number(m[0]) : BigInt(m[0]))
+      if (m[1] || m[2]) return parseFloat ? parseFloat(m[0]) : mkFloatExact(Number(m[0]))
+      return parseInt ? parseInt(m[0]) : mkInt(m[0].length < 16 ? Number(m[0]) : BigInt(m[0]))
     }
     for (const [word, v] of [['true', true], ['false', false], ['null', null], ['NaN', NaN], ['Infinity', Infinity], ['-Infinity', -Infinity]] as const) {
       if (text.startsWith(word, i)) { i += word.length; return typeof v === 'number' ? mkFloatExact(v) : v }

@@ -64,6 +64,7 @@ export function keyText(k: unknown): string {
   if (typeof k === 'number') return Number.isInteger(k) ? String(k) : jsonFloat(k)
   if (typeof k === 'bigint') return decimalText(k)
   if (k instanceof PyFloat) return jsonFloat(k.v)
+  // CPython names the type in full here (`decimal.Decimal`), unlike its 'Object of type Decimal'.
   return typeError(`keys must be str, int, float, bool or None, not ${typeName(k)}`)
 }
 

@@ -207,7 +207,11 @@ function jsonString(s: string, ascii: boolean): string {
 }
 const JSON_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' }
 
-interface DumpOptions { indent: string | null; sortKeys: boolean; ascii: boolean; itemSep: string; keySep: string; allowNan: boolean }
+interface DumpOptions {
+  indent: string | null; sortKeys: boolean; ascii: boolean; itemSep: string; keySep: string; allowNan: boolean
+  /** `default=`: what stands for a value JSON has no form for (`default=str` for decimals and dates). */
+  fallback: ((v: unknown) => unknown) | null
+}
 
 function jsonNumber(v: number, o: DumpOptions): string {
   if (!Number.isFinite(v)) {
@@ -229,7 +233,14 @@ function dumpValue(rt: PyRun, v: unknown, o: DumpOptions, level: number, stack: 
   if (v === null) return 'null'
   if (v instanceof PyFloat) return jsonNumber(v.v, o)
   const isList = Array.isArray(v) && !(v instanceof PyDeque)
-  if (!isList && !(v instanceof PyDict)) return typeError(`Object of type ${shortTypeName(typeName(v))} is not JSON serializable`)
+  if (!isList && !(v instanceof PyDict)) {
+    if (!o.fallback) return typeError(`Object of type ${shortTypeName(typeName(v))} is not JSON serializable`)
+    if (stack.has(v)) valueError('Circular reference detected')
+    stack.add(v)
+    const text = dumpValue(rt, o.fallback(v), o, level + 1, stack)
+    stack.delete(v)
+    return text
+  }
   if (stack.has(v)) valueError('Circular reference detected')
   if (level > 1000) raise('RecursionError', 'maximum recursion depth exceeded while encoding a JSON object')
   stack.add(v)
@@ -261,7 +272,7 @@ function dumpValue(rt: PyRun, v: unknown, o: DumpOptions, level: number, stack: 
 
 function dumps(rt: PyRun, a: unknown[], kw: PyDict | null): string {
   arity('dumps', a, 1)
-  const k = kwargs('dumps', kw, ['indent', 'sort_keys', 'ensure_ascii', 'separators', 'allow_nan'])
+  const k = kwargs('dumps', kw, ['indent', 'sort_keys', 'ensure_ascii', 'separators', 'allow_nan', 'default'])
   let indent: string | null = null
   if (k.indent !== undefined && k.indent !== null) {
     if (typeof k.indent === 'string') indent = k.indent
@@ -275,16 +286,32 @@ function dumps(rt: PyRun, a: unknown[], kw: PyDict | null): string {
     ;[itemSep, keySep] = s as string[]
   }
   const truthy = (x: unknown, d: boolean) => (x === undefined ? d : !!x && x !== 0)
-  const o: DumpOptions = { indent, sortKeys: truthy(k.sort_keys, false), ascii: truthy(k.ensure_ascii, true), itemSep: itemSep!, keySep: keySep!, allowNan: truthy(k.allow_nan, true) }
+  const fallback = k.default === undefined || k.default === null ? null : callBack(rt, k.default, 'json.dumps(default=...)')
+  const o: DumpOptions = { indent, sortKeys: truthy(k.sort_keys, false), ascii: truthy(k.ensure_ascii, true), itemSep: itemSep!, keySep: keySep!, allowNan: truthy(k.allow_nan, true), fallback }
   return dumpValue(rt, a[0], o, 0, new Set())
+}
+
+/**
+ * A function value the runtime calls with one argument: a builtin or a type (`str`, `Decimal`) at
+ * once, one of the program's through its dispatcher (not where the functions may wait for an atom).
+ */
+function callBack(rt: PyRun, f: unknown, what: string): (v: unknown) => unknown {
+  if (f instanceof TypeObj || f instanceof PyBuiltin) return (v) => callNative(rt, f, [v], null)
+  const calls = rt as unknown as GuestCalls
+  if (!(f instanceof PyOpaque)) return typeError(`'${typeName(f)}' object is not callable`)
+  if (calls.helperWaits === undefined || calls.helperWaits(DISPATCH_HELPER)) return typeError(`${what} with a function of the program cannot run here: the function may wait for an atom; convert the values before the call`)
+  return (v) => calls.callHelper(DISPATCH_HELPER, [f, [v], null])
 }
 
 const JSON_FNS: Record<string, ModFn> = {
   dumps,
   loads: (rt, a, kw) => {
-    noKw('loads', kw); arity('loads', a, 1)
+    arity('loads', a, 1)
+    const k = kwargs('loads', kw, ['parse_float', 'parse_int'])
     if (typeof a[0] !== 'string') typeError(`the JSON object must be str, bytes or bytearray, not ${typeName(a[0])}`)
-    return loadsExact(rt, a[0] as string)
+    // `parse_float=Decimal`: the number's text to the function (exact money), as CPython's.
+    const parse = (f: unknown) => (f === undefined || f === null ? undefined : callBack(rt, f, `json.loads(${f === k.parse_float ? 'parse_float' : 'parse_int'}=...)`))
+    return loadsExact(rt, a[0] as string, parse(k.parse_float), parse(k.parse_int))
   },
 }
 
@@ -485,7 +512,7 @@ export { PySet, PyRange, PyDictView, isTuple, hashKey }
 import { PyDict as Dict } from './values.ts'
 import { dictUpdate } from './collections.ts'
 import { DISPATCH_HELPER, PyOpaque, PyType as TypeObj, type GuestCalls } from './values.ts'
-import { PyBuiltin, PyFunction } from './extended.ts'
+import { PyBuiltin, PyFunction, callNative } from './extended.ts'
 import { keyError } from './items.ts'
 
 const dictBody = (d: Dict, r: (v: unknown) => string, entries = [...d.map.values()]): string => `{${entries.map(([k, v]) => `${r(k)}: ${r(v)}`).join(', ')}}`
