@@ -59,6 +59,10 @@ interface CacheEntry {
   checked?: VmError | null
   /** Validation under other limit sets, keyed `maxAstNodes:maxAstDepth` (a few at most). */
   checkedFor?: Map<string, VmError | null>
+  /** The program's declaration (libraries, atoms) is met on this VM. */
+  provided?: boolean
+  /** Its args check (the first problem, or undefined), made on first use. */
+  args?: (value: unknown) => string | undefined
 }
 
 /** How often a run that waits (for an atom, or between time slices) looks at its interrupt flag. */
@@ -81,8 +85,12 @@ export class AgentVM {
   /** Installed runtime libraries by name. */
   private readonly libraries = new Map<string, RuntimeLibrary>()
   private readonly loadLibrary?: LibraryLoader
-  /** Programs whose declaration (libraries, atoms) this VM has met. */
-  private readonly provided = new WeakSet<object>()
+  /**
+   * The program last looked up and its entry: a VM mostly runs one program again and again, and an
+   * identity test is cheaper than the WeakMap (this one AST stays referenced until another is run).
+   */
+  private lastProgram?: object
+  private lastEntry?: CacheEntry
 
   constructor(customAtoms: Record<string, AtomDef> | AtomDef[] = {}, options: AgentVMOptions = {}) {
     const table = new Map<string, AtomDef>(Object.entries(coreAtoms))
@@ -171,8 +179,7 @@ export class AgentVM {
    * or loaded now) and every custom atom it calls. Checked once per program object.
    */
   private provide(program: AjsProgram): void | Promise<void> {
-    if (this.provided.has(program)) return
-    if (program === null || typeof program !== 'object') return
+    if (program === null || typeof program !== 'object' || this.entry(program).provided) return
     const wanted = declaredLibraries(program)
     const pending: Array<Promise<void>> = []
     for (const [name, version] of wanted) {
@@ -200,7 +207,8 @@ export class AgentVM {
    * one; a declared atom no compiled call reaches is refused here. Before any step runs.
    */
   private compileDeclared(program: AjsProgram, opts: NormalizedOptions): CompiledProgram {
-    const missing = this.provided.has(program) ? [] : missingAtoms(program, this.atoms)
+    const entry = this.entry(program)
+    const missing = entry.provided ? [] : missingAtoms(program, this.atoms)
     let compiled: CompiledProgram
     try {
       compiled = this.compile(program, opts.trace, opts)
@@ -212,7 +220,7 @@ export class AgentVM {
       const list = missing.slice(0, 10).map((n) => `"${n}"`).join(', ') + (missing.length > 10 ? `, and ${missing.length - 10} more` : '')
       throw vmError('UNKNOWN_ATOM', `The program calls ${missing.length === 1 ? 'an atom' : 'atoms'} this VM does not have: ${list}`)
     }
-    this.provided.add(program)
+    entry.provided = true
     return compiled
   }
 
@@ -232,7 +240,7 @@ export class AgentVM {
       if (opts.interrupt !== undefined && Atomics.load(opts.interrupt, 0) !== 0) throw interrupted()
       const value = compiled.run(rt, input)
       if (!isP(value)) {
-        const done = finish({ result: exported(value, opts) as T, fuelUsed: rt.fuelUsed }, rt)
+        const done = finish({ result: exported(value, opts) as T, fuelUsed: 0 }, rt)
         rt.end()
         return Promise.resolve(done)
       }
@@ -240,7 +248,7 @@ export class AgentVM {
       const running = rt
       const cleanup = this.arm(running, opts)
       return value.then(
-        (v) => finish({ result: exported(v, opts) as T, fuelUsed: running.fuelUsed }, running),
+        (v) => finish({ result: exported(v, opts) as T, fuelUsed: 0 }, running),
         (e) => finish(fail(toVmError(e), running.fuelUsed), running),
       ).then((r) => {
         cleanup()
@@ -258,25 +266,23 @@ export class AgentVM {
     }
   }
 
-  private readonly argsChecks = new WeakMap<object, (value: unknown) => string | undefined>()
-
   /** The program's args check (the first problem, or undefined), made once per program. */
   private argsCheck(program: AjsProgram): (value: unknown) => string | undefined {
-    let check = this.argsChecks.get(program)
-    if (!check) {
-      check = makeArgsCheck(program.inputSchema as Record<string, unknown>)
-      this.argsChecks.set(program, check)
-    }
-    return check
+    return (this.entry(program).args ??= makeArgsCheck(program.inputSchema as Record<string, unknown>))
+  }
+
+  /** The cache entry of a program (made on first use). */
+  private entry(program: object): CacheEntry {
+    if (program === this.lastProgram) return this.lastEntry!
+    let entry = this.compiled.get(program)
+    if (!entry) this.compiled.set(program, (entry = {}))
+    this.lastProgram = program
+    return (this.lastEntry = entry)
   }
 
   /** Compile (or fetch from cache) a validated program. Throws VmError. */
   compile(program: AjsProgram, traced = false, opts?: Pick<NormalizedOptions, 'limits'>): CompiledProgram {
-    let entry = this.compiled.get(program)
-    if (!entry) {
-      entry = {}
-      this.compiled.set(program, entry)
-    }
+    const entry = this.entry(program)
     // Validation depends on the run's limits: checked (and cached) per limit set, so one
     // tight-limit run never caches AST_TOO_LARGE for everyone, nor a loose one lets a big AST past.
     const limits = opts?.limits ?? DEFAULT_LIMITS
