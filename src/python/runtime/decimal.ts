@@ -19,6 +19,7 @@ import * as Q from './rational.ts'
 import * as N from './decimal-num.ts'
 import { Dec, type Ctx, type Rounding } from './decimal-num.ts'
 import { formatDecimal } from './decimal-format.ts'
+import { expCR, lnCR, log10CR } from './decimal-transcend.ts'
 
 const DIGIT_BITS = 3.33
 const ndigitsOf = (x: bigint): number => N.ndigits(x < 0n ? -x : x)
@@ -283,7 +284,28 @@ function nanResult(d: Dec): Dec {
   return d
 }
 
-/** a ** b: an integral or infinite b (CPython computes other powers too; they are refused here, with the rewrite). */
+/** `x.exp()`, `x.ln()`, `x.log10()`: correctly rounded, half even whatever the context's rounding (as libmpdec). */
+function transcendental(name: 'exp' | 'ln' | 'log10', d: Dec, ctx: Ctx): Dec {
+  if (d.nan) return nanResult(d)
+  const even: Ctx = { ...ctx, rounding: 'ROUND_HALF_EVEN' }
+  if (name === 'exp') {
+    if (d.kind === 'F') return d.sign ? N.ZERO : d
+    // Far out of range: decided before any digit is computed.
+    const est = d.adjusted > 20 ? Infinity : Math.abs(Number(sciText(d, 1)))
+    if (est > (ctx.Emax + 2) * Math.LN10 + 10 && !d.sign) N.signal('Overflow')
+    if (est > (ctx.prec - ctx.Emin + 2) * Math.LN10 + 10 && d.sign) return N.fix(new Dec(0, 1n, ctx.Emin - ctx.prec), even)
+    return N.fix(expCR(d, ctx.prec, ctx), even)
+  }
+  if (d.zero) return N.INF(1)
+  if (d.sign) N.signal('InvalidOperation')
+  if (d.kind === 'F') return d
+  return N.fix(name === 'ln' ? lnCR(d, ctx.prec, ctx) : log10CR(d, ctx.prec, ctx), even)
+}
+
+/** CPython's exponent limits on a 64-bit build, for the steps of a power (libmpdec's maximum context). */
+const MAX_CTX = (ctx: Ctx, prec: number): Ctx => ({ ...ctx, prec, rounding: 'ROUND_HALF_EVEN', Emax: MAX_EMAX, Emin: -MAX_EMAX, clamp: 0 })
+
+/** a ** b: an integral or infinite b exactly as CPython; another b as libmpdec's exp(b · ln a), each step at the precision + 23 digits. */
 function power(a: Dec, b: Dec, ctx: Ctx): Dec {
   if (b.nan || a.nan) return N.add(a, b, ctx)
   if (b.kind === 'F') {
@@ -297,7 +319,7 @@ function power(a: Dec, b: Dec, ctx: Ctx): Dec {
   }
   if (b.exp < 0 && !b.zero) {
     const whole = N.rescale(b, 0, 'ROUND_DOWN', ctx)
-    if (N.cmp(whole, b) !== 0) raise('NotImplementedError', 'Decimal ** a non-integral exponent is not supported here: use x.sqrt() for ** Decimal("0.5"), or float arithmetic (float(x) ** y)')
+    if (N.cmp(whole, b) !== 0) return realPower(a, b, ctx)
     b = whole
   }
   ctx.work(b.digits + Math.max(b.exp, 0))
@@ -331,6 +353,18 @@ export function decimalPowMod(rt: PyRun, a: unknown, b: unknown, m: unknown): Py
   rt.charge(Math.max(1, n.toString(2).length) * 100)
   const r = Q.modPow(whole(x) % mod, n, mod)
   return new PyDecimal(new Dec((n & 1n) === 1n ? x.sign : 0, r, 0))
+}
+
+function realPower(a: Dec, b: Dec, ctx: Ctx): Dec {
+  if (a.zero) return b.sign ? N.INF(0) : N.ZERO
+  if (a.sign) N.signal('InvalidOperation')
+  if (a.kind === 'F') return b.sign ? N.ZERO : N.INF(0)
+  const wp = Math.max(a.digits, ctx.prec) + 4 + 19
+  const work = MAX_CTX(ctx, wp)
+  const r = expCR(N.mul(lnCR(a, wp, work), b, work), wp, work)
+  // A result of exactly one is written with the full precision (1.000...), as libmpdec's.
+  if (N.cmp(r, N.ONE) === 0) return new Dec(0, N.pow10(ctx.prec - 1), 1 - ctx.prec)
+  return N.fix(r, ctx)
 }
 
 const HASH_10INV = Q.modPow(10n, HASH_MOD - 2n, HASH_MOD)
@@ -502,8 +536,7 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
       const td = t instanceof PyDecimal ? t.d : isIntValue(t) ? decOfInt(intOf(t)) : typeError(`conversion from ${typeName(t)} to Decimal is not supported`)
       return dec(N.add(N.mul(d, o, { ...ctx, prec: Number.MAX_SAFE_INTEGER, Emax: Number.MAX_SAFE_INTEGER, Emin: -Number.MAX_SAFE_INTEGER }), td, ctx))
     }
-    case 'exp': case 'ln': case 'log10':
-      return raise('NotImplementedError', `Decimal.${name}() is not supported here: use math.${name === 'ln' ? 'log' : name}(float(x))`)
+    case 'exp': case 'ln': case 'log10': return dec(transcendental(name, d, ctx))
   }
   return undefined
 }

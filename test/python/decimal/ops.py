@@ -24,6 +24,10 @@ def apply(op, x, y, b):
     if op == "cmpf": return [x < float(y), x == float(y), x > float(y)]
     if op == "neg": return [-x, +x, abs(x)]
     if op == "integral": return [x.to_integral_value(), round(x), math.floor(x), math.ceil(x)]
+    if op == "exp": return x.exp()
+    if op == "ln": return x.ln()
+    if op == "log10": return x.log10()
+    if op == "powr": return x ** y
     return "?" + op
 
 

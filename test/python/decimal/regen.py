@@ -35,7 +35,7 @@ def random_number(rng, max_digits=30):
 
 
 def random_case(rng):
-    op = rng.choice(["+", "-", "*", "/", "//", "%", "**", "sqrt", "quantize", "round", "fmt", "cmp", "normalize", "+", "*", "/", "hash", "float", "int", "cmpf", "neg", "integral"])
+    op = rng.choice(["+", "-", "*", "/", "//", "%", "**", "sqrt", "quantize", "round", "fmt", "cmp", "normalize", "+", "*", "/", "hash", "float", "int", "cmpf", "neg", "integral", "exp", "ln", "log10", "powr"])
     a = random_number(rng)
     if op == "**":
         a = random_number(rng, 8)
@@ -46,8 +46,14 @@ def random_case(rng):
         b = "1E%d" % rng.randint(-12, 4)
     elif op == "fmt":
         b = rng.choice(SPECS)
-    elif op in ("sqrt", "normalize", "hash", "float", "int", "neg", "integral"):
+    elif op in ("sqrt", "normalize", "hash", "float", "int", "neg", "integral", "ln", "log10"):
         b = "0"
+    elif op == "exp":
+        a = "%s%dE%d" % (rng.choice(["", "-"]), rng.randrange(10 ** rng.randint(1, 12)), rng.randint(-14, 0))
+        b = "0"
+    elif op == "powr":
+        a = "%dE%d" % (rng.randrange(1, 10 ** rng.randint(1, 10)), rng.randint(-8, 4))
+        b = "%s%dE%d" % (rng.choice(["", "-"]), rng.randrange(1, 10 ** rng.randint(1, 6)), rng.randint(-6, -1))
     elif op in ("+", "-") and rng.random() < 0.3:
         # Operands far apart and close cancellations.
         b = str(-Decimal(a) + Decimal(random_number(rng, 3)).scaleb(rng.randint(-40, 0)))
@@ -70,7 +76,7 @@ def main():
         f.write("\n")
     import random
     rng = random.Random(20261127)
-    cases = [random_case(rng) for _ in range(5000)]
+    cases = [random_case(rng) for _ in range(6000)]
     with open(os.path.join(HERE, "random.json"), "w") as f:
         json.dump({"python": sys.version.split()[0], "cases": cases}, f, separators=(",", ":"))
         f.write("\n")
