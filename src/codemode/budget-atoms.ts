@@ -145,15 +145,24 @@ export function runnerOf(cap: BudgetCapability, op: string): BudgetRunner {
 }
 
 /**
- * After a sub-run: a host that stopped this run meanwhile (an interrupt they share, a deadline) stops it now,
- * so the sub-run's value is not used (a workflow would journal it and go on past its step's time limit).
+ * The sub-run under a spent token, its receipt then kept with the spent id (a sub-run that threw, whose use is
+ * unknown: the whole token), so a repeat of the spend (a server's retry, a workflow's call after a crash) is
+ * answered with it. Then a host that stopped this run meanwhile (an interrupt they share, a deadline) stops
+ * it: the sub-run's value is not used (a workflow would journal it and go on past its step's time limit).
  */
-export function stopIfStopped(ctx: AtomContext): void {
+export async function keptSubRun(ctx: AtomContext, cap: BudgetCapability, input: SubRunInput, claims: BudgetClaims): Promise<SubRunOutcome> {
+  let out: SubRunOutcome | undefined
+  try {
+    out = await subRun(ctx, cap, input, claims)
+  } finally {
+    await cap.tokens.answered(claims, out?.receipt ?? cap.tokens.receipt(claims, claims.fuel, claims.quotas))
+  }
   runOf(ctx).checkTime()
+  return out
 }
 
 /** budgetRun's work once the token is spent: the sub-run under its claims, with its own meter, and its receipt. */
-export async function subRun(ctx: AtomContext, cap: BudgetCapability, input: SubRunInput, claims: BudgetClaims): Promise<SubRunOutcome> {
+async function subRun(ctx: AtomContext, cap: BudgetCapability, input: SubRunInput, claims: BudgetClaims): Promise<SubRunOutcome> {
   const runner = runnerOf(cap, ctx.op)
   const timeoutMs = Math.max(1, claims.exp - ctx.now())
   const child = budgetCapability(cap.tokens, { depth: claims.depth, runner, ...(cap.runOptions ? { runOptions: cap.runOptions } : {}) })
@@ -188,9 +197,7 @@ export const budgetRunAtom = Object.assign(defineAtom('budgetRun', {
   } catch (e) {
     throw asVmError(e, ctx.op)
   }
-  const out = await subRun(ctx, cap, input, claims)
-  stopIfStopped(ctx)
-  return out
+  return keptSubRun(ctx, cap, input, claims)
 }, { cost: 1, timeoutMs: 0, effects: 'io', docs: 'Run a procedure token or AST here as a sub-run under a budget token: it gets the token\'s fuel, deadline and quotas. Returns { result, error?, fuelUsed, receipt }; settle with budgetSettle.' }), { reaches: 'subAgent' as const })
 
 /** The budget atoms (give the run `capabilities.budget` too). */

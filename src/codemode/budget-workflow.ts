@@ -37,7 +37,7 @@
 import { runOf } from '../vm/atoms/define.ts'
 import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
 import type { Run } from '../vm/runtime.ts'
-import { asVmError, budgetCapability, budgetRunAtom, budgetSettleAtom, budgetTokenAtom, reserve, runnerOf, stopIfStopped, subRun, type BudgetCapability, type BudgetRunner, type SubRunInput, type SubRunOutcome } from './budget-atoms.ts'
+import { asVmError, budgetCapability, budgetRunAtom, budgetSettleAtom, budgetTokenAtom, keptSubRun, reserve, runnerOf, type BudgetCapability, type BudgetRunner, type SubRunInput, type SubRunOutcome } from './budget-atoms.ts'
 import { BudgetTokenError, type BudgetTokens } from './budget-token.ts'
 
 type Fn = (input: unknown, ctx: AtomContext) => unknown
@@ -130,14 +130,6 @@ async function runSpending(tokens: BudgetTokens, state: RunBudget, input: SubRun
     state.spent.delete(id) // not spent by this call (in flight elsewhere, the seen-set full): a later call may try again
     throw asVmError(e, ctx.op)
   }
-  let out: SubRunOutcome | undefined
-  try {
-    out = await subRun(ctx, cap, input, claims)
-  } finally {
-    // Kept for a repeat of this call; a sub-run that threw (what it used is unknown) is receipted with the whole token.
-    await tokens.answered(claims, out?.receipt ?? tokens.receipt(claims, claims.fuel, claims.quotas))
-  }
-  // Stopped by the host meanwhile (the step's time limit): not journaled; a repeat of the call gets this receipt.
-  stopIfStopped(ctx)
-  return out
+  // Stopped by the host meanwhile (the step's time limit): it throws, nothing is journaled, and a repeat of the call gets the kept receipt.
+  return keptSubRun(ctx, cap, input, claims)
 }

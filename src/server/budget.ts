@@ -59,6 +59,25 @@ export function serverBudgetTokens(config: BudgetTokensConfig, key: string, seen
   return new BudgetTokens({ key, maxDepth: config.maxDepth, maxTtlMs: config.maxTtlMs, seen: seen ?? new MemorySeenTokens(config.maxSeen) })
 }
 
+/** The host bridge's budget methods, answered from the host's seen-set (every thread's spends in one place). */
+export function answerSeenTokens(seen: SeenTokens, method: string, args: unknown[]): unknown {
+  const [id, arg] = args as [string, unknown]
+  if (typeof id !== 'string') throw new TypeError('budget tokens: a token id is a string')
+  if (method === 'budget.claim' && typeof arg === 'number') return seen.claim(id, arg)
+  if (method === 'budget.answer' && typeof arg === 'string') return seen.answer?.(id, arg)
+  if (method === 'budget.recall') return seen.recall?.(id)
+  throw new TypeError(`budget tokens: bad bridge call ${method}`)
+}
+
+/** A thread's view of the host's seen-set, through the bridge (pool workers and workflow threads spend tokens here). */
+export function bridgedSeenTokens(call: (method: 'budget.claim' | 'budget.answer' | 'budget.recall', args: unknown[]) => Promise<unknown>): SeenTokens {
+  return {
+    claim: (id, expiresAt) => call('budget.claim', [id, expiresAt]) as Promise<boolean>,
+    answer: async (id, receipt) => { await call('budget.answer', [id, receipt]) },
+    recall: (id) => call('budget.recall', [id]) as Promise<SpentToken | undefined>,
+  }
+}
+
 /** Claims between two prunes of the PostgreSQL seen-set (and checks of its size). */
 export const SEEN_PRUNE_EVERY = 256
 

@@ -3,8 +3,8 @@
  * stores, the worker-thread pool and the bridge through which guest runs
  * reach their tenant's stores. No HTTP here.
  */
-import { budgetKeyOf, serverBudgetTokens } from './budget.ts'
-import type { BudgetTokens, SeenTokens } from '../codemode/budget-token.ts'
+import { answerSeenTokens, budgetKeyOf, serverBudgetTokens } from './budget.ts'
+import { MemorySeenTokens, type BudgetTokens, type SeenTokens } from '../codemode/budget-token.ts'
 import { randomUUID } from 'node:crypto'
 import type { ServeConfig } from './config.ts'
 import { NO_ATOMS, atomsOfTenant, type ServerAtoms } from './atoms.ts'
@@ -61,6 +61,8 @@ export function createHost(options: HostOptions): Host {
   }
   const budgetConfig = config.budgetTokens
   const budgetKey = budgetConfig ? budgetKeyOf(budgetConfig, env) : undefined
+  // One seen-set for the process: the HTTP spends and every thread's (through the bridge).
+  const seen = budgetConfig ? options.seenTokens ?? new MemorySeenTokens(budgetConfig.maxSeen) : undefined
   const bridgeName = `ajs-serve-${randomUUID()}`
   const workerData: WorkerData = {
     bridge: bridgeName,
@@ -71,6 +73,11 @@ export function createHost(options: HostOptions): Host {
     ...(budgetConfig && budgetKey ? { budget: { key: budgetKey, maxDepth: budgetConfig.maxDepth, maxTtlMs: budgetConfig.maxTtlMs } } : {}),
   }
   const bridge = new BridgeHost(bridgeName, (tenant, method: BridgeMethod, args) => {
+    // Spent budget tokens are the deployment's, not a tenant's (a thread asks with no tenant).
+    if (method.startsWith('budget.')) {
+      if (!seen) throw new Error('this server accepts no budget tokens')
+      return answerSeenTokens(seen, method, args)
+    }
     if (!tenants.get(tenant)) throw new Error(`unknown tenant ${tenant}`)
     if (method === 'mcp.call') {
       // The worker only offers a tenant the tools it may call; the host checks again.
@@ -87,7 +94,7 @@ export function createHost(options: HostOptions): Host {
   tenants.setPoolSize(pool.size)
   return {
     config, atoms, stores, tenants, procedures, pool,
-    ...(budgetConfig && budgetKey ? { budget: serverBudgetTokens(budgetConfig, budgetKey, options.seenTokens) } : {}),
+    ...(budgetConfig && budgetKey ? { budget: serverBudgetTokens(budgetConfig, budgetKey, seen) } : {}),
     async close() {
       await pool.close()
       bridge.close()

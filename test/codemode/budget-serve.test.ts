@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer, parseServeConfig, tokenSha256 } from '../../src/server/index.ts'
 import { BudgetTokens } from '../../src/codemode/index.ts'
+import { transpile } from '../../src/index.ts'
 import { createRemoteVM } from '../../src/client/index.ts'
 import { startAjsc } from '../server/ajsc-process.ts'
 
@@ -145,6 +146,24 @@ describe('a run on one server pays for a child run on another', () => {
     // A token with ?async=1 is refused (the receipt goes with a run answered now).
     const async = await fetch(`${B}/v1/runs?async=1`, { method: 'POST', headers: { authorization: 'Bearer b-token', 'content-type': 'application/json', 'x-ajs-budget': same.mint({ fuel: 1, exp: Date.now() + 60_000, depth: 1 }).token }, body: JSON.stringify({ source: CHILD, args: { n: 1 } }) })
     expect(async.status).toBe(400)
+  }, 30_000)
+
+  test('one seen-set per server: a token spent over HTTP is spent for budgetRun in a run, and the other way round', async () => {
+    const same = new BudgetTokens({ key: KEY })
+    const child = transpile(CHILD).ast
+    const LOCAL = `function f({ token, child }) { try { return budgetRun({ agentId: child, input: { n: 3 }, token }) } catch (e) { return e.code } }`
+    // Spent by POST /v1/runs (the HTTP side), then given to budgetRun in a run (a pool thread): refused.
+    const http = same.mint({ fuel: 50, exp: Date.now() + 60_000, depth: 1 }).token
+    expect((await runOn(B, 'b-token', CHILD, { n: 3 }, { 'x-ajs-budget': http })).status).toBe(200)
+    expect(((await (await runOn(B, 'b-token', LOCAL, { token: http, child })).json()) as any).result).toBe('BUDGET_TOKEN_REPLAYED')
+    // Spent by budgetRun in a run, then presented over HTTP: answered with the sub-run's receipt, not run again.
+    const local = same.mint({ fuel: 50, exp: Date.now() + 60_000, depth: 1 }).token
+    const sub = ((await (await runOn(B, 'b-token', LOCAL, { token: local, child })).json()) as any).result
+    expect(sub.result).toEqual({ s: 3 })
+    const again = await runOn(B, 'b-token', CHILD, { n: 3 }, { 'x-ajs-budget': local })
+    expect(again.status).toBe(409)
+    expect(((await again.json()) as any).error.code).toBe('BUDGET_TOKEN_ANSWERED')
+    expect(again.headers.get('x-ajs-budget-receipt')).toBe(sub.receipt)
   }, 30_000)
 
   test('depth: A -> B -> A, and the third level cannot mint', async () => {

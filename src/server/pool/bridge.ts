@@ -2,7 +2,10 @@
  * The host bridge: how guest runs in worker threads reach state that must be
  * shared by every worker — a tenant's agent memory (`store*` atoms) and its
  * stored procedures (`storeProcedure`, `agentRun` by token), and the MCP
- * servers the host is connected to (`mcp.call`, src/server/mcp.ts). Workers send
+ * servers the host is connected to (`mcp.call`, src/server/mcp.ts), and the
+ * process's seen-set of spent budget tokens (`budget.*`, src/server/budget.ts:
+ * a token spent in one thread is spent for all, and with PostgreSQL for every
+ * process of the deployment). Workers send
  * requests on a BroadcastChannel; the host (the thread that owns the pool)
  * answers from its tenant stores, which are in memory or in Postgres. Only
  * runs that touch a store pay for a message; pure runs never do.
@@ -13,6 +16,7 @@ export type BridgeMethod =
   | 'store.get' | 'store.set' | 'store.delete' | 'store.has' | 'store.query' | 'store.vectorSearch' | 'store.addVector'
   | 'procedures.get' | 'procedures.set' | 'procedures.delete' | 'procedures.clearExpired'
   | 'mcp.call'
+  | 'budget.claim' | 'budget.answer' | 'budget.recall'
 
 export type BridgeHandler = (tenant: string, method: BridgeMethod, args: unknown[]) => unknown
 

@@ -30,14 +30,18 @@ import { analyzeProgram } from '../../codemode/plan.ts'
 import { checkPlan } from '../../codemode/policy.ts'
 import { WORKFLOW_PLAN_ATOMS } from '../plan-gate.ts'
 import { BudgetTokens } from '../../codemode/budget-token.ts'
+import { bridgedSeenTokens } from '../budget.ts'
 import { budgetCapability } from '../../codemode/budget-atoms.ts'
 import { transpile } from '../../transpiler/index.ts'
 import type { AgentError } from '../../vm/errors.ts'
 
 const data = workerData as WorkerData
-/** The deployment's budget tokens (mint, local sub-runs, receipts); absent: the budget atoms are not offered. */
-const budgetTokens = data.budget ? new BudgetTokens(data.budget) : undefined
 const bridge = new BridgeClient(data.bridge, (code, message) => (code ? new VmError(code, message) : new Error(message)))
+/**
+ * The deployment's budget tokens (mint, local sub-runs, receipts); absent: the budget atoms are not offered.
+ * Spent tokens go to the host's seen-set, which every thread and the HTTP side share.
+ */
+const budgetTokens = data.budget ? new BudgetTokens({ ...data.budget, seen: bridgedSeenTokens((method, args) => bridge.call('', method, args)) }) : undefined
 
 /** The custom atoms, imported once per worker; a failure (the module changed since the host loaded it) rejects every run of this worker. */
 const customAtoms: Promise<AtomDef[]> = (data.atomModules ?? []).length === 0

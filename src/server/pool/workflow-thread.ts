@@ -34,6 +34,7 @@ import { atomsOfTenant } from '../atoms.ts'
 import { mcpProxyAtoms } from '../mcp.ts'
 import { BudgetTokens } from '../../codemode/budget-token.ts'
 import { workflowBudgetAtoms } from '../../codemode/budget-workflow.ts'
+import { bridgedSeenTokens } from '../budget.ts'
 import { BridgeClient } from './bridge.ts'
 import { tenantRuntimes } from './tenant-runtime.ts'
 import { INTERRUPTED_TIME, MAX_EXPOSED_BYTES, type Answer, type CallOp, type ExecutionSnapshot, type FromThread, type OpenOp, type ToThread, type WorkflowThreadData } from './workflow-protocol.ts'
@@ -79,8 +80,8 @@ function sync(id: string): Promise<void> {
   })
 }
 
-/** The deployment's budget tokens (config budgetTokens): this thread's seen-set for budgetRun's spends. */
-const budgetTokens = data.budget ? new BudgetTokens(data.budget) : undefined
+/** The deployment's budget tokens (config budgetTokens); budgetRun's spends go to the host's seen-set, which every thread shares. */
+const budgetTokens = data.budget ? new BudgetTokens({ ...data.budget, seen: bridgedSeenTokens((method, args) => bridge.call('', method, args)) }) : undefined
 /** The tenants' VMs, for budgetRun's sub-runs (as the pool's workers run the tenants' runs). */
 const runtimeOf = tenantRuntimes(data, bridge)
 
