@@ -6,7 +6,9 @@
  * BUDGET_TOKEN_ANSWERED, header x-ajs-budget-receipt), and nothing runs twice.
  * So a durable workflow whose call was in flight at a crash settles exactly
  * what the child used. The server runs as a process on 127.0.0.1; its child
- * program waits on an HTTP server of this test, released by the test.
+ * program waits on an HTTP server of this test, released by the test. With
+ * PostgreSQL, two server processes share the spent tokens: a retry on the
+ * other one is in flight, then answered with the first receipt.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { ChildProcess } from 'node:child_process'
@@ -19,7 +21,8 @@ import { tokenSha256 } from '../../src/server/index.ts'
 import { BudgetTokens, workflowBudgetAtoms } from '../../src/codemode/index.ts'
 import { createRemoteVM } from '../../src/client/index.ts'
 import { MemoryJournalStore, resumeWorkflow, startWorkflow } from '../../src/workflows/index.ts'
-import { startAjsc } from '../server/ajsc-process.ts'
+import { killChildren, startAjsc } from '../server/ajsc-process.ts'
+import { postgresAvailable, startPostgres } from '../server/postgres.ts'
 import { drive } from '../workflows/helpers.ts'
 
 const KEY = 'test-deployment-budget-key-0123456789abcdef'
@@ -67,10 +70,37 @@ async function until(cond: () => boolean): Promise<void> {
   expect(cond()).toBe(true)
 }
 
-const send = async (token: string) => {
-  const res = await fetch(`${B}/v1/runs`, { method: 'POST', headers: { authorization: 'Bearer b-token', 'content-type': 'application/json', 'x-ajs-budget': token }, body: JSON.stringify({ source: CHILD, args: { url: HOLD } }) })
+const send = async (token: string, url = B) => {
+  const res = await fetch(`${url}/v1/runs`, { method: 'POST', headers: { authorization: 'Bearer b-token', 'content-type': 'application/json', 'x-ajs-budget': token }, body: JSON.stringify({ source: CHILD, args: { url: HOLD } }) })
   return { status: res.status, body: await res.json() as any, receipt: res.headers.get('x-ajs-budget-receipt') }
 }
+
+describe.skipIf(!postgresAvailable())('a retried budget token across processes (PostgreSQL)', () => {
+  test('spent on one process: in flight, then answered with its receipt on another', async () => {
+    const db = await startPostgres()
+    const procs: ChildProcess[] = []
+    try {
+      const cfg = join(dir, 'b.json')
+      const serve = async () => (await startAjsc(['serve', '--config', cfg, '--database', db.url, '--port', '0', '--host', '127.0.0.1', '--pool-size', '1'], /listening on (http:\/\/\S+)/, procs)).match[1]!
+      const one = await serve()
+      const two = await serve()
+      const tokens = new BudgetTokens({ key: KEY })
+      const { token } = tokens.mint({ fuel: 2000, exp: Date.now() + 60_000, depth: 1 })
+      const before = heard
+      const first = send(token, one)
+      await until(() => heard === before + 1)
+      expect(await send(token, two)).toMatchObject({ status: 409, receipt: null, body: { error: { code: 'BUDGET_TOKEN_IN_FLIGHT' } } })
+      release()
+      const done = await first
+      expect(done.status).toBe(200)
+      expect(await send(token, two)).toMatchObject({ status: 409, receipt: done.receipt, body: { error: { code: 'BUDGET_TOKEN_ANSWERED' } } })
+      expect(heard).toBe(before + 1)
+    } finally {
+      await killChildren(procs)
+      await db.stop()
+    }
+  }, 90_000)
+})
 
 describe('a retried budget token', () => {
   test('in flight: refused (IN_FLIGHT, no receipt); ended: answered with the first receipt, never run twice', async () => {
