@@ -229,11 +229,7 @@ export class AgentVM {
     try {
       const compiled = this.compileDeclared(program, opts)
       if (source !== undefined) this.sources.add(source, program)
-      const input = copyIn(args ?? {}, undefined, 'args')
-      checkMembrane(input, opts.membraneMaxBytes, 'args')
-      checkDialectArgs(program, input)
-      const problem = program.inputSchema && this.argsCheck(program)(input)
-      if (problem) throw vmError('ARGS_INVALID', `Arguments do not match the input schema: ${problem}`)
+      const input = this.input(program, args ?? {}, 'args', 'Arguments do not match the input schema', opts.membraneMaxBytes)
       rt = this.newRun(opts, input, 0)
       if (source !== undefined) rt.charge(source.length * SOURCE_CHAR_COST)
       if (opts.signal?.aborted) throw vmError('ABORTED')
@@ -266,9 +262,14 @@ export class AgentVM {
     }
   }
 
-  /** The program's args check (the first problem, or undefined), made once per program. */
-  private argsCheck(program: AjsProgram): (value: unknown) => string | undefined {
-    return (this.entry(program).args ??= makeArgsCheck(program.inputSchema as Record<string, unknown>))
+  /** A run's args or an agent's input, copied in and checked: size, the seed dialect's names, the input schema (its check made once per program). */
+  private input(program: AjsProgram, value: unknown, what: string, refused: string, max = Infinity): unknown {
+    const input = copyIn(value, undefined, what)
+    checkMembrane(input, max, what)
+    checkDialectArgs(program, input)
+    const problem = program.inputSchema && (this.entry(program).args ??= makeArgsCheck(program.inputSchema as Record<string, unknown>))(input)
+    if (problem) throw vmError('ARGS_INVALID', `${refused}: ${problem}`)
+    return input
   }
 
   /** The cache entry of a program (made on first use). */
@@ -418,10 +419,7 @@ export class AgentVM {
     await this.provide(program)
     const opts = parent.config.options
     const compiled = this.compileDeclared(program, opts)
-    const args = copyIn(input, undefined, 'agent input')
-    checkDialectArgs(program, args)
-    const problem = program.inputSchema && this.argsCheck(program)(args)
-    if (problem) throw vmError('ARGS_INVALID', `agentRun: input does not match the agent's input schema: ${problem}`)
+    const args = this.input(program, input, 'agent input', "agentRun: input does not match the agent's input schema")
     const child = this.newRun(opts, args, depth, parent)
     const onParentAbort = () => { try { child.stop(parent.stopped ?? vmError('ABORTED')) } catch { /* by design */ } }
     parent.controller.signal.addEventListener('abort', onParentAbort)
