@@ -146,7 +146,7 @@ export function runnerOf(cap: BudgetCapability, op: string): BudgetRunner {
 
 /**
  * The sub-run under a spent token, its receipt then kept with the spent id (a sub-run that threw, whose use is
- * unknown: the whole token), so a repeat of the spend (a server's retry, a workflow's call after a crash) is
+ * unknown: the whole token) where the seen-set keeps receipts, so a repeat of the spend (a server's retry, a workflow's call after a crash) is
  * answered with it. Then a host that stopped this run meanwhile (an interrupt they share, a deadline) stops
  * it: the sub-run's value is not used (a workflow would journal it and go on past its step's time limit).
  */
@@ -155,7 +155,9 @@ export async function keptSubRun(ctx: AtomContext, cap: BudgetCapability, input:
   try {
     out = await subRun(ctx, cap, input, claims)
   } finally {
-    await cap.tokens.answered(claims, out?.receipt ?? cap.tokens.receipt(claims, claims.fuel, claims.quotas))
+    // Best effort: a seen-set that cannot keep it (a database error) must not lose the sub-run's answer; a
+    // repeat of the spend is then refused as in flight until the token expires.
+    await cap.tokens.answered(claims, out?.receipt ?? cap.tokens.receipt(claims, claims.fuel, claims.quotas)).catch(() => {})
   }
   runOf(ctx).checkTime()
   return out
