@@ -260,7 +260,7 @@ function methodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>): Node {
   }
   if (!ALL_METHODS.has(name)) {
     const near = closestName(name, ALL_METHODS)
-    throw cx.L.r.error('PY_ATTRIBUTE', { name, fix: `${near ? `Did you mean \`.${near}()\`? ` : ''}The str, list, dict and set methods listed in docs/python.md are available.` }, fn.loc)
+    throw cx.L.r.error('PY_ATTRIBUTE', { name, fix: `${near ? `Did you mean \`.${near}()\`? ` : ''}The methods listed in docs/python.md are available: those of str, list, dict and set, and of the modules\' values (Decimal, Fraction, dates, regex matches, ...).` }, fn.loc)
   }
   const obj = lowerExpr(cx, fn.obj)
   // The two commonest methods skip the argument list and the method table when the receiver is a dict / list.

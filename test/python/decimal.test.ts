@@ -137,3 +137,15 @@ describe('decimal work is paid before it is done', () => {
     expect(r.result).toEqual({ r: [true, true, true, true, true] })
   })
 })
+
+test('a Decimal method left out is refused at compile time, located, with the methods the docs list', () => {
+  let err: unknown
+  try {
+    transpilePython('from decimal import Decimal\nd = Decimal("7")\nreturn {"r": str(d.remainder_near(3))}', { profile: 'extended' })
+  } catch (e) {
+    err = e
+  }
+  const e = err as { codeName: string; line: number; column: number; hint: string }
+  expect({ code: e.codeName, line: e.line, column: e.column }).toEqual({ code: 'PY_ATTRIBUTE', line: 3, column: 19 })
+  expect(e.hint).toContain('Decimal')
+})

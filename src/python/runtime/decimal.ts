@@ -380,14 +380,44 @@ function hash(d: Dec): bigint {
   return ans === -1n ? -2n : ans
 }
 
-/** CPython's `__str__` (to-scientific-string): `0.000001`, `1E-7`, `1E+2`, `-Infinity`, `NaN`. */
-export function sciText(d: Dec, capitals: number): string {
+/** `x.max(y)` / `x.min(y)`: a quiet NaN gives way to a number; equal values by their exponents (CPython's compare_total). */
+function maxMin(name: 'max' | 'min', a: Dec, b: Dec, ctx: Ctx): Dec {
+  if (a.nan || b.nan) {
+    if (a.kind === 'N' || b.kind === 'N') N.signal('InvalidOperation')
+    if (!a.nan) return N.fix(a, ctx)
+    if (!b.nan) return N.fix(b, ctx)
+    return a
+  }
+  let c = N.cmp(a, b)
+  if (c === 0) c = a.sign !== b.sign ? (a.sign ? -1 : 1) : a.exp === b.exp ? 0 : (a.exp < b.exp) !== (a.sign === 1) ? -1 : 1
+  const pick = name === 'max' ? (c === -1 ? b : a) : c === -1 ? a : b
+  return N.fix(pick, ctx)
+}
+
+/** `next_plus` / `next_minus`: the closest representable neighbour in the context. */
+function nextToward(d: Dec, dir: 1 | -1, ctx: Ctx): Dec {
+  if (d.nan) return nanResult(d)
+  if (d.kind === 'F') {
+    if ((d.sign === 0) === (dir === 1)) return d
+    // The largest finite number of the context, with the infinity's sign.
+    return new Dec(dir === 1 ? 1 : 0, N.pow10(ctx.prec) - 1n, ctx.Emax - ctx.prec + 1)
+  }
+  const rounding = dir === 1 ? 'ROUND_CEILING' : 'ROUND_FLOOR'
+  const c: Ctx = { ...ctx, rounding }
+  const fixed = N.fix(d, c)
+  if (N.cmp(fixed, d) !== 0) return fixed
+  const tiny = new Dec(dir === 1 ? 0 : 1, 1n, ctx.Emin - ctx.prec)
+  return N.add(d, tiny, c)
+}
+
+/** CPython's `__str__` (to-scientific-string): `0.000001`, `1E-7`, `1E+2`, `-Infinity`, `NaN`; `eng`: exponents in threes. */
+export function sciText(d: Dec, capitals: number, eng = false): string {
   const sign = d.sign ? '-' : ''
   if (d.kind === 'F') return `${sign}Infinity`
   if (d.nan) return `${sign}${d.kind === 'N' ? 'sNaN' : 'NaN'}${d.coef ? String(d.coef) : ''}`
   const digits = String(d.coef)
   const left = d.exp + digits.length
-  const dot = d.exp <= 0 && left > -6 ? left : 1
+  const dot = d.exp <= 0 && left > -6 ? left : !eng ? 1 : d.coef === 0n ? ((left + 1) % 3 + 3) % 3 - 1 : ((left - 1) % 3 + 3) % 3 + 1
   let int: string, frac: string
   if (dot <= 0) { int = '0'; frac = '.' + '0'.repeat(-dot) + digits }
   else if (dot >= digits.length) { int = digits + '0'.repeat(dot - digits.length); frac = '' }
@@ -537,6 +567,16 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
       return dec(N.add(N.mul(d, o, { ...ctx, prec: Number.MAX_SAFE_INTEGER, Emax: Number.MAX_SAFE_INTEGER, Emin: -Number.MAX_SAFE_INTEGER }), td, ctx))
     }
     case 'exp': case 'ln': case 'log10': return dec(transcendental(name, d, ctx))
+    case 'max': case 'min': return dec(maxMin(name, d, other(), ctx))
+    case 'to_eng_string': return sciText(d, ctx.capitals, true)
+    case 'same_quantum': { const o = other(); return d.finite && o.finite ? d.exp === o.exp : d.kind === o.kind || (d.nan && o.nan) }
+    case 'next_plus': case 'next_minus': return dec(nextToward(d, name === 'next_plus' ? 1 : -1, ctx))
+    case 'scaleb': {
+      const o = other()
+      if (d.nan || o.nan) return dec(N.add(d, o, ctx))
+      if (o.exp !== 0 || !o.finite) N.signal('InvalidOperation')
+      return dec(d.finite ? N.fix(new Dec(d.sign, d.coef, d.exp + Number(o.sign ? -o.coef : o.coef)), ctx) : d)
+    }
   }
   return undefined
 }
@@ -558,12 +598,10 @@ export function decimalSqrtOfRatio(rt: PyRun | undefined, v: Q.Ratio): PyDecimal
   const root = N.sqrt(N.div(decOfInt(n), decOfInt(m), ctx), ctx)
   const ratioOf = (x: Dec): [bigint, bigint] => { const r = new PyDecimal(x).ratio(); return [r.n, r.d] }
   const [nr, dr] = ratioOf(root)
-  // One unit in the last place toward each side (CPython's next_plus / next_minus).
-  const tiny = new Dec(0, 1n, ctx.Emin - ctx.prec)
-  const plus = N.add(root, tiny, { ...ctx, rounding: 'ROUND_CEILING' })
+  const plus = nextToward(root, 1, ctx)
   const [np, dp] = ratioOf(plus)
   if (4n * n * (dr * dp) ** 2n > m * (dr * np + dp * nr) ** 2n) return new PyDecimal(plus)
-  const minus = N.sub(root, tiny, { ...ctx, rounding: 'ROUND_FLOOR' })
+  const minus = nextToward(root, -1, ctx)
   const [nm, dm] = ratioOf(minus)
   if (4n * n * (dr * dm) ** 2n < m * (dr * nm + dm * nr) ** 2n) return new PyDecimal(minus)
   return new PyDecimal(root)
