@@ -8,7 +8,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runPythonBlock, transpilePython } from '../../src/python/index.ts'
+import { createPythonVM, runPythonBlock, transpilePython } from '../../src/python/index.ts'
 
 const DIR = join(import.meta.dir, 'decimal')
 const expected = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8')) as { python: string; cases: Array<[string, string]> }
@@ -70,10 +70,15 @@ describe('decimal in the profiles', () => {
     expect(pow.error?.code).toBe('FUEL_EXHAUSTED')
   })
 
-  test('the context belongs to the run: a change does not reach the next run', async () => {
+  test('the context belongs to the run: a change does not reach the next run, also on the same VM', async () => {
     await runPythonBlock('from decimal import getcontext\ngetcontext().prec = 3\nreturn {}', { profile: 'extended' })
     const r = await runPythonBlock('from decimal import Decimal\nreturn {"r": str(Decimal(1) / 3)}', { profile: 'extended' })
     expect(r.result).toEqual({ r: '0.3333333333333333333333333333' })
+    const vm = createPythonVM()
+    const set = transpilePython('from decimal import Decimal, getcontext\ngetcontext().prec = 3\nreturn {"r": str(Decimal(1) / 3)}', { profile: 'extended' }).ast
+    const read = transpilePython('from decimal import Decimal\nreturn {"r": str(Decimal(1) / 3)}', { profile: 'extended' }).ast
+    expect((await vm.run(set, { initial: null })).result).toEqual({ r: '0.333' })
+    expect((await vm.run(read, { initial: null })).result).toEqual({ r: '0.3333333333333333333333333333' })
   })
 
   test('localcontext restores the context after the block, also when it raises', async () => {

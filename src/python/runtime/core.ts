@@ -2,7 +2,7 @@
  * The object protocol of the subset: truth, equality, ordering, hashing,
  * repr/str, iteration and length, over the value representation of values.ts.
  */
-import { CMP_HELPER, PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, isTuple, tuple, typeName, type GuestCalls } from './values.ts'
+import { CMP_HELPER, PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, isTuple, sameClass, tuple, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
 import { PyTime, PyTz, timeCompare, timeEq, timeHash, timeStr } from './datetime.ts'
@@ -53,6 +53,11 @@ export function hashKey(x: unknown): unknown {
       if (x instanceof PyInstance) return instanceKey(x, eq)
       if (x instanceof PyTime) return MARK + 'D' + timeHash(x)
       if (x instanceof PyNumeric) return x.hashKey()
+      // A module class held as its constructor (`{Decimal: ...}`) is the key of its type object.
+      if (x instanceof PyOpaque) {
+        const held = (x as { classType?: PyType }).classType
+        if (held) return MARK + 'T' + held.name
+      }
   }
   return typeError(`unhashable type: '${typeName(x)}'`)
 }
@@ -99,6 +104,7 @@ export function eq(a: unknown, b: unknown): boolean {
   }
   if (b instanceof PyNumeric) return b.compareTo(a) === 0
   if (a === null || b === null || ta !== 'object' || tb !== 'object') return false
+  if (a instanceof PyType || b instanceof PyType) return sameClass(a, b)
   const te = timeEq(a, b)
   if (te !== undefined) return te
   if (Array.isArray(a) && Array.isArray(b)) {

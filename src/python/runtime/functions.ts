@@ -4,7 +4,7 @@
  * functions never collide). Pass it as `new AgentVM(atoms, { functions })`.
  */
 import type { GuestFunction } from '../../vm/compile/compiler.ts'
-import { PyDeque, PyDict, PyIter, PyNumeric, PyOpaque, exceptionClass, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
+import { PyDeque, PyDict, PyIter, PyNumeric, PyOpaque, exceptionClass, sameClass, PyException, PyFloat, PyRange, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, exceptionMessage, raise, typeError, valueError } from './errors.ts'
 import { contextMethod } from './decimal.ts'
 import { contains, eq, ge, gt, hashKey, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
@@ -117,8 +117,8 @@ const raw: Record<string, Fn> = {
   ge: (_rt, a) => (typeof a[0] === 'number' && typeof a[1] === 'number' ? a[0] >= a[1] : ge(a[0], a[1])),
   in: (rt, a) => contains(rt, a[1], a[0]),
   notin: (rt, a) => !contains(rt, a[1], a[0]),
-  is: (_rt, a) => a[0] === a[1] || (a[0] == null && a[1] == null),
-  isnot: (_rt, a) => !(a[0] === a[1] || (a[0] == null && a[1] == null)),
+  is: (_rt, a) => a[0] === a[1] || (a[0] == null && a[1] == null) || (typeof a[0] === 'object' && sameClass(a[0], a[1])),
+  isnot: (_rt, a) => !(a[0] === a[1] || (a[0] == null && a[1] == null) || (typeof a[0] === 'object' && sameClass(a[0], a[1]))),
   chk: (_rt, a) => (a[0] === undefined ? raise('UnboundLocalError', `cannot access local variable '${a[1]}' where it is not associated with a value`) : a[0]),
   truth: (_rt, a) => truth(a[0]),
   not: (_rt, a) => !truth(a[0]),

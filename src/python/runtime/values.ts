@@ -395,6 +395,15 @@ export function typeName(x: unknown): string {
   return 'object'
 }
 
+/**
+ * Whether a and b are one class held two ways: a type object (`type(x)`) and the module constructor
+ * that stands for it (`Decimal`, `deque`, `date`), so `type(x) is Decimal` holds as in CPython.
+ */
+export function sameClass(a: unknown, b: unknown): boolean {
+  if (a instanceof PyType) return b instanceof PyOpaque && (b as { classType?: PyType }).classType === a
+  return b instanceof PyType && a instanceof PyOpaque && (a as { classType?: PyType }).classType === b
+}
+
 /** A type's `__name__`: a C type named by its module in messages (`decimal.Decimal`) is `Decimal`. */
 export const shortTypeName = (name: string): string => (name.startsWith('decimal.') ? name.slice(8) : name)
 
