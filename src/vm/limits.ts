@@ -142,8 +142,10 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
   for (const k in o) if (k !== 'fuel') only = false
   if (only && fuelOnly?.fuel === (o.fuel ?? DEFAULTS.fuel)) return fuelOnly!
   for (const k of Object.keys(o)) if (!KEYS.has(k)) throw bad(`Unknown run option "${k}"${didYouMean(k, KEYS)}`)
-  const fuel = o.fuel === undefined ? DEFAULTS.fuel : positive(o.fuel, 'fuel', true)
-  const timeoutMs = o.timeoutMs === undefined ? fuel * DEFAULTS.msPerFuel : positive(o.timeoutMs, 'timeoutMs', true)
+  /** A number option, or its default when not given. */
+  const num = (name: keyof RunOptions, dflt: number, allowZero?: boolean): number => (o[name] === undefined ? dflt : positive(o[name], name, allowZero))
+  const fuel = num('fuel', DEFAULTS.fuel, true)
+  const timeoutMs = num('timeoutMs', fuel * DEFAULTS.msPerFuel, true)
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw bad('signal must be an AbortSignal')
   if (o.interrupt !== undefined && !(o.interrupt instanceof Int32Array && o.interrupt.length > 0)) {
     throw bad('interrupt must be a non-empty Int32Array (e.g. new Int32Array(new SharedArrayBuffer(4)))')
@@ -174,15 +176,15 @@ export function normalizeOptions(options: RunOptions | undefined): NormalizedOpt
     signal: o.signal,
     interrupt: o.interrupt,
     tenant: o.tenant,
-    capabilities: o.capabilities === undefined ? NONE : record(o.capabilities, 'capabilities'),
+    capabilities: sub('capabilities'),
     // A frozen shallow copy: guest code never sees it, atoms cannot swap entries; host objects are not frozen.
-    context: o.context === undefined ? NONE : Object.freeze({ ...record(o.context, 'context') }),
+    context: Object.freeze({ ...sub('context') }),
     costOverrides,
     quotas,
     quotaUsed,
     timeoutOverrides,
-    membraneMaxBytes: o.membraneMaxBytes === undefined ? Infinity : positive(o.membraneMaxBytes, 'membraneMaxBytes'),
-    maxHeapBytes: o.maxHeapBytes === undefined ? DEFAULTS.maxHeapBytes : positive(o.maxHeapBytes, 'maxHeapBytes'),
+    membraneMaxBytes: num('membraneMaxBytes', Infinity),
+    maxHeapBytes: num('maxHeapBytes', DEFAULTS.maxHeapBytes),
     trace: o.trace === true,
     onLog: o.onLog,
     limits,
