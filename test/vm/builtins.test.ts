@@ -101,6 +101,18 @@ describe('array methods', () => {
       m([10, 9, 1], 'sort'), m([1, 2], 'toString')))).toEqual(
       [3, [1, 2, 3, 4], true, 0, 2, '1-2', [2, 3], [1, 2, 3], [1, 2, [3]], [1, 2, 3], [2, 1], [9, 2, 3], [0, 1], [[0, 'a']], [1, 10, 9], '1,2'])
   })
+  test('join agrees with JavaScript for short and long arrays of every primitive (short ones are concatenated)', async () => {
+    const items = [null, undefined, 0, -0, 1.5, NaN, true, false, '', 'a', 'bé', 1e21]
+    const cases: unknown[][] = [[]]
+    for (let n = 1; n <= 6; n++) for (let i = 0; i + n <= items.length; i++) cases.push(items.slice(i, i + n))
+    for (const xs of cases) {
+      for (const sep of [undefined, '', ', ']) {
+        const el = (x: unknown) => x === undefined || Number.isNaN(x) ? id(String(x)) : Object.is(x, -0) ? { $expr: 'unary', op: '-', argument: lit(0) } : lit(x)
+        const a = { $expr: 'array', elements: xs.map(el) }
+        expect(await evalExpr(sep === undefined ? mcall(a, 'join') : mcall(a, 'join', lit(sep)))).toBe(xs.join(sep))
+      }
+    }
+  })
   test('mutating methods change the guest array', async () => {
     const ast = prog([
       { op: 'varsLet', vars: { a: lit([1, 2, 3]) } },
