@@ -42,8 +42,18 @@ export class PyContext extends PyOpaque {
     return Object.assign(new PyContext(), { prec: this.prec, rounding: this.rounding, Emin: this.Emin, Emax: this.Emax, capitals: this.capitals, clamp: this.clamp })
   }
 
+  /** The last arithmetic context made, and for which run (a context is read by every operation). */
+  private made: Ctx | undefined
+  private madeFor: PyRun | undefined
+
   /** The arithmetic context for a run (work paid to it). */
   of(rt: PyRun | undefined): Ctx {
+    if (this.made && this.madeFor === rt) return this.made
+    this.madeFor = rt
+    return (this.made = this.make(rt))
+  }
+
+  private make(rt: PyRun | undefined): Ctx {
     return { prec: this.prec, rounding: this.rounding, Emin: this.Emin, Emax: this.Emax, capitals: this.capitals, clamp: this.clamp, work: rt ? (a, b = a) => rt.charge(bigWorkUnits(a * DIGIT_BITS, b * DIGIT_BITS)) : () => {} }
   }
 
@@ -61,6 +71,7 @@ export class PyContext extends PyOpaque {
   }
 
   set(name: string, v: unknown): null {
+    this.made = undefined
     const int = (lo: number, hi: number, what: string): number => {
       if (!isIntValue(v) || typeof v === 'boolean') typeError('an integer is required')
       const n = Number(intOf(v))
