@@ -51,14 +51,19 @@ return {"out": out}`
   })
 })
 
+/** The TranspileError a body is refused with (undefined when it compiles). */
+function refusal(body: string, profile: 'contract' | 'extended'): unknown {
+  try {
+    transpilePython(body, { profile })
+  } catch (e) {
+    return e
+  }
+  return undefined
+}
+
 describe('decimal in the profiles', () => {
   test('the contract profile refuses the import at its line, naming the extended profile', () => {
-    let err: unknown
-    try {
-      transpilePython('x = 1\nfrom decimal import Decimal\nreturn {"d": str(Decimal("1.1"))}', { profile: 'contract' })
-    } catch (e) {
-      err = e
-    }
+    const err = refusal('x = 1\nfrom decimal import Decimal\nreturn {"d": str(Decimal("1.1"))}', 'contract')
     expect((err as { line: number }).line).toBe(2)
     expect((err as { hint: string }).hint).toContain("profile: 'extended'")
   })
@@ -144,13 +149,7 @@ describe('decimal work is paid before it is done', () => {
 })
 
 test('a Decimal method left out is refused at compile time, located, with the methods the docs list', () => {
-  let err: unknown
-  try {
-    transpilePython('from decimal import Decimal\nd = Decimal("7")\nreturn {"r": str(d.remainder_near(3))}', { profile: 'extended' })
-  } catch (e) {
-    err = e
-  }
-  const e = err as { codeName: string; line: number; column: number; hint: string }
+  const e = refusal('from decimal import Decimal\nd = Decimal("7")\nreturn {"r": str(d.remainder_near(3))}', 'extended') as { codeName: string; line: number; column: number; hint: string }
   expect({ code: e.codeName, line: e.line, column: e.column }).toEqual({ code: 'PY_ATTRIBUTE', line: 3, column: 19 })
   expect(e.hint).toContain('Decimal')
 })
