@@ -153,3 +153,10 @@ test('a Decimal method left out is refused at compile time, located, with the me
   expect({ code: e.codeName, line: e.line, column: e.column }).toEqual({ code: 'PY_ATTRIBUTE', line: 3, column: 19 })
   expect(e.hint).toContain('Decimal')
 })
+
+test('a million-digit coefficient: rounding it again and again is paid for, its text is written once', async () => {
+  const body = 'from decimal import Decimal\nd = Decimal("9" * 999998)\nout = []\nfor i in range(30):\n    out.append(len(str(-d)))\nreturn {"n": out[-1]}'
+  expect((await runPythonBlock(body, { profile: 'extended', fuel: 1000 })).error?.code).toBe('FUEL_EXHAUSTED')
+  const r = await runPythonBlock(body, { profile: 'extended', fuel: 1e6 })
+  expect(r.result).toEqual({ n: 38 })
+})

@@ -95,7 +95,7 @@ export function formatDecimal(x: Dec, specText: string, ctx: Ctx, pay: (n: numbe
   }
   if (x.zero && x.exp > 0 && 'fF%'.includes(type)) x = N.rescale(x, 0, ctx.rounding, ctx)
   const neg = x.sign === 1 && !(x.zero && spec.noNegZero)
-  const digits = String(x.coef)
+  const digits = N.digitText(x.coef)
   const left = x.exp + digits.length
   let dot: number
   if ('eE'.includes(type)) dot = x.zero && p !== null ? 1 - p : 1

@@ -41,7 +41,25 @@ export interface Ctx {
   work(a: number, b?: number): void
 }
 
-export const ndigits = (c: bigint): number => (c < 10n ? 1 : c < 10000000000n ? String(c).length : c.toString().length)
+/**
+ * The decimal digits of a coefficient. Writing a big int in decimal takes more than linear time
+ * (a quarter second for a million digits), and operations read a coefficient's digits again and
+ * again, also of new numbers sharing one (`-x`): the texts of the last few big ones are kept.
+ */
+export function digitText(c: bigint): string {
+  if (c < BIG) return c.toString()
+  let t = BIG_TEXTS.get(c)
+  if (t === undefined) {
+    t = c.toString()
+    if (BIG_TEXTS.size >= 8) BIG_TEXTS.delete(BIG_TEXTS.keys().next().value!)
+    BIG_TEXTS.set(c, t)
+  }
+  return t
+}
+const BIG_TEXTS = new Map<bigint, string>()
+const BIG = 10n ** 300n
+
+export const ndigits = (c: bigint): number => (c < 10n ? 1 : c < 10000000000n ? String(c).length : digitText(c).length)
 
 const POW10: bigint[] = [1n]
 /** 10 ** k (k >= 0; callers pay for large k). */
@@ -56,7 +74,7 @@ export function pow10(k: number): bigint {
 /** c without its trailing zeros (at most `max` of them) and how many went: one pass over the digits, not a division per zero. */
 export function stripZeros(c: bigint, max = Infinity): [bigint, number] {
   if (c === 0n || max <= 0 || c % 10n !== 0n) return [c, 0]
-  const s = c.toString()
+  const s = digitText(c)
   let k = 0
   while (k < max && s[s.length - 1 - k] === '0') k++
   return [BigInt(s.slice(0, s.length - k)), k]
@@ -104,6 +122,7 @@ export function rescale(x: Dec, exp: number, mode: Rounding, ctx: Ctx): Dec {
     ctx.work(x.digits + x.exp - exp)
     return new Dec(x.sign, x.coef * pow10(x.exp - exp), exp)
   }
+  if (x.digits > 64) ctx.work(x.digits)
   return new Dec(x.sign, dropDigits(x.coef, exp - x.exp, x.sign, mode), exp)
 }
 
@@ -120,6 +139,8 @@ export function fix(x: Dec, ctx: Ctx): Dec {
   if (expMin > Etop) signal('Overflow')
   if (expMin < Etiny) expMin = Etiny
   if (x.exp < expMin) {
+    // Dropping digits divides by 10^k: paid by the coefficient's size.
+    if (x.digits > 64) ctx.work(x.digits)
     let c = dropDigits(x.coef, expMin - x.exp, x.sign, ctx.rounding)
     if (ndigits(c) > ctx.prec) { c /= 10n; expMin++ }
     if (expMin > Etop) signal('Overflow')
@@ -371,7 +392,7 @@ export function powInt(x: Dec, n: bigint, ctx: Ctx): Dec {
   const m = n < 0n ? -n : n
   const work: Ctx = { ...ctx, prec: ctx.prec + ndigits(m) + 2 + (n < 0n ? 1 : 0), rounding: 'ROUND_HALF_EVEN', clamp: 0 }
   // The result's size is known before any product: past the exponent limits it overflows or underflows.
-  const mag = Number(m) * (x.adjusted + Math.log10(Number(x.coef.toString().slice(0, 15)) / 10 ** (Math.min(x.digits, 15) - 1) || 1))
+  const mag = Number(m) * (x.adjusted + Math.log10(Number(digitText(x.coef).slice(0, 15)) / 10 ** (Math.min(x.digits, 15) - 1) || 1))
   if (Number.isFinite(mag) && (n > 0n ? mag : -mag) > ctx.Emax + 1) signal('Overflow')
   let base = new Dec(0, x.coef, x.exp)
   if (n < 0n) base = div(ONE, base, work)

@@ -426,7 +426,7 @@ export function sciText(d: Dec, capitals: number, eng = false): string {
   const sign = d.sign ? '-' : ''
   if (d.kind === 'F') return `${sign}Infinity`
   if (d.nan) return `${sign}${d.kind === 'N' ? 'sNaN' : 'NaN'}${d.coef ? String(d.coef) : ''}`
-  const digits = String(d.coef)
+  const digits = N.digitText(d.coef)
   const left = d.exp + digits.length
   const dot = d.exp <= 0 && left > -6 ? left : !eng ? 1 : d.coef === 0n ? ((left + 1) % 3 + 3) % 3 - 1 : ((left - 1) % 3 + 3) % 3 + 1
   let int: string, frac: string
@@ -524,7 +524,7 @@ const DECIMAL_TUPLE = new PyNamedTupleType('DecimalTuple', ['sign', 'digits', 'e
 function decimalTuple(d: Dec): PyNamedTuple {
   const t = new PyNamedTuple()
   t.ntype = DECIMAL_TUPLE
-  const digits = d.kind === 'F' ? [0] : d.nan && d.coef === 0n ? [] : [...String(d.coef)].map(Number)
+  const digits = d.kind === 'F' ? [0] : d.nan && d.coef === 0n ? [] : [...N.digitText(d.coef)].map(Number)
   t.push(d.sign, tuple(digits), d.kind === 'f' ? d.exp : d.kind === 'F' ? 'F' : d.kind)
   return Object.freeze(t)
 }
