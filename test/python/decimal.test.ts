@@ -13,7 +13,7 @@ import { createPythonVM, runPythonBlock, transpilePython } from '../../src/pytho
 const DIR = join(import.meta.dir, 'decimal')
 const expected = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8')) as { python: string; cases: Array<[string, string]> }
 
-const IMPORTS = `from decimal import Decimal, Context, InvalidOperation, DivisionByZero, ROUND_05UP, ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, getcontext, localcontext, setcontext
+const IMPORTS = `from decimal import Decimal, Context, MAX_PREC, MAX_EMAX, MIN_EMIN, MIN_ETINY, InvalidOperation, DivisionByZero, ROUND_05UP, ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, getcontext, localcontext, setcontext
 from fractions import Fraction
 import math, json`
 

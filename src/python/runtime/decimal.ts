@@ -35,11 +35,16 @@ export class PyContext extends PyOpaque {
   clamp = 0
 
   override repr(): string {
-    return `Context(prec=${this.prec}, rounding=${this.rounding}, Emin=${this.Emin}, Emax=${this.Emax}, capitals=${this.capitals}, clamp=${this.clamp}, flags=[], traps=[InvalidOperation, DivisionByZero, Overflow])`
+    return `Context(prec=${this.get('prec')}, rounding=${this.rounding}, Emin=${this.get('Emin')}, Emax=${this.get('Emax')}, capitals=${this.capitals}, clamp=${this.clamp}, flags=[], traps=[InvalidOperation, DivisionByZero, Overflow])`
   }
 
+  /** The fields as the program set them, where a number cannot hold them (past 2^53). */
+  private exact = new Map<string, number | bigint>()
+
   copy(): PyContext {
-    return Object.assign(new PyContext(), { prec: this.prec, rounding: this.rounding, Emin: this.Emin, Emax: this.Emax, capitals: this.capitals, clamp: this.clamp })
+    const c = Object.assign(new PyContext(), { prec: this.prec, rounding: this.rounding, Emin: this.Emin, Emax: this.Emax, capitals: this.capitals, clamp: this.clamp })
+    for (const [k, v] of this.exact) c.exact.set(k, v)
+    return c
   }
 
   /** The last arithmetic context made, and for which run (a context is read by every operation). */
@@ -59,10 +64,10 @@ export class PyContext extends PyOpaque {
 
   get(name: string): unknown {
     switch (name) {
-      case 'prec': return this.prec
+      case 'prec': return this.exact.get(name) ?? this.prec
       case 'rounding': return this.rounding
-      case 'Emin': return this.Emin
-      case 'Emax': return this.Emax
+      case 'Emin': return this.exact.get(name) ?? this.Emin
+      case 'Emax': return this.exact.get(name) ?? this.Emax
       case 'capitals': return this.capitals
       case 'clamp': return this.clamp
       case 'flags': case 'traps': return raise('NotImplementedError', `Context.${name} is not available here: the contexts keep CPython's default traps (InvalidOperation, DivisionByZero and Overflow raise; the other signals do not), and their flags are not recorded`)
@@ -72,18 +77,20 @@ export class PyContext extends PyOpaque {
 
   set(name: string, v: unknown): null {
     this.made = undefined
-    const int = (lo: number, hi: number, what: string): number => {
+    const int = (lo: bigint, hi: bigint, what: string): number => {
       if (!isIntValue(v) || typeof v === 'boolean') typeError('an integer is required')
-      const n = Number(intOf(v))
-      if (n < lo || n > hi) valueError(`valid range for ${what}`)
-      return n
+      const n = BigInt(intOf(v))
+      if (n < lo || n > hi) valueError(hi === 1n ? `valid values for ${what} are 0 or 1` : `valid range for ${what}`)
+      // Past 2^53 the field reads back as given (the arithmetic cannot tell the difference).
+      this.exact.set(name, intOf(v))
+      return Number(n)
     }
     switch (name) {
-      case 'prec': this.prec = int(1, MAX_PREC, 'prec is [1, MAX_PREC]'); break
-      case 'Emin': this.Emin = int(-MAX_EMAX, 0, 'Emin is [MIN_EMIN, 0]'); break
-      case 'Emax': this.Emax = int(0, MAX_EMAX, 'Emax is [0, MAX_EMAX]'); break
-      case 'capitals': this.capitals = int(0, 1, 'capitals is [0, 1]'); break
-      case 'clamp': this.clamp = int(0, 1, 'clamp is [0, 1]'); break
+      case 'prec': this.prec = int(1n, MAX_PREC, 'prec is [1, MAX_PREC]'); break
+      case 'Emin': this.Emin = int(-MAX_PREC, 0n, 'Emin is [MIN_EMIN, 0]'); break
+      case 'Emax': this.Emax = int(0n, MAX_PREC, 'Emax is [0, MAX_EMAX]'); break
+      case 'capitals': this.capitals = int(0n, 1n, 'capitals'); break
+      case 'clamp': this.clamp = int(0n, 1n, 'clamp'); break
       case 'rounding': this.rounding = roundingOf(v); break
       default: this.get(name); raise('AttributeError', `'decimal.Context' object has no attribute '${name}'`)
     }
@@ -91,9 +98,9 @@ export class PyContext extends PyOpaque {
   }
 }
 
-/** CPython's limits on a 64-bit build. */
-const MAX_PREC = 999999999999999999
-const MAX_EMAX = 999999999999999999
+/** CPython's limits on a 64-bit build (MAX_PREC, MAX_EMAX and -MIN_EMIN are one number). */
+const MAX_PREC = 999999999999999999n
+const MAX_EMAX = Number(MAX_PREC)
 
 function roundingOf(v: unknown): Rounding {
   if (typeof v === 'string' && (N.ROUNDINGS as readonly string[]).includes(v)) return v as Rounding
@@ -686,7 +693,10 @@ export const DECIMAL_FUNCTIONS: Record<string, (rt: PyRun, a: unknown[], kw: PyD
 }
 
 /** The module's constants: the rounding modes (strings, as CPython's) and the signal classes. */
-export const DECIMAL_CONSTANTS: Record<string, unknown> = Object.fromEntries(N.ROUNDINGS.map((r) => [r, r]))
+export const DECIMAL_CONSTANTS: Record<string, unknown> = {
+  ...Object.fromEntries(N.ROUNDINGS.map((r) => [r, r])),
+  MAX_PREC, MAX_EMAX: MAX_PREC, MIN_EMIN: -MAX_PREC, MIN_ETINY: -2n * MAX_PREC + 1n,
+}
 
 /** The signal classes (exception types, values.ts) the module names. */
 export const DECIMAL_SIGNALS = ['DecimalException', 'Clamped', 'InvalidOperation', 'ConversionSyntax', 'DivisionImpossible', 'DivisionUndefined', 'InvalidContext', 'DivisionByZero', 'Inexact', 'Rounded', 'Subnormal', 'Overflow', 'Underflow', 'FloatOperation']

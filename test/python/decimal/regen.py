@@ -5,7 +5,7 @@ import json
 import math
 import os
 import sys
-from decimal import (Context, Decimal, InvalidOperation, DivisionByZero, ROUND_05UP, ROUND_CEILING, ROUND_DOWN,
+from decimal import (Context, MAX_PREC, MAX_EMAX, MIN_EMIN, MIN_ETINY, Decimal, InvalidOperation, DivisionByZero, ROUND_05UP, ROUND_CEILING, ROUND_DOWN,
                      ROUND_FLOOR, ROUND_HALF_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, getcontext, localcontext,
                      setcontext)
 from fractions import Fraction
