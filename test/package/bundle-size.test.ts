@@ -32,7 +32,10 @@ import { ensureBuilt, ROOT } from './built.ts'
 // (ajs-lang/vm/schema, with `s`); the VM checks the plain-data schemas the transpiler and s.object write
 // itself (args-check.ts), so most programs and atoms need no part. 48,648 B at 19e5604 -> 47,502 B at
 // 1c765ac; 47,589 B at 63ddb13 (gzip -9 under Bun, as this test measures: Node's zlib gives ~200 B less).
-export const BUDGET_GZIP_BYTES = 47_700
+// Raised from 47,700 to 47,840 bytes on purpose (issue 28, rules ÷ native): `let x = <expr>` and `x = <expr>`
+// run as the expression's own specialised closure in a store variant (nested-fusion.ts Into), one
+// closure call fewer per store; rules 0.86-0.88 of its time (bench/ab.mjs, both orders). 47,835 B.
+export const BUDGET_GZIP_BYTES = 47_840
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

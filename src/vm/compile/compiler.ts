@@ -145,7 +145,7 @@ export class Compiler {
       throw e
     }
     // Calls are where run-time errors usually start: point at the call, not just its step.
-    return (node.$expr === 'call' || node.$expr === 'methodCall') && !ce.selfLocated ? { ...ce, fn: locateCall(ce, loc, this.file) } : ce
+    return (node.$expr === 'call' || node.$expr === 'methodCall') && !ce.selfLocated ? { ...ce, fn: locateCall(ce, loc, this.file), into: undefined } : ce
   }
 
   pattern(p: unknown, scope: Scope, kind: PatternKind): CPattern {

@@ -31,6 +31,11 @@ export interface CExpr {
    * (`i++`, `total += x` as statements): one closure instead of two.
    */
   step?: CStep
+  /**
+   * The same work by destination (nested-fusion.ts Into): given a slot, a step closure that stores
+   * the value there, so `let x = <expr>` is one closure call, not the step's and the value's.
+   */
+  into?: (dst: number) => ((f: Frame) => unknown) | undefined
 }
 
 export type CStep = (f: Frame) => Completion | Promise<Completion>

@@ -98,13 +98,14 @@ function binary(c: Compiler, node: any, scope: Scope): CExpr {
   if (fused) return { fn: fused, cost, async: false, slotOp: { op, a: left.slot!, ...rightShape } }
   const oneSlot = left.slot !== undefined ? specialiseOneSlot(op, left.slot, right.fn, true)
     : right.slot !== undefined && !left.constant ? specialiseOneSlot(op, right.slot, left.fn, false) : undefined
-  const special = fused ?? (right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value) : undefined) ?? oneSlot
+  const special = (right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value) : undefined) ?? oneSlot
     ?? (typeof left.constant?.value === 'number' ? specialiseConstLeft(op, left.constant.value, right.fn, right.slot) : undefined)
-  const fn = special ?? specialiseBinary(op, left.fn, right.fn) ?? ((f: Frame) => impl(left.fn(f), right.fn(f), f))
+  const fn = special?.(-1) ?? specialiseBinary(op, left.fn, right.fn) ?? ((f: Frame) => impl(left.fn(f), right.fn(f), f))
   const leftShape = { slot: left.slot, num: typeof left.constant?.value === 'number' ? left.constant.value : undefined }
   const nested = left.slotOp ? fuseNested(op, left.slotOp, rightShape, true, fn)
     : right.slotOp ? fuseNested(op, right.slotOp, leftShape, false, fn) : undefined
-  return { fn: nested ?? fn, cost, async: false }
+  // `let x = <expr>`: the step is the specialised closure's store variant (context.ts CExpr.into).
+  return { fn: nested?.(-1) ?? fn, cost, async: false, into: nested ?? special }
 }
 
 function logical(c: Compiler, node: any, scope: Scope): CExpr {
@@ -196,25 +197,15 @@ function conditional(c: Compiler, node: any, scope: Scope): CExpr {
   }
   const async = test.async || yes.async || no.async
   if (test.async) return { fn: (f: Frame) => then(t(f), (v) => pick(f, v)), cost: NODE_COST + test.cost, async }
-  // The test is a variable or `x op k`: read it in place (rules-style code is full of these).
+  // The test is a variable or `x op k`: read it in place (rules-style code is full of these), the
+  // comparison by compare() (one closure for every operator: the VM bundle's size).
   const cost = NODE_COST + test.cost
-  if (test.slot !== undefined) {
-    const slot = test.slot
-    return { fn: (f: Frame) => pick(f, f.s[slot]), cost, async }
+  const b = test.slotOp, k = b?.num !== undefined ? COMPARE[b.op] : undefined, slot = test.slot
+  if (k !== undefined) {
+    const a = b!.a, m = b!.num!
+    return { fn: (f: Frame) => { const x = f.s[a]; return pick(f, typeof x === 'number' ? compare(k, x, m) : t(f)) }, cost, async }
   }
-  const b = test.slotOp
-  if (b && b.num !== undefined) {
-    const a = b.a, k = b.num
-    switch (b.op) {
-      case '<': return { fn: (f: Frame) => { const x = f.s[a]; return pick(f, typeof x === 'number' ? x < k : t(f)) }, cost, async }
-      case '>': return { fn: (f: Frame) => { const x = f.s[a]; return pick(f, typeof x === 'number' ? x > k : t(f)) }, cost, async }
-      case '<=': return { fn: (f: Frame) => { const x = f.s[a]; return pick(f, typeof x === 'number' ? x <= k : t(f)) }, cost, async }
-      case '>=': return { fn: (f: Frame) => { const x = f.s[a]; return pick(f, typeof x === 'number' ? x >= k : t(f)) }, cost, async }
-      case '===': return { fn: (f: Frame) => pick(f, f.s[a] === k), cost, async }
-      case '!==': return { fn: (f: Frame) => pick(f, f.s[a] !== k), cost, async }
-    }
-  }
-  return { fn: (f: Frame) => pick(f, t(f)), cost: NODE_COST + test.cost, async }
+  return { fn: slot !== undefined ? (f: Frame) => pick(f, f.s[slot]) : (f: Frame) => pick(f, t(f)), cost, async }
 }
 
 /** Spread of an iterable into an array under construction. */

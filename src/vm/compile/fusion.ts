@@ -29,7 +29,7 @@ export function fusedStore(val: CExpr, dst: number): CStep | undefined {
     return (f) => { f.s[dst] = f.s[src]; return NORMAL }
   }
   const b = val.slotOp
-  if (!b) return undefined
+  if (!b) return val.into?.(dst) as CStep | undefined
   const v = val.fn, a = b.a
   if (b.num !== undefined) {
     const c = b.num

@@ -8,7 +8,8 @@ import type { Frame } from '../runtime.ts'
 import { hasProp } from '../guards.ts'
 import { vmError } from '../errors.ts'
 import { toPrim } from '../builtins/coerce.ts'
-import { ARITH, arith } from './nested-fusion.ts'
+import { ARITH, arith, type Into } from './nested-fusion.ts'
+import { NORMAL } from '../runtime.ts'
 
 type Fn = (f: Frame) => any
 
@@ -67,28 +68,41 @@ export function specialiseBinary(op: string, l: Fn, r: Fn): Fn | undefined {
 }
 
 /**
- * Specialisations with a constant right operand (`i < n` is common, `i + 1` more so): one closure
- * for the arithmetic operators and one for the orderings (arith / compare are inlined, as in
- * nested-fusion.ts); a non-number operand takes the generic path.
+ * Specialisations with a constant right operand (`i < n` is common, `i + 1` more so), by destination
+ * (nested-fusion.ts Into): one closure for the arithmetic operators and one for the orderings (arith /
+ * compare are inlined, as in nested-fusion.ts); a non-number operand takes the generic path.
  */
-export function specialiseBinaryConst(op: string, l: Fn, c: unknown): Fn | undefined {
+export function specialiseBinaryConst(op: string, l: Fn, c: unknown): Into | undefined {
   if (typeof c !== 'number') return undefined
   const g = BINARY_OPS[op]!, a = ARITH[op], k = COMPARE[op]
-  if (op === '===') return (f) => l(f) === c
-  if (op === '!==') return (f) => l(f) !== c
-  if (a !== undefined) return (f) => { const x = l(f); return typeof x === 'number' ? arith(a, x, c) : g(x, c, f) }
-  if (k !== undefined) return (f) => { const x = l(f); return typeof x === 'number' ? compare(k, x, c) : g(x, c, f) }
+  if (op === '===') return (dst) => dst < 0
+    ? (f) => l(f) === c
+    : undefined
+  if (op === '!==') return (dst) => dst < 0
+    ? (f) => l(f) !== c
+    : undefined
+  if (a !== undefined) return (dst) => dst < 0
+    ? (f) => { const x = l(f); return typeof x === 'number' ? arith(a, x, c) : g(x, c, f) }
+    : (f) => { const x = l(f); f.s[dst] = typeof x === 'number' ? arith(a, x, c) : g(x, c, f); return NORMAL }
+  if (k !== undefined) return (dst) => dst < 0
+    ? (f) => { const x = l(f); return typeof x === 'number' ? compare(k, x, c) : g(x, c, f) }
+    : undefined
   return undefined
 }
 
 /**
- * `k op expr` with a number k on the left (`5 + (i * 7) % 40`, `4 + weight`): k is read in place,
- * and a variable operand too (`slot` >= 0); a non-number operand takes the generic path.
+ * `k op expr` with a number k on the left (`5 + (i * 7) % 40`, `4 + weight`), by destination
+ * (nested-fusion.ts Into): k is read in place, and a variable operand too (`slot` >= 0); a non-number
+ * operand takes the generic path.
  */
-export function specialiseConstLeft(op: string, c: number, r: Fn, slot = -1): Fn | undefined {
+export function specialiseConstLeft(op: string, c: number, r: Fn, slot = -1): Into | undefined {
   const g = BINARY_OPS[op]!, a = ARITH[op], k = COMPARE[op]
-  if (a !== undefined) return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? arith(a, c, y) : g(c, y, f) }
-  if (k !== undefined) return (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? compare(k, c, y) : g(c, y, f) }
+  if (a !== undefined) return (dst) => dst < 0
+    ? (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? arith(a, c, y) : g(c, y, f) }
+    : (f) => { const y = slot < 0 ? r(f) : f.s[slot]; f.s[dst] = typeof y === 'number' ? arith(a, c, y) : g(c, y, f); return NORMAL }
+  if (k !== undefined) return (dst) => dst < 0
+    ? (f) => { const y = slot < 0 ? r(f) : f.s[slot]; return typeof y === 'number' ? compare(k, c, y) : g(c, y, f) }
+    : undefined
   return undefined
 }
 
@@ -178,35 +192,45 @@ export function specialiseSlotOps(op: string, a: number, b: { slot?: number; num
 }
 
 /**
- * `slot op expr` and `expr op slot`: the variable operand is read in place
- * (one closure call fewer). Object operands take the guarded generic path.
+ * `slot op expr` and `expr op slot`, by destination (nested-fusion.ts Into): the variable operand is
+ * read in place (one closure call fewer). Object operands take the guarded generic path.
  */
-export function specialiseOneSlot(op: string, slot: number, other: Fn, slotOnLeft: boolean): Fn | undefined {
+export function specialiseOneSlot(op: string, slot: number, other: Fn, slotOnLeft: boolean): Into | undefined {
   const g = BINARY_OPS[op]
   if (!g) return undefined
   if (slotOnLeft) {
     switch (op) {
-      case '+': return (f) => {
-        const x = f.s[slot] as any, y = other(f)
-        if (typeof x === 'number' && typeof y === 'number') return x + y
-        return g(x, y, f)
-      }
-      case '-': return (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x - y : g(x, y, f) }
-      case '*': return (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x * y : g(x, y, f) }
-      case '<': return (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x < y : g(x, y, f) }
-      case '>': return (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x > y : g(x, y, f) }
-      case '===': return (f) => f.s[slot] === other(f)
+      case '+': return (dst) => dst < 0
+        ? (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x + y : g(x, y, f) }
+        : (f) => { const x = f.s[slot] as any, y = other(f); f.s[dst] = typeof x === 'number' && typeof y === 'number' ? x + y : g(x, y, f); return NORMAL }
+      case '-': return (dst) => dst < 0
+        ? (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x - y : g(x, y, f) }
+        : (f) => { const x = f.s[slot] as any, y = other(f); f.s[dst] = typeof x === 'number' && typeof y === 'number' ? x - y : g(x, y, f); return NORMAL }
+      case '*': return (dst) => dst < 0
+        ? (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x * y : g(x, y, f) }
+        : (f) => { const x = f.s[slot] as any, y = other(f); f.s[dst] = typeof x === 'number' && typeof y === 'number' ? x * y : g(x, y, f); return NORMAL }
+      case '<': return (dst) => dst < 0
+        ? (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x < y : g(x, y, f) }
+        : undefined
+      case '>': return (dst) => dst < 0
+        ? (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x > y : g(x, y, f) }
+        : undefined
+      case '===': return (dst) => dst < 0
+        ? (f) => f.s[slot] === other(f)
+        : undefined
       default: return undefined
     }
   }
   switch (op) {
-    case '+': return (f) => {
-      const x = other(f) as any, y = f.s[slot] as any
-      if (typeof x === 'number' && typeof y === 'number') return x + y
-      return g(x, y, f)
-    }
-    case '-': return (f) => { const x = other(f) as any, y = f.s[slot] as any; return typeof x === 'number' && typeof y === 'number' ? x - y : g(x, y, f) }
-    case '*': return (f) => { const x = other(f) as any, y = f.s[slot] as any; return typeof x === 'number' && typeof y === 'number' ? x * y : g(x, y, f) }
+    case '+': return (dst) => dst < 0
+      ? (f) => { const x = other(f) as any, y = f.s[slot] as any; return typeof x === 'number' && typeof y === 'number' ? x + y : g(x, y, f) }
+      : (f) => { const x = other(f) as any, y = f.s[slot] as any; f.s[dst] = typeof x === 'number' && typeof y === 'number' ? x + y : g(x, y, f); return NORMAL }
+    case '-': return (dst) => dst < 0
+      ? (f) => { const x = other(f) as any, y = f.s[slot] as any; return typeof x === 'number' && typeof y === 'number' ? x - y : g(x, y, f) }
+      : (f) => { const x = other(f) as any, y = f.s[slot] as any; f.s[dst] = typeof x === 'number' && typeof y === 'number' ? x - y : g(x, y, f); return NORMAL }
+    case '*': return (dst) => dst < 0
+      ? (f) => { const x = other(f) as any, y = f.s[slot] as any; return typeof x === 'number' && typeof y === 'number' ? x * y : g(x, y, f) }
+      : (f) => { const x = other(f) as any, y = f.s[slot] as any; f.s[dst] = typeof x === 'number' && typeof y === 'number' ? x * y : g(x, y, f); return NORMAL }
     default: return undefined
   }
 }
