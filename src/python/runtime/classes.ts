@@ -4,7 +4,7 @@
  * `__eq__` and the ordering methods). The runtime never calls guest code itself: it answers which
  * guest function to call, the program calls it, and the runtime gets the result back.
  */
-import { PyContext } from './decimal.ts'
+import { PyContext } from './decimal-context.ts'
 import { DISPATCH_HELPER, PyClass, PyDict, PyException, PyInstance, PyOpaque, PySet, PyType, T, isTuple, tuple, typeByName, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError, exceptionMessage } from './errors.ts'
 import { hashKey, repr, str, withTexts, eq, compare, truth } from './core.ts'

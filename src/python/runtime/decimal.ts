@@ -8,7 +8,7 @@
  * InvalidOperation, DivisionByZero and Overflow as catchable exceptions with CPython's messages.
  * Arithmetic with a float is CPython's TypeError.
  */
-import { PyDict, PyNamedTuple, PyNamedTupleType, PyNumeric, PyOpaque, mkFloat, mkInt, tuple, typeName } from './values.ts'
+import { PyDict, PyNamedTuple, PyNamedTupleType, PyNumeric, mkFloat, mkInt, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { floatOf, intOf, isFloatValue, isIntValue } from './numbers.ts'
 import { bigWorkUnits, payChars, type PyRun } from './fuel.ts'
@@ -20,123 +20,10 @@ import * as N from './decimal-num.ts'
 import { Dec, type Ctx, type Rounding } from './decimal-num.ts'
 import { formatDecimal } from './decimal-format.ts'
 import { expCR, lnCR, log10CR } from './decimal-transcend.ts'
+import { CONTEXT_FUNCTIONS, DIGIT_BITS, MAX_EMAX, MAX_PREC, PyContext, contextManagerMethod, contextOf, ctxOf, roundingOf } from './decimal-context.ts'
 
-const DIGIT_BITS = 3.33
+
 const ndigitsOf = (x: bigint): number => N.ndigits(x < 0n ? -x : x)
-
-/** A decimal context of the program (`getcontext()`, `localcontext()`, `Context(...)`). */
-export class PyContext extends PyOpaque {
-  readonly typeName = 'decimal.Context'
-  prec = 28
-  rounding: Rounding = 'ROUND_HALF_EVEN'
-  Emin = -999999
-  Emax = 999999
-  capitals = 1
-  clamp = 0
-
-  override repr(): string {
-    return `Context(prec=${this.get('prec')}, rounding=${this.rounding}, Emin=${this.get('Emin')}, Emax=${this.get('Emax')}, capitals=${this.capitals}, clamp=${this.clamp}, flags=[], traps=[InvalidOperation, DivisionByZero, Overflow])`
-  }
-
-  /** The fields as the program set them, where a number cannot hold them (past 2^53). */
-  private exact = new Map<string, number | bigint>()
-
-  copy(): PyContext {
-    const c = Object.assign(new PyContext(), { prec: this.prec, rounding: this.rounding, Emin: this.Emin, Emax: this.Emax, capitals: this.capitals, clamp: this.clamp })
-    for (const [k, v] of this.exact) c.exact.set(k, v)
-    return c
-  }
-
-  /** The last arithmetic context made, and for which run (a context is read by every operation). */
-  private made: Ctx | undefined
-  private madeFor: PyRun | undefined
-
-  /** The arithmetic context for a run (work paid to it). */
-  of(rt: PyRun | undefined): Ctx {
-    if (this.made && this.madeFor === rt) return this.made
-    this.madeFor = rt
-    return (this.made = this.make(rt))
-  }
-
-  private make(rt: PyRun | undefined): Ctx {
-    return { prec: this.prec, rounding: this.rounding, Emin: this.Emin, Emax: this.Emax, capitals: this.capitals, clamp: this.clamp, work: rt ? (a, b = a) => rt.charge(bigWorkUnits(a * DIGIT_BITS, b * DIGIT_BITS)) : () => {} }
-  }
-
-  get(name: string): unknown {
-    switch (name) {
-      case 'prec': return this.exact.get(name) ?? this.prec
-      case 'rounding': return this.rounding
-      case 'Emin': return this.exact.get(name) ?? this.Emin
-      case 'Emax': return this.exact.get(name) ?? this.Emax
-      case 'capitals': return this.capitals
-      case 'clamp': return this.clamp
-      case 'flags': case 'traps': return raise('NotImplementedError', `Context.${name} is not available here: the contexts keep CPython's default traps (InvalidOperation, DivisionByZero and Overflow raise; the other signals do not), and their flags are not recorded`)
-    }
-    return undefined
-  }
-
-  set(name: string, v: unknown): null {
-    this.made = undefined
-    const int = (lo: bigint, hi: bigint, what: string): number => {
-      if (!isIntValue(v) || typeof v === 'boolean') typeError('an integer is required')
-      const n = BigInt(intOf(v))
-      if (n < lo || n > hi) valueError(hi === 1n ? `valid values for ${what} are 0 or 1` : `valid range for ${what}`)
-      // Past 2^53 the field reads back as given (the arithmetic cannot tell the difference).
-      this.exact.set(name, intOf(v))
-      return Number(n)
-    }
-    switch (name) {
-      case 'prec': this.prec = int(1n, MAX_PREC, 'prec is [1, MAX_PREC]'); break
-      case 'Emin': this.Emin = int(-MAX_PREC, 0n, 'Emin is [MIN_EMIN, 0]'); break
-      case 'Emax': this.Emax = int(0n, MAX_PREC, 'Emax is [0, MAX_EMAX]'); break
-      case 'capitals': this.capitals = int(0n, 1n, 'capitals'); break
-      case 'clamp': this.clamp = int(0n, 1n, 'clamp'); break
-      case 'rounding': this.rounding = roundingOf(v); break
-      default: this.get(name); raise('AttributeError', `'decimal.Context' object has no attribute '${name}'`)
-    }
-    return null
-  }
-}
-
-/** CPython's limits on a 64-bit build (MAX_PREC, MAX_EMAX and -MIN_EMIN are one number). */
-const MAX_PREC = 999999999999999999n
-const MAX_EMAX = Number(MAX_PREC)
-
-function roundingOf(v: unknown): Rounding {
-  if (typeof v === 'string' && (N.ROUNDINGS as readonly string[]).includes(v)) return v as Rounding
-  return typeError('valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]')
-}
-
-/** The run's current context (each run starts from CPython's default one). */
-const current = new WeakMap<object, PyContext>()
-const DEFAULT = new PyContext()
-export function contextOf(rt: PyRun | undefined): PyContext {
-  if (rt === undefined) return DEFAULT
-  let c = current.get(rt)
-  if (c === undefined) current.set(rt, (c = new PyContext()))
-  return c
-}
-const ctxOf = (rt: PyRun | undefined): Ctx => contextOf(rt).of(rt)
-
-/** `localcontext(ctx=None, **fields)`: a with-block runs on a copy, the run's context is restored after. */
-export class PyLocalContext extends PyOpaque {
-  readonly typeName = 'decimal.ContextManager'
-  private saved: PyContext | undefined
-  constructor(readonly base: PyContext, readonly fields: Array<[string, unknown]>) {
-    super()
-  }
-  enter(rt: PyRun): PyContext {
-    const c = this.base.copy()
-    for (const [k, v] of this.fields) c.set(k, v)
-    this.saved = contextOf(rt)
-    current.set(rt, c)
-    return c
-  }
-  exit(rt: PyRun): boolean {
-    if (this.saved) current.set(rt, this.saved)
-    return false
-  }
-}
 
 let nanSerial = 0
 
@@ -634,62 +521,19 @@ function fromFloat(a: unknown[]): PyDecimal {
   return new PyDecimal(decOfFloat(floatOf(f)))
 }
 
-const CONTEXT_FIELDS = ['prec', 'rounding', 'Emin', 'Emax', 'capitals', 'clamp']
-
-function contextFields(name: string, a: unknown[], kw: PyDict | null, positional: boolean): Array<[string, unknown]> {
-  const out: Array<[string, unknown]> = []
-  if (positional) a.forEach((v, i) => { if (i < CONTEXT_FIELDS.length) { if (v !== null) out.push([CONTEXT_FIELDS[i]!, v]) } else typeError(`${name}() takes at most 8 arguments`) })
-  else if (a.length > 1) typeError(`${name}() takes at most 1 positional argument`)
-  for (const [k, v] of kw?.map.values() ?? []) {
-    if (!CONTEXT_FIELDS.includes(String(k))) typeError(`'${String(k)}' is an invalid keyword argument for this function`)
-    if (v !== null) out.push([String(k), v])
-  }
-  return out
-}
-
-/** The methods of a context and of a `localcontext()` manager (`with localcontext() as ctx:`). */
+/** The methods of a context (`ctx.create_decimal(x)`, `ctx.copy()`) and of a `localcontext()` manager. */
 export function contextMethod(rt: PyRun, o: unknown, name: string, a: unknown[], _kw: PyDict | null): unknown {
-  if (o instanceof PyLocalContext) {
-    if (name === '__enter__') return o.enter(rt)
-    if (name === '__exit__') return o.exit(rt)
-    return undefined
+  if (o instanceof PyContext && name === 'create_decimal') {
+    const d = decOf(rt, a.length ? a[0] : '0')
+    return new PyDecimal(d.nan ? d : N.fix(d, o.of(rt)))
   }
-  if (!(o instanceof PyContext)) return undefined
-  switch (name) {
-    case 'copy': return o.copy()
-    case 'create_decimal': {
-      const d = decOf(rt, a.length ? a[0] : '0')
-      return new PyDecimal(d.nan ? d : N.fix(d, o.of(rt)))
-    }
-  }
-  return undefined
-}
-
-export function contextAttr(x: unknown, name: string): unknown {
-  return x instanceof PyContext ? x.get(name) : undefined
+  return contextManagerMethod(rt, o, name)
 }
 
 export const DECIMAL_FUNCTIONS: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown> = {
   Decimal: (rt, a, kw) => makeDecimal(rt, a, kw),
   'Decimal.from_float': (_rt, a) => fromFloat(a),
-  getcontext: (rt) => contextOf(rt),
-  setcontext: (rt, a) => {
-    if (!(a[0] instanceof PyContext)) typeError('argument must be a context')
-    current.set(rt, a[0] as PyContext)
-    return null
-  },
-  localcontext: (rt, a, kw) => {
-    const c = a.length ? a[0] : kw?.map.get('ctx')?.[1] ?? null
-    if (c !== null && !(c instanceof PyContext)) typeError('optional argument must be a context')
-    const rest = kw ? new PyDict() : null
-    for (const [k, e] of kw?.map ?? []) if (e[0] !== 'ctx') rest!.map.set(k, e)
-    return new PyLocalContext((c as PyContext | null) ?? contextOf(rt), contextFields('localcontext', [], rest, false))
-  },
-  Context: (_rt, a, kw) => {
-    const c = new PyContext()
-    for (const [k, v] of contextFields('Context', a, kw, true)) c.set(k, v)
-    return c
-  },
+  ...CONTEXT_FUNCTIONS,
 }
 
 /** The module's constants: the rounding modes (strings, as CPython's) and the signal classes. */
