@@ -316,7 +316,7 @@ export function repr(x: unknown, depth = 0): string {
   }
   if (x instanceof PyRange) return x.step === 1 ? `range(${x.start}, ${x.stop})` : `range(${x.start}, ${x.stop}, ${x.step})`
   if (x instanceof PyDictView) return `dict_${x.kind}(${repr(iterate(x), depth + 1)})`
-  if (x instanceof PyType) return `<class '${x.name}'>`
+  if (x instanceof PyType) return `<class '${x.module ? `${x.module}.` : ''}${x.name}'>`
   if (x instanceof PyInstance || (x instanceof PyException && x.type instanceof PyClass)) {
     const t = objectRepr(x, depth)
     if (t !== undefined) return t

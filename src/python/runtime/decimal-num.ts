@@ -10,7 +10,8 @@
  * Work is paid before it is done: every step that builds a big coefficient charges for its digits
  * first (`Ctx.work`), so a huge precision or exponent ends the run on fuel, not on memory.
  */
-import { raise } from './errors.ts'
+import { PyRaise } from './errors.ts'
+import { PyException, typeByName } from './values.ts'
 
 export type Kind = 'f' | 'F' | 'n' | 'N'
 
@@ -81,8 +82,11 @@ export function stripZeros(c: bigint, max = Infinity): [bigint, number] {
 }
 
 /** Raise a trapped signal: `InvalidOperation: [<class 'decimal.DivisionUndefined'>]`. */
-export function signal(cls: 'InvalidOperation' | 'DivisionByZero' | 'Overflow', condition: string = cls): never {
-  raise(cls, `[<class 'decimal.${condition}'>]`)
+export function signal(cls: 'InvalidOperation' | 'DivisionByZero' | 'Overflow', ...conditions: string[]): never {
+  // As CPython's C implementation: the exception's argument is the list of the conditions' classes.
+  const types = (conditions.length ? conditions : [cls]).map((c) => typeByName(c)!)
+  const message = `[${types.map((t) => `<class 'decimal.${t.name}'>`).join(', ')}]`
+  throw new PyRaise(new PyException(typeByName(cls)!, [types], message), message)
 }
 
 export const ZERO = new Dec(0, 0n, 0)

@@ -239,7 +239,7 @@ export function decimalDivmodCheck(a: unknown, b: unknown): void {
   const x = asDec(a), y = asDec(b)
   if (!x || !y || !y.zero || !x.finite) return
   if (x.zero) N.signal('InvalidOperation', 'DivisionUndefined')
-  raise('InvalidOperation', "[<class 'decimal.InvalidOperation'>, <class 'decimal.DivisionByZero'>]")
+  N.signal('InvalidOperation', 'InvalidOperation', 'DivisionByZero')
 }
 
 /** `pow(a, b, m)` with decimals: integral operands, the result an integral Decimal (CPython's `_power_modulo`). */

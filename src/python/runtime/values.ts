@@ -33,6 +33,8 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 export class PyType {
   /** Further bases of a class with several (decimal.DivisionByZero is also a ZeroDivisionError). */
   also?: readonly PyType[]
+  /** The module a class of a module is shown with (`<class 'decimal.InvalidOperation'>`). */
+  module?: string
   constructor(readonly name: string, readonly base: PyType | null) {}
   isSubclassOf(other: PyType): boolean {
     for (let t: PyType | null = this; t; t = t.base) {
@@ -126,6 +128,7 @@ for (const [name, base, ...also] of [
   ['Underflow', 'Inexact', 'Rounded', 'Subnormal'], ['FloatOperation', 'DecimalException', 'TypeError'],
 ] as const) {
   const t = defType(name, base)
+  t.module = 'decimal'
   if (also.length) t.also = also.map((n) => types.get(n)!)
 }
 
