@@ -10,6 +10,7 @@ import { raise, typeError, valueError } from './errors.ts'
 import { compare, iterate, len, lt, repr, str, toArray, truth } from './core.ts'
 import { MAX_STR_DIGITS, floatOf, intOf, isFloatValue, isIntValue, negate, roundHalfEven, roundInt, strToIntLimit, truncFloat } from './numbers.ts'
 import { roundFloat } from './float-text.ts'
+import { asciiDigits } from './text.ts'
 import { add } from './ops.ts'
 import { dictUpdate, setFrom } from './collections.ts'
 import { work, type PyRun } from './fuel.ts'
@@ -27,17 +28,6 @@ export function abs(rt: PyRun, x: unknown): unknown {
 
 const INT_TEXT = /^\s*([+-]?)(\d(?:_?\d)*)\s*$/
 
-/** Unicode decimal digits (`١٢٣`, `１２`) as ASCII ones, as CPython's int() and float() read them. */
-export function asciiDigits(s: string): string {
-  if (!/[^\x00-\x7f]/.test(s)) return s
-  return s.replace(/\p{Nd}/gu, (d) => {
-    const cp = d.codePointAt(0)!
-    // Decimal digits come in runs of ten from a zero: the value is the distance from the run's start.
-    let zero = cp
-    while (/\p{Nd}/u.test(String.fromCodePoint(zero - 1))) zero--
-    return String((cp - zero) % 10)
-  })
-}
 
 /** int(x) / int(text, base). */
 export function int(rt: PyRun, x: unknown = 0, base?: unknown): unknown {

@@ -7,7 +7,6 @@
 import { valueError } from './errors.ts'
 import * as N from './decimal-num.ts'
 import { Dec, type Ctx } from './decimal-num.ts'
-import { sciText } from './decimal.ts'
 
 // CPython's C implementation takes neither `#` nor `_`.
 const SPEC = /^(?:(.)?([<>=^]))?([-+ ])?(z)?()(0)?((?!0)\d+)?(,)?(?:\.(0|(?!0)\d+))?([eEfFgGn%])?$/su
@@ -81,7 +80,7 @@ export function formatDecimal(x: Dec, specText: string, ctx: Ctx, pay: (n: numbe
   const spec = parse(specText)
   pay(spec.width)
   if (!x.finite) {
-    let body = sciText(N.absolute(x), ctx.capitals)
+    let body = N.sciText(N.absolute(x), ctx.capitals)
     if (spec.type === '%') body += '%'
     return align(signOf(x.sign === 1, spec), body, spec)
   }

@@ -408,3 +408,19 @@ export function powInt(x: Dec, n: bigint, ctx: Ctx): Dec {
   }
   return fix(new Dec(sign, r.coef, r.exp), ctx)
 }
+
+/** CPython's `__str__` (to-scientific-string): `0.000001`, `1E-7`, `1E+2`, `-Infinity`, `NaN`; `eng`: exponents in threes. */
+export function sciText(d: Dec, capitals: number, eng = false): string {
+  const sign = d.sign ? '-' : ''
+  if (d.kind === 'F') return `${sign}Infinity`
+  if (d.nan) return `${sign}${d.kind === 'N' ? 'sNaN' : 'NaN'}${d.coef ? String(d.coef) : ''}`
+  const digits = digitText(d.coef)
+  const left = d.exp + digits.length
+  const dot = d.exp <= 0 && left > -6 ? left : !eng ? 1 : d.coef === 0n ? ((left + 1) % 3 + 3) % 3 - 1 : ((left - 1) % 3 + 3) % 3 + 1
+  let int: string, frac: string
+  if (dot <= 0) { int = '0'; frac = '.' + '0'.repeat(-dot) + digits }
+  else if (dot >= digits.length) { int = digits + '0'.repeat(dot - digits.length); frac = '' }
+  else { int = digits.slice(0, dot); frac = '.' + digits.slice(dot) }
+  const e = left === dot ? '' : `${capitals ? 'E' : 'e'}${left - dot >= 0 ? '+' : ''}${left - dot}`
+  return sign + int + frac + e
+}

@@ -14,11 +14,12 @@ import { floatOf, intOf, isFloatValue, isIntValue } from './numbers.ts'
 import { bigWorkUnits, payChars, type PyRun } from './fuel.ts'
 import { HASH_MOD } from './set-order.ts'
 import { PyFraction } from './fractions.ts'
-import { asciiDigits } from './builtins.ts'
+import { asciiDigits } from './text.ts'
 import * as Q from './rational.ts'
 import * as N from './decimal-num.ts'
 import { Dec, type Ctx, type Rounding } from './decimal-num.ts'
 import { formatDecimal } from './decimal-format.ts'
+import { sciText } from './decimal-num.ts'
 import { expCR, lnCR, log10CR } from './decimal-transcend.ts'
 import { CONTEXT_FUNCTIONS, DIGIT_BITS, MAX_EMAX, MAX_PREC, PyContext, contextManagerMethod, contextOf, ctxOf, roundingOf } from './decimal-context.ts'
 
@@ -313,22 +314,6 @@ function nextToward(d: Dec, dir: 1 | -1, ctx: Ctx): Dec {
   if (N.cmp(fixed, d) !== 0) return fixed
   const tiny = new Dec(dir === 1 ? 0 : 1, 1n, ctx.Emin - ctx.prec)
   return N.add(d, tiny, c)
-}
-
-/** CPython's `__str__` (to-scientific-string): `0.000001`, `1E-7`, `1E+2`, `-Infinity`, `NaN`; `eng`: exponents in threes. */
-export function sciText(d: Dec, capitals: number, eng = false): string {
-  const sign = d.sign ? '-' : ''
-  if (d.kind === 'F') return `${sign}Infinity`
-  if (d.nan) return `${sign}${d.kind === 'N' ? 'sNaN' : 'NaN'}${d.coef ? String(d.coef) : ''}`
-  const digits = N.digitText(d.coef)
-  const left = d.exp + digits.length
-  const dot = d.exp <= 0 && left > -6 ? left : !eng ? 1 : d.coef === 0n ? ((left + 1) % 3 + 3) % 3 - 1 : ((left - 1) % 3 + 3) % 3 + 1
-  let int: string, frac: string
-  if (dot <= 0) { int = '0'; frac = '.' + '0'.repeat(-dot) + digits }
-  else if (dot >= digits.length) { int = digits + '0'.repeat(dot - digits.length); frac = '' }
-  else { int = digits.slice(0, dot); frac = '.' + digits.slice(dot) }
-  const e = left === dot ? '' : `${capitals ? 'E' : 'e'}${left - dot >= 0 ? '+' : ''}${left - dot}`
-  return sign + int + frac + e
 }
 
 export const decOfInt = (n: number | bigint): Dec => {

@@ -26,7 +26,7 @@ import { PyClass, PyInstance } from './values.ts'
 import { PySlice, makeSlice } from './items.ts'
 import { MISSING, callGuest, guestHash, guestIndex, guestIterObject, guestMethod, hashMethod } from './dunders.ts'
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit } from './classes.ts'
-import { MODULE_FUNCTIONS } from './modules.ts'
+import { moduleFunction } from './modules.ts'
 import { reAttr } from './re.ts'
 import { numberHash } from './set-order.ts'
 import { PyGetter } from './operator.ts'
@@ -258,7 +258,7 @@ export function callNative(rt: PyRun, f: unknown, a: unknown[], kw: PyDict | nul
   if (f instanceof PyNamedTupleType) return makeNamedTuple(f, a, kw)
   if (f instanceof PyType) return callType(rt, f, a, kw)
   if (f instanceof PyBuiltin) {
-    const impl = NATIVE[f.name] ?? MODULE_FUNCTIONS[f.name]
+    const impl = NATIVE[f.name] ?? moduleFunction(f.name)
     if (!impl) return typeError(`${f.name}() cannot be called through a value here; call it by name`)
     if (f.name !== 'print' && !f.name.includes('.')) noKw(f.name, kw)
     return impl(rt, a, kw)

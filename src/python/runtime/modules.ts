@@ -471,8 +471,8 @@ const ITER: Record<string, ModFn> = {
   },
 }
 
-/** Module functions by qualified name. */
-export const MODULE_FUNCTIONS: Record<string, ModFn> = {
+/** Module functions by qualified name (read them through moduleFunction: some are joined at the first call). */
+const MODULE_FUNCTIONS: Record<string, ModFn> = {
   ...Object.fromEntries(Object.entries(MATH).map(([k, f]) => [`math.${k}`, f])),
   ...Object.fromEntries(Object.entries(JSON_FNS).map(([k, f]) => [`json.${k}`, f])),
   ...Object.fromEntries(Object.entries(ITER).map(([k, f]) => [`itertools.${k}`, f])),
@@ -488,20 +488,40 @@ const MODULE_CONSTANTS: Record<string, unknown> = {
   ...Object.fromEntries(Object.entries(STRING_CONST).map(([k, v]) => [`string.${k}`, v])),
   'json.JSONDecodeError': typeByName('JSONDecodeError'),
   'statistics.StatisticsError': typeByName('StatisticsError'),
-  ...Object.fromEntries(Object.entries(DECIMAL_CONSTANTS).map(([k, v]) => [`decimal.${k}`, v])),
-  ...Object.fromEntries(DECIMAL_SIGNALS.map((k) => [`decimal.${k}`, typeByName(k)])),
   're.error': typeByName('error'),
-  'datetime.timezone.utc': UTC,
+}
+
+/**
+ * The tables of the modules with files of their own, joined at the first call rather than when this
+ * file loads: some of them import (through builtins.ts) the files that import this one, so whichever
+ * is imported first, one of them would be read before it has run.
+ */
+let joined = false
+function join(): void {
+  if (joined) return
+  joined = true
+  const add = (prefix: string, table: Record<string, ModFn>) => { for (const [k, f] of Object.entries(table)) MODULE_FUNCTIONS[`${prefix}.${k}`] = f }
+  add('datetime', DATETIME); add('random', RANDOM); add('dataclasses', DATACLASS_FUNCTIONS); add('operator', OPERATOR_FUNCTIONS)
+  add('bisect', BISECT_FUNCTIONS); add('statistics', STATISTICS_FUNCTIONS); add('fractions', FRACTION_FUNCTIONS); add('decimal', DECIMAL_FUNCTIONS)
+  MODULE_CONSTANTS['datetime.timezone.utc'] = UTC
+  for (const [k, v] of Object.entries(DECIMAL_CONSTANTS)) MODULE_CONSTANTS[`decimal.${k}`] = v
+  for (const k of DECIMAL_SIGNALS) MODULE_CONSTANTS[`decimal.${k}`] = typeByName(k)
+}
+
+/** A module function by qualified name (`math.sqrt`), or undefined. */
+export function moduleFunction(name: string): ModFn | undefined {
+  if (!joined) join()
+  return MODULE_FUNCTIONS[name]
 }
 
 /** The runtime entries of modules (`py$modcall`, `py$modconst`). */
 export const MODULE_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
   modcall: (rt, a) => {
-    const f = MODULE_FUNCTIONS[a[0] as string]
+    const f = moduleFunction(a[0] as string)
     if (!f) return typeError(`${a[0] as string}() is not available`)
     return f(rt, a[1], a[2])
   },
-  modconst: (_rt, a) => MODULE_CONSTANTS[a[0] as string],
+  modconst: (_rt, a) => { if (!joined) join(); return MODULE_CONSTANTS[a[0] as string] },
   ddtemplate: (_rt, a) => new PyFactoryTemplate(a[0]),
 }
 
@@ -730,11 +750,3 @@ const COLLECTIONS: Record<string, ModFn> = {
 }
 for (const [k, f] of Object.entries(COLLECTIONS)) MODULE_FUNCTIONS[`collections.${k}`] = f
 MODULE_FUNCTIONS['functools.partial'] = (_rt, a, kw) => partial(a, kw)
-for (const [k, f] of Object.entries(DATETIME)) MODULE_FUNCTIONS[`datetime.${k}`] = f
-for (const [k, f] of Object.entries(RANDOM)) MODULE_FUNCTIONS[`random.${k}`] = f
-for (const [k, f] of Object.entries(DATACLASS_FUNCTIONS)) MODULE_FUNCTIONS[`dataclasses.${k}`] = f
-for (const [k, f] of Object.entries(OPERATOR_FUNCTIONS)) MODULE_FUNCTIONS[`operator.${k}`] = f
-for (const [k, f] of Object.entries(BISECT_FUNCTIONS)) MODULE_FUNCTIONS[`bisect.${k}`] = f
-for (const [k, f] of Object.entries(STATISTICS_FUNCTIONS)) MODULE_FUNCTIONS[`statistics.${k}`] = f
-for (const [k, f] of Object.entries(FRACTION_FUNCTIONS)) MODULE_FUNCTIONS[`fractions.${k}`] = f
-for (const [k, f] of Object.entries(DECIMAL_FUNCTIONS)) MODULE_FUNCTIONS[`decimal.${k}`] = f

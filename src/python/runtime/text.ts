@@ -64,3 +64,15 @@ export function strRepr(s: string): string {
   }
   return out + quote
 }
+
+/** Unicode decimal digits (`١٢٣`, `１２`) as ASCII ones, as CPython's int() and float() read them. */
+export function asciiDigits(s: string): string {
+  if (!/[^\x00-\x7f]/.test(s)) return s
+  return s.replace(/\p{Nd}/gu, (d) => {
+    const cp = d.codePointAt(0)!
+    // Decimal digits come in runs of ten from a zero: the value is the distance from the run's start.
+    let zero = cp
+    while (/\p{Nd}/u.test(String.fromCodePoint(zero - 1))) zero--
+    return String((cp - zero) % 10)
+  })
+}
