@@ -9,13 +9,16 @@ import type { SyntaxNode } from '@lezer/common'
 import type { Stmt } from './ir.ts'
 import { StatementParser } from './parse/statements.ts'
 import { bareYield, emptyPatternGroup, kids } from './parse/lezer.ts'
+import { patchAt, specAlignEquals } from './parse/fstring-align.ts'
 
 export { CLASS_DUNDERS } from './parse/definitions.ts'
 export { PUNCT } from './parse/lezer.ts'
 
 export class PyParser extends StatementParser {
   parseScript(): Stmt[] {
-    const tree = pythonParser().parse(this.src)
+    let tree = pythonParser().parse(this.src)
+    const aligns = specAlignEquals(tree, this.src)
+    if (aligns.length) tree = pythonParser().parse(patchAt(this.src, aligns))
     let bad: SyntaxNode | null = null
     tree.iterate({
       enter: (ref) => {
