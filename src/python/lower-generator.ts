@@ -6,14 +6,15 @@
  * keeps its structure: on resumption every statement before the yield point is skipped (`$pc` names
  * the point; 0 runs normally), loops are re-entered without their test, an `except` block holding the
  * point is re-entered by raising its exception again, and `finally` blocks do not run when the body
- * only pauses (`$susp`). A `for` loop around a yield walks a cursor kept among the variables. The
+ * only pauses (`$susp`; a `finally` block that itself yields is split into plain steps first,
+ * lower-finally.ts). A `for` loop around a yield walks a cursor kept among the variables. The
  * function itself only makes the generator (runtime/generators.ts), unless the body may wait for an
  * atom: the runtime cannot wait, so then an eager twin (`<def>$eager`) runs the body to its end at
  * the call and gives its items as a one-shot iterator.
  */
 import type { FunctionDef, Step } from '../ast/types.ts'
 import { type Node, and, arr, assign, binary, call, cond, exprStep, id, lit, not, or, rt, setVar, step, UNDEFINED } from './nodes.ts'
-import type { Refuser } from './refuse.ts'
+import { type AnyStep, children, isMarker, yieldingFinally } from './lower-finally.ts'
 
 const PC = '$pc'
 const SUSP = '$susp'
@@ -23,23 +24,6 @@ const ITEMS = '$items'
 const ESENT = '$esent'
 
 interface Range { lo: number; hi: number }
-
-type AnyStep = Step & Record<string, any>
-
-const isMarker = (s: AnyStep): 'yield' | 'yieldfrom' | undefined => {
-  const v = s.op === 'expr' ? s.value : undefined
-  return v?.$expr === 'call' && (v.callee === 'py$yield' || v.callee === 'py$yieldfrom') ? (v.callee === 'py$yield' ? 'yield' : 'yieldfrom') : undefined
-}
-
-/** The step lists inside a step that the body's control flow runs (never a nested function's). */
-function children(s: AnyStep): Step[][] {
-  switch (s.op) {
-    case 'if': return [s.then ?? [], s.else ?? []]
-    case 'while': case 'for': case 'forOf': return [s.body ?? []]
-    case 'try': return [s.try ?? [], s.catch ?? [], s.finally ?? []]
-    default: return []
-  }
-}
 
 export interface GeneratorParts {
   /** The generator function's own steps: make the generator (or run the eager twin, when it may wait). */
@@ -52,7 +36,7 @@ export interface GeneratorParts {
  * Split a generator function: `params` are the helper's parameters (the Python ones, then the
  * enclosing variables), `locals` every other variable its lowered `body` uses.
  */
-export function generatorFunction(r: Refuser, helper: string, qualname: string, params: string[], locals: string[], body: Step[]): GeneratorParts {
+export function generatorFunction(helper: string, qualname: string, params: string[], locals: string[], body: Step[]): GeneratorParts {
   const resumeName = `${helper}$resume`, eagerName = `${helper}$eager`
   const ranges = new Map<Step, Range>()
   const catchParams: string[] = []
@@ -81,11 +65,11 @@ export function generatorFunction(r: Refuser, helper: string, qualname: string, 
     }
     return lo === 0 ? undefined : { lo, hi }
   }
-  const rewritten = returnsEnd(body)
-  number(rewritten)
-  const vars = [...new Set([...params, ...locals, ...catchParams])]
   let temps = 0
   const temp = (prefix: string) => { const name = `${prefix}${++temps}`; extra.push(name); return name }
+  const rewritten = returnsEnd(yieldingFinally(body, temp))
+  number(rewritten)
+  const vars = [...new Set([...params, ...locals, ...catchParams])]
   const atStart = (): Node => binary('===', id(PC), lit(0))
   const inRange = (rg: Range): Node => (rg.lo === rg.hi ? binary('===', id(PC), lit(rg.lo)) : and(binary('>=', id(PC), lit(rg.lo)), binary('<=', id(PC), lit(rg.hi))))
   const listRange = (steps: Step[]): Range | undefined => {
@@ -173,8 +157,6 @@ export function generatorFunction(r: Refuser, helper: string, qualname: string, 
         ]
       }
       case 'try': {
-        const rF = listRange(s.finally ?? [])
-        if (rF) throw r.error('PY_UNSUPPORTED', { name: '`yield` inside `finally`', fix: 'Yield before the `try` or after it; a `finally` block only cleans up.' }, firstMarker(s.finally, ranges, rF.lo))
         const rH = listRange(s.catch ?? [])
         const out: AnyStep = { ...s, try: maybe(s.try ?? []) }
         if (s.catch) out.catch = maybe(s.catch)
@@ -248,16 +230,6 @@ const eagerBody = (steps: Step[]): Step[] => rewriteSteps(steps, (s) => {
 
 /** `return v` in the body ends the generator (StopIteration(v) from then on). */
 const returnsEnd = (steps: Step[]): Step[] => rewriteSteps(steps, (s) => (s.op === 'return' ? { ...s, value: rt('gdone', [id(G), s.value ?? lit(null)]) } : undefined))
-
-function firstMarker(steps: Step[], ranges: Map<Step, Range>, k: number): [number, number] {
-  for (const s of steps as AnyStep[]) {
-    const rg = ranges.get(s)
-    if (!rg || rg.lo > k || rg.hi < k) continue
-    if (isMarker(s)) return (s.loc as [number, number] | undefined) ?? [1, 0]
-    for (const c of children(s)) { const at = firstMarker(c, ranges, k); if (at) return at }
-  }
-  return [1, 0]
-}
 
 /** The steps with `py$gsent()` (the value `x = yield` assigns, lowered without the generator) replaced: given `$g`, or the eager twin's variable. */
 function withSent(steps: Step[], by: (call: Record<string, unknown>) => Node): Step[] {

@@ -222,7 +222,7 @@ export class Lowerer {
   /** A generator function's helpers (lower-generator.ts): the function, its resumable body and its eager twin. */
   private generator(helper: string, qualname: string, params: string[], declarations: Step, body: Step[]): void {
     const locals = Object.keys((declarations as unknown as { vars: Record<string, unknown> }).vars)
-    const g = generatorFunction(this.r, helper, qualname, params, locals, body)
+    const g = generatorFunction(helper, qualname, params, locals, body)
     this.functions[helper] = { params, steps: g.entry }
     this.functions[`${helper}$resume`] = g.resume
     this.functions[`${helper}$eager`] = g.eager

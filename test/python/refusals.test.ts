@@ -168,7 +168,6 @@ const EXTENDED_REFUSALS: Array<[string, string, keyof typeof CODES, number, numb
   ['multiple bases', 'class A:\n    pass\nclass B:\n    pass\nclass C(A, B):\n    pass', 'PY_UNSUPPORTED', 5, 7, 'one class'],
   ['a metaclass', 'class A(metaclass=None):\n    pass', 'PY_UNSUPPORTED', 1, 17, 'one base'],
   ['dataclass arguments other than order=', 'from dataclasses import dataclass\n@dataclass(frozen=True)\nclass A:\n    x: int', 'PY_UNSUPPORTED', 2, 11, '@dataclass(order=True)'],
-  ['yield inside finally', 'def g():\n    try:\n        yield 1\n    finally:\n        yield 2\nx = 1', 'PY_UNSUPPORTED', 5, 8, 'a `finally` block only cleans up'],
   ['another class decorator', 'def deco(c):\n    return c\n@deco\nclass A:\n    pass', 'PY_UNSUPPORTED', 3, 1, '@dataclass'],
   ['a loop in a class body', 'class A:\n    for i in range(3):\n        pass', 'PY_UNSUPPORTED', 2, 4, 'methods'],
   ['reaching __class__', 'class A:\n    pass\nx = A().__class__', 'PY_DUNDER', 3, 8, ''],

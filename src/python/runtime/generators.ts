@@ -385,5 +385,18 @@ export const GENERATOR_RUNTIME: Record<string, Fn> = {
   lazymap: (rt, a) => lazyMap(rt, a[0], a[1] as PyIter, a[2] === 'filter', a[3] === true),
   /** The next item of a cursor, or JS undefined at its end. */
   cnext: (_rt, a) => (a[0] as PyIter).step(),
-  gclose: (_rt, a) => (a[0] instanceof PyGen ? a[0].close() : null),
+  /**
+   * The end of `for x in gen():` closes the generator as CPython's reference counting does, where
+   * what the close raises (a `finally` that raises, or yields: "generator ignored GeneratorExit")
+   * is only written to stderr as "Exception ignored in", never raised.
+   */
+  gclose: (_rt, a) => {
+    if (!(a[0] instanceof PyGen)) return null
+    try {
+      return a[0].close()
+    } catch (e) {
+      if (pythonOf(e) === undefined) throw e
+      return null
+    }
+  },
 }
