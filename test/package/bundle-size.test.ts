@@ -35,7 +35,10 @@ import { ensureBuilt, ROOT } from './built.ts'
 // Raised from 47,700 to 47,840 bytes on purpose (issue 28, rules ÷ native): `let x = <expr>` and `x = <expr>`
 // run as the expression's own specialised closure in a store variant (nested-fusion.ts Into), one
 // closure call fewer per store; rules 0.86-0.88 of its time (bench/ab.mjs, both orders). 47,835 B.
-export const BUDGET_GZIP_BYTES = 47_840
+// Raised to 47,950 (issue 28, agent-typical): a stored call's location stamp and store in one closure,
+// `let n = user.name` in one closure, slot reads in place in object literals and method receivers;
+// agent-typical 0.94-0.99 of its time (bench/ab.mjs, three pairs of both orders). 47,948 B.
+export const BUDGET_GZIP_BYTES = 47_950
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

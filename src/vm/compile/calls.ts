@@ -160,8 +160,13 @@ export function compileMethodCall(c: Compiler, node: any, scope: Scope): CExpr {
     ? (f: Frame, target: unknown, vals: unknown[]) => (target === null || target === undefined ? undefined : dispatch(f.rt, target, vals))
     : (f: Frame, target: unknown, vals: unknown[]) => dispatch(f.rt, target, vals)
   const async = obj.async || args.async
-  const o = obj.fn, a = args.fn
-  const fn = async ? (f: Frame) => seq2(o, a, (t, vals) => invoke(f, t, vals))(f) : (f: Frame) => invoke(f, o(f), a(f))
+  const o = obj.fn, a = args.fn, s = obj.slot
+  // `t.toUpperCase()`, `picked.join(', ')`: the receiver read from its slot in place (and no closure for no arguments).
+  const fn = async ? (f: Frame) => seq2(o, a, (t, vals) => invoke(f, t, vals))(f)
+    : optional ? (f: Frame) => invoke(f, o(f), a(f))
+    : s === undefined ? (f: Frame) => dispatch(f.rt, o(f), a(f))
+    : argNodes.length === 0 ? (f: Frame) => dispatch(f.rt, f.s[s], [])
+    : (f: Frame) => dispatch(f.rt, f.s[s], a(f))
   return { fn, cost: NODE_COST + obj.cost + args.cost, async }
 }
 

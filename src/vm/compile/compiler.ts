@@ -145,7 +145,7 @@ export class Compiler {
       throw e
     }
     // Calls are where run-time errors usually start: point at the call, not just its step.
-    return (node.$expr === 'call' || node.$expr === 'methodCall') && !ce.selfLocated ? { ...ce, fn: locateCall(ce, loc, this.file), into: undefined } : ce
+    return (node.$expr === 'call' || node.$expr === 'methodCall') && !ce.selfLocated ? { ...ce, ...locateCall(ce, loc, this.file) } : ce
   }
 
   pattern(p: unknown, scope: Scope, kind: PatternKind): CPattern {
@@ -406,7 +406,11 @@ export class Compiler {
   }
 }
 
-function locateCall(ce: CExpr, loc: Loc, file: string | undefined): CExpr['fn'] {
+/**
+ * The call's closure, stamping its errors with the call's location; stored by `let x = call(...)`,
+ * the store is in the same closure (`into`: one call fewer, same errors, same fuel).
+ */
+function locateCall(ce: CExpr, loc: Loc, file: string | undefined): Pick<CExpr, 'fn' | 'into'> {
   const fn = ce.fn
   const stamp = (e: unknown) => {
     if (e instanceof VmError) {
@@ -417,21 +421,34 @@ function locateCall(ce: CExpr, loc: Loc, file: string | undefined): CExpr['fn'] 
     return e
   }
   if (!ce.async) {
-    return (f) => {
+    return {
+      fn: (f) => {
+        try {
+          return fn(f)
+        } catch (e) {
+          throw stamp(e)
+        }
+      },
+      into: (d) => (f) => {
+        try {
+          f.s[d] = fn(f)
+        } catch (e) {
+          throw stamp(e)
+        }
+        return NORMAL
+      },
+    }
+  }
+  return {
+    fn: (f) => {
       try {
-        return fn(f)
+        const r = fn(f)
+        return isP(r) ? r.catch((e) => { throw stamp(e) }) : r
       } catch (e) {
         throw stamp(e)
       }
-    }
-  }
-  return (f) => {
-    try {
-      const r = fn(f)
-      return isP(r) ? r.catch((e) => { throw stamp(e) }) : r
-    } catch (e) {
-      throw stamp(e)
-    }
+    },
+    into: undefined,
   }
 }
 

@@ -19,7 +19,7 @@ import { deepCopyLiteral } from '../membrane.ts'
 import { compileCall, compileMethodCall, compileLambdaOutsideCall } from './calls.ts'
 import { compileAssign, compileUpdate } from './assign.ts'
 import { regexSupport } from '../builtins/regex-hook.ts'
-import { LONG_CHARGE_UNITS, type Frame, type Run } from '../runtime.ts'
+import { LONG_CHARGE_UNITS, NORMAL, type Frame, type Run } from '../runtime.ts'
 import { guestString } from '../builtins/coerce.ts'
 
 type ExprCompiler = (c: Compiler, node: any, scope: Scope) => CExpr
@@ -56,7 +56,9 @@ function member(c: Compiler, node: any, scope: Scope): CExpr {
     const fn = obj.async ? (f: Frame) => then(o(f), (v) => getNamed(v, name))
       : a !== undefined ? (f: Frame) => getNamed(f.s[a], name) // `x.name`: read the variable in place
       : (f: Frame) => getNamed(o(f), name)
-    return { fn, cost: NODE_COST + obj.cost, async: obj.async }
+    // `let n = user.name`: the store step reads and stores in one closure.
+    const into = a !== undefined && !obj.async ? (d: number) => (f: Frame) => { f.s[d] = getNamed(f.s[a], name); return NORMAL } : undefined
+    return { fn, cost: NODE_COST + obj.cost, async: obj.async, into }
   }
   const prop = c.expr(node.property, scope)
   if (prop.constant && typeof prop.constant.value === 'string') {
@@ -282,7 +284,7 @@ function object(c: Compiler, node: any, scope: Scope): CExpr {
   if (!Array.isArray(node.properties)) throw compileError('AST_INVALID', 'object.properties must be an array')
   let cost = NODE_COST
   let async = false
-  type Part = { kind: 'static'; key: string; fn: any } | { kind: 'computed'; key: any; fn: any } | { kind: 'spread'; fn: any }
+  type Part = { kind: 'static'; key: string; fn: any; slot: number } | { kind: 'computed'; key: any; fn: any } | { kind: 'spread'; fn: any }
   const parts: Part[] = node.properties.map((p: any): Part => {
     if (p && p.$expr === 'spread') {
       const ce = c.expr(p.argument, scope)
@@ -301,15 +303,17 @@ function object(c: Compiler, node: any, scope: Scope): CExpr {
     }
     if (typeof p.key !== 'string') throw compileError('AST_INVALID', 'object property key must be a string unless computed')
     if (isForbiddenKey(p.key)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${p.key}"`)
-    return { kind: 'static', key: p.key, fn: value.fn }
+    return { kind: 'static', key: p.key, fn: value.fn, slot: value.slot ?? -1 }
   })
   if (!async && parts.every((p) => p.kind === 'static')) {
     const keys = parts.map((p) => (p as { key: string }).key)
     const fns = parts.map((p) => p.fn)
+    // A variable's value (`{ band, nights }`, `{ query: query }`) is read from its slot in place, not by its closure.
+    const slots = parts.map((p) => (p as { slot: number }).slot)
     const n = keys.length
     const fn = (f: Frame) => {
       const o: Record<string, unknown> = {}
-      for (let i = 0; i < n; i++) o[keys[i]!] = fns[i](f)
+      for (let i = 0; i < n; i++) { const s = slots[i]!; o[keys[i]!] = s >= 0 ? f.s[s] : fns[i](f) }
       f.rt.chargeSlots(n)
       return o
     }
