@@ -190,7 +190,10 @@ export function classMethodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>
   if (fn.obj.k === 'name' && BUILTIN_TYPES.has(fn.obj.id) && resolve(cx, fn.obj.id).kind === 'type') return undefined
   const name = fn.name
   const textArgs = () => arr(elements(cx, e.args).map((a) => (a.$expr === 'spread' ? a : prepText(cx, a))))
-  if (!info.methodNames.has(name) && ALL_METHODS.has(name)) {
+  // With a `__getattr__` in the program any name may be a guest object's, and `obj.name` is read
+  // once, before the arguments (the direct path reads it a second time when it is not a method).
+  const hooked = info.methodNames.has('__getattr__')
+  if (!hooked && !info.methodNames.has(name) && ALL_METHODS.has(name)) {
     if (name !== 'format' || !info.text) return undefined
     return rt('txm', [lowerExpr(cx, fn.obj), lit(name), textArgs(), kwDict(cx, e.kw)], e.loc)
   }
@@ -199,9 +202,15 @@ export function classMethodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>
     cx.L.helpersUsed.add(M_CALL)
     cx.L.usesDispatch = true
     const args = name === 'format' && info.text ? textArgs() : arr(elements(cx, e.args))
-    return call(M_CALL, [obj, lit(name), args, kwDict(cx, e.kw)], e.loc)
+    if (!hooked) return call(M_CALL, [obj, lit(name), args, kwDict(cx, e.kw)], e.loc)
+    // An object whose class has hooks: `obj.name` is read (maybe by `__getattr__`) before the arguments.
+    const o = cx.temp(), f = cx.temp()
+    return rt('last', [
+      assign(o, obj), assign(f, rt('hookget', [id(o), lit(name)], fn.loc)),
+      cond(binary('!==', id(f), UNDEFINED), dynamicCall(cx, id(f), arr(elements(cx, e.args)), kwDict(cx, e.kw), e.loc), call(M_CALL, [id(o), lit(name), args, kwDict(cx, e.kw)], e.loc)),
+    ], e.loc)
   }
-  return directMethodCall(cx, e, name, obj) ?? dynamicCall(cx, rt('getattr', [obj, lit(name)], fn.loc), arr(elements(cx, e.args)), kwDict(cx, e.kw), e.loc)
+  return (hooked ? undefined : directMethodCall(cx, e, name, obj)) ?? dynamicCall(cx, rt('getattr', [obj, lit(name)], fn.loc), arr(elements(cx, e.args)), kwDict(cx, e.kw), e.loc)
 }
 
 /** The program's methods named `name` (helpers `Class.name`) that a call with n positional arguments can call directly. */

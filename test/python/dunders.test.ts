@@ -56,28 +56,29 @@ test('a slice of an object reaches its __getitem__ as a slice object; slice is a
   expect(() => transpilePython('k = slice(1, 2)\nreturn {}', { params: ['initial'], profile: 'contract' })).toThrow('`slice` is not allowed')
 })
 
-describe('refusals', () => {
-  const refusal = (body: string, profile?: 'contract' | 'extended') => {
-    try {
-      transpilePython(body, { params: ['initial'], profile })
-    } catch (e) {
-      return e as { codeName?: string; line?: number; column?: number; hint?: string; message: string }
-    }
-    throw new Error('not refused')
+const refusal = (body: string, profile?: 'contract' | 'extended') => {
+  try {
+    transpilePython(body, { params: ['initial'], profile })
+  } catch (e) {
+    return e as { codeName?: string; line?: number; column?: number; hint?: string; message: string }
   }
+  throw new Error('not refused')
+}
+
+describe('refusals', () => {
   test('the contract profile refuses a class with special methods, located, with the profile in the hint', () => {
     const e = refusal(`x = 1\n${BAG}return {"n": len(Bag([1]))}`, 'contract')
     expect(e.line).toBe(2)
     expect(e.hint).toContain("profile: 'extended'")
   })
   test('a special method the runtime never calls is refused at its def, with the rewrite', () => {
-    const e = refusal('class A:\n    def __getattr__(self, name):\n        return 1\nreturn {}')
-    expect(e.message).toContain('`__getattr__`')
+    const e = refusal('class A:\n    def __getattribute__(self, name):\n        return 1\nreturn {}')
+    expect(e.message).toContain('`__getattribute__`')
     expect([e.line, e.column]).toEqual([2, 4])
     expect(e.hint).toContain('def size(self)')
   })
   test('a class body assigns a special method only as another of its methods, or __hash__ = None', async () => {
-    for (const [line, col] of [['    __len__ = 3', 4], ['    __radd__ = print', 4], ['    __getattr__ = __add__', 4]] as const) {
+    for (const [line, col] of [['    __len__ = 3', 4], ['    __radd__ = print', 4], ['    __delattr__ = __add__', 4]] as const) {
       const e = refusal(`class A:\n    def __add__(self, o):\n        return 1\n${line}\nreturn {}`)
       expect([line, e.codeName, e.line, e.column, e.hint]).toEqual([line, 'PY_UNSUPPORTED', 4, col, expect.stringContaining('`__radd__ = __add__`')])
     }
@@ -91,5 +92,48 @@ describe('refusals', () => {
       const r = await runPythonBlock(`${BAG}n = "${name}"\nreturn {"n": str(getattr(Bag([1]), n))}`)
       expect(r.error?.message).toBe(`AttributeError: getattr() of the special attribute '${name}' is not available in code blocks; use ordinary attribute names`)
     }
+  })
+})
+
+describe('__getattr__ and __setattr__', () => {
+  const HOOKS = 'class A:\n    def __getattr__(self, name):\n        while True:\n            pass\n    def __setattr__(self, name, value):\n        while True:\n            pass\n'
+  test('a hook that loops forever ends FUEL_EXHAUSTED, for each way to reach it', async () => {
+    for (const use of ['x = A().missing', 'x = hasattr(A(), "m")', 'x = getattr(A(), "m", 0)', 'a = A()\na.v = 1', 'setattr(A(), "v", 1)', 'A().method()']) {
+      const r = await runPythonBlock(`${HOOKS}${use}\nreturn {}`, { fuel: 20_000 })
+      expect([use, r.error?.code]).toEqual([use, 'FUEL_EXHAUSTED'])
+    }
+  })
+  test('each hook call is charged: the fuel grows with the calls', async () => {
+    const body = (n: number) => `class A:\n    def __getattr__(self, name):\n        return len(name)\na = A()\nt = 0\nfor i in range(${n}):\n    t += a.abc\nreturn {"t": t}`
+    const a = await runPythonBlock(body(10), { fuel: 1e6 })
+    const b = await runPythonBlock(body(100), { fuel: 1e6 })
+    expect([a.result, b.result]).toEqual([{ t: 30 }, { t: 300 }])
+    const plain = (n: number) => runPythonBlock(`class A:\n    abc = 3\na = A()\nt = 0\nfor i in range(${n}):\n    t += a.abc\nreturn {"t": t}`, { fuel: 1e6 })
+    expect(b.fuelUsed - a.fuelUsed).toBeGreaterThan((await plain(100)).fuelUsed - (await plain(10)).fuelUsed)
+  })
+  test('special names never reach a hook: the runtime looks special methods up on the class, a program cannot name one', async () => {
+    const body = 'log = []\nclass A:\n    def __getattr__(self, name):\n        log.append(name)\n        return 1\nout = {}\ntry:\n    len(A())\nexcept TypeError as e:\n    out["len"] = str(e)\nout["truth"] = bool(A())\nout["log"] = log\nreturn out'
+    expect((await runPythonBlock(body)).result).toEqual({ len: "object of type 'A' has no len()", truth: true, log: [] })
+    expect(refusal('class A:\n    def __getattr__(self, name):\n        return 1\nx = A().__dict__').codeName).toBe('PY_DUNDER')
+    expect(refusal('class A:\n    def __getattr__(self, name):\n        return 1\nx = getattr(A(), "__len__")').codeName).toBe('PY_ARGUMENTS')
+    const special = await runPythonBlock('class A:\n    def __setattr__(self, name, value):\n        super().__setattr__("__" + name + "__", value)\na = A()\na.dict = 1\nreturn {}')
+    expect(special.error?.message).toBe("AttributeError: __setattr__ of the special attribute '__dict__' is not available in code blocks; use ordinary attribute names")
+    expect(refusal('class A:\n    def f(self):\n        return super().__delattr__("x")\nreturn {}').codeName).toBe('PY_DUNDER')
+  })
+  test('a hook cannot run at once where function values may wait for an atom: NotImplementedError with the rewrite', async () => {
+    const body = 'class A:\n    def __getattr__(self, name):\n        return name\ndef get(n):\n    return lookup(n)\nf = get\nx = A().b\nreturn {"x": x}'
+    const { ast } = transpilePython(body, { params: ['initial'], externals: { lookup: { fields: ['id'] } } })
+    const lookup = defineAtom('lookup', { type: 'object', properties: { id: { type: 'number' } } }, undefined, async (x: { id: number }) => x.id)
+    const r = await new AgentVM({ lookup }, pythonVmOptions()).run(ast, { initial: {} })
+    const e = pythonError(r.error!)
+    expect(e?.pythonType).toBe('NotImplementedError')
+    expect(e?.message).toContain('A.__getattr__() cannot run here')
+    expect(e?.message).toContain('def get(self, name)')
+    expect(e?.line).toBe(7)
+  })
+  test('the contract profile refuses them with the class, naming the extended profile', () => {
+    const e = refusal('x = 1\nclass A:\n    def __getattr__(self, name):\n        return 1\nreturn {"a": A().b}', 'contract')
+    expect(e.line).toBe(2)
+    expect(e.hint).toContain("profile: 'extended'")
   })
 })

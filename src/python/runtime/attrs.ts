@@ -5,10 +5,11 @@
  * Special (dunder) names are refused whatever the default, so nothing reaches a class's machinery.
  */
 import { PyException, PyInstance, PyNamedTuple, typeName } from './values.ts'
-import { PyRaise, raise, typeError } from './errors.ts'
+import { raise, typeError } from './errors.ts'
 import { setAttr } from './classes.ts'
 import { getAttr } from './extended.ts'
 import { MISSING } from './dunders.ts'
+import { hooked, isAttributeError } from './attr-hooks.ts'
 import type { PyRun } from './fuel.ts'
 
 const isOwn = (x: unknown): boolean => x instanceof PyInstance || x instanceof PyException || x instanceof PyNamedTuple
@@ -25,7 +26,6 @@ function checked(fn: string, x: unknown, name: unknown): string {
   return name
 }
 
-const isAttributeError = (e: unknown): boolean => e instanceof PyRaise && e.value.type.name === 'AttributeError'
 
 /** `getattr(x, name)`, or with `hasDefault` the default when x has no such attribute. */
 function ownGetAttr(x: unknown, name: unknown, hasDefault: boolean, dflt: unknown, fn = 'getattr'): unknown {
@@ -54,4 +54,6 @@ export const ATTR_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
   ogetattr: (_rt, a) => ownGetAttr(a[0], a[1], a[2], a[3]),
   ohasattr: (_rt, a) => ownHasAttr(a[0], a[1]),
   osetattr: (_rt, a) => ownSetAttr(a[0], a[1], a[2]),
+  /** `obj.name` of a method call when obj's class has attribute hooks (read first, as CPython); else undefined. */
+  hookget: (_rt, a) => (hooked(a[0]) ? getAttr(a[0], a[1]) : undefined),
 }

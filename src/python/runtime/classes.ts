@@ -10,6 +10,7 @@ import { raise, typeError, exceptionMessage } from './errors.ts'
 import { hashKey, repr, str, withTexts, eq, compare, truth } from './core.ts'
 import type { PyRun } from './fuel.ts'
 import { PyFunction } from './extended.ts'
+import { PyNativeSetattr, hooked, writeWithHook } from './attr-hooks.ts'
 
 /** A guest function bound to its instance (`obj.method`). */
 export class PyMethod extends PyOpaque {
@@ -139,7 +140,9 @@ function construct(c: PyClass, args: unknown[], kw: PyDict | null): unknown {
       const text = missing.length === 1 ? missing[0] : `${missing.slice(0, -1).join(', ')} and ${missing[missing.length - 1]}`
       typeError(`${c.qualname}.__init__() missing ${missing.length} required positional argument${missing.length > 1 ? 's' : ''}: ${text}`)
     }
-    dc.fields.forEach((f, i) => o.attrs.set(f, slots[i]))
+    // The generated __init__ assigns `self.f = value`, through the class's `__setattr__` (CPython's order).
+    const hooks = hooked(o)
+    dc.fields.forEach((f, i) => (hooks ? setAttr(o, f, slots[i]) : o.attrs.set(f, slots[i])))
   }
   return o
 }
@@ -185,9 +188,13 @@ function getProperty(p: PyDescriptor, self: unknown, cls: PyClass): unknown {
   return calls.callHelper(DISPATCH_HELPER, [p.func, [self], null])
 }
 
-/** Whether a class or one of the program's classes it derives from holds a `@property` (read and written before the instance's own attributes). */
+/**
+ * Whether a class or one of the program's classes it derives from holds a `@property` (read and
+ * written before the instance's own attributes) or an attribute hook (`__getattr__`, `__setattr__`):
+ * then its attributes take the general path, never the fast one.
+ */
 export function hasProperties(cls: PyType | null): boolean {
-  for (let t = cls; t instanceof PyClass; t = t.base) if (t.props > 0) return true
+  for (let t = cls; t instanceof PyClass; t = t.base) if (t.props > 0 || t.hooks > 0) return true
   return false
 }
 
@@ -216,6 +223,7 @@ export function classGetAttr(x: unknown, name: string): unknown {
     const v = base instanceof PyClass ? base.lookup(name) : undefined
     if (v !== undefined) return bind(x.self, v, base as PyClass)
     if (name === '__init__') return new PyNativeInit(x.self, base)
+    if (name === '__setattr__') return new PyNativeSetattr(x.self)
     return raise('AttributeError', `'super' object has no attribute '${name}'`)
   }
   if (x instanceof PyClass) {
@@ -238,9 +246,15 @@ export function classGetAttr(x: unknown, name: string): unknown {
   return raise('AttributeError', `'${typeName(x)}' object has no attribute '${name}'`)
 }
 
-/** `x.name = value`. */
+/** `x.name = value` (through the class's `__setattr__` when it has one). */
 export function setAttr(x: unknown, name: string, value: unknown): null {
   if (x instanceof PyClass) { x.attrs.set(name, value); return null }
+  if (writeWithHook(x, name, value)) return null
+  return storeAttr(x, name, value)
+}
+
+/** `x.name = value` without `__setattr__` (what `super().__setattr__(name, value)` does). */
+export function storeAttr(x: unknown, name: string, value: unknown): null {
   if (x instanceof PyContext) return x.set(name, value)
   if (x instanceof PyException && name === 'args') {
     x.args = tuple([...(Array.isArray(value) ? value : [value])])
@@ -403,6 +417,7 @@ export const CLASS_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
         if (!(p instanceof PyDescriptor) || p.kind !== 'property') typeError(`'${m}' is not a property of ${c.name}`)
         v = new PyDescriptor('property', (p as PyDescriptor).func, v.func)
       } else if (v instanceof PyDescriptor && v.kind === 'property') c.props++
+      else if (m === '__getattr__' || m === '__setattr__') c.hooks++
       c.attrs.set(m, v)
     }
     return null

@@ -25,7 +25,8 @@ import type { PyRun } from './fuel.ts'
 import { PyClass, PyInstance } from './values.ts'
 import { PySlice, makeSlice } from './items.ts'
 import { MISSING, callGuest, guestHash, guestIndex, guestIterObject, guestMethod, hashMethod } from './dunders.ts'
-import { PyMethod, PyNativeInit, classGetAttr, nativeInit } from './classes.ts'
+import { PyMethod, PyNativeInit, classGetAttr, nativeInit, storeAttr } from './classes.ts'
+import { PyNativeSetattr, hooked, nativeSetattr, readWithHook } from './attr-hooks.ts'
 import { moduleFunction } from './modules.ts'
 import { reAttr } from './re.ts'
 import { numberHash } from './set-order.ts'
@@ -249,6 +250,7 @@ const callable = (x: PyInstance): PyFunction | undefined => {
 /** Call a value that is not one of the program's own functions. */
 export function callNative(rt: PyRun, f: unknown, a: unknown[], kw: PyDict | null): unknown {
   if (f instanceof PyNativeInit) return nativeInit(f, a, kw)
+  if (f instanceof PyNativeSetattr) return nativeSetattr(f, a, kw !== null && kw.size > 0, storeAttr)
   if (f instanceof PyBound) return callMethod(rt, f.self, f.name, a, kw)
   if (f instanceof PyUnbound) {
     if (a.length === 0 || typeName(a[0]) !== f.type.name) typeError(`descriptor '${f.name}' for '${f.type.name}' objects doesn't apply to a '${a.length ? typeName(a[0]) : 'NoneType'}' object`)
@@ -422,6 +424,10 @@ export function printLine(rt: PyRun, a: unknown[], kw: PyDict | null): string {
 
 /** `obj.name` read as a value: exception args, a type's or function's name, a bound method. */
 export function getAttr(x: unknown, name: string): unknown {
+  return (x instanceof PyInstance || x instanceof PyException) && hooked(x) ? readWithHook(x, name, () => plainGetAttr(x, name)) : plainGetAttr(x, name)
+}
+
+function plainGetAttr(x: unknown, name: string): unknown {
   if (typeof x === 'object' && x !== null) {
     let g = x instanceof PySlice ? x.attr(name) : classGetAttr(x, name)
     if (g === undefined) g = reAttr(x, name)

@@ -1,0 +1,98 @@
+/**
+ * `__getattr__` and `__setattr__` of the program's classes (extended profile), called as CPython
+ * calls them: `__getattr__(self, name)` only when the normal lookup of `x.name` raises
+ * AttributeError (no instance attribute, class attribute, method or property, or a property
+ * getter that raised it), `__setattr__(self, name, value)` for every `x.name = value`, `+=` and
+ * `setattr`, with `super().__setattr__(name, value)` doing the plain store. Each is a call of the
+ * program's own function back through the run (`Run.callHelper`), metered like any call. Special
+ * names never reach them: the runtime finds special methods on the class, as CPython does, and a
+ * program cannot name one (`x.__dict__`, `getattr(x, '__len__')` stay refused).
+ */
+import { DISPATCH_HELPER, PyClass, PyException, PyInstance, PyOpaque, typeByName, typeName } from './values.ts'
+import { raise, typeError } from './errors.ts'
+import { PyFunction } from './extended.ts'
+
+/** An AttributeError (or subclass) raised by the runtime or by a guest `raise` (a VM error carrying it). */
+export function isAttributeError(e: unknown): boolean {
+  const v = (e as { value?: unknown } | null)?.value
+  return v instanceof PyException && v.type.isSubclassOf(typeByName('AttributeError')!)
+}
+
+const isSpecial = (name: string): boolean => name.length > 4 && name.startsWith('__') && name.endsWith('__')
+
+/** The program's class of a guest object (an instance, or an exception of a guest exception class). */
+function guestClass(x: unknown): PyClass | undefined {
+  if (x instanceof PyInstance) return x.cls
+  return x instanceof PyException && x.type instanceof PyClass ? x.type : undefined
+}
+
+/** Whether a class or one of the program's classes it derives from defines `__getattr__` or `__setattr__`. */
+export function hasHooks(cls: PyClass): boolean {
+  for (let t: unknown = cls; t instanceof PyClass; t = t.base) if (t.hooks > 0) return true
+  return false
+}
+
+/** Whether x is a guest object whose classes define `__getattr__` or `__setattr__`. */
+export function hooked(x: unknown): boolean {
+  const cls = guestClass(x)
+  return cls !== undefined && hasHooks(cls)
+}
+
+/** The guest function `name` (`__getattr__` / `__setattr__`) of x's class, if x's classes define one. */
+function hook(x: unknown, name: string): { fn: PyFunction; cls: PyClass } | undefined {
+  const cls = guestClass(x)
+  if (cls === undefined || !hasHooks(cls)) return undefined
+  const fn = cls.lookup(name)
+  return fn instanceof PyFunction ? { fn, cls } : undefined
+}
+
+/** Calls the hook back through the run, as runtime/dunders.ts calls the other special methods. */
+function callHook(cls: PyClass, fn: PyFunction, args: unknown[]): unknown {
+  const calls = cls.calls
+  if (!calls || calls.helperWaits(DISPATCH_HELPER)) {
+    const [name, rewrite] = args.length === 2 ? ['__getattr__', 'def get(self, name)'] : ['__setattr__', 'def set(self, name, value)']
+    raise('NotImplementedError', `${cls.name}.${name}() cannot run here: the program may wait for an atom in a function, and a special method is called at once; call a method of your own instead (\`${rewrite}\`)`)
+  }
+  return calls.callHelper(DISPATCH_HELPER, [fn, args, null])
+}
+
+/**
+ * `x.name` with the class's `__getattr__` behind the normal lookup (`plain`): called with the name
+ * when that raises AttributeError.
+ */
+export function readWithHook(x: unknown, name: string, plain: () => unknown): unknown {
+  const h = isSpecial(name) ? undefined : hook(x, '__getattr__')
+  if (h === undefined) return plain()
+  try {
+    return plain()
+  } catch (e) {
+    if (!isAttributeError(e)) throw e
+  }
+  return callHook(h.cls, h.fn, [x, name])
+}
+
+/** `x.name = value` through the class's `__setattr__`: true when it was called (the caller stores nothing). */
+export function writeWithHook(x: unknown, name: string, value: unknown): boolean {
+  const h = hook(x, '__setattr__')
+  if (h === undefined) return false
+  callHook(h.cls, h.fn, [x, name, value])
+  return true
+}
+
+/** `super().__setattr__` when no class above defines one: `object.__setattr__`, the plain store. */
+export class PyNativeSetattr extends PyOpaque {
+  readonly typeName = 'method-wrapper'
+  constructor(readonly self: unknown) {
+    super()
+  }
+}
+
+/** Calls `super().__setattr__(name, value)` by `store` (the store without the hook). */
+export function nativeSetattr(f: PyNativeSetattr, args: unknown[], hasKeywords: boolean, store: (x: unknown, name: string, value: unknown) => null): null {
+  if (hasKeywords) typeError('__setattr__() takes no keyword arguments')
+  if (args.length !== 2) typeError(`expected 2 arguments, got ${args.length}`)
+  const name = args[0]
+  if (typeof name !== 'string') return typeError(`attribute name must be string, not '${typeName(name)}'`)
+  if (isSpecial(name)) raise('AttributeError', `__setattr__ of the special attribute '${name}' is not available in code blocks; use ordinary attribute names`)
+  return store(f.self, name, args[1])
+}
