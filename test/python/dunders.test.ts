@@ -29,13 +29,17 @@ describe('fuel', () => {
   })
 })
 
+/** The Python error of a body run with an atom `lookup` (its functions may then wait for it). */
+async function errorWithAtom(body: string) {
+  const { ast } = transpilePython(body, { params: ['initial'], externals: { lookup: { fields: ['id'] } } })
+  const lookup = defineAtom('lookup', { type: 'object', properties: { id: { type: 'number' } } }, undefined, async (x: { id: number }) => x.id)
+  const r = await new AgentVM({ lookup }, pythonVmOptions()).run(ast, { initial: {} })
+  return pythonError(r.error!)
+}
+
 describe('a program whose function values may wait for an atom', () => {
   test('a special method cannot run at once there: NotImplementedError naming the method and the rewrite', async () => {
-    const body = `${BAG}def get(n):\n    return lookup(n)\nf = get\nb = Bag([1]) + Bag([f(3)])\nreturn {"n": len(b)}`
-    const { ast } = transpilePython(body, { params: ['initial'], externals: { lookup: { fields: ['id'] } } })
-    const lookup = defineAtom('lookup', { type: 'object', properties: { id: { type: 'number' } } }, undefined, async (x: { id: number }) => x.id)
-    const r = await new AgentVM({ lookup }, pythonVmOptions()).run(ast, { initial: {} })
-    const e = pythonError(r.error!)
+    const e = await errorWithAtom(`${BAG}def get(n):\n    return lookup(n)\nf = get\nb = Bag([1]) + Bag([f(3)])\nreturn {"n": len(b)}`)
     expect(e?.pythonType).toBe('NotImplementedError')
     expect(e?.message).toContain('Bag.__add__() cannot run here')
     expect(e?.message).toContain('def add(self, ...)')
@@ -121,11 +125,7 @@ describe('__getattr__ and __setattr__', () => {
     expect(refusal('class A:\n    def f(self):\n        return super().__delattr__("x")\nreturn {}').codeName).toBe('PY_DUNDER')
   })
   test('a hook cannot run at once where function values may wait for an atom: NotImplementedError with the rewrite', async () => {
-    const body = 'class A:\n    def __getattr__(self, name):\n        return name\ndef get(n):\n    return lookup(n)\nf = get\nx = A().b\nreturn {"x": x}'
-    const { ast } = transpilePython(body, { params: ['initial'], externals: { lookup: { fields: ['id'] } } })
-    const lookup = defineAtom('lookup', { type: 'object', properties: { id: { type: 'number' } } }, undefined, async (x: { id: number }) => x.id)
-    const r = await new AgentVM({ lookup }, pythonVmOptions()).run(ast, { initial: {} })
-    const e = pythonError(r.error!)
+    const e = await errorWithAtom('class A:\n    def __getattr__(self, name):\n        return name\ndef get(n):\n    return lookup(n)\nf = get\nx = A().b\nreturn {"x": x}')
     expect(e?.pythonType).toBe('NotImplementedError')
     expect(e?.message).toContain('A.__getattr__() cannot run here')
     expect(e?.message).toContain('def get(self, name)')
