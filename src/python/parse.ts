@@ -17,8 +17,13 @@ export { PUNCT } from './parse/lezer.ts'
 export class PyParser extends StatementParser {
   parseScript(): Stmt[] {
     let tree = pythonParser().parse(this.src)
-    const aligns = specAlignEquals(tree, this.src)
-    if (aligns.length) tree = pythonParser().parse(patchAt(this.src, aligns))
+    // An f-string nested in a field that lezer could not read shows its own fields once that one is mended.
+    for (let seen = 0, round = 0; round < 4; round++) {
+      const aligns = specAlignEquals(tree, this.src)
+      if (aligns.length === seen) break
+      seen = aligns.length
+      tree = pythonParser().parse(patchAt(this.src, aligns))
+    }
     let bad: SyntaxNode | null = null
     tree.iterate({
       enter: (ref) => {

@@ -9,17 +9,19 @@
  */
 import type { SyntaxNode, Tree } from '@lezer/common'
 
-/** The offsets (into the source) of the `=` right after a field's spec `:`, in every f-string of the tree. */
+/**
+ * The offsets (into the source) of the `=` right after a field's spec `:`, in every f-string of the
+ * tree, nested ones included (each f-string scans its own fields; a nested one is a string literal
+ * to its enclosing field, skipped there).
+ */
 export function specAlignEquals(tree: Tree, src: string): number[] {
-  const out: number[] = []
+  const out = new Set<number>()
   tree.iterate({
     enter: (ref) => {
-      if (ref.name !== 'FormatString') return undefined
-      scanFString(src, ref.node, out)
-      return false
+      if (ref.name === 'FormatString') scanFString(src, ref.node, out)
     },
   })
-  return out
+  return [...out].sort((a, b) => a - b)
 }
 
 /** `src` with each offset's character replaced by `>`. */
@@ -30,7 +32,7 @@ export function patchAt(src: string, offsets: number[]): string {
   return out + src.slice(pos)
 }
 
-function scanFString(src: string, n: SyntaxNode, out: number[]): void {
+function scanFString(src: string, n: SyntaxNode, out: Set<number>): void {
   const m = /^[a-zA-Z]*('''|"""|'|")/.exec(src.slice(n.from, n.to))
   if (!m) return
   const end = n.to - m[1]!.length
@@ -43,7 +45,7 @@ function scanFString(src: string, n: SyntaxNode, out: number[]): void {
 }
 
 /** Scans one replacement field from just after its `{`; returns the offset after its `}`. */
-function field(src: string, i: number, end: number, out: number[]): number {
+function field(src: string, i: number, end: number, out: Set<number>): number {
   let depth = 0
   while (i < end) {
     const c = src[i]!
@@ -52,7 +54,7 @@ function field(src: string, i: number, end: number, out: number[]): number {
     else if (c === ')' || c === ']') depth--
     else if (c === '}') { if (depth === 0) return i + 1; depth-- }
     else if (depth === 0 && c === ':') {
-      if (src[i + 1] === '=') out.push(i + 1)
+      if (src[i + 1] === '=') out.add(i + 1)
       return spec(src, i + 1, end, out)
     }
     i++
@@ -61,7 +63,7 @@ function field(src: string, i: number, end: number, out: number[]): number {
 }
 
 /** Scans a format spec (which may hold nested fields) up to and past its field's `}`. */
-function spec(src: string, i: number, end: number, out: number[]): number {
+function spec(src: string, i: number, end: number, out: Set<number>): number {
   while (i < end) {
     if (src[i] === '{') i = field(src, i + 1, end, out)
     else if (src[i] === '}') return i + 1
