@@ -79,7 +79,10 @@ export function writeWithHook(x: unknown, name: string, value: unknown): boolean
   return true
 }
 
-/** `super().__setattr__` when no class above defines one: `object.__setattr__`, the plain store. */
+/**
+ * `object.__setattr__`, the plain store: `super().__setattr__` when no class above defines one
+ * (bound to self), or `object.__setattr__` itself (`UNBOUND`: self is the first argument).
+ */
 export class PyNativeSetattr extends PyOpaque {
   readonly typeName = 'method-wrapper'
   constructor(readonly self: unknown) {
@@ -87,12 +90,19 @@ export class PyNativeSetattr extends PyOpaque {
   }
 }
 
-/** Calls `super().__setattr__(name, value)` by `store` (the store without the hook). */
-export function nativeSetattr(f: PyNativeSetattr, args: unknown[], hasKeywords: boolean, store: (x: unknown, name: string, value: unknown) => null): null {
+export const UNBOUND = Symbol('unbound')
+export const OBJECT_SETATTR = new PyNativeSetattr(UNBOUND)
+
+/** Calls `super().__setattr__(name, value)` / `object.__setattr__(self, name, value)` by `store` (the store without the hook). */
+export function nativeSetattr(f: PyNativeSetattr, a: unknown[], hasKeywords: boolean, store: (x: unknown, name: string, value: unknown) => null): null {
   if (hasKeywords) typeError('__setattr__() takes no keyword arguments')
+  const unbound = f.self === UNBOUND
+  if (unbound && !a.length) typeError("descriptor '__setattr__' of 'object' object needs an argument")
+  const self = unbound ? a[0] : f.self
+  const args = unbound ? a.slice(1) : a
   if (args.length !== 2) typeError(`expected 2 arguments, got ${args.length}`)
   const name = args[0]
   if (typeof name !== 'string') return typeError(`attribute name must be string, not '${typeName(name)}'`)
   if (isSpecial(name)) raise('AttributeError', `__setattr__ of the special attribute '${name}' is not available in code blocks; use ordinary attribute names`)
-  return store(f.self, name, args[1])
+  return store(self, name, args[1])
 }

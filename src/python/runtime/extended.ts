@@ -26,7 +26,7 @@ import { PyClass, PyInstance } from './values.ts'
 import { PySlice, makeSlice } from './items.ts'
 import { MISSING, callGuest, guestHash, guestIndex, guestIterObject, guestMethod, hashMethod } from './dunders.ts'
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit, storeAttr } from './classes.ts'
-import { PyNativeSetattr, hooked, nativeSetattr, readWithHook } from './attr-hooks.ts'
+import { OBJECT_SETATTR, PyNativeSetattr, hooked, nativeSetattr, readWithHook } from './attr-hooks.ts'
 import { moduleFunction } from './modules.ts'
 import { reAttr } from './re.ts'
 import { numberHash } from './set-order.ts'
@@ -449,6 +449,7 @@ function plainGetAttr(x: unknown, name: string): unknown {
   } else if (typeof x === 'string' ? Object.prototype.hasOwnProperty.call(STR_METHODS, name) : METHOD_NAMES.has(name) && hasMethod(x, name)) {
     return new PyBound(x, name)
   }
+  if (x === T.object && name === '__setattr__') return OBJECT_SETATTR
   if (x instanceof PyType && (x.name === 'str' ? Object.prototype.hasOwnProperty.call(STR_METHODS, name) : TYPE_METHODS[x.name]?.has(name))) return new PyUnbound(x, name)
   if (x instanceof PyType) return raise('AttributeError', `type object '${x.name}' has no attribute '${name}'`)
   return raise('AttributeError', `'${typeName(x)}' object has no attribute '${name}'`)
