@@ -38,7 +38,8 @@ import { ensureBuilt, ROOT } from './built.ts'
 // Raised to 47,950 (issue 28, agent-typical): a stored call's location stamp and store in one closure,
 // `let n = user.name` in one closure, slot reads in place in object literals and method receivers;
 // agent-typical 0.94-0.99 of its time (bench/ab.mjs, three pairs of both orders). 47,948 B.
-export const BUDGET_GZIP_BYTES = 47_950
+// 47,960: a template literal reads its variables in place (agent-typical ~0.98, string-build ~0.94). 47,957 B.
+export const BUDGET_GZIP_BYTES = 47_960
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

@@ -367,10 +367,12 @@ function template(c: Compiler, node: any, scope: Scope): CExpr {
   const async = exprs.some((e) => e.async)
   if (async) return { fn: (f) => seqN(fns, (vals) => join(f, vals))(f), cost, async }
   const n = fns.length
+  // A variable (`${name}`) is read from its slot in place, not by its closure.
+  const slots = exprs.map((e) => e.slot ?? -1)
   return {
     fn: (f) => {
       let s = quasis[0]!
-      for (let i = 0; i < n; i++) s += toStringGuest(fns[i]!(f), f.rt) + quasis[i + 1]
+      for (let i = 0; i < n; i++) { const k = slots[i]!; s += toStringGuest(k >= 0 ? f.s[k] : fns[i]!(f), f.rt) + quasis[i + 1] }
       return f.rt.chargeString(s)
     },
     cost,
