@@ -32,9 +32,12 @@ beforeAll(() => { ({ app, tarball } = packedApp()) }, 180_000)
  * formats (-9 KB). Raised to 1.06 MB on purpose (issue 27): 1,016,704 bytes after Python's
  * statistics, fractions, special methods of guest classes and generator coroutines (the Python
  * runtime ships three times: ESM, CommonJS and the browser file), lookbehind in the regex part and
- * the server's run threads. Duplication itself is checked below, independent of size.
+ * the server's run threads. Raised to 1.10 MB on purpose: 1,060,795 bytes at 3a1dab1 after Python's
+ * decimal module (Decimal, its contexts, exp/ln/log10 and formatting: ~1,500 lines, shipped three
+ * times as the rest of the Python runtime), __getattr__/__setattr__ and yield inside finally, and
+ * budget tokens in server workflows. Duplication itself is checked below, independent of size.
  */
-const TARBALL_BUDGET = { packed: 1_060_000, unpacked: 4_000_000 }
+const TARBALL_BUDGET = { packed: 1_100_000, unpacked: 4_000_000 }
 
 describe('the tarball', () => {
   test(`is lean: at most ${TARBALL_BUDGET.packed} bytes packed, no sources, docs, source maps or build metadata`, () => {
