@@ -36,7 +36,7 @@ export class FnCtx {
 
 const BIN: Record<string, string> = {
   '+': 'add', '-': 'sub', '*': 'mul', '/': 'div', '//': 'fdiv', '%': 'mod', '**': 'pow',
-  '&': 'band', '|': 'bor', '^': 'bxor', '<<': 'lshift', '>>': 'rshift',
+  '&': 'band', '|': 'bor', '^': 'bxor', '<<': 'lshift', '>>': 'rshift', '@': 'matmul',
 }
 const CMP: Record<string, string> = {
   '<': 'lt', '>': 'gt', '==': 'eq', '>=': 'ge', '<=': 'le', '!=': 'ne', 'in': 'in', 'not in': 'notin', 'is': 'is', 'is not': 'isnot',

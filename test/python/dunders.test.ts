@@ -137,3 +137,27 @@ describe('__getattr__ and __setattr__', () => {
     expect(e.hint).toContain("profile: 'extended'")
   })
 })
+
+describe('@ and @= (matmul)', () => {
+  test('a __matmul__, __rmatmul__ or __imatmul__ that loops forever ends FUEL_EXHAUSTED', async () => {
+    const loop = 'class A:\n    def __matmul__(self, o):\n        while True:\n            pass\n    def __rmatmul__(self, o):\n        while True:\n            pass\n    def __imatmul__(self, o):\n        while True:\n            pass\n'
+    for (const use of ['x = A() @ 1', 'x = 1 @ A()', 'x = A()\nx @= 1', 'x = [1]\nx @= A()']) {
+      const r = await runPythonBlock(`${loop}${use}\nreturn {}`, { fuel: 20_000 })
+      expect([use, r.error?.code]).toEqual([use, 'FUEL_EXHAUSTED'])
+    }
+  })
+  test("no builtin type answers: CPython's TypeError, naming @= for the augmented form, located", async () => {
+    const r = await runPythonBlock('x = [1]\ny = 2\nz = x @ y\nreturn {}')
+    expect([r.error?.message, r.error?.line]).toEqual(["TypeError: unsupported operand type(s) for @: 'list' and 'int'", 3])
+    const a = await runPythonBlock('x = 1\nx @= 2\nreturn {}')
+    expect([a.error?.message, a.error?.line]).toEqual(["TypeError: unsupported operand type(s) for @=: 'int' and 'int'", 2])
+  })
+  test('the contract profile refuses @ and @= at the operator, naming the extended profile', () => {
+    const e = refusal('x = 1\ny = x @ x\nreturn {}', 'contract')
+    expect([e.codeName, e.line, e.column]).toEqual(['PY_UNSUPPORTED', 2, 6])
+    expect(e.hint).toContain("profile: 'extended'")
+    const f = refusal('x = 1\nx @= x\nreturn {}', 'contract')
+    expect([f.codeName, f.line, f.column]).toEqual(['PY_UNSUPPORTED', 2, 2])
+    expect(f.hint).toContain("profile: 'extended'")
+  })
+})

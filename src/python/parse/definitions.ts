@@ -148,8 +148,8 @@ export const CLASS_DUNDERS: ReadonlySet<string> = new Set([
   // runtime/attr-hooks.ts: `x.name` when the lookup fails, `x.name = v`.
   '__getattr__', '__setattr__',
   // The binary operators, their reflected (`__radd__`) and in-place (`__iadd__`) forms.
-  ...['add', 'sub', 'mul', 'truediv', 'floordiv', 'mod', 'pow', 'and', 'or', 'xor', 'lshift', 'rshift'].flatMap((n) => [`__${n}__`, `__r${n}__`, `__i${n}__`]),
+  ...['add', 'sub', 'mul', 'truediv', 'floordiv', 'mod', 'pow', 'and', 'or', 'xor', 'lshift', 'rshift', 'matmul'].flatMap((n) => [`__${n}__`, `__r${n}__`, `__i${n}__`]),
 ])
 
 /** The binary operator methods, named together in the refusal of another dunder. */
-const OPERATOR_DUNDER = /^__[ri]?(add|sub|mul|truediv|floordiv|mod|pow|and|or|xor|lshift|rshift)__$/
+const OPERATOR_DUNDER = /^__[ri]?(add|sub|mul|truediv|floordiv|mod|pow|and|or|xor|lshift|rshift|matmul)__$/

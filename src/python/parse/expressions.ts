@@ -217,7 +217,8 @@ export abstract class ExprParser extends LiteralParser {
       if (op === '<>') this.refuse('PY_SYNTAX', { detail: '`<>` is not Python 3', fix: 'Write `!=`.' }, opNodes[0]!)
       return { k: 'cmp', ops: [op], xs: [l, this.expr(right)], loc }
     }
-    if (op === '@') this.unsupported('The `@` operator', 'Multiply element by element with a comprehension.', opNodes[0]!)
+    // `a @ b` is the program's own classes' `__matmul__` (extended); no builtin type defines it.
+    if (op === '@' && !this.r.extended) throw this.r.extendedOnly('The `@` operator', 'Multiply element by element with a comprehension.', opNodes[0]!.from)
     void n
     return { k: 'bin', op, l: this.expr(c[0]!), r: this.expr(right), loc }
   }

@@ -60,6 +60,7 @@ export abstract class StatementParser extends DefinitionParser {
       }
       case 'UpdateStatement': {
         const op = c.find((x) => x.name === 'UpdateOp')!
+        if (this.text(op) === '@=' && !this.r.extended) throw this.r.extendedOnly('The `@=` operator', 'Multiply element by element with a comprehension.', op.from)
         const target = this.expr(c[0]!)
         this.checkTarget(target, c[0]!, false)
         const rhs = c.slice(c.indexOf(op) + 1).map(unparen)

@@ -184,7 +184,7 @@ export function guestHash(x: PyInstance, f: PyOpaque): number | bigint {
 
 const NAMES: Readonly<Record<string, string>> = {
   '+': 'add', '-': 'sub', '*': 'mul', '/': 'truediv', '//': 'floordiv', '%': 'mod', '**': 'pow',
-  '&': 'and', '|': 'or', '^': 'xor', '<<': 'lshift', '>>': 'rshift',
+  '&': 'and', '|': 'or', '^': 'xor', '<<': 'lshift', '>>': 'rshift', '@': 'matmul',
 }
 
 /**

@@ -105,6 +105,7 @@ const raw: Record<string, Fn> = {
   bxor: (rt, a) => BINARY['^']!(rt, a[0], a[1]),
   lshift: (rt, a) => BINARY['<<']!(rt, a[0], a[1]),
   rshift: (rt, a) => BINARY['>>']!(rt, a[0], a[1]),
+  matmul: (rt, a) => BINARY['@']!(rt, a[0], a[1]),
   iop: (rt, a) => inplace(rt, a[0], a[1], a[2]),
   neg: (rt, a) => negate(rt, a[0]),
   pos: (rt, a) => positive(a[0], rt),

@@ -12,7 +12,7 @@ import { iterate } from './core.ts'
 import type { PyRun } from './fuel.ts'
 import { counterArith } from './modules.ts'
 import { timeArith } from './datetime.ts'
-import { guestInplace } from './dunders.ts'
+import { guestBinop, guestInplace } from './dunders.ts'
 
 export function add(rt: PyRun, a: unknown, b: unknown): unknown {
   if (typeof a === 'number' && typeof b === 'number') {
@@ -146,12 +146,23 @@ export function bitOp(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
   return bitwise(rt, op, a, b)
 }
 
+/** `a @ b`: only the program's classes define it (`__matmul__`, `__rmatmul__`); no builtin type does. */
+function matmul(_rt: PyRun, a: unknown, b: unknown): unknown {
+  const r = a instanceof PyInstance || b instanceof PyInstance ? guestBinop('@', a, b) : undefined
+  return r !== undefined ? r : unsupported('@', a, b)
+}
+
 /** `a op= b`: lists extend and sets/dicts update in place; everything else rebinds. */
 export function inplace(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
   // Numbers and strings go straight to the operator (the in-place forms below are all of objects).
   if (typeof a === 'object' && a !== null) {
     const r = inplaceObject(rt, op, a, b)
     if (r !== undefined) return r
+  }
+  // CPython names the augmented operator; `@` is the one a builtin type never answers.
+  if (op === '@') {
+    const r = b instanceof PyInstance ? guestBinop('@', a, b) : undefined
+    return r !== undefined ? r : unsupported('@=', a, b)
   }
   return BINARY[op]!(rt, a, b)
 }
@@ -194,6 +205,7 @@ export const BINARY: Record<string, (rt: PyRun, a: unknown, b: unknown) => unkno
   '+': add, '-': sub, '*': mul, '/': truediv, '//': floordiv, '%': mod, '**': power,
   '&': (rt, a, b) => bitOp(rt, '&', a, b), '|': (rt, a, b) => bitOp(rt, '|', a, b), '^': (rt, a, b) => bitOp(rt, '^', a, b),
   '<<': (rt, a, b) => bitOp(rt, '<<', a, b), '>>': (rt, a, b) => bitOp(rt, '>>', a, b),
+  '@': matmul,
 }
 
 export { PySet }
