@@ -82,7 +82,7 @@ describe('refusals', () => {
     expect(e.hint).toContain('def size(self)')
   })
   test('a class body assigns a special method only as another of its methods, or __hash__ = None', async () => {
-    for (const [line, col] of [['    __len__ = 3', 4], ['    __radd__ = print', 4], ['    __delattr__ = __add__', 4]] as const) {
+    for (const [line, col] of [['    __len__ = 3', 4], ['    __radd__ = print', 4], ['    __getattribute__ = __add__', 4]] as const) {
       const e = refusal(`class A:\n    def __add__(self, o):\n        return 1\n${line}\nreturn {}`)
       expect([line, e.codeName, e.line, e.column, e.hint]).toEqual([line, 'PY_UNSUPPORTED', 4, col, expect.stringContaining('`__radd__ = __add__`')])
     }
@@ -122,7 +122,7 @@ describe('__getattr__ and __setattr__', () => {
     expect(refusal('class A:\n    def __getattr__(self, name):\n        return 1\nx = getattr(A(), "__len__")').codeName).toBe('PY_ARGUMENTS')
     const special = await runPythonBlock('class A:\n    def __setattr__(self, name, value):\n        super().__setattr__("__" + name + "__", value)\na = A()\na.dict = 1\nreturn {}')
     expect(special.error?.message).toBe("AttributeError: __setattr__ of the special attribute '__dict__' is not available in code blocks; use ordinary attribute names")
-    expect(refusal('class A:\n    def f(self):\n        return super().__delattr__("x")\nreturn {}').codeName).toBe('PY_DUNDER')
+    expect(refusal('class A:\n    def f(self):\n        return super().__getattribute__("x")\nreturn {}').codeName).toBe('PY_DUNDER')
   })
   test('a hook cannot run at once where function values may wait for an atom: NotImplementedError with the rewrite', async () => {
     const e = await errorWithAtom('class A:\n    def __getattr__(self, name):\n        return name\ndef get(n):\n    return lookup(n)\nf = get\nx = A().b\nreturn {"x": x}')
@@ -159,5 +159,36 @@ describe('@ and @= (matmul)', () => {
     const f = refusal('x = 1\nx @= x\nreturn {}', 'contract')
     expect([f.codeName, f.line, f.column]).toEqual(['PY_UNSUPPORTED', 2, 2])
     expect(f.hint).toContain("profile: 'extended'")
+  })
+})
+
+describe('__delattr__', () => {
+  test('a __delattr__ that loops forever ends FUEL_EXHAUSTED, also reached through a subclass', async () => {
+    const loop = 'class A:\n    def __delattr__(self, name):\n        while True:\n            pass\nclass B(A):\n    pass\n'
+    for (const use of ['a = A()\ndel a.x', 'b = B()\ndel b.x']) {
+      const r = await runPythonBlock(`${loop}${use}\nreturn {}`, { fuel: 20_000 })
+      expect([use, r.error?.code]).toEqual([use, 'FUEL_EXHAUSTED'])
+    }
+  })
+  test('each call is charged: the fuel grows with the calls', async () => {
+    const body = (n: number) => `class A:\n    def __delattr__(self, name):\n        self.n += len(name)\na = A()\na.n = 0\nfor i in range(${n}):\n    del a.abc\nreturn {"n": a.n}`
+    const a = await runPythonBlock(body(10), { fuel: 1e6 })
+    const b = await runPythonBlock(body(100), { fuel: 1e6 })
+    expect([a.result, b.result]).toEqual([{ n: 30 }, { n: 300 }])
+    const plain = (n: number) => runPythonBlock(`class A:\n    pass\na = A()\na.n = 0\nfor i in range(${n}):\n    a.abc = 1\n    del a.abc\nreturn {"n": a.n}`, { fuel: 1e6 })
+    expect(b.fuelUsed - a.fuelUsed).toBeGreaterThan((await plain(100)).fuelUsed - (await plain(10)).fuelUsed)
+  })
+  test('special names stay out of reach: del x.__dict__ is refused, the plain delete of a special name a located AttributeError', async () => {
+    expect(refusal('class A:\n    def __delattr__(self, name):\n        pass\na = A()\ndel a.__dict__\nreturn {}').codeName).toBe('PY_DUNDER')
+    expect(refusal('a = 1\ndelattr(a, "x")\nreturn {}').codeName).toBe('PY_FORBIDDEN')
+    const r = await runPythonBlock('class A:\n    def __delattr__(self, name):\n        object.__delattr__(self, "__" + name + "__")\na = A()\ndel a.dict\nreturn {}')
+    expect([r.error?.message, r.error?.line]).toEqual(["AttributeError: __delattr__ of the special attribute '__dict__' is not available in code blocks; use ordinary attribute names", 3])
+  })
+  test('it cannot run at once where function values may wait for an atom: NotImplementedError with the rewrite', async () => {
+    const e = await errorWithAtom('class A:\n    def __delattr__(self, name):\n        pass\ndef get(n):\n    return lookup(n)\nf = get\na = A()\ndel a.b\nreturn {}')
+    expect(e?.pythonType).toBe('NotImplementedError')
+    expect(e?.message).toContain('A.__delattr__() cannot run here')
+    expect(e?.message).toContain('def delete(self, name)')
+    expect(e?.line).toBe(8)
   })
 })

@@ -117,10 +117,10 @@ export abstract class ExprParser extends LiteralParser {
           const name = this.text(c[2]!)
           // `type(x).__name__` is the one dunder the extended profile reads.
           if (name === '__name__' && !this.r.extended) throw this.r.extendedOnly('Reading `.__name__`', 'Use `isinstance(x, int)` to test a type.', c[2]!.from)
-          // `super().__setattr__(name, value)` / `super().__getattr__(name)`: a base's hook, or the plain
-          // store, as `object.__setattr__(self, name, value)` is.
-          const ofSuper = (obj.k === 'call' && obj.fn.k === 'name' && obj.fn.id === 'super' && (name === '__setattr__' || name === '__getattr__')) ||
-            (obj.k === 'name' && obj.id === 'object' && name === '__setattr__')
+          // `super().__setattr__(name, value)` / `super().__getattr__(name)` / `super().__delattr__(name)`:
+          // a base's hook, or the plain store or delete, as `object.__setattr__(self, name, value)` is.
+          const ofSuper = (obj.k === 'call' && obj.fn.k === 'name' && obj.fn.id === 'super' && (name === '__setattr__' || name === '__getattr__' || name === '__delattr__')) ||
+            (obj.k === 'name' && obj.id === 'object' && (name === '__setattr__' || name === '__delattr__'))
           if (/^__.*__$/.test(name) && name !== '__name__' && !((name === '__init__' || ofSuper) && this.r.extended)) this.refuse('PY_DUNDER', { name }, c[2]!)
           return { k: 'attr', obj, name, loc: this.at(c[2]!) }
         }

@@ -1,9 +1,10 @@
 /**
- * `__getattr__` and `__setattr__` of the program's classes (extended profile), called as CPython
- * calls them: `__getattr__(self, name)` only when the normal lookup of `x.name` raises
+ * `__getattr__`, `__setattr__` and `__delattr__` of the program's classes (extended profile), called
+ * as CPython calls them: `__getattr__(self, name)` only when the normal lookup of `x.name` raises
  * AttributeError (no instance attribute, class attribute, method or property, or a property
  * getter that raised it), `__setattr__(self, name, value)` for every `x.name = value`, `+=` and
- * `setattr`, with `super().__setattr__(name, value)` doing the plain store. Each is a call of the
+ * `setattr`, with `super().__setattr__(name, value)` doing the plain store, `__delattr__(self, name)`
+ * for every `del x.name`, with `super().__delattr__(name)` doing the plain delete. Each is a call of the
  * program's own function back through the run (`Run.callHelper`), metered like any call. Special
  * names never reach them: the runtime finds special methods on the class, as CPython does, and a
  * program cannot name one (`x.__dict__`, `getattr(x, '__len__')` stay refused).
@@ -26,19 +27,19 @@ function guestClass(x: unknown): PyClass | undefined {
   return x instanceof PyException && x.type instanceof PyClass ? x.type : undefined
 }
 
-/** Whether a class or one of the program's classes it derives from defines `__getattr__` or `__setattr__`. */
+/** Whether a class or one of the program's classes it derives from defines `__getattr__`, `__setattr__` or `__delattr__`. */
 export function hasHooks(cls: PyClass): boolean {
   for (let t: unknown = cls; t instanceof PyClass; t = t.base) if (t.hooks > 0) return true
   return false
 }
 
-/** Whether x is a guest object whose classes define `__getattr__` or `__setattr__`. */
+/** Whether x is a guest object whose classes define `__getattr__`, `__setattr__` or `__delattr__`. */
 export function hooked(x: unknown): boolean {
   const cls = guestClass(x)
   return cls !== undefined && hasHooks(cls)
 }
 
-/** The guest function `name` (`__getattr__` / `__setattr__`) of x's class, if x's classes define one. */
+/** The guest function `name` (`__getattr__` / `__setattr__` / `__delattr__`) of x's class, if x's classes define one. */
 function hook(x: unknown, name: string): { fn: PyFunction; cls: PyClass } | undefined {
   const cls = guestClass(x)
   if (cls === undefined || !hasHooks(cls)) return undefined
@@ -47,10 +48,12 @@ function hook(x: unknown, name: string): { fn: PyFunction; cls: PyClass } | unde
 }
 
 /** Calls the hook back through the run, as runtime/dunders.ts calls the other special methods. */
-function callHook(cls: PyClass, fn: PyFunction, args: unknown[]): unknown {
+const REWRITES: Readonly<Record<string, string>> = { __getattr__: 'def get(self, name)', __setattr__: 'def set(self, name, value)', __delattr__: 'def delete(self, name)' }
+
+function callHook(cls: PyClass, fn: PyFunction, name: string, args: unknown[]): unknown {
   const calls = cls.calls
   if (!calls || calls.helperWaits(DISPATCH_HELPER)) {
-    const [name, rewrite] = args.length === 2 ? ['__getattr__', 'def get(self, name)'] : ['__setattr__', 'def set(self, name, value)']
+    const rewrite = REWRITES[name]!
     raise('NotImplementedError', `${cls.name}.${name}() cannot run here: the program may wait for an atom in a function, and a special method is called at once; call a method of your own instead (\`${rewrite}\`)`)
   }
   return calls.callHelper(DISPATCH_HELPER, [fn, args, null])
@@ -68,41 +71,56 @@ export function readWithHook(x: unknown, name: string, plain: () => unknown): un
   } catch (e) {
     if (!isAttributeError(e)) throw e
   }
-  return callHook(h.cls, h.fn, [x, name])
+  return callHook(h.cls, h.fn, '__getattr__', [x, name])
 }
 
 /** `x.name = value` through the class's `__setattr__`: true when it was called (the caller stores nothing). */
 export function writeWithHook(x: unknown, name: string, value: unknown): boolean {
   const h = hook(x, '__setattr__')
   if (h === undefined) return false
-  callHook(h.cls, h.fn, [x, name, value])
+  callHook(h.cls, h.fn, '__setattr__', [x, name, value])
+  return true
+}
+
+/** `del x.name` through the class's `__delattr__`: true when it was called (the caller deletes nothing). */
+export function deleteWithHook(x: unknown, name: string): boolean {
+  const h = hook(x, '__delattr__')
+  if (h === undefined) return false
+  callHook(h.cls, h.fn, '__delattr__', [x, name])
   return true
 }
 
 /**
- * `object.__setattr__`, the plain store: `super().__setattr__` when no class above defines one
- * (bound to self), or `object.__setattr__` itself (`UNBOUND`: self is the first argument).
+ * `object.__setattr__` (the plain store) or `object.__delattr__` (the plain delete), by `op`:
+ * `super().__setattr__` when no class above defines one (bound to self), or `object.__setattr__`
+ * itself (`UNBOUND`: self is the first argument).
  */
 export class PyNativeSetattr extends PyOpaque {
   readonly typeName = 'method-wrapper'
-  constructor(readonly self: unknown) {
+  constructor(readonly self: unknown, readonly op: '__setattr__' | '__delattr__' = '__setattr__') {
     super()
   }
 }
 
 export const UNBOUND = Symbol('unbound')
 export const OBJECT_SETATTR = new PyNativeSetattr(UNBOUND)
+export const OBJECT_DELATTR = new PyNativeSetattr(UNBOUND, '__delattr__')
 
-/** Calls `super().__setattr__(name, value)` / `object.__setattr__(self, name, value)` by `store` (the store without the hook). */
-export function nativeSetattr(f: PyNativeSetattr, a: unknown[], hasKeywords: boolean, store: (x: unknown, name: string, value: unknown) => null): null {
-  if (hasKeywords) typeError('__setattr__() takes no keyword arguments')
+/**
+ * Calls `super().__setattr__(name, value)` / `object.__setattr__(self, name, value)` by `store`, or
+ * `super().__delattr__(name)` / `object.__delattr__(self, name)` by `remove` (each without the hook).
+ */
+export function nativeSetattr(f: PyNativeSetattr, a: unknown[], hasKeywords: boolean, store: (x: unknown, name: string, value: unknown) => null, remove: (x: unknown, name: string) => null): null {
+  const op = f.op
+  if (hasKeywords) typeError(`${op}() takes no keyword arguments`)
   const unbound = f.self === UNBOUND
-  if (unbound && !a.length) typeError("descriptor '__setattr__' of 'object' object needs an argument")
+  if (unbound && !a.length) typeError(`descriptor '${op}' of 'object' object needs an argument`)
   const self = unbound ? a[0] : f.self
   const args = unbound ? a.slice(1) : a
-  if (args.length !== 2) typeError(`expected 2 arguments, got ${args.length}`)
+  const want = op === '__setattr__' ? 2 : 1
+  if (args.length !== want) typeError(`expected ${want} argument${want > 1 ? 's' : ''}, got ${args.length}`)
   const name = args[0]
   if (typeof name !== 'string') return typeError(`attribute name must be string, not '${typeName(name)}'`)
-  if (isSpecial(name)) raise('AttributeError', `__setattr__ of the special attribute '${name}' is not available in code blocks; use ordinary attribute names`)
-  return store(self, name, args[1])
+  if (isSpecial(name)) raise('AttributeError', `${op} of the special attribute '${name}' is not available in code blocks; use ordinary attribute names`)
+  return op === '__setattr__' ? store(self, name, args[1]) : remove(self, name)
 }

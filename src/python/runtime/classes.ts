@@ -10,7 +10,7 @@ import { raise, typeError, exceptionMessage } from './errors.ts'
 import { hashKey, repr, str, withTexts, eq, compare, truth } from './core.ts'
 import type { PyRun } from './fuel.ts'
 import { PyFunction } from './extended.ts'
-import { PyNativeSetattr, hooked, writeWithHook } from './attr-hooks.ts'
+import { PyNativeSetattr, deleteWithHook, hooked, writeWithHook } from './attr-hooks.ts'
 
 /** A guest function bound to its instance (`obj.method`). */
 export class PyMethod extends PyOpaque {
@@ -223,7 +223,7 @@ export function classGetAttr(x: unknown, name: string): unknown {
     const v = base instanceof PyClass ? base.lookup(name) : undefined
     if (v !== undefined) return bind(x.self, v, base as PyClass)
     if (name === '__init__') return new PyNativeInit(x.self, base)
-    if (name === '__setattr__') return new PyNativeSetattr(x.self)
+    if (name === '__setattr__' || name === '__delattr__') return new PyNativeSetattr(x.self, name)
     return raise('AttributeError', `'super' object has no attribute '${name}'`)
   }
   if (x instanceof PyClass) {
@@ -280,8 +280,13 @@ export function storeAttr(x: unknown, name: string, value: unknown): null {
   return null
 }
 
-/** `del x.name`. */
+/** `del x.name` (through the class's `__delattr__` when it has one). */
 function delAttr(x: unknown, name: string): null {
+  return deleteWithHook(x, name) ? null : removeAttr(x, name)
+}
+
+/** `del x.name` without `__delattr__` (what `super().__delattr__(name)` does). */
+export function removeAttr(x: unknown, name: string): null {
   const own = attrsOf(x)
   if (own === undefined || !own.delete(name)) raise('AttributeError', `'${typeName(x)}' object has no attribute '${name}'`)
   return null
@@ -417,7 +422,7 @@ export const CLASS_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
         if (!(p instanceof PyDescriptor) || p.kind !== 'property') typeError(`'${m}' is not a property of ${c.name}`)
         v = new PyDescriptor('property', (p as PyDescriptor).func, v.func)
       } else if (v instanceof PyDescriptor && v.kind === 'property') c.props++
-      else if (m === '__getattr__' || m === '__setattr__') c.hooks++
+      else if (m === '__getattr__' || m === '__setattr__' || m === '__delattr__') c.hooks++
       c.attrs.set(m, v)
     }
     return null
