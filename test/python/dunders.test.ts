@@ -192,3 +192,19 @@ describe('__delattr__', () => {
     expect(e?.line).toBe(8)
   })
 })
+
+describe('slice assignment and deletion of guest objects', () => {
+  test('a __setitem__ or __delitem__ that loops forever ends FUEL_EXHAUSTED when reached by a slice', async () => {
+    const loop = 'class A:\n    def __getitem__(self, k):\n        return [1]\n    def __setitem__(self, k, v):\n        while True:\n            pass\n    def __delitem__(self, k):\n        while True:\n            pass\n'
+    for (const use of ['A()[1:2] = [3]', 'del A()[::2]', 'a = A()\na[1:] += [2]']) {
+      const r = await runPythonBlock(`${loop}${use}\nreturn {}`, { fuel: 20_000 })
+      expect([use, r.error?.code]).toEqual([use, 'FUEL_EXHAUSTED'])
+    }
+  })
+  test('the value reaches __setitem__ as it is (a list slice takes its items), located errors', async () => {
+    const r = await runPythonBlock('class A:\n    def __setitem__(self, k, v):\n        self.got = (k.start, k.stop, k.step, v)\na = A()\na[1:2] = 7\nreturn {"got": a.got}')
+    expect(r.result).toEqual({ got: [1, 2, null, 7] })
+    const e = await runPythonBlock('class A:\n    def __getitem__(self, k):\n        return 1\na = A()\nx = 1\ndel a[x:]\nreturn {}')
+    expect([e.error?.message, e.error?.line]).toEqual(["TypeError: 'A' object does not support item deletion", 6])
+  })
+})

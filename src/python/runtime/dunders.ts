@@ -141,8 +141,15 @@ export const guestContains = (x: unknown, item: unknown): unknown => callIf(x, '
 
 /** `x[k]`, `x[k] = v`, `del x[k]` of a guest object; MISSING when it has no such method. */
 export const guestItem = (x: unknown, k: unknown): unknown => callIf(x, '__getitem__', [k])
-export const guestSetItem = (x: unknown, k: unknown, v: unknown): unknown => callIf(x, '__setitem__', [k, v])
-export const guestDelItem = (x: unknown, k: unknown): unknown => callIf(x, '__delitem__', [k])
+export const guestSetItem = (x: unknown, k: unknown, v: unknown): unknown => storeOrDelete(x, '__setitem__', [k, v])
+export const guestDelItem = (x: unknown, k: unknown): unknown => storeOrDelete(x, '__delitem__', [k])
+
+/** CPython's one slot for both: a class with only the other one is an AttributeError naming the missing method. */
+function storeOrDelete(x: unknown, name: '__setitem__' | '__delitem__', args: unknown[]): unknown {
+  const r = callIf(x, name, args)
+  if (r === MISSING && guestMethod(x, name === '__setitem__' ? '__delitem__' : '__setitem__')) raise('AttributeError', name)
+  return r
+}
 
 // --- hashing ---------------------------------------------------------------------------------
 

@@ -138,7 +138,7 @@ const raw: Record<string, Fn> = {
   setitem: (rt, a) => { setItem(rt, a[1], a[2], a[0]); return null },
   delitem: (_rt, a) => { delItem(a[0], a[1]); return null },
   getslice: (rt, a) => getSlice(rt, a[0], a[1], a[2], a[3]),
-  setslice: (rt, a) => { setSlice(rt, a[1], a[2], a[3], a[4], a[0], iterate(a[0], rt).slice()); return null },
+  setslice: (rt, a) => { setSlice(rt, a[1], a[2], a[3], a[4], a[0]); return null },
   delslice: (_rt, a) => { delSlice(a[0], a[1], a[2], a[3]); return null },
   // iteration
   // A `for` loop's items: an iterator (a generator) is pulled one item at a time by the loop itself.

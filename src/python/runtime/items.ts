@@ -6,7 +6,7 @@
 import { PyDict, PyOpaque, PyRange, isTuple, tuple, typeName } from './values.ts'
 import { reItem } from './re.ts'
 import { raise, typeError } from './errors.ts'
-import { hashKey, repr } from './core.ts'
+import { hashKey, iterate, repr } from './core.ts'
 import { MISSING, guestDelItem, guestIndex, guestItem, guestSetItem } from './dunders.ts'
 import { codePoints, hasAstral } from './text.ts'
 import { intOf, isIntValue } from './numbers.ts'
@@ -94,6 +94,8 @@ export { keyError }
 export function setItem(rt: PyRun, x: unknown, k: unknown, v: unknown): void {
   if (Array.isArray(x)) {
     if (Object.isFrozen(x)) typeError("'tuple' object does not support item assignment")
+    // `xs[s] = v` with a slice object (a guest `__setitem__` handing its key on): as `xs[a:b:c] = v`.
+    if (k instanceof PySlice) return setSlice(rt, x, k.start, k.stop, k.step, v)
     x[normalize(indexOf(k, 'list'), x.length, 'list assignment')] = v
     return
   }
@@ -110,6 +112,7 @@ export function setItem(rt: PyRun, x: unknown, k: unknown, v: unknown): void {
 export function delItem(x: unknown, k: unknown): void {
   if (Array.isArray(x)) {
     if (Object.isFrozen(x)) typeError("'tuple' object doesn't support item deletion")
+    if (k instanceof PySlice) return delSlice(x, k.start, k.stop, k.step)
     x.splice(normalize(indexOf(k, 'list'), x.length, 'list assignment'), 1)
     return
   }
@@ -171,9 +174,25 @@ export function getSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: un
   return r !== MISSING ? r : typeError(`'${typeName(x)}' object is not subscriptable`)
 }
 
-export function setSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: unknown, v: unknown, items: unknown[]): void {
-  if (!Array.isArray(x) || Object.isFrozen(x)) typeError(`'${typeName(x)}' object does not support item assignment`)
+/** The items a list slice is assigned: CPython's PySequence_Fast names the assignment when v is not iterable. */
+function assignedItems(rt: PyRun, v: unknown): unknown[] {
+  try {
+    return iterate(v, rt).slice()
+  } catch (e) {
+    const x = (e as { value?: unknown } | null)?.value
+    if (x instanceof PyException && x.type.name === 'TypeError' && x.message === `'${typeName(v)}' object is not iterable`) typeError('can only assign an iterable')
+    throw e
+  }
+}
+
+/** `x[lo:hi:st] = v`: a list takes v's items; a guest `__setitem__` gets slice(lo, hi, st) and v itself, as in CPython. */
+export function setSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: unknown, v: unknown): void {
+  if (!Array.isArray(x) || Object.isFrozen(x)) {
+    if (guestSetItem(x, new PySlice(lo ?? null, hi ?? null, st ?? null), v) === MISSING) typeError(`'${typeName(x)}' object does not support item assignment`)
+    return
+  }
   const list = x as unknown[]
+  const items = assignedItems(rt, v)
   const { start, step, count } = sliceIndices(list.length, lo, hi, st)
   rt.chargeSlots(items.length)
   if (st === null || st === undefined || step === 1) {
@@ -182,11 +201,15 @@ export function setSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: un
   }
   if (items.length !== count) raise('ValueError', `attempt to assign sequence of size ${items.length} to extended slice of size ${count}`)
   for (let i = 0; i < count; i++) list[start + i * step] = items[i]
-  void v
 }
 
+/** `del x[lo:hi:st]`: a guest `__delitem__` gets slice(lo, hi, st), as in CPython. */
 export function delSlice(x: unknown, lo: unknown, hi: unknown, st: unknown): void {
-  if (!Array.isArray(x) || Object.isFrozen(x)) typeError(`'${typeName(x)}' object doesn't support item deletion`)
+  if (!Array.isArray(x) || Object.isFrozen(x)) {
+    // CPython 3.11 words this one "does not" (`del t[0]` of a tuple: "doesn't").
+    if (guestDelItem(x, new PySlice(lo ?? null, hi ?? null, st ?? null)) === MISSING) typeError(`'${typeName(x)}' object does not support item deletion`)
+    return
+  }
   const list = x as unknown[]
   const { start, step, count } = sliceIndices(list.length, lo, hi, st)
   if (step === 1) { list.splice(start, count); return }
