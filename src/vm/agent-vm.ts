@@ -9,7 +9,7 @@ import { validateAst } from '../ast/validate.ts'
 import { VmError, toVmError, vmError } from './errors.ts'
 import { Compiler, type CompiledProgram } from './compile/compiler.ts'
 import { STEP_COMPILERS } from './compile/statements.ts'
-import { Run, interrupted } from './runtime.ts'
+import { Run, interrupted, type RunConfig } from './runtime.ts'
 import { SOURCE_CHAR_COST, toUnits } from './fuel.ts'
 import { checkMembrane, copyIn, copyOut, exportResult } from './membrane.ts'
 import { DEFAULT_LIMITS, normalizeOptions, type NormalizedOptions, type RunOptions } from './limits.ts'
@@ -91,6 +91,7 @@ export class AgentVM {
    */
   private lastProgram?: object
   private lastEntry?: CacheEntry
+  private lastConfig?: RunConfig
 
   constructor(customAtoms: Record<string, AtomDef> | AtomDef[] = {}, options: AgentVMOptions = {}) {
     const table = new Map<string, AtomDef>(Object.entries(coreAtoms))
@@ -355,37 +356,40 @@ export class AgentVM {
     return toRunnable(target) as AjsProgram
   }
 
+  /**
+   * A run's config is made once per options object and kept for the next run given the same one
+   * (normalizeOptions hands every fuel-only run the same): only what differs per run is built per
+   * run. Spelled out, not spread: a config built by `...opts` made run-time property reads on it
+   * 3x slower in the benchmarks (object shape).
+   */
   private newRun(opts: NormalizedOptions, args: unknown, agentDepth: number, parent?: Run): Run {
-    // Spelled out, not spread: a config built by `...opts` made run-time
-    // property reads on it 3x slower in the benchmarks (object shape).
+    let config = this.lastConfig
+    if (config?.options !== opts) {
+      config = this.lastConfig = {
+        fuelUnits: toUnits(opts.fuel),
+        signal: opts.signal,
+        interrupt: opts.interrupt,
+        capabilities: opts.capabilities,
+        context: opts.context,
+        costOverrides: opts.costOverrides,
+        quotas: opts.quotas,
+        quotaUsed: opts.quotaUsed,
+        timeoutOverrides: opts.timeoutOverrides,
+        membraneMaxBytes: opts.membraneMaxBytes,
+        maxHeapBytes: opts.maxHeapBytes,
+        maxCallDepth: opts.limits.maxCallDepth,
+        maxAgentDepth: opts.limits.maxAgentDepth,
+        trace: opts.trace,
+        onLog: opts.onLog,
+        random: opts.random,
+        now: opts.now,
+        uuid: opts.uuid,
+        host: this.host,
+        options: opts,
+      }
+    }
     const now = Date.now()
-    return new Run({
-      fuelUnits: parent ? 0 : toUnits(opts.fuel),
-      meter: parent ?? null,
-      deadline: parent ? parent.deadline : now + opts.timeoutMs,
-      startedAt: parent ? parent.sliceStart : now,
-      signal: opts.signal,
-      interrupt: opts.interrupt,
-      capabilities: opts.capabilities,
-      context: opts.context,
-      costOverrides: opts.costOverrides,
-      quotas: opts.quotas,
-      quotaUsed: opts.quotaUsed,
-      timeoutOverrides: opts.timeoutOverrides,
-      membraneMaxBytes: opts.membraneMaxBytes,
-      maxHeapBytes: opts.maxHeapBytes,
-      maxCallDepth: opts.limits.maxCallDepth,
-      maxAgentDepth: opts.limits.maxAgentDepth,
-      agentDepth,
-      trace: opts.trace,
-      onLog: opts.onLog,
-      args,
-      random: opts.random,
-      now: opts.now,
-      uuid: opts.uuid,
-      host: this.host,
-      options: opts,
-    })
+    return new Run(config, args, agentDepth, parent?.deadline ?? now + opts.timeoutMs, parent?.sliceStart ?? now, parent)
   }
 
   /** Timer and host signal: both stop the run and cancel whatever it waits for. */
@@ -410,14 +414,15 @@ export class AgentVM {
 
   /** agentRun without an `agent` capability: run the child here, sharing the caller's fuel and deadline. */
   private async runChild(target: unknown, input: unknown, parent: Run): Promise<unknown> {
-    const depth = parent.config.agentDepth + 1
-    if (depth > parent.config.maxAgentDepth) throw vmError('STACK_OVERFLOW', `agentRun nested deeper than ${parent.config.maxAgentDepth}`)
+    const depth = parent.agentDepth + 1
+    const max = parent.config.maxAgentDepth
+    if (depth > max) throw vmError('STACK_OVERFLOW', `agentRun nested deeper than ${max}`)
     if (typeof target === 'string' && !isProcedureToken(target)) {
       throw vmError('PROCEDURE_NOT_FOUND', `agentRun: "${String(target).slice(0, 48)}" is not a procedure token (pass a proc_ token or an AST)`)
     }
-    const program = await this.resolve(target, parent.config.options)
-    await this.provide(program)
     const opts = parent.config.options
+    const program = await this.resolve(target, opts)
+    await this.provide(program)
     const compiled = this.compileDeclared(program, opts)
     const args = this.input(program, input, 'agent input', "agentRun: input does not match the agent's input schema")
     const child = this.newRun(opts, args, depth, parent)

@@ -52,23 +52,18 @@ export type Completion = number
 
 export type CostFn = (input: any, ctx: any) => number
 
-/** A run's settings: the normalised options plus what the VM derives per run. */
+/**
+ * A run's settings from its normalised options: one object per options object and VM, shared by
+ * every run made with them (what differs per run is an argument of Run's constructor).
+ */
 export interface RunConfig extends Pick<NormalizedOptions,
   'signal' | 'interrupt' | 'capabilities' | 'context' | 'costOverrides' | 'quotas' | 'quotaUsed' | 'timeoutOverrides' | 'membraneMaxBytes' | 'maxHeapBytes' | 'trace' | 'onLog' | 'random' | 'now' | 'uuid'> {
   fuelUnits: number
-  deadline: number
-  /** Date.now() when the run started (the first time slice starts here). */
-  startedAt: number
   maxCallDepth: number
   maxAgentDepth: number
-  /** How many agentRun levels above this run. */
-  agentDepth: number
-  args: unknown
   host: VmHost
   /** The normalised options (child runs of agentRun inherit them). */
   options: NormalizedOptions
-  /** For an in-process agentRun child: the run whose meter it draws fuel from. */
-  meter?: Run | null
 }
 
 /**
@@ -163,26 +158,24 @@ export class Run {
   readonly maxHeapBytes: number
   readonly maxStringLength: number
 
-  /**
-   * The parent's run for an agentRun child: children (also concurrent ones in
-   * `parallel`) draw fuel from this one meter in leases, so together they
-   * can never spend more than the parent's budget.
-   */
-  private readonly meter: Run | null
   /** Units taken from `meter` so far. */
   private leased = 0
   /** The running program's helpers, for library functions that call back into it (set when the program starts). */
   program: ProgramHelpers | null = null
 
-  constructor(readonly config: RunConfig) {
-    this.meter = config.meter ?? null
-    this.left = this.meter ? 0 : config.fuelUnits
-    this.budget = this.meter ? this.meter.budget : config.fuelUnits
-    this.deadline = config.deadline
-    this.sliceStart = config.startedAt
+  /**
+   * `args`: the run's input; `agentDepth`: how many agentRun levels above it; `deadline` and
+   * `sliceStart` (Date.now() when the run started); `meter`: for an agentRun child, the parent's
+   * run: children (also concurrent ones in `parallel`) draw fuel from this one meter in leases, so
+   * together they can never spend more than the parent's budget.
+   */
+  constructor(readonly config: RunConfig, readonly args: unknown, readonly agentDepth: number, deadline: number, sliceStart: number, private readonly meter?: Run) {
+    this.budget = meter?.budget ?? config.fuelUnits
+    this.left = meter ? 0 : this.budget
+    this.deadline = deadline
+    this.sliceStart = sliceStart
     this.trace = config.trace ? [] : null
-    this.maxHeapBytes = config.maxHeapBytes
-    this.maxStringLength = Math.floor(config.maxHeapBytes / 2)
+    this.maxStringLength = Math.floor((this.maxHeapBytes = config.maxHeapBytes) / 2)
   }
 
   /**

@@ -258,7 +258,7 @@ function varsImport(_c: Compiler, step: StepOf<'varsImport'>, scope: Scope): CSt
   const slots = keys.map((k) => scope.declare(k, 'let').slot)
   return {
     run: (f) => {
-      const args = f.rt.config.args as Record<string, unknown> | null
+      const args = f.rt.args as Record<string, unknown> | null
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i]!
         f.s[slots[i]!] = args && typeof args === 'object' && Object.prototype.hasOwnProperty.call(args, k) ? args[k] : undefined
