@@ -1,6 +1,6 @@
 /** The HTTP API of `ajsc serve`: every route, status code and tenant rule (in-memory mode). */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { TOKENS, ast, runsCounted, startTestServer, type TestServer } from './helpers.ts'
+import { TOKENS, ast, runFinished, runsCounted, startTestServer, type TestServer } from './helpers.ts'
 
 let t: TestServer
 beforeAll(async () => { t = await startTestServer({ size: 2 }) })
@@ -147,11 +147,7 @@ describe('async runs', () => {
     expect(r.status).toBe(202)
     expect(r.json.id).toMatch(/^run_/)
     expect(r.headers.get('location')).toBe(`/v1/runs/${r.json.id}`)
-    let rec = (await t.req('GET', `/v1/runs/${r.json.id}`)).json
-    for (let i = 0; i < 100 && rec.state !== 'done'; i++) {
-      await Bun.sleep(10)
-      rec = (await t.req('GET', `/v1/runs/${r.json.id}`)).json
-    }
+    const rec = await runFinished(t, r.json.id)
     expect(rec).toMatchObject({ id: r.json.id, state: 'done', result: { result: { doubled: 8 } } })
     expect(rec.finishedAt).toBeGreaterThanOrEqual(rec.createdAt)
   })
@@ -225,6 +221,8 @@ describe('tenant isolation', () => {
     expect((await t.req('GET', `/v1/runs/${id}`, { token: TOKENS.b })).status).toBe(404)
     expect((await t.req('GET', `/v1/runs/${id}/events`, { token: TOKENS.b })).status).toBe(404)
     expect((await t.req('GET', `/v1/runs/${id}`)).status).toBe(200)
+    // The next test needs tenant a's one concurrent-run slot (limits.concurrentRuns: 1).
+    expect((await runFinished(t, id)).state).toBe('done')
   })
 
   test('agent memory (store atoms) and guest-stored procedures belong to one tenant', async () => {

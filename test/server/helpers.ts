@@ -53,6 +53,16 @@ export async function startTestServer(pool: { size?: number; queueSize?: number;
 
 export const ast = (source: string) => transpile(source).ast
 
+/** An async run's record once it is done, polled for at most ~3 s (the tenant's concurrentRuns slot is free again). */
+export async function runFinished(t: TestServer, id: string, token?: string): Promise<any> {
+  let rec = (await t.req('GET', `/v1/runs/${id}`, { token })).json
+  for (let i = 0; i < 300 && rec.state !== 'done'; i++) {
+    await Bun.sleep(10)
+    rec = (await t.req('GET', `/v1/runs/${id}`, { token })).json
+  }
+  return rec
+}
+
 /** Runs counted by /metrics for a tenant (ok + error). */
 export async function runsCounted(t: TestServer, tenant: string): Promise<number> {
   const text = (await t.req('GET', '/metrics', { token: 'token-operator' })).text
