@@ -162,6 +162,24 @@ describe('@ and @= (matmul)', () => {
   })
 })
 
+describe('augmented assignment errors name the augmented operator, as CPython', () => {
+  test('a guest class without the method, either side, and each lowering of the target (name, attribute, item), located', async () => {
+    const cls = 'class A:\n    def __sub__(self, o):\n        return NotImplemented\n'
+    for (const [use, message, line] of [
+      ['x = A()\nx -= 1', "unsupported operand type(s) for -=: 'A' and 'int'", 5],
+      ['x = 1\nx -= A()', "unsupported operand type(s) for -=: 'int' and 'A'", 5],
+      ['x = A()\nx.n = 1\nx.n <<= 1.5', "unsupported operand type(s) for <<=: 'int' and 'float'", 6],
+      ['x = {"k": [1]}\nx["k"] -= 1', "unsupported operand type(s) for -=: 'list' and 'int'", 5],
+      ['def f(t):\n    for i in range(3):\n        t += i\n    return t\nx = f(None)', "unsupported operand type(s) for +=: 'NoneType' and 'int'", 6],
+      ['x = {1}\nx *= [2]', "unsupported operand type(s) for *=: 'set' and 'list'", 5],
+      ['x = 2\nx *= [2]\nx = A()\nx *= [2]', "unsupported operand type(s) for *=: 'A' and 'list'", 7],
+    ] as const) {
+      const r = await runPythonBlock(`${cls}${use}\nreturn {}`)
+      expect([use, r.error?.message, r.error?.line]).toEqual([use, `TypeError: ${message}`, line])
+    }
+  })
+})
+
 describe('__delattr__', () => {
   test('a __delattr__ that loops forever ends FUEL_EXHAUSTED, also reached through a subclass', async () => {
     const loop = 'class A:\n    def __delattr__(self, name):\n        while True:\n            pass\nclass B(A):\n    pass\n'

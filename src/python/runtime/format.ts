@@ -2,7 +2,7 @@
  * The format mini-language (`format(x, spec)`, f-string `{x:spec}`,
  * `str.format`) and printf-style `%` formatting, for int, float and str.
  */
-import { PyDict, PyFloat, PyInstance, PyNumeric, isTuple, typeName } from './values.ts'
+import { PyDeque, PyDict, PyFloat, PyInstance, PyNumeric, PyRange, isTuple, typeName } from './values.ts'
 import { MISSING, callIf } from './dunders.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { repr, str } from './core.ts'
@@ -244,7 +244,9 @@ const PERCENT = /%(?:\(([^)]*)\))?([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diou
 
 /** `fmt % args`. */
 export function percentFormat(rt: PyRun, fmt: string, args: unknown): string {
-  const isMap = args instanceof PyDict
+  // CPython takes any subscriptable non-tuple, non-str argument as the mapping (a list or range too):
+  // `'ab' % [2]` converts nothing and is no error.
+  const isMap = args instanceof PyDict || (Array.isArray(args) && !Object.isFrozen(args) && !(args instanceof PyDeque)) || args instanceof PyRange
   const list = isTuple(args) ? args : [args]
   let i = 0
   let usedMap = false

@@ -10,7 +10,7 @@ import { contextMethod } from './decimal.ts'
 import { contains, eq, ge, gt, hashKey, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
 import { guestIter } from './dunders.ts'
 import { PyInstance } from './values.ts'
-import { BINARY, add, floordiv, inplace, mod, mul, power, sub, truediv } from './ops.ts'
+import { BINARY, add, floordiv, iadd, imul, inplace, isub, mod, mul, power, sub, truediv } from './ops.ts'
 import { invert, negate, positive, intOf, isIntValue } from './numbers.ts'
 import { delItem, delSlice, getItem, getSlice, setItem, setSlice } from './items.ts'
 import { convert, format } from './format.ts'
@@ -97,9 +97,9 @@ const raw: Record<string, Fn> = {
   mod: (rt, a) => mod(rt, a[0], a[1]),
   pow: (rt, a) => power(rt, a[0], a[1]),
   // `x op= y` for the operators whose in-place form is the plain one unless x is a list, set or dict.
-  iadd: (rt, a) => (typeof a[0] === 'number' || typeof a[0] === 'string' ? add(rt, a[0], a[1]) : inplace(rt, '+', a[0], a[1])),
-  isub: (rt, a) => (typeof a[0] === 'number' ? sub(rt, a[0], a[1]) : inplace(rt, '-', a[0], a[1])),
-  imul: (rt, a) => (typeof a[0] === 'number' ? mul(rt, a[0], a[1]) : inplace(rt, '*', a[0], a[1])),
+  iadd: (rt, a) => iadd(rt, a[0], a[1]),
+  isub: (rt, a) => isub(rt, a[0], a[1]),
+  imul: (rt, a) => imul(rt, a[0], a[1]),
   band: (rt, a) => BINARY['&']!(rt, a[0], a[1]),
   bor: (rt, a) => BINARY['|']!(rt, a[0], a[1]),
   bxor: (rt, a) => BINARY['^']!(rt, a[0], a[1]),

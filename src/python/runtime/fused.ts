@@ -7,7 +7,7 @@
  * unfused calls use, reading the leaves' variables straight from the frame, so results and errors
  * are the same; the fuel of the operations the call replaces is charged with it.
  */
-import { add, sub, mul, truediv, floordiv, mod, power, inplace, BINARY } from './ops.ts'
+import { add, sub, mul, truediv, floordiv, mod, power, iadd, isub, imul, BINARY } from './ops.ts'
 import { negate, positive, invert } from './numbers.ts'
 import { eq, ge, gt, hashKey, le, lt, truth } from './core.ts'
 import { PyDict, PyFloat } from './values.ts'
@@ -21,9 +21,6 @@ import type { PyRun } from './fuel.ts'
 interface Fr { readonly rt: PyRun; readonly s: unknown[] }
 type F = (f: Fr) => unknown
 
-const iadd = (rt: PyRun, x: any, y: any): unknown => (typeof x === 'number' || typeof x === 'string' ? add(rt, x, y) : inplace(rt, '+', x, y))
-const isub = (rt: PyRun, x: any, y: any): unknown => (typeof x === 'number' ? sub(rt, x, y) : inplace(rt, '-', x, y))
-const imul = (rt: PyRun, x: any, y: any): unknown => (typeof x === 'number' ? mul(rt, x, y) : inplace(rt, '*', x, y))
 const B2: Record<string, (rt: PyRun, x: any, y: any) => unknown> = {
   add, sub, mul, div: truediv, fdiv: floordiv, mod, pow: power,
   band: BINARY['&']!, bor: BINARY['|']!, bxor: BINARY['^']!, lshift: BINARY['<<']!, rshift: BINARY['>>']!,

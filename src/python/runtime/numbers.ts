@@ -279,13 +279,13 @@ export function invert(a: unknown): unknown {
 }
 
 /** `& | ^ << >>` on ints (bools give bools for & | ^). */
-export function bitwise(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
+export function bitwise(rt: PyRun, op: string, a: unknown, b: unknown, aug?: boolean): unknown {
   if (typeof a === 'boolean' && typeof b === 'boolean' && op !== '<<' && op !== '>>') {
     return op === '&' ? a && b : op === '|' ? a || b : a !== b
   }
   if (!isIntValue(a) || !isIntValue(b)) {
     if (a instanceof PyInstance || b instanceof PyInstance) { const r = guestBinop(op, a, b); if (r !== undefined) return r }
-    return unsupported(op, a, b)
+    return unsupported(aug ? `${op}=` : op, a, b)
   }
   const x = big(intOf(a)), y = big(intOf(b))
   chargeBig(rt, intOf(a), intOf(b))

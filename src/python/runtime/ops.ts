@@ -3,7 +3,7 @@
  * comparisons and membership. These are the hottest runtime entries: the
  * int and float cases are tried first, inline.
  */
-import { PyDict, PyFloat, PyInstance, PySet, mkFloat, tuple, typeName } from './values.ts'
+import { PyDict, PyDictView, PyFloat, PyInstance, PyRange, PySet, mkFloat, tuple, typeName } from './values.ts'
 import { typeError } from './errors.ts'
 import { bitwise, numArith, pyModInt, unsupported, isIntValue, intOf } from './numbers.ts'
 import { asSet, dictUpdate, setOp } from './collections.ts'
@@ -13,8 +13,13 @@ import type { PyRun } from './fuel.ts'
 import { counterArith } from './modules.ts'
 import { timeArith } from './datetime.ts'
 import { guestBinop, guestInplace } from './dunders.ts'
+import { PyFraction } from './fractions.ts'
 
-export function add(rt: PyRun, a: unknown, b: unknown): unknown {
+/**
+ * The operators take `aug` for `a op= b` (after the in-place forms declined): CPython's TypeError then
+ * names the augmented operator (`unsupported operand type(s) for -=: ...`).
+ */
+export function add(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   if (typeof a === 'number' && typeof b === 'number') {
     const r = a + b
     if (Number.isInteger(r)) {
@@ -40,10 +45,10 @@ export function add(rt: PyRun, a: unknown, b: unknown): unknown {
   { const t = timeArith('+', a, b); if (t !== undefined) return t }
   if (typeof a === 'string') typeError(`can only concatenate str (not "${typeName(b)}") to str`)
   if (Array.isArray(a)) typeError(`can only concatenate ${typeName(a)} (not "${typeName(b)}") to ${typeName(a)}`)
-  return unsupported('+', a, b)
+  return unsupported(aug ? '+=' : '+', a, b)
 }
 
-export function sub(rt: PyRun, a: unknown, b: unknown): unknown {
+export function sub(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   if (typeof a === 'number' && typeof b === 'number') {
     const r = a - b
     if (Number.isInteger(r)) {
@@ -60,7 +65,7 @@ export function sub(rt: PyRun, a: unknown, b: unknown): unknown {
   if (sa && sb) return setOp(rt, '-', sa, sb)
   if (a instanceof PyDict) { const c = counterArith(rt, '-', a, b); if (c !== undefined) return c }
   { const t = timeArith('-', a, b); if (t !== undefined) return t }
-  return unsupported('-', a, b)
+  return unsupported(aug ? '-=' : '-', a, b)
 }
 
 function repeat(rt: PyRun, seq: unknown, n: unknown): unknown {
@@ -76,7 +81,7 @@ function repeat(rt: PyRun, seq: unknown, n: unknown): unknown {
   return Object.isFrozen(arr) ? tuple(out) : out
 }
 
-export function mul(rt: PyRun, a: unknown, b: unknown): unknown {
+export function mul(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   if (typeof a === 'number' && typeof b === 'number') {
     const r = a * b
     if (Number.isInteger(a) && Number.isInteger(b)) return Number.isSafeInteger(r) ? (r === 0 ? 0 : r) : numArith(rt, '*', a, b)
@@ -89,38 +94,39 @@ export function mul(rt: PyRun, a: unknown, b: unknown): unknown {
   { const t = timeArith('*', a, b); if (t !== undefined) return t }
   if ((typeof a === 'string' || Array.isArray(a)) && isIntValue(b)) return repeat(rt, a, b)
   if ((typeof b === 'string' || Array.isArray(b)) && isIntValue(a)) return repeat(rt, b, a)
-  if (typeof a === 'string' || Array.isArray(a) || typeof b === 'string' || Array.isArray(b)) {
+  // `a *= seq`: CPython repeats the right operand only when a's type has no sequence slots at all.
+  if (typeof a === 'string' || Array.isArray(a) || ((typeof b === 'string' || Array.isArray(b)) && !(aug && hasSequenceSlots(a)))) {
     const seq = typeof a === 'string' || Array.isArray(a) ? a : b
     const other = seq === a ? b : a
     typeError(`can't multiply sequence by non-int of type '${typeName(other)}'`)
   }
-  return unsupported('*', a, b)
+  return unsupported(aug ? '*=' : '*', a, b)
 }
 
-export function truediv(rt: PyRun, a: unknown, b: unknown): unknown {
+export function truediv(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   // Ints (exact below 2^53) and floats: the correctly rounded IEEE quotient, as CPython's.
   if (typeof a === 'number' && typeof b === 'number' && b !== 0) return mkFloat(a / b)
   const r = numArith(rt, '/', a, b) ?? timeArith('/', a, b)
-  return r !== undefined ? r : unsupported('/', a, b)
+  return r !== undefined ? r : unsupported(aug ? '/=' : '/', a, b)
 }
 
-export function floordiv(rt: PyRun, a: unknown, b: unknown): unknown {
+export function floordiv(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   if (typeof a === 'number' && typeof b === 'number' && b !== 0 && Number.isInteger(a) && Number.isInteger(b)) {
     const t = a - pyModInt(a, b)
     if (Number.isSafeInteger(t)) return t === 0 ? 0 : t / b
   }
   const r = numArith(rt, '//', a, b)
-  return r !== undefined ? r : unsupported('//', a, b)
+  return r !== undefined ? r : unsupported(aug ? '//=' : '//', a, b)
 }
 
-export function mod(rt: PyRun, a: unknown, b: unknown): unknown {
+export function mod(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   if (typeof a === 'number' && typeof b === 'number' && b !== 0 && Number.isInteger(a) && Number.isInteger(b)) return pyModInt(a, b)
   if (typeof a === 'string') return percentFormat(rt, a, b)
   const r = numArith(rt, '%', a, b)
-  return r !== undefined ? r : unsupported('%', a, b)
+  return r !== undefined ? r : unsupported(aug ? '%=' : '%', a, b)
 }
 
-export function power(rt: PyRun, a: unknown, b: unknown): unknown {
+export function power(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   // x * x is the correctly rounded square, for ints and floats alike.
   if (b === 2 && (typeof a === 'number' || a instanceof PyFloat)) {
     const r = mul(rt, a, a)
@@ -128,10 +134,10 @@ export function power(rt: PyRun, a: unknown, b: unknown): unknown {
     if (typeof r !== 'number' || Number.isFinite(r)) return r
   }
   const r = numArith(rt, '**', a, b)
-  return r !== undefined ? r : unsupported('** or pow()', a, b)
+  return r !== undefined ? r : unsupported(aug ? '**=' : '** or pow()', a, b)
 }
 
-export function bitOp(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
+export function bitOp(rt: PyRun, op: string, a: unknown, b: unknown, aug?: boolean): unknown {
   if (op !== '<<' && op !== '>>') {
     const sa = asSet(a), sb = asSet(b)
     if (sa && sb) return setOp(rt, op, sa, sb)
@@ -143,13 +149,13 @@ export function bitOp(rt: PyRun, op: string, a: unknown, b: unknown): unknown {
       return d
     }
   }
-  return bitwise(rt, op, a, b)
+  return bitwise(rt, op, a, b, aug)
 }
 
 /** `a @ b`: only the program's classes define it (`__matmul__`, `__rmatmul__`); no builtin type does. */
-function matmul(_rt: PyRun, a: unknown, b: unknown): unknown {
+function matmul(_rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   const r = a instanceof PyInstance || b instanceof PyInstance ? guestBinop('@', a, b) : undefined
-  return r !== undefined ? r : unsupported('@', a, b)
+  return r !== undefined ? r : unsupported(aug ? '@=' : '@', a, b)
 }
 
 /** `a op= b`: lists extend and sets/dicts update in place; everything else rebinds. */
@@ -159,12 +165,20 @@ export function inplace(rt: PyRun, op: string, a: unknown, b: unknown): unknown 
     const r = inplaceObject(rt, op, a, b)
     if (r !== undefined) return r
   }
-  // CPython names the augmented operator; `@` is the one a builtin type never answers.
-  if (op === '@') {
-    const r = b instanceof PyInstance ? guestBinop('@', a, b) : undefined
-    return r !== undefined ? r : unsupported('@=', a, b)
-  }
-  return BINARY[op]!(rt, a, b)
+  return BINARY[op]!(rt, a, b, true)
+}
+
+/** `x += y`, `x -= y`, `x *= y` where x is most often a number (or a string, for +=). */
+export const iadd = (rt: PyRun, x: unknown, y: unknown): unknown => (typeof x === 'number' || typeof x === 'string' ? add(rt, x, y, true) : inplace(rt, '+', x, y))
+export const isub = (rt: PyRun, x: unknown, y: unknown): unknown => (typeof x === 'number' ? sub(rt, x, y, true) : inplace(rt, '-', x, y))
+export const imul = (rt: PyRun, x: unknown, y: unknown): unknown => (typeof x === 'number' ? mul(rt, x, y, true) : inplace(rt, '*', x, y))
+
+/**
+ * Whether CPython's type of x has sequence slots but no repeat (dicts, sets, ranges, dict views and
+ * the classes written in Python): `x *= [1]` is then TypeError naming `*=`, not the list's repeat.
+ */
+function hasSequenceSlots(x: unknown): boolean {
+  return x instanceof PyDict || x instanceof PySet || x instanceof PyRange || x instanceof PyDictView || x instanceof PyInstance || x instanceof PyFraction
 }
 
 /** `a op= b` of an object that updates in place or has its own method; undefined: the binary operator. */
@@ -201,10 +215,10 @@ function inplaceObject(rt: PyRun, op: string, a: object, b: unknown): unknown {
   return undefined
 }
 
-export const BINARY: Record<string, (rt: PyRun, a: unknown, b: unknown) => unknown> = {
+export const BINARY: Record<string, (rt: PyRun, a: unknown, b: unknown, aug?: boolean) => unknown> = {
   '+': add, '-': sub, '*': mul, '/': truediv, '//': floordiv, '%': mod, '**': power,
-  '&': (rt, a, b) => bitOp(rt, '&', a, b), '|': (rt, a, b) => bitOp(rt, '|', a, b), '^': (rt, a, b) => bitOp(rt, '^', a, b),
-  '<<': (rt, a, b) => bitOp(rt, '<<', a, b), '>>': (rt, a, b) => bitOp(rt, '>>', a, b),
+  '&': (rt, a, b, aug) => bitOp(rt, '&', a, b, aug), '|': (rt, a, b, aug) => bitOp(rt, '|', a, b, aug), '^': (rt, a, b, aug) => bitOp(rt, '^', a, b, aug),
+  '<<': (rt, a, b, aug) => bitOp(rt, '<<', a, b, aug), '>>': (rt, a, b, aug) => bitOp(rt, '>>', a, b, aug),
   '@': matmul,
 }
 
