@@ -13,6 +13,11 @@
  * after). A server also keeps the receipt of the spend with the id, so a
  * client that lost its answer retries safely: the retry is answered with the
  * first receipt (BUDGET_TOKEN_ANSWERED), never a second run (spendOrRecall).
+ * The claim holds a lease: the spend's time limit plus a grace, past which
+ * its run has certainly ended. A retry after the lease of a spend that kept
+ * no receipt (its server died mid-run) is answered BUDGET_TOKEN_LOST with a
+ * receipt charging the whole grant, at once rather than at the token's
+ * expiry, and still nothing runs twice.
  * Host code only (node:crypto): never part of the VM bundle.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
@@ -43,36 +48,50 @@ export interface BudgetUsage {
   calls?: Record<string, number>
 }
 
-export const BUDGET_CODES = ['BUDGET_TOKEN_INVALID', 'BUDGET_TOKEN_EXPIRED', 'BUDGET_TOKEN_REPLAYED', 'BUDGET_TOKEN_ANSWERED', 'BUDGET_TOKEN_IN_FLIGHT', 'BUDGET_TOKEN_DEPTH', 'BUDGET_RECEIPT_INVALID', 'BUDGET_QUOTA_EXCEEDED'] as const satisfies readonly ServerCode[]
+export const BUDGET_CODES = ['BUDGET_TOKEN_INVALID', 'BUDGET_TOKEN_EXPIRED', 'BUDGET_TOKEN_REPLAYED', 'BUDGET_TOKEN_ANSWERED', 'BUDGET_TOKEN_IN_FLIGHT', 'BUDGET_TOKEN_LOST', 'BUDGET_TOKEN_DEPTH', 'BUDGET_RECEIPT_INVALID', 'BUDGET_QUOTA_EXCEEDED'] as const satisfies readonly ServerCode[]
 export type BudgetCode = (typeof BUDGET_CODES)[number]
 
 /** A refused token or receipt; `code` is one of the stable BUDGET_* codes of the diagnostics catalog (docs/errors.md), whose hint it carries unless given one. */
 export class BudgetTokenError extends Error {
   override name = 'BudgetTokenError'
   readonly hint: string
-  /** BUDGET_TOKEN_ANSWERED: the receipt of the token's first spend, to settle. */
+  /** BUDGET_TOKEN_ANSWERED and BUDGET_TOKEN_LOST: the receipt of the token's first spend, to settle. */
   readonly receipt?: string
-  constructor(readonly code: BudgetCode, message: string, hint?: string, receipt?: string) {
+  /** BUDGET_TOKEN_IN_FLIGHT: when (ms since the epoch) a retry gets an answer: the first spend has ended or is known lost by then. */
+  readonly retryAt?: number
+  constructor(readonly code: BudgetCode, message: string, hint?: string, receipt?: string, retryAt?: number) {
     super(message)
     this.hint = hint ?? SERVER_CODES[code].hint
     if (receipt !== undefined) this.receipt = receipt
+    if (retryAt !== undefined) this.retryAt = retryAt
   }
 }
 
 /**
- * What a seen-set knows of a token id it holds: its spend still runs, it ended with this receipt,
- * or it was recorded without one (by a seen-set from before receipts were kept).
+ * What a seen-set knows of a token id it holds: its spend still runs (its lease ends at `until`, ms
+ * since the epoch; absent: at the token's expiry), it ended with this receipt, its run was lost (the
+ * lease passed without a receipt: `receipt` charges the whole grant), or it was recorded without a
+ * receipt (by a seen-set from before receipts were kept).
  */
-export type SpentToken = { state: 'running' } | { state: 'answered'; receipt: string } | { state: 'unknown' }
+export type SpentToken = { state: 'running'; until?: number } | { state: 'answered'; receipt: string } | { state: 'lost'; receipt: string } | { state: 'unknown' }
 
 /** Token ids already spent, each kept until its token expires (a replay after that is refused as expired). */
 export interface SeenTokens {
-  /** True when `id` was not seen before (and is now recorded, running, until `expiresAt`); false for a replay. */
-  claim(id: string, expiresAt: number): Promise<boolean> | boolean
-  /** Keep the receipt of the spend of `id` (claimed here), which has ended: a retry is answered with it. Optional: without it every replay is refused. */
+  /**
+   * True when `id` was not seen before (and is now recorded until `expiresAt`, running, its lease ending
+   * at `runningUntil`, default `expiresAt`); false for a replay.
+   */
+  claim(id: string, expiresAt: number, runningUntil?: number): Promise<boolean> | boolean
+  /** Keep the receipt of the spend of `id` (claimed here), which has ended: a retry is answered with it (not once the spend was found lost). Optional: without it every replay is refused. */
   answer?(id: string, receipt: string): Promise<void> | void
   /** What is known of `id`, which `claim` found spent (undefined: expired or dropped since). */
   recall?(id: string): Promise<SpentToken | undefined> | SpentToken | undefined
+  /**
+   * The spend of `id` is running past its lease (`now` >= its `until`): its run is lost. Keep `receipt`
+   * (the whole grant) as its answer, unless it was answered meanwhile; what is known of `id` then.
+   * Optional: without it a spend is in flight until its token expires.
+   */
+  abandon?(id: string, receipt: string, now: number): Promise<SpentToken | undefined> | SpentToken | undefined
 }
 
 /**
@@ -81,14 +100,14 @@ export interface SeenTokens {
  * at most 4,096 characters, the longest text verify reads), so memory is bounded by `max` too.
  */
 export class MemorySeenTokens implements SeenTokens {
-  private readonly ids = new Map<string, { exp: number; receipt?: string }>()
+  private readonly ids = new Map<string, { exp: number; until: number; receipt?: string; lost?: true }>()
   constructor(private readonly max = 100_000, private readonly now: () => number = Date.now) {}
 
   get size(): number {
     return this.ids.size
   }
 
-  claim(id: string, expiresAt: number): boolean {
+  claim(id: string, expiresAt: number, runningUntil = expiresAt): boolean {
     const now = this.now()
     const seen = this.ids.get(id)
     if (seen !== undefined && seen.exp > now) return false
@@ -96,19 +115,26 @@ export class MemorySeenTokens implements SeenTokens {
       for (const [k, e] of this.ids) if (e.exp <= now) this.ids.delete(k)
       if (this.ids.size >= this.max) throw seenSetFull(this.max)
     }
-    this.ids.set(id, { exp: expiresAt })
+    this.ids.set(id, { exp: expiresAt, until: runningUntil })
     return true
   }
 
   answer(id: string, receipt: string): void {
     const seen = this.ids.get(id)
-    if (seen) seen.receipt = receipt
+    if (seen && !seen.lost) seen.receipt = receipt
   }
 
   recall(id: string): SpentToken | undefined {
     const seen = this.ids.get(id)
     if (!seen || seen.exp <= this.now()) return undefined
-    return seen.receipt === undefined ? { state: 'running' } : { state: 'answered', receipt: seen.receipt }
+    if (seen.receipt === undefined) return { state: 'running', until: seen.until }
+    return { state: seen.lost ? 'lost' : 'answered', receipt: seen.receipt }
+  }
+
+  abandon(id: string, receipt: string, now: number): SpentToken | undefined {
+    const seen = this.ids.get(id)
+    if (seen && seen.receipt === undefined && seen.until <= now) Object.assign(seen, { receipt, lost: true })
+    return this.recall(id)
   }
 }
 
@@ -229,17 +255,39 @@ export class BudgetTokens {
    * time as `spend`, the spender then keeps its receipt with `answered`. A token presented again
    * after its spend ended is refused with that receipt (BUDGET_TOKEN_ANSWERED, `error.receipt`), so
    * the retry settles exactly what the first spend used and nothing runs twice; while the first
-   * spend runs, BUDGET_TOKEN_IN_FLIGHT; when its receipt was not kept, BUDGET_TOKEN_REPLAYED.
+   * spend runs, BUDGET_TOKEN_IN_FLIGHT (`error.retryAt`: when a retry gets an answer); when its
+   * receipt was not kept, BUDGET_TOKEN_REPLAYED.
+   *
+   * `leaseMs`: the longest the spend can run here (its time limit, plus a grace for the host to stop
+   * it and keep its receipt). Past it a spend without a receipt is known lost (its process died): a
+   * retry is refused with BUDGET_TOKEN_LOST and a receipt of the whole grant, what a run whose use is
+   * unknown is charged. Not run again: the lost run may have used its fuel and made its calls, which
+   * a second run under the same grant would repeat. Without `leaseMs` the lease ends at the token's
+   * expiry (a retry is then refused as expired).
    */
-  async spendOrRecall(token: unknown): Promise<BudgetClaims> {
+  async spendOrRecall(token: unknown, options: { leaseMs?: number } = {}): Promise<BudgetClaims> {
     const claims = this.verify(token)
-    if (await this.seen.claim(claims.id, claims.exp)) return claims
-    const known = this.seen.recall ? await this.seen.recall(claims.id) : undefined
+    const now = this.now()
+    const until = options.leaseMs === undefined ? claims.exp : Math.min(claims.exp, now + Math.max(0, options.leaseMs))
+    if (await this.seen.claim(claims.id, claims.exp, until)) return claims
+    let known = this.seen.recall ? await this.seen.recall(claims.id) : undefined
+    if (known?.state === 'running' && known.until !== undefined && known.until <= now && this.seen.abandon) {
+      known = await this.seen.abandon(claims.id, this.receipt(claims, claims.fuel, claims.quotas), now)
+    }
     if (known?.state === 'answered') {
       throw new BudgetTokenError('BUDGET_TOKEN_ANSWERED', `The budget token ${claims.id} was spent by a run that has ended; this answer carries that run's receipt, not its result`, undefined, known.receipt)
     }
+    if (known?.state === 'lost') {
+      throw new BudgetTokenError('BUDGET_TOKEN_LOST', `The budget token ${claims.id} was spent by a run that was lost (its server stopped before it ended); this answer carries a receipt of the whole grant`, undefined, known.receipt)
+    }
     if (known?.state === 'running') {
-      throw new BudgetTokenError('BUDGET_TOKEN_IN_FLIGHT', `The budget token ${claims.id} is being spent by a run that has not ended; retry after it ends, by ${new Date(claims.exp).toISOString()} at the latest`)
+      // A lease is a promise only where a lost spend can be told (abandon); else the spend may run until the token expires.
+      const at = this.seen.abandon ? Math.min(claims.exp, known.until ?? claims.exp) : claims.exp
+      const when = new Date(at).toISOString()
+      const message = at < claims.exp
+        ? `The budget token ${claims.id} is being spent by a run that has not ended; retry at ${when} or later: by then that run has ended or is known lost`
+        : `The budget token ${claims.id} is being spent by a run that has not ended; retry after it ends, by the token's deadline ${when} at the latest`
+      throw new BudgetTokenError('BUDGET_TOKEN_IN_FLIGHT', message, undefined, undefined, at)
     }
     throw replayed(claims.id)
   }

@@ -6,7 +6,9 @@
  * and the `x-ajs-budget` header of `POST /v1/runs`: a sync run presented with
  * a token runs under min(the tenant's limits, the token) and is answered
  * with the signed receipt of what it used (`x-ajs-budget-receipt`), which
- * the parent settles.
+ * the parent settles. The spend's lease is the run's time limit plus
+ * `leaseGraceMs`: a retry after it, of a spend with no receipt (its server
+ * died), is answered BUDGET_TOKEN_LOST.
  */
 import type pg from 'pg'
 import { BudgetTokenError, BudgetTokens, MemorySeenTokens, seenSetFull, type BudgetClaims, type SeenTokens, type SpentToken } from '../codemode/budget-token.ts'
@@ -26,15 +28,23 @@ export interface BudgetTokensConfig {
   maxTtlMs: number
   /** Unexpired spent tokens held (in memory, or in PostgreSQL mode in ajs.budget_tokens_seen) before new ones are refused (default 100,000). */
   maxSeen: number
+  /**
+   * Added to a run's time limit for the lease of the token it spends, ms (default 5,000): past the lease
+   * a run with no receipt is known lost. It covers the pool stopping a run that overran (twice its
+   * grace, 1 s), admission and keeping the receipt in the store, and the clock skew between servers.
+   */
+  leaseGraceMs: number
 }
 
 export const DEFAULT_BUDGET_KEY_ENV = 'AJS_BUDGET_TOKEN_KEY'
+export const DEFAULT_LEASE_GRACE_MS = 5_000
 
 /** The config's `budgetTokens` (`{}`: every default); throws TypeError(`path: problem`). */
 export function parseBudgetTokensConfig(raw: unknown, path = 'config.budgetTokens'): BudgetTokensConfig {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new TypeError(`${path}: must be an object: { keyEnv?, maxDepth?, maxTtlMs?, maxSeen? }`)
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new TypeError(`${path}: must be an object: { keyEnv?, maxDepth?, maxTtlMs?, maxSeen?, leaseGraceMs? }`)
   const o = raw as Record<string, unknown>
-  for (const k of Object.keys(o)) if (!['keyEnv', 'maxDepth', 'maxTtlMs', 'maxSeen'].includes(k)) throw new TypeError(`${path}.${k}: unknown key (expected one of: keyEnv, maxDepth, maxTtlMs, maxSeen)`)
+  const keys = ['keyEnv', 'maxDepth', 'maxTtlMs', 'maxSeen', 'leaseGraceMs']
+  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${path}.${k}: unknown key (expected one of: ${keys.join(', ')})`)
   const whole = (k: string, min: number, fallback: number): number => {
     const v = o[k]
     if (v === undefined) return fallback
@@ -42,7 +52,7 @@ export function parseBudgetTokensConfig(raw: unknown, path = 'config.budgetToken
     return v
   }
   if (o.keyEnv !== undefined && (typeof o.keyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.keyEnv))) throw new TypeError(`${path}.keyEnv: must be the name of an environment variable`)
-  return { keyEnv: (o.keyEnv as string | undefined) ?? DEFAULT_BUDGET_KEY_ENV, maxDepth: whole('maxDepth', 1, 4), maxTtlMs: whole('maxTtlMs', 1, 3_600_000), maxSeen: whole('maxSeen', 1, 100_000) }
+  return { keyEnv: (o.keyEnv as string | undefined) ?? DEFAULT_BUDGET_KEY_ENV, maxDepth: whole('maxDepth', 1, 4), maxTtlMs: whole('maxTtlMs', 1, 3_600_000), maxSeen: whole('maxSeen', 1, 100_000), leaseGraceMs: whole('leaseGraceMs', 0, DEFAULT_LEASE_GRACE_MS) }
 }
 
 /** The deployment's key from the environment; throws naming the config key when it is missing or short. */
@@ -63,18 +73,21 @@ export function serverBudgetTokens(config: BudgetTokensConfig, key: string, seen
 export function answerSeenTokens(seen: SeenTokens, method: string, args: unknown[]): unknown {
   const [id, arg] = args as [string, unknown]
   if (typeof id !== 'string') throw new TypeError('budget tokens: a token id is a string')
-  if (method === 'budget.claim' && typeof arg === 'number') return seen.claim(id, arg)
+  const until = args[2]
+  if (method === 'budget.claim' && typeof arg === 'number' && (until === undefined || typeof until === 'number')) return seen.claim(id, arg, until)
   if (method === 'budget.answer' && typeof arg === 'string') return seen.answer?.(id, arg)
   if (method === 'budget.recall') return seen.recall?.(id)
+  if (method === 'budget.abandon' && typeof arg === 'string' && typeof until === 'number') return seen.abandon?.(id, arg, until)
   throw new TypeError(`budget tokens: bad bridge call ${method}`)
 }
 
 /** A thread's view of the host's seen-set, through the bridge (pool workers and workflow threads spend tokens here). */
-export function bridgedSeenTokens(call: (method: 'budget.claim' | 'budget.answer' | 'budget.recall', args: unknown[]) => Promise<unknown>): SeenTokens {
+export function bridgedSeenTokens(call: (method: 'budget.claim' | 'budget.answer' | 'budget.recall' | 'budget.abandon', args: unknown[]) => Promise<unknown>): SeenTokens {
   return {
-    claim: (id, expiresAt) => call('budget.claim', [id, expiresAt]) as Promise<boolean>,
+    claim: (id, expiresAt, runningUntil) => call('budget.claim', runningUntil === undefined ? [id, expiresAt] : [id, expiresAt, runningUntil]) as Promise<boolean>,
     answer: async (id, receipt) => { await call('budget.answer', [id, receipt]) },
     recall: (id) => call('budget.recall', [id]) as Promise<SpentToken | undefined>,
+    abandon: (id, receipt, now) => call('budget.abandon', [id, receipt, now]) as Promise<SpentToken | undefined>,
   }
 }
 
@@ -85,7 +98,11 @@ export const SEEN_PRUNE_EVERY = 256
  * Spent token ids in PostgreSQL (ajs.budget_tokens_seen, created by the store's migrations): one row
  * per token until it expires, so a replay on any process of the deployment is refused, and a retry
  * after the first spend ended is answered with its receipt (columns `running` and `receipt`,
- * migration 7; a row from before it is neither, and its replay is refused). Bounded:
+ * migration 7; a row from before it is neither, and its replay is refused). A running spend's lease
+ * ends at `running_until` (migration 8; NULL in rows from before it: at the token's expiry); a retry
+ * past it finds the run lost and marks the row so (`lost`, with a receipt of the whole grant), in one
+ * UPDATE, so every process answers every later retry alike, and a receipt kept late by a run that was
+ * not dead after all does not replace it (the first answer given stands). Bounded:
  * expired rows are deleted on the first claim and every SEEN_PRUNE_EVERY claims after, and when
  * `max` unexpired rows are held (counted at each prune) new tokens are refused (fail closed, as in
  * memory) and every claim prunes again until there is room. Between prunes a process may add up to
@@ -101,21 +118,25 @@ export class PgSeenTokens implements SeenTokens {
     this.now = options.now ?? Date.now
   }
 
-  async claim(id: string, expiresAt: number): Promise<boolean> {
+  async claim(id: string, expiresAt: number, runningUntil = expiresAt): Promise<boolean> {
     if (this.full || this.claims++ % SEEN_PRUNE_EVERY === 0) await this.prune()
     if (this.full) throw seenSetFull(this.max)
-    const r = await this.pool.query('INSERT INTO ajs.budget_tokens_seen (id, expires_at, running) VALUES ($1, $2, true) ON CONFLICT (id) DO NOTHING', [id, expiresAt])
+    const r = await this.pool.query('INSERT INTO ajs.budget_tokens_seen (id, expires_at, running, running_until) VALUES ($1, $2, true, $3) ON CONFLICT (id) DO NOTHING', [id, expiresAt, runningUntil])
     return r.rowCount === 1
   }
 
   async answer(id: string, receipt: string): Promise<void> {
-    await this.pool.query('UPDATE ajs.budget_tokens_seen SET running = false, receipt = $2 WHERE id = $1', [id, receipt])
+    await this.pool.query('UPDATE ajs.budget_tokens_seen SET running = false, receipt = $2 WHERE id = $1 AND NOT lost', [id, receipt])
   }
 
   async recall(id: string): Promise<SpentToken | undefined> {
-    const row = (await this.pool.query('SELECT running, receipt FROM ajs.budget_tokens_seen WHERE id = $1 AND expires_at > $2', [id, this.now()])).rows[0]
-    if (!row) return undefined
-    return row.receipt !== null ? { state: 'answered', receipt: row.receipt } : row.running ? { state: 'running' } : { state: 'unknown' }
+    const row = (await this.pool.query('SELECT running, running_until, receipt, lost FROM ajs.budget_tokens_seen WHERE id = $1 AND expires_at > $2', [id, this.now()])).rows[0]
+    return row ? spentOf(row) : undefined
+  }
+
+  async abandon(id: string, receipt: string, now: number): Promise<SpentToken | undefined> {
+    await this.pool.query('UPDATE ajs.budget_tokens_seen SET running = false, receipt = $2, lost = true WHERE id = $1 AND running AND receipt IS NULL AND running_until <= $3', [id, receipt, now])
+    return this.recall(id)
   }
 
   /** Delete the expired rows and count the rest. A replay of an expired token is refused as expired before it gets here. */
@@ -128,22 +149,41 @@ export class PgSeenTokens implements SeenTokens {
   }
 }
 
+/** A row of ajs.budget_tokens_seen as a SpentToken (bigint columns come back as text). */
+const spentOf = (row: { running: boolean; running_until: string | null; receipt: string | null; lost: boolean }): SpentToken => {
+  if (row.receipt !== null) return { state: row.lost ? 'lost' : 'answered', receipt: row.receipt }
+  if (!row.running) return { state: 'unknown' }
+  return row.running_until === null ? { state: 'running' } : { state: 'running', until: Number(row.running_until) }
+}
+
 /**
- * The token of a request (the `x-ajs-budget` header), spent: 403/409/422 with the BUDGET_TOKEN_* code
- * when refused, 501 when this server takes none. A token whose first spend has ended is refused with
- * that spend's receipt in `answered` (BUDGET_TOKEN_ANSWERED): the caller sends it in the receipt header.
+ * The token of a request (the `x-ajs-budget` header), spent with a lease of `leaseMs` (the run's time
+ * limit and the grace): 403/409/422 with the BUDGET_TOKEN_* code when refused (IN_FLIGHT with
+ * Retry-After: when its lease ends), 501 when this server takes none. A token whose first spend has
+ * ended, or was lost, is refused with that spend's receipt in `answered` (BUDGET_TOKEN_ANSWERED,
+ * BUDGET_TOKEN_LOST): the caller sends it in the receipt header.
  */
-export async function spendRequestToken(budget: BudgetTokens | undefined, header: unknown, answered?: (receipt: string) => void): Promise<BudgetClaims | undefined> {
+export async function spendRequestToken(budget: BudgetTokens | undefined, header: unknown, answered?: (receipt: string) => void, leaseMs?: number): Promise<BudgetClaims | undefined> {
   if (header === undefined) return undefined
   if (!budget) throw new HttpError('NOT_AVAILABLE', `This server accepts no budget tokens (header ${BUDGET_HEADER}); the operator enables them with "budgetTokens" in the serve config`)
   try {
-    return await budget.spendOrRecall(Array.isArray(header) ? header[0] : header)
+    return await budget.spendOrRecall(Array.isArray(header) ? header[0] : header, leaseMs === undefined ? {} : { leaseMs })
   } catch (e) {
     if (!(e instanceof BudgetTokenError)) throw e
     if (e.receipt !== undefined) answered?.(e.receipt)
-    throw new HttpError(e.code as HttpError['code'], e.message)
+    const retryAfter = e.retryAt === undefined ? undefined : Math.max(1, Math.ceil((e.retryAt - budget.now()) / 1000))
+    throw new HttpError(e.code as HttpError['code'], e.message, retryAfter === undefined ? {} : { retryAfter })
   }
 }
+
+/**
+ * The lease of a run a token pays for: its time limit (what the request asks, at most the tenant's
+ * limits.timeoutMs; spendOrRecall caps it at the token's deadline) plus `graceMs`. The pool stops a run
+ * by its limit and terminates its thread a grace later (queueing counts: the limit runs from the
+ * submission), so past the lease a run with no receipt is one whose process died.
+ */
+export const runLeaseMs = (requestedMs: number | undefined, tenantMs: number, graceMs: number): number =>
+  (typeof requestedMs === 'number' && requestedMs > 0 ? Math.min(requestedMs, tenantMs) : tenantMs) + graceMs
 
 /**
  * Keep the receipt of a spend that has ended, for a retry of its token. A failure to keep it is not the

@@ -110,7 +110,7 @@ describe('a retried budget token', () => {
     const first = send(token)
     await until(() => heard === before + 1)
     const during = await send(token)
-    expect(during).toMatchObject({ status: 409, receipt: null, body: { error: { code: 'BUDGET_TOKEN_IN_FLIGHT', hint: expect.stringContaining('Retry after') } } })
+    expect(during).toMatchObject({ status: 409, receipt: null, body: { error: { code: 'BUDGET_TOKEN_IN_FLIGHT', hint: expect.stringContaining('Retry-After') } } })
     release()
     const done = await first
     expect(done.status).toBe(200)

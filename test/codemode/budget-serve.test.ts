@@ -212,7 +212,8 @@ describe('the serve config', () => {
     const doc = readFileSync(join(import.meta.dir, '../../docs/serve.md'), 'utf8')
     const example = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!)).find((j) => 'budgetTokens' in j)
     const tenants = [{ id: 't', tokenSha256: tokenSha256('t') }]
-    expect(parseServeConfig({ tenants, ...example }).budgetTokens).toEqual({ keyEnv: 'AJS_BUDGET_TOKEN_KEY', maxDepth: 4, maxTtlMs: 3_600_000, maxSeen: 100_000 })
+    expect(parseServeConfig({ tenants, ...example }).budgetTokens).toEqual({ keyEnv: 'AJS_BUDGET_TOKEN_KEY', maxDepth: 4, maxTtlMs: 3_600_000, maxSeen: 100_000, leaseGraceMs: 5_000 })
+    expect(() => parseServeConfig({ tenants, budgetTokens: { leaseGraceMs: -1 } })).toThrow('config.budgetTokens.leaseGraceMs: must be a whole number >= 0')
     expect(() => parseServeConfig({ tenants, budgetTokens: { key: 'x' } })).toThrow('config.budgetTokens.key: unknown key')
     expect(() => parseServeConfig({ tenants, budgetTokens: { maxDepth: 0 } })).toThrow('config.budgetTokens.maxDepth: must be a whole number >= 1')
     await expect(createServer({ config: parseServeConfig({ tenants, budgetTokens: { keyEnv: 'AJS_NO_SUCH_KEY' } }), env: {}, pool: { size: 1 } }))

@@ -185,7 +185,7 @@ describe('budget tokens in a local sub-run', () => {
     const tokens = new BudgetTokens({ key: 'k'.repeat(32), seen, now: () => now })
     const { token } = tokens.mint({ fuel: 10, exp: now + 100, depth: 1 })
     const claims = await tokens.spendOrRecall(token)
-    await expect(tokens.spendOrRecall(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_IN_FLIGHT', hint: expect.stringContaining('Retry after'), receipt: undefined })
+    await expect(tokens.spendOrRecall(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_IN_FLIGHT', hint: expect.stringContaining('Retry-After'), receipt: undefined, retryAt: now + 100 })
     const receipt = tokens.receipt(claims, 7)
     await tokens.answered(claims, receipt)
     await expect(tokens.spendOrRecall(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_ANSWERED', receipt })

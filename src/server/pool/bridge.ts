@@ -16,7 +16,7 @@ export type BridgeMethod =
   | 'store.get' | 'store.set' | 'store.delete' | 'store.has' | 'store.query' | 'store.vectorSearch' | 'store.addVector'
   | 'procedures.get' | 'procedures.set' | 'procedures.delete' | 'procedures.clearExpired'
   | 'mcp.call'
-  | 'budget.claim' | 'budget.answer' | 'budget.recall'
+  | 'budget.claim' | 'budget.answer' | 'budget.recall' | 'budget.abandon'
 
 export type BridgeHandler = (tenant: string, method: BridgeMethod, args: unknown[]) => unknown
 

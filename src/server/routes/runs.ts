@@ -5,7 +5,7 @@ import type { RunBody } from '../runs.ts'
 import { authErrors, errorBody, idParams, runBody, runRecord, runResult, runsQuery } from '../schemas.ts'
 import type { RunRecord, RunState } from '../stores/types.ts'
 import { StopController } from '../stop-signal.ts'
-import { BUDGET_HEADER, RECEIPT_HEADER, keepReceipt, spendRequestToken, takeBudgetCalls } from '../budget.ts'
+import { BUDGET_HEADER, RECEIPT_HEADER, keepReceipt, runLeaseMs, spendRequestToken, takeBudgetCalls } from '../budget.ts'
 import { HttpError } from '../errors.ts'
 import { listQuerySchema, listRuns, RUN_STATES, type ListParams } from '../listing.ts'
 
@@ -61,7 +61,7 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
         400: { description: 'Malformed body (BAD_REQUEST).', schema: errorBody },
         403: { description: 'A budget token (header x-ajs-budget) that is forged, changed or expired (BUDGET_TOKEN_INVALID, BUDGET_TOKEN_EXPIRED).', schema: errorBody },
         404: { description: 'Unknown procedure token (NOT_FOUND).', schema: errorBody },
-        409: { description: 'A budget token already spent: by a run that has ended (BUDGET_TOKEN_ANSWERED, with that run\'s receipt in x-ajs-budget-receipt: a retry settles it), by a run still going (BUDGET_TOKEN_IN_FLIGHT), or whose receipt was not kept (BUDGET_TOKEN_REPLAYED).', schema: errorBody },
+        409: { description: 'A budget token already spent: by a run that has ended (BUDGET_TOKEN_ANSWERED, with that run\'s receipt in x-ajs-budget-receipt: a retry settles it), by a run still going (BUDGET_TOKEN_IN_FLIGHT; Retry-After: when its lease ends), by a run lost with its server past its lease (BUDGET_TOKEN_LOST, with a receipt of the whole grant), or whose receipt was not kept (BUDGET_TOKEN_REPLAYED).', schema: errorBody },
         413: { description: 'Body too large (BODY_TOO_LARGE).', schema: errorBody },
         422: { description: 'The program or arguments are refused (AST_INVALID, AST_TOO_DEEP, ARGS_INVALID, AJS1xxx, ...).', schema: errorBody },
         ...authErrors,
@@ -84,8 +84,10 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const id = await ctx.runs.start(tenant, req.body, req.rawAst)
       return reply.code(202).header('location', `/v1/runs/${id}`).send({ id })
     }
-    // A retry of a token whose run has ended is answered with that run's receipt (409 BUDGET_TOKEN_ANSWERED).
-    const grant = await spendRequestToken(ctx.budget, budgetHeader, (receipt) => reply.header(RECEIPT_HEADER, receipt))
+    // A retry of a token whose run has ended is answered with that run's receipt (409 BUDGET_TOKEN_ANSWERED), of one
+    // whose run was lost (past its lease, no receipt) with a receipt of the whole grant (409 BUDGET_TOKEN_LOST).
+    const lease = ctx.config.budgetTokens && runLeaseMs(req.body?.options?.timeoutMs, tenant.config.limits.timeoutMs, ctx.config.budgetTokens.leaseGraceMs)
+    const grant = await spendRequestToken(ctx.budget, budgetHeader, (receipt) => reply.header(RECEIPT_HEADER, receipt), lease)
     const gone = untilGone(reply)
     if (!grant) return ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed)
     // The receipt of what the run used goes back with every answer, a refusal included (then nothing was used),

@@ -51,6 +51,10 @@ export const MIGRATIONS: readonly string[] = [
   // A spent token's receipt once its run has ended: a retry is answered with it (budget.ts PgSeenTokens). A row
   // from before (running false, no receipt) is refused as a replay, as it was.
   `ALTER TABLE ajs.budget_tokens_seen ADD COLUMN running boolean NOT NULL DEFAULT false, ADD COLUMN receipt text;`,
+  // A running spend's lease (its run's time limit and a grace, ms since the epoch): a retry past it finds the run
+  // lost (its server died), marks the row `lost` with a receipt of the whole grant and is answered with it (budget.ts
+  // PgSeenTokens). A row from before has no lease: running until its token expires, as it was.
+  `ALTER TABLE ajs.budget_tokens_seen ADD COLUMN running_until bigint, ADD COLUMN lost boolean NOT NULL DEFAULT false;`,
 ]
 
 export async function migrate(pool: pg.Pool): Promise<void> {
