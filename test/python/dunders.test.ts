@@ -180,6 +180,23 @@ describe('augmented assignment errors name the augmented operator, as CPython', 
   })
 })
 
+describe('del of a class attribute', () => {
+  test("deletes the class's own attribute: reads find a base's again; a missing one, a builtin type's and a property without deleter are CPython's errors, located", async () => {
+    const cls = 'class B:\n    x = 1\nclass A(B):\n    x = 2\n    @property\n    def p(self):\n        return 3\n'
+    const ok = await runPythonBlock(`${cls}del A.x\na = A()\nr = [A.x, a.x]\ndel A.p\na.p = 4\nreturn {"r": r, "p": a.p}`)
+    expect(ok.result).toEqual({ r: [1, 1], p: 4 })
+    for (const [use, message] of [
+      ['del A.x\ndel A.x', "AttributeError: type object 'A' has no attribute 'x'"],
+      ['x = 1\ndel A.y', "AttributeError: type object 'A' has no attribute 'y'"],
+      ['x = 1\ndel int.y', "TypeError: cannot set 'y' attribute of immutable type 'int'"],
+      ['a = A()\ndel a.p', "AttributeError: property 'p' of '_block.<locals>.A' object has no deleter"],
+    ] as const) {
+      const r = await runPythonBlock(`${cls}${use}\nreturn {}`)
+      expect([use, r.error?.message, r.error?.line]).toEqual([use, message, 9])
+    }
+  })
+})
+
 describe('__delattr__', () => {
   test('a __delattr__ that loops forever ends FUEL_EXHAUSTED, also reached through a subclass', async () => {
     const loop = 'class A:\n    def __delattr__(self, name):\n        while True:\n            pass\nclass B(A):\n    pass\n'

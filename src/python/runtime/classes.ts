@@ -248,7 +248,12 @@ export function classGetAttr(x: unknown, name: string): unknown {
 
 /** `x.name = value` (through the class's `__setattr__` when it has one). */
 export function setAttr(x: unknown, name: string, value: unknown): null {
-  if (x instanceof PyClass) { x.attrs.set(name, value); return null }
+  if (x instanceof PyClass) {
+    // `A.q = A.p` stores a property: reads look for properties only while the class counts one.
+    x.props += Number(isProperty(value)) - Number(isProperty(x.attrs.get(name)))
+    x.attrs.set(name, value)
+    return null
+  }
   if (writeWithHook(x, name, value)) return null
   return storeAttr(x, name, value)
 }
@@ -287,10 +292,28 @@ function delAttr(x: unknown, name: string): null {
 
 /** `del x.name` without `__delattr__` (what `super().__delattr__(name)` does). */
 export function removeAttr(x: unknown, name: string): null {
+  if (x instanceof PyClass) return removeClassAttr(x, name)
+  if (x instanceof PyType) return typeError(`cannot set '${name}' attribute of immutable type '${x.name}'`)
   const own = attrsOf(x)
+  if (own !== undefined && !own.has(name)) {
+    const cls = x instanceof PyInstance ? x.cls : (x as PyException).type
+    if (cls instanceof PyClass && propertyOf(cls, name)) raise('AttributeError', `property '${name}' of '${cls.qualname}' object has no deleter`)
+  }
   if (own === undefined || !own.delete(name)) raise('AttributeError', `'${typeName(x)}' object has no attribute '${name}'`)
   return null
 }
+
+/** `del A.name`: the class's own attribute only (a base's stays, and reads find it again), as CPython. */
+function removeClassAttr(c: PyClass, name: string): null {
+  const v = c.attrs.get(name)
+  if (v === undefined) return raise('AttributeError', `type object '${c.name}' has no attribute '${name}'`)
+  c.attrs.delete(name)
+  // Attribute reads look for properties only while the class holds one (hasProperties).
+  if (isProperty(v)) c.props--
+  return null
+}
+
+const isProperty = (v: unknown): boolean => v instanceof PyDescriptor && v.kind === 'property'
 
 /** `super().__init__(...)` of an exception class (sets args) or of object (takes nothing). */
 export function nativeInit(f: PyNativeInit, args: unknown[], kw: PyDict | null): null {
