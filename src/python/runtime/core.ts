@@ -10,6 +10,7 @@ import { codePoints, compareStr, strRepr } from './text.ts'
 import { decimalText, floatOf, intOf, isFloatValue, isNumber } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
 import { MISSING, guestContains, guestIter, guestLen, guestTruth, instanceKey } from './dunders.ts'
+import { PySignalDict, hasSignal } from './decimal-signals.ts'
 
 /** bool(x). */
 export function truth(x: unknown): boolean {
@@ -373,6 +374,7 @@ export function iterate(x: unknown, rt?: PyRun): unknown[] {
     return Array.from(d.map.values(), (e) => Object.freeze([e[0], e[1]]))
   }
   if (x instanceof PyIter) return x.rest()
+  if (x instanceof PySignalDict) return x.keys()
   if (x instanceof PyInstance) {
     const it = guestIter(x)
     if (it) { const items = it.rest(); if (rt) rt.chargeSlots(items.length); return items }
@@ -395,6 +397,7 @@ export function len(x: unknown): number {
   if (x instanceof PyDict || x instanceof PySet) return x.size
   if (x instanceof PyRange) return x.length
   if (x instanceof PyDictView) return x.dict.size
+  if (x instanceof PySignalDict) return x.keys().length
   return guestLen(x) ?? typeError(`object of type '${typeName(x)}' has no len()`)
 }
 
@@ -414,6 +417,7 @@ export function contains(rt: PyRun, container: unknown, x: unknown): boolean {
   }
   if (container instanceof PyDict) return container.map.has(hashKey(x))
   if (container instanceof PySet) return container.map.has(hashKey(x))
+  if (container instanceof PySignalDict) return hasSignal(x)
   if (container instanceof PyRange) {
     if (!isNumber(x) || (isFloatValue(x) && !Number.isInteger(floatOf(x)))) return false
     const v = floatOf(x)

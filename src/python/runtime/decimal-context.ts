@@ -2,14 +2,16 @@
  * The contexts of `decimal` (extended profile): `getcontext()` (each run has its own, CPython's
  * default to start with: precision 28, ROUND_HALF_EVEN, exponents within ±999999), `setcontext`,
  * `Context(...)` and `localcontext()` in a `with` (a copy for the block, the run's context back
- * after it, also when it raises). Fields are checked as CPython checks them.
+ * after it, also when it raises). Fields are checked as CPython checks them. Each context has its
+ * flags and traps (`ctx.flags`, `ctx.traps`: signal dicts, decimal-signals.ts).
  */
 import { PyDict, PyOpaque } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import { bigWorkUnits, type PyRun } from './fuel.ts'
 import * as N from './decimal-num.ts'
-import type { Ctx, Rounding } from './decimal-num.ts'
+import { Signals, type Ctx, type Rounding } from './decimal-num.ts'
+import { PySignalDict, signalsText, signalsOf } from './decimal-signals.ts'
 
 /** Bits per decimal digit, for the work a coefficient's size costs. */
 export const DIGIT_BITS = 3.33
@@ -23,9 +25,11 @@ export class PyContext extends PyOpaque {
   Emax = 999999
   capitals = 1
   clamp = 0
+  /** Its flags and traps, shared with the arithmetic contexts made from it. */
+  readonly sig = new Signals()
 
   override repr(): string {
-    return `Context(prec=${this.get('prec')}, rounding=${this.rounding}, Emin=${this.get('Emin')}, Emax=${this.get('Emax')}, capitals=${this.capitals}, clamp=${this.clamp}, flags=[], traps=[InvalidOperation, DivisionByZero, Overflow])`
+    return `Context(prec=${this.get('prec')}, rounding=${this.rounding}, Emin=${this.get('Emin')}, Emax=${this.get('Emax')}, capitals=${this.capitals}, clamp=${this.clamp}, flags=${signalsText(this.sig.flags)}, traps=${signalsText(this.sig.traps)})`
   }
 
   /** The fields as the program set them, where a number cannot hold them (past 2^53). */
@@ -34,6 +38,8 @@ export class PyContext extends PyOpaque {
   copy(): PyContext {
     const c = Object.assign(new PyContext(), { prec: this.prec, rounding: this.rounding, Emin: this.Emin, Emax: this.Emax, capitals: this.capitals, clamp: this.clamp })
     for (const [k, v] of this.exact) c.exact.set(k, v)
+    c.sig.flags = this.sig.flags
+    c.sig.traps = this.sig.traps
     return c
   }
 
@@ -49,7 +55,7 @@ export class PyContext extends PyOpaque {
   }
 
   private make(rt: PyRun | undefined): Ctx {
-    return { prec: this.prec, rounding: this.rounding, Emin: this.Emin, Emax: this.Emax, capitals: this.capitals, clamp: this.clamp, work: rt ? (a, b = a) => rt.charge(bigWorkUnits(a * DIGIT_BITS, b * DIGIT_BITS)) : () => {} }
+    return { prec: this.prec, rounding: this.rounding, Emin: this.Emin, Emax: this.Emax, capitals: this.capitals, clamp: this.clamp, work: rt ? (a, b = a) => rt.charge(bigWorkUnits(a * DIGIT_BITS, b * DIGIT_BITS)) : () => {}, status: 0, sig: this.sig }
   }
 
   get(name: string): unknown {
@@ -60,12 +66,18 @@ export class PyContext extends PyOpaque {
       case 'Emax': return this.exact.get(name) ?? this.Emax
       case 'capitals': return this.capitals
       case 'clamp': return this.clamp
-      case 'flags': case 'traps': return raise('NotImplementedError', `Context.${name} is not available here: the contexts keep CPython's default traps (InvalidOperation, DivisionByZero and Overflow raise; the other signals do not), and their flags are not recorded`)
+      case 'flags': case 'traps': return new PySignalDict(this.sig, name)
     }
     return undefined
   }
 
   set(name: string, v: unknown): null {
+    if (name === 'flags' || name === 'traps') {
+      // CPython's setters take a signal dict or a dict of all nine signals (a list only in Context(...)).
+      if (!(v instanceof PyDict || v instanceof PySignalDict)) typeError('argument must be a signal dict')
+      this.sig[name] = signalsOf(v)
+      return null
+    }
     this.made = undefined
     const int = (lo: bigint, hi: bigint, what: string): number => {
       if (!isIntValue(v) || typeof v === 'boolean') typeError('an integer is required')
@@ -117,7 +129,7 @@ export class PyLocalContext extends PyOpaque {
   }
   enter(rt: PyRun): PyContext {
     const c = this.base.copy()
-    for (const [k, v] of this.fields) c.set(k, v)
+    for (const [k, v] of this.fields) setField(c, k, v)
     this.saved = contextOf(rt)
     current.set(rt, c)
     return c
@@ -128,7 +140,7 @@ export class PyLocalContext extends PyOpaque {
   }
 }
 
-const CONTEXT_FIELDS = ['prec', 'rounding', 'Emin', 'Emax', 'capitals', 'clamp']
+const CONTEXT_FIELDS = ['prec', 'rounding', 'Emin', 'Emax', 'capitals', 'clamp', 'flags', 'traps']
 
 function contextFields(name: string, a: unknown[], kw: PyDict | null, positional: boolean): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = []
@@ -141,14 +153,24 @@ function contextFields(name: string, a: unknown[], kw: PyDict | null, positional
   return out
 }
 
-/** `with localcontext() as ctx:` and `ctx.copy()`; undefined for the rest. */
+/** A field of Context(...) or localcontext(...): flags and traps also as a list of signals. */
+function setField(c: PyContext, k: string, v: unknown): void {
+  if ((k === 'flags' || k === 'traps') && Array.isArray(v) && !Object.isFrozen(v)) c.sig[k] = signalsOf(v)
+  else c.set(k, v)
+}
+
+/** `with localcontext() as ctx:`, `ctx.copy()`, `ctx.clear_flags()`, `ctx.clear_traps()`; undefined for the rest. */
 export function contextManagerMethod(rt: PyRun, o: unknown, name: string): unknown {
   if (o instanceof PyLocalContext) {
     if (name === '__enter__') return o.enter(rt)
     if (name === '__exit__') return o.exit(rt)
     return undefined
   }
-  if (o instanceof PyContext && name === 'copy') return o.copy()
+  if (o instanceof PyContext) {
+    if (name === 'copy') return o.copy()
+    if (name === 'clear_flags') { o.sig.flags = 0; return null }
+    if (name === 'clear_traps') { o.sig.traps = 0; return null }
+  }
   return undefined
 }
 
@@ -172,7 +194,7 @@ export const CONTEXT_FUNCTIONS: Record<string, (rt: PyRun, a: unknown[], kw: PyD
   },
   Context: (_rt, a, kw) => {
     const c = new PyContext()
-    for (const [k, v] of contextFields('Context', a, kw, true)) c.set(k, v)
+    for (const [k, v] of contextFields('Context', a, kw, true)) setField(c, k, v)
     return c
   },
 }

@@ -3,9 +3,12 @@
  * specification and CPython 3.11 define it: a number is a sign, a big-int coefficient and an
  * exponent (exact, never a JS float); each operation computes the exact result (or enough of it)
  * and rounds once to the context's precision with its rounding mode (`fix`), as CPython's
- * `_pydecimal` does step for step. Signals the default context traps (InvalidOperation,
- * DivisionByZero, Overflow) raise with CPython's `[<class 'decimal.X'>]` message; the others
- * (Inexact, Rounded, Subnormal, Underflow, Clamped) are not trapped and leave no trace.
+ * `_pydecimal` does step for step. Each condition an operation meets (libmpdec's: Inexact, Rounded,
+ * Subnormal, Underflow, Clamped, Overflow, DivisionByZero, InvalidOperation and its kinds) is a bit
+ * of `Ctx.status`, and the operation goes on with the specification's result (a NaN, a signed
+ * infinity, ...); after it, `settle` adds the bits to the context's flags and raises the trapped ones
+ * as CPython's C implementation does: the first trapped signal's class, with the list of the
+ * trapped conditions (`[<class 'decimal.Inexact'>, <class 'decimal.Rounded'>]`) as its argument.
  *
  * Work is paid before it is done: every step that builds a big coefficient charges for its digits
  * first (`Ctx.work`), so a huge precision or exponent ends the run on fuel, not on memory.
@@ -40,6 +43,50 @@ export interface Ctx {
   clamp: number
   /** Pay for a big-int step on operands of about `a` and `b` decimal digits, before it is done. */
   work(a: number, b?: number): void
+  /** The conditions met by the operation under way (bits below), settled after it. */
+  status: number
+  /** The flags and traps of the context it was made from (shared by every Ctx made from it). */
+  readonly sig: Signals
+}
+
+/**
+ * The conditions, one bit each, in the order CPython lists them in a trapped signal's argument
+ * (the kinds of InvalidOperation first, then the signals).
+ */
+export const INVALID = 1, CONVERSION = 2, IMPOSSIBLE = 4, UNDEFINED = 8, INVALID_CONTEXT = 16, FLOAT = 32, DIV_ZERO = 64,
+  OVERFLOW = 128, UNDERFLOW = 256, SUBNORMAL = 512, INEXACT = 1024, ROUNDED = 2048, CLAMPED = 4096
+export const CONDITIONS = ['InvalidOperation', 'ConversionSyntax', 'DivisionImpossible', 'DivisionUndefined', 'InvalidContext', 'FloatOperation', 'DivisionByZero', 'Overflow', 'Underflow', 'Subnormal', 'Inexact', 'Rounded', 'Clamped'] as const
+/** The signals (`ctx.traps` keys, in CPython's order) and the condition bits each one covers. */
+export const SIGNALS: ReadonlyArray<readonly [string, number]> = [['InvalidOperation', 31], ['FloatOperation', FLOAT], ['DivisionByZero', DIV_ZERO], ['Overflow', OVERFLOW],
+  ['Underflow', UNDERFLOW], ['Subnormal', SUBNORMAL], ['Inexact', INEXACT], ['Rounded', ROUNDED], ['Clamped', CLAMPED]]
+
+/** A context's flags (sticky) and traps, as condition bits. CPython's default traps: InvalidOperation, DivisionByZero, Overflow. */
+export class Signals {
+  flags = 0
+  traps = 31 | DIV_ZERO | OVERFLOW
+}
+
+/** After an operation: its conditions become flags, and a trapped one raises (CPython's `dec_addstatus`). */
+export function settle(ctx: Ctx): void {
+  const s = ctx.status
+  ctx.status = 0
+  ctx.sig.flags |= s
+  const t = s & ctx.sig.traps
+  if (t !== 0) raiseSignal(t)
+}
+
+/** Raise trapped conditions: the first signal's class, the conditions' classes as its argument. */
+export function raiseSignal(t: number): never {
+  const types = CONDITIONS.flatMap((c, i) => (t & (1 << i) ? [typeByName(c)!] : []))
+  const cls = typeByName(SIGNALS.find(([, bits]) => (t & bits) !== 0)![0])!
+  const message = `[${types.map((x) => `<class 'decimal.${x.name}'>`).join(', ')}]`
+  throw new PyRaise(new PyException(cls, [types], message), message)
+}
+
+/** An invalid operation (`cond`: which kind): its result is a quiet NaN. */
+export function invalid(ctx: Ctx, cond = INVALID): Dec {
+  ctx.status |= cond
+  return NAN
 }
 
 /**
@@ -81,14 +128,6 @@ export function stripZeros(c: bigint, max = Infinity): [bigint, number] {
   return [BigInt(s.slice(0, s.length - k)), k]
 }
 
-/** Raise a trapped signal: `InvalidOperation: [<class 'decimal.DivisionUndefined'>]`. */
-export function signal(cls: 'InvalidOperation' | 'DivisionByZero' | 'Overflow', ...conditions: string[]): never {
-  // As CPython's C implementation: the exception's argument is the list of the conditions' classes.
-  const types = (conditions.length ? conditions : [cls]).map((c) => typeByName(c)!)
-  const message = `[${types.map((t) => `<class 'decimal.${t.name}'>`).join(', ')}]`
-  throw new PyRaise(new PyException(typeByName(cls)!, [types], message), message)
-}
-
 export const ZERO = new Dec(0, 0n, 0)
 export const ONE = new Dec(0, 1n, 0)
 export const INF = (sign: 0 | 1): Dec => new Dec(sign, 0n, 0, 'F')
@@ -103,6 +142,7 @@ export function dropDigits(c: bigint, k: number, sign: 0 | 1, mode: Rounding): b
   if (k > ndigits(c) + 1) { c = c === 0n ? 0n : 1n; k = 2 }
   const p = pow10(k)
   const q = c / p, r = c - q * p
+  lost = r !== 0n
   if (r === 0n) return q
   const half = p / 2n
   let up: boolean
@@ -119,8 +159,13 @@ export function dropDigits(c: bigint, k: number, sign: 0 | 1, mode: Rounding): b
   return up ? q + 1n : q
 }
 
+/** Whether the last `dropDigits` (or `rescale`) dropped a digit other than 0 (the result is inexact). */
+let lost = false
+export const lostDigits = (): boolean => lost
+
 /** CPython's `_rescale(exp, rounding)`: the same value at exponent `exp` (digits added or rounded away). */
 export function rescale(x: Dec, exp: number, mode: Rounding, ctx: Ctx): Dec {
+  lost = false
   if (x.coef === 0n) return new Dec(x.sign, 0n, exp)
   if (x.exp >= exp) {
     ctx.work(x.digits + x.exp - exp)
@@ -130,39 +175,71 @@ export function rescale(x: Dec, exp: number, mode: Rounding, ctx: Ctx): Dec {
   return new Dec(x.sign, dropDigits(x.coef, exp - x.exp, x.sign, mode), exp)
 }
 
-/** CPython's `_fix`: round to the context's precision and keep the exponent within its limits. */
+/**
+ * CPython's rounding of a result to the context (libmpdec's `mpd_qfinalize`): past Emax it overflows,
+ * with clamp=1 an exponent above Etop folds down (Clamped), below Emin it is subnormal (rounded at
+ * Etiny: Underflow when digits are lost), else it is rounded to the precision (Rounded; Inexact
+ * when a digit other than 0 goes).
+ */
 export function fix(x: Dec, ctx: Ctx): Dec {
   if (!x.finite) return x
   const Etiny = ctx.Emin - ctx.prec + 1, Etop = ctx.Emax - ctx.prec + 1
   if (x.coef === 0n) {
     const expMax = ctx.clamp ? Etop : ctx.Emax
     const e = Math.min(Math.max(x.exp, Etiny), expMax)
-    return e === x.exp ? x : new Dec(x.sign, 0n, e)
+    if (e === x.exp) return x
+    ctx.status |= CLAMPED
+    return new Dec(x.sign, 0n, e)
   }
-  let expMin = x.digits + x.exp - ctx.prec
-  if (expMin > Etop) signal('Overflow')
-  if (expMin < Etiny) expMin = Etiny
-  if (x.exp < expMin) {
-    // Dropping digits divides by 10^k: paid by the coefficient's size.
-    if (x.digits > 64) ctx.work(x.digits)
-    let c = dropDigits(x.coef, expMin - x.exp, x.sign, ctx.rounding)
-    if (ndigits(c) > ctx.prec) { c /= 10n; expMin++ }
-    if (expMin > Etop) signal('Overflow')
-    return new Dec(x.sign, c, expMin)
-  }
+  const digits = x.digits, adjusted = x.exp + digits - 1
+  if (adjusted > ctx.Emax) return overflow(x.sign, ctx)
   if (ctx.clamp && x.exp > Etop) {
-    ctx.work(x.digits + x.exp - Etop)
+    ctx.work(digits + x.exp - Etop)
+    ctx.status |= CLAMPED
     return new Dec(x.sign, x.coef * pow10(x.exp - Etop), Etop)
   }
-  return x
+  if (adjusted < ctx.Emin) {
+    ctx.status |= SUBNORMAL
+    if (x.exp >= Etiny) return x
+    if (digits > 64) ctx.work(digits)
+    const c = dropDigits(x.coef, Etiny - x.exp, x.sign, ctx.rounding)
+    ctx.status |= ROUNDED
+    if (lost) ctx.status |= c === 0n ? INEXACT | UNDERFLOW | CLAMPED : INEXACT | UNDERFLOW
+    return new Dec(x.sign, c, Etiny)
+  }
+  if (digits <= ctx.prec) return x
+  // Dropping digits divides by 10^k: paid by the coefficient's size.
+  if (digits > 64) ctx.work(digits)
+  let c = dropDigits(x.coef, digits - ctx.prec, x.sign, ctx.rounding), e = x.exp + digits - ctx.prec
+  ctx.status |= lost ? ROUNDED | INEXACT : ROUNDED
+  if (ndigits(c) > ctx.prec) {
+    c /= 10n
+    if (++e > Etop) return overflow(x.sign, ctx)
+  }
+  return new Dec(x.sign, c, e)
 }
 
-/** A NaN operand's result (a signaling one raises), else undefined. */
-function nanOf(a: Dec, b?: Dec): Dec | undefined {
-  if (a.kind === 'N' || b?.kind === 'N') signal('InvalidOperation')
-  if (a.kind === 'n') return a
-  if (b?.kind === 'n') return b
-  return undefined
+/** A result past Emax: an infinity, or the largest number when rounding toward zero (CPython's Overflow). */
+function overflow(sign: 0 | 1, ctx: Ctx): Dec {
+  ctx.status |= OVERFLOW | INEXACT | ROUNDED
+  const r = ctx.rounding
+  const toInf = r === 'ROUND_HALF_UP' || r === 'ROUND_HALF_EVEN' || r === 'ROUND_HALF_DOWN' || r === 'ROUND_UP' || (r === 'ROUND_CEILING' ? sign === 0 : r === 'ROUND_FLOOR' && sign === 1)
+  if (toInf) return INF(sign)
+  ctx.work(ctx.prec)
+  return new Dec(sign, pow10(ctx.prec) - 1n, ctx.Emax - ctx.prec + 1)
+}
+
+/** A NaN operand's result, else undefined: a signaling NaN is InvalidOperation and quieted (libmpdec's `mpd_qcheck_nans`). */
+export function nanOf(a: Dec, b: Dec | undefined, ctx: Ctx): Dec | undefined {
+  let n: Dec
+  if (a.kind === 'N') { ctx.status |= INVALID; n = a }
+  else if (b?.kind === 'N') { ctx.status |= INVALID; n = b }
+  else if (a.kind === 'n') n = a
+  else if (b?.kind === 'n') n = b
+  else return undefined
+  // A payload longer than the precision allows is dropped (libmpdec's `_mpd_fix_nan`).
+  const keep = n.coef === 0n || n.digits <= ctx.prec - ctx.clamp
+  return n.kind === 'n' && keep ? n : new Dec(n.sign, keep ? n.coef : 0n, 0, 'n')
 }
 
 /** CPython's `_normalize`: line up two operands, shortening the much smaller one to a sticky digit. */
@@ -178,10 +255,10 @@ function align(a: Dec, b: Dec, prec: number, ctx: Ctx): [bigint, bigint, number]
 
 export function add(a: Dec, b: Dec, ctx: Ctx): Dec {
   if (!a.finite || !b.finite) {
-    const n = nanOf(a, b)
+    const n = nanOf(a, b, ctx)
     if (n) return n
     if (a.kind === 'F') {
-      if (b.kind === 'F' && a.sign !== b.sign) signal('InvalidOperation')
+      if (b.kind === 'F' && a.sign !== b.sign) return invalid(ctx)
       return a
     }
     return b
@@ -204,16 +281,16 @@ export const negate = (x: Dec): Dec => new Dec(x.sign ? 0 : 1, x.coef, x.exp, x.
 export const absolute = (x: Dec): Dec => (x.sign ? new Dec(0, x.coef, x.exp, x.kind) : x)
 
 export function sub(a: Dec, b: Dec, ctx: Ctx): Dec {
-  if (b.nan) return nanOf(a, b)!
+  if (b.nan) return nanOf(a, b, ctx)!
   return add(a, negate(b), ctx)
 }
 
 export function mul(a: Dec, b: Dec, ctx: Ctx): Dec {
   const sign = (a.sign ^ b.sign) as 0 | 1
   if (!a.finite || !b.finite) {
-    const n = nanOf(a, b)
+    const n = nanOf(a, b, ctx)
     if (n) return n
-    if (a.zero || b.zero) signal('InvalidOperation')
+    if (a.zero || b.zero) return invalid(ctx)
     return INF(sign)
   }
   if (a.zero || b.zero) return fix(new Dec(sign, 0n, a.exp + b.exp), ctx)
@@ -225,13 +302,15 @@ export function mul(a: Dec, b: Dec, ctx: Ctx): Dec {
 export function div(a: Dec, b: Dec, ctx: Ctx): Dec {
   const sign = (a.sign ^ b.sign) as 0 | 1
   if (!a.finite || !b.finite) {
-    const n = nanOf(a, b)
+    const n = nanOf(a, b, ctx)
     if (n) return n
-    if (a.kind === 'F' && b.kind === 'F') signal('InvalidOperation')
+    if (a.kind === 'F' && b.kind === 'F') return invalid(ctx)
     if (a.kind === 'F') return INF(sign)
-    return fix(new Dec(sign, 0n, ctx.Emin - ctx.prec + 1), ctx)
+    // x / Infinity: a zero at the smallest exponent, Clamped (libmpdec).
+    ctx.status |= CLAMPED
+    return new Dec(sign, 0n, ctx.Emin - ctx.prec + 1)
   }
-  if (b.zero) return a.zero ? signal('InvalidOperation', 'DivisionUndefined') : signal('DivisionByZero')
+  if (b.zero) return byZero(a, sign, ctx)
   let coef: bigint, exp: number
   if (a.zero) { coef = 0n; exp = a.exp - b.exp }
   else {
@@ -265,32 +344,40 @@ function divide(a: Dec, b: Dec, ctx: Ctx): [Dec, Dec] {
     const q = x / y
     if (q < pow10(ctx.prec)) return [new Dec(sign, q, 0), new Dec(a.sign, x - q * y, ideal)]
   }
-  return signal('InvalidOperation', 'DivisionImpossible')
+  return [invalid(ctx, IMPOSSIBLE), NAN]
+}
+
+/** x / 0: DivisionByZero, an infinity with the quotient's sign; 0 / 0: DivisionUndefined, NaN. */
+function byZero(a: Dec, sign: 0 | 1, ctx: Ctx): Dec {
+  if (a.zero) return invalid(ctx, UNDEFINED)
+  ctx.status |= DIV_ZERO
+  return INF(sign)
 }
 
 /** a // b (truncated toward zero, as CPython's Decimal). */
 export function floorDiv(a: Dec, b: Dec, ctx: Ctx): Dec {
   const sign = (a.sign ^ b.sign) as 0 | 1
   if (!a.finite || !b.finite) {
-    const n = nanOf(a, b)
+    const n = nanOf(a, b, ctx)
     if (n) return n
-    if (a.kind === 'F') return b.kind === 'F' ? signal('InvalidOperation') : INF(sign)
+    if (a.kind === 'F') return b.kind === 'F' ? invalid(ctx) : INF(sign)
     return new Dec(sign, 0n, 0)
   }
-  if (b.zero) return a.zero ? signal('InvalidOperation', 'DivisionUndefined') : signal('DivisionByZero')
+  if (b.zero) return byZero(a, sign, ctx)
   return divide(a, b, ctx)[0]
 }
 
 /** a % b (the sign of a, as CPython's Decimal). */
 export function mod(a: Dec, b: Dec, ctx: Ctx): Dec {
   if (!a.finite || !b.finite) {
-    const n = nanOf(a, b)
+    const n = nanOf(a, b, ctx)
     if (n) return n
-    if (a.kind === 'F') return signal('InvalidOperation')
+    if (a.kind === 'F') return invalid(ctx)
     return fix(a, ctx)
   }
-  if (b.zero) return a.zero ? signal('InvalidOperation', 'DivisionUndefined') : signal('InvalidOperation')
-  return fix(divide(a, b, ctx)[1], ctx)
+  if (b.zero) return invalid(ctx, a.zero ? UNDEFINED : INVALID)
+  const r = divide(a, b, ctx)[1]
+  return r.nan ? r : fix(r, ctx)
 }
 
 /** -1, 0, 1 for finite or infinite a, b (not NaN). */
@@ -314,28 +401,30 @@ export function cmp(a: Dec, b: Dec): number {
 /** x.quantize(q, rounding): x at q's exponent (CPython's checks against the context). */
 export function quantize(x: Dec, q: Dec, mode: Rounding, ctx: Ctx): Dec {
   if (!x.finite || !q.finite) {
-    const n = nanOf(x, q)
+    const n = nanOf(x, q, ctx)
     if (n) return n
     if (x.kind === 'F' && q.kind === 'F') return x
-    return signal('InvalidOperation')
+    return invalid(ctx)
   }
-  if (!(ctx.Emin - ctx.prec + 1 <= q.exp && q.exp <= ctx.Emax)) signal('InvalidOperation')
+  if (!(ctx.Emin - ctx.prec + 1 <= q.exp && q.exp <= ctx.Emax)) return invalid(ctx)
   if (x.zero) return fix(new Dec(x.sign, 0n, q.exp), ctx)
-  if (x.adjusted > ctx.Emax || x.adjusted - q.exp + 1 > ctx.prec) signal('InvalidOperation')
+  if (x.adjusted > ctx.Emax || x.adjusted - q.exp + 1 > ctx.prec) return invalid(ctx)
   const ans = rescale(x, q.exp, mode, ctx)
-  if (ans.adjusted > ctx.Emax || ans.digits > ctx.prec) signal('InvalidOperation')
+  if (ans.adjusted > ctx.Emax || ans.digits > ctx.prec) return invalid(ctx)
+  if (lost) ctx.status |= INEXACT | ROUNDED
+  if (!ans.zero && ans.adjusted < ctx.Emin) ctx.status |= SUBNORMAL
   return fix(ans, ctx)
 }
 
 /** `x.sqrt()`, correctly rounded (half even) to the context's precision (CPython's algorithm). */
 export function sqrt(x: Dec, ctx: Ctx): Dec {
   if (!x.finite) {
-    const n = nanOf(x)
+    const n = nanOf(x, undefined, ctx)
     if (n) return n
     if (x.sign === 0) return x
   }
   if (x.zero) return fix(new Dec(x.sign, 0n, Math.floor(x.exp / 2)), ctx)
-  if (x.sign) signal('InvalidOperation')
+  if (x.sign) return invalid(ctx)
   const prec = ctx.prec + 1
   let e = x.exp >> 1, c: bigint, l: number
   if (x.exp & 1) { c = x.coef * 10n; l = (x.digits >> 1) + 1 } else { c = x.coef; l = (x.digits + 1) >> 1 }
@@ -356,12 +445,19 @@ export function sqrt(x: Dec, ctx: Ctx): Dec {
     else n *= pow10(-shift)
     e += shift
   } else if (n % 5n === 0n) n += 1n
-  return fix(new Dec(0, n, e), { ...ctx, rounding: 'ROUND_HALF_EVEN' })
+  return fixIn(new Dec(0, n, e), { ...ctx, rounding: 'ROUND_HALF_EVEN' }, ctx)
+}
+
+/** `fix` in a context derived from ctx (`{ ...ctx, rounding }`): its conditions are ctx's. */
+export function fixIn(x: Dec, derived: Ctx, ctx: Ctx): Dec {
+  const r = fix(x, derived)
+  ctx.status |= derived.status
+  return r
 }
 
 /** `x.normalize()`: the shortest coefficient (trailing zeros stripped), rounded to the context. */
 export function normalize(x: Dec, ctx: Ctx): Dec {
-  if (!x.finite) return nanOf(x) ?? x
+  if (!x.finite) return nanOf(x, undefined, ctx) ?? x
   const d = fix(x, ctx)
   if (d.zero) return new Dec(d.sign, 0n, 0)
   const expMax = ctx.clamp ? ctx.Emax - ctx.prec + 1 : ctx.Emax
@@ -386,27 +482,30 @@ export function powInt(x: Dec, n: bigint, ctx: Ctx): Dec {
   const odd = (n & 1n) === 1n
   const sign = (x.sign && odd ? 1 : 0) as 0 | 1
   if (!x.finite) {
-    const nn = nanOf(x)
+    const nn = nanOf(x, undefined, ctx)
     if (nn) return nn
     if (n === 0n) return fix(ONE, ctx)
     return n > 0n ? INF(sign) : new Dec(sign, 0n, 0)
   }
-  if (n === 0n) return x.zero ? signal('InvalidOperation') : fix(ONE, ctx)
+  if (n === 0n) return x.zero ? invalid(ctx) : fix(ONE, ctx)
   if (x.zero) return n > 0n ? new Dec(sign, 0n, 0) : INF(sign)
   const m = n < 0n ? -n : n
   const work: Ctx = { ...ctx, prec: ctx.prec + ndigits(m) + 2 + (n < 0n ? 1 : 0), rounding: 'ROUND_HALF_EVEN', clamp: 0 }
   // The result's size is known before any product: past the exponent limits it overflows or underflows.
   const mag = Number(m) * (x.adjusted + Math.log10(Number(digitText(x.coef).slice(0, 15)) / 10 ** (Math.min(x.digits, 15) - 1) || 1))
-  if (Number.isFinite(mag) && (n > 0n ? mag : -mag) > ctx.Emax + 1) signal('Overflow')
+  const huge = new Dec(sign, 1n, ctx.Emax + 1)
+  if (Number.isFinite(mag) && (n > 0n ? mag : -mag) > ctx.Emax + 1) return fix(huge, ctx)
   let base = new Dec(0, x.coef, x.exp)
   if (n < 0n) base = div(ONE, base, work)
   let r = base
   for (let bit = BigInt(m.toString(2).length - 2); bit >= 0n; bit--) {
     r = mul(r, r, work)
     if ((m >> bit) & 1n) r = mul(r, base, work)
-    if (r.zero) break
+    if (r.zero || r.kind === 'F') break
   }
-  return fix(new Dec(sign, r.coef, r.exp), ctx)
+  // Every condition of the steps is the result's (libmpdec's `_mpd_qpow_int`); past Emax, an overflow in the context.
+  ctx.status |= work.status
+  return fix(r.kind === 'F' ? huge : new Dec(sign, r.coef, r.exp), ctx)
 }
 
 /** CPython's `__str__` (to-scientific-string): `0.000001`, `1E-7`, `1E+2`, `-Infinity`, `NaN`; `eng`: exponents in threes. */

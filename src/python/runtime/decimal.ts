@@ -4,9 +4,11 @@
  * ROUND_HALF_EVEN; `getcontext().prec = n`, `localcontext()` in a `with`), built from text, ints,
  * other decimals and floats (exactly); arithmetic with ints and decimals, comparisons with ints,
  * floats and fractions (exact), hashing and dict keys shared with equal ints, floats and fractions,
- * `str`/`repr`/format specs as CPython's, `quantize` with the rounding constants, the signals
- * InvalidOperation, DivisionByZero and Overflow as catchable exceptions with CPython's messages.
- * Arithmetic with a float is CPython's TypeError.
+ * `str`/`repr`/format specs as CPython's, `quantize` with the rounding constants. Each operation
+ * records its conditions in the context's flags and raises the trapped ones (decimal-num.ts'
+ * `settle`; by default InvalidOperation, DivisionByZero and Overflow), with CPython's messages.
+ * Arithmetic with a float is CPython's TypeError; a float in `Decimal(f)` or an ordering comparison
+ * is FloatOperation (an equality comparison only flags it), as CPython's.
  */
 import { PyDict, PyNamedTuple, PyNamedTupleType, PyNumeric, mkFloat, mkInt, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
@@ -17,8 +19,9 @@ import { PyFraction } from './fractions.ts'
 import { asciiDigits } from './text.ts'
 import * as Q from './rational.ts'
 import * as N from './decimal-num.ts'
-import { Dec, type Ctx, type Rounding } from './decimal-num.ts'
+import { Dec, settle, type Ctx, type Rounding } from './decimal-num.ts'
 import { formatDecimal } from './decimal-format.ts'
+import { PySignalDict } from './decimal-signals.ts'
 import { sciText } from './decimal-num.ts'
 import { expCR, lnCR, log10CR } from './decimal-transcend.ts'
 import { CONTEXT_FUNCTIONS, DIGIT_BITS, MAX_EMAX, MAX_PREC, PyContext, contextManagerMethod, contextOf, ctxOf, roundingOf } from './decimal-context.ts'
@@ -31,7 +34,8 @@ let nanSerial = 0
 export class PyDecimal extends PyNumeric {
   readonly typeName = 'decimal.Decimal'
   private nanId = 0
-  constructor(readonly d: Dec) {
+  /** `rt`: the run that made it, whose context a comparison flags (comparisons are not given the run). */
+  constructor(readonly d: Dec, readonly rt?: PyRun) {
     super()
   }
 
@@ -77,8 +81,11 @@ export class PyDecimal extends PyNumeric {
     let b: Dec
     if (other instanceof PyDecimal) b = other.d
     else if (isIntValue(other)) b = decOfInt(intOf(other))
-    else if (isFloatValue(other)) b = decOfFloat(floatOf(other))
-    else if (other instanceof PyFraction) {
+    else if (isFloatValue(other)) {
+      // CPython: FloatOperation, raised when trapped only by an ordering comparison.
+      this.condition(N.FLOAT, other, ordering)
+      b = decOfFloat(floatOf(other))
+    } else if (other instanceof PyFraction) {
       if (a.nan) return this.unordered(ordering)
       if (!a.finite) return a.sign ? -1 : 1
       // Far apart in magnitude: decided without building 10 ** |exp| (at most the fraction's size is built).
@@ -91,15 +98,25 @@ export class PyDecimal extends PyNumeric {
       return Q.cmp(this.ratio(), other)
     } else return undefined
     if (a.nan || b.nan) {
-      if (a.kind === 'N' || b.kind === 'N') N.signal('InvalidOperation')
-      return this.unordered(ordering)
+      if (a.kind === 'N' || b.kind === 'N') this.condition(N.INVALID, other, true)
+      return this.unordered(ordering, other)
     }
     return N.cmp(a, b)
   }
 
-  /** A comparison with a NaN: unequal; ordering it is InvalidOperation (CPython's default trap). */
-  private unordered(ordering: boolean): number {
-    return ordering ? N.signal('InvalidOperation') : NaN
+  /** A comparison with a NaN: unequal; ordering it is InvalidOperation (unordered when not trapped). */
+  private unordered(ordering: boolean, other?: unknown): number {
+    if (ordering) this.condition(N.INVALID, other, true)
+    return NaN
+  }
+
+  /** A condition of a comparison, in the context of the run that made either operand (raised when trapped and `trap`). */
+  private condition(bits: number, other: unknown, trap: boolean): void {
+    const rt = this.rt ?? (other instanceof PyDecimal ? other.rt : undefined)
+    // No run known (a decimal made by the runtime): CPython's default traps, no flags to keep.
+    if (rt === undefined) { if (trap && bits & N.INVALID) N.raiseSignal(bits); return }
+    const ctx = ctxOf(rt)
+    if (trap) { ctx.status |= bits; settle(ctx) } else contextOf(rt).sig.flags |= bits
   }
 
   binop(rtu: unknown, op: string, other: unknown, reflected: boolean): unknown {
@@ -110,16 +127,19 @@ export class PyDecimal extends PyNumeric {
     else return undefined
     const [a, b] = reflected ? [o, this.d] : [this.d, o]
     const ctx = ctxOf(rt)
+    let r: Dec
     switch (op) {
-      case '+': return new PyDecimal(N.add(a, b, ctx))
-      case '-': return new PyDecimal(N.sub(a, b, ctx))
-      case '*': return new PyDecimal(N.mul(a, b, ctx))
-      case '/': return new PyDecimal(N.div(a, b, ctx))
-      case '//': return new PyDecimal(N.floorDiv(a, b, ctx))
-      case '%': return new PyDecimal(N.mod(a, b, ctx))
-      case '**': return new PyDecimal(power(a, b, ctx))
+      case '+': r = N.add(a, b, ctx); break
+      case '-': r = N.sub(a, b, ctx); break
+      case '*': r = N.mul(a, b, ctx); break
+      case '/': r = N.div(a, b, ctx); break
+      case '//': r = N.floorDiv(a, b, ctx); break
+      case '%': r = N.mod(a, b, ctx); break
+      case '**': r = power(a, b, ctx); break
+      default: return undefined
     }
-    return undefined
+    if (ctx.status !== 0) settle(ctx)
+    return new PyDecimal(r, rt)
   }
 
   toFloat(): number {
@@ -135,11 +155,10 @@ export class PyDecimal extends PyNumeric {
     const d = this.d
     switch (op) {
       case 'neg': case 'pos': case 'abs': {
-        if (d.nan) return new PyDecimal(nanResult(d))
         const ctx = ctxOf(rt)
         // A zero loses its sign unless rounding toward -inf (CPython's __neg__/__pos__/__abs__).
         const sign: 0 | 1 = d.zero && ctx.rounding !== 'ROUND_FLOOR' ? 0 : op === 'neg' ? (d.sign ? 0 : 1) : op === 'pos' ? d.sign : 0
-        return new PyDecimal(N.fix(new Dec(sign, d.coef, d.exp, d.kind), ctx))
+        return settled(rt, ctx, d.nan ? nanResult(d, ctx) : N.fix(new Dec(sign, d.coef, d.exp, d.kind), ctx))
       }
       case 'int': case 'trunc': return this.integer('ROUND_DOWN', rt)
       case 'floor': return this.integer('ROUND_FLOOR', rt)
@@ -150,7 +169,7 @@ export class PyDecimal extends PyNumeric {
         if (!isIntValue(nd)) typeError('optional arg must be an integer')
         const n = Number(intOf(nd))
         const ctx = ctxOf(rt)
-        return new PyDecimal(N.quantize(d, new Dec(0, 1n, -n), ctx.rounding, ctx))
+        return settled(rt, ctx, N.quantize(d, new Dec(0, 1n, -n), ctx.rounding, ctx))
       }
       case 'hash': return mkInt(hash(d))
     }
@@ -185,31 +204,40 @@ export class PyDecimal extends PyNumeric {
   }
 }
 
-function nanResult(d: Dec): Dec {
-  if (d.kind === 'N') N.signal('InvalidOperation')
-  return d
+/** A result settled in its context: the conditions flagged, the trapped ones raised. */
+function settled(rt: PyRun | undefined, ctx: Ctx, r: Dec): PyDecimal {
+  if (ctx.status !== 0) settle(ctx)
+  return new PyDecimal(r, rt)
 }
+
+/** A NaN operand's result (a signaling one is InvalidOperation, quieted). */
+const nanResult = (d: Dec, ctx: Ctx): Dec => N.nanOf(d, undefined, ctx)!
 
 /** `x.exp()`, `x.ln()`, `x.log10()`: correctly rounded, half even whatever the context's rounding (as libmpdec). */
 function transcendental(name: 'exp' | 'ln' | 'log10', d: Dec, ctx: Ctx): Dec {
-  if (d.nan) return nanResult(d)
+  if (d.nan) return nanResult(d, ctx)
   const even: Ctx = { ...ctx, rounding: 'ROUND_HALF_EVEN' }
   if (name === 'exp') {
     if (d.kind === 'F') return d.sign ? N.ZERO : d
+    if (d.zero) return N.fix(N.ONE, ctx)
     // Far out of range: decided before any digit is computed.
     const est = d.adjusted > 20 ? Infinity : Math.abs(Number(sciText(d, 1)))
-    if (est > (ctx.Emax + 2) * Math.LN10 + 10 && !d.sign) N.signal('Overflow')
-    if (est > (ctx.prec - ctx.Emin + 2) * Math.LN10 + 10 && d.sign) return N.fix(new Dec(0, 1n, ctx.Emin - ctx.prec), even)
-    return N.fix(expCR(d, ctx.prec, ctx), even)
+    if (est > (ctx.Emax + 2) * Math.LN10 + 10 && !d.sign) return N.fix(new Dec(0, 1n, ctx.Emax + 1), ctx)
+    ctx.status |= N.INEXACT | N.ROUNDED
+    if (est > (ctx.prec - ctx.Emin + 2) * Math.LN10 + 10 && d.sign) return N.fixIn(new Dec(0, 1n, ctx.Emin - ctx.prec), even, ctx)
+    return N.fixIn(expCR(d, ctx.prec, ctx), even, ctx)
   }
   if (d.zero) return N.INF(1)
-  if (d.sign) N.signal('InvalidOperation')
+  if (d.sign) return N.invalid(ctx)
   if (d.kind === 'F') return d
-  return N.fix(name === 'ln' ? lnCR(d, ctx.prec, ctx) : log10CR(d, ctx.prec, ctx), even)
+  // Exact only for ln(1) and the log10 of a power of ten (libmpdec's results are otherwise inexact).
+  const [c, k] = N.stripZeros(d.coef)
+  if (c !== 1n || (name === 'ln' && d.exp + k !== 0)) ctx.status |= N.INEXACT | N.ROUNDED
+  return N.fixIn(name === 'ln' ? lnCR(d, ctx.prec, ctx) : log10CR(d, ctx.prec, ctx), even, ctx)
 }
 
 /** CPython's exponent limits on a 64-bit build, for the steps of a power (libmpdec's maximum context). */
-const MAX_CTX = (ctx: Ctx, prec: number): Ctx => ({ ...ctx, prec, rounding: 'ROUND_HALF_EVEN', Emax: MAX_EMAX, Emin: -MAX_EMAX, clamp: 0 })
+const MAX_CTX = (ctx: Ctx, prec: number): Ctx => ({ ...ctx, prec, rounding: 'ROUND_HALF_EVEN', Emax: MAX_EMAX, Emin: -MAX_EMAX, clamp: 0, status: 0 })
 
 /** a ** b: an integral or infinite b exactly as CPython; another b as libmpdec's exp(b · ln a), each step at the precision + 23 digits. */
 function power(a: Dec, b: Dec, ctx: Ctx): Dec {
@@ -217,7 +245,7 @@ function power(a: Dec, b: Dec, ctx: Ctx): Dec {
   if (b.kind === 'F') {
     // CPython's rules for an infinite exponent: by the base's size against 1.
     if (a.zero) return b.sign ? N.INF(0) : N.ZERO
-    if (a.sign) N.signal('InvalidOperation')
+    if (a.sign) return N.invalid(ctx)
     if (a.kind === 'F') return b.sign ? N.ZERO : N.INF(0)
     const c = N.cmp(a, N.ONE)
     if (c === 0) return new Dec(0, N.pow10(ctx.prec - 1), 1 - ctx.prec)
@@ -235,22 +263,23 @@ function power(a: Dec, b: Dec, ctx: Ctx): Dec {
 
 const asDec = (x: unknown): Dec | undefined => (x instanceof PyDecimal ? x.d : isIntValue(x) ? decOfInt(intOf(x)) : undefined)
 
-/** `divmod(a, b)` of decimals by zero: CPython signals both conditions at once. */
-export function decimalDivmodCheck(a: unknown, b: unknown): void {
+/** `divmod(a, b)` of decimals by zero: CPython meets both conditions at once (a trapped one raises; else the quotient and remainder follow). */
+export function decimalDivmodCheck(rt: PyRun, a: unknown, b: unknown): void {
   const x = asDec(a), y = asDec(b)
   if (!x || !y || !y.zero || !x.finite) return
-  if (x.zero) N.signal('InvalidOperation', 'DivisionUndefined')
-  N.signal('InvalidOperation', 'InvalidOperation', 'DivisionByZero')
+  const ctx = ctxOf(rt)
+  ctx.status |= x.zero ? N.UNDEFINED : N.INVALID | N.DIV_ZERO
+  settle(ctx)
 }
 
 /** `pow(a, b, m)` with decimals: integral operands, the result an integral Decimal (CPython's `_power_modulo`). */
 export function decimalPowMod(rt: PyRun, a: unknown, b: unknown, m: unknown): PyDecimal | undefined {
   const x = asDec(a), e = asDec(b), md = asDec(m)
   if (!x || !e || !md) return undefined
-  if (x.nan || e.nan || md.nan) return new PyDecimal(N.add(N.add(x, e, ctxOf(rt)), md, ctxOf(rt)))
   const ctx = ctxOf(rt)
+  if (x.nan || e.nan || md.nan) return settled(rt, ctx, N.add(N.add(x, e, ctx), md, ctx))
   const integral = (d: Dec): boolean => d.finite && (d.exp >= 0 || N.stripZeros(d.coef, -d.exp)[1] === -d.exp || d.zero)
-  if (!integral(x) || !integral(e) || !integral(md) || e.sign || md.zero || md.adjusted >= ctx.prec || (x.zero && e.zero)) N.signal('InvalidOperation')
+  if (!integral(x) || !integral(e) || !integral(md) || e.sign || md.zero || md.adjusted >= ctx.prec || (x.zero && e.zero)) return settled(rt, ctx, N.invalid(ctx))
   const whole = (d: Dec): bigint => {
     ctx.work(d.digits + Math.max(d.exp, 0))
     return d.exp >= 0 ? d.coef * N.pow10(d.exp) : d.coef / N.pow10(-d.exp)
@@ -258,15 +287,17 @@ export function decimalPowMod(rt: PyRun, a: unknown, b: unknown, m: unknown): Py
   const mod = whole(md), n = whole(e)
   rt.charge(Math.max(1, n.toString(2).length) * 100)
   const r = Q.modPow(whole(x) % mod, n, mod)
-  return new PyDecimal(new Dec((n & 1n) === 1n ? x.sign : 0, r, 0))
+  return new PyDecimal(new Dec((n & 1n) === 1n ? x.sign : 0, r, 0), rt)
 }
 
 function realPower(a: Dec, b: Dec, ctx: Ctx): Dec {
   if (a.zero) return b.sign ? N.INF(0) : N.ZERO
-  if (a.sign) N.signal('InvalidOperation')
+  if (a.sign) return N.invalid(ctx)
   if (a.kind === 'F') return b.sign ? N.ZERO : N.INF(0)
   const wp = Math.max(a.digits, ctx.prec) + 4 + 19
   const work = MAX_CTX(ctx, wp)
+  // The steps' own rounding is not the result's; a non-integral power is inexact (libmpdec's `_mpd_qpow_real`).
+  ctx.status |= N.INEXACT | N.ROUNDED
   const r = expCR(N.mul(lnCR(a, wp, work), b, work), wp, work)
   // A result of exactly one is written with the full precision (1.000...), as libmpdec's.
   if (N.cmp(r, N.ONE) === 0) return new Dec(0, N.pow10(ctx.prec - 1), 1 - ctx.prec)
@@ -289,7 +320,7 @@ function hash(d: Dec): bigint {
 /** `x.max(y)` / `x.min(y)`: a quiet NaN gives way to a number; equal values by their exponents (CPython's compare_total). */
 function maxMin(name: 'max' | 'min', a: Dec, b: Dec, ctx: Ctx): Dec {
   if (a.nan || b.nan) {
-    if (a.kind === 'N' || b.kind === 'N') N.signal('InvalidOperation')
+    if (a.kind === 'N' || b.kind === 'N') return N.nanOf(a, b, ctx)!
     if (!a.nan) return N.fix(a, ctx)
     if (!b.nan) return N.fix(b, ctx)
     return a
@@ -302,16 +333,17 @@ function maxMin(name: 'max' | 'min', a: Dec, b: Dec, ctx: Ctx): Dec {
 
 /** `next_plus` / `next_minus`: the closest representable neighbour in the context. */
 function nextToward(d: Dec, dir: 1 | -1, ctx: Ctx): Dec {
-  if (d.nan) return nanResult(d)
+  if (d.nan) return nanResult(d, ctx)
   if (d.kind === 'F') {
     if ((d.sign === 0) === (dir === 1)) return d
     // The largest finite number of the context, with the infinity's sign.
     return new Dec(dir === 1 ? 1 : 0, N.pow10(ctx.prec) - 1n, ctx.Emax - ctx.prec + 1)
   }
   const rounding = dir === 1 ? 'ROUND_CEILING' : 'ROUND_FLOOR'
-  const c: Ctx = { ...ctx, rounding }
+  // Only the errors of the steps are the result's conditions (libmpdec's `mpd_qnext_plus`).
+  const c: Ctx = { ...ctx, rounding, status: 0 }
   const fixed = N.fix(d, c)
-  if (N.cmp(fixed, d) !== 0) return fixed
+  if (c.status & N.INEXACT) return fixed
   const tiny = new Dec(dir === 1 ? 0 : 1, 1n, ctx.Emin - ctx.prec)
   return N.add(d, tiny, c)
 }
@@ -334,22 +366,22 @@ export function decOfFloat(f: number): Dec {
 
 const DEC_TEXT = /^([-+])?(?:(?=\d|\.\d)(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?|(inf(?:inity)?)|(s)?nan(\d*))$/i
 
-/** Decimal(text): CPython's syntax (surrounding whitespace, `_` between digits); else InvalidOperation. */
-export function parseDecimal(rt: PyRun | undefined, text: string): Dec {
+/** Decimal(text): CPython's syntax (surrounding whitespace, `_` between digits); else ConversionSyntax (a NaN, raised when trapped: the caller settles ctx). */
+function parseDecimal(rt: PyRun | undefined, text: string, ctx: Ctx): Dec {
   // CPython's C implementation drops every underscore (`Decimal('1__0')` is 10).
   const s = asciiDigits(text).trim().replace(/_/g, '')
   const m = DEC_TEXT.exec(s)
-  if (!m) return N.signal('InvalidOperation', 'ConversionSyntax')
+  if (!m) return N.invalid(ctx, N.CONVERSION)
   const sign = m[1] === '-' ? 1 : 0
   if (m[5]) return N.INF(sign)
   if (m[7] !== undefined) {
     const payload = m[7].replace(/^0+/, '')
-    if (payload.length > contextOf(rt).prec - contextOf(rt).clamp) N.signal('InvalidOperation', 'ConversionSyntax')
+    if (payload.length > ctx.prec - ctx.clamp) return N.invalid(ctx, N.CONVERSION)
     return new Dec(sign, payload ? BigInt(payload) : 0n, 0, m[6] ? 'N' : 'n')
   }
   const int = m[2] ?? '', frac = m[3] ?? ''
   const exp = m[4] ? Number(m[4]) : 0
-  if (!Number.isSafeInteger(exp) || Math.abs(exp) > MAX_EMAX) N.signal('InvalidOperation', 'ConversionSyntax')
+  if (!Number.isSafeInteger(exp) || Math.abs(exp) > MAX_EMAX) return N.invalid(ctx, N.CONVERSION)
   const digits = (int + frac).replace(/^0+(?=\d)/, '')
   if (rt && digits.length > 4096) rt.charge(bigWorkUnits(digits.length * DIGIT_BITS))
   return new Dec(sign, BigInt(digits), exp - frac.length)
@@ -368,14 +400,20 @@ export function makeDecimal(rt: PyRun, a: unknown[], kw: PyDict | null): PyDecim
   if (args.length > 2) typeError(`Decimal() takes at most 2 arguments (${args.length} given)`)
   const [x = '0', c = null] = args
   if (c !== null && !(c instanceof PyContext)) typeError('optional argument must be a context')
-  return new PyDecimal(decOf(rt, x))
+  // The conditions of the conversion are the given context's, else the run's.
+  const ctx = c === null ? ctxOf(rt) : (c as PyContext).of(rt)
+  return settled(rt, ctx, decOf(rt, x, ctx))
 }
 
-function decOf(rt: PyRun, x: unknown): Dec {
+/** The exact value of Decimal(x): a float is FloatOperation, bad text ConversionSyntax (in ctx, settled by the caller). */
+function decOf(rt: PyRun, x: unknown, ctx: Ctx): Dec {
   if (x instanceof PyDecimal) return x.d
   if (isIntValue(x)) return decOfInt(intOf(x))
-  if (isFloatValue(x)) return decOfFloat(floatOf(x))
-  if (typeof x === 'string') return parseDecimal(rt, x)
+  if (isFloatValue(x)) {
+    ctx.status |= N.FLOAT
+    return decOfFloat(floatOf(x))
+  }
+  if (typeof x === 'string') return parseDecimal(rt, x, ctx)
   if (Array.isArray(x)) return decOfTuple(x)
   return typeError(`conversion from ${typeName(x)} to Decimal is not supported`)
 }
@@ -415,7 +453,7 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
   const opt = (i: number, key: string): unknown => (a.length > i ? a[i] : kw?.map.get(key)?.[1] ?? null)
   const rounding = (i: number): Rounding => { const r = opt(i, 'rounding'); return r === null ? ctx.rounding : roundingOf(r) }
   const other = (): Dec => { const o = opt(0, 'other'); return o instanceof PyDecimal ? o.d : isIntValue(o) ? decOfInt(intOf(o)) : typeError(`conversion from ${typeName(o)} to Decimal is not supported`) }
-  const dec = (r: Dec): PyDecimal => new PyDecimal(r)
+  const dec = (r: Dec): PyDecimal => settled(rt, ctx, r)
   switch (name) {
     case 'quantize': {
       const q = opt(0, 'exp')
@@ -425,8 +463,12 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
     case 'normalize': return dec(N.normalize(d, ctx))
     case 'sqrt': return dec(N.sqrt(d, ctx))
     case 'to_integral_value': case 'to_integral': case 'to_integral_exact': {
-      if (!d.finite) return dec(nanResult(d))
-      return dec(d.exp >= 0 ? d : N.rescale(d, 0, rounding(0), ctx))
+      if (!d.finite) return dec(d.nan ? nanResult(d, ctx) : d)
+      if (d.exp >= 0) return dec(d)
+      const r = N.rescale(d, 0, rounding(0), ctx)
+      // Only the exact form flags what it rounds (libmpdec's TO_INT_EXACT).
+      if (name === 'to_integral_exact') ctx.status |= N.lostDigits() ? N.ROUNDED | N.INEXACT : N.ROUNDED
+      return dec(r)
     }
     case 'is_zero': return d.zero
     case 'is_nan': return d.nan
@@ -454,7 +496,11 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
     case 'fma': {
       const o = other(), t = opt(1, 'third')
       const td = t instanceof PyDecimal ? t.d : isIntValue(t) ? decOfInt(intOf(t)) : typeError(`conversion from ${typeName(t)} to Decimal is not supported`)
-      return dec(N.add(N.mul(d, o, { ...ctx, prec: Number.MAX_SAFE_INTEGER, Emax: Number.MAX_SAFE_INTEGER, Emin: -Number.MAX_SAFE_INTEGER }), td, ctx))
+      // The product exact (its only condition an invalid one), then the sum rounded to the context.
+      const exact: Ctx = { ...ctx, prec: Number.MAX_SAFE_INTEGER, Emax: Number.MAX_SAFE_INTEGER, Emin: -Number.MAX_SAFE_INTEGER }
+      const p = N.mul(d, o, exact)
+      ctx.status |= exact.status
+      return dec(N.add(p, td, ctx))
     }
     case 'exp': case 'ln': case 'log10': return dec(transcendental(name, d, ctx))
     case 'max': case 'min': return dec(maxMin(name, d, other(), ctx))
@@ -464,7 +510,7 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
     case 'scaleb': {
       const o = other()
       if (d.nan || o.nan) return dec(N.add(d, o, ctx))
-      if (o.exp !== 0 || !o.finite) N.signal('InvalidOperation')
+      if (o.exp !== 0 || !o.finite) return dec(N.invalid(ctx))
       return dec(d.finite ? N.fix(new Dec(d.sign, d.coef, d.exp + Number(o.sign ? -o.coef : o.coef)), ctx) : d)
     }
   }
@@ -473,15 +519,16 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
 
 /** statistics' `_convert` of an exact ratio (or a non-finite float) to a Decimal: n / d in the run's context. */
 export function decimalOfRatio(rt: PyRun | undefined, v: Q.Ratio | number): PyDecimal {
-  if (typeof v === 'number') return new PyDecimal(decOfFloat(v))
-  return new PyDecimal(N.div(decOfInt(v.n), decOfInt(v.d), ctxOf(rt)))
+  if (typeof v === 'number') return new PyDecimal(decOfFloat(v), rt)
+  const ctx = ctxOf(rt)
+  return settled(rt, ctx, N.div(decOfInt(v.n), decOfInt(v.d), ctx))
 }
 
 /** statistics' `_decimal_sqrt_of_frac`: √(n/d) to the context, moved a step up or down when the context's sqrt of the quotient is off. */
 export function decimalSqrtOfRatio(rt: PyRun | undefined, v: Q.Ratio): PyDecimal {
   let n = v.n, m = v.d
   if (n <= 0n) {
-    if (n === 0n) return new PyDecimal(new Dec(0, 0n, -1))
+    if (n === 0n) return new PyDecimal(new Dec(0, 0n, -1), rt)
     n = -n; m = -m
   }
   const ctx = ctxOf(rt)
@@ -490,34 +537,37 @@ export function decimalSqrtOfRatio(rt: PyRun | undefined, v: Q.Ratio): PyDecimal
   const [nr, dr] = ratioOf(root)
   const plus = nextToward(root, 1, ctx)
   const [np, dp] = ratioOf(plus)
-  if (4n * n * (dr * dp) ** 2n > m * (dr * np + dp * nr) ** 2n) return new PyDecimal(plus)
+  if (4n * n * (dr * dp) ** 2n > m * (dr * np + dp * nr) ** 2n) return settled(rt, ctx, plus)
   const minus = nextToward(root, -1, ctx)
   const [nm, dm] = ratioOf(minus)
-  if (4n * n * (dr * dm) ** 2n < m * (dr * nm + dm * nr) ** 2n) return new PyDecimal(minus)
-  return new PyDecimal(root)
+  if (4n * n * (dr * dm) ** 2n < m * (dr * nm + dm * nr) ** 2n) return settled(rt, ctx, minus)
+  return settled(rt, ctx, root)
 }
 
 /** `Decimal.from_float(f)`: an int or a float, exactly. */
-function fromFloat(a: unknown[]): PyDecimal {
+function fromFloat(rt: PyRun, a: unknown[]): PyDecimal {
   if (a.length !== 1) typeError(`Decimal.from_float() takes exactly one argument (${a.length} given)`)
   const f = a[0]
-  if (isIntValue(f)) return new PyDecimal(decOfInt(intOf(f)))
+  if (isIntValue(f)) return new PyDecimal(decOfInt(intOf(f)), rt)
   if (!isFloatValue(f)) typeError('argument must be int or float')
-  return new PyDecimal(decOfFloat(floatOf(f)))
+  return new PyDecimal(decOfFloat(floatOf(f)), rt)
 }
 
 /** The methods of a context (`ctx.create_decimal(x)`, `ctx.copy()`) and of a `localcontext()` manager. */
 export function contextMethod(rt: PyRun, o: unknown, name: string, a: unknown[], _kw: PyDict | null): unknown {
   if (o instanceof PyContext && name === 'create_decimal') {
-    const d = decOf(rt, a.length ? a[0] : '0')
-    return new PyDecimal(d.nan ? d : N.fix(d, o.of(rt)))
+    // Rounded to this context, its conditions flagged in it (a float is FloatOperation).
+    const ctx = o.of(rt)
+    const d = decOf(rt, a.length ? a[0] : '0', ctx)
+    return settled(rt, ctx, d.nan ? d : N.fix(d, ctx))
   }
+  if (o instanceof PySignalDict) return o.method(name, a)
   return contextManagerMethod(rt, o, name)
 }
 
 export const DECIMAL_FUNCTIONS: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | null) => unknown> = {
   Decimal: (rt, a, kw) => makeDecimal(rt, a, kw),
-  'Decimal.from_float': (_rt, a) => fromFloat(a),
+  'Decimal.from_float': (rt, a) => fromFloat(rt, a),
   ...CONTEXT_FUNCTIONS,
 }
 

@@ -327,7 +327,7 @@ export function hash(x: unknown): unknown {
 }
 
 export function divmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] {
-  if (a instanceof PyDecimal || b instanceof PyDecimal) decimalDivmodCheck(a, b)
+  if (a instanceof PyDecimal || b instanceof PyDecimal) decimalDivmodCheck(rt, a, b)
   // CPython names divmod in its message (the // and % messages differ).
   if ((b === 0 || b === 0n || b === false || (b instanceof PyFloat && b.v === 0)) && isNumber(a)) {
     raise('ZeroDivisionError', isIntValue(a) && isIntValue(b) ? 'integer division or modulo by zero' : 'float divmod()')

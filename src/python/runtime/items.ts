@@ -8,6 +8,7 @@ import { reItem } from './re.ts'
 import { raise, typeError } from './errors.ts'
 import { hashKey, iterate, repr } from './core.ts'
 import { MISSING, guestDelItem, guestIndex, guestItem, guestSetItem } from './dunders.ts'
+import { PySignalDict, deleteSignal } from './decimal-signals.ts'
 import { codePoints, hasAstral } from './text.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
@@ -67,6 +68,7 @@ export function getItem(rt: PyRun, x: unknown, k: unknown): unknown {
     return e[1]
   }
   if (x instanceof PyOpaque) {
+    if (x instanceof PySignalDict) return x.has(k)
     const r = reItem(x, k)
     if (r !== undefined) return r
   }
@@ -106,6 +108,7 @@ export function setItem(rt: PyRun, x: unknown, k: unknown, v: unknown): void {
     else { rt.chargeSlots(2); x.map.set(h, [k, v]) }
     return
   }
+  if (x instanceof PySignalDict) return x.set(k, v)
   if (guestSetItem(x, k, v) === MISSING) typeError(`'${typeName(x)}' object does not support item assignment`)
 }
 
@@ -120,6 +123,7 @@ export function delItem(x: unknown, k: unknown): void {
     if (!x.map.delete(hashKey(k))) throw keyError(k)
     return
   }
+  if (x instanceof PySignalDict) deleteSignal()
   if (guestDelItem(x, k) === MISSING) typeError(`'${typeName(x)}' object doesn't support item deletion`)
 }
 
