@@ -44,6 +44,12 @@ export interface BudgetCapability {
   readonly runner?: BudgetRunner
   /** Run options every sub-run gets (limits, maxHeapBytes, ...); fuel, timeoutMs, capabilities and context are set per sub-run. */
   readonly runOptions?: Record<string, unknown>
+  /**
+   * The longest budgetRun's sub-run may take (default: until its token's deadline). A host whose work is
+   * bounded (a server's workflow step: the tenant's limits.timeoutMs) bounds its sub-runs alike, so that
+   * the lease of the token they spend ends there (budget-workflow.ts).
+   */
+  readonly maxSubRunMs?: number
 }
 
 /** What an unsettled token holds back from the run that minted it. */
@@ -53,8 +59,11 @@ export interface Reservation {
 }
 
 /** The capability of one run (a new one per run: it tracks the tokens the run minted). */
-export function budgetCapability(tokens: BudgetTokens, options: { depth?: number; runner?: BudgetRunner; runOptions?: Record<string, unknown> } = {}): BudgetCapability {
-  return { tokens, depth: options.depth ?? 0, outstanding: new Map(), ...(options.runner ? { runner: options.runner } : {}), ...(options.runOptions ? { runOptions: options.runOptions } : {}) }
+export function budgetCapability(tokens: BudgetTokens, options: { depth?: number; runner?: BudgetRunner; runOptions?: Record<string, unknown>; maxSubRunMs?: number } = {}): BudgetCapability {
+  return {
+    tokens, depth: options.depth ?? 0, outstanding: new Map(), ...(options.runner ? { runner: options.runner } : {}), ...(options.runOptions ? { runOptions: options.runOptions } : {}),
+    ...(options.maxSubRunMs !== undefined ? { maxSubRunMs: options.maxSubRunMs } : {}),
+  }
 }
 
 const HINT_CAPABILITY = 'Give the run a budget capability: capabilities.budget = budgetCapability(new BudgetTokens({ key })) (library), or set "budgetTokens" in the serve config.'
@@ -166,7 +175,7 @@ export async function keptSubRun(ctx: AtomContext, cap: BudgetCapability, input:
 /** budgetRun's work once the token is spent: the sub-run under its claims, with its own meter, and its receipt. */
 async function subRun(ctx: AtomContext, cap: BudgetCapability, input: SubRunInput, claims: BudgetClaims): Promise<SubRunOutcome> {
   const runner = runnerOf(cap, ctx.op)
-  const timeoutMs = Math.max(1, claims.exp - ctx.now())
+  const timeoutMs = Math.max(1, Math.min(claims.exp - ctx.now(), cap.maxSubRunMs ?? Infinity))
   const child = budgetCapability(cap.tokens, { depth: claims.depth, runner, ...(cap.runOptions ? { runOptions: cap.runOptions } : {}) })
   // The sub-run's own ledger: the calls it makes (its agentRun children's too) go into its receipt.
   const calls: Record<string, number> = {}

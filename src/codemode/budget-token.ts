@@ -154,6 +154,9 @@ export interface BudgetTokenOptions {
   now?: () => number
 }
 
+/** Added to a spend's time limit for its lease (ms): the host stopping the run and keeping its receipt, and clock skew between servers. */
+export const DEFAULT_LEASE_GRACE_MS = 5_000
+
 const TOKEN = 'ajsb1'
 const RECEIPT = 'ajsr1'
 const MIN_KEY_BYTES = 32

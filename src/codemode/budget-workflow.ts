@@ -28,6 +28,12 @@
  *   child's error BUDGET_TOKEN_ANSWERED, with that receipt, to settle),
  *   BUDGET_TOKEN_IN_FLIGHT while it runs; where the seen-set died with the
  *   process, the child runs again (at least once, like any custom atom).
+ *   With `maxSubRunMs` a sub-run takes at most that, and its spend's lease
+ *   ends that plus `leaseGraceMs` after the spend: a repeat after it, of a
+ *   sub-run whose process died with no receipt kept (the seen-set being
+ *   shared, as a server's in PostgreSQL), gets BUDGET_TOKEN_LOST with a
+ *   receipt of the whole grant to settle, rather than in flight until the
+ *   token expires.
  *
  * The state of each run (the tokens it minted and spent) is kept per VM run.
  * The workflow threads of `ajsc serve` give every workflow the three when the
@@ -38,7 +44,7 @@ import { runOf } from '../vm/atoms/define.ts'
 import type { AtomContext, AtomDef } from '../vm/atoms/types.ts'
 import type { Run } from '../vm/runtime.ts'
 import { asVmError, budgetCapability, budgetRunAtom, budgetSettleAtom, budgetTokenAtom, keptSubRun, reserve, runnerOf, type BudgetCapability, type BudgetRunner, type SubRunInput, type SubRunOutcome } from './budget-atoms.ts'
-import { BudgetTokenError, type BudgetTokens } from './budget-token.ts'
+import { BudgetTokenError, DEFAULT_LEASE_GRACE_MS, type BudgetTokens } from './budget-token.ts'
 
 type Fn = (input: unknown, ctx: AtomContext) => unknown
 
@@ -47,6 +53,10 @@ export interface WorkflowBudgetOptions {
   runner?: BudgetRunner
   /** Run options every sub-run gets (limits, maxHeapBytes, ...). */
   runOptions?: Record<string, unknown>
+  /** The longest a sub-run may take (default: until its token's deadline); its token's lease ends this plus `leaseGraceMs` after the spend. */
+  maxSubRunMs?: number
+  /** Added to `maxSubRunMs` for the lease: the time to stop the sub-run and keep its receipt, and clock skew (default 5,000). */
+  leaseGraceMs?: number
 }
 
 /** One VM run's budget state: its capability, and the tokens its budgetRun calls spent (rebuilt by a replay). */
@@ -91,9 +101,10 @@ export function workflowBudgetAtoms(tokens: BudgetTokens, options: WorkflowBudge
     } as AtomDef,
   ]
   if (options.runner) {
+    const leaseMs = options.maxSubRunMs === undefined ? undefined : options.maxSubRunMs + (options.leaseGraceMs ?? DEFAULT_LEASE_GRACE_MS)
     atoms.push({
       ...budgetRunAtom,
-      fn: (input: SubRunInput, ctx: AtomContext) => runSpending(tokens, stateOf(ctx), input, withBudget(ctx)),
+      fn: (input: SubRunInput, ctx: AtomContext) => runSpending(tokens, stateOf(ctx), input, withBudget(ctx), leaseMs),
       // The journaled sub-run is not run again; its token stays spent by this run.
       replayed: (_value: unknown, input: SubRunInput, ctx: AtomContext) => {
         try {
@@ -108,7 +119,7 @@ export function workflowBudgetAtoms(tokens: BudgetTokens, options: WorkflowBudge
 }
 
 /** budgetRun in a workflow: spent once per run (the journal's word) and once per seen-set, a repeated call answered with the first receipt. */
-async function runSpending(tokens: BudgetTokens, state: RunBudget, input: SubRunInput, ctx: AtomContext): Promise<SubRunOutcome> {
+async function runSpending(tokens: BudgetTokens, state: RunBudget, input: SubRunInput, ctx: AtomContext, leaseMs: number | undefined): Promise<SubRunOutcome> {
   const cap = state.cap
   runnerOf(cap, ctx.op)
   let claims
@@ -121,10 +132,10 @@ async function runSpending(tokens: BudgetTokens, state: RunBudget, input: SubRun
   if (state.spent.has(id)) throw asVmError(new BudgetTokenError('BUDGET_TOKEN_REPLAYED', `The budget token ${id} was already spent by this workflow`), ctx.op)
   state.spent.add(id)
   try {
-    claims = await tokens.spendOrRecall(input.token)
+    claims = await tokens.spendOrRecall(input.token, leaseMs === undefined ? {} : { leaseMs })
   } catch (e) {
     if (e instanceof BudgetTokenError && e.receipt !== undefined) {
-      // Spent by this call before a crash, and that sub-run has ended: its receipt, to settle what it used.
+      // Spent by this call before a crash, and that sub-run has ended (or was lost: the whole grant): its receipt, to settle what it used.
       return { result: null, error: { code: e.code, message: e.message }, fuelUsed: tokens.readReceipt(e.receipt).used, receipt: e.receipt }
     }
     state.spent.delete(id) // not spent by this call (in flight elsewhere, the seen-set full): a later call may try again

@@ -11,7 +11,7 @@
  * died), is answered BUDGET_TOKEN_LOST.
  */
 import type pg from 'pg'
-import { BudgetTokenError, BudgetTokens, MemorySeenTokens, seenSetFull, type BudgetClaims, type SeenTokens, type SpentToken } from '../codemode/budget-token.ts'
+import { BudgetTokenError, BudgetTokens, DEFAULT_LEASE_GRACE_MS, MemorySeenTokens, seenSetFull, type BudgetClaims, type SeenTokens, type SpentToken } from '../codemode/budget-token.ts'
 import type { RunResult } from '../vm/result.ts'
 import { HttpError } from './errors.ts'
 
@@ -37,7 +37,6 @@ export interface BudgetTokensConfig {
 }
 
 export const DEFAULT_BUDGET_KEY_ENV = 'AJS_BUDGET_TOKEN_KEY'
-export const DEFAULT_LEASE_GRACE_MS = 5_000
 
 /** The config's `budgetTokens` (`{}`: every default); throws TypeError(`path: problem`). */
 export function parseBudgetTokensConfig(raw: unknown, path = 'config.budgetTokens'): BudgetTokensConfig {

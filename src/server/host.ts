@@ -66,11 +66,11 @@ export function createHost(options: HostOptions): Host {
   const bridgeName = `ajs-serve-${randomUUID()}`
   const workerData: WorkerData = {
     bridge: bridgeName,
-    tenants: Object.fromEntries(config.tenants.map((t) => [t.id, { context: t.context, capabilities: t.capabilities, ...(t.atoms ? { atoms: t.atoms } : {}), ...(t.plan ? { plan: t.plan } : {}) }])),
+    tenants: Object.fromEntries(config.tenants.map((t) => [t.id, { context: t.context, capabilities: t.capabilities, timeoutMs: t.limits.timeoutMs, ...(t.atoms ? { atoms: t.atoms } : {}), ...(t.plan ? { plan: t.plan } : {}) }])),
     secrets,
     atomModules: atoms.modules,
     ...(atoms.mcp ? { mcpTools: atoms.mcp.tools } : {}),
-    ...(budgetConfig && budgetKey ? { budget: { key: budgetKey, maxDepth: budgetConfig.maxDepth, maxTtlMs: budgetConfig.maxTtlMs } } : {}),
+    ...(budgetConfig && budgetKey ? { budget: { key: budgetKey, maxDepth: budgetConfig.maxDepth, maxTtlMs: budgetConfig.maxTtlMs, leaseGraceMs: budgetConfig.leaseGraceMs } } : {}),
   }
   const bridge = new BridgeHost(bridgeName, (tenant, method: BridgeMethod, args) => {
     // Spent budget tokens are the deployment's, not a tenant's (a thread asks with no tenant).

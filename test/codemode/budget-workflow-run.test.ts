@@ -7,6 +7,9 @@
  * never stopped, and still refuses a second spend of the token. A crash while
  * the sub-run runs: the repeated call gets the first sub-run's receipt once it
  * ended (BUDGET_TOKEN_ANSWERED), so the workflow settles exactly what it used.
+ * A crash of the process (no receipt kept) with sub-runs bounded by
+ * maxSubRunMs: past the lease the repeated call gets BUDGET_TOKEN_LOST and
+ * settles the whole grant, and the child is not run again.
  */
 import { describe, expect, test } from 'bun:test'
 import { AgentVM, defineAtom, s, transpile } from '../../src/index.ts'
@@ -94,7 +97,7 @@ describe('budgetRun in a durable workflow', () => {
     void ex.poll()
     await inside // the child is in its tick: the sub-run is in flight
     const id = store.read('sr2').flatMap((e) => (e.t === 'atom' && (e as { op: string }).op === 'budgetToken' ? [new BudgetTokens({ key: KEY }).read((e as any).resolution.Ok).id] : []))[0]!
-    expect(proc.seen.recall(id)).toEqual({ state: 'running' })
+    expect(proc.seen.recall(id)).toMatchObject({ state: 'running' })
     ex.dispose() // the crash: the journal has the token, not the sub-run's outcome
     gate.wait = null
     release() // the abandoned sub-run ends and its receipt is kept with the spent token
@@ -109,6 +112,51 @@ describe('budgetRun in a durable workflow', () => {
     expect(out.used).toBe(firstUsed)
     expect(out.settled).toEqual({ id, fuel: 300, used: firstUsed, returned: 300 - firstUsed })
     expect(proc.ticks).toEqual([190]) // the child ran once
+  })
+
+  test('the process dies while the sub-run runs (no receipt kept): with maxSubRunMs, the repeated call past the lease is BUDGET_TOKEN_LOST, settling the whole grant; not run again', async () => {
+    let offset = 0 // the shared seen-set's clock and the second process's: the lease passes when it moves on
+    const clock = () => Date.now() + offset
+    const shared = new MemorySeenTokens(100, clock)
+    let entered!: () => void
+    const inside = new Promise<void>((ok) => { entered = ok })
+    const hang = defineAtom('tick', s.object({ n: s.number }), s.number, async () => { entered(); return new Promise<number>(() => {}) }, { timeoutMs: 0 })
+    // The first process: its receipt never reaches the shared seen-set (it died first).
+    const dying = new BudgetTokens({ key: KEY, seen: { claim: (id, exp, until) => shared.claim(id, exp, until), recall: (id) => shared.recall(id), answer: () => {} } })
+    const firstAtoms = workflowBudgetAtoms(dying, { runner: new AgentVM([hang]), maxSubRunMs: 1_000, leaseGraceMs: 0 })
+    const store = new MemoryJournalStore()
+    const ex = startWorkflow(program(firstAtoms), { atoms: firstAtoms, store, executionId: 'sr3', args: { child: CHILD } })
+    void ex.poll()
+    await inside
+    ex.dispose()
+    const token = (store.read('sr3').find((e) => e.t === 'atom' && (e as { op: string }).op === 'budgetToken') as any).resolution.Ok as string
+    const id = dying.read(token).id
+    const lease = shared.recall(id) as { state: 'running'; until: number }
+    expect(lease.state).toBe('running')
+
+    const ticks: number[] = []
+    const tick = defineAtom('tick', s.object({ n: s.number }), s.number, async ({ n }: { n: number }) => { ticks.push(n); return n }, { timeoutMs: 0 })
+    const tokens = new BudgetTokens({ key: KEY, seen: shared, now: clock })
+    const atoms = workflowBudgetAtoms(tokens, { runner: new AgentVM([tick]), maxSubRunMs: 1_000, leaseGraceMs: 0 })
+    await expect(tokens.spendOrRecall(token)).rejects.toMatchObject({ code: 'BUDGET_TOKEN_IN_FLIGHT', retryAt: lease.until })
+    offset = lease.until - Date.now() // the lease has passed
+    const again = await resumeWorkflow(program(atoms), store.read('sr3'), { atoms, store, executionId: 'sr3' })
+    const out = (await drive(again, () => ({ Ok: 'ok' }))).result as any
+    expect(out).toMatchObject({ error: 'BUDGET_TOKEN_LOST', used: 300, settled: { id, fuel: 300, used: 300, returned: 0 }, again: 'BUDGET_TOKEN_REPLAYED' })
+    expect(ticks).toEqual([]) // not run again
+  })
+
+  test('maxSubRunMs bounds a sub-run (its own TIMEOUT, its receipt kept), so its lease is a bound on it', async () => {
+    const hang = defineAtom('tick', s.object({ n: s.number }), s.number, async () => new Promise<number>(() => {}), { timeoutMs: 0 })
+    const seen = new MemorySeenTokens()
+    const atoms = workflowBudgetAtoms(new BudgetTokens({ key: KEY, seen }), { runner: new AgentVM([hang]), maxSubRunMs: 50 })
+    const src = `const token = await budgetToken({ fuel: 300 })
+const sub = await budgetRun({ agentId: args.child, input: { n: 1 }, token })
+export default { error: sub.error?.code, settled: await budgetSettle({ receipt: sub.receipt }) }
+`
+    const out = (await drive(startWorkflow(compileWorkflow(src, { atoms: atoms as never }), { atoms, args: { child: CHILD } }), () => ({ Ok: 'ok' }))).result as any
+    expect(out.error).toBe('TIMEOUT')
+    expect(seen.recall(out.settled.id)).toMatchObject({ state: 'answered' })
   })
 
   test('a token another process is spending: IN_FLIGHT (catchable, not counted as spent); a later call gets its receipt', async () => {

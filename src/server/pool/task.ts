@@ -68,6 +68,8 @@ export interface WorkerTenant {
   atoms?: string[]
   /** The tenant's plan policy (config `tenants[].plan`), checked before each run. */
   plan?: import('../../codemode/policy.ts').PlanPolicy
+  /** The tenant's limits.timeoutMs: a workflow step's time, which bounds budgetRun's sub-runs in it (their tokens' lease). */
+  timeoutMs: number
 }
 
 export interface WorkerData {
@@ -83,5 +85,5 @@ export interface WorkerData {
   /** The MCP servers' tools (the host is connected to the servers; workers proxy calls over the bridge). */
   mcpTools?: import('../mcp.ts').McpToolInfo[]
   /** Budget tokens (config budgetTokens, key from its keyEnv): runs get the budget atoms and capability. */
-  budget?: { key: string; maxDepth: number; maxTtlMs: number }
+  budget?: { key: string; maxDepth: number; maxTtlMs: number; leaseGraceMs: number }
 }

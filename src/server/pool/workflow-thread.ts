@@ -89,13 +89,15 @@ const runtimeOf = tenantRuntimes(data, bridge)
  * Budget tokens (config budgetTokens): every tenant's workflows mint, settle and run sub-runs under
  * them, journaled by call site (src/codemode/budget-workflow.ts), as the library's workflows do. A
  * sub-run runs on the tenant's VM with its capabilities, here, under the execution's interrupt and
- * heap limit: the step's time limit stops it with the step.
+ * heap limit: the step's time limit stops it with the step. A sub-run takes at most that time
+ * (limits.timeoutMs), so the lease of the token it spends ends then plus budgetTokens.leaseGraceMs:
+ * a workflow resumed on another process after this one died gets BUDGET_TOKEN_LOST then.
  */
 function budgetAtomsOf(tenant: string, custom: readonly AtomDef[], op: OpenOp): AtomDef[] {
   if (!budgetTokens) return []
   const rt = runtimeOf(tenant, custom)
   const runOptions = { capabilities: rt.capabilities, interrupt: op.interrupt, ...(op.maxHeapBytes !== undefined ? { maxHeapBytes: op.maxHeapBytes } : {}) }
-  return workflowBudgetAtoms(budgetTokens, { runner: rt.vm, runOptions })
+  return workflowBudgetAtoms(budgetTokens, { runner: rt.vm, runOptions, maxSubRunMs: data.tenants[tenant]!.timeoutMs, leaseGraceMs: data.budget!.leaseGraceMs })
 }
 
 /** The tenant's atoms (custom and MCP, each call preceded by a sync of the journal) and the budget atoms. */
