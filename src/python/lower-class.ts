@@ -190,9 +190,10 @@ export function classMethodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>
   if (fn.obj.k === 'name' && BUILTIN_TYPES.has(fn.obj.id) && resolve(cx, fn.obj.id).kind === 'type') return undefined
   const name = fn.name
   const textArgs = () => arr(elements(cx, e.args).map((a) => (a.$expr === 'spread' ? a : prepText(cx, a))))
-  // With a `__getattr__` in the program any name may be a guest object's, and `obj.name` is read
-  // once, before the arguments (the direct path reads it a second time when it is not a method).
-  const hooked = info.methodNames.has('__getattr__')
+  // With a `__getattr__` or `__getattribute__` in the program any name may be a guest object's, and
+  // `obj.name` is read once, before the arguments (the direct path reads it a second time when it is
+  // not a method, and never through `__getattribute__`).
+  const hooked = info.methodNames.has('__getattr__') || info.methodNames.has('__getattribute__')
   if (!hooked && !info.methodNames.has(name) && ALL_METHODS.has(name)) {
     if (name !== 'format' || !info.text) return undefined
     return rt('txm', [lowerExpr(cx, fn.obj), lit(name), textArgs(), kwDict(cx, e.kw)], e.loc)
@@ -203,7 +204,7 @@ export function classMethodCall(cx: FnCtx, e: ExprOf<'call'>, fn: ExprOf<'attr'>
     cx.L.usesDispatch = true
     const args = name === 'format' && info.text ? textArgs() : arr(elements(cx, e.args))
     if (!hooked) return call(M_CALL, [obj, lit(name), args, kwDict(cx, e.kw)], e.loc)
-    // An object whose class has hooks: `obj.name` is read (maybe by `__getattr__`) before the arguments.
+    // An object whose class has hooks: `obj.name` is read (maybe by `__getattribute__` / `__getattr__`) before the arguments.
     const o = cx.temp(), f = cx.temp()
     return rt('last', [
       assign(o, obj), assign(f, rt('hookget', [id(o), lit(name)], fn.loc)),

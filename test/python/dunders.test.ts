@@ -76,13 +76,13 @@ describe('refusals', () => {
     expect(e.hint).toContain("profile: 'extended'")
   })
   test('a special method the runtime never calls is refused at its def, with the rewrite', () => {
-    const e = refusal('class A:\n    def __getattribute__(self, name):\n        return 1\nreturn {}')
-    expect(e.message).toContain('`__getattribute__`')
+    const e = refusal('class A:\n    def __set_name__(self, owner, name):\n        return 1\nreturn {}')
+    expect(e.message).toContain('`__set_name__`')
     expect([e.line, e.column]).toEqual([2, 4])
     expect(e.hint).toContain('def size(self)')
   })
   test('a class body assigns a special method only as another of its methods, or __hash__ = None', async () => {
-    for (const [line, col] of [['    __len__ = 3', 4], ['    __radd__ = print', 4], ['    __getattribute__ = __add__', 4]] as const) {
+    for (const [line, col] of [['    __len__ = 3', 4], ['    __radd__ = print', 4], ['    __set_name__ = __add__', 4]] as const) {
       const e = refusal(`class A:\n    def __add__(self, o):\n        return 1\n${line}\nreturn {}`)
       expect([line, e.codeName, e.line, e.column, e.hint]).toEqual([line, 'PY_UNSUPPORTED', 4, col, expect.stringContaining('`__radd__ = __add__`')])
     }
@@ -122,7 +122,8 @@ describe('__getattr__ and __setattr__', () => {
     expect(refusal('class A:\n    def __getattr__(self, name):\n        return 1\nx = getattr(A(), "__len__")').codeName).toBe('PY_ARGUMENTS')
     const special = await runPythonBlock('class A:\n    def __setattr__(self, name, value):\n        super().__setattr__("__" + name + "__", value)\na = A()\na.dict = 1\nreturn {}')
     expect(special.error?.message).toBe("AttributeError: __setattr__ of the special attribute '__dict__' is not available in code blocks; use ordinary attribute names")
-    expect(refusal('class A:\n    def f(self):\n        return super().__getattribute__("x")\nreturn {}').codeName).toBe('PY_DUNDER')
+    expect(refusal('class A:\n    def f(self):\n        return super().__set_name__("x")\nreturn {}').codeName).toBe('PY_DUNDER')
+    expect(refusal('class A:\n    def f(self):\n        return object.__getattr__(self, "x")\nreturn {}').codeName).toBe('PY_DUNDER')
   })
   test('a hook cannot run at once where function values may wait for an atom: NotImplementedError with the rewrite', async () => {
     const e = await errorWithAtom('class A:\n    def __getattr__(self, name):\n        return name\ndef get(n):\n    return lookup(n)\nf = get\nx = A().b\nreturn {"x": x}')
@@ -133,6 +134,44 @@ describe('__getattr__ and __setattr__', () => {
   })
   test('the contract profile refuses them with the class, naming the extended profile', () => {
     const e = refusal('x = 1\nclass A:\n    def __getattr__(self, name):\n        return 1\nreturn {"a": A().b}', 'contract')
+    expect(e.line).toBe(2)
+    expect(e.hint).toContain("profile: 'extended'")
+  })
+})
+
+describe('__getattribute__', () => {
+  test('a __getattribute__ that loops forever ends FUEL_EXHAUSTED, for each way to read an attribute, also through a subclass', async () => {
+    const loop = 'class A:\n    v = 1\n    def m(self):\n        return 1\n    def __getattribute__(self, name):\n        while True:\n            pass\nclass B(A):\n    pass\n'
+    for (const use of ['x = A().v', 'x = hasattr(A(), "v")', 'x = getattr(A(), "v", 0)', 'x = A().m()', 'x = A().get("k")', 'a = A()\na.v += 1', 'x = f"{A().v}"', 'x = B().v']) {
+      const r = await runPythonBlock(`${loop}${use}\nreturn {}`, { fuel: 20_000 })
+      expect([use, r.error?.code]).toEqual([use, 'FUEL_EXHAUSTED'])
+    }
+  })
+  test('each call is charged: the fuel grows with the calls; one that reads self.x inside recurses to RecursionError', async () => {
+    const body = (n: number) => `class A:\n    def __getattribute__(self, name):\n        return len(name)\na = A()\nt = 0\nfor i in range(${n}):\n    t += a.abc\nreturn {"t": t}`
+    const a = await runPythonBlock(body(10), { fuel: 1e6 })
+    const b = await runPythonBlock(body(100), { fuel: 1e6 })
+    expect([a.result, b.result]).toEqual([{ t: 30 }, { t: 300 }])
+    const plain = (n: number) => runPythonBlock(`class A:\n    abc = 3\na = A()\nt = 0\nfor i in range(${n}):\n    t += a.abc\nreturn {"t": t}`, { fuel: 1e6 })
+    expect(b.fuelUsed - a.fuelUsed).toBeGreaterThan((await plain(100)).fuelUsed - (await plain(10)).fuelUsed)
+    const rec = await runPythonBlock('class A:\n    def __getattribute__(self, name):\n        return self.other\nx = A().v\nreturn {}', { fuel: 1e7 })
+    expect([rec.error?.code, pythonError(rec.error!)?.pythonType, rec.error?.line]).toEqual(['STACK_OVERFLOW', 'RecursionError', 3])
+  })
+  test('special names never reach it: the runtime finds special methods on the class; object.__getattribute__ of one is a located AttributeError', async () => {
+    const body = 'log = []\nclass A:\n    def __len__(self):\n        return 2\n    def __getattribute__(self, name):\n        log.append(name)\n        return 1\nreturn {"len": len(A()), "truth": bool(A()), "log": log}'
+    expect((await runPythonBlock(body)).result).toEqual({ len: 2, truth: true, log: [] })
+    const special = await runPythonBlock('class A:\n    def __getattribute__(self, name):\n        return object.__getattribute__(self, "__" + name + "__")\na = A()\nx = a.dict\nreturn {}')
+    expect([special.error?.message, special.error?.line]).toEqual(["AttributeError: __getattribute__ of the special attribute '__dict__' is not available in code blocks; use ordinary attribute names", 3])
+  })
+  test('it cannot run at once where function values may wait for an atom: NotImplementedError with the rewrite', async () => {
+    const e = await errorWithAtom('class A:\n    def __getattribute__(self, name):\n        return name\ndef get(n):\n    return lookup(n)\nf = get\nx = A().b\nreturn {"x": x}')
+    expect(e?.pythonType).toBe('NotImplementedError')
+    expect(e?.message).toContain('A.__getattribute__() cannot run here')
+    expect(e?.message).toContain('def get(self, name)')
+    expect(e?.line).toBe(7)
+  })
+  test('the contract profile refuses it with the class, naming the extended profile', () => {
+    const e = refusal('x = 1\nclass A:\n    def __getattribute__(self, name):\n        return 1\nreturn {"a": A().b}', 'contract')
     expect(e.line).toBe(2)
     expect(e.hint).toContain("profile: 'extended'")
   })

@@ -14,7 +14,7 @@ const REFUSED: Array<[string, string, CodeName, number, number, string]> = [
   ['a setter without its property', 'class Rect:\n    @w.setter\n    def w(self, v):\n        pass\n\nreturn {}', 'PY_UNSUPPORTED', 2, 4, 'Define `@property def w(self)` just above'],
   ['a setter with one parameter', 'class Rect:\n    @property\n    def w(self):\n        return 1\n\n    @w.setter\n    def w(self):\n        pass\n\nreturn {}', 'PY_UNSUPPORTED', 6, 4, 'def w(self, value)'],
   ['a decorator of the program on a method', 'def logged(f):\n    return f\n\nclass A:\n    @logged\n    def run(self):\n        return 1\n\nreturn {}', 'PY_UNSUPPORTED', 5, 4, 'one of `@property`, `@name.setter`, `@staticmethod` and `@classmethod`'],
-  ['__getattribute__', 'class Config:\n    def __init__(self):\n        self.d = {}\n\n    def __getattribute__(self, name):\n        return self.d[name]\n\nreturn {"n": 1}', 'PY_UNSUPPORTED', 5, 4, 'write a plain method (`def size(self)`)'],
+  ['__del__', 'class Config:\n    def __init__(self):\n        self.d = {}\n\n    def __del__(self):\n        self.d.clear()\n\nreturn {"n": 1}', 'PY_UNSUPPORTED', 5, 4, 'write a plain method (`def size(self)`)'],
   ['statistics.geometric_mean', 'from statistics import geometric_mean\nreturn {"m": geometric_mean([1, 2])}', 'PY_UNSUPPORTED', 1, 23, 'math.exp(statistics.fmean([math.log(x) for x in data]))'],
   ['statistics.geometric_mean as an attribute', 'import statistics\nreturn {"m": statistics.geometric_mean([1, 2])}', 'PY_ATTRIBUTE', 2, 24, 'math.exp(statistics.fmean'],
   ['uuid', 'import uuid\nreturn {"u": str(uuid.uuid4())}', 'PY_IMPORT', 1, 0, 'the modules a block can import are math, json, re'],

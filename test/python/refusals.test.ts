@@ -162,7 +162,7 @@ const EXTENDED_REFUSALS: Array<[string, string, keyof typeof CODES, number, numb
   ['a missing member', 'from math import tan2', 'PY_UNSUPPORTED', 1, 17, 'atan2'],
   ['a module member of no module', 'import math\nx = math.sine(1)', 'PY_ATTRIBUTE', 2, 9, 'sin'],
   ['assigning an imported name', 'import json\njson = 1', 'PY_UNSUPPORTED', 1, 7, 'import json as other'],
-  ['an unsupported dunder', 'class P:\n    def __getattribute__(self, name):\n        return 0', 'PY_UNSUPPORTED', 2, 4, 'plain method'],
+  ['an unsupported dunder', 'class P:\n    def __set_name__(self, owner, name):\n        return 0', 'PY_UNSUPPORTED', 2, 4, 'plain method'],
   ['a property setter without its property', 'class P:\n    @x.setter\n    def x(self, v):\n        pass', 'PY_UNSUPPORTED', 2, 4, 'just above the setter'],
   ['a method without self', 'class P:\n    def f():\n        return 0', 'PY_UNSUPPORTED', 2, 4, '`self`'],
   ['multiple bases', 'class A:\n    pass\nclass B:\n    pass\nclass C(A, B):\n    pass', 'PY_UNSUPPORTED', 5, 7, 'one class'],

@@ -145,8 +145,8 @@ export const CLASS_DUNDERS: ReadonlySet<string> = new Set([
   // runtime/dunders.ts: what len, truth, iteration, `in`, subscripts, hashing and calls run.
   '__format__', '__len__', '__bool__', '__iter__', '__next__', '__reversed__', '__contains__', '__getitem__', '__setitem__', '__delitem__', '__hash__', '__call__',
   '__neg__', '__pos__', '__abs__', '__invert__', '__int__', '__float__', '__round__', '__index__',
-  // runtime/attr-hooks.ts: `x.name` when the lookup fails, `x.name = v`, `del x.name`.
-  '__getattr__', '__setattr__', '__delattr__',
+  // runtime/attr-hooks.ts: every `x.name`, `x.name` when the lookup fails, `x.name = v`, `del x.name`.
+  '__getattribute__', '__getattr__', '__setattr__', '__delattr__',
   // The binary operators, their reflected (`__radd__`) and in-place (`__iadd__`) forms.
   ...['add', 'sub', 'mul', 'truediv', 'floordiv', 'mod', 'pow', 'and', 'or', 'xor', 'lshift', 'rshift', 'matmul'].flatMap((n) => [`__${n}__`, `__r${n}__`, `__i${n}__`]),
 ])

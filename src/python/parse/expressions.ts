@@ -117,10 +117,11 @@ export abstract class ExprParser extends LiteralParser {
           const name = this.text(c[2]!)
           // `type(x).__name__` is the one dunder the extended profile reads.
           if (name === '__name__' && !this.r.extended) throw this.r.extendedOnly('Reading `.__name__`', 'Use `isinstance(x, int)` to test a type.', c[2]!.from)
-          // `super().__setattr__(name, value)` / `super().__getattr__(name)` / `super().__delattr__(name)`:
-          // a base's hook, or the plain store or delete, as `object.__setattr__(self, name, value)` is.
-          const ofSuper = (obj.k === 'call' && obj.fn.k === 'name' && obj.fn.id === 'super' && (name === '__setattr__' || name === '__getattr__' || name === '__delattr__')) ||
-            (obj.k === 'name' && obj.id === 'object' && (name === '__setattr__' || name === '__delattr__'))
+          // `super().__setattr__(name, value)` / `super().__getattr__(name)` / `super().__delattr__(name)` /
+          // `super().__getattribute__(name)`: a base's hook, or the plain store, delete or read, as
+          // `object.__setattr__(self, name, value)` is.
+          const ofSuper = (obj.k === 'call' && obj.fn.k === 'name' && obj.fn.id === 'super' && ATTR_HOOKS.has(name)) ||
+            (obj.k === 'name' && obj.id === 'object' && name !== '__getattr__' && ATTR_HOOKS.has(name))
           if (/^__.*__$/.test(name) && name !== '__name__' && !((name === '__init__' || ofSuper) && this.r.extended)) this.refuse('PY_DUNDER', { name }, c[2]!)
           return { k: 'attr', obj, name, loc: this.at(c[2]!) }
         }
@@ -328,6 +329,8 @@ export abstract class ExprParser extends LiteralParser {
   }
 }
 
+/** The attribute hooks a program reaches through `super()` (and, but for `__getattr__`, through `object`). */
+const ATTR_HOOKS: ReadonlySet<string> = new Set(['__getattribute__', '__getattr__', '__setattr__', '__delattr__'])
 const CMP_OPS = new Set(['<', '>', '==', '>=', '<=', '!=', '<>', 'in', 'not in', 'is', 'is not'])
 
 function describe(e: Expr): string {

@@ -1,6 +1,8 @@
 /**
- * `__getattr__`, `__setattr__` and `__delattr__` of the program's classes (extended profile), called
- * as CPython calls them: `__getattr__(self, name)` only when the normal lookup of `x.name` raises
+ * `__getattribute__`, `__getattr__`, `__setattr__` and `__delattr__` of the program's classes
+ * (extended profile), called as CPython calls them: `__getattribute__(self, name)` for every read of
+ * `x.name` (with `object.__getattribute__(self, name)` / `super().__getattribute__(name)` doing the
+ * normal lookup), `__getattr__(self, name)` only when the normal lookup (or `__getattribute__`) raises
  * AttributeError (no instance attribute, class attribute, method or property, or a property
  * getter that raised it), `__setattr__(self, name, value)` for every `x.name = value`, `+=` and
  * `setattr`, with `super().__setattr__(name, value)` doing the plain store, `__delattr__(self, name)`
@@ -27,19 +29,19 @@ function guestClass(x: unknown): PyClass | undefined {
   return x instanceof PyException && x.type instanceof PyClass ? x.type : undefined
 }
 
-/** Whether a class or one of the program's classes it derives from defines `__getattr__`, `__setattr__` or `__delattr__`. */
+/** Whether a class or one of the program's classes it derives from defines an attribute hook (`__getattribute__`, `__getattr__`, `__setattr__`, `__delattr__`). */
 export function hasHooks(cls: PyClass): boolean {
   for (let t: unknown = cls; t instanceof PyClass; t = t.base) if (t.hooks > 0) return true
   return false
 }
 
-/** Whether x is a guest object whose classes define `__getattr__`, `__setattr__` or `__delattr__`. */
+/** Whether x is a guest object whose classes define an attribute hook. */
 export function hooked(x: unknown): boolean {
   const cls = guestClass(x)
   return cls !== undefined && hasHooks(cls)
 }
 
-/** The guest function `name` (`__getattr__` / `__setattr__` / `__delattr__`) of x's class, if x's classes define one. */
+/** The guest function `name` (`__getattribute__` / `__getattr__` / `__setattr__` / `__delattr__`) of x's class, if x's classes define one. */
 function hook(x: unknown, name: string): { fn: PyFunction; cls: PyClass } | undefined {
   const cls = guestClass(x)
   if (cls === undefined || !hasHooks(cls)) return undefined
@@ -48,7 +50,7 @@ function hook(x: unknown, name: string): { fn: PyFunction; cls: PyClass } | unde
 }
 
 /** Calls the hook back through the run, as runtime/dunders.ts calls the other special methods. */
-const REWRITES: Readonly<Record<string, string>> = { __getattr__: 'def get(self, name)', __setattr__: 'def set(self, name, value)', __delattr__: 'def delete(self, name)' }
+const REWRITES: Readonly<Record<string, string>> = { __getattribute__: 'def get(self, name)', __getattr__: 'def get(self, name)', __setattr__: 'def set(self, name, value)', __delattr__: 'def delete(self, name)' }
 
 function callHook(cls: PyClass, fn: PyFunction, name: string, args: unknown[]): unknown {
   const calls = cls.calls
@@ -60,14 +62,17 @@ function callHook(cls: PyClass, fn: PyFunction, name: string, args: unknown[]): 
 }
 
 /**
- * `x.name` with the class's `__getattr__` behind the normal lookup (`plain`): called with the name
- * when that raises AttributeError.
+ * `x.name` through the class's `__getattribute__` (else the normal lookup, `plain`), with its
+ * `__getattr__` behind: called with the name when the first raises AttributeError.
  */
 export function readWithHook(x: unknown, name: string, plain: () => unknown): unknown {
-  const h = isSpecial(name) ? undefined : hook(x, '__getattr__')
-  if (h === undefined) return plain()
+  if (isSpecial(name)) return plain()
+  const ga = hook(x, '__getattribute__')
+  const read = ga === undefined ? plain : () => callHook(ga.cls, ga.fn, '__getattribute__', [x, name])
+  const h = hook(x, '__getattr__')
+  if (h === undefined) return read()
   try {
-    return plain()
+    return read()
   } catch (e) {
     if (!isAttributeError(e)) throw e
   }
@@ -90,14 +95,17 @@ export function deleteWithHook(x: unknown, name: string): boolean {
   return true
 }
 
+/** The hooks `object` answers with the plain operation. */
+type NativeOp = '__setattr__' | '__delattr__' | '__getattribute__'
+
 /**
- * `object.__setattr__` (the plain store) or `object.__delattr__` (the plain delete), by `op`:
- * `super().__setattr__` when no class above defines one (bound to self), or `object.__setattr__`
- * itself (`UNBOUND`: self is the first argument).
+ * `object.__setattr__` (the plain store), `object.__delattr__` (the plain delete) or
+ * `object.__getattribute__` (the plain read), by `op`: `super().__setattr__` when no class above
+ * defines one (bound to self), or `object.__setattr__` itself (`UNBOUND`: self is the first argument).
  */
 export class PyNativeSetattr extends PyOpaque {
   readonly typeName = 'method-wrapper'
-  constructor(readonly self: unknown, readonly op: '__setattr__' | '__delattr__' = '__setattr__') {
+  constructor(readonly self: unknown, readonly op: NativeOp = '__setattr__') {
     super()
   }
 }
@@ -105,12 +113,21 @@ export class PyNativeSetattr extends PyOpaque {
 export const UNBOUND = Symbol('unbound')
 export const OBJECT_SETATTR = new PyNativeSetattr(UNBOUND)
 export const OBJECT_DELATTR = new PyNativeSetattr(UNBOUND, '__delattr__')
+export const OBJECT_GETATTRIBUTE = new PyNativeSetattr(UNBOUND, '__getattribute__')
+
+/** The plain operations, without hooks (runtime/classes.ts and extended.ts hold them). */
+export interface PlainAttrs {
+  __setattr__: (x: unknown, name: string, value: unknown) => null
+  __delattr__: (x: unknown, name: string) => null
+  __getattribute__: (x: unknown, name: string) => unknown
+}
 
 /**
- * Calls `super().__setattr__(name, value)` / `object.__setattr__(self, name, value)` by `store`, or
- * `super().__delattr__(name)` / `object.__delattr__(self, name)` by `remove` (each without the hook).
+ * Calls `super().__setattr__(name, value)` / `object.__setattr__(self, name, value)`,
+ * `super().__delattr__(name)` / `object.__delattr__(self, name)` or `super().__getattribute__(name)` /
+ * `object.__getattribute__(self, name)` by the plain operation (without the hook).
  */
-export function nativeSetattr(f: PyNativeSetattr, a: unknown[], hasKeywords: boolean, store: (x: unknown, name: string, value: unknown) => null, remove: (x: unknown, name: string) => null): null {
+export function nativeSetattr(f: PyNativeSetattr, a: unknown[], hasKeywords: boolean, plain: PlainAttrs): unknown {
   const op = f.op
   if (hasKeywords) typeError(`${op}() takes no keyword arguments`)
   const unbound = f.self === UNBOUND
@@ -122,5 +139,5 @@ export function nativeSetattr(f: PyNativeSetattr, a: unknown[], hasKeywords: boo
   const name = args[0]
   if (typeof name !== 'string') return typeError(`attribute name must be string, not '${typeName(name)}'`)
   if (isSpecial(name)) raise('AttributeError', `${op} of the special attribute '${name}' is not available in code blocks; use ordinary attribute names`)
-  return op === '__setattr__' ? store(self, name, args[1]) : remove(self, name)
+  return op === '__setattr__' ? plain.__setattr__(self, name, args[1]) : plain[op](self, name)
 }

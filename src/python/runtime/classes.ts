@@ -190,7 +190,7 @@ function getProperty(p: PyDescriptor, self: unknown, cls: PyClass): unknown {
 
 /**
  * Whether a class or one of the program's classes it derives from holds a `@property` (read and
- * written before the instance's own attributes) or an attribute hook (`__getattr__`, `__setattr__`):
+ * written before the instance's own attributes) or an attribute hook (`__getattribute__`, `__getattr__`, `__setattr__`, `__delattr__`):
  * then its attributes take the general path, never the fast one.
  */
 export function hasProperties(cls: PyType | null): boolean {
@@ -223,7 +223,7 @@ export function classGetAttr(x: unknown, name: string): unknown {
     const v = base instanceof PyClass ? base.lookup(name) : undefined
     if (v !== undefined) return bind(x.self, v, base as PyClass)
     if (name === '__init__') return new PyNativeInit(x.self, base)
-    if (name === '__setattr__' || name === '__delattr__') return new PyNativeSetattr(x.self, name)
+    if (name === '__setattr__' || name === '__delattr__' || name === '__getattribute__') return new PyNativeSetattr(x.self, name)
     return raise('AttributeError', `'super' object has no attribute '${name}'`)
   }
   if (x instanceof PyClass) {
@@ -445,7 +445,7 @@ export const CLASS_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = {
         if (!(p instanceof PyDescriptor) || p.kind !== 'property') typeError(`'${m}' is not a property of ${c.name}`)
         v = new PyDescriptor('property', (p as PyDescriptor).func, v.func)
       } else if (v instanceof PyDescriptor && v.kind === 'property') c.props++
-      else if (m === '__getattr__' || m === '__setattr__' || m === '__delattr__') c.hooks++
+      else if (m === '__getattribute__' || m === '__getattr__' || m === '__setattr__' || m === '__delattr__') c.hooks++
       c.attrs.set(m, v)
     }
     return null

@@ -26,7 +26,7 @@ import { PyClass, PyInstance } from './values.ts'
 import { PySlice, makeSlice } from './items.ts'
 import { MISSING, callGuest, guestHash, guestIndex, guestIterObject, guestMethod, hashMethod } from './dunders.ts'
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit, removeAttr, storeAttr } from './classes.ts'
-import { OBJECT_DELATTR, OBJECT_SETATTR, PyNativeSetattr, hooked, nativeSetattr, readWithHook } from './attr-hooks.ts'
+import { OBJECT_DELATTR, OBJECT_GETATTRIBUTE, OBJECT_SETATTR, PyNativeSetattr, hooked, nativeSetattr, readWithHook } from './attr-hooks.ts'
 import { moduleFunction } from './modules.ts'
 import { reAttr } from './re.ts'
 import { numberHash } from './set-order.ts'
@@ -250,7 +250,7 @@ const callable = (x: PyInstance): PyFunction | undefined => {
 /** Call a value that is not one of the program's own functions. */
 export function callNative(rt: PyRun, f: unknown, a: unknown[], kw: PyDict | null): unknown {
   if (f instanceof PyNativeInit) return nativeInit(f, a, kw)
-  if (f instanceof PyNativeSetattr) return nativeSetattr(f, a, kw !== null && kw.size > 0, storeAttr, removeAttr)
+  if (f instanceof PyNativeSetattr) return nativeSetattr(f, a, kw !== null && kw.size > 0, PLAIN_ATTRS)
   if (f instanceof PyBound) return callMethod(rt, f.self, f.name, a, kw)
   if (f instanceof PyUnbound) {
     if (a.length === 0 || typeName(a[0]) !== f.type.name) typeError(`descriptor '${f.name}' for '${f.type.name}' objects doesn't apply to a '${a.length ? typeName(a[0]) : 'NoneType'}' object`)
@@ -451,10 +451,14 @@ function plainGetAttr(x: unknown, name: string): unknown {
   }
   if (x === T.object && name === '__setattr__') return OBJECT_SETATTR
   if (x === T.object && name === '__delattr__') return OBJECT_DELATTR
+  if (x === T.object && name === '__getattribute__') return OBJECT_GETATTRIBUTE
   if (x instanceof PyType && (x.name === 'str' ? Object.prototype.hasOwnProperty.call(STR_METHODS, name) : TYPE_METHODS[x.name]?.has(name))) return new PyUnbound(x, name)
   if (x instanceof PyType) return raise('AttributeError', `type object '${x.name}' has no attribute '${name}'`)
   return raise('AttributeError', `'${typeName(x)}' object has no attribute '${name}'`)
 }
+
+/** What `object.__setattr__`, `object.__delattr__` and `object.__getattribute__` do: the plain store, delete and read, without hooks. */
+const PLAIN_ATTRS = { __setattr__: storeAttr, __delattr__: removeAttr, __getattribute__: plainGetAttr }
 
 const OS_ERROR_ATTRS: ReadonlySet<string> = new Set(['errno', 'strerror', 'filename', 'filename2'])
 

@@ -334,7 +334,7 @@ export class PyClass extends PyType {
   dataclass: { fields: string[]; defaults: unknown[] } | null = null
   /** How many `@property` methods the class itself holds (attribute reads look for them first). */
   props = 0
-  /** How many of `__getattr__`, `__setattr__` and `__delattr__` the class itself defines (attr-hooks.ts; attribute reads and writes then take the general path). */
+  /** How many of `__getattribute__`, `__getattr__`, `__setattr__` and `__delattr__` the class itself defines (attr-hooks.ts; attribute reads and writes then take the general path). */
   hooks = 0
   /** `@dataclass(order=True)`: instances order by their fields, as tuples. */
   order = false
