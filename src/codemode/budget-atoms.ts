@@ -165,7 +165,7 @@ export async function keptSubRun(ctx: AtomContext, cap: BudgetCapability, input:
     out = await subRun(ctx, cap, input, claims)
   } finally {
     // Best effort: a seen-set that cannot keep it (a database error) must not lose the sub-run's answer; a
-    // repeat of the spend is then refused as in flight until the token expires.
+    // repeat of the spend is then refused as in flight until its lease ends (the token's deadline without one), then lost.
     await cap.tokens.answered(claims, out?.receipt ?? cap.tokens.receipt(claims, claims.fuel, claims.quotas)).catch(() => {})
   }
   runOf(ctx).checkTime()

@@ -70,13 +70,13 @@ export function serverBudgetTokens(config: BudgetTokensConfig, key: string, seen
 
 /** The host bridge's budget methods, answered from the host's seen-set (every thread's spends in one place). */
 export function answerSeenTokens(seen: SeenTokens, method: string, args: unknown[]): unknown {
-  const [id, arg] = args as [string, unknown]
+  // claim: id, expiresAt, runningUntil?; answer: id, receipt; recall: id; abandon: id, receipt, now.
+  const [id, arg, time] = args as [string, unknown, unknown]
   if (typeof id !== 'string') throw new TypeError('budget tokens: a token id is a string')
-  const until = args[2]
-  if (method === 'budget.claim' && typeof arg === 'number' && (until === undefined || typeof until === 'number')) return seen.claim(id, arg, until)
+  if (method === 'budget.claim' && typeof arg === 'number' && (time === undefined || typeof time === 'number')) return seen.claim(id, arg, time)
   if (method === 'budget.answer' && typeof arg === 'string') return seen.answer?.(id, arg)
   if (method === 'budget.recall') return seen.recall?.(id)
-  if (method === 'budget.abandon' && typeof arg === 'string' && typeof until === 'number') return seen.abandon?.(id, arg, until)
+  if (method === 'budget.abandon' && typeof arg === 'string' && typeof time === 'number') return seen.abandon?.(id, arg, time)
   throw new TypeError(`budget tokens: bad bridge call ${method}`)
 }
 
@@ -186,7 +186,8 @@ export const runLeaseMs = (requestedMs: number | undefined, tenantMs: number, gr
 
 /**
  * Keep the receipt of a spend that has ended, for a retry of its token. A failure to keep it is not the
- * client's: it gets its answer, and a retry is refused as in flight until the token expires.
+ * client's: it gets its answer, and a retry is refused as in flight until the spend's lease ends, then
+ * answered BUDGET_TOKEN_LOST (charged in full, as a run whose use is unknown).
  */
 export async function keepReceipt(budget: BudgetTokens, claims: BudgetClaims, receipt: string, log?: (e: unknown) => void): Promise<void> {
   try {

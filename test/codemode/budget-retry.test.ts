@@ -72,7 +72,7 @@ async function until(cond: () => boolean): Promise<void> {
 
 const send = async (token: string, url = B) => {
   const res = await fetch(`${url}/v1/runs`, { method: 'POST', headers: { authorization: 'Bearer b-token', 'content-type': 'application/json', 'x-ajs-budget': token }, body: JSON.stringify({ source: CHILD, args: { url: HOLD } }) })
-  return { status: res.status, body: await res.json() as any, receipt: res.headers.get('x-ajs-budget-receipt') }
+  return { status: res.status, body: await res.json() as any, receipt: res.headers.get('x-ajs-budget-receipt'), retryAfter: res.headers.get('retry-after') }
 }
 
 describe.skipIf(!postgresAvailable())('a retried budget token across processes (PostgreSQL)', () => {
@@ -111,6 +111,9 @@ describe('a retried budget token', () => {
     await until(() => heard === before + 1)
     const during = await send(token)
     expect(during).toMatchObject({ status: 409, receipt: null, body: { error: { code: 'BUDGET_TOKEN_IN_FLIGHT', hint: expect.stringContaining('Retry-After') } } })
+    // When the lease ends: the tenant's limits.timeoutMs (30 s) + leaseGraceMs (5 s), well before the token's deadline (60 s).
+    expect(Number(during.retryAfter)).toBeGreaterThanOrEqual(1)
+    expect(Number(during.retryAfter)).toBeLessThanOrEqual(35)
     release()
     const done = await first
     expect(done.status).toBe(200)
