@@ -96,11 +96,13 @@ export interface SeenTokens {
 
 /**
  * In memory, bounded: expired ids are dropped; when `max` unexpired ids are held, new tokens are refused
- * (fail closed). An entry holds its expiry and, once the spend ended, its receipt (a few hundred bytes;
- * at most 4,096 characters, the longest text verify reads), so memory is bounded by `max` too.
+ * (fail closed). An entry holds its expiry and, while the spend runs, its lease's end, then its receipt
+ * in the same field (a few hundred bytes; at most 4,096 characters, the longest text verify reads), so
+ * memory is bounded by `max` too. Two fields, as before leases: one more would cost 16 to 32 bytes a
+ * token (bench/budget-seen-memory.ts); `lost` is added to the few entries found lost.
  */
 export class MemorySeenTokens implements SeenTokens {
-  private readonly ids = new Map<string, { exp: number; until: number; receipt?: string; lost?: true }>()
+  private readonly ids = new Map<string, { exp: number; held: number | string; lost?: true }>()
   constructor(private readonly max = 100_000, private readonly now: () => number = Date.now) {}
 
   get size(): number {
@@ -115,25 +117,25 @@ export class MemorySeenTokens implements SeenTokens {
       for (const [k, e] of this.ids) if (e.exp <= now) this.ids.delete(k)
       if (this.ids.size >= this.max) throw seenSetFull(this.max)
     }
-    this.ids.set(id, { exp: expiresAt, until: runningUntil })
+    this.ids.set(id, { exp: expiresAt, held: runningUntil })
     return true
   }
 
   answer(id: string, receipt: string): void {
     const seen = this.ids.get(id)
-    if (seen && !seen.lost) seen.receipt = receipt
+    if (seen && !seen.lost) seen.held = receipt
   }
 
   recall(id: string): SpentToken | undefined {
     const seen = this.ids.get(id)
     if (!seen || seen.exp <= this.now()) return undefined
-    if (seen.receipt === undefined) return { state: 'running', until: seen.until }
-    return { state: seen.lost ? 'lost' : 'answered', receipt: seen.receipt }
+    if (typeof seen.held === 'number') return { state: 'running', until: seen.held }
+    return { state: seen.lost ? 'lost' : 'answered', receipt: seen.held }
   }
 
   abandon(id: string, receipt: string, now: number): SpentToken | undefined {
     const seen = this.ids.get(id)
-    if (seen && seen.receipt === undefined && seen.until <= now) Object.assign(seen, { receipt, lost: true })
+    if (seen && typeof seen.held === 'number' && seen.held <= now) Object.assign(seen, { held: receipt, lost: true })
     return this.recall(id)
   }
 }
