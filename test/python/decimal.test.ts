@@ -51,6 +51,26 @@ return {"out": out}`
   })
 })
 
+type FlagCase = [string, string, string, number, string, number, number, string[], [string, string[]]]
+const flagged = JSON.parse(readFileSync(join(DIR, 'flags.json'), 'utf8')) as { python: string; cases: FlagCase[] }
+
+describe(`seeded random decimal flags and traps against CPython ${flagged.python}`, () => {
+  // [a, op, b, prec, rounding, Emax (-Emin), clamp, the trapped signals, CPython's [str(result) or 'Class: message', the flags set]].
+  test(`${flagged.cases.length} operations in contexts with random traps`, async () => {
+    const body = `${IMPORTS}
+${readFileSync(join(DIR, 'ops.py'), 'utf8')}
+out = []
+for a, op, b, prec, rounding, emax, clamp, traps, _ in cases:
+    out.append(run_flagged(a, op, b, prec, rounding, emax, clamp, traps))
+return {"out": out}`
+    const r = await runPythonBlock(body, { profile: 'extended', params: ['initial', 'cases'], input: { cases: flagged.cases }, fuel: 1e6 })
+    expect(r.error).toBeUndefined()
+    const got = (r.result as { out: Array<[string, string[]]> }).out
+    const diffs = flagged.cases.flatMap((c, i) => (JSON.stringify(got[i]) === JSON.stringify(c[8]) ? [] : [[...c, got[i]]]))
+    expect(diffs).toEqual([])
+  })
+})
+
 /** The TranspileError a body is refused with (undefined when it compiles). */
 function refusal(body: string, profile: 'contract' | 'extended'): unknown {
   try {

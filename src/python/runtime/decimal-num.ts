@@ -237,9 +237,10 @@ export function nanOf(a: Dec, b: Dec | undefined, ctx: Ctx): Dec | undefined {
   else if (a.kind === 'n') n = a
   else if (b?.kind === 'n') n = b
   else return undefined
-  // A payload longer than the precision allows is dropped (libmpdec's `_mpd_fix_nan`).
-  const keep = n.coef === 0n || n.digits <= ctx.prec - ctx.clamp
-  return n.kind === 'n' && keep ? n : new Dec(n.sign, keep ? n.coef : 0n, 0, 'n')
+  // A payload longer than the precision allows keeps its last digits (libmpdec's `_mpd_fix_nan`).
+  const room = ctx.prec - ctx.clamp
+  const keep = n.coef === 0n || n.digits <= room
+  return n.kind === 'n' && keep ? n : new Dec(n.sign, keep ? n.coef : room > 0 ? n.coef % pow10(room) : 0n, 0, 'n')
 }
 
 /** CPython's `_normalize`: line up two operands, shortening the much smaller one to a sticky digit. */
@@ -364,7 +365,8 @@ export function floorDiv(a: Dec, b: Dec, ctx: Ctx): Dec {
     return new Dec(sign, 0n, 0)
   }
   if (b.zero) return byZero(a, sign, ctx)
-  return divide(a, b, ctx)[0]
+  const q = divide(a, b, ctx)[0]
+  return q.nan ? q : fix(q, ctx)
 }
 
 /** a % b (the sign of a, as CPython's Decimal). */
@@ -459,6 +461,7 @@ export function fixIn(x: Dec, derived: Ctx, ctx: Ctx): Dec {
 export function normalize(x: Dec, ctx: Ctx): Dec {
   if (!x.finite) return nanOf(x, undefined, ctx) ?? x
   const d = fix(x, ctx)
+  if (!d.finite) return d
   if (d.zero) return new Dec(d.sign, 0n, 0)
   const expMax = ctx.clamp ? ctx.Emax - ctx.prec + 1 : ctx.Emax
   const [c, k] = stripZeros(d.coef, expMax - d.exp)

@@ -30,6 +30,8 @@ import { CONTEXT_FUNCTIONS, DIGIT_BITS, MAX_EMAX, MAX_PREC, PyContext, contextMa
 const ndigitsOf = (x: bigint): number => N.ndigits(x < 0n ? -x : x)
 
 let nanSerial = 0
+const SSIZE_MAX = 2n ** 63n - 1n
+const BEYOND = 4 * MAX_EMAX
 
 export class PyDecimal extends PyNumeric {
   readonly typeName = 'decimal.Decimal'
@@ -167,7 +169,9 @@ export class PyDecimal extends PyNumeric {
       case 'round': {
         if (nd === undefined || nd === null) return this.integer('ROUND_HALF_EVEN', rt)
         if (!isIntValue(nd)) typeError('optional arg must be an integer')
-        const n = Number(intOf(nd))
+        const big = BigInt(intOf(nd))
+        if (big > SSIZE_MAX || big < -SSIZE_MAX - 1n) raise('OverflowError', 'Python int too large to convert to C ssize_t')
+        const n = Number(big)
         const ctx = ctxOf(rt)
         return settled(rt, ctx, N.quantize(d, new Dec(0, 1n, -n), ctx.rounding, ctx))
       }
@@ -222,7 +226,7 @@ function transcendental(name: 'exp' | 'ln' | 'log10', d: Dec, ctx: Ctx): Dec {
     if (d.zero) return N.fix(N.ONE, ctx)
     // Far out of range: decided before any digit is computed.
     const est = d.adjusted > 20 ? Infinity : Math.abs(Number(sciText(d, 1)))
-    if (est > (ctx.Emax + 2) * Math.LN10 + 10 && !d.sign) return N.fix(new Dec(0, 1n, ctx.Emax + 1), ctx)
+    if (est > (ctx.Emax + 2) * Math.LN10 + 10 && !d.sign) return N.fixIn(new Dec(0, 1n, ctx.Emax + 1), even, ctx)
     ctx.status |= N.INEXACT | N.ROUNDED
     if (est > (ctx.prec - ctx.Emin + 2) * Math.LN10 + 10 && d.sign) return N.fixIn(new Dec(0, 1n, ctx.Emin - ctx.prec), even, ctx)
     return N.fixIn(expCR(d, ctx.prec, ctx), even, ctx)
@@ -251,25 +255,57 @@ function power(a: Dec, b: Dec, ctx: Ctx): Dec {
     if (c === 0) return new Dec(0, N.pow10(ctx.prec - 1), 1 - ctx.prec)
     return (c > 0) === (b.sign === 0) ? N.INF(0) : N.ZERO
   }
+  let integral = true
   if (b.exp < 0 && !b.zero) {
     const whole = N.rescale(b, 0, 'ROUND_DOWN', ctx)
-    if (N.cmp(whole, b) !== 0) return realPower(a, b, ctx)
-    b = whole
+    if (N.cmp(whole, b) !== 0) integral = false
+    else b = whole
   }
+  if (a.finite && !a.zero && !b.zero && (integral || !a.sign)) {
+    const certain = powBounds(a, b, integral && (b.coef & 1n) === 1n && b.exp === 0 ? a.sign : 0, ctx)
+    if (certain) return certain
+  }
+  if (!integral) return realPower(a, b, ctx)
   ctx.work(b.digits + Math.max(b.exp, 0))
   const n = b.coef * N.pow10(Math.max(b.exp, 0))
   return N.powInt(a, b.sign ? -n : n, ctx)
 }
 
+/** Digits of |n| (libmpdec's `mpd_exp_digits`). */
+const expDigits = (n: number): number => String(Math.abs(n)).length
+
+/**
+ * A power certain to overflow or underflow, decided from the operands' exponents alone: the result
+ * rounded in the context from just past its range (libmpdec's `_qcheck_pow_bounds`); else undefined.
+ */
+function powBounds(x: Dec, y: Dec, sign: 0 | 1, ctx: Ctx): Dec | undefined {
+  const t = x.adjusted
+  let zeta: number
+  if (t > 0) zeta = expDigits(t) - 1
+  else if (t < -1) zeta = expDigits(t + 1) - 1
+  else {
+    // Near 1: by the size of |x| - 1.
+    const d = N.sub(N.absolute(x), N.ONE, MAX_CTX(ctx, Number.MAX_SAFE_INTEGER))
+    if (d.zero) return undefined
+    zeta = t === 0 ? d.adjusted - 2 : d.adjusted - 1
+  }
+  const theta = y.adjusted
+  const grows = (t < 0 ? 1 : 0) === y.sign
+  const bound = expDigits(grows ? ctx.Emax : ctx.Emin - ctx.prec + 1)
+  if (bound >= zeta + theta) return undefined
+  return N.fix(new Dec(sign, 1n, grows ? ctx.Emax + 1 : ctx.Emin - ctx.prec), ctx)
+}
+
 const asDec = (x: unknown): Dec | undefined => (x instanceof PyDecimal ? x.d : isIntValue(x) ? decOfInt(intOf(x)) : undefined)
 
-/** `divmod(a, b)` of decimals by zero: CPython meets both conditions at once (a trapped one raises; else the quotient and remainder follow). */
-export function decimalDivmodCheck(rt: PyRun, a: unknown, b: unknown): void {
+/** `divmod(a, b)` with a decimal: the quotient and the remainder, their conditions settled at once (as CPython's); undefined for other operands. */
+export function decimalDivmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] | undefined {
   const x = asDec(a), y = asDec(b)
-  if (!x || !y || !y.zero || !x.finite) return
+  if (!x || !y) return undefined
   const ctx = ctxOf(rt)
-  ctx.status |= x.zero ? N.UNDEFINED : N.INVALID | N.DIV_ZERO
-  settle(ctx)
+  const q = N.floorDiv(x, y, ctx), r = N.mod(x, y, ctx)
+  if (ctx.status !== 0) settle(ctx)
+  return tuple([new PyDecimal(q, rt), new PyDecimal(r, rt)])
 }
 
 /** `pow(a, b, m)` with decimals: integral operands, the result an integral Decimal (CPython's `_power_modulo`). */
@@ -366,8 +402,12 @@ export function decOfFloat(f: number): Dec {
 
 const DEC_TEXT = /^([-+])?(?:(?=\d|\.\d)(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?|(inf(?:inity)?)|(s)?nan(\d*))$/i
 
-/** Decimal(text): CPython's syntax (surrounding whitespace, `_` between digits); else ConversionSyntax (a NaN, raised when trapped: the caller settles ctx). */
-function parseDecimal(rt: PyRun | undefined, text: string, ctx: Ctx): Dec {
+/**
+ * Decimal(text): CPython's syntax (surrounding whitespace, `_` between digits); else ConversionSyntax
+ * (a NaN, raised when trapped: the caller settles ctx). `exact` (Decimal(), not create_decimal): the
+ * value as written, InvalidOperation past CPython's largest exponents; else the caller rounds it.
+ */
+function parseDecimal(rt: PyRun | undefined, text: string, ctx: Ctx, exact: boolean): Dec {
   // CPython's C implementation drops every underscore (`Decimal('1__0')` is 10).
   const s = asciiDigits(text).trim().replace(/_/g, '')
   const m = DEC_TEXT.exec(s)
@@ -376,15 +416,18 @@ function parseDecimal(rt: PyRun | undefined, text: string, ctx: Ctx): Dec {
   if (m[5]) return N.INF(sign)
   if (m[7] !== undefined) {
     const payload = m[7].replace(/^0+/, '')
-    if (payload.length > ctx.prec - ctx.clamp) return N.invalid(ctx, N.CONVERSION)
+    if (!exact && payload.length > ctx.prec - ctx.clamp) return N.invalid(ctx, N.CONVERSION)
     return new Dec(sign, payload ? BigInt(payload) : 0n, 0, m[6] ? 'N' : 'n')
   }
   const int = m[2] ?? '', frac = m[3] ?? ''
-  const exp = m[4] ? Number(m[4]) : 0
-  if (!Number.isSafeInteger(exp) || Math.abs(exp) > MAX_EMAX) return N.invalid(ctx, N.CONVERSION)
+  // An exponent past any context's reach stands as one just past it (the rounding overflows or underflows).
+  const exp = m[4] ? Math.max(-BEYOND, Math.min(BEYOND, Number(m[4]))) : 0
   const digits = (int + frac).replace(/^0+(?=\d)/, '')
   if (rt && digits.length > 4096) rt.charge(bigWorkUnits(digits.length * DIGIT_BITS))
-  return new Dec(sign, BigInt(digits), exp - frac.length)
+  const e = exp - frac.length, top = digits === '0' ? e : e + digits.length - 1
+  // Not representable exactly in CPython's largest context: InvalidOperation (its `PyDecType_FromCStringExact`).
+  if (exact && (top > MAX_EMAX || e < 1 - 2 * MAX_EMAX)) return N.invalid(ctx)
+  return new Dec(sign, BigInt(digits), e)
 }
 
 /** `Decimal(value="0", context=None)`. */
@@ -406,14 +449,14 @@ export function makeDecimal(rt: PyRun, a: unknown[], kw: PyDict | null): PyDecim
 }
 
 /** The exact value of Decimal(x): a float is FloatOperation, bad text ConversionSyntax (in ctx, settled by the caller). */
-function decOf(rt: PyRun, x: unknown, ctx: Ctx): Dec {
+function decOf(rt: PyRun, x: unknown, ctx: Ctx, exact = true): Dec {
   if (x instanceof PyDecimal) return x.d
   if (isIntValue(x)) return decOfInt(intOf(x))
   if (isFloatValue(x)) {
     ctx.status |= N.FLOAT
     return decOfFloat(floatOf(x))
   }
-  if (typeof x === 'string') return parseDecimal(rt, x, ctx)
+  if (typeof x === 'string') return parseDecimal(rt, x, ctx, exact)
   if (Array.isArray(x)) return decOfTuple(x)
   return typeError(`conversion from ${typeName(x)} to Decimal is not supported`)
 }
@@ -466,8 +509,8 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
       if (!d.finite) return dec(d.nan ? nanResult(d, ctx) : d)
       if (d.exp >= 0) return dec(d)
       const r = N.rescale(d, 0, rounding(0), ctx)
-      // Only the exact form flags what it rounds (libmpdec's TO_INT_EXACT).
-      if (name === 'to_integral_exact') ctx.status |= N.lostDigits() ? N.ROUNDED | N.INEXACT : N.ROUNDED
+      // Only the exact form flags what it rounds (libmpdec's TO_INT_EXACT); a zero is not rounded.
+      if (name === 'to_integral_exact' && !d.zero) ctx.status |= N.lostDigits() ? N.ROUNDED | N.INEXACT : N.ROUNDED
       return dec(r)
     }
     case 'is_zero': return d.zero
@@ -497,7 +540,7 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
       const o = other(), t = opt(1, 'third')
       const td = t instanceof PyDecimal ? t.d : isIntValue(t) ? decOfInt(intOf(t)) : typeError(`conversion from ${typeName(t)} to Decimal is not supported`)
       // The product exact (its only condition an invalid one), then the sum rounded to the context.
-      const exact: Ctx = { ...ctx, prec: Number.MAX_SAFE_INTEGER, Emax: Number.MAX_SAFE_INTEGER, Emin: -Number.MAX_SAFE_INTEGER }
+      const exact: Ctx = { ...ctx, prec: Number.MAX_SAFE_INTEGER, Emax: Number.MAX_SAFE_INTEGER, Emin: -Number.MAX_SAFE_INTEGER, clamp: 0 }
       const p = N.mul(d, o, exact)
       ctx.status |= exact.status
       return dec(N.add(p, td, ctx))
@@ -510,7 +553,8 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
     case 'scaleb': {
       const o = other()
       if (d.nan || o.nan) return dec(N.add(d, o, ctx))
-      if (o.exp !== 0 || !o.finite) return dec(N.invalid(ctx))
+      // An integral shift within twice the exponent range and precision (libmpdec's `mpd_qscaleb`).
+      if (o.exp !== 0 || !o.finite || o.digits > 18 || Number(o.coef) > 2 * (ctx.Emax + ctx.prec)) return dec(N.invalid(ctx))
       return dec(d.finite ? N.fix(new Dec(d.sign, d.coef, d.exp + Number(o.sign ? -o.coef : o.coef)), ctx) : d)
     }
   }
@@ -558,7 +602,7 @@ export function contextMethod(rt: PyRun, o: unknown, name: string, a: unknown[],
   if (o instanceof PyContext && name === 'create_decimal') {
     // Rounded to this context, its conditions flagged in it (a float is FloatOperation).
     const ctx = o.of(rt)
-    const d = decOf(rt, a.length ? a[0] : '0', ctx)
+    const d = decOf(rt, a.length ? a[0] : '0', ctx, false)
     return settled(rt, ctx, d.nan ? d : N.fix(d, ctx))
   }
   if (o instanceof PySignalDict) return o.method(name, a)

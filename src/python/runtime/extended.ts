@@ -8,7 +8,7 @@ import { PyGen } from './generators.ts'
 import { makeNamedTuple, namedTupleAttr } from './namedtuple.ts'
 import { PyPartial, partialCall } from './partial.ts'
 import { timeAttr } from './datetime.ts'
-import { PyDecimal, decimalDivmodCheck, decimalPowMod } from './decimal.ts'
+import { PyDecimal, decimalDivmod, decimalPowMod } from './decimal.ts'
 import { contextAttr } from './decimal-context.ts'
 import { PyNamedTupleType, PyNumeric, exceptionClass, moduleClassType, shortTypeName } from './values.ts'
 import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
@@ -327,7 +327,7 @@ export function hash(x: unknown): unknown {
 }
 
 export function divmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] {
-  if (a instanceof PyDecimal || b instanceof PyDecimal) decimalDivmodCheck(rt, a, b)
+  if (a instanceof PyDecimal || b instanceof PyDecimal) { const r = decimalDivmod(rt, a, b); if (r) return r }
   // CPython names divmod in its message (the // and % messages differ).
   if ((b === 0 || b === 0n || b === false || (b instanceof PyFloat && b.v === 0)) && isNumber(a)) {
     raise('ZeroDivisionError', isIntValue(a) && isIntValue(b) ? 'integer division or modulo by zero' : 'float divmod()')

@@ -10,7 +10,7 @@ from decimal import (Context, MAX_PREC, MAX_EMAX, MIN_EMIN, MIN_ETINY, Decimal, 
                      setcontext)
 from fractions import Fraction
 
-from ops import run
+from ops import SIGNALS, run, run_flagged
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -67,6 +67,35 @@ def random_case(rng):
     return [a, op, b, prec, rounding, emax, clamp, run(a, op, b, prec, rounding, emax, clamp)]
 
 
+SPECIAL = ["NaN", "-NaN", "sNaN", "NaN12", "Infinity", "-Infinity", "0", "-0", "0E-30", "1E+30"]
+FLAG_OPS = ["+", "-", "*", "/", "//", "%", "**", "sqrt", "quantize", "round", "cmp", "normalize", "neg", "integral", "exp",
+            "ln", "log10", "powr", "divmod", "exact", "next_plus", "next_minus", "scaleb", "fma", "max", "min", "compare",
+            "create", "fromfloat", "feq", "flt", "text", "cmpf", "float", "int"]
+
+
+def flag_case(rng):
+    """One operation in a random context with random traps: [a, op, b, prec, rounding, Emax, clamp, traps, CPython's [result, flags]]."""
+    a, op, b, prec, rounding, emax, clamp, _ = random_case(rng)
+    op = rng.choice(FLAG_OPS)
+    if rng.random() < 0.15: a = rng.choice(SPECIAL)
+    if op in ("scaleb",): b = str(rng.randint(-40, 40))
+    elif op == "create": b = random_number(rng, 40)
+    elif op in ("fromfloat", "feq", "flt"): b = rng.choice([repr(rng.uniform(-100, 100)), "nan", "inf", "0.5", "1e300", "5e-324"])
+    elif op == "text": b = rng.choice(["1.5", "abc", "1e999999999999999999999", "NaN" + "1" * rng.randint(1, 40), "-sNaN", " 1_000 ", "1,5"])
+    elif op == "**": b = str(rng.randint(-30, 60)); a = random_number(rng, 6) if rng.random() < 0.8 else a
+    elif op in ("exp",): a = "%s%dE%d" % (rng.choice(["", "-"]), rng.randrange(10 ** rng.randint(1, 8)), rng.randint(-10, 2)) if rng.random() < 0.9 else a
+    elif op in ("quantize", "round", "fmt", "powr") or op in ("sqrt", "normalize", "neg", "integral", "ln", "log10", "exact", "next_plus", "next_minus", "int", "float"): pass
+    else: b = random_number(rng) if rng.random() < 0.85 else rng.choice(SPECIAL)
+    if op in ("quantize",) and rng.random() < 0.2: b = rng.choice(SPECIAL)
+    # Small exponent limits often: overflow, underflow, subnormals, clamping.
+    if rng.random() < 0.4:
+        emax = rng.randint(1, 40)
+        clamp = rng.randint(0, 1)
+        prec = min(prec, rng.randint(1, 12))
+    traps = [s for s in SIGNALS if rng.random() < 0.3]
+    return [a, op, b, prec, rounding, emax, clamp, traps, run_flagged(a, op, b, prec, rounding, emax, clamp, traps)]
+
+
 def main():
     with open(os.path.join(HERE, "exprs.txt")) as f:
         exprs = [line.rstrip("\n") for line in f if line.strip()]
@@ -78,6 +107,11 @@ def main():
     rng = random.Random(20261127)
     cases = [random_case(rng) for _ in range(6000)]
     with open(os.path.join(HERE, "random.json"), "w") as f:
+        json.dump({"python": sys.version.split()[0], "cases": cases}, f, separators=(",", ":"))
+        f.write("\n")
+    rng = random.Random(20261128)
+    cases = [flag_case(rng) for _ in range(4000)]
+    with open(os.path.join(HERE, "flags.json"), "w") as f:
         json.dump({"python": sys.version.split()[0], "cases": cases}, f, separators=(",", ":"))
         f.write("\n")
 
