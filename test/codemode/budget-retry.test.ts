@@ -141,12 +141,13 @@ describe('a retried budget token', () => {
   test('a workflow whose call was in flight at a crash resends the token on resume and settles exactly what the child used', async () => {
     const parent = new BudgetTokens({ key: KEY })
     const vm = createRemoteVM({ url: B, token: 'b-token' })
-    const answers: Array<{ code: string | null; fuelUsed: number; receipt?: string }> = []
+    const answers: Array<{ code: string | null; fuelUsed: number; receipt?: string; retryAfter?: number }> = []
     // The host's atom that calls B: a retry while the first run is in flight waits for it (bounded).
     const remoteRun = defineAtom('remoteRun', s.object({ token: s.string }), undefined, async ({ token }: { token: string }) => {
       for (let i = 0; ; i++) {
         const r = await vm.run(CHILD, { url: HOLD }, { budgetToken: token })
-        const answer = { code: r.error?.code ?? null, fuelUsed: r.fuelUsed, ...(r.budgetReceipt ? { receipt: r.budgetReceipt } : {}) }
+        const retryAfter = (r.error as { retryAfter?: number } | undefined)?.retryAfter
+        const answer = { code: r.error?.code ?? null, fuelUsed: r.fuelUsed, ...(r.budgetReceipt ? { receipt: r.budgetReceipt } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}) }
         answers.push(answer)
         if (answer.code !== 'BUDGET_TOKEN_IN_FLIGHT' || i >= 100) return answer
         await Bun.sleep(50)
@@ -166,6 +167,8 @@ export default { code: child.code, settled: await budgetSettle({ receipt: child.
     const again = await resumeWorkflow(src, store.read('wf-retry'), { atoms, store, executionId: 'wf-retry' })
     const resumed = drive(again, () => ({ Ok: 'ok' }))
     await until(() => answers.some((a) => a.code === 'BUDGET_TOKEN_IN_FLIGHT'))
+    // The client hands on when to retry (Retry-After, seconds): within the lease, not the token's deadline.
+    expect(answers.find((a) => a.code === 'BUDGET_TOKEN_IN_FLIGHT')!.retryAfter).toBeWithin(1, 36)
     release() // the first run on B ends
     const out = (await resumed).result as any
     const firstAnswer = answers.find((a) => a.code === null)!

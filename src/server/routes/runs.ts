@@ -87,7 +87,11 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
     // A retry of a token whose run has ended is answered with that run's receipt (409 BUDGET_TOKEN_ANSWERED), of one
     // whose run was lost (past its lease, no receipt) with a receipt of the whole grant (409 BUDGET_TOKEN_LOST).
     const lease = ctx.config.budgetTokens && runLeaseMs(req.body?.options?.timeoutMs, tenant.config.limits.timeoutMs, ctx.config.budgetTokens.leaseGraceMs)
-    const grant = await spendRequestToken(ctx.budget, budgetHeader, (receipt) => reply.header(RECEIPT_HEADER, receipt), lease)
+    const grant = await spendRequestToken(ctx.budget, budgetHeader, (receipt) => reply.header(RECEIPT_HEADER, receipt), lease).catch((e) => {
+      // The operator's trace of a run that died with its server (each retry of its token says so again).
+      if (e instanceof HttpError && e.code === 'BUDGET_TOKEN_LOST') req.log.warn({ tenant: tenant.id }, `budget tokens: ${e.message}`)
+      throw e
+    })
     const gone = untilGone(reply)
     if (!grant) return ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed)
     // The receipt of what the run used goes back with every answer, a refusal included (then nothing was used),
