@@ -17,6 +17,12 @@
  * for, as for a real return. A `return`, `break` or `continue` in the finally block itself drops
  * what was pending, and an exception there replaces it, as in CPython; `close()` while paused in
  * the block raises GeneratorExit at that yield like at any other.
+ *
+ * The exception that goes on is located where it was raised, as CPython's traceback points there:
+ * the VM hands a `catch` the value without its location, so each statement of the body first notes
+ * its number in `$fl`, and the value is thrown again by the `throw` located at that statement (one
+ * per statement, tested only when the exception goes on). An exception from a function the body
+ * calls is located at the calling statement.
  */
 import type { Step } from '../ast/types.ts'
 import { binary, id, lit, rt, setVar, step } from './nodes.ts'
@@ -63,8 +69,21 @@ export function yieldingFinally(steps: Step[], temp: (prefix: string) => string)
   return go(steps)
 }
 
+/**
+ * The steps with each located one preceded by `at = its number` (into nested blocks; nested
+ * functions are helpers of their own), the locations in `locs` (number i at i - 1).
+ */
+function noteLocations(steps: Step[], at: string, locs: unknown[]): Step[] {
+  return (steps as AnyStep[]).flatMap((x) => {
+    const out = mapLists(x, (ys) => noteLocations(ys, at, locs))
+    if (x.loc === undefined) return [out]
+    locs.push(x.loc)
+    return [setVar(at, lit(locs.length)), out]
+  })
+}
+
 function split(s: AnyStep, temp: (prefix: string) => string, generated: WeakSet<object>): Step[] {
-  const kind = temp('$fk'), value = temp('$fv'), e = temp('$gfe')
+  const kind = temp('$fk'), value = temp('$fv'), e = temp('$gfe'), at = temp('$fl')
   const { finally: block, ...rest } = s
   const seen = new Set<number>()
   const leave = (k: number, loc: unknown, v?: unknown): Step[] => {
@@ -82,7 +101,8 @@ function split(s: AnyStep, temp: (prefix: string) => string, generated: WeakSet<
     }
     return [out]
   })
-  const body = jumps(rest.catch ? [rest as Step] : (rest.try ?? []), false)
+  const locs: unknown[] = []
+  const body = noteLocations(jumps(rest.catch ? [rest as Step] : (rest.try ?? []), false), at, locs)
   const guarded = step('try', {
     try: body,
     catchParam: e,
@@ -94,8 +114,11 @@ function split(s: AnyStep, temp: (prefix: string) => string, generated: WeakSet<
     setVar(kind, lit(NORMAL)),
     guarded,
     ...(block as Step[]),
-    // Raised again at the `try` line (the VM keeps no traceback to point back at the first raise).
-    after(RAISED, step('throw', { value: id(value) }, s.loc as never)),
+    // Raised again at the statement that raised it (the `try` line when none was noted).
+    step('if', { condition: binary('===', id(kind), lit(RAISED)), then: [
+      ...locs.map((loc, i) => step('if', { condition: binary('===', id(at), lit(i + 1)), then: [step('throw', { value: id(value) }, loc as never)] })),
+      step('throw', { value: id(value) }, s.loc as never),
+    ] }),
     ...(seen.has(RETURNED) ? [after(RETURNED, step('return', { value: id(value) }))] : []),
     ...(seen.has(BROKE) ? [after(BROKE, step('break', {}))] : []),
     ...(seen.has(CONTINUED) ? [after(CONTINUED, step('continue', {}))] : []),

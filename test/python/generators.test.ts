@@ -5,7 +5,7 @@
  * time. Their results against CPython are in the corpus (hand_extended.txt, generator-*).
  */
 import { expect, test } from 'bun:test'
-import { pythonVmOptions, runPythonBlock, transpilePython } from '../../src/python/index.ts'
+import { pythonError, pythonVmOptions, runPythonBlock, transpilePython } from '../../src/python/index.ts'
 import { AgentVM, defineAtom } from '../../src/index.ts'
 
 const COUNT = 'def count(n=0):\n    while True:\n        yield n\n        n += 1\n'
@@ -59,4 +59,27 @@ test('a generator that may wait for an atom runs eagerly: x = yield is None, x =
   expect(r.error).toBeUndefined()
   // CPython: [{'found': 3}, None, 1, 5, 7, 8, None]
   expect(r.result).toEqual({ items: [{ found: 3 }, null, 1, 5, 7, 8, null] })
+})
+
+test('an exception that goes on after a finally block that yielded is located at the statement that raised it (CPython traceback line in the generator), lazily and eagerly', async () => {
+  const loop = 'out = []\nfor v in gen():\n    out.append(v)\nreturn {"out": out}'
+  // Each line checked against the generator's frame in CPython 3.11's traceback.
+  const cases: Array<[string, string, number]> = [
+    ['def gen():\n    try:\n        yield 1\n        x = 1 / 0\n    finally:\n        yield 2\n', 'ZeroDivisionError', 4],
+    ['def gen():\n    try:\n        for i in range(3):\n            yield i\n            if i == 1:\n                d = {}\n                v = d["k"]\n    finally:\n        yield 9\n', 'KeyError', 7],
+    ['def gen():\n    try:\n        yield 1\n        x = [][1]\n    except IndexError:\n        y = 2\n        raise ValueError("from handler")\n    finally:\n        yield 2\n', 'ValueError', 7],
+    // Two yielding finally blocks, one inside the other: the inner one raises it again at its line too.
+    ['def gen():\n    try:\n        try:\n            yield 1\n            x = 1 / 0\n        finally:\n            yield 2\n    finally:\n        yield 3\n', 'ZeroDivisionError', 5],
+    // An exception from a called function: the calling statement (CPython's innermost line is in bad).
+    ['def bad(n):\n    return n / 0\ndef gen():\n    try:\n        yield 1\n        x = bad(3)\n    finally:\n        yield 2\n', 'ZeroDivisionError', 6],
+  ]
+  for (const [gen, type, line] of cases) {
+    const r = await runPythonBlock(`${gen}${loop}`)
+    expect([gen, r.error?.message.split(':')[0], r.error?.line, r.error?.file]).toEqual([gen, type, line, '<block>'])
+  }
+  // The eager twin (the body may wait for an atom) splits its finally blocks the same way.
+  const { ast } = transpilePython(`def gen():\n    try:\n        yield lookup(1)\n        x = 1 / 0\n    finally:\n        yield 2\n${loop}`, { params: ['initial'], externals: { lookup: { fields: ['id'] } } })
+  const lookup = defineAtom('lookup', { type: 'object', properties: { id: { type: 'number' } } }, undefined, async (x: { id: number }) => x.id)
+  const r = await new AgentVM({ lookup }, pythonVmOptions()).run(ast, { initial: {} })
+  expect([pythonError(r.error)?.message, r.error?.line]).toEqual(['ZeroDivisionError: division by zero', 4])
 })
