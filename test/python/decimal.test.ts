@@ -71,6 +71,18 @@ return {"out": out}`
   })
 })
 
+const programs = JSON.parse(readFileSync(join(DIR, 'signals.json'), 'utf8')) as { python: string; cases: Array<[string, string]> }
+const SIGNAL_IMPORTS = 'from decimal import Clamped, ConversionSyntax, DecimalException, DivisionByZero, FloatOperation, Inexact, InvalidOperation, Overflow, Rounded, Subnormal, Underflow'
+
+describe(`decimal flags and traps programs (decimal/signals.txt) against CPython ${programs.python}`, () => {
+  test.each(programs.cases)('%s', async (program, want) => {
+    const fn = program.split('\n').map((l) => `    ${l}`).join('\n')
+    const body = `${IMPORTS}\n${SIGNAL_IMPORTS}\ndef program():\n${fn}\ntry:\n    r = repr(program())\nexcept Exception as e:\n    r = type(e).__name__ + ": " + str(e)\nreturn {"r": r}`
+    const out = await runPythonBlock(body, { profile: 'extended' })
+    expect(out.error ? `(not run: ${out.error.message})` : (out.result as { r: string }).r).toBe(want)
+  })
+})
+
 /** The TranspileError a body is refused with (undefined when it compiles). */
 function refusal(body: string, profile: 'contract' | 'extended'): unknown {
   try {

@@ -413,7 +413,7 @@ export function quantize(x: Dec, q: Dec, mode: Rounding, ctx: Ctx): Dec {
   if (x.adjusted > ctx.Emax || x.adjusted - q.exp + 1 > ctx.prec) return invalid(ctx)
   const ans = rescale(x, q.exp, mode, ctx)
   if (ans.adjusted > ctx.Emax || ans.digits > ctx.prec) return invalid(ctx)
-  if (lost) ctx.status |= INEXACT | ROUNDED
+  if (ans.exp > x.exp) ctx.status |= lost ? INEXACT | ROUNDED : ROUNDED
   if (!ans.zero && ans.adjusted < ctx.Emin) ctx.status |= SUBNORMAL
   return fix(ans, ctx)
 }
@@ -487,10 +487,11 @@ export function powInt(x: Dec, n: bigint, ctx: Ctx): Dec {
   if (!x.finite) {
     const nn = nanOf(x, undefined, ctx)
     if (nn) return nn
-    if (n === 0n) return fix(ONE, ctx)
+    if (n === 0n) return ONE
     return n > 0n ? INF(sign) : new Dec(sign, 0n, 0)
   }
-  if (n === 0n) return x.zero ? invalid(ctx) : fix(ONE, ctx)
+  // x ** 0 is 1 as it is, not rounded into the context (libmpdec).
+  if (n === 0n) return x.zero ? invalid(ctx) : ONE
   if (x.zero) return n > 0n ? new Dec(sign, 0n, 0) : INF(sign)
   const m = n < 0n ? -n : n
   const work: Ctx = { ...ctx, prec: ctx.prec + ndigits(m) + 2 + (n < 0n ? 1 : 0), rounding: 'ROUND_HALF_EVEN', clamp: 0 }

@@ -10,6 +10,7 @@ import { intOf, isIntValue } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
 import { namedTupleMethod } from './namedtuple.ts'
 import type { SetTable } from './set-order.ts'
+import { PySignalDict } from './decimal-signals.ts'
 
 type Method<T> = (rt: PyRun, self: T, args: unknown[], kw: PyDict | null) => unknown
 
@@ -228,6 +229,7 @@ export { dictSet }
 /** `d.get(k, default)` without the method table when d is a plain dict (`py$mget`, also fused). */
 export function dictGet(rt: PyRun, d: unknown, k: unknown, dflt: unknown): unknown {
   if (d instanceof PyDict && d.missing === undefined) { const e = d.map.get(hashKey(k)); return e === undefined ? dflt : e[1] }
+  if (d instanceof PySignalDict) return d.method('get', [k, dflt])
   return callMethod(rt, d, 'get', [k, dflt], null)
 }
 

@@ -96,6 +96,27 @@ def flag_case(rng):
     return [a, op, b, prec, rounding, emax, clamp, traps, run_flagged(a, op, b, prec, rounding, emax, clamp, traps)]
 
 
+SIGNAL_IMPORTS = ("from decimal import Clamped, ConversionSyntax, DecimalException, DivisionByZero, FloatOperation, Inexact, "
+                  "InvalidOperation, Overflow, Rounded, Subnormal, Underflow")
+
+
+def signal_programs():
+    """The programs of signals.txt (a function body each)."""
+    with open(os.path.join(HERE, "signals.txt")) as f:
+        text = "".join(line for line in f if not line.startswith("#"))
+    return [p.strip("\n") for p in text.split("\n---\n")]
+
+
+def run_program(body):
+    setcontext(Context())
+    scope = {}
+    exec(SIGNAL_IMPORTS + "\nfrom decimal import *\ndef program():\n" + "\n".join("    " + l for l in body.split("\n")), scope)
+    try:
+        return repr(scope["program"]())
+    except Exception as e:  # noqa: BLE001 - the class and message are the observation
+        return "%s: %s" % (type(e).__name__, e)
+
+
 def main():
     with open(os.path.join(HERE, "exprs.txt")) as f:
         exprs = [line.rstrip("\n") for line in f if line.strip()]
@@ -108,6 +129,9 @@ def main():
     cases = [random_case(rng) for _ in range(6000)]
     with open(os.path.join(HERE, "random.json"), "w") as f:
         json.dump({"python": sys.version.split()[0], "cases": cases}, f, separators=(",", ":"))
+        f.write("\n")
+    with open(os.path.join(HERE, "signals.json"), "w") as f:
+        json.dump({"python": sys.version.split()[0], "cases": [[p, run_program(p)] for p in signal_programs()]}, f, indent=1, ensure_ascii=False)
         f.write("\n")
     rng = random.Random(20261128)
     cases = [flag_case(rng) for _ in range(4000)]
