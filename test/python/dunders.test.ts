@@ -37,6 +37,14 @@ async function errorWithAtom(body: string) {
   return pythonError(r.error!)
 }
 
+/** A special method called where function values may wait for an atom: NotImplementedError naming it and the rewrite, located. */
+async function expectNotAtOnce(body: string, method: string, rewrite: string, line: number) {
+  const e = await errorWithAtom(body)
+  expect([e?.pythonType, e?.line]).toEqual(['NotImplementedError', line])
+  expect(e?.message).toContain(`${method}() cannot run here`)
+  expect(e?.message).toContain(rewrite)
+}
+
 describe('a program whose function values may wait for an atom', () => {
   test('a special method cannot run at once there: NotImplementedError naming the method and the rewrite', async () => {
     const e = await errorWithAtom(`${BAG}def get(n):\n    return lookup(n)\nf = get\nb = Bag([1]) + Bag([f(3)])\nreturn {"n": len(b)}`)
@@ -99,6 +107,19 @@ describe('refusals', () => {
   })
 })
 
+/**
+ * `a.abc` read 10 and 100 times through a class whose `hook(self, name)` returns len(name): the
+ * sums, and fuel growing with the reads faster than plain class attribute reads do.
+ */
+async function expectChargedReads(hook: string) {
+  const body = (n: number) => `class A:\n    def ${hook}(self, name):\n        return len(name)\na = A()\nt = 0\nfor i in range(${n}):\n    t += a.abc\nreturn {"t": t}`
+  const a = await runPythonBlock(body(10), { fuel: 1e6 })
+  const b = await runPythonBlock(body(100), { fuel: 1e6 })
+  expect([a.result, b.result]).toEqual([{ t: 30 }, { t: 300 }])
+  const plain = (n: number) => runPythonBlock(`class A:\n    abc = 3\na = A()\nt = 0\nfor i in range(${n}):\n    t += a.abc\nreturn {"t": t}`, { fuel: 1e6 })
+  expect(b.fuelUsed - a.fuelUsed).toBeGreaterThan((await plain(100)).fuelUsed - (await plain(10)).fuelUsed)
+}
+
 describe('__getattr__ and __setattr__', () => {
   const HOOKS = 'class A:\n    def __getattr__(self, name):\n        while True:\n            pass\n    def __setattr__(self, name, value):\n        while True:\n            pass\n'
   test('a hook that loops forever ends FUEL_EXHAUSTED, for each way to reach it', async () => {
@@ -108,12 +129,7 @@ describe('__getattr__ and __setattr__', () => {
     }
   })
   test('each hook call is charged: the fuel grows with the calls', async () => {
-    const body = (n: number) => `class A:\n    def __getattr__(self, name):\n        return len(name)\na = A()\nt = 0\nfor i in range(${n}):\n    t += a.abc\nreturn {"t": t}`
-    const a = await runPythonBlock(body(10), { fuel: 1e6 })
-    const b = await runPythonBlock(body(100), { fuel: 1e6 })
-    expect([a.result, b.result]).toEqual([{ t: 30 }, { t: 300 }])
-    const plain = (n: number) => runPythonBlock(`class A:\n    abc = 3\na = A()\nt = 0\nfor i in range(${n}):\n    t += a.abc\nreturn {"t": t}`, { fuel: 1e6 })
-    expect(b.fuelUsed - a.fuelUsed).toBeGreaterThan((await plain(100)).fuelUsed - (await plain(10)).fuelUsed)
+    await expectChargedReads('__getattr__')
   })
   test('special names never reach a hook: the runtime looks special methods up on the class, a program cannot name one', async () => {
     const body = 'log = []\nclass A:\n    def __getattr__(self, name):\n        log.append(name)\n        return 1\nout = {}\ntry:\n    len(A())\nexcept TypeError as e:\n    out["len"] = str(e)\nout["truth"] = bool(A())\nout["log"] = log\nreturn out'
@@ -125,17 +141,17 @@ describe('__getattr__ and __setattr__', () => {
     expect(refusal('class A:\n    def f(self):\n        return super().__set_name__("x")\nreturn {}').codeName).toBe('PY_DUNDER')
     expect(refusal('class A:\n    def f(self):\n        return object.__getattr__(self, "x")\nreturn {}').codeName).toBe('PY_DUNDER')
   })
-  test('a hook cannot run at once where function values may wait for an atom: NotImplementedError with the rewrite', async () => {
-    const e = await errorWithAtom('class A:\n    def __getattr__(self, name):\n        return name\ndef get(n):\n    return lookup(n)\nf = get\nx = A().b\nreturn {"x": x}')
-    expect(e?.pythonType).toBe('NotImplementedError')
-    expect(e?.message).toContain('A.__getattr__() cannot run here')
-    expect(e?.message).toContain('def get(self, name)')
-    expect(e?.line).toBe(7)
+  test('a hook (__getattr__, __getattribute__) cannot run at once where function values may wait for an atom: NotImplementedError with the rewrite', async () => {
+    for (const hook of ['__getattr__', '__getattribute__']) {
+      await expectNotAtOnce(`class A:\n    def ${hook}(self, name):\n        return name\ndef get(n):\n    return lookup(n)\nf = get\nx = A().b\nreturn {"x": x}`, `A.${hook}`, 'def get(self, name)', 7)
+    }
   })
-  test('the contract profile refuses them with the class, naming the extended profile', () => {
-    const e = refusal('x = 1\nclass A:\n    def __getattr__(self, name):\n        return 1\nreturn {"a": A().b}', 'contract')
-    expect(e.line).toBe(2)
-    expect(e.hint).toContain("profile: 'extended'")
+  test('the contract profile refuses them (__getattr__, __getattribute__) with the class, naming the extended profile', () => {
+    for (const hook of ['__getattr__', '__getattribute__']) {
+      const e = refusal(`x = 1\nclass A:\n    def ${hook}(self, name):\n        return 1\nreturn {"a": A().b}`, 'contract')
+      expect([hook, e.line]).toEqual([hook, 2])
+      expect(e.hint).toContain("profile: 'extended'")
+    }
   })
 })
 
@@ -148,12 +164,7 @@ describe('__getattribute__', () => {
     }
   })
   test('each call is charged: the fuel grows with the calls; one that reads self.x inside recurses to RecursionError', async () => {
-    const body = (n: number) => `class A:\n    def __getattribute__(self, name):\n        return len(name)\na = A()\nt = 0\nfor i in range(${n}):\n    t += a.abc\nreturn {"t": t}`
-    const a = await runPythonBlock(body(10), { fuel: 1e6 })
-    const b = await runPythonBlock(body(100), { fuel: 1e6 })
-    expect([a.result, b.result]).toEqual([{ t: 30 }, { t: 300 }])
-    const plain = (n: number) => runPythonBlock(`class A:\n    abc = 3\na = A()\nt = 0\nfor i in range(${n}):\n    t += a.abc\nreturn {"t": t}`, { fuel: 1e6 })
-    expect(b.fuelUsed - a.fuelUsed).toBeGreaterThan((await plain(100)).fuelUsed - (await plain(10)).fuelUsed)
+    await expectChargedReads('__getattribute__')
     const rec = await runPythonBlock('class A:\n    def __getattribute__(self, name):\n        return self.other\nx = A().v\nreturn {}', { fuel: 1e7 })
     expect([rec.error?.code, pythonError(rec.error!)?.pythonType, rec.error?.line]).toEqual(['STACK_OVERFLOW', 'RecursionError', 3])
   })
@@ -162,18 +173,6 @@ describe('__getattribute__', () => {
     expect((await runPythonBlock(body)).result).toEqual({ len: 2, truth: true, log: [] })
     const special = await runPythonBlock('class A:\n    def __getattribute__(self, name):\n        return object.__getattribute__(self, "__" + name + "__")\na = A()\nx = a.dict\nreturn {}')
     expect([special.error?.message, special.error?.line]).toEqual(["AttributeError: __getattribute__ of the special attribute '__dict__' is not available in code blocks; use ordinary attribute names", 3])
-  })
-  test('it cannot run at once where function values may wait for an atom: NotImplementedError with the rewrite', async () => {
-    const e = await errorWithAtom('class A:\n    def __getattribute__(self, name):\n        return name\ndef get(n):\n    return lookup(n)\nf = get\nx = A().b\nreturn {"x": x}')
-    expect(e?.pythonType).toBe('NotImplementedError')
-    expect(e?.message).toContain('A.__getattribute__() cannot run here')
-    expect(e?.message).toContain('def get(self, name)')
-    expect(e?.line).toBe(7)
-  })
-  test('the contract profile refuses it with the class, naming the extended profile', () => {
-    const e = refusal('x = 1\nclass A:\n    def __getattribute__(self, name):\n        return 1\nreturn {"a": A().b}', 'contract')
-    expect(e.line).toBe(2)
-    expect(e.hint).toContain("profile: 'extended'")
   })
 })
 
@@ -259,11 +258,7 @@ describe('__delattr__', () => {
     expect([r.error?.message, r.error?.line]).toEqual(["AttributeError: __delattr__ of the special attribute '__dict__' is not available in code blocks; use ordinary attribute names", 3])
   })
   test('it cannot run at once where function values may wait for an atom: NotImplementedError with the rewrite', async () => {
-    const e = await errorWithAtom('class A:\n    def __delattr__(self, name):\n        pass\ndef get(n):\n    return lookup(n)\nf = get\na = A()\ndel a.b\nreturn {}')
-    expect(e?.pythonType).toBe('NotImplementedError')
-    expect(e?.message).toContain('A.__delattr__() cannot run here')
-    expect(e?.message).toContain('def delete(self, name)')
-    expect(e?.line).toBe(8)
+    await expectNotAtOnce('class A:\n    def __delattr__(self, name):\n        pass\ndef get(n):\n    return lookup(n)\nf = get\na = A()\ndel a.b\nreturn {}', 'A.__delattr__', 'def delete(self, name)', 8)
   })
 })
 
