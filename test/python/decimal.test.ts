@@ -72,7 +72,7 @@ return {"out": out}`
 })
 
 const programs = JSON.parse(readFileSync(join(DIR, 'signals.json'), 'utf8')) as { python: string; cases: Array<[string, string]> }
-const SIGNAL_IMPORTS = 'from decimal import Clamped, ConversionSyntax, DecimalException, DivisionByZero, FloatOperation, Inexact, InvalidOperation, Overflow, Rounded, Subnormal, Underflow'
+const SIGNAL_IMPORTS = 'from decimal import Clamped, ConversionSyntax, DecimalException, DivisionByZero, FloatOperation, Inexact, InvalidOperation, Overflow, Rounded, Subnormal, Underflow\nimport math'
 
 describe(`decimal flags and traps programs (decimal/signals.txt) against CPython ${programs.python}`, () => {
   test.each(programs.cases)('%s', async (program, want) => {

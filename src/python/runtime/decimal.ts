@@ -252,7 +252,11 @@ function power(a: Dec, b: Dec, ctx: Ctx): Dec {
     if (a.sign) return N.invalid(ctx)
     if (a.kind === 'F') return b.sign ? N.ZERO : N.INF(0)
     const c = N.cmp(a, N.ONE)
-    if (c === 0) return new Dec(0, N.pow10(ctx.prec - 1), 1 - ctx.prec)
+    if (c === 0) {
+      // 1 ** ±Infinity: one at the full precision, inexact (libmpdec).
+      ctx.status |= N.INEXACT | N.ROUNDED
+      return new Dec(0, N.pow10(ctx.prec - 1), 1 - ctx.prec)
+    }
     return (c > 0) === (b.sign === 0) ? N.INF(0) : N.ZERO
   }
   let integral = true

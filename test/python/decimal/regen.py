@@ -97,7 +97,7 @@ def flag_case(rng):
 
 
 SIGNAL_IMPORTS = ("from decimal import Clamped, ConversionSyntax, DecimalException, DivisionByZero, FloatOperation, Inexact, "
-                  "InvalidOperation, Overflow, Rounded, Subnormal, Underflow")
+                  "InvalidOperation, Overflow, Rounded, Subnormal, Underflow\nimport math")
 
 
 def signal_programs():
