@@ -493,11 +493,17 @@ function decimalTuple(d: Dec): PyNamedTuple {
   return Object.freeze(t)
 }
 
+/** Where a method takes its `context` argument when not the first (CPython's signatures). */
+const CONTEXT_AT: Record<string, number> = { quantize: 2, to_integral_value: 1, to_integral: 1, to_integral_exact: 1, fma: 2, compare: 1, max: 1, min: 1, scaleb: 1, same_quantum: 1, copy_sign: 1 }
+
 /** The methods of a Decimal. */
 function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: PyDict | null): unknown {
   const d = x.d
-  const ctx = ctxOf(rt)
   const opt = (i: number, key: string): unknown => (a.length > i ? a[i] : kw?.map.get(key)?.[1] ?? null)
+  // `context=`: the context the method rounds in and flags (the run's by default).
+  const given = opt(CONTEXT_AT[name] ?? 0, 'context')
+  if (given !== null && !(given instanceof PyContext)) typeError('optional argument must be a context')
+  const ctx = given === null ? ctxOf(rt) : (given as PyContext).of(rt)
   const rounding = (i: number): Rounding => { const r = opt(i, 'rounding'); return r === null ? ctx.rounding : roundingOf(r) }
   const other = (): Dec => { const o = opt(0, 'other'); return o instanceof PyDecimal ? o.d : isIntValue(o) ? decOfInt(intOf(o)) : typeError(`conversion from ${typeName(o)} to Decimal is not supported`) }
   const dec = (r: Dec): PyDecimal => settled(rt, ctx, r)
