@@ -5,7 +5,7 @@
  * renamed (reported as a warning).
  */
 import { Option } from 'commander'
-import { mcpAtoms, type McpAtom, type McpAtomSet } from '../codemode/index.ts'
+import type { McpAtom, McpAtomSet } from '../codemode/index.ts'
 import { CliError, usageError } from './io.ts'
 import { splitCommand } from './commands/flowlang-session.ts'
 
@@ -49,6 +49,8 @@ export async function openMcp(flags: McpFlags, cwd: string, taken: Iterable<stri
     for (const { label, spec } of sources) {
       let set: McpAtomSet
       try {
+        // Code mode's MCP client loads with the first --mcp, not with every `ajsc`.
+        const { mcpAtoms } = await import('../codemode/index.ts')
         set = await mcpAtoms(spec, { taken: used })
       } catch (e) {
         throw new CliError('CLI_MCP', `${label}: ${(e as Error).message}`)

@@ -1,9 +1,11 @@
 /** The `ajsc flow …` subcommands: options and help (the work is in flow.ts). */
 import type { Command } from 'commander'
 import type { CliIO } from '../io.ts'
-import { flowCompile, flowFmt, flowRun, flowSchedule, flowValidate } from './flow.ts'
 import { DEFAULT_RUN_TIMEOUT_MS } from './run.ts'
 import { atomsOption } from '../options.ts'
+
+/** The flow commands' code (the flow compiler, its runtime, the Python frontend, the scheduler): loaded when one runs, not by every `ajsc`. */
+const flowCode = () => import('./flow.ts')
 
 export function registerFlowCommands(program: Command, io: CliIO, setCode: (code: number) => void): void {
   const flow = program.command('flow')
@@ -24,14 +26,14 @@ export function registerFlowCommands(program: Command, io: CliIO, setCode: (code
     .description('report every problem compile and run would refuse a flow document for (file:line:col: error Rule: message)')
     .argument('<file>', 'a SavedFlow or Block flow .json file (the format is detected)')
     .option('--json', 'print { valid, format, problems: [{ rule, path, message }] } (plus the usual report fields) on stdout'))
-    .action((file: string, opts) => setCode(flowValidate(file, opts, io)))
+    .action(async (file: string, opts) => setCode((await flowCode()).flowValidate(file, opts, io)))
 
   flow.command('fmt')
     .description('print the normalized document (spec key order, defaults applied, unknown keys kept)')
     .argument('<file>', 'a flow .json file')
     .option('--write', 'rewrite the file instead of printing it')
     .option('--json', 'print one JSON report (changed, document) on stdout')
-    .action((file: string, opts) => setCode(flowFmt(file, opts, io)))
+    .action(async (file: string, opts) => setCode((await flowCode()).flowFmt(file, opts, io)))
 
   semantics(flow.command('compile')
     .description('compile a flow document to an ajs/1 AST (printed on stdout)')
@@ -39,7 +41,7 @@ export function registerFlowCommands(program: Command, io: CliIO, setCode: (code
     .addOption(atomsOption('custom atoms the running VM will have (vendor node types, tools): a module of defineAtom exports (./atoms.mjs) or comma-separated names; repeatable'))
     .option('--pretty', 'indent the JSON')
     .option('--json', 'print one JSON report (format, ast) on stdout'))
-    .action(async (file: string, opts) => setCode(await flowCompile(file, opts, io)))
+    .action(async (file: string, opts) => setCode(await (await flowCode()).flowCompile(file, opts, io)))
 
   running(semantics(flow.command('run')
     .description('run a flow document and print its result as JSON')
@@ -47,7 +49,7 @@ export function registerFlowCommands(program: Command, io: CliIO, setCode: (code
     .option('-i, --input <json>', 'the flow input: a JSON object, @file.json, or - for stdin (default {})')
     .option('--trace', 'print the flow events (steps with fuel and tokens) to stderr')
     .option('--json', 'print one JSON report (result, fuelUsed, error, events, diagnostics) on stdout')))
-    .action(async (file: string, opts) => setCode(await flowRun(file, opts, io)))
+    .action(async (file: string, opts) => setCode(await (await flowCode()).flowRun(file, opts, io)))
 
   running(semantics(flow.command('schedule')
     .description('run the enabled flows of a directory ({id}.json files) on their entry schedules until Ctrl-C')
@@ -55,5 +57,5 @@ export function registerFlowCommands(program: Command, io: CliIO, setCode: (code
     .option('--duration <ms>', 'stop after this long (default: run until interrupted)')
     .option('--timezone <tz>', 'IANA time zone for cron schedules (default: the machine\'s)')
     .option('--json', 'print the log as JSON lines on stdout')))
-    .action(async (dir: string, opts) => setCode(await flowSchedule(dir, opts, io)))
+    .action(async (dir: string, opts) => setCode(await (await flowCode()).flowSchedule(dir, opts, io)))
 }

@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import { FlowSession, type SessionTurn } from '../../flowlang/session.ts'
+import type { FlowSession, SessionTurn } from '../../flowlang/session.ts'
 import type { FlowProblem } from '../../flowlang/graph.ts'
 import type { McpServerSpec } from '../../flowlang/runtime/types.ts'
 import { readText, usageError, type CliIO } from '../io.ts'
@@ -113,6 +113,8 @@ export async function openCliSession(file: string, opts: SessionFlags, io: CliIO
   // A missing or unreadable file is the user's CLI_NOT_FOUND / CLI_READ, not an internal error.
   readText(resolve(io.cwd, file), file)
   let answer: string[] = []
+  // The FlowLang runtime loads when a session opens, not with every `ajsc` (this module's flag helpers are used by other commands).
+  const { FlowSession } = await import('../../flowlang/session.ts')
   const session = await FlowSession.open({ path: resolve(io.cwd, file), filename: file, vars: settings.vars }, {
     host: {
       llm: { baseUrl: opts.llm, model: opts.model, apiKey: io.env['AJS_LLM_API_KEY'] },

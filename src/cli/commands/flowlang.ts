@@ -13,8 +13,6 @@
  */
 import { resolve } from 'node:path'
 import type { Command } from 'commander'
-import { loadFlowSource } from '../../flowlang/sources.ts'
-import { createFlowToolsServer } from '../../flowlang/tools-server.ts'
 import { EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { Reporter } from '../report.ts'
 import { FLOW_CODES } from '../../diagnostics/flowlang-codes.ts'
@@ -27,6 +25,7 @@ interface ValidateOpts { json?: boolean; var?: string[] }
 async function validateCommand(file: string, opts: ValidateOpts, io: CliIO): Promise<number> {
   const reporter = new Reporter(io, 'flowlang validate', opts.json === true)
   const text = readText(resolve(io.cwd, file), file)
+  const { loadFlowSource } = await import('../../flowlang/sources.ts')
   const result = await loadFlowSource(text, { filename: file, vars: vars(opts.var) })
   reporter.add(...result.problems.map((p) => toDiagnostic(p, file)))
   if (!opts.json) io.err(result.valid ? `${file}: valid (${result.graph.nodes.length} nodes, ${result.graph.edges.length} edges)\n` : `${file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}\n`)
@@ -63,6 +62,7 @@ async function runFlowCommand(file: string, opts: RunOpts, io: CliIO): Promise<n
 }
 
 async function serveToolsCommand(opts: { root?: string; approvePatches?: boolean }, io: CliIO): Promise<number> {
+  const { createFlowToolsServer } = await import('../../flowlang/tools-server.ts')
   const server = await createFlowToolsServer({ root: resolve(io.cwd, opts.root ?? '.'), approvePatches: opts.approvePatches === true })
   // Loaded on use: the MCP SDK is an optional dependency (createFlowToolsServer has checked it is there).
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js')

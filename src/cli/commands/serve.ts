@@ -18,7 +18,7 @@ import { CliError, readText, usageError, type CliIO } from '../io.ts'
 import { atomsOption } from '../options.ts'
 import { runAtoms } from './run.ts'
 import { loadOptional } from '../../host/optional.ts'
-import { checkTenantAtoms, mcpServersOf, parseServeConfig, singleTenantConfig, withAtomModules, withMcpServers, ServeConfigError, type ServeConfig } from '../../server/config.ts'
+import type { ServeConfig } from '../../server/config.ts'
 import { mcpOption, mcpUrlOption, type McpFlags } from '../mcp.ts'
 import { splitCommand } from './flowlang-session.ts'
 
@@ -61,6 +61,10 @@ export interface WorkerCommandOptions extends McpFlags {
   atoms?: AtomsFlag
 }
 
+/** The server's config module (server/config.ts): loaded by the `serve` and `worker` commands' preAction hook, not by every `ajsc`. */
+let configs: typeof import('../../server/config.ts')
+const loadConfigs = async () => { configs ??= await import('../../server/config.ts') }
+
 function integer(value: string | undefined, flag: string, min = 0): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
@@ -78,9 +82,9 @@ function loadConfig(file: string, io: CliIO): ServeConfig {
     throw new CliError('CLI_BAD_JSON', `--config ${file}: not valid JSON: ${(e as Error).message}`, { file, hint: 'See docs/serve.md for the config file format.' })
   }
   try {
-    return parseServeConfig(raw, { baseDir: dirname(path) })
+    return configs.parseServeConfig(raw, { baseDir: dirname(path) })
   } catch (e) {
-    if (e instanceof ServeConfigError) throw usageError(`--config ${file}: ${e.message}`, 'See docs/serve.md for the config file format.')
+    if (e instanceof configs.ServeConfigError) throw usageError(`--config ${file}: ${e.message}`, 'See docs/serve.md for the config file format.')
     throw e
   }
 }
@@ -91,7 +95,7 @@ function loadConfig(file: string, io: CliIO): ServeConfig {
  * reports a broken one as this CLI's error, as `ajsc run --atoms` does).
  */
 async function withAtoms(command: 'serve' | 'worker', config: ServeConfig, flag: AtomsFlag, configFile: string | undefined, io: CliIO, mcp: McpFlags = {}): Promise<ServeConfig> {
-  config = withMcpServers(config, mcpFlagServers(mcp, io))
+  config = configs.withMcpServers(config, mcpFlagServers(mcp, io))
   const fromFlag = await runAtoms(flag, io)
   if (config.atoms.length > 0) {
     await loadCliAtoms(config.atoms, io.cwd).catch((e: unknown) => {
@@ -99,15 +103,15 @@ async function withAtoms(command: 'serve' | 'worker', config: ServeConfig, flag:
       throw new CliError(e.code, `--config ${configFile}: "atoms": ${e.message}`, { file: e.file, hint: `Paths in the config's "atoms" are resolved from the config file's directory (${dirname(resolve(io.cwd, configFile ?? '.'))}).` })
     })
   }
-  const merged = withAtomModules(config, fromFlag.modules, io.cwd)
+  const merged = configs.withAtomModules(config, fromFlag.modules, io.cwd)
   // With MCP servers the tenants' allowlists are checked by the server once it has listed their tools.
   if (merged.mcp?.length) return merged
   if (merged.atoms.length === 0 && !merged.tenants.some((t) => t.atoms !== undefined)) return merged
   const { atoms } = await loadCliAtoms(merged.atoms, io.cwd)
   try {
-    checkTenantAtoms(merged, atoms.map((a) => a.op))
+    configs.checkTenantAtoms(merged, atoms.map((a) => a.op))
   } catch (e) {
-    if (e instanceof ServeConfigError) throw usageError(`--config ${configFile}: ${e.message}`, 'A tenant\'s "atoms" lists names of atoms exported by the modules of "atoms" or --atoms.')
+    if (e instanceof configs.ServeConfigError) throw usageError(`--config ${configFile}: ${e.message}`, 'A tenant\'s "atoms" lists names of atoms exported by the modules of "atoms" or --atoms.')
     throw e
   }
   if (atoms.length > 0) io.err(`ajsc ${command}: custom atoms ${atoms.map((a) => a.op).join(', ')}\n`)
@@ -125,9 +129,9 @@ function mcpFlagServers(flags: McpFlags, io: CliIO) {
     ...(flags.mcpUrl ?? []).map((url) => ({ url })),
   ]
   try {
-    return mcpServersOf(raw, io.cwd, '--mcp')
+    return configs.mcpServersOf(raw, io.cwd, '--mcp')
   } catch (e) {
-    if (e instanceof ServeConfigError) throw usageError(e.message)
+    if (e instanceof configs.ServeConfigError) throw usageError(e.message)
     throw e
   }
 }
@@ -205,7 +209,7 @@ export async function serveCommand(opts: ServeCommandOptions, io: CliIO): Promis
   else {
     const given = io.env['AJS_SERVE_TOKEN']
     const token = given && given.length > 0 ? given : `ajs_${randomBytes(24).toString('base64url')}`
-    config = singleTenantConfig(token)
+    config = configs.singleTenantConfig(token)
     announce = given ? 'ajsc serve: no --config; one tenant "default" with the token in $AJS_SERVE_TOKEN\n' : `ajsc serve: no --config; one tenant "default", token (shown once): ${token}\n`
   }
   // Before the token is shown: a start that fails on a broken atoms module or database prints no token.
@@ -221,7 +225,7 @@ export async function serveCommand(opts: ServeCommandOptions, io: CliIO): Promis
     logger: opts.log === true,
   }).catch((e: unknown) => {
     // A tenant's allowlist naming no tool of the MCP servers is known only once they are listed.
-    if (e instanceof ServeConfigError) throw usageError(`${opts.config ? `--config ${opts.config}: ` : ''}${e.message}`, 'A tenant\'s "atoms" lists names of custom atoms and MCP tools (as atoms: see `ajsc atoms --mcp`).')
+    if (e instanceof configs.ServeConfigError) throw usageError(`${opts.config ? `--config ${opts.config}: ` : ''}${e.message}`, 'A tenant\'s "atoms" lists names of custom atoms and MCP tools (as atoms: see `ajsc atoms --mcp`).')
     throw databaseError(e, database)
   })
   if (announce) io.err(announce)
@@ -267,6 +271,7 @@ const SERVE_ATOMS = 'custom atoms every tenant may call: a module of defineAtom 
 /** `ajsc serve` and `ajsc worker` (registered by program.ts). */
 export function registerServeCommands(program: Command, io: CliIO, setCode: (code: number) => void): void {
   program.command('serve')
+    .hook('preAction', loadConfigs)
     .description('serve the remote VM over HTTP (see docs/serve.md): in memory by default, on Postgres with --database')
     .option('--config <file>', 'tenants, token hashes, limits and capabilities (JSON); default: one tenant, token from $AJS_SERVE_TOKEN or printed')
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
@@ -285,6 +290,7 @@ export function registerServeCommands(program: Command, io: CliIO, setCode: (cod
     .action(async (opts: ServeCommandOptions) => setCode(await serveCommand(opts, io)))
 
   program.command('worker')
+    .hook('preAction', loadConfigs)
     .description('run jobs (async runs, workflow resumes) from the Postgres of `ajsc serve --database`; start as many as needed')
     .option('--database <url>', 'postgres://… shared with ajsc serve (also $AJS_DATABASE_URL)')
     .option('--config <file>', 'the same tenants file as ajsc serve')

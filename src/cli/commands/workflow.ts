@@ -12,19 +12,20 @@ import type { Command } from 'commander'
 import { createOpenAICompatibleLLM } from '../../capabilities/llm.ts'
 import { TranspileError } from '../../diagnostics/index.ts'
 import { WorkflowError } from '../../workflows/engine/errors.ts'
-import { FileJournalStore } from '../../workflows/stores/file-store.ts'
-import { defaultMaxAgents, defaultRunsDir, newRunId, queryLocalRun, replayLocalRuns, resumeLocalRun, retryLocalRun, sendToLocalRun, startLocalRun, type LocalDriverOptions } from '../../workflows/drivers/local.ts'
-import { checkRetryPolicy } from '../../workflows/engine/retry.ts'
-import { checkTimeouts, type WorkflowTimeouts } from '../../workflows/engine/timeouts.ts'
-import { listRuns, RUN_STATES, summarizeRun, type RunFilter, type RunSummary } from '../../workflows/drivers/runs.ts'
-import { attributesOfFlags, parseAttributeFlag, type SearchInfo } from '../../workflows/engine/search.ts'
-import { serveStdio } from '../../workflows/drivers/stdio-host.ts'
+import type { LocalDriverOptions } from '../../workflows/drivers/local.ts'
+import type { WorkflowTimeouts } from '../../workflows/engine/timeouts.ts'
+import type { RunFilter, RunSummary } from '../../workflows/drivers/runs.ts'
+import type { SearchInfo } from '../../workflows/engine/search.ts'
+import { defaultMaxAgents, defaultRunsDir, RUN_STATES } from '../../workflows/drivers/defaults.ts'
 import type { WorkflowCall } from '../../workflows/engine/types.ts'
 import { palette } from '../colors.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { atomsOption, intOption } from '../options.ts'
 import { runAtoms } from './run.ts'
 import { fromCliError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
+
+/** The engine and local driver (workflow-engine.ts): loaded by the `workflow` command's preAction hook, before any subcommand's action uses it. */
+let engine: typeof import('./workflow-engine.ts')
 
 interface DriverFlags {
   /** `--atoms` values: modules of defineAtom exports (journaled custom atoms). */
@@ -54,7 +55,7 @@ function searchFlags(flags: RunFlags): SearchInfo {
   return {
     ...(flags.name !== undefined ? { name: flags.name } : {}),
     ...(flags.tag ? { tags: flags.tag } : {}),
-    ...(flags.attr ? { attributes: attributesOfFlags(flags.attr, '--attr') } : {}),
+    ...(flags.attr ? { attributes: engine.attributesOfFlags(flags.attr, '--attr') } : {}),
   }
 }
 
@@ -64,7 +65,7 @@ function timeoutsFlag(text: string | undefined): { timeouts?: WorkflowTimeouts }
   let value: unknown
   try { value = JSON.parse(text) } catch (e) { throw new CliError('CLI_USAGE', `--timeouts is not valid JSON: ${(e as Error).message}`) }
   try {
-    return { timeouts: checkTimeouts(value, '--timeouts')! }
+    return { timeouts: engine.checkTimeouts(value, '--timeouts')! }
   } catch (e) {
     throw new CliError('CLI_USAGE', (e as Error).message)
   }
@@ -113,7 +114,7 @@ function retryFlag(text: string | undefined): Pick<LocalDriverOptions, 'retry'> 
   let value: unknown
   try { value = JSON.parse(text) } catch (e) { throw new CliError('CLI_USAGE', `--retry is not valid JSON: ${(e as Error).message}`) }
   try {
-    return { retry: checkRetryPolicy(value, '--retry', true)! }
+    return { retry: engine.checkRetryPolicy(value, '--retry', true)! }
   } catch (e) {
     throw new CliError('CLI_USAGE', (e as Error).message)
   }
@@ -192,6 +193,7 @@ const driverFlags = (cmd: Command) => cmd
 /** Register `ajsc workflow ...` on the program. */
 export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (code: number) => void): void {
   const wf = program.command('workflow').description('durable workflows: run a workflow module, resume it after a crash, list runs, host the runtime over stdio')
+    .hook('preAction', async () => { engine ??= await import('./workflow-engine.ts') })
 
   driverFlags(wf.command('run')
     .description('run a workflow module to completion; its journal goes to <runs-dir>/<run-id>/ (resumable after kill -9)')
@@ -208,9 +210,9 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
       const args = parseArgs(flags.args, io)
       const budget = intOption(flags.budget, '--budget', 0)
       const timeouts = timeoutsFlag(flags.timeouts)
-      const runId = newRunId()
+      const runId = engine.newRunId()
       if (!flags.json) io.err(`${palette(io.color).dim(`run ${runId}`)}\n`)
-      setCode(await report('workflow run', flags, io, () => startLocalRun({ ...options, ...timeouts, ...searchFlags(flags), file: resolve(io.cwd, file), args, runId, ...(budget !== undefined ? { budget } : {}) }), runId))
+      setCode(await report('workflow run', flags, io, () => engine.startLocalRun({ ...options, ...timeouts, ...searchFlags(flags), file: resolve(io.cwd, file), args, runId, ...(budget !== undefined ? { budget } : {}) }), runId))
     })
 
   driverFlags(wf.command('resume')
@@ -219,7 +221,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .option('--upgrade', 'continue the run on the file as it is now (a fix shipped to a run in flight): its journal is replayed against it, a divergence is refused'))
     .action(async (runId: string, flags: DriverFlags & { upgrade?: boolean }) => {
       const atoms = (await runAtoms(flags.atoms, io)).atoms
-      setCode(await report('workflow resume', flags, io, () => resumeLocalRun(runId, { ...driverOptions(flags, io), atoms, ...(flags.upgrade ? { upgrade: true } : {}) }), runId))
+      setCode(await report('workflow resume', flags, io, () => engine.resumeLocalRun(runId, { ...driverOptions(flags, io), atoms, ...(flags.upgrade ? { upgrade: true } : {}) }), runId))
     })
 
   const simple = async (command: string, flags: { json?: boolean }, work: () => Promise<Record<string, unknown>>, print: (r: Record<string, unknown>) => string): Promise<number> => {
@@ -249,7 +251,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs)')
     .option('--json', 'print a JSON report')
     .action(async (runId: string, name: string, flags: DriverFlags & { payload?: string; id?: string }) => {
-      setCode(await simple('workflow signal', flags, async () => ({ runId, signal: sendToLocalRun(runId, { type: 'signal', name, payload: jsonArg(flags.payload, '--payload'), ...(flags.id ? { id: flags.id } : {}) }, runsDir(flags, io)) }),
+      setCode(await simple('workflow signal', flags, async () => ({ runId, signal: engine.sendToLocalRun(runId, { type: 'signal', name, payload: jsonArg(flags.payload, '--payload'), ...(flags.id ? { id: flags.id } : {}) }, runsDir(flags, io)) }),
         (r) => `queued signal ${String(r['signal'])} for ${runId}\n`))
     })
 
@@ -271,7 +273,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
           if (input !== undefined && (input === null || typeof input !== 'object' || Array.isArray(input))) throw new CliError('CLI_USAGE', '--input must be a JSON object: the call\'s arguments')
           const payload = verb === 'approve' ? { approve: true, ...(input !== undefined ? { input } : {}) } : { approve: false, ...(flags.reason ? { reason: flags.reason } : {}) }
           const name = `approval:${id}`
-          return { runId, approval: id, approve: verb === 'approve', signal: sendToLocalRun(runId, { type: 'signal', name, payload, id: name }, runsDir(flags, io)) }
+          return { runId, approval: id, approve: verb === 'approve', signal: engine.sendToLocalRun(runId, { type: 'signal', name, payload, id: name }, runsDir(flags, io)) }
         }, () => `queued ${verb === 'approve' ? 'approval' : 'rejection'} of ${id} for ${runId}\n`))
       })
   }
@@ -283,7 +285,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .option('--runs-dir <dir>', 'where run directories live (default .ajs/runs)')
     .option('--json', 'print a JSON report')
     .action(async (runId: string, flags: DriverFlags & { reason?: string }) => {
-      setCode(await simple('workflow cancel', flags, async () => ({ runId, cancel: sendToLocalRun(runId, { type: 'cancel', ...(flags.reason ? { reason: flags.reason } : {}) }, runsDir(flags, io)) }),
+      setCode(await simple('workflow cancel', flags, async () => ({ runId, cancel: engine.sendToLocalRun(runId, { type: 'cancel', ...(flags.reason ? { reason: flags.reason } : {}) }, runsDir(flags, io)) }),
         () => `queued cancellation of ${runId}\n`))
     })
 
@@ -295,7 +297,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .option('--json', 'print a JSON report')
     .action(async (runId: string, name: string | undefined, flags: DriverFlags) => {
       const atoms = (await runAtoms(flags.atoms, io)).atoms
-      setCode(await simple('workflow query', flags, async () => ({ runId, value: (await queryLocalRun(runId, name, { runsDir: runsDir(flags, io), atoms })) ?? null }),
+      setCode(await simple('workflow query', flags, async () => ({ runId, value: (await engine.queryLocalRun(runId, name, { runsDir: runsDir(flags, io), atoms })) ?? null }),
         (r) => `${JSON.stringify(r['value'], null, 2)}\n`))
     })
 
@@ -309,7 +311,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .action(async (runIds: string[], flags: DriverFlags & { against: string }) => {
       const atoms = (await runAtoms(flags.atoms, io)).atoms
       setCode(await simple('workflow replay', flags, async () => {
-        const runs = await replayLocalRuns(resolve(io.cwd, flags.against), runIds, { runsDir: runsDir(flags, io), atoms })
+        const runs = await engine.replayLocalRuns(resolve(io.cwd, flags.against), runIds, { runsDir: runsDir(flags, io), atoms })
         return { ok: runs.every((r) => r.ok), runs }
       }, (r) => (r['runs'] as Array<{ runId: string; ok: boolean; code?: string; message?: string }>).map((x) => `${x.runId}  ${x.ok ? 'ok' : `breaks  ${x.code}: ${x.message}`}\n`).join('')))
     })
@@ -319,7 +321,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .argument('<run-id>', 'the id of a failed run (see `workflow ls`)'))
     .action(async (runId: string, flags: DriverFlags) => {
       const atoms = (await runAtoms(flags.atoms, io)).atoms
-      setCode(await report('workflow retry', flags, io, () => retryLocalRun(runId, { ...driverOptions(flags, io), atoms }), runId))
+      setCode(await report('workflow retry', flags, io, () => engine.retryLocalRun(runId, { ...driverOptions(flags, io), atoms }), runId))
     })
 
   wf.command('ls')
@@ -340,10 +342,10 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
         const filter: RunFilter = {
           ...(flags.status !== undefined ? { state: flags.status as RunSummary['state'] } : {}),
           ...(flags.tag ? { tags: flags.tag } : {}),
-          ...(flags.attr ? { attributes: Object.fromEntries(flags.attr.map((a) => parseAttributeFlag(a, '--attr'))) } : {}),
+          ...(flags.attr ? { attributes: Object.fromEntries(flags.attr.map((a) => engine.parseAttributeFlag(a, '--attr'))) } : {}),
           ...(flags.name !== undefined ? { name: flags.name } : {}),
         }
-        runs = listRuns(new FileJournalStore(runsDir(flags, io)), filter)
+        runs = engine.listRuns(new engine.FileJournalStore(runsDir(flags, io)), filter)
       } catch (e) {
         if (e instanceof WorkflowError) reporter.add(fromWorkflowError(e))
         else if (e instanceof CliError) reporter.add(fromCliError(e))
@@ -372,7 +374,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .action((runId: string, flags: DriverFlags) => {
       const reporter = new Reporter(io, 'workflow show', flags.json === true)
       try {
-        const summary = summarizeRun(new FileJournalStore(runsDir(flags, io)), runId)
+        const summary = engine.summarizeRun(new engine.FileJournalStore(runsDir(flags, io)), runId)
         if (!flags.json) io.out(formatSummary(summary))
         // A damaged run is shown, and reported as the error resume would give (exit 1).
         if (summary.state === 'invalid') reporter.add({ severity: 'error', ...(summary.error as { code: string; message: string; hint: string }) })
@@ -389,7 +391,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .option('--stdio', 'speak over stdin/stdout (required)')
     .action(async (flags: { stdio?: boolean }) => {
       if (!flags.stdio) throw usageError('workflow host needs --stdio (the only transport)')
-      await serveStdio(process.stdin, process.stdout)
+      await engine.serveStdio(process.stdin, process.stdout)
       setCode(EXIT.ok)
     })
 }

@@ -8,8 +8,8 @@
  * without repeating a completed agent call.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path'
+import { defaultMaxAgents, defaultRunsDir } from './defaults.ts'
 import type { AtomDef } from '../../vm/atoms/types.ts'
 import { setLongTimeout, type LongTimer } from '../../vm/long-timer.ts'
 import { answerAgent, type LlmLike } from '../engine/agent-request.ts'
@@ -65,11 +65,7 @@ export interface LocalRunOutcome {
   continued?: string[]
 }
 
-export const defaultMaxAgents = (): number => Math.max(1, Math.min(16, availableParallelism() - 2))
-
-export function defaultRunsDir(cwd: string): string {
-  return join(cwd, '.ajs', 'runs')
-}
+export { defaultMaxAgents, defaultRunsDir }
 
 /** run.json: what was started, enough to start it again when its journal has no entries. */
 interface RunRecord {

@@ -5,6 +5,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { WorkflowError } from '../engine/errors.ts'
+import { RUN_STATES, type LocalRunState } from './defaults.ts'
 import type { FileJournalStore } from '../stores/file-store.ts'
 import type { JournalEntry } from '../engine/journal.ts'
 import { readRunRecord } from './local.ts'
@@ -20,7 +21,7 @@ export interface RunSummary {
    * 0 entries it stopped before its start entry was written and resume starts it from the beginning).
    * `invalid`: its journal or run.json is damaged (`error` has the code, message and hint); resume refuses it.
    */
-  state: 'complete' | 'failed' | 'cancelled' | 'running' | 'invalid'
+  state: LocalRunState
   phases: string[]
   budget: BudgetSnapshot | null
   requests: { total: number; resolved: number; inFlight: string[] }
@@ -43,7 +44,7 @@ export interface RunSummary {
 }
 
 /** The states `ajsc workflow ls --status` takes. */
-export const RUN_STATES: readonly RunSummary['state'][] = ['running', 'complete', 'failed', 'cancelled', 'invalid']
+export { RUN_STATES }
 
 /** `ajsc workflow ls` filters: a state, and every tag / attribute / the name (search.ts). */
 export interface RunFilter extends SearchFilter {
