@@ -35,7 +35,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   fractions: fns('Fraction Fraction.from_float'),
   decimal: {
     ...fns('Decimal Decimal.from_float getcontext setcontext localcontext Context'),
-    ...consts('ROUND_DOWN ROUND_HALF_UP ROUND_HALF_EVEN ROUND_CEILING ROUND_FLOOR ROUND_UP ROUND_HALF_DOWN ROUND_05UP MAX_PREC MAX_EMAX MIN_EMIN MIN_ETINY'),
+    ...consts('ROUND_DOWN ROUND_HALF_UP ROUND_HALF_EVEN ROUND_CEILING ROUND_FLOOR ROUND_UP ROUND_HALF_DOWN ROUND_05UP MAX_PREC MAX_EMAX MIN_EMIN MIN_ETINY DefaultContext BasicContext ExtendedContext'),
     ...consts('DecimalException Clamped InvalidOperation ConversionSyntax DivisionImpossible DivisionUndefined InvalidContext DivisionByZero Inexact Rounded Subnormal Overflow Underflow FloatOperation'),
   },
   typing: Object.fromEntries('Any List Dict Set Tuple Optional Union Callable Iterable Iterator Generator Sequence Mapping TypedDict Literal Type DefaultDict Deque FrozenSet NoReturn'.split(' ').map((n) => [n, 'annotation' as const])),

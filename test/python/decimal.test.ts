@@ -72,7 +72,7 @@ return {"out": out}`
 })
 
 const programs = JSON.parse(readFileSync(join(DIR, 'signals.json'), 'utf8')) as { python: string; cases: Array<[string, string]> }
-const SIGNAL_IMPORTS = 'from decimal import Clamped, ConversionSyntax, DecimalException, DivisionByZero, FloatOperation, Inexact, InvalidOperation, Overflow, Rounded, Subnormal, Underflow\nimport math'
+const SIGNAL_IMPORTS = 'from decimal import Clamped, ConversionSyntax, DecimalException, DivisionByZero, FloatOperation, Inexact, InvalidOperation, Overflow, Rounded, Subnormal, Underflow, DefaultContext, BasicContext, ExtendedContext\nimport math'
 
 describe(`decimal flags and traps programs (decimal/signals.txt) against CPython ${programs.python}`, () => {
   test.each(programs.cases)('%s', async (program, want) => {
@@ -116,6 +116,17 @@ describe('decimal in the profiles', () => {
     const read = transpilePython('from decimal import Decimal\nreturn {"r": str(Decimal(1) / 3)}', { profile: 'extended' }).ast
     expect((await vm.run(set, { initial: null })).result).toEqual({ r: '0.333' })
     expect((await vm.run(read, { initial: null })).result).toEqual({ r: '0.3333333333333333333333333333' })
+  })
+
+  test("the context templates and flags belong to the run: a changed DefaultContext or a trap does not reach the next run on the same VM", async () => {
+    const vm = createPythonVM()
+    const change = transpilePython('from decimal import Decimal, DefaultContext, ExtendedContext, Inexact, getcontext\nDefaultContext.prec = 3\nExtendedContext.traps[Inexact] = True\nDecimal(1) / 7\ngetcontext().traps[Inexact] = True\nreturn {}', { profile: 'extended' }).ast
+    const read = transpilePython('from decimal import Decimal, DefaultContext, ExtendedContext, Inexact, getcontext\nx = str(Decimal(1) / 3)\nreturn {"x": x, "flags": getcontext().flags[Inexact], "d": repr(DefaultContext), "e": ExtendedContext.traps[Inexact]}', { profile: 'extended' }).ast
+    expect((await vm.run(change, { initial: null })).error).toBeUndefined()
+    expect((await vm.run(read, { initial: null })).result).toEqual({
+      x: '0.3333333333333333333333333333', flags: true, e: false,
+      d: 'Context(prec=28, rounding=ROUND_HALF_EVEN, Emin=-999999, Emax=999999, capitals=1, clamp=0, flags=[], traps=[InvalidOperation, DivisionByZero, Overflow])',
+    })
   })
 
   test('localcontext restores the context after the block, also when it raises', async () => {

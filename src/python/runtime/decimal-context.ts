@@ -109,14 +109,45 @@ export function roundingOf(v: unknown): Rounding {
   return typeError('valid values for rounding are:\n  [ROUND_CEILING, ROUND_FLOOR, ROUND_UP, ROUND_DOWN,\n   ROUND_HALF_UP, ROUND_HALF_DOWN, ROUND_HALF_EVEN,\n   ROUND_05UP]')
 }
 
-/** The run's current context (each run starts from CPython's default one). */
+/** The run's current context (each run starts from CPython's default one, or the run's changed DefaultContext). */
 const current = new WeakMap<object, PyContext>()
 const DEFAULT = new PyContext()
 export function contextOf(rt: PyRun | undefined): PyContext {
   if (rt === undefined) return DEFAULT
   let c = current.get(rt)
-  if (c === undefined) current.set(rt, (c = new PyContext()))
+  if (c === undefined) current.set(rt, (c = fresh(templates.get(rt)?.DefaultContext)))
   return c
+}
+
+/** A copy of a template without its flags (CPython's for a new thread's context and `setcontext(template)`). */
+function fresh(t: PyContext | undefined): PyContext {
+  if (t === undefined) return new PyContext()
+  const c = t.copy()
+  c.sig.flags = 0
+  return c
+}
+
+/** CPython's templates `DefaultContext`, `BasicContext`, `ExtendedContext`: a program may change them, so each run has its own. */
+interface Templates { DefaultContext: PyContext; BasicContext: PyContext; ExtendedContext: PyContext }
+const templates = new WeakMap<object, Templates>()
+function templatesOf(rt: PyRun): Templates {
+  let t = templates.get(rt)
+  if (t === undefined) {
+    const basic = Object.assign(new PyContext(), { prec: 9, rounding: 'ROUND_HALF_UP' })
+    basic.sig.traps = N.CLAMPED | 31 | N.DIV_ZERO | N.OVERFLOW | N.UNDERFLOW
+    const extended = Object.assign(new PyContext(), { prec: 9 })
+    extended.sig.traps = 0
+    templates.set(rt, (t = { DefaultContext: new PyContext(), BasicContext: basic, ExtendedContext: extended }))
+  }
+  return t
+}
+const isTemplate = (rt: PyRun, c: unknown): boolean => { const t = templates.get(rt); return t !== undefined && (c === t.DefaultContext || c === t.BasicContext || c === t.ExtendedContext) }
+
+/** The module's constants that belong to the run (`decimal.DefaultContext`, ...). */
+export const DECIMAL_RUN_CONSTANTS: Record<string, (rt: PyRun) => unknown> = {
+  'decimal.DefaultContext': (rt) => templatesOf(rt).DefaultContext,
+  'decimal.BasicContext': (rt) => templatesOf(rt).BasicContext,
+  'decimal.ExtendedContext': (rt) => templatesOf(rt).ExtendedContext,
 }
 export const ctxOf = (rt: PyRun | undefined): Ctx => contextOf(rt).of(rt)
 
@@ -182,7 +213,8 @@ export const CONTEXT_FUNCTIONS: Record<string, (rt: PyRun, a: unknown[], kw: PyD
   getcontext: (rt) => contextOf(rt),
   setcontext: (rt, a) => {
     if (!(a[0] instanceof PyContext)) typeError('argument must be a context')
-    current.set(rt, a[0] as PyContext)
+    // A template is copied (flags cleared), as CPython's; another context becomes the current one itself.
+    current.set(rt, isTemplate(rt, a[0]) ? fresh(a[0] as PyContext) : a[0] as PyContext)
     return null
   },
   localcontext: (rt, a, kw) => {
@@ -192,8 +224,10 @@ export const CONTEXT_FUNCTIONS: Record<string, (rt: PyRun, a: unknown[], kw: PyD
     for (const [k, e] of kw?.map ?? []) if (e[0] !== 'ctx') rest!.map.set(k, e)
     return new PyLocalContext((c as PyContext | null) ?? contextOf(rt), contextFields('localcontext', [], rest, false))
   },
-  Context: (_rt, a, kw) => {
-    const c = new PyContext()
+  Context: (rt, a, kw) => {
+    // A copy of the run's DefaultContext (its flags too, as CPython's), then the fields given.
+    const t = templates.get(rt)
+    const c = t ? t.DefaultContext.copy() : new PyContext()
     for (const [k, v] of contextFields('Context', a, kw, true)) setField(c, k, v)
     return c
   },

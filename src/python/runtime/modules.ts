@@ -25,6 +25,7 @@ import { BISECT_FUNCTIONS } from './bisect.ts'
 import { STATISTICS_FUNCTIONS } from './statistics.ts'
 import { FRACTION_FUNCTIONS } from './fractions.ts'
 import { DECIMAL_CONSTANTS, DECIMAL_FUNCTIONS, DECIMAL_SIGNALS, PyDecimal } from './decimal.ts'
+import { DECIMAL_RUN_CONSTANTS } from './decimal-context.ts'
 import { ZERO as ZERO_DEC } from './decimal-num.ts'
 import { compareStr } from './text.ts'
 
@@ -521,7 +522,12 @@ export const MODULE_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> = 
     if (!f) return typeError(`${a[0] as string}() is not available`)
     return f(rt, a[1], a[2])
   },
-  modconst: (_rt, a) => { if (!joined) join(); return MODULE_CONSTANTS[a[0] as string] },
+  modconst: (rt, a) => {
+    if (!joined) join()
+    const v = MODULE_CONSTANTS[a[0] as string]
+    // decimal's context templates are the run's own (a program may change them).
+    return v !== undefined ? v : DECIMAL_RUN_CONSTANTS[a[0] as string]?.(rt)
+  },
   ddtemplate: (_rt, a) => new PyFactoryTemplate(a[0]),
 }
 

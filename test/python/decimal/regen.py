@@ -4,6 +4,7 @@ Run: python3 test/python/decimal/regen.py   (CPython 3.11)"""
 import json
 import math
 import os
+import subprocess
 import sys
 from decimal import (Context, MAX_PREC, MAX_EMAX, MIN_EMIN, MIN_ETINY, Decimal, InvalidOperation, DivisionByZero, ROUND_05UP, ROUND_CEILING, ROUND_DOWN,
                      ROUND_FLOOR, ROUND_HALF_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, getcontext, localcontext,
@@ -97,7 +98,7 @@ def flag_case(rng):
 
 
 SIGNAL_IMPORTS = ("from decimal import Clamped, ConversionSyntax, DecimalException, DivisionByZero, FloatOperation, Inexact, "
-                  "InvalidOperation, Overflow, Rounded, Subnormal, Underflow\nimport math")
+                  "InvalidOperation, Overflow, Rounded, Subnormal, Underflow, DefaultContext, BasicContext, ExtendedContext\nimport math")
 
 
 def signal_programs():
@@ -108,13 +109,10 @@ def signal_programs():
 
 
 def run_program(body):
-    setcontext(Context())
-    scope = {}
-    exec(SIGNAL_IMPORTS + "\nfrom decimal import *\ndef program():\n" + "\n".join("    " + l for l in body.split("\n")), scope)
-    try:
-        return repr(scope["program"]())
-    except Exception as e:  # noqa: BLE001 - the class and message are the observation
-        return "%s: %s" % (type(e).__name__, e)
+    """repr(program()) or 'Class: message', in a fresh interpreter (a program may change decimal's templates)."""
+    code = (SIGNAL_IMPORTS + "\nfrom decimal import *\ndef program():\n" + "\n".join("    " + l for l in body.split("\n"))
+            + "\ntry:\n    r = repr(program())\nexcept Exception as e:\n    r = '%s: %s' % (type(e).__name__, e)\nprint(r, end='')")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
 
 def main():
