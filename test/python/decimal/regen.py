@@ -115,27 +115,24 @@ def run_program(body):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
 
+def write(name, cases, compact=False):
+    """One of the files the test reads: CPython's version and the cases."""
+    with open(os.path.join(HERE, name), "w") as f:
+        out = {"python": sys.version.split()[0], "cases": cases}
+        json.dump(out, f, separators=(",", ":")) if compact else json.dump(out, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
 def main():
+    import random
     with open(os.path.join(HERE, "exprs.txt")) as f:
         exprs = [line.rstrip("\n") for line in f if line.strip()]
-    out = {"python": sys.version.split()[0], "cases": [[e, evaluate(e)] for e in exprs]}
-    with open(os.path.join(HERE, "expected.json"), "w") as f:
-        json.dump(out, f, indent=1, ensure_ascii=False)
-        f.write("\n")
-    import random
+    write("expected.json", [[e, evaluate(e)] for e in exprs])
     rng = random.Random(20261127)
-    cases = [random_case(rng) for _ in range(6000)]
-    with open(os.path.join(HERE, "random.json"), "w") as f:
-        json.dump({"python": sys.version.split()[0], "cases": cases}, f, separators=(",", ":"))
-        f.write("\n")
-    with open(os.path.join(HERE, "signals.json"), "w") as f:
-        json.dump({"python": sys.version.split()[0], "cases": [[p, run_program(p)] for p in signal_programs()]}, f, indent=1, ensure_ascii=False)
-        f.write("\n")
+    write("random.json", [random_case(rng) for _ in range(6000)], compact=True)
+    write("signals.json", [[p, run_program(p)] for p in signal_programs()])
     rng = random.Random(20261128)
-    cases = [flag_case(rng) for _ in range(4000)]
-    with open(os.path.join(HERE, "flags.json"), "w") as f:
-        json.dump({"python": sys.version.split()[0], "cases": cases}, f, separators=(",", ":"))
-        f.write("\n")
+    write("flags.json", [flag_case(rng) for _ in range(4000)], compact=True)
 
 
 if __name__ == "__main__":
