@@ -97,7 +97,7 @@ function budgetAtomsOf(tenant: string, custom: readonly AtomDef[], op: OpenOp): 
   if (!budgetTokens) return []
   const rt = runtimeOf(tenant, custom)
   const runOptions = { capabilities: rt.capabilities, interrupt: op.interrupt, ...(op.maxHeapBytes !== undefined ? { maxHeapBytes: op.maxHeapBytes } : {}) }
-  return workflowBudgetAtoms(budgetTokens, { runner: rt.vm, runOptions, maxSubRunMs: data.tenants[tenant]!.timeoutMs, leaseGraceMs: data.budget!.leaseGraceMs })
+  return workflowBudgetAtoms(budgetTokens, { runner: rt.vm, runOptions, maxSubRunMs: data.tenants[tenant]?.timeoutMs, leaseGraceMs: data.budget!.leaseGraceMs })
 }
 
 /** The tenant's atoms (custom and MCP, each call preceded by a sync of the journal) and the budget atoms. */
