@@ -136,7 +136,8 @@ export type CodeName = keyof typeof CODES
 
 /** Fill `{param}` placeholders; unknown params become empty strings. */
 export function fill(template: string, params: Record<string, string | undefined>): string {
-  return template.replace(/\{(\w+)\}/g, (_m, key: string) => params[key] ?? '')
+  // `${x}` in a hint is JavaScript the user should write (AJS2020's template literal), not a placeholder.
+  return template.replace(/(?<!\$)\{(\w+)\}/g, (_m, key: string) => params[key] ?? '')
 }
 
 /** All codes by their `AJS....` id (for tools and docs). */
