@@ -10,7 +10,7 @@ import { codePoints, compareStr, strRepr } from './text.ts'
 import { decimalText, floatOf, intOf, isFloatValue, isNumber } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
 import { MISSING, guestContains, guestIter, guestLen, guestTruth, instanceKey } from './dunders.ts'
-import { PySignalDict, hasSignal } from './decimal-signals.ts'
+import { PySignalDict, hasSignal, signalDictEq } from './decimal-signals.ts'
 
 /** bool(x). */
 export function truth(x: unknown): boolean {
@@ -106,6 +106,7 @@ export function eq(a: unknown, b: unknown): boolean {
   if (b instanceof PyNumeric) return b.compareTo(a) === 0
   if (a === null || b === null || ta !== 'object' || tb !== 'object') return false
   if (a instanceof PyType || b instanceof PyType) return sameClass(a, b)
+  if (a instanceof PySignalDict || b instanceof PySignalDict) return signalDictEq(a, b)
   const te = timeEq(a, b)
   if (te !== undefined) return te
   if (Array.isArray(a) && Array.isArray(b)) {

@@ -106,6 +106,14 @@ export class PySignalDict extends PyOpaque {
   }
 }
 
+/** `ctx.flags == x` (either side a signal dict): the same signals set, against another signal dict or a dict of all nine signals. */
+export function signalDictEq(a: unknown, b: unknown): boolean {
+  const [s, o] = a instanceof PySignalDict ? [a, b] : [b as PySignalDict, a]
+  if (o instanceof PySignalDict) return o.sig[o.which] === s.sig[s.which]
+  if (!(o instanceof PyDict) || o.size !== SIGNAL_TYPES.length || !SIGNAL_TYPES.every(([t]) => o.map.has(hashKey(t)))) return false
+  return signalsOf(o) === s.sig[s.which]
+}
+
 /** `del ctx.traps[k]`: CPython's ValueError (the nine keys stay). */
 export function deleteSignal(): never {
   return valueError('signal keys cannot be deleted')
