@@ -19,7 +19,9 @@ export function indexOf(x: unknown, what: string): number {
   if (typeof x === 'boolean') return x ? 1 : 0
   if (typeof x === 'bigint') return Number(x) // beyond any length: reported as out of range by the caller
   const g = guestIndex(x)
-  return g !== MISSING ? indexOf(g, what) : typeError(`${what} indices must be integers or slices, not ${typeName(x)}`)
+  if (g !== MISSING) return indexOf(g, what)
+  // CPython 3.11's str words it apart (and quotes the type).
+  return typeError(what === 'string' ? `string indices must be integers, not '${typeName(x)}'` : `${what} indices must be integers or slices, not ${typeName(x)}`)
 }
 
 function normalize(i: number, n: number, what: string): number {
@@ -80,7 +82,7 @@ export function getItem(rt: PyRun, x: unknown, k: unknown): unknown {
     rt.chargeSlots(cps.length)
     return cps[normalize(i, cps.length, 'string')]
   }
-  if (x instanceof PyRange) return k instanceof PySlice ? getSlice(rt, x, k.start, k.stop, k.step) : x.at(normalize(indexOf(k, 'range object'), x.length, 'range object'))
+  if (x instanceof PyRange) return k instanceof PySlice ? getSlice(rt, x, k.start, k.stop, k.step) : x.at(normalize(indexOf(k, 'range'), x.length, 'range object'))
   const r = guestItem(x, k)
   return r !== MISSING ? r : typeError(`'${typeName(x)}' object is not subscriptable`)
 }

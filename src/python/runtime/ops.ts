@@ -10,7 +10,8 @@ import { asSet, dictUpdate, setOp } from './collections.ts'
 import { percentFormat } from './format.ts'
 import { iterate } from './core.ts'
 import type { PyRun } from './fuel.ts'
-import { counterArith } from './modules.ts'
+import { PyCounter, counterArith } from './modules.ts'
+import { counterInplace } from './counter.ts'
 import { timeArith } from './datetime.ts'
 import { guestBinop, guestInplace } from './dunders.ts'
 import { PyFraction } from './fractions.ts'
@@ -196,6 +197,10 @@ function inplaceObject(rt: PyRun, op: string, a: object, b: unknown): unknown {
     a.map.clear()
     for (const [h, v] of r.map) a.map.set(h, v)
     return a
+  }
+  if (a instanceof PyCounter) {
+    const r = counterInplace(rt, op, a, b)
+    if (r !== undefined) return r
   }
   if (op === '|' && a instanceof PyDict) {
     dictUpdate(rt, a, b)
