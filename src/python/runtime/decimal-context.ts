@@ -154,19 +154,16 @@ export const ctxOf = (rt: PyRun | undefined): Ctx => contextOf(rt).of(rt)
 /** `localcontext(ctx=None, **fields)`: a with-block runs on a copy, the run's context is restored after. */
 export class PyLocalContext extends PyOpaque {
   readonly typeName = 'decimal.ContextManager'
-  private saved: PyContext | undefined
-  constructor(readonly base: PyContext, readonly fields: Array<[string, unknown]>) {
+  /** As CPython's: the copy (flags too) and the context to restore are taken when localcontext() is called. */
+  constructor(readonly local: PyContext, readonly saved: PyContext) {
     super()
   }
   enter(rt: PyRun): PyContext {
-    const c = this.base.copy()
-    for (const [k, v] of this.fields) setField(c, k, v)
-    this.saved = contextOf(rt)
-    current.set(rt, c)
-    return c
+    current.set(rt, this.local)
+    return this.local
   }
   exit(rt: PyRun): boolean {
-    if (this.saved) current.set(rt, this.saved)
+    current.set(rt, this.saved)
     return false
   }
 }
@@ -222,7 +219,9 @@ export const CONTEXT_FUNCTIONS: Record<string, (rt: PyRun, a: unknown[], kw: PyD
     if (c !== null && !(c instanceof PyContext)) typeError('optional argument must be a context')
     const rest = kw ? new PyDict() : null
     for (const [k, e] of kw?.map ?? []) if (e[0] !== 'ctx') rest!.map.set(k, e)
-    return new PyLocalContext((c as PyContext | null) ?? contextOf(rt), contextFields('localcontext', [], rest, false))
+    const local = ((c as PyContext | null) ?? contextOf(rt)).copy()
+    for (const [k, v] of contextFields('localcontext', [], rest, false)) setField(local, k, v)
+    return new PyLocalContext(local, contextOf(rt))
   },
   Context: (rt, a, kw) => {
     // A copy of the run's DefaultContext (its flags too, as CPython's), then the fields given.
