@@ -195,7 +195,8 @@ export function fix(x: Dec, ctx: Ctx): Dec {
   if (adjusted > ctx.Emax) return overflow(x.sign, ctx)
   if (ctx.clamp && x.exp > Etop) {
     ctx.work(digits + x.exp - Etop)
-    ctx.status |= CLAMPED
+    // Folded down below Emin (a tiny Emax and precision): also subnormal.
+    ctx.status |= adjusted < ctx.Emin ? CLAMPED | SUBNORMAL : CLAMPED
     return new Dec(x.sign, x.coef * pow10(x.exp - Etop), Etop)
   }
   if (adjusted < ctx.Emin) {

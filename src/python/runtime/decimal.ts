@@ -223,7 +223,8 @@ function transcendental(name: 'exp' | 'ln' | 'log10', d: Dec, ctx: Ctx): Dec {
   const even: Ctx = { ...ctx, rounding: 'ROUND_HALF_EVEN' }
   if (name === 'exp') {
     if (d.kind === 'F') return d.sign ? N.ZERO : d
-    if (d.zero) return N.fix(N.ONE, ctx)
+    // exp(0) is 1 as it is, not rounded into the context (libmpdec).
+    if (d.zero) return N.ONE
     // Far out of range: decided before any digit is computed.
     const est = d.adjusted > 20 ? Infinity : Math.abs(Number(sciText(d, 1)))
     if (est > (ctx.Emax + 2) * Math.LN10 + 10 && !d.sign) return N.fixIn(new Dec(0, 1n, ctx.Emax + 1), even, ctx)
@@ -363,7 +364,7 @@ function maxMin(name: 'max' | 'min', a: Dec, b: Dec, ctx: Ctx): Dec {
     if (a.kind === 'N' || b.kind === 'N') return N.nanOf(a, b, ctx)!
     if (!a.nan) return N.fix(a, ctx)
     if (!b.nan) return N.fix(b, ctx)
-    return a
+    return N.nanOf(a, b, ctx)!
   }
   let c = N.cmp(a, b)
   if (c === 0) c = a.sign !== b.sign ? (a.sign ? -1 : 1) : a.exp === b.exp ? 0 : (a.exp < b.exp) !== (a.sign === 1) ? -1 : 1

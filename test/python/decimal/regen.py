@@ -115,6 +115,29 @@ def run_program(body):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
 
+def special_case(rng):
+    """A flag_case leaning on specials, tiny numbers and tiny exponent limits (subnormals, clamping, NaN payloads)."""
+    a, op, b, prec, rounding, emax, clamp, traps, _ = flag_case(rng)
+    edges = SPECIAL + ["1E-%d" % rng.randint(1, 60), "9.99E+%d" % rng.randint(1, 60)]
+    if rng.random() < 0.5: a = rng.choice(edges)
+    if op not in ("scaleb", "create", "fromfloat", "feq", "flt", "text", "**", "round", "fmt") and rng.random() < 0.5:
+        b = rng.choice(edges + ["-1", "1", "0.5"])
+    if rng.random() < 0.5: emax, prec = rng.randint(1, 12), rng.randint(1, 8)
+    return [a, op, b, prec, rounding, emax, clamp, traps, run_flagged(a, op, b, prec, rounding, emax, clamp, traps)]
+
+
+# Cases larger random runs found while the flags were written (kept: the seeded runs above may miss them).
+REGRESSIONS = [
+    ["1E-4", "neg", "sNaN", 8, "ROUND_FLOOR", 1, 1, ["Overflow"]],
+    ["0", "exp", "2.871792540280038493", 10, "ROUND_HALF_DOWN", 7, 1, ["FloatOperation", "Clamped"]],
+    ["9E-9", "-", "-0", 12, "ROUND_FLOOR", 1, 1, ["InvalidOperation", "Underflow", "Clamped"]],
+    ["NaN12", "max", "NaN12", 1, "ROUND_05UP", 7, 0, ["InvalidOperation", "FloatOperation", "DivisionByZero", "Inexact"]],
+    ["-35176861701968364047397998590.0", "round", "0", 46, "ROUND_UP", 999999, 0, ["Underflow", "Subnormal"]],
+    ["-7.9814141E+12", "powr", "0", 12, "ROUND_HALF_DOWN", 8, 1, ["Overflow", "Underflow", "Subnormal", "Rounded", "Clamped"]],
+    ["-811570E-1", "quantize", "-0", 17, "ROUND_DOWN", 999999, 0, ["Overflow", "Underflow"]],
+]
+
+
 def write(name, cases, compact=False):
     """One of the files the test reads: CPython's version and the cases."""
     with open(os.path.join(HERE, name), "w") as f:
@@ -132,7 +155,10 @@ def main():
     write("random.json", [random_case(rng) for _ in range(6000)], compact=True)
     write("signals.json", [[p, run_program(p)] for p in signal_programs()])
     rng = random.Random(20261128)
-    write("flags.json", [flag_case(rng) for _ in range(4000)], compact=True)
+    flagged = [flag_case(rng) for _ in range(4000)]
+    rng = random.Random(20261129)
+    regressions = [c + [run_flagged(*c)] for c in REGRESSIONS]
+    write("flags.json", flagged + [special_case(rng) for _ in range(3000)] + regressions, compact=True)
 
 
 if __name__ == "__main__":
