@@ -6,7 +6,7 @@
  * inside a run is UTC. There is no zone database (`zoneinfo`): a zone's offset would depend on the
  * database of the machine that runs the program, and a run must give the same result anywhere.
  */
-import { PyDict, PyFloat, PyNamedTuple, PyNamedTupleType, PyOpaque, mkFloat } from './values.ts'
+import { PyDict, PyFloat, PyNamedTuple, PyNamedTupleType, PyOpaque, mkFloat, typeName as typeNameOf } from './values.ts'
 import { strRepr } from './text.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { intOf, isIntValue, isNumber, floatOf } from './numbers.ts'
@@ -23,13 +23,14 @@ export class PyTime extends PyOpaque {
   constructor(readonly kind: Kind, readonly d: number, readonly s = 0, readonly u = 0, readonly tz: PyTz | null = null) {
     super()
   }
-  get typeName(): string { return this.kind }
+  // CPython's C types are named by their module in messages (`unsupported operand type(s) for +: 'datetime.timedelta' and 'int'`).
+  get typeName(): string { return `datetime.${this.kind}` }
   override repr(): string { return timeRepr(this) }
 }
 
 /** `datetime.timezone`: a fixed offset from UTC in microseconds, and an optional name. */
 export class PyTz extends PyOpaque {
-  readonly typeName = 'timezone'
+  readonly typeName = 'datetime.timezone'
   constructor(readonly offset: number, readonly name: string | null) {
     super()
   }
@@ -60,7 +61,7 @@ function offsetText(us: number, sep: string): string {
 }
 
 function makeTz(offset: unknown, name: unknown): PyTz {
-  if (!(offset instanceof PyTime) || offset.kind !== 'timedelta') return typeError(`timezone() argument 1 must be datetime.timedelta, not ${offset instanceof PyTime ? `datetime.${offset.kind}` : typeNameOf(offset)}`)
+  if (!(offset instanceof PyTime) || offset.kind !== 'timedelta') return typeError(`timezone() argument 1 must be datetime.timedelta, not ${typeNameOf(offset)}`)
   if (name !== undefined && name !== null && typeof name !== 'string') typeError(`timezone() argument 2 must be str, not ${typeNameOf(name)}`)
   const us = totalUs(offset)
   if (Math.abs(us) >= US_DAY) valueError(`offset must be a timedelta strictly between -timedelta(hours=24) and timedelta(hours=24), not ${timeRepr(offset)}.`)
@@ -88,7 +89,6 @@ function atZone(utc: PyTime, tz: PyTz): PyTime {
 /** Microseconds from b to a (two datetimes), days kept apart so no precision is lost. */
 const diffUs = (a: PyTime, b: PyTime): number => (a.d - b.d) * US_DAY + (a.s - b.s) * 1e6 + (a.u - b.u)
 
-const typeNameOf = (x: unknown): string => (typeof x === 'string' ? 'str' : typeof x === 'number' ? (Number.isInteger(x) ? 'int' : 'float') : typeof x === 'boolean' ? 'bool' : x === null || x === undefined ? 'NoneType' : x instanceof PyOpaque ? x.typeName : 'object')
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday']
@@ -280,8 +280,7 @@ export function timeCompare(a: unknown, b: unknown, op: string): number | undefi
   if (!(a instanceof PyTime) || !(b instanceof PyTime) || a.kind !== b.kind) {
     const kinds = [a, b].map((x) => (x instanceof PyTime ? x.kind : ''))
     if (kinds.includes('date') && kinds.includes('datetime')) return typeError("can't compare datetime.datetime to datetime.date")
-    const name = (x: unknown) => (x instanceof PyTime ? `datetime.${x.kind}` : typeof x === 'string' ? 'str' : typeof x === 'number' ? (Number.isInteger(x) ? 'int' : 'float') : x === null || x === undefined ? 'NoneType' : 'object')
-    return typeError(`'${op}' not supported between instances of '${name(a)}' and '${name(b)}'`)
+    return typeError(`'${op}' not supported between instances of '${typeNameOf(a)}' and '${typeNameOf(b)}'`)
   }
   if ((a.tz === null) !== (b.tz === null)) return typeError("can't compare offset-naive and offset-aware datetimes")
   const [x, y] = [inUtc(a), inUtc(b)]

@@ -440,7 +440,8 @@ function plainGetAttr(x: unknown, name: string): unknown {
   if (name === '__name__') {
     if (x instanceof PyType) return shortTypeName(x.name)
     if (x instanceof PyFunction) return x.name.slice(x.name.lastIndexOf('.') + 1)
-    if (x instanceof PyBuiltin) return x.name
+    // A module's function or class is named without its module (`math.sqrt.__name__` is 'sqrt').
+    if (x instanceof PyBuiltin) return x.name.slice(x.name.lastIndexOf('.') + 1)
   } else if (x instanceof PyException) {
     if (name === 'args') return tuple([...x.args])
     if (name === 'value' && x.type.isSubclassOf(typeByName('StopIteration')!)) return x.args.length ? x.args[0] : null

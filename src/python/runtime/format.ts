@@ -210,8 +210,7 @@ export function format(rt: PyRun, value: unknown, spec: string): string {
     if (value instanceof PyInstance) return guestFormat(rt, value, spec)
     if (value instanceof PyNumeric && value.format) return rt.chargeString(value.format(rt, spec))
     // object.__format__ takes no spec (checked before the spec is parsed, as CPython).
-    const name = typeName(value)
-    return typeError(`unsupported format string passed to ${name === 'timedelta' ? 'datetime.timedelta' : name}.__format__`)
+    return typeError(`unsupported format string passed to ${typeName(value)}.__format__`)
   }
   const sp = parseSpec(spec)
   let out: string

@@ -69,10 +69,11 @@ export const T = {
   OrderedDict: defType('OrderedDict', 'dict'),
   deque: defType('deque', 'object'),
   // datetime's classes: `datetime` derives from `date`, as in CPython (isinstance(now, date) is True).
-  date: defType('date', 'object'),
-  datetime: defType('datetime', 'date'),
-  timedelta: defType('timedelta', 'object'),
-  timezone: defType('timezone', 'object'),
+  // Named by their module, as CPython's C types are in messages (`type(d).__name__` is 'date').
+  date: defType('datetime.date', 'object'),
+  datetime: defType('datetime.datetime', 'datetime.date'),
+  timedelta: defType('datetime.timedelta', 'object'),
+  timezone: defType('datetime.timezone', 'object'),
   Fraction: defType('Fraction', 'object'),
   // decimal.Decimal: named by its module, as CPython's C type is in messages (`type(d).__name__` is 'Decimal').
   Decimal: defType('decimal.Decimal', 'object'),
@@ -409,8 +410,8 @@ export function sameClass(a: unknown, b: unknown): boolean {
   return b instanceof PyType && a instanceof PyOpaque && (a as { classType?: PyType }).classType === b
 }
 
-/** A type's `__name__`: a C type named by its module in messages (`decimal.Decimal`) is `Decimal`. */
-export const shortTypeName = (name: string): string => (name.startsWith('decimal.') ? name.slice(8) : name)
+/** A type's `__name__`: a C type named by its module in messages (`decimal.Decimal`, `datetime.date`) is `Decimal`, `date`. */
+export const shortTypeName = (name: string): string => (name.startsWith('decimal.') ? name.slice(8) : name.startsWith('datetime.') ? name.slice(9) : name)
 
 /** The type object of a value. */
 export function typeOf(x: unknown): PyType {
