@@ -230,15 +230,32 @@ function transcendental(name: 'exp' | 'ln' | 'log10', d: Dec, ctx: Ctx): Dec {
     if (est > (ctx.Emax + 2) * Math.LN10 + 10 && !d.sign) return N.fixIn(new Dec(0, 1n, ctx.Emax + 1), even, ctx)
     ctx.status |= N.INEXACT | N.ROUNDED
     if (est > (ctx.prec - ctx.Emin + 2) * Math.LN10 + 10 && d.sign) return N.fixIn(new Dec(0, 1n, ctx.Emin - ctx.prec), even, ctx)
-    return N.fixIn(expCR(d, ctx.prec, ctx), even, ctx)
+    return inexact((p) => expCR(d, p, ctx), even, ctx)
   }
   if (d.zero) return N.INF(1)
   if (d.sign) return N.invalid(ctx)
   if (d.kind === 'F') return d
   // Exact only for ln(1) and the log10 of a power of ten (libmpdec's results are otherwise inexact).
   const [c, k] = N.stripZeros(d.coef)
-  if (c !== 1n || (name === 'ln' && d.exp + k !== 0)) ctx.status |= N.INEXACT | N.ROUNDED
-  return N.fixIn(name === 'ln' ? lnCR(d, ctx.prec, ctx) : log10CR(d, ctx.prec, ctx), even, ctx)
+  const compute = (p: number): Dec => (name === 'ln' ? lnCR(d, p, ctx) : log10CR(d, p, ctx))
+  if (c === 1n && (name === 'log10' || d.exp + k === 0)) return N.fixIn(compute(ctx.prec), even, ctx)
+  ctx.status |= N.INEXACT | N.ROUNDED
+  return inexact(compute, even, ctx)
+}
+
+/**
+ * An inexact result, correctly rounded by `compute(p)` to p digits, in the context. libmpdec rounds
+ * the exact value once: a subnormal one is computed again to the digits left above Etiny (not
+ * rounded twice), and is Underflow.
+ */
+function inexact(compute: (p: number) => Dec, even: Ctx, ctx: Ctx): Dec {
+  let r = compute(ctx.prec)
+  if (r.finite && !r.zero && r.adjusted < ctx.Emin) {
+    const p = r.adjusted - (ctx.Emin - ctx.prec + 1) + 1
+    if (p >= 1 && p < ctx.prec) r = compute(p)
+    ctx.status |= N.UNDERFLOW | N.SUBNORMAL
+  }
+  return N.fixIn(r, even, ctx)
 }
 
 /** CPython's exponent limits on a 64-bit build, for the steps of a power (libmpdec's maximum context). */

@@ -126,6 +126,19 @@ def special_case(rng):
     return [a, op, b, prec, rounding, emax, clamp, traps, run_flagged(a, op, b, prec, rounding, emax, clamp, traps)]
 
 
+def tiny_case(rng):
+    """exp, ln, log10, sqrt and powers whose results fall near or below Emin (subnormal, Underflow, no double rounding)."""
+    op = rng.choice(["exp", "ln", "log10", "powr", "sqrt"])
+    b = "0"
+    if op == "exp": a = "-%d.%d" % (rng.randint(0, 160), rng.randint(0, 9999))
+    elif op in ("ln", "log10"): a = "1.%s%d" % ("0" * rng.randint(0, 70), rng.randint(1, 999))
+    elif op == "sqrt": a = "%dE-%d" % (rng.randint(1, 9999), rng.randint(1, 130))
+    else: a, b = "0.%d" % rng.randint(1, 999), "%d.%d" % (rng.randint(1, 120), rng.randint(1, 99))
+    prec, rounding, emax, clamp = rng.randint(1, 12), rng.choice(ROUNDINGS), rng.randint(1, 60), rng.randint(0, 1)
+    traps = [s for s in SIGNALS if rng.random() < 0.2]
+    return [a, op, b, prec, rounding, emax, clamp, traps, run_flagged(a, op, b, prec, rounding, emax, clamp, traps)]
+
+
 # Cases larger random runs found while the flags were written (kept: the seeded runs above may miss them).
 REGRESSIONS = [
     ["1E-4", "neg", "sNaN", 8, "ROUND_FLOOR", 1, 1, ["Overflow"]],
@@ -135,6 +148,7 @@ REGRESSIONS = [
     ["-35176861701968364047397998590.0", "round", "0", 46, "ROUND_UP", 999999, 0, ["Underflow", "Subnormal"]],
     ["-7.9814141E+12", "powr", "0", 12, "ROUND_HALF_DOWN", 8, 1, ["Overflow", "Underflow", "Subnormal", "Rounded", "Clamped"]],
     ["-811570E-1", "quantize", "-0", 17, "ROUND_DOWN", 999999, 0, ["Overflow", "Underflow"]],
+    ["-8612E-2", "exp", "3205E-3", 2, "ROUND_CEILING", 37, 1, ["DivisionByZero", "Rounded"]],
 ]
 
 
@@ -158,7 +172,9 @@ def main():
     flagged = [flag_case(rng) for _ in range(4000)]
     rng = random.Random(20261129)
     regressions = [c + [run_flagged(*c)] for c in REGRESSIONS]
-    write("flags.json", flagged + [special_case(rng) for _ in range(3000)] + regressions, compact=True)
+    flagged += [special_case(rng) for _ in range(3000)]
+    rng = random.Random(20261130)
+    write("flags.json", flagged + [tiny_case(rng) for _ in range(600)] + regressions, compact=True)
 
 
 if __name__ == "__main__":
