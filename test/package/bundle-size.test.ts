@@ -39,7 +39,11 @@ import { ensureBuilt, ROOT } from './built.ts'
 // `let n = user.name` in one closure, slot reads in place in object literals and method receivers;
 // agent-typical 0.94-0.99 of its time (bench/ab.mjs, three pairs of both orders). 47,948 B.
 // 47,960: a template literal reads its variables in place (agent-typical ~0.98, string-build ~0.94). 47,957 B.
-export const BUDGET_GZIP_BYTES = 47_960
+// Raised to 48,270 on purpose: `localeCompare` is JavaScript's (Intl.Collator with the locales and options
+// given, "en" by default on every host, collators cached, arguments size-checked first) instead of a
+// comparison of UTF-16 code units that sorted 'Banana' before 'apple'; and the transpiler and VM share one
+// list of callback methods (toSorted). 47,957 -> 48,265 B.
+export const BUDGET_GZIP_BYTES = 48_270
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

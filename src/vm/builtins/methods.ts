@@ -11,6 +11,7 @@ import { isForbiddenKey, setProp } from '../guards.ts'
 import type { GuardedRegex } from './regex.ts'
 import { isRegex, regexSupport } from './regex-hook.ts'
 import { stringReplace } from './replace.ts'
+import { localeCompare } from './collate.ts'
 import { EXPANSION, chargeEntries, chargeScan, checkChars, mapBounded, nativeOp } from './sizes.ts'
 import { SLOT_BYTES } from '../fuel.ts'
 import { guestString, joinGuest, primArgs, toPrim } from './coerce.ts'
@@ -18,6 +19,7 @@ import { guestString, joinGuest, primArgs, toPrim } from './coerce.ts'
 type Method<T> = (rt: Run, self: T, args: any[]) => unknown
 
 const str = (rt: Run, s: string) => rt.chargeString(s)
+const toPrimOne = (rt: Run, x: unknown) => (typeof x === 'object' && x !== null && !isRegex(x) ? toPrim(rt, x) : x)
 const arrOut = (rt: Run, a: unknown[]) => { rt.chargeSlots(a.length); return a }
 
 function checkRepeat(rt: Run, unit: number, count: number): void {
@@ -44,7 +46,8 @@ const STRING_METHODS: Record<string, Method<string>> = {
   includes: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.includes(String(x), n) },
   indexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.indexOf(String(x), n) },
   lastIndexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.lastIndexOf(String(x), n) },
-  localeCompare: (rt, s, [x]) => { chargeScan(rt, s.length); return s < String(x) ? -1 : s > String(x) ? 1 : 0 },
+  // Its locales and options reach Intl.Collator as given (checked small there): only the string compared is converted here.
+  localeCompare: (rt, s, [x, locales, options]) => localeCompare(rt, s, String(toPrimOne(rt, x)), locales, options),
   normalize: (rt, s, [form]) => {
     const f = form === undefined ? 'NFC' : String(form)
     if (!Object.prototype.hasOwnProperty.call(EXPANSION, f) || f === 'case') throw vmError('RANGE_ERROR', `The normalization form should be one of NFC, NFD, NFKC, NFKD`)
@@ -248,8 +251,9 @@ export function methodDispatcher(method: string): Dispatch {
     }
     throw vmError('METHOD_NOT_ALLOWED', `${typeName(target)}.${method} is not available`)
   }
+  const stringArgs = method === 'localeCompare' ? (_rt: Run, a: unknown[]) => a : primArgs
   return (rt, target, args) => {
-    if (typeof target === 'string') return onString ? onString(rt, target, primArgs(rt, args)) : missing(target)
+    if (typeof target === 'string') return onString ? onString(rt, target, stringArgs(rt, args)) : missing(target)
     if (typeof target === 'object' && target !== null) {
       if (Array.isArray(target)) {
         if (!onArray) return missing(target)

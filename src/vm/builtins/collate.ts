@@ -1,0 +1,56 @@
+/**
+ * `localeCompare` as JavaScript's: `Intl.Collator` with the guest's locales and options. The
+ * default locale is "en", not the host's: a program compares in the same locale on every host (a
+ * workflow replayed elsewhere takes the same branches). Collators are cached by their arguments.
+ */
+import type { Run } from '../runtime.ts'
+import { vmError } from '../errors.ts'
+import { chargeScan } from './sizes.ts'
+
+/** What a call naming locales or options is charged, in characters scanned (making a collator loads and tailors collation data). */
+const NEW_COLLATOR_CHARS = 1_000
+/** Locales and options are a few short primitives: checked before anything is built from them. */
+const MAX_ITEMS = 8
+const MAX_TEXT = 64
+const MAX_CACHED = 16
+const cache = new Map<string, Intl.Collator>()
+
+function tooLarge(): never {
+  throw vmError('RANGE_ERROR', `localeCompare takes at most ${MAX_ITEMS} locales and options, each a primitive of at most ${MAX_TEXT} characters`)
+}
+
+/** The locales or options argument: a short primitive, or an array or object of at most MAX_ITEMS of them. */
+function checkSmall(v: unknown): void {
+  if (typeof v !== 'object' || v === null) {
+    if (typeof v === 'string' && v.length > MAX_TEXT) tooLarge()
+    return
+  }
+  let n = 0
+  for (const k in v) {
+    const x = (v as Record<string, unknown>)[k]
+    if (++n > MAX_ITEMS || (typeof x === 'object' && x !== null) || (typeof x === 'string' && x.length > MAX_TEXT)) tooLarge()
+  }
+}
+
+export function localeCompare(rt: Run, s: string, that: string, locales: unknown, options: unknown): number {
+  chargeScan(rt, s.length + that.length)
+  let key = ''
+  if (locales !== undefined || options !== undefined) {
+    checkSmall(locales)
+    checkSmall(options)
+    // Charged on every call that names them, cached or not: a run's fuel never depends on earlier runs.
+    chargeScan(rt, NEW_COLLATOR_CHARS)
+    key = JSON.stringify([locales, options])
+  }
+  let c = cache.get(key)
+  if (!c) {
+    try {
+      c = new Intl.Collator(locales === undefined ? 'en' : (locales as string), options as Intl.CollatorOptions)
+    } catch (e) {
+      throw vmError(e instanceof TypeError ? 'TYPE_ERROR' : 'RANGE_ERROR', (e as Error).message)
+    }
+    if (cache.size >= MAX_CACHED) cache.clear()
+    cache.set(key, c)
+  }
+  return c.compare(s, that)
+}
