@@ -26,6 +26,17 @@ export const GLOBAL_FUNCTION_NAMES = [
   'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI',
 ] as const
 
+/**
+ * Array methods that take a callback: the only calls an arrow function may be passed to. The
+ * transpiler allows arrows there, and the VM's implementations (builtins/array-hof.ts) are typed
+ * from this list.
+ */
+export const CALLBACK_METHOD_NAMES = [
+  'map', 'filter', 'reduce', 'reduceRight', 'find', 'findIndex', 'findLast', 'findLastIndex',
+  'some', 'every', 'sort', 'toSorted', 'flatMap', 'forEach',
+] as const
+
+export type CallbackMethodName = (typeof CALLBACK_METHOD_NAMES)[number]
 export type GlobalValueName = (typeof GLOBAL_VALUE_NAMES)[number]
 export type GlobalNamespaceName = (typeof GLOBAL_NAMESPACE_NAMES)[number]
 export type GlobalFunctionName = (typeof GLOBAL_FUNCTION_NAMES)[number]

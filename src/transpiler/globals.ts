@@ -8,7 +8,7 @@
  */
 
 import { CORE_OPS } from '../ast/nodes.ts'
-import { GLOBAL_FUNCTION_NAMES, GLOBAL_NAMESPACE_NAMES, GLOBAL_VALUE_NAMES } from '../ast/globals.ts'
+import { CALLBACK_METHOD_NAMES, GLOBAL_FUNCTION_NAMES, GLOBAL_NAMESPACE_NAMES, GLOBAL_VALUE_NAMES } from '../ast/globals.ts'
 
 /** Identifiers that are plain values. */
 export const GLOBAL_VALUES: ReadonlySet<string> = new Set(GLOBAL_VALUE_NAMES)
@@ -24,10 +24,7 @@ export const GLOBAL_NAMESPACES: ReadonlySet<string> = new Set(GLOBAL_NAMESPACE_N
 export const GLOBAL_FUNCTIONS: ReadonlySet<string> = new Set(GLOBAL_FUNCTION_NAMES)
 
 /** Array methods that take a callback: the only places an arrow function may appear. */
-export const CALLBACK_METHODS: ReadonlySet<string> = new Set([
-  'map', 'filter', 'reduce', 'reduceRight', 'find', 'findIndex', 'findLast', 'findLastIndex',
-  'some', 'every', 'sort', 'flatMap', 'forEach',
-])
+export const CALLBACK_METHODS: ReadonlySet<string> = new Set(CALLBACK_METHOD_NAMES)
 
 /** Well-known host names with a specific rewrite hint. */
 export const HOST_NAME_HINTS: Readonly<Record<string, string>> = {

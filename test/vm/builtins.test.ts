@@ -124,6 +124,16 @@ describe('array methods', () => {
     ])
     expect(await value(ast)).toEqual([[3, 1, 2, 4], [2], [7, 5, 0]])
   })
+  test('every array method the VM runs with a callback takes an arrow in source (one list: CALLBACK_METHOD_NAMES)', async () => {
+    const { ast } = transpile('function f({ xs }) { return [xs.toSorted((a, b) => b - a), xs] }')
+    expect((await new AgentVM().run(ast, { xs: [2, 3, 1] })).result).toEqual([[3, 2, 1], [2, 3, 1]])
+  })
+  test('a callback passed to a name Object.prototype has is METHOD_NOT_ALLOWED when compiled, not a host TypeError', async () => {
+    const lambda = { $expr: 'lambda', params: ['x'], body: id('x') }
+    for (const method of ['toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf']) {
+      expect([method, await code(prog([ret(mcall(lit([1]), method, lambda))]))]).toEqual([method, 'METHOD_NOT_ALLOWED'])
+    }
+  })
   test('number and boolean methods', async () => {
     expect(await evalExpr(arr(m(255, 'toString', 16), m(1.005, 'toPrecision', 2), m(12345, 'toExponential', 1), m(true, 'toString')))).toEqual(['ff', '1.0', '1.2e+4', 'true'])
     expect(await code(prog([ret(m(1, 'toFixed', 200))]))).toBe('RANGE_ERROR')

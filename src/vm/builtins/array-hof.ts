@@ -7,6 +7,7 @@
 import type { Frame } from '../runtime.ts'
 import { vmError } from '../errors.ts'
 import { isP } from '../compile/async.ts'
+import type { CallbackMethodName } from '../../ast/globals.ts'
 
 export interface Callable {
   /** Positional arguments (no array per call): value/index/array, or acc/value/index/array. */
@@ -179,7 +180,7 @@ const sort: HofSpec = {
   },
 }
 
-export const HOF_METHODS: Record<string, HofSpec> = {
+export const HOF_METHODS: Record<CallbackMethodName, HofSpec> = {
   map,
   forEach,
   filter,

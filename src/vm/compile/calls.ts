@@ -15,6 +15,7 @@ import { compileList } from './expressions.ts'
 import { isP, seq2, seqN, then } from './async.ts'
 import { GLOBAL_FUNCTIONS, NAMESPACES } from '../builtins/globals.ts'
 import { HOF_METHODS, type Callable } from '../builtins/array-hof.ts'
+import type { CallbackMethodName } from '../../ast/globals.ts'
 import { INSTANCE_METHOD_NAMES, methodDispatcher } from '../builtins/methods.ts'
 import { toPrim } from '../builtins/coerce.ts'
 import { invokeAtom } from './atom-invoke.ts'
@@ -172,7 +173,8 @@ export function compileMethodCall(c: Compiler, node: any, scope: Scope): CExpr {
 
 function compileHofCall(c: Compiler, node: any, obj: CExpr, scope: Scope): CExpr {
   const method = node.method as string
-  const hof = HOF_METHODS[method]
+  // Own names only: a hostile AST's `toString` or `valueOf` must not find Object.prototype's.
+  const hof = Object.prototype.hasOwnProperty.call(HOF_METHODS, method) ? HOF_METHODS[method as CallbackMethodName] : undefined
   if (!hof) throw compileError('METHOD_NOT_ALLOWED', `Method "${method}" does not take a callback${didYouMean(method, Object.keys(HOF_METHODS))}`)
   const argNodes: any[] = node.args
   if (!isLambda(argNodes[0]) || argNodes.slice(1).some(isLambda)) {
