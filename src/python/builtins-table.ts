@@ -29,4 +29,4 @@ export const ALL_METHODS: ReadonlySet<string> = new Set([...METHOD_NAMES, ...Obj
   // decimal.Decimal and decimal.Context
   'quantize', 'normalize', 'sqrt', 'to_integral_value', 'to_integral', 'to_integral_exact', 'is_zero', 'is_nan', 'is_qnan', 'is_snan', 'is_infinite', 'is_finite', 'is_signed',
   'adjusted', 'as_tuple', 'copy_abs', 'copy_negate', 'copy_sign', 'compare', 'fma', 'exp', 'ln', 'log10', 'create_decimal',
-  'max', 'min', 'to_eng_string', 'same_quantum', 'next_plus', 'next_minus', 'scaleb', 'clear_flags', 'clear_traps'])
+  'max', 'min', 'to_eng_string', 'same_quantum', 'next_plus', 'next_minus', 'scaleb', 'clear_flags', 'clear_traps', 'create_decimal_from_float', 'Etiny', 'Etop'])

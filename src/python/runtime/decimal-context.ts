@@ -3,7 +3,8 @@
  * default to start with: precision 28, ROUND_HALF_EVEN, exponents within ±999999), `setcontext`,
  * `Context(...)` and `localcontext()` in a `with` (a copy for the block, the run's context back
  * after it, also when it raises). Fields are checked as CPython checks them. Each context has its
- * flags and traps (`ctx.flags`, `ctx.traps`: signal dicts, decimal-signals.ts).
+ * flags and traps (`ctx.flags`, `ctx.traps`: signal dicts, decimal-signals.ts); the templates
+ * `DefaultContext`, `BasicContext`, `ExtendedContext` are made per run (a program may change them).
  */
 import { PyDict, PyOpaque } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'

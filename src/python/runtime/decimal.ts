@@ -633,6 +633,18 @@ export function contextMethod(rt: PyRun, o: unknown, name: string, a: unknown[],
     const d = decOf(rt, a.length ? a[0] : '0', ctx, false)
     return settled(rt, ctx, d.nan ? d : N.fix(d, ctx))
   }
+  if (o instanceof PyContext && name === 'create_decimal_from_float') {
+    // Exactly, then rounded to this context; an explicit conversion, not FloatOperation.
+    const f = a[0]
+    if (!isIntValue(f) && !isFloatValue(f)) typeError('argument must be int or float')
+    const ctx = o.of(rt)
+    const d = isIntValue(f) ? decOfInt(intOf(f)) : decOfFloat(floatOf(f))
+    return settled(rt, ctx, d.nan ? d : N.fix(d, ctx))
+  }
+  if (o instanceof PyContext && (name === 'Etiny' || name === 'Etop')) {
+    const big = (k: string): bigint => BigInt(o.get(k) as number | bigint)
+    return mkInt((name === 'Etiny' ? big('Emin') : big('Emax')) - big('prec') + 1n)
+  }
   if (o instanceof PySignalDict) return o.method(name, a)
   return contextManagerMethod(rt, o, name)
 }
