@@ -173,7 +173,10 @@ const CONTEXT_FIELDS = ['prec', 'rounding', 'Emin', 'Emax', 'capitals', 'clamp',
 
 function contextFields(name: string, a: unknown[], kw: PyDict | null, positional: boolean): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = []
-  if (positional) a.forEach((v, i) => { if (i < CONTEXT_FIELDS.length) { if (v !== null) out.push([CONTEXT_FIELDS[i]!, v]) } else typeError(`${name}() takes at most 8 arguments`) })
+  if (positional) {
+    if (a.length > CONTEXT_FIELDS.length) typeError(`function takes at most ${CONTEXT_FIELDS.length} arguments (${a.length} given)`)
+    a.forEach((v, i) => { if (v !== null) out.push([CONTEXT_FIELDS[i]!, v]) })
+  }
   else if (a.length > 1) typeError(`${name}() takes at most 1 positional argument`)
   for (const [k, v] of kw?.map.values() ?? []) {
     if (!CONTEXT_FIELDS.includes(String(k))) typeError(`'${String(k)}' is an invalid keyword argument for this function`)
