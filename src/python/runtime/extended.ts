@@ -18,7 +18,8 @@ import { convert, format } from './format.ts'
 import { callMethod, METHOD_NAMES } from './methods.ts'
 import { STR_METHODS } from './str-methods.ts'
 import { floordiv, mod, power } from './ops.ts'
-import { intOf, isIntValue, isNumber } from './numbers.ts'
+import { intOf, isFloatValue, isIntValue, isNumber, numArith, unsupported } from './numbers.ts'
+import { PyFraction } from './fractions.ts'
 import { unhashableCheck } from './collections.ts'
 import * as B from './builtins.ts'
 import type { PyRun } from './fuel.ts'
@@ -332,7 +333,9 @@ export function divmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] {
   if ((b === 0 || b === 0n || b === false || (b instanceof PyFloat && b.v === 0)) && isNumber(a)) {
     raise('ZeroDivisionError', isIntValue(a) && isIntValue(b) ? 'integer division or modulo by zero' : 'float divmod()')
   }
-  return tuple([floordiv(rt, a, b), mod(rt, a, b)])
+  // No type's divmod answers: CPython names divmod() (not //).
+  const q = numArith(rt, '//', a, b)
+  return q !== undefined ? tuple([q, mod(rt, a, b)]) : unsupported('divmod()', a, b)
 }
 
 /** pow(base, exp[, mod]). */
@@ -342,7 +345,13 @@ export function pow3(rt: PyRun, a: unknown, b: unknown, m?: unknown): unknown {
     const r = decimalPowMod(rt, a, b, m)
     if (r !== undefined) return r
   }
-  if (!isIntValue(a) || !isIntValue(b) || !isIntValue(m)) typeError('pow() 3rd argument not allowed unless all arguments are integers')
+  if (!isIntValue(a) || !isIntValue(b) || !isIntValue(m)) {
+    // CPython asks each operand's type in turn: a Fraction base has a two-argument __pow__, float refuses
+    // any modulus, and otherwise no type takes three arguments.
+    if (a instanceof PyFraction) typeError('Fraction.__pow__() takes 2 positional arguments but 3 were given')
+    if (a instanceof PyInstance || b instanceof PyInstance || isFloatValue(a) || isFloatValue(b) || isFloatValue(m)) typeError('pow() 3rd argument not allowed unless all arguments are integers')
+    typeError(`unsupported operand type(s) for ** or pow(): '${typeName(a)}', '${typeName(b)}', '${typeName(m)}'`)
+  }
   let base = BigInt(intOf(a)), exp = BigInt(intOf(b))
   const md = BigInt(intOf(m))
   if (md === 0n) valueError('pow() 3rd argument cannot be 0')

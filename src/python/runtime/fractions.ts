@@ -8,7 +8,7 @@
  */
 import { PyDict, PyNumeric, mkFloat, mkInt, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
-import { floatOf, intOf, isFloatValue, isIntValue, numArith, MAX_POW_BITS, MAX_STR_DIGITS, strToIntLimit } from './numbers.ts'
+import { floatOf, intOf, isFloatValue, isIntValue, isNumber, numArith, unsupported, MAX_POW_BITS, MAX_STR_DIGITS, strToIntLimit } from './numbers.ts'
 import { bigWorkUnits, type PyRun } from './fuel.ts'
 import { HASH_MOD, numberHash } from './set-order.ts'
 import { repr } from './core.ts'
@@ -73,6 +73,13 @@ export class PyFraction extends PyNumeric implements Q.Ratio {
     if (isFloatValue(other)) {
       const self = mkFloat(this.toFloat())
       return reflected ? numArith(rt, op, other, self) : numArith(rt, op, self, other)
+    }
+    if (op === '**' && !isRational(other)) {
+      // CPython's __pow__ computes float(a) ** b and __rpow__ b ** (an int or a float): another operand's
+      // TypeError names those types ('float' and 'str'), not the Fraction.
+      const [x, y] = reflected ? [other, this.d === 1n ? mkInt(this.n) : mkFloat(this.toFloat())] : [mkFloat(this.toFloat()), other]
+      const r = numArith(rt, '**', x, y)
+      return r !== undefined ? r : unsupported('** or pow()', x, y)
     }
     if (!isRational(other)) return undefined
     const o = ratioOf(other)
@@ -173,6 +180,8 @@ function round(f: PyFraction, nd: unknown): unknown {
     return twice < r.d ? fl : twice > r.d ? fl + 1n : fl % 2n === 0n ? fl : fl + 1n
   }
   if (nd === undefined || nd === null) return mkInt(half(f))
+  // CPython's __round__ computes 10 ** abs(nd) first.
+  if (!isNumber(nd) && !(nd instanceof PyNumeric)) typeError(`bad operand type for abs(): '${typeName(nd)}'`)
   if (!isIntValue(nd)) typeError(`'${typeName(nd)}' object cannot be interpreted as an integer`)
   const k = Number(intOf(nd))
   // 10 ** |nd| under the int `**` size limit (numbers.ts), with its MemoryError.

@@ -157,8 +157,12 @@ export function numArith(rt: PyRun, op: string, a: unknown, b: unknown): unknown
   if (!isNumber(a) || !isNumber(b)) {
     // A guest object's `__add__`/`__radd__`/... (runtime/dunders.ts).
     if (a instanceof PyInstance || b instanceof PyInstance) return guestBinop(op, a, b)
-    // A module's number type (fractions.Fraction) on either side.
-    if (a instanceof PyNumeric) return a.binop(rt, op, b, false)
+    // A module's number type (fractions.Fraction) on either side; the right one's reflected method when
+    // the left one's declines (Decimal ** Fraction is Fraction.__rpow__).
+    if (a instanceof PyNumeric) {
+      const r = a.binop(rt, op, b, false)
+      if (r !== undefined || !(b instanceof PyNumeric)) return r
+    }
     return b instanceof PyNumeric ? b.binop(rt, op, a, true) : undefined
   }
   if (op === '/') {
