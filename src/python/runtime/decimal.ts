@@ -198,7 +198,7 @@ export class PyDecimal extends PyNumeric {
 
   attr(name: string): unknown {
     if (name === 'real') return this
-    if (name === 'imag') return new PyDecimal(N.ZERO)
+    if (name === 'imag') return new PyDecimal(N.ZERO, this.rt)
     return undefined
   }
 
