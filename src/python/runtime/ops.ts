@@ -3,8 +3,9 @@
  * comparisons and membership. These are the hottest runtime entries: the
  * int and float cases are tried first, inline.
  */
-import { PyDict, PyDictView, PyFloat, PyInstance, PyRange, PySet, mkFloat, tuple, typeName } from './values.ts'
-import { typeError } from './errors.ts'
+import { PyDict, PyDictView, PyException, PyFloat, PyInstance, PyRange, PySet, mkFloat, tuple, typeByName, typeName } from './values.ts'
+import { PyRaise, raise, typeError } from './errors.ts'
+import { codePoints, hasAstral } from './text.ts'
 import { bitwise, numArith, pyModInt, unsupported, isIntValue, intOf } from './numbers.ts'
 import { asSet, dictUpdate, setOp } from './collections.ts'
 import { percentFormat } from './format.ts'
@@ -69,8 +70,21 @@ export function sub(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   return unsupported(aug ? '-=' : '-', a, b)
 }
 
+/** CPython's PY_SSIZE_T_MAX (64-bit builds): a count beyond it cannot be an index. */
+const SSIZE_MAX = 2n ** 63n - 1n
+
 function repeat(rt: PyRun, seq: unknown, n: unknown): unknown {
-  const k = Math.max(0, Number(intOf(n)))
+  const count = intOf(n)
+  // CPython's checks before any allocation: the count must fit an ssize_t (also for an empty or a
+  // negative repeat), and so must the result's length (str: OverflowError; list, tuple: MemoryError).
+  if (typeof count === 'bigint') {
+    if (count > SSIZE_MAX || count < -SSIZE_MAX - 1n) raise('OverflowError', "cannot fit 'int' into an index-sized integer")
+    if (count > 0n && BigInt(seqLength(seq)) * count > SSIZE_MAX) {
+      if (typeof seq === 'string') raise('OverflowError', 'repeated string is too long')
+      throw new PyRaise(new PyException(typeByName('MemoryError')!, [], ''), '')
+    }
+  }
+  const k = Math.max(0, Number(count))
   if (typeof seq === 'string') {
     if (seq.length * k > 0) rt.chargeString({ length: seq.length * k } as string)
     return seq.repeat(k)
@@ -81,6 +95,9 @@ function repeat(rt: PyRun, seq: unknown, n: unknown): unknown {
   for (let i = 0; i < k; i++) for (const x of arr) out.push(x)
   return Object.isFrozen(arr) ? tuple(out) : out
 }
+
+/** A str's length in code points (what CPython counts), else the array's. */
+const seqLength = (seq: unknown): number => (typeof seq === 'string' ? (hasAstral(seq) ? codePoints(seq).length : seq.length) : (seq as unknown[]).length)
 
 export function mul(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   if (typeof a === 'number' && typeof b === 'number') {
