@@ -88,8 +88,16 @@ describe('string methods', () => {
     expect(await evalExpr(mcall(lit('abc'), 'search', { $expr: 'regex', pattern: 'c', flags: '' }))).toBe(2)
     expect(await code(prog([ret(mcall(lit('a'), 'matchAll', { $expr: 'regex', pattern: 'a', flags: '' }))]))).toBe('TYPE_ERROR')
   })
-  test('replace with a callback is refused', async () => {
-    expect(await code(prog([ret(mcall(lit('a'), 'replace', lit('a'), lit(1)))]))).toBe('TYPE_ERROR')
+  test('a replacement that is not a string is converted, as in JavaScript', async () => {
+    const cases: Array<[string, string, unknown]> = [['%d items', '%d', 5], ['a-b', '-', null], ['x', 'x', true], ['aa', 'a', 1.5]]
+    for (const [s, p, r] of cases) {
+      expect(await evalExpr(arr(m(s, 'replace', p, r), m(s, 'replaceAll', p, r)))).toEqual([s.replace(p, String(r)), s.replaceAll(p, String(r))])
+    }
+    expect(await evalExpr(mcall(lit('a1b2'), 'replace', { $expr: 'regex', pattern: '\\d', flags: 'g' }, lit(0)))).toBe('a0b0')
+    expect(await evalExpr(mcall(lit('ab'), 'replace', lit('a'), id('undefined')))).toBe('undefinedb')
+  })
+  test('a replacement callback is refused when compiled', () => {
+    expect(() => transpile("function f({ s }) { return s.replace(/a/g, (m) => m.toUpperCase()) }")).toThrow(/AJS2013|only allowed as callbacks/)
   })
 })
 

@@ -84,13 +84,15 @@ const STRING_METHODS: Record<string, Method<string>> = {
   match: (rt, s, [p]) => { const r = regexSupport(); return r.match(rt, r.from(p), s) },
   matchAll: (rt, s, [p]) => { const r = regexSupport(); return arrOut(rt, r.matchAll(rt, r.from(p), s)) },
   search: (rt, s, [p]) => { const r = regexSupport(); return r.search(rt, r.from(p), s) },
-  replace: (rt, s, [p, r]) => {
-    if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replace needs a replacement string (callbacks are not supported)')
+  // A replacement that is not a string is converted, as in JavaScript ('%d items'.replace('%d', 5)); it
+  // cannot be a function (guest values never are: callbacks are refused when compiled, AJS2013).
+  replace: (rt, s, [p, x]) => {
+    const r = String(x)
     if (isRegex(p)) return str(rt, regexSupport().replace(rt, p, s, r, false))
     return str(rt, stringReplace(rt, s, String(p), r, false))
   },
-  replaceAll: (rt, s, [p, r]) => {
-    if (typeof r !== 'string') throw vmError('TYPE_ERROR', 'replaceAll needs a replacement string (callbacks are not supported)')
+  replaceAll: (rt, s, [p, x]) => {
+    const r = String(x)
     if (isRegex(p)) {
       if (!p.flags.includes('g')) throw vmError('TYPE_ERROR', 'replaceAll needs a regex with the g flag')
       return str(rt, regexSupport().replace(rt, p, s, r, true))
