@@ -59,7 +59,7 @@ export const CODES = {
   WITH: e('AJS2010', '`with` is not supported', 'Name the object explicitly: `obj.a` instead of `with (obj) { a }`.'),
   ACCESSOR: e('AJS2011', 'Getters and setters are not supported', 'Use a plain property: `{ {name}: value }`.'),
   FORBIDDEN_NAME: e('AJS2012', '`{name}` is a forbidden name', 'Rename it (for example `{name}_`); `__proto__`, `constructor` and `prototype` are refused everywhere.'),
-  CLOSURE: e('AJS2013', 'Arrow functions are only allowed as callbacks of array methods', 'Pass the arrow directly to map/filter/reduce/find/some/every/sort/flatMap/forEach, or declare a top-level helper function.'),
+  CLOSURE: e('AJS2013', 'Arrow functions are only allowed as callbacks of array methods', 'Pass the arrow directly to an array method that takes a callback (`map`, `filter`, `reduce`, `sort`, ...) or as the mapper of `Array.from(x, (v, i) => ...)`, or declare a top-level helper function.'),
   NESTED_FUNCTION: e('AJS2014', 'Functions cannot be declared inside functions', 'Move `{name}` to the top level as a helper and pass what it needs as parameters.'),
   VAR: e('AJS2015', '`var` is not supported', 'Use `let` (or `const`): `let {name} = ...`.'),
   SPARSE_ARRAY: e('AJS2016', 'Array holes are not supported', 'Write `undefined` (or `null`) explicitly: `[1, undefined, 3]`.'),

@@ -136,6 +136,20 @@ describe('array methods', () => {
     const { ast } = transpile('function f({ xs }) { return [xs.toSorted((a, b) => b - a), xs] }')
     expect((await new AgentVM().run(ast, { xs: [2, 3, 1] })).result).toEqual([[3, 2, 1], [2, 3, 1]])
   })
+  test('Array.from with a mapper is Array.from(x).map(mapper), as in JavaScript', async () => {
+    const cases = ["Array.from({ length: 3 }, (_, i) => i * 2)", "Array.from('ab', (c) => c.toUpperCase())", "Array.from([1, 2], (v, i) => v + i)", "Array.from([], (v) => v)"]
+    for (const ex of cases) {
+      const { ast } = transpile(`function f() { return ${ex} }`)
+      // eslint-disable-next-line no-new-func -- the reference: the same expression in JavaScript
+      expect([ex, (await new AgentVM().run(ast)).result]).toEqual([ex, new Function(`return ${ex}`)()])
+    }
+    // A third parameter (the array, which Array.from's mapper never gets) or a thisArg is not this form.
+    for (const ex of ['Array.from([1], (v, i, a) => a)', 'Array.from([1], (v) => v, null)']) {
+      expect(() => transpile(`function f() { return ${ex} }`)).toThrow(/only allowed as callbacks/)
+    }
+    // A variable named Array is not the namespace.
+    expect(() => transpile('function f({ Array }) { return Array.from([1], (v) => v) }')).toThrow(/only allowed as callbacks/)
+  })
   test('a callback passed to a name Object.prototype has is METHOD_NOT_ALLOWED when compiled, not a host TypeError', async () => {
     const lambda = { $expr: 'lambda', params: ['x'], body: id('x') }
     for (const method of ['toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf']) {

@@ -127,11 +127,30 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   else if (callee.computed && callee.property.type === 'Literal' && typeof callee.property.value === 'string') method = callee.property.value
   else return ctx.fail('COMPUTED_CALL', callee.property)
   ctx.checkName(method, callee.property)
+  const mapped = arrayFromMapped(node, method, ctx)
+  if (mapped) return mapped
   const object = lowerObjectOf(callee.object, ctx)
   const args = CALLBACK_METHODS.has(method) ? lowerCallbackArgs(method, node.arguments, ctx) : lowerArgs(node.arguments, ctx)
   const out: Expr = methodCall(object, method, args)
   out.loc = ctx.loc(node)
   if (callee.optional) out.optional = true
+  return out
+}
+
+/**
+ * `Array.from(x, (v, i) => ...)` is `Array.from(x).map((v, i) => ...)`: the mapper sees each value and
+ * its index, in order, as `map`'s callback does (it gets no third argument, so at most two parameters).
+ */
+function arrayFromMapped(node: CallExpression, method: string, ctx: LowerContext): Expr | undefined {
+  const callee = node.callee as { object: Expression }
+  const [source, mapper] = node.arguments
+  if (method !== 'from' || callee.object.type !== 'Identifier' || callee.object.name !== 'Array' || ctx.scope.lookup('Array') !== undefined) return undefined
+  if (node.arguments.length !== 2 || source!.type === 'SpreadElement' || mapper!.type !== 'ArrowFunctionExpression' || mapper.params.length > 2) return undefined
+  const loc = ctx.loc(node)
+  const from: Expr = methodCall(lowerObjectOf(callee.object, ctx), 'from', [lowerElement(source!, ctx)])
+  from.loc = loc
+  const out: Expr = methodCall(from, 'map', [lowerLambda(mapper, ctx)])
+  out.loc = loc
   return out
 }
 
