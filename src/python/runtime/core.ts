@@ -9,7 +9,7 @@ import { PyTime, PyTz, timeCompare, timeEq, timeHash, timeStr } from './datetime
 import { codePoints, compareStr, strRepr } from './text.ts'
 import { decimalText, floatOf, intOf, isFloatValue, isNumber } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
-import { MISSING, guestContains, guestIter, guestLen, guestTruth, instanceKey } from './dunders.ts'
+import { MISSING, callGuest, guestContains, guestIter, guestLen, guestMethod, guestTruth, instanceKey } from './dunders.ts'
 import { PySignalDict, hasSignal, signalDictEq } from './decimal-signals.ts'
 
 /** bool(x). */
@@ -162,7 +162,10 @@ function instanceEq(a: unknown, b: unknown): boolean {
     }
   }
   if (a instanceof PyInstance && b instanceof PyInstance && a.cls === b.cls && a.cls.dataclass) {
-    for (const f of a.cls.dataclass.fields) if (!eq(a.attrs.get(f), b.attrs.get(f))) return false
+    // CPython's generated __eq__: (self.f, ...) == (other.f, ...), every field of both read first.
+    const fields = a.cls.dataclass.fields
+    const xs = fieldValues(a, fields), ys = fieldValues(b, fields)
+    for (let i = 0; i < fields.length; i++) if (!eq(xs[i], ys[i])) return false
     return true
   }
   return false
@@ -184,9 +187,50 @@ function objectRepr(x: PyInstance | PyException, depth: number): string | undefi
   const t = TEXTS?.get(x)?.r
   if (t !== undefined) return t
   if (x instanceof PyInstance && x.cls.dataclass) {
-    return `${x.cls.qualname}(${x.cls.dataclass.fields.map((f) => `${f}=${repr(x.attrs.get(f), depth + 1)}`).join(', ')})`
+    const fields = x.cls.dataclass.fields
+    const read = fieldReader(x)
+    // Each field read through the class's hooks, then its repr, in turn (CPython's f-string).
+    if (read) return `${x.cls.qualname}(${fields.map((f) => `${f}=${hookedFieldRepr(read(f), depth + 1)}`).join(', ')})`
+    return `${x.cls.qualname}(${fields.map((f) => `${f}=${repr(x.attrs.get(f), depth + 1)}`).join(', ')})`
   }
   return undefined
+}
+
+/**
+ * How a dataclass's fields are read when its class has attribute hooks: installed by runtime/extended.ts,
+ * which holds the attribute lookup (and imports this module, so it cannot be imported here).
+ */
+let hookedReader: ((x: PyInstance) => ((field: string) => unknown) | undefined) | undefined
+export function setHookedFieldReader(f: (x: PyInstance) => ((field: string) => unknown) | undefined): void {
+  hookedReader = f
+}
+
+/** A reader of x's fields through its class's `__getattribute__`/`__getattr__`; undefined when it has none. */
+export const fieldReader = (x: PyInstance): ((field: string) => unknown) | undefined => hookedReader?.(x)
+
+/**
+ * The values of a dataclass instance's fields as CPython's generated `__eq__`/order methods read them
+ * (`self.name`, in field order): through the class's hooks when it has one, else straight from it.
+ */
+export function fieldValues(x: PyInstance, fields: readonly string[]): unknown[] {
+  const read = fieldReader(x)
+  return read ? fields.map(read) : fields.map((f) => x.attrs.get(f))
+}
+
+/**
+ * The repr of a value a `__getattribute__` hook returned: the program computed the texts of the guest
+ * objects it could reach beforehand (runtime/classes.ts pending), but not of one the hook made, whose
+ * own `__repr__` is called here, back through the run.
+ */
+function hookedFieldRepr(v: unknown, depth: number): string {
+  if (v instanceof PyInstance && TEXTS?.get(v)?.r === undefined) {
+    const f = guestMethod(v, '__repr__')
+    if (f !== undefined) {
+      const r = callGuest(v, f, '__repr__', [])
+      return typeof r === 'string' ? r : typeError(`__repr__ returned non-string (type ${typeName(r)})`)
+    }
+  }
+  return repr(v, depth)
 }
 
 /** Counter == Counter (3.10+): a missing element counts as zero. */
@@ -246,7 +290,7 @@ export function compare(a: unknown, b: unknown, op: string, native = false): num
   if (b instanceof PyNumeric) { const c = b.compareTo(a, true); if (c !== undefined) return -c }
   if (a instanceof PyInstance && b instanceof PyInstance) {
     // `@dataclass(order=True)`: the fields as tuples, same class only (CPython's generated methods).
-    if (a.cls === b.cls && a.cls.order) return compare(tuple(a.cls.dataclass!.fields.map((f) => a.attrs.get(f))), tuple(a.cls.dataclass!.fields.map((f) => b.attrs.get(f))), op, native)
+    if (a.cls === b.cls && a.cls.order) return compare(tuple(fieldValues(a, a.cls.dataclass!.fields)), tuple(fieldValues(b, a.cls.dataclass!.fields)), op, native)
   }
   if (!native) {
     for (const x of [a, b]) {

@@ -5,8 +5,14 @@
  */
 import { PyClass, PyDict, PyInstance, PyNamedTuple, PySet, type PyType, tuple } from './values.ts'
 import { typeError } from './errors.ts'
-import { hashKey } from './core.ts'
+import { fieldReader, hashKey } from './core.ts'
 import type { PyRun } from './fuel.ts'
+
+/** One field's value as CPython's `getattr(obj, f.name)` reads it (through the class's hooks when it has one). */
+function fieldValue(x: PyInstance, f: string): unknown {
+  const read = fieldReader(x)
+  return read ? read(f) : x.attrs.get(f)
+}
 
 /** The fields of a dataclass instance (its class's or a dataclass base's), or null. */
 function fieldsOf(x: unknown): string[] | null {
@@ -20,9 +26,10 @@ function inner(rt: PyRun, x: unknown, asDict: boolean): unknown {
   if (fields) {
     const o = x as PyInstance
     rt.chargeSlots(fields.length)
-    if (!asDict) return tuple(fields.map((f) => inner(rt, o.attrs.get(f), asDict)))
+    // Each field read, then converted, in turn (CPython's _asdict_inner: getattr(obj, f.name)).
+    if (!asDict) return tuple(fields.map((f) => inner(rt, fieldValue(o, f), asDict)))
     const d = new PyDict()
-    for (const f of fields) d.map.set(hashKey(f), [f, inner(rt, o.attrs.get(f), asDict)])
+    for (const f of fields) d.map.set(hashKey(f), [f, inner(rt, fieldValue(o, f), asDict)])
     return d
   }
   if (x instanceof PyNamedTuple) {

@@ -13,7 +13,7 @@ import { contextAttr } from './decimal-context.ts'
 import { PyNamedTupleType, PyNumeric, exceptionClass, moduleClassType, shortTypeName } from './values.ts'
 import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
 import { PyRaise, raise, typeError, valueError, exceptionMessage } from './errors.ts'
-import { iterate, len, repr, str, truth, hashKey } from './core.ts'
+import { iterate, len, repr, str, truth, hashKey, setHookedFieldReader } from './core.ts'
 import { convert, format } from './format.ts'
 import { callMethod, METHOD_NAMES } from './methods.ts'
 import { STR_METHODS } from './str-methods.ts'
@@ -435,6 +435,9 @@ export function printLine(rt: PyRun, a: unknown[], kw: PyDict | null): string {
 export function getAttr(x: unknown, name: string): unknown {
   return (x instanceof PyInstance || x instanceof PyException) && hooked(x) ? readWithHook(x, name, () => plainGetAttr(x, name)) : plainGetAttr(x, name)
 }
+
+// Dataclasses' generated methods read fields as `self.name` (runtime/core.ts cannot import this module).
+setHookedFieldReader((x) => (hooked(x) ? (f) => getAttr(x, f) : undefined))
 
 function plainGetAttr(x: unknown, name: string): unknown {
   if (typeof x === 'object' && x !== null) {
