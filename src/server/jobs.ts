@@ -143,19 +143,25 @@ export async function startJobs(options: JobsOptions): Promise<Jobs> {
 /** The executor of distributed mode: sync runs in this process's pool; async runs as jobs any process may take. */
 export function jobsExecutor(host: Host, pgPool: pg.Pool, jobs: Jobs): RunExecutor {
   const pending = new Map<string, (result: RunResult) => void>()
-  jobs.onEvent((payload) => {
-    if (!payload.startsWith('run:')) return
-    const id = payload.slice(4)
+  // Once per run: by its notification, or by a read of its done record that came first.
+  const finish = (id: string, result: RunResult) => {
     const done = pending.get(id)
     if (!done) return
     pending.delete(id)
+    done(result)
+  }
+  jobs.onEvent((payload) => {
+    if (!payload.startsWith('run:')) return
+    const id = payload.slice(4)
+    if (!pending.has(id)) return
     void pgPool.query('SELECT * FROM ajs.runs WHERE id = $1', [id]).then((r) => {
       const rec: RunRecord | undefined = r.rows[0] ? rowToRun(r.rows[0]) : undefined
-      done(rec?.result ?? { result: null, fuelUsed: 0, error: { name: 'AgentError', code: 'INTERNAL', message: 'run record vanished' } })
+      finish(id, rec?.result ?? { result: null, fuelUsed: 0, error: { name: 'AgentError', code: 'INTERNAL', message: 'run record vanished' } })
     })
   })
   return {
     run: (task, control) => host.pool.run(task, control),
+    seen: (rec) => { if (rec.result) finish(rec.id, rec.result) },
     async start(record, _task, done, quota) {
       const client = await pgPool.connect()
       try {

@@ -45,6 +45,11 @@ export interface RunExecutor {
   run(task: RunTask, control: RunControl): Promise<RunResult>
   /** Start an async run whose record was just created; `done` is called with its result when it finishes here. */
   start(record: RunRecord, task: RunTask, done: (result: RunResult) => void, quota?: StoreQuota): Promise<void>
+  /**
+   * A record read as done. Where the result reaches this process later (another process ran it), `done`
+   * is called now: a client that has seen its run done may start the next within its concurrentRuns.
+   */
+  seen?(record: RunRecord): void
 }
 
 /** The worker's message for an AST text JSON.parse refuses (src/server/pool/worker.ts). */
@@ -212,6 +217,7 @@ export class RunService {
   async get(tenant: Tenant, id: string): Promise<RunRecord> {
     const rec = await this.deps.stores.runs.get(tenant.id, id)
     if (!rec) throw new HttpError('NOT_FOUND', `No run "${id.slice(0, 48)}" for this tenant`)
+    if (rec.state === 'done') this.deps.executor.seen?.(rec)
     return rec
   }
 
