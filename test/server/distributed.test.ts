@@ -5,7 +5,7 @@
  * completed agent call is made again (the fake LLM on 127.0.0.1 counts).
  * Skips only when initdb is not installed (.ci/run installs it).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -36,6 +36,12 @@ beforeAll(async () => {
       { id: 'other', tokenSha256: tokenSha256('other-token') },
     ],
   }))
+})
+
+// Each test's processes end with it, passed or failed: a worker left running takes the next test's jobs.
+afterEach(async () => {
+  await killChildren(children)
+  children.length = 0
 })
 
 afterAll(async () => {
