@@ -129,6 +129,10 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   ctx.checkName(method, callee.property)
   const mapped = arrayFromMapped(node, method, ctx)
   if (mapped) return mapped
+  if (method === 'replace' || method === 'replaceAll') {
+    const fn = node.arguments.find((a) => a.type === 'ArrowFunctionExpression' || a.type === 'FunctionExpression')
+    if (fn) ctx.fail('REPLACE_CALLBACK', fn, { name: method })
+  }
   const object = lowerObjectOf(callee.object, ctx)
   const args = CALLBACK_METHODS.has(method) ? lowerCallbackArgs(method, node.arguments, ctx) : lowerArgs(node.arguments, ctx)
   const out: Expr = methodCall(object, method, args)
