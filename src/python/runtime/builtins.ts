@@ -15,6 +15,7 @@ import { add } from './ops.ts'
 import { dictUpdate, setFrom } from './collections.ts'
 import { work, type PyRun } from './fuel.ts'
 import { MISSING, callIf, guestIndex, guestReversed, guestUnary } from './dunders.ts'
+import { timeUnary } from './datetime.ts'
 
 export function abs(rt: PyRun, x: unknown): unknown {
   if (typeof x === 'number') return Number.isInteger(x) ? Math.abs(x) : Math.abs(x)
@@ -22,6 +23,8 @@ export function abs(rt: PyRun, x: unknown): unknown {
   if (typeof x === 'bigint') return mkInt(x < 0n ? -x : x)
   if (x instanceof PyFloat) return new PyFloat(Math.abs(x.v))
   if (x instanceof PyNumeric) return x.unary('abs', undefined, rt)
+  const t = timeUnary('abs', x)
+  if (t !== undefined) return t
   const r = guestUnary('abs', x)
   return r !== MISSING ? r : typeError(`bad operand type for abs(): '${typeName(x)}'`)
 }

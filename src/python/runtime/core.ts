@@ -53,6 +53,8 @@ export function hashKey(x: unknown): unknown {
       if (x instanceof PyType) return MARK + 'T' + (x instanceof PyClass ? `${x.qualname}#${x.serial}` : x.name)
       if (x instanceof PyInstance) return instanceKey(x, eq)
       if (x instanceof PyTime) return MARK + 'D' + timeHash(x)
+      // A timezone is equal to another of its offset, whatever the names.
+      if (x instanceof PyTz) return MARK + 'Z' + x.offset
       if (x instanceof PyNumeric) return x.hashKey()
       // A module class held as its constructor (`{Decimal: ...}`) is the key of its type object.
       if (x instanceof PyOpaque) {

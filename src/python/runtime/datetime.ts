@@ -6,7 +6,7 @@
  * inside a run is UTC. There is no zone database (`zoneinfo`): a zone's offset would depend on the
  * database of the machine that runs the program, and a run must give the same result anywhere.
  */
-import { PyDict, PyFloat, PyNamedTuple, PyNamedTupleType, PyOpaque, mkFloat, typeName as typeNameOf } from './values.ts'
+import { PyDict, PyFloat, PyNamedTuple, PyNamedTupleType, PyOpaque, mkFloat, mkInt, typeName as typeNameOf } from './values.ts'
 import { strRepr } from './text.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { intOf, isIntValue, isNumber, floatOf } from './numbers.ts'
@@ -164,6 +164,29 @@ function delta(us: number): PyTime {
   return new PyTime('timedelta', d, Math.floor(rest / 1e6), rest % 1e6)
 }
 const totalUs = (t: PyTime): number => t.d * US_DAY + t.s * 1e6 + t.u
+const US_DAY_BIG = 86_400_000_000n
+const bigUs = (t: PyTime): bigint => BigInt(t.d) * US_DAY_BIG + BigInt(t.s * 1e6 + t.u)
+
+/** A timedelta of exactly `us` microseconds (CPython's OverflowError beyond ±999999999 days). */
+function deltaBig(us: bigint): PyTime {
+  const d = floorDivBig(us, US_DAY_BIG), rest = us - d * US_DAY_BIG
+  // CPython converts the days to a C int first.
+  if (d > 2147483647n || d < -2147483648n) raise('OverflowError', 'Python int too large to convert to C int')
+  if (d > 999999999n || d < -999999999n) raise('OverflowError', `days=${d}; must have magnitude <= 999999999`)
+  return new PyTime('timedelta', Number(d), Number(rest / 1_000_000n), Number(rest % 1_000_000n))
+}
+
+function floorDivBig(x: bigint, y: bigint): bigint {
+  const q = x / y
+  return x % y !== 0n && (x < 0n) !== (y < 0n) ? q - 1n : q
+}
+
+/** `-td`, `+td`, `abs(td)` (undefined: not a timedelta). */
+export function timeUnary(op: 'neg' | 'pos' | 'abs', x: unknown): PyTime | undefined {
+  if (!(x instanceof PyTime) || x.kind !== 'timedelta') return undefined
+  if (op === 'pos' || (op === 'abs' && x.d >= 0)) return x
+  return deltaBig(-bigUs(x))
+}
 
 /** Round half to even to a whole number. */
 function roundEven(x: number): number {
@@ -211,13 +234,12 @@ export const DATETIME: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | nul
   timedelta: (_rt, a, kw) => {
     const v = args('timedelta', ['days', 'seconds', 'microseconds', 'milliseconds', 'minutes', 'hours', 'weeks'], a, kw, 0)
     const scale = [US_DAY, 1e6, 1, 1e3, 6e7, 3.6e9, 7 * US_DAY]
-    let us = 0
     v.forEach((x, i) => {
-      if (x === undefined) return
-      if (!isNumber(x)) typeError(`unsupported type for timedelta ${['days', 'seconds', 'microseconds', 'milliseconds', 'minutes', 'hours', 'weeks'][i]} component: ${typeof x === 'string' ? 'str' : 'NoneType'}`)
-      us += floatOf(x) * scale[i]!
+      if (x !== undefined && !isNumber(x)) typeError(`unsupported type for timedelta ${['days', 'seconds', 'microseconds', 'milliseconds', 'minutes', 'hours', 'weeks'][i]} component: ${typeNameOf(x)}`)
     })
-    return delta(roundEven(us))
+    // Whole components are exact (a timedelta's microseconds can pass 2^53).
+    if (v.every((x) => x === undefined || isIntValue(x))) return deltaBig(v.reduce<bigint>((t, x, i) => (x === undefined ? t : t + BigInt(intOf(x)) * BigInt(scale[i]!)), 0n))
+    return delta(roundEven(v.reduce<number>((t, x, i) => (x === undefined ? t : t + floatOf(x) * scale[i]!), 0)))
   },
   'date.today': (rt) => new PyTime('date', EPOCH + Math.floor(clock(rt) / 86_400_000)),
   'datetime.now': (rt, a, kw) => {
@@ -288,6 +310,8 @@ export function timeCompare(a: unknown, b: unknown, op: string): number | undefi
 }
 
 export function timeEq(a: unknown, b: unknown): boolean | undefined {
+  // Timezones are equal by their offsets (the names aside), as CPython's.
+  if (a instanceof PyTz || b instanceof PyTz) return a instanceof PyTz && b instanceof PyTz && a.offset === b.offset
   if (!(a instanceof PyTime) && !(b instanceof PyTime)) return undefined
   if (!(a instanceof PyTime) || !(b instanceof PyTime) || a.kind !== b.kind) return false
   // A naive and an aware datetime are never equal (CPython 3.11: no error for ==).
@@ -296,7 +320,7 @@ export function timeEq(a: unknown, b: unknown): boolean | undefined {
   return x.d === y.d && x.s === y.s && x.u === y.u
 }
 
-/** `+`, `-`, `*`, `/` with a date, datetime or timedelta operand (undefined: not one). */
+/** `+`, `-`, `*`, `/`, `//`, `%` with a date, datetime or timedelta operand (undefined: not one). */
 export function timeArith(op: string, a: unknown, b: unknown): unknown {
   const ta = a instanceof PyTime ? a : null, tb = b instanceof PyTime ? b : null
   if (!ta && !tb) return undefined
@@ -323,6 +347,20 @@ export function timeArith(op: string, a: unknown, b: unknown): unknown {
   if (op === '*') {
     const [t, n] = ta ? [ta, b] : [tb!, a]
     if (t.kind === 'timedelta' && isNumber(n)) return delta(isIntValue(n) ? totalUs(t) * Number(intOf(n)) : roundEven(totalUs(t) * floatOf(n)))
+  }
+  if ((op === '//' || op === '%') && ta?.kind === 'timedelta') {
+    // Exact in microseconds (a timedelta's can pass 2^53): td // td is an int, td % td and td // int timedeltas.
+    if (tb?.kind === 'timedelta') {
+      const x = bigUs(ta), y = bigUs(tb)
+      if (y === 0n) raise('ZeroDivisionError', op === '//' ? 'integer division or modulo by zero' : 'integer modulo by zero')
+      const q = floorDivBig(x, y)
+      return op === '//' ? mkInt(q) : deltaBig(x - q * y)
+    }
+    if (op === '//' && isIntValue(b)) {
+      const n = BigInt(intOf(b))
+      if (n === 0n) raise('ZeroDivisionError', 'integer division or modulo by zero')
+      return deltaBig(floorDivBig(bigUs(ta), n))
+    }
   }
   if (op === '/' && ta?.kind === 'timedelta') {
     if (tb?.kind === 'timedelta') { if (totalUs(tb) === 0) raise('ZeroDivisionError', 'division by zero'); return mkFloat(totalUs(ta) / totalUs(tb)) }

@@ -7,7 +7,7 @@
 import { PyGen } from './generators.ts'
 import { makeNamedTuple, namedTupleAttr } from './namedtuple.ts'
 import { PyPartial, partialCall } from './partial.ts'
-import { timeAttr } from './datetime.ts'
+import { PyTime, timeArith, timeAttr } from './datetime.ts'
 import { PyDecimal, decimalDivmod, decimalPowMod } from './decimal.ts'
 import { contextAttr } from './decimal-context.ts'
 import { PyNamedTupleType, PyNumeric, exceptionClass, moduleClassType, shortTypeName } from './values.ts'
@@ -333,8 +333,11 @@ export function divmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] {
   if ((b === 0 || b === 0n || b === false || (b instanceof PyFloat && b.v === 0)) && isNumber(a)) {
     raise('ZeroDivisionError', isIntValue(a) && isIntValue(b) ? 'integer division or modulo by zero' : 'float divmod()')
   }
+  // A program's class cannot define __divmod__ here (refused), so no guest operand answers divmod.
+  if (a instanceof PyInstance || b instanceof PyInstance) return unsupported('divmod()', a, b)
+  let q = numArith(rt, '//', a, b)
+  if (q === undefined && a instanceof PyTime && b instanceof PyTime) q = timeArith('//', a, b)
   // No type's divmod answers: CPython names divmod() (not //).
-  const q = numArith(rt, '//', a, b)
   return q !== undefined ? tuple([q, mod(rt, a, b)]) : unsupported('divmod()', a, b)
 }
 

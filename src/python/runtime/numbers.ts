@@ -8,6 +8,7 @@ import { MISSING, guestBinop, guestUnary } from './dunders.ts'
 import { raise, typeError } from './errors.ts'
 import { bigWorkUnits, type PyRun } from './fuel.ts'
 import { typeName } from './values.ts'
+import { timeUnary } from './datetime.ts'
 
 /** A numeric operand, classified: an int (number or bigint) or a float (JS number). */
 export const isIntValue = (x: unknown): boolean => (typeof x === 'number' && Number.isInteger(x)) || typeof x === 'bigint' || typeof x === 'boolean'
@@ -258,20 +259,20 @@ export function negate(rt: PyRun, a: unknown): unknown {
   if (typeof a === 'bigint') { chargeBig(rt, a); return mkInt(-a) }
   if (a instanceof PyFloat) return new PyFloat(-a.v)
   if (a instanceof PyNumeric) return a.unary('neg', undefined, rt)
-  return guestOr('neg', a) ?? typeError(`bad operand type for unary -: '${typeName(a)}'`)
+  return timeUnary('neg', a) ?? guestOr('neg', a, '-')
 }
 
-/** A guest object's unary method's result (undefined: it has none; a None result is null). */
-function guestOr(op: 'neg' | 'pos' | 'inv', a: unknown): unknown {
+/** A guest object's unary method's result (a None result is null); CPython's TypeError when it has none. */
+function guestOr(op: 'neg' | 'pos' | 'inv', a: unknown, sign: string): unknown {
   const r = guestUnary(op, a)
-  return r === MISSING ? undefined : r ?? null
+  return r === MISSING ? typeError(`bad operand type for unary ${sign}: '${typeName(a)}'`) : r ?? null
 }
 
 export function positive(a: unknown, rt?: PyRun): unknown {
   if (typeof a === 'boolean') return a ? 1 : 0
   if (isNumber(a)) return a
   if (a instanceof PyNumeric) return a.unary('pos', undefined, rt)
-  return guestOr('pos', a) ?? typeError(`bad operand type for unary +: '${typeName(a)}'`)
+  return timeUnary('pos', a) ?? guestOr('pos', a, '+')
 }
 
 export function invert(a: unknown): unknown {
@@ -279,7 +280,7 @@ export function invert(a: unknown): unknown {
     const x = intOf(a)
     return typeof x === 'number' ? -x - 1 : mkInt(-x - 1n)
   }
-  return guestOr('inv', a) ?? typeError(`bad operand type for unary ~: '${typeName(a)}'`)
+  return guestOr('inv', a, '~')
 }
 
 /** `& | ^ << >>` on ints (bools give bools for & | ^). */

@@ -133,14 +133,17 @@ export function floordiv(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unkn
     const t = a - pyModInt(a, b)
     if (Number.isSafeInteger(t)) return t === 0 ? 0 : t / b
   }
-  const r = numArith(rt, '//', a, b)
+  // (A guest's None result is null: only undefined means no answer.)
+  let r = numArith(rt, '//', a, b)
+  if (r === undefined) r = timeArith('//', a, b)
   return r !== undefined ? r : unsupported(aug ? '//=' : '//', a, b)
 }
 
 export function mod(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   if (typeof a === 'number' && typeof b === 'number' && b !== 0 && Number.isInteger(a) && Number.isInteger(b)) return pyModInt(a, b)
   if (typeof a === 'string') return percentFormat(rt, a, b)
-  const r = numArith(rt, '%', a, b)
+  let r = numArith(rt, '%', a, b)
+  if (r === undefined) r = timeArith('%', a, b)
   return r !== undefined ? r : unsupported(aug ? '%=' : '%', a, b)
 }
 
