@@ -43,7 +43,9 @@ import { ensureBuilt, ROOT } from './built.ts'
 // given, "en" by default on every host, collators cached, arguments size-checked first) instead of a
 // comparison of UTF-16 code units that sorted 'Banana' before 'apple'; and the transpiler and VM share one
 // list of callback methods (toSorted). 47,957 -> 48,265 B.
-export const BUDGET_GZIP_BYTES = 48_270
+// 48,310: toLocaleLowerCase / toLocaleUpperCase in the locales given (they ignored them: 'I'.toLocaleLowerCase('tr')
+// was 'i', not 'ı'), and replace's non-string replacement converted as in JavaScript. 48,303 B.
+export const BUDGET_GZIP_BYTES = 48_310
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

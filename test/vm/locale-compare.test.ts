@@ -1,5 +1,5 @@
 /**
- * `localeCompare` is JavaScript's (Intl.Collator with the given locales and options), with "en" as
+ * `localeCompare` (and `toLocaleLowerCase` / `toLocaleUpperCase`) is JavaScript's (Intl.Collator with the given locales and options), with "en" as
  * the default locale on every host. Before, it compared UTF-16 code units: 'a'.localeCompare('B')
  * was 1, so `names.sort((a, b) => a.localeCompare(b))` put every capitalised name first.
  */
@@ -61,5 +61,16 @@ describe('localeCompare', () => {
     expect(newCollator).toBeGreaterThan(short)
     // The same program, the same fuel, though the collator is now cached by the earlier run.
     expect(await fuelOf(`return a.localeCompare(b, 'en', { numeric: true })`, { a: 'x', b: 'y' })).toBe(newCollator)
+  })
+
+  test('toLocaleLowerCase and toLocaleUpperCase use the locales given (before, they were ignored)', async () => {
+    const r = await run(`return [
+      'I'.toLocaleLowerCase('tr'), 'i'.toLocaleUpperCase('tr'), 'I'.toLocaleLowerCase(['tr', 'en']),
+      'I'.toLocaleLowerCase(), 'i'.toLocaleUpperCase('en'), 'ΣΑΣ'.toLocaleLowerCase('el'),
+    ]`)
+    expect(r.result).toEqual(['I'.toLocaleLowerCase('tr'), 'i'.toLocaleUpperCase('tr'), 'ı', 'i', 'I', 'ΣΑΣ'.toLocaleLowerCase('el')])
+    expect((r.result as string[])[0]).toBe('ı')
+    expect((await run(`return 'a'.toLocaleUpperCase('xx-!!')`)).error?.code).toBe('RANGE_ERROR')
+    expect((await run(`return 'a'.toLocaleUpperCase(a)`, { a: 'x'.repeat(100) })).error?.code).toBe('RANGE_ERROR')
   })
 })

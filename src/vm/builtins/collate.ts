@@ -1,11 +1,12 @@
 /**
- * `localeCompare` as JavaScript's: `Intl.Collator` with the guest's locales and options. The
- * default locale is "en", not the host's: a program compares in the same locale on every host (a
- * workflow replayed elsewhere takes the same branches). Collators are cached by their arguments.
+ * `localeCompare` as JavaScript's: `Intl.Collator` with the guest's locales and options; and
+ * `toLocaleLowerCase` / `toLocaleUpperCase` in the locales given. The default locale is "en", not
+ * the host's: a program compares and cases text in the same locale on every host (a workflow
+ * replayed elsewhere takes the same branches). Collators are cached by their arguments.
  */
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
-import { chargeScan } from './sizes.ts'
+import { chargeScan, nativeOp } from './sizes.ts'
 
 /** What a call naming locales or options is charged, in characters scanned (making a collator loads and tailors collation data). */
 const NEW_COLLATOR_CHARS = 1_000
@@ -16,7 +17,7 @@ const MAX_CACHED = 16
 const cache = new Map<string, Intl.Collator>()
 
 function tooLarge(): never {
-  throw vmError('RANGE_ERROR', `localeCompare takes at most ${MAX_ITEMS} locales and options, each a primitive of at most ${MAX_TEXT} characters`)
+  throw vmError('RANGE_ERROR', `Locales and options hold at most ${MAX_ITEMS} primitives of at most ${MAX_TEXT} characters`)
 }
 
 /** The locales or options argument: a short primitive, or an array or object of at most MAX_ITEMS of them. */
@@ -53,4 +54,11 @@ export function localeCompare(rt: Run, s: string, that: string, locales: unknown
     cache.set(key, c)
   }
   return c.compare(s, that)
+}
+
+/** The case mapping of toLocaleLowerCase / toLocaleUpperCase in the locales given (without, the methods are toLowerCase's). */
+export function localeCase(locales: unknown, upper: boolean): (s: string) => string {
+  checkSmall(locales)
+  const tags = locales as string
+  return (s) => nativeOp('RANGE_ERROR', () => (upper ? s.toLocaleUpperCase(tags) : s.toLocaleLowerCase(tags)))
 }

@@ -11,7 +11,7 @@ import { isForbiddenKey, setProp } from '../guards.ts'
 import type { GuardedRegex } from './regex.ts'
 import { isRegex, regexSupport } from './regex-hook.ts'
 import { stringReplace } from './replace.ts'
-import { localeCompare } from './collate.ts'
+import { localeCase, localeCompare } from './collate.ts'
 import { EXPANSION, chargeEntries, chargeScan, checkChars, mapBounded, nativeOp } from './sizes.ts'
 import { SLOT_BYTES } from '../fuel.ts'
 import { guestString, joinGuest, primArgs, toPrim } from './coerce.ts'
@@ -66,8 +66,8 @@ const STRING_METHODS: Record<string, Method<string>> = {
   substr: (rt, s, [a, b]) => str(rt, s.substr(a, b)),
   toLowerCase: (rt, s) => str(rt, mapBounded(rt, s, CASE_GROWTH, lower)),
   toUpperCase: (rt, s) => str(rt, mapBounded(rt, s, CASE_GROWTH, upper)),
-  toLocaleLowerCase: (rt, s) => str(rt, mapBounded(rt, s, CASE_GROWTH, lower)),
-  toLocaleUpperCase: (rt, s) => str(rt, mapBounded(rt, s, CASE_GROWTH, upper)),
+  toLocaleLowerCase: (rt, s, [locales]) => str(rt, mapBounded(rt, s, CASE_GROWTH, locales === undefined ? lower : localeCase(locales, false))),
+  toLocaleUpperCase: (rt, s, [locales]) => str(rt, mapBounded(rt, s, CASE_GROWTH, locales === undefined ? upper : localeCase(locales, true))),
   trim: (rt, s) => str(rt, s.trim()),
   trimStart: (rt, s) => str(rt, s.trimStart()),
   trimEnd: (rt, s) => str(rt, s.trimEnd()),
@@ -253,7 +253,8 @@ export function methodDispatcher(method: string): Dispatch {
     }
     throw vmError('METHOD_NOT_ALLOWED', `${typeName(target)}.${method} is not available`)
   }
-  const stringArgs = method === 'localeCompare' ? (_rt: Run, a: unknown[]) => a : primArgs
+  // Locales and options (localeCompare's, toLocale*Case's) reach Intl as given, checked small there.
+  const stringArgs = method.startsWith('toLocale') || method === 'localeCompare' ? (_rt: Run, a: unknown[]) => a : primArgs
   return (rt, target, args) => {
     if (typeof target === 'string') return onString ? onString(rt, target, stringArgs(rt, args)) : missing(target)
     if (typeof target === 'object' && target !== null) {
