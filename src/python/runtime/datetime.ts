@@ -130,7 +130,7 @@ function checkTime(h: number, mi: number, s: number, u: number): number {
 
 /** Positional and keyword arguments by name (CPython's errors for unknown and repeated ones). */
 function args(fn: string, names: string[], a: unknown[], kw: PyDict | null, required: number): unknown[] {
-  if (a.length > names.length) typeError(`${fn}() takes at most ${names.length} arguments (${a.length} given)`)
+  if (a.length > names.length) typeError(`${fn}() takes at most ${names.length} argument${names.length === 1 ? '' : 's'} (${a.length} given)`)
   const out: unknown[] = a.slice()
   if (kw) {
     for (const [k, v] of kw.map.values()) {
@@ -261,9 +261,19 @@ export const DATETIME: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | nul
 }
 
 function isoDate(t: PyTime): string { const [y, m, d] = ymd(t.d); return `${pad(y, 4)}-${pad(m)}-${pad(d)}` }
-function isoTime(t: PyTime): string {
+/** The time part of isoformat(), to `timespec` (CPython's values; 'auto' shows microseconds when there are any). */
+function isoTime(t: PyTime, timespec = 'auto'): string {
   const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
-  return `${pad(h)}:${pad(mi)}:${pad(s)}${t.u ? `.${pad(t.u, 6)}` : ''}${t.tz ? offsetText(t.tz.offset, ':') : ''}`
+  const zone = t.tz ? offsetText(t.tz.offset, ':') : ''
+  switch (timespec) {
+    case 'auto': return `${pad(h)}:${pad(mi)}:${pad(s)}${t.u ? `.${pad(t.u, 6)}` : ''}${zone}`
+    case 'hours': return `${pad(h)}${zone}`
+    case 'minutes': return `${pad(h)}:${pad(mi)}${zone}`
+    case 'seconds': return `${pad(h)}:${pad(mi)}:${pad(s)}${zone}`
+    case 'milliseconds': return `${pad(h)}:${pad(mi)}:${pad(s)}.${pad(Math.floor(t.u / 1000), 3)}${zone}`
+    case 'microseconds': return `${pad(h)}:${pad(mi)}:${pad(s)}.${pad(t.u, 6)}${zone}`
+  }
+  return valueError('Unknown timespec value')
 }
 function deltaText(t: PyTime): string {
   const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
@@ -463,36 +473,48 @@ function isoCalendar(day: number): PyNamedTuple {
   return Object.freeze(t)
 }
 
+/** CPython's TypeError for an argument to a method that takes none. */
+function noArgs(owner: string, name: string, a: unknown[], kw: PyDict | null): void {
+  if (kw?.size) typeError(`${owner}.${name}() takes no keyword arguments`)
+  if (a.length) typeError(`${owner}.${name}() takes no arguments (${a.length} given)`)
+}
+
 /** Methods of date, datetime and timedelta values (undefined: not one). */
 export function timeMethod(x: unknown, name: string, a: unknown[], kw: PyDict | null): unknown {
   if (x instanceof PyTz) {
-    if (name === 'utcoffset') return delta(x.offset)
-    if (name === 'tzname') return x.label()
-    return undefined
+    if (name !== 'utcoffset' && name !== 'tzname') return undefined
+    const n = a.length + (kw?.size ?? 0)
+    if (n !== 1 || kw?.size) typeError(kw?.size && n === 1 ? `timezone.${name}() takes no keyword arguments` : `timezone.${name}() takes exactly one argument (${n} given)`)
+    if (a[0] !== null && !(a[0] instanceof PyTime && a[0].kind === 'datetime')) typeError(`${name}(dt) argument must be a datetime instance or None, not ${typeNameOf(a[0])}`)
+    return name === 'utcoffset' ? delta(x.offset) : x.label()
   }
   if (!(x instanceof PyTime)) return undefined
   if (x.kind === 'timedelta') {
-    if (name === 'total_seconds') return mkFloat(totalUs(x) / 1e6)
+    if (name === 'total_seconds') { noArgs('timedelta', name, a, kw); return mkFloat(totalUs(x) / 1e6) }
     return undefined
   }
   switch (name) {
     case 'isoformat': {
-      if (x.kind === 'date') return isoDate(x)
-      const sep = a.length ? a[0] : kw?.map.get('sep')?.[1] ?? 'T'
-      return `${isoDate(x)}${String(sep)}${isoTime(x)}`
+      if (x.kind === 'date') { noArgs('date', name, a, kw); return isoDate(x) }
+      const [sep = 'T', timespec = 'auto'] = args('isoformat', ['sep', 'timespec'], a, kw, 0)
+      if (typeof sep !== 'string' || [...sep].length !== 1) typeError(`isoformat() argument 1 must be a unicode character, not ${typeNameOf(sep)}`)
+      if (typeof timespec !== 'string') typeError(`isoformat() argument 2 must be str, not ${typeNameOf(timespec)}`)
+      return `${isoDate(x)}${sep as string}${isoTime(x, timespec as string)}`
     }
     case 'strftime': {
-      const f = a[0]
-      if (typeof f !== 'string') return typeError('strftime() argument 1 must be str')
+      const [f] = args('strftime', ['format'], a, kw, 1)
+      if (typeof f !== 'string') return typeError(`strftime() argument 1 must be str, not ${typeNameOf(f)}`)
       return strftime(x, f)
     }
-    case 'weekday': return (x.d + 6) % 7
-    case 'isocalendar': return isoCalendar(x.d)
-    case 'isoweekday': return ((x.d + 6) % 7) + 1
-    case 'toordinal': return x.d
-    case 'date': if (x.kind === 'datetime') return new PyTime('date', x.d); return undefined
+    // Defined on date (a datetime inherits them): CPython's messages name date.
+    case 'weekday': noArgs('date', name, a, kw); return (x.d + 6) % 7
+    case 'isocalendar': noArgs('date', name, a, kw); return isoCalendar(x.d)
+    case 'isoweekday': noArgs('date', name, a, kw); return ((x.d + 6) % 7) + 1
+    case 'toordinal': noArgs('date', name, a, kw); return x.d
+    case 'date': if (x.kind === 'datetime') { noArgs('datetime', name, a, kw); return new PyTime('date', x.d) } return undefined
   }
   if (x.kind === 'datetime') {
+    if (name === 'utcoffset' || name === 'tzname' || name === 'timestamp') noArgs('datetime', name, a, kw)
     switch (name) {
       case 'utcoffset': return x.tz ? delta(x.tz.offset) : null
       case 'tzname': return x.tz ? x.tz.label() : null

@@ -148,7 +148,8 @@ const raw: Record<string, Fn> = {
   unpackstar: (rt, a) => unpackStar(rt, a[0], a[1], a[2]),
   index: (_rt, a) => index(a[0]),
   // strings
-  fmt: (rt, a) => format(rt, a[2] ? convert(a[0], a[2]) : a[0], a[1]),
+  // (An f-string's spec is text; format(value, spec)'s is whatever the program passes.)
+  fmt: (rt, a) => (typeof a[1] === 'string' ? format(rt, a[2] ? convert(a[0], a[2]) : a[0], a[1]) : typeError(`format() argument 2 must be str, not ${typeName(a[1])}`)),
   concat: (rt, a) => rt.chargeString((a[0] as string[]).join('')),
   // methods
   mget: (rt, a) => dictGet(rt, a[0], a[1], a[2]),
