@@ -93,8 +93,8 @@ const plain = (v: unknown): unknown => v instanceof RegExp ? String(v) : Array.i
 
 /** Divergences found and not yet fixed: skipped until their fix lands. */
 const KNOWN = new Set([
-  'Array.from', 'JSON.parse', 'JSON.stringify', 'Object.entries', 'Object.keys', 'Object.values', 'endsWith', 'startsWith', 'includes',
-  'flat', 'repeat', 'padStart', 'padEnd', 'match', 'matchAll', 'search', 'sort', 'toSorted', 'lastIndexOf', 'toLocaleLowerCase', 'toLocaleUpperCase',
+  'Array.from', 'JSON.parse', 'JSON.stringify', 'Object.entries', 'Object.keys', 'Object.values',
+  'flat', 'match', 'matchAll', 'search', 'sort', 'toSorted', 'lastIndexOf', 'toLocaleLowerCase', 'toLocaleUpperCase',
 ])
 
 interface Outcome { ok: boolean; value?: unknown; x?: unknown; error?: unknown; code?: string; message?: string }

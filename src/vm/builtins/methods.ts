@@ -24,7 +24,14 @@ const arrOut = (rt: Run, a: unknown[]) => { rt.chargeSlots(a.length); return a }
 
 function checkRepeat(rt: Run, unit: number, count: number): void {
   const total = unit * count
-  if (!Number.isFinite(total) || total * 2 > rt.maxHeapBytes) rt.heapLimit(Number.isFinite(total) ? total * 2 : Number.MAX_SAFE_INTEGER)
+  // A negative count (-Infinity included) builds nothing: padStart(-Infinity) is the string itself, as in JS.
+  if (!(total * 2 <= rt.maxHeapBytes)) rt.heapLimit(Number.isFinite(total) ? total * 2 : Number.MAX_SAFE_INTEGER)
+}
+
+/** includes / startsWith / endsWith take text: a regex there is JavaScript's TypeError, not its source text. */
+const text = (x: unknown) => {
+  if (isRegex(x)) throw vmError('TYPE_ERROR', 'The first argument must not be a regular expression (use test or search)')
+  return String(x)
 }
 
 const lower = (x: string) => x.toLowerCase()
@@ -41,9 +48,9 @@ const STRING_METHODS: Record<string, Method<string>> = {
     checkChars(rt, parts.reduce((n, p) => n + p.length, s.length))
     return str(rt, s.concat(...parts))
   },
-  endsWith: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.endsWith(String(x), n) },
-  startsWith: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.startsWith(String(x), n) },
-  includes: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.includes(String(x), n) },
+  endsWith: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.endsWith(text(x), n) },
+  startsWith: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.startsWith(text(x), n) },
+  includes: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.includes(text(x), n) },
   indexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.indexOf(String(x), n) },
   lastIndexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.lastIndexOf(String(x), n) },
   // Its locales and options reach Intl.Collator as given (checked small there): only the string compared is converted here.
@@ -56,7 +63,8 @@ const STRING_METHODS: Record<string, Method<string>> = {
   padStart: (rt, s, [n, fill]) => { checkRepeat(rt, 1, Number(n) || 0); return str(rt, s.padStart(n, fill)) },
   padEnd: (rt, s, [n, fill]) => { checkRepeat(rt, 1, Number(n) || 0); return str(rt, s.padEnd(n, fill)) },
   repeat: (rt, s, [n]) => {
-    const count = Number(n) || 0
+    // JS's ToIntegerOrInfinity: a fraction is cut first ('ab'.repeat(-0.5) is '').
+    const count = Math.trunc(n) || 0
     if (count < 0 || count === Infinity) throw vmError('RANGE_ERROR', `Invalid count value: ${count}`)
     checkRepeat(rt, s.length, count)
     return str(rt, s.repeat(count))
