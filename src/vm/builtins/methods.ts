@@ -130,7 +130,9 @@ function chargeSort(rt: Run, n: number): void {
   chargeScan(rt, n * Math.ceil(Math.log2(n + 1)))
 }
 
-function defaultCompare(rt: Run): (a: unknown, b: unknown) => number {
+/** Without a callback (those run in array-hof.ts) the comparator given can only be data: JS's TypeError unless undefined. */
+function defaultCompare(rt: Run, given: unknown): (a: unknown, b: unknown) => number {
+  if (given !== undefined) throw vmError('TYPE_ERROR', 'The comparator must be a function or undefined')
   return (a, b) => {
     if (a === undefined) return b === undefined ? 0 : 1
     if (b === undefined) return -1
@@ -148,7 +150,8 @@ const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
   },
   includes: (rt, a, [x, n]) => { chargeScan(rt, a.length); return a.includes(x, n) },
   indexOf: (rt, a, [x, n]) => { chargeScan(rt, a.length); return a.indexOf(x, n) },
-  lastIndexOf: (rt, a, [x, n]) => { chargeScan(rt, a.length); return n === undefined ? a.lastIndexOf(x) : a.lastIndexOf(x, n) },
+  // Spread: an explicit undefined position is 0 in JS ([1, 2, 1].lastIndexOf(1, undefined) is 0), a missing one the end.
+  lastIndexOf: (rt, a, args) => { chargeScan(rt, a.length); return (a.lastIndexOf as any)(...args) },
   join: (rt, a, [sep]) => {
     rt.charge(a.length * 10)
     return str(rt, joinGuest(rt, a, sep === undefined ? ',' : guestString(rt, sep)))
@@ -162,9 +165,10 @@ const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
   reverse: (rt, a) => { rt.chargeSlots(a.length); return a.reverse() },
   toReversed: (rt, a) => arrOut(rt, a.slice().reverse()),
   fill: (rt, a, [v, s, e]) => { rt.chargeSlots(a.length); return a.fill(v, s, e) },
-  flat: (rt, a, [d]) => flatDepth(rt, a, d === undefined ? 1 : Number(d)),
-  sort: (rt, a) => { rt.chargeSlots(a.length); chargeSort(rt, a.length); return a.sort(defaultCompare(rt)) },
-  toSorted: (rt, a) => { rt.chargeSlots(a.length); chargeSort(rt, a.length); return a.slice().sort(defaultCompare(rt)) },
+  // A fractional depth is cut first, as JS's ToIntegerOrInfinity does (flat(1.5) is flat(1)).
+  flat: (rt, a, [d]) => flatDepth(rt, a, d === undefined ? 1 : Math.trunc(d)),
+  sort: (rt, a, [c]) => { rt.chargeSlots(a.length); chargeSort(rt, a.length); return a.sort(defaultCompare(rt, c)) },
+  toSorted: (rt, a, [c]) => { rt.chargeSlots(a.length); chargeSort(rt, a.length); return a.slice().sort(defaultCompare(rt, c)) },
   with: (rt, a, [i, v]) => {
     rt.chargeSlots(a.length)
     return nativeOp('RANGE_ERROR', () => a.with(i, v))
