@@ -234,5 +234,6 @@ export function makeRegex(pattern: unknown, flags: unknown = ''): GuardedRegex {
 
 /** A string pattern given where JS would build a RegExp (`str.match('a+')`): guarded the same way. */
 export function toRegex(p: unknown, flags = ''): GuardedRegex {
-  return p instanceof GuardedRegex ? p : makeRegex(String(p), flags)
+  // As JS's RegExp(p): undefined is the empty pattern ('ab'.match() is [''], 'ab'.search() 0).
+  return p instanceof GuardedRegex ? p : makeRegex(p === undefined ? '' : String(p), flags)
 }
