@@ -90,7 +90,7 @@ const STRING_METHODS: Record<string, Method<string>> = {
     return arrOut(rt, s.split(sep === undefined ? (undefined as any) : String(sep), lim))
   },
   match: (rt, s, [p]) => { const r = regexSupport(); return r.match(rt, r.from(p), s) },
-  // A pattern given as text is a g regex, as in JS ('a.b'.matchAll('.') matches the dot... of every character).
+  // A pattern given as text becomes a g regex, as in JS ('a.b'.matchAll('.') matches every character).
   matchAll: (rt, s, [p]) => { const r = regexSupport(); return arrOut(rt, r.matchAll(rt, r.from(p, 'g'), s)) },
   search: (rt, s, [p]) => { const r = regexSupport(); return r.search(rt, r.from(p), s) },
   // A replacement that is not a string is converted, as in JavaScript ('%d items'.replace('%d', 5)); it
