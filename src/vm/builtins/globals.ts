@@ -88,8 +88,14 @@ const OBJECT: Record<string, Builtin> = {
   isFrozen: (_rt, [o]) => o === null || typeof o !== 'object' || Object.isFrozen(o),
 }
 
+/** JS's ToObject refusal: Object.keys(null), Array.from(undefined), ... are TypeErrors. */
+function notNullish(v: unknown): void {
+  if (v == null) throw vmError('TYPE_ERROR', `Cannot convert ${v} to object`)
+}
+
 /** Own keys, with a string's index keys paid for (and size-checked) before they are made. */
 function keysOf(rt: Run, o: unknown): string[] {
+  notNullish(o)
   if (typeof o === 'string') chargeProps(rt, o.length)
   else if (Array.isArray(o)) chargeScan(rt, o.length)
   return ownKeys(o)
@@ -98,9 +104,10 @@ function keysOf(rt: Run, o: unknown): string[] {
 function toArray(rt: Run, v: unknown): unknown[] {
   if (Array.isArray(v)) { rt.chargeSlots(v.length); return v.slice() }
   if (typeof v === 'string') { rt.chargeSlots(v.length); return [...v] }
-  if (v !== null && typeof v === 'object' && typeof (v as any).length === 'number') {
-    const n = (v as any).length
-    if (!Number.isInteger(n) || n < 0) throw vmError('RANGE_ERROR', 'Invalid array length')
+  if (v !== null && typeof v === 'object') {
+    // JS's ToLength of the length, whatever its type: cut, at least 0 ({ length: 1.5 } has one item, { length: -1 } none).
+    const len = (v as any).length
+    const n = Math.max(0, Math.trunc(Number(toPrim(rt, len))) || 0)
     rt.chargeSlots(n)
     return Array.from({ length: n }, (_, i) => (v as any)[i])
   }
@@ -109,7 +116,12 @@ function toArray(rt: Run, v: unknown): unknown[] {
 
 const ARRAY: Record<string, Builtin> = {
   isArray: (_rt, [v]) => Array.isArray(v),
-  from: (rt, [v]) => toArray(rt, v),
+  // Its mapper is never a guest value (`Array.from(x, (v, i) => ...)` compiles to Array.from(x).map(...)).
+  from: (rt, [v, f]) => {
+    notNullish(v)
+    if (f !== undefined) throw vmError('TYPE_ERROR', 'The second argument of Array.from must be a function')
+    return toArray(rt, v)
+  },
   of: (rt, a) => { rt.chargeSlots(a.length); return a.slice() },
 }
 
