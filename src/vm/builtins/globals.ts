@@ -152,8 +152,9 @@ const DATE: Record<string, Builtin> = {
 }
 
 const JSON_NS: Record<string, Builtin> = {
-  parse: (rt, [text]) => jsonParse(rt, text),
-  stringify: (rt, [value, _replacer, indent]) => jsonStringify(rt, value, indent),
+  // Its text is converted first, as in JS (JSON.parse(1) is 1); the jsonParse atom wants a string.
+  parse: (rt, [text]) => jsonParse(rt, guestString(rt, text)),
+  stringify: (rt, [value, replacer, indent]) => jsonStringify(rt, value, indent, Array.isArray(replacer) ? replacer : undefined),
 }
 
 const CONSOLE: Record<string, Builtin> = {

@@ -91,10 +91,12 @@ export function jsonParse(rt: Run, text: unknown): unknown {
  * ceiling and checks the deadline, so the text is only built when it fits.
  * Cycles are left for the native call to report as a TypeError.
  */
-function checkJsonSize(rt: Run, value: unknown, pad: number): void {
+function checkJsonSize(rt: Run, value: unknown, pad: number, keys: number): void {
   const walk = new JsonSizeWalk(rt, pad)
   walk.visit(value, 1)
   if (walk.chars > rt.maxStringLength) rt.heapLimit(walk.chars * 2)
+  // A key list is looked up in every object: its length times theirs.
+  chargeScan(rt, walk.objects * keys)
 }
 
 /** Below this depth the walk keeps no path: a cycle always goes deeper, and is caught there. */
@@ -102,6 +104,7 @@ const UNTRACKED_DEPTH = 32
 
 class JsonSizeWalk {
   chars = 0
+  objects = 0
   /** Objects on the current path below UNTRACKED_DEPTH (cycle detection). */
   private path: Set<object> | null = null
   private readonly max: number
@@ -129,6 +132,7 @@ class JsonSizeWalk {
       chargeScan(this.rt, v.length)
       for (let i = 0; i < v.length; i++) { this.chars += 1 + indent; this.visit(v[i], depth + 1) }
     } else if (!isRegex(v)) {
+      this.objects++
       for (const k in v) { this.chars += k.length + 4 + indent; this.visit((v as any)[k], depth + 1) }
     }
     if (tracked) this.path!.delete(v)
@@ -137,12 +141,16 @@ class JsonSizeWalk {
 
 const MAX_JSON_DEPTH = 5_000
 
-export function jsonStringify(rt: Run, value: unknown, indent?: unknown): string | undefined {
+/** `keys`: JSON.stringify's replacer when it is a list (the keys kept, in its order; a function never is a guest value). */
+export function jsonStringify(rt: Run, value: unknown, indent?: unknown, keys?: unknown[]): string | undefined {
   const space = typeof indent === 'number' ? Math.min(10, Math.max(0, indent)) : typeof indent === 'string' ? indent.slice(0, 10) : undefined
-  if (value !== null && typeof value === 'object') checkJsonSize(rt, value, typeof space === 'number' ? space : space === undefined ? 0 : space.length)
+  const n = keys ? keys.length : 0
+  chargeScan(rt, n)
+  if (value !== null && typeof value === 'object') checkJsonSize(rt, value, typeof space === 'number' ? space : space === undefined ? 0 : space.length, n)
   let out: string | undefined
   try {
-    out = JSON.stringify(value, null, space)
+    // Only a list's strings and numbers are read (an object in it is skipped, never converted), as the size walk assumes: it can only shorten the text.
+    out = JSON.stringify(value, keys ?? null, space)
   } catch (e) {
     if (e instanceof VmError) throw e
     if (e instanceof RangeError) rt.heapLimit(rt.maxHeapBytes + 1)
