@@ -77,9 +77,12 @@ export function setProp(rt: Run, o: any, k: unknown, v: unknown): unknown {
   writeTarget(o, key)
   if (Array.isArray(o)) {
     if (key === 'length') {
-      const n = v as number
+      // JS converts the length first ('' and null are 0, '2' and [2] are 2), here bounded; the host sees only the number.
+      const n = Number(typeof v === 'object' && v !== null ? guestString(rt, v) : v)
       if (!Number.isInteger(n) || n < 0) throw vmError('RANGE_ERROR', 'Invalid array length')
       if (n > o.length) rt.chargeSlots(n - o.length)
+      o.length = n
+      return v
     } else {
       const idx = typeof key === 'number' ? key : Number(key)
       if (Number.isInteger(idx) && idx >= o.length) rt.chargeSlots(idx - o.length + 1)
