@@ -28,6 +28,9 @@ function checkRepeat(rt: Run, unit: number, count: number): void {
   if (!(total * 2 <= rt.maxHeapBytes)) rt.heapLimit(Number.isFinite(total) ? total * 2 : Number.MAX_SAFE_INTEGER)
 }
 
+/** An empty filler adds nothing, whatever the length ('x'.padStart(1e21, '') is 'x', as in JS). */
+const checkPad = (rt: Run, n: unknown, fill: unknown) => { if (fill !== '') checkRepeat(rt, 1, Number(n) || 0) }
+
 /** includes / startsWith / endsWith take text: a regex there is JavaScript's TypeError, not its source text. */
 const text = (x: unknown) => {
   if (isRegex(x)) throw vmError('TYPE_ERROR', 'The first argument must not be a regular expression (use test or search)')
@@ -60,8 +63,8 @@ const STRING_METHODS: Record<string, Method<string>> = {
     if (!Object.prototype.hasOwnProperty.call(EXPANSION, f) || f === 'case') throw vmError('RANGE_ERROR', `The normalization form should be one of NFC, NFD, NFKC, NFKD`)
     return str(rt, mapBounded(rt, s, EXPANSION[f]!, (x) => x.normalize(f)))
   },
-  padStart: (rt, s, [n, fill]) => { checkRepeat(rt, 1, Number(n) || 0); return str(rt, s.padStart(n, fill)) },
-  padEnd: (rt, s, [n, fill]) => { checkRepeat(rt, 1, Number(n) || 0); return str(rt, s.padEnd(n, fill)) },
+  padStart: (rt, s, [n, fill]) => { checkPad(rt, n, fill); return str(rt, s.padStart(n, fill)) },
+  padEnd: (rt, s, [n, fill]) => { checkPad(rt, n, fill); return str(rt, s.padEnd(n, fill)) },
   repeat: (rt, s, [n]) => {
     // JS's ToIntegerOrInfinity: a fraction is cut first ('ab'.repeat(-0.5) is '').
     const count = Math.trunc(n) || 0
