@@ -45,7 +45,11 @@ import { ensureBuilt, ROOT } from './built.ts'
 // list of callback methods (toSorted). 47,957 -> 48,265 B.
 // 48,310: toLocaleLowerCase / toLocaleUpperCase in the locales given (they ignored them: 'I'.toLocaleLowerCase('tr')
 // was 'i', not 'ı'), and replace's non-string replacement converted as in JavaScript. 48,303 B.
-export const BUDGET_GZIP_BYTES = 48_310
+// 48,500: builtins give JavaScript's results where test/vm/builtin-differential.test.ts found they did not
+// (includes/startsWith/endsWith of a regex, padStart/padEnd/repeat bounds, lastIndexOf(x, undefined), flat
+// depth, sort's comparator, Object.keys/Array.from of null, Array.from's ToLength, JSON.parse of non-text,
+// JSON.stringify's key list charged per object, an array length converted). 48,303 -> 48,489 B.
+export const BUDGET_GZIP_BYTES = 48_500
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {
