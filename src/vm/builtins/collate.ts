@@ -44,7 +44,9 @@ export function localeCompare(rt: Run, s: string, that: string, locales: unknown
     checkSmall(options)
     // Charged on every call that names them, cached or not: a run's fuel never depends on earlier runs.
     chargeScan(rt, NEW_COLLATOR_CHARS)
-    key = JSON.stringify([locales, options])
+    // Each primitive tagged with its type: plain JSON made NaN and null one key, so a collator cached for
+    // localeCompare(s, NaN) answered localeCompare(s, null), JS's TypeError, after it.
+    key = JSON.stringify([locales, options], (_k, v) => (typeof v === 'object' && v !== null ? v : typeof v + String(v)))
   }
   let c = cache.get(key)
   if (!c) {
