@@ -13,11 +13,18 @@ import { codePoints, hasAstral } from './text.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
 
+const SSIZE_MAX = 2n ** 63n - 1n
+
 /** An index operand as a JS number (bool counts as int; floats are refused like CPython). */
 export function indexOf(x: unknown, what: string): number {
   if (typeof x === 'number' && Number.isInteger(x)) return x
   if (typeof x === 'boolean') return x ? 1 : 0
-  if (typeof x === 'bigint') return Number(x) // beyond any length: reported as out of range by the caller
+  if (typeof x === 'bigint') {
+    // Beyond an index-sized int CPython cannot even try (a range computes with any int); else beyond any
+    // length, reported as out of range by the caller.
+    if (what !== 'range' && (x > SSIZE_MAX || x < -SSIZE_MAX - 1n)) raise('IndexError', "cannot fit 'int' into an index-sized integer")
+    return Number(x)
+  }
   const g = guestIndex(x)
   if (g !== MISSING) return indexOf(g, what)
   // CPython 3.11's str words it apart (and quotes the type).

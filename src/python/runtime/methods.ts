@@ -6,7 +6,7 @@ import { eq, hashKey, iterate, repr } from './core.ts'
 import { indexOf, keyError } from './items.ts'
 import { dictSet, dictUpdate, asSet, setOp, setFrom } from './collections.ts'
 import { strMethod } from './str-methods.ts'
-import { intOf, isIntValue } from './numbers.ts'
+import { intOf, isIntValue, ssizeArg } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
 import { namedTupleMethod } from './namedtuple.ts'
 import type { SetTable } from './set-order.ts'
@@ -42,7 +42,7 @@ const LIST: Record<string, Method<unknown[]>> = {
   extend: (rt, l, a) => { arity('list.extend', a, 1, 1); const items = iterate(a[0], rt); rt.chargeSlots(items.length); for (const x of items.slice()) l.push(x); return null },
   insert: (rt, l, a) => {
     arity('insert', a, 2, 2)
-    let i = indexOf(a[0], 'list')
+    let i = ssizeArg(a[0])
     if (i < 0) i = Math.max(0, i + l.length)
     rt.chargeSlots(1)
     l.splice(Math.min(i, l.length), 0, a[1])
@@ -51,7 +51,7 @@ const LIST: Record<string, Method<unknown[]>> = {
   pop: (_rt, l, a) => {
     arity('pop', a, 0, 1)
     if (l.length === 0) raise('IndexError', 'pop from empty list')
-    const i0 = a.length ? indexOf(a[0], 'list') : -1
+    const i0 = a.length ? ssizeArg(a[0]) : -1
     const i = i0 < 0 ? i0 + l.length : i0
     if (i < 0 || i >= l.length) raise('IndexError', 'pop index out of range')
     return l.splice(i, 1)[0]

@@ -4,7 +4,7 @@
  * toward negative infinity, `**` exact for ints, bool as an int.
  */
 import { PyFloat, PyInstance, PyNumeric, mkFloat, mkInt } from './values.ts'
-import { MISSING, guestBinop, guestUnary } from './dunders.ts'
+import { MISSING, guestBinop, guestIndex, guestUnary } from './dunders.ts'
 import { raise, typeError } from './errors.ts'
 import { bigWorkUnits, type PyRun } from './fuel.ts'
 import { typeName } from './values.ts'
@@ -151,6 +151,25 @@ function floatArith(op: string, x: number, y: number): unknown {
     case '%': return mkFloat(floatDivmod(x, y, 'float modulo')[1])
   }
   throw new Error(`floatArith: ${op}`)
+}
+
+const SSIZE_MAX = 2n ** 63n - 1n
+
+/**
+ * An int argument that CPython's C function reads as a Py_ssize_t (`'a'.ljust(n)`, `xs.pop(i)`,
+ * `s.split(sep, n)`): `__index__` honoured, CPython's TypeError for another type and OverflowError
+ * beyond an index-sized int (before anything is built).
+ */
+export function ssizeArg(x: unknown): number {
+  let v = x
+  if (!isIntValue(v)) {
+    const g = guestIndex(v)
+    if (g === MISSING) typeError(`'${typeName(x)}' object cannot be interpreted as an integer`)
+    v = g
+  }
+  const n = intOf(v)
+  if (typeof n === 'bigint' && (n > SSIZE_MAX || n < -SSIZE_MAX - 1n)) raise('OverflowError', 'Python int too large to convert to C ssize_t')
+  return Number(n)
 }
 
 /** A binary arithmetic operator on two numbers (ints, bools, floats); undefined when an operand is not a number. */

@@ -3,7 +3,7 @@ import { PyDict, isTuple, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { iterate, str } from './core.ts'
 import { codePoints, hasAstral, strLen } from './text.ts'
-import { intOf, isIntValue } from './numbers.ts'
+import { intOf, isIntValue, ssizeArg } from './numbers.ts'
 import { sliceIndices } from './items.ts'
 import { strFormat } from './format.ts'
 import { payChars, work, type PyRun } from './fuel.ts'
@@ -121,8 +121,7 @@ function affix(s: string, args: unknown[], method: 'startswith' | 'endswith'): b
 }
 
 function justify(rt: PyRun, s: string, args: unknown[], how: 'l' | 'r' | 'c'): string {
-  if (!isIntValue(args[0])) typeError(`'${typeName(args[0])}' object cannot be interpreted as an integer`)
-  const width = Number(intOf(args[0]))
+  const width = ssizeArg(args[0])
   const fill = args[1] === undefined ? ' ' : argStr(args[1], 'justify', 2)
   if (strLen(fill) !== 1) typeError('The fill character must be exactly one character long')
   const n = width - strLen(s)
@@ -177,8 +176,8 @@ export const STR_METHODS: Record<string, StrMethod> = {
   strip: (_rt, s, a) => stripChars(s, a[0], true, true),
   lstrip: (_rt, s, a) => stripChars(s, a[0], true, false),
   rstrip: (_rt, s, a) => stripChars(s, a[0], false, true),
-  split: (rt, s, a, kw) => { work(rt, s.length); return split(s, a[0] ?? kwArg(kw, 'sep'), Number(intOf(a[1] ?? kwArg(kw, 'maxsplit') ?? -1)), false) },
-  rsplit: (rt, s, a, kw) => { work(rt, s.length); return split(s, a[0] ?? kwArg(kw, 'sep'), Number(intOf(a[1] ?? kwArg(kw, 'maxsplit') ?? -1)), true) },
+  split: (rt, s, a, kw) => { work(rt, s.length); return split(s, a[0] ?? kwArg(kw, 'sep'), ssizeArg(a[1] ?? kwArg(kw, 'maxsplit') ?? -1), false) },
+  rsplit: (rt, s, a, kw) => { work(rt, s.length); return split(s, a[0] ?? kwArg(kw, 'sep'), ssizeArg(a[1] ?? kwArg(kw, 'maxsplit') ?? -1), true) },
   splitlines: (_rt, s, a, kw) => {
     const keep = !!(a[0] ?? kwArg(kw, 'keepends'))
     const out: string[] = []
@@ -198,7 +197,7 @@ export const STR_METHODS: Record<string, StrMethod> = {
   },
   replace: (rt, s, a) => {
     const old = argStr(a[0], 'replace'), rep = argStr(a[1], 'replace', 2)
-    const count = a[2] === undefined ? -1 : Number(intOf(a[2]))
+    const count = a[2] === undefined ? -1 : ssizeArg(a[2])
     work(rt, s.length)
     let out: string
     if (count < 0) out = old === '' ? [...s].map((c) => rep + c).join('') + rep : s.split(old).join(rep)
@@ -241,7 +240,7 @@ export const STR_METHODS: Record<string, StrMethod> = {
   ljust: (rt, s, a) => justify(rt, s, a, 'l'),
   rjust: (rt, s, a) => justify(rt, s, a, 'r'),
   zfill: (rt, s, a) => {
-    const width = Number(intOf(a[0]))
+    const width = ssizeArg(a[0])
     const n = width - strLen(s)
     if (n <= 0) return s
     rt.chargeString({ length: width } as string)
