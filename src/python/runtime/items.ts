@@ -10,10 +10,8 @@ import { hashKey, iterate, repr } from './core.ts'
 import { MISSING, guestDelItem, guestIndex, guestItem, guestSetItem } from './dunders.ts'
 import { PySignalDict, deleteSignal } from './decimal-signals.ts'
 import { codePoints, hasAstral } from './text.ts'
-import { intOf, isIntValue } from './numbers.ts'
+import { fitsSsize, intOf, isIntValue } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
-
-const SSIZE_MAX = 2n ** 63n - 1n
 
 /** An index operand as a JS number (bool counts as int; floats are refused like CPython). */
 export function indexOf(x: unknown, what: string): number {
@@ -22,7 +20,7 @@ export function indexOf(x: unknown, what: string): number {
   if (typeof x === 'bigint') {
     // Beyond an index-sized int CPython cannot even try (a range computes with any int); else beyond any
     // length, reported as out of range by the caller.
-    if (what !== 'range' && (x > SSIZE_MAX || x < -SSIZE_MAX - 1n)) raise('IndexError', "cannot fit 'int' into an index-sized integer")
+    if (what !== 'range' && !fitsSsize(x)) raise('IndexError', "cannot fit 'int' into an index-sized integer")
     return Number(x)
   }
   const g = guestIndex(x)

@@ -153,7 +153,10 @@ function floatArith(op: string, x: number, y: number): unknown {
   throw new Error(`floatArith: ${op}`)
 }
 
-const SSIZE_MAX = 2n ** 63n - 1n
+/** CPython's PY_SSIZE_T_MAX (64-bit builds): the largest index, length or count. */
+export const SSIZE_MAX = 2n ** 63n - 1n
+/** Whether an int fits a Py_ssize_t. */
+export const fitsSsize = (n: bigint): boolean => n <= SSIZE_MAX && n >= -SSIZE_MAX - 1n
 
 /**
  * An int argument that CPython's C function reads as a Py_ssize_t (`'a'.ljust(n)`, `xs.pop(i)`,
@@ -168,7 +171,7 @@ export function ssizeArg(x: unknown): number {
     v = g
   }
   const n = intOf(v)
-  if (typeof n === 'bigint' && (n > SSIZE_MAX || n < -SSIZE_MAX - 1n)) raise('OverflowError', 'Python int too large to convert to C ssize_t')
+  if (typeof n === 'bigint' && !fitsSsize(n)) raise('OverflowError', 'Python int too large to convert to C ssize_t')
   return Number(n)
 }
 

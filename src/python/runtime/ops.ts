@@ -6,7 +6,7 @@
 import { PyDict, PyDictView, PyException, PyFloat, PyInstance, PyRange, PySet, mkFloat, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, raise, typeError } from './errors.ts'
 import { codePoints, hasAstral } from './text.ts'
-import { bitwise, numArith, pyModInt, unsupported, isIntValue, intOf } from './numbers.ts'
+import { SSIZE_MAX, bitwise, fitsSsize, numArith, pyModInt, unsupported, isIntValue, intOf } from './numbers.ts'
 import { asSet, dictUpdate, setOp } from './collections.ts'
 import { percentFormat } from './format.ts'
 import { iterate } from './core.ts'
@@ -70,15 +70,12 @@ export function sub(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
   return unsupported(aug ? '-=' : '-', a, b)
 }
 
-/** CPython's PY_SSIZE_T_MAX (64-bit builds): a count beyond it cannot be an index. */
-const SSIZE_MAX = 2n ** 63n - 1n
-
 function repeat(rt: PyRun, seq: unknown, n: unknown): unknown {
   const count = intOf(n)
   // CPython's checks before any allocation: the count must fit an ssize_t (also for an empty or a
   // negative repeat), and so must the result's length (str: OverflowError; list, tuple: MemoryError).
   if (typeof count === 'bigint') {
-    if (count > SSIZE_MAX || count < -SSIZE_MAX - 1n) raise('OverflowError', "cannot fit 'int' into an index-sized integer")
+    if (!fitsSsize(count)) raise('OverflowError', "cannot fit 'int' into an index-sized integer")
     if (count > 0n && BigInt(seqLength(seq)) * count > SSIZE_MAX) {
       if (typeof seq === 'string') raise('OverflowError', 'repeated string is too long')
       throw new PyRaise(new PyException(typeByName('MemoryError')!, [], ''), '')
