@@ -30,7 +30,7 @@ const primitive = fc.oneof(number, string, fc.constantFrom(null, undefined, true
 const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, primitive, primitive, tie('arr'), tie('obj')),
   arr: fc.array(tie('v'), { maxLength: 4 }),
-  obj: fc.oneof(fc.constantFrom({}, { a: 1 }, { length: 2, 0: 'x' }, { a: [1, 'b'], b: null }), fc.dictionary(fc.constantFrom('a', 'b', '0', 'length'), tie('v'), { maxKeys: 3 })),
+  obj: fc.oneof(fc.constantFrom({}, { a: 1 }, { length: 2, 0: 'x' }, { a: [1, 'b'], b: null }), fc.dictionary(fc.constantFrom('a', 'b', '0', 'length', 'toString', 'valueOf', 'toJSON'), tie('v'), { maxKeys: 3 })),
 })).v
 
 /** Same value: numbers by Object.is, arrays by items and extra keys (match results), objects by keys. */
@@ -200,6 +200,14 @@ const CASES: [call: string, expr: string, x: unknown, args: unknown[]][] = [
   ['localeCompare', '[x.localeCompare(a, b, c), x.localeCompare(a, c, b)]', 'a', ['b', undefined, null]],
   ['toLocaleLowerCase', 'x.toLocaleLowerCase(a)', 'I', [null]],
   ['toLocaleUpperCase', 'x.toLocaleUpperCase(a)', 'i', [[1]]],
+  // An argument that cannot be converted fails only where JS reads it.
+  ['trim', 'x.trim(a)', ' a ', [{ toString: 1 }]],
+  ['toFixed', 'x.toFixed(a, b)', 1.5, [1, [{ toString: 1 }]]],
+  ['includes', 'x.includes(a, b)', [], [1, { toString: null }]],
+  ['toFixed', 'x.toFixed(a)', 1.5, [{ toString: 1 }]],
+  ['Math.max', 'Math.max(a, b)', 0, [1, { toString: 1 }]],
+  ['toString', 'x.toString()', { toString: 1 }, []],
+  ['hasOwnProperty', 'x.hasOwnProperty(a)', { hasOwnProperty: 1 }, ['a']],
   ['Object.keys', 'Object.keys(a)', 0, [null]],
   ['Object.values', 'Object.values(a)', 0, [undefined]],
   ['Object.entries', 'Object.entries()', 0, []],

@@ -11,7 +11,7 @@
  * `typeof v === 'object'` first), so the common path costs one type check.
  */
 import type { Run } from '../runtime.ts'
-import { vmError } from '../errors.ts'
+import { type VmError, vmError } from '../errors.ts'
 import { SLOT_COST } from '../fuel.ts'
 import { isRegex } from './regex-hook.ts'
 
@@ -102,6 +102,23 @@ export function guestString(rt: Run | undefined, v: unknown): string {
   return typeof v === 'object' && v !== null ? (toPrim(rt, v) as string) : String(v)
 }
 
+/**
+ * Stands in for an argument that cannot be converted (`{ toString: 1 }`): the native method throws
+ * JS's TypeError if, and only if, it reads that argument ('ab'.trim(o) and [].includes(1, o) do not).
+ * The natives only convert it, never keep it: it is never a guest value.
+ */
+const UNCONVERTIBLE = Object.freeze({ toString() { throw new TypeError('Cannot convert object to primitive value') } })
+
+/** toPrim of a builtin's argument, its TypeError left for when (and if) the builtin reads it. */
+export function argPrim(rt: Run, x: object): unknown {
+  try {
+    return toPrim(rt, x)
+  } catch (e) {
+    if ((e as VmError).code === 'TYPE_ERROR') return UNCONVERTIBLE
+    throw e
+  }
+}
+
 /** Arguments of a builtin that coerces them: objects converted here first. */
 export function primArgs(rt: Run, args: unknown[]): unknown[] {
   for (let i = 0; i < args.length; i++) {
@@ -110,7 +127,7 @@ export function primArgs(rt: Run, args: unknown[]): unknown[] {
       const copy = args.slice()
       for (let j = i; j < copy.length; j++) {
         const x = copy[j]
-        if (typeof x === 'object' && x !== null && !isRegex(x)) copy[j] = toPrim(rt, x)
+        if (typeof x === 'object' && x !== null && !isRegex(x)) copy[j] = argPrim(rt, x)
       }
       return copy
     }

@@ -14,7 +14,7 @@ import { stringReplace } from './replace.ts'
 import { localeCase, localeCompare } from './collate.ts'
 import { EXPANSION, chargeEntries, chargeScan, checkChars, mapBounded, nativeOp } from './sizes.ts'
 import { SLOT_BYTES } from '../fuel.ts'
-import { guestString, joinGuest, primArgs, toPrim } from './coerce.ts'
+import { argPrim, guestString, joinGuest, primArgs, toPrim } from './coerce.ts'
 
 type Method<T> = (rt: Run, self: T, args: any[]) => unknown
 
@@ -238,7 +238,7 @@ function coerceArgs(rt: Run, isArray: boolean, method: string, args: unknown[]):
     const a = args[i]
     if (typeof a === 'object' && a !== null) {
       if (out === args) out = args.slice()
-      out[i] = toPrim(rt, a)
+      out[i] = argPrim(rt, a)
     }
   }
   return out
@@ -279,6 +279,8 @@ export function methodDispatcher(method: string): Dispatch {
         return onArray(rt, target, arrayCoerced ? coerceArgs(rt, true, method, args) : args)
       }
       const m = isRegex(target) ? onRegex : onObject
+      // An own property of the method's name (data: never a function) hides it, as in JS ({ toString: 1 }.toString()).
+      if (m === onObject && Object.prototype.hasOwnProperty.call(target, method)) throw vmError('TYPE_ERROR', `${method} is not a function: the object has its own "${method}"`)
       return m ? (m as Method<unknown>)(rt, target, primArgs(rt, args)) : missing(target)
     }
     if (typeof target === 'number') return onNumber ? onNumber(rt, target, primArgs(rt, args)) : missing(target)

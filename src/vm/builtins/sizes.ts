@@ -41,7 +41,7 @@ export function checkChars(rt: Run, chars: number): void {
 
 /**
  * Run a native operation that may throw a host error (RangeError, URIError)
- * and report that as `code`. VM errors (fuel, heap, time) pass through
+ * and report that as `code` (a TypeError as TYPE_ERROR). VM errors (fuel, heap, time) pass through
  * untouched: no builtin may turn a fatal error into a catchable one.
  */
 export function nativeOp<T>(code: RuntimeCode, fn: () => T, message?: string): T {
@@ -49,7 +49,8 @@ export function nativeOp<T>(code: RuntimeCode, fn: () => T, message?: string): T
     return fn()
   } catch (e) {
     if (e instanceof VmError) throw e
-    throw vmError(code, message ?? (e as Error).message)
+    // A TypeError is one whatever the call (an argument that cannot be converted: coerce.ts argPrim).
+    throw e instanceof TypeError ? vmError('TYPE_ERROR', e.message) : vmError(code, message ?? (e as Error).message)
   }
 }
 
