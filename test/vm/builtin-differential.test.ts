@@ -199,6 +199,8 @@ const CASES: [call: string, expr: string, x: unknown, args: unknown[]][] = [
   ['localeCompare', '[x.localeCompare(a, b), x.localeCompare(a, c)]', 'a', ['b', NaN, null]],
   ['localeCompare', '[x.localeCompare(a, b, c), x.localeCompare(a, c, b)]', 'a', ['b', undefined, null]],
   ['toLocaleLowerCase', 'x.toLocaleLowerCase(a)', 'I', [null]],
+  // A locales object is read as a list of `length` items: a huge length is refused, not iterated (it hung the host).
+  ['localeCompare', 'x.localeCompare(a, b)', 'a', ['b', { length: 3, 0: 'en' }]],
   ['toLocaleUpperCase', 'x.toLocaleUpperCase(a)', 'i', [[1]]],
   // An argument that cannot be converted fails only where JS reads it.
   ['trim', 'x.trim(a)', ' a ', [{ toString: 1 }]],
@@ -239,6 +241,16 @@ describe('divergences found, one by one', () => {
 })
 
 describe('work the fixes added is charged before it is done', () => {
+  test('a locales object with a huge length is refused before Intl iterates it', async () => {
+    for (const expr of ['x.localeCompare("b", { length: a, 0: "en" })', 'x.toLocaleLowerCase({ length: a })', 'x.toLocaleUpperCase({ 0: "tr", length: a })']) {
+      for (const a of ['Infinity', 2 ** 40, 9]) {
+        const run = await vm.run(program(expr).ast, { x: 'a', a, b: 0, c: 0 })
+        expect(run.error?.code).toBe('RANGE_ERROR')
+        expect(run.error?.message).toMatch(/^Locales and options hold at most 8/)
+      }
+    }
+  })
+
   test('JSON.stringify with a key list pays for the list in every object', async () => {
     const ast = transpile('function f({ objs, keys }) { return { n: JSON.stringify(objs, keys).length } }').ast
     const objs = Array.from({ length: 200 }, (_, i) => ({ a: i }))

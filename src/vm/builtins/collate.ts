@@ -34,6 +34,9 @@ function checkSmall(v: unknown): void {
     const x = (v as Record<string, unknown>)[k]
     if (++n > MAX_ITEMS || (typeof x === 'object' && x !== null) || (typeof x === 'string' && x.length > MAX_TEXT)) tooLarge()
   }
+  // Intl reads a locales object as a list of `length` items, however large ({ length: 'Infinity' } hung the host in
+  // one native call): the length (a primitive, checked above) is a few items too (NaN is refused, though JS reads 0).
+  if ('length' in v && !(Number((v as { length: unknown }).length) <= MAX_ITEMS)) tooLarge()
 }
 
 export function localeCompare(rt: Run, s: string, that: string, locales: unknown, options: unknown): number {
