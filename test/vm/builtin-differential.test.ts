@@ -108,7 +108,8 @@ async function compare(call: string, expr: string, x: unknown, args: unknown[], 
   const [a, b, c] = args
   // Intl reads a locales object of any length as a list: JavaScript would run for ages, the VM refuses it.
   const locales = call === 'localeCompare' ? b : /^toLocale/.test(call) ? a : undefined
-  if (locales !== null && typeof locales === 'object' && 'length' in locales && !(Number((locales as { length: unknown }).length) <= 8)) {
+  const length = (locales as { length?: unknown } | null)?.length
+  if (typeof locales === 'object' && length !== undefined && (typeof length === 'object' && length !== null || !(Number(length) <= 8))) {
     const run = await vm.run(p.ast, { x, a, b, c })
     if (!run.error) throw new Error(`${expr}: a locales object with a huge length ran: ${show(run.result)}`)
     return
