@@ -150,7 +150,7 @@ export function jsonStringify(rt: Run, value: unknown, indent?: unknown, keys?: 
   let out: string | undefined
   try {
     // Only a list's strings and numbers are read (an object in it is skipped, never converted), as the size walk assumes: it can only shorten the text.
-    out = JSON.stringify(value, keys ?? null, space)
+    out = JSON.stringify(value, (keys as (string | number)[] | undefined) ?? null, space)
   } catch (e) {
     if (e instanceof VmError) throw e
     if (e instanceof RangeError) rt.heapLimit(rt.maxHeapBytes + 1)
