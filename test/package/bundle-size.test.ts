@@ -49,7 +49,10 @@ import { ensureBuilt, ROOT } from './built.ts'
 // (includes/startsWith/endsWith of a regex, padStart/padEnd/repeat bounds, lastIndexOf(x, undefined), flat
 // depth, sort's comparator, Object.keys/Array.from of null, Array.from's ToLength, JSON.parse of non-text,
 // JSON.stringify's key list charged per object, an array length converted). 48,303 -> 48,489 B.
-export const BUDGET_GZIP_BYTES = 48_500
+// 48,640: more of the same (an argument that cannot be converted fails only where it is read, an own property
+// hides a method, padStart's empty filler, collator cache keys typed) and a security fix: a locales object's
+// length is checked before Intl iterates it ({ length: 'Infinity' } hung the host). 48,489 -> 48,623 B.
+export const BUDGET_GZIP_BYTES = 48_640
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {
