@@ -22,7 +22,7 @@ const number = fc.oneof(
 )
 const string = fc.oneof(
   fc.constantFrom('', 'a', 'ab', 'abc', 'aXa', ' a b ', 'A', 'ß', 'İ', 'I', '\u{1F600}', '\ud800', 'e\u0301', 'ﬀ', 'a,b', '1', '-1', '2', '10',
-    '0x1f', ' 12px', '1e3', 'NaN', 'Infinity', 'undefined', 'null', 'true', '%41', '%E0%A4%A', '[1,2]', '{"a":1}', '"s"', 'tr', 'en', 'NFD', 'g'),
+    '0x1f', ' 12px', '1e3', 'NaN', 'Infinity', 'undefined', 'null', 'true', '%41', '%E0%A4%A', '[1,2]', '{"a":1}', '"s"', 'tr', 'en', 'NFD', 'g', '$&', '$1', '$<n>', '$$', '$`', '$10'),
   fc.string({ maxLength: 5 }),
   fc.string({ unit: 'binary', maxLength: 3 }),
 )
