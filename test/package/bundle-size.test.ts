@@ -52,7 +52,9 @@ import { ensureBuilt, ROOT } from './built.ts'
 // 48,640: more of the same (an argument that cannot be converted fails only where it is read, an own property
 // hides a method, padStart's empty filler, collator cache keys typed) and a security fix: a locales object's
 // length is checked before Intl iterates it ({ length: 'Infinity' } hung the host). 48,489 -> 48,623 B.
-export const BUDGET_GZIP_BYTES = 48_640
+// 48,710: Date.parse reads an ISO date and time without a zone as UTC on every host (it was the host's time
+// zone: the same program gave other numbers elsewhere, and a replayed workflow could branch otherwise). 48,707 B.
+export const BUDGET_GZIP_BYTES = 48_710
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {
