@@ -54,7 +54,8 @@ import { ensureBuilt, ROOT } from './built.ts'
 // length is checked before Intl iterates it ({ length: 'Infinity' } hung the host). 48,489 -> 48,623 B.
 // 48,710: Date.parse reads an ISO date and time without a zone as UTC on every host (it was the host's time
 // zone: the same program gave other numbers elsewhere, and a replayed workflow could branch otherwise). 48,707 B.
-export const BUDGET_GZIP_BYTES = 48_710
+// 48,730: hasOwnProperty of strings and arrays as JavaScript's (it was a TYPE_ERROR). 48,728 B.
+export const BUDGET_GZIP_BYTES = 48_730
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

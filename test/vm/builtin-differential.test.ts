@@ -84,7 +84,7 @@ function refused(call: string, args: unknown[], message: string): boolean {
   if (call === 'Object.fromEntries' && !Array.isArray(args[0])) return true
   // Its entries are [key, value] arrays (JS reads the keys 0 and 1 of any object).
   if (call === 'Object.fromEntries' && message.includes('[key, value] pairs')) return true
-  // valueOf of an array or object would give the value itself; hasOwnProperty is an object method only.
+  // valueOf of an array or object would give the value itself; hasOwnProperty is a method of strings, arrays and objects only.
   if ((call === 'valueOf' || call === 'hasOwnProperty') && message.endsWith(`.${call} does not exist)`)) return true
   return false
 }

@@ -161,6 +161,18 @@ describe('array methods', () => {
       expect([method, await code(prog([ret(mcall(lit([1]), method, lambda))]))]).toEqual([method, 'METHOD_NOT_ALLOWED'])
     }
   })
+  test('hasOwnProperty of strings and arrays is JavaScript\'s (indices and length), forbidden names never', async () => {
+    const { ast } = transpile(`function f() {
+      const a = [1, 2]
+      return [a.hasOwnProperty(0), a.hasOwnProperty('1'), a.hasOwnProperty(2), a.hasOwnProperty('length'), a.hasOwnProperty('map'),
+        'ab'.hasOwnProperty(1), 'ab'.hasOwnProperty('length'), 'ab'.hasOwnProperty(2), a.hasOwnProperty([0]), { k: 1 }.hasOwnProperty('k')]
+    }`)
+    const r = await new AgentVM().run(ast)
+    const a = [1, 2]
+    expect(r.result).toEqual([a.hasOwnProperty(0), a.hasOwnProperty('1'), a.hasOwnProperty(2), a.hasOwnProperty('length'), a.hasOwnProperty('map'),
+      'ab'.hasOwnProperty(1), 'ab'.hasOwnProperty('length'), 'ab'.hasOwnProperty(2), a.hasOwnProperty(String([0])), true])
+    expect(await evalExpr(m([1], 'hasOwnProperty', '__proto__'))).toBe(false)
+  })
   test('number and boolean methods', async () => {
     expect(await evalExpr(arr(m(255, 'toString', 16), m(1.005, 'toPrecision', 2), m(12345, 'toExponential', 1), m(true, 'toString')))).toEqual(['ff', '1.0', '1.2e+4', 'true'])
     expect(await code(prog([ret(m(1, 'toFixed', 200))]))).toBe('RANGE_ERROR')

@@ -41,7 +41,14 @@ const lower = (x: string) => x.toLowerCase()
 const upper = (x: string) => x.toUpperCase()
 const CASE_GROWTH = EXPANSION.case!
 
+/** Own keys as JavaScript has them (a string's and an array's indices and length, an object's properties), never a forbidden name. */
+function hasOwnProperty(_rt: Run, o: object | string, [k]: unknown[]): boolean {
+  const key = String(k)
+  return !isForbiddenKey(key) && Object.prototype.hasOwnProperty.call(o, key)
+}
+
 const STRING_METHODS: Record<string, Method<string>> = {
+  hasOwnProperty,
   at: (_rt, s, [i]) => s.at(i),
   charAt: (_rt, s, [i]) => s.charAt(i),
   charCodeAt: (_rt, s, [i]) => s.charCodeAt(i),
@@ -146,6 +153,7 @@ function defaultCompare(rt: Run, given: unknown): (a: unknown, b: unknown) => nu
 }
 
 const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
+  hasOwnProperty,
   at: (_rt, a, [i]) => a.at(i),
   concat: (rt, a, xs) => {
     // The result's size first: many references to one large array must not be built to be refused.
@@ -203,10 +211,7 @@ const REGEX_METHODS: Record<string, Method<GuardedRegex>> = {
 }
 
 const OBJECT_METHODS: Record<string, Method<Record<string, unknown>>> = {
-  hasOwnProperty: (_rt: Run, o: Record<string, unknown>, [k]: any[]) => {
-    const key = String(k)
-    return !isForbiddenKey(key) && Object.prototype.hasOwnProperty.call(o, key)
-  },
+  hasOwnProperty,
   toString: () => '[object Object]',
 }
 
@@ -226,7 +231,7 @@ function typeName(v: unknown): string {
  * are left alone.
  */
 const ARRAY_COERCED: Record<string, readonly number[]> = {
-  at: [0], slice: [0, 1], fill: [1, 2], with: [0], splice: [0, 1], includes: [1], indexOf: [1], lastIndexOf: [1], flat: [0],
+  at: [0], slice: [0, 1], fill: [1, 2], with: [0], splice: [0, 1], includes: [1], indexOf: [1], lastIndexOf: [1], flat: [0], hasOwnProperty: [0],
 }
 
 function coerceArgs(rt: Run, isArray: boolean, method: string, args: unknown[]): unknown[] {
