@@ -164,15 +164,29 @@ export const fitsSsize = (n: bigint): boolean => n <= SSIZE_MAX && n >= -SSIZE_M
  * beyond an index-sized int (before anything is built).
  */
 export function ssizeArg(x: unknown): number {
-  let v = x
-  if (!isIntValue(v)) {
-    const g = guestIndex(v)
-    if (g === MISSING) typeError(`'${typeName(x)}' object cannot be interpreted as an integer`)
-    v = g
-  }
-  const n = intOf(v)
+  const n = indexArg(x)
   if (typeof n === 'bigint' && !fitsSsize(n)) raise('OverflowError', 'Python int too large to convert to C ssize_t')
   return Number(n)
+}
+
+/** CPython's INT_MAX: the bound of an argument its C function reads as an `int`. */
+export const INT_MAX = 2 ** 31 - 1
+
+/** Whether an int fits a C int. */
+export const fitsCInt = (n: number | bigint): boolean => n <= INT_MAX && n >= -INT_MAX - 1
+
+/** As ssizeArg, for an argument CPython reads as a C int (`s.expandtabs(n)`). */
+export function cIntArg(x: unknown): number {
+  const n = indexArg(x)
+  if (!fitsCInt(n)) raise('OverflowError', 'Python int too large to convert to C int')
+  return Number(n)
+}
+
+function indexArg(x: unknown): number | bigint {
+  if (isIntValue(x)) return intOf(x)
+  const g = guestIndex(x)
+  if (g === MISSING) typeError(`'${typeName(x)}' object cannot be interpreted as an integer`)
+  return intOf(g)
 }
 
 /** A binary arithmetic operator on two numbers (ints, bools, floats); undefined when an operand is not a number. */

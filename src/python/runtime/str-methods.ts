@@ -3,7 +3,7 @@ import { PyDict, isTuple, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { iterate, str } from './core.ts'
 import { codePoints, hasAstral, strLen } from './text.ts'
-import { intOf, ssizeArg } from './numbers.ts'
+import { cIntArg, intOf, ssizeArg } from './numbers.ts'
 import { sliceIndices } from './items.ts'
 import { strFormat } from './format.ts'
 import { payChars, work, type PyRun } from './fuel.ts'
@@ -261,7 +261,7 @@ export const STR_METHODS: Record<string, StrMethod> = {
   },
   removeprefix: (_rt, s, a) => { const p = argStr(a[0], 'removeprefix'); return p && s.startsWith(p) ? s.slice(p.length) : s },
   removesuffix: (_rt, s, a) => { const p = argStr(a[0], 'removesuffix'); return p && s.endsWith(p) ? s.slice(0, s.length - p.length) : s },
-  expandtabs: (rt, s, a) => expandTabs(rt, s, a[0] === undefined ? 8 : Number(intOf(a[0]))),
+  expandtabs: (rt, s, a, kw) => { const n = a[0] ?? kwArg(kw, 'tabsize'); return expandTabs(rt, s, n === undefined ? 8 : cIntArg(n)) },
   format: (rt, s, a, kw) => strFormat(rt, s, a, kw),
 }
 
