@@ -6,7 +6,7 @@ import { PyDeque, PyDict, PyFloat, PyInstance, PyNumeric, PyRange, isTuple, type
 import { MISSING, callIf } from './dunders.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { repr, str } from './core.ts'
-import { decimalText, floatOf, intOf, isFloatValue, isIntValue, truncFloat } from './numbers.ts'
+import { INT_MAX, SSIZE_MAX, decimalText, fitsCInt, fitsSsize, floatOf, intOf, isFloatValue, isIntValue, truncFloat } from './numbers.ts'
 import { expParts, expText, fixedAbs, floatRepr, generalAbs } from './float-text.ts'
 import { strLen } from './text.ts'
 import { getItem } from './items.ts'
@@ -29,9 +29,6 @@ interface Spec {
 
 const SPEC = /^(?:(.)?([<>=^]))?([+\- ])?(z)?(#)?(0)?(\d+)?([,_])?(?:\.(\d+))?([bcdeEfFgGnosxX%])?$/su
 
-/** CPython refuses a width or precision that does not fit a Py_ssize_t. */
-const MAX_SPEC_DIGITS = 18
-
 /** Parsed specs by text (a spec in a loop is parsed once; Spec objects are never changed). */
 const specs = new Map<string, Spec>()
 
@@ -48,7 +45,8 @@ function parseSpec(spec: string): Spec {
 function parseSpecText(spec: string): Spec {
   const m = SPEC.exec(spec)
   if (!m) return valueError('Invalid format specifier')
-  if ((m[7]?.length ?? 0) > MAX_SPEC_DIGITS || (m[9]?.length ?? 0) > MAX_SPEC_DIGITS) valueError('Too many decimal digits in format string')
+  // CPython refuses a width or precision that does not fit a Py_ssize_t (leading zeros are no digits too many).
+  if ((m[7] && BigInt(m[7]) > SSIZE_MAX) || (m[9] && BigInt(m[9]) > SSIZE_MAX)) valueError('Too many decimal digits in format string')
   return {
     fill: m[1] ?? (m[6] && !m[2] ? '0' : ' '),
     align: m[2] ?? (m[6] ? '=' : ''),
@@ -146,6 +144,8 @@ function formatInt(rt: PyRun, v: number | bigint, spec: Spec): string {
 }
 
 function formatFloat(rt: PyRun, v: number, spec: Spec): string {
+  // CPython formats a float's digits with a C int precision (checked before an inf or nan too).
+  if (spec.precision !== null && spec.precision > INT_MAX) valueError('precision too big')
   let t = spec.type
   if (t === 'n') t = 'g'
   const neg = v < 0 || Object.is(v, -0)
@@ -263,10 +263,11 @@ export function percentFormat(rt: PyRun, fmt: string, args: unknown): string {
     last = PERCENT.lastIndex
     const [, key, flags = '', w, prec, conv] = m
     if (conv === '%') { out += '%'; continue }
-    if ((w?.length ?? 0) > MAX_SPEC_DIGITS) valueError('width too big')
-    if ((prec?.length ?? 0) > MAX_SPEC_DIGITS) valueError('precision too big')
-    let width = w === '*' ? Number(intOf(next())) : w ? Number(w) : 0
-    const precision = prec === '*' ? Number(intOf(next())) : prec !== undefined ? Number(prec) : null
+    // CPython's bounds, checked before anything is built: a width is a Py_ssize_t, a precision a C int.
+    if (w && w !== '*' && BigInt(w) > SSIZE_MAX) valueError('width too big')
+    if (prec && prec !== '*' && BigInt(prec) > INT_MAX) valueError('precision too big')
+    let width = w === '*' ? starArg(next(), false) : w ? Number(w) : 0
+    const precision = prec === '*' ? Math.max(0, starArg(next(), true)) : prec !== undefined ? Number(prec) : null
     let v: unknown
     if (key !== undefined) {
       if (!isMap) typeError('format requires a mapping')
@@ -322,6 +323,15 @@ export function percentFormat(rt: PyRun, fmt: string, args: unknown): string {
   out += tail
   if (!isMap && i < list.length) typeError('not all arguments converted during string formatting')
   return rt.chargeString(out)
+}
+
+/** A `*` width (a Py_ssize_t) or precision (a C int): an int only (no __index__), as CPython's. */
+function starArg(v: unknown, precision: boolean): number {
+  if (!isIntValue(v)) typeError('* wants int')
+  const n = intOf(v)
+  if (precision ? !fitsCInt(n) : typeof n === 'bigint' && !fitsSsize(n)) raise('OverflowError', `Python int too large to convert to C ${precision ? 'int' : 'ssize_t'}`)
+  // CPython negates a negative width: -(-2^63) wraps to itself, still negative, so no padding.
+  return n === -SSIZE_MAX - 1n ? 0 : Number(n)
 }
 
 function padDigits(rt: PyRun, piece: string, precision: number, spec: Spec): string {
