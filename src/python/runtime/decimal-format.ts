@@ -5,8 +5,13 @@
  * exactly (`f"{Decimal('1.005'):.2f}"` is `1.00` under ROUND_HALF_EVEN, `1.01` under ROUND_HALF_UP).
  */
 import { valueError } from './errors.ts'
+import { SSIZE_MAX } from './numbers.ts'
 import * as N from './decimal-num.ts'
 import { Dec, type Ctx } from './decimal-num.ts'
+
+/** libmpdec's MPD_MAX_PREC on 64-bit builds: a larger width or precision is read as Infinity. */
+const MPD_MAX_PREC = 10n ** 18n - 1n
+const limited = (digits: string): number => (BigInt(digits) > MPD_MAX_PREC ? Infinity : Number(digits))
 
 // CPython's C implementation takes neither `#` nor `_`.
 const SPEC = /^(?:(.)?([<>=^]))?([-+ ])?(z)?()(0)?((?!0)\d+)?(,)?(?:\.(0|(?!0)\d+))?([eEfFgGn%])?$/su
@@ -27,8 +32,10 @@ interface Spec {
 function parse(text: string): Spec {
   const m = SPEC.exec(text)
   if (!m) return valueError('invalid format string')
+  // libmpdec reads a width and a precision as Py_ssize_t: beyond it the spec is invalid.
+  if ((m[7] && BigInt(m[7]) > SSIZE_MAX) || (m[9] && BigInt(m[9]) > SSIZE_MAX)) valueError('invalid format string')
   const zeropad = m[6] !== undefined
-  let precision = m[9] !== undefined ? Number(m[9]) : null
+  let precision = m[9] !== undefined ? limited(m[9]) : null
   const type = m[10] ?? ''
   if (precision === 0 && (type === '' || 'gGn'.includes(type))) precision = 1
   if (type === 'n' && m[8]) valueError('invalid format string')
@@ -39,7 +46,7 @@ function parse(text: string): Spec {
     noNegZero: m[4] !== undefined,
     alt: false,
     zeropad: zeropad && !m[2],
-    width: m[7] ? Number(m[7]) : 0,
+    width: m[7] ? limited(m[7]) : 0,
     sep: m[8] ?? '',
     precision,
     type: type === 'n' ? 'g' : type,
@@ -78,6 +85,8 @@ function group(digits: string, spec: Spec, minWidth: number): string {
 /** `pay(n)`: pay for a text of n characters before it is built (a width or a long run of zeros). */
 export function formatDecimal(x: Dec, specText: string, ctx: Ctx, pay: (n: number) => void): string {
   const spec = parse(specText)
+  // _decimal refuses a width (and a finite number's precision) beyond libmpdec's MPD_MAX_PREC before building.
+  if (spec.width === Infinity || (x.finite && spec.precision === Infinity)) valueError('format specification exceeds internal limits of _decimal')
   pay(spec.width)
   if (!x.finite) {
     let body = N.sciText(N.absolute(x), ctx.capitals)
