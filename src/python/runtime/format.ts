@@ -27,12 +27,18 @@ interface Spec {
   type: string
 }
 
-const SPEC = /^(?:(.)?([<>=^]))?([+\- ])?(z)?(#)?(0)?(\d+)?([,_])?(?:\.(\d+))?([bcdeEfFgGnosxX%])?$/su
+// The type is any one character, as CPython's parser (an unknown one is the formatter's 'Unknown format code').
+const SPEC = /^(?:(.)?([<>=^]))?([+\- ])?(z)?(#)?(0)?(\d+)?([,_])?(?:\.(\d+))?(.)?$/su
+/** What comes before a grouping or a precision, for CPython's messages when the spec does not parse. */
+const HEAD = String.raw`^(?:.?[<>=^])?[+\- ]?z?#?0?\d*`
+const TWO_GROUPINGS = new RegExp(HEAD + '([,_])([,_])', 'su')
+const NO_PRECISION = new RegExp(HEAD + '[,_]?\\.(?!\\d)', 'su')
 
 /** Parsed specs by text (a spec in a loop is parsed once; Spec objects are never changed). */
-const specs = new Map<string, Spec>()
+const specs = new Map<string, Spec | null>()
 
-function parseSpec(spec: string): Spec {
+/** A parsed spec, or null when it is no spec (CPython's message names the value's type). */
+function parseSpec(spec: string): Spec | null {
   let s = specs.get(spec)
   if (s === undefined) {
     s = parseSpecText(spec)
@@ -42,9 +48,15 @@ function parseSpec(spec: string): Spec {
   return s
 }
 
-function parseSpecText(spec: string): Spec {
+function parseSpecText(spec: string): Spec | null {
   const m = SPEC.exec(spec)
-  if (!m) return valueError('Invalid format specifier')
+  // A '.' or a second grouping read as the type is CPython's message for what precedes it.
+  if (!m || m[10] === '.' || (m[8] !== undefined && (m[10] === ',' || m[10] === '_'))) {
+    const two = TWO_GROUPINGS.exec(spec)
+    if (two) valueError(two[1] === two[2] ? `Cannot specify '${two[1]}' with '${two[2]}'.` : "Cannot specify both ',' and '_'.")
+    if (NO_PRECISION.test(spec)) valueError('Format specifier missing precision')
+    return null
+  }
   // CPython refuses a width or precision that does not fit a Py_ssize_t (leading zeros are no digits too many).
   if ((m[7] && BigInt(m[7]) > SSIZE_MAX) || (m[9] && BigInt(m[9]) > SSIZE_MAX)) valueError('Too many decimal digits in format string')
   return {
@@ -106,14 +118,21 @@ function zeroGroup(rt: PyRun, intPart: string, rest: string, sign: string, spec:
   return group('0'.repeat(n - intPart.length) + intPart, spec.grouping, every) + rest
 }
 
+/** CPython's message for a type code no formatter knows (a non-ASCII one as '\\x20ac'). */
+function unknownCode(t: string, type: string): never {
+  const cp = t.codePointAt(0)!
+  return valueError(`Unknown format code '${cp > 127 ? `\\x${cp.toString(16)}` : t}' for object of type '${type}'`)
+}
+
 function signOf(neg: boolean, spec: Spec): string {
   if (neg) return '-'
   return spec.sign === '+' ? '+' : spec.sign === ' ' ? ' ' : ''
 }
 
-function formatInt(rt: PyRun, v: number | bigint, spec: Spec): string {
+function formatInt(rt: PyRun, v: number | bigint, spec: Spec, name = 'int'): string {
   const t = spec.type || 'd'
   if ('eEfFgG%'.includes(t)) return formatFloat(rt, Number(v), spec)
+  if (!'bcdoxXn'.includes(t)) unknownCode(t, name)
   if (spec.precision !== null) valueError('Precision not allowed in integer format specifier')
   const neg = v < 0
   const a = neg ? -v : v
@@ -135,7 +154,7 @@ function formatInt(rt: PyRun, v: number | bigint, spec: Spec): string {
     case 'x': digits = a.toString(16); prefix = '0x'; break
     case 'X': digits = a.toString(16).toUpperCase(); prefix = '0X'; break
     case 'd': case 'n': digits = decimalText(a); break
-    default: return valueError(`Unknown format code '${t}' for object of type 'int'`)
+    default: return unknownCode(t, name)
   }
   if (spec.grouping === ',' && 'bcoxX'.includes(t)) valueError("Cannot specify ',' with '" + t + "'.")
   const sign = signOf(neg, spec) + (spec.alt ? prefix : '')
@@ -181,7 +200,7 @@ function formatFloat(rt: PyRun, v: number, spec: Spec): string {
         if (!/[.e]/.test(body)) body += '.0'
       }
       break
-    default: return valueError(`Unknown format code '${t}' for object of type 'float'`)
+    default: return unknownCode(t, 'float')
   }
   let isZero = !/[1-9]/.test(body.replace(/e[+-]\d+$/, ''))
   const sign = signOf(neg && !(spec.z && isZero), spec)
@@ -193,7 +212,7 @@ function formatFloat(rt: PyRun, v: number, spec: Spec): string {
 }
 
 function formatStr(rt: PyRun, s: string, spec: Spec): string {
-  if (spec.type && spec.type !== 's') valueError(`Unknown format code '${spec.type}' for object of type 'str'`)
+  if (spec.type && spec.type !== 's') unknownCode(spec.type, 'str')
   if (spec.sign !== '-') valueError('Sign not allowed in string format specifier')
   if (spec.align === '=') valueError("'=' alignment not allowed in string format specifier")
   let body = s
@@ -213,9 +232,10 @@ export function format(rt: PyRun, value: unknown, spec: string): string {
     return typeError(`unsupported format string passed to ${typeName(value)}.__format__`)
   }
   const sp = parseSpec(spec)
+  if (sp === null) return valueError(`Invalid format specifier '${spec}' for object of type '${typeName(value)}'`)
   let out: string
   if (typeof value === 'string') out = formatStr(rt, value, sp)
-  else if (isIntValue(value)) out = formatInt(rt, intOf(value), sp)
+  else if (isIntValue(value)) out = formatInt(rt, intOf(value), sp, typeName(value))
   else out = formatFloat(rt, floatOf(value), sp)
   return rt.chargeString(out)
 }
