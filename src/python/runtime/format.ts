@@ -60,9 +60,10 @@ function parseSpecText(spec: string): Spec | null {
   // CPython refuses a width or precision that does not fit a Py_ssize_t (leading zeros are no digits too many).
   if ((m[7] && BigInt(m[7]) > SSIZE_MAX) || (m[9] && BigInt(m[9]) > SSIZE_MAX)) valueError('Too many decimal digits in format string')
   return {
-    fill: m[1] ?? (m[6] && !m[2] ? '0' : ' '),
-    align: m[2] ?? (m[6] ? '=' : ''),
-    sign: m[3] ?? '-',
+    // CPython: the 0 flag makes '0' the fill unless one is given; '=' the alignment only of numbers, when none is given (pad).
+    fill: m[1] ?? (m[6] ? '0' : ' '),
+    align: m[2] ?? '',
+    sign: m[3] ?? '',
     z: !!m[4],
     alt: !!m[5],
     zero: !!m[6],
@@ -79,7 +80,7 @@ function pad(rt: PyRun, body: string, sign: string, spec: Spec, defaultAlign: st
   const n = spec.width - len
   if (n <= 0) return sign + body
   payChars(rt, spec.width)
-  const align = spec.align || defaultAlign
+  const align = spec.align || (spec.zero && defaultAlign === '>' ? '=' : defaultAlign)
   const fill = spec.fill
   switch (align) {
     case '<': return sign + body + fill.repeat(n)
@@ -107,7 +108,7 @@ const groupedLength = (n: number, every: number): number => n + Math.floor((n - 
  * zeros is computed, not searched for, and paid for before it is built.
  */
 function zeroGroup(rt: PyRun, intPart: string, rest: string, sign: string, spec: Spec, every: number): string {
-  if (!(spec.zero || (spec.fill === '0' && spec.align === '=')) || !spec.grouping) return group(intPart, spec.grouping, every) + rest
+  if (!(spec.fill === '0' && (spec.align === '=' || (!spec.align && spec.zero))) || !spec.grouping) return group(intPart, spec.grouping, every) + rest
   const target = spec.width - strLen(sign) - strLen(rest)
   if (groupedLength(intPart.length, every) >= target) return group(intPart, spec.grouping, every) + rest
   // The fewest digits whose grouped length reaches the target.
@@ -137,7 +138,7 @@ function formatInt(rt: PyRun, v: number | bigint, spec: Spec, name = 'int'): str
   const neg = v < 0
   const a = neg ? -v : v
   if (t === 'c') {
-    if (spec.sign !== '-') valueError("Sign not allowed with integer format specifier 'c'")
+    if (spec.sign !== '') valueError("Sign not allowed with integer format specifier 'c'")
     if (neg || a > 0x10ffff) raise('OverflowError', '%c arg not in range(0x110000)')
     return pad(rt, String.fromCodePoint(Number(a)), '', spec, '>')
   }
@@ -166,6 +167,8 @@ function formatFloat(rt: PyRun, v: number, spec: Spec): string {
   // CPython formats a float's digits with a C int precision (checked before an inf or nan too).
   if (spec.precision !== null && spec.precision > INT_MAX) valueError('precision too big')
   let t = spec.type
+  // An inf or nan is refused an integer's or a string's code too ('x', 's', ...), as every float is.
+  if (t !== '' && !'eEfFgGn%'.includes(t)) return unknownCode(t, 'float')
   if (t === 'n') t = 'g'
   const neg = v < 0 || Object.is(v, -0)
   let a = Math.abs(v)
@@ -175,7 +178,7 @@ function formatFloat(rt: PyRun, v: number, spec: Spec): string {
     if (t === 'E' || t === 'F' || t === 'G') body = body.toUpperCase()
     if (t === '%') body += '%'
     const s = signOf(neg && !Number.isNaN(v), spec)
-    return pad(rt, body, s, { ...spec, fill: spec.zero && !spec.align ? ' ' : spec.fill }, '>')
+    return pad(rt, body, s, spec, '>')
   }
   const p = spec.precision
   // A float's digits: the precision plus at most 309 before the point (and a few signs and marks).
@@ -213,7 +216,10 @@ function formatFloat(rt: PyRun, v: number, spec: Spec): string {
 
 function formatStr(rt: PyRun, s: string, spec: Spec): string {
   if (spec.type && spec.type !== 's') unknownCode(spec.type, 'str')
-  if (spec.sign !== '-') valueError('Sign not allowed in string format specifier')
+  // CPython's checks, in its order.
+  if (spec.grouping) valueError(`Cannot specify '${spec.grouping}' with 's'.`)
+  if (spec.sign !== '') valueError(`${spec.sign === ' ' ? 'Space' : 'Sign'} not allowed in string format specifier`)
+  if (spec.alt) valueError('Alternate form (#) not allowed in string format specifier')
   if (spec.align === '=') valueError("'=' alignment not allowed in string format specifier")
   let body = s
   if (spec.precision !== null) body = Array.from(s).slice(0, spec.precision).join('')
@@ -299,7 +305,7 @@ export function percentFormat(rt: PyRun, fmt: string, args: unknown): string {
     const spec: Spec = {
       fill: flags.includes('0') && !left && 'diouxXeEfFgG'.includes(conv!) ? '0' : ' ',
       align: left ? '<' : flags.includes('0') && 'diouxXeEfFgG'.includes(conv!) ? '=' : '>',
-      sign: flags.includes('+') ? '+' : flags.includes(' ') ? ' ' : '-',
+      sign: flags.includes('+') ? '+' : flags.includes(' ') ? ' ' : '',
       z: false, alt: flags.includes('#'), zero: false, width, grouping: '', precision, type: '',
     }
     let piece: string
