@@ -35,6 +35,8 @@ function parse(text: string): Spec {
   // libmpdec reads a width and a precision as Py_ssize_t: beyond it the spec is invalid.
   if ((m[7] && BigInt(m[7]) > SSIZE_MAX) || (m[9] && BigInt(m[9]) > SSIZE_MAX)) valueError('invalid format string')
   const zeropad = m[6] !== undefined
+  // libmpdec's spec has no 0 flag after an alignment (format(Decimal(1), '>09') is invalid; '0=9' is a fill).
+  if (zeropad && m[2] !== undefined) valueError('invalid format string')
   let precision = m[9] !== undefined ? limited(m[9]) : null
   const type = m[10] ?? ''
   if (precision === 0 && (type === '' || 'gGn'.includes(type))) precision = 1
@@ -91,7 +93,8 @@ export function formatDecimal(x: Dec, specText: string, ctx: Ctx, pay: (n: numbe
   if (!x.finite) {
     let body = N.sciText(N.absolute(x), ctx.capitals)
     if (spec.type === '%') body += '%'
-    return align(signOf(x.sign === 1, spec), body, spec)
+    // _decimal pads an infinity or a NaN with spaces, right-aligned, where the 0 flag asked for zeros ('  NaN'); an explicit '0=' keeps them.
+    return align(signOf(x.sign === 1, spec), body, spec.zeropad ? { ...spec, fill: ' ', align: '>' } : spec)
   }
   const type = spec.type || (ctx.capitals ? 'G' : 'g')
   if (type === '%') x = new Dec(x.sign, x.coef, x.exp + 2)
