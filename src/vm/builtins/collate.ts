@@ -6,7 +6,7 @@
  */
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
-import { chargeScan } from './sizes.ts'
+import { chargeScan, nativeOp } from './sizes.ts'
 
 /** What a call naming locales or options is charged, in characters scanned (making a collator loads and tailors collation data). */
 const NEW_COLLATOR_CHARS = 1_000
@@ -15,9 +15,6 @@ const MAX_ITEMS = 8
 const MAX_TEXT = 64
 const MAX_CACHED = 16
 const cache = new Map<string, Intl.Collator>()
-
-/** Intl's own errors keep their kind: a bad tag is a RangeError, a locale that is not text (null, [1]) a TypeError. */
-const intlError = (e: unknown) => vmError(e instanceof TypeError ? 'TYPE_ERROR' : 'RANGE_ERROR', (e as Error).message)
 
 function tooLarge(): never {
   throw vmError('RANGE_ERROR', `Locales and options hold at most ${MAX_ITEMS} primitives of at most ${MAX_TEXT} characters`)
@@ -53,11 +50,8 @@ export function localeCompare(rt: Run, s: string, that: string, locales: unknown
   }
   let c = cache.get(key)
   if (!c) {
-    try {
-      c = new Intl.Collator(locales === undefined ? 'en' : (locales as string), options as Intl.CollatorOptions)
-    } catch (e) {
-      throw intlError(e)
-    }
+    // Intl's own errors keep their kind (nativeOp): a bad tag is a RangeError, a locale that is not text (null, [1]) a TypeError.
+    c = nativeOp('RANGE_ERROR', () => new Intl.Collator(locales === undefined ? 'en' : (locales as string), options as Intl.CollatorOptions))
     if (cache.size >= MAX_CACHED) cache.clear()
     cache.set(key, c)
   }
@@ -68,11 +62,5 @@ export function localeCompare(rt: Run, s: string, that: string, locales: unknown
 export function localeCase(locales: unknown, upper: boolean): (s: string) => string {
   checkSmall(locales)
   const tags = locales as string
-  return (s) => {
-    try {
-      return upper ? s.toLocaleUpperCase(tags) : s.toLocaleLowerCase(tags)
-    } catch (e) {
-      throw intlError(e)
-    }
-  }
+  return (s) => nativeOp('RANGE_ERROR', () => (upper ? s.toLocaleUpperCase(tags) : s.toLocaleLowerCase(tags)))
 }

@@ -14,12 +14,11 @@ import { stringReplace } from './replace.ts'
 import { localeCase, localeCompare } from './collate.ts'
 import { EXPANSION, chargeEntries, chargeScan, checkChars, mapBounded, nativeOp } from './sizes.ts'
 import { SLOT_BYTES } from '../fuel.ts'
-import { argPrim, guestString, joinGuest, primArgs, toPrim } from './coerce.ts'
+import { argPrim, guestString, joinGuest, primArgs } from './coerce.ts'
 
 type Method<T> = (rt: Run, self: T, args: any[]) => unknown
 
 const str = (rt: Run, s: string) => rt.chargeString(s)
-const toPrimOne = (rt: Run, x: unknown) => (typeof x === 'object' && x !== null && !isRegex(x) ? toPrim(rt, x) : x)
 const arrOut = (rt: Run, a: unknown[]) => { rt.chargeSlots(a.length); return a }
 
 function checkRepeat(rt: Run, unit: number, count: number): void {
@@ -63,8 +62,8 @@ const STRING_METHODS: Record<string, Method<string>> = {
   includes: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.includes(text(x), n) },
   indexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.indexOf(String(x), n) },
   lastIndexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.lastIndexOf(String(x), n) },
-  // Its locales and options reach Intl.Collator as given (checked small there): only the string compared is converted here.
-  localeCompare: (rt, s, [x, locales, options]) => localeCompare(rt, s, String(toPrimOne(rt, x)), locales, options),
+  // Its locales and options reach Intl.Collator as given (RAW_STRING_ARGS; checked small there): only the string compared is converted here.
+  localeCompare: (rt, s, [x, locales, options]) => localeCompare(rt, s, guestString(rt, x), locales, options),
   normalize: (rt, s, [form]) => {
     const f = form === undefined ? 'NFC' : String(form)
     if (!Object.prototype.hasOwnProperty.call(EXPANSION, f) || f === 'case') throw vmError('RANGE_ERROR', `The normalization form should be one of NFC, NFD, NFKC, NFKD`)
@@ -230,6 +229,9 @@ function typeName(v: unknown): string {
  * ToPrimitive first; array elements being stored (push, fill's value, ...)
  * are left alone.
  */
+/** String methods whose arguments are not converted first: their locales and options reach Intl as given (collate.ts checks them small). */
+const RAW_STRING_ARGS: ReadonlySet<string> = new Set(['localeCompare', 'toLocaleLowerCase', 'toLocaleUpperCase'])
+
 const ARRAY_COERCED: Record<string, readonly number[]> = {
   at: [0], slice: [0, 1], fill: [1, 2], with: [0], splice: [0, 1], includes: [1], indexOf: [1], lastIndexOf: [1], flat: [0], hasOwnProperty: [0],
 }
@@ -274,8 +276,7 @@ export function methodDispatcher(method: string): Dispatch {
     }
     throw vmError('METHOD_NOT_ALLOWED', `${typeName(target)}.${method} is not available`)
   }
-  // Locales and options (localeCompare's, toLocale*Case's) reach Intl as given, checked small there.
-  const stringArgs = method.startsWith('toLocale') || method === 'localeCompare' ? (_rt: Run, a: unknown[]) => a : primArgs
+  const stringArgs = RAW_STRING_ARGS.has(method) ? (_rt: Run, a: unknown[]) => a : primArgs
   return (rt, target, args) => {
     if (typeof target === 'string') return onString ? onString(rt, target, stringArgs(rt, args)) : missing(target)
     if (typeof target === 'object' && target !== null) {
