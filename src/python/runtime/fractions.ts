@@ -8,7 +8,7 @@
  */
 import { PyDict, PyNumeric, mkFloat, mkInt, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
-import { floatOf, intOf, isFloatValue, isIntValue, isNumber, numArith, unsupported, MAX_POW_BITS, MAX_STR_DIGITS, strToIntLimit } from './numbers.ts'
+import { floatOf, intOf, isFloatValue, isIntValue, isNumber, numArith, roundHalfEven, unsupported, MAX_POW_BITS, MAX_STR_DIGITS, strToIntLimit } from './numbers.ts'
 import { bigWorkUnits, type PyRun } from './fuel.ts'
 import { HASH_MOD, numberHash } from './set-order.ts'
 import { repr } from './core.ts'
@@ -115,7 +115,7 @@ export class PyFraction extends PyNumeric implements Q.Ratio {
     return Q.toFloat(this)
   }
 
-  unary(op: string, nd?: unknown): unknown {
+  unary(op: string, nd?: unknown, rt?: unknown): unknown {
     switch (op) {
       case 'neg': return new PyFraction(-this.n, this.d)
       case 'pos': return this
@@ -124,7 +124,7 @@ export class PyFraction extends PyNumeric implements Q.Ratio {
       case 'floor': return mkInt(Q.floorDiv(this.n, this.d))
       case 'ceil': return mkInt(-Q.floorDiv(-this.n, this.d))
       case 'float': return mkFloat(this.toFloat())
-      case 'round': return round(this, nd)
+      case 'round': return round(rt as PyRun, this, nd)
       case 'hash': return mkInt(hash(this))
     }
     return undefined
@@ -174,21 +174,38 @@ function rpow(rt: PyRun, x: unknown, b: PyFraction): unknown {
 }
 
 /** round(f) half to even (an int); round(f, nd) a fraction. */
-function round(f: PyFraction, nd: unknown): unknown {
-  const half = (r: Q.Ratio): bigint => {
-    const fl = Q.floorDiv(r.n, r.d), twice = (r.n - fl * r.d) * 2n
-    return twice < r.d ? fl : twice > r.d ? fl + 1n : fl % 2n === 0n ? fl : fl + 1n
-  }
-  if (nd === undefined || nd === null) return mkInt(half(f))
+function round(rt: PyRun, f: PyFraction, nd: unknown): unknown {
+  if (nd === undefined || nd === null) return mkInt(halfEven(f))
   // CPython's __round__ computes 10 ** abs(nd) first.
   if (!isNumber(nd) && !(nd instanceof PyNumeric)) typeError(`bad operand type for abs(): '${typeName(nd)}'`)
-  if (!isIntValue(nd)) typeError(`'${typeName(nd)}' object cannot be interpreted as an integer`)
+  if (!isIntValue(nd)) return roundBy(rt, f, nd)
   const k = Number(intOf(nd))
   // 10 ** |nd| under the int `**` size limit (numbers.ts), with its MemoryError.
   if (Math.abs(k) * 3.33 > MAX_POW_BITS) raise('MemoryError', 'the result of ** is too large')
   const shift = 10n ** BigInt(Math.abs(k))
-  if (k > 0) return PyFraction.of(Q.ratio(half(Q.mul(f, Q.fromInt(shift))), shift))
-  return PyFraction.of(Q.fromInt(half(Q.div(f, Q.fromInt(shift))) * shift))
+  if (k > 0) return PyFraction.of(Q.ratio(halfEven(Q.mul(f, Q.fromInt(shift))), shift))
+  return PyFraction.of(Q.fromInt(halfEven(Q.div(f, Q.fromInt(shift))) * shift))
+}
+
+const halfEven = (r: Q.Ratio): bigint => {
+  const fl = Q.floorDiv(r.n, r.d), twice = (r.n - fl * r.d) * 2n
+  return twice < r.d ? fl : twice > r.d ? fl + 1n : fl % 2n === 0n ? fl : fl + 1n
+}
+
+/**
+ * round(f, nd) for an nd that is a float, a fraction or a Decimal: CPython's __round__ line by line
+ * (`shift = 10 ** abs(nd)`, then `Fraction(round(f * shift), shift)` or `Fraction(round(f / shift) * shift)`),
+ * so its results and errors are CPython's: a float shift makes Fraction(n, 100.0) 'both arguments should
+ * be Rational instances' for a positive nd, and a float product, made exact, for a negative one.
+ */
+function roundBy(rt: PyRun, f: PyFraction, nd: unknown): unknown {
+  const op = (o: string, a: unknown, b: unknown): unknown => numArith(rt, o, a, b) ?? unsupported(o === '**' ? '** or pow()' : o, a, b)
+  const toInt = (x: unknown): unknown => (x instanceof PyFraction ? mkInt(halfEven(x)) : roundHalfEven(floatOf(x)))
+  const size = nd instanceof PyNumeric ? nd.unary('abs', undefined, rt) : mkFloat(Math.abs(floatOf(nd)))
+  const shift = op('**', 10, size)
+  const positive = nd instanceof PyNumeric ? nd.compareTo(0, true)! > 0 : floatOf(nd) > 0
+  if (positive) return makeFraction(rt, [toInt(op('*', f, shift)), shift], null)
+  return makeFraction(rt, [op('*', toInt(op('/', f, shift)), shift)], null)
 }
 
 /** CPython's hash of a rational: n · d⁻¹ mod 2^61 - 1, with the sign (equal ints and floats hash alike). */
