@@ -149,7 +149,9 @@ export const CLASS_DUNDERS: ReadonlySet<string> = new Set([
   '__getattribute__', '__getattr__', '__setattr__', '__delattr__',
   // The binary operators, their reflected (`__radd__`) and in-place (`__iadd__`) forms.
   ...['add', 'sub', 'mul', 'truediv', 'floordiv', 'mod', 'pow', 'and', 'or', 'xor', 'lshift', 'rshift', 'matmul'].flatMap((n) => [`__${n}__`, `__r${n}__`, `__i${n}__`]),
+  // divmod(a, b) (runtime/extended.ts), which has no in-place form.
+  '__divmod__', '__rdivmod__',
 ])
 
 /** The binary operator methods, named together in the refusal of another dunder. */
-const OPERATOR_DUNDER = /^__[ri]?(add|sub|mul|truediv|floordiv|mod|pow|and|or|xor|lshift|rshift|matmul)__$/
+const OPERATOR_DUNDER = /^__(?:[ri]?(?:add|sub|mul|truediv|floordiv|mod|pow|and|or|xor|lshift|rshift|matmul)|r?divmod)__$/

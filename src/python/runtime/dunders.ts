@@ -192,6 +192,8 @@ export function guestHash(x: PyInstance, f: PyOpaque): number | bigint {
 const NAMES: Readonly<Record<string, string>> = {
   '+': 'add', '-': 'sub', '*': 'mul', '/': 'truediv', '//': 'floordiv', '%': 'mod', '**': 'pow',
   '&': 'and', '|': 'or', '^': 'xor', '<<': 'lshift', '>>': 'rshift', '@': 'matmul',
+  // Not an operator: divmod(a, b) dispatches the same way (runtime/extended.ts); no in-place form.
+  divmod: 'divmod',
 }
 
 /**

@@ -25,7 +25,7 @@ import * as B from './builtins.ts'
 import type { PyRun } from './fuel.ts'
 import { PyClass, PyInstance } from './values.ts'
 import { PySlice, makeSlice } from './items.ts'
-import { MISSING, callGuest, guestHash, guestIndex, guestIterObject, guestMethod, hashMethod } from './dunders.ts'
+import { MISSING, callGuest, guestBinop, guestHash, guestIndex, guestIterObject, guestMethod, hashMethod } from './dunders.ts'
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit, removeAttr, storeAttr } from './classes.ts'
 import { OBJECT_DELATTR, OBJECT_GETATTRIBUTE, OBJECT_SETATTR, PyNativeSetattr, hooked, nativeSetattr, readWithHook } from './attr-hooks.ts'
 import { moduleFunction } from './modules.ts'
@@ -327,14 +327,14 @@ export function hash(x: unknown): unknown {
   return typeof k === 'string' ? hash(k) : 0
 }
 
-export function divmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] {
+export function divmod(rt: PyRun, a: unknown, b: unknown): unknown {
   if (a instanceof PyDecimal || b instanceof PyDecimal) { const r = decimalDivmod(rt, a, b); if (r) return r }
   // CPython names divmod in its message (the // and % messages differ).
   if ((b === 0 || b === 0n || b === false || (b instanceof PyFloat && b.v === 0)) && isNumber(a)) {
     raise('ZeroDivisionError', isIntValue(a) && isIntValue(b) ? 'integer division or modulo by zero' : 'float divmod()')
   }
-  // A program's class cannot define __divmod__ here (refused), so no guest operand answers divmod.
-  if (a instanceof PyInstance || b instanceof PyInstance) return unsupported('divmod()', a, b)
+  // A guest operand answers by __divmod__ / __rdivmod__ only (CPython does not fall back to // and %).
+  if (a instanceof PyInstance || b instanceof PyInstance) return guestBinop('divmod', a, b) ?? unsupported('divmod()', a, b)
   let q = numArith(rt, '//', a, b)
   if (q === undefined && a instanceof PyTime && b instanceof PyTime) q = timeArith('//', a, b)
   // No type's divmod answers: CPython names divmod() (not //).
