@@ -9,6 +9,13 @@ import { vmError } from '../errors.ts'
 import { isP } from '../compile/async.ts'
 import type { CallbackMethodName } from '../../ast/globals.ts'
 
+/**
+ * A hole (left by `a[5] = v` past the end, a longer `length` or `delete a[i]`): JS's
+ * map, forEach, filter, some, every, reduce, reduceRight and flatMap skip it (find*
+ * and sort do not). Only an undefined read can be one, so dense arrays pay one compare.
+ */
+const hole = (arr: unknown[], i: number, v: unknown): boolean => v === undefined && !(i in arr)
+
 export interface Callable {
   /** Positional arguments (no array per call): value/index/array, or acc/value/index/array. */
   call: (f: Frame, a?: unknown, b?: unknown, c?: unknown, d?: unknown) => unknown
@@ -28,7 +35,7 @@ export interface HofSpec {
  */
 function drive(
   f: Frame, arr: unknown[], cb: Callable, dir: 1 | -1,
-  step: (i: number, v: unknown) => boolean, done: () => unknown,
+  step: (i: number, v: unknown) => boolean, done: () => unknown, skipHoles = true,
 ): unknown {
   const n = arr.length
   let i = dir === 1 ? 0 : n - 1
@@ -36,8 +43,10 @@ function drive(
   const loop = (): unknown => {
     while (more()) {
       const k = i
-      const v = cb.call(f, arr[k], k, arr)
+      const x = arr[k]
       i += dir
+      if (skipHoles && hole(arr, k, x)) continue
+      const v = cb.call(f, x, k, arr)
       if (isP(v)) return v.then((r) => (step(k, r) ? done() : loop()))
       if (step(k, v)) return done()
     }
@@ -55,7 +64,10 @@ const map: HofSpec = {
     const out = new Array(n)
     f.rt.chargeSlots(n)
     if (!cb.async) {
-      for (let i = 0; i < n; i++) out[i] = cb.call(f, arr[i], i, arr)
+      for (let i = 0; i < n; i++) {
+        const x = arr[i]
+        if (!hole(arr, i, x)) out[i] = cb.call(f, x, i, arr)
+      }
       return out
     }
     return drive(f, arr, cb, 1, (i, v) => { out[i] = v; return false }, () => out)
@@ -66,7 +78,10 @@ const forEach: HofSpec = {
   run(f, arr, cb) {
     if (!cb.async) {
       const n = arr.length // JS visits the length the array had when the call began
-      for (let i = 0; i < n; i++) cb.call(f, arr[i], i, arr)
+      for (let i = 0; i < n; i++) {
+        const x = arr[i]
+        if (!hole(arr, i, x)) cb.call(f, x, i, arr)
+      }
       return undefined
     }
     return drive(f, arr, cb, 1, () => false, () => undefined)
@@ -80,7 +95,7 @@ const filter: HofSpec = {
       const n = arr.length
       for (let i = 0; i < n; i++) {
         const v = arr[i] // read once, as JS does (the callback may change arr[i])
-        if (cb.call(f, v, i, arr)) out.push(v)
+        if (!hole(arr, i, v) && cb.call(f, v, i, arr)) out.push(v)
       }
       f.rt.chargeSlots(out.length)
       return out
@@ -97,7 +112,7 @@ function finder(dir: 1 | -1, want: 'value' | 'index'): HofSpec {
     run(f, arr, cb) {
       let found = -1
       return drive(f, arr, cb, dir, (i, v) => { if (v) { found = i; return true } return false },
-        () => (want === 'index' ? found : found < 0 ? undefined : arr[found]))
+        () => (want === 'index' ? found : found < 0 ? undefined : arr[found]), false)
     },
   }
 }
@@ -119,32 +134,31 @@ const every: HofSpec = {
 function reducer(dir: 1 | -1): HofSpec {
   return {
     run(f, arr, cb, extra) {
-      if (!cb.async && dir === 1) {
-        const n = arr.length
-        let i = 0
-        let acc: unknown
-        if (extra.length > 0) acc = extra[0]
-        else {
-          if (n === 0) throw vmError('TYPE_ERROR', 'Reduce of empty array with no initial value')
-          acc = arr[i++]
-        }
-        for (; i < n; i++) acc = cb.call(f, acc, arr[i], i, arr)
-        return acc
-      }
       const n = arr.length
       let acc: unknown
       let i = dir === 1 ? 0 : n - 1
       if (extra.length > 0) acc = extra[0]
       else {
-        if (n === 0) throw vmError('TYPE_ERROR', 'Reduce of empty array with no initial value')
+        // The first value that is not a hole starts the accumulator, as in JS.
+        while ((dir === 1 ? i < n : i >= 0) && hole(arr, i, arr[i])) i += dir
+        if (dir === 1 ? i >= n : i < 0) throw vmError('TYPE_ERROR', 'Reduce of empty array with no initial value')
         acc = arr[i]
         i += dir
+      }
+      if (!cb.async && dir === 1) {
+        for (; i < n; i++) {
+          const x = arr[i]
+          if (!hole(arr, i, x)) acc = cb.call(f, acc, x, i, arr)
+        }
+        return acc
       }
       const loop = (): unknown => {
         while (dir === 1 ? i < n : i >= 0) {
           const k = i
           i += dir
-          const v = cb.call(f, acc, arr[k], k, arr)
+          const x = arr[k]
+          if (hole(arr, k, x)) continue
+          const v = cb.call(f, acc, x, k, arr)
           if (isP(v)) return v.then((r) => { acc = r; return loop() })
           acc = v
         }

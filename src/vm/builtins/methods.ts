@@ -126,7 +126,9 @@ function flatDepth(rt: Run, a: unknown[], depth: number): unknown[] {
   const walk = (xs: unknown[], d: number) => {
     rt.chargeSlots(xs.length)
     rt.tick()
-    for (const x of xs) {
+    for (let i = 0; i < xs.length; i++) {
+      const x = xs[i]
+      if (x === undefined && !(i in xs)) continue // a hole (a[5] = v, length growth, delete) is skipped, as JS's flat does
       if (Array.isArray(x) && d > 0) walk(x, d - 1)
       else if (out.push(x) > maxItems) rt.heapLimit(out.length * SLOT_BYTES)
     }
