@@ -94,13 +94,17 @@ export function setProp(rt: Run, o: any, k: unknown, v: unknown): unknown {
   return v
 }
 
-/** `k in o`: own properties only (guest objects have no prototype to consult). */
+/**
+ * `k in o`: an own property, or one JS's object or array inherits (`'toString' in {}`,
+ * `'map' in []` are true in JS, so a `word in counts` test means the same for any word).
+ * Only the answer is given: the prototype's members stay unreadable.
+ */
 export function hasProp(o: unknown, k: unknown): boolean {
   if (o === null || typeof o !== 'object') {
     throw vmError('TYPE_ERROR', `Cannot use 'in' operator to search for "${String(k)}" in ${o === null ? 'null' : typeof o}`)
   }
   const key = toKey(k)
-  return Object.prototype.hasOwnProperty.call(o, key)
+  return Object.prototype.hasOwnProperty.call(o, key) || key in (Array.isArray(o) ? Array.prototype : Object.prototype)
 }
 
 /** `delete o[k]` */

@@ -93,9 +93,10 @@ describe('binary', () => {
     expect(await evalExpr(bin('!=', lit(1), lit('1')))).toBe(true)
     expect(await evalExpr(bin('==', lit('x'), lit('x')))).toBe(true)
   })
-  test('in checks own keys only', async () => {
+  test('in checks own keys and, as JS, what an object or array inherits', async () => {
     expect(await evalExpr(bin('in', lit('a'), obj({ a: lit(1) })))).toBe(true)
-    expect(await evalExpr(bin('in', lit('toString'), obj({})))).toBe(false)
+    expect(await evalExpr(bin('in', lit('toString'), obj({})))).toBe(true)
+    expect(await evalExpr(bin('in', lit('toStrin'), obj({})))).toBe(false)
     expect(await evalExpr(bin('in', lit(0), arr(lit(9))))).toBe(true)
     expect(await code(prog([ret(bin('in', lit('a'), lit(1)))]))).toBe('TYPE_ERROR')
     expect(await code(prog([ret(bin('in', lit('constructor'), obj({})))]))).toBe('FORBIDDEN_NAME')

@@ -1,0 +1,66 @@
+/**
+ * Regressions for differences from JavaScript found by the value and
+ * control-flow differential generator (test/transpiler/differential/
+ * generate-values.ts). Each program states JavaScript's answer, and is also
+ * run natively to keep that answer honest.
+ */
+import { describe, expect, test } from 'bun:test'
+import { AgentVM } from '../../src/vm/index.ts'
+import { transpile } from '../../src/transpiler/index.ts'
+import { runNative } from '../transpiler/differential/harness.ts'
+
+async function both(body: string, expected: unknown): Promise<void> {
+  const source = `function main() {\n${body}\n}\n`
+  const native = runNative({ name: 'fix', source, args: {} })
+  expect(native).toEqual({ ok: true, value: expected })
+  const r = await new AgentVM().run(transpile(source).ast, {}, { fuel: 1e6 })
+  expect(r.error).toBeUndefined()
+  expect(r.result).toEqual(expected)
+}
+
+describe('array holes (a[i] = v past the end, a longer length, delete a[i])', () => {
+  test('map, forEach, filter, some, every, flatMap skip holes; find visits them', async () => {
+    await both(`const a = [1]
+a[3] = 4
+const seen = []
+a.forEach((x, i) => { seen.push(i) })
+const m = a.map((x) => 7)
+return { seen, m: Object.keys(m), f: a.filter(() => true), s: a.some((x) => x === undefined),
+  e: a.every((x) => x !== undefined), fm: a.flatMap((x) => [x]), fi: a.findIndex((x) => x === undefined) }`,
+    { seen: [0, 3], m: ['0', '3'], f: [1, 4], s: false, e: true, fm: [1, 4], fi: 1 })
+  })
+  test('reduce and reduceRight skip holes, also for the first accumulator', async () => {
+    await both(`const a = []
+a[2] = 5
+a[4] = 1
+const b = [1, 2, 3]
+delete b[1]
+let err = ''
+try { [].reduce((x, y) => x) } catch (e) { err = e.name }
+const c = []
+c.length = 3
+try { c.reduce((x, y) => x) } catch (e) { err += e.name }
+return { r: a.reduce((x, y) => x - y), rr: a.reduceRight((x, y) => x - y), sum: b.reduce((x, y) => x + y, 0), err }`,
+    { r: 4, rr: -4, sum: 4, err: 'TypeErrorTypeError' })
+  })
+  test('a callback with a block body skips holes too', async () => {
+    await both(`const a = [1, 2, 3]
+delete a[1]
+let n = 0
+a.forEach((x) => { n += x })
+return { n, m: a.map((x) => { return x * 2 }).length }`, { n: 4, m: 3 })
+  })
+  test('flat drops holes', async () => {
+    await both(`const a = [1]
+a[3] = 4
+return { a: a.flat(), b: [[1], a].flat(), c: [a, [a]].flat(Infinity) }`, { a: [1, 4], b: [1, 1, 4], c: [1, 4, 1, 4] })
+  })
+})
+
+describe('`in`', () => {
+  test('sees what an object or an array inherits, as JS does', async () => {
+    await both(`const o = { a: 1 }
+return { own: 'a' in o, inherited: 'toString' in o, valueOf: 'valueOf' in o, map: 'map' in [], length: 'length' in [], none: 'x' in o, idx: 5 in [1] }`,
+    { own: true, inherited: true, valueOf: true, map: true, length: true, none: false, idx: false })
+  })
+})
