@@ -12,6 +12,7 @@ import { chargeEntries, chargeProps, chargeScan, mapBounded, nativeOp } from './
 import { jsonParse, jsonStringify, jsonText } from './json.ts'
 import { SET_HELPERS } from './sets.ts'
 import { guestString, primArgs, toPrim } from './coerce.ts'
+import { parseDate } from './date-parse.ts'
 
 export type Builtin = (rt: Run, args: any[]) => unknown
 
@@ -139,22 +140,9 @@ const STRING: Record<string, Builtin> = {
   fromCodePoint: (rt, a) => rt.chargeString(nativeOp('RANGE_ERROR', () => String.fromCodePoint(...(a as number[])))),
 }
 
-/** ISO date and time without a zone (`2024-03-07T10:00`, `2024-03-07 10:00:00.5`). */
-const ISO_LOCAL = /^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d(?::\d\d(?:\.\d{1,3})?)?)$/
-
-/**
- * JavaScript reads an ISO date and time without a zone in the host's time zone, so the same program
- * would give other numbers (and a replayed workflow take other branches) on a host elsewhere: the
- * VM reads it as UTC on every host. Other texts are the host's Date.parse.
- */
-function parseDate(s: string): number {
-  const m = ISO_LOCAL.exec(s)
-  return Date.parse(m ? `${m[1]}T${m[2]}Z` : s)
-}
-
 const DATE: Record<string, Builtin> = {
   now: (rt) => rt.now(),
-  parse: (_rt, [s]) => parseDate(String(s)),
+  parse: (rt, [s]) => { const text = String(s); chargeScan(rt, text.length); return parseDate(text) },
   UTC: (_rt, a) => Date.UTC(...(a as [number, number])),
   /** ISO 8601 text of a millisecond timestamp (plain-data stand-in for `new Date(ms).toISOString()`). */
   toISOString: (_rt, [ms]) => {
