@@ -123,11 +123,11 @@ export function cliHint(e: AgentError, ctx: RunContext): string | undefined {
   return FLAG_HINTS[e.code]?.(ctx, e) ?? (inner ? FLAG_HINTS[inner]?.(ctx, e) : undefined)
 }
 
-/** The text form: `file:line:col: error CODE: message`, then frame and hint. */
+/** The text form: `file:line:col: error CODE: message`, then frame and hint. The AST op that failed only without a source line (the frame shows the place better than the VM's name for the step). */
 export function formatDiagnostic(d: JsonDiagnostic, c: Palette): string {
   const where = d.file === undefined ? '' : d.line !== undefined ? `${d.file}:${d.line}:${d.column ?? 1}: ` : `${d.file}: `
   const severity = d.severity === 'error' ? c.red(c.bold('error')) : c.yellow('warning')
-  let text = `${where}${severity} ${c.bold(d.code)}: ${d.path ? `${d.path}: ` : ''}${d.message}${d.op ? c.dim(` (in ${d.op})`) : ''}\n`
+  let text = `${where}${severity} ${c.bold(d.code)}: ${d.path ? `${d.path}: ` : ''}${d.message}${d.op && d.line === undefined ? c.dim(` (in ${d.op})`) : ''}\n`
   if (d.frame) text += `${c.dim(d.frame)}\n`
   if (d.hint) text += `${c.cyan('hint:')} ${d.hint}\n`
   return text

@@ -52,7 +52,7 @@ export const HOST_NAME_HINTS: Readonly<Record<string, string>> = {
   Buffer: 'Binary data is not available: pass text. ',
   WeakMap: 'Use a plain object `{}` keyed by strings. ',
   WeakSet: 'Use an array with the `Set.*` helpers. ',
-  Intl: 'Format with template literals and `Number.toFixed`. ',
+  Intl: 'Format numbers with `n.toLocaleString(locale, options)` (Intl.NumberFormat\'s options) or `n.toFixed(digits)`. ',
   BigInt: 'BigInt is not supported: use numbers, or strings for big identifiers. ',
   XMLHttpRequest: 'Use the atom `httpFetch({ url })`. ',
   WebSocket: 'Network access goes through atoms such as `httpFetch({ url })`. ',

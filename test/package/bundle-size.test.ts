@@ -56,6 +56,8 @@ import { ensureBuilt, ROOT } from './built.ts'
 // zone: the same program gave other numbers elsewhere, and a replayed workflow could branch otherwise). 48,707 B.
 // 48,730: hasOwnProperty of strings and arrays as JavaScript's (it was a TYPE_ERROR). 48,728 B.
 // 48,690: localeCompare converts with guestString and Intl's errors go through nativeOp (no copies of either). 48,683 B.
+// 48,815: a number's toLocaleString is JavaScript's (Intl.NumberFormat, "en" by default, sharing the collator's
+// checks and cache), and every other value's too (it was METHOD_NOT_ALLOWED; models format money with it). +122 B.
 // 49,350 on purpose: Date.parse is the VM's own reader (builtins/date-parse.ts): ISO text, what Date's toString /
 // toUTCString / toDateString print, RFC 2822 and a few written forms, as V8 reads them in UTC, every other text NaN
 // (it was the host engine's legacy parser, which V8, JavaScriptCore and SpiderMonkey do not share). 48,786 -> 49,339 B (+553).

@@ -21,7 +21,7 @@ const KEY_MAX_CHARS = 1_000_000
 const MAX_NESTING = 10_000
 
 /** `String(o)` for a non-array object, as JS would compute it for guest data. */
-function objectText(o: object): string {
+export function objectText(o: object): string {
   if (isRegex(o)) return o.toString()
   const proto = Object.getPrototypeOf(o)
   // A guest object's own `toString` is data, never callable: JS then fails to convert it.
@@ -32,9 +32,9 @@ function objectText(o: object): string {
 }
 
 /** `a.join(sep)` with JS semantics (null/undefined as '', cycles as ''), bounded. */
-export function joinGuest(rt: Run | undefined, a: unknown[], sep: string): string {
+export function joinGuest(rt: Run | undefined, a: unknown[], sep: string, numberText?: (n: number) => string): string {
   // Arrays of primitives (the usual case) cannot blow up: native join, same fuel.
-  if (rt && a.length <= 10_000) {
+  if (rt && a.length <= 10_000 && !numberText) {
     let flat = true
     let chars = a.length * sep.length
     for (let i = 0; i < a.length; i++) {
@@ -75,7 +75,7 @@ export function joinGuest(rt: Run | undefined, a: unknown[], sep: string): strin
       if (x === null || x === undefined) s = ''
       else if (Array.isArray(x)) s = walk(x, ',')
       else {
-        s = typeof x === 'object' ? objectText(x) : String(x)
+        s = typeof x === 'object' ? objectText(x) : numberText && typeof x === 'number' ? numberText(x) : String(x)
         chars += s.length
       }
       if (i > 0) chars += separator.length

@@ -1,8 +1,9 @@
 /**
- * `localeCompare` as JavaScript's: `Intl.Collator` with the guest's locales and options; and
- * `toLocaleLowerCase` / `toLocaleUpperCase` in the locales given. The default locale is "en", not
+ * `localeCompare` as JavaScript's: `Intl.Collator` with the guest's locales and options;
+ * `toLocaleLowerCase` / `toLocaleUpperCase` in the locales given; a number's `toLocaleString`
+ * through `Intl.NumberFormat`. The default locale is "en", not
  * the host's: a program compares and cases text in the same locale on every host (a workflow
- * replayed elsewhere takes the same branches). Collators are cached by their arguments.
+ * replayed elsewhere takes the same branches). Collators and formats are cached by their arguments.
  */
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
@@ -14,7 +15,7 @@ const NEW_COLLATOR_CHARS = 1_000
 const MAX_ITEMS = 8
 const MAX_TEXT = 64
 const MAX_CACHED = 16
-const cache = new Map<string, Intl.Collator>()
+const cache = new Map<string, unknown>()
 
 function tooLarge(): never {
   throw vmError('RANGE_ERROR', `Locales and options hold at most ${MAX_ITEMS} primitives of at most ${MAX_TEXT} characters`)
@@ -36,26 +37,39 @@ function checkSmall(v: unknown): void {
   if ('length' in v && !(Number((v as { length: unknown }).length) <= MAX_ITEMS)) tooLarge()
 }
 
-export function localeCompare(rt: Run, s: string, that: string, locales: unknown, options: unknown): number {
-  chargeScan(rt, s.length + that.length)
-  let key = ''
+/**
+ * An Intl formatter or collator for the guest's locales and options, "en" when none are given. Each
+ * call naming them is charged (cached or not: a run's fuel never depends on earlier runs).
+ */
+function intl<T>(rt: Run, kind: 'c' | 'n', locales: unknown, options: unknown, make: (locales: string, options: any) => T): T {
+  let key = kind
   if (locales !== undefined || options !== undefined) {
     checkSmall(locales)
     checkSmall(options)
-    // Charged on every call that names them, cached or not: a run's fuel never depends on earlier runs.
     chargeScan(rt, NEW_COLLATOR_CHARS)
     // Each primitive tagged with its type: plain JSON made NaN and null one key, so a collator cached for
     // localeCompare(s, NaN) answered localeCompare(s, null), JS's TypeError, after it.
-    key = JSON.stringify([locales, options], (_k, v) => (typeof v === 'object' && v !== null ? v : typeof v + String(v)))
+    key += JSON.stringify([locales, options], (_k, v) => (typeof v === 'object' && v !== null ? v : typeof v + String(v)))
   }
-  let c = cache.get(key)
+  let c = cache.get(key) as T | undefined
   if (!c) {
     // Intl's own errors keep their kind (nativeOp): a bad tag is a RangeError, a locale that is not text (null, [1]) a TypeError.
-    c = nativeOp('RANGE_ERROR', () => new Intl.Collator(locales === undefined ? 'en' : (locales as string), options as Intl.CollatorOptions))
+    c = nativeOp('RANGE_ERROR', () => make(locales === undefined ? 'en' : (locales as string), options))
     if (cache.size >= MAX_CACHED) cache.clear()
     cache.set(key, c)
   }
-  return c.compare(s, that)
+  return c
+}
+
+export function localeCompare(rt: Run, s: string, that: string, locales: unknown, options: unknown): number {
+  chargeScan(rt, s.length + that.length)
+  return intl(rt, 'c', locales, options, (l, o) => new Intl.Collator(l, o)).compare(s, that)
+}
+
+/** A number's toLocaleString: Intl.NumberFormat's text (grouping, currency, percent, units), "en" by default. */
+export function numberLocaleString(rt: Run, n: number, locales: unknown, options: unknown): string {
+  const text = intl(rt, 'n', locales, options, (l, o) => new Intl.NumberFormat(l, o)).format(n)
+  return rt.chargeString(text)
 }
 
 /** The case mapping of toLocaleLowerCase / toLocaleUpperCase in the locales given (without, the methods are toLowerCase's). */

@@ -11,10 +11,10 @@ import { isForbiddenKey, setProp } from '../guards.ts'
 import type { GuardedRegex } from './regex.ts'
 import { isRegex, regexSupport } from './regex-hook.ts'
 import { stringReplace } from './replace.ts'
-import { localeCase, localeCompare } from './collate.ts'
+import { localeCase, localeCompare, numberLocaleString } from './collate.ts'
 import { EXPANSION, chargeEntries, chargeScan, checkChars, mapBounded, nativeOp } from './sizes.ts'
 import { SLOT_BYTES } from '../fuel.ts'
-import { argPrim, guestString, joinGuest, primArgs } from './coerce.ts'
+import { argPrim, guestString, joinGuest, objectText, primArgs } from './coerce.ts'
 
 type Method<T> = (rt: Run, self: T, args: any[]) => unknown
 
@@ -62,7 +62,7 @@ const STRING_METHODS: Record<string, Method<string>> = {
   includes: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.includes(text(x), n) },
   indexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.indexOf(String(x), n) },
   lastIndexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.lastIndexOf(String(x), n) },
-  // Its locales and options reach Intl.Collator as given (RAW_STRING_ARGS; checked small there): only the string compared is converted here.
+  // Its locales and options reach Intl.Collator as given (RAW_ARGS; checked small there): only the string compared is converted here.
   localeCompare: (rt, s, [x, locales, options]) => localeCompare(rt, s, guestString(rt, x), locales, options),
   normalize: (rt, s, [form]) => {
     const f = form === undefined ? 'NFC' : String(form)
@@ -89,6 +89,7 @@ const STRING_METHODS: Record<string, Method<string>> = {
   trimStart: (rt, s) => str(rt, s.trimStart()),
   trimEnd: (rt, s) => str(rt, s.trimEnd()),
   toString: (_rt: Run, s: string) => s,
+  toLocaleString: (_rt: Run, s: string) => s,
   valueOf: (_rt: Run, s: string) => s,
   split: (rt, s, [sep, limit]) => {
     if (isRegex(sep)) return arrOut(rt, regexSupport().split(rt, sep, s, limit))
@@ -190,6 +191,8 @@ const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
   entries: (rt, a) => { chargeEntries(rt, a.length); return [...a.entries()] },
   values: (rt, a) => arrOut(rt, a.slice()),
   toString: (rt: Run, a: unknown[]) => str(rt, joinGuest(rt, a, ',')),
+  // Each number, at any depth, in the locale given (JavaScript calls every item's toLocaleString).
+  toLocaleString: (rt: Run, a: unknown[], [locales, options]: unknown[]) => str(rt, joinGuest(rt, a, ',', (n) => numberLocaleString(rt, n, locales, options))),
 }
 
 const NUMBER_METHODS: Record<string, Method<number>> = {
@@ -197,11 +200,13 @@ const NUMBER_METHODS: Record<string, Method<number>> = {
   toPrecision: (_rt, n, [d]) => nativeOp('RANGE_ERROR', () => n.toPrecision(d)),
   toExponential: (_rt, n, [d]) => nativeOp('RANGE_ERROR', () => n.toExponential(d)),
   toString: (_rt: Run, n: number, [radix]: any[]) => nativeOp('RANGE_ERROR', () => n.toString(radix)),
+  toLocaleString: (rt: Run, n: number, [locales, options]: unknown[]) => numberLocaleString(rt, n, locales, options),
   valueOf: (_rt: Run, n: number) => n,
 }
 
 const BOOLEAN_METHODS: Record<string, Method<boolean>> = {
   toString: (_rt: Run, b: boolean) => String(b),
+  toLocaleString: (_rt: Run, b: boolean) => String(b),
   valueOf: (_rt: Run, b: boolean) => b,
 }
 
@@ -209,11 +214,14 @@ const REGEX_METHODS: Record<string, Method<GuardedRegex>> = {
   test: (rt, re, [s]) => regexSupport().test(rt, re, s),
   exec: (rt, re, [s]) => regexSupport().exec(rt, re, s),
   toString: (_rt: Run, re: GuardedRegex) => re.toString(),
+  toLocaleString: (_rt: Run, re: GuardedRegex) => re.toString(),
 }
 
 const OBJECT_METHODS: Record<string, Method<Record<string, unknown>>> = {
   hasOwnProperty,
   toString: () => '[object Object]',
+  // JavaScript's calls the object's toString: an own `toString` (data) fails as it does.
+  toLocaleString: (_rt: Run, o: object) => objectText(o),
 }
 
 export const INSTANCE_METHOD_NAMES: ReadonlySet<string> = new Set([
@@ -231,8 +239,8 @@ function typeName(v: unknown): string {
  * ToPrimitive first; array elements being stored (push, fill's value, ...)
  * are left alone.
  */
-/** String methods whose arguments are not converted first: their locales and options reach Intl as given (collate.ts checks them small). */
-const RAW_STRING_ARGS: ReadonlySet<string> = new Set(['localeCompare', 'toLocaleLowerCase', 'toLocaleUpperCase'])
+/** String and number methods whose arguments are not converted first: their locales and options reach Intl as given (collate.ts checks them small). */
+const RAW_ARGS: ReadonlySet<string> = new Set(['localeCompare', 'toLocaleLowerCase', 'toLocaleUpperCase', 'toLocaleString'])
 
 const ARRAY_COERCED: Record<string, readonly number[]> = {
   at: [0], slice: [0, 1], fill: [1, 2], with: [0], splice: [0, 1], includes: [1], indexOf: [1], lastIndexOf: [1], flat: [0], hasOwnProperty: [0],
@@ -278,9 +286,9 @@ export function methodDispatcher(method: string): Dispatch {
     }
     throw vmError('METHOD_NOT_ALLOWED', `${typeName(target)}.${method} is not available`)
   }
-  const stringArgs = RAW_STRING_ARGS.has(method) ? (_rt: Run, a: unknown[]) => a : primArgs
+  const primOrRaw = RAW_ARGS.has(method) ? (_rt: Run, a: unknown[]) => a : primArgs
   return (rt, target, args) => {
-    if (typeof target === 'string') return onString ? onString(rt, target, stringArgs(rt, args)) : missing(target)
+    if (typeof target === 'string') return onString ? onString(rt, target, primOrRaw(rt, args)) : missing(target)
     if (typeof target === 'object' && target !== null) {
       if (Array.isArray(target)) {
         if (!onArray) return missing(target)
@@ -291,7 +299,7 @@ export function methodDispatcher(method: string): Dispatch {
       if (m === onObject && Object.prototype.hasOwnProperty.call(target, method)) throw vmError('TYPE_ERROR', `${method} is not a function: the object has its own "${method}"`)
       return m ? (m as Method<unknown>)(rt, target, primArgs(rt, args)) : missing(target)
     }
-    if (typeof target === 'number') return onNumber ? onNumber(rt, target, primArgs(rt, args)) : missing(target)
+    if (typeof target === 'number') return onNumber ? onNumber(rt, target, primOrRaw(rt, args)) : missing(target)
     if (typeof target === 'boolean') return onBoolean ? onBoolean(rt, target, primArgs(rt, args)) : missing(target)
     return missing(target)
   }
