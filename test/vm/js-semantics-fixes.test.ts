@@ -64,3 +64,21 @@ return { own: 'a' in o, inherited: 'toString' in o, valueOf: 'valueOf' in o, map
     { own: true, inherited: true, valueOf: true, map: true, length: true, none: false, idx: false })
   })
 })
+
+describe('for...in', () => {
+  test('skips a key deleted before its turn; an added key is not visited', async () => {
+    await both(`const o = { a: 1, b: 2, c: 3 }
+const r = []
+for (const k in o) {
+  delete o.b
+  o.z = 0
+  r.push(k)
+}
+const xs = [1, 2, 3, 4]
+for (const k in xs) {
+  xs.pop()
+  r.push(k)
+}
+return { r }`, { r: ['a', 'c', '0', '1'] })
+  })
+})

@@ -236,7 +236,7 @@ function forLoop(c: Compiler, step: StepOf<'for'>, scope: Scope): CStepInfo {
 
 /** State of one for...of / for...in: a key snapshot or live array by index, or a string read in place. */
 /** What a loop walks: an array by index, a string in place, or a library's lazy source (`PULL`). */
-interface Iteration { items: unknown[] | null; text: string | null; i: number; pull: PullSource | null }
+interface Iteration { items: unknown[] | null; text: string | null; i: number; pull: PullSource | null; obj: unknown }
 
 function items(f: Frame, v: unknown, mode: 'of' | 'in'): unknown[] {
   if (mode === 'in') {
@@ -268,8 +268,11 @@ function iterate(c: Compiler, step: StepOf<'forOf'> | StepOf<'forIn'>, scope: Sc
     let v: unknown
     const items = st.items
     if (items !== null) {
-      if (st.i >= items.length) return false
-      v = items[st.i++]
+      do {
+        if (st.i >= items.length) return false
+        v = items[st.i++]
+        // for...in skips a key deleted before its turn, as JS does (the snapshot was taken at the start).
+      } while (mode === 'in' && !Object.prototype.hasOwnProperty.call(st.obj, v as string))
     } else if (st.pull !== null) {
       v = st.pull[PULL]()
       if (v === PULL_DONE) return false
@@ -293,8 +296,8 @@ function iterate(c: Compiler, step: StepOf<'forOf'> | StepOf<'forIn'>, scope: Sc
   })
   const go = (f: Frame, x: unknown) => {
     // One object shape for the three kinds, so `next` reads its fields monomorphically.
-    f.s[hidden] = typeof x === 'string' ? { items: null, text: x, i: 0, pull: null }
-      : mode === 'of' && isPullSource(x) ? { items: null, text: null, i: 0, pull: x } : { items: items(f, x, mode), text: null, i: 0, pull: null }
+    f.s[hidden] = typeof x === 'string' ? { items: null, text: x, i: 0, pull: null, obj: null }
+      : mode === 'of' && isPullSource(x) ? { items: null, text: null, i: 0, pull: x, obj: null } : { items: items(f, x, mode), text: null, i: 0, pull: null, obj: x }
     return loop(f)
   }
   const run: CStep = (f) => {

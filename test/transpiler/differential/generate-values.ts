@@ -121,6 +121,7 @@ const objectOp = fc.oneof(
   fc.tuple(key, value).map(([k, v]) => `o[${k}] = ${v}`),
   key.map((k) => `out.push(delete o[${k}])`),
   key.map((k) => `out.push(${k} in o)`),
+  fc.tuple(key, key).map(([k, j]) => `for (const k in o) {\ndelete o[${k}]\nout.push(k)\no[${j}] = k\n}`),
   fc.constantFrom(
     'out.push(Object.keys(o))', 'out.push(JSON.stringify(o))', 'out.push(Object.entries(o).map(([k, v]) => k + \'=\' + show(v)))',
     'out.push(Object.values(o).map((v) => show(v)))', 'for (const k in o) {\nout.push(k)\n}',
