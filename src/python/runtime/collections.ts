@@ -3,6 +3,7 @@ import { PyDict, PyDictView, PySet, typeName } from './values.ts'
 import { typeError, raise } from './errors.ts'
 import { hashKey, iterate, repr } from './core.ts'
 import type { PyRun } from './fuel.ts'
+import { PySignalDict, PySignalView } from './decimal-signals.ts'
 
 export function dictFromPairs(rt: PyRun, flat: unknown[]): PyDict {
   const d = new PyDict()
@@ -28,6 +29,11 @@ export function dictUpdate(rt: PyRun, d: PyDict, src: unknown): void {
   if (src instanceof PyDict) {
     rt.chargeSlots(src.size)
     for (const [k, v] of src.map.values()) dictSet(d, k, v)
+    return
+  }
+  // A mapping: its keys and their values (dict(ctx.flags), {**ctx.traps}).
+  if (src instanceof PySignalDict) {
+    for (const k of src.keys()) dictSet(d, k, src.has(k))
     return
   }
   const items = iterate(src, rt)
@@ -63,7 +69,7 @@ export function asSet(x: unknown): PySet | undefined {
     for (const v of iterate(x)) s.map.set(hashKey(v), v)
     return s
   }
-  return undefined
+  return x instanceof PySignalView ? x.asSet() : undefined
 }
 
 export function setOp(rt: PyRun, op: string, a: PySet, b: PySet): PySet {

@@ -10,7 +10,7 @@ import { codePoints, compareStr, strRepr } from './text.ts'
 import { decimalText, floatOf, intOf, isFloatValue, isNumber } from './numbers.ts'
 import { work, type PyRun } from './fuel.ts'
 import { MISSING, callGuest, guestContains, guestIter, guestLen, guestMethod, guestTruth, instanceKey } from './dunders.ts'
-import { PySignalDict, hasSignal, signalDictEq } from './decimal-signals.ts'
+import { SignalCollection, signalEq } from './decimal-signals.ts'
 
 /** bool(x). */
 export function truth(x: unknown): boolean {
@@ -87,7 +87,8 @@ function encodeTuple(t: readonly unknown[]): string {
 export function eq(a: unknown, b: unknown): boolean {
   if (a === b) return typeof a !== 'number' || a === a
   const ta = typeof a, tb = typeof b
-  if (ta === 'string' || tb === 'string') return false
+  // A signal dict compared with '' (as with 0 or None, below) is CPython's ValueError.
+  if (ta === 'string' || tb === 'string') return ta !== tb && (a instanceof SignalCollection || b instanceof SignalCollection) && signalEq(a, b)
   if (isNumber(a) && isNumber(b)) {
     if (isFloatValue(a) || isFloatValue(b)) {
       if (typeof a === 'bigint' || typeof b === 'bigint') {
@@ -106,9 +107,9 @@ export function eq(a: unknown, b: unknown): boolean {
     if (c !== undefined || !(b instanceof PyNumeric)) return c === 0
   }
   if (b instanceof PyNumeric) return b.compareTo(a) === 0
+  if (a instanceof SignalCollection || b instanceof SignalCollection) return signalEq(a, b)
   if (a === null || b === null || ta !== 'object' || tb !== 'object') return false
   if (a instanceof PyType || b instanceof PyType) return sameClass(a, b)
-  if (a instanceof PySignalDict || b instanceof PySignalDict) return signalDictEq(a, b)
   const te = timeEq(a, b)
   if (te !== undefined) return te
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -421,7 +422,7 @@ export function iterate(x: unknown, rt?: PyRun): unknown[] {
     return Array.from(d.map.values(), (e) => Object.freeze([e[0], e[1]]))
   }
   if (x instanceof PyIter) return x.rest()
-  if (x instanceof PySignalDict) return x.keys()
+  if (x instanceof SignalCollection) return x.members()
   if (x instanceof PyInstance) {
     const it = guestIter(x)
     if (it) { const items = it.rest(); if (rt) rt.chargeSlots(items.length); return items }
@@ -444,7 +445,7 @@ export function len(x: unknown): number {
   if (x instanceof PyDict || x instanceof PySet) return x.size
   if (x instanceof PyRange) return x.length
   if (x instanceof PyDictView) return x.dict.size
-  if (x instanceof PySignalDict) return x.keys().length
+  if (x instanceof SignalCollection) return x.members().length
   return guestLen(x) ?? typeError(`object of type '${typeName(x)}' has no len()`)
 }
 
@@ -464,7 +465,7 @@ export function contains(rt: PyRun, container: unknown, x: unknown): boolean {
   }
   if (container instanceof PyDict) return container.map.has(hashKey(x))
   if (container instanceof PySet) return container.map.has(hashKey(x))
-  if (container instanceof PySignalDict) return hasSignal(x)
+  if (container instanceof SignalCollection) return container.holds(x)
   if (container instanceof PyRange) {
     if (!isNumber(x) || (isFloatValue(x) && !Number.isInteger(floatOf(x)))) return false
     const v = floatOf(x)

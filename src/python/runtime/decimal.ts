@@ -626,7 +626,7 @@ function fromFloat(rt: PyRun, a: unknown[]): PyDecimal {
 }
 
 /** The methods of a context (`ctx.create_decimal(x)`, `ctx.copy()`) and of a `localcontext()` manager. */
-export function contextMethod(rt: PyRun, o: unknown, name: string, a: unknown[], _kw: PyDict | null): unknown {
+export function contextMethod(rt: PyRun, o: unknown, name: string, a: unknown[], kw: PyDict | null): unknown {
   if (o instanceof PyContext && name === 'create_decimal') {
     // Rounded to this context, its conditions flagged in it (a float is FloatOperation).
     const ctx = o.of(rt)
@@ -645,7 +645,7 @@ export function contextMethod(rt: PyRun, o: unknown, name: string, a: unknown[],
     const big = (k: string): bigint => BigInt(o.get(k) as number | bigint)
     return mkInt((name === 'Etiny' ? big('Emin') : big('Emax')) - big('prec') + 1n)
   }
-  if (o instanceof PySignalDict) return o.method(name, a)
+  if (o instanceof PySignalDict) return o.method(name, a, kw)
   return contextManagerMethod(rt, o, name)
 }
 

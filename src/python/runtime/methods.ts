@@ -229,7 +229,7 @@ export { dictSet }
 /** `d.get(k, default)` without the method table when d is a plain dict (`py$mget`, also fused). */
 export function dictGet(rt: PyRun, d: unknown, k: unknown, dflt: unknown): unknown {
   if (d instanceof PyDict && d.missing === undefined) { const e = d.map.get(hashKey(k)); return e === undefined ? dflt : e[1] }
-  if (d instanceof PySignalDict) return d.method('get', [k, dflt])
+  if (d instanceof PySignalDict) return d.method('get', [k, dflt], null)
   return callMethod(rt, d, 'get', [k, dflt], null)
 }
 
