@@ -61,7 +61,8 @@ import { ensureBuilt, ROOT } from './built.ts'
 // 49,350 on purpose: Date.parse is the VM's own reader (builtins/date-parse.ts): ISO text, what Date's toString /
 // toUTCString / toDateString print, RFC 2822 and a few written forms, as V8 reads them in UTC, every other text NaN
 // (it was the host engine's legacy parser, which V8, JavaScriptCore and SpiderMonkey do not share). 48,786 -> 49,339 B (+553).
-export const BUDGET_GZIP_BYTES = 49_350
+// 49,440: the two above together (toLocaleString 970ed24 on Date.parse 6d0b274): 49,436 B.
+export const BUDGET_GZIP_BYTES = 49_440
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {
