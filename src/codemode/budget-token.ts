@@ -70,10 +70,11 @@ export class BudgetTokenError extends Error {
 /**
  * What a seen-set knows of a token id it holds: its spend still runs (its lease ends at `until`, ms
  * since the epoch; absent: at the token's expiry), it ended with this receipt, its run was lost (the
- * lease passed without a receipt: `receipt` charges the whole grant), or it was recorded without a
- * receipt (by a seen-set from before receipts were kept).
+ * lease passed without a receipt: `receipt` charges the whole grant; `decided`: the `abandon` call
+ * that answered reached that verdict, once per token however many retries and processes ask), or it
+ * was recorded without a receipt (by a seen-set from before receipts were kept).
  */
-export type SpentToken = { state: 'running'; until?: number } | { state: 'answered'; receipt: string } | { state: 'lost'; receipt: string } | { state: 'unknown' }
+export type SpentToken = { state: 'running'; until?: number } | { state: 'answered'; receipt: string } | { state: 'lost'; receipt: string; decided?: true } | { state: 'unknown' }
 
 /** Token ids already spent, each kept until its token expires (a replay after that is refused as expired). */
 export interface SeenTokens {
@@ -92,6 +93,12 @@ export interface SeenTokens {
    * Optional: without it a spend is in flight until its token expires.
    */
   abandon?(id: string, receipt: string, now: number): Promise<SpentToken | undefined> | SpentToken | undefined
+  /**
+   * The spend of `id` (claimed here) is starting its run only now: its lease ends at `runningUntil`
+   * unless it already ends later. What is known of `id` then: `lost` when a retry found the lease
+   * passed before this (the run must not start). Optional: without it the lease is the claim's.
+   */
+  renew?(id: string, runningUntil: number): Promise<SpentToken | undefined> | SpentToken | undefined
 }
 
 /**
@@ -135,7 +142,14 @@ export class MemorySeenTokens implements SeenTokens {
 
   abandon(id: string, receipt: string, now: number): SpentToken | undefined {
     const seen = this.ids.get(id)
-    if (seen && typeof seen.held === 'number' && seen.held <= now) Object.assign(seen, { held: receipt, lost: true })
+    if (!seen || typeof seen.held !== 'number' || seen.held > now) return this.recall(id)
+    Object.assign(seen, { held: receipt, lost: true })
+    return { state: 'lost', receipt, decided: true }
+  }
+
+  renew(id: string, runningUntil: number): SpentToken | undefined {
+    const seen = this.ids.get(id)
+    if (seen && typeof seen.held === 'number' && runningUntil > seen.held) seen.held = runningUntil
     return this.recall(id)
   }
 }
@@ -268,9 +282,10 @@ export class BudgetTokens {
    * retry is refused with BUDGET_TOKEN_LOST and a receipt of the whole grant, what a run whose use is
    * unknown is charged. Not run again: the lost run may have used its fuel and made its calls, which
    * a second run under the same grant would repeat. Without `leaseMs` the lease ends at the token's
-   * expiry (a retry is then refused as expired).
+   * expiry (a retry is then refused as expired). `lost` is called when this retry reached that verdict
+   * (once per token, however many retries on however many processes find it lost).
    */
-  async spendOrRecall(token: unknown, options: { leaseMs?: number } = {}): Promise<BudgetClaims> {
+  async spendOrRecall(token: unknown, options: { leaseMs?: number; lost?: (claims: BudgetClaims) => void } = {}): Promise<BudgetClaims> {
     const claims = this.verify(token)
     const now = this.now()
     const until = options.leaseMs === undefined ? claims.exp : Math.min(claims.exp, now + Math.max(0, options.leaseMs))
@@ -283,6 +298,7 @@ export class BudgetTokens {
       throw new BudgetTokenError('BUDGET_TOKEN_ANSWERED', `The budget token ${claims.id} was spent by a run that has ended; this answer carries that run's receipt, not its result`, undefined, known.receipt)
     }
     if (known?.state === 'lost') {
+      if (known.decided) options.lost?.(claims)
       throw new BudgetTokenError('BUDGET_TOKEN_LOST', `The budget token ${claims.id} was spent by a run that was lost (its server stopped before it ended); this answer carries a receipt of the whole grant`, undefined, known.receipt)
     }
     if (known?.state === 'running') {
@@ -295,6 +311,19 @@ export class BudgetTokens {
       throw new BudgetTokenError('BUDGET_TOKEN_IN_FLIGHT', message, undefined, undefined, at)
     }
     throw replayed(claims.id)
+  }
+
+  /**
+   * The run of a spend (spendOrRecall) starts only now (it waited to be admitted): its lease is renewed
+   * to end `leaseMs` from now (at the token's deadline at the latest), so the wait cannot make it look
+   * lost. Throws BUDGET_TOKEN_LOST (with the receipt of the whole grant a retry was given) when a retry
+   * found the lease passed first: that verdict stands, and the run must not start.
+   */
+  async renew(claims: BudgetClaims, leaseMs: number): Promise<void> {
+    const known = await this.seen.renew?.(claims.id, Math.min(claims.exp, this.now() + Math.max(0, leaseMs)))
+    if (known?.state === 'lost') {
+      throw new BudgetTokenError('BUDGET_TOKEN_LOST', `The budget token ${claims.id} was found lost before its run started (its lease ended while the run waited to be admitted); the run was not started, and this answer carries the receipt of the whole grant its retry was given`, undefined, known.receipt)
+    }
   }
 
   /** Keep the receipt of a spend (spendOrRecall) that has ended: a retry of its token is answered with it. */

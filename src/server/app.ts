@@ -98,6 +98,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
     health: () => ({ pool: { threads: pool.size, queued: pool.queueSize }, ...options.health?.() }),
   }
 
+  host.onBudgetTokenLost((tenant) => metrics.budgetTokenLost(tenant))
   metrics.gauge('ajs_pool_queue_size', 'Runs waiting for a free worker.', () => [{ value: pool.queueSize }])
   metrics.gauge('ajs_pool_threads', 'Worker threads in the pool.', () => [{ value: pool.size }])
   metrics.gauge('ajs_pool_workers_terminated', 'Workers terminated because a run ignored its interrupt (since start).', () => [{ value: pool.terminated }])

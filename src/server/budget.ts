@@ -68,15 +68,22 @@ export function serverBudgetTokens(config: BudgetTokensConfig, key: string, seen
   return new BudgetTokens({ key, maxDepth: config.maxDepth, maxTtlMs: config.maxTtlMs, seen: seen ?? new MemorySeenTokens(config.maxSeen) })
 }
 
-/** The host bridge's budget methods, answered from the host's seen-set (every thread's spends in one place). */
-export function answerSeenTokens(seen: SeenTokens, method: string, args: unknown[]): unknown {
+/**
+ * The host bridge's budget methods, answered from the host's seen-set (every thread's spends in one
+ * place). `lost` is called when an abandon reached the verdict that a spend's run was lost.
+ */
+export async function answerSeenTokens(seen: SeenTokens, method: string, args: unknown[], lost?: () => void): Promise<unknown> {
   // claim: id, expiresAt, runningUntil?; answer: id, receipt; recall: id; abandon: id, receipt, now.
   const [id, arg, time] = args as [string, unknown, unknown]
   if (typeof id !== 'string') throw new TypeError('budget tokens: a token id is a string')
   if (method === 'budget.claim' && typeof arg === 'number' && (time === undefined || typeof time === 'number')) return seen.claim(id, arg, time)
   if (method === 'budget.answer' && typeof arg === 'string') return seen.answer?.(id, arg)
   if (method === 'budget.recall') return seen.recall?.(id)
-  if (method === 'budget.abandon' && typeof arg === 'string' && typeof time === 'number') return seen.abandon?.(id, arg, time)
+  if (method === 'budget.abandon' && typeof arg === 'string' && typeof time === 'number') {
+    const known = await seen.abandon?.(id, arg, time)
+    if (known?.state === 'lost' && known.decided) lost?.()
+    return known
+  }
   throw new TypeError(`budget tokens: bad bridge call ${method}`)
 }
 
@@ -101,7 +108,9 @@ export const SEEN_PRUNE_EVERY = 256
  * ends at `running_until` (migration 8; NULL in rows from before it: at the token's expiry); a retry
  * past it finds the run lost and marks the row so (`lost`, with a receipt of the whole grant), in one
  * UPDATE, so every process answers every later retry alike, and a receipt kept late by a run that was
- * not dead after all does not replace it (the first answer given stands). Bounded:
+ * not dead after all does not replace it (the first answer given stands; migration 9 makes a lost row
+ * final in the database, against the UPDATEs of processes from before it). The lease is renewed when
+ * the run starts (`renew`), after its admission, which may wait on the database. Bounded:
  * expired rows are deleted on the first claim and every SEEN_PRUNE_EVERY claims after, and when
  * `max` unexpired rows are held (counted at each prune) new tokens are refused (fail closed, as in
  * memory) and every claim prunes again until there is room. Between prunes a process may add up to
@@ -134,8 +143,14 @@ export class PgSeenTokens implements SeenTokens {
   }
 
   async abandon(id: string, receipt: string, now: number): Promise<SpentToken | undefined> {
-    await this.pool.query('UPDATE ajs.budget_tokens_seen SET running = false, receipt = $2, lost = true WHERE id = $1 AND running AND receipt IS NULL AND running_until <= $3', [id, receipt, now])
-    return this.recall(id)
+    const r = await this.pool.query('UPDATE ajs.budget_tokens_seen SET running = false, receipt = $2, lost = true WHERE id = $1 AND running AND receipt IS NULL AND running_until <= $3', [id, receipt, now])
+    // The row lock orders concurrent abandons (and renewals): one of them, on one process, decides.
+    return r.rowCount === 1 ? { state: 'lost', receipt, decided: true } : this.recall(id)
+  }
+
+  async renew(id: string, runningUntil: number): Promise<SpentToken | undefined> {
+    const r = await this.pool.query('UPDATE ajs.budget_tokens_seen SET running_until = GREATEST(running_until, $2) WHERE id = $1 AND running AND receipt IS NULL RETURNING running_until', [id, runningUntil])
+    return r.rowCount === 1 ? { state: 'running', until: Number(r.rows[0].running_until) } : this.recall(id)
   }
 
   /** Delete the expired rows and count the rest. A replay of an expired token is refused as expired before it gets here. */
@@ -160,26 +175,47 @@ const spentOf = (row: { running: boolean; running_until: string | null; receipt:
  * limit and the grace): 403/409/422 with the BUDGET_TOKEN_* code when refused (IN_FLIGHT with
  * Retry-After: when its lease ends), 501 when this server takes none. A token whose first spend has
  * ended, or was lost, is refused with that spend's receipt in `answered` (BUDGET_TOKEN_ANSWERED,
- * BUDGET_TOKEN_LOST): the caller sends it in the receipt header.
+ * BUDGET_TOKEN_LOST): the caller sends it in the receipt header. `lost`: this request reached the
+ * verdict that the token's run was lost (once per token).
  */
-export async function spendRequestToken(budget: BudgetTokens | undefined, header: unknown, answered?: (receipt: string) => void, leaseMs?: number): Promise<BudgetClaims | undefined> {
+export async function spendRequestToken(budget: BudgetTokens | undefined, header: unknown, answered?: (receipt: string) => void, leaseMs?: number, lost?: () => void): Promise<BudgetClaims | undefined> {
   if (header === undefined) return undefined
   if (!budget) throw new HttpError('NOT_AVAILABLE', `This server accepts no budget tokens (header ${BUDGET_HEADER}); the operator enables them with "budgetTokens" in the serve config`)
   try {
-    return await budget.spendOrRecall(Array.isArray(header) ? header[0] : header, leaseMs === undefined ? {} : { leaseMs })
+    return await budget.spendOrRecall(Array.isArray(header) ? header[0] : header, { ...(leaseMs === undefined ? {} : { leaseMs }), ...(lost ? { lost } : {}) })
   } catch (e) {
-    if (!(e instanceof BudgetTokenError)) throw e
-    if (e.receipt !== undefined) answered?.(e.receipt)
-    const retryAfter = e.retryAt === undefined ? undefined : Math.max(1, Math.ceil((e.retryAt - budget.now()) / 1000))
-    throw new HttpError(e.code as HttpError['code'], e.message, retryAfter === undefined ? {} : { retryAfter })
+    throw e instanceof BudgetTokenError ? httpErrorOf(budget, e, answered) : e
   }
+}
+
+/**
+ * Renew the lease of a request's spend as its run starts, `leaseMs` from now (the time limit the run
+ * was admitted with, which counts from here, and the grace). 409 BUDGET_TOKEN_LOST, with the receipt
+ * a retry was given in `answered`, when the lease had already passed: the run is not started. A store
+ * that cannot be reached is not the client's failure: the run starts under the claim's lease (`log`).
+ */
+export async function renewRequestLease(budget: BudgetTokens, claims: BudgetClaims, leaseMs: number, answered: (receipt: string) => void, log?: (e: unknown) => void): Promise<void> {
+  try {
+    await budget.renew(claims, leaseMs)
+  } catch (e) {
+    if (e instanceof BudgetTokenError) throw httpErrorOf(budget, e, answered)
+    log?.(e)
+  }
+}
+
+/** A BudgetTokenError as the server answers it: its code, Retry-After from `retryAt`, its receipt given to `answered`. */
+function httpErrorOf(budget: BudgetTokens, e: BudgetTokenError, answered?: (receipt: string) => void): HttpError {
+  if (e.receipt !== undefined) answered?.(e.receipt)
+  const retryAfter = e.retryAt === undefined ? undefined : Math.max(1, Math.ceil((e.retryAt - budget.now()) / 1000))
+  return new HttpError(e.code as HttpError['code'], e.message, retryAfter === undefined ? {} : { retryAfter })
 }
 
 /**
  * The lease of a run a token pays for: its time limit (what the request asks, at most the tenant's
  * limits.timeoutMs; spendOrRecall caps it at the token's deadline) plus `graceMs`. The pool stops a run
- * by its limit and terminates its thread a grace later (queueing counts: the limit runs from the
- * submission), so past the lease a run with no receipt is one whose process died.
+ * by its limit and terminates its thread a grace later (queueing in the pool counts: the limit runs from
+ * the pool's acceptance, where the lease is renewed: renewRequestLease), so past the lease a run with no
+ * receipt is one whose process died.
  */
 export const runLeaseMs = (requestedMs: number | undefined, tenantMs: number, graceMs: number): number =>
   (typeof requestedMs === 'number' && requestedMs > 0 ? Math.min(requestedMs, tenantMs) : tenantMs) + graceMs

@@ -38,6 +38,8 @@ export interface Host {
   pool: RunPool
   /** Budget tokens of the deployment (config budgetTokens): verifies tokens presented to this server, signs receipts. */
   budget?: BudgetTokens
+  /** Called with the tenant when a workflow thread's budgetRun reaches the verdict that a token's run was lost (the server counts it). */
+  onBudgetTokenLost(listener: (tenant: string) => void): void
   close(): Promise<void>
 }
 
@@ -72,11 +74,12 @@ export function createHost(options: HostOptions): Host {
     ...(atoms.mcp ? { mcpTools: atoms.mcp.tools } : {}),
     ...(budgetConfig && budgetKey ? { budget: { key: budgetKey, maxDepth: budgetConfig.maxDepth, maxTtlMs: budgetConfig.maxTtlMs, leaseGraceMs: budgetConfig.leaseGraceMs } } : {}),
   }
+  const lostListeners: Array<(tenant: string) => void> = []
   const bridge = new BridgeHost(bridgeName, (tenant, method: BridgeMethod, args) => {
-    // Spent budget tokens are the deployment's, not a tenant's (a thread asks with no tenant).
+    // Spent budget tokens are the deployment's, not a tenant's: the tenant a thread names (a workflow's) only labels a lost verdict.
     if (method.startsWith('budget.')) {
       if (!seen) throw new Error('this server accepts no budget tokens')
-      return answerSeenTokens(seen, method, args)
+      return answerSeenTokens(seen, method, args, () => { for (const l of lostListeners) l(tenant) })
     }
     if (!tenants.get(tenant)) throw new Error(`unknown tenant ${tenant}`)
     if (method === 'mcp.call') {
@@ -95,6 +98,7 @@ export function createHost(options: HostOptions): Host {
   return {
     config, atoms, stores, tenants, procedures, pool,
     ...(budgetConfig && budgetKey ? { budget: serverBudgetTokens(budgetConfig, budgetKey, seen) } : {}),
+    onBudgetTokenLost: (listener) => { lostListeners.push(listener) },
     async close() {
       await pool.close()
       bridge.close()

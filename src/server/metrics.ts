@@ -21,6 +21,7 @@ export type Gauge = () => Array<{ labels?: Record<string, string>; value: number
 export class Metrics {
   private readonly tenants = new Map<string, TenantSeries>()
   private readonly refusals = new Map<string, number>()
+  private readonly lostTokens = new Map<string, number>()
   private readonly gauges: Array<{ name: string; help: string; read: Gauge }> = []
 
   private series(tenant: string): TenantSeries {
@@ -47,6 +48,11 @@ export class Metrics {
   refused(tenant: string, code: string): void {
     const key = `${tenant}\u0000${code}`
     this.refusals.set(key, (this.refusals.get(key) ?? 0) + 1)
+  }
+
+  /** A budget token found lost (its run's lease passed with no receipt): counted by whoever reached the verdict, once per token. */
+  budgetTokenLost(tenant: string): void {
+    this.lostTokens.set(tenant, (this.lostTokens.get(tenant) ?? 0) + 1)
   }
 
   gauge(name: string, help: string, read: Gauge): void {
@@ -78,6 +84,8 @@ export class Metrics {
       const [tenant, code] = key.split('\u0000') as [string, string]
       out.push(`ajs_requests_refused_total{tenant=${q(tenant)},code=${q(code)}} ${n}`)
     }
+    out.push('# HELP ajs_budget_tokens_lost_total Budget tokens whose run was found lost (its lease passed with no receipt; charged the whole grant), by the tenant whose retry found it.', '# TYPE ajs_budget_tokens_lost_total counter')
+    for (const [tenant, n] of this.lostTokens) out.push(`ajs_budget_tokens_lost_total{tenant=${q(tenant)}} ${n}`)
     for (const g of this.gauges) {
       out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`)
       for (const { labels, value } of g.read()) {
@@ -102,6 +110,10 @@ export class Metrics {
       const k = `*\u0000${code}`
       view.refusals.set(k, (view.refusals.get(k) ?? 0) + n)
       if (typeof scope === 'object' && tenant === scope.tenant) view.refusals.set(key, n)
+    }
+    for (const [tenant, n] of this.lostTokens) {
+      view.lostTokens.set('*', (view.lostTokens.get('*') ?? 0) + n)
+      if (typeof scope === 'object' && tenant === scope.tenant) view.lostTokens.set(tenant, n)
     }
     for (const g of this.gauges) {
       view.gauges.push({ name: g.name, help: g.help, read: () => {

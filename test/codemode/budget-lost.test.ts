@@ -64,6 +64,13 @@ function serveWith(name: string, tenant: { id: string; token: string; timeoutMs:
   }
 }
 
+/** ajs_budget_tokens_lost_total of a tenant as that tenant scrapes it (0: no line). */
+async function lostCounted(url: string, tenant: string, token: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text()
+  const m = new RegExp(`^ajs_budget_tokens_lost_total\\{tenant="${tenant}"\\} (\\d+)$`, 'm').exec(text)
+  return m ? Number(m[1]) : 0
+}
+
 /** SIGKILL, once `hold` has heard `n` requests (the run is in flight); resolves when the process is gone. */
 async function killWhenHeard(child: ChildProcess, n: number): Promise<void> {
   for (let i = 0; i < 400 && hold.heard() < n; i++) await Bun.sleep(10)
@@ -109,6 +116,8 @@ describe.skipIf(!available)('a budget token whose server was killed mid-run', ()
     const three = (await serve()).url
     for (const url of [two, three]) expect(await send(url, token)).toMatchObject({ status: 409, receipt: answer.receipt, body: { error: { code: 'BUDGET_TOKEN_LOST' } } })
     expect(hold.heard()).toBe(before + 1)
+    // Counted once, by the process whose retry reached the verdict.
+    expect([await lostCounted(two, 'child', 'b-token'), await lostCounted(three, 'child', 'b-token')]).toEqual([1, 0])
     await killChildren(children) // they would take the next test's workflow jobs (its tenant is not theirs)
   }, 90_000)
 
@@ -132,5 +141,7 @@ export default { error: sub.error?.code ?? null, used: sub.fuelUsed, settled: aw
     expect(done.error).toBeUndefined()
     expect(done.result).toEqual({ error: 'BUDGET_TOKEN_LOST', used: 5000, settled: { id: expect.stringMatching(/^bt_/), fuel: 5000, used: 5000, returned: 0 } })
     expect(hold.heard()).toBe(before + 1) // not run again
+    // The workflow thread's verdict is counted by its process, as the workflow's tenant's.
+    expect(await lostCounted(second.url, 'ops', 'ops-token')).toBe(1)
   }, 90_000)
 })

@@ -80,8 +80,16 @@ function sync(id: string): Promise<void> {
   })
 }
 
-/** The deployment's budget tokens (config budgetTokens); budgetRun's spends go to the host's seen-set, which every thread shares. */
-const budgetTokens = data.budget ? new BudgetTokens({ ...data.budget, seen: bridgedSeenTokens((method, args) => bridge.call('', method, args)) }) : undefined
+/**
+ * The deployment's budget tokens (config budgetTokens), one view per tenant: budgetRun's spends go to
+ * the host's seen-set, which every thread shares, naming the tenant so a lost verdict is counted as its.
+ */
+const budgetTokens = new Map<string, BudgetTokens>()
+function budgetTokensOf(tenant: string): BudgetTokens {
+  let tokens = budgetTokens.get(tenant)
+  if (!tokens) budgetTokens.set(tenant, tokens = new BudgetTokens({ ...data.budget!, seen: bridgedSeenTokens((method, args) => bridge.call(tenant, method, args)) }))
+  return tokens
+}
 /** The tenants' VMs, for budgetRun's sub-runs (as the pool's workers run the tenants' runs). */
 const runtimeOf = tenantRuntimes(data, bridge)
 
@@ -94,10 +102,10 @@ const runtimeOf = tenantRuntimes(data, bridge)
  * a workflow resumed on another process after this one died gets BUDGET_TOKEN_LOST then.
  */
 function budgetAtomsOf(tenant: string, custom: readonly AtomDef[], op: OpenOp): AtomDef[] {
-  if (!budgetTokens) return []
+  if (!data.budget) return []
   const rt = runtimeOf(tenant, custom)
   const runOptions = { capabilities: rt.capabilities, interrupt: op.interrupt, ...(op.maxHeapBytes !== undefined ? { maxHeapBytes: op.maxHeapBytes } : {}) }
-  return workflowBudgetAtoms(budgetTokens, { runner: rt.vm, runOptions, maxSubRunMs: data.tenants[tenant]?.timeoutMs, leaseGraceMs: data.budget!.leaseGraceMs })
+  return workflowBudgetAtoms(budgetTokensOf(tenant), { runner: rt.vm, runOptions, maxSubRunMs: data.tenants[tenant]?.timeoutMs, leaseGraceMs: data.budget!.leaseGraceMs })
 }
 
 /** The tenant's atoms (custom and MCP, each call preceded by a sync of the journal) and the budget atoms. */

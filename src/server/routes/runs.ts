@@ -5,7 +5,7 @@ import type { RunBody } from '../runs.ts'
 import { authErrors, errorBody, idParams, runBody, runRecord, runResult, runsQuery } from '../schemas.ts'
 import type { RunRecord, RunState } from '../stores/types.ts'
 import { StopController } from '../stop-signal.ts'
-import { BUDGET_HEADER, RECEIPT_HEADER, keepReceipt, runLeaseMs, spendRequestToken, takeBudgetCalls } from '../budget.ts'
+import { BUDGET_HEADER, RECEIPT_HEADER, keepReceipt, renewRequestLease, runLeaseMs, spendRequestToken, takeBudgetCalls } from '../budget.ts'
 import { HttpError } from '../errors.ts'
 import { listQuerySchema, listRuns, RUN_STATES, type ListParams } from '../listing.ts'
 
@@ -86,8 +86,10 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
     }
     // A retry of a token whose run has ended is answered with that run's receipt (409 BUDGET_TOKEN_ANSWERED), of one
     // whose run was lost (past its lease, no receipt) with a receipt of the whole grant (409 BUDGET_TOKEN_LOST).
-    const lease = ctx.config.budgetTokens && runLeaseMs(req.body?.options?.timeoutMs, tenant.config.limits.timeoutMs, ctx.config.budgetTokens.leaseGraceMs)
-    const grant = await spendRequestToken(ctx.budget, budgetHeader, (receipt) => reply.header(RECEIPT_HEADER, receipt), lease).catch((e) => {
+    const graceMs = ctx.config.budgetTokens?.leaseGraceMs ?? 0
+    const lease = ctx.config.budgetTokens && runLeaseMs(req.body?.options?.timeoutMs, tenant.config.limits.timeoutMs, graceMs)
+    const answered = (receipt: string) => reply.header(RECEIPT_HEADER, receipt)
+    const grant = await spendRequestToken(ctx.budget, budgetHeader, answered, lease, () => ctx.metrics.budgetTokenLost(tenant.id)).catch((e) => {
       // The operator's trace of a run that died with its server (each retry of its token says so again).
       if (e instanceof HttpError && e.code === 'BUDGET_TOKEN_LOST') req.log.warn({ tenant: tenant.id }, `budget tokens: ${e.message}`)
       throw e
@@ -95,18 +97,26 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const gone = untilGone(reply)
     if (!grant) return ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed)
     // The receipt of what the run used goes back with every answer, a refusal included (then nothing was used),
-    // and is kept with the spent token for a retry, before the answer leaves.
+    // and is kept with the spent token for a retry, before the answer leaves. A run found lost before it
+    // started is answered with the receipt its retry was given, and nothing is kept.
     let used = 0
     let calls: Record<string, number> = {}
+    let lost = false
+    // Admission may have waited (a stored program or the day's fuel read from the database): the lease
+    // runs from the run's start, with the time limit it was admitted with.
+    const starting = (task: { timeoutMs: number }) => renewRequestLease(ctx.budget!, grant, task.timeoutMs + graceMs, (receipt) => { lost = true; answered(receipt) },
+      (e) => req.log.error({ err: e }, 'budget tokens: the lease of a spent token was not renewed as its run started'))
     try {
-      const result = await ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed, grant)
+      const result = await ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed, grant, starting)
       used = result.fuelUsed
       calls = takeBudgetCalls(result, grant)
       return result
     } finally {
-      const receipt = ctx.budget!.receipt(grant, used, calls)
-      reply.header(RECEIPT_HEADER, receipt)
-      await keepReceipt(ctx.budget!, grant, receipt, (e) => req.log.error({ err: e }, 'budget tokens: the receipt of a spent token was not kept'))
+      if (!lost) {
+        const receipt = ctx.budget!.receipt(grant, used, calls)
+        reply.header(RECEIPT_HEADER, receipt)
+        await keepReceipt(ctx.budget!, grant, receipt, (e) => req.log.error({ err: e }, 'budget tokens: the receipt of a spent token was not kept'))
+      }
     }
   }
 

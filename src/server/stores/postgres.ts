@@ -55,6 +55,13 @@ export const MIGRATIONS: readonly string[] = [
   // lost (its server died), marks the row `lost` with a receipt of the whole grant and is answered with it (budget.ts
   // PgSeenTokens). A row from before has no lease: running until its token expires, as it was.
   `ALTER TABLE ajs.budget_tokens_seen ADD COLUMN running_until bigint, ADD COLUMN lost boolean NOT NULL DEFAULT false;`,
+  // A lost verdict is final in the database itself: every later retry was promised the same answer (the whole grant),
+  // and a process from before migration 8 keeps a late receipt with an unguarded UPDATE (SET running = false, receipt
+  // = $2 WHERE id = $1). An UPDATE of a lost row is skipped (as the guarded ones of budget.ts skip it), not an error:
+  // the old process still answers its own request. Rows are still deleted when they expire.
+  `CREATE OR REPLACE FUNCTION ajs.budget_token_lost_is_final() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+   CREATE TRIGGER budget_tokens_seen_lost_is_final BEFORE UPDATE ON ajs.budget_tokens_seen
+     FOR EACH ROW WHEN (OLD.lost) EXECUTE FUNCTION ajs.budget_token_lost_is_final();`,
 ]
 
 export async function migrate(pool: pg.Pool): Promise<void> {
