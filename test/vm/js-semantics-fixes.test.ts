@@ -82,3 +82,15 @@ for (const k in xs) {
 return { r }`, { r: ['a', 'c', '0', '1'] })
   })
 })
+
+describe('sort comparators', () => {
+  test('the result is read with ToNumber: a string, an array, null and undefined count', async () => {
+    await both(`const xs = [3, 1, 10, 2]
+return {
+  s: xs.toSorted((a, b) => String(a - b)),
+  a: xs.toSorted((a, b) => [b - a]),
+  t: xs.toSorted((a, b) => (a < b ? '-1' : a > b ? '1' : null)),
+  u: xs.toSorted((a, b) => (a === b ? undefined : a - b)),
+}`, { s: [1, 2, 3, 10], a: [10, 3, 2, 1], t: [1, 2, 3, 10], u: [1, 2, 3, 10] })
+  })
+})

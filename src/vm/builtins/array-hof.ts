@@ -7,6 +7,7 @@
 import type { Frame } from '../runtime.ts'
 import { vmError } from '../errors.ts'
 import { isP } from '../compile/async.ts'
+import { toPrim } from './coerce.ts'
 import type { CallbackMethodName } from '../../ast/globals.ts'
 
 /**
@@ -188,8 +189,10 @@ const sort: HofSpec = {
   run(f, arr, cb) {
     // n log n comparisons, each metered through the callback itself.
     return arr.sort((a, b) => {
-      const r = cb.call(f, a, b) as number
-      return typeof r === 'number' && !Number.isNaN(r) ? r : 0
+      const r = cb.call(f, a, b)
+      // JS reads the comparator's result with ToNumber: (a, b) => a > b gives true, 1; NaN counts as 0.
+      const n = typeof r === 'number' ? r : Number(toPrim(f.rt, r))
+      return n === n ? n : 0
     })
   },
 }

@@ -182,6 +182,9 @@ const arrayLook = fc.oneof(
 const sorts = fc.oneof(
   fc.array(fc.integer({ min: -20, max: 20 }), { maxLength: 8 }).map((xs) =>
     `out.push([${xs.join(', ')}].sort(), [${xs.join(', ')}].sort((p, q) => p - q), [${xs.join(', ')}].sort((p, q) => q - p))`),
+  // Comparators whose result JS converts with ToNumber (not booleans: engines sort with those differently).
+  fc.tuple(fc.array(fc.integer({ min: -20, max: 20 }), { maxLength: 8 }), pick('String(p - q)', '[q - p]', "p < q ? '-1' : p > q ? '1' : null", 'p === q ? undefined : p - q'))
+    .map(([xs, c]) => `out.push([${xs.join(', ')}].sort((p, q) => ${c}), [${xs.join(', ')}].toSorted((p, q) => ${c}))`),
   fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.constantFrom('a', 'b', 'c', 'd', 'e')), { maxLength: 8 }).map((rs) =>
     `out.push([${rs.map(([k, id]) => `{ k: ${k}, id: '${id}' }`).join(', ')}].sort((p, q) => p.k - q.k).map((r) => r.id + r.k))`),
   fc.array(pick("'b'", "'a'", "'B'", "'10'", "'9'", "'é'", "'😀'", "'ｚ'", 'undefined', '1', '2'), { maxLength: 7 }).map((xs) =>
