@@ -21,6 +21,8 @@ const CASES: Case[] = [
   { name: 'new', code: 'AJS2002', snippet: 'let d = new Foo()', at: 'new Foo', hint: 'new Error(msg)' },
   { name: 'new Date', code: 'AJS2033', snippet: 'let d = new Date()', at: 'new Date', hint: 'Date.now()' },
   { name: 'new Map', code: 'AJS2034', snippet: 'let d = new Map()', at: 'new Map', hint: 'Set.from' },
+  { name: 'new Array(n)', code: 'AJS2041', snippet: 'let d = new Array(3).fill(0)', at: 'new Array', hint: 'Array.from({ length: n }, () => 0)' },
+  { name: 'Array(n)', code: 'AJS2041', snippet: 'let d = Array(3)', at: 'Array(3)', hint: 'Array.from({ length: n })' },
   { name: 'this', code: 'AJS2003', snippet: 'let t = this.x', at: 'this', hint: 'parameter' },
   { name: 'async arrow callback', code: 'AJS2004', snippet: 'let r = xs.map(async (v) => v)', at: 'async', hint: 'Remove `async`' },
   { name: 'await outside an async function', code: 'AJS2005', snippet: 'let r = await x', at: 'await', hint: 'Mark the function `async`' },

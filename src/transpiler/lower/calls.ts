@@ -166,6 +166,7 @@ export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
   const name = callee.type === 'Identifier' ? (callee as Identifier).name : 'expression'
   if (!ERROR_CONSTRUCTORS.has(name) || ctx.scope.lookup(name) !== undefined) {
     if (name === 'Date') return ctx.fail('NEW_DATE', node, { name })
+    if (name === 'Array') return ctx.fail('NEW_ARRAY', node, { name: 'new Array(...)' })
     if (name === 'Set' || name === 'Map' || name === 'WeakMap' || name === 'WeakSet') return ctx.fail('NEW_COLLECTION', node, { name })
     return ctx.fail('NEW', node, { name })
   }

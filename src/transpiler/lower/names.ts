@@ -87,6 +87,8 @@ export function resolveCallee(node: Identifier, ctx: LowerContext, args: Readonl
   if (ctx.helpers.has(name)) return 'helper'
   if (ctx.atoms.has(name)) return 'atom'
   if (GLOBAL_FUNCTIONS.has(name)) return 'global'
+  // `Array(n)` is `new Array(n)`: n holes, which AJS cannot write.
+  if (name === 'Array') ctx.fail('NEW_ARRAY', node, { name: 'Array(...)' })
   const host = HOST_NAME_HINTS[name]
   const suggest = host ?? didYouMean(name, [...ctx.helpers, ...ctx.atoms.keys(), ...GLOBAL_FUNCTIONS])
   if (ctx.lateBound && host === undefined && !ctx.functionNames.has(name) && !GLOBAL_NAMESPACES.has(name) && !GLOBAL_VALUES.has(name) && atomShaped(args)) {
