@@ -94,3 +94,12 @@ return {
 }`, { s: [1, 2, 3, 10], a: [10, 3, 2, 1], t: [1, 2, 3, 10], u: [1, 2, 3, 10] })
   })
 })
+
+describe('Object.is', () => {
+  test('tells -0 from 0 and finds NaN equal to itself', async () => {
+    await both(`const z = -0
+const o = {}
+return { a: Object.is(z, 0), b: Object.is(NaN, 0 / 0), c: Object.is(o, o), d: Object.is({}, {}), e: Object.is('a', 'a'), f: Object.is(0 * -1, z) }`,
+    { a: false, b: true, c: true, d: false, e: true, f: true })
+  })
+})

@@ -87,6 +87,8 @@ const OBJECT: Record<string, Builtin> = {
     return Object.freeze(o)
   },
   isFrozen: (_rt, [o]) => o === null || typeof o !== 'object' || Object.isFrozen(o),
+  // SameValue: the one comparison that tells -0 from 0 and finds NaN equal to itself.
+  is: (_rt, [a, b]) => Object.is(a, b),
 }
 
 /** JS's ToObject refusal: Object.keys(null), Array.from(undefined), ... are TypeErrors. */

@@ -67,6 +67,7 @@ const numTest = fc.oneof(
   num.map((x) => `Number.isInteger(${x})`),
   num.map((x) => `Number.isSafeInteger(${x})`),
   num.map((x) => `isNaN(${x})`),
+  fc.tuple(num, num).map(([x, y]) => `Object.is(${x}, ${y})`),
 )
 
 const mixed = fc.oneof(
