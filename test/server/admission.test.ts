@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { tokenSha256 } from '../../src/server/index.ts'
 import { MemoryUsageLedger, utcDay } from '../../src/server/tenants.ts'
-import { startTestServer, type TestServer } from './helpers.ts'
+import { runFinished, startTestServer, type TestServer } from './helpers.ts'
 
 const FUEL_PER_DAY = 3_000
 const LOOP = 'function f() { let i = 0; while (true) { i++ } }'
@@ -55,11 +55,9 @@ describe('fuelPerDay is reserved before work starts', () => {
     for (const a of started) if (a.status !== 202) expect(a.json.error.code).toBe('FUEL_QUOTA_EXCEEDED')
     let spent = 0
     for (const id of ids) {
-      for (let i = 0; i < 100; i++) {
-        const r = await t.req('GET', `/v1/runs/${id}`, { token: 't-async' })
-        if (r.json.state === 'done') { spent += r.json.result.fuelUsed; break }
-        await Bun.sleep(20)
-      }
+      const rec = await runFinished(t, id, 't-async')
+      expect(rec.state).toBe('done')
+      spent += rec.result.fuelUsed
     }
     expect(spent).toBeLessThanOrEqual(FUEL_PER_DAY)
     expect(await used('async')).toBeLessThanOrEqual(FUEL_PER_DAY)

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path'
 import { tokenSha256 } from '../../src/server/index.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
 import { killChildren, startAjsc } from './ajsc-process.ts'
+import { runFinished } from './helpers.ts'
 
 const ATOMS = resolve(import.meta.dir, 'fixtures/atoms.mjs')
 const available = postgresAvailable()
@@ -54,11 +55,7 @@ describe.skipIf(!available)('ajsc serve --database + ajsc worker, both with --at
 
     const run = await req('POST', '/v1/runs?async=1', { source, args: { city: 'Kyiv' } })
     expect(run.status).toBe(202)
-    let rec = (await req('GET', `/v1/runs/${run.json.id}`)).json
-    for (let i = 0; i < 300 && rec.state !== 'done'; i++) {
-      await Bun.sleep(25)
-      rec = (await req('GET', `/v1/runs/${run.json.id}`)).json
-    }
+    const rec = await runFinished({ url }, run.json.id, 'ops-token', 7_500)
     expect(rec.result).toEqual({ result: { text: 'Kyiv: sunny (for ops)', twice: 4 }, fuelUsed: expect.any(Number) })
   }, 60_000)
 })

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createServer, parseServeConfig, ServeConfigError, tokenSha256 } from '../../src/server/index.ts'
 import { transpile } from '../../src/index.ts'
-import { startTestServer, type TestServer } from './helpers.ts'
+import { runFinished, startTestServer, type TestServer } from './helpers.ts'
 
 const HERE = import.meta.dir
 const CONFIG = {
@@ -52,11 +52,7 @@ describe('a server with custom atoms', () => {
   test('an async run calls them too', async () => {
     const r = await t.req('POST', '/v1/runs?async=1', { token: 'all-token', body: { source: WEATHER, args: { city: 'Lima' } } })
     expect(r.status).toBe(202)
-    let rec = (await t.req('GET', `/v1/runs/${r.json.id}`, { token: 'all-token' })).json
-    for (let i = 0; i < 200 && rec.state !== 'done'; i++) {
-      await Bun.sleep(10)
-      rec = (await t.req('GET', `/v1/runs/${r.json.id}`, { token: 'all-token' })).json
-    }
+    const rec = await runFinished(t, r.json.id, 'all-token')
     expect(rec).toMatchObject({ state: 'done', result: { result: { text: 'Lima: sunny (for ops)', twice: 42 } } })
   })
 

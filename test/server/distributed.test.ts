@@ -15,6 +15,7 @@ import { tokenSha256 } from '../../src/server/index.ts'
 import { startFakeLlm, type FakeLlm } from '../workflows/fake-llm.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
 import { killChildren, startAjsc } from './ajsc-process.ts'
+import { runFinished } from './helpers.ts'
 
 const available = postgresAvailable()
 let db: TestPostgres
@@ -109,11 +110,7 @@ describe.skipIf(!available)('ajsc serve + 2 ajsc worker on one Postgres', () => 
     const proc = await req('POST', '/v1/procedures', { source: 'function f({ n }) { storeSet({ key: "last", value: n }); return { sq: n * n } }' })
     const run = await req('POST', '/v1/runs?async=1', { token: proc.json.token, args: { n: 9 } })
     expect(run.status).toBe(202)
-    let rec = (await req('GET', `/v1/runs/${run.json.id}`)).json
-    for (let i = 0; i < 200 && rec.state !== 'done'; i++) {
-      await Bun.sleep(25)
-      rec = (await req('GET', `/v1/runs/${run.json.id}`)).json
-    }
+    const rec = await runFinished({ url }, run.json.id, 'ops-token', 5_000)
     expect(rec.result).toEqual({ result: { sq: 81 }, fuelUsed: expect.any(Number) })
     expect((await req('GET', `/v1/runs/${run.json.id}`, undefined, 'other-token')).status).toBe(404)
     const read = await req('POST', '/v1/runs', { source: 'function f() { return { last: storeGet({ key: "last" }) } }' })

@@ -53,12 +53,17 @@ export async function startTestServer(pool: { size?: number; queueSize?: number;
 
 export const ast = (source: string) => transpile(source).ast
 
-/** An async run's record once it is done, polled for at most ~3 s (the tenant's concurrentRuns slot is free again). */
-export async function runFinished(t: TestServer, id: string, token?: string): Promise<any> {
-  let rec = (await t.req('GET', `/v1/runs/${id}`, { token })).json
-  for (let i = 0; i < 300 && rec.state !== 'done'; i++) {
+/**
+ * An async run's record once it is done (the tenant's concurrentRuns slot is free again), polled every
+ * 10 ms for at most `waitMs` (default 3 s; then the record as it is, for the test's assertion to show),
+ * as the tenant of `token`, on any server of the test (a TestServer, a workflow server, an `ajsc serve` process).
+ */
+export async function runFinished(server: { url: string }, id: string, token: string = TOKENS.a, waitMs = 3_000): Promise<any> {
+  const read = async () => (await fetch(`${server.url}/v1/runs/${id}`, { headers: { authorization: `Bearer ${token}` } })).json() as Promise<any>
+  let rec = await read()
+  for (let i = 0; i < waitMs / 10 && rec.state !== 'done'; i++) {
     await Bun.sleep(10)
-    rec = (await t.req('GET', `/v1/runs/${id}`, { token })).json
+    rec = await read()
   }
   return rec
 }

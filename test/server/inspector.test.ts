@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { startTestServer, TOKENS, type TestServer } from './helpers.ts'
+import { runFinished, startTestServer, TOKENS, type TestServer } from './helpers.ts'
 import { ajsc } from '../cli/run-cli.ts'
 import { loadInspectData, serveInspector } from '../../src/cli/commands/inspect.ts'
 
@@ -169,7 +169,7 @@ describe.skipIf(!haveChromium)('the inspector in a fresh browser context: lists 
     // More runs than a page holds (20): the first run started from the page is on the second page.
     for (let i = 0; i < 21; i++) {
       const id = (await t.req('POST', '/v1/runs?async=1', { body: { source: `function f() { return { i: ${i} } }` } })).json.id
-      for (let k = 0; k < 300 && (await t.req('GET', `/v1/runs/${id}`)).json.state !== 'done'; k++) await Bun.sleep(10)
+      expect((await runFinished(t, id)).state).toBe('done')
     }
     const fresh = await chromium.launch({ executablePath: CHROMIUM, headless: true, timeout: 60_000, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] })
     try {

@@ -15,6 +15,7 @@ import type { RunRepo } from '../../src/server/stores/types.ts'
 import { journalPage, listRuns, listWorkflows } from '../../src/server/listing.ts'
 import type { JournalEntry } from '../../src/workflows/engine/journal.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
+import { runFinished } from './helpers.ts'
 
 let t: WorkflowTestServer
 let url: string
@@ -61,7 +62,7 @@ describe('GET /v1/runs', () => {
     const run = async (source: string, token = 'ops-token') => {
       const r = await req('POST', '/v1/runs?async=1', { source, args: { n: 1 } }, token)
       expect(r.status).toBe(202)
-      for (let i = 0; i < 300 && (await req('GET', `/v1/runs/${r.json.id}`, undefined, token)).json.state !== 'done'; i++) await Bun.sleep(10)
+      expect((await runFinished(t, r.json.id, token)).state).toBe('done')
       return r.json.id as string
     }
     for (let i = 0; i < 7; i++) {
