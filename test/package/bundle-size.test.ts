@@ -62,7 +62,11 @@ import { ensureBuilt, ROOT } from './built.ts'
 // toUTCString / toDateString print, RFC 2822 and a few written forms, as V8 reads them in UTC, every other text NaN
 // (it was the host engine's legacy parser, which V8, JavaScriptCore and SpiderMonkey do not share). 48,786 -> 49,339 B (+553).
 // 49,440: the two above together (toLocaleString 970ed24 on Date.parse 6d0b274): 49,436 B.
-export const BUDGET_GZIP_BYTES = 49_440
+// 49,490: JS semantics found by the value differential generator: array holes skipped by the callback methods and
+// flat, `in` seeing what objects and arrays inherit, for...in skipping deleted keys (~120 B, inside the 49,440 above),
+// then a sort comparator's result read with ToNumber and Object.is (+21 B). A clean worktree at 0594c0c measures
+// 49,460 B (not 49,436), HEAD with these 49,481 B.
+export const BUDGET_GZIP_BYTES = 49_490
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {
