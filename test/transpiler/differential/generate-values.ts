@@ -195,8 +195,30 @@ const sorts = fc.oneof(
 const arrays = fc.tuple(arrayMake, fc.array(arrayChange, { maxLength: 3 }), fc.array(arrayLook, { minLength: 1, maxLength: 5 }), fc.option(sorts))
   .map(([make, changes, looks, sort]) => [`{\nconst a = ${make}`, ...changes, `out.push(${looks.join(', ')})`, sort ?? '', '}'].join('\n'))
 
+// --- variables updated in loops (the VM's fused `slot op slot` / `(x op y) op z` steps) ------
+
+/** Starting values of every type: the fused steps take only numbers, the rest must fall back with JS's coercions. */
+const START = ['0', '(-0)', '1', '(-1)', '7', '0.5', 'NaN', "'3'", "'a'", "''", 'null', 'undefined', 'true', '[2]', 'n', 'f', 'big', '2147483647']
+const OPS = ['+', '-', '*', '/', '%', '**', '&', '|', '^', '<<', '>>', '>>>']
+const slotVar = pick('v0', 'v1', 'v2')
+const slotOperand = fc.oneof(slotVar, pick('1', '2', '(-1)', '0', '0.5', '3'))
+const slotStep = fc.oneof(
+  fc.tuple(slotVar, slotVar, pick(...OPS), slotOperand).map(([t, x, o, y]) => `${t} = ${x} ${o} ${y}`),
+  fc.tuple(slotVar, pick(...OPS), slotOperand).map(([t, o, y]) => `${t} ${o}= ${y}`),
+  fc.tuple(slotVar, slotVar, pick('+', '-', '*', '%'), slotOperand, pick('+', '-', '*', '%', '<', '<=', '===', '!=='), slotOperand)
+    .map(([t, x, o1, y, o2, z]) => `${t} = (${x} ${o1} ${y}) ${o2} ${z}`),
+  fc.tuple(slotVar, pick('++', '--')).map(([t, o]) => `${t}${o}`),
+  fc.tuple(slotVar, slotVar).map(([t, x]) => `if (typeof ${t} === 'number' && ${t} > 1e6) ${t} = ${x} === ${x} ? 1 : 2`),
+)
+const slots = fc.tuple(fc.array(pick(...START), { minLength: 3, maxLength: 3 }), fc.integer({ min: 1, max: 6 }), fc.array(slotStep, { minLength: 1, maxLength: 4 }))
+  .map(([starts, k, steps]) => `let v0 = ${starts[0]}, v1 = ${starts[1]}, v2 = ${starts[2]}
+for (let i = 0; i < ${k}; i++) {
+${steps.join('\n')}
+out.push(show(v0), show(v1), show(v2))
+}`)
+
 /** One statement group of the value scenarios. */
-export const valueScenario: fc.Arbitrary<string> = fc.oneof(numbers, strings, objects, arrays)
+export const valueScenario: fc.Arbitrary<string> = fc.oneof(numbers, strings, objects, arrays, slots)
 
 // --- programs ------------------------------------------------------------------
 
