@@ -2,6 +2,7 @@
 import { EXCEPTION_ALIASES, EXCEPTION_TREE, EXTENDED_EXCEPTION_TREE } from './runtime/values.ts'
 import { METHOD_NAMES } from './runtime/methods.ts'
 import { STR_METHODS } from './runtime/str-methods.ts'
+import { CONTEXT_METHOD_NAMES } from './runtime/decimal-context-ops.ts'
 
 /** The contract's allowed builtins that are functions (types are callable too: see BUILTIN_TYPES). */
 export const BUILTIN_FUNCTIONS: ReadonlySet<string> = new Set([
@@ -29,4 +30,5 @@ export const ALL_METHODS: ReadonlySet<string> = new Set([...METHOD_NAMES, ...Obj
   // decimal.Decimal and decimal.Context
   'quantize', 'normalize', 'sqrt', 'to_integral_value', 'to_integral', 'to_integral_exact', 'is_zero', 'is_nan', 'is_qnan', 'is_snan', 'is_infinite', 'is_finite', 'is_signed',
   'adjusted', 'as_tuple', 'copy_abs', 'copy_negate', 'copy_sign', 'compare', 'fma', 'exp', 'ln', 'log10', 'create_decimal',
-  'max', 'min', 'to_eng_string', 'same_quantum', 'next_plus', 'next_minus', 'scaleb', 'clear_flags', 'clear_traps', 'create_decimal_from_float', 'Etiny', 'Etop'])
+  'max', 'min', 'to_eng_string', 'same_quantum', 'next_plus', 'next_minus', 'scaleb', 'clear_flags', 'clear_traps', 'create_decimal_from_float', 'Etiny', 'Etop',
+  ...CONTEXT_METHOD_NAMES])

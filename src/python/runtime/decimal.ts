@@ -24,6 +24,7 @@ import { formatDecimal } from './decimal-format.ts'
 import { PySignalDict } from './decimal-signals.ts'
 import { sciText } from './decimal-num.ts'
 import { expCR, lnCR, log10CR } from './decimal-transcend.ts'
+import { classify, contextOperation } from './decimal-context-ops.ts'
 import { CONTEXT_FUNCTIONS, DIGIT_BITS, MAX_EMAX, MAX_PREC, PyContext, contextManagerMethod, contextOf, ctxOf, roundingOf } from './decimal-context.ts'
 
 
@@ -129,19 +130,8 @@ export class PyDecimal extends PyNumeric {
     else return undefined
     const [a, b] = reflected ? [o, this.d] : [this.d, o]
     const ctx = ctxOf(rt)
-    let r: Dec
-    switch (op) {
-      case '+': r = N.add(a, b, ctx); break
-      case '-': r = N.sub(a, b, ctx); break
-      case '*': r = N.mul(a, b, ctx); break
-      case '/': r = N.div(a, b, ctx); break
-      case '//': r = N.floorDiv(a, b, ctx); break
-      case '%': r = N.mod(a, b, ctx); break
-      case '**': r = power(a, b, ctx); break
-      default: return undefined
-    }
-    if (ctx.status !== 0) settle(ctx)
-    return new PyDecimal(r, rt)
+    const r = decimalArith(op, a, b, ctx)
+    return r === undefined ? undefined : settled(rt, ctx, r)
   }
 
   toFloat(): number {
@@ -158,9 +148,7 @@ export class PyDecimal extends PyNumeric {
     switch (op) {
       case 'neg': case 'pos': case 'abs': {
         const ctx = ctxOf(rt)
-        // A zero loses its sign unless rounding toward -inf (CPython's __neg__/__pos__/__abs__).
-        const sign: 0 | 1 = d.zero && ctx.rounding !== 'ROUND_FLOOR' ? 0 : op === 'neg' ? (d.sign ? 0 : 1) : op === 'pos' ? d.sign : 0
-        return settled(rt, ctx, d.nan ? nanResult(d, ctx) : N.fix(new Dec(sign, d.coef, d.exp, d.kind), ctx))
+        return settled(rt, ctx, decimalSign(op, d, ctx))
       }
       case 'int': case 'trunc': return this.integer('ROUND_DOWN', rt)
       case 'floor': return this.integer('ROUND_FLOOR', rt)
@@ -208,8 +196,28 @@ export class PyDecimal extends PyNumeric {
   }
 }
 
+/** `a op b` of two decimals in ctx (its conditions not yet settled); undefined for another operator. */
+export function decimalArith(op: string, a: Dec, b: Dec, ctx: Ctx): Dec | undefined {
+  switch (op) {
+    case '+': return N.add(a, b, ctx)
+    case '-': return N.sub(a, b, ctx)
+    case '*': return N.mul(a, b, ctx)
+    case '/': return N.div(a, b, ctx)
+    case '//': return N.floorDiv(a, b, ctx)
+    case '%': return N.mod(a, b, ctx)
+    case '**': return power(a, b, ctx)
+  }
+  return undefined
+}
+
+/** `-d`, `+d`, `abs(d)` in ctx: a zero loses its sign unless rounding toward -inf (CPython's __neg__/__pos__/__abs__). */
+export function decimalSign(op: 'neg' | 'pos' | 'abs', d: Dec, ctx: Ctx): Dec {
+  const sign: 0 | 1 = d.zero && ctx.rounding !== 'ROUND_FLOOR' ? 0 : op === 'neg' ? (d.sign ? 0 : 1) : op === 'pos' ? d.sign : 0
+  return d.nan ? nanResult(d, ctx) : N.fix(new Dec(sign, d.coef, d.exp, d.kind), ctx)
+}
+
 /** A result settled in its context: the conditions flagged, the trapped ones raised. */
-function settled(rt: PyRun | undefined, ctx: Ctx, r: Dec): PyDecimal {
+export function settled(rt: PyRun | undefined, ctx: Ctx, r: Dec): PyDecimal {
   if (ctx.status !== 0) settle(ctx)
   return new PyDecimal(r, rt)
 }
@@ -321,20 +329,18 @@ function powBounds(x: Dec, y: Dec, sign: 0 | 1, ctx: Ctx): Dec | undefined {
 const asDec = (x: unknown): Dec | undefined => (x instanceof PyDecimal ? x.d : isIntValue(x) ? decOfInt(intOf(x)) : undefined)
 
 /** `divmod(a, b)` with a decimal: the quotient and the remainder, their conditions settled at once (as CPython's); undefined for other operands. */
-export function decimalDivmod(rt: PyRun, a: unknown, b: unknown): readonly unknown[] | undefined {
+export function decimalDivmod(rt: PyRun, a: unknown, b: unknown, ctx = ctxOf(rt)): readonly unknown[] | undefined {
   const x = asDec(a), y = asDec(b)
   if (!x || !y) return undefined
-  const ctx = ctxOf(rt)
   const q = N.floorDiv(x, y, ctx), r = N.mod(x, y, ctx)
   if (ctx.status !== 0) settle(ctx)
   return tuple([new PyDecimal(q, rt), new PyDecimal(r, rt)])
 }
 
 /** `pow(a, b, m)` with decimals: integral operands, the result an integral Decimal (CPython's `_power_modulo`). */
-export function decimalPowMod(rt: PyRun, a: unknown, b: unknown, m: unknown): PyDecimal | undefined {
+export function decimalPowMod(rt: PyRun, a: unknown, b: unknown, m: unknown, ctx = ctxOf(rt)): PyDecimal | undefined {
   const x = asDec(a), e = asDec(b), md = asDec(m)
   if (!x || !e || !md) return undefined
-  const ctx = ctxOf(rt)
   if (x.nan || e.nan || md.nan) return settled(rt, ctx, N.add(N.add(x, e, ctx), md, ctx))
   const integral = (d: Dec): boolean => d.finite && (d.exp >= 0 || N.stripZeros(d.coef, -d.exp)[1] === -d.exp || d.zero)
   if (!integral(x) || !integral(e) || !integral(md) || e.sign || md.zero || md.adjusted >= ctx.prec || (x.zero && e.zero)) return settled(rt, ctx, N.invalid(ctx))
@@ -514,14 +520,14 @@ function decimalTuple(d: Dec): PyNamedTuple {
 /** Where a method takes its `context` argument when not the first (CPython's signatures). */
 const CONTEXT_AT: Record<string, number> = { quantize: 2, to_integral_value: 1, to_integral: 1, to_integral_exact: 1, fma: 2, compare: 1, max: 1, min: 1, scaleb: 1, same_quantum: 1, copy_sign: 1 }
 
-/** The methods of a Decimal. */
-function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: PyDict | null): unknown {
+/** The methods of a Decimal; `inCtx`: called by a Context's method (`ctx.sqrt(x)`), in that context, without a `context` argument. */
+export function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: PyDict | null, inCtx?: Ctx): unknown {
   const d = x.d
   const opt = (i: number, key: string): unknown => (a.length > i ? a[i] : kw?.map.get(key)?.[1] ?? null)
   // `context=`: the context the method rounds in and flags (the run's by default).
-  const given = opt(CONTEXT_AT[name] ?? 0, 'context')
+  const given = inCtx ? null : opt(CONTEXT_AT[name] ?? 0, 'context')
   if (given !== null && !(given instanceof PyContext)) typeError('optional argument must be a context')
-  const ctx = given === null ? ctxOf(rt) : (given as PyContext).of(rt)
+  const ctx = inCtx ?? (given === null ? ctxOf(rt) : (given as PyContext).of(rt))
   const rounding = (i: number): Rounding => { const r = opt(i, 'rounding'); return r === null ? ctx.rounding : roundingOf(r) }
   const other = (): Dec => { const o = opt(0, 'other'); return o instanceof PyDecimal ? o.d : isIntValue(o) ? decOfInt(intOf(o)) : typeError(`conversion from ${typeName(o)} to Decimal is not supported`) }
   const dec = (r: Dec): PyDecimal => settled(rt, ctx, r)
@@ -578,6 +584,11 @@ function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: 
     case 'to_eng_string': return sciText(d, ctx.capitals, true)
     case 'same_quantum': { const o = other(); return d.finite && o.finite ? d.exp === o.exp : d.kind === o.kind || (d.nan && o.nan) }
     case 'next_plus': case 'next_minus': return dec(nextToward(d, name === 'next_plus' ? 1 : -1, ctx))
+    // Every Decimal is canonical (libmpdec's only encoding); the radix is 10.
+    case 'canonical': return x
+    case 'is_canonical': return true
+    case 'radix': return new PyDecimal(decOfInt(10), rt)
+    case 'is_normal': case 'is_subnormal': case 'number_class': return classify(name, d, ctx)
     case 'scaleb': {
       const o = other()
       if (d.nan || o.nan) return dec(N.add(d, o, ctx))
@@ -627,6 +638,10 @@ function fromFloat(rt: PyRun, a: unknown[]): PyDecimal {
 
 /** The methods of a context (`ctx.create_decimal(x)`, `ctx.copy()`) and of a `localcontext()` manager. */
 export function contextMethod(rt: PyRun, o: unknown, name: string, a: unknown[], kw: PyDict | null): unknown {
+  if (o instanceof PyContext) {
+    const r = contextOperation(rt, o, name, a, kw)
+    if (r !== undefined) return r
+  }
   if (o instanceof PyContext && name === 'create_decimal') {
     // Rounded to this context, its conditions flagged in it (a float is FloatOperation).
     const ctx = o.of(rt)
