@@ -189,18 +189,20 @@ export async function spendRequestToken(budget: BudgetTokens | undefined, header
 }
 
 /**
- * Renew the lease of a request's spend as its run starts, `leaseMs` from now (the time limit the run
- * was admitted with, which counts from here, and the grace). 409 BUDGET_TOKEN_LOST, with the receipt
- * a retry was given in `answered`, when the lease had already passed: the run is not started. A store
- * that cannot be reached is not the client's failure: the run starts under the claim's lease (`log`).
+ * Renew the lease of a request's spend (made at `spentAt`) as its run starts: to end the time limit the
+ * run was admitted with (which counts from here) and `graceMs` from now. Only when the admission took
+ * more than a tenth of the grace (undefined: nothing to do): the grace covers that much, and a renewal
+ * is a write to the store (in PostgreSQL about a tenth of a budget run: bench/budget-renew-pg.ts). 409 BUDGET_TOKEN_LOST,
+ * with the receipt a retry was given in `answered`, when the lease had already passed: the run is not
+ * started. A store that cannot be reached is not the client's failure: the run starts under the
+ * claim's lease (`log`).
  */
-export async function renewRequestLease(budget: BudgetTokens, claims: BudgetClaims, leaseMs: number, answered: (receipt: string) => void, log?: (e: unknown) => void): Promise<void> {
-  try {
-    await budget.renew(claims, leaseMs)
-  } catch (e) {
+export function renewRequestLease(budget: BudgetTokens, claims: BudgetClaims, spentAt: number, timeoutMs: number, graceMs: number, answered: (receipt: string) => void, log?: (e: unknown) => void): Promise<void> | undefined {
+  if (budget.now() - spentAt <= graceMs / 10) return undefined
+  return budget.renew(claims, timeoutMs + graceMs).catch((e) => {
     if (e instanceof BudgetTokenError) throw httpErrorOf(budget, e, answered)
     log?.(e)
-  }
+  })
 }
 
 /** A BudgetTokenError as the server answers it: its code, Retry-After from `retryAt`, its receipt given to `answered`. */

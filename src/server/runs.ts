@@ -165,17 +165,18 @@ export class RunService {
 
   /**
    * Run and answer with the result (422 for a program the VM refuses). `starting`: called once the run
-   * is admitted, before it is handed to the executor (its time limit counts from there); when it
-   * throws, the run does not start.
+   * is admitted, before it is handed to the executor (its time limit counts from there), awaited when
+   * it returns a promise; when it throws, the run does not start.
    */
-  async runNow(tenant: Tenant, body: RunBody, signal?: StopSignal, rawAst?: RawAst, astUnparsed = false, grant?: BudgetClaims, starting?: (task: RunTask) => Promise<void>): Promise<RunResult> {
+  async runNow(tenant: Tenant, body: RunBody, signal?: StopSignal, rawAst?: RawAst, astUnparsed = false, grant?: BudgetClaims, starting?: (task: RunTask) => Promise<void> | undefined): Promise<RunResult> {
     const startedAt = Date.now()
     // No await where nothing waits: each one is a promise and a turn of the microtask queue per run.
     const ready = this.prepare(tenant, body, 'run', rawAst, grant)
     const { task, admission } = ready instanceof Promise ? await ready : ready
     let result: RunResult
     try {
-      if (starting) await starting(task)
+      const renewing = starting?.(task)
+      if (renewing) await renewing
       result = await this.deps.executor.run(task, { signal })
     } catch (e) {
       // Nothing ran to completion here (queue full, worker lost): charge nothing.

@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import pg from 'pg'
 import { BudgetTokens, MemorySeenTokens } from '../../src/codemode/index.ts'
-import { PgSeenTokens } from '../../src/server/budget.ts'
+import { PgSeenTokens, renewRequestLease } from '../../src/server/budget.ts'
 import { createServer, parseServeConfig, startServe, tokenSha256, type AjsServer } from '../../src/server/index.ts'
 import { holdingServer, type HoldingServer } from '../codemode/holding-server.ts'
 import { postgresAvailable, startPostgres, type TestPostgres } from './postgres.ts'
@@ -189,6 +189,36 @@ describe.skipIf(!available)('ajs_budget_tokens_lost_total (PostgreSQL)', () => {
     const before = [await lostCounted(one), await lostCounted(two)]
     for (const url of [two, one, two, one]) expect(await runWith(url, token, proc)).toMatchObject({ status: 409, body: { error: { code: 'BUDGET_TOKEN_LOST' } } })
     expect([await lostCounted(one), await lostCounted(two)]).toEqual([before[0]!, before[1]! + 1])
+  })
+})
+
+describe('renewRequestLease', () => {
+  test('renews only after an admission longer than a tenth of the grace; never shortens a lease, never past the token\'s deadline; a lost spend is refused', async () => {
+    let now = 1_700_000_000_000
+    const seen = new MemorySeenTokens(100, () => now)
+    const server = new BudgetTokens({ key: KEY, seen, now: () => now })
+    const { token } = server.mint({ fuel: 100, exp: now + 10_000, depth: 1 })
+    const spentAt = now
+    const claims = await server.spendOrRecall(token, { leaseMs: 1_000 + 200 })
+    const answered: string[] = []
+    now += 20 // a tenth of the grace: covered by it, nothing written
+    expect(renewRequestLease(server, claims, spentAt, 1_000, 200, (r) => answered.push(r))).toBeUndefined()
+    expect(seen.recall(claims.id)).toEqual({ state: 'running', until: spentAt + 1_200 })
+    now += 1
+    await renewRequestLease(server, claims, spentAt, 1_000, 200, (r) => answered.push(r))
+    expect(seen.recall(claims.id)).toEqual({ state: 'running', until: now + 1_200 })
+    await server.renew(claims, 0) // never shortened
+    expect(seen.recall(claims.id)).toEqual({ state: 'running', until: spentAt + 21 + 1_200 })
+    await server.renew(claims, 60_000) // at the token's deadline at the latest
+    expect(seen.recall(claims.id)).toEqual({ state: 'running', until: claims.exp })
+    // Found lost by a retry before the run started: refused with the retry's receipt.
+    const other = server.mint({ fuel: 100, exp: now + 10_000, depth: 1 })
+    const spent = await server.spendOrRecall(other.token, { leaseMs: 500 })
+    now += 500
+    const lost = await server.spendOrRecall(other.token).catch((e) => e)
+    expect(lost).toMatchObject({ code: 'BUDGET_TOKEN_LOST' })
+    await expect(renewRequestLease(server, spent, now - 500, 300, 200, (r) => answered.push(r))!).rejects.toMatchObject({ code: 'BUDGET_TOKEN_LOST', status: 409 })
+    expect(answered).toEqual([lost.receipt])
   })
 })
 

@@ -89,6 +89,7 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const graceMs = ctx.config.budgetTokens?.leaseGraceMs ?? 0
     const lease = ctx.config.budgetTokens && runLeaseMs(req.body?.options?.timeoutMs, tenant.config.limits.timeoutMs, graceMs)
     const answered = (receipt: string) => reply.header(RECEIPT_HEADER, receipt)
+    const spentAt = ctx.budget?.now() ?? 0
     const grant = await spendRequestToken(ctx.budget, budgetHeader, answered, lease, () => ctx.metrics.budgetTokenLost(tenant.id)).catch((e) => {
       // The operator's trace of a run that died with its server (each retry of its token says so again).
       if (e instanceof HttpError && e.code === 'BUDGET_TOKEN_LOST') req.log.warn({ tenant: tenant.id }, `budget tokens: ${e.message}`)
@@ -104,7 +105,7 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
     let lost = false
     // Admission may have waited (a stored program or the day's fuel read from the database): the lease
     // runs from the run's start, with the time limit it was admitted with.
-    const starting = (task: { timeoutMs: number }) => renewRequestLease(ctx.budget!, grant, task.timeoutMs + graceMs, (receipt) => { lost = true; answered(receipt) },
+    const starting = (task: { timeoutMs: number }) => renewRequestLease(ctx.budget!, grant, spentAt, task.timeoutMs, graceMs, (receipt) => { lost = true; answered(receipt) },
       (e) => req.log.error({ err: e }, 'budget tokens: the lease of a spent token was not renewed as its run started'))
     try {
       const result = await ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed, grant, starting)
