@@ -61,7 +61,7 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
         400: { description: 'Malformed body (BAD_REQUEST).', schema: errorBody },
         403: { description: 'A budget token (header x-ajs-budget) that is forged, changed or expired (BUDGET_TOKEN_INVALID, BUDGET_TOKEN_EXPIRED).', schema: errorBody },
         404: { description: 'Unknown procedure token (NOT_FOUND).', schema: errorBody },
-        409: { description: 'A budget token already spent: by a run that has ended (BUDGET_TOKEN_ANSWERED, with that run\'s receipt in x-ajs-budget-receipt: a retry settles it), by a run still going (BUDGET_TOKEN_IN_FLIGHT; Retry-After: when its lease ends), by a run lost with its server past its lease (BUDGET_TOKEN_LOST, with a receipt of the whole grant), or whose receipt was not kept (BUDGET_TOKEN_REPLAYED).', schema: errorBody },
+        409: { description: 'A budget token already spent: by a run that has ended (BUDGET_TOKEN_ANSWERED, with that run\'s receipt in x-ajs-budget-receipt: a retry settles it), by a run still going (BUDGET_TOKEN_IN_FLIGHT; Retry-After: when its lease ends), by a run lost with its server past its lease (BUDGET_TOKEN_LOST, with a receipt of the whole grant; also the answer of a run whose lease a retry found passed before the run started: it is not started), or whose receipt was not kept (BUDGET_TOKEN_REPLAYED).', schema: errorBody },
         413: { description: 'Body too large (BODY_TOO_LARGE).', schema: errorBody },
         422: { description: 'The program or arguments are refused (AST_INVALID, AST_TOO_DEEP, ARGS_INVALID, AJS1xxx, ...).', schema: errorBody },
         ...authErrors,
