@@ -68,7 +68,7 @@ export class VmError extends Error {
   path?: string
   details?: Array<{ path: string; message: string }>
 
-  constructor(code: RuntimeCode | string, message?: string, extra?: Partial<Pick<VmError, 'op' | 'loc' | 'value' | 'path' | 'details' | 'hint'>>) {
+  constructor(code: RuntimeCode | string, message?: string, extra?: Partial<Pick<VmError, 'op' | 'loc' | 'file' | 'value' | 'path' | 'details' | 'hint'>>) {
     const spec = textSlot.texts?.[code]
     super(message ?? spec?.message ?? code)
     this.code = code
@@ -113,13 +113,37 @@ export function toVmError(e: unknown): VmError {
   return new VmError('INTERNAL', message)
 }
 
-/** The value a guest `catch` binds for a VM-raised error. */
+/**
+ * The error each value a guest `catch` bound came from: `throw e` of that value again keeps the
+ * first error's place and kind (JavaScript's error keeps its stack), not the rethrow's.
+ */
+const caughtFrom = new WeakMap<object, VmError>()
+
+/** The value a guest `catch` binds for a VM-raised error (remembered, see `rethrownError`). */
 export function guestErrorValue(err: VmError): unknown {
-  if (err.code === 'THROWN') return err.value
+  const value = caughtValue(err)
+  if (value !== null && typeof value === 'object') caughtFrom.set(value, err)
+  return value
+}
+
+function caughtValue(err: VmError): unknown {
+  // A value rethrown (below) is the same object again, whatever the error's code.
+  if (err.code === 'THROWN' || caughtFrom.has(err.value as object)) return err.value
   const name = err.code === 'TYPE_ERROR' ? 'TypeError'
     : err.code === 'REFERENCE_ERROR' || err.code === 'UNKNOWN_IDENTIFIER' ? 'ReferenceError'
     : err.code === 'RANGE_ERROR' ? 'RangeError'
     : err.code === 'JSON_ERROR' ? 'SyntaxError'
     : 'Error'
   return { name, message: err.message, code: err.code }
+}
+
+/**
+ * `throw v` of a value a catch bound: the first error's code (while the value still names it),
+ * place and hint, with the value's message now (a handler may have added context to it).
+ */
+export function rethrownError(v: unknown, message: string): VmError | undefined {
+  const first = v !== null && typeof v === 'object' ? caughtFrom.get(v) : undefined
+  if (!first) return undefined
+  const code = first.code !== 'THROWN' && (v as { code?: unknown }).code === first.code ? first.code : 'THROWN'
+  return new VmError(code, message, { value: v, loc: first.loc, op: first.op, hint: first.hint, file: first.file })
 }

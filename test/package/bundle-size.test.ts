@@ -66,7 +66,9 @@ import { ensureBuilt, ROOT } from './built.ts'
 // flat, `in` seeing what objects and arrays inherit, for...in skipping deleted keys (~120 B, inside the 49,440 above),
 // then a sort comparator's result read with ToNumber and Object.is (+21 B). A clean worktree at 0594c0c measures
 // 49,460 B (not 49,436), HEAD with these 49,481 B.
-export const BUDGET_GZIP_BYTES = 49_490
+// 49,600: `throw e` of a caught value keeps the first error's place, code and hint (errors.ts rethrownError;
+// the host was told the handler's line, and a rethrown TypeError became THROWN). +104 B.
+export const BUDGET_GZIP_BYTES = 49_600
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

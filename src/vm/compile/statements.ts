@@ -5,7 +5,7 @@
  */
 import type { CoreOp, Step, StepOf } from '../../ast/types.ts'
 import { STEP_COST } from '../fuel.ts'
-import { VmError, guestErrorValue, toVmError, vmError } from '../errors.ts'
+import { VmError, guestErrorValue, rethrownError, toVmError, vmError } from '../errors.ts'
 import { BREAK, CONTINUE, Frame, NORMAL, RETURN, isPromise, type Completion } from '../runtime.ts'
 import type { CStep, Scope } from './context.ts'
 import { compileError } from './context.ts'
@@ -78,7 +78,7 @@ function jump(code: number) {
 
 function thrownError(v: unknown): VmError {
   const message = v !== null && typeof v === 'object' && typeof (v as any).message === 'string' ? (v as any).message : guestString(undefined, v)
-  return vmError('THROWN', message, { value: v })
+  return rethrownError(v, message) ?? vmError('THROWN', message, { value: v })
 }
 
 function throwStep(c: Compiler, step: StepOf<'throw'>, scope: Scope): CStepInfo {
