@@ -175,6 +175,9 @@ const arrayLook = fc.oneof(
     'a.slice().reverse().length', 'a.some((x) => x === undefined)', 'a.every((x) => x !== undefined)', 'a.findIndex((x) => x === undefined)',
     'a.flat().length', 'a.flat(Infinity)', 'a.concat([7]).length', 'Object.entries(a).length', 'a.toSorted().length',
     'a.findLast((x) => x !== undefined)', 'a.flatMap((x) => [x, x]).length', 'a.includes(0)', 'a.indexOf(0)',
+    // Callbacks with a loop inside take the VM's pausing path (they may wait between time slices).
+    'a.map((x) => {\nlet c = 0\nfor (let k = 0; k < 2; k++) c++\nreturn show(x) + c\n})',
+    'a.reduce((acc, x) => {\nfor (let k = 0; k < 1; k++) acc++\nreturn acc\n}, 0)', 'a.filter((x) => {\nlet k = 0\nwhile (k < 1) k++\nreturn x !== null\n}).length',
   ).map((e) => `show(${e})`),
   fc.integer({ min: -4, max: 4 }).map((i) => `show(a.at(${i}))`),
   fc.integer({ min: 0, max: 3 }).map((d) => `a.flat(${d})`),
