@@ -105,7 +105,12 @@ export function runRoutes(app: FastifyInstance, ctx: ServerContext): void {
     let lost = false
     // Admission may have waited (a stored program or the day's fuel read from the database): the lease
     // runs from the run's start, with the time limit it was admitted with.
-    const starting = (task: { timeoutMs: number }) => renewRequestLease(ctx.budget!, grant, spentAt, task.timeoutMs, graceMs, (receipt) => { lost = true; answered(receipt) },
+    const foundLost = (receipt: string) => {
+      lost = true
+      answered(receipt)
+      req.log.warn({ tenant: tenant.id }, `budget tokens: the run of ${grant.id} was not started: a retry found its lease passed while it waited to be admitted`)
+    }
+    const starting = (task: { timeoutMs: number }) => renewRequestLease(ctx.budget!, grant, spentAt, task.timeoutMs, graceMs, foundLost,
       (e) => req.log.error({ err: e }, 'budget tokens: the lease of a spent token was not renewed as its run started'))
     try {
       const result = await ctx.runs.runNow(tenant, req.body, gone, req.rawAst, req.astUnparsed, grant, starting)
