@@ -272,6 +272,11 @@ describe.skipIf(!haveChromium)('ajsc inspect: a CLI trace and a workflow run dir
       expect(await alert.textContent()).toContain('THROWN')
       expect(await page.locator('pre[aria-label="code frame"]').textContent()).toContain('> 3 |   if (x > 10) throw new Error("too big")')
       expect(await page.locator('#timeline tbody tr').count()).toBeGreaterThan(0)
+      // With --source, each step shows its line of code (the op alone says varsLet for most of them).
+      expect(await page.locator('#timeline thead th').allTextContents()).toContain('Code')
+      const code = await page.locator('#timeline tbody tr td:nth-child(4)').allTextContents()
+      expect(code).toContain('let x = n * 2')
+      expect(code).toContain('if (x > 10) throw new Error("too big")')
       await page.screenshot({ path: join(shots, '6-inspect-run.png'), fullPage: true })
       await page.goto(`${url}#/`)
       await page.locator('a[href^="#/workflow/"]').click()

@@ -7,7 +7,7 @@
  * bare array of trace entries); a workflow run directory (`run.json` +
  * `journal.jsonl`, as `ajsc workflow run` writes under .ajs/runs); or a
  * directory holding several of either (e.g. `.ajs/runs`). `--source` gives
- * the program text for code frames of run errors.
+ * the program text for code frames of run errors and each timeline step's line.
  */
 import { createServer, type Server } from 'node:http'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -158,7 +158,7 @@ export function registerInspectCommand(program: Command, io: CliIO, setCode: (co
     .description('open the web inspector on 127.0.0.1 for CLI runs (ajsc run --trace --json > trace.json) and workflow run directories (.ajs/runs/<id>)')
     .argument('<paths...>', 'trace.json reports, RunResults, workflow run directories, or directories holding them (.ajs/runs)')
     .option('--port <n>', 'port on 127.0.0.1 (default: a free one)')
-    .option('--source <file>', 'the program source, for code frames of run errors')
+    .option('--source <file>', 'the program source: code frames of run errors, and each timeline step\'s line of code')
     .action(async (paths: string[], opts: { port?: string; source?: string }) => {
       const port = opts.port === undefined ? 0 : Number(opts.port)
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port must be an integer 0-65535, got "${opts.port}"`)

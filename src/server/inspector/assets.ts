@@ -43,6 +43,7 @@ header a { color: var(--fg); text-decoration: none; }
 main { padding: 1rem 1.2rem; max-width: 78rem; }
 a { color: var(--accent); }
 a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+main:focus { outline: none; }
 .skip { position: absolute; left: -999px; } .skip:focus { left: .5rem; top: .5rem; background: var(--bg); padding: .3rem; z-index: 2; }
 table { border-collapse: collapse; width: 100%; margin: .6rem 0; }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
@@ -298,8 +299,13 @@ async function runView(id) {
   const r = run.result || {}
   const trace = Array.isArray(r.trace) ? r.trace : []
   const maxFuel = Math.max(1e-9, ...trace.map((t) => t.fuel || 0))
+  // With the run's source (ajsc inspect --source), each step shows its line of code: every step of a
+  // program is a varsLet or an expr, the line says which one it is.
+  const lines = typeof run.source === 'string' ? run.source.split('\n') : null
+  const codeOf = (t) => { const m = lines && /:(\d+):\d+$/.exec(t.location || ''); return m ? short((lines[Number(m[1]) - 1] || '').trim(), 80) : '' }
   const rows = trace.map((t, i) => h('tr', { class: t.error ? 'err' : undefined },
     h('td', { class: 'num' }, i + 1), h('td', {}, h('code', {}, t.op)), h('td', {}, t.location || ''),
+    lines ? h('td', {}, h('code', { class: 'line' }, codeOf(t))) : null,
     h('td', { class: 'num' }, fmt(t.fuel)), h('td', {}, h('span', { class: 'bar', width: Math.round(100 * (t.fuel || 0) / maxFuel) + 'px', 'aria-hidden': 'true' })),
     h('td', { class: 'num' }, fmt(t.fuelTotal)), h('td', { class: 'num' }, fmt(t.ms, 1)), h('td', {}, t.error || t.message || '')))
   const state = run.state === 'done' ? (r.error ? 'failed' : 'ok') : run.state
@@ -312,7 +318,8 @@ async function runView(id) {
     (r.diagnostics || []).map((d) => h('p', { class: 'muted' }, 'warning ' + d.code + ' at ' + (d.location || '') + ': ' + d.message)),
     h('h3', {}, 'Timeline (' + trace.length + ' steps)'),
     trace.length === 0 ? h('p', { class: 'muted' }, 'No trace: run with trace on (ajsc run --trace --json, or options.trace).') :
-      h('table', { 'aria-label': 'timeline', id: 'timeline' }, h('thead', {}, h('tr', {}, ['#', 'Op', 'Location', 'Fuel', '', 'Cumulative fuel', 'ms', 'Error / message'].map((c, i) => h('th', { scope: 'col', class: [0, 3, 5, 6].includes(i) ? 'num' : undefined }, c)))), h('tbody', {}, rows)))
+      h('table', { 'aria-label': 'timeline', id: 'timeline' }, h('thead', {}, h('tr', {}, ['#', 'Op', 'Location', ...(lines ? ['Code'] : []), 'Fuel', '', 'Cumulative fuel', 'ms', 'Error / message'].map((c) => h('th', { scope: 'col', class: ['#', 'Fuel', 'Cumulative fuel', 'ms'].includes(c) ? 'num' : undefined }, c)))), h('tbody', {}, rows)),
+      h('p', { class: 'muted' }, 'A block is charged when it is entered, so the cumulative fuel of its first step already includes its later steps.'))
 }
 
 // ---- one workflow -------------------------------------------------------------
