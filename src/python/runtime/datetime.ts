@@ -11,6 +11,7 @@ import { strRepr } from './text.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { intOf, isIntValue, isNumber, floatOf } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
+import { strptime } from './strptime.ts'
 
 type Kind = 'date' | 'datetime' | 'timedelta'
 const US_DAY = 86_400_000_000
@@ -60,7 +61,7 @@ function offsetText(us: number, sep: string): string {
   return `${sign}${pad(h)}${sep}${pad(mi)}${sec || u ? `${sep}${pad(sec)}${u ? `.${pad(u, 6)}` : ''}` : ''}`
 }
 
-function makeTz(offset: unknown, name: unknown): PyTz {
+export function makeTz(offset: unknown, name: unknown): PyTz {
   if (!(offset instanceof PyTime) || offset.kind !== 'timedelta') return typeError(`timezone() argument 1 must be datetime.timedelta, not ${typeNameOf(offset)}`)
   if (name !== undefined && name !== null && typeof name !== 'string') typeError(`timezone() argument 2 must be str, not ${typeNameOf(name)}`)
   const us = totalUs(offset)
@@ -90,19 +91,19 @@ function atZone(utc: PyTime, tz: PyTz): PyTime {
 const diffUs = (a: PyTime, b: PyTime): number => (a.d - b.d) * US_DAY + (a.s - b.s) * 1e6 + (a.u - b.u)
 
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
-const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday']
-const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+export const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+export const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday']
+export const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
 const monthDays = (y: number, m: number) => [31, leap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!
 const beforeYear = (y: number) => { const p = y - 1; return p * 365 + Math.floor(p / 4) - Math.floor(p / 100) + Math.floor(p / 400) }
-function ordinal(y: number, m: number, d: number): number {
+export function ordinal(y: number, m: number, d: number): number {
   let n = beforeYear(y)
   for (let i = 1; i < m; i++) n += monthDays(y, i)
   return n + d
 }
-const MAX_ORDINAL = ordinal(9999, 12, 31)
+export const MAX_ORDINAL = ordinal(9999, 12, 31)
 /** [year, month, day] of an ordinal (1 = 0001-01-01). */
-function ymd(n: number): [number, number, number] {
+export function ymd(n: number): [number, number, number] {
   const t = new Date(0)
   t.setUTCFullYear(1, 0, 1)
   t.setUTCDate(n)
@@ -114,13 +115,13 @@ function int(x: unknown): number {
   if (!isIntValue(x)) typeError(`'${typeof x === 'object' && x instanceof PyFloat ? 'float' : typeof x === 'number' ? 'float' : 'str'}' object cannot be interpreted as an integer`)
   return Number(intOf(x))
 }
-function checkDate(y: number, m: number, d: number): number {
+export function checkDate(y: number, m: number, d: number): number {
   if (y < 1 || y > 9999) valueError(`year ${y} is out of range`)
   if (m < 1 || m > 12) valueError('month must be in 1..12')
   if (d < 1 || d > monthDays(y, m)) valueError('day is out of range for month')
   return ordinal(y, m, d)
 }
-function checkTime(h: number, mi: number, s: number, u: number): number {
+export function checkTime(h: number, mi: number, s: number, u: number): number {
   if (h < 0 || h > 23) valueError('hour must be in 0..23')
   if (mi < 0 || mi > 59) valueError('minute must be in 0..59')
   if (s < 0 || s > 59) valueError('second must be in 0..59')
@@ -157,7 +158,7 @@ function dateTimeAt(d: number, us: number, tz: PyTz | null = null): PyTime {
   return new PyTime('datetime', d, Math.floor(us / 1e6), us % 1e6, tz)
 }
 /** A timedelta of `us` microseconds (an integer), normalized as CPython's. */
-function delta(us: number): PyTime {
+export function delta(us: number): PyTime {
   const d = Math.floor(us / US_DAY)
   const rest = us - d * US_DAY
   if (Math.abs(d) > 999999999) raise('OverflowError', `days=${d}; must have magnitude <= 999999999`)
@@ -257,6 +258,7 @@ export const DATETIME: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | nul
   'datetime.utcnow': (rt) => { const ms = clock(rt); return dateTimeAt(EPOCH, Math.floor(ms) * 1000) },
   'date.fromisoformat': (_rt, a) => fromIso(a[0], 'date'),
   'datetime.fromisoformat': (_rt, a) => fromIso(a[0], 'datetime'),
+  'datetime.strptime': (rt, a, kw) => strptime(rt, a, kw),
   'date.fromordinal': (_rt, a) => { const n = int(a[0]); if (n < 1 || n > MAX_ORDINAL) valueError(`ordinal must be >= 1`); return new PyTime('date', n) },
 }
 
