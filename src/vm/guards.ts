@@ -95,16 +95,28 @@ export function setProp(rt: Run, o: any, k: unknown, v: unknown): unknown {
 }
 
 /**
- * `k in o`: an own property, or one JS's object or array inherits (`'toString' in {}`,
+ * The names every object inherits in JS, and those an array adds: the engine's own methods of
+ * Object.prototype and Array.prototype, read once. Only native functions count, so a name a
+ * host library added (a polyfill, a polluting assignment) is never seen.
+ */
+const nativeNames = (p: object, more: string[] = []): Set<string> => new Set([...more, ...Object.getOwnPropertyNames(p).filter((k) => {
+  const v = Object.getOwnPropertyDescriptor(p, k)!.value
+  return typeof v === 'function' && /\{\s*\[native code\]\s*\}$/.test(Function.prototype.toString.call(v))
+})])
+const INHERITED = nativeNames(Object.prototype)
+const ARRAY_INHERITS = nativeNames(Array.prototype, [...INHERITED])
+
+/**
+ * `k in o`: an own property, or one JS's object or array inherits (`'toString' in {}` and
  * `'map' in []` are true in JS, so a `word in counts` test means the same for any word).
- * Only the answer is given: the prototype's members stay unreadable.
+ * Only the answer is given: the inherited members stay unreadable.
  */
 export function hasProp(o: unknown, k: unknown): boolean {
   if (o === null || typeof o !== 'object') {
     throw vmError('TYPE_ERROR', `Cannot use 'in' operator to search for "${String(k)}" in ${o === null ? 'null' : typeof o}`)
   }
   const key = toKey(k)
-  return Object.prototype.hasOwnProperty.call(o, key) || key in (Array.isArray(o) ? Array.prototype : Object.prototype)
+  return Object.prototype.hasOwnProperty.call(o, key) || (Array.isArray(o) ? ARRAY_INHERITS : INHERITED).has(key as string)
 }
 
 /** `delete o[k]` */

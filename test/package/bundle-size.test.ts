@@ -68,7 +68,10 @@ import { ensureBuilt, ROOT } from './built.ts'
 // 49,460 B (not 49,436), HEAD with these 49,481 B.
 // 49,600: `throw e` of a caught value keeps the first error's place, code and hint (errors.ts rethrownError;
 // the host was told the handler's line, and a rethrown TypeError became THROWN). +104 B.
-export const BUDGET_GZIP_BYTES = 49_600
+// 49,690: `in` reads the names objects and arrays inherit from the engine's own methods, read once at load (it
+// consulted the live host prototypes, which a host library can add to). 49,579 -> 49,687 B (+108; a written list
+// of the names was +200).
+export const BUDGET_GZIP_BYTES = 49_690
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

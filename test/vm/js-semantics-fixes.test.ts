@@ -63,6 +63,22 @@ describe('`in`', () => {
 return { own: 'a' in o, inherited: 'toString' in o, valueOf: 'valueOf' in o, map: 'map' in [], length: 'length' in [], none: 'x' in o, idx: 5 in [1] }`,
     { own: true, inherited: true, valueOf: true, map: true, length: true, none: false, idx: false })
   })
+  test("the names are this host's Object.prototype and Array.prototype methods", async () => {
+    const names = (proto: object) => Object.getOwnPropertyNames(proto).filter((k) => !['constructor', '__proto__', 'length'].includes(k))
+    const objectNames = names(Object.prototype), arrayNames = names(Array.prototype)
+    const src = `function main({ os, as }) { return { o: os.map((k) => k in {}), a: as.map((k) => k in []), none: 'flat' in {} } }`
+    const r = await new AgentVM().run(transpile(src).ast, { os: objectNames, as: arrayNames })
+    expect(r.result).toEqual({ o: objectNames.map(() => true), a: arrayNames.map(() => true), none: false })
+  })
+  test('does not consult the host: a name a host library adds to Object.prototype is not seen', async () => {
+    Object.defineProperty(Object.prototype, 'hostOnlyName', { value: 1, configurable: true })
+    try {
+      const src = "function main() { return { a: 'hostOnlyName' in {}, b: 'hostOnlyName' in [] } }"
+      expect((await new AgentVM().run(transpile(src).ast, {})).result).toEqual({ a: false, b: false })
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).hostOnlyName
+    }
+  })
 })
 
 describe('for...in', () => {
