@@ -436,6 +436,13 @@ export function printLine(rt: PyRun, a: unknown[], kw: PyDict | null): string {
 
 /** `obj.name` read as a value: exception args, a type's or function's name, a bound method. */
 export function getAttr(x: unknown, name: string): unknown {
+  // Only `with x:` reads `x.__enter__` (the program cannot name it): CPython's BEFORE_WITH looks both methods up on the class first.
+  if (name === '__enter__' && (x instanceof PyInstance || x instanceof PyException)) {
+    const cls = x instanceof PyInstance ? x.cls : x.type
+    const has = (m: string): boolean => cls instanceof PyClass && cls.lookup(m) !== undefined
+    if (!has('__enter__')) typeError(`'${typeName(x)}' object does not support the context manager protocol`)
+    if (!has('__exit__')) typeError(`'${typeName(x)}' object does not support the context manager protocol (missed __exit__ method)`)
+  }
   return (x instanceof PyInstance || x instanceof PyException) && hooked(x) ? readWithHook(x, name, () => plainGetAttr(x, name)) : plainGetAttr(x, name)
 }
 
