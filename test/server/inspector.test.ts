@@ -109,14 +109,19 @@ describe.skipIf(!haveChromium)('the inspector on ajsc serve (/ui)', () => {
     expect(await page.locator('#run-result').textContent()).toBe('{"total":6}')
     const rows = await page.locator('#timeline tbody tr').count()
     expect(rows).toBeGreaterThan(3)
-    const cumulative = await page.locator('#timeline tbody tr td:nth-child(6)').allTextContents()
+    const cumulative = await page.locator('#timeline tbody tr td:nth-child(7)').allTextContents()
     expect(cumulative.map(Number).every((n) => Number.isFinite(n))).toBe(true)
+    // Started from this page, its source is known here: each step shows its line of code.
+    expect(await page.locator('#timeline tbody tr td:nth-child(4)').allTextContents()).toContain('let total = 0')
     await page.screenshot({ path: join(shots, '2-run-timeline.png'), fullPage: true })
 
     // Back to the list by keyboard: the run is listed; Tab to its link and open it with Enter.
     await page.getByRole('link', { name: '← all runs and workflows' }).focus()
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Runs and workflows' }).waitFor()
+    // Its label (the start of its source) outlives the visit to the run, which records its new state.
+    const labels = await page.locator('table[aria-label="runs"] tbody tr td:nth-child(4)').allTextContents()
+    expect(labels.some((l) => l.startsWith('function main({ n }) {'))).toBe(true)
     let reached = false
     for (let i = 0; i < 40 && !reached; i++) {
       await page.keyboard.press('Tab')

@@ -98,10 +98,17 @@ async function api(method, path, body) {
 /** Items this browser session started or opened on a server, for their labels (the lists come from the API): { kind, id, label, at }. */
 function known() { try { return JSON.parse(sessionStorage.getItem(knownKey) || '[]') } catch { return [] } }
 function remember(item) {
-  const all = known().filter((k) => !(k.kind === item.kind && k.id === item.id))
-  all.unshift(item)
+  const had = known()
+  const old = had.find((k) => k.kind === item.kind && k.id === item.id)
+  const all = had.filter((k) => k !== old)
+  all.unshift({ ...old, ...item }) // a later visit updates the state and keeps the label it was started with
   sessionStorage.setItem(knownKey, JSON.stringify(all.slice(0, 500)))
 }
+
+/** The source of a run started from this page, for its timeline's code column (the API does not return it). */
+const sourceKey = (id) => 'ajs-inspector-source ' + id
+function rememberSource(id, source) { try { sessionStorage.setItem(sourceKey(id), source) } catch { /* storage full: no code column */ } }
+function rememberedSource(id) { try { return sessionStorage.getItem(sourceKey(id)) ?? undefined } catch { return undefined } }
 
 // ---- small DOM helpers --------------------------------------------------
 function h(tag, attrs, ...children) {
@@ -249,6 +256,7 @@ function serverForms() {
       const args = JSON.parse(String(f.get('args') || '{}'))
       const r = await api('POST', '/v1/runs?async=1', { source: String(f.get('source')), args, options: { trace: true } })
       remember({ kind: 'run', id: r.id, label: String(f.get('source')).slice(0, 60), at: Date.now(), state: 'queued' })
+      rememberSource(r.id, String(f.get('source')))
       location.hash = '#/run/' + encodeURIComponent(r.id)
     } catch (err) { fail(err) }
   } },
@@ -289,7 +297,7 @@ async function runView(id) {
   else {
     for (let i = 0; i < 50; i++) {
       const data = await api('GET', '/v1/runs/' + encodeURIComponent(id))
-      run = { id, state: data.state, result: data.result, at: data.createdAt }
+      run = { id, state: data.state, result: data.result, at: data.createdAt, source: rememberedSource(id) }
       if (data.state === 'done') break
       await new Promise((r) => setTimeout(r, 100))
     }
