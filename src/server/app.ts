@@ -16,6 +16,11 @@ import { procedureRoutes } from './routes/procedures.ts'
 import { isAsyncQuery, runRoutes } from './routes/runs.ts'
 import { systemRoutes } from './routes/system.ts'
 import { workflowRoutes } from './routes/workflows.ts'
+import { scheduleRoutes } from './routes/schedules.ts'
+import { ScheduleService } from './schedules/service.ts'
+import { ScheduleLoop } from './schedules/loop.ts'
+import { MemoryScheduleStore, type ScheduleStore } from './schedules/store.ts'
+import { systemClock, type SchedulerClock } from '../flows/schedule/scheduler.ts'
 import { inspectorRoutes } from './inspector/index.ts'
 import type { ServerStores } from './stores/types.ts'
 import type { Tenants } from './tenants.ts'
@@ -37,6 +42,14 @@ export interface ServeOptions extends HostOptions {
   health?: () => Record<string, unknown>
   /** Called by close() after the HTTP server and the pool stop. */
   onClose?: () => Promise<void>
+  /** Workflow schedules: where they are kept (default in memory), the clock firing reads (default the real one), how often it looks (ms, default 1000). */
+  schedules?: ScheduleOptions
+}
+
+export interface ScheduleOptions {
+  store?: (host: Host) => ScheduleStore
+  clock?: SchedulerClock
+  pollMs?: number
 }
 
 export interface AjsServer {
@@ -93,8 +106,12 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   const runs = new RunService({ stores, tenants, metrics, limits: config.limits, executor, plan: planGate(pool, tenants) })
   const workflows = options.workflows ? options.workflows(host) : workflowsBackend(host)
   const version = packageVersion(moduleUrl(import.meta.url))
+  const clock = options.schedules?.clock ?? systemClock
+  const schedules = workflows ? new ScheduleService(options.schedules?.store?.(host) ?? new MemoryScheduleStore(), workflows, tenants, clock) : undefined
+  const scheduleLoop = schedules && new ScheduleLoop(schedules, clock, options.schedules?.pollMs, (e) => app.log.error(e))
   const context: ServerContext = {
     config, tenants, stores, runs, procedures, metrics, workflows, version, ...(host.budget ? { budget: host.budget } : {}),
+    ...(schedules ? { schedules, scheduleLoop: scheduleLoop! } : {}),
     health: () => ({ pool: { threads: pool.size, queued: pool.queueSize }, ...options.health?.() }),
   }
 
@@ -203,6 +220,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   runRoutes(app, context)
   procedureRoutes(app, context)
   workflowRoutes(app, context)
+  scheduleRoutes(app, context)
   inspectorRoutes(app)
 
   const prune = setInterval(() => {
@@ -214,6 +232,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   prune.unref()
 
   await app.ready()
+  scheduleLoop?.start()
   return {
     app,
     pool,
@@ -226,6 +245,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
     },
     async close() {
       clearInterval(prune)
+      await scheduleLoop?.stop()
       await app.close()
       await workflows?.close?.()
       await options.onClose?.()

@@ -41,6 +41,12 @@ export interface TenantLimits {
   maxWorkflows: number
   /** Bytes of workflow sources, arguments and journals the tenant may hold. Default 64 MiB. */
   maxWorkflowBytes: number
+  /** Workflow schedules the tenant may hold (POST /v1/schedules). Default 100. */
+  maxSchedules: number
+  /** The shortest time between two fires of one of its schedules (everyMs, or a cron's closest fires), ms. Default 60,000. */
+  minScheduleIntervalMs: number
+  /** The most fires one POST /v1/schedules/{id}/backfill may cover. Default 100. */
+  maxBackfillFires: number
 }
 
 /** What a tenant's programs may reach. */
@@ -148,6 +154,9 @@ export const DEFAULT_TENANT_LIMITS: Readonly<TenantLimits> = Object.freeze({
   maxAsyncRunBytes: 64 * 1_048_576,
   maxWorkflows: 1_000,
   maxWorkflowBytes: 64 * 1_048_576,
+  maxSchedules: 100,
+  minScheduleIntervalMs: 60_000,
+  maxBackfillFires: 100,
 })
 
 /** concurrentRuns of a config with one tenant and no explicit value. */

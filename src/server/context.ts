@@ -7,6 +7,8 @@ import type { ServerStores } from './stores/types.ts'
 import type { Tenant, Tenants } from './tenants.ts'
 import type { RawAst } from './runs.ts'
 import type { WorkflowRoutesBackend } from './workflows.ts'
+import type { ScheduleService } from './schedules/service.ts'
+import type { ScheduleLoop } from './schedules/loop.ts'
 
 export interface ServerContext {
   config: ServeConfig
@@ -19,6 +21,9 @@ export interface ServerContext {
   metrics: Metrics
   /** Present when the workflows engine is available. */
   workflows?: WorkflowRoutesBackend
+  /** Workflow schedules (with the workflows engine), and the loop that fires them (tests run its passes themselves). */
+  schedules?: ScheduleService
+  scheduleLoop?: ScheduleLoop
   version: string
   /** Health facts shown by GET /healthz. */
   health(): Record<string, unknown>

@@ -8,7 +8,8 @@
 import { PgSeenTokens } from './budget.ts'
 import { availableParallelism } from 'node:os'
 import type { ServeConfig } from './config.ts'
-import { createServer, type AjsServer } from './app.ts'
+import { createServer, type AjsServer, type ScheduleOptions } from './app.ts'
+import { PgScheduleStore } from './schedules/pg-store.ts'
 import { createHost, type Host } from './host.ts'
 import { loadServerAtoms } from './atoms.ts'
 import { jobsExecutor, startJobs, type Jobs } from './jobs.ts'
@@ -27,6 +28,8 @@ export interface StartServeOptions {
   deadAfterMs?: number
   logger?: boolean
   env?: Readonly<Record<string, string | undefined>>
+  /** Workflow schedules: the clock firing reads and how often it looks (the store is PostgreSQL's with a database). */
+  schedules?: Omit<ScheduleOptions, 'store'>
 }
 
 export interface Served extends AjsServer {
@@ -40,6 +43,7 @@ export async function startServe(options: StartServeOptions): Promise<Served> {
       config: options.config, pool: options.pool, logger: options.logger, env: options.env,
       workflows: (host) => workflowsBackend(host),
       health: () => ({ database: false }),
+      schedules: options.schedules,
     })
     return server
   }
@@ -49,6 +53,7 @@ export async function startServe(options: StartServeOptions): Promise<Served> {
     executor: (h) => jobsExecutor(h, stores.pool, jobs),
     workflows: (h) => workflowsBackend(h, { pgPool: stores.pool, jobs }),
     health: () => ({ database: true, node: jobs.nodeId }),
+    schedules: { ...options.schedules, store: () => new PgScheduleStore(stores.pool) },
     onClose: () => jobs.stop(),
   })
   return Object.assign(server, { jobs })

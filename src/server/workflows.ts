@@ -62,7 +62,10 @@ export interface StartWorkflowBody {
 }
 
 export interface WorkflowRoutesBackend {
-  start(tenant: string, body: StartWorkflowBody): Promise<Record<string, unknown>>
+  /** Start one; `options.id` gives its id (a schedule's fire): one already there is answered with `duplicate: true`. */
+  start(tenant: string, body: StartWorkflowBody, options?: { id?: string }): Promise<Record<string, unknown>>
+  /** Refuse (400, 422) what start would refuse, starting nothing. */
+  check?(tenant: string, body: StartWorkflowBody): Promise<void>
   get(tenant: string, id: string): Promise<Record<string, unknown>>
   resolve(tenant: string, id: string, requestId: string, value: unknown): Promise<Record<string, unknown>>
   /** Reopen a failed workflow at its failed step (optionally with a new retry policy). */
@@ -597,8 +600,11 @@ export class WorkflowService implements WorkflowRoutesBackend {
     return Promise.resolve(compileServerWorkflow(source, sourceName, this.atomsOf(tenant), this.limits))
   }
 
-  async start(tenant: string, body: StartWorkflowBody): Promise<Record<string, unknown>> {
-    let program: WorkflowProgram
+  /**
+   * What POST /v1/workflows checks before it stores anything: the retry policy, timeouts and search attributes,
+   * the program and its modules compiled (admitted as the tenant's work) and held to the tenant's plan policy.
+   */
+  private async prepare(tenant: string, body: StartWorkflowBody) {
     const t = this.tenants?.get(tenant)
     const modules = Object.entries(body.workflows ?? {})
     let retry: RunRetryPolicy | undefined
@@ -613,6 +619,7 @@ export class WorkflowService implements WorkflowRoutesBackend {
     const chars = body.source.length + modules.reduce((n, [, src]) => n + src.length, 0)
     // Compiling the tenant's sources is guest work: admitted (a slot, its fuel reserved) before it starts.
     const admission = t ? await this.tenants!.admit(t, { fuel: compileFuel(chars), exact: true }, 'compile') : undefined
+    let program: WorkflowProgram
     try {
       program = await this.compile(body.source, 'workflow.ajs', tenant)
       const programs = [program]
@@ -621,9 +628,28 @@ export class WorkflowService implements WorkflowRoutesBackend {
     } finally {
       await admission?.settle(admission.fuel)
     }
+    return { t, program, modules, retry, timeouts, search }
+  }
+
+  /** Refuse now what start would refuse (400, 422) without starting anything: a schedule's workflow, when it is created. */
+  async check(tenant: string, body: StartWorkflowBody): Promise<void> {
+    await this.prepare(tenant, body)
+  }
+
+  /**
+   * Start a workflow. `options.id`: its id (a schedule's fire, derived from the fire); a workflow of that id
+   * already there is answered as it is, with `duplicate: true`, and nothing is started.
+   */
+  async start(tenant: string, body: StartWorkflowBody, options: { id?: string } = {}): Promise<Record<string, unknown>> {
+    if (options.id !== undefined) {
+      const existing = await this.store.load(options.id)
+      if (existing && existing.tenant !== tenant) throw new HttpError('SERVER_ERROR', `Workflow id ${options.id} is another tenant's`)
+      if (existing) return { ...publicView(existing), duplicate: true }
+    }
+    const { t, program, modules, retry, timeouts, search } = await this.prepare(tenant, body)
     const now = Date.now()
     const row: WorkflowRow = {
-      id: `wf_${crypto.randomUUID().replace(/-/g, '')}`, tenant, state: 'running', createdAt: now, updatedAt: now,
+      id: options.id ?? `wf_${crypto.randomUUID().replace(/-/g, '')}`, tenant, state: 'running', createdAt: now, updatedAt: now,
       source: body.source, sourceName: program.sourceName, args: body.args ?? {}, budget: body.budget ?? null,
       view: { requests: [], meta: program.meta },
       ...(retry !== undefined ? { retry } : {}),
@@ -632,7 +658,10 @@ export class WorkflowService implements WorkflowRoutesBackend {
       ...(Object.keys(search).length > 0 ? { search } : {}),
     }
     // The start entry is written with the row: it carries the name, tags and attributes, and the first step resumes from it.
-    await this.store.create(row, t ? quotasOf(t.config.limits).workflows : undefined, false, await this.startEntries(row, 0))
+    const quota = t ? quotasOf(t.config.limits).workflows : undefined
+    if (!await this.store.create(row, quota, options.id !== undefined, await this.startEntries(row, 0))) {
+      return { ...publicView((await this.store.load(row.id))!), duplicate: true }
+    }
     return publicView(row)
   }
 

@@ -37,7 +37,7 @@ const approvalBody = {
 const approvalParams = { type: 'object', required: ['id', 'aid'], properties: { id: { type: 'string', maxLength: 200 }, aid: { type: 'string', minLength: 1, maxLength: 100 } } } as const
 const cancelBody = { type: 'object', additionalProperties: false, properties: { reason: { type: 'string', maxLength: 1000 } } } as const
 const queryParams = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'string', maxLength: 200 }, name: { type: 'string', minLength: 1, maxLength: 200 } } } as const
-const workflowBody = {
+export const workflowBody = {
   type: 'object',
   additionalProperties: false,
   required: ['source'],

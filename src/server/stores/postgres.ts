@@ -62,6 +62,10 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE OR REPLACE FUNCTION ajs.budget_token_lost_is_final() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
    CREATE TRIGGER budget_tokens_seen_lost_is_final BEFORE UPDATE ON ajs.budget_tokens_seen
      FOR EACH ROW WHEN (OLD.lost) EXECUTE FUNCTION ajs.budget_token_lost_is_final();`,
+  // Workflow schedules (POST /v1/schedules): the row as JSON, and when firing looks at it next (null: paused). Due rows
+  // are taken with FOR UPDATE SKIP LOCKED through the partial index, so each process fires the rows no other holds.
+  `CREATE TABLE ajs.schedules (tenant text NOT NULL, id text NOT NULL, data jsonb NOT NULL, due_at bigint, PRIMARY KEY (tenant, id));
+   CREATE INDEX schedules_due ON ajs.schedules (due_at) WHERE due_at IS NOT NULL;`,
 ]
 
 export async function migrate(pool: pg.Pool): Promise<void> {

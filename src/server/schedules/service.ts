@@ -1,0 +1,180 @@
+/**
+ * The schedules API behind the routes (routes/schedules.ts): create, read,
+ * list, pause, unpause, trigger, backfill, delete, each for the
+ * authenticated tenant only; and `runDue`, one pass of firing over every
+ * tenant's due schedules, which the loop (loop.ts) calls on the clock.
+ */
+import { randomUUID } from 'node:crypto'
+import type { SchedulerClock } from '../../flows/schedule/scheduler.ts'
+import { HttpError } from '../errors.ts'
+import type { Tenants } from '../tenants.ts'
+import type { StartWorkflowBody, WorkflowRoutesBackend } from '../workflows.ts'
+import { Firing, dueAtOf, startBody } from './firing.ts'
+import { checkSpec, FireTimes, type ScheduleSpec } from './spec.ts'
+import type { Overlap, ScheduleRow, ScheduleStore } from './store.ts'
+
+export interface CreateScheduleBody {
+  id?: string
+  workflow: Omit<StartWorkflowBody, 'args'>
+  args?: Record<string, unknown>
+  spec: ScheduleSpec
+  overlap?: Overlap
+  catchupWindowMs?: number
+  jitterMs?: number
+  paused?: boolean
+  note?: string
+}
+
+/** Due schedules one pass of firing takes (the rest wait for the next pass, a moment later). */
+export const MAX_SCHEDULES_PER_PASS = 100
+/** Fire times GET /v1/schedules/{id} shows. */
+const NEXT_SHOWN = 5
+const DEFAULT_CATCHUP_MS = 60_000
+
+const notFound = (id: string) => new HttpError('NOT_FOUND', `No schedule "${id.slice(0, 64)}" for this tenant`)
+
+/** A time a request sent: ms since the epoch, or an ISO 8601 text. */
+function timeOf(v: number | string, field: string): number {
+  const t = typeof v === 'number' ? v : Date.parse(v)
+  if (!Number.isFinite(t)) throw new HttpError('SCHEDULE_INVALID', `${field} must be ms since the epoch or an ISO 8601 time, not ${JSON.stringify(v).slice(0, 60)}`)
+  return t
+}
+
+export class ScheduleService {
+  private readonly firing: Firing
+
+  constructor(
+    private readonly store: ScheduleStore,
+    private readonly workflows: WorkflowRoutesBackend,
+    private readonly tenants: Tenants,
+    readonly clock: SchedulerClock,
+  ) {
+    this.firing = new Firing({ workflows, minIntervalOf: (t) => tenants.get(t)?.config.limits.minScheduleIntervalMs })
+  }
+
+  private limits(tenant: string) {
+    const t = this.tenants.get(tenant)
+    if (!t) throw new HttpError('UNAUTHORIZED')
+    return t.config.limits
+  }
+
+  /** The schedule as GET shows it: its spec and what to start, its next fire times, counts and last actions (newest first). */
+  view(row: ScheduleRow): Record<string, unknown> {
+    const now = this.clock.now()
+    const times = new FireTimes(row.spec)
+    const next = row.paused || row.nextAt === null ? [] : [row.nextAt, ...times.next(Math.max(row.nextAt, now), NEXT_SHOWN - 1)]
+    return {
+      id: row.id, workflow: row.workflow, args: row.args, spec: row.spec, overlap: row.overlap,
+      catchupWindowMs: row.catchupWindowMs, jitterMs: row.jitterMs, paused: row.paused, ...(row.note !== undefined ? { note: row.note } : {}),
+      createdAt: row.createdAt, updatedAt: row.updatedAt,
+      nextFireTimes: next.map((t) => new Date(t).toISOString()),
+      ...(row.lastRunId ? { lastRunId: row.lastRunId } : {}),
+      ...(row.buffered ? { buffered: { nominalAt: new Date(row.buffered.nominalAt).toISOString(), via: row.buffered.via } } : {}),
+      counts: row.counts,
+      actions: [...row.actions].reverse().map((a) => ({ ...a, at: new Date(a.at).toISOString(), nominalAt: new Date(a.nominalAt).toISOString() })),
+    }
+  }
+
+  async create(tenant: string, body: CreateScheduleBody): Promise<Record<string, unknown>> {
+    const limits = this.limits(tenant)
+    const now = this.clock.now()
+    const times = checkSpec(body.spec, limits.minScheduleIntervalMs, now)
+    const row: ScheduleRow = {
+      tenant, id: body.id ?? `sch_${randomUUID().replace(/-/g, '').slice(0, 20)}`, uid: randomUUID(),
+      workflow: body.workflow, args: body.args ?? {}, spec: body.spec, overlap: body.overlap ?? 'skip',
+      catchupWindowMs: body.catchupWindowMs ?? DEFAULT_CATCHUP_MS, jitterMs: body.jitterMs ?? 0, paused: body.paused ?? false,
+      ...(body.note !== undefined ? { note: body.note } : {}),
+      createdAt: now, updatedAt: now, nextAt: times.after(now), dueAt: null, counts: { started: 0, skipped: {} }, actions: [],
+    }
+    // The workflow is refused now (400, 422) rather than at each fire: the same checks as POST /v1/workflows.
+    await this.workflows.check?.(tenant, startBody(row, now))
+    row.dueAt = dueAtOf(row, now)
+    await this.store.insert(row, limits.maxSchedules)
+    return this.view(row)
+  }
+
+  async get(tenant: string, id: string): Promise<Record<string, unknown>> {
+    const row = await this.store.get(tenant, id)
+    if (!row) throw notFound(id)
+    return this.view(row)
+  }
+
+  async list(tenant: string, q: { limit?: string; cursor?: string }): Promise<{ items: Array<Record<string, unknown>>; nextCursor?: string }> {
+    const limit = q.limit === undefined ? 20 : Number(q.limit)
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new HttpError('BAD_REQUEST', 'limit must be a whole number from 1 to 100')
+    const after = q.cursor === undefined ? undefined : Buffer.from(q.cursor, 'base64url').toString()
+    const rows = await this.store.list(tenant, limit + 1, after)
+    const page = rows.slice(0, limit)
+    const items = page.map((r) => {
+      const { actions: _a, workflow, ...rest } = this.view(r) as { actions: unknown; workflow: { source?: string } }
+      const { source: _s, ...shown } = workflow
+      return { ...rest, workflow: shown }
+    })
+    return rows.length > limit ? { items, nextCursor: Buffer.from(page[page.length - 1]!.id).toString('base64url') } : { items }
+  }
+
+  async delete(tenant: string, id: string): Promise<void> {
+    if (!await this.store.delete(tenant, id)) throw notFound(id)
+  }
+
+  /** Change a row under its lock and answer its view. */
+  private async change(tenant: string, id: string, fn: (row: ScheduleRow, now: number) => Promise<void>): Promise<Record<string, unknown>> {
+    const out = await this.store.update(tenant, id, async (row) => {
+      const now = this.clock.now()
+      await fn(row, now)
+      row.dueAt = dueAtOf(row, now)
+      row.updatedAt = now
+      return { row, result: this.view(row) }
+    })
+    if (!out) throw notFound(id)
+    return out
+  }
+
+  pause(tenant: string, id: string, note?: string): Promise<Record<string, unknown>> {
+    return this.change(tenant, id, async (row) => {
+      row.paused = true
+      if (note !== undefined) row.note = note
+    })
+  }
+
+  /** Fires missed while it was paused are not run: it fires next at its next time after now. */
+  unpause(tenant: string, id: string, note?: string): Promise<Record<string, unknown>> {
+    return this.change(tenant, id, async (row, now) => {
+      if (row.paused) row.nextAt = new FireTimes(row.spec).after(now)
+      row.paused = false
+      if (note !== undefined) row.note = note
+    })
+  }
+
+  /** Fire now (nominal time: now), by the overlap policy; paused or not. */
+  trigger(tenant: string, id: string): Promise<Record<string, unknown>> {
+    return this.change(tenant, id, (row, now) => this.firing.fire(row, now, 'trigger', now))
+  }
+
+  /** Fire each time of the spec in [from, to] (past times; at most limits.maxBackfillFires), in order, by the overlap policy or `overlap`. */
+  async backfill(tenant: string, id: string, body: { from: number | string; to: number | string; overlap?: Overlap }): Promise<Record<string, unknown>> {
+    const max = this.limits(tenant).maxBackfillFires
+    const from = timeOf(body.from, 'from')
+    const to = timeOf(body.to, 'to')
+    return this.change(tenant, id, async (row, now) => {
+      if (from > to || to > now) throw new HttpError('SCHEDULE_INVALID', `A backfill covers past times: from (${new Date(from).toISOString()}) must not be after to (${new Date(to).toISOString()}), nor to after now`)
+      const times = new FireTimes(row.spec)
+      const fires: number[] = []
+      for (let at = times.after(from - 1); at !== null && at <= to; at = times.after(at)) {
+        if (fires.length === max) throw new HttpError('SCHEDULE_BACKFILL_LIMIT', `The spec fires more than ${max} times from ${new Date(from).toISOString()} to ${new Date(to).toISOString()}; this tenant's backfills cover at most ${max} fires (limits.maxBackfillFires)`)
+        fires.push(at)
+      }
+      for (const at of fires) await this.firing.fire(row, at, 'backfill', now, body.overlap)
+    })
+  }
+
+  /** One pass of firing: every due schedule (at most MAX_SCHEDULES_PER_PASS), each under its lock. Returns how many were handled. */
+  runDue(onError?: (e: unknown) => void): Promise<number> {
+    const now = this.clock.now()
+    return this.store.claimDue(now, MAX_SCHEDULES_PER_PASS, (row) => this.firing.fireDue(row, now), onError)
+  }
+
+  close(): Promise<void> {
+    return this.store.close()
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * A schedule's spec: when it fires. `{ cron, timezone? }` (croner, five
+ * fields minute-first or six fields seconds-first, as the flows' schedules
+ * take) or `{ everyMs }` (a grid anchored at the epoch, so every process
+ * computes the same nominal times). Checked when a schedule is created:
+ * a bad expression, an unknown time zone or fires closer together than the
+ * tenant's `limits.minScheduleIntervalMs` is a 400 with its own code. The
+ * times are pure functions of the spec, so two servers agree on them; the
+ * run a fire starts has an id derived from the schedule and its nominal time.
+ */
+import { createHash } from 'node:crypto'
+import { Cron } from 'croner'
+import { HttpError } from '../errors.ts'
+import type { ServerCode } from '../../diagnostics/server-codes.ts'
+
+export type ScheduleSpec = { cron: string; timezone?: string } | { everyMs: number }
+
+/** Fires a create-time check of a cron looks at for its closest two (a fire-time guard covers what it misses). */
+const SAMPLE_FIRES = 2000
+/** ... or this span of time after the first fire, whichever comes first. */
+const SAMPLE_SPAN_MS = 3 * 86_400_000
+
+const bad = (code: ServerCode, message: string): HttpError => new HttpError(code, message)
+
+/** An IANA zone name this runtime knows (Intl throws RangeError for others). */
+function knownTimezone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Fire times of one spec. */
+export class FireTimes {
+  private readonly cron?: Cron
+  constructor(readonly spec: ScheduleSpec) {
+    if ('cron' in spec) this.cron = new Cron(spec.cron, { paused: true, mode: '5-or-6-parts', timezone: spec.timezone ?? 'UTC' })
+  }
+
+  /** The first nominal fire time strictly after `t` (null: none, a cron that never fires again). */
+  after(t: number): number | null {
+    if ('everyMs' in this.spec) return (Math.floor(t / this.spec.everyMs) + 1) * this.spec.everyMs
+    return this.cron!.nextRun(new Date(t))?.getTime() ?? null
+  }
+
+  /** Up to `n` fire times strictly after `t`. */
+  next(t: number, n: number): number[] {
+    const out: number[] = []
+    for (let at = this.after(t); at !== null && out.length < n; at = this.after(at)) out.push(at)
+    return out
+  }
+}
+
+/**
+ * Check a spec as a request sent it (400 SCHEDULE_INVALID, SCHEDULE_TIMEZONE, SCHEDULE_TOO_FREQUENT) and return
+ * its fire times. `minIntervalMs`: the tenant's limits.minScheduleIntervalMs; a cron is sampled from `now`.
+ */
+export function checkSpec(spec: ScheduleSpec, minIntervalMs: number, now: number): FireTimes {
+  if ('everyMs' in spec) {
+    if (!Number.isSafeInteger(spec.everyMs) || spec.everyMs <= 0) throw bad('SCHEDULE_INVALID', `spec.everyMs must be a positive whole number of milliseconds, not ${spec.everyMs}`)
+    if (spec.everyMs < minIntervalMs) throw bad('SCHEDULE_TOO_FREQUENT', `spec.everyMs is ${spec.everyMs} ms; this tenant's schedules fire at most every ${minIntervalMs} ms (limits.minScheduleIntervalMs)`)
+    return new FireTimes(spec)
+  }
+  if (spec.timezone !== undefined && !knownTimezone(spec.timezone)) throw bad('SCHEDULE_TIMEZONE', `spec.timezone "${spec.timezone.slice(0, 64)}" is not an IANA time zone this server knows`)
+  let times: FireTimes
+  try {
+    times = new FireTimes(spec)
+  } catch (e) {
+    throw bad('SCHEDULE_INVALID', `spec.cron "${spec.cron.slice(0, 100)}" is not a cron expression: ${(e as Error).message.replace(/^CronPattern: /, '')}`)
+  }
+  const first = times.after(now)
+  if (first === null) throw bad('SCHEDULE_INVALID', `spec.cron "${spec.cron.slice(0, 100)}" never fires after now`)
+  // The closest two fires of a sample: a fire-time guard (firing.ts) skips any closer pair the sample did not reach.
+  let prev = first
+  for (let i = 1; i < SAMPLE_FIRES; i++) {
+    const at = times.after(prev)
+    if (at === null || at - first > SAMPLE_SPAN_MS) break
+    if (at - prev < minIntervalMs) {
+      throw bad('SCHEDULE_TOO_FREQUENT', `spec.cron "${spec.cron.slice(0, 100)}" fires ${at - prev} ms apart (at ${new Date(prev).toISOString()} and ${new Date(at).toISOString()}); this tenant's schedules fire at most every ${minIntervalMs} ms (limits.minScheduleIntervalMs)`)
+    }
+    prev = at
+  }
+  return times
+}
+
+/** The id of the workflow run a fire starts: the same on every server, so a fire starts at most one run. */
+export function runIdOf(tenant: string, scheduleUid: string, nominalAt: number): string {
+  return `wf_${createHash('sha256').update(`${tenant}\0${scheduleUid}\0${nominalAt}`).digest('hex').slice(0, 32)}`
+}
+
+/** A fire's delay after its nominal time, in [0, jitterMs): derived from the fire, so every server waits the same. */
+export function jitterOf(scheduleUid: string, nominalAt: number, jitterMs: number): number {
+  if (jitterMs <= 0) return 0
+  return createHash('sha256').update(`${scheduleUid}\0${nominalAt}`).digest().readUInt32BE(0) % jitterMs
+}
