@@ -20,6 +20,15 @@ describe('ajsc eval', () => {
     expect(JSON.parse(r.stdout)).toEqual([10, 20, 30])
   })
 
+  test('-p and the repl show NaN, Infinity, -0 and undefined as JavaScript writes them (JSON would print null and 0)', () => {
+    const r = ajsc(['eval', '-p', '[0 / 0, -1 / 0, -0, undefined, { a: undefined, b: [1 / 0] }, "s", null, []]'])
+    expect(r.stdout).toBe('[\n  NaN,\n  -Infinity,\n  -0,\n  undefined,\n  {\n    "a": undefined,\n    "b": [\n      Infinity\n    ]\n  },\n  "s",\n  null,\n  []\n]\n')
+    const repl = ajsc(['repl'], { input: 'let z = 0 / 0\nz\n', env: { AJSC_HISTORY: '' } })
+    expect(repl.stdout).toBe('NaN\n')
+    // The JSON report keeps strict JSON.
+    expect(JSON.parse(ajsc(['eval', '-p', '0 / 0', '--json']).stdout).result).toBeNull()
+  })
+
   test('without -p nothing is printed; errors point into the code as typed', () => {
     const quiet = ajsc(['eval', 'let a = 1'])
     expect(quiet).toMatchObject({ code: 0, stdout: '' })

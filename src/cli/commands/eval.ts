@@ -14,6 +14,7 @@ import { runAtomsOption, jsonObjectFlag, numberOption } from '../options.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, runAtoms, setupFromFlags, type SetupFlags } from './run.ts'
 import type { AtomsFlag } from '../atoms-module.ts'
 import { bodyWithValue, mapBack } from '../snippet.ts'
+import { valueText } from '../value-text.ts'
 
 export interface EvalOptions extends SetupFlags {
   print?: boolean
@@ -50,7 +51,7 @@ export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): P
   const result = await vm.run(ast, { args }, { capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}) })
   if (result.error) reporter.add(unwrap(fromAgentError(result.error, { file: '<eval>', fuel: fuel ?? 1000, timeoutMs })))
   const value = body.hasValue && !result.error ? (result.result as { value?: unknown } | undefined)?.value ?? null : null
-  if (opts.print && !opts.json && !result.error) io.out(`${JSON.stringify(value, null, 2)}\n`)
+  if (opts.print && !opts.json && !result.error) io.out(`${valueText(value)}\n`)
   return reporter.finish({ result: value, fuelUsed: result.fuelUsed })
 }
 
@@ -58,7 +59,7 @@ export function registerEvalCommand(program: Command, io: CliIO, setCode: (code:
   program.command('eval')
     .description('run AJS statements or an expression given as an argument (like node -e; -p prints the last value)')
     .argument('<code>', 'AJS statements, e.g. \'let xs = [1, 2, 3]; xs.map(x => x * 2)\'')
-    .option('-p, --print', 'print the value of the last expression as JSON')
+    .option('-p, --print', 'print the value of the last expression (as JSON, with NaN, Infinity, -0 and undefined as JavaScript writes them)')
     .option('-a, --args <json>', 'a JSON object the code can read as `args` (inline, @file.json or - for stdin)')
     .option('--fuel <n>', 'fuel budget (default 1000)')
     .option('--timeout <ms>', `wall-clock limit in ms (default ${DEFAULT_RUN_TIMEOUT_MS})`)

@@ -21,6 +21,7 @@ import { runAtomsOption, intOption } from '../options.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, runAtoms, setupFromFlags, type SetupFlags } from './run.ts'
 import type { AtomsFlag, CliAtoms } from '../atoms-module.ts'
 import { bodyWithValue, declaredNames, isIncomplete, mapBack } from '../snippet.ts'
+import { valueText } from '../value-text.ts'
 
 export interface ReplOptions extends SetupFlags {
   fuel?: string
@@ -129,7 +130,7 @@ export async function replCommand(opts: ReplOptions, io: CliIO): Promise<number>
     entered.push(code.replace(/\n/g, ' '))
     const { value, diagnostics } = await session.evaluate(code)
     for (const d of diagnostics) print(d)
-    if (diagnostics.length === 0 && value !== null && value !== undefined) io.out(`${JSON.stringify(value, null, 2)}\n`)
+    if (diagnostics.length === 0 && value !== null && value !== undefined) io.out(`${valueText(value)}\n`)
     return true
   }
 
