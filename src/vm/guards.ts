@@ -103,8 +103,13 @@ const nativeNames = (p: object, more: string[] = []): Set<string> => new Set([..
   const v = Object.getOwnPropertyDescriptor(p, k)!.value
   return typeof v === 'function' && /\{\s*\[native code\]\s*\}$/.test(Function.prototype.toString.call(v))
 })])
-const INHERITED = nativeNames(Object.prototype)
-const ARRAY_INHERITS = nativeNames(Array.prototype, [...INHERITED])
+// Read at the first `in` that needs them, not at import (~0.2 ms of a cold start).
+let inherited: Set<string> | undefined
+let arrayInherits: Set<string> | undefined
+const inheritedOf = (array: boolean): Set<string> => {
+  inherited ??= nativeNames(Object.prototype)
+  return array ? (arrayInherits ??= nativeNames(Array.prototype, [...inherited])) : inherited
+}
 
 /**
  * `k in o`: an own property, or one JS's object or array inherits (`'toString' in {}` and
@@ -116,7 +121,7 @@ export function hasProp(o: unknown, k: unknown): boolean {
     throw vmError('TYPE_ERROR', `Cannot use 'in' operator to search for "${String(k)}" in ${o === null ? 'null' : typeof o}`)
   }
   const key = toKey(k)
-  return Object.prototype.hasOwnProperty.call(o, key) || (Array.isArray(o) ? ARRAY_INHERITS : INHERITED).has(key as string)
+  return Object.prototype.hasOwnProperty.call(o, key) || inheritedOf(Array.isArray(o)).has(key as string)
 }
 
 /** `delete o[k]` */
