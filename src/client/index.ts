@@ -110,6 +110,35 @@ export interface RemoteVM {
   cancelWorkflow(id: string, reason?: string): Promise<Record<string, unknown>>
   /** The value a workflow last exposed under `name` (as of its last step). */
   queryWorkflow<T = unknown>(id: string, name: string): Promise<T>
+  /** Create a schedule that starts a workflow on a cron or every N ms (POST /v1/schedules; docs/serve.md#schedules). */
+  createSchedule(schedule: RemoteSchedule): Promise<Record<string, unknown>>
+  /** A schedule: its spec, next fire times, counts and last actions with the runs they started. */
+  getSchedule(id: string): Promise<Record<string, unknown>>
+  /** A page of the tenant's schedules, by id; pass `nextCursor` back as `cursor`. */
+  listSchedules(page?: { limit?: number; cursor?: string }): Promise<{ items: Array<Record<string, unknown>>; nextCursor?: string }>
+  pauseSchedule(id: string, note?: string): Promise<Record<string, unknown>>
+  unpauseSchedule(id: string, note?: string): Promise<Record<string, unknown>>
+  /** Fire a schedule now, by its overlap policy. */
+  triggerSchedule(id: string): Promise<Record<string, unknown>>
+  /** Fire each time of its spec from `from` to `to` (past times: ms or ISO 8601), in order. */
+  backfillSchedule(id: string, range: { from: number | string; to: number | string; overlap?: ScheduleOverlap }): Promise<Record<string, unknown>>
+  deleteSchedule(id: string): Promise<void>
+}
+
+export type ScheduleOverlap = 'skip' | 'bufferOne' | 'allowAll'
+
+/** The body of POST /v1/schedules. */
+export interface RemoteSchedule {
+  id?: string
+  /** What to start: the body of POST /v1/workflows without args. */
+  workflow: { source: string; name?: string; tags?: string[]; attributes?: Record<string, string | number | boolean>; budget?: number; retry?: Record<string, unknown>; timeouts?: { runMs?: number; requestMs?: number }; workflows?: Record<string, string> }
+  args?: Record<string, unknown>
+  spec: { cron: string; timezone?: string } | { everyMs: number }
+  overlap?: ScheduleOverlap
+  catchupWindowMs?: number
+  jitterMs?: number
+  paused?: boolean
+  note?: string
 }
 
 function programField(target: object | string): Record<string, unknown> {
@@ -220,6 +249,34 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
     },
     async queryWorkflow<T>(id: string, name: string) {
       return (await call<{ value: T }>('GET', `/v1/workflows/${encodeURIComponent(id)}/query/${encodeURIComponent(name)}`)).data.value
+    },
+    async createSchedule(schedule) {
+      return (await call<Record<string, unknown>>('POST', '/v1/schedules', schedule)).data
+    },
+    async getSchedule(id) {
+      return (await call<Record<string, unknown>>('GET', `/v1/schedules/${encodeURIComponent(id)}`)).data
+    },
+    async listSchedules(page = {}) {
+      const qs = new URLSearchParams()
+      if (page.limit !== undefined) qs.set('limit', String(page.limit))
+      if (page.cursor !== undefined) qs.set('cursor', page.cursor)
+      const q = qs.toString()
+      return (await call<{ items: Array<Record<string, unknown>>; nextCursor?: string }>('GET', `/v1/schedules${q ? `?${q}` : ''}`)).data
+    },
+    async pauseSchedule(id, note) {
+      return (await call<Record<string, unknown>>('POST', `/v1/schedules/${encodeURIComponent(id)}/pause`, note !== undefined ? { note } : {})).data
+    },
+    async unpauseSchedule(id, note) {
+      return (await call<Record<string, unknown>>('POST', `/v1/schedules/${encodeURIComponent(id)}/unpause`, note !== undefined ? { note } : {})).data
+    },
+    async triggerSchedule(id) {
+      return (await call<Record<string, unknown>>('POST', `/v1/schedules/${encodeURIComponent(id)}/trigger`)).data
+    },
+    async backfillSchedule(id, range) {
+      return (await call<Record<string, unknown>>('POST', `/v1/schedules/${encodeURIComponent(id)}/backfill`, range)).data
+    },
+    async deleteSchedule(id) {
+      await call('DELETE', `/v1/schedules/${encodeURIComponent(id)}`)
     },
   }
 }
