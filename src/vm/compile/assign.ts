@@ -45,7 +45,6 @@ function compileRef(c: Compiler, target: any, scope: Scope): Ref {
     let key: CExpr
     if (target.computed) key = c.expr(target.property, scope)
     else {
-      if (typeof target.property !== 'string') throw compileError('AST_INVALID', 'member.property must be a string unless computed')
       if (isForbiddenKey(target.property)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${target.property}"`)
       const k = target.property
       key = { fn: () => k, cost: 0, async: false }

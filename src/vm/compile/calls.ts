@@ -24,7 +24,6 @@ import { didYouMean } from '../suggest.ts'
 /** `call`: helper > atom > global function, resolved at compile time. */
 export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
   const name = node.callee as string
-  if (typeof name !== 'string') throw compileError('AST_INVALID', 'call.callee must be a name')
   if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden function name "${name}"`)
   const argNodes: unknown[] = node.args ?? []
   // A host-added function (AgentVMOptions.functions) may come from another bundle: its errors are read by shape.
@@ -131,7 +130,6 @@ function isLambda(node: any): boolean {
 /** `methodCall`: namespace statics are bound at compile time; instance methods dispatch on the value's type. */
 export function compileMethodCall(c: Compiler, node: any, scope: Scope): CExpr {
   const method = node.method as string
-  if (typeof method !== 'string') throw compileError('AST_INVALID', 'methodCall.method must be a name')
   if (isForbiddenKey(method)) throw compileError('FORBIDDEN_NAME', `Forbidden method name "${method}"`)
   const argNodes: any[] = node.args ?? []
   const objNode = node.object
@@ -205,7 +203,6 @@ function compileHofCall(c: Compiler, node: any, obj: CExpr, scope: Scope): CExpr
 export function compileLambda(c: Compiler, node: any, scope: Scope, pausing = false): Callable {
   const inner = scope.child()
   const params = (node.params ?? []) as unknown[]
-  if (!Array.isArray(params)) throw compileError('AST_INVALID', 'lambda.params must be an array')
   if (params.length > 4) throw compileError('AST_INVALID', 'An array-method callback takes at most 4 parameters')
   const binders = params.map((p) => c.pattern(p, inner, 'param'))
   const bindAsync = binders.some((b) => b.async)
@@ -227,7 +224,6 @@ export function compileLambda(c: Compiler, node: any, scope: Scope, pausing = fa
     }
     return pending
   }
-  if (node.body !== undefined && node.steps !== undefined) throw compileError('AST_INVALID', 'lambda takes either body or steps')
   if (node.body !== undefined) {
     const body = c.expr(node.body, inner)
     const b = body.fn

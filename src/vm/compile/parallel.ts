@@ -50,8 +50,7 @@ function runForks(group: AbortController, count: number, start: (i: number) => P
 }
 
 function branchesForm(c: Compiler, step: StepOf<'parallel'>, scope: Scope): CStepInfo {
-  const branches = step.branches
-  if (!Array.isArray(branches)) throw compileError('AST_INVALID', '`parallel.branches` must be a list of step lists')
+  const branches = step.branches!
   const runs: CStep[] = branches.map((b: unknown) => c.block(b, scope).run)
   const store = storeResult(c, step, scope)
   return {
@@ -72,7 +71,6 @@ function itemsForm(c: Compiler, step: StepOf<'parallel'>, scope: Scope): CStepIn
   const inner = scope.isolatedChild()
   const asSlot = inner.declare(checkName(step.as), 'let').slot
   const indexSlot = step.index !== undefined ? inner.declare(checkName(step.index), 'let').slot : -1
-  if (!Array.isArray(step.steps)) throw compileError('AST_INVALID', '`parallel.steps` must be a list of steps')
   const body = c.sequence(step.steps, inner).run
   const store = storeResult(c, step, scope)
   return {

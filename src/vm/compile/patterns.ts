@@ -84,7 +84,6 @@ function requireObjectCoercible(v: unknown): void {
 
 export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: PatternKind): CPattern {
   if (typeof p === 'string') return { bind: nameBinder(c, p, scope, kind), cost: 0, async: false }
-  if (!p || typeof p !== 'object') throw compileError('AST_INVALID', 'Invalid pattern')
   const node = p as any
   switch (node.$pattern) {
     case 'default': {
@@ -110,7 +109,6 @@ export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: Patt
           async ||= k.async
           keyFn = k.fn
         } else {
-          if (typeof prop.key !== 'string') throw compileError('AST_INVALID', 'Pattern key must be a string')
           if (isForbiddenKey(prop.key)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${prop.key}"`)
           const key = prop.key
           staticKey = key

@@ -219,7 +219,6 @@ function constSet(c: Compiler, step: StepOf<'constSet'>, scope: Scope): CStepInf
 
 function varsLet(c: Compiler, step: StepOf<'varsLet'>, scope: Scope): CStepInfo {
   const vars = step.vars
-  if (vars === null || typeof vars !== 'object' || Array.isArray(vars)) throw compileError('AST_INVALID', '`varsLet.vars` must be an object')
   const decls = Object.keys(vars).map((name) => declareOne(c, name, vars[name], scope, 'let'))
   const cost = STEP_COST + decls.reduce((t, d) => t + d.val.cost, 0)
   if (decls.length === 1 && !decls[0]!.val.async) {
@@ -248,13 +247,9 @@ function varGet(c: Compiler, step: StepOf<'varGet'>, scope: Scope): CStepInfo {
   return { run: (f) => { return store(f, f.s[slot]) }, async: false, cost: STEP_COST }
 }
 
-function names(v: unknown, what: string): string[] {
-  if (!Array.isArray(v)) throw compileError('AST_INVALID', `\`${what}\` must be an array of names`)
-  return v.map(checkName)
-}
 
 function varsImport(_c: Compiler, step: StepOf<'varsImport'>, scope: Scope): CStepInfo {
-  const keys = names(step.keys, 'varsImport.keys')
+  const keys = step.keys.map(checkName)
   const slots = keys.map((k) => scope.declare(k, 'let').slot)
   return {
     run: (f) => {
@@ -271,7 +266,7 @@ function varsImport(_c: Compiler, step: StepOf<'varsImport'>, scope: Scope): CSt
 }
 
 function varsExport(c: Compiler, step: StepOf<'varsExport'>, scope: Scope): CStepInfo {
-  const keys = names(step.keys, 'varsExport.keys')
+  const keys = step.keys.map(checkName)
   const slots = keys.map((k) => {
     const b = scope.lookup(k)
     if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Unknown variable "${k}"${c.suggest(k, scope)}`)
@@ -292,7 +287,6 @@ function varsExport(c: Compiler, step: StepOf<'varsExport'>, scope: Scope): CSte
 
 function destructure(c: Compiler, step: StepOf<'destructure'>, scope: Scope): CStepInfo {
   const kind = step.kind
-  if (kind !== 'let' && kind !== 'const' && kind !== 'assign') throw compileError('AST_INVALID', '`destructure.kind` must be let, const or assign')
   const val = compileValue(c, step.value, scope)
   const pat = c.pattern(step.pattern, scope, kind)
   const cost = STEP_COST + val.cost + pat.cost
@@ -307,7 +301,6 @@ function switchStep(c: Compiler, step: StepOf<'switch'>, scope: Scope): CStepInf
   const disc = c.expr(step.discriminant, scope)
   const label = step.label as string | undefined
   const cases = step.cases
-  if (!Array.isArray(cases)) throw compileError('AST_INVALID', '`switch.cases` must be an array')
   const inner = scope.child()
   let defaultIndex = -1
   const compiled = cases.map((k: any, i: number) => {
