@@ -5,6 +5,7 @@
  * lists (the frontend maps the guest's `key=` over the items on the VM).
  */
 import { anyIterator, lazyEnumerate, lazyZip } from './generators.ts'
+import { liveIterator } from './live-iter.ts'
 import { PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { compare, iterate, len, lt, repr, str, toArray, truth } from './core.ts'
@@ -152,6 +153,9 @@ export function range(a: unknown, b?: unknown, c?: unknown): PyRange {
 export function enumerate(rt: PyRun, it: unknown, start: unknown = 0): unknown[] | PyIter {
   if (!isIntValue(start)) typeError(`'${typeName(start)}' object cannot be interpreted as an integer`)
   if (it instanceof PyIter) return lazyEnumerate(rt, it, intOf(start))
+  // Over a dict, a set or a deque: its live iterator, so a change made in the loop is CPython's RuntimeError.
+  const live = liveIterator(it, rt)
+  if (live) return lazyEnumerate(rt, live, intOf(start))
   const items = iterate(it, rt)
   rt.chargeSlots(items.length * 3)
   const s = intOf(start)

@@ -29,6 +29,7 @@ import { MISSING, callGuest, guestBinop, guestHash, guestIndex, guestIterObject,
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit, removeAttr, storeAttr } from './classes.ts'
 import { OBJECT_DELATTR, OBJECT_GETATTRIBUTE, OBJECT_SETATTR, PyNativeSetattr, hooked, nativeSetattr, readWithHook } from './attr-hooks.ts'
 import { moduleFunction } from './modules.ts'
+import { liveIterator } from './live-iter.ts'
 import { reAttr } from './re.ts'
 import { numberHash } from './set-order.ts'
 import { PyGetter } from './operator.ts'
@@ -390,6 +391,8 @@ export function iter(rt: PyRun, x: unknown): unknown {
   if (x instanceof PyIter) return x
   // An object's own iterator (`__iter__` returning self with a `__next__`) is handed back as it is.
   if (x instanceof PyInstance) { const it = guestIterObject(x); if (it !== undefined) return it }
+  const live = liveIterator(x, rt)
+  if (live) return live
   const items = iterate(x, rt)
   return new PyIter(items, Array.isArray(x) ? (isTuple(x) ? 'tuple_iterator' : 'list_iterator') : typeof x === 'string' ? 'str_ascii_iterator' : `${typeName(x)}_iterator`)
 }

@@ -10,6 +10,7 @@ import { contextMethod } from './decimal.ts'
 import { contains, eq, ge, gt, hashKey, iterate, le, len, lt, repr, str, toArray, truth } from './core.ts'
 import { guestIter } from './dunders.ts'
 import { PyInstance } from './values.ts'
+import { liveIterator } from './live-iter.ts'
 import { BINARY, add, floordiv, iadd, imul, inplace, isub, mod, mul, power, sub, truediv } from './ops.ts'
 import { invert, negate, positive, intOf, isIntValue } from './numbers.ts'
 import { delItem, delSlice, getItem, getSlice, setItem, setSlice } from './items.ts'
@@ -142,7 +143,7 @@ const raw: Record<string, Fn> = {
   delslice: (_rt, a) => { delSlice(a[0], a[1], a[2], a[3]); return null },
   // iteration
   // A `for` loop's items: an iterator (a generator) is pulled one item at a time by the loop itself.
-  iter: (rt, a) => (a[0] instanceof PyIter ? a[0] : a[0] instanceof PyInstance ? guestIter(a[0]) ?? iterate(a[0], rt) : iterate(a[0], rt)),
+  iter: (rt, a) => (a[0] instanceof PyIter ? a[0] : a[0] instanceof PyInstance ? guestIter(a[0]) ?? iterate(a[0], rt) : liveIterator(a[0], rt) ?? iterate(a[0], rt)),
   items: (rt, a) => toArray(a[0], rt),
   unpack: (rt, a) => unpack(rt, a[0], a[1]),
   unpackstar: (rt, a) => unpackStar(rt, a[0], a[1], a[2]),

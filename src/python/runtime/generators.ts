@@ -13,6 +13,7 @@ import { isNumber } from './numbers.ts'
 import { add } from './ops.ts'
 import { iterate, repr as reprOf, str as strOf, truth } from './core.ts'
 import type { PyRun } from './fuel.ts'
+import { liveIterator } from './live-iter.ts'
 
 type Fn = (rt: PyRun, a: any[]) => unknown
 type GenRun = Pick<Run, 'callHelper' | 'helperWaits' | 'chargeSlots'>
@@ -314,6 +315,8 @@ const gen = (x: unknown): PyGen => x as PyGen
 /** An iterator for `yield from x` and a `for` loop inside a generator: a live cursor over a list. */
 function cursor(rt: PyRun, x: unknown): PyIter {
   if (x instanceof PyIter) return x
+  const live = liveIterator(x, rt)
+  if (live) return live
   return new PyIter(Array.isArray(x) ? x : iterate(x, rt), `${typeName(x)}_iterator`)
 }
 
