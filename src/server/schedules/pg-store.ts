@@ -9,6 +9,7 @@
  * already there (its id is derived from the fire): at most once.
  */
 import type pg from 'pg'
+import { inTransaction } from '../stores/pg-tx.ts'
 import { scheduleExists, tooManySchedules, type ScheduleRow, type ScheduleStore } from './store.ts'
 
 /** Advisory lock class of a tenant's schedule inserts (the count and the insert are one step). */
@@ -17,19 +18,8 @@ const INSERT_LOCK = 7415
 export class PgScheduleStore implements ScheduleStore {
   constructor(private readonly pool: pg.Pool) {}
 
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect()
-    try {
-      await c.query('BEGIN')
-      const out = await fn(c)
-      await c.query('COMMIT')
-      return out
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => {})
-      throw e
-    } finally {
-      c.release()
-    }
+  private tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn)
   }
 
   private save(c: pg.PoolClient, row: ScheduleRow): Promise<unknown> {

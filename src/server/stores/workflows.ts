@@ -10,6 +10,7 @@ import type { WorkflowResolution } from '../../workflows/engine/types.ts'
 import type { RunRetryPolicy } from '../../workflows/engine/retry.ts'
 import type { WorkflowTimeouts } from '../../workflows/engine/timeouts.ts'
 import { setLongTimeout, type LongTimer } from '../../vm/long-timer.ts'
+import { inTransaction } from './pg-tx.ts'
 import { TenantTotals, checkQuota, jsonLength, type StoreQuota } from './quota.ts'
 import { newestOf, type ListQuery } from './list.ts'
 import { applySet, attributeCandidates, matchesSearch, type SearchFilter, type SearchInfo, type SearchValue } from '../../workflows/engine/search.ts'
@@ -513,19 +514,8 @@ export class PgWorkflowStore implements WorkflowStore {
     }
   }
 
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect()
-    try {
-      await c.query('BEGIN')
-      const out = await fn(c)
-      await c.query('COMMIT')
-      return out
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => {})
-      throw e
-    } finally {
-      c.release()
-    }
+  private tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn)
   }
 
   create(row: WorkflowRow, quota?: StoreQuota, ifAbsent = false, journal: readonly JournalEntry[] = []): Promise<boolean> {
