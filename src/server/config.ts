@@ -43,6 +43,8 @@ export interface TenantLimits {
   maxWorkflowBytes: number
   /** Workflow schedules the tenant may hold (POST /v1/schedules). Default 100. */
   maxSchedules: number
+  /** Bytes of those schedules as created (their workflows' sources and modules, arguments, specs) the tenant may hold. Default 16 MiB. */
+  maxScheduleBytes: number
   /** The shortest time between two fires of one of its schedules (everyMs, or a cron's closest fires), ms. Default 60,000. */
   minScheduleIntervalMs: number
   /** The most fires one POST /v1/schedules/{id}/backfill may cover. Default 100. */
@@ -155,6 +157,7 @@ export const DEFAULT_TENANT_LIMITS: Readonly<TenantLimits> = Object.freeze({
   maxWorkflows: 1_000,
   maxWorkflowBytes: 64 * 1_048_576,
   maxSchedules: 100,
+  maxScheduleBytes: 16 * 1_048_576,
   minScheduleIntervalMs: 60_000,
   maxBackfillFires: 100,
 })

@@ -99,10 +99,11 @@ export interface Admission {
 }
 
 /** The tenant's quotas of the server's stores (limits.max*). */
-export const quotasOf = (limits: TenantConfig['limits']): { procedures: StoreQuota; runs: StoreQuota; workflows: StoreQuota } => ({
+export const quotasOf = (limits: TenantConfig['limits']): { procedures: StoreQuota; runs: StoreQuota; workflows: StoreQuota; schedules: StoreQuota } => ({
   procedures: { maxCount: limits.maxProcedures, maxBytes: limits.maxProcedureBytes, keys: ['limits.maxProcedures', 'limits.maxProcedureBytes'] },
   runs: { maxCount: limits.maxAsyncRuns, maxBytes: limits.maxAsyncRunBytes, keys: ['limits.maxAsyncRuns', 'limits.maxAsyncRunBytes'] },
   workflows: { maxCount: limits.maxWorkflows, maxBytes: limits.maxWorkflowBytes, keys: ['limits.maxWorkflows', 'limits.maxWorkflowBytes'] },
+  schedules: { maxCount: limits.maxSchedules, maxBytes: limits.maxScheduleBytes, keys: ['limits.maxSchedules', 'limits.maxScheduleBytes'] },
 })
 
 /** Fuel charged for compiling a tenant's source on the server: the VM's rate for source text (0.0001 per character). */

@@ -28,7 +28,7 @@ beforeAll(async () => {
       tenants: [
         { id: 'ops', tokenSha256: tokenSha256('ops-token'), limits: { minScheduleIntervalMs: MIN, maxSchedules: 8, maxBackfillFires: 5 } },
         { id: 'other', tokenSha256: tokenSha256('other-token') },
-        { id: 'small', tokenSha256: tokenSha256('small-token'), limits: { maxWorkflows: 1 } },
+        { id: 'small', tokenSha256: tokenSha256('small-token'), limits: { maxWorkflows: 1, maxScheduleBytes: 4000 } },
       ],
     }),
     pool: { size: 1 },
@@ -226,6 +226,10 @@ describe('schedules (in memory, fake clock)', () => {
     // The run id is the fire's: the same tenant, schedule and nominal time give the same id.
     expect(s.actions[1].runId).toBe(runIdOf('small', (server.context.schedules as any).store.rows.get('small\0q').uid, next))
     await finish(s.actions[1].runId, token)
+    // limits.maxScheduleBytes (4000 here): a schedule whose workflow would go over it is refused when created.
+    const big = await create({ spec: { everyMs: MIN }, workflow: { source: `${WAITS}\n// ${'x'.repeat(4000)}` } }, token)
+    expect([big.status, big.json.error.code]).toEqual([429, 'STORE_QUOTA_EXCEEDED'])
+    expect(big.json.error.message).toContain('limits.maxScheduleBytes')
     await del('q', token)
   }, 30_000)
 

@@ -10,7 +10,8 @@
  */
 import type pg from 'pg'
 import { inTransaction } from '../stores/pg-tx.ts'
-import { scheduleExists, tooManySchedules, type ScheduleRow, type ScheduleStore } from './store.ts'
+import type { StoreQuota } from '../stores/quota.ts'
+import { checkScheduleQuota, scheduleExists, type ScheduleRow, type ScheduleStore } from './store.ts'
 
 /** Advisory lock class of a tenant's schedule inserts (the count and the insert are one step). */
 const INSERT_LOCK = 7415
@@ -26,11 +27,12 @@ export class PgScheduleStore implements ScheduleStore {
     return c.query('UPDATE ajs.schedules SET data = $3, due_at = $4 WHERE tenant = $1 AND id = $2', [row.tenant, row.id, row, row.dueAt])
   }
 
-  insert(row: ScheduleRow, maxSchedules: number): Promise<void> {
+  insert(row: ScheduleRow, quota: StoreQuota): Promise<void> {
     return this.tx(async (c) => {
       await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [INSERT_LOCK, row.tenant])
-      const held = Number((await c.query('SELECT count(*) AS n FROM ajs.schedules WHERE tenant = $1', [row.tenant])).rows[0].n)
-      if (held >= maxSchedules) throw tooManySchedules(row.tenant, held, maxSchedules)
+      // The rows' sizes now (their actions change them a little): close to what they were created as.
+      const r = (await c.query('SELECT count(*) AS n, coalesce(sum(length(data::text)), 0) AS bytes FROM ajs.schedules WHERE tenant = $1', [row.tenant])).rows[0]
+      checkScheduleQuota(row, { count: Number(r.n), bytes: Number(r.bytes) }, quota)
       const ins = await c.query('INSERT INTO ajs.schedules (tenant, id, data, due_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id', [row.tenant, row.id, row, row.dueAt])
       if (ins.rows.length === 0) throw scheduleExists(row.id)
     })

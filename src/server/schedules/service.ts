@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import type { SchedulerClock } from '../../flows/schedule/scheduler.ts'
 import { HttpError } from '../errors.ts'
-import type { Tenants } from '../tenants.ts'
+import { quotasOf, type Tenants } from '../tenants.ts'
 import type { StartWorkflowBody, WorkflowRoutesBackend } from '../workflows.ts'
 import { Firing, dueAtOf, startBody } from './firing.ts'
 import { checkSpec, FireTimes, type ScheduleSpec } from './spec.ts'
@@ -89,7 +89,7 @@ export class ScheduleService {
     // The workflow is refused now (400, 422) rather than at each fire: the same checks as POST /v1/workflows.
     await this.workflows.check?.(tenant, startBody(row, now))
     row.dueAt = dueAtOf(row, now)
-    await this.store.insert(row, limits.maxSchedules)
+    await this.store.insert(row, quotasOf(limits).schedules)
     return this.view(row)
   }
 

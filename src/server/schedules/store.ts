@@ -8,6 +8,7 @@
  * processes each fire a nominal time at most once between them.
  */
 import { HttpError } from '../errors.ts'
+import { checkQuota, jsonLength, type StoreQuota } from '../stores/quota.ts'
 import type { StartWorkflowBody } from '../workflows.ts'
 import type { ScheduleSpec } from './spec.ts'
 
@@ -66,8 +67,8 @@ export interface ScheduleRow {
 }
 
 export interface ScheduleStore {
-  /** Add a schedule; 409 SCHEDULE_EXISTS for a taken id, 429 STORE_QUOTA_EXCEEDED over limits.maxSchedules. */
-  insert(row: ScheduleRow, maxSchedules: number): Promise<void>
+  /** Add a schedule; 409 SCHEDULE_EXISTS for a taken id, 429 STORE_QUOTA_EXCEEDED over limits.maxSchedules or maxScheduleBytes. */
+  insert(row: ScheduleRow, quota: StoreQuota): Promise<void>
   get(tenant: string, id: string): Promise<ScheduleRow | undefined>
   /** The tenant's schedules by id, after `after`. */
   list(tenant: string, limit: number, after?: string): Promise<ScheduleRow[]>
@@ -85,8 +86,9 @@ export interface ScheduleStore {
 export const scheduleExists = (id: string): HttpError =>
   new HttpError('SCHEDULE_EXISTS', `This tenant already has a schedule "${id}"`)
 
-export const tooManySchedules = (tenant: string, held: number, max: number): HttpError =>
-  new HttpError('STORE_QUOTA_EXCEEDED', `Tenant "${tenant}" holds ${held} schedules, its quota is ${max} (limits.maxSchedules)`, { retryAfter: 1 })
+/** 429 STORE_QUOTA_EXCEEDED when the tenant, holding `held`, may not add this schedule (what it costs: its JSON as created). */
+export const checkScheduleQuota = (row: ScheduleRow, held: { count: number; bytes: number }, quota: StoreQuota): void =>
+  checkQuota('schedules', row.tenant, held, { count: 1, bytes: jsonLength(row) }, quota)
 
 const keyOf = (tenant: string, id: string) => `${tenant}\0${id}`
 
@@ -94,6 +96,8 @@ const keyOf = (tenant: string, id: string) => `${tenant}\0${id}`
 export class MemoryScheduleStore implements ScheduleStore {
   private readonly rows = new Map<string, ScheduleRow>()
   private readonly locks = new Map<string, Promise<unknown>>()
+  /** Each row's size as created (what the byte quota counts). */
+  private readonly sizes = new Map<string, number>()
 
   /** Run `fn` after the row's earlier holders; `skipIfHeld`: undefined at once when someone holds it. */
   private async locked<T>(key: string, fn: () => Promise<T>, skipIfHeld = false): Promise<T | undefined> {
@@ -109,13 +113,18 @@ export class MemoryScheduleStore implements ScheduleStore {
     }
   }
 
-  async insert(row: ScheduleRow, maxSchedules: number): Promise<void> {
+  async insert(row: ScheduleRow, quota: StoreQuota): Promise<void> {
     const key = keyOf(row.tenant, row.id)
     if (this.rows.has(key)) throw scheduleExists(row.id)
-    let held = 0
-    for (const r of this.rows.values()) if (r.tenant === row.tenant) held++
-    if (held >= maxSchedules) throw tooManySchedules(row.tenant, held, maxSchedules)
+    const held = { count: 0, bytes: 0 }
+    for (const [k, bytes] of this.sizes) {
+      if (this.rows.get(k)?.tenant !== row.tenant) continue
+      held.count++
+      held.bytes += bytes
+    }
+    checkScheduleQuota(row, held, quota)
     this.rows.set(key, structuredClone(row))
+    this.sizes.set(key, jsonLength(row))
   }
 
   async get(tenant: string, id: string): Promise<ScheduleRow | undefined> {
@@ -130,7 +139,10 @@ export class MemoryScheduleStore implements ScheduleStore {
 
   async delete(tenant: string, id: string): Promise<boolean> {
     const key = keyOf(tenant, id)
-    return (await this.locked(key, async () => this.rows.delete(key))) ?? false
+    return (await this.locked(key, async () => {
+      this.sizes.delete(key)
+      return this.rows.delete(key)
+    })) ?? false
   }
 
   async update<T>(tenant: string, id: string, fn: (row: ScheduleRow) => Promise<{ row: ScheduleRow; result: T }>): Promise<T | undefined> {
