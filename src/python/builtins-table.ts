@@ -26,7 +26,7 @@ export const EXTENDED_EXCEPTION_NAMES: ReadonlySet<string> = new Set([...EXTENDE
 /** Every method name some receiver type has (checked at compile time; the receiver's type is checked at run time). */
 export const ALL_METHODS: ReadonlySet<string> = new Set([...METHOD_NAMES, ...Object.keys(STR_METHODS), 'sort', 'most_common', 'elements', 'total', 'subtract', 'move_to_end',
   'match', 'search', 'fullmatch', 'findall', 'finditer', 'sub', 'subn', 'group', 'groups', 'groupdict', 'start', 'end', 'span',
-  '__enter__', '__exit__', 'isoformat', 'strftime', 'weekday', 'isoweekday', 'isocalendar', 'toordinal', 'date', 'total_seconds', 'close', 'send', 'throw', 'utcoffset', 'tzname', 'astimezone', 'timestamp', 'limit_denominator', 'as_integer_ratio',
+  '__enter__', '__exit__', 'isoformat', 'strftime', 'time', 'timetz', 'weekday', 'isoweekday', 'isocalendar', 'toordinal', 'date', 'total_seconds', 'close', 'send', 'throw', 'utcoffset', 'tzname', 'astimezone', 'timestamp', 'limit_denominator', 'as_integer_ratio',
   // decimal.Decimal and decimal.Context
   'quantize', 'normalize', 'sqrt', 'to_integral_value', 'to_integral', 'to_integral_exact', 'is_zero', 'is_nan', 'is_qnan', 'is_snan', 'is_infinite', 'is_finite', 'is_signed',
   'adjusted', 'as_tuple', 'copy_abs', 'copy_negate', 'copy_sign', 'compare', 'fma', 'exp', 'ln', 'log10', 'create_decimal',

@@ -12,13 +12,14 @@ import { raise, typeError, valueError } from './errors.ts'
 import { intOf, isIntValue, isNumber, floatOf } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
 import { strptime } from './strptime.ts'
+import { clockMethod, combine, makeTime, timeFromIso } from './datetime-time.ts'
 
-type Kind = 'date' | 'datetime' | 'timedelta'
+type Kind = 'date' | 'datetime' | 'timedelta' | 'time'
 const US_DAY = 86_400_000_000
 
 /**
- * d: days (a date's proleptic Gregorian ordinal; a timedelta's days), s: seconds, u: microseconds;
- * a datetime's fields are its local time, `tz` its zone (null: naive).
+ * d: days (a date's proleptic Gregorian ordinal; a timedelta's days; 0 for a time), s: seconds,
+ * u: microseconds; a datetime's and a time's fields are its local time, `tz` its zone (null: naive).
  */
 export class PyTime extends PyOpaque {
   constructor(readonly kind: Kind, readonly d: number, readonly s = 0, readonly u = 0, readonly tz: PyTz | null = null) {
@@ -70,7 +71,7 @@ export function makeTz(offset: unknown, name: unknown): PyTz {
   return new PyTz(us, typeof name === 'string' ? name : null)
 }
 
-function tzArg(x: unknown): PyTz | null {
+export function tzArg(x: unknown): PyTz | null {
   if (x === undefined || x === null) return null
   if (!(x instanceof PyTz)) return typeError(`tzinfo argument must be None or of a tzinfo subclass, not type '${typeNameOf(x)}'`)
   return x
@@ -78,6 +79,11 @@ function tzArg(x: unknown): PyTz | null {
 
 /** The same instant as a naive datetime in UTC (an aware datetime), or the fields as they are (naive). */
 function inUtc(t: PyTime): PyTime {
+  if (t.kind === 'time' && t.tz !== null && t.tz.offset !== 0) {
+    // A time has no date to move into: its microseconds less the offset, which may pass midnight either way.
+    const us = t.s * 1e6 + t.u - t.tz.offset
+    return new PyTime('time', 0, Math.floor(us / 1e6), ((us % 1e6) + 1e6) % 1e6)
+  }
   return t.tz === null || t.tz.offset === 0 ? t : dateTimeAt(t.d, t.s * 1e6 + t.u - t.tz.offset)
 }
 
@@ -111,7 +117,7 @@ export function ymd(n: number): [number, number, number] {
 }
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')
 
-function int(x: unknown): number {
+export function int(x: unknown): number {
   if (!isIntValue(x)) typeError(`'${typeof x === 'object' && x instanceof PyFloat ? 'float' : typeof x === 'number' ? 'float' : 'str'}' object cannot be interpreted as an integer`)
   return Number(intOf(x))
 }
@@ -130,7 +136,7 @@ export function checkTime(h: number, mi: number, s: number, u: number): number {
 }
 
 /** Positional and keyword arguments by name (CPython's errors for unknown and repeated ones). */
-function args(fn: string, names: string[], a: unknown[], kw: PyDict | null, required: number): unknown[] {
+export function args(fn: string, names: string[], a: unknown[], kw: PyDict | null, required: number): unknown[] {
   if (a.length > names.length) typeError(`${fn}() takes at most ${names.length} argument${names.length === 1 ? '' : 's'} (${a.length} given)`)
   const out: unknown[] = a.slice()
   if (kw) {
@@ -259,12 +265,15 @@ export const DATETIME: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | nul
   'date.fromisoformat': (_rt, a) => fromIso(a[0], 'date'),
   'datetime.fromisoformat': (_rt, a) => fromIso(a[0], 'datetime'),
   'datetime.strptime': (rt, a, kw) => strptime(rt, a, kw),
+  time: (_rt, a, kw) => makeTime(a, kw),
+  'time.fromisoformat': (_rt, a) => timeFromIso(a[0]),
+  'datetime.combine': (_rt, a, kw) => combine(a, kw),
   'date.fromordinal': (_rt, a) => { const n = int(a[0]); if (n < 1 || n > MAX_ORDINAL) valueError(`ordinal must be >= 1`); return new PyTime('date', n) },
 }
 
 function isoDate(t: PyTime): string { const [y, m, d] = ymd(t.d); return `${pad(y, 4)}-${pad(m)}-${pad(d)}` }
 /** The time part of isoformat(), to `timespec` (CPython's values; 'auto' shows microseconds when there are any). */
-function isoTime(t: PyTime, timespec = 'auto'): string {
+export function isoTime(t: PyTime, timespec = 'auto'): string {
   const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
   const zone = t.tz ? offsetText(t.tz.offset, ':') : ''
   switch (timespec) {
@@ -286,6 +295,7 @@ function deltaText(t: PyTime): string {
 export function timeStr(t: PyTime): string {
   if (t.kind === 'date') return isoDate(t)
   if (t.kind === 'datetime') return `${isoDate(t)} ${isoTime(t)}`
+  if (t.kind === 'time') return isoTime(t)
   return deltaText(t)
 }
 
@@ -298,7 +308,8 @@ function timeRepr(t: PyTime): string {
   if (t.kind === 'date') return `datetime.date(${y}, ${m}, ${d})`
   const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
   const tail = t.u ? `, ${s}, ${t.u}` : s ? `, ${s}` : ''
-  return `datetime.datetime(${y}, ${m}, ${d}, ${h}, ${mi}${tail}${t.tz ? `, tzinfo=${t.tz.repr()}` : ''})`
+  const fields = `${t.kind === 'time' ? '' : `${y}, ${m}, ${d}, `}${h}, ${mi}${tail}`
+  return `datetime.${t.kind}(${fields}${t.tz ? `, tzinfo=${t.tz.repr()}` : ''})`
 }
 
 /** An aware datetime hashes by its instant (equal instants in two zones are one dict key). */
@@ -316,7 +327,7 @@ export function timeCompare(a: unknown, b: unknown, op: string): number | undefi
     if (kinds.includes('date') && kinds.includes('datetime')) return typeError("can't compare datetime.datetime to datetime.date")
     return typeError(`'${op}' not supported between instances of '${typeNameOf(a)}' and '${typeNameOf(b)}'`)
   }
-  if ((a.tz === null) !== (b.tz === null)) return typeError("can't compare offset-naive and offset-aware datetimes")
+  if ((a.tz === null) !== (b.tz === null)) return typeError(`can't compare offset-naive and offset-aware ${a.kind}s`)
   const [x, y] = [inUtc(a), inUtc(b)]
   return x.d !== y.d ? (x.d < y.d ? -1 : 1) : x.s !== y.s ? (x.s < y.s ? -1 : 1) : x.u !== y.u ? (x.u < y.u ? -1 : 1) : 0
 }
@@ -344,6 +355,8 @@ export function timeArith(op: string, a: unknown, b: unknown): unknown {
       if (t.kind === 'datetime') return dateTimeAt(t.d, t.s * 1e6 + t.u + totalUs(dt), t.tz)
     }
   }
+  // A time takes no arithmetic (CPython's TypeError names the operand types).
+  if (ta?.kind === 'time' || tb?.kind === 'time') return undefined
   if (op === '-' && ta) {
     if (tb?.kind === 'timedelta') {
       if (ta.kind === 'timedelta') return delta(totalUs(ta) - totalUs(tb))
@@ -390,25 +403,31 @@ export function timeAttr(x: unknown, name: string): unknown {
     if (name === 'microseconds') return x.u
     return undefined
   }
+  if (x.kind === 'time') return clockAttr(x, name)
   const [y, m, d] = ymd(x.d)
   switch (name) {
     case 'year': return y
     case 'month': return m
     case 'day': return d
   }
-  if (x.kind === 'datetime') {
-    switch (name) {
-      case 'hour': return Math.floor(x.s / 3600)
-      case 'minute': return Math.floor(x.s / 60) % 60
-      case 'second': return x.s % 60
-      case 'microsecond': return x.u
-      case 'tzinfo': return x.tz
-    }
+  return x.kind === 'datetime' ? clockAttr(x, name) : undefined
+}
+
+/** The time of day fields of a datetime or a time. */
+function clockAttr(x: PyTime, name: string): unknown {
+  switch (name) {
+    case 'hour': return Math.floor(x.s / 3600)
+    case 'minute': return Math.floor(x.s / 60) % 60
+    case 'second': return x.s % 60
+    case 'microsecond': return x.u
+    case 'tzinfo': return x.tz
   }
   return undefined
 }
 
-function strftime(t: PyTime, fmt: string): string {
+export function strftime(t: PyTime, fmt: string): string {
+  // A time is formatted on 1900-01-01, as CPython's time.strftime.
+  if (t.kind === 'time') t = new PyTime('datetime', ordinal(1900, 1, 1), t.s, t.u, t.tz)
   const [y, m, d] = ymd(t.d)
   const h = Math.floor(t.s / 3600), mi = Math.floor(t.s / 60) % 60, s = t.s % 60
   const wd = (t.d + 6) % 7
@@ -476,7 +495,7 @@ function isoCalendar(day: number): PyNamedTuple {
 }
 
 /** CPython's TypeError for an argument to a method that takes none. */
-function noArgs(owner: string, name: string, a: unknown[], kw: PyDict | null): void {
+export function noArgs(owner: string, name: string, a: unknown[], kw: PyDict | null): void {
   if (kw?.size) typeError(`${owner}.${name}() takes no keyword arguments`)
   if (a.length) typeError(`${owner}.${name}() takes no arguments (${a.length} given)`)
 }
@@ -495,6 +514,7 @@ export function timeMethod(x: unknown, name: string, a: unknown[], kw: PyDict | 
     if (name === 'total_seconds') { noArgs('timedelta', name, a, kw); return mkFloat(totalUs(x) / 1e6) }
     return undefined
   }
+  if (x.kind === 'time') return clockMethod(x, name, a, kw)
   switch (name) {
     case 'isoformat': {
       if (x.kind === 'date') { noArgs('date', name, a, kw); return isoDate(x) }
@@ -514,6 +534,7 @@ export function timeMethod(x: unknown, name: string, a: unknown[], kw: PyDict | 
     case 'isoweekday': noArgs('date', name, a, kw); return ((x.d + 6) % 7) + 1
     case 'toordinal': noArgs('date', name, a, kw); return x.d
     case 'date': if (x.kind === 'datetime') { noArgs('datetime', name, a, kw); return new PyTime('date', x.d) } return undefined
+    case 'time': case 'timetz': if (x.kind === 'datetime') { noArgs('datetime', name, a, kw); return new PyTime('time', 0, x.s, x.u, name === 'timetz' ? x.tz : null) } return undefined
   }
   if (x.kind === 'datetime') {
     if (name === 'utcoffset' || name === 'tzname' || name === 'timestamp') noArgs('datetime', name, a, kw)

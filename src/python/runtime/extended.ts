@@ -62,7 +62,7 @@ export class PyBuiltin extends PyOpaque {
 }
 
 /** Module members that are classes in CPython (their repr is `<class 'collections.Counter'>`). */
-const MODULE_CLASSES = new Set(['decimal.Decimal', 'collections.Counter', 'collections.OrderedDict', 'collections.deque', 'collections.defaultdict', 'datetime.date', 'datetime.datetime', 'datetime.timedelta', 'datetime.timezone'])
+const MODULE_CLASSES = new Set(['decimal.Decimal', 'collections.Counter', 'collections.OrderedDict', 'collections.deque', 'collections.defaultdict', 'datetime.date', 'datetime.datetime', 'datetime.timedelta', 'datetime.time', 'datetime.timezone'])
 
 /** `d.get`, `s.upper`, ...: a method bound to its receiver. */
 export class PyBound extends PyOpaque {

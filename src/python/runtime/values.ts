@@ -73,6 +73,7 @@ export const T = {
   date: defType('datetime.date', 'object'),
   datetime: defType('datetime.datetime', 'datetime.date'),
   timedelta: defType('datetime.timedelta', 'object'),
+  time: defType('datetime.time', 'object'),
   timezone: defType('datetime.timezone', 'object'),
   Fraction: defType('Fraction', 'object'),
   // decimal.Decimal: named by its module, as CPython's C type is in messages (`type(d).__name__` is 'Decimal').
@@ -84,7 +85,7 @@ export const T = {
 /** The type objects behind the module classes the program holds as values (`collections.Counter`, ...). */
 const MODULE_CLASS_TYPES: ReadonlyMap<string, PyType> = new Map([
   ['collections.Counter', T.Counter], ['collections.defaultdict', T.defaultdict], ['collections.OrderedDict', T.OrderedDict],
-  ['collections.deque', T.deque], ['datetime.date', T.date], ['datetime.datetime', T.datetime], ['datetime.timedelta', T.timedelta], ['datetime.timezone', T.timezone],
+  ['collections.deque', T.deque], ['datetime.date', T.date], ['datetime.datetime', T.datetime], ['datetime.timedelta', T.timedelta], ['datetime.time', T.time], ['datetime.timezone', T.timezone],
   ['range', T.range], ['type', T.type], ['fractions.Fraction', T.Fraction], ['decimal.Decimal', T.Decimal],
 ])
 
