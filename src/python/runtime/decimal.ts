@@ -46,8 +46,9 @@ export class PyDecimal extends PyNumeric {
     return `Decimal('${this.str()}')`
   }
 
+  /** As CPython's: the exponent's letter is the current context's `capitals` (`1e+5` when it is 0). */
   str(): string {
-    return sciText(this.d, 1)
+    return sciText(this.d, this.rt === undefined ? 1 : contextOf(this.rt).capitals)
   }
 
   truth(): boolean {
