@@ -18,7 +18,12 @@ import { isRegex } from './regex-hook.ts'
 /** Limits when no run is at hand (computed keys): keys are short in practice. */
 const KEY_MAX_ELEMENTS = 100_000
 const KEY_MAX_CHARS = 1_000_000
-const MAX_NESTING = 10_000
+/**
+ * How deep an array may nest to become a string: as deep as JSON.stringify's (MAX_JSON_DEPTH). At 10,000 the
+ * recursive walk sometimes ran out of host stack first (a STACK_OVERFLOW where the guard's RANGE_ERROR belongs:
+ * CI at 48afeb8, in one of a few full runs of the security suite).
+ */
+const MAX_NESTING = 5_000
 
 /** `String(o)` for a non-array object, as JS would compute it for guest data. */
 export function objectText(o: object): string {
