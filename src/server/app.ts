@@ -107,7 +107,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   const workflows = options.workflows ? options.workflows(host) : workflowsBackend(host)
   const version = packageVersion(moduleUrl(import.meta.url))
   const clock = options.schedules?.clock ?? systemClock
-  const schedules = workflows ? new ScheduleService(options.schedules?.store?.(host) ?? new MemoryScheduleStore(), workflows, tenants, clock) : undefined
+  const schedules = workflows ? new ScheduleService(options.schedules?.store?.(host) ?? new MemoryScheduleStore(), workflows, tenants, clock, (tenant, a) => metrics.scheduleAction(tenant, a.outcome)) : undefined
   const scheduleLoop = schedules && new ScheduleLoop(schedules, clock, options.schedules?.pollMs, (e) => app.log.error(e))
   const context: ServerContext = {
     config, tenants, stores, runs, procedures, metrics, workflows, version, ...(host.budget ? { budget: host.budget } : {}),

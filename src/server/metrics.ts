@@ -22,6 +22,8 @@ export class Metrics {
   private readonly tenants = new Map<string, TenantSeries>()
   private readonly refusals = new Map<string, number>()
   private readonly lostTokens = new Map<string, number>()
+  /** Schedule actions by `tenant\0outcome` (started, skipped, buffered). */
+  private readonly fires = new Map<string, number>()
   private readonly gauges: Array<{ name: string; help: string; read: Gauge }> = []
 
   private series(tenant: string): TenantSeries {
@@ -55,6 +57,12 @@ export class Metrics {
     this.lostTokens.set(tenant, (this.lostTokens.get(tenant) ?? 0) + 1)
   }
 
+  /** A schedule's action taken by this process: a fire started, skipped (overlap, catch-up window, a refusal) or buffered. */
+  scheduleAction(tenant: string, outcome: string): void {
+    const key = `${tenant}\u0000${outcome}`
+    this.fires.set(key, (this.fires.get(key) ?? 0) + 1)
+  }
+
   gauge(name: string, help: string, read: Gauge): void {
     this.gauges.push({ name, help, read })
   }
@@ -86,6 +94,11 @@ export class Metrics {
     }
     out.push('# HELP ajs_budget_tokens_lost_total Budget tokens whose run was found lost (its lease passed with no receipt; charged the whole grant), by the tenant whose retry found it.', '# TYPE ajs_budget_tokens_lost_total counter')
     for (const [tenant, n] of this.lostTokens) out.push(`ajs_budget_tokens_lost_total{tenant=${q(tenant)}} ${n}`)
+    out.push('# HELP ajs_schedule_actions_total Schedule actions this process took, by tenant and outcome (started, skipped, buffered; the fires a catch-up window skipped together are one action).', '# TYPE ajs_schedule_actions_total counter')
+    for (const [key, n] of this.fires) {
+      const [tenant, outcome] = key.split('\u0000') as [string, string]
+      out.push(`ajs_schedule_actions_total{tenant=${q(tenant)},outcome=${q(outcome)}} ${n}`)
+    }
     for (const g of this.gauges) {
       out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`)
       for (const { labels, value } of g.read()) {
@@ -114,6 +127,12 @@ export class Metrics {
     for (const [tenant, n] of this.lostTokens) {
       view.lostTokens.set('*', (view.lostTokens.get('*') ?? 0) + n)
       if (typeof scope === 'object' && tenant === scope.tenant) view.lostTokens.set(tenant, n)
+    }
+    for (const [key, n] of this.fires) {
+      const [tenant, outcome] = key.split('\u0000') as [string, string]
+      const k = `*\u0000${outcome}`
+      view.fires.set(k, (view.fires.get(k) ?? 0) + n)
+      if (typeof scope === 'object' && tenant === scope.tenant) view.fires.set(key, n)
     }
     for (const g of this.gauges) {
       view.gauges.push({ name: g.name, help: g.help, read: () => {

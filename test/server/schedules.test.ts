@@ -233,6 +233,14 @@ describe('schedules (in memory, fake clock)', () => {
     await del('q', token)
   }, 30_000)
 
+  test('/metrics counts the actions by tenant and outcome', async () => {
+    const text = await (await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer small-token' } })).text()
+    expect(text).toContain('ajs_schedule_actions_total{tenant="small",outcome="skipped"} 1')
+    expect(text).toContain('ajs_schedule_actions_total{tenant="small",outcome="started"} 1')
+    expect(text).not.toContain('tenant="ops"')
+    expect(text).toMatch(/ajs_schedule_actions_total\{tenant="\*",outcome="started"\} \d+/)
+  })
+
   test('the routes are in /openapi.json', async () => {
     const paths = Object.keys((await req('GET', '/openapi.json')).json.paths)
     expect(paths.filter((p) => p.startsWith('/v1/schedules'))).toEqual(['/v1/schedules', '/v1/schedules/{id}', '/v1/schedules/{id}/pause', '/v1/schedules/{id}/unpause', '/v1/schedules/{id}/trigger', '/v1/schedules/{id}/backfill'])

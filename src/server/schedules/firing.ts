@@ -30,22 +30,14 @@ export interface FiringDeps {
   workflows: WorkflowRoutesBackend
   /** The tenant's limits.minScheduleIntervalMs (undefined: the tenant is gone from the config). */
   minIntervalOf(tenant: string): number | undefined
+  /** Hears of every action (the server counts them in /metrics). */
+  onAction?(tenant: string, action: ScheduleAction): void
 }
 
 /** The body POST /v1/workflows would get for this fire. */
 export function startBody(row: Pick<ScheduleRow, 'id' | 'workflow' | 'args'>, nominalAt: number): StartWorkflowBody {
   const attributes = { ...row.workflow.attributes, [SCHEDULE_ATTRIBUTES.id]: row.id, [SCHEDULE_ATTRIBUTES.at]: new Date(nominalAt).toISOString() }
   return { ...row.workflow, args: row.args, attributes }
-}
-
-function record(row: ScheduleRow, action: ScheduleAction): void {
-  row.actions.push(action)
-  if (row.actions.length > MAX_ACTIONS) row.actions.splice(0, row.actions.length - MAX_ACTIONS)
-  if (action.outcome === 'skipped') row.counts.skipped[action.reason!] = (row.counts.skipped[action.reason!] ?? 0) + 1
-}
-
-function skip(row: ScheduleRow, now: number, nominalAt: number, via: FireVia, reason: string, message: string): void {
-  record(row, { at: now, nominalAt, via, outcome: 'skipped', reason, message })
 }
 
 /** When firing looks at the row next: its next fire (with its jitter), sooner while a fire is buffered; null when paused. */
@@ -59,6 +51,18 @@ export function dueAtOf(row: ScheduleRow, now: number): number | null {
 
 export class Firing {
   constructor(private readonly deps: FiringDeps) {}
+
+  /** Keep the action (the last MAX_ACTIONS), count a skip by its reason, and tell onAction. */
+  private record(row: ScheduleRow, action: ScheduleAction): void {
+    row.actions.push(action)
+    if (row.actions.length > MAX_ACTIONS) row.actions.splice(0, row.actions.length - MAX_ACTIONS)
+    if (action.outcome === 'skipped') row.counts.skipped[action.reason!] = (row.counts.skipped[action.reason!] ?? 0) + 1
+    this.deps.onAction?.(row.tenant, action)
+  }
+
+  private skip(row: ScheduleRow, now: number, nominalAt: number, via: FireVia, reason: string, message: string): void {
+    this.record(row, { at: now, nominalAt, via, outcome: 'skipped', reason, message })
+  }
 
   /** Is the last run the schedule started still going? (One that is gone, pruned, is not.) */
   private async running(row: ScheduleRow): Promise<boolean> {
@@ -79,14 +83,14 @@ export class Firing {
       row.lastRunId = id
       if (out.duplicate === true) {
         // Handled again after a process stopped between the start and saving the row: the run is the same one.
-        record(row, { at: now, nominalAt, via, outcome: 'started', runId: id, message: 'already started: this fire was handled before' })
+        this.record(row, { at: now, nominalAt, via, outcome: 'started', runId: id, message: 'already started: this fire was handled before' })
         return
       }
       row.counts.started++
-      record(row, { at: now, nominalAt, via, outcome: 'started', runId: id })
+      this.record(row, { at: now, nominalAt, via, outcome: 'started', runId: id })
     } catch (e) {
       const code = e instanceof HttpError ? (e.agentError?.code ?? e.code) : 'SERVER_ERROR'
-      skip(row, now, nominalAt, via, code, e instanceof Error ? e.message : String(e))
+      this.skip(row, now, nominalAt, via, code, e instanceof Error ? e.message : String(e))
     }
   }
 
@@ -95,10 +99,10 @@ export class Firing {
     if (overlap !== 'allowAll' && await this.running(row)) {
       if (overlap === 'bufferOne' && !row.buffered) {
         row.buffered = { nominalAt, via }
-        record(row, { at: now, nominalAt, via, outcome: 'buffered', runId: row.lastRunId! })
+        this.record(row, { at: now, nominalAt, via, outcome: 'buffered', runId: row.lastRunId! })
         return
       }
-      skip(row, now, nominalAt, via, 'overlap', `the run it started last (${row.lastRunId}) is still going${overlap === 'bufferOne' ? ' and a fire is already buffered' : ''} (overlap: ${overlap})`)
+      this.skip(row, now, nominalAt, via, 'overlap', `the run it started last (${row.lastRunId}) is still going${overlap === 'bufferOne' ? ' and a fire is already buffered' : ''} (overlap: ${overlap})`)
       return
     }
     await this.start(row, nominalAt, via, now)
@@ -124,7 +128,7 @@ export class Firing {
       row.nextAt = times.after(at)
       // A cron's create-time check samples its fires; a closer pair it did not reach is caught here.
       if (row.lastNominalAt !== undefined && at - row.lastNominalAt < minInterval) {
-        skip(row, now, at, 'schedule', 'minInterval', `${at - row.lastNominalAt} ms after the last fire; this tenant's schedules fire at most every ${minInterval} ms (limits.minScheduleIntervalMs)`)
+        this.skip(row, now, at, 'schedule', 'minInterval', `${at - row.lastNominalAt} ms after the last fire; this tenant's schedules fire at most every ${minInterval} ms (limits.minScheduleIntervalMs)`)
         continue
       }
       row.lastNominalAt = at
@@ -153,7 +157,7 @@ export class Firing {
       row.nextAt = times.after(oldest - 1)
       more = ' and more'
     }
-    record(row, {
+    this.record(row, {
       at: now, nominalAt: first, via: 'schedule', outcome: 'skipped', reason: 'catchupWindow',
       message: `${n}${more} fires from ${new Date(first).toISOString()} to ${new Date(last).toISOString()}${more ? ' on' : ''} were missed by more than catchupWindowMs (${row.catchupWindowMs} ms)`,
     })

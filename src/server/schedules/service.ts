@@ -11,7 +11,7 @@ import { quotasOf, type Tenants } from '../tenants.ts'
 import type { StartWorkflowBody, WorkflowRoutesBackend } from '../workflows.ts'
 import { Firing, dueAtOf, startBody } from './firing.ts'
 import { checkSpec, FireTimes, type ScheduleSpec } from './spec.ts'
-import type { Overlap, ScheduleRow, ScheduleStore } from './store.ts'
+import type { Overlap, ScheduleAction, ScheduleRow, ScheduleStore } from './store.ts'
 
 export interface CreateScheduleBody {
   id?: string
@@ -48,8 +48,10 @@ export class ScheduleService {
     private readonly workflows: WorkflowRoutesBackend,
     private readonly tenants: Tenants,
     readonly clock: SchedulerClock,
+    /** Hears of every action a fire takes (the server counts them in /metrics). */
+    onAction?: (tenant: string, action: ScheduleAction) => void,
   ) {
-    this.firing = new Firing({ workflows, minIntervalOf: (t) => tenants.get(t)?.config.limits.minScheduleIntervalMs })
+    this.firing = new Firing({ workflows, minIntervalOf: (t) => tenants.get(t)?.config.limits.minScheduleIntervalMs, ...(onAction ? { onAction } : {}) })
   }
 
   private limits(tenant: string) {
