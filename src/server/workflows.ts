@@ -65,7 +65,7 @@ export interface WorkflowRoutesBackend {
   /** Start one; `options.id` gives its id (a schedule's fire): one already there is answered with `duplicate: true`. */
   start(tenant: string, body: StartWorkflowBody, options?: { id?: string }): Promise<Record<string, unknown>>
   /** Refuse (400, 422) what start would refuse, starting nothing. */
-  check?(tenant: string, body: StartWorkflowBody): Promise<void>
+  check?(tenant: string, body: StartWorkflowBody): Promise<unknown>
   get(tenant: string, id: string): Promise<Record<string, unknown>>
   resolve(tenant: string, id: string, requestId: string, value: unknown): Promise<Record<string, unknown>>
   /** Reopen a failed workflow at its failed step (optionally with a new retry policy). */
@@ -601,10 +601,11 @@ export class WorkflowService implements WorkflowRoutesBackend {
   }
 
   /**
-   * What POST /v1/workflows checks before it stores anything: the retry policy, timeouts and search attributes,
+   * What POST /v1/workflows checks before it stores anything (400, 422): the retry policy, timeouts and search attributes,
    * the program and its modules compiled (admitted as the tenant's work) and held to the tenant's plan policy.
+   * A schedule's workflow is checked with it when the schedule is created.
    */
-  private async prepare(tenant: string, body: StartWorkflowBody) {
+  async check(tenant: string, body: StartWorkflowBody) {
     const t = this.tenants?.get(tenant)
     const modules = Object.entries(body.workflows ?? {})
     let retry: RunRetryPolicy | undefined
@@ -631,11 +632,6 @@ export class WorkflowService implements WorkflowRoutesBackend {
     return { t, program, modules, retry, timeouts, search }
   }
 
-  /** Refuse now what start would refuse (400, 422) without starting anything: a schedule's workflow, when it is created. */
-  async check(tenant: string, body: StartWorkflowBody): Promise<void> {
-    await this.prepare(tenant, body)
-  }
-
   /**
    * Start a workflow. `options.id`: its id (a schedule's fire, derived from the fire); a workflow of that id
    * already there is answered as it is, with `duplicate: true`, and nothing is started.
@@ -646,7 +642,7 @@ export class WorkflowService implements WorkflowRoutesBackend {
       if (existing && existing.tenant !== tenant) throw new HttpError('SERVER_ERROR', `Workflow id ${options.id} is another tenant's`)
       if (existing) return { ...publicView(existing), duplicate: true }
     }
-    const { t, program, modules, retry, timeouts, search } = await this.prepare(tenant, body)
+    const { t, program, modules, retry, timeouts, search } = await this.check(tenant, body)
     const now = Date.now()
     const row: WorkflowRow = {
       id: options.id ?? `wf_${crypto.randomUUID().replace(/-/g, '')}`, tenant, state: 'running', createdAt: now, updatedAt: now,
