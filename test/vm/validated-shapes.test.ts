@@ -1,7 +1,8 @@
 /**
  * The compiler trusts what validateAst checked (issue 28, the VM bundle's size): the structural checks
  * it repeated (a callee, a method or a key that is no string, a list that is no array, a declaration
- * kind, a parallel form, a template's quasis) are gone from src/vm/compile. Every AST reaches the
+ * kind, a parallel form, a template's quasis, a node or step list that is none, an assignment target that
+ * is no ident or member, an unknown pattern kind) are gone from src/vm/compile. Every AST reaches the
  * compiler through AgentVM.compile, which validates first (per limit set, cached); this shows that each
  * shape those checks refused is refused by the validator, with its JSON pointer, before compiling,
  * traced or not. Forbidden names stay checked by both (docs/security.md).
@@ -37,6 +38,14 @@ const SHAPES: Array<[string, unknown[], string]> = [
   ['varsImport.keys not an array', [{ op: 'varsImport', keys: 'x' }], '/steps/0/keys'],
   ['varsExport.keys not an array', [{ op: 'varsExport', keys: 'x' }], '/steps/0/keys'],
   ['pattern neither a name nor a node', [{ op: 'destructure', kind: 'let', pattern: 5, value: 1 }], '/steps/0/pattern'],
+  ['expression that is no node', [expr({ $expr: 5 })], '/steps/0/value'],
+  ['unknown expression kind', [expr({ $expr: 'constructor' })], '/steps/0/value/$expr'],
+  ['step list that is no list', [{ op: 'if', condition: lit(true), then: 'x' }], '/steps/0/then'],
+  ['step that is no object', [5], '/steps/0'],
+  ['assignment to a literal', [expr({ $expr: 'assign', op: '=', target: lit(1), value: lit(1) })], '/steps/0/value/target'],
+  ['update of a call', [expr({ $expr: 'update', op: '++', argument: { $expr: 'call', callee: 'parseInt' } })], '/steps/0/value/argument'],
+  ['target pattern of a literal', [{ op: 'destructure', kind: 'assign', pattern: { $pattern: 'array', elements: [{ $pattern: 'target', target: lit(1) }] }, value: [1] }], '/steps/0/pattern/elements/0/target'],
+  ['unknown pattern kind', [{ op: 'destructure', kind: 'let', pattern: { $pattern: 'rest' }, value: 1 }], '/steps/0/pattern/$pattern'],
   ['pattern key not a string', [{ op: 'destructure', kind: 'let', pattern: { $pattern: 'object', properties: [{ key: 1, value: 'x' }] }, value: {} }], '/steps/0/pattern/properties/0/key'],
 ]
 

@@ -40,24 +40,22 @@ function compileRef(c: Compiler, target: any, scope: Scope): Ref {
       slot,
     }
   }
-  if (target?.$expr === 'member') {
-    const obj = c.expr(target.object, scope)
-    let key: CExpr
-    if (target.computed) key = c.expr(target.property, scope)
-    else {
-      if (isForbiddenKey(target.property)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${target.property}"`)
-      const k = target.property
-      key = { fn: () => k, cost: 0, async: false }
-    }
-    return {
-      prepare: seq2(obj.fn, key.fn, (o, k) => ({ o, k })),
-      get: (_f, h) => getComputed(h.o, h.k),
-      set: (f, h, v) => setProp(f.rt, h.o, h.k, v),
-      cost: NODE_COST + obj.cost + key.cost,
-      async: obj.async || key.async,
-    }
+  // Otherwise a member (validateAst: an assignment's target or an update's argument is an ident or a member).
+  const obj = c.expr(target.object, scope)
+  let key: CExpr
+  if (target.computed) key = c.expr(target.property, scope)
+  else {
+    if (isForbiddenKey(target.property)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${target.property}"`)
+    const k = target.property
+    key = { fn: () => k, cost: 0, async: false }
   }
-  throw compileError('AST_INVALID', 'Assignment target must be an identifier or a member expression')
+  return {
+    prepare: seq2(obj.fn, key.fn, (o, k) => ({ o, k })),
+    get: (_f, h) => getComputed(h.o, h.k),
+    set: (f, h, v) => setProp(f.rt, h.o, h.k, v),
+    cost: NODE_COST + obj.cost + key.cost,
+    async: obj.async || key.async,
+  }
 }
 
 export function compileAssign(c: Compiler, node: any, scope: Scope): CExpr {

@@ -130,11 +130,8 @@ export class Compiler {
   // --- expressions ---------------------------------------------------------
 
   expr(node: any, scope: Scope): CExpr {
-    if (node === null || typeof node !== 'object' || typeof node.$expr !== 'string') {
-      throw compileError('AST_INVALID', `Expected an expression node, got ${JSON.stringify(node)?.slice(0, 60)}`)
-    }
-    const compile = Object.prototype.hasOwnProperty.call(EXPR_COMPILERS, node.$expr) ? EXPR_COMPILERS[node.$expr] : undefined
-    if (!compile) throw compileError('AST_INVALID', `Unknown expression kind "${node.$expr}"`)
+    // validateAst checked the node (AgentVM.compile validates first): its kind is one of EXPR_COMPILERS' (own keys only).
+    const compile = (Object.prototype.hasOwnProperty.call(EXPR_COMPILERS, node.$expr) ? EXPR_COMPILERS[node.$expr] : undefined) as (typeof EXPR_COMPILERS)[string]
     const loc = node.loc as Loc | undefined
     if (!loc) return compile(this, node, scope)
     let ce: CExpr
@@ -159,9 +156,9 @@ export class Compiler {
     return this.sequence(steps, scope.child())
   }
 
-  /** Steps in the given scope, run in order. */
-  sequence(steps: unknown, scope: Scope): CStepInfo {
-    if (!Array.isArray(steps)) throw compileError('AST_INVALID', 'Expected a list of steps')
+  /** Steps in the given scope, run in order (a list validateAst checked). */
+  sequence(list: unknown, scope: Scope): CStepInfo {
+    const steps = list as any[]
     const infos = steps.map((s) => this.step(s, scope))
     const async = infos.some((i) => i.async)
     const locs = steps.map((s: any) => (Array.isArray(s?.loc) ? (s.loc as Loc) : undefined))
@@ -171,9 +168,6 @@ export class Compiler {
   }
 
   step(node: any, scope: Scope): CStepInfo {
-    if (node === null || typeof node !== 'object' || typeof node.op !== 'string') {
-      throw compileError('AST_INVALID', `Expected a step, got ${JSON.stringify(node)?.slice(0, 60)}`)
-    }
     const loc = node.loc as Loc | undefined
     let info: CStepInfo
     try {

@@ -175,11 +175,10 @@ export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: Patt
       }
       return { bind, cost, async }
     }
-    case 'target': {
+    default: { // 'target', the last kind validateAst knows
       if (kind !== 'assign') throw compileError('AST_INVALID', '`target` patterns are only valid in assignments')
       const t = node.target
       if (t?.$expr === 'ident') return { bind: nameBinder(c, t.name, scope, kind), cost: 0, async: false }
-      if (t?.$expr !== 'member') throw compileError('AST_INVALID', 'Assignment target must be an identifier or member')
       const obj = c.expr(t.object, scope)
       let keyFn: (f: Frame) => unknown
       let cost = NODE_COST + obj.cost
@@ -198,7 +197,5 @@ export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: Patt
       const bind: Bind = (f, v) => then(target(f), ({ o, k }) => setProp(f.rt, o, k, v))
       return { bind, cost, async }
     }
-    default:
-      throw compileError('AST_INVALID', `Unknown pattern kind ${JSON.stringify(node.$pattern)}`)
   }
 }
