@@ -277,7 +277,7 @@ export function compare(a: unknown, b: unknown, op: string, native = false): num
     const x = intOf(a), y = intOf(b)
     return x < y ? -1 : x > y ? 1 : 0
   }
-  if (Array.isArray(a) && Array.isArray(b) && Object.isFrozen(a) === Object.isFrozen(b)) {
+  if (Array.isArray(a) && Array.isArray(b) && Object.isFrozen(a) === Object.isFrozen(b) && (a instanceof PyDeque) === (b instanceof PyDeque)) {
     const n = Math.min(a.length, b.length)
     for (let i = 0; i < n; i++) {
       if (!eq(a[i], b[i])) return compare(a[i], b[i], op, native)

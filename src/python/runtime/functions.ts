@@ -172,7 +172,7 @@ const raw: Record<string, Fn> = {
   },
   fromkeys: (rt, a) => { const d = new PyDict(); for (const k of iterate(a[0], rt)) dictSet(d, k, a[1]); return d },
   sortkeyed: (rt, a) => {
-    if (!Array.isArray(a[0]) || Object.isFrozen(a[0])) raise('AttributeError', `'${typeName(a[0])}' object has no attribute 'sort'`)
+    if (!Array.isArray(a[0]) || Object.isFrozen(a[0]) || a[0] instanceof PyDeque) raise('AttributeError', `'${typeName(a[0])}' object has no attribute 'sort'`)
     const l = a[0] as unknown[]; const s = B.sortItems(rt, l, a[1], truth(a[2])); for (let i = 0; i < s.length; i++) l[i] = s[i]; return null },
   // builtins
   len: (_rt, a) => len(a[0]),

@@ -3,7 +3,7 @@
  * point), list, tuple, dict and range, with Python's negative indexes and
  * slice rules.
  */
-import { PyDict, PyOpaque, PyRange, isTuple, tuple, typeName } from './values.ts'
+import { PyDeque, PyDict, PyOpaque, PyRange, isTuple, tuple, typeName } from './values.ts'
 import { reItem } from './re.ts'
 import { raise, typeError } from './errors.ts'
 import { hashKey, iterate, repr } from './core.ts'
@@ -27,6 +27,12 @@ export function indexOf(x: unknown, what: string): number {
   if (g !== MISSING) return indexOf(g, what)
   // CPython 3.11's str words it apart (and quotes the type).
   return typeError(what === 'string' ? `string indices must be integers, not '${typeName(x)}'` : `${what} indices must be integers or slices, not ${typeName(x)}`)
+}
+
+/** A deque's index (CPython's deque takes no slice, and words its errors as a sequence's). */
+function dequeIndex(q: PyDeque, k: unknown): number {
+  if (!isIntValue(k) && guestIndex(k) === MISSING) typeError(`sequence index must be integer, not '${typeName(k)}'`)
+  return normalize(indexOf(k, 'deque'), q.length, 'deque')
 }
 
 function normalize(i: number, n: number, what: string): number {
@@ -62,6 +68,7 @@ export function getItem(rt: PyRun, x: unknown, k: unknown): unknown {
       const i = k < 0 ? k + x.length : k
       if (i >= 0 && i < x.length && Number.isInteger(k)) return x[i]
     }
+    if (x instanceof PyDeque) return x[dequeIndex(x, k)]
     if (k instanceof PySlice) return getSlice(rt, x, k.start, k.stop, k.step)
     const what = Object.isFrozen(x) ? 'tuple' : 'list'
     return x[normalize(indexOf(k, what), x.length, what)]
@@ -103,6 +110,7 @@ export { keyError }
 export function setItem(rt: PyRun, x: unknown, k: unknown, v: unknown): void {
   if (Array.isArray(x)) {
     if (Object.isFrozen(x)) typeError("'tuple' object does not support item assignment")
+    if (x instanceof PyDeque) { x[dequeIndex(x, k)] = v; return }
     // `xs[s] = v` with a slice object (a guest `__setitem__` handing its key on): as `xs[a:b:c] = v`.
     if (k instanceof PySlice) return setSlice(rt, x, k.start, k.stop, k.step, v)
     x[normalize(indexOf(k, 'list'), x.length, 'list assignment')] = v
@@ -122,6 +130,7 @@ export function setItem(rt: PyRun, x: unknown, k: unknown, v: unknown): void {
 export function delItem(x: unknown, k: unknown): void {
   if (Array.isArray(x)) {
     if (Object.isFrozen(x)) typeError("'tuple' object doesn't support item deletion")
+    if (x instanceof PyDeque) { x.splice(dequeIndex(x, k), 1); return }
     if (k instanceof PySlice) return delSlice(x, k.start, k.stop, k.step)
     x.splice(normalize(indexOf(k, 'list'), x.length, 'list assignment'), 1)
     return
@@ -160,6 +169,7 @@ export function sliceIndices(n: number, lo: unknown, hi: unknown, st: unknown): 
 }
 
 export function getSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: unknown): unknown {
+  if (x instanceof PyDeque) noDequeSlice()
   if (typeof x === 'string') {
     const astral = hasAstral(x)
     const cps: ArrayLike<string> = astral ? codePoints(x) : x
@@ -198,6 +208,7 @@ function assignedItems(rt: PyRun, v: unknown): unknown[] {
 
 /** `x[lo:hi:st] = v`: a list takes v's items; a guest `__setitem__` gets slice(lo, hi, st) and v itself, as in CPython. */
 export function setSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: unknown, v: unknown): void {
+  if (x instanceof PyDeque) noDequeSlice()
   if (!Array.isArray(x) || Object.isFrozen(x)) {
     if (guestSetItem(x, new PySlice(lo ?? null, hi ?? null, st ?? null), v) === MISSING) typeError(`'${typeName(x)}' object does not support item assignment`)
     return
@@ -215,7 +226,11 @@ export function setSlice(rt: PyRun, x: unknown, lo: unknown, hi: unknown, st: un
 }
 
 /** `del x[lo:hi:st]`: a guest `__delitem__` gets slice(lo, hi, st), as in CPython. */
+/** A deque takes no slice (CPython's TypeError; `list(q)[a:b]` or itertools.islice). */
+const noDequeSlice = (): never => typeError("sequence index must be integer, not 'slice'")
+
 export function delSlice(x: unknown, lo: unknown, hi: unknown, st: unknown): void {
+  if (x instanceof PyDeque) noDequeSlice()
   if (!Array.isArray(x) || Object.isFrozen(x)) {
     // CPython 3.11 words this one "does not" (`del t[0]` of a tuple: "doesn't").
     if (guestDelItem(x, new PySlice(lo ?? null, hi ?? null, st ?? null)) === MISSING) typeError(`'${typeName(x)}' object does not support item deletion`)

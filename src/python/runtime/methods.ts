@@ -214,7 +214,7 @@ function dequeMethod(rt: PyRun, d: PyDeque, name: string, a: unknown[], kw: PyDi
     }
     case 'insert': if (d.maxlen !== null && d.length >= d.maxlen) raise('IndexError', 'deque already at its maximum size'); return undefined
     case 'copy': { const c = new PyDeque(); c.maxlen = d.maxlen; c.push(...d); return c }
-    case 'sort': return raise('AttributeError', "'deque' object has no attribute 'sort'")
+    case 'sort': return raise('AttributeError', "'collections.deque' object has no attribute 'sort'")
   }
   return undefined
 }

@@ -3,7 +3,7 @@
  * comparisons and membership. These are the hottest runtime entries: the
  * int and float cases are tried first, inline.
  */
-import { PyDict, PyDictView, PyException, PyFloat, PyInstance, PyRange, PySet, mkFloat, tuple, typeByName, typeName } from './values.ts'
+import { PyDeque, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyRange, PySet, mkFloat, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, raise, typeError } from './errors.ts'
 import { codePoints, hasAstral } from './text.ts'
 import { SSIZE_MAX, bitwise, fitsSsize, numArith, pyModInt, unsupported, isIntValue, intOf } from './numbers.ts'
@@ -31,7 +31,8 @@ export function add(rt: PyRun, a: unknown, b: unknown, aug?: boolean): unknown {
     return r
   }
   if (typeof a === 'string' && typeof b === 'string') return rt.chargeString(a + b)
-  if (Array.isArray(a) && Array.isArray(b)) {
+  if (a instanceof PyDeque) return dequeConcat(rt, a, b)
+  if (Array.isArray(a) && Array.isArray(b) && !(b instanceof PyDeque)) {
     const fa = Object.isFrozen(a)
     if (fa !== Object.isFrozen(b)) typeError(`can only concatenate ${fa ? 'tuple' : 'list'} (not "${typeName(b)}") to ${fa ? 'tuple' : 'list'}`)
     rt.chargeSlots(a.length + b.length)
@@ -88,9 +89,26 @@ function repeat(rt: PyRun, seq: unknown, n: unknown): unknown {
   }
   const arr = seq as unknown[]
   rt.chargeSlots(arr.length * k)
-  const out: unknown[] = []
+  const out: unknown[] = arr instanceof PyDeque ? new PyDeque() : []
   for (let i = 0; i < k; i++) for (const x of arr) out.push(x)
+  if (arr instanceof PyDeque) return bounded(out as PyDeque, arr.maxlen)
   return Object.isFrozen(arr) ? tuple(out) : out
+}
+
+/** `q + other`: another deque only, the result a copy of q (its maxlen too) extended by it, as CPython's. */
+function dequeConcat(rt: PyRun, a: PyDeque, b: unknown): PyDeque {
+  if (!(b instanceof PyDeque)) typeError(`can only concatenate deque (not "${typeName(b)}") to deque`)
+  rt.chargeSlots(a.length + (b as PyDeque).length)
+  const out = new PyDeque()
+  out.push(...a, ...(b as PyDeque))
+  return bounded(out, a.maxlen)
+}
+
+/** A deque kept to its maxlen (the oldest items dropped from the left). */
+function bounded(q: PyDeque, maxlen: number | null): PyDeque {
+  q.maxlen = maxlen
+  if (maxlen !== null && q.length > maxlen) q.splice(0, q.length - maxlen)
+  return q
 }
 
 /** A str's length in code points (what CPython counts), else the array's. */

@@ -67,7 +67,7 @@ export const T = {
   Counter: defType('Counter', 'dict'),
   defaultdict: defType('defaultdict', 'dict'),
   OrderedDict: defType('OrderedDict', 'dict'),
-  deque: defType('deque', 'object'),
+  deque: defType('collections.deque', 'object'),
   // datetime's classes: `datetime` derives from `date`, as in CPython (isinstance(now, date) is True).
   // Named by their module, as CPython's C types are in messages (`type(d).__name__` is 'date').
   date: defType('datetime.date', 'object'),
@@ -387,7 +387,7 @@ export function typeName(x: unknown): string {
     case 'undefined': return 'NoneType'
     case 'object':
       if (x === null) return 'NoneType'
-      if (x instanceof PyDeque) return 'deque'
+      if (x instanceof PyDeque) return 'collections.deque'
       if (x instanceof PyNamedTuple) return x.ntype.name
       if (Array.isArray(x)) return Object.isFrozen(x) ? 'tuple' : 'list'
       if (x instanceof PyFloat) return 'float'
@@ -412,7 +412,7 @@ export function sameClass(a: unknown, b: unknown): boolean {
 }
 
 /** A type's `__name__`: a C type named by its module in messages (`decimal.Decimal`, `datetime.date`) is `Decimal`, `date`. */
-export const shortTypeName = (name: string): string => (name.startsWith('decimal.') ? name.slice(8) : name.startsWith('datetime.') ? name.slice(9) : name)
+export const shortTypeName = (name: string): string => (name.startsWith('decimal.') ? name.slice(8) : name.startsWith('datetime.') ? name.slice(9) : name === 'collections.deque' ? 'deque' : name)
 
 /** The type object of a value. */
 export function typeOf(x: unknown): PyType {
