@@ -186,6 +186,12 @@ describe('schedules (in memory, fake clock)', () => {
     expect((await code({ spec: { everyMs: 1000 } })).slice(0, 2)).toEqual([400, 'SCHEDULE_TOO_FREQUENT'])
     // Irregular crons: the closest two fires count (00:00 and 00:00:30 here).
     expect((await code({ spec: { cron: '0,30 0 0 * * *' } })).slice(0, 2)).toEqual([400, 'SCHEDULE_TOO_FREQUENT'])
+    const acrossMidnight = await create({ spec: { cron: '30 59 23,0 * * *' } }) // 00:59:30 and 23:59:30: an hour apart across midnight
+    expect(acrossMidnight.status).toBe(201)
+    await del(acrossMidnight.json.id)
+    // ... but 23:59:30 and 00:00:00 of the next day are 30 s apart.
+    const wrap = await req('POST', '/v1/schedules', { workflow: { source: WAITS }, spec: { cron: '0,30 0,59 0,23 * * *' } })
+    expect([wrap.status, wrap.json.error.code]).toEqual([400, 'SCHEDULE_TOO_FREQUENT'])
     expect((await code({ spec: { everyMs: MIN }, overlap: 'sometimes' })).slice(0, 2)).toEqual([400, 'BAD_REQUEST'])
     expect((await code({ spec: { everyMs: MIN }, workflow: { source: 'export default (' } })).slice(0, 1)).toEqual([422])
     expect((await code({ spec: { everyMs: MIN }, workflow: { source: WAITS, tags: Array.from({ length: 17 }, (_, i) => `t${i}`) } })).slice(0, 2)).toEqual([400, 'SEARCH_ATTRIBUTES_LIMIT'])

@@ -4,21 +4,17 @@
  * take) or `{ everyMs }` (a grid anchored at the epoch, so every process
  * computes the same nominal times). Checked when a schedule is created:
  * a bad expression, an unknown time zone or fires closer together than the
- * tenant's `limits.minScheduleIntervalMs` is a 400 with its own code. The
+ * tenant's `limits.minScheduleIntervalMs` is a 400 with its own code (a
+ * cron's closest fires come from its times of day, not from sampling it). The
  * times are pure functions of the spec, so two servers agree on them; the
  * run a fire starts has an id derived from the schedule and its nominal time.
  */
 import { createHash } from 'node:crypto'
-import { Cron } from 'croner'
+import { Cron, CronPattern } from 'croner'
 import { HttpError } from '../errors.ts'
 import type { ServerCode } from '../../diagnostics/server-codes.ts'
 
 export type ScheduleSpec = { cron: string; timezone?: string } | { everyMs: number }
-
-/** Fires a create-time check of a cron looks at for its closest two (a fire-time guard covers what it misses). */
-const SAMPLE_FIRES = 2000
-/** ... or this span of time after the first fire, whichever comes first. */
-const SAMPLE_SPAN_MS = 3 * 86_400_000
 
 const bad = (code: ServerCode, message: string): HttpError => new HttpError(code, message)
 
@@ -70,19 +66,44 @@ export function checkSpec(spec: ScheduleSpec, minIntervalMs: number, now: number
   } catch (e) {
     throw bad('SCHEDULE_INVALID', `spec.cron "${spec.cron.slice(0, 100)}" is not a cron expression: ${(e as Error).message.replace(/^CronPattern: /, '')}`)
   }
-  const first = times.after(now)
-  if (first === null) throw bad('SCHEDULE_INVALID', `spec.cron "${spec.cron.slice(0, 100)}" never fires after now`)
-  // The closest two fires of a sample: a fire-time guard (firing.ts) skips any closer pair the sample did not reach.
-  let prev = first
-  for (let i = 1; i < SAMPLE_FIRES; i++) {
-    const at = times.after(prev)
-    if (at === null || at - first > SAMPLE_SPAN_MS) break
-    if (at - prev < minIntervalMs) {
-      throw bad('SCHEDULE_TOO_FREQUENT', `spec.cron "${spec.cron.slice(0, 100)}" fires ${at - prev} ms apart (at ${new Date(prev).toISOString()} and ${new Date(at).toISOString()}); this tenant's schedules fire at most every ${minIntervalMs} ms (limits.minScheduleIntervalMs)`)
-    }
-    prev = at
+  if (times.after(now) === null) throw bad('SCHEDULE_INVALID', `spec.cron "${spec.cron.slice(0, 100)}" never fires after now`)
+  const close = closestTimesOfDay(new CronPattern(spec.cron, spec.timezone, { mode: '5-or-6-parts' }), minIntervalMs)
+  if (close) {
+    const [a, b] = close
+    throw bad('SCHEDULE_TOO_FREQUENT', `spec.cron "${spec.cron.slice(0, 100)}" fires ${b - a} ms apart (at ${clockTime(a)} and ${clockTime(b)}); this tenant's schedules fire at most every ${minIntervalMs} ms (limits.minScheduleIntervalMs)`)
   }
   return times
+}
+
+const DAY_MS = 86_400_000
+const clockTime = (ms: number) => `${ms >= DAY_MS ? 'the next day\'s ' : ''}${new Date(ms % DAY_MS).toISOString().slice(11, 19)}`
+const setOf = (flags: readonly number[]) => flags.flatMap((on, i) => (on ? [i] : []))
+
+/**
+ * Two times of day of a cron closer than `minIntervalMs` (ms after midnight; the second may be the next day's
+ * first), or undefined. Every day a cron fires, it fires at the same times (its seconds × minutes × hours), so
+ * its closest fires are two of them, or a day's last and the next day's first (counted whether or not the
+ * days pattern fires on two days in a row). Walked in order with an early exit: a cron that passes has at
+ * most a day over minIntervalMs times. A daylight saving shift can bring two fires closer once a year; the
+ * fire-time guard (firing.ts) skips such a fire.
+ */
+function closestTimesOfDay(p: CronPattern, minIntervalMs: number): [number, number] | undefined {
+  const seconds = setOf(p.second)
+  const minutes = setOf(p.minute)
+  let first: number | undefined
+  let prev: number | undefined
+  for (const h of setOf(p.hour)) {
+    for (const m of minutes) {
+      for (const sec of seconds) {
+        const t = ((h * 60 + m) * 60 + sec) * 1000
+        if (prev !== undefined && t - prev < minIntervalMs) return [prev, t]
+        first ??= t
+        prev = t
+      }
+    }
+  }
+  if (first !== undefined && prev !== undefined && first + DAY_MS - prev < minIntervalMs) return [prev, first + DAY_MS]
+  return undefined
 }
 
 /** The id of the workflow run a fire starts: the same on every server, so a fire starts at most one run. */
