@@ -11,6 +11,7 @@ import { cosineSimilarity, indexVector, topK } from '../../capabilities/vector.t
 import type { RunResult } from '../../vm/result.ts'
 import type { UsageLedger } from '../tenants.ts'
 import { checkQuota, type StoreQuota } from './quota.ts'
+import { inTransaction } from './pg-tx.ts'
 import type { AgentMemory, ProcedureRepo, RunRecord, RunRepo, RunState, RunSummary, ServerStores, StoredProcedure } from './types.ts'
 import type { ListQuery } from './list.ts'
 
@@ -97,10 +98,8 @@ const num = (v: unknown): number | undefined => (v === null || v === undefined ?
 
 class PgProcedures implements ProcedureRepo {
   constructor(private readonly pool: pg.Pool, private readonly now: () => number) {}
-  async put(p: StoredProcedure, quota?: StoreQuota): Promise<void> {
-    const c = await this.pool.connect()
-    try {
-      await c.query('BEGIN')
+  put(p: StoredProcedure, quota?: StoreQuota): Promise<void> {
+    return inTransaction(this.pool, async (c) => {
       if (quota) {
         // One tenant's puts are serialized by a transaction lock: the check and the write are one step.
         await c.query('SELECT pg_advisory_xact_lock(7413, hashtext($1))', [p.tenant])
@@ -112,13 +111,7 @@ class PgProcedures implements ProcedureRepo {
         `INSERT INTO ajs.procedures (tenant, token, ast_text, key, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6)
          ON CONFLICT (tenant, token) DO UPDATE SET ast_text = EXCLUDED.ast_text, key = EXCLUDED.key, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
         [p.tenant, p.token, p.astText, p.key, p.createdAt, p.expiresAt])
-      await c.query('COMMIT')
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => {})
-      throw e
-    } finally {
-      c.release()
-    }
+    })
   }
   async get(tenant: string, token: string): Promise<StoredProcedure | undefined> {
     const r = await this.pool.query('SELECT ast_text, key, created_at, expires_at FROM ajs.procedures WHERE tenant = $1 AND token = $2 AND expires_at > $3', [tenant, token, this.now()])
@@ -249,22 +242,14 @@ class PgUsage implements UsageLedger {
     await this.pool.query('INSERT INTO ajs.usage (tenant, day, fuel) VALUES ($1,$2,$3) ON CONFLICT (tenant, day) DO UPDATE SET fuel = GREATEST(0, ajs.usage.fuel + EXCLUDED.fuel)', [tenant, day, fuel])
   }
   /** One transaction holding the day's row lock: servers sharing the database never grant more than the limit together. */
-  async reserve(tenant: string, day: string, want: number, limit: number): Promise<number> {
-    const c = await this.pool.connect()
-    try {
-      await c.query('BEGIN')
+  reserve(tenant: string, day: string, want: number, limit: number): Promise<number> {
+    return inTransaction(this.pool, async (c) => {
       await c.query('INSERT INTO ajs.usage (tenant, day, fuel) VALUES ($1,$2,0) ON CONFLICT (tenant, day) DO NOTHING', [tenant, day])
       const used = Number((await c.query('SELECT fuel FROM ajs.usage WHERE tenant = $1 AND day = $2 FOR UPDATE', [tenant, day])).rows[0].fuel)
       const granted = Math.max(0, Math.min(want, limit - used))
       if (granted > 0) await c.query('UPDATE ajs.usage SET fuel = fuel + $3 WHERE tenant = $1 AND day = $2', [tenant, day, granted])
-      await c.query('COMMIT')
       return granted
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => {})
-      throw e
-    } finally {
-      c.release()
-    }
+    })
   }
 }
 
