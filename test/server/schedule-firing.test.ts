@@ -72,6 +72,14 @@ describe('schedule firing', () => {
     expect([...wf.runs.values()][0]!.body.attributes).toEqual({ scheduleId: 's', scheduledAt: new Date(T0 + MIN).toISOString() })
   })
 
+  test('a jitter longer than the catch-up window does not make a fire missed', async () => {
+    const row = rowOf({ jitterMs: 3_600_000, catchupWindowMs: MIN, uid: 'uid-jitter' })
+    const delay = jitterOf('uid-jitter', T0 + MIN, 3_600_000)
+    expect(delay).toBeGreaterThan(2 * MIN) // this uid's delay: longer than the window
+    await firingOf(fakeWorkflows()).fireDue(row, T0 + MIN + delay)
+    expect(row.counts).toEqual({ started: 1, skipped: {} })
+  })
+
   test('the minimum interval holds at fire time too; a tenant gone from the config fires nothing', async () => {
     const wf = fakeWorkflows()
     const row = rowOf()

@@ -139,20 +139,24 @@ export class Firing {
     return row
   }
 
-  /** Fires missed by more than the catch-up window (the server was down): skipped, counted, one action for them all. */
+  /**
+   * Fires missed by more than the catch-up window (the server was down): skipped, counted, one action for them all.
+   * Missed by their due time (nominal time and jitter): a fire a long jitter delays is not missed.
+   */
   private skipMissed(row: ScheduleRow, times: FireTimes, now: number): void {
     const oldest = now - row.catchupWindowMs
+    const missed = (at: number | null): at is number => at !== null && at + jitterOf(row.uid, at, row.jitterMs) < oldest
     const first = row.nextAt
-    if (first === null || first >= oldest) return
+    if (!missed(first)) return
     let n = 0
     let last = first
-    while (row.nextAt !== null && row.nextAt < oldest && n < MAX_MISSED_SCAN) {
+    while (missed(row.nextAt) && n < MAX_MISSED_SCAN) {
       last = row.nextAt
       row.nextAt = times.after(row.nextAt)
       n++
     }
     let more = ''
-    if (row.nextAt !== null && row.nextAt < oldest) {
+    if (missed(row.nextAt)) {
       // A long outage: skip the rest in one step (a cron's next fire after the window opens).
       row.nextAt = times.after(oldest - 1)
       more = ' and more'
