@@ -126,7 +126,7 @@ export class Firing {
     for (let i = 0; i < MAX_FIRES_PER_PASS && row.nextAt !== null && row.nextAt + jitterOf(row.uid, row.nextAt, row.jitterMs) <= now; i++) {
       const at = row.nextAt
       row.nextAt = times.after(at)
-      // A cron's create-time check samples its fires; a closer pair it did not reach is caught here.
+      // The create-time check reads a cron's times of day; a daylight saving shift (or a limit raised since) is caught here.
       if (row.lastNominalAt !== undefined && at - row.lastNominalAt < minInterval) {
         this.skip(row, now, at, 'schedule', 'minInterval', `${at - row.lastNominalAt} ms after the last fire; this tenant's schedules fire at most every ${minInterval} ms (limits.minScheduleIntervalMs)`)
         continue
