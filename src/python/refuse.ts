@@ -25,9 +25,12 @@ export class Refuser {
     this.frames = new SourceLocator(original)
   }
 
+  /** An offset of the text the parser reads as an offset of the parsed text (parse/match-subject.ts). */
+  unpatch: (offset: number) => number = (o) => o
+
   /** Line/column of an offset of the parsed text, in the body as given. */
   loc(offset: number): Loc {
-    const p = this.locator.position(offset)
+    const p = this.locator.position(this.unpatch(offset))
     return [p.line, p.column + this.indent]
   }
 

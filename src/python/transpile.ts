@@ -2,6 +2,7 @@
 import { pythonParser } from './parser.ts'
 import type { Expr, Stmt } from './ir.ts'
 import { PyParser } from './parse.ts'
+import { parenthesizeMatchSubjects } from './parse/match-subject.ts'
 import { Refuser, type PythonProfile } from './refuse.ts'
 import { liftLambdas } from './lift.ts'
 import { desugarClasses, type ClassInfo } from './classes.ts'
@@ -75,7 +76,10 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   const profile = options.profile ?? 'extended'
   if (profile !== 'contract' && profile !== 'extended') throw new TypeError(`transpilePython: profile must be 'contract' or 'extended', not ${JSON.stringify(profile)}`)
   r.profile = profile
-  const p = new PyParser(text, r)
+  // `match a, b:` is read as `match (a, b):` (what @lezer/python parses), located as written.
+  const patched = parenthesizeMatchSubjects(text)
+  r.unpatch = patched.unpatch
+  const p = new PyParser(patched.text, r)
   let stmts = p.parseScript()
   const warnings: string[] = []
   let params = options.params ? [...options.params] : null

@@ -184,6 +184,9 @@ const EXTENDED_REFUSALS: Array<[string, string, keyof typeof CODES, number, numb
   ['another decorator on a def', 'def deco(f):\n    return f\n@deco\ndef h():\n    return 1', 'PY_UNSUPPORTED', 3, 1, '@lru_cache'],
   ['two decorators on a def', 'from functools import cache\n@cache\n@cache\ndef h():\n    return 1', 'PY_UNSUPPORTED', 3, 0, 'Keep one'],
   ['with over something that is not a context manager of the program', 'with open("f") as fh:\n    pass', 'PY_FORBIDDEN', 1, 5, 'no file I/O'],
+  // `match a, b:` is parsed as `match (a, b):`: what follows the inserted parentheses keeps its column.
+  ['an unknown name in an unparenthesized match subject', 'a = 1\nmatch a, nope:\n    case _:\n        pass', 'PY_UNKNOWN_NAME', 2, 9, 'Assign it before use'],
+  ['an unknown name after an unparenthesized match subject', 'a = 1\nmatch a, a:\n    case _:\n        x = nope', 'PY_UNKNOWN_NAME', 4, 12, 'Assign it before use'],
 ]
 
 describe('the extended profile refuses these class and import forms with a located hint', () => {

@@ -20,7 +20,11 @@ export abstract class PatternParser extends ExprParser {
       const cc = kids(cl)
       const guard = cc.find((x) => x.name === 'Guard')
       const cloc = this.at(cl)
-      let test = this.pattern(cc[1]!, { k: 'name', id: sv, loc: cloc })
+      // `case a, *rest:` (an open sequence): @lezer/python gives its items as the clause's own children.
+      const end = cc.findIndex((x) => x.name === 'Guard' || x.name === 'Body')
+      const head = cc.slice(1, end < 0 ? cc.length : end)
+      const subject: Expr = { k: 'name', id: sv, loc: cloc }
+      let test = head.some((x) => x.name === ',') ? this.sequenceTest(head.filter((x) => x.name !== ','), subject, cloc) : this.pattern(cc[1]!, subject)
       if (guard) test = and(test, this.expr(kids(guard)[1]!))
       chain = [{ k: 'if', test, body: this.body(cc.find((x) => x.name === 'Body')), orelse: chain, loc: cloc }]
     }
@@ -64,23 +68,7 @@ export abstract class PatternParser extends ExprParser {
       case 'SequencePattern': {
         const items = c.filter((x) => x.name !== '(' && x.name !== ')' && x.name !== '[' && x.name !== ']' && x.name !== ',' && !emptyPatternGroup(x))
         if (c[0]!.name === '(' && items.length === 1 && !c.some((x) => x.name === ',')) return this.pattern(items[0]!, s)
-        const star = items.findIndex((x) => x.name === 'StarPattern')
-        const n = items.length
-        const lenTest: Expr = { k: 'cmp', ops: [star < 0 ? '==' : '>='], xs: [call('len', s), { k: 'int', v: String(star < 0 ? n : n - 1), loc }], loc }
-        let test = and(call('isinstance', s, { k: 'tuple', elts: [{ k: 'name', id: 'list', loc }, { k: 'name', id: 'tuple', loc }], loc }), lenTest)
-        items.forEach((x, i) => {
-          if (i === star) {
-            const after = n - 1 - i
-            const target = kids(x).find((y) => y.name === 'CapturePattern')
-            if (!target || this.text(target) === '_') return
-            const sl: Expr = { k: 'sub', obj: s, index: { k: 'slice', lo: { k: 'int', v: String(i), loc }, hi: after ? { k: 'int', v: String(-after), loc } : null, step: null, loc }, loc }
-            test = and(test, this.pattern(target, call('list', sl)))
-            return
-          }
-          const idx = star >= 0 && i > star ? -(n - i) : i
-          test = and(test, this.pattern(x, { k: 'sub', obj: s, index: { k: 'int', v: String(idx), loc }, loc }))
-        })
-        return test
+        return this.sequenceTest(items, s, loc)
       }
       case 'MappingPattern': {
         let test: Expr = call('isinstance', s, { k: 'name', id: 'dict', loc })
@@ -122,6 +110,28 @@ export abstract class PatternParser extends ExprParser {
       }
     }
     return this.unsupported(`The pattern \`${this.text(p).slice(0, 30)}\``, 'Use literal, capture, sequence, mapping, class and `|` patterns, or an `if` chain.', p)
+  }
+
+  /** The test that `s` is a list or tuple whose items match `items` (one of them may be a `*star`). */
+  protected sequenceTest(items: SyntaxNode[], s: Expr, loc: Loc): Expr {
+    const call = (fn: string, ...args: Expr[]): Expr => ({ k: 'call', fn: { k: 'name', id: fn, loc }, args, kw: [], loc })
+    const star = items.findIndex((x) => x.name === 'StarPattern')
+    const n = items.length
+    const lenTest: Expr = { k: 'cmp', ops: [star < 0 ? '==' : '>='], xs: [call('len', s), { k: 'int', v: String(star < 0 ? n : n - 1), loc }], loc }
+    let test = and(call('isinstance', s, { k: 'tuple', elts: [{ k: 'name', id: 'list', loc }, { k: 'name', id: 'tuple', loc }], loc }), lenTest)
+    items.forEach((x, i) => {
+      if (i === star) {
+        const after = n - 1 - i
+        const target = kids(x).find((y) => y.name === 'CapturePattern')
+        if (!target || this.text(target) === '_') return
+        const sl: Expr = { k: 'sub', obj: s, index: { k: 'slice', lo: { k: 'int', v: String(i), loc }, hi: after ? { k: 'int', v: String(-after), loc } : null, step: null, loc }, loc }
+        test = and(test, this.pattern(target, call('list', sl)))
+        return
+      }
+      const idx = star >= 0 && i > star ? -(n - i) : i
+      test = and(test, this.pattern(x, { k: 'sub', obj: s, index: { k: 'int', v: String(idx), loc }, loc }))
+    })
+    return test
   }
 
   protected literalOf(p: SyntaxNode): Expr {
