@@ -24,7 +24,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   collections: fns('Counter defaultdict OrderedDict deque namedtuple'),
   itertools: { ...fns('chain chain.from_iterable product permutations combinations combinations_with_replacement islice zip_longest repeat pairwise count cycle'), groupby: 'prelude', takewhile: 'prelude', dropwhile: 'prelude', filterfalse: 'prelude', starmap: 'prelude', accumulate: 'prelude' },
   string: consts('ascii_lowercase ascii_uppercase ascii_letters digits hexdigits octdigits punctuation whitespace printable'),
-  datetime: { ...fns('date datetime timedelta timezone date.today date.fromisoformat date.fromordinal datetime.now datetime.utcnow datetime.fromisoformat datetime.fromtimestamp datetime.strptime datetime.combine time time.fromisoformat'), 'timezone.utc': 'const' },
+  datetime: { ...fns('date datetime timedelta timezone date.today date.fromisoformat date.fromordinal datetime.now datetime.utcnow datetime.fromisoformat datetime.fromtimestamp datetime.strptime datetime.combine time time.fromisoformat'), 'timezone.utc': 'const', ...consts('date.min date.max date.resolution datetime.min datetime.max datetime.resolution time.min time.max time.resolution timedelta.min timedelta.max timedelta.resolution') },
   random: fns('seed random uniform getrandbits randrange randint choice shuffle choices'),
   heapq: Object.fromEntries('heappush heappop heapify heapreplace heappushpop nlargest nsmallest'.split(' ').map((n) => [n, 'prelude' as const])),
   functools: { reduce: 'prelude', partial: 'fn', lru_cache: 'decorator', cache: 'decorator' },

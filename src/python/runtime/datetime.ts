@@ -271,6 +271,15 @@ export const DATETIME: Record<string, (rt: PyRun, a: unknown[], kw: PyDict | nul
   'date.fromordinal': (_rt, a) => { const n = int(a[0]); if (n < 1 || n > MAX_ORDINAL) valueError(`ordinal must be >= 1`); return new PyTime('date', n) },
 }
 
+/** The classes' bounds and resolutions (`datetime.min`, `timedelta.max`, ...): immutable, shared by every run. */
+const DAY_END = 86399
+export const DATETIME_CONSTANTS: Record<string, PyTime> = {
+  'date.min': new PyTime('date', 1), 'date.max': new PyTime('date', MAX_ORDINAL), 'date.resolution': new PyTime('timedelta', 1),
+  'datetime.min': new PyTime('datetime', 1), 'datetime.max': new PyTime('datetime', MAX_ORDINAL, DAY_END, 999999), 'datetime.resolution': new PyTime('timedelta', 0, 0, 1),
+  'time.min': new PyTime('time', 0), 'time.max': new PyTime('time', 0, DAY_END, 999999), 'time.resolution': new PyTime('timedelta', 0, 0, 1),
+  'timedelta.min': new PyTime('timedelta', -999999999), 'timedelta.max': new PyTime('timedelta', 999999999, DAY_END, 999999), 'timedelta.resolution': new PyTime('timedelta', 0, 0, 1),
+}
+
 function isoDate(t: PyTime): string { const [y, m, d] = ymd(t.d); return `${pad(y, 4)}-${pad(m)}-${pad(d)}` }
 /** The time part of isoformat(), to `timespec` (CPython's values; 'auto' shows microseconds when there are any). */
 export function isoTime(t: PyTime, timespec = 'auto'): string {
@@ -348,25 +357,28 @@ export function timeArith(op: string, a: unknown, b: unknown): unknown {
   const ta = a instanceof PyTime ? a : null, tb = b instanceof PyTime ? b : null
   if (!ta && !tb) return undefined
   if (op === '+') {
-    if (ta?.kind === 'timedelta' && tb?.kind === 'timedelta') return delta(totalUs(ta) + totalUs(tb))
+    // Exact: a timedelta's microseconds can pass 2^53, so its days are added apart.
+    if (ta?.kind === 'timedelta' && tb?.kind === 'timedelta') return deltaBig(bigUs(ta) + bigUs(tb))
     const [t, dt] = ta?.kind === 'timedelta' ? [tb, ta] : [ta, tb]
     if (t && dt?.kind === 'timedelta') {
       if (t.kind === 'date') return dateAt(t.d + dt.d)
-      if (t.kind === 'datetime') return dateTimeAt(t.d, t.s * 1e6 + t.u + totalUs(dt), t.tz)
+      if (t.kind === 'datetime') return dateTimeAt(t.d + dt.d, (t.s + dt.s) * 1e6 + t.u + dt.u, t.tz)
     }
   }
   // A time takes no arithmetic (CPython's TypeError names the operand types).
   if (ta?.kind === 'time' || tb?.kind === 'time') return undefined
   if (op === '-' && ta) {
     if (tb?.kind === 'timedelta') {
-      if (ta.kind === 'timedelta') return delta(totalUs(ta) - totalUs(tb))
+      if (ta.kind === 'timedelta') return deltaBig(bigUs(ta) - bigUs(tb))
       if (ta.kind === 'date') return dateAt(ta.d - tb.d)
-      return dateTimeAt(ta.d, ta.s * 1e6 + ta.u - totalUs(tb), ta.tz)
+      return dateTimeAt(ta.d - tb.d, (ta.s - tb.s) * 1e6 + ta.u - tb.u, ta.tz)
     }
     if (tb && tb.kind === ta.kind) {
       if (ta.kind !== 'datetime') return delta(totalUs(ta) - totalUs(tb))
       if ((ta.tz === null) !== (tb.tz === null)) return typeError("can't subtract offset-naive and offset-aware datetimes")
-      return delta(diffUs(inUtc(ta), inUtc(tb)))
+      const [x, y] = [inUtc(ta), inUtc(tb)]
+      // Exact in microseconds (past 2^53 over about 285 years).
+      return deltaBig(BigInt(x.d - y.d) * US_DAY_BIG + BigInt((x.s - y.s) * 1e6 + (x.u - y.u)))
     }
   }
   if (op === '*') {

@@ -17,7 +17,7 @@ import { FLAGS as RE_FLAGS, reCall } from './re.ts'
 import { fsum, real } from './fsum.ts'
 import { namedtuple } from './namedtuple.ts'
 import { partial } from './partial.ts'
-import { DATETIME, UTC } from './datetime.ts'
+import { DATETIME, DATETIME_CONSTANTS, UTC } from './datetime.ts'
 import { RANDOM } from './random.ts'
 import { DATACLASS_FUNCTIONS } from './dataclasses.ts'
 import { OPERATOR_FUNCTIONS } from './operator.ts'
@@ -505,6 +505,7 @@ function join(): void {
   add('datetime', DATETIME); add('random', RANDOM); add('dataclasses', DATACLASS_FUNCTIONS); add('operator', OPERATOR_FUNCTIONS)
   add('bisect', BISECT_FUNCTIONS); add('statistics', STATISTICS_FUNCTIONS); add('fractions', FRACTION_FUNCTIONS); add('decimal', DECIMAL_FUNCTIONS)
   MODULE_CONSTANTS['datetime.timezone.utc'] = UTC
+  for (const [k, v] of Object.entries(DATETIME_CONSTANTS)) MODULE_CONSTANTS[`datetime.${k}`] = v
   for (const [k, v] of Object.entries(DECIMAL_CONSTANTS)) MODULE_CONSTANTS[`decimal.${k}`] = v
   for (const k of DECIMAL_SIGNALS) MODULE_CONSTANTS[`decimal.${k}`] = typeByName(k)
 }
