@@ -58,5 +58,5 @@ export type LibraryRequirements = Partial<Record<string, number>>
 export const LIBRARY_NAME = /^[a-z][a-z0-9-]{0,31}$/
 
 export function isKnownLibrary(name: string): name is LibraryName {
-  return Object.prototype.hasOwnProperty.call(LIBRARIES, name)
+  return Object.hasOwn(LIBRARIES, name)
 }

@@ -34,7 +34,7 @@ interface KindDesc { fields: FieldDesc[]; only: number; forms: OpSpec['forms'] }
 const OP_DESCS = new Map<string, KindDesc>(), EXPR_DESCS = new Map<string, KindDesc>()
 function descOf(descs: Map<string, KindDesc>, table: Record<string, OpSpec | ExprSpec>, kind: string): KindDesc | undefined {
   let desc = descs.get(kind)
-  if (desc || !Object.prototype.hasOwnProperty.call(table, kind)) return desc
+  if (desc || !Object.hasOwn(table, kind)) return desc
   const spec = table[kind]!
   const only = (spec as ExprSpec).only
   descs.set(kind, (desc = {
@@ -134,7 +134,7 @@ class Checker {
   step(v: unknown, path: Path, depth: number): void {
     if (!this.enter(path, depth)) return
     if (!isObj(v) || typeof v.op !== 'string') return this.fail(path, 'Expected a step { op, ... }')
-    const spec = Object.prototype.hasOwnProperty.call(CORE_OPS, v.op) ? CORE_OPS[v.op] : undefined
+    const spec = Object.hasOwn(CORE_OPS, v.op) ? CORE_OPS[v.op] : undefined
     if (v.result !== undefined) this.name(v.result, path, 'result')
     this.loc(v.loc, path)
     if (!spec) {
@@ -145,7 +145,7 @@ class Checker {
     }
     for (const k in v) {
       if (STEP_META.has(k)) continue
-      if (!Object.prototype.hasOwnProperty.call(spec.fields, k)) this.fail(at(path, k), `Op "${v.op}" has no field "${k}"`)
+      if (!Object.hasOwn(spec.fields, k)) this.fail(at(path, k), `Op "${v.op}" has no field "${k}"`)
     }
     if (spec.forms) this.form(v, spec.forms, path, `Op "${v.op}"`)
     for (const fd of descOf(OP_DESCS, CORE_OPS, v.op)!.fields) {

@@ -98,7 +98,7 @@ export class AgentVM {
     const list = Array.isArray(customAtoms) ? customAtoms : Object.values(customAtoms)
     for (const def of list) {
       if (!def || typeof def.fn !== 'function' || typeof def.op !== 'string') throw new TypeError('AgentVM: custom atoms must be made with defineAtom()')
-      if (Object.prototype.hasOwnProperty.call(STEP_COMPILERS, def.op)) throw new TypeError(`AgentVM: "${def.op}" is a language op and cannot be replaced`)
+      if (Object.hasOwn(STEP_COMPILERS, def.op)) throw new TypeError(`AgentVM: "${def.op}" is a language op and cannot be replaced`)
       table.set(def.op, def)
     }
     this.atoms = table

@@ -70,7 +70,7 @@ function compile(u: unknown): Check | null {
       return undefined
     }
     if (c !== 'object') return undefined
-    for (let i = 0; i < required.length; i++) if (!Object.prototype.hasOwnProperty.call(w, required[i])) return ['', `Missing ${required[i]}`]
+    for (let i = 0; i < required.length; i++) if (!Object.hasOwn(w, required[i])) return ['', `Missing ${required[i]}`]
     for (let i = 0; i < props.length; i++) {
       const [k, check] = props[i]!
       const p = k in (w as object) ? check((w as Record<string, unknown>)[k]) : undefined

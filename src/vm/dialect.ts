@@ -70,7 +70,7 @@ export function checkDialectArgs(program: object, args: unknown): void {
   const m = normalized.get(program)
   if (!m || m instanceof VmError || m.argNames.length === 0) return
   for (const name of m.argNames) {
-    if (!isObj(args) || !Object.prototype.hasOwnProperty.call(args, name)) {
+    if (!isObj(args) || !Object.hasOwn(args, name)) {
       throw vmError('UNKNOWN_IDENTIFIER', `Unknown identifier "${name}"`, { hint: 'In the seed dialect a name no variable declares is read from the run\'s args: pass it, or declare the variable.' })
     }
   }

@@ -83,7 +83,7 @@ export const LIBRARY_ATOMS: AtomDef[] = [
     const out: Record<string, unknown> = {}
     for (const k of asArray(keys, 'pick', 'keys')) {
       const key = toKey(k)
-      if (Object.prototype.hasOwnProperty.call(o, key)) out[key] = o[key as string]
+      if (Object.hasOwn(o, key)) out[key] = o[key as string]
     }
     runOf(ctx).chargeSlots(Object.keys(out).length)
     return out

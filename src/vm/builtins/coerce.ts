@@ -30,7 +30,7 @@ export function objectText(o: object): string {
   if (isRegex(o)) return o.toString()
   const proto = Object.getPrototypeOf(o)
   // A guest object's own `toString` is data, never callable: JS then fails to convert it.
-  if (proto === null || Object.prototype.hasOwnProperty.call(o, 'toString')) {
+  if (proto === null || Object.hasOwn(o, 'toString')) {
     throw vmError('TYPE_ERROR', 'Cannot convert object to primitive value')
   }
   return '[object Object]'

@@ -79,7 +79,7 @@ const OBJECT: Record<string, Builtin> = {
   hasOwn: (_rt, [o, k]) => {
     if (o === null || o === undefined) throw vmError('TYPE_ERROR', 'Object.hasOwn expects an object')
     const key = guestString(_rt, k)
-    return !isForbiddenKey(key) && Object.prototype.hasOwnProperty.call(o, key)
+    return !isForbiddenKey(key) && Object.hasOwn(o, key)
   },
   freeze: (_rt, [o]) => {
     if (o === null || typeof o !== 'object' || Object.isFrozen(o)) return o

@@ -29,7 +29,7 @@ export function compileCall(c: Compiler, node: any, scope: Scope): CExpr {
   // A host-added function (AgentVMOptions.functions) may come from another bundle: its errors are read by shape.
   const guest = Object.hasOwn(c.options.functions ?? {}, name) ? c.options.functions![name]! : undefined
   // Plain arguments (no spread) of a helper call are evaluated straight into the callee's slots; a host function with a compile hook gets them as closures.
-  const plain = Array.isArray(argNodes) && !argNodes.some((a: any) => a?.$expr === 'spread') && (Object.prototype.hasOwnProperty.call(c.program.functions ?? {}, name) || guest?.compile !== undefined)
+  const plain = Array.isArray(argNodes) && !argNodes.some((a: any) => a?.$expr === 'spread') && (Object.hasOwn(c.program.functions ?? {}, name) || guest?.compile !== undefined)
   const items = plain ? argNodes.map((a) => c.expr(a, scope)) : undefined
   const itemFns = items?.map((e) => e.fn)
   const args = items ? { fn: (f: Frame) => seqN(itemFns!, (vals) => vals)(f), cost: items.reduce((t, e) => t + e.cost, 0), async: items.some((e) => e.async) } : compileList(c, argNodes, scope)
@@ -133,9 +133,9 @@ export function compileMethodCall(c: Compiler, node: any, scope: Scope): CExpr {
   if (isForbiddenKey(method)) throw compileError('FORBIDDEN_NAME', `Forbidden method name "${method}"`)
   const argNodes: any[] = node.args ?? []
   const objNode = node.object
-  if (objNode?.$expr === 'ident' && !scope.lookup(objNode.name) && Object.prototype.hasOwnProperty.call(NAMESPACES, objNode.name)) {
+  if (objNode?.$expr === 'ident' && !scope.lookup(objNode.name) && Object.hasOwn(NAMESPACES, objNode.name)) {
     const ns = NAMESPACES[objNode.name]!
-    const impl = Object.prototype.hasOwnProperty.call(ns, method) ? ns[method] : undefined
+    const impl = Object.hasOwn(ns, method) ? ns[method] : undefined
     if (!impl) {
       throw compileError('METHOD_NOT_ALLOWED', `${objNode.name}.${method} is not available${didYouMean(method, Object.keys(ns))}`)
     }
@@ -172,7 +172,7 @@ export function compileMethodCall(c: Compiler, node: any, scope: Scope): CExpr {
 function compileHofCall(c: Compiler, node: any, obj: CExpr, scope: Scope): CExpr {
   const method = node.method as string
   // Own names only: a hostile AST's `toString` or `valueOf` must not find Object.prototype's.
-  const hof = Object.prototype.hasOwnProperty.call(HOF_METHODS, method) ? HOF_METHODS[method as CallbackMethodName] : undefined
+  const hof = Object.hasOwn(HOF_METHODS, method) ? HOF_METHODS[method as CallbackMethodName] : undefined
   if (!hof) throw compileError('METHOD_NOT_ALLOWED', `Method "${method}" does not take a callback${didYouMean(method, Object.keys(HOF_METHODS))}`)
   const argNodes: any[] = node.args
   if (!isLambda(argNodes[0]) || argNodes.slice(1).some(isLambda)) {

@@ -131,7 +131,7 @@ export class Compiler {
 
   expr(node: any, scope: Scope): CExpr {
     // validateAst checked the node (AgentVM.compile validates first): its kind is one of EXPR_COMPILERS' (own keys only).
-    const compile = (Object.prototype.hasOwnProperty.call(EXPR_COMPILERS, node.$expr) ? EXPR_COMPILERS[node.$expr] : undefined) as (typeof EXPR_COMPILERS)[string]
+    const compile = (Object.hasOwn(EXPR_COMPILERS, node.$expr) ? EXPR_COMPILERS[node.$expr] : undefined) as (typeof EXPR_COMPILERS)[string]
     const loc = node.loc as Loc | undefined
     if (!loc) return compile(this, node, scope)
     let ce: CExpr
@@ -171,7 +171,7 @@ export class Compiler {
     const loc = node.loc as Loc | undefined
     let info: CStepInfo
     try {
-      const special = Object.prototype.hasOwnProperty.call(STEP_COMPILERS, node.op) ? STEP_COMPILERS[node.op] : undefined
+      const special = Object.hasOwn(STEP_COMPILERS, node.op) ? STEP_COMPILERS[node.op] : undefined
       info = special ? special(this, node as Step, scope) : compileAtomStep(this, node as Step, scope)
     } catch (e) {
       if (e instanceof VmError) {
@@ -202,7 +202,7 @@ export class Compiler {
    */
   helper(name: string, scope: Scope): HelperRef | undefined {
     const defs = this.program.functions
-    if (!defs || !Object.prototype.hasOwnProperty.call(defs, name)) return undefined
+    if (!defs || !Object.hasOwn(defs, name)) return undefined
     const pausing = this.loopingHelpers.has(name) && this.canSuspend(scope)
     const key = pausing ? `${name}:pausing` : name
     let state = this.helpers.get(key)

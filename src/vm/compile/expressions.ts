@@ -40,7 +40,7 @@ function ident(c: Compiler, node: { name: string }, scope: Scope): CExpr {
     const slot = b.slot
     return { fn: (f) => f.s[slot], cost: NODE_COST, async: false, slot }
   }
-  if (Object.prototype.hasOwnProperty.call(GLOBAL_VALUES, name)) return constant(GLOBAL_VALUES[name])
+  if (Object.hasOwn(GLOBAL_VALUES, name)) return constant(GLOBAL_VALUES[name])
   throw compileError('UNKNOWN_IDENTIFIER', `Unknown identifier "${name}"` + c.suggest(name, scope))
 }
 
@@ -153,7 +153,7 @@ function unary(c: Compiler, node: any, scope: Scope): CExpr {
   const op = node.op as string
   if (op === 'delete') return deleteExpr(c, node, scope)
   if (op === 'typeof' && node.argument?.$expr === 'ident' && !scope.lookup(node.argument.name)
-    && !Object.prototype.hasOwnProperty.call(GLOBAL_VALUES, node.argument.name)) {
+    && !Object.hasOwn(GLOBAL_VALUES, node.argument.name)) {
     return { ...constant('undefined'), cost: 2 * NODE_COST }
   }
   const impl = UNARY_OPS[op] ?? unknownOperator(op)

@@ -256,7 +256,7 @@ function varsImport(_c: Compiler, step: StepOf<'varsImport'>, scope: Scope): CSt
       const args = f.rt.args as Record<string, unknown> | null
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i]!
-        f.s[slots[i]!] = args && typeof args === 'object' && Object.prototype.hasOwnProperty.call(args, k) ? args[k] : undefined
+        f.s[slots[i]!] = args && typeof args === 'object' && Object.hasOwn(args, k) ? args[k] : undefined
       }
       return NORMAL
     },
