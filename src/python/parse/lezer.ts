@@ -17,6 +17,8 @@ export const PUNCT = new Set(['(', ')', '[', ']', '{', '}', ',', ':', ';', '.'])
 export function emptyPatternGroup(n: SyntaxNode): boolean {
   // ... or as an error holding the `)` right after `(` (`case int() | float():`).
   if (n.type.isError && n.parent?.name === 'PatternArgList' && n.prevSibling?.name === '(' && n.to - n.from === 1 && n.nextSibling === null && n.firstChild?.name === ')') return true
+  // ... and the `}` of an empty mapping pattern (`case {}:`, any mapping).
+  if (n.type.isError && n.parent?.name === 'MappingPattern' && n.prevSibling?.name === '{' && n.to - n.from === 1 && n.nextSibling === null && n.firstChild?.name === '}') return true
   const p = n.type.isError ? n.parent : n
   if (!p || p.name !== 'LiteralPattern') return false
   const only = p.firstChild
