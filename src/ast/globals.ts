@@ -19,6 +19,13 @@ export const GLOBAL_NAMESPACE_NAMES = ['Math', 'JSON', 'Object', 'Array', 'Numbe
 /** The global functions that make error objects (`new Error(...)` lowers to a call of one). */
 export const ERROR_CONSTRUCTOR_NAMES = ['Error', 'TypeError', 'RangeError', 'SyntaxError'] as const
 
+/**
+ * The names an error value a guest holds can have: what those functions make, and what a caught
+ * VM error is (a REFERENCE_ERROR is a ReferenceError). `e instanceof TypeError` tests the name.
+ */
+export const ERROR_VALUE_NAMES = [...ERROR_CONSTRUCTOR_NAMES, 'ReferenceError'] as const
+export type ErrorValueName = (typeof ERROR_VALUE_NAMES)[number]
+
 /** Global functions callable by name. */
 export const GLOBAL_FUNCTION_NAMES = [
   'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'String', 'Number', 'Boolean',

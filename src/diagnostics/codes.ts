@@ -67,7 +67,7 @@ export const CODES = {
   SPARSE_ARRAY: e('AJS2016', 'Array holes are not supported', 'Write `undefined` (or `null`) explicitly: `[1, undefined, 3]`.'),
   ARGUMENTS: e('AJS2017', '`arguments` is not supported', 'Name the parameters, or pass an array.'),
   LABEL: e('AJS2018', 'Only loops can be labelled', 'Remove the label, or put it on a `for`/`while`/`do` loop.'),
-  INSTANCEOF: e('AJS2019', '`instanceof` is not supported', 'Use `Array.isArray(x)` or `typeof x === "object"`.'),
+  INSTANCEOF: e('AJS2019', '`instanceof` is only supported for error types, on a variable or property', '`e instanceof Error` (or TypeError, RangeError, SyntaxError, ReferenceError) works on a variable: store a call\'s value first. For other types use `Array.isArray(x)` or `typeof x === "object"`.'),
   TAGGED_TEMPLATE: e('AJS2020', 'Tagged templates are not supported', 'Use a plain template literal `` `...${x}` `` or call a helper with the parts.'),
   DEBUGGER: e('AJS2021', '`debugger` is not supported', 'Remove it; use `consoleLog({ message })` or the VM trace.'),
   FUNCTION_EXPRESSION: e('AJS2022', 'Function expressions are not supported', 'Use an arrow callback (`x => ...`) for array methods, or a top-level helper function.'),

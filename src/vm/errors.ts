@@ -5,6 +5,7 @@
  */
 import type { RuntimeCode } from '../diagnostics/runtime-codes.ts'
 import type { Loc } from '../ast/types.ts'
+import type { ErrorValueName } from '../ast/globals.ts'
 import { processSlot } from './process-slot.ts'
 
 /** The error record a run reports (plain, JSON-serializable data). */
@@ -129,7 +130,7 @@ export function guestErrorValue(err: VmError): unknown {
 function caughtValue(err: VmError): unknown {
   // A value rethrown (below) is the same object again, whatever the error's code.
   if (err.code === 'THROWN' || caughtFrom.has(err.value as object)) return err.value
-  const name = err.code === 'TYPE_ERROR' ? 'TypeError'
+  const name: ErrorValueName = err.code === 'TYPE_ERROR' ? 'TypeError'
     : err.code === 'REFERENCE_ERROR' || err.code === 'UNKNOWN_IDENTIFIER' ? 'ReferenceError'
     : err.code === 'RANGE_ERROR' ? 'RangeError'
     : err.code === 'JSON_ERROR' ? 'SyntaxError'

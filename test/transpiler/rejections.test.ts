@@ -61,6 +61,7 @@ const CASES: Case[] = [
   { name: 'labelled block', code: 'AJS2018', snippet: 'lbl: { }', at: 'lbl', hint: 'loop' },
   { name: 'labelled if', code: 'AJS2018', snippet: 'lbl: if (x) {}', at: 'lbl', hint: 'loop' },
   { name: 'instanceof', code: 'AJS2019', snippet: 'let r = xs instanceof Object', at: 'xs instanceof', hint: 'Array.isArray' },
+  { name: 'instanceof of a call', code: 'AJS2019', snippet: 'let r = helper(1) instanceof Error', at: 'helper(1) instanceof', hint: 'store a call' },
   { name: 'tagged template', code: 'AJS2020', snippet: 'let r = String.raw`a`', at: 'String.raw`', hint: 'template literal `` `...${x}` ``' },
   { name: 'debugger', code: 'AJS2021', snippet: 'debugger', at: 'debugger', hint: 'consoleLog' },
   { name: 'function expression', code: 'AJS2022', snippet: 'let g = function () {}', at: 'function ()', hint: 'arrow' },

@@ -19,6 +19,7 @@ import { lowerCall, lowerNew } from './calls.ts'
 import { checkAssignable, lowerIdentifier } from './names.ts'
 import { lowerAssignTarget } from './patterns.ts'
 import { COMPARISON_OPERATORS } from '../../ast/nodes.ts'
+import { ERROR_VALUE_NAMES } from '../../ast/globals.ts'
 // The kit's positional makers build each node as one literal (no fields object copied per node).
 import { array, assign, binary, cond, id, lit, logical, member, node as make, object, spread, template, unary } from '../../ast/build.ts'
 
@@ -192,9 +193,34 @@ function refuseChain(node: BinaryExpression, ctx: LowerContext): void {
   })
 }
 
+/**
+ * `e instanceof Error` (or TypeError, RangeError, SyntaxError, ReferenceError): AJS errors are plain
+ * objects, so it tests their shape, an object with a string message and a name (that name for the
+ * subclasses), written out in AST nodes. The tested value is read more than once, so it must be a
+ * variable or a property of one, never a call. Other classes have no instances in AJS.
+ */
+function lowerInstanceof(node: BinaryExpression, ctx: LowerContext): Expr {
+  const right = node.right
+  const name = right.type === 'Identifier' ? right.name : ''
+  if (!(ERROR_VALUE_NAMES as readonly string[]).includes(name) || !isPlainRead(node.left)) return ctx.fail('INSTANCEOF', node)
+  const x = () => lowerExpr(node.left as Expression, ctx)
+  const isText = (e: Expr) => binary('===', unary('typeof', e), lit('string'))
+  const named = name === 'Error' ? isText(member(x(), 'name')) : binary('===', member(x(), 'name'), lit(name))
+  const isObject = logical('&&', binary('===', unary('typeof', x()), lit('object')), binary('!==', x(), lit(null)))
+  return logical('&&', logical('&&', isObject, isText(member(x(), 'message'))), named)
+}
+
+/** A variable, or a chain of plain property reads of one (`e`, `r.error`, `r.errors[0]`): reading it again changes nothing. */
+function isPlainRead(n: Node): boolean {
+  if (n.type === 'Identifier') return true
+  if (n.type !== 'MemberExpression') return false
+  const m = n as MemberExpression
+  return (!m.computed || m.property.type === 'Literal') && isPlainRead(m.object)
+}
+
 function lowerBinary(node: BinaryExpression, ctx: LowerContext): Expr {
   const op = node.operator
-  if (op === 'instanceof') ctx.fail('INSTANCEOF', node)
+  if (op === 'instanceof') return lowerInstanceof(node, ctx)
   if (node.left.type === 'PrivateIdentifier') ctx.fail('CLASS', node.left)
   if (ctx.refuseChainedComparisons && COMPARISONS.has(op)) refuseChain(node, ctx)
   if ((op === '==' || op === '!=') && !isNullish(node.left) && !isNullish(node.right)) {

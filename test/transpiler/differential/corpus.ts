@@ -109,6 +109,7 @@ export const CORPUS: Program[] = [
   P('throw-value', 'let r\ntry { throw { code: 42 } } catch (e) { r = e.code }\nlet q\ntry { throw "str" } catch (e) { q = e }\nreturn { r, q }'),
   P('catch-destructure', 'let m\ntry { throw { message: "hi", extra: 1 } } catch ({ message, extra }) { m = message + extra }\nreturn { m }'),
   P('catch-no-param', 'let ok = false\ntry { throw 1 } catch { ok = true }\nreturn { ok }'),
+  P('instanceof-error', "const out = []\nfor (const k of [0, 1, 2, 3]) {\n  try {\n    if (k === 0) throw new TypeError('t' + n)\n    if (k === 1) throw new RangeError('r')\n    if (k === 2) throw 'plain'\n    s.toFixed(2)\n  } catch (err) {\n    const r = { err }\n    out.push([err instanceof Error ? 'E' : String(err), err instanceof TypeError, err instanceof RangeError, r.err instanceof SyntaxError])\n  }\n}\nconst plain = { message: 'no name' }\nconst none = null\nreturn { out, plain: plain instanceof Error, none: none instanceof Error, arr: xs instanceof Error }"),
   P('rethrow', "let r\ntry { try { throw Error('inner') } catch (e) { throw Error('outer:' + e.message) } } catch (e2) { r = e2.message }\nreturn { r }"),
   P('break-through-finally', "let log = []\nfor (let i = 0; i < 3; i++) { try { if (i === 1) break; log.push(i) } finally { log.push('f' + i) } }\nreturn { log }"),
   P('error-name', "let r\ntry { throw new TypeError('tt') } catch (e) { r = e.name + ':' + e.message }\nreturn { r }"),
