@@ -65,8 +65,9 @@ export const MIGRATIONS: readonly string[] = [
      FOR EACH ROW WHEN (OLD.lost) EXECUTE FUNCTION ajs.budget_token_lost_is_final();`,
   // Workflow schedules (POST /v1/schedules): the row as JSON, and when firing looks at it next (null: paused). Due rows
   // are taken with FOR UPDATE SKIP LOCKED through the partial index, so each process fires the rows no other holds.
-  `CREATE TABLE ajs.schedules (tenant text NOT NULL, id text NOT NULL, data jsonb NOT NULL, due_at bigint, PRIMARY KEY (tenant, id));
-   CREATE INDEX schedules_due ON ajs.schedules (due_at) WHERE due_at IS NOT NULL;`,
+  // IF NOT EXISTS: a test re-runs the migrations after budget_tokens_seen's (6 on) over a schema that has this table.
+  `CREATE TABLE IF NOT EXISTS ajs.schedules (tenant text NOT NULL, id text NOT NULL, data jsonb NOT NULL, due_at bigint, PRIMARY KEY (tenant, id));
+   CREATE INDEX IF NOT EXISTS schedules_due ON ajs.schedules (due_at) WHERE due_at IS NOT NULL;`,
 ]
 
 export async function migrate(pool: pg.Pool): Promise<void> {
