@@ -14,6 +14,8 @@ export abstract class ParserBase {
 
   /** The fields of the dataclasses parsed so far: their positional sub-patterns (`__match_args__`). */
   protected readonly matchArgs = new Map<string, string[]>()
+  /** The classes the program defined so far (a keyword sub-pattern of one tests the attribute first). */
+  protected readonly programClasses = new Set<string>()
   protected matchCount = 0
 
   /** One entry per `def` being parsed: whether its body yields (extended profile: an eager generator). */

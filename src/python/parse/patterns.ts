@@ -104,7 +104,10 @@ export abstract class PatternParser extends ExprParser {
         })
         for (const x of args.filter((y) => y.name === 'KeywordPattern')) {
           const kc = kids(x)
-          test = and(test, this.pattern(kc[kc.length - 1]!, { k: 'attr', obj: s, name: this.text(kc[0]!), loc: this.at(kc[0]!) }))
+          const name = this.text(kc[0]!)
+          const sub = this.pattern(kc[kc.length - 1]!, { k: 'attr', obj: s, name, loc: this.at(kc[0]!) })
+          // An instance of a class of the program without the attribute does not match (CPython swallows the AttributeError).
+          test = and(test, this.programClasses.has(clsName) ? and(call('hasattr', s, { k: 'const', v: name, loc }), sub) : sub)
         }
         return test
       }

@@ -147,7 +147,7 @@ export abstract class StatementParser extends DefinitionParser {
         return void out.push(...this.withStatement(c, loc))
       case 'ClassDefinition':
         if (!this.r.extended) throw this.r.extendedOnly('`class`', 'Use dicts for records and `def` helpers for behaviour.', n.from)
-        return void out.push(this.classDef(n, c, [], loc))
+        return void out.push(this.programClass(this.classDef(n, c, [], loc)))
       case 'DecoratedStatement': {
         const target = c[c.length - 1]!
         if (target.name === 'FunctionDefinition' && this.r.extended) {
@@ -159,7 +159,7 @@ export abstract class StatementParser extends DefinitionParser {
         if (target.name === 'ClassDefinition' && this.r.extended) {
           // A class decorator may take arguments (`@dataclass(order=True)`; classes.ts checks them).
           const decorators = c.filter((x) => x.name === 'Decorator').map((d) => this.decorator(d, true))
-          const cls = this.classDef(target, kids(target), decorators, loc)
+          const cls = this.programClass(this.classDef(target, kids(target), decorators, loc))
           const named = (d: Expr): boolean => (d.k === 'name' && d.id === 'dataclass') || (d.k === 'attr' && d.name === 'dataclass') || (d.k === 'call' && named(d.fn))
           if (cls.k === 'class' && decorators.some(named)) {
             const base = cls.bases[0]?.k === 'name' ? this.matchArgs.get(cls.bases[0].id) ?? [] : []
@@ -221,6 +221,11 @@ export abstract class StatementParser extends DefinitionParser {
     return body
   }
 
+
+  private programClass(cls: Stmt): Stmt {
+    if (cls.k === 'class') this.programClasses.add(cls.name)
+    return cls
+  }
 
   protected importNames(n: SyntaxNode, c: SyntaxNode[]): ImportName[] {
     const out: ImportName[] = []
