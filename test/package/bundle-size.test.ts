@@ -79,7 +79,8 @@ import { ensureBuilt, ROOT } from './built.ts'
 // a pattern kind (validateAst checked each; the kind lookup keeps to EXPR_COMPILERS' own keys). 49,330 -> 49,207 B (-123).
 // 49,160: Object.hasOwn(o, k) for Object.prototype.hasOwnProperty.call(o, k) in the VM's own lookups (tables, options,
 // args; not the guest-facing methods nor guards.ts). 49,207 -> 49,157 B (-50).
-export const BUDGET_GZIP_BYTES = 49_160
+// 49,190: toSpliced, which models write beside toSorted / toReversed / with (METHOD_NOT_ALLOWED, uncatchable). +30 B.
+export const BUDGET_GZIP_BYTES = 49_190
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

@@ -176,6 +176,8 @@ const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
   shift: (rt, a) => { chargeScan(rt, a.length); return a.shift() },
   unshift: (rt, a, xs) => { rt.chargeSlots(a.length + xs.length); return a.unshift(...xs) },
   splice: (rt, a, args) => { rt.chargeSlots(a.length); return (a.splice as any)(...args) },
+  // A copy spliced (Array.from: a hole becomes undefined, as JS's toSpliced makes it), on hosts without it too.
+  toSpliced: (rt, a, args) => { rt.chargeSlots(a.length + args.length); const c = Array.from(a); (c.splice as any)(...args); return c },
   reverse: (rt, a) => { rt.chargeSlots(a.length); return a.reverse() },
   toReversed: (rt, a) => arrOut(rt, a.slice().reverse()),
   fill: (rt, a, [v, s, e]) => { rt.chargeSlots(a.length); return a.fill(v, s, e) },
@@ -243,7 +245,7 @@ function typeName(v: unknown): string {
 const RAW_ARGS: ReadonlySet<string> = new Set(['localeCompare', 'toLocaleLowerCase', 'toLocaleUpperCase', 'toLocaleString'])
 
 const ARRAY_COERCED: Record<string, readonly number[]> = {
-  at: [0], slice: [0, 1], fill: [1, 2], with: [0], splice: [0, 1], includes: [1], indexOf: [1], lastIndexOf: [1], flat: [0], hasOwnProperty: [0],
+  at: [0], slice: [0, 1], fill: [1, 2], with: [0], splice: [0, 1], toSpliced: [0, 1], includes: [1], indexOf: [1], lastIndexOf: [1], flat: [0], hasOwnProperty: [0],
 }
 
 function coerceArgs(rt: Run, isArray: boolean, method: string, args: unknown[]): unknown[] {
