@@ -11,7 +11,7 @@ import { PyTime, timeArith, timeAttr } from './datetime.ts'
 import { PyDecimal, decimalDivmod, decimalPowMod } from './decimal.ts'
 import { contextAttr } from './decimal-context.ts'
 import { PyNamedTupleType, PyNumeric, exceptionClass, moduleClassType, shortTypeName } from './values.ts'
-import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
+import { PyDict, PyException, PyFloat, PyIter, PyOpaque, PyType, T, isTuple, mkFloat, mkInt, tuple, typeByName, typeName, typeOf } from './values.ts'
 import { PyRaise, raise, typeError, valueError, exceptionMessage } from './errors.ts'
 import { iterate, len, repr, str, truth, hashKey, setHookedFieldReader } from './core.ts'
 import { convert, format } from './format.ts'
@@ -467,6 +467,11 @@ function plainGetAttr(x: unknown, name: string): unknown {
     if (x instanceof PyFunction) return x.name.slice(x.name.lastIndexOf('.') + 1)
     // A module's function or class is named without its module (`math.sqrt.__name__` is 'sqrt').
     if (x instanceof PyBuiltin) return x.name.slice(x.name.lastIndexOf('.') + 1)
+  } else if (isNumber(x) && (name === 'real' || name === 'imag' || (isIntValue(x) && (name === 'numerator' || name === 'denominator')))) {
+    // An int's (a bool's: as an int) and a float's parts, as the numbers tower gives them.
+    if (name === 'imag') return isFloatValue(x) ? mkFloat(0) : 0
+    if (name === 'denominator') return 1
+    return isFloatValue(x) ? x : mkInt(intOf(x))
   } else if (x instanceof PyException) {
     if (name === 'args') return tuple([...x.args])
     if (name === 'value' && x.type.isSubclassOf(typeByName('StopIteration')!)) return x.args.length ? x.args[0] : null

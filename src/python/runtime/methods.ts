@@ -1,12 +1,13 @@
 /** Methods of list, dict and set, and the dispatch of `obj.method(...)` by the receiver's type. */
 import { PyGen, generatorMethod } from './generators.ts'
-import { PyNamedTuple, PyDeque, PyDict, PyDictView, PyFloat, PySet, isTuple, tuple, typeName } from './values.ts'
+import { PyNamedTuple, PyDeque, PyDict, PyDictView, PyFloat, PySet, isTuple, mkInt, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { eq, hashKey, iterate, repr } from './core.ts'
 import { keyError } from './items.ts'
 import { dictSet, dictUpdate, asSet, setOp, setFrom } from './collections.ts'
 import { strMethod } from './str-methods.ts'
-import { intOf, isIntValue, ssizeArg } from './numbers.ts'
+import { floatOf, intOf, isFloatValue, isIntValue, isNumber, ssizeArg } from './numbers.ts'
+import { floatRatio } from './fractions.ts'
 import { work, type PyRun } from './fuel.ts'
 import { namedTupleMethod } from './namedtuple.ts'
 import type { SetTable } from './set-order.ts'
@@ -183,8 +184,21 @@ export function callMethod(rt: PyRun, obj: unknown, name: string, args: unknown[
     const r = generatorMethod(obj, name, args, kw)
     if (r !== undefined) return r
   }
-  if (name === 'is_integer' && (typeof obj === 'number' || obj instanceof PyFloat)) return Number.isInteger(typeof obj === 'number' ? obj : obj.v)
+  // A float's (CPython 3.11's int has no is_integer); a float here is a non-whole number or a PyFloat.
+  if (name === 'is_integer' && isFloatValue(obj)) { noArgs('float', name, args, kw); return Number.isInteger(floatOf(obj)) }
+  if (name === 'as_integer_ratio' && isNumber(obj)) {
+    noArgs(isIntValue(obj) ? 'int' : 'float', name, args, kw)
+    if (isIntValue(obj)) return tuple([mkInt(intOf(obj)), 1])
+    const r = floatRatio(floatOf(obj))
+    return tuple([mkInt(r.n), mkInt(r.d)])
+  }
   return raise('AttributeError', `'${typeName(obj)}' object has no attribute '${name}'`)
+}
+
+/** CPython's TypeError for an argument to a method of a number that takes none. */
+function noArgs(owner: string, name: string, args: unknown[], kw: PyDict | null): void {
+  if (kw?.size) typeError(`${owner}.${name}() takes no keyword arguments`)
+  if (args.length) typeError(`${owner}.${name}() takes no arguments (${args.length} given)`)
 }
 
 /** The bound of a deque: the oldest items leave from the other end. */
