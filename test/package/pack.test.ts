@@ -35,9 +35,13 @@ beforeAll(() => { ({ app, tarball } = packedApp()) }, 180_000)
  * the server's run threads. Raised to 1.10 MB on purpose: 1,060,795 bytes at 3a1dab1 after Python's
  * decimal module (Decimal, its contexts, exp/ln/log10 and formatting: ~1,500 lines, shipped three
  * times as the rest of the Python runtime), __getattr__/__setattr__ and yield inside finally, and
- * budget tokens in server workflows. Duplication itself is checked below, independent of size.
+ * budget tokens in server workflows. Raised to 1.15 MB on purpose: 1,091,740 bytes at 8224d42, 1,129,353
+ * at a187be3 (npm pack of each revision's own build: +37.6 KB packed, +111 KB unpacked), for Python's
+ * decimal contexts and signal dicts, datetime.strptime and time, deque, match's open sequence patterns
+ * (the runtime ships three times), the server's workflow schedules, Date.parse's own reader and the
+ * JavaScript fixes of the VM. Duplication itself is checked below, independent of size.
  */
-const TARBALL_BUDGET = { packed: 1_100_000, unpacked: 4_000_000 }
+const TARBALL_BUDGET = { packed: 1_150_000, unpacked: 4_000_000 }
 
 describe('the tarball', () => {
   test(`is lean: at most ${TARBALL_BUDGET.packed} bytes packed, no sources, docs, source maps or build metadata`, () => {
