@@ -80,7 +80,9 @@ import { ensureBuilt, ROOT } from './built.ts'
 // 49,160: Object.hasOwn(o, k) for Object.prototype.hasOwnProperty.call(o, k) in the VM's own lookups (tables, options,
 // args; not the guest-facing methods nor guards.ts). 49,207 -> 49,157 B (-50).
 // 49,190: toSpliced, which models write beside toSorted / toReversed / with (METHOD_NOT_ALLOWED, uncatchable). +30 B.
-export const BUDGET_GZIP_BYTES = 49_190
+// 49,150: Scope.lookupForWrite refuses a constant itself, and one assignedSlot() refuses an undeclared name, for
+// assignments, assignment patterns and step results (the same errors, in the same order). 49,187 -> 49,146 B (-41).
+export const BUDGET_GZIP_BYTES = 49_150
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

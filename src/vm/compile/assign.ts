@@ -12,7 +12,7 @@ import type { Compiler } from './compiler.ts'
 import { BINARY_OPS, unknownOperator } from './operators.ts'
 import { toPrim } from '../builtins/coerce.ts'
 import { seq2, then } from './async.ts'
-import { checkName } from './patterns.ts'
+import { assignedSlot, checkName } from './patterns.ts'
 
 interface Ref {
   /** Evaluate the reference's parts (object and key); the handle is passed to get/set. */
@@ -26,11 +26,7 @@ interface Ref {
 
 function compileRef(c: Compiler, target: any, scope: Scope): Ref {
   if (target?.$expr === 'ident') {
-    const name = checkName(target.name)
-    const b = scope.lookupForWrite(name)
-    if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Assignment to undeclared variable "${name}"${c.suggest(name, scope)}`)
-    if (b.kind === 'const') throw compileError('CONST_ASSIGN', `Assignment to constant "${name}"`)
-    const slot = b.slot
+    const slot = assignedSlot(c, checkName(target.name), scope)
     return {
       prepare: () => null,
       get: (f) => f.s[slot],

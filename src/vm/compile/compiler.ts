@@ -186,12 +186,7 @@ export class Compiler {
 
   /** Where a step's `result` (or varSet's key) goes: an existing binding, else a function-scope variable. */
   resultSlot(name: string, scope: Scope): number {
-    const b = scope.lookupForWrite(name)
-    if (b) {
-      if (b.kind === 'const') throw compileError('CONST_ASSIGN', `Assignment to constant "${name}"`)
-      return b.slot
-    }
-    return scope.varScope().declare(name, 'var').slot
+    return scope.lookupForWrite(name)?.slot ?? scope.varScope().declare(name, 'var').slot
   }
 
   // --- resolution ------------------------------------------------------------

@@ -85,13 +85,14 @@ export class Scope {
     return new Scope(this, this.fn, true)
   }
 
-  /** The binding an assignment writes; refused when it lies outside an isolated block. */
+  /** The binding an assignment writes; refused when it lies outside an isolated block, or is a constant. */
   lookupForWrite(name: string): Binding | undefined {
     let crossed = false
     for (let s: Scope | null = this; s; s = s.parent) {
       const b = s.names.get(name)
       if (b) {
         if (crossed) throw compileError('PARALLEL_ASSIGN', `A parallel item body cannot assign "${name}", declared outside it`)
+        if (b.kind === 'const') throw compileError('CONST_ASSIGN', `Assignment to constant "${name}"`)
         return b
       }
       if (s.isolated) crossed = true

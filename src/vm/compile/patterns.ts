@@ -65,16 +65,16 @@ export function checkName(name: unknown): string {
   return name
 }
 
+/** The slot an assignment to `name` writes: a declared variable that is no constant (Scope.lookupForWrite). */
+export function assignedSlot(c: Compiler, name: string, scope: Scope): number {
+  const b = scope.lookupForWrite(name)
+  if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Assignment to undeclared variable "${name}"${c.suggest(name, scope)}`)
+  return b.slot
+}
+
 function nameBinder(c: Compiler, name: string, scope: Scope, kind: PatternKind): Bind {
   checkName(name)
-  if (kind === 'assign') {
-    const b = scope.lookupForWrite(name)
-    if (!b) throw compileError('UNKNOWN_IDENTIFIER', `Assignment to undeclared variable "${name}"${c.suggest(name, scope)}`)
-    if (b.kind === 'const') throw compileError('CONST_ASSIGN', `Assignment to constant "${name}"`)
-    const slot = b.slot
-    return (f, v) => { f.s[slot] = v }
-  }
-  const slot = scope.declare(name, kind).slot
+  const slot = kind === 'assign' ? assignedSlot(c, name, scope) : scope.declare(name, kind).slot
   return (f, v) => { f.s[slot] = v }
 }
 
