@@ -82,7 +82,9 @@ import { ensureBuilt, ROOT } from './built.ts'
 // 49,190: toSpliced, which models write beside toSorted / toReversed / with (METHOD_NOT_ALLOWED, uncatchable). +30 B.
 // 49,150: Scope.lookupForWrite refuses a constant itself, and one assignedSlot() refuses an undeclared name, for
 // assignments, assignment patterns and step results (the same errors, in the same order). 49,187 -> 49,146 B (-41).
-export const BUDGET_GZIP_BYTES = 49_150
+// 49,115: the compiler's refusals of a forbidden property name call guards.ts forbidden() (the same error) instead of
+// spelling it out at eight sites. 49,146 -> 49,110 B (-36).
+export const BUDGET_GZIP_BYTES = 49_115
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

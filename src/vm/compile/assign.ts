@@ -5,7 +5,7 @@
  */
 import { NORMAL, type Completion, type Frame } from '../runtime.ts'
 import { NODE_COST } from '../fuel.ts'
-import { getComputed, isForbiddenKey, setProp } from '../guards.ts'
+import { getComputed, forbidden, isForbiddenKey, setProp } from '../guards.ts'
 import type { CExpr, CStep, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { Compiler } from './compiler.ts'
@@ -41,7 +41,7 @@ function compileRef(c: Compiler, target: any, scope: Scope): Ref {
   let key: CExpr
   if (target.computed) key = c.expr(target.property, scope)
   else {
-    if (isForbiddenKey(target.property)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${target.property}"`)
+    if (isForbiddenKey(target.property)) forbidden(target.property)
     const k = target.property
     key = { fn: () => k, cost: 0, async: false }
   }

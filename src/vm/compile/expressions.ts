@@ -5,7 +5,7 @@
  */
 import type { Expr } from '../../ast/types.ts'
 import { NODE_COST } from '../fuel.ts'
-import { getComputed, getNamed, isForbiddenKey, toKey, deleteProp, ownKeys } from '../guards.ts'
+import { getComputed, getNamed, forbidden, isForbiddenKey, toKey, deleteProp, ownKeys } from '../guards.ts'
 import { chargeProps } from '../builtins/sizes.ts'
 import { vmError } from '../errors.ts'
 import { BINARY_OPS, COMPARE, UNARY_OPS, compare, specialiseBinary, specialiseBinaryConst, specialiseConstLeft, specialiseSlotOps, specialiseOneSlot, unknownOperator } from './operators.ts'
@@ -49,7 +49,7 @@ function member(c: Compiler, node: any, scope: Scope): CExpr {
   const o = obj.fn
   if (!node.computed) {
     const name = node.property as string
-    if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${name}"`)
+    if (isForbiddenKey(name)) forbidden(name)
     const a = obj.slot
     if (name === 'length' && !obj.async) return { fn: lengthOf(o, a), cost: NODE_COST + obj.cost, async: false }
     const fn = obj.async ? (f: Frame) => then(o(f), (v) => getNamed(v, name))
@@ -62,7 +62,7 @@ function member(c: Compiler, node: any, scope: Scope): CExpr {
   const prop = c.expr(node.property, scope)
   if (prop.constant && typeof prop.constant.value === 'string') {
     const name = prop.constant.value
-    if (isForbiddenKey(name)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${name}"`)
+    if (isForbiddenKey(name)) forbidden(name)
   }
   const p = prop.fn
   const async = obj.async || prop.async
@@ -177,7 +177,7 @@ function deleteExpr(c: Compiler, node: any, scope: Scope): CExpr {
   if (!target || target.$expr !== 'member') throw compileError('AST_INVALID', '`delete` needs a member expression')
   const obj = c.expr(target.object, scope)
   const key: CExpr = target.computed ? c.expr(target.property, scope) : constant(target.property)
-  if (!target.computed && isForbiddenKey(target.property)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${target.property}"`)
+  if (!target.computed && isForbiddenKey(target.property)) forbidden(target.property)
   const async = obj.async || key.async
   const fn = async ? seq2(obj.fn, key.fn, deleteProp) : (f: Frame) => deleteProp(obj.fn(f), key.fn(f))
   return { fn, cost: 2 * NODE_COST + obj.cost + (target.computed ? key.cost : 0), async }
@@ -298,7 +298,7 @@ function object(c: Compiler, node: any, scope: Scope): CExpr {
       async ||= key.async
       return { kind: 'computed', key: key.fn, fn: value.fn }
     }
-    if (isForbiddenKey(p.key)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${p.key}"`)
+    if (isForbiddenKey(p.key)) forbidden(p.key)
     return { kind: 'static', key: p.key, fn: value.fn, slot: value.slot ?? -1 }
   })
   if (!async && parts.every((p) => p.kind === 'static')) {

@@ -6,7 +6,7 @@
 import type { Frame } from '../runtime.ts'
 import { NODE_COST } from '../fuel.ts'
 import { vmError } from '../errors.ts'
-import { getComputed, getNamed, isForbiddenKey, ownKeys, toKey, setProp } from '../guards.ts'
+import { getComputed, getNamed, forbidden, isForbiddenKey, ownKeys, toKey, setProp } from '../guards.ts'
 import type { BindingKind, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { Compiler } from './compiler.ts'
@@ -109,7 +109,7 @@ export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: Patt
           async ||= k.async
           keyFn = k.fn
         } else {
-          if (isForbiddenKey(prop.key)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${prop.key}"`)
+          if (isForbiddenKey(prop.key)) forbidden(prop.key)
           const key = prop.key
           staticKey = key
           keyFn = () => key
@@ -189,7 +189,7 @@ export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: Patt
         cost += k.cost
         async ||= k.async
       } else {
-        if (isForbiddenKey(t.property)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${t.property}"`)
+        if (isForbiddenKey(t.property)) forbidden(t.property)
         const key = t.property
         keyFn = () => key
       }

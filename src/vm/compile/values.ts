@@ -5,7 +5,7 @@
 import { NODE_COST } from '../fuel.ts'
 import type { Frame } from '../runtime.ts'
 import { deepCopyLiteral } from '../membrane.ts'
-import { isForbiddenKey } from '../guards.ts'
+import { forbidden, isForbiddenKey } from '../guards.ts'
 import type { CExpr, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { Compiler } from './compiler.ts'
@@ -36,7 +36,7 @@ export function compileValue(c: Compiler, v: unknown, scope: Scope): CExpr {
     }
   }
   const keys = Object.keys(v)
-  for (const k of keys) if (isForbiddenKey(k)) throw compileError('FORBIDDEN_NAME', `Forbidden property name "${k}"`)
+  for (const k of keys) if (isForbiddenKey(k)) forbidden(k)
   const parts = keys.map((k) => compileValue(c, (v as Record<string, unknown>)[k], scope))
   const fns = parts.map((p) => p.fn)
   const build = (f: Frame, vals: unknown[]) => {
