@@ -372,7 +372,15 @@ function padDigits(rt: PyRun, piece: string, precision: number, spec: Spec): str
 // --- str.format --------------------------------------------------------------------
 
 /** `template.format(*args, **kwargs)`. */
-export function strFormat(rt: PyRun, template: string, args: unknown[], kwargs: PyDict | null): string {
+/** `s.format_map(mapping)`: the named fields looked up in any mapping (a defaultdict's missing keys made), no positional ones. */
+export function strFormatMap(rt: PyRun, template: string, mapping: unknown): string {
+  return strFormat(rt, template, POSITIONAL_REFUSED, mapping)
+}
+
+/** The arguments of format_map: a positional field is CPython's ValueError, not an index error. */
+const POSITIONAL_REFUSED: unknown[] = []
+
+export function strFormat(rt: PyRun, template: string, args: unknown[], kwargs: unknown): string {
   let out = ''
   let auto = 0
   let i = 0
@@ -406,11 +414,12 @@ function findClose(s: string, open: number): number {
   return valueError("Single '{' encountered in format string")
 }
 
-function formatField(rt: PyRun, field: string, args: unknown[], kwargs: PyDict | null, nextAuto: () => number): string {
+function formatField(rt: PyRun, field: string, args: unknown[], kwargs: unknown, nextAuto: () => number): string {
   const m = /^([^!:[.]*)((?:\[[^\]]*\]|\.[A-Za-z_][A-Za-z0-9_]*)*)(?:!([rsa]))?(?::(.*))?$/s.exec(field)
   if (!m) return valueError(`invalid format field ${field}`)
   const [, name = '', index = '', conv, specRaw = ''] = m
   let value: unknown
+  if (args === POSITIONAL_REFUSED && (name === '' || /^\d+$/.test(name))) valueError('Format string contains positional fields')
   if (name === '') {
     const k = nextAuto()
     if (k >= args.length) raise('IndexError', `Replacement index ${k} out of range for positional args tuple`)
@@ -420,7 +429,7 @@ function formatField(rt: PyRun, field: string, args: unknown[], kwargs: PyDict |
     if (k >= args.length) raise('IndexError', `Replacement index ${k} out of range for positional args tuple`)
     value = args[k]
   } else {
-    if (!kwargs) raise('KeyError', `'${name}'`)
+    if (kwargs === null) raise('KeyError', `'${name}'`)
     value = getItem(rt, kwargs, name)
   }
   for (const part of index.match(/\[[^\]]*\]|\.[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {

@@ -5,7 +5,7 @@ import { iterate, str } from './core.ts'
 import { codePoints, hasAstral, strLen } from './text.ts'
 import { cIntArg, intOf, ssizeArg } from './numbers.ts'
 import { sliceIndices } from './items.ts'
-import { strFormat } from './format.ts'
+import { strFormat, strFormatMap } from './format.ts'
 import { payChars, work, type PyRun } from './fuel.ts'
 
 type StrMethod = (rt: PyRun, s: string, args: unknown[], kw: PyDict | null) => unknown
@@ -263,6 +263,11 @@ export const STR_METHODS: Record<string, StrMethod> = {
   removesuffix: (_rt, s, a) => { const p = argStr(a[0], 'removesuffix'); return p && s.endsWith(p) ? s.slice(0, s.length - p.length) : s },
   expandtabs: (rt, s, a, kw) => { const n = a[0] ?? kwArg(kw, 'tabsize'); return expandTabs(rt, s, n === undefined ? 8 : cIntArg(n)) },
   format: (rt, s, a, kw) => strFormat(rt, s, a, kw),
+  format_map: (rt, s, a, kw) => {
+    if (kw?.size) typeError('str.format_map() takes no keyword arguments')
+    if (a.length !== 1) typeError(`str.format_map() takes exactly one argument (${a.length} given)`)
+    return strFormatMap(rt, s, a[0])
+  },
 }
 
 export function strMethod(rt: PyRun, s: string, name: string, args: unknown[], kw: PyDict | null): unknown {
