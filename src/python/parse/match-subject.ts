@@ -1,8 +1,11 @@
 /**
  * `match a, b:` (a subject that is an unparenthesized tuple) is Python but not @lezer/python: the
  * parser is given `match (a, b):` instead, and the offsets of what follows each inserted parenthesis
- * are mapped back to the source as written, so every location stays the author's.
+ * are mapped back to the source as written, so every location stays the author's. Only a line that
+ * @lezer/python itself reads as the start of a match statement is changed (not one inside a string).
  */
+import { pythonParser } from '../parser.ts'
+import type { Tree } from '@lezer/common'
 
 export interface Patched {
   text: string
@@ -14,12 +17,18 @@ export interface Patched {
 export function parenthesizeMatchSubjects(src: string): Patched {
   const inserted: number[] = []
   const lines = src.split('\n')
+  let tree: Tree | undefined
+  const statementAt = (offset: number): boolean => {
+    tree ??= pythonParser().parse(src)
+    const n = tree.resolveInner(offset, 1)
+    return n.name === 'match' && n.parent?.name === 'MatchStatement'
+  }
   let at = 0
   for (let i = 0; i < lines.length; at += lines[i]!.length + 1, i++) {
     const m = /^([ \t]*)match[ \t]+(?=\S)/.exec(lines[i]!)
     if (!m) continue
     const subject = topLevel(lines[i]!, m[0].length)
-    if (!subject || !subject.comma || !nextIsCase(lines, i, m[1]!.length)) continue
+    if (!subject || !subject.comma || !nextIsCase(lines, i, m[1]!.length) || !statementAt(at + m[1]!.length)) continue
     inserted.push(at + m[0].length, at + subject.colon)
   }
   if (inserted.length === 0) return { text: src, unpatch: (o) => o }
