@@ -152,6 +152,12 @@ describe('effects: pure or io', () => {
     for (const [op, def] of Object.entries(coreAtoms)) expect([op, def.effects]).toEqual([op, EFFECTFUL_CORE_OPS.has(op) ? 'io' : 'pure'])
     expect(EFFECTFUL_CORE_OPS.has('cache')).toBe(true)
     expect(EFFECTFUL_CORE_OPS.has('memoize')).toBe(false)
+    // Derived from the vocabulary's io and procedure categories (define.ts): the same list as it was written out.
+    expect([...EFFECTFUL_CORE_OPS]).toEqual([
+      'httpFetch', 'storeGet', 'storeSet', 'storeQuery', 'storeVectorSearch', 'llmPredict', 'agentRun',
+      'storeProcedure', 'releaseProcedure', 'clearExpiredProcedures', 'cache',
+      'random', 'uuid', 'consoleLog', 'consoleWarn', 'consoleError',
+    ])
   })
 
   test('defineAtom takes effects (default io); anything else is refused', () => {

@@ -33,14 +33,14 @@ export interface DefineAtomOptions<I> {
 }
 
 /**
- * The core ops whose calls reach outside the run: I/O capabilities, the
- * procedure store, the cache (the store capability), the log and the sources
- * of randomness. Every other core atom is tagged `effects: 'pure'`.
+ * The core ops whose calls reach outside the run: I/O capabilities and the
+ * procedure store (the vocabulary's `io` and `procedure` categories), the
+ * cache (the store capability), the log and the sources of randomness. Every
+ * other core atom is tagged `effects: 'pure'`.
  */
 export const EFFECTFUL_CORE_OPS: ReadonlySet<string> = new Set([
-  'httpFetch', 'storeGet', 'storeSet', 'storeQuery', 'storeVectorSearch', 'llmPredict', 'agentRun',
-  'storeProcedure', 'releaseProcedure', 'clearExpiredProcedures', 'cache',
-  'random', 'uuid', 'consoleLog', 'consoleWarn', 'consoleError',
+  ...Object.keys(CORE_OPS).filter((op) => CORE_OPS[op]!.category === 'io' || CORE_OPS[op]!.category === 'procedure'),
+  'cache', 'random', 'uuid', 'consoleLog', 'consoleWarn', 'consoleError',
 ])
 
 /**
