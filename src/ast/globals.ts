@@ -30,7 +30,7 @@ export type ErrorValueName = (typeof ERROR_VALUE_NAMES)[number]
 export const GLOBAL_FUNCTION_NAMES = [
   'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'String', 'Number', 'Boolean',
   ...ERROR_CONSTRUCTOR_NAMES,
-  'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI',
+  'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI', 'structuredClone',
 ] as const
 
 /**

@@ -45,7 +45,6 @@ export const HOST_NAME_HINTS: Readonly<Record<string, string>> = {
   clearTimeout: 'Timers are not available: use the VM timeout options. ',
   clearInterval: 'Timers are not available: use the VM timeout options. ',
   queueMicrotask: 'Atoms already wait for their results: call them in order. ',
-  structuredClone: 'Copy with `JSON.parse(JSON.stringify(value))` or spread: `{ ...value }`. ',
   alert: 'Use `console.log(...)`: the host receives it. ',
   atob: 'Binary data is not available: pass text. ',
   btoa: 'Binary data is not available: pass text. ',

@@ -86,7 +86,9 @@ import { ensureBuilt, ROOT } from './built.ts'
 // spelling it out at eight sites. 49,146 -> 49,110 B (-36).
 // 49,090: EFFECTFUL_CORE_OPS takes the io and procedure ops from the vocabulary's categories (the same list, in the
 // same order: test/vm/seed-options.test.ts). 49,110 -> 49,084 B (-26).
-export const BUDGET_GZIP_BYTES = 49_090
+// 49,330: structuredClone (a deep copy as JavaScript's: sharing, cycles, holes, NaN, -0 and undefined kept, charged
+// per item, 5,000 levels deep at most); it was AJS3002 with a JSON round trip as the hint, which loses them. +240 B.
+export const BUDGET_GZIP_BYTES = 49_330
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

@@ -13,6 +13,7 @@ import { jsonParse, jsonStringify, jsonText } from './json.ts'
 import { SET_HELPERS } from './sets.ts'
 import { guestString, primArgs, toPrim } from './coerce.ts'
 import { parseDate } from './date-parse.ts'
+import { structuredCloneGuest } from './clone.ts'
 
 export type Builtin = (rt: Run, args: any[]) => unknown
 
@@ -212,6 +213,7 @@ export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
   decodeURIComponent: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => decodeURIComponent(String(v)), 'URI malformed')),
   encodeURI: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => mapBounded(rt, String(v), 9, encodeURI), 'URI malformed')),
   decodeURI: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => decodeURI(String(v)), 'URI malformed')),
+  structuredClone: asIs((rt, a) => structuredCloneGuest(rt, a)),
 } satisfies Record<GlobalFunctionName, Builtin>
 
 /**
