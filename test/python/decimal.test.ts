@@ -192,7 +192,7 @@ describe('decimal work is paid before it is done', () => {
 })
 
 test('a Decimal method left out is refused at compile time, located, with the methods the docs list', () => {
-  const e = refusal('from decimal import Decimal\nd = Decimal("7")\nreturn {"r": str(d.remainder_near(3))}', 'extended') as { codeName: string; line: number; column: number; hint: string }
+  const e = refusal('from decimal import Decimal\nd = Decimal("7")\nreturn {"r": str(d.logical_xor(3))}', 'extended') as { codeName: string; line: number; column: number; hint: string }
   expect({ code: e.codeName, line: e.line, column: e.column }).toEqual({ code: 'PY_ATTRIBUTE', line: 3, column: 19 })
   expect(e.hint).toContain('Decimal')
 })

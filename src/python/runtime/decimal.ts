@@ -25,6 +25,7 @@ import { PySignalDict } from './decimal-signals.ts'
 import { sciText } from './decimal-num.ts'
 import { expCR, lnCR, log10CR } from './decimal-transcend.ts'
 import { classify, contextOperation } from './decimal-context-ops.ts'
+import { moreDecimal } from './decimal-more.ts'
 import { CONTEXT_FUNCTIONS, DIGIT_BITS, MAX_EMAX, MAX_PREC, PyContext, contextManagerMethod, contextOf, ctxOf, roundingOf } from './decimal-context.ts'
 
 
@@ -519,7 +520,10 @@ function decimalTuple(d: Dec): PyNamedTuple {
 }
 
 /** Where a method takes its `context` argument when not the first (CPython's signatures). */
-const CONTEXT_AT: Record<string, number> = { quantize: 2, to_integral_value: 1, to_integral: 1, to_integral_exact: 1, fma: 2, compare: 1, max: 1, min: 1, scaleb: 1, same_quantum: 1, copy_sign: 1 }
+const CONTEXT_AT: Record<string, number> = {
+  quantize: 2, to_integral_value: 1, to_integral: 1, to_integral_exact: 1, fma: 2, compare: 1, max: 1, min: 1, scaleb: 1, same_quantum: 1, copy_sign: 1,
+  compare_total: 1, compare_total_mag: 1, compare_signal: 1, max_mag: 1, min_mag: 1, next_toward: 1, remainder_near: 1,
+}
 
 /** The methods of a Decimal; `inCtx`: called by a Context's method (`ctx.sqrt(x)`), in that context, without a `context` argument. */
 export function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[], kw: PyDict | null, inCtx?: Ctx): unknown {
@@ -598,7 +602,8 @@ export function decimalMethod(rt: PyRun, x: PyDecimal, name: string, a: unknown[
       return dec(d.finite ? N.fix(new Dec(d.sign, d.coef, d.exp + Number(o.sign ? -o.coef : o.coef)), ctx) : d)
     }
   }
-  return undefined
+  const more = moreDecimal(name, d, other, ctx, nextToward)
+  return more === undefined ? undefined : dec(more)
 }
 
 /** statistics' `_convert` of an exact ratio (or a non-finite float) to a Decimal: n / d in the run's context. */
