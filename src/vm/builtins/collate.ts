@@ -22,15 +22,20 @@ function tooLarge(): never {
 }
 
 /** The locales or options argument: a short primitive, or an array or object of at most MAX_ITEMS of them. */
-function checkSmall(v: unknown): void {
+function checkSmall(rt: Run, v: unknown): void {
   if (typeof v !== 'object' || v === null) {
     if (typeof v === 'string' && v.length > MAX_TEXT) tooLarge()
     return
   }
-  let n = 0
-  for (const k in v) {
+  // The engine lists every key before the first is seen (an array of 8M undefineds, or an object of a
+  // million keys, took 10 to 60 ms a call, unpaid): an array's length is checked first, the keys paid.
+  if (Array.isArray(v) && v.length > MAX_ITEMS) tooLarge()
+  const keys = Object.keys(v)
+  rt.chargeSlots(keys.length)
+  if (keys.length > MAX_ITEMS) tooLarge()
+  for (const k of keys) {
     const x = (v as Record<string, unknown>)[k]
-    if (++n > MAX_ITEMS || (typeof x === 'object' && x !== null) || (typeof x === 'string' && x.length > MAX_TEXT)) tooLarge()
+    if ((typeof x === 'object' && x !== null) || (typeof x === 'string' && x.length > MAX_TEXT)) tooLarge()
   }
   // Intl reads a locales object as a list of `length` items, however large ({ length: 'Infinity' } hung the host in
   // one native call): the length (a primitive, checked above) is a few items too (NaN is refused, though JS reads 0).
@@ -38,14 +43,21 @@ function checkSmall(v: unknown): void {
 }
 
 /**
+ * The guest's locales with "en" last. Intl falls back to the host's default locale for an empty list
+ * ([], {}) or tags it does not support ('zz'): a guest read the host's language through it (on a de-DE
+ * host 1234.5 was '1.234,5', on a tr-TR host 'i' uppercased to 'İ') and its results moved with the host.
+ */
+const tags = (locales: unknown): string | string[] => (locales === undefined ? 'en' : [...Intl.getCanonicalLocales(locales as string), 'en'])
+
+/**
  * An Intl formatter or collator for the guest's locales and options, "en" when none are given. Each
  * call naming them is charged (cached or not: a run's fuel never depends on earlier runs).
  */
-function intl<T>(rt: Run, kind: 'c' | 'n', locales: unknown, options: unknown, make: (locales: string, options: any) => T): T {
+function intl<T>(rt: Run, kind: 'c' | 'n', locales: unknown, options: unknown, make: (locales: string | string[], options: any) => T): T {
   let key = kind
   if (locales !== undefined || options !== undefined) {
-    checkSmall(locales)
-    checkSmall(options)
+    checkSmall(rt, locales)
+    checkSmall(rt, options)
     chargeScan(rt, NEW_COLLATOR_CHARS)
     // Each primitive tagged with its type: plain JSON made NaN and null one key, so a collator cached for
     // localeCompare(s, NaN) answered localeCompare(s, null), JS's TypeError, after it.
@@ -54,7 +66,7 @@ function intl<T>(rt: Run, kind: 'c' | 'n', locales: unknown, options: unknown, m
   let c = cache.get(key) as T | undefined
   if (!c) {
     // Intl's own errors keep their kind (nativeOp): a bad tag is a RangeError, a locale that is not text (null, [1]) a TypeError.
-    c = nativeOp('RANGE_ERROR', () => make(locales === undefined ? 'en' : (locales as string), options))
+    c = nativeOp('RANGE_ERROR', () => make(tags(locales), options))
     if (cache.size >= MAX_CACHED) cache.clear()
     cache.set(key, c)
   }
@@ -73,8 +85,7 @@ export function numberLocaleString(rt: Run, n: number, locales: unknown, options
 }
 
 /** The case mapping of toLocaleLowerCase / toLocaleUpperCase in the locales given (without, the methods are toLowerCase's). */
-export function localeCase(locales: unknown, upper: boolean): (s: string) => string {
-  checkSmall(locales)
-  const tags = locales as string
-  return (s) => nativeOp('RANGE_ERROR', () => (upper ? s.toLocaleUpperCase(tags) : s.toLocaleLowerCase(tags)))
+export function localeCase(rt: Run, locales: unknown, upper: boolean): (s: string) => string {
+  checkSmall(rt, locales)
+  return (s) => nativeOp('RANGE_ERROR', () => (upper ? s.toLocaleUpperCase(tags(locales)) : s.toLocaleLowerCase(tags(locales))))
 }

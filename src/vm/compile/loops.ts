@@ -241,9 +241,13 @@ interface Iteration { items: unknown[] | null; text: string | null; i: number; p
 function items(f: Frame, v: unknown, mode: 'of' | 'in'): unknown[] {
   if (mode === 'in') {
     if (v === null || v === undefined) return []
-    // The key snapshot of an array is one string per element: paid before it is made.
+    // The key snapshot of an array is one string per element: paid before it is made; an object's,
+    // which cannot be counted before it is listed, right after (as Object.keys): a loop that breaks at
+    // once listed a million keys each time for nothing.
     if (Array.isArray(v)) f.rt.chargeSlots(v.length)
-    return ownKeys(v)
+    const keys = ownKeys(v)
+    if (!Array.isArray(v)) f.rt.chargeSlots(keys.length)
+    return keys
   }
   if (Array.isArray(v)) return v
   throw vmError('TYPE_ERROR', `${v === null ? 'null' : typeof v} is not iterable`)
