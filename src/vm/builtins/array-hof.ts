@@ -8,14 +8,19 @@ import type { Frame } from '../runtime.ts'
 import { vmError } from '../errors.ts'
 import { isP } from '../compile/async.ts'
 import { toPrim } from './coerce.ts'
+import { SLOT_COST } from '../fuel.ts'
+import { chargeScan } from './sizes.ts'
 import type { CallbackMethodName } from '../../ast/globals.ts'
 
 /**
  * A hole (left by `a[5] = v` past the end, a longer `length` or `delete a[i]`): JS's
  * map, forEach, filter, some, every, reduce, reduceRight and flatMap skip it (find*
  * and sort do not). Only an undefined read can be one, so dense arrays pay one compare.
+ * No callback pays for a skipped hole, and `a[8e6] = 1` leaves eight million (some 30 ms
+ * a pass): each costs SLOT_COST and a tick, so a loop over them meets its fuel and deadline.
  */
-const hole = (arr: unknown[], i: number, v: unknown): boolean => v === undefined && !(i in arr)
+const hole = (f: Frame, arr: unknown[], i: number, v: unknown): boolean =>
+  v === undefined && !(i in arr) && (f.rt.charge(SLOT_COST), f.rt.tick(), true)
 
 export interface Callable {
   /** Positional arguments (no array per call): value/index/array, or acc/value/index/array. */
@@ -46,7 +51,7 @@ function drive(
       const k = i
       const x = arr[k]
       i += dir
-      if (skipHoles && hole(arr, k, x)) continue
+      if (skipHoles && hole(f, arr, k, x)) continue
       const v = cb.call(f, x, k, arr)
       if (isP(v)) return v.then((r) => (step(k, r) ? done() : loop()))
       if (step(k, v)) return done()
@@ -67,7 +72,7 @@ const map: HofSpec = {
     if (!cb.async) {
       for (let i = 0; i < n; i++) {
         const x = arr[i]
-        if (!hole(arr, i, x)) out[i] = cb.call(f, x, i, arr)
+        if (!hole(f, arr, i, x)) out[i] = cb.call(f, x, i, arr)
       }
       return out
     }
@@ -81,7 +86,7 @@ const forEach: HofSpec = {
       const n = arr.length // JS visits the length the array had when the call began
       for (let i = 0; i < n; i++) {
         const x = arr[i]
-        if (!hole(arr, i, x)) cb.call(f, x, i, arr)
+        if (!hole(f, arr, i, x)) cb.call(f, x, i, arr)
       }
       return undefined
     }
@@ -96,7 +101,7 @@ const filter: HofSpec = {
       const n = arr.length
       for (let i = 0; i < n; i++) {
         const v = arr[i] // read once, as JS does (the callback may change arr[i])
-        if (!hole(arr, i, v) && cb.call(f, v, i, arr)) out.push(v)
+        if (!hole(f, arr, i, v) && cb.call(f, v, i, arr)) out.push(v)
       }
       f.rt.chargeSlots(out.length)
       return out
@@ -141,7 +146,7 @@ function reducer(dir: 1 | -1): HofSpec {
       if (extra.length > 0) acc = extra[0]
       else {
         // The first value that is not a hole starts the accumulator, as in JS.
-        while ((dir === 1 ? i < n : i >= 0) && hole(arr, i, arr[i])) i += dir
+        while ((dir === 1 ? i < n : i >= 0) && hole(f, arr, i, arr[i])) i += dir
         if (dir === 1 ? i >= n : i < 0) throw vmError('TYPE_ERROR', 'Reduce of empty array with no initial value')
         acc = arr[i]
         i += dir
@@ -149,7 +154,7 @@ function reducer(dir: 1 | -1): HofSpec {
       if (!cb.async && dir === 1) {
         for (; i < n; i++) {
           const x = arr[i]
-          if (!hole(arr, i, x)) acc = cb.call(f, acc, x, i, arr)
+          if (!hole(f, arr, i, x)) acc = cb.call(f, acc, x, i, arr)
         }
         return acc
       }
@@ -158,7 +163,7 @@ function reducer(dir: 1 | -1): HofSpec {
           const k = i
           i += dir
           const x = arr[k]
-          if (hole(arr, k, x)) continue
+          if (hole(f, arr, k, x)) continue
           const v = cb.call(f, acc, x, k, arr)
           if (isP(v)) return v.then((r) => { acc = r; return loop() })
           acc = v
@@ -187,11 +192,16 @@ const flatMap: HofSpec = {
 const sort: HofSpec = {
   syncOnly: true,
   run(f, arr, cb) {
-    // n log n comparisons, each metered through the callback itself.
+    // n log n comparisons, each metered through the callback itself; the engine's copy of the n
+    // elements out and back (holes and undefineds, never compared, too) paid before.
+    f.rt.chargeSlots(arr.length)
     return arr.sort((a, b) => {
       const r = cb.call(f, a, b)
       // JS reads the comparator's result with ToNumber: (a, b) => a > b gives true, 1; NaN counts as 0.
-      const n = typeof r === 'number' ? r : Number(toPrim(f.rt, r))
+      // Reading a text is a scan of it (one of 30M characters, returned by every call, took 30 ms each).
+      const p = typeof r === 'number' ? r : toPrim(f.rt, r)
+      if (typeof p === 'string') chargeScan(f.rt, p.length)
+      const n = Number(p)
       return n === n ? n : 0
     })
   },
