@@ -92,7 +92,9 @@ import { ensureBuilt, ROOT } from './built.ts'
 // leaked through [] or 'zz') and a long locales array is refused before the engine lists its keys. +60 B.
 // 49,420 (security): a hole a callback method skips costs SLOT_COST and a tick; a comparator sort pays the engine's
 // copy of the array, and a text it returns is a paid scan (ToNumber reads it whole). +34 B.
-export const BUDGET_GZIP_BYTES = 49_420
+// 49,380: the compiler's unknown-operator refusal is gone (validateAst checks every op field against OPERATORS;
+// test/vm/validated-shapes.test.ts), and && / || / ?? and their assignments share takesRight(). 49,418 -> 49,375 B (-43).
+export const BUDGET_GZIP_BYTES = 49_380
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

@@ -2,7 +2,7 @@
  * The compiler trusts what validateAst checked (issue 28, the VM bundle's size): the structural checks
  * it repeated (a callee, a method or a key that is no string, a list that is no array, a declaration
  * kind, a parallel form, a template's quasis, a node or step list that is none, an assignment target that
- * is no ident or member, an unknown pattern kind) are gone from src/vm/compile. Every AST reaches the
+ * is no ident or member, an unknown pattern kind, an unknown operator) are gone from src/vm/compile. Every AST reaches the
  * compiler through AgentVM.compile, which validates first (per limit set, cached); this shows that each
  * shape those checks refused is refused by the validator, with its JSON pointer, before compiling,
  * traced or not. Forbidden names stay checked by both (docs/security.md).
@@ -46,6 +46,11 @@ const SHAPES: Array<[string, unknown[], string]> = [
   ['update of a call', [expr({ $expr: 'update', op: '++', argument: { $expr: 'call', callee: 'parseInt' } })], '/steps/0/value/argument'],
   ['target pattern of a literal', [{ op: 'destructure', kind: 'assign', pattern: { $pattern: 'array', elements: [{ $pattern: 'target', target: lit(1) }] }, value: [1] }], '/steps/0/pattern/elements/0/target'],
   ['unknown pattern kind', [{ op: 'destructure', kind: 'let', pattern: { $pattern: 'rest' }, value: 1 }], '/steps/0/pattern/$pattern'],
+  ['unknown binary operator', [expr({ $expr: 'binary', op: '<>', left: lit(1), right: lit(2) })], '/steps/0/value/op'],
+  ['unknown logical operator', [expr({ $expr: 'logical', op: 'and', left: lit(1), right: lit(2) })], '/steps/0/value/op'],
+  ['unknown unary operator', [expr({ $expr: 'unary', op: 'not', argument: lit(1) })], '/steps/0/value/op'],
+  ['unknown assignment operator', [{ op: 'varsLet', vars: { x: 1 } }, expr({ $expr: 'assign', op: ':=', target: ident('x'), value: lit(1) })], '/steps/1/value/op'],
+  ['unknown update operator', [{ op: 'varsLet', vars: { x: 1 } }, expr({ $expr: 'update', op: '+++', argument: ident('x') })], '/steps/1/value/op'],
   ['pattern key not a string', [{ op: 'destructure', kind: 'let', pattern: { $pattern: 'object', properties: [{ key: 1, value: 'x' }] }, value: {} }], '/steps/0/pattern/properties/0/key'],
 ]
 

@@ -9,7 +9,7 @@ import { getComputed, forbidden, isForbiddenKey, setProp } from '../guards.ts'
 import type { CExpr, CStep, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { Compiler } from './compiler.ts'
-import { BINARY_OPS, unknownOperator } from './operators.ts'
+import { BINARY_OPS, takesRight } from './operators.ts'
 import { toPrim } from '../builtins/coerce.ts'
 import { seq2, then } from './async.ts'
 import { assignedSlot, checkName } from './patterns.ts'
@@ -79,7 +79,7 @@ export function compileAssign(c: Compiler, node: any, scope: Scope): CExpr {
   }
   if (op === '&&=' || op === '||=' || op === '??=') {
     const vc = value.cost
-    const needs: (x: unknown) => boolean = op === '&&=' ? (x) => !!x : op === '||=' ? (x) => !x : (x) => x === null || x === undefined
+    const needs = takesRight(op)
     const fn = (f: Frame) => then(ref.prepare(f), (h) => {
       const cur = ref.get(f, h)
       if (!needs(cur)) return cur
@@ -89,7 +89,7 @@ export function compileAssign(c: Compiler, node: any, scope: Scope): CExpr {
     return { fn, cost: NODE_COST + ref.cost, async }
   }
   const binop = op.endsWith('=') ? op.slice(0, -1) : ''
-  const impl = BINARY_OPS[binop] ?? unknownOperator(op)
+  const impl = BINARY_OPS[binop]!
   if (ref.slot !== undefined && !value.async) {
     const slot = ref.slot
     if (binop === '+') {
@@ -139,7 +139,7 @@ function numericStep(op: string, slot: number, v: (f: Frame) => unknown, impl: (
 const toNum = (v: unknown): number => +(typeof v === 'object' && v !== null ? toPrim(undefined, v) as any : v)
 
 export function compileUpdate(c: Compiler, node: any, scope: Scope): CExpr {
-  const delta = node.op === '++' ? 1 : node.op === '--' ? -1 : unknownOperator(node.op)
+  const delta = node.op === '++' ? 1 : -1
   const prefix = node.prefix === true
   const ref = compileRef(c, node.argument, scope)
   if (ref.slot !== undefined) {

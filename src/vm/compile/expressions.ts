@@ -8,7 +8,7 @@ import { NODE_COST } from '../fuel.ts'
 import { getComputed, getNamed, forbidden, isForbiddenKey, toKey, deleteProp, ownKeys } from '../guards.ts'
 import { chargeProps } from '../builtins/sizes.ts'
 import { vmError } from '../errors.ts'
-import { BINARY_OPS, COMPARE, UNARY_OPS, compare, specialiseBinary, specialiseBinaryConst, specialiseConstLeft, specialiseSlotOps, specialiseOneSlot, unknownOperator } from './operators.ts'
+import { BINARY_OPS, COMPARE, UNARY_OPS, compare, specialiseBinary, specialiseBinaryConst, specialiseConstLeft, specialiseSlotOps, specialiseOneSlot, takesRight } from './operators.ts'
 import { isP, seq2, seqN, then } from './async.ts'
 import type { CExpr, Scope } from './context.ts'
 import { fuseNested } from './nested-fusion.ts'
@@ -86,7 +86,7 @@ const lengthValue = (v: unknown): unknown => (typeof v === 'string' || Array.isA
 
 function binary(c: Compiler, node: any, scope: Scope): CExpr {
   const op = node.op as string
-  const impl = BINARY_OPS[op] ?? unknownOperator(op)
+  const impl = BINARY_OPS[op]!
   const left = c.expr(node.left, scope)
   const right = c.expr(node.right, scope)
   const cost = NODE_COST + left.cost + right.cost
@@ -114,12 +114,7 @@ function logical(c: Compiler, node: any, scope: Scope): CExpr {
   const right = c.expr(node.right, scope)
   const l = left.fn, r = right.fn, rc = right.cost
   const takeRight = (f: Frame) => { f.rt.charge(rc); return r(f) }
-  const decide: Record<string, (v: any) => boolean> = {
-    '&&': (v) => !!v,
-    '||': (v) => !v,
-    '??': (v) => v === null || v === undefined,
-  }
-  const goRight = decide[node.op] ?? unknownOperator(node.op)
+  const goRight = takesRight(node.op)
   const cost = NODE_COST + left.cost
   if (left.async || right.async) {
     return { fn: (f) => then(l(f), (v) => (goRight(v) ? takeRight(f) : v)), cost, async: true }
@@ -156,7 +151,7 @@ function unary(c: Compiler, node: any, scope: Scope): CExpr {
     && !Object.hasOwn(GLOBAL_VALUES, node.argument.name)) {
     return { ...constant('undefined'), cost: 2 * NODE_COST }
   }
-  const impl = UNARY_OPS[op] ?? unknownOperator(op)
+  const impl = UNARY_OPS[op]!
   const arg = c.expr(node.argument, scope)
   const a = arg.fn
   const cost = NODE_COST + arg.cost

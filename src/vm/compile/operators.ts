@@ -6,7 +6,6 @@
  */
 import type { Frame } from '../runtime.ts'
 import { hasProp } from '../guards.ts'
-import { vmError } from '../errors.ts'
 import { toPrim } from '../builtins/coerce.ts'
 import { ARITH, arith, type Into } from './nested-fusion.ts'
 import { NORMAL } from '../runtime.ts'
@@ -135,8 +134,12 @@ export const UNARY_OPS: Record<string, (v: any) => any> = {
   void: () => undefined,
 }
 
-export function unknownOperator(op: string): never {
-  throw vmError('AST_INVALID', `Unknown operator "${op}"`)
+/**
+ * Whether `&&` / `||` / `??` (or `&&=` / `||=` / `??=`) go on to their right side for the left value `v`.
+ * Operators are validateAst's (OPERATORS in src/ast/nodes.ts): a node with any other never reaches the compiler.
+ */
+export function takesRight(op: string): (v: unknown) => boolean {
+  return op[0] === '&' ? (v) => !!v : op[0] === '|' ? (v) => !v : (v) => v === null || v === undefined
 }
 
 /**
