@@ -8,7 +8,7 @@ import { pythonParser } from './parser.ts'
 import type { SyntaxNode } from '@lezer/common'
 import type { Stmt } from './ir.ts'
 import { StatementParser } from './parse/statements.ts'
-import { bareYield, emptyPatternGroup, kids } from './parse/lezer.ts'
+import { bareYield, emptyPatternGroup, kids, trailingPointFloat } from './parse/lezer.ts'
 import { patchAt, specAlignEquals } from './parse/fstring-align.ts'
 
 export { CLASS_DUNDERS } from './parse/definitions.ts'
@@ -28,7 +28,7 @@ export class PyParser extends StatementParser {
     tree.iterate({
       enter: (ref) => {
         if (bad) return false
-        if (ref.type.isError && !emptyPatternGroup(ref.node) && !bareYield(ref.node)) { bad = ref.node; return false }
+        if (ref.type.isError && !emptyPatternGroup(ref.node) && !bareYield(ref.node) && !trailingPointFloat(ref.node)) { bad = ref.node; return false }
         return undefined
       },
     })

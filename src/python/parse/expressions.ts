@@ -5,7 +5,7 @@
 import type { SyntaxNode } from '@lezer/common'
 import type { DictItem, Expr, FPart, Gen, Keyword, Loc, Param } from '../ir.ts'
 import { LiteralParser } from './literals.ts'
-import { kids } from './lezer.ts'
+import { kids, trailingPointFloat } from './lezer.ts'
 
 export abstract class ExprParser extends LiteralParser {
 
@@ -110,6 +110,12 @@ export abstract class ExprParser extends LiteralParser {
       case 'CallExpression': return this.call(c[0]!, c[1]!, loc)
       case 'MemberExpression': {
         if (c[0]!.name === 'Number' && c[1]!.name === '.' && c[0]!.to === c[1]!.from && /^\d[\d_]*$/.test(this.text(c[0]!))) {
+          // `5.` and `1.e3`: floats written with a trailing point, which @lezer/python reads as an attribute access.
+          const digits = this.text(c[0]!).replace(/_/g, ''), after = c[2]
+          if (!after || trailingPointFloat(after)) return { k: 'float', v: Number(digits), loc }
+          if (after.name === 'PropertyName' && after.from === c[1]!.to && /^[eE]\d[\d_]*$/.test(this.text(after))) return { k: 'float', v: Number(`${digits}e${this.text(after).slice(1).replace(/_/g, '')}`), loc }
+          // `1.e-3`: @lezer/python splits it at the sign.
+          if (after.name === 'PropertyName' && after.from === c[1]!.to && /^[eE]$/.test(this.text(after))) this.unsupported('A float with a trailing point and a signed exponent', `@lezer/python cannot read it; write a digit after the point: \`${digits}.0${this.text(after)}...\`.`, c[0]!)
           this.refuse('PY_SYNTAX', { detail: 'invalid decimal literal', fix: `Wrap the number in parentheses: \`(${this.text(c[0]!)}).${this.text(c[2] ?? c[1]!)}\`.` }, c[0]!)
         }
         const obj = this.expr(c[0]!)

@@ -25,6 +25,11 @@ export function emptyPatternGroup(n: SyntaxNode): boolean {
   return !!only && only.type.isError && only.from === only.to && only.nextSibling === null && (p.parent?.name === 'PatternArgList' || p.parent?.name === 'SequencePattern')
 }
 
+/** @lezer/python reads a float with a trailing point (`5.`) as an attribute access missing its name: that empty error. */
+export const trailingPointFloat = (n: SyntaxNode): boolean =>
+  n.type.isError && n.from === n.to && n.parent?.name === 'MemberExpression' && n.prevSibling?.name === '.' &&
+  n.prevSibling.prevSibling?.name === 'Number' && n.prevSibling.prevSibling.to === n.prevSibling.from && n.nextSibling === null
+
 /** @lezer/python marks the missing value of a bare `yield` (`yield`, `x = yield`) as an empty error node. */
 export const bareYield = (n: SyntaxNode): boolean =>
   n.from === n.to && n.firstChild === null && n.prevSibling?.name === 'yield' && (n.parent?.name === 'YieldStatement' || n.parent?.name === 'YieldExpression')
