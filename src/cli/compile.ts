@@ -1,6 +1,7 @@
 /**
  * One way to turn a CLI input into an AST: `.json` files are ASTs (checked
- * with validateAst), anything else is AJS source for the transpiler. The
+ * with validateAst), `.py` files Python blocks (python-source.ts), anything
+ * else AJS source for the transpiler. The
  * atom names known to the transpiler are the core ones, the batteries and
  * any `--atoms` the user declares.
  */
@@ -12,13 +13,35 @@ import { BATTERY_ATOM_NAMES } from '../batteries/names.ts'
 
 export const isAstPath = (path: string): boolean => path.endsWith('.json')
 
+/** A Python block (python-source.ts): compiled by the Python frontend, which a command loads first with preparePython. */
+export const isPythonPath = (path: string): boolean => /\.py$/i.test(path)
+let compilePython: ((source: string, filename: string) => CliCompiled) | undefined
+
+/** What a CLI input compiles to; `argsParam`: the one parameter the run's `--args` object is bound to whole (a Python block body's `args`). */
+export interface CliCompiled extends TranspileResult {
+  argsParam?: string
+}
+
+/**
+ * Load the Python frontend when one of these inputs (files, or the globs naming them) is Python: our own
+ * module, imported only then, so a command without `.py` inputs never loads the parser.
+ */
+export async function preparePython(inputs: readonly string[]): Promise<void> {
+  if (compilePython || !inputs.some(isPythonPath)) return
+  compilePython = (await import('./python-source.ts')).compilePythonSource
+}
+
 /** Atom names for the transpiler: batteries plus user-declared ones (`--atoms a,b`). */
 export function atomNames(extra: readonly string[] = []): string[] {
   return [...BATTERY_ATOM_NAMES, ...extra]
 }
 
 /** Transpile source; throws TranspileError (carrying up to `maxErrors` refusals). */
-export function compileSource(source: string, filename: string, extraAtoms: readonly string[] = [], maxErrors = 1, typed?: Readonly<Record<string, unknown>>): TranspileResult {
+export function compileSource(source: string, filename: string, extraAtoms: readonly string[] = [], maxErrors = 1, typed?: Readonly<Record<string, unknown>>): CliCompiled {
+  if (isPythonPath(filename)) {
+    if (!compilePython) throw new Error(`${filename}: the Python frontend was not loaded (preparePython)`)
+    return compilePython(source, filename)
+  }
   // With atoms that carry schemas (MCP tools, module atoms): type-checked against them (code mode).
   if (typed) return transpile(source, { filename, atoms: { ...Object.fromEntries(atomNames(extraAtoms).map((n) => [n, true])), ...typed } as never, maxErrors, typecheck: true })
   return transpile(source, { filename, atoms: atomNames(extraAtoms), maxErrors })

@@ -37,6 +37,9 @@ export function fromTranspileError(e: TranspileError): JsonDiagnostic[] {
 /** What the library's hint leaves out on the command line: the flag that fixes it. */
 const TRANSPILE_FLAG_HINTS: Readonly<Record<string, string>> = {
   AJS3002: 'If the host provides it as a custom atom, declare it: --atoms ./atoms.mjs (a module of defineAtom atoms) or --atoms name.',
+  // A .py input (python-source.ts): a body reads the --args object as `args`, a whole def takes its fields by name.
+  AJS7006: 'In a .py file for ajsc, --args is `args` (args["name"]), or write the block as def f(name): to take its fields by name.',
+  AJS7011: 'In a .py file for ajsc, write the block as def f(a, b=1): (each parameter a field of --args) or as a body that reads `args`.',
 }
 
 /** A transpiler diagnostic (warnings), 0-based column made 1-based. */

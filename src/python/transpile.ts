@@ -47,6 +47,8 @@ export interface TranspilePythonResult {
   /** The parameters the program binds, in order. */
   params: string[]
   warnings: string[]
+  /** The function's name when the source was one whole `def` taken as the block (its parameters are `params`). */
+  def?: string
 }
 
 const PY_IDENT = /^[\p{L}_][\p{L}\p{N}_]*$/u
@@ -84,6 +86,7 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   const warnings: string[] = []
   let params = options.params ? [...options.params] : null
   let defaults: Array<Expr | null> = []
+  let def: string | undefined
   const only = stmts.length === 1 ? stmts[0]! : null
   if (only && only.k === 'def' && isWholeFunction(text)) {
     if (only.params.some((x) => x.kind)) throw r.error('PY_PARAMS', { detail: 'the block\'s parameters cannot be `*args`, `**kwargs` or keyword-only' }, only.loc)
@@ -94,6 +97,7 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
     params = names
     defaults = only.params.map((x) => x.dflt)
     stmts = only.body
+    def = only.name
     warnings.push(`the whole function \`${only.name}\` was taken as the block; its parameters are the block's parameters`)
   }
   params ??= ['initial']
@@ -108,7 +112,7 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
   const a = analyze(stmts, params, r, classes?.imports)
   if (classes) checkImports(classes, a.scopes.flatMap((s) => [...s.locals]), r)
   const ast = fuseProgram(new Lowerer(r, a, { jsonText: options.jsonText === true, classes, externals: externalsOf(options.externals), externalsHint: options.externalsHint, anyResult: options.anyResult === true }).program(stmts as Stmt[], params, defaults, file))
-  return { ast, params, warnings }
+  return { ast, params, warnings, ...(def !== undefined ? { def } : {}) }
 }
 
 function externalsOf(table: TranspilePythonOptions['externals']): Map<string, PythonExternal> | undefined {

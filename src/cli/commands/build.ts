@@ -14,7 +14,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { TranspileError } from '../../diagnostics/index.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { commonBase, displayPath, expandInputs, type InputFile } from '../inputs.ts'
-import { compileSource, serializeAst, sourceMapPath } from '../compile.ts'
+import { compileSource, preparePython, serializeAst, sourceMapPath } from '../compile.ts'
 import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { openMcp, usesMcp, type McpFlags } from '../mcp.ts'
 import { fromCliError, fromTranspileError, located, Reporter } from '../report.ts'
@@ -45,7 +45,7 @@ interface BuiltFile {
 /** Where an input's AST goes: `--outfile`, under `--outdir` keeping the layout below `base`, or next to it. */
 export function outputPath(file: InputFile, opts: BuildOptions, base: string, cwd: string): string {
   if (opts.outfile) return resolve(cwd, opts.outfile)
-  const name = relative(base, file.path).replace(/\.(ajs|js|mjs)$/, '') + '.json'
+  const name = relative(base, file.path).replace(/\.(ajs|js|mjs|py)$/, '') + '.json'
   return opts.outdir ? join(resolve(cwd, opts.outdir), name) : join(dirname(file.path), name.split(/[\\/]/).pop()!)
 }
 
@@ -69,6 +69,7 @@ export async function buildCommand(inputs: string[], opts: BuildOptions, io: Cli
     if (opts.outdir) throw usageError('stdin has one output: use --outfile (or stdout without it)')
     const name = opts.stdinFilename ?? '<stdin>'
     const source = await io.readStdin()
+    await preparePython([name])
     try {
       const { ast, warnings } = compileSource(source, name, atoms, maxErrors, typed)
       reporter.add(...warnings.map(located))
@@ -91,6 +92,7 @@ export async function buildCommand(inputs: string[], opts: BuildOptions, io: Cli
   if (opts.stdinFilename) throw usageError('--stdin-filename needs `-` (stdin) as the input')
 
   const files = expandInputs(inputs, io.cwd)
+  await preparePython([...inputs, ...files.map((f) => f.path)])
   if (opts.outfile && files.length > 1) {
     throw usageError(`--outfile takes one input; got ${files.length} files`, 'Use --outdir <dir> for several inputs.')
   }

@@ -9,7 +9,7 @@
 import { TranspileError } from '../../diagnostics/index.ts'
 import { CliError, type CliIO } from '../io.ts'
 import { expandInputs } from '../inputs.ts'
-import { compileSource, isAstPath, loadAst } from '../compile.ts'
+import { compileSource, isAstPath, isPythonPath, loadAst, preparePython } from '../compile.ts'
 import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { fromAstProblems, fromCliError, fromTranspileError, located, Reporter } from '../report.ts'
 import { palette } from '../colors.ts'
@@ -47,6 +47,7 @@ export async function checkCommand(inputs: string[], opts: CheckOptions, io: Cli
     : undefined
   const reporter = new Reporter(io, 'check', opts.json === true)
   const files = expandInputs(inputs, io.cwd)
+  await preparePython([...inputs, ...files.map((f) => f.path)])
   const results: Array<{ file: string; ok: boolean; errors: number; warnings: number; plan?: ProgramPlan }> = []
   for (const file of files) {
     const before = reporter.diagnostics.length
@@ -56,7 +57,7 @@ export async function checkCommand(inputs: string[], opts: CheckOptions, io: Cli
       const text = readText(file.path, file.display)
       if (isAstPath(file.path)) reporter.add(...fromAstProblems(loadAst(text).problems, file.display))
       else {
-        const out = typed ? transpile(text, { filename: file.display, atoms: typed, maxErrors, typecheck: true }) : compileSource(text, file.display, atoms, maxErrors)
+        const out = typed && !isPythonPath(file.path) ? transpile(text, { filename: file.display, atoms: typed, maxErrors, typecheck: true }) : compileSource(text, file.display, atoms, maxErrors)
         reporter.add(...out.warnings.map(located))
         if (opts.plan) plan = analyzeProgram(out.ast, { ...Object.fromEntries(loaded.atoms.map((a) => [a.op, a])), ...(mcp?.atoms ?? {}) })
       }

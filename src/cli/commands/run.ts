@@ -16,7 +16,7 @@ import { TranspileError } from '../../diagnostics/index.ts'
 import type { AjsProgram } from '../../ast/types.ts'
 import { PROCEDURE_TOKEN_PREFIX } from '../../vm/procedures.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
-import { compileSource, isAstPath, isAstSourceMap, loadAst, restoreLocations, sourceMapPath, splitList } from '../compile.ts'
+import { compileSource, isAstPath, isAstSourceMap, loadAst, preparePython, restoreLocations, sourceMapPath, splitList } from '../compile.ts'
 import { fromAgentError, fromAstProblems, fromTranspileError, located, Reporter } from '../report.ts'
 import { formatTrace } from '../trace.ts'
 import { createRunSetup, type RunSetup } from '../setup.ts'
@@ -82,6 +82,8 @@ export interface RunCommandOptions extends McpFlags {
 interface Loaded {
   program: AjsProgram | string
   source?: string
+  /** The parameter `--args` is bound to as a whole (a Python block body's `args`). */
+  argsParam?: string
 }
 
 /** The program to run, or undefined after reporting why it cannot run. */
@@ -92,6 +94,7 @@ async function loadProgram(target: string, opts: RunCommandOptions, io: CliIO, r
   const path = fromStdin ? undefined : resolve(io.cwd, target)
   const text = fromStdin ? await io.readStdin() : readText(path!, target)
   const asAst = fromStdin ? (opts.stdinFilename ? isAstPath(opts.stdinFilename) : text.trimStart().startsWith('{')) : isAstPath(path!)
+  await preparePython([name])
   if (asAst) {
     const loaded = loadAst(text)
     if (!loaded.ast) {
@@ -110,9 +113,9 @@ async function loadProgram(target: string, opts: RunCommandOptions, io: CliIO, r
     return { program: loaded.ast }
   }
   try {
-    const { ast, warnings } = compileSource(text, name, atomNames, maxErrors, typed)
+    const { ast, warnings, argsParam } = compileSource(text, name, atomNames, maxErrors, typed)
     reporter.add(...warnings.map(located))
-    return { program: ast, source: text }
+    return { program: ast, source: text, ...(argsParam ? { argsParam } : {}) }
   } catch (e) {
     if (!(e instanceof TranspileError)) throw e
     reporter.add(...fromTranspileError(e))
@@ -146,7 +149,7 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
     const loaded = await loadProgram(target, opts, io, reporter, maxErrors, [...atoms.names, ...Object.keys(mcp?.atoms ?? {})], typed)
     if (!loaded) return reporter.finish({ result: null, fuelUsed: 0 })
     const { vm, capabilities } = setupFromFlags(opts, io, offered)
-    const result = await vm.run(loaded.program, args, {
+    const result = await vm.run(loaded.program, loaded.argsParam ? { [loaded.argsParam]: args } : args, {
       capabilities,
       ...(fuel !== undefined ? { fuel } : {}),
       timeoutMs,
