@@ -251,6 +251,118 @@ describe.skipIf(!haveChromium)('the inspector in a fresh browser context: lists 
   }, 90_000)
 })
 
+describe.skipIf(!haveChromium)('the inspector\'s schedules (GET/POST/DELETE /v1/schedules)', () => {
+  test('the list\'s section, a schedule\'s view; pause with a note, trigger (a run link), an error with its code, delete after a confirm step', async () => {
+    // Yearly crons and a paused schedule: nothing fires on its own while the test runs (the server's clock is the real one).
+    const yearly = { id: 'inspector-nightly', workflow: { source: 'export default { ok: args.n }', name: 'nightly report', tags: ['ops'] }, args: { n: 3 }, spec: { cron: '0 3 1 1 *', timezone: 'Europe/Oslo' }, jitterMs: 60_000 }
+    expect((await t.req('POST', '/v1/schedules', { body: yearly })).status).toBe(201)
+    expect((await t.req('POST', '/v1/schedules', { body: { id: 'inspector-daily', workflow: { source: 'export default 1' }, spec: { everyMs: 86_400_000 }, paused: true } })).status).toBe(201)
+    expect((await t.req('POST', '/v1/schedules', { body: { id: 'inspector-gone', workflow: { source: 'export default 1' }, spec: { cron: '0 0 1 1 *' } } })).status).toBe(201)
+    const page = await browser.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(String(e)))
+    // The 404 of the schedule deleted behind the page's back logs "Failed to load resource"; anything else is a bug.
+    page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()) })
+
+    await page.goto(`${t.url}/ui#token=${TOKENS.a}`)
+    const row = page.locator('table[aria-label="schedules"] tbody tr', { has: page.locator('a[href="#/schedule/inspector-nightly"]') })
+    await row.waitFor()
+    const cells = await row.locator('td').allTextContents()
+    expect(cells.slice(0, 4)).toEqual(['inspector-nightly', 'nightly report · #ops', 'cron 0 3 1 1 * (Europe/Oslo)', 'active'])
+    expect(cells[4]).toMatch(/^\d{4}-01-01 02:00:00$/) // 03:00 in Oslo is 02:00 UTC in winter
+    expect(cells[5]).toBe('none · 0 started, 0 skipped')
+    const daily = await page.locator('table[aria-label="schedules"] tbody tr', { has: page.locator('a[href="#/schedule/inspector-daily"]') }).locator('td').allTextContents()
+    expect(daily.slice(2, 5)).toEqual(['every 86400000 ms (1 d)', 'paused', '—'])
+    // The kind filter lists schedules alone, and by their state (on the page).
+    await page.locator('#f-kind').selectOption('schedule')
+    await page.waitForFunction(() => document.querySelectorAll('table[aria-label="runs"], table[aria-label="workflows"]').length === 0)
+    await page.locator('#f-state').selectOption('paused')
+    await page.waitForFunction(() => document.querySelectorAll('table[aria-label="schedules"] tbody tr').length === 1)
+    expect(await page.locator('table[aria-label="schedules"] a').allTextContents()).toEqual(['inspector-daily'])
+    await page.locator('#f-state').selectOption('')
+    await page.locator('#f-kind').selectOption('')
+    await row.waitFor()
+    await page.screenshot({ path: join(shots, '10-schedules-list.png'), fullPage: true })
+
+    // The schedule's view, by keyboard from the list.
+    await page.locator('a[href="#/schedule/inspector-nightly"]').focus()
+    await page.keyboard.press('Enter')
+    await page.locator('#sched-state').waitFor()
+    expect(await page.locator('#sched-state').textContent()).toBe('active')
+    expect(await page.locator('#sched-spec').textContent()).toBe('cron 0 3 1 1 * (Europe/Oslo)')
+    expect(await page.locator('#sched-next li').count()).toBe(5)
+    const facts = await page.locator('#sched-body dl').textContent()
+    for (const fact of ['Overlap policyskip', 'Catch-up window60000 ms (1 min)', 'Jitter60000 ms (1 min)', 'Last runnone']) expect(facts).toContain(fact)
+    expect(await page.getByText('No fire yet.').count()).toBe(1)
+
+    // Pause with a note: the state says paused, no next fire times; the API agrees.
+    await page.locator('#sched-note').fill('maintenance window')
+    await page.locator('#sched-toggle').click()
+    await page.locator('#sched-state.state-paused').waitFor()
+    expect(await page.locator('#sched-status').textContent()).toBe('Paused: no fires until it is unpaused.')
+    expect(await page.locator('#sched-note-shown').textContent()).toBe('maintenance window')
+    expect(await page.locator('#sched-next').textContent()).toBe('None while it is paused.')
+    expect(await page.locator('#sched-toggle').textContent()).toBe('Unpause')
+    expect((await t.req('GET', '/v1/schedules/inspector-nightly')).json).toMatchObject({ paused: true, note: 'maintenance window' })
+
+    // Trigger now (paused or not): the action links to the workflow run it started, which finishes.
+    await page.locator('#sched-trigger').click()
+    const runLink = page.locator('#sched-actions a[href^="#/workflow/"]')
+    await runLink.waitFor()
+    const [action] = (await t.req('GET', '/v1/schedules/inspector-nightly')).json.actions
+    expect(action).toMatchObject({ via: 'trigger', outcome: 'started' })
+    expect(await runLink.textContent()).toBe(action.runId)
+    expect(await page.locator('#sched-status').textContent()).toBe(`Triggered: started ${action.runId}.`)
+    expect(await page.locator('#sched-actions tbody tr td').allTextContents()).toContain('trigger')
+    expect(await page.locator('#sched-body dl a').textContent()).toBe(action.runId) // Last run
+    await page.screenshot({ path: join(shots, '11-schedule-view.png'), fullPage: true })
+    // Contrast (WCAG AA) of the view's states, links, buttons and notes.
+    for (const sel of ['.state-paused', '.state-started', 'a', 'button', 'label', '.muted', 'dd']) {
+      if (await page.locator(sel).count() === 0) continue
+      expect({ sel, ok: await lowestContrast(page, sel) >= 4.5 }).toEqual({ sel, ok: true })
+    }
+    await runLink.click()
+    await page.locator('#wf-state.state-done').waitFor({ timeout: 15_000 })
+    expect(await page.locator('#wf-result').textContent()).toBe('{"ok":3}')
+    await page.goBack()
+    await page.locator('#sched-state.state-paused').waitFor()
+
+    // Unpause: active again, with its next fire times.
+    await page.locator('#sched-toggle').click()
+    await page.locator('#sched-state.state-active').waitFor()
+    expect(await page.locator('#sched-next li').count()).toBe(5)
+    expect(await page.locator('#sched-status').textContent()).toMatch(/^Unpaused: it fires next at \d{4}-01-01 02:00:00\.$/)
+
+    // Delete asks first; Cancel keeps it (the focus goes back to Delete), the confirm button deletes it.
+    await page.locator('#sched-delete').click()
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('sched-delete-confirm')
+    await page.locator('#sched-delete-cancel').click()
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('sched-delete')
+    expect((await t.req('GET', '/v1/schedules/inspector-nightly')).status).toBe(200)
+    await page.keyboard.press('Enter') // Delete, by keyboard
+    await page.keyboard.press('Enter') // its confirm step has the focus
+    await page.getByText('Deleted schedule inspector-nightly. The runs it started go on.').waitFor()
+    expect((await t.req('GET', '/v1/schedules/inspector-nightly')).status).toBe(404)
+    await page.getByRole('link', { name: '← all runs and workflows' }).click()
+    await page.locator('a[href="#/schedule/inspector-daily"]').waitFor()
+    expect(await page.locator('a[href="#/schedule/inspector-nightly"]').count()).toBe(0)
+
+    // A schedule deleted behind the page's back: the call's error, code and message, in the status.
+    await page.locator('a[href="#/schedule/inspector-gone"]').click()
+    await page.locator('#sched-state').waitFor()
+    expect((await t.req('DELETE', '/v1/schedules/inspector-gone')).status).toBe(204)
+    await page.locator('#sched-trigger').click()
+    await page.locator('#sched-status.err').waitFor()
+    expect(await page.locator('#sched-status').textContent()).toBe('Trigger failed: NOT_FOUND: No schedule "inspector-gone" for this tenant')
+    expect(await page.locator('#sched-status').getAttribute('aria-live')).toBe('polite')
+    expect(await page.locator('#sched-trigger').isDisabled()).toBe(false)
+
+    expect(errors).toEqual([])
+    await page.close()
+    expect((await t.req('DELETE', '/v1/schedules/inspector-daily')).status).toBe(204)
+  }, 90_000)
+})
+
 describe.skipIf(!haveChromium)('ajsc inspect: a CLI trace and a workflow run directory, on 127.0.0.1', () => {
   test('the list, a failed run with its code frame, the workflow journal', async () => {
     const prog = join(work, 'boom.ajs')
@@ -270,6 +382,9 @@ describe.skipIf(!haveChromium)('ajsc inspect: a CLI trace and a workflow run dir
       await page.goto(url)
       await page.getByRole('heading', { name: 'Runs and workflows' }).waitFor()
       expect(await page.locator('tbody tr').count()).toBe(2)
+      // Local files have no schedules: no section, no kind to filter by.
+      expect(await page.getByRole('heading', { name: 'Schedules' }).count()).toBe(0)
+      expect(await page.locator('#f-kind option').allTextContents()).toEqual(['all', 'runs', 'workflows'])
       await page.screenshot({ path: join(shots, '5-inspect-list.png'), fullPage: true })
       await page.getByRole('link', { name: 'trace' }).click()
       const alert = page.getByRole('alert')

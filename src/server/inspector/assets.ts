@@ -9,8 +9,9 @@
  * paging), `#/run/<id>` a run's trace as a timeline (fuel per step and
  * cumulative, time, errors with their code frames), `#/workflow/<id>` a
  * workflow's state, pending external requests (answerable on a server) and
- * its journal.
+ * its journal, `#/schedule/<id>` a schedule (server only; schedules-assets.ts).
  */
+import { SCHEDULES_CSS, SCHEDULES_JS } from './schedules-assets.ts'
 
 export const INSPECTOR_HTML = `<!doctype html>
 <html lang="en">
@@ -66,7 +67,7 @@ button:disabled { opacity: .6; cursor: default; }
 .panel { border: 1px solid var(--line); border-radius: 6px; padding: .6rem .9rem; margin: .8rem 0; }
 .muted { color: var(--muted); }
 .pager { display: flex; gap: .6rem; align-items: center; }
-`
+${SCHEDULES_CSS}`
 
 export const INSPECTOR_JS = String.raw`
 const main = document.getElementById('main')
@@ -161,8 +162,8 @@ const filters = { kind: '', state: '', q: '', tag: '', page: 0 }
 const RUN_STATES = ['queued', 'running', 'done']
 const WORKFLOW_STATES = ['running', 'waiting', 'done', 'failed', 'cancelled']
 /** Server mode: the cursors of the pages shown so far, per kind (index 0: the first page). */
-const cursors = { run: [''], workflow: [''] }
-function resetPages() { cursors.run = ['']; cursors.workflow = [''] }
+const cursors = { run: [''], workflow: [''], schedule: [''] }
+function resetPages() { cursors.run = ['']; cursors.workflow = ['']; cursors.schedule = [''] }
 function matches(i) {
   const q = filters.q.toLowerCase()
   return !q || (i.id + ' ' + (i.label || '')).toLowerCase().includes(q)
@@ -176,7 +177,8 @@ function listTable(label, rows) {
 function filterBar(states, rerender) {
   return h('div', { class: 'filters', role: 'search' },
     h('label', {}, 'Kind', h('select', { id: 'f-kind', onchange: (e) => { filters.kind = e.target.value; filters.page = 0; resetPages(); rerender() } },
-      h('option', { value: '' }, 'all'), h('option', { value: 'run', selected: filters.kind === 'run' }, 'runs'), h('option', { value: 'workflow', selected: filters.kind === 'workflow' }, 'workflows'))),
+      h('option', { value: '' }, 'all'), h('option', { value: 'run', selected: filters.kind === 'run' }, 'runs'), h('option', { value: 'workflow', selected: filters.kind === 'workflow' }, 'workflows'),
+      local ? null : h('option', { value: 'schedule', selected: filters.kind === 'schedule' }, 'schedules'))),
     h('label', {}, 'State', h('select', { id: 'f-state', onchange: (e) => { filters.state = e.target.value; filters.page = 0; resetPages(); rerender() } },
       h('option', { value: '' }, 'any'), states.map((s) => h('option', { value: s, selected: filters.state === s }, s)))),
     h('label', {}, 'Tag (workflows)', h('input', { id: 'f-tag', type: 'search', value: filters.tag, onchange: (e) => { filters.tag = e.target.value.trim(); filters.page = 0; resetPages(); rerender() } })),
@@ -217,9 +219,11 @@ async function serverListView() {
   const labels = new Map(known().filter((k) => k.label).map((k) => [k.kind + ' ' + k.id, k.label]))
   const rerender = () => { listView().catch((e) => show(h('p', { role: 'alert', class: 'err' }, String(e.message || e)))) }
   // Runs have no tags: a tag filter lists workflows only (GET /v1/workflows?tag=).
-  const kinds = filters.tag ? ['workflow'] : filters.kind ? [filters.kind] : ['run', 'workflow']
-  const states = filters.kind === 'run' ? RUN_STATES : filters.kind === 'workflow' ? WORKFLOW_STATES : [...new Set([...WORKFLOW_STATES, ...RUN_STATES])]
-  const sections = await Promise.all(kinds.map(async (kind) => {
+  const kinds = filters.tag ? ['workflow'] : filters.kind === 'schedule' ? [] : filters.kind ? [filters.kind] : ['run', 'workflow']
+  const states = filters.kind === 'run' ? RUN_STATES : filters.kind === 'workflow' ? WORKFLOW_STATES : filters.kind === 'schedule' ? SCHEDULE_STATES : [...new Set([...WORKFLOW_STATES, ...RUN_STATES])]
+  // Schedules have no tags, and states of their own: they are listed with no filter but the search, or on their own.
+  const withSchedules = filters.kind === 'schedule' || (!filters.kind && !filters.tag && !filters.state)
+  const [sections, schedules] = await Promise.all([Promise.all(kinds.map(async (kind) => {
     const title = kind === 'run' ? 'Runs' : 'Workflows'
     const valid = kind === 'run' ? RUN_STATES : WORKFLOW_STATES
     const stack = cursors[kind]
@@ -242,8 +246,8 @@ async function serverListView() {
       h('h3', {}, title, filters.state ? ' (' + filters.state + ')' : ''),
       filters.state && !valid.includes(filters.state) ? h('p', { class: 'muted' }, title + ' have no state “' + filters.state + '”.') : listTable(title.toLowerCase(), rows),
       pager)
-  }))
-  show(h('h2', {}, 'Runs and workflows'), h('p', { class: 'muted' }, 'This tenant\'s async runs and workflows, newest first.'), filterBar(states, rerender), sections, serverForms())
+  })), withSchedules ? scheduleSection(rerender) : null])
+  show(h('h2', {}, 'Runs and workflows'), h('p', { class: 'muted' }, 'This tenant\'s async runs and workflows, newest first.'), filterBar(states, rerender), sections, schedules, serverForms())
 }
 
 function serverForms() {
@@ -284,7 +288,7 @@ function serverForms() {
     remember({ kind, id, at: Date.now() })
     location.hash = '#/' + kind + '/' + encodeURIComponent(id)
   } },
-    h('label', {}, 'Kind', h('select', { name: 'kind' }, h('option', { value: 'run' }, 'run'), h('option', { value: 'workflow' }, 'workflow'))),
+    h('label', {}, 'Kind', h('select', { name: 'kind' }, h('option', { value: 'run' }, 'run'), h('option', { value: 'workflow' }, 'workflow'), h('option', { value: 'schedule' }, 'schedule'))),
     h('label', {}, 'Id', h('input', { name: 'id', id: 'open-id' })),
     h('button', { type: 'submit', class: 'secondary' }, 'Open'))
   return h('section', { 'aria-label': 'start or open' }, h('h2', {}, 'Start or open'), runForm, wfForm, open, status)
@@ -433,7 +437,7 @@ async function workflowView(id) {
     setTimeout(() => { if (location.hash === here) workflowView(id).catch(() => {}) }, 300)
   }
 }
-
+${SCHEDULES_JS}
 // ---- login and routing ------------------------------------------------------
 function loginView(message) {
   show(h('h2', {}, 'Sign in'), message ? h('p', { role: 'alert', class: 'err' }, message) : null,
@@ -444,11 +448,12 @@ function loginView(message) {
     } }, h('label', {}, 'Tenant token (the same bearer token as the API)', h('input', { name: 'token', id: 'token', type: 'password', autocomplete: 'off', required: true })), h('button', { type: 'submit' }, 'Sign in')))
 }
 async function route() {
-  const [, kind, id] = /^#\/(run|workflow)\/(.+)$/.exec(location.hash) || []
+  const [, kind, id] = /^#\/(run|workflow|schedule)\/(.+)$/.exec(location.hash) || []
   if (!local && !token()) return loginView()
   try {
     if (kind === 'run') await runView(decodeURIComponent(id))
     else if (kind === 'workflow') await workflowView(decodeURIComponent(id))
+    else if (kind === 'schedule') await scheduleView(decodeURIComponent(id))
     else await listView()
     main.focus({ preventScroll: true }) // a new view: keyboard users start at its top
   } catch (e) {
