@@ -257,7 +257,9 @@ describe.skipIf(!haveChromium)('the inspector\'s schedules (GET/POST/DELETE /v1/
     const yearly = { id: 'inspector-nightly', workflow: { source: 'export default { ok: args.n }', name: 'nightly report', tags: ['ops'] }, args: { n: 3 }, spec: { cron: '0 3 1 1 *', timezone: 'Europe/Oslo' }, jitterMs: 60_000 }
     expect((await t.req('POST', '/v1/schedules', { body: yearly })).status).toBe(201)
     expect((await t.req('POST', '/v1/schedules', { body: { id: 'inspector-daily', workflow: { source: 'export default 1' }, spec: { everyMs: 86_400_000 }, paused: true } })).status).toBe(201)
-    expect((await t.req('POST', '/v1/schedules', { body: { id: 'inspector-gone', workflow: { source: 'export default 1' }, spec: { cron: '0 0 1 1 *' } } })).status).toBe(201)
+    // Its run waits for an answer: a second fire while it waits is skipped (overlap: skip).
+    const waits = { source: 'const ok = await agent("Hold?", { external: true })\nexport default { ok }' }
+    expect((await t.req('POST', '/v1/schedules', { body: { id: 'inspector-gone', workflow: waits, spec: { cron: '0 0 1 1 *' } } })).status).toBe(201)
     const page = await browser.newPage()
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(String(e)))
@@ -347,9 +349,19 @@ describe.skipIf(!haveChromium)('the inspector\'s schedules (GET/POST/DELETE /v1/
     await page.locator('a[href="#/schedule/inspector-daily"]').waitFor()
     expect(await page.locator('a[href="#/schedule/inspector-nightly"]').count()).toBe(0)
 
-    // A schedule deleted behind the page's back: the call's error, code and message, in the status.
+    // Skipped fires by reason: the second trigger finds the first one's run still waiting.
     await page.locator('a[href="#/schedule/inspector-gone"]').click()
     await page.locator('#sched-state').waitFor()
+    await page.locator('#sched-trigger').click()
+    await page.locator('#sched-actions a[href^="#/workflow/"]').waitFor()
+    await page.locator('#sched-trigger').click()
+    await page.locator('#sched-skipped').waitFor()
+    expect(await page.locator('#sched-skipped tbody tr td').allTextContents()).toEqual(['overlap', '1'])
+    expect(await page.locator('#sched-status').textContent()).toMatch(/^Triggered: skipped \(overlap: the run it started last \(wf_\w+\) is still going \(overlap: skip\)\)\.$/)
+    expect(await page.locator('#sched-actions tbody tr td:nth-child(4)').allTextContents()).toEqual(['skipped', 'started'])
+    expect(await page.getByRole('heading', { name: 'Fires: 1 started, 1 skipped' }).count()).toBe(1)
+
+    // A schedule deleted behind the page's back: the call's error, code and message, in the status.
     expect((await t.req('DELETE', '/v1/schedules/inspector-gone')).status).toBe(204)
     await page.locator('#sched-trigger').click()
     await page.locator('#sched-status.err').waitFor()

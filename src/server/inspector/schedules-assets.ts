@@ -167,8 +167,9 @@ async function scheduleView(id) {
   show(
     h('p', {}, h('a', { href: '#/' }, '← all runs and workflows')),
     h('h2', {}, 'Schedule ', h('code', {}, id)),
-    body,
-    h('section', { 'aria-label': 'schedule actions', class: 'panel' }, h('h3', {}, 'Actions'),
-      h('div', { class: 'filters' }, h('label', {}, 'Note for pause or unpause (optional)', note), toggle, trigger, del, confirmBox), status))
+    // The controls come first: the recent actions below can be a long table.
+    h('section', { 'aria-label': 'schedule actions', class: 'panel' },
+      h('div', { class: 'filters' }, h('label', {}, 'Note for pause or unpause (optional)', note), toggle, trigger, del, confirmBox), status),
+    body)
 }
 `
