@@ -116,6 +116,8 @@ export interface RemoteVM {
   getSchedule(id: string): Promise<Record<string, unknown>>
   /** A page of the tenant's schedules, by id; pass `nextCursor` back as `cursor`. */
   listSchedules(page?: { limit?: number; cursor?: string }): Promise<{ items: Array<Record<string, unknown>>; nextCursor?: string }>
+  /** Change a schedule (PATCH /v1/schedules/{id}): the fields given replace its own; a new spec fires next at its first time after now. */
+  updateSchedule(id: string, change: RemoteScheduleChange): Promise<Record<string, unknown>>
   pauseSchedule(id: string, note?: string): Promise<Record<string, unknown>>
   unpauseSchedule(id: string, note?: string): Promise<Record<string, unknown>>
   /** Fire a schedule now, by its overlap policy. */
@@ -140,6 +142,9 @@ export interface RemoteSchedule {
   paused?: boolean
   note?: string
 }
+
+/** The body of PATCH /v1/schedules/{id}: any field of POST's but the id (at least one). */
+export type RemoteScheduleChange = Partial<Omit<RemoteSchedule, 'id'>>
 
 function programField(target: object | string): Record<string, unknown> {
   if (typeof target === 'string') return target.startsWith(PROCEDURE_PREFIX) ? { token: target } : { source: target }
@@ -262,6 +267,9 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
       if (page.cursor !== undefined) qs.set('cursor', page.cursor)
       const q = qs.toString()
       return (await call<{ items: Array<Record<string, unknown>>; nextCursor?: string }>('GET', `/v1/schedules${q ? `?${q}` : ''}`)).data
+    },
+    async updateSchedule(id, change) {
+      return (await call<Record<string, unknown>>('PATCH', `/v1/schedules/${encodeURIComponent(id)}`, change)).data
     },
     async pauseSchedule(id, note) {
       return (await call<Record<string, unknown>>('POST', `/v1/schedules/${encodeURIComponent(id)}/pause`, note !== undefined ? { note } : {})).data

@@ -1,5 +1,5 @@
 /**
- * Workflow schedules: POST /v1/schedules, GET /v1/schedules (the tenant's, by id), GET /v1/schedules/:id,
+ * Workflow schedules: POST /v1/schedules, GET /v1/schedules (the tenant's, by id), GET | PATCH /v1/schedules/:id,
  * POST /v1/schedules/:id/pause | unpause | trigger | backfill, DELETE /v1/schedules/:id. A schedule starts
  * the workflow POST /v1/workflows would start, on a cron or every N ms (src/server/schedules/).
  */
@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import type { ServerContext } from '../context.ts'
 import { HttpError } from '../errors.ts'
 import { authErrors, errorBody } from '../schemas.ts'
-import type { CreateScheduleBody } from '../schedules/service.ts'
+import type { CreateScheduleBody, UpdateScheduleBody } from '../schedules/service.ts'
 import { OVERLAPS, type Overlap } from '../schedules/store.ts'
 import { workflowBody } from './workflows.ts'
 
@@ -36,6 +36,12 @@ const createBody = {
     note: { type: 'string', maxLength: 1000 },
   },
 } as const
+/** PATCH: POST's fields but the id, each optional (at least one). */
+const { id: _id, ...patchFields } = createBody.properties
+const patchBody = {
+  type: 'object', additionalProperties: false, minProperties: 1,
+  properties: { ...patchFields, paused: { type: 'boolean', description: 'Pause (true) or unpause (false: it fires next at its next time after now).' } },
+} as const
 const noteBody = { type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: 1000, description: 'Why (shown by GET).' } } } as const
 const backfillBody = {
   type: 'object', additionalProperties: false, required: ['from', 'to'],
@@ -47,7 +53,7 @@ const listQuery = {
   properties: { limit: { type: 'string', pattern: '^[0-9]{1,3}$', description: 'Schedules per page: 1 to 100 (default 20).' }, cursor: { type: 'string', maxLength: 200, description: 'The `nextCursor` of the previous page.' } },
 } as const
 
-const scheduleAnswer = '{ id, workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note?, createdAt, updatedAt, nextFireTimes, lastRunId?, buffered?, counts: { started, skipped: { <reason>: n } }, actions: [{ at, nominalAt, via, outcome: started|skipped|buffered, runId?, reason?, message? }] } (actions: the last 20, newest first).'
+const scheduleAnswer = '{ id, workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note?, createdAt, updatedAt, revision, revisedAt?, nextFireTimes, lastRunId?, buffered?, counts: { started, skipped: { <reason>: n } }, actions: [{ at, nominalAt, via, outcome: started|skipped|buffered, runId?, reason?, message? }] } (actions: the last 20, newest first).'
 const notFound = { 404: { description: 'No such schedule for this tenant.', schema: errorBody } }
 
 export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -76,6 +82,17 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
     schema: { summary: 'A schedule: its spec, next fire times, counts and last actions with the runs they started', params },
     config: { responses: { 200: { description: scheduleAnswer }, ...notFound, ...authErrors } },
   }, async (req) => schedules().get(req.tenant!.id, req.params.id))
+
+  app.patch<{ Params: { id: string }; Body: UpdateScheduleBody }>('/v1/schedules/:id', {
+    schema: { summary: 'Change a schedule: the fields given (as POST takes them, but the id) replace its own, all or none; a new spec fires next at its first time after now', params, body: patchBody },
+    config: { responses: {
+      200: { description: `The schedule, its revision one more: ${scheduleAnswer}` },
+      400: { description: 'As POST: a bad body (BAD_REQUEST), cron (SCHEDULE_INVALID), time zone (SCHEDULE_TIMEZONE), fires closer than limits.minScheduleIntervalMs (SCHEDULE_TOO_FREQUENT), or workflow.', schema: errorBody },
+      422: { description: 'The workflow\'s program is refused (as POST /v1/workflows).', schema: errorBody },
+      ...notFound, ...authErrors,
+      429: { description: 'Over the tenant\'s request rate (RATE_LIMITED), or the changed schedule would take it over limits.maxScheduleBytes (STORE_QUOTA_EXCEEDED).', schema: errorBody },
+    } },
+  }, async (req) => schedules().update(req.tenant!.id, req.params.id, req.body))
 
   app.delete<{ Params: { id: string } }>('/v1/schedules/:id', {
     schema: { summary: 'Delete a schedule (the runs it started go on)', params },

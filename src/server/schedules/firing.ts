@@ -77,7 +77,7 @@ export class Firing {
   }
 
   private async start(row: ScheduleRow, nominalAt: number, via: FireVia, now: number): Promise<void> {
-    const id = runIdOf(row.tenant, row.uid, nominalAt)
+    const id = runIdOf(row.tenant, row.uid, nominalAt, row.specRevision)
     try {
       const out = await this.deps.workflows.start(row.tenant, startBody(row, nominalAt), { id })
       row.lastRunId = id

@@ -10,8 +10,8 @@
  */
 import type pg from 'pg'
 import { inTransaction } from '../stores/pg-tx.ts'
-import type { StoreQuota } from '../stores/quota.ts'
-import { checkScheduleQuota, scheduleExists, type ScheduleRow, type ScheduleStore } from './store.ts'
+import { jsonLength, type StoreQuota } from '../stores/quota.ts'
+import { checkScheduleGrowth, checkScheduleQuota, scheduleExists, type ScheduleRow, type ScheduleStore } from './store.ts'
 
 /** Advisory lock class of a tenant's schedule inserts (the count and the insert are one step). */
 const INSERT_LOCK = 7415
@@ -27,12 +27,19 @@ export class PgScheduleStore implements ScheduleStore {
     return c.query('UPDATE ajs.schedules SET data = $3, due_at = $4 WHERE tenant = $1 AND id = $2', [row.tenant, row.id, row, row.dueAt])
   }
 
+  /**
+   * The tenant's schedules (but `besides`), under the tenant's insert lock, so a count and what is added
+   * after it are one step. The rows' sizes now (their actions change them a little): close to what they were created as.
+   */
+  private async held(c: pg.PoolClient, tenant: string, besides = ''): Promise<{ count: number; bytes: number }> {
+    await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [INSERT_LOCK, tenant])
+    const r = (await c.query('SELECT count(*) AS n, coalesce(sum(length(data::text)), 0) AS bytes FROM ajs.schedules WHERE tenant = $1 AND id <> $2', [tenant, besides])).rows[0]
+    return { count: Number(r.n), bytes: Number(r.bytes) }
+  }
+
   insert(row: ScheduleRow, quota: StoreQuota): Promise<void> {
     return this.tx(async (c) => {
-      await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [INSERT_LOCK, row.tenant])
-      // The rows' sizes now (their actions change them a little): close to what they were created as.
-      const r = (await c.query('SELECT count(*) AS n, coalesce(sum(length(data::text)), 0) AS bytes FROM ajs.schedules WHERE tenant = $1', [row.tenant])).rows[0]
-      checkScheduleQuota(row, { count: Number(r.n), bytes: Number(r.bytes) }, quota)
+      checkScheduleQuota(row, await this.held(c, row.tenant), quota)
       const ins = await c.query('INSERT INTO ajs.schedules (tenant, id, data, due_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id', [row.tenant, row.id, row, row.dueAt])
       if (ins.rows.length === 0) throw scheduleExists(row.id)
     })
@@ -51,11 +58,15 @@ export class PgScheduleStore implements ScheduleStore {
     return ((await this.pool.query('DELETE FROM ajs.schedules WHERE tenant = $1 AND id = $2', [tenant, id])).rowCount ?? 0) > 0
   }
 
-  update<T>(tenant: string, id: string, fn: (row: ScheduleRow) => Promise<{ row: ScheduleRow; result: T }>): Promise<T | undefined> {
+  update<T>(tenant: string, id: string, fn: (row: ScheduleRow) => Promise<{ row: ScheduleRow; result: T }>, quota?: StoreQuota): Promise<T | undefined> {
     return this.tx(async (c) => {
       const found = await c.query('SELECT data FROM ajs.schedules WHERE tenant = $1 AND id = $2 FOR UPDATE', [tenant, id])
       if (found.rows.length === 0) return undefined
+      const before = jsonLength(found.rows[0].data)
       const out = await fn(found.rows[0].data as ScheduleRow)
+      // Grown (PATCH): the tenant's insert lock is taken after the row's, as an insert takes no row's lock.
+      const bytes = quota ? jsonLength(out.row) : 0
+      if (quota && bytes > before) checkScheduleGrowth(out.row, bytes, await this.held(c, tenant, id), quota)
       await this.save(c, out.row)
       return out.result
     })

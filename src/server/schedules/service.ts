@@ -1,6 +1,6 @@
 /**
  * The schedules API behind the routes (routes/schedules.ts): create, read,
- * list, pause, unpause, trigger, backfill, delete, each for the
+ * list, change (PATCH), pause, unpause, trigger, backfill, delete, each for the
  * authenticated tenant only; and `runDue`, one pass of firing over every
  * tenant's due schedules, which the loop (loop.ts) calls on the clock.
  */
@@ -10,7 +10,8 @@ import { HttpError } from '../errors.ts'
 import { quotasOf, type Tenants } from '../tenants.ts'
 import type { StartWorkflowBody, WorkflowRoutesBackend } from '../workflows.ts'
 import { Firing, dueAtOf, startBody } from './firing.ts'
-import { checkSpec, FireTimes, type ScheduleSpec } from './spec.ts'
+import { checkSpec, FireTimes, sameSpec, type ScheduleSpec } from './spec.ts'
+import type { StoreQuota } from '../stores/quota.ts'
 import type { Overlap, ScheduleAction, ScheduleRow, ScheduleStore } from './store.ts'
 
 export interface CreateScheduleBody {
@@ -24,6 +25,9 @@ export interface CreateScheduleBody {
   paused?: boolean
   note?: string
 }
+
+/** The body of PATCH /v1/schedules/{id}: any field of POST's but the id; each given replaces the schedule's. */
+export type UpdateScheduleBody = Partial<Omit<CreateScheduleBody, 'id'>>
 
 /** Due schedules one pass of firing takes (the rest wait for the next pass, a moment later). */
 export const MAX_SCHEDULES_PER_PASS = 100
@@ -68,7 +72,7 @@ export class ScheduleService {
     return {
       id: row.id, workflow: row.workflow, args: row.args, spec: row.spec, overlap: row.overlap,
       catchupWindowMs: row.catchupWindowMs, jitterMs: row.jitterMs, paused: row.paused, ...(row.note !== undefined ? { note: row.note } : {}),
-      createdAt: row.createdAt, updatedAt: row.updatedAt,
+      createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision ?? 0, ...(row.revisedAt !== undefined ? { revisedAt: row.revisedAt } : {}),
       nextFireTimes: next.map((t) => new Date(t).toISOString()),
       ...(row.lastRunId ? { lastRunId: row.lastRunId } : {}),
       ...(row.buffered ? { buffered: { nominalAt: new Date(row.buffered.nominalAt).toISOString(), via: row.buffered.via } } : {}),
@@ -120,16 +124,40 @@ export class ScheduleService {
   }
 
   /** Change a row under its lock and answer its view. */
-  private async change(tenant: string, id: string, fn: (row: ScheduleRow, now: number) => Promise<void>): Promise<Record<string, unknown>> {
+  private async change(tenant: string, id: string, fn: (row: ScheduleRow, now: number) => Promise<void>, quota?: StoreQuota): Promise<Record<string, unknown>> {
     const out = await this.store.update(tenant, id, async (row) => {
       const now = this.clock.now()
       await fn(row, now)
       row.dueAt = dueAtOf(row, now)
       row.updatedAt = now
       return { row, result: this.view(row) }
-    })
+    }, quota)
     if (!out) throw notFound(id)
     return out
+  }
+
+  /**
+   * PATCH: the fields given replace the schedule's, checked as POST checks them, all or none, under the row's lock
+   * (a fire waits for it, or it for the fire). A new spec (or an unpause) fires next at its first time after now
+   * and after the last fire, so no past time fires again and no time fires twice; the fires of a new spec get run
+   * ids of their own (specRevision), apart from the runs of the old one. A fire whose time had come but which no
+   * pass had handled yet (its jitter, or the poll) is not run when the spec changes. Each PATCH counts in `revision`.
+   */
+  update(tenant: string, id: string, body: UpdateScheduleBody): Promise<Record<string, unknown>> {
+    const limits = this.limits(tenant)
+    if (body.spec !== undefined) checkSpec(body.spec, limits.minScheduleIntervalMs, this.clock.now())
+    return this.change(tenant, id, async (row, now) => {
+      const specChanged = body.spec !== undefined && !sameSpec(body.spec, row.spec)
+      const unpaused = row.paused && body.paused === false
+      const { workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note } = body
+      Object.assign(row, Object.fromEntries(Object.entries({ workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note }).filter(([, v]) => v !== undefined)))
+      // The workflow is refused now, as when created (400, 422), not at the next fire.
+      if (workflow !== undefined || args !== undefined) await this.workflows.check?.(tenant, startBody(row, now))
+      row.revision = (row.revision ?? 0) + 1
+      row.revisedAt = now
+      if (specChanged) row.specRevision = row.revision
+      if (specChanged || unpaused) row.nextAt = new FireTimes(row.spec).after(Math.max(now, row.lastNominalAt ?? now))
+    }, quotasOf(limits).schedules)
   }
 
   pause(tenant: string, id: string, note?: string): Promise<Record<string, unknown>> {

@@ -106,9 +106,20 @@ function closestTimesOfDay(p: CronPattern, minIntervalMs: number): [number, numb
   return undefined
 }
 
-/** The id of the workflow run a fire starts: the same on every server, so a fire starts at most one run. */
-export function runIdOf(tenant: string, scheduleUid: string, nominalAt: number): string {
-  return `wf_${createHash('sha256').update(`${tenant}\0${scheduleUid}\0${nominalAt}`).digest('hex').slice(0, 32)}`
+/**
+ * The id of the workflow run a fire starts: the same on every server, so a fire starts at most one run.
+ * `specRevision`: the PATCH revision that last set the spec (0: the spec it was created with, whose ids
+ * stay as they were), so a fire of a changed spec never takes a run of the old spec at the same time for its own.
+ */
+export function runIdOf(tenant: string, scheduleUid: string, nominalAt: number, specRevision = 0): string {
+  const key = `${tenant}\0${scheduleUid}\0${nominalAt}${specRevision > 0 ? `\0${specRevision}` : ''}`
+  return `wf_${createHash('sha256').update(key).digest('hex').slice(0, 32)}`
+}
+
+/** The same spec (a cron's time zone defaults to UTC)? */
+export function sameSpec(a: ScheduleSpec, b: ScheduleSpec): boolean {
+  if ('everyMs' in a || 'everyMs' in b) return 'everyMs' in a && 'everyMs' in b && a.everyMs === b.everyMs
+  return a.cron === b.cron && (a.timezone ?? 'UTC') === (b.timezone ?? 'UTC')
 }
 
 /** A fire's delay after its nominal time, in [0, jitterMs): derived from the fire, so every server waits the same. */

@@ -51,7 +51,13 @@ export interface ScheduleRow {
   /** Why it was last paused or unpaused. */
   note?: string
   createdAt: number
+  /** Changed last, by a fire or a request. */
   updatedAt: number
+  /** How many times PATCH changed it (absent: never), and when it did last. */
+  revision?: number
+  revisedAt?: number
+  /** The revision that last set the spec: a part of the run ids of its fires (runIdOf). */
+  specRevision?: number
   /** The next nominal fire time not yet handled (null: the spec fires no more). */
   nextAt: number | null
   /** The nominal time of the last fire of the spec started (the fire-time minimum interval guard). */
@@ -73,8 +79,12 @@ export interface ScheduleStore {
   /** The tenant's schedules by id, after `after`. */
   list(tenant: string, limit: number, after?: string): Promise<ScheduleRow[]>
   delete(tenant: string, id: string): Promise<boolean>
-  /** Change a row under its lock (waiting for it); `fn`'s row is saved. undefined: no such schedule. */
-  update<T>(tenant: string, id: string, fn: (row: ScheduleRow) => Promise<{ row: ScheduleRow; result: T }>): Promise<T | undefined>
+  /**
+   * Change a row under its lock (waiting for it); `fn`'s row is saved. undefined: no such schedule. With `quota`
+   * (PATCH), a row `fn` made larger than it was is checked against the tenant's limits.maxScheduleBytes (429
+   * STORE_QUOTA_EXCEEDED, nothing saved), in the same step as inserts are.
+   */
+  update<T>(tenant: string, id: string, fn: (row: ScheduleRow) => Promise<{ row: ScheduleRow; result: T }>, quota?: StoreQuota): Promise<T | undefined>
   /**
    * Hand up to `limit` rows due at `now` to `fn` one at a time, each under its lock; rows locked elsewhere are left.
    * A row whose `fn` throws is left as it was (`onError` hears of it) and the others go on.
@@ -90,13 +100,17 @@ export const scheduleExists = (id: string): HttpError =>
 export const checkScheduleQuota = (row: ScheduleRow, held: { count: number; bytes: number }, quota: StoreQuota): void =>
   checkQuota('schedules', row.tenant, held, { count: 1, bytes: jsonLength(row) }, quota)
 
+/** 429 STORE_QUOTA_EXCEEDED when a changed row of `bytes`, now larger, takes the tenant, holding `others` besides it, over its quota. */
+export const checkScheduleGrowth = (row: ScheduleRow, bytes: number, others: { count: number; bytes: number }, quota: StoreQuota): void =>
+  checkQuota('schedules', row.tenant, others, { count: 0, bytes }, quota)
+
 const keyOf = (tenant: string, id: string) => `${tenant}\0${id}`
 
 /** In one process: rows in a Map, a lock per row (a promise chain). */
 export class MemoryScheduleStore implements ScheduleStore {
   private readonly rows = new Map<string, ScheduleRow>()
   private readonly locks = new Map<string, Promise<unknown>>()
-  /** Each row's size as created (what the byte quota counts). */
+  /** Each row's size as created or last PATCHed (what the byte quota counts). */
   private readonly sizes = new Map<string, number>()
 
   /** Run `fn` after the row's earlier holders; `skipIfHeld`: undefined at once when someone holds it. */
@@ -116,13 +130,7 @@ export class MemoryScheduleStore implements ScheduleStore {
   async insert(row: ScheduleRow, quota: StoreQuota): Promise<void> {
     const key = keyOf(row.tenant, row.id)
     if (this.rows.has(key)) throw scheduleExists(row.id)
-    const held = { count: 0, bytes: 0 }
-    for (const [k, bytes] of this.sizes) {
-      if (this.rows.get(k)?.tenant !== row.tenant) continue
-      held.count++
-      held.bytes += bytes
-    }
-    checkScheduleQuota(row, held, quota)
+    checkScheduleQuota(row, this.heldBesides(row.tenant, key), quota)
     this.rows.set(key, structuredClone(row))
     this.sizes.set(key, jsonLength(row))
   }
@@ -145,13 +153,30 @@ export class MemoryScheduleStore implements ScheduleStore {
     })) ?? false
   }
 
-  async update<T>(tenant: string, id: string, fn: (row: ScheduleRow) => Promise<{ row: ScheduleRow; result: T }>): Promise<T | undefined> {
+  /** The tenant's schedules but `key`: how many, and their sizes. */
+  private heldBesides(tenant: string, key: string): { count: number; bytes: number } {
+    const held = { count: 0, bytes: 0 }
+    for (const [k, bytes] of this.sizes) {
+      if (k === key || this.rows.get(k)?.tenant !== tenant) continue
+      held.count++
+      held.bytes += bytes
+    }
+    return held
+  }
+
+  async update<T>(tenant: string, id: string, fn: (row: ScheduleRow) => Promise<{ row: ScheduleRow; result: T }>, quota?: StoreQuota): Promise<T | undefined> {
     const key = keyOf(tenant, id)
     return this.locked(key, async () => {
       const row = this.rows.get(key)
       if (!row) return undefined
       const out = await fn(structuredClone(row))
-      if (this.rows.has(key)) this.rows.set(key, structuredClone(out.row))
+      if (!this.rows.has(key)) return out.result
+      if (quota) {
+        const bytes = jsonLength(out.row)
+        if (bytes > (this.sizes.get(key) ?? 0)) checkScheduleGrowth(out.row, bytes, this.heldBesides(tenant, key), quota)
+        this.sizes.set(key, bytes)
+      }
+      this.rows.set(key, structuredClone(out.row))
       return out.result
     })
   }
