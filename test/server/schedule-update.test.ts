@@ -103,12 +103,15 @@ describe('PATCH /v1/schedules/{id}', () => {
     const old = (await get('s')).actions[0] as Action
     expect(old).toMatchObject({ outcome: 'started', nominalAt: new Date(hour).toISOString(), runId: runIdOf('ops', uidOf('ops', 's'), hour) })
 
-    // At the very time the old spec fired, to one that also fires then: it fires next a minute on, not again now.
+    // To a spec that also fires at that time, on a server whose clock is 30 s behind the one that fired it: it
+    // fires next after the last fire, a minute on, not at that time again.
+    clock.t = hour - 30_000
     const r = await patch('s', { spec: { cron: '* * * * *' }, note: 'every minute' })
     expect(r.status).toBe(200)
-    expect(r.json).toMatchObject({ revision: 1, revisedAt: hour, note: 'every minute', spec: { cron: '* * * * *' } })
+    expect(r.json).toMatchObject({ revision: 1, revisedAt: hour - 30_000, note: 'every minute', spec: { cron: '* * * * *' } })
     expect(r.json.nextFireTimes.slice(0, 2).map(ms)).toEqual([hour + MIN, hour + 2 * MIN])
     expect(r.json.actions).toEqual((await get('s')).actions) // GET's answer
+    clock.t = hour
     expect(await pass()).toBe(0)
     clock.t = hour + MIN
     await pass()
@@ -164,24 +167,28 @@ describe('PATCH /v1/schedules/{id}', () => {
   }, 30_000)
 
   test('a PATCH and a fire at the same time both land, in either order', async () => {
+    const service = server.context.schedules!
     for (const patchFirst of [true, false]) {
       const id = `c-${patchFirst}`
       const at = Math.ceil((clock.t + 1) / MIN) * MIN
       await create({ id, spec: { everyMs: MIN }, args: { n: 1 } })
       clock.t = at
-      // The PATCH checks its workflow (a compile, awaited under the row's lock) while the pass runs.
-      const change = () => patch(id, { args: { n: 3 }, workflow: { source: ECHO, name: 'changed' } })
-      const [first, second] = patchFirst ? await Promise.all([change(), pass()]) : (await Promise.all([pass(), change()])).reverse()
-      expect((first as { status: number }).status).toBe(200)
-      expect(typeof second).toBe('number')
-      await pass() // a row the PATCH held is fired by the next pass
+      // Each call takes the row's lock before its first await: the one called first holds it. The PATCH compiles
+      // its workflow under the lock; the fire starts its run under it.
+      const change = () => service.update('ops', id, { args: { n: 3 }, workflow: { source: ECHO, name: 'changed' } })
+      const [view, handled] = patchFirst ? await Promise.all([change(), pass()]) : (await Promise.all([pass(), change()])).reverse() as [Record<string, unknown>, number]
+      // The pass leaves a row the PATCH holds (due still, for the next pass); a PATCH after the fire sees its action.
+      expect(handled).toBe(patchFirst ? 0 : 1)
+      expect((view as { actions: Action[] }).actions.length).toBe(patchFirst ? 0 : 1)
+      if (patchFirst) expect(await pass()).toBe(1)
       const s = await get(id)
       expect(s).toMatchObject({ args: { n: 3 }, workflow: { name: 'changed' }, revision: 1 })
       const started = (s.actions as Action[]).filter((a) => a.outcome === 'started')
       expect(started.map((a) => a.nominalAt)).toEqual([new Date(at).toISOString()])
       expect(s.counts.started).toBe(1)
       expect(s.nextFireTimes[0]).toBe(new Date(at + MIN).toISOString())
-      await until(started[0]!.runId!, (w) => w.state === 'done')
+      // The fire after the PATCH starts the new args; the one before it, the old.
+      expect((await until(started[0]!.runId!, (w) => w.state === 'done')).result).toEqual({ n: patchFirst ? 3 : 1 })
       await del(id)
     }
   }, 30_000)
