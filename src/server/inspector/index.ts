@@ -21,7 +21,7 @@ export const INSPECTOR_FILES: Readonly<Record<string, readonly [string, string]>
 export function inspectorRoutes(app: FastifyInstance): void {
   for (const [path, [type, body]] of Object.entries(INSPECTOR_FILES)) {
     app.get(path, {
-      schema: { summary: path === '/ui' ? 'The web inspector (runs and workflows); its data comes from the API with a token' : `The web inspector's ${path.slice(4)}` },
+      schema: { summary: path === '/ui' ? 'The web inspector (runs, workflows and schedules); its data comes from the API with a token' : `The web inspector's ${path.slice(4)}` },
       config: { auth: false, responses: { 200: { description: 'A static file of the inspector.', contentType: type.split(';')[0] } } },
     }, async (_req, reply) => reply.type(type).header('content-security-policy', INSPECTOR_CSP).header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache').send(body))
   }
