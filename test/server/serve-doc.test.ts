@@ -70,7 +70,7 @@ describe('docs/serve.md', () => {
     const openapi = (await server.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> }
     await server.close()
     const real = Object.entries(openapi.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)).sort()
-    const documented = [...doc.matchAll(/^\| `((?:GET|POST|DELETE) \/[^`]*)` \|/gm)].map((m) => m[1]!).sort()
+    const documented = [...doc.matchAll(/^\| `((?:GET|POST|PATCH|DELETE) \/[^`]*)` \|/gm)].map((m) => m[1]!).sort()
     expect(documented).toEqual(real)
   })
 })
