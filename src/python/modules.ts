@@ -28,6 +28,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   random: fns('seed random uniform getrandbits randrange randint choice shuffle choices'),
   heapq: Object.fromEntries('heappush heappop heapify heapreplace heappushpop nlargest nsmallest'.split(' ').map((n) => [n, 'prelude' as const])),
   functools: { reduce: 'prelude', partial: 'fn', lru_cache: 'decorator', cache: 'decorator' },
+  copy: fns('copy deepcopy'),
   dataclasses: { dataclass: 'decorator', field: 'decorator', ...fns('asdict astuple') },
   bisect: fns('bisect_left bisect_right bisect insort_left insort_right insort'),
   operator: fns('add sub mul truediv floordiv mod pow concat eq ne lt le gt ge contains getitem neg pos not_ truth itemgetter attrgetter'),

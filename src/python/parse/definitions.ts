@@ -147,6 +147,8 @@ export const CLASS_DUNDERS: ReadonlySet<string> = new Set([
   '__neg__', '__pos__', '__abs__', '__invert__', '__int__', '__float__', '__round__', '__index__',
   // runtime/attr-hooks.ts: every `x.name`, `x.name` when the lookup fails, `x.name = v`, `del x.name`.
   '__getattribute__', '__getattr__', '__setattr__', '__delattr__',
+  // runtime/copy.ts: copy.copy and copy.deepcopy(x, memo).
+  '__copy__', '__deepcopy__',
   // The binary operators, their reflected (`__radd__`) and in-place (`__iadd__`) forms.
   ...['add', 'sub', 'mul', 'truediv', 'floordiv', 'mod', 'pow', 'and', 'or', 'xor', 'lshift', 'rshift', 'matmul'].flatMap((n) => [`__${n}__`, `__r${n}__`, `__i${n}__`]),
   // divmod(a, b) (runtime/extended.ts), which has no in-place form.

@@ -23,6 +23,7 @@ import { DATACLASS_FUNCTIONS } from './dataclasses.ts'
 import { OPERATOR_FUNCTIONS } from './operator.ts'
 import { BISECT_FUNCTIONS } from './bisect.ts'
 import { STATISTICS_FUNCTIONS } from './statistics.ts'
+import { COPY_FUNCTIONS } from './copy.ts'
 import { FRACTION_FUNCTIONS } from './fractions.ts'
 import { DECIMAL_CONSTANTS, DECIMAL_FUNCTIONS, DECIMAL_SIGNALS, PyDecimal } from './decimal.ts'
 import { DECIMAL_RUN_CONSTANTS } from './decimal-context.ts'
@@ -504,6 +505,7 @@ function join(): void {
   const add = (prefix: string, table: Record<string, ModFn>) => { for (const [k, f] of Object.entries(table)) MODULE_FUNCTIONS[`${prefix}.${k}`] = f }
   add('datetime', DATETIME); add('random', RANDOM); add('dataclasses', DATACLASS_FUNCTIONS); add('operator', OPERATOR_FUNCTIONS)
   add('bisect', BISECT_FUNCTIONS); add('statistics', STATISTICS_FUNCTIONS); add('fractions', FRACTION_FUNCTIONS); add('decimal', DECIMAL_FUNCTIONS)
+  add('copy', COPY_FUNCTIONS)
   MODULE_CONSTANTS['datetime.timezone.utc'] = UTC
   for (const [k, v] of Object.entries(DATETIME_CONSTANTS)) MODULE_CONSTANTS[`datetime.${k}`] = v
   for (const [k, v] of Object.entries(DECIMAL_CONSTANTS)) MODULE_CONSTANTS[`decimal.${k}`] = v

@@ -29,7 +29,7 @@ EXTENDED += ("OSError ConnectionError BrokenPipeError ConnectionAbortedError Con
 SAFE_EXTENDED = dict(SAFE, **{name: getattr(builtins, name) for name in EXTENDED})
 # Classes and the modules the extended profile imports.
 SAFE_EXTENDED.update(super=super, object=object, NotImplemented=NotImplemented, property=property, staticmethod=staticmethod, classmethod=classmethod)
-MODULES = {"math", "json", "collections", "itertools", "string", "dataclasses", "typing", "re", "functools", "datetime", "heapq", "random", "operator", "bisect", "statistics", "fractions", "decimal"}
+MODULES = {"math", "json", "collections", "itertools", "string", "dataclasses", "typing", "re", "functools", "datetime", "heapq", "random", "operator", "bisect", "statistics", "fractions", "decimal", "copy"}
 # Imported here first: a module first imported from a block would get the block's restricted builtins
 # (and fail on its own imports, e.g. datetime's `import time`).
 for _m in sorted(MODULES):
