@@ -169,11 +169,13 @@ export class MemoryScheduleStore implements ScheduleStore {
     return this.locked(key, async () => {
       const row = this.rows.get(key)
       if (!row) return undefined
+      const before = quota ? jsonLength(row) : 0
       const out = await fn(structuredClone(row))
       if (!this.rows.has(key)) return out.result
       if (quota) {
+        // Grown by this change (not by the actions fires added since it was created), as in PostgreSQL.
         const bytes = jsonLength(out.row)
-        if (bytes > (this.sizes.get(key) ?? 0)) checkScheduleGrowth(out.row, bytes, this.heldBesides(tenant, key), quota)
+        if (bytes > before) checkScheduleGrowth(out.row, bytes, this.heldBesides(tenant, key), quota)
         this.sizes.set(key, bytes)
       }
       this.rows.set(key, structuredClone(out.row))
