@@ -1,6 +1,8 @@
 /**
  * `functools` (extended profile), rewritten before scope analysis into plain Python the rest of the
- * frontend already runs: `reduce` is a helper `def` of the block (written in Python, below),
+ * frontend already runs: `reduce` and `cmp_to_key` are helper `def`s of the block (written in Python,
+ * below; `cmp_to_key` as CPython's C KeyWrapper: each comparison calls cmp and compares its result
+ * with 0, so a result that is not a number is that comparison's TypeError),
  * `@lru_cache` / `@cache` on a `def` a memo dict keyed by the argument tuple (a plain memo: no size
  * bound, no `cache_info`; the results are the same as CPython's for the pure functions it is used on).
  */
@@ -20,6 +22,37 @@ const FUNCTOOLS = `def reduce(function, iterable, initial="\\x00reduce: no initi
     for element in it:
         value = function(value, element)
     return value
+
+def cmp_to_key(mycmp):
+    class KeyWrapper:
+        def __init__(self, obj):
+            self.obj = obj
+        def __lt__(self, other):
+            if type(other) is not KeyWrapper:
+                raise TypeError("other argument must be K instance")
+            return mycmp(self.obj, other.obj) < 0
+        def __gt__(self, other):
+            if type(other) is not KeyWrapper:
+                raise TypeError("other argument must be K instance")
+            return mycmp(self.obj, other.obj) > 0
+        def __le__(self, other):
+            if type(other) is not KeyWrapper:
+                raise TypeError("other argument must be K instance")
+            return mycmp(self.obj, other.obj) <= 0
+        def __ge__(self, other):
+            if type(other) is not KeyWrapper:
+                raise TypeError("other argument must be K instance")
+            return mycmp(self.obj, other.obj) >= 0
+        def __eq__(self, other):
+            if type(other) is not KeyWrapper:
+                raise TypeError("other argument must be K instance")
+            return mycmp(self.obj, other.obj) == 0
+        def __ne__(self, other):
+            if type(other) is not KeyWrapper:
+                raise TypeError("other argument must be K instance")
+            return mycmp(self.obj, other.obj) != 0
+        __hash__ = None
+    return KeyWrapper
 `
 
 /**

@@ -27,7 +27,7 @@ export const MODULES: Readonly<Record<string, Readonly<Record<string, ModuleMemb
   datetime: { ...fns('date datetime timedelta timezone date.today date.fromisoformat date.fromordinal datetime.now datetime.utcnow datetime.fromisoformat datetime.fromtimestamp datetime.strptime datetime.combine time time.fromisoformat'), 'timezone.utc': 'const', ...consts('date.min date.max date.resolution datetime.min datetime.max datetime.resolution time.min time.max time.resolution timedelta.min timedelta.max timedelta.resolution') },
   random: fns('seed random uniform getrandbits randrange randint choice shuffle choices'),
   heapq: Object.fromEntries('heappush heappop heapify heapreplace heappushpop nlargest nsmallest'.split(' ').map((n) => [n, 'prelude' as const])),
-  functools: { reduce: 'prelude', partial: 'fn', lru_cache: 'decorator', cache: 'decorator' },
+  functools: { reduce: 'prelude', partial: 'fn', lru_cache: 'decorator', cache: 'decorator', cmp_to_key: 'prelude' },
   copy: fns('copy deepcopy'),
   dataclasses: { dataclass: 'decorator', field: 'decorator', ...fns('asdict astuple') },
   bisect: fns('bisect_left bisect_right bisect insort_left insort_right insort'),
