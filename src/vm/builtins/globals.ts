@@ -8,7 +8,7 @@ import type { Run } from '../runtime.ts'
 import type { GlobalFunctionName, GlobalNamespaceName, GlobalValueName } from '../../ast/globals.ts'
 import { vmError } from '../errors.ts'
 import { ownKeys, toKey, isForbiddenKey, isGuestData, isWritable, setProp } from '../guards.ts'
-import { chargeEntries, chargeProps, chargeScan, mapBounded, nativeOp } from './sizes.ts'
+import { FREE_TEXT_CHARS, chargeEntries, chargeProps, chargeScan, chargeText, chargeTextArgs, mapBounded, nativeOp } from './sizes.ts'
 import { jsonParse, jsonStringify, jsonText } from './json.ts'
 import { SET_HELPERS } from './sets.ts'
 import { guestString, primArgs, toPrim } from './coerce.ts'
@@ -36,11 +36,18 @@ const MATH: Record<string, Builtin> = {
 for (const name of ['abs', 'ceil', 'floor', 'round', 'trunc', 'sign', 'sqrt', 'cbrt', 'exp', 'expm1', 'log', 'log2', 'log10', 'log1p',
   'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'fround', 'clz32'] as const) {
   const fn = Math[name] as (x: number) => number
-  MATH[name] = (rt, a) => { const x = a[0]; return fn(typeof x === 'object' && x !== null ? toPrim(rt, x) as number : x) }
+  MATH[name] = (rt, a) => { const x = a[0]; return fn(typeof x === 'number' ? x : mathArg(rt, x)) }
 }
 MATH.pow = num((x, y) => Math.pow(x, y))
 MATH.atan2 = num((y, x) => Math.atan2(y, x))
 MATH.imul = num((x, y) => Math.imul(x, y))
+
+/** A one-argument Math function's argument that is not a number: an object converted guarded, a long text paid first. */
+function mathArg(rt: Run, x: unknown): any {
+  const p = typeof x === 'object' && x !== null ? toPrim(rt, x) : x
+  if (typeof p === 'string' && p.length > FREE_TEXT_CHARS) chargeText(rt, p)
+  return p
+}
 
 function assertObject(v: unknown, what: string): asserts v is Record<string, unknown> {
   if (v === null || typeof v !== 'object') throw vmError('TYPE_ERROR', `${what} expects an object`)
@@ -221,19 +228,22 @@ export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
  * the guarded ToPrimitive first (builtins/coerce.ts): `Math.max(dag)` or
  * `parseInt(dag)` would otherwise run an exponential native join.
  */
-function coercing(table: Record<string, Builtin>, except: readonly string[] = []): void {
+function coercing(table: Record<string, Builtin>, except: readonly string[] = [], toNumbers: readonly string[] | 'all' = []): void {
   for (const k of Object.keys(table)) {
     const fn = table[k]!
     if (except.includes(k) || AS_IS.has(fn)) continue
-    table[k] = (rt, a) => fn(rt, primArgs(rt, a))
+    // Those that convert their arguments to numbers natively (`Number(t)`, `parseFloat(t)`, `Math.max(t)`) pay a long text first.
+    table[k] = toNumbers === 'all' || toNumbers.includes(k)
+      ? (rt, a) => { const p = primArgs(rt, a); chargeTextArgs(rt, p); return fn(rt, p) }
+      : (rt, a) => fn(rt, primArgs(rt, a))
   }
 }
 coercing(MATH, ['random', 'abs', 'ceil', 'floor', 'round', 'trunc', 'sign', 'sqrt', 'cbrt', 'exp', 'expm1', 'log', 'log2', 'log10', 'log1p',
-  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'fround', 'clz32'])
-coercing(NUMBER, ['isInteger', 'isFinite', 'isNaN', 'isSafeInteger'])
-coercing(STRING)
+  'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'fround', 'clz32'], 'all')
+coercing(NUMBER, ['isInteger', 'isFinite', 'isNaN', 'isSafeInteger'], 'all')
+coercing(STRING, [], 'all')
 coercing(DATE, ['now'])
-coercing(GLOBAL_FUNCTIONS)
+coercing(GLOBAL_FUNCTIONS, [], ['parseInt', 'parseFloat', 'isNaN', 'isFinite', 'Number'])
 
 /** Identifiers that are values: constants and the namespaces (as data holding their constants), as named in ast/globals.ts. */
 export const GLOBAL_VALUES: Record<string, unknown> = {

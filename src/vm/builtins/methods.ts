@@ -12,7 +12,7 @@ import type { GuardedRegex } from './regex.ts'
 import { isRegex, regexSupport } from './regex-hook.ts'
 import { stringReplace } from './replace.ts'
 import { localeCase, localeCompare, numberLocaleString } from './collate.ts'
-import { EXPANSION, chargeEntries, chargeScan, checkChars, mapBounded, nativeOp } from './sizes.ts'
+import { EXPANSION, chargeEntries, chargeScan, chargeTextArgs, checkChars, mapBounded, nativeOp } from './sizes.ts'
 import { SLOT_BYTES } from '../fuel.ts'
 import { argPrim, guestString, joinGuest, objectText, primArgs } from './coerce.ts'
 
@@ -248,6 +248,16 @@ const ARRAY_COERCED: Record<string, readonly number[]> = {
   at: [0], slice: [0, 1], fill: [1, 2], with: [0], splice: [0, 1], toSpliced: [0, 1], includes: [1], indexOf: [1], lastIndexOf: [1], flat: [0], hasOwnProperty: [0],
 }
 
+/**
+ * Argument positions a string method converts to a number natively (`s.at(t)`, `s.slice(t)`): a long
+ * text there is paid per character first (sizes.ts chargeText). A number method converts all of its
+ * arguments (`toFixed(t)`), an array method those of ARRAY_COERCED but a key (hasOwnProperty).
+ */
+const STRING_NUMBER_ARGS: Record<string, readonly number[]> = {
+  at: [0], charAt: [0], charCodeAt: [0], codePointAt: [0], padStart: [0], padEnd: [0], repeat: [0], slice: [0, 1], substring: [0, 1], substr: [0, 1],
+  endsWith: [1], startsWith: [1], includes: [1], indexOf: [1], lastIndexOf: [1], split: [1],
+}
+
 function coerceArgs(rt: Run, isArray: boolean, method: string, args: unknown[]): unknown[] {
   if (!isArray) return primArgs(rt, args)
   const positions = Object.prototype.hasOwnProperty.call(ARRAY_COERCED, method) ? ARRAY_COERCED[method]! : undefined
@@ -289,19 +299,35 @@ export function methodDispatcher(method: string): Dispatch {
     throw vmError('METHOD_NOT_ALLOWED', `${typeName(target)}.${method} is not available`)
   }
   const primOrRaw = RAW_ARGS.has(method) ? (_rt: Run, a: unknown[]) => a : primArgs
+  const stringNumbers = Object.prototype.hasOwnProperty.call(STRING_NUMBER_ARGS, method) ? STRING_NUMBER_ARGS[method] : undefined
+  const arrayNumbers = arrayCoerced && method !== 'hasOwnProperty' ? ARRAY_COERCED[method] : undefined
+  const numberNumbers = !RAW_ARGS.has(method)
   return (rt, target, args) => {
-    if (typeof target === 'string') return onString ? onString(rt, target, primOrRaw(rt, args)) : missing(target)
+    if (typeof target === 'string') {
+      if (!onString) return missing(target)
+      const a = primOrRaw(rt, args)
+      if (stringNumbers) chargeTextArgs(rt, a, stringNumbers)
+      return onString(rt, target, a)
+    }
     if (typeof target === 'object' && target !== null) {
       if (Array.isArray(target)) {
         if (!onArray) return missing(target)
-        return onArray(rt, target, arrayCoerced ? coerceArgs(rt, true, method, args) : args)
+        if (!arrayCoerced) return onArray(rt, target, args)
+        const a = coerceArgs(rt, true, method, args)
+        if (arrayNumbers) chargeTextArgs(rt, a, arrayNumbers)
+        return onArray(rt, target, a)
       }
       const m = isRegex(target) ? onRegex : onObject
       // An own property of the method's name (data: never a function) hides it, as in JS ({ toString: 1 }.toString()).
       if (m === onObject && Object.prototype.hasOwnProperty.call(target, method)) throw vmError('TYPE_ERROR', `${method} is not a function: the object has its own "${method}"`)
       return m ? (m as Method<unknown>)(rt, target, primArgs(rt, args)) : missing(target)
     }
-    if (typeof target === 'number') return onNumber ? onNumber(rt, target, primOrRaw(rt, args)) : missing(target)
+    if (typeof target === 'number') {
+      if (!onNumber) return missing(target)
+      const a = primOrRaw(rt, args)
+      if (numberNumbers && a.length > 0) chargeTextArgs(rt, a)
+      return onNumber(rt, target, a)
+    }
     if (typeof target === 'boolean') return onBoolean ? onBoolean(rt, target, primArgs(rt, args)) : missing(target)
     return missing(target)
   }

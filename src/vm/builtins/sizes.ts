@@ -22,6 +22,32 @@ export function chargeScan(rt: Run, n: number): void {
   if (n >= LONG_CALL_ITEMS) rt.checkTime()
 }
 
+/**
+ * Texts up to this many characters are converted to a number or compared unpaid: the operator's own
+ * node cost covers them (every pinned workload's texts are this short).
+ */
+export const FREE_TEXT_CHARS = 64
+
+/**
+ * A text about to be read whole by a native conversion or comparison (ToNumber in `s * 1`, `+s`,
+ * `Math.abs(s)`, `a.at(s)`; `s < t`; `s === t` of one length): SCAN_COST per character and a tick,
+ * before the native operation. Callers test `s.length > FREE_TEXT_CHARS` first (the cheap path).
+ */
+export function chargeText(rt: Run, s: string): void {
+  if (s.length <= FREE_TEXT_CHARS) return
+  chargeScan(rt, s.length)
+  rt.tick()
+}
+
+/** The long texts among `args` (at `positions`, or all) are about to be converted to numbers by a native call. */
+export function chargeTextArgs(rt: Run, args: readonly unknown[], positions?: readonly number[]): void {
+  if (positions) {
+    for (const i of positions) { const a = args[i]; if (typeof a === 'string' && a.length > FREE_TEXT_CHARS) chargeText(rt, a) }
+    return
+  }
+  for (let i = 0; i < args.length; i++) { const a = args[i]; if (typeof a === 'string' && a.length > FREE_TEXT_CHARS) chargeText(rt, a) }
+}
+
 /** An object with `n` new properties is about to be built: heap check, then SLOT_COST each. */
 export function chargeProps(rt: Run, n: number): void {
   if (n * PROP_BYTES > rt.maxHeapBytes) rt.heapLimit(n * PROP_BYTES)

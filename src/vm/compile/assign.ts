@@ -9,8 +9,7 @@ import { getComputed, forbidden, isForbiddenKey, setProp } from '../guards.ts'
 import type { CExpr, CStep, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { Compiler } from './compiler.ts'
-import { BINARY_OPS, takesRight } from './operators.ts'
-import { toPrim } from '../builtins/coerce.ts'
+import { BINARY_OPS, unaryArg, takesRight } from './operators.ts'
 import { seq2, then } from './async.ts'
 import { assignedSlot, checkName } from './patterns.ts'
 
@@ -135,8 +134,8 @@ function numericStep(op: string, slot: number, v: (f: Frame) => unknown, impl: (
   }
 }
 
-/** `+v` for `++`/`--`: objects take the guarded ToPrimitive (see builtins/coerce.ts). */
-const toNum = (v: unknown): number => +(typeof v === 'object' && v !== null ? toPrim(undefined, v) as any : v)
+/** `+v` for `++`/`--`: objects take the guarded ToPrimitive (see builtins/coerce.ts), a long text is paid first. */
+const toNum = (f: Frame, v: unknown): number => +unaryArg(f, v)
 
 export function compileUpdate(c: Compiler, node: any, scope: Scope): CExpr {
   const delta = node.op === '++' ? 1 : -1
@@ -145,17 +144,17 @@ export function compileUpdate(c: Compiler, node: any, scope: Scope): CExpr {
   if (ref.slot !== undefined) {
     const slot = ref.slot
     const fn = prefix
-      ? (f: Frame) => (f.s[slot] = toNum(f.s[slot]) + delta)
-      : (f: Frame) => { const old = toNum(f.s[slot]); f.s[slot] = old + delta; return old }
+      ? (f: Frame) => (f.s[slot] = toNum(f, f.s[slot]) + delta)
+      : (f: Frame) => { const old = toNum(f, f.s[slot]); f.s[slot] = old + delta; return old }
     const step = (f: Frame): Completion => {
       const old = f.s[slot]
-      f.s[slot] = (typeof old === 'number' ? old : toNum(old)) + delta
+      f.s[slot] = (typeof old === 'number' ? old : toNum(f, old)) + delta
       return NORMAL
     }
     return { fn, cost: NODE_COST + ref.cost, async: false, slotInc: { slot, delta }, step }
   }
   const fn = (f: Frame) => then(ref.prepare(f), (h) => {
-    const old = toNum(ref.get(f, h))
+    const old = toNum(f, ref.get(f, h))
     ref.set(f, h, old + delta)
     return prefix ? old + delta : old
   })

@@ -17,7 +17,7 @@ import { GLOBAL_FUNCTIONS, NAMESPACES } from '../builtins/globals.ts'
 import { HOF_METHODS, type Callable } from '../builtins/array-hof.ts'
 import type { CallbackMethodName } from '../../ast/globals.ts'
 import { INSTANCE_METHOD_NAMES, methodDispatcher } from '../builtins/methods.ts'
-import { toPrim } from '../builtins/coerce.ts'
+import { numArg } from './operators.ts'
 import { invokeAtom } from './atom-invoke.ts'
 import { didYouMean } from '../suggest.ts'
 
@@ -90,8 +90,11 @@ const MATH1: Record<string, (x: number) => number> = {
 const MATH2: Record<string, (x: number, y: number) => number> = { min: Math.min, max: Math.max, pow: Math.pow }
 
 /** `Math.f(x)` / `Math.f(x, y)` without spreads: direct calls, no argument array. */
-/** An object argument takes the guarded ToPrimitive (native coercion of a shared nested array is exponential). */
-const P = (f: Frame, v: any): any => (typeof v === 'object' && v !== null ? toPrim(f.rt, v) : v)
+/**
+ * An object argument takes the guarded ToPrimitive (native coercion of a shared nested array is
+ * exponential), a long text is paid first (operators.ts numArg); a number passes with one type test.
+ */
+const P = (f: Frame, v: any): any => (typeof v === 'number' ? v : numArg(f, v))
 
 function fastMath(c: Compiler, method: string, argNodes: any[], scope: Scope): CExpr | undefined {
   if (argNodes.some((a) => a?.$expr === 'spread')) return undefined

@@ -155,15 +155,15 @@ function unary(c: Compiler, node: any, scope: Scope): CExpr {
   const arg = c.expr(node.argument, scope)
   const a = arg.fn
   const cost = NODE_COST + arg.cost
-  if (arg.async) return { fn: (f) => then(a(f), impl), cost, async: true }
+  if (arg.async) return { fn: (f) => then(a(f), (v) => impl(v, f)), cost, async: true }
   switch (op) {
-    case '-': return { fn: (f) => { const v = a(f); return typeof v === 'object' ? impl(v) : -v }, cost, async: false }
+    case '-': return { fn: (f) => { const v = a(f); return typeof v !== 'number' ? impl(v, f) : -v }, cost, async: false }
     case '!': {
       // `!flag` reads the variable in place (rules-style conditions: `region === 1 && !vip`).
       const slot = arg.slot
       return { fn: slot !== undefined ? (f) => !f.s[slot] : (f) => !a(f), cost, async: false }
     }
-    default: return { fn: (f) => impl(a(f)), cost, async: false }
+    default: return { fn: (f) => impl(a(f), f), cost, async: false }
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { NORMAL, type Completion, type Frame } from '../runtime.ts'
 import type { CExpr, CStep } from './context.ts'
+import { strictEq } from './operators.ts'
 
 export interface SlotOp {
   op: string
@@ -75,8 +76,8 @@ export function fusedIf(cond: CExpr, yes: Step, no: Step): CStep | undefined {
     switch (b.op) {
       case '<': return (f) => { const x = f.s[a], y = f.s[d]; return (typeof x === 'number' && typeof y === 'number' ? x < y : t(f)) ? yes(f) : no(f) }
       case '>': return (f) => { const x = f.s[a], y = f.s[d]; return (typeof x === 'number' && typeof y === 'number' ? x > y : t(f)) ? yes(f) : no(f) }
-      case '===': return (f) => (f.s[a] === f.s[d] ? yes(f) : no(f))
-      case '!==': return (f) => (f.s[a] !== f.s[d] ? yes(f) : no(f))
+      case '===': return (f) => { const x = f.s[a], y = f.s[d]; return (typeof x === 'string' ? strictEq(f, x, y) : x === y) ? yes(f) : no(f) }
+      case '!==': return (f) => { const x = f.s[a], y = f.s[d]; return (typeof x === 'string' ? strictEq(f, x, y) : x === y) ? no(f) : yes(f) }
       default: return undefined
     }
   }

@@ -4,9 +4,10 @@
  * monomorphic); the rest share a generic path. Strings produced by `+` are
  * charged for allocation. `==` / `!=` never coerce (see docs/language.md).
  */
-import type { Frame } from '../runtime.ts'
+import type { Frame, Run } from '../runtime.ts'
 import { hasProp } from '../guards.ts'
 import { toPrim } from '../builtins/coerce.ts'
+import { FREE_TEXT_CHARS, chargeText } from '../builtins/sizes.ts'
 import { ARITH, arith, type Into } from './nested-fusion.ts'
 import { NORMAL } from '../runtime.ts'
 
@@ -14,12 +15,40 @@ type Fn = (f: Frame) => any
 
 export const looseEq = (a: unknown, b: unknown): boolean => a === b || (a == null && b == null)
 
-/** The operation itself, used by the generic and async paths. */
 /**
  * An object operand goes through the guarded ToPrimitive first: native
  * coercion of a shared nested array is exponential and uninterruptible.
+ * `+` only joins texts (charged as built), so it takes this one.
  */
 const P = (f: Frame, v: any): any => (typeof v === 'object' && v !== null ? toPrim(f.rt, v) : v)
+
+/**
+ * An operand of an operator that reads a text whole (ToNumber in `s * 1`, `Math.abs(s)`; the ordering
+ * `s < t`): objects take the guarded ToPrimitive, a long text (given or made by it) is paid per
+ * character first (sizes.ts chargeText).
+ */
+export const numArg = (f: Frame, v: any): any => paidOperand(f, v, f.rt)
+
+/** The same for `-`, `+`, `~`, `++`, `--`, whose objects convert with key-sized limits (a run-less toPrim, as always). */
+export const unaryArg = (f: Frame, v: any): any => paidOperand(f, v, undefined)
+
+function paidOperand(f: Frame, v: any, rt: Run | undefined): any {
+  if (typeof v === 'string') { if (v.length > FREE_TEXT_CHARS) chargeText(f.rt, v); return v }
+  if (typeof v !== 'object' || v === null) return v
+  const p = toPrim(rt, v)
+  if (typeof p === 'string') chargeText(f.rt, p)
+  return p
+}
+
+/**
+ * `a === b` when a is a text: two texts of one length are compared character by character, so a long
+ * pair is paid first (texts of different lengths differ at once). Call sites route only texts here
+ * (`typeof x === 'string' ? strictEq(f, x, y) : x === y`): a number comparison pays one type test.
+ */
+export function strictEq(f: Frame, a: string, b: unknown): boolean {
+  if (typeof b === 'string' && a.length === b.length && a.length > FREE_TEXT_CHARS) chargeText(f.rt, a)
+  return a === b
+}
 
 /** The operation itself, used by the generic and async paths. */
 export const BINARY_OPS: Record<string, (a: any, b: any, f: Frame) => any> = {
@@ -27,25 +56,25 @@ export const BINARY_OPS: Record<string, (a: any, b: any, f: Frame) => any> = {
     const r = P(f, a) + P(f, b)
     return typeof r === 'string' ? f.rt.chargeString(r) : r
   },
-  '-': (a, b, f) => P(f, a) - P(f, b),
-  '*': (a, b, f) => P(f, a) * P(f, b),
-  '/': (a, b, f) => P(f, a) / P(f, b),
-  '%': (a, b, f) => P(f, a) % P(f, b),
-  '**': (a, b, f) => P(f, a) ** P(f, b),
-  '==': (a, b) => looseEq(a, b),
-  '!=': (a, b) => !looseEq(a, b),
-  '===': (a, b) => a === b,
-  '!==': (a, b) => a !== b,
-  '<': (a, b, f) => P(f, a) < P(f, b),
-  '>': (a, b, f) => P(f, a) > P(f, b),
-  '<=': (a, b, f) => P(f, a) <= P(f, b),
-  '>=': (a, b, f) => P(f, a) >= P(f, b),
-  '&': (a, b, f) => P(f, a) & P(f, b),
-  '|': (a, b, f) => P(f, a) | P(f, b),
-  '^': (a, b, f) => P(f, a) ^ P(f, b),
-  '<<': (a, b, f) => P(f, a) << P(f, b),
-  '>>': (a, b, f) => P(f, a) >> P(f, b),
-  '>>>': (a, b, f) => P(f, a) >>> P(f, b),
+  '-': (a, b, f) => numArg(f, a) - numArg(f, b),
+  '*': (a, b, f) => numArg(f, a) * numArg(f, b),
+  '/': (a, b, f) => numArg(f, a) / numArg(f, b),
+  '%': (a, b, f) => numArg(f, a) % numArg(f, b),
+  '**': (a, b, f) => numArg(f, a) ** numArg(f, b),
+  '==': (a, b, f) => (typeof a === 'string' ? strictEq(f, a, b) : looseEq(a, b)),
+  '!=': (a, b, f) => !(typeof a === 'string' ? strictEq(f, a, b) : looseEq(a, b)),
+  '===': (a, b, f) => (typeof a === 'string' ? strictEq(f, a, b) : a === b),
+  '!==': (a, b, f) => !(typeof a === 'string' ? strictEq(f, a, b) : a === b),
+  '<': (a, b, f) => numArg(f, a) < numArg(f, b),
+  '>': (a, b, f) => numArg(f, a) > numArg(f, b),
+  '<=': (a, b, f) => numArg(f, a) <= numArg(f, b),
+  '>=': (a, b, f) => numArg(f, a) >= numArg(f, b),
+  '&': (a, b, f) => numArg(f, a) & numArg(f, b),
+  '|': (a, b, f) => numArg(f, a) | numArg(f, b),
+  '^': (a, b, f) => numArg(f, a) ^ numArg(f, b),
+  '<<': (a, b, f) => numArg(f, a) << numArg(f, b),
+  '>>': (a, b, f) => numArg(f, a) >> numArg(f, b),
+  '>>>': (a, b, f) => numArg(f, a) >>> numArg(f, b),
   in: (a, b) => hasProp(b, a),
 }
 
@@ -56,10 +85,10 @@ export const BINARY_OPS: Record<string, (a: any, b: any, f: Frame) => any> = {
 export function specialiseBinary(op: string, l: Fn, r: Fn): Fn | undefined {
   const g = BINARY_OPS[op]!, a = ARITH[op], k = COMPARE[op]
   switch (op) {
-    case '===': return (f) => l(f) === r(f)
-    case '!==': return (f) => l(f) !== r(f)
-    case '==': return (f) => looseEq(l(f), r(f))
-    case '!=': return (f) => !looseEq(l(f), r(f))
+    case '===': return (f) => { const x = l(f), y = r(f); return typeof x === 'string' ? strictEq(f, x, y) : x === y }
+    case '!==': return (f) => { const x = l(f), y = r(f); return typeof x === 'string' ? !strictEq(f, x, y) : x !== y }
+    case '==': return (f) => { const x = l(f), y = r(f); return typeof x === 'string' ? strictEq(f, x, y) : looseEq(x, y) }
+    case '!=': return (f) => { const x = l(f), y = r(f); return typeof x === 'string' ? !strictEq(f, x, y) : !looseEq(x, y) }
   }
   if (a !== undefined) return (f) => { const x = l(f), y = r(f); return typeof x === 'number' && typeof y === 'number' ? arith(a, x, y) : g(x, y, f) }
   if (k !== undefined) return (f) => { const x = l(f), y = r(f); return typeof x === 'number' && typeof y === 'number' ? compare(k, x, y) : g(x, y, f) }
@@ -124,12 +153,12 @@ export function guestTypeof(v: unknown): string {
   return typeof v
 }
 
-/** Unary operators; `-`, `+`, `~` coerce, so objects take the guarded path (no run at hand: key-sized limits). */
-export const UNARY_OPS: Record<string, (v: any) => any> = {
-  '-': (v) => -(typeof v === 'object' ? toPrim(undefined, v) : v),
-  '+': (v) => +(typeof v === 'object' ? toPrim(undefined, v) : v),
+/** Unary operators; `-`, `+`, `~` coerce (unaryArg). */
+export const UNARY_OPS: Record<string, (v: any, f: Frame) => any> = {
+  '-': (v, f) => -unaryArg(f, v),
+  '+': (v, f) => +unaryArg(f, v),
   '!': (v) => !v,
-  '~': (v) => ~(typeof v === 'object' ? toPrim(undefined, v) : v),
+  '~': (v, f) => ~unaryArg(f, v),
   typeof: guestTypeof,
   void: () => undefined,
 }
@@ -156,14 +185,14 @@ export function specialiseSlotOps(op: string, a: number, b: { slot?: number; num
         const v = x + c
         return typeof v === 'string' ? f.rt.chargeString(v) : v
       }
-      case '-': { const g = BINARY_OPS['-']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x - c } }
-      case '*': { const g = BINARY_OPS['*']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x * c } }
-      case '/': { const g = BINARY_OPS['/']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x / c } }
-      case '%': { const g = BINARY_OPS['%']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x % c } }
-      case '<': { const g = BINARY_OPS['<']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x < c } }
-      case '>': { const g = BINARY_OPS['>']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x > c } }
-      case '<=': { const g = BINARY_OPS['<=']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x <= c } }
-      case '>=': { const g = BINARY_OPS['>=']!; return (f) => { const x = f.s[a] as any; return typeof x === 'object' ? g(x, c, f) : x >= c } }
+      case '-': { const g = BINARY_OPS['-']!; return (f) => { const x = f.s[a] as any; return typeof x !== 'number' ? g(x, c, f) : x - c } }
+      case '*': { const g = BINARY_OPS['*']!; return (f) => { const x = f.s[a] as any; return typeof x !== 'number' ? g(x, c, f) : x * c } }
+      case '/': { const g = BINARY_OPS['/']!; return (f) => { const x = f.s[a] as any; return typeof x !== 'number' ? g(x, c, f) : x / c } }
+      case '%': { const g = BINARY_OPS['%']!; return (f) => { const x = f.s[a] as any; return typeof x !== 'number' ? g(x, c, f) : x % c } }
+      case '<': { const g = BINARY_OPS['<']!; return (f) => { const x = f.s[a] as any; return typeof x !== 'number' ? g(x, c, f) : x < c } }
+      case '>': { const g = BINARY_OPS['>']!; return (f) => { const x = f.s[a] as any; return typeof x !== 'number' ? g(x, c, f) : x > c } }
+      case '<=': { const g = BINARY_OPS['<=']!; return (f) => { const x = f.s[a] as any; return typeof x !== 'number' ? g(x, c, f) : x <= c } }
+      case '>=': { const g = BINARY_OPS['>=']!; return (f) => { const x = f.s[a] as any; return typeof x !== 'number' ? g(x, c, f) : x >= c } }
       case '===': return (f) => f.s[a] === c
       case '!==': return (f) => f.s[a] !== c
       default: return undefined
@@ -178,16 +207,16 @@ export function specialiseSlotOps(op: string, a: number, b: { slot?: number; num
         const v = x + y
         return typeof v === 'string' ? f.rt.chargeString(v) : v
       }
-      case '-': { const g = BINARY_OPS['-']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x - y } }
-      case '*': { const g = BINARY_OPS['*']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x * y } }
-      case '/': { const g = BINARY_OPS['/']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x / y } }
-      case '%': { const g = BINARY_OPS['%']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x % y } }
-      case '<': { const g = BINARY_OPS['<']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x < y } }
-      case '>': { const g = BINARY_OPS['>']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x > y } }
-      case '<=': { const g = BINARY_OPS['<=']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x <= y } }
-      case '>=': { const g = BINARY_OPS['>=']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x === 'object' || typeof y === 'object' ? g(x, y, f) : x >= y } }
-      case '===': return (f) => f.s[a] === f.s[d]
-      case '!==': return (f) => f.s[a] !== f.s[d]
+      case '-': { const g = BINARY_OPS['-']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x !== 'number' || typeof y !== 'number' ? g(x, y, f) : x - y } }
+      case '*': { const g = BINARY_OPS['*']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x !== 'number' || typeof y !== 'number' ? g(x, y, f) : x * y } }
+      case '/': { const g = BINARY_OPS['/']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x !== 'number' || typeof y !== 'number' ? g(x, y, f) : x / y } }
+      case '%': { const g = BINARY_OPS['%']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x !== 'number' || typeof y !== 'number' ? g(x, y, f) : x % y } }
+      case '<': { const g = BINARY_OPS['<']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x !== 'number' || typeof y !== 'number' ? g(x, y, f) : x < y } }
+      case '>': { const g = BINARY_OPS['>']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x !== 'number' || typeof y !== 'number' ? g(x, y, f) : x > y } }
+      case '<=': { const g = BINARY_OPS['<=']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x !== 'number' || typeof y !== 'number' ? g(x, y, f) : x <= y } }
+      case '>=': { const g = BINARY_OPS['>=']!; return (f) => { const x = f.s[a] as any, y = f.s[d] as any; return typeof x !== 'number' || typeof y !== 'number' ? g(x, y, f) : x >= y } }
+      case '===': return (f) => { const x = f.s[a], y = f.s[d]; return typeof x === 'string' ? strictEq(f, x, y) : x === y }
+      case '!==': return (f) => { const x = f.s[a], y = f.s[d]; return typeof x === 'string' ? !strictEq(f, x, y) : x !== y }
       default: return undefined
     }
   }
@@ -219,7 +248,7 @@ export function specialiseOneSlot(op: string, slot: number, other: Fn, slotOnLef
         ? (f) => { const x = f.s[slot] as any, y = other(f); return typeof x === 'number' && typeof y === 'number' ? x > y : g(x, y, f) }
         : undefined
       case '===': return (dst) => dst < 0
-        ? (f) => f.s[slot] === other(f)
+        ? (f) => { const x = f.s[slot], y = other(f); return typeof x === 'string' ? strictEq(f, x, y) : x === y }
         : undefined
       default: return undefined
     }

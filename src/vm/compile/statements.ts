@@ -17,6 +17,7 @@ import { LOOP_COMPILERS } from './loops.ts'
 import { COLLECTION_STEP_COMPILERS } from './collection-steps.ts'
 import { parallelStep } from './parallel.ts'
 import { fusedIf, fusedStore } from './fusion.ts'
+import { strictEq } from './operators.ts'
 import { guestString } from '../builtins/coerce.ts'
 
 type StepCompiler = (c: Compiler, step: Step, scope: Scope) => CStepInfo
@@ -331,8 +332,8 @@ function switchStep(c: Compiler, step: StepOf<'switch'>, scope: Scope): CStepInf
       if (!t) continue
       f.rt.charge(t.cost)
       const v = t.fn(f)
-      if (isP(v)) { const k = i; return v.then((x) => (x === d ? runFrom(f, k) : match(f, d, k + 1))) }
-      if (v === d) return runFrom(f, i)
+      if (isP(v)) { const k = i; return v.then((x) => ((typeof x === 'string' ? strictEq(f, x, d) : x === d) ? runFrom(f, k) : match(f, d, k + 1))) }
+      if (typeof v === 'string' ? strictEq(f, v, d) : v === d) return runFrom(f, i)
     }
     return defaultIndex >= 0 ? runFrom(f, defaultIndex) : NORMAL
   }
