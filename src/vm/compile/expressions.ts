@@ -99,7 +99,7 @@ function binary(c: Compiler, node: any, scope: Scope): CExpr {
   if (fused) return { fn: fused, cost, async: false, slotOp: { op, a: left.slot!, ...rightShape } }
   const oneSlot = left.slot !== undefined ? specialiseOneSlot(op, left.slot, right.fn, true)
     : right.slot !== undefined && !left.constant ? specialiseOneSlot(op, right.slot, left.fn, false) : undefined
-  const special = (right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value) : undefined) ?? oneSlot
+  const special = (right.constant ? specialiseBinaryConst(op, left.fn, right.constant.value, left.slot) : undefined) ?? oneSlot
     ?? (typeof left.constant?.value === 'number' ? specialiseConstLeft(op, left.constant.value, right.fn, right.slot) : undefined)
   const fn = special?.(-1) ?? specialiseBinary(op, left.fn, right.fn) ?? ((f: Frame) => impl(left.fn(f), right.fn(f), f))
   const leftShape = { slot: left.slot, num: typeof left.constant?.value === 'number' ? left.constant.value : undefined }

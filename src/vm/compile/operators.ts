@@ -100,8 +100,8 @@ export function specialiseBinary(op: string, l: Fn, r: Fn): Fn | undefined {
  * (nested-fusion.ts Into): one closure for the arithmetic operators and one for the orderings (arith /
  * compare are inlined, as in nested-fusion.ts); a non-number operand takes the generic path.
  */
-export function specialiseBinaryConst(op: string, l: Fn, c: unknown): Into | undefined {
-  if (typeof c !== 'number') return undefined
+export function specialiseBinaryConst(op: string, l: Fn, c: unknown, slot?: number): Into | undefined {
+  if (typeof c !== 'number') return equalsConst(op, l, c, slot)
   const g = BINARY_OPS[op]!, a = ARITH[op], k = COMPARE[op]
   if (op === '===') return (dst) => dst < 0
     ? (f) => l(f) === c
@@ -116,6 +116,22 @@ export function specialiseBinaryConst(op: string, l: Fn, c: unknown): Into | und
     ? (f) => { const x = l(f); return typeof x === 'number' ? compare(k, x, c) : g(x, c, f) }
     : undefined
   return undefined
+}
+
+/**
+ * `x === 'alpha'`, `x == null`: a constant that is no text, or a text of FREE_TEXT_CHARS at most, is
+ * compared in at most its length, so the comparison needs no text guard (strictEq).
+ */
+function equalsConst(op: string, l: Fn, c: unknown, slot?: number): Into | undefined {
+  if ((typeof c === 'string' && c.length > FREE_TEXT_CHARS) || (typeof c === 'object' && c !== null)) return undefined
+  // A variable is read in place (`k === 'alpha'` in a filter callback).
+  switch (op) {
+    case '===': return (dst) => (dst >= 0 ? undefined : slot !== undefined ? (f) => f.s[slot] === c : (f) => l(f) === c)
+    case '!==': return (dst) => (dst >= 0 ? undefined : slot !== undefined ? (f) => f.s[slot] !== c : (f) => l(f) !== c)
+    case '==': return (dst) => (dst < 0 ? (f) => looseEq(l(f), c) : undefined)
+    case '!=': return (dst) => (dst < 0 ? (f) => !looseEq(l(f), c) : undefined)
+    default: return undefined
+  }
 }
 
 /**
