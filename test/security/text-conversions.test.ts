@@ -26,6 +26,7 @@ const FORMS = [
   'n += parseInt(s)', 'n += Number.parseFloat(s)', 'n += Number.parseInt(s)', 'x = isNaN(s)', 'x = isFinite(s)',
   'x = a.at(s)', 'x = a.slice(s)', 'x = a.includes(1, s)', 'x = (1).toFixed(s)',
   "x = 'ab'.at(s)", "x = 'ab'.slice(s)", "x = 'ab'.indexOf('a', s)", 'x = String.fromCharCode(s)',
+  'x = Date.UTC(s)', 'try { x = Date.toISOString(s) } catch (e) {}',
 ]
 
 describe('a long text converted to a number or compared is paid before it is read', () => {

@@ -242,7 +242,7 @@ coercing(MATH, ['random', 'abs', 'ceil', 'floor', 'round', 'trunc', 'sign', 'sqr
   'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'fround', 'clz32'], 'all')
 coercing(NUMBER, ['isInteger', 'isFinite', 'isNaN', 'isSafeInteger'], 'all')
 coercing(STRING, [], 'all')
-coercing(DATE, ['now'])
+coercing(DATE, ['now'], ['UTC', 'toISOString'])
 coercing(GLOBAL_FUNCTIONS, [], ['parseInt', 'parseFloat', 'isNaN', 'isFinite', 'Number'])
 
 /** Identifiers that are values: constants and the namespaces (as data holding their constants), as named in ast/globals.ts. */
