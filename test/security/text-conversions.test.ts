@@ -1,7 +1,7 @@
 /**
  * A long text read whole by a native conversion or comparison (ToNumber in `+s`, `s * 1`, `Math.abs(s)`,
- * `a.at(s)`; the ordering `s < t`; `s === t` of one length) is paid per character before it is read
- * (sizes.ts chargeText). Before, `while (true) n += +s` on a text of 30M characters did ~45 ms of unpaid
+ * `a.at(s)`; the ordering `s < t`, a default sort; `s === t` of one length, `a.includes(s)`, the Set
+ * helpers) is paid per character before it is read (sizes.ts chargeText and its neighbours). Before, `while (true) n += +s` on a text of 30M characters did ~45 ms of unpaid
  * native work an iteration and ran 50 s past a 1 s deadline.
  *
  * Each form runs in a bounded loop of 20 iterations with a budget that pays for building the texts
@@ -27,6 +27,8 @@ const FORMS = [
   'x = a.at(s)', 'x = a.slice(s)', 'x = a.includes(1, s)', 'x = (1).toFixed(s)',
   "x = 'ab'.at(s)", "x = 'ab'.slice(s)", "x = 'ab'.indexOf('a', s)", 'x = String.fromCharCode(s)',
   'x = Date.UTC(s)', 'try { x = Date.toISOString(s) } catch (e) {}',
+  "x = [t, 'a'].includes(s)", 'x = [t].indexOf(s)', 'x = [t].lastIndexOf(s)', 'x = Object.is(s, t)', 'x = [s, t].sort()', 'x = [t, s].toSorted()',
+  'x = Set.has([t], s)', 'x = Set.from([s, t])', 'x = Set.union([s], [t])',
 ]
 
 describe('a long text converted to a number or compared is paid before it is read', () => {

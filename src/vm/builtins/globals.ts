@@ -8,7 +8,7 @@ import type { Run } from '../runtime.ts'
 import type { GlobalFunctionName, GlobalNamespaceName, GlobalValueName } from '../../ast/globals.ts'
 import { vmError } from '../errors.ts'
 import { ownKeys, toKey, isForbiddenKey, isGuestData, isWritable, setProp } from '../guards.ts'
-import { FREE_TEXT_CHARS, chargeEntries, chargeProps, chargeScan, chargeText, chargeTextArgs, mapBounded, nativeOp } from './sizes.ts'
+import { FREE_TEXT_CHARS, chargeEntries, chargeProps, chargeScan, chargeText, chargeTextArgs, chargeTextMatches, mapBounded, nativeOp } from './sizes.ts'
 import { jsonParse, jsonStringify, jsonText } from './json.ts'
 import { SET_HELPERS } from './sets.ts'
 import { guestString, primArgs, toPrim } from './coerce.ts'
@@ -96,7 +96,7 @@ const OBJECT: Record<string, Builtin> = {
   },
   isFrozen: (_rt, [o]) => o === null || typeof o !== 'object' || Object.isFrozen(o),
   // SameValue: the one comparison that tells -0 from 0 and finds NaN equal to itself.
-  is: (_rt, [a, b]) => Object.is(a, b),
+  is: (rt, [a, b]) => { chargeTextMatches(rt, [b], a); return Object.is(a, b) },
 }
 
 /** JS's ToObject refusal: Object.keys(null), Array.from(undefined), ... are TypeErrors. */

@@ -12,7 +12,7 @@ import type { GuardedRegex } from './regex.ts'
 import { isRegex, regexSupport } from './regex-hook.ts'
 import { stringReplace } from './replace.ts'
 import { localeCase, localeCompare, numberLocaleString } from './collate.ts'
-import { EXPANSION, chargeEntries, chargeScan, chargeTextArgs, checkChars, mapBounded, nativeOp } from './sizes.ts'
+import { EXPANSION, FREE_TEXT_CHARS, chargeEntries, chargeScan, chargeText, chargeTextArgs, chargeTextMatches, checkChars, mapBounded, nativeOp } from './sizes.ts'
 import { SLOT_BYTES } from '../fuel.ts'
 import { argPrim, guestString, joinGuest, objectText, primArgs } from './coerce.ts'
 
@@ -150,6 +150,8 @@ function defaultCompare(rt: Run, given: unknown): (a: unknown, b: unknown) => nu
     if (a === undefined) return b === undefined ? 0 : 1
     if (b === undefined) return -1
     const x = guestString(rt, a), y = guestString(rt, b)
+    // Two long texts are read up to the shorter one's length (each comparison, paid first).
+    if (x.length > FREE_TEXT_CHARS && y.length > FREE_TEXT_CHARS) chargeText(rt, x.length < y.length ? x : y)
     return x < y ? -1 : x > y ? 1 : 0
   }
 }
@@ -162,10 +164,10 @@ const ARRAY_METHODS: Record<string, Method<unknown[]>> = {
     rt.chargeSlots(xs.reduce((n: number, x) => n + (Array.isArray(x) ? x.length : 1), a.length))
     return a.concat(...xs)
   },
-  includes: (rt, a, [x, n]) => { chargeScan(rt, a.length); return a.includes(x, n) },
-  indexOf: (rt, a, [x, n]) => { chargeScan(rt, a.length); return a.indexOf(x, n) },
+  includes: (rt, a, [x, n]) => { chargeScan(rt, a.length); chargeTextMatches(rt, a, x); return a.includes(x, n) },
+  indexOf: (rt, a, [x, n]) => { chargeScan(rt, a.length); chargeTextMatches(rt, a, x); return a.indexOf(x, n) },
   // Spread: an explicit undefined position is 0 in JS ([1, 2, 1].lastIndexOf(1, undefined) is 0), a missing one the end.
-  lastIndexOf: (rt, a, args) => { chargeScan(rt, a.length); return (a.lastIndexOf as any)(...args) },
+  lastIndexOf: (rt, a, args) => { chargeScan(rt, a.length); chargeTextMatches(rt, a, args[0]); return (a.lastIndexOf as any)(...args) },
   join: (rt, a, [sep]) => {
     rt.charge(a.length * 10)
     return str(rt, joinGuest(rt, a, sep === undefined ? ',' : guestString(rt, sep)))

@@ -6,11 +6,13 @@
  */
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
-import { chargeScan } from './sizes.ts'
+import { chargeScan, chargeTexts } from './sizes.ts'
 
 const arr = (rt: Run, v: unknown, what: string): unknown[] => {
   if (!Array.isArray(v)) throw vmError('TYPE_ERROR', `Set.${what} expects arrays`)
   chargeScan(rt, v.length)
+  // Hashed or compared whole (new Set, includes): a long text pays its characters.
+  chargeTexts(rt, v)
   return v
 }
 
@@ -18,7 +20,7 @@ const done = (rt: Run, out: unknown[]) => { rt.chargeSlots(out.length); return o
 
 export const SET_HELPERS: Record<string, (rt: Run, args: any[]) => unknown> = {
   from: (rt, [a]) => { const xs = arr(rt, a, 'from'); rt.chargeSlots(xs.length); return [...new Set(xs)] },
-  has: (rt, [a, x]) => arr(rt, a, 'has').includes(x),
+  has: (rt, [a, x]) => { const xs = arr(rt, a, 'has'); chargeTexts(rt, [x]); return xs.includes(x) },
   add: (rt, [a, x]) => { const xs = arr(rt, a, 'add'); rt.chargeSlots(xs.length + 1); return xs.includes(x) ? [...new Set(xs)] : [...new Set(xs), x] },
   delete: (rt, [a, x]) => { const xs = arr(rt, a, 'delete'); rt.chargeSlots(xs.length); return [...new Set(xs)].filter((y) => !Object.is(y, x) && !(y === x)) },
   union: (rt, [a, b]) => { const xs = arr(rt, a, 'union'), ys = arr(rt, b, 'union'); rt.chargeSlots(xs.length + ys.length); return [...new Set([...xs, ...ys])] },

@@ -48,6 +48,25 @@ export function chargeTextArgs(rt: Run, args: readonly unknown[], positions?: re
   for (let i = 0; i < args.length; i++) { const a = args[i]; if (typeof a === 'string' && a.length > FREE_TEXT_CHARS) chargeText(rt, a) }
 }
 
+/**
+ * `x` is about to be compared (===, SameValueZero) with each of `items` by a native call (`a.includes(x)`,
+ * `a.indexOf(x)`, `Object.is(x, y)`): a long text is read whole against each text of its length (texts
+ * of other lengths differ at once), so it pays its length for each of those first.
+ */
+export function chargeTextMatches(rt: Run, items: readonly unknown[], x: unknown): void {
+  if (typeof x !== 'string' || x.length <= FREE_TEXT_CHARS) return
+  let same = 0
+  for (let i = 0; i < items.length; i++) { const e = items[i]; if (typeof e === 'string' && e.length === x.length) same++ }
+  if (same > 0) { chargeScan(rt, same * x.length); rt.tick() }
+}
+
+/** The long texts among `items` are about to be hashed and compared whole (`new Set(items)` in the Set helpers): their characters, first. */
+export function chargeTexts(rt: Run, items: readonly unknown[]): void {
+  let chars = 0
+  for (let i = 0; i < items.length; i++) { const e = items[i]; if (typeof e === 'string' && e.length > FREE_TEXT_CHARS) chars += e.length }
+  if (chars > 0) { chargeScan(rt, chars); rt.tick() }
+}
+
 /** An object with `n` new properties is about to be built: heap check, then SLOT_COST each. */
 export function chargeProps(rt: Run, n: number): void {
   if (n * PROP_BYTES > rt.maxHeapBytes) rt.heapLimit(n * PROP_BYTES)
