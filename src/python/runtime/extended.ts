@@ -28,7 +28,7 @@ import { PySlice, makeSlice } from './items.ts'
 import { MISSING, callGuest, guestBinop, guestHash, guestIndex, guestIterObject, guestMethod, hashMethod } from './dunders.ts'
 import { PyMethod, PyNativeInit, classGetAttr, nativeInit, removeAttr, storeAttr } from './classes.ts'
 import { OBJECT_DELATTR, OBJECT_GETATTRIBUTE, OBJECT_SETATTR, PyNativeSetattr, hooked, nativeSetattr, readWithHook } from './attr-hooks.ts'
-import { moduleFunction } from './modules.ts'
+import { collectionAttr, moduleFunction } from './modules.ts'
 import { liveIterator } from './live-iter.ts'
 import { reAttr } from './re.ts'
 import { numberHash } from './set-order.ts'
@@ -460,6 +460,7 @@ function plainGetAttr(x: unknown, name: string): unknown {
     if (g === undefined) g = timeAttr(x, name)
     if (g === undefined && x instanceof PyNumeric) g = x.attr(name)
     if (g === undefined) g = contextAttr(x, name)
+    if (g === undefined) g = collectionAttr(x, name)
     if (g !== undefined) return g
   }
   if (name === '__name__') {

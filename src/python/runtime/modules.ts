@@ -588,6 +588,13 @@ export class PyOrderedDict extends Dict {
 
 const keyErrorOf = (key: unknown): unknown => keyError(key)
 
+/** `dd.default_factory` and `dq.maxlen` (None when unset), as CPython's attributes; undefined for any other read. */
+export function collectionAttr(x: unknown, name: string): unknown {
+  if (name === 'default_factory' && x instanceof PyDefaultDict) return x.factory
+  if (name === 'maxlen' && x instanceof PyDeque) return x.maxlen
+  return undefined
+}
+
 /**
  * `defaultdict(lambda: {"n": 0})`: the value of a lambda that only builds a fresh value from literals
  * and constructors (checked by the lowering), made once; each missing key gets a copy of it.
