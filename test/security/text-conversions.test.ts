@@ -12,7 +12,7 @@ import { describe, expect, test } from 'bun:test'
 import { runBody } from './helpers.ts'
 
 /** Two texts of 30M + 1 characters that differ only at their end, a number, an array. */
-const SETUP = "const s = ' '.repeat(3e7) + '1'\nconst t = ' '.repeat(3e7) + '2'\nconst a = [1, 2, 3]\nlet n = 0\nlet x = 0\n"
+const SETUP = "const s = ' '.repeat(3e7) + '1'\nconst t = ' '.repeat(3e7) + '2'\nconst u = '1' + ' '.repeat(3e7)\nconst a = [1, 2, 3]\nlet n = 0\nlet x = 0\n"
 
 const FORMS = [
   'n += +s', 'n += -s', 'n += ~s', 'n += s * 1', 'n += s - 0', 'n += 1 - s', 'n += s / 1', 'n += s % 7', 'n += s ** 1',
@@ -28,7 +28,7 @@ const FORMS = [
   "x = 'ab'.at(s)", "x = 'ab'.slice(s)", "x = 'ab'.indexOf('a', s)", 'x = String.fromCharCode(s)',
   'x = Date.UTC(s)', 'try { x = Date.toISOString(s) } catch (e) {}',
   "x = [t, 'a'].includes(s)", 'x = [t].indexOf(s)', 'x = [t].lastIndexOf(s)', 'x = Object.is(s, t)', 'x = [s, t].sort()', 'x = [t, s].toSorted()',
-  'x = Set.has([t], s)', 'x = Set.from([s, t])', 'x = Set.union([s], [t])',
+  'x = Set.has([t], s)', 'x = Set.from([s, t])', 'x = Set.union([s], [t])', 'x = s.trim()', 'x = s.trimStart()', 'x = u.trimEnd()',
 ]
 
 describe('a long text converted to a number or compared is paid before it is read', () => {
@@ -50,6 +50,14 @@ describe('a long text converted to a number or compared is paid before it is rea
     const r = await runBody(body, { fuel: 1 })
     expect(r.error).toBeUndefined()
     expect(r.result).toEqual([12, 24, 11, -12, true, true, 12, 12, 12, 2, '1.5'])
+  })
+
+  test('trimming a long text that has no white space at its ends is not charged its length', async () => {
+    const r = await runBody("const s = '1'.repeat(3e6)\nlet n = 0\nfor (let i = 0; i < 10; i++) n += s.trim().length + s.trimStart().length + s.trimEnd().length\nreturn n", { fuel: 1_000 })
+    // 30 fuel to build, 30 for each result (a string made: CHAR_COST); the scan's 30 more each would be 1,830.
+    expect(r.error).toBeUndefined()
+    expect(r.result).toBe(9e7)
+    expect(r.fuelUsed).toBeLessThan(1_000)
   })
 
   test('a text of 65 characters is charged 0.00001 each, one of 64 nothing', async () => {

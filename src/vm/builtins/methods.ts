@@ -46,6 +46,9 @@ function hasOwnProperty(_rt: Run, o: object | string, [k]: unknown[]): boolean {
   return !isForbiddenKey(key) && Object.prototype.hasOwnProperty.call(o, key)
 }
 
+/** Whether the character at `i` of a long text is white space or a line end (trim's set: 'x'.trim() is '' for it). */
+const blankAt = (s: string, i: number): boolean => s.length > FREE_TEXT_CHARS && s.charAt(i).trim() === ''
+
 const STRING_METHODS: Record<string, Method<string>> = {
   hasOwnProperty,
   at: (_rt, s, [i]) => s.at(i),
@@ -85,9 +88,11 @@ const STRING_METHODS: Record<string, Method<string>> = {
   toUpperCase: (rt, s) => str(rt, mapBounded(rt, s, CASE_GROWTH, upper)),
   toLocaleLowerCase: (rt, s, [locales]) => str(rt, mapBounded(rt, s, CASE_GROWTH, locales === undefined ? lower : localeCase(rt, locales, false))),
   toLocaleUpperCase: (rt, s, [locales]) => str(rt, mapBounded(rt, s, CASE_GROWTH, locales === undefined ? upper : localeCase(rt, locales, true))),
-  trim: (rt, s) => str(rt, s.trim()),
-  trimStart: (rt, s) => str(rt, s.trimStart()),
-  trimEnd: (rt, s) => str(rt, s.trimEnd()),
+  // The result is paid as built; white space read past (all of ' '.repeat(3e7) + '1') is paid first, the
+  // text's length when the end trimmed is white space (else the native call reads one character).
+  trim: (rt, s) => { if (blankAt(s, 0) || blankAt(s, s.length - 1)) chargeText(rt, s); return str(rt, s.trim()) },
+  trimStart: (rt, s) => { if (blankAt(s, 0)) chargeText(rt, s); return str(rt, s.trimStart()) },
+  trimEnd: (rt, s) => { if (blankAt(s, s.length - 1)) chargeText(rt, s); return str(rt, s.trimEnd()) },
   toString: (_rt: Run, s: string) => s,
   toLocaleString: (_rt: Run, s: string) => s,
   valueOf: (_rt: Run, s: string) => s,
