@@ -98,7 +98,7 @@ import { ensureBuilt, ROOT } from './built.ts'
 // operators.ts numArg / strictEq / equalsConst, the number-argument positions of string, number and array methods).
 // 49,293 -> 49,803 B (+510) in clean copies of af85731^ and 665186d. 50,000: a.includes/indexOf(s), Object.is, a
 // default sort and the Set helpers pay for the long texts they compare or hash (sizes.ts chargeTextMatches,
-// chargeTexts): 49,916 B at f18e2ed (+623 over af85731^ in all).
+// chargeTexts): 49,916 B at f18e2ed (+623 over af85731^ in all); trim's charge of a long text: 49,981 B at b2318b5.
 export const BUDGET_GZIP_BYTES = 50_000
 
 describe('browser bundle of ajs-lang/vm', () => {
