@@ -192,6 +192,9 @@ export const NAMESPACES: Record<string, Record<string, Builtin>> = {
 /** Builtins that take their arguments as they are (`coercing` leaves them alone). */
 const AS_IS = new Set<Builtin>()
 const asIs = (fn: Builtin): Builtin => (AS_IS.add(fn), fn)
+/** Builtins that convert their arguments to numbers natively: a long text is paid first (`coercing`). */
+const TO_NUMBER = new Set<Builtin>()
+const toNumber = (fn: Builtin): Builtin => (TO_NUMBER.add(fn), fn)
 
 function makeError(name: string): Builtin {
   return asIs((rt, [message, options]) => {
@@ -204,11 +207,11 @@ function makeError(name: string): Builtin {
 
 /** Global functions callable with `call` (one per name of ast/globals.ts). */
 export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
-  parseInt: (_rt, [v, r]) => Number.parseInt(String(v), r as number | undefined),
-  parseFloat: (_rt, [v]) => Number.parseFloat(String(v)),
-  isNaN: (_rt, [v]) => Number.isNaN(Number(v)),
-  isFinite: (_rt, [v]) => Number.isFinite(Number(v)),
-  Number: (_rt, a) => (a.length === 0 ? 0 : Number(a[0])),
+  parseInt: toNumber((_rt, [v, r]) => Number.parseInt(String(v), r as number | undefined)),
+  parseFloat: toNumber((_rt, [v]) => Number.parseFloat(String(v))),
+  isNaN: toNumber((_rt, [v]) => Number.isNaN(Number(v))),
+  isFinite: toNumber((_rt, [v]) => Number.isFinite(Number(v))),
+  Number: toNumber((_rt, a) => (a.length === 0 ? 0 : Number(a[0]))),
   String: (rt, a) => (a.length === 0 ? '' : rt.chargeString(String(a[0]))),
   Boolean: asIs((_rt, [v]) => Boolean(v)),
   Error: makeError('Error'),
@@ -233,7 +236,7 @@ function coercing(table: Record<string, Builtin>, except: readonly string[] = []
     const fn = table[k]!
     if (except.includes(k) || AS_IS.has(fn)) continue
     // Those that convert their arguments to numbers natively (`Number(t)`, `parseFloat(t)`, `Math.max(t)`) pay a long text first.
-    table[k] = toNumbers === 'all' || toNumbers.includes(k)
+    table[k] = toNumbers === 'all' || toNumbers.includes(k) || TO_NUMBER.has(fn)
       ? (rt, a) => { const p = primArgs(rt, a); chargeTextArgs(rt, p); return fn(rt, p) }
       : (rt, a) => fn(rt, primArgs(rt, a))
   }
@@ -243,7 +246,7 @@ coercing(MATH, ['random', 'abs', 'ceil', 'floor', 'round', 'trunc', 'sign', 'sqr
 coercing(NUMBER, ['isInteger', 'isFinite', 'isNaN', 'isSafeInteger'], 'all')
 coercing(STRING, [], 'all')
 coercing(DATE, ['now'], ['UTC', 'toISOString'])
-coercing(GLOBAL_FUNCTIONS, [], ['parseInt', 'parseFloat', 'isNaN', 'isFinite', 'Number'])
+coercing(GLOBAL_FUNCTIONS)
 
 /** Identifiers that are values: constants and the namespaces (as data holding their constants), as named in ast/globals.ts. */
 export const GLOBAL_VALUES: Record<string, unknown> = {
