@@ -203,7 +203,9 @@ function lowerInstanceof(node: BinaryExpression, ctx: LowerContext): Expr {
   const right = node.right
   const name = right.type === 'Identifier' ? right.name : ''
   if (!(ERROR_VALUE_NAMES as readonly string[]).includes(name) || !isPlainRead(node.left)) return ctx.fail('INSTANCEOF', node)
-  const x = () => lowerExpr(node.left as Expression, ctx)
+  // Lowered once; each use is its own copy (an AST is a tree: no node appears twice).
+  const tested = lowerExpr(node.left as Expression, ctx)
+  const x = () => structuredClone(tested)
   const isText = (e: Expr) => binary('===', unary('typeof', e), lit('string'))
   const named = name === 'Error' ? isText(member(x(), 'name')) : binary('===', member(x(), 'name'), lit(name))
   const isObject = logical('&&', binary('===', unary('typeof', x()), lit('object')), binary('!==', x(), lit(null)))

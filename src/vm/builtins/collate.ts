@@ -87,5 +87,7 @@ export function numberLocaleString(rt: Run, n: number, locales: unknown, options
 /** The case mapping of toLocaleLowerCase / toLocaleUpperCase in the locales given (without, the methods are toLowerCase's). */
 export function localeCase(rt: Run, locales: unknown, upper: boolean): (s: string) => string {
   checkSmall(rt, locales)
-  return (s) => nativeOp('RANGE_ERROR', () => (upper ? s.toLocaleUpperCase(tags(locales)) : s.toLocaleLowerCase(tags(locales))))
+  // The tags once (a long text is mapped in pieces); a bad one is RangeError/TypeError as in JavaScript, for '' too.
+  const list = nativeOp('RANGE_ERROR', () => tags(locales))
+  return (s) => nativeOp('RANGE_ERROR', () => (upper ? s.toLocaleUpperCase(list) : s.toLocaleLowerCase(list)))
 }
