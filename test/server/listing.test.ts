@@ -118,8 +118,12 @@ describe('GET /v1/workflows and /v1/workflows/{id}/journal', () => {
   test('list: the tenant\'s only, newest first, paged, by state; the journal in pages with the budget over time', async () => {
     const ids: string[] = []
     // t.start: a workflow's first step holds the tenant's slot while it runs in its thread (a POST meanwhile is 429 TENANT_BUSY).
-    for (let i = 0; i < 4; i++) ids.push((await t.start({ source: `export default ${i}` })).json.id)
+    // Each started in its own millisecond: the list is newest first by creation time, and a tie (two starts in one
+    // millisecond) is ordered by id, not by start (CI at d6f3ac4 listed the last two the other way round).
+    const nextMs = () => new Promise((r) => setTimeout(r, 2))
+    for (let i = 0; i < 4; i++) { ids.push((await t.start({ source: `export default ${i}` })).json.id); await nextMs() }
     const other = (await req('POST', '/v1/workflows', { source: 'export default 1' }, 'other-token')).json.id
+    await nextMs()
     const wf = (await t.start({ source: BUDGETED, budget: 5 })).json.id
     ids.push(wf)
     const waiting = await until(wf, (w) => w.state === 'waiting')
