@@ -6,8 +6,8 @@
  */
 import { Command, CommanderError, Option } from 'commander'
 import { CliError, EXIT, type CliIO } from './io.ts'
+import { CLI_CODES } from '../diagnostics/cli-codes.ts'
 import { fromCliError, Reporter } from './report.ts'
-import { palette } from './colors.ts'
 import { packageVersion } from '../host/version.ts'
 import { atomsOption, runAtomsOption } from './options.ts'
 import { toCliError } from './atoms-module.ts'
@@ -32,18 +32,17 @@ const maxErrorsOption = () => new Option('--max-errors <n>', 'report up to n ref
 const COMPILE_ATOMS = 'custom atoms the source may call: a module of defineAtom exports (./atoms.mjs) or comma-separated names; repeatable'
 
 function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean): Command {
-  const c = palette(io.color)
   const program = new Command('ajsc')
     .description('Compile, check and run AJS agent programs (safe JavaScript for AI agents).')
     .version(packageVersion(), '-v, --version', 'print the ajs-lang version')
     .helpOption('-h, --help', 'show help')
-    .showHelpAfterError(json ? false : '(run with --help for usage)')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.out(s),
-      // With --json the usage error becomes the JSON report instead (runCli).
+      // Help asked for by an error (a command group without its subcommand); never into a --json report.
       writeErr: (s) => { if (!json) io.err(s) },
-      outputError: (s, write) => write(c.red(s)),
+      // runCli reports commander's usage errors as CLI_USAGE diagnostics, like every other error.
+      outputError: () => {},
     })
 
   program.command('build')
@@ -119,10 +118,32 @@ function createProgram(io: CliIO, setCode: (code: number) => void, json: boolean
   return program
 }
 
-/** The command of argv, when it names one (for the JSON report of errors raised before a command runs). */
+/**
+ * The command argv names, subcommand included (`flow run`), as the reports
+ * of commands name themselves; 'ajsc' when it names none. Used for errors
+ * raised before or outside a command's own reporter.
+ */
 function commandOf(argv: readonly string[], program: Command): string {
-  const word = argv.find((a) => !a.startsWith('-'))
-  return word !== undefined && program.commands.some((c) => c.name() === word) ? word : 'ajsc'
+  const names: string[] = []
+  let group: Command = program
+  for (const word of argv) {
+    if (word.startsWith('-')) continue
+    const sub = group.commands.find((c) => c.name() === word)
+    if (!sub) break
+    names.push(word)
+    group = sub
+  }
+  return names.length > 0 ? names.join(' ') : 'ajsc'
+}
+
+/** Where a usage error sends the user: the help of the command they typed. */
+function usageHint(command: string): string {
+  return command === 'ajsc' ? 'Run `ajsc --help` for the commands.' : `Run \`ajsc ${command} --help\` for the options.`
+}
+
+/** commander's message as one line of ours: `unknown option '--fuell' (did you mean --fuel?)`. */
+function commanderMessage(e: CommanderError): string {
+  return e.message.replace(/^error: /, '').replace(/\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)').replace(/\.\s*$/, '')
 }
 
 /** Run `ajsc` with user arguments (without `node` and the script path); resolves to the exit code. */
@@ -140,12 +161,19 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     const reporter = new Reporter(io, command, json)
     if (e instanceof CommanderError) {
       if (e.exitCode === 0) return EXIT.ok
-      const message = e.message.replace(/^error: /, '')
-      if (json) reporter.add({ severity: 'error', code: 'CLI_USAGE', message, hint: `Run \`ajsc ${command === 'ajsc' ? '' : `${command} `}--help\` for the ${command === 'ajsc' ? 'commands' : 'options'}.` })
+      // A command group typed without its subcommand: commander printed the group's help on stderr.
+      if (e.code === 'commander.help') {
+        if (json) reporter.add({ severity: 'error', code: 'CLI_USAGE', message: `\`ajsc ${command}\` needs a subcommand`, hint: usageHint(command) })
+        return reporter.finish({}, EXIT.usage)
+      }
+      reporter.add({ severity: 'error', code: 'CLI_USAGE', message: commanderMessage(e), hint: usageHint(command) })
       return reporter.finish({}, EXIT.usage)
     }
     if (e instanceof CliError) {
-      reporter.add(fromCliError(e))
+      const d = fromCliError(e)
+      // The registry's default hint cannot know the command; name the one typed.
+      if (e.code === 'CLI_USAGE' && e.hint === CLI_CODES.CLI_USAGE.hint) d.hint = usageHint(command)
+      reporter.add(d)
       return reporter.finish({}, e.exitCode)
     }
     reporter.add({ severity: 'error', code: 'CLI_INTERNAL', message: (e as Error)?.stack ?? String(e), hint: 'Please report it with the command line that caused it.' })
