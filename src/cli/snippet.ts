@@ -5,6 +5,7 @@
  * the names its top level declares (the REPL keeps them for later lines).
  */
 import { parse, type Node, type Statement } from 'acorn'
+import { codeFrame } from '../diagnostics/format.ts'
 
 interface Body {
   /** The snippet with its last expression statement assigned to `__value`. */
@@ -25,6 +26,19 @@ export function mapBack<T extends { line?: number; column?: number }>(d: T, pref
   const ins = body.inserted
   if (ins && d.line === ins.line && col >= ins.column) col = Math.max(ins.column, col - ins.length)
   return { ...d, column: Math.max(0, col) + 1 }
+}
+
+/**
+ * A diagnostic of the wrapped snippet as the user sees it: position mapped
+ * back (mapBack) and the code frame drawn from the code as typed (the
+ * wrapper's frame would show the wrapper).
+ */
+export function typedBack<T extends { line?: number; column?: number; frame?: string }>(d: T, code: string, prefixLength: number, body: Body): T {
+  const { frame: _wrapped, ...rest } = d
+  const back = mapBack(rest as T, prefixLength, body)
+  const lines = code.split('\n').length
+  if (back.line === undefined || back.column === undefined || back.line > lines) return back
+  return { ...back, frame: codeFrame(code, back.line, back.column - 1) }
 }
 
 const PREFIX = 'function snippet(args) {'

@@ -11,9 +11,9 @@ import type { CliIO } from '../io.ts'
 import { compileSource } from '../compile.ts'
 import { fromAgentError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
 import { runAtomsOption, jsonObjectFlag, numberOption } from '../options.ts'
-import { DEFAULT_RUN_TIMEOUT_MS, runAtoms, setupFromFlags, type SetupFlags } from './run.ts'
+import { DEFAULT_RUN_TIMEOUT_MS, guestConsole, printWarnings, runAtoms, setupFromFlags, type SetupFlags } from './run.ts'
 import type { AtomsFlag } from '../atoms-module.ts'
-import { bodyWithValue, mapBack } from '../snippet.ts'
+import { bodyWithValue, typedBack } from '../snippet.ts'
 import { valueText } from '../value-text.ts'
 
 export interface EvalOptions extends SetupFlags {
@@ -37,7 +37,7 @@ export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): P
   const atoms = await runAtoms(opts.atoms, io)
   const body = opts.print ? bodyWithValue(code) : { source: code, hasValue: false }
   // Diagnostics point at the code as typed, not at the wrapper.
-  const unwrap = ({ frame: _frame, ...d }: JsonDiagnostic): JsonDiagnostic => mapBack({ ...d, file: '<eval>' }, PREFIX.length, body)
+  const unwrap = (d: JsonDiagnostic): JsonDiagnostic => typedBack({ ...d, file: '<eval>' }, code, PREFIX.length, body)
   const source = `${PREFIX}${body.source}\n${body.hasValue ? 'return { value: __value }' : 'return {}'}\n}\n`
   let ast
   try {
@@ -48,7 +48,8 @@ export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): P
     return reporter.finish({ result: null, fuelUsed: 0 })
   }
   const { vm, capabilities } = setupFromFlags(opts, io, atoms.atoms)
-  const result = await vm.run(ast, { args }, { capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}) })
+  const result = await vm.run(ast, { args }, { capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}), onLog: guestConsole(io) })
+  if (!opts.json) printWarnings(io, result.warnings)
   if (result.error) reporter.add(unwrap(fromAgentError(result.error, { file: '<eval>', fuel: fuel ?? 1000, timeoutMs })))
   const value = body.hasValue && !result.error ? (result.result as { value?: unknown } | undefined)?.value ?? null : null
   if (opts.print && !opts.json && !result.error) io.out(`${valueText(value)}\n`)

@@ -18,9 +18,9 @@ import { compileSource } from '../compile.ts'
 import { formatDiagnostic, fromAgentError, fromTranspileError, type JsonDiagnostic } from '../report.ts'
 import { palette } from '../colors.ts'
 import { runAtomsOption, intOption } from '../options.ts'
-import { DEFAULT_RUN_TIMEOUT_MS, runAtoms, setupFromFlags, type SetupFlags } from './run.ts'
+import { DEFAULT_RUN_TIMEOUT_MS, guestConsole, printWarnings, runAtoms, setupFromFlags, type SetupFlags } from './run.ts'
 import type { AtomsFlag, CliAtoms } from '../atoms-module.ts'
-import { bodyWithValue, declaredNames, isIncomplete, mapBack } from '../snippet.ts'
+import { bodyWithValue, declaredNames, isIncomplete, typedBack } from '../snippet.ts'
 import { valueText } from '../value-text.ts'
 
 export interface ReplOptions extends SetupFlags {
@@ -47,7 +47,7 @@ export class ReplSession {
   private readonly atomNames: readonly string[]
 
   /** `atoms`: those of `--atoms` modules (runAtoms), callable from every entry. */
-  constructor(opts: ReplOptions, io: CliIO, atoms: CliAtoms = { names: [], atoms: [], modules: [] }) {
+  constructor(opts: ReplOptions, private readonly io: CliIO, atoms: CliAtoms = { names: [], atoms: [], modules: [] }) {
     this.fuelBudget = intOption(opts.fuel, '--fuel', 1) ?? 1000
     this.setup = setupFromFlags(opts, io, atoms.atoms)
     this.atomNames = atoms.names
@@ -63,7 +63,7 @@ export class ReplSession {
     const prefix = `function entry({ ${carried.join(', ')} }) { `
     const source = `${prefix}${body.source}\nreturn { value: __value, vars: { ${all.join(', ')} } }\n}\n`
     // Positions point into the entry as typed: line 1 loses the wrapper's columns.
-    const unwrap = ({ frame: _frame, ...d }: JsonDiagnostic): JsonDiagnostic => mapBack(d, prefix.length, body)
+    const unwrap = (d: JsonDiagnostic): JsonDiagnostic => typedBack(d, code, prefix.length, body)
     let ast
     try {
       ast = compileSource(source, '<repl>', this.atomNames, 20).ast
@@ -72,7 +72,8 @@ export class ReplSession {
       return { diagnostics: fromTranspileError(e).map(unwrap) }
     }
     const args = Object.fromEntries(carried.map((n) => [n, this.vars[n]]))
-    const r = await this.setup.vm.run(ast, args, { capabilities: this.setup.capabilities, fuel: this.fuelBudget, timeoutMs: DEFAULT_RUN_TIMEOUT_MS })
+    const r = await this.setup.vm.run(ast, args, { capabilities: this.setup.capabilities, fuel: this.fuelBudget, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, onLog: guestConsole(this.io) })
+    printWarnings(this.io, r.warnings)
     this.lastFuel = r.fuelUsed
     this.totalFuel = Math.round((this.totalFuel + r.fuelUsed) * 1e4) / 1e4
     if (r.error) {

@@ -59,6 +59,18 @@ export function setupFromFlags(opts: SetupFlags, io: CliIO, atoms: CliAtoms['ato
   })
 }
 
+/** The guest's console output as it happens, on stderr (run, eval, repl); its warnings come at the end (printWarnings). */
+export function guestConsole(io: CliIO): (line: { level: string; message: string }) => void {
+  const c = palette(io.color)
+  return ({ level, message }) => { if (level !== 'warn') io.err(`${level === 'error' ? c.red('console.error') + ': ' : ''}${message}\n`) }
+}
+
+/** The run's warnings (its console.warn lines), on stderr. */
+export function printWarnings(io: CliIO, warnings: readonly string[] | undefined): void {
+  const c = palette(io.color)
+  for (const w of warnings ?? []) io.err(`${c.yellow('warning')}: ${w}\n`)
+}
+
 export interface RunCommandOptions extends McpFlags {
   /** Calls of atoms that require approval: all approved, all denied (default: asked on a TTY, else denied). */
   approveAll?: boolean
@@ -154,11 +166,10 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
       ...(fuel !== undefined ? { fuel } : {}),
       timeoutMs,
       trace: opts.trace === true,
-      // The guest's console output, as it happens, on stderr (its warnings also come at the end).
-      onLog: ({ level, message }) => { if (level !== 'warn') io.err(`${level === 'error' ? c.red('console.error') + ': ' : ''}${message}\n`) },
+      onLog: guestConsole(io),
     })
     if (opts.trace && result.trace && !opts.json) io.err(formatTrace(result.trace, result.fuelUsed, c))
-    if (!opts.json) for (const w of result.warnings ?? []) io.err(`${c.yellow('warning')}: ${w}\n`)
+    if (!opts.json) printWarnings(io, result.warnings)
     if (result.error) reporter.add(fromAgentError(result.error, { file: target === '-' ? opts.stdinFilename ?? '<stdin>' : target, source: loaded.source, fuel: fuel ?? 1000, timeoutMs }))
     else if (!opts.json) io.out(`${JSON.stringify(result.result, null, 2)}\n`)
     return reporter.finish({
