@@ -5,7 +5,8 @@
  * /ui/app.css under the same CSP. The code uses assets.ts's helpers (h, api,
  * show, when, short, stateCell, filters, cursors, PAGE_SIZE).
  *
- * - `scheduleSection()`: the list page's "Schedules" section (GET /v1/schedules, paged).
+ * - `scheduleSection()`: the list page's "Schedules" section (GET /v1/schedules, paged): each
+ *   schedule's next fire (with its jitter) and last action (outcome, run or skip code).
  * - `scheduleView(id)`, `#/schedule/<id>`: spec, policies, next fire times,
  *   skipped fires by reason, recent actions with links to the runs they
  *   started, and Pause/Unpause (with a note), Trigger now and Delete (with a
@@ -45,6 +46,20 @@ function skippedText(counts) {
   return ((counts && counts.started) || 0) + ' started, ' + skipped + ' skipped'
 }
 
+/** The next nominal fire time, and how much later its jitter has it fire. */
+function nextFireCell(s) {
+  const nominal = (s.nextFireTimes || [])[0]
+  const late = nominal && s.nextFireAt ? Date.parse(s.nextFireAt) - Date.parse(nominal) : 0
+  return h('td', {}, whenIso(nominal), late > 0 ? h('span', { class: 'muted' }, ' +' + Math.ceil(late / 1000) + ' s jitter') : null)
+}
+/** What a schedule did last: its outcome and time, the run it started or the code it was skipped with (its message on hover). */
+function lastActionCell(a) {
+  if (!a) return h('td', { class: 'muted' }, 'none yet')
+  return h('td', { title: a.message || null },
+    h('span', { class: 'state-' + a.outcome }, a.outcome), ' ' + whenIso(a.at) + ' (' + a.via + ')',
+    a.runId ? [' · ', runLink(a.runId)] : null, a.reason ? [' · ', h('code', {}, a.reason)] : null)
+}
+
 /** The list page's section: a page of GET /v1/schedules (by id), filtered on the page by state and search. */
 async function scheduleSection(rerender) {
   const stack = cursors.schedule
@@ -58,18 +73,17 @@ async function scheduleSection(rerender) {
   }
   const rows = page.items.filter((s) => (!filters.state || scheduleState(s) === filters.state) && matches({ id: s.id, label: workflowLabel(s) }))
   const table = h('table', { 'aria-label': 'schedules', id: 'schedules' },
-    h('thead', {}, h('tr', {}, ['Id', 'Workflow', 'Spec', 'State', 'Next fire (UTC)', 'Last run'].map((c) => h('th', { scope: 'col' }, c)))),
-    h('tbody', {}, rows.length === 0 ? h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No schedules.')) : rows.map((s) =>
+    h('thead', {}, h('tr', {}, ['Id', 'Workflow', 'Spec', 'State', 'Next fire (UTC)', 'Last action (UTC)', 'Fires'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, rows.length === 0 ? h('tr', {}, h('td', { colspan: 7, class: 'muted' }, 'No schedules.')) : rows.map((s) =>
       h('tr', {}, h('td', {}, h('a', { href: '#/schedule/' + encodeURIComponent(s.id) }, s.id)), h('td', {}, workflowLabel(s)), h('td', {}, specText(s.spec)),
-        stateCell(scheduleState(s)), h('td', {}, whenIso((s.nextFireTimes || [])[0])),
-        h('td', {}, s.lastRunId ? runLink(s.lastRunId) : 'none', h('span', { class: 'muted' }, ' · ' + skippedText(s.counts)))))))
+        stateCell(scheduleState(s)), nextFireCell(s), lastActionCell(s.lastAction), h('td', {}, skippedText(s.counts))))))
   const pager = h('nav', { class: 'pager', 'aria-label': 'schedules pages' },
     h('button', { class: 'secondary', id: 'sch-prev', disabled: n === 0, onclick: () => { stack.pop(); rerender() } }, 'Previous'),
     h('span', { id: 'sch-page' }, 'Page ' + (n + 1) + (page.nextCursor ? '' : ' (last)')),
     h('button', { class: 'secondary', id: 'sch-next', disabled: !page.nextCursor, onclick: () => { stack.push(page.nextCursor); rerender() } }, 'Next'))
   return h('section', { 'aria-label': 'Schedules' },
     h('h3', {}, 'Schedules', filters.state ? ' (' + filters.state + ')' : ''),
-    h('p', { class: 'muted' }, 'Workflows started on a cron or every N ms, by id; the last run each started and its fires.'),
+    h('p', { class: 'muted' }, 'Workflows started on a cron or every N ms, by id; what each did last and its fires.'),
     filters.state && !SCHEDULE_STATES.includes(filters.state) ? h('p', { class: 'muted' }, 'Schedules have no state “' + filters.state + '”.') : table, pager)
 }
 

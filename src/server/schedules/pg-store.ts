@@ -11,7 +11,7 @@
 import type pg from 'pg'
 import { inTransaction } from '../stores/pg-tx.ts'
 import { jsonLength, type StoreQuota } from '../stores/quota.ts'
-import { checkScheduleGrowth, checkScheduleQuota, scheduleExists, type ScheduleRow, type ScheduleStore } from './store.ts'
+import { checkScheduleGrowth, checkScheduleQuota, scheduleExists, type ScheduleListRow, type ScheduleRow, type ScheduleStore } from './store.ts'
 
 /** Advisory lock class of a tenant's schedule inserts (the count and the insert are one step). */
 const INSERT_LOCK = 7415
@@ -49,9 +49,14 @@ export class PgScheduleStore implements ScheduleStore {
     return (await this.pool.query('SELECT data FROM ajs.schedules WHERE tenant = $1 AND id = $2', [tenant, id])).rows[0]?.data
   }
 
-  async list(tenant: string, limit: number, after?: string): Promise<ScheduleRow[]> {
-    const r = await this.pool.query('SELECT data FROM ajs.schedules WHERE tenant = $1 AND id > $2 ORDER BY id LIMIT $3', [tenant, after ?? '', limit])
-    return r.rows.map((x) => x.data as ScheduleRow)
+  /** listRowOf in the query: the actions, the workflow's source and modules stay in the database. */
+  async list(tenant: string, limit: number, after?: string): Promise<ScheduleListRow[]> {
+    const r = await this.pool.query(
+      `SELECT (data - 'actions') #- '{workflow,source}' #- '{workflow,workflows}' AS data, data->'actions'->(-1) AS last
+       FROM ajs.schedules WHERE tenant = $1 AND id > $2 ORDER BY id LIMIT $3`,
+      [tenant, after ?? '', limit],
+    )
+    return r.rows.map((x) => ({ ...x.data, ...(x.last ? { lastAction: x.last } : {}) }) as ScheduleListRow)
   }
 
   async delete(tenant: string, id: string): Promise<boolean> {

@@ -10,9 +10,9 @@ import { HttpError } from '../errors.ts'
 import { quotasOf, type Tenants } from '../tenants.ts'
 import type { StartWorkflowBody, WorkflowRoutesBackend } from '../workflows.ts'
 import { Firing, dueAtOf, startBody } from './firing.ts'
-import { checkSpec, FireTimes, sameSpec, type ScheduleSpec } from './spec.ts'
+import { checkSpec, FireTimes, jitterOf, sameSpec, type ScheduleSpec } from './spec.ts'
 import type { StoreQuota } from '../stores/quota.ts'
-import type { Overlap, ScheduleAction, ScheduleRow, ScheduleStore } from './store.ts'
+import type { Overlap, ScheduleAction, ScheduleListRow, ScheduleRow, ScheduleStore } from './store.ts'
 
 export interface CreateScheduleBody {
   id?: string
@@ -34,6 +34,9 @@ export const MAX_SCHEDULES_PER_PASS = 100
 /** Fire times GET /v1/schedules/{id} shows. */
 const NEXT_SHOWN = 5
 const DEFAULT_CATCHUP_MS = 60_000
+
+/** An action as the API shows it: its times as ISO texts. */
+const actionView = (a: ScheduleAction): Record<string, unknown> => ({ ...a, at: new Date(a.at).toISOString(), nominalAt: new Date(a.nominalAt).toISOString() })
 
 const notFound = (id: string) => new HttpError('NOT_FOUND', `No schedule "${id.slice(0, 64)}" for this tenant`)
 
@@ -64,8 +67,11 @@ export class ScheduleService {
     return t.config.limits
   }
 
-  /** The schedule as GET shows it: its spec and what to start, its next fire times, counts and last actions (newest first). */
-  view(row: ScheduleRow): Record<string, unknown> {
+  /**
+   * What GET and the list show of a schedule: its spec and what to start, its next fire times (`nextFireAt`: the
+   * first one's due time, with its jitter), counts and newest action. The list leaves out the workflow's source and modules.
+   */
+  private facts(row: ScheduleListRow | ScheduleRow, lastAction: ScheduleAction | undefined): Record<string, unknown> {
     const now = this.clock.now()
     const times = new FireTimes(row.spec)
     const next = row.paused || row.nextAt === null ? [] : [row.nextAt, ...times.next(Math.max(row.nextAt, now), NEXT_SHOWN - 1)]
@@ -74,11 +80,17 @@ export class ScheduleService {
       catchupWindowMs: row.catchupWindowMs, jitterMs: row.jitterMs, paused: row.paused, ...(row.note !== undefined ? { note: row.note } : {}),
       createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision ?? 0, ...(row.revisedAt !== undefined ? { revisedAt: row.revisedAt } : {}),
       nextFireTimes: next.map((t) => new Date(t).toISOString()),
+      nextFireAt: next.length > 0 ? new Date(next[0]! + jitterOf(row.uid, next[0]!, row.jitterMs)).toISOString() : null,
       ...(row.lastRunId ? { lastRunId: row.lastRunId } : {}),
       ...(row.buffered ? { buffered: { nominalAt: new Date(row.buffered.nominalAt).toISOString(), via: row.buffered.via } } : {}),
       counts: row.counts,
-      actions: [...row.actions].reverse().map((a) => ({ ...a, at: new Date(a.at).toISOString(), nominalAt: new Date(a.nominalAt).toISOString() })),
+      lastAction: lastAction ? actionView(lastAction) : null,
     }
+  }
+
+  /** The schedule as GET shows it: its facts and its last actions (newest first). */
+  view(row: ScheduleRow): Record<string, unknown> {
+    return { ...this.facts(row, row.actions[row.actions.length - 1]), actions: [...row.actions].reverse().map(actionView) }
   }
 
   async create(tenant: string, body: CreateScheduleBody): Promise<Record<string, unknown>> {
@@ -111,11 +123,7 @@ export class ScheduleService {
     const after = q.cursor === undefined ? undefined : Buffer.from(q.cursor, 'base64url').toString()
     const rows = await this.store.list(tenant, limit + 1, after)
     const page = rows.slice(0, limit)
-    const items = page.map((r) => {
-      const { actions: _a, workflow, ...rest } = this.view(r) as { actions: unknown; workflow: { source?: string } }
-      const { source: _s, ...shown } = workflow
-      return { ...rest, workflow: shown }
-    })
+    const items = page.map((r) => this.facts(r, r.lastAction))
     return rows.length > limit ? { items, nextCursor: Buffer.from(page[page.length - 1]!.id).toString('base64url') } : { items }
   }
 

@@ -72,12 +72,29 @@ export interface ScheduleRow {
   actions: ScheduleAction[]
 }
 
+/**
+ * A row as GET /v1/schedules lists it: its newest action instead of its last MAX_ACTIONS, and its workflow
+ * without the source and the child modules (what can be large), so a page reads a bounded row per schedule.
+ */
+export type ScheduleListRow = Omit<ScheduleRow, 'actions' | 'workflow'> & {
+  workflow: Omit<ScheduleRow['workflow'], 'source' | 'workflows'>
+  lastAction?: ScheduleAction
+}
+
+/** What the list shows of a row (PostgreSQL makes the same in its query). */
+export function listRowOf(row: ScheduleRow): ScheduleListRow {
+  const { actions, workflow, ...rest } = row
+  const { source: _s, workflows: _w, ...shown } = workflow
+  const last = actions[actions.length - 1]
+  return { ...rest, workflow: shown, ...(last ? { lastAction: last } : {}) }
+}
+
 export interface ScheduleStore {
   /** Add a schedule; 409 SCHEDULE_EXISTS for a taken id, 429 STORE_QUOTA_EXCEEDED over limits.maxSchedules or maxScheduleBytes. */
   insert(row: ScheduleRow, quota: StoreQuota): Promise<void>
   get(tenant: string, id: string): Promise<ScheduleRow | undefined>
-  /** The tenant's schedules by id, after `after`. */
-  list(tenant: string, limit: number, after?: string): Promise<ScheduleRow[]>
+  /** The tenant's schedules by id, after `after`, as the list shows them (one read for the page, not one per row). */
+  list(tenant: string, limit: number, after?: string): Promise<ScheduleListRow[]>
   delete(tenant: string, id: string): Promise<boolean>
   /**
    * Change a row under its lock (waiting for it); `fn`'s row is saved. undefined: no such schedule. With `quota`
@@ -140,9 +157,9 @@ export class MemoryScheduleStore implements ScheduleStore {
     return r && structuredClone(r)
   }
 
-  async list(tenant: string, limit: number, after?: string): Promise<ScheduleRow[]> {
+  async list(tenant: string, limit: number, after?: string): Promise<ScheduleListRow[]> {
     const mine = [...this.rows.values()].filter((r) => r.tenant === tenant && (after === undefined || r.id > after))
-    return mine.sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, limit).map((r) => structuredClone(r))
+    return mine.sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, limit).map((r) => structuredClone(listRowOf(r)))
   }
 
   async delete(tenant: string, id: string): Promise<boolean> {
