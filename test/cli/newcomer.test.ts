@@ -78,3 +78,26 @@ describe('ajsc eval and ajsc repl show what the program prints, and where it fai
     expect(repl.stderr).toContain('> 1 | a + nope\n    |     ^')
   })
 })
+
+describe('flag values that name nothing are refused, not ignored or crashed on', () => {
+  test('atoms --only with a name no atom has is a usage error with a suggestion (it printed nothing, exit 0)', () => {
+    const typo = ajsc(['atoms', '--core', '--only', 'storeGte'], { cwd: dir })
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain('error CLI_USAGE: --only storeGte: no such atom (did you mean storeGet?)')
+    const core = ajsc(['atoms', '--only', 'storeGet'], { cwd: dir })
+    expect(core.code).toBe(2)
+    expect(core.stderr).toContain('hint: Add --core: ajsc atoms --core --only storeGet')
+    expect(ajsc(['atoms', '--core', '--only', 'storeGet'], { cwd: dir }).stdout).toContain('declare function storeGet(')
+  })
+
+  test('inspect: a missing report or --source file is CLI_NOT_FOUND as typed, not a crash with a stack', () => {
+    const report = join(dir, 'trace.json')
+    writeFileSync(report, ajsc(['run', 'hello.ajs', '--trace', '--json'], { cwd: dir }).stdout)
+    const missing = ajsc(['inspect', 'nope.json'], { cwd: dir })
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toBe('nope.json: error CLI_NOT_FOUND: nope.json: no such file or directory\nhint: Check the path; it is resolved from the working directory.\n')
+    const source = ajsc(['inspect', 'trace.json', '--source', 'nope.ajs'], { cwd: dir })
+    expect(source.code).toBe(1)
+    expect(source.stderr).toBe('nope.ajs: error CLI_NOT_FOUND: nope.ajs: no such file\nhint: Check the path; it is resolved from the working directory.\n')
+  })
+})

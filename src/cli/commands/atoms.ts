@@ -7,6 +7,7 @@ import type { Command } from 'commander'
 import { Option } from 'commander'
 import { describeAtoms } from '../../codemode/describe.ts'
 import { coreAtoms } from '../../vm/index.ts'
+import { closest } from '../../vm/suggest.ts'
 import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { usageError, type CliIO } from '../io.ts'
 import { runAtomsOption } from '../options.ts'
@@ -28,11 +29,20 @@ export async function atomsCommand(opts: AtomsOptions, io: CliIO): Promise<numbe
     for (const note of mcp.notes) io.err(`note: ${note}\n`)
     const all = [...(opts.core ? Object.values(coreAtoms) : []), ...custom, ...Object.values(mcp.atoms)]
     const only = opts.only?.split(',').map((s) => s.trim()).filter(Boolean)
+    for (const name of only ?? []) checkOnly(name, all.map((a) => a.op), opts.core === true)
     io.out(describeAtoms(all, { format, ...(only ? { only } : {}) }) + (format === 'json' ? '\n' : ''))
     return 0
   } finally {
     await mcp.close()
   }
+}
+
+/** A name of --only that no listed atom has: a typo, or a core atom without --core. */
+function checkOnly(name: string, listed: readonly string[], core: boolean): void {
+  if (listed.includes(name)) return
+  if (!core && Object.hasOwn(coreAtoms, name)) throw usageError(`--only ${name}: ${name} is a core atom, listed only with --core`, `Add --core: ajsc atoms --core --only ${name}`)
+  const near = closest(name, [...listed, ...(core ? [] : Object.keys(coreAtoms))])
+  throw usageError(`--only ${name}: no such atom${near ? ` (did you mean ${near}?)` : ''}`, 'Run `ajsc atoms` without --only (with --core, --atoms or --mcp as before) to list the atoms\' names.')
 }
 
 export function registerAtomsCommand(program: Command, io: CliIO, setCode: (code: number) => void): void {

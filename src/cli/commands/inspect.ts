@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import type { Command } from 'commander'
-import { CliError, usageError, type CliIO } from '../io.ts'
+import { CliError, readText, usageError, type CliIO } from '../io.ts'
 
 export interface InspectItem {
   kind: 'run' | 'workflow'
@@ -38,11 +38,12 @@ export interface InspectData {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-function readJson(file: string): unknown {
+function readJson(file: string, shown: string = file): unknown {
+  const text = readText(file, shown)
   try {
-    return JSON.parse(readFileSync(file, 'utf8'))
+    return JSON.parse(text)
   } catch (e) {
-    throw new CliError('CLI_BAD_JSON', `${file}: ${(e as Error).message}`, { file, hint: 'Pass the JSON of `ajsc run --json --trace`, a RunResult, or a workflow run directory.' })
+    throw new CliError('CLI_BAD_JSON', `${shown}: ${(e as Error).message}`, { file: shown, hint: 'Pass the JSON of `ajsc run --json --trace`, a RunResult, or a workflow run directory.' })
   }
 }
 
@@ -109,25 +110,26 @@ export function workflowItem(dir: string): InspectItem {
 
 /** Everything one path holds. */
 export function loadInspectData(paths: readonly string[], cwd: string, sourceFile?: string): InspectData {
-  const source = sourceFile === undefined ? undefined : readFileSync(resolve(cwd, sourceFile), 'utf8')
+  const source = sourceFile === undefined ? undefined : readText(resolve(cwd, sourceFile), sourceFile)
   const items: InspectItem[] = []
-  const addPath = (full: string, depth: number) => {
-    if (!existsSync(full)) throw new CliError('CLI_NOT_FOUND', `${full}: no such file or directory`, { file: full })
+  // `shown`: the path as the user typed it (and below it), for messages.
+  const addPath = (full: string, shown: string, depth: number) => {
+    if (!existsSync(full)) throw new CliError('CLI_NOT_FOUND', `${shown}: no such file or directory`, { file: shown })
     const st = statSync(full)
     if (st.isDirectory()) {
       if (existsSync(join(full, 'run.json'))) return void items.push(workflowItem(full))
       if (depth > 1) return
       for (const name of readdirSync(full).sort()) {
         const child = join(full, name)
-        if (statSync(child).isDirectory() ? existsSync(join(child, 'run.json')) : name.endsWith('.json')) addPath(child, depth + 1)
+        if (statSync(child).isDirectory() ? existsSync(join(child, 'run.json')) : name.endsWith('.json')) addPath(child, join(shown, name), depth + 1)
       }
       return
     }
-    const item = runItem(readJson(full), basename(full).replace(/\.json$/, ''), source, st.mtimeMs)
+    const item = runItem(readJson(full, shown), basename(full).replace(/\.json$/, ''), source, st.mtimeMs)
     if (item) items.push(item)
-    else if (depth === 0) throw new CliError('CLI_BAD_JSON', `${full}: not a run report, a RunResult or a trace`, { file: full, hint: 'Make one with `ajsc run prog.ajs --trace --json > trace.json`.' })
+    else if (depth === 0) throw new CliError('CLI_BAD_JSON', `${shown}: not a run report, a RunResult or a trace`, { file: shown, hint: 'Make one with `ajsc run prog.ajs --trace --json > trace.json`.' })
   }
-  for (const p of paths) addPath(resolve(cwd, p), 0)
+  for (const p of paths) addPath(resolve(cwd, p), p, 0)
   items.sort((a, b) => (b.at ?? 0) - (a.at ?? 0))
   return { title: paths.join(', '), items }
 }
