@@ -6,6 +6,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { CliError } from './io.ts'
+import { notFoundHint } from './not-found.ts'
 
 export interface InputFile {
   /** Absolute path. */
@@ -97,7 +98,7 @@ export function expandInputs(args: readonly string[], cwd: string, options: { al
       st = statSync(path)
     } catch {
       if (options.allowMissing) continue
-      throw new CliError('CLI_NOT_FOUND', `${arg}: no such file or directory`, { file: arg })
+      throw new CliError('CLI_NOT_FOUND', `${arg}: no such file or directory`, { file: arg, hint: notFoundHint(path, arg) })
     }
     if (st.isDirectory()) {
       let n = 0

@@ -23,6 +23,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { CLI_CODES, type CliCode } from '../diagnostics/cli-codes.ts'
+import { notFoundHint } from './not-found.ts'
 
 export const EXIT = Object.freeze({ ok: 0, failure: 1, usage: 2 } as const)
 
@@ -70,7 +71,7 @@ export function readText(path: string, shown: string = path): string {
     return readFileSync(path, 'utf8')
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') throw new CliError('CLI_NOT_FOUND', `${shown}: no such file`, { file: shown })
+    if (code === 'ENOENT') throw new CliError('CLI_NOT_FOUND', `${shown}: no such file`, { file: shown, hint: notFoundHint(path, shown) })
     if (code === 'EISDIR') throw new CliError('CLI_READ', `${shown} is a directory`, { file: shown })
     throw new CliError('CLI_READ', `${shown}: ${(e as Error).message}`, { file: shown })
   }

@@ -101,3 +101,18 @@ describe('flag values that name nothing are refused, not ignored or crashed on',
     expect(source.stderr).toBe('nope.ajs: error CLI_NOT_FOUND: nope.ajs: no such file\nhint: Check the path; it is resolved from the working directory.\n')
   })
 })
+
+describe('a typo in a file name', () => {
+  test('CLI_NOT_FOUND suggests the nearest path that exists, as typed (run, check, build)', () => {
+    const run = ajsc(['run', 'helo.ajs'], { cwd: dir })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('helo.ajs: error CLI_NOT_FOUND')
+    expect(run.stderr).toContain('hint: Did you mean hello.ajs?')
+    const fromRoot = ajsc(['check', 'exmaples/hello.ajs', '--json'])
+    expect(JSON.parse(fromRoot.stdout).diagnostics[0]).toMatchObject({ code: 'CLI_NOT_FOUND', file: 'exmaples/hello.ajs', hint: expect.stringContaining('Did you mean examples/hello.ajs?') })
+    const args = ajsc(['run', 'hello.ajs', '--args', '@hello.ajz'], { cwd: dir })
+    expect(args.stderr).toContain('Did you mean hello.ajs?')
+    // Nothing near: the plain hint.
+    expect(ajsc(['build', 'zzzzzzzz.ajs'], { cwd: dir }).stderr).toContain('hint: Check the path; it is resolved from the working directory.')
+  })
+})

@@ -14,6 +14,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { CliError, readText, usageError, type CliIO } from '../io.ts'
+import { notFoundHint } from '../not-found.ts'
 
 export interface InspectItem {
   kind: 'run' | 'workflow'
@@ -114,7 +115,7 @@ export function loadInspectData(paths: readonly string[], cwd: string, sourceFil
   const items: InspectItem[] = []
   // `shown`: the path as the user typed it (and below it), for messages.
   const addPath = (full: string, shown: string, depth: number) => {
-    if (!existsSync(full)) throw new CliError('CLI_NOT_FOUND', `${shown}: no such file or directory`, { file: shown })
+    if (!existsSync(full)) throw new CliError('CLI_NOT_FOUND', `${shown}: no such file or directory`, { file: shown, hint: notFoundHint(full, shown) })
     const st = statSync(full)
     if (st.isDirectory()) {
       if (existsSync(join(full, 'run.json'))) return void items.push(workflowItem(full))
