@@ -1,7 +1,8 @@
 /**
  * The inspector's schedules in headless Chromium (playwright-core, the system `chromium`), beside
  * inspector.test.ts's tour of the schedule page: the list's last action of each schedule (started, with
- * a link to its run; skipped, with the code) and next fire.
+ * a link to its run; skipped, with the code) and next fire; the schedule page's edit form (PATCH: the
+ * server's refusals by the field, with code, message and hint; a saved change and its revision).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -36,13 +37,13 @@ afterAll(async () => {
 })
 
 /** A page on the server's inspector whose script errors fail the test (`errors`). */
-async function open(hash = ''): Promise<{ page: Page; errors: string[] }> {
+async function open(): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(String(e)))
   // A refused request logs "Failed to load resource" (a 400 the page shows); anything else is a bug.
   page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()) })
-  await page.goto(`${t.url}/ui#token=${TOKENS.a}${hash}`)
+  await page.goto(`${t.url}/ui#token=${TOKENS.a}`)
   return { page, errors }
 }
 
@@ -106,5 +107,95 @@ describe.skipIf(!haveChromium)('the inspector\'s schedules list', () => {
     await page.close()
     await answerLastRun('list-skipped')
     for (const id of ['list-started', 'list-skipped', 'list-new']) expect((await t.req('DELETE', `/v1/schedules/${id}`)).status).toBe(204)
+  }, 90_000)
+})
+
+describe.skipIf(!haveChromium)('the inspector\'s schedule edit form (PATCH /v1/schedules/{id})', () => {
+  test('refusals by their field with code, message and hint, nothing changed; a saved change shows its revision', async () => {
+    await create({ id: 'edit-me', workflow: { source: 'export default { team: args.team }' }, args: { team: 'ops' }, spec: { cron: '0 0 1 1 *', timezone: 'Europe/Oslo' } })
+    const { page, errors } = await open()
+    await page.goto(`${t.url}/ui#/schedule/edit-me`) // the token stays in the session
+    await page.locator('#sched-state').waitFor()
+    const summary = page.locator('#sched-edit-box summary')
+    expect(await summary.textContent()).toBe('Edit schedule (revision 0)')
+    expect(await page.locator('#sched-edit-save').isVisible()).toBe(false) // closed at first
+    await summary.click()
+    const value = (id: string) => page.locator(`#sched-edit-${id}`).inputValue()
+    expect([await value('cron'), await value('timezone'), await value('overlap'), await value('catchup'), await value('jitter')]).toEqual(['0 0 1 1 *', 'Europe/Oslo', 'skip', '60000', '0'])
+    expect(JSON.parse(await value('args'))).toEqual({ team: 'ops' })
+    expect(await page.locator('#sched-edit-every').isDisabled()).toBe(true)
+    expect(await page.locator('#sched-revision').textContent()).toBe('0 (as created)')
+
+    const focused = () => page.evaluate(() => document.activeElement?.id)
+    const invalid = () => page.locator('[aria-invalid="true"]').evaluateAll((els) => els.map((e) => e.id))
+    /** Save, and read the refusal the form shows. */
+    const refused = async () => {
+      await page.locator('#sched-edit-save').click()
+      await page.locator('#sched-edit-error:not([hidden])').waitFor()
+      const text = async (id: string) => (await page.locator(id).count()) ? page.locator(id).textContent() : undefined
+      return { code: await text('#sched-edit-code'), message: await text('#sched-edit-message'), hint: await text('#sched-edit-hint'), field: (await invalid())[0], focused: await focused() }
+    }
+    // Every second: more often than limits.minScheduleIntervalMs (60000 by default).
+    await page.locator('#sched-edit-kind-every').check()
+    expect(await page.locator('#sched-edit-cron').isDisabled()).toBe(true)
+    await page.locator('#sched-edit-every').fill('1000')
+    expect(await refused()).toEqual({
+      code: 'SCHEDULE_TOO_FREQUENT', message: 'spec.everyMs is 1000 ms; this tenant\'s schedules fire at most every 60000 ms (limits.minScheduleIntervalMs)',
+      hint: expect.stringContaining('raise the tenant\'s `limits.minScheduleIntervalMs`'), field: 'sched-edit-every', focused: 'sched-edit-every',
+    })
+    expect(await page.locator('#sched-edit-every').getAttribute('aria-describedby')).toBe('sched-edit-error')
+    // A zone the server does not know: the time zone field, and only it, is marked.
+    await page.locator('#sched-edit-kind-cron').check()
+    await page.locator('#sched-edit-timezone').fill('Mars/Olympus')
+    expect(await refused()).toMatchObject({ code: 'SCHEDULE_TIMEZONE', message: 'spec.timezone "Mars/Olympus" is not an IANA time zone this server knows', hint: expect.stringContaining('IANA time zone name'), field: 'sched-edit-timezone', focused: 'sched-edit-timezone' })
+    expect(await invalid()).toEqual(['sched-edit-timezone'])
+    await page.locator('#sched-edit-timezone').fill('Europe/Oslo')
+    // The request schema's refusal (BAD_REQUEST) names the field too.
+    await page.locator('#sched-edit-catchup').fill('10')
+    expect(await refused()).toMatchObject({ code: 'BAD_REQUEST', message: 'Invalid request: body/catchupWindowMs must be >= 1000', field: 'sched-edit-catchup' })
+    await page.locator('#sched-edit-catchup').fill('120000')
+    // Args that are not JSON never leave the page; args that are not an object, the server refuses.
+    await page.locator('#sched-edit-args').fill('{ "team": ')
+    expect(await refused()).toMatchObject({ code: undefined, message: expect.stringMatching(/^The args are not JSON: /), field: 'sched-edit-args', focused: 'sched-edit-args' })
+    await page.locator('#sched-edit-args').fill('["billing"]')
+    expect(await refused()).toMatchObject({ code: 'BAD_REQUEST', message: 'Invalid request: body/args must be object', field: 'sched-edit-args' })
+    expect((await t.req('GET', '/v1/schedules/edit-me')).json).toMatchObject({ revision: 0, spec: { cron: '0 0 1 1 *', timezone: 'Europe/Oslo' }, catchupWindowMs: 60_000, args: { team: 'ops' } })
+
+    // A good change: weekdays at 06:30 in New York, one fire buffered, a two-minute window, 5 s of jitter, another team.
+    await page.locator('#sched-edit-cron').fill('30 6 * * 1-5')
+    await page.locator('#sched-edit-timezone').fill('America/New_York')
+    await page.locator('#sched-edit-overlap').selectOption('bufferOne')
+    await page.locator('#sched-edit-jitter').fill('5000')
+    await page.locator('#sched-edit-args').fill('{ "team": "billing" }')
+    await page.locator('#sched-edit-save').click()
+    await page.locator('#sched-edit-box summary', { hasText: 'revision 1' }).waitFor()
+    const saved = (await t.req('GET', '/v1/schedules/edit-me')).json
+    expect(saved).toMatchObject({ revision: 1, spec: { cron: '30 6 * * 1-5', timezone: 'America/New_York' }, overlap: 'bufferOne', catchupWindowMs: 120_000, jitterMs: 5000, args: { team: 'billing' } })
+    expect(await page.locator('#sched-edit-status').textContent()).toBe(`Saved spec, overlap, catchupWindowMs, jitterMs, args: revision 1. It fires next at ${saved.nextFireTimes[0].replace('T', ' ').slice(0, 19)}.`)
+    expect(await page.locator('#sched-edit-error').isHidden()).toBe(true)
+    expect(await invalid()).toEqual([])
+    expect(await focused()).toBe('sched-edit-save')
+    expect(await page.locator('#sched-spec').textContent()).toBe('cron 30 6 * * 1-5 (America/New_York)')
+    expect(await page.locator('#sched-revision').textContent()).toMatch(/^1 \(changed \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)$/)
+    expect([await value('cron'), await value('timezone'), await value('overlap'), await value('catchup'), await value('jitter')]).toEqual(['30 6 * * 1-5', 'America/New_York', 'bufferOne', '120000', '5000'])
+    // Saved again as it is: nothing is sent.
+    await page.locator('#sched-edit-save').click()
+    await page.getByText('Nothing changed.').waitFor()
+    expect((await t.req('GET', '/v1/schedules/edit-me')).json.revision).toBe(1)
+    // Every hour: the spec alone, revision 2.
+    await page.locator('#sched-edit-kind-every').check()
+    await page.locator('#sched-edit-every').fill('3600000')
+    await page.locator('#sched-edit-save').click()
+    await page.locator('#sched-edit-box summary', { hasText: 'revision 2' }).waitFor()
+    expect(await page.locator('#sched-edit-status').textContent()).toStartWith('Saved spec: revision 2. It fires next at ')
+    expect(await page.locator('#sched-spec').textContent()).toBe('every 3600000 ms (1 h)')
+    // The new args are what the next fire starts with.
+    await page.locator('#sched-trigger').click()
+    await page.locator('#sched-actions a[href^="#/workflow/"]').waitFor()
+    expect((await runState('edit-me', (wf) => wf.state === 'done')).result).toEqual({ team: 'billing' })
+
+    expect(errors).toEqual([])
+    await page.close()
+    expect((await t.req('DELETE', '/v1/schedules/edit-me')).status).toBe(204)
   }, 90_000)
 })

@@ -92,6 +92,7 @@ async function api(method, path, body) {
   if (!res.ok) {
     const e = new Error((data && data.error && (data.error.code + ': ' + data.error.message)) || (res.status + ' ' + res.statusText))
     e.status = res.status
+    e.error = data && data.error // { code, message, hint }: forms show them by the field
     throw e
   }
   return data

@@ -10,17 +10,20 @@
  * - `scheduleView(id)`, `#/schedule/<id>`: spec, policies, next fire times,
  *   skipped fires by reason, recent actions with links to the runs they
  *   started, and Pause/Unpause (with a note), Trigger now and Delete (with a
- *   confirm step), each answering in an aria-live status.
+ *   confirm step), each answering in an aria-live status (a refusal's hint
+ *   below it), and the edit form (schedule-edit-assets.ts).
  */
+
+import { SCHEDULE_EDIT_CSS, SCHEDULE_EDIT_JS } from './schedule-edit-assets.ts'
 
 export const SCHEDULES_CSS = `
 .state-active { color: var(--ok); font-weight: 600; }
 .state-paused { color: var(--bad); font-weight: 600; }
 .state-started { color: var(--ok); } .state-skipped, .state-buffered { color: var(--muted); }
 .confirm { display: inline-flex; gap: .6rem; align-items: center; }
-`
+${SCHEDULE_EDIT_CSS}`
 
-export const SCHEDULES_JS = String.raw`
+export const SCHEDULES_JS = String.raw`${SCHEDULE_EDIT_JS}
 // ---- schedules (server mode) ----------------------------------------------
 const SCHEDULE_STATES = ['active', 'paused']
 /** An ISO time of the API (schedules answer ISO texts, runs and workflows ms). */
@@ -104,7 +107,8 @@ function scheduleBody(s) {
       h('dt', {}, 'Jitter'), h('dd', {}, s.jitterMs ? s.jitterMs + ' ms' + duration(s.jitterMs, ' (', ')') : 'none'),
       h('dt', {}, 'Last run'), h('dd', {}, s.lastRunId ? runLink(s.lastRunId) : 'none'),
       s.buffered ? [h('dt', {}, 'Buffered fire'), h('dd', {}, whenIso(s.buffered.nominalAt) + ' (' + s.buffered.via + ')')] : null,
-      h('dt', {}, 'Created, updated'), h('dd', {}, whenIso(s.createdAt) + ', ' + whenIso(s.updatedAt))),
+      h('dt', {}, 'Created, updated'), h('dd', {}, whenIso(s.createdAt) + ', ' + whenIso(s.updatedAt)),
+      h('dt', {}, 'Revision'), h('dd', { id: 'sched-revision' }, String(s.revision || 0) + (s.revisedAt ? ' (changed ' + whenIso(s.revisedAt) + ')' : ' (as created)'))),
     s.workflow && s.workflow.source ? h('details', {}, h('summary', {}, 'Workflow source and args'), h('pre', {}, s.workflow.source), h('pre', {}, JSON.stringify(s.args || {}, null, 2))) : null,
     h('h3', {}, 'Next fire times (UTC)'),
     next.length ? h('ol', { id: 'sched-next' }, next.map((t) => h('li', {}, whenIso(t)))) : h('p', { class: 'muted', id: 'sched-next' }, s.paused ? 'None while it is paused.' : 'None: the spec fires no more.'),
@@ -129,25 +133,32 @@ async function scheduleView(id) {
   let s = await api('GET', path)
   const body = h('div', { id: 'sched-body' }, scheduleBody(s))
   const status = h('p', { role: 'status', 'aria-live': 'polite', id: 'sched-status' })
+  const hint = h('p', { class: 'muted', id: 'sched-hint', hidden: true })
   const note = h('input', { id: 'sched-note', name: 'note', maxlength: 1000 })
   const toggle = h('button', { type: 'button', id: 'sched-toggle' }, s.paused ? 'Unpause' : 'Pause')
   const buttons = []
+  /** Show the schedule an answer holds. */
+  const refresh = (answer) => {
+    s = answer
+    body.replaceChildren(...scheduleBody(s).filter(Boolean))
+    toggle.textContent = s.paused ? 'Unpause' : 'Pause'
+  }
   /** Call the API; show the schedule it answers (the status says what happened), or its error. */
   const act = async (what, method, suffix, payload, said) => {
     for (const b of buttons) b.disabled = true
     status.className = ''
     status.textContent = what + '…'
+    hint.hidden = true
     try {
       const answer = await api(method, path + suffix, payload)
-      if (answer) {
-        s = answer
-        body.replaceChildren(...scheduleBody(s).filter(Boolean))
-        toggle.textContent = s.paused ? 'Unpause' : 'Pause'
-      }
+      if (answer) refresh(answer)
       status.textContent = said(answer)
     } catch (e) {
       status.className = 'err'
       status.textContent = what + ' failed: ' + String(e.message || e)
+      // What to do about it, in the server's words (an unpause the tenant's limits refuse says which spec passes).
+      hint.textContent = (e.error && e.error.hint) || ''
+      hint.hidden = !hint.textContent
     } finally { for (const b of buttons) b.disabled = false }
   }
   toggle.addEventListener('click', () => {
@@ -183,7 +194,8 @@ async function scheduleView(id) {
     h('h2', {}, 'Schedule ', h('code', {}, id)),
     // The controls come first: the recent actions below can be a long table.
     h('section', { 'aria-label': 'schedule actions', class: 'panel' },
-      h('div', { class: 'filters' }, h('label', {}, 'Note for pause or unpause (optional)', note), toggle, trigger, del, confirmBox), status),
+      h('div', { class: 'filters' }, h('label', {}, 'Note for pause or unpause (optional)', note), toggle, trigger, del, confirmBox), status, hint),
+    scheduleEditor(s, path, refresh),
     body)
 }
 `
