@@ -116,3 +116,31 @@ describe('a typo in a file name', () => {
     expect(ajsc(['build', 'zzzzzzzz.ajs'], { cwd: dir }).stderr).toContain('hint: Check the path; it is resolved from the working directory.')
   })
 })
+
+describe('one flag for a program\'s arguments: -a/--args, inline, @file.json or - (stdin)', () => {
+  test('workflow run --args - reads stdin, as run and eval do (it was "not valid JSON")', () => {
+    writeFileSync(join(dir, 'wf.ajs'), 'export default { doubled: args.n * 2 }\n')
+    const r = ajsc(['workflow', 'run', 'wf.ajs', '--args', '-', '--runs-dir', 'runs', '--json'], { cwd: dir, input: '{"n":3}' })
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout).result).toEqual({ doubled: 6 })
+    expect(ajsc(['workflow', 'run', '--help']).stdout).toMatch(/or -\s+for\s+stdin/)
+  })
+
+  test('flow run takes -a/--args as well as its --input; both at once is a usage error', () => {
+    const flow = join(dir, 'double.json')
+    writeFileSync(flow, JSON.stringify({
+      name: 'double',
+      global_input_schema: { fields: [{ name: 'n', type: 'integer' }] },
+      steps: { type: 'h', children: ['twice'] },
+      blocks: { twice: { processor_type: 'code', content: 'return {"n": n * 2}', input_schema: { fields: [{ name: 'n' }] } } },
+    }))
+    const input = ajsc(['flow', 'run', 'double.json', '--input', '{"n":4}'], { cwd: dir })
+    expect(input.code).toBe(0)
+    const args = ajsc(['flow', 'run', 'double.json', '--args', '{"n":4}'], { cwd: dir })
+    expect(args).toMatchObject({ code: 0, stdout: input.stdout })
+    expect(ajsc(['flow', 'run', 'double.json', '-a', '-'], { cwd: dir, input: '{"n":4}' }).stdout).toBe(input.stdout)
+    const both = ajsc(['flow', 'run', 'double.json', '--args', '{}', '--input', '{}'], { cwd: dir })
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain('error CLI_USAGE: --args and --input are the same flag')
+  })
+})

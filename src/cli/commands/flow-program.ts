@@ -47,6 +47,7 @@ export function registerFlowCommands(program: Command, io: CliIO, setCode: (code
     .description('run a flow document and print its result as JSON')
     .argument('<file>', 'a flow .json file')
     .option('-i, --input <json>', 'the flow input: a JSON object, @file.json, or - for stdin (default {})')
+    .option('-a, --args <json>', 'the same as --input, under the name ajsc run, eval and workflow run use')
     .option('--trace', 'print the flow events (steps with fuel and tokens) to stderr')
     .option('--json', 'print one JSON report (result, fuelUsed, error, events, diagnostics) on stdout')))
     .action(async (file: string, opts) => setCode(await (await flowCode()).flowRun(file, opts, io)))

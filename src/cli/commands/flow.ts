@@ -30,6 +30,8 @@ export interface FlowCommandOptions {
   maxVisits?: string
   atoms?: AtomsFlag
   input?: string
+  /** `--args`: the same as `--input`. */
+  args?: string
   fuel?: string
   timeout?: string
   trace?: boolean
@@ -122,8 +124,11 @@ export async function flowCompile(file: string, opts: FlowCommandOptions, io: Cl
   }
 }
 
-/** `--input`: inline JSON (malformed: usage error), `@file.json` or `-` for stdin. */
-const readInput = (opt: string | undefined, io: CliIO): Promise<Record<string, unknown>> => jsonObjectFlag(opt, '--input', io)
+/** `--input` (or `--args`, its name in run, eval and workflow run): inline JSON (malformed: usage error), `@file.json` or `-` for stdin. */
+function readInput(opts: { input?: string; args?: string }, io: CliIO): Promise<Record<string, unknown>> {
+  if (opts.input !== undefined && opts.args !== undefined) throw usageError('--args and --input are the same flag; give the flow input once')
+  return opts.args !== undefined ? jsonObjectFlag(opts.args, '--args', io) : jsonObjectFlag(opts.input, '--input', io)
+}
 
 /** The flow events as an aligned table for `--trace`. */
 export function formatFlowEvents(events: readonly FlowEvent[]): string {
@@ -152,7 +157,7 @@ export async function flowRun(file: string, opts: FlowCommandOptions, io: CliIO)
   const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
   const atoms = await runAtoms(opts.atoms, io)
   const options = compileOptions(opts, file, atoms.names)
-  const input = await readInput(opts.input, io)
+  const input = await readInput(opts, io)
   const { capabilities } = setupFromFlags(opts, io)
   const reporter = new Reporter(io, 'flow run', opts.json === true)
   const text = readFlowFile(file, io)

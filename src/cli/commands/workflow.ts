@@ -20,7 +20,7 @@ import { defaultMaxAgents, defaultRunsDir, RUN_STATES } from '../../workflows/dr
 import type { WorkflowCall } from '../../workflows/engine/types.ts'
 import { palette } from '../colors.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
-import { atomsOption, intOption } from '../options.ts'
+import { atomsOption, intOption, jsonObjectFlag } from '../options.ts'
 import { runAtoms } from './run.ts'
 import { fromCliError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
 
@@ -69,20 +69,6 @@ function timeoutsFlag(text: string | undefined): { timeouts?: WorkflowTimeouts }
   } catch (e) {
     throw new CliError('CLI_USAGE', (e as Error).message)
   }
-}
-
-function parseArgs(opt: string | undefined, io: CliIO): unknown {
-  if (opt === undefined) return {}
-  const fromFile = opt.startsWith('@')
-  const text = fromFile ? readText(resolve(io.cwd, opt.slice(1)), opt.slice(1)) : opt
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (e) {
-    throw new CliError(fromFile ? 'CLI_BAD_JSON' : 'CLI_USAGE', `--args is not valid JSON: ${(e as Error).message}`)
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(fromFile ? 'CLI_BAD_JSON' : 'CLI_USAGE', '--args must be a JSON object')
-  return value
 }
 
 function runsDir(flags: DriverFlags, io: CliIO): string {
@@ -198,7 +184,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
   driverFlags(wf.command('run')
     .description('run a workflow module to completion; its journal goes to <runs-dir>/<run-id>/ (resumable after kill -9)')
     .argument('<file>', 'the workflow module (.ajs)')
-    .option('-a, --args <json>', 'the args global: a JSON object or @file.json (default {})')
+    .option('-a, --args <json>', 'the args global: a JSON object, @file.json, or - for stdin (default {})')
     .option('--budget <n>', 'budget total, in agent calls (default: unlimited)')
     .option('--timeouts <json>', 'the run\'s deadline and default request timeout, e.g. \'{"runMs":3600000,"requestMs":60000}\' (journaled: a resume keeps them)')
     .option('--name <name>', 'a name to find the run by (`workflow ls --name`)')
@@ -207,7 +193,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
     .action(async (file: string, flags: RunFlags) => {
       const options = { ...driverOptions(flags, io), atoms: (await runAtoms(flags.atoms, io)).atoms }
       readText(resolve(io.cwd, file), file) // a missing file is CLI_NOT_FOUND before any run directory exists
-      const args = parseArgs(flags.args, io)
+      const args = await jsonObjectFlag(flags.args, '--args', io)
       const budget = intOption(flags.budget, '--budget', 0)
       const timeouts = timeoutsFlag(flags.timeouts)
       const runId = engine.newRunId()
