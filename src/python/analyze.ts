@@ -3,8 +3,10 @@ import type { Expr, ImportName, Stmt } from './ir.ts'
 import { FnScope, hiddenName, mangle, targetNames, type Analysis, type DefInfo } from './scope.ts'
 import type { Refuser } from './refuse.ts'
 import { preludeName } from './functools.ts'
+import { collectNonlocals, resolveNonlocals } from './nonlocal.ts'
 
-export function analyze(body: Stmt[], params: string[], r: Refuser, imports?: ReadonlyMap<string, ImportName>): Analysis {
+/** `moduleLevel`: the program's top level is a script (a workflow's), not a function body (a code block's `_block`). */
+export function analyze(body: Stmt[], params: string[], r: Refuser, imports?: ReadonlyMap<string, ImportName>, moduleLevel = false): Analysis {
   let ids = 0
   const scopes: FnScope[] = []
   const scopeOf = new Map<object, FnScope>()
@@ -29,6 +31,7 @@ export function analyze(body: Stmt[], params: string[], r: Refuser, imports?: Re
   // (`groupby(...)`, `itertools.groupby(...)`: functools.ts's preludes), whose defaults its callers pass.
   const importedAs: ReadonlyMap<string, ImportName> = imports ?? new Map()
   const bind = (s: FnScope, name: string) => {
+    if (s.nonlocals.has(name)) return
     s.locals.add(name)
     s.assigned.set(name, (s.assigned.get(name) ?? 0) + 1)
   }
@@ -83,6 +86,7 @@ export function analyze(body: Stmt[], params: string[], r: Refuser, imports?: Re
           declare(st.orelse, s); declare(st.finalbody, s)
           break
         case 'def': {
+          if (s.nonlocals.has(st.name)) throw r.error('PY_UNSUPPORTED', { name: `A \`def\` of the nonlocal \`${st.name}\``, fix: 'Give the nested function its own name and assign it to the variable.' }, st.loc)
           if (s.defs.has(st.name)) throw r.error('PY_UNSUPPORTED', { name: `Redefining \`${st.name}\``, fix: 'Give each helper function its own name.' }, st.loc)
           bind(s, st.name)
           const f = newScope('def', s)
@@ -96,12 +100,14 @@ export function analyze(body: Stmt[], params: string[], r: Refuser, imports?: Re
           s.defs.set(st.name, info)
           scopeOf.set(st, f)
           defOf.set(st, info)
+          collectNonlocals(st.body, st.params, f, r, moduleLevel)
           declare(st.body, f)
           break
         }
       }
     }
   }
+  collectNonlocals(body, params.map((name) => ({ name })), block, r, moduleLevel)
   declare(body, block)
 
   for (const s of scopes) {
@@ -112,6 +118,8 @@ export function analyze(body: Stmt[], params: string[], r: Refuser, imports?: Re
       }
     }
   }
+
+  resolveNonlocals(scopes, r)
 
   // Pass 2: free variables read directly, and call edges.
   const useName = (s: FnScope, name: string) => {

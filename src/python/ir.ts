@@ -63,6 +63,8 @@ export type Stmt = { loc: Loc } & (
   | { k: 'def'; name: string; params: Param[]; body: Stmt[]; lambda?: boolean; memo?: Expr; gen?: boolean; descriptor?: MethodDescriptor }
   | { k: 'class'; name: string; bases: Expr[]; items: ClassItem[]; decorators: Expr[] }
   | { k: 'import'; names: ImportName[] }
+  /** `nonlocal a, b` (extended): the names are the enclosing function's variables (analyze.ts). */
+  | { k: 'nonlocal'; names: string[] }
 )
 
 /** A method decorated `@property`, `@name.setter` (extended), `@staticmethod` or `@classmethod` (classes only). */

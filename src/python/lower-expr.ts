@@ -4,7 +4,7 @@
  * variables, control flow, short-circuiting and helper calls.
  */
 import type { Expr, ExprOf, FPart, Keyword, Loc } from './ir.ts'
-import { type Node, and, arr, assign, call, cond, id, lit, member, not, or, rt, spread, UNDEFINED } from './nodes.ts'
+import { type Node, and, arr, assign, assignItem, call, cond, id, lit, member, not, or, rt, spread, UNDEFINED } from './nodes.ts'
 import { hiddenName, mangle, type FnScope } from './scope.ts'
 import type { Lowerer } from './lower.ts'
 import { lowerCall, keyLambda } from './lower-call.ts'
@@ -42,9 +42,17 @@ const CMP: Record<string, string> = {
   '<': 'lt', '>': 'gt', '==': 'eq', '>=': 'ge', '<=': 'le', '!=': 'ne', 'in': 'in', 'not in': 'notin', 'is': 'is', 'is not': 'isnot',
 }
 
+/** A variable: its VM name, holding a cell (a one-item array) when some function declares it `nonlocal`. */
+export interface VarRef { kind: 'var'; vm: string; cell?: true }
+
+/** An assignment of a variable, as an expression. */
+export function store(v: VarRef, value: Node): Node {
+  return v.cell ? assignItem(id(v.vm), 0, value) : assign(v.vm, value)
+}
+
 /** How a name resolves in a function. */
 export type Resolved =
-  | { kind: 'var'; vm: string }
+  | VarRef
   | { kind: 'def'; name: string }
   | { kind: 'builtin'; name: string }
   | { kind: 'type'; name: string }
@@ -55,7 +63,8 @@ export function resolve(cx: FnCtx, name: string): Resolved {
   const owner = cx.scope.owner(name)
   if (owner) {
     if (owner.defs.has(name)) return { kind: 'def', name }
-    return { kind: 'var', vm: owner === cx.scope ? mangle(name) : hiddenName(name, owner) }
+    const vm = owner === cx.scope ? mangle(name) : hiddenName(name, owner)
+    return owner.cells.has(name) ? { kind: 'var', vm, cell: true } : { kind: 'var', vm }
   }
   if (cx.L.lambdaParams(cx.scope).has(name)) return { kind: 'var', vm: mangle(name) }
   if (BUILTIN_TYPES.has(name) || EXCEPTION_NAMES.has(name)) return { kind: 'type', name }
@@ -121,9 +130,11 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
     case 'name': {
       const r = resolve(cx, e.id)
       switch (r.kind) {
-        case 'var':
-          if (cx.shadow.has(e.id) || cx.definite.has(e.id) || cx.L.lambdaParams(cx.scope).has(e.id)) return id(r.vm)
-          return rt('chk', [id(r.vm), lit(e.id)], e.loc)
+        case 'var': {
+          const value = r.cell ? member(id(r.vm), 0) : id(r.vm)
+          if (cx.shadow.has(e.id) || cx.definite.has(e.id) || cx.L.lambdaParams(cx.scope).has(e.id)) return value
+          return rt('chk', r.vm === mangle(e.id) ? [value, lit(e.id)] : [value, lit(e.id), lit(1)], e.loc)
+        }
         case 'type': return rt('type', [lit(r.name)])
         case 'def':
           if (cx.L.r.extended) return functionValue(cx, r.name, e.loc)
@@ -189,8 +200,9 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
     case 'walrus': {
       if (cx.shadow.has(e.id)) throw cx.L.r.error('PY_TARGET', { name: 'a lambda parameter with `:=`' }, e.loc)
       const value = lowerExpr(cx, e.value)
+      const r = resolve(cx, e.id)
       cx.definite.add(e.id)
-      return assign(mangle(e.id), value)
+      return r.kind === 'var' ? store(r, value) : assign(mangle(e.id), value)
     }
     case 'star': throw cx.L.r.error('PY_SYNTAX', { detail: 'can\'t use starred expression here', fix: 'Use `*x` only inside a list, tuple, set or call.' }, e.loc)
     case 'rt': return lowerRt(cx, e)

@@ -7,7 +7,7 @@ import { LIBRARIES } from '../ast/libraries.ts'
 import type { Expr, ExprOf, Loc, Stmt, StmtOf } from './ir.ts'
 import type { AjsProgram, FunctionDef, Step } from '../ast/types.ts'
 import { type Node, arr, assign, binary, call, exprStep, id, lit, member, methodCall, not, rt, setVar, step, UNDEFINED } from './nodes.ts'
-import { DISPATCH, FnCtx, lowerExpr, lowerTest, resolve, sliceParts } from './lower-expr.ts'
+import { DISPATCH, FnCtx, lowerExpr, lowerTest, resolve, sliceParts, store, type VarRef } from './lower-expr.ts'
 import { hiddenName, mangle, targetNames, type Analysis, type DefInfo, type FnScope } from './scope.ts'
 import type { Refuser } from './refuse.ts'
 import type { ClassInfo } from './classes.ts'
@@ -118,6 +118,7 @@ export class Lowerer {
       const d = defaults[i]
       if (d) steps.push(step('if', { condition: binary('===', id(mangle(p)), UNDEFINED), then: [setVar(mangle(p), lowerExpr(cx, d))] }))
     })
+    steps.push(...boxParams(cx.scope, params))
     steps.push(...this.statements(cx, body))
     steps.push(step('return', { value: this.result(lit(null)) }))
     if (this.usesDispatch || this.functionIds.size) this.dispatcher()
@@ -141,7 +142,7 @@ export class Lowerer {
   /** `varsLet` of every local and temporary not bound otherwise. */
   private declarations(cx: FnCtx, bound: ReadonlySet<string>): Step {
     const vars: Record<string, Node> = {}
-    for (const name of cx.scope.locals) if (!bound.has(name)) vars[mangle(name)] = UNDEFINED
+    for (const name of cx.scope.locals) if (!bound.has(name)) vars[mangle(name)] = cx.scope.cells.has(name) ? arr([UNDEFINED]) : UNDEFINED
     for (const t of cx.temps) vars[t] = UNDEFINED
     return step('varsLet', { vars })
   }
@@ -157,7 +158,7 @@ export class Lowerer {
     })
     const inner = new FnCtx(this, info.scope, false)
     for (const p of st.params) inner.definite.add(p.name)
-    const body = this.statements(inner, st.body)
+    const body = [...boxParams(info.scope, st.params.map((p) => p.name)), ...this.statements(inner, st.body)]
     const params = [...st.params.map((p) => mangle(p.name)), ...hiddenParams(info.scope).map(([h]) => h)]
     const declarations = this.declarations(inner, new Set(st.params.map((p) => p.name)))
     if (st.gen) {
@@ -301,6 +302,7 @@ export class Lowerer {
       case 'del': return st.targets.flatMap((t) => this.deleteTarget(cx, t, loc))
       case 'try': return this.tryStatement(cx, st)
       case 'def': return this.defStatement(cx, st)
+      case 'nonlocal': return []
       case 'class': case 'import': throw this.r.error('PY_UNSUPPORTED', { name: `\`${st.k}\``, fix: 'Use the extended profile.' }, loc)
     }
   }
@@ -310,7 +312,7 @@ export class Lowerer {
       case 'name': {
         const r = resolve(cx, target.id)
         if (r.kind !== 'var') throw this.r.error('PY_TARGET', { name: `\`${target.id}\`` }, target.loc)
-        return [setVar(r.vm, value, loc)]
+        return [storeStep(r, value, loc)]
       }
       case 'sub': {
         const obj = lowerExpr(cx, target.obj)
@@ -339,7 +341,7 @@ export class Lowerer {
       if (r.kind !== 'var') throw this.r.error('PY_TARGET', { name: `\`${t.id}\`` }, t.loc)
       const read = lowerExpr(cx, t)
       const fast = FAST_INPLACE[st.op]
-      return [setVar(r.vm, fast ? rt(fast, [read, lowerExpr(cx, st.value)], st.loc) : rt('iop', [op, read, lowerExpr(cx, st.value)], st.loc), st.loc)]
+      return [storeStep(r, fast ? rt(fast, [read, lowerExpr(cx, st.value)], st.loc) : rt('iop', [op, read, lowerExpr(cx, st.value)], st.loc), st.loc)]
     }
     if (t.k === 'sub') {
       const o = cx.temp()
@@ -363,7 +365,9 @@ export class Lowerer {
     if (t.k === 'name') {
       const r = resolve(cx, t.id)
       if (r.kind !== 'var') throw this.r.error('PY_TARGET', { name: `\`${t.id}\` with del` }, t.loc)
-      return [setVar(r.vm, UNDEFINED, loc)]
+      // Only the owner deletes a cell's variable: a read elsewhere may then skip the unbound check.
+      if (cx.scope.nonlocals.has(t.id)) throw this.r.error('PY_UNSUPPORTED', { name: `\`del\` of the nonlocal \`${t.id}\``, fix: 'Assign it `None` instead.' }, t.loc)
+      return [storeStep(r, UNDEFINED, loc)]
     }
     if (t.k === 'sub') {
       const obj = lowerExpr(cx, t.obj)
@@ -390,7 +394,7 @@ export class Lowerer {
   private forEach(cx: FnCtx, target: Expr, items: Node, body: Step[], loc: Loc): Step[] {
     if (target.k === 'name') {
       const r = resolve(cx, target.id)
-      if (r.kind === 'var') return [step('forOf', { target: r.vm, iterable: items, body }, loc)]
+      if (r.kind === 'var' && !r.cell) return [step('forOf', { target: r.vm, iterable: items, body }, loc)]
     }
     const t = cx.temp()
     return [step('forOf', { target: t, iterable: items, body: [...this.assignTo(cx, target, id(t), loc), ...body] }, loc)]
@@ -421,7 +425,9 @@ export class Lowerer {
     const it = st.iter
     if (it.k !== 'call' || it.fn.k !== 'name' || it.fn.id !== 'range' || resolve(cx, 'range').kind !== 'builtin') return undefined
     if (it.kw.length || it.args.length < 1 || it.args.length > 3 || it.args.some((a) => a.k === 'star')) return undefined
-    if (st.target.k !== 'name' || resolve(cx, st.target.id).kind !== 'var') return undefined
+    if (st.target.k !== 'name') return undefined
+    const targetVar = resolve(cx, st.target.id)
+    if (targetVar.kind !== 'var' || targetVar.cell) return undefined
     let stepValue = 1
     if (it.args.length === 3) {
       const s = it.args[2]!
@@ -430,7 +436,7 @@ export class Lowerer {
       stepValue = v
     }
     const counter = cx.temp(), end = cx.temp()
-    const target = (resolve(cx, st.target.id) as { vm: string }).vm
+    const target = targetVar.vm
     const [startNode, endNode] = it.args.length === 1 ? [lit(0), lowerExpr(cx, it.args[0]!)] : [lowerExpr(cx, it.args[0]!), lowerExpr(cx, it.args[1]!)]
     const setup = [setVar(counter, rt('index', [startNode], it.loc), st.loc), setVar(end, rt('index', [endNode], it.loc), st.loc)]
     return this.loop(cx, st.orelse, st.loc, (body) => [...setup, step('for', {
@@ -452,7 +458,7 @@ export class Lowerer {
       try {
         for (let i = st.handlers.length - 1; i >= 0; i--) {
           const h = st.handlers[i]!
-          const bind = h.name ? [setVar(resolveVar(cx, h.name, h.loc, this.r), id(e), h.loc)] : []
+          const bind = h.name ? [storeStep(resolveVar(cx, h.name, h.loc, this.r), id(e), h.loc)] : []
           const then = [...bind, ...this.branch(cx, h.body, h.name ? [h.name] : [])]
           if (!h.type) { chain = then; continue }
           chain = [step('if', { condition: rt('match', [id(e), lowerExpr(cx, h.type)], h.loc), then, else: chain }, h.loc)]
@@ -466,10 +472,20 @@ export class Lowerer {
   }
 }
 
-function resolveVar(cx: FnCtx, name: string, loc: Loc, r: Refuser): string {
+function resolveVar(cx: FnCtx, name: string, loc: Loc, r: Refuser): VarRef {
   const v = resolve(cx, name)
   if (v.kind !== 'var') throw r.error('PY_TARGET', { name: `\`${name}\`` }, loc)
-  return v.vm
+  return v
+}
+
+/** An assignment of a variable as a step (through its cell when it has one). */
+function storeStep(v: VarRef, value: Node, loc?: Loc): Step {
+  return v.cell ? exprStep(store(v, value), loc) : setVar(v.vm, value, loc)
+}
+
+/** A function's parameters that are cells (scope.ts): boxed as the function starts. */
+function boxParams(s: FnScope, params: readonly string[]): Step[] {
+  return params.filter((p) => s.cells.has(p)).map((p) => setVar(mangle(p), arr([id(mangle(p))])))
 }
 
 const EMPTY: ReadonlySet<string> = new Set()

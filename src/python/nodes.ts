@@ -22,6 +22,8 @@ export const not = b.not
 export const lambda = (params: Pattern[], body: Node): Node => b.lambda(params, body)
 export const methodCall = (object: Node, method: string, args: Node[]): Node => b.methodCall(object, method, args)
 export const member = (object: Node, index: number): Node => b.member(object, index)
+/** `object[index] = value` (a cell's assignment). */
+export const assignItem = (object: Node, index: number, value: Node): Node => b.assign(b.member(object, index), value)
 export const binary = (op: BinaryOp, left: Node, right: Node): Node => b.binary(op, left, right)
 
 /** A step of a core op, typed by the vocabulary table. */

@@ -6,7 +6,7 @@
  * trailing arguments (`name$<scope id>`): late binding, exactly. Lambdas are
  * compiled in place (their parameters shadow), since they cannot assign.
  */
-import type { Expr, Stmt, StmtOf } from './ir.ts'
+import type { Expr, Loc, Stmt, StmtOf } from './ir.ts'
 
 export interface DefInfo {
   name: string
@@ -28,6 +28,13 @@ export class FnScope {
   readonly calls = new Set<FnScope>()
   /** Assignment counts per name (a def name must not be rebound). */
   readonly assigned = new Map<string, number>()
+  /** Names this function declares `nonlocal`: not its locals, the enclosing owner's (nonlocal.ts). */
+  readonly nonlocals = new Map<string, Loc>()
+  /**
+   * Locals some nested function declares `nonlocal`: held in a one-item array (a cell) that every
+   * function reading or assigning them shares. The other locals are plain VM variables.
+   */
+  readonly cells = new Set<string>()
   constructor(readonly id: number, readonly kind: 'block' | 'def' | 'comp', readonly parent: FnScope | null) {}
 
   /** The scope that owns `name` as a local, searching outward. */

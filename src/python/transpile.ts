@@ -109,7 +109,7 @@ export function transpilePython(body: string, options: TranspilePythonOptions = 
     stmts = liftLambdas(d.body)
     classes = d.info
   }
-  const a = analyze(stmts, params, r, classes?.imports)
+  const a = analyze(stmts, params, r, classes?.imports, options.anyResult === true)
   if (classes) checkImports(classes, a.scopes.flatMap((s) => [...s.locals]), r)
   const ast = fuseProgram(new Lowerer(r, a, { jsonText: options.jsonText === true, classes, externals: externalsOf(options.externals), externalsHint: options.externalsHint, anyResult: options.anyResult === true }).program(stmts as Stmt[], params, defaults, file))
   return { ast, params, warnings, ...(def !== undefined ? { def } : {}) }

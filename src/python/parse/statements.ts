@@ -136,9 +136,10 @@ export abstract class StatementParser extends DefinitionParser {
       }
       case 'ScopeStatement': {
         const kw = this.text(c[0]!)
-        return this.unsupported(`\`${kw}\``, kw === 'global'
-          ? 'Code blocks have one function scope: assign the variable directly, or return new values from helpers.'
-          : 'Return the new value from the inner function and assign it in the outer one.', n)
+        if (kw === 'global') return this.unsupported('`global`', 'Code blocks have one function scope: assign the variable directly, or return new values from helpers.', n)
+        const fix = 'Return the new value from the inner function and assign it in the outer one.'
+        if (!this.r.extended) throw this.r.extendedOnly('`nonlocal`', fix, n.from)
+        return void out.push({ k: 'nonlocal', names: c.filter((x) => x.name === 'VariableName').map((x) => this.checkName(x)), loc })
       }
       case 'YieldStatement': return this.yieldPoint(n, c, loc, out)
       case 'PrintStatement': return this.refuse('PY_FORBIDDEN', { name: 'print', fix: FORBIDDEN_NAMES.print! }, n)

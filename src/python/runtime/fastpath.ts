@@ -71,12 +71,12 @@ export const FAST_COMPILE: Record<string, (args: readonly Arg[], plain: (rt: PyR
     const x = args[0]!.fn
     return { fn: conv ? (f) => format(f.rt, convert(x(f), conv), spec) : (f) => format(f.rt, x(f), spec) }
   },
-  // py$chk(value, name): a local read before it is assigned raises (through the entry itself).
+  // py$chk(value, name[, free]): a variable read before it is assigned raises (through the entry itself).
   chk: (args, plain) => {
-    const name = args[1]?.constant?.value
-    if (args.length !== 2 || typeof name !== 'string') return undefined
+    const name = args[1]?.constant?.value, free = args[2]?.constant?.value
+    if (args.length < 2 || args.length > 3 || typeof name !== 'string') return undefined
     const x = args[0]!.fn
-    return { fn: (f) => { const v = x(f); return v !== undefined ? v : plain(f.rt, [v, name]) } }
+    return { fn: (f) => { const v = x(f); return v !== undefined ? v : plain(f.rt, [v, name, free]) } }
   },
   getattr: (args) => {
     const name = args[1]?.constant?.value
