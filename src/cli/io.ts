@@ -72,7 +72,7 @@ export function readText(path: string, shown: string = path): string {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
     if (code === 'ENOENT') throw new CliError('CLI_NOT_FOUND', `${shown}: no such file`, { file: shown, hint: notFoundHint(path, shown) })
-    if (code === 'EISDIR') throw new CliError('CLI_READ', `${shown} is a directory`, { file: shown })
+    if (code === 'EISDIR') throw new CliError('CLI_READ', `${shown} is a directory`, { file: shown, hint: 'Name one file here; `ajsc check` and `ajsc build` take directories (every .ajs inside).' })
     throw new CliError('CLI_READ', `${shown}: ${(e as Error).message}`, { file: shown })
   }
 }

@@ -67,6 +67,8 @@ export interface RunContext {
   source?: string
   fuel?: number
   timeoutMs?: number
+  /** The fields the program's entry declares, for the --args hint. */
+  params?: readonly string[]
 }
 
 /** A run error, with the hint a terminal user can act on (a flag, not a library option). */
@@ -105,7 +107,7 @@ const FLAG_HINTS: Record<string, (ctx: RunContext, e: AgentError) => string | un
   LLM_TIMEOUT: () => 'the model took longer than 120 s; raise the run limit with --timeout <ms> or use a smaller model',
   LLM_NETWORK: () => 'the --llm endpoint is not reachable; is the server (LM Studio, Ollama, vLLM) running?',
   LLM_HTTP: () => 'the --llm endpoint answered with an error; check the URL, --model and $AJS_LLM_API_KEY',
-  ARGS_INVALID: () => 'Pass the arguments the program declares with --args \'{"name": ...}\' (a JSON object), --args @file.json or --args - (stdin).',
+  ARGS_INVALID: (ctx) => `Pass the arguments the program declares with --args '{${(ctx.params?.length ? ctx.params : ['name']).map((p) => `"${p}": ...`).join(', ')}}' (a JSON object), --args @file.json or --args - (stdin).`,
   QUOTA_EXCEEDED: () => 'ajsc run sets no quotas; this quota comes from the program',
   HEAP_LIMIT: () => 'the program held too much data at once; build smaller values',
   UNKNOWN_ATOM: () => 'install the atoms on ajsc\'s VM: --atoms ./atoms.mjs (a module exporting them, made with defineAtom)',
@@ -118,6 +120,13 @@ function libraryFlagHint(message: string): string {
   if (message.includes('"workflow"')) return 'a workflow module runs on the workflow engine: ajsc workflow run <module.ajs> (or POST /v1/workflows on ajsc serve)'
   if (message.includes('"flowlang"')) return 'a FlowLang turn runs in a FlowLang session: ajsc flowlang run <graph.flow> (or ajsc flowlang chat)'
   return 'this ajsc does not provide that library: upgrade ajs-lang (npm install ajs-lang@latest), or run the program on the host it was compiled for'
+}
+
+/** The field names an entry's parameter pattern takes from --args (`function f({ a, b = 1 })` -> a, b). */
+export function paramNames(program: unknown): string[] {
+  const params = (program as { params?: { $pattern?: string; properties?: Array<{ key?: unknown }> } } | null)?.params
+  if (params?.$pattern !== 'object' || !Array.isArray(params.properties)) return []
+  return params.properties.flatMap((p) => (typeof p.key === 'string' ? [p.key] : []))
 }
 
 export function cliHint(e: AgentError, ctx: RunContext): string | undefined {

@@ -144,3 +144,22 @@ describe('one flag for a program\'s arguments: -a/--args, inline, @file.json or 
     expect(both.stderr).toContain('error CLI_USAGE: --args and --input are the same flag')
   })
 })
+
+describe('hints that name the program\'s own fields and the command that fits', () => {
+  test('ARGS_INVALID names the fields the program declares, not a generic "name"', () => {
+    writeFileSync(join(dir, 'area.ajs'), 'function area({ width, height }) { return { area: width * height } }\n')
+    const r = ajsc(['run', 'area.ajs', '--args', '{"width":2}'], { cwd: dir })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('error ARGS_INVALID')
+    expect(r.stderr).toContain(`hint: Pass the arguments the program declares with --args '{"width": ..., "height": ...}'`)
+  })
+
+  test('run of a directory says which commands take directories (the hint spoke of file permissions)', () => {
+    const r = ajsc(['run', '.', '--json'], { cwd: dir })
+    expect(r.code).toBe(1)
+    const d = JSON.parse(r.stdout).diagnostics[0]
+    expect(d).toMatchObject({ code: 'CLI_READ', message: '. is a directory' })
+    expect(d.hint).toContain('ajsc check')
+    expect(d.hint).not.toContain('permissions')
+  })
+})

@@ -17,7 +17,7 @@ import type { AjsProgram } from '../../ast/types.ts'
 import { PROCEDURE_TOKEN_PREFIX } from '../../vm/procedures.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { compileSource, isAstPath, isAstSourceMap, loadAst, preparePython, restoreLocations, sourceMapPath, splitList } from '../compile.ts'
-import { fromAgentError, fromAstProblems, fromTranspileError, located, Reporter } from '../report.ts'
+import { fromAgentError, fromAstProblems, fromTranspileError, located, paramNames, Reporter } from '../report.ts'
 import { formatTrace } from '../trace.ts'
 import { createRunSetup, type RunSetup } from '../setup.ts'
 import { FileProcedureStore } from '../procedure-file.ts'
@@ -170,7 +170,7 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
     })
     if (opts.trace && result.trace && !opts.json) io.err(formatTrace(result.trace, result.fuelUsed, c))
     if (!opts.json) printWarnings(io, result.warnings)
-    if (result.error) reporter.add(fromAgentError(result.error, { file: target === '-' ? opts.stdinFilename ?? '<stdin>' : target, source: loaded.source, fuel: fuel ?? 1000, timeoutMs }))
+    if (result.error) reporter.add(fromAgentError(result.error, { file: target === '-' ? opts.stdinFilename ?? '<stdin>' : target, source: loaded.source, fuel: fuel ?? 1000, timeoutMs, params: loaded.argsParam ? [] : paramNames(loaded.program) }))
     else if (!opts.json) io.out(`${JSON.stringify(result.result, null, 2)}\n`)
     return reporter.finish({
       result: result.result ?? null,
