@@ -2,13 +2,16 @@
  * The inspector's schedules in headless Chromium (playwright-core, the system `chromium`), beside
  * inspector.test.ts's tour of the schedule page: the list's last action of each schedule (started, with
  * a link to its run; skipped, with the code) and next fire; the schedule page's edit form (PATCH: the
- * server's refusals by the field, with code, message and hint; a saved change and its revision).
+ * server's refusals by the field, with code, message and hint; a saved change and its revision); an
+ * unpause refused by a limit raised since the spec was set, its hint, and the spec mended in the form.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { createServer, parseServeConfig, tokenSha256 } from '../../src/server/index.ts'
+import { MemoryScheduleStore } from '../../src/server/schedules/store.ts'
 import { startTestServer, TOKENS, type TestServer } from './helpers.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -37,13 +40,13 @@ afterAll(async () => {
 })
 
 /** A page on the server's inspector whose script errors fail the test (`errors`). */
-async function open(): Promise<{ page: Page; errors: string[] }> {
+async function open(url = t.url, token: string = TOKENS.a): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(String(e)))
   // A refused request logs "Failed to load resource" (a 400 the page shows); anything else is a bug.
   page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()) })
-  await page.goto(`${t.url}/ui#token=${TOKENS.a}`)
+  await page.goto(`${url}/ui#token=${token}`)
   return { page, errors }
 }
 
@@ -197,5 +200,45 @@ describe.skipIf(!haveChromium)('the inspector\'s schedule edit form (PATCH /v1/s
     expect(errors).toEqual([])
     await page.close()
     expect((await t.req('DELETE', '/v1/schedules/edit-me')).status).toBe(204)
+  }, 90_000)
+})
+
+describe.skipIf(!haveChromium)('the inspector on a schedule whose spec a raised limit no longer allows', () => {
+  test('Unpause is refused with the code and the hint; a spec mended in the form while paused, it unpauses', async () => {
+    // Two servers on one store: the schedule made under a minute's limit, the page on a server whose limit is an hour.
+    const store = new MemoryScheduleStore()
+    const configOf = (minScheduleIntervalMs: number) => parseServeConfig({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token'), limits: { minScheduleIntervalMs } }] })
+    const before = await createServer({ config: configOf(60_000), pool: { size: 1 }, schedules: { store: () => store } })
+    const after = await createServer({ config: configOf(3_600_000), pool: { size: 1 }, schedules: { store: () => store } })
+    try {
+      const made = await fetch(`${await before.listen({ port: 0 })}/v1/schedules`, {
+        method: 'POST', headers: { authorization: 'Bearer ops-token', 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'often', workflow: { source: 'export default 1' }, spec: { cron: '*/5 * * * *' }, paused: true }),
+      })
+      expect(made.status).toBe(201)
+      const url = await after.listen({ port: 0 })
+      const { page, errors } = await open(url, 'ops-token')
+      await page.goto(`${url}/ui#/schedule/often`)
+      await page.locator('#sched-state.state-paused').waitFor()
+      await page.locator('#sched-toggle').click()
+      await page.locator('#sched-status.err').waitFor()
+      expect(await page.locator('#sched-status').textContent()).toBe('Unpause failed: SCHEDULE_OUTSIDE_LIMITS: Schedule "often" would be left active on a spec this tenant\'s limits no longer allow (they changed since it was set): spec.cron "*/5 * * * *" fires 300000 ms apart (at 00:00:00 and 00:05:00); this tenant\'s schedules fire at most every 3600000 ms (limits.minScheduleIntervalMs)')
+      expect(await page.locator('#sched-hint').textContent()).toBe('PATCH /v1/schedules/{id} with a `spec` that fires less often (with `paused: false` to unpause it), or with `paused: true`; or raise the tenant\'s `limits.minScheduleIntervalMs` in the serve config.')
+      expect(await page.locator('#sched-state').textContent()).toBe('paused')
+      // Hourly instead, in the form: taken while it is paused; then Unpause goes through, and the hint is gone.
+      await page.locator('#sched-edit-box summary').click()
+      await page.locator('#sched-edit-cron').fill('0 * * * *')
+      await page.locator('#sched-edit-save').click()
+      await page.locator('#sched-edit-box summary', { hasText: 'revision 1' }).waitFor()
+      await page.locator('#sched-toggle').click()
+      await page.locator('#sched-state.state-active').waitFor()
+      expect(await page.locator('#sched-status').textContent()).toMatch(/^Unpaused: it fires next at \d{4}-\d\d-\d\d \d\d:00:00\.$/)
+      expect(await page.locator('#sched-hint').isHidden()).toBe(true)
+      expect(errors).toEqual([])
+      await page.close()
+    } finally {
+      await after.close()
+      await before.close()
+    }
   }, 90_000)
 })

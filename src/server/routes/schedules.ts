@@ -54,6 +54,7 @@ const listQuery = {
 } as const
 
 const scheduleAnswer = '{ id, workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note?, createdAt, updatedAt, revision, revisedAt?, nextFireTimes, nextFireAt (the first one with its jitter; null: paused or none), lastRunId?, buffered?, counts: { started, skipped: { <reason>: n } }, lastAction (actions[0], or null), actions: [{ at, nominalAt, via, outcome: started|skipped|buffered, runId?, reason?, message? }] } (actions: the last 20, newest first).'
+const outsideLimits = { description: 'The schedule would be left active (not paused) on a spec it kept that the tenant\'s limits.minScheduleIntervalMs, raised since it was set, no longer allows (SCHEDULE_OUTSIDE_LIMITS).', schema: errorBody }
 const notFound = { 404: { description: 'No such schedule for this tenant.', schema: errorBody } }
 
 export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -88,6 +89,7 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
     config: { responses: {
       200: { description: `The schedule, its revision one more: ${scheduleAnswer}` },
       400: { description: 'As POST: a bad body (BAD_REQUEST), cron (SCHEDULE_INVALID), time zone (SCHEDULE_TIMEZONE), fires closer than limits.minScheduleIntervalMs (SCHEDULE_TOO_FREQUENT), or workflow.', schema: errorBody },
+      409: outsideLimits,
       422: { description: 'The workflow\'s program is refused (as POST /v1/workflows).', schema: errorBody },
       ...notFound, ...authErrors,
       429: { description: 'Over the tenant\'s request rate (RATE_LIMITED), or the changed schedule would take it over limits.maxScheduleBytes (STORE_QUOTA_EXCEEDED).', schema: errorBody },
@@ -109,7 +111,7 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.post<{ Params: { id: string }; Body: { note?: string } }>('/v1/schedules/:id/unpause', {
     schema: { summary: 'Unpause a schedule: it fires next at its next time after now (fires missed while paused are not run)', params, body: noteBody },
-    config: { responses: { 200: { description: 'The schedule.' }, ...notFound, ...authErrors } },
+    config: { responses: { 200: { description: 'The schedule.' }, 409: outsideLimits, ...notFound, ...authErrors } },
   }, async (req) => schedules().unpause(req.tenant!.id, req.params.id, req.body?.note))
 
   app.post<{ Params: { id: string } }>('/v1/schedules/:id/trigger', {

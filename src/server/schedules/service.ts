@@ -10,7 +10,7 @@ import { HttpError } from '../errors.ts'
 import { quotasOf, type Tenants } from '../tenants.ts'
 import type { StartWorkflowBody, WorkflowRoutesBackend } from '../workflows.ts'
 import { Firing, dueAtOf, startBody } from './firing.ts'
-import { checkSpec, FireTimes, jitterOf, sameSpec, type ScheduleSpec } from './spec.ts'
+import { checkSpec, checkStillAllowed, FireTimes, jitterOf, sameSpec, type ScheduleSpec } from './spec.ts'
 import type { StoreQuota } from '../stores/quota.ts'
 import type { Overlap, ScheduleAction, ScheduleListRow, ScheduleRow, ScheduleStore } from './store.ts'
 
@@ -150,6 +150,8 @@ export class ScheduleService {
    * and after the last fire, so no past time fires again and no time fires twice; the fires of a new spec get run
    * ids of their own (specRevision), apart from the runs of the old one. A fire whose time had come but which no
    * pass had handled yet (its jitter, or the poll) is not run when the spec changes. Each PATCH counts in `revision`.
+   * A PATCH that leaves the schedule active checks its spec against the tenant's limits now, a spec it did not change
+   * too (409 SCHEDULE_OUTSIDE_LIMITS): a limit raised since is not waved through by a change of something else.
    */
   update(tenant: string, id: string, body: UpdateScheduleBody): Promise<Record<string, unknown>> {
     const limits = this.limits(tenant)
@@ -159,6 +161,7 @@ export class ScheduleService {
       const unpaused = row.paused && body.paused === false
       const { workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note } = body
       Object.assign(row, Object.fromEntries(Object.entries({ workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note }).filter(([, v]) => v !== undefined)))
+      if (spec === undefined && !row.paused) checkStillAllowed(id, row.spec, limits.minScheduleIntervalMs)
       // The workflow is refused now, as when created (400, 422), not at the next fire.
       if (workflow !== undefined || args !== undefined) await this.workflows.check?.(tenant, startBody(row, now))
       row.revision = (row.revision ?? 0) + 1
@@ -175,9 +178,14 @@ export class ScheduleService {
     })
   }
 
-  /** Fires missed while it was paused are not run: it fires next at its next time after now. */
+  /**
+   * Fires missed while it was paused are not run: it fires next at its next time after now. Refused (409
+   * SCHEDULE_OUTSIDE_LIMITS) when its spec no longer passes the tenant's limits: it would fire more often than they allow.
+   */
   unpause(tenant: string, id: string, note?: string): Promise<Record<string, unknown>> {
+    const limits = this.limits(tenant)
     return this.change(tenant, id, async (row, now) => {
+      checkStillAllowed(id, row.spec, limits.minScheduleIntervalMs)
       if (row.paused) row.nextAt = new FireTimes(row.spec).after(now)
       row.paused = false
       if (note !== undefined) row.note = note

@@ -50,29 +50,48 @@ export class FireTimes {
 }
 
 /**
+ * Why a valid spec fires more often than `minIntervalMs` (the tenant's limits.minScheduleIntervalMs) allows, in the
+ * terms of the request's fields; undefined when it does not. A cron's closest fires come from its times of day.
+ */
+export function tooFrequent(spec: ScheduleSpec, minIntervalMs: number): string | undefined {
+  const limit = `this tenant's schedules fire at most every ${minIntervalMs} ms (limits.minScheduleIntervalMs)`
+  if ('everyMs' in spec) return spec.everyMs < minIntervalMs ? `spec.everyMs is ${spec.everyMs} ms; ${limit}` : undefined
+  const close = closestTimesOfDay(new CronPattern(spec.cron, spec.timezone, { mode: '5-or-6-parts' }), minIntervalMs)
+  if (!close) return undefined
+  const [a, b] = close
+  return `spec.cron "${spec.cron.slice(0, 100)}" fires ${b - a} ms apart (at ${clockTime(a)} and ${clockTime(b)}); ${limit}`
+}
+
+/**
  * Check a spec as a request sent it (400 SCHEDULE_INVALID, SCHEDULE_TIMEZONE, SCHEDULE_TOO_FREQUENT) and return
  * its fire times. `minIntervalMs`: the tenant's limits.minScheduleIntervalMs; a cron is sampled from `now`.
  */
 export function checkSpec(spec: ScheduleSpec, minIntervalMs: number, now: number): FireTimes {
+  let times: FireTimes
   if ('everyMs' in spec) {
     if (!Number.isSafeInteger(spec.everyMs) || spec.everyMs <= 0) throw bad('SCHEDULE_INVALID', `spec.everyMs must be a positive whole number of milliseconds, not ${spec.everyMs}`)
-    if (spec.everyMs < minIntervalMs) throw bad('SCHEDULE_TOO_FREQUENT', `spec.everyMs is ${spec.everyMs} ms; this tenant's schedules fire at most every ${minIntervalMs} ms (limits.minScheduleIntervalMs)`)
-    return new FireTimes(spec)
-  }
-  if (spec.timezone !== undefined && !knownTimezone(spec.timezone)) throw bad('SCHEDULE_TIMEZONE', `spec.timezone "${spec.timezone.slice(0, 64)}" is not an IANA time zone this server knows`)
-  let times: FireTimes
-  try {
     times = new FireTimes(spec)
-  } catch (e) {
-    throw bad('SCHEDULE_INVALID', `spec.cron "${spec.cron.slice(0, 100)}" is not a cron expression: ${(e as Error).message.replace(/^CronPattern: /, '')}`)
+  } else {
+    if (spec.timezone !== undefined && !knownTimezone(spec.timezone)) throw bad('SCHEDULE_TIMEZONE', `spec.timezone "${spec.timezone.slice(0, 64)}" is not an IANA time zone this server knows`)
+    try {
+      times = new FireTimes(spec)
+    } catch (e) {
+      throw bad('SCHEDULE_INVALID', `spec.cron "${spec.cron.slice(0, 100)}" is not a cron expression: ${(e as Error).message.replace(/^CronPattern: /, '')}`)
+    }
+    if (times.after(now) === null) throw bad('SCHEDULE_INVALID', `spec.cron "${spec.cron.slice(0, 100)}" never fires after now`)
   }
-  if (times.after(now) === null) throw bad('SCHEDULE_INVALID', `spec.cron "${spec.cron.slice(0, 100)}" never fires after now`)
-  const close = closestTimesOfDay(new CronPattern(spec.cron, spec.timezone, { mode: '5-or-6-parts' }), minIntervalMs)
-  if (close) {
-    const [a, b] = close
-    throw bad('SCHEDULE_TOO_FREQUENT', `spec.cron "${spec.cron.slice(0, 100)}" fires ${b - a} ms apart (at ${clockTime(a)} and ${clockTime(b)}); this tenant's schedules fire at most every ${minIntervalMs} ms (limits.minScheduleIntervalMs)`)
-  }
+  const reason = tooFrequent(spec, minIntervalMs)
+  if (reason) throw bad('SCHEDULE_TOO_FREQUENT', reason)
   return times
+}
+
+/**
+ * A change that leaves schedule `id` active (PATCH, unpause) when its spec, unchanged, no longer passes the tenant's
+ * limits (limits.minScheduleIntervalMs raised since the spec was set): 409 SCHEDULE_OUTSIDE_LIMITS.
+ */
+export function checkStillAllowed(id: string, spec: ScheduleSpec, minIntervalMs: number): void {
+  const reason = tooFrequent(spec, minIntervalMs)
+  if (reason) throw bad('SCHEDULE_OUTSIDE_LIMITS', `Schedule "${id}" would be left active on a spec this tenant's limits no longer allow (they changed since it was set): ${reason}`)
 }
 
 const DAY_MS = 86_400_000
