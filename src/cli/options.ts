@@ -11,6 +11,17 @@ export function numberOption(value: string | undefined, flag: string): number | 
   return n
 }
 
+/** `--llm`: an absolute http(s) URL, or undefined when the flag is absent. */
+export function llmUrlOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  let url: URL | undefined
+  try { url = new URL(value) } catch { url = undefined }
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+    throw usageError(`--llm must be an absolute http:// or https:// URL, got "${value}"`, 'Name the OpenAI-compatible endpoint with its scheme and path, e.g. --llm http://127.0.0.1:1234/v1 (LM Studio) or --llm http://127.0.0.1:11434/v1 (Ollama).')
+  }
+  return value
+}
+
 /** An integer >= `min`, or undefined when the flag is absent. */
 export function intOption(value: string | undefined, flag: string, min = 0): number | undefined {
   const n = numberOption(value, flag)

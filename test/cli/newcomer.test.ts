@@ -163,3 +163,20 @@ describe('hints that name the program\'s own fields and the command that fits', 
     expect(d.hint).not.toContain('permissions')
   })
 })
+
+describe('a malformed --llm URL is a usage error, not an internal one', () => {
+  test.each([
+    [['run', 'hello.ajs', '--llm', 'notaurl']],
+    [['eval', '1', '--llm', 'localhost:1234/v1']],
+    [['workflow', 'run', 'hello.ajs', '--llm', 'notaurl', '--runs-dir', 'runs']],
+    [['flow', 'run', 'x.json', '--llm', 'ftp://host/v1']],
+    [['flowlang', 'run', 'hello.ajs', '--prompt', 'hi', '--llm', 'notaurl']],
+  ])('%p', (args) => {
+    const r = ajsc([...args, '--json'], { cwd: dir })
+    expect(r.code).toBe(2)
+    const d = JSON.parse(r.stdout).diagnostics[0]
+    expect(d.code).toBe('CLI_USAGE')
+    expect(d.message).toContain('--llm must be an absolute http:// or https:// URL')
+    expect(d.hint).toContain('--llm http://127.0.0.1:1234/v1')
+  })
+})

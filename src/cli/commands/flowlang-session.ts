@@ -11,6 +11,7 @@ import type { FlowProblem } from '../../flowlang/graph.ts'
 import type { McpServerSpec } from '../../flowlang/runtime/types.ts'
 import { readText, usageError, type CliIO } from '../io.ts'
 import type { JsonDiagnostic } from '../report.ts'
+import { llmUrlOption } from '../options.ts'
 
 /** Library hints name options; the terminal user needs the flag. */
 export const FLAG_HINTS: Record<string, string> = {
@@ -117,7 +118,7 @@ export async function openCliSession(file: string, opts: SessionFlags, io: CliIO
   const { FlowSession } = await import('../../flowlang/session.ts')
   const session = await FlowSession.open({ path: resolve(io.cwd, file), filename: file, vars: settings.vars }, {
     host: {
-      llm: { baseUrl: opts.llm, model: opts.model, apiKey: io.env['AJS_LLM_API_KEY'] },
+      llm: { baseUrl: llmUrlOption(opts.llm), model: opts.model, apiKey: io.env['AJS_LLM_API_KEY'] },
       mcpServers: settings.mcpServers,
       limits: settings.limits,
       onMessage: (m) => {

@@ -22,7 +22,7 @@ import { formatTrace } from '../trace.ts'
 import { createRunSetup, type RunSetup } from '../setup.ts'
 import { FileProcedureStore } from '../procedure-file.ts'
 import { palette } from '../colors.ts'
-import { intOption, jsonObjectFlag, numberOption } from '../options.ts'
+import { intOption, jsonObjectFlag, llmUrlOption, numberOption } from '../options.ts'
 import { clock } from './build.ts'
 import { watchInputs } from '../watch.ts'
 import { loadCliAtoms, type AtomsFlag, type CliAtoms } from '../atoms-module.ts'
@@ -51,7 +51,7 @@ export function setupFromFlags(opts: SetupFlags, io: CliIO, atoms: CliAtoms['ato
   return createRunSetup({
     allowFetch: splitList(opts.allowFetch),
     allowPrivate: splitList(opts.allowPrivate),
-    llmUrl: opts.llm,
+    llmUrl: llmUrlOption(opts.llm),
     model: opts.model,
     apiKey: io.env['AJS_LLM_API_KEY'],
     procedures: opts.procedures ? new FileProcedureStore(resolve(io.cwd, opts.procedures)) : undefined,

@@ -20,7 +20,7 @@ import { defaultMaxAgents, defaultRunsDir, RUN_STATES } from '../../workflows/dr
 import type { WorkflowCall } from '../../workflows/engine/types.ts'
 import { palette } from '../colors.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
-import { atomsOption, intOption, jsonObjectFlag } from '../options.ts'
+import { atomsOption, intOption, jsonObjectFlag, llmUrlOption } from '../options.ts'
 import { runAtoms } from './run.ts'
 import { fromCliError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
 
@@ -77,6 +77,7 @@ function runsDir(flags: DriverFlags, io: CliIO): string {
 
 function driverOptions(flags: DriverFlags, io: CliIO): LocalDriverOptions {
   if (flags.model && !flags.llm) throw usageError('--model needs --llm <url>')
+  llmUrlOption(flags.llm)
   const c = palette(io.color)
   const onCall = (call: WorkflowCall, runId: string) => {
     if (flags.json) return
