@@ -15,6 +15,9 @@ export const EXTENDED_FUNCTIONS: ReadonlySet<string> = new Set([
   'chr', 'ord', 'hex', 'bin', 'oct', 'type', 'format', 'getattr', 'hasattr', 'setattr',
 ])
 
+/** The extended profile's builtin types beyond the contract's (the base of every class, `slice`, `frozenset`). */
+export const EXTENDED_TYPES: ReadonlySet<string> = new Set(['object', 'slice', 'frozenset'])
+
 /** Builtin types: callable as conversions and usable with isinstance. */
 export const BUILTIN_TYPES: ReadonlySet<string> = new Set(['bool', 'dict', 'float', 'int', 'list', 'set', 'str', 'tuple'])
 

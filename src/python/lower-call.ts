@@ -283,6 +283,7 @@ function extendedCall(cx: FnCtx, e: ExprOf<'call'>, name: string): Node | undefi
   const pos = () => positional(cx, e)
   switch (name) {
     case 'slice': noKw(cx, name, e); return rt('slicemk', pos(), e.loc)
+    case 'frozenset': noKw(cx, name, e); count(cx, name, e, 0, 1); return rt('frozenset', pos(), e.loc)
     case 'repr':
       noKw(cx, name, e); count(cx, name, e, 1, 1)
       return rt(textEntry(cx, 'repr'), pos().map((a) => prepText(cx, a)), e.loc)

@@ -8,7 +8,7 @@ import { type Node, and, arr, assign, assignItem, call, cond, id, lit, member, n
 import { hiddenName, mangle, type FnScope } from './scope.ts'
 import type { Lowerer } from './lower.ts'
 import { lowerCall, keyLambda } from './lower-call.ts'
-import { BUILTIN_TYPES, EXCEPTION_NAMES, BUILTIN_FUNCTIONS, EXTENDED_EXCEPTION_NAMES, EXTENDED_FUNCTIONS } from './builtins-table.ts'
+import { BUILTIN_TYPES, EXCEPTION_NAMES, BUILTIN_FUNCTIONS, EXTENDED_EXCEPTION_NAMES, EXTENDED_FUNCTIONS, EXTENDED_TYPES } from './builtins-table.ts'
 import { FORBIDDEN_NAMES, EXTENDED_HINT } from './refuse.ts'
 import { closestName } from './suggest.ts'
 import { classCompare, importedName, lowerRt, moduleAttr, prepText, textEntry } from './lower-class.ts'
@@ -69,7 +69,7 @@ export function resolve(cx: FnCtx, name: string): Resolved {
   if (cx.L.lambdaParams(cx.scope).has(name)) return { kind: 'var', vm: mangle(name) }
   if (BUILTIN_TYPES.has(name) || EXCEPTION_NAMES.has(name)) return { kind: 'type', name }
   // Extended only: more exception classes (what `close()` raises in a generator, ConnectionError, ...) and the base of every class.
-  if ((EXTENDED_EXCEPTION_NAMES.has(name) || name === 'object' || name === 'slice') && cx.L.r.extended) return { kind: 'type', name }
+  if ((EXTENDED_EXCEPTION_NAMES.has(name) || EXTENDED_TYPES.has(name)) && cx.L.r.extended) return { kind: 'type', name }
   if (BUILTIN_FUNCTIONS.has(name) || (cx.L.r.extended && EXTENDED_FUNCTIONS.has(name))) return { kind: 'builtin', name }
   return { kind: 'unknown' }
 }
@@ -77,7 +77,7 @@ export function resolve(cx: FnCtx, name: string): Resolved {
 export function unknownName(cx: FnCtx, name: string, loc: Loc, called = false): never {
   if (EXTENDED_EXCEPTION_NAMES.has(name)) throw cx.L.r.extendedOnly(`The exception class \`${name}\``, 'Raise and catch the contract\'s classes (`RuntimeError`, `ValueError`, ...).', loc)
   let fix = FORBIDDEN_NAMES[name]
-  if (fix && EXTENDED_FUNCTIONS.has(name) && !cx.L.r.extended) fix = `${fix} ${EXTENDED_HINT}`
+  if (fix && (EXTENDED_FUNCTIONS.has(name) || EXTENDED_TYPES.has(name)) && !cx.L.r.extended) fix = `${fix} ${EXTENDED_HINT}`
   if (fix) throw cx.L.r.error('PY_FORBIDDEN', { name, fix }, loc)
   const known = [...cx.scope.locals, ...BUILTIN_FUNCTIONS, ...BUILTIN_TYPES].filter((n) => !n.includes('$'))
   const near = closestName(name, called ? [...known, ...(cx.L.options.externals?.keys() ?? [])] : known)

@@ -99,7 +99,7 @@ export const FORBIDDEN_NAMES: Readonly<Record<string, string>> = {
   bin: '`bin` is not an allowed builtin; use `f"{n:#b}"`.',
   callable: 'Functions are not values in code blocks.',
   issubclass: 'Use `isinstance(value, cls)` instead.',
-  frozenset: '`frozenset` is not an allowed builtin; use a tuple (hashable) or a set.',
+  frozenset: '`frozenset` is not an allowed builtin here; use a tuple (hashable) or a set.',
   slice: 'Use slice syntax: `xs[a:b:c]`.',
   complex: 'Complex numbers are not supported.',
   ascii: 'Use an f-string with `!a`: `f"{x!a}"`.',

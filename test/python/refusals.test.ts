@@ -133,6 +133,7 @@ const EXTENDED_ONLY: Array<[string, string, number, number]> = [
   ['exception args', 'try:\n    pass\nexcept ValueError as e:\n    a = e.args', 4, 10],
   ['bound method as key', 'd = {"a": 1}\nm = max(d, key=d.get)', 2, 17],
   ['lambda in a dict', 'ops = {"add": lambda a, b: a + b}', 1, 14],
+  ['frozenset', 'f = frozenset([1])', 1, 4],
   ['nonlocal', 'n = 0\ndef inc():\n    nonlocal n\n    n += 1\ninc()', 3, 4],
   ['lambda with defaults', 'f = lambda x, n=1: x + n', 1, 4],
   ['generator outside a call', 'a, b = (int(p) for p in "1-2".split("-"))', 1, 7],

@@ -6,7 +6,7 @@
  */
 import { anyIterator, lazyEnumerate, lazyZip } from './generators.ts'
 import { liveIterator } from './live-iter.ts'
-import { PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
+import { PyDict, PyDictView, PyException, PyFloat, PyFrozenSet, PyInstance, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, T, isTuple, mkFloat, mkInt, tuple, typeName, typeOf } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
 import { compare, iterate, len, lt, repr, str, toArray, truth } from './core.ts'
 import { MAX_STR_DIGITS, floatOf, intOf, isFloatValue, isIntValue, negate, roundHalfEven, roundInt, strToIntLimit, truncFloat } from './numbers.ts'
@@ -186,7 +186,7 @@ function zipMismatch(lists: unknown[][], n: number): never {
 }
 
 export function reversed(rt: PyRun, x: unknown): unknown[] {
-  if (x instanceof PySet) typeError("'set' object is not reversible")
+  if (x instanceof PySet) typeError(`'${typeName(x)}' object is not reversible`)
   if (typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof PyDict) && !(x instanceof PyRange) && !(x instanceof PyDictView)) {
     const items = guestReversed(x)
     if (items) { rt.chargeSlots(items.length); return items }
@@ -268,6 +268,11 @@ export function tupleOf(rt: PyRun, it?: unknown): readonly unknown[] {
 
 export function set(rt: PyRun, it?: unknown): PySet {
   return it === undefined ? new PySet() : setFrom(rt, iterate(it, rt))
+}
+
+/** `frozenset(iterable)`: a frozenset given is itself (as CPython's). */
+export function frozenset(rt: PyRun, it?: unknown): PySet {
+  return it instanceof PyFrozenSet ? it : setFrom(rt, it === undefined ? [] : iterate(it, rt), true)
 }
 
 export function dict(rt: PyRun, it: unknown, kw: PyDict | null): PyDict {

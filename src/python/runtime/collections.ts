@@ -1,5 +1,5 @@
 /** Building dicts and sets, and the set algebra shared by operators and methods. */
-import { PyDict, PyDictView, PySet, typeName } from './values.ts'
+import { PyDict, PyDictView, PyFrozenSet, PySet, typeName } from './values.ts'
 import { typeError, raise } from './errors.ts'
 import { hashKey, iterate, repr } from './core.ts'
 import type { PyRun } from './fuel.ts'
@@ -51,8 +51,8 @@ export function dictUpdate(rt: PyRun, d: PyDict, src: unknown): void {
   }
 }
 
-export function setFrom(rt: PyRun, items: unknown[]): PySet {
-  const s = new PySet()
+export function setFrom(rt: PyRun, items: unknown[], frozen = false): PySet {
+  const s = frozen ? new PyFrozenSet() : new PySet()
   rt.chargeSlots(items.length)
   for (const x of items) {
     const h = hashKey(x)
@@ -72,8 +72,9 @@ export function asSet(x: unknown): PySet | undefined {
   return x instanceof PySignalView ? x.asSet() : undefined
 }
 
+/** `a op b` of two sets: a frozenset when `a` is one (CPython's result takes the left operand's type). */
 export function setOp(rt: PyRun, op: string, a: PySet, b: PySet): PySet {
-  const out = new PySet()
+  const out = a instanceof PyFrozenSet ? new PyFrozenSet() : new PySet()
   rt.chargeSlots(a.size + b.size)
   switch (op) {
     case '|':

@@ -13,7 +13,7 @@
  * items as `list()`/`dict()` are; nesting beyond MAX_DEPTH is CPython's RecursionError (no host
  * stack overflow).
  */
-import { PyDeque, PyDict, PyException, PyFloat, PyInstance, PyIter, PyDictView, PyNamedTuple, PyNumeric, PyRange, PySet, PyType, isList, isTuple, tuple, typeName } from './values.ts'
+import { PyDeque, PyDict, PyException, PyFloat, PyFrozenSet, PyInstance, PyIter, PyDictView, PyNamedTuple, PyNumeric, PyRange, PySet, PyType, isList, isTuple, tuple, typeName } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { hashKey } from './core.ts'
 import { dictSet, setFrom } from './collections.ts'
@@ -80,6 +80,8 @@ export function shallowCopy(rt: PyRun, x: unknown): unknown {
     for (const [h, [k, v]] of x.map) y.map.set(h, [k, v])
     return y
   }
+  // A frozenset is its own copy (CPython's _copy_immutable).
+  if (x instanceof PyFrozenSet) return x
   if (x instanceof PySet) return setFrom(rt, [...x.map.values()])
   if (x instanceof PyTime) return cloneTime(x)
   if (x instanceof PyContext) return x.copy()
@@ -161,7 +163,7 @@ class Deep {
       for (const [k, v] of [...x.map.values()]) dictSet(y, this.copy(k, d), this.copy(v, d))
       return y
     }
-    if (x instanceof PySet) return setFrom(rt, [...x.map.values()].map((v) => this.copy(v, d)))
+    if (x instanceof PySet) return setFrom(rt, [...x.map.values()].map((v) => this.copy(v, d)), x instanceof PyFrozenSet)
     if (x instanceof PyTime) return cloneTime(x)
     if (x instanceof PyContext) return x.copy()
     if (x instanceof PyInstance) {

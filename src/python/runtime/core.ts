@@ -2,7 +2,7 @@
  * The object protocol of the subset: truth, equality, ordering, hashing,
  * repr/str, iteration and length, over the value representation of values.ts.
  */
-import { CMP_HELPER, PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, isTuple, sameClass, tuple, typeName, type GuestCalls } from './values.ts'
+import { CMP_HELPER, PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyFrozenSet, PyInstance, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, isTuple, sameClass, tuple, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
 import { PyTime, PyTz, timeCompare, timeEq, timeHash, timeStr } from './datetime.ts'
@@ -50,6 +50,8 @@ export function hashKey(x: unknown): unknown {
       if (x === null) return null
       if (x instanceof PyFloat) return Number.isSafeInteger(x.v) ? x.v : BigInt(x.v)
       if (isTuple(x)) return MARK + encodeTuple(x)
+      // Members in a fixed order, so equal frozensets are one key whatever their insertion order.
+      if (x instanceof PyFrozenSet) return (x.key ??= MARK + 'F' + Array.from(x.map.values(), encodePart).sort().join(','))
       if (x instanceof PyType) return MARK + 'T' + (x instanceof PyClass ? `${x.qualname}#${x.serial}` : x.name)
       if (x instanceof PyInstance) return instanceKey(x, eq)
       if (x instanceof PyTime) return MARK + 'D' + timeHash(x)
@@ -63,6 +65,14 @@ export function hashKey(x: unknown): unknown {
       }
   }
   return typeError(`unhashable type: '${typeName(x)}'`)
+}
+
+/** The key of a set member to look up (`in`, `remove`, `discard`): a set stands for the frozenset of its members, as in CPython. */
+export function memberKey(x: unknown): unknown {
+  if (!(x instanceof PySet) || x instanceof PyFrozenSet) return hashKey(x)
+  const f = new PyFrozenSet()
+  for (const [h, v] of x.map) f.map.set(h, v)
+  return hashKey(f)
 }
 
 function encodePart(x: unknown): string {
@@ -360,8 +370,10 @@ export function repr(x: unknown, depth = 0): string {
     return `{${parts.join(', ')}}`
   }
   if (x instanceof PySet) {
-    if (x.size === 0) return 'set()'
-    return `{${[...x.map.values()].map((v) => repr(v, depth + 1)).join(', ')}}`
+    const frozen = x instanceof PyFrozenSet
+    if (x.size === 0) return frozen ? 'frozenset()' : 'set()'
+    const members = `{${[...x.map.values()].map((v) => repr(v, depth + 1)).join(', ')}}`
+    return frozen ? `frozenset(${members})` : members
   }
   if (x instanceof PyRange) return x.step === 1 ? `range(${x.start}, ${x.stop})` : `range(${x.start}, ${x.stop}, ${x.step})`
   if (x instanceof PyDictView) return `dict_${x.kind}(${repr(iterate(x), depth + 1)})`
@@ -464,7 +476,7 @@ export function contains(rt: PyRun, container: unknown, x: unknown): boolean {
     return false
   }
   if (container instanceof PyDict) return container.map.has(hashKey(x))
-  if (container instanceof PySet) return container.map.has(hashKey(x))
+  if (container instanceof PySet) return container.map.has(memberKey(x))
   if (container instanceof SignalCollection) return container.holds(x)
   if (container instanceof PyRange) {
     if (!isNumber(x) || (isFloatValue(x) && !Number.isInteger(floatOf(x)))) return false

@@ -3,7 +3,7 @@
  * as CPython's _asdict_inner makes them — nested dataclasses become dicts (tuples), lists, tuples,
  * named tuples and dicts are rebuilt around their converted items, anything else is deep-copied.
  */
-import { PyClass, PyDict, PyInstance, PyNamedTuple, PySet, type PyType, tuple } from './values.ts'
+import { PyClass, PyDict, PyInstance, PyNamedTuple, PyFrozenSet, PySet, type PyType, tuple } from './values.ts'
 import { typeError } from './errors.ts'
 import { fieldReader, hashKey } from './core.ts'
 import type { PyRun } from './fuel.ts'
@@ -50,7 +50,7 @@ function inner(rt: PyRun, x: unknown, asDict: boolean): unknown {
     return d
   }
   // copy.deepcopy of the rest: a set's members are immutable, an instance gets copies of its attributes.
-  if (x instanceof PySet) { const s = new PySet(); for (const [k, v] of x.map) s.map.set(k, v); return s }
+  if (x instanceof PySet) { const s = x instanceof PyFrozenSet ? new PyFrozenSet() : new PySet(); for (const [k, v] of x.map) s.map.set(k, v); return s }
   if (x instanceof PyInstance) { const o = new PyInstance(x.cls); for (const [k, v] of x.attrs) o.attrs.set(k, inner(rt, v, asDict)); return o }
   return x
 }

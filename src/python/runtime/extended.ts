@@ -205,6 +205,7 @@ function callType(rt: PyRun, t: PyType, a: unknown[], kw: PyDict | null): unknow
     case 'list': return B.list(rt, ...(a as [unknown]))
     case 'tuple': return B.tupleOf(rt, ...(a as [unknown]))
     case 'set': return B.set(rt, ...(a as [unknown]))
+    case 'frozenset': return B.frozenset(rt, ...(a as [unknown]))
     case 'dict': return B.dict(rt, a[0], kw)
     case 'slice': return makeSlice(a)
   }
@@ -516,6 +517,7 @@ export const EXTENDED_RUNTIME: Record<string, (rt: PyRun, a: any[]) => unknown> 
   bindcall: (_rt, a) => (a[0] instanceof PyMethod ? bindCall(a[0].func, [a[0].self, ...a[1]], a[2]) : a[0] instanceof PyInstance ? bindCall(callable(a[0])!, [a[0], ...a[1]], a[2]) : bindCall(a[0], a[1], a[2])),
   callnative: (rt, a) => callNative(rt, a[0], a[1], a[2]),
   slicemk: (_rt, a) => makeSlice(a),
+  frozenset: (rt, a) => B.frozenset(rt, a[0]),
   getattr: (_rt, a) => getAttr(a[0], a[1]),
   first: (_rt, a) => a[0],
   last: (_rt, a) => a[a.length - 1],

@@ -1,8 +1,8 @@
 /** Methods of list, dict and set, and the dispatch of `obj.method(...)` by the receiver's type. */
 import { PyGen, generatorMethod } from './generators.ts'
-import { PyNamedTuple, PyDeque, PyDict, PyDictView, PyFloat, PySet, isTuple, mkInt, tuple, typeName } from './values.ts'
+import { PyNamedTuple, PyDeque, PyDict, PyDictView, PyFloat, PyFrozenSet, PySet, isTuple, mkInt, tuple, typeName } from './values.ts'
 import { raise, typeError, valueError } from './errors.ts'
-import { eq, hashKey, iterate, repr } from './core.ts'
+import { eq, hashKey, iterate, memberKey, repr } from './core.ts'
 import { keyError } from './items.ts'
 import { dictSet, dictUpdate, asSet, setOp, setFrom } from './collections.ts'
 import { strMethod } from './str-methods.ts'
@@ -120,8 +120,8 @@ function otherSet(rt: PyRun, x: unknown): PySet {
 
 const SET: Record<string, Method<PySet>> = {
   add: (rt, s, a) => { arity('set.add', a, 1, 1); const h = hashKey(a[0]); if (!s.map.has(h)) { rt.chargeSlots(1); s.map.set(h, a[0]) } return null },
-  remove: (_rt, s, a) => { if (!s.map.delete(hashKey(a[0]))) throw keyError(a[0]); return null },
-  discard: (_rt, s, a) => { s.map.delete(hashKey(a[0])); return null },
+  remove: (_rt, s, a) => { if (!s.map.delete(memberKey(a[0]))) throw keyError(a[0]); return null },
+  discard: (_rt, s, a) => { s.map.delete(memberKey(a[0])); return null },
   pop: (_rt, s) => {
     if (s.size === 0) raise('KeyError', "'pop from an empty set'")
     // CPython's pop takes the first member from where the last pop left off (set-order.ts).
@@ -143,6 +143,12 @@ const SET: Record<string, Method<PySet>> = {
   symmetric_difference_update: (rt, s, a) => { replace(s, setOp(rt, '^', s, otherSet(rt, a[0]))); return null },
   copy: (rt, s) => setOp(rt, '|', s, new PySet()),
   clear: (_rt, s) => { s.map.clear(); return null },
+}
+
+/** A frozenset's methods: the set's that do not change it (the others are CPython's AttributeError). */
+const FROZENSET: Record<string, Method<PySet>> = {
+  ...Object.fromEntries(['union', 'intersection', 'difference', 'symmetric_difference', 'issubset', 'issuperset', 'isdisjoint'].map((m) => [m, SET[m]!])),
+  copy: (_rt, s) => s,
 }
 
 function replace(s: PySet, r: PySet): void {
@@ -175,6 +181,7 @@ export function callMethod(rt: PyRun, obj: unknown, name: string, args: unknown[
     return pick(LIST, name, 'list')(rt, obj, args, kw)
   }
   if (obj instanceof PyDict) return pick(DICT, name, 'dict')(rt, obj, args, kw)
+  if (obj instanceof PyFrozenSet) return pick(FROZENSET, name, 'frozenset')(rt, obj, args, kw)
   if (obj instanceof PySet) return pick(SET, name, 'set')(rt, obj, args, kw)
   if (isIntValue(obj) && name === 'bit_length') {
     const v = intOf(obj)

@@ -3,7 +3,7 @@
  * comparisons and membership. These are the hottest runtime entries: the
  * int and float cases are tried first, inline.
  */
-import { PyDeque, PyDict, PyDictView, PyException, PyFloat, PyInstance, PyRange, PySet, mkFloat, tuple, typeByName, typeName } from './values.ts'
+import { PyDeque, PyDict, PyDictView, PyException, PyFloat, PyFrozenSet, PyInstance, PyRange, PySet, mkFloat, tuple, typeByName, typeName } from './values.ts'
 import { PyRaise, raise, typeError } from './errors.ts'
 import { codePoints, hasAstral } from './text.ts'
 import { SSIZE_MAX, bitwise, fitsSsize, numArith, pyModInt, unsupported, isIntValue, intOf } from './numbers.ts'
@@ -225,7 +225,7 @@ function inplaceObject(rt: PyRun, op: string, a: object, b: unknown): unknown {
     for (let i = 0, n = items.length; i < n; i++) a.push(items[i])
     return a
   }
-  if (a instanceof PySet && (op === '|' || op === '&' || op === '-' || op === '^')) {
+  if (a instanceof PySet && !(a instanceof PyFrozenSet) && (op === '|' || op === '&' || op === '-' || op === '^')) {
     const sb = asSet(b)
     if (!sb) unsupported(`${op}=`, a, b)
     const r = setOp(rt, op, a, sb!)

@@ -61,6 +61,7 @@ export const T = {
   tuple: defType('tuple', 'object'),
   dict: defType('dict', 'object'),
   set: defType('set', 'object'),
+  frozenset: defType('frozenset', 'object'),
   range: defType('range', 'object'),
   NoneType: defType('NoneType', 'object'),
   type: defType('type', 'object'),
@@ -231,6 +232,15 @@ export class PySet {
   }
 }
 
+/**
+ * `frozenset`: a set made once and never changed (no mutating method; `|=` makes a new one), so it is
+ * hashable (core.ts hashKey: a dict key, a set member). Every read of a set reads it too.
+ */
+export class PyFrozenSet extends PySet {
+  /** Its key in a dict or set, computed at the first use (its members never change). */
+  key?: string
+}
+
 /** `d.keys()`, `d.values()`, `d.items()`: live views of a dict. */
 export class PyDictView {
   constructor(readonly dict: PyDict, readonly kind: 'keys' | 'values' | 'items') {}
@@ -392,7 +402,7 @@ export function typeName(x: unknown): string {
       if (Array.isArray(x)) return Object.isFrozen(x) ? 'tuple' : 'list'
       if (x instanceof PyFloat) return 'float'
       if (x instanceof PyDict) return x.pyName
-      if (x instanceof PySet) return 'set'
+      if (x instanceof PySet) return x instanceof PyFrozenSet ? 'frozenset' : 'set'
       if (x instanceof PyRange) return 'range'
       if (x instanceof PyDictView) return `dict_${x.kind}`
       if (x instanceof PyType) return 'type'

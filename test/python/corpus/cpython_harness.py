@@ -20,7 +20,7 @@ EXCEPTIONS = [
 ]
 SAFE = {name: getattr(builtins, name) for name in ALLOWED + EXCEPTIONS}
 # The extended profile's builtins (print is captured and compared as the run's log).
-EXTENDED = "any all map filter repr ascii divmod pow hash iter next chr ord hex bin oct type format getattr hasattr setattr slice GeneratorExit".split()
+EXTENDED = "any all map filter repr ascii divmod pow hash iter next chr ord hex bin oct type format getattr hasattr setattr slice frozenset GeneratorExit".split()
 # The extended profile's exception classes beyond the contract's (runtime/values.ts EXTENDED_EXCEPTION_TREE).
 EXTENDED += ("OSError ConnectionError BrokenPipeError ConnectionAbortedError ConnectionRefusedError ConnectionResetError "
              "FileExistsError FileNotFoundError InterruptedError IsADirectoryError NotADirectoryError PermissionError "
