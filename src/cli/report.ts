@@ -73,8 +73,11 @@ export interface RunContext {
 
 /** A run error, with the hint a terminal user can act on (a flag, not a library option). */
 export function fromAgentError(error: AgentError, ctx: RunContext): JsonDiagnostic {
-  const d: JsonDiagnostic = { severity: 'error', code: error.code, message: error.message }
-  const hint = cliHint(error, ctx) ?? error.hint
+  const flagHint = cliHint(error, ctx)
+  // A capability's message ends with its library hint (`(hint: add the host to allowedHosts)`); the flag hint replaces it.
+  const message = flagHint ? error.message.replace(/ \(hint: .*\)$/s, '') : error.message
+  const d: JsonDiagnostic = { severity: 'error', code: error.code, message }
+  const hint = flagHint ?? error.hint
   if (hint) d.hint = hint
   d.file = error.file ?? ctx.file
   if (error.line !== undefined) d.line = error.line

@@ -180,3 +180,15 @@ describe('a malformed --llm URL is a usage error, not an internal one', () => {
     expect(d.hint).toContain('--llm http://127.0.0.1:1234/v1')
   })
 })
+
+describe('capability errors speak in flags only', () => {
+  test('the library\'s "(hint: ... allowedHosts ...)" is dropped from the message when the CLI hint names the flag', () => {
+    writeFileSync(join(dir, 'get.ajs'), 'function get() { return httpFetch({ url: "https://example.com/x" }) }\n')
+    const r = ajsc(['run', 'get.ajs', '--allow-fetch', 'other.com', '--json'], { cwd: dir })
+    expect(r.code).toBe(1)
+    const d = JSON.parse(r.stdout).diagnostics[0]
+    expect(d.message).toContain('FETCH_HOST_DENIED')
+    expect(d.message).not.toContain('(hint:')
+    expect(d.hint).toContain('--allow-fetch')
+  })
+})
