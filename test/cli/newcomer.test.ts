@@ -192,3 +192,31 @@ describe('capability errors speak in flags only', () => {
     expect(d.hint).toContain('--allow-fetch')
   })
 })
+
+describe('README: which commands take --json', () => {
+  test('every command takes --json except those the README names', async () => {
+    const readme = await Bun.file(join(import.meta.dir, '../../README.md')).text()
+    const named = /errors included \(all take it but the servers and prompts, (.*?), and `atoms`/s.exec(readme)?.[1]
+    expect(named).toBeDefined()
+    const without = new Set([...named!.matchAll(/`([a-z -]+)`/g)].map((m) => m[1]!).concat('atoms'))
+    const { runCli } = await import('../../src/cli/program.ts')
+    // The help of each command, as a user reads it.
+    const help = async (args: string[]) => {
+      let out = ''
+      await runCli([...args, '--help'], { out: (t) => { out += t }, err: () => {}, readStdin: async () => '', color: false, cwd: dir, env: {} })
+      return out
+    }
+    const names = (text: string) => [...text.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]!).filter((c) => c !== 'help')
+    const leaves: string[] = []
+    for (const c of names(await help([]))) {
+      const text = await help([c])
+      if (/\nCommands:/.test(text)) leaves.push(...names(text.slice(text.indexOf('\nCommands:'))).map((s) => `${c} ${s}`))
+      else leaves.push(c)
+    }
+    expect(leaves.length).toBeGreaterThan(20)
+    for (const name of leaves) {
+      const takesJson = /^\s+--json\b/m.test(await help(name.split(' ')))
+      expect([name, takesJson]).toEqual([name, !without.has(name)])
+    }
+  })
+})
