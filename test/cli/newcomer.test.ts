@@ -220,3 +220,14 @@ describe('README: which commands take --json', () => {
     }
   })
 })
+
+describe('files named as typed', () => {
+  test('serve and worker: a missing --config is named as typed, with a suggestion', () => {
+    writeFileSync(join(dir, 'serve.json'), '{}')
+    for (const command of ['serve', 'worker']) {
+      const r = ajsc([command, '--config', 'serv.json', '--database', 'postgres://127.0.0.1:1/x'], { cwd: dir })
+      expect(r.code).toBe(1)
+      expect(r.stderr).toStartWith('serv.json: error CLI_NOT_FOUND: serv.json: no such file\nhint: Did you mean serve.json?')
+    }
+  })
+})

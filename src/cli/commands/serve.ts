@@ -76,7 +76,7 @@ function loadConfig(file: string, io: CliIO): ServeConfig {
   const path = resolve(io.cwd, file)
   let raw: unknown
   try {
-    raw = JSON.parse(readText(path))
+    raw = JSON.parse(readText(path, file))
   } catch (e) {
     if (e instanceof CliError) throw e
     throw new CliError('CLI_BAD_JSON', `--config ${file}: not valid JSON: ${(e as Error).message}`, { file, hint: 'See docs/serve.md for the config file format.' })
