@@ -6,42 +6,31 @@
  * unpause refused by a limit raised since the spec was set, its hint, and the spec mended in the form.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
+import { haveChromium, launchChromium, type TestBrowser } from '../package/chromium.ts'
 import { createServer, parseServeConfig, tokenSha256 } from '../../src/server/index.ts'
 import { MemoryScheduleStore } from '../../src/server/schedules/store.ts'
 import { startTestServer, TOKENS, type TestServer } from './helpers.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
-const haveChromium = existsSync(CHROMIUM)
-if (!haveChromium) console.warn(`inspector schedules browser test skipped: ${CHROMIUM} is missing`)
+if (!haveChromium) console.warn('inspector schedules browser test skipped: no /usr/bin/chromium')
 
 const WAITS = { source: 'const ok = await agent("Hold?", { external: true })\nexport default { ok }' }
 let t: TestServer
-let browser: BrowserContext
-let profile: string
+let browser: TestBrowser | undefined
 
 beforeAll(async () => {
   t = await startTestServer({ size: 1 })
-  if (!haveChromium) return
-  profile = mkdtempSync(join(tmpdir(), 'ajs-chromium-'))
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, timeout: 60_000,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  if (haveChromium) browser = await launchChromium()
 }, 90_000)
 
 afterAll(async () => {
   await browser?.close()
   await t?.close()
-  if (profile) rmSync(profile, { recursive: true, force: true })
 })
 
 /** A page on the server's inspector whose script errors fail the test (`errors`). */
 async function open(url = t.url, token: string = TOKENS.a): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage()
+  const page = await browser!.context.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(String(e)))
   // A refused request logs "Failed to load resource" (a 400 the page shows); anything else is a bug.
