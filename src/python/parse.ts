@@ -10,19 +10,23 @@ import type { Stmt } from './ir.ts'
 import { StatementParser } from './parse/statements.ts'
 import { bareYield, emptyPatternGroup, kids, trailingPointFloat } from './parse/lezer.ts'
 import { patchAt, specAlignEquals } from './parse/fstring-align.ts'
+import { patchSignedExponents, signedExponentPoints } from './parse/exponent.ts'
 
 export { CLASS_DUNDERS } from './parse/definitions.ts'
 export { PUNCT } from './parse/lezer.ts'
 
 export class PyParser extends StatementParser {
   parseScript(): Stmt[] {
-    let tree = pythonParser().parse(this.src)
+    let text = this.src
+    let tree = pythonParser().parse(text)
+    const exponents = signedExponentPoints(tree, text)
+    if (exponents.length) tree = pythonParser().parse((text = patchSignedExponents(text, exponents)))
     // An f-string nested in a field that lezer could not read shows its own fields once that one is mended.
     for (let seen = 0, round = 0; round < 4; round++) {
       const aligns = specAlignEquals(tree, this.src)
       if (aligns.length === seen) break
       seen = aligns.length
-      tree = pythonParser().parse(patchAt(this.src, aligns))
+      tree = pythonParser().parse(patchAt(text, aligns))
     }
     let bad: SyntaxNode | null = null
     tree.iterate({

@@ -188,7 +188,7 @@ const EXTENDED_REFUSALS: Array<[string, string, keyof typeof CODES, number, numb
   ['with over something that is not a context manager of the program', 'with open("f") as fh:\n    pass', 'PY_FORBIDDEN', 1, 5, 'no file I/O'],
   // `match a, b:` is parsed as `match (a, b):`: what follows the inserted parentheses keeps its column.
   ['an unknown name in an unparenthesized match subject', 'a = 1\nmatch a, nope:\n    case _:\n        pass', 'PY_UNKNOWN_NAME', 2, 9, 'Assign it before use'],
-  ['a float with a trailing point and a signed exponent', 'x = 1\ny = 1.e-3', 'PY_UNSUPPORTED', 2, 4, '1.0e'],
+  ['a float with a trailing point and an exponent without digits', 'x = 1\ny = 1.e', 'PY_SYNTAX', 2, 4, 'exponent'],
   ['an unknown name after an unparenthesized match subject', 'a = 1\nmatch a, a:\n    case _:\n        x = nope', 'PY_UNKNOWN_NAME', 4, 12, 'Assign it before use'],
 ]
 

@@ -114,8 +114,8 @@ export abstract class ExprParser extends LiteralParser {
           const digits = this.text(c[0]!).replace(/_/g, ''), after = c[2]
           if (!after || trailingPointFloat(after)) return { k: 'float', v: Number(digits), loc }
           if (after.name === 'PropertyName' && after.from === c[1]!.to && /^[eE]\d[\d_]*$/.test(this.text(after))) return { k: 'float', v: Number(`${digits}e${this.text(after).slice(1).replace(/_/g, '')}`), loc }
-          // `1.e-3`: @lezer/python splits it at the sign.
-          if (after.name === 'PropertyName' && after.from === c[1]!.to && /^[eE]$/.test(this.text(after))) this.unsupported('A float with a trailing point and a signed exponent', `@lezer/python cannot read it; write a digit after the point: \`${digits}.0${this.text(after)}...\`.`, c[0]!)
+          // `1.e` without the exponent's digits (`1.e-3` itself is one literal by then: parse/exponent.ts).
+          if (after.name === 'PropertyName' && after.from === c[1]!.to && /^[eE]$/.test(this.text(after))) this.refuse('PY_SYNTAX', { detail: 'invalid decimal literal', fix: `Write the exponent's digits right after \`e\`: \`${digits}.e-3\`, \`${digits}.e5\`.` }, c[0]!)
           this.refuse('PY_SYNTAX', { detail: 'invalid decimal literal', fix: `Wrap the number in parentheses: \`(${this.text(c[0]!)}).${this.text(c[2] ?? c[1]!)}\`.` }, c[0]!)
         }
         const obj = this.expr(c[0]!)
