@@ -11,6 +11,16 @@ export function numberOption(value: string | undefined, flag: string): number | 
   return n
 }
 
+/**
+ * `--timeout <ms>` of the commands that run a program: more than 0 (0 would
+ * stop every run at once, where a user may have meant "no limit"), or the default when absent.
+ */
+export function timeoutOption(value: string | undefined, defaultMs: number): number {
+  const n = numberOption(value, '--timeout')
+  if (n === 0) throw usageError('--timeout must be more than 0 ms, got "0"', `Give the limit in ms, e.g. --timeout 5000; without the flag a run has ${defaultMs} ms.`)
+  return n ?? defaultMs
+}
+
 /** `--llm`: an absolute http(s) URL, or undefined when the flag is absent. */
 export function llmUrlOption(value: string | undefined): string | undefined {
   if (value === undefined) return undefined

@@ -231,3 +231,14 @@ describe('files named as typed', () => {
     }
   })
 })
+
+describe('--timeout 0', () => {
+  test('is a usage error (it stopped every run that took a moment with TIMEOUT)', () => {
+    for (const args of [['run', 'hello.ajs'], ['eval', '1'], ['flow', 'run', 'double.json']]) {
+      const r = ajsc([...args, '--timeout', '0'], { cwd: dir })
+      expect(r.code).toBe(2)
+      expect(r.stderr).toContain('error CLI_USAGE: --timeout must be more than 0 ms')
+    }
+    expect(ajsc(['run', 'hello.ajs', '--timeout', '5000'], { cwd: dir }).code).toBe(0)
+  })
+})

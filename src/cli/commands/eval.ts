@@ -10,7 +10,7 @@ import { TranspileError } from '../../diagnostics/index.ts'
 import type { CliIO } from '../io.ts'
 import { compileSource } from '../compile.ts'
 import { fromAgentError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
-import { runAtomsOption, jsonObjectFlag, numberOption } from '../options.ts'
+import { runAtomsOption, jsonObjectFlag, numberOption, timeoutOption } from '../options.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, guestConsole, printWarnings, runAtoms, setupFromFlags, type SetupFlags } from './run.ts'
 import type { AtomsFlag } from '../atoms-module.ts'
 import { bodyWithValue, typedBack } from '../snippet.ts'
@@ -31,7 +31,7 @@ const PREFIX = 'function evaluate(args) { '
 
 export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): Promise<number> {
   const fuel = numberOption(opts.fuel, '--fuel')
-  const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
+  const timeoutMs = timeoutOption(opts.timeout, DEFAULT_RUN_TIMEOUT_MS)
   const reporter = new Reporter(io, 'eval', opts.json === true)
   const args = await jsonObjectFlag(opts.args, '--args', io)
   const atoms = await runAtoms(opts.atoms, io)

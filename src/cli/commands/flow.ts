@@ -17,7 +17,7 @@ import { FlowScheduler, type ScheduleLogEntry } from '../../flows/schedule/sched
 import { codeFrame } from '../../diagnostics/format.ts'
 import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { fromAgentError, Reporter, type JsonDiagnostic } from '../report.ts'
-import { intOption, jsonObjectFlag, numberOption } from '../options.ts'
+import { intOption, jsonObjectFlag, numberOption, timeoutOption } from '../options.ts'
 import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { palette } from '../colors.ts'
 import { DEFAULT_RUN_TIMEOUT_MS, runAtoms, setupFromFlags } from './run.ts'
@@ -154,7 +154,7 @@ const FLOW_FLAG_HINTS: Record<string, string> = {
 /** `ajsc flow run <file>`: the result on stdout (or the RunResult and events with --json). */
 export async function flowRun(file: string, opts: FlowCommandOptions, io: CliIO): Promise<number> {
   const fuel = numberOption(opts.fuel, '--fuel')
-  const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
+  const timeoutMs = timeoutOption(opts.timeout, DEFAULT_RUN_TIMEOUT_MS)
   const atoms = await runAtoms(opts.atoms, io)
   const options = compileOptions(opts, file, atoms.names)
   const input = await readInput(opts, io)
@@ -200,7 +200,7 @@ function logLine(e: ScheduleLogEntry): string {
 /** `ajsc flow schedule <dir>`: run the enabled flows of an fs store on their schedules until Ctrl-C (or --duration). */
 export async function flowSchedule(dir: string, opts: FlowCommandOptions, io: CliIO, signal?: AbortSignal): Promise<number> {
   const fuel = numberOption(opts.fuel, '--fuel')
-  const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
+  const timeoutMs = timeoutOption(opts.timeout, DEFAULT_RUN_TIMEOUT_MS)
   const duration = numberOption(opts.duration, '--duration')
   const atoms = await runAtoms(opts.atoms, io)
   const options = compileOptions(opts, dir, atoms.names)

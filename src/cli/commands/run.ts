@@ -22,7 +22,7 @@ import { formatTrace } from '../trace.ts'
 import { createRunSetup, type RunSetup } from '../setup.ts'
 import { FileProcedureStore } from '../procedure-file.ts'
 import { palette } from '../colors.ts'
-import { intOption, jsonObjectFlag, llmUrlOption, numberOption } from '../options.ts'
+import { intOption, jsonObjectFlag, llmUrlOption, numberOption, timeoutOption } from '../options.ts'
 import { clock } from './build.ts'
 import { watchInputs } from '../watch.ts'
 import { loadCliAtoms, type AtomsFlag, type CliAtoms } from '../atoms-module.ts'
@@ -137,7 +137,7 @@ async function loadProgram(target: string, opts: RunCommandOptions, io: CliIO, r
 
 export async function runCommand(target: string, opts: RunCommandOptions, io: CliIO): Promise<number> {
   const fuel = numberOption(opts.fuel, '--fuel')
-  const timeoutMs = numberOption(opts.timeout, '--timeout') ?? DEFAULT_RUN_TIMEOUT_MS
+  const timeoutMs = timeoutOption(opts.timeout, DEFAULT_RUN_TIMEOUT_MS)
   const maxErrors = intOption(opts.maxErrors, '--max-errors', 1) ?? 50
   if (opts.model && !opts.llm) throw usageError('--model needs --llm <url>')
   const isToken = target.startsWith(PROCEDURE_TOKEN_PREFIX)
