@@ -1,6 +1,7 @@
 // A/B of `transpile` between two revisions of src/ (or `.` for the working tree), as a ratio to
 // acorn.parse (the bench's baseline: ecmaVersion latest, locations: true):
 //   node bench/transpile-ab.mjs <rev-before> <rev-after|.> [processes] [rounds] [--cpu] [--settle]
+// (a revision may also be a folder holding a src/ tree, see transpile-bundle.mjs)
 // (--cpu: batches timed by the process's CPU time, not the wall clock; --settle: each timed batch
 // follows an untimed batch of the same function, so neither side is timed right after the other:
 // under Bun, in some runs, the best transpile batch right after an acorn batch was up to a third
@@ -16,7 +17,8 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { bundleRevision, scratchDir } from './lib/revision.mjs'
+import { scratchDir } from './lib/revision.mjs'
+import { bundleTranspiler } from './transpile-bundle.mjs'
 
 const root = resolve(import.meta.dirname, '..')
 const read = (f) => readFileSync(join(root, 'bench/workloads', f), 'utf8')
@@ -64,7 +66,7 @@ const settle = process.argv.includes('--settle')
 const [revA, revB, processes = '6', rounds = '25'] = process.argv.slice(2).filter((a) => a !== '--cpu' && a !== '--settle')
 if (!revA || !revB) { console.error('usage: node bench/transpile-ab.mjs <rev-before> <rev-after|.> [processes] [rounds] [--cpu] [--settle]'); process.exit(2) }
 const dir = scratchDir('ajs-tab-')
-const bundles = [await bundleRevision(revA, dir, 'a', 'transpiler/index.ts'), await bundleRevision(revB, dir, 'b', 'transpiler/index.ts')]
+const bundles = [await bundleTranspiler(revA, dir, 'a'), await bundleTranspiler(revB, dir, 'b')]
 const runs = [[], []]
 for (let p = 0; p < Number(processes); p++) {
   for (const i of p % 2 ? [1, 0] : [0, 1]) {

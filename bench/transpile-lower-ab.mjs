@@ -1,10 +1,10 @@
 // A/B of the transpiler's lowering phase alone (new LowerContext + lowerProgram on a parse done
 // once), both revisions in ONE process (no parser runs while timing, so they share no hot call
 // sites): ~5 ms batches of A and B alternate, after a 1 s warm-up; prints the minima.
-//   node bench/transpile-lower-ab.mjs <rev-before> <rev-after|.> [rounds]   (also: npx bun ...)
+//   node bench/transpile-lower-ab.mjs <rev-before> <rev-after|.> [rounds] [--large 250,1000,2000]   (also: npx bun ...)
 // The commits of issue 28's transpile work quote it ("lowering alone").
 import { build } from 'esbuild'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { generateLargeSource } from './workloads/gen-large.mjs'
@@ -12,7 +12,8 @@ import { revisionSrc, scratchDir } from './lib/revision.mjs'
 const root = resolve(import.meta.dirname, '..')
 const dir = scratchDir('ajs-lowab-')
 async function load(rev, name) {
-  const src = revisionSrc(rev, dir, name)
+  // A folder holding a src/ tree stands for a change not committed yet (see transpile-bundle.mjs).
+  const src = rev !== '.' && existsSync(join(rev, 'src')) ? resolve(rev, 'src') : revisionSrc(rev, dir, name)
   const entry = join(dir, `${name}-entry.ts`)
   writeFileSync(entry, `import { parseProgram } from '${src}/transpiler/parse.ts'
 import { LowerContext } from '${src}/transpiler/context.ts'
@@ -27,11 +28,16 @@ export function lowerOnly(s: string, parsed: any) { const ctx: any = new LowerCo
   await build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'node', outfile, logLevel: 'error', packages: 'external' })
   return import(pathToFileURL(outfile).href)
 }
-const [revA, revB, rounds = '40'] = process.argv.slice(2)
-if (!revA || !revB) { console.error('usage: node bench/transpile-lower-ab.mjs <rev-before> <rev-after|.> [rounds]'); process.exit(2) }
+const argv = process.argv.slice(2)
+const largeAt = argv.indexOf('--large')
+// --large 250,1000,2000: also the generated source with these many blocks (3k, 12k, 24k lines), for growth.
+const large = largeAt === -1 ? [] : argv.splice(largeAt, 2)[1].split(',').map(Number)
+const [revA, revB, rounds = '40'] = argv
+if (!revA || !revB) { console.error('usage: node bench/transpile-lower-ab.mjs <rev-before> <rev-after|.> [rounds] [--large blocks,...]'); process.exit(2) }
 const A = await load(revA, 'a'), B = await load(revB, 'b')
 const read = (f) => readFileSync(join(root, 'bench/workloads', f), 'utf8')
-const sources = [['arith-loop', read('arith-loop.ajs')], ['helper-fib', read('helper-fib.ajs')], ['agent-typical', read('agent-typical.ajs')], ['rules', read('rules.ajs')], ['generated', generateLargeSource({ blocks: 100 })]]
+const sources = [['arith-loop', read('arith-loop.ajs')], ['helper-fib', read('helper-fib.ajs')], ['agent-typical', read('agent-typical.ajs')], ['rules', read('rules.ajs')], ['generated', generateLargeSource({ blocks: 100 })],
+  ...large.map((blocks) => { const s = generateLargeSource({ helpers: Math.max(1, Math.round(blocks * 0.096)), blocks }); return [`${s.split('\n').length - 1} lines`, s] })]
 const fns = sources.map(([, s]) => { const pa = A.parseOnce(s), pb = B.parseOnce(s); return [() => A.lowerOnly(s, pa), () => B.lowerOnly(s, pb)] })
 for (const t0 = performance.now(); performance.now() - t0 < 1000;) for (const [a, b] of fns) { a(); b() }
 sources.forEach(([id], k) => {
