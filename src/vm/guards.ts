@@ -11,6 +11,7 @@ import { vmError } from './errors.ts'
 import type { Run } from './runtime.ts'
 import { SLOT_COST } from './fuel.ts'
 import { guestString } from './builtins/coerce.ts'
+import { FREE_TEXT_CHARS, chargeKey } from './builtins/sizes.ts'
 
 export const isForbiddenKey = (k: string): boolean =>
   k === '__proto__' || k === 'constructor' || k === 'prototype'
@@ -19,12 +20,13 @@ export function forbidden(k: string): never {
   throw vmError('FORBIDDEN_NAME', `Forbidden property name "${k}"`)
 }
 
-/** Turn any guest key into a property key, refusing forbidden names. */
-export function toKey(k: unknown): string | number {
+/** Turn any guest key into a property key, refusing forbidden names; a long text is paid first (sizes.ts chargeKey). */
+export function toKey(rt: Run, k: unknown): string | number {
   if (typeof k === 'number') return k
   // Objects as keys take the bounded conversion: native String() of a shared nested array is exponential.
   const s = typeof k === 'string' ? k : typeof k === 'object' && k !== null ? guestString(undefined, k) : String(k)
-  if (isForbiddenKey(s)) forbidden(s)
+  if (s.length > FREE_TEXT_CHARS) chargeKey(rt, s)
+  else if (isForbiddenKey(s)) forbidden(s)
   return s
 }
 
@@ -36,13 +38,13 @@ export function getNamed(o: any, k: string): unknown {
 }
 
 /** `o[k]` for a computed key. */
-export function getComputed(o: any, k: unknown): unknown {
+export function getComputed(rt: Run, o: any, k: unknown): unknown {
   if (o === null || o === undefined) return undefined
   if (typeof k === 'number') {
     const v = o[k]
     return typeof v === 'function' ? undefined : v
   }
-  const key = toKey(k)
+  const key = toKey(rt, k)
   const v = o[key]
   return typeof v === 'function' ? undefined : v
 }
@@ -73,7 +75,7 @@ function writeTarget(o: any, k: string | number): void {
 
 /** `o[k] = v`; growing an array is charged per new slot. */
 export function setProp(rt: Run, o: any, k: unknown, v: unknown): unknown {
-  const key = toKey(k)
+  const key = toKey(rt, k)
   writeTarget(o, key)
   if (Array.isArray(o)) {
     if (key === 'length') {
@@ -116,19 +118,19 @@ const inheritedOf = (array: boolean): Set<string> => {
  * `'map' in []` are true in JS, so a `word in counts` test means the same for any word).
  * Only the answer is given: the inherited members stay unreadable.
  */
-export function hasProp(o: unknown, k: unknown): boolean {
+export function hasProp(rt: Run, o: unknown, k: unknown): boolean {
   if (o === null || typeof o !== 'object') {
     throw vmError('TYPE_ERROR', `Cannot use 'in' operator to search for "${String(k)}" in ${o === null ? 'null' : typeof o}`)
   }
-  const key = toKey(k)
+  const key = toKey(rt, k)
   return Object.prototype.hasOwnProperty.call(o, key) || inheritedOf(Array.isArray(o)).has(key as string)
 }
 
 /** `delete o[k]` */
-export function deleteProp(o: any, k: unknown): boolean {
+export function deleteProp(rt: Run, o: any, k: unknown): boolean {
   if (o === null || o === undefined) throw vmError('TYPE_ERROR', 'Cannot delete a property of null or undefined')
   if (typeof o !== 'object') return true
-  const key = toKey(k)
+  const key = toKey(rt, k)
   if (!isWritable(o)) throw vmError('TYPE_ERROR', 'Cannot delete a property of a read-only object')
   return delete o[key]
 }

@@ -40,7 +40,7 @@ function fillTemplate(rt: Run, template: string, vars: unknown): string {
     let t = texts.get(path)
     if (t === undefined) {
       let v: unknown = vars
-      for (const part of path.split('.')) v = getComputed(v, part)
+      for (const part of path.split('.')) v = getComputed(rt, v, part)
       t = v === undefined || v === null ? '' : typeof v === 'string' ? v : jsonStringify(rt, v) ?? ''
       texts.set(path, t)
     }
@@ -82,7 +82,7 @@ export const LIBRARY_ATOMS: AtomDef[] = [
     const o = asObject(object, 'pick', 'object')
     const out: Record<string, unknown> = {}
     for (const k of asArray(keys, 'pick', 'keys')) {
-      const key = toKey(k)
+      const key = toKey(runOf(ctx), k)
       if (Object.hasOwn(o, key)) out[key] = o[key as string]
     }
     runOf(ctx).chargeSlots(Object.keys(out).length)

@@ -8,7 +8,7 @@ import type { Run } from '../runtime.ts'
 import type { GlobalFunctionName, GlobalNamespaceName, GlobalValueName } from '../../ast/globals.ts'
 import { vmError } from '../errors.ts'
 import { ownKeys, toKey, isForbiddenKey, isGuestData, isWritable, setProp } from '../guards.ts'
-import { FREE_TEXT_CHARS, chargeEntries, chargeProps, chargeScan, chargeText, chargeTextArgs, chargeTextMatches, mapBounded, nativeOp } from './sizes.ts'
+import { FREE_TEXT_CHARS, chargeEntries, chargeKey, chargeProps, chargeScan, chargeText, chargeTextArgs, chargeTextMatches, mapBounded, nativeOp } from './sizes.ts'
 import { jsonParse, jsonStringify, jsonText } from './json.ts'
 import { SET_HELPERS } from './sets.ts'
 import { guestString, primArgs, toPrim } from './coerce.ts'
@@ -80,13 +80,14 @@ const OBJECT: Record<string, Builtin> = {
     rt.chargeSlots(entries.length)
     for (const e of entries) {
       if (!Array.isArray(e)) throw vmError('TYPE_ERROR', 'Object.fromEntries expects [key, value] pairs')
-      out[toKey(e[0]) as string] = e[1]
+      out[toKey(rt, e[0]) as string] = e[1]
     }
     return out
   },
-  hasOwn: (_rt, [o, k]) => {
+  hasOwn: (rt, [o, k]) => {
     if (o === null || o === undefined) throw vmError('TYPE_ERROR', 'Object.hasOwn expects an object')
-    const key = guestString(_rt, k)
+    const key = guestString(rt, k)
+    if (key.length > FREE_TEXT_CHARS) chargeKey(rt, key)
     return !isForbiddenKey(key) && Object.hasOwn(o, key)
   },
   freeze: (_rt, [o]) => {

@@ -12,7 +12,7 @@ import type { GuardedRegex } from './regex.ts'
 import { isRegex, regexSupport } from './regex-hook.ts'
 import { stringReplace } from './replace.ts'
 import { localeCase, localeCompare, numberLocaleString } from './collate.ts'
-import { EXPANSION, FREE_TEXT_CHARS, chargeEntries, chargeScan, chargeText, chargeTextArgs, chargeTextMatches, checkChars, mapBounded, nativeOp } from './sizes.ts'
+import { EXPANSION, FREE_TEXT_CHARS, chargeEntries, chargeKey, chargeScan, chargeText, chargeTextArgs, chargeTextMatches, checkChars, mapBounded, nativeOp } from './sizes.ts'
 import { SLOT_BYTES } from '../fuel.ts'
 import { argPrim, guestString, joinGuest, objectText, primArgs } from './coerce.ts'
 
@@ -41,8 +41,9 @@ const upper = (x: string) => x.toUpperCase()
 const CASE_GROWTH = EXPANSION.case!
 
 /** Own keys as JavaScript has them (a string's and an array's indices and length, an object's properties), never a forbidden name. */
-function hasOwnProperty(_rt: Run, o: object | string, [k]: unknown[]): boolean {
+function hasOwnProperty(rt: Run, o: object | string, [k]: unknown[]): boolean {
   const key = String(k)
+  if (key.length > FREE_TEXT_CHARS) chargeKey(rt, key)
   return !isForbiddenKey(key) && Object.prototype.hasOwnProperty.call(o, key)
 }
 

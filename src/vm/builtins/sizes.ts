@@ -39,6 +39,24 @@ export function chargeText(rt: Run, s: string): void {
   rt.tick()
 }
 
+/**
+ * Longest text a property key may be. V8 hashes a longer text by its length alone
+ * (String::kMaxHashCalcLength), so every key, `in` or Set entry of one length lands in one bucket and
+ * each new one is compared with all the others: 1,000 keys of 100,000 characters took 10 to 18 s
+ * in Node. Shorter keys are hashed whole, paid per character below.
+ */
+export const MAX_KEY_CHARS = 16_383
+
+/**
+ * A text over FREE_TEXT_CHARS about to be a property key (`o[s]`, `o[s] = v`, `s in o`, `delete o[s]`,
+ * `{ [s]: v }`): hashed and compared whole, so paid as chargeText; longer than MAX_KEY_CHARS, refused.
+ * Callers test the length first (the cheap path).
+ */
+export function chargeKey(rt: Run, s: string): void {
+  if (s.length > MAX_KEY_CHARS) throw vmError('RANGE_ERROR', `A property key may be at most ${MAX_KEY_CHARS} characters (this one has ${s.length}): use a shorter key`)
+  chargeText(rt, s)
+}
+
 /** The long texts among `args` (at `positions`, or all) are about to be converted to numbers by a native call. */
 export function chargeTextArgs(rt: Run, args: readonly unknown[], positions?: readonly number[]): void {
   if (positions) {

@@ -46,7 +46,7 @@ function compileRef(c: Compiler, target: any, scope: Scope): Ref {
   }
   return {
     prepare: seq2(obj.fn, key.fn, (o, k) => ({ o, k })),
-    get: (_f, h) => getComputed(h.o, h.k),
+    get: (f, h) => getComputed(f.rt, h.o, h.k),
     set: (f, h, v) => setProp(f.rt, h.o, h.k, v),
     cost: NODE_COST + obj.cost + key.cost,
     async: obj.async || key.async,

@@ -67,9 +67,9 @@ function member(c: Compiler, node: any, scope: Scope): CExpr {
   const p = prop.fn
   const async = obj.async || prop.async
   const a = obj.slot, b = prop.slot
-  const fn = async ? seq2(o, p, getComputed)
-    : a !== undefined && b !== undefined ? (f: Frame) => getComputed(f.s[a], f.s[b]) // `xs[i]`
-    : (f: Frame) => getComputed(o(f), p(f))
+  const fn = async ? (f: Frame) => seq2(o, p, (x, k) => getComputed(f.rt, x, k))(f)
+    : a !== undefined && b !== undefined ? (f: Frame) => getComputed(f.rt, f.s[a], f.s[b]) // `xs[i]`
+    : (f: Frame) => getComputed(f.rt, o(f), p(f))
   return { fn, cost: NODE_COST + obj.cost + prop.cost, async }
 }
 
@@ -174,7 +174,7 @@ function deleteExpr(c: Compiler, node: any, scope: Scope): CExpr {
   const key: CExpr = target.computed ? c.expr(target.property, scope) : constant(target.property)
   if (!target.computed && isForbiddenKey(target.property)) forbidden(target.property)
   const async = obj.async || key.async
-  const fn = async ? seq2(obj.fn, key.fn, deleteProp) : (f: Frame) => deleteProp(obj.fn(f), key.fn(f))
+  const fn = async ? (f: Frame) => seq2(obj.fn, key.fn, (o, k) => deleteProp(f.rt, o, k))(f) : (f: Frame) => deleteProp(f.rt, obj.fn(f), key.fn(f))
   return { fn, cost: 2 * NODE_COST + obj.cost + (target.computed ? key.cost : 0), async }
 }
 
@@ -323,7 +323,7 @@ function object(c: Compiler, node: any, scope: Scope): CExpr {
     for (const p of parts) {
       if (p.kind === 'spread') spreadProps(f, o, vals[i++])
       else if (p.kind === 'computed') {
-        const k = toKey(vals[i++])
+        const k = toKey(f.rt, vals[i++])
         o[k] = vals[i++]
         added++
       } else {

@@ -75,7 +75,7 @@ export const BINARY_OPS: Record<string, (a: any, b: any, f: Frame) => any> = {
   '<<': (a, b, f) => numArg(f, a) << numArg(f, b),
   '>>': (a, b, f) => numArg(f, a) >> numArg(f, b),
   '>>>': (a, b, f) => numArg(f, a) >>> numArg(f, b),
-  in: (a, b) => hasProp(b, a),
+  in: (a, b, f) => hasProp(f.rt, b, a),
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { Frame } from '../runtime.ts'
 import { NODE_COST } from '../fuel.ts'
 import { vmError } from '../errors.ts'
-import { getComputed, getNamed, forbidden, isForbiddenKey, ownKeys, toKey, setProp } from '../guards.ts'
+import { getNamed, forbidden, isForbiddenKey, ownKeys, toKey, setProp } from '../guards.ts'
 import type { BindingKind, Scope } from './context.ts'
 import { compileError } from './context.ts'
 import type { Compiler } from './compiler.ts'
@@ -143,9 +143,9 @@ export function compilePattern(c: Compiler, p: unknown, scope: Scope, kind: Patt
         const seen: string[] = []
         const steps = props.map((pr: { keyFn: (f: Frame) => unknown; value: CPattern }) => (fr: Frame) =>
           then(pr.keyFn(fr), (k) => {
-            const key = toKey(k)
+            const key = toKey(fr.rt, k)
             seen.push(String(key))
-            return pr.value.bind(fr, getComputed(v, key))
+            return pr.value.bind(fr, getNamed(v, key as string)) // the key checked and paid once, just above
           }))
         if (rest) steps.push((fr: Frame) => restOf(fr, v, seen))
         return chain(steps)(f)
