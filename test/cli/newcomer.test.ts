@@ -242,3 +242,22 @@ describe('--timeout 0', () => {
     expect(ajsc(['run', 'hello.ajs', '--timeout', '5000'], { cwd: dir }).code).toBe(0)
   })
 })
+
+describe('check of an AST agrees with run', () => {
+  test('an AST calling an atom ajsc has not is UNKNOWN_ATOM in check too (check said "no errors", run refused it)', () => {
+    writeFileSync(join(dir, 'frob.json'), '{"ajs":1,"op":"seq","steps":[{"op":"storeGte","key":"a"}]}')
+    const run = ajsc(['run', 'frob.json'], { cwd: dir })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('error UNKNOWN_ATOM')
+    const check = ajsc(['check', 'frob.json', '--json'], { cwd: dir })
+    expect(check.code).toBe(1)
+    const d = JSON.parse(check.stdout).diagnostics[0]
+    expect(d).toMatchObject({ code: 'UNKNOWN_ATOM', file: 'frob.json', message: expect.stringContaining('did you mean "storeGet"') })
+    expect(d.hint).toContain('--atoms')
+    // Named with --atoms, the atom is the host's business, as for a source.
+    expect(ajsc(['check', 'frob.json', '--atoms', 'storeGte'], { cwd: dir }).code).toBe(0)
+    // A built AST of a program that calls only what ajsc has passes.
+    expect(ajsc(['build', 'hello.ajs', '--outfile', 'hello.json'], { cwd: dir }).code).toBe(0)
+    expect(ajsc(['check', 'hello.json'], { cwd: dir }).code).toBe(0)
+  })
+})

@@ -10,8 +10,11 @@ import { TranspileError } from '../../diagnostics/index.ts'
 import { CliError, type CliIO } from '../io.ts'
 import { expandInputs } from '../inputs.ts'
 import { compileSource, isAstPath, isPythonPath, loadAst, preparePython } from '../compile.ts'
-import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
-import { fromAstProblems, fromCliError, fromTranspileError, located, Reporter } from '../report.ts'
+import { loadCliAtoms, type AtomsFlag, type CliAtoms } from '../atoms-module.ts'
+import { fromAgentError, fromAstProblems, fromCliError, fromTranspileError, located, Reporter, type JsonDiagnostic } from '../report.ts'
+import { createRunSetup } from '../setup.ts'
+import { VmError } from '../../vm/errors.ts'
+import type { AjsProgram } from '../../ast/types.ts'
 import { palette } from '../colors.ts'
 import { intOption } from '../options.ts'
 import { readText } from '../io.ts'
@@ -31,6 +34,23 @@ export interface CheckOptions extends McpFlags {
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/**
+ * What `ajsc run` would refuse an AST for before its first step: a call of an
+ * atom ajsc's VM has not (core, batteries, --atoms modules). Atoms named with
+ * `--atoms name` are the host's; an AST that declares runtime libraries
+ * (Python, flows) gets their atoms when it runs, so it is not checked here.
+ */
+function unknownAtoms(ast: AjsProgram, file: string, moduleAtoms: CliAtoms['atoms'], named: readonly string[]): JsonDiagnostic[] {
+  if (ast.libraries && Object.keys(ast.libraries).length > 0) return []
+  try {
+    createRunSetup({ atoms: moduleAtoms }).vm.compile(ast)
+    return []
+  } catch (e) {
+    if (!(e instanceof VmError) || e.code !== 'UNKNOWN_ATOM' || named.some((n) => e.op === n || e.message.startsWith(`Unknown atom "${n}"`))) return []
+    return [fromAgentError(e.toAgentError(), { file })]
+  }
+}
 
 export async function checkCommand(inputs: string[], opts: CheckOptions, io: CliIO): Promise<number> {
   const c = palette(io.color)
@@ -55,7 +75,11 @@ export async function checkCommand(inputs: string[], opts: CheckOptions, io: Cli
     let plan: ProgramPlan | undefined
     try {
       const text = readText(file.path, file.display)
-      if (isAstPath(file.path)) reporter.add(...fromAstProblems(loadAst(text).problems, file.display))
+      if (isAstPath(file.path)) {
+        const ast = loadAst(text)
+        reporter.add(...fromAstProblems(ast.problems, file.display))
+        if (ast.ast) reporter.add(...unknownAtoms(ast.ast, file.display, loaded.atoms, atoms))
+      }
       else {
         const out = typed && !isPythonPath(file.path) ? transpile(text, { filename: file.display, atoms: typed, maxErrors, typecheck: true }) : compileSource(text, file.display, atoms, maxErrors)
         reporter.add(...out.warnings.map(located))
