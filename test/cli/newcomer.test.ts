@@ -261,3 +261,45 @@ describe('check of an AST agrees with run', () => {
     expect(ajsc(['check', 'hello.json'], { cwd: dir }).code).toBe(0)
   })
 })
+
+describe('the docs\' command lines use flags the commands have', () => {
+  test('every flag of every `ajsc ...` line in a code block of README.md and docs/ is in that command\'s --help', async () => {
+    const { runCli } = await import('../../src/cli/program.ts')
+    const help = async (args: string[]) => {
+      let out = ''
+      await runCli([...args, '--help'], { out: (t) => { out += t }, err: () => {}, readStdin: async () => '', color: false, cwd: dir, env: {} })
+      return out
+    }
+    const flagsOf = (text: string) => new Set([...text.matchAll(/(--[a-z][a-z-]*|-[a-zA-Z])\b/g)].map((m) => m[1]!).concat('--help'))
+    const names = (text: string) => [...text.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]!).filter((c) => c !== 'help')
+    const flags = new Map<string, Set<string>>()
+    for (const c of names(await help([]))) {
+      const text = await help([c])
+      if (!/\nCommands:/.test(text)) flags.set(c, flagsOf(text))
+      else for (const s of names(text.slice(text.indexOf('\nCommands:')))) flags.set(`${c} ${s}`, flagsOf(await help([c, s])))
+    }
+    const root = join(import.meta.dir, '../..')
+    const docs = ['README.md', ...(await Array.fromAsync(new Bun.Glob('docs/*.md').scan(root)))]
+    const wrong: string[] = []
+    let lines = 0
+    for (const doc of docs) {
+      const text = await Bun.file(join(root, doc)).text()
+      for (const block of text.matchAll(/```([a-z]*)\n([\s\S]*?)```/g)) {
+        if (!['', 'sh', 'bash', 'shell', 'console'].includes(block[1]!)) continue
+        // One command line: continuation lines joined, the comment and quoted values left out.
+        for (const line of block[2]!.replace(/\\\n\s*/g, ' ').split('\n')) {
+          const m = /^\s*(?:\$ )?(?:npx )?ajsc ([a-z-]+)(?: ([a-z-]+))?(.*)$/.exec(line.replace(/\s#.*$/, '').replace(/'[^']*'|"[^"]*"/g, 'X'))
+          if (!m) continue
+          const key = flags.has(`${m[1]} ${m[2]}`) ? `${m[1]} ${m[2]}` : m[1]!
+          const known = flags.get(key)
+          if (!known) { wrong.push(`${doc}: no command \`ajsc ${key}\`: ${line.trim()}`); continue }
+          lines++
+          const rest = key.includes(' ') ? m[3]! : ` ${m[2] ?? ''}${m[3]}`
+          for (const f of rest.matchAll(/\s(--?[a-zA-Z][a-z-]*)/g)) if (!known.has(f[1]!)) wrong.push(`${doc}: \`ajsc ${key}\` has no ${f[1]}: ${line.trim()}`)
+        }
+      }
+    }
+    expect(lines).toBeGreaterThan(40)
+    expect(wrong).toEqual([])
+  })
+})
