@@ -43,6 +43,32 @@ export const CALLBACK_METHOD_NAMES = [
   'some', 'every', 'sort', 'toSorted', 'flatMap', 'forEach',
 ] as const
 
+/**
+ * Dates. An AJS Date is the time value its JavaScript counterpart holds (milliseconds since 1970, UTC),
+ * kept in a variable: the transpiler lowers `new Date(...)` to the static `Date.time(...)` and a method
+ * call `d.m(...)` to `Date.m(d, ...)` (a setter assigns `d` what it returns, the new time value, as the
+ * JavaScript setter returns it). The VM's time zone is UTC on every host.
+ *
+ * The fields a Date reads (`getFullYear`, `getUTCMonth`, ...) and sets (`setDate`, `setUTCHours`, ...).
+ */
+export const DATE_FIELD_NAMES = ['FullYear', 'Month', 'Date', 'Hours', 'Minutes', 'Seconds', 'Milliseconds'] as const
+/** The Date methods that write it as text (and `toJSON`, its ISO text or null). */
+export const DATE_TEXT_METHOD_NAMES = [
+  'toISOString', 'toJSON', 'toString', 'toDateString', 'toTimeString', 'toUTCString',
+  'toLocaleString', 'toLocaleDateString', 'toLocaleTimeString',
+] as const
+
+/** What a Date method is: a getter, a setter, text, or its time value (`getTime`, `valueOf`). */
+export type DateMethodKind = 'get' | 'set' | 'text' | 'time'
+
+/** Every Date method AJS has, by name, with its kind: derived from the lists above. */
+export const DATE_METHODS: ReadonlyMap<string, DateMethodKind> = /* @__PURE__ */ new Map<string, DateMethodKind>([
+  ...[...DATE_FIELD_NAMES, 'Day'].flatMap((f) => [[`get${f}`, 'get'], [`getUTC${f}`, 'get']] as const),
+  ...DATE_FIELD_NAMES.flatMap((f) => [[`set${f}`, 'set'], [`setUTC${f}`, 'set']] as const),
+  ['getTimezoneOffset', 'get'], ['setTime', 'set'], ['getTime', 'time'], ['valueOf', 'time'],
+  ...DATE_TEXT_METHOD_NAMES.map((m) => [m, 'text'] as const),
+])
+
 export type CallbackMethodName = (typeof CALLBACK_METHOD_NAMES)[number]
 export type GlobalValueName = (typeof GLOBAL_VALUE_NAMES)[number]
 export type GlobalNamespaceName = (typeof GLOBAL_NAMESPACE_NAMES)[number]

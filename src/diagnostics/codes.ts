@@ -42,7 +42,10 @@ export const CODES = {
   // --- AJS2xxx: constructs AJS refuses ----------------------------------------
   CLASS: e('AJS2001', 'Classes are not supported', 'Use plain objects and helper functions: `function make(x) { return { x } }`.'),
   NEW: e('AJS2002', '`new {name}` is not supported', 'Call a function that returns plain data instead; `new Error(msg)` is the only accepted form.'),
-  NEW_DATE: e('AJS2033', '`new Date` is not supported: dates are plain numbers and strings in AJS', 'Use `Date.now()` for the current time in ms, `Date.toISOString(ms)` to format it and `Date.parse(text)` to read one.'),
+  // AJS2033 (NEW_DATE, "`new Date` is not supported") is retired: a Date lives in a variable now (AJS2042-AJS2044).
+  DATE_VALUE: e('AJS2042', '`{name}` is a Date used here as a value: AJS keeps a Date only in a variable, and uses it through its methods, in arithmetic and in `<`, `>`, `<=`, `>=`', 'Pass or keep its text or its time instead: `{name}.toISOString()` or `{name}.getTime()`.'),
+  DATE_METHOD: e('AJS2043', '`{name}` is not a Date method AJS has', 'A Date has getTime, valueOf, getTimezoneOffset, the getters and setters of FullYear, Month, Date, Hours, Minutes, Seconds, Milliseconds (and their UTC forms; getDay and getUTCDay), setTime, toISOString, toJSON, toString, toDateString, toTimeString, toUTCString, toLocaleString, toLocaleDateString and toLocaleTimeString.{suggest}'),
+  DATE_EQUALITY: e('AJS2044', '`{text}` compares Date objects, which JavaScript tells apart even when they hold the same time', 'Compare their times: `{rewrite}`.'),
   PROMISE_ALL_PLACE: e('AJS2036', '`Promise.all` must be the whole value of a statement', 'Give it its own statement, then use the result: `const results = await Promise.all([...])`.'),
   PROMISE_ALL_ARGS: e('AJS2037', '`Promise.all` takes {detail}', 'Write `Promise.all([f(), g()])` or `Promise.all(items.map((item) => f(item)))`.'),
   PROMISE_METHOD: e('AJS2038', '`Promise.{name}` is not supported: only `Promise.all` runs calls concurrently in AJS', 'Use `await Promise.all([...])`; to keep going past failures, catch inside each call: `Promise.all(xs.map(async (x) => { try { return await f(x) } catch (error) { return null } }))`.'),

@@ -55,6 +55,8 @@ export class LowerContext {
   readonly customAtoms = new Set<string>()
   /** Nesting of the expression being lowered (see MAX_EXPR_NESTING). */
   exprDepth = 0
+  /** Variables declared holding a Date so far: while none, no name needs the Date check (lower/dates.ts). */
+  dateVars = 0
   /** Helpers declared `async`: a call of one must be awaited, as in JS it gives a Promise. */
   asyncHelpers: ReadonlySet<string> = NO_NAMES
   /** The function being lowered is `async` (its `return` of a promise resolves it). */

@@ -12,8 +12,9 @@
  * - `let`, `const`, `param`: live bindings (`param` and `let` are assignable)
  * - `tdz`: declared later in this block
  * - `tdzCase`: declared in another `case` of the enclosing switch
+ * - `date`, `dateConst`: a `let` / `const` holding a Date (its time value; lower/dates.ts)
  */
-export type BindingKind = 'let' | 'const' | 'param' | 'tdz' | 'tdzCase'
+export type BindingKind = 'let' | 'const' | 'param' | 'tdz' | 'tdzCase' | 'date' | 'dateConst'
 
 export class Scope {
   readonly vars = new Map<string, BindingKind>()

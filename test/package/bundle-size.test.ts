@@ -103,7 +103,9 @@ import { ensureBuilt, ROOT } from './built.ts'
 // from scripts/build.mjs under Bun, measures 50,060 B at 321d260 (a clean clone in CI failed at 50,000). No code change.
 // 50,200 (security): a text over 64 characters used as a property key pays per character, one over 16,383 is refused
 // (V8 hashes it by its length alone: keys of one length collide; sizes.ts chargeKey, guards.ts toKey). +125 B.
-export const BUDGET_GZIP_BYTES = 50_200
+// 50,260: Dates (`new Date(...)` and the Date methods) are an opt-in part, ajs-lang/vm/dates (3,404 B, budgeted in
+// vm-parts.test.ts); the VM keeps only the hook that finds a Date static or refuses it naming the part (date-hook.ts). +59 B.
+export const BUDGET_GZIP_BYTES = 50_260
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

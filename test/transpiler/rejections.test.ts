@@ -19,7 +19,7 @@ const CASES: Case[] = [
   { name: 'class declaration', code: 'AJS2001', snippet: 'class A {}', at: 'class A', hint: 'plain objects' },
   { name: 'class expression', code: 'AJS2001', snippet: 'let A = class {}', at: 'class {}', hint: 'plain objects' },
   { name: 'new', code: 'AJS2002', snippet: 'let d = new Foo()', at: 'new Foo', hint: 'new Error(msg)' },
-  { name: 'new Date', code: 'AJS2033', snippet: 'let d = new Date()', at: 'new Date', hint: 'Date.now()' },
+  { name: 'a Date as a value', code: 'AJS2042', snippet: 'let d = [new Date()]', at: 'new Date', hint: '.toISOString()' },
   { name: 'new Map', code: 'AJS2034', snippet: 'let d = new Map()', at: 'new Map', hint: 'Set.from' },
   { name: 'new Array(n)', code: 'AJS2041', snippet: 'let d = new Array(3).fill(0)', at: 'new Array', hint: 'Array.from({ length: n }, () => 0)' },
   { name: 'Array(n)', code: 'AJS2041', snippet: 'let d = Array(3)', at: 'Array(3)', hint: 'Array.from({ length: n })' },

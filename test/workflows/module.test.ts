@@ -32,6 +32,7 @@ test('shape refusals are located AJS5xxx errors with a hint', () => {
     [`export default 1\nlog('after')`, 'AJS5004', 2, 0],
     [`const x = await 5`, 'AJS5005', 1, 10],
     [`const t = Date.now()`, 'AJS5006', 1, 10],
+    [`const t = new Date().toISOString()`, 'AJS5006', 1, 10],
     [`await sleep(10)`, 'AJS5007', 1, 6],
     [`await agent()`, 'AJS5007', 1, 6],
     [`await agent(...xs)`, 'AJS5007', 1, 6],

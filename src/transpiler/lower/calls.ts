@@ -18,6 +18,7 @@ import { lowerLambda } from './functions.ts'
 import { resolveCallee } from './names.ts'
 import { isPromiseStatic, promiseAllOf } from './promise-all.ts'
 import { call, lit, methodCall } from '../../ast/build.ts'
+import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
 
 function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
   const out: Array<Expr | SpreadExpr> = []
@@ -118,6 +119,7 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
       checkAtomArgs(callee.name, node, ctx)
       if (!CORE_ATOM_NAMES.has(callee.name)) ctx.customAtoms.add(callee.name)
     }
+    if (kind === 'global' && node.arguments.some((a) => isDate(a, ctx))) return call(callee.name, dateArgs(callee.name, node, ctx), ctx.loc(node))
     return call(callee.name, lowerArgs(node.arguments, ctx), ctx.loc(node))
   }
   if (callee.type === 'Super') return ctx.fail('META', callee, { name: 'super' })
@@ -127,6 +129,7 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   else if (callee.computed && callee.property.type === 'Literal' && typeof callee.property.value === 'string') method = callee.property.value
   else return ctx.fail('COMPUTED_CALL', callee.property)
   ctx.checkName(method, callee.property)
+  if (isDate(callee.object, ctx)) return lowerDateCall(node, method, ctx)
   const mapped = arrayFromMapped(node, method, ctx)
   if (mapped) return mapped
   if (method === 'replace' || method === 'replaceAll') {
@@ -134,11 +137,22 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
     if (fn) ctx.fail('REPLACE_CALLBACK', fn, { name: method })
   }
   const object = lowerObjectOf(callee.object, ctx)
-  const args = CALLBACK_METHODS.has(method) ? lowerCallbackArgs(method, node.arguments, ctx) : lowerArgs(node.arguments, ctx)
+  const math = callee.object.type === 'Identifier' && callee.object.name === 'Math' && ctx.scope.lookup('Math') === undefined
+  const args = CALLBACK_METHODS.has(method) ? lowerCallbackArgs(method, node.arguments, ctx) : math ? lowerNumberArgs(node.arguments, ctx) : lowerArgs(node.arguments, ctx)
   const out: Expr = methodCall(object, method, args)
   out.loc = ctx.loc(node)
   if (callee.optional) out.optional = true
   return out
+}
+
+/** The global functions that read a Date as its time value; `String(d)` reads its text. */
+const NUMBER_READERS: ReadonlySet<string> = new Set(['Number', 'isNaN', 'isFinite'])
+
+/** Arguments of a global function call given a Date (lower/dates.ts): where the function reads a number or text, the Date's. */
+function dateArgs(name: string, node: CallExpression, ctx: LowerContext): Array<Expr | SpreadExpr> {
+  if (NUMBER_READERS.has(name)) return lowerNumberArgs(node.arguments, ctx)
+  if (name === 'String' && node.arguments.length === 1) return [dateText(node.arguments[0]!, ctx)]
+  return lowerArgs(node.arguments, ctx)
 }
 
 /**
@@ -165,7 +179,7 @@ export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
   const callee = node.callee
   const name = callee.type === 'Identifier' ? (callee as Identifier).name : 'expression'
   if (!ERROR_CONSTRUCTORS.has(name) || ctx.scope.lookup(name) !== undefined) {
-    if (name === 'Date') return ctx.fail('NEW_DATE', node, { name })
+    if (name === 'Date' && ctx.scope.lookup(name) === undefined) return refuseDateValue(node, ctx)
     if (name === 'Array') return ctx.fail('NEW_ARRAY', node, { name: 'new Array(...)' })
     if (name === 'Set' || name === 'Map' || name === 'WeakMap' || name === 'WeakSet') return ctx.fail('NEW_COLLECTION', node, { name })
     return ctx.fail('NEW', node, { name })

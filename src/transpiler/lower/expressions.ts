@@ -8,7 +8,7 @@
 
 import type {
   ArrayExpression, AssignmentExpression, BinaryExpression, ConditionalExpression, Expression, Literal,
-  LogicalExpression, MemberExpression, Node, ObjectExpression, Pattern as EsPattern, PrivateIdentifier,
+  Identifier, LogicalExpression, MemberExpression, Node, ObjectExpression, Pattern as EsPattern, PrivateIdentifier,
   Property, AssignmentProperty, SequenceExpression, SpreadElement, TemplateLiteral, UnaryExpression,
   UpdateExpression, Super,
 } from 'acorn'
@@ -18,6 +18,7 @@ import type { LowerContext } from '../context.ts'
 import { lowerCall, lowerNew } from './calls.ts'
 import { checkAssignable, lowerIdentifier } from './names.ts'
 import { lowerAssignTarget } from './patterns.ts'
+import { dateText, isDate, isDateVariable, lowerDateAssignValue, lowerDateBinary, lowerTime } from './dates.ts'
 import { COMPARISON_OPERATORS } from '../../ast/nodes.ts'
 import { ERROR_VALUE_NAMES } from '../../ast/globals.ts'
 // The kit's positional makers build each node as one literal (no fields object copied per node).
@@ -133,7 +134,7 @@ function lowerLiteral(node: Literal, ctx: LowerContext): Expr {
 
 function lowerTemplate(node: TemplateLiteral, ctx: LowerContext): Expr {
   const quasis = node.quasis.map((q) => q.value.cooked ?? q.value.raw)
-  const expressions = node.expressions.map((e) => lowerExpr(e, ctx))
+  const expressions = node.expressions.map((e) => (ctx.dateVars > 0 || e.type === 'NewExpression') && isDate(e, ctx) ? dateText(e, ctx) : lowerExpr(e, ctx))
   return template(quasis, expressions)
 }
 
@@ -169,6 +170,7 @@ function lowerUnary(node: UnaryExpression, ctx: LowerContext): Expr {
     return unary(op, lowerMember(node.argument, ctx))
   }
   const arg = node.argument
+  if ((op === '+' || op === '-' || op === '~') && isDate(arg, ctx)) return unary(op, lowerTime(arg, ctx))
   // Fold `-5` into a literal (but keep `-0`, which JSON cannot carry).
   if (op === '-' && arg.type === 'Literal' && typeof arg.value === 'number' && arg.value !== 0 && Number.isFinite(arg.value)) {
     return lit(-arg.value)
@@ -228,6 +230,7 @@ function lowerBinary(node: BinaryExpression, ctx: LowerContext): Expr {
   if ((op === '==' || op === '!=') && !isNullish(node.left) && !isNullish(node.right)) {
     ctx.warn('LOOSE_EQUALITY', node, { op, strict: op + '=' })
   }
+  if (isDate(node.left, ctx) || isDate(node.right, ctx)) return lowerDateBinary(node, ctx)
   return binary(op as BinaryOp, lowerExpr(node.left as Expression, ctx), lowerExpr(node.right, ctx))
 }
 
@@ -252,6 +255,7 @@ export function lowerSimpleTarget(node: Node, ctx: LowerContext): IdentExpr | Me
 function lowerAssign(node: AssignmentExpression, ctx: LowerContext): Expr {
   const op = node.operator as AssignOp
   const left = node.left
+  if (op === '=' && isDateVariable(left, ctx)) return assign(id((left as Identifier).name), lowerDateAssignValue(left as Identifier, node.right, ctx), op)
   const target = left.type === 'ObjectPattern' || left.type === 'ArrayPattern'
     ? lowerAssignTarget(left, ctx) as Exclude<ReturnType<typeof lowerAssignTarget>, string>
     : lowerSimpleTarget(left, ctx)

@@ -12,6 +12,7 @@ import type { LowerContext } from '../context.ts'
 import { GLOBAL_FUNCTIONS, GLOBAL_NAMESPACES, GLOBAL_VALUES, HOST_NAME_HINTS } from '../globals.ts'
 import { didYouMean } from '../suggest.ts'
 import { id } from '../../ast/build.ts'
+import { refuseDateValue } from './dates.ts'
 
 function tdz(node: Identifier, ctx: LowerContext, kind: string): never {
   const extra = kind === 'tdzCase' ? ', or wrap each `case` body in braces' : ''
@@ -38,6 +39,7 @@ export function lowerIdentifier(node: Identifier, ctx: LowerContext, asObject = 
   const kind = ctx.scope.lookup(name)
   if (kind !== undefined) {
     if (kind === 'tdz' || kind === 'tdzCase') tdz(node, ctx, kind)
+    if (kind === 'date' || kind === 'dateConst') refuseDateValue(node, ctx)
     return id(name)
   }
   if (GLOBAL_VALUES.has(name)) return id(name)
@@ -57,6 +59,8 @@ export function checkAssignable(node: Identifier, ctx: LowerContext): void {
   const kind = ctx.scope.lookup(name)
   if (kind === 'const') ctx.fail('CONST_ASSIGN', node, { name })
   if (kind === 'tdz' || kind === 'tdzCase') tdz(node, ctx, kind)
+  // A Date variable takes only another Date (lower/dates.ts lowerDateAssignValue), never `+=`, `++` or a pattern.
+  if (kind === 'date' || kind === 'dateConst') refuseDateValue(node, ctx)
   if (kind !== undefined) {
     if (ctx.scope.boundOutsideIsolation(name)) ctx.fail('PARALLEL_ASSIGN', node, { name })
     return

@@ -8,7 +8,7 @@
  */
 
 import type {
-  CallExpression,
+  CallExpression, Identifier,
   BlockStatement, Expression, ForInStatement, ForOfStatement, ForStatement, Node, Pattern as EsPattern,
   Statement, SwitchCase, SwitchStatement, TryStatement, VariableDeclaration, ModuleDeclaration,
 } from 'acorn'
@@ -19,6 +19,7 @@ import type { BindingKind } from '../scope.ts'
 import { lowerExpr } from './expressions.ts'
 import { collectNames, lowerAssignTarget, lowerBinding, predeclarePattern, predeclarePatterns } from './patterns.ts'
 import { checkAssignable } from './names.ts'
+import { isDate, isDateVariable, lowerDateAssignValue, lowerTime } from './dates.ts'
 import { lowerPromiseAll, promiseAllOf, unwrap } from './promise-all.ts'
 import { id } from '../../ast/build.ts'
 
@@ -93,6 +94,15 @@ function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Ste
   let lets: Record<string, Value> | undefined
   for (const d of node.declarations) {
     const before = out.length
+    if (d.id.type === 'Identifier' && d.init && isDate(d.init, ctx)) {
+      // A Date variable: its time value, in a `let` even when declared `const` (a setter assigns it the new time).
+      const time = lowerTime(d.init, ctx)
+      ctx.declare(d.id.name, kind === 'const' ? 'dateConst' : 'date', d.id)
+      ctx.dateVars++
+      lets = undefined
+      out.push({ op: 'varsLet', vars: { [d.id.name]: toValue(time) }, loc: ctx.loc(node) })
+      continue
+    }
     const value = d.init ? lowerStatementValue(d.init, ctx, out) : id('undefined')
     if (out.length !== before) lets = undefined // a parallel step now stands between: later names get their own varsLet
     if (d.id.type === 'Identifier') {
@@ -118,6 +128,11 @@ function lowerExpressionStatement(node: { expression: Expression; directive?: st
   const e = node.expression
   const loc = ctx.loc(node as unknown as Node)
   if (e.type === 'AssignmentExpression' && e.operator === '=') {
+    if (isDateVariable(e.left, ctx)) {
+      const name = e.left as Identifier
+      out.push({ op: 'varSet', key: name.name, value: toValue(lowerDateAssignValue(name, e.right, ctx)), loc })
+      return
+    }
     if (e.left.type === 'Identifier') {
       checkAssignable(e.left, ctx)
       out.push({ op: 'varSet', key: e.left.name, value: toValue(lowerStatementValue(e.right, ctx, out)), loc })

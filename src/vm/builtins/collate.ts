@@ -53,7 +53,7 @@ const tags = (locales: unknown): string | string[] => (locales === undefined ? '
  * An Intl formatter or collator for the guest's locales and options, "en" when none are given. Each
  * call naming them is charged (cached or not: a run's fuel never depends on earlier runs).
  */
-function intl<T>(rt: Run, kind: 'c' | 'n', locales: unknown, options: unknown, make: (locales: string | string[], options: any) => T): T {
+function intl<T>(rt: Run, kind: string, locales: unknown, options: unknown, make: (locales: string | string[], options: any) => T): T {
   let key = kind
   if (locales !== undefined || options !== undefined) {
     checkSmall(rt, locales)
@@ -90,4 +90,26 @@ export function localeCase(rt: Run, locales: unknown, upper: boolean): (s: strin
   // The tags once (a long text is mapped in pieces); a bad one is RangeError/TypeError as in JavaScript, for '' too.
   const list = nativeOp('RANGE_ERROR', () => tags(locales))
   return (s) => nativeOp('RANGE_ERROR', () => (upper ? s.toLocaleUpperCase(list) : s.toLocaleLowerCase(list)))
+}
+
+/** Which of a Date's toLocale* methods: the fields each writes when the options name none (ECMA-402's ToDateTimeOptions). */
+export type DateTextKind = 'date' | 'time' | 'any'
+const DATE_PARTS = ['weekday', 'year', 'month', 'day'] as const
+const TIME_PARTS = ['dayPeriod', 'hour', 'minute', 'second', 'fractionalSecondDigits'] as const
+
+/** The options a toLocale*String call formats with: the guest's, in UTC unless it names a zone, with the default fields. */
+function dateOptions(options: unknown, kind: DateTextKind): Record<string, unknown> {
+  const o: Record<string, unknown> = { timeZone: 'UTC', ...(typeof options === 'object' && options !== null ? options : {}) }
+  const named = (parts: readonly string[]) => parts.some((p) => o[p] !== undefined)
+  const none = o.dateStyle === undefined && o.timeStyle === undefined &&
+    !(kind !== 'time' && named(DATE_PARTS)) && !(kind !== 'date' && named(TIME_PARTS))
+  if (none && kind !== 'time') o.year = o.month = o.day = 'numeric'
+  if (none && kind !== 'date') o.hour = o.minute = o.second = 'numeric'
+  return o
+}
+
+/** A Date's toLocaleString / toLocaleDateString / toLocaleTimeString: Intl.DateTimeFormat's text, "en" and UTC by default. */
+export function dateLocaleString(rt: Run, d: Date, locales: unknown, options: unknown, kind: DateTextKind): string {
+  const text = intl(rt, `d${kind}`, locales, options, (l, o) => new Intl.DateTimeFormat(l, dateOptions(o, kind))).format(d)
+  return rt.chargeString(text)
 }

@@ -14,7 +14,7 @@
  * - `args` inside helpers → the `workflowArgs()` atom (a global, as in the
  *   engine's scripts); in the entry it is the entry's parameter;
  * - statements holding `parallel(...)` / `pipeline(...)` → see tasks.ts;
- * - `Date.now()` and redeclared workflow globals are refused.
+ * - `Date.now()`, `new Date()` and redeclared workflow globals are refused.
  */
 import type { Node } from 'acorn'
 import type { SourceLocator } from '../../diagnostics/location.ts'
@@ -176,6 +176,12 @@ export function rewrite(node: AnyNode, ctx: RewriteContext): AnyNode {
       node.object = rewrite(node.object, ctx)
       if (node.computed) node.property = rewrite(node.property, ctx)
       return node
+    case 'NewExpression':
+      // `new Date()` reads the clock as `Date.now()` does; `new Date(x)` of a given time or text replays alike.
+      if (node.callee.type === 'Identifier' && node.callee.name === 'Date' && node.arguments.length === 0) {
+        ctx.fail('WORKFLOW_NONDETERMINISM', node, { name: 'new Date()' })
+      }
+      break
     case 'Property':
       if (node.computed) node.key = rewrite(node.key, ctx)
       node.value = rewrite(node.value, ctx)
