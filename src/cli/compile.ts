@@ -10,6 +10,7 @@ import { validateAst, type AstProblem } from '../ast/validate.ts'
 import type { AjsProgram } from '../ast/types.ts'
 import { walk, type AstPath } from '../ast/walk.ts'
 import { BATTERY_ATOM_NAMES } from '../batteries/names.ts'
+import { jsonSyntaxAt, type JsonSyntaxAt } from './json-text.ts'
 
 export const isAstPath = (path: string): boolean => path.endsWith('.json')
 
@@ -47,7 +48,7 @@ export function compileSource(source: string, filename: string, extraAtoms: read
   return transpile(source, { filename, atoms: atomNames(extraAtoms), maxErrors })
 }
 
-export type AstLoad = { ast: AjsProgram; problems: [] } | { ast?: undefined; problems: AstProblem[] | [{ path: string; message: string }] }
+export type AstLoad = { ast: AjsProgram; problems: [] } | { ast?: undefined; problems: AstProblem[] | [{ path: string; message: string; at?: JsonSyntaxAt }] }
 
 /** Parse and validate an AST file's text. */
 export function loadAst(text: string): AstLoad {
@@ -55,7 +56,8 @@ export function loadAst(text: string): AstLoad {
   try {
     ast = JSON.parse(text)
   } catch (e) {
-    return { problems: [{ path: '', message: `not valid JSON: ${(e as Error).message}` }] }
+    const at = jsonSyntaxAt(text)
+    return { problems: [{ path: '', message: `not valid JSON: ${(e as Error).message}`, ...(at ? { at } : {}) }] }
   }
   const problems = validateAst(ast)
   return problems.length > 0 ? { problems } : { ast: ast as AjsProgram, problems: [] }

@@ -90,8 +90,10 @@ export class CliError extends Error {
   /** 1-based position in `file`, when known (e.g. where an --atoms module threw). */
   readonly line: number | undefined
   readonly column: number | undefined
+  /** Code frame of `file` around the position, when the text is at hand (a JSON syntax error). */
+  readonly frame: string | undefined
 
-  constructor(code: CliCode, message: string, extra: { hint?: string; file?: string; line?: number; column?: number } = {}) {
+  constructor(code: CliCode, message: string, extra: { hint?: string; file?: string; line?: number; column?: number; frame?: string } = {}) {
     super(message)
     this.code = code
     this.exitCode = CLI_CODES[code].exit
@@ -99,6 +101,7 @@ export class CliError extends Error {
     this.file = extra.file
     this.line = extra.line
     this.column = extra.column
+    this.frame = extra.frame
   }
 }
 

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path'
 import { Option } from 'commander'
 import { CliError, readText, usageError, type CliIO } from './io.ts'
+import { jsonSyntaxAt } from './json-text.ts'
 
 /** A non-negative number, or undefined when the flag is absent. */
 export function numberOption(value: string | undefined, flag: string): number | undefined {
@@ -53,7 +54,9 @@ export async function jsonObjectFlag(opt: string | undefined, flag: string, io: 
   try {
     value = JSON.parse(text)
   } catch (e) {
-    throw new CliError(code, `${from} is not valid JSON: ${(e as Error).message}`)
+    // A file or stdin the user wrote: where the syntax breaks (inline JSON is one short line, shown in the message).
+    const at = code === 'CLI_BAD_JSON' ? jsonSyntaxAt(text) : undefined
+    throw new CliError(code, `${from} is not valid JSON: ${(e as Error).message}`, at ? { file: from, ...at } : {})
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(code, `${from} must be a JSON object`)
   return value as Record<string, unknown>

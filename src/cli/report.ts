@@ -11,6 +11,7 @@ import type { AgentError } from '../vm/errors.ts'
 import type { AstProblem } from '../ast/validate.ts'
 import { codeFrame } from '../diagnostics/format.ts'
 import { palette, type Palette } from './colors.ts'
+import type { JsonSyntaxAt } from './json-text.ts'
 import { CliError, EXIT, type CliIO } from './io.ts'
 
 /** One diagnostic, as text and as JSON. `line` and `column` are 1-based. */
@@ -49,15 +50,19 @@ export function located(d: Diagnostic): JsonDiagnostic {
   return { severity: d.severity, code: d.code, message: d.message, hint, file: d.file, line: d.line, column: d.column + 1 }
 }
 
-export function fromAstProblems(problems: ReadonlyArray<AstProblem | { path: string; message: string; code?: string }>, file: string): JsonDiagnostic[] {
-  return problems.map((p) => ({
-    severity: 'error',
-    code: p.code ?? 'AST_INVALID',
-    message: p.message,
-    hint: 'Rebuild the AST with `ajsc build`, or fix the node at this JSON pointer.',
-    file,
-    path: p.path || '/',
-  }))
+export function fromAstProblems(problems: ReadonlyArray<AstProblem | { path: string; message: string; code?: string; at?: JsonSyntaxAt }>, file: string): JsonDiagnostic[] {
+  return problems.map((p) => {
+    // Text that is not JSON: the place of the syntax error instead of a JSON pointer.
+    if ('at' in p && p.at) return { severity: 'error', code: p.code ?? 'AST_INVALID', message: p.message, hint: 'Fix the JSON syntax at the marker, or rebuild the AST with `ajsc build`.', file, ...p.at }
+    return {
+      severity: 'error',
+      code: p.code ?? 'AST_INVALID',
+      message: p.message,
+      hint: 'Rebuild the AST with `ajsc build`, or fix the node at this JSON pointer.',
+      file,
+      path: p.path || '/',
+    }
+  })
 }
 
 export interface RunContext {
@@ -89,7 +94,7 @@ export function fromAgentError(error: AgentError, ctx: RunContext): JsonDiagnost
 }
 
 export function fromCliError(e: CliError): JsonDiagnostic {
-  return { severity: 'error', code: e.code, message: e.message, hint: e.hint, ...(e.file ? { file: e.file } : {}), ...(e.line !== undefined ? { line: e.line } : {}), ...(e.column !== undefined ? { column: e.column } : {}) }
+  return { severity: 'error', code: e.code, message: e.message, hint: e.hint, ...(e.file ? { file: e.file } : {}), ...(e.line !== undefined ? { line: e.line } : {}), ...(e.column !== undefined ? { column: e.column } : {}), ...(e.frame ? { frame: e.frame } : {}) }
 }
 
 /**

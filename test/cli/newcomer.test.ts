@@ -303,3 +303,26 @@ describe('the docs\' command lines use flags the commands have', () => {
     expect(wrong).toEqual([])
   })
 })
+
+describe('JSON a user wrote by hand: the syntax error is located, with a code frame', () => {
+  const BROKEN = '{\n  "name": "Ada",\n  "tags": ["a", "b",],\n}\n'
+  test('--args @file.json and --args - (stdin)', () => {
+    writeFileSync(join(dir, 'args-broken.json'), BROKEN)
+    const file = ajsc(['run', 'hello.ajs', '--args', '@args-broken.json'], { cwd: dir })
+    expect(file.code).toBe(1)
+    expect(file.stderr).toContain('args-broken.json:3:21: error CLI_BAD_JSON: args-broken.json is not valid JSON')
+    expect(file.stderr).toContain('> 3 |   "tags": ["a", "b",],\n    |                     ^')
+    const stdin = ajsc(['run', 'hello.ajs', '--args', '-', '--json'], { cwd: dir, input: BROKEN })
+    expect(JSON.parse(stdin.stdout).diagnostics[0]).toMatchObject({ code: 'CLI_BAD_JSON', line: 3, column: 21 })
+  })
+
+  test('an AST file, in check and in run', () => {
+    writeFileSync(join(dir, 'ast-broken.json'), '{\n  "ajs": 1,\n  "op": "seq"\n  "steps": []\n}\n')
+    for (const command of ['check', 'run']) {
+      const r = ajsc([command, 'ast-broken.json'], { cwd: dir })
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain('ast-broken.json:4:3: error AST_INVALID')
+      expect(r.stderr).toContain('> 4 |   "steps": []')
+    }
+  })
+})
