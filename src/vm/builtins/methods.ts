@@ -11,6 +11,7 @@ import { isForbiddenKey, setProp } from '../guards.ts'
 import type { GuardedRegex } from './regex.ts'
 import { isRegex, regexSupport } from './regex-hook.ts'
 import { stringReplace } from './replace.ts'
+import { indexFrom, lastIndexFrom, splitText } from './text-search.ts'
 import { localeCase, localeCompare, numberLocaleString } from './collate.ts'
 import { EXPANSION, FREE_TEXT_CHARS, chargeEntries, chargeKey, chargeScan, chargeText, chargeTextArgs, chargeTextMatches, checkChars, mapBounded, nativeOp } from './sizes.ts'
 import { SLOT_BYTES } from '../fuel.ts'
@@ -63,9 +64,10 @@ const STRING_METHODS: Record<string, Method<string>> = {
   },
   endsWith: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.endsWith(text(x), n) },
   startsWith: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.startsWith(text(x), n) },
-  includes: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.includes(text(x), n) },
-  indexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.indexOf(String(x), n) },
-  lastIndexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); return s.lastIndexOf(String(x), n) },
+  // A pattern over 64 characters is searched in linear time (text-search.ts), the engine's search being quadratic at worst.
+  includes: (rt, s, [x, n]) => { chargeScan(rt, s.length); const t = text(x); return t.length > FREE_TEXT_CHARS ? indexFrom(rt, s, t, n) >= 0 : s.includes(t, n) },
+  indexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); const t = String(x); return t.length > FREE_TEXT_CHARS ? indexFrom(rt, s, t, n) : s.indexOf(t, n) },
+  lastIndexOf: (rt, s, [x, n]) => { chargeScan(rt, s.length); const t = String(x); return t.length > FREE_TEXT_CHARS ? lastIndexFrom(rt, s, t, n) : s.lastIndexOf(t, n) },
   // Its locales and options reach Intl.Collator as given (RAW_ARGS; checked small there): only the string compared is converted here.
   localeCompare: (rt, s, [x, locales, options]) => localeCompare(rt, s, guestString(rt, x), locales, options),
   normalize: (rt, s, [form]) => {
@@ -103,7 +105,8 @@ const STRING_METHODS: Record<string, Method<string>> = {
     const maxItems = Math.floor(rt.maxHeapBytes / SLOT_BYTES)
     const lim = limit === undefined ? maxItems + 1 : Math.min(limit >>> 0, maxItems + 1)
     chargeScan(rt, s.length)
-    return arrOut(rt, s.split(sep === undefined ? (undefined as any) : String(sep), lim))
+    const t = sep === undefined ? undefined : String(sep)
+    return arrOut(rt, t !== undefined && t.length > FREE_TEXT_CHARS ? splitText(rt, s, t, lim) : s.split(t as string, lim))
   },
   match: (rt, s, [p]) => { const r = regexSupport(); return r.match(rt, r.from(p), s) },
   // A pattern given as text becomes a g regex, as in JS ('a.b'.matchAll('.') matches every character).

@@ -5,6 +5,8 @@
  */
 import type { Run } from '../runtime.ts'
 import { SLOT_COST } from '../fuel.ts'
+import { FREE_TEXT_CHARS, chargeScan } from './sizes.ts'
+import { finder } from './text-search.ts'
 
 /** One match, from either engine. */
 export interface Match {
@@ -97,15 +99,19 @@ export const literalBound = (n: number, r: string) => n + (n + 1) * r.length
 
 /** `s.replace(str, r)` / `s.replaceAll(str, r)` with a string pattern: `$` patterns bounded the same way. */
 export function stringReplace(rt: Run, s: string, pattern: string, replacement: string, all: boolean): string {
-  if (!replacement.includes('$') && literalBound(s.length, replacement) <= rt.maxStringLength) {
+  // A pattern over 64 characters is found in linear time (text-search.ts), the text read once and paid.
+  const long = pattern.length > FREE_TEXT_CHARS
+  if (!long && !replacement.includes('$') && literalBound(s.length, replacement) <= rt.maxStringLength) {
     return all ? s.replaceAll(pattern, replacement) : s.replace(pattern, replacement)
   }
+  if (long) chargeScan(rt, s.length)
+  const find = long ? finder(rt, s, pattern) : (from: number) => s.indexOf(pattern, from)
   let from = 0
   let done = false
   const caps = [pattern]
   const next = (): Match | null => {
     if (done) return null
-    const i = s.indexOf(pattern, from)
+    const i = find(from)
     if (i < 0 || from > s.length) { done = true; return null }
     rt.charge(SLOT_COST)
     rt.tick()
