@@ -316,6 +316,14 @@ describe('JSON a user wrote by hand: the syntax error is located, with a code fr
     expect(JSON.parse(stdin.stdout).diagnostics[0]).toMatchObject({ code: 'CLI_BAD_JSON', line: 3, column: 21 })
   })
 
+  test('the --config of serve', () => {
+    writeFileSync(join(dir, 'config-broken.json'), '{\n  "tenants": [\n    { "id": "a" }\n    { "id": "b" }\n  ]\n}\n')
+    const r = ajsc(['serve', '--config', 'config-broken.json', '--port', '0'], { cwd: dir })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('config-broken.json:4:5: error CLI_BAD_JSON')
+    expect(r.stderr).toContain('> 4 |     { "id": "b" }')
+  })
+
   test('an AST file, in check and in run', () => {
     writeFileSync(join(dir, 'ast-broken.json'), '{\n  "ajs": 1,\n  "op": "seq"\n  "steps": []\n}\n')
     for (const command of ['check', 'run']) {

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url'
 import type { Command } from 'commander'
 import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { CliError, readText, usageError, type CliIO } from '../io.ts'
+import { jsonSyntaxAt } from '../json-text.ts'
 import { atomsOption } from '../options.ts'
 import { runAtoms } from './run.ts'
 import { loadOptional } from '../../host/optional.ts'
@@ -74,12 +75,12 @@ function integer(value: string | undefined, flag: string, min = 0): number | und
 
 function loadConfig(file: string, io: CliIO): ServeConfig {
   const path = resolve(io.cwd, file)
+  const text = readText(path, file)
   let raw: unknown
   try {
-    raw = JSON.parse(readText(path, file))
+    raw = JSON.parse(text)
   } catch (e) {
-    if (e instanceof CliError) throw e
-    throw new CliError('CLI_BAD_JSON', `--config ${file}: not valid JSON: ${(e as Error).message}`, { file, hint: 'See docs/serve.md for the config file format.' })
+    throw new CliError('CLI_BAD_JSON', `--config ${file}: not valid JSON: ${(e as Error).message}`, { file, hint: 'See docs/serve.md for the config file format.', ...jsonSyntaxAt(text) })
   }
   try {
     return configs.parseServeConfig(raw, { baseDir: dirname(path) })
