@@ -40,8 +40,19 @@ function translate(pattern: string, flags: number): { source: string; flags: str
   if (flags & 16) fl += 's'
   if (flags & ~(2 | 8 | 16 | 256)) raise('NotImplementedError', 'only the flags I, M, S and A are supported here')
   let out = ''
+  /** Inside `[...]`: the offset of its first member (a `]` there is a member, as in CPython), else -1. */
+  let cls = -1
   for (let i = 0; i < src.length; i++) {
     const c = src[i]!
+    if (cls >= 0 && c !== '\\') {
+      if (c === ']' && i > cls) cls = -1
+      out += c === ']' && i === cls ? '\\]' : c
+      continue
+    }
+    if (c === '[') { cls = src[i + 1] === '^' ? i + 2 : i + 1; out += c; continue }
+    // CPython's `$` matches at the end and before a final newline (`re.search('a$', 'a\n')`); under re.M,
+    // before every newline, as JavaScript's does. The linear engine takes this lookahead (a test of the position).
+    if (c === '$' && !(flags & 8)) { out += '(?=\\n?$)'; continue }
     if (c === '\\') {
       const n = src[i + 1]
       if (n === 'A' || n === 'Z') {

@@ -97,7 +97,9 @@ class Compiler {
         if (this.reverse) for (let k = n.items.length - 1; k >= 0; k--) this.node(n.items[k]!)
         else for (const it of n.items) this.node(it)
         return
-      case 'ahead': unsupported('lookahead', 'Lookahead runs on the host engine for inputs within its length cap only: on longer inputs match without it and test the text after the match in code.')
+      // `(?=\n?$)`, the end or a final newline (how the Python runtime writes Python's `$`): a test of the position, as `$` is.
+      case 'ahead': if (!n.negated && finalNewline(n.body)) { this.emit(Op.Eol, 1); return }
+        unsupported('lookahead', 'Lookahead runs on the host engine for inputs within its length cap only: on longer inputs match without it and test the text after the match in code.')
       // falls through (unsupported throws)
       case 'behind': {
         const sub = new Compiler(this.icase, this.dotAll, 0, this.behinds, true)
@@ -173,6 +175,13 @@ function inRanges(ranges: Range[], c: number): boolean {
 }
 
 /** Whether every match of `node` must begin with `^`. */
+/** `\n?$`. */
+function finalNewline(n: Node): boolean {
+  if (n.t !== 'cat' || n.items.length !== 2) return false
+  const [q, e] = n.items as [Node, Node]
+  return e.t === 'eol' && q.t === 'rep' && q.max === 1 && !q.min && q.body.t === 'char' && q.body.c === 10
+}
+
 function startsAtBol(node: Node): boolean {
   switch (node.t) {
     case 'bol': return true
@@ -370,7 +379,8 @@ export class LinearRegex {
   private assertion(inst: Inst, s: string, pos: number, n: number): boolean {
     switch (inst.op) {
       case Op.Bol: return pos === 0 || (this.multiline && isLineEnd(s.charCodeAt(pos - 1)))
-      case Op.Eol: return pos === n || (this.multiline && isLineEnd(s.charCodeAt(pos)))
+      // x = 1: `(?=\n?$)` (under `m` the same as `$`).
+      case Op.Eol: return pos === n || (this.multiline ? isLineEnd(s.charCodeAt(pos)) : inst.x === 1 && pos === n - 1 && s.charCodeAt(pos) === 10)
       case Op.Word:
       case Op.NotWord: {
         const a = pos > 0 && isWord(s.charCodeAt(pos - 1))
