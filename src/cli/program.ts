@@ -6,8 +6,7 @@
  */
 import { Command, CommanderError, Option } from 'commander'
 import { CliError, EXIT, type CliIO } from './io.ts'
-import { CLI_CODES } from '../diagnostics/cli-codes.ts'
-import { fromCliError, Reporter } from './report.ts'
+import { fromCliError, Reporter, usageHint } from './report.ts'
 import { packageVersion } from '../host/version.ts'
 import { atomsOption, runAtomsOption } from './options.ts'
 import { toCliError } from './atoms-module.ts'
@@ -136,11 +135,6 @@ function commandOf(argv: readonly string[], program: Command): string {
   return names.length > 0 ? names.join(' ') : 'ajsc'
 }
 
-/** Where a usage error sends the user: the help of the command they typed. */
-function usageHint(command: string): string {
-  return command === 'ajsc' ? 'Run `ajsc --help` for the commands.' : `Run \`ajsc ${command} --help\` for the options.`
-}
-
 /** commander's message as one line of ours: `unknown option '--fuell' (did you mean --fuel?)`. */
 function commanderMessage(e: CommanderError): string {
   return e.message.replace(/^error: /, '').replace(/\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)').replace(/\.\s*$/, '')
@@ -170,10 +164,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       return reporter.finish({}, EXIT.usage)
     }
     if (e instanceof CliError) {
-      const d = fromCliError(e)
-      // The registry's default hint cannot know the command; name the one typed.
-      if (e.code === 'CLI_USAGE' && e.hint === CLI_CODES.CLI_USAGE.hint) d.hint = usageHint(command)
-      reporter.add(d)
+      reporter.add(fromCliError(e))
       return reporter.finish({}, e.exitCode)
     }
     reporter.add({ severity: 'error', code: 'CLI_INTERNAL', message: (e as Error)?.stack ?? String(e), hint: 'Please report it with the command line that caused it.' })

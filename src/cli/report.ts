@@ -13,6 +13,7 @@ import { codeFrame } from '../diagnostics/format.ts'
 import { palette, type Palette } from './colors.ts'
 import type { JsonSyntaxAt } from './json-text.ts'
 import { CliError, EXIT, type CliIO } from './io.ts'
+import { CLI_CODES } from '../diagnostics/cli-codes.ts'
 
 /** One diagnostic, as text and as JSON. `line` and `column` are 1-based. */
 export interface JsonDiagnostic {
@@ -153,6 +154,11 @@ export function formatDiagnostic(d: JsonDiagnostic, c: Palette): string {
   return text
 }
 
+/** Where a usage error sends the user: the help of the command they typed (`command` as reports name it: 'run', 'flow run'). */
+export function usageHint(command: string): string {
+  return command === 'ajsc' ? 'Run `ajsc --help` for the commands.' : `Run \`ajsc ${command} --help\` for the options.`
+}
+
 /**
  * Collects a command's diagnostics: each one is printed on stderr as it
  * arrives (text mode), or all go into the JSON report `finish` prints.
@@ -166,7 +172,9 @@ export class Reporter {
   }
 
   add(...ds: JsonDiagnostic[]): void {
-    for (const d of ds) {
+    for (const given of ds) {
+      // The registry's default CLI_USAGE hint cannot know the command; name the one typed.
+      const d = given.code === 'CLI_USAGE' && given.hint === CLI_CODES.CLI_USAGE.hint ? { ...given, hint: usageHint(this.command) } : given
       this.diagnostics.push(d)
       if (!this.json) this.io.err(formatDiagnostic(d, this.c))
     }

@@ -334,3 +334,12 @@ describe('JSON a user wrote by hand: the syntax error is located, with a code fr
     }
   })
 })
+
+describe('usage errors inside a command keep exit 2 and name the command', () => {
+  test('workflow ls --status bogus: CLI_USAGE exits 2 (it exited 1), hint `ajsc workflow ls --help`', () => {
+    const r = ajsc(['workflow', 'ls', '--status', 'bogus', '--runs-dir', 'runs', '--json'], { cwd: dir })
+    expect(r.code).toBe(2)
+    const report = JSON.parse(r.stdout)
+    expect(report).toMatchObject({ command: 'workflow ls', exitCode: 2, diagnostics: [{ code: 'CLI_USAGE', hint: 'Run `ajsc workflow ls --help` for the options.' }] })
+  })
+})

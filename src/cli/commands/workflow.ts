@@ -118,6 +118,9 @@ function fromWorkflowError(e: WorkflowError): JsonDiagnostic {
   return { severity: 'error', code: e.code, message: e.message, hint: e.hint }
 }
 
+/** The exit status of a command that failed with `e`: a CliError's own (2 for a usage error), else 1. */
+const exitOf = (e: unknown): number => (e instanceof CliError ? e.exitCode : EXIT.failure)
+
 /** Run a driver call and report its outcome the CLI way. */
 async function report(command: string, flags: DriverFlags, io: CliIO, work: () => Promise<{ runId: string; result: unknown }>, runIdHint?: string): Promise<number> {
   const reporter = new Reporter(io, command, flags.json === true)
@@ -138,7 +141,7 @@ async function report(command: string, flags: DriverFlags, io: CliIO, work: () =
       const how = e instanceof WorkflowError && e.code === 'WORKFLOW_FAILED' ? 'retry' : 'resume'
       io.err(`${how} with: ajsc workflow ${how} ${runIdHint}${flags.runsDir ? ` --runs-dir ${flags.runsDir}` : ''}${how === 'retry' ? ' (with a new --llm, --atoms or --retry if needed)' : ''}\n`)
     }
-    return reporter.finish({ ...(runIdHint ? { runId: runIdHint } : {}) }, EXIT.failure)
+    return reporter.finish({ ...(runIdHint ? { runId: runIdHint } : {}) }, exitOf(e))
   }
 }
 
@@ -222,7 +225,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
       else if (e instanceof CliError) reporter.add(fromCliError(e))
       else if (e instanceof TranspileError) reporter.add(...fromTranspileError(e))
       else throw e
-      return reporter.finish({}, EXIT.failure)
+      return reporter.finish({}, exitOf(e))
     }
   }
   const jsonArg = (text: string | undefined, what: string): unknown => {
@@ -337,7 +340,7 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
         if (e instanceof WorkflowError) reporter.add(fromWorkflowError(e))
         else if (e instanceof CliError) reporter.add(fromCliError(e))
         else throw e
-        setCode(reporter.finish({}, EXIT.failure))
+        setCode(reporter.finish({}, exitOf(e)))
         return
       }
       if (!flags.json) {
