@@ -7,7 +7,7 @@
  * functions are accepted only as arguments of the array callback methods.
  */
 
-import type { CallExpression, Expression, Identifier, NewExpression, ObjectExpression, SpreadElement } from 'acorn'
+import type { CallExpression, Expression, Identifier, NewExpression, Node, ObjectExpression, SpreadElement } from 'acorn'
 import type { Expr, Json, SpreadExpr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { CALLBACK_METHODS, CORE_ATOM_NAMES, GLOBAL_FUNCTIONS } from '../globals.ts'
@@ -18,6 +18,7 @@ import { lowerLambda } from './functions.ts'
 import { resolveCallee } from './names.ts'
 import { isPromiseStatic, promiseAllOf } from './promise-all.ts'
 import { call, lit, methodCall } from '../../ast/build.ts'
+import { isNewSet, lowerIterable, lowerSetItems, lowerSetRead } from './sets.ts'
 import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
 
 function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
@@ -130,6 +131,10 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   else return ctx.fail('COMPUTED_CALL', callee.property)
   ctx.checkName(method, callee.property)
   if (isDate(callee.object, ctx)) return lowerDateCall(node, method, ctx)
+  const setRead = lowerSetRead(callee, ctx, node.arguments)
+  if (setRead) { setRead.loc = ctx.loc(node); return setRead }
+  // `Array.from(new Set(xs))`: the Set's items are already the array.
+  if (method === 'from' && isArrayNamespace(callee.object, ctx) && node.arguments.length === 1 && isNewSet(node.arguments[0]!, ctx)) return lowerSetItems(node.arguments[0], ctx)
   const mapped = arrayFromMapped(node, method, ctx)
   if (mapped) return mapped
   if (method === 'replace' || method === 'replaceAll') {
@@ -144,6 +149,8 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   if (callee.optional) out.optional = true
   return out
 }
+
+const isArrayNamespace = (node: Node, ctx: LowerContext): boolean => node.type === 'Identifier' && (node as Identifier).name === 'Array' && ctx.scope.lookup('Array') === undefined
 
 /** The global functions that read a Date as its time value; `String(d)` reads its text. */
 const NUMBER_READERS: ReadonlySet<string> = new Set(['Number', 'isNaN', 'isFinite'])
@@ -165,7 +172,7 @@ function arrayFromMapped(node: CallExpression, method: string, ctx: LowerContext
   if (method !== 'from' || callee.object.type !== 'Identifier' || callee.object.name !== 'Array' || ctx.scope.lookup('Array') !== undefined) return undefined
   if (node.arguments.length !== 2 || source!.type === 'SpreadElement' || mapper!.type !== 'ArrowFunctionExpression' || mapper.params.length > 2) return undefined
   const loc = ctx.loc(node)
-  const from: Expr = methodCall(lowerObjectOf(callee.object, ctx), 'from', [lowerElement(source!, ctx)])
+  const from: Expr = methodCall(lowerObjectOf(callee.object, ctx), 'from', [lowerIterable(source as Expression, ctx)])
   from.loc = loc
   const out: Expr = methodCall(from, 'map', [lowerLambda(mapper, ctx)])
   out.loc = loc

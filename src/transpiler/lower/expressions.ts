@@ -18,6 +18,7 @@ import type { LowerContext } from '../context.ts'
 import { lowerCall, lowerNew } from './calls.ts'
 import { checkAssignable, lowerIdentifier } from './names.ts'
 import { lowerAssignTarget } from './patterns.ts'
+import { lowerIterable, lowerSetRead } from './sets.ts'
 import { dateText, isDate, isDateVariable, lowerDateAssignValue, lowerDateBinary, lowerTime } from './dates.ts'
 import { COMPARISON_OPERATORS } from '../../ast/nodes.ts'
 import { ERROR_VALUE_NAMES } from '../../ast/globals.ts'
@@ -77,7 +78,7 @@ function lowerByType(node: AnyExpr, ctx: LowerContext): Expr {
 
 /** Lower an element of an array literal or call arguments (spread allowed). */
 export function lowerElement(node: Expression | SpreadElement, ctx: LowerContext): Expr | SpreadExpr {
-  if (node.type === 'SpreadElement') return spread(lowerExpr(node.argument, ctx))
+  if (node.type === 'SpreadElement') return spread(lowerIterable(node.argument, ctx))
   return lowerExpr(node, ctx)
 }
 
@@ -92,6 +93,8 @@ export function lowerObjectOf(node: Expression | Super, ctx: LowerContext): Expr
 
 /** `a.b`, `a[i]`, `a?.b`. */
 export function lowerMember(node: MemberExpression, ctx: LowerContext): MemberExpr {
+  const size = lowerSetRead(node, ctx)
+  if (size) return size as MemberExpr
   const object = lowerObjectOf(node.object, ctx)
   let out: MemberExpr
   if (node.computed) {

@@ -20,6 +20,7 @@ import { lowerExpr } from './expressions.ts'
 import { collectNames, lowerAssignTarget, lowerBinding, predeclarePattern, predeclarePatterns } from './patterns.ts'
 import { checkAssignable } from './names.ts'
 import { isDate, isDateVariable, lowerDateAssignValue, lowerTime } from './dates.ts'
+import { lowerIterable } from './sets.ts'
 import { lowerPromiseAll, promiseAllOf, unwrap } from './promise-all.ts'
 import { id } from '../../ast/build.ts'
 
@@ -189,7 +190,7 @@ function lowerForInOf(node: ForOfStatement | ForInStatement, ctx: LowerContext, 
   try {
     // The iterable is evaluated with the loop's own names in their dead zone, as in JS.
     if (node.left.type === 'VariableDeclaration') predeclarePatterns(ctx, node.left.declarations.map((d) => d.id))
-    const source = lowerExpr(node.right, ctx)
+    const source = node.type === 'ForOfStatement' ? lowerIterable(node.right, ctx) : lowerExpr(node.right, ctx)
     const { target, kind } = lowerForTarget(node.left, ctx)
     const body = lowerBody(node.body, ctx)
     const step: Step = node.type === 'ForOfStatement'

@@ -19,7 +19,8 @@ const arr = (rt: Run, v: unknown, what: string): unknown[] => {
 const done = (rt: Run, out: unknown[]) => { rt.chargeSlots(out.length); return out }
 
 export const SET_HELPERS: Record<string, (rt: Run, args: any[]) => unknown> = {
-  from: (rt, [a]) => { const xs = arr(rt, a, 'from'); rt.chargeSlots(xs.length); return [...new Set(xs)] },
+  // As `new Set(a)` takes them (what `[...new Set(a)]` lowers to): no items for null or undefined, a text's characters.
+  from: (rt, [a]) => { const xs = a == null ? [] : typeof a === 'string' ? (chargeScan(rt, a.length), [...a]) : arr(rt, a, 'from'); rt.chargeSlots(xs.length); return [...new Set(xs)] },
   has: (rt, [a, x]) => { const xs = arr(rt, a, 'has'); chargeTexts(rt, [x]); return xs.includes(x) },
   add: (rt, [a, x]) => { const xs = arr(rt, a, 'add'); rt.chargeSlots(xs.length + 1); return xs.includes(x) ? [...new Set(xs)] : [...new Set(xs), x] },
   delete: (rt, [a, x]) => { const xs = arr(rt, a, 'delete'); rt.chargeSlots(xs.length); return [...new Set(xs)].filter((y) => !Object.is(y, x) && !(y === x)) },

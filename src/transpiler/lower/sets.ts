@@ -1,0 +1,43 @@
+/**
+ * `new Set(xs)` where JavaScript only reads its items: AJS has no Set objects (its values are plain
+ * data; the `Set.*` helpers work on arrays), but where a Set is built to be read at once, the array of
+ * its items in insertion order (`Set.from(xs)`, SameValueZero, as a Set keeps them) is exact:
+ *
+ * - spread into an array or call arguments, `[...new Set(xs)]` (the usual dedupe), and
+ *   `Array.from(new Set(xs))`, also with a mapper;
+ * - iterated, `for (const x of new Set(xs))`;
+ * - `new Set(xs).size` (the array's length) and `new Set(xs).has(x)` (`includes`, also SameValueZero).
+ *
+ * A Set kept in a variable, or used any other way, is still refused (AJS2034), with these forms in the hint.
+ */
+import type { Expression, Identifier, MemberExpression, NewExpression, Node, SpreadElement } from 'acorn'
+import type { Expr } from '../../ast/types.ts'
+import type { LowerContext } from '../context.ts'
+import { id, member, methodCall } from '../../ast/build.ts'
+import { lowerElement, lowerExpr } from './expressions.ts'
+
+/** Whether `node` is `new Set(...)` of the global Set. */
+export function isNewSet(node: Node, ctx: LowerContext): node is NewExpression {
+  if (node.type !== 'NewExpression') return false
+  const callee = (node as NewExpression).callee
+  return callee.type === 'Identifier' && callee.name === 'Set' && ctx.scope.lookup('Set') === undefined
+}
+
+/** `new Set(xs)` as the array of its items: `Set.from(xs)` (no argument, null or undefined: none; a text: its characters). */
+export function lowerSetItems(node: NewExpression, ctx: LowerContext): Expr {
+  const out = methodCall(id('Set'), 'from', node.arguments.map((a) => lowerElement(a as Expression | SpreadElement, ctx)))
+  out.loc = ctx.loc(node)
+  return out
+}
+
+/** What is iterated or spread: a `new Set(xs)` as its items, anything else as it is. */
+export const lowerIterable = (node: Expression, ctx: LowerContext): Expr => (isNewSet(node, ctx) ? lowerSetItems(node, ctx) : lowerExpr(node, ctx))
+
+/** `new Set(xs).size` and the object of `new Set(xs).has(x)`: undefined when `node` is not such a read. */
+export function lowerSetRead(node: MemberExpression, ctx: LowerContext, args?: readonly Node[]): Expr | undefined {
+  if (!isNewSet(node.object, ctx) || node.computed) return undefined
+  const name = (node.property as Identifier).name
+  if (args === undefined) return name === 'size' ? member(lowerSetItems(node.object, ctx), 'length') : undefined
+  if (name !== 'has' || args.length !== 1 || args[0]!.type === 'SpreadElement') return undefined
+  return methodCall(lowerSetItems(node.object, ctx), 'includes', [lowerExpr(args[0] as Expression, ctx)])
+}
