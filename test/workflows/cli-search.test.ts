@@ -61,7 +61,8 @@ test('bad flags: a code, exit 1, and no run directory', async () => {
   expect(JSON.parse(bad.out).diagnostics[0]).toMatchObject({ code: 'SEARCH_ATTRIBUTES_INVALID' })
   expect(readdirSync(join(dir, '.ajs', 'runs')).length).toBe(before)
   const status = await ajsc('workflow', 'ls', '--json', '--status', 'done')
-  expect([status.code, JSON.parse(status.out).diagnostics[0].code]).toEqual([1, 'CLI_USAGE'])
+  // A wrong flag value is a usage error: exit 2, as for every command (README, Exit codes).
+  expect([status.code, JSON.parse(status.out).diagnostics[0].code]).toEqual([2, 'CLI_USAGE'])
   const attr = await ajsc('workflow', 'ls', '--json', '--attr', '=x')
   expect([attr.code, JSON.parse(attr.out).diagnostics[0].code]).toEqual([1, 'SEARCH_ATTRIBUTES_INVALID'])
 })
