@@ -46,7 +46,8 @@ const TRANSPILE_FLAG_HINTS: Readonly<Record<string, string>> = {
 
 /** A transpiler diagnostic (warnings), 0-based column made 1-based. */
 export function located(d: Diagnostic): JsonDiagnostic {
-  const flag = TRANSPILE_FLAG_HINTS[d.code]
+  // A call of the entry (a function of this very source) is no host atom: --atoms would mislead.
+  const flag = d.code === 'AJS3002' && d.hint?.startsWith('The last function is the entry') ? undefined : TRANSPILE_FLAG_HINTS[d.code]
   const hint = flag ? `${d.hint} ${flag}` : d.hint
   return { severity: d.severity, code: d.code, message: d.message, hint, file: d.file, line: d.line, column: d.column + 1 }
 }

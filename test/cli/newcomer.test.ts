@@ -343,3 +343,17 @@ describe('usage errors inside a command keep exit 2 and name the command', () =>
     expect(report).toMatchObject({ command: 'workflow ls', exitCode: 2, diagnostics: [{ code: 'CLI_USAGE', hint: 'Run `ajsc workflow ls --help` for the options.' }] })
   })
 })
+
+describe('AJS3002 for a function the source declares', () => {
+  test('calling the entry: no --atoms suggestion (the function is in the file, not the host\'s)', () => {
+    writeFileSync(join(dir, 'rec.ajs'), 'function r({ n }) {\n  return r({ n: n + 1 })\n}\n')
+    const r = ajsc(['check', 'rec.ajs'], { cwd: dir })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('rec.ajs:2:10: error AJS3002')
+    expect(r.stderr).toContain('The last function is the entry')
+    expect(r.stderr).not.toContain('--atoms')
+    // An unknown name still gets the flag.
+    writeFileSync(join(dir, 'ext.ajs'), 'function f() { return weather({ city: "Faro" }) }\n')
+    expect(ajsc(['check', 'ext.ajs'], { cwd: dir }).stderr).toContain('--atoms ./atoms.mjs')
+  })
+})
