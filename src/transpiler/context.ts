@@ -55,6 +55,8 @@ export class LowerContext {
   readonly customAtoms = new Set<string>()
   /** Nesting of the expression being lowered (see MAX_EXPR_NESTING). */
   exprDepth = 0
+  /** `varsLet` objects made so far (lower/vars-object.ts). */
+  varsObjects = 0
   /** Variables declared holding a Date so far: while none, no name needs the Date check (lower/dates.ts). */
   dateVars = 0
   /** Helpers declared `async`: a call of one must be awaited, as in JS it gives a Promise. */

@@ -22,6 +22,7 @@ import { checkAssignable } from './names.ts'
 import { isDate, isDateVariable, lowerDateAssignValue, lowerTime } from './dates.ts'
 import { lowerIterable } from './sets.ts'
 import { lowerPromiseAll, promiseAllOf, unwrap } from './promise-all.ts'
+import { varsObject } from './vars-object.ts'
 import { id } from '../../ast/build.ts'
 
 type AnyStatement = Statement | ModuleDeclaration
@@ -113,7 +114,7 @@ function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Ste
         continue
       }
       if (!lets) {
-        lets = {}
+        lets = varsObject(ctx)
         out.push({ op: 'varsLet', vars: lets, loc: ctx.loc(node) })
       }
       lets[d.id.name] = toValue(value)
