@@ -48,7 +48,11 @@ const TRANSPILE_FLAG_HINTS: Readonly<Record<string, string>> = {
 export function located(d: Diagnostic): JsonDiagnostic {
   // A call of the entry (a function of this very source) is no host atom: --atoms would mislead.
   const flag = d.code === 'AJS3002' && d.hint?.startsWith('The last function is the entry') ? undefined : TRANSPILE_FLAG_HINTS[d.code]
-  const hint = flag ? `${d.hint} ${flag}` : d.hint
+  // TypeScript given as a program: its annotations are syntax errors to a JavaScript parser.
+  const ts = d.code === 'AJS1001' && d.file !== undefined && /\.[cm]?ts$/.test(d.file)
+    ? ' AJS is JavaScript: remove the type annotations (JSDoc comments such as `@param {string} name` may give the types).' : ''
+  const base = flag ? `${d.hint} ${flag}` : d.hint
+  const hint = ts ? `${base ?? ''}${ts}`.trim() : base
   return { severity: d.severity, code: d.code, message: d.message, hint, file: d.file, line: d.line, column: d.column + 1 }
 }
 

@@ -357,3 +357,14 @@ describe('AJS3002 for a function the source declares', () => {
     expect(ajsc(['check', 'ext.ajs'], { cwd: dir }).stderr).toContain('--atoms ./atoms.mjs')
   })
 })
+
+describe('a TypeScript file given to ajsc', () => {
+  test('a syntax error in a .ts file says that AJS is JavaScript, with JSDoc for types', () => {
+    writeFileSync(join(dir, 'typed.ts'), 'function f({ n }: { n: number }) {\n  return n * 2\n}\n')
+    const r = ajsc(['run', 'typed.ts', '--args', '{"n":2}'], { cwd: dir })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('typed.ts:1:17: error AJS1001')
+    expect(r.stderr).toContain('AJS is JavaScript')
+    expect(ajsc(['check', 'hello.ajs'], { cwd: dir }).stderr).not.toContain('AJS is JavaScript')
+  })
+})
