@@ -6,8 +6,11 @@
  * move with the host. The VM reads ISO text and the few formats below itself, as V8 does in UTC,
  * and every other text is NaN. A text without a zone is UTC. Documented in docs/language.md.
  *
- * Two anchored expressions without nested quantifiers: linear in the text's length (charged by
- * the caller like the other string builtins).
+ * Two anchored expressions without nested quantifiers, run on texts of at most LONGEST_PLAIN characters;
+ * a longer text is cut first (cut() below), so each of its characters is read once, as the callers
+ * charge it (they pay its length). Run on the whole text, a long fraction of a second or zone name was
+ * read, then backtracked over character by character, by each expression in turn: 262 ms for one call
+ * on 30M characters in V8, where one read takes 16 ms.
  */
 
 /** ISO 8601 as JavaScript's format: YYYY[-MM[-DD]][(T| )HH:mm[:ss[.fraction]][Z|±HH:mm]]. */
@@ -37,7 +40,37 @@ function utc(y: number, mo: number, d: number, h: number, mi: number, s: number,
     : t.getTime() + ((h * 60 + mi - zh * 60 - zm) * 60 + s) * 1000 + ms
 }
 
-export function parseDate(s: string): number {
+/**
+ * The longest text read by ISO and TEXT as it is: a date without a long fraction of a second or zone
+ * name is shorter ('Wednesday, September 27, 2026 10:00:00 GMT+0000' has 47 characters).
+ */
+const LONGEST_PLAIN = 64
+
+/** An ISO date and time up to the point of its fraction; a zone at the end of the text. */
+const ISO_HEAD = /^\d{4}(?:-\d\d(?:-\d\d)?)?[T ]\d\d:\d\d:\d\d\./
+const ZONE_END = /(?:Z|[+-]\d\d:\d\d)$/
+
+/**
+ * A long text as ISO and TEXT would read it, cut to its first three digits of fraction (all they
+ * use) or to an empty zone name, each tested whole in one pass that cannot backtrack; undefined
+ * when it can be no date. Bounded reads besides: the first 20 characters (the longest head), the
+ * last 6, 64 backwards.
+ */
+function cut(s: string): string | undefined {
+  const head = ISO_HEAD.exec(s.slice(0, 20))?.[0]
+  if (head) {
+    const zone = ZONE_END.exec(s.slice(-6))?.[0] ?? ''
+    const digits = s.slice(head.length, s.length - zone.length)
+    return digits && !/\D/.test(digits) ? head + digits.slice(0, 3) + zone : undefined
+  }
+  // A zone name: ' (' within the plain text's length, then no parenthesis but the closing one, last.
+  const open = s.lastIndexOf(' (', LONGEST_PLAIN)
+  return open >= 0 && s.endsWith(')') && !/[()]/.test(s.slice(open + 2, -1)) ? s.slice(0, open) + ' ()' : undefined
+}
+
+export function parseDate(text: string): number {
+  const s = text.length > LONGEST_PLAIN ? cut(text) : text
+  if (s === undefined) return NaN
   let m = ISO.exec(s)
   const n = (i: number) => +(m![i] ?? 0)
   // An offset's minutes have the sign of its hours (-00:30).
