@@ -133,7 +133,7 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
         case 'var': {
           const value = r.cell ? member(id(r.vm), 0) : id(r.vm)
           if (cx.shadow.has(e.id) || cx.definite.has(e.id) || cx.L.lambdaParams(cx.scope).has(e.id)) return value
-          return rt('chk', r.vm === mangle(e.id) ? [value, lit(e.id)] : [value, lit(e.id), lit(1)], e.loc)
+          return rt(r.vm === mangle(e.id) ? 'chk' : 'chkfree', [value, lit(e.id)], e.loc)
         }
         case 'type': return rt('type', [lit(r.name)])
         case 'def':

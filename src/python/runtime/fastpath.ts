@@ -51,6 +51,14 @@ export function writeAttr(o: unknown, name: string, v: unknown): null {
 type Arg = { fn: (f: { rt: PyRun }) => unknown; constant?: { value: unknown } }
 type Compiled = { fn: (f: { rt: PyRun }) => unknown } | undefined
 
+/** A read that raises (through the entry itself) when the variable is not bound: `py$chk`, `py$chkfree`. */
+function checked(args: readonly Arg[], plain: (rt: PyRun, a: unknown[]) => unknown): Compiled {
+  const name = args[1]?.constant?.value
+  if (args.length !== 2 || typeof name !== 'string') return undefined
+  const x = args[0]!.fn
+  return { fn: (f) => { const v = x(f); return v !== undefined ? v : plain(f.rt, [v, name]) } }
+}
+
 /**
  * Compile hooks (the VM's GuestFunction.compile) of hot runtime entries: the call reads its
  * operands and calls the runtime with them, no argument array (`plain`: the entry itself, for
@@ -71,13 +79,10 @@ export const FAST_COMPILE: Record<string, (args: readonly Arg[], plain: (rt: PyR
     const x = args[0]!.fn
     return { fn: conv ? (f) => format(f.rt, convert(x(f), conv), spec) : (f) => format(f.rt, x(f), spec) }
   },
-  // py$chk(value, name[, free]): a variable read before it is assigned raises (through the entry itself).
-  chk: (args, plain) => {
-    const name = args[1]?.constant?.value, free = args[2]?.constant?.value
-    if (args.length < 2 || args.length > 3 || typeof name !== 'string') return undefined
-    const x = args[0]!.fn
-    return { fn: (f) => { const v = x(f); return v !== undefined ? v : plain(f.rt, [v, name, free]) } }
-  },
+  // py$chk(value, name): a local read before it is assigned raises (through the entry itself).
+  chk: (args, plain) => checked(args, plain),
+  // py$chkfree(value, name): the same for a variable of an enclosing function.
+  chkfree: (args, plain) => checked(args, plain),
   getattr: (args) => {
     const name = args[1]?.constant?.value
     if (args.length !== 2 || typeof name !== 'string') return undefined

@@ -121,10 +121,9 @@ const raw: Record<string, Fn> = {
   notin: (rt, a) => !contains(rt, a[1], a[0]),
   is: (_rt, a) => a[0] === a[1] || (a[0] == null && a[1] == null) || (typeof a[0] === 'object' && sameClass(a[0], a[1])),
   isnot: (_rt, a) => !(a[0] === a[1] || (a[0] == null && a[1] == null) || (typeof a[0] === 'object' && sameClass(a[0], a[1]))),
-  // A third argument: the variable is an enclosing function's (a free variable, CPython's NameError).
-  chk: (_rt, a) => (a[0] !== undefined ? a[0] : a[2]
-    ? raise('NameError', `cannot access free variable '${a[1]}' where it is not associated with a value in enclosing scope`)
-    : raise('UnboundLocalError', `cannot access local variable '${a[1]}' where it is not associated with a value`)),
+  chk: (_rt, a) => (a[0] === undefined ? raise('UnboundLocalError', `cannot access local variable '${a[1]}' where it is not associated with a value`) : a[0]),
+  // A variable of an enclosing function (a free variable): CPython's NameError.
+  chkfree: (_rt, a) => (a[0] === undefined ? raise('NameError', `cannot access free variable '${a[1]}' where it is not associated with a value in enclosing scope`) : a[0]),
   truth: (_rt, a) => truth(a[0]),
   not: (_rt, a) => !truth(a[0]),
   // literals and displays
