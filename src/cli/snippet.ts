@@ -41,7 +41,8 @@ export function typedBack<T extends { line?: number; column?: number; frame?: st
   return { ...back, frame: codeFrame(code, back.line, back.column - 1) }
 }
 
-const PREFIX = 'function snippet(args) {'
+// async, as the wrappers of eval and repl are: `await` at the top level parses.
+const PREFIX = 'async function snippet(args) {'
 
 /** The statements of a snippet, or undefined when it does not parse (the transpiler then reports why). */
 export function snippetStatements(code: string): Statement[] | undefined {

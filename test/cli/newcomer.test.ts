@@ -368,3 +368,20 @@ describe('a TypeScript file given to ajsc', () => {
     expect(ajsc(['check', 'hello.ajs'], { cwd: dir }).stderr).not.toContain('AJS is JavaScript')
   })
 })
+
+describe('ajsc eval and repl take what a user types at a prompt', () => {
+  test('top-level await works (the hint said to mark a function async that the user cannot see)', () => {
+    const r = ajsc(['eval', '-p', 'let [a, b] = await Promise.all([storeGet({ key: "k" }), 2]); b * 21'], { cwd: dir })
+    expect(r.stderr).toBe('')
+    expect(r).toMatchObject({ code: 0, stdout: '42\n' })
+    const repl = ajsc(['repl'], { cwd: dir, input: 'let xs = await Promise.all([1, 2])\nxs.length\n', env: { AJSC_HISTORY: '' } })
+    expect(repl.stderr).toBe('')
+    expect(repl.stdout).toBe('2\n')
+  })
+
+  test('eval -p of code that returns prints the returned value (it printed null)', () => {
+    expect(ajsc(['eval', '-p', 'let n = 4\nif (n > 2) return n * 10\nn'], { cwd: dir }).stdout).toBe('40\n')
+    expect(ajsc(['eval', '-p', 'let n = 1\nif (n > 2) return n * 10\nn'], { cwd: dir }).stdout).toBe('1\n')
+    expect(JSON.parse(ajsc(['eval', '-p', 'return { a: 1 }', '--json'], { cwd: dir }).stdout).result).toEqual({ a: 1 })
+  })
+})

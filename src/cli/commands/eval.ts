@@ -25,8 +25,14 @@ export interface EvalOptions extends SetupFlags {
   atoms?: AtomsFlag
 }
 
-/** `function evaluate(...) { ` + code on the same line, so lines of the code keep their numbers. */
-const PREFIX = 'function evaluate(args) { '
+/**
+ * `async function evaluate(...) { ` + code on the same line, so lines of the
+ * code keep their numbers; async, so `await` works at the top level as at a
+ * prompt.
+ */
+const PREFIX = 'async function evaluate(args) { '
+/** The key the wrapper's own completion returns the last value under; any other result is the code's own `return`. */
+const VALUE_KEY = '__ajscEvalValue'
 
 
 export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): Promise<number> {
@@ -38,7 +44,7 @@ export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): P
   const body = opts.print ? bodyWithValue(code) : { source: code, hasValue: false }
   // Diagnostics point at the code as typed, not at the wrapper.
   const unwrap = (d: JsonDiagnostic): JsonDiagnostic => typedBack({ ...d, file: '<eval>' }, code, PREFIX.length, body)
-  const source = `${PREFIX}${body.source}\n${body.hasValue ? 'return { value: __value }' : 'return {}'}\n}\n`
+  const source = `${PREFIX}${body.source}\n${body.hasValue ? `return { ${VALUE_KEY}: __value }` : 'return {}'}\n}\n`
   let ast
   try {
     ast = compileSource(source, '<eval>', atoms.names, 50).ast
@@ -51,9 +57,15 @@ export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): P
   const result = await vm.run(ast, { args }, { capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}), onLog: guestConsole(io) })
   if (!opts.json) printWarnings(io, result.warnings)
   if (result.error) reporter.add(unwrap(fromAgentError(result.error, { file: '<eval>', fuel: fuel ?? 1000, timeoutMs })))
-  const value = body.hasValue && !result.error ? (result.result as { value?: unknown } | undefined)?.value ?? null : null
+  const value = body.hasValue && !result.error ? printedValue(result.result) : null
   if (opts.print && !opts.json && !result.error) io.out(`${valueText(value)}\n`)
   return reporter.finish({ result: value, fuelUsed: result.fuelUsed })
+}
+
+/** The value -p prints: the last expression's, or what the code returned itself (`if (x) return y`). */
+function printedValue(result: unknown): unknown {
+  const own = result !== null && typeof result === 'object' && !Array.isArray(result) && Object.hasOwn(result, VALUE_KEY)
+  return (own ? (result as Record<string, unknown>)[VALUE_KEY] : result) ?? null
 }
 
 export function registerEvalCommand(program: Command, io: CliIO, setCode: (code: number) => void): void {

@@ -60,7 +60,8 @@ export class ReplSession {
     const carried = Object.keys(this.vars).filter((n) => !declared.has(n))
     const all = [...new Set([...carried, ...declared])]
     const body = bodyWithValue(code)
-    const prefix = `function entry({ ${carried.join(', ')} }) { `
+    // async, so `await` works at the prompt's top level.
+    const prefix = `async function entry({ ${carried.join(', ')} }) { `
     const source = `${prefix}${body.source}\nreturn { value: __value, vars: { ${all.join(', ')} } }\n}\n`
     // Positions point into the entry as typed: line 1 loses the wrapper's columns.
     const unwrap = (d: JsonDiagnostic): JsonDiagnostic => typedBack(d, code, prefix.length, body)
