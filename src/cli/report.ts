@@ -84,11 +84,12 @@ export interface RunContext {
 
 /** A run error, with the hint a terminal user can act on (a flag, not a library option). */
 export function fromAgentError(error: AgentError, ctx: RunContext): JsonDiagnostic {
-  const flagHint = cliHint(error, ctx)
-  // A capability's message ends with its library hint (`(hint: add the host to allowedHosts)`); the flag hint replaces it.
-  const message = flagHint ? error.message.replace(/ \(hint: .*\)$/s, '') : error.message
+  // A capability's message ends with its own hint (`(hint: the connection failed; ...)`): it becomes the
+  // hint, unless a flag fixes the error (its hint may speak of options: `add the host to allowedHosts`).
+  const inner = / \(hint: (.*)\)$/s.exec(error.message)
+  const message = inner ? error.message.slice(0, inner.index) : error.message
   const d: JsonDiagnostic = { severity: 'error', code: error.code, message }
-  const hint = flagHint ?? error.hint
+  const hint = cliHint(error, ctx) ?? inner?.[1] ?? error.hint
   if (hint) d.hint = hint
   d.file = error.file ?? ctx.file
   if (error.line !== undefined) d.line = error.line

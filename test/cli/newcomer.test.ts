@@ -191,6 +191,14 @@ describe('capability errors speak in flags only', () => {
     expect(d.message).not.toContain('(hint:')
     expect(d.hint).toContain('--allow-fetch')
   })
+
+  test('without a flag for it, the capability\'s own hint is the hint (it was "See the cause; the host capability threw")', () => {
+    writeFileSync(join(dir, 'down.ajs'), 'function g() { return httpFetch({ url: "http://127.0.0.1:9/x" }) }\n')
+    const d = JSON.parse(ajsc(['run', 'down.ajs', '--allow-fetch', '127.0.0.1', '--allow-private', '127.0.0.1', '--json'], { cwd: dir }).stdout).diagnostics[0]
+    expect(d.message).toContain('FETCH_NETWORK')
+    expect(d.message).not.toContain('(hint:')
+    expect(d.hint).toContain('check that the server is reachable')
+  })
 })
 
 describe('README: which commands take --json', () => {
