@@ -15,6 +15,8 @@ import {
 import { MissingDependencyError } from '../host/optional.ts'
 import { CliError } from './io.ts'
 import { HostStartError } from '../host/start-error.ts'
+import { resolve } from 'node:path'
+import { suggestPath } from './not-found.ts'
 
 export { isAtom, isModuleItem, type AtomsFlag } from '../host/atoms-module.ts'
 export type CliAtoms = HostAtoms
@@ -32,9 +34,16 @@ export function toCliError(e: unknown): unknown {
   })
 }
 
+/** A missing module named with a typo: the hint names the nearest file that exists. */
+function withSuggestion(e: unknown, cwd: string): unknown {
+  if (!(e instanceof CliError) || e.code !== 'CLI_ATOMS_NOT_FOUND' || e.file === undefined) return e
+  const near = suggestPath(resolve(cwd, e.file), e.file)
+  return near === undefined ? e : new CliError(e.code, e.message, { file: e.file, hint: `Did you mean --atoms ${near}? ${e.hint}` })
+}
+
 /** Read every `--atoms` value: names as declared, modules imported (in order). */
 export const loadCliAtoms = (flag: AtomsFlag, cwd: string): Promise<CliAtoms> =>
-  loadHostAtoms(flag, cwd).catch((e: unknown) => { throw toCliError(e) })
+  loadHostAtoms(flag, cwd).catch((e: unknown) => { throw withSuggestion(toCliError(e), cwd) })
 
 /** The atoms one module exports (named exports, or a default array, object or atom). */
 export function atomsOfModule(namespace: Record<string, unknown>, item: string): AtomDef[] {
@@ -47,4 +56,4 @@ export function atomsOfModule(namespace: Record<string, unknown>, item: string):
 
 /** Import one module of atoms. */
 export const loadAtomsModule = (item: string, cwd: string): Promise<AtomDef[]> =>
-  hostLoadAtomsModule(item, cwd).catch((e: unknown) => { throw toCliError(e) })
+  hostLoadAtomsModule(item, cwd).catch((e: unknown) => { throw withSuggestion(toCliError(e), cwd) })

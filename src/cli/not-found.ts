@@ -27,13 +27,19 @@ export function nearestPath(path: string): string | undefined {
   return changed ? at : undefined
 }
 
-/** The hint of CLI_NOT_FOUND for `shown` (the path as typed) of a missing `path`: "did you mean" when a near path exists. */
-export function notFoundHint(path: string, shown: string): string {
+/** The existing path nearest to a missing `path`, written as `shown` (the path as typed) was: relative stays relative. */
+export function suggestPath(path: string, shown: string): string | undefined {
   const near = nearestPath(path)
-  if (near === undefined) return CLI_CODES.CLI_NOT_FOUND.hint
+  if (near === undefined) return undefined
   const typed = normalize(shown)
   // Relative as typed: the suggestion keeps as many trailing segments as the typed path had.
-  const asTyped = isAbsolute(shown) || typed.split(sep).includes('..') ? near
-    : near.split(sep).slice(-typed.split(sep).filter((s) => s !== '.').length).join(sep)
-  return `Did you mean ${asTyped}? (paths are resolved from the working directory)`
+  if (isAbsolute(shown) || typed.split(sep).includes('..')) return near
+  const kept = near.split(sep).slice(-typed.split(sep).filter((s) => s !== '.').length).join(sep)
+  return shown.startsWith(`.${sep}`) ? `.${sep}${kept}` : kept
+}
+
+/** The hint of CLI_NOT_FOUND for `shown` (the path as typed) of a missing `path`: "did you mean" when a near path exists. */
+export function notFoundHint(path: string, shown: string): string {
+  const near = suggestPath(path, shown)
+  return near === undefined ? CLI_CODES.CLI_NOT_FOUND.hint : `Did you mean ${near}? (paths are resolved from the working directory)`
 }

@@ -393,3 +393,13 @@ describe('ajsc eval and repl take what a user types at a prompt', () => {
     expect(JSON.parse(ajsc(['eval', '-p', 'return { a: 1 }', '--json'], { cwd: dir }).stdout).result).toEqual({ a: 1 })
   })
 })
+
+describe('a typo in the --atoms module path', () => {
+  test('CLI_ATOMS_NOT_FOUND names the nearest module file, as typed', () => {
+    writeFileSync(join(dir, 'atoms.mjs'), 'export const x = 1\n')
+    const r = ajsc(['check', 'hello.ajs', '--atoms', './atom.mjs'], { cwd: dir })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('error CLI_ATOMS_NOT_FOUND')
+    expect(r.stderr).toContain('hint: Did you mean --atoms ./atoms.mjs?')
+  })
+})
