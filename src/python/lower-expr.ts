@@ -132,7 +132,8 @@ export function lowerExpr(cx: FnCtx, e: Expr): Node {
       switch (r.kind) {
         case 'var': {
           const value = r.cell ? member(id(r.vm), 0) : id(r.vm)
-          if (cx.shadow.has(e.id) || cx.definite.has(e.id) || cx.L.lambdaParams(cx.scope).has(e.id)) return value
+          // A cell is checked at every read: another function may `del` it.
+          if (!r.cell && (cx.shadow.has(e.id) || cx.definite.has(e.id) || cx.L.lambdaParams(cx.scope).has(e.id))) return value
           return rt(r.vm === mangle(e.id) ? 'chk' : 'chkfree', [value, lit(e.id)], e.loc)
         }
         case 'type': return rt('type', [lit(r.name)])

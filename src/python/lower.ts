@@ -158,7 +158,9 @@ export class Lowerer {
     })
     const inner = new FnCtx(this, info.scope, false)
     for (const p of st.params) inner.definite.add(p.name)
-    const body = [...boxParams(info.scope, st.params.map((p) => p.name)), ...this.statements(inner, st.body)]
+    // A generator's variables start undefined on its kept frame (lower-generator.ts): its cells are made as its body starts.
+    const cells = st.gen ? [...info.scope.cells].filter((n) => !st.params.some((p) => p.name === n)).map((n) => setVar(mangle(n), arr([UNDEFINED]))) : []
+    const body = [...boxParams(info.scope, st.params.map((p) => p.name)), ...cells, ...this.statements(inner, st.body)]
     const params = [...st.params.map((p) => mangle(p.name)), ...hiddenParams(info.scope).map(([h]) => h)]
     const declarations = this.declarations(inner, new Set(st.params.map((p) => p.name)))
     if (st.gen) {
@@ -365,8 +367,6 @@ export class Lowerer {
     if (t.k === 'name') {
       const r = resolve(cx, t.id)
       if (r.kind !== 'var') throw this.r.error('PY_TARGET', { name: `\`${t.id}\` with del` }, t.loc)
-      // Only the owner deletes a cell's variable: a read elsewhere may then skip the unbound check.
-      if (cx.scope.nonlocals.has(t.id)) throw this.r.error('PY_UNSUPPORTED', { name: `\`del\` of the nonlocal \`${t.id}\``, fix: 'Assign it `None` instead.' }, t.loc)
       return [storeStep(r, UNDEFINED, loc)]
     }
     if (t.k === 'sub') {

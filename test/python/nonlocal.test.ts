@@ -26,7 +26,6 @@ const ERRORS: Array<[string, string, keyof typeof CODES, number, number, string,
   ['read before the declaration', 'x = 0\ndef f():\n    y = x\n    nonlocal x\nreturn {}', 'PY_SYNTAX', 4, 4, "name 'x' is used prior to nonlocal declaration", 'Move `nonlocal x` to the top'],
   ['assigned before the declaration', 'x = 0\ndef f():\n    if True:\n        x = 1\n    nonlocal x\nreturn {}', 'PY_SYNTAX', 5, 4, "name 'x' is assigned to before nonlocal declaration", 'Move `nonlocal x`'],
   ['a function name', 'def g():\n    pass\ndef f():\n    nonlocal g\nreturn {}', 'PY_UNSUPPORTED', 4, 4, '`nonlocal g` of a function', 'Functions keep their names'],
-  ['del of a nonlocal', 'x = 0\ndef f():\n    nonlocal x\n    del x\nreturn {}', 'PY_UNSUPPORTED', 4, 8, '`del` of the nonlocal `x`', 'None'],
   ['a def of a nonlocal name', 'x = 0\ndef f():\n    nonlocal x\n    def x():\n        pass\nreturn {}', 'PY_UNSUPPORTED', 4, 4, 'nonlocal `x`', 'its own name'],
 ]
 
