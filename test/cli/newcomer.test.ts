@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ajsc } from './run-cli.ts'
+import { everyCommand } from './help-of.ts'
 
 // Each test spawns the real binary; a loaded machine needs more than bun's 5 s.
 setDefaultTimeout(30_000)
@@ -207,25 +208,9 @@ describe('README: which commands take --json', () => {
     const named = /errors included \(all take it but the servers and prompts, (.*?), and `atoms`/s.exec(readme)?.[1]
     expect(named).toBeDefined()
     const without = new Set([...named!.matchAll(/`([a-z -]+)`/g)].map((m) => m[1]!).concat('atoms'))
-    const { runCli } = await import('../../src/cli/program.ts')
-    // The help of each command, as a user reads it.
-    const help = async (args: string[]) => {
-      let out = ''
-      await runCli([...args, '--help'], { out: (t) => { out += t }, err: () => {}, readStdin: async () => '', color: false, cwd: dir, env: {} })
-      return out
-    }
-    const names = (text: string) => [...text.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]!).filter((c) => c !== 'help')
-    const leaves: string[] = []
-    for (const c of names(await help([]))) {
-      const text = await help([c])
-      if (/\nCommands:/.test(text)) leaves.push(...names(text.slice(text.indexOf('\nCommands:'))).map((s) => `${c} ${s}`))
-      else leaves.push(c)
-    }
-    expect(leaves.length).toBeGreaterThan(20)
-    for (const name of leaves) {
-      const takesJson = /^\s+--json\b/m.test(await help(name.split(' ')))
-      expect([name, takesJson]).toEqual([name, !without.has(name)])
-    }
+    const commands = await everyCommand()
+    expect(commands.size).toBeGreaterThan(20)
+    for (const [name, help] of commands) expect([name, /^\s+--json\b/m.test(help)]).toEqual([name, !without.has(name)])
   })
 })
 
@@ -272,20 +257,8 @@ describe('check of an AST agrees with run', () => {
 
 describe('the docs\' command lines use flags the commands have', () => {
   test('every flag of every `ajsc ...` line in a code block of README.md and docs/ is in that command\'s --help', async () => {
-    const { runCli } = await import('../../src/cli/program.ts')
-    const help = async (args: string[]) => {
-      let out = ''
-      await runCli([...args, '--help'], { out: (t) => { out += t }, err: () => {}, readStdin: async () => '', color: false, cwd: dir, env: {} })
-      return out
-    }
     const flagsOf = (text: string) => new Set([...text.matchAll(/(--[a-z][a-z-]*|-[a-zA-Z])\b/g)].map((m) => m[1]!).concat('--help'))
-    const names = (text: string) => [...text.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]!).filter((c) => c !== 'help')
-    const flags = new Map<string, Set<string>>()
-    for (const c of names(await help([]))) {
-      const text = await help([c])
-      if (!/\nCommands:/.test(text)) flags.set(c, flagsOf(text))
-      else for (const s of names(text.slice(text.indexOf('\nCommands:')))) flags.set(`${c} ${s}`, flagsOf(await help([c, s])))
-    }
+    const flags = new Map([...await everyCommand()].map(([name, help]) => [name, flagsOf(help)]))
     const root = join(import.meta.dir, '../..')
     const docs = ['README.md', ...(await Array.fromAsync(new Bun.Glob('docs/*.md').scan(root)))]
     const wrong: string[] = []
