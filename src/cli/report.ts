@@ -123,6 +123,7 @@ const FLAG_HINTS: Record<string, (ctx: RunContext, e: AgentError) => string | un
   LLM_NETWORK: () => 'the --llm endpoint is not reachable; is the server (LM Studio, Ollama, vLLM) running?',
   LLM_HTTP: () => 'the --llm endpoint answered with an error; check the URL, --model and $AJS_LLM_API_KEY',
   ARGS_INVALID: (ctx) => `Pass the arguments the program declares with --args '{${(ctx.params?.length ? ctx.params : ['name']).map((p) => `"${p}": ...`).join(', ')}}' (a JSON object), --args @file.json or --args - (stdin).`,
+  PROCEDURE_NOT_FOUND: () => 'A proc_ token lives in the --procedures file of the run that stored it, until its TTL ends: pass that file, or run the program that calls storeProcedure again.',
   QUOTA_EXCEEDED: () => 'ajsc run sets no quotas; this quota comes from the program',
   HEAP_LIMIT: () => 'the program held too much data at once; build smaller values',
   UNKNOWN_ATOM: () => 'install the atoms on ajsc\'s VM: --atoms ./atoms.mjs (a module exporting them, made with defineAtom)',

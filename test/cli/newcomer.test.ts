@@ -376,3 +376,15 @@ describe('a typo in the --atoms module path', () => {
     expect(r.stderr).toContain('hint: Did you mean --atoms ./atoms.mjs?')
   })
 })
+
+describe('a proc_ token from another --procedures file', () => {
+  test('PROCEDURE_NOT_FOUND names --procedures in its hint', () => {
+    writeFileSync(join(dir, 'store.ajs'), 'function s() { return storeProcedure({ ast: { ajs: 1, op: "seq", steps: [{ op: "return", value: { $expr: "literal", value: 7 } }] } }) }\n')
+    const token = JSON.parse(ajsc(['run', 'store.ajs', '--procedures', 'procs.json'], { cwd: dir }).stdout) as string
+    expect(ajsc(['run', token, '--procedures', 'procs.json'], { cwd: dir }).stdout).toBe('7\n')
+    const other = ajsc(['run', token, '--procedures', 'other.json'], { cwd: dir })
+    expect(other.code).toBe(1)
+    expect(other.stderr).toContain('error PROCEDURE_NOT_FOUND')
+    expect(other.stderr).toContain('hint: A proc_ token lives in the --procedures file of the run that stored it')
+  })
+})
