@@ -61,6 +61,7 @@ const ENTRIES = {
   'vm-hash': 'src/vm/parts/hash.ts',
   'vm-procedures': 'src/vm/parts/procedures.ts',
   'vm-dates': 'src/vm/parts/dates.ts',
+  'vm-maps': 'src/vm/parts/maps.ts',
   flowlang: 'src/flowlang/index.ts',
   codemode: 'src/codemode/index.ts',
   workflows: 'src/workflows/index.ts',
@@ -179,7 +180,7 @@ const [esm, cjsAsEsm] = await Promise.all([
     absWorkingDir: root,
     bundle: true,
     // Each its own file: a page loads vm.min.js, and a runtime library only for the programs that declare it.
-    entryPoints: { 'vm.min': 'src/vm/index.ts', 'runtime-python.min': 'src/python/library.ts', 'runtime-flow.min': 'src/flows/library.ts', 'dialect-seed.min': 'src/vm/seed-dialect.ts', 'vm-regex.min': 'src/vm/parts/regex.ts', 'vm-schema.min': 'src/vm/parts/schema.ts', 'vm-texts.min': 'src/vm/parts/texts.ts', 'vm-hash.min': 'src/vm/parts/hash.ts', 'vm-procedures.min': 'src/vm/parts/procedures.ts', 'vm-dates.min': 'src/vm/parts/dates.ts' },
+    entryPoints: { 'vm.min': 'src/vm/index.ts', 'runtime-python.min': 'src/python/library.ts', 'runtime-flow.min': 'src/flows/library.ts', 'dialect-seed.min': 'src/vm/seed-dialect.ts', 'vm-regex.min': 'src/vm/parts/regex.ts', 'vm-schema.min': 'src/vm/parts/schema.ts', 'vm-texts.min': 'src/vm/parts/texts.ts', 'vm-hash.min': 'src/vm/parts/hash.ts', 'vm-procedures.min': 'src/vm/parts/procedures.ts', 'vm-dates.min': 'src/vm/parts/dates.ts', 'vm-maps.min': 'src/vm/parts/maps.ts' },
     outdir: join(dist, 'browser'),
     platform: 'browser',
     target: 'es2022',

@@ -14,7 +14,7 @@ export const GLOBAL_VALUE_NAMES = ['undefined', 'NaN', 'Infinity'] as const
  * (`Math.max`, `Date.now()`, `console.log`); as values they are frozen data
  * holding their constants.
  */
-export const GLOBAL_NAMESPACE_NAMES = ['Math', 'JSON', 'Object', 'Array', 'Number', 'String', 'Date', 'Set', 'console'] as const
+export const GLOBAL_NAMESPACE_NAMES = ['Math', 'JSON', 'Object', 'Array', 'Number', 'String', 'Date', 'Set', 'Map', 'console'] as const
 
 /** The global functions that make error objects (`new Error(...)` lowers to a call of one). */
 export const ERROR_CONSTRUCTOR_NAMES = ['Error', 'TypeError', 'RangeError', 'SyntaxError'] as const

@@ -59,6 +59,8 @@ export class LowerContext {
   varsObjects = 0
   /** Variables declared holding a Date so far: while none, no name needs the Date check (lower/dates.ts). */
   dateVars = 0
+  /** Variables declared holding a Map so far (lower/maps.ts). */
+  mapVars = 0
   /** Helpers declared `async`: a call of one must be awaited, as in JS it gives a Promise. */
   asyncHelpers: ReadonlySet<string> = NO_NAMES
   /** The function being lowered is `async` (its `return` of a promise resolves it). */

@@ -13,8 +13,9 @@
  * - `tdz`: declared later in this block
  * - `tdzCase`: declared in another `case` of the enclosing switch
  * - `date`, `dateConst`: a `let` / `const` holding a Date (its time value; lower/dates.ts)
+ * - `map`, `mapConst`: a `let` / `const` holding a Map (its entries; lower/maps.ts)
  */
-export type BindingKind = 'let' | 'const' | 'param' | 'tdz' | 'tdzCase' | 'date' | 'dateConst'
+export type BindingKind = 'let' | 'const' | 'param' | 'tdz' | 'tdzCase' | 'date' | 'dateConst' | 'map' | 'mapConst'
 
 export class Scope {
   readonly vars = new Map<string, BindingKind>()

@@ -25,7 +25,8 @@ export const PART_BUDGETS: Record<string, number> = {
   'vm-texts.min.js': 2_500,
   'vm-hash.min.js': 1_000,
   'vm-procedures.min.js': 1_500,
-  'vm-dates.min.js': 3_600,
+  'vm-dates.min.js': 3_800,
+  'vm-maps.min.js': 1_500,
 }
 
 const PROGRAMS = {
@@ -44,6 +45,7 @@ const PROGRAMS = {
   spin: transpile('function f() { let i = 0; while (true) { i++ } return { i } }').ast,
   hash: transpile('function f({ s }) { return { h: hash({ value: s }) } }').ast,
   date: transpile('function f({ s }) { const d = new Date(0); d.setUTCDate(40); return { bad: isNaN(new Date(s)), at: d.toISOString(), text: d.toDateString() } }').ast,
+  map: transpile("function f({ s }) { const m = new Map([[s, 1]]); m.set('x', 2); return { n: m.size, v: m.get(s), e: [...m] } }").ast,
   store: transpile('function f({ s }) { const t = storeProcedure({ ast: { ajs: 1, op: "seq", steps: [{ op: "return", value: s }] } }); return { ok: t.startsWith("proc_"), r: agentRun({ agentId: t, input: {} }) } }').ast,
 }
 
@@ -98,13 +100,15 @@ describe('ajs-lang/vm and its opt-in parts', () => {
     expect(out.store!.hint).toContain("'ajs-lang/vm/procedures'")
     expect(out.date!.code).toBe('FEATURE_MISSING')
     expect(out.date!.hint).toContain("'ajs-lang/vm/dates'")
+    expect(out.map!.code).toBe('FEATURE_MISSING')
+    expect(out.map!.hint).toContain("'ajs-lang/vm/maps'")
     // No texts table: the code and the message given where it is raised stay; no generic hint.
     expect(out.spin).toEqual({ code: 'FUEL_EXHAUSTED', message: 'Out of fuel (budget 5)' })
   }, 60_000)
 
-  test('with every part (regex, schema, texts, hash, procedures, dates): the same results as the full entry', () => {
+  test('with every part (regex, schema, texts, hash, procedures, dates, maps): the same results as the full entry', () => {
     ensureBuilt()
-    const out = inFreshProcess(['vm-regex.min.js', 'vm-schema.min.js', 'vm-texts.min.js', 'vm-hash.min.js', 'vm-procedures.min.js', 'vm-dates.min.js'])
+    const out = inFreshProcess(['vm-regex.min.js', 'vm-schema.min.js', 'vm-texts.min.js', 'vm-hash.min.js', 'vm-procedures.min.js', 'vm-dates.min.js', 'vm-maps.min.js'])
     expect(out.literal).toEqual({ result: { m: 'a-c' } })
     expect(out.pattern).toEqual({ result: { m: 'bb' } })
     expect(out.plain).toEqual({ result: { m: 4 } })
@@ -116,6 +120,7 @@ describe('ajs-lang/vm and its opt-in parts', () => {
     // SHA-256 of "abbc"
     expect(out.hash).toEqual({ result: { h: createHash('sha256').update('abbc').digest('hex') } })
     expect(out.store).toEqual({ result: { ok: true, r: 'abbc' } })
+    expect(out.map).toEqual({ result: { n: 2, v: 1, e: [['abbc', 1], ['x', 2]] } })
     expect(out.date).toEqual({ result: { bad: true, at: '1970-02-09T00:00:00.000Z', text: 'Mon Feb 09 1970' } })
   }, 60_000)
 

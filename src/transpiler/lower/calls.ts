@@ -19,6 +19,7 @@ import { resolveCallee } from './names.ts'
 import { isPromiseStatic, promiseAllOf } from './promise-all.ts'
 import { call, lit, methodCall } from '../../ast/build.ts'
 import { isNewSet, lowerIterable, lowerSetItems, lowerSetRead } from './sets.ts'
+import { isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
 import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
 
 function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
@@ -131,10 +132,17 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   else return ctx.fail('COMPUTED_CALL', callee.property)
   ctx.checkName(method, callee.property)
   if (isDate(callee.object, ctx)) return lowerDateCall(node, method, ctx)
+  if (isMap(callee.object, ctx)) return lowerMapCall(node, method, ctx)
   const setRead = lowerSetRead(callee, ctx, node.arguments)
   if (setRead) { setRead.loc = ctx.loc(node); return setRead }
-  // `Array.from(new Set(xs))`: the Set's items are already the array.
-  if (method === 'from' && isArrayNamespace(callee.object, ctx) && node.arguments.length === 1 && isNewSet(node.arguments[0]!, ctx)) return lowerSetItems(node.arguments[0], ctx)
+  // `Array.from(new Set(xs))`: the Set's items are already the array; `Array.from(m)`, `Object.fromEntries(m)`: a Map's entries.
+  const only = node.arguments.length === 1 ? node.arguments[0]! : undefined
+  if (only && method === 'from' && isNamespace(callee.object, 'Array', ctx) && isNewSet(only, ctx)) return lowerSetItems(only, ctx)
+  if (only && only.type !== 'SpreadElement' && isMap(only, ctx) && ((method === 'from' && isNamespace(callee.object, 'Array', ctx)) || (method === 'fromEntries' && isNamespace(callee.object, 'Object', ctx)))) {
+    const out = methodCall(lowerObjectOf(callee.object, ctx), method, [mapEntries(only, ctx)])
+    out.loc = ctx.loc(node)
+    return out
+  }
   const mapped = arrayFromMapped(node, method, ctx)
   if (mapped) return mapped
   if (method === 'replace' || method === 'replaceAll') {
@@ -150,7 +158,7 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   return out
 }
 
-const isArrayNamespace = (node: Node, ctx: LowerContext): boolean => node.type === 'Identifier' && (node as Identifier).name === 'Array' && ctx.scope.lookup('Array') === undefined
+const isNamespace = (node: Node, name: string, ctx: LowerContext): boolean => node.type === 'Identifier' && (node as Identifier).name === name && ctx.scope.lookup(name) === undefined
 
 /** The global functions that read a Date as its time value; `String(d)` reads its text. */
 const NUMBER_READERS: ReadonlySet<string> = new Set(['Number', 'isNaN', 'isFinite'])
@@ -187,6 +195,7 @@ export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
   const name = callee.type === 'Identifier' ? (callee as Identifier).name : 'expression'
   if (!ERROR_CONSTRUCTORS.has(name) || ctx.scope.lookup(name) !== undefined) {
     if (name === 'Date' && ctx.scope.lookup(name) === undefined) return refuseDateValue(node, ctx)
+    if (name === 'Map' && ctx.scope.lookup(name) === undefined) return refuseMapValue(node, ctx)
     if (name === 'Array') return ctx.fail('NEW_ARRAY', node, { name: 'new Array(...)' })
     if (name === 'Set' || name === 'Map' || name === 'WeakMap' || name === 'WeakSet') return ctx.fail('NEW_COLLECTION', node, { name })
     return ctx.fail('NEW', node, { name })

@@ -19,6 +19,7 @@ import { lowerCall, lowerNew } from './calls.ts'
 import { checkAssignable, lowerIdentifier } from './names.ts'
 import { lowerAssignTarget } from './patterns.ts'
 import { lowerIterable, lowerSetRead } from './sets.ts'
+import { isMap, lowerMapAssignValue, lowerMapSize } from './maps.ts'
 import { dateText, isDate, isDateVariable, lowerDateAssignValue, lowerDateBinary, lowerTime } from './dates.ts'
 import { COMPARISON_OPERATORS } from '../../ast/nodes.ts'
 import { ERROR_VALUE_NAMES } from '../../ast/globals.ts'
@@ -93,7 +94,7 @@ export function lowerObjectOf(node: Expression | Super, ctx: LowerContext): Expr
 
 /** `a.b`, `a[i]`, `a?.b`. */
 export function lowerMember(node: MemberExpression, ctx: LowerContext): MemberExpr {
-  const size = lowerSetRead(node, ctx)
+  const size = lowerSetRead(node, ctx) ?? lowerMapSize(node, ctx)
   if (size) return size as MemberExpr
   const object = lowerObjectOf(node.object, ctx)
   let out: MemberExpr
@@ -259,6 +260,7 @@ function lowerAssign(node: AssignmentExpression, ctx: LowerContext): Expr {
   const op = node.operator as AssignOp
   const left = node.left
   if (op === '=' && isDateVariable(left, ctx)) return assign(id((left as Identifier).name), lowerDateAssignValue(left as Identifier, node.right, ctx), op)
+  if (op === '=' && left.type === 'Identifier' && isMap(left, ctx)) return assign(id(left.name), lowerMapAssignValue(left, node.right, ctx), op)
   const target = left.type === 'ObjectPattern' || left.type === 'ArrayPattern'
     ? lowerAssignTarget(left, ctx) as Exclude<ReturnType<typeof lowerAssignTarget>, string>
     : lowerSimpleTarget(left, ctx)

@@ -13,6 +13,7 @@ import { GLOBAL_FUNCTIONS, GLOBAL_NAMESPACES, GLOBAL_VALUES, HOST_NAME_HINTS } f
 import { didYouMean } from '../suggest.ts'
 import { id } from '../../ast/build.ts'
 import { refuseDateValue } from './dates.ts'
+import { refuseMapValue } from './maps.ts'
 
 function tdz(node: Identifier, ctx: LowerContext, kind: string): never {
   const extra = kind === 'tdzCase' ? ', or wrap each `case` body in braces' : ''
@@ -40,6 +41,7 @@ export function lowerIdentifier(node: Identifier, ctx: LowerContext, asObject = 
   if (kind !== undefined) {
     if (kind === 'tdz' || kind === 'tdzCase') tdz(node, ctx, kind)
     if (kind === 'date' || kind === 'dateConst') refuseDateValue(node, ctx)
+    if (kind === 'map' || kind === 'mapConst') refuseMapValue(node, ctx)
     return id(name)
   }
   if (GLOBAL_VALUES.has(name)) return id(name)
@@ -61,6 +63,7 @@ export function checkAssignable(node: Identifier, ctx: LowerContext): void {
   if (kind === 'tdz' || kind === 'tdzCase') tdz(node, ctx, kind)
   // A Date variable takes only another Date (lower/dates.ts lowerDateAssignValue), never `+=`, `++` or a pattern.
   if (kind === 'date' || kind === 'dateConst') refuseDateValue(node, ctx)
+  if (kind === 'map' || kind === 'mapConst') refuseMapValue(node, ctx)
   if (kind !== undefined) {
     if (ctx.scope.boundOutsideIsolation(name)) ctx.fail('PARALLEL_ASSIGN', node, { name })
     return

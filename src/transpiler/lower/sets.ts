@@ -15,6 +15,7 @@ import type { Expr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { id, member, methodCall } from '../../ast/build.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
+import { isMap, mapEntries } from './maps.ts'
 
 /** Whether `node` is `new Set(...)` of the global Set. */
 export function isNewSet(node: Node, ctx: LowerContext): node is NewExpression {
@@ -30,8 +31,9 @@ export function lowerSetItems(node: NewExpression, ctx: LowerContext): Expr {
   return out
 }
 
-/** What is iterated or spread: a `new Set(xs)` as its items, anything else as it is. */
-export const lowerIterable = (node: Expression, ctx: LowerContext): Expr => (isNewSet(node, ctx) ? lowerSetItems(node, ctx) : lowerExpr(node, ctx))
+/** What is iterated or spread: a `new Set(xs)` as its items, a Map as a copy of its entries, anything else as it is. */
+export const lowerIterable = (node: Expression, ctx: LowerContext): Expr =>
+  isNewSet(node, ctx) ? lowerSetItems(node, ctx) : isMap(node, ctx) ? mapEntries(node, ctx) : lowerExpr(node, ctx)
 
 /** `new Set(xs).size` and the object of `new Set(xs).has(x)`: undefined when `node` is not such a read. */
 export function lowerSetRead(node: MemberExpression, ctx: LowerContext, args?: readonly Node[]): Expr | undefined {

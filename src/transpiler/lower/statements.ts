@@ -21,6 +21,7 @@ import { collectNames, lowerAssignTarget, lowerBinding, predeclarePattern, prede
 import { checkAssignable } from './names.ts'
 import { isDate, isDateVariable, lowerDateAssignValue, lowerTime } from './dates.ts'
 import { lowerIterable } from './sets.ts'
+import { isMap, lowerMap, lowerMapAssignValue } from './maps.ts'
 import { lowerPromiseAll, promiseAllOf, unwrap } from './promise-all.ts'
 import { varsObject } from './vars-object.ts'
 import { id } from '../../ast/build.ts'
@@ -105,6 +106,15 @@ function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Ste
       out.push({ op: 'varsLet', vars: { [d.id.name]: toValue(time) }, loc: ctx.loc(node) })
       continue
     }
+    if (d.id.type === 'Identifier' && d.init && isMap(d.init, ctx)) {
+      // A Map variable: its entries array, changed in place by its methods.
+      const entries = lowerMap(d.init, ctx)
+      ctx.declare(d.id.name, kind === 'const' ? 'mapConst' : 'map', d.id)
+      ctx.mapVars++
+      lets = undefined
+      out.push(kind === 'const' ? { op: 'constSet', key: d.id.name, value: toValue(entries), loc: ctx.loc(d) } : { op: 'varsLet', vars: { [d.id.name]: toValue(entries) }, loc: ctx.loc(node) })
+      continue
+    }
     const value = d.init ? lowerStatementValue(d.init, ctx, out) : id('undefined')
     if (out.length !== before) lets = undefined // a parallel step now stands between: later names get their own varsLet
     if (d.id.type === 'Identifier') {
@@ -133,6 +143,10 @@ function lowerExpressionStatement(node: { expression: Expression; directive?: st
     if (isDateVariable(e.left, ctx)) {
       const name = e.left as Identifier
       out.push({ op: 'varSet', key: name.name, value: toValue(lowerDateAssignValue(name, e.right, ctx)), loc })
+      return
+    }
+    if (e.left.type === 'Identifier' && isMap(e.left, ctx)) {
+      out.push({ op: 'varSet', key: e.left.name, value: toValue(lowerMapAssignValue(e.left, e.right, ctx)), loc })
       return
     }
     if (e.left.type === 'Identifier') {

@@ -187,6 +187,8 @@ export const NAMESPACES: Record<string, Record<string, Builtin>> = {
   String: STRING,
   Date: DATE,
   Set: SET_HELPERS,
+  // Its statics are the maps part's (part-statics.ts): what a Map variable's methods lower to.
+  Map: {},
   console: CONSOLE,
 } satisfies Record<GlobalNamespaceName, Record<string, Builtin>>
 
@@ -262,5 +264,6 @@ export const GLOBAL_VALUES: Record<string, unknown> = {
   String: freezeData({}),
   Date: freezeData({}),
   Set: freezeData({}),
+  Map: freezeData({}),
   console: freezeData({}),
 } satisfies Record<GlobalValueName | GlobalNamespaceName, unknown>

@@ -14,7 +14,7 @@ import type { Compiler, GuestFunction } from './compiler.ts'
 import { compileList } from './expressions.ts'
 import { isP, seq2, seqN, then } from './async.ts'
 import { GLOBAL_FUNCTIONS, NAMESPACES } from '../builtins/globals.ts'
-import { dateStatic } from '../builtins/date-hook.ts'
+import { partStatic } from '../builtins/part-statics.ts'
 import { HOF_METHODS, type Callable } from '../builtins/array-hof.ts'
 import type { CallbackMethodName } from '../../ast/globals.ts'
 import { INSTANCE_METHOD_NAMES, methodDispatcher } from '../builtins/methods.ts'
@@ -139,7 +139,7 @@ export function compileMethodCall(c: Compiler, node: any, scope: Scope): CExpr {
   const objNode = node.object
   if (objNode?.$expr === 'ident' && !scope.lookup(objNode.name) && Object.hasOwn(NAMESPACES, objNode.name)) {
     const ns = NAMESPACES[objNode.name]!
-    const impl = Object.hasOwn(ns, method) ? ns[method] : objNode.name === 'Date' ? dateStatic(method) : undefined
+    const impl = Object.hasOwn(ns, method) ? ns[method] : partStatic(objNode.name, method)
     if (!impl) {
       throw compileError('METHOD_NOT_ALLOWED', `${objNode.name}.${method} is not available${didYouMean(method, Object.keys(ns))}`)
     }

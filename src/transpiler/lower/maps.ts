@@ -1,0 +1,89 @@
+/**
+ * Maps. AJS values are plain data, so a Map is lowered to the array of its `[key, value]` entries in
+ * insertion order, kept in a variable the program reaches only through the `Map` statics
+ * (src/vm/builtins/maps.ts): `new Map(items)` is `Map.from(items)`, `m.get(k)` is `Map.get(m, k)`,
+ * `m.set(k, v)` is `Map.set(m, k, v)` (it changes the entries in place and gives the Map back, so
+ * `m.set(a, 1).set(b, 2)` chains), `m.size` is `Map.size(m)`. Where JavaScript reads a Map's entries,
+ * the program gets a fresh copy of them, as JavaScript's iterator makes fresh pairs: `[...m]`,
+ * `Array.from(m)`, `Object.fromEntries(m)`, `for (const [k, v] of m)`, `new Map(m)`;
+ * `m.keys()`, `m.values()`, `m.entries()` are arrays (AJS has no iterators).
+ *
+ * Anywhere JavaScript would hand the Map object on (returned, passed, stored, compared) it is refused
+ * (AJS2045) with the rewrite, as `m.forEach` is (AJS2046: its callback is not an array method's).
+ */
+import type { CallExpression, Expression, Identifier, MemberExpression, NewExpression, Node } from 'acorn'
+import type { Expr } from '../../ast/types.ts'
+import type { LowerContext } from '../context.ts'
+import { id, methodCall } from '../../ast/build.ts'
+import { didYouMean } from '../suggest.ts'
+import { lowerElement, lowerExpr } from './expressions.ts'
+
+/** The Map methods AJS has, each a `Map` static of its name. */
+const METHODS: ReadonlySet<string> = new Set(['get', 'set', 'has', 'delete', 'clear', 'keys', 'values', 'entries'])
+
+/** Whether `node` is a Map here: `new Map(...)` of the global Map, a variable declared holding one, or `m.set(...)` of one. */
+export function isMap(node: Node, ctx: LowerContext): boolean {
+  if (node.type === 'NewExpression') {
+    const callee = (node as NewExpression).callee
+    return callee.type === 'Identifier' && callee.name === 'Map' && ctx.scope.lookup('Map') === undefined
+  }
+  if (node.type === 'Identifier') {
+    if (ctx.mapVars === 0) return false
+    const kind = ctx.scope.lookup((node as Identifier).name)
+    return kind === 'map' || kind === 'mapConst'
+  }
+  if (node.type !== 'CallExpression') return false
+  const callee = (node as CallExpression).callee
+  return callee.type === 'MemberExpression' && !callee.computed && callee.property.type === 'Identifier' && callee.property.name === 'set' && isMap(callee.object, ctx)
+}
+
+/** A Map as the entries array the statics take: `new Map(items)` as `Map.from(items)`, a variable as itself, `m.set(...)` as its call. */
+export function lowerMap(node: Node, ctx: LowerContext): Expr {
+  if (node.type === 'Identifier') return id((node as Identifier).name)
+  if (node.type === 'CallExpression') return lowerExpr(node as CallExpression, ctx)
+  const [items] = (node as NewExpression).arguments
+  const arg = items === undefined ? [] : [items.type !== 'SpreadElement' && isMap(items, ctx) ? mapEntries(items, ctx) : lowerElement(items, ctx)]
+  const out = methodCall(id('Map'), 'from', arg)
+  out.loc = ctx.loc(node)
+  return out
+}
+
+/** A fresh copy of a Map's entries: what `[...m]`, `Array.from(m)`, `Object.fromEntries(m)` and `for...of` read. */
+export function mapEntries(node: Node, ctx: LowerContext): Expr {
+  const out = methodCall(id('Map'), 'entries', [lowerMap(node, ctx)])
+  out.loc = ctx.loc(node)
+  return out
+}
+
+/** `m.method(...)` with `m` a Map: the static `Map.method(m, ...)`. */
+export function lowerMapCall(node: CallExpression, method: string, ctx: LowerContext): Expr {
+  const callee = node.callee as MemberExpression
+  if (method === 'forEach') return ctx.fail('MAP_METHOD', callee.property, { name: method, suggest: ' Write `for (const [key, value] of m) { ... }`.' })
+  if (!METHODS.has(method)) return ctx.fail('MAP_METHOD', callee.property, { name: method, suggest: didYouMean(method, METHODS) })
+  const out = methodCall(id('Map'), method, [lowerMap(callee.object, ctx), ...node.arguments.map((a) => lowerElement(a, ctx))])
+  out.loc = ctx.loc(node)
+  return out
+}
+
+/** `m.size`: `Map.size(m)`; undefined when `node` is not a read of a Map's size. */
+export function lowerMapSize(node: MemberExpression, ctx: LowerContext): Expr | undefined {
+  if (node.computed || node.property.type !== 'Identifier' || node.property.name !== 'size' || !isMap(node.object, ctx)) return undefined
+  const out = methodCall(id('Map'), 'size', [lowerMap(node.object, ctx)])
+  out.loc = ctx.loc(node)
+  return out
+}
+
+/** The refusal of a Map used as a value, naming it as written. */
+export function refuseMapValue(node: Node, ctx: LowerContext): never {
+  const text = ctx.source.slice(node.start, node.end)
+  return ctx.fail('MAP_VALUE', node, { name: text.length > 40 ? 'm' : text })
+}
+
+/** `m = <Map>` for a Map variable `m`: the new entries; anything else refused. */
+export function lowerMapAssignValue(target: Identifier, right: Expression, ctx: LowerContext): Expr {
+  const name = target.name
+  if (ctx.scope.lookup(name) === 'mapConst') ctx.fail('CONST_ASSIGN', target, { name })
+  if (ctx.scope.boundOutsideIsolation(name)) ctx.fail('PARALLEL_ASSIGN', target, { name })
+  if (!isMap(right, ctx)) refuseMapValue(target, ctx)
+  return lowerMap(right, ctx)
+}

@@ -1,0 +1,83 @@
+/**
+ * Maps (src/transpiler/lower/maps.ts, src/vm/builtins/maps.ts): a Map kept in a variable and used
+ * through its methods, `size`, spread and `for...of` gives JavaScript's results; handed on as an
+ * object it is refused, located, with the rewrite.
+ */
+import { describe, expect, test } from 'bun:test'
+import { transpile } from '../../src/transpiler/index.ts'
+import { AgentVM } from '../../src/vm/index.ts'
+import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
+import { runNative, runVm, type Program } from './differential/harness.ts'
+
+const ARGS = { words: 'the cat and the hat and the bat'.split(' '), items: [{ id: 3, n: 'c' }, { id: 1, n: 'a' }, { id: 3, n: 'C' }], o: { b: 2, a: 1, 10: 'ten', 2: 'two' } }
+const P = (name: string, body: string): Program => ({ name, source: `function main({ words, items, o }) {\n${body}\n}\n`, args: ARGS })
+
+const PROGRAMS: Program[] = [
+  P('count-words', 'const counts = new Map()\nfor (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1)\nreturn [...counts]'),
+  P('index-by-id', 'const byId = new Map(items.map((x) => [x.id, x]))\nreturn [byId.size, byId.get(3).n, byId.get(1).n, byId.has(2), [...byId.keys()]]'),
+  P('key-types', "const m = new Map([[1, 'num'], ['1', 'text'], [NaN, 'nan'], [-0, 'zero'], [true, 'yes']])\nreturn [m.get(1), m.get('1'), m.get(NaN), m.get(0), m.get(-0), m.get(true), m.get('true'), m.size, [...m.keys()].map((k) => Object.is(k, -0))]"),
+  P('insertion-order', "const m = new Map(Object.entries(o))\nm.set('z', 0)\nm.set('b', 20)\nreturn { keys: [...m.keys()], values: [...m.values()], entries: [...m.entries()] }"),
+  P('integer-keys-keep-their-order', "const m = new Map([['10', 1], ['2', 2], ['b', 3]])\nreturn [...m.keys()]"),
+  P('delete-and-readd', "const m = new Map([['a', 1], ['b', 2], ['c', 3]])\nconst gone = [m.delete('a'), m.delete('zz')]\nm.set('a', 4)\nreturn [gone, [...m], m.size]"),
+  P('chained-set', "const m = new Map().set('x', 1).set('y', 2).set('x', 3)\nreturn [...m]"),
+  P('for-of', 'const m = new Map([[1, "one"], [2, "two"]])\nlet out = []\nfor (const [k, v] of m) out.push(`${k}=${v}`)\nreturn out.join("&")'),
+  P('object-keys', 'const m = new Map()\nm.set("a", 1)\nm.set("b", [2])\nreturn [Object.fromEntries(m), Array.from(m), new Map(m).size]'),
+  P('entries-are-copies', "const m = new Map([['k', 1]])\nconst e = [...m]\ne[0][1] = 99\nconst f = [...m.entries()]\nf[0][1] = 98\nreturn [m.get('k'), e[0][1]]"),
+  P('clear', "const m = new Map([['k', 1]])\nm.clear()\nreturn [m.size, m.get('k'), m.has('k')]"),
+  P('reassign', "let m = new Map([['a', 1]])\nif (words.length > 2) m = new Map([['b', 2]])\nreturn [...m]"),
+  P('group-by', 'const groups = new Map()\nfor (const it of items) {\n  if (!groups.has(it.id)) groups.set(it.id, [])\n  groups.get(it.id).push(it.n)\n}\nreturn [...groups]'),
+  P('in-callback', "const seen = new Map()\nconst firsts = words.filter((w) => { if (seen.has(w)) return false; seen.set(w, true); return true })\nreturn [firsts, seen.size]"),
+]
+
+describe('a Map gives JavaScript\'s results', () => {
+  for (const p of PROGRAMS) {
+    test(p.name, async () => {
+      const native = runNative(p)
+      expect(native.ok).toBe(true)
+      expect(await runVm(p, AgentVM)).toEqual(native)
+    })
+  }
+
+  test('a Map variable is its entries; its methods are Map statics', () => {
+    const text = JSON.stringify(transpile("function f() { const m = new Map(); m.set('a', 1); return m.get('a') }").ast)
+    expect(text).toContain('"object":{"$expr":"ident","name":"Map"},"method":"from"')
+    expect(text).toContain('"method":"set","args":[{"$expr":"ident","name":"m"}')
+  })
+
+  test('get, has and set are one lookup each: 2,000 sets and gets cost about what 20 do, a hundred times over', async () => {
+    const fuel = async (n: number) => (await new AgentVM().run(transpile(`function f() { const m = new Map(); for (let i = 0; i < ${n}; i++) m.set('k' + i, i); let t = 0; for (let i = 0; i < ${n}; i++) t += m.get('k' + i); return t }`).ast, {}, { fuel: 1e6 })).fuelUsed
+    const small = await fuel(20)
+    const large = await fuel(2000)
+    expect(large / small).toBeLessThan(110)
+    expect(large / small).toBeGreaterThan(90)
+  })
+})
+
+function refusal(source: string): { code: string; hint: string; line: number } {
+  try { transpile(source) } catch (e) {
+    if (!(e instanceof TranspileError)) throw e
+    return { code: e.code, hint: e.hint, line: e.line }
+  }
+  throw new Error(`accepted: ${source}`)
+}
+
+describe('a Map handed on as an object is refused, with the rewrite', () => {
+  const cases: Array<[string, string, string, string]> = [
+    ['returned', 'const m = new Map()\nreturn m', 'AJS2045', '`[...m]`'],
+    ['stored', "const m = new Map()\nreturn { m }", 'AJS2045', 'Object.fromEntries(m)'],
+    ['written in place as a value', 'return new Map()', 'AJS2045', '[...'],
+    ['passed', 'const m = new Map()\nreturn JSON.stringify(m)', 'AJS2045', '`[...m]`'],
+    ['compared', 'const m = new Map(), n = new Map()\nreturn m === n', 'AJS2045', '`[...m]`'],
+    ['another value assigned', 'let m = new Map()\nm = {}\nreturn 1', 'AJS2045', '`[...m]`'],
+    ['forEach', 'const m = new Map()\nm.forEach((v, k) => v)\nreturn 1', 'AJS2046', 'for (const [key, value] of m)'],
+    ['an unknown method', 'const m = new Map()\nreturn m.gett(1)', 'AJS2046', 'get'],
+    ['a property read', 'const m = new Map()\nreturn m.length', 'AJS2045', '`[...m]`'],
+  ]
+  for (const [what, body, code, hint] of cases) {
+    test(what, () => {
+      const r = refusal(`function f() {\n${body}\n}`)
+      expect({ code: r.code, line: r.line > 1 }).toEqual({ code, line: true })
+      expect(r.hint).toContain(hint)
+    })
+  }
+})
