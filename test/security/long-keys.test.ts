@@ -1,6 +1,7 @@
 /**
  * A text used as a property key is hashed and compared whole by the engine: over 64 characters it is
- * paid per character first (sizes.ts chargeKey), and over 16,383 characters (MAX_KEY_CHARS) it is refused.
+ * paid per character first (sizes.ts chargeKey), and over 16,383 characters (MAX_KEY_CHARS) it is refused;
+ * in the Set helpers such a text stands in the native Set as a token (text-tokens.ts).
  * V8 hashes a longer text by its length alone, so keys of one length share one bucket and each
  * new one is compared with every other: before, 1,000 keys of 100,000 characters (1,000 fuel to
  * build) ran 10 to 18 s in Node, whatever the run's timeoutMs; a key read in a loop was unpaid.
@@ -64,5 +65,48 @@ describe('a text over 16,383 characters is never a property key', () => {
         expect(f.error?.code).toBe('FORBIDDEN_NAME')
       }
     }
+  })
+})
+
+describe('a text over 16,383 characters never enters a native Set (V8 hashes it by its length alone)', () => {
+  // 300 texts of 20,000 characters, one length, one start of 19,995 characters, and each again: in one native
+  // Set V8 compares each with those before it (1,000 texts of 100,000 characters: 9 s for one Set.from in Node).
+  const SETUP = "const p = 'a'.repeat(19995)\nconst xs = []\nfor (let i = 0; i < 300; i++) xs.push(p + (10000 + i))\nconst ys = xs.concat(xs.map((x) => x.slice(0, 19999) + x.slice(19999)))\n"
+  const FORMS: Record<string, unknown> = {
+    'Set.from(ys).length': 300, 'Set.size(ys)': 300, 'Set.union(ys, [p + 99999]).length': 301, 'Set.union(xs.slice(0, 150), ys).length': 300,
+    'Set.intersection(ys, xs.slice(10)).length': 290, 'Set.difference(ys, xs.slice(1)).length': 1, 'Set.add(ys, p + 10005).length': 300,
+    'Set.add(xs, p + 20000).length': 301, 'Set.delete(ys, p + 10005).length': 299, 'Set.isSubsetOf(ys, xs)': true, 'Set.isSubsetOf(ys, xs.slice(1))': false,
+    'Set.from(ys)[7] === p + 10007': true, 'Set.has(ys, p + 10299)': true,
+  }
+  for (const [form, result] of Object.entries(FORMS)) {
+    test(form, async () => {
+      const NativeSet = globalThis.Set
+      let longest = 0
+      // Every native Set the helpers make, watched: the longest text put in one.
+      globalThis.Set = class extends NativeSet<unknown> {
+        constructor(items?: Iterable<unknown> | null) {
+          super(items)
+          for (const x of items ?? []) if (typeof x === 'string') longest = Math.max(longest, x.length)
+        }
+      } as SetConstructor
+      try {
+        const r = await runBody(`${SETUP}return ${form}`, { fuel: 2_000 })
+        expect(r.error?.code ?? r.result).toEqual(result)
+      } finally {
+        globalThis.Set = NativeSet
+      }
+      expect(longest).toBeLessThanOrEqual(MAX_KEY_CHARS)
+    })
+  }
+
+  test('long texts are told apart and found as JavaScript\'s Sets do', async () => {
+    const a = 'x'.repeat(MAX_KEY_CHARS + 1), b = 'x'.repeat(MAX_KEY_CHARS) + 'y', c = 'y' + 'x'.repeat(MAX_KEY_CHARS + 5)
+    const items = [a, b, 1, a, c, 'a', b, NaN, 0, -0, c + '', NaN]
+    const r = await runBody(`const a = 'x'.repeat(${MAX_KEY_CHARS + 1}), b = 'x'.repeat(${MAX_KEY_CHARS}) + 'y', c = 'y' + 'x'.repeat(${MAX_KEY_CHARS + 5})
+const items = [a, b, 1, a, c, 'a', b, NaN, 0, -0, c + '', NaN]
+return [Set.from(items), Set.size(items), Set.union([b], items), Set.intersection(items, [c, 1, a]), Set.difference(items, [b, 'a']), Set.delete(items, a), Set.add(items, b + 'z'), Set.isSubsetOf([c, a], items), Set.has(items, c)]`, { fuel: 100 })
+    const S = (xs: unknown[]) => [...new Set(xs)]
+    expect(r.result).toEqual([S(items), new Set(items).size, S([b, ...items]), S(items).filter((x) => [c, 1, a].includes(x)),
+      S(items).filter((x) => x !== b && x !== 'a'), S(items).filter((x) => x !== a), [...S(items), b + 'z'], true, true])
   })
 })
