@@ -19,6 +19,21 @@ type Params = Record<string, string | undefined>
 /** The empty default of the name sets lowerProgram replaces (one shared set, not three per context). */
 const NO_NAMES: ReadonlySet<string> = new Set()
 
+/**
+ * Every N for which `source` holds `marker` + N (`all$12` holds `all$1` and
+ * `all$12`): what `source.includes(marker + N)` answers, from one scan.
+ * temp() asked includes() for each name it made, a scan of the whole source
+ * every time: a program with thousands of `Promise.all` statements took seconds.
+ */
+function numbersAfter(source: string, marker: string): Set<string> {
+  const taken = new Set<string>()
+  for (let i = source.indexOf(marker); i !== -1; i = source.indexOf(marker, i + 1)) {
+    const from = i + marker.length
+    for (let end = from; end < source.length && source.charCodeAt(end) >= 48 && source.charCodeAt(end) <= 57;) taken.add(source.slice(from, ++end))
+  }
+  return taken
+}
+
 export class LowerContext {
   scope: Scope = new Scope(null)
   readonly warnings: Diagnostic[] = []
@@ -68,6 +83,8 @@ export class LowerContext {
   /** Calls whose value JS would await: under `await`, returned from an async function, or run by `Promise.all`. */
   readonly awaited = new WeakSet<Node>()
   private temps = 0
+  /** Per temp() prefix, the numbers the source already has after it (made on first use). */
+  private takenTemps: Map<string, Set<string>> | undefined = undefined
 
   /** Lower the body of a function (`async` or not), restoring the enclosing one's state after. */
   inFunction<T>(isAsync: boolean, lower: () => T): T {
@@ -82,10 +99,13 @@ export class LowerContext {
 
   /** A fresh variable name for a value the lowering keeps (never a name of the source). */
   temp(prefix: string): string {
-    let name: string
-    do name = `${prefix}$${++this.temps}`
-    while (this.source.includes(name))
-    return name
+    this.takenTemps ??= new Map()
+    let taken = this.takenTemps.get(prefix)
+    if (taken === undefined) this.takenTemps.set(prefix, (taken = numbersAfter(this.source, `${prefix}$`)))
+    let n: string
+    do n = String(++this.temps)
+    while (taken.has(n))
+    return `${prefix}$${n}`
   }
 
   constructor(

@@ -18,7 +18,7 @@ function manyLets(tail: string): string {
 describe('varsLet objects of a program with many lets', () => {
   test('every one is a plain object with its names in order, before and past the limit', () => {
     const { ast } = transpile(manyLets('  return { v0, w1499 }'))
-    const lets = ast.steps.filter((s) => s.op === 'varsLet') as Array<{ vars: Record<string, unknown> }>
+    const lets = ast.steps.filter((s) => s.op === 'varsLet') as unknown as Array<{ op: string; vars: Record<string, unknown>; loc: unknown }>
     expect(lets.length).toBe(LETS)
     lets.forEach((s, i) => {
       expect(Object.getPrototypeOf(s.vars)).toBe(Object.prototype)

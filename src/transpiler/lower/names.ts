@@ -97,13 +97,15 @@ export function resolveCallee(node: Identifier, ctx: LowerContext, args: Readonl
   // `Array(n)` is `new Array(n)`: n holes, which AJS cannot write.
   if (name === 'Array') ctx.fail('NEW_ARRAY', node, { name: 'Array(...)' })
   const host = HOST_NAME_HINTS[name]
-  const suggest = host ?? didYouMean(name, [...ctx.helpers, ...ctx.atoms.keys(), ...GLOBAL_FUNCTIONS])
+  // Made only where it is shown: a scan of every helper and atom name, which every call of a
+  // late-bound atom paid (calls x helpers in a large program), though only its first is warned.
+  const suggest = (): string => host ?? didYouMean(name, [...ctx.helpers, ...ctx.atoms.keys(), ...GLOBAL_FUNCTIONS])
   if (ctx.lateBound && host === undefined && !ctx.functionNames.has(name) && !GLOBAL_NAMESPACES.has(name) && !GLOBAL_VALUES.has(name) && atomShaped(args)) {
-    if (!ctx.customAtoms.has(name)) ctx.warn('LATE_BOUND_ATOM', node, { name, suggest })
+    if (!ctx.customAtoms.has(name)) ctx.warn('LATE_BOUND_ATOM', node, { name, suggest: suggest() })
     return 'atom'
   }
   const order = ctx.functionNames.has(name) ? ENTRY_CALLED : ''
-  return ctx.fail('UNKNOWN_FUNCTION', node, { name, suggest: suggest || order })
+  return ctx.fail('UNKNOWN_FUNCTION', node, { name, suggest: suggest() || order })
 }
 
 /** The hint when a function calls the entry (or a function declared after it). */
