@@ -20,6 +20,7 @@ import { isPromiseStatic, promiseAllOf } from './promise-all.ts'
 import { call, lit, methodCall } from '../../ast/build.ts'
 import { isNewSet, lowerIterable, lowerSetItems, lowerSetRead } from './sets.ts'
 import { isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
+import { intlClass, lowerIntlFormat } from './intl.ts'
 import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
 
 function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
@@ -133,6 +134,8 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   ctx.checkName(method, callee.property)
   if (isDate(callee.object, ctx)) return lowerDateCall(node, method, ctx)
   if (isMap(callee.object, ctx)) return lowerMapCall(node, method, ctx)
+  const formatted = lowerIntlFormat(node, method, ctx)
+  if (formatted) return formatted
   const setRead = lowerSetRead(callee, ctx, node.arguments)
   if (setRead) { setRead.loc = ctx.loc(node); return setRead }
   // `Array.from(new Set(xs))`: the Set's items are already the array; `Array.from(m)`, `Object.fromEntries(m)`: a Map's entries.
@@ -196,6 +199,8 @@ export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
   if (!ERROR_CONSTRUCTORS.has(name) || ctx.scope.lookup(name) !== undefined) {
     if (name === 'Date' && ctx.scope.lookup(name) === undefined) return refuseDateValue(node, ctx)
     if (name === 'Map' && ctx.scope.lookup(name) === undefined) return refuseMapValue(node, ctx)
+    const intl = intlClass(callee, ctx)
+    if (intl !== undefined) return ctx.fail('INTL_FORMAT', node, { name: intl })
     if (name === 'Array') return ctx.fail('NEW_ARRAY', node, { name: 'new Array(...)' })
     if (name === 'Set' || name === 'Map' || name === 'WeakMap' || name === 'WeakSet') return ctx.fail('NEW_COLLECTION', node, { name })
     return ctx.fail('NEW', node, { name })

@@ -92,8 +92,11 @@ export function localeCase(rt: Run, locales: unknown, upper: boolean): (s: strin
   return (s) => nativeOp('RANGE_ERROR', () => (upper ? s.toLocaleUpperCase(list) : s.toLocaleLowerCase(list)))
 }
 
-/** Which of a Date's toLocale* methods: the fields each writes when the options name none (ECMA-402's ToDateTimeOptions). */
-export type DateTextKind = 'date' | 'time' | 'any'
+/**
+ * Which of a Date's toLocale* methods, or `format` for `new Intl.DateTimeFormat(...).format(d)`: the fields
+ * each writes when the options name none (ECMA-402's ToDateTimeOptions; `format` reads any, writes the date).
+ */
+export type DateTextKind = 'date' | 'time' | 'any' | 'format'
 const DATE_PARTS = ['weekday', 'year', 'month', 'day'] as const
 const TIME_PARTS = ['dayPeriod', 'hour', 'minute', 'second', 'fractionalSecondDigits'] as const
 
@@ -104,7 +107,7 @@ function dateOptions(options: unknown, kind: DateTextKind): Record<string, unkno
   const none = o.dateStyle === undefined && o.timeStyle === undefined &&
     !(kind !== 'time' && named(DATE_PARTS)) && !(kind !== 'date' && named(TIME_PARTS))
   if (none && kind !== 'time') o.year = o.month = o.day = 'numeric'
-  if (none && kind !== 'date') o.hour = o.minute = o.second = 'numeric'
+  if (none && (kind === 'time' || kind === 'any')) o.hour = o.minute = o.second = 'numeric'
   return o
 }
 

@@ -88,6 +88,12 @@ export const DATE_STATICS: Record<string, DateStatic> = {
   toLocaleString: localeText('any'),
   toLocaleDateString: localeText('date'),
   toLocaleTimeString: localeText('time'),
+  /** `new Intl.DateTimeFormat(locales, options).format(d)`, written in place (lower/intl.ts): an invalid time is its RangeError. */
+  intlFormat: (rt, [t, locales, options]) => {
+    const d = hostDate(rt, t)
+    if (Number.isNaN(d.getTime())) throw vmError('RANGE_ERROR', 'Invalid time value')
+    return dateLocaleString(rt, d, locales, options, 'format')
+  },
 }
 // Named through an index: in a literal these two would be typed as Object.prototype's own methods.
 DATE_STATICS['valueOf'] = DATE_STATICS.getTime!
