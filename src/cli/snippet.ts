@@ -70,7 +70,7 @@ export function bodyWithValue(code: string): Body {
   const statements = snippetStatements(code)
   if (statements === undefined) return { source: code, hasValue: false }
   const last = statements[statements.length - 1]
-  if (!last || last.type !== 'ExpressionStatement') return { source: `${code}\nlet __value = null`, hasValue: true }
+  if (!last || last.type !== 'ExpressionStatement') return { source: `${code}\nlet __value = undefined`, hasValue: true }
   const start = last.start - PREFIX.length
   const end = last.end - PREFIX.length
   const expr = code.slice(start, end).replace(/;\s*$/, '')

@@ -365,6 +365,13 @@ describe('ajsc eval and repl take what a user types at a prompt', () => {
     expect(ajsc(['eval', '-p', 'let n = 1\nif (n > 2) return n * 10\nn'], { cwd: dir }).stdout).toBe('1\n')
     expect(JSON.parse(ajsc(['eval', '-p', 'return { a: 1 }', '--json'], { cwd: dir }).stdout).result).toEqual({ a: 1 })
   })
+
+  test('eval -p after a declaration prints undefined, as node -p does (it printed null); the report keeps null', () => {
+    expect(ajsc(['eval', '-p', 'let a = 1'], { cwd: dir }).stdout).toBe('undefined\n')
+    expect(ajsc(['eval', '-p', 'undefined'], { cwd: dir }).stdout).toBe('undefined\n')
+    expect(ajsc(['eval', '-p', 'null'], { cwd: dir }).stdout).toBe('null\n')
+    expect(JSON.parse(ajsc(['eval', '-p', 'let a = 1', '--json'], { cwd: dir }).stdout).result).toBeNull()
+  })
 })
 
 describe('a typo in the --atoms module path', () => {

@@ -59,13 +59,14 @@ export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): P
   if (result.error) reporter.add(unwrap(fromAgentError(result.error, { file: '<eval>', fuel: fuel ?? 1000, timeoutMs })))
   const value = body.hasValue && !result.error ? printedValue(result.result) : null
   if (opts.print && !opts.json && !result.error) io.out(`${valueText(value)}\n`)
-  return reporter.finish({ result: value, fuelUsed: result.fuelUsed })
+  // The report stays strict JSON: an undefined value is null there.
+  return reporter.finish({ result: value ?? null, fuelUsed: result.fuelUsed })
 }
 
-/** The value -p prints: the last expression's, or what the code returned itself (`if (x) return y`). */
+/** The value -p prints: the last expression's (undefined after a declaration, as node -p), or what the code returned itself (`if (x) return y`). */
 function printedValue(result: unknown): unknown {
   const own = result !== null && typeof result === 'object' && !Array.isArray(result) && Object.hasOwn(result, VALUE_KEY)
-  return (own ? (result as Record<string, unknown>)[VALUE_KEY] : result) ?? null
+  return own ? (result as Record<string, unknown>)[VALUE_KEY] : result
 }
 
 export function registerEvalCommand(program: Command, io: CliIO, setCode: (code: number) => void): void {
