@@ -40,7 +40,7 @@ export class OpenApiCollector {
       summary?: string; body?: unknown; params?: { properties?: Record<string, unknown>; required?: string[] }
       querystring?: { properties?: Record<string, unknown>; patternProperties?: Record<string, { title?: string; description?: string }> }
     }
-    const config = (route.config ?? {}) as { auth?: boolean; responses?: Record<number, { description: string; schema?: unknown; contentType?: string }> }
+    const config = (route.config ?? {}) as { auth?: boolean; bodyOptional?: boolean; responses?: Record<number, { description: string; schema?: unknown; contentType?: string }> }
     const op: Operation = { responses: {} }
     if (schema.summary) op.summary = schema.summary
     if (config.auth !== false) op.security = [{ bearer: [] }]
@@ -49,7 +49,7 @@ export class OpenApiCollector {
     for (const [name, s] of Object.entries(schema.querystring?.properties ?? {})) params.push({ name, in: 'query', required: false, schema: s })
     for (const [pattern, s] of Object.entries(schema.querystring?.patternProperties ?? {})) params.push(patternParameter(pattern, s))
     if (params.length > 0) op.parameters = params
-    if (schema.body) op.requestBody = { required: true, content: { 'application/json': { schema: schema.body } } }
+    if (schema.body) op.requestBody = { required: config.bodyOptional !== true, content: { 'application/json': { schema: schema.body } } }
     for (const [status, r] of Object.entries(config.responses ?? { 200: { description: 'OK' } })) {
       op.responses[status] = r.schema || r.contentType
         ? { description: r.description, content: { [r.contentType ?? 'application/json']: r.schema ? { schema: r.schema } : {} } }

@@ -220,6 +220,32 @@ describe('schedules (in memory, fake clock)', () => {
     for (const s of [...page.json.items, ...rest.json.items]) expect(await del(s.id)).toBe(204)
   }, 30_000)
 
+  test('pause, unpause and trigger without a body (curl -X POST); a note still checked when one is sent', async () => {
+    expect((await create({ id: 'bare', spec: { everyMs: 3_600_000 } })).status).toBe(201)
+    const bare = async (verb: string) => {
+      const res = await fetch(`${url}/v1/schedules/bare/${verb}`, { method: 'POST', headers: { authorization: 'Bearer ops-token' } })
+      return { status: res.status, json: await res.json() as any }
+    }
+    let r = await bare('pause')
+    expect([r.status, r.json.paused]).toEqual([200, true])
+    expect(r.json.note).toBeUndefined()
+    r = await bare('unpause')
+    expect([r.status, r.json.paused]).toEqual([200, false])
+    r = await bare('trigger')
+    expect([r.status, r.json.actions[0]?.via]).toEqual([200, 'trigger'])
+    // A note kept from before stays when a bodyless pause sends none.
+    expect((await req('POST', '/v1/schedules/bare/pause', { note: 'kept' })).json.note).toBe('kept')
+    r = await bare('unpause')
+    expect([r.status, r.json.note]).toEqual([200, 'kept'])
+    const bad = await req('POST', '/v1/schedules/bare/pause', { note: 7 })
+    expect([bad.status, bad.json.error.code]).toEqual([400, 'BAD_REQUEST'])
+    expect((await req('POST', '/v1/schedules/bare/pause', { reason: 'x' })).status).toBe(400)
+    const doc = (await req('GET', '/openapi.json')).json.paths['/v1/schedules/{id}/pause'].post
+    expect(doc.requestBody.required).toBe(false)
+    await finish(r.json.lastRunId)
+    expect(await del('bare')).toBe(204)
+  }, 30_000)
+
   test('a fire the tenant\'s quotas refuse is skipped with the code; the next pass goes on', async () => {
     const token = 'small-token'
     expect((await create({ id: 'q', spec: { everyMs: MIN }, overlap: 'allowAll' }, token)).status).toBe(201)

@@ -3,7 +3,7 @@
  * POST /v1/schedules/:id/pause | unpause | trigger | backfill, DELETE /v1/schedules/:id. A schedule starts
  * the workflow POST /v1/workflows would start, on a cron or every N ms (src/server/schedules/).
  */
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ServerContext } from '../context.ts'
 import { HttpError } from '../errors.ts'
 import { authErrors, errorBody } from '../schemas.ts'
@@ -43,6 +43,12 @@ const patchBody = {
   properties: { ...patchFields, paused: { type: 'boolean', description: 'Pause (true) or unpause (false: it fires next at its next time after now).' } },
 } as const
 const noteBody = { type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: 1000, description: 'Why (shown by GET).' } } } as const
+/**
+ * pause / unpause take their body optionally: a POST without one (`curl -X POST …/pause`) is `{}` before the body
+ * is validated, where fastify would check `undefined` against the object schema (400 "body must be object").
+ * Their routes say `config.bodyOptional`, so the OpenAPI document does not mark the body required.
+ */
+const bodyOptional = async (req: FastifyRequest): Promise<void> => { req.body ??= {} }
 const backfillBody = {
   type: 'object', additionalProperties: false, required: ['from', 'to'],
   properties: { from: time, to: time, overlap: { ...overlap, description: 'The overlap policy of this backfill (default: the schedule\'s).' } },
@@ -105,14 +111,16 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
   })
 
   app.post<{ Params: { id: string }; Body: { note?: string } }>('/v1/schedules/:id/pause', {
+    preValidation: bodyOptional,
     schema: { summary: 'Pause a schedule: no fires until it is unpaused', params, body: noteBody },
-    config: { responses: { 200: { description: 'The schedule.' }, ...notFound, ...authErrors } },
-  }, async (req) => schedules().pause(req.tenant!.id, req.params.id, req.body?.note))
+    config: { bodyOptional: true, responses: { 200: { description: 'The schedule.' }, ...notFound, ...authErrors } },
+  }, async (req) => schedules().pause(req.tenant!.id, req.params.id, req.body.note))
 
   app.post<{ Params: { id: string }; Body: { note?: string } }>('/v1/schedules/:id/unpause', {
+    preValidation: bodyOptional,
     schema: { summary: 'Unpause a schedule: it fires next at its next time after now (fires missed while paused are not run)', params, body: noteBody },
-    config: { responses: { 200: { description: 'The schedule.' }, 409: outsideLimits, ...notFound, ...authErrors } },
-  }, async (req) => schedules().unpause(req.tenant!.id, req.params.id, req.body?.note))
+    config: { bodyOptional: true, responses: { 200: { description: 'The schedule.' }, 409: outsideLimits, ...notFound, ...authErrors } },
+  }, async (req) => schedules().unpause(req.tenant!.id, req.params.id, req.body.note))
 
   app.post<{ Params: { id: string } }>('/v1/schedules/:id/trigger', {
     schema: { summary: 'Fire a schedule now (its nominal time: now), by its overlap policy, paused or not', params },
