@@ -3,7 +3,8 @@
 // helper name, per statement): each revision in its own process, CPU time, the best of 5 batches.
 //   node bench/transpile-scaling-ab.mjs <rev-before> <rev-after|.|folder> [shape] [k,k,...]
 // shapes: promise-all (Promise.all statements: temp names), late-atoms (calls of an undeclared
-// atom among 200 helpers: the did-you-mean of its warning), lets (let statements: varsLet objects).
+// atom among 200 helpers: the did-you-mean of its warning), lets (let statements: varsLet objects),
+// else-if (one chain of k branches: a scope per `else`).
 import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
@@ -16,6 +17,8 @@ const SHAPES = {
   'late-atoms': (k) => `${Array.from({ length: 200 }, (_, h) => `function helper${h}(x) { return x + ${h} }`).join('\n')}\nfunction main({ n }) {\n  let acc = helper0(n)\n${Array.from({ length: k }, (_, i) =>
     `  acc = acc + fetchValue({ n: ${i} }) + helper${i % 200}(acc)`).join('\n')}\n  return acc\n}\n`,
   lets: (k) => `function main({ n }) {\n${Array.from({ length: k }, (_, i) => `  let v${i} = n + ${i}`).join('\n')}\n  return v0\n}\n`,
+  'else-if': (k) => `function main({ n }) {\n  let acc = 0\n  if (n === -1) {\n    acc = 1\n${Array.from({ length: k }, (_, i) =>
+    `  } else if (n === ${i}) {\n    acc = acc + Math.max(n, ${i})`).join('\n')}\n  }\n  return acc\n}\n`,
 }
 
 if (process.argv[2] === '--child') {

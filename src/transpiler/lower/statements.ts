@@ -81,6 +81,21 @@ function lowerBody(node: Statement, ctx: LowerContext): Step[] {
   return node.type === 'BlockStatement' ? lowerBlock(node.body, ctx) : lowerBlock([node], ctx)
 }
 
+/**
+ * The `else` of an `if`. An `else if` is lowered in the scope around it, not
+ * in a block of its own as lowerBody would: an `if` declares nothing in that
+ * block, so its scope would stay empty, but a chain of k branches nested k of
+ * them, and every name in the chain was looked up through all of them (k²).
+ */
+function lowerElse(node: Statement, ctx: LowerContext): Step[] {
+  if (node.type !== 'IfStatement') return lowerBody(node, ctx)
+  const out: Step[] = []
+  // As lowerBlock does for its statements: a refusal recorded, the step skipped (when collecting).
+  if (ctx.maxErrors <= 1) lowerStatement(node, ctx, out)
+  else ctx.recover(() => lowerStatement(node, ctx, out))
+  return out
+}
+
 export function lowerStatement(node: AnyStatement, ctx: LowerContext, out: Step[], label?: string): void {
   const lower = STMT[node.type]
   if (lower === undefined) return ctx.fail('UNSUPPORTED', node, { name: node.type })
@@ -287,7 +302,7 @@ const STMT: Record<string, LowerStmt> = {
   EmptyStatement: () => {},
   IfStatement: (n, ctx, out) => {
     const step: Step = { op: 'if', condition: lowerExpr(n.test, ctx), then: lowerBody(n.consequent, ctx), loc: ctx.loc(n) }
-    if (n.alternate) step.else = lowerBody(n.alternate, ctx)
+    if (n.alternate) step.else = lowerElse(n.alternate, ctx)
     out.push(step)
   },
   WhileStatement: (n, ctx, out, label) => {
