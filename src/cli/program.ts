@@ -157,7 +157,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       if (e.exitCode === 0) return EXIT.ok
       // A command group typed without its subcommand: commander printed the group's help on stderr.
       if (e.code === 'commander.help') {
-        if (json) reporter.add({ severity: 'error', code: 'CLI_USAGE', message: `\`ajsc ${command}\` needs a subcommand`, hint: usageHint(command) })
+        if (json) reporter.add({ severity: 'error', code: 'CLI_USAGE', message: command === 'ajsc' ? '`ajsc` needs a command' : `\`ajsc ${command}\` needs a subcommand`, hint: usageHint(command) })
         return reporter.finish({}, EXIT.usage)
       }
       reporter.add({ severity: 'error', code: 'CLI_USAGE', message: commanderMessage(e), hint: usageHint(command) })
