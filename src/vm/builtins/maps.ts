@@ -5,41 +5,77 @@
  * NaN is one key, -0 is 0, objects by identity). A host-side index per entries array (a WeakMap the
  * guest never sees) makes `get`, `has` and `set` one lookup, as JavaScript's; it is checked against
  * the array on every use and rebuilt, paid for, when the array changed under it (an AST written by
- * hand may pass any array).
+ * hand may pass any array). A key is hashed and compared whole: a long text is paid per character first.
  */
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
-import { chargeScan, chargeTexts } from './sizes.ts'
+import { MAX_KEY_CHARS, chargeScan, chargeTexts } from './sizes.ts'
 
 type Entry = [unknown, unknown]
 type MapStatic = (rt: Run, args: any[]) => unknown
 
-interface Index { keys: Map<unknown, number>; length: number }
+/**
+ * Where each key is in one entries array. V8 hashes a text over MAX_KEY_CHARS by its length alone, so in
+ * one native Map every such text of one length would share a bucket, each compared with all the others
+ * (1,000 keys of 100,000 characters: 25 s for one Map.from in Node). Such a text is keyed instead as in
+ * text-tokens.ts: cut in pieces of MAX_KEY_CHARS (hashed whole), each distinct piece numbered, and the
+ * numbers of its pieces, a short text, key it in `long`. Only `set` numbers new pieces: a lookup of a key
+ * with a piece never seen is a miss, and keeps nothing of the text it was given.
+ */
+interface Index { length: number; get(k: unknown): number | undefined; set(k: unknown, i: number): void }
+
+function newIndex(length: number): Index {
+  const keys = new Map<unknown, number>(), long = new Map<string, number>(), pieces = new Map<string, number>()
+  /** The short key of a long text, or undefined when one of its pieces is new and `add` is false. */
+  const code = (s: string, add?: boolean): string | undefined => {
+    let key = ''
+    for (let i = 0; i < s.length; i += MAX_KEY_CHARS) {
+      const p = s.slice(i, i + MAX_KEY_CHARS)
+      let n = pieces.get(p)
+      if (n === undefined) {
+        if (!add) return undefined
+        pieces.set(p, (n = pieces.size))
+      }
+      key += String.fromCharCode(n & 0xffff, n >>> 16)
+    }
+    return key
+  }
+  const isLong = (k: unknown): k is string => typeof k === 'string' && k.length > MAX_KEY_CHARS
+  return {
+    length,
+    get: (k) => (isLong(k) ? long.get(code(k)!) : keys.get(k)),
+    set: (k, i) => { if (isLong(k)) long.set(code(k, true)!, i); else keys.set(k, i) },
+  }
+}
 const indexes = new WeakMap<Entry[], Index>()
 
+const notAMap = () => vmError('TYPE_ERROR', 'A Map method was called on something that is not a Map')
+
 function entriesOf(v: unknown): Entry[] {
-  if (!Array.isArray(v)) throw vmError('TYPE_ERROR', 'A Map method was called on something that is not a Map')
+  if (!Array.isArray(v)) throw notAMap()
   return v as Entry[]
 }
 
-/** The key index of `m`, rebuilt (and paid for) when the array is not the one it was built for. */
-function indexOf(rt: Run, m: Entry[]): Map<unknown, number> {
+/** The keys of `m` (each entry checked: an AST written by hand may pass any array). */
+const keysOf = (m: Entry[]): unknown[] => m.map((e) => { if (!Array.isArray(e)) throw notAMap(); return e[0] })
+
+/** The key index of `m`, rebuilt (and paid for: each key's text is hashed again) when the array is not the one it was built for. */
+function indexOf(rt: Run, m: Entry[]): Index {
   const known = indexes.get(m)
-  if (known && known.length === m.length) return known.keys
+  if (known && known.length === m.length) return known
   chargeScan(rt, m.length)
   rt.chargeSlots(m.length)
-  const keys = new Map<unknown, number>()
-  for (let i = 0; i < m.length; i++) {
-    const e = m[i]
-    if (!Array.isArray(e)) throw vmError('TYPE_ERROR', 'A Map method was called on something that is not a Map')
-    keys.set(e[0], i)
-  }
-  indexes.set(m, { keys, length: m.length })
+  const ks = keysOf(m)
+  chargeTexts(rt, ks)
+  const keys = newIndex(m.length)
+  for (let i = 0; i < ks.length; i++) keys.set(ks[i], i)
+  indexes.set(m, keys)
   return keys
 }
 
 /** Where key `k` is in `m`, or -1; an index entry the array no longer agrees with is rebuilt first. */
 function find(rt: Run, m: Entry[], k: unknown): number {
+  chargeTexts(rt, [k])
   let keys = indexOf(rt, m)
   let i = keys.get(k)
   if (i !== undefined && !sameKey(m[i]?.[0], k)) {
@@ -52,27 +88,33 @@ function find(rt: Run, m: Entry[], k: unknown): number {
 
 const sameKey = (a: unknown, b: unknown): boolean => a === b || (a !== a && b !== b)
 
+/** Sets `k` to `v` in `m`, where `keys` found it at `i` (or -1): a fresh pair either way (a pair handed out by entries() or spread is the guest's, never the Map's). */
+function put(keys: Index, m: Entry[], i: number, k: unknown, v: unknown): void {
+  if (i >= 0) m[i] = [m[i]![0], v]
+  else { keys.set((k = k === 0 ? 0 : k), m.length); m.push([k, v]); keys.length = m.length }
+}
+
 /** `new Map(items)`: each item an array or object read as `[key, value]`; a later key replaces the earlier value in its place. */
 function from(rt: Run, items: unknown): Entry[] {
   if (items === null || items === undefined) return []
-  if (!Array.isArray(items)) throw vmError('TYPE_ERROR', 'new Map(...) takes an array of [key, value] entries')
+  const notEntries = () => vmError('TYPE_ERROR', 'new Map(...) takes an array of [key, value] entries')
+  if (!Array.isArray(items)) throw notEntries()
   chargeScan(rt, items.length)
-  chargeTexts(rt, items.map((e) => (Array.isArray(e) ? e[0] : undefined)))
+  chargeTexts(rt, items.map((e) => e?.[0]))
   rt.chargeSlots(items.length * 3)
   const out: Entry[] = []
-  const keys = new Map<unknown, number>()
+  const keys = newIndex(0)
   for (const e of items) {
-    if (e === null || typeof e !== 'object') throw vmError('TYPE_ERROR', `Iterator value ${String(e)} is not an entry object`)
-    const k = Object.is((e as Entry)[0], -0) ? 0 : (e as Entry)[0]
-    const at = keys.get(k)
-    if (at === undefined) { keys.set(k, out.length); out.push([k, (e as Entry)[1]]) } else out[at] = [k, (e as Entry)[1]]
+    if (e === null || typeof e !== 'object') throw notEntries()
+    put(keys, out, keys.get(e[0]) ?? -1, e[0], e[1])
   }
-  indexes.set(out, { keys, length: out.length })
+  indexes.set(out, keys)
   return out
 }
 
 const copy = (rt: Run, m: Entry[], pick: (e: Entry) => unknown): unknown[] => {
   rt.chargeSlots(m.length * 3)
+  keysOf(m)
   return m.map(pick)
 }
 
@@ -83,12 +125,9 @@ export const MAP_STATICS: Record<string, MapStatic> = {
   has: (rt, [m, k]) => find(rt, entriesOf(m), k) >= 0,
   set: (rt, [m, k, v]) => {
     const e = entriesOf(m)
-    chargeTexts(rt, [k])
     const i = find(rt, e, k)
-    const key = Object.is(k, -0) ? 0 : k
-    // A fresh pair either way: a pair handed out by entries() or spread is the guest's, never the Map's.
-    if (i >= 0) e[i] = [e[i]![0], v]
-    else { rt.chargeSlots(3); indexOf(rt, e).set(key, e.length); e.push([key, v]); indexes.get(e)!.length = e.length }
+    if (i < 0) rt.chargeSlots(3)
+    put(indexOf(rt, e), e, i, k, v)
     return e
   },
   delete: (rt, [m, k]) => {
