@@ -21,6 +21,7 @@ import { call, lit, methodCall } from '../../ast/build.ts'
 import { isNewSet, lowerIterable, lowerSetItems, lowerSetRead } from './sets.ts'
 import { isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
 import { intlClass, lowerIntlFormat } from './intl.ts'
+import { lowerGroupBy } from './group-by.ts'
 import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
 
 function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
@@ -136,6 +137,7 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   if (isMap(callee.object, ctx)) return lowerMapCall(node, method, ctx)
   const formatted = lowerIntlFormat(node, method, ctx)
   if (formatted) return formatted
+  if (method === 'groupBy' && isNamespace(callee.object, 'Object', ctx)) return lowerGroupBy(node, ctx)
   const setRead = lowerSetRead(callee, ctx, node.arguments)
   if (setRead) { setRead.loc = ctx.loc(node); return setRead }
   // `Array.from(new Set(xs))`: the Set's items are already the array; `Array.from(m)`, `Object.fromEntries(m)`: a Map's entries.

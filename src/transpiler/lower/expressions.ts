@@ -219,7 +219,7 @@ function lowerInstanceof(node: BinaryExpression, ctx: LowerContext): Expr {
 }
 
 /** A variable, or a chain of plain property reads of one (`e`, `r.error`, `r.errors[0]`): reading it again changes nothing. */
-function isPlainRead(n: Node): boolean {
+export function isPlainRead(n: Node): boolean {
   if (n.type === 'Identifier') return true
   if (n.type !== 'MemberExpression') return false
   const m = n as MemberExpression

@@ -84,6 +84,17 @@ const OBJECT: Record<string, Builtin> = {
     }
     return out
   },
+  // `Object.groupBy(items, fn)` is lowered to this with the keys the callback gave (`items.map(fn)`): each key's items, in order.
+  groupByKeys: (rt, [items, keys]) => {
+    if (!Array.isArray(items) || !Array.isArray(keys)) throw vmError('TYPE_ERROR', 'Object.groupBy expects an array')
+    const out: Record<string, unknown[]> = {}
+    rt.chargeSlots(items.length * 2)
+    for (let i = 0; i < items.length; i++) {
+      const k = toKey(rt, keys[i]) as string
+      ;(Object.hasOwn(out, k) ? out[k]! : (out[k] = [])).push(items[i])
+    }
+    return out
+  },
   hasOwn: (rt, [o, k]) => {
     if (o === null || o === undefined) throw vmError('TYPE_ERROR', 'Object.hasOwn expects an object')
     const key = guestString(rt, k)
