@@ -25,6 +25,8 @@ export class FnCtx {
   shadow: ReadonlySet<string> = new Set()
   /** Locals certainly bound here (reads of the others check for UnboundLocalError). */
   definite = new Set<string>()
+  /** Every name unbound so far (`del x`, the end of `except ... as x`): a block that unbinds one leaves it unbound after it too. */
+  readonly unbound: string[] = []
   constructor(readonly L: Lowerer, readonly scope: FnScope, readonly isBlock: boolean) {}
 
   temp(): string {

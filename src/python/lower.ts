@@ -244,18 +244,22 @@ export class Lowerer {
     for (const st of body) {
       out.push(...this.statement(cx, st))
       if (st.k === 'assign') for (const t of st.targets) for (const n of targetNames(t)) cx.definite.add(n)
-      if (st.k === 'del') for (const t of st.targets) if (t.k === 'name') cx.definite.delete(t.id)
+      if (st.k === 'del') for (const t of st.targets) if (t.k === 'name') unbind(cx, t.id)
+      if (st.k === 'try') for (const h of st.handlers) if (h.name) unbind(cx, h.name)
     }
     return out
   }
 
   /** A block that may not run: what it binds is not certainly bound after it. */
   private branch(cx: FnCtx, stmts: Stmt[], bound: string[] = []): Step[] {
-    const saved = cx.definite
+    const saved = cx.definite, from = cx.unbound.length
     cx.definite = new Set([...saved, ...bound])
     try {
       return this.statements(cx, stmts)
-    } finally { cx.definite = saved }
+    } finally {
+      cx.definite = saved
+      for (const n of cx.unbound.slice(from)) saved.delete(n)
+    }
   }
 
   private statement(cx: FnCtx, st: Stmt): Step[] {
@@ -458,8 +462,14 @@ export class Lowerer {
       try {
         for (let i = st.handlers.length - 1; i >= 0; i--) {
           const h = st.handlers[i]!
-          const bind = h.name ? [storeStep(resolveVar(cx, h.name, h.loc, this.r), id(e), h.loc)] : []
-          const then = [...bind, ...this.branch(cx, h.body, h.name ? [h.name] : [])]
+          const handler = this.branch(cx, h.body, h.name ? [h.name] : [])
+          let then = handler
+          if (h.name) {
+            // CPython ends `except E as e:` with `e = None; del e` in a `finally`: the name is
+            // unbound however the handler is left (falling off, raise, break, continue).
+            const v = resolveVar(cx, h.name, h.loc, this.r)
+            then = [storeStep(v, id(e), h.loc), step('try', { try: handler, finally: [storeStep(v, UNDEFINED)] }, h.loc)]
+          }
           if (!h.type) { chain = then; continue }
           chain = [step('if', { condition: rt('match', [id(e), lowerExpr(cx, h.type)], h.loc), then, else: chain }, h.loc)]
         }
@@ -470,6 +480,12 @@ export class Lowerer {
     if (st.finalbody.length) core = [step('try', { try: core, finally: this.branch(cx, st.finalbody) }, st.loc)]
     return core
   }
+}
+
+/** A name no longer certainly bound, here and after every enclosing block. */
+function unbind(cx: FnCtx, name: string): void {
+  cx.definite.delete(name)
+  cx.unbound.push(name)
 }
 
 function resolveVar(cx: FnCtx, name: string, loc: Loc, r: Refuser): VarRef {
