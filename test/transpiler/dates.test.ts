@@ -20,6 +20,7 @@ const PROGRAMS: Program[] = [
   P('utc-fields', 'const d = new Date(ms)\nreturn [d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCDay(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()]'),
   P('from-fields', 'return [new Date(2026, 10, 27).getTime(), new Date(2026, 0, 31, 23, 59, 59, 999).toISOString(), new Date(99, 1).getFullYear(), new Date(2026, 13, 40).toISOString()]'),
   P('setters-return-and-assign', 'const d = new Date(iso)\nconst r = d.setDate(d.getDate() + 40)\nd.setHours(0, 0, 0, 0)\nreturn [r, d.toISOString(), d.getTime()]'),
+  P('assigned-where-the-value-is-dropped', 'let d = new Date(0)\nfor (let i = 0; i < 3; i++, d = new Date(d.getTime() + 1000)) d = new Date(d.getTime() + 1), i > 5 || (d = new Date(d.getTime() * 2))\nreturn d.toISOString()'),
   P('utc-setters', 'let d = new Date(0)\nd.setUTCFullYear(2030, 5, 15)\nd.setUTCMinutes(90)\nd.setUTCMonth(1, 29)\nd.setMilliseconds(1500)\nreturn d.toISOString()'),
   P('set-time', 'const d = new Date(iso)\nd.setTime(ms)\nreturn d.getTime()'),
   P('add-days', 'const start = new Date(day)\nconst end = new Date(start.getTime() + 7 * 24 * 60 * 60 * 1000)\nreturn end.toISOString().slice(0, 10)'),
@@ -102,6 +103,9 @@ describe('a Date where AJS would hold a number and JavaScript an object is refus
     ['passed to a function', 'return JSON.stringify(new Date(s))', 'AJS2042', '.toISOString()'],
     ['compound assignment', 'let d = new Date(s)\nd += 1\nreturn 1', 'AJS2042', '`d.getTime()`'],
     ['another value assigned', 'let d = new Date(s)\nd = 5\nreturn 1', 'AJS2042', '`d.toISOString()`'],
+    // An assignment's value is the Date (JavaScript returns the object, AJS held its time).
+    ['an assignment read as a value', 'let d = new Date(s)\nreturn (d = new Date(5))', 'AJS2042', '.toISOString()'],
+    ['an assignment in an array', 'let d = new Date(s)\nconst a = [d = new Date(5)]\nreturn a', 'AJS2042', '.getTime()'],
     ['typeof', 'const d = new Date(s)\nreturn typeof d', 'AJS2042', '`d.toISOString()`'],
     ['a property read', 'const d = new Date(s)\nreturn d.length', 'AJS2042', '`d.getTime()`'],
     ['identity', 'const a = new Date(s), b = new Date(s)\nreturn a === b', 'AJS2044', '`a.getTime() === b.getTime()`'],

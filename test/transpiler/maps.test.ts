@@ -27,6 +27,7 @@ const PROGRAMS: Program[] = [
   P('reassign', "let m = new Map([['a', 1]])\nif (words.length > 2) m = new Map([['b', 2]])\nreturn [...m]"),
   P('group-by', 'const groups = new Map()\nfor (const it of items) {\n  if (!groups.has(it.id)) groups.set(it.id, [])\n  groups.get(it.id).push(it.n)\n}\nreturn [...groups]'),
   P('in-callback', "const seen = new Map()\nconst firsts = words.filter((w) => { if (seen.has(w)) return false; seen.set(w, true); return true })\nreturn [firsts, seen.size]"),
+  P('set-where-its-value-is-dropped', "const m = new Map()\nwords.forEach((w, i) => m.has(w) || m.set(w, i))\nfor (let i = 0; i < 2; i++, m.set('i' + i, i)) m.set('x', i), m.delete('zz')\nlet n = new Map()\nn = m.set('y', 1)\nreturn [[...m], n.size, m.set('z', 2).get('z'), m.set('z', 3).size, [...m.set('w', 4)].length]"),
 ]
 
 describe('a Map gives JavaScript\'s results', () => {
@@ -72,6 +73,15 @@ describe('a Map handed on as an object is refused, with the rewrite', () => {
     ['forEach', 'const m = new Map()\nm.forEach((v, k) => v)\nreturn 1', 'AJS2046', 'for (const [key, value] of m)'],
     ['an unknown method', 'const m = new Map()\nreturn m.gett(1)', 'AJS2046', 'get'],
     ['a property read', 'const m = new Map()\nreturn m.length', 'AJS2045', '`[...m]`'],
+    // set gives the Map back, and an assignment its value: each is a Map wherever its value is read.
+    ['set returned', 'const m = new Map()\nreturn m.set(1, 2)', 'AJS2045', '`[...m.set(1, 2)]`'],
+    ['set in an array', "const m = new Map()\nreturn [m.set(1, 2)][0].length", 'AJS2045', '[...'],
+    ['set in an object', "const m = new Map()\nreturn { a: m.set(1, 2) }", 'AJS2045', '[...'],
+    ['set passed', 'const m = new Map()\nreturn JSON.stringify(new Map().set(1, 2))', 'AJS2045', '[...'],
+    ['set assigned to another variable', 'const m = new Map()\nlet x = 0\nx = m.set(1, 2)\nreturn x', 'AJS2045', '[...'],
+    ['set as a map callback\'s value', 'const m = new Map()\nreturn [1, 2].map((x) => m.set(x, x)).length', 'AJS2045', '[...'],
+    ['an assignment read as a value', 'let m = new Map()\nreturn (m = new Map([[3, 4]]))', 'AJS2045', '[...'],
+    ['an assignment in an array', 'let m = new Map()\nconst a = [m = new Map()]\nreturn a', 'AJS2045', '[...'],
   ]
   for (const [what, body, code, hint] of cases) {
     test(what, () => {

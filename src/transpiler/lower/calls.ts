@@ -23,6 +23,7 @@ import { isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
 import { intlClass, lowerIntlFormat } from './intl.ts'
 import { lowerGroupBy } from './group-by.ts'
 import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
+import { discard } from './unused.ts'
 
 function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
   const out: Array<Expr | SpreadExpr> = []
@@ -34,8 +35,10 @@ function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): 
 function lowerCallbackArgs(method: string, args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
   const out: Array<Expr | SpreadExpr> = []
   for (const a of args) {
-    if (a.type === 'ArrowFunctionExpression') out.push(lowerLambda(a, ctx))
-    else if (a.type === 'FunctionExpression') ctx.fail('CALLBACK', a, { name: method })
+    if (a.type === 'ArrowFunctionExpression') {
+      if (method === 'forEach') discard(a.body) // its value is dropped (lower/unused.ts): `xs.forEach((x) => m.set(x, 1))`
+      out.push(lowerLambda(a, ctx))
+    } else if (a.type === 'FunctionExpression') ctx.fail('CALLBACK', a, { name: method })
     else if (a.type === 'Identifier' && ctx.scope.lookup(a.name) === undefined &&
       (ctx.helpers.has(a.name) || ctx.atoms.has(a.name) || GLOBAL_FUNCTIONS.has(a.name))) {
       ctx.fail('CALLBACK', a, { name: method })

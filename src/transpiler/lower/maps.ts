@@ -17,6 +17,7 @@ import type { LowerContext } from '../context.ts'
 import { id, methodCall } from '../../ast/build.ts'
 import { didYouMean } from '../suggest.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
+import { isUnused, keep } from './unused.ts'
 
 /** The Map methods AJS has, each a `Map` static of its name. */
 const METHODS: ReadonlySet<string> = new Set(['get', 'set', 'has', 'delete', 'clear', 'keys', 'values', 'entries'])
@@ -40,7 +41,7 @@ export function isMap(node: Node, ctx: LowerContext): boolean {
 /** A Map as the entries array the statics take: `new Map(items)` as `Map.from(items)`, a variable as itself, `m.set(...)` as its call. */
 export function lowerMap(node: Node, ctx: LowerContext): Expr {
   if (node.type === 'Identifier') return id((node as Identifier).name)
-  if (node.type === 'CallExpression') return lowerExpr(node as CallExpression, ctx)
+  if (node.type === 'CallExpression') { keep(node); return lowerExpr(node as CallExpression, ctx) }
   const [items] = (node as NewExpression).arguments
   const arg = items === undefined ? [] : [items.type !== 'SpreadElement' && isMap(items, ctx) ? mapEntries(items, ctx) : lowerElement(items, ctx)]
   const out = methodCall(id('Map'), 'from', arg)
@@ -60,6 +61,8 @@ export function lowerMapCall(node: CallExpression, method: string, ctx: LowerCon
   const callee = node.callee as MemberExpression
   if (method === 'forEach') return ctx.fail('MAP_METHOD', callee.property, { name: method, suggest: ' Write `for (const [key, value] of m) { ... }`.' })
   if (!METHODS.has(method)) return ctx.fail('MAP_METHOD', callee.property, { name: method, suggest: didYouMean(method, METHODS) })
+  // `set` gives the Map: kept or chained (lowerMap), or dropped (a statement), never read as a value.
+  if (method === 'set' && !isUnused(node)) refuseMapValue(node, ctx)
   const out = methodCall(id('Map'), method, [lowerMap(callee.object, ctx), ...node.arguments.map((a) => lowerElement(a, ctx))])
   out.loc = ctx.loc(node)
   return out

@@ -24,6 +24,7 @@ import { lowerIterable } from './sets.ts'
 import { isMap, lowerMap, lowerMapAssignValue } from './maps.ts'
 import { lowerPromiseAll, promiseAllOf, unwrap } from './promise-all.ts'
 import { varsObject } from './vars-object.ts'
+import { discard } from './unused.ts'
 import { id } from '../../ast/build.ts'
 
 type AnyStatement = Statement | ModuleDeclaration
@@ -153,6 +154,7 @@ function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Ste
 function lowerExpressionStatement(node: { expression: Expression; directive?: string }, ctx: LowerContext, out: Step[]): void {
   if (node.directive !== undefined) return // 'use strict' and friends: AJS is always strict
   const e = node.expression
+  discard(e)
   const loc = ctx.loc(node as unknown as Node)
   if (e.type === 'AssignmentExpression' && e.operator === '=') {
     if (isDateVariable(e.left, ctx)) {
@@ -246,7 +248,7 @@ function lowerFor(node: ForStatement, ctx: LowerContext, out: Step[], label?: st
       step.init = init
     }
     if (node.test) step.condition = lowerExpr(node.test, ctx)
-    if (node.update) step.update = lowerExpr(node.update, ctx)
+    if (node.update) { discard(node.update); step.update = lowerExpr(node.update, ctx) }
     step.body = lowerBody(node.body, ctx)
     out.push(withLabel(step, label))
   } finally {
