@@ -53,5 +53,7 @@ declare module 'fastify' {
     auth?: boolean
     /** Documented responses for /openapi.json: status -> { description, schema }. */
     responses?: Record<number, { description: string; schema?: unknown; contentType?: string }>
+    /** true: the body may be left out (the route makes it {} before validation); /openapi.json says it is not required. */
+    bodyOptional?: boolean
   }
 }
