@@ -21,6 +21,7 @@ const PROGRAMS: Program[] = [
   P('from-fields', 'return [new Date(2026, 10, 27).getTime(), new Date(2026, 0, 31, 23, 59, 59, 999).toISOString(), new Date(99, 1).getFullYear(), new Date(2026, 13, 40).toISOString()]'),
   P('setters-return-and-assign', 'const d = new Date(iso)\nconst r = d.setDate(d.getDate() + 40)\nd.setHours(0, 0, 0, 0)\nreturn [r, d.toISOString(), d.getTime()]'),
   P('assigned-where-the-value-is-dropped', 'let d = new Date(0)\nfor (let i = 0; i < 3; i++, d = new Date(d.getTime() + 1000)) d = new Date(d.getTime() + 1), i > 5 || (d = new Date(d.getTime() * 2))\nreturn d.toISOString()'),
+  P('a-copy-is-its-own', 'const d = new Date(iso)\nconst e = new Date(d)\ne.setTime(5)\nlet f = new Date(0)\nf = new Date(d)\nd.setTime(7)\nreturn [d.getTime(), e.getTime(), f.toISOString(), new Date(e, 1).getTime(), new Date(2020, e - e).getTime()]'),
   P('utc-setters', 'let d = new Date(0)\nd.setUTCFullYear(2030, 5, 15)\nd.setUTCMinutes(90)\nd.setUTCMonth(1, 29)\nd.setMilliseconds(1500)\nreturn d.toISOString()'),
   P('set-time', 'const d = new Date(iso)\nd.setTime(ms)\nreturn d.getTime()'),
   P('add-days', 'const start = new Date(day)\nconst end = new Date(start.getTime() + 7 * 24 * 60 * 60 * 1000)\nreturn end.toISOString().slice(0, 10)'),
@@ -105,6 +106,9 @@ describe('a Date where AJS would hold a number and JavaScript an object is refus
     ['another value assigned', 'let d = new Date(s)\nd = 5\nreturn 1', 'AJS2042', '`d.toISOString()`'],
     // An assignment's value is the Date (JavaScript returns the object, AJS held its time).
     ['an assignment read as a value', 'let d = new Date(s)\nreturn (d = new Date(5))', 'AJS2042', '.toISOString()'],
+    // Two names for one Date in JavaScript: a setter through one changes the other (AJS would hold two times).
+    ['another Date variable declared with it', 'const d = new Date(s)\nconst e = d\ne.setTime(5)\nreturn d.getTime()', 'AJS2042', '`new Date(d)`'],
+    ['another Date variable assigned it', 'let d = new Date(s), e = new Date(0)\ne = d\nd.setTime(7)\nreturn e.getTime()', 'AJS2042', '`new Date(d)`'],
     ['an assignment in an array', 'let d = new Date(s)\nconst a = [d = new Date(5)]\nreturn a', 'AJS2042', '.getTime()'],
     ['typeof', 'const d = new Date(s)\nreturn typeof d', 'AJS2042', '`d.toISOString()`'],
     ['a property read', 'const d = new Date(s)\nreturn d.length', 'AJS2042', '`d.getTime()`'],

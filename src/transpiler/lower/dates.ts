@@ -41,10 +41,10 @@ export function isDate(node: Node, ctx: LowerContext): boolean {
   return kind === 'date' || kind === 'dateConst'
 }
 
-/** A Date's time value: `new Date(...)` as `Date.time(...)`, a Date variable as itself. */
+/** A Date's time value: `new Date(...)` as `Date.time(...)` (a Date among its arguments read as its time, as JavaScript reads it), a Date variable as itself. */
 export function lowerTime(node: Node, ctx: LowerContext): Expr {
   if (node.type === 'Identifier') return id((node as Identifier).name)
-  const out = methodCall(id('Date'), 'time', (node as NewExpression).arguments.map((a) => lowerElement(a, ctx)))
+  const out = methodCall(id('Date'), 'time', (node as NewExpression).arguments.map((a) => (isDate(a, ctx) ? lowerTime(a, ctx) : lowerElement(a, ctx))))
   out.loc = ctx.loc(node)
   return out
 }
@@ -54,6 +54,16 @@ export function dateText(node: Node, ctx: LowerContext): Expr {
   const out = methodCall(id('Date'), 'toString', [lowerTime(node, ctx)])
   out.loc = ctx.loc(node)
   return out
+}
+
+/**
+ * The Date a variable is given (`const e = <Date>`, `e = <Date>`): its time value. Another Date variable
+ * is refused: in JavaScript both names would hold one object, and a setter called through one would
+ * change the other, where AJS holds two times. `new Date(d)` is a copy in both.
+ */
+export function lowerNewDate(node: Node, ctx: LowerContext): Expr {
+  if (node.type === 'Identifier') refuseDateValue(node, ctx)
+  return lowerTime(node, ctx)
 }
 
 /** The refusal of a Date used as a value, naming it as written. */
@@ -98,7 +108,7 @@ export function lowerDateAssignValue(target: Identifier, right: Expression, ctx:
   if (ctx.scope.lookup(name) === 'dateConst') ctx.fail('CONST_ASSIGN', target, { name })
   if (ctx.scope.boundOutsideIsolation(name)) ctx.fail('PARALLEL_ASSIGN', target, { name })
   if (!isDate(right, ctx)) refuseDateValue(target, ctx)
-  return lowerTime(right, ctx)
+  return lowerNewDate(right, ctx)
 }
 
 /** Whether `node` names a variable holding a Date (an assignment target). */

@@ -19,7 +19,7 @@ import type { BindingKind } from '../scope.ts'
 import { lowerExpr } from './expressions.ts'
 import { collectNames, lowerAssignTarget, lowerBinding, predeclarePattern, predeclarePatterns } from './patterns.ts'
 import { checkAssignable } from './names.ts'
-import { isDate, isDateVariable, lowerDateAssignValue, lowerTime } from './dates.ts'
+import { isDate, isDateVariable, lowerDateAssignValue, lowerNewDate } from './dates.ts'
 import { lowerIterable } from './sets.ts'
 import { isMap, lowerMap, lowerMapAssignValue } from './maps.ts'
 import { lowerPromiseAll, promiseAllOf, unwrap } from './promise-all.ts'
@@ -115,7 +115,7 @@ function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Ste
     const before = out.length
     if (d.id.type === 'Identifier' && d.init && isDate(d.init, ctx)) {
       // A Date variable: its time value, in a `let` even when declared `const` (a setter assigns it the new time).
-      const time = lowerTime(d.init, ctx)
+      const time = lowerNewDate(d.init, ctx)
       ctx.declare(d.id.name, kind === 'const' ? 'dateConst' : 'date', d.id)
       ctx.dateVars++
       lets = undefined
