@@ -186,6 +186,8 @@ describe('ajsc run with services', () => {
     const denied = await ajscAsync(['run', src, '--args', args, '--allow-fetch', 'example.com', '--json'])
     const deniedDiag = JSON.parse(denied.stdout).diagnostics[0]
     expect(deniedDiag.message).toContain('FETCH_HOST_DENIED')
+    // The capability's code once, in brackets (its own message starts with it too).
+    expect(deniedDiag.message.split('FETCH_HOST_DENIED').length).toBe(2)
     expect(deniedDiag.hint).toContain('--allow-fetch')
     const ok = await ajscAsync(['run', src, '--args', args, '--allow-private', '127.0.0.1'])
     expect(ok.code).toBe(0)

@@ -104,9 +104,7 @@ export function resolveCallee(node: Identifier, ctx: LowerContext, args: Readonl
     if (!ctx.customAtoms.has(name)) ctx.warn('LATE_BOUND_ATOM', node, { name, suggest: suggest() })
     return 'atom'
   }
-  const order = ctx.functionNames.has(name) ? ENTRY_CALLED : ''
+  const order = ctx.functionNames.has(name) ? `\`${name}\` is the entry or declared after it, and the entry cannot be called: move \`${name}\` before the entry, or mark the entry with \`export default function\`. ` : ''
   return ctx.fail('UNKNOWN_FUNCTION', node, { name, suggest: suggest() || order })
 }
 
-/** The hint when a function calls the entry (or a function declared after it). */
-const ENTRY_CALLED = 'The last function is the entry and cannot be called: declare helpers before it, or mark the entry with `export default function`. '

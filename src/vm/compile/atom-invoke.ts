@@ -56,7 +56,9 @@ function wrapError(e: unknown, def: AtomDef): VmError {
   const message = typeof err?.message === 'string' ? err.message : String(e)
   const causeCode = typeof err?.code === 'string' ? err.code : undefined
   const code = def.io ? 'CAPABILITY_ERROR' : 'ATOM_ERROR'
-  return vmError(code, `${def.op}: ${causeCode ? `[${causeCode}] ` : ''}${message}`, {
+  // A capability's message starts with its code ('FETCH_HOST_DENIED: host ...'): written once, in the brackets.
+  const text = causeCode && message.startsWith(`${causeCode}: `) ? message.slice(causeCode.length + 2) : message
+  return vmError(code, `${def.op}: ${causeCode ? `[${causeCode}] ` : ''}${text}`, {
     op: def.op,
     value: causeCode ? { code: causeCode, message } : { message },
   })
