@@ -39,6 +39,7 @@ export class OpenApiCollector {
     const schema = (route.schema ?? {}) as {
       summary?: string; body?: unknown; params?: { properties?: Record<string, unknown>; required?: string[] }
       querystring?: { properties?: Record<string, unknown>; patternProperties?: Record<string, { title?: string; description?: string }> }
+      headers?: { properties?: Record<string, { description?: string }> }
     }
     const config = (route.config ?? {}) as { auth?: boolean; bodyOptional?: boolean; responses?: Record<number, { description: string; schema?: unknown; contentType?: string }> }
     const op: Operation = { responses: {} }
@@ -48,6 +49,7 @@ export class OpenApiCollector {
     for (const [name, s] of Object.entries(schema.params?.properties ?? {})) params.push({ name, in: 'path', required: true, schema: s })
     for (const [name, s] of Object.entries(schema.querystring?.properties ?? {})) params.push({ name, in: 'query', required: false, schema: s })
     for (const [pattern, s] of Object.entries(schema.querystring?.patternProperties ?? {})) params.push(patternParameter(pattern, s))
+    for (const [name, { description, ...s }] of Object.entries(schema.headers?.properties ?? {})) params.push({ name, in: 'header', required: false, ...(description ? { description } : {}), schema: s })
     if (params.length > 0) op.parameters = params
     if (schema.body) op.requestBody = { required: config.bodyOptional !== true, content: { 'application/json': { schema: schema.body } } }
     for (const [status, r] of Object.entries(config.responses ?? { 200: { description: 'OK' } })) {

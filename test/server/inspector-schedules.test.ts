@@ -3,7 +3,8 @@
  * inspector.test.ts's tour of the schedule page: the list's last action of each schedule (started, with
  * a link to its run; skipped, with the code) and next fire; the schedule page's edit form (PATCH: the
  * server's refusals by the field, with code, message and hint; a saved change and its revision); an
- * unpause refused by a limit raised since the spec was set, its hint, and the spec mended in the form.
+ * unpause refused by a limit raised since the spec was set, its hint, and the spec mended in the form; the
+ * form's PATCH refused when someone else changed the schedule since the page read it (If-Match), and its reload.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
@@ -189,6 +190,53 @@ describe.skipIf(!haveChromium)('the inspector\'s schedule edit form (PATCH /v1/s
     expect(errors).toEqual([])
     await page.close()
     expect((await t.req('DELETE', '/v1/schedules/edit-me')).status).toBe(204)
+  }, 90_000)
+})
+
+describe.skipIf(!haveChromium)('the edit form names the version it was built from (If-Match)', () => {
+  test('its own pause does not conflict; a change made elsewhere is shown as a conflict with a reload, and nothing is saved', async () => {
+    await create({ id: 'race', workflow: { source: 'export default 1' }, spec: { cron: '0 0 1 1 *' } })
+    const { page, errors } = await open()
+    await page.goto(`${t.url}/ui#/schedule/race`)
+    await page.locator('#sched-state').waitFor()
+    await page.locator('#sched-edit-box summary').click()
+    const save = async (jitter: string) => {
+      await page.locator('#sched-edit-jitter').fill(jitter)
+      await page.locator('#sched-edit-save').click()
+    }
+    // The page's own pause is a new version too: the form takes it, and keeps what was typed.
+    await page.locator('#sched-edit-jitter').fill('1000')
+    await page.locator('#sched-toggle').click()
+    await page.locator('#sched-state.state-paused').waitFor()
+    expect(await page.locator('#sched-edit-jitter').inputValue()).toBe('1000')
+    await page.locator('#sched-edit-save').click()
+    await page.locator('#sched-edit-box summary', { hasText: 'revision 1' }).waitFor()
+
+    // Someone else changes it (another tab, the API): the form's save is refused, the schedule stays theirs.
+    const theirs = await t.req('PATCH', '/v1/schedules/race', { body: { note: 'theirs', jitterMs: 2000 } })
+    expect(theirs.status).toBe(200)
+    await save('3000')
+    await page.locator('#sched-edit-error:not([hidden])').waitFor()
+    expect(await page.locator('#sched-edit-code').textContent()).toBe('SCHEDULE_CONFLICT')
+    expect(await page.locator('#sched-edit-message').textContent()).toStartWith('Someone else changed this schedule since this page read it; nothing was saved. Schedule "race" changed since')
+    expect(await page.locator('#sched-edit-hint').textContent()).toContain('If-Match')
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('sched-edit-reload')
+    expect(await page.locator('[aria-invalid="true"]').count()).toBe(0) // no field is at fault
+    expect((await t.req('GET', '/v1/schedules/race')).json).toMatchObject({ jitterMs: 2000, note: 'theirs', revision: 2 })
+
+    // Reload: the page and the form show the schedule as it is now; a change made to it is saved.
+    await page.locator('#sched-edit-reload').click()
+    await page.locator('#sched-edit-status', { hasText: 'Reloaded' }).waitFor()
+    expect(await page.locator('#sched-edit-status').textContent()).toBe('Reloaded: revision 2, paused. Make your change again.')
+    expect(await page.locator('#sched-edit-error').isHidden()).toBe(true)
+    expect(await page.locator('#sched-edit-jitter').inputValue()).toBe('2000')
+    expect(await page.locator('#sched-note-shown').textContent()).toBe('theirs')
+    await save('4000')
+    await page.locator('#sched-edit-box summary', { hasText: 'revision 3' }).waitFor()
+    expect((await t.req('GET', '/v1/schedules/race')).json).toMatchObject({ jitterMs: 4000, revision: 3 })
+    expect(errors).toEqual([])
+    await page.close()
+    expect((await t.req('DELETE', '/v1/schedules/race')).status).toBe(204)
   }, 90_000)
 })
 

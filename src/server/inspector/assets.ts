@@ -84,8 +84,8 @@ function takeTokenFromFragment() {
   const m = /(?:^#|&)token=([^&]+)/.exec(location.hash)
   if (m) { sessionStorage.setItem(tokenKey, decodeURIComponent(m[1])); history.replaceState(null, '', location.pathname + '#/') }
 }
-async function api(method, path, body) {
-  const res = await fetch(path, { method, headers: { authorization: 'Bearer ' + token(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })
+async function api(method, path, body, headers) {
+  const res = await fetch(path, { method, headers: { authorization: 'Bearer ' + token(), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) })
   const text = await res.text()
   let data
   try { data = JSON.parse(text) } catch { data = undefined }

@@ -5,8 +5,12 @@
  * with only the fields that changed. A refusal is shown by the form: the
  * server's code, message and hint, and the field it names marked invalid
  * and focused; the values typed stay. A saved change shows the schedule's
- * new revision. Part of the same app.js as schedules-assets.ts (which
- * appends it), using its helpers (h, api, whenIso, specText).
+ * new revision. The PATCH names the version the form was built from
+ * (If-Match: its conflictToken): when someone else changed the schedule
+ * since, the server refuses it (SCHEDULE_CONFLICT) and the form says so,
+ * with a button that reloads the schedule and builds the form again from
+ * it. Part of the same app.js as schedules-assets.ts (which appends it),
+ * using its helpers (h, api, whenIso, specText).
  */
 
 export const SCHEDULE_EDIT_CSS = `
@@ -49,23 +53,48 @@ function scheduleEditor(s, path, onSaved) {
   const status = h('p', { id: 'sched-edit-status', role: 'status', 'aria-live': 'polite' })
   const summary = h('summary', {})
   const slot = h('div', {})
+  // The version the PATCH names: the form's schedule, or a newer one this page made itself (pause, unpause).
+  let version = s.conflictToken
+  let revision = s.revision || 0
   const build = (s) => {
+    version = s.conflictToken
+    revision = s.revision || 0
     summary.textContent = 'Edit schedule (revision ' + (s.revision || 0) + ')'
-    slot.replaceChildren(scheduleEditForm(s, path, error, status, (answer, said) => {
+    slot.replaceChildren(scheduleEditForm(s, path, error, status, () => version, (answer, said) => {
       onSaved(answer)
       build(answer)
       status.textContent = said
       document.getElementById('sched-edit-save').focus()
-    }))
+    }, reload))
+  }
+  /** The schedule as it is now, for the form and the page: what was typed is dropped (it was made against an older one). */
+  async function reload() {
+    status.textContent = 'Reloading…'
+    try {
+      const fresh = await api('GET', path)
+      onSaved(fresh)
+      build(fresh)
+      error.hidden = true
+      error.replaceChildren()
+      status.textContent = 'Reloaded: revision ' + (fresh.revision || 0) + (fresh.paused ? ', paused' : '') + '. Make your change again.'
+      document.getElementById('sched-edit-cron').disabled ? document.getElementById('sched-edit-every').focus() : document.getElementById('sched-edit-cron').focus()
+    } catch (e) { status.textContent = 'Reload failed: ' + String(e.message || e) }
   }
   build(s)
-  return h('details', { id: 'sched-edit-box', class: 'panel' }, summary,
-    h('p', { class: 'muted', id: 'sched-edit-note' }, 'Sends the fields you change (PATCH /v1/schedules/' + s.id + '). A new spec fires next at its first time after now; runs already started go on.'),
+  const box = h('details', { id: 'sched-edit-box', class: 'panel' }, summary,
+    h('p', { class: 'muted', id: 'sched-edit-note' }, 'Sends the fields you change (PATCH /v1/schedules/' + s.id + '), refused when someone else changed the schedule since this page read it. A new spec fires next at its first time after now; runs already started go on.'),
     slot, error, status)
+  /**
+   * A change this page made (pause, unpause: fields the form does not hold) is no one else's: the form keeps what is typed
+   * and names the new version. Unless the answer shows a PATCH the form has not seen (its revision moved): then the form's
+   * version stays, and saving it is refused.
+   */
+  box.sawOwnChange = (answer) => { if (answer && answer.conflictToken && (answer.revision || 0) === revision) version = answer.conflictToken }
+  return box
 }
 
 /** The form itself (see scheduleEditor): saved(answer, said) gets the schedule the server answers and what to say. */
-function scheduleEditForm(s, path, error, status, saved) {
+function scheduleEditForm(s, path, error, status, version, saved, reload) {
   const spec = s.spec || {}
   const kind = spec.cron !== undefined ? 'cron' : 'every'
   const field = (id, attrs) => h('input', { id, name: id, ...attrs })
@@ -142,12 +171,18 @@ function scheduleEditForm(s, path, error, status, saved) {
     save.disabled = true
     status.textContent = 'Saving…'
     try {
-      const answer = await api('PATCH', path, body)
+      const answer = await api('PATCH', path, body, version() ? { 'if-match': '"' + version() + '"' } : {})
       saved(answer, 'Saved ' + Object.keys(body).join(', ') + ': revision ' + answer.revision + '. ' +
         (answer.paused ? 'It is paused.' : (answer.nextFireTimes || []).length ? 'It fires next at ' + whenIso(answer.nextFireTimes[0]) + '.' : 'Its spec fires no more.'))
     } catch (e) {
       status.textContent = ''
-      refuse(e.error || { message: String(e.message || e) }, editFieldOf(e.error, kindNow()))
+      if (e.error && e.error.code === 'SCHEDULE_CONFLICT') {
+        // Someone else changed it: no field is at fault; the way on is the schedule as it is now.
+        refuse({ ...e.error, message: 'Someone else changed this schedule since this page read it; nothing was saved. ' + e.error.message })
+        const again = h('button', { type: 'button', id: 'sched-edit-reload', onclick: reload }, 'Reload schedule')
+        error.append(h('p', {}, again, h('span', { class: 'muted' }, ' shows it as it is now (the changes typed here are dropped).')))
+        again.focus()
+      } else refuse(e.error || { message: String(e.message || e) }, editFieldOf(e.error, kindNow()))
     } finally { save.disabled = false }
   })
   return form

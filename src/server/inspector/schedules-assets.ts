@@ -137,11 +137,13 @@ async function scheduleView(id) {
   const note = h('input', { id: 'sched-note', name: 'note', maxlength: 1000 })
   const toggle = h('button', { type: 'button', id: 'sched-toggle' }, s.paused ? 'Unpause' : 'Pause')
   const buttons = []
+  let editor
   /** Show the schedule an answer holds. */
   const refresh = (answer) => {
     s = answer
     body.replaceChildren(...scheduleBody(s).filter(Boolean))
     toggle.textContent = s.paused ? 'Unpause' : 'Pause'
+    if (editor) editor.sawOwnChange(answer)
   }
   /** Call the API; show the schedule it answers (the status says what happened), or its error. */
   const act = async (what, method, suffix, payload, said) => {
@@ -195,7 +197,7 @@ async function scheduleView(id) {
     // The controls come first: the recent actions below can be a long table.
     h('section', { 'aria-label': 'schedule actions', class: 'panel' },
       h('div', { class: 'filters' }, h('label', {}, 'Note for pause or unpause (optional)', note), toggle, trigger, del, confirmBox), status, hint),
-    scheduleEditor(s, path, refresh),
+    editor = scheduleEditor(s, path, refresh),
     body)
 }
 `

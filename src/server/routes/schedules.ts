@@ -3,7 +3,7 @@
  * POST /v1/schedules/:id/pause | unpause | trigger | backfill, DELETE /v1/schedules/:id. A schedule starts
  * the workflow POST /v1/workflows would start, on a cron or every N ms (src/server/schedules/).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ServerContext } from '../context.ts'
 import { HttpError } from '../errors.ts'
 import { authErrors, errorBody } from '../schemas.ts'
@@ -49,6 +49,15 @@ const noteBody = { type: 'object', additionalProperties: false, properties: { no
  * Their routes say `config.bodyOptional`, so the OpenAPI document does not mark the body required.
  */
 const bodyOptional = async (req: FastifyRequest): Promise<void> => { req.body ??= {} }
+/** A schedule answered with its conflictToken as the ETag, which a PATCH's If-Match names. */
+const tagged = (reply: FastifyReply, schedule: Record<string, unknown>): Record<string, unknown> => {
+  reply.header('etag', `"${String(schedule['conflictToken'])}"`)
+  return schedule
+}
+const ifMatchHeader = {
+  type: 'object',
+  properties: { 'if-match': { type: 'string', maxLength: 1000, description: 'The schedule\'s ETag (its conflictToken in quotes) as GET answered it: the change is made only if nobody changed the schedule since (409 SCHEDULE_CONFLICT otherwise). Without it, PATCH changes it whatever changed since.' } },
+} as const
 const backfillBody = {
   type: 'object', additionalProperties: false, required: ['from', 'to'],
   properties: { from: time, to: time, overlap: { ...overlap, description: 'The overlap policy of this backfill (default: the schedule\'s).' } },
@@ -59,7 +68,7 @@ const listQuery = {
   properties: { limit: { type: 'string', pattern: '^[0-9]{1,3}$', description: 'Schedules per page: 1 to 100 (default 20).' }, cursor: { type: 'string', maxLength: 200, description: 'The `nextCursor` of the previous page.' } },
 } as const
 
-const scheduleAnswer = '{ id, workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note?, createdAt, updatedAt, revision, revisedAt?, nextFireTimes, nextFireAt (the first one with its jitter; null: paused or none), lastRunId?, buffered?, counts: { started, skipped: { <reason>: n } }, lastAction (actions[0], or null), actions: [{ at, nominalAt, via, outcome: started|skipped|buffered, runId?, reason?, message? }] } (actions: the last 20, newest first).'
+const scheduleAnswer = '{ id, workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note?, createdAt, updatedAt, revision, revisedAt?, conflictToken (also the ETag header; changed by PATCH, pause and unpause), nextFireTimes, nextFireAt (the first one with its jitter; null: paused or none), lastRunId?, buffered?, counts: { started, skipped: { <reason>: n } }, lastAction (actions[0], or null), actions: [{ at, nominalAt, via, outcome: started|skipped|buffered, runId?, reason?, message? }] } (actions: the last 20, newest first).'
 const outsideLimits = { description: 'The schedule would be left active (not paused) on a spec it kept that the tenant\'s limits.minScheduleIntervalMs, raised since it was set, no longer allows (SCHEDULE_OUTSIDE_LIMITS).', schema: errorBody }
 const notFound = { 404: { description: 'No such schedule for this tenant.', schema: errorBody } }
 
@@ -78,7 +87,7 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
       422: { description: 'The workflow\'s program is refused (as POST /v1/workflows).', schema: errorBody },
       ...authErrors,
     } },
-  }, async (req, reply) => reply.code(201).send(await schedules().create(req.tenant!.id, req.body)))
+  }, async (req, reply) => reply.code(201).send(tagged(reply, await schedules().create(req.tenant!.id, req.body))))
 
   app.get<{ Querystring: { limit?: string; cursor?: string } }>('/v1/schedules', {
     schema: { summary: 'The tenant\'s schedules, by id, a page at a time', querystring: listQuery },
@@ -88,19 +97,19 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
   app.get<{ Params: { id: string } }>('/v1/schedules/:id', {
     schema: { summary: 'A schedule: its spec, next fire times, counts and last actions with the runs they started', params },
     config: { responses: { 200: { description: scheduleAnswer }, ...notFound, ...authErrors } },
-  }, async (req) => schedules().get(req.tenant!.id, req.params.id))
+  }, async (req, reply) => tagged(reply, await schedules().get(req.tenant!.id, req.params.id)))
 
-  app.patch<{ Params: { id: string }; Body: UpdateScheduleBody }>('/v1/schedules/:id', {
-    schema: { summary: 'Change a schedule: the fields given (as POST takes them, but the id) replace its own, all or none; a new spec fires next at its first time after now', params, body: patchBody },
+  app.patch<{ Params: { id: string }; Body: UpdateScheduleBody; Headers: { 'if-match'?: string } }>('/v1/schedules/:id', {
+    schema: { summary: 'Change a schedule: the fields given (as POST takes them, but the id) replace its own, all or none; a new spec fires next at its first time after now', params, body: patchBody, headers: ifMatchHeader },
     config: { responses: {
       200: { description: `The schedule, its revision one more: ${scheduleAnswer}` },
       400: { description: 'As POST: a bad body (BAD_REQUEST), cron (SCHEDULE_INVALID), time zone (SCHEDULE_TIMEZONE), fires closer than limits.minScheduleIntervalMs (SCHEDULE_TOO_FREQUENT), or workflow.', schema: errorBody },
-      409: outsideLimits,
+      409: { description: 'If-Match names a version the schedule no longer is: someone changed it since (SCHEDULE_CONFLICT); or ' + outsideLimits.description, schema: errorBody },
       422: { description: 'The workflow\'s program is refused (as POST /v1/workflows).', schema: errorBody },
       ...notFound, ...authErrors,
       429: { description: 'Over the tenant\'s request rate (RATE_LIMITED), or the changed schedule would take it over limits.maxScheduleBytes (STORE_QUOTA_EXCEEDED).', schema: errorBody },
     } },
-  }, async (req) => schedules().update(req.tenant!.id, req.params.id, req.body))
+  }, async (req, reply) => tagged(reply, await schedules().update(req.tenant!.id, req.params.id, req.body, req.headers['if-match'])))
 
   app.delete<{ Params: { id: string } }>('/v1/schedules/:id', {
     schema: { summary: 'Delete a schedule (the runs it started go on)', params },
@@ -114,18 +123,18 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
     preValidation: bodyOptional,
     schema: { summary: 'Pause a schedule: no fires until it is unpaused', params, body: noteBody },
     config: { bodyOptional: true, responses: { 200: { description: 'The schedule.' }, ...notFound, ...authErrors } },
-  }, async (req) => schedules().pause(req.tenant!.id, req.params.id, req.body.note))
+  }, async (req, reply) => tagged(reply, await schedules().pause(req.tenant!.id, req.params.id, req.body.note)))
 
   app.post<{ Params: { id: string }; Body: { note?: string } }>('/v1/schedules/:id/unpause', {
     preValidation: bodyOptional,
     schema: { summary: 'Unpause a schedule: it fires next at its next time after now (fires missed while paused are not run)', params, body: noteBody },
     config: { bodyOptional: true, responses: { 200: { description: 'The schedule.' }, 409: outsideLimits, ...notFound, ...authErrors } },
-  }, async (req) => schedules().unpause(req.tenant!.id, req.params.id, req.body.note))
+  }, async (req, reply) => tagged(reply, await schedules().unpause(req.tenant!.id, req.params.id, req.body.note)))
 
   app.post<{ Params: { id: string } }>('/v1/schedules/:id/trigger', {
     schema: { summary: 'Fire a schedule now (its nominal time: now), by its overlap policy, paused or not', params },
     config: { responses: { 200: { description: 'The schedule; its newest action says what the fire did.' }, ...notFound, ...authErrors } },
-  }, async (req) => schedules().trigger(req.tenant!.id, req.params.id))
+  }, async (req, reply) => tagged(reply, await schedules().trigger(req.tenant!.id, req.params.id)))
 
   app.post<{ Params: { id: string }; Body: { from: number | string; to: number | string; overlap?: Overlap } }>('/v1/schedules/:id/backfill', {
     schema: { summary: 'Fire each time of the spec from `from` to `to` (past times, both included), in order, by the overlap policy', params, body: backfillBody },
@@ -134,5 +143,5 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
       400: { description: 'from after to, or to in the future (SCHEDULE_INVALID), or more fires than limits.maxBackfillFires (SCHEDULE_BACKFILL_LIMIT).', schema: errorBody },
       ...notFound, ...authErrors,
     } },
-  }, async (req) => schedules().backfill(req.tenant!.id, req.params.id, req.body))
+  }, async (req, reply) => tagged(reply, await schedules().backfill(req.tenant!.id, req.params.id, req.body)))
 }

@@ -4,7 +4,7 @@
  * authenticated tenant only; and `runDue`, one pass of firing over every
  * tenant's due schedules, which the loop (loop.ts) calls on the clock.
  */
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { SchedulerClock } from '../../flows/schedule/scheduler.ts'
 import { HttpError } from '../errors.ts'
 import { quotasOf, type Tenants } from '../tenants.ts'
@@ -47,6 +47,25 @@ function timeOf(v: number | string, field: string): number {
   return t
 }
 
+/**
+ * The schedule's version as PATCH's If-Match names it (Temporal's conflict token): new with every change a request
+ * makes (PATCH, pause, unpause), not with fires. Opaque, and made with the schedule's uid, so the token of a schedule
+ * deleted and made again under its id never names the new one.
+ */
+export function conflictTokenOf(row: Pick<ScheduleRow, 'uid' | 'changes'>): string {
+  return createHash('sha256').update(`${row.uid}\0${row.changes ?? 0}`).digest('base64url').slice(0, 16)
+}
+
+/** Whether an If-Match header (`*`, or entity tags separated by commas) names this token; W/ tags never do. */
+export function ifMatchHolds(header: string, token: string): boolean {
+  return header.split(',').some((tag) => { const t = tag.trim(); return t === '*' || t === `"${token}"` })
+}
+
+/** A change a request makes: a new conflict token. */
+function changedByRequest(row: ScheduleRow): void {
+  row.changes = (row.changes ?? 0) + 1
+}
+
 export class ScheduleService {
   private readonly firing: Firing
 
@@ -79,6 +98,7 @@ export class ScheduleService {
       id: row.id, workflow: row.workflow, args: row.args, spec: row.spec, overlap: row.overlap,
       catchupWindowMs: row.catchupWindowMs, jitterMs: row.jitterMs, paused: row.paused, ...(row.note !== undefined ? { note: row.note } : {}),
       createdAt: row.createdAt, updatedAt: row.updatedAt, revision: row.revision ?? 0, ...(row.revisedAt !== undefined ? { revisedAt: row.revisedAt } : {}),
+      conflictToken: conflictTokenOf(row),
       nextFireTimes: next.map((t) => new Date(t).toISOString()),
       nextFireAt: next.length > 0 ? new Date(next[0]! + jitterOf(row.uid, next[0]!, row.jitterMs)).toISOString() : null,
       ...(row.lastRunId ? { lastRunId: row.lastRunId } : {}),
@@ -152,11 +172,18 @@ export class ScheduleService {
    * pass had handled yet (its jitter, or the poll) is not run when the spec changes. Each PATCH counts in `revision`.
    * A PATCH that leaves the schedule active checks its spec against the tenant's limits now, a spec it did not change
    * too (409 SCHEDULE_OUTSIDE_LIMITS): a limit raised since is not waved through by a change of something else.
+   * `ifMatch` (the If-Match header): applied only while the schedule's conflictToken is one it names, checked under
+   * the lock (409 SCHEDULE_CONFLICT, nothing changed), so of two edits of the same version one lands.
    */
-  update(tenant: string, id: string, body: UpdateScheduleBody): Promise<Record<string, unknown>> {
+  update(tenant: string, id: string, body: UpdateScheduleBody, ifMatch?: string): Promise<Record<string, unknown>> {
     const limits = this.limits(tenant)
     if (body.spec !== undefined) checkSpec(body.spec, limits.minScheduleIntervalMs, this.clock.now())
     return this.change(tenant, id, async (row, now) => {
+      const token = conflictTokenOf(row)
+      if (ifMatch !== undefined && !ifMatchHolds(ifMatch, token)) {
+        throw new HttpError('SCHEDULE_CONFLICT', `Schedule "${id}" changed since the version If-Match names (${ifMatch.slice(0, 80)}) was read: it is now "${token}" (revision ${row.revision ?? 0}${row.paused ? ', paused' : ''})`)
+      }
+      changedByRequest(row)
       const specChanged = body.spec !== undefined && !sameSpec(body.spec, row.spec)
       const unpaused = row.paused && body.paused === false
       const { workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note } = body
@@ -173,6 +200,7 @@ export class ScheduleService {
 
   pause(tenant: string, id: string, note?: string): Promise<Record<string, unknown>> {
     return this.change(tenant, id, async (row) => {
+      changedByRequest(row)
       row.paused = true
       if (note !== undefined) row.note = note
     })
@@ -186,6 +214,7 @@ export class ScheduleService {
     const limits = this.limits(tenant)
     return this.change(tenant, id, async (row, now) => {
       checkStillAllowed(id, row.spec, limits.minScheduleIntervalMs)
+      changedByRequest(row)
       if (row.paused) row.nextAt = new FireTimes(row.spec).after(now)
       row.paused = false
       if (note !== undefined) row.note = note

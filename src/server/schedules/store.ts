@@ -56,6 +56,11 @@ export interface ScheduleRow {
   /** How many times PATCH changed it (absent: never), and when it did last. */
   revision?: number
   revisedAt?: number
+  /**
+   * How many times a request changed it: PATCH, pause, unpause (absent: never; fires do not count). What its
+   * conflictToken (service.ts) is made of, which a PATCH's If-Match names.
+   */
+  changes?: number
   /** The revision that last set the spec: a part of the run ids of its fires (runIdOf). */
   specRevision?: number
   /** The next nominal fire time not yet handled (null: the spec fires no more). */
