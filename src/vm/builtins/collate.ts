@@ -22,7 +22,7 @@ function tooLarge(): never {
 }
 
 /** The locales or options argument: a short primitive, or an array or object of at most MAX_ITEMS of them. */
-function checkSmall(rt: Run, v: unknown): void {
+export function checkSmall(rt: Run, v: unknown): void {
   if (typeof v !== 'object' || v === null) {
     if (typeof v === 'string' && v.length > MAX_TEXT) tooLarge()
     return
