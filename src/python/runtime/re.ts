@@ -21,7 +21,7 @@ export const FLAGS: Record<string, number> = { IGNORECASE: 2, I: 2, MULTILINE: 8
 
 const patterns = new Map<string, Compiled>()
 
-function translate(pattern: string, flags: number): { source: string; flags: string } {
+function translate(pattern: string, flags: number, full: boolean): { source: string; flags: string } {
   let fl = ''
   let src = pattern
   const inline = /^\(\?([aiLmsux]+)\)/.exec(src)
@@ -35,8 +35,11 @@ function translate(pattern: string, flags: number): { source: string; flags: str
       else raise('NotImplementedError', `the inline flag (?${c}) is not supported here`)
     }
   }
+  // re.M changes only ^ and $ (a `[^` counts too: enough to be safe); a pattern without them compiles
+  // without JavaScript's `m`, so its \A, \Z and fullmatch's end need no lookahead (which the linear engine lacks).
+  const lines = (flags & 8) !== 0 && /[\^$]/.test(src.replace(/\\[\s\S]/g, ''))
   if (flags & 2) fl += 'i'
-  if (flags & 8) fl += 'm'
+  if (lines) fl += 'm'
   if (flags & 16) fl += 's'
   if (flags & ~(2 | 8 | 16 | 256)) raise('NotImplementedError', 'only the flags I, M, S and A are supported here')
   let out = ''
@@ -52,13 +55,16 @@ function translate(pattern: string, flags: number): { source: string; flags: str
     if (c === '[') { cls = src[i + 1] === '^' ? i + 2 : i + 1; out += c; continue }
     // CPython's `$` matches at the end and before a final newline (`re.search('a$', 'a\n')`); under re.M,
     // before every newline, as JavaScript's does. The linear engine takes this lookahead (a test of the position).
-    if (c === '$' && !(flags & 8)) { out += '(?=\\n?$)'; continue }
+    if (c === '$' && !lines) { out += '(?=\\n?$)'; continue }
+    // CPython's `.` stops only at \n; JavaScript's also at \r, \u2028 and \u2029.
+    if (c === '.' && !(flags & 16)) { out += '[^\\n]'; continue }
     if (c === '\\') {
       const n = src[i + 1]
-      if (n === 'A' || n === 'Z') {
-        if (flags & 8) raise('NotImplementedError', `\\${n} with re.MULTILINE is not supported here`)
-        out += n === 'A' ? '^' : '$'
-      } else out += c + (n ?? '')
+      // \A and \Z are the ends of the text; under re.M (JavaScript's `m`, where ^ and $ are line ends) written as
+      // "no character before / after" (the lookbehind runs on both engines, the lookahead on the host engine's).
+      if (n === 'A') out += lines ? '(?<![\\s\\S])' : '^'
+      else if (n === 'Z') out += lines ? END_M : '$'
+      else out += c + (n ?? '')
       i++
       continue
     }
@@ -66,8 +72,13 @@ function translate(pattern: string, flags: number): { source: string; flags: str
     if (c === '(' && src.startsWith('(?P=', i)) raise('NotImplementedError', `backreferences are not supported by the linear-time engine. ${BACKREF_HINT}`)
     out += c
   }
+  // fullmatch: the whole pattern, then the end of the text (its own inline flags stay in front).
+  if (full) out = `(?:${out})${lines ? END_M : '$'}`
   return { source: out, flags: fl }
 }
+
+/** The end of the text under JavaScript's `m` flag (where `$` is any line end). */
+const END_M = '(?![\\s\\S])'
 
 /**
  * CPython's rule first: every lookbehind has one width (`(?<=a|bc)` and `(?<=a{1,2})` are re.error
@@ -105,21 +116,20 @@ function groupSlots(source: string): Array<string | null> {
 
 type Compiled = { re: GuardedRegex; groups: number; names: string[]; slots: Array<string | null> }
 
-function compiled(pattern: unknown, flags: unknown): Compiled & { pattern: string; flags: number } {
-  if (pattern instanceof RePattern) return pattern.full
+function compiled(pattern: unknown, flags: unknown, full = false): Compiled & { pattern: string; flags: number } {
+  if (pattern instanceof RePattern) return full ? compiled(pattern.pattern, pattern.flags, true) : pattern.full
   if (typeof pattern !== 'string') typeError(`first argument must be string or compiled pattern`)
   const f = flags === undefined || flags === null ? 0 : Number(intOf(flags as number))
-  const key = `${f}/${pattern as string}`
+  const key = `${full ? 'F' : ''}${f}/${pattern as string}`
   let c = patterns.get(key)
   if (!c) {
-    const t = translate(pattern as string, f)
+    const t = translate(pattern as string, f, full)
     fixedLookbehinds(t.source)
     let re: GuardedRegex
     try {
       re = regexSupport().make(t.source, t.flags + 'g')
     } catch (e) {
-      const { message, hint } = e as { message?: string; hint?: string }
-      return raise('ValueError', `this pattern cannot run here: ${message ?? String(e)}${hint ? `. ${hint}` : ''}`)
+      return cannotRun(e)
     }
     const slots = groupSlots(t.source)
     const names = slots.filter((n): n is string => n !== null)
@@ -199,8 +209,8 @@ export class ReMatch extends PyOpaque {
 
 function search(rt: PyRun, c: ReturnType<typeof compiled>, s: string, mode: 'search' | 'match' | 'full'): ReMatch | null {
   let re = c.re
-  if (mode === 'full') re = compiled(`(?:${c.pattern})\\Z`, c.flags & ~8).re
-  const m = regexSupport().exec(rt as unknown as Run, re, s) as Raw | null
+  if (mode === 'full') re = compiled(c.pattern, c.flags, true).re
+  const m = engine(() => regexSupport().exec(rt as unknown as Run, re, s) as Raw | null)
   if (!m) return null
   if (mode !== 'search' && m.index !== 0) {
     // The leftmost match is not at the start: a match at the start would have been leftmost.
@@ -210,7 +220,22 @@ function search(rt: PyRun, c: ReturnType<typeof compiled>, s: string, mode: 'sea
 }
 
 function all(rt: PyRun, c: ReturnType<typeof compiled>, s: string): Raw[] {
-  return regexSupport().matchAll(rt as unknown as Run, c.re, s) as Raw[]
+  return engine(() => regexSupport().matchAll(rt as unknown as Run, c.re, s) as Raw[])
+}
+
+/** A pattern the engines refuse (at compile time, or for a text beyond the host engine's cap): ValueError with the rewrite. */
+function cannotRun(e: unknown): never {
+  const { message, hint } = e as { message?: string; hint?: string }
+  return raise('ValueError', `this pattern cannot run here: ${message ?? String(e)}${hint ? `. ${hint}` : ''}`)
+}
+
+function engine<T>(f: () => T): T {
+  try {
+    return f()
+  } catch (e) {
+    if ((e as { code?: string })?.code === 'REGEX_UNSAFE') cannotRun(e)
+    throw e
+  }
 }
 
 function str(x: unknown, what = 'string'): string {
@@ -315,6 +340,20 @@ function call(rt: PyRun, name: string, p: ReturnType<typeof compiled>, { a, kw }
   return raise('AttributeError', `'Pattern' object has no attribute '${name}'`)
 }
 
+const SCANS = new Set(['match', 'search', 'fullmatch', 'findall', 'finditer'])
+
+/**
+ * A pattern's `pos` / `endpos` (`p.search(text, 3)`): only the whole text (0 and at least its length).
+ * CPython does not read a window as a slice (`^` and lookbehind still see the text before `pos`),
+ * and the engines here scan from the start.
+ */
+function wholeText(a: unknown[], kw: PyDict | null): void {
+  const pos = num(a[1] ?? kwarg(kw, 'pos'))
+  const end = a[2] ?? kwarg(kw, 'endpos')
+  if (pos <= 0 && (end === undefined || end === null || num(end) >= Array.from(str(a[0])).length)) return
+  raise('NotImplementedError', "a compiled pattern's pos and endpos are not supported here: slice the text (p.search(text[pos:endpos])) and add pos to the positions")
+}
+
 const FLAG_ARG: Record<string, number> = { match: 2, search: 2, fullmatch: 2, findall: 2, finditer: 2, split: 3, sub: 4, subn: 4, compile: 1 }
 
 /** `re.name(pattern, ...)`. */
@@ -323,6 +362,7 @@ export function reCall(rt: PyRun, name: string, a: unknown[], kw: PyDict | null)
   if (name === 'escape') return str(a[0]).replace(/[()[\]{}?*+\-|^$\\.&~# \t\n\r\v\f]/g, (ch) => '\\' + ch)
   const fi = FLAG_ARG[name]!
   const flags = a[fi] ?? kwarg(kw, 'flags')
+  if (a[0] instanceof RePattern && num(flags) !== 0) raise('ValueError', 'cannot process flags argument with a compiled pattern')
   const p = compiled(a[0], flags)
   if (name === 'compile') return new RePattern(p, p.pattern, p.flags)
   return call(rt, name, p, { a: a.slice(1, fi), kw })
@@ -330,7 +370,10 @@ export function reCall(rt: PyRun, name: string, a: unknown[], kw: PyDict | null)
 
 /** Methods of patterns and matches; undefined: not one of these objects. */
 export function reMethod(rt: PyRun, o: unknown, name: string, a: unknown[], kw: PyDict | null): unknown {
-  if (o instanceof RePattern) return call(rt, name, o.full, { a, kw })
+  if (o instanceof RePattern) {
+    if (SCANS.has(name)) wholeText(a, kw)
+    return call(rt, name, o.full, { a, kw })
+  }
   if (o instanceof ReMatch) {
     switch (name) {
       case 'group': return a.length <= 1 ? o.group(a[0]) : tuple(a.map((g) => o.group(g)))

@@ -1,0 +1,40 @@
+/**
+ * `re` flags as CPython applies them, where the corpus (hand_extended.txt, re-flags-*) cannot reach:
+ * texts beyond the host engine's cap (the linear engine), and what is refused. re.M compiles to
+ * JavaScript's `m` only for a pattern with `^` or `$`, so fullmatch and `\Z` need no lookahead
+ * elsewhere; where they do, a long text is CPython's-shaped ValueError naming the rewrite.
+ */
+import { expect, test } from 'bun:test'
+import { runPythonBlock } from '../../src/python/index.ts'
+
+const run = async (body: string) => {
+  const r = await runPythonBlock(`import re\n${body}`)
+  return r.error ? { error: r.error.message } : r.result
+}
+
+test('re.M, re.S and re.I on a long text (the linear engine) give what CPython gives', async () => {
+  // CPython 3.11: {"a": true, "b": [40001, 40003], "c": [true, 2], "f": [true, false]}
+  const body = `t = "x" * 40000 + "\\nab"
+return {"a": bool(re.fullmatch(r"x+\\n\\w+", t, re.M)), "b": re.search(r"\\w+\\Z", t, re.M).span(),
+        "c": [bool(re.fullmatch(r"(?s)x+.ab", t, re.M | re.I)), len(re.findall(r"^\\w+$", t, re.M))],
+        "f": [bool(re.fullmatch(r"X+\\nAB", t, re.I)), bool(re.fullmatch(r"x+.ab", t))]}`
+  expect(await run(body)).toEqual({ a: true, b: [40001, 40003], c: [true, 2], f: [true, false] })
+})
+
+test('fullmatch or \\Z under re.M with ^ or $ in the pattern needs lookahead: on a long text a ValueError with the rewrite', async () => {
+  for (const call of ['re.fullmatch(r"x+$\\n\\w+", t, re.M)', 're.search(r"^\\w+\\Z", t, re.M)']) {
+    const r = await run(`t = "x" * 40000 + "\\nab"\ntry:\n    ${call}\n    return {"r": "ran"}\nexcept ValueError as e:\n    return {"r": str(e)}`) as { r: string }
+    expect([call, r.r]).toEqual([call, expect.stringContaining('does not support lookahead')])
+    expect(r.r).toContain('test the text after the match in code')
+  }
+  // The same calls on a short text run (the host engine): CPython's answers.
+  expect(await run('t = "xx\\nab"\nreturn {"v": [bool(re.fullmatch(r"x+$\\n\\w+", t, re.M)), bool(re.search(r"^\\w+\\Z", t, re.M))]}')).toEqual({ v: [true, true] })
+})
+
+test('a compiled pattern\'s pos / endpos: the whole text runs, a window is NotImplementedError (it was ignored)', async () => {
+  expect(await run('p = re.compile(r"^b")\nreturn {"v": [bool(p.search("ab", 0)), bool(p.match("b", 0, 5)), bool(p.fullmatch("b", pos=0, endpos=1))]}')).toEqual({ v: [false, true, true] })
+  for (const call of ['p.search("ab", 1)', 'p.match("ab", 1)', 'p.findall("ab", endpos=1)', 'p.fullmatch("ab", pos=1)', 'list(p.finditer("ab", 0, 1))']) {
+    const r = await run(`p = re.compile(r"^b")\n${call}\nreturn {}`)
+    expect([call, r]).toEqual([call, { error: expect.stringContaining("pos and endpos are not supported here: slice the text") }])
+  }
+})
