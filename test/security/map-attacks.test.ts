@@ -79,3 +79,18 @@ describe('a Map lookup pays for hashing its key, as a property key does', () => 
     })
   }
 })
+
+describe('an array that is not a Map, handed to the statics by an AST written by hand, is the guest\'s TYPE_ERROR', () => {
+  const ARRAYS = ['[null]', '[[1, 2], 7]', "['ab']", '(() => { const a = []; a.length = 2; return a })()', '(() => { const a = [[1, 2]]; a[3] = [3, 4]; return a })()']
+  const CALLS = ['Map.get(m, 1)', 'Map.get(m, undefined)', 'Map.has(m, 3)', 'Map.set(m, 9, 9)', 'Map.delete(m, 3)', 'Map.keys(m)', 'Map.values(m)', 'Map.entries(m)']
+  for (const a of ARRAYS) {
+    test(a, async () => {
+      for (const call of CALLS) {
+        // A helper makes the array (a hole cannot be written in place); each call on a fresh one.
+        const body = `const m = ${a.startsWith('(') ? a.replace(/^\(\(\) => \{ (.*) \}\)\(\)$/, '[0].map(() => { $1 })[0]') : a}\nreturn ${call}`
+        const r = await runBody(body)
+        expect({ call, code: r.error?.code, message: r.error?.message }).toEqual({ call, code: 'TYPE_ERROR', message: 'A Map method was called on something that is not a Map' })
+      }
+    })
+  }
+})

@@ -56,8 +56,8 @@ function entriesOf(v: unknown): Entry[] {
   return v as Entry[]
 }
 
-/** The keys of `m` (each entry checked: an AST written by hand may pass any array). */
-const keysOf = (m: Entry[]): unknown[] => m.map((e) => { if (!Array.isArray(e)) throw notAMap(); return e[0] })
+/** The keys of `m` (each entry checked, a hole too: an AST written by hand may pass any array). */
+const keysOf = (m: Entry[]): unknown[] => Array.from(m, (e) => { if (!Array.isArray(e)) throw notAMap(); return e[0] })
 
 /** The key index of `m`, rebuilt (and paid for: each key's text is hashed again) when the array is not the one it was built for. */
 function indexOf(rt: Run, m: Entry[]): Index {
