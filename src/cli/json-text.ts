@@ -4,7 +4,7 @@
  * position), so the flows' strict scanner finds the offset of the first
  * syntax error, for `file:line:col` and a code frame.
  */
-import { locateJson } from '../flows/json-locate.ts'
+import { locateJson } from '../diagnostics/json-locate.ts'
 import { codeFrame } from '../diagnostics/format.ts'
 
 export interface JsonSyntaxAt {

@@ -10,7 +10,7 @@
 import { codeFrame, headerLine } from '../diagnostics/format.ts'
 import { SourceLocator } from '../diagnostics/location.ts'
 import { AjsError } from '../diagnostics/diagnostic.ts'
-import { locateJson } from './json-locate.ts'
+import { locateJson } from '../diagnostics/json-locate.ts'
 
 /** One problem of a flow document. */
 export interface FlowProblem {

@@ -1,7 +1,7 @@
 /**
  * Where a JSON pointer sits in the text it was parsed from.
  *
- * Flow documents are JSON written by people and editors; a problem found at
+ * Flow documents, --args files, configs and ASTs are JSON written by people and editors; a problem found at
  * `/flow/edges/3/target` is only useful with the line and column of that
  * value. `locateJson` scans the text once (a strict JSON scanner, no values
  * built) and records the offset of every value by pointer, and the offset of
