@@ -91,3 +91,15 @@ describe('a Map handed on as an object is refused, with the rewrite', () => {
     })
   }
 })
+
+describe('a helper function named Map, Set or Date is not the global', () => {
+  // JavaScript calls the helper (`new` of a function returning an object gives that object); AJS has no `new` of a
+  // helper, so each is refused: before, new Map(5) was Map.from(5), new Set(xs) Set.from(xs), new Date(5) Date.time(5).
+  for (const [name, use] of [['Map', 'const m = new Map([[1, 2]])\nreturn m.size'], ['Set', 'return [...new Set([1, 1])]'], ['Set', 'return new Set([1, 1]).size'], ['Date', 'return new Date(5).getTime()']]) {
+    test(`${name}: ${use.split('\n').pop()}`, () => {
+      const source = `function ${name}(x) { return { x } }\nfunction main() {\n${use}\n}`
+      expect(() => transpile(source)).toThrow(TranspileError)
+      expect(refusal(source).line).toBeGreaterThan(2)
+    })
+  }
+})

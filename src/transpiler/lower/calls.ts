@@ -19,7 +19,7 @@ import { resolveCallee } from './names.ts'
 import { isPromiseStatic, promiseAllOf } from './promise-all.ts'
 import { call, lit, methodCall } from '../../ast/build.ts'
 import { isNewSet, lowerIterable, lowerSetItems, lowerSetRead } from './sets.ts'
-import { isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
+import { isGlobalName, isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
 import { intlClass, lowerIntlFormat } from './intl.ts'
 import { lowerGroupBy } from './group-by.ts'
 import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
@@ -202,8 +202,8 @@ export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
   const callee = node.callee
   const name = callee.type === 'Identifier' ? (callee as Identifier).name : 'expression'
   if (!ERROR_CONSTRUCTORS.has(name) || ctx.scope.lookup(name) !== undefined) {
-    if (name === 'Date' && ctx.scope.lookup(name) === undefined) return refuseDateValue(node, ctx)
-    if (name === 'Map' && ctx.scope.lookup(name) === undefined) return refuseMapValue(node, ctx)
+    if (name === 'Date' && isGlobalName(name, ctx)) return refuseDateValue(node, ctx)
+    if (name === 'Map' && isGlobalName(name, ctx)) return refuseMapValue(node, ctx)
     const intl = intlClass(callee, ctx)
     if (intl !== undefined) return ctx.fail('INTL_FORMAT', node, { name: intl })
     if (name === 'Array') return ctx.fail('NEW_ARRAY', node, { name: 'new Array(...)' })

@@ -23,6 +23,7 @@ import { COMPARISON_OPERATORS, OPERATORS, ORDERING_OPERATORS } from '../../ast/n
 import { assign, binary, id, methodCall } from '../../ast/build.ts'
 import { didYouMean } from '../suggest.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
+import { isGlobalName } from './maps.ts'
 
 const ORDERING: ReadonlySet<string> = new Set(ORDERING_OPERATORS)
 /** The equality operators: a Date is an object there, equal only to itself. */
@@ -34,7 +35,7 @@ const NUMERIC: ReadonlySet<string> = new Set(OPERATORS.binary.filter((op) => !ID
 export function isDate(node: Node, ctx: LowerContext): boolean {
   if (node.type === 'NewExpression') {
     const callee = (node as NewExpression).callee
-    return callee.type === 'Identifier' && callee.name === 'Date' && ctx.scope.lookup('Date') === undefined
+    return callee.type === 'Identifier' && callee.name === 'Date' && isGlobalName('Date', ctx)
   }
   if (node.type !== 'Identifier' || ctx.dateVars === 0) return false
   const kind = ctx.scope.lookup((node as Identifier).name)

@@ -22,11 +22,14 @@ import { isUnused, keep } from './unused.ts'
 /** The Map methods AJS has, each a `Map` static of its name. */
 const METHODS: ReadonlySet<string> = new Set(['get', 'set', 'has', 'delete', 'clear', 'keys', 'values', 'entries'])
 
+/** Whether `name` is the global of that name here: no variable, parameter or helper function is called so. */
+export const isGlobalName = (name: string, ctx: LowerContext): boolean => ctx.scope.lookup(name) === undefined && !ctx.helpers.has(name)
+
 /** Whether `node` is a Map here: `new Map(...)` of the global Map, a variable declared holding one, or `m.set(...)` of one. */
 export function isMap(node: Node, ctx: LowerContext): boolean {
   if (node.type === 'NewExpression') {
     const callee = (node as NewExpression).callee
-    return callee.type === 'Identifier' && callee.name === 'Map' && ctx.scope.lookup('Map') === undefined
+    return callee.type === 'Identifier' && callee.name === 'Map' && isGlobalName('Map', ctx)
   }
   if (node.type === 'Identifier') {
     if (ctx.mapVars === 0) return false

@@ -15,13 +15,13 @@ import type { Expr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { id, member, methodCall } from '../../ast/build.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
-import { isMap, mapEntries } from './maps.ts'
+import { isGlobalName, isMap, mapEntries } from './maps.ts'
 
 /** Whether `node` is `new Set(...)` of the global Set. */
 export function isNewSet(node: Node, ctx: LowerContext): node is NewExpression {
   if (node.type !== 'NewExpression') return false
   const callee = (node as NewExpression).callee
-  return callee.type === 'Identifier' && callee.name === 'Set' && ctx.scope.lookup('Set') === undefined
+  return callee.type === 'Identifier' && callee.name === 'Set' && isGlobalName('Set', ctx)
 }
 
 /** `new Set(xs)` as the array of its items: `Set.from(xs)` (no argument, null or undefined: none; a text: its characters). */
