@@ -27,7 +27,7 @@ const PROGRAMS: Program[] = [
   P('reassign', "let m = new Map([['a', 1]])\nif (words.length > 2) m = new Map([['b', 2]])\nreturn [...m]"),
   P('group-by', 'const groups = new Map()\nfor (const it of items) {\n  if (!groups.has(it.id)) groups.set(it.id, [])\n  groups.get(it.id).push(it.n)\n}\nreturn [...groups]'),
   P('in-callback', "const seen = new Map()\nconst firsts = words.filter((w) => { if (seen.has(w)) return false; seen.set(w, true); return true })\nreturn [firsts, seen.size]"),
-  P('set-where-its-value-is-dropped', "const m = new Map()\nwords.forEach((w, i) => m.has(w) || m.set(w, i))\nfor (let i = 0; i < 2; i++, m.set('i' + i, i)) m.set('x', i), m.delete('zz')\nlet n = new Map()\nn = m.set('y', 1)\nreturn [[...m], n.size, m.set('z', 2).get('z'), m.set('z', 3).size, [...m.set('w', 4)].length]"),
+  P('set-where-its-value-is-dropped', "const m = new Map()\nwords.forEach((w, i) => m.has(w) || m.set(w, i))\nfor (let i = 0, j = m.set('j', 0); i < 2; i++, m.set('i' + i, i)) m.set('x', i), m.delete('zz')\nfor (m.set('k', 1); m.size < 3;) m.set(m.size, 1)\nlet n = new Map()\nn = m.set('y', 1)\nreturn [[...m], n.size, m.set('z', 2).get('z'), m.set('z', 3).size, [...m.set('w', 4)].length]"),
 ]
 
 describe('a Map gives JavaScript\'s results', () => {

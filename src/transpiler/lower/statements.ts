@@ -244,7 +244,10 @@ function lowerFor(node: ForStatement, ctx: LowerContext, out: Step[], label?: st
       if (node.init.type === 'VariableDeclaration') {
         predeclareBlock([node.init], ctx)
         lowerDeclaration(node.init, ctx, init)
-      } else init.push({ op: 'expr', value: lowerExpr(node.init, ctx), loc: ctx.loc(node.init) })
+      } else {
+        discard(node.init)
+        init.push({ op: 'expr', value: lowerExpr(node.init, ctx), loc: ctx.loc(node.init) })
+      }
       step.init = init
     }
     if (node.test) step.condition = lowerExpr(node.test, ctx)
