@@ -31,9 +31,8 @@ export function analyze(body: Stmt[], params: string[], r: Refuser, imports?: Re
   // (`groupby(...)`, `itertools.groupby(...)`: functools.ts's preludes), whose defaults its callers pass.
   const importedAs: ReadonlyMap<string, ImportName> = imports ?? new Map()
   const bind = (s: FnScope, name: string) => {
-    if (s.nonlocals.has(name)) return
-    s.locals.add(name)
     s.assigned.set(name, (s.assigned.get(name) ?? 0) + 1)
+    if (!s.nonlocals.has(name)) s.locals.add(name)
   }
 
   // Pass 1: locals of every scope, and the scopes of defs and comprehensions.
@@ -80,6 +79,7 @@ export function analyze(body: Stmt[], params: string[], r: Refuser, imports?: Re
         case 'raise': declareExpr(st.exc, s); break
         case 'assert': declareExpr(st.test, s); declareExpr(st.msg, s); break
         case 'del': for (const t of st.targets) { if (t.k === 'name') bind(s, t.id); else declareExpr(t, s) } break
+        case 'import': for (const n of st.names) s.imported.add(n.alias); break
         case 'try':
           declare(st.body, s)
           for (const h of st.handlers) { declareExpr(h.type, s); if (h.name) bind(s, h.name); declare(h.body, s) }

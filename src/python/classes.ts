@@ -58,7 +58,8 @@ export function desugarClasses(body: Stmt[], r: Refuser): { body: Stmt[]; info: 
     const out: Stmt[] = []
     for (const st of list) {
       switch (st.k) {
-        case 'import': importFrom(st); continue
+        // Kept (lowered to nothing): the scope analysis needs to know which function binds the name (`nonlocal`).
+        case 'import': importFrom(st); break
         case 'class': out.push(...classStmt(st, path)); continue
         case 'def': st.body = stmts(st.body, [...path, st.name]); break
         case 'if': case 'while': case 'for': st.body = stmts(st.body, path); st.orelse = stmts(st.orelse, path); break

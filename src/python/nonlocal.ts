@@ -73,6 +73,13 @@ export function resolveNonlocals(scopes: FnScope[], r: Refuser): void {
   for (const s of scopes) {
     for (const [name, loc] of s.nonlocals) {
       const owner = s.parent?.owner(name)
+      if (!owner && importedAround(s, name)) {
+        // CPython binds it in the enclosing function; here an import is a compile-time binding, read
+        // as the module or member wherever it is named, so the name needs no cell, only no rebinding.
+        if (s.assigned.has(name)) throw r.error('PY_UNSUPPORTED', { name: `Assigning the imported name \`${name}\``, fix: `Give the variable another name, or import with \`as\`: \`import ... as other\`.` }, loc)
+        s.nonlocals.delete(name)
+        continue
+      }
       if (!owner) throw syntax(r, `no binding for nonlocal '${name}' found`, `\`nonlocal\` names a variable of an enclosing function: assign \`${name}\` there (the block or a \`def\` around this one), or drop \`nonlocal\` to keep it local.`, loc)
       if (owner.defs.has(name)) {
         throw r.error('PY_UNSUPPORTED', { name: `\`nonlocal ${name}\` of a function`, fix: 'Functions keep their names: keep the value in another variable and declare that one `nonlocal`.' }, loc)
@@ -81,6 +88,12 @@ export function resolveNonlocals(scopes: FnScope[], r: Refuser): void {
       s.free.set(hiddenName(name, owner), [name, owner])
     }
   }
+}
+
+/** An enclosing function (the block included) imports `name`. */
+function importedAround(s: FnScope, name: string): boolean {
+  for (let p = s.parent; p; p = p.parent) if (p.imported.has(name)) return true
+  return false
 }
 
 function syntax(r: Refuser, detail: string, fix: string, loc: Loc) {

@@ -30,6 +30,8 @@ export class FnScope {
   readonly assigned = new Map<string, number>()
   /** Names this function declares `nonlocal`: not its locals, the enclosing owner's (nonlocal.ts). */
   readonly nonlocals = new Map<string, Loc>()
+  /** Names an `import` statement of this function binds (imports are compile-time bindings: classes.ts). */
+  readonly imported = new Set<string>()
   /**
    * Locals some nested function declares `nonlocal`: held in a one-item array (a cell) that every
    * function reading or assigning them shares. The other locals are plain VM variables.

@@ -26,6 +26,8 @@ const ERRORS: Array<[string, string, keyof typeof CODES, number, number, string,
   ['read before the declaration', 'x = 0\ndef f():\n    y = x\n    nonlocal x\nreturn {}', 'PY_SYNTAX', 4, 4, "name 'x' is used prior to nonlocal declaration", 'Move `nonlocal x` to the top'],
   ['assigned before the declaration', 'x = 0\ndef f():\n    if True:\n        x = 1\n    nonlocal x\nreturn {}', 'PY_SYNTAX', 5, 4, "name 'x' is assigned to before nonlocal declaration", 'Move `nonlocal x`'],
   ['a function name', 'def g():\n    pass\ndef f():\n    nonlocal g\nreturn {}', 'PY_UNSUPPORTED', 4, 4, '`nonlocal g` of a function', 'Functions keep their names'],
+  ['assigning a name an enclosing function imports (imports are compile-time bindings here)', 'def f():\n    import math\n    def g():\n        nonlocal math\n        math = 5\n    return g\nreturn {}', 'PY_UNSUPPORTED', 4, 8, 'Assigning the imported name `math`', 'import with `as`'],
+  ['an import in the same function is not an enclosing binding', 'def f():\n    import math\n    nonlocal math\nreturn {}', 'PY_SYNTAX', 3, 4, "no binding for nonlocal 'math' found", 'enclosing function'],
   ['a def of a nonlocal name', 'x = 0\ndef f():\n    nonlocal x\n    def x():\n        pass\nreturn {}', 'PY_UNSUPPORTED', 4, 4, 'nonlocal `x`', 'its own name'],
 ]
 
