@@ -4,7 +4,8 @@
  * a link to its run; skipped, with the code) and next fire; the schedule page's edit form (PATCH: the
  * server's refusals by the field, with code, message and hint; a saved change and its revision); an
  * unpause refused by a limit raised since the spec was set, its hint, and the spec mended in the form; the
- * form's PATCH refused when someone else changed the schedule since the page read it (If-Match), and its reload.
+ * form's PATCH refused when someone else changed the schedule since the page read it (If-Match), and its reload;
+ * an active schedule outside the raised limit flagged in the list and on its page, until a spec that passes.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
@@ -271,6 +272,49 @@ describe.skipIf(!haveChromium)('the inspector on a schedule whose spec a raised 
       await page.locator('#sched-state.state-active').waitFor()
       expect(await page.locator('#sched-status').textContent()).toMatch(/^Unpaused: it fires next at \d{4}-\d\d-\d\d \d\d:00:00\.$/)
       expect(await page.locator('#sched-hint').isHidden()).toBe(true)
+      expect(errors).toEqual([])
+      await page.close()
+    } finally {
+      await after.close()
+      await before.close()
+    }
+  }, 90_000)
+
+  test('an active one is flagged in the list and on its page with the server\'s why and hint; a spec that passes clears it', async () => {
+    const store = new MemoryScheduleStore()
+    const configOf = (minScheduleIntervalMs: number) => parseServeConfig({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token'), limits: { minScheduleIntervalMs } }] })
+    const before = await createServer({ config: configOf(60_000), pool: { size: 1 }, schedules: { store: () => store } })
+    const after = await createServer({ config: configOf(3_600_000), pool: { size: 1 }, schedules: { store: () => store } })
+    try {
+      const api = async (url: string, method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+        return res.json() as Promise<any>
+      }
+      const oldUrl = await before.listen({ port: 0 })
+      // Every 20 minutes (a fire while the test runs starts `export default 1`, or is skipped: either is fine here).
+      await api(oldUrl, 'POST', '/v1/schedules', { id: 'often-active', workflow: { source: 'export default 1' }, spec: { everyMs: 1_200_000 } })
+      await api(oldUrl, 'POST', '/v1/schedules', { id: 'often-paused', workflow: { source: 'export default 1' }, spec: { everyMs: 1_200_000 }, paused: true })
+      const url = await after.listen({ port: 0 })
+      const why = (await api(url, 'GET', '/v1/schedules/often-active')).outsideLimits
+      expect(why.message).toContain('spec.everyMs is 1200000 ms')
+      const { page, errors } = await open(url, 'ops-token')
+      const rowState = (id: string) => page.locator('table[aria-label="schedules"] tbody tr', { has: page.locator(`a[href="#/schedule/${id}"]`) }).locator('td').nth(3)
+      await rowState('often-active').waitFor()
+      expect(await rowState('often-active').textContent()).toBe('active ⚠ outside limits')
+      expect(await rowState('often-active').locator('.outside-limits').getAttribute('title')).toBe(why.message)
+      expect(await rowState('often-paused').textContent()).toBe('paused')
+
+      await page.goto(`${url}/ui#/schedule/often-active`)
+      await page.locator('#sched-outside-limits').waitFor()
+      expect(await page.locator('#sched-outside-message').textContent()).toBe(why.message)
+      expect(await page.locator('#sched-outside-hint').textContent()).toBe(why.hint)
+      // Hourly instead, in the form: it passes, and the page says nothing more about the limits.
+      await page.locator('#sched-edit-box summary').click()
+      await page.locator('#sched-edit-kind-every').check()
+      await page.locator('#sched-edit-every').fill('3600000')
+      await page.locator('#sched-edit-save').click()
+      await page.locator('#sched-edit-box summary', { hasText: 'revision 1' }).waitFor()
+      expect(await page.locator('#sched-outside-limits').count()).toBe(0)
       expect(errors).toEqual([])
       await page.close()
     } finally {

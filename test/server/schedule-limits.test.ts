@@ -4,7 +4,8 @@
  * installed). A change that would leave the schedule active on its old spec — a PATCH of other fields,
  * PATCH paused: false, POST …/unpause — is refused (409 SCHEDULE_OUTSIDE_LIMITS, nothing changed); pausing,
  * a change while paused, a trigger and a new spec that passes are not. An active schedule nobody changes
- * fires only where its fires are as far apart as the limit (the others are skipped as minInterval).
+ * fires only where its fires are as far apart as the limit (the others are skipped as minInterval). GET and the
+ * list flag such an active schedule (outsideLimits: code, message, hint); a paused or mended one they do not.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createServer, parseServeConfig, startServe, tokenSha256, type AjsServer } from '../../src/server/index.ts'
@@ -112,5 +113,33 @@ describe.each(['memory', 'postgres'])('a limit raised since the spec was set (%s
     expect(k.actions.map((a: { outcome: string; reason?: string }) => a.reason ?? a.outcome)).toEqual(['started', 'minInterval', 'started'])
     for (const a of k.actions) if (a.runId) await until(a.runId, (w) => w.state === 'done')
     for (const id of ['m', 'c', 'k']) expect((await fetch(`${urls[1]}/v1/schedules/${id}`, { method: 'DELETE', headers: { authorization: 'Bearer ops-token' } })).status).toBe(204)
+  }, 60_000)
+
+  test.skipIf(store === 'postgres' && !pgAvailable)('GET and the list flag an active schedule its spec no longer passes; paused, mended, or under the old limit: not', async () => {
+    const { urls } = pairs[store]!
+    const old = workflowClient(urls[0]).req
+    const { req } = workflowClient(urls[1])
+    const source = { source: 'export default 1' }
+    for (const body of [{ id: 'fa', spec: { everyMs: MIN } }, { id: 'fc', spec: { cron: '* * * * *' } }, { id: 'fp', spec: { everyMs: MIN }, paused: true }, { id: 'fok', spec: { everyMs: 2 * MIN } }]) {
+      expect((await old('POST', '/v1/schedules', { workflow: source, ...body })).status).toBe(201)
+    }
+    const limit = 'this tenant\'s schedules fire at most every 120000 ms (limits.minScheduleIntervalMs)'
+    const fa = (await req('GET', '/v1/schedules/fa')).json
+    expect(fa.outsideLimits).toEqual({
+      code: 'SCHEDULE_OUTSIDE_LIMITS',
+      message: `Its spec no longer passes this tenant's limits (they changed since it was set): spec.everyMs is 60000 ms; ${limit}. It fires only where its fires are that far apart (the others are skipped as minInterval), and a change that leaves it active on this spec is refused`,
+      hint: 'PATCH /v1/schedules/{id} with a `spec` that fires less often (with `paused: false` to unpause it), or with `paused: true`; or raise the tenant\'s `limits.minScheduleIntervalMs` in the serve config.',
+    })
+    // The list says the same of each (one read of the store), the cron's with its closest fires.
+    const items = (await req('GET', '/v1/schedules?limit=100')).json.items as Array<{ id: string; outsideLimits?: { message: string } }>
+    const flagged = Object.fromEntries(items.filter((s) => s.id.startsWith('f')).map((s) => [s.id, s.outsideLimits?.message ?? null]))
+    expect(flagged).toEqual({ fa: fa.outsideLimits.message, fc: expect.stringContaining(`spec.cron "* * * * *" fires 60000 ms apart (at 00:00:00 and 00:01:00); ${limit}`), fp: null, fok: null })
+    // The server with the old limit decides by its own config: nothing to flag there.
+    expect((await old('GET', '/v1/schedules/fa')).json.outsideLimits).toBeUndefined()
+    // Paused: not flagged (it does not fire); mended with a spec that passes and unpaused: not flagged.
+    expect((await req('POST', '/v1/schedules/fc/pause')).json.outsideLimits).toBeUndefined()
+    const mended = (await req('PATCH', '/v1/schedules/fa', { spec: { everyMs: 2 * MIN } })).json
+    expect([mended.paused, mended.outsideLimits]).toEqual([false, undefined])
+    for (const id of ['fa', 'fc', 'fp', 'fok']) expect((await fetch(`${urls[1]}/v1/schedules/${id}`, { method: 'DELETE', headers: { authorization: 'Bearer ops-token' } })).status).toBe(204)
   }, 60_000)
 })

@@ -6,8 +6,9 @@
  * show, when, short, stateCell, filters, cursors, PAGE_SIZE).
  *
  * - `scheduleSection()`: the list page's "Schedules" section (GET /v1/schedules, paged): each
- *   schedule's next fire (with its jitter) and last action (outcome, run or skip code).
- * - `scheduleView(id)`, `#/schedule/<id>`: spec, policies, next fire times,
+ *   schedule's next fire (with its jitter) and last action (outcome, run or skip code), and
+ *   "outside limits" by the state of an active one the tenant's limits no longer allow.
+ * - `scheduleView(id)`, `#/schedule/<id>`: why its spec is outside the limits (if it is), spec, policies, next fire times,
  *   skipped fires by reason, recent actions with links to the runs they
  *   started, and Pause/Unpause (with a note), Trigger now and Delete (with a
  *   confirm step), each answering in an aria-live status (a refusal's hint
@@ -21,6 +22,9 @@ export const SCHEDULES_CSS = `
 .state-paused { color: var(--bad); font-weight: 600; }
 .state-started { color: var(--ok); } .state-skipped, .state-buffered { color: var(--muted); }
 .confirm { display: inline-flex; gap: .6rem; align-items: center; }
+.outside-limits { color: var(--bad); font-weight: 600; }
+.outside-panel { border-left: 4px solid var(--bad); padding: .2rem .6rem; margin: .4rem 0; }
+.outside-panel p { margin: .2rem 0; }
 ${SCHEDULE_EDIT_CSS}`
 
 export const SCHEDULES_JS = String.raw`${SCHEDULE_EDIT_JS}
@@ -47,6 +51,19 @@ const runLink = (id) => h('a', { href: '#/workflow/' + encodeURIComponent(id) },
 function skippedText(counts) {
   const skipped = Object.values((counts && counts.skipped) || {}).reduce((a, b) => a + b, 0)
   return ((counts && counts.started) || 0) + ' started, ' + skipped + ' skipped'
+}
+
+/** Active or paused; an active one whose spec the tenant's limits no longer allow says so (the server's why on hover). */
+function scheduleStateCell(s) {
+  const cell = stateCell(scheduleState(s))
+  if (s.outsideLimits) cell.append(' ', h('span', { class: 'outside-limits', title: s.outsideLimits.message }, '⚠ outside limits'))
+  return cell
+}
+/** The schedule page's account of outsideLimits: the server's message and hint (what to change). */
+function outsideLimitsPanel(o) {
+  return h('div', { id: 'sched-outside-limits', class: 'outside-panel', role: 'note' },
+    h('p', {}, h('strong', {}, h('code', {}, o.code)), ': ', h('span', { id: 'sched-outside-message' }, o.message)),
+    h('p', { class: 'muted', id: 'sched-outside-hint' }, o.hint))
 }
 
 /** The next nominal fire time, and how much later its jitter has it fire. */
@@ -79,7 +96,7 @@ async function scheduleSection(rerender) {
     h('thead', {}, h('tr', {}, ['Id', 'Workflow', 'Spec', 'State', 'Next fire (UTC)', 'Last action (UTC)', 'Fires'].map((c) => h('th', { scope: 'col' }, c)))),
     h('tbody', {}, rows.length === 0 ? h('tr', {}, h('td', { colspan: 7, class: 'muted' }, 'No schedules.')) : rows.map((s) =>
       h('tr', {}, h('td', {}, h('a', { href: '#/schedule/' + encodeURIComponent(s.id) }, s.id)), h('td', {}, workflowLabel(s)), h('td', {}, specText(s.spec)),
-        stateCell(scheduleState(s)), nextFireCell(s), lastActionCell(s.lastAction), h('td', {}, skippedText(s.counts))))))
+        scheduleStateCell(s), nextFireCell(s), lastActionCell(s.lastAction), h('td', {}, skippedText(s.counts))))))
   const pager = h('nav', { class: 'pager', 'aria-label': 'schedules pages' },
     h('button', { class: 'secondary', id: 'sch-prev', disabled: n === 0, onclick: () => { stack.pop(); rerender() } }, 'Previous'),
     h('span', { id: 'sch-page' }, 'Page ' + (n + 1) + (page.nextCursor ? '' : ' (last)')),
@@ -97,6 +114,7 @@ function scheduleBody(s) {
   const actions = s.actions || []
   const next = s.nextFireTimes || []
   return [
+    s.outsideLimits ? outsideLimitsPanel(s.outsideLimits) : null,
     h('dl', {},
       h('dt', {}, 'State'), h('dd', { class: 'state-' + state, id: 'sched-state' }, state),
       s.note !== undefined ? [h('dt', {}, 'Note'), h('dd', { id: 'sched-note-shown' }, s.note)] : null,

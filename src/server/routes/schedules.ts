@@ -68,7 +68,7 @@ const listQuery = {
   properties: { limit: { type: 'string', pattern: '^[0-9]{1,3}$', description: 'Schedules per page: 1 to 100 (default 20).' }, cursor: { type: 'string', maxLength: 200, description: 'The `nextCursor` of the previous page.' } },
 } as const
 
-const scheduleAnswer = '{ id, workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note?, createdAt, updatedAt, revision, revisedAt?, conflictToken (also the ETag header; changed by PATCH, pause and unpause), nextFireTimes, nextFireAt (the first one with its jitter; null: paused or none), lastRunId?, buffered?, counts: { started, skipped: { <reason>: n } }, lastAction (actions[0], or null), actions: [{ at, nominalAt, via, outcome: started|skipped|buffered, runId?, reason?, message? }] } (actions: the last 20, newest first).'
+const scheduleAnswer = '{ id, workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note?, createdAt, updatedAt, revision, revisedAt?, conflictToken (also the ETag header; changed by PATCH, pause and unpause), nextFireTimes, nextFireAt (the first one with its jitter; null: paused or none), lastRunId?, buffered?, counts: { started, skipped: { <reason>: n } }, lastAction (actions[0], or null), outsideLimits? ({ code: SCHEDULE_OUTSIDE_LIMITS, message, hint }: active on a spec the tenant\'s limits.minScheduleIntervalMs, raised since it was set, no longer allows), actions: [{ at, nominalAt, via, outcome: started|skipped|buffered, runId?, reason?, message? }] } (actions: the last 20, newest first).'
 const outsideLimits = { description: 'The schedule would be left active (not paused) on a spec it kept that the tenant\'s limits.minScheduleIntervalMs, raised since it was set, no longer allows (SCHEDULE_OUTSIDE_LIMITS).', schema: errorBody }
 const notFound = { 404: { description: 'No such schedule for this tenant.', schema: errorBody } }
 
@@ -91,7 +91,7 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.get<{ Querystring: { limit?: string; cursor?: string } }>('/v1/schedules', {
     schema: { summary: 'The tenant\'s schedules, by id, a page at a time', querystring: listQuery },
-    config: { responses: { 200: { description: '{ items: [the schedule with its lastAction (what it did last: at, nominalAt, via, outcome, runId? of the run it started, reason? the code of a skip, message?; null: nothing yet) and nextFireAt, without its actions and its workflow\'s source and modules], nextCursor? }: one read of the store per page.' }, 400: { description: 'A bad limit or cursor.', schema: errorBody }, ...authErrors } },
+    config: { responses: { 200: { description: '{ items: [the schedule with its lastAction (what it did last: at, nominalAt, via, outcome, runId? of the run it started, reason? the code of a skip, message?; null: nothing yet) and nextFireAt and outsideLimits? as GET has them, without its actions and its workflow\'s source and modules], nextCursor? }: one read of the store per page.' }, 400: { description: 'A bad limit or cursor.', schema: errorBody }, ...authErrors } },
   }, async (req) => schedules().list(req.tenant!.id, req.query))
 
   app.get<{ Params: { id: string } }>('/v1/schedules/:id', {

@@ -10,7 +10,7 @@ import { HttpError } from '../errors.ts'
 import { quotasOf, type Tenants } from '../tenants.ts'
 import type { StartWorkflowBody, WorkflowRoutesBackend } from '../workflows.ts'
 import { Firing, dueAtOf, startBody } from './firing.ts'
-import { checkSpec, checkStillAllowed, FireTimes, jitterOf, sameSpec, type ScheduleSpec } from './spec.ts'
+import { checkSpec, checkStillAllowed, FireTimes, jitterOf, outsideLimitsOf, sameSpec, type ScheduleSpec } from './spec.ts'
 import type { StoreQuota } from '../stores/quota.ts'
 import type { Overlap, ScheduleAction, ScheduleListRow, ScheduleRow, ScheduleStore } from './store.ts'
 
@@ -89,10 +89,13 @@ export class ScheduleService {
   /**
    * What GET and the list show of a schedule: its spec and what to start, its next fire times (`nextFireAt`: the
    * first one's due time, with its jitter), counts and newest action. The list leaves out the workflow's source and modules.
+   * `outsideLimits`: active on a spec the tenant's limits.minScheduleIntervalMs, raised since it was set, no longer allows.
    */
   private facts(row: ScheduleListRow | ScheduleRow, lastAction: ScheduleAction | undefined): Record<string, unknown> {
     const now = this.clock.now()
     const times = new FireTimes(row.spec)
+    const minIntervalMs = this.tenants.get(row.tenant)?.config.limits.minScheduleIntervalMs
+    const outsideLimits = row.paused || minIntervalMs === undefined ? undefined : outsideLimitsOf(row.spec, minIntervalMs)
     const next = row.paused || row.nextAt === null ? [] : [row.nextAt, ...times.next(Math.max(row.nextAt, now), NEXT_SHOWN - 1)]
     return {
       id: row.id, workflow: row.workflow, args: row.args, spec: row.spec, overlap: row.overlap,
@@ -105,6 +108,7 @@ export class ScheduleService {
       ...(row.buffered ? { buffered: { nominalAt: new Date(row.buffered.nominalAt).toISOString(), via: row.buffered.via } } : {}),
       counts: row.counts,
       lastAction: lastAction ? actionView(lastAction) : null,
+      ...(outsideLimits ? { outsideLimits } : {}),
     }
   }
 

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto'
 import { Cron, CronPattern } from 'croner'
 import { HttpError } from '../errors.ts'
-import type { ServerCode } from '../../diagnostics/server-codes.ts'
+import { SERVER_CODES, type ServerCode } from '../../diagnostics/server-codes.ts'
 
 export type ScheduleSpec = { cron: string; timezone?: string } | { everyMs: number }
 
@@ -92,6 +92,23 @@ export function checkSpec(spec: ScheduleSpec, minIntervalMs: number, now: number
 export function checkStillAllowed(id: string, spec: ScheduleSpec, minIntervalMs: number): void {
   const reason = tooFrequent(spec, minIntervalMs)
   if (reason) throw bad('SCHEDULE_OUTSIDE_LIMITS', `Schedule "${id}" would be left active on a spec this tenant's limits no longer allow (they changed since it was set): ${reason}`)
+}
+
+/** Why GET and the list flag a schedule (the code a change that keeps it active on its spec is refused with, and its hint). */
+export interface OutsideLimits { code: 'SCHEDULE_OUTSIDE_LIMITS'; message: string; hint: string }
+
+/**
+ * What GET and the list say of an active schedule whose spec the tenant's limits no longer allow (raised since the
+ * spec was set): how it fires now and what to do; undefined when its spec passes them.
+ */
+export function outsideLimitsOf(spec: ScheduleSpec, minIntervalMs: number): OutsideLimits | undefined {
+  const reason = tooFrequent(spec, minIntervalMs)
+  if (!reason) return undefined
+  return {
+    code: 'SCHEDULE_OUTSIDE_LIMITS',
+    message: `Its spec no longer passes this tenant's limits (they changed since it was set): ${reason}. It fires only where its fires are that far apart (the others are skipped as minInterval), and a change that leaves it active on this spec is refused`,
+    hint: SERVER_CODES.SCHEDULE_OUTSIDE_LIMITS.hint,
+  }
 }
 
 const DAY_MS = 86_400_000
