@@ -309,9 +309,9 @@ export class Lowerer {
       case 'try': return this.tryStatement(cx, st)
       case 'def': return this.defStatement(cx, st)
       case 'nonlocal': return []
-      case 'import': if (this.r.extended) return [] // a compile-time binding (classes.ts)
-      // falls through
-      case 'class': throw this.r.error('PY_UNSUPPORTED', { name: `\`${st.k}\``, fix: 'Use the extended profile.' }, loc)
+      case 'class': case 'import':
+        if (st.k === 'import' && this.r.extended) return [] // a compile-time binding (classes.ts)
+        throw this.r.error('PY_UNSUPPORTED', { name: `\`${st.k}\``, fix: 'Use the extended profile.' }, loc)
     }
   }
 
