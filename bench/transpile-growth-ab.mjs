@@ -1,6 +1,8 @@
 // A/B of the transpile growth exponent (time ∝ lines^k, the bench's "transpile growth exponent
 // 3k → 12k lines", section 2) between two revisions of src/ (or `.` for the working tree):
-//   node bench/transpile-growth-ab.mjs <rev-before> <rev-after|.> [repeats] [--sizes 3k,6k,12k,24k] [--wall]
+//   node bench/transpile-growth-ab.mjs <rev-before> <rev-after|.> [repeats] [--sizes 3k,6k,12k,24k] [--wall] [--v8 '<flags>']
+// (--v8: flags for the timed processes, e.g. '--max-semi-space-size=128 --min-semi-space-size=128':
+// with a young generation that holds a whole transpile, how much of the time is the scavenger's)
 // (a revision may also be a folder holding a src/ tree: a change measured before it is committed)
 // As the bench does, every (revision, size) is timed in a fresh process (the garbage of one size
 // would slow the next), on the generated large source of bench/lib/transpile.mjs's sizes (24k:
@@ -47,20 +49,21 @@ const args = process.argv.slice(2)
 const flag = (name) => { const i = args.indexOf(name); return i === -1 ? undefined : args.splice(i, 2)[1] }
 const wall = args.includes('--wall')
 const labels = (flag('--sizes') ?? '3k,6k,12k,24k').split(',')
+const v8Flags = (flag('--v8') ?? '').split(' ').filter(Boolean)
 const [revA, revB, repeats = '3'] = args.filter((a) => a !== '--wall')
 const sizes = labels.map((l) => ALL_SIZES.find((s) => s.label === l) ?? (() => { throw new Error(`unknown size ${l} (${ALL_SIZES.map((s) => s.label)})`) })())
 if (!revA || !revB || sizes.length < 2) {
-  console.error('usage: node bench/transpile-growth-ab.mjs <rev-before> <rev-after|.> [repeats] [--sizes 3k,6k,12k,24k] [--wall]')
+  console.error("usage: node bench/transpile-growth-ab.mjs <rev-before> <rev-after|.> [repeats] [--sizes 3k,6k,12k,24k] [--wall] [--v8 '<flags>']")
   process.exit(2)
 }
 const dir = scratchDir('ajs-tgrowth-')
 const revs = [revA, revB]
 const bundles = [await bundleTranspiler(revA, dir, 'a'), await bundleTranspiler(revB, dir, 'b')]
-const child = (i, label) => JSON.parse(execFileSync(process.execPath, [import.meta.filename, '--child', bundles[i], label, wall ? 'wall' : 'cpu'], { encoding: 'utf8' }))
+const child = (i, label) => JSON.parse(execFileSync(process.execPath, [...v8Flags, import.meta.filename, '--child', bundles[i], label, wall ? 'wall' : 'cpu'], { encoding: 'utf8' }))
 const exponent = (rows, j, key) => Math.log(rows[j][key] / rows[0][key]) / Math.log(rows[j].lines / rows[0].lines)
 const pairs = sizes.slice(1).map((s, k) => ({ name: `${sizes[0].label}→${s.label}`, j: k + 1 }))
 const results = [[], []]
-console.log(`transpile growth exponent, ${revA} vs ${revB}: fresh process per revision and size, median of 9 batches (${wall ? 'wall clock' : 'CPU time'})`)
+console.log(`transpile growth exponent, ${revA} vs ${revB}: fresh process per revision and size, median of 9 batches (${wall ? 'wall clock' : 'CPU time'}${v8Flags.length ? `, node ${v8Flags.join(' ')}` : ''})`)
 for (let r = 0; r < Number(repeats); r++) {
   const rows = [[], []]
   for (const [k, size] of sizes.entries()) for (const i of (r + k) % 2 ? [1, 0] : [0, 1]) rows[i][k] = child(i, size.label)
