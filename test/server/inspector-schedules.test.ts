@@ -241,20 +241,31 @@ describe.skipIf(!haveChromium)('the edit form names the version it was built fro
   }, 90_000)
 })
 
+/**
+ * Two servers on one store, the tenant's limits.minScheduleIntervalMs a minute on the first and an hour on the
+ * second: `fn` gets their URLs and an API call with the tenant's token (schedules made on the first, the page on the second).
+ */
+async function raisedLimit(fn: (oldUrl: string, url: string, api: (url: string, method: string, path: string, body?: unknown) => Promise<Response>) => Promise<void>): Promise<void> {
+  const store = new MemoryScheduleStore()
+  const configOf = (minScheduleIntervalMs: number) => parseServeConfig({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token'), limits: { minScheduleIntervalMs } }] })
+  const before = await createServer({ config: configOf(60_000), pool: { size: 1 }, schedules: { store: () => store } })
+  const after = await createServer({ config: configOf(3_600_000), pool: { size: 1 }, schedules: { store: () => store } })
+  const api = (url: string, method: string, path: string, body?: unknown) =>
+    fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
+  try {
+    await fn(await before.listen({ port: 0 }), await after.listen({ port: 0 }), api)
+  } finally {
+    await after.close()
+    await before.close()
+  }
+}
+
 describe.skipIf(!haveChromium)('the inspector on a schedule whose spec a raised limit no longer allows', () => {
   test('Unpause is refused with the code and the hint; a spec mended in the form while paused, it unpauses', async () => {
-    // Two servers on one store: the schedule made under a minute's limit, the page on a server whose limit is an hour.
-    const store = new MemoryScheduleStore()
-    const configOf = (minScheduleIntervalMs: number) => parseServeConfig({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token'), limits: { minScheduleIntervalMs } }] })
-    const before = await createServer({ config: configOf(60_000), pool: { size: 1 }, schedules: { store: () => store } })
-    const after = await createServer({ config: configOf(3_600_000), pool: { size: 1 }, schedules: { store: () => store } })
-    try {
-      const made = await fetch(`${await before.listen({ port: 0 })}/v1/schedules`, {
-        method: 'POST', headers: { authorization: 'Bearer ops-token', 'content-type': 'application/json' },
-        body: JSON.stringify({ id: 'often', workflow: { source: 'export default 1' }, spec: { cron: '*/5 * * * *' }, paused: true }),
-      })
+    // The schedule made under a minute's limit, the page on a server whose limit is an hour.
+    await raisedLimit(async (oldUrl, url, api) => {
+      const made = await api(oldUrl, 'POST', '/v1/schedules', { id: 'often', workflow: { source: 'export default 1' }, spec: { cron: '*/5 * * * *' }, paused: true })
       expect(made.status).toBe(201)
-      const url = await after.listen({ port: 0 })
       const { page, errors } = await open(url, 'ops-token')
       await page.goto(`${url}/ui#/schedule/often`)
       await page.locator('#sched-state.state-paused').waitFor()
@@ -274,28 +285,15 @@ describe.skipIf(!haveChromium)('the inspector on a schedule whose spec a raised 
       expect(await page.locator('#sched-hint').isHidden()).toBe(true)
       expect(errors).toEqual([])
       await page.close()
-    } finally {
-      await after.close()
-      await before.close()
-    }
+    })
   }, 90_000)
 
   test('an active one is flagged in the list and on its page with the server\'s why and hint; a spec that passes clears it', async () => {
-    const store = new MemoryScheduleStore()
-    const configOf = (minScheduleIntervalMs: number) => parseServeConfig({ tenants: [{ id: 'ops', tokenSha256: tokenSha256('ops-token'), limits: { minScheduleIntervalMs } }] })
-    const before = await createServer({ config: configOf(60_000), pool: { size: 1 }, schedules: { store: () => store } })
-    const after = await createServer({ config: configOf(3_600_000), pool: { size: 1 }, schedules: { store: () => store } })
-    try {
-      const api = async (url: string, method: string, path: string, body?: unknown) => {
-        const res = await fetch(`${url}${path}`, { method, headers: { authorization: 'Bearer ops-token', ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
-        return res.json() as Promise<any>
-      }
-      const oldUrl = await before.listen({ port: 0 })
+    await raisedLimit(async (oldUrl, url, api) => {
       // Every 20 minutes (a fire while the test runs starts `export default 1`, or is skipped: either is fine here).
-      await api(oldUrl, 'POST', '/v1/schedules', { id: 'often-active', workflow: { source: 'export default 1' }, spec: { everyMs: 1_200_000 } })
-      await api(oldUrl, 'POST', '/v1/schedules', { id: 'often-paused', workflow: { source: 'export default 1' }, spec: { everyMs: 1_200_000 }, paused: true })
-      const url = await after.listen({ port: 0 })
-      const why = (await api(url, 'GET', '/v1/schedules/often-active')).outsideLimits
+      expect((await api(oldUrl, 'POST', '/v1/schedules', { id: 'often-active', workflow: { source: 'export default 1' }, spec: { everyMs: 1_200_000 } })).status).toBe(201)
+      expect((await api(oldUrl, 'POST', '/v1/schedules', { id: 'often-paused', workflow: { source: 'export default 1' }, spec: { everyMs: 1_200_000 }, paused: true })).status).toBe(201)
+      const why = (await (await api(url, 'GET', '/v1/schedules/often-active')).json() as any).outsideLimits
       expect(why.message).toContain('spec.everyMs is 1200000 ms')
       const { page, errors } = await open(url, 'ops-token')
       const rowState = (id: string) => page.locator('table[aria-label="schedules"] tbody tr', { has: page.locator(`a[href="#/schedule/${id}"]`) }).locator('td').nth(3)
@@ -317,9 +315,6 @@ describe.skipIf(!haveChromium)('the inspector on a schedule whose spec a raised 
       expect(await page.locator('#sched-outside-limits').count()).toBe(0)
       expect(errors).toEqual([])
       await page.close()
-    } finally {
-      await after.close()
-      await before.close()
-    }
+    })
   }, 90_000)
 })
