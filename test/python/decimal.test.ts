@@ -175,6 +175,9 @@ describe('decimal work is paid before it is done', () => {
     ['an int of a huge exponent', 'getcontext().Emax = 10 ** 15\nreturn {"n": int(Decimal("1E+999999999999")) > 0}'],
     ['statistics over a huge exponent', 'import statistics\ngetcontext().Emax = 10 ** 15\nreturn {"m": str(statistics.mean([Decimal("1E+999999999999")]))}'],
     ['a quantize far below the value', 'getcontext().prec = 10 ** 12\nreturn {"q": str(Decimal(1).quantize(Decimal("1E-999999999")))}'],
+    ['logical_invert at a huge precision (prec ones)', 'getcontext().prec = 10 ** 12\nreturn {"q": str(Decimal(1).logical_invert())}'],
+    ['rotate at a huge precision', 'getcontext().prec = 10 ** 12\nreturn {"q": str(Decimal(123).rotate(5))}'],
+    ['a shift by a huge count', 'getcontext().prec = 10 ** 12\nreturn {"q": str(Decimal(123).shift(10 ** 11))}'],
   ]
   test.each(cases)('%s ends on fuel', async (_what, code) => {
     const r = await runPythonBlock(`from decimal import Decimal, getcontext\n${code}`, { profile: 'extended', fuel: FUEL })
@@ -192,7 +195,7 @@ describe('decimal work is paid before it is done', () => {
 })
 
 test('a Decimal method left out is refused at compile time, located, with the methods the docs list', () => {
-  const e = refusal('from decimal import Decimal\nd = Decimal("7")\nreturn {"r": str(d.logical_xor(3))}', 'extended') as { codeName: string; line: number; column: number; hint: string }
+  const e = refusal('from decimal import Decimal\nd = Decimal("7")\nreturn {"r": str(d.conjugate())}', 'extended') as { codeName: string; line: number; column: number; hint: string }
   expect({ code: e.codeName, line: e.line, column: e.column }).toEqual({ code: 'PY_ATTRIBUTE', line: 3, column: 19 })
   expect(e.hint).toContain('Decimal')
 })

@@ -11,6 +11,7 @@ import { intOf, isIntValue } from './numbers.ts'
 import type { PyRun } from './fuel.ts'
 import { Dec, sciText, type Ctx } from './decimal-num.ts'
 import { PyContext } from './decimal-context.ts'
+import { DIGITWISE_BINARY } from './decimal-digitwise.ts'
 import { PyDecimal, decOfInt, decimalArith, decimalDivmod, decimalMethod, decimalPowMod, decimalSign, settled } from './decimal.ts'
 
 /** The binary operators by their context method's name. */
@@ -20,11 +21,11 @@ const ARITH: Readonly<Record<string, string>> = { add: '+', subtract: '-', multi
 const SIGN: Readonly<Record<string, 'neg' | 'pos' | 'abs'>> = { minus: 'neg', plus: 'pos', abs: 'abs' }
 const UNARY_METHODS = new Set(['sqrt', 'exp', 'ln', 'log10', 'normalize', 'next_plus', 'next_minus', 'to_integral', 'to_integral_value', 'to_integral_exact',
   'copy_abs', 'copy_negate', 'is_zero', 'is_nan', 'is_qnan', 'is_snan', 'is_infinite', 'is_finite', 'is_signed', 'to_eng_string',
-  'is_normal', 'is_subnormal', 'number_class', 'canonical', 'is_canonical', 'logb'])
+  'is_normal', 'is_subnormal', 'number_class', 'canonical', 'is_canonical', 'logb', 'logical_invert'])
 const OTHER_UNARY = new Set(['to_sci_string', 'copy_decimal'])
 
 /** Methods of two operands (METH_VARARGS) that are a Decimal's method with one argument. */
-const BINARY_METHODS = new Set(['quantize', 'compare', 'max', 'min', 'copy_sign', 'same_quantum', 'scaleb', 'compare_total', 'compare_total_mag', 'compare_signal', 'max_mag', 'min_mag', 'next_toward', 'remainder_near'])
+const BINARY_METHODS = new Set(['quantize', 'compare', 'max', 'min', 'copy_sign', 'same_quantum', 'scaleb', 'compare_total', 'compare_total_mag', 'compare_signal', 'max_mag', 'min_mag', 'next_toward', 'remainder_near', ...DIGITWISE_BINARY])
 
 /** The names of the context methods (the compile-time check of method names, builtins-table.ts). */
 export const CONTEXT_METHOD_NAMES: readonly string[] = [...Object.keys(ARITH), ...Object.keys(SIGN), ...UNARY_METHODS, ...OTHER_UNARY, ...BINARY_METHODS, 'divmod', 'fma', 'power', 'radix']

@@ -7,6 +7,7 @@
  */
 import * as N from './decimal-num.ts'
 import { Dec, type Ctx } from './decimal-num.ts'
+import { digitwise } from './decimal-digitwise.ts'
 
 /** The names here (decimal.ts dispatches them; builtins-table.ts lets them be called). */
 export const MORE_DECIMAL_METHODS = ['compare_total', 'compare_total_mag', 'compare_signal', 'max_mag', 'min_mag', 'next_toward', 'logb', 'remainder_near'] as const
@@ -109,5 +110,5 @@ export function moreDecimal(name: string, d: Dec, other: () => Dec, ctx: Ctx, ne
       return r
     }
   }
-  return undefined
+  return digitwise(name, d, other, ctx)
 }

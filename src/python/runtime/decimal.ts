@@ -523,6 +523,7 @@ function decimalTuple(d: Dec): PyNamedTuple {
 const CONTEXT_AT: Record<string, number> = {
   quantize: 2, to_integral_value: 1, to_integral: 1, to_integral_exact: 1, fma: 2, compare: 1, max: 1, min: 1, scaleb: 1, same_quantum: 1, copy_sign: 1,
   compare_total: 1, compare_total_mag: 1, compare_signal: 1, max_mag: 1, min_mag: 1, next_toward: 1, remainder_near: 1,
+  shift: 1, rotate: 1, logical_and: 1, logical_or: 1, logical_xor: 1,
 }
 
 /** The methods of a Decimal; `inCtx`: called by a Context's method (`ctx.sqrt(x)`), in that context, without a `context` argument. */
