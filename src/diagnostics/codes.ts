@@ -86,7 +86,7 @@ export const CODES = {
   PAREN_CHAIN: e('AJS2028', 'A parenthesized optional chain cannot be continued', 'Remove the parentheses: `a?.b.c`, or test explicitly.'),
   META: e('AJS2029', '`{name}` is not supported', 'Pass what you need as a parameter.'),
   UNSUPPORTED: e('AJS2030', '{name} is not supported in AJS', 'Rewrite it with the statements and expressions listed in docs/language.md.'),
-  CALLBACK: e('AJS2031', 'The callback of `{name}` must be an arrow function written in place', 'Write `xs.{name}(x => ...)`.'),
+  CALLBACK: e('AJS2031', 'The callback of `{name}` must be an arrow function written in place, or the name of a helper or of a global function that reads a value (`Boolean`, `Number`, `String`, ...)', 'Write `xs.{name}(x => ...)`.'),
   SEQUENCE_PATTERN: e('AJS2032', 'Unsupported binding form', 'Use a name, `{ a, b }` or `[a, b]`.'),
 
   // --- AJS3xxx: names and scopes -------------------------------------------------

@@ -75,7 +75,7 @@ const CASES: Case[] = [
   { name: 'parenthesized chain', code: 'AJS2028', snippet: 'let r = (x?.a).b', at: 'x?.a', hint: 'a?.b.c' },
   { name: 'new.target', code: 'AJS2029', snippet: 'let t = new.target', at: 'new.target', hint: 'parameter' },
   { name: 'function callback', code: 'AJS2031', snippet: 'let r = xs.map(function (v) { return v })', at: 'function (v)', hint: 'xs.map(x =>' },
-  { name: 'helper as callback', code: 'AJS2031', snippet: 'let r = xs.map(helper)', at: 'helper)', hint: 'xs.map(x =>' },
+  { name: 'atom as callback', code: 'AJS2031', snippet: 'let r = xs.map(httpFetch)', at: 'httpFetch)', hint: 'xs.map(x =>' },
   { name: 'rest element in object pattern', code: 'AJS2032', snippet: 'let o = {}; ({ ...o.a } = x)', at: '...o.a', hint: '{ a, b }' },
   { name: 'undeclared read', code: 'AJS3001', snippet: 'let r = y + 1', at: 'y + 1', hint: 'let y' },
   { name: 'misspelled variable', code: 'AJS3001', snippet: 'let total = 1; let r = totl', at: 'totl', hint: 'Did you mean `total`?' },

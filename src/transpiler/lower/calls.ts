@@ -17,7 +17,7 @@ import { lowerElement, lowerObjectOf } from './expressions.ts'
 import { lowerLambda } from './functions.ts'
 import { resolveCallee } from './names.ts'
 import { isPromiseStatic, promiseAllOf } from './promise-all.ts'
-import { call, lit, methodCall } from '../../ast/build.ts'
+import { call, id, lambda, lit, methodCall } from '../../ast/build.ts'
 import { isNewSet, lowerIterable, lowerSetItems, lowerSetRead } from './sets.ts'
 import { isGlobalName, isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
 import { intlClass, lowerIntlFormat } from './intl.ts'
@@ -41,10 +41,29 @@ function lowerCallbackArgs(method: string, args: Array<Expression | SpreadElemen
     } else if (a.type === 'FunctionExpression') ctx.fail('CALLBACK', a, { name: method })
     else if (a.type === 'Identifier' && ctx.scope.lookup(a.name) === undefined &&
       (ctx.helpers.has(a.name) || ctx.atoms.has(a.name) || GLOBAL_FUNCTIONS.has(a.name))) {
-      ctx.fail('CALLBACK', a, { name: method })
+      out.push(namedCallback(a, method, ctx))
     } else out.push(lowerElement(a, ctx))
   }
   return out
+}
+
+/** The global functions a callback may name (`xs.filter(Boolean)`, `xs.map(Number)`): each reads only the arguments a callback gets. */
+const CALLBACK_GLOBALS: ReadonlySet<string> = new Set(['Boolean', 'String', 'Number', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI'])
+
+/**
+ * A function named as a callback, `xs.filter(Boolean)`, `xs.map(format)` (a helper), `xs.reduce(sum, 0)`: the
+ * arrow that calls it with every argument the method passes (`(v, i, a) => format(v, i, a)`), which is what
+ * JavaScript does with it (`xs.map(parseInt)` passes the index as the radix there too). Atoms take one object,
+ * not a callback's arguments, and an async helper would give promises: those, and the other globals, stay refused.
+ */
+function namedCallback(a: Identifier, method: string, ctx: LowerContext): Expr {
+  const name = a.name
+  const helper = ctx.helpers.has(name)
+  if (!(helper ? !ctx.asyncHelpers.has(name) : !ctx.atoms.has(name) && CALLBACK_GLOBALS.has(name))) return ctx.fail('CALLBACK', a, { name: method })
+  if (helper) ctx.calledHelpers.add(name)
+  const arity = method === 'sort' || method === 'toSorted' ? 2 : method === 'reduce' || method === 'reduceRight' ? 4 : 3
+  const params = Array.from({ length: arity }, (_, i) => `arg$${i}`)
+  return lambda(params, call(name, params.map((p) => id(p)), ctx.loc(a)))
 }
 
 /** Check a literal argument object against a known atom's fields. */
