@@ -21,6 +21,7 @@ export const CLI_CODES = {
   CLI_WRITE: { exit: 1, message: 'Cannot write the output', hint: 'Check that the output directory is writable.' },
   CLI_EXISTS: { exit: 1, message: 'The files exist already', hint: 'Choose an empty directory, or overwrite with --force.' },
   CLI_BAD_JSON: { exit: 1, message: 'Not valid JSON', hint: 'Pass a JSON object, for example --args \'{"name":"World"}\'.' },
+  CLI_CONFIG: { exit: 1, message: 'The config file is JSON but not a valid config', hint: 'Fix the key the message names (at the marker); docs/serve.md describes every key of the config file.' },
   CLI_ATOMS_NOT_FOUND: { exit: 1, message: 'No such atoms module', hint: 'The path after --atoms is resolved from the current directory; write it as ./atoms.mjs or an absolute path.' },
   CLI_ATOMS_LOAD: { exit: 1, message: 'The atoms module failed to load', hint: 'Fix the error in the module (run it alone with `node atoms.mjs` to see it); ajsc imports it as your own host code.' },
   CLI_ATOMS_NONE: { exit: 1, message: 'The atoms module exports no atoms', hint: "Export atoms made with defineAtom: `export const myAtom = defineAtom('myAtom', s.object({ ... }), s.any, async (input) => ...)`, or `export default [atomA, atomB]`." },

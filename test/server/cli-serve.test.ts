@@ -53,11 +53,12 @@ describe('ajsc serve', () => {
     expect(await s.exited).toBe(0)
   })
 
-  test('a bad config is a usage error (exit 2) naming the JSON path; worker needs --database and --config', () => {
+  test('a bad config is CLI_CONFIG (exit 1, a bad input file) naming the JSON path; worker needs --database and --config', () => {
     const bad = join(dir, 'bad.json')
     writeFileSync(bad, JSON.stringify({ tenants: [{ id: 'x', tokenSha256: 'abc' }] }))
     const r = ajsc(['serve', '--config', bad, '--port', '0'])
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('error CLI_CONFIG')
     expect(r.stderr).toContain('config.tenants[0].tokenSha256')
     const unknown = join(dir, 'unknown.json')
     writeFileSync(unknown, JSON.stringify({ tenants: [{ id: 'x', tokenSha256: tokenSha256('t'), limits: { fuel: 1 } }] }))
@@ -117,7 +118,8 @@ describe('ajsc serve --atoms', () => {
     const typo = join(dir, 'typo.json')
     writeFileSync(typo, JSON.stringify({ tenants: [{ id: 'x', tokenSha256: tokenSha256('x'), atoms: ['wether'] }] }))
     const t = ajsc(['serve', '--config', typo, '--port', '0', '--atoms', './test/server/fixtures/atoms.mjs'])
-    expect(t.code).toBe(2)
+    expect(t.code).toBe(1)
+    expect(t.stderr).toContain('error CLI_CONFIG')
     expect(t.stderr).toContain('config.tenants[0].atoms[0]: no custom atom "wether" (the loaded ones: double, weather)')
   })
 })

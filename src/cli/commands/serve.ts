@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import type { Command } from 'commander'
 import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { CliError, readText, usageError, type CliIO } from '../io.ts'
-import { jsonSyntaxAt } from '../json-text.ts'
+import { jsonMemberAt, jsonSyntaxAt } from '../json-text.ts'
 import { atomsOption } from '../options.ts'
 import { runAtoms } from './run.ts'
 import { loadOptional } from '../../host/optional.ts'
@@ -85,9 +85,32 @@ function loadConfig(file: string, io: CliIO): ServeConfig {
   try {
     return configs.parseServeConfig(raw, { baseDir: dirname(path) })
   } catch (e) {
-    if (e instanceof configs.ServeConfigError) throw usageError(`--config ${file}: ${e.message}`, 'See docs/serve.md for the config file format.')
+    if (e instanceof configs.ServeConfigError) throw configError(e, file, io, text)
     throw e
   }
+}
+
+/** `config.tenants[0].limits.fuel` (a ServeConfigError's path) as the JSON pointer `/tenants/0/limits/fuel`; undefined for a path outside the file (`--mcp`). */
+function configPointer(path: string): string | undefined {
+  if (path !== 'config' && !path.startsWith('config.') && !path.startsWith('config[')) return undefined
+  return [...path.slice('config'.length).matchAll(/\.([^.[\]]+)|\[(\d+)\]/g)]
+    .map((m) => `/${(m[1] ?? m[2]!).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
+}
+
+/**
+ * A config that is JSON but not a valid config: a bad input file (CLI_CONFIG,
+ * exit 1, as a config that is not JSON), located at the offending key when
+ * the error names one. `text` is the file's, when at hand (else read again).
+ */
+function configError(e: InstanceType<typeof configs.ServeConfigError>, file: string, io: CliIO, text?: string, hint?: string): CliError {
+  const pointer = configPointer(e.path)
+  let where = {}
+  if (pointer !== undefined) {
+    try {
+      where = jsonMemberAt(text ?? readText(resolve(io.cwd, file), file), pointer)
+    } catch { /* the file changed or went away since it was loaded: the key path in the message still says where */ }
+  }
+  return new CliError('CLI_CONFIG', `--config ${file}: ${e.message}`, { file, ...where, ...(hint ? { hint } : {}) })
 }
 
 /**
@@ -112,12 +135,14 @@ async function withAtoms(command: 'serve' | 'worker', config: ServeConfig, flag:
   try {
     configs.checkTenantAtoms(merged, atoms.map((a) => a.op))
   } catch (e) {
-    if (e instanceof configs.ServeConfigError) throw usageError(`--config ${configFile}: ${e.message}`, 'A tenant\'s "atoms" lists names of atoms exported by the modules of "atoms" or --atoms.')
+    if (e instanceof configs.ServeConfigError) throw configFile ? configError(e, configFile, io, undefined, TENANT_ATOMS_HINT) : usageError(e.message, TENANT_ATOMS_HINT)
     throw e
   }
   if (atoms.length > 0) io.err(`ajsc ${command}: custom atoms ${atoms.map((a) => a.op).join(', ')}\n`)
   return merged
 }
+
+const TENANT_ATOMS_HINT = 'A tenant\'s "atoms" lists names of atoms exported by the modules of "atoms" or --atoms.'
 
 /** `--mcp "<command>"` and `--mcp-url <url>` as the config's `mcp` entries. */
 function mcpFlagServers(flags: McpFlags, io: CliIO) {
@@ -226,7 +251,10 @@ export async function serveCommand(opts: ServeCommandOptions, io: CliIO): Promis
     logger: opts.log === true,
   }).catch((e: unknown) => {
     // A tenant's allowlist naming no tool of the MCP servers is known only once they are listed.
-    if (e instanceof configs.ServeConfigError) throw usageError(`${opts.config ? `--config ${opts.config}: ` : ''}${e.message}`, 'A tenant\'s "atoms" lists names of custom atoms and MCP tools (as atoms: see `ajsc atoms --mcp`).')
+    if (e instanceof configs.ServeConfigError) {
+      const hint = 'A tenant\'s "atoms" lists names of custom atoms and MCP tools (as atoms: see `ajsc atoms --mcp`).'
+      throw opts.config ? configError(e, opts.config, io, undefined, hint) : usageError(e.message, hint)
+    }
     throw databaseError(e, database)
   })
   if (announce) io.err(announce)
