@@ -46,8 +46,9 @@ const TRANSPILE_FLAG_HINTS: Readonly<Record<string, string>> = {
 
 /** A transpiler diagnostic (warnings), 0-based column made 1-based. */
 export function located(d: Diagnostic): JsonDiagnostic {
-  // A call of the entry (a function of this very source) is no host atom: --atoms would mislead.
-  const flag = d.code === 'AJS3002' && d.hint?.startsWith('The last function is the entry') ? undefined : TRANSPILE_FLAG_HINTS[d.code]
+  // A call of the entry or of a function declared after it (a function of this very source, which
+  // transpiler/lower/names.ts's hint says) is no host atom: --atoms would mislead.
+  const flag = d.code === 'AJS3002' && d.hint?.includes(' is the entry or declared after it') ? undefined : TRANSPILE_FLAG_HINTS[d.code]
   // TypeScript given as a program: its annotations are syntax errors to a JavaScript parser.
   const ts = d.code === 'AJS1001' && d.file !== undefined && /\.[cm]?ts$/.test(d.file)
     ? ' AJS is JavaScript: remove the type annotations (JSDoc comments such as `@param {string} name` may give the types).' : ''

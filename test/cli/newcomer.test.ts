@@ -331,7 +331,7 @@ describe('AJS3002 for a function the source declares', () => {
     const r = ajsc(['check', 'rec.ajs'], { cwd: dir })
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('rec.ajs:2:10: error AJS3002')
-    expect(r.stderr).toContain('The last function is the entry')
+    expect(r.stderr).toContain('`r` is the entry or declared after it')
     expect(r.stderr).not.toContain('--atoms')
     // An unknown name still gets the flag.
     writeFileSync(join(dir, 'ext.ajs'), 'function f() { return weather({ city: "Faro" }) }\n')
