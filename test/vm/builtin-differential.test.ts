@@ -164,11 +164,11 @@ describe('instance methods give JavaScript\'s results', () => {
 /**
  * Not JavaScript's: Math.random and Date.now (seeded and host-given), Date.toISOString (a stand-in
  * for `new Date(ms).toISOString()`), Date.parse (the VM's own reader, the same on every host: NaN for
- * texts engines read otherwise, such as '0'; checked against V8 in test/vm/date-parse.test.ts), Object.groupByKeys (what
- * Object.groupBy lowers to; test/transpiler/group-by.test.ts), Set (helpers over arrays), console (logs), error constructors
+ * texts engines read otherwise, such as '0'; checked against V8 in test/vm/date-parse.test.ts), Object.groupByKeys and Array.filled (what
+ * Object.groupBy and new Array(n).fill(v) lower to; test/transpiler/group-by.test.ts, arrays-of-length.test.ts), Set (helpers over arrays), console (logs), error constructors
  * (plain data, docs/language.md).
  */
-const NOT_JS = new Set(['Math.random', 'Date.now', 'Date.toISOString', 'Date.parse', 'Object.groupByKeys', 'Error', 'TypeError', 'RangeError', 'SyntaxError'])
+const NOT_JS = new Set(['Math.random', 'Date.now', 'Date.toISOString', 'Date.parse', 'Object.groupByKeys', 'Array.filled', 'Error', 'TypeError', 'RangeError', 'SyntaxError'])
 const STATICS = [
   ...Object.entries(NAMESPACES).filter(([ns]) => ns !== 'Set' && ns !== 'console').flatMap(([ns, table]) => Object.keys(table).map((k) => `${ns}.${k}`)),
   ...Object.keys(GLOBAL_FUNCTIONS),

@@ -22,6 +22,7 @@ import { isNewSet, lowerIterable, lowerSetItems, lowerSetRead } from './sets.ts'
 import { isGlobalName, isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
 import { intlClass, lowerIntlFormat } from './intl.ts'
 import { lowerGroupBy } from './group-by.ts'
+import { arrayLength, arrayOfArguments, filled, lowerFilledCall } from './arrays.ts'
 import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
 import { discard } from './unused.ts'
 
@@ -131,6 +132,9 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
     ctx.fail('PROMISE_ALL_PLACE', node)
   }
   const callee = node.callee
+  // `Array()`, `Array(a, b)`: the array of the arguments, as `new Array(...)` (one argument is a length: lower/arrays.ts).
+  const listed = callee.type === 'Identifier' && callee.name === 'Array' && ctx.scope.lookup('Array') === undefined ? arrayOfArguments(node, ctx) : undefined
+  if (listed) return listed
   if (callee.type === 'Identifier') {
     const kind = resolveCallee(callee, ctx, node.arguments)
     if (kind === 'helper') {
@@ -159,12 +163,16 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   if (isMap(callee.object, ctx)) return lowerMapCall(node, method, ctx)
   const formatted = lowerIntlFormat(node, method, ctx)
   if (formatted) return formatted
+  const holes = lowerFilledCall(node, method, ctx)
+  if (holes) return holes
   if (method === 'groupBy' && isNamespace(callee.object, 'Object', ctx)) return lowerGroupBy(node, ctx)
   const setRead = lowerSetRead(callee, ctx, node.arguments)
   if (setRead) { setRead.loc = ctx.loc(node); return setRead }
   // `Array.from(new Set(xs))`: the Set's items are already the array; `Array.from(m)`, `Object.fromEntries(m)`: a Map's entries.
   const only = node.arguments.length === 1 ? node.arguments[0]! : undefined
   if (only && method === 'from' && isNamespace(callee.object, 'Array', ctx) && isNewSet(only, ctx)) return lowerSetItems(only, ctx)
+  const length = only && method === 'from' && isNamespace(callee.object, 'Array', ctx) ? arrayLength(only, ctx) : undefined
+  if (length) return filled(length, undefined, ctx, node)
   if (only && only.type !== 'SpreadElement' && isMap(only, ctx) && ((method === 'from' && isNamespace(callee.object, 'Array', ctx)) || (method === 'fromEntries' && isNamespace(callee.object, 'Object', ctx)))) {
     const out = methodCall(lowerObjectOf(callee.object, ctx), method, [mapEntries(only, ctx)])
     out.loc = ctx.loc(node)
@@ -225,7 +233,7 @@ export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
     if (name === 'Map' && isGlobalName(name, ctx)) return refuseMapValue(node, ctx)
     const intl = intlClass(callee, ctx)
     if (intl !== undefined) return ctx.fail('INTL_FORMAT', node, { name: intl })
-    if (name === 'Array') return ctx.fail('NEW_ARRAY', node, { name: 'new Array(...)' })
+    if (name === 'Array') return arrayOfArguments(node, ctx) ?? ctx.fail('NEW_ARRAY', node, { name: 'new Array(...)' })
     if (name === 'Set' || name === 'Map' || name === 'WeakMap' || name === 'WeakSet') return ctx.fail('NEW_COLLECTION', node, { name })
     return ctx.fail('NEW', node, { name })
   }

@@ -16,6 +16,7 @@ import type { LowerContext } from '../context.ts'
 import { id, member, methodCall } from '../../ast/build.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
 import { isGlobalName, isMap, mapEntries } from './maps.ts'
+import { arrayLength, filled } from './arrays.ts'
 
 /** Whether `node` is `new Set(...)` of the global Set. */
 export function isNewSet(node: Node, ctx: LowerContext): node is NewExpression {
@@ -31,9 +32,14 @@ export function lowerSetItems(node: NewExpression, ctx: LowerContext): Expr {
   return out
 }
 
-/** What is iterated or spread: a `new Set(xs)` as its items, a Map as a copy of its entries, anything else as it is. */
-export const lowerIterable = (node: Expression, ctx: LowerContext): Expr =>
-  isNewSet(node, ctx) ? lowerSetItems(node, ctx) : isMap(node, ctx) ? mapEntries(node, ctx) : lowerExpr(node, ctx)
+/** What is iterated or spread: a `new Set(xs)` as its items, a Map as a copy of its entries, `Array(n)` as n undefineds, anything else as it is. */
+export function lowerIterable(node: Expression, ctx: LowerContext): Expr {
+  if (isNewSet(node, ctx)) return lowerSetItems(node, ctx)
+  if (isMap(node, ctx)) return mapEntries(node, ctx)
+  // `[...Array(n)]`, `Array.from(new Array(n), fn)`: n undefineds, as the holes read (lower/arrays.ts).
+  const n = arrayLength(node, ctx)
+  return n ? filled(n, undefined, ctx, node) : lowerExpr(node, ctx)
+}
 
 /** `new Set(xs).size` and the object of `new Set(xs).has(x)`: undefined when `node` is not such a read. */
 export function lowerSetRead(node: MemberExpression, ctx: LowerContext, args?: readonly Node[]): Expr | undefined {

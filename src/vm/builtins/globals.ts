@@ -146,6 +146,16 @@ const ARRAY: Record<string, Builtin> = {
     return toArray(rt, v)
   },
   of: (rt, a) => { rt.chargeSlots(a.length); return a.slice() },
+  // `new Array(n).fill(v)`, `[...Array(n)]`, `Array(n).keys()` lower to this (transpiler lower/arrays.ts): n
+  // copies of v, paid before they are made; JavaScript's RangeError for a bad length. A "length" that is no
+  // number is the one item (`new Array('3')` is `['3']`): filled, `[v]`; read as it is, `[n]`.
+  filled: (rt, a) => {
+    const [n, v] = a
+    if (typeof n !== 'number') { rt.chargeSlots(1); return [a.length > 1 ? v : n] }
+    if (!Number.isInteger(n) || n < 0 || n > 4294967295) throw vmError('RANGE_ERROR', 'Invalid array length')
+    rt.chargeSlots(n)
+    return new Array(n).fill(v)
+  },
 }
 
 const NUMBER: Record<string, Builtin> = {
