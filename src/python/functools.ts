@@ -52,6 +52,8 @@ def cmp_to_key(mycmp):
                 raise TypeError("other argument must be K instance")
             return mycmp(self.obj, other.obj) != 0
         __hash__ = None
+        # Read by the runtime (core.ts): sorting calls mycmp itself, not __lt__ and then mycmp.
+        _cmp_to_key_mycmp = mycmp
     return KeyWrapper
 `
 

@@ -232,8 +232,34 @@ export function sortItems(rt: PyRun, items: unknown[], keys: unknown[] | null, r
     if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : b < a ? 1 : 0
     return lt(a, b) ? -1 : lt(b, a) ? 1 : 0
   }
+  if (k.some((x) => x instanceof PyInstance)) {
+    const before = reverse ? (i: number, j: number) => lt(k[j], k[i]) : (i: number, j: number) => lt(k[i], k[j])
+    return mergeSorted(idx, before).map((i) => items[i])
+  }
   idx.sort(reverse ? (i, j) => cmp(j, i) : cmp)
   return idx.map((i) => items[i])
+}
+
+/**
+ * A stable bottom-up merge sort that asks only "does j come before i" once per step: for keys that
+ * are the program's objects each question is a call of the program (`__lt__`, cmp_to_key's mycmp),
+ * where the native sort's comparator above asks `a < b` and then `b < a` of every pair not less.
+ * Any consistent order sorts the same either way.
+ */
+function mergeSorted(idx: number[], before: (i: number, j: number) => boolean): number[] {
+  const n = idx.length
+  let src = idx, dst = new Array<number>(n)
+  for (let w = 1; w < n; w *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * w) {
+      const mid = Math.min(lo + w, n), hi = Math.min(lo + 2 * w, n)
+      let i = lo, j = mid, o = lo
+      while (i < mid && j < hi) dst[o++] = before(src[j]!, src[i]!) ? src[j++]! : src[i++]!
+      while (i < mid) dst[o++] = src[i++]!
+      while (j < hi) dst[o++] = src[j++]!
+    }
+    [src, dst] = [dst, src]
+  }
+  return src
 }
 
 export function sorted(rt: PyRun, items: unknown[], keys: unknown[] | null, reverse: unknown): unknown[] {

@@ -2,7 +2,7 @@
  * The object protocol of the subset: truth, equality, ordering, hashing,
  * repr/str, iteration and length, over the value representation of values.ts.
  */
-import { CMP_HELPER, PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyFrozenSet, PyInstance, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, isTuple, sameClass, tuple, typeName, type GuestCalls } from './values.ts'
+import { CMP_HELPER, DISPATCH_HELPER, PyNamedTuple, PyDeque, PyClass, PyDict, PyDictView, PyException, PyFloat, PyFrozenSet, PyInstance, PyIter, PyNumeric, PyOpaque, PyRange, PySet, PyType, isTuple, sameClass, tuple, typeName, type GuestCalls } from './values.ts'
 import { raise, typeError } from './errors.ts'
 import { floatRepr } from './float-text.ts'
 import { PyTime, PyTz, timeCompare, timeEq, timeHash, timeStr } from './datetime.ts'
@@ -306,6 +306,8 @@ export function compare(a: unknown, b: unknown, op: string, native = false): num
     if (a.cls === b.cls && a.cls.order) return compare(tuple(fieldValues(a, a.cls.dataclass!.fields)), tuple(fieldValues(b, a.cls.dataclass!.fields)), op, native)
   }
   if (!native) {
+    const viaCmp = cmpKeyOrder(a, b, op)
+    if (viaCmp !== undefined) return viaCmp
     for (const x of [a, b]) {
       if (x instanceof PyInstance && x.cls.calls && ORDER_DUNDERS.some((d) => x.cls.lookup(d) !== undefined)) return guestOrder(x.cls.calls, x.cls.name, a, b, op)
     }
@@ -314,6 +316,26 @@ export function compare(a: unknown, b: unknown, op: string, native = false): num
 }
 
 const ORDER_DUNDERS = ['__lt__', '__le__', '__gt__', '__ge__']
+
+/**
+ * The class attribute holding `mycmp` in functools.ts's `cmp_to_key` prelude, and the end of that
+ * class's qualname (the prelude's helper name holds a `$`, which no name of a program can).
+ */
+const CMP_KEY_ATTR = '_cmp_to_key_mycmp'
+const CMP_KEY_CLASS = 'functools$cmp_to_key.<locals>.KeyWrapper'
+
+/**
+ * Two keys of one `cmp_to_key(mycmp)`: `mycmp(a.obj, b.obj)` compared with 0, as its `__lt__` ...
+ * would (a result that is no number is that comparison's TypeError), calling the program once per
+ * comparison instead of twice (the method, then mycmp). Undefined: not such a pair (the methods run).
+ */
+function cmpKeyOrder(a: unknown, b: unknown, op: string): number | undefined {
+  if (!(a instanceof PyInstance) || !(b instanceof PyInstance) || a.cls !== b.cls || !a.cls.qualname.endsWith(CMP_KEY_CLASS)) return undefined
+  const f = a.cls.lookup(CMP_KEY_ATTR), calls = a.cls.calls
+  if (f === undefined || !calls || calls.helperWaits(DISPATCH_HELPER)) return undefined
+  const r = calls.callHelper(DISPATCH_HELPER, [f, [a.attrs.get('obj'), b.attrs.get('obj')], null])
+  return compare(r, 0, op)
+}
 
 /**
  * Order guest instances by their own `__lt__`/... (sorted, min/max, list.sort, tuples holding them):
