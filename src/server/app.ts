@@ -29,6 +29,7 @@ import { packageVersion } from '../host/version.ts'
 import { moduleUrl } from './module-url.ts'
 import { scanJson, SeenValues } from './raw-json.ts'
 import { planGate } from './plan-gate.ts'
+import { missingBodyHook } from './body.ts'
 
 export interface ServeOptions extends HostOptions {
   /** A host built by the caller (distributed mode shares it with the job runner); default: one from these options. */
@@ -146,6 +147,11 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   const seenAsts = new SeenValues()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const text = body as string
+    // Content-Type: application/json and nothing sent is a request without a body (body.ts decides per route).
+    if (text.length === 0) {
+      done(null, undefined)
+      return
+    }
     // Depth is bounded where data enters: nothing later (validation, cloning, rewriting) recurses deeper.
     // One pass over the text measures it and finds the AST's text (no walk of the parsed value).
     const scan = scanJson(text, maxBodyDepth, 'ast', req.tenant ? { values: seenAsts, owner: req.tenant.id } : undefined)
@@ -176,6 +182,13 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   })
   const openapi = new OpenApiCollector()
   app.addHook('onRoute', (route) => openapi.add(route))
+  // A missing body: {} for a route whose body is all optional, a 400 naming what it needs otherwise (body.ts).
+  app.addHook('onRoute', (route) => {
+    const hook = missingBodyHook(route)
+    if (!hook) return
+    const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation]
+    route.preValidation = [hook, ...own]
+  })
 
   // Auth and the rate limit: a hook of each route that needs a token, chosen when the route is
   // added (a global hook would read req.routeOptions, an object fastify builds at each read). A

@@ -53,7 +53,7 @@ declare module 'fastify' {
     auth?: boolean
     /** Documented responses for /openapi.json: status -> { description, schema }. */
     responses?: Record<number, { description: string; schema?: unknown; contentType?: string }>
-    /** true: the body may be left out (the route makes it {} before validation); /openapi.json says it is not required. */
+    /** true: the body may be left out (it is {} before validation, body.ts); /openapi.json says it is not required. Otherwise a route with a body schema answers a missing body 400. */
     bodyOptional?: boolean
   }
 }

@@ -26,12 +26,13 @@ export class HttpError extends Error {
   /** A VM error that explains a 422 (its code is reported instead of PROGRAM_REJECTED). */
   agentError?: AgentError
 
-  constructor(readonly code: ServerCode, message?: string, extra: { retryAfter?: number; agentError?: AgentError } = {}) {
+  /** extra.hint: this request's own hint, where the code's catalog hint is too general (what a route's body needs). */
+  constructor(readonly code: ServerCode, message?: string, extra: { retryAfter?: number; agentError?: AgentError; hint?: string } = {}) {
     const spec = SERVER_CODES[code]
     super(message ?? spec.message)
     this.name = 'HttpError'
     this.status = spec.status
-    this.hint = spec.hint
+    this.hint = extra.hint ?? spec.hint
     if (extra.retryAfter !== undefined) this.retryAfter = extra.retryAfter
     if (extra.agentError) this.agentError = extra.agentError
   }

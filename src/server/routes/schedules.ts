@@ -3,7 +3,7 @@
  * POST /v1/schedules/:id/pause | unpause | trigger | backfill, DELETE /v1/schedules/:id. A schedule starts
  * the workflow POST /v1/workflows would start, on a cron or every N ms (src/server/schedules/).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { ServerContext } from '../context.ts'
 import { HttpError } from '../errors.ts'
 import { authErrors, errorBody } from '../schemas.ts'
@@ -43,12 +43,6 @@ const patchBody = {
   properties: { ...patchFields, paused: { type: 'boolean', description: 'Pause (true) or unpause (false: it fires next at its next time after now).' } },
 } as const
 const noteBody = { type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: 1000, description: 'Why (shown by GET).' } } } as const
-/**
- * pause / unpause take their body optionally: a POST without one (`curl -X POST …/pause`) is `{}` before the body
- * is validated, where fastify would check `undefined` against the object schema (400 "body must be object").
- * Their routes say `config.bodyOptional`, so the OpenAPI document does not mark the body required.
- */
-const bodyOptional = async (req: FastifyRequest): Promise<void> => { req.body ??= {} }
 /** A schedule answered with its conflictToken as the ETag, which a PATCH's If-Match names. */
 const tagged = (reply: FastifyReply, schedule: Record<string, unknown>): Record<string, unknown> => {
   reply.header('etag', `"${String(schedule['conflictToken'])}"`)
@@ -120,13 +114,11 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
   })
 
   app.post<{ Params: { id: string }; Body: { note?: string } }>('/v1/schedules/:id/pause', {
-    preValidation: bodyOptional,
     schema: { summary: 'Pause a schedule: no fires until it is unpaused', params, body: noteBody },
     config: { bodyOptional: true, responses: { 200: { description: 'The schedule.' }, ...notFound, ...authErrors } },
   }, async (req, reply) => tagged(reply, await schedules().pause(req.tenant!.id, req.params.id, req.body.note)))
 
   app.post<{ Params: { id: string }; Body: { note?: string } }>('/v1/schedules/:id/unpause', {
-    preValidation: bodyOptional,
     schema: { summary: 'Unpause a schedule: it fires next at its next time after now (fires missed while paused are not run)', params, body: noteBody },
     config: { bodyOptional: true, responses: { 200: { description: 'The schedule.' }, 409: outsideLimits, ...notFound, ...authErrors } },
   }, async (req, reply) => tagged(reply, await schedules().unpause(req.tenant!.id, req.params.id, req.body.note)))

@@ -108,8 +108,8 @@ export function workflowRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.post<{ Params: { id: string }; Body: { retry?: unknown } }>('/v1/workflows/:id/retry', {
     schema: { summary: 'Retry a failed workflow from its failed step (completed steps are not repeated)', params: idParams, body: retryBody },
-    config: { responses: { 200: { description: 'The workflow, running again (its next step is scheduled).' }, 400: { description: 'A bad retry policy.', schema: errorBody }, ...notFound, ...busyOrState, ...authErrors } },
-  }, async (req) => backend().retry(req.tenant!.id, req.params.id, req.body ?? {}))
+    config: { bodyOptional: true, responses: { 200: { description: 'The workflow, running again (its next step is scheduled).' }, 400: { description: 'A bad retry policy.', schema: errorBody }, ...notFound, ...busyOrState, ...authErrors } },
+  }, async (req) => backend().retry(req.tenant!.id, req.params.id, req.body))
 
   app.post<{ Params: { id: string }; Body: { name: string; value?: unknown; id?: string } }>('/v1/workflows/:id/signal', {
     schema: { summary: 'Send a workflow a signal (journaled; buffered until a wait takes it)', params: idParams, body: signalBody },
@@ -118,8 +118,8 @@ export function workflowRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
   app.post<{ Params: { id: string }; Body: { reason?: string } }>('/v1/workflows/:id/cancel', {
     schema: { summary: 'Cancel a workflow: its current wait throws WORKFLOW_CANCELLED, cleanup runs, it ends cancelled', params: idParams, body: cancelBody },
-    config: { responses: { 200: { description: 'The workflow (with `cancelRequested` when a step held it: the next step journals the cancellation).' }, ...notFound, 409: { description: 'The workflow has ended (WORKFLOW_STATE).', schema: errorBody }, ...authErrors } },
-  }, async (req) => backend().cancel(req.tenant!.id, req.params.id, req.body ?? {}))
+    config: { bodyOptional: true, responses: { 200: { description: 'The workflow (with `cancelRequested` when a step held it: the next step journals the cancellation).' }, ...notFound, 409: { description: 'The workflow has ended (WORKFLOW_STATE).', schema: errorBody }, ...authErrors } },
+  }, async (req) => backend().cancel(req.tenant!.id, req.params.id, req.body))
 
   /** The calls waiting for approval (the engine publishes them as the `approvals` query; none yet: []). */
   const approvals = async (tenant: string, id: string): Promise<Array<{ id: string }>> => {
