@@ -103,6 +103,13 @@ export function lowerStatement(node: AnyStatement, ctx: LowerContext, out: Step[
   lower(node, ctx, out, label)
 }
 
+/** A `varsLet` of one name (a Date or Map variable), its object made as every other one (lower/vars-object.ts). */
+function oneVar(ctx: LowerContext, name: string, value: Value): Record<string, Value> {
+  const vars = varsObject(ctx)
+  vars[name] = value
+  return vars
+}
+
 function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Step[]): void {
   const kind = node.kind
   if (kind === 'var') {
@@ -119,7 +126,7 @@ function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Ste
       ctx.declare(d.id.name, kind === 'const' ? 'dateConst' : 'date', d.id)
       ctx.dateVars++
       lets = undefined
-      out.push({ op: 'varsLet', vars: { [d.id.name]: toValue(time) }, loc: ctx.loc(node) })
+      out.push({ op: 'varsLet', vars: oneVar(ctx, d.id.name, toValue(time)), loc: ctx.loc(node) })
       continue
     }
     if (d.id.type === 'Identifier' && d.init && isMap(d.init, ctx)) {
@@ -128,7 +135,7 @@ function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Ste
       ctx.declare(d.id.name, kind === 'const' ? 'mapConst' : 'map', d.id)
       ctx.mapVars++
       lets = undefined
-      out.push(kind === 'const' ? { op: 'constSet', key: d.id.name, value: toValue(entries), loc: ctx.loc(d) } : { op: 'varsLet', vars: { [d.id.name]: toValue(entries) }, loc: ctx.loc(node) })
+      out.push(kind === 'const' ? { op: 'constSet', key: d.id.name, value: toValue(entries), loc: ctx.loc(d) } : { op: 'varsLet', vars: oneVar(ctx, d.id.name, toValue(entries)), loc: ctx.loc(node) })
       continue
     }
     const value = d.init ? lowerStatementValue(d.init, ctx, out) : id('undefined')
