@@ -65,7 +65,7 @@ export function renderErrorsDoc(): string {
     '',
     '| code | exit | message | hint |',
     '| --- | --- | --- | --- |',
-    ...Object.entries(CLI_CODES).map(([code, spec]) => `| \`${code}\` | ${spec.exit} | ${cell(spec.message)} | ${cell(spec.hint)} |`),
+    ...Object.entries(CLI_CODES).map(([code, spec]) => `| \`${code}\` | ${spec.exit === 0 ? 'none (warning)' : spec.exit} | ${cell(spec.message)} | ${cell(spec.hint)} |`),
     '',
     '## Flow documents (`FlowProblem.rule`, `ajsc flow validate`)',
     '',

@@ -3,12 +3,13 @@
  * compile or a run): bad command lines, missing inputs, unreadable files.
  * Each code fixes its exit status, so the exit-code rule lives in one table:
  * 2 when the command line is wrong, 1 when the command line is fine but an
- * input, the program or the run fails. Part of the one registry with
- * `codes.ts` (transpiler) and `runtime-codes.ts` (VM).
+ * input, the program or the run fails; 0 marks a warning, which leaves the
+ * exit status to the command. Part of the one registry with `codes.ts`
+ * (transpiler) and `runtime-codes.ts` (VM).
  */
 
 export interface CliCodeSpec {
-  exit: 1 | 2
+  exit: 0 | 1 | 2
   message: string
   hint: string
 }
@@ -30,7 +31,9 @@ export const CLI_CODES = {
   CLI_MIGRATE_NEEDED: { exit: 1, message: 'The AST is in the seed dialect', hint: 'Run `ajsc migrate <files>` without --check to rewrite it to ajs/1.' },
   CLI_DATABASE: { exit: 1, message: 'Cannot use the database', hint: 'Check that PostgreSQL runs and accepts connections at the --database URL (host, port, user, password, database name); `psql "<url>" -c "select 1"` tests the same URL.' },
   CLI_MISSING_DEPENDENCY: { exit: 1, message: 'An optional dependency of ajs-lang is not installed', hint: 'Install the packages the message names with the command it gives; docs/packaging.md lists what each feature needs.' },
+  CLI_ARGS_UNKNOWN_KEY: { exit: 0, message: 'An --args key the program does not declare (a warning: the run goes on without it)', hint: 'Fix the key\'s spelling, or leave it out: the program reads only the parameters its entry function declares.' },
   CLI_INTERNAL: { exit: 1, message: 'Internal error in ajsc', hint: 'Please report it with the command line that caused it.' },
 } as const satisfies Record<string, CliCodeSpec>
 
-export type CliCode = keyof typeof CLI_CODES
+/** The codes of errors (a `CliError` takes only these; its code decides the exit status). */
+export type CliCode = { [K in keyof typeof CLI_CODES]: (typeof CLI_CODES)[K]['exit'] extends 0 ? never : K }[keyof typeof CLI_CODES]

@@ -28,6 +28,7 @@ import { watchInputs } from '../watch.ts'
 import { loadCliAtoms, type AtomsFlag, type CliAtoms } from '../atoms-module.ts'
 import { openMcp, usesMcp, type CliMcp, type McpFlags } from '../mcp.ts'
 import { approvalGate, type ApprovalMode } from '../approvals.ts'
+import { unknownArgKeys } from '../args-keys.ts'
 
 /**
  * Wall-clock limit of `ajsc run` when `--timeout` is not given: long enough
@@ -160,6 +161,7 @@ export async function runCommand(target: string, opts: RunCommandOptions, io: Cl
     const reporter = new Reporter(io, 'run', opts.json === true)
     const loaded = await loadProgram(target, opts, io, reporter, maxErrors, [...atoms.names, ...Object.keys(mcp?.atoms ?? {})], typed)
     if (!loaded) return reporter.finish({ result: null, fuelUsed: 0 })
+    if (!loaded.argsParam) reporter.add(...unknownArgKeys(loaded.program, args))
     const { vm, capabilities } = setupFromFlags(opts, io, offered)
     const result = await vm.run(loaded.program, loaded.argsParam ? { [loaded.argsParam]: args } : args, {
       capabilities,
