@@ -66,6 +66,15 @@ export class RemoteError extends Error {
   }
 }
 
+/**
+ * A PATCH whose `ifMatch` names a version the schedule no longer is (409 SCHEDULE_CONFLICT): someone changed it
+ * since it was read, and nothing was changed. Read it again (getSchedule), redo the change on what it shows, and
+ * send its new `conflictToken`. Still a RemoteError (code SCHEDULE_CONFLICT, status 409).
+ */
+export class ScheduleConflictError extends RemoteError {
+  override name = 'ScheduleConflictError'
+}
+
 export interface RunState<T = unknown> {
   id: string
   state: 'queued' | 'running' | 'done'
@@ -111,19 +120,23 @@ export interface RemoteVM {
   /** The value a workflow last exposed under `name` (as of its last step). */
   queryWorkflow<T = unknown>(id: string, name: string): Promise<T>
   /** Create a schedule that starts a workflow on a cron or every N ms (POST /v1/schedules; docs/serve.md#schedules). */
-  createSchedule(schedule: RemoteSchedule): Promise<Record<string, unknown>>
-  /** A schedule: its spec, next fire times, counts and last actions with the runs they started. */
-  getSchedule(id: string): Promise<Record<string, unknown>>
-  /** A page of the tenant's schedules, by id; pass `nextCursor` back as `cursor`. */
-  listSchedules(page?: { limit?: number; cursor?: string }): Promise<{ items: Array<Record<string, unknown>>; nextCursor?: string }>
-  /** Change a schedule (PATCH /v1/schedules/{id}): the fields given replace its own; a new spec fires next at its first time after now. */
-  updateSchedule(id: string, change: RemoteScheduleChange): Promise<Record<string, unknown>>
-  pauseSchedule(id: string, note?: string): Promise<Record<string, unknown>>
-  unpauseSchedule(id: string, note?: string): Promise<Record<string, unknown>>
+  createSchedule(schedule: RemoteSchedule): Promise<RemoteScheduleState>
+  /** A schedule: its spec, next fire times, counts and last actions with the runs they started, and its `conflictToken`. */
+  getSchedule(id: string): Promise<RemoteScheduleState>
+  /** A page of the tenant's schedules, by id (each with its `conflictToken`); pass `nextCursor` back as `cursor`. */
+  listSchedules(page?: { limit?: number; cursor?: string }): Promise<{ items: RemoteScheduleState[]; nextCursor?: string }>
+  /**
+   * Change a schedule (PATCH /v1/schedules/{id}): the fields given replace its own; a new spec fires next at its first
+   * time after now. With `ifMatch` (a `conflictToken` a read answered), only if nobody changed it since: otherwise it
+   * rejects with a ScheduleConflictError (409 SCHEDULE_CONFLICT) and nothing changes. Without it, whatever changed since.
+   */
+  updateSchedule(id: string, change: RemoteScheduleChange, options?: { ifMatch?: string }): Promise<RemoteScheduleState>
+  pauseSchedule(id: string, note?: string): Promise<RemoteScheduleState>
+  unpauseSchedule(id: string, note?: string): Promise<RemoteScheduleState>
   /** Fire a schedule now, by its overlap policy. */
-  triggerSchedule(id: string): Promise<Record<string, unknown>>
+  triggerSchedule(id: string): Promise<RemoteScheduleState>
   /** Fire each time of its spec from `from` to `to` (past times: ms or ISO 8601), in order. */
-  backfillSchedule(id: string, range: { from: number | string; to: number | string; overlap?: ScheduleOverlap }): Promise<Record<string, unknown>>
+  backfillSchedule(id: string, range: { from: number | string; to: number | string; overlap?: ScheduleOverlap }): Promise<RemoteScheduleState>
   deleteSchedule(id: string): Promise<void>
 }
 
@@ -143,8 +156,22 @@ export interface RemoteSchedule {
   note?: string
 }
 
+/**
+ * A schedule as the server answers it (docs/serve.md#schedules has every field). `conflictToken` names this version:
+ * new after every PATCH, pause and unpause; updateSchedule's `ifMatch` takes it.
+ */
+export type RemoteScheduleState = Record<string, unknown> & { id: string; paused: boolean; revision: number; conflictToken: string }
+
 /** The body of PATCH /v1/schedules/{id}: any field of POST's but the id (at least one). */
 export type RemoteScheduleChange = Partial<Omit<RemoteSchedule, 'id'>>
+
+/**
+ * The If-Match header for a conflictToken: the token in quotes (the ETag the server sends). A value already an
+ * entity tag, a list of them, or `*` goes as given.
+ */
+export function ifMatchHeader(token: string): string {
+  return token === '*' || token.startsWith('"') || token.startsWith('W/') ? token : `"${token}"`
+}
 
 function programField(target: object | string): Record<string, unknown> {
   if (typeof target === 'string') return target.startsWith(PROCEDURE_PREFIX) ? { token: target } : { source: target }
@@ -168,7 +195,8 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
     if (!res.ok) {
       const err = (data as { error?: AgentError } | undefined)?.error
       const retry = res.headers.get('retry-after')
-      throw new RemoteError(res.status, err && typeof err.code === 'string' ? err : { code: `HTTP_${res.status}`, message: text.slice(0, 200) || res.statusText }, retry ? Number(retry) : undefined)
+      const error = err && typeof err.code === 'string' ? err : { code: `HTTP_${res.status}`, message: text.slice(0, 200) || res.statusText }
+      throw new (error.code === 'SCHEDULE_CONFLICT' ? ScheduleConflictError : RemoteError)(res.status, error, retry ? Number(retry) : undefined)
     }
     return { status: res.status, data: data as T }
   }
@@ -256,32 +284,33 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
       return (await call<{ value: T }>('GET', `/v1/workflows/${encodeURIComponent(id)}/query/${encodeURIComponent(name)}`)).data.value
     },
     async createSchedule(schedule) {
-      return (await call<Record<string, unknown>>('POST', '/v1/schedules', schedule)).data
+      return (await call<RemoteScheduleState>('POST', '/v1/schedules', schedule)).data
     },
     async getSchedule(id) {
-      return (await call<Record<string, unknown>>('GET', `/v1/schedules/${encodeURIComponent(id)}`)).data
+      return (await call<RemoteScheduleState>('GET', `/v1/schedules/${encodeURIComponent(id)}`)).data
     },
     async listSchedules(page = {}) {
       const qs = new URLSearchParams()
       if (page.limit !== undefined) qs.set('limit', String(page.limit))
       if (page.cursor !== undefined) qs.set('cursor', page.cursor)
       const q = qs.toString()
-      return (await call<{ items: Array<Record<string, unknown>>; nextCursor?: string }>('GET', `/v1/schedules${q ? `?${q}` : ''}`)).data
+      return (await call<{ items: RemoteScheduleState[]; nextCursor?: string }>('GET', `/v1/schedules${q ? `?${q}` : ''}`)).data
     },
-    async updateSchedule(id, change) {
-      return (await call<Record<string, unknown>>('PATCH', `/v1/schedules/${encodeURIComponent(id)}`, change)).data
+    async updateSchedule(id, change, opts = {}) {
+      const ifMatch = opts.ifMatch === undefined ? undefined : { 'if-match': ifMatchHeader(opts.ifMatch) }
+      return (await call<RemoteScheduleState>('PATCH', `/v1/schedules/${encodeURIComponent(id)}`, change, undefined, ifMatch)).data
     },
     async pauseSchedule(id, note) {
-      return (await call<Record<string, unknown>>('POST', `/v1/schedules/${encodeURIComponent(id)}/pause`, note !== undefined ? { note } : {})).data
+      return (await call<RemoteScheduleState>('POST', `/v1/schedules/${encodeURIComponent(id)}/pause`, note !== undefined ? { note } : {})).data
     },
     async unpauseSchedule(id, note) {
-      return (await call<Record<string, unknown>>('POST', `/v1/schedules/${encodeURIComponent(id)}/unpause`, note !== undefined ? { note } : {})).data
+      return (await call<RemoteScheduleState>('POST', `/v1/schedules/${encodeURIComponent(id)}/unpause`, note !== undefined ? { note } : {})).data
     },
     async triggerSchedule(id) {
-      return (await call<Record<string, unknown>>('POST', `/v1/schedules/${encodeURIComponent(id)}/trigger`)).data
+      return (await call<RemoteScheduleState>('POST', `/v1/schedules/${encodeURIComponent(id)}/trigger`)).data
     },
     async backfillSchedule(id, range) {
-      return (await call<Record<string, unknown>>('POST', `/v1/schedules/${encodeURIComponent(id)}/backfill`, range)).data
+      return (await call<RemoteScheduleState>('POST', `/v1/schedules/${encodeURIComponent(id)}/backfill`, range)).data
     },
     async deleteSchedule(id) {
       await call('DELETE', `/v1/schedules/${encodeURIComponent(id)}`)

@@ -1,6 +1,6 @@
 /** ajs-lang/client against a real server: AgentVM's run signature and result type, errors keep their codes. */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createRemoteVM, RemoteError } from '../../src/client/index.ts'
+import { createRemoteVM, ifMatchHeader, RemoteError, ScheduleConflictError } from '../../src/client/index.ts'
 import { AgentVM } from '../../src/index.ts'
 import { TOKENS, ast, startTestServer, type TestServer } from './helpers.ts'
 
@@ -51,5 +51,58 @@ describe('createRemoteVM', () => {
     const { token } = await vm.storeProcedure(greet)
     await vm.deleteProcedure(token)
     expect((await vm.deleteProcedure(token).catch((e) => e)).code).toBe('NOT_FOUND')
+  })
+
+  test('schedules: reads return the conflictToken; updateSchedule({ ifMatch }) sends If-Match and a stale one rejects with ScheduleConflictError', async () => {
+    const sent: Array<string | null> = []
+    const recording: typeof fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (init?.method === 'PATCH') sent.push(new Headers(init.headers).get('if-match'))
+      return fetch(input, init)
+    }) as typeof fetch
+    const vm = createRemoteVM({ url: t.url, token: TOKENS.b, fetch: recording })
+    const made = await vm.createSchedule({ id: 'client-cas', workflow: { source: 'export default 1' }, spec: { everyMs: 3_600_000 }, paused: true })
+    const t0 = made.conflictToken
+    expect(typeof t0).toBe('string')
+    expect((await vm.getSchedule('client-cas')).conflictToken).toBe(t0)
+    expect((await vm.listSchedules()).items.find((s) => s.id === 'client-cas')?.conflictToken).toBe(t0)
+
+    const changed = await vm.updateSchedule('client-cas', { note: 'mine' }, { ifMatch: t0 })
+    expect(changed.note).toBe('mine')
+    const t1 = changed.conflictToken
+    expect(t1).not.toBe(t0)
+    expect(sent).toEqual([`"${t0}"`])
+
+    // t0 is stale now: nothing changes, and the error is typed, with the server's code and hint.
+    const stale = await vm.updateSchedule('client-cas', { note: 'theirs' }, { ifMatch: t0 }).catch((e: unknown) => e)
+    expect(stale).toBeInstanceOf(ScheduleConflictError)
+    expect(stale).toBeInstanceOf(RemoteError)
+    const conflict = stale as ScheduleConflictError
+    expect([conflict.status, conflict.code, conflict.name]).toEqual([409, 'SCHEDULE_CONFLICT', 'ScheduleConflictError'])
+    expect(conflict.message).toContain(t1)
+    expect(conflict.hint).toContain('If-Match')
+    expect((await vm.getSchedule('client-cas')).note).toBe('mine')
+
+    // pause makes a new version too: the token read before it is stale.
+    const paused = await vm.pauseSchedule('client-cas', 'hold')
+    expect(paused.conflictToken).not.toBe(t1)
+    expect(await vm.updateSchedule('client-cas', { note: 'late' }, { ifMatch: t1 }).catch((e: unknown) => (e as RemoteError).code)).toBe('SCHEDULE_CONFLICT')
+    // A quoted tag, *, and no ifMatch at all go through; other errors are not conflicts.
+    expect((await vm.updateSchedule('client-cas', { note: 'quoted' }, { ifMatch: `"${paused.conflictToken}"` })).note).toBe('quoted')
+    expect((await vm.updateSchedule('client-cas', { note: 'any' }, { ifMatch: '*' })).note).toBe('any')
+    expect((await vm.updateSchedule('client-cas', { note: 'blind' })).note).toBe('blind')
+    expect(sent.slice(-3)).toEqual([`"${paused.conflictToken}"`, '*', null])
+    const missing = await vm.updateSchedule('nope', { note: 'x' }, { ifMatch: t0 }).catch((e: unknown) => e)
+    expect(missing).toBeInstanceOf(RemoteError)
+    expect(missing).not.toBeInstanceOf(ScheduleConflictError)
+    expect((missing as RemoteError).code).toBe('NOT_FOUND')
+    await vm.deleteSchedule('client-cas')
+  })
+
+  test('ifMatchHeader quotes a bare conflictToken and leaves entity tags and * as they are', () => {
+    expect(ifMatchHeader('abc')).toBe('"abc"')
+    expect(ifMatchHeader('"abc"')).toBe('"abc"')
+    expect(ifMatchHeader('"a", "b"')).toBe('"a", "b"')
+    expect(ifMatchHeader('W/"abc"')).toBe('W/"abc"')
+    expect(ifMatchHeader('*')).toBe('*')
   })
 })
