@@ -24,6 +24,7 @@ import { registerReplCommand } from './commands/repl.ts'
 import { registerInitCommand } from './commands/init.ts'
 import { registerAtomsCommand } from './commands/atoms.ts'
 import { mcpOption, mcpUrlOption } from './mcp.ts'
+import { helpTopic } from './help-topic.ts'
 
 export { EXIT } from './io.ts'
 
@@ -146,7 +147,9 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   const json = argv.includes('--json')
   const program = createProgram(io, (c) => { code = c }, json)
   try {
-    await program.parseAsync([...argv], { from: 'user' })
+    const topic = helpTopic(argv, program)
+    if (topic instanceof CliError) throw topic
+    await program.parseAsync([...topic ?? argv], { from: 'user' })
     return code
   } catch (thrown) {
     // A host module's loader error (e.g. from the server's own start-up) is reported as the CLI's.
