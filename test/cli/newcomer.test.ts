@@ -205,9 +205,9 @@ describe('capability errors speak in flags only', () => {
 describe('README: which commands take --json', () => {
   test('every command takes --json except those the README names', async () => {
     const readme = await Bun.file(join(import.meta.dir, '../../README.md')).text()
-    const named = /errors included \(all take it but the servers and prompts, (.*?), and `atoms`/s.exec(readme)?.[1]
+    const named = /errors included \(all take it but the servers and prompts: (.*?);/s.exec(readme)?.[1]
     expect(named).toBeDefined()
-    const without = new Set([...named!.matchAll(/`([a-z -]+)`/g)].map((m) => m[1]!).concat('atoms'))
+    const without = new Set([...named!.matchAll(/`([a-z -]+)`/g)].map((m) => m[1]!))
     const commands = await everyCommand()
     expect(commands.size).toBeGreaterThan(20)
     for (const [name, help] of commands) expect([name, /^\s+--json\b/m.test(help)]).toEqual([name, !without.has(name)])

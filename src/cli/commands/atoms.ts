@@ -11,10 +11,12 @@ import { closest } from '../../vm/suggest.ts'
 import { loadCliAtoms, type AtomsFlag } from '../atoms-module.ts'
 import { usageError, type CliIO } from '../io.ts'
 import { runAtomsOption } from '../options.ts'
+import { Reporter } from '../report.ts'
 import { mcpOption, mcpUrlOption, openMcp, type McpFlags } from '../mcp.ts'
 
 export interface AtomsOptions extends McpFlags {
   format?: string
+  json?: boolean
   atoms?: AtomsFlag
   core?: boolean
   only?: string
@@ -30,7 +32,10 @@ export async function atomsCommand(opts: AtomsOptions, io: CliIO): Promise<numbe
     const all = [...(opts.core ? Object.values(coreAtoms) : []), ...custom, ...Object.values(mcp.atoms)]
     const only = opts.only?.split(',').map((s) => s.trim()).filter(Boolean)
     for (const name of only ?? []) checkOnly(name, all.map((a) => a.op), opts.core === true)
-    io.out(describeAtoms(all, { format, ...(only ? { only } : {}) }) + (format === 'json' ? '\n' : ''))
+    const selected = only ? { only } : {}
+    // --json: both forms in the one report (io.ts), --format json's list as `atoms`, the declarations as text.
+    if (opts.json) return new Reporter(io, 'atoms', true).finish({ atoms: JSON.parse(describeAtoms(all, { format: 'json', ...selected })), declarations: describeAtoms(all, { format: 'typescript', ...selected }) })
+    io.out(describeAtoms(all, { format, ...selected }) + (format === 'json' ? '\n' : ''))
     return 0
   } finally {
     await mcp.close()
@@ -54,5 +59,6 @@ export function registerAtomsCommand(program: Command, io: CliIO, setCode: (code
     .addOption(new Option('--format <format>', 'ts (TypeScript declarations with doc comments) or json').default('ts'))
     .option('--core', 'include the core atoms (storeGet, httpFetch, llmPredict, ...)')
     .option('--only <names>', 'only these atoms (comma-separated)')
+    .option('--json', 'print one JSON report on stdout: the atoms as --format json lists them (`atoms`) and as TypeScript (`declarations`)')
     .action(async (opts: AtomsOptions) => setCode(await atomsCommand(opts, io)))
 }

@@ -15,6 +15,8 @@ import { basename, join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { CliError, readText, usageError, type CliIO } from '../io.ts'
 import { notFoundHint } from '../not-found.ts'
+import { Reporter } from '../report.ts'
+import { inspectReport } from '../inspect-report.ts'
 
 export interface InspectItem {
   kind: 'run' | 'workflow'
@@ -162,10 +164,13 @@ export function registerInspectCommand(program: Command, io: CliIO, setCode: (co
     .argument('<paths...>', 'trace.json reports, RunResults, workflow run directories, or directories holding them (.ajs/runs)')
     .option('--port <n>', 'port on 127.0.0.1 (default: a free one)')
     .option('--source <file>', 'the program source: code frames of run errors, and each timeline step\'s line of code')
-    .action(async (paths: string[], opts: { port?: string; source?: string }) => {
+    .option('--json', 'print one JSON report of the items (state, result or error, fuel, pending requests, budget) on stdout instead of serving them')
+    .action(async (paths: string[], opts: { port?: string; source?: string; json?: boolean }) => {
       const port = opts.port === undefined ? 0 : Number(opts.port)
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw usageError(`--port must be an integer 0-65535, got "${opts.port}"`)
+      if (opts.json && opts.port !== undefined) throw usageError('--json prints the items instead of serving them: --port has nothing to listen on', 'Leave out --port with --json, or --json to open the inspector.')
       const data = loadInspectData(paths, io.cwd, opts.source)
+      if (opts.json) return setCode(new Reporter(io, 'inspect', true).finish(inspectReport(data)))
       const { server, url } = await serveInspector(data, port)
       io.out(`ajsc inspect: ${data.items.length} item${data.items.length === 1 ? '' : 's'} at ${url} (Ctrl-C stops)\n`)
       const sig = await untilSignal()
