@@ -11,13 +11,13 @@
 import type { AjsProgram } from '../ast/types.ts'
 import { CLI_CODES } from '../diagnostics/cli-codes.ts'
 import { closest } from '../vm/suggest.ts'
-import type { JsonDiagnostic } from './report.ts'
+import { paramNames, type JsonDiagnostic } from './report.ts'
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /** The keys the entry takes, or undefined when it takes any (or does not say). */
 export function declaredArgKeys(program: AjsProgram): string[] | undefined {
-  const params = program.params as { $pattern?: string; rest?: unknown; properties?: Array<{ key?: unknown }> } | undefined
+  const params = program.params as { $pattern?: string; rest?: unknown; properties?: unknown } | undefined
   if (isObj(params) && params.rest !== undefined) return undefined
   const schema = program.inputSchema
   if (isObj(schema)) {
@@ -25,8 +25,7 @@ export function declaredArgKeys(program: AjsProgram): string[] | undefined {
     if (open || (schema.type !== undefined && schema.type !== 'object') || !isObj(schema.properties)) return undefined
     return Object.keys(schema.properties)
   }
-  if (params?.$pattern !== 'object' || !Array.isArray(params.properties)) return undefined
-  return params.properties.flatMap((p) => (typeof p.key === 'string' ? [p.key] : []))
+  return params?.$pattern === 'object' && Array.isArray(params.properties) ? paramNames(program) : undefined
 }
 
 /** One warning per key of `args` the program does not declare, with the declared key it is closest to. */

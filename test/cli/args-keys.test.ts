@@ -57,5 +57,10 @@ describe('an --args key the entry does not declare', () => {
     expect(declaredArgKeys({ ...ast, inputSchema: { type: 'object', properties: { a: {} }, additionalProperties: true } })).toBeUndefined()
     expect(declaredArgKeys({ ...ast, inputSchema: { type: 'object', properties: { a: {} }, additionalProperties: { type: 'string' } } })).toBeUndefined()
     expect(declaredArgKeys({ ...ast, inputSchema: undefined, params: undefined })).toBeUndefined()
+    // Without a schema, the parameter pattern; a rest element takes any key.
+    const pattern = { $pattern: 'object', properties: [{ key: 'a', value: 'a' }] }
+    type Params = NonNullable<typeof ast.params>
+    expect(declaredArgKeys({ ...ast, inputSchema: undefined, params: pattern as unknown as Params })).toEqual(['a'])
+    expect(declaredArgKeys({ ...ast, params: { ...pattern, rest: 'more' } as unknown as Params })).toBeUndefined()
   })
 })
