@@ -26,7 +26,9 @@ export const PART_BUDGETS: Record<string, number> = {
   'vm-hash.min.js': 1_000,
   'vm-procedures.min.js': 1_500,
   'vm-dates.min.js': 3_800,
-  'vm-maps.min.js': 1_500,
+  // 1,592 B: +136 B for Map.delete's tombstones (their compaction, the copies and size that skip them), which make a
+  // delete O(1) instead of a splice and an index rebuild on the next call (a delete-then-set loop was quadratic).
+  'vm-maps.min.js': 1_650,
 }
 
 const PROGRAMS = {

@@ -6,6 +6,13 @@
  * guest never sees) makes `get`, `has` and `set` one lookup, as JavaScript's; it is checked against
  * the array on every use and rebuilt, paid for, when the array changed under it (an AST written by
  * hand may pass any array). A key is hashed and compared whole: a long text is paid per character first.
+ *
+ * `delete` leaves its index's tombstone (an empty array, one per index) in the entry's place, so a loop
+ * of deletes and sets is linear, as JavaScript's (the entries were spliced and the index rebuilt on the
+ * next call: quadratic); once more than half the entries are tombstones they are dropped and the index
+ * rebuilt, paid as any rebuild (amortized, a few entries per delete). What a program reads of a Map
+ * (`size`, `keys`, `values`, `entries`, the copies `[...m]`, `for...of` and `new Map(m)` lower to)
+ * skips them; only an AST written by hand that reads the array itself sees them.
  */
 import type { Run } from '../runtime.ts'
 import { vmError } from '../errors.ts'
@@ -22,9 +29,9 @@ type MapStatic = (rt: Run, args: any[]) => unknown
  * numbers of its pieces, a short text, key it in `long`. Only `set` numbers new pieces: a lookup of a key
  * with a piece never seen is a miss, and keeps nothing of the text it was given.
  */
-interface Index { length: number; get(k: unknown): number | undefined; set(k: unknown, i: number): void }
+interface Index { length: number; dead: number; tomb: Entry; get(k: unknown): number | undefined; set(k: unknown, i: number): void; delete(k: unknown): void }
 
-function newIndex(length: number): Index {
+function newIndex(length: number, tomb = [] as unknown as Entry): Index {
   const keys = new Map<unknown, number>(), long = new Map<string, number>(), pieces = new Map<string, number>()
   /** The short key of a long text, or undefined when one of its pieces is new and `add` is false. */
   const code = (s: string, add?: boolean): string | undefined => {
@@ -43,8 +50,11 @@ function newIndex(length: number): Index {
   const isLong = (k: unknown): k is string => typeof k === 'string' && k.length > MAX_KEY_CHARS
   return {
     length,
+    dead: 0,
+    tomb,
     get: (k) => (isLong(k) ? long.get(code(k)!) : keys.get(k)),
     set: (k, i) => { if (isLong(k)) long.set(code(k, true)!, i); else keys.set(k, i) },
+    delete: (k) => { if (isLong(k)) long.delete(code(k)!); else keys.delete(k) },
   }
 }
 const indexes = new WeakMap<Entry[], Index>()
@@ -59,7 +69,7 @@ function entriesOf(v: unknown): Entry[] {
 /** The keys of `m` (each entry checked, a hole too: an AST written by hand may pass any array). */
 const keysOf = (m: Entry[]): unknown[] => Array.from(m, (e) => { if (!Array.isArray(e)) throw notAMap(); return e[0] })
 
-/** The key index of `m`, rebuilt (and paid for: each key's text is hashed again) when the array is not the one it was built for. */
+/** The key index of `m`, rebuilt (and paid for: each key's text is hashed again) when the array is not the one it was built for (its tombstones kept). */
 function indexOf(rt: Run, m: Entry[]): Index {
   const known = indexes.get(m)
   if (known && known.length === m.length) return known
@@ -67,8 +77,8 @@ function indexOf(rt: Run, m: Entry[]): Index {
   rt.chargeSlots(m.length)
   const ks = keysOf(m)
   chargeTexts(rt, ks)
-  const keys = newIndex(m.length)
-  for (let i = 0; i < ks.length; i++) keys.set(ks[i], i)
+  const keys = newIndex(m.length, known?.tomb)
+  for (let i = 0; i < ks.length; i++) if (m[i] === keys.tomb) keys.dead++; else keys.set(ks[i], i)
   indexes.set(m, keys)
   return keys
 }
@@ -79,7 +89,7 @@ function find(rt: Run, m: Entry[], k: unknown): number {
   let keys = indexOf(rt, m)
   let i = keys.get(k)
   if (i !== undefined && !sameKey(m[i]?.[0], k)) {
-    indexes.delete(m)
+    keys.length = -1
     keys = indexOf(rt, m)
     i = keys.get(k)
   }
@@ -112,10 +122,12 @@ function from(rt: Run, items: unknown): Entry[] {
   return out
 }
 
+/** A fresh array of `pick` of each entry, the tombstones skipped. */
 const copy = (rt: Run, m: Entry[], pick: (e: Entry) => unknown): unknown[] => {
-  rt.chargeSlots(m.length * 3)
+  const { dead, tomb } = indexOf(rt, m)
+  rt.chargeSlots((m.length - dead) * 3)
   keysOf(m)
-  return m.map(pick)
+  return (dead ? m.filter((e) => e !== tomb) : m).map(pick)
 }
 
 /** Map's statics by name: `from` (what `new Map(items)` lowers to) and one per method. */
@@ -134,13 +146,20 @@ export const MAP_STATICS: Record<string, MapStatic> = {
     const e = entriesOf(m)
     const i = find(rt, e, k)
     if (i < 0) return false
-    chargeScan(rt, e.length - i)
-    e.splice(i, 1)
-    indexes.delete(e)
+    const keys = indexOf(rt, e)
+    keys.delete(e[i]![0])
+    e[i] = keys.tomb
+    if (++keys.dead * 2 > e.length) {
+      // Most entries are tombstones: drop them in place; the next call sees the length change and rebuilds the index (paid there).
+      chargeScan(rt, e.length)
+      let j = 0
+      for (const x of e) if (x !== keys.tomb) e[j++] = x
+      e.length = j
+    }
     return true
   },
   clear: (_rt, [m]) => { const e = entriesOf(m); e.length = 0; indexes.delete(e); return undefined },
-  size: (_rt, [m]) => entriesOf(m).length,
+  size: (rt, [m]) => { const e = entriesOf(m); return e.length - indexOf(rt, e).dead },
   keys: (rt, [m]) => copy(rt, entriesOf(m), (e) => e[0]),
   values: (rt, [m]) => copy(rt, entriesOf(m), (e) => e[1]),
   entries: (rt, [m]) => copy(rt, entriesOf(m), (e) => [e[0], e[1]]),
