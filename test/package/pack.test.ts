@@ -39,9 +39,15 @@ beforeAll(() => { ({ app, tarball } = packedApp()) }, 180_000)
  * at a187be3 (npm pack of each revision's own build: +37.6 KB packed, +111 KB unpacked), for Python's
  * decimal contexts and signal dicts, datetime.strptime and time, deque, match's open sequence patterns
  * (the runtime ships three times), the server's workflow schedules, Date.parse's own reader and the
- * JavaScript fixes of the VM. Duplication itself is checked below, independent of size.
+ * JavaScript fixes of the VM. Raised to 1.22 MB on purpose: 1,194,083 bytes packed at 7715cfb (+64.7 KB over
+ * a187be3; the JavaScript files +130 KB unpacked over f4abec5's build): Dates and Maps, two opt-in VM parts each
+ * shipped as ESM, CommonJS and a browser file (the browser files 8.5 KB and 3.3 KB), the lowerings of new Set,
+ * Intl, Object.groupBy, new Array(n).fill and named callbacks, the VM's long-text defences (linear search, text
+ * tokens, the JSON key scan; the VM +4.5 KB in each of its three forms), Python's nonlocal, frozenset, re flags
+ * and decimal digit-wise operations (the runtime +4.3 KB, three times), the server's schedule list, edit form,
+ * conflict token and bodyless routes, and ajsc's error work. Duplication itself is checked below, independent of size.
  */
-const TARBALL_BUDGET = { packed: 1_150_000, unpacked: 4_000_000 }
+const TARBALL_BUDGET = { packed: 1_220_000, unpacked: 4_000_000 }
 
 describe('the tarball', () => {
   test(`is lean: at most ${TARBALL_BUDGET.packed} bytes packed, no sources, docs, source maps or build metadata`, () => {
