@@ -26,21 +26,26 @@ export const ERROR_CONSTRUCTOR_NAMES = ['Error', 'TypeError', 'RangeError', 'Syn
 export const ERROR_VALUE_NAMES = [...ERROR_CONSTRUCTOR_NAMES, 'ReferenceError'] as const
 export type ErrorValueName = (typeof ERROR_VALUE_NAMES)[number]
 
-/** Global functions callable by name. */
-export const GLOBAL_FUNCTION_NAMES = [
+/**
+ * The global functions that read a value (parseInt also a radix) and nothing else: one may be named as an
+ * array method's callback (`xs.filter(Boolean)`, `xs.map(Number)`), which calls it as JavaScript does.
+ */
+export const VALUE_FUNCTION_NAMES = [
   'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'String', 'Number', 'Boolean',
-  ...ERROR_CONSTRUCTOR_NAMES,
-  'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI', 'structuredClone',
+  'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI',
 ] as const
 
+/** Global functions callable by name. */
+export const GLOBAL_FUNCTION_NAMES = [...VALUE_FUNCTION_NAMES, ...ERROR_CONSTRUCTOR_NAMES, 'structuredClone'] as const
+
 /**
- * Array methods that take a callback: the only calls an arrow function may be passed to. The
- * transpiler allows arrows there, and the VM's implementations (builtins/array-hof.ts) are typed
- * from this list.
+ * Methods that take a callback (the array methods, and a text's `replace` / `replaceAll`): the only
+ * calls an arrow function may be passed to. The transpiler allows arrows there, and the VM's
+ * implementations (builtins/array-hof.ts, replace-callback.ts) are typed from this list.
  */
 export const CALLBACK_METHOD_NAMES = [
   'map', 'filter', 'reduce', 'reduceRight', 'find', 'findIndex', 'findLast', 'findLastIndex',
-  'some', 'every', 'sort', 'toSorted', 'flatMap', 'forEach',
+  'some', 'every', 'sort', 'toSorted', 'flatMap', 'forEach', 'replace', 'replaceAll',
 ] as const
 
 /**

@@ -52,7 +52,7 @@ const CASES: Case[] = [
   { name: 'closure in variable', code: 'AJS2013', snippet: 'let f = () => 1', at: '() => 1', hint: 'array method that takes a callback' },
   { name: 'closure returned', code: 'AJS2013', snippet: 'return () => 1', at: '() => 1', hint: 'helper function' },
   { name: 'closure to non-array method', code: 'AJS2013', snippet: "let s = 'a'.padStart(3, () => 'b')", at: "() => 'b'", hint: 'Array.from(x, (v, i) => ...)' },
-  { name: 'replacement function', code: 'AJS2040', snippet: "let s = 'a'.replace('a', () => 'b')", at: "() => 'b'", hint: 'split(/(' },
+  { name: 'replacement callback of five parameters', code: 'AJS2049', snippet: "let s = 'a'.replace('a', (m, a, b, c, d) => 'b')", at: "(m, a, b, c, d)", hint: 'm.groups' },
   { name: 'closure in object', code: 'AJS2013', snippet: 'let o = { f: (v) => v }', at: '(v) => v', hint: 'helper function' },
   { name: 'nested function', code: 'AJS2014', snippet: 'function inner() {}', at: 'function inner', hint: 'top level' },
   { name: 'var', code: 'AJS2015', snippet: 'var a = 1', at: 'var', hint: 'let a' },

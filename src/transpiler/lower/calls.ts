@@ -11,7 +11,7 @@ import type { CallExpression, Expression, Identifier, NewExpression, Node, Objec
 import type { Expr, Json, SpreadExpr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { CALLBACK_METHODS, CORE_ATOM_NAMES, GLOBAL_FUNCTIONS } from '../globals.ts'
-import { ERROR_CONSTRUCTOR_NAMES } from '../../ast/globals.ts'
+import { ERROR_CONSTRUCTOR_NAMES, VALUE_FUNCTION_NAMES } from '../../ast/globals.ts'
 import { didYouMean } from '../suggest.ts'
 import { lowerElement, lowerObjectOf } from './expressions.ts'
 import { lowerLambda } from './functions.ts'
@@ -49,7 +49,7 @@ function lowerCallbackArgs(method: string, args: Array<Expression | SpreadElemen
 }
 
 /** The global functions a callback may name (`xs.filter(Boolean)`, `xs.map(Number)`): each reads only the arguments a callback gets. */
-const CALLBACK_GLOBALS: ReadonlySet<string> = new Set(['Boolean', 'String', 'Number', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI'])
+const CALLBACK_GLOBALS: ReadonlySet<string> = new Set(VALUE_FUNCTION_NAMES)
 
 /**
  * A function named as a callback, `xs.filter(Boolean)`, `xs.map(format)` (a helper), `xs.reduce(sum, 0)`: the
@@ -62,7 +62,7 @@ function namedCallback(a: Identifier, method: string, ctx: LowerContext): Expr {
   const helper = ctx.helpers.has(name)
   if (!(helper ? !ctx.asyncHelpers.has(name) : !ctx.atoms.has(name) && CALLBACK_GLOBALS.has(name))) return ctx.fail('CALLBACK', a, { name: method })
   if (helper) ctx.calledHelpers.add(name)
-  const arity = method === 'sort' || method === 'toSorted' ? 2 : method === 'reduce' || method === 'reduceRight' ? 4 : 3
+  const arity = method === 'sort' || method === 'toSorted' ? 2 : method === 'reduce' || method === 'reduceRight' || method === 'replace' || method === 'replaceAll' ? 4 : 3
   const params = Array.from({ length: arity }, (_, i) => `arg$${i}`)
   return lambda(params, call(name, params.map((p) => id(p)), ctx.loc(a)))
 }
@@ -181,8 +181,9 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   const mapped = arrayFromMapped(node, method, ctx)
   if (mapped) return mapped
   if (method === 'replace' || method === 'replaceAll') {
-    const fn = node.arguments.find((a) => a.type === 'ArrowFunctionExpression' || a.type === 'FunctionExpression')
-    if (fn) ctx.fail('REPLACE_CALLBACK', fn, { name: method })
+    // AJS callbacks take at most four parameters: JavaScript's first four arguments (the match, groups, offset, text).
+    const fn = node.arguments.find((a) => a.type === 'ArrowFunctionExpression' && a.params.length > 4)
+    if (fn) ctx.fail('REPLACE_CALLBACK_PARAMS', fn, { name: method })
   }
   const object = lowerObjectOf(callee.object, ctx)
   const math = callee.object.type === 'Identifier' && callee.object.name === 'Math' && ctx.scope.lookup('Math') === undefined

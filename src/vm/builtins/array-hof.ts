@@ -11,6 +11,7 @@ import { toPrim } from './coerce.ts'
 import { SLOT_COST } from '../fuel.ts'
 import { chargeScan } from './sizes.ts'
 import type { CallbackMethodName } from '../../ast/globals.ts'
+import { TEXT_HOF_METHODS } from './replace-callback.ts'
 
 /**
  * A hole (left by `a[5] = v` past the end, a longer `length` or `delete a[i]`): JS's
@@ -32,6 +33,10 @@ export interface HofSpec {
   run: (f: Frame, arr: unknown[], cb: Callable, extra: unknown[]) => unknown
   /** The callback must be synchronous (sort comparators). */
   syncOnly?: boolean
+  /** A text method (`replace`): its target is a string, not an array. */
+  text?: boolean
+  /** Which argument is the callback (the others are `extra`): 0 unless given. */
+  callbackAt?: number
 }
 
 /**
@@ -222,4 +227,5 @@ export const HOF_METHODS: Record<CallbackMethodName, HofSpec> = {
   flatMap,
   sort,
   toSorted: { syncOnly: true, run: (f, arr, cb, extra) => { f.rt.chargeSlots(arr.length); return sort.run(f, arr.slice(), cb, extra) } },
+  ...TEXT_HOF_METHODS,
 }

@@ -178,10 +178,13 @@ function compileHofCall(c: Compiler, node: any, obj: CExpr, scope: Scope): CExpr
   // Own names only: a hostile AST's `toString` or `valueOf` must not find Object.prototype's.
   const hof = Object.hasOwn(HOF_METHODS, method) ? HOF_METHODS[method as CallbackMethodName] : undefined
   if (!hof) throw compileError('METHOD_NOT_ALLOWED', `Method "${method}" does not take a callback${didYouMean(method, Object.keys(HOF_METHODS))}`)
-  const argNodes: any[] = node.args
-  if (!isLambda(argNodes[0]) || argNodes.slice(1).some(isLambda)) {
-    throw compileError('AST_INVALID', `${method} takes the callback as its first argument`)
+  const all: any[] = node.args
+  const at = hof.callbackAt ?? 0
+  if (!isLambda(all[at]) || all.some((a, i) => i !== at && isLambda(a))) {
+    throw compileError('AST_INVALID', `${method} takes the callback as its ${at === 0 ? 'first' : 'second'} argument`)
   }
+  // The callback first, then the method's other arguments (`extra`), in their order.
+  const argNodes = [all[at], ...all.filter((_, i) => i !== at)]
   // A callback that loops may pause between time slices, where the method can wait for it and a promise is welcome here.
   const pausing = !hof.syncOnly && c.canSuspend(scope) && c.callbackLoops(argNodes[0])
   const lambda = pausing ? compileLambda(c, argNodes[0], scope, true) : c.inLambda(() => compileLambda(c, argNodes[0], scope))
@@ -191,10 +194,10 @@ function compileHofCall(c: Compiler, node: any, obj: CExpr, scope: Scope): CExpr
   const o = obj.fn, r = rest.fn
   const invoke = (f: Frame, target: unknown, extra: unknown[]) => {
     if (optional && (target === null || target === undefined)) return undefined
-    if (!Array.isArray(target)) {
-      throw vmError('TYPE_ERROR', `${method} with a callback needs an array, got ${target === null ? 'null' : typeof target}`)
+    if (hof.text ? typeof target !== 'string' : !Array.isArray(target)) {
+      throw vmError('TYPE_ERROR', `${method} with a callback needs ${hof.text ? 'a string' : 'an array'}, got ${target === null ? 'null' : typeof target}`)
     }
-    return hof.run(f, target, lambda, extra)
+    return hof.run(f, target as unknown[], lambda, extra)
   }
   const async = obj.async || rest.async || lambda.async
   const fn = obj.async || rest.async
