@@ -26,6 +26,7 @@ const PROGRAMS: Program[] = [
   P('clear', "const m = new Map([['k', 1]])\nm.clear()\nreturn [m.size, m.get('k'), m.has('k')]"),
   P('reassign', "let m = new Map([['a', 1]])\nif (words.length > 2) m = new Map([['b', 2]])\nreturn [...m]"),
   P('group-by', 'const groups = new Map()\nfor (const it of items) {\n  if (!groups.has(it.id)) groups.set(it.id, [])\n  groups.get(it.id).push(it.n)\n}\nreturn [...groups]'),
+  P('for-each', "const m = new Map([['a', 1], ['b', 2]])\nconst out = []\nm.forEach((v, k) => { out.push(k + '=' + v) })\nm.forEach((v) => out.push(v * 10))\nlet n = 0\nm.forEach(() => { n++ })\nreturn [out, n]"),
   P('in-callback', "const seen = new Map()\nconst firsts = words.filter((w) => { if (seen.has(w)) return false; seen.set(w, true); return true })\nreturn [firsts, seen.size]"),
   P('set-where-its-value-is-dropped', "const m = new Map()\nwords.forEach((w, i) => m.has(w) || m.set(w, i))\nfor (let i = 0, j = m.set('j', 0); i < 2; i++, m.set('i' + i, i)) m.set('x', i), m.delete('zz')\nfor (m.set('k', 1); m.size < 3;) m.set(m.size, 1)\nlet n = new Map()\nn = m.set('y', 1)\nreturn [[...m], n.size, m.set('z', 2).get('z'), m.set('z', 3).size, [...m.set('w', 4)].length]"),
 ]
@@ -55,6 +56,7 @@ describe('a Map gives JavaScript\'s results', () => {
 })
 
 function refusal(source: string): { code: string; hint: string; line: number } {
+  source = `function show(v) { return v }\n${source}`
   try { transpile(source) } catch (e) {
     if (!(e instanceof TranspileError)) throw e
     return { code: e.code, hint: e.hint, line: e.line }
@@ -70,7 +72,8 @@ describe('a Map handed on as an object is refused, with the rewrite', () => {
     ['passed', 'const m = new Map()\nreturn JSON.stringify(m)', 'AJS2045', '`[...m]`'],
     ['compared', 'const m = new Map(), n = new Map()\nreturn m === n', 'AJS2045', '`[...m]`'],
     ['another value assigned', 'let m = new Map()\nm = {}\nreturn 1', 'AJS2045', '`[...m]`'],
-    ['forEach', 'const m = new Map()\nm.forEach((v, k) => v)\nreturn 1', 'AJS2046', 'for (const [key, value] of m)'],
+    ['forEach with the Map as a third parameter', 'const m = new Map()\nm.forEach((v, k, map) => map)\nreturn 1', 'AJS2045', '`[...map]`'],
+    ['forEach of a helper', 'const m = new Map()\nm.forEach(show)\nreturn 1', 'AJS2031', 'forEach'],
     ['an unknown method', 'const m = new Map()\nreturn m.gett(1)', 'AJS2046', 'get'],
     ['a property read', 'const m = new Map()\nreturn m.length', 'AJS2045', '`[...m]`'],
     // set gives the Map back, and an assignment its value: each is a Map wherever its value is read.

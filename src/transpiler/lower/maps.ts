@@ -12,12 +12,13 @@
  * (AJS2045) with the rewrite, as `m.forEach` is (AJS2046: its callback is not an array method's).
  */
 import type { CallExpression, Expression, Identifier, MemberExpression, NewExpression, Node } from 'acorn'
-import type { Expr } from '../../ast/types.ts'
+import type { Expr, Pattern } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { id, methodCall } from '../../ast/build.ts'
 import { didYouMean } from '../suggest.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
-import { isUnused, keep } from './unused.ts'
+import { discard, isUnused, keep } from './unused.ts'
+import { lowerLambda } from './functions.ts'
 
 /** The Map methods AJS has, each a `Map` static of its name. */
 const METHODS: ReadonlySet<string> = new Set(['get', 'set', 'has', 'delete', 'clear', 'keys', 'values', 'entries'])
@@ -62,11 +63,30 @@ export function mapEntries(node: Node, ctx: LowerContext): Expr {
 /** `m.method(...)` with `m` a Map: the static `Map.method(m, ...)`. */
 export function lowerMapCall(node: CallExpression, method: string, ctx: LowerContext): Expr {
   const callee = node.callee as MemberExpression
-  if (method === 'forEach') return ctx.fail('MAP_METHOD', callee.property, { name: method, suggest: ' Write `for (const [key, value] of m) { ... }`.' })
+  if (method === 'forEach') return lowerMapForEach(node, ctx)
   if (!METHODS.has(method)) return ctx.fail('MAP_METHOD', callee.property, { name: method, suggest: didYouMean(method, METHODS) })
   // `set` gives the Map: kept or chained (lowerMap), or dropped (a statement), never read as a value.
   if (method === 'set' && !isUnused(node)) refuseMapValue(node, ctx)
   const out = methodCall(id('Map'), method, [lowerMap(callee.object, ctx), ...node.arguments.map((a) => lowerElement(a, ctx))])
+  out.loc = ctx.loc(node)
+  return out
+}
+
+/**
+ * `m.forEach((value, key) => ...)`: the forEach of a copy of the entries with `([key, value]) => ...`, value first
+ * as JavaScript passes it (the entries as the call starts, as `for (const [k, v] of m)` reads them). The Map
+ * itself as a third parameter would be a Map value: refused (AJS2046), as a callback not written in place is.
+ */
+function lowerMapForEach(node: CallExpression, ctx: LowerContext): Expr {
+  const callee = node.callee as MemberExpression
+  const [fn, ...rest] = node.arguments
+  if (fn?.type !== 'ArrowFunctionExpression' || rest.length > 0) return ctx.fail('CALLBACK', fn ?? callee.property, { name: 'forEach' })
+  if (fn.params.length > 2) refuseMapValue(fn.params[2]!, ctx)
+  discard(fn.body) // its value is dropped, as an array forEach's
+  const lambda = lowerLambda(fn, ctx)
+  const [value, key] = lambda.params
+  lambda.params = [{ $pattern: 'array', elements: [key ?? null, value ?? null] } as Pattern]
+  const out = methodCall(mapEntries(callee.object, ctx), 'forEach', [lambda])
   out.loc = ctx.loc(node)
   return out
 }
