@@ -11,6 +11,7 @@ import type { Expr, SpreadExpr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { array, id, methodCall } from '../../ast/build.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
+import { staticCall } from './statics.ts'
 
 /** `new Array(n)` or `Array(n)` of the global Array with one argument: that argument; else undefined. */
 export function arrayLength(node: Node, ctx: LowerContext): Expression | undefined {
@@ -22,9 +23,7 @@ export function arrayLength(node: Node, ctx: LowerContext): Expression | undefin
 
 /** `Array.filled(n, fill)`: n copies of the fill value; without one, the array as its holes read (n undefineds). */
 export function filled(n: Expression, fill: Expr | undefined, ctx: LowerContext, at: Node): Expr {
-  const out = methodCall(id('Array'), 'filled', [lowerExpr(n, ctx), ...(fill ? [fill] : [])])
-  out.loc = ctx.loc(at)
-  return out
+  return staticCall('Array', 'filled', [lowerExpr(n, ctx), ...(fill ? [fill] : [])], ctx, at)
 }
 
 /** `Array(n).fill(v)` and `Array(n).keys()`: undefined when the call is not one of them. */

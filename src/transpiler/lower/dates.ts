@@ -20,8 +20,9 @@ import type { BinaryOp, Expr, SpreadExpr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { DATE_METHODS } from '../../ast/globals.ts'
 import { COMPARISON_OPERATORS, OPERATORS, ORDERING_OPERATORS } from '../../ast/nodes.ts'
-import { assign, binary, id, methodCall } from '../../ast/build.ts'
+import { assign, binary, id } from '../../ast/build.ts'
 import { didYouMean } from '../suggest.ts'
+import { checkReassign, refuseAsValue, staticCall } from './statics.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
 import { isGlobalName } from './maps.ts'
 
@@ -45,16 +46,12 @@ export function isDate(node: Node, ctx: LowerContext): boolean {
 /** A Date's time value: `new Date(...)` as `Date.time(...)` (a Date among its arguments read as its time, as JavaScript reads it), a Date variable as itself. */
 export function lowerTime(node: Node, ctx: LowerContext): Expr {
   if (node.type === 'Identifier') return id((node as Identifier).name)
-  const out = methodCall(id('Date'), 'time', (node as NewExpression).arguments.map((a) => (isDate(a, ctx) ? lowerTime(a, ctx) : lowerElement(a, ctx))))
-  out.loc = ctx.loc(node)
-  return out
+  return staticCall('Date', 'time', (node as NewExpression).arguments.map((a) => (isDate(a, ctx) ? lowerTime(a, ctx) : lowerElement(a, ctx))), ctx, node)
 }
 
 /** A Date where JavaScript would convert it to text (`d + ''`, `${d}`, `String(d)`): its toString. */
 export function dateText(node: Node, ctx: LowerContext): Expr {
-  const out = methodCall(id('Date'), 'toString', [lowerTime(node, ctx)])
-  out.loc = ctx.loc(node)
-  return out
+  return staticCall('Date', 'toString', [lowerTime(node, ctx)], ctx, node)
 }
 
 /**
@@ -69,8 +66,7 @@ export function lowerNewDate(node: Node, ctx: LowerContext): Expr {
 
 /** The refusal of a Date used as a value, naming it as written. */
 export function refuseDateValue(node: Node, ctx: LowerContext): never {
-  const text = ctx.source.slice(node.start, node.end)
-  return ctx.fail('DATE_VALUE', node, { name: text.length > 40 ? 'the Date' : text })
+  return refuseAsValue('DATE_VALUE', node, ctx, 'the Date')
 }
 
 /** `d.m(...)` with `d` a Date: the static `Date.m(d, ...)`; a setter of a variable assigns it the new time. */
@@ -81,8 +77,7 @@ export function lowerDateCall(node: CallExpression, method: string, ctx: LowerCo
   const time = lowerTime(callee.object, ctx)
   const args = node.arguments.map((a) => lowerElement(a, ctx))
   if (kind === 'time' && args.length === 0) return time
-  const call = methodCall(id('Date'), method, [time, ...args])
-  call.loc = ctx.loc(node)
+  const call = staticCall('Date', method, [time, ...args], ctx, node)
   if (kind !== 'set' || callee.object.type !== 'Identifier') return call
   const name = (callee.object as Identifier).name
   if (ctx.scope.boundOutsideIsolation(name)) ctx.fail('PARALLEL_ASSIGN', callee.object, { name })
@@ -105,15 +100,11 @@ export function lowerDateBinary(node: BinaryExpression, ctx: LowerContext): Expr
 
 /** `d = <Date>` for a Date variable `d` (a statement or an expression): the new time value; anything else refused. */
 export function lowerDateAssignValue(target: Identifier, right: Expression, ctx: LowerContext): Expr {
-  const name = target.name
-  if (ctx.scope.lookup(name) === 'dateConst') ctx.fail('CONST_ASSIGN', target, { name })
-  if (ctx.scope.boundOutsideIsolation(name)) ctx.fail('PARALLEL_ASSIGN', target, { name })
+  checkReassign(target, 'dateConst', ctx)
   if (!isDate(right, ctx)) refuseDateValue(target, ctx)
   return lowerNewDate(right, ctx)
 }
 
-/** Whether `node` names a variable holding a Date (an assignment target). */
-export const isDateVariable = (node: Node, ctx: LowerContext): boolean => node.type === 'Identifier' && isDate(node, ctx)
 
 /** An argument of a function that reads it as a number (`Number(d)`, `isNaN(d)`, `Math.max(a, b)`): a Date's time value. */
 export function lowerNumberArgs(args: ReadonlyArray<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {

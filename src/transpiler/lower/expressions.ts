@@ -19,8 +19,9 @@ import { lowerCall, lowerNew } from './calls.ts'
 import { checkAssignable, lowerIdentifier } from './names.ts'
 import { lowerAssignTarget } from './patterns.ts'
 import { lowerIterable, lowerSetRead } from './sets.ts'
-import { isMap, lowerMapAssignValue, lowerMapSize, refuseMapValue } from './maps.ts'
-import { dateText, isDate, isDateVariable, lowerDateAssignValue, lowerDateBinary, lowerTime, refuseDateValue } from './dates.ts'
+import { lowerMapSize } from './maps.ts'
+import { typedAssignValue } from './typed-vars.ts'
+import { dateText, isDate, lowerDateBinary, lowerTime } from './dates.ts'
 import { isUnused } from './unused.ts'
 import { COMPARISON_OPERATORS } from '../../ast/nodes.ts'
 import { ERROR_VALUE_NAMES } from '../../ast/globals.ts'
@@ -261,14 +262,8 @@ function lowerAssign(node: AssignmentExpression, ctx: LowerContext): Expr {
   const op = node.operator as AssignOp
   const left = node.left
   // The value of `d = new Date(...)` or `m = new Map(...)` is the Date or Map: only where it is dropped (lower/unused.ts).
-  if (op === '=' && isDateVariable(left, ctx)) {
-    if (!isUnused(node)) refuseDateValue(node, ctx)
-    return assign(id((left as Identifier).name), lowerDateAssignValue(left as Identifier, node.right, ctx), op)
-  }
-  if (op === '=' && left.type === 'Identifier' && isMap(left, ctx)) {
-    if (!isUnused(node)) refuseMapValue(node, ctx)
-    return assign(id(left.name), lowerMapAssignValue(left, node.right, ctx), op)
-  }
+  const typed = op === '=' ? typedAssignValue(left, node.right, ctx, isUnused(node) ? undefined : node) : undefined
+  if (typed) return assign(id((left as Identifier).name), typed, op)
   const target = left.type === 'ObjectPattern' || left.type === 'ArrayPattern'
     ? lowerAssignTarget(left, ctx) as Exclude<ReturnType<typeof lowerAssignTarget>, string>
     : lowerSimpleTarget(left, ctx)

@@ -8,16 +8,15 @@
 import type { ArrowFunctionExpression, CallExpression, Expression } from 'acorn'
 import type { Expr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
-import { id, methodCall } from '../../ast/build.ts'
+import { methodCall } from '../../ast/build.ts'
 import { isPlainRead, lowerExpr } from './expressions.ts'
 import { lowerLambda } from './functions.ts'
+import { staticCall } from './statics.ts'
 
 export function lowerGroupBy(node: CallExpression, ctx: LowerContext): Expr {
   const [items, fn] = node.arguments
   if (node.arguments.length !== 2 || items!.type === 'SpreadElement' || fn!.type !== 'ArrowFunctionExpression') return ctx.fail('GROUP_BY', node)
   if (!isPlainRead(items!)) return ctx.fail('GROUP_BY', items!)
   const keys = methodCall(lowerExpr(items as Expression, ctx), 'map', [lowerLambda(fn as ArrowFunctionExpression, ctx)])
-  const out = methodCall(id('Object'), 'groupByKeys', [lowerExpr(items as Expression, ctx), keys])
-  out.loc = ctx.loc(node)
-  return out
+  return staticCall('Object', 'groupByKeys', [lowerExpr(items as Expression, ctx), keys], ctx, node)
 }

@@ -13,6 +13,7 @@ import type { LowerContext } from '../context.ts'
 import { call, id, methodCall } from '../../ast/build.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
 import { isDate, lowerTime } from './dates.ts'
+import { staticCall } from './statics.ts'
 
 /** The Intl classes AJS formats with, written in place. */
 const FORMATS: ReadonlySet<string> = new Set(['NumberFormat', 'DateTimeFormat'])
@@ -51,14 +52,11 @@ export function lowerIntlFormat(node: CallExpression, method: string, ctx: Lower
   }
   const formatArgs = args.map((a) => lowerElement(a as Expression | SpreadElement, ctx))
   const x = node.arguments[0] as Expression | undefined
-  let out: Expr
   if (name === 'NumberFormat') {
-    out = methodCall(call('Number', x === undefined ? [] : [lowerExpr(x, ctx)], ctx.loc(node)), 'toLocaleString', formatArgs)
-  } else {
-    const time = x === undefined ? methodCall(id('Date'), 'time', []) : isDate(x, ctx) ? lowerTime(x, ctx) : lowerExpr(x, ctx)
-    const pad = formatArgs.length === 0 ? [] : formatArgs
-    out = methodCall(id('Date'), 'intlFormat', [time, ...pad])
+    const out = methodCall(call('Number', x === undefined ? [] : [lowerExpr(x, ctx)], ctx.loc(node)), 'toLocaleString', formatArgs)
+    out.loc = ctx.loc(node)
+    return out
   }
-  out.loc = ctx.loc(node)
-  return out
+  const time = x === undefined ? methodCall(id('Date'), 'time', []) : isDate(x, ctx) ? lowerTime(x, ctx) : lowerExpr(x, ctx)
+  return staticCall('Date', 'intlFormat', [time, ...formatArgs], ctx, node)
 }

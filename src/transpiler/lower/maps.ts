@@ -16,6 +16,7 @@ import type { Expr, Pattern } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { id, methodCall } from '../../ast/build.ts'
 import { didYouMean } from '../suggest.ts'
+import { checkReassign, refuseAsValue, staticCall } from './statics.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
 import { discard, isUnused, keep } from './unused.ts'
 import { lowerLambda } from './functions.ts'
@@ -48,16 +49,12 @@ export function lowerMap(node: Node, ctx: LowerContext): Expr {
   if (node.type === 'CallExpression') { keep(node); return lowerExpr(node as CallExpression, ctx) }
   const [items] = (node as NewExpression).arguments
   const arg = items === undefined ? [] : [items.type !== 'SpreadElement' && isMap(items, ctx) ? mapEntries(items, ctx) : lowerElement(items, ctx)]
-  const out = methodCall(id('Map'), 'from', arg)
-  out.loc = ctx.loc(node)
-  return out
+  return staticCall('Map', 'from', arg, ctx, node)
 }
 
 /** A fresh copy of a Map's entries: what `[...m]`, `Array.from(m)`, `Object.fromEntries(m)` and `for...of` read. */
 export function mapEntries(node: Node, ctx: LowerContext): Expr {
-  const out = methodCall(id('Map'), 'entries', [lowerMap(node, ctx)])
-  out.loc = ctx.loc(node)
-  return out
+  return staticCall('Map', 'entries', [lowerMap(node, ctx)], ctx, node)
 }
 
 /** `m.method(...)` with `m` a Map: the static `Map.method(m, ...)`. */
@@ -67,9 +64,7 @@ export function lowerMapCall(node: CallExpression, method: string, ctx: LowerCon
   if (!METHODS.has(method)) return ctx.fail('MAP_METHOD', callee.property, { name: method, suggest: didYouMean(method, METHODS) })
   // `set` gives the Map: kept or chained (lowerMap), or dropped (a statement), never read as a value.
   if (method === 'set' && !isUnused(node)) refuseMapValue(node, ctx)
-  const out = methodCall(id('Map'), method, [lowerMap(callee.object, ctx), ...node.arguments.map((a) => lowerElement(a, ctx))])
-  out.loc = ctx.loc(node)
-  return out
+  return staticCall('Map', method, [lowerMap(callee.object, ctx), ...node.arguments.map((a) => lowerElement(a, ctx))], ctx, node)
 }
 
 /**
@@ -94,22 +89,17 @@ function lowerMapForEach(node: CallExpression, ctx: LowerContext): Expr {
 /** `m.size`: `Map.size(m)`; undefined when `node` is not a read of a Map's size. */
 export function lowerMapSize(node: MemberExpression, ctx: LowerContext): Expr | undefined {
   if (node.computed || node.property.type !== 'Identifier' || node.property.name !== 'size' || !isMap(node.object, ctx)) return undefined
-  const out = methodCall(id('Map'), 'size', [lowerMap(node.object, ctx)])
-  out.loc = ctx.loc(node)
-  return out
+  return staticCall('Map', 'size', [lowerMap(node.object, ctx)], ctx, node)
 }
 
 /** The refusal of a Map used as a value, naming it as written. */
 export function refuseMapValue(node: Node, ctx: LowerContext): never {
-  const text = ctx.source.slice(node.start, node.end)
-  return ctx.fail('MAP_VALUE', node, { name: text.length > 40 ? 'm' : text })
+  return refuseAsValue('MAP_VALUE', node, ctx, 'm')
 }
 
 /** `m = <Map>` for a Map variable `m`: the new entries; anything else refused. */
 export function lowerMapAssignValue(target: Identifier, right: Expression, ctx: LowerContext): Expr {
-  const name = target.name
-  if (ctx.scope.lookup(name) === 'mapConst') ctx.fail('CONST_ASSIGN', target, { name })
-  if (ctx.scope.boundOutsideIsolation(name)) ctx.fail('PARALLEL_ASSIGN', target, { name })
+  checkReassign(target, 'mapConst', ctx)
   if (!isMap(right, ctx)) refuseMapValue(target, ctx)
   return lowerMap(right, ctx)
 }

@@ -13,8 +13,9 @@
 import type { Expression, Identifier, MemberExpression, NewExpression, Node, SpreadElement } from 'acorn'
 import type { Expr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
-import { id, member, methodCall } from '../../ast/build.ts'
+import { member, methodCall } from '../../ast/build.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
+import { staticCall } from './statics.ts'
 import { isGlobalName, isMap, mapEntries } from './maps.ts'
 import { arrayLength, filled } from './arrays.ts'
 
@@ -27,9 +28,7 @@ export function isNewSet(node: Node, ctx: LowerContext): node is NewExpression {
 
 /** `new Set(xs)` as the array of its items: `Set.from(xs)` (no argument, null or undefined: none; a text: its characters). */
 export function lowerSetItems(node: NewExpression, ctx: LowerContext): Expr {
-  const out = methodCall(id('Set'), 'from', node.arguments.map((a) => lowerElement(a as Expression | SpreadElement, ctx)))
-  out.loc = ctx.loc(node)
-  return out
+  return staticCall('Set', 'from', node.arguments.map((a) => lowerElement(a as Expression | SpreadElement, ctx)), ctx, node)
 }
 
 /** What is iterated or spread: a `new Set(xs)` as its items, a Map as a copy of its entries, `Array(n)` as n undefineds, anything else as it is. */

@@ -19,9 +19,8 @@ import type { BindingKind } from '../scope.ts'
 import { lowerExpr } from './expressions.ts'
 import { collectNames, lowerAssignTarget, lowerBinding, predeclarePattern, predeclarePatterns } from './patterns.ts'
 import { checkAssignable } from './names.ts'
-import { isDate, isDateVariable, lowerDateAssignValue, lowerNewDate } from './dates.ts'
+import { typedAssignValue, typedDeclaration } from './typed-vars.ts'
 import { lowerIterable } from './sets.ts'
-import { isMap, lowerMap, lowerMapAssignValue } from './maps.ts'
 import { lowerPromiseAll, promiseAllOf, unwrap } from './promise-all.ts'
 import { varsObject } from './vars-object.ts'
 import { discard } from './unused.ts'
@@ -103,13 +102,6 @@ export function lowerStatement(node: AnyStatement, ctx: LowerContext, out: Step[
   lower(node, ctx, out, label)
 }
 
-/** A `varsLet` of one name (a Date or Map variable), its object made as every other one (lower/vars-object.ts). */
-function oneVar(ctx: LowerContext, name: string, value: Value): Record<string, Value> {
-  const vars = varsObject(ctx)
-  vars[name] = value
-  return vars
-}
-
 function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Step[]): void {
   const kind = node.kind
   if (kind === 'var') {
@@ -120,22 +112,10 @@ function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Ste
   let lets: Record<string, Value> | undefined
   for (const d of node.declarations) {
     const before = out.length
-    if (d.id.type === 'Identifier' && d.init && isDate(d.init, ctx)) {
-      // A Date variable: its time value, in a `let` even when declared `const` (a setter assigns it the new time).
-      const time = lowerNewDate(d.init, ctx)
-      ctx.declare(d.id.name, kind === 'const' ? 'dateConst' : 'date', d.id)
-      ctx.dateVars++
+    const typed = typedDeclaration(d, kind, ctx, node)
+    if (typed) {
       lets = undefined
-      out.push({ op: 'varsLet', vars: oneVar(ctx, d.id.name, toValue(time)), loc: ctx.loc(node) })
-      continue
-    }
-    if (d.id.type === 'Identifier' && d.init && isMap(d.init, ctx)) {
-      // A Map variable: its entries array, changed in place by its methods.
-      const entries = lowerMap(d.init, ctx)
-      ctx.declare(d.id.name, kind === 'const' ? 'mapConst' : 'map', d.id)
-      ctx.mapVars++
-      lets = undefined
-      out.push(kind === 'const' ? { op: 'constSet', key: d.id.name, value: toValue(entries), loc: ctx.loc(d) } : { op: 'varsLet', vars: oneVar(ctx, d.id.name, toValue(entries)), loc: ctx.loc(node) })
+      out.push(typed)
       continue
     }
     const value = d.init ? lowerStatementValue(d.init, ctx, out) : id('undefined')
@@ -164,13 +144,9 @@ function lowerExpressionStatement(node: { expression: Expression; directive?: st
   discard(e)
   const loc = ctx.loc(node as unknown as Node)
   if (e.type === 'AssignmentExpression' && e.operator === '=') {
-    if (isDateVariable(e.left, ctx)) {
-      const name = e.left as Identifier
-      out.push({ op: 'varSet', key: name.name, value: toValue(lowerDateAssignValue(name, e.right, ctx)), loc })
-      return
-    }
-    if (e.left.type === 'Identifier' && isMap(e.left, ctx)) {
-      out.push({ op: 'varSet', key: e.left.name, value: toValue(lowerMapAssignValue(e.left, e.right, ctx)), loc })
+    const typed = typedAssignValue(e.left, e.right, ctx)
+    if (typed) {
+      out.push({ op: 'varSet', key: (e.left as Identifier).name, value: toValue(typed), loc })
       return
     }
     if (e.left.type === 'Identifier') {
