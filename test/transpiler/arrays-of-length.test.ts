@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM } from '../../src/vm/index.ts'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { runNative, runVm, type Program } from './differential/harness.ts'
+import { type Program, testSideBySide } from './differential/harness.ts'
 
 const ARGS = { n: 4, text: '3', bad: -1 }
 const P = (name: string, body: string): Program => ({ name, source: `function main({ n, text, bad }) {\n${body}\n}\n`, args: ARGS })
@@ -24,13 +24,7 @@ const PROGRAMS: Program[] = [
 ]
 
 describe('an array of n made and filled at once gives JavaScript\'s result', () => {
-  for (const p of PROGRAMS) {
-    test(p.name, async () => {
-      const native = runNative(p)
-      expect(native.ok).toBe(true)
-      expect(await runVm(p, AgentVM)).toEqual(native)
-    })
-  }
+  testSideBySide(PROGRAMS, AgentVM)
 
   test('an array of holes kept, or filled in part, is still refused (AJS2041)', () => {
     for (const body of ['const a = new Array(n)\nreturn a', 'return new Array(n).fill(0, 1)', 'return Array(n).map((x) => 1)']) {

@@ -8,7 +8,7 @@ import { transpile } from '../../src/transpiler/index.ts'
 import { compileWorkflow } from '../../src/workflows/index.ts'
 import { AgentVM } from '../../src/vm/index.ts'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { normalize, runNative, runVm, type Program } from './differential/harness.ts'
+import { type Program, normalize, runNative, testSideBySide } from './differential/harness.ts'
 
 const ARGS = { iso: '2026-11-27T10:30:00.000Z', day: '2026-03-07', ms: 1795780800000, items: [{ at: '2026-01-02' }, { at: '2025-05-01T08:00:00Z' }, { at: '2027-01-01' }] }
 const P = (name: string, body: string): Program => ({ name, source: `function main({ iso, day, ms, items }) {\n${body}\n}\n`, args: ARGS })
@@ -46,14 +46,7 @@ beforeAll(() => { tz = process.env.TZ; process.env.TZ = 'UTC' })
 afterAll(() => { if (tz === undefined) delete process.env.TZ; else process.env.TZ = tz })
 
 describe('a Date gives JavaScript\'s results (JavaScript on a host set to UTC)', () => {
-  for (const p of PROGRAMS) {
-    test(p.name, async () => {
-      const native = runNative(p)
-      const vm = await runVm(p, AgentVM)
-      expect(native.ok).toBe(true)
-      expect(vm).toEqual(native)
-    })
-  }
+  testSideBySide(PROGRAMS, AgentVM)
 
   test('the JavaScript side really ran in UTC (these tests would pass trivially otherwise)', () => {
     expect(new Date(0).getTimezoneOffset()).toBe(0)

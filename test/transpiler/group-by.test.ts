@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM } from '../../src/vm/index.ts'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { runNative, runVm, type Program } from './differential/harness.ts'
+import { type Program, testSideBySide } from './differential/harness.ts'
 
 const ARGS = { orders: [{ id: 1, status: 'open', total: 30 }, { id: 2, status: 'done', total: 5 }, { id: 3, status: 'open', total: 12 }, { id: 4, status: 10, total: 1 }], data: { xs: [5, 12, 7, 30, 1] } }
 const P = (name: string, body: string): Program => ({ name, source: `function main({ orders, data }) {\n${body}\n}\n`, args: ARGS })
@@ -21,13 +21,7 @@ const PROGRAMS: Program[] = [
 ]
 
 describe('Object.groupBy gives JavaScript\'s groups', () => {
-  for (const p of PROGRAMS) {
-    test(p.name, async () => {
-      const native = runNative(p)
-      expect(native.ok).toBe(true)
-      expect(await runVm(p, AgentVM)).toEqual(native)
-    })
-  }
+  testSideBySide(PROGRAMS, AgentVM)
 
   test('items that are not a variable or a property, or a callback not written in place, are refused', () => {
     for (const body of ['return Object.groupBy(orders.filter((o) => o.total), (o) => o.status)', 'return Object.groupBy(orders)', 'return Object.groupBy(orders, pick)']) {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM } from '../../src/vm/index.ts'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { runNative, runVm, type Program } from './differential/harness.ts'
+import { type Program, testSideBySide } from './differential/harness.ts'
 
 const ARGS = { total: 1234.5, ms: 1795780800000, locale: 'de-DE', iso: '2026-03-07T18:30:00Z' }
 const P = (name: string, body: string): Program => ({ name, source: `function main({ total, ms, locale, iso }) {\n${body}\n}\n`, args: ARGS })
@@ -27,13 +27,7 @@ beforeAll(() => { tz = process.env.TZ; process.env.TZ = 'UTC' })
 afterAll(() => { if (tz === undefined) delete process.env.TZ; else process.env.TZ = tz })
 
 describe('a formatter made and used in place gives JavaScript\'s text', () => {
-  for (const p of PROGRAMS) {
-    test(p.name, async () => {
-      const native = runNative(p)
-      expect(native.ok).toBe(true)
-      expect(await runVm(p, AgentVM)).toEqual(native)
-    })
-  }
+  testSideBySide(PROGRAMS, AgentVM)
 
   test('without an argument DateTimeFormat formats now: the run\'s clock', async () => {
     const { ast } = transpile("function f() { return new Intl.DateTimeFormat('en-US', { dateStyle: 'short' }).format() }")

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM } from '../../src/vm/index.ts'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { runNative, runVm, type Program } from './differential/harness.ts'
+import { type Program, testSideBySide } from './differential/harness.ts'
 
 const ARGS = { words: 'the cat and the hat and the bat'.split(' '), items: [{ id: 3, n: 'c' }, { id: 1, n: 'a' }, { id: 3, n: 'C' }], o: { b: 2, a: 1, 10: 'ten', 2: 'two' } }
 const P = (name: string, body: string): Program => ({ name, source: `function main({ words, items, o }) {\n${body}\n}\n`, args: ARGS })
@@ -32,13 +32,7 @@ const PROGRAMS: Program[] = [
 ]
 
 describe('a Map gives JavaScript\'s results', () => {
-  for (const p of PROGRAMS) {
-    test(p.name, async () => {
-      const native = runNative(p)
-      expect(native.ok).toBe(true)
-      expect(await runVm(p, AgentVM)).toEqual(native)
-    })
-  }
+  testSideBySide(PROGRAMS, AgentVM)
 
   test('a Map variable is its entries; its methods are Map statics', () => {
     const text = JSON.stringify(transpile("function f() { const m = new Map(); m.set('a', 1); return m.get('a') }").ast)

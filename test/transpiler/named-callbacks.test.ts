@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM } from '../../src/vm/index.ts'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { runNative, runVm, type Program } from './differential/harness.ts'
+import { type Program, testSideBySide } from './differential/harness.ts'
 
 const ARGS = { xs: ['10', '', '7', null, '0', 'x', '3'], nums: [5, 1, 4] }
 const HELPERS = `
@@ -27,13 +27,7 @@ const PROGRAMS: Program[] = [
 ]
 
 describe('a function named as a callback is called as JavaScript calls it', () => {
-  for (const p of PROGRAMS) {
-    test(p.name, async () => {
-      const native = runNative(p)
-      expect(native.ok).toBe(true)
-      expect(await runVm(p, AgentVM)).toEqual(native)
-    })
-  }
+  testSideBySide(PROGRAMS, AgentVM)
 
   test('atoms, async helpers and other globals stay refused (AJS2031)', () => {
     const cases = ['return xs.map(httpFetch)', 'return xs.map(structuredClone)', 'return xs.map(Error)', 'return xs.map(load)']

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM, defineAtom } from '../../src/vm/index.ts'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { runNative, runVm, type Program } from './differential/harness.ts'
+import { type Program, testSideBySide } from './differential/harness.ts'
 
 const ARGS = { s: 'the quick brown fox, the lazy dog', date: '2026-11-27', tpl: 'Hi {name}, you owe {amount}.', vars: { name: 'Ada', amount: 12.5 } }
 const P = (name: string, body: string): Program => ({ name, source: `function main({ s, date, tpl, vars }) {\n${body}\n}\n`, args: ARGS })
@@ -26,13 +26,7 @@ const PROGRAMS: Program[] = [
 ]
 
 describe('replace with a callback gives JavaScript\'s text', () => {
-  for (const p of PROGRAMS) {
-    test(p.name, async () => {
-      const native = runNative(p)
-      expect(native.ok).toBe(true)
-      expect(await runVm(p, AgentVM)).toEqual(native)
-    })
-  }
+  testSideBySide(PROGRAMS, AgentVM)
 
   test('the callback may call an atom; the calls run in order', async () => {
     const calls: string[] = []

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM } from '../../src/vm/index.ts'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { runNative, runVm, type Program } from './differential/harness.ts'
+import { type Program, testSideBySide } from './differential/harness.ts'
 
 const ARGS = { xs: [3, 1, 3, NaN, 2, NaN, -0, 0, '3', 1], s: 'hello', tags: ['a', 'b', 'a'], none: null }
 const P = (name: string, body: string): Program => ({ name, source: `function main({ xs, s, tags, none }) {\n${body}\n}\n`, args: ARGS })
@@ -26,13 +26,7 @@ const PROGRAMS: Program[] = [
 ]
 
 describe('a Set read at once gives JavaScript\'s result', () => {
-  for (const p of PROGRAMS) {
-    test(p.name, async () => {
-      const native = runNative(p)
-      expect(native.ok).toBe(true)
-      expect(await runVm(p, AgentVM)).toEqual(native)
-    })
-  }
+  testSideBySide(PROGRAMS, AgentVM)
 
   test('[...new Set(xs)] is Set.from(xs) in the AST', () => {
     expect(JSON.stringify(transpile('function f({ xs }) { return [...new Set(xs)] }').ast)).toContain('"object":{"$expr":"ident","name":"Set"},"method":"from"')

@@ -8,6 +8,7 @@
  * `undefined` properties dropped, `-0` -> `0`); NaN and the infinities are
  * kept distinguishable. A thrown error compares by message.
  */
+import { expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { transpile } from '../../../src/transpiler/index.ts'
 import type { AjsProgram } from '../../../src/ast/types.ts'
@@ -102,4 +103,15 @@ export async function runVm(p: Program, Vm: new () => VmLike): Promise<Outcome> 
   const r = await new Vm().run(ast, clone(p.args), { fuel: 1e7 })
   if (r.error) return { ok: false, message: r.error.message }
   return { ok: true, value: normalize(r.result) }
+}
+
+/** One test per program: it runs as JavaScript (it must) and gives the same outcome on the VM. */
+export function testSideBySide(programs: readonly Program[], Vm: new () => VmLike): void {
+  for (const p of programs) {
+    test(p.name, async () => {
+      const native = runNative(p)
+      expect(native.ok).toBe(true)
+      expect(await runVm(p, Vm)).toEqual(native)
+    })
+  }
 }
