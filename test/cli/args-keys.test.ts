@@ -3,14 +3,16 @@
  * such as `nme` for `name`) ran with the default and said nothing: now a
  * warning CLI_ARGS_UNKNOWN_KEY on stderr and in --json's diagnostics, with
  * did-you-mean, leaving the result and the exit status alone; none for a
- * program that takes any key.
+ * program that takes any key. `ajsc workflow run --args` the same, for a
+ * module whose `export default function ({ ... })` is all that reads args.
  */
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ajsc } from './run-cli.ts'
-import { declaredArgKeys } from '../../src/cli/args-keys.ts'
+import { declaredArgKeys, declaredWorkflowArgs } from '../../src/cli/args-keys.ts'
+import { compileWorkflow } from '../../src/workflows/frontend/module.ts'
 import { Agent, s, e } from '../../src/index.ts'
 
 setDefaultTimeout(30_000)
@@ -20,6 +22,8 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ajsc-args-keys-'))
   writeFileSync(join(dir, 'greet.ajs'), 'function greet({ name = "World" }) { return { greeting: `Hello, ${name}!` } }\n')
   writeFileSync(join(dir, 'rest.ajs'), 'function pick({ name, ...rest }) { return { name, others: rest } }\n')
+  writeFileSync(join(dir, 'wf-greet.ajs'), 'export default function greet({ name = "World" }) {\n  return `Hello, ${name}!`\n}\n')
+  writeFileSync(join(dir, 'wf-helper.ajs'), 'export default function ({ name }) {\n  return name + suffix()\n}\nfunction suffix() { return args.suffix ?? "" }\n')
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -62,5 +66,45 @@ describe('an --args key the entry does not declare', () => {
     type Params = NonNullable<typeof ast.params>
     expect(declaredArgKeys({ ...ast, inputSchema: undefined, params: pattern as unknown as Params })).toEqual(['a'])
     expect(declaredArgKeys({ ...ast, params: { ...pattern, rest: 'more' } as unknown as Params })).toBeUndefined()
+  })
+})
+
+const WORKFLOW_SOURCES: Record<string, string> = {
+  greet: 'export default function greet({ name = "World" }) { return name }',
+  anonymous: 'export default function ({ name, count }) { return name }',
+  global: 'export default `Hello, ${args.name}!`',
+  // args read in a helper (the workflowArgs() atom there) or at the top level besides the call: any key may be read.
+  helper: 'export default function ({ name }) { return name + suffix() }\nfunction suffix() { return args.suffix }',
+  topLevel: 'log(args.debug)\nexport default function ({ name }) { return name }',
+  rest: 'export default function ({ name, ...more }) { return more }',
+  noParams: 'export default function () { return 1 }',
+}
+
+describe('workflow run: an --args key the default function does not declare', () => {
+  const wf = (file: string, args: string, json = false) => ajsc(['workflow', 'run', file, '--args', args, '--runs-dir', 'runs', ...(json ? ['--json'] : [])], { cwd: dir })
+
+  test('the same warning as run, before the run; result and exit status unchanged', () => {
+    const r = wf('wf-greet.ajs', '{"nme":"x"}')
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout)).toBe('Hello, World!')
+    expect(r.stderr).toContain('warning CLI_ARGS_UNKNOWN_KEY: --args key "nme" is not a parameter of `greet`, which ignores it (did you mean `name`?)')
+    expect(r.stderr).toContain('hint: `greet` declares `name`.')
+  })
+
+  test('--json: among the diagnostics; none when a helper reads args too', () => {
+    const report = JSON.parse(wf('wf-greet.ajs', '{"name":"Ada","zzz":1}', true).stdout)
+    expect(report).toMatchObject({ ok: true, exitCode: 0, result: 'Hello, Ada!' })
+    expect(report.diagnostics.map((d: { code: string; message: string }) => [d.code, d.message])).toEqual([
+      ['CLI_ARGS_UNKNOWN_KEY', '--args key "zzz" is not a parameter of `greet`, which ignores it'],
+    ])
+    const helper = JSON.parse(wf('wf-helper.ajs', '{"name":"a","suffix":"b"}', true).stdout)
+    expect([helper.result, helper.diagnostics]).toEqual(['ab', []])
+  })
+
+  test('the declared keys: the default function\'s pattern, unless args is read elsewhere', () => {
+    const keys = (name: string) => declaredWorkflowArgs(compileWorkflow(WORKFLOW_SOURCES[name]!).ast)
+    expect(keys('greet')).toEqual({ entry: '`greet`', keys: ['name'] })
+    expect(keys('anonymous')).toEqual({ entry: 'the workflow\'s default function', keys: ['name', 'count'] })
+    for (const open of ['global', 'helper', 'topLevel', 'rest', 'noParams']) expect([open, keys(open)]).toEqual([open, undefined])
   })
 })

@@ -3,6 +3,7 @@
  * loaded when a workflow command runs (workflow.ts `loadEngine`), so every other `ajsc` command
  * starts without the engine and the frontends it brings.
  */
+export { compileWorkflow } from '../../workflows/frontend/module.ts'
 export { FileJournalStore } from '../../workflows/stores/file-store.ts'
 export { newRunId, queryLocalRun, replayLocalRuns, resumeLocalRun, retryLocalRun, sendToLocalRun, startLocalRun } from '../../workflows/drivers/local.ts'
 export { checkRetryPolicy } from '../../workflows/engine/retry.ts'

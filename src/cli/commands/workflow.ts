@@ -6,7 +6,7 @@
  * stdout carries only the product (the result, the listing, the JSON
  * report, or JSON-RPC); the run id, log lines and phases go to stderr.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { createOpenAICompatibleLLM } from '../../capabilities/llm.ts'
@@ -23,6 +23,7 @@ import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { atomsOption, intOption, jsonObjectFlag, llmUrlOption } from '../options.ts'
 import { runAtoms } from './run.ts'
 import { fromCliError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
+import { argKeyWarnings, declaredWorkflowArgs, type DeclaredArgs } from '../args-keys.ts'
 
 /** The engine and local driver (workflow-engine.ts): loaded by the `workflow` command's preAction hook, before any subcommand's action uses it. */
 let engine: typeof import('./workflow-engine.ts')
@@ -68,6 +69,15 @@ function timeoutsFlag(text: string | undefined): { timeouts?: WorkflowTimeouts }
     return { timeouts: engine.checkTimeouts(value, '--timeouts')! }
   } catch (e) {
     throw new CliError('CLI_USAGE', (e as Error).message)
+  }
+}
+
+/** The keys the module's default function declares (args-keys.ts); none known when it does not compile (the run reports why). */
+function moduleArgKeys(file: string, atoms: LocalDriverOptions['atoms']): DeclaredArgs | undefined {
+  try {
+    return declaredWorkflowArgs(engine.compileWorkflow(readFileSync(file, 'utf8'), { sourceName: file, atoms: atoms ?? [] }).ast)
+  } catch {
+    return undefined
   }
 }
 
@@ -122,8 +132,9 @@ function fromWorkflowError(e: WorkflowError): JsonDiagnostic {
 const exitOf = (e: unknown): number => (e instanceof CliError ? e.exitCode : EXIT.failure)
 
 /** Run a driver call and report its outcome the CLI way. */
-async function report(command: string, flags: DriverFlags, io: CliIO, work: () => Promise<{ runId: string; result: unknown }>, runIdHint?: string): Promise<number> {
+async function report(command: string, flags: DriverFlags, io: CliIO, work: () => Promise<{ runId: string; result: unknown }>, runIdHint?: string, warnings: readonly JsonDiagnostic[] = []): Promise<number> {
   const reporter = new Reporter(io, command, flags.json === true)
+  reporter.add(...warnings)
   try {
     const { runId, result } = await work()
     if (!flags.json) io.out(`${JSON.stringify(result, null, 2)}\n`)
@@ -202,7 +213,8 @@ export function registerWorkflowCommands(program: Command, io: CliIO, setCode: (
       const timeouts = timeoutsFlag(flags.timeouts)
       const runId = engine.newRunId()
       if (!flags.json) io.err(`${palette(io.color).dim(`run ${runId}`)}\n`)
-      setCode(await report('workflow run', flags, io, () => engine.startLocalRun({ ...options, ...timeouts, ...searchFlags(flags), file: resolve(io.cwd, file), args, runId, ...(budget !== undefined ? { budget } : {}) }), runId))
+      const warnings = argKeyWarnings(moduleArgKeys(resolve(io.cwd, file), options.atoms), args)
+      setCode(await report('workflow run', flags, io, () => engine.startLocalRun({ ...options, ...timeouts, ...searchFlags(flags), file: resolve(io.cwd, file), args, runId, ...(budget !== undefined ? { budget } : {}) }), runId, warnings))
     })
 
   driverFlags(wf.command('resume')
