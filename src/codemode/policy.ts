@@ -6,6 +6,7 @@
  * what to rewrite. Nothing runs.
  */
 import type { Bound, ProgramPlan } from './plan.ts'
+import { unknownKeyMessage } from '../host/unknown-key.ts'
 
 /** What a plan may reach (`false`: the program must not). */
 export interface PlanReach {
@@ -84,7 +85,7 @@ export function parsePlanPolicy(raw: unknown, path = 'plan'): PlanPolicy {
   const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v)
   const fail = (p: string, m: string): never => { throw new TypeError(`${p}: ${m}`) }
   const only = (o: Record<string, unknown>, keys: readonly string[], p: string) => {
-    for (const k of Object.keys(o)) if (!keys.includes(k)) fail(`${p}.${k}`, `unknown key (expected one of: ${keys.join(', ')})`)
+    for (const k of Object.keys(o)) if (!keys.includes(k)) fail(`${p}.${k}`, unknownKeyMessage(k, keys))
   }
   const names = (v: unknown, p: string): string[] => {
     if (!Array.isArray(v) || v.some((s) => typeof s !== 'string' || s === '')) fail(p, 'must be an array of atom names')

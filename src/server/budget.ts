@@ -14,6 +14,7 @@ import type pg from 'pg'
 import { BudgetTokenError, BudgetTokens, DEFAULT_LEASE_GRACE_MS, MemorySeenTokens, seenSetFull, type BudgetClaims, type SeenTokens, type SpentToken } from '../codemode/budget-token.ts'
 import type { RunResult } from '../vm/result.ts'
 import { HttpError } from './errors.ts'
+import { unknownKeyMessage } from '../host/unknown-key.ts'
 
 /** The header a child run's budget token comes in, and the one its receipt goes back in. */
 export const BUDGET_HEADER = 'x-ajs-budget'
@@ -43,7 +44,7 @@ export function parseBudgetTokensConfig(raw: unknown, path = 'config.budgetToken
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new TypeError(`${path}: must be an object: { keyEnv?, maxDepth?, maxTtlMs?, maxSeen?, leaseGraceMs? }`)
   const o = raw as Record<string, unknown>
   const keys = ['keyEnv', 'maxDepth', 'maxTtlMs', 'maxSeen', 'leaseGraceMs']
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${path}.${k}: unknown key (expected one of: ${keys.join(', ')})`)
+  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new TypeError(`${path}.${k}: ${unknownKeyMessage(k, keys)}`)
   const whole = (k: string, min: number, fallback: number): number => {
     const v = o[k]
     if (v === undefined) return fallback

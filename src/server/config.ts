@@ -11,6 +11,7 @@ import { parseBudgetTokensConfig, type BudgetTokensConfig } from './budget.ts'
 import { createHash } from 'node:crypto'
 import { resolve } from 'node:path'
 import { isModuleItem } from '../host/atoms-module.ts'
+import { unknownKeyMessage } from '../host/unknown-key.ts'
 import { parsePlanPolicy, type PlanPolicy } from '../codemode/policy.ts'
 
 /** Per-tenant limits; `null` means unlimited. */
@@ -197,7 +198,7 @@ function object(v: unknown, path: string): Obj {
 
 function onlyKeys(o: Obj, keys: readonly string[], path: string): void {
   for (const k of Object.keys(o)) {
-    if (!keys.includes(k)) throw new ServeConfigError(`${path}.${k}`, `unknown key (expected one of: ${keys.join(', ')})`)
+    if (!keys.includes(k)) throw new ServeConfigError(`${path}.${k}`, unknownKeyMessage(k, keys))
   }
 }
 

@@ -30,6 +30,20 @@ describe('a config that parses but is wrong: CLI_CONFIG, exit 1, at the offendin
     expect(r.stderr).toContain('hint: Fix the key the message names')
   })
 
+  test('an unknown key names the key it is closest to, at every level of the file', () => {
+    writeFileSync(join(dir, 'limits.json'), `{ "tenants": [{ "id": "team", "tokenSha256": "${HASH}", "limits": { "timeotMs": 5 } }] }\n`)
+    const r = ajsc(['serve', '--config', 'limits.json', '--port', '0'], { cwd: dir })
+    expect(r.stderr).toContain('limits.json:1:126: error CLI_CONFIG: --config limits.json: config.tenants[0].limits.timeotMs: unknown key (did you mean "timeoutMs"? expected one of: fuelPerRun,')
+    writeFileSync(join(dir, 'misspelt.json'), `{ "tenant": [] }\n`)
+    expect(ajsc(['serve', '--config', 'misspelt.json', '--port', '0'], { cwd: dir }).stderr).toContain('config.tenant: unknown key (did you mean "tenants"?')
+    writeFileSync(join(dir, 'plan.json'), `{ "tenants": [{ "id": "team", "tokenSha256": "${HASH}", "plan": { "maxFule": 5 } }], "budgetTokens": {} }\n`)
+    expect(ajsc(['serve', '--config', 'plan.json', '--port', '0'], { cwd: dir }).stderr).toContain('config.tenants[0].plan.maxFule: unknown key (did you mean "maxFuel"?')
+    writeFileSync(join(dir, 'budget.json'), `{ "tenants": [{ "id": "team", "tokenSha256": "${HASH}" }], "budgetTokens": { "maxDeph": 2 } }\n`)
+    expect(ajsc(['serve', '--config', 'budget.json', '--port', '0'], { cwd: dir }).stderr).toContain('config.budgetTokens.maxDeph: unknown key (did you mean "maxDepth"?')
+    // Nothing close (unknown-key.json's "fuell"): the keys allowed only.
+    expect(ajsc(['serve', '--config', 'unknown-key.json', '--port', '0'], { cwd: dir }).stderr).toContain('config.tenants[0].limits.fuell: unknown key (expected one of: fuelPerRun,')
+  })
+
   test('a wrong value is marked at its key; a missing key at its parent', () => {
     const bad = ajsc(['serve', '--config', 'bad-value.json', '--port', '0'], { cwd: dir })
     expect(bad.code).toBe(1)
