@@ -23,38 +23,43 @@ const FUNCTOOLS = `def reduce(function, iterable, initial="\\x00reduce: no initi
         value = function(value, element)
     return value
 
-def cmp_to_key(mycmp):
-    class KeyWrapper:
-        def __init__(self, obj):
-            self.obj = obj
-        def __lt__(self, other):
-            if type(other) is not KeyWrapper:
-                raise TypeError("other argument must be K instance")
-            return mycmp(self.obj, other.obj) < 0
-        def __gt__(self, other):
-            if type(other) is not KeyWrapper:
-                raise TypeError("other argument must be K instance")
-            return mycmp(self.obj, other.obj) > 0
-        def __le__(self, other):
-            if type(other) is not KeyWrapper:
-                raise TypeError("other argument must be K instance")
-            return mycmp(self.obj, other.obj) <= 0
-        def __ge__(self, other):
-            if type(other) is not KeyWrapper:
-                raise TypeError("other argument must be K instance")
-            return mycmp(self.obj, other.obj) >= 0
-        def __eq__(self, other):
-            if type(other) is not KeyWrapper:
-                raise TypeError("other argument must be K instance")
-            return mycmp(self.obj, other.obj) == 0
-        def __ne__(self, other):
-            if type(other) is not KeyWrapper:
-                raise TypeError("other argument must be K instance")
-            return mycmp(self.obj, other.obj) != 0
-        __hash__ = None
-        # Read by the runtime (core.ts): sorting calls mycmp itself, not __lt__ and then mycmp.
-        _cmp_to_key_mycmp = mycmp
-    return KeyWrapper
+def cmp_to_key(mycmp, key_class=[]):
+    if not key_class:
+        class KeyWrapper:
+            def __init__(self, obj, mycmp):
+                self.obj = obj
+                # Read by the runtime (core.ts): sorting calls mycmp itself, not __lt__ and then mycmp.
+                self._cmp_to_key_mycmp = mycmp
+            def __lt__(self, other):
+                if type(other) is not KeyWrapper:
+                    raise TypeError("other argument must be K instance")
+                return self._cmp_to_key_mycmp(self.obj, other.obj) < 0
+            def __gt__(self, other):
+                if type(other) is not KeyWrapper:
+                    raise TypeError("other argument must be K instance")
+                return self._cmp_to_key_mycmp(self.obj, other.obj) > 0
+            def __le__(self, other):
+                if type(other) is not KeyWrapper:
+                    raise TypeError("other argument must be K instance")
+                return self._cmp_to_key_mycmp(self.obj, other.obj) <= 0
+            def __ge__(self, other):
+                if type(other) is not KeyWrapper:
+                    raise TypeError("other argument must be K instance")
+                return self._cmp_to_key_mycmp(self.obj, other.obj) >= 0
+            def __eq__(self, other):
+                if type(other) is not KeyWrapper:
+                    raise TypeError("other argument must be K instance")
+                return self._cmp_to_key_mycmp(self.obj, other.obj) == 0
+            def __ne__(self, other):
+                if type(other) is not KeyWrapper:
+                    raise TypeError("other argument must be K instance")
+                return self._cmp_to_key_mycmp(self.obj, other.obj) != 0
+            __hash__ = None
+        key_class.append(KeyWrapper)
+    KeyWrapper = key_class[0]
+    def key(obj):
+        return KeyWrapper(obj, mycmp)
+    return key
 `
 
 /**

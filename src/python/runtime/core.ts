@@ -318,20 +318,21 @@ export function compare(a: unknown, b: unknown, op: string, native = false): num
 const ORDER_DUNDERS = ['__lt__', '__le__', '__gt__', '__ge__']
 
 /**
- * The class attribute holding `mycmp` in functools.ts's `cmp_to_key` prelude, and the end of that
+ * The instance attribute holding `mycmp` in functools.ts's `cmp_to_key` prelude (one class for every
+ * cmp_to_key, as CPython's functools.KeyWrapper; each key holds its own mycmp), and the end of that
  * class's qualname (the prelude's helper name holds a `$`, which no name of a program can).
  */
 const CMP_KEY_ATTR = '_cmp_to_key_mycmp'
 const CMP_KEY_CLASS = 'functools$cmp_to_key.<locals>.KeyWrapper'
 
 /**
- * Two keys of one `cmp_to_key(mycmp)`: `mycmp(a.obj, b.obj)` compared with 0, as its `__lt__` ...
+ * Two cmp_to_key keys: the left one's `mycmp(a.obj, b.obj)` compared with 0, as its `__lt__` ...
  * would (a result that is no number is that comparison's TypeError), calling the program once per
  * comparison instead of twice (the method, then mycmp). Undefined: not such a pair (the methods run).
  */
 function cmpKeyOrder(a: unknown, b: unknown, op: string): number | undefined {
   if (!(a instanceof PyInstance) || !(b instanceof PyInstance) || a.cls !== b.cls || !a.cls.qualname.endsWith(CMP_KEY_CLASS)) return undefined
-  const f = a.cls.lookup(CMP_KEY_ATTR), calls = a.cls.calls
+  const f = a.attrs.get(CMP_KEY_ATTR), calls = a.cls.calls
   if (f === undefined || !calls || calls.helperWaits(DISPATCH_HELPER)) return undefined
   const r = calls.callHelper(DISPATCH_HELPER, [f, [a.attrs.get('obj'), b.attrs.get('obj')], null])
   return compare(r, 0, op)
