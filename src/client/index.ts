@@ -67,8 +67,8 @@ export class RemoteError extends Error {
 }
 
 /**
- * A PATCH whose `ifMatch` names a version the schedule no longer is (409 SCHEDULE_CONFLICT): someone changed it
- * since it was read, and nothing was changed. Read it again (getSchedule), redo the change on what it shows, and
+ * A change (updateSchedule, pauseSchedule, unpauseSchedule) whose `ifMatch` names a version the schedule no longer
+ * is (409 SCHEDULE_CONFLICT): someone changed it since it was read, and nothing was changed. Read it again (getSchedule), redo the change on what it shows, and
  * send its new `conflictToken`. Still a RemoteError (code SCHEDULE_CONFLICT, status 409).
  */
 export class ScheduleConflictError extends RemoteError {
@@ -130,9 +130,14 @@ export interface RemoteVM {
    * time after now. With `ifMatch` (a `conflictToken` a read answered), only if nobody changed it since: otherwise it
    * rejects with a ScheduleConflictError (409 SCHEDULE_CONFLICT) and nothing changes. Without it, whatever changed since.
    */
-  updateSchedule(id: string, change: RemoteScheduleChange, options?: { ifMatch?: string }): Promise<RemoteScheduleState>
-  pauseSchedule(id: string, note?: string): Promise<RemoteScheduleState>
-  unpauseSchedule(id: string, note?: string): Promise<RemoteScheduleState>
+  updateSchedule(id: string, change: RemoteScheduleChange, options?: ScheduleChangeOptions): Promise<RemoteScheduleState>
+  /**
+   * Pause a schedule (no fires until it is unpaused); `note` says why. With `ifMatch`, only if nobody changed it
+   * since that version was read, as updateSchedule: otherwise a ScheduleConflictError and it stays as it is.
+   */
+  pauseSchedule(id: string, note?: string, options?: ScheduleChangeOptions): Promise<RemoteScheduleState>
+  /** Unpause it: it fires next at its next time after now. `ifMatch` as pauseSchedule's. */
+  unpauseSchedule(id: string, note?: string, options?: ScheduleChangeOptions): Promise<RemoteScheduleState>
   /** Fire a schedule now, by its overlap policy. */
   triggerSchedule(id: string): Promise<RemoteScheduleState>
   /** Fire each time of its spec from `from` to `to` (past times: ms or ISO 8601), in order. */
@@ -158,9 +163,15 @@ export interface RemoteSchedule {
 
 /**
  * A schedule as the server answers it (docs/serve.md#schedules has every field). `conflictToken` names this version:
- * new after every PATCH, pause and unpause; updateSchedule's `ifMatch` takes it.
+ * new after every PATCH, pause and unpause; the `ifMatch` of updateSchedule, pauseSchedule and unpauseSchedule takes it.
  */
 export type RemoteScheduleState = Record<string, unknown> & { id: string; paused: boolean; revision: number; conflictToken: string }
+
+/** Options of the calls that change a schedule (update, pause, unpause). */
+export interface ScheduleChangeOptions {
+  /** A `conflictToken` a call answered: the change is made only while the schedule is still that version (If-Match). */
+  ifMatch?: string
+}
 
 /** The body of PATCH /v1/schedules/{id}: any field of POST's but the id (at least one). */
 export type RemoteScheduleChange = Partial<Omit<RemoteSchedule, 'id'>>
@@ -172,6 +183,10 @@ export type RemoteScheduleChange = Partial<Omit<RemoteSchedule, 'id'>>
 export function ifMatchHeader(token: string): string {
   return token === '*' || token.startsWith('"') || token.startsWith('W/') ? token : `"${token}"`
 }
+
+/** The If-Match header of a change's options, or none. */
+const ifMatchOf = (options: ScheduleChangeOptions): Record<string, string> | undefined =>
+  options.ifMatch === undefined ? undefined : { 'if-match': ifMatchHeader(options.ifMatch) }
 
 function programField(target: object | string): Record<string, unknown> {
   if (typeof target === 'string') return target.startsWith(PROCEDURE_PREFIX) ? { token: target } : { source: target }
@@ -297,14 +312,13 @@ export function createRemoteVM(options: RemoteVMOptions): RemoteVM {
       return (await call<{ items: RemoteScheduleState[]; nextCursor?: string }>('GET', `/v1/schedules${q ? `?${q}` : ''}`)).data
     },
     async updateSchedule(id, change, opts = {}) {
-      const ifMatch = opts.ifMatch === undefined ? undefined : { 'if-match': ifMatchHeader(opts.ifMatch) }
-      return (await call<RemoteScheduleState>('PATCH', `/v1/schedules/${encodeURIComponent(id)}`, change, undefined, ifMatch)).data
+      return (await call<RemoteScheduleState>('PATCH', `/v1/schedules/${encodeURIComponent(id)}`, change, undefined, ifMatchOf(opts))).data
     },
-    async pauseSchedule(id, note) {
-      return (await call<RemoteScheduleState>('POST', `/v1/schedules/${encodeURIComponent(id)}/pause`, note !== undefined ? { note } : {})).data
+    async pauseSchedule(id, note, opts = {}) {
+      return (await call<RemoteScheduleState>('POST', `/v1/schedules/${encodeURIComponent(id)}/pause`, note !== undefined ? { note } : {}, undefined, ifMatchOf(opts))).data
     },
-    async unpauseSchedule(id, note) {
-      return (await call<RemoteScheduleState>('POST', `/v1/schedules/${encodeURIComponent(id)}/unpause`, note !== undefined ? { note } : {})).data
+    async unpauseSchedule(id, note, opts = {}) {
+      return (await call<RemoteScheduleState>('POST', `/v1/schedules/${encodeURIComponent(id)}/unpause`, note !== undefined ? { note } : {}, undefined, ifMatchOf(opts))).data
     },
     async triggerSchedule(id) {
       return (await call<RemoteScheduleState>('POST', `/v1/schedules/${encodeURIComponent(id)}/trigger`)).data

@@ -98,6 +98,37 @@ describe('createRemoteVM', () => {
     await vm.deleteSchedule('client-cas')
   })
 
+  test('pauseSchedule / unpauseSchedule(id, note, { ifMatch }) send If-Match; a stale one rejects with ScheduleConflictError and changes nothing', async () => {
+    const sent: Array<[string, string | null]> = []
+    const recording: typeof fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (/\/(un)?pause$/.test(String(input))) sent.push([String(input).replace(/.*\//, ''), new Headers(init?.headers).get('if-match')])
+      return fetch(input, init)
+    }) as typeof fetch
+    const vm = createRemoteVM({ url: t.url, token: TOKENS.b, fetch: recording })
+    const t0 = (await vm.createSchedule({ id: 'client-pause', workflow: { source: 'export default 1' }, spec: { everyMs: 3_600_000 } })).conflictToken
+    const t1 = (await vm.updateSchedule('client-pause', { note: 'someone else' })).conflictToken
+
+    // Paused from the version read before that change: refused, typed, and it still runs with the other note.
+    const stale = await vm.pauseSchedule('client-pause', 'hold', { ifMatch: t0 }).catch((e: unknown) => e)
+    expect(stale).toBeInstanceOf(ScheduleConflictError)
+    expect([(stale as ScheduleConflictError).status, (stale as ScheduleConflictError).code]).toEqual([409, 'SCHEDULE_CONFLICT'])
+    expect((stale as ScheduleConflictError).message).toContain(t1)
+    expect(await vm.getSchedule('client-pause')).toMatchObject({ paused: false, note: 'someone else', conflictToken: t1 })
+
+    // From the current version: paused, and its answer names the new one, which unpause takes.
+    const paused = await vm.pauseSchedule('client-pause', 'hold', { ifMatch: t1 })
+    expect([paused.paused, paused.note]).toEqual([true, 'hold'])
+    const staleUnpause = await vm.unpauseSchedule('client-pause', undefined, { ifMatch: t1 }).catch((e: unknown) => e)
+    expect(staleUnpause).toBeInstanceOf(ScheduleConflictError)
+    expect((await vm.getSchedule('client-pause')).paused).toBe(true)
+    const unpaused = await vm.unpauseSchedule('client-pause', undefined, { ifMatch: paused.conflictToken })
+    expect(unpaused.paused).toBe(false)
+    // No options, as before: unconditional.
+    expect((await vm.pauseSchedule('client-pause')).paused).toBe(true)
+    expect(sent).toEqual([['pause', `"${t0}"`], ['pause', `"${t1}"`], ['unpause', `"${t1}"`], ['unpause', `"${paused.conflictToken}"`], ['pause', null]])
+    await vm.deleteSchedule('client-pause')
+  })
+
   test('ifMatchHeader quotes a bare conflictToken and leaves entity tags and * as they are', () => {
     expect(ifMatchHeader('abc')).toBe('"abc"')
     expect(ifMatchHeader('"abc"')).toBe('"abc"')

@@ -4,6 +4,7 @@
  * the current one is applied, one naming an older one is 409 SCHEDULE_CONFLICT and changes nothing; PATCH, pause
  * and unpause make a new token, fires (the loop, trigger) do not; two PATCHes of the same version at once: one
  * lands; a schedule deleted and made again under its id does not take the old one's token; no If-Match: as before.
+ * Pause and unpause take If-Match too, the same way.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createServer, parseServeConfig, startServe, tokenSha256, type AjsServer } from '../../src/server/index.ts'
@@ -115,9 +116,51 @@ describe.each(['memory', 'postgres'])('If-Match on PATCH (%s)', (store) => {
   }, 60_000)
 })
 
-test('the If-Match header is in /openapi.json', async () => {
+describe.each(['memory', 'postgres'])('If-Match on pause and unpause (%s)', (store) => {
+  test.skipIf(store === 'postgres' && !pgAvailable)('a stale version is 409 SCHEDULE_CONFLICT and leaves it as it was; the current one, *, or none is applied', async () => {
+    const { url } = targets[store]!
+    const r = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => call(url, method, path, body, headers)
+    const t0 = (await r('POST', '/v1/schedules', { id: 'p', workflow: { source: 'export default 1' }, spec: { everyMs: 10 * MIN }, note: 'made' })).json.conflictToken as string
+    const t1 = (await r('PATCH', '/v1/schedules/p', { note: 'edited' })).json.conflictToken as string
+
+    // Paused from a version read before the PATCH: refused, nothing changes (not paused, note and token kept).
+    const before = (await r('GET', '/v1/schedules/p')).json
+    const stalePause = await r('POST', '/v1/schedules/p/pause', { note: 'stale' }, { 'if-match': `"${t0}"` })
+    expect([stalePause.status, stalePause.json.error.code]).toEqual([409, 'SCHEDULE_CONFLICT'])
+    expect(stalePause.json.error.message).toContain(`it is now "${t1}"`)
+    expect((await r('GET', '/v1/schedules/p')).json).toEqual(before)
+    // Without a body, as curl -X POST sends it, the header still counts.
+    expect((await r('POST', '/v1/schedules/p/pause', undefined, { 'if-match': `"${t0}"` })).status).toBe(409)
+
+    const paused = await r('POST', '/v1/schedules/p/pause', { note: 'hold' }, { 'if-match': `"${t1}"` })
+    expect([paused.status, paused.json.paused, paused.json.note]).toEqual([200, true, 'hold'])
+    const t2 = paused.json.conflictToken as string
+    expect(paused.etag).toBe(`"${t2}"`)
+
+    // Unpaused from the version before the pause: refused, still paused.
+    const staleUnpause = await r('POST', '/v1/schedules/p/unpause', {}, { 'if-match': `"${t1}"` })
+    expect([staleUnpause.status, staleUnpause.json.error.code]).toEqual([409, 'SCHEDULE_CONFLICT'])
+    expect(staleUnpause.json.error.message).toContain(', paused)')
+    expect((await r('GET', '/v1/schedules/p')).json).toMatchObject({ paused: true, conflictToken: t2, nextFireTimes: [] })
+    const unpaused = await r('POST', '/v1/schedules/p/unpause', { note: 'back' }, { 'if-match': `"${t2}"` })
+    expect([unpaused.status, unpaused.json.paused, unpaused.json.note]).toEqual([200, false, 'back'])
+
+    // Two pauses of the same version at once: one lands.
+    const t3 = unpaused.json.conflictToken as string
+    const both = await Promise.all(['a', 'b'].map((note) => r('POST', '/v1/schedules/p/pause', { note }, { 'if-match': `"${t3}"` })))
+    expect(both.map((x) => x.status).sort()).toEqual([200, 409])
+    // *, and no If-Match: applied whatever changed since.
+    expect((await r('POST', '/v1/schedules/p/unpause', {}, { 'if-match': '*' })).json.paused).toBe(false)
+    expect((await r('POST', '/v1/schedules/p/pause')).json.paused).toBe(true)
+    expect((await r('DELETE', '/v1/schedules/p')).status).toBe(204)
+  }, 60_000)
+})
+
+test('the If-Match header is in /openapi.json: PATCH, pause and unpause', async () => {
   const doc = (await call(targets.memory!.url, 'GET', '/openapi.json')).json
-  const params = doc.paths['/v1/schedules/{id}'].patch.parameters as Array<{ name: string; in: string }>
-  expect(params.find((p) => p.in === 'header')).toMatchObject({ name: 'if-match', in: 'header', required: false })
-  expect(doc.paths['/v1/schedules/{id}'].patch.responses['409'].description).toContain('SCHEDULE_CONFLICT')
+  for (const [path, method] of [['/v1/schedules/{id}', 'patch'], ['/v1/schedules/{id}/pause', 'post'], ['/v1/schedules/{id}/unpause', 'post']] as const) {
+    const params = doc.paths[path][method].parameters as Array<{ name: string; in: string }>
+    expect([path, params.find((p) => p.in === 'header')]).toMatchObject([path, { name: 'if-match', in: 'header', required: false }])
+    expect([path, doc.paths[path][method].responses['409'].description]).toEqual([path, expect.stringContaining('SCHEDULE_CONFLICT')])
+  }
 })

@@ -142,4 +142,17 @@ describe.each(['memory', 'postgres'])('a limit raised since the spec was set (%s
     expect([mended.paused, mended.outsideLimits]).toEqual([false, undefined])
     for (const id of ['fa', 'fc', 'fp', 'fok']) expect((await fetch(`${urls[1]}/v1/schedules/${id}`, { method: 'DELETE', headers: { authorization: 'Bearer ops-token' } })).status).toBe(204)
   }, 60_000)
+
+  test.skipIf(store === 'postgres' && !pgAvailable)('an unpause with a stale If-Match is the conflict (409 SCHEDULE_CONFLICT), before the limits', async () => {
+    const { urls } = pairs[store]!
+    const old = workflowClient(urls[0]).req
+    const made = (await old('POST', '/v1/schedules', { id: 'im', workflow: { source: 'export default 1' }, spec: { everyMs: MIN }, paused: true })).json
+    const unpause = async (tag: string) => (await (await fetch(`${urls[1]}/v1/schedules/im/unpause`, { method: 'POST', headers: { authorization: 'Bearer ops-token', 'if-match': `"${tag}"` } })).json() as { error: { code: string } }).error.code
+    const current = (await old('PATCH', '/v1/schedules/im', { note: 'since' })).json.conflictToken as string
+    // Both wrong: it was changed since, and its spec no longer passes. The conflict says to read it again first.
+    expect(await unpause(made.conflictToken)).toBe('SCHEDULE_CONFLICT')
+    expect(await unpause(current)).toBe('SCHEDULE_OUTSIDE_LIMITS')
+    expect((await old('GET', '/v1/schedules/im')).json).toMatchObject({ paused: true, conflictToken: current })
+    expect((await fetch(`${urls[0]}/v1/schedules/im`, { method: 'DELETE', headers: { authorization: 'Bearer ops-token' } })).status).toBe(204)
+  }, 60_000)
 })

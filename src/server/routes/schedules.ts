@@ -43,14 +43,14 @@ const patchBody = {
   properties: { ...patchFields, paused: { type: 'boolean', description: 'Pause (true) or unpause (false: it fires next at its next time after now).' } },
 } as const
 const noteBody = { type: 'object', additionalProperties: false, properties: { note: { type: 'string', maxLength: 1000, description: 'Why (shown by GET).' } } } as const
-/** A schedule answered with its conflictToken as the ETag, which a PATCH's If-Match names. */
+/** A schedule answered with its conflictToken as the ETag, which the If-Match of a PATCH, pause or unpause names. */
 const tagged = (reply: FastifyReply, schedule: Record<string, unknown>): Record<string, unknown> => {
   reply.header('etag', `"${String(schedule['conflictToken'])}"`)
   return schedule
 }
 const ifMatchHeader = {
   type: 'object',
-  properties: { 'if-match': { type: 'string', maxLength: 1000, description: 'The schedule\'s ETag (its conflictToken in quotes) as GET answered it: the change is made only if nobody changed the schedule since (409 SCHEDULE_CONFLICT otherwise). Without it, PATCH changes it whatever changed since.' } },
+  properties: { 'if-match': { type: 'string', maxLength: 1000, description: 'The schedule\'s ETag (its conflictToken in quotes) as GET answered it: the change is made only if nobody changed the schedule since (409 SCHEDULE_CONFLICT otherwise). Without it, the change is made whatever changed since.' } },
 } as const
 const backfillBody = {
   type: 'object', additionalProperties: false, required: ['from', 'to'],
@@ -65,6 +65,7 @@ const listQuery = {
 const scheduleAnswer = '{ id, workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note?, createdAt, updatedAt, revision, revisedAt?, conflictToken (also the ETag header; changed by PATCH, pause and unpause), nextFireTimes, nextFireAt (the first one with its jitter; null: paused or none), lastRunId?, buffered?, counts: { started, skipped: { <reason>: n } }, lastAction (actions[0], or null), outsideLimits? ({ code: SCHEDULE_OUTSIDE_LIMITS, message, hint }: active on a spec the tenant\'s limits.minScheduleIntervalMs, raised since it was set, no longer allows), actions: [{ at, nominalAt, via, outcome: started|skipped|buffered, runId?, reason?, message? }] } (actions: the last 20, newest first).'
 const outsideLimits = { description: 'The schedule would be left active (not paused) on a spec it kept that the tenant\'s limits.minScheduleIntervalMs, raised since it was set, no longer allows (SCHEDULE_OUTSIDE_LIMITS).', schema: errorBody }
 const notFound = { 404: { description: 'No such schedule for this tenant.', schema: errorBody } }
+const conflict = 'If-Match names a version the schedule no longer is: someone changed it since (SCHEDULE_CONFLICT)'
 
 export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
   const schedules = () => {
@@ -98,7 +99,7 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
     config: { responses: {
       200: { description: `The schedule, its revision one more: ${scheduleAnswer}` },
       400: { description: 'As POST: a bad body (BAD_REQUEST), cron (SCHEDULE_INVALID), time zone (SCHEDULE_TIMEZONE), fires closer than limits.minScheduleIntervalMs (SCHEDULE_TOO_FREQUENT), or workflow.', schema: errorBody },
-      409: { description: 'If-Match names a version the schedule no longer is: someone changed it since (SCHEDULE_CONFLICT); or ' + outsideLimits.description, schema: errorBody },
+      409: { description: `${conflict}; or ${outsideLimits.description}`, schema: errorBody },
       422: { description: 'The workflow\'s program is refused (as POST /v1/workflows).', schema: errorBody },
       ...notFound, ...authErrors,
       429: { description: 'Over the tenant\'s request rate (RATE_LIMITED), or the changed schedule would take it over limits.maxScheduleBytes (STORE_QUOTA_EXCEEDED).', schema: errorBody },
@@ -113,15 +114,15 @@ export function scheduleRoutes(app: FastifyInstance, ctx: ServerContext): void {
     return reply.code(204).send()
   })
 
-  app.post<{ Params: { id: string }; Body: { note?: string } }>('/v1/schedules/:id/pause', {
-    schema: { summary: 'Pause a schedule: no fires until it is unpaused', params, body: noteBody },
-    config: { bodyOptional: true, responses: { 200: { description: 'The schedule.' }, ...notFound, ...authErrors } },
-  }, async (req, reply) => tagged(reply, await schedules().pause(req.tenant!.id, req.params.id, req.body.note)))
+  app.post<{ Params: { id: string }; Body: { note?: string }; Headers: { 'if-match'?: string } }>('/v1/schedules/:id/pause', {
+    schema: { summary: 'Pause a schedule: no fires until it is unpaused', params, body: noteBody, headers: ifMatchHeader },
+    config: { bodyOptional: true, responses: { 200: { description: 'The schedule.' }, 409: { description: conflict, schema: errorBody }, ...notFound, ...authErrors } },
+  }, async (req, reply) => tagged(reply, await schedules().pause(req.tenant!.id, req.params.id, req.body.note, req.headers['if-match'])))
 
-  app.post<{ Params: { id: string }; Body: { note?: string } }>('/v1/schedules/:id/unpause', {
-    schema: { summary: 'Unpause a schedule: it fires next at its next time after now (fires missed while paused are not run)', params, body: noteBody },
-    config: { bodyOptional: true, responses: { 200: { description: 'The schedule.' }, 409: outsideLimits, ...notFound, ...authErrors } },
-  }, async (req, reply) => tagged(reply, await schedules().unpause(req.tenant!.id, req.params.id, req.body.note)))
+  app.post<{ Params: { id: string }; Body: { note?: string }; Headers: { 'if-match'?: string } }>('/v1/schedules/:id/unpause', {
+    schema: { summary: 'Unpause a schedule: it fires next at its next time after now (fires missed while paused are not run)', params, body: noteBody, headers: ifMatchHeader },
+    config: { bodyOptional: true, responses: { 200: { description: 'The schedule.' }, 409: { description: `${conflict}; or ${outsideLimits.description}`, schema: errorBody }, ...notFound, ...authErrors } },
+  }, async (req, reply) => tagged(reply, await schedules().unpause(req.tenant!.id, req.params.id, req.body.note, req.headers['if-match'])))
 
   app.post<{ Params: { id: string } }>('/v1/schedules/:id/trigger', {
     schema: { summary: 'Fire a schedule now (its nominal time: now), by its overlap policy, paused or not', params },

@@ -61,8 +61,16 @@ export function ifMatchHolds(header: string, token: string): boolean {
   return header.split(',').some((tag) => { const t = tag.trim(); return t === '*' || t === `"${token}"` })
 }
 
-/** A change a request makes: a new conflict token. */
-function changedByRequest(row: ScheduleRow): void {
+/**
+ * A change a request makes (PATCH, pause, unpause): refused (409 SCHEDULE_CONFLICT, nothing changed) when the
+ * request's If-Match names no longer the schedule's version; else a new conflict token. Called under the row's lock,
+ * so of two changes of the same version one lands.
+ */
+function changedByRequest(row: ScheduleRow, id: string, ifMatch: string | undefined): void {
+  const token = conflictTokenOf(row)
+  if (ifMatch !== undefined && !ifMatchHolds(ifMatch, token)) {
+    throw new HttpError('SCHEDULE_CONFLICT', `Schedule "${id}" changed since the version If-Match names (${ifMatch.slice(0, 80)}) was read: it is now "${token}" (revision ${row.revision ?? 0}${row.paused ? ', paused' : ''})`)
+  }
   row.changes = (row.changes ?? 0) + 1
 }
 
@@ -183,11 +191,7 @@ export class ScheduleService {
     const limits = this.limits(tenant)
     if (body.spec !== undefined) checkSpec(body.spec, limits.minScheduleIntervalMs, this.clock.now())
     return this.change(tenant, id, async (row, now) => {
-      const token = conflictTokenOf(row)
-      if (ifMatch !== undefined && !ifMatchHolds(ifMatch, token)) {
-        throw new HttpError('SCHEDULE_CONFLICT', `Schedule "${id}" changed since the version If-Match names (${ifMatch.slice(0, 80)}) was read: it is now "${token}" (revision ${row.revision ?? 0}${row.paused ? ', paused' : ''})`)
-      }
-      changedByRequest(row)
+      changedByRequest(row, id, ifMatch)
       const specChanged = body.spec !== undefined && !sameSpec(body.spec, row.spec)
       const unpaused = row.paused && body.paused === false
       const { workflow, args, spec, overlap, catchupWindowMs, jitterMs, paused, note } = body
@@ -202,9 +206,10 @@ export class ScheduleService {
     }, quotasOf(limits).schedules)
   }
 
-  pause(tenant: string, id: string, note?: string): Promise<Record<string, unknown>> {
+  /** `ifMatch` as update's: paused only while the schedule is the version it names (409 SCHEDULE_CONFLICT). */
+  pause(tenant: string, id: string, note?: string, ifMatch?: string): Promise<Record<string, unknown>> {
     return this.change(tenant, id, async (row) => {
-      changedByRequest(row)
+      changedByRequest(row, id, ifMatch)
       row.paused = true
       if (note !== undefined) row.note = note
     })
@@ -213,12 +218,13 @@ export class ScheduleService {
   /**
    * Fires missed while it was paused are not run: it fires next at its next time after now. Refused (409
    * SCHEDULE_OUTSIDE_LIMITS) when its spec no longer passes the tenant's limits: it would fire more often than they allow.
+   * `ifMatch` as update's, checked first: a stale version is a conflict whatever else is wrong with the request.
    */
-  unpause(tenant: string, id: string, note?: string): Promise<Record<string, unknown>> {
+  unpause(tenant: string, id: string, note?: string, ifMatch?: string): Promise<Record<string, unknown>> {
     const limits = this.limits(tenant)
     return this.change(tenant, id, async (row, now) => {
+      changedByRequest(row, id, ifMatch) // the row is a copy: a refusal after it keeps the stored one as it was
       checkStillAllowed(id, row.spec, limits.minScheduleIntervalMs)
-      changedByRequest(row)
       if (row.paused) row.nextAt = new FireTimes(row.spec).after(now)
       row.paused = false
       if (note !== undefined) row.note = note
