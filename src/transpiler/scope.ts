@@ -14,8 +14,9 @@
  * - `tdzCase`: declared in another `case` of the enclosing switch
  * - `date`, `dateConst`: a `let` / `const` holding a Date (its time value; lower/dates.ts)
  * - `map`, `mapConst`: a `let` / `const` holding a Map (its entries; lower/maps.ts)
+ * - `set`, `setConst`: a `let` / `const` holding a Set (its members; lower/set-vars.ts)
  */
-export type BindingKind = 'let' | 'const' | 'param' | 'tdz' | 'tdzCase' | 'date' | 'dateConst' | 'map' | 'mapConst'
+export type BindingKind = 'let' | 'const' | 'param' | 'tdz' | 'tdzCase' | 'date' | 'dateConst' | 'map' | 'mapConst' | 'set' | 'setConst'
 
 export class Scope {
   readonly vars = new Map<string, BindingKind>()

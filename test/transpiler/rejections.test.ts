@@ -20,7 +20,7 @@ const CASES: Case[] = [
   { name: 'class expression', code: 'AJS2001', snippet: 'let A = class {}', at: 'class {}', hint: 'plain objects' },
   { name: 'new', code: 'AJS2002', snippet: 'let d = new Foo()', at: 'new Foo', hint: 'new Error(msg)' },
   { name: 'a Date as a value', code: 'AJS2042', snippet: 'let d = [new Date()]', at: 'new Date', hint: '.toISOString()' },
-  { name: 'new Map', code: 'AJS2034', snippet: 'let d = new WeakMap()', at: 'new WeakMap', hint: 'Set.from' },
+  { name: 'new Map', code: 'AJS2034', snippet: 'let d = new WeakMap()', at: 'new WeakMap', hint: 'use a Map or a Set' },
   { name: 'a Map as a value', code: 'AJS2045', snippet: 'let d = [new Map()]', at: 'new Map', hint: '[...' },
   { name: 'new Array(n)', code: 'AJS2041', snippet: 'let d = new Array(3)', at: 'new Array', hint: 'new Array(n).fill(0)' },
   { name: 'Array(n)', code: 'AJS2041', snippet: 'let d = Array(3).fill(0, 1)', at: 'Array(3)', hint: 'Array.from({ length: n }, () => 0)' },

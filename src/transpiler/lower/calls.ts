@@ -20,6 +20,7 @@ import { isPromiseStatic, promiseAllOf } from './promise-all.ts'
 import { call, id, lambda, lit, methodCall } from '../../ast/build.ts'
 import { isNewSet, lowerIterable, lowerSetItems, lowerSetRead } from './sets.ts'
 import { isGlobalName, isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
+import { lowerSetCall, refuseSetValue, setMembers } from './set-vars.ts'
 import { intlClass, lowerIntlFormat } from './intl.ts'
 import { lowerGroupBy } from './group-by.ts'
 import { arrayLength, arrayOfArguments, filled, lowerFilledCall } from './arrays.ts'
@@ -161,6 +162,8 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   ctx.checkName(method, callee.property)
   if (isDate(callee.object, ctx)) return lowerDateCall(node, method, ctx)
   if (isMap(callee.object, ctx)) return lowerMapCall(node, method, ctx)
+  const setCall = lowerSetCall(node, method, ctx)
+  if (setCall) return setCall
   const formatted = lowerIntlFormat(node, method, ctx)
   if (formatted) return formatted
   const holes = lowerFilledCall(node, method, ctx)
@@ -168,9 +171,11 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   if (method === 'groupBy' && isNamespace(callee.object, 'Object', ctx)) return lowerGroupBy(node, ctx)
   const setRead = lowerSetRead(callee, ctx, node.arguments)
   if (setRead) { setRead.loc = ctx.loc(node); return setRead }
-  // `Array.from(new Set(xs))`: the Set's items are already the array; `Array.from(m)`, `Object.fromEntries(m)`: a Map's entries.
+  // `Array.from(new Set(xs))`: the Set's items are already the array, a kept Set's a copy of them; `Array.from(m)`, `Object.fromEntries(m)`: a Map's entries.
   const only = node.arguments.length === 1 ? node.arguments[0]! : undefined
   if (only && method === 'from' && isNamespace(callee.object, 'Array', ctx) && isNewSet(only, ctx)) return lowerSetItems(only, ctx)
+  const members = only && method === 'from' && isNamespace(callee.object, 'Array', ctx) ? setMembers(only, ctx) : undefined
+  if (members) return members
   const length = only && method === 'from' && isNamespace(callee.object, 'Array', ctx) ? arrayLength(only, ctx) : undefined
   if (length) return filled(length, undefined, ctx, node)
   if (only && only.type !== 'SpreadElement' && isMap(only, ctx) && ((method === 'from' && isNamespace(callee.object, 'Array', ctx)) || (method === 'fromEntries' && isNamespace(callee.object, 'Object', ctx)))) {
@@ -232,6 +237,7 @@ export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
   if (!ERROR_CONSTRUCTORS.has(name) || ctx.scope.lookup(name) !== undefined) {
     if (name === 'Date' && isGlobalName(name, ctx)) return refuseDateValue(node, ctx)
     if (name === 'Map' && isGlobalName(name, ctx)) return refuseMapValue(node, ctx)
+    if (name === 'Set' && isGlobalName(name, ctx)) return refuseSetValue(node, ctx)
     const intl = intlClass(callee, ctx)
     if (intl !== undefined) return ctx.fail('INTL_FORMAT', node, { name: intl })
     if (name === 'Array') return arrayOfArguments(node, ctx) ?? ctx.fail('NEW_ARRAY', node, { name: 'new Array(...)' })

@@ -14,6 +14,7 @@ import { didYouMean } from '../suggest.ts'
 import { id } from '../../ast/build.ts'
 import { refuseDateValue } from './dates.ts'
 import { refuseMapValue } from './maps.ts'
+import { refuseSetValue } from './set-vars.ts'
 
 function tdz(node: Identifier, ctx: LowerContext, kind: string): never {
   const extra = kind === 'tdzCase' ? ', or wrap each `case` body in braces' : ''
@@ -42,6 +43,7 @@ export function lowerIdentifier(node: Identifier, ctx: LowerContext, asObject = 
     if (kind === 'tdz' || kind === 'tdzCase') tdz(node, ctx, kind)
     if (kind === 'date' || kind === 'dateConst') refuseDateValue(node, ctx)
     if (kind === 'map' || kind === 'mapConst') refuseMapValue(node, ctx)
+    if (kind === 'set' || kind === 'setConst') refuseSetValue(node, ctx)
     return id(name)
   }
   if (GLOBAL_VALUES.has(name)) return id(name)
@@ -64,6 +66,7 @@ export function checkAssignable(node: Identifier, ctx: LowerContext): void {
   // A Date variable takes only another Date (lower/dates.ts lowerDateAssignValue), never `+=`, `++` or a pattern.
   if (kind === 'date' || kind === 'dateConst') refuseDateValue(node, ctx)
   if (kind === 'map' || kind === 'mapConst') refuseMapValue(node, ctx)
+  if (kind === 'set' || kind === 'setConst') refuseSetValue(node, ctx)
   if (kind !== undefined) {
     if (ctx.scope.boundOutsideIsolation(name)) ctx.fail('PARALLEL_ASSIGN', node, { name })
     return

@@ -8,7 +8,8 @@
  * - iterated, `for (const x of new Set(xs))`;
  * - `new Set(xs).size` (the array's length) and `new Set(xs).has(x)` (`includes`, also SameValueZero).
  *
- * A Set kept in a variable, or used any other way, is still refused (AJS2034), with these forms in the hint.
+ * These need no part of the VM. A Set kept in a variable is lower/set-vars.ts's; one used any other way
+ * (returned, passed, stored as `new Set(xs)`) is refused (AJS2034), with these forms in the hint.
  */
 import type { Expression, Identifier, MemberExpression, NewExpression, Node, SpreadElement } from 'acorn'
 import type { Expr } from '../../ast/types.ts'
@@ -18,6 +19,7 @@ import { lowerElement, lowerExpr } from './expressions.ts'
 import { staticCall } from './statics.ts'
 import { isGlobalName, isMap, mapEntries } from './maps.ts'
 import { arrayLength, filled } from './arrays.ts'
+import { lowerSetSize, setMembers } from './set-vars.ts'
 
 /** Whether `node` is `new Set(...)` of the global Set. */
 export function isNewSet(node: Node, ctx: LowerContext): node is NewExpression {
@@ -31,17 +33,20 @@ export function lowerSetItems(node: NewExpression, ctx: LowerContext): Expr {
   return staticCall('Set', 'from', node.arguments.map((a) => lowerElement(a as Expression | SpreadElement, ctx)), ctx, node)
 }
 
-/** What is iterated or spread: a `new Set(xs)` as its items, a Map as a copy of its entries, `Array(n)` as n undefineds, anything else as it is. */
+/** What is iterated or spread: a `new Set(xs)` as its items, a Set variable or a Map as a copy of its members or entries, `Array(n)` as n undefineds, anything else as it is. */
 export function lowerIterable(node: Expression, ctx: LowerContext): Expr {
   if (isNewSet(node, ctx)) return lowerSetItems(node, ctx)
   if (isMap(node, ctx)) return mapEntries(node, ctx)
+  const members = setMembers(node, ctx)
+  if (members) return members
   // `[...Array(n)]`, `Array.from(new Array(n), fn)`: n undefineds, as the holes read (lower/arrays.ts).
   const n = arrayLength(node, ctx)
   return n ? filled(n, undefined, ctx, node) : lowerExpr(node, ctx)
 }
 
-/** `new Set(xs).size` and the object of `new Set(xs).has(x)`: undefined when `node` is not such a read. */
+/** `new Set(xs).size` and the object of `new Set(xs).has(x)`, or a kept Set's `s.size` (lower/set-vars.ts): undefined when `node` is no such read. */
 export function lowerSetRead(node: MemberExpression, ctx: LowerContext, args?: readonly Node[]): Expr | undefined {
+  if (args === undefined && !isNewSet(node.object, ctx)) return lowerSetSize(node, ctx)
   if (!isNewSet(node.object, ctx) || node.computed) return undefined
   const name = (node.property as Identifier).name
   if (args === undefined) return name === 'size' ? member(lowerSetItems(node.object, ctx), 'length') : undefined

@@ -1,7 +1,8 @@
 /**
  * Namespace statics that are an opt-in part: `Date`'s (`new Date(...)` lowers to `Date.time(...)`, each
- * Date method to a `Date` static of its name; builtins/dates.ts, `ajs-lang/vm/dates`) and `Map`'s (a Map
- * variable's methods; builtins/maps.ts, `ajs-lang/vm/maps`). A part registers its statics here when
+ * Date method to a `Date` static of its name; builtins/dates.ts, `ajs-lang/vm/dates`), `Map`'s (a Map
+ * variable's methods; builtins/maps.ts, `ajs-lang/vm/maps`) and the `Set` statics of a Set variable's methods
+ * (builtins/set-vars.ts, the same part; the core has the other `Set.*` helpers). A part registers its statics here when
  * imported, so `ajs-lang/vm` stays small; the full entry, `ajsc`, the server and the Python and flow
  * entries import every part. Without it a program naming a static the core lacks is refused when it is
  * compiled, with FEATURE_MISSING naming the import (`Date.now`, `Date.parse`, `Date.UTC`,
@@ -14,7 +15,7 @@ import { processSlot } from '../process-slot.ts'
 type Static = (rt: Run, args: any[]) => unknown
 
 /** The namespaces whose statics a part supplies: the part's import name, and what it runs, for the refusal. */
-const PARTS: Readonly<Record<string, readonly [part: string, what: string]>> = { Date: ['dates', 'Dates'], Map: ['maps', 'Maps'] }
+const PARTS: Readonly<Record<string, readonly [part: string, what: string]>> = { Date: ['dates', 'Dates'], Map: ['maps', 'Maps'], Set: ['maps', 'Sets'] }
 
 const slot = processSlot<Record<string, Readonly<Record<string, Static>> | undefined>>('vm.part-statics', () => ({}))
 

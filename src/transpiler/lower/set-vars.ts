@@ -1,0 +1,118 @@
+/**
+ * Sets kept in a variable. AJS values are plain data, so a Set is lowered to the array of its members in
+ * insertion order, kept in a variable the program reaches only through the `Set` statics of the maps part
+ * (src/vm/builtins/set-vars.ts), as a Map is its entries (lower/maps.ts): `const s = new Set(xs)` is
+ * `Set.create(xs)`, `s.has(x)` is `Set.contains(s, x)`, `s.add(x)` is `Set.insert(s, x)` (it changes the
+ * members in place and gives the Set back, so `s.add(a).add(b)` chains), `s.delete(x)` is
+ * `Set.remove(s, x)`, `s.size` is `Set.count(s)`. Where JavaScript reads a Set's members the program gets a
+ * fresh array of them: `[...s]`, `Array.from(s)`, `s.values()`, `s.keys()`, `s.entries()`, `new Set(s)`;
+ * `for...of` and `s.forEach` walk them live, as JavaScript's iterator (`Set.walk`).
+ *
+ * Anywhere JavaScript would hand the Set object on (returned, passed, stored, compared, `typeof`) it is
+ * refused (AJS2055) with the rewrite `[...s]`. A `new Set(xs)` read at once (lower/sets.ts) needs no part.
+ */
+import type { CallExpression, Expression, Identifier, MemberExpression, Node } from 'acorn'
+import type { Expr, Pattern } from '../../ast/types.ts'
+import type { LowerContext } from '../context.ts'
+import { array, at, exprStep, id, lambda, lit, methodCall, step } from '../../ast/build.ts'
+import { didYouMean } from '../suggest.ts'
+import { checkReassign, refuseAsValue, staticCall } from './statics.ts'
+import { lowerExpr } from './expressions.ts'
+import { discard, isUnused, keep } from './unused.ts'
+import { lowerLambda } from './functions.ts'
+import { isNewSet, lowerIterable } from './sets.ts'
+
+/** JavaScript's Set methods AJS has, each the `Set` static it lowers to (`forEach` and `size` apart). */
+const METHODS: Readonly<Record<string, string>> = { has: 'contains', add: 'insert', delete: 'remove', clear: 'clear', keys: 'values', values: 'values', entries: 'entries' }
+const NAMES: ReadonlySet<string> = new Set([...Object.keys(METHODS), 'forEach'])
+
+/** Whether `node` is a variable declared holding a Set. */
+export function isSetVariable(node: Node, ctx: LowerContext): node is Identifier {
+  if (node.type !== 'Identifier') return false
+  const kind = ctx.scope.lookup((node as Identifier).name)
+  return kind === 'set' || kind === 'setConst'
+}
+
+/** Whether `node` is a Set to keep: `new Set(...)` of the global Set, a Set variable, or `s.add(...)` of one. */
+export function isSet(node: Node, ctx: LowerContext): boolean {
+  if (isNewSet(node, ctx) || isSetVariable(node, ctx)) return true
+  if (node.type !== 'CallExpression') return false
+  const callee = (node as CallExpression).callee
+  return callee.type === 'MemberExpression' && !callee.computed && callee.property.type === 'Identifier' && callee.property.name === 'add' && isSet(callee.object, ctx)
+}
+
+/** A Set as the members array the statics take: `new Set(items)` as `Set.create(items)`, a variable as itself, `s.add(...)` as its call. */
+export function lowerSet(node: Node, ctx: LowerContext): Expr {
+  if (node.type === 'Identifier') return id((node as Identifier).name)
+  if (node.type === 'CallExpression') { keep(node); return lowerExpr(node as CallExpression, ctx) }
+  // Only the first argument is read, as JavaScript's constructor reads it (a Set or a Map as a copy of its items).
+  const [items, ...rest] = (node as CallExpression).arguments
+  if (items?.type === 'SpreadElement') return ctx.fail('NEW_COLLECTION', items, { name: 'Set' })
+  return staticCall('Set', 'create', [items ? lowerIterable(items, ctx) : id('undefined'), ...rest.map((a) => lowerExpr(a as Expression, ctx))], ctx, node)
+}
+
+/** A fresh array of a Set variable's members (or of `s.add(...)`'s): what `[...s]` and `Array.from(s)` read. */
+export function setMembers(node: Node, ctx: LowerContext): Expr | undefined {
+  if (!isSetVariable(node, ctx) && (node.type !== 'CallExpression' || !isSet(node, ctx))) return undefined
+  return staticCall('Set', 'values', [lowerSet(node, ctx)], ctx, node)
+}
+
+/** What `for...of` walks when it is a Set variable: `Set.walk(s)`, its members one at a time as JavaScript's iterator. */
+export function setWalk(node: Expression, ctx: LowerContext): Expr | undefined {
+  if (!isSetVariable(node, ctx) && (node.type !== 'CallExpression' || !isSet(node, ctx))) return undefined
+  return staticCall('Set', 'walk', [lowerSet(node, ctx)], ctx, node)
+}
+
+/** `s.size` with `s` a Set to keep: `Set.count(s)`; undefined otherwise (and for `new Set(xs).size`, lower/sets.ts's). */
+export function lowerSetSize(node: MemberExpression, ctx: LowerContext): Expr | undefined {
+  if (node.computed || node.property.type !== 'Identifier' || node.property.name !== 'size' || isNewSet(node.object, ctx) || !isSet(node.object, ctx)) return undefined
+  return staticCall('Set', 'count', [lowerSet(node.object, ctx)], ctx, node)
+}
+
+/**
+ * `s.method(...)` with `s` a Set variable, `s.add(...)` of one, or `new Set(...)` (but `new Set(xs).has(x)`,
+ * read at once by lower/sets.ts): the static it lowers to; undefined when the object is no such Set.
+ */
+export function lowerSetCall(node: CallExpression, method: string, ctx: LowerContext): Expr | undefined {
+  const callee = node.callee as MemberExpression
+  if (!isSet(callee.object, ctx) || (method === 'has' && isNewSet(callee.object, ctx))) return undefined
+  if (method === 'forEach') return lowerSetForEach(node, ctx)
+  const name = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined
+  if (!name) return ctx.fail('SET_METHOD', callee.property, { name: method, suggest: didYouMean(method, NAMES) })
+  // `add` gives the Set: kept or chained (lowerSet), or dropped (a statement), never read as a value.
+  if (method === 'add' && !isUnused(node)) refuseSetValue(node, ctx)
+  return staticCall('Set', name, [lowerSet(callee.object, ctx), ...node.arguments.map((a) => lowerExpr(a as Expression, ctx))], ctx, node)
+}
+
+/**
+ * `s.forEach((value, key) => ...)`: `[0].forEach(() => { for (const e of Set.walk(s, 'entries')) [e].forEach(([value, key]) => ...) })`,
+ * as a Map's forEach (lower/maps.ts): the members walked as `for...of` walks them, each given as value and
+ * key as JavaScript does, the callback's `return` leaving its call, the value undefined. The Set itself as
+ * a third parameter would be a Set value: refused, as a callback not written in place is (AJS2031).
+ */
+function lowerSetForEach(node: CallExpression, ctx: LowerContext): Expr {
+  const callee = node.callee as MemberExpression
+  const [fn, ...rest] = node.arguments
+  if (fn?.type !== 'ArrowFunctionExpression' || rest.length > 0) return ctx.fail('CALLBACK', fn ?? callee.property, { name: 'forEach' })
+  if (fn.params.length > 2) refuseSetValue(fn.params[2]!, ctx)
+  const loc = ctx.loc(node)
+  const members = staticCall('Set', 'walk', [lowerSet(callee.object, ctx), lit('entries')], ctx, node)
+  discard(fn.body) // its value is dropped, as an array forEach's
+  const callback = lowerLambda(fn, ctx)
+  callback.params = [{ $pattern: 'array', elements: [callback.params[0] ?? null, callback.params[1] ?? null] } as Pattern]
+  const entry = ctx.temp('member')
+  const loop = step('forOf', { kind: 'const', target: entry, iterable: members, body: [exprStep(at(methodCall(array([id(entry)]), 'forEach', [callback]), loc), loc)] })
+  return at(methodCall(array([lit(0)]), 'forEach', [lambda([], [at(loop, loc)])]), loc)
+}
+
+/** The refusal of a Set used as a value, naming it as written. */
+export function refuseSetValue(node: Node, ctx: LowerContext): never {
+  return refuseAsValue('SET_VALUE', node, ctx, 's')
+}
+
+/** `s = <Set>` for a Set variable `s`: the new members; anything else refused. */
+export function lowerSetAssignValue(target: Identifier, right: Expression, ctx: LowerContext): Expr {
+  checkReassign(target, 'setConst', ctx)
+  if (!isSet(right, ctx)) refuseSetValue(target, ctx)
+  return lowerSet(right, ctx)
+}
