@@ -1,18 +1,22 @@
 /**
- * `--args` keys the program does not declare: a misspelled one
- * (`{"nme":"x"}` for `function greet({ name = 'World' })`) would otherwise
- * run silently with the default. One path for every command that passes
- * `--args` to a program it compiles (`ajsc run`, `ajsc workflow run`): each
- * says which keys its entry declares, `argKeyWarnings` words the warning.
+ * `--args` keys the program does not take: a misspelled one (`{"nme":"x"}`
+ * for `function greet({ name = 'World' })`) would otherwise run silently
+ * with the default. One path for every command that passes `--args` to a
+ * program it compiles: each says what its entry takes, `argKeyWarnings`
+ * words the warning CLI_ARGS_UNKNOWN_KEY (with did-you-mean).
  *
- * The keys a program's entry declares come from its inputSchema (what the
- * transpiler writes for the parameters, or a schema a builder gave) or else
- * its parameter pattern; a workflow module's from its `export default
- * function ({ ... })`. A program that takes any key (a `...rest` parameter,
- * a Python block's `args`, a schema whose `additionalProperties` is `true`
- * or a schema, as transpiler/typecheck.ts reads it; a workflow that reads
- * the `args` global) gets no warning. The warning changes neither result
- * nor exit.
+ * - `ajsc run`: the keys the entry declares, from its inputSchema (what the
+ *   transpiler writes for the parameters, or a schema a builder gave) or
+ *   else its parameter pattern (declaredArgKeys).
+ * - `ajsc eval` and `ajsc workflow run`, whose code takes `args` whole: the
+ *   keys it reads (argKeysRead).
+ *
+ * A program that takes any key gets no warning: a `...rest` parameter, a
+ * Python block's `args`, a schema whose `additionalProperties` is `true` or
+ * a schema (as transpiler/typecheck.ts reads it), code that passes `args`
+ * on whole or reads a computed key. `ajsc flow run` has none to give: a
+ * SavedFlow takes its input whole, a Block flow's schema allows additional
+ * properties. The warning changes neither result nor exit.
  */
 import type { AjsProgram } from '../ast/types.ts'
 import { CLI_CODES } from '../diagnostics/cli-codes.ts'
@@ -21,10 +25,11 @@ import { paramNames, type JsonDiagnostic } from './report.ts'
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
-/** What an entry takes: its name as messages show it, and its keys. */
+/** What an entry takes: its name as messages show it, and its keys (the keys it reads, with `reads`). */
 export interface DeclaredArgs {
   entry: string
   keys: string[]
+  reads?: boolean
 }
 
 /** The keys the entry takes, or undefined when it takes any (or does not say). */
@@ -40,44 +45,70 @@ export function declaredArgKeys(program: AjsProgram): string[] | undefined {
   return params?.$pattern === 'object' && Array.isArray(params.properties) ? paramNames(program) : undefined
 }
 
-/** Every read of the compiled workflow's `args` global: the identifier at the top level, the `workflowArgs()` atom inside functions (workflows/frontend/rewrite.ts). */
-function argsReads(node: unknown): number {
-  if (Array.isArray(node)) return node.reduce((n: number, x) => n + argsReads(x), 0)
-  if (!isObj(node)) return 0
-  const own = (node.$expr === 'ident' && node.name === 'args') || (node.$expr === 'call' && node.callee === 'workflowArgs') || node.op === 'workflowArgs' ? 1 : 0
-  return Object.values(node).reduce((n: number, x) => n + argsReads(x), own)
+/** A read of the whole `args` object: the identifier, or inside a workflow's functions the `workflowArgs()` atom (workflows/frontend/rewrite.ts). */
+const isArgs = (v: unknown): boolean => isObj(v) && ((v.$expr === 'ident' && v.name === 'args') || (v.$expr === 'call' && v.callee === 'workflowArgs') || v.op === 'workflowArgs')
+
+/** The keys an object pattern names, or undefined when it takes any (a rest element, a computed key). */
+function patternKeys(pattern: unknown): string[] | undefined {
+  if (!isObj(pattern) || pattern.$pattern !== 'object' || pattern.rest !== undefined || !Array.isArray(pattern.properties)) return undefined
+  const keys = pattern.properties.map((p: { key?: unknown }) => p.key)
+  return keys.every((k): k is string => typeof k === 'string') ? keys : undefined
 }
 
 /**
- * The keys a workflow module's `export default function ({ a, b })` takes
- * (compiled as `return main(args)`, workflows/frontend/module.ts), or
- * undefined when the module reads `args` anywhere else, or has no such
- * function: then any key may be read.
+ * The keys of `args` a program whose entry takes it whole reads (an `ajsc eval` snippet, a
+ * workflow module): `args.name`, `args['name']`, `args?.name`, `const { name } = args`, and a
+ * function called with it whose parameter is a pattern (`export default function ({ name })`,
+ * compiled as `return main(args)`). Undefined when any other read takes args whole (passed on,
+ * spread, a computed key, a rest element): then any key may be read.
  */
-export function declaredWorkflowArgs(ast: AjsProgram): DeclaredArgs | undefined {
-  const steps = (ast as { steps?: unknown }).steps
-  const last = Array.isArray(steps) ? (steps.at(-1) as Record<string, unknown> | undefined) : undefined
-  const call = last?.op === 'return' && isObj(last.value) && last.value.$expr === 'call' ? last.value : undefined
-  const passed = Array.isArray(call?.args) && call.args.length === 1 && isObj(call.args[0]) && call.args[0].$expr === 'ident' && call.args[0].name === 'args'
-  if (!passed || typeof call?.callee !== 'string' || argsReads(ast) !== 1) return undefined
-  const fn = (ast.functions as Record<string, { params?: unknown[] }> | undefined)?.[call.callee]
-  const pattern = fn?.params?.[0] as { $pattern?: string; rest?: unknown; properties?: unknown } | undefined
-  if (pattern?.$pattern !== 'object' || pattern.rest !== undefined || !Array.isArray(pattern.properties)) return undefined
-  return { entry: call.callee === 'workflowMain' ? 'the workflow\'s default function' : `\`${call.callee}\``, keys: paramNames({ params: pattern }) }
+export function argKeysRead(ast: AjsProgram): string[] | undefined {
+  const functions = (ast.functions ?? {}) as Record<string, { params?: unknown[] }>
+  const keys = new Set<string>()
+  let whole = false
+  const take = (found: string[] | undefined): void => { if (found) for (const k of found) keys.add(k); else whole = true }
+  const visit = (node: unknown): void => {
+    if (whole) return
+    if (Array.isArray(node)) { node.forEach(visit); return }
+    if (!isObj(node)) return
+    if (isArgs(node)) { whole = true; return }
+    if (node.$expr === 'member' && isArgs(node.object)) {
+      const p = node.property
+      take(node.computed ? (isObj(p) && p.$expr === 'literal' && typeof p.value === 'string' ? [p.value] : undefined) : typeof p === 'string' ? [p] : undefined)
+      return
+    }
+    if (node.op === 'destructure' && isArgs(node.value)) { take(patternKeys(node.pattern)); visit(node.pattern); return }
+    if (node.$expr === 'call' && Array.isArray(node.args) && isArgs(node.args[0]) && typeof node.callee === 'string') {
+      take(patternKeys(functions[node.callee]?.params?.[0]))
+      visit(node.args.slice(1))
+      return
+    }
+    for (const v of Object.values(node)) visit(v)
+  }
+  visit([ast.steps, ast.functions])
+  return whole ? undefined : [...keys]
 }
 
-/** One warning per key of `args` the entry does not declare, with the declared key it is closest to. */
+/**
+ * One warning per key of `args` the entry does not take, with the key it is closest to. An
+ * entry declares its keys (`ajsc run`: its parameters) or, taking args whole, `reads` them.
+ */
 export function argKeyWarnings(declared: DeclaredArgs | undefined, args: Record<string, unknown>): JsonDiagnostic[] {
   if (!declared) return []
-  const { entry, keys } = declared
-  const takes = keys.length > 0 ? `${entry} declares ${keys.map((k) => `\`${k}\``).join(', ')}.` : `${entry} declares no parameters.`
+  const { entry, keys, reads } = declared
+  const list = keys.map((k) => `\`${k}\``).join(', ')
+  const Entry = `${entry[0]!.toUpperCase()}${entry.slice(1)}`
+  const hint = (key: string): string => !reads
+    ? `${keys.length > 0 ? `${Entry} declares ${list}.` : `${Entry} declares no parameters.`} ${CLI_CODES.CLI_ARGS_UNKNOWN_KEY.hint}`
+    : keys.length > 0 ? `${Entry} reads ${list}. Fix the key's spelling, or leave it out: no other key is read.`
+      : `${Entry} reads no key of args: leave --args out, or read the key (\`${/^[A-Za-z_$][\w$]*$/.test(key) ? `args.${key}` : `args[${JSON.stringify(key)}]`}\`).`
   return Object.keys(args).filter((k) => !keys.includes(k)).map((key) => {
     const near = closest(key, keys)
     return {
       severity: 'warning',
       code: 'CLI_ARGS_UNKNOWN_KEY',
-      message: `--args key "${key}" is not a parameter of ${entry}, which ignores it${near ? ` (did you mean \`${near}\`?)` : ''}`,
-      hint: `${takes[0]!.toUpperCase()}${takes.slice(1)} ${CLI_CODES.CLI_ARGS_UNKNOWN_KEY.hint}`,
+      message: `--args key "${key}" is ${reads ? `not read by ${entry}` : `not a parameter of ${entry}`}, which ignores it${near ? ` (did you mean \`${near}\`?)` : ''}`,
+      hint: hint(key),
     }
   })
 }

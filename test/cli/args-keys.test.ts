@@ -3,15 +3,16 @@
  * such as `nme` for `name`) ran with the default and said nothing: now a
  * warning CLI_ARGS_UNKNOWN_KEY on stderr and in --json's diagnostics, with
  * did-you-mean, leaving the result and the exit status alone; none for a
- * program that takes any key. `ajsc workflow run --args` the same, for a
- * module whose `export default function ({ ... })` is all that reads args.
+ * program that takes any key. `ajsc eval` and `ajsc workflow run` the same,
+ * for a key their code (which takes args whole) does not read.
  */
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ajsc } from './run-cli.ts'
-import { declaredArgKeys, declaredWorkflowArgs } from '../../src/cli/args-keys.ts'
+import { argKeysRead, declaredArgKeys } from '../../src/cli/args-keys.ts'
+import { compileSource } from '../../src/cli/compile.ts'
 import { compileWorkflow } from '../../src/workflows/frontend/module.ts'
 import { Agent, s, e } from '../../src/index.ts'
 
@@ -69,42 +70,53 @@ describe('an --args key the entry does not declare', () => {
   })
 })
 
-const WORKFLOW_SOURCES: Record<string, string> = {
-  greet: 'export default function greet({ name = "World" }) { return name }',
-  anonymous: 'export default function ({ name, count }) { return name }',
-  global: 'export default `Hello, ${args.name}!`',
-  // args read in a helper (the workflowArgs() atom there) or at the top level besides the call: any key may be read.
-  helper: 'export default function ({ name }) { return name + suffix() }\nfunction suffix() { return args.suffix }',
-  topLevel: 'log(args.debug)\nexport default function ({ name }) { return name }',
-  rest: 'export default function ({ name, ...more }) { return more }',
-  noParams: 'export default function () { return 1 }',
-}
+/** Compiled as `ajsc eval` compiles its code (the entry takes `args` whole), and as a workflow module. */
+const evalAst = (code: string) => compileSource(`async function evaluate(args) { ${code}\n}\n`, '<eval>', [], 50).ast
+const workflowAst = (source: string) => compileWorkflow(source).ast
 
-describe('workflow run: an --args key the default function does not declare', () => {
+describe('eval and workflow run: an --args key the code does not read', () => {
   const wf = (file: string, args: string, json = false) => ajsc(['workflow', 'run', file, '--args', args, '--runs-dir', 'runs', ...(json ? ['--json'] : [])], { cwd: dir })
 
-  test('the same warning as run, before the run; result and exit status unchanged', () => {
+  test('workflow run: the warning with did-you-mean, before the run; result and exit status unchanged', () => {
     const r = wf('wf-greet.ajs', '{"nme":"x"}')
     expect(r.code).toBe(0)
     expect(JSON.parse(r.stdout)).toBe('Hello, World!')
-    expect(r.stderr).toContain('warning CLI_ARGS_UNKNOWN_KEY: --args key "nme" is not a parameter of `greet`, which ignores it (did you mean `name`?)')
-    expect(r.stderr).toContain('hint: `greet` declares `name`.')
+    expect(r.stderr).toContain('warning CLI_ARGS_UNKNOWN_KEY: --args key "nme" is not read by the workflow, which ignores it (did you mean `name`?)')
+    expect(r.stderr).toContain('hint: The workflow reads `name`.')
   })
 
-  test('--json: among the diagnostics; none when a helper reads args too', () => {
+  test('workflow run --json: among the diagnostics; the keys a helper reads count', () => {
     const report = JSON.parse(wf('wf-greet.ajs', '{"name":"Ada","zzz":1}', true).stdout)
     expect(report).toMatchObject({ ok: true, exitCode: 0, result: 'Hello, Ada!' })
     expect(report.diagnostics.map((d: { code: string; message: string }) => [d.code, d.message])).toEqual([
-      ['CLI_ARGS_UNKNOWN_KEY', '--args key "zzz" is not a parameter of `greet`, which ignores it'],
+      ['CLI_ARGS_UNKNOWN_KEY', '--args key "zzz" is not read by the workflow, which ignores it'],
     ])
     const helper = JSON.parse(wf('wf-helper.ajs', '{"name":"a","suffix":"b"}', true).stdout)
     expect([helper.result, helper.diagnostics]).toEqual(['ab', []])
   })
 
-  test('the declared keys: the default function\'s pattern, unless args is read elsewhere', () => {
-    const keys = (name: string) => declaredWorkflowArgs(compileWorkflow(WORKFLOW_SOURCES[name]!).ast)
-    expect(keys('greet')).toEqual({ entry: '`greet`', keys: ['name'] })
-    expect(keys('anonymous')).toEqual({ entry: 'the workflow\'s default function', keys: ['name', 'count'] })
-    for (const open of ['global', 'helper', 'topLevel', 'rest', 'noParams']) expect([open, keys(open)]).toEqual([open, undefined])
+  test('eval: the same warning (stderr, and --json), the value printed as before; none when the code takes args whole', () => {
+    const r = ajsc(['eval', '-p', '`Hi ${args.name ?? "you"}`', '--args', '{"nmae":"Ada"}'], { cwd: dir })
+    expect([r.code, r.stdout]).toEqual([0, '"Hi you"\n'])
+    expect(r.stderr).toContain('warning CLI_ARGS_UNKNOWN_KEY: --args key "nmae" is not read by the code, which ignores it (did you mean `name`?)')
+    const json = JSON.parse(ajsc(['eval', '-p', '1 + 1', '--args', '{"x":1}', '--json'], { cwd: dir }).stdout)
+    expect([json.result, json.diagnostics]).toEqual([2, [{ severity: 'warning', code: 'CLI_ARGS_UNKNOWN_KEY', message: '--args key "x" is not read by the code, which ignores it', hint: 'The code reads no key of args: leave --args out, or read the key (`args.x`).' }]])
+    const whole = ajsc(['eval', '-p', 'Object.keys(args)', '--args', '{"x":1}'], { cwd: dir })
+    expect([JSON.parse(whole.stdout), whole.stderr]).toEqual([['x'], ''])
+  })
+
+  test('the keys read: static reads, destructuring, a function\'s pattern; undefined once args is taken whole', () => {
+    expect(argKeysRead(evalAst('const { a, b: c } = args; const d = args.e + args["f"] + args?.g; return args.h.i'))).toEqual(['a', 'b', 'e', 'f', 'g', 'h'])
+    expect(argKeysRead(evalAst('function f({ x, y = 1 }) { return x + y }\nreturn f(args)'))).toEqual(['x', 'y'])
+    expect(argKeysRead(evalAst('return 1'))).toEqual([])
+    for (const code of ['return args', 'const k = "a"; return args[k]', 'const { a, ...more } = args; return more', 'return Object.keys(args)', 'function f(o) { return o.a }\nreturn f(args)', 'return { ...args }', 'return "a" in args']) {
+      expect([code, argKeysRead(evalAst(code))]).toEqual([code, undefined])
+    }
+    // Workflow modules: the default function's pattern (compiled as `return main(args)`), the top level, and helpers (the workflowArgs() atom there).
+    expect(argKeysRead(workflowAst('export default function greet({ name = "World" }) { return name }'))).toEqual(['name'])
+    expect(argKeysRead(workflowAst('log(args.debug)\nexport default function ({ name }) { return name + suffix() }\nfunction suffix() { return args.suffix }'))).toEqual(['debug', 'name', 'suffix'])
+    expect(argKeysRead(workflowAst('export default `Hello, ${args.name}!`'))).toEqual(['name'])
+    expect(argKeysRead(workflowAst('export default function ({ name, ...more }) { return more }'))).toBeUndefined()
+    expect(argKeysRead(workflowAst('export default await workflow("child", args)'))).toBeUndefined()
   })
 })

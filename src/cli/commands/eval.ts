@@ -15,6 +15,7 @@ import { DEFAULT_RUN_TIMEOUT_MS, guestConsole, printWarnings, runAtoms, setupFro
 import type { AtomsFlag } from '../atoms-module.ts'
 import { bodyWithValue, typedBack } from '../snippet.ts'
 import { valueText } from '../value-text.ts'
+import { argKeyWarnings, argKeysRead } from '../args-keys.ts'
 
 export interface EvalOptions extends SetupFlags {
   print?: boolean
@@ -53,6 +54,8 @@ export async function evalCommand(code: string, opts: EvalOptions, io: CliIO): P
     reporter.add(...fromTranspileError(e).map(unwrap))
     return reporter.finish({ result: null, fuelUsed: 0 })
   }
+  const reads = argKeysRead(ast)
+  reporter.add(...argKeyWarnings(reads && { entry: 'the code', keys: reads, reads: true }, args))
   const { vm, capabilities } = setupFromFlags(opts, io, atoms.atoms)
   const result = await vm.run(ast, { args }, { capabilities, timeoutMs, ...(fuel !== undefined ? { fuel } : {}), onLog: guestConsole(io) })
   if (!opts.json) printWarnings(io, result.warnings)

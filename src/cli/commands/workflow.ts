@@ -23,7 +23,7 @@ import { CliError, EXIT, readText, usageError, type CliIO } from '../io.ts'
 import { atomsOption, intOption, jsonObjectFlag, llmUrlOption } from '../options.ts'
 import { runAtoms } from './run.ts'
 import { fromCliError, fromTranspileError, Reporter, type JsonDiagnostic } from '../report.ts'
-import { argKeyWarnings, declaredWorkflowArgs, type DeclaredArgs } from '../args-keys.ts'
+import { argKeyWarnings, argKeysRead, type DeclaredArgs } from '../args-keys.ts'
 
 /** The engine and local driver (workflow-engine.ts): loaded by the `workflow` command's preAction hook, before any subcommand's action uses it. */
 let engine: typeof import('./workflow-engine.ts')
@@ -72,10 +72,11 @@ function timeoutsFlag(text: string | undefined): { timeouts?: WorkflowTimeouts }
   }
 }
 
-/** The keys the module's default function declares (args-keys.ts); none known when it does not compile (the run reports why). */
+/** The keys of args the module reads (args-keys.ts); none known when it does not compile (the run reports why). */
 function moduleArgKeys(file: string, atoms: LocalDriverOptions['atoms']): DeclaredArgs | undefined {
   try {
-    return declaredWorkflowArgs(engine.compileWorkflow(readFileSync(file, 'utf8'), { sourceName: file, atoms: atoms ?? [] }).ast)
+    const keys = argKeysRead(engine.compileWorkflow(readFileSync(file, 'utf8'), { sourceName: file, atoms: atoms ?? [] }).ast)
+    return keys && { entry: 'the workflow', keys, reads: true }
   } catch {
     return undefined
   }
