@@ -39,6 +39,13 @@ const PROGRAMS: Program[] = [
   P('difference-by-spread', 'const a = new Set([1, 2, 3, 4]), b = new Set([2, 4])\nreturn [...a].filter((x) => !b.has(x))'),
   P('delete-add-loop', 'const s = new Set()\nfor (let i = 0; i < 300; i++) { s.add(i); if (i % 3 !== 0) s.delete(i - 1) }\nreturn [s.size, [...s].slice(0, 8), s.has(299), s.has(298)]'),
   P('add-where-value-dropped', "const s = new Set()\nxs.forEach((x) => s.has(x.id) || s.add(x.id))\nfor (let i = 0; i < 2; i++, s.add('i' + i)) s.add(i)\nreturn [...s]"),
+  P('walk-reaches-added', 'const s = new Set([1])\nconst out = []\nfor (const x of s) { out.push(x); if (x < 5) s.add(x + 1) }\nreturn out'),
+  P('walk-skips-deleted-and-revisits-readded', "const s = new Set(['a', 'b', 'c', 'd'])\nconst out = []\nfor (const x of s) { out.push(x); if (x === 'a') { s.delete('c'); s.delete('a'); s.add('a') } if (out.length > 9) break }\nreturn out"),
+  P('walk-across-clear', 'const s = new Set([1, 2, 3])\nconst out = []\nfor (const x of s) { out.push(x); if (x === 1 && out.length === 1) { s.clear(); s.add(7); s.add(1) } }\nreturn [out, [...s]]'),
+  P('walk-across-compaction', 'const s = new Set()\nfor (let i = 0; i < 40; i++) s.add(i)\nconst out = []\nfor (const x of s) { if (x === 5) for (let i = 6; i < 38; i++) s.delete(i); out.push(x) }\nreturn out'),
+  P('walk-leave-early', 'const s = new Set([1, 2, 3])\nconst out = []\nouter: for (const x of s) { for (const y of s) { if (y === 2) continue outer; if (x === 3) break outer; out.push(x * 10 + y) } }\nfor (const x of s) if (x === 2) { out.push(x); break }\nreturn out'),
+  P('walk-worklist', "const graph = { a: ['b', 'c'], b: ['d'], c: ['d', 'a'], d: [] }\nconst reached = new Set(['a'])\nfor (const n of reached) for (const m of graph[n]) reached.add(m)\nreturn [...reached]"),
+  P('for-each-live', 'const s = new Set([1])\nconst out = []\ns.forEach((x) => { out.push(x); if (x < 4) s.add(x * 2); if (x === 2) return; out.push(-x) })\nreturn out'),
   P('size-of-chain', 'const s = new Set([1])\nreturn [s.add(2).size, s.add(2).has(2), [...s.add(3)]]'),
 ]
 

@@ -59,6 +59,13 @@ function membersOf(v: unknown): unknown[] {
   return v
 }
 
+/** The members of `v` to change: a guest's own array (guards.ts isWritable: an AST written by hand may pass a frozen one, or a library's). */
+function changing(v: unknown): unknown[] {
+  const e = membersOf(v)
+  if (Object.getPrototypeOf(e) !== Array.prototype || Object.isFrozen(e)) throw vmError('TYPE_ERROR', 'A Set method would change a read-only array')
+  return e
+}
+
 /** The index of `s`, rebuilt (and paid for: each member's text is hashed again) when the array is not the one it was built for. */
 function indexOf(rt: Run, s: unknown[]): Index {
   const known = indexes.get(s)
@@ -157,12 +164,12 @@ export const SET_VAR_STATICS: Record<string, SetStatic> = {
   create: (rt, [items]) => create(rt, items),
   contains: (rt, [s, x]) => find(rt, membersOf(s), x) >= 0,
   insert: (rt, [s, x]) => {
-    const e = membersOf(s)
+    const e = changing(s)
     if (find(rt, e, x) < 0) { rt.chargeSlots(1); push(indexOf(rt, e), e, x) }
     return e
   },
   remove: (rt, [s, x]) => {
-    const e = membersOf(s)
+    const e = changing(s)
     const i = find(rt, e, x)
     if (i < 0) return false
     const index = indexOf(rt, e)
@@ -177,7 +184,7 @@ export const SET_VAR_STATICS: Record<string, SetStatic> = {
     }
     return true
   },
-  clear: (_rt, [s]) => { const e = membersOf(s); e.length = 0; indexes.set(e, newIndex(indexes.get(e))); return undefined },
+  clear: (_rt, [s]) => { const e = changing(s); e.length = 0; indexes.set(e, newIndex(indexes.get(e))); return undefined },
   count: (rt, [s]) => { const e = membersOf(s); return e.length - indexOf(rt, e).dead },
   values: (rt, [s]) => copy(rt, membersOf(s), member, 1),
   entries: (rt, [s]) => copy(rt, membersOf(s), pair, 3),
