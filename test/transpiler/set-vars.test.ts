@@ -45,6 +45,7 @@ const PROGRAMS: Program[] = [
   P('walk-across-compaction', 'const s = new Set()\nfor (let i = 0; i < 40; i++) s.add(i)\nconst out = []\nfor (const x of s) { if (x === 5) for (let i = 6; i < 38; i++) s.delete(i); out.push(x) }\nreturn out'),
   P('walk-leave-early', 'const s = new Set([1, 2, 3])\nconst out = []\nouter: for (const x of s) { for (const y of s) { if (y === 2) continue outer; if (x === 3) break outer; out.push(x * 10 + y) } }\nfor (const x of s) if (x === 2) { out.push(x); break }\nreturn out'),
   P('walk-worklist', "const graph = { a: ['b', 'c'], b: ['d'], c: ['d', 'a'], d: [] }\nconst reached = new Set(['a'])\nfor (const n of reached) for (const m of graph[n]) reached.add(m)\nreturn [...reached]"),
+  P('walk-values-keys-entries', "const s = new Set(['a'])\nconst out = []\nfor (const x of s.values()) { out.push(x); if (x.length < 3) s.add(x + 'v') }\nfor (const x of s.keys()) out.push(x.toUpperCase())\nfor (const [k, v] of s.entries()) { out.push(k + v); s.delete(k) }\nreturn [out, s.size]"),
   P('for-each-live', 'const s = new Set([1])\nconst out = []\ns.forEach((x) => { out.push(x); if (x < 4) s.add(x * 2); if (x === 2) return; out.push(-x) })\nreturn out'),
   P('size-of-chain', 'const s = new Set([1])\nreturn [s.add(2).size, s.add(2).has(2), [...s.add(3)]]'),
 ]

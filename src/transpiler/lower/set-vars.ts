@@ -57,11 +57,22 @@ export function setMembers(node: Node, ctx: LowerContext): Expr | undefined {
   return staticCall('Set', 'values', [lowerSet(node, ctx)], ctx, node)
 }
 
-/** What `for...of` walks when it is a Set variable: `Set.walk(s)`, its members one at a time as JavaScript's iterator. */
+/**
+ * What `for...of` walks when it is a Set variable (or `s.add(...)` of one), `s.keys()`, `s.values()` or
+ * `s.entries()`: `Set.walk(s)` or `Set.walk(s, 'entries')`, the members one at a time as JavaScript's
+ * iterator reads them; undefined when `node` is none of these.
+ */
 export function setWalk(node: Expression, ctx: LowerContext): Expr | undefined {
-  if (!isSetVariable(node, ctx) && (node.type !== 'CallExpression' || !isSet(node, ctx))) return undefined
-  return staticCall('Set', 'walk', [lowerSet(node, ctx)], ctx, node)
+  if (isSetVariable(node, ctx) || (node.type === 'CallExpression' && isSet(node, ctx))) return staticCall('Set', 'walk', [lowerSet(node, ctx)], ctx, node)
+  if (node.type !== 'CallExpression' || node.optional || node.callee.type !== 'MemberExpression') return undefined
+  const { object, property, computed, optional } = node.callee
+  if (computed || optional || property.type !== 'Identifier' || !WALKS.has(property.name) || !isSet(object, ctx) || isNewSet(object, ctx)) return undefined
+  // Any arguments are evaluated, after the Set, and ignored, as JavaScript's `values()` ignores them.
+  const args = node.arguments.map((a) => lowerExpr(a as Expression, ctx))
+  return staticCall('Set', 'walk', [lowerSet(object, ctx), lit(property.name === 'entries' ? 'entries' : 'values'), ...args], ctx, node)
 }
+
+const WALKS: ReadonlySet<string> = new Set(['keys', 'values', 'entries'])
 
 /** `s.size` with `s` a Set to keep: `Set.count(s)`; undefined otherwise (and for `new Set(xs).size`, lower/sets.ts's). */
 export function lowerSetSize(node: MemberExpression, ctx: LowerContext): Expr | undefined {
