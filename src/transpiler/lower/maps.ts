@@ -3,18 +3,21 @@
  * insertion order, kept in a variable the program reaches only through the `Map` statics
  * (src/vm/builtins/maps.ts): `new Map(items)` is `Map.from(items)`, `m.get(k)` is `Map.get(m, k)`,
  * `m.set(k, v)` is `Map.set(m, k, v)` (it changes the entries in place and gives the Map back, so
- * `m.set(a, 1).set(b, 2)` chains), `m.size` is `Map.size(m)`. Where JavaScript reads a Map's entries,
- * the program gets a fresh copy of them, as JavaScript's iterator makes fresh pairs: `[...m]`,
- * `Array.from(m)`, `Object.fromEntries(m)`, `for (const [k, v] of m)`, `new Map(m)`;
- * `m.keys()`, `m.values()`, `m.entries()` are arrays (AJS has no iterators).
+ * `m.set(a, 1).set(b, 2)` chains), `m.size` is `Map.size(m)`. Where JavaScript reads a Map's entries
+ * at once, the program gets a fresh copy of them, as JavaScript's iterator makes fresh pairs: `[...m]`,
+ * `Array.from(m)`, `Object.fromEntries(m)`, `new Map(m)`; `m.keys()`, `m.values()`, `m.entries()` are
+ * arrays (AJS has no iterators). Where the program runs while they are read, `for...of` (also over
+ * `m.keys()`, `m.values()`, `m.entries()`) and `m.forEach(...)`, it walks them live, as JavaScript's
+ * iterator does (`Map.walk`, mapWalk).
  *
  * Anywhere JavaScript would hand the Map object on (returned, passed, stored, compared) it is refused
- * (AJS2045) with the rewrite, as `m.forEach` is (AJS2046: its callback is not an array method's).
+ * (AJS2045) with the rewrite; a method it has not is AJS2046.
  */
 import type { CallExpression, Expression, Identifier, MemberExpression, NewExpression, Node } from 'acorn'
-import type { Expr, Pattern } from '../../ast/types.ts'
+import type { Expr, LambdaExpr, Pattern, Step } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
-import { id, methodCall } from '../../ast/build.ts'
+import { array, at, exprStep, id, lambda, lit, methodCall, step } from '../../ast/build.ts'
+import { walk } from '../../ast/walk.ts'
 import { didYouMean } from '../suggest.ts'
 import { checkReassign, refuseAsValue, staticCall } from './statics.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
@@ -68,22 +71,57 @@ export function lowerMapCall(node: CallExpression, method: string, ctx: LowerCon
 }
 
 /**
- * `m.forEach((value, key) => ...)`: the forEach of a copy of the entries with `([key, value]) => ...`, value first
- * as JavaScript passes it (the entries as the call starts, as `for (const [k, v] of m)` reads them). The Map
- * itself as a third parameter would be a Map value: refused (AJS2046), as a callback not written in place is.
+ * What `for...of` walks when it is a Map's entries, `m.keys()`, `m.values()` or `m.entries()`: `Map.walk(m)`,
+ * the entries one at a time as JavaScript's iterator reads them (src/vm/builtins/maps.ts: an entry set during
+ * the loop is reached, one deleted before its turn is not); undefined when `node` is none of these.
+ */
+export function mapWalk(node: Expression, ctx: LowerContext): Expr | undefined {
+  if (isMap(node, ctx)) return staticCall('Map', 'walk', [lowerMap(node, ctx)], ctx, node)
+  if (node.type !== 'CallExpression' || node.optional || node.callee.type !== 'MemberExpression') return undefined
+  const { object, property, computed, optional } = node.callee
+  if (computed || optional || property.type !== 'Identifier' || !WALKS.has(property.name) || !isMap(object, ctx)) return undefined
+  // Any arguments are evaluated, after the Map, and ignored, as JavaScript's `keys()` ignores them.
+  return staticCall('Map', 'walk', [lowerMap(object, ctx), lit(property.name), ...node.arguments.map((a) => lowerElement(a, ctx))], ctx, node)
+}
+
+const WALKS: ReadonlySet<string> = new Set(['keys', 'values', 'entries'])
+
+/**
+ * `m.forEach((value, key) => body)`: `[0].forEach(() => { for (let [key, value] of Map.walk(m)) body })`, value
+ * first as JavaScript passes it. It walks the entries as `for...of` does (mapWalk); the outer call makes the
+ * loop an expression, whose value is undefined, as forEach's. A callback with a `return` is called as written,
+ * `for (const e of Map.walk(m)) [e].forEach(([key, value]) => body)`, its `return` leaving that call. The Map
+ * itself as a third parameter would be a Map value: refused (AJS2045), as a callback not written in place is
+ * (AJS2031).
  */
 function lowerMapForEach(node: CallExpression, ctx: LowerContext): Expr {
   const callee = node.callee as MemberExpression
   const [fn, ...rest] = node.arguments
   if (fn?.type !== 'ArrowFunctionExpression' || rest.length > 0) return ctx.fail('CALLBACK', fn ?? callee.property, { name: 'forEach' })
   if (fn.params.length > 2) refuseMapValue(fn.params[2]!, ctx)
+  const loc = ctx.loc(node)
+  const entries = staticCall('Map', 'walk', [lowerMap(callee.object, ctx)], ctx, node)
   discard(fn.body) // its value is dropped, as an array forEach's
-  const lambda = lowerLambda(fn, ctx)
-  const [value, key] = lambda.params
-  lambda.params = [{ $pattern: 'array', elements: [key ?? null, value ?? null] } as Pattern]
-  const out = methodCall(mapEntries(callee.object, ctx), 'forEach', [lambda])
-  out.loc = ctx.loc(node)
-  return out
+  const callback = lowerLambda(fn, ctx)
+  const [value, key] = callback.params
+  const pair = { $pattern: 'array', elements: [key ?? null, value ?? null] } as Pattern
+  let loop: Step
+  if (!returns(callback)) {
+    // The parameters are the loop's, fresh each turn and assignable, as a call's are.
+    loop = step('forOf', { kind: 'let', target: pair, iterable: entries, body: callback.steps ?? [exprStep(callback.body!, loc)] })
+  } else {
+    const entry = ctx.temp('entry')
+    callback.params = [pair]
+    loop = step('forOf', { kind: 'const', target: entry, iterable: entries, body: [exprStep(at(methodCall(array([id(entry)]), 'forEach', [callback]), loc), loc)] })
+  }
+  return at(methodCall(array([lit(0)]), 'forEach', [lambda([], [at(loop, loc)])]), loc)
+}
+
+/** Whether a callback's body has a `return` of its own (not one of a callback inside it). */
+function returns(callback: LambdaExpr): boolean {
+  let found = false
+  walk(callback.steps ?? [], { step: (s) => { found ||= s.op === 'return' }, expr: (e) => e.$expr !== 'lambda' })
+  return found
 }
 
 /** `m.size`: `Map.size(m)`; undefined when `node` is not a read of a Map's size. */

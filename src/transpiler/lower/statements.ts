@@ -22,6 +22,7 @@ import { checkAssignable } from './names.ts'
 import { typedAssignValue, typedDeclaration } from './typed-vars.ts'
 import { lowerIterable } from './sets.ts'
 import { setWalk } from './set-vars.ts'
+import { mapWalk } from './maps.ts'
 import { lowerPromiseAll, promiseAllOf, unwrap } from './promise-all.ts'
 import { varsObject } from './vars-object.ts'
 import { discard } from './unused.ts'
@@ -206,7 +207,7 @@ function lowerForInOf(node: ForOfStatement | ForInStatement, ctx: LowerContext, 
   try {
     // The iterable is evaluated with the loop's own names in their dead zone, as in JS.
     if (node.left.type === 'VariableDeclaration') predeclarePatterns(ctx, node.left.declarations.map((d) => d.id))
-    const source = node.type === 'ForOfStatement' ? setWalk(node.right, ctx) ?? lowerIterable(node.right, ctx) : lowerExpr(node.right, ctx)
+    const source = node.type === 'ForOfStatement' ? mapWalk(node.right, ctx) ?? setWalk(node.right, ctx) ?? lowerIterable(node.right, ctx) : lowerExpr(node.right, ctx)
     const { target, kind } = lowerForTarget(node.left, ctx)
     const body = lowerBody(node.body, ctx)
     const step: Step = node.type === 'ForOfStatement'

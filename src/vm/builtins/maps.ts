@@ -19,6 +19,9 @@ import { vmError } from '../errors.ts'
 import { MAX_KEY_CHARS, chargeScan, chargeTexts } from './sizes.ts'
 
 type Entry = [unknown, unknown]
+
+/** runtime.ts's PULL and PULL_DONE, registered symbols: imported, runtime.ts would bring 50 B of its own into this part. */
+const PULL = Symbol.for('ajs-lang.pull'), PULL_DONE = Symbol.for('ajs-lang.pullDone')
 type MapStatic = (rt: Run, args: any[]) => unknown
 
 /**
@@ -29,9 +32,15 @@ type MapStatic = (rt: Run, args: any[]) => unknown
  * numbers of its pieces, a short text, key it in `long`. Only `set` numbers new pieces: a lookup of a key
  * with a piece never seen is a miss, and keeps nothing of the text it was given.
  */
-interface Index { length: number; dead: number; tomb: Entry; get(k: unknown): number | undefined; set(k: unknown, i: number): void; delete(k: unknown): void }
+interface Index {
+  length: number; dead: number; tomb: Entry
+  /** Each entry's number in the order the Map was given its keys (a walk's place, see walk), and the next one to give. */
+  seqs: number[]; next: number
+  get(k: unknown): number | undefined; set(k: unknown, i: number): void; delete(k: unknown): void
+}
 
-function newIndex(length: number, tomb = [] as unknown as Entry): Index {
+/** An empty index; `prev`'s tombstone and numbering go on (a walk across a clear or a rebuild keeps its place). */
+function newIndex(prev?: Index): Index {
   const keys = new Map<unknown, number>(), long = new Map<string, number>(), pieces = new Map<string, number>()
   /** The short key of a long text, or undefined when one of its pieces is new and `add` is false. */
   const code = (s: string, add?: boolean): string | undefined => {
@@ -49,9 +58,11 @@ function newIndex(length: number, tomb = [] as unknown as Entry): Index {
   }
   const isLong = (k: unknown): k is string => typeof k === 'string' && k.length > MAX_KEY_CHARS
   return {
-    length,
+    length: 0,
     dead: 0,
-    tomb,
+    tomb: prev?.tomb ?? [] as unknown as Entry,
+    seqs: [],
+    next: prev?.next ?? 0,
     get: (k) => (isLong(k) ? long.get(code(k)!) : keys.get(k)),
     set: (k, i) => { if (isLong(k)) long.set(code(k, true)!, i); else keys.set(k, i) },
     delete: (k) => { if (isLong(k)) long.delete(code(k)!); else keys.delete(k) },
@@ -77,7 +88,12 @@ function indexOf(rt: Run, m: Entry[]): Index {
   rt.chargeSlots(m.length)
   const ks = keysOf(m)
   chargeTexts(rt, ks)
-  const keys = newIndex(m.length, known?.tomb)
+  const keys = newIndex(known)
+  keys.length = m.length
+  // The numbers of the entries still where they were (all of them after a delete's compaction, which moves
+  // them with their entries); an entry an AST written by hand added is numbered anew.
+  keys.seqs = known ? known.seqs.slice(0, m.length) : []
+  while (keys.seqs.length < m.length) keys.seqs.push(keys.next++)
   for (let i = 0; i < ks.length; i++) if (m[i] === keys.tomb) keys.dead++; else keys.set(ks[i], i)
   indexes.set(m, keys)
   return keys
@@ -101,7 +117,7 @@ const sameKey = (a: unknown, b: unknown): boolean => a === b || (a !== a && b !=
 /** Sets `k` to `v` in `m`, where `keys` found it at `i` (or -1): a fresh pair either way (a pair handed out by entries() or spread is the guest's, never the Map's). */
 function put(keys: Index, m: Entry[], i: number, k: unknown, v: unknown): void {
   if (i >= 0) m[i] = [m[i]![0], v]
-  else { keys.set((k = k === 0 ? 0 : k), m.length); m.push([k, v]); keys.length = m.length }
+  else { keys.set((k = k === 0 ? 0 : k), m.length); m.push([k, v]); keys.seqs.push(keys.next++); keys.length = m.length }
 }
 
 /** `new Map(items)`: each item an array or object read as `[key, value]`; a later key replaces the earlier value in its place. */
@@ -113,7 +129,7 @@ function from(rt: Run, items: unknown): Entry[] {
   chargeTexts(rt, items.map((e) => e?.[0]))
   rt.chargeSlots(items.length * 3)
   const out: Entry[] = []
-  const keys = newIndex(0)
+  const keys = newIndex()
   for (const e of items) {
     if (e === null || typeof e !== 'object') throw notEntries()
     put(keys, out, keys.get(e[0]) ?? -1, e[0], e[1])
@@ -128,6 +144,37 @@ const copy = (rt: Run, m: Entry[], pick: (e: Entry) => unknown): unknown[] => {
   rt.chargeSlots((m.length - dead) * 3)
   keysOf(m)
   return (dead ? m.filter((e) => e !== tomb) : m).map(pick)
+}
+
+/**
+ * `for (const [k, v] of m)` (`m.keys()`, `m.values()`) and `m.forEach(...)`: the entries as JavaScript's
+ * iterator reads them, one per turn of the loop (`PULL`), each a fresh pair (or its key or value, `pick` 0
+ * or 1) paid as a copy's: an entry set during the walk is reached, one deleted before its turn is not, a
+ * key set again keeps its place, and after a clear only the entries set since are. The walk keeps the
+ * number of the entry it gave last (Index.seqs, increasing along the array) and goes on from the first
+ * entry numbered after it, wherever a compaction, clear or rebuild moved them. A loop that keeps setting
+ * new keys pays for each, so fuel or the heap limit ends it.
+ */
+function walk(rt: Run, m: Entry[], pick: number): object {
+  let last = -1
+  // Frozen: read-only to the guest, and a run's result or an atom's input copies it (an empty object), so
+  // the function in it never reaches the host.
+  return Object.freeze({
+    [PULL]() {
+      const { seqs, tomb } = indexOf(rt, m)
+      let i = 0, hi = seqs.length
+      while (i < hi) { const mid = (i + hi) >>> 1; if (seqs[mid]! > last) hi = mid; else i = mid + 1 }
+      const from = i
+      while (m[i] === tomb) i++
+      chargeScan(rt, i - from)
+      const e = m[i]
+      if (i >= m.length) return PULL_DONE
+      if (!Array.isArray(e)) throw notAMap()
+      last = seqs[i]!
+      rt.chargeSlots(3)
+      return pick < 0 ? [e[0], e[1]] : e[pick]
+    },
+  })
 }
 
 /** Map's statics by name: `from` (what `new Map(items)` lowers to) and one per method. */
@@ -153,14 +200,16 @@ export const MAP_STATICS: Record<string, MapStatic> = {
       // Most entries are tombstones: drop them in place; the next call sees the length change and rebuilds the index (paid there).
       chargeScan(rt, e.length)
       let j = 0
-      for (const x of e) if (x !== keys.tomb) e[j++] = x
-      e.length = j
+      e.forEach((x, n) => { if (x !== keys.tomb) { keys.seqs[j] = keys.seqs[n]!; e[j++] = x } })
+      e.length = keys.seqs.length = j
     }
     return true
   },
-  clear: (_rt, [m]) => { const e = entriesOf(m); e.length = 0; indexes.delete(e); return undefined },
+  clear: (_rt, [m]) => { const e = entriesOf(m); e.length = 0; indexes.set(e, newIndex(indexes.get(e))); return undefined },
   size: (rt, [m]) => { const e = entriesOf(m); return e.length - indexOf(rt, e).dead },
   keys: (rt, [m]) => copy(rt, entriesOf(m), (e) => e[0]),
   values: (rt, [m]) => copy(rt, entriesOf(m), (e) => e[1]),
   entries: (rt, [m]) => copy(rt, entriesOf(m), (e) => [e[0], e[1]]),
+  // `Map.walk(m)` walks the entries; `Map.walk(m, 'keys')` and `Map.walk(m, 'values')` what those give.
+  walk: (rt, [m, kind]) => walk(rt, entriesOf(m), kind === 'keys' ? 0 : kind === 'values' ? 1 : -1),
 }
