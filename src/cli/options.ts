@@ -1,5 +1,6 @@
 /** Parsing of flag values; a malformed value given on the command line is a usage error (exit 2). */
-import { resolve } from 'node:path'
+import { statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { Option } from 'commander'
 import { CliError, readText, usageError, type CliIO } from './io.ts'
 import { jsonSyntaxAt } from './json-text.ts'
@@ -56,10 +57,29 @@ export async function jsonObjectFlag(opt: string | undefined, flag: string, io: 
   } catch (e) {
     // A file or stdin the user wrote: where the syntax breaks (inline JSON is one short line, shown in the message).
     const at = code === 'CLI_BAD_JSON' ? jsonSyntaxAt(text) : undefined
-    throw new CliError(code, `${from} is not valid JSON: ${(e as Error).message}`, at ? { file: from, ...at } : {})
+    throw (code === 'CLI_USAGE' ? pathGivenAsJson(opt, flag, io) : undefined)
+      ?? new CliError(code, `${from} is not valid JSON: ${(e as Error).message}`, at ? { file: from, ...at } : {})
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new CliError(code, `${from} must be a JSON object`)
   return value as Record<string, unknown>
+}
+
+/**
+ * Inline JSON that is a path (a newcomer's `--args /tmp/args.json`): the
+ * error names the @ form when the file exists, or says it does not; other
+ * malformed JSON gets undefined (the parser's message).
+ */
+function pathGivenAsJson(value: string, flag: string, io: CliIO): CliError | undefined {
+  const home = io.env['HOME']
+  // `--args=~/a.json` reaches us unexpanded, and `@~/a.json` would not be expanded by the shell either: name the expanded path.
+  const shown = (value === '~' || value.startsWith('~/')) && home ? join(home, value.slice(1)) : value
+  const stat = statSync(resolve(io.cwd, shown), { throwIfNoEntry: false })
+  if (!stat && !/^(\/|\.\.?\/|~)/.test(value) && !value.endsWith('.json')) return undefined
+  const takes = `${flag} takes JSON, @file.json or -`
+  if (stat?.isFile()) return usageError(`${takes}: did you mean ${flag} @${shown}?`, `A file is read when its path starts with @: ${flag} @${shown}.`)
+  const inline = `Pass the object inline (${flag} '{"key": "value"}')`
+  if (stat) return usageError(`${takes}: "${value}" is not JSON, and it is a directory`, `${inline}, or name a JSON file in it: ${flag} @${join(shown, 'args.json')}.`)
+  return usageError(`${takes}: "${value}" is not JSON, and no such file exists either`, `${inline}, or write the file and pass ${flag} @${shown}.`)
 }
 
 /** `--atoms <module|names>`, repeatable: commander collects every value (atoms-module.ts reads them). */
