@@ -103,3 +103,22 @@ export async function check(c: Case): Promise<void> {
   }
   expectHostUnchanged(before)
 }
+
+/** Run `body` with every native Map the host makes watched: the longest text used as a key of one, and how many keys were set. */
+export async function watchingMaps(body: string, fuel = 2_000) {
+  const NativeMap = globalThis.Map
+  const seen = { longest: 0, sets: 0 }
+  globalThis.Map = class extends NativeMap<unknown, unknown> {
+    override set(k: unknown, v: unknown) {
+      seen.sets++
+      if (typeof k === 'string') seen.longest = Math.max(seen.longest, k.length)
+      return super.set(k, v)
+    }
+  } as MapConstructor
+  try {
+    const r = await runBody(body, { fuel })
+    return { ...seen, out: r.error?.code ?? r.result, fuelUsed: r.fuelUsed }
+  } finally {
+    globalThis.Map = NativeMap
+  }
+}

@@ -4,27 +4,8 @@
  * unpaid or quadratic work, never answers for a wrong key, and a bad entries array is a guest error.
  */
 import { describe, expect, test } from 'bun:test'
-import { runBody } from './helpers.ts'
+import { runBody, watchingMaps } from './helpers.ts'
 import { MAX_KEY_CHARS } from '../../src/vm/builtins/sizes.ts'
-
-/** Run `body` with every native Map the host makes watched: the longest text used as a key of one, and how many keys were set. */
-async function watchingMaps(body: string, fuel = 2_000) {
-  const NativeMap = globalThis.Map
-  const seen = { longest: 0, sets: 0 }
-  globalThis.Map = class extends NativeMap<unknown, unknown> {
-    override set(k: unknown, v: unknown) {
-      seen.sets++
-      if (typeof k === 'string') seen.longest = Math.max(seen.longest, k.length)
-      return super.set(k, v)
-    }
-  } as MapConstructor
-  try {
-    const r = await runBody(body, { fuel })
-    return { ...seen, out: r.error?.code ?? r.result, fuelUsed: r.fuelUsed }
-  } finally {
-    globalThis.Map = NativeMap
-  }
-}
 
 describe('a text over 16,383 characters never keys a native Map (V8 hashes it by its length alone)', () => {
   // 300 keys of 20,000 characters, one length, one start of 19,995: in one native Map V8 would compare each with

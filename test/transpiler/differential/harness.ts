@@ -11,6 +11,7 @@
 import { expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { transpile } from '../../../src/transpiler/index.ts'
+import { TranspileError } from '../../../src/diagnostics/diagnostic.ts'
 import type { AjsProgram } from '../../../src/ast/types.ts'
 
 export interface Program {
@@ -112,6 +113,27 @@ export function testSideBySide(programs: readonly Program[], Vm: new () => VmLik
       const native = runNative(p)
       expect(native.ok).toBe(true)
       expect(await runVm(p, Vm)).toEqual(native)
+    })
+  }
+}
+
+/** The refusal of `source` (after a helper `show(v)`, which it may call): its code, hint and line; a source accepted fails the test. */
+export function refusal(source: string): { code: string; hint: string; line: number } {
+  source = `function show(v) { return v }\n${source}`
+  try { transpile(source) } catch (e) {
+    if (!(e instanceof TranspileError)) throw e
+    return { code: e.code, hint: e.hint, line: e.line }
+  }
+  throw new Error(`accepted: ${source}`)
+}
+
+/** One test per case: `body`, the body of `function f()`, is refused with `code`, located in it, the hint containing `hint`. */
+export function testRefusals(cases: ReadonlyArray<readonly [what: string, body: string, code: string, hint: string]>): void {
+  for (const [what, body, code, hint] of cases) {
+    test(what, () => {
+      const r = refusal(`function f() {\n${body}\n}`)
+      expect({ code: r.code, line: r.line > 1 }).toEqual({ code, line: true })
+      expect(r.hint).toContain(hint)
     })
   }
 }
