@@ -61,6 +61,15 @@ describe('a Map lookup pays for hashing its key, as a property key does', () => 
   }
 })
 
+test('a frozen array handed to the statics that change a Map is the guest\'s TYPE_ERROR; reading it works', async () => {
+  for (const call of ['Map.set(m, 3, 4)', 'Map.delete(m, 1)', 'Map.clear(m)']) {
+    const r = await runBody(`const m = Object.freeze(Map.from([[1, 2]]))\nreturn ${call}`)
+    expect({ call, code: r.error?.code, message: r.error?.message }).toEqual({ call, code: 'TYPE_ERROR', message: 'A Map method would change a read-only array' })
+  }
+  const r = await runBody('const m = Object.freeze(Map.from([[1, 2]]))\nreturn [Map.get(m, 1), Map.has(m, 2), Map.size(m), Map.entries(m)]')
+  expect(r.result).toEqual([2, false, 1, [[1, 2]]])
+})
+
 describe('an array that is not a Map, handed to the statics by an AST written by hand, is the guest\'s TYPE_ERROR', () => {
   const ARRAYS = ['[null]', '[[1, 2], 7]', "['ab']", '(() => { const a = []; a.length = 2; return a })()', '(() => { const a = [[1, 2]]; a[3] = [3, 4]; return a })()']
   const CALLS = ['Map.get(m, 1)', 'Map.get(m, undefined)', 'Map.has(m, 3)', 'Map.set(m, 9, 9)', 'Map.delete(m, 3)', 'Map.keys(m)', 'Map.values(m)', 'Map.entries(m)']

@@ -82,6 +82,14 @@ describe('a walk driven by an AST written by hand is the guest\'s own data', () 
     expect(r.error?.code).toBe('TYPE_ERROR')
   })
 
+  test('an entry replaced in place by one that is no pair (the length the same, so the index is not rebuilt): the reads that meet it are the TYPE_ERROR', async () => {
+    const walked = '[0].map(() => { const out = []; for (const e of Map.walk(m)) out.push(e); return out })[0]'
+    for (const read of ['Map.entries(m)', 'Map.keys(m)', 'Map.values(m)', walked]) {
+      const r = await runBody(`const m = Map.from([[1, 2], [3, 4]])\nMap.get(m, 1)\nm[1] = null\nreturn ${read}`)
+      expect({ read, code: r.error?.code, message: r.error?.message }).toEqual({ read, code: 'TYPE_ERROR', message: 'A Map method was called on something that is not a Map' })
+    }
+  })
+
   test('entries changed by hand during the walk: it goes on, bounded, and ends', async () => {
     // Pushed, replaced, cut short, a tombstone's place written: each turn finds its place by number, or starts again.
     const r = await runBody(`const m = Map.from([['a', 1], ['b', 2], ['c', 3]])
