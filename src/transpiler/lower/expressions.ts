@@ -22,7 +22,7 @@ import { lowerIterable, lowerSetRead } from './sets.ts'
 import { lowerMapSize } from './maps.ts'
 import { typedAssignValue } from './typed-vars.ts'
 import { dateText, isDate, lowerDateBinary, lowerTime } from './dates.ts'
-import { isUnused } from './unused.ts'
+import { discard, isUnused } from './unused.ts'
 import { COMPARISON_OPERATORS } from '../../ast/nodes.ts'
 import { ERROR_VALUE_NAMES } from '../../ast/globals.ts'
 // The kit's positional makers build each node as one literal (no fields object copied per node).
@@ -275,6 +275,8 @@ function lowerUpdate(node: UpdateExpression, ctx: LowerContext): Expr {
 }
 
 function lowerSequence(node: SequenceExpression, ctx: LowerContext): Expr {
+  // Each value but the last is dropped: `(s.add(x), true)`, `(m.set(k, v), m.size)` (lower/unused.ts).
+  node.expressions.slice(0, -1).forEach(discard)
   return make('sequence', { expressions: node.expressions.map((e) => lowerExpr(e, ctx)) })
 }
 
