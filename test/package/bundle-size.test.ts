@@ -120,7 +120,11 @@ import { ensureBuilt, ROOT } from './built.ts'
 // Array.filled for new Array(n).fill(v) +65, between 51,141 and there.)
 // 52,200: s.replace(pattern, callback) and replaceAll with a callback (replace-callback.ts: the matches found first, paid,
 // each a metered callback; they were AJS2040). 51,722 -> 52,186 B (+464) at 653e32f.
-export const BUDGET_GZIP_BYTES = 52_200
+// 52,700 (JSON.parse speed): a long string full of escaped quotes (JSON in a string, a document of quoted words) is not
+// searched for its end before the parse (which cost 0.6 of the parse itself: guest JSON.parse x1.7-2.3 of native); its
+// end is guessed, proven by parsing that one string, which is kept and put back into a parse of the rest (json-keys.ts).
+// 52,191 -> 52,692 B (+501) in esbuild bundles of clean copies of 4601768 and 4601768 with json.ts and json-keys.ts, under Bun.
+export const BUDGET_GZIP_BYTES = 52_700
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

@@ -4,7 +4,8 @@ import { VmError, vmError } from '../errors.ts'
 import { isForbiddenKey } from '../guards.ts'
 import { isRegex } from './regex-hook.ts'
 import { guestString } from './coerce.ts'
-import { chargeScan, MAX_KEY_CHARS } from './sizes.ts'
+import { chargeScan } from './sizes.ts'
+import { parseCheckedKeys } from './json-keys.ts'
 
 function strip(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v
@@ -70,97 +71,19 @@ function checkParsedSize(rt: Run, text: string): void {
   if (bytes > rt.maxHeapBytes) rt.heapLimit(bytes)
 }
 
-/** The rest of a JSON string from inside it, escapes and all, to its closing quote (a native search that never backtracks). */
-const STRING_REST = /[^"\\]*(?:\\[^][^"\\]*)*"/y
-
-/**
- * Index of the first quote at or after `i` that follows an even number of backslashes, or -1: the end of
- * the JSON string whose characters start at `i`, or, from outside strings, the start of the next one.
- */
-function stringEnd(text: string, i: number): number {
-  const q = text.indexOf('"', i)
-  if (q < 0 || text.charCodeAt(q - 1) !== 92) return q
-  STRING_REST.lastIndex = i
-  return STRING_REST.test(text) ? STRING_REST.lastIndex - 1 : -1
-}
-
-/** Whether the first character after `p` that is not JSON whitespace is a colon. */
-function colonAt(text: string, p: number): boolean {
-  let c = text.charCodeAt(p)
-  while (c === 32 || c === 9 || c === 10 || c === 13) c = text.charCodeAt(++p)
-  return c === 58
-}
-
-/** Characters of the JSON string whose content is text[a, b): an escape is one (`\\uXXXX` one code unit). */
-function decodedLength(text: string, a: number, b: number): number {
-  let n = 0
-  for (let i = a; i < b; i++, n++) if (text.charCodeAt(i) === 92) i += text.charCodeAt(i + 1) === 117 ? 5 : 1
-  return n
-}
-
-/** Every string of `text` read in order from the first quote: the first key over MAX_KEY_CHARS is refused. */
-function checkEveryKey(text: string): void {
-  for (let open = text.indexOf('"'); open >= 0; ) {
-    const close = stringEnd(text, open + 1)
-    if (close < 0) return
-    if (close - open - 1 > MAX_KEY_CHARS && colonAt(text, close + 1)) {
-      const n = decodedLength(text, open + 1, close)
-      if (n > MAX_KEY_CHARS) throw vmError('RANGE_ERROR', `JSON.parse: an object key may be at most ${MAX_KEY_CHARS} characters (the one at position ${open} has ${n}), as a property key: use shorter keys`)
-    }
-    open = text.indexOf('"', close + 1)
-  }
-}
-
-/**
- * V8 hashes a text over MAX_KEY_CHARS by its length alone (sizes.ts), and JSON.parse internalizes every
- * object key when it builds the object: keys of one such length are each compared with the others, to
- * their first difference. 1,900 keys of 16,500 characters took 5.2 s in Node on 2,949 fuel (timeoutMs 1 s);
- * 300 of 100,000, 0.5 s; the same texts as values, linear. So such a key is refused before the parse, as a
- * property key is.
- *
- * Strings are the only JSON tokens with quotes, and such a key is a run of more than MAX_KEY_CHARS
- * characters after a quote that no quote ends (every quote in it follows a backslash). Such runs are
- * found by looking back from the end of a window for its last quote that may end a string, and starting
- * the next window after it: a text of short tokens is crossed in a few native searches per window. A
- * run's string ends at its first unescaped quote; when a colon follows, the run may be a key (or start
- * outside strings, before a string that starts with a colon), and every string of the text is read in
- * order (checkEveryKey), which is exact up to the first syntax error, where the parse stops.
- */
-function checkKeys(text: string): void {
-  const w = MAX_KEY_CHARS + 1
-  let i = 0
-  // stringEnd(text, from) when it ended past the last window: the next one may start there.
-  let from = -1, found = -1
-  while (i + w <= text.length) {
-    const end = i + w - 1
-    // The window's last quote not after a backslash (looking back a few quotes) starts the next window.
-    let j = text.lastIndexOf('"', end)
-    for (let k = 0; k < 8 && j >= i && text.charCodeAt(j - 1) === 92; k++) j = text.lastIndexOf('"', j - 1)
-    if (j >= i && text.charCodeAt(j - 1) !== 92) { i = j + 1; continue }
-    // Else the quotes that end or start strings from i (each read at most twice): the window's last one starts
-    // the next window; with none, i starts a run (inside a string if i follows its opening quote).
-    let close = i === from ? found : stringEnd(text, i)
-    let last = -1
-    while (close >= 0 && close <= end) { last = close; close = stringEnd(text, (from = close + 1)) }
-    if (last >= 0) { i = last + 1; found = close; continue }
-    if (close < 0) return
-    if (colonAt(text, close + 1)) return checkEveryKey(text)
-    i = close + 1
-  }
-}
-
 export function jsonParse(rt: Run, text: unknown): unknown {
   if (typeof text !== 'string') throw vmError('JSON_ERROR', 'JSON.parse expects a string')
   rt.chargeString(text)
   rt.chargeSlots(Math.ceil(text.length / 8))
   checkParsedSize(rt, text)
-  if (text.length > MAX_KEY_CHARS) checkKeys(text)
+  let value: unknown
   try {
-    const value = JSON.parse(text)
-    return hasForbiddenKey(value) ? strip(value) : value
+    value = parseCheckedKeys(text)
   } catch (e) {
+    if (e instanceof VmError) throw e
     throw vmError('JSON_ERROR', (e as Error).message)
   }
+  return hasForbiddenKey(value) ? strip(value) : value
 }
 
 /**

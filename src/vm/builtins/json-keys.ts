@@ -1,0 +1,194 @@
+/**
+ * JSON.parse with no object key over MAX_KEY_CHARS. V8 hashes a text over MAX_KEY_CHARS by its length alone
+ * (sizes.ts), and JSON.parse internalizes every object key when it builds the object: keys of one such length
+ * are each compared with the others, to their first difference. 1,900 keys of 16,500 characters took 5.2 s
+ * in Node on 2,949 fuel (timeoutMs 1 s); 300 of 100,000, 0.5 s; the same texts as values, linear. The
+ * internalized keys outlive the parse (2,000 parses of one such key each: seconds), so such a key is refused
+ * before any parse, as a property key is.
+ */
+import { vmError } from '../errors.ts'
+import { MAX_KEY_CHARS } from './sizes.ts'
+
+/** The rest of a JSON string from inside it, escapes and all, to its closing quote (a native search that never backtracks). */
+const STRING_REST = /[^"\\]*(?:\\[^][^"\\]*)*"/y
+
+/** Index of the first quote at or after `i` that follows an even number of backslashes (from `i`), or -1. */
+function restEnd(text: string, i: number): number {
+  STRING_REST.lastIndex = i
+  return STRING_REST.test(text) ? STRING_REST.lastIndex - 1 : -1
+}
+
+/**
+ * Index of the first quote at or after `i` that follows an even number of backslashes, or -1: the end of
+ * the JSON string whose characters start at `i`, or, from outside strings, the start of the next one.
+ */
+function stringEnd(text: string, i: number): number {
+  const q = text.indexOf('"', i)
+  return q < 0 || text.charCodeAt(q - 1) !== 92 ? q : restEnd(text, i)
+}
+
+/** Whether the first character after `p` that is not JSON whitespace is a colon. */
+function colonAt(text: string, p: number): boolean {
+  let c = text.charCodeAt(p)
+  while (c === 32 || c === 9 || c === 10 || c === 13) c = text.charCodeAt(++p)
+  return c === 58
+}
+
+/** Characters of the JSON string whose content is text[a, b): an escape is one (`\\uXXXX` one code unit). */
+function decodedLength(text: string, a: number, b: number): number {
+  let n = 0
+  for (let i = a; i < b; i++, n++) if (text.charCodeAt(i) === 92) i += text.charCodeAt(i + 1) === 117 ? 5 : 1
+  return n
+}
+
+/** Every string of `text` read in order from the first quote: the first key over MAX_KEY_CHARS is refused. */
+function checkEveryKey(text: string): void {
+  for (let open = text.indexOf('"'); open >= 0; ) {
+    const close = stringEnd(text, open + 1)
+    if (close < 0) return
+    if (close - open - 1 > MAX_KEY_CHARS && colonAt(text, close + 1)) {
+      const n = decodedLength(text, open + 1, close)
+      if (n > MAX_KEY_CHARS) throw vmError('RANGE_ERROR', `JSON.parse: an object key may be at most ${MAX_KEY_CHARS} characters (the one at position ${open} has ${n}), as a property key: use shorter keys`)
+    }
+    open = text.indexOf('"', close + 1)
+  }
+}
+
+/** Characters between two probes of a long string for a quote that ends it. */
+const PROBE_STEP = 1024
+/** Characters read at the start of a string with an escaped quote: its end when it is short, the closers worth searching for. */
+const SAMPLE = 512
+
+/**
+ * The key check. Strings are the only JSON tokens with quotes, and a key over the limit is a run of more than
+ * MAX_KEY_CHARS characters after a quote that no quote ends (every quote in it follows an odd number of
+ * backslashes). Such runs are found by looking back from the end of a window for its last quote that may end
+ * a string, and starting the next window after it: a text of short tokens is crossed in a few native searches
+ * per window. A run's string ends at its first unescaped quote (`end`); when a colon follows, the run may be a
+ * key (or start outside strings, before a string that starts with a colon), and every string of the text is
+ * read in order (checkEveryKey), which is exact up to the first syntax error, where the parse stops: then
+ * false is returned.
+ */
+function checkKeys(text: string, end: (p: number) => number): boolean {
+  const w = MAX_KEY_CHARS + 1
+  let i = 0
+  // end(from) when it ended past the last window: the next one may start there.
+  let from = -1, found = -1
+  while (i + w <= text.length) {
+    const last = i + w - 1
+    // The window's last quote not after a backslash (looking back a few quotes) starts the next window.
+    let j = text.lastIndexOf('"', last)
+    for (let k = 0; k < 8 && j >= i && text.charCodeAt(j - 1) === 92; k++) j = text.lastIndexOf('"', j - 1)
+    if (j >= i && text.charCodeAt(j - 1) !== 92) { i = j + 1; continue }
+    // Else the quotes that end or start strings from i (each read at most twice): the window's last one starts
+    // the next window; with none, i starts a run (inside a string if i follows its opening quote).
+    let close = i === from ? found : end(i)
+    j = -1
+    while (close >= 0 && close <= last) { j = close; close = end((from = close + 1)) }
+    if (j >= 0) { i = j + 1; found = close; continue }
+    if (close < 0) break
+    if (colonAt(text, close + 1)) { checkEveryKey(text); return false }
+    i = close + 1
+  }
+  return true
+}
+
+/**
+ * JSON.parse(text), refused (RANGE_ERROR) before any parse when an object key would be over MAX_KEY_CHARS.
+ *
+ * A long string full of escaped quotes (JSON in a string, a document with quoted words) is not read by a
+ * search for its end, which cost two thirds of the parse: its end is guessed (the first `}"` or `]"`, whose
+ * quote cannot be inside a string, or a quote that probes every PROBE_STEP characters find unescaped), and
+ * the guess is proven by JSON.parse of that one string, which fails if any quote before the guessed one ends
+ * it. The string it gives is kept: the rest of the text, each such string written as a placeholder, is parsed,
+ * and the strings put back, so each character is read by the engine once. A wrong guess costs a parse of that
+ * string (it stops where the string ends); past a quarter of the text of those, ends are searched for as before.
+ */
+export function parseCheckedKeys(text: string): unknown {
+  if (text.length <= MAX_KEY_CHARS) return JSON.parse(text)
+  // Long strings read whole, in order: opening quote, closing quote; and their values.
+  const spans: number[] = [], values: Array<string | undefined> = []
+  let waste = text.length >> 2
+  // Where the last probe chain stopped: a quote that ends or starts a string (-1: none after it).
+  let probed = 0
+
+  /**
+   * A quote after `p` past MAX_KEY_CHARS that ends or starts a string: the first one if the string from `p` is long
+   * and guessed right. Probes from there: the first quote after each point while a backslash is before it (`\\"`
+   * ends a string, but a wrong guess only costs time); the last one's string ends at the first unescaped quote after
+   * it. Each probe chain starts past where the last one stopped (a later string reuses its end). Before that end, a
+   * closer whose lead character is rare in the string's first characters (so that its search stops at few of them)
+   * ends the string sooner, as when probes crossed into another string.
+   */
+  const guessEnd = (p: number, sample: string): number => {
+    const far = p + MAX_KEY_CHARS
+    if (probed >= 0 && probed < far) {
+      let inside = -1, q = -1
+      for (let at = far; ; at = inside + PROBE_STEP) {
+        q = text.indexOf('"', at)
+        if (q < 0 || text.charCodeAt(q - 1) !== 92) break
+        inside = q
+      }
+      probed = inside >= 0 ? restEnd(text, inside + 1) : q
+    }
+    let g = probed < 0 ? text.length : probed
+    for (const closer of ['}"', ']"']) {
+      const b = sample.split(closer[0]!).length < 4 ? text.slice(p, g).indexOf(closer) : -1
+      if (b >= 0) g = p + b + 1
+    }
+    return g
+  }
+
+  /** stringEnd(text, p), reading a long string with escaped quotes whole when its end is guessed right. */
+  const end = (p: number): number => {
+    const q = text.indexOf('"', p)
+    if (q < 0 || text.charCodeAt(q - 1) !== 92) return q
+    if (waste <= 0 || text.charCodeAt(p - 1) !== 34) return restEnd(text, p)
+    // A string that ends within its first SAMPLE characters is read as before.
+    const sample = text.slice(p, p + SAMPLE)
+    const e = restEnd(sample, 0)
+    if (e >= 0) return p + e
+    const guess = guessEnd(p, sample)
+    try {
+      const value: unknown = JSON.parse(text.slice(p - 1, guess + 1))
+      // The string ends there. Kept unless a colon follows it (a key, or outside strings before one).
+      if (typeof value === 'string') {
+        if (!colonAt(text, guess + 1)) spans.push(p - 1, guess), values.push(value)
+        return guess
+      }
+    } catch { /* a quote before the guessed one ends the string: read as before */ }
+    // The failed parse read at most this string, and the searches for closers at most up to the guess.
+    waste -= guess - p
+    return restEnd(text, p)
+  }
+
+  if (!checkKeys(text, end) || values.length === 0) return JSON.parse(text)
+  // The text with U+FFFF and the string's number for each (written escaped: the text stays one byte a character).
+  let rest = '', at = 0
+  for (let k = 0; k < values.length; k++, at = spans[2 * k - 1]! + 1) rest += text.slice(at, spans[2 * k]) + '"\\uffff' + k + '"'
+  let value: unknown
+  try {
+    value = JSON.parse(rest + text.slice(at))
+  } catch {
+    return JSON.parse(text)
+  }
+  // The placeholders put back; when they are not exactly the ones written, once each (the text held a string that
+  // looks like one), the text is parsed as it is. Iterative: parsed JSON may nest deeper than the stack.
+  let left = values.length
+  const box = [value], stack: object[] = [box]
+  while (stack.length > 0) {
+    const o = stack.pop() as Record<string, unknown>
+    for (const k in o) {
+      const x = o[k]
+      if (x !== null && typeof x === 'object') stack.push(x)
+      else if (typeof x === 'string' && x.charCodeAt(0) === 0xffff) {
+        const n = +x.slice(1), s = values[n]
+        if (s === undefined || x !== '\uffff' + n) return JSON.parse(text)
+        o[k] = s
+        values[n] = undefined
+        left--
+      }
+    }
+  }
+  return left === 0 ? box[0] : JSON.parse(text)
+}
