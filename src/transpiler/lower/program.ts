@@ -11,6 +11,7 @@ import type { FunctionDeclaration, Identifier, Node, Pattern as EsPattern, Progr
 import type { AjsProgram, FunctionDef, Pattern } from '../../ast/types.ts'
 import { LowerContext } from '../context.ts'
 import { jsDocBefore, parseJsDoc } from '../jsdoc.ts'
+import { liftLocalFunctions } from '../local-functions.ts'
 import type { Parsed } from '../parse.ts'
 import { Scope } from '../scope.ts'
 import { buildSignature, type EntryFields, type Signature } from '../signature.ts'
@@ -61,9 +62,10 @@ function topLevelFunctions(program: Program, ctx: LowerContext): TopLevel {
  * declared after the function the author meant as the entry (the last one
  * wins) is the usual cause. Warned, not refused: JS allows dead code.
  */
-function warnUncalled(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx: LowerContext): void {
+function warnUncalled(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx: LowerContext, local: ReadonlySet<string>): void {
   for (const fn of fns) {
-    if (fn === entry || ctx.calledHelpers.has(fn.id.name)) continue
+    // A local function nothing calls is dead code JavaScript allows, as a local variable nothing reads.
+    if (fn === entry || ctx.calledHelpers.has(fn.id.name) || local.has(fn.id.name)) continue
     ctx.warn('UNUSED_FUNCTION', fn.id, { name: fn.id.name, entry: entry.id.name })
   }
 }
@@ -139,6 +141,7 @@ function procedures(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx:
 }
 
 export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgram; signature: Signature } {
+  const local = liftLocalFunctions(parsed.program, ctx)
   const { fns, exported } = topLevelFunctions(parsed.program, ctx)
   // The seed's rule: the last function is the entry, unless one is marked `export default`.
   const entry = exported ?? fns[fns.length - 1]!
@@ -161,7 +164,7 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
   const comment = jsDocBefore(ctx.source, parsed.comments, entry.start)
   const doc = comment ? parseJsDoc(comment) : undefined
   const { signature, inputSchema } = buildSignature(entry.id.name, params.kind, params.fields, doc, ctx)
-  warnUncalled(fns, entry, ctx)
+  warnUncalled(fns, entry, ctx, local)
 
   // Built by assignment in the AST's key order (no conditional spreads: this runs once per transpile).
   const ast = { ajs: 1, op: 'seq', name: entry.id.name } as AjsProgram

@@ -1,0 +1,205 @@
+/**
+ * Local functions: `function f(x) {}` or `const f = (x) => ...` inside a function, as models write
+ * them. AJS functions are not values, so each becomes a top-level helper before the program is
+ * lowered, and the variables of the function around it that it reads (its captures) become its first
+ * parameters, passed at each call: `f(x)` is `f(k, x)`. JavaScript reads a closure's variables when
+ * it runs, and so does this, as long as the local function never assigns them (AJS2051) and, when it
+ * is async, they do not change while it waits (AJS2053). A local function may be called, called by
+ * another local function (whose captures then include its own), or passed as a callback
+ * (`xs.map(f)`, as `(x) => f(k, x)`); any other use is AJS2050. One inside another local function
+ * is left for the lowering to refuse (AJS2013/AJS2014).
+ */
+import type { ArrowFunctionExpression, BlockStatement, CallExpression, Expression, FunctionDeclaration, Identifier, Node, Pattern, Program } from 'acorn'
+import type { LowerContext } from './context.ts'
+import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type Reference, resolve } from './local-scopes.ts'
+
+type AnyNode = Node & Record<string, any>
+
+/** Captures a local function may have: each is a parameter of its helper and an argument of each call. */
+const MAX_CAPTURES = 64
+
+/** The helpers made of local functions (by their new names), for the "never called" warning to skip. */
+export function liftLocalFunctions(program: Program, ctx: LowerContext): Set<string> {
+  const lifted = new Set<string>()
+  const tops: Array<{ at: number; fn: FunctionDeclaration }> = []
+  program.body.forEach((s, at) => {
+    const fn = s.type === 'FunctionDeclaration' ? s : s.type === 'ExportDefaultDeclaration' && s.declaration.type === 'FunctionDeclaration' ? s.declaration : undefined
+    if (fn?.id) tops.push({ at, fn: fn as FunctionDeclaration })
+  })
+  const source = ctx.source
+  const scopes = tops.map(({ fn }) => (mayDeclareFunctions(source, fn) ? functionScopes(fn) : NO_SCOPES))
+  if (scopes.every((s) => s.functions.length === 0)) return lifted
+  // How many top-level functions use each name (a top-level function's own name counts too).
+  const users = new Map<string, number>()
+  for (const { fn } of tops) users.set(fn.id.name, (users.get(fn.id.name) ?? 0) + 1)
+  for (const s of scopes) for (const n of s.names) users.set(n, (users.get(n) ?? 0) + 1)
+  const inserts = new Map<number, FunctionDeclaration[]>()
+  scopes.forEach((s, i) => {
+    const made = liftFrom(s, tops[i]!.fn.id.name, ctx, users, lifted)
+    if (made.length > 0) inserts.set(tops[i]!.at, made)
+  })
+  // Each before the function it came from: the entry stays the last function.
+  const body: Program['body'] = []
+  program.body.forEach((s, at) => { body.push(...(inserts.get(at) ?? []), s) })
+  program.body = body
+  return lifted
+}
+
+const NO_SCOPES: FunctionScopes = { references: [], functions: [], names: new Set() }
+
+/** `function`, or `= (...) =>`, `= x =>`, `= async` after a name: where a local function may be declared. */
+const MAY_DECLARE = /\bfunction\b|[^=!<>]=\s*(?:async\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;]+\s*=>)/
+
+/**
+ * Whether the text of `fn`'s body has what a local function's declaration starts with: the scopes
+ * are built only then (most programs have none, and a transpile of a small one is a few dozen µs).
+ * A comment inside a declaration, or parameters nesting parentheses three deep, hide it from this
+ * test: it is then refused as before (AJS2013). The body's text is a slice (V8 shares the source's
+ * characters), searched to its end only.
+ */
+function mayDeclareFunctions(source: string, fn: FunctionDeclaration): boolean {
+  return MAY_DECLARE.test(source.slice(fn.body.start + 1, fn.end))
+}
+
+function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Map<string, number>, chosen: Set<string>): FunctionDeclaration[] {
+  const fns = s.functions.filter((f) => !f.nested && f.binding?.fn === f && !(f.declarator && f.binding.writes.length > 0))
+  if (fns.length === 0) return []
+  const liftable = new Set(fns)
+  const captures = capturesOf(fns, liftable, s.references, ctx)
+  const bindings = bindingsByName(s)
+  const names = new Map<LocalFunction, string>()
+  for (const f of fns) {
+    // Its own name when nothing else has it (what the author reads in a trace); else a fresh one.
+    const keep = bindings.get(f.name) === 1 && users.get(f.name) === 1 && !chosen.has(f.name)
+    let name = keep ? f.name : `${outer}_${f.name}`
+    for (let n = 2; !keep && (users.has(name) || chosen.has(name)); n++) name = `${outer}_${f.name}_${n}`
+    chosen.add(name)
+    names.set(f, name)
+  }
+  for (const r of s.references) {
+    const f = resolve(r.id.name, r.scope)?.fn
+    if (f && liftable.has(f)) rewriteUse(r, f, names.get(f)!, captures.get(f)!, ctx)
+  }
+  return fns.map((f) => {
+    remove(f)
+    return helperOf(f, names.get(f)!, captures.get(f)!)
+  })
+}
+
+/** How many bindings each name has in the function (Infinity when it also reaches a helper, atom or global). */
+function bindingsByName(s: FunctionScopes): Map<string, number> {
+  const seen = new Map<string, Set<Binding> | null>()
+  for (const r of s.references) {
+    const b = resolve(r.id.name, r.scope)
+    const set = seen.get(r.id.name)
+    if (set === null) continue
+    if (!b) seen.set(r.id.name, null)
+    else if (set) set.add(b)
+    else seen.set(r.id.name, new Set([b]))
+  }
+  for (const f of s.functions) {
+    const set = seen.get(f.name)
+    if (set === undefined && f.binding) seen.set(f.name, new Set([f.binding]))
+    else if (set && f.binding) set.add(f.binding)
+  }
+  const out = new Map<string, number>()
+  for (const [name, set] of seen) out.set(name, set === null ? Infinity : set.size)
+  return out
+}
+
+/**
+ * The variables each local function reads from the function around it: its own and those of the local
+ * functions it calls, to a fixed point (a worklist: a function grows, its callers are looked at again).
+ * Refuses a local function that assigns one, or an async one that reads one the function around it reassigns.
+ */
+function capturesOf(fns: LocalFunction[], liftable: Set<LocalFunction>, refs: Reference[], ctx: LowerContext): Map<LocalFunction, Binding[]> {
+  const all = new Map<LocalFunction, Set<Binding>>()
+  const callers = new Map<LocalFunction, Set<LocalFunction>>()
+  for (const f of fns) { all.set(f, new Set()); callers.set(f, new Set()) }
+  const add = (f: LocalFunction, b: Binding): boolean => {
+    const mine = all.get(f)!
+    if (mine.has(b) || inside(b.scope, f)) return false
+    if (mine.size >= MAX_CAPTURES) ctx.fail('LOCAL_FUNCTION_CAPTURES', f.node, { name: f.name, max: String(MAX_CAPTURES) })
+    mine.add(b)
+    return true
+  }
+  for (const r of refs) {
+    const f = r.scope.within
+    const b = f && liftable.has(f) ? resolve(r.id.name, r.scope) : null
+    if (!f || !b || inside(b.scope, f)) continue
+    if (b.fn && liftable.has(b.fn)) { callers.get(b.fn)!.add(f); continue }
+    if (r.write) ctx.fail('LOCAL_FUNCTION_ASSIGNS', r.id, { name: f.name, target: b.name })
+    add(f, b)
+  }
+  const work = [...fns]
+  while (work.length > 0) {
+    const g = work.pop()!
+    for (const f of callers.get(g)!) {
+      let grew = false
+      for (const b of all.get(g)!) grew = add(f, b) || grew
+      if (grew) work.push(f)
+    }
+  }
+  const out = new Map<LocalFunction, Binding[]>()
+  for (const f of fns) {
+    const list = [...all.get(f)!].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    for (let i = 1; i < list.length; i++) {
+      if (list[i]!.name === list[i - 1]!.name) ctx.fail('LOCAL_FUNCTION_SHADOWED', f.node, { name: f.name, target: list[i]!.name })
+    }
+    const changing = f.node.async ? list.find((b) => b.writes.length > 0) : undefined
+    if (changing) ctx.fail('LOCAL_FUNCTION_ASYNC_READS', f.node, { name: f.name, target: changing.name })
+    out.set(f, list)
+  }
+  return out
+}
+
+const id = (name: string, at: Node): Identifier => ({ type: 'Identifier', name, start: at.start, end: at.end }) as Identifier
+
+/** A call gets the captures first; a method's callback becomes `(a, b) => f(captures, a, b)`; anything else is refused. */
+function rewriteUse(r: Reference, f: LocalFunction, name: string, caps: Binding[], ctx: LowerContext): void {
+  for (const b of caps) {
+    if (resolve(b.name, r.scope) !== b) ctx.fail('LOCAL_FUNCTION_SHADOWED', r.id, { name: f.name, target: b.name })
+  }
+  const parent = r.parent as AnyNode
+  if ((parent.type === 'CallExpression') && r.key === 'callee') {
+    r.id.name = name
+    ;(parent as CallExpression).arguments.unshift(...caps.map((b) => id(b.name, r.id)))
+    return
+  }
+  // A method's argument: a callback (which methods take one is the lowering's to say).
+  if (parent.type === 'CallExpression' && r.key === 'arguments' && parent.callee.type === 'MemberExpression') {
+    r.id.name = name
+    if (caps.length === 0) return
+    const params = f.node.params.filter((p) => p.type !== 'RestElement').map((_, i) => id(ctx.temp(`${f.name}Arg${i}`), r.id))
+    const call = { type: 'CallExpression', callee: id(name, r.id), arguments: [...caps.map((b) => id(b.name, r.id)), ...params.map((p) => id(p.name, r.id))], optional: false, start: r.id.start, end: r.id.end }
+    const arrow = { type: 'ArrowFunctionExpression', id: null, params, body: call, expression: true, async: false, generator: false, start: r.id.start, end: r.id.end }
+    parent.arguments[r.index] = arrow as unknown as ArrowFunctionExpression
+    return
+  }
+  ctx.fail('LOCAL_FUNCTION_VALUE', r.id, { name: f.name })
+}
+
+/** The declaration goes: the statement, or the declarator (with its statement when it was the last). */
+function remove(f: LocalFunction): void {
+  const empty = { type: 'EmptyStatement', start: f.declaration.start, end: f.declaration.end } as Node
+  if (!f.declarator) {
+    const i = f.container.indexOf(f.declaration)
+    if (i >= 0) f.container[i] = empty
+    return
+  }
+  const decl = f.declaration as AnyNode
+  decl.declarations = decl.declarations.filter((d: Node) => d !== f.declarator)
+  if (decl.declarations.length === 0) {
+    const i = f.container.indexOf(f.declaration)
+    if (i >= 0) f.container[i] = empty
+  }
+}
+
+function helperOf(f: LocalFunction, name: string, caps: Binding[]): FunctionDeclaration {
+  const n = f.node
+  const body: BlockStatement = n.body.type === 'BlockStatement'
+    ? n.body
+    : { type: 'BlockStatement', body: [{ type: 'ReturnStatement', argument: n.body as Expression, start: n.body.start, end: n.body.end }], start: n.body.start, end: n.body.end } as BlockStatement
+  const params = [...caps.map((b) => id(b.name, n) as Pattern), ...n.params]
+  return { type: 'FunctionDeclaration', id: id(name, f.declarator?.id ?? (n as FunctionDeclaration).id ?? n), params, body, async: n.async, generator: false, expression: false, start: n.start, end: n.end } as FunctionDeclaration
+}

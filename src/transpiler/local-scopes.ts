@@ -1,0 +1,278 @@
+/**
+ * The scopes of one top-level function, as JavaScript binds them: every declared name, every
+ * reference resolved to its binding (or to none: a helper, atom or global), and the local functions
+ * it declares (`function f() {}` or `const f = (x) => ...` inside it). Read by local-functions.ts,
+ * which lifts those functions to helpers. Only names are resolved here; the lowering checks the rest.
+ */
+import type { ArrowFunctionExpression, FunctionDeclaration, FunctionExpression, Identifier, Node, Pattern, VariableDeclarator } from 'acorn'
+
+export interface LocalScope {
+  readonly parent: LocalScope | null
+  readonly names: Map<string, Binding>
+  /** The local function whose body this scope is in (the outermost one, when they nest), if any. */
+  readonly within: LocalFunction | null
+}
+
+export interface Binding {
+  readonly name: string
+  readonly scope: LocalScope
+  readonly kind: string
+  /** References that assign it (`x = ...`, `x++`, `[x] = ...`). */
+  readonly writes: Reference[]
+  /** Set when the binding names a local function. */
+  fn?: LocalFunction
+}
+
+export interface Reference {
+  readonly id: Identifier
+  readonly scope: LocalScope
+  readonly write: boolean
+  /** The node holding `id`, and where: `parent[key]`, or `parent[key][index]`. */
+  readonly parent: Node
+  readonly key: string
+  readonly index: number
+}
+
+export type FunctionNode = FunctionDeclaration | ArrowFunctionExpression | FunctionExpression
+
+export interface LocalFunction {
+  readonly name: string
+  readonly node: FunctionNode
+  /** `const f = ...`: the declarator (its declaration is `declaration`); else the statement itself. */
+  readonly declarator?: VariableDeclarator
+  readonly declaration: Node
+  /** The statement list holding `declaration`. */
+  readonly container: Node[]
+  binding?: Binding
+  /** Its own scope (parameters and body). */
+  scope?: LocalScope
+  /** Inside another local function: left where it is (the lowering refuses it). */
+  readonly nested: boolean
+}
+
+export interface FunctionScopes {
+  readonly references: Reference[]
+  readonly functions: LocalFunction[]
+  /** Every name this function declares or reads. */
+  readonly names: Set<string>
+}
+
+type AnyNode = Node & Record<string, any>
+
+const isFunction = (n: AnyNode | null | undefined): n is AnyNode & FunctionNode =>
+  !!n && (n.type === 'ArrowFunctionExpression' || n.type === 'FunctionExpression' || n.type === 'FunctionDeclaration')
+
+export function resolve(name: string, scope: LocalScope | null): Binding | null {
+  for (let s = scope; s; s = s.parent) {
+    const b = s.names.get(name)
+    if (b) return b
+  }
+  return null
+}
+
+/** Whether `scope` is `fn`'s own scope or inside it. */
+export function inside(scope: LocalScope, fn: LocalFunction): boolean {
+  for (let s: LocalScope | null = scope; s; s = s.parent) if (s === fn.scope) return true
+  return false
+}
+
+/** The scopes of `fn`, a top-level function (its own name is not bound here: it is a helper). */
+export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
+  const references: Reference[] = []
+  const functions: LocalFunction[] = []
+  const names = new Set<string>()
+  let within: LocalFunction | null = null
+  const scopeOf = (parent: LocalScope | null): LocalScope => ({ parent, names: new Map(), within })
+
+  const declare = (scope: LocalScope, id: Identifier, kind: string): Binding => {
+    names.add(id.name)
+    const had = scope.names.get(id.name)
+    if (had) return had
+    const b: Binding = { name: id.name, scope, kind, writes: [] }
+    scope.names.set(id.name, b)
+    return b
+  }
+  const patternNames = (p: AnyNode | null, out: Identifier[]): Identifier[] => {
+    if (!p) return out
+    switch (p.type) {
+      case 'Identifier': out.push(p as Identifier); break
+      case 'ObjectPattern': for (const q of p.properties) patternNames(q.type === 'RestElement' ? q.argument : q.value, out); break
+      case 'ArrayPattern': for (const q of p.elements) patternNames(q, out); break
+      case 'RestElement': patternNames(p.argument, out); break
+      case 'AssignmentPattern': patternNames(p.left, out); break
+    }
+    return out
+  }
+  /** Block-scoped declarations of a statement list, bound before its statements run (hoisting and the dead zone). */
+  const hoist = (scope: LocalScope, body: AnyNode[]): void => {
+    for (const s of body) {
+      if (s.type === 'VariableDeclaration') {
+        for (const d of s.declarations) for (const id of patternNames(d.id, [])) declare(scope, id, s.kind)
+      } else if ((s.type === 'FunctionDeclaration' || s.type === 'ClassDeclaration') && s.id) {
+        declare(scope, s.id, s.type === 'FunctionDeclaration' ? 'function' : 'class')
+      }
+    }
+  }
+  const ref = (id: Identifier, scope: LocalScope, parent: Node, key: string, index = -1, write = false): void => {
+    names.add(id.name)
+    references.push({ id, scope, write, parent, key, index })
+  }
+
+  /** A pattern being bound (`declared`) or assigned: its identifiers are not reads; its defaults and computed keys are. */
+  const pattern = (p: AnyNode | null, scope: LocalScope, parent: Node, key: string, index: number, assigns: boolean): void => {
+    if (!p) return
+    switch (p.type) {
+      case 'Identifier': if (assigns) ref(p as Identifier, scope, parent, key, index, true); return
+      case 'ObjectPattern':
+        for (const q of p.properties) {
+          if (q.type === 'RestElement') pattern(q.argument, scope, q, 'argument', -1, assigns)
+          else { if (q.computed) expr(q.key, scope, q, 'key'); pattern(q.value, scope, q, 'value', -1, assigns) }
+        }
+        return
+      case 'ArrayPattern': p.elements.forEach((q: AnyNode | null, i: number) => pattern(q, scope, p, 'elements', i, assigns)); return
+      case 'RestElement': pattern(p.argument, scope, p, 'argument', -1, assigns); return
+      case 'AssignmentPattern': pattern(p.left, scope, p, 'left', -1, assigns); expr(p.right, scope, p, 'right'); return
+      default: expr(p, scope, parent, key, index) // a member expression as an assignment target
+    }
+  }
+
+  const func = (n: AnyNode & FunctionNode, scope: LocalScope, local?: LocalFunction): void => {
+    const saved = within
+    if (local && !within) within = local
+    const own = scopeOf(scope)
+    if (local) local.scope = own
+    if (n.type === 'FunctionExpression' && n.id) declare(own, n.id, 'function')
+    for (const p of n.params) for (const id of patternNames(p as AnyNode, [])) declare(own, id, 'param')
+    n.params.forEach((p: Pattern, i: number) => pattern(p as AnyNode, own, n, 'params', i, false))
+    if (n.body.type === 'BlockStatement') {
+      hoist(own, n.body.body as AnyNode[])
+      statements(n.body.body as AnyNode[], own)
+    } else {
+      expr(n.body as AnyNode, own, n, 'body')
+    }
+    within = saved
+  }
+
+  const statements = (body: AnyNode[], scope: LocalScope): void => {
+    for (const s of body) statement(s, scope, body)
+  }
+
+  const localFunction = (node: FunctionNode, declaration: Node, container: Node[], declarator?: VariableDeclarator): LocalFunction => {
+    const name = declarator ? (declarator.id as Identifier).name : (node as FunctionDeclaration).id!.name
+    const lf: LocalFunction = { name, node, declaration, container, declarator, nested: within !== null }
+    functions.push(lf)
+    return lf
+  }
+
+  const statement = (s: AnyNode, scope: LocalScope, container: AnyNode[]): void => {
+    switch (s.type) {
+      case 'FunctionDeclaration': {
+        const lf = s.id && !s.generator ? localFunction(s as FunctionDeclaration, s, container) : undefined
+        if (lf) (lf.binding = resolve(s.id.name, scope) ?? undefined) && (lf.binding.fn = lf)
+        func(s as AnyNode & FunctionNode, scope, lf)
+        return
+      }
+      case 'VariableDeclaration':
+        for (const d of s.declarations as VariableDeclarator[]) {
+          pattern(d.id as AnyNode, scope, d, 'id', -1, false)
+          const init = d.init as AnyNode | null
+          if (d.id.type === 'Identifier' && (s.kind === 'const' || s.kind === 'let') && isFunction(init) && !(init.type === 'FunctionExpression' && (init.id || init.generator))) {
+            const lf = localFunction(init as FunctionNode, s, container, d)
+            lf.binding = resolve(d.id.name, scope)!
+            lf.binding.fn = lf
+            func(init, scope, lf)
+          } else if (init) {
+            expr(init, scope, d, 'init')
+          }
+        }
+        return
+      case 'BlockStatement': {
+        const inner = scopeOf(scope)
+        hoist(inner, s.body)
+        statements(s.body, inner)
+        return
+      }
+      case 'ForStatement': case 'ForInStatement': case 'ForOfStatement': {
+        const head = scopeOf(scope)
+        const init = s.type === 'ForStatement' ? s.init : s.left
+        if (init?.type === 'VariableDeclaration') {
+          hoist(head, [init])
+          for (const d of init.declarations) { pattern(d.id, head, d, 'id', -1, false); if (d.init) expr(d.init, head, d, 'init') }
+        } else if (init) {
+          if (s.type === 'ForStatement') expr(init, head, s, 'init')
+          else pattern(init, head, s, 'left', -1, true)
+        }
+        if (s.type === 'ForStatement') { if (s.test) expr(s.test, head, s, 'test'); if (s.update) expr(s.update, head, s, 'update') }
+        else expr(s.right, head, s, 'right')
+        statement(s.body, head, [])
+        return
+      }
+      case 'SwitchStatement': {
+        expr(s.discriminant, scope, s, 'discriminant')
+        const inner = scopeOf(scope)
+        for (const c of s.cases) hoist(inner, c.consequent)
+        for (const c of s.cases) { if (c.test) expr(c.test, inner, c, 'test'); statements(c.consequent, inner) }
+        return
+      }
+      case 'TryStatement': {
+        statement(s.block, scope, [])
+        if (s.handler) {
+          const inner = scopeOf(scope)
+          for (const id of patternNames(s.handler.param, [])) declare(inner, id, 'catch')
+          if (s.handler.param) pattern(s.handler.param, inner, s.handler, 'param', -1, false)
+          statement(s.handler.body, inner, [])
+        }
+        if (s.finalizer) statement(s.finalizer, scope, [])
+        return
+      }
+      case 'LabeledStatement': statement(s.body, scope, container); return
+      case 'IfStatement': expr(s.test, scope, s, 'test'); statement(s.consequent, scope, []); if (s.alternate) statement(s.alternate, scope, []); return
+      case 'WhileStatement': case 'DoWhileStatement': expr(s.test, scope, s, 'test'); statement(s.body, scope, []); return
+      case 'BreakStatement': case 'ContinueStatement': case 'EmptyStatement': case 'DebuggerStatement': return
+      default: children(s, scope)
+    }
+  }
+
+  const expr = (e: AnyNode | null, scope: LocalScope, parent: Node, key: string, index = -1): void => {
+    if (!e) return
+    switch (e.type) {
+      case 'Identifier': ref(e as Identifier, scope, parent, key, index); return
+      case 'MemberExpression': expr(e.object, scope, e, 'object'); if (e.computed) expr(e.property, scope, e, 'property'); return
+      case 'ObjectExpression':
+        for (const p of e.properties) {
+          if (p.type === 'SpreadElement') { expr(p.argument, scope, p, 'argument'); continue }
+          if (p.computed) expr(p.key, scope, p, 'key')
+          if (isFunction(p.value)) func(p.value, scope)
+          else expr(p.value, scope, p, 'value')
+        }
+        return
+      case 'ArrowFunctionExpression': case 'FunctionExpression': func(e as AnyNode & FunctionNode, scope); return
+      case 'AssignmentExpression': pattern(e.left, scope, e, 'left', -1, true); expr(e.right, scope, e, 'right'); return
+      case 'UpdateExpression':
+        if (e.argument.type === 'Identifier') ref(e.argument, scope, e, 'argument', -1, true)
+        else expr(e.argument, scope, e, 'argument')
+        return
+      case 'MetaProperty': case 'Literal': case 'ThisExpression': case 'Super': case 'TemplateElement': return
+      default: children(e, scope)
+    }
+  }
+
+  /** Any other node: its child expressions and statements, in order. */
+  const children = (n: AnyNode, scope: LocalScope): void => {
+    for (const key of Object.keys(n)) {
+      if (key === 'type' || key === 'start' || key === 'end' || key === 'loc' || key === 'range') continue
+      const v = n[key]
+      if (Array.isArray(v)) v.forEach((x, i) => { if (x && typeof x.type === 'string') visit(x, scope, n, key, i) })
+      else if (v && typeof v.type === 'string') visit(v, scope, n, key, -1)
+    }
+  }
+  const visit = (x: AnyNode, scope: LocalScope, parent: AnyNode, key: string, index: number): void => {
+    if (x.type.endsWith('Statement') || x.type.endsWith('Declaration')) statement(x, scope, [])
+    else if (x.type === 'ClassBody' || x.type === 'MethodDefinition' || x.type === 'PropertyDefinition' || x.type === 'StaticBlock') children(x, scope)
+    else expr(x, scope, parent, key, index)
+  }
+
+  func(fn as AnyNode & FunctionNode, scopeOf(null))
+  for (const r of references) if (r.write) resolve(r.id.name, r.scope)?.writes.push(r)
+  return { references, functions, names }
+}

@@ -1,0 +1,109 @@
+/**
+ * Local functions (src/transpiler/local-functions.ts): `function f() {}` and `const f = (x) => ...`
+ * inside a function become helpers whose first parameters are the variables they read from the
+ * function around them; side by side with JavaScript, and the refusals (AJS2050–AJS2054).
+ */
+import { describe, expect, test } from 'bun:test'
+import { transpile } from '../../src/transpiler/index.ts'
+import { AgentVM } from '../../src/vm/index.ts'
+import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
+import { type Program, runNativeAsync, runVm, testSideBySide } from './differential/harness.ts'
+
+const ARGS = { xs: [3, 1, 2], rate: 0.5, names: ['ada', 'bob', 'cy'] }
+const P = (name: string, body: string, before = ''): Program => ({ name, source: `${before}\nfunction main({ xs, rate, names }) {\n${body}\n}\n`, args: ARGS })
+
+const PROGRAMS: Program[] = [
+  P('const-arrow-reads-a-parameter', 'const scale = (v) => v * rate\nreturn xs.map((x) => scale(x))'),
+  P('function-declaration-called-before-it-is-declared', 'const k = 10\nconst a = twice(2)\nfunction twice(v) { return v * 2 + k }\nreturn [a, twice(xs[0])]'),
+  P('passed-as-a-callback', 'const k = 2\nfunction times(v, i) { return v * k + (i ?? 0) }\nreturn [xs.map(times), xs.map((v) => times(v)), xs.filter(isBig)]\nfunction isBig(v) { return v > k }'),
+  P('reads-the-current-value-at-call-time', 'let total = 0\nconst show = () => `total=${total}`\nconst a = show()\ntotal = 5\nconst b = show()\nfor (const x of xs) total += x\nreturn [a, b, show()]'),
+  P('changes-objects-around-it', 'const seen = []\nconst note = (x) => { seen.push(x); return seen.length }\nxs.forEach((x) => note(x))\nreturn [note(9), seen]'),
+  P('calls-another-local-function', 'const base = 100\nconst unit = 3\nconst add = (v) => v + base\nconst both = (v) => add(v) * unit\nreturn xs.map((x) => both(x))'),
+  P('recursion', 'const step = 2\nfunction down(n) { return n <= 0 ? [] : [n, ...down(n - step)] }\nreturn down(7)'),
+  P('mutual-recursion', 'const stop = 0\nfunction even(n) { return n === stop ? true : odd(n - 1) }\nfunction odd(n) { return n === stop ? false : even(n - 1) }\nreturn [even(4), odd(4), even(7)]'),
+  P('inside-a-block-and-a-loop', 'const out = []\nfor (const n of names) {\n  const pad = n.length + 1\n  const fmt = (s) => s.padEnd(pad, ".")\n  out.push(fmt(n))\n}\nreturn out'),
+  P('inside-a-callback', 'return names.map((n, i) => {\n  const tag = (s) => `${i}:${s}`\n  return tag(n.toUpperCase())\n})'),
+  P('default-and-destructured-parameters', 'const sep = "/"\nconst join = ({ a, b }, c = "z") => [a, b, c].join(sep)\nreturn [join({ a: 1, b: 2 }), join({ a: "x" }, "y")]'),
+  P('block-body-with-its-own-locals', 'const limit = 2\nconst clamp = (v) => {\n  const top = limit * 2\n  if (v > top) return top\n  return v < limit ? limit : v\n}\nreturn [9, 1, 3].map(clamp)'),
+  P('same-name-as-a-helper-elsewhere', 'const fmt = (v) => "#" + v\nreturn [fmt(1), other()]', 'function other() { const fmt = (v) => "@" + v; return fmt(2) }'),
+  P('a-name-used-twice-in-one-function', 'const a = []\n{ const f = (v) => v + 1; a.push(f(1)) }\n{ const f = (v) => v * 10; a.push(f(1)) }\nreturn a'),
+  P('sort-comparator', 'const dir = -1\nconst byValue = (a, b) => (a - b) * dir\nreturn [...xs].sort(byValue)'),
+  P('throws-like-javascript', 'const fail = (m) => { throw new Error(m + rate) }\ntry { fail("bad ") } catch (e) { return e.message }'),
+]
+
+const ASYNC: Program[] = [
+  {
+    name: 'async-local-function-awaited',
+    source: 'async function main({ xs }) {\n  const k = 3\n  const slow = async (v) => v * k\n  const out = []\n  for (const x of xs) out.push(await slow(x))\n  return out\n}\n',
+    args: ARGS,
+  },
+]
+
+function refusal(source: string): TranspileError {
+  try {
+    transpile(source)
+  } catch (e) {
+    if (e instanceof TranspileError) return e
+    throw e
+  }
+  throw new Error('transpiled')
+}
+
+describe('local functions run as JavaScript runs them', () => {
+  testSideBySide(PROGRAMS, AgentVM)
+
+  for (const p of ASYNC) {
+    test(p.name, async () => {
+      const native = await runNativeAsync(p)
+      expect(native.ok).toBe(true)
+      expect(await runVm(p, AgentVM)).toEqual(native)
+    })
+  }
+
+  test('a local function is a helper with its captures first', () => {
+    const { ast } = transpile('function main({ rate }) {\n  const k = 2\n  const scale = (v) => v * rate * k\n  return scale(3)\n}')
+    expect(Object.keys(ast.functions ?? {})).toEqual(['scale'])
+    expect(JSON.stringify(ast.functions!.scale!.params)).toBe('["k","rate","v"]')
+  })
+
+  test('no "never called" warning for a local function nothing calls', () => {
+    const { warnings } = transpile('function main() {\n  const unused = () => 1\n  return 2\n}')
+    expect(warnings.map((w) => w.code)).not.toContain('AJS4004')
+  })
+
+  test('used as a value: AJS2050, located', () => {
+    const e = refusal('function main() {\n  const f = (v) => v\n  return { f }\n}')
+    expect(e.code).toBe('AJS2050')
+    expect([e.line, e.column]).toEqual([3, 11])
+  })
+
+  test('assigning a variable of the function around it: AJS2051', () => {
+    const e = refusal('function main({ xs }) {\n  let n = 0\n  const bump = () => { n++ }\n  bump()\n  return n\n}')
+    expect(e.code).toBe('AJS2051')
+    expect(e.message).toContain('`n`')
+  })
+
+  test('a captured name shadowed where it is called: AJS2052', () => {
+    const e = refusal('function main({ xs }) {\n  const k = 1\n  const f = (v) => v + k\n  return xs.map((k) => f(k))\n}')
+    expect(e.code).toBe('AJS2052')
+  })
+
+  test('an async local function reading a variable that changes: AJS2053', () => {
+    const e = refusal('async function main({ xs }) {\n  let k = 1\n  const f = async (v) => v + k\n  k = 2\n  return await f(1)\n}')
+    expect(e.code).toBe('AJS2053')
+  })
+
+  test('more than 64 captures: AJS2054', () => {
+    const names = Array.from({ length: 70 }, (_, i) => `v${i}`)
+    const src = `function main() {\n${names.map((n) => `  const ${n} = 1`).join('\n')}\n  const f = () => ${names.join(' + ')}\n  return f()\n}`
+    expect(refusal(src).code).toBe('AJS2054')
+  })
+
+  test('a let reassigned to another function stays refused (AJS2013)', () => {
+    expect(refusal('function main() {\n  let f = () => 1\n  f = () => 2\n  return f()\n}').code).toBe('AJS2013')
+  })
+
+  test('a local function inside a local function stays refused (AJS2014)', () => {
+    expect(refusal('function main() {\n  function outer() { function inner() { return 1 } return inner() }\n  return outer()\n}').code).toBe('AJS2014')
+  })
+})
