@@ -5,6 +5,7 @@
  * server's refusals by the field, with code, message and hint; a saved change and its revision); an
  * unpause refused by a limit raised since the spec was set, its hint, and the spec mended in the form; the
  * form's PATCH refused when someone else changed the schedule since the page read it (If-Match), and its reload;
+ * Pause/Unpause sent with the ETag, refused the same way (SCHEDULE_CONFLICT, nothing changed), and their reload;
  * an active schedule outside the raised limit flagged in the list and on its page, until a spec that passes.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
@@ -238,6 +239,72 @@ describe.skipIf(!haveChromium)('the edit form names the version it was built fro
     expect(errors).toEqual([])
     await page.close()
     expect((await t.req('DELETE', '/v1/schedules/race')).status).toBe(204)
+  }, 90_000)
+})
+
+describe.skipIf(!haveChromium)('Pause and Unpause name the version the page shows (If-Match)', () => {
+  test('sent with the ETag; a pause or unpause made elsewhere since is a conflict with a reload, and nothing is changed', async () => {
+    await create({ id: 'race-toggle', workflow: { source: 'export default 1' }, spec: { cron: '0 0 1 1 *' } })
+    const { page, errors } = await open()
+    // The If-Match of every pause and unpause the page sends.
+    const sent: Array<[string, string | undefined]> = []
+    page.on('request', (r) => { if (/\/(pause|unpause)$/.test(r.url())) sent.push([r.url().slice(r.url().lastIndexOf('/') + 1), r.headers()['if-match']]) })
+    await page.goto(`${t.url}/ui#/schedule/race-toggle`)
+    await page.locator('#sched-state').waitFor()
+    const read = async () => (await t.req('GET', '/v1/schedules/race-toggle'))
+    const status = () => page.locator('#sched-status').textContent()
+    const focused = () => page.evaluate(() => document.activeElement?.id)
+
+    // Its own pause: sent with the ETag GET answers, and it goes through.
+    const first = await read()
+    await page.locator('#sched-toggle').click()
+    await page.locator('#sched-state.state-paused').waitFor()
+    expect(sent).toEqual([['pause', first.headers.get('etag')!]])
+    expect(await page.locator('#sched-conflict').isHidden()).toBe(true)
+    const paused = (await read()).json.conflictToken
+
+    // Someone else unpauses it (another tab, the API): the page still says Unpause; its unpause is refused, the schedule stays theirs.
+    expect((await t.req('POST', '/v1/schedules/race-toggle/unpause', { body: { note: 'theirs' } })).status).toBe(200)
+    const theirs = (await read()).json
+    await page.locator('#sched-note').fill('mine')
+    await page.locator('#sched-toggle').click()
+    await page.locator('#sched-status.err').waitFor()
+    expect(sent[1]).toEqual(['unpause', `"${paused}"`]) // the version its own pause answered
+    expect(paused).not.toBe(theirs.conflictToken)
+    expect(await status()).toStartWith('Unpause failed: someone else changed this schedule since this page read it; nothing was changed. SCHEDULE_CONFLICT: Schedule "race-toggle" changed since the version If-Match names')
+    expect(await page.locator('#sched-hint').isHidden()).toBe(true)
+    expect(await page.locator('#sched-conflict').isVisible()).toBe(true)
+    expect(await focused()).toBe('sched-reload')
+    expect(await page.locator('#sched-state').textContent()).toBe('paused') // what the page read, until it reloads
+    expect((await read()).json).toMatchObject({ paused: false, note: 'theirs', conflictToken: theirs.conflictToken })
+
+    // Reload: the schedule as it is now; the toggle says Pause and takes the focus; a pause from it goes through.
+    await page.locator('#sched-reload').click()
+    await page.locator('#sched-status', { hasText: 'Reloaded' }).waitFor()
+    expect(await status()).toBe('Reloaded: it is active (revision 0), note: theirs.')
+    expect(await page.locator('#sched-conflict').isHidden()).toBe(true)
+    expect(await page.locator('#sched-state').textContent()).toBe('active')
+    expect(await page.locator('#sched-toggle').textContent()).toBe('Pause')
+    expect(await focused()).toBe('sched-toggle')
+    await page.locator('#sched-toggle').click()
+    await page.locator('#sched-state.state-paused').waitFor()
+    expect(sent[2]).toEqual(['pause', `"${theirs.conflictToken}"`])
+    expect((await read()).json).toMatchObject({ paused: true, note: 'mine' })
+
+    // A PATCH made elsewhere is a new version too: the next unpause is refused the same way.
+    expect((await t.req('PATCH', '/v1/schedules/race-toggle', { body: { jitterMs: 2000 } })).status).toBe(200)
+    await page.locator('#sched-toggle').click()
+    await page.locator('#sched-conflict:not([hidden])').waitFor()
+    expect((await read()).json).toMatchObject({ paused: true, jitterMs: 2000, revision: 1 })
+    await page.locator('#sched-reload').click()
+    await page.locator('#sched-status', { hasText: 'Reloaded' }).waitFor()
+    expect(await status()).toBe('Reloaded: it is paused (revision 1), note: mine.')
+    await page.locator('#sched-toggle').click()
+    await page.locator('#sched-state.state-active').waitFor()
+    expect((await read()).json.paused).toBe(false)
+    expect(errors).toEqual([])
+    await page.close()
+    expect((await t.req('DELETE', '/v1/schedules/race-toggle')).status).toBe(204)
   }, 90_000)
 })
 

@@ -12,7 +12,10 @@
  *   skipped fires by reason, recent actions with links to the runs they
  *   started, and Pause/Unpause (with a note), Trigger now and Delete (with a
  *   confirm step), each answering in an aria-live status (a refusal's hint
- *   below it), and the edit form (schedule-edit-assets.ts).
+ *   below it), and the edit form (schedule-edit-assets.ts). Pause/Unpause
+ *   name the version shown (If-Match: its conflictToken), as the form's PATCH
+ *   does: when someone else changed the schedule since, the server refuses
+ *   (SCHEDULE_CONFLICT) and the page offers to reload it.
  */
 
 import { SCHEDULE_EDIT_CSS, SCHEDULE_EDIT_JS } from './schedule-edit-assets.ts'
@@ -152,6 +155,9 @@ async function scheduleView(id) {
   const body = h('div', { id: 'sched-body' }, scheduleBody(s))
   const status = h('p', { role: 'status', 'aria-live': 'polite', id: 'sched-status' })
   const hint = h('p', { class: 'muted', id: 'sched-hint', hidden: true })
+  // A pause or unpause refused because someone else changed the schedule since this page read it: the way on is the schedule as it is now.
+  const reload = h('button', { type: 'button', id: 'sched-reload', class: 'secondary' }, 'Reload schedule')
+  const conflict = h('p', { id: 'sched-conflict', hidden: true }, reload, h('span', { class: 'muted' }, ' shows it as it is now; then pause or unpause it again if you still want to.'))
   const note = h('input', { id: 'sched-note', name: 'note', maxlength: 1000 })
   const toggle = h('button', { type: 'button', id: 'sched-toggle' }, s.paused ? 'Unpause' : 'Pause')
   const buttons = []
@@ -164,27 +170,48 @@ async function scheduleView(id) {
     if (editor) editor.sawOwnChange(answer)
   }
   /** Call the API; show the schedule it answers (the status says what happened), or its error. */
-  const act = async (what, method, suffix, payload, said) => {
+  const act = async (what, method, suffix, payload, said, headers) => {
     for (const b of buttons) b.disabled = true
     status.className = ''
     status.textContent = what + '…'
     hint.hidden = true
+    conflict.hidden = true
     try {
-      const answer = await api(method, path + suffix, payload)
+      const answer = await api(method, path + suffix, payload, headers)
       if (answer) refresh(answer)
       status.textContent = said(answer)
     } catch (e) {
       status.className = 'err'
-      status.textContent = what + ' failed: ' + String(e.message || e)
-      // What to do about it, in the server's words (an unpause the tenant's limits refuse says which spec passes).
-      hint.textContent = (e.error && e.error.hint) || ''
+      const conflicted = e.error && e.error.code === 'SCHEDULE_CONFLICT'
+      status.textContent = what + ' failed: ' + (conflicted ? 'someone else changed this schedule since this page read it; nothing was changed. ' : '') + String(e.message || e)
+      // What to do about it, in the server's words (an unpause the tenant's limits refuse says which spec passes); a conflict's, on this page: reload.
+      hint.textContent = conflicted ? '' : (e.error && e.error.hint) || ''
       hint.hidden = !hint.textContent
+      conflict.hidden = !conflicted
+      if (conflicted) reload.focus()
     } finally { for (const b of buttons) b.disabled = false }
   }
   toggle.addEventListener('click', () => {
     const pausing = !s.paused
     const text = note.value.trim()
-    act(pausing ? 'Pause' : 'Unpause', 'POST', pausing ? '/pause' : '/unpause', text ? { note: text } : {}, () => pausing ? 'Paused: no fires until it is unpaused.' : 'Unpaused: it fires next at ' + (whenIso((s.nextFireTimes || [])[0])) + '.')
+    // The version this page shows (If-Match, as the edit form's PATCH): a pause or unpause from a stale page is refused, not applied to a schedule it has not seen.
+    act(pausing ? 'Pause' : 'Unpause', 'POST', pausing ? '/pause' : '/unpause', text ? { note: text } : {},
+      () => pausing ? 'Paused: no fires until it is unpaused.' : 'Unpaused: it fires next at ' + (whenIso((s.nextFireTimes || [])[0])) + '.',
+      s.conflictToken ? { 'if-match': '"' + s.conflictToken + '"' } : {})
+  })
+  reload.addEventListener('click', async () => {
+    status.className = ''
+    status.textContent = 'Reloading…'
+    try {
+      // As its own change (refresh): the edit form keeps what is typed, and its PATCH is refused in turn if the spec changed.
+      refresh(await api('GET', path))
+      conflict.hidden = true
+      status.textContent = 'Reloaded: it is ' + scheduleState(s) + ' (revision ' + (s.revision || 0) + ')' + (s.note !== undefined ? ', note: ' + s.note : '') + '.'
+      toggle.focus()
+    } catch (e) {
+      status.className = 'err'
+      status.textContent = 'Reload failed: ' + String(e.message || e)
+    }
   })
   const trigger = h('button', { type: 'button', id: 'sched-trigger', class: 'secondary', onclick: () => act('Trigger', 'POST', '/trigger', {}, (a) => 'Triggered: ' + actionText(a.actions && a.actions[0]) + '.') }, 'Trigger now')
   // Delete asks first: the confirm step replaces the button, and takes the focus.
@@ -214,7 +241,7 @@ async function scheduleView(id) {
     h('h2', {}, 'Schedule ', h('code', {}, id)),
     // The controls come first: the recent actions below can be a long table.
     h('section', { 'aria-label': 'schedule actions', class: 'panel' },
-      h('div', { class: 'filters' }, h('label', {}, 'Note for pause or unpause (optional)', note), toggle, trigger, del, confirmBox), status, hint),
+      h('div', { class: 'filters' }, h('label', {}, 'Note for pause or unpause (optional)', note), toggle, trigger, del, confirmBox), status, hint, conflict),
     editor = scheduleEditor(s, path, refresh),
     body)
 }
