@@ -57,7 +57,7 @@ function checkEveryKey(text: string): void {
 /** Characters between two probes of a long string for a quote that ends it. */
 const PROBE_STEP = 1024
 /** Characters read at the start of a string with an escaped quote: its end when it is short, the closers worth searching for. */
-const SAMPLE = 512
+const SAMPLE = 256
 
 /**
  * The key check. Strings are the only JSON tokens with quotes, and a key over the limit is a run of more than
@@ -97,8 +97,8 @@ function checkKeys(text: string, end: (p: number) => number): boolean {
  * JSON.parse(text), refused (RANGE_ERROR) before any parse when an object key would be over MAX_KEY_CHARS.
  *
  * A long string full of escaped quotes (JSON in a string, a document with quoted words) is not read by a
- * search for its end, which cost two thirds of the parse: its end is guessed (the first `}"` or `]"`, whose
- * quote cannot be inside a string, or a quote that probes every PROBE_STEP characters find unescaped), and
+ * search for its end, which cost two thirds of the parse: its end is guessed (a quote that probes every
+ * PROBE_STEP characters find unescaped, or the first `}"` or `]"`, whose quote cannot be inside a string), and
  * the guess is proven by JSON.parse of that one string, which fails if any quote before the guessed one ends
  * it. The string it gives is kept: the rest of the text, each such string written as a placeholder, is parsed,
  * and the strings put back, so each character is read by the engine once. A wrong guess costs a parse of that
@@ -116,9 +116,10 @@ export function parseCheckedKeys(text: string): unknown {
    * A quote after `p` past MAX_KEY_CHARS that ends or starts a string: the first one if the string from `p` is long
    * and guessed right. Probes from there: the first quote after each point while a backslash is before it (`\\"`
    * ends a string, but a wrong guess only costs time); the last one's string ends at the first unescaped quote after
-   * it. Each probe chain starts past where the last one stopped (a later string reuses its end). Before that end, a
-   * closer whose lead character is rare in the string's first characters (so that its search stops at few of them)
-   * ends the string sooner, as when probes crossed into another string.
+   * it. Each probe chain starts past where the last one stopped (a later string reuses its end). Before that end,
+   * when the string starts with `[` or `{`, the first `]"` or `}"` ends it sooner, as when probes crossed into
+   * another string (searched for when the bracket is rare in the string's first characters, so that the search
+   * stops at few of them).
    */
   const guessEnd = (p: number, sample: string): number => {
     const far = p + MAX_KEY_CHARS
@@ -131,12 +132,11 @@ export function parseCheckedKeys(text: string): unknown {
       }
       probed = inside >= 0 ? restEnd(text, inside + 1) : q
     }
-    let g = probed < 0 ? text.length : probed
-    for (const closer of ['}"', ']"']) {
-      const b = sample.split(closer[0]!).length < 4 ? text.slice(p, g).indexOf(closer) : -1
-      if (b >= 0) g = p + b + 1
-    }
-    return g
+    const g = probed < 0 ? text.length : probed
+    // JSON in the string ends with the bracket it starts with.
+    const c = sample[0] === '[' ? ']' : sample[0] === '{' ? '}' : ''
+    const b = c && sample.split(c).length < 4 ? text.slice(p, g).indexOf(c + '"') : -1
+    return b < 0 ? g : p + b + 1
   }
 
   /** stringEnd(text, p), reading a long string with escaped quotes whole when its end is guessed right. */
