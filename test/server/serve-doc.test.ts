@@ -33,6 +33,20 @@ describe('docs/serve.md', () => {
     expect(config.tenants[0]!.limits.fuelPerRun).toBe(5000)
   })
 
+  test('the one-process example answers as shown (fuel: the run and the source, 0.0001 per character)', async () => {
+    const section = doc.slice(doc.indexOf('### One process'), doc.indexOf('### N workers'))
+    expect(section).toContain('AJS_SERVE_TOKEN=change-me')
+    const body = /-d '(\{.*\})'/.exec(section)![1]!
+    const answer = /^# (\{.*\})$/m.exec(section)![1]!
+    const server = await createServer({ config: singleTenantConfig('change-me'), pool: { size: 1 } })
+    try {
+      const r = await server.app.inject({ method: 'POST', url: '/v1/runs', headers: { authorization: 'Bearer change-me', 'content-type': 'application/json' }, payload: body })
+      expect(r.json()).toEqual(JSON.parse(answer))
+    } finally {
+      await server.close()
+    }
+  })
+
   test('the custom atoms example: the module, named in the config example, serves the documented answer', async () => {
     const section = doc.slice(doc.indexOf('## Custom atoms'), doc.indexOf('## API'))
     const module = /```js\n([\s\S]*?)```/.exec(section)![1]!
@@ -63,6 +77,16 @@ describe('docs/serve.md', () => {
     const flags = [...doc.matchAll(/`(--[a-z-]+)/g)].map((m) => m[1]!)
     expect(flags.length).toBeGreaterThan(10)
     for (const f of new Set(flags)) expect([f, help.includes(f)]).toEqual([f, true])
+  })
+
+  test('every flag of `ajsc serve --help` has a row in the table, and every flag of `ajsc worker --help` is named', () => {
+    const flagsOf = (help: string) => [...help.matchAll(/^ {2}(?:-\w, )?(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => f !== '--help')
+    const rows = new Set([...doc.matchAll(/^\| `(--[a-z-]+)/gm)].map((m) => m[1]!))
+    const serve = flagsOf(ajsc(['serve', '--help']).stdout)
+    expect(serve.length).toBeGreaterThan(10)
+    expect(serve.filter((f) => !rows.has(f))).toEqual([])
+    const workerLine = /`ajsc worker` accepts ([\s\S]*?)\. Both/.exec(doc)![1]!
+    expect(flagsOf(ajsc(['worker', '--help']).stdout).filter((f) => !workerLine.includes(`\`${f}\``))).toEqual([])
   })
 
   test('the route table lists exactly the routes of /openapi.json', async () => {
