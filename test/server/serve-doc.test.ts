@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { DEFAULT_SERVER_LIMITS, DEFAULT_TENANT_LIMITS, createServer, parseServeConfig, singleTenantConfig } from '../../src/server/index.ts'
+import { SERVER_CODES } from '../../src/diagnostics/server-codes.ts'
 import { ajsc } from '../cli/run-cli.ts'
 
 const doc = readFileSync(resolve(import.meta.dir, '../../docs/serve.md'), 'utf8')
@@ -87,6 +88,13 @@ describe('docs/serve.md', () => {
     expect(serve.filter((f) => !rows.has(f))).toEqual([])
     const workerLine = /`ajsc worker` accepts ([\s\S]*?)\. Both/.exec(doc)![1]!
     expect(flagsOf(ajsc(['worker', '--help']).stdout).filter((f) => !workerLine.includes(`\`${f}\``))).toEqual([])
+  })
+
+  test('the status table lists every code of the HTTP API under its status', () => {
+    const rows = new Map([...doc.matchAll(/^\| (\d{3}) \| (.*) \|$/gm)].map((m) => [Number(m[1]), m[2]!]))
+    // status 0: the client's own codes (no answer from the server).
+    const missing = Object.entries(SERVER_CODES).filter(([code, spec]) => spec.status !== 0 && !rows.get(spec.status)?.includes(`\`${code}\``))
+    expect(missing.map(([code, spec]) => `${spec.status} ${code}`)).toEqual([])
   })
 
   test('the route table lists exactly the routes of /openapi.json', async () => {
