@@ -47,6 +47,7 @@ const PROGRAMS: Program[] = [
   P('walk-values-keys-entries', "const s = new Set(['a'])\nconst out = []\nfor (const x of s.values()) { out.push(x); if (x.length < 3) s.add(x + 'v') }\nfor (const x of s.keys()) out.push(x.toUpperCase())\nfor (const [k, v] of s.entries()) { out.push(k + v); s.delete(k) }\nreturn [out, s.size]"),
   P('for-each-live', 'const s = new Set([1])\nconst out = []\ns.forEach((x) => { out.push(x); if (x < 4) s.add(x * 2); if (x === 2) return; out.push(-x) })\nreturn out'),
   P('add-in-a-sequence', 'const seen = new Set()\nconst firsts = xs.filter((x) => !seen.has(x.id) && (seen.add(x.id), true))\nconst m = new Map()\nconst n = (m.set(1, 2), seen.add(9), m.size + seen.size)\nreturn [firsts.map((x) => x.n), n]'),
+  P('add-tested-by-a-callback', "const seen = new Set()\nconst firsts = xs.filter((x) => !seen.has(x.id) && seen.add(x.id))\nconst more = [5, 1, 6].some((n) => seen.has(n) || seen.add(n) && n > 5)\nconst f = ['a', 'b'].find((t) => t === 'z' ? false : seen.add(t))\nreturn [firsts.map((x) => x.n), more, f, [...seen]]"),
   P('size-of-chain', 'const s = new Set([1])\nreturn [s.add(2).size, s.add(2).has(2), [...s.add(3)]]'),
 ]
 
@@ -80,7 +81,7 @@ describe('a Set handed on as an object is refused, with the rewrite', () => {
     ['a const reassigned', 'const s = new Set()\ns = new Set()\nreturn 1', 'AJS3003', ''],
     ['add returned', 'const s = new Set()\nreturn s.add(1)', 'AJS2055', '`[...s.add(1)]`'],
     ['add as a map callback\'s value', 'const s = new Set()\nreturn [1, 2].map((x) => s.add(x)).length', 'AJS2055', '[...'],
-    ['add as a condition', 'const s = new Set()\nreturn [1, 1].filter((x) => !s.has(x) && s.add(x))', 'AJS2055', '(seen.add(x), true)'],
+    ['add as a condition outside a testing callback', 'const s = new Set()\nreturn [1, 1].map((x) => !s.has(x) && s.add(x))', 'AJS2055', '(seen.add(x), true)'],
     ['add last in a sequence read as a value', 'const s = new Set()\nreturn (s.add(1), s.add(2))', 'AJS2055', '[...s.add(2)]'],
     ['an assignment read as a value', 'let s = new Set()\nreturn (s = new Set([3]))', 'AJS2055', '[...'],
     ['forEach with the Set as a third parameter', 'const s = new Set()\ns.forEach((v, k, set) => set)\nreturn 1', 'AJS2055', '`[...set]`'],

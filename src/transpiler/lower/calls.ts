@@ -25,7 +25,7 @@ import { intlClass, lowerIntlFormat } from './intl.ts'
 import { lowerGroupBy } from './group-by.ts'
 import { arrayLength, arrayOfArguments, filled, lowerFilledCall } from './arrays.ts'
 import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
-import { discard } from './unused.ts'
+import { discard, markTested } from './unused.ts'
 
 function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
   const out: Array<Expr | SpreadExpr> = []
@@ -33,12 +33,16 @@ function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): 
   return out
 }
 
+/** The array methods that only test their callback's value for truth. */
+const TESTS: ReadonlySet<string> = new Set(['filter', 'some', 'every', 'find', 'findIndex', 'findLast', 'findLastIndex'])
+
 /** Arguments of an array callback method: arrows in place become lambdas. */
 function lowerCallbackArgs(method: string, args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
   const out: Array<Expr | SpreadExpr> = []
   for (const a of args) {
     if (a.type === 'ArrowFunctionExpression') {
       if (method === 'forEach') discard(a.body) // its value is dropped (lower/unused.ts): `xs.forEach((x) => m.set(x, 1))`
+      else if (TESTS.has(method) && a.body.type !== 'BlockStatement') markTested(a.body) // its value is only tested: `xs.filter((x) => !seen.has(x) && seen.add(x))`
       out.push(lowerLambda(a, ctx))
     } else if (a.type === 'FunctionExpression') ctx.fail('CALLBACK', a, { name: method })
     else if (a.type === 'Identifier' && ctx.scope.lookup(a.name) === undefined &&

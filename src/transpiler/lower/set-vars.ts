@@ -18,7 +18,7 @@ import { array, at, exprStep, id, lambda, lit, methodCall, step } from '../../as
 import { didYouMean } from '../suggest.ts'
 import { checkReassign, refuseAsValue, staticCall } from './statics.ts'
 import { lowerExpr } from './expressions.ts'
-import { discard, isUnused, keep } from './unused.ts'
+import { discard, isTested, isUnused, keep } from './unused.ts'
 import { lowerLambda } from './functions.ts'
 import { isNewSet, lowerIterable } from './sets.ts'
 
@@ -90,9 +90,11 @@ export function lowerSetCall(node: CallExpression, method: string, ctx: LowerCon
   if (method === 'forEach') return lowerSetForEach(node, ctx)
   const name = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined
   if (!name) return ctx.fail('SET_METHOD', callee.property, { name: method, suggest: didYouMean(method, NAMES) })
-  // `add` gives the Set: kept or chained (lowerSet), or dropped (a statement), never read as a value.
-  if (method === 'add' && !isUnused(node)) refuseSetValue(node, ctx)
-  return staticCall('Set', name, [lowerSet(callee.object, ctx), ...node.arguments.map((a) => lowerExpr(a as Expression, ctx))], ctx, node)
+  // `add` gives the Set: kept or chained (lowerSet), dropped (a statement), or tested (always true), never read as a value.
+  const tested = method === 'add' && isTested(node) && !isUnused(node)
+  if (method === 'add' && !isUnused(node) && !tested) refuseSetValue(node, ctx)
+  const call = staticCall('Set', name, [lowerSet(callee.object, ctx), ...node.arguments.map((a) => lowerExpr(a as Expression, ctx))], ctx, node)
+  return tested ? at({ $expr: 'sequence', expressions: [call, lit(true)] } as Expr, ctx.loc(node)) : call
 }
 
 /**

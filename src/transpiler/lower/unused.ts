@@ -24,3 +24,21 @@ export function discard(node: Node): void {
 export const keep = (node: Node): void => { unused.add(node) }
 
 export const isUnused = (node: Node): boolean => unused.has(node)
+
+const tested = new WeakSet<Node>()
+
+/**
+ * `node`'s value is only tested for truth (the expression body of a `filter`, `some`, `every` or `find*`
+ * callback), and so are the parts of it whose value would be its own: there `s.add(x)`, which gives the Set,
+ * always an object, is `(s.add(x), true)` (lower/set-vars.ts), as in `xs.filter((x) => !seen.has(x) && seen.add(x))`.
+ */
+export function markTested(node: Node): void {
+  tested.add(node)
+  const n = node as any
+  if (n.type === 'SequenceExpression') markTested(n.expressions[n.expressions.length - 1])
+  else if (n.type === 'LogicalExpression') { markTested(n.left); markTested(n.right) }
+  else if (n.type === 'ConditionalExpression') { markTested(n.consequent); markTested(n.alternate) }
+  else if (n.type === 'ParenthesizedExpression') markTested(n.expression)
+}
+
+export const isTested = (node: Node): boolean => tested.has(node)
