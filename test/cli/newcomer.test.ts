@@ -395,3 +395,19 @@ describe('a proc_ token from another --procedures file', () => {
     expect(other.stderr).toContain('hint: A proc_ token lives in the --procedures file of the run that stored it')
   })
 })
+
+describe('docs/serve.md\'s `ajsc inspect trace.json .ajs/runs` where no workflow has run yet', () => {
+  test('the missing .ajs/runs is explained (the default runs directory), not taken for a typo', () => {
+    const run = ajsc(['run', 'hello.ajs', '--trace', '--json'], { cwd: dir })
+    expect(run.code).toBe(0)
+    writeFileSync(join(dir, 'trace.json'), run.stdout)
+    const r = ajsc(['inspect', 'trace.json', '.ajs/runs', '--source', 'hello.ajs', '--json'], { cwd: dir })
+    expect(r.code).toBe(1)
+    expect(JSON.parse(r.stdout).diagnostics[0]).toMatchObject({
+      code: 'CLI_NOT_FOUND', message: '.ajs/runs: no such file or directory',
+      hint: '`ajsc workflow run <file>` keeps its runs in .ajs/runs, and none has run in this directory yet: run a workflow first, or leave .ajs/runs out.',
+    })
+    // Another missing path keeps the usual hint.
+    expect(JSON.parse(ajsc(['inspect', 'runs', '--json'], { cwd: dir }).stdout).diagnostics[0].hint).toBe('Check the path; it is resolved from the working directory.')
+  })
+})

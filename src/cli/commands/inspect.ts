@@ -15,6 +15,7 @@ import { basename, join, resolve } from 'node:path'
 import type { Command } from 'commander'
 import { CliError, readText, usageError, type CliIO } from '../io.ts'
 import { notFoundHint } from '../not-found.ts'
+import { defaultRunsDir } from '../../workflows/drivers/defaults.ts'
 import { Reporter } from '../report.ts'
 import { inspectReport } from '../inspect-report.ts'
 
@@ -112,12 +113,18 @@ export function workflowItem(dir: string): InspectItem {
 }
 
 /** Everything one path holds. */
+/** A missing `.ajs/runs` is no typo: no workflow has run here yet (`ajsc workflow run` makes it). */
+function missingHint(full: string, shown: string, cwd: string): string {
+  if (full !== defaultRunsDir(cwd)) return notFoundHint(full, shown)
+  return `\`ajsc workflow run <file>\` keeps its runs in ${shown}, and none has run in this directory yet: run a workflow first, or leave ${shown} out.`
+}
+
 export function loadInspectData(paths: readonly string[], cwd: string, sourceFile?: string): InspectData {
   const source = sourceFile === undefined ? undefined : readText(resolve(cwd, sourceFile), sourceFile)
   const items: InspectItem[] = []
   // `shown`: the path as the user typed it (and below it), for messages.
   const addPath = (full: string, shown: string, depth: number) => {
-    if (!existsSync(full)) throw new CliError('CLI_NOT_FOUND', `${shown}: no such file or directory`, { file: shown, hint: notFoundHint(full, shown) })
+    if (!existsSync(full)) throw new CliError('CLI_NOT_FOUND', `${shown}: no such file or directory`, { file: shown, hint: missingHint(full, shown, cwd) })
     const st = statSync(full)
     if (st.isDirectory()) {
       if (existsSync(join(full, 'run.json'))) return void items.push(workflowItem(full))
