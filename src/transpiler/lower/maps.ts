@@ -14,15 +14,13 @@
  * (AJS2045) with the rewrite; a method it has not is AJS2046.
  */
 import type { CallExpression, Expression, Identifier, MemberExpression, NewExpression, Node } from 'acorn'
-import type { Expr, LambdaExpr, Pattern, Step } from '../../ast/types.ts'
+import type { Expr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
-import { array, at, exprStep, id, lambda, lit, methodCall, step } from '../../ast/build.ts'
-import { walk } from '../../ast/walk.ts'
+import { id, lit } from '../../ast/build.ts'
 import { didYouMean } from '../suggest.ts'
-import { checkReassign, refuseAsValue, staticCall } from './statics.ts'
+import { checkReassign, forEachOfWalk, refuseAsValue, staticCall } from './statics.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
-import { discard, isUnused, keep } from './unused.ts'
-import { lowerLambda } from './functions.ts'
+import { isUnused, keep } from './unused.ts'
 
 /** The Map methods AJS has, each a `Map` static of its name. */
 const METHODS: ReadonlySet<string> = new Set(['get', 'set', 'has', 'delete', 'clear', 'keys', 'values', 'entries'])
@@ -86,42 +84,13 @@ export function mapWalk(node: Expression, ctx: LowerContext): Expr | undefined {
 
 const WALKS: ReadonlySet<string> = new Set(['keys', 'values', 'entries'])
 
-/**
- * `m.forEach((value, key) => body)`: `[0].forEach(() => { for (let [key, value] of Map.walk(m)) body })`, value
- * first as JavaScript passes it. It walks the entries as `for...of` does (mapWalk); the outer call makes the
- * loop an expression, whose value is undefined, as forEach's. A callback with a `return` is called as written,
- * `for (const e of Map.walk(m)) [e].forEach(([key, value]) => body)`, its `return` leaving that call. The Map
- * itself as a third parameter would be a Map value: refused (AJS2045), as a callback not written in place is
- * (AJS2031).
- */
+/** `m.forEach((value, key) => ...)`: the entries walked as `for...of` walks them (statics.ts forEachOfWalk). The Map itself as a third parameter would be a Map value (AJS2045); a callback not written in place is AJS2031. */
 function lowerMapForEach(node: CallExpression, ctx: LowerContext): Expr {
   const callee = node.callee as MemberExpression
   const [fn, ...rest] = node.arguments
   if (fn?.type !== 'ArrowFunctionExpression' || rest.length > 0) return ctx.fail('CALLBACK', fn ?? callee.property, { name: 'forEach' })
   if (fn.params.length > 2) refuseMapValue(fn.params[2]!, ctx)
-  const loc = ctx.loc(node)
-  const entries = staticCall('Map', 'walk', [lowerMap(callee.object, ctx)], ctx, node)
-  discard(fn.body) // its value is dropped, as an array forEach's
-  const callback = lowerLambda(fn, ctx)
-  const [value, key] = callback.params
-  const pair = { $pattern: 'array', elements: [key ?? null, value ?? null] } as Pattern
-  let loop: Step
-  if (!returns(callback)) {
-    // The parameters are the loop's, fresh each turn and assignable, as a call's are.
-    loop = step('forOf', { kind: 'let', target: pair, iterable: entries, body: callback.steps ?? [exprStep(callback.body!, loc)] })
-  } else {
-    const entry = ctx.temp('entry')
-    callback.params = [pair]
-    loop = step('forOf', { kind: 'const', target: entry, iterable: entries, body: [exprStep(at(methodCall(array([id(entry)]), 'forEach', [callback]), loc), loc)] })
-  }
-  return at(methodCall(array([lit(0)]), 'forEach', [lambda([], [at(loop, loc)])]), loc)
-}
-
-/** Whether a callback's body has a `return` of its own (not one of a callback inside it). */
-function returns(callback: LambdaExpr): boolean {
-  let found = false
-  walk(callback.steps ?? [], { step: (s) => { found ||= s.op === 'return' }, expr: (e) => e.$expr !== 'lambda' })
-  return found
+  return forEachOfWalk(fn, staticCall('Map', 'walk', [lowerMap(callee.object, ctx)], ctx, node), ctx, node)
 }
 
 /** `m.size`: `Map.size(m)`; undefined when `node` is not a read of a Map's size. */

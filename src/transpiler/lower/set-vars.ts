@@ -12,14 +12,13 @@
  * refused (AJS2055) with the rewrite `[...s]`. A `new Set(xs)` read at once (lower/sets.ts) needs no part.
  */
 import type { CallExpression, Expression, Identifier, MemberExpression, Node } from 'acorn'
-import type { Expr, Pattern } from '../../ast/types.ts'
+import type { Expr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
-import { array, at, exprStep, id, lambda, lit, methodCall, step } from '../../ast/build.ts'
+import { at, id, lit } from '../../ast/build.ts'
 import { didYouMean } from '../suggest.ts'
-import { checkReassign, refuseAsValue, staticCall } from './statics.ts'
+import { checkReassign, forEachOfWalk, refuseAsValue, staticCall } from './statics.ts'
 import { lowerExpr } from './expressions.ts'
-import { discard, isTested, isUnused, keep } from './unused.ts'
-import { lowerLambda } from './functions.ts'
+import { isTested, isUnused, keep } from './unused.ts'
 import { isNewSet, lowerIterable } from './sets.ts'
 
 /** JavaScript's Set methods AJS has, each the `Set` static it lowers to (`forEach` and `size` apart). */
@@ -98,24 +97,16 @@ export function lowerSetCall(node: CallExpression, method: string, ctx: LowerCon
 }
 
 /**
- * `s.forEach((value, key) => ...)`: `[0].forEach(() => { for (const e of Set.walk(s, 'entries')) [e].forEach(([value, key]) => ...) })`,
- * as a Map's forEach (lower/maps.ts): the members walked as `for...of` walks them, each given as value and
- * key as JavaScript does, the callback's `return` leaving its call, the value undefined. The Set itself as
- * a third parameter would be a Set value: refused, as a callback not written in place is (AJS2031).
+ * `s.forEach((value, key) => ...)`: the members walked as `for...of` walks them, each given as value and key as
+ * JavaScript does (`Set.walk(s, 'entries')`, statics.ts forEachOfWalk, as a Map's forEach). The Set itself as a
+ * third parameter would be a Set value: refused, as a callback not written in place is (AJS2031).
  */
 function lowerSetForEach(node: CallExpression, ctx: LowerContext): Expr {
   const callee = node.callee as MemberExpression
   const [fn, ...rest] = node.arguments
   if (fn?.type !== 'ArrowFunctionExpression' || rest.length > 0) return ctx.fail('CALLBACK', fn ?? callee.property, { name: 'forEach' })
   if (fn.params.length > 2) refuseSetValue(fn.params[2]!, ctx)
-  const loc = ctx.loc(node)
-  const members = staticCall('Set', 'walk', [lowerSet(callee.object, ctx), lit('entries')], ctx, node)
-  discard(fn.body) // its value is dropped, as an array forEach's
-  const callback = lowerLambda(fn, ctx)
-  callback.params = [{ $pattern: 'array', elements: [callback.params[0] ?? null, callback.params[1] ?? null] } as Pattern]
-  const entry = ctx.temp('member')
-  const loop = step('forOf', { kind: 'const', target: entry, iterable: members, body: [exprStep(at(methodCall(array([id(entry)]), 'forEach', [callback]), loc), loc)] })
-  return at(methodCall(array([lit(0)]), 'forEach', [lambda([], [at(loop, loc)])]), loc)
+  return forEachOfWalk(fn, staticCall('Set', 'walk', [lowerSet(callee.object, ctx), lit('entries')], ctx, node), ctx, node)
 }
 
 /** The refusal of a Set used as a value, naming it as written. */
