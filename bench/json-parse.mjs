@@ -5,8 +5,9 @@
 // `JSON.parse(text)` (vm.run of a one-line program, the text as its argument), in a rotating order, timed
 // by the process's CPU time; the figure is the median per-call time over the rounds and ours ÷ native.
 // The texts: JSON in a string (double-encoded, as tool-call arguments are), a 67k document with a quoted
-// word pair per line, a long plain string (base64), ordinary records, and a short string with an escaped
-// quote before a long document (the guessed end of the first is wrong once).
+// word pair per line, a short string with an escaped quote before such a document, documents in records and
+// bare in an array (there the guessed end of the first crosses into the next, once), a long plain string
+// (base64), and ordinary records.
 import { rmSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { bundleRevision, scratchDir } from './lib/revision.mjs'
@@ -43,6 +44,8 @@ const texts = {
   'double-1M': doubleEncoded(1_000_000, 45_000),
   'doc-67k': doc,
   'short-then-doc': JSON.stringify({ a: 'x"y', body: 'lorem ipsum dolor sit amet, "quoted" text\n'.repeat(1500) }),
+  'docs-3x': JSON.stringify([1, 2, 3].map((id) => ({ id, body: `lorem ipsum dolor sit amet, "quoted" text ${id}\n`.repeat(1200) }))),
+  'strings-3x': JSON.stringify([1, 2, 3].map((id) => `lorem ipsum dolor sit amet, "quoted" text ${id}\n`.repeat(1200))),
   'base64-1M': JSON.stringify({ name: 'image.png', data: base64 + base64.slice(0, 250_000) }),
   'records-1k': records(1_000),
   'records-100k': records(100_000),

@@ -124,7 +124,8 @@ import { ensureBuilt, ROOT } from './built.ts'
 // searched for its end before the parse (which cost 0.6 of the parse itself: guest JSON.parse x1.7-2.3 of native); its
 // end is guessed, proven by parsing that one string, which is kept and put back into a parse of the rest (json-keys.ts).
 // 52,191 -> 52,692 B (+501) in esbuild bundles of clean copies of 4601768 and 4601768 with json.ts and json-keys.ts, under Bun.
-export const BUDGET_GZIP_BYTES = 52_700
+// 52,810: the same for documents in records (probes crossed into the next string: `:"` and `,"` now bound the first). +108 B.
+export const BUDGET_GZIP_BYTES = 52_810
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

@@ -111,6 +111,14 @@ describe('the string is parsed once, where its end was guessed right', () => {
     expect(seen.slice(0, 3).every((t) => t.length > MAX_KEY_CHARS && t.startsWith('"'))).toBe(true)
     expect(seen[3]).toBe('[{"id":1,"arguments":"\\uffff0"},{"id":2,"arguments":"\\uffff1"},{"body":"\\uffff2"}]')
   })
+  test('documents in records: probes cross into the next one, and the key before it bounds the first', () => {
+    const text = `[{"id":1,"body":${prose(900, 'a')}},{"id":2,"body":${prose(900, 'b')}},{"id":3,"body":${prose(900, 'c')}}]`
+    let value: unknown
+    const seen = parsedTexts(() => { value = parseCheckedKeys(text) })
+    expect(value).toEqual(JSON.parse(text))
+    expect(seen.at(-1)).toBe('[{"id":1,"body":"\\uffff0"},{"id":2,"body":"\\uffff1"},{"id":3,"body":"\\uffff2"}]')
+    expect(seen.length).toBe(4)
+  })
   test('a wrong guess is paid once and the text parses as it is', () => {
     // Three documents in a row: probes cross from the first into the last (no closer ends them).
     const text = `[${prose(900, 'a')},${prose(900, 'b')},${prose(900, 'c')}]`

@@ -97,8 +97,8 @@ function checkKeys(text: string, end: (p: number) => number): boolean {
  * JSON.parse(text), refused (RANGE_ERROR) before any parse when an object key would be over MAX_KEY_CHARS.
  *
  * A long string full of escaped quotes (JSON in a string, a document with quoted words) is not read by a
- * search for its end, which cost two thirds of the parse: its end is guessed (a quote that probes every
- * PROBE_STEP characters find unescaped, or the first `}"` or `]"`, whose quote cannot be inside a string), and
+ * search for its end, which cost two thirds of the parse: its end is guessed (guessEnd: a quote that probes
+ * every PROBE_STEP characters find unescaped, bounded by texts that cannot be inside a string), and
  * the guess is proven by JSON.parse of that one string, which fails if any quote before the guessed one ends
  * it. The string it gives is kept: the rest of the text, each such string written as a placeholder, is parsed,
  * and the strings put back, so each character is read by the engine once. A wrong guess costs a parse of that
@@ -109,34 +109,47 @@ export function parseCheckedKeys(text: string): unknown {
   // Long strings read whole, in order: opening quote, closing quote; and their values.
   const spans: number[] = [], values: Array<string | undefined> = []
   let waste = text.length >> 2
-  // Where the last probe chain stopped: a quote that ends or starts a string (-1: none after it).
+  // The escaped quotes that probe chains stopped at, in order, and where the last chain ended: a quote that ends or
+  // starts a string (-1: none after it).
+  const insides: number[] = []
   let probed = 0
 
   /**
    * A quote after `p` past MAX_KEY_CHARS that ends or starts a string: the first one if the string from `p` is long
    * and guessed right. Probes from there: the first quote after each point while a backslash is before it (`\\"`
    * ends a string, but a wrong guess only costs time); the last one's string ends at the first unescaped quote after
-   * it. Each probe chain starts past where the last one stopped (a later string reuses its end). Before that end,
-   * when the string starts with `[` or `{`, the first `]"` or `}"` ends it sooner, as when probes crossed into
-   * another string (searched for when the bracket is rare in the string's first characters, so that the search
-   * stops at few of them).
+   * it. Each probe chain starts past where the last one stopped (a later string reuses its end).
+   *
+   * Probes may cross into another string. Texts that cannot be inside a string bound the end sooner (each searched
+   * for when its first character is rare in the string's first characters, so that the search stops at few of
+   * them): `]"` or `}"` when the string starts with `[` or `{` (JSON in a string ends with its bracket: the end
+   * itself), and `:"` or `,"` (where a string starts after a key or an item: the string ends at the first unescaped
+   * quote after the last probe before them).
    */
   const guessEnd = (p: number, sample: string): number => {
     const far = p + MAX_KEY_CHARS
     if (probed >= 0 && probed < far) {
-      let inside = -1, q = -1
-      for (let at = far; ; at = inside + PROBE_STEP) {
+      let q = -1
+      for (let at = far; ; at = q + PROBE_STEP) {
         q = text.indexOf('"', at)
         if (q < 0 || text.charCodeAt(q - 1) !== 92) break
-        inside = q
+        insides.push(q)
       }
-      probed = inside >= 0 ? restEnd(text, inside + 1) : q
+      const last = insides.length > 0 ? insides[insides.length - 1]! : -1
+      probed = last >= far ? restEnd(text, last + 1) : q
     }
-    const g = probed < 0 ? text.length : probed
-    // JSON in the string ends with the bracket it starts with.
+    let g = probed < 0 ? text.length : probed
     const c = sample[0] === '[' ? ']' : sample[0] === '{' ? '}' : ''
-    const b = c && sample.split(c).length < 4 ? text.slice(p, g).indexOf(c + '"') : -1
-    return b < 0 ? g : p + b + 1
+    for (const t of [c + '"', ':"', ',"']) {
+      const b = t.length > 1 && sample.split(t[0]!).length < 4 ? text.slice(p, g).indexOf(t) + p : -1
+      if (b < p) continue
+      if (t === c + '"') return b + 1
+      // The last probe before the bound (a binary search: a text may hold many long strings and probes).
+      let lo = 0, hi = insides.length
+      while (lo < hi) { const m = (lo + hi) >> 1; if (insides[m]! > b) hi = m; else lo = m + 1 }
+      if (lo > 0 && insides[lo - 1]! >= far) g = restEnd(text, insides[lo - 1]! + 1)
+    }
+    return g
   }
 
   /** stringEnd(text, p), reading a long string with escaped quotes whole when its end is guessed right. */
