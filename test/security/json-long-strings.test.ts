@@ -119,13 +119,21 @@ describe('the string is parsed once, where its end was guessed right', () => {
     expect(seen.at(-1)).toBe('[{"id":1,"body":"\\uffff0"},{"id":2,"body":"\\uffff1"},{"id":3,"body":"\\uffff2"}]')
     expect(seen.length).toBe(4)
   })
-  test('a wrong guess is paid once and the text parses as it is', () => {
-    // Three documents in a row: probes cross from the first into the last (no closer ends them).
+  test('documents as the items of an array are read as before (probes would cross, and nothing bounds them)', () => {
     const text = `[${prose(900, 'a')},${prose(900, 'b')},${prose(900, 'c')}]`
     let value: unknown
     const seen = parsedTexts(() => { value = parseCheckedKeys(text) })
     expect(value).toEqual(JSON.parse(text))
+    expect(seen).toEqual([text])
+  })
+  test('a wrong guess is paid once and the text parses as it is', () => {
+    // A document, then JSON in a string that starts with its bracket: probes cross from the first into the second.
+    const text = `{"a":${prose(900, 'a')}, "b": ${inner(800)}}`
+    let value: unknown
+    const seen = parsedTexts(() => { value = parseCheckedKeys(text) })
+    expect(value).toEqual(JSON.parse(text))
     expect(seen.at(-1)).toBe(text)
+    expect(seen.length).toBe(2)
   })
 })
 

@@ -128,6 +128,13 @@ export function parseCheckedKeys(text: string): unknown {
    */
   const guessEnd = (p: number, sample: string): number => {
     const far = p + MAX_KEY_CHARS
+    const c = sample[0] === '[' ? ']' : sample[0] === '{' ? '}' : ''
+    const rare = (t: string) => t.length > 1 && sample.split(t[0]!).length < 4
+    // An item of an array (not JSON) whose commas are dense: the next item would not bound it, and a guess that crossed
+    // into it would cost a parse of this one. Its end is searched for as before.
+    let k = p - 2
+    while (text.charCodeAt(k) <= 32) k--
+    if (!c && !rare(',"') && (text[k] === ',' || text[k] === '[')) return -1
     if (probed >= 0 && probed < far) {
       let q = -1
       for (let at = far; ; at = q + PROBE_STEP) {
@@ -139,9 +146,8 @@ export function parseCheckedKeys(text: string): unknown {
       probed = last >= far ? restEnd(text, last + 1) : q
     }
     let g = probed < 0 ? text.length : probed
-    const c = sample[0] === '[' ? ']' : sample[0] === '{' ? '}' : ''
     for (const t of [c + '"', ':"', ',"']) {
-      const b = t.length > 1 && sample.split(t[0]!).length < 4 ? text.slice(p, g).indexOf(t) + p : -1
+      const b = rare(t) ? text.slice(p, g).indexOf(t) + p : -1
       if (b < p) continue
       if (t === c + '"') return b + 1
       // The last probe before the bound (a binary search: a text may hold many long strings and probes).
@@ -162,6 +168,7 @@ export function parseCheckedKeys(text: string): unknown {
     const e = restEnd(sample, 0)
     if (e >= 0) return p + e
     const guess = guessEnd(p, sample)
+    if (guess < 0) return restEnd(text, p)
     try {
       const value: unknown = JSON.parse(text.slice(p - 1, guess + 1))
       // The string ends there. Kept unless a colon follows it (a key, or outside strings before one).
