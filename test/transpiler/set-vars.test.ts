@@ -48,6 +48,9 @@ const PROGRAMS: Program[] = [
   P('for-each-live', 'const s = new Set([1])\nconst out = []\ns.forEach((x) => { out.push(x); if (x < 4) s.add(x * 2); if (x === 2) return; out.push(-x) })\nreturn out'),
   P('add-in-a-sequence', 'const seen = new Set()\nconst firsts = xs.filter((x) => !seen.has(x.id) && (seen.add(x.id), true))\nconst m = new Map()\nconst n = (m.set(1, 2), seen.add(9), m.size + seen.size)\nreturn [firsts.map((x) => x.n), n]'),
   P('add-tested-by-a-callback', "const seen = new Set()\nconst firsts = xs.filter((x) => !seen.has(x.id) && seen.add(x.id))\nconst more = [5, 1, 6].some((n) => seen.has(n) || seen.add(n) && n > 5)\nconst f = ['a', 'b'].find((t) => t === 'z' ? false : seen.add(t))\nreturn [firsts.map((x) => x.n), more, f, [...seen]]"),
+  P('union-intersection-difference', 'const a = new Set([1, 2, 3, 4]), b = new Set([6, 4, 2])\nconst u = a.union(b), i = a.intersection(b), j = b.intersection(a), d = a.difference(b), x = a.symmetricDifference(b)\nu.add(7)\nreturn [[...u], [...i], [...j], [...d], [...x], u.size, a.size, [...a.union(new Set([0])).add(9)], b.difference(a).has(6)]'),
+  P('subset-superset-disjoint', "const a = new Set([1, 2]), b = new Set([1, 2, 3]), m = new Map([[1, 'x'], [5, 'y']])\nreturn [a.isSubsetOf(b), b.isSubsetOf(a), b.isSupersetOf(a), a.isSupersetOf(b), a.isDisjointFrom(new Set([3])), a.isDisjointFrom(b), [...a.union(m)], a.intersection(m).size, a.isSubsetOf(m)]"),
+  P('two-sets-of-texts-and-nan', "const a = new Set(['x', NaN, 0]), b = new Set([-0, 'y', NaN])\nconst c = a.intersection(b)\nfor (const v of a.symmetricDifference(b)) c.add(v + '!')\nreturn [[...c].map(String), a.union(b).size]"),
   P('size-of-chain', 'const s = new Set([1])\nreturn [s.add(2).size, s.add(2).has(2), [...s.add(3)]]'),
 ]
 
@@ -88,7 +91,9 @@ describe('a Set handed on as an object is refused, with the rewrite', () => {
     ['forEach of a helper', 'const s = new Set()\ns.forEach(show)\nreturn 1', 'AJS2031', 'forEach'],
     ['a property read', 'const s = new Set()\nreturn s.length', 'AJS2055', '`[...s]`'],
     ['an unknown method', 'const s = new Set()\nreturn s.hass(1)', 'AJS2056', 'has'],
-    ['a method AJS leaves to the helpers', 'const s = new Set(), t = new Set()\nreturn s.union(t)', 'AJS2056', 'Set.union([...a], [...b])'],
+    ['a method of two Sets given an array', 'const s = new Set()\nreturn s.union([1]).size', 'AJS2057', 'new Set(xs)'],
+    ['union returned', 'const s = new Set()\nreturn s.union(new Set())', 'AJS2055', '[...'],
+    ['a method of a Set AJS has not', 'const s = new Set()\nreturn s.toJSON()', 'AJS2056', 'union'],
     ['a WeakSet', 'const s = new WeakSet()\nreturn 1', 'AJS2034', 'Set'],
   ]
   testRefusals(cases)

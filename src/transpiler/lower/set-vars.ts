@@ -20,10 +20,14 @@ import { checkReassign, forEachOfWalk, refuseAsValue, staticCall } from './stati
 import { lowerExpr } from './expressions.ts'
 import { isTested, isUnused, keep } from './unused.ts'
 import { isNewSet, lowerIterable } from './sets.ts'
+import { isMap, lowerMap } from './maps.ts'
 
 /** JavaScript's Set methods AJS has, each the `Set` static it lowers to (`forEach` and `size` apart). */
 const METHODS: Readonly<Record<string, string>> = { has: 'contains', add: 'insert', delete: 'remove', clear: 'clear', keys: 'values', values: 'values', entries: 'entries' }
-const NAMES: ReadonlySet<string> = new Set([...Object.keys(METHODS), 'forEach'])
+/** JavaScript's methods of two Sets (ES2025): those giving a new Set lower to `Set.merge`, the others to `Set.relate`. */
+const MERGES: ReadonlySet<string> = new Set(['union', 'intersection', 'difference', 'symmetricDifference'])
+const RELATIONS: ReadonlySet<string> = new Set(['isSubsetOf', 'isSupersetOf', 'isDisjointFrom'])
+const NAMES: ReadonlySet<string> = new Set([...Object.keys(METHODS), 'forEach', ...MERGES, ...RELATIONS])
 
 /** Whether `node` is a variable declared holding a Set. */
 export function isSetVariable(node: Node, ctx: LowerContext): node is Identifier {
@@ -32,12 +36,13 @@ export function isSetVariable(node: Node, ctx: LowerContext): node is Identifier
   return kind === 'set' || kind === 'setConst'
 }
 
-/** Whether `node` is a Set to keep: `new Set(...)` of the global Set, a Set variable, or `s.add(...)` of one. */
+/** Whether `node` is a Set to keep: `new Set(...)` of the global Set, a Set variable, or `s.add(...)` (`s.union(t)`, ...) of one. */
 export function isSet(node: Node, ctx: LowerContext): boolean {
   if (isNewSet(node, ctx) || isSetVariable(node, ctx)) return true
   if (node.type !== 'CallExpression') return false
   const callee = (node as CallExpression).callee
-  return callee.type === 'MemberExpression' && !callee.computed && callee.property.type === 'Identifier' && callee.property.name === 'add' && isSet(callee.object, ctx)
+  if (callee.type !== 'MemberExpression' || callee.computed || callee.property.type !== 'Identifier') return false
+  return (callee.property.name === 'add' || MERGES.has(callee.property.name)) && isSet(callee.object, ctx)
 }
 
 /** A Set as the members array the statics take: `new Set(items)` as `Set.create(items)`, a variable as itself, `s.add(...)` as its call. */
@@ -87,6 +92,7 @@ export function lowerSetCall(node: CallExpression, method: string, ctx: LowerCon
   const callee = node.callee as MemberExpression
   if (!isSet(callee.object, ctx) || (method === 'has' && isNewSet(callee.object, ctx))) return undefined
   if (method === 'forEach') return lowerSetForEach(node, ctx)
+  if (MERGES.has(method) || RELATIONS.has(method)) return lowerSetPair(node, method, ctx)
   const name = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined
   if (!name) return ctx.fail('SET_METHOD', callee.property, { name: method, suggest: didYouMean(method, NAMES) })
   // `add` gives the Set: kept or chained (lowerSet), dropped (a statement), or tested (always true), never read as a value.
@@ -107,6 +113,22 @@ function lowerSetForEach(node: CallExpression, ctx: LowerContext): Expr {
   if (fn?.type !== 'ArrowFunctionExpression' || rest.length > 0) return ctx.fail('CALLBACK', fn ?? callee.property, { name: 'forEach' })
   if (fn.params.length > 2) refuseSetValue(fn.params[2]!, ctx)
   return forEachOfWalk(fn, staticCall('Set', 'walk', [lowerSet(callee.object, ctx), lit('entries')], ctx, node), ctx, node)
+}
+
+/**
+ * `a.union(b)` and the other methods of two Sets: `Set.merge(a, b, 'union')` (a new Set: kept, chained or
+ * read as `[...a.union(b)]`, never a value) or `Set.relate(a, b, 'isSubsetOf')`. `b` is a Set, or a Map (its
+ * keys), as JavaScript takes any object with `size`, `has` and `keys`; an array is JavaScript's TypeError,
+ * refused here (AJS2057).
+ */
+function lowerSetPair(node: CallExpression, method: string, ctx: LowerContext): Expr {
+  const callee = node.callee as MemberExpression
+  const other = node.arguments[0]
+  if (!other || other.type === 'SpreadElement' || !(isSet(other, ctx) || isMap(other, ctx))) return ctx.fail('SET_ARGUMENT', other ?? callee.property, { name: method })
+  if (MERGES.has(method) && !isUnused(node)) refuseSetValue(node, ctx)
+  const a = lowerSet(callee.object, ctx)
+  const b = isSet(other, ctx) ? lowerSet(other, ctx) : staticCall('Map', 'keys', [lowerMap(other, ctx)], ctx, other)
+  return staticCall('Set', MERGES.has(method) ? 'merge' : 'relate', [a, b, lit(method), ...node.arguments.slice(1).map((x) => lowerExpr(x as Expression, ctx))], ctx, node)
 }
 
 /** The refusal of a Set used as a value, naming it as written. */

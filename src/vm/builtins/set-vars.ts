@@ -10,7 +10,9 @@
  * - `Set.contains(s, x)`, `Set.insert(s, x)` (gives `s`, so `s.add(a).add(b)` chains), `Set.remove(s, x)`,
  *   `Set.clear(s)`, `Set.count(s)`: `has`, `add`, `delete`, `clear` and `size`;
  * - `Set.values(s)`, `Set.entries(s)`: fresh arrays (`[...s]`, `Array.from(s)`, `s.values()`, `s.entries()`);
- * - `Set.walk(s)`, `Set.walk(s, 'entries')`: `for...of` and `forEach`, live as JavaScript's iterator.
+ * - `Set.walk(s)`, `Set.walk(s, 'entries')`: `for...of` and `forEach`, live as JavaScript's iterator;
+ * - `Set.merge(a, b, kind)`, `Set.relate(a, b, kind)`: `a.union(b)` (`intersection`, `difference`,
+ *   `symmetricDifference`), a new Set, and `a.isSubsetOf(b)` (`isSupersetOf`, `isDisjointFrom`).
  *
  * The host-side index of ordered-index.ts, shared with the Map statics, makes `has`, `add` and `delete` one
  * lookup (`delete` leaves a tombstone, which what a program reads skips) and walks the members live.
@@ -40,6 +42,29 @@ function create(rt: Run, items: unknown): unknown[] {
 const member = (x: unknown): unknown => x
 const pair = (x: unknown): unknown => [x, x]
 
+/**
+ * `a.union(b)`, `intersection`, `difference`, `symmetricDifference` (`kind`), as JavaScript's (ES2025): a new
+ * Set, in JavaScript's order (an intersection walks the smaller of the two, as the spec's does). `b` is a
+ * Set's members or a Map's keys (a fresh array, indexed here when first read).
+ */
+function merge(rt: Run, a: unknown[], b: unknown[], kind: unknown): unknown[] {
+  const as = S.copy(rt, a, member, 1), bs = S.copy(rt, b, member, 1)
+  const inA = (x: unknown) => S.find(rt, a, x) >= 0, inB = (x: unknown) => S.find(rt, b, x) >= 0
+  const items = kind === 'union' ? [...as, ...bs]
+    : kind === 'intersection' ? (as.length <= bs.length ? as.filter(inB) : bs.filter(inA))
+    : kind === 'difference' ? as.filter((x) => !inB(x))
+    : [...as.filter((x) => !inB(x)), ...bs.filter((x) => !inA(x))]
+  return create(rt, items)
+}
+
+/** `a.isSubsetOf(b)`, `isSupersetOf`, `isDisjointFrom` (`kind`), as JavaScript's. */
+function relate(rt: Run, a: unknown[], b: unknown[], kind: unknown): boolean {
+  const inA = (x: unknown) => S.find(rt, a, x) >= 0, inB = (x: unknown) => S.find(rt, b, x) >= 0
+  if (kind === 'isSubsetOf') return S.size(rt, a) <= S.size(rt, b) && S.copy(rt, a, member, 1).every(inB)
+  if (kind === 'isSupersetOf') return S.size(rt, a) >= S.size(rt, b) && S.copy(rt, b, member, 1).every(inA)
+  return !S.copy(rt, a, member, 1).some(inB)
+}
+
 /** The statics by name (see the top of this file). */
 export const SET_VAR_STATICS: Record<string, SetStatic> = {
   create: (rt, [items]) => create(rt, items),
@@ -54,6 +79,8 @@ export const SET_VAR_STATICS: Record<string, SetStatic> = {
   count: (rt, [s]) => S.size(rt, S.arrayOf(s)),
   values: (rt, [s]) => S.copy(rt, S.arrayOf(s), member, 1),
   entries: (rt, [s]) => S.copy(rt, S.arrayOf(s), pair, 3),
+  merge: (rt, [a, b, kind]) => merge(rt, S.arrayOf(a), S.arrayOf(b), kind),
+  relate: (rt, [a, b, kind]) => relate(rt, S.arrayOf(a), S.arrayOf(b), kind),
   // `Set.walk(s)` walks the members (`for...of`), `Set.walk(s, 'entries')` gives each as `[x, x]` (forEach's value and key).
   walk: (rt, [s, kind]) => S.walk(rt, S.arrayOf(s), kind === 'entries' ? pair : member, kind === 'entries' ? 3 : 1),
 }
