@@ -16,6 +16,7 @@ describe('a text over 16,383 characters never keys a native Map (V8 hashes it by
     'const s = new Set()\nfor (const k of ks) s.add(k)\ns.add(ks[3])\nreturn [s.size, s.has(ks[3]), [...s].indexOf(p + 10004)]': [300, true, 4],
     'const s = new Set(ks)\ns.delete(ks[0])\nreturn [s.size, s.has(ks[0]), s.has(ks[1]), s.has(p + 10299)]': [299, false, true, true],
     'const s = new Set(ks)\nlet n = 0\nfor (const k of s) { if (s.has(k)) n++; s.delete(k) }\nreturn [n, s.size]': [300, 0],
+    'const s = new Set(ks.slice(0, 200)), t = new Set(ks.slice(100))\nreturn [s.union(t).size, s.intersection(t).size, s.difference(t).has(ks[0]), s.symmetricDifference(t).size, s.isSubsetOf(t), s.isDisjointFrom(new Set([p + 10150]))]': [300, 100, true, 200, false, false],
   }
   for (const [body, result] of Object.entries(FORMS)) {
     test(body.split('\n')[0]!, async () => {
@@ -89,6 +90,15 @@ describe('a huge Set is bounded by fuel', () => {
     const copied = await fuel('const s = new Set(xs)\nconst a = [...s], b = [...s]\nreturn a.length + b.length')
     expect(made - base).toBeGreaterThan(1e6 * 0.00001)
     expect(copied - made).toBeGreaterThan(0)
+  })
+
+  test('the union of two Sets of half a million members each is paid per member', async () => {
+    const fuel = async (body: string) => {
+      const r = await runBody(`const a = new Set([...Array(500000).keys()]), b = new Set(a)\n${body}`, { fuel: 1e5 })
+      expect(r.error).toBeUndefined()
+      return r.fuelUsed
+    }
+    expect(await fuel('return a.union(b).size') - await fuel('return a.size')).toBeGreaterThan(1e6 * 0.00001)
   })
 
   test('deleting all but the last of many members and walking is linear (the tombstones are compacted)', async () => {
