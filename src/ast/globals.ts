@@ -35,8 +35,8 @@ export const VALUE_FUNCTION_NAMES = [
   'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI',
 ] as const
 
-/** Global functions callable by name. */
-export const GLOBAL_FUNCTION_NAMES = [...VALUE_FUNCTION_NAMES, ...ERROR_CONSTRUCTOR_NAMES, 'structuredClone'] as const
+/** Global functions callable by name (`new RegExp(p, f)` lowers to `RegExp(p, f)`, as `new Error(m)` to `Error(m)`). */
+export const GLOBAL_FUNCTION_NAMES = [...VALUE_FUNCTION_NAMES, ...ERROR_CONSTRUCTOR_NAMES, 'structuredClone', 'RegExp'] as const
 
 /**
  * Methods that take a callback (the array methods, and a text's `replace` / `replaceAll`): the only

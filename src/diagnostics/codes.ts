@@ -41,7 +41,7 @@ export const CODES = {
 
   // --- AJS2xxx: constructs AJS refuses ----------------------------------------
   CLASS: e('AJS2001', 'Classes are not supported', 'Use plain objects and helper functions: `function make(x) { return { x } }`.'),
-  NEW: e('AJS2002', '`new {name}` is not supported', 'Call a function that returns plain data instead; `new Error(msg)` is the only accepted form.'),
+  NEW: e('AJS2002', '`new {name}` is not supported', 'Call a function that returns plain data instead; the accepted forms are `new Error(msg)` (and the other error types), `new RegExp(pattern, flags)`, `new Date(...)`, `new Map(...)`, `new Set(xs)` read at once and `new Array(n).fill(v)`.'),
   // AJS2033 (NEW_DATE, "`new Date` is not supported") is retired: a Date lives in a variable now (AJS2042-AJS2044).
   DATE_VALUE: e('AJS2042', '`{name}` is a Date used here as a value: AJS keeps a Date only in a variable, and uses it through its methods, in arithmetic and in `<`, `>`, `<=`, `>=`', 'Pass or keep its text or its time instead: `{name}.toISOString()` or `{name}.getTime()`; a Date of its own is `new Date({name})`.'),
   DATE_METHOD: e('AJS2043', '`{name}` is not a Date method AJS has', 'A Date has getTime, valueOf, getTimezoneOffset, the getters and setters of FullYear, Month, Date, Hours, Minutes, Seconds, Milliseconds (and their UTC forms; getDay and getUTCDay), setTime, toISOString, toJSON, toString, toDateString, toTimeString, toUTCString, toLocaleString, toLocaleDateString and toLocaleTimeString.{suggest}'),

@@ -30,6 +30,8 @@ export const CHAR_COST = 10 // 0.00001 fuel per character allocated
 export const SLOT_COST = 100 // 0.0001 fuel per element/property allocated
 /** 0.00001 fuel per element or character a builtin reads in one native call (includes, indexOf, Set.has, sort, ...). */
 export const SCAN_COST = 10
+/** 0.001 fuel per character of a pattern `new RegExp(p)` makes at run time (its check reads it several times), beyond regexMatch's cost per regex. */
+export const REGEX_CHAR_COST = 1_000
 /** Heap estimate (bytes) of one array slot, one object property, one `[key, value]` pair: what `maxHeapBytes` is checked against. */
 /** 0.0001 fuel per character of source text a run is given (`vm.run(source)`), charged on every such run. */
 export const SOURCE_CHAR_COST = 100

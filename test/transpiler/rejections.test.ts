@@ -181,7 +181,7 @@ describe('error text', () => {
         '    |           ^',
         '  3 |   return { y }',
         '  4 | }',
-        'hint: Call a function that returns plain data instead; `new Error(msg)` is the only accepted form.',
+        'hint: Call a function that returns plain data instead; the accepted forms are `new Error(msg)` (and the other error types), `new RegExp(pattern, flags)`, `new Date(...)`, `new Map(...)`, `new Set(xs)` read at once and `new Array(n).fill(v)`.',
       ].join('\n'),
     )
     expect(err.frame).toContain('>')

@@ -78,6 +78,8 @@ function refused(call: string, args: unknown[], message: string): boolean {
   if (/^Locales and options hold/.test(message)) return true
   // The ReDoS guard's refusals (backreferences, ...): docs/language.md.
   if (/^Regular expression .* rejected/.test(message)) return true
+  // The flags a regex may have are a literal's, `gimsuy` (the validator's): `d` and `v` are refused (docs/language.md).
+  if (call === 'RegExp' && /^Regular expression flags ".*" are not supported/.test(message)) return true
   // Wrapper objects do not exist in AJS: Object.assign on a primitive target would return one.
   if (call === 'Object.assign' && (args[0] === null || typeof args[0] !== 'object')) return true
   // Object.fromEntries takes an array (any other iterable is refused; JS accepts '' as an empty one).

@@ -234,11 +234,11 @@ function arrayFromMapped(node: CallExpression, method: string, ctx: LowerContext
 
 const ERROR_CONSTRUCTORS: ReadonlySet<string> = new Set(ERROR_CONSTRUCTOR_NAMES)
 
-/** `new Error(msg)` is the global `Error(msg)` (same result in JS); every other `new` is refused. */
+/** `new Error(msg)` is the global `Error(msg)`, `new RegExp(p, f)` is `RegExp(p, f)` (same results in JS); every other `new` is refused. */
 export function lowerNew(node: NewExpression, ctx: LowerContext): Expr {
   const callee = node.callee
   const name = callee.type === 'Identifier' ? (callee as Identifier).name : 'expression'
-  if (!ERROR_CONSTRUCTORS.has(name) || ctx.scope.lookup(name) !== undefined) {
+  if (!(ERROR_CONSTRUCTORS.has(name) || name === 'RegExp') || ctx.scope.lookup(name) !== undefined) {
     if (name === 'Date' && isGlobalName(name, ctx)) return refuseDateValue(node, ctx)
     if (name === 'Map' && isGlobalName(name, ctx)) return refuseMapValue(node, ctx)
     if (name === 'Set' && isGlobalName(name, ctx)) return refuseSetValue(node, ctx)

@@ -14,6 +14,7 @@ import { SET_HELPERS } from './sets.ts'
 import { guestString, primArgs, toPrim } from './coerce.ts'
 import { parseDate } from './date-parse.ts'
 import { structuredCloneGuest } from './clone.ts'
+import { regexSupport } from './regex-hook.ts'
 
 export type Builtin = (rt: Run, args: any[]) => unknown
 
@@ -248,6 +249,8 @@ export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
   encodeURI: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => mapBounded(rt, String(v), 9, encodeURI), 'URI malformed')),
   decodeURI: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => decodeURI(String(v)), 'URI malformed')),
   structuredClone: asIs((rt, a) => structuredCloneGuest(rt, a)),
+  // `new RegExp(p, flags)`: made by the regex part (regex-construct.ts), or FEATURE_MISSING without it.
+  RegExp: asIs((rt, a) => regexSupport().construct(rt, a)),
 } satisfies Record<GlobalFunctionName, Builtin>
 
 /**

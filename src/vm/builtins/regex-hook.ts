@@ -20,6 +20,8 @@ export interface RegexSupport {
   readonly Regex: abstract new (...args: never[]) => GuardedRegex
   /** A guarded regex, or REGEX_UNSAFE. */
   make(pattern: unknown, flags?: unknown): GuardedRegex
+  /** `new RegExp(pattern, flags)` (`RegExp(...)`): a pattern made at run time, paid for, guarded. */
+  construct(rt: Run, args: unknown[]): GuardedRegex
   /** A pattern given where JS would build a RegExp (`str.match('a+')`): guarded the same way. */
   from(p: unknown, flags?: string): GuardedRegex
   /** Worst-case backtracking degree of a pattern that passed the check. */

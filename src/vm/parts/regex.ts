@@ -9,10 +9,12 @@
 import { GuardedRegex, REGEX_STEP_BUDGET, makeRegex, regexDegree, toRegex } from '../builtins/regex.ts'
 import { regexExec, regexMatch, regexMatchAll, regexReplace, regexSearch, regexSplit, regexTest } from '../builtins/regex-ops.ts'
 import { registerRegex } from '../builtins/regex-hook.ts'
+import { constructRegex } from '../builtins/regex-construct.ts'
 
 registerRegex({
   Regex: GuardedRegex,
   make: makeRegex,
+  construct: constructRegex,
   from: toRegex,
   degree: regexDegree,
   stepBudget: REGEX_STEP_BUDGET,
