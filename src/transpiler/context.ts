@@ -12,7 +12,7 @@ import { makeDiagnostic, transpileError, TranspileError, type Diagnostic } from 
 import { SourceLocator } from '../diagnostics/location.ts'
 import type { AtomInfo } from './globals.ts'
 import { GLOBAL_VALUES } from './globals.ts'
-import { Scope, type BindingKind } from './scope.ts'
+import { Scope, TYPED_KINDS, type BindingKind } from './scope.ts'
 
 type Params = Record<string, string | undefined>
 
@@ -175,5 +175,16 @@ export class LowerContext {
     if (name === 'arguments') this.fail('ARGUMENTS', node)
     if (GLOBAL_VALUES.has(name)) this.fail('INVALID_TARGET', node, { name })
     this.scope.vars.set(name, kind)
+    if (TYPED_KINDS.has(kind)) this.typedDeclarations.set(node, kind)
   }
+
+  /** The declaring names of Date, Map and Set variables, with their kinds (read by lower/program.ts for local functions). */
+  readonly typedDeclarations = new WeakMap<Node, BindingKind>()
+  /**
+   * What a local function lifted to a helper reads around it (local-functions.ts): the arguments its calls pass
+   * for them, where a Date, Map or Set variable may be passed (lower/names.ts), and, while the helper is lowered,
+   * its scope and those parameters' names (a Date setter there would change only its copy: lower/dates.ts).
+   */
+  readonly captureArguments = new WeakSet<Node>()
+  captures: { scope: Scope; names: ReadonlySet<string>; fn: string } | null = null
 }

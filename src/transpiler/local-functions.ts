@@ -18,9 +18,15 @@ type AnyNode = Node & Record<string, any>
 /** Captures a local function may have: each is a parameter of its helper and an argument of each call. */
 const MAX_CAPTURES = 64
 
-/** The helpers made of local functions (by their new names), for the "never called" warning to skip. */
-export function liftLocalFunctions(program: Program, ctx: LowerContext): Set<string> {
-  const lifted = new Set<string>()
+/** A helper made of a local function: the name it was declared with, and what it reads around it (its first parameters), each by where it is declared. */
+export interface LiftedFunction {
+  readonly name: string
+  readonly captures: ReadonlyArray<{ readonly name: string; readonly declared: Node }>
+}
+
+/** The helpers made of local functions, by their new names (the program's helpers now; lower/program.ts lowers them after the rest). */
+export function liftLocalFunctions(program: Program, ctx: LowerContext): Map<string, LiftedFunction> {
+  const lifted = new Map<string, LiftedFunction>()
   const tops: Array<{ at: number; fn: FunctionDeclaration }> = []
   program.body.forEach((s, at) => {
     const fn = s.type === 'FunctionDeclaration' ? s : s.type === 'ExportDefaultDeclaration' && s.declaration.type === 'FunctionDeclaration' ? s.declaration : undefined
@@ -61,7 +67,7 @@ function mayDeclareFunctions(source: string, fn: FunctionDeclaration): boolean {
   return MAY_DECLARE.test(source.slice(fn.body.start + 1, fn.end))
 }
 
-function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Map<string, number>, chosen: Set<string>): FunctionDeclaration[] {
+function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Map<string, number>, lifted: Map<string, LiftedFunction>): FunctionDeclaration[] {
   const fns = s.functions.filter((f) => !f.nested && f.binding?.fn === f && !(f.declarator && f.binding.writes.length > 0))
   if (fns.length === 0) return []
   const liftable = new Set(fns)
@@ -70,10 +76,10 @@ function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Ma
   const names = new Map<LocalFunction, string>()
   for (const f of fns) {
     // Its own name when nothing else has it (what the author reads in a trace); else a fresh one.
-    const keep = bindings.get(f.name) === 1 && users.get(f.name) === 1 && !chosen.has(f.name)
+    const keep = bindings.get(f.name) === 1 && users.get(f.name) === 1 && !lifted.has(f.name)
     let name = keep ? f.name : `${outer}_${f.name}`
-    for (let n = 2; !keep && (users.has(name) || chosen.has(name)); n++) name = `${outer}_${f.name}_${n}`
-    chosen.add(name)
+    for (let n = 2; !keep && (users.has(name) || lifted.has(name)); n++) name = `${outer}_${f.name}_${n}`
+    lifted.set(name, { name: f.name, captures: captures.get(f)!.map((b) => ({ name: b.name, declared: b.id })) })
     names.set(f, name)
   }
   for (const r of s.references) {
@@ -163,7 +169,7 @@ function rewriteUse(r: Reference, f: LocalFunction, name: string, caps: Binding[
   const parent = r.parent as AnyNode
   if ((parent.type === 'CallExpression') && r.key === 'callee') {
     r.id.name = name
-    ;(parent as CallExpression).arguments.unshift(...caps.map((b) => id(b.name, r.id)))
+    ;(parent as CallExpression).arguments.unshift(...captureArguments(caps, r.id, ctx))
     return
   }
   // A method's argument: a callback (which methods take one is the lowering's to say).
@@ -171,12 +177,21 @@ function rewriteUse(r: Reference, f: LocalFunction, name: string, caps: Binding[
     r.id.name = name
     if (caps.length === 0) return
     const params = f.node.params.filter((p) => p.type !== 'RestElement').map((_, i) => id(ctx.temp(`${f.name}Arg${i}`), r.id))
-    const call = { type: 'CallExpression', callee: id(name, r.id), arguments: [...caps.map((b) => id(b.name, r.id)), ...params.map((p) => id(p.name, r.id))], optional: false, start: r.id.start, end: r.id.end }
+    const call = { type: 'CallExpression', callee: id(name, r.id), arguments: [...captureArguments(caps, r.id, ctx), ...params.map((p) => id(p.name, r.id))], optional: false, start: r.id.start, end: r.id.end }
     const arrow = { type: 'ArrowFunctionExpression', id: null, params, body: call, expression: true, async: false, generator: false, start: r.id.start, end: r.id.end }
     parent.arguments[r.index] = arrow as unknown as ArrowFunctionExpression
     return
   }
   ctx.fail('LOCAL_FUNCTION_VALUE', r.id, { name: f.name })
+}
+
+/** The arguments a call passes for the captures (marked: a Date, Map or Set variable may be passed there). */
+function captureArguments(caps: Binding[], at: Node, ctx: LowerContext): Identifier[] {
+  return caps.map((b) => {
+    const arg = id(b.name, at)
+    ctx.captureArguments.add(arg)
+    return arg
+  })
 }
 
 /** The declaration goes: the statement, or the declarator (with its statement when it was the last). */

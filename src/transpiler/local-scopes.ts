@@ -15,6 +15,8 @@ export interface LocalScope {
 
 export interface Binding {
   readonly name: string
+  /** The name where it is declared. */
+  readonly id: Identifier
   readonly scope: LocalScope
   readonly kind: string
   /** References that assign it (`x = ...`, `x++`, `[x] = ...`). */
@@ -88,7 +90,7 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
     names.add(id.name)
     const had = scope.names.get(id.name)
     if (had) return had
-    const b: Binding = { name: id.name, scope, kind, writes: [] }
+    const b: Binding = { name: id.name, id, scope, kind, writes: [] }
     scope.names.set(id.name, b)
     return b
   }

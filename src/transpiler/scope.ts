@@ -18,6 +18,9 @@
  */
 export type BindingKind = 'let' | 'const' | 'param' | 'tdz' | 'tdzCase' | 'date' | 'dateConst' | 'map' | 'mapConst' | 'set' | 'setConst'
 
+/** The kinds of a variable holding a Date, Map or Set: a local function lifted to a helper gets it as a parameter of the same kind. */
+export const TYPED_KINDS: ReadonlySet<BindingKind> = new Set<BindingKind>(['date', 'dateConst', 'map', 'mapConst', 'set', 'setConst'])
+
 export class Scope {
   readonly vars = new Map<string, BindingKind>()
   constructor(
@@ -34,6 +37,12 @@ export class Scope {
       if (s.isolated) crossed = true
     }
     return false
+  }
+
+  /** The scope that binds `name`, seen from here. */
+  bindingScope(name: string): Scope | null {
+    for (let s: Scope | null = this; s; s = s.parent) if (s.vars.has(name)) return s
+    return null
   }
 
   lookup(name: string): BindingKind | undefined {

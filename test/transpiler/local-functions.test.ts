@@ -28,6 +28,8 @@ const PROGRAMS: Program[] = [
   P('same-name-as-a-helper-elsewhere', 'const fmt = (v) => "#" + v\nreturn [fmt(1), other()]', 'function other() { const fmt = (v) => "@" + v; return fmt(2) }'),
   P('a-name-used-twice-in-one-function', 'const a = []\n{ const f = (v) => v + 1; a.push(f(1)) }\n{ const f = (v) => v * 10; a.push(f(1)) }\nreturn a'),
   P('sort-comparator', 'const dir = -1\nconst byValue = (a, b) => (a - b) * dir\nreturn [...xs].sort(byValue)'),
+  P('a-set-and-a-map-from-around-it', 'const seen = new Set()\nconst first = new Map()\nfunction visit(x, i) {\n  if (seen.has(x)) return false\n  seen.add(x)\n  first.set(x, i)\n  return true\n}\nconst kept = [...xs, 1, 3].filter((x, i) => visit(x, i))\nreturn [kept, seen.size, [...seen], Object.fromEntries(first)]'),
+  P('a-date-from-around-it', 'const start = new Date(Date.UTC(2024, 0, 31))\nconst label = (days) => {\n  const d = new Date(start)\n  d.setUTCDate(d.getUTCDate() + days)\n  return d.toISOString().slice(0, 10)\n}\nreturn xs.map((n) => label(n)).concat(start.getUTCMonth())'),
   P('throws-like-javascript', 'const fail = (m) => { throw new Error(m + rate) }\ntry { fail("bad ") } catch (e) { return e.message }'),
 ]
 
@@ -81,6 +83,12 @@ describe('local functions run as JavaScript runs them', () => {
     const e = refusal('function main({ xs }) {\n  let n = 0\n  const bump = () => { n++ }\n  bump()\n  return n\n}')
     expect(e.code).toBe('AJS2051')
     expect(e.message).toContain('`n`')
+  })
+
+  test("a Date setter on the Date around it: AJS2051 (it would set only the local function's copy)", () => {
+    const e = refusal('function main() {\n  const d = new Date(0)\n  const later = () => { d.setUTCFullYear(2030) }\n  later()\n  return d.getTime()\n}')
+    expect(e.code).toBe('AJS2051')
+    expect([e.line, e.column]).toEqual([3, 24])
   })
 
   test('a captured name shadowed where it is called: AJS2052', () => {

@@ -81,6 +81,9 @@ export function lowerDateCall(node: CallExpression, method: string, ctx: LowerCo
   if (kind !== 'set' || callee.object.type !== 'Identifier') return call
   const name = (callee.object as Identifier).name
   if (ctx.scope.boundOutsideIsolation(name)) ctx.fail('PARALLEL_ASSIGN', callee.object, { name })
+  // A local function's Date from around it is a copy of its time: setting it would not set the caller's.
+  const captures = ctx.captures
+  if (captures?.names.has(name) && ctx.scope.bindingScope(name) === captures.scope) ctx.fail('LOCAL_FUNCTION_ASSIGNS', callee.object, { name: captures.fn, target: name })
   return assign(id(name), call, '=')
 }
 

@@ -15,6 +15,7 @@ import { lowerExpr } from './expressions.ts'
 import { lowerBinding, predeclarePatterns } from './patterns.ts'
 import { lowerBlock } from './statements.ts'
 import { lambda } from '../../ast/build.ts'
+import type { LiftedFunction } from '../local-functions.ts'
 
 /** Parameters, declared left to right (a default sees only earlier parameters). */
 export function lowerParams(params: EsPattern[], ctx: LowerContext): Pattern[] {
@@ -23,15 +24,27 @@ export function lowerParams(params: EsPattern[], ctx: LowerContext): Pattern[] {
   return params.map((p) => lowerBinding(p, ctx, 'param'))
 }
 
-export function lowerHelper(node: FunctionDeclaration, ctx: LowerContext): FunctionDef {
+/**
+ * A helper; for a local function lifted to one (local-functions.ts), `lifted` is what it reads around it, its
+ * first parameters: one that holds a Date, Map or Set where it is declared has that kind here too.
+ */
+export function lowerHelper(node: FunctionDeclaration, ctx: LowerContext, lifted?: LiftedFunction): FunctionDef {
   const saved = ctx.scope
   ctx.scope = new Scope(null)
   try {
     const params = lowerParams(node.params, ctx)
+    if (lifted) {
+      for (const c of lifted.captures) {
+        const kind = ctx.typedDeclarations.get(c.declared)
+        if (kind) ctx.scope.vars.set(c.name, kind)
+      }
+      ctx.captures = { scope: ctx.scope, names: new Set(lifted.captures.map((c) => c.name)), fn: lifted.name }
+    }
     const steps = ctx.inFunction(node.async, () => lowerBlock(node.body.body, ctx))
     return { params, steps, loc: ctx.loc(node) }
   } finally {
     ctx.scope = saved
+    ctx.captures = null
   }
 }
 

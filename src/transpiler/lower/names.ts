@@ -41,6 +41,8 @@ export function lowerIdentifier(node: Identifier, ctx: LowerContext, asObject = 
   const kind = ctx.scope.lookup(name)
   if (kind !== undefined) {
     if (kind === 'tdz' || kind === 'tdzCase') tdz(node, ctx, kind)
+    // Passed to a local function that reads it (local-functions.ts): a Map or Set as itself, a Date as its time.
+    if (ctx.captureArguments.has(node)) return id(name)
     if (kind === 'date' || kind === 'dateConst') refuseDateValue(node, ctx)
     if (kind === 'map' || kind === 'mapConst') refuseMapValue(node, ctx)
     if (kind === 'set' || kind === 'setConst') refuseSetValue(node, ctx)

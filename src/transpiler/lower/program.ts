@@ -62,7 +62,7 @@ function topLevelFunctions(program: Program, ctx: LowerContext): TopLevel {
  * declared after the function the author meant as the entry (the last one
  * wins) is the usual cause. Warned, not refused: JS allows dead code.
  */
-function warnUncalled(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx: LowerContext, local: ReadonlySet<string>): void {
+function warnUncalled(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx: LowerContext, local: ReadonlyMap<string, unknown>): void {
   for (const fn of fns) {
     // A local function nothing calls is dead code JavaScript allows, as a local variable nothing reads.
     if (fn === entry || ctx.calledHelpers.has(fn.id.name) || local.has(fn.id.name)) continue
@@ -155,11 +155,16 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
   ctx.procedureOf = procedures(fns, entry, ctx)
 
   let functions: Record<string, FunctionDef> | undefined
-  for (const fn of helpers) ctx.recover(() => { (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx) })
+  for (const fn of helpers) if (!local.has(fn.id.name)) ctx.recover(() => { (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx) })
 
   ctx.scope = new Scope(null)
   const params = entryParams(entry, ctx)
   const steps = ctx.inFunction(entry.async, () => lowerBlock(entry.body.body, ctx))
+  // Local functions after the functions they came from: what those declared (a Date, Map, Set) is known then.
+  for (const fn of helpers) {
+    const lifted = local.get(fn.id.name)
+    if (lifted) ctx.recover(() => { (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx, lifted) })
+  }
 
   const comment = jsDocBefore(ctx.source, parsed.comments, entry.start)
   const doc = comment ? parseJsDoc(comment) : undefined
