@@ -28,8 +28,13 @@ function staticGraph(meta: Meta, entry: string): { outputs: string[]; bytes: num
   return { outputs, bytes: outputs.reduce((n, o) => n + (meta.outputs[o]?.bytes ?? 0), 0), sources }
 }
 
-/** Bytes of our code dist/cli.js loads statically (the VM core layer apart): 958 KB before the heavy commands loaded on use, 311 KB after. */
-const MAX_STATIC_BYTES = 360_000
+/**
+ * Bytes of our code dist/cli.js loads statically (the VM core layer apart): 958 KB before the heavy commands loaded on use, 311 KB after.
+ * 375,000: the transpiler every command uses grew by what it compiles (local functions +10.3 KB, Set variables and their
+ * shared index +9 KB, new codes +2.3 KB, the CLI's args checks +2.4 KB): 336,695 B at 4601768 -> 361,185 B at df78cbe by
+ * esbuild's metafile (the sources in the static graph of dist/cli.js); no heavy command moved into it.
+ */
+const MAX_STATIC_BYTES = 375_000
 
 /** Source directories only some commands need: none of them may load with every `ajsc`. */
 const ON_USE = ['src/python/', 'src/flowlang/', 'src/flows/', 'src/workflows/engine/', 'src/workflows/drivers/local.ts', 'src/server/', 'src/codemode/mcp']
