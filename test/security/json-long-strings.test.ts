@@ -111,6 +111,14 @@ describe('the string is parsed once, where its end was guessed right', () => {
     expect(seen.slice(0, 3).every((t) => t.length > MAX_KEY_CHARS && t.startsWith('"'))).toBe(true)
     expect(seen[3]).toBe('[{"id":1,"arguments":"\\uffff0"},{"id":2,"arguments":"\\uffff1"},{"body":"\\uffff2"}]')
   })
+  test('documents in pretty-printed records: a key then whitespace bounds the one before', () => {
+    const text = JSON.stringify([1, 2, 3].map((id) => ({ id, body: JSON.parse(prose(900, String(id))) })), null, 2)
+    let value: unknown
+    const seen = parsedTexts(() => { value = parseCheckedKeys(text) })
+    expect(value).toEqual(JSON.parse(text))
+    expect(seen.length).toBe(4)
+    expect(seen.at(-1)).toContain('"body": "\\uffff2"')
+  })
   test('documents in records: probes cross into the next one, and the key before it bounds the first', () => {
     const text = `[{"id":1,"body":${prose(900, 'a')}},{"id":2,"body":${prose(900, 'b')}},{"id":3,"body":${prose(900, 'c')}}]`
     let value: unknown
@@ -127,8 +135,9 @@ describe('the string is parsed once, where its end was guessed right', () => {
     expect(seen).toEqual([text])
   })
   test('a wrong guess is paid once and the text parses as it is', () => {
-    // A document, then JSON in a string that starts with its bracket: probes cross from the first into the second.
-    const text = `{"a":${prose(900, 'a')}, "b": ${inner(800)}}`
+    // A document, then JSON in a string in an array: probes cross from the first into the second, and no quote follows
+    // a colon or a comma between them.
+    const text = `{"a":${prose(900, 'a')}, "b": [${inner(800)}]}`
     let value: unknown
     const seen = parsedTexts(() => { value = parseCheckedKeys(text) })
     expect(value).toEqual(JSON.parse(text))

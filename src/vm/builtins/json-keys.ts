@@ -123,18 +123,18 @@ export function parseCheckedKeys(text: string): unknown {
    * Probes may cross into another string. Texts that cannot be inside a string bound the end sooner (each searched
    * for when its first character is rare in the string's first characters, so that the search stops at few of
    * them): `]"` or `}"` when the string starts with `[` or `{` (JSON in a string ends with its bracket: the end
-   * itself), and `:"` or `,"` (where a string starts after a key or an item: the string ends at the first unescaped
-   * quote after the last probe before them).
+   * itself), and `:` or `,` then a quote, whitespace between or not (where a string starts after a key or an item:
+   * the string ends at the first unescaped quote after the last probe before it).
    */
   const guessEnd = (p: number, sample: string): number => {
     const far = p + MAX_KEY_CHARS
     const c = sample[0] === '[' ? ']' : sample[0] === '{' ? '}' : ''
-    const rare = (t: string) => t.length > 1 && sample.split(t[0]!).length < 4
+    const rare = (t: string) => sample.split(t).length < 4
     // An item of an array (not JSON) whose commas are dense: the next item would not bound it, and a guess that crossed
     // into it would cost a parse of this one. Its end is searched for as before.
     let k = p - 2
     while (text.charCodeAt(k) <= 32) k--
-    if (!c && !rare(',"') && (text[k] === ',' || text[k] === '[')) return -1
+    if (!c && !rare(',') && (text[k] === ',' || text[k] === '[')) return -1
     if (probed >= 0 && probed < far) {
       let q = -1
       for (let at = far; ; at = q + PROBE_STEP) {
@@ -146,14 +146,23 @@ export function parseCheckedKeys(text: string): unknown {
       probed = last >= far ? restEnd(text, last + 1) : q
     }
     let g = probed < 0 ? text.length : probed
-    for (const t of [c + '"', ':"', ',"']) {
-      const b = rare(t) ? text.slice(p, g).indexOf(t) + p : -1
-      if (b < p) continue
-      if (t === c + '"') return b + 1
+    const span = text.slice(p, g)
+    for (const t of [c, ':', ',']) {
+      if (!t || !rare(t)) continue
+      // The first `t` that a quote follows (after whitespace for `:` and `,`; at once for a closer).
+      let b = span.indexOf(t), q = 0
+      for (; b >= 0; b = span.indexOf(t, b + 1)) {
+        q = p + b + 1
+        if (t !== c) while (text.charCodeAt(q) <= 32) q++
+        if (text.charCodeAt(q) === 34) break
+      }
+      if (b < 0) continue
+      if (t === c) return q
       // The last probe before the bound (a binary search: a text may hold many long strings and probes).
       let lo = 0, hi = insides.length
-      while (lo < hi) { const m = (lo + hi) >> 1; if (insides[m]! > b) hi = m; else lo = m + 1 }
-      if (lo > 0 && insides[lo - 1]! >= far) g = restEnd(text, insides[lo - 1]! + 1)
+      while (lo < hi) { const m = (lo + hi) >> 1; if (insides[m]! > q) hi = m; else lo = m + 1 }
+      const e = lo > 0 && insides[lo - 1]! >= far ? restEnd(text, insides[lo - 1]! + 1) : -1
+      if (e >= 0 && e < g) g = e
     }
     return g
   }
