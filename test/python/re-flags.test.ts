@@ -1,8 +1,8 @@
 /**
  * `re` flags as CPython applies them, where the corpus (hand_extended.txt, re-flags-*) cannot reach:
- * texts beyond the host engine's cap (the linear engine), and what is refused. re.M compiles to
- * JavaScript's `m` only for a pattern with `^` or `$`, so fullmatch and `\Z` need no lookahead
- * elsewhere; where they do, a long text is CPython's-shaped ValueError naming the rewrite.
+ * texts beyond the host engine's cap (the linear engine), and what is refused. Under re.M `^` is a
+ * lookbehind and `$` a lookahead (CPython's line end is \n only); past the cap `$` runs as
+ * runtime/re-lines.ts writes it, and what that cannot take is a ValueError naming the rewrite.
  */
 import { expect, test } from 'bun:test'
 import { runPythonBlock } from '../../src/python/index.ts'
@@ -21,14 +21,22 @@ return {"a": bool(re.fullmatch(r"x+\\n\\w+", t, re.M)), "b": re.search(r"\\w+\\Z
   expect(await run(body)).toEqual({ a: true, b: [40001, 40003], c: [true, 2], f: [true, false] })
 })
 
-test('fullmatch or \\Z under re.M with ^ or $ in the pattern needs lookahead: on a long text a ValueError with the rewrite', async () => {
-  for (const call of ['re.fullmatch(r"x+$\\n\\w+", t, re.M)', 're.search(r"^\\w+\\Z", t, re.M)']) {
+test('fullmatch and \\Z under re.M with ^ or $ on a long text (the linear engine) run: CPython\'s answers', async () => {
+  // CPython 3.11: {"v": [true, [0, 40000], [40001, 40003], false, [40001, 40003]]}
+  const body = `t = "x" * 40000 + "\\nab"
+return {"v": [bool(re.fullmatch(r"x+$\\n\\w+", t, re.M)), re.search(r"^\\w+\\Z", "x" * 40000, re.M).span(), re.search(r"\\w+$\\Z", t, re.M).span(),
+              bool(re.fullmatch(r"x+$\\n\\w+", t.replace("\\n", "\\r"), re.M)), re.search(r"\\w+$\\Z", t.replace("\\n", "\\u2028"), re.M).span()]}`
+  expect(await run(body)).toEqual({ v: [true, [0, 40000], [40001, 40003], false, [40001, 40003]] })
+})
+
+test('what still needs the lookahead on a long text is a ValueError with the rewrite: all matches of a pattern with $ and \\Z under re.M, or a text with \\r and U+2004', async () => {
+  for (const call of ['re.findall(r"\\w+$\\Z", t, re.M)', 're.sub(r"b+$\\Z", "", t, flags=re.M)', 're.search(r"b+$", t + "\\r\\u2004", re.M)']) {
     const r = await run(`t = "x" * 40000 + "\\nab"\ntry:\n    ${call}\n    return {"r": "ran"}\nexcept ValueError as e:\n    return {"r": str(e)}`) as { r: string }
     expect([call, r.r]).toEqual([call, expect.stringContaining('does not support lookahead')])
     expect(r.r).toContain('test the text after the match in code')
   }
   // The same calls on a short text run (the host engine): CPython's answers.
-  expect(await run('t = "xx\\nab"\nreturn {"v": [bool(re.fullmatch(r"x+$\\n\\w+", t, re.M)), bool(re.search(r"^\\w+\\Z", t, re.M))]}')).toEqual({ v: [true, true] })
+  expect(await run('t = "xx\\nab"\nreturn {"v": [re.findall(r"\\w+$\\Z", t, re.M), re.sub(r"b+$\\Z", "", t, flags=re.M), re.search(r"b+$", t + "\\r\\u2004", re.M)]}')).toEqual({ v: [['ab'], 'xx\na', null] })
 })
 
 test('a compiled pattern\'s pos / endpos: the whole text runs, a window is NotImplementedError (it was ignored)', async () => {

@@ -15,13 +15,18 @@ import { raise, typeError } from './errors.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import { repr } from './core.ts'
 import { hasAstral } from './text.ts'
+import { END_MARK, linesMatch, linesSource, linesSwap, linesText } from './re-lines.ts'
 import type { PyRun } from './fuel.ts'
 
 export const FLAGS: Record<string, number> = { IGNORECASE: 2, I: 2, MULTILINE: 8, M: 8, DOTALL: 16, S: 16, ASCII: 256, A: 256 }
 
 const patterns = new Map<string, Compiled>()
 
-function translate(pattern: string, flags: number, full: boolean): { source: string; flags: string } {
+/**
+ * A Python pattern as JavaScript's. `lines`: the form for JavaScript's `m` flag (re-lines.ts), where
+ * `^` and `$` are written as they are; null when a `\Z` asks for lookahead there too.
+ */
+function translate(pattern: string, flags: number, full: boolean, lines = false): { source: string; flags: string; dollarM: boolean } | null {
   let fl = ''
   let src = pattern
   const inline = /^\(\?([aiLmsux]+)\)/.exec(src)
@@ -35,14 +40,14 @@ function translate(pattern: string, flags: number, full: boolean): { source: str
       else raise('NotImplementedError', `the inline flag (?${c}) is not supported here`)
     }
   }
-  // re.M changes only ^ and $ (a `[^` counts too: enough to be safe); a pattern without them compiles
-  // without JavaScript's `m`, so its \A, \Z and fullmatch's end need no lookahead (which the linear engine lacks).
-  const lines = (flags & 8) !== 0 && /[\^$]/.test(src.replace(/\\[\s\S]/g, ''))
+  const multiline = (flags & 8) !== 0
   if (flags & 2) fl += 'i'
   if (lines) fl += 'm'
   if (flags & 16) fl += 's'
   if (flags & ~(2 | 8 | 16 | 256)) raise('NotImplementedError', 'only the flags I, M, S and A are supported here')
   let out = ''
+  /** Whether a `$` under re.M was written (as a lookahead, unless `lines`). */
+  let dollarM = false
   /** Inside `[...]`: the offset of its first member (a `]` there is a member, as in CPython), else -1. */
   let cls = -1
   for (let i = 0; i < src.length; i++) {
@@ -53,17 +58,24 @@ function translate(pattern: string, flags: number, full: boolean): { source: str
       continue
     }
     if (c === '[') { cls = src[i + 1] === '^' ? i + 2 : i + 1; out += c; continue }
-    // CPython's `$` matches at the end and before a final newline (`re.search('a$', 'a\n')`); under re.M,
-    // before every newline, as JavaScript's does. The linear engine takes this lookahead (a test of the position).
-    if (c === '$' && !lines) { out += '(?=\\n?$)'; continue }
+    // CPython's line ends under re.M are \n only; JavaScript's `m` also ends lines at \r, \u2028 and
+    // \u2029. So `^` is "no character but \n before" (a lookbehind, which both engines run) and `$` "no
+    // character but \n after" (a lookahead: the host engine's; re-lines.ts has the linear engine's).
+    if (c === '^' && multiline && !lines) { out += '(?<![^\\n])'; continue }
+    if (c === '$' && multiline) { dollarM = true; out += lines ? '$' : '(?![^\\n])'; continue }
+    // CPython's `$` matches at the end and before a final newline (`re.search('a$', 'a\n')`). The linear
+    // engine takes this lookahead (a test of the position).
+    if (c === '$') { out += '(?=\\n?$)'; continue }
     // CPython's `.` stops only at \n; JavaScript's also at \r, \u2028 and \u2029.
     if (c === '.' && !(flags & 16)) { out += '[^\\n]'; continue }
     if (c === '\\') {
       const n = src[i + 1]
-      // \A and \Z are the ends of the text; under re.M (JavaScript's `m`, where ^ and $ are line ends) written as
-      // "no character before / after" (the lookbehind runs on both engines, the lookahead on the host engine's).
+      // \A and \Z are the ends of the text: `^` and `$` without the `m` flag; with it, "no character
+      // before" (a lookbehind) and the end re-lines.ts puts after the text (read as a character, so
+      // nothing may test the position after it).
       if (n === 'A') out += lines ? '(?<![\\s\\S])' : '^'
-      else if (n === 'Z') out += lines ? END_M : '$'
+      else if (n === 'Z' && lines) { if (!/^(?:[)|$]|$)/.test(src.slice(i + 2, i + 3))) return null; out += END_MARK }
+      else if (n === 'Z') out += '$'
       else out += c + (n ?? '')
       i++
       continue
@@ -72,13 +84,11 @@ function translate(pattern: string, flags: number, full: boolean): { source: str
     if (c === '(' && src.startsWith('(?P=', i)) raise('NotImplementedError', `backreferences are not supported by the linear-time engine. ${BACKREF_HINT}`)
     out += c
   }
-  // fullmatch: the whole pattern, then the end of the text (its own inline flags stay in front).
-  if (full) out = `(?:${out})${lines ? END_M : '$'}`
-  return { source: out, flags: fl }
+  // fullmatch: the whole pattern, then the end of the text (its own inline flags stay in front); the
+  // `lines` form puts its end on after re-lines.ts has written the pattern.
+  if (full && !lines) out = `(?:${out})$`
+  return { source: out, flags: fl, dollarM }
 }
-
-/** The end of the text under JavaScript's `m` flag (where `$` is any line end). */
-const END_M = '(?![\\s\\S])'
 
 /**
  * CPython's rule first: every lookbehind has one width (`(?<=a|bc)` and `(?<=a{1,2})` are re.error
@@ -114,7 +124,32 @@ function groupSlots(source: string): Array<string | null> {
   return out
 }
 
-type Compiled = { re: GuardedRegex; groups: number; names: string[]; slots: Array<string | null> }
+type Compiled = {
+  re: GuardedRegex; groups: number; names: string[]; slots: Array<string | null>
+  /** A fullmatch form (its end written in). */
+  full: boolean
+  /** A `$` under re.M (a lookahead) is in it: past the host engine's cap it runs as re-lines.ts writes it. */
+  dollarM: boolean
+  /** That form, made on first need, for a text with `\r`, `\u2028` or `\u2029` swapped and as it is (null: it cannot be). */
+  lines: { swapped?: Lines | null; plain?: Lines | null }
+  /** `re` is the plain form: the host form runs on the linear engine only (an exponential shape), which cannot take its lookahead. */
+  linesOnly: boolean
+}
+
+/** A form for JavaScript's `m` flag (re-lines.ts); `end`: it reads the end put after the text (fullmatch, `\Z`). */
+type Lines = { re: GuardedRegex; end: boolean }
+
+/** The form of a pattern with `$` under re.M for JavaScript's `m` flag, its text swapped or not (re-lines.ts); null: none. */
+function linesForm(pattern: string, flags: number, full: boolean, swap: boolean): Lines | null {
+  const t = translate(pattern, flags, full, true)
+  const source = t && linesSource(t.source, full, swap)
+  if (!source) return null
+  try {
+    return { re: regexSupport().make(source, t.flags + 'g'), end: full || t.source.includes(END_MARK) }
+  } catch {
+    return null
+  }
+}
 
 function compiled(pattern: unknown, flags: unknown, full = false): Compiled & { pattern: string; flags: number } {
   if (pattern instanceof RePattern) return full ? compiled(pattern.pattern, pattern.flags, true) : pattern.full
@@ -123,18 +158,22 @@ function compiled(pattern: unknown, flags: unknown, full = false): Compiled & { 
   const key = `${full ? 'F' : ''}${f}/${pattern as string}`
   let c = patterns.get(key)
   if (!c) {
-    const t = translate(pattern as string, f, full)
+    const t = translate(pattern as string, f, full)!
     fixedLookbehinds(t.source)
     let re: GuardedRegex
+    let linesOnly = false
     try {
       re = regexSupport().make(t.source, t.flags + 'g')
     } catch (e) {
-      return cannotRun(e)
+      const plain = t.dollarM ? linesForm(pattern as string, f, full, false) : null
+      if (plain === null) return cannotRun(e)
+      re = plain.re
+      linesOnly = true
     }
     const slots = groupSlots(t.source)
     const names = slots.filter((n): n is string => n !== null)
     const groups = new RegExp(t.source + '|').exec('')!.length - 1
-    c = { re, groups, names, slots }
+    c = { re, groups, names, slots, full, dollarM: t.dollarM, lines: {}, linesOnly }
     if (patterns.size > 1024) patterns.clear()
     patterns.set(key, c)
   }
@@ -207,10 +246,28 @@ export class ReMatch extends PyOpaque {
   }
 }
 
+/**
+ * What runs for `s`: the pattern as compiled, or past the host engine's cap (where the lookahead of a
+ * `$` under re.M cannot run) its form for JavaScript's `m` flag (re-lines.ts). `every`: all matches,
+ * which a form reading the end after the text cannot give (the search after a match ending there
+ * would start past it).
+ */
+function target(c: ReturnType<typeof compiled>, s: string, every: boolean): { re: GuardedRegex; text: string; back?: (m: Raw) => Raw } {
+  const cap = c.re.inputCap()
+  if (!c.dollarM || (!c.linesOnly && cap >= 0 && s.length <= cap)) return { re: c.re, text: s }
+  const swap = linesSwap(s)
+  const form = swap === null ? null : swap ? (c.lines.swapped ??= linesForm(c.pattern, c.flags, c.full, true)) : (c.lines.plain ??= linesForm(c.pattern, c.flags, c.full, false))
+  if (form === null || (every && form.end)) {
+    if (!c.linesOnly) return { re: c.re, text: s } // the linear engine's refusal of its lookahead names the rewrite
+    raise('ValueError', "this pattern's `$` under re.M cannot run here on this text (it holds \\r, \\u2028 or \\u2029 and U+2004, U+2005 or U+2006, or the pattern has \\Z): match without `$` and test the text after the match in code")
+  }
+  return { re: form.re, text: linesText(s, swap!, form.end), back: (m) => linesMatch(m, swap!, s.length) }
+}
+
 function search(rt: PyRun, c: ReturnType<typeof compiled>, s: string, mode: 'search' | 'match' | 'full'): ReMatch | null {
-  let re = c.re
-  if (mode === 'full') re = compiled(c.pattern, c.flags, true).re
-  const m = engine(() => regexSupport().exec(rt as unknown as Run, re, s) as Raw | null)
+  const t = target(mode === 'full' ? compiled(c.pattern, c.flags, true) : c, s, false)
+  const found = engine(() => regexSupport().exec(rt as unknown as Run, t.re, t.text) as Raw | null)
+  const m = found && t.back ? t.back(found) : found
   if (!m) return null
   if (mode !== 'search' && m.index !== 0) {
     // The leftmost match is not at the start: a match at the start would have been leftmost.
@@ -220,7 +277,9 @@ function search(rt: PyRun, c: ReturnType<typeof compiled>, s: string, mode: 'sea
 }
 
 function all(rt: PyRun, c: ReturnType<typeof compiled>, s: string): Raw[] {
-  return engine(() => regexSupport().matchAll(rt as unknown as Run, c.re, s) as Raw[])
+  const t = target(c, s, true)
+  const found = engine(() => regexSupport().matchAll(rt as unknown as Run, t.re, t.text) as Raw[])
+  return t.back ? found.map(t.back) : found
 }
 
 /** A pattern the engines refuse (at compile time, or for a text beyond the host engine's cap): ValueError with the rewrite. */
