@@ -113,6 +113,8 @@ export function parseCheckedKeys(text: string): unknown {
   // starts a string (-1: none after it).
   const insides: number[] = []
   let probed = 0
+  // How far the last guess's searches may have read.
+  let reach = 0
 
   /**
    * A quote after `p` past MAX_KEY_CHARS that ends or starts a string: the first one if the string from `p` is long
@@ -145,10 +147,10 @@ export function parseCheckedKeys(text: string): unknown {
       const last = insides.length > 0 ? insides[insides.length - 1]! : -1
       probed = last >= far ? restEnd(text, last + 1) : q
     }
-    let g = probed < 0 ? text.length : probed
-    const span = text.slice(p, g)
+    let g = (reach = probed < 0 ? text.length : probed)
     for (const t of [c, ':', ',']) {
       if (!t || !rare(t)) continue
+      const span = text.slice(p, g)
       // The first `t` that a quote follows (after whitespace for `:` and `,`; at once for a closer).
       let b = span.indexOf(t), q = 0
       for (; b >= 0; b = span.indexOf(t, b + 1)) {
@@ -186,8 +188,8 @@ export function parseCheckedKeys(text: string): unknown {
         return guess
       }
     } catch { /* a quote before the guessed one ends the string: read as before */ }
-    // The failed parse read at most this string, and the searches for closers at most up to the guess.
-    waste -= guess - p
+    // The failed parse read at most this string, and the searches for bounds at most up to the probes' end.
+    waste -= reach - p
     return restEnd(text, p)
   }
 
