@@ -107,11 +107,11 @@ export function linesText(s: string, swap: boolean, end: boolean): string {
 
 type Raw = unknown[] & { index: number; groups?: Record<string, string | undefined> }
 
-/** A match on a form's text as a match on the text: the end dropped (the text's last character), its texts swapped back. */
-export function linesMatch(m: Raw, swap: boolean, textLength: number): Raw {
+/** A match on a form's text as a match on the text: the end dropped (the form's only U+2029), its texts swapped back. */
+export function linesMatch(m: Raw, swap: boolean): Raw {
   const back = (x: unknown) => {
     if (typeof x !== 'string') return x
-    const t = x.endsWith(String.fromCharCode(END)) && m.index + x.length > textLength ? x.slice(0, -1) : x
+    const t = x.endsWith(String.fromCharCode(END)) ? x.slice(0, -1) : x
     return swap ? t.replace(SWAPPED, swapChar) : t
   }
   const out = m.map(back) as Raw

@@ -261,7 +261,7 @@ function target(c: ReturnType<typeof compiled>, s: string, every: boolean): { re
     if (!c.linesOnly) return { re: c.re, text: s } // the linear engine's refusal of its lookahead names the rewrite
     raise('ValueError', "this pattern's `$` under re.M cannot run here on this text (it holds \\r, \\u2028 or \\u2029 and U+2004, U+2005 or U+2006, or the pattern has \\Z): match without `$` and test the text after the match in code")
   }
-  return { re: form.re, text: linesText(s, swap!, form.end), back: (m) => linesMatch(m, swap!, s.length) }
+  return { re: form.re, text: linesText(s, swap!, form.end), back: (m) => linesMatch(m, swap!) }
 }
 
 function search(rt: PyRun, c: ReturnType<typeof compiled>, s: string, mode: 'search' | 'match' | 'full'): ReMatch | null {
