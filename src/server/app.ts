@@ -30,6 +30,7 @@ import { moduleUrl } from './module-url.ts'
 import { scanJson, SeenValues } from './raw-json.ts'
 import { planGate } from './plan-gate.ts'
 import { missingBodyHook } from './body.ts'
+import { schemaRefusal, type SchemaError } from './validation.ts'
 
 export interface ServeOptions extends HostOptions {
   /** A host built by the caller (distributed mode shares it with the job runner); default: one from these options. */
@@ -71,10 +72,10 @@ const FASTIFY_CODES: Record<string, HttpError['code']> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'BAD_REQUEST',
 }
 
-function toHttpError(err: FastifyError | HttpError | Error): HttpError {
+function toHttpError(err: FastifyError | HttpError | Error, req: FastifyRequest): HttpError {
   if (err instanceof HttpError) return err
   const fe = err as FastifyError
-  if (fe.validation) return new HttpError('BAD_REQUEST', `Invalid request: ${fe.message}`)
+  if (fe.validation) return schemaRefusal(fe.validation as SchemaError[], fe.validationContext, { method: req.method, url: req.routeOptions.url })
   const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined
   if (mapped) return new HttpError(mapped, mapped === 'BAD_REQUEST' ? `Invalid request: ${fe.message}` : undefined)
   if (err instanceof SyntaxError || (fe.statusCode === 400)) return new HttpError('BAD_REQUEST', `Invalid request: ${err.message}`)
@@ -131,8 +132,9 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   const app = Fastify({
     logger: options.logger === true,
     bodyLimit: config.limits.maxBodyBytes,
-    // Unknown keys are refused, never silently dropped; nothing is coerced.
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
+    // Unknown keys are refused, never silently dropped; nothing is coerced. verbose: a refusal
+    // carries the schema and the value it broke, for its message (validation.ts); only the code building an error changes.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, verbose: true } },
     return503OnClosing: true,
     forceCloseConnections: true,
   })
@@ -217,7 +219,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   })
 
   app.setErrorHandler((err: FastifyError | HttpError, req, reply) => {
-    const http = toHttpError(err)
+    const http = toHttpError(err, req)
     if (http.code === 'SERVER_ERROR') req.log.error(err)
     metrics.refused(req.tenant?.id ?? '', http.agentError?.code ?? http.code)
     if (http.retryAfter !== undefined) reply.header('retry-after', String(http.retryAfter))

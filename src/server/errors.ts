@@ -7,13 +7,16 @@
 import { SERVER_CODES, type ServerCode } from '../diagnostics/server-codes.ts'
 import type { AgentError } from '../vm/errors.ts'
 
+/** Where in a request a fault is, and what it is: `{ path: 'body.argz', message }`. */
+export interface RequestFault { path: string; message: string }
+
 export interface ErrorBody {
   error: {
     name: 'AgentError'
     code: string
     message: string
     hint?: string
-    details?: Array<{ path: string; message: string }>
+    details?: RequestFault[]
     [extra: string]: unknown
   }
 }
@@ -25,9 +28,11 @@ export class HttpError extends Error {
   retryAfter?: number
   /** A VM error that explains a 422 (its code is reported instead of PROGRAM_REJECTED). */
   agentError?: AgentError
+  /** Where in the request the fault is (a schema refusal's field: validation.ts). */
+  details?: RequestFault[]
 
   /** extra.hint: this request's own hint, where the code's catalog hint is too general (what a route's body needs). */
-  constructor(readonly code: ServerCode, message?: string, extra: { retryAfter?: number; agentError?: AgentError; hint?: string } = {}) {
+  constructor(readonly code: ServerCode, message?: string, extra: { retryAfter?: number; agentError?: AgentError; hint?: string; details?: RequestFault[] } = {}) {
     const spec = SERVER_CODES[code]
     super(message ?? spec.message)
     this.name = 'HttpError'
@@ -35,11 +40,12 @@ export class HttpError extends Error {
     this.hint = extra.hint ?? spec.hint
     if (extra.retryAfter !== undefined) this.retryAfter = extra.retryAfter
     if (extra.agentError) this.agentError = extra.agentError
+    if (extra.details) this.details = extra.details
   }
 
   toBody(): ErrorBody {
     if (this.agentError) return { error: { ...this.agentError, name: 'AgentError' } }
-    return { error: { name: 'AgentError', code: this.code, message: this.message, hint: this.hint } }
+    return { error: { name: 'AgentError', code: this.code, message: this.message, hint: this.hint, ...(this.details ? { details: this.details } : {}) } }
   }
 }
 
