@@ -18,6 +18,7 @@ import { LowerContext } from './context.ts'
 import { atomTable } from './globals.ts'
 import type { AtomNames } from './index.ts'
 import { lowerHelper } from './lower/functions.ts'
+import { liftLocalFunctions, type LiftedFunction } from './local-functions.ts'
 import { lowerBinding, predeclarePatterns } from './lower/patterns.ts'
 import { lowerBlock } from './lower/statements.ts'
 import { parseProgram } from './parse.ts'
@@ -42,6 +43,19 @@ export interface StatementsOptions {
   atoms?: AtomNames
 }
 
+/**
+ * The local functions of the entry statements and of the helpers (local-functions.ts), lifted to helpers:
+ * the statements are the body of a function of the entry's parameters while they are found.
+ */
+function withLocalFunctions(entry: StatementsEntry, params: Identifier[], ctx: LowerContext): { helpers: FunctionDeclaration[]; body: Array<Statement | ModuleDeclaration>; local: Map<string, LiftedFunction> } {
+  const body = [...entry.body]
+  const name = /^[A-Za-z_$][\w$]*$/.test(entry.name) ? entry.name : 'entry'
+  const wrapper = { type: 'FunctionDeclaration', id: { type: 'Identifier', name, start: 0, end: 0 }, params, body: { type: 'BlockStatement', body, start: 0, end: ctx.source.length }, async: true, generator: false, expression: false, start: 0, end: ctx.source.length } as unknown as FunctionDeclaration
+  const program = { type: 'Program', body: [...entry.helpers, wrapper], sourceType: 'module', start: 0, end: ctx.source.length } as unknown as Program
+  const local = liftLocalFunctions(program, ctx)
+  return { helpers: (program.body as FunctionDeclaration[]).filter((f) => f !== wrapper), body, local }
+}
+
 /** Parse `source`, let `shape` pick the entry statements, and lower them into an "ajs/1" program. */
 export function transpileStatements(
   source: string,
@@ -50,17 +64,24 @@ export function transpileStatements(
 ): { ast: AjsProgram; warnings: Diagnostic[] } {
   const ctx = new LowerContext(source, options.filename ?? '<ajs>', atomTable(options.atoms))
   const { program } = parseProgram(source, ctx)
-  const entry = shape(program, (name, node, params) => ctx.fail(name, node, params))
-  for (const fn of entry.helpers) ctx.checkName(fn.id.name, fn.id)
-  ctx.helpers = new Set(entry.helpers.map((f) => f.id.name))
+  const shaped = shape(program, (name, node, params) => ctx.fail(name, node, params))
+  const ids: Identifier[] = shaped.params.map((name) => ({ type: 'Identifier', name, start: 0, end: 0 }) as Identifier)
+  const { helpers, body, local } = withLocalFunctions(shaped, ids, ctx)
+  for (const fn of helpers) ctx.checkName(fn.id.name, fn.id)
+  ctx.helpers = new Set(helpers.map((f) => f.id.name))
   let functions: Record<string, FunctionDef> | undefined
-  for (const fn of entry.helpers) (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx)
+  for (const fn of helpers) if (!local.has(fn.id.name)) (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx)
 
   ctx.scope = new Scope(null)
-  const ids: Identifier[] = entry.params.map((name) => ({ type: 'Identifier', name, start: 0, end: 0 }) as Identifier)
   predeclarePatterns(ctx, ids)
   const properties = ids.map((id) => ({ key: id.name, value: lowerBinding(id, ctx, 'param') }))
-  const steps = lowerBlock(entry.body, ctx)
+  const steps = lowerBlock(body, ctx)
+  // Local functions after the statements they came from (what those declared is known then: lower/program.ts).
+  for (const fn of helpers) {
+    const lifted = local.get(fn.id.name)
+    if (lifted) (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx, lifted)
+  }
+  const entry = shaped
   const ast: AjsProgram = {
     ajs: 1,
     op: 'seq',
