@@ -15,11 +15,13 @@
  * - `date`, `dateConst`: a `let` / `const` holding a Date (its time value; lower/dates.ts)
  * - `map`, `mapConst`: a `let` / `const` holding a Map (its entries; lower/maps.ts)
  * - `set`, `setConst`: a `let` / `const` holding a Set (its members; lower/set-vars.ts)
+ * - `numberFormat`, `dateTimeFormat`: a `const` (or `let`, never reassigned) holding an `Intl.NumberFormat` /
+ *   `Intl.DateTimeFormat` (its locales and options; lower/intl-vars.ts)
  */
-export type BindingKind = 'let' | 'const' | 'param' | 'tdz' | 'tdzCase' | 'date' | 'dateConst' | 'map' | 'mapConst' | 'set' | 'setConst'
+export type BindingKind = 'let' | 'const' | 'param' | 'tdz' | 'tdzCase' | 'date' | 'dateConst' | 'map' | 'mapConst' | 'set' | 'setConst' | 'numberFormat' | 'dateTimeFormat'
 
-/** The kinds of a variable holding a Date, Map or Set: a local function lifted to a helper gets it as a parameter of the same kind. */
-export const TYPED_KINDS: ReadonlySet<BindingKind> = new Set<BindingKind>(['date', 'dateConst', 'map', 'mapConst', 'set', 'setConst'])
+/** The kinds of a variable holding a Date, Map, Set or Intl formatter: a local function lifted to a helper gets it as a parameter of the same kind. */
+export const TYPED_KINDS: ReadonlySet<BindingKind> = new Set<BindingKind>(['date', 'dateConst', 'map', 'mapConst', 'set', 'setConst', 'numberFormat', 'dateTimeFormat'])
 
 export class Scope {
   readonly vars = new Map<string, BindingKind>()

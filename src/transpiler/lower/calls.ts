@@ -22,6 +22,7 @@ import { isNewSet, lowerIterable, lowerSetItems, lowerSetRead } from './sets.ts'
 import { isGlobalName, isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
 import { lowerSetCall, refuseSetValue, setMembers } from './set-vars.ts'
 import { intlClass, lowerIntlFormat } from './intl.ts'
+import { lowerRandomUUID } from './random-uuid.ts'
 import { lowerGroupBy } from './group-by.ts'
 import { arrayLength, arrayOfArguments, filled, lowerFilledCall } from './arrays.ts'
 import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
@@ -168,7 +169,7 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
   if (isMap(callee.object, ctx)) return lowerMapCall(node, method, ctx)
   const setCall = lowerSetCall(node, method, ctx)
   if (setCall) return setCall
-  const formatted = lowerIntlFormat(node, method, ctx)
+  const formatted = lowerIntlFormat(node, method, ctx) ?? lowerRandomUUID(node, method, ctx)
   if (formatted) return formatted
   const holes = lowerFilledCall(node, method, ctx)
   if (holes) return holes

@@ -5,18 +5,20 @@
  * `Number(x).toLocaleString(locales, options)` (what ECMA-402 defines it as) and the Dates part's
  * `Date.intlFormat(d, locales, options)` (a Date, its time value, or now without an argument). The
  * formatter's arguments are evaluated after `x` there, so they must be ones whose order cannot show:
- * literals and variables. A formatter kept in a variable, or another Intl class, is refused (AJS2047).
+ * literals and variables. A formatter kept in a variable formats the same way (lower/intl-vars.ts); another
+ * Intl class, or a formatter used any other way, is refused (AJS2047).
  */
 import type { CallExpression, Expression, MemberExpression, NewExpression, Node, SpreadElement } from 'acorn'
-import type { Expr } from '../../ast/types.ts'
+import type { Expr, SpreadExpr } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
 import { call, id, methodCall } from '../../ast/build.ts'
 import { lowerElement, lowerExpr } from './expressions.ts'
 import { isDate, lowerTime } from './dates.ts'
 import { staticCall } from './statics.ts'
+import { lowerKeptFormat } from './intl-vars.ts'
 
 /** The Intl classes AJS formats with, written in place. */
-const FORMATS: ReadonlySet<string> = new Set(['NumberFormat', 'DateTimeFormat'])
+export const FORMATS: ReadonlySet<string> = new Set(['NumberFormat', 'DateTimeFormat'])
 
 /** `Intl.X` of the global Intl: X, else undefined. */
 export function intlClass(node: Node, ctx: LowerContext): string | undefined {
@@ -39,18 +41,26 @@ function settled(n: Node): boolean {
   }
 }
 
-/** `new Intl.NumberFormat(...).format(x)` / `new Intl.DateTimeFormat(...).format(d)`; undefined for any other call. */
+/** `new Intl.NumberFormat(...).format(x)` / `new Intl.DateTimeFormat(...).format(d)`, or `fmt.format(x)` of a kept formatter; undefined for any other call. */
 export function lowerIntlFormat(node: CallExpression, method: string, ctx: LowerContext): Expr | undefined {
   const made = (node.callee as MemberExpression).object
+  if (made.type === 'Identifier') return lowerKeptFormat(node, made, method, ctx)
   if (made.type !== 'NewExpression') return undefined
   const name = intlClass((made as NewExpression).callee, ctx)
   if (name === undefined) return undefined
   const args = (made as NewExpression).arguments
-  if (method !== 'format' || !FORMATS.has(name) || args.length > 2 || !args.every((a) => a.type !== 'SpreadElement' && settled(a)) ||
-    node.arguments.length > 1 || node.arguments.some((a) => a.type === 'SpreadElement')) {
+  if (method !== 'format' || !FORMATS.has(name) || args.length > 2 || !args.every((a) => a.type !== 'SpreadElement' && settled(a))) {
     return ctx.fail('INTL_FORMAT', node, { name })
   }
-  const formatArgs = args.map((a) => lowerElement(a as Expression | SpreadElement, ctx))
+  return formatWith(name, args.map((a) => lowerElement(a as Expression | SpreadElement, ctx)), node, ctx)
+}
+
+/**
+ * `format(x)` of a formatter of class `name` made with `formatArgs` (lowered; a kept formatter's are the spread
+ * of its variable): the number's `toLocaleString`, or `Date.intlFormat` of the time (now without an argument).
+ */
+export function formatWith(name: string, formatArgs: Array<Expr | SpreadExpr>, node: CallExpression, ctx: LowerContext): Expr {
+  if (node.arguments.length > 1 || node.arguments.some((a) => a.type === 'SpreadElement')) return ctx.fail('INTL_FORMAT', node, { name })
   const x = node.arguments[0] as Expression | undefined
   if (name === 'NumberFormat') {
     const out = methodCall(call('Number', x === undefined ? [] : [lowerExpr(x, ctx)], ctx.loc(node)), 'toLocaleString', formatArgs)

@@ -15,6 +15,7 @@ import { id } from '../../ast/build.ts'
 import { refuseDateValue } from './dates.ts'
 import { refuseMapValue } from './maps.ts'
 import { refuseSetValue } from './set-vars.ts'
+import { isFormatterKind, refuseFormatter } from './intl-vars.ts'
 
 function tdz(node: Identifier, ctx: LowerContext, kind: string): never {
   const extra = kind === 'tdzCase' ? ', or wrap each `case` body in braces' : ''
@@ -41,11 +42,12 @@ export function lowerIdentifier(node: Identifier, ctx: LowerContext, asObject = 
   const kind = ctx.scope.lookup(name)
   if (kind !== undefined) {
     if (kind === 'tdz' || kind === 'tdzCase') tdz(node, ctx, kind)
-    // Passed to a local function that reads it (local-functions.ts): a Map or Set as itself, a Date as its time.
+    // Passed to a local function that reads it (local-functions.ts): a Map, Set or formatter as itself, a Date as its time.
     if (ctx.captureArguments.has(node)) return id(name)
     if (kind === 'date' || kind === 'dateConst') refuseDateValue(node, ctx)
     if (kind === 'map' || kind === 'mapConst') refuseMapValue(node, ctx)
     if (kind === 'set' || kind === 'setConst') refuseSetValue(node, ctx)
+    if (isFormatterKind(kind)) refuseFormatter(node, ctx)
     return id(name)
   }
   if (GLOBAL_VALUES.has(name)) return id(name)
@@ -69,6 +71,7 @@ export function checkAssignable(node: Identifier, ctx: LowerContext): void {
   if (kind === 'date' || kind === 'dateConst') refuseDateValue(node, ctx)
   if (kind === 'map' || kind === 'mapConst') refuseMapValue(node, ctx)
   if (kind === 'set' || kind === 'setConst') refuseSetValue(node, ctx)
+  if (isFormatterKind(kind)) refuseFormatter(node, ctx)
   if (kind !== undefined) {
     if (ctx.scope.boundOutsideIsolation(name)) ctx.fail('PARALLEL_ASSIGN', node, { name })
     return

@@ -1,6 +1,7 @@
 /**
  * Variables that hold a Date (its time value, lower/dates.ts), a Map (its entries, lower/maps.ts) or a Set
- * (its members, lower/set-vars.ts): their declaration and their assignment, one path for the three kinds.
+ * (its members, lower/set-vars.ts): their declaration and their assignment, one path for the three kinds;
+ * and the declaration of an Intl formatter (its arguments, lower/intl-vars.ts), never assigned.
  */
 import type { Expression, Identifier, Node, VariableDeclarator } from 'acorn'
 import type { Expr, Step } from '../../ast/types.ts'
@@ -9,6 +10,7 @@ import { isDate, lowerDateAssignValue, lowerNewDate, refuseDateValue } from './d
 import { isMap, lowerMap, lowerMapAssignValue, refuseMapValue } from './maps.ts'
 import { isSet, isSetVariable, lowerSet, lowerSetAssignValue, refuseSetValue } from './set-vars.ts'
 import { varsObject } from './vars-object.ts'
+import { formatterDeclaration } from './intl-vars.ts'
 import { toValue } from './statements.ts'
 
 /**
@@ -18,6 +20,8 @@ import { toValue } from './statements.ts'
  */
 export function typedDeclaration(d: VariableDeclarator, kind: 'let' | 'const', ctx: LowerContext, at: Node): Step | undefined {
   if (d.id.type !== 'Identifier' || !d.init) return undefined
+  const formatter = formatterDeclaration(d, ctx)
+  if (formatter) return formatter
   const name = d.id.name
   const date = isDate(d.init, ctx)
   const set = !date && isSet(d.init, ctx)
