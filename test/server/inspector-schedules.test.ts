@@ -147,13 +147,13 @@ describe.skipIf(!haveChromium)('the inspector\'s schedule edit form (PATCH /v1/s
     await page.locator('#sched-edit-timezone').fill('Europe/Oslo')
     // The request schema's refusal (BAD_REQUEST) names the field too.
     await page.locator('#sched-edit-catchup').fill('10')
-    expect(await refused()).toMatchObject({ code: 'BAD_REQUEST', message: 'Invalid request: body/catchupWindowMs must be >= 1000', field: 'sched-edit-catchup' })
+    expect(await refused()).toMatchObject({ code: 'BAD_REQUEST', message: 'Invalid request: body.catchupWindowMs must be >= 1000, got 10', field: 'sched-edit-catchup' })
     await page.locator('#sched-edit-catchup').fill('120000')
     // Args that are not JSON never leave the page; args that are not an object, the server refuses.
     await page.locator('#sched-edit-args').fill('{ "team": ')
     expect(await refused()).toMatchObject({ code: undefined, message: expect.stringMatching(/^The args are not JSON: /), field: 'sched-edit-args', focused: 'sched-edit-args' })
     await page.locator('#sched-edit-args').fill('["billing"]')
-    expect(await refused()).toMatchObject({ code: 'BAD_REQUEST', message: 'Invalid request: body/args must be object', field: 'sched-edit-args' })
+    expect(await refused()).toMatchObject({ code: 'BAD_REQUEST', message: 'Invalid request: body.args must be an object, got an array', field: 'sched-edit-args' })
     expect((await t.req('GET', '/v1/schedules/edit-me')).json).toMatchObject({ revision: 0, spec: { cron: '0 0 1 1 *', timezone: 'Europe/Oslo' }, catchupWindowMs: 60_000, args: { team: 'ops' } })
 
     // A good change: weekdays at 06:30 in New York, one fire buffered, a two-minute window, 5 s of jitter, another team.
