@@ -71,27 +71,32 @@ describe('crypto.randomUUID() is the uuid atom', () => {
   })
 })
 
+/** Each body, in `f` after `prelude`, is refused with `code` at or after its first line, the hint holding `rewrite`. */
+function refused(code: string, prelude: string, bodies: string[], rewrite: string): void {
+  for (const body of bodies) {
+    test(body.replace(/\n/g, '; '), () => {
+      let err: unknown
+      try { transpile(`function pick(x) { return 'en' }\nfunction f() {\n${prelude}\n${body}\n}`) } catch (e) { err = e }
+      expect(err).toBeInstanceOf(TranspileError)
+      expect((err as TranspileError).code).toBe(code)
+      expect((err as TranspileError).line).toBeGreaterThanOrEqual(4)
+      expect((err as TranspileError).hint).toContain(rewrite)
+    })
+  }
+}
+
 describe('other Intl uses are refused, with the forms that work', () => {
-  const cases = [
+  refused('AJS2047', '// other uses', [
     "const f = new Intl.NumberFormat('en-US')\nreturn f.formatToParts(1)",
     "const f = new Intl.NumberFormat(...['en-US'])\nreturn f.format(1)",
     "return new Intl.NumberFormat(pick()).format(1)",
     "return new Intl.Collator().compare('a', 'b')",
     "return new Intl.NumberFormat('en').formatToParts(1)",
-  ]
-  for (const body of cases) {
-    test(body.split('\n').pop()!, () => {
-      let err: unknown
-      try { transpile(`function pick() { return 'en' }\nfunction f() {\n${body}\n}`) } catch (e) { err = e }
-      expect(err).toBeInstanceOf(TranspileError)
-      expect((err as TranspileError).code).toBe('AJS2047')
-      expect((err as TranspileError).hint).toContain('toLocaleString')
-    })
-  }
+  ], 'toLocaleString')
 })
 
 describe('a kept formatter handed on is refused, with the rewrite', () => {
-  const cases = [
+  refused('AJS2058', "let fmt = new Intl.NumberFormat('en-US')", [
     'return fmt',
     'return typeof fmt',
     'return pick(fmt)',
@@ -100,15 +105,5 @@ describe('a kept formatter handed on is refused, with the rewrite', () => {
     'return fmt === fmt',
     'fmt = new Intl.NumberFormat()\nreturn 1',
     'function show(f) { return f.format(1) }\nreturn show(fmt)',
-  ]
-  for (const body of cases) {
-    test(body.split('\n').pop()!, () => {
-      let err: unknown
-      try { transpile(`function pick(x) { return 'en' }\nfunction f() {\nlet fmt = new Intl.NumberFormat('en-US')\n${body}\n}`) } catch (e) { err = e }
-      expect(err).toBeInstanceOf(TranspileError)
-      expect((err as TranspileError).code).toBe('AJS2058')
-      expect((err as TranspileError).line).toBeGreaterThanOrEqual(4)
-      expect((err as TranspileError).hint).toContain('fmt.format(x)')
-    })
-  }
+  ], 'fmt.format(x)')
 })
