@@ -32,7 +32,7 @@ export type ErrorValueName = (typeof ERROR_VALUE_NAMES)[number]
  */
 export const VALUE_FUNCTION_NAMES = [
   'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'String', 'Number', 'Boolean',
-  'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI',
+  'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI', 'btoa', 'atob',
 ] as const
 
 /** Global functions callable by name (`new RegExp(p, f)` lowers to `RegExp(p, f)`, as `new Error(m)` to `Error(m)`). */

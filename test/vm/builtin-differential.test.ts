@@ -66,6 +66,8 @@ function kindMatches(e: unknown, code: string, message: string): boolean {
   if (e instanceof URIError) return code === 'TYPE_ERROR'
   if (e instanceof SyntaxError) return code === 'JSON_ERROR' || code === 'REGEX_UNSAFE' || /regular expression|regex/i.test(message)
   if (e instanceof TypeError) return code === 'TYPE_ERROR' || /^Locales and options hold/.test(message)
+  // btoa/atob's InvalidCharacterError: AJS has no DOMException, it is a TYPE_ERROR (docs/language.md).
+  if (e instanceof DOMException && e.name === 'InvalidCharacterError') return code === 'TYPE_ERROR'
   return false
 }
 

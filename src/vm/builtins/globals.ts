@@ -248,6 +248,17 @@ export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
   decodeURIComponent: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => decodeURIComponent(String(v)), 'URI malformed')),
   encodeURI: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => mapBounded(rt, String(v), 9, encodeURI), 'URI malformed')),
   decodeURI: (rt, [v]) => rt.chargeString(nativeOp('TYPE_ERROR', () => decodeURI(String(v)), 'URI malformed')),
+  // Base64 of a text of Latin-1 characters (4 for every 3, checked before it is built), and back.
+  btoa: (rt, a) => {
+    if (a.length === 0) throw vmError('TYPE_ERROR', 'btoa requires 1 argument (a string)')
+    const s = String(a[0])
+    if (Math.ceil(s.length / 3) * 4 > rt.maxStringLength) rt.heapLimit(s.length * 3)
+    return rt.chargeString(nativeOp('TYPE_ERROR', () => btoa(s), 'btoa: the text has a character outside Latin-1 (encode it first, e.g. as UTF-8 bytes)'))
+  },
+  atob: (rt, a) => {
+    if (a.length === 0) throw vmError('TYPE_ERROR', 'atob requires 1 argument (a string)')
+    return rt.chargeString(nativeOp('TYPE_ERROR', () => atob(String(a[0])), 'atob: the text is not valid base64'))
+  },
   structuredClone: asIs((rt, a) => structuredCloneGuest(rt, a)),
   // `new RegExp(p, flags)`: made by the regex part (regex-construct.ts), or FEATURE_MISSING without it.
   RegExp: asIs((rt, a) => regexSupport().construct(rt, a)),
