@@ -3,7 +3,7 @@
  * stores. One error channel: every failure becomes an HttpError with a
  * stable code, answered as `{ error }`, counted in /metrics.
  */
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest, type onRequestHookHandler } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type onRequestHookHandler } from 'fastify'
 import type { ServerContext } from './context.ts'
 import { HttpError } from './errors.ts'
 import { Metrics } from './metrics.ts'
@@ -129,6 +129,13 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
     { labels: { direction: 'out' }, value: pool.handoffs.sent.jobs }, { labels: { direction: 'back' }, value: pool.handoffs.received.jobs }])
   metrics.gauge('ajs_runs_in_progress', 'Runs admitted and not finished, by tenant.', () => tenants.all.map((t) => ({ labels: { tenant: t.id }, value: t.inFlight })))
 
+  /** Every answer outside 2xx: counted in /metrics, sent as `{ error }`. */
+  function refuse(http: HttpError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+    metrics.refused(req.tenant?.id ?? '', http.agentError?.code ?? http.code)
+    if (http.retryAfter !== undefined) reply.header('retry-after', String(http.retryAfter))
+    if (http.status === 401) reply.header('www-authenticate', 'Bearer')
+    return reply.code(http.status).send(http.toBody())
+  }
   const app = Fastify({
     logger: options.logger === true,
     bodyLimit: config.limits.maxBodyBytes,
@@ -137,6 +144,13 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, verbose: true } },
     return503OnClosing: true,
     forceCloseConnections: true,
+    // A path parameter's own schema bounds it (200 characters, as decoded); the router's bound
+    // (raw, so up to 3 bytes a character) stays out of its way, so the schema's refusal is the one sent.
+    routerOptions: { maxParamLength: 600 },
+    // A path the router cannot take (a parameter longer still, a bad %-escape) answers as every refusal does.
+    frameworkErrors: (err, req, reply) => refuse(new HttpError('BAD_REQUEST', err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? `Invalid request: a path parameter of ${req.method} ${req.url.split('?')[0]!.slice(0, 80)}… is longer than 600 characters`
+      : `Invalid request: ${err.message}`), req, reply),
   })
   app.decorateRequest('tenant', null)
   app.decorateRequest('rawAst', undefined)
@@ -221,10 +235,7 @@ export async function createServer(options: ServeOptions): Promise<AjsServer> {
   app.setErrorHandler((err: FastifyError | HttpError, req, reply) => {
     const http = toHttpError(err, req)
     if (http.code === 'SERVER_ERROR') req.log.error(err)
-    metrics.refused(req.tenant?.id ?? '', http.agentError?.code ?? http.code)
-    if (http.retryAfter !== undefined) reply.header('retry-after', String(http.retryAfter))
-    if (http.status === 401) reply.header('www-authenticate', 'Bearer')
-    return reply.code(http.status).send(http.toBody())
+    return refuse(http, req, reply)
   })
   app.setNotFoundHandler((req, reply) => {
     const http = new HttpError('ROUTE_NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)

@@ -77,6 +77,14 @@ describe('schema refusals name the field', () => {
     expect([id.message, id.hint]).toEqual(['Invalid request: params.id must match pattern "^[A-Za-z0-9_.:-]{1,64}$", got "a b"', 'See the path parameters\' schema: GET /v1/schedules/{id} in GET /openapi.json.'])
   })
 
+  test('a path parameter over its bound, or one the router cannot read, answers as every refusal', async () => {
+    expect((await refusal('GET', `/v1/runs/${'x'.repeat(201)}`)).details).toEqual([{ path: 'params.id', message: 'params.id must NOT have more than 200 characters, got 201' }])
+    const long = await refusal('GET', `/v1/runs/${'x'.repeat(700)}`)
+    expect([long.status, long.code, long.message]).toEqual([400, 'BAD_REQUEST', `Invalid request: a path parameter of GET /v1/runs/${'x'.repeat(71)}… is longer than 600 characters`])
+    const escape = await refusal('GET', '/v1/runs/%E0%A4%A')
+    expect([escape.status, escape.code, escape.message]).toEqual([400, 'BAD_REQUEST', 'Invalid request: \'/v1/runs/%E0%A4%A\' is not a valid url component'])
+  })
+
   test('a refused request runs nothing', async () => {
     const before = await runsCounted(t, 'a')
     await refusal('POST', '/v1/runs', { source: 'export default 1', argz: {} })
