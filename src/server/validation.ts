@@ -112,10 +112,10 @@ function wrong(e: SchemaError, where: string): string {
 }
 
 /**
- * The error to report of those ajv gave (it stops at the first failing keyword, but an anyOf or
- * oneOf lists each branch's error before its own): a branch's own error when all branches are
- * type errors at the same place (merged: `must be a number or a string`), the branches' errors
- * joined otherwise.
+ * The error to report of those ajv gave. It stops at the first failing keyword, but an anyOf or
+ * oneOf lists each branch's errors before its own: branches that are all type errors at the same
+ * place are merged (`must be a number or a string`), others are joined (`matches none of its
+ * forms: …; or …`).
  */
 function report(errors: readonly SchemaError[], part: string): Found {
   const last = errors[errors.length - 1]!
