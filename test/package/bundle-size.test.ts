@@ -130,7 +130,8 @@ import { ensureBuilt, ROOT } from './built.ts'
 // 52,960: documents in pretty-printed records read once too (a key's colon, whitespace, then a quote bounds the string before
 // it; `:"` only did when compact), and those searches bounded by what a wrong guess is charged. 52,885 -> 52,955 B (+70),
 // clean copies of 76a08bd without and with it, under Bun.
-export const BUDGET_GZIP_BYTES = 52_960
+// 53,020: btoa and atob (global functions, one builder): 52,947 -> 53,017 B (+70), clean builds of 02cf4dc~1 and a51423c under Bun (measured on those commits alone: the Intl and server commits between touch no VM file).
+export const BUDGET_GZIP_BYTES = 53_020
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {
