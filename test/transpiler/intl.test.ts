@@ -29,6 +29,7 @@ const PROGRAMS: Program[] = [
   P('kept-options-copied', "const opts = { style: 'percent' }\nconst fmt = new Intl.NumberFormat('en', opts)\nopts.style = 'decimal'\nreturn [fmt.format(0.25), new Intl.NumberFormat('en', opts).format(0.25)]"),
   P('kept-in-loop-and-callback', "const out = []\nfor (const l of ['en-US', 'de-DE', 'fr-FR']) {\n  const fmt = new Intl.NumberFormat(l, { style: 'currency', currency: 'EUR' })\n  out.push(fmt.format(total))\n}\nconst short = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric' })\nreturn [out, [iso, iso].map((t) => short.format(new Date(t)))]"),
   P('kept-read-by-local-function', "const fmt = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' })\nconst day = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' })\nfunction line(x) { return day.format(new Date(iso)) + ': ' + fmt.format(x) }\nconst price = (x) => fmt.format(x * 2)\nreturn [line(total), [1, 2].map(price), [3].map((x) => line(x))]"),
+  P('kept-format-as-callback', "const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' })\nconst day = new Intl.DateTimeFormat('en-GB')\nfunction days(xs) { return xs.map(day.format) }\nreturn [[total, 3, '4'].map(money.format), days([ms, 0]), [1, 2].filter(money.format).length]"),
   P('kept-format-throws', "const fmt = new Intl.DateTimeFormat('en')\ntry { return fmt.format(new Date('nope')) } catch (e) { return e.name }"),
   P('random-uuid', "const id = crypto.randomUUID()\nreturn [typeof id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id), id === crypto.randomUUID()]"),
 ]
@@ -101,7 +102,8 @@ describe('a kept formatter handed on is refused, with the rewrite', () => {
     'return typeof fmt',
     'return pick(fmt)',
     'return { fmt }',
-    'return [1].map(fmt.format)',
+    'const f = fmt.format\nreturn f(1)',
+    'return [1].map(fmt.format.bind(fmt))',
     'return fmt === fmt',
     'fmt = new Intl.NumberFormat()\nreturn 1',
     'function show(f) { return f.format(1) }\nreturn show(fmt)',

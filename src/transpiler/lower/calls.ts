@@ -22,6 +22,7 @@ import { isNewSet, lowerIterable, lowerSetItems, lowerSetRead } from './sets.ts'
 import { isGlobalName, isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
 import { lowerSetCall, refuseSetValue, setMembers } from './set-vars.ts'
 import { intlClass, lowerIntlFormat } from './intl.ts'
+import { keptFormatCallback } from './intl-vars.ts'
 import { lowerRandomUUID } from './random-uuid.ts'
 import { lowerGroupBy } from './group-by.ts'
 import { arrayLength, arrayOfArguments, filled, lowerFilledCall } from './arrays.ts'
@@ -49,7 +50,7 @@ function lowerCallbackArgs(method: string, args: Array<Expression | SpreadElemen
     else if (a.type === 'Identifier' && ctx.scope.lookup(a.name) === undefined &&
       (ctx.helpers.has(a.name) || ctx.atoms.has(a.name) || GLOBAL_FUNCTIONS.has(a.name))) {
       out.push(namedCallback(a, method, ctx))
-    } else out.push(lowerElement(a, ctx))
+    } else out.push(keptFormatCallback(a, ctx) ?? lowerElement(a, ctx))
   }
   return out
 }

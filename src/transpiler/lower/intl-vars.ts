@@ -6,16 +6,17 @@
  * (lower/intl.ts formatWith). The constructor reads its options once, so a variable or other expression
  * for them is kept as a copy (`{ ...options }`): a later change to that object does not reach the formatter.
  *
- * The variable is a `const`, or a `let` never reassigned; anywhere JavaScript would hand the formatter on
- * (returned, passed, stored, compared, `typeof`, reassigned) is refused (AJS2058) with the rewrite. A
+ * `xs.map(fmt.format)` formats each item, as JavaScript's bound `format` does. The variable is a `const`, or a
+ * `let` never reassigned; anywhere JavaScript would hand the formatter on (returned, passed, stored,
+ * compared, `typeof`, reassigned) is refused (AJS2058) with the rewrite. A
  * local function that reads it gets it as a parameter of the same kind (lower/functions.ts), so formats too.
  */
-import type { CallExpression, Expression, Identifier, NewExpression, VariableDeclarator } from 'acorn'
+import type { CallExpression, Expression, Identifier, MemberExpression, NewExpression, Node, VariableDeclarator } from 'acorn'
 import type { Expr, Step } from '../../ast/types.ts'
 import type { LowerContext } from '../context.ts'
-import { array, id, object, spread } from '../../ast/build.ts'
+import { array, id, lambda, object, spread } from '../../ast/build.ts'
 import { lowerExpr } from './expressions.ts'
-import { FORMATS, formatWith, intlClass } from './intl.ts'
+import { FORMATS, formatValue, formatWith, intlClass } from './intl.ts'
 import { toValue } from './statements.ts'
 
 /** The Intl class of a formatter variable (`NumberFormat` / `DateTimeFormat`), else undefined. */
@@ -46,6 +47,21 @@ export function lowerKeptFormat(node: CallExpression, made: Identifier, method: 
   if (name === undefined) return undefined
   if (method !== 'format') return ctx.fail('INTL_FORMAT', node, { name })
   return formatWith(name, [spread(id(made.name))], node, ctx)
+}
+
+/**
+ * `fmt.format` as a callback, `prices.map(fmt.format)`: JavaScript's `format` is bound to its formatter, so
+ * this formats each item (the index and array also passed are ignored): the arrow `(value) => fmt.format(value)`.
+ * Undefined when `node` is no such member.
+ */
+export function keptFormatCallback(node: Node, ctx: LowerContext): Expr | undefined {
+  if (node.type !== 'MemberExpression') return undefined
+  const { object, property, computed, optional } = node as MemberExpression
+  if (computed || optional || object.type !== 'Identifier' || property.type !== 'Identifier' || property.name !== 'format') return undefined
+  const name = formatterClass(object, ctx)
+  if (name === undefined) return undefined
+  const value = ctx.temp('value')
+  return lambda([value], formatValue(name, id(value), [spread(id(object.name))], ctx, node))
 }
 
 /** A formatter variable read as a value or assigned: AJS2058. */

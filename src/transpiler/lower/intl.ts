@@ -62,11 +62,16 @@ export function lowerIntlFormat(node: CallExpression, method: string, ctx: Lower
 export function formatWith(name: string, formatArgs: Array<Expr | SpreadExpr>, node: CallExpression, ctx: LowerContext): Expr {
   if (node.arguments.length > 1 || node.arguments.some((a) => a.type === 'SpreadElement')) return ctx.fail('INTL_FORMAT', node, { name })
   const x = node.arguments[0] as Expression | undefined
+  const value = x === undefined ? undefined : name !== 'NumberFormat' && isDate(x, ctx) ? lowerTime(x, ctx) : lowerExpr(x, ctx)
+  return formatValue(name, value, formatArgs, ctx, node)
+}
+
+/** formatWith of the lowered `value` (a Date as its time), located at `at`. */
+export function formatValue(name: string, value: Expr | undefined, formatArgs: Array<Expr | SpreadExpr>, ctx: LowerContext, at: Node): Expr {
   if (name === 'NumberFormat') {
-    const out = methodCall(call('Number', x === undefined ? [] : [lowerExpr(x, ctx)], ctx.loc(node)), 'toLocaleString', formatArgs)
-    out.loc = ctx.loc(node)
+    const out = methodCall(call('Number', value === undefined ? [] : [value], ctx.loc(at)), 'toLocaleString', formatArgs)
+    out.loc = ctx.loc(at)
     return out
   }
-  const time = x === undefined ? methodCall(id('Date'), 'time', []) : isDate(x, ctx) ? lowerTime(x, ctx) : lowerExpr(x, ctx)
-  return staticCall('Date', 'intlFormat', [time, ...formatArgs], ctx, node)
+  return staticCall('Date', 'intlFormat', [value ?? methodCall(id('Date'), 'time', []), ...formatArgs], ctx, at)
 }
