@@ -3,20 +3,35 @@
  * flag also ends lines at `\r`, `\u2028` and `\u2029`. re.ts writes `$` under re.M as the lookahead
  * `(?![^\n])`, exact on the host engine, which the linear engine (the one past the cap) does not take.
  * There it runs with JavaScript's `m` flag instead: as it is on a text without those three characters,
- * else on a text where they are swapped for three spaces that are no line ends (U+2004..U+2006, the
- * same to `\s`, `\w`, `\b` and case), the pattern's characters and classes swapped alike, so that
- * `\n` is the text's only line end; each match's texts are swapped back. fullmatch's end and `\Z` are
+ * else on a text where they are swapped for three spaces that are no line ends and that the text does
+ * not hold (U+2004..U+2006 mostly; the same to `\s`, `\w`, `\b` and case), the pattern's characters
+ * and classes swapped alike, so that `\n` is the text's only line end; each match's texts are swapped
+ * back. fullmatch's end and `\Z` are
  * a U+2029 (a line end, so `$` holds before it) put after the text, which no class of the pattern
  * matches: only a match that reaches the end of the text can take it.
  */
 import { Parser, type Node, type Range } from '../../vm/builtins/linear-regex-parse.ts'
 
-/** The characters swapped, each with its stand-in: [line end, space], as code units. */
-const SWAPS: Array<[number, number]> = [[0x0d, 0x2004], [0x2028, 0x2005], [0x2029, 0x2006]]
-const SWAP = new Map<number, number>(SWAPS.flatMap(([a, b]) => [[a, b], [b, a]]))
-const SWAPPED = /[\r\u2028\u2029\u2004-\u2006]/g
-const swapChar = (ch: string): string => String.fromCharCode(SWAP.get(ch.charCodeAt(0))!)
-/** The end fullmatch and `\Z` take (U+2029; a text's own are U+2006 in a swapped text, and none in one not swapped). */
+/**
+ * Which characters stand in for `\r`, `\u2028` and `\u2029` (in this order): the first three of these
+ * spaces that the text does not hold. Each is in `\s` (as the three are), no line end, word or letter.
+ */
+const STAND_INS = [0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2000, 0x2001, 0x2002, 0x2003, 0x1680, 0x202f, 0x205f, 0x3000]
+/** A swap: each of the three and its stand-in, both ways, and a search for all six. */
+export type Swap = { key: string; map: Map<number, number>; all: RegExp }
+const swaps = new Map<string, Swap>()
+
+function swapOf(stand: number[]): Swap {
+  const key = stand.map(hex).join('')
+  let swap = swaps.get(key)
+  if (!swap) {
+    const map = new Map<number, number>([0x0d, 0x2028, 0x2029].flatMap((c, i): Array<[number, number]> => [[c, stand[i]!], [stand[i]!, c]]))
+    swaps.set(key, (swap = { key, map, all: new RegExp(`[\\r\\u2028\\u2029${key}]`, 'g') }))
+  }
+  return swap
+}
+
+/** The end fullmatch and `\Z` take (U+2029; a swapped text's own are a stand-in, and one not swapped has none). */
 const END = 0x2029
 /** How re.ts writes `\Z` for this form: a group name no Python pattern can hold, written back as the end. */
 const END_NAME = 'ajs$end'
@@ -28,10 +43,10 @@ const literal = (c: number): string =>
   c >= 0x20 && c < 0x7f ? (/[\\^$.|?*+()[\]{}/-]/.test(String.fromCharCode(c)) ? '\\' : '') + String.fromCharCode(c) : hex(c)
 
 /** A class's ranges with the swapped characters exchanged (one to one, so a negated class stays negated) and the end left out. */
-function swapRanges(ranges: Range[], negated: boolean, swap: boolean): Range[] {
+function swapRanges(ranges: Range[], negated: boolean, swap: Swap | null): Range[] {
   const out: Range[] = []
   const has = (c: number) => ranges.some(([lo, hi]) => c >= lo && c <= hi)
-  const cut = swap ? [...SWAP.keys()] : [END]
+  const cut = swap ? [...swap.map.keys()] : [END]
   for (const [lo, hi] of ranges) {
     let from = lo
     for (const c of cut.sort((a, b) => a - b)) {
@@ -42,17 +57,17 @@ function swapRanges(ranges: Range[], negated: boolean, swap: boolean): Range[] {
     if (from <= hi) out.push([from, hi])
   }
   // A stand-in is in the class if what it stands for is; the end never is (a negated class lists it).
-  if (swap) for (const [c, to] of SWAP) if (to !== END && has(c)) out.push([to, to])
+  if (swap) for (const [c, to] of swap.map) if (to !== END && has(c)) out.push([to, to])
   if (negated) out.push([END, END])
   return out
 }
 
 /** A node written back as JavaScript pattern text, its characters swapped if `swap`. */
-function emit(n: Node, names: Map<number, string>, swap: boolean): string {
+function emit(n: Node, names: Map<number, string>, swap: Swap | null): string {
   const again = (x: Node) => emit(x, names, swap)
   const wrapped = (x: Node) => (x.t === 'char' || x.t === 'any' || x.t === 'class' || x.t === 'group' ? again(x) : `(?:${again(x)})`)
   switch (n.t) {
-    case 'char': return literal(swap ? SWAP.get(n.c) ?? n.c : n.c)
+    case 'char': return literal(swap?.map.get(n.c) ?? n.c)
     case 'any': return `[^${hex(END)}]`
     case 'class': return `[${n.negated ? '^' : ''}${swapRanges(n.ranges, n.negated, swap).map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join('')}]`
     case 'bol': return '^'
@@ -80,7 +95,7 @@ function emit(n: Node, names: Map<number, string>, swap: boolean): string {
  * END_MARK), swapped or not, with fullmatch's end after it; null when the linear engine's parser
  * cannot read it (the caller keeps the host form, whose refusal names the rewrite).
  */
-export function linesSource(source: string, full: boolean, swap: boolean): string | null {
+export function linesSource(source: string, full: boolean, swap: Swap | null): string | null {
   let tree: Node, p: Parser
   try {
     p = new Parser(source, true)
@@ -93,26 +108,31 @@ export function linesSource(source: string, full: boolean, swap: boolean): strin
   return full ? `(?:${out})${hex(END)}` : out
 }
 
-/** Whether the text needs the swapped form (it holds a line end JavaScript has and CPython has not); null: neither form can take it. */
-export function linesSwap(s: string): boolean | null {
-  if (!/[\r\u2028\u2029]/.test(s)) return false
-  return /[\u2004-\u2006]/.test(s) ? null : true
+/**
+ * How the text is swapped: not at all (null) if it holds none of `\r`, `\u2028`, `\u2029` (the line
+ * ends JavaScript has and CPython has not); undefined if it holds all the stand-ins too.
+ */
+export function linesSwap(s: string): Swap | null | undefined {
+  if (!/[\r\u2028\u2029]/.test(s)) return null
+  const stand: number[] = []
+  for (const c of STAND_INS) if (stand.length < 3 && !s.includes(String.fromCharCode(c))) stand.push(c)
+  return stand.length === 3 ? swapOf(stand) : undefined
 }
 
 /** The text a form runs on: swapped or not, with the end after it if the pattern takes it. */
-export function linesText(s: string, swap: boolean, end: boolean): string {
-  const t = swap ? s.replace(SWAPPED, swapChar) : s
+export function linesText(s: string, swap: Swap | null, end: boolean): string {
+  const t = swap ? s.replace(swap.all, (ch) => String.fromCharCode(swap.map.get(ch.charCodeAt(0))!)) : s
   return end ? t + String.fromCharCode(END) : t
 }
 
 type Raw = unknown[] & { index: number; groups?: Record<string, string | undefined> }
 
 /** A match on a form's text as a match on the text: the end dropped (the form's only U+2029), its texts swapped back. */
-export function linesMatch(m: Raw, swap: boolean): Raw {
+export function linesMatch(m: Raw, swap: Swap | null): Raw {
   const back = (x: unknown) => {
     if (typeof x !== 'string') return x
     const t = x.endsWith(String.fromCharCode(END)) ? x.slice(0, -1) : x
-    return swap ? t.replace(SWAPPED, swapChar) : t
+    return linesText(t, swap, false)
   }
   const out = m.map(back) as Raw
   out.index = m.index

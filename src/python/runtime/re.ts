@@ -15,7 +15,7 @@ import { raise, typeError } from './errors.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import { repr } from './core.ts'
 import { hasAstral } from './text.ts'
-import { END_MARK, linesMatch, linesSource, linesSwap, linesText } from './re-lines.ts'
+import { END_MARK, linesMatch, linesSource, linesSwap, linesText, type Swap } from './re-lines.ts'
 import type { PyRun } from './fuel.ts'
 
 export const FLAGS: Record<string, number> = { IGNORECASE: 2, I: 2, MULTILINE: 8, M: 8, DOTALL: 16, S: 16, ASCII: 256, A: 256 }
@@ -130,8 +130,8 @@ type Compiled = {
   full: boolean
   /** A `$` under re.M (a lookahead) is in it: past the host engine's cap it runs as re-lines.ts writes it. */
   dollarM: boolean
-  /** That form, made on first need, for a text with `\r`, `\u2028` or `\u2029` swapped and as it is (null: it cannot be). */
-  lines: { swapped?: Lines | null; plain?: Lines | null }
+  /** That form, made on first need, by how the text is swapped (re-lines.ts; null: it cannot be). */
+  lines: Map<string, Lines | null>
   /** `re` is the plain form: the host form runs on the linear engine only (an exponential shape), which cannot take its lookahead. */
   linesOnly: boolean
 }
@@ -140,7 +140,7 @@ type Compiled = {
 type Lines = { re: GuardedRegex; end: boolean }
 
 /** The form of a pattern with `$` under re.M for JavaScript's `m` flag, its text swapped or not (re-lines.ts); null: none. */
-function linesForm(pattern: string, flags: number, full: boolean, swap: boolean): Lines | null {
+function linesForm(pattern: string, flags: number, full: boolean, swap: Swap | null): Lines | null {
   const t = translate(pattern, flags, full, true)
   const source = t && linesSource(t.source, full, swap)
   if (!source) return null
@@ -165,7 +165,7 @@ function compiled(pattern: unknown, flags: unknown, full = false): Compiled & { 
     try {
       re = regexSupport().make(t.source, t.flags + 'g')
     } catch (e) {
-      const plain = t.dollarM ? linesForm(pattern as string, f, full, false) : null
+      const plain = t.dollarM ? linesForm(pattern as string, f, full, null) : null
       if (plain === null) return cannotRun(e)
       re = plain.re
       linesOnly = true
@@ -173,7 +173,7 @@ function compiled(pattern: unknown, flags: unknown, full = false): Compiled & { 
     const slots = groupSlots(t.source)
     const names = slots.filter((n): n is string => n !== null)
     const groups = new RegExp(t.source + '|').exec('')!.length - 1
-    c = { re, groups, names, slots, full, dollarM: t.dollarM, lines: {}, linesOnly }
+    c = { re, groups, names, slots, full, dollarM: t.dollarM, lines: new Map(), linesOnly }
     if (patterns.size > 1024) patterns.clear()
     patterns.set(key, c)
   }
@@ -256,10 +256,12 @@ function target(c: ReturnType<typeof compiled>, s: string, every: boolean): { re
   const cap = c.re.inputCap()
   if (!c.dollarM || (!c.linesOnly && cap >= 0 && s.length <= cap)) return { re: c.re, text: s }
   const swap = linesSwap(s)
-  const form = swap === null ? null : swap ? (c.lines.swapped ??= linesForm(c.pattern, c.flags, c.full, true)) : (c.lines.plain ??= linesForm(c.pattern, c.flags, c.full, false))
+  const key = swap === undefined ? '' : swap?.key ?? 'plain'
+  if (swap !== undefined && !c.lines.has(key)) c.lines.set(key, linesForm(c.pattern, c.flags, c.full, swap))
+  const form = swap === undefined ? null : c.lines.get(key)!
   if (form === null || (every && form.end)) {
     if (!c.linesOnly) return { re: c.re, text: s } // the linear engine's refusal of its lookahead names the rewrite
-    raise('ValueError', "this pattern's `$` under re.M cannot run here on this text (it holds \\r, \\u2028 or \\u2029 and U+2004, U+2005 or U+2006, or the pattern has \\Z): match without `$` and test the text after the match in code")
+    raise('ValueError', "this pattern's `$` under re.M cannot run here on this text (it holds \\r, \\u2028 or \\u2029 and a dozen rare spaces, or the pattern has \\Z): match without `$` and test the text after the match in code")
   }
   return { re: form.re, text: linesText(s, swap!, form.end), back: (m) => linesMatch(m, swap!) }
 }
