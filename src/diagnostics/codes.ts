@@ -32,7 +32,7 @@ export const CODES = {
   // --- AJS1xxx: syntax and program shape ------------------------------------
   PARSE_ERROR: e('AJS1001', 'Syntax error: {detail}', 'Fix the JavaScript syntax near the marker.'),
   NO_FUNCTION: e('AJS1002', 'The source declares no function', 'Write the agent as a function: `function agent({ input }) { ... return { ... } }`.'),
-  TOP_LEVEL_STATEMENT: e('AJS1003', 'Only function declarations may appear at the top level', 'Move this statement into a function body (the last function is the entry).'),
+  TOP_LEVEL_STATEMENT: e('AJS1003', 'Only function declarations and `const`/`let` declarations may appear at the top level', 'Move this statement into a function body (the last function is the entry).'),
   ENTRY_PARAMS: e('AJS1004', 'The entry function `{name}` must take one destructured object or named parameters', 'Write the entry as `function {name}({ a, b = 1 }) { ... }`.'),
   REST_PARAM: e('AJS1005', 'Rest parameters are not supported', 'Pass an array instead: `function f(items) { ... }` called as `f([a, b])`.'),
   EXPRESSION_SOURCE: e('AJS1006', 'Expected a single expression', 'Pass one expression such as `count > 3 && !done`.'),

@@ -25,7 +25,7 @@ export interface LiftedFunction {
 }
 
 /** The helpers made of local functions, by their new names (the program's helpers now; lower/program.ts lowers them after the rest). */
-export function liftLocalFunctions(program: Program, ctx: LowerContext): Map<string, LiftedFunction> {
+export function liftLocalFunctions(program: Program, ctx: LowerContext, keep?: Node): Map<string, LiftedFunction> {
   const lifted = new Map<string, LiftedFunction>()
   const tops: Array<{ at: number; fn: FunctionDeclaration }> = []
   program.body.forEach((s, at) => {
@@ -41,7 +41,7 @@ export function liftLocalFunctions(program: Program, ctx: LowerContext): Map<str
   for (const s of scopes) for (const n of s.names) users.set(n, (users.get(n) ?? 0) + 1)
   const inserts = new Map<number, FunctionDeclaration[]>()
   scopes.forEach((s, i) => {
-    const made = liftFrom(s, tops[i]!.fn.id.name, ctx, users, lifted)
+    const made = liftFrom(s, tops[i]!.fn.id.name, ctx, users, lifted, keep)
     if (made.length > 0) inserts.set(tops[i]!.at, made)
   })
   // Each before the function it came from: the entry stays the last function.
@@ -67,8 +67,8 @@ function mayDeclareFunctions(source: string, fn: FunctionDeclaration): boolean {
   return MAY_DECLARE.test(source.slice(fn.body.start + 1, fn.end))
 }
 
-function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Map<string, number>, lifted: Map<string, LiftedFunction>): FunctionDeclaration[] {
-  const fns = s.functions.filter((f) => !f.nested && f.binding?.fn === f && !(f.declarator && f.binding.writes.length > 0))
+function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Map<string, number>, lifted: Map<string, LiftedFunction>, keep?: Node): FunctionDeclaration[] {
+  const fns = s.functions.filter((f) => !f.nested && f.node !== keep && f.binding?.fn === f && !(f.declarator && f.binding.writes.length > 0))
   if (fns.length === 0) return []
   const liftable = new Set(fns)
   const captures = capturesOf(fns, liftable, s.references, ctx)
@@ -182,6 +182,9 @@ function rewriteUse(r: Reference, f: LocalFunction, name: string, caps: Binding[
     parent.arguments[r.index] = arrow as unknown as ArrowFunctionExpression
     return
   }
+  // One that reads nothing around it is a helper like any other: the lowering says where one may stand
+  // (`storeProcedure({ ast: f })`) and refuses it elsewhere (AJS3006).
+  if (caps.length === 0) { r.id.name = name; return }
   ctx.fail('LOCAL_FUNCTION_VALUE', r.id, { name: f.name })
 }
 

@@ -33,6 +33,15 @@ const PROGRAMS: Program[] = [
   P('throws-like-javascript', 'const fail = (m) => { throw new Error(m + rate) }\ntry { fail("bad ") } catch (e) { return e.message }'),
 ]
 
+/** Top-level `const` / `let` (src/transpiler/module-declarations.ts): declared before the entry runs, read by every function. */
+const MODULE: Program[] = [
+  P('module-constants-read-by-helpers-and-the-entry', 'return [url("a"), price(10), names.map(shout), LIMIT]',
+    "const BASE = 'https://api.test'\nconst RATE = 0.25\nconst LIMIT = RATE * 8\nconst shout = (s) => s.toUpperCase() + '!'\nfunction url(p) { return `${BASE}/${p}` }\nfunction price(n) { return (n * (1 + RATE)).toFixed(2) }"),
+  P('a-module-let-the-entry-changes-and-a-helper-reads', 'for (const x of xs) total += x\nreturn [report(), seen.size]',
+    "let total = 0\nconst seen = new Set(['a'])\nfunction report() { seen.add('b'); return `total ${total}` }"),
+  P('the-entry-may-shadow-a-module-constant', 'const k = "mine"\nreturn [k, K]', "const K = 1\nconst k = 2"),
+]
+
 const ASYNC: Program[] = [
   {
     name: 'async-local-function-awaited',
@@ -52,7 +61,7 @@ function refusal(source: string): TranspileError {
 }
 
 describe('local functions run as JavaScript runs them', () => {
-  testSideBySide(PROGRAMS, AgentVM)
+  testSideBySide([...PROGRAMS, ...MODULE], AgentVM)
 
   for (const p of ASYNC) {
     test(p.name, async () => {
@@ -74,9 +83,11 @@ describe('local functions run as JavaScript runs them', () => {
   })
 
   test('used as a value: AJS2050, located', () => {
-    const e = refusal('function main() {\n  const f = (v) => v\n  return { f }\n}')
+    const e = refusal('function main({ xs }) {\n  const f = (v) => v + xs.length\n  return { f }\n}')
     expect(e.code).toBe('AJS2050')
     expect([e.line, e.column]).toEqual([3, 11])
+    // One that reads nothing around it is a helper: AJS3006 as for any function used as a value.
+    expect(refusal('function main() {\n  const f = (v) => v\n  return { f }\n}').code).toBe('AJS3006')
   })
 
   test('assigning a variable of the function around it: AJS2051', () => {
@@ -109,6 +120,18 @@ describe('local functions run as JavaScript runs them', () => {
 
   test('a let reassigned to another function stays refused (AJS2013)', () => {
     expect(refusal('function main() {\n  let f = () => 1\n  f = () => 2\n  return f()\n}').code).toBe('AJS2013')
+  })
+
+  test('a helper assigning a module variable: AJS2051; storing as a procedure one that reads them: AJS2050', () => {
+    expect(refusal('let n = 0\nfunction bump() { n++ }\nfunction main() { bump(); return n }').code).toBe('AJS2051')
+    expect(refusal("const BASE = 'x'\nfunction sub() { return BASE }\nfunction main() { return storeProcedure({ ast: sub }) }").code).toBe('AJS2050')
+    // One that reads none of them is stored as before.
+    const { ast } = transpile("const BASE = 'x'\nfunction sub() { return 1 }\nfunction main() { return storeProcedure({ ast: sub }) }")
+    expect(JSON.stringify(ast)).toContain('"storeProcedure"')
+  })
+
+  test('a top-level statement that is not a declaration stays AJS1003', () => {
+    expect(refusal("const a = 1\nconsole.log(a)\nfunction main() { return a }").code).toBe('AJS1003')
   })
 
   test('a local function inside a local function stays refused (AJS2014)', () => {

@@ -55,7 +55,7 @@ const CASES: Case[] = [
   { name: 'replacement callback of five parameters', code: 'AJS2049', snippet: "let s = 'a'.replace('a', (m, a, b, c, d) => 'b')", at: "(m, a, b, c, d)", hint: 'm.groups' },
   { name: 'closure in object', code: 'AJS2013', snippet: 'let o = { f: (v) => v }', at: '(v) => v', hint: 'helper function' },
   { name: 'function inside a local function', code: 'AJS2014', snippet: 'function outer() { function inner() {} }', at: 'function inner', hint: 'top level' },
-  { name: 'local function as a value', code: 'AJS2050', snippet: 'function f() {}; let o = { f }', at: 'f }', hint: 'xs.map(f)' },
+  { name: 'local function as a value', code: 'AJS2050', snippet: 'function f() { return x }; let o = { f }', at: 'f }', hint: 'xs.map(f)' },
   { name: 'var', code: 'AJS2015', snippet: 'var a = 1', at: 'var', hint: 'let a' },
   { name: 'var in for', code: 'AJS2015', snippet: 'for (var i = 0; i < 1; i++) {}', at: 'var', hint: 'let i' },
   { name: 'sparse array', code: 'AJS2016', snippet: 'let a = [1, , 2]', at: '[1, , 2]', hint: 'undefined' },
@@ -133,7 +133,7 @@ interface TopCase { name: string; code: string; source: string; line: number; co
 
 const TOP: TopCase[] = [
   { name: 'no function', code: 'AJS1002', source: '// nothing\n', line: 1, column: 0, hint: 'function agent' },
-  { name: 'top-level statement', code: 'AJS1003', source: 'let x = 1\nfunction f() { return {} }', line: 1, column: 0, hint: 'function body' },
+  { name: 'top-level statement', code: 'AJS1003', source: 'console.log(1)\nfunction f() { return {} }', line: 1, column: 0, hint: 'function body' },
   { name: 'top-level var', code: 'AJS2015', source: 'var x = 1\nfunction f() { return {} }', line: 1, column: 0, hint: 'let x' },
   { name: 'entry with array param', code: 'AJS1004', source: 'function f([a, b]) { return {} }', line: 1, column: 11, hint: 'function f({' },
   { name: 'helper rest param', code: 'AJS1005', source: 'function h(...xs) { return xs }\nfunction f() { return {} }', line: 1, column: 11, hint: 'array' },

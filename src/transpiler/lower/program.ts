@@ -11,7 +11,8 @@ import type { FunctionDeclaration, Identifier, Node, Pattern as EsPattern, Progr
 import type { AjsProgram, FunctionDef, Pattern } from '../../ast/types.ts'
 import { LowerContext } from '../context.ts'
 import { jsDocBefore, parseJsDoc } from '../jsdoc.ts'
-import { liftLocalFunctions } from '../local-functions.ts'
+import { liftLocalFunctions, type LiftedFunction } from '../local-functions.ts'
+import { moveModuleDeclarations } from '../module-declarations.ts'
 import type { Parsed } from '../parse.ts'
 import { Scope } from '../scope.ts'
 import { buildSignature, type EntryFields, type Signature } from '../signature.ts'
@@ -113,7 +114,7 @@ function entryParams(fn: FunctionDeclaration, ctx: LowerContext): EntryParams {
  * context. Its warnings are the outer program's own and are not repeated;
  * the custom atoms it calls are added to the outer program's `atoms`.
  */
-function procedures(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx: LowerContext): (name: string, at: Node) => AjsProgram {
+function procedures(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx: LowerContext, local: ReadonlyMap<string, LiftedFunction>): (name: string, at: Node) => AjsProgram {
   // Made on first use: most programs store no procedure.
   let cache: Map<string, AjsProgram> | undefined
   let busy: Set<string> | undefined
@@ -123,6 +124,8 @@ function procedures(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx:
     const done = cache.get(name)
     if (done) return done
     if (busy.has(name)) ctx.fail('UNSUPPORTED', at, { name: `A helper that stores itself (or a helper that stores it) as a procedure` })
+    // Its first parameters are what it reads around it: a stored program would ask its callers for them.
+    if (local.get(name)?.captures.length) ctx.fail('UNSUPPORTED', at, { name: `A procedure of a function that reads variables around it (${local.get(name)!.captures.map((c) => c.name).join(', ')})` })
     busy.add(name)
     try {
       const self = fns.find((f) => f.id.name === name)!
@@ -141,7 +144,8 @@ function procedures(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx:
 }
 
 export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgram; signature: Signature } {
-  const local = liftLocalFunctions(parsed.program, ctx)
+  const local = moveModuleDeclarations(parsed.program, ctx)
+  for (const [name, lifted] of liftLocalFunctions(parsed.program, ctx)) local.set(name, lifted)
   const { fns, exported } = topLevelFunctions(parsed.program, ctx)
   // The seed's rule: the last function is the entry, unless one is marked `export default`.
   const entry = exported ?? fns[fns.length - 1]!
@@ -152,7 +156,7 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
   }
   ctx.functionNames = new Set(fns.map((f) => f.id.name))
 
-  ctx.procedureOf = procedures(fns, entry, ctx)
+  ctx.procedureOf = procedures(fns, entry, ctx, local)
 
   let functions: Record<string, FunctionDef> | undefined
   for (const fn of helpers) if (!local.has(fn.id.name)) ctx.recover(() => { (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx) })
