@@ -28,12 +28,12 @@ return {"v": [bool(re.fullmatch(r"x+$\\n\\w+", t, re.M)), re.search(r"^\\w+\\Z",
               bool(re.fullmatch(r"x+$\\n\\w+", t.replace("\\n", "\\r"), re.M)), re.search(r"\\w+$\\Z", t.replace("\\n", "\\u2028"), re.M).span()]}`
   expect(await run(body)).toEqual({ v: [true, [0, 40000], [40001, 40003], false, [40001, 40003]] })
   // A group ending at \Z ends at the text's end (the end put after the text is none of its characters).
-  // CPython 3.11: {"v": [["a", "b"], [40002, 40003], {"z": "b"}, "ab"]}
+  // CPython 3.11: {"v": [["a", "b"], [40002, 40003], {"z": "b"}, "ab", [0, 40000]]} (fullmatch with its own \\Z too)
   const groups = `t = "x" * 40000 + "\\nab"
 m = re.search(r"(a*)(b$\\Z)", t, re.M)
 m3 = re.search(r"^(\\w)(?P<z>\\w)$\\Z", t, re.M)
-return {"v": [m.groups(), m.span(2), m3.groupdict(), re.fullmatch(r"x+$\\n(\\w+)", t, re.M)[1]]}`
-  expect(await run(groups)).toEqual({ v: [['a', 'b'], [40002, 40003], { z: 'b' }, 'ab'] })
+return {"v": [m.groups(), m.span(2), m3.groupdict(), re.fullmatch(r"x+$\\n(\\w+)", t, re.M)[1], re.fullmatch(r"\\w+$\\Z", "x" * 40000, re.M).span()]}`
+  expect(await run(groups)).toEqual({ v: [['a', 'b'], [40002, 40003], { z: 'b' }, 'ab', [0, 40000]] })
 })
 
 /** A text of \\r and every space re-lines.ts could swap it for. */

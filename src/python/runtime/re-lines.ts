@@ -105,7 +105,8 @@ export function linesSource(source: string, full: boolean, swap: Swap | null): s
   }
   const names = new Map(Object.entries(p.names).map(([name, i]) => [i, name] as const))
   const out = emit(tree, names, swap)
-  return full ? `(?:${out})${hex(END)}` : out
+  // fullmatch: the end, unless a `\Z` took it already.
+  return full ? `(?:${out})(?:${hex(END)}|(?<=${hex(END)}))` : out
 }
 
 /**
