@@ -30,6 +30,8 @@ export const CHAR_COST = 10 // 0.00001 fuel per character allocated
 export const SLOT_COST = 100 // 0.0001 fuel per element/property allocated
 /** 0.00001 fuel per element or character a builtin reads in one native call (includes, indexOf, Set.has, sort, ...). */
 export const SCAN_COST = 10
+/** 0.5 fuel: making a regex from a text at run time (`regexMatch`'s cost, and `new RegExp(p)`'s with REGEX_CHAR_COST). */
+export const REGEX_MAKE_COST = 500_000
 /** 0.001 fuel per character of a pattern `new RegExp(p)` makes at run time (its check reads it several times), beyond regexMatch's cost per regex. */
 export const REGEX_CHAR_COST = 1_000
 /** Heap estimate (bytes) of one array slot, one object property, one `[key, value]` pair: what `maxHeapBytes` is checked against. */
@@ -51,7 +53,7 @@ export const ATOM_COSTS: Record<string, number> = {
   destructure: 0.01, parallel: 0.1, Error: 0.01,
   // pure library atoms
   map: 0.1, filter: 0.1, reduce: 0.1, find: 0.1, push: 0.01, len: 0.01, split: 0.1, join: 0.1,
-  pick: 0.1, omit: 0.1, merge: 0.1, keys: 0.1, template: 0.1, regexMatch: 0.5,
+  pick: 0.1, omit: 0.1, merge: 0.1, keys: 0.1, template: 0.1, regexMatch: REGEX_MAKE_COST / UNIT,
   jsonParse: 0.1, jsonStringify: 0.1, random: 0.1, uuid: 0.1, hash: 0.5,
   memoize: 0.1, cache: 1, consoleLog: 0.1, consoleWarn: 0.1, consoleError: 0.1,
   // capability atoms

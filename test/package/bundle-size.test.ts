@@ -131,7 +131,8 @@ import { ensureBuilt, ROOT } from './built.ts'
 // it; `:"` only did when compact), and those searches bounded by what a wrong guess is charged. 52,885 -> 52,955 B (+70),
 // clean copies of 76a08bd without and with it, under Bun.
 // 53,020: btoa and atob (global functions, one builder): 52,947 -> 53,017 B (+70), clean builds of 02cf4dc~1 and a51423c under Bun (measured on those commits alone: the Intl and server commits between touch no VM file).
-export const BUDGET_GZIP_BYTES = 53_020
+// 53,040: new RegExp's arguments made texts in the core (so the regex part holds no coercion of its own: -328 B there): 53,017 -> 53,034 B (+17).
+export const BUDGET_GZIP_BYTES = 53_040
 
 describe('browser bundle of ajs-lang/vm', () => {
   test(`fits in ${BUDGET_GZIP_BYTES / 1024} KB gzipped and holds no parser or Node built-ins`, () => {

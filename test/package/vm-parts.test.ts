@@ -20,7 +20,8 @@ import { RUNTIME_CODES } from '../../src/diagnostics/runtime-codes.ts'
 
 /** gzip -9 budgets of the opt-in browser bundles (a little headroom; raise only on purpose). */
 export const PART_BUDGETS: Record<string, number> = {
-  'vm-regex.min.js': 9_400,
+  // 9,500: new RegExp(p, flags) at run time (builtins/regex-construct.ts): 9,375 -> 9,472 B (+97), the working tree on 1a04dba.
+  'vm-regex.min.js': 9_500,
   'vm-schema.min.js': 2_300,
   'vm-texts.min.js': 2_500,
   'vm-hash.min.js': 1_000,

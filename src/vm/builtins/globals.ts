@@ -14,7 +14,7 @@ import { SET_HELPERS } from './sets.ts'
 import { guestString, primArgs, toPrim } from './coerce.ts'
 import { parseDate } from './date-parse.ts'
 import { structuredCloneGuest } from './clone.ts'
-import { regexSupport } from './regex-hook.ts'
+import { isRegex, regexSupport } from './regex-hook.ts'
 
 export type Builtin = (rt: Run, args: any[]) => unknown
 
@@ -263,7 +263,7 @@ export const GLOBAL_FUNCTIONS: Record<string, Builtin> = {
   atob: base64((t) => atob(t), 1),
   structuredClone: asIs((rt, a) => structuredCloneGuest(rt, a)),
   // `new RegExp(p, flags)`: made by the regex part (regex-construct.ts), or FEATURE_MISSING without it.
-  RegExp: asIs((rt, a) => regexSupport().construct(rt, a)),
+  RegExp: asIs((rt, [p, f]) => regexSupport().construct(rt, isRegex(p) ? p : p === undefined ? '' : guestString(rt, p), f === undefined ? f : guestString(rt, f))),
 } satisfies Record<GlobalFunctionName, Builtin>
 
 /**

@@ -21,7 +21,7 @@ export interface RegexSupport {
   /** A guarded regex, or REGEX_UNSAFE. */
   make(pattern: unknown, flags?: unknown): GuardedRegex
   /** `new RegExp(pattern, flags)` (`RegExp(...)`): a pattern made at run time, paid for, guarded. */
-  construct(rt: Run, args: unknown[]): GuardedRegex
+  construct(rt: Run, pattern: GuardedRegex | string, flags?: string): GuardedRegex
   /** A pattern given where JS would build a RegExp (`str.match('a+')`): guarded the same way. */
   from(p: unknown, flags?: string): GuardedRegex
   /** Worst-case backtracking degree of a pattern that passed the check. */
