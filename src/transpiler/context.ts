@@ -78,6 +78,8 @@ export class LowerContext {
   mapVars = 0
   /** Helpers declared `async`: a call of one must be awaited, as in JS it gives a Promise. */
   asyncHelpers: ReadonlySet<string> = NO_NAMES
+  /** Helpers with a rest parameter, by name: its index (a call passes what falls there as one array). */
+  restHelpers: ReadonlyMap<string, number> = new Map()
   /** The function being lowered is `async` (its `return` of a promise resolves it). */
   inAsyncFunction = false
   /** Calls whose value JS would await: under `await`, returned from an async function, or run by `Promise.all`. */

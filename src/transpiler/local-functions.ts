@@ -11,6 +11,7 @@
  */
 import type { ArrowFunctionExpression, BlockStatement, CallExpression, Expression, FunctionDeclaration, Identifier, Node, Pattern, Program } from 'acorn'
 import type { LowerContext } from './context.ts'
+import { callbackArity } from './lower/calls.ts'
 import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type Reference, resolve } from './local-scopes.ts'
 
 type AnyNode = Node & Record<string, any>
@@ -176,7 +177,11 @@ function rewriteUse(r: Reference, f: LocalFunction, name: string, caps: Binding[
   if (parent.type === 'CallExpression' && r.key === 'arguments' && parent.callee.type === 'MemberExpression') {
     r.id.name = name
     if (caps.length === 0) return
-    const params = f.node.params.filter((p) => p.type !== 'RestElement').map((_, i) => id(ctx.temp(`${f.name}Arg${i}`), r.id))
+    // As many as it declares; with a rest parameter, every argument the method passes (it gathers the rest).
+    const rest = f.node.params.some((p) => p.type === 'RestElement')
+    const method = parent.callee.property.type === 'Identifier' ? parent.callee.property.name : ''
+    const count = rest ? callbackArity(method) : f.node.params.length
+    const params = Array.from({ length: count }, (_, i) => id(ctx.temp(`${f.name}Arg${i}`), r.id))
     const call = { type: 'CallExpression', callee: id(name, r.id), arguments: [...captureArguments(caps, r.id, ctx), ...params.map((p) => id(p.name, r.id))], optional: false, start: r.id.start, end: r.id.end }
     const arrow = { type: 'ArrowFunctionExpression', id: null, params, body: call, expression: true, async: false, generator: false, start: r.id.start, end: r.id.end }
     parent.arguments[r.index] = arrow as unknown as ArrowFunctionExpression

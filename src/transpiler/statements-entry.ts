@@ -17,7 +17,7 @@ import type { Diagnostic } from '../diagnostics/diagnostic.ts'
 import { LowerContext } from './context.ts'
 import { atomTable } from './globals.ts'
 import type { AtomNames } from './index.ts'
-import { lowerHelper } from './lower/functions.ts'
+import { lowerHelper, restHelpersOf } from './lower/functions.ts'
 import { liftLocalFunctions, type LiftedFunction } from './local-functions.ts'
 import { lowerBinding, predeclarePatterns } from './lower/patterns.ts'
 import { lowerBlock } from './lower/statements.ts'
@@ -69,6 +69,7 @@ export function transpileStatements(
   const { helpers, body, local } = withLocalFunctions(shaped, ids, ctx)
   for (const fn of helpers) ctx.checkName(fn.id.name, fn.id)
   ctx.helpers = new Set(helpers.map((f) => f.id.name))
+  ctx.restHelpers = restHelpersOf(helpers)
   let functions: Record<string, FunctionDef> | undefined
   for (const fn of helpers) if (!local.has(fn.id.name)) (functions ??= {})[fn.id.name] = lowerHelper(fn, ctx)
 

@@ -136,7 +136,7 @@ const TOP: TopCase[] = [
   { name: 'top-level statement', code: 'AJS1003', source: 'console.log(1)\nfunction f() { return {} }', line: 1, column: 0, hint: 'function body' },
   { name: 'top-level var', code: 'AJS2015', source: 'var x = 1\nfunction f() { return {} }', line: 1, column: 0, hint: 'let x' },
   { name: 'entry with array param', code: 'AJS1004', source: 'function f([a, b]) { return {} }', line: 1, column: 11, hint: 'function f({' },
-  { name: 'helper rest param', code: 'AJS1005', source: 'function h(...xs) { return xs }\nfunction f() { return {} }', line: 1, column: 11, hint: 'array' },
+  { name: 'rest param of a callback', code: 'AJS1005', source: 'function h(xs) { return xs.map((...v) => v) }\nfunction f() { return {} }', line: 1, column: 32, hint: 'array' },
   { name: 'async helper returned by a function that is not async', code: 'AJS2039', source: 'async function h() { return 1 }\nfunction f() { return h() }', line: 2, column: 22, hint: 'await h(' },
   { name: 'async helper called without await', code: 'AJS2039', source: 'async function h() { return 1 }\nasync function f() { return { v: h() } }', line: 2, column: 33, hint: 'await h(' },
   { name: 'generator', code: 'AJS2006', source: 'function* f() { return {} }', line: 1, column: 0, hint: 'array' },

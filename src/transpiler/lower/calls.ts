@@ -17,7 +17,7 @@ import { lowerElement, lowerObjectOf } from './expressions.ts'
 import { lowerLambda } from './functions.ts'
 import { resolveCallee } from './names.ts'
 import { isPromiseStatic, promiseAllOf } from './promise-all.ts'
-import { call, id, lambda, lit, methodCall } from '../../ast/build.ts'
+import { array, call, id, lambda, lit, methodCall } from '../../ast/build.ts'
 import { isNewSet, lowerIterable, lowerSetItems, lowerSetRead } from './sets.ts'
 import { isGlobalName, isMap, lowerMapCall, mapEntries, refuseMapValue } from './maps.ts'
 import { lowerSetCall, refuseSetValue, setMembers } from './set-vars.ts'
@@ -69,9 +69,30 @@ function namedCallback(a: Identifier, method: string, ctx: LowerContext): Expr {
   const helper = ctx.helpers.has(name)
   if (!(helper ? !ctx.asyncHelpers.has(name) : !ctx.atoms.has(name) && CALLBACK_GLOBALS.has(name))) return ctx.fail('CALLBACK', a, { name: method })
   if (helper) ctx.calledHelpers.add(name)
-  const arity = method === 'sort' || method === 'toSorted' ? 2 : method === 'reduce' || method === 'reduceRight' || method === 'replace' || method === 'replaceAll' ? 4 : 3
-  const params = Array.from({ length: arity }, (_, i) => `arg$${i}`)
-  return lambda(params, call(name, params.map((p) => id(p)), ctx.loc(a)))
+  const params = Array.from({ length: callbackArity(method) }, (_, i) => `arg$${i}`)
+  const args = params.map((p) => id(p))
+  const rest = helper ? ctx.restHelpers.get(name) : undefined
+  return lambda(params, call(name, rest === undefined ? args : packRest(args, rest), ctx.loc(a)))
+}
+
+/** How many arguments a callback method passes its callback (JavaScript's: `map` the value, index and array). */
+export function callbackArity(method: string): number {
+  return method === 'sort' || method === 'toSorted' ? 2 : method === 'reduce' || method === 'reduceRight' || method === 'replace' || method === 'replaceAll' ? 4 : 3
+}
+
+/** The arguments of a call of a helper whose parameter `rest` is a rest parameter: those from there on as one array. */
+function restArguments(name: string, args: Array<Expression | SpreadElement>, rest: number, ctx: LowerContext): Array<Expr | SpreadExpr> {
+  const fixed = args.slice(0, rest)
+  const spread = fixed.find((a) => a.type === 'SpreadElement')
+  if (spread) ctx.fail('REST_SPREAD', spread, { name })
+  return packRest(args.map((a) => lowerElement(a, ctx)), rest)
+}
+
+/** `f(a, b, c)` for `function f(x, ...r)`: `f(a, [b, c])`; missing arguments before the rest are undefined, as in JavaScript. */
+function packRest(args: Array<Expr | SpreadExpr>, rest: number): Array<Expr | SpreadExpr> {
+  const fixed = args.slice(0, rest)
+  while (fixed.length < rest) fixed.push(id('undefined'))
+  return [...fixed, array(args.slice(rest))]
 }
 
 /** Check a literal argument object against a known atom's fields. */
@@ -157,6 +178,8 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
       if (!CORE_ATOM_NAMES.has(callee.name)) ctx.customAtoms.add(callee.name)
     }
     if (kind === 'global' && node.arguments.some((a) => isDate(a, ctx))) return call(callee.name, dateArgs(callee.name, node, ctx), ctx.loc(node))
+    const rest = kind === 'helper' ? ctx.restHelpers.get(callee.name) : undefined
+    if (rest !== undefined) return call(callee.name, restArguments(callee.name, node.arguments, rest, ctx), ctx.loc(node))
     return call(callee.name, lowerArgs(node.arguments, ctx), ctx.loc(node))
   }
   if (callee.type === 'Super') return ctx.fail('META', callee, { name: 'super' })

@@ -17,11 +17,33 @@ import { lowerBlock } from './statements.ts'
 import { lambda } from '../../ast/build.ts'
 import type { LiftedFunction } from '../local-functions.ts'
 
-/** Parameters, declared left to right (a default sees only earlier parameters). */
-export function lowerParams(params: EsPattern[], ctx: LowerContext): Pattern[] {
-  for (const p of params) if (p.type === 'RestElement') ctx.fail('REST_PARAM', p)
-  predeclarePatterns(ctx, params)
-  return params.map((p) => lowerBinding(p, ctx, 'param'))
+/**
+ * Parameters, declared left to right (a default sees only earlier parameters). A helper's last may be a rest
+ * parameter, `...rest` (a name): its calls pass what falls there as one array (lower/calls.ts restArguments).
+ */
+export function lowerParams(params: EsPattern[], ctx: LowerContext, helper = false): Pattern[] {
+  const own = params.map((p, i) => {
+    if (p.type !== 'RestElement') return p
+    if (!helper || i !== params.length - 1 || p.argument.type !== 'Identifier') ctx.fail('REST_PARAM', p)
+    return p.argument
+  })
+  predeclarePatterns(ctx, own)
+  return own.map((p) => lowerBinding(p, ctx, 'param'))
+}
+
+/** The index of a function's rest parameter, or undefined. */
+export function restIndex(fn: FunctionDeclaration): number | undefined {
+  return fn.params[fn.params.length - 1]?.type === 'RestElement' ? fn.params.length - 1 : undefined
+}
+
+/** The helpers with a rest parameter, by name, with its index. */
+export function restHelpersOf(fns: readonly FunctionDeclaration[]): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const f of fns) {
+    const i = restIndex(f)
+    if (i !== undefined) out.set(f.id.name, i)
+  }
+  return out
 }
 
 /**
@@ -32,7 +54,7 @@ export function lowerHelper(node: FunctionDeclaration, ctx: LowerContext, lifted
   const saved = ctx.scope
   ctx.scope = new Scope(null)
   try {
-    const params = lowerParams(node.params, ctx)
+    const params = lowerParams(node.params, ctx, true)
     if (lifted) {
       for (const c of lifted.captures) {
         const kind = ctx.typedDeclarations.get(c.declared)

@@ -16,7 +16,7 @@ import { moveModuleDeclarations } from '../module-declarations.ts'
 import type { Parsed } from '../parse.ts'
 import { Scope } from '../scope.ts'
 import { buildSignature, type EntryFields, type Signature } from '../signature.ts'
-import { lowerHelper } from './functions.ts'
+import { lowerHelper, restHelpersOf } from './functions.ts'
 import { propertyKey } from './expressions.ts'
 import { lowerBinding, predeclarePatterns } from './patterns.ts'
 import { lowerBlock, lowerStatement } from './statements.ts'
@@ -153,6 +153,7 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
   if (helpers.length > 0) {
     ctx.helpers = new Set(helpers.map((f) => f.id.name))
     ctx.asyncHelpers = new Set(helpers.filter((f) => f.async).map((f) => f.id.name))
+    ctx.restHelpers = restHelpersOf(helpers)
   }
   ctx.functionNames = new Set(fns.map((f) => f.id.name))
 
