@@ -46,8 +46,12 @@ beforeAll(() => { ({ app, tarball } = packedApp()) }, 180_000)
  * tokens, the JSON key scan; the VM +4.5 KB in each of its three forms), Python's nonlocal, frozenset, re flags
  * and decimal digit-wise operations (the runtime +4.3 KB, three times), the server's schedule list, edit form,
  * conflict token and bodyless routes, and ajsc's error work. Duplication itself is checked below, independent of size.
+ * Raised to 1.24 MB: 1,226,869 bytes packed at cc3ad5d (+32.8 KB over 7715cfb): local functions, module declarations,
+ * rest parameters, Set variables, kept Intl formatters, new RegExp, btoa/atob (the transpiler ships in every entry's
+ * three forms), the JSON.parse key check that parses long strings once, live Map and Set walks, Python's re.M line
+ * ends (runtime/re-lines.ts, three times), the server's schema errors naming the field, and ajsc's args checks.
  */
-const TARBALL_BUDGET = { packed: 1_220_000, unpacked: 4_000_000 }
+const TARBALL_BUDGET = { packed: 1_240_000, unpacked: 4_000_000 }
 
 describe('the tarball', () => {
   test(`is lean: at most ${TARBALL_BUDGET.packed} bytes packed, no sources, docs, source maps or build metadata`, () => {
