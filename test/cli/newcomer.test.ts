@@ -408,6 +408,6 @@ describe('docs/serve.md\'s `ajsc inspect trace.json .ajs/runs` where no workflow
       hint: '`ajsc workflow run <file>` keeps its runs in .ajs/runs, and none has run in this directory yet: run a workflow first, or leave .ajs/runs out.',
     })
     // Another missing path keeps the usual hint.
-    expect(JSON.parse(ajsc(['inspect', 'runs', '--json'], { cwd: dir }).stdout).diagnostics[0].hint).toBe('Check the path; it is resolved from the working directory.')
+    expect(JSON.parse(ajsc(['inspect', 'no-such-runs', '--json'], { cwd: dir }).stdout).diagnostics[0].hint).toBe('Check the path; it is resolved from the working directory.')
   })
 })
