@@ -34,7 +34,8 @@ function staticGraph(meta: Meta, entry: string): { outputs: string[]; bytes: num
  * shared index +9 KB, new codes +2.3 KB, the CLI's args checks +2.4 KB): 336,695 B at 4601768 -> 361,185 B at df78cbe by
  * esbuild's metafile (the sources in the static graph of dist/cli.js); no heavy command moved into it.
  */
-const MAX_STATIC_BYTES = 375_000
+// 385,000: 375,464 B at the commit after 7280efa (this test's count): kept Intl formatters (+2.8 KB), module declarations, rest parameters, schema-error wording.
+const MAX_STATIC_BYTES = 385_000
 
 /** Source directories only some commands need: none of them may load with every `ajsc`. */
 const ON_USE = ['src/python/', 'src/flowlang/', 'src/flows/', 'src/workflows/engine/', 'src/workflows/drivers/local.ts', 'src/server/', 'src/codemode/mcp']
