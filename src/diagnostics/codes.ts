@@ -82,6 +82,8 @@ export const CODES = {
   LOCAL_FUNCTION_ASYNC_READS: e('AJS2053', 'The async local function `{name}` reads `{target}`, which the function around it reassigns', 'Pass `{target}` to `{name}` as a parameter, or declare it with `const`: across an `await` an async local function reads the variables around it as they were when it was called.'),
   LOCAL_FUNCTION_CAPTURES: e('AJS2054', 'The local function `{name}` reads more than {max} variables of the function around it (with those of the local functions it calls)', 'Pass them to `{name}` in one object, or declare it at the top level with the parameters it needs.'),
   REST_SPREAD: e('AJS2060', 'A spread before the rest parameter of `{name}` is not supported', 'Pass the arguments before the rest one by one, and spread only into the rest: `{name}(a, ...xs)`.'),
+  TABLE_USE: e('AJS2061', '`{name}` is an object of functions, used here as a value', 'Call its functions (`{name}.key(x)`, `{name}[key](x)`), test a key (`key in {name}`, `if ({name}[key])`) or list them (`Object.keys({name})`): AJS functions are not values.'),
+  TABLE_KEY: e('AJS2062', '`{name}` has no function `{key}`', '{suggest}Its functions are the keys it is written with.'),
   VAR: e('AJS2015', '`var` is not supported', 'Use `let` (or `const`): `let {name} = ...`.'),
   SPARSE_ARRAY: e('AJS2016', 'Array holes are not supported', 'Write `undefined` (or `null`) explicitly: `[1, undefined, 3]`.'),
   ARGUMENTS: e('AJS2017', '`arguments` is not supported', 'Name the parameters, or pass an array.'),

@@ -54,8 +54,8 @@ export function liftLocalFunctions(program: Program, ctx: LowerContext, keep?: N
 
 const NO_SCOPES: FunctionScopes = { references: [], functions: [], names: new Set() }
 
-/** `function`, or `= (...) =>`, `= x =>`, `= async` after a name: where a local function may be declared. */
-const MAY_DECLARE = /\bfunction\b|[^=!<>]=\s*(?:async\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;]+\s*=>)/
+/** `function`, or `= (...) =>`, `= x =>`, `= async` after a name, or those after a key (an object of functions, function-tables.ts): where a local function may be declared. */
+const MAY_DECLARE = /\bfunction\b|[^=!<>]=\s*(?:async\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;]+\s*=>)|:\s*(?:async\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;:]+\s*=>)/
 
 /**
  * Whether the text of `fn`'s body has what a local function's declaration starts with: the scopes

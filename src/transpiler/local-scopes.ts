@@ -33,6 +33,8 @@ export interface Reference {
   readonly parent: Node
   readonly key: string
   readonly index: number
+  /** For the object of a member expression (`id.x`, `id[k]`): where that member expression is held. */
+  readonly outer?: { readonly parent: Node; readonly key: string; readonly index: number }
 }
 
 export type FunctionNode = FunctionDeclaration | ArrowFunctionExpression | FunctionExpression
@@ -115,9 +117,9 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
       }
     }
   }
-  const ref = (id: Identifier, scope: LocalScope, parent: Node, key: string, index = -1, write = false): void => {
+  const ref = (id: Identifier, scope: LocalScope, parent: Node, key: string, index = -1, write = false, outer?: Reference['outer']): void => {
     names.add(id.name)
-    references.push({ id, scope, write, parent, key, index })
+    references.push(outer ? { id, scope, write, parent, key, index, outer } : { id, scope, write, parent, key, index })
   }
 
   /** A pattern being bound (`declared`) or assigned: its identifiers are not reads; its defaults and computed keys are. */
@@ -239,7 +241,11 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
     if (!e) return
     switch (e.type) {
       case 'Identifier': ref(e as Identifier, scope, parent, key, index); return
-      case 'MemberExpression': expr(e.object, scope, e, 'object'); if (e.computed) expr(e.property, scope, e, 'property'); return
+      case 'MemberExpression':
+        if (e.object.type === 'Identifier') ref(e.object, scope, e, 'object', -1, false, { parent, key, index })
+        else expr(e.object, scope, e, 'object')
+        if (e.computed) expr(e.property, scope, e, 'property')
+        return
       case 'ObjectExpression':
         for (const p of e.properties) {
           if (p.type === 'SpreadElement') { expr(p.argument, scope, p, 'argument'); continue }

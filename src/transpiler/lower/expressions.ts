@@ -304,7 +304,15 @@ const EXPR: Record<string, Lower> = {
   ClassExpression: reject('CLASS'),
   ThisExpression: reject('THIS'),
   // The VM waits for every call, so `await e` is `e` (acorn accepts it only inside async functions).
-  AwaitExpression: (n, ctx) => { ctx.awaited.add(n.argument); return lowerExpr(n.argument, ctx) },
+  AwaitExpression: (n, ctx) => {
+    // `await (c ? f() : g())` awaits whichever call runs (a dispatch of function-tables.ts is such a chain).
+    for (let a: Node = n.argument; ; a = (a as ConditionalExpression).alternate) {
+      ctx.awaited.add(a)
+      if (a.type !== 'ConditionalExpression') break
+      ctx.awaited.add((a as ConditionalExpression).consequent)
+    }
+    return lowerExpr(n.argument, ctx)
+  },
   YieldExpression: reject('GENERATOR'),
   TaggedTemplateExpression: reject('TAGGED_TEMPLATE'),
   MetaProperty: (n, ctx) => ctx.fail('META', n, { name: `${n.meta.name}.${n.property.name}` }),

@@ -1,0 +1,163 @@
+/**
+ * Objects of functions, as models write dispatch tables inside a function:
+ *   const tools = { search: async (q) => ..., add: (a, b) => a + b }
+ *   const r = await tools[step.tool](step.args)
+ * AJS functions are not values, so each function becomes a local function of its own
+ * (`tools_search`, lifted by local-functions.ts), and the object's uses are rewritten where that is exact:
+ * `tools.add(x)` calls it, `tools[k](x)` calls the one `k` names (`k === 'search' ? tools_search(x) : ...`,
+ * a TypeError for any other key, as JavaScript's "is not a function"), `k in tools` and a test of
+ * `tools[k]` ask whether `k` is one of its keys, and `Object.keys(tools)` lists them. Any other use
+ * (the object handed on, a function read as a value) is AJS2061; a key it does not have AJS2062.
+ * The object must be a `const` whose properties are all functions under plain keys.
+ */
+import type { Expression, FunctionDeclaration, Identifier, Node, Program, VariableDeclaration, VariableDeclarator } from 'acorn'
+import type { LowerContext } from './context.ts'
+import { type Binding, functionScopes, type Reference, resolve } from './local-scopes.ts'
+import { didYouMean } from './suggest.ts'
+
+type AnyNode = Node & Record<string, any>
+
+interface Table {
+  readonly declarator: VariableDeclarator
+  readonly declaration: VariableDeclaration
+  readonly keys: string[]
+  readonly values: Expression[]
+}
+
+/** A property list of functions under plain keys, and what `=` may start such an object with: the text test. */
+const MAY_HOLD_FUNCTIONS = /:\s*(?:async\b|function\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;:]+\s*=>)/
+
+export function liftFunctionTables(program: Program, ctx: LowerContext): void {
+  for (const s of program.body) {
+    const fn = s.type === 'FunctionDeclaration' ? s : s.type === 'ExportDefaultDeclaration' && s.declaration.type === 'FunctionDeclaration' ? s.declaration as FunctionDeclaration : undefined
+    if (!fn || !MAY_HOLD_FUNCTIONS.test(ctx.source.slice(fn.body.start + 1, fn.end))) continue
+    const tables = new Map<Node, Table>()
+    findTables(fn.body as AnyNode, tables)
+    if (tables.size > 0) liftFrom(fn, tables, ctx)
+  }
+}
+
+/** `const t = { k: (…) => …, … }` declarators anywhere in `node`, by their declared name. */
+function findTables(node: AnyNode, out: Map<Node, Table>): void {
+  if (node.type === 'VariableDeclaration' && node.kind === 'const') {
+    for (const d of node.declarations as VariableDeclarator[]) {
+      const table = tableOf(d, node as VariableDeclaration)
+      if (table) out.set(d.id, table)
+    }
+  }
+  for (const key of Object.keys(node)) {
+    const v = node[key]
+    if (Array.isArray(v)) { for (const x of v) if (x && typeof x.type === 'string') findTables(x, out) }
+    else if (v && typeof v.type === 'string' && key !== 'loc') findTables(v, out)
+  }
+}
+
+function tableOf(d: VariableDeclarator, declaration: VariableDeclaration): Table | undefined {
+  const init = d.init as AnyNode | null
+  if (d.id.type !== 'Identifier' || init?.type !== 'ObjectExpression' || init.properties.length === 0) return undefined
+  const keys: string[] = []
+  const values: Expression[] = []
+  for (const p of init.properties as AnyNode[]) {
+    if (p.type !== 'Property' || p.computed || p.kind !== 'init') return undefined
+    const key = p.key.type === 'Identifier' ? p.key.name : typeof p.key.value === 'string' ? p.key.value : undefined
+    const v = p.value as AnyNode
+    const fn = v.type === 'ArrowFunctionExpression' || (v.type === 'FunctionExpression' && !v.id && !v.generator)
+    if (key === undefined || !fn || keys.includes(key)) return undefined
+    keys.push(key)
+    values.push(v as Expression)
+  }
+  return { declarator: d, declaration, keys, values }
+}
+
+function liftFrom(fn: FunctionDeclaration, tables: Map<Node, Table>, ctx: LowerContext): void {
+  const s = functionScopes(fn)
+  const found = new Map<Binding, Table>()
+  for (const r of s.references) {
+    const b = resolve(r.id.name, r.scope)
+    const t = b && tables.get(b.id)
+    if (t && b.writes.length === 0) found.set(b, t)
+  }
+  for (const [b, t] of found) {
+    const names = t.keys.map((k) => fresh(`${b.name}_${k.replace(/[^\w$]/g, '_')}`, s.names))
+    for (const r of s.references) if (resolve(r.id.name, r.scope) === b) rewrite(r, b.name, t, names, ctx)
+    const at = t.declaration.declarations.indexOf(t.declarator)
+    t.declaration.declarations.splice(at, 1, ...t.values.map((v, i) => ({ type: 'VariableDeclarator', id: ident(names[i]!, t.declarator.id), init: v, start: v.start, end: v.end }) as VariableDeclarator))
+  }
+}
+
+function fresh(base: string, taken: Set<string>): string {
+  let name = base
+  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`
+  taken.add(name)
+  return name
+}
+
+const ident = (name: string, at: Node): Identifier => ({ type: 'Identifier', name, start: at.start, end: at.end }) as Identifier
+const text = (value: string, at: Node): Expression => ({ type: 'Literal', value, raw: JSON.stringify(value), start: at.start, end: at.end }) as Expression
+
+/** Turn `node` into `fresh` in place (every holder of it sees the new node). */
+function replace(node: Node, fresh: Record<string, any>): void {
+  const n = node as AnyNode
+  for (const k of Object.keys(n)) if (k !== 'start' && k !== 'end') delete n[k]
+  Object.assign(n, fresh, { start: node.start, end: node.end })
+}
+
+/** `[keys].includes(key)`. */
+function hasKey(t: Table, key: Expression, at: Node): Record<string, any> {
+  const list = { type: 'ArrayExpression', elements: t.keys.map((k) => text(k, at)), start: at.start, end: at.end }
+  return { type: 'CallExpression', callee: { type: 'MemberExpression', object: list, property: ident('includes', at), computed: false, optional: false, start: at.start, end: at.end }, arguments: [key], optional: false }
+}
+
+/** A copy of an expression that reads only names and literals (the key of `t[k](…)`, read once per branch). */
+function readOnlyKey(e: AnyNode): boolean {
+  if (e.type === 'Identifier' || e.type === 'Literal') return true
+  return e.type === 'MemberExpression' && readOnlyKey(e.object) && (!e.computed || readOnlyKey(e.property))
+}
+function clone<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(clone) as T
+  if (v && typeof v === 'object' && !(v instanceof RegExp)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, clone(x)])) as T
+  return v
+}
+
+function rewrite(r: Reference, name: string, t: Table, names: string[], ctx: LowerContext): void {
+  const parent = r.parent as AnyNode
+  if (r.key === 'object' && parent.type === 'MemberExpression') {
+    const outer = r.outer!
+    const holder = outer.parent as AnyNode
+    const called = holder.type === 'CallExpression' && outer.key === 'callee'
+    const key: string | undefined = !parent.computed ? parent.property.name : parent.property.type === 'Literal' && typeof parent.property.value === 'string' ? parent.property.value : undefined
+    if (key !== undefined) {
+      const i = t.keys.indexOf(key)
+      if (i < 0) return ctx.fail('TABLE_KEY', parent.property, { name, key, suggest: didYouMean(key, t.keys) })
+      if (!called) return ctx.fail('TABLE_USE', parent, { name })
+      return replace(parent, ident(names[i]!, parent))
+    }
+    if (!readOnlyKey(parent.property)) return ctx.fail('TABLE_USE', parent.property, { name })
+    const k = parent.property as Expression
+    if (called) {
+      // The last branch: the TypeError JavaScript throws calling what is not a function there.
+      const message = `${name}[${ctx.source.slice(k.start, k.end)}] is not a function`
+      const thrower = { type: 'ThrowStatement', argument: { type: 'NewExpression', callee: ident('TypeError', holder), arguments: [text(message, holder)], start: holder.start, end: holder.end }, start: holder.start, end: holder.end }
+      const fail = { type: 'MemberExpression', object: { type: 'CallExpression', callee: { type: 'MemberExpression', object: { type: 'ArrayExpression', elements: [text('', holder)], start: holder.start, end: holder.end }, property: ident('map', holder), computed: false, optional: false, start: holder.start, end: holder.end }, arguments: [{ type: 'ArrowFunctionExpression', id: null, params: [], body: { type: 'BlockStatement', body: [thrower], start: holder.start, end: holder.end }, expression: false, async: false, generator: false, start: holder.start, end: holder.end }], optional: false, start: holder.start, end: holder.end }, property: { type: 'Literal', value: 0, raw: '0', start: holder.start, end: holder.end }, computed: true, optional: false, start: holder.start, end: holder.end }
+      let chain: Record<string, any> = fail
+      for (let i = t.keys.length - 1; i >= 0; i--) {
+        const test = { type: 'BinaryExpression', operator: '===', left: clone(k), right: text(t.keys[i]!, holder), start: holder.start, end: holder.end }
+        const branch = { type: 'CallExpression', callee: ident(names[i]!, holder), arguments: clone(holder.arguments), optional: false, start: holder.start, end: holder.end }
+        chain = { type: 'ConditionalExpression', test, consequent: branch, alternate: chain, start: holder.start, end: holder.end }
+      }
+      return replace(holder, chain)
+    }
+    // A test of `t[k]` (`if (t[k])`, `!t[k]`, `t[k] && …`): whether k is one of its keys, as a function is truthy.
+    const tested = (holder.type === 'IfStatement' || holder.type === 'WhileStatement' || holder.type === 'ConditionalExpression') && outer.key === 'test' ||
+      (holder.type === 'UnaryExpression' && holder.operator === '!') || (holder.type === 'LogicalExpression' && holder.operator === '&&' && outer.key === 'left')
+    if (!tested) return ctx.fail('TABLE_USE', parent, { name })
+    return replace(parent, hasKey(t, k, parent))
+  }
+  if (parent.type === 'BinaryExpression' && parent.operator === 'in' && r.key === 'right') return replace(parent, hasKey(t, parent.left, parent))
+  const callee = parent.type === 'CallExpression' && r.key === 'arguments' ? parent.callee as AnyNode : undefined
+  if (callee?.type === 'MemberExpression' && callee.object.type === 'Identifier' && callee.object.name === 'Object' && !callee.computed && callee.property.name === 'keys' && parent.arguments.length === 1) {
+    return replace(parent, { type: 'ArrayExpression', elements: t.keys.map((k) => text(k, parent)) })
+  }
+  return ctx.fail('TABLE_USE', r.id, { name })
+}
+
