@@ -84,6 +84,7 @@ export const CODES = {
   REST_SPREAD: e('AJS2060', 'A spread before the rest parameter of `{name}` is not supported', 'Pass the arguments before the rest one by one, and spread only into the rest: `{name}(a, ...xs)`.'),
   TABLE_USE: e('AJS2061', '`{name}` is an object of functions, used here as a value', 'Call its functions (`{name}.key(x)`, `{name}[key](x)`), test a key (`key in {name}`, `if ({name}[key])`) or list them (`Object.keys({name})`): AJS functions are not values.'),
   TABLE_KEY: e('AJS2062', '`{name}` has no function `{key}`', '{suggest}Its functions are the keys it is written with.'),
+  TABLE_TOO_LARGE: e('AJS2063', '`{name}` is called by a computed key in too many places for its {count} functions', 'Each such call is written out once per function of the object: call them by name (`{name}.key(x)`), put the call in one local function, or split the object.'),
   VAR: e('AJS2015', '`var` is not supported', 'Use `let` (or `const`): `let {name} = ...`.'),
   SPARSE_ARRAY: e('AJS2016', 'Array holes are not supported', 'Write `undefined` (or `null`) explicitly: `[1, undefined, 3]`.'),
   ARGUMENTS: e('AJS2017', '`arguments` is not supported', 'Name the parameters, or pass an array.'),

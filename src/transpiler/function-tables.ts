@@ -78,12 +78,32 @@ function liftFrom(fn: FunctionDeclaration, tables: Map<Node, Table>, ctx: LowerC
     if (t && b.writes.length === 0) found.set(b, t)
   }
   for (const [b, t] of found) {
+    checkWrittenOut(b, t, s.references, ctx)
     const names = t.keys.map((k) => fresh(`${b.name}_${k.replace(/[^\w$]/g, '_')}`, s.names))
     for (const r of s.references) if (resolve(r.id.name, r.scope) === b) rewrite(r, b.name, t, names, ctx)
     const at = t.declaration.declarations.indexOf(t.declarator)
     t.declaration.declarations.splice(at, 1, ...t.values.map((v, i) => ({ type: 'VariableDeclarator', id: ident(names[i]!, t.declarator.id), init: v, start: v.start, end: v.end }) as VariableDeclarator))
   }
 }
+
+/**
+ * A call by a computed key is written out once per function, its arguments copied into each branch: what that
+ * writes is bounded by the source's own size (a few small tables are far below it), so a source cannot make the
+ * transpiler build more than a few times what it was given.
+ */
+function checkWrittenOut(b: Binding, t: Table, refs: Reference[], ctx: LowerContext): void {
+  let chars = 0
+  for (const r of refs) {
+    const m = r.parent as AnyNode
+    const holder = r.outer?.parent as AnyNode | undefined
+    if (r.key !== 'object' || m.type !== 'MemberExpression' || !m.computed || m.property.type === 'Literal' || holder?.type !== 'CallExpression' || r.outer!.key !== 'callee') continue
+    if (resolve(r.id.name, r.scope) !== b) continue
+    chars += t.keys.length * (holder.end - m.end + 32)
+  }
+  if (chars > Math.max(WRITTEN_OUT_MIN, WRITTEN_OUT_PER_CHAR * ctx.source.length)) ctx.fail('TABLE_TOO_LARGE', t.declarator, { name: b.name, count: String(t.keys.length) })
+}
+const WRITTEN_OUT_MIN = 65_536
+const WRITTEN_OUT_PER_CHAR = 4
 
 function fresh(base: string, taken: Set<string>): string {
   let name = base

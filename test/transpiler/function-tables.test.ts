@@ -47,6 +47,15 @@ describe('objects of functions', () => {
     expect(refusal(`function main({ op }) {\n${TABLE}return ops[op + 1](1)\n}`).code).toBe('AJS2061')
   })
 
+  test('what calls by a computed key write out is bounded by the source: AJS2063', () => {
+    const keys = Array.from({ length: 400 }, (_, i) => `f${i}: (x) => x + ${i}`).join(', ')
+    const calls = Array.from({ length: 300 }, () => 'ops[op](1)').join(' + ')
+    const e = refusal(`function main({ op }) {\n  const ops = { ${keys} }\n  return ${calls}\n}`)
+    expect([e.code, e.line]).toEqual(['AJS2063', 2])
+    // A few calls of a small table are far below it.
+    expect(() => transpile(`function main({ op }) {\n  const ops = { ${keys} }\n  return ops[op](1) + ops[op](2)\n}`)).not.toThrow()
+  })
+
   test('a key it does not have: AJS2062 with the nearest', () => {
     const e = refusal(`function main({ op }) {\n${TABLE}return ops.ad(1, 2)\n}`)
     expect(e.code).toBe('AJS2062')
