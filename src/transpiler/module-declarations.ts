@@ -10,6 +10,7 @@
 import type { BlockStatement, FunctionDeclaration, Program, Statement, VariableDeclaration } from 'acorn'
 import type { LowerContext } from './context.ts'
 import { liftLocalFunctions, type LiftedFunction } from './local-functions.ts'
+import { liftFunctionTables } from './function-tables.ts'
 
 /** The helpers that read module declarations (by name), or an empty map when the program has none to move. */
 export function moveModuleDeclarations(program: Program, ctx: LowerContext): Map<string, LiftedFunction> {
@@ -28,6 +29,8 @@ export function moveModuleDeclarations(program: Program, ctx: LowerContext): Map
   const statements: Statement[] = program.body.map((s) => (s.type === 'ExportDefaultDeclaration' ? (s.declaration as FunctionDeclaration) : s as Statement))
   const module = { type: 'FunctionDeclaration', id: { ...entry.id }, params: [], body: { type: 'BlockStatement', body: statements, start: 0, end: ctx.source.length }, async: false, generator: false, expression: false, start: 0, end: ctx.source.length } as unknown as FunctionDeclaration
   const whole = { type: 'Program', body: [module], sourceType: 'module', start: 0, end: ctx.source.length } as unknown as Program
+  // An object of functions at the top level is one of the module's, as inside a function (function-tables.ts).
+  liftFunctionTables(whole, ctx)
   const lifted = liftLocalFunctions(whole, ctx, entry)
   const helpers = (whole.body as FunctionDeclaration[]).filter((f) => f !== module)
   // What is left of the module's statements: the declarations (less the local functions lifted from them) and the entry.

@@ -20,6 +20,12 @@ const PROGRAMS: Program[] = [
   P('in-a-callback-and-a-loop', "const names = ['add', 'mul']\nconst out = []\nfor (const n of names) out.push(ops[n](2, 5))\nreturn [out, names.map((n) => ops[n](1, 1))]"),
 ]
 
+const MODULE: Program = {
+  name: 'at-the-top-level-read-by-a-helper',
+  source: "const BASE = 10\nconst tools = { add: (a, b) => a + b + BASE, neg: (a) => -a }\nfunction apply(name, args) { return name in tools ? tools[name](...args) : null }\nfunction main({ steps }) {\n  return [steps.map((s) => apply(s.tool, [s.arg, 1])), Object.keys(tools), tools.neg(3)]\n}\n",
+  args: { steps: [{ tool: 'add', arg: 1 }, { tool: 'neg', arg: 5 }, { tool: 'echo', arg: 0 }] },
+}
+
 const ASYNC: Program = {
   name: 'async-tools-dispatched-by-step',
   source: "async function main({ steps }) {\n  const tools = { echo: async (x) => `echo:${x}`, twice: async (x) => x * 2 }\n  const out = []\n  for (const s of steps) {\n    if (!tools[s.tool]) { out.push('no tool ' + s.tool); continue }\n    out.push(await tools[s.tool](s.arg))\n  }\n  return out\n}\n",
@@ -32,7 +38,7 @@ function refusal(source: string): TranspileError {
 }
 
 describe('objects of functions', () => {
-  testSideBySide(PROGRAMS, AgentVM)
+  testSideBySide([...PROGRAMS, MODULE], AgentVM)
 
   test(ASYNC.name, async () => {
     const native = await runNativeAsync(ASYNC)
