@@ -14,6 +14,7 @@ import type { Expression, FunctionDeclaration, Identifier, Node, Program, Variab
 import type { LowerContext } from './context.ts'
 import { type Binding, functionScopes, type Reference, resolve } from './local-scopes.ts'
 import { didYouMean } from './suggest.ts'
+import { identifier, located, stringLiteral, topLevelFunction } from './estree.ts'
 
 type AnyNode = Node & Record<string, any>
 
@@ -24,13 +25,13 @@ interface Table {
   readonly values: Expression[]
 }
 
-/** A property list of functions under plain keys, and what `=` may start such an object with: the text test. */
-const MAY_HOLD_FUNCTIONS = /:\s*(?:async\b|function\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;:]+\s*=>)/
+/** A function under a key, `k: (…) =>`, `k: x =>`, `k: async`, `k: function`: the text test of a body (local-functions.ts's too). */
+export const FUNCTION_UNDER_KEY = /:\s*(?:async\b|function\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;:]+\s*=>)/
 
 export function liftFunctionTables(program: Program, ctx: LowerContext): void {
   for (const s of program.body) {
-    const fn = s.type === 'FunctionDeclaration' ? s : s.type === 'ExportDefaultDeclaration' && s.declaration.type === 'FunctionDeclaration' ? s.declaration as FunctionDeclaration : undefined
-    if (!fn || !MAY_HOLD_FUNCTIONS.test(ctx.source.slice(fn.body.start + 1, fn.end))) continue
+    const fn = topLevelFunction(s)
+    if (!fn || !FUNCTION_UNDER_KEY.test(ctx.source.slice(fn.body.start + 1, fn.end))) continue
     const tables = new Map<Node, Table>()
     findTables(fn.body as AnyNode, tables)
     if (tables.size > 0) liftFrom(fn, tables, ctx)
@@ -82,7 +83,7 @@ function liftFrom(fn: FunctionDeclaration, tables: Map<Node, Table>, ctx: LowerC
     const names = t.keys.map((k) => fresh(`${b.name}_${k.replace(/[^\w$]/g, '_')}`, s.names))
     for (const r of s.references) if (resolve(r.id.name, r.scope) === b) rewrite(r, b.name, t, names, ctx)
     const at = t.declaration.declarations.indexOf(t.declarator)
-    t.declaration.declarations.splice(at, 1, ...t.values.map((v, i) => ({ type: 'VariableDeclarator', id: ident(names[i]!, t.declarator.id), init: v, start: v.start, end: v.end }) as VariableDeclarator))
+    t.declaration.declarations.splice(at, 1, ...t.values.map((v, i) => ({ type: 'VariableDeclarator', id: identifier(names[i]!, t.declarator.id), init: v, start: v.start, end: v.end }) as VariableDeclarator))
   }
 }
 
@@ -112,8 +113,6 @@ function fresh(base: string, taken: Set<string>): string {
   return name
 }
 
-const ident = (name: string, at: Node): Identifier => ({ type: 'Identifier', name, start: at.start, end: at.end }) as Identifier
-const text = (value: string, at: Node): Expression => ({ type: 'Literal', value, raw: JSON.stringify(value), start: at.start, end: at.end }) as Expression
 
 /** Turn `node` into `fresh` in place (every holder of it sees the new node). */
 function replace(node: Node, fresh: Record<string, any>): void {
@@ -124,20 +123,19 @@ function replace(node: Node, fresh: Record<string, any>): void {
 
 /** `[keys].includes(key)`. */
 function hasKey(t: Table, key: Expression, at: Node): Record<string, any> {
-  const list = { type: 'ArrayExpression', elements: t.keys.map((k) => text(k, at)), start: at.start, end: at.end }
-  return { type: 'CallExpression', callee: { type: 'MemberExpression', object: list, property: ident('includes', at), computed: false, optional: false, start: at.start, end: at.end }, arguments: [key], optional: false }
+  return methodCall(located('ArrayExpression', { elements: t.keys.map((k) => stringLiteral(k, at)) }, at), 'includes', [key], at)
 }
 
-/** A copy of an expression that reads only names and literals (the key of `t[k](…)`, read once per branch). */
+/** `object.method(...args)`. */
+const methodCall = (object: Node, method: string, args: Node[], at: Node) =>
+  located('CallExpression', { callee: located('MemberExpression', { object, property: identifier(method, at), computed: false, optional: false }, at), arguments: args, optional: false }, at)
+
+/** Whether an expression reads only names and literals (the key of `t[k](…)`, copied into each branch). */
 function readOnlyKey(e: AnyNode): boolean {
   if (e.type === 'Identifier' || e.type === 'Literal') return true
   return e.type === 'MemberExpression' && readOnlyKey(e.object) && (!e.computed || readOnlyKey(e.property))
 }
-function clone<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(clone) as T
-  if (v && typeof v === 'object' && !(v instanceof RegExp)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, clone(x)])) as T
-  return v
-}
+
 
 function rewrite(r: Reference, name: string, t: Table, names: string[], ctx: LowerContext): void {
   const parent = r.parent as AnyNode
@@ -150,20 +148,22 @@ function rewrite(r: Reference, name: string, t: Table, names: string[], ctx: Low
       const i = t.keys.indexOf(key)
       if (i < 0) return ctx.fail('TABLE_KEY', parent.property, { name, key, suggest: didYouMean(key, t.keys) })
       if (!called) return ctx.fail('TABLE_USE', parent, { name })
-      return replace(parent, ident(names[i]!, parent))
+      return replace(parent, identifier(names[i]!, parent))
     }
     if (!readOnlyKey(parent.property)) return ctx.fail('TABLE_USE', parent.property, { name })
     const k = parent.property as Expression
     if (called) {
       // The last branch: the TypeError JavaScript throws calling what is not a function there.
       const message = `${name}[${ctx.source.slice(k.start, k.end)}] is not a function`
-      const thrower = { type: 'ThrowStatement', argument: { type: 'NewExpression', callee: ident('TypeError', holder), arguments: [text(message, holder)], start: holder.start, end: holder.end }, start: holder.start, end: holder.end }
-      const fail = { type: 'MemberExpression', object: { type: 'CallExpression', callee: { type: 'MemberExpression', object: { type: 'ArrayExpression', elements: [text('', holder)], start: holder.start, end: holder.end }, property: ident('map', holder), computed: false, optional: false, start: holder.start, end: holder.end }, arguments: [{ type: 'ArrowFunctionExpression', id: null, params: [], body: { type: 'BlockStatement', body: [thrower], start: holder.start, end: holder.end }, expression: false, async: false, generator: false, start: holder.start, end: holder.end }], optional: false, start: holder.start, end: holder.end }, property: { type: 'Literal', value: 0, raw: '0', start: holder.start, end: holder.end }, computed: true, optional: false, start: holder.start, end: holder.end }
+      const thrower = located('ThrowStatement', { argument: located('NewExpression', { callee: identifier('TypeError', holder), arguments: [stringLiteral(message, holder)] }, holder) }, holder)
+      const throwing = located('ArrowFunctionExpression', { id: null, params: [], body: located('BlockStatement', { body: [thrower] }, holder), expression: false, async: false, generator: false }, holder)
+      // `[''].map(() => { throw … })[0]`: an expression that throws (a callback is where a block may stand).
+      const fail = located('MemberExpression', { object: methodCall(located('ArrayExpression', { elements: [stringLiteral('', holder)] }, holder), 'map', [throwing], holder), property: located('Literal', { value: 0, raw: '0' }, holder), computed: true, optional: false }, holder)
       let chain: Record<string, any> = fail
       for (let i = t.keys.length - 1; i >= 0; i--) {
-        const test = { type: 'BinaryExpression', operator: '===', left: clone(k), right: text(t.keys[i]!, holder), start: holder.start, end: holder.end }
-        const branch = { type: 'CallExpression', callee: ident(names[i]!, holder), arguments: clone(holder.arguments), optional: false, start: holder.start, end: holder.end }
-        chain = { type: 'ConditionalExpression', test, consequent: branch, alternate: chain, start: holder.start, end: holder.end }
+        const test = located('BinaryExpression', { operator: '===', left: structuredClone(k), right: stringLiteral(t.keys[i]!, holder) }, holder)
+        const branch = located('CallExpression', { callee: identifier(names[i]!, holder), arguments: structuredClone(holder.arguments), optional: false }, holder)
+        chain = located('ConditionalExpression', { test, consequent: branch, alternate: chain }, holder)
       }
       return replace(holder, chain)
     }
@@ -176,7 +176,7 @@ function rewrite(r: Reference, name: string, t: Table, names: string[], ctx: Low
   if (parent.type === 'BinaryExpression' && parent.operator === 'in' && r.key === 'right') return replace(parent, hasKey(t, parent.left, parent))
   const callee = parent.type === 'CallExpression' && r.key === 'arguments' ? parent.callee as AnyNode : undefined
   if (callee?.type === 'MemberExpression' && callee.object.type === 'Identifier' && callee.object.name === 'Object' && !callee.computed && callee.property.name === 'keys' && parent.arguments.length === 1) {
-    return replace(parent, { type: 'ArrayExpression', elements: t.keys.map((k) => text(k, parent)) })
+    return replace(parent, { type: 'ArrayExpression', elements: t.keys.map((k) => stringLiteral(k, parent)) })
   }
   return ctx.fail('TABLE_USE', r.id, { name })
 }

@@ -12,6 +12,8 @@
 import type { ArrowFunctionExpression, BlockStatement, CallExpression, Expression, FunctionDeclaration, Identifier, Node, Pattern, Program } from 'acorn'
 import type { LowerContext } from './context.ts'
 import { callbackArity } from './lower/calls.ts'
+import { identifier, topLevelFunction } from './estree.ts'
+import { FUNCTION_UNDER_KEY } from './function-tables.ts'
 import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type Reference, resolve } from './local-scopes.ts'
 
 type AnyNode = Node & Record<string, any>
@@ -30,8 +32,8 @@ export function liftLocalFunctions(program: Program, ctx: LowerContext, keep?: N
   const lifted = new Map<string, LiftedFunction>()
   const tops: Array<{ at: number; fn: FunctionDeclaration }> = []
   program.body.forEach((s, at) => {
-    const fn = s.type === 'FunctionDeclaration' ? s : s.type === 'ExportDefaultDeclaration' && s.declaration.type === 'FunctionDeclaration' ? s.declaration : undefined
-    if (fn?.id) tops.push({ at, fn: fn as FunctionDeclaration })
+    const fn = topLevelFunction(s)
+    if (fn?.id) tops.push({ at, fn })
   })
   const source = ctx.source
   const scopes = tops.map(({ fn }) => (mayDeclareFunctions(source, fn) ? functionScopes(fn) : NO_SCOPES))
@@ -55,7 +57,7 @@ export function liftLocalFunctions(program: Program, ctx: LowerContext, keep?: N
 const NO_SCOPES: FunctionScopes = { references: [], functions: [], names: new Set() }
 
 /** `function`, or `= (...) =>`, `= x =>`, `= async` after a name, or those after a key (an object of functions, function-tables.ts): where a local function may be declared. */
-const MAY_DECLARE = /\bfunction\b|[^=!<>]=\s*(?:async\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;]+\s*=>)|:\s*(?:async\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;:]+\s*=>)/
+const MAY_DECLARE = new RegExp(`\\bfunction\\b|[^=!<>]=\\s*(?:async\\b|\\((?:[^()]|\\([^()]*\\))*\\)\\s*=>|[^\\s=(),;]+\\s*=>)|${FUNCTION_UNDER_KEY.source}`)
 
 /**
  * Whether the text of `fn`'s body has what a local function's declaration starts with: the scopes
@@ -160,7 +162,6 @@ function capturesOf(fns: LocalFunction[], liftable: Set<LocalFunction>, refs: Re
   return out
 }
 
-const id = (name: string, at: Node): Identifier => ({ type: 'Identifier', name, start: at.start, end: at.end }) as Identifier
 
 /** A call gets the captures first; a method's callback becomes `(a, b) => f(captures, a, b)`; anything else is refused. */
 function rewriteUse(r: Reference, f: LocalFunction, name: string, caps: Binding[], ctx: LowerContext): void {
@@ -181,8 +182,8 @@ function rewriteUse(r: Reference, f: LocalFunction, name: string, caps: Binding[
     const rest = f.node.params.some((p) => p.type === 'RestElement')
     const method = parent.callee.property.type === 'Identifier' ? parent.callee.property.name : ''
     const count = rest ? callbackArity(method) : f.node.params.length
-    const params = Array.from({ length: count }, (_, i) => id(ctx.temp(`${f.name}Arg${i}`), r.id))
-    const call = { type: 'CallExpression', callee: id(name, r.id), arguments: [...captureArguments(caps, r.id, ctx), ...params.map((p) => id(p.name, r.id))], optional: false, start: r.id.start, end: r.id.end }
+    const params = Array.from({ length: count }, (_, i) => identifier(ctx.temp(`${f.name}Arg${i}`), r.id))
+    const call = { type: 'CallExpression', callee: identifier(name, r.id), arguments: [...captureArguments(caps, r.id, ctx), ...params.map((p) => identifier(p.name, r.id))], optional: false, start: r.id.start, end: r.id.end }
     const arrow = { type: 'ArrowFunctionExpression', id: null, params, body: call, expression: true, async: false, generator: false, start: r.id.start, end: r.id.end }
     parent.arguments[r.index] = arrow as unknown as ArrowFunctionExpression
     return
@@ -196,7 +197,7 @@ function rewriteUse(r: Reference, f: LocalFunction, name: string, caps: Binding[
 /** The arguments a call passes for the captures (marked: a Date, Map or Set variable may be passed there). */
 function captureArguments(caps: Binding[], at: Node, ctx: LowerContext): Identifier[] {
   return caps.map((b) => {
-    const arg = id(b.name, at)
+    const arg = identifier(b.name, at)
     ctx.captureArguments.add(arg)
     return arg
   })
@@ -223,6 +224,6 @@ function helperOf(f: LocalFunction, name: string, caps: Binding[]): FunctionDecl
   const body: BlockStatement = n.body.type === 'BlockStatement'
     ? n.body
     : { type: 'BlockStatement', body: [{ type: 'ReturnStatement', argument: n.body as Expression, start: n.body.start, end: n.body.end }], start: n.body.start, end: n.body.end } as BlockStatement
-  const params = [...caps.map((b) => id(b.name, n) as Pattern), ...n.params]
-  return { type: 'FunctionDeclaration', id: id(name, f.declarator?.id ?? (n as FunctionDeclaration).id ?? n), params, body, async: n.async, generator: false, expression: false, start: n.start, end: n.end } as FunctionDeclaration
+  const params = [...caps.map((b) => identifier(b.name, n) as Pattern), ...n.params]
+  return { type: 'FunctionDeclaration', id: identifier(name, f.declarator?.id ?? (n as FunctionDeclaration).id ?? n), params, body, async: n.async, generator: false, expression: false, start: n.start, end: n.end } as FunctionDeclaration
 }

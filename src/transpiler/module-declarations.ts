@@ -14,8 +14,7 @@ import { liftFunctionTables } from './function-tables.ts'
 
 /** The helpers that read module declarations (by name), or an empty map when the program has none to move. */
 export function moveModuleDeclarations(program: Program, ctx: LowerContext): Map<string, LiftedFunction> {
-  const decls = program.body.filter((s): s is VariableDeclaration => s.type === 'VariableDeclaration' && s.kind !== 'var')
-  if (decls.length === 0) return new Map()
+  if (!program.body.some((s) => s.type === 'VariableDeclaration' && s.kind !== 'var')) return new Map()
   const fns: FunctionDeclaration[] = []
   let exported: FunctionDeclaration | undefined
   for (const s of program.body) {

@@ -32,7 +32,7 @@ export function lowerParams(params: EsPattern[], ctx: LowerContext, helper = fal
 }
 
 /** The index of a function's rest parameter, or undefined. */
-export function restIndex(fn: FunctionDeclaration): number | undefined {
+function restIndex(fn: FunctionDeclaration): number | undefined {
   return fn.params[fn.params.length - 1]?.type === 'RestElement' ? fn.params.length - 1 : undefined
 }
 

@@ -1,0 +1,18 @@
+/**
+ * ESTree nodes the source rewrites make before lowering (local-functions.ts, function-tables.ts,
+ * module-declarations.ts): located at the source they stand for, so every diagnostic points into it.
+ */
+import type { Expression, FunctionDeclaration, Identifier, Node, Program } from 'acorn'
+
+export const identifier = (name: string, at: Node): Identifier => ({ type: 'Identifier', name, start: at.start, end: at.end }) as Identifier
+
+export const stringLiteral = (value: string, at: Node): Expression => ({ type: 'Literal', value, raw: JSON.stringify(value), start: at.start, end: at.end }) as Expression
+
+/** A node of `type` with `fields`, located at `at`. */
+export const located = (type: string, fields: Record<string, unknown>, at: Node): Node & Record<string, any> => ({ type, ...fields, start: at.start, end: at.end }) as Node & Record<string, any>
+
+/** The function a top-level statement declares: `function f` or `export default function f`. */
+export function topLevelFunction(s: Program['body'][number]): FunctionDeclaration | undefined {
+  if (s.type === 'FunctionDeclaration') return s
+  return s.type === 'ExportDefaultDeclaration' && s.declaration.type === 'FunctionDeclaration' ? s.declaration as FunctionDeclaration : undefined
+}
