@@ -79,6 +79,7 @@ const childSpec = async (w) => {
     spec.oursVmBundle = ours.vmBundle
     spec.oursBundleMin = ours.bundleMin
     spec.oursVmBundleMin = ours.vmBundleMin
+    spec.oursCodeCache = ours.codeCache
     try {
       spec.astText = JSON.stringify(ours.mod.transpile(w.source, { filename: `${w.id}.ajs` }).ast)
     } catch {}
@@ -90,7 +91,7 @@ const childSystems = (extra) => opts.systems.flatMap((id) => (id === 'ours' ? (o
 
 if (opts.sections.includes('cold')) {
   log(`\n== 3. cold start: fresh node process, import → first result of agent-typical (median of ${opts.cold.spawns})`)
-  const ids = childSystems(['ours-source', ...(ours.vmBundle ? ['ours-ast'] : [])])
+  const ids = childSystems(['ours-source', ...(ours.vmBundle ? ['ours-ast'] : []), ...(ours.codeCache ? ['ours-ast-cached'] : [])])
   results.cold = await runColdStart({ workload: agent, systemIds: ids, spec: await childSpec(agent), expected: nativeResult(agent), opts, log })
 }
 if (opts.sections.includes('heap')) {

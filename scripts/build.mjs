@@ -26,8 +26,9 @@
  */
 import { build, transform } from 'esbuild'
 import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 import { planVmLayers, linkLayers, linkLayerFiles } from './vm-core.mjs'
@@ -72,6 +73,9 @@ const ENTRIES = {
   // The server's workflow threads (live workflow executions; loaded like the pool worker).
   'server-workflow-thread': 'src/server/pool/workflow-thread.ts',
 }
+
+/** ajs-lang/vm/cached's loader (built apart from ENTRIES, below). */
+const CACHED_VM_ENTRY = 'src/host/cached-vm.ts'
 
 /** Entries that keep their npm dependencies external (server-side weight stays in node_modules, never inlined). */
 const EXTERNAL_DEPS = new Set(['plugins-esbuild', 'plugins-bun', 'flowlang', 'codemode', 'server', 'server-worker', 'server-workflow-thread'])
@@ -189,7 +193,12 @@ const [esm, cjsAsEsm] = await Promise.all([
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
-  }).then((r) => writeFileSync(join(dist, 'browser', 'meta.json'), JSON.stringify(r.metafile))),
+  }).then((r) => {
+    writeFileSync(join(dist, 'browser', 'meta.json'), JSON.stringify(r.metafile))
+    // ajs-lang/vm/cached names each bundle's V8 code cache by its content, so a cache never meets another build.
+    const keys = Object.fromEntries(Object.keys(r.metafile.outputs).filter((f) => f.endsWith('.min.js')).map((f) => [basename(f), createHash('sha256').update(readFileSync(join(root, f))).digest('hex').slice(0, 16)]))
+    writeFileSync(join(dist, 'browser', 'scripts.json'), JSON.stringify(keys))
+  }),
 ])
 // The layer files, with the names the outputs import (before the placeholders are linked).
 const esmFiles = Object.keys(esm.metafile.outputs).filter((f) => f.endsWith('.js')).map((f) => join(root, f))
@@ -215,6 +224,16 @@ for (const name of SHARED_CJS) {
     absWorkingDir: root, bundle: true, format: 'cjs', platform: 'node', target: 'node20', minify: true, keepNames: true, legalComments: 'none', logLevel: 'warning',
     stdin: { contents: `export * from ${JSON.stringify(name)}`, resolveDir: root, loader: 'js' },
     outfile: join(dist, 'chunks', `${name}.cjs`),
+  })
+}
+// ajs-lang/vm/cached runs the browser bundles from a V8 code cache (Node and Bun). It is built alone,
+// one file per format without keepNames: in the split build it would import esbuild's `__name`
+// chunk, a second file to load (~1 ms of a cold start it exists to cut).
+for (const [format, ext] of [['esm', '.js'], ['cjs', '.cjs']]) {
+  await build({
+    absWorkingDir: root, bundle: true, format, platform: 'node', target: 'node20', minify: true, legalComments: 'none', logLevel: 'warning',
+    entryPoints: [CACHED_VM_ENTRY], outfile: join(dist, `vm-cached${ext}`),
+    ...(format === 'cjs' ? { define: { 'import.meta.url': '__ajsImportMetaUrl' }, banner: { js: 'var __ajsImportMetaUrl=require("node:url").pathToFileURL(__filename).href;' } } : {}),
   })
 }
 writeFileSync(join(dist, 'meta.json'), JSON.stringify(esm.metafile))

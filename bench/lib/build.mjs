@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
-import { buildDir, repoDir, oursBundle, oursVmBundle, oursBundleMin, oursVmBundleMin, pkgVersion } from './paths.mjs'
+import { buildDir, repoDir, oursBundle, oursVmBundle, oursBundleMin, oursVmBundleMin, oursCodeCache, pkgVersion } from './paths.mjs'
 
 // root: the repo (working tree) or a snapshot of src/ from git (--rev).
 const entriesFor = (root) => ({
@@ -66,13 +66,22 @@ export async function buildOurs(root = repoDir) {
       vmBundleMin = oursVmBundleMin
     } catch {}
   }
+  // ajs-lang/vm/cached's code cache (src/host/code-cache.ts), to start the minified VM bundle from a V8 code cache.
+  let codeCache
+  const codeCacheSrc = join(root, 'src', 'host', 'code-cache.ts')
+  if (vmBundleMin && existsSync(codeCacheSrc)) {
+    try {
+      await build({ ...common, minify: true, entryPoints: [codeCacheSrc], outfile: oursCodeCache })
+      codeCache = oursCodeCache
+    } catch {}
+  }
   let bundleMin
   try {
     await build({ ...common, minify: true, entryPoints: [entries.full], outfile: oursBundleMin })
     bundleMin = oursBundleMin
   } catch {}
   const ours = await loadOurs(oursBundle, vmBundle, oursVersion())
-  return ours.ok ? { ...ours, bundleMin, vmBundleMin } : ours
+  return ours.ok ? { ...ours, bundleMin, vmBundleMin, codeCache } : ours
 }
 
 async function loadOurs(bundle, vmBundle, version) {

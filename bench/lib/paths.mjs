@@ -19,6 +19,9 @@ export const oursVmBundle = join(buildDir, 'ajs-vm.mjs')
 // a user's cold `import` parses. The cold-start section uses these.
 export const oursBundleMin = join(buildDir, 'ajs.min.mjs')
 export const oursVmBundleMin = join(buildDir, 'ajs-vm.min.mjs')
+// The code cache of ajs-lang/vm/cached (src/host/code-cache.ts), and the folder of its caches.
+export const oursCodeCache = join(buildDir, 'ajs-code-cache.min.mjs')
+export const codeCacheDir = join(buildDir, 'code-cache')
 
 import { readFileSync } from 'node:fs'
 
