@@ -130,7 +130,8 @@ function unframed(file: Buffer): Buffer | undefined {
 
 /** Writes `bytes` to `file` whole or not at all: a temporary file, flushed to disk, then renamed over it. */
 function writeWhole(file: string, bytes: Buffer): void {
-  const tmp = `${file}.${process.pid}.tmp`
+  // Worker threads share the pid and may exit together: the name must be this writer's alone.
+  const tmp = `${file}.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`
   const fd = openSync(tmp, 'w', 0o600)
   try {
     writeSync(fd, bytes)

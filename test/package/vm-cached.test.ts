@@ -171,6 +171,23 @@ describe('ajs-lang/vm/cached', () => {
     }
   }, 60_000)
 
+  test('worker threads of one process (one pid) that miss and exit together leave a whole cache', () => {
+    ensureBuilt()
+    const dir = mkdtempSync(join(tmpdir(), 'ajs-cc-'))
+    try {
+      const inWorker = `const { loadVm } = await import(${JSON.stringify(join(ROOT, 'dist/vm-cached.js'))}); const v = loadVm({ cacheDir: ${JSON.stringify(dir)}, parts: [] }); const r = await new v.AgentVM().run(JSON.parse(${JSON.stringify(JSON.stringify(PROGRAMS.plan))}), { city: 'Lisbon', days: 3 }); if (JSON.stringify(r.result) !== ${JSON.stringify(JSON.stringify(PLAN))}) throw new Error(JSON.stringify(r))`
+      const main = `import { Worker } from 'node:worker_threads'
+        await Promise.all([1, 2, 3, 4].map(() => new Promise((res, rej) => { const w = new Worker(process.argv[1], { eval: true }); w.on('exit', (c) => c === 0 ? res() : rej(new Error('exit ' + c))); w.on('error', rej) })))`
+      const r = spawnSync('node', ['--input-type=module', '-e', main, `(async () => { ${inWorker} })().catch((e) => { console.error(e); process.exit(1) })`], { encoding: 'utf8', timeout: 30_000 })
+      expect(r.stderr).toBe('')
+      expect(r.status).toBe(0)
+      expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([])
+      expect(stateOf(child({ cacheDir: dir, parts: [] }), 'vm.min.js')).toBe('hit')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
   test('an unknown part is a TypeError naming the parts', () => {
     ensureBuilt()
     expect(() => child({ cacheDir: false, parts: ['regexp'] })).toThrow(/unknown part 'regexp'; the parts are regex, schema/)
