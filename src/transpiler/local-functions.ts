@@ -6,15 +6,20 @@
  * it runs, and so does this, as long as the local function never assigns them (AJS2051) and, when it
  * is async, they do not change while it waits (AJS2053). A local function may be called, called by
  * another local function (whose captures then include its own), or passed as a callback
- * (`xs.map(f)`, as `(x) => f(k, x)`); any other use is AJS2050. One inside another local function
- * is left for the lowering to refuse (AJS2013/AJS2014).
+ * (`xs.map(f)`, as `(x) => f(k, x)`); any other use is AJS2050. One inside another local function is
+ * lifted too, to any depth up to MAX_LOCAL_DEPTH (AJS2064): it reads the variables of every function
+ * around it, and the one around it passes them, so reads them itself. Where a call would pass another
+ * variable of a captured name (`xs.map((k) => f(k))` when `f` reads the `k` around it, or the entry's
+ * own `K` where a helper reads the module's), the captured variable is renamed to a fresh internal name
+ * everywhere (or, when it is a parameter the function is called with, the variable in between is),
+ * so the call passes the variable JavaScript's closure reads.
  */
 import type { ArrowFunctionExpression, BlockStatement, CallExpression, Expression, FunctionDeclaration, Identifier, Node, Pattern, Program } from 'acorn'
 import type { LowerContext } from './context.ts'
 import { callbackArity } from './lower/calls.ts'
 import { identifier, topLevelFunction } from './estree.ts'
 import { FUNCTION_UNDER_KEY } from './function-tables.ts'
-import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type Reference, resolve } from './local-scopes.ts'
+import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type LocalScope, MAX_LOCAL_DEPTH, type Reference, referencesByBinding, renameBinding, resolve } from './local-scopes.ts'
 
 type AnyNode = Node & Record<string, any>
 
@@ -38,6 +43,9 @@ export function liftLocalFunctions(program: Program, ctx: LowerContext, keep?: N
   const source = ctx.source
   const scopes = tops.map(({ fn }) => (mayDeclareFunctions(source, fn) ? functionScopes(fn) : NO_SCOPES))
   if (scopes.every((s) => s.functions.length === 0)) return lifted
+  for (const { tooDeep: f } of scopes) {
+    if (f) ctx.fail('LOCAL_FUNCTION_DEPTH', f.declarator?.id ?? (f.node as FunctionDeclaration).id ?? f.node, { name: f.name, max: String(MAX_LOCAL_DEPTH) })
+  }
   // How many top-level functions use each name (a top-level function's own name counts too).
   const users = new Map<string, number>()
   for (const { fn } of tops) users.set(fn.id.name, (users.get(fn.id.name) ?? 0) + 1)
@@ -54,7 +62,7 @@ export function liftLocalFunctions(program: Program, ctx: LowerContext, keep?: N
   return lifted
 }
 
-const NO_SCOPES: FunctionScopes = { references: [], functions: [], names: new Set() }
+const NO_SCOPES: FunctionScopes = { references: [], functions: [], names: new Set(), own: null, shorthands: new Map(), tooDeep: null }
 
 /** `function`, or `= (...) =>`, `= x =>`, `= async` after a name, or those after a key (an object of functions, function-tables.ts): where a local function may be declared. */
 const MAY_DECLARE = new RegExp(`\\bfunction\\b|[^=!<>]=\\s*(?:async\\b|\\((?:[^()]|\\([^()]*\\))*\\)\\s*=>|[^\\s=(),;]+\\s*=>)|${FUNCTION_UNDER_KEY.source}`)
@@ -71,17 +79,24 @@ function mayDeclareFunctions(source: string, fn: FunctionDeclaration): boolean {
 }
 
 function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Map<string, number>, lifted: Map<string, LiftedFunction>, keep?: Node): FunctionDeclaration[] {
-  const fns = s.functions.filter((f) => !f.nested && f.node !== keep && f.binding?.fn === f && !(f.declarator && f.binding.writes.length > 0))
+  const fns = s.functions.filter((f) => f.node !== keep && f.binding?.fn === f && !(f.declarator && f.binding.writes.length > 0))
   if (fns.length === 0) return []
   const liftable = new Set(fns)
-  const captures = capturesOf(fns, liftable, s.references, ctx)
+  const found = capturesOf(fns, liftable, s.references, ctx)
+  // What a call is made with stays as it is: the function's parameters, and the entry's in the module (`keep`).
+  const fixed = new Set<LocalScope | null | undefined>([s.own, s.functions.find((f) => f.node === keep)?.scope])
+  unshadow(s, liftable, found, fixed, ctx)
+  const captures = checkedCaptures(fns, found, ctx)
   const bindings = bindingsByName(s)
   const names = new Map<LocalFunction, string>()
   for (const f of fns) {
-    // Its own name when nothing else has it (what the author reads in a trace); else a fresh one.
+    // Its own name when nothing else has it (what the author reads in a trace); else one after the function it is in.
     const keep = bindings.get(f.name) === 1 && users.get(f.name) === 1 && !lifted.has(f.name)
-    let name = keep ? f.name : `${outer}_${f.name}`
-    for (let n = 2; !keep && (users.has(name) || lifted.has(name)); n++) name = `${outer}_${f.name}_${n}`
+    let around = f.outer
+    while (around && !names.has(around)) around = around.outer
+    const prefix = around ? names.get(around)! : outer
+    let name = keep ? f.name : `${prefix}_${f.name}`
+    for (let n = 2; !keep && (users.has(name) || lifted.has(name)); n++) name = `${prefix}_${f.name}_${n}`
     lifted.set(name, { name: f.name, captures: captures.get(f)!.map((b) => ({ name: b.name, declared: b.id })) })
     names.set(f, name)
   }
@@ -117,11 +132,12 @@ function bindingsByName(s: FunctionScopes): Map<string, number> {
 }
 
 /**
- * The variables each local function reads from the function around it: its own and those of the local
+ * The variables each local function reads from the functions around it: its own and those of the local
  * functions it calls, to a fixed point (a worklist: a function grows, its callers are looked at again).
- * Refuses a local function that assigns one, or an async one that reads one the function around it reassigns.
+ * A read inside a function that stays where it is (a callback) is the read of the local function it is in.
+ * Refuses a local function that assigns one.
  */
-function capturesOf(fns: LocalFunction[], liftable: Set<LocalFunction>, refs: Reference[], ctx: LowerContext): Map<LocalFunction, Binding[]> {
+function capturesOf(fns: LocalFunction[], liftable: Set<LocalFunction>, refs: Reference[], ctx: LowerContext): Map<LocalFunction, Set<Binding>> {
   const all = new Map<LocalFunction, Set<Binding>>()
   const callers = new Map<LocalFunction, Set<LocalFunction>>()
   for (const f of fns) { all.set(f, new Set()); callers.set(f, new Set()) }
@@ -133,10 +149,13 @@ function capturesOf(fns: LocalFunction[], liftable: Set<LocalFunction>, refs: Re
     return true
   }
   for (const r of refs) {
-    const f = r.scope.within
-    const b = f && liftable.has(f) ? resolve(r.id.name, r.scope) : null
-    if (!f || !b || inside(b.scope, f)) continue
+    let f = r.scope.within
+    while (f && !liftable.has(f)) f = f.outer
+    const b = f ? resolve(r.id.name, r.scope) : null
+    if (!f || !b) continue
+    // A call of one declared inside it too: what that one reads around `f` is read by `f`.
     if (b.fn && liftable.has(b.fn)) { callers.get(b.fn)!.add(f); continue }
+    if (inside(b.scope, f)) continue
     if (r.write) ctx.fail('LOCAL_FUNCTION_ASSIGNS', r.id, { name: f.name, target: b.name })
     add(f, b)
   }
@@ -149,12 +168,54 @@ function capturesOf(fns: LocalFunction[], liftable: Set<LocalFunction>, refs: Re
       if (grew) work.push(f)
     }
   }
-  const out = new Map<LocalFunction, Binding[]>()
-  for (const f of fns) {
-    const list = [...all.get(f)!].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    for (let i = 1; i < list.length; i++) {
-      if (list[i]!.name === list[i - 1]!.name) ctx.fail('LOCAL_FUNCTION_SHADOWED', f.node, { name: f.name, target: list[i]!.name })
+  return all
+}
+
+/**
+ * Where a call of a local function would pass another variable for one it reads (`xs.map((k) => f(k))`, `f`
+ * reading the `k` around it), or a function reads two variables of one name, one of them gets a fresh name: the
+ * captured one (every call then passes it), or, when it is a parameter of `fixed`, the one in between.
+ * Only a `var`, a class or a function that is not lifted cannot be renamed: AJS2052 (refused anyway).
+ */
+function unshadow(s: FunctionScopes, liftable: Set<LocalFunction>, captures: Map<LocalFunction, Set<Binding>>, fixed: Set<LocalScope | null | undefined>, ctx: LowerContext): void {
+  let refsOf: Map<Binding, Reference[]> | undefined
+  const renamable = (b: Binding): boolean =>
+    b.kind === 'const' || b.kind === 'let' || b.kind === 'catch' || (b.kind === 'param' && !fixed.has(b.scope)) || (b.kind === 'function' && !!b.fn && liftable.has(b.fn))
+  const rename = (b: Binding): void => {
+    refsOf ??= referencesByBinding(s.references)
+    renameBinding(b, ctx.temp(`${b.name}_`), refsOf.get(b) ?? [], s.shorthands)
+  }
+  for (const r of s.references) {
+    const f = resolve(r.id.name, r.scope)?.fn
+    if (!f || !liftable.has(f)) continue
+    for (const b of captures.get(f)!) {
+      for (let c = resolve(b.name, r.scope); c !== b; c = resolve(b.name, r.scope)) {
+        if (renamable(b)) rename(b)
+        else if (c && renamable(c)) rename(c)
+        else ctx.fail('LOCAL_FUNCTION_SHADOWED', r.id, { name: f.name, target: b.name, kind: c?.kind ?? 'global' })
+      }
     }
+  }
+  for (const [f, caps] of captures) {
+    const seen = new Map<string, Binding>()
+    for (const b of caps) {
+      const other = seen.get(b.name)
+      if (other) {
+        const moved = renamable(b) ? b : renamable(other) ? other : ctx.fail('LOCAL_FUNCTION_SHADOWED', f.node, { name: f.name, target: b.name, kind: b.kind })
+        rename(moved)
+        seen.set(moved.name, moved)
+      }
+      seen.set(b.name, b)
+    }
+  }
+}
+
+/** Each local function's captures, in the order of their names; an async one may read only variables that do not change. */
+function checkedCaptures(fns: LocalFunction[], found: Map<LocalFunction, Set<Binding>>, ctx: LowerContext): Map<LocalFunction, Binding[]> {
+  const out = new Map<LocalFunction, Binding[]>()
+  // The deepest first: the one that reads the variable itself is named, not the one calling it.
+  for (const f of [...fns].sort((a, b) => b.depth - a.depth)) {
+    const list = [...found.get(f)!].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     const changing = f.node.async ? list.find((b) => b.writes.length > 0) : undefined
     if (changing) ctx.fail('LOCAL_FUNCTION_ASYNC_READS', f.node, { name: f.name, target: changing.name })
     out.set(f, list)
@@ -165,9 +226,7 @@ function capturesOf(fns: LocalFunction[], liftable: Set<LocalFunction>, refs: Re
 
 /** A call gets the captures first; a method's callback becomes `(a, b) => f(captures, a, b)`; anything else is refused. */
 function rewriteUse(r: Reference, f: LocalFunction, name: string, caps: Binding[], ctx: LowerContext): void {
-  for (const b of caps) {
-    if (resolve(b.name, r.scope) !== b) ctx.fail('LOCAL_FUNCTION_SHADOWED', r.id, { name: f.name, target: b.name })
-  }
+  // Every capture's name means the captured variable here (unshadow).
   const parent = r.parent as AnyNode
   if ((parent.type === 'CallExpression') && r.key === 'callee') {
     r.id.name = name

@@ -9,12 +9,13 @@ import type { ArrowFunctionExpression, FunctionDeclaration, FunctionExpression, 
 export interface LocalScope {
   readonly parent: LocalScope | null
   readonly names: Map<string, Binding>
-  /** The local function whose body this scope is in (the outermost one, when they nest), if any. */
+  /** The local function whose body this scope is in (the innermost one, when they nest), if any. */
   readonly within: LocalFunction | null
 }
 
 export interface Binding {
-  readonly name: string
+  /** Its name (renamed when a local function's call would otherwise pass another variable of that name: renameBinding). */
+  name: string
   /** The name where it is declared. */
   readonly id: Identifier
   readonly scope: LocalScope
@@ -50,15 +51,25 @@ export interface LocalFunction {
   binding?: Binding
   /** Its own scope (parameters and body). */
   scope?: LocalScope
-  /** Inside another local function: left where it is (the lowering refuses it). */
-  readonly nested: boolean
+  /** The local function it is declared in, if any, and how many levels deep it is (1: in the function itself). */
+  readonly outer: LocalFunction | null
+  readonly depth: number
 }
+
+/** How deep local functions may nest, one inside another: deeper ones are not looked into (FunctionScopes.tooDeep). */
+export const MAX_LOCAL_DEPTH = 32
 
 export interface FunctionScopes {
   readonly references: Reference[]
   readonly functions: LocalFunction[]
   /** Every name this function declares or reads. */
   readonly names: Set<string>
+  /** The function's own scope (its parameters): what it is called with, never renamed. */
+  readonly own: LocalScope | null
+  /** The properties written `{ x }` (or `{ x = 1 }` in a pattern), by their identifier: renaming it writes them out. */
+  readonly shorthands: Map<Identifier, Node & { shorthand: boolean }>
+  /** The first local function nested deeper than MAX_LOCAL_DEPTH (its body is not looked into). */
+  readonly tooDeep: LocalFunction | null
 }
 
 type AnyNode = Node & Record<string, any>
@@ -74,10 +85,35 @@ export function resolve(name: string, scope: LocalScope | null): Binding | null 
   return null
 }
 
-/** Whether `scope` is `fn`'s own scope or inside it. */
+/** Whether `scope` is `fn`'s own scope or inside it (a walk of the local functions around it, at most MAX_LOCAL_DEPTH). */
 export function inside(scope: LocalScope, fn: LocalFunction): boolean {
-  for (let s: LocalScope | null = scope; s; s = s.parent) if (s === fn.scope) return true
+  for (let f = scope.within; f; f = f.outer) if (f === fn) return true
   return false
+}
+
+/** Give `b` the name `name` where it is declared and everywhere it is read or assigned (`refs`: those of `b`). */
+export function renameBinding(b: Binding, name: string, refs: readonly Reference[], shorthands: FunctionScopes['shorthands']): void {
+  b.scope.names.delete(b.name)
+  b.scope.names.set(name, b)
+  b.name = name
+  for (const id of [b.id, ...refs.map((r) => r.id)]) {
+    id.name = name
+    const property = shorthands.get(id)
+    if (property) property.shorthand = false
+  }
+}
+
+/** The references of each binding (resolved once each). */
+export function referencesByBinding(references: readonly Reference[]): Map<Binding, Reference[]> {
+  const out = new Map<Binding, Reference[]>()
+  for (const r of references) {
+    const b = resolve(r.id.name, r.scope)
+    if (!b) continue
+    const list = out.get(b)
+    if (list) list.push(r)
+    else out.set(b, [r])
+  }
+  return out
 }
 
 /** The scopes of `fn`, a top-level function (its own name is not bound here: it is a helper). */
@@ -85,6 +121,9 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
   const references: Reference[] = []
   const functions: LocalFunction[] = []
   const names = new Set<string>()
+  const shorthands: FunctionScopes['shorthands'] = new Map()
+  let tooDeep: LocalFunction | null = null
+  let own: LocalScope | null = null
   let within: LocalFunction | null = null
   const scopeOf = (parent: LocalScope | null): LocalScope => ({ parent, names: new Map(), within })
 
@@ -129,8 +168,10 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
       case 'Identifier': if (assigns) ref(p as Identifier, scope, parent, key, index, true); return
       case 'ObjectPattern':
         for (const q of p.properties) {
-          if (q.type === 'RestElement') pattern(q.argument, scope, q, 'argument', -1, assigns)
-          else { if (q.computed) expr(q.key, scope, q, 'key'); pattern(q.value, scope, q, 'value', -1, assigns) }
+          if (q.type === 'RestElement') { pattern(q.argument, scope, q, 'argument', -1, assigns); continue }
+          if (q.computed) expr(q.key, scope, q, 'key')
+          if (q.shorthand) shorthands.set(q.value.type === 'AssignmentPattern' ? q.value.left : q.value, q)
+          pattern(q.value, scope, q, 'value', -1, assigns)
         }
         return
       case 'ArrayPattern': p.elements.forEach((q: AnyNode | null, i: number) => pattern(q, scope, p, 'elements', i, assigns)); return
@@ -142,17 +183,18 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
 
   const func = (n: AnyNode & FunctionNode, scope: LocalScope, local?: LocalFunction): void => {
     const saved = within
-    if (local && !within) within = local
-    const own = scopeOf(scope)
-    if (local) local.scope = own
-    if (n.type === 'FunctionExpression' && n.id) declare(own, n.id, 'function')
-    for (const p of n.params) for (const id of patternNames(p as AnyNode, [])) declare(own, id, 'param')
-    n.params.forEach((p: Pattern, i: number) => pattern(p as AnyNode, own, n, 'params', i, false))
+    if (local) within = local
+    const mine = scopeOf(scope)
+    own ??= mine
+    if (local) local.scope = mine
+    if (n.type === 'FunctionExpression' && n.id) declare(mine, n.id, 'function')
+    for (const p of n.params) for (const id of patternNames(p as AnyNode, [])) declare(mine, id, 'param')
+    n.params.forEach((p: Pattern, i: number) => pattern(p as AnyNode, mine, n, 'params', i, false))
     if (n.body.type === 'BlockStatement') {
-      hoist(own, n.body.body as AnyNode[])
-      statements(n.body.body as AnyNode[], own)
+      hoist(mine, n.body.body as AnyNode[])
+      statements(n.body.body as AnyNode[], mine)
     } else {
-      expr(n.body as AnyNode, own, n, 'body')
+      expr(n.body as AnyNode, mine, n, 'body')
     }
     within = saved
   }
@@ -163,9 +205,14 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
 
   const localFunction = (node: FunctionNode, declaration: Node, container: Node[], declarator?: VariableDeclarator): LocalFunction => {
     const name = declarator ? (declarator.id as Identifier).name : (node as FunctionDeclaration).id!.name
-    const lf: LocalFunction = { name, node, declaration, container, declarator, nested: within !== null }
+    const lf: LocalFunction = { name, node, declaration, container, declarator, outer: within, depth: (within?.depth ?? 0) + 1 }
     functions.push(lf)
+    if (lf.depth > MAX_LOCAL_DEPTH) tooDeep ??= lf
     return lf
+  }
+  /** A local function's parameters and body; not those of one too deep (refused: a chain of them would only cost). */
+  const localBody = (n: AnyNode & FunctionNode, scope: LocalScope, lf: LocalFunction | undefined): void => {
+    if (!lf || lf.depth <= MAX_LOCAL_DEPTH) func(n, scope, lf)
   }
 
   const statement = (s: AnyNode, scope: LocalScope, container: AnyNode[]): void => {
@@ -173,7 +220,7 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
       case 'FunctionDeclaration': {
         const lf = s.id && !s.generator ? localFunction(s as FunctionDeclaration, s, container) : undefined
         if (lf) (lf.binding = resolve(s.id.name, scope) ?? undefined) && (lf.binding.fn = lf)
-        func(s as AnyNode & FunctionNode, scope, lf)
+        localBody(s as AnyNode & FunctionNode, scope, lf)
         return
       }
       case 'VariableDeclaration':
@@ -184,7 +231,7 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
             const lf = localFunction(init as FunctionNode, s, container, d)
             lf.binding = resolve(d.id.name, scope)!
             lf.binding.fn = lf
-            func(init, scope, lf)
+            localBody(init, scope, lf)
           } else if (init) {
             expr(init, scope, d, 'init')
           }
@@ -250,6 +297,7 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
         for (const p of e.properties) {
           if (p.type === 'SpreadElement') { expr(p.argument, scope, p, 'argument'); continue }
           if (p.computed) expr(p.key, scope, p, 'key')
+          if (p.shorthand) shorthands.set(p.value, p)
           if (isFunction(p.value)) func(p.value, scope)
           else expr(p.value, scope, p, 'value')
         }
@@ -282,5 +330,5 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
 
   func(fn as AnyNode & FunctionNode, scopeOf(null))
   for (const r of references) if (r.write) resolve(r.id.name, r.scope)?.writes.push(r)
-  return { references, functions, names }
+  return { references, functions, names, own, shorthands, tooDeep }
 }
