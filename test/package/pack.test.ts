@@ -50,8 +50,11 @@ beforeAll(() => { ({ app, tarball } = packedApp()) }, 180_000)
  * rest parameters, Set variables, kept Intl formatters, new RegExp, btoa/atob (the transpiler ships in every entry's
  * three forms), the JSON.parse key check that parses long strings once, live Map and Set walks, Python's re.M line
  * ends (runtime/re-lines.ts, three times), the server's schema errors naming the field, and ajsc's args checks.
+ * Raised to 1.25 MB: 1,236,595 bytes packed at 4205b7a against 1,231,216 at 4d11517 (each revision's own build,
+ * npm pack --dry-run): ajs-lang/vm/cached (its loader as ESM and CommonJS, 3.2 and 3.8 KB, its declarations and
+ * dist/browser/scripts.json, the bundles' SHA-256) and the README's cold-start paragraph.
  */
-const TARBALL_BUDGET = { packed: 1_240_000, unpacked: 4_000_000 }
+const TARBALL_BUDGET = { packed: 1_250_000, unpacked: 4_000_000 }
 
 describe('the tarball', () => {
   test(`is lean: at most ${TARBALL_BUDGET.packed} bytes packed, no sources, docs, source maps or build metadata`, () => {
