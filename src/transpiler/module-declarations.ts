@@ -4,8 +4,10 @@
  * Here they are declared at the start of the entry, before its own body (a block of its own, so its names may
  * shadow them), and the helpers read them as local functions read the variables around them (local-functions.ts):
  * the module is, while this is worked out, one function whose statements are the declarations and the functions,
- * and every function but the entry is lifted from it with what it reads as its first parameters. A helper may
- * not assign one (AJS2051), as a local function may not.
+ * and every function but the entry is lifted from it with what it reads as its first parameters (the local
+ * functions inside them and inside the entry too). A helper may not assign one (AJS2051), as a local function
+ * may not. When the entry declares a module's name again, a helper reading the module's one and called there still
+ * gets the module's: that variable is renamed (local-functions.ts).
  */
 import type { BlockStatement, FunctionDeclaration, Program, Statement, VariableDeclaration } from 'acorn'
 import type { LowerContext } from './context.ts'

@@ -6,8 +6,8 @@
 import { describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM } from '../../src/vm/index.ts'
-import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { type Program, runNativeAsync, runVm, testSideBySide } from './differential/harness.ts'
+import { type Program, testSideBySide } from './differential/harness.ts'
+import { refusal, testAsyncSideBySide } from './local-functions-helpers.ts'
 
 const ARGS = {
   xs: [3, 1, 2],
@@ -39,6 +39,8 @@ const NESTED: Program[] = [
     'const k = 4\nfunction run(step) {\n  const ops = { twice: (v) => v * 2 * k, neg: (v) => -v }\n  return ops[step.op](step.v)\n}\nreturn [run({ op: "twice", v: 1 }), run({ op: "neg", v: 5 })]'),
   P('the-same-name-in-two-local-functions',
     'function a(v) { const h = (x) => x + 1; return h(v) }\nfunction b(v) { const h = (x) => x * rate; return h(v) }\nreturn [a(1), b(4), xs.map(a)]'),
+  P('a-date-and-a-map-of-the-level-between-read-by-the-inner-one',
+    'function stamp(days) {\n  const start = new Date(Date.UTC(2024, 0, 31))\n  const byDay = new Map()\n  const label = (n) => {\n    const d = new Date(start)\n    d.setUTCDate(d.getUTCDate() + n)\n    byDay.set(n, d.toISOString().slice(0, 10))\n    return byDay.get(n)\n  }\n  return [days.map((n) => label(n)), byDay.size, start.getUTCMonth()]\n}\nreturn stamp(xs)'),
   P('three-levels-of-recursion-through-a-tree',
     'const depthOf = (nodes) => {\n  const deepest = (n, d) => {\n    const down = (k) => deepest(k, d + 1)\n    return n.kids ? Math.max(...n.kids.map(down)) : d\n  }\n  return nodes.map((n) => deepest(n, 1))\n}\nreturn depthOf(tree)'),
 ]
@@ -49,6 +51,8 @@ const SHADOWED: Program[] = [
     'const k = 1\nconst f = (v) => v + k\nreturn xs.map((k) => f(k))'),
   P('a-parameter-of-the-entry-shadowed-by-a-callback-parameter',
     'const f = (v) => v * rate\nreturn [xs.map((rate) => f(rate)), rate]'),
+  P('a-parameter-of-the-entry-shadowed-by-a-parameter-of-a-local-function',
+    'const g = () => rate\nconst f = (rate) => g() + rate\nreturn [f(1), xs.map(f)]'),
   P('a-nested-call-where-the-outer-function-has-its-own',
     'const a = "top"\nfunction g(a) {\n  const h = () => `${a}`\n  return [h(), inner()]\n  function inner() { const a = "inner"; return h() + a }\n}\nreturn g("g")'),
   P('a-module-constant-the-entry-declares-again',
@@ -60,6 +64,9 @@ const SHADOWED: Program[] = [
   P('module-constants-destructured-with-shorthands-and-defaults',
     'const LIMIT = "mine"\nconst RATE = 1\nreturn [cap(7), LIMIT, RATE, { LIMIT }]',
     'const CONF = { LIMIT: 5 }\nconst { LIMIT, RATE = 0.5 } = CONF\nfunction cap(v) { return Math.min(v, LIMIT) * RATE }'),
+  P('a-renamed-constant-written-as-a-shorthand-property',
+    'const K = 2\nreturn [info(), K]',
+    'const K = 10\nfunction info() { const { K: k2 = 0 } = {}; return { K, k2, all: [K].map((K) => K + 1) } }'),
 ]
 
 const MODULE_PARAM: Program = {
@@ -76,16 +83,6 @@ const ASYNC: Program[] = [
   },
 ]
 
-function refusal(source: string): TranspileError {
-  try {
-    transpile(source)
-  } catch (e) {
-    if (e instanceof TranspileError) return e
-    throw e
-  }
-  throw new Error('transpiled')
-}
-
 /** `function f1(a1) { function f2(a2) { ... return f2(a1) } return f1(1) }`, `depth` levels, the innermost reading `k`. */
 function chain(depth: number): string {
   let body = 'return k'
@@ -96,13 +93,7 @@ function chain(depth: number): string {
 describe('local functions inside local functions, and shadowed captures, run as JavaScript runs them', () => {
   testSideBySide([...NESTED, ...SHADOWED, MODULE_PARAM], AgentVM)
 
-  for (const p of ASYNC) {
-    test(p.name, async () => {
-      const native = await runNativeAsync(p)
-      expect(native.ok).toBe(true)
-      expect(await runVm(p, AgentVM)).toEqual(native)
-    })
-  }
+  testAsyncSideBySide(ASYNC)
 
   test('each level is a helper with the captures of every level around it first', () => {
     const { ast } = transpile('function main({ a }) {\n  function f(b) {\n    const g = (c) => a + b + c\n    return g(1)\n  }\n  return f(2)\n}')

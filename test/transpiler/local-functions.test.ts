@@ -7,8 +7,8 @@
 import { describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM } from '../../src/vm/index.ts'
-import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { type Program, runNativeAsync, runVm, testSideBySide } from './differential/harness.ts'
+import { type Program, testSideBySide } from './differential/harness.ts'
+import { refusal, testAsyncSideBySide } from './local-functions-helpers.ts'
 
 const ARGS = { xs: [3, 1, 2], rate: 0.5, names: ['ada', 'bob', 'cy'] }
 const P = (name: string, body: string, before = ''): Program => ({ name, source: `${before}\nfunction main({ xs, rate, names }) {\n${body}\n}\n`, args: ARGS })
@@ -51,26 +51,10 @@ const ASYNC: Program[] = [
   },
 ]
 
-function refusal(source: string): TranspileError {
-  try {
-    transpile(source)
-  } catch (e) {
-    if (e instanceof TranspileError) return e
-    throw e
-  }
-  throw new Error('transpiled')
-}
-
 describe('local functions run as JavaScript runs them', () => {
   testSideBySide([...PROGRAMS, ...MODULE], AgentVM)
 
-  for (const p of ASYNC) {
-    test(p.name, async () => {
-      const native = await runNativeAsync(p)
-      expect(native.ok).toBe(true)
-      expect(await runVm(p, AgentVM)).toEqual(native)
-    })
-  }
+  testAsyncSideBySide(ASYNC)
 
   test('a local function is a helper with its captures first', () => {
     const { ast } = transpile('function main({ rate }) {\n  const k = 2\n  const scale = (v) => v * rate * k\n  return scale(3)\n}')
