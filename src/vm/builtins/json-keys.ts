@@ -54,6 +54,34 @@ function checkEveryKey(text: string): void {
   }
 }
 
+/** Whether the quote at `q` follows an odd number of backslashes (it is inside a string). */
+function escaped(text: string, q: number): boolean {
+  let b = q
+  while (text.charCodeAt(b - 1) === 92) b--
+  return (q - b) % 2 === 1
+}
+
+/**
+ * Whether every object key of `text` is at most MAX_KEY_CHARS characters, read from its colons: a key is a string that
+ * a colon follows (JSON whitespace between), its closing quote after an even number of backslashes, and its opening
+ * quote is the last quote before that one unless that one is escaped (then the key holds a quote: false). A text of
+ * documents (few colons, most inside strings) is then parsed at once, without checkKeys, which reads each long string
+ * with escaped quotes. False, to read it as below, at a key that may be long, or once colons are denser than one per
+ * 2^shift characters (after 16): a search of each (a call, ~25 ns) would cost more than checkKeys on records or JSON in
+ * strings. The reads back never overlap (each stops at the quote a colon follows, or before): linear.
+ */
+export function shortKeys(text: string, shift: number): boolean {
+  for (let i = text.indexOf(':'), n = 0; i >= 0; i = text.indexOf(':', i + 1)) {
+    if (++n > (i >> shift) + 16) return false
+    let q = i - 1
+    while (text.charCodeAt(q) <= 32) q--
+    if (text.charCodeAt(q) !== 34 || escaped(text, q)) continue
+    const o = text.lastIndexOf('"', q - 1)
+    if (q - o - 1 > MAX_KEY_CHARS || escaped(text, o)) return false
+  }
+  return true
+}
+
 /** Characters between two probes of a long string for a quote that ends it. */
 const PROBE_STEP = 1024
 /** Characters read at the start of a string with an escaped quote: its end when it is short, the closers worth searching for. */
@@ -103,9 +131,14 @@ function checkKeys(text: string, end: (p: number) => number): boolean {
  * it. The string it gives is kept: the rest of the text, each such string written as a placeholder, is parsed,
  * and the strings put back, so each character is read by the engine once. A wrong guess costs a parse of that
  * string (it stops where the string ends); past a quarter of the text of those, ends are searched for as before.
+ *
+ * Before all that, and again at the first long string read as before (a wrong guess, or an item of an array of prose,
+ * whose end is not guessed), the colons may show every key short (shortKeys): then the text is parsed as it is. The
+ * first asks for colons fewer than one per 256 characters, as records of long texts have; the second one per 64, as
+ * documents in arrays have.
  */
 export function parseCheckedKeys(text: string): unknown {
-  if (text.length <= MAX_KEY_CHARS) return JSON.parse(text)
+  if (text.length <= MAX_KEY_CHARS || shortKeys(text, 8)) return JSON.parse(text)
   // Long strings read whole, in order: opening quote, closing quote; and their values.
   const spans: number[] = [], values: Array<string | undefined> = []
   let waste = text.length >> 2
@@ -169,31 +202,39 @@ export function parseCheckedKeys(text: string): unknown {
     return g
   }
 
+  // Whether the colons showed every key short (shortKeys), asked once, where a long string is read as before: then the
+  // search stops (end gives -1) and the text is parsed as it is.
+  let clear: boolean | undefined
+
   /** stringEnd(text, p), reading a long string with escaped quotes whole when its end is guessed right. */
   const end = (p: number): number => {
+    if (clear) return -1
     const q = text.indexOf('"', p)
     if (q < 0 || text.charCodeAt(q - 1) !== 92) return q
-    if (waste <= 0 || text.charCodeAt(p - 1) !== 34) return restEnd(text, p)
-    // A string that ends within its first SAMPLE characters is read as before.
-    const sample = text.slice(p, p + SAMPLE)
-    const e = restEnd(sample, 0)
-    if (e >= 0) return p + e
-    const guess = guessEnd(p, sample)
-    if (guess < 0) return restEnd(text, p)
-    try {
-      const value: unknown = JSON.parse(text.slice(p - 1, guess + 1))
-      // The string ends there. Kept unless a colon follows it (a key, or outside strings before one).
-      if (typeof value === 'string') {
-        if (!colonAt(text, guess + 1)) spans.push(p - 1, guess), values.push(value)
-        return guess
+    if (waste > 0 && text.charCodeAt(p - 1) === 34) {
+      // A string that ends within its first SAMPLE characters is read as before.
+      const sample = text.slice(p, p + SAMPLE)
+      const e = restEnd(sample, 0)
+      if (e >= 0) return p + e
+      const guess = guessEnd(p, sample)
+      if (guess >= 0) {
+        try {
+          const value: unknown = JSON.parse(text.slice(p - 1, guess + 1))
+          // The string ends there. Kept unless a colon follows it (a key, or outside strings before one).
+          if (typeof value === 'string') {
+            if (!colonAt(text, guess + 1)) spans.push(p - 1, guess), values.push(value)
+            return guess
+          }
+        } catch { /* a quote before the guessed one ends the string: read as before */ }
+        // The failed parse read at most this string, and the searches for bounds at most up to the probes' end.
+        waste -= reach - p
       }
-    } catch { /* a quote before the guessed one ends the string: read as before */ }
-    // The failed parse read at most this string, and the searches for bounds at most up to the probes' end.
-    waste -= reach - p
+      if (clear === undefined && (clear = shortKeys(text, 6))) return -1
+    }
     return restEnd(text, p)
   }
 
-  if (!checkKeys(text, end) || values.length === 0) return JSON.parse(text)
+  if (!checkKeys(text, end) || clear || values.length === 0) return JSON.parse(text)
   // The text with U+FFFF and the string's number for each (written escaped: the text stays one byte a character).
   let rest = '', at = 0
   for (let k = 0; k < values.length; k++, at = spans[2 * k - 1]! + 1) rest += text.slice(at, spans[2 * k]) + '"\\uffff' + k + '"'
