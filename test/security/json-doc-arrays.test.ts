@@ -9,28 +9,13 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { vm } from './helpers.ts'
 import { parseCheckedKeys, shortKeys } from '../../src/vm/builtins/json-keys.ts'
 import { MAX_KEY_CHARS } from '../../src/vm/builtins/sizes.ts'
+import { draws, longKey, parsedDuring, parsedTexts } from './json-parse-helpers.ts'
 
 /** A document of `lines` lines with quoted words, commas, newlines and (`colons`) a colon every third line. */
 const doc = (id: number, lines = 900, colons = false) =>
   `lorem ipsum${colons ? ':' : ''} dolor, "quoted" text ${id}\nlorem ipsum dolor, "quoted" text\nlorem ipsum dolor, "quoted" text\n`.repeat(lines / 3) + `end ${id}`
 const docs = (n: number, colons = false) => Array.from({ length: n }, (_, i) => doc(i, 900, colons))
 
-/** Records the texts the engine's JSON.parse is given during `f`. */
-function parsedTexts(f: () => void): string[] {
-  const seen: string[] = []
-  const native = JSON.parse
-  JSON.parse = ((t: string, r?: any) => { seen.push(t); return native(t, r) }) as typeof JSON.parse
-  try { f() } finally { JSON.parse = native }
-  return seen
-}
-/** The same, for an async `f` (a guest run). */
-async function parsedDuring(f: () => Promise<void>): Promise<string[]> {
-  const seen: string[] = []
-  const native = JSON.parse
-  JSON.parse = ((t: string, r?: any) => { seen.push(t); return native(t, r) }) as typeof JSON.parse
-  try { await f() } finally { JSON.parse = native }
-  return seen
-}
 afterEach(() => { expect(JSON.parse('1')).toBe(1) })
 
 /** Fuel of a guest JSON.parse of three documents (the run included), measured before shortKeys (at 868b7a2). */
@@ -89,8 +74,7 @@ describe('parsed at once when every key is short, value as JavaScript\'s', () =>
 
 /** Deterministic texts: documents, keys short and over the limit (escapes, backslash runs, colons and quotes in them), whitespace before colons. */
 function randomTexts(count: number): string[] {
-  let seed = 7
-  const rnd = (n: number) => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return (seed >>> 0) % n }
+  const rnd = draws(7)
   const pieces = ['lorem ', ':', '"', '\\', ',', '\n', ': "', '\\"', '{"k":1}', 'é']
   const str = (n: number): string => {
     let s = ''
@@ -110,14 +94,11 @@ function randomTexts(count: number): string[] {
   return Array.from({ length: count }, () => value(0))
 }
 
-const hasLongKey = (v: unknown): boolean => v !== null && typeof v === 'object'
-  && (Array.isArray(v) ? v.some(hasLongKey) : Object.entries(v).some(([k, x]) => k.length > MAX_KEY_CHARS || hasLongKey(x)))
-
 test('random texts: shortKeys says so only when no key is over 16,383 characters; the parse refuses exactly those', () => {
   let clear = 0, long = 0
   for (const t of randomTexts(400)) {
     const expected = JSON.parse(t)
-    const refuse = hasLongKey(expected)
+    const refuse = longKey(expected)
     if (shortKeys(t, 6) || shortKeys(t, 8)) {
       clear++
       expect(refuse).toBe(false)

@@ -8,6 +8,7 @@
 import { describe, expect, test } from 'bun:test'
 import { runBody, vm } from './helpers.ts'
 import { MAX_KEY_CHARS } from '../../src/vm/builtins/sizes.ts'
+import { draws, longKey } from './json-parse-helpers.ts'
 
 /** A guest expression for the text made of `parts`: a string is itself, [n, piece] is `piece` repeated n times. */
 const text = (...parts: Array<string | [number, string]>) => parts.map((x) => (typeof x === 'string' ? JSON.stringify(x) : `${JSON.stringify(x[1])}.repeat(${x[0]})`)).join(' + ')
@@ -64,8 +65,7 @@ describe('JSON.parse refuses an object key over 16,383 characters before it pars
 
 /** Deterministic texts mixing short and long keys and values, escapes and long runs of numbers. */
 function randomTexts(count: number): string[] {
-  let seed = 7
-  const rnd = (n: number) => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return (seed >>> 0) % n }
+  const rnd = draws(7)
   const pieces = ['a', 'b', '"', '\\', 'A', ':', ',', '\n', ' ']
   const str = (): string => {
     const n = [0, 3, 40, 5000, MAX_KEY_CHARS - 2, MAX_KEY_CHARS, MAX_KEY_CHARS + 1, 17000][rnd(8)]!
@@ -86,10 +86,6 @@ function randomTexts(count: number): string[] {
   }
   return Array.from({ length: count }, () => value(0))
 }
-
-/** Whether the parsed value has a key over MAX_KEY_CHARS (the reference). */
-const longKey = (v: unknown): boolean => v !== null && typeof v === 'object'
-  && (Array.isArray(v) ? v.some(longKey) : Object.entries(v).some(([k, x]) => k.length > MAX_KEY_CHARS || longKey(x)))
 
 test('refused exactly when the value JavaScript parses has a key over 16,383 characters (random texts)', async () => {
   let refusedCount = 0

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { vm } from './helpers.ts'
 import { parseCheckedKeys } from '../../src/vm/builtins/json-keys.ts'
 import { MAX_KEY_CHARS } from '../../src/vm/builtins/sizes.ts'
+import { draws, longKey, parsedTexts } from './json-parse-helpers.ts'
 
 /** The guest's JSON.parse of `text`, its value returned. */
 const guest = (text: string) => vm.run('function main(text) { return JSON.parse(text) }', { text }, { fuel: 10_000, maxHeapBytes: 1e9 })
@@ -23,14 +24,6 @@ const sameAsJs = async (text: string) => {
 const inner = (n: number, tail = '') => JSON.stringify(JSON.stringify(Array.from({ length: n }, (_, k) => ({ city: 'Paris' + k, note: k % 5 ? 'x' : 'say "hi"\\ \n' }))) + tail)
 const prose = (n: number, end = 'the end.') => JSON.stringify('lorem ipsum, "quoted" text\n'.repeat(n) + end)
 
-/** Records the texts the engine's JSON.parse is given during `f`. */
-function parsedTexts(f: () => void): string[] {
-  const seen: string[] = []
-  const native = JSON.parse
-  JSON.parse = ((t: string, r?: any) => { seen.push(t); return native(t, r) }) as typeof JSON.parse
-  try { f() } finally { JSON.parse = native }
-  return seen
-}
 afterEach(() => { expect(JSON.parse('1')).toBe(1) })
 
 describe('long strings with escaped quotes parse to JavaScript\'s values', () => {
@@ -151,8 +144,7 @@ describe('the string is parsed once, where its end was guessed right', () => {
 
 /** Deterministic texts of long strings (escaped quotes and backslashes, closers inside and at the end), short tokens and keys. */
 function randomTexts(count: number): string[] {
-  let seed = 11
-  const rnd = (n: number) => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return (seed >>> 0) % n }
+  const rnd = draws(11)
   const pieces = ['a', '"', '\\', '}', ']', ':', ',', '\n', '{"k":1}', '\uffff']
   const str = (): string => {
     const n = [0, 5, 600, 5000, MAX_KEY_CHARS, MAX_KEY_CHARS + 1, 20000, 40000][rnd(8)]!
@@ -170,9 +162,6 @@ function randomTexts(count: number): string[] {
   }
   return Array.from({ length: count }, () => value(0))
 }
-
-const longKey = (v: unknown): boolean => v !== null && typeof v === 'object'
-  && (Array.isArray(v) ? v.some(longKey) : Object.entries(v).some(([k, x]) => k.length > MAX_KEY_CHARS || longKey(x)))
 
 test('random texts: the value JavaScript parses, or a refusal exactly when it has a key over 16,383 characters', () => {
   let refused = 0, skeletons = 0
