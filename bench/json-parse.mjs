@@ -6,8 +6,9 @@
 // by the process's CPU time; the figure is the median per-call time over the rounds and ours ÷ native.
 // The texts: JSON in a string (double-encoded, as tool-call arguments are), a 67k document with a quoted
 // word pair per line, a short string with an escaped quote before such a document, documents in records and
-// bare in an array (there the guessed end of the first crosses into the next, once), a long plain string
-// (base64), and ordinary records.
+// bare in an array (parsed at once: their colons show every key short, json-keys.ts shortKeys), the same in a record
+// and with a colon every 40 characters (too many to read each: the items are read string by string, as before
+// 6cd4f4a), a long plain string (base64), and ordinary records.
 import { rmSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { bundleRevision, scratchDir } from './lib/revision.mjs'
@@ -46,6 +47,8 @@ const texts = {
   'short-then-doc': JSON.stringify({ a: 'x"y', body: 'lorem ipsum dolor sit amet, "quoted" text\n'.repeat(1500) }),
   'docs-3x': JSON.stringify([1, 2, 3].map((id) => ({ id, body: `lorem ipsum dolor sit amet, "quoted" text ${id}\n`.repeat(1200) }))),
   'strings-3x': JSON.stringify([1, 2, 3].map((id) => `lorem ipsum dolor sit amet, "quoted" text ${id}\n`.repeat(1200))),
+  'strings-in-rec': JSON.stringify({ results: [1, 2, 3].map((id) => `lorem ipsum dolor sit amet, "quoted" text ${id}\n`.repeat(1200)) }),
+  'strings-colon40': JSON.stringify([1, 2, 3].map((id) => `lorem ipsum: dolor, "quoted" text ${id}\n`.repeat(1400))),
   'base64-1M': JSON.stringify({ name: 'image.png', data: base64 + base64.slice(0, 250_000) }),
   'records-1k': records(1_000),
   'records-100k': records(100_000),
