@@ -85,7 +85,13 @@ function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Ma
   const found = capturesOf(fns, liftable, s.references, ctx)
   // What a call is made with stays as it is: the function's parameters, and the entry's in the module (`keep`).
   const fixed = new Set<LocalScope | null | undefined>([s.own, s.functions.find((f) => f.node === keep)?.scope])
-  unshadow(s, liftable, found, fixed, ctx)
+  // Where each is named (called, passed), found once: unshadow and the rewrite read them.
+  const uses: Array<{ r: Reference; f: LocalFunction }> = []
+  for (const r of s.references) {
+    const f = resolve(r.id.name, r.scope)?.fn
+    if (f && liftable.has(f)) uses.push({ r, f })
+  }
+  unshadow(s, uses, liftable, found, fixed, ctx)
   const captures = checkedCaptures(fns, found, ctx)
   const bindings = bindingsByName(s)
   const names = new Map<LocalFunction, string>()
@@ -100,10 +106,7 @@ function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Ma
     lifted.set(name, { name: f.name, captures: captures.get(f)!.map((b) => ({ name: b.name, declared: b.id })) })
     names.set(f, name)
   }
-  for (const r of s.references) {
-    const f = resolve(r.id.name, r.scope)?.fn
-    if (f && liftable.has(f)) rewriteUse(r, f, names.get(f)!, captures.get(f)!, ctx)
-  }
+  for (const { r, f } of uses) rewriteUse(r, f, names.get(f)!, captures.get(f)!, ctx)
   return fns.map((f) => {
     remove(f)
     return helperOf(f, names.get(f)!, captures.get(f)!)
@@ -177,7 +180,7 @@ function capturesOf(fns: LocalFunction[], liftable: Set<LocalFunction>, refs: Re
  * captured one (every call then passes it), or, when it is a parameter of `fixed`, the one in between.
  * Only a `var`, a class or a function that is not lifted cannot be renamed: AJS2052 (refused anyway).
  */
-function unshadow(s: FunctionScopes, liftable: Set<LocalFunction>, captures: Map<LocalFunction, Set<Binding>>, fixed: Set<LocalScope | null | undefined>, ctx: LowerContext): void {
+function unshadow(s: FunctionScopes, uses: ReadonlyArray<{ r: Reference; f: LocalFunction }>, liftable: Set<LocalFunction>, captures: Map<LocalFunction, Set<Binding>>, fixed: Set<LocalScope | null | undefined>, ctx: LowerContext): void {
   let refsOf: Map<Binding, Reference[]> | undefined
   const renamable = (b: Binding): boolean =>
     b.kind === 'const' || b.kind === 'let' || b.kind === 'catch' || (b.kind === 'param' && !fixed.has(b.scope)) || (b.kind === 'function' && !!b.fn && liftable.has(b.fn))
@@ -185,9 +188,7 @@ function unshadow(s: FunctionScopes, liftable: Set<LocalFunction>, captures: Map
     refsOf ??= referencesByBinding(s.references)
     renameBinding(b, ctx.temp(`${b.name}_`), refsOf.get(b) ?? [], s.shorthands)
   }
-  for (const r of s.references) {
-    const f = resolve(r.id.name, r.scope)?.fn
-    if (!f || !liftable.has(f)) continue
+  for (const { r, f } of uses) {
     for (const b of captures.get(f)!) {
       for (let c = resolve(b.name, r.scope); c !== b; c = resolve(b.name, r.scope)) {
         if (renamable(b)) rename(b)
