@@ -15,8 +15,8 @@ import { raise, typeError } from './errors.ts'
 import { intOf, isIntValue } from './numbers.ts'
 import { repr } from './core.ts'
 import { hasAstral } from './text.ts'
-import { END_MARK, linesMatch, linesSource, linesSwap, linesText, type Swap } from './re-lines.ts'
-import type { PyRun } from './fuel.ts'
+import { endMark, linesMatch, onlyEndAfter, linesSource, linesSwap, linesText, readsEnd, type Swap } from './re-lines.ts'
+import { payChars, work, type PyRun } from './fuel.ts'
 
 export const FLAGS: Record<string, number> = { IGNORECASE: 2, I: 2, MULTILINE: 8, M: 8, DOTALL: 16, S: 16, ASCII: 256, A: 256 }
 
@@ -48,6 +48,8 @@ function translate(pattern: string, flags: number, full: boolean, lines = false)
   let out = ''
   /** Whether a `$` under re.M was written (as a lookahead, unless `lines`). */
   let dollarM = false
+  /** How many `\Z` the `lines` form has (each its own mark). */
+  let ends = 0
   /** Inside `[...]`: the offset of its first member (a `]` there is a member, as in CPython), else -1. */
   let cls = -1
   for (let i = 0; i < src.length; i++) {
@@ -74,7 +76,7 @@ function translate(pattern: string, flags: number, full: boolean, lines = false)
       // before" (a lookbehind) and the end re-lines.ts puts after the text (read as a character, so
       // nothing may test the position after it).
       if (n === 'A') out += lines ? '(?<![\\s\\S])' : '^'
-      else if (n === 'Z' && lines) { if (!/^(?:[)|$]|$)/.test(src.slice(i + 2, i + 3))) return null; out += END_MARK }
+      else if (n === 'Z' && lines) { if (!onlyEndAfter(src, i + 2)) return null; out += endMark(ends++) }
       else if (n === 'Z') out += '$'
       else out += c + (n ?? '')
       i++
@@ -136,16 +138,21 @@ type Compiled = {
   linesOnly: boolean
 }
 
-/** A form for JavaScript's `m` flag (re-lines.ts); `end`: it reads the end put after the text (fullmatch, `\Z`). */
-type Lines = { re: GuardedRegex; end: boolean }
+/**
+ * A form for JavaScript's `m` flag (re-lines.ts); `end`: it reads the end put after the text (fullmatch,
+ * `\Z`). `source`, `flags` and `reach` (how many characters before its start a match reads) make its
+ * sticky forms for a match at the text's end (`atEnd`), kept by how much of the text they take.
+ */
+type Lines = { re: GuardedRegex; end: boolean; source: string; flags: string; reach: number; tails: Map<number, GuardedRegex | null> }
 
 /** The form of a pattern with `$` under re.M for JavaScript's `m` flag, its text swapped or not (re-lines.ts); null: none. */
 function linesForm(pattern: string, flags: number, full: boolean, swap: Swap | null): Lines | null {
   const t = translate(pattern, flags, full, true)
-  const source = t && linesSource(t.source, full, swap)
-  if (!source) return null
+  const form = t && linesSource(t.source, full, swap)
+  if (!form) return null
   try {
-    return { re: regexSupport().make(source, t.flags + 'g'), end: full || t.source.includes(END_MARK) }
+    const re = regexSupport().make(form.source, t.flags + 'g')
+    return { re, end: full || readsEnd(t.source), source: form.source, flags: t.flags, reach: form.reach, tails: new Map() }
   } catch {
     return null
   }
@@ -248,28 +255,59 @@ export class ReMatch extends PyOpaque {
 
 /**
  * What runs for `s`: the pattern as compiled, or past the host engine's cap (where the lookahead of a
- * `$` under re.M cannot run) its form for JavaScript's `m` flag (re-lines.ts). `every`: all matches,
- * which a form reading the end after the text cannot give (the search after a match ending there
- * would start past it).
+ * `$` under re.M cannot run) its form for JavaScript's `m` flag (re-lines.ts), on the text as that
+ * form takes it (paid for before it is made), with the way back to the text's matches.
  */
-function target(c: ReturnType<typeof compiled>, s: string, every: boolean): { re: GuardedRegex; text: string; back?: (m: Raw) => Raw } {
+function target(rt: PyRun, c: ReturnType<typeof compiled>, s: string): { re: GuardedRegex; text: string; form?: Lines; back?: (m: Raw) => Raw } {
   const cap = c.re.inputCap()
   if (!c.dollarM || (!c.linesOnly && cap >= 0 && s.length <= cap)) return { re: c.re, text: s }
+  work(rt, s.length) // linesSwap reads the text
   const swap = linesSwap(s)
   const key = swap === undefined ? '' : swap?.key ?? 'plain'
   if (swap !== undefined && !c.lines.has(key)) c.lines.set(key, linesForm(c.pattern, c.flags, c.full, swap))
   const form = swap === undefined ? null : c.lines.get(key)!
-  if (form === null || (every && form.end)) {
+  if (form === null) {
     if (!c.linesOnly) return { re: c.re, text: s } // the linear engine's refusal of its lookahead names the rewrite
-    raise('ValueError', "this pattern's `$` under re.M cannot run here on this text (it holds \\r, \\u2028 or \\u2029 and a dozen rare spaces, or the pattern has \\Z): match without `$` and test the text after the match in code")
+    raise('ValueError', swap === undefined
+      ? "this pattern's `$` under re.M cannot run here on this text (it holds \\r, \\u2028 or \\u2029 and also every character that could stand in for them): match without `$` and test the text after the match in code"
+      : "this pattern's `$` under re.M cannot run here past the host engine's cap (a `\\Z` in a lookbehind, or followed by more than `)`, `|` or `$`): match without `$` and test the text after the match in code")
   }
-  return { re: form.re, text: linesText(s, swap!, form.end), back: (m) => linesMatch(m, swap!) }
+  payChars(rt, s.length + 1)
+  return { re: form.re, text: linesText(s, swap!, form.end), form, back: (m) => linesMatch(m, swap!) }
+}
+
+/**
+ * A match of a form at the text's end (`n`), its texts as the form's: the form made sticky behind as
+ * many of the text's characters as it reads before its start (`reach`), run on those and the end.
+ * What a scan of all matches misses after one that took the end (it goes on past the end).
+ */
+function atEnd(rt: PyRun, form: Lines, text: string, n: number): Raw | null {
+  const w = Math.min(n, form.reach)
+  let re = form.tails.get(w)
+  if (re === undefined) {
+    try {
+      re = regexSupport().make(`[\\s\\S]{${w}}(?:${form.source})`, form.flags + 'y')
+    } catch {
+      re = null
+    }
+    form.tails.set(w, re)
+  }
+  if (re === null) raise('ValueError', "this pattern's `$` under re.M with `\\Z` cannot run here past the host engine's cap (its lookbehinds read too far back): match without `$` and test the text after the match in code")
+  const m = engine(() => regexSupport().exec(rt as unknown as Run, re, text.slice(n - w)) as Raw | null)
+  if (!m) return null
+  const out = m.slice() as Raw
+  out[0] = (m[0] as string).slice(w)
+  out.index = n
+  if (m.groups) out.groups = m.groups
+  return out
 }
 
 function search(rt: PyRun, c: ReturnType<typeof compiled>, s: string, mode: 'search' | 'match' | 'full'): ReMatch | null {
-  const t = target(mode === 'full' ? compiled(c.pattern, c.flags, true) : c, s, false)
+  const t = target(rt, mode === 'full' ? compiled(c.pattern, c.flags, true) : c, s)
   const found = engine(() => regexSupport().exec(rt as unknown as Run, t.re, t.text) as Raw | null)
-  const m = found && t.back ? t.back(found) : found
+  // A form's match after the end put after the text (an empty one there) is none of the text's, and
+  // the leftmost: there is no other.
+  const m = found && found.index > s.length ? null : found && t.back ? t.back(found) : found
   if (!m) return null
   if (mode !== 'search' && m.index !== 0) {
     // The leftmost match is not at the start: a match at the start would have been leftmost.
@@ -278,10 +316,23 @@ function search(rt: PyRun, c: ReturnType<typeof compiled>, s: string, mode: 'sea
   return new ReMatch(m, s, c.slots)
 }
 
+/**
+ * Every match, as JavaScript's scan finds them on the text. On a form that reads the end put after the
+ * text, the scan is the text's up to a match that takes that end: the text's scan would look for a
+ * match at the end after it (`atEnd`), the form's goes on after the end (empty matches there are
+ * none of the text's, dropped).
+ */
 function all(rt: PyRun, c: ReturnType<typeof compiled>, s: string): Raw[] {
-  const t = target(c, s, true)
+  const t = target(rt, c, s)
   const found = engine(() => regexSupport().matchAll(rt as unknown as Run, t.re, t.text) as Raw[])
-  return t.back ? found.map(t.back) : found
+  if (!t.back) return found
+  const kept = found.filter((m) => m.index <= s.length)
+  const last = kept[kept.length - 1]
+  if (t.form?.end && last && last.index < s.length && last.index + (last[0] as string).length > s.length) {
+    const more = atEnd(rt, t.form, t.text, s.length)
+    if (more) kept.push(more)
+  }
+  return kept.map(t.back)
 }
 
 /** A pattern the engines refuse (at compile time, or for a text beyond the host engine's cap): ValueError with the rewrite. */
