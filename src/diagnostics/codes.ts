@@ -86,6 +86,8 @@ export const CODES = {
   TABLE_USE: e('AJS2061', '`{name}` is an object of functions, used here as a value', 'Call its functions (`{name}.key(x)`, `{name}[key](x)`), test a key (`key in {name}`, `if ({name}[key])`) or list them (`Object.keys({name})`): AJS functions are not values.'),
   TABLE_KEY: e('AJS2062', '`{name}` has no function `{key}`', '{suggest}Its functions are the keys it is written with.'),
   TABLE_TOO_LARGE: e('AJS2063', '`{name}` is called by a computed key in too many places for its {count} functions', 'Each such call is written out once per function of the object: call them by name (`{name}.key(x)`), put the call in one local function, or split the object.'),
+  FUNCTION_ARGUMENT_COPIES: e('AJS2065', '`{name}` is called with a function in too many places', 'Each such call gets its own copy of `{name}`, and together they would be many times the source: call it with a function in fewer places (a loop calling it once), or pass data and branch on it inside `{name}`.'),
+  FUNCTION_ARGUMENT_HIDDEN: e('AJS2066', '`{name}` is called with a function here, and reads `{target}`, which is another variable here (a {kind})', 'Rename this `{target}`: the call gets its own copy of `{name}`, declared here, where `{target}` would be this variable instead of the one `{name}` reads.'),
   VAR: e('AJS2015', '`var` is not supported', 'Use `let` (or `const`): `let {name} = ...`.'),
   SPARSE_ARRAY: e('AJS2016', 'Array holes are not supported', 'Write `undefined` (or `null`) explicitly: `[1, undefined, 3]`.'),
   ARGUMENTS: e('AJS2017', '`arguments` is not supported', 'Name the parameters, or pass an array.'),

@@ -20,6 +20,7 @@ import type { AtomNames } from './index.ts'
 import { lowerHelper, restHelpersOf } from './lower/functions.ts'
 import { liftLocalFunctions, type LiftedFunction } from './local-functions.ts'
 import { liftFunctionTables } from './function-tables.ts'
+import { specializeFunctionArguments } from './function-arguments.ts'
 import { lowerBinding, predeclarePatterns } from './lower/patterns.ts'
 import { lowerBlock } from './lower/statements.ts'
 import { parseProgram } from './parse.ts'
@@ -53,6 +54,7 @@ function withLocalFunctions(entry: StatementsEntry, params: Identifier[], ctx: L
   const name = /^[A-Za-z_$][\w$]*$/.test(entry.name) ? entry.name : 'entry'
   const wrapper = { type: 'FunctionDeclaration', id: { type: 'Identifier', name, start: 0, end: 0 }, params, body: { type: 'BlockStatement', body, start: 0, end: ctx.source.length }, async: true, generator: false, expression: false, start: 0, end: ctx.source.length } as unknown as FunctionDeclaration
   const program = { type: 'Program', body: [...entry.helpers, wrapper], sourceType: 'module', start: 0, end: ctx.source.length } as unknown as Program
+  specializeFunctionArguments(program, ctx)
   liftFunctionTables(program, ctx)
   const local = liftLocalFunctions(program, ctx)
   return { helpers: (program.body as FunctionDeclaration[]).filter((f) => f !== wrapper), body, local }

@@ -13,6 +13,7 @@ import { LowerContext } from '../context.ts'
 import { jsDocBefore, parseJsDoc } from '../jsdoc.ts'
 import { liftLocalFunctions, type LiftedFunction } from '../local-functions.ts'
 import { moveModuleDeclarations } from '../module-declarations.ts'
+import { specializeFunctionArguments } from '../function-arguments.ts'
 import { liftFunctionTables } from '../function-tables.ts'
 import type { Parsed } from '../parse.ts'
 import { Scope } from '../scope.ts'
@@ -145,6 +146,7 @@ function procedures(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx:
 }
 
 export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgram; signature: Signature } {
+  specializeFunctionArguments(parsed.program, ctx)
   liftFunctionTables(parsed.program, ctx)
   const local = moveModuleDeclarations(parsed.program, ctx)
   for (const [name, lifted] of liftLocalFunctions(parsed.program, ctx)) local.set(name, lifted)
