@@ -16,7 +16,8 @@ import { intOf, isIntValue } from './numbers.ts'
 import { repr } from './core.ts'
 import { hasAstral } from './text.ts'
 import { endMark, linesMatch, onlyEndAfter, linesSource, linesSwap, linesText, readsEnd, type Swap } from './re-lines.ts'
-import { payChars, work, type PyRun } from './fuel.ts'
+import { payChars, type PyRun } from './fuel.ts'
+import { SCAN_COST } from '../../vm/fuel.ts'
 
 export const FLAGS: Record<string, number> = { IGNORECASE: 2, I: 2, MULTILINE: 8, M: 8, DOTALL: 16, S: 16, ASCII: 256, A: 256 }
 
@@ -261,13 +262,13 @@ export class ReMatch extends PyOpaque {
 function target(rt: PyRun, c: ReturnType<typeof compiled>, s: string): { re: GuardedRegex; text: string; form?: Lines; back?: (m: Raw) => Raw } {
   const cap = c.re.inputCap()
   if (!c.dollarM || (!c.linesOnly && cap >= 0 && s.length <= cap)) return { re: c.re, text: s }
-  work(rt, s.length) // linesSwap reads the text
+  rt.charge(s.length * SCAN_COST) // linesSwap reads the text
   const swap = linesSwap(s)
   const key = swap === undefined ? '' : swap?.key ?? 'plain'
   if (swap !== undefined && !c.lines.has(key)) c.lines.set(key, linesForm(c.pattern, c.flags, c.full, swap))
   const form = swap === undefined ? null : c.lines.get(key)!
   if (form === null) {
-    if (!c.linesOnly) return { re: c.re, text: s } // the linear engine's refusal of its lookahead names the rewrite
+    // The host form's lookahead would be refused on the linear engine: say why in the pattern's terms.
     raise('ValueError', swap === undefined
       ? "this pattern's `$` under re.M cannot run here on this text (it holds \\r, \\u2028 or \\u2029 and also every character that could stand in for them): match without `$` and test the text after the match in code"
       : "this pattern's `$` under re.M cannot run here past the host engine's cap (a `\\Z` in a lookbehind, or followed by more than `)`, `|` or `$`): match without `$` and test the text after the match in code")
