@@ -36,14 +36,10 @@ interface Candidate {
 /** Characters the copies may write out: four per source character, at least 64 K (as function-tables.ts's bound). */
 const copyBudget = (source: string): number => Math.max(65_536, source.length * 4)
 
-/** A function written in a call's arguments, or a name passed there: what may be passed to a candidate. */
-const PASSES_FUNCTION = /[(,]\s*(?:async\b|function\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[\w$]+\s*=>|[A-Za-z_$][\w$]*\s*[,)])/
-
 /** A local function declared: `function`, or `= (...) =>`, `= x =>`, `= async` (local-functions.ts's test, less objects of functions). */
 const DECLARES_LOCAL = /\bfunction\b|[^=!<>]=\s*(?:async\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;]+\s*=>)/
 
 export function specializeFunctionArguments(program: Program, ctx: LowerContext): void {
-  if (!PASSES_FUNCTION.test(ctx.source)) return
   const tops = program.body.map(topLevelFunction).filter((f): f is FunctionDeclaration => !!f?.id)
   const top = candidatesOf(program, ctx.source)
   // The entry is called with the run's arguments, never with functions: `export default`, else the last function.
@@ -53,10 +49,11 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
   // The async functions of the module (`async function f`, `const f = async (...) =>`), by name.
   const asyncTop = new Set(tops.filter((f) => f.async).map((f) => f.id!.name))
   for (const st of program.body) if (st.type === 'VariableDeclaration') for (const d of st.declarations) if (d.id.type === 'Identifier' && (d.init as AnyNode | null)?.async) asyncTop.add(d.id.name)
-  const taken = new Set(ctx.source.match(/[A-Za-z_$][\w$]*/g))
+  let taken: Set<string> | undefined
   let budget = copyBudget(ctx.source)
   let count = 0
   const fresh = (base: string): string => {
+    taken ??= new Set(ctx.source.match(/[A-Za-z_$][\w$]*/g))
     let name: string
     do name = `${base}$${++count}`
     while (taken.has(name))
@@ -71,9 +68,9 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
   const order = [...tops.filter((f) => top.has(f.id!.name)), ...tops.filter((f) => !top.has(f.id!.name))]
   const calls = top.size === 0 ? null : new RegExp(`(^|[^\\w$.])(?:${[...top.keys()].map((n) => n.replace(/\$/g, '\\$')).join('|')})\\s*\\(`)
   for (const f of order) {
-    // Scopes only for a function that calls a candidate, or declares a local function and passes one.
+    // Scopes only for a function that calls a candidate, or declares a local function (which may be one).
     const body = ctx.source.slice(f.body.start + 1, f.end)
-    if (!(calls?.test(body) || (DECLARES_LOCAL.test(body) && PASSES_FUNCTION.test(body)))) continue
+    if (!(calls?.test(body) || DECLARES_LOCAL.test(body))) continue
     const scopes = functionScopes(f)
     const locals = localCandidates(scopes, ctx.source)
     let parents: Map<Node, AnyNode> | undefined
@@ -107,9 +104,14 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
 function functionParams(name: string, fn: FunctionDeclaration, source: string): Map<number, string> {
   const params = new Map<number, string>()
   const plain = fn.params.flatMap((p, i) => (p.type === 'Identifier' ? [[i, p.name] as const] : []))
-  // Cheap first: a parameter name followed by `(`, or standing alone as an argument, somewhere in the body.
+  if (plain.length === 0) return params
+  // Cheap first: a parameter called (`f(`), or the first argument of a method (`.map(f)`), somewhere in the body.
   const body = source.slice(fn.body.start, fn.body.end)
-  const maybe = plain.filter(([, p]) => { const q = p.replace(/\$/g, '\\$'); return new RegExp(`(^|[^\\w$.])${q}\\s*\\(|[(,]\\s*${q}\\s*[,)]`).test(body) })
+  const names = plain.map(([, p]) => p.replace(/\$/g, '\\$')).join('|')
+  const used = new RegExp(`(?:^|[^\\w$.])(${names})\\s*\\(|\\.[\\w$]+\\s*\\(\\s*(${names})\\s*[,)]`, 'g')
+  const seen = new Set<string>()
+  for (const m of body.matchAll(used)) seen.add(m[1] ?? m[2]!)
+  const maybe = plain.filter(([, p]) => seen.has(p))
   if (maybe.length === 0) return params
   const scopes = functionScopes(fn)
   const refs = referencesByBinding(scopes.references)
