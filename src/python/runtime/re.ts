@@ -265,7 +265,11 @@ function target(rt: PyRun, c: ReturnType<typeof compiled>, s: string): { re: Gua
   rt.charge(s.length * SCAN_COST) // linesSwap reads the text
   const swap = linesSwap(s)
   const key = swap === undefined ? '' : swap?.key ?? 'plain'
-  if (swap !== undefined && !c.lines.has(key)) c.lines.set(key, linesForm(c.pattern, c.flags, c.full, swap))
+  if (swap !== undefined && !c.lines.has(key)) {
+    // A form per choice of stand-ins, which the texts decide: a bounded few kept (as `patterns` is).
+    if (c.lines.size >= 64) c.lines.clear()
+    c.lines.set(key, linesForm(c.pattern, c.flags, c.full, swap))
+  }
   const form = swap === undefined ? null : c.lines.get(key)!
   if (form === null) {
     // The host form's lookahead would be refused on the linear engine: say why in the pattern's terms.
