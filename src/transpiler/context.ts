@@ -183,7 +183,7 @@ export class LowerContext {
   /** The declaring names of Date, Map and Set variables, with their kinds (read by lower/program.ts for local functions). */
   readonly typedDeclarations = new WeakMap<Node, BindingKind>()
   /** Top-level functions a source rewrite gave local functions their text does not show (function-arguments.ts): local-functions.ts looks into them. */
-  readonly rewrittenFunctions = new WeakSet<Node>()
+  rewrittenFunctions?: Set<Node>
   /**
    * What a local function lifted to a helper reads around it (local-functions.ts): the arguments its calls pass
    * for them, where a Date, Map or Set variable may be passed (lower/names.ts), and, while the helper is lowered,

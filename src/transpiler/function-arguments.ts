@@ -92,6 +92,7 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
       call.callee = identifier(copy.id!.name, call.callee)
       call.arguments = call.arguments.filter((_, i) => !c.params.has(i))
       declareBefore(call, copy, (parents ??= parentsOf(f)))
+      ctx.rewrittenFunctions ??= new Set()
       ctx.rewrittenFunctions.add(f)
       bump(copied, c)
     }

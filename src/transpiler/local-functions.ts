@@ -41,7 +41,7 @@ export function liftLocalFunctions(program: Program, ctx: LowerContext, keep?: N
     if (fn?.id) tops.push({ at, fn })
   })
   const source = ctx.source
-  const scopes = tops.map(({ fn }) => (mayDeclareFunctions(source, fn) || ctx.rewrittenFunctions.has(fn) ? functionScopes(fn) : NO_SCOPES))
+  const scopes = tops.map(({ fn }) => (mayDeclareFunctions(source, fn) || ctx.rewrittenFunctions?.has(fn) ? functionScopes(fn) : NO_SCOPES))
   if (scopes.every((s) => s.functions.length === 0)) return lifted
   for (const { tooDeep: f } of scopes) {
     if (f) ctx.fail('LOCAL_FUNCTION_DEPTH', f.declarator?.id ?? (f.node as FunctionDeclaration).id ?? f.node, { name: f.name, max: String(MAX_LOCAL_DEPTH) })
