@@ -3,6 +3,9 @@
  * reference resolved to its binding (or to none: a helper, atom or global), and the local functions
  * it declares (`function f() {}` or `const f = (x) => ...` inside it). Read by local-functions.ts,
  * which lifts those functions to helpers. Only names are resolved here; the lowering checks the rest.
+ * Local functions nest (each knows the one it is in), but only MAX_LOCAL_DEPTH deep are looked into, so a
+ * long chain of them costs no more than its text. renameBinding gives a variable a fresh name where it is
+ * declared and read, for a local function's call that would otherwise pass another of that name.
  */
 import type { ArrowFunctionExpression, FunctionDeclaration, FunctionExpression, Identifier, Node, Pattern, VariableDeclarator } from 'acorn'
 
