@@ -45,7 +45,7 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
   // The entry is called with the run's arguments, never with functions: `export default`, else the last function.
   const exported = program.body.find((s) => s.type === 'ExportDefaultDeclaration')
   const entry = (exported && topLevelFunction(exported)) ?? tops[tops.length - 1]
-  if (entry) top.delete(entry.id!.name)
+  if (entry?.id) top.delete(entry.id.name)
   // The async functions of the module (`async function f`, `const f = async (...) =>`), by name.
   const asyncTop = new Set(tops.filter((f) => f.async).map((f) => f.id!.name))
   for (const st of program.body) if (st.type === 'VariableDeclaration') for (const d of st.declarations) if (d.id.type === 'Identifier' && (d.init as AnyNode | null)?.async) asyncTop.add(d.id.name)
@@ -70,7 +70,7 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
   for (const f of order) {
     // Scopes only for a function that calls a candidate, or declares a local function (which may be one).
     const body = ctx.source.slice(f.body.start + 1, f.end)
-    if (!(calls?.test(body) || DECLARES_LOCAL.test(body))) continue
+    if (!(calls?.test(body) || ((body.includes('=>') || body.includes('function')) && DECLARES_LOCAL.test(body)))) continue
     const scopes = functionScopes(f)
     const locals = localCandidates(scopes, ctx.source)
     let parents: Map<Node, AnyNode> | undefined
@@ -107,12 +107,7 @@ function functionParams(name: string, fn: FunctionDeclaration, source: string): 
   const plain = fn.params.flatMap((p, i) => (p.type === 'Identifier' ? [[i, p.name] as const] : []))
   if (plain.length === 0) return params
   // Cheap first: a parameter called (`f(`), or the first argument of a method (`.map(f)`), somewhere in the body.
-  const body = source.slice(fn.body.start, fn.body.end)
-  const names = plain.map(([, p]) => p.replace(/\$/g, '\\$')).join('|')
-  const used = new RegExp(`(?:^|[^\\w$.])(${names})\\s*\\(|\\.[\\w$]+\\s*\\(\\s*(${names})\\s*[,)]`, 'g')
-  const seen = new Set<string>()
-  for (const m of body.matchAll(used)) seen.add(m[1] ?? m[2]!)
-  const maybe = plain.filter(([, p]) => seen.has(p))
+  const maybe = plain.filter(([, p]) => calledIn(source, fn.body.start, fn.body.end, p))
   if (maybe.length === 0) return params
   const scopes = functionScopes(fn)
   const refs = referencesByBinding(scopes.references)
@@ -122,6 +117,30 @@ function functionParams(name: string, fn: FunctionDeclaration, source: string): 
     if (b && b.writes.length === 0 && uses.length > 0 && uses.every((u) => onlyCalled(u, i, name))) params.set(i, p)
   }
   return params
+}
+
+const isNameChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13
+/** Whether `source[from, to)` has `name(` or `.method(name,` / `.method(name)`: a literal search, as it runs on every helper of every source. */
+function calledIn(source: string, from: number, to: number, name: string): boolean {
+  for (let at = source.indexOf(name, from); at >= 0 && at + name.length <= to; at = source.indexOf(name, at + 1)) {
+    const before = source.charCodeAt(at - 1)
+    let after = at + name.length
+    if (isNameChar(before) || isNameChar(source.charCodeAt(after))) continue
+    while (isSpace(source.charCodeAt(after))) after++
+    const next = source.charCodeAt(after)
+    if (next === 40 /* ( */ && before !== 46 /* . */) return true
+    if (next !== 44 /* , */ && next !== 41 /* ) */) continue
+    let back = at - 1
+    while (isSpace(source.charCodeAt(back))) back--
+    if (source.charCodeAt(back) !== 40) continue
+    back--
+    while (isSpace(source.charCodeAt(back))) back--
+    let start = back
+    while (isNameChar(source.charCodeAt(start))) start--
+    if (start < back && source.charCodeAt(start) === 46 /* . */) return true
+  }
+  return false
 }
 
 /** Helpers (top-level functions, module-level `const h = (...) =>`) with a function parameter. */
