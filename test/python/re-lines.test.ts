@@ -57,3 +57,12 @@ return {"v": [sum(out[::2]), sorted(set(out[1::2]))[:3]]}`, { fuel: 1e6 })
   expect(r.error?.message).toBeUndefined()
   expect(r.result).toEqual({ v: [140, ['ab0', 'ab10', 'ab100']] })
 })
+
+test('what may follow a \\Z and reads the same one past the end as at it (characters, classes, groups of them, $) runs past the cap: CPython\'s answers', async () => {
+  // CPython 3.11: {"v": [[["ab", ""]], " \na!", [[102002, 102003], [102003, 102003]]]}
+  const r = await runPythonBlock(`import re
+t = "xy " * 34000 + "\\nab"
+return {"v": [re.findall(r"(\\w+)$\\Z(\\s*|x)", t, re.M), re.sub(r"b$\\Z(?:[ab]+|\\n)?", "!", t, flags=re.M)[-4:], [m.span() for m in re.finditer(r"(?P<w>\\w)\\Z.*|$", t, re.M)][-2:]]}`)
+  expect(r.error?.message).toBeUndefined()
+  expect(r.result).toEqual({ v: [[['ab', '']], ' \na!', [[102002, 102003], [102003, 102003]]] })
+})

@@ -127,24 +127,51 @@ export function linesSource(source: string, full: boolean, swap: Swap | null): {
 }
 
 /**
- * Whether only what leaves the position as it is may follow a `\Z` that ends at `at` in a Python
- * pattern: `$`, a `)` (optional, `)?`), or a `|` (the rest of that group's alternatives follow nothing
- * of it). After the end put after the text the form stands one past the text's end, where `$` holds
- * as at the end, a character fails as there, but `^`, `\b`, a lookbehind or another `\Z` would not
- * read what they read at the end: those patterns keep the host form (its refusal names the rewrite).
+ * Whether what may follow a `\Z` that ends at `at` in a Python pattern reads the same one past the
+ * text's end (where the form stands after the end put after the text) as at the end: `$` (holds
+ * there too), a character, class or `.` however repeated (fails there too, or matches nothing), groups
+ * of these (`(...)`, `(?:...)`, `(?P<name>...)`, repeated or not), `)` closing a group around the `\Z`
+ * (repeated only by `?`: a repetition would follow it with the group's start), and after a `|` at its
+ * level nothing of that group (its other alternatives follow nothing of the `\Z`). `^`, `\b`, `\B`,
+ * `\A`, another `\Z` and lookaround would not read what they read at the end: those patterns keep the
+ * host form (refused past the cap, naming the rewrite).
  */
 export function onlyEndAfter(src: string, at: number): boolean {
+  /** Groups opened after the `\Z`: all their alternatives follow it. */
+  let depth = 0
   let i = at
   while (i < src.length) {
-    const c = src[i]
-    if (c === '$') i++
-    else if (c === ')') i += src[i + 1] !== '?' ? 1 : src[i + 2] === '?' ? 3 : 2
-    else if (c === '|') {
+    const c = src[i]!
+    if (c === '$') { i++; continue }
+    if (c === '|') {
+      if (depth > 0) { i++; continue }
       i = groupEnd(src, i)
       if (i < 0) return true
-    } else return false
+      continue
+    }
+    if (c === ')') {
+      if (depth > 0) { depth--; i = afterQuantifier(src, i + 1); continue }
+      i += src[i + 1] !== '?' ? 1 : src[i + 2] === '?' ? 3 : 2
+      continue
+    }
+    if (c === '(') {
+      const open = /^\((?:\?:|\?P<\w+>|(?!\?))/.exec(src.slice(i, i + 100))
+      if (!open) return false // lookaround (or a backreference, refused anyway)
+      depth++
+      i += open[0].length
+      continue
+    }
+    const atom = /^(?:\\[wWsSdDntrfva0\\.^$|?*+()[\]{}\-/ #&~'"<>=!,:;@%`]|\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\[\^?\]?(?:\\.|[^\]\\])*\]|[^\\^$|?*+()[{])/.exec(src.slice(i, i + 1000))
+    if (!atom) return false // ^, \b, \B, \A, \Z, a backreference
+    i = afterQuantifier(src, i + atom[0].length)
   }
   return true
+}
+
+/** The position after a quantifier at `i` (`*`, `+`, `?`, `{m,n}`, each lazy or not), or `i`. */
+function afterQuantifier(src: string, i: number): number {
+  const q = /^(?:[*+?]|\{\d*(?:,\d*)?\})\??/.exec(src.slice(i, i + 30))
+  return q ? i + q[0].length : i
 }
 
 /** The `)` that closes the group holding `from` (-1: none, the top level). */

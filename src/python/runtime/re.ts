@@ -275,7 +275,7 @@ function target(rt: PyRun, c: ReturnType<typeof compiled>, s: string): { re: Gua
     // The host form's lookahead would be refused on the linear engine: say why in the pattern's terms.
     raise('ValueError', swap === undefined
       ? "this pattern's `$` under re.M cannot run here on this text (it holds \\r, \\u2028 or \\u2029 and also every character that could stand in for them): match without `$` and test the text after the match in code"
-      : "this pattern's `$` under re.M cannot run here past the host engine's cap (a `\\Z` in a lookbehind, or followed by more than `)`, `|` or `$`): match without `$` and test the text after the match in code")
+      : "this pattern's `$` under re.M cannot run here past the host engine's cap (a `\\Z` in a lookbehind, in a group repeated by more than `?`, or followed by `^`, `\\b`, `\\B`, `\\A`, `\\Z` or a lookaround): match without `$` and test the text after the match in code")
   }
   payChars(rt, s.length + 1)
   return { re: form.re, text: linesText(s, swap!, form.end), form, back: (m) => linesMatch(m, swap!) }
