@@ -66,3 +66,11 @@ return {"v": [re.findall(r"(\\w+)$\\Z(\\s*|x)", t, re.M), re.sub(r"b$\\Z(?:[ab]+
   expect(r.error?.message).toBeUndefined()
   expect(r.result).toEqual({ v: [[['ab', '']], ' \na!', [[102002, 102003], [102003, 102003]]] })
 })
+
+test('a pattern of an exponential shape with $ under re.M and \\Z (the linear engine on every text) finds all matches on a short text too: CPython\'s answers', async () => {
+  // CPython 3.11: {"v": [["ab", ""], "ab!\n!!", ["ab\n", "ab", "", None, ""]]} (a ValueError before, whatever the text)
+  const r = await runPythonBlock(`import re
+return {"v": [re.findall(r"(a|ab)*$\\Z", "ab\\naab", re.M), re.sub(r"(?:a|ab)+$\\Z|$", "!", "ab\\naab", flags=re.M), re.split(r"(a|ab)*$\\Z", "ab\\naab", flags=re.M)]}`)
+  expect(r.error?.message).toBeUndefined()
+  expect(r.result).toEqual({ v: [['ab', ''], 'ab!\n!!', ['ab\n', 'ab', '', null, '']] })
+})
