@@ -272,10 +272,14 @@ function target(rt: PyRun, c: ReturnType<typeof compiled>, s: string): { re: Gua
   }
   const form = swap === undefined ? null : c.lines.get(key)!
   if (form === null) {
-    // The host form's lookahead would be refused on the linear engine: say why in the pattern's terms.
-    raise('ValueError', swap === undefined
-      ? "this pattern's `$` under re.M cannot run here on this text (it holds \\r, \\u2028 or \\u2029 and also every character that could stand in for them): match without `$` and test the text after the match in code"
-      : "this pattern's `$` under re.M cannot run here past the host engine's cap (a `\\Z` in a lookbehind, in a group repeated by more than `?`, or followed by `^`, `\\b`, `\\B`, `\\A`, `\\Z` or a lookaround): match without `$` and test the text after the match in code")
+    // The host form's lookahead would be refused on the linear engine: say why in the pattern's terms
+    // where the form is what cannot be (else the engine's refusal of the host form names the rewrite).
+    const rewrite = 'match without `$` and test the text after the match in code'
+    if (swap === undefined) raise('ValueError', `this pattern's \`$\` under re.M cannot run here on this text (it holds \\r, \\u2028 or \\u2029 and also every character that could stand in for them): ${rewrite}`)
+    const t = translate(c.pattern, c.flags, c.full, true)
+    if (t === null || (readsEnd(t.source) && linesSource(t.source, c.full, null) === null)) raise('ValueError', `this pattern's \`$\` under re.M cannot run here past the host engine's cap (a \`\\Z\` in a lookbehind, in a group repeated by more than \`?\`, or followed by \`^\`, \`\\b\`, \`\\B\`, \`\\A\`, \`\\Z\` or a lookaround): ${rewrite}`)
+    if (!c.linesOnly) return { re: c.re, text: s }
+    raise('ValueError', `this pattern's \`$\` under re.M cannot run here on the linear engine: ${rewrite}`)
   }
   payChars(rt, s.length + 1)
   return { re: form.re, text: linesText(s, swap!, form.end), form, back: (m) => linesMatch(m, swap!) }
