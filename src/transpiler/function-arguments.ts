@@ -46,6 +46,18 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
   const exported = program.body.find((s) => s.type === 'ExportDefaultDeclaration')
   const entry = (exported && topLevelFunction(exported)) ?? tops[tops.length - 1]
   if (entry?.id) top.delete(entry.id.name)
+  // The functions to look into: those calling a candidate, or declaring a local function (which may be one).
+  // The candidates' own bodies first, so that a copy of one holds the copies made inside it.
+  const calls = top.size === 0 ? null : new RegExp(`(^|[^\\w$.])(?:${[...top.keys()].map((n) => n.replace(/\$/g, '\\$')).join('|')})\\s*\\(`)
+  const order: FunctionDeclaration[] = []
+  for (const first of [true, false]) {
+    for (const f of tops) {
+      if (top.has(f.id!.name) !== first) continue
+      const body = ctx.source.slice(f.body.start + 1, f.end)
+      if (calls?.test(body) || ((body.includes('=>') || body.includes('function')) && DECLARES_LOCAL.test(body))) order.push(f)
+    }
+  }
+  if (order.length === 0) return
   // The async functions of the module (`async function f`, `const f = async (...) =>`), by name.
   const asyncTop = new Set(tops.filter((f) => f.async).map((f) => f.id!.name))
   for (const st of program.body) if (st.type === 'VariableDeclaration') for (const d of st.declarations) if (d.id.type === 'Identifier' && (d.init as AnyNode | null)?.async) asyncTop.add(d.id.name)
@@ -64,13 +76,7 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
   const kept = new Map<Candidate, number>()
   const copied = new Map<Candidate, number>()
   const bump = (m: Map<Candidate, number>, c: Candidate): void => { m.set(c, (m.get(c) ?? 0) + 1) }
-  // The candidates' own bodies first, so that a copy of one holds the copies made inside it.
-  const order = [...tops.filter((f) => top.has(f.id!.name)), ...tops.filter((f) => !top.has(f.id!.name))]
-  const calls = top.size === 0 ? null : new RegExp(`(^|[^\\w$.])(?:${[...top.keys()].map((n) => n.replace(/\$/g, '\\$')).join('|')})\\s*\\(`)
   for (const f of order) {
-    // Scopes only for a function that calls a candidate, or declares a local function (which may be one).
-    const body = ctx.source.slice(f.body.start + 1, f.end)
-    if (!(calls?.test(body) || ((body.includes('=>') || body.includes('function')) && DECLARES_LOCAL.test(body)))) continue
     const scopes = functionScopes(f)
     const locals = localCandidates(scopes, ctx.source)
     let parents: Map<Node, AnyNode> | undefined
@@ -104,7 +110,8 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
 /** Function parameters of `fn` (named `name`): those it only calls, passes to a method or passes on to itself in the same place. */
 function functionParams(name: string, fn: FunctionDeclaration, source: string): Map<number, string> {
   const params = new Map<number, string>()
-  const plain = fn.params.flatMap((p, i) => (p.type === 'Identifier' ? [[i, p.name] as const] : []))
+  const plain: Array<readonly [number, string]> = []
+  fn.params.forEach((p, i) => { if (p.type === 'Identifier') plain.push([i, p.name]) })
   if (plain.length === 0) return params
   // Cheap first: a parameter called (`f(`), or the first argument of a method (`.map(f)`), somewhere in the body.
   const maybe = plain.filter(([, p]) => calledIn(source, fn.body.start, fn.body.end, p))
