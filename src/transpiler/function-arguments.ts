@@ -94,10 +94,12 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
       }
       budget -= c.fn.end - c.fn.start
       if (budget < 0) ctx.fail('FUNCTION_ARGUMENT_COPIES', call, { name: c.name })
+      // The parents are taken before the first call loses its arguments: a function passed may hold a call made a copy later, declared in it.
+      parents ??= parentsOf(f)
       const copy = copyFor(c, args, fresh(c.name), call, r.scope, ctx)
       call.callee = identifier(copy.id!.name, call.callee)
       call.arguments = call.arguments.filter((_, i) => !c.params.has(i))
-      declareBefore(call, copy, (parents ??= parentsOf(f)))
+      declareBefore(call, copy, parents)
       ctx.rewrittenFunctions ??= new Set()
       ctx.rewrittenFunctions.add(f)
       bump(copied, c)
@@ -276,9 +278,11 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
     if (hidden !== resolve(r.id.name, declaredIn)) ctx.fail('FUNCTION_ARGUMENT_HIDDEN', call, { name: c.name, target: r.id.name, kind: hidden?.kind ?? 'variable' })
   }
   const rename = (b: Binding): void => renameBinding(b, ctx.temp(`${b.name}_`), refs.get(b) ?? [], scopes.shorthands)
+  // The function parameters' bindings, taken before any renaming: a function passed may read a name like one of them (`rec((y) => y + f, n)`), which renames it.
+  const own = new Map([...c.params].map(([i, p]) => [i, scopes.own!.names.get(p)!]))
   const declared: Statement[] = []
   for (const [i, arg] of args) {
-    const b = scopes.own!.names.get(c.params.get(i)!)!
+    const b = own.get(i)!
     if (arg.type === 'Identifier') {
       // Each call of the parameter becomes a call of the function named: nothing of the copy's may hide that name there.
       for (const r of refs.get(b) ?? []) {
@@ -301,7 +305,7 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
     if (r.key !== 'callee' || r.id.name !== c.name || resolve(c.name, r.scope) !== null || inner.type !== 'CallExpression') continue
     const passesOn = [...c.params.keys()].every((i) => {
       const a = inner.arguments[i] as AnyNode | undefined
-      const b = scopes.own!.names.get(c.params.get(i)!)!
+      const b = own.get(i)!
       return a?.type === 'Identifier' && a.name === (args.get(i)!.type === 'Identifier' ? (args.get(i) as Identifier).name : b.name)
     })
     if (!passesOn) continue

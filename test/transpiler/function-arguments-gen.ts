@@ -1,0 +1,169 @@
+/**
+ * A seeded generator of programs passing functions to helpers (src/transpiler/function-arguments.ts),
+ * for function-arguments-fuzz.test.ts: helpers taking a function beside data, default and destructured
+ * parameters, recursion, a helper handing a function of its own to another, async helpers awaiting the
+ * function; called from statement slots without braces, ternaries, `&&`, array callbacks and
+ * expression-bodied arrows, with arrows reading variables of several enclosing scopes, and names the
+ * helpers declare that the caller declares too (parameters, loop variables, catch parameters).
+ */
+
+/** mulberry32: a small deterministic generator of numbers in [0, 1). */
+export function random(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+interface Helper {
+  readonly name: string
+  readonly source: string
+  /** Builds the call: `fn` is the function argument's text, `v` a number expression. */
+  readonly call: (fn: string, v: string) => string
+  readonly async?: boolean
+}
+
+/** Helpers whose function parameter maps a number to a number; their locals are named as the callers' variables. */
+const HELPERS: readonly Helper[] = [
+  { name: 'apply', source: 'function apply(f, x) { return f(x) }', call: (f, v) => `apply(${f}, ${v})` },
+  { name: 'twice', source: 'function twice(f, x) { const k = 1000; return f(f(x)) + k - 1000 }', call: (f, v) => `twice(${f}, ${v})` },
+  { name: 'sumMap', source: 'function sumMap(xs, f) { let t = 0; for (const x of xs) t += f(x); return t }', call: (f, v) => `sumMap([${v}, 1], ${f})` },
+  { name: 'viaMap', source: 'function viaMap(n, f) { return [n, n + 1].map(f).reduce((a, b) => a + b, 0) }', call: (f, v) => `viaMap(${v}, ${f})` },
+  { name: 'rec', source: 'function rec(f, n) { return n <= 0 ? 0 : f(n) + rec(f, n - 1) }', call: (f, v) => `rec(${f}, (${v}) % 3)` },
+  { name: 'withDefault', source: 'function withDefault(f, x, y = 2) { return f(x) * y }', call: (f, v) => `withDefault(${f}, ${v})` },
+  { name: 'destr', source: 'function destr({ a, b }, f) { const x = a * 2; return f(x) - b }', call: (f, v) => `destr({ a: ${v}, b: 1 }, ${f})` },
+  { name: 'arrowHelper', source: 'const arrowHelper = (f, i) => f(i) + f(i + 1)', call: (f, v) => `arrowHelper(${f}, ${v})` },
+  { name: 'guarded', source: 'function guarded(f, x) { try { return f(x) } catch (e) { return -1 } }', call: (f, v) => `guarded(${f}, ${v})` },
+  { name: 'loopy', source: 'function loopy(f, n) { let out = 0; for (let i = 0; i < 2; i++) if (i < n) out += f(i + n); return out }', call: (f, v) => `loopy(${f}, ${v})` },
+  { name: 'nested', source: 'function nested(f, x) { return twice((y) => f(y) + 1, x) }', call: (f, v) => `nested(${f}, ${v})` },
+  { name: 'shadow', source: 'function shadow(f, y) { const e = 3; let i = 4; const out = [y]; return f(out[0]) + e + i }', call: (f, v) => `shadow(${f}, ${v})` },
+  { name: 'retry', async: true, source: 'async function retry(f, n) { for (let i = 0; i < 3; i++) { try { return await f(n + i) } catch (e) { n = n + 1 } } return null }', call: (f, v) => `(await retry(${f}, ${v}))` },
+  { name: 'awaitTwice', async: true, source: 'async function awaitTwice(f, x) { const a = await f(x); return a + (await f(a)) }', call: (f, v) => `(await awaitTwice(${f}, ${v}))` },
+]
+
+const TOP_FUNCTIONS = 'function double(x) { return x * 2 }\nasync function slowInc(x) { return x + 1 }'
+
+/** A program of the generator: its source and what its entry is called with. */
+export interface Generated {
+  readonly source: string
+  readonly args: { xs: number[]; k: number }
+}
+
+export function generate(rnd: () => number): Generated {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!
+  const used = new Set<Helper>()
+  let isAsync = false
+  let locals = 0
+  let names = 0
+  // Variables in scope at the point being written (those a function argument may read), innermost last.
+  const scope: string[] = ['k', 'n', 'x']
+
+  /** A function argument: an arrow reading variables of the scopes around it, or a function's name. */
+  const fnArg = (depth: number, canAwait: boolean): string => {
+    const v = pick(scope)
+    const w = pick(scope)
+    const param = pick(['y', 'x', 'k', 'i', 'e', 'f'])
+    const r = rnd()
+    if (r < 0.12) return 'double'
+    if (r < 0.2 && locals > 0) return `inc${Math.floor(rnd() * locals)}`
+    if (r < 0.28 && canAwait) return `async (${param}) => (await slowInc(${param})) + ${v}`
+    if (r < 0.34 && canAwait) return `() => slowInc(${v})`
+    if (r < 0.42) return `function (${param}) { return ${param} * 2 + ${v} }`
+    if (r < 0.5 && depth < 2) return `(${param}) => ${call(depth + 1, false, param)}`
+    if (r < 0.58) return `(${param}) => { const t = ${param} + ${w}; return t * 3 + ${v} }`
+    return `(${param}) => ${param} + ${v} * 2 - ${w}`
+  }
+
+  /** A call of a helper with a function argument. */
+  const call = (depth: number, canAwait: boolean, v = pick(scope)): string => {
+    const h = pick(HELPERS.filter((x) => canAwait || !x.async))
+    used.add(h)
+    if (h.name === 'nested') used.add(HELPERS.find((x) => x.name === 'twice')!)
+    if (h.async) isAsync = true
+    // An async function passed to a helper that does not await it is a promise JavaScript computes with: not written.
+    return h.call(fnArg(depth, !!h.async), v)
+  }
+
+  /** An expression holding such a call, in one of several positions. */
+  const expr = (canAwait: boolean): string => {
+    const r = rnd()
+    if (r < 0.15) return `(k > 2 ? ${call(0, canAwait)} : ${call(0, canAwait)})`
+    if (r < 0.25) return `(n > 0 && ${call(0, canAwait)})`
+    if (r < 0.4) {
+      const p = pick(['x', 'k', 'y', 'e'])
+      scope.push(p)
+      const e = `xs.map((${p}) => ${call(0, false)})`
+      scope.pop()
+      return e
+    }
+    if (r < 0.5) {
+      scope.push('q')
+      const e = `xs.filter((q) => { const m = q + 1; return ${call(0, false, 'm')} > 3 })`
+      scope.pop()
+      return e
+    }
+    return call(0, canAwait)
+  }
+
+  /** A statement pushing such values to `out`. */
+  const statement = (): string => {
+    const r = rnd()
+    if (r < 0.15) return `if (k > 1) out.push(${expr(true)})\n  else out.push(${expr(true)})`
+    if (r < 0.3) {
+      const v = pick(['x', 'i', 'f', 'e'])
+      scope.push(v)
+      const s = `for (const ${v} of xs) out.push(${expr(true)})`
+      scope.pop()
+      return s
+    }
+    if (r < 0.4) {
+      scope.push('j')
+      const s = `for (let j = 0; j < 2; j++) out.push(${expr(true)})`
+      scope.pop()
+      return s
+    }
+    if (r < 0.5) {
+      const w = `w${names++}`
+      scope.push(w)
+      return `let ${w} = 0\n  while (${w}++ < 2) out.push(${expr(true)})`
+    }
+    if (r < 0.6) {
+      // `e` is an object AJS and JavaScript print differently (and a number's `.message.length` throws only in JavaScript): its message's length is read.
+      scope.push('em')
+      const s = `try { throw new Error('m') } catch (e) { const em = e.message.length; out.push(${call(0, true, 'em')}) }`
+      scope.pop()
+      return s
+    }
+    if (r < 0.7) {
+      // A local function taking a function, called here.
+      const name = `loc${names++}`
+      const s = `const ${name} = (g, v) => g(v) + n\n  out.push(${name}(${fnArg(0, false)}, ${pick(scope)}))`
+      return s
+    }
+    if (r < 0.8) {
+      const name = `inc${locals++}`
+      return `const ${name} = (v) => v + ${pick(scope)}`
+    }
+    if (r < 0.9) {
+      // A local function reading the scopes around it, calling a helper itself.
+      scope.push('p')
+      const name = `lf${names++}`
+      const s = `function ${name}(p) { return ${call(0, false, 'p')} }\n  out.push(${name}(k), xs.map(${name}))`
+      scope.pop()
+      return s
+    }
+    return `out.push(${expr(true)})`
+  }
+
+  const body: string[] = ['const n = xs.length', 'let x = 2', 'const out = []']
+  const count = 1 + Math.floor(rnd() * 4)
+  for (let i = 0; i < count; i++) body.push(statement())
+  body.push('return out')
+  const helpers = HELPERS.filter((h) => used.has(h)).map((h) => h.source)
+  const entry = `${isAsync ? 'async ' : ''}function main({ xs, k }) {\n  ${body.join('\n  ')}\n}`
+  return { source: `${TOP_FUNCTIONS}\n${helpers.join('\n')}\n${entry}\n`, args: { xs: [1, 2, 3].slice(0, 1 + Math.floor(rnd() * 3)), k: Math.floor(rnd() * 5) } }
+}
