@@ -78,17 +78,27 @@ function liftFrom(fn: FunctionDeclaration, tables: Map<Node, Table>, ctx: LowerC
     const t = b && tables.get(b.id)
     if (t && b.writes.length === 0) found.set(b, t)
   }
+  const names = new Map<Binding, string[]>()
   for (const [b, t] of found) {
     checkWrittenOut(b, t, s.references, ctx)
-    const names = t.keys.map((k) => fresh(`${b.name}_${k.replace(/[^\w$]/g, '_')}`, s.names))
-    for (const r of s.references) if (resolve(r.id.name, r.scope) === b) rewrite(r, b.name, t, names, ctx)
+    names.set(b, t.keys.map((k) => fresh(`${b.name}_${k.replace(/[^\w$]/g, '_')}`, s.names)))
+  }
+  const temps: Temps = { taken: s.names, fn, within: undefined }
+  // Last first: a use inside another's arguments or key is rewritten before those are copied into each branch.
+  for (let i = s.references.length - 1; i >= 0; i--) {
+    const r = s.references[i]!
+    const b = resolve(r.id.name, r.scope)
+    const t = b && found.get(b)
+    if (t) rewrite(r, b.name, t, names.get(b)!, temps, ctx)
+  }
+  for (const [b, t] of found) {
     const at = t.declaration.declarations.indexOf(t.declarator)
-    t.declaration.declarations.splice(at, 1, ...t.values.map((v, i) => ({ type: 'VariableDeclarator', id: identifier(names[i]!, t.declarator.id), init: v, start: v.start, end: v.end }) as VariableDeclarator))
+    t.declaration.declarations.splice(at, 1, ...t.values.map((v, i) => ({ type: 'VariableDeclarator', id: identifier(names.get(b)![i]!, t.declarator.id), init: v, start: v.start, end: v.end }) as VariableDeclarator))
   }
 }
 
 /**
- * A call by a computed key is written out once per function, its arguments copied into each branch: what that
+ * A call by a computed key is written out once per function, its arguments copied into each branch (and the last, unknown key's): what that
  * writes is bounded by the source's own size (a few small tables are far below it), so a source cannot make the
  * transpiler build more than a few times what it was given.
  */
@@ -99,7 +109,7 @@ function checkWrittenOut(b: Binding, t: Table, refs: Reference[], ctx: LowerCont
     const holder = r.outer?.parent as AnyNode | undefined
     if (r.key !== 'object' || m.type !== 'MemberExpression' || !m.computed || m.property.type === 'Literal' || holder?.type !== 'CallExpression' || r.outer!.key !== 'callee') continue
     if (resolve(r.id.name, r.scope) !== b) continue
-    chars += t.keys.length * (holder.end - m.end + 32)
+    chars += (t.keys.length + 1) * (holder.end - m.end + 32)
   }
   if (chars > Math.max(WRITTEN_OUT_MIN, WRITTEN_OUT_PER_CHAR * ctx.source.length)) ctx.fail('TABLE_TOO_LARGE', t.declarator, { name: b.name, count: String(t.keys.length) })
 }
@@ -137,7 +147,65 @@ function readOnlyKey(e: AnyNode): boolean {
 }
 
 
-function rewrite(r: Reference, name: string, t: Table, names: string[], ctx: LowerContext): void {
+/**
+ * `k === 'a' ? t_a(…) : k === 'b' ? t_b(…) : [… the arguments, throw TypeError(message)]`, `key(i)` the key the test
+ * of the i-th reads: for a key it does not have, the arguments are evaluated and then the TypeError thrown, as JavaScript does.
+ */
+function dispatch(holder: AnyNode, key: (i: number) => Node, t: Table, names: string[], message: string): Record<string, any> {
+  const thrower = located('ThrowStatement', { argument: located('NewExpression', { callee: identifier('TypeError', holder), arguments: [stringLiteral(message, holder)] }, holder) }, holder)
+  const throwing = located('ArrowFunctionExpression', { id: null, params: [], body: located('BlockStatement', { body: [thrower] }, holder), expression: false, async: false, generator: false }, holder)
+  // `[''].map(() => { throw … })[0]`: an expression that throws (a callback is where a block may stand).
+  const fail = located('MemberExpression', { object: methodCall(located('ArrayExpression', { elements: [stringLiteral('', holder)] }, holder), 'map', [throwing], holder), property: located('Literal', { value: 0, raw: '0' }, holder), computed: true, optional: false }, holder)
+  let chain: Record<string, any> = holder.arguments.length === 0 ? fail : located('ArrayExpression', { elements: [...structuredClone(holder.arguments), fail] }, holder)
+  for (let i = t.keys.length - 1; i >= 0; i--) {
+    const test = located('BinaryExpression', { operator: '===', left: key(i), right: stringLiteral(t.keys[i]!, holder) }, holder)
+    const branch = located('CallExpression', { callee: identifier(names[i]!, holder), arguments: i === 0 ? holder.arguments : structuredClone(holder.arguments), optional: false }, holder)
+    chain = located('ConditionalExpression', { test, consequent: branch, alternate: chain }, holder)
+  }
+  return chain
+}
+
+/** The variables computed keys are kept in, declared first in the function they are computed in. */
+interface Temps {
+  readonly taken: Set<string>
+  /** The top-level function whose uses are rewritten. */
+  readonly fn: FunctionDeclaration
+  /** Each call by a computed key in `fn`, with the innermost function it is in (found when first needed). */
+  within: Map<Node, AnyNode> | undefined
+}
+
+/** A fresh `let` for the key of the call `holder`, declared first in the body of the function it is in. */
+function declareTemp(base: string, holder: Node, temps: Temps): string {
+  const name = fresh(base, temps.taken)
+  temps.within ??= callsByKey(temps.fn)
+  const f = temps.within.get(holder)!
+  const declarator = { type: 'VariableDeclarator', id: identifier(name, holder), init: null, start: holder.start, end: holder.start }
+  if (f.body.type !== 'BlockStatement') {
+    // `(s) => t[pick(s)](s)` takes a block: `(s) => { let t_key; return (t_key = pick(s)) === … }`.
+    f.body = located('BlockStatement', { body: [located('ReturnStatement', { argument: f.body }, f.body)] }, f.body)
+    f.expression = false
+  }
+  f.body.body.unshift(located('VariableDeclaration', { kind: 'let', declarations: [declarator] }, declarator))
+  return name
+}
+
+/** The calls `x[k](…)` in `fn`, by the innermost function each is in. */
+function callsByKey(fn: FunctionDeclaration): Map<Node, AnyNode> {
+  const out = new Map<Node, AnyNode>()
+  const walk = (node: AnyNode, within: AnyNode): void => {
+    if (node.type === 'CallExpression' && node.callee.type === 'MemberExpression' && node.callee.computed) out.set(node, within)
+    const inner = node.type === 'ArrowFunctionExpression' || node.type === 'FunctionExpression' || node.type === 'FunctionDeclaration' ? node : within
+    for (const key of Object.keys(node)) {
+      const v = node[key]
+      if (Array.isArray(v)) { for (const x of v) if (x && typeof x.type === 'string') walk(x, inner) }
+      else if (v && typeof v.type === 'string' && key !== 'loc') walk(v, inner)
+    }
+  }
+  walk(fn as AnyNode, fn as AnyNode)
+  return out
+}
+
+function rewrite(r: Reference, name: string, t: Table, names: string[], temps: Temps, ctx: LowerContext): void {
   const parent = r.parent as AnyNode
   if (r.key === 'object' && parent.type === 'MemberExpression') {
     const outer = r.outer!
@@ -150,24 +218,18 @@ function rewrite(r: Reference, name: string, t: Table, names: string[], ctx: Low
       if (!called) return ctx.fail('TABLE_USE', parent, { name })
       return replace(parent, identifier(names[i]!, parent))
     }
-    if (!readOnlyKey(parent.property)) return ctx.fail('TABLE_USE', parent.property, { name })
     const k = parent.property as Expression
     if (called) {
-      // The last branch: the TypeError JavaScript throws calling what is not a function there.
       const message = `${name}[${ctx.source.slice(k.start, k.end)}] is not a function`
-      const thrower = located('ThrowStatement', { argument: located('NewExpression', { callee: identifier('TypeError', holder), arguments: [stringLiteral(message, holder)] }, holder) }, holder)
-      const throwing = located('ArrowFunctionExpression', { id: null, params: [], body: located('BlockStatement', { body: [thrower] }, holder), expression: false, async: false, generator: false }, holder)
-      // `[''].map(() => { throw … })[0]`: an expression that throws (a callback is where a block may stand).
-      const fail = located('MemberExpression', { object: methodCall(located('ArrayExpression', { elements: [stringLiteral('', holder)] }, holder), 'map', [throwing], holder), property: located('Literal', { value: 0, raw: '0' }, holder), computed: true, optional: false }, holder)
-      let chain: Record<string, any> = fail
-      for (let i = t.keys.length - 1; i >= 0; i--) {
-        const test = located('BinaryExpression', { operator: '===', left: structuredClone(k), right: stringLiteral(t.keys[i]!, holder) }, holder)
-        const branch = located('CallExpression', { callee: identifier(names[i]!, holder), arguments: structuredClone(holder.arguments), optional: false }, holder)
-        chain = located('ConditionalExpression', { test, consequent: branch, alternate: chain }, holder)
-      }
-      return replace(holder, chain)
+      // A name or literal is read again by each branch; any other key is computed once, before the arguments
+      // as in JavaScript, into a variable of its own by the first test: `(tools_key = pick(s)) === 'a' ? … : tools_key === 'b' …`
+      // (the chain stays a conditional, which `await` awaits whichever call of).
+      if (readOnlyKey(k)) return replace(holder, dispatch(holder, () => structuredClone(k), t, names, message))
+      const temp = declareTemp(`${name}_key`, holder, temps)
+      const assign = located('AssignmentExpression', { operator: '=', left: identifier(temp, k), right: k }, k)
+      return replace(holder, dispatch(holder, (i) => i === 0 ? assign : identifier(temp, k), t, names, message))
     }
-    // A test of `t[k]` (`if (t[k])`, `!t[k]`, `t[k] && …`): whether k is one of its keys, as a function is truthy.
+    // A test of `t[k]` (`if (t[k])`, `!t[k]`, `t[k] && …`): whether k (computed once) is one of its keys, as a function is truthy.
     const tested = (holder.type === 'IfStatement' || holder.type === 'WhileStatement' || holder.type === 'ConditionalExpression') && outer.key === 'test' ||
       (holder.type === 'UnaryExpression' && holder.operator === '!') || (holder.type === 'LogicalExpression' && holder.operator === '&&' && outer.key === 'left')
     if (!tested) return ctx.fail('TABLE_USE', parent, { name })
