@@ -5,7 +5,8 @@
  * AJS functions are not values, so each function becomes a local function of its own
  * (`tools_search`, lifted by local-functions.ts), and the object's uses are rewritten where that is exact:
  * `tools.add(x)` calls it, `tools[k](x)` calls the one `k` names (`k === 'search' ? tools_search(x) : ...`,
- * a TypeError for any other key, as JavaScript's "is not a function"), `k in tools` and a test of
+ * a TypeError for any other key, as JavaScript's "is not a function"; a key computed by a call or an expression,
+ * `tools[pick(s)](x)`, is computed once, before the arguments, into a variable of its own), `k in tools` and a test of
  * `tools[k]` ask whether `k` is one of its keys, and `Object.keys(tools)` lists them. Any other use
  * (the object handed on, a function read as a value) is AJS2061; a key it does not have AJS2062.
  * The object must be a `const` whose properties are all functions under plain keys.
