@@ -13,6 +13,7 @@
  */
 import type { Expression, FunctionDeclaration, Identifier, Node, Program, VariableDeclaration, VariableDeclarator } from 'acorn'
 import type { LowerContext } from './context.ts'
+import { TranspileError } from '../diagnostics/diagnostic.ts'
 import { type Binding, functionScopes, type Reference, resolve } from './local-scopes.ts'
 import { didYouMean } from './suggest.ts'
 import { identifier, located, stringLiteral, topLevelFunction } from './estree.ts'
@@ -86,12 +87,20 @@ function liftFrom(fn: FunctionDeclaration, tables: Map<Node, Table>, ctx: LowerC
   }
   const temps: Temps = { taken: s.names, fn, within: undefined }
   // Last first: a use inside another's arguments or key is rewritten before those are copied into each branch.
+  // A refused use changes nothing, so the others go on, and the first refused in the source is the one reported.
+  let refused: TranspileError | undefined
   for (let i = s.references.length - 1; i >= 0; i--) {
     const r = s.references[i]!
     const b = resolve(r.id.name, r.scope)
     const t = b && found.get(b)
-    if (t) rewrite(r, b.name, t, names.get(b)!, temps, ctx)
+    try {
+      if (t) rewrite(r, b.name, t, names.get(b)!, temps, ctx)
+    } catch (e) {
+      if (!(e instanceof TranspileError)) throw e
+      refused = e
+    }
   }
+  if (refused) throw refused
   for (const [b, t] of found) {
     const at = t.declaration.declarations.indexOf(t.declarator)
     t.declaration.declarations.splice(at, 1, ...t.values.map((v, i) => ({ type: 'VariableDeclarator', id: identifier(names.get(b)![i]!, t.declarator.id), init: v, start: v.start, end: v.end }) as VariableDeclarator))

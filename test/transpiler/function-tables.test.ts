@@ -133,6 +133,9 @@ describe('objects of functions called by a computed key', () => {
     expect([e.code, e.line]).toEqual(['AJS2061', 6])
     expect(e.hint).toContain('`ops[key](x)`')
     expect(refusal(`function main({ kind, steps }) {\n${KEYED_TABLE}return [ops[pick(steps[0])]]\n}`).code).toBe('AJS2061')
+    // The first in the source is reported, though uses are rewritten last first.
+    const first = refusal(`function main({ kind, steps }) {\n${KEYED_TABLE}const n = ops.nope(1)\nreturn [ops[pick(steps[0])], n]\n}`)
+    expect([first.code, first.line]).toEqual(['AJS2062', 6])
   })
 
   test('calls by a computed key are bounded as before: AJS2063', () => {
