@@ -96,6 +96,8 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
       if (budget < 0) ctx.fail('FUNCTION_ARGUMENT_COPIES', call, { name: c.name })
       // The parents are taken before the first call loses its arguments: a function passed may hold a call made a copy later, declared in it.
       parents ??= parentsOf(f)
+      const head = headRead(call, args, r.scope, parents)
+      if (head) ctx.fail('FUNCTION_ARGUMENT_HEAD', head.at, { name: c.name, target: head.target })
       const copy = copyFor(c, args, fresh(c.name), call, r.scope, ctx)
       call.callee = identifier(copy.id!.name, call.callee)
       call.arguments = call.arguments.filter((_, i) => !c.params.has(i))
@@ -358,7 +360,8 @@ function declareBefore(call: Node, copy: FunctionDeclaration, parents: Map<Node,
       return
     }
     const list = STATEMENT_LISTS[up.type]
-    if (list) {
+    // A `case`'s test is not one of its statements: the copy goes before the `switch`.
+    if (list && (up[list] as Node[]).includes(node)) {
       const body = up[list] as Node[]
       body.splice(body.indexOf(node), 0, copy)
       return
@@ -370,6 +373,33 @@ function declareBefore(call: Node, copy: FunctionDeclaration, parents: Map<Node,
       return
     }
   }
+}
+
+/**
+ * A variable of a loop's head or of a parameter list holding the call that a function passed reads
+ * (`for (let i = 0; i < count((x) => x > i); i++)`, `(x, y = apply((z) => z + x, 1)) => y`): the copy
+ * is declared before that loop or function (declareBefore), where the name is another variable or none.
+ */
+function headRead(call: Node, args: ReadonlyMap<number, FunctionArgument>, scope: LocalScope, parents: Map<Node, AnyNode>): { target: string; at: Node } | undefined {
+  const heads: Array<readonly [number, number]> = []
+  let node = call as AnyNode
+  // The same walk as declareBefore's, up to where it declares the copy.
+  for (let up = parents.get(node); up; node = up, up = parents.get(node)) {
+    if (up.type === 'ArrowFunctionExpression' && up.body === node) break
+    const list = STATEMENT_LISTS[up.type]
+    if (list && (up[list] as Node[]).includes(node)) break
+    if (/Statement$|Declaration$/.test(node.type) && isStatementSlot(up, node)) break
+    if (/^For(In|Of)?Statement$/.test(up.type) || (/Function/.test(up.type) && up.params.includes(node))) heads.push([up.start, up.body.start])
+  }
+  if (heads.length === 0) return undefined
+  for (const arg of args.values()) {
+    if (arg.type === 'Identifier') continue
+    for (const name of freeNames(arg)) {
+      const b = resolve(name, scope)
+      if (b && heads.some(([from, to]) => b.id.start >= from && b.id.start < to)) return { target: name, at: arg }
+    }
+  }
+  return undefined
 }
 
 /** Whether `node` is held alone where a statement goes (an `if`'s branch, a loop's body, a label's statement). */

@@ -10,8 +10,8 @@ import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
 import { normalize, type Program, testSideBySide } from './differential/harness.ts'
 import { generate, random } from './function-arguments-gen.ts'
 
-/** The refusals the docs name for these programs (local functions' rules, AJS2065, AJS2066, AJS3004). */
-const DOCUMENTED = new Set(['AJS2050', 'AJS2051', 'AJS2052', 'AJS2053', 'AJS2054', 'AJS2064', 'AJS2065', 'AJS2066', 'AJS3004'])
+/** The refusals the docs name for these programs (local functions' rules, AJS2065-AJS2067, AJS3004). */
+const DOCUMENTED = new Set(['AJS2050', 'AJS2051', 'AJS2052', 'AJS2053', 'AJS2054', 'AJS2064', 'AJS2065', 'AJS2066', 'AJS2067', 'AJS3004'])
 const SEEDS = [1, 2, 3, 20261127]
 const PER_SEED = 400
 
@@ -75,8 +75,32 @@ const REGRESSIONS: Program[] = [
     source: 'function rec(f, n) { return n <= 0 ? 0 : f(n) + rec(f, n - 1) }\nfunction main({ xs, k }) {\n  const each = (g, v) => g(v) + 1\n  return [each((x) => rec((y) => y + x, 2), k), xs.map((x) => each((z) => rec((y) => y * z, x), x))]\n}\n',
     args: ARGS,
   },
+  {
+    // In a loop's head or a `case`'s test, reading what is around the loop: the copy goes before the loop, or the `switch`.
+    name: 'calls-in-a-loop-head-and-a-case-test-reading-variables-around-them',
+    source: 'function apply(f, x) { return f(x) }\nfunction main({ xs, k }) {\n  const out = []\n  for (let i = 0; i < apply((y) => y + k, 1); i++) out.push(i)\n  switch (k) { case apply((z) => z * k, 1): out.push(\'case\'); break; default: out.push(\'default\') }\n  return out\n}\n',
+    args: ARGS,
+  },
 ]
+
+/** A function passed reading a variable of the loop head or the parameters the call is in: its copy, declared before them, read another (a wrong result) or none. */
+const HEAD_READS = [
+  ['the-loop-variable-in-the-test', 'const i = 100\n  const out = []\n  for (let i = 0; i < apply((y) => y - i, 5); i++) out.push(i)\n  return out', 5, 'i'],
+  ['the-loop-variable-in-the-update', 'const out = []\n  for (let i = 0; i < 3; i = apply((y) => y + i, 1)) out.push(i)\n  return out', 4, 'i'],
+  ['a-parameter-in-a-default-value', 'const x = 100\n  return xs.map((x, i, a, y = apply((z) => z + x, 1)) => y)', 4, 'x'],
+] as const
 
 describe('functions passed to helpers: what the generator found', () => {
   testSideBySide(REGRESSIONS, AgentVM)
+
+  for (const [what, body, line, target] of HEAD_READS) {
+    test(`AJS2067: ${what}`, () => {
+      let e: unknown
+      try { transpile(`function apply(f, x) { return f(x) }\nfunction main({ xs, k }) {\n  ${body}\n}\n`) } catch (x) { e = x }
+      expect(e).toBeInstanceOf(TranspileError)
+      const t = e as TranspileError
+      expect([t.code, t.line]).toEqual(['AJS2067', line])
+      expect(t.message).toContain(`\`${target}\``)
+    })
+  }
 })

@@ -156,6 +156,13 @@ export function generate(rnd: () => number): Generated {
       scope.pop()
       return s
     }
+    if (r < 0.95) {
+      // In a loop's head and in a parameter's default value: the copy is declared before them.
+      const name = `dp${names++}`
+      return rnd() < 0.5
+        ? `for (let j = 0; j < 2 && ${call(0, false)} > -1e9; j++) out.push(j)`
+        : `const ${name} = (a, b = ${call(0, false)}) => a + b\n  out.push(${name}(1), xs.map((v) => ${name}(v)))`
+    }
     return `out.push(${expr(true)})`
   }
 
