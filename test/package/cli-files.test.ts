@@ -35,7 +35,9 @@ function staticGraph(meta: Meta, entry: string): { outputs: string[]; bytes: num
  * esbuild's metafile (the sources in the static graph of dist/cli.js); no heavy command moved into it.
  */
 // 385,000: 375,464 B at the commit after 7280efa (this test's count): kept Intl formatters (+2.8 KB), module declarations, rest parameters, schema-error wording.
-const MAX_STATIC_BYTES = 385_000
+// 400,000: 392,445 B at b0064a1 (this test's count, each revision's own build): 381,437 B at 4205b7a, 383,417 B at a702892
+// after local functions nest (+2.0 KB), then functions passed to helpers (transpiler/function-arguments.ts, +9.0 KB).
+const MAX_STATIC_BYTES = 400_000
 
 /** Source directories only some commands need: none of them may load with every `ajsc`. */
 const ON_USE = ['src/python/', 'src/flowlang/', 'src/flows/', 'src/workflows/engine/', 'src/workflows/drivers/local.ts', 'src/server/', 'src/codemode/mcp']
