@@ -282,7 +282,8 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
   const rename = (b: Binding): void => renameBinding(b, ctx.temp(`${b.name}_`), refs.get(b) ?? [], scopes.shorthands)
   // The function parameters' bindings, taken before any renaming: a function passed may read a name like one of them (`rec((y) => y + f, n)`), which renames it.
   const own = new Map([...c.params].map(([i, p]) => [i, scopes.own!.names.get(p)!]))
-  const declared: Statement[] = []
+  // Declared once every parameter has its final name: a name passed that a function parameter of the copy has (`h((v) => v * 2, f, k)` for `h(f, g, x)`) renames it.
+  const declared: Array<readonly [Binding, ArrowFunctionExpression | FunctionExpression]> = []
   for (const [i, arg] of args) {
     const b = own.get(i)!
     if (arg.type === 'Identifier') {
@@ -299,7 +300,7 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
       const hides = scopes.own!.names.get(free)
       if (hides) rename(hides)
     }
-    declared.push(located('VariableDeclaration', { kind: 'const', declarations: [located('VariableDeclarator', { id: identifier(b.name, arg), init: arg }, arg)] }, arg) as Statement)
+    declared.push([b, arg])
   }
   // Recursion: the helper called with its own function parameters passed on is this copy.
   for (const r of scopes.references) {
@@ -315,7 +316,8 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
     inner.arguments = inner.arguments.filter((_, i) => !c.params.has(i))
   }
   copy.params = copy.params.filter((_, i) => !c.params.has(i))
-  copy.body = { ...copy.body, body: [...declared, ...copy.body.body] } as BlockStatement
+  const consts = declared.map(([b, arg]) => located('VariableDeclaration', { kind: 'const', declarations: [located('VariableDeclarator', { id: identifier(b.name, arg), init: arg }, arg)] }, arg) as Statement)
+  copy.body = { ...copy.body, body: [...consts, ...copy.body.body] } as BlockStatement
   return copy
 }
 

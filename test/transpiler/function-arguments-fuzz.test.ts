@@ -76,6 +76,12 @@ const REGRESSIONS: Program[] = [
     args: ARGS,
   },
   {
+    // The name passed, `f`, is the name of the helper's first function parameter, renamed for it after the arrow given there was declared under the old name (an unknown atom at run time).
+    name: 'a-name-passed-like-another-function-parameter-of-the-helper',
+    source: 'function comp(f, g, x) { return g(f(x)) }\nfunction main({ xs, k }) {\n  const f = (v) => v + 1\n  return [comp((v) => v * 2, f, k), xs.map((x) => comp(f, (g) => g * x, k))]\n}\n',
+    args: ARGS,
+  },
+  {
     // In a loop's head or a `case`'s test, reading what is around the loop: the copy goes before the loop, or the `switch`.
     name: 'calls-in-a-loop-head-and-a-case-test-reading-variables-around-them',
     source: 'function apply(f, x) { return f(x) }\nfunction main({ xs, k }) {\n  const out = []\n  for (let i = 0; i < apply((y) => y + k, 1); i++) out.push(i)\n  switch (k) { case apply((z) => z * k, 1): out.push(\'case\'); break; default: out.push(\'default\') }\n  return out\n}\n',

@@ -41,6 +41,10 @@ const HELPERS: readonly Helper[] = [
   { name: 'loopy', source: 'function loopy(f, n) { let out = 0; for (let i = 0; i < 2; i++) if (i < n) out += f(i + n); return out }', call: (f, v) => `loopy(${f}, ${v})` },
   { name: 'nested', source: 'function nested(f, x) { return twice((y) => f(y) + 1, x) }', call: (f, v) => `nested(${f}, ${v})` },
   { name: 'shadow', source: 'function shadow(f, y) { const e = 3; let i = 4; const out = [y]; return f(out[0]) + e + i }', call: (f, v) => `shadow(${f}, ${v})` },
+  { name: 'hid', source: 'function hid(f, v) { const double = 5; const inc0 = 1; return f(v) + double + inc0 }', call: (f, v) => `hid(${f}, ${v})` },
+  { name: 'mapAll', source: 'const mapAll = (xs, f) => xs.map(f).concat(xs.filter((x) => f(x) > 2))', call: (f, v) => `mapAll([${v}, 2], ${f}).length` },
+  { name: 'fold$', source: 'function fold$(xs, f, acc = 0) { return xs.reduce((a, x) => a + f(x), acc) }', call: (f, v) => `fold$([1, ${v}], ${f})` },
+  { name: 'comp', source: 'function comp(f, g, x) { return g(f(x)) }', call: (f, v) => `comp(${f}, ${v})` },
   { name: 'retry', async: true, source: 'async function retry(f, n) { for (let i = 0; i < 3; i++) { try { return await f(n + i) } catch (e) { n = n + 1 } } return null }', call: (f, v) => `(await retry(${f}, ${v}))` },
   { name: 'awaitTwice', async: true, source: 'async function awaitTwice(f, x) { const a = await f(x); return a + (await f(a)) }', call: (f, v) => `(await awaitTwice(${f}, ${v}))` },
 ]
@@ -59,6 +63,7 @@ export function generate(rnd: () => number): Generated {
   let isAsync = false
   let locals = 0
   let names = 0
+  let namedF = false
   // Variables in scope at the point being written (those a function argument may read), innermost last.
   const scope: string[] = ['k', 'n', 'x']
 
@@ -70,6 +75,8 @@ export function generate(rnd: () => number): Generated {
     const r = rnd()
     if (r < 0.12) return 'double'
     if (r < 0.2 && locals > 0) return `inc${Math.floor(rnd() * locals)}`
+    // Local functions named as the helpers' function parameters.
+    if (r < 0.24 && namedF) return pick(['f', 'g'])
     if (r < 0.28 && canAwait) return `async (${param}) => (await slowInc(${param})) + ${v}`
     if (r < 0.34 && canAwait) return `() => slowInc(${v})`
     if (r < 0.42) return `function (${param}) { return ${param} * 2 + ${v} }`
@@ -85,7 +92,8 @@ export function generate(rnd: () => number): Generated {
     if (h.name === 'nested') used.add(HELPERS.find((x) => x.name === 'twice')!)
     if (h.async) isAsync = true
     // An async function passed to a helper that does not await it is a promise JavaScript computes with: not written.
-    return h.call(fnArg(depth, !!h.async), v)
+    // `comp` takes two functions: the second is written here, the text before the value.
+    return h.call(fnArg(depth, !!h.async), h.name === 'comp' ? `${fnArg(depth, false)}, ${v}` : v)
   }
 
   /** An expression holding such a call, in one of several positions. */
@@ -144,6 +152,10 @@ export function generate(rnd: () => number): Generated {
       const s = `const ${name} = (g, v) => g(v) + n\n  out.push(${name}(${fnArg(0, false)}, ${pick(scope)}))`
       return s
     }
+    if (r < 0.75 && !namedF) {
+      namedF = true
+      return `const f = (v) => v * 3 + ${pick(scope)}\n  function g(v) { return v - ${pick(scope)} }`
+    }
     if (r < 0.8) {
       const name = `inc${locals++}`
       return `const ${name} = (v) => v + ${pick(scope)}`
@@ -156,7 +168,14 @@ export function generate(rnd: () => number): Generated {
       scope.pop()
       return s
     }
-    if (r < 0.95) {
+    if (r < 0.93) {
+      // A local function passing its function parameter on to itself, and an async one awaiting it.
+      const name = `go${names++}`
+      if (rnd() < 0.5) return `function ${name}(f, m) { return m > 0 ? ${name}(f, m - 1) + f(m) : 0 }\n  out.push(${name}(${fnArg(0, false)}, ${pick(scope)} % 3))`
+      isAsync = true
+      return `const ${name} = async (g, m) => { try { return await g(m) } catch (e) { return -1 } }\n  out.push(await ${name}(${fnArg(0, true)}, ${pick(scope)}))`
+    }
+    if (r < 0.96) {
       // In a loop's head and in a parameter's default value: the copy is declared before them.
       const name = `dp${names++}`
       return rnd() < 0.5
