@@ -185,10 +185,12 @@ interface Temps {
 }
 
 /** A fresh `let` for the key of the call `holder`, declared first in the body of the function it is in. */
-function declareTemp(base: string, holder: Node, temps: Temps): string {
-  const name = fresh(base, temps.taken)
+function declareTemp(table: string, holder: Node, temps: Temps, ctx: LowerContext): string {
   temps.within ??= callsByKey(temps.fn)
   const f = temps.within.get(holder)!
+  // A parameter's default is computed before the body, where the variable would be declared.
+  if (holder.start < f.body.start) ctx.fail('UNSUPPORTED', holder, { name: `A call of \`${table}\` by a key computed in a parameter's default value (compute the key in the body: \`const key = …\`)` })
+  const name = fresh(`${table}_key`, temps.taken)
   const declarator = { type: 'VariableDeclarator', id: identifier(name, holder), init: null, start: holder.start, end: holder.start }
   if (f.body.type !== 'BlockStatement') {
     // `(s) => t[pick(s)](s)` takes a block: `(s) => { let t_key; return (t_key = pick(s)) === … }`.
@@ -235,7 +237,7 @@ function rewrite(r: Reference, name: string, t: Table, names: string[], temps: T
       // as in JavaScript, into a variable of its own by the first test: `(tools_key = pick(s)) === 'a' ? … : tools_key === 'b' …`
       // (the chain stays a conditional, which `await` awaits whichever call of).
       if (readOnlyKey(k)) return replace(holder, dispatch(holder, () => structuredClone(k), t, names, message))
-      const temp = declareTemp(`${name}_key`, holder, temps)
+      const temp = declareTemp(name, holder, temps, ctx)
       const assign = located('AssignmentExpression', { operator: '=', left: identifier(temp, k), right: k }, k)
       return replace(holder, dispatch(holder, (i) => i === 0 ? assign : identifier(temp, k), t, names, message))
     }

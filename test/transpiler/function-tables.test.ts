@@ -133,6 +133,10 @@ describe('objects of functions called by a computed key', () => {
     expect([e.code, e.line]).toEqual(['AJS2061', 6])
     expect(e.hint).toContain('`ops[key](x)`')
     expect(refusal(`function main({ kind, steps }) {\n${KEYED_TABLE}return [ops[pick(steps[0])]]\n}`).code).toBe('AJS2061')
+    // A parameter's default is computed before the body the key's variable is declared in.
+    const inDefault = refusal(`function main({ kind, steps }) {\n${KEYED_TABLE}const f = (s, n = ops[pick(s)](1)) => n\nreturn f(steps[0])\n}`)
+    expect([inDefault.code, inDefault.line]).toEqual(['AJS2030', 6])
+    expect(inDefault.message).toContain('compute the key in the body')
     // The first in the source is reported, though uses are rewritten last first.
     const first = refusal(`function main({ kind, steps }) {\n${KEYED_TABLE}const n = ops.nope(1)\nreturn [ops[pick(steps[0])], n]\n}`)
     expect([first.code, first.line]).toEqual(['AJS2062', 6])
