@@ -94,6 +94,7 @@ const KEYED: Program[] = [
   K('keys-with-side-effects-in-keys-and-arguments', "let n = 0\nconst out = []\nconst names = ['twice', 'get_one', 'twice']\nout.push(ops[names[n++]](n), ops[names[n++]](n), n)\nout.push(ops[pick(steps[0])](ops[pick(steps[1])](arg(7))))\nreturn [out, log]"),
   K('in-and-tests-of-a-computed-key', "const out = [pick(steps[0]) in ops, pick(steps[2]) in ops, !ops[pick(steps[1])], ops[pick(steps[2])] ? 'yes' : 'no']\nif (ops[steps[1].tool.toLowerCase()]) out.push('has')\nout.push(ops[pick(steps[0])] && ops[pick(steps[0])](arg(1)))\nreturn [out, log]"),
   K('an-unknown-key-evaluates-the-arguments-then-throws-a-TypeError', "try { return ops[pick(steps[2])](arg(1), arg(2)) } catch (e) { return [e instanceof TypeError, e.message.startsWith('ops['), log] }"),
+  K('a-callback-with-its-own-key-in-the-arguments-of-another', "return [steps.slice(0, 2).map((s) => ops[pick(s)](steps.map((t) => ops[pick(steps[0])](t.arg)).reduce((a, b) => a + b, 0))), log]"),
   K('a-use-in-the-arguments-of-another', "const names = ['twice']\nreturn [ops[names[0]](ops.get_one(1)), ops[pick(steps[0])](ops[pick(steps[1])](ops.twice(arg(1)))), log]"),
 ]
 
