@@ -7,6 +7,9 @@
  * that name instead), and the copy's calls of the helper passing the same parameter on call the copy.
  * JavaScript's closure reads the caller's variables when it runs, and so does the copy: it is a local
  * function of the caller, with local-functions.ts's rules (assigning a caller's variable is AJS2051).
+ * A call in an expression-bodied arrow (`xs.map((x) => withRetry(() => get(x), 3))`) has its copy declared
+ * outside the arrow, passed the arrow's variables the functions read, so that the arrow stays the call
+ * Promise.all waits for.
  *
  * A parameter qualifies when the helper only calls it, passes it to a method (`xs.map(fn)`) or passes
  * it on in the same place to itself. Everything else (a helper called with data there, a parameter
@@ -96,12 +99,14 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
       if (budget < 0) ctx.fail('FUNCTION_ARGUMENT_COPIES', call, { name: c.name })
       // The parents are taken before the first call loses its arguments: a function passed may hold a call made a copy later, declared in it.
       parents ??= parentsOf(f)
-      const head = headRead(call, args, r.scope, parents)
+      const out = outward(call, args, r.scope, parents)
+      const head = headRead(call, args, r.scope, parents, out)
       if (head) ctx.fail('FUNCTION_ARGUMENT_HEAD', head.at, { name: c.name, target: head.target })
-      const copy = copyFor(c, args, fresh(c.name), call, r.scope, ctx)
+      const passed = out.passed.map((b) => b.name)
+      const copy = copyFor(c, args, fresh(c.name), call, r.scope, ctx, passed)
       call.callee = identifier(copy.id!.name, call.callee)
-      call.arguments = call.arguments.filter((_, i) => !c.params.has(i))
-      declareBefore(call, copy, parents)
+      call.arguments = [...passed.map((p) => identifier(p, call)), ...call.arguments.filter((_, i) => !c.params.has(i))]
+      declareBefore(call, copy, parents, out.through)
       ctx.rewrittenFunctions ??= new Set()
       ctx.rewrittenFunctions.add(f)
       bump(copied, c)
@@ -267,7 +272,7 @@ function namesFunction(name: string, scope: LocalScope, scopes: FunctionScopes, 
  * read are theirs, not the copy's: a variable of the copy by such a name is renamed. A name the copy
  * reads that the caller declares again where it calls is AJS2066.
  */
-function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name: string, call: CallExpression, callScope: LocalScope, ctx: LowerContext): FunctionDeclaration {
+function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name: string, call: CallExpression, callScope: LocalScope, ctx: LowerContext, passed: readonly string[]): FunctionDeclaration {
   const copy = structuredClone(c.fn) as FunctionDeclaration
   copy.id = identifier(name, c.fn.id ?? c.fn)
   const scopes = functionScopes(copy)
@@ -293,6 +298,8 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
         if (hides && hides !== b) rename(hides)
       }
       for (const r of refs.get(b) ?? []) r.id.name = arg.name
+      // The parameter is gone: a function passed at another parameter reading its old name must not rename these calls (`comp(double, (i) => i + f, k)`).
+      b.scope.names.delete(b.name)
       continue
     }
     // The function is declared at the top of the copy's body, where the copy's parameters and top-level names would hide what it reads.
@@ -312,10 +319,16 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
       return a?.type === 'Identifier' && a.name === (args.get(i)!.type === 'Identifier' ? (args.get(i) as Identifier).name : b.name)
     })
     if (!passesOn) continue
+    // It passes on what the call passes (outward's variables): a variable of the copy's of such a name there is renamed.
+    for (const p of passed) {
+      const hides = resolve(p, r.scope)
+      if (hides) rename(hides)
+    }
     inner.callee = identifier(name, inner.callee)
-    inner.arguments = inner.arguments.filter((_, i) => !c.params.has(i))
+    inner.arguments = [...passed.map((p) => identifier(p, inner)), ...inner.arguments.filter((_, i) => !c.params.has(i))]
   }
-  copy.params = copy.params.filter((_, i) => !c.params.has(i))
+  // The variables of the arrows the copy is declared outside of come first (the helper's defaults and rest stay where they were).
+  copy.params = [...passed.map((p) => identifier(p, copy)), ...copy.params.filter((_, i) => !c.params.has(i))]
   const consts = declared.map(([b, arg]) => located('VariableDeclaration', { kind: 'const', declarations: [located('VariableDeclarator', { id: identifier(b.name, arg), init: arg }, arg)] }, arg) as Statement)
   copy.body = { ...copy.body, body: [...consts, ...copy.body.body] } as BlockStatement
   return copy
@@ -349,11 +362,11 @@ const STATEMENT_LISTS: Record<string, string> = { BlockStatement: 'body', Switch
  * statements. A statement standing alone (the body of an `if` or a loop) becomes a block of the two,
  * and an arrow's expression body a block returning it, so the copy sees the variables the call sees.
  */
-function declareBefore(call: Node, copy: FunctionDeclaration, parents: Map<Node, AnyNode>): void {
+function declareBefore(call: Node, copy: FunctionDeclaration, parents: Map<Node, AnyNode>, through: ReadonlySet<Node>): void {
   let node: AnyNode = call as AnyNode
   for (let up = parents.get(node); up; node = up, up = parents.get(node)) {
     // The nodes made here are recorded as parents too: a later call under them is declared in them.
-    if (up.type === 'ArrowFunctionExpression' && up.body === node) {
+    if (up.type === 'ArrowFunctionExpression' && up.body === node && !through.has(up)) {
       const ret = located('ReturnStatement', { argument: node }, node)
       const block = located('BlockStatement', { body: [copy, ret] }, node)
       up.body = block
@@ -378,16 +391,43 @@ function declareBefore(call: Node, copy: FunctionDeclaration, parents: Map<Node,
 }
 
 /**
+ * The expression-bodied arrows around the call that its copy may be declared outside of, and the
+ * variables of theirs the functions passed read, which the copy is then passed. Declared inside, the
+ * arrow would take a block, and `Promise.all(xs.map((x) => withRetry(() => get(x), 3)))` would no longer
+ * be a call of an async function that Promise.all waits for (AJS2039). A variable assigned in the arrow
+ * keeps the copy inside it: the copy reads it when the function passed runs, not when it is called.
+ */
+function outward(call: Node, args: ReadonlyMap<number, FunctionArgument>, scope: LocalScope, parents: Map<Node, AnyNode>): { through: Set<Node>; passed: Binding[] } {
+  const through = new Set<Node>()
+  const passed: Binding[] = []
+  let reads: Binding[] | undefined
+  let node = call as AnyNode
+  for (let up = parents.get(node); up; node = up, up = parents.get(node)) {
+    if (up.type === 'ArrowFunctionExpression' && up.body === node) {
+      reads ??= [...args.values()].flatMap((a) => a.type === 'Identifier' ? [] : [...freeNames(a)].map((n) => resolve(n, scope)).filter((b): b is Binding => !!b))
+      const own = reads.filter((b) => b.id.start >= up!.start && b.id.start < up!.body.start)
+      if (own.some((b) => b.writes.length > 0)) break
+      through.add(up)
+      for (const b of own) if (!passed.includes(b)) passed.push(b)
+      continue
+    }
+    const list = STATEMENT_LISTS[up.type]
+    if ((list && (up[list] as Node[]).includes(node)) || (/Statement$|Declaration$/.test(node.type) && isStatementSlot(up, node))) break
+  }
+  return { through, passed }
+}
+
+/**
  * A variable of a loop's head or of a parameter list holding the call that a function passed reads
  * (`for (let i = 0; i < count((x) => x > i); i++)`, `(x, y = apply((z) => z + x, 1)) => y`): the copy
  * is declared before that loop or function (declareBefore), where the name is another variable or none.
  */
-function headRead(call: Node, args: ReadonlyMap<number, FunctionArgument>, scope: LocalScope, parents: Map<Node, AnyNode>): { target: string; at: Node } | undefined {
+function headRead(call: Node, args: ReadonlyMap<number, FunctionArgument>, scope: LocalScope, parents: Map<Node, AnyNode>, { through, passed }: ReturnType<typeof outward>): { target: string; at: Node } | undefined {
   const heads: Array<readonly [number, number]> = []
   let node = call as AnyNode
   // The same walk as declareBefore's, up to where it declares the copy.
   for (let up = parents.get(node); up; node = up, up = parents.get(node)) {
-    if (up.type === 'ArrowFunctionExpression' && up.body === node) break
+    if (up.type === 'ArrowFunctionExpression' && up.body === node && !through.has(up)) break
     const list = STATEMENT_LISTS[up.type]
     if (list && (up[list] as Node[]).includes(node)) break
     if (/Statement$|Declaration$/.test(node.type) && isStatementSlot(up, node)) break
@@ -398,7 +438,8 @@ function headRead(call: Node, args: ReadonlyMap<number, FunctionArgument>, scope
     if (arg.type === 'Identifier') continue
     for (const name of freeNames(arg)) {
       const b = resolve(name, scope)
-      if (b && heads.some(([from, to]) => b.id.start >= from && b.id.start < to)) return { target: name, at: arg }
+      // A variable of an arrow the copy is declared outside of is passed to it.
+      if (b && !passed.includes(b) && heads.some(([from, to]) => b.id.start >= from && b.id.start < to)) return { target: name, at: arg }
     }
   }
   return undefined

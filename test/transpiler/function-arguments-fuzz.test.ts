@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM } from '../../src/vm/index.ts'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { normalize, type Program, testSideBySide } from './differential/harness.ts'
+import { normalize, type Program, runNativeAsync, runVm, testSideBySide } from './differential/harness.ts'
 import { generate, random } from './function-arguments-gen.ts'
 
 /** The refusals the docs name for these programs (local functions' rules, AJS2065-AJS2067, AJS3004). */
@@ -82,6 +82,12 @@ const REGRESSIONS: Program[] = [
     args: ARGS,
   },
   {
+    // The name passed (`double`) replaced the calls of comp's `f`; the arrow's `f` then renamed the parameter, and those calls with it (unknown atom f_$2).
+    name: 'a-name-passed-then-an-arrow-reading-the-first-parameter-s-name',
+    source: 'function double(x) { return x * 2 }\nfunction comp(f, g, x) { return g(f(x)) }\nfunction main({ xs, k }) {\n  const out = []\n  for (const f of xs) out.push(comp(double, (i) => i + f, k))\n  return out\n}\n',
+    args: ARGS,
+  },
+  {
     // In a loop's head or a `case`'s test, reading what is around the loop: the copy goes before the loop, or the `switch`.
     name: 'calls-in-a-loop-head-and-a-case-test-reading-variables-around-them',
     source: 'function apply(f, x) { return f(x) }\nfunction main({ xs, k }) {\n  const out = []\n  for (let i = 0; i < apply((y) => y + k, 1); i++) out.push(i)\n  switch (k) { case apply((z) => z * k, 1): out.push(\'case\'); break; default: out.push(\'default\') }\n  return out\n}\n',
@@ -96,8 +102,31 @@ const HEAD_READS = [
   ['a-parameter-in-a-default-value', 'const x = 100\n  return xs.map((x, i, a, y = apply((z) => z + x, 1)) => y)', 4, 'x'],
 ] as const
 
+/** Async helpers side by side: the copy is declared outside the expression-bodied callback, which is passed the callback's variables (declared inside, the callback took a block and Promise.all refused it, AJS2039 naming `withRetry$1`). */
+const PROMISE_ALL: Program = {
+  name: 'promise-all-of-async-helpers-given-functions-reading-the-callback',
+  source: [
+    'async function withRetry(fn, n) { for (let i = 0; i < n; i++) { try { return await fn(i) } catch (e) { if (i === n - 1) return `fail ${e.message}` } } }',
+    'async function get(x, i) { if (x > i + 1) throw new Error(`busy ${x}`); return x * 10 + i }',
+    'function rec(f, n) { return n <= 0 ? 0 : f(n) + rec(f, n - 1) }',
+    'async function main({ xs, k }) {',
+    '  const a = await Promise.all(xs.map((x) => withRetry((i) => get(x, i), k)))',
+    '  const b = await Promise.all(xs.map(({ length }, n) => withRetry(async (i) => { if (i < n) throw new Error(`n${n}`); return i + k }, 3)))',
+    '  const c = xs.map((x) => rec((y) => y * x + k, x))',
+    '  return [a, b, c]',
+    '}',
+  ].join('\n'),
+  args: ARGS,
+}
+
 describe('functions passed to helpers: what the generator found', () => {
   testSideBySide(REGRESSIONS, AgentVM)
+
+  test(PROMISE_ALL.name, async () => {
+    const native = await runNativeAsync(PROMISE_ALL)
+    expect(native).toEqual({ ok: true, value: [[10, 21, 'fail busy 3'], [2, 3, 4], [3, 10, 24]] })
+    expect(await runVm(PROMISE_ALL, AgentVM)).toEqual(native)
+  })
 
   for (const [what, body, line, target] of HEAD_READS) {
     test(`AJS2067: ${what}`, () => {

@@ -120,6 +120,17 @@ export function generate(rnd: () => number): Generated {
   /** A statement pushing such values to `out`. */
   const statement = (): string => {
     const r = rnd()
+    if (r < 0.06) {
+      // Async helpers run side by side (Promise.all is a statement's whole value in AJS), each given a function reading the callback's parameter.
+      isAsync = true
+      const h = pick(HELPERS.filter((x) => x.async))
+      used.add(h)
+      scope.push('p')
+      const call = h.call(fnArg(0, true), 'p').replace(/^\(await (.*)\)$/, '$1')
+      scope.pop()
+      const name = `all${names++}`
+      return `const ${name} = await Promise.all(xs.map((p) => ${call}))\n  out.push(${name})`
+    }
     if (r < 0.15) return `if (k > 1) out.push(${expr(true)})\n  else out.push(${expr(true)})`
     if (r < 0.3) {
       const v = pick(['x', 'i', 'f', 'e'])
