@@ -6,18 +6,10 @@
  * expression-bodied arrows, with arrows reading variables of several enclosing scopes, and names the
  * helpers declare that the caller declares too (parameters, loop variables, catch parameters).
  */
+import { seededRandom } from '../../src/workflows/engine/random.ts'
 
-/** mulberry32: a small deterministic generator of numbers in [0, 1). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** A deterministic generator of numbers in [0, 1): the workflows' mulberry32. */
+export const random = seededRandom
 
 interface Helper {
   readonly name: string
