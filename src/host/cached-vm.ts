@@ -1,7 +1,7 @@
 /**
  * `ajs-lang/vm/cached` (Node and Bun): the VM of `ajs-lang/vm`, with the opt-in parts asked for,
- * compiled from a V8 code cache after the first process, so a fresh process starts in a third of
- * the time (docs/vm.md, "Cold start"). It loads the package's self-contained browser bundles
+ * compiled from a V8 code cache after the first process, which takes about a third off a fresh
+ * process's time to its first result (docs/vm.md, "Cold start"). It loads the package's self-contained browser bundles
  * (dist/browser/), whose SHA-256 the build wrote to dist/browser/scripts.json, so a cache is
  * only ever used with the bundle it was made from.
  */
