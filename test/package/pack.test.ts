@@ -53,8 +53,12 @@ beforeAll(() => { ({ app, tarball } = packedApp()) }, 180_000)
  * Raised to 1.25 MB: 1,236,595 bytes packed at 4205b7a against 1,231,216 at 4d11517 (each revision's own build,
  * npm pack --dry-run): ajs-lang/vm/cached (its loader as ESM and CommonJS, 3.2 and 3.8 KB, its declarations and
  * dist/browser/scripts.json, the bundles' SHA-256) and the README's cold-start paragraph.
+ * Raised to 1.27 MB packed and 4.1 MB unpacked: 1,250,199 bytes packed and 4,005,378 unpacked at 33816c9 against
+ * 1,237,717 and 3,968,713 at 4cd44ab (each revision's own build, npm pack --dry-run --ignore-scripts): Python's re
+ * past the host engine's cap for all matches (the runtime ships three times), the transpiler's functions passed to
+ * helpers, nested local functions and dispatch by computed keys (in every entry's three forms), JSON.parse's key scan.
  */
-const TARBALL_BUDGET = { packed: 1_250_000, unpacked: 4_000_000 }
+const TARBALL_BUDGET = { packed: 1_270_000, unpacked: 4_100_000 }
 
 describe('the tarball', () => {
   test(`is lean: at most ${TARBALL_BUDGET.packed} bytes packed, no sources, docs, source maps or build metadata`, () => {
