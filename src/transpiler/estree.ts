@@ -2,7 +2,7 @@
  * ESTree nodes the source rewrites make before lowering (local-functions.ts, function-tables.ts,
  * module-declarations.ts): located at the source they stand for, so every diagnostic points into it.
  */
-import type { Expression, FunctionDeclaration, Identifier, Node, Program } from 'acorn'
+import type { BlockStatement, Expression, FunctionDeclaration, Identifier, Node, Program } from 'acorn'
 
 export const identifier = (name: string, at: Node): Identifier => ({ type: 'Identifier', name, start: at.start, end: at.end }) as Identifier
 
@@ -16,3 +16,7 @@ export function topLevelFunction(s: Program['body'][number]): FunctionDeclaratio
   if (s.type === 'FunctionDeclaration') return s
   return s.type === 'ExportDefaultDeclaration' && s.declaration.type === 'FunctionDeclaration' ? s.declaration as FunctionDeclaration : undefined
 }
+
+/** A function's body as a block: its own, or, for an arrow's expression body, a block returning it. */
+export const blockBody = (body: Node): BlockStatement =>
+  body.type === 'BlockStatement' ? body as BlockStatement : located('BlockStatement', { body: [located('ReturnStatement', { argument: body }, body)] }, body) as unknown as BlockStatement

@@ -18,7 +18,7 @@
  */
 import type { ArrowFunctionExpression, BlockStatement, CallExpression, FunctionDeclaration, FunctionExpression, Identifier, Node, Program, Statement, VariableDeclarator } from 'acorn'
 import type { LowerContext } from './context.ts'
-import { identifier, located, topLevelFunction } from './estree.ts'
+import { blockBody, identifier, located, topLevelFunction } from './estree.ts'
 import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type LocalScope, MAX_LOCAL_DEPTH, referencesByBinding, renameBinding, resolve } from './local-scopes.ts'
 
 type AnyNode = Node & Record<string, any>
@@ -219,8 +219,7 @@ function onlyCalled(u: { parent: Node; key: string; index: number; write: boolea
 
 /** `const h = (a, b) => ...` as `function h(a, b) { ... }` (an expression body returned). */
 function asDeclaration(name: string, f: ArrowFunctionExpression | FunctionExpression): FunctionDeclaration {
-  const body = f.body.type === 'BlockStatement' ? f.body : located('BlockStatement', { body: [located('ReturnStatement', { argument: f.body }, f.body)] }, f.body)
-  return located('FunctionDeclaration', { id: identifier(name, f), params: f.params, body, async: f.async, generator: false, expression: false }, f) as unknown as FunctionDeclaration
+  return located('FunctionDeclaration', { id: identifier(name, f), params: f.params, body: blockBody(f.body), async: f.async, generator: false, expression: false }, f) as unknown as FunctionDeclaration
 }
 
 /**

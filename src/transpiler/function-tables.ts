@@ -16,7 +16,7 @@ import type { LowerContext } from './context.ts'
 import { TranspileError } from '../diagnostics/diagnostic.ts'
 import { type Binding, functionScopes, type Reference, resolve } from './local-scopes.ts'
 import { didYouMean } from './suggest.ts'
-import { identifier, located, stringLiteral, topLevelFunction } from './estree.ts'
+import { blockBody, identifier, located, stringLiteral, topLevelFunction } from './estree.ts'
 
 type AnyNode = Node & Record<string, any>
 
@@ -194,7 +194,7 @@ function declareTemp(table: string, holder: Node, temps: Temps, ctx: LowerContex
   const declarator = { type: 'VariableDeclarator', id: identifier(name, holder), init: null, start: holder.start, end: holder.start }
   if (f.body.type !== 'BlockStatement') {
     // `(s) => t[pick(s)](s)` takes a block: `(s) => { let t_key; return (t_key = pick(s)) === … }`.
-    f.body = located('BlockStatement', { body: [located('ReturnStatement', { argument: f.body }, f.body)] }, f.body)
+    f.body = blockBody(f.body)
     f.expression = false
   }
   f.body.body.unshift(located('VariableDeclaration', { kind: 'let', declarations: [declarator] }, declarator))

@@ -17,7 +17,7 @@
 import type { ArrowFunctionExpression, BlockStatement, CallExpression, Expression, FunctionDeclaration, Identifier, Node, Pattern, Program } from 'acorn'
 import type { LowerContext } from './context.ts'
 import { callbackArity } from './lower/calls.ts'
-import { identifier, topLevelFunction } from './estree.ts'
+import { blockBody, identifier, topLevelFunction } from './estree.ts'
 import { FUNCTION_UNDER_KEY } from './function-tables.ts'
 import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type LocalScope, MAX_LOCAL_DEPTH, type Reference, referencesByBinding, renameBinding, resolve } from './local-scopes.ts'
 
@@ -281,9 +281,7 @@ function remove(f: LocalFunction): void {
 
 function helperOf(f: LocalFunction, name: string, caps: Binding[]): FunctionDeclaration {
   const n = f.node
-  const body: BlockStatement = n.body.type === 'BlockStatement'
-    ? n.body
-    : { type: 'BlockStatement', body: [{ type: 'ReturnStatement', argument: n.body as Expression, start: n.body.start, end: n.body.end }], start: n.body.start, end: n.body.end } as BlockStatement
+  const body = blockBody(n.body)
   const params = [...caps.map((b) => identifier(b.name, n) as Pattern), ...n.params]
   return { type: 'FunctionDeclaration', id: identifier(name, f.declarator?.id ?? (n as FunctionDeclaration).id ?? n), params, body, async: n.async, generator: false, expression: false, start: n.start, end: n.end } as FunctionDeclaration
 }
