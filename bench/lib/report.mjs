@@ -31,6 +31,7 @@ export function oursFigures(r) {
     coldAst: r.cold?.['ours-ast']?.importToResultMs,
     coldCached: r.cold?.['ours-ast-cached']?.importToResultMs,
     heap: r.heap?.systems?.ours?.status === 'ok' ? r.heap.systems.ours.bytes / 1e6 : undefined,
+    heapAfterImport: r.heap?.afterImport?.status === 'ok' ? r.heap.afterImport.bytes / 1e6 : undefined,
   }
 }
 
@@ -50,6 +51,7 @@ export function roundTwoGoals(r) {
     row('`ajs-lang/vm` bundle, min + gzip -9', '≤ 17 KB', f.bundle, `${n(f.bundle, 2)} KB`, f.bundle <= 17),
     row('cold start, import → first result from an AST', '≤ 10 ms', f.coldAst, `${n(f.coldAst, 2)} ms`, f.coldAst <= 10),
     row('the same with `ajs-lang/vm/cached` (its code cache written by an earlier process)', '≤ 10 ms', f.coldCached, `${n(f.coldCached, 2)} ms`, f.coldCached <= 10),
+    row('heap after import of `ajs-lang/vm`', '≤ 1 MB', f.heapAfterImport, `${n(f.heapAfterImport, 3)} MB`, f.heapAfterImport <= 1),
     row('execution geomean ÷ native', '≤ ×8', f.geomean, `×${n(f.geomean, 2)}`, f.geomean <= 8),
     row('rules ÷ native', '≤ ×35', slow.rules, `×${n(slow.rules, 1)}`, slow.rules <= 35),
     row('every other workload ÷ native', '≤ ×30', worstOther?.[1], `worst ×${n(worstOther?.[1], 1)} ${worstOther?.[0]}`, worstOther?.[1] <= 30),
@@ -224,6 +226,8 @@ export function renderMarkdown(r) {
       p(c.status === 'ok' ? `| ${id} | ${c.bytes.toLocaleString('en-US')} | ${n(c.bytes / 1e6, 3)}${c.lowerBound ? ' (lower bound)' : ''} |` : `| ${id} | error: ${c.note} | |`)
     }
     p()
+    const a = r.heap.afterImport
+    if (a) p(a.status === 'ok' ? `Heap after import of \`ajs-lang/vm\` (its minified bundle): ${a.bytes.toLocaleString('en-US')} B (${a.method}).\n` : `Heap after import of \`ajs-lang/vm\`: error: ${a.note}\n`)
   }
 
   if (r.bundle) {
