@@ -1,7 +1,7 @@
 // The VM of one revision as a fresh process imports it, for bench/cold-ab.mjs and bench/cold-profile.mjs.
 import { build } from 'esbuild'
 import { execSync } from 'node:child_process'
-import { symlinkSync } from 'node:fs'
+import { existsSync, symlinkSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { scratchDir } from './revision.mjs'
 
@@ -13,9 +13,10 @@ export const coldDir = () => scratchDir('ajs-cold-')
 /**
  * Bundles `rev` ('.' = the working tree) into `dir`: `vm`, the minified VM entry with its dependencies
  * inlined (`names`: identifiers kept, for readable profiles), or with `dist` the revision's own
- * dist/vm.js (its scripts/build.mjs run in its folder); `full`, the full entry to transpile with.
+ * dist/vm.js (its scripts/build.mjs run in its folder); `full`, the full entry to transpile with;
+ * with `cached`, `loader`: the revision's src/host/code-cache.ts (ajs-lang/vm/cached's loader), if it has one.
  */
-export async function bundleRevision(rev, name, dir, { dist = false, names = false } = {}) {
+export async function bundleRevision(rev, name, dir, { dist = false, names = false, cached = false } = {}) {
   let src = root
   if (rev !== '.') {
     execSync(`git archive --prefix=${name}/ ${rev} src scripts package.json tsconfig.json | tar -x -C ${dir}`, { cwd: root })
@@ -33,5 +34,10 @@ export async function bundleRevision(rev, name, dir, { dist = false, names = fal
   }
   const full = join(dir, `${name}-full.mjs`)
   await build({ ...common, entryPoints: [join(src, 'src/index.ts')], outfile: full })
-  return { vm, full }
+  let loader
+  if (cached && existsSync(join(src, 'src/host/code-cache.ts'))) {
+    loader = join(dir, `${name}-code-cache.min.mjs`)
+    await build({ ...common, minify: true, entryPoints: [join(src, 'src/host/code-cache.ts')], outfile: loader })
+  }
+  return { vm, full, loader }
 }
