@@ -5,11 +5,13 @@
  * (dist/browser/), whose SHA-256 the build wrote to dist/browser/scripts.json, so a cache is
  * only ever used with the bundle it was made from.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import type * as Vm from '../vm/index.js'
 import { VM_PARTS, type VmPart } from '../vm/parts/names.js'
 import { runCachedScript, type CodeCacheOptions } from './code-cache.js'
+
+// As in code-cache.ts, Node's builtins as CommonJS modules: no ESM facades on a cold start.
+const { existsSync, readFileSync, statSync } = process.getBuiltinModule('node:fs')
+const { fileURLToPath } = process.getBuiltinModule('node:url')
 
 export { VM_PARTS, type VmPart }
 export { defaultCacheDir, type CodeCacheEvent, type CodeCacheOptions } from './code-cache.js'

@@ -112,9 +112,13 @@ describe('ajs-lang/vm/cached', () => {
       child({ cacheDir: dir, parts: [] })
       const file = join(dir, readdirSync(dir)[0]!)
       const good = readFileSync(file)
+      // The file holds the script's text, then V8's data: a byte flipped in either is caught.
       const flipped = Buffer.from(good)
       flipped[good.length >> 1]! ^= 0x10
-      for (const bad of [flipped, good.subarray(0, good.length >> 1), Buffer.concat([good, Buffer.from([0])]), Buffer.from('AJSC')]) {
+      const textFlipped = Buffer.from(good)
+      textFlipped[1000]! ^= 0x01
+      expect(good.toString('latin1', 16, 41)).toBe('(function(){"use strict";')
+      for (const bad of [flipped, textFlipped, good.subarray(0, good.length >> 1), Buffer.concat([good, Buffer.from([0])]), Buffer.from('AJSC')]) {
         writeFileSync(file, bad)
         const out = child({ cacheDir: dir, parts: [] })
         expect(out.states[0]).toMatchObject({ script: 'vm.min.js', state: 'rejected', reason: 'the cache file is damaged' })
