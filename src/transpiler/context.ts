@@ -184,6 +184,8 @@ export class LowerContext {
   readonly typedDeclarations = new WeakMap<Node, BindingKind>()
   /** Top-level functions a source rewrite gave local functions their text does not show (function-arguments.ts): local-functions.ts looks into them. */
   rewrittenFunctions?: Set<Node>
+  /** The copies function-arguments.ts made and the functions passed declared in them, by node: the helper copied and the call (what a refusal of one names). */
+  functionArgumentCopies?: Map<Node, { readonly helper: string; readonly call: Node }>
   /**
    * What a local function lifted to a helper reads around it (local-functions.ts): the arguments its calls pass
    * for them, where a Date, Map or Set variable may be passed (lower/names.ts), and, while the helper is lowered,

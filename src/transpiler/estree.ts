@@ -20,3 +20,18 @@ export function topLevelFunction(s: Program['body'][number]): FunctionDeclaratio
 /** A function's body as a block: its own, or, for an arrow's expression body, a block returning it. */
 export const blockBody = (body: Node): BlockStatement =>
   body.type === 'BlockStatement' ? body as BlockStatement : located('BlockStatement', { body: [located('ReturnStatement', { argument: body }, body)] }, body) as unknown as BlockStatement
+
+/** Each node under `root` with the node holding it (for a walk up from a node: what it is in). */
+export function parentsOf(root: Node): Map<Node, Node & Record<string, any>> {
+  const parents = new Map<Node, Node & Record<string, any>>()
+  const walk = (n: Node & Record<string, any>): void => {
+    for (const key of Object.keys(n)) {
+      if (key === 'loc') continue
+      const v = n[key]
+      if (Array.isArray(v)) { for (const x of v) if (x && typeof x.type === 'string') { parents.set(x, n); walk(x) } }
+      else if (v && typeof v.type === 'string') { parents.set(v, n); walk(v) }
+    }
+  }
+  walk(root as Node & Record<string, any>)
+  return parents
+}

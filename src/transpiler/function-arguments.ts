@@ -16,9 +16,9 @@
  * stored or returned) is left as it was, to be lowered or refused as before. What the copies write
  * out is bounded by the source's own size (AJS2065).
  */
-import type { ArrowFunctionExpression, BlockStatement, CallExpression, FunctionDeclaration, FunctionExpression, Identifier, Node, Program, Statement, VariableDeclarator } from 'acorn'
+import type { ArrowFunctionExpression, BlockStatement, CallExpression, FunctionDeclaration, FunctionExpression, Identifier, Node, Program, ReturnStatement, Statement, VariableDeclarator } from 'acorn'
 import type { LowerContext } from './context.ts'
-import { blockBody, identifier, located, topLevelFunction } from './estree.ts'
+import { blockBody, identifier, located, parentsOf, topLevelFunction } from './estree.ts'
 import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type LocalScope, MAX_LOCAL_DEPTH, referencesByBinding, renameBinding, resolve } from './local-scopes.ts'
 
 type AnyNode = Node & Record<string, any>
@@ -107,6 +107,8 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
       call.callee = identifier(copy.id!.name, call.callee)
       call.arguments = [...passed.map((p) => identifier(p, call)), ...call.arguments.filter((_, i) => !c.params.has(i))]
       declareBefore(call, copy, parents, out.through)
+      ctx.functionArgumentCopies ??= new Map()
+      for (const n of [copy, ...args.values()]) if (n.type !== 'Identifier') ctx.functionArgumentCopies.set(n, { helper: c.name, call })
       ctx.rewrittenFunctions ??= new Set()
       ctx.rewrittenFunctions.add(f)
       bump(copied, c)
@@ -244,18 +246,48 @@ function functionArguments(call: CallExpression, c: Candidate, scope: LocalScope
  * `() => lookup(key)` of an async function `lookup`, as models pass it to a retry wrapper, returns its
  * promise, which the helper awaits; an AJS call of an async function is awaited where it is made
  * (AJS2039), so the arrow is `async () => await lookup(key)`: the same value, or the same rejection.
+ * A block body's `return lookup(key)` is `return await lookup(key)` alike, unless it is in a `try`
+ * (there JavaScript's `catch` and `finally` do not wait for the promise returned: left as it was, AJS2039).
  */
 function awaitingCall(a: ArrowFunctionExpression | FunctionExpression, scope: LocalScope, asyncTop: ReadonlySet<string>): FunctionArgument {
+  if (a.async || a.generator) return a
+  const isAsyncCall = (e: AnyNode | null | undefined): e is CallExpression => {
+    if (e?.type !== 'CallExpression' || e.callee.type !== 'Identifier') return false
+    const b = resolve(e.callee.name, scope)
+    return b ? !!b.fn?.node.async : asyncTop.has(e.callee.name)
+  }
   const body = a.body as AnyNode
-  if (a.async || a.type !== 'ArrowFunctionExpression' || body.type !== 'CallExpression' || body.callee.type !== 'Identifier') return a
-  const name = body.callee.name as string
-  if (a.params.some((p) => p.type === 'Identifier' && p.name === name)) return a
-  const b = resolve(name, scope)
-  const isAsync = b ? !!b.fn?.node.async : asyncTop.has(name)
-  if (!isAsync) return a
+  if (body.type !== 'BlockStatement') {
+    if (a.type !== 'ArrowFunctionExpression' || !isAsyncCall(body) || a.params.some((p) => p.type === 'Identifier' && p.name === (body.callee as Identifier).name)) return a
+    a.async = true
+    a.body = located('AwaitExpression', { argument: body }, body) as unknown as ArrowFunctionExpression['body']
+    return a
+  }
+  const returns = awaitableReturns(body as BlockStatement, isAsyncCall)
+  if (returns.length === 0) return a
+  // A name the function declares itself (a parameter, a variable) is not the async function around it.
+  const own = functionScopes(asDeclaration('', a))
+  const mine = new Set(returns.map((r) => r.argument!.callee))
+  if (own.references.some((r) => mine.has(r.id) && resolve(r.id.name, r.scope) !== null)) return a
   a.async = true
-  a.body = located('AwaitExpression', { argument: body }, body) as unknown as ArrowFunctionExpression['body']
+  for (const r of returns) r.argument = located('AwaitExpression', { argument: r.argument }, r.argument) as unknown as CallExpression
   return a
+}
+
+/** The `return f(...)` statements of a block body, `f` async, outside any `try` and any function inside it. */
+function awaitableReturns(body: BlockStatement, isAsyncCall: (e: AnyNode | null | undefined) => e is CallExpression): Array<ReturnStatement & { argument: CallExpression }> {
+  const out: Array<ReturnStatement & { argument: CallExpression }> = []
+  const walk = (n: AnyNode): void => {
+    if (n.type === 'ReturnStatement') { if (isAsyncCall(n.argument)) out.push(n as ReturnStatement & { argument: CallExpression }); return }
+    if (n.type === 'TryStatement' || /Function|Class/.test(n.type) || !/Statement$|^SwitchCase$/.test(n.type)) return
+    for (const key of ['body', 'consequent', 'alternate', 'cases']) {
+      const v = n[key]
+      if (Array.isArray(v)) for (const x of v) walk(x)
+      else if (v && typeof v.type === 'string') walk(v)
+    }
+  }
+  walk(body as AnyNode)
+  return out
 }
 
 function namesFunction(name: string, scope: LocalScope, scopes: FunctionScopes, tops: readonly FunctionDeclaration[]): boolean {
@@ -337,21 +369,6 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
 function freeNames(f: ArrowFunctionExpression | FunctionExpression): Set<string> {
   const s = functionScopes(asDeclaration('', f))
   return new Set(s.references.filter((r) => resolve(r.id.name, r.scope) === null).map((r) => r.id.name))
-}
-
-/** Each node of `fn`'s body with the node holding it. */
-function parentsOf(fn: FunctionDeclaration): Map<Node, AnyNode> {
-  const parents = new Map<Node, AnyNode>()
-  const walk = (n: AnyNode): void => {
-    for (const key of Object.keys(n)) {
-      if (key === 'loc') continue
-      const v = n[key]
-      if (Array.isArray(v)) { for (const x of v) if (x && typeof x.type === 'string') { parents.set(x, n); walk(x) } }
-      else if (v && typeof v.type === 'string') { parents.set(v, n); walk(v) }
-    }
-  }
-  walk(fn.body as AnyNode)
-  return parents
 }
 
 const STATEMENT_LISTS: Record<string, string> = { BlockStatement: 'body', SwitchCase: 'consequent' }

@@ -17,7 +17,7 @@
 import type { ArrowFunctionExpression, BlockStatement, CallExpression, Expression, FunctionDeclaration, Identifier, Node, Pattern, Program } from 'acorn'
 import type { LowerContext } from './context.ts'
 import { callbackArity } from './lower/calls.ts'
-import { blockBody, identifier, topLevelFunction } from './estree.ts'
+import { blockBody, identifier, parentsOf, topLevelFunction } from './estree.ts'
 import { FUNCTION_UNDER_KEY } from './function-tables.ts'
 import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type LocalScope, MAX_LOCAL_DEPTH, type Reference, referencesByBinding, renameBinding, resolve } from './local-scopes.ts'
 
@@ -52,7 +52,7 @@ export function liftLocalFunctions(program: Program, ctx: LowerContext, keep?: N
   for (const s of scopes) for (const n of s.names) users.set(n, (users.get(n) ?? 0) + 1)
   const inserts = new Map<number, FunctionDeclaration[]>()
   scopes.forEach((s, i) => {
-    const made = liftFrom(s, tops[i]!.fn.id.name, ctx, users, lifted, keep)
+    const made = liftFrom(s, tops[i]!.fn, ctx, users, lifted, keep)
     if (made.length > 0) inserts.set(tops[i]!.at, made)
   })
   // Each before the function it came from: the entry stays the last function.
@@ -78,7 +78,7 @@ function mayDeclareFunctions(source: string, fn: FunctionDeclaration): boolean {
   return MAY_DECLARE.test(source.slice(fn.body.start + 1, fn.end))
 }
 
-function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Map<string, number>, lifted: Map<string, LiftedFunction>, keep?: Node): FunctionDeclaration[] {
+function liftFrom(s: FunctionScopes, top: FunctionDeclaration, ctx: LowerContext, users: Map<string, number>, lifted: Map<string, LiftedFunction>, keep?: Node): FunctionDeclaration[] {
   const fns = s.functions.filter((f) => f.node !== keep && f.binding?.fn === f && !(f.declarator && f.binding.writes.length > 0))
   if (fns.length === 0) return []
   const liftable = new Set(fns)
@@ -92,7 +92,8 @@ function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Ma
     if (f && liftable.has(f)) uses.push({ r, f })
   }
   unshadow(s, uses, liftable, found, fixed, ctx)
-  const captures = checkedCaptures(fns, found, ctx)
+  let parents: Map<Node, AnyNode> | undefined
+  const captures = checkedCaptures(fns, found, ctx, (f, b) => awaitedAtOnce(f, b, uses, liftable, top, parents ??= parentsOf(top)))
   const bindings = bindingsByName(s)
   const names = new Map<LocalFunction, string>()
   for (const f of fns) {
@@ -100,7 +101,7 @@ function liftFrom(s: FunctionScopes, outer: string, ctx: LowerContext, users: Ma
     const keep = bindings.get(f.name) === 1 && users.get(f.name) === 1 && !lifted.has(f.name)
     let around = f.outer
     while (around && !names.has(around)) around = around.outer
-    const prefix = around ? names.get(around)! : outer
+    const prefix = around ? names.get(around)! : top.id!.name
     let name = keep ? f.name : `${prefix}_${f.name}`
     for (let n = 2; !keep && (users.has(name) || lifted.has(name)); n++) name = `${prefix}_${f.name}_${n}`
     lifted.set(name, { name: f.name, captures: captures.get(f)!.map((b) => ({ name: b.name, declared: b.id })) })
@@ -211,19 +212,50 @@ function unshadow(s: FunctionScopes, uses: ReadonlyArray<{ r: Reference; f: Loca
   }
 }
 
-/** Each local function's captures, in the order of their names; an async one may read only variables that do not change. */
-function checkedCaptures(fns: LocalFunction[], found: Map<LocalFunction, Set<Binding>>, ctx: LowerContext): Map<LocalFunction, Binding[]> {
+/**
+ * Each local function's captures, in the order of their names; an async one may read only variables
+ * that do not change, unless `exact` shows that it reads them as JavaScript's closure would.
+ */
+function checkedCaptures(fns: LocalFunction[], found: Map<LocalFunction, Set<Binding>>, ctx: LowerContext, exact: (f: LocalFunction, b: Binding) => boolean): Map<LocalFunction, Binding[]> {
   const out = new Map<LocalFunction, Binding[]>()
   // The deepest first: the one that reads the variable itself is named, not the one calling it.
   for (const f of [...fns].sort((a, b) => b.depth - a.depth)) {
     const list = [...found.get(f)!].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    const changing = f.node.async ? list.find((b) => b.writes.length > 0) : undefined
+    const changing = f.node.async ? list.find((b) => b.writes.length > 0 && !exact(f, b)) : undefined
+    // A copy of a helper given a function, or that function, is named as the helper, at the call.
+    const copy = changing && ctx.functionArgumentCopies?.get(f.node)
+    if (copy) ctx.fail('FUNCTION_ARGUMENT_ASYNC_READS', copy.call, { name: copy.helper, target: changing.name })
     if (changing) ctx.fail('LOCAL_FUNCTION_ASYNC_READS', f.node, { name: f.name, target: changing.name })
     out.set(f, list)
   }
   return out
 }
 
+/**
+ * Whether every use of the async local function `f` is a call awaited at once (`total += await f(x)`) in
+ * the function declaring `b`, or in an async local function called so (itself checked for `b`, which it
+ * reads through `f`): while `f` runs, the only code that may assign `b` waits for it, and no callback of
+ * `Promise.all` or a method runs beside it, so `f` reads the value it was called with, as JavaScript's
+ * closure would read it. A use as a callback, or a call in a function that stays where it is, is not.
+ * Only asked where AJS2053 would refuse (the parents are found then).
+ */
+function awaitedAtOnce(f: LocalFunction, b: Binding, uses: ReadonlyArray<{ r: Reference; f: LocalFunction }>, liftable: Set<LocalFunction>, top: FunctionDeclaration, parents: Map<Node, AnyNode>): boolean {
+  const declaring = b.scope.within?.node ?? top
+  const lifted = new Set<Node>([...liftable].map((l) => l.node))
+  const mine = uses.filter((u) => u.f === f)
+  return mine.length > 0 && mine.every(({ r }) => {
+    const call = r.parent as AnyNode
+    if (r.key !== 'callee' || call.type !== 'CallExpression' || call.optional) return false
+    let node: AnyNode = call
+    let up = parents.get(node)
+    if (up?.type !== 'AwaitExpression') return false
+    for (; up; node = up, up = parents.get(node)) {
+      if (up === declaring) return true
+      if (/Function/.test(up.type) && !lifted.has(up)) return false
+    }
+    return declaring === top
+  })
+}
 
 /** A call gets the captures first; a method's callback becomes `(a, b) => f(captures, a, b)`; anything else is refused. */
 function rewriteUse(r: Reference, f: LocalFunction, name: string, caps: Binding[], ctx: LowerContext): void {

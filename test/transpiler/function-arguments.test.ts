@@ -73,6 +73,48 @@ const RETRY: Program = {
   args: { keys: ['a', 'b'] },
 }
 
+/** Async helpers given functions, side by side with JavaScript (async entries). */
+const ASYNC: Program[] = [
+  {
+    // A block body's `return lookup(n)` is awaited in the copy as JavaScript's helper awaits the promise returned; one in a `try` would not be (see the refusal below).
+    name: 'block-bodied-functions-returning-an-async-call',
+    source: [
+      'async function lookup(id) { if (id < 0) throw new Error(`bad ${id}`); return { id } }',
+      'async function withRetry(f, n) { for (let i = 0; i < n; i++) { try { return await f(i) } catch (e) { if (i === n - 1) return e.message } } }',
+      'async function main({ n }) {',
+      '  const a = await withRetry(() => { return lookup(n) }, 3)',
+      '  const b = await withRetry((i) => { if (i < 1) return lookup(-1); const k = i * 10; return lookup(k) }, 3)',
+      '  const c = await withRetry(function (i) { for (const x of [1, 2]) { if (x > i) return lookup(x) } return lookup(-i) }, 2)',
+      '  const d = await withRetry(() => { const lookup = (v) => v * 2; return lookup(n) }, 1)',
+      '  const e = await withRetry(() => { return lookup(-n) }, 2)',
+      '  return [a, b, c, d, e]',
+      '}',
+    ].join('\n'),
+    args: { n: 4 },
+  },
+  {
+    // The copy is called where `total` is assigned and awaited there: it reads `total` as the closure would when it runs.
+    name: 'an-awaited-copy-reading-a-let-the-caller-reassigns',
+    source: [
+      'async function lookup(id) { return id * 2 }',
+      'async function withRetry(f, n) { for (let i = 0; i < n; i++) { try { return await f() } catch (e) { n = n } } return null }',
+      'async function apply(f, x) { const a = await f(x); return a + (await f(a)) }',
+      'async function main({ xs }) {',
+      '  let total = 0',
+      '  for (const x of xs) {',
+      '    total += await withRetry(() => lookup(x + total), 3)',
+      '    if (total > 5) total = total + (await apply(async (v) => (await lookup(v)) - total, x))',
+      '  }',
+      '  let last = 1',
+      '  const step = async (x) => x + (await withRetry(() => lookup(last), 1))',
+      '  for (const x of xs) last = await step(x)',
+      '  return [total, last]',
+      '}',
+    ].join('\n'),
+    args: { xs: [1, 2, 3] },
+  },
+]
+
 function refusal(source: string): TranspileError {
   try { transpile(source) } catch (e) { if (e instanceof TranspileError) return e; throw e }
   throw new Error('transpiled')
@@ -85,6 +127,32 @@ describe('functions passed to helpers', () => {
     const native = await runNativeAsync(RETRY)
     expect(native).toEqual({ ok: true, value: ['a@2', 'b@2', 'failed: down', 'a@5', null] })
     expect(await runVm(RETRY, AgentVM)).toEqual(native)
+  })
+
+  for (const p of ASYNC) {
+    test(p.name, async () => {
+      const native = await runNativeAsync(p)
+      expect(native.ok).toBe(true)
+      expect(await runVm(p, AgentVM)).toEqual(native)
+    })
+  }
+
+  test('a block body returning an async call in a `try` is not awaited for it: AJS2039, as before', () => {
+    // JavaScript's `catch` would not see the promise's rejection: awaiting it there would change what the program does.
+    const e = refusal('async function lookup(id) { return id }\nasync function withRetry(f) { return await f() }\nasync function main({ n }) {\n  return await withRetry(() => { try { return lookup(n) } catch (e) { return 0 } })\n}')
+    expect([e.code, e.line]).toEqual(['AJS2039', 4])
+  })
+
+  test('a function passed reading a let the caller reassigns, its copy not awaited at once: AJS2068 at the call, naming the helper', () => {
+    const head = 'async function lookup(id) { return id }\nasync function withRetry(f, n) { return await f() }\n'
+    // Side by side in Promise.all with the assignment after: JavaScript's closure may read the new value.
+    const all = refusal(`${head}async function main({ n }) {\n  let total = n\n  const r = await Promise.all([withRetry(() => lookup(total), 3), lookup(1)])\n  total = 3\n  return [r, total]\n}`)
+    expect([all.code, all.line]).toEqual(['AJS2068', 5])
+    expect(all.message).toContain('`withRetry`')
+    expect(all.message).toContain('`total`')
+    // In a callback run beside the others, each assigning `total`.
+    const each = refusal(`${head}async function main({ xs }) {\n  let total = 0\n  await Promise.all(xs.map(async (x) => { total += await withRetry(() => lookup(x + total), 3) }))\n  return total\n}`)
+    expect([each.code, each.line]).toEqual(['AJS2068', 5])
   })
 
   test('the helper is gone once every call of it is a copy; kept when called otherwise', () => {

@@ -81,6 +81,12 @@ const ASYNC: Program[] = [
     source: 'async function main({ xs }) {\n  const k = 3\n  const run = async (x) => {\n    const sq = async (v) => v * v * k\n    return (await sq(x)) + 1\n  }\n  const out = []\n  for (const x of xs) out.push(await run(x))\n  return out\n}\n',
     args: ARGS,
   },
+  {
+    // Each call awaited at once where `total` is assigned, or in an async local function called so: the function reads the value it was called with, as the closure would (AJS2053 does not apply).
+    name: 'async-local-functions-reading-a-let-that-changes-awaited-at-once',
+    source: 'async function slow(v) { return v }\nasync function main({ xs }) {\n  let total = 0\n  const add = async (x) => (await slow(x)) + total\n  async function twice(x) {\n    const a = await add(x)\n    return a + (await add(x))\n  }\n  for (const x of xs) {\n    total += await add(x)\n    total = total + (await twice(x))\n  }\n  return total\n}\n',
+    args: ARGS,
+  },
 ]
 
 /** `function f1(a1) { function f2(a2) { ... return f2(a1) } return f1(1) }`, `depth` levels, the innermost reading `k`. */
@@ -129,8 +135,8 @@ describe('local functions inside local functions, and shadowed captures, run as 
     expect([e.code, e.line, e.column]).toEqual(["AJS2050", 4, 13])
   })
 
-  test('an async one reading a variable that changes: AJS2053', () => {
-    const e = refusal('async function main() {\n  let k = 1\n  async function f() {\n    const g = async (v) => v + k\n    return await g(1)\n  }\n  k = 2\n  return await f()\n}')
+  test('an async one reading a variable that changes, called in a callback: AJS2053', () => {
+    const e = refusal('async function main() {\n  let k = 1\n  async function f() {\n    const g = async (v) => v + k\n    return await Promise.all([1, 2].map(async (v) => await g(v)))\n  }\n  k = 2\n  return await f()\n}')
     expect(e.code).toBe('AJS2053')
     expect(e.message).toContain('`g`')
   })

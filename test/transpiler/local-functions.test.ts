@@ -87,9 +87,11 @@ describe('local functions run as JavaScript runs them', () => {
     expect([e.line, e.column]).toEqual([3, 24])
   })
 
-  test('an async local function reading a variable that changes: AJS2053', () => {
-    const e = refusal('async function main({ xs }) {\n  let k = 1\n  const f = async (v) => v + k\n  k = 2\n  return await f(1)\n}')
+  test('an async local function reading a variable that changes, not awaited at once: AJS2053', () => {
+    // Passed as a callback, and called twice side by side: JavaScript's closure reads `k` when it runs.
+    const e = refusal('async function main({ xs }) {\n  let k = 1\n  const f = async (v) => v + k\n  k = 2\n  return await Promise.all(xs.map(f))\n}')
     expect(e.code).toBe('AJS2053')
+    expect(refusal('async function main({ xs }) {\n  let k = 1\n  const f = async (v) => v + k\n  k = 2\n  return await Promise.all([f(1), f(2)])\n}').code).toBe('AJS2053')
   })
 
   test('more than 64 captures: AJS2054', () => {
