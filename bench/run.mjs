@@ -35,6 +35,7 @@ const { buildOurs, bundleSizes, snapshotRev } = await import('./lib/build.mjs')
 const { loadSystems } = await import('./lib/systems/index.mjs')
 const { runExecution } = await import('./lib/exec.mjs')
 const { runColdStart } = await import('./lib/coldstart.mjs')
+const { SMALL_NAMES } = await import('./lib/transpile-small.mjs')
 const { runHeap } = await import('./lib/heap.mjs')
 const { renderMarkdown } = await import('./lib/report.mjs')
 const { workloads, pickWorkloads } = await import(pathToFileURL(workloadsIndex).href)
@@ -70,6 +71,7 @@ if (opts.sections.includes('transpile')) {
   log('\n== 2. transpile vs acorn.parse (locations on) on the generated large source')
   const spec = { genLarge: join(workloadsDir, 'gen-large.mjs'), oursBundle: ours.ok ? ours.bundle : undefined, transpile: opts.transpile, seed: opts.seed }
   results.transpile = await runTranspileSizes(spec)
+  if (ours.ok) results.transpile.small = runTranspileSmall(ours.bundle)
 }
 // Cold start and heap run in child processes that are given what they need.
 const childSpec = async (w) => {
@@ -170,6 +172,25 @@ async function runTranspileSizes(spec) {
     }
   }
   return summarize(rows, last.acornVersion, last.parseOptions)
+}
+
+/**
+ * The same ratio on the sources an agent is (12 to 3,336 lines; bench/lib/transpile-small.mjs, as
+ * bench/transpile-ab.mjs measures): least CPU time per call of each over the rounds, in fresh
+ * processes; the median over them.
+ */
+function runTranspileSmall(bundle) {
+  const processes = opts.quick ? 1 : 3
+  const runs = []
+  for (let p = 0; p < processes; p++) {
+    const r = spawnSync(process.execPath, [join(benchDir, 'lib', 'transpile-small-child.mjs'), bundle, opts.quick ? '5' : '25'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    if (r.status !== 0) throw new Error(`transpile section (small sources) failed (exit ${r.status})`)
+    runs.push(JSON.parse(r.stdout.trim().split('\n').pop()))
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+  const rows = SMALL_NAMES.map((name, i) => ({ name, lines: runs[0][i].lines, acornUs: median(runs.map((x) => x[i].acorn)) * 1000, transpileUs: median(runs.map((x) => x[i].transpile)) * 1000, ratio: median(runs.map((x) => x[i].transpile / x[i].acorn)) }))
+  for (const x of rows) log(`  ${x.name.padEnd(15)} ${String(x.lines).padStart(5)} lines  acorn ${x.acornUs.toFixed(1)} µs  transpile ${x.transpileUs.toFixed(1)} µs  (×${x.ratio.toFixed(2)})`)
+  return { processes, rows }
 }
 
 function runTranspileInChild(spec) {

@@ -14,49 +14,21 @@
 // min(acorn): the least disturbed samples on a loaded machine, and load hits both sides alike.
 // Prints, per source, the median over the processes of each revision's ratio, and B/A.
 import { execFileSync } from 'node:child_process'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { scratchDir } from './lib/revision.mjs'
 import { bundleTranspiler } from './transpile-bundle.mjs'
+import { cpuNow, measureSmall, SMALL_NAMES, smallSources } from './lib/transpile-small.mjs'
 
 const root = resolve(import.meta.dirname, '..')
-const read = (f) => readFileSync(join(root, 'bench/workloads', f), 'utf8')
 
 if (process.argv[2] === '--child') {
   const { parse } = await import('acorn')
   const { generateLargeSource } = await import('./workloads/gen-large.mjs')
   const { transpile } = await import(pathToFileURL(process.argv[3]).href)
-  const rounds = Number(process.argv[4])
-  // CPU time of the process (time spent descheduled on a loaded machine does not count), or the wall clock.
-  const now = process.argv[5] === 'cpu' ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 } : () => performance.now()
-  const settle = process.argv[6] === 'settle'
-  // The 300-line agent of transpile.ts: the workloads as helpers of one entry.
-  const agent300 = ['agent-typical', 'records', 'rules', 'primes', 'array-pipeline', 'string-build', 'helper-fib', 'arith-loop-idiomatic', 'arith-loop']
-    .map((f) => read(`${f}.ajs`)).join('\n') + '\nfunction main({ n }) {\n  return { trip: planTrip({ user: { name: n, tier: "gold" }, city: "Lisbon", days: 5, budget: 1800, interests: ["food"] }), recs: records({ count: n }), fib: helperFib({ n: 10 }) }\n}'
-  const sources = [read('arith-loop.ajs'), read('helper-fib.ajs'), read('agent-typical.ajs'), read('rules.ajs'), agent300, generateLargeSource({ blocks: 267 })]
-  // Warm up on every source first, so the first source is not timed with colder code than the rest.
-  for (const t0 = performance.now(); performance.now() - t0 < 400;) {
-    for (const src of sources.slice(0, 4)) { parse(src, { ecmaVersion: 'latest', locations: true }); transpile(src) }
-  }
-  const out = []
-  for (const src of sources) {
-    const fns = [() => parse(src, { ecmaVersion: 'latest', locations: true }), () => transpile(src)]
-    const reps = fns.map((fn) => {
-      for (let n = 1; ; n *= 2) { const t = performance.now(); for (let i = 0; i < n; i++) fn(); if (performance.now() - t > 10) return n }
-    })
-    const best = [Infinity, Infinity]
-    for (let r = 0; r < rounds; r++) {
-      for (let k = 0; k < 2; k++) {
-        const i = (k + r) % 2
-        if (settle) for (let j = 0; j < reps[i]; j++) fns[i]()
-        const t0 = now()
-        for (let j = 0; j < reps[i]; j++) fns[i]()
-        best[i] = Math.min(best[i], (now() - t0) / reps[i])
-      }
-    }
-    out.push({ lines: src.split('\n').length, acorn: best[0], transpile: best[1] })
-  }
+  const now = process.argv[5] === 'cpu' ? cpuNow : () => performance.now()
+  const out = measureSmall(parse, transpile, smallSources(join(root, 'bench/workloads'), generateLargeSource), { rounds: Number(process.argv[4]), now, settle: process.argv[6] === 'settle' })
   process.stdout.write(JSON.stringify(out))
   process.exit(0)
 }
@@ -74,7 +46,7 @@ for (let p = 0; p < Number(processes); p++) {
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
-const names = ['arith-loop', 'helper-fib', 'agent-typical', 'rules', '300-line agent', 'generated']
+const names = SMALL_NAMES
 console.log(`transpile ÷ acorn.parse, median over ${processes} processes per revision (min of ${rounds} rounds each${useCpu ? ', CPU time' : ''}${settle ? ', each batch after one of its own' : ''})`)
 names.forEach((name, s) => {
   const ratio = (i) => median(runs[i].map((r) => r[s].transpile / r[s].acorn))
