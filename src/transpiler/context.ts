@@ -11,6 +11,7 @@ import type { CodeName } from '../diagnostics/codes.ts'
 import { makeDiagnostic, transpileError, TranspileError, type Diagnostic } from '../diagnostics/diagnostic.ts'
 import { SourceLocator } from '../diagnostics/location.ts'
 import type { AtomInfo } from './globals.ts'
+import type { CollectionParams } from './collection-params.ts'
 import { GLOBAL_VALUES } from './globals.ts'
 import { Scope, TYPED_KINDS, type BindingKind } from './scope.ts'
 
@@ -76,6 +77,8 @@ export class LowerContext {
   dateVars = 0
   /** Variables declared holding a Map so far (lower/maps.ts). */
   mapVars = 0
+  /** The helpers' parameters that hold a Map or Set, every call passing one (collection-params.ts); undefined when none can. */
+  collectionParams: CollectionParams | undefined = undefined
   /** Helpers declared `async`: a call of one must be awaited, as in JS it gives a Promise. */
   asyncHelpers: ReadonlySet<string> = NO_NAMES
   /** Helpers with a rest parameter, by name: its index (a call passes what falls there as one array). */

@@ -76,7 +76,7 @@ describe('a Set handed on as an object is refused, with the rewrite', () => {
     ['returned', 'const s = new Set()\nreturn s', 'AJS2055', '`[...s]`'],
     ['stored', 'const s = new Set()\nreturn { s }', 'AJS2055', '`[...s]`'],
     ['passed', 'const s = new Set()\nreturn JSON.stringify(s)', 'AJS2055', '`[...s]`'],
-    ['passed to a helper', 'const s = new Set()\nreturn show(s)', 'AJS2055', '`[...s]`'],
+    ['passed to a helper that gets something else elsewhere', 'const s = new Set()\nreturn [show(s), show([1])]', 'AJS2075', '`[...s]`'],
     ['typeof', 'const s = new Set()\nreturn typeof s', 'AJS2055', '`[...s]`'],
     ['compared', 'const s = new Set(), t = new Set()\nreturn s === t', 'AJS2055', '`[...s]`'],
     ['written in place as a value', 'return new Set([1])', 'AJS2055', '`[...new Set([1])]`'],

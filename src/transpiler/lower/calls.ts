@@ -28,6 +28,7 @@ import { lowerGroupBy } from './group-by.ts'
 import { arrayLength, arrayOfArguments, filled, lowerFilledCall } from './arrays.ts'
 import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
 import { discard, markTested } from './unused.ts'
+import { lowerHelperArgs } from './helper-collections.ts'
 
 function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
   const out: Array<Expr | SpreadExpr> = []
@@ -81,11 +82,11 @@ export function callbackArity(method: string): number {
 }
 
 /** The arguments of a call of a helper whose parameter `rest` is a rest parameter: those from there on as one array. */
-function restArguments(name: string, args: Array<Expression | SpreadElement>, rest: number, ctx: LowerContext): Array<Expr | SpreadExpr> {
+function restArguments(name: string, args: CallExpression['arguments'], rest: number, ctx: LowerContext): Array<Expr | SpreadExpr> {
   const fixed = args.slice(0, rest)
   const spread = fixed.find((a) => a.type === 'SpreadElement')
   if (spread) ctx.fail('REST_SPREAD', spread, { name })
-  return packRest(args.map((a) => lowerElement(a, ctx)), rest)
+  return packRest(lowerHelperArgs(name, args, ctx), rest)
 }
 
 /** `f(a, b, c)` for `function f(x, ...r)`: `f(a, [b, c])`; missing arguments before the rest are undefined, as in JavaScript. */
@@ -180,7 +181,7 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
     if (kind === 'global' && node.arguments.some((a) => isDate(a, ctx))) return call(callee.name, dateArgs(callee.name, node, ctx), ctx.loc(node))
     const rest = kind === 'helper' ? ctx.restHelpers.get(callee.name) : undefined
     if (rest !== undefined) return call(callee.name, restArguments(callee.name, node.arguments, rest, ctx), ctx.loc(node))
-    return call(callee.name, lowerArgs(node.arguments, ctx), ctx.loc(node))
+    return call(callee.name, kind === 'helper' ? lowerHelperArgs(callee.name, node.arguments, ctx) : lowerArgs(node.arguments, ctx), ctx.loc(node))
   }
   if (callee.type === 'Super') return ctx.fail('META', callee, { name: 'super' })
   if (callee.type !== 'MemberExpression') return ctx.fail('COMPUTED_CALL', node)

@@ -16,6 +16,7 @@ import { lowerBinding, predeclarePatterns } from './patterns.ts'
 import { lowerBlock } from './statements.ts'
 import { lambda } from '../../ast/build.ts'
 import type { LiftedFunction } from '../local-functions.ts'
+import { declareCollectionParams } from './helper-collections.ts'
 
 /**
  * Parameters, declared left to right (a default sees only earlier parameters). A helper's last may be a rest
@@ -55,6 +56,7 @@ export function lowerHelper(node: FunctionDeclaration, ctx: LowerContext, lifted
   ctx.scope = new Scope(null)
   try {
     const params = lowerParams(node.params, ctx, true)
+    declareCollectionParams(node.id.name, node.params, ctx)
     if (lifted) {
       for (const c of lifted.captures) {
         const kind = ctx.typedDeclarations.get(c.declared)

@@ -14,6 +14,7 @@ import { jsDocBefore, parseJsDoc } from '../jsdoc.ts'
 import { liftLocalFunctions, type LiftedFunction } from '../local-functions.ts'
 import { moveModuleDeclarations } from '../module-declarations.ts'
 import { specializeFunctionArguments } from '../function-arguments.ts'
+import { collectionParams } from '../collection-params.ts'
 import { liftFunctionTables } from '../function-tables.ts'
 import type { Parsed } from '../parse.ts'
 import { Scope } from '../scope.ts'
@@ -160,6 +161,7 @@ export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgr
     ctx.restHelpers = restHelpersOf(helpers)
   }
   ctx.functionNames = new Set(fns.map((f) => f.id.name))
+  ctx.collectionParams = collectionParams(ctx.source, fns, entry, ctx.helpers)
 
   ctx.procedureOf = procedures(fns, entry, ctx, local)
 

@@ -1,0 +1,224 @@
+/**
+ * Helpers given a Map or a Set: `function addEdge(graph, a, b) { graph.get(a).push(b) }` called as
+ * `addEdge(graph, x, y)` with `const graph = new Map()`. A Map or a Set is the array of its entries or
+ * members, which the VM passes to a helper as it is (one array, shared, within a run: the host-side
+ * index of src/vm/builtins/ordered-index.ts is keyed by it), so a helper that changes it changes the
+ * caller's, as in JavaScript. The lowering knows a variable holds one from its declaration; a parameter
+ * holds one when every call of its helper passes one, found here before the helpers are lowered: each
+ * call of a helper by name, with what each argument is (a variable declared holding a Map or Set,
+ * `new Map(...)`, `new Set(...)`, `m.set(...)`, `s.add(...)` of one, or a parameter of the function the
+ * call is in, known once that function's calls are: a fixpoint, so recursion and helpers passing it on
+ * work). Names are resolved by their declarations in the function (a name declared twice, once as a Map
+ * and once as something else, is something else): the lowering checks each call again by its own scopes
+ * (lower/helper-collections.ts), so a guess here that is wrong is a located refusal, never wrong code.
+ *
+ * A parameter holds no Map or Set when it is not a plain name (a default, a pattern, a rest parameter),
+ * when its helper is used other than by a call (a callback, `storeProcedure({ ast })`: it gets other
+ * values there), or when a call passes something else for it (what lower/helper-collections.ts refuses
+ * where a Map or Set is passed, naming the other call).
+ */
+import type { CallExpression, Expression, FunctionDeclaration, Identifier, Node, Pattern } from 'acorn'
+
+export type CollectionKind = 'map' | 'set'
+
+/** Why a parameter holds no Map or Set though some call passes one: the node to name, and what it is. */
+export interface NotCollection {
+  readonly at: Node
+  readonly why: 'other' | 'use' | 'pattern' | 'missing'
+}
+
+export interface CollectionParams {
+  /** Per helper, per parameter: the kind every call passes, where all pass the same. */
+  readonly kinds: ReadonlyMap<string, ReadonlyArray<CollectionKind | undefined>>
+  /** Per helper, per parameter that some call passes a Map or Set and that holds none: why (the first reason found). */
+  readonly not: ReadonlyMap<string, ReadonlyArray<NotCollection | undefined>>
+  /** Where the first call passing each helper parameter its Map or Set is. */
+  readonly first: ReadonlyMap<string, ReadonlyArray<Node | undefined>>
+  /** Arguments passed for a Map or Set parameter from a function nothing calls (their calls never run: not checked). */
+  readonly unchecked: WeakSet<Node>
+  /** Each function's parameters, by its name (what a refusal names). */
+  readonly params: ReadonlyMap<string, readonly Pattern[]>
+}
+
+type AnyNode = Node & Record<string, any>
+/** What an argument is: a kind, something else, or the parameter of that index of the function it is in. */
+type Arg = CollectionKind | 'other' | number
+type State = CollectionKind | 'other' | undefined
+
+interface Site { readonly call: CallExpression; readonly helper: string; readonly from: string; readonly args: readonly Arg[] }
+
+/** Text that any program passing a Map or Set to a helper has (the analysis is skipped for the others). */
+const MAY_HAVE = /\bnew\s+(?:Map|Set)\b/
+
+/** The parameter kinds of `helpers` (all top-level functions are `fns`; `entry` is called by no one). Undefined when no helper can get a Map or Set. */
+export function collectionParams(source: string, fns: readonly FunctionDeclaration[], entry: FunctionDeclaration, helpers: ReadonlySet<string>): CollectionParams | undefined {
+  if (helpers.size === 0 || !MAY_HAVE.test(source)) return undefined
+  const sites: Site[] = []
+  const state = new Map<string, State[]>()
+  const not = new Map<string, Array<NotCollection | undefined>>()
+  const first = new Map<string, Array<Node | undefined>>()
+  const uses = new Map<string, Node>()
+  const params = new Map<string, readonly Pattern[]>()
+  for (const fn of fns) {
+    const name = fn.id.name
+    params.set(name, fn.params)
+    // The entry's parameters are the run's input; any other function's are what its calls pass.
+    state.set(name, fn.params.map((p) => (fn === entry || p.type !== 'Identifier' ? 'other' : undefined)))
+    not.set(name, [])
+    first.set(name, [])
+  }
+  for (const fn of fns) scan(fn, helpers, sites, uses)
+  for (const [helper, at] of uses) state.set(helper, state.get(helper)!.map(() => 'other'))
+  const unchecked = new WeakSet<Node>()
+  const argOf = (site: Site, i: number): State => {
+    const a = site.args[i]
+    return typeof a === 'number' ? state.get(site.from)![a] : a
+  }
+  // A parameter moves from nothing to a kind to 'other', never back: this ends after at most two moves each.
+  for (let changed = true; changed;) {
+    changed = false
+    for (const site of sites) {
+      const kinds = state.get(site.helper)!
+      for (let i = 0; i < kinds.length; i++) {
+        const a = i < site.args.length ? argOf(site, i) : 'other'
+        if (a === undefined || a === kinds[i]) continue
+        const next = kinds[i] === undefined ? a : 'other'
+        if (next === kinds[i]) continue
+        kinds[i] = next
+        changed = true
+      }
+    }
+  }
+  // Reasons, for the refusals: each parameter some call passes a Map or Set, that holds none.
+  for (const site of sites) {
+    const kinds = state.get(site.helper)!, firsts = first.get(site.helper)!
+    for (let i = 0; i < kinds.length; i++) {
+      const a = i < site.args.length ? argOf(site, i) : 'other'
+      if (a === 'map' || a === 'set') firsts[i] ??= site.call.arguments[i]!
+      else if (a === undefined) unchecked.add(site.call.arguments[i]!)
+    }
+  }
+  for (const [helper, kinds] of state) {
+    const reasons = not.get(helper)!, ps = params.get(helper)!, firsts = first.get(helper)!
+    for (let i = 0; i < kinds.length; i++) {
+      if (kinds[i] !== 'other' || firsts[i] === undefined) continue
+      const use = uses.get(helper)
+      if (use) reasons[i] = { at: use, why: 'use' }
+      else if (ps[i]!.type !== 'Identifier') reasons[i] = { at: ps[i]!, why: 'pattern' }
+      else reasons[i] = otherCall(sites, helper, i, argOf)
+    }
+  }
+  const kinds = new Map<string, Array<CollectionKind | undefined>>()
+  for (const [helper, ks] of state) kinds.set(helper, ks.map((k) => (k === 'other' ? undefined : k)))
+  return { kinds, not, first, unchecked, params }
+}
+
+/** The first call passing something else for parameter `i` of `helper` (one passing too few arguments: 'missing'). */
+function otherCall(sites: readonly Site[], helper: string, i: number, argOf: (site: Site, i: number) => State): NotCollection | undefined {
+  for (const site of sites) {
+    if (site.helper !== helper) continue
+    // Missing, or after a spread: what it gets is not a Map or Set either.
+    if (i >= site.args.length) return site.call.arguments[i] ? { at: site.call.arguments[i]!, why: 'other' } : { at: site.call, why: 'missing' }
+    if (argOf(site, i) === 'other') return { at: site.call.arguments[i]!, why: 'other' }
+  }
+  return undefined
+}
+
+/** The calls of helpers in `fn`, and the helpers it names other than as a callee (`uses`). */
+function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site[], uses: Map<string, Node>): void {
+  const declared = new Map<string, Array<Expression | number | null>>()
+  const calls: CallExpression[] = []
+  const declare = (id: Identifier, what: Expression | number | null): void => {
+    const list = declared.get(id.name)
+    if (list) list.push(what)
+    else declared.set(id.name, [what])
+  }
+  const names = (p: AnyNode | null): void => {
+    if (!p) return
+    switch (p.type) {
+      case 'Identifier': declare(p as Identifier, null); return
+      case 'ObjectPattern': for (const q of p.properties) names(q.type === 'RestElement' ? q.argument : q.value); return
+      case 'ArrayPattern': for (const q of p.elements) names(q); return
+      case 'RestElement': names(p.argument); return
+      case 'AssignmentPattern': names(p.left)
+    }
+  }
+  fn.params.forEach((p, i) => (p.type === 'Identifier' ? declare(p, i) : names(p as AnyNode)))
+  const walk = (n: AnyNode): void => {
+    switch (n.type) {
+      case 'VariableDeclarator':
+        if (n.id.type === 'Identifier') declare(n.id, n.init ?? null)
+        else names(n.id)
+        if (n.init) walk(n.init)
+        return
+      case 'ArrowFunctionExpression': case 'FunctionExpression': case 'FunctionDeclaration':
+        if (n.id) declare(n.id, null)
+        for (const p of n.params) names(p)
+        walk(n.body)
+        return
+      case 'CatchClause': names(n.param); walk(n.body); return
+      case 'ClassDeclaration': if (n.id) declare(n.id, null); break
+      case 'CallExpression':
+        if (n.callee.type !== 'Identifier' || !helpers.has(n.callee.name)) break
+        calls.push(n as CallExpression)
+        for (const a of n.arguments) walk(a)
+        return
+      case 'Identifier':
+        if (helpers.has(n.name) && !uses.has(n.name)) uses.set(n.name, n)
+        return
+      case 'MemberExpression':
+        walk(n.object)
+        if (n.computed) walk(n.property)
+        return
+      case 'Property': case 'MethodDefinition': case 'PropertyDefinition':
+        if (n.computed) walk(n.key)
+        if (n.value) walk(n.value)
+        return
+      case 'LabeledStatement': walk(n.body); return
+      case 'BreakStatement': case 'ContinueStatement': return
+    }
+    for (const key of Object.keys(n)) {
+      if (key === 'loc') continue
+      const v = n[key]
+      if (Array.isArray(v)) { for (const x of v) if (x && typeof x.type === 'string') walk(x) }
+      else if (v && typeof v.type === 'string') walk(v)
+    }
+  }
+  for (const s of fn.body.body) walk(s as AnyNode)
+
+  const busy = new Set<string>()
+  const kindOf = (e: AnyNode): Arg => {
+    if (e.type === 'NewExpression') {
+      const c = e.callee
+      return c.type === 'Identifier' && (c.name === 'Map' || c.name === 'Set') && !declared.has(c.name) && !helpers.has(c.name) ? (c.name === 'Map' ? 'map' : 'set') : 'other'
+    }
+    if (e.type === 'Identifier') {
+      const list = declared.get(e.name)
+      if (!list || busy.has(e.name)) return 'other'
+      busy.add(e.name)
+      try {
+        const kinds = new Set(list.map((d) => (d === null ? 'other' : typeof d === 'number' ? d : kindOf(d as AnyNode))))
+        return kinds.size === 1 ? [...kinds][0]! : 'other'
+      } finally {
+        busy.delete(e.name)
+      }
+    }
+    if (e.type !== 'CallExpression' || e.callee.type !== 'MemberExpression' || e.callee.computed || e.callee.property.type !== 'Identifier') return 'other'
+    const method = e.callee.property.name, object = kindOf(e.callee.object)
+    if (method === 'set') return object === 'map' ? 'map' : 'other'
+    return object === 'set' && (method === 'add' || MERGES.has(method)) ? 'set' : 'other'
+  }
+  for (const call of calls) {
+    const name = (call.callee as Identifier).name
+    // A local name hides the helper: not its call (the lowering refuses calling a variable).
+    if (declared.has(name)) continue
+    const args: Arg[] = []
+    for (const a of call.arguments) {
+      if (a.type === 'SpreadElement') break // what falls after a spread is not known here
+      args.push(kindOf(a as AnyNode))
+    }
+    sites.push({ call, helper: name, from: fn.id.name, args })
+  }
+}
+
+const MERGES: ReadonlySet<string> = new Set(['union', 'intersection', 'difference', 'symmetricDifference'])
