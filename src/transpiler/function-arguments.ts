@@ -11,29 +11,33 @@
  * outside the arrow, passed the arrow's variables the functions read, so that the arrow stays the call
  * Promise.all waits for.
  *
- * A parameter qualifies when the helper only calls it, passes it to a method (`xs.map(fn)`) or passes
- * it on in the same place to itself. Everything else (a helper called with data there, a parameter
- * stored or returned) is left as it was, to be lowered or refused as before. What the copies write
- * out is bounded by the source's own size (AJS2065).
+ * A parameter qualifies when the helper only calls it, passes it to a method (`xs.map(fn)`), passes
+ * it on in the same place to itself, or to another such helper (function-argument-candidates.ts).
+ * Everything else (a helper called with data there, a parameter stored or returned) is left as it was,
+ * to be lowered or refused as before. A copy of a helper passing its function on holds a call giving
+ * a local function, the function passed: a next round over the caller makes that call a copy in turn,
+ * inside the first, until no copy made holds one. A call inside copies of the helper it calls, given
+ * the same functions, calls the copy around it (recursion, `walk` and `walkKids` passing `visit` to each
+ * other); given a function written there, it would need a copy per level: AJS2069. Copies nest at most
+ * MAX_COPY_DEPTH deep (AJS2070), and what they write out is bounded by the source's own size (AJS2065).
  */
 import type { ArrowFunctionExpression, BlockStatement, CallExpression, FunctionDeclaration, FunctionExpression, Identifier, Node, Program, ReturnStatement, Statement, VariableDeclarator } from 'acorn'
 import type { LowerContext } from './context.ts'
-import { blockBody, identifier, located, parentsOf, topLevelFunction } from './estree.ts'
-import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type LocalScope, MAX_LOCAL_DEPTH, referencesByBinding, renameBinding, resolve } from './local-scopes.ts'
+import { identifier, located, parentsOf, topLevelFunction } from './estree.ts'
+import { asDeclaration, callOf, type Candidate, candidatesOf, localCandidates } from './function-argument-candidates.ts'
+import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type LocalScope, type Reference, referencesByBinding, renameBinding, resolve } from './local-scopes.ts'
 
 type AnyNode = Node & Record<string, any>
 type FunctionArgument = ArrowFunctionExpression | FunctionExpression | Identifier
 
-/** A helper or local function some of whose parameters are only called: by position, each such parameter's name. */
-interface Candidate {
-  readonly name: string
-  /** The function as a declaration (`const h = (...) =>` is read as one). */
-  readonly fn: FunctionDeclaration
-  readonly params: ReadonlyMap<number, string>
-  /** A local function's: it, and the scope it is declared in (what its free names mean). */
-  readonly local?: LocalFunction
-  /** Where it is declared: removed once every use of it became a copy's. */
-  readonly remove: () => void
+/** How deep copies may nest, each made in the one before (a helper passing a function on to another). */
+export const MAX_COPY_DEPTH = 16
+
+/** A copy made: of which candidate (its key), given which functions (by position: the function's node, or a helper's name), passed which variables first. */
+interface Copy {
+  readonly of: Node
+  readonly fns: ReadonlyMap<number, Node | string>
+  readonly passed: readonly string[]
 }
 
 /** Characters the copies may write out: four per source character, at least 64 K (as function-tables.ts's bound). */
@@ -44,14 +48,13 @@ const DECLARES_LOCAL = /\bfunction\b|[^=!<>]=\s*(?:async\b|\((?:[^()]|\([^()]*\)
 
 export function specializeFunctionArguments(program: Program, ctx: LowerContext): void {
   const tops = program.body.map(topLevelFunction).filter((f): f is FunctionDeclaration => !!f?.id)
-  const top = candidatesOf(program, ctx.source)
   // The entry is called with the run's arguments, never with functions: `export default`, else the last function.
   const exported = program.body.find((s) => s.type === 'ExportDefaultDeclaration')
   const entry = (exported && topLevelFunction(exported)) ?? tops[tops.length - 1]
-  if (entry?.id) top.delete(entry.id.name)
+  const top = candidatesOf(program, ctx.source, entry?.id?.name)
   // The functions to look into: those calling a candidate, or declaring a local function (which may be one).
   // The candidates' own bodies first, so that a copy of one holds the copies made inside it.
-  const calls = top.size === 0 ? null : new RegExp(`(^|[^\\w$.])(?:${[...top.keys()].map((n) => n.replace(/\$/g, '\\$')).join('|')})\\s*\\(`)
+  const calls = top.size === 0 ? null : callOf(top.keys())
   const order: FunctionDeclaration[] = []
   for (const first of [true, false]) {
     for (const f of tops) {
@@ -75,153 +78,120 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
     taken.add(name)
     return name
   }
-  // Per candidate, the uses that stay its own (a call left as it was, a use as a value) and the calls made copies.
-  const kept = new Map<Candidate, number>()
-  const copied = new Map<Candidate, number>()
-  const bump = (m: Map<Candidate, number>, c: Candidate): void => { m.set(c, (m.get(c) ?? 0) + 1) }
+  // Per candidate (its key), the uses that stay its own (a call left as it was, a use as a value) and the calls made copies.
+  const kept = new Map<Node, number>()
+  const copied = new Map<Node, number>()
+  const bump = (m: Map<Node, number>, c: Candidate): void => { m.set(c.key, (m.get(c.key) ?? 0) + 1) }
+  // A candidate passing its function parameter on to a helper: the helper stays if the candidate does.
+  const passesOn: Array<readonly [Candidate, Candidate]> = []
+  const copies = new Map<Node, Copy>()
   for (const f of order) {
-    const scopes = functionScopes(f)
-    const locals = localCandidates(scopes, ctx.source)
-    let parents: Map<Node, AnyNode> | undefined
-    for (const r of scopes.references) {
-      const b = resolve(r.id.name, r.scope)
-      const c = b ? locals.get(b) : top.get(r.id.name)
-      if (!c) continue
-      // Its own calls are the copies' business (recursion, in copyFor).
-      if (c.local ? inside(r.scope, c.local) : c.fn === f) continue
-      const call = r.parent as CallExpression
-      const args = r.key === 'callee' && call.type === 'CallExpression' ? functionArguments(call, c, r.scope, scopes, tops, asyncTop) : undefined
-      if (!args) {
-        bump(kept, c)
-        continue
-      }
-      budget -= c.fn.end - c.fn.start
-      if (budget < 0) ctx.fail('FUNCTION_ARGUMENT_COPIES', call, { name: c.name })
-      // The parents are taken before the first call loses its arguments: a function passed may hold a call made a copy later, declared in it.
-      parents ??= parentsOf(f)
-      const out = outward(call, args, r.scope, parents)
-      const head = headRead(call, args, r.scope, parents, out)
-      if (head) ctx.fail('FUNCTION_ARGUMENT_HEAD', head.at, { name: c.name, target: head.target })
-      const passed = out.passed.map((b) => b.name)
-      const copy = copyFor(c, args, fresh(c.name), call, r.scope, ctx, passed)
-      call.callee = identifier(copy.id!.name, call.callee)
-      call.arguments = [...passed.map((p) => identifier(p, call)), ...call.arguments.filter((_, i) => !c.params.has(i))]
-      declareBefore(call, copy, parents, out.through)
-      ctx.functionArgumentCopies ??= new Map()
-      for (const n of [copy, ...args.values()]) if (n.type !== 'Identifier') ctx.functionArgumentCopies.set(n, { helper: c.name, call })
-      ctx.rewrittenFunctions ??= new Set()
-      ctx.rewrittenFunctions.add(f)
-      bump(copied, c)
-    }
-    for (const c of locals.values()) if (copied.has(c) && !kept.has(c)) c.remove()
-  }
-  for (const c of top.values()) if (copied.has(c) && !kept.has(c) && usedOnlyInFunctions(program, c, ctx.source)) c.remove()
-}
-
-/** Function parameters of `fn` (named `name`): those it only calls, passes to a method or passes on to itself in the same place. */
-function functionParams(name: string, fn: FunctionDeclaration, source: string): Map<number, string> {
-  const params = new Map<number, string>()
-  const plain: Array<readonly [number, string]> = []
-  fn.params.forEach((p, i) => { if (p.type === 'Identifier') plain.push([i, p.name]) })
-  if (plain.length === 0) return params
-  // Cheap first: a parameter called (`f(`), or the first argument of a method (`.map(f)`), somewhere in the body.
-  const maybe = plain.filter(([, p]) => calledIn(source, fn.body.start, fn.body.end, p))
-  if (maybe.length === 0) return params
-  const scopes = functionScopes(fn)
-  const refs = referencesByBinding(scopes.references)
-  for (const [i, p] of maybe) {
-    const b = scopes.own?.names.get(p)
-    const uses = b ? refs.get(b) ?? [] : []
-    if (b && b.writes.length === 0 && uses.length > 0 && uses.every((u) => onlyCalled(u, i, name))) params.set(i, p)
-  }
-  return params
-}
-
-const isNameChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36
-const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13
-/** Whether `source[from, to)` has `name(` or `.method(name,` / `.method(name)`: a literal search, as it runs on every helper of every source. */
-function calledIn(source: string, from: number, to: number, name: string): boolean {
-  for (let at = source.indexOf(name, from); at >= 0 && at + name.length <= to; at = source.indexOf(name, at + 1)) {
-    const before = source.charCodeAt(at - 1)
-    let after = at + name.length
-    if (isNameChar(before) || isNameChar(source.charCodeAt(after))) continue
-    while (isSpace(source.charCodeAt(after))) after++
-    const next = source.charCodeAt(after)
-    if (next === 40 /* ( */ && before !== 46 /* . */) return true
-    if (next !== 44 /* , */ && next !== 41 /* ) */) continue
-    let back = at - 1
-    while (isSpace(source.charCodeAt(back))) back--
-    if (source.charCodeAt(back) !== 40) continue
-    back--
-    while (isSpace(source.charCodeAt(back))) back--
-    let start = back
-    while (isNameChar(source.charCodeAt(start))) start--
-    if (start < back && source.charCodeAt(start) === 46 /* . */) return true
-  }
-  return false
-}
-
-/** Helpers (top-level functions, module-level `const h = (...) =>`) with a function parameter. */
-function candidatesOf(program: Program, source: string): Map<string, Candidate> {
-  const out = new Map<string, Candidate>()
-  const consider = (name: string, fn: FunctionDeclaration, remove: () => void): void => {
-    const params = functionParams(name, fn, source)
-    if (params.size > 0) out.set(name, { name, fn, remove, params })
-  }
-  program.body.forEach((s) => {
-    const fn = topLevelFunction(s)
-    if (fn?.id && !fn.generator) consider(fn.id.name, fn, () => { program.body = program.body.filter((x) => x !== s) })
-    if (s.type === 'VariableDeclaration' && s.kind === 'const') {
-      for (const d of s.declarations as VariableDeclarator[]) {
-        const init = d.init as AnyNode | null
-        if (d.id.type !== 'Identifier' || !init || !(init.type === 'ArrowFunctionExpression' || (init.type === 'FunctionExpression' && !init.generator && !init.id))) continue
-        const remove = (): void => {
-          s.declarations = s.declarations.filter((x) => x !== d)
-          if (s.declarations.length === 0) program.body = program.body.filter((x) => x !== s)
+    // The local candidates of every round, by key: the last round's removes them.
+    const localsSeen = new Map<Node, Candidate>()
+    // The copies the last round made that hold calls to make copies of: the next round looks only into them.
+    let within: ReadonlySet<Node> | null = null
+    while (true) {
+      const scopes = functionScopes(f)
+      const locals = localCandidates(scopes, ctx.source, top)
+      for (const c of locals.values()) localsSeen.set(c.key, c)
+      const around = within && scopes.functions.filter((lf) => within!.has(lf.node))
+      const made = new Set<Node>()
+      let parents: Map<Node, AnyNode> | undefined
+      let refs: Map<Binding, Reference[]> | undefined
+      for (const r of scopes.references) {
+        if (around && !around.some((lf) => inside(r.scope, lf))) continue
+        const b = resolve(r.id.name, r.scope)
+        const c = b ? locals.get(b) : top.get(r.id.name)
+        if (!c) continue
+        // Its own calls are the copies' business (recursion, in copyFor).
+        if (c.local ? inside(r.scope, c.local) : c.fn === f) continue
+        const call = r.parent as CallExpression
+        const isCall = r.key === 'callee' && call.type === 'CallExpression'
+        // A candidate passing its own function parameter on: its copies give the function (a later round).
+        const from = isCall ? passingOn(call, c, r.scope, scopes, f, top, locals) : undefined
+        if (from) { passesOn.push([from, c]); continue }
+        const args = isCall ? functionArguments(call, c, r.scope, scopes, tops, asyncTop) : undefined
+        if (!args) {
+          bump(kept, c)
+          continue
         }
-        consider(d.id.name, asDeclaration(d.id.name, init as ArrowFunctionExpression | FunctionExpression), remove)
+        // Inside copies of this candidate: the one given the same functions is called; a function written here would need a copy per level.
+        const fns = new Map([...args].map(([i, a]) => [i, a.type === 'Identifier' ? resolve(a.name, r.scope)?.fn?.node ?? a.name : a] as const))
+        let depth = 0
+        let same: LocalFunction | undefined
+        for (let lf = r.scope.within; lf && !same; lf = lf.outer) {
+          const made = copies.get(lf.node)
+          if (!made) continue
+          if (++depth >= MAX_COPY_DEPTH) ctx.fail('FUNCTION_ARGUMENT_DEPTH', call, { name: c.name, max: String(MAX_COPY_DEPTH) })
+          if (made.of !== c.key) continue
+          if ([...fns].every(([i, fn]) => made.fns.get(i) === fn)) same = lf
+          else if ([...args.values()].some((a) => a.type !== 'Identifier')) ctx.fail('FUNCTION_ARGUMENT_RECURSION', call, { name: c.name })
+        }
+        if (same) {
+          const passed = copies.get(same.node)!.passed
+          // What it passes first are the copy's parameters: a variable between of such a name is renamed.
+          for (const p of passed) {
+            const hides = resolve(p, r.scope)
+            if (hides && hides.scope !== same.scope) renameBinding(hides, ctx.temp(`${p}_`), (refs ??= referencesByBinding(scopes.references)).get(hides) ?? [], scopes.shorthands)
+          }
+          call.callee = identifier(same.name, call.callee)
+          call.arguments = [...passed.map((p) => identifier(p, call)), ...call.arguments.filter((_, i) => !c.params.has(i))]
+          continue
+        }
+        budget -= c.fn.end - c.fn.start
+        if (budget < 0) ctx.fail('FUNCTION_ARGUMENT_COPIES', call, { name: c.name })
+        // The parents are taken before the first call loses its arguments: a function passed may hold a call made a copy later, declared in it.
+        parents ??= parentsOf(f)
+        const out = outward(call, args, r.scope, parents)
+        const head = headRead(call, args, r.scope, parents, out)
+        if (head) ctx.fail('FUNCTION_ARGUMENT_HEAD', head.at, { name: c.name, target: head.target })
+        const passed = out.passed.map((b) => b.name)
+        const { copy, recurs } = copyFor(c, args, fresh(c.name), call, r.scope, ctx, passed)
+        call.callee = identifier(copy.id!.name, call.callee)
+        call.arguments = [...passed.map((p) => identifier(p, call)), ...call.arguments.filter((_, i) => !c.params.has(i))]
+        declareBefore(call, copy, parents, out.through)
+        copies.set(copy, { of: c.key, fns, passed })
+        if (c.passes.size > 0 || recurs) made.add(copy)
+        ctx.functionArgumentCopies ??= new Map()
+        for (const n of [copy, ...args.values()]) if (n.type !== 'Identifier') ctx.functionArgumentCopies.set(n, { helper: c.name, call })
+        ctx.rewrittenFunctions ??= new Set()
+        ctx.rewrittenFunctions.add(f)
+        bump(copied, c)
       }
+      if (made.size === 0) break
+      within = made
     }
-  })
-  return out
-}
-
-/** The local functions of a top-level function that have a function parameter, by their binding. */
-function localCandidates(scopes: FunctionScopes, source: string): Map<Binding, Candidate> {
-  const out = new Map<Binding, Candidate>()
-  for (const lf of scopes.functions) {
-    const b = lf.binding
-    if (!b || b.fn !== lf || b.writes.length > 0 || lf.depth > MAX_LOCAL_DEPTH) continue
-    const fn = lf.node.type === 'FunctionDeclaration' ? lf.node : asDeclaration(lf.name, lf.node)
-    const params = functionParams(lf.name, fn, source)
-    if (params.size === 0) continue
-    const remove = (): void => {
-      const list = lf.container as Node[]
-      if (lf.declarator) {
-        const d = lf.declaration as AnyNode
-        d.declarations = d.declarations.filter((x: Node) => x !== lf.declarator)
-        if (d.declarations.length > 0) return
-      }
-      list.splice(list.indexOf(lf.declaration), 1)
+    for (const c of localsSeen.values()) {
+      if (copied.has(c.key) && !kept.has(c.key)) c.remove()
+      else for (const [from, to] of passesOn) if (from === c) bump(kept, to)
     }
-    out.set(b, { name: lf.name, fn, params, local: lf, remove })
   }
-  return out
+  // Those every use of which became a copy's go, unless a module-level declaration that stays reads one, or one
+  // that stays passes its function on to it as written: the largest such set (one going may let another go).
+  const going = new Set([...top.values()].filter((c) => copied.has(c.key) && !kept.has(c.key)))
+  for (let dropped = true; dropped;) {
+    dropped = false
+    const names = new Set([...going].map((c) => c.name))
+    for (const c of going) {
+      if (usedOnlyInFunctions(program, c, ctx.source, names) && passesOn.every(([from, to]) => to !== c || from.local || going.has(from))) continue
+      going.delete(c)
+      dropped = true
+    }
+  }
+  for (const c of going) c.remove()
 }
 
-/** A use of parameter `i` of helper `helper` that a copy can take over: called, passed to a method, or passed on to the helper in the same place. */
-function onlyCalled(u: { parent: Node; key: string; index: number; write: boolean }, i: number, helper: string): boolean {
-  const call = u.parent as AnyNode
-  if (u.write || call.type !== 'CallExpression') return false
-  if (u.key === 'callee') return true
-  if (u.key !== 'arguments') return false
-  if (call.callee.type === 'MemberExpression') return true
-  return call.callee.type === 'Identifier' && call.callee.name === helper && u.index === i
-}
-
-/** `const h = (a, b) => ...` as `function h(a, b) { ... }` (an expression body returned). */
-function asDeclaration(name: string, f: ArrowFunctionExpression | FunctionExpression): FunctionDeclaration {
-  return located('FunctionDeclaration', { id: identifier(name, f), params: f.params, body: blockBody(f.body), async: f.async, generator: false, expression: false }, f) as unknown as FunctionDeclaration
+/** The candidate around `call` whose own function parameter `call` passes to `c` where it takes a function, if any. */
+function passingOn(call: CallExpression, c: Candidate, scope: LocalScope, scopes: FunctionScopes, f: FunctionDeclaration, top: ReadonlyMap<string, Candidate>, locals: ReadonlyMap<Binding, Candidate>): Candidate | undefined {
+  for (const i of c.params.keys()) {
+    const a = call.arguments[i] as AnyNode | undefined
+    const b = a?.type === 'Identifier' ? resolve(a.name, scope) : null
+    if (b?.kind !== 'param') continue
+    const lf = b.scope.within
+    const from = b.scope === scopes.own ? top.get(f.id!.name) : lf && lf.scope === b.scope && lf.binding ? locals.get(lf.binding) : undefined
+    if (from && (from.local ? true : from.fn === f) && [...from.params.values()].includes(b.name)) return from
+  }
+  return undefined
 }
 
 /**
@@ -303,7 +273,7 @@ function namesFunction(name: string, scope: LocalScope, scopes: FunctionScopes, 
  * read are theirs, not the copy's: a variable of the copy by such a name is renamed. A name the copy
  * reads that the caller declares again where it calls is AJS2066.
  */
-function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name: string, call: CallExpression, callScope: LocalScope, ctx: LowerContext, passed: readonly string[]): FunctionDeclaration {
+function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name: string, call: CallExpression, callScope: LocalScope, ctx: LowerContext, passed: readonly string[]): { copy: FunctionDeclaration; recurs: boolean } {
   const copy = structuredClone(c.fn) as FunctionDeclaration
   copy.id = identifier(name, c.fn.id ?? c.fn)
   const scopes = functionScopes(copy)
@@ -340,7 +310,8 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
     }
     declared.push([b, arg])
   }
-  // Recursion: the helper called with its own function parameters passed on is this copy.
+  // Recursion: the helper called with its own function parameters passed on is this copy; called otherwise, a next round looks at the call.
+  let recurs = false
   for (const r of scopes.references) {
     const inner = r.parent as CallExpression
     if (r.key !== 'callee' || r.id.name !== c.name || resolve(c.name, r.scope) !== null || inner.type !== 'CallExpression') continue
@@ -349,7 +320,7 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
       const b = own.get(i)!
       return a?.type === 'Identifier' && a.name === (args.get(i)!.type === 'Identifier' ? (args.get(i) as Identifier).name : b.name)
     })
-    if (!passesOn) continue
+    if (!passesOn) { recurs = true; continue }
     // It passes on what the call passes (outward's variables): a variable of the copy's of such a name there is renamed.
     for (const p of passed) {
       const hides = resolve(p, r.scope)
@@ -362,7 +333,7 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
   copy.params = [...passed.map((p) => identifier(p, copy)), ...copy.params.filter((_, i) => !c.params.has(i))]
   const consts = declared.map(([b, arg]) => located('VariableDeclaration', { kind: 'const', declarations: [located('VariableDeclarator', { id: identifier(b.name, arg), init: arg }, arg)] }, arg) as Statement)
   copy.body = { ...copy.body, body: [...consts, ...copy.body.body] } as BlockStatement
-  return copy
+  return { copy, recurs }
 }
 
 /** The names a function written at a call reads from around it (its own parameters and variables aside). */
@@ -466,9 +437,9 @@ function isStatementSlot(up: AnyNode, node: AnyNode): boolean {
   return up.consequent === node || up.alternate === node || (up.body === node && up.type !== 'ArrowFunctionExpression' && up.type !== 'FunctionExpression' && up.type !== 'FunctionDeclaration')
 }
 
-/** Whether the helper is read only inside top-level functions (a module-level `const x = h(...)` or arrow reading it keeps it). */
-function usedOnlyInFunctions(program: Program, c: Candidate, source: string): boolean {
+/** Whether the helper is read only inside top-level functions (a module-level `const x = h(...)` or arrow reading it keeps it, unless it is one of `going`). */
+function usedOnlyInFunctions(program: Program, c: Candidate, source: string, going: ReadonlySet<string>): boolean {
   const re = new RegExp(`(^|[^\\w$.])${c.name.replace(/\$/g, '\\$')}(?![\\w$])`)
   return program.body.every((s) => s.type !== 'VariableDeclaration' || (s.declarations as VariableDeclarator[]).every((d) =>
-    (d.id.type === 'Identifier' && d.id.name === c.name) || !d.init || !re.test(source.slice(d.init.start, d.init.end))))
+    (d.id.type === 'Identifier' && (d.id.name === c.name || going.has(d.id.name))) || !d.init || !re.test(source.slice(d.init.start, d.init.end))))
 }

@@ -1,0 +1,206 @@
+/**
+ * Which helpers and local functions take a function (function-arguments.ts makes a copy of one for each
+ * call giving it one): those with a parameter they only call, pass to a method (`xs.map(f)`), pass on to
+ * themselves in the same place, or pass on to another such helper where it takes a function
+ * (`apply2(g, x)` calling `twice(g, x)`). The last is a fixed point: a parameter stays while every helper
+ * it is passed on to keeps the parameter it lands in. Found by a literal search of each helper's text
+ * first (a source passing no functions pays that alone), then by its scopes.
+ */
+import type { ArrowFunctionExpression, FunctionDeclaration, FunctionExpression, Node, Program, VariableDeclarator } from 'acorn'
+import { blockBody, identifier, located, topLevelFunction } from './estree.ts'
+import { type Binding, functionScopes, type FunctionScopes, type LocalFunction, MAX_LOCAL_DEPTH, type Reference, referencesByBinding, resolve } from './local-scopes.ts'
+
+type AnyNode = Node & Record<string, any>
+
+/** A function parameter passed on to another helper: that helper's name, and where it lands there. */
+export interface PassOn {
+  readonly helper: string
+  readonly index: number
+}
+
+/** A helper or local function some of whose parameters are only called: by position, each such parameter's name. */
+export interface Candidate {
+  readonly name: string
+  /** The function as a declaration (`const h = (...) =>` is read as one). */
+  readonly fn: FunctionDeclaration
+  readonly params: Map<number, string>
+  /** Its function parameters passed on to other helpers, by position: a copy of it holds calls to make copies of in turn. */
+  readonly passes: ReadonlyMap<number, readonly PassOn[]>
+  /** A local function's: it, and the scope it is declared in (what its free names mean). */
+  readonly local?: LocalFunction
+  /** What it is across the rounds of function-arguments.ts (a local function's scopes are found again each round): its node. */
+  readonly key: Node
+  /** Where it is declared: removed once every use of it became a copy's. */
+  readonly remove: () => void
+}
+
+/** Helpers (top-level functions, module-level `const h = (...) =>`) with a function parameter; never `entry`. */
+export function candidatesOf(program: Program, source: string, entry: string | undefined): Map<string, Candidate> {
+  const helpers: Array<{ name: string; fn: FunctionDeclaration; key: Node; remove: () => void }> = []
+  program.body.forEach((s) => {
+    const fn = topLevelFunction(s)
+    if (fn?.id && !fn.generator && fn.id.name !== entry) helpers.push({ name: fn.id.name, fn, key: fn, remove: () => { program.body = program.body.filter((x) => x !== s) } })
+    if (s.type === 'VariableDeclaration' && s.kind === 'const') {
+      for (const d of s.declarations as VariableDeclarator[]) {
+        const init = d.init as AnyNode | null
+        if (d.id.type !== 'Identifier' || !init || !(init.type === 'ArrowFunctionExpression' || (init.type === 'FunctionExpression' && !init.generator && !init.id))) continue
+        const remove = (): void => {
+          s.declarations = s.declarations.filter((x) => x !== d)
+          if (s.declarations.length === 0) program.body = program.body.filter((x) => x !== s)
+        }
+        helpers.push({ name: d.id.name, fn: asDeclaration(d.id.name, init as ArrowFunctionExpression | FunctionExpression), key: init, remove })
+      }
+    }
+  })
+  const out = new Map<string, Candidate>()
+  const consider = (h: (typeof helpers)[number], onward: RegExp | null): boolean => {
+    const { params, passes } = functionParams(h.name, h.fn, source, onward)
+    if (params.size > 0) out.set(h.name, { ...h, params, passes })
+    return params.size > 0
+  }
+  for (const h of helpers) consider(h, null)
+  // Helpers that only pass a parameter on, to those found (and then to them): `apply2(g, x) { return twice(g, x) }`.
+  for (let grew = out.size > 0; grew;) {
+    grew = false
+    const onward = callOf(out.keys())
+    for (const h of helpers) if (!out.has(h.name) && onward.test(source.slice(h.fn.body.start, h.fn.body.end)) && consider(h, onward)) grew = true
+  }
+  settle(out.values(), (p) => !!out.get(p.helper)?.params.has(p.index))
+  for (const [name, c] of out) if (c.params.size === 0) out.delete(name)
+  return out
+}
+
+/** A call of one of `names` (not a method's): the literal test of a body. */
+export const callOf = (names: Iterable<string>): RegExp => new RegExp(`(^|[^\\w$.])(?:${[...names].map((n) => n.replace(/\$/g, '\\$')).join('|')})\\s*\\(`)
+
+/** Drops the parameters passed on where `ok` says no function lands, until none is dropped (a parameter dropped may be where another lands). */
+function settle(candidates: Iterable<Candidate>, ok: (p: PassOn) => boolean): void {
+  const list = [...candidates]
+  for (let dropped = true; dropped;) {
+    dropped = false
+    for (const c of list) {
+      for (const [i, passes] of c.passes) {
+        if (c.params.has(i) && !passes.every(ok)) { c.params.delete(i); dropped = true }
+      }
+    }
+  }
+}
+
+/** The local functions of a top-level function that have a function parameter, by their binding (passing one on only to a helper of `top`). */
+export function localCandidates(scopes: FunctionScopes, source: string, top: ReadonlyMap<string, Candidate>): Map<Binding, Candidate> {
+  const out = new Map<Binding, Candidate>()
+  const onward = top.size > 0 ? callOf(top.keys()) : null
+  for (const lf of scopes.functions) {
+    const b = lf.binding
+    if (!b || b.fn !== lf || b.writes.length > 0 || lf.depth > MAX_LOCAL_DEPTH) continue
+    const fn = lf.node.type === 'FunctionDeclaration' ? lf.node : asDeclaration(lf.name, lf.node)
+    const { params, passes } = functionParams(lf.name, fn, source, onward)
+    if (params.size === 0) continue
+    const remove = (): void => {
+      const list = lf.container as Node[]
+      if (lf.declarator) {
+        const d = lf.declaration as AnyNode
+        d.declarations = d.declarations.filter((x: Node) => x !== lf.declarator)
+        if (d.declarations.length > 0) return
+      }
+      list.splice(list.indexOf(lf.declaration), 1)
+    }
+    const c: Candidate = { name: lf.name, fn, params, passes, local: lf, key: lf.node, remove }
+    // Its scopes were found alone: a name it passes to is a helper only where nothing around it declares that name.
+    settle([c], (p) => !!lf.scope && resolve(p.helper, lf.scope) === null && !!top.get(p.helper)?.params.has(p.index))
+    if (params.size > 0) out.set(b, c)
+  }
+  return out
+}
+
+/**
+ * Function parameters of `fn` (named `name`): those it only calls, passes to a method, passes on to itself
+ * in the same place, or passes on to a function named as a helper (`passes`, for the caller to settle).
+ * `onward`, a call of a helper taking a function: a parameter only passed on is looked at where the body has one.
+ */
+function functionParams(name: string, fn: FunctionDeclaration, source: string, onward: RegExp | null): { params: Map<number, string>; passes: Map<number, PassOn[]> } {
+  const params = new Map<number, string>()
+  const passes = new Map<number, PassOn[]>()
+  const plain: Array<readonly [number, string]> = []
+  fn.params.forEach((p, i) => { if (p.type === 'Identifier') plain.push([i, p.name]) })
+  if (plain.length === 0) return { params, passes }
+  // Cheap first: a parameter called (`f(`), or the first argument of a method (`.map(f)`), somewhere in the body; or passed to a call.
+  const { start, end } = fn.body
+  const maybe = plain.filter(([, p]) => calledIn(source, start, end, p) || (onward !== null && passedIn(source, start, end, p)))
+  if (maybe.length === 0) return { params, passes }
+  const scopes = functionScopes(fn)
+  const refs = referencesByBinding(scopes.references)
+  for (const [i, p] of maybe) {
+    const b = scopes.own?.names.get(p)
+    const uses = b ? refs.get(b) ?? [] : []
+    if (!b || b.writes.length > 0 || uses.length === 0) continue
+    const onwards: PassOn[] = []
+    if (uses.every((u) => { const use = useOf(u, i, name); if (typeof use === 'object') onwards.push(use); return use !== false })) {
+      params.set(i, p)
+      if (onwards.length > 0) passes.set(i, onwards)
+    }
+  }
+  return { params, passes }
+}
+
+const isNameChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13
+
+/** The name at `at` in `source`, a whole word: the code after it (spaces skipped) and the position before it, or null. */
+function wordAt(source: string, at: number, name: string): { next: number; back: number } | null {
+  if (isNameChar(source.charCodeAt(at - 1)) || isNameChar(source.charCodeAt(at + name.length))) return null
+  let after = at + name.length
+  while (isSpace(source.charCodeAt(after))) after++
+  let back = at - 1
+  while (isSpace(source.charCodeAt(back))) back--
+  return { next: source.charCodeAt(after), back }
+}
+
+/** Whether `source[from, to)` has `name(` or `.method(name,` / `.method(name)`: a literal search, as it runs on every helper of every source. */
+function calledIn(source: string, from: number, to: number, name: string): boolean {
+  for (let at = source.indexOf(name, from); at >= 0 && at + name.length <= to; at = source.indexOf(name, at + 1)) {
+    const w = wordAt(source, at, name)
+    if (!w) continue
+    if (w.next === 40 /* ( */ && source.charCodeAt(at - 1) !== 46 /* . */) return true
+    if (w.next !== 44 /* , */ && w.next !== 41 /* ) */) continue
+    let back = w.back
+    if (source.charCodeAt(back) !== 40) continue
+    back--
+    while (isSpace(source.charCodeAt(back))) back--
+    let start = back
+    while (isNameChar(source.charCodeAt(start))) start--
+    if (start < back && source.charCodeAt(start) === 46 /* . */) return true
+  }
+  return false
+}
+
+/** Whether `source[from, to)` has `name` as an argument: `(name,`, `, name)` and the like. */
+function passedIn(source: string, from: number, to: number, name: string): boolean {
+  for (let at = source.indexOf(name, from); at >= 0 && at + name.length <= to; at = source.indexOf(name, at + 1)) {
+    const w = wordAt(source, at, name)
+    const before = w && source.charCodeAt(w.back)
+    if (w && (w.next === 44 || w.next === 41) && (before === 40 || before === 44)) return true
+  }
+  return false
+}
+
+/**
+ * A use of parameter `i` of `helper` that a copy can take over: called, passed to a method, passed on to
+ * the helper in the same place (true), or passed to a function named as a helper (where it lands there).
+ */
+function useOf(u: Reference, i: number, helper: string): boolean | PassOn {
+  const call = u.parent as AnyNode
+  if (u.write || call.type !== 'CallExpression') return false
+  if (u.key === 'callee') return true
+  if (u.key !== 'arguments') return false
+  if (call.callee.type === 'MemberExpression') return true
+  if (call.callee.type !== 'Identifier') return false
+  if (call.callee.name === helper) return u.index === i
+  const spread = call.arguments.findIndex((a: AnyNode) => a.type === 'SpreadElement')
+  return resolve(call.callee.name, u.scope) === null && (spread < 0 || spread > u.index) ? { helper: call.callee.name, index: u.index } : false
+}
+
+/** `const h = (a, b) => ...` as `function h(a, b) { ... }` (an expression body returned). */
+export function asDeclaration(name: string, f: ArrowFunctionExpression | FunctionExpression): FunctionDeclaration {
+  return located('FunctionDeclaration', { id: identifier(name, f), params: f.params, body: blockBody(f.body), async: f.async, generator: false, expression: false }, f) as unknown as FunctionDeclaration
+}
