@@ -25,6 +25,8 @@ export type CollectionKind = 'map' | 'set'
 export interface NotCollection {
   readonly at: Node
   readonly why: 'other' | 'use' | 'pattern' | 'missing'
+  /** For 'other': the kind it is given there, when a Map where another call passes a Set (or the reverse). */
+  readonly kind?: CollectionKind
 }
 
 export interface CollectionParams {
@@ -70,6 +72,7 @@ export function collectionParams(source: string, fns: readonly FunctionDeclarati
   for (const fn of fns) scan(fn, helpers, sites, uses)
   for (const [helper, at] of uses) state.set(helper, state.get(helper)!.map(() => 'other'))
   const unchecked = new WeakSet<Node>()
+  const firstKinds = new Map<Node, CollectionKind>()
   const argOf = (site: Site, i: number): State => {
     const a = site.args[i]
     return typeof a === 'number' ? state.get(site.from)![a] : a
@@ -94,7 +97,10 @@ export function collectionParams(source: string, fns: readonly FunctionDeclarati
     const kinds = state.get(site.helper)!, firsts = first.get(site.helper)!
     for (let i = 0; i < kinds.length; i++) {
       const a = i < site.args.length ? argOf(site, i) : 'other'
-      if (a === 'map' || a === 'set') firsts[i] ??= site.call.arguments[i]!
+      if ((a === 'map' || a === 'set') && firsts[i] === undefined) {
+        firsts[i] = site.call.arguments[i]!
+        firstKinds.set(firsts[i]!, a)
+      }
       else if (a === undefined) unchecked.add(site.call.arguments[i]!)
     }
   }
@@ -105,7 +111,7 @@ export function collectionParams(source: string, fns: readonly FunctionDeclarati
       const use = uses.get(helper)
       if (use) reasons[i] = { at: use, why: 'use' }
       else if (ps[i]!.type !== 'Identifier') reasons[i] = { at: ps[i]!, why: 'pattern' }
-      else reasons[i] = otherCall(sites, helper, i, argOf)
+      else reasons[i] = otherCall(sites, helper, i, firstKinds.get(firsts[i]!), argOf)
     }
   }
   const kinds = new Map<string, Array<CollectionKind | undefined>>()
@@ -113,25 +119,42 @@ export function collectionParams(source: string, fns: readonly FunctionDeclarati
   return { kinds, not, first, unchecked, params }
 }
 
-/** The first call passing something else for parameter `i` of `helper` (one passing too few arguments: 'missing'). */
-function otherCall(sites: readonly Site[], helper: string, i: number, argOf: (site: Site, i: number) => State): NotCollection | undefined {
+/** The first call passing parameter `i` of `helper` something other than `kind` (or too few arguments: 'missing'). */
+function otherCall(sites: readonly Site[], helper: string, i: number, kind: State, argOf: (site: Site, i: number) => State): NotCollection | undefined {
   for (const site of sites) {
     if (site.helper !== helper) continue
     // Missing, or after a spread: what it gets is not a Map or Set either.
     if (i >= site.args.length) return site.call.arguments[i] ? { at: site.call.arguments[i]!, why: 'other' } : { at: site.call, why: 'missing' }
-    if (argOf(site, i) === 'other') return { at: site.call.arguments[i]!, why: 'other' }
+    const a = argOf(site, i)
+    if (a !== undefined && a !== kind) return { at: site.call.arguments[i]!, why: 'other', kind: a === 'other' ? undefined : a }
   }
   return undefined
 }
 
-/** The calls of helpers in `fn`, and the helpers it names other than as a callee (`uses`). */
+/** The names a function (or an arrow, a callback inside it) declares, by name: each declaration's value, or its parameter index, or null (something else). */
+interface Frame { readonly parent: Frame | null; readonly names: Map<string, Decl[]> }
+type Decl = Expression | number | null
+
+function lookup(name: string, frame: Frame): { list: Decl[]; frame: Frame } | undefined {
+  for (let f: Frame | null = frame; f; f = f.parent) {
+    const list = f.names.get(name)
+    if (list) return { list, frame: f }
+  }
+  return undefined
+}
+
+/**
+ * The calls of helpers in `fn`, and the helpers it names other than as a callee (`uses`). Names resolve to
+ * their declarations in the function or the arrow they are declared in (blocks are not told apart: a name
+ * declared twice there is each of its values at once, so a Map only if both are).
+ */
 function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site[], uses: Map<string, Node>): void {
-  const declared = new Map<string, Array<Expression | number | null>>()
-  const calls: CallExpression[] = []
-  const declare = (id: Identifier, what: Expression | number | null): void => {
-    const list = declared.get(id.name)
+  let frame: Frame = { parent: null, names: new Map() }
+  const calls: Array<{ call: CallExpression; frame: Frame }> = []
+  const declare = (id: Identifier, what: Decl): void => {
+    const list = frame.names.get(id.name)
     if (list) list.push(what)
-    else declared.set(id.name, [what])
+    else frame.names.set(id.name, [what])
   }
   const names = (p: AnyNode | null): void => {
     if (!p) return
@@ -151,16 +174,21 @@ function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site
         else names(n.id)
         if (n.init) walk(n.init)
         return
-      case 'ArrowFunctionExpression': case 'FunctionExpression': case 'FunctionDeclaration':
-        if (n.id) declare(n.id, null)
+      case 'ArrowFunctionExpression': case 'FunctionExpression': case 'FunctionDeclaration': {
+        if (n.id && n.type === 'FunctionDeclaration') declare(n.id, null)
+        const outer = frame
+        frame = { parent: outer, names: new Map() }
+        if (n.id && n.type === 'FunctionExpression') declare(n.id, null)
         for (const p of n.params) names(p)
         walk(n.body)
+        frame = outer
         return
+      }
       case 'CatchClause': names(n.param); walk(n.body); return
       case 'ClassDeclaration': if (n.id) declare(n.id, null); break
       case 'CallExpression':
         if (n.callee.type !== 'Identifier' || !helpers.has(n.callee.name)) break
-        calls.push(n as CallExpression)
+        calls.push({ call: n as CallExpression, frame })
         for (const a of n.arguments) walk(a)
         return
       case 'Identifier':
@@ -186,36 +214,37 @@ function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site
   }
   for (const s of fn.body.body) walk(s as AnyNode)
 
-  const busy = new Set<string>()
-  const kindOf = (e: AnyNode): Arg => {
+  const busy = new Set<Decl[]>()
+  // A parameter index is the function's own only: an arrow's parameters are something else.
+  const kindOf = (e: AnyNode, at: Frame): Arg => {
     if (e.type === 'NewExpression') {
       const c = e.callee
-      return c.type === 'Identifier' && (c.name === 'Map' || c.name === 'Set') && !declared.has(c.name) && !helpers.has(c.name) ? (c.name === 'Map' ? 'map' : 'set') : 'other'
+      return c.type === 'Identifier' && (c.name === 'Map' || c.name === 'Set') && !lookup(c.name, at) && !helpers.has(c.name) ? (c.name === 'Map' ? 'map' : 'set') : 'other'
     }
     if (e.type === 'Identifier') {
-      const list = declared.get(e.name)
-      if (!list || busy.has(e.name)) return 'other'
-      busy.add(e.name)
+      const found = lookup(e.name, at)
+      if (!found || busy.has(found.list)) return 'other'
+      busy.add(found.list)
       try {
-        const kinds = new Set(list.map((d) => (d === null ? 'other' : typeof d === 'number' ? d : kindOf(d as AnyNode))))
+        const kinds = new Set(found.list.map((d) => (d === null ? 'other' : typeof d === 'number' ? d : kindOf(d as AnyNode, found.frame))))
         return kinds.size === 1 ? [...kinds][0]! : 'other'
       } finally {
-        busy.delete(e.name)
+        busy.delete(found.list)
       }
     }
     if (e.type !== 'CallExpression' || e.callee.type !== 'MemberExpression' || e.callee.computed || e.callee.property.type !== 'Identifier') return 'other'
-    const method = e.callee.property.name, object = kindOf(e.callee.object)
+    const method = e.callee.property.name, object = kindOf(e.callee.object, at)
     if (method === 'set') return object === 'map' ? 'map' : 'other'
     return object === 'set' && (method === 'add' || MERGES.has(method)) ? 'set' : 'other'
   }
-  for (const call of calls) {
+  for (const { call, frame: at } of calls) {
     const name = (call.callee as Identifier).name
     // A local name hides the helper: not its call (the lowering refuses calling a variable).
-    if (declared.has(name)) continue
+    if (lookup(name, at)) continue
     const args: Arg[] = []
     for (const a of call.arguments) {
       if (a.type === 'SpreadElement') break // what falls after a spread is not known here
-      args.push(kindOf(a as AnyNode))
+      args.push(kindOf(a as AnyNode, at))
     }
     sites.push({ call, helper: name, from: fn.id.name, args })
   }

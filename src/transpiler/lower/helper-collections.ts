@@ -74,7 +74,7 @@ function mixed(name: string, i: number, kind: CollectionKind, at: Node, given: N
   const shown = text.length > 40 ? '' : ` (\`${text}\`)`
   const otherText = why.why === 'use' ? `\`${name}\` is used without a call ${where(why.at)}, where it gets other values`
     : why.why === 'missing' ? `${where(why.at)} it gets no argument`
-    : `${where(why.at)} it gets something else${why.at === at ? '' : shown}`
+    : `${where(why.at)} it gets ${why.kind ? `a ${title(why.kind)}` : 'something else'}${why.at === at ? '' : shown}`
   const param = paramName(name, i, ctx)
   const arg = given.type === 'Identifier' ? (given as Identifier).name : kind === 'map' ? 'm' : 's'
   const extra = why.why === 'use' ? ` Where \`${name}\` is passed as a callback or stored it gets other values: call it by name there with a ${title(kind)}, or give that use a helper of its own.` : ''
