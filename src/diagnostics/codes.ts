@@ -167,10 +167,22 @@ export const CODES = {
 
 export type CodeName = keyof typeof CODES
 
+// `${x}` in a hint is JavaScript the user should write (AJS2020's template literal), not a placeholder.
+const PLACEHOLDER = /(?<!\$)\{(\w+)\}/
+
+/**
+ * Each template split once at its placeholders (text, name, text, ...): a transpile that warns fills
+ * a message and a hint per warning, and a regex replace with a callback was ~2 µs of each.
+ */
+const pieces = new Map<string, string[]>()
+
 /** Fill `{param}` placeholders; unknown params become empty strings. */
 export function fill(template: string, params: Record<string, string | undefined>): string {
-  // `${x}` in a hint is JavaScript the user should write (AJS2020's template literal), not a placeholder.
-  return template.replace(/(?<!\$)\{(\w+)\}/g, (_m, key: string) => params[key] ?? '')
+  let parts = pieces.get(template)
+  if (parts === undefined) pieces.set(template, parts = template.split(PLACEHOLDER))
+  let out = parts[0]!
+  for (let i = 1; i < parts.length; i += 2) out += (params[parts[i]!] ?? '') + parts[i + 1]!
+  return out
 }
 
 /** All codes by their `AJS....` id (for tools and docs). */
