@@ -85,6 +85,9 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
   // A candidate passing its function parameter on to a helper: the helper stays if the candidate does.
   const passesOn: Array<readonly [Candidate, Candidate]> = []
   const copies = new Map<Node, Copy>()
+  const copiesOf = new Map<Node, Node[]>()
+  // The candidates holding a call that only their copies can make (passingOn).
+  const deferring = new Set<Node>()
   for (const f of order) {
     // The local candidates of every round, by key: the last round's removes them.
     const localsSeen = new Map<Node, Candidate>()
@@ -95,7 +98,7 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
       const locals = localCandidates(scopes, ctx.source, top)
       for (const c of locals.values()) localsSeen.set(c.key, c)
       const around = within && scopes.functions.filter((lf) => within!.has(lf.node))
-      const made = new Set<Node>()
+      const next = new Set<Node>()
       let parents: Map<Node, AnyNode> | undefined
       let refs: Map<Binding, Reference[]> | undefined
       for (const r of scopes.references) {
@@ -109,7 +112,13 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
         const isCall = r.key === 'callee' && call.type === 'CallExpression'
         // A candidate passing its own function parameter on: its copies give the function (a later round).
         const from = isCall ? passingOn(call, c, r.scope, scopes, f, top, locals) : undefined
-        if (from) { passesOn.push([from, c]); continue }
+        if (from) {
+          passesOn.push([from, c])
+          // Its copies made already hold this call: the next round looks into them.
+          if (!deferring.has(from.key)) for (const made of copiesOf.get(from.key) ?? []) next.add(made)
+          deferring.add(from.key)
+          continue
+        }
         const args = isCall ? functionArguments(call, c, r.scope, scopes, tops, asyncTop) : undefined
         if (!args) {
           bump(kept, c)
@@ -125,7 +134,8 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
           if (++depth >= MAX_COPY_DEPTH) ctx.fail('FUNCTION_ARGUMENT_DEPTH', call, { name: c.name, max: String(MAX_COPY_DEPTH) })
           if (made.of !== c.key) continue
           if ([...fns].every(([i, fn]) => made.fns.get(i) === fn)) same = lf
-          else if ([...args.values()].some((a) => a.type !== 'Identifier')) ctx.fail('FUNCTION_ARGUMENT_RECURSION', call, { name: c.name })
+          // A function made inside this copy (written here, or declared in it): each level would make another.
+          else if ([...args.values()].some((a) => { const fb = a.type === 'Identifier' ? resolve(a.name, r.scope) : null; return a.type !== 'Identifier' || (!!fb && inside(fb.scope, lf)) })) ctx.fail('FUNCTION_ARGUMENT_RECURSION', call, { name: c.name })
         }
         if (same) {
           const passed = copies.get(same.node)!.passed
@@ -151,15 +161,16 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
         call.arguments = [...passed.map((p) => identifier(p, call)), ...call.arguments.filter((_, i) => !c.params.has(i))]
         declareBefore(call, copy, parents, out.through)
         copies.set(copy, { of: c.key, fns, passed })
-        if (c.passes.size > 0 || recurs) made.add(copy)
+        copiesOf.set(c.key, [...copiesOf.get(c.key) ?? [], copy])
+        if (c.passes.size > 0 || recurs || deferring.has(c.key)) next.add(copy)
         ctx.functionArgumentCopies ??= new Map()
         for (const n of [copy, ...args.values()]) if (n.type !== 'Identifier') ctx.functionArgumentCopies.set(n, { helper: c.name, call })
         ctx.rewrittenFunctions ??= new Set()
         ctx.rewrittenFunctions.add(f)
         bump(copied, c)
       }
-      if (made.size === 0) break
-      within = made
+      if (next.size === 0) break
+      within = next
     }
     for (const c of localsSeen.values()) {
       if (copied.has(c.key) && !kept.has(c.key)) c.remove()
@@ -181,17 +192,34 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
   for (const c of going) c.remove()
 }
 
-/** The candidate around `call` whose own function parameter `call` passes to `c` where it takes a function, if any. */
+/**
+ * The candidate around `call` whose own function parameter `call` passes to `c` where it takes a function,
+ * or calls in a function written there as awaitingCall would await it (`withRetry((i) => g(0, i), 3)`:
+ * whether `g` is async is known in the candidate's copies), if any: the copies make the call's.
+ */
 function passingOn(call: CallExpression, c: Candidate, scope: LocalScope, scopes: FunctionScopes, f: FunctionDeclaration, top: ReadonlyMap<string, Candidate>, locals: ReadonlyMap<Binding, Candidate>): Candidate | undefined {
   for (const i of c.params.keys()) {
     const a = call.arguments[i] as AnyNode | undefined
-    const b = a?.type === 'Identifier' ? resolve(a.name, scope) : null
-    if (b?.kind !== 'param') continue
-    const lf = b.scope.within
-    const from = b.scope === scopes.own ? top.get(f.id!.name) : lf && lf.scope === b.scope && lf.binding ? locals.get(lf.binding) : undefined
-    if (from && (from.local ? true : from.fn === f) && [...from.params.values()].includes(b.name)) return from
+    if (!a) continue
+    const names = a.type === 'Identifier' ? [a.name as string] : (a.type === 'ArrowFunctionExpression' || a.type === 'FunctionExpression') && !a.async ? calledNames(a as ArrowFunctionExpression) : []
+    for (const name of names) {
+      const b = resolve(name, scope)
+      if (b?.kind !== 'param') continue
+      const lf = b.scope.within
+      const from = b.scope === scopes.own ? top.get(f.id!.name) : lf && lf.scope === b.scope && lf.binding ? locals.get(lf.binding) : undefined
+      if (from && (from.local ? true : from.fn === f) && [...from.params.values()].includes(b.name)) return from
+    }
   }
   return undefined
+}
+
+const namedCall = (e: AnyNode | null | undefined): e is CallExpression => e?.type === 'CallExpression' && e.callee.type === 'Identifier'
+
+/** The names a function returns a call of (`() => g(x)`, `{ return g(x) }`): those awaitingCall may await. */
+function calledNames(a: ArrowFunctionExpression | FunctionExpression): string[] {
+  const body = a.body as AnyNode
+  if (body.type !== 'BlockStatement') return namedCall(body) ? [(body.callee as Identifier).name] : []
+  return awaitableReturns(body as BlockStatement, namedCall).map((r) => (r.argument.callee as Identifier).name)
 }
 
 /**

@@ -17,6 +17,8 @@ interface Helper {
   /** Builds the call: `fn` is the function argument's text, `v` a number expression. */
   readonly call: (fn: string, v: string) => string
   readonly async?: boolean
+  /** The helpers its source calls. */
+  readonly uses?: readonly string[]
 }
 
 /** Helpers whose function parameter maps a number to a number; their locals are named as the callers' variables. */
@@ -31,7 +33,11 @@ const HELPERS: readonly Helper[] = [
   { name: 'arrowHelper', source: 'const arrowHelper = (f, i) => f(i) + f(i + 1)', call: (f, v) => `arrowHelper(${f}, ${v})` },
   { name: 'guarded', source: 'function guarded(f, x) { try { return f(x) } catch (e) { return -1 } }', call: (f, v) => `guarded(${f}, ${v})` },
   { name: 'loopy', source: 'function loopy(f, n) { let out = 0; for (let i = 0; i < 2; i++) if (i < n) out += f(i + n); return out }', call: (f, v) => `loopy(${f}, ${v})` },
-  { name: 'nested', source: 'function nested(f, x) { return twice((y) => f(y) + 1, x) }', call: (f, v) => `nested(${f}, ${v})` },
+  { name: 'nested', source: 'function nested(f, x) { return twice((y) => f(y) + 1, x) }', call: (f, v) => `nested(${f}, ${v})`, uses: ['twice'] },
+  // Passing the function on to other helpers, and through two helpers recursing into each other.
+  { name: 'passOn', source: 'function passOn(g, x) { const f = 2; return twice(g, x) + apply(g, f) }', call: (f, v) => `passOn(${f}, ${v})`, uses: ['twice', 'apply'] },
+  { name: 'evens', source: 'function evens(f, n) { return n <= 0 ? 0 : f(n) + odds(f, n - 1) }\nconst odds = (g, n) => n <= 0 ? 0 : evens(g, n - 1) - g(n)', call: (f, v) => `evens(${f}, (${v}) % 4)` },
+  { name: 'retryOn', async: true, source: 'async function retryOn(g, n) { const x = await retry(g, n); return x + (await awaitTwice(g, 1)) }', call: (f, v) => `(await retryOn(${f}, ${v}))`, uses: ['retry', 'awaitTwice'] },
   { name: 'shadow', source: 'function shadow(f, y) { const e = 3; let i = 4; const out = [y]; return f(out[0]) + e + i }', call: (f, v) => `shadow(${f}, ${v})` },
   { name: 'hid', source: 'function hid(f, v) { const double = 5; const inc0 = 1; return f(v) + double + inc0 }', call: (f, v) => `hid(${f}, ${v})` },
   { name: 'mapAll', source: 'const mapAll = (xs, f) => xs.map(f).concat(xs.filter((x) => f(x) > 2))', call: (f, v) => `mapAll([${v}, 2], ${f}).length` },
@@ -52,6 +58,10 @@ export interface Generated {
 export function generate(rnd: () => number): Generated {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!
   const used = new Set<Helper>()
+  const use = (h: Helper): void => {
+    used.add(h)
+    for (const u of h.uses ?? []) used.add(HELPERS.find((x) => x.name === u)!)
+  }
   let isAsync = false
   let locals = 0
   let names = 0
@@ -70,7 +80,9 @@ export function generate(rnd: () => number): Generated {
     // Local functions named as the helpers' function parameters.
     if (r < 0.24 && namedF) return pick(['f', 'g'])
     if (r < 0.28 && canAwait) return `async (${param}) => (await slowInc(${param})) + ${v}`
-    if (r < 0.34 && canAwait) return `() => slowInc(${v})`
+    if (r < 0.31 && canAwait) return `() => slowInc(${v})`
+    // A block body returning an async call, awaited as the expression body is.
+    if (r < 0.34 && canAwait) return rnd() < 0.5 ? `() => { return slowInc(${v}) }` : `(${param}) => { if (${param} > 2) return slowInc(${param}); const t = ${w}; return slowInc(t) }`
     if (r < 0.42) return `function (${param}) { return ${param} * 2 + ${v} }`
     if (r < 0.5 && depth < 2) return `(${param}) => ${call(depth + 1, false, param)}`
     if (r < 0.58) return `(${param}) => { const t = ${param} + ${w}; return t * 3 + ${v} }`
@@ -80,8 +92,7 @@ export function generate(rnd: () => number): Generated {
   /** A call of a helper with a function argument. */
   const call = (depth: number, canAwait: boolean, v = pick(scope)): string => {
     const h = pick(HELPERS.filter((x) => canAwait || !x.async))
-    used.add(h)
-    if (h.name === 'nested') used.add(HELPERS.find((x) => x.name === 'twice')!)
+    use(h)
     if (h.async) isAsync = true
     // An async function passed to a helper that does not await it is a promise JavaScript computes with: not written.
     // `comp` takes two functions: the second is written here, the text before the value.
@@ -116,7 +127,7 @@ export function generate(rnd: () => number): Generated {
       // Async helpers run side by side (Promise.all is a statement's whole value in AJS), each given a function reading the callback's parameter.
       isAsync = true
       const h = pick(HELPERS.filter((x) => x.async))
-      used.add(h)
+      use(h)
       scope.push('p')
       const call = h.call(fnArg(0, true), 'p').replace(/^\(await (.*)\)$/, '$1')
       scope.pop()
@@ -177,6 +188,16 @@ export function generate(rnd: () => number): Generated {
       if (rnd() < 0.5) return `function ${name}(f, m) { return m > 0 ? ${name}(f, m - 1) + f(m) : 0 }\n  out.push(${name}(${fnArg(0, false)}, ${pick(scope)} % 3))`
       isAsync = true
       return `const ${name} = async (g, m) => { try { return await g(m) } catch (e) { return -1 } }\n  out.push(await ${name}(${fnArg(0, true)}, ${pick(scope)}))`
+    }
+    if (r < 0.945) {
+      // A let reassigned around an async helper's call awaited at once, read by the function passed.
+      isAsync = true
+      const h = pick(HELPERS.filter((x) => x.async))
+      use(h)
+      const acc = `acc${names++}`
+      scope.push(acc)
+      const s = `let ${acc} = 1\n  for (const i of xs) ${acc} += ${h.call(`(y) => y + ${acc}`, 'i')}\n  out.push(${acc})`
+      return s
     }
     if (r < 0.96) {
       // In a loop's head and in a parameter's default value: the copy is declared before them.
