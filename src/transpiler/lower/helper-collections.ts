@@ -51,9 +51,11 @@ export function lowerHelperArgs(name: string, args: CallExpression['arguments'],
 
 /** A Map or Set passed for parameter `i` of `name`, which holds none: refused, saying why (a plain refusal of the value when nothing is known). */
 function checkNoCollection(name: string, a: Expression, i: number, ctx: LowerContext): void {
+  // Only where some call passes this parameter a Map or Set (else a Map or Set here is the value refused as such).
+  const why = ctx.collectionParams?.not.get(name)?.[i]
+  if (!why || why.at === a) return
   const kind: CollectionKind | undefined = isMap(a, ctx) ? 'map' : isSet(a, ctx) ? 'set' : undefined
-  const why = kind && ctx.collectionParams?.not.get(name)?.[i]
-  if (!kind || !why || why.at === a) return
+  if (!kind) return
   if (why.why === 'pattern') {
     const p = why.at as Pattern
     const what = p.type === 'RestElement' ? 'a rest parameter' : p.type === 'AssignmentPattern' && p.left.type === 'Identifier' ? 'given a default value' : 'a pattern'
