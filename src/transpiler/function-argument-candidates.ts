@@ -86,10 +86,9 @@ function settle(candidates: Iterable<Candidate>, ok: (p: PassOn) => boolean): vo
   }
 }
 
-/** The local functions of a top-level function that have a function parameter, by their binding (passing one on only to a helper of `top`). */
-export function localCandidates(scopes: FunctionScopes, source: string, top: ReadonlyMap<string, Candidate>): Map<Binding, Candidate> {
+/** The local functions of a top-level function that have a function parameter, by their binding (passing one on only to a helper of `top`, whose calls `onward` finds). */
+export function localCandidates(scopes: FunctionScopes, source: string, top: ReadonlyMap<string, Candidate>, onward: RegExp | null): Map<Binding, Candidate> {
   const out = new Map<Binding, Candidate>()
-  const onward = top.size > 0 ? callOf(top.keys()) : null
   for (const lf of scopes.functions) {
     const b = lf.binding
     if (!b || b.fn !== lf || b.writes.length > 0 || lf.depth > MAX_LOCAL_DEPTH) continue

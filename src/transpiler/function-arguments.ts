@@ -95,7 +95,7 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
     let within: ReadonlySet<Node> | null = null
     while (true) {
       const scopes = functionScopes(f)
-      const locals = localCandidates(scopes, ctx.source, top)
+      const locals = localCandidates(scopes, ctx.source, top, calls)
       for (const c of locals.values()) localsSeen.set(c.key, c)
       const around = within && scopes.functions.filter((lf) => within!.has(lf.node))
       const next = new Set<Node>()

@@ -6,9 +6,8 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
-import { AgentVM } from '../../src/vm/index.ts'
-import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
-import { type Program, runNativeAsync, runVm } from './differential/harness.ts'
+import type { Program } from './differential/harness.ts'
+import { refusal, testAsyncSideBySide } from './local-functions-helpers.ts'
 
 const TREE = { v: 1, kids: [{ v: 2 }, { v: 3, kids: [{ v: 4 }] }] }
 
@@ -95,19 +94,8 @@ const PROGRAMS: Program[] = [
   },
 ]
 
-function refusal(source: string): TranspileError {
-  try { transpile(source) } catch (e) { if (e instanceof TranspileError) return e; throw e }
-  throw new Error('transpiled')
-}
-
 describe('helpers passing a function on', () => {
-  for (const p of PROGRAMS) {
-    test(p.name, async () => {
-      const native = await runNativeAsync(p)
-      expect(native.ok).toBe(true)
-      expect(await runVm(p, AgentVM)).toEqual(native)
-    })
-  }
+  testAsyncSideBySide(PROGRAMS)
 
   test('the helpers are gone once every use of them is a copy', () => {
     const { ast } = transpile(PROGRAMS[1]!.source)

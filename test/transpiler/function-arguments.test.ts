@@ -8,6 +8,7 @@ import { transpile } from '../../src/transpiler/index.ts'
 import { AgentVM } from '../../src/vm/index.ts'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
 import { type Program, runNativeAsync, runVm, testSideBySide } from './differential/harness.ts'
+import { testAsyncSideBySide } from './local-functions-helpers.ts'
 
 const TREE = { v: 1, kids: [{ v: 2 }, { v: 3, kids: [{ v: 4 }] }] }
 
@@ -129,13 +130,7 @@ describe('functions passed to helpers', () => {
     expect(await runVm(RETRY, AgentVM)).toEqual(native)
   })
 
-  for (const p of ASYNC) {
-    test(p.name, async () => {
-      const native = await runNativeAsync(p)
-      expect(native.ok).toBe(true)
-      expect(await runVm(p, AgentVM)).toEqual(native)
-    })
-  }
+  testAsyncSideBySide(ASYNC)
 
   test('a block body returning an async call in a `try` is not awaited for it: AJS2039, as before', () => {
     // JavaScript's `catch` would not see the promise's rejection: awaiting it there would change what the program does.
