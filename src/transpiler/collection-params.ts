@@ -52,9 +52,32 @@ interface Site { readonly call: CallExpression; readonly helper: string; readonl
 /** Text that any program passing a Map or Set to a helper has (the analysis is skipped for the others). */
 const MAY_HAVE = /\bnew\s+(?:Map|Set)\b/
 
+/** `= new Map`, `= new Set`, `= a.union(` ...: where a name is given a Map or Set (the name is the word before). */
+const GIVEN = /=\s*(?:new\s+(?:Map|Set)\b|[\w$]+\.(?:union|intersection|difference|symmetricDifference)\s*\()/g
+
+/**
+ * Whether the source passes a Map or Set anywhere, by its text: a name given one (`const seen = new Set()`)
+ * written as an argument (`f(seen)`, `f(x, seen.add(y))`), or `new Map`/`new Set` written as one. Most
+ * programs with a Map pass it to no function: the scan is skipped for them. A call it misses (an alias
+ * of an alias) is refused as before, where it is lowered (AJS2045, AJS2055).
+ */
+function passesCollection(source: string): boolean {
+  const names: string[] = []
+  for (const m of source.matchAll(GIVEN)) {
+    let end = m.index
+    while (end > 0 && /\s/.test(source[end - 1]!)) end--
+    let start = end
+    while (start > 0 && /[\w$]/.test(source[start - 1]!)) start--
+    // `a === new Map()`, `x => new Set()`: no name is given one there.
+    if (start < end && source[m.index - 1] !== '=' && source[m.index - 1] !== '!' && source[m.index + 1] !== '=' && source[m.index + 1] !== '>') names.push(source.slice(start, end).replace(/\$/g, '\\$'))
+  }
+  const passed = new RegExp(`[(,]\\s*(?:new\\s+(?:Map|Set)\\b${names.length > 0 ? `|(?:${[...new Set(names)].join('|')})\\s*(?:[,)]|\\.(?:set|add|union|intersection|difference|symmetricDifference)\\s*\\()` : ''})`)
+  return passed.test(source)
+}
+
 /** The parameter kinds of `helpers` (all top-level functions are `fns`; `entry` is called by no one). Undefined when no helper can get a Map or Set. */
 export function collectionParams(source: string, fns: readonly FunctionDeclaration[], entry: FunctionDeclaration, helpers: ReadonlySet<string>): CollectionParams | undefined {
-  if (helpers.size === 0 || !MAY_HAVE.test(source)) return undefined
+  if (helpers.size === 0 || !MAY_HAVE.test(source) || !passesCollection(source)) return undefined
   const sites: Site[] = []
   const state = new Map<string, State[]>()
   const not = new Map<string, Array<NotCollection | undefined>>()
