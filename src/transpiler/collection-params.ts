@@ -174,6 +174,8 @@ function lookup(name: string, frame: Frame): { list: Decl[]; frame: Frame } | un
 function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site[], uses: Map<string, Node>): void {
   let frame: Frame = { parent: null, names: new Map() }
   const calls: Array<{ call: CallExpression; frame: Frame }> = []
+  // A helper's name read other than as a callee, unless a variable of that name is declared there (found once all are).
+  const named: Array<{ id: Identifier; frame: Frame }> = []
   const declare = (id: Identifier, what: Decl): void => {
     const list = frame.names.get(id.name)
     if (list) list.push(what)
@@ -215,7 +217,7 @@ function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site
         for (const a of n.arguments) walk(a)
         return
       case 'Identifier':
-        if (helpers.has(n.name) && !uses.has(n.name)) uses.set(n.name, n)
+        if (helpers.has(n.name) && !uses.has(n.name)) named.push({ id: n as Identifier, frame })
         return
       case 'MemberExpression':
         walk(n.object)
@@ -236,6 +238,7 @@ function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site
     }
   }
   for (const s of fn.body.body) walk(s as AnyNode)
+  for (const { id, frame: at } of named) if (!uses.has(id.name) && !lookup(id.name, at)) uses.set(id.name, id)
 
   const busy = new Set<Decl[]>()
   // A parameter index is the function's own only: an arrow's parameters are something else.
