@@ -68,6 +68,12 @@ const PROGRAMS: Program[] = [
 describe('a Map or Set passed to a helper gives JavaScript\'s results', () => {
   testSideBySide(PROGRAMS, AgentVM)
 
+  test('async helpers, and helpers run by Promise.all, change the one Set', async () => {
+    const run = async (source: string) => (await new AgentVM().run(transpile(source).ast, { xs: [1, 2, 3] }, { fuel: 1e6 })).result
+    expect(await run('async function add(s, x) { s.add(x); return s.size }\nasync function f({ xs }) { const s = new Set(); const a = await add(s, 1); const b = await add(s, 2); return [a, b, [...s]] }')).toEqual([1, 2, [1, 2]])
+    expect(await run('async function add(s, x) { s.add(x * 2) }\nasync function f({ xs }) { const s = new Set(); await Promise.all(xs.map(async (x) => add(s, x))); return [...s].sort() }')).toEqual([2, 4, 6])
+  })
+
   test('the helper gets the caller\'s entries as they are: one array, no copy', () => {
     const { ast } = transpile('function add(s, x) { s.add(x) }\nfunction f({ x }) { const s = new Set(); add(s, x); return s.size }')
     const text = JSON.stringify(ast)
