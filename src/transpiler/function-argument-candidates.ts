@@ -16,6 +16,8 @@ type AnyNode = Node & Record<string, any>
 export interface PassOn {
   readonly helper: string
   readonly index: number
+  /** To a local function of the function passing it, which only calls its parameter there (its copies make that call's). */
+  readonly local?: boolean
 }
 
 /** A helper or local function some of whose parameters are only called: by position, each such parameter's name. */
@@ -65,7 +67,7 @@ export function candidatesOf(program: Program, source: string, entry: string | u
     const onward = callOf(out.keys())
     for (const h of helpers) if (!out.has(h.name) && onward.test(source.slice(h.fn.body.start, h.fn.body.end)) && consider(h, onward)) grew = true
   }
-  settle(out.values(), (p) => !!out.get(p.helper)?.params.has(p.index))
+  settle(out.values(), (p) => p.local === true || !!out.get(p.helper)?.params.has(p.index))
   for (const [name, c] of out) if (c.params.size === 0) out.delete(name)
   return out
 }
@@ -106,7 +108,7 @@ export function localCandidates(scopes: FunctionScopes, source: string, top: Rea
     }
     const c: Candidate = { name: lf.name, fn, params, passes, local: lf, key: lf.node, remove }
     // Its scopes were found alone: a name it passes to is a helper only where nothing around it declares that name.
-    settle([c], (p) => !!lf.scope && resolve(p.helper, lf.scope) === null && !!top.get(p.helper)?.params.has(p.index))
+    settle([c], (p) => p.local === true || (!!lf.scope && resolve(p.helper, lf.scope) === null && !!top.get(p.helper)?.params.has(p.index)))
     if (params.size > 0) out.set(b, c)
   }
   return out
@@ -134,7 +136,7 @@ function functionParams(name: string, fn: FunctionDeclaration, source: string, o
     const uses = b ? refs.get(b) ?? [] : []
     if (!b || b.writes.length > 0 || uses.length === 0) continue
     const onwards: PassOn[] = []
-    if (uses.every((u) => { const use = useOf(u, i, name); if (typeof use === 'object') onwards.push(use); return use !== false })) {
+    if (uses.every((u) => { const use = useOf(u, i, name, scopes, source, onward); if (typeof use === 'object') onwards.push(use); return use !== false })) {
       params.set(i, p)
       if (onwards.length > 0) passes.set(i, onwards)
     }
@@ -187,7 +189,7 @@ function passedIn(source: string, from: number, to: number, name: string): boole
  * A use of parameter `i` of `helper` that a copy can take over: called, passed to a method, passed on to
  * the helper in the same place (true), or passed to a function named as a helper (where it lands there).
  */
-function useOf(u: Reference, i: number, helper: string): boolean | PassOn {
+function useOf(u: Reference, i: number, helper: string, scopes: FunctionScopes, source: string, onward: RegExp | null): boolean | PassOn {
   const call = u.parent as AnyNode
   if (u.write || call.type !== 'CallExpression') return false
   if (u.key === 'callee') return true
@@ -196,7 +198,15 @@ function useOf(u: Reference, i: number, helper: string): boolean | PassOn {
   if (call.callee.type !== 'Identifier') return false
   if (call.callee.name === helper) return u.index === i
   const spread = call.arguments.findIndex((a: AnyNode) => a.type === 'SpreadElement')
-  return resolve(call.callee.name, u.scope) === null && (spread < 0 || spread > u.index) ? { helper: call.callee.name, index: u.index } : false
+  if (spread >= 0 && spread <= u.index) return false
+  const target = resolve(call.callee.name, u.scope)
+  if (target === null) return { helper: call.callee.name, index: u.index }
+  // A local function of its own (`const run = (h) => h(x); run(g)`) that calls its parameter there.
+  const lf = target.fn && scopes.functions.find((f) => f === target.fn)
+  if (!lf || target.writes.length > 0) return false
+  const local = functionParams(lf.name, lf.node.type === 'FunctionDeclaration' ? lf.node : asDeclaration(lf.name, lf.node), source, onward)
+  // (Or passes it on to helpers: whether they take it there is settled when it is a candidate itself, else it is refused as before.)
+  return local.params.has(u.index) && (local.passes.get(u.index) ?? []).every((q) => !q.local) ? { helper: lf.name, index: u.index, local: true } : false
 }
 
 /** `const h = (a, b) => ...` as `function h(a, b) { ... }` (an expression body returned). */

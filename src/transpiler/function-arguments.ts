@@ -86,6 +86,8 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
   const passesOn: Array<readonly [Candidate, Candidate]> = []
   const copies = new Map<Node, Copy>()
   const copiesOf = new Map<Node, Node[]>()
+  // The helpers a local function of a helper given functions passes its function on to, as written: kept while that helper is.
+  const inCandidates = new Map<Candidate, Set<Candidate>>()
   // The candidates holding a call that only their copies can make (passingOn).
   const deferring = new Set<Node>()
   for (const f of order) {
@@ -172,10 +174,25 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
       if (next.size === 0) break
       within = next
     }
-    for (const c of localsSeen.values()) {
-      if (copied.has(c.key) && !kept.has(c.key)) c.remove()
-      else for (const [from, to] of passesOn) if (from === c) bump(kept, to)
+    // A local candidate that stays (and is not inside one that goes) passes its function on as written: what it passes it to stays too.
+    const going = new Set([...localsSeen.values()].filter((c) => copied.has(c.key) && !kept.has(c.key)).map((c) => c.key))
+    const owner = top.get(f.id!.name)
+    const stays = (c: Candidate): boolean => {
+      for (let lf: LocalFunction | null | undefined = c.local; lf; lf = lf.outer) if (going.has(lf.node)) return false
+      return true
     }
+    for (let more = true; more;) {
+      more = false
+      for (const [from, to] of passesOn) {
+        if (!from.local || localsSeen.get(from.key) === undefined || !stays(from) || kept.has(to.key)) continue
+        // In a helper given functions, it stays only if the helper does (decided last, with the helpers).
+        if (owner && !to.local) { inCandidates.set(to, (inCandidates.get(to) ?? new Set()).add(owner)); continue }
+        bump(kept, to)
+        going.delete(to.key)
+        more = true
+      }
+    }
+    for (const c of localsSeen.values()) if (going.has(c.key)) c.remove()
   }
   // Those every use of which became a copy's go, unless a module-level declaration that stays reads one, or one
   // that stays passes its function on to it as written: the largest such set (one going may let another go).
@@ -184,7 +201,7 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
     dropped = false
     const names = new Set([...going].map((c) => c.name))
     for (const c of going) {
-      if (usedOnlyInFunctions(program, c, ctx.source, names) && passesOn.every(([from, to]) => to !== c || from.local || going.has(from))) continue
+      if (usedOnlyInFunctions(program, c, ctx.source, names) && passesOn.every(([from, to]) => to.key !== c.key || from.local || going.has(from)) && [...inCandidates.get(c) ?? []].every((o) => going.has(o))) continue
       going.delete(c)
       dropped = true
     }

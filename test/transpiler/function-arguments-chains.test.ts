@@ -77,6 +77,21 @@ const PROGRAMS: Program[] = [
     args: { n: 3 },
   },
   {
+    // Passed on to a local function of the helper's own, and from a local function of the caller to one of its own, that passes it to a helper.
+    name: 'passed-on-to-local-functions',
+    source: [
+      'function one(f, x) { return f(x) }',
+      'function twice(f, x) { return f(f(x)) }',
+      'function three(f, x) { const loc = (h) => one(h, x); return loc(f) + f(0) }',
+      'function neg(v) { return -v }',
+      'function main({ n }) {',
+      '  const go = (g) => { const r = (h) => twice(h, n); return r(g) + g(1) }',
+      '  return [three((v) => v + n, 2), go((v) => v * 3), three(neg, -4)]',
+      '}',
+    ].join('\n'),
+    args: { n: 2 },
+  },
+  {
     // Copies made in Promise.all's callback, the function passed on reading the callback's parameter; the retry awaiting an async call.
     name: 'promise-all-of-helpers-passing-a-function-on',
     source: [
