@@ -55,23 +55,39 @@ const MAY_HAVE = /\bnew\s+(?:Map|Set)\b/
 /** `= new Map`, `= new Set`, `= a.union(` ...: where a name is given a Map or Set (the name is the word before). */
 const GIVEN = /=\s*(?:new\s+(?:Map|Set)\b|[\w$]+\.(?:union|intersection|difference|symmetricDifference)\s*\()/g
 
+/** `= t`, a name given another's value (`const t = s`): an alias, when `s` holds a Map or Set. */
+const ALIAS = /=\s*([A-Za-z_$][\w$]*)\s*(?=[;,)\n]|$)/g
+
+/** The name given a value at `at` (an `=`), or undefined where the `=` gives no name (`===`, `!==`, `<=`). */
+function nameBefore(source: string, at: number): string | undefined {
+  if (source[at - 1] === '=' || source[at - 1] === '!' || source[at - 1] === '<' || source[at - 1] === '>' || source[at + 1] === '=') return undefined
+  let end = at
+  while (end > 0 && /\s/.test(source[end - 1]!)) end--
+  let start = end
+  while (start > 0 && /[\w$]/.test(source[start - 1]!)) start--
+  return start < end ? source.slice(start, end) : undefined
+}
+
 /**
- * Whether the source passes a Map or Set anywhere, by its text: a name given one (`const seen = new Set()`)
- * written as an argument (`f(seen)`, `f(x, seen.add(y))`), or `new Map`/`new Set` written as one. Most
- * programs with a Map pass it to no function: the scan is skipped for them. A call it misses (an alias
- * of an alias) is refused as before, where it is lowered (AJS2045, AJS2055).
+ * Whether the source passes a Map or Set anywhere, by its text: a name given one (`const seen = new Set()`,
+ * or an alias, `const t = seen`) written as an argument (`f(seen)`, `f(x, seen.add(y))`), or `new Map`/
+ * `new Set` written as one. Most programs with a Map pass it to no function: the scan is skipped for them.
+ * A call it misses (an alias of an alias of an alias) is refused as before, where it is lowered (AJS2045, AJS2055).
  */
 function passesCollection(source: string): boolean {
-  const names: string[] = []
+  const names = new Set<string>()
   for (const m of source.matchAll(GIVEN)) {
-    let end = m.index
-    while (end > 0 && /\s/.test(source[end - 1]!)) end--
-    let start = end
-    while (start > 0 && /[\w$]/.test(source[start - 1]!)) start--
-    // `a === new Map()`, `x => new Set()`: no name is given one there.
-    if (start < end && source[m.index - 1] !== '=' && source[m.index - 1] !== '!' && source[m.index + 1] !== '=' && source[m.index + 1] !== '>') names.push(source.slice(start, end).replace(/\$/g, '\\$'))
+    const name = nameBefore(source, m.index)
+    if (name) names.add(name)
   }
-  const passed = new RegExp(`[(,]\\s*(?:new\\s+(?:Map|Set)\\b${names.length > 0 ? `|(?:${[...new Set(names)].join('|')})\\s*(?:[,)]|\\.(?:set|add|union|intersection|difference|symmetricDifference)\\s*\\()` : ''})`)
+  const aliases: Array<[string, string]> = []
+  if (names.size > 0) for (const m of source.matchAll(ALIAS)) {
+    const name = nameBefore(source, m.index)
+    if (name) aliases.push([name, m[1]!])
+  }
+  for (let round = 0; round < 2; round++) for (const [name, of] of aliases) if (names.has(of)) names.add(name)
+  const listed = [...names].map((n) => n.replace(/\$/g, '\\$')).join('|')
+  const passed = new RegExp(`[(,]\\s*(?:new\\s+(?:Map|Set)\\b${listed ? `|(?:${listed})\\s*(?:[,)]|\\.(?:set|add|union|intersection|difference|symmetricDifference)\\s*\\()` : ''})`)
   return passed.test(source)
 }
 
