@@ -246,8 +246,7 @@ function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site
       case 'LabeledStatement': walk(n.body); return
       case 'BreakStatement': case 'ContinueStatement': return
     }
-    for (const key of Object.keys(n)) {
-      if (key === 'loc') continue
+    for (const key of childKeys(n)) {
       const v = n[key]
       if (Array.isArray(v)) { for (const x of v) if (x && typeof x.type === 'string') walk(x) }
       else if (v && typeof v.type === 'string') walk(v)
@@ -290,6 +289,20 @@ function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site
     }
     sites.push({ call, helper: name, from: fn.id.name, args })
   }
+}
+
+/** The keys of a node that may hold nodes, by its type (acorn gives the nodes of a type the same keys; a node with others is read whole). */
+const CHILD_KEYS = new Map<string, { count: number; keys: string[] }>()
+/** Keys that hold no node in any ESTree type (`value` and `expression` do in some: ExpressionStatement's, Property's). */
+const LEAF_VALUES: ReadonlySet<string> = new Set(['type', 'start', 'end', 'loc', 'range', 'name', 'raw', 'operator', 'kind', 'computed', 'async', 'generator', 'optional', 'shorthand', 'method', 'prefix', 'delegate', 'tail', 'sourceType', 'bigint', 'regex', 'directive'])
+
+function childKeys(n: AnyNode): readonly string[] {
+  const all = Object.keys(n)
+  const known = CHILD_KEYS.get(n.type)
+  if (known && known.count === all.length) return known.keys
+  const keys = all.filter((k) => !LEAF_VALUES.has(k))
+  CHILD_KEYS.set(n.type, { count: all.length, keys })
+  return keys
 }
 
 const MERGES: ReadonlySet<string> = new Set(['union', 'intersection', 'difference', 'symmetricDifference'])

@@ -28,7 +28,7 @@ import { lowerGroupBy } from './group-by.ts'
 import { arrayLength, arrayOfArguments, filled, lowerFilledCall } from './arrays.ts'
 import { dateText, isDate, lowerDateCall, lowerNumberArgs, refuseDateValue } from './dates.ts'
 import { discard, markTested } from './unused.ts'
-import { lowerHelperArgs } from './helper-collections.ts'
+import { checkNamedCallback, lowerHelperArgs } from './helper-collections.ts'
 
 function lowerArgs(args: Array<Expression | SpreadElement>, ctx: LowerContext): Array<Expr | SpreadExpr> {
   const out: Array<Expr | SpreadExpr> = []
@@ -69,7 +69,7 @@ function namedCallback(a: Identifier, method: string, ctx: LowerContext): Expr {
   const name = a.name
   const helper = ctx.helpers.has(name)
   if (!(helper ? !ctx.asyncHelpers.has(name) : !ctx.atoms.has(name) && CALLBACK_GLOBALS.has(name))) return ctx.fail('CALLBACK', a, { name: method })
-  if (helper) ctx.calledHelpers.add(name)
+  if (helper) { ctx.calledHelpers.add(name); checkNamedCallback(name, a, ctx) }
   const params = Array.from({ length: callbackArity(method) }, (_, i) => `arg$${i}`)
   const args = params.map((p) => id(p))
   const rest = helper ? ctx.restHelpers.get(name) : undefined

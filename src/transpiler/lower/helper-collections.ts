@@ -49,6 +49,13 @@ export function lowerHelperArgs(name: string, args: CallExpression['arguments'],
   return out
 }
 
+/** `xs.map(name)`: a helper named as a callback gets the method's values, so no parameter of it may hold a Map or Set (the scan refuses that first; this holds whatever it found). */
+export function checkNamedCallback(name: string, at: Node, ctx: LowerContext): void {
+  const info = ctx.collectionParams
+  const i = info?.kinds.get(name)?.findIndex((k) => k !== undefined) ?? -1
+  if (i >= 0) mixed(name, i, info!.kinds.get(name)![i]!, at, info!.first.get(name)![i]!, { at, why: 'use' }, ctx)
+}
+
 /** A Map or Set passed for parameter `i` of `name`, which holds none: refused, saying why (a plain refusal of the value when nothing is known). */
 function checkNoCollection(name: string, a: Expression, i: number, ctx: LowerContext): void {
   // Only where some call passes this parameter a Map or Set (else a Map or Set here is the value refused as such).
