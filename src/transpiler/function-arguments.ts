@@ -143,8 +143,9 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
           const passed = copies.get(same.node)!.passed
           // What it passes first are the copy's parameters: a variable between of such a name is renamed.
           for (const p of passed) {
-            const hides = resolve(p, r.scope)
-            if (hides && hides.scope !== same.scope) renameBinding(hides, ctx.temp(`${p}_`), (refs ??= referencesByBinding(scopes.references)).get(hides) ?? [], scopes.shorthands)
+            for (let hides = resolve(p, r.scope); hides && hides.scope !== same.scope; hides = resolve(p, r.scope)) {
+              renameBinding(hides, ctx.temp(`${p}_`), (refs ??= referencesByBinding(scopes.references)).get(hides) ?? [], scopes.shorthands)
+            }
           }
           call.callee = identifier(same.name, call.callee)
           call.arguments = [...passed.map((p) => identifier(p, call)), ...call.arguments.filter((_, i) => !c.params.has(i))]
@@ -367,10 +368,7 @@ function copyFor(c: Candidate, args: ReadonlyMap<number, FunctionArgument>, name
     })
     if (!passesOn) { recurs = true; continue }
     // It passes on what the call passes (outward's variables): a variable of the copy's of such a name there is renamed.
-    for (const p of passed) {
-      const hides = resolve(p, r.scope)
-      if (hides) rename(hides)
-    }
+    for (const p of passed) for (let hides = resolve(p, r.scope); hides; hides = resolve(p, r.scope)) rename(hides)
     inner.callee = identifier(name, inner.callee)
     inner.arguments = [...passed.map((p) => identifier(p, inner)), ...inner.arguments.filter((_, i) => !c.params.has(i))]
   }

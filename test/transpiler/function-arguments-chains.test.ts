@@ -92,6 +92,34 @@ const PROGRAMS: Program[] = [
     args: { n: 2 },
   },
   {
+    // The copy is declared outside the callback and passed its `x`; inside, two loops' `x` hide it where the recursion calls the copy around it (directly, and through kids).
+    name: 'recursion-passing-the-callback-variable-past-variables-of-its-name',
+    source: [
+      'function walk(node, visit) { visit(node); for (const x of node.kids ?? []) { const y = x; for (const x of [y]) kids(x, visit) } }',
+      'function kids(x, visit) { walk(x, visit) }',
+      'function rec(node, visit) { visit(node); for (const x of node.kids ?? []) { const y = x; for (const x of [y]) rec(x, visit) } }',
+      'function main({ xs, tree }) {',
+      '  const out = []',
+      '  const a = xs.map((x) => walk(tree, (n) => out.push(n.v + x)))',
+      '  const b = xs.map((x) => rec(tree, (n) => out.push(n.v * x)))',
+      '  return [a, b, out]',
+      '}',
+    ].join('\n'),
+    args: { xs: [1, 2], tree: TREE },
+  },
+  {
+    name: 'promise-all-of-helpers-recursing-into-each-other-async',
+    source: [
+      'async function get(v) { return v * 10 }',
+      'async function walk(node, visit) { const here = await visit(node); return [here, ...(await kids(node.kids ?? [], visit))] }',
+      'async function kids(list, visit) { const out = []; for (const k of list) out.push(...(await walk(k, visit))); return out }',
+      'async function main({ xs, tree }) {',
+      '  return await Promise.all(xs.map((x) => walk(tree, (n) => get(n.v + x))))',
+      '}',
+    ].join('\n'),
+    args: { xs: [1, 2], tree: TREE },
+  },
+  {
     // Copies made in Promise.all's callback, the function passed on reading the callback's parameter; the retry awaiting an async call.
     name: 'promise-all-of-helpers-passing-a-function-on',
     source: [
