@@ -37,6 +37,7 @@ const HELPERS: readonly Helper[] = [
   // Passing the function on to other helpers, and through two helpers recursing into each other.
   { name: 'passOn', source: 'function passOn(g, x) { const f = 2; return twice(g, x) + apply(g, f) }', call: (f, v) => `passOn(${f}, ${v})`, uses: ['twice', 'apply'] },
   { name: 'evens', source: 'function evens(f, n) { return n <= 0 ? 0 : f(n) + odds(f, n - 1) }\nconst odds = (g, n) => n <= 0 ? 0 : evens(g, n - 1) - g(n)', call: (f, v) => `evens(${f}, (${v}) % 4)` },
+  { name: 'loopOn', source: 'function loopOn(f, n) { let t = 0; for (const x of [n, 1]) { const y = x; for (const x of [y]) t += apply(f, x) + evens(f, y % 3) } return t }', call: (f, v) => `loopOn(${f}, ${v})`, uses: ['apply', 'evens'] },
   { name: 'retryOn', async: true, source: 'async function retryOn(g, n) { const x = await retry(g, n); return x + (await awaitTwice(g, 1)) }', call: (f, v) => `(await retryOn(${f}, ${v}))`, uses: ['retry', 'awaitTwice'] },
   { name: 'shadow', source: 'function shadow(f, y) { const e = 3; let i = 4; const out = [y]; return f(out[0]) + e + i }', call: (f, v) => `shadow(${f}, ${v})` },
   { name: 'hid', source: 'function hid(f, v) { const double = 5; const inc0 = 1; return f(v) + double + inc0 }', call: (f, v) => `hid(${f}, ${v})` },
