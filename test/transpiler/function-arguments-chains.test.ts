@@ -151,6 +151,15 @@ describe('helpers passing a function on', () => {
     expect([e.code, e.line]).toEqual(['AJS3004', 1])
   })
 
+  test('a helper given a function it only hands to a local function, or stores: AJS2071 at the function (AJS3004 where the helper storing it is lowered first)', () => {
+    const e = refusal('function apply2(g, x) {\n  const run = (h) => h(x)\n  return run(g)\n}\nfunction main({ n }) {\n  return apply2((v) => v + 1, n)\n}')
+    expect([e.code, e.line, e.column]).toEqual(['AJS2071', 6, 16])
+    expect(e.message).toBe('`apply2` is given a function here, but does more with that parameter than call it')
+    const stored = refusal('function apply2(g, x) {\n  const h = g\n  return h(x)\n}\nfunction main({ n }) {\n  return apply2((v) => v + 1, n)\n}')
+    // The helper is lowered before its caller: its call of the variable is refused first, where it is.
+    expect([stored.code, stored.line]).toEqual(['AJS3004', 3])
+  })
+
   test('recursion through helpers with a new function each level: AJS2069 at that call, naming the helper', () => {
     // `a` hands `b` a new function made of its own; `b` hands it back to `a`: a copy per level.
     const e = refusal('function a(f, n) { return n > 0 ? b((v) => f(v) + 1, n - 1) : f(0) }\nfunction b(g, n) {\n  return a(g, n)\n}\nfunction main({ n }) { return a((v) => v * 10, n) }')

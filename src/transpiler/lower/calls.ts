@@ -168,6 +168,9 @@ export function lowerCall(node: CallExpression, ctx: LowerContext): Expr {
     const kind = resolveCallee(callee, ctx, node.arguments)
     if (kind === 'helper') {
       ctx.calledHelpers.add(callee.name)
+      // A function written at a call of a helper that function-arguments.ts could not copy: say why, at it.
+      const given = node.arguments.find((a) => a.type === 'ArrowFunctionExpression' || a.type === 'FunctionExpression')
+      if (given) ctx.fail('FUNCTION_ARGUMENT_UNUSABLE', given, { name: callee.name })
       if (ctx.asyncHelpers.has(callee.name) && !ctx.awaited.has(node)) ctx.fail('UNAWAITED_CALL', node, { name: callee.name })
     }
     if (callee.name === 'storeProcedure' && kind === 'atom') {
