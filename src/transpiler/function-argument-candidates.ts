@@ -120,15 +120,15 @@ export function localCandidates(scopes: FunctionScopes, source: string, top: Rea
  * `onward`, a call of a helper taking a function: a parameter only passed on is looked at where the body has one.
  */
 function functionParams(name: string, fn: FunctionDeclaration, source: string, onward: RegExp | null): { params: Map<number, string>; passes: Map<number, PassOn[]> } {
-  const params = new Map<number, string>()
-  const passes = new Map<number, PassOn[]>()
   const plain: Array<readonly [number, string]> = []
   fn.params.forEach((p, i) => { if (p.type === 'Identifier') plain.push([i, p.name]) })
-  if (plain.length === 0) return { params, passes }
   // Cheap first: a parameter called (`f(`), or the first argument of a method (`.map(f)`), somewhere in the body; or passed to a call.
   const { start, end } = fn.body
   const maybe = plain.filter(([, p]) => calledIn(source, start, end, p) || (onward !== null && passedIn(source, start, end, p)))
-  if (maybe.length === 0) return { params, passes }
+  // Most helpers of most sources: nothing allocated for them.
+  if (maybe.length === 0) return NONE
+  const params = new Map<number, string>()
+  const passes = new Map<number, PassOn[]>()
   const scopes = functionScopes(fn)
   const refs = referencesByBinding(scopes.references)
   for (const [i, p] of maybe) {
@@ -143,6 +143,9 @@ function functionParams(name: string, fn: FunctionDeclaration, source: string, o
   }
   return { params, passes }
 }
+
+/** No function parameter (never a candidate's, so never changed). */
+const NONE = { params: new Map<number, string>(), passes: new Map<number, PassOn[]>() }
 
 const isNameChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36
 const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13
