@@ -12,6 +12,7 @@ import { makeDiagnostic, transpileError, TranspileError, type Diagnostic } from 
 import { SourceLocator } from '../diagnostics/location.ts'
 import type { AtomInfo } from './globals.ts'
 import type { CollectionParams } from './collection-params.ts'
+import type { BodyTextTests } from './function-text.ts'
 import { GLOBAL_VALUES } from './globals.ts'
 import { Scope, TYPED_KINDS, type BindingKind } from './scope.ts'
 
@@ -187,6 +188,8 @@ export class LowerContext {
   readonly typedDeclarations = new WeakMap<Node, BindingKind>()
   /** Top-level functions a source rewrite gave local functions their text does not show (function-arguments.ts): local-functions.ts looks into them. */
   rewrittenFunctions?: Set<Node>
+  /** What the text of top-level functions' bodies shows, tested once per function for the rewrites that ask (function-text.ts). */
+  bodyTextTests?: Map<number, BodyTextTests>
   /** The copies function-arguments.ts made and the functions passed declared in them, by node: the helper copied and the call (what a refusal of one names). */
   functionArgumentCopies?: Map<Node, { readonly helper: string; readonly call: Node }>
   /**

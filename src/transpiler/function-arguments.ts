@@ -25,6 +25,7 @@ import type { ArrowFunctionExpression, BlockStatement, CallExpression, FunctionD
 import type { LowerContext } from './context.ts'
 import { identifier, located, parentsOf, topLevelFunction } from './estree.ts'
 import { asDeclaration, callOf, type Candidate, candidatesOf, localCandidates } from './function-argument-candidates.ts'
+import { bodyText, mayDeclareLocal } from './function-text.ts'
 import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type LocalScope, type Reference, referencesByBinding, renameBinding, resolve } from './local-scopes.ts'
 
 type AnyNode = Node & Record<string, any>
@@ -43,9 +44,6 @@ interface Copy {
 /** Characters the copies may write out: four per source character, at least 64 K (as function-tables.ts's bound). */
 const copyBudget = (source: string): number => Math.max(65_536, source.length * 4)
 
-/** A local function declared: `function`, or `= (...) =>`, `= x =>`, `= async` (local-functions.ts's test, less objects of functions). */
-const DECLARES_LOCAL = /\bfunction\b|[^=!<>]=\s*(?:async\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;]+\s*=>)/
-
 export function specializeFunctionArguments(program: Program, ctx: LowerContext): void {
   const tops = program.body.map(topLevelFunction).filter((f): f is FunctionDeclaration => !!f?.id)
   // The entry is called with the run's arguments, never with functions: `export default`, else the last function.
@@ -59,8 +57,7 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
   for (const first of [true, false]) {
     for (const f of tops) {
       if (top.has(f.id!.name) !== first) continue
-      const body = ctx.source.slice(f.body.start + 1, f.end)
-      if (calls?.test(body) || ((body.includes('=>') || body.includes('function')) && DECLARES_LOCAL.test(body))) order.push(f)
+      if (calls?.test(bodyText(ctx.source, f)) || mayDeclareLocal(ctx, f)) order.push(f)
     }
   }
   if (order.length === 0) return

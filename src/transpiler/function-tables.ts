@@ -17,6 +17,7 @@ import { TranspileError } from '../diagnostics/diagnostic.ts'
 import { type Binding, functionScopes, type Reference, resolve } from './local-scopes.ts'
 import { didYouMean } from './suggest.ts'
 import { blockBody, identifier, located, stringLiteral, topLevelFunction } from './estree.ts'
+import { mayHoldFunctionUnderKey } from './function-text.ts'
 
 type AnyNode = Node & Record<string, any>
 
@@ -27,13 +28,11 @@ interface Table {
   readonly values: Expression[]
 }
 
-/** A function under a key, `k: (…) =>`, `k: x =>`, `k: async`, `k: function`: the text test of a body (local-functions.ts's too). */
-export const FUNCTION_UNDER_KEY = /:\s*(?:async\b|function\b|\((?:[^()]|\([^()]*\))*\)\s*=>|[^\s=(),;:]+\s*=>)/
 
 export function liftFunctionTables(program: Program, ctx: LowerContext): void {
   for (const s of program.body) {
     const fn = topLevelFunction(s)
-    if (!fn || !FUNCTION_UNDER_KEY.test(ctx.source.slice(fn.body.start + 1, fn.end))) continue
+    if (!fn || !mayHoldFunctionUnderKey(ctx, fn)) continue
     const tables = new Map<Node, Table>()
     findTables(fn.body as AnyNode, tables)
     if (tables.size > 0) liftFrom(fn, tables, ctx)

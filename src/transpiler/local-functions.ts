@@ -18,7 +18,7 @@ import type { ArrowFunctionExpression, BlockStatement, CallExpression, Expressio
 import type { LowerContext } from './context.ts'
 import { callbackArity } from './lower/calls.ts'
 import { blockBody, identifier, parentsOf, topLevelFunction } from './estree.ts'
-import { FUNCTION_UNDER_KEY } from './function-tables.ts'
+import { mayDeclareLocal, mayHoldFunctionUnderKey } from './function-text.ts'
 import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type LocalScope, MAX_LOCAL_DEPTH, type Reference, referencesByBinding, renameBinding, resolve } from './local-scopes.ts'
 
 type AnyNode = Node & Record<string, any>
@@ -40,8 +40,7 @@ export function liftLocalFunctions(program: Program, ctx: LowerContext, keep?: N
     const fn = topLevelFunction(s)
     if (fn?.id) tops.push({ at, fn })
   })
-  const source = ctx.source
-  const scopes = tops.map(({ fn }) => (mayDeclareFunctions(source, fn) || ctx.rewrittenFunctions?.has(fn) ? functionScopes(fn) : NO_SCOPES))
+  const scopes = tops.map(({ fn }) => (mayDeclareFunctions(ctx, fn) || ctx.rewrittenFunctions?.has(fn) ? functionScopes(fn) : NO_SCOPES))
   if (scopes.every((s) => s.functions.length === 0)) return lifted
   for (const { tooDeep: f } of scopes) {
     if (f) ctx.fail('LOCAL_FUNCTION_DEPTH', f.declarator?.id ?? (f.node as FunctionDeclaration).id ?? f.node, { name: f.name, max: String(MAX_LOCAL_DEPTH) })
@@ -64,18 +63,14 @@ export function liftLocalFunctions(program: Program, ctx: LowerContext, keep?: N
 
 const NO_SCOPES: FunctionScopes = { references: [], functions: [], names: new Set(), own: null, shorthands: new Map(), tooDeep: null }
 
-/** `function`, or `= (...) =>`, `= x =>`, `= async` after a name, or those after a key (an object of functions, function-tables.ts): where a local function may be declared. */
-const MAY_DECLARE = new RegExp(`\\bfunction\\b|[^=!<>]=\\s*(?:async\\b|\\((?:[^()]|\\([^()]*\\))*\\)\\s*=>|[^\\s=(),;]+\\s*=>)|${FUNCTION_UNDER_KEY.source}`)
-
 /**
- * Whether the text of `fn`'s body has what a local function's declaration starts with: the scopes
- * are built only then (most programs have none, and a transpile of a small one is a few dozen µs).
- * A comment inside a declaration, or parameters nesting parentheses three deep, hide it from this
- * test: it is then refused as before (AJS2013). The body's text is a slice (V8 shares the source's
- * characters), searched to its end only.
+ * Whether the text of `fn`'s body has what a local function's declaration starts with, or a function
+ * under a key (an object of functions, function-tables.ts): the scopes are built only then (most
+ * programs have none, and a transpile of a small one is a few dozen µs). Tested once per function
+ * for the three rewrites that ask (function-text.ts).
  */
-function mayDeclareFunctions(source: string, fn: FunctionDeclaration): boolean {
-  return MAY_DECLARE.test(source.slice(fn.body.start + 1, fn.end))
+function mayDeclareFunctions(ctx: LowerContext, fn: FunctionDeclaration): boolean {
+  return mayDeclareLocal(ctx, fn) || mayHoldFunctionUnderKey(ctx, fn)
 }
 
 function liftFrom(s: FunctionScopes, top: FunctionDeclaration, ctx: LowerContext, users: Map<string, number>, lifted: Map<string, LiftedFunction>, keep?: Node): FunctionDeclaration[] {
