@@ -190,6 +190,9 @@ export class LowerContext {
   rewrittenFunctions?: Set<Node>
   /** What the text of top-level functions' bodies shows, tested once per function for the rewrites that ask (function-text.ts). */
   bodyTextTests?: Map<number, BodyTextTests>
+  /** The spans (start and end) of expressions whose value is dropped, and of those only tested for truth (lower/unused.ts). */
+  unusedSpans?: Set<number>
+  testedSpans?: Set<number>
   /** The copies function-arguments.ts made and the functions passed declared in them, by node: the helper copied and the call (what a refusal of one names). */
   functionArgumentCopies?: Map<Node, { readonly helper: string; readonly call: Node }>
   /**

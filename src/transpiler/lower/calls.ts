@@ -44,8 +44,8 @@ function lowerCallbackArgs(method: string, args: Array<Expression | SpreadElemen
   const out: Array<Expr | SpreadExpr> = []
   for (const a of args) {
     if (a.type === 'ArrowFunctionExpression') {
-      if (method === 'forEach') discard(a.body) // its value is dropped (lower/unused.ts): `xs.forEach((x) => m.set(x, 1))`
-      else if (TESTS.has(method) && a.body.type !== 'BlockStatement') markTested(a.body) // its value is only tested: `xs.filter((x) => !seen.has(x) && seen.add(x))`
+      if (method === 'forEach') discard(a.body, ctx) // its value is dropped (lower/unused.ts): `xs.forEach((x) => m.set(x, 1))`
+      else if (TESTS.has(method) && a.body.type !== 'BlockStatement') markTested(a.body, ctx) // its value is only tested: `xs.filter((x) => !seen.has(x) && seen.add(x))`
       out.push(lowerLambda(a, ctx))
     } else if (a.type === 'FunctionExpression') ctx.fail('CALLBACK', a, { name: method })
     else if (a.type === 'Identifier' && ctx.scope.lookup(a.name) === undefined &&

@@ -262,7 +262,7 @@ function lowerAssign(node: AssignmentExpression, ctx: LowerContext): Expr {
   const op = node.operator as AssignOp
   const left = node.left
   // The value of `d = new Date(...)` or `m = new Map(...)` is the Date or Map: only where it is dropped (lower/unused.ts).
-  const typed = op === '=' ? typedAssignValue(left, node.right, ctx, isUnused(node) ? undefined : node) : undefined
+  const typed = op === '=' ? typedAssignValue(left, node.right, ctx, isUnused(node, ctx) ? undefined : node) : undefined
   if (typed) return assign(id((left as Identifier).name), typed, op)
   const target = left.type === 'ObjectPattern' || left.type === 'ArrayPattern'
     ? lowerAssignTarget(left, ctx) as Exclude<ReturnType<typeof lowerAssignTarget>, string>
@@ -276,7 +276,7 @@ function lowerUpdate(node: UpdateExpression, ctx: LowerContext): Expr {
 
 function lowerSequence(node: SequenceExpression, ctx: LowerContext): Expr {
   // Each value but the last is dropped: `(s.add(x), true)`, `(m.set(k, v), m.size)` (lower/unused.ts).
-  node.expressions.slice(0, -1).forEach(discard)
+  for (const e of node.expressions.slice(0, -1)) discard(e, ctx)
   return make('sequence', { expressions: node.expressions.map((e) => lowerExpr(e, ctx)) })
 }
 

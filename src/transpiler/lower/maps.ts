@@ -47,7 +47,7 @@ export function isMap(node: Node, ctx: LowerContext): boolean {
 /** A Map as the entries array the statics take: `new Map(items)` as `Map.from(items)`, a variable as itself, `m.set(...)` as its call. */
 export function lowerMap(node: Node, ctx: LowerContext): Expr {
   if (node.type === 'Identifier') return id((node as Identifier).name)
-  if (node.type === 'CallExpression') { keep(node); return lowerExpr(node as CallExpression, ctx) }
+  if (node.type === 'CallExpression') { keep(node, ctx); return lowerExpr(node as CallExpression, ctx) }
   const [items] = (node as NewExpression).arguments
   const arg = items === undefined ? [] : [items.type !== 'SpreadElement' && isMap(items, ctx) ? mapEntries(items, ctx) : lowerElement(items, ctx)]
   return staticCall('Map', 'from', arg, ctx, node)
@@ -64,7 +64,7 @@ export function lowerMapCall(node: CallExpression, method: string, ctx: LowerCon
   if (method === 'forEach') return lowerMapForEach(node, ctx)
   if (!METHODS.has(method)) return ctx.fail('MAP_METHOD', callee.property, { name: method, suggest: didYouMean(method, METHODS) })
   // `set` gives the Map: kept or chained (lowerMap), or dropped (a statement), never read as a value.
-  if (method === 'set' && !isUnused(node)) refuseMapValue(node, ctx)
+  if (method === 'set' && !isUnused(node, ctx)) refuseMapValue(node, ctx)
   return staticCall('Map', method, [lowerMap(callee.object, ctx), ...node.arguments.map((a) => lowerElement(a, ctx))], ctx, node)
 }
 

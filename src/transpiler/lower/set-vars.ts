@@ -48,7 +48,7 @@ export function isSet(node: Node, ctx: LowerContext): boolean {
 /** A Set as the members array the statics take: `new Set(items)` as `Set.create(items)`, a variable as itself, `s.add(...)` as its call. */
 export function lowerSet(node: Node, ctx: LowerContext): Expr {
   if (node.type === 'Identifier') return id((node as Identifier).name)
-  if (node.type === 'CallExpression') { keep(node); return lowerExpr(node as CallExpression, ctx) }
+  if (node.type === 'CallExpression') { keep(node, ctx); return lowerExpr(node as CallExpression, ctx) }
   // Only the first argument is read, as JavaScript's constructor reads it (a Set or a Map as a copy of its items).
   const [items, ...rest] = (node as CallExpression).arguments
   if (items?.type === 'SpreadElement') return ctx.fail('NEW_COLLECTION', items, { name: 'Set' })
@@ -96,8 +96,8 @@ export function lowerSetCall(node: CallExpression, method: string, ctx: LowerCon
   const name = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined
   if (!name) return ctx.fail('SET_METHOD', callee.property, { name: method, suggest: didYouMean(method, NAMES) })
   // `add` gives the Set: kept or chained (lowerSet), dropped (a statement), or tested (always true), never read as a value.
-  const tested = method === 'add' && isTested(node) && !isUnused(node)
-  if (method === 'add' && !isUnused(node) && !tested) refuseSetValue(node, ctx)
+  const tested = method === 'add' && isTested(node, ctx) && !isUnused(node, ctx)
+  if (method === 'add' && !isUnused(node, ctx) && !tested) refuseSetValue(node, ctx)
   const call = staticCall('Set', name, [lowerSet(callee.object, ctx), ...node.arguments.map((a) => lowerExpr(a as Expression, ctx))], ctx, node)
   return tested ? at({ $expr: 'sequence', expressions: [call, lit(true)] } as Expr, ctx.loc(node)) : call
 }
@@ -125,7 +125,7 @@ function lowerSetPair(node: CallExpression, method: string, ctx: LowerContext): 
   const callee = node.callee as MemberExpression
   const other = node.arguments[0]
   if (!other || other.type === 'SpreadElement' || !(isSet(other, ctx) || isMap(other, ctx))) return ctx.fail('SET_ARGUMENT', other ?? callee.property, { name: method })
-  if (MERGES.has(method) && !isUnused(node)) refuseSetValue(node, ctx)
+  if (MERGES.has(method) && !isUnused(node, ctx)) refuseSetValue(node, ctx)
   const a = lowerSet(callee.object, ctx)
   const b = isSet(other, ctx) ? lowerSet(other, ctx) : staticCall('Map', 'keys', [lowerMap(other, ctx)], ctx, other)
   return staticCall('Set', MERGES.has(method) ? 'merge' : 'relate', [a, b, lit(method), ...node.arguments.slice(1).map((x) => lowerExpr(x as Expression, ctx))], ctx, node)

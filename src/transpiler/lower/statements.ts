@@ -143,7 +143,7 @@ function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Ste
 function lowerExpressionStatement(node: { expression: Expression; directive?: string }, ctx: LowerContext, out: Step[]): void {
   if (node.directive !== undefined) return // 'use strict' and friends: AJS is always strict
   const e = node.expression
-  discard(e)
+  discard(e, ctx)
   const loc = ctx.loc(node as unknown as Node)
   if (e.type === 'AssignmentExpression' && e.operator === '=') {
     const typed = typedAssignValue(e.left, e.right, ctx)
@@ -230,13 +230,13 @@ function lowerFor(node: ForStatement, ctx: LowerContext, out: Step[], label?: st
         predeclareBlock([node.init], ctx)
         lowerDeclaration(node.init, ctx, init)
       } else {
-        discard(node.init)
+        discard(node.init, ctx)
         init.push({ op: 'expr', value: lowerExpr(node.init, ctx), loc: ctx.loc(node.init) })
       }
       step.init = init
     }
     if (node.test) step.condition = lowerExpr(node.test, ctx)
-    if (node.update) { discard(node.update); step.update = lowerExpr(node.update, ctx) }
+    if (node.update) { discard(node.update, ctx); step.update = lowerExpr(node.update, ctx) }
     step.body = lowerBody(node.body, ctx)
     out.push(withLabel(step, label))
   } finally {

@@ -44,7 +44,7 @@ export function checkReassign(target: Identifier, constKind: BindingKind, ctx: L
  */
 export function forEachOfWalk(fn: ArrowFunctionExpression, pairs: Expr, ctx: LowerContext, at_: Node): Expr {
   const loc = ctx.loc(at_)
-  discard(fn.body) // its value is dropped, as an array forEach's
+  discard(fn.body, ctx) // its value is dropped, as an array forEach's
   const callback = lowerLambda(fn, ctx)
   const [value, key] = callback.params
   const pair = { $pattern: 'array', elements: [key ?? null, value ?? null] } as Pattern
