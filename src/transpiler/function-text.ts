@@ -34,26 +34,25 @@ function entry(ctx: LowerContext, fn: FunctionDeclaration): BodyTextTests {
 /** The text of `fn`'s body (a slice: V8 shares the source's characters). */
 export const bodyText = (source: string, fn: FunctionDeclaration): string => source.slice(fn.body.start + 1, fn.end)
 
+/** A body with neither `=>` nor `function` declares no function: two literal searches, before any pattern or cache. */
+const mayHoldFunction = (text: string): boolean => text.includes('=>') || text.includes('function')
+
 /**
  * Whether `fn`'s body may declare a local function: a declaration's start in its text. A comment
  * inside a declaration, or parameters nesting parentheses three deep, hide it from this test: such
  * a function is then refused as before (AJS2013).
  */
 export function mayDeclareLocal(ctx: LowerContext, fn: FunctionDeclaration): boolean {
+  const text = bodyText(ctx.source, fn)
+  if (!mayHoldFunction(text)) return false
   const t = entry(ctx, fn)
-  if (t.local === undefined) {
-    const text = bodyText(ctx.source, fn)
-    t.local = (text.includes('=>') || text.includes('function')) && DECLARES_LOCAL.test(text)
-  }
-  return t.local
+  return (t.local ??= DECLARES_LOCAL.test(text))
 }
 
 /** Whether `fn`'s body may hold an object of functions: a function under a key in its text. */
 export function mayHoldFunctionUnderKey(ctx: LowerContext, fn: FunctionDeclaration): boolean {
+  const text = bodyText(ctx.source, fn)
+  if (!mayHoldFunction(text)) return false
   const t = entry(ctx, fn)
-  if (t.keyed === undefined) {
-    const text = bodyText(ctx.source, fn)
-    t.keyed = (text.includes('=>') || text.includes('function')) && FUNCTION_UNDER_KEY.test(text)
-  }
-  return t.keyed
+  return (t.keyed ??= FUNCTION_UNDER_KEY.test(text))
 }
