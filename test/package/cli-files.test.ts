@@ -37,7 +37,9 @@ function staticGraph(meta: Meta, entry: string): { outputs: string[]; bytes: num
 // 385,000: 375,464 B at the commit after 7280efa (this test's count): kept Intl formatters (+2.8 KB), module declarations, rest parameters, schema-error wording.
 // 400,000: 392,445 B at b0064a1 (this test's count, each revision's own build): 381,437 B at 4205b7a, 383,417 B at a702892
 // after local functions nest (+2.0 KB), then functions passed to helpers (transpiler/function-arguments.ts, +9.0 KB).
-const MAX_STATIC_BYTES = 400_000
+// 420,000: 413,461 B at 61bace6 (this test's count): a Map or Set passed to a helper (collection-params.ts, lower/helper-collections.ts),
+// functions passed on through helpers (function-argument-candidates.ts, copies to a fixed point, AJS2068-AJS2071), function-text.ts.
+const MAX_STATIC_BYTES = 420_000
 
 /** Source directories only some commands need: none of them may load with every `ajsc`. */
 const ON_USE = ['src/python/', 'src/flowlang/', 'src/flows/', 'src/workflows/engine/', 'src/workflows/drivers/local.ts', 'src/server/', 'src/codemode/mcp']
