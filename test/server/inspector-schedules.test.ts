@@ -6,7 +6,8 @@
  * unpause refused by a limit raised since the spec was set, its hint, and the spec mended in the form; the
  * form's PATCH refused when someone else changed the schedule since the page read it (If-Match), and its reload;
  * Pause/Unpause sent with the ETag, refused the same way (SCHEDULE_CONFLICT, nothing changed), and their reload;
- * an active schedule outside the raised limit flagged in the list and on its page, until a spec that passes.
+ * an active schedule outside the raised limit flagged in the list and on its page, until a spec that passes;
+ * a view that answers late (the list's fetches) never replacing the one navigated to after it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
@@ -400,4 +401,34 @@ describe.skipIf(!haveChromium)('the inspector on a schedule whose spec a raised 
       await page.close()
     })
   }, 90_000)
+})
+
+describe.skipIf(!haveChromium)('a view that answers late never replaces the one navigated to after it', () => {
+  test("the list's fetches, held back, end after the schedule page is shown: it stays", async () => {
+    await create({ id: 'late-list', workflow: { source: 'export default 1' }, spec: { cron: '0 0 1 1 *' } })
+    const page = await browser!.context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(String(e)))
+    // The list's run and workflow pages answer 800 ms late; nothing else is held.
+    let held = 0
+    const answered: Array<Promise<unknown>> = []
+    await page.route(/\/v1\/(runs|workflows)\?/, async (route) => {
+      held++
+      answered.push(page.waitForEvent('requestfinished', (r) => r === route.request()))
+      await new Promise((r) => setTimeout(r, 800))
+      await route.continue()
+    })
+    await page.goto(`${t.url}/ui#token=${TOKENS.a}`) // the list starts, and waits on its fetches
+    await page.evaluate(() => { location.hash = '#/schedule/late-list' })
+    await page.locator('#sched-state').waitFor()
+    // The list's answers arrive after the schedule page is shown; wait until they have, and the page's tasks after them.
+    expect(held).toBeGreaterThan(0)
+    await Promise.all(answered)
+    for (let i = 0; i < 3; i++) await page.evaluate(() => new Promise((r) => setTimeout(r, 0)))
+    expect(await page.locator('#sched-state').count()).toBe(1)
+    expect(await page.locator('h2').first().textContent()).toBe('Schedule late-list')
+    expect(errors).toEqual([])
+    await page.close()
+    expect((await t.req('DELETE', '/v1/schedules/late-list')).status).toBe(204)
+  }, 60_000)
 })

@@ -124,6 +124,12 @@ function h(tag, attrs, ...children) {
   for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : document.createTextNode(String(c)))
   return el
 }
+/**
+ * Navigations, counted: a view reads the count as it starts and shows nothing once a later one has
+ * started, so a slow view (the list's fetches) never replaces the one navigated to after it.
+ */
+let navSeq = 0
+function stale(seq) { return seq !== navSeq }
 /** Replace the view; the element that had the focus (by id: a filter, an input) keeps it. */
 function show(...nodes) {
   const focused = document.activeElement && document.activeElement.id
@@ -217,8 +223,9 @@ function workflowItem(w, labels) {
 }
 /** Server mode: one section per kind, each a page of the API's list (newest first) with its own pager. */
 async function serverListView() {
+  const seq = navSeq
   const labels = new Map(known().filter((k) => k.label).map((k) => [k.kind + ' ' + k.id, k.label]))
-  const rerender = () => { listView().catch((e) => show(h('p', { role: 'alert', class: 'err' }, String(e.message || e)))) }
+  const rerender = () => { listView().catch((e) => { if (!stale(seq)) show(h('p', { role: 'alert', class: 'err' }, String(e.message || e))) }) }
   // Runs have no tags: a tag filter lists workflows only (GET /v1/workflows?tag=).
   const kinds = filters.tag ? ['workflow'] : filters.kind === 'schedule' ? [] : filters.kind ? [filters.kind] : ['run', 'workflow']
   const states = filters.kind === 'run' ? RUN_STATES : filters.kind === 'workflow' ? WORKFLOW_STATES : filters.kind === 'schedule' ? SCHEDULE_STATES : [...new Set([...WORKFLOW_STATES, ...RUN_STATES])]
@@ -248,6 +255,7 @@ async function serverListView() {
       filters.state && !valid.includes(filters.state) ? h('p', { class: 'muted' }, title + ' have no state “' + filters.state + '”.') : listTable(title.toLowerCase(), rows),
       pager)
   })), withSchedules ? scheduleSection(rerender) : null])
+  if (stale(seq)) return
   show(h('h2', {}, 'Runs and workflows'), h('p', { class: 'muted' }, 'This tenant\'s async runs and workflows, newest first.'), filterBar(states, rerender), sections, schedules, serverForms())
 }
 
@@ -297,17 +305,19 @@ function serverForms() {
 
 // ---- one run --------------------------------------------------------------
 async function runView(id) {
+  const seq = navSeq
   let run
   if (local) run = local.items.find((i) => i.kind === 'run' && i.id === id)
   else {
     for (let i = 0; i < 50; i++) {
       const data = await api('GET', '/v1/runs/' + encodeURIComponent(id))
       run = { id, state: data.state, result: data.result, at: data.createdAt, source: rememberedSource(id) }
-      if (data.state === 'done') break
+      if (data.state === 'done' || stale(seq)) break
       await new Promise((r) => setTimeout(r, 100))
     }
     remember({ kind: 'run', id, at: run.at, state: run.state })
   }
+  if (stale(seq)) return
   if (!run) return show(h('h2', {}, 'Run ' + id), h('p', { role: 'alert' }, 'No such run.'))
   const r = run.result || {}
   const trace = Array.isArray(r.trace) ? r.trace : []
@@ -378,6 +388,7 @@ function budgetChart(entries) {
     h('figcaption', { class: 'muted' }, label))
 }
 async function workflowView(id) {
+  const seq = navSeq
   let wf
   if (local) wf = local.items.find((i) => i.kind === 'workflow' && i.id === id)
   else {
@@ -387,6 +398,7 @@ async function workflowView(id) {
     const page = await api('GET', '/v1/workflows/' + encodeURIComponent(id) + '/journal?limit=' + JOURNAL_PAGE + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''))
     wf = { id, state: data.state, data, requests: data.requests || [], journal: page.entries, journalTotal: page.total, nextCursor: page.nextCursor, result: data.result, error: data.error, budget: data.budget }
   }
+  if (stale(seq)) return
   if (!wf) return show(h('h2', {}, 'Workflow ' + id), h('p', { role: 'alert' }, 'No such workflow.'))
   const status = h('p', { 'aria-live': 'polite', id: 'answer-status' })
   const requests = (wf.requests || []).map((q) => h('form', { class: 'panel', 'aria-label': 'answer request ' + q.id, onsubmit: async (e) => {
@@ -449,6 +461,7 @@ function loginView(message) {
     } }, h('label', {}, 'Tenant token (the same bearer token as the API)', h('input', { name: 'token', id: 'token', type: 'password', autocomplete: 'off', required: true })), h('button', { type: 'submit' }, 'Sign in')))
 }
 async function route() {
+  const seq = ++navSeq
   const [, kind, id] = /^#\/(run|workflow|schedule)\/(.+)$/.exec(location.hash) || []
   if (!local && !token()) return loginView()
   try {
@@ -456,8 +469,9 @@ async function route() {
     else if (kind === 'workflow') await workflowView(decodeURIComponent(id))
     else if (kind === 'schedule') await scheduleView(decodeURIComponent(id))
     else await listView()
-    main.focus({ preventScroll: true }) // a new view: keyboard users start at its top
+    if (!stale(seq)) main.focus({ preventScroll: true }) // a new view: keyboard users start at its top
   } catch (e) {
+    if (stale(seq)) return
     if (e.status === 401) { sessionStorage.removeItem(tokenKey); return loginView('That token was refused.') }
     show(h('p', { role: 'alert', class: 'err' }, String(e.message || e)), h('p', {}, h('a', { href: '#/' }, 'Back to the list')))
   }

@@ -150,8 +150,10 @@ function actionText(a) {
 }
 async function scheduleView(id) {
   if (local) return show(h('h2', {}, 'Schedule ' + id), h('p', { role: 'alert' }, 'Schedules live on ajsc serve; this inspector shows local files.'))
+  const seq = navSeq
   const path = '/v1/schedules/' + encodeURIComponent(id)
   let s = await api('GET', path)
+  if (stale(seq)) return
   const body = h('div', { id: 'sched-body' }, scheduleBody(s))
   const status = h('p', { role: 'status', 'aria-live': 'polite', id: 'sched-status' })
   const hint = h('p', { class: 'muted', id: 'sched-hint', hidden: true })
@@ -220,6 +222,7 @@ async function scheduleView(id) {
     const yes = h('button', { type: 'button', id: 'sched-delete-confirm', onclick: async () => {
       try {
         await api('DELETE', path)
+        if (stale(seq)) return
         show(h('p', {}, h('a', { href: '#/' }, '← all runs and workflows')), h('h2', {}, 'Schedule ', h('code', {}, id)),
           h('p', { role: 'status', id: 'sched-status' }, 'Deleted schedule ' + id + '. The runs it started go on.'))
       } catch (e) {
