@@ -18,6 +18,8 @@
  * where a Map or Set is passed, naming the other call).
  */
 import type { CallExpression, Expression, FunctionDeclaration, Identifier, Node, Pattern } from 'acorn'
+import { SET_MERGE_METHODS, SET_MERGES } from './set-methods.ts'
+import { forEachChild } from './estree.ts'
 
 export type CollectionKind = 'map' | 'set'
 
@@ -53,7 +55,7 @@ interface Site { readonly call: CallExpression; readonly helper: string; readonl
 const MAY_HAVE = /\bnew\s+(?:Map|Set)\b/
 
 /** `= new Map`, `= new Set`, `= a.union(` ...: where a name is given a Map or Set (the name is the word before). */
-const GIVEN = /=\s*(?:new\s+(?:Map|Set)\b|[\w$]+\.(?:union|intersection|difference|symmetricDifference)\s*\()/g
+const GIVEN = new RegExp(`=\\s*(?:new\\s+(?:Map|Set)\\b|[\\w$]+\\.(?:${SET_MERGE_METHODS.join('|')})\\s*\\()`, 'g')
 
 /** `= t`, a name given another's value (`const t = s`): an alias, when `s` holds a Map or Set. */
 const ALIAS = /=\s*([A-Za-z_$][\w$]*)\s*(?=[;,)\n]|$)/g
@@ -87,7 +89,7 @@ function passesCollection(source: string): boolean {
   }
   for (let round = 0; round < 2; round++) for (const [name, of] of aliases) if (names.has(of)) names.add(name)
   const listed = [...names].map((n) => n.replace(/\$/g, '\\$')).join('|')
-  const passed = new RegExp(`[(,]\\s*(?:new\\s+(?:Map|Set)\\b${listed ? `|(?:${listed})\\s*(?:[,)]|\\.(?:set|add|union|intersection|difference|symmetricDifference)\\s*\\()` : ''})`)
+  const passed = new RegExp(`[(,]\\s*(?:new\\s+(?:Map|Set)\\b${listed ? `|(?:${listed})\\s*(?:[,)]|\\.(?:set|add|${SET_MERGE_METHODS.join('|')})\\s*\\()` : ''})`)
   return passed.test(source)
 }
 
@@ -247,11 +249,7 @@ function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site
       case 'LabeledStatement': walk(n.body); return
       case 'BreakStatement': case 'ContinueStatement': return
     }
-    for (const key of childKeys(n)) {
-      const v = n[key]
-      if (Array.isArray(v)) { for (const x of v) if (x && typeof x.type === 'string') walk(x) }
-      else if (v && typeof v.type === 'string') walk(v)
-    }
+    forEachChild(n, walk)
   }
   for (const s of fn.body.body) walk(s as AnyNode)
   for (const { id, frame: at } of named) if (!uses.has(id.name) && !lookup(id.name, at)) uses.set(id.name, id)
@@ -277,7 +275,7 @@ function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site
     if (e.type !== 'CallExpression' || e.callee.type !== 'MemberExpression' || e.callee.computed || e.callee.property.type !== 'Identifier') return 'other'
     const method = e.callee.property.name, object = kindOf(e.callee.object, at)
     if (method === 'set') return object === 'map' ? 'map' : 'other'
-    return object === 'set' && (method === 'add' || MERGES.has(method)) ? 'set' : 'other'
+    return object === 'set' && (method === 'add' || SET_MERGES.has(method)) ? 'set' : 'other'
   }
   for (const { call, frame: at } of calls) {
     const name = (call.callee as Identifier).name
@@ -292,18 +290,4 @@ function scan(fn: FunctionDeclaration, helpers: ReadonlySet<string>, sites: Site
   }
 }
 
-/** The keys of a node that may hold nodes, by its type (acorn gives the nodes of a type the same keys; a node with others is read whole). */
-const CHILD_KEYS = new Map<string, { count: number; keys: string[] }>()
-/** Keys that hold no node in any ESTree type (`value` and `expression` do in some: ExpressionStatement's, Property's). */
-const LEAF_VALUES: ReadonlySet<string> = new Set(['type', 'start', 'end', 'loc', 'range', 'name', 'raw', 'operator', 'kind', 'computed', 'async', 'generator', 'optional', 'shorthand', 'method', 'prefix', 'delegate', 'tail', 'sourceType', 'bigint', 'regex', 'directive'])
 
-function childKeys(n: AnyNode): readonly string[] {
-  const all = Object.keys(n)
-  const known = CHILD_KEYS.get(n.type)
-  if (known && known.count === all.length) return known.keys
-  const keys = all.filter((k) => !LEAF_VALUES.has(k))
-  CHILD_KEYS.set(n.type, { count: all.length, keys })
-  return keys
-}
-
-const MERGES: ReadonlySet<string> = new Set(['union', 'intersection', 'difference', 'symmetricDifference'])

@@ -16,7 +16,7 @@ import type { LowerContext } from './context.ts'
 import { TranspileError } from '../diagnostics/diagnostic.ts'
 import { type Binding, functionScopes, type Reference, resolve } from './local-scopes.ts'
 import { didYouMean } from './suggest.ts'
-import { blockBody, identifier, located, stringLiteral, topLevelFunction } from './estree.ts'
+import { blockBody, forEachChild, identifier, located, stringLiteral, topLevelFunction } from './estree.ts'
 import { mayHoldFunctionUnderKey } from './function-text.ts'
 
 type AnyNode = Node & Record<string, any>
@@ -47,11 +47,7 @@ function findTables(node: AnyNode, out: Map<Node, Table>): void {
       if (table) out.set(d.id, table)
     }
   }
-  for (const key of Object.keys(node)) {
-    const v = node[key]
-    if (Array.isArray(v)) { for (const x of v) if (x && typeof x.type === 'string') findTables(x, out) }
-    else if (v && typeof v.type === 'string' && key !== 'loc') findTables(v, out)
-  }
+  forEachChild(node, (x) => findTables(x, out))
 }
 
 function tableOf(d: VariableDeclarator, declaration: VariableDeclaration): Table | undefined {
@@ -206,11 +202,7 @@ function callsByKey(fn: FunctionDeclaration): Map<Node, AnyNode> {
   const walk = (node: AnyNode, within: AnyNode): void => {
     if (node.type === 'CallExpression' && node.callee.type === 'MemberExpression' && node.callee.computed) out.set(node, within)
     const inner = node.type === 'ArrowFunctionExpression' || node.type === 'FunctionExpression' || node.type === 'FunctionDeclaration' ? node : within
-    for (const key of Object.keys(node)) {
-      const v = node[key]
-      if (Array.isArray(v)) { for (const x of v) if (x && typeof x.type === 'string') walk(x, inner) }
-      else if (v && typeof v.type === 'string' && key !== 'loc') walk(v, inner)
-    }
+    forEachChild(node, (x) => walk(x, inner))
   }
   walk(fn as AnyNode, fn as AnyNode)
   return out

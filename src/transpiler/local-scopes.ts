@@ -8,6 +8,7 @@
  * declared and read, for a local function's call that would otherwise pass another of that name.
  */
 import type { ArrowFunctionExpression, FunctionDeclaration, FunctionExpression, Identifier, Node, Pattern, VariableDeclarator } from 'acorn'
+import { forEachChild } from './estree.ts'
 
 export interface LocalScope {
   readonly parent: LocalScope | null
@@ -317,14 +318,7 @@ export function functionScopes(fn: FunctionDeclaration): FunctionScopes {
   }
 
   /** Any other node: its child expressions and statements, in order. */
-  const children = (n: AnyNode, scope: LocalScope): void => {
-    for (const key of Object.keys(n)) {
-      if (key === 'type' || key === 'start' || key === 'end' || key === 'loc' || key === 'range') continue
-      const v = n[key]
-      if (Array.isArray(v)) v.forEach((x, i) => { if (x && typeof x.type === 'string') visit(x, scope, n, key, i) })
-      else if (v && typeof v.type === 'string') visit(v, scope, n, key, -1)
-    }
-  }
+  const children = (n: AnyNode, scope: LocalScope): void => forEachChild(n, (x, key, i) => visit(x, scope, n, key, i))
   const visit = (x: AnyNode, scope: LocalScope, parent: AnyNode, key: string, index: number): void => {
     if (x.type.endsWith('Statement') || x.type.endsWith('Declaration')) statement(x, scope, [])
     else if (x.type === 'ClassBody' || x.type === 'MethodDefinition' || x.type === 'PropertyDefinition' || x.type === 'StaticBlock') children(x, scope)

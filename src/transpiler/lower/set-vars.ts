@@ -21,11 +21,11 @@ import { lowerExpr } from './expressions.ts'
 import { isTested, isUnused, keep } from './unused.ts'
 import { isNewSet, lowerIterable } from './sets.ts'
 import { isMap, lowerMap } from './maps.ts'
+import { SET_MERGES as MERGES } from '../set-methods.ts'
 
 /** JavaScript's Set methods AJS has, each the `Set` static it lowers to (`forEach` and `size` apart). */
 const METHODS: Readonly<Record<string, string>> = { has: 'contains', add: 'insert', delete: 'remove', clear: 'clear', keys: 'values', values: 'values', entries: 'entries' }
-/** JavaScript's methods of two Sets (ES2025): those giving a new Set lower to `Set.merge`, the others to `Set.relate`. */
-const MERGES: ReadonlySet<string> = new Set(['union', 'intersection', 'difference', 'symmetricDifference'])
+/** JavaScript's methods of two Sets (ES2025) that compare them: they lower to `Set.relate` (those giving a new Set, set-methods.ts, to `Set.merge`). */
 const RELATIONS: ReadonlySet<string> = new Set(['isSubsetOf', 'isSupersetOf', 'isDisjointFrom'])
 const NAMES: ReadonlySet<string> = new Set([...Object.keys(METHODS), 'forEach', ...MERGES, ...RELATIONS])
 
