@@ -74,9 +74,9 @@ export class LowerContext {
   exprDepth = 0
   /** `varsLet` objects made so far (lower/vars-object.ts). */
   varsObjects = 0
-  /** Variables declared holding a Date so far: while none, no name needs the Date check (lower/dates.ts). */
+  /** Variables declared holding a Date so far, counted by declare: while none, no name needs the Date check (lower/dates.ts). */
   dateVars = 0
-  /** Variables declared holding a Map so far (lower/maps.ts). */
+  /** Variables (and helper parameters) declared holding a Map so far, counted by declare (lower/maps.ts). */
   mapVars = 0
   /** The helpers' parameters that hold a Map or Set, every call passing one (collection-params.ts); undefined when none can. */
   collectionParams: CollectionParams | undefined = undefined
@@ -181,7 +181,11 @@ export class LowerContext {
     if (name === 'arguments') this.fail('ARGUMENTS', node)
     if (GLOBAL_VALUES.has(name)) this.fail('INVALID_TARGET', node, { name })
     this.scope.vars.set(name, kind)
-    if (TYPED_KINDS.has(kind)) this.typedDeclarations.set(node, kind)
+    if (TYPED_KINDS.has(kind)) {
+      this.typedDeclarations.set(node, kind)
+      if (kind === 'date' || kind === 'dateConst') this.dateVars++
+      else if (kind === 'map' || kind === 'mapConst') this.mapVars++
+    }
   }
 
   /** The declaring names of Date, Map and Set variables, with their kinds (read by lower/program.ts for local functions). */

@@ -26,7 +26,6 @@ export function declareCollectionParams(name: string, params: readonly Pattern[]
     const p = params[i]
     if (kind === undefined || p?.type !== 'Identifier') return
     ctx.declare(p.name, kind, p)
-    if (kind === 'map') ctx.mapVars++
   })
 }
 

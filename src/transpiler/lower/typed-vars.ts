@@ -28,8 +28,6 @@ export function typedDeclaration(d: VariableDeclarator, kind: 'let' | 'const', c
   if (!date && !set && !isMap(d.init, ctx)) return undefined
   const value = toValue(date ? lowerNewDate(d.init, ctx) : set ? lowerSet(d.init, ctx) : lowerMap(d.init, ctx))
   ctx.declare(name, date ? (kind === 'const' ? 'dateConst' : 'date') : set ? (kind === 'const' ? 'setConst' : 'set') : (kind === 'const' ? 'mapConst' : 'map'), d.id)
-  if (date) ctx.dateVars++
-  else if (!set) ctx.mapVars++
   if (!date && kind === 'const') return { op: 'constSet', key: name, value, loc: ctx.loc(d) }
   const vars = varsObject(ctx)
   vars[name] = value
