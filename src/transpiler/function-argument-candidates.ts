@@ -7,6 +7,8 @@
  * first (a source passing no functions pays that alone), then by its scopes.
  */
 import type { ArrowFunctionExpression, FunctionDeclaration, FunctionExpression, Node, Program, VariableDeclarator } from 'acorn'
+import type { LowerContext } from './context.ts'
+import { mayDeclareLocal } from './function-text.ts'
 import { blockBody, identifier, located, topLevelFunction } from './estree.ts'
 import { type Binding, functionScopes, type FunctionScopes, type LocalFunction, MAX_LOCAL_DEPTH, type Reference, referencesByBinding, resolve } from './local-scopes.ts'
 
@@ -37,7 +39,8 @@ export interface Candidate {
 }
 
 /** Helpers (top-level functions, module-level `const h = (...) =>`) with a function parameter; never `entry`. */
-export function candidatesOf(program: Program, source: string, entry: string | undefined): Map<string, Candidate> {
+export function candidatesOf(program: Program, ctx: LowerContext, entry: string | undefined): Map<string, Candidate> {
+  const source = ctx.source
   const helpers: Array<{ name: string; fn: FunctionDeclaration; key: Node; remove: () => void }> = []
   program.body.forEach((s) => {
     const fn = topLevelFunction(s)
@@ -55,17 +58,29 @@ export function candidatesOf(program: Program, source: string, entry: string | u
     }
   })
   const out = new Map<string, Candidate>()
+  // Whether `h` takes more functions than found so far (its entry is replaced): looking at what it passes on to
+  // the helpers found since, and at what it passes to its own local functions, only ever adds to what it takes.
   const consider = (h: (typeof helpers)[number], onward: RegExp | null): boolean => {
-    const { params, passes } = functionParams(h.name, h.fn, source, onward)
-    if (params.size > 0) out.set(h.name, { ...h, params, passes })
-    return params.size > 0
+    // A parameter passed to a call is looked at where the call may be of a local function of the helper's own (`run(f)`).
+    const { params, passes } = functionParams(h.name, h.fn, source, onward, mayDeclareLocal(ctx, h.fn))
+    if (params.size <= (out.get(h.name)?.params.size ?? 0)) return false
+    out.set(h.name, { ...h, params, passes })
+    return true
   }
   for (const h of helpers) consider(h, null)
-  // Helpers that only pass a parameter on, to those found (and then to them): `apply2(g, x) { return twice(g, x) }`.
+  // Helpers that pass a parameter on to those found (and then to them): `apply2(g, x) { return twice(g, x) }`, and
+  // `three(f, x) { const loc = (h) => one(h, x); return loc(f) }`, found by `x` before `one` was. What a helper takes
+  // with an `onward` is the same whichever helpers it names (functionParams asks only whether there is one), so
+  // each is looked at again once, when it first calls one found: a chain of n helpers costs n looks, not n².
+  const lookedOnward = new Set<string>()
   for (let grew = out.size > 0; grew;) {
     grew = false
     const onward = callOf(out.keys())
-    for (const h of helpers) if (!out.has(h.name) && onward.test(source.slice(h.fn.body.start, h.fn.body.end)) && consider(h, onward)) grew = true
+    for (const h of helpers) {
+      if (lookedOnward.has(h.name) || !onward.test(source.slice(h.fn.body.start, h.fn.body.end))) continue
+      lookedOnward.add(h.name)
+      if (consider(h, onward)) grew = true
+    }
   }
   settle(out.values(), (p) => p.local === true || !!out.get(p.helper)?.params.has(p.index))
   for (const [name, c] of out) if (c.params.size === 0) out.delete(name)
@@ -117,14 +132,15 @@ export function localCandidates(scopes: FunctionScopes, source: string, top: Rea
 /**
  * Function parameters of `fn` (named `name`): those it only calls, passes to a method, passes on to itself
  * in the same place, or passes on to a function named as a helper (`passes`, for the caller to settle).
- * `onward`, a call of a helper taking a function: a parameter only passed on is looked at where the body has one.
+ * `onward`, a call of a helper taking a function: a parameter only passed on is looked at where the body has
+ * one, or where `locals` says the body may declare a local function (which may be the one it is passed to).
  */
-function functionParams(name: string, fn: FunctionDeclaration, source: string, onward: RegExp | null): { params: Map<number, string>; passes: Map<number, PassOn[]> } {
+function functionParams(name: string, fn: FunctionDeclaration, source: string, onward: RegExp | null, locals = false): { params: Map<number, string>; passes: Map<number, PassOn[]> } {
   const plain: Array<readonly [number, string]> = []
   fn.params.forEach((p, i) => { if (p.type === 'Identifier') plain.push([i, p.name]) })
   // Cheap first: a parameter called (`f(`), or the first argument of a method (`.map(f)`), somewhere in the body; or passed to a call.
   const { start, end } = fn.body
-  const maybe = plain.filter(([, p]) => calledIn(source, start, end, p) || (onward !== null && passedIn(source, start, end, p)))
+  const maybe = plain.filter(([, p]) => calledIn(source, start, end, p) || ((onward !== null || locals) && passedIn(source, start, end, p)))
   // Most helpers of most sources: nothing allocated for them.
   if (maybe.length === 0) return NONE
   const params = new Map<number, string>()

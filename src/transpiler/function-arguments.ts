@@ -49,7 +49,7 @@ export function specializeFunctionArguments(program: Program, ctx: LowerContext)
   // The entry is called with the run's arguments, never with functions: `export default`, else the last function.
   const exported = program.body.find((s) => s.type === 'ExportDefaultDeclaration')
   const entry = (exported && topLevelFunction(exported)) ?? tops[tops.length - 1]
-  const top = candidatesOf(program, ctx.source, entry?.id?.name)
+  const top = candidatesOf(program, ctx, entry?.id?.name)
   // The functions to look into: those calling a candidate, or declaring a local function (which may be one).
   // The candidates' own bodies first, so that a copy of one holds the copies made inside it.
   const calls = top.size === 0 ? null : callOf(top.keys())

@@ -92,6 +92,26 @@ const PROGRAMS: Program[] = [
     args: { n: 2 },
   },
   {
+    // Handed only to a local function of the helper's own, which calls it (in a loop, with the helper's other
+    // parameter; a declaration and an arrow), and on through it to a helper: each gets a copy given the function.
+    name: 'handed-only-to-a-local-function',
+    source: [
+      'function withRetry(fn, n) {',
+      '  const attempt = (g, k) => g() + k',
+      '  let total = 0',
+      '  for (let i = 0; i < n; i++) total += attempt(fn, i)',
+      '  return total',
+      '}',
+      'function apply2(g, x) { function run(h) { return h(h(x)) } return run(g) }',
+      'function twice(f, x) { return f(f(x)) }',
+      'function viaTwice(f, x) { const go = (h) => twice(h, x); return go(f) }',
+      'function main({ n }) {',
+      '  return [withRetry(() => n * 2, 3), apply2((v) => v + 1, n), viaTwice((v) => v * 3, n), apply2((s) => s + "!", "hi")]',
+      '}',
+    ].join('\n'),
+    args: { n: 2 },
+  },
+  {
     // The copy is declared outside the callback and passed its `x`; inside, two loops' `x` hide it where the recursion calls the copy around it (directly, and through kids).
     name: 'recursion-passing-the-callback-variable-past-variables-of-its-name',
     source: [
@@ -151,13 +171,16 @@ describe('helpers passing a function on', () => {
     expect([e.code, e.line]).toEqual(['AJS3004', 1])
   })
 
-  test('a helper given a function it only hands to a local function, or stores: AJS2071 at the function (AJS3004 where the helper storing it is lowered first)', () => {
-    const e = refusal('function apply2(g, x) {\n  const run = (h) => h(x)\n  return run(g)\n}\nfunction main({ n }) {\n  return apply2((v) => v + 1, n)\n}')
-    expect([e.code, e.line, e.column]).toEqual(['AJS2071', 6, 16])
-    expect(e.message).toBe('`apply2` is given a function here, but does more with that parameter than call it')
+  test('a helper given a function it stores: AJS3004 where the helper is lowered first', () => {
     const stored = refusal('function apply2(g, x) {\n  const h = g\n  return h(x)\n}\nfunction main({ n }) {\n  return apply2((v) => v + 1, n)\n}')
     // The helper is lowered before its caller: its call of the variable is refused first, where it is.
     expect([stored.code, stored.line]).toEqual(['AJS3004', 3])
+  })
+
+  test('a helper given a function that it also returns: AJS2071 at the function', () => {
+    const e = refusal('function apply2(g, x) {\n  const run = (h) => h(x)\n  return x > 0 ? run(g) : g\n}\nfunction main({ n }) {\n  return apply2((v) => v + 1, n)\n}')
+    expect([e.code, e.line, e.column]).toEqual(['AJS2071', 6, 16])
+    expect(e.message).toBe('`apply2` is given a function here, but does more with that parameter than call it')
   })
 
   test('recursion through helpers with a new function each level: AJS2069 at that call, naming the helper', () => {
