@@ -10,7 +10,7 @@ import type { ArrowFunctionExpression, FunctionDeclaration, FunctionExpression, 
 import type { LowerContext } from './context.ts'
 import { mayDeclareLocal } from './function-text.ts'
 import { blockBody, identifier, located, topLevelFunction } from './estree.ts'
-import { type Binding, functionScopes, type FunctionScopes, type LocalFunction, MAX_LOCAL_DEPTH, type Reference, referencesByBinding, resolve } from './local-scopes.ts'
+import { type Binding, functionScopes, type FunctionScopes, type LocalFunction, MAX_LOCAL_DEPTH, type Reference, referencesByBinding, removeLocalFunction, resolve } from './local-scopes.ts'
 
 type AnyNode = Node & Record<string, any>
 
@@ -112,16 +112,7 @@ export function localCandidates(scopes: FunctionScopes, source: string, top: Rea
     const fn = lf.node.type === 'FunctionDeclaration' ? lf.node : asDeclaration(lf.name, lf.node)
     const { params, passes } = functionParams(lf.name, fn, source, onward)
     if (params.size === 0) continue
-    const remove = (): void => {
-      const list = lf.container as Node[]
-      if (lf.declarator) {
-        const d = lf.declaration as AnyNode
-        d.declarations = d.declarations.filter((x: Node) => x !== lf.declarator)
-        if (d.declarations.length > 0) return
-      }
-      list.splice(list.indexOf(lf.declaration), 1)
-    }
-    const c: Candidate = { name: lf.name, fn, params, passes, local: lf, key: lf.node, remove }
+    const c: Candidate = { name: lf.name, fn, params, passes, local: lf, key: lf.node, remove: () => removeLocalFunction(lf) }
     // Its scopes were found alone: a name it passes to is a helper only where nothing around it declares that name.
     settle([c], (p) => p.local === true || (!!lf.scope && resolve(p.helper, lf.scope) === null && !!top.get(p.helper)?.params.has(p.index)))
     if (params.size > 0) out.set(b, c)

@@ -107,6 +107,17 @@ export function renameBinding(b: Binding, name: string, refs: readonly Reference
   }
 }
 
+/** Take `lf`'s declaration out of the statements holding it (its declarator only, where it declares others too). */
+export function removeLocalFunction(lf: LocalFunction): void {
+  if (lf.declarator) {
+    const d = lf.declaration as AnyNode
+    d.declarations = d.declarations.filter((x: Node) => x !== lf.declarator)
+    if (d.declarations.length > 0) return
+  }
+  const list = lf.container as Node[]
+  list.splice(list.indexOf(lf.declaration), 1)
+}
+
 /** The references of each binding (resolved once each). */
 export function referencesByBinding(references: readonly Reference[]): Map<Binding, Reference[]> {
   const out = new Map<Binding, Reference[]>()

@@ -14,6 +14,7 @@ import { jsDocBefore, parseJsDoc } from '../jsdoc.ts'
 import { liftLocalFunctions, type LiftedFunction } from '../local-functions.ts'
 import { moveModuleDeclarations } from '../module-declarations.ts'
 import { specializeFunctionArguments } from '../function-arguments.ts'
+import { writeOutFunctionFactories } from '../function-factories.ts'
 import { collectionParams } from '../collection-params.ts'
 import { liftFunctionTables } from '../function-tables.ts'
 import type { Parsed } from '../parse.ts'
@@ -147,6 +148,8 @@ function procedures(fns: FunctionDeclaration[], entry: FunctionDeclaration, ctx:
 }
 
 export function lowerProgram(parsed: Parsed, ctx: LowerContext): { ast: AjsProgram; signature: Signature } {
+  // Before the copies of helpers given functions: a factory's call handed to one is a function written there.
+  writeOutFunctionFactories(parsed.program, ctx)
   specializeFunctionArguments(parsed.program, ctx)
   liftFunctionTables(parsed.program, ctx)
   const local = moveModuleDeclarations(parsed.program, ctx)
