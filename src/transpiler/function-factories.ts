@@ -188,8 +188,13 @@ export function writeOutFunctionFactories(program: Program, ctx: LowerContext): 
   const named = new Set<string>()
   for (const s of program.body) {
     if (topLevelFunction(s)) continue
-    const text = ctx.source.slice(s.start, s.end)
-    for (const n of helpers.keys()) if (text.includes(n) && !(s.type === 'VariableDeclaration' && s.declarations.some((d) => d.id.type === 'Identifier' && d.id.name === n && helpers.get(n)!.made === madeBy(d.init as FactoryNode)))) named.add(n)
+    // Each declarator apart: a module-level factory's own names itself.
+    const parts: Node[] = s.type === 'VariableDeclaration' ? s.declarations : [s]
+    for (const part of parts) {
+      const text = ctx.source.slice(part.start, part.end)
+      const own = part.type === 'VariableDeclarator' && (part as AnyNode).id.type === 'Identifier' ? (part as AnyNode).id.name as string : undefined
+      for (const n of helpers.keys()) if (n !== own && text.includes(n)) named.add(n)
+    }
   }
   const helperUses = new Map<string, { calls: number; written: number }>()
   const pending: Array<() => void> = []
