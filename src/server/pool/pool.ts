@@ -74,7 +74,8 @@ export class RunPool {
   compilations = 0
   /** Runs stopped because the process went over its memory ceiling (runtimes without per-worker limits). */
   heapStops = 0
-  private lastRss = 0
+  /** The least resident memory seen since the process went over its ceiling (Infinity while under it). */
+  private overLeast = Infinity
   /** The workflow threads (workflow steps run there, never on the event loop). */
   readonly workflows: WorkflowThreads
 
@@ -180,10 +181,12 @@ export class RunPool {
     }
     // Resident memory is sticky (freed pages stay with the process until the allocator returns them):
     // act only while it is over the ceiling *and* still growing, so runs that merely follow a stopped hog are spared.
+    // Growing is measured from the least seen since it went over, at any pace: a run allocating under
+    // HEAP_GROWTH_BYTES a period (a slower machine, or on purpose) was never stopped, measured period by period.
     const rss = process.memoryUsage.rss()
-    const grew = rss - this.lastRss
-    this.lastRss = rss
-    if (rss <= this.heapCeiling || grew < HEAP_GROWTH_BYTES) return
+    if (rss <= this.heapCeiling) { this.overLeast = Infinity; return }
+    this.overLeast = Math.min(this.overLeast, rss)
+    if (rss - this.overLeast < HEAP_GROWTH_BYTES) return
     // A stopped run still in its worker is still giving memory back: wait for it before blaming another.
     for (const r of work) if (r.stopped) return
     let oldest: Watched | undefined
@@ -200,6 +203,8 @@ export class RunPool {
       this.heapStops++
       r.stop()
     }
+    // What the stopped runs built stays resident: only growth from here blames another.
+    this.overLeast = rss
   }
 
   /**
