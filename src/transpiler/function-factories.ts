@@ -76,14 +76,7 @@ function refusal(f: Factory, call: CallExpression, scope: LocalScope, local: boo
   if (call.arguments.length !== f.params.length) {
     return { why: `it takes ${f.params.length} argument${f.params.length === 1 ? '' : 's'} and is given ${call.arguments.length}`, fix: 'give it one argument per parameter' }
   }
-  // Names declared inside the function made (its parameters, its variables, those of functions in it).
-  const inner = new Set<string>()
-  collectNames(f.made.params as AnyNode[], inner)
-  for (const r of f.scopes.references) {
-    if (!within(r.id, f.made)) continue
-    const b = resolve(r.id.name, r.scope)
-    if (b && within(b.id, f.made)) inner.add(b.name)
-  }
+  const inner = declaredInside(f.made)
   for (const a of call.arguments as AnyNode[]) {
     if (a.type === 'Literal' && !a.regex) continue
     if (a.type === 'TemplateLiteral' && a.expressions.length === 0) continue
@@ -105,16 +98,29 @@ function refusal(f: Factory, call: CallExpression, scope: LocalScope, local: boo
   return undefined
 }
 
-/** The names a list of parameter patterns binds. */
-function collectNames(patterns: AnyNode[], out: Set<string>): void {
-  const walk = (p: AnyNode | null): void => {
+/**
+ * Every name declared inside the function made (its parameters, its variables, catch parameters, and those of
+ * the functions in it), read or not: an argument of one of these names would be that variable where it is written.
+ */
+function declaredInside(made: Made): Set<string> {
+  const out = new Set<string>()
+  const bind = (p: AnyNode | null): void => {
     if (!p) return
     if (p.type === 'Identifier') out.add(p.name)
-    else if (p.type === 'Property') walk(p.value)
-    else if (p.type === 'AssignmentPattern') walk(p.left)
-    else forEachChild(p, (c) => walk(c))
+    else if (p.type === 'Property') bind(p.value)
+    else if (p.type === 'AssignmentPattern') bind(p.left)
+    else forEachChild(p, (c) => bind(c))
   }
-  for (const p of patterns) walk(p)
+  const walk = (n: AnyNode): void => {
+    if (n.type === 'ArrowFunctionExpression' || n.type === 'FunctionExpression' || n.type === 'FunctionDeclaration') {
+      if (n.id) out.add(n.id.name)
+      for (const p of n.params) bind(p)
+    } else if (n.type === 'VariableDeclarator') bind(n.id)
+    else if (n.type === 'CatchClause') bind(n.param)
+    forEachChild(n, walk)
+  }
+  walk(made as AnyNode)
+  return out
 }
 
 /** A copy of the function made, each parameter read replaced by a copy of the call's argument. */

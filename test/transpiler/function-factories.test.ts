@@ -97,6 +97,9 @@ describe('function factories', () => {
     expect(expression.message).toContain('an argument is an expression')
     const hidden = refusal("function main({ items }) {\n  const a = 'price'\n  const byKey = (k) => (a, b) => a[k] - b[k]\n  return items.sort(byKey(a))\n}")
     expect(hidden.message).toContain('declares `a`, the name of a variable passed')
+    // Declared and never read there: the argument would still be that variable where it is written.
+    const unread = refusal("function main({ items }) {\n  const x = 'price'\n  const byKey = (k) => (a, b) => { const x = 0; return a[k] - b[k] }\n  return items.sort(byKey(x))\n}")
+    expect([unread.code, unread.message]).toEqual(['AJS2072', '`byKey` makes the function passed here, and this call of it cannot be written out: the function it makes declares `x`, the name of a variable passed'])
     const other = refusal('function main({ items }) {\n  const w = 2\n  const by = (k) => (a, b) => (a[k] - b[k]) * w\n  return items.map((w) => items.sort(by(w)))\n}')
     expect(other.code).toBe('AJS2072')
     expect(other.message).toContain('reads `w`, which is another variable here')
