@@ -5,7 +5,7 @@
  * not at run time.
  */
 import type { Step } from '../ast/types.ts'
-import { closest } from '../transpiler/suggest.ts'
+import { closest } from '../diagnostics/suggest.ts'
 import { argError, at, isPlainObject, value, type Kit } from './body.ts'
 import type { AtomEntry, State } from './state.ts'
 

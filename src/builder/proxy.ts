@@ -10,7 +10,7 @@
  * rather than returning undefined.
  */
 import type { AjsProgram } from '../ast/types.ts'
-import { closest } from '../transpiler/suggest.ts'
+import { closest } from '../diagnostics/suggest.ts'
 import { BuilderError } from './errors.ts'
 import type { Kit } from './body.ts'
 import { METHODS, atomMethodFor } from './methods.ts'

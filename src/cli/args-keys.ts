@@ -20,7 +20,7 @@
  */
 import type { AjsProgram } from '../ast/types.ts'
 import { CLI_CODES } from '../diagnostics/cli-codes.ts'
-import { closest } from '../vm/suggest.ts'
+import { closest } from '../diagnostics/suggest.ts'
 import { paramNames, type JsonDiagnostic } from './report.ts'
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)

@@ -7,7 +7,7 @@
  * frobnicate`, and a known one is the command line of that command's --help.
  */
 import type { Command } from 'commander'
-import { closest } from '../vm/suggest.ts'
+import { closest } from '../diagnostics/suggest.ts'
 import { usageError, type CliError } from './io.ts'
 import { usageHint } from './report.ts'
 

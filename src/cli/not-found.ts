@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs'
 import { isAbsolute, join, normalize, parse, sep } from 'node:path'
-import { closest } from '../vm/suggest.ts'
+import { closest } from '../diagnostics/suggest.ts'
 import { CLI_CODES } from '../diagnostics/cli-codes.ts'
 
 /** The existing path nearest to `path` (absolute): each missing segment replaced by its closest sibling. */

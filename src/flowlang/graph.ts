@@ -7,6 +7,9 @@
  */
 import { FLOW_CODES, type FlowCodeName } from '../diagnostics/flowlang-codes.ts'
 import { fill } from '../diagnostics/codes.ts'
+import { closest, type SuggestBudget } from '../diagnostics/suggest.ts'
+
+export type { SuggestBudget }
 
 export interface FlowNode {
   id: string
@@ -72,49 +75,15 @@ export function toPlainGraph(graph: FlowGraph): FlowGraph {
 /** `id.port` for messages. */
 export const endpoint = (e: readonly [string, string]): string => `${e[0]}.${e[1]}`
 
-/** Names longer than this get no suggestion (nobody mistypes a 65-character id by a letter or two). */
-export const SUGGEST_MAX_CHARS = 64
-
 /**
- * Work left for suggestions in one validation, in character pairs compared.
- * A graph's unknown names are scored against its ids: without a bound that is
- * (unknown ends) x (ids) x (length²). Once spent, problems come without a
- * suggestion (issue 23, class 5).
+ * The letter pairs one validation may compare for suggestions. A graph's unknown names are scored
+ * against its ids: without a bound that is (unknown ends) x (ids) x (length²). Once spent, problems
+ * come without a suggestion (issue 23, class 5).
  */
-export interface SuggestBudget { left: number }
-
-/** The budget validateFlowGraph gives one graph's suggestions. */
 export const SUGGEST_BUDGET = 2_000_000
 
-/**
- * Levenshtein-based "did you mean" (at most distance 3, or a shared prefix).
- * Only candidates whose length is within the accepted distance are scored,
- * names over SUGGEST_MAX_CHARS are not, and `budget` (when given) bounds the work.
- */
+/** `Did you mean `x`? ` or an empty string; `budget` (when given) is the validation's, shared by its problems. */
 export function suggest(name: string, known: readonly string[], budget?: SuggestBudget): string {
-  if (name.length > SUGGEST_MAX_CHARS) return ''
-  const maxD = Math.max(2, Math.floor(name.length / 3))
-  let best = ''
-  let bestD = Infinity
-  for (const k of known) {
-    if (Math.abs(k.length - name.length) > maxD) continue // its distance is at least the length difference
-    if (budget && (budget.left -= (name.length + 1) * (k.length + 1)) < 0) break
-    const d = distance(name, k)
-    if (d < bestD) { bestD = d; best = k }
-  }
-  return best && bestD <= maxD ? `Did you mean \`${best}\`? ` : ''
-}
-
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!
-    row[0] = i
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
-      prev = tmp
-    }
-  }
-  return row[b.length]!
+  const best = closest(name, known, { budget })
+  return best === undefined ? '' : `Did you mean \`${best}\`? `
 }

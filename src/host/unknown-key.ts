@@ -4,7 +4,7 @@
  * codemode/policy.ts): `unknown key (did you mean "fuel"? expected one of:
  * fuel, timeoutMs, ...)`, so a misspelt key names the one it was meant to be.
  */
-import { closest } from '../vm/suggest.ts'
+import { closest } from '../diagnostics/suggest.ts'
 
 export function unknownKeyMessage(key: string, keys: readonly string[]): string {
   const near = closest(key, keys)

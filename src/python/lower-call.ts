@@ -9,7 +9,7 @@ import { type Node, arr, assign, binary, call, cond, id, lambda, lit, methodCall
 import { type FnCtx, dynamicCall, elements, functionValue, kwDict, lowerExpr, resolve, unknownName } from './lower-expr.ts'
 import { EXTENDED_HINT } from './refuse.ts'
 import { ALL_METHODS, BUILTIN_TYPES } from './builtins-table.ts'
-import { closestName } from './suggest.ts'
+import { closest as closestName } from '../diagnostics/suggest.ts'
 import { mangle } from './scope.ts'
 import { classMethodCall, importedCall, prepText, textEntry } from './lower-class.ts'
 import { externalCall, hostPrint } from './lower-external.ts'

@@ -10,7 +10,7 @@ import type { Lowerer } from './lower.ts'
 import { lowerCall, keyLambda } from './lower-call.ts'
 import { BUILTIN_TYPES, EXCEPTION_NAMES, BUILTIN_FUNCTIONS, EXTENDED_EXCEPTION_NAMES, EXTENDED_FUNCTIONS, EXTENDED_TYPES } from './builtins-table.ts'
 import { FORBIDDEN_NAMES, EXTENDED_HINT } from './refuse.ts'
-import { closestName } from './suggest.ts'
+import { closest as closestName } from '../diagnostics/suggest.ts'
 import { classCompare, importedName, lowerRt, moduleAttr, prepText, textEntry } from './lower-class.ts'
 import { DISPATCH_HELPER } from './runtime/values.ts'
 

@@ -27,6 +27,7 @@ import { makeDiagnostic, TranspileError, type Diagnostic } from '../diagnostics/
 import { codeFrame } from '../diagnostics/format.ts'
 import { SourceLocator } from '../diagnostics/location.ts'
 import { COMPARISON_OPERATORS } from '../ast/nodes.ts'
+import { didYouMean } from './suggest.ts'
 
 type Schema = Record<string, unknown>
 /** What the checker reads of an atom: its JSON Schemas. */
@@ -105,25 +106,6 @@ function describeTypes(ts: Set<string>): string {
   return names.length <= 1 ? names[0] ?? 'nothing' : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`
 }
 
-/** Edit distance with transpositions (optimal string alignment), case-insensitive. */
-function distance(a: string, b: string): number {
-  a = a.toLowerCase(); b = b.toLowerCase()
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1)
-      d[i]![j] = v
-    }
-  }
-  return d[a.length]![b.length]!
-}
-
-const suggest = (name: string, options: string[]) => {
-  const best = options.map((o) => ({ o, d: distance(name, o) })).filter((x) => x.d <= Math.max(1, Math.floor(name.length / 3))).sort((a, b) => a.d - b.d)[0]
-  return best ? `Did you mean \`${best.o}\`? ` : ''
-}
 const listFields = (names: string[]) => (names.length ? names.map((n) => `\`${n}\``).join(', ') : 'none')
 
 /** A scope: names -> what is known of their value (undefined: not known). */
@@ -236,7 +218,7 @@ class Checker {
       const extra = alts.map((a) => a.additionalProperties).find(isObj)
       return extra ? { schema: extra, root: obj.root, what: `\`${prop}\` of ${obj.what}` } : undefined
     }
-    if (report) this.report('RESULT_FIELD', node.property, { field: prop, what: obj.what, suggest: suggest(prop, declared), fields: listFields(declared) })
+    if (report) this.report('RESULT_FIELD', node.property, { field: prop, what: obj.what, suggest: didYouMean(prop, declared), fields: listFields(declared) })
     return undefined
   }
 
@@ -270,7 +252,7 @@ class Checker {
       given.add(key)
       const ps = props[key]
       if (ps === undefined) {
-        if (closed) this.report('ATOM_ARG_UNKNOWN', p.key, { name: what, field: key, suggest: suggest(key, declared), fields: listFields(declared) })
+        if (closed) this.report('ATOM_ARG_UNKNOWN', p.key, { name: what, field: key, suggest: didYouMean(key, declared), fields: listFields(declared) })
         continue
       }
       if (isObj(ps)) this.checkValue(p.value, ps, root, `\`${key}\` of ${what}`, atom, scope)

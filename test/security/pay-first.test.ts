@@ -17,6 +17,8 @@ import { flowAtoms } from '../../src/flows/runtime/atoms.ts'
 import { MAX_TEMPLATE_CHARS, renderTemplate } from '../../src/flows/runtime/template.ts'
 import { ATOM_LLM_COST } from '../../src/flows/runtime/llm.ts'
 import { validateFlowGraph } from '../../src/flowlang/index.ts'
+import { transpile } from '../../src/transpiler/index.ts'
+import { transpilePython } from '../../src/python/index.ts'
 import { DEADLINE_MARGIN_MS } from './bounds.ts'
 
 const CHILD = join(import.meta.dir, 'pay-first-child.ts')
@@ -207,5 +209,50 @@ describe('class 5: FlowLang graph validation is near-linear', () => {
     g.edges.push({ from: ['c5', 'messages.out'], to: ['c2', 'messages.in'] })
     const cycles = validateFlowGraph(g).problems.filter((p) => p.name === 'CYCLE')
     expect(cycles.length).toBe(1)
+  })
+})
+
+describe('class 5: "did you mean" is bounded for every frontend and the VM (each distance was length², unpaid)', () => {
+  // Three 60,000-letter names: before the bound one error compared 3 x 3.6 * 10^9 letter pairs before the run's
+  // fuel or time limit applied (40,000 letters took 41 s in the VM, 12 s in the transpiler, 37 s for Python).
+  // Now a name over 64 letters is compared with nothing.
+  const long = (c: string) => c.repeat(60_000)
+
+  test('an AST from the network: UNKNOWN_IDENTIFIER among long names, no suggestion', async () => {
+    const vars = Object.fromEntries(['a', 'b', 'c'].map((c, i) => [long(c), i]))
+    const ast = { ajs: 1, op: 'seq', steps: [{ op: 'varsLet', vars }, { op: 'return', value: { $expr: 'ident', name: long('d') } }] }
+    const r = await new AgentVM().run(ast, {}, { fuel: 1000 })
+    expect(r.error?.code).toBe('UNKNOWN_IDENTIFIER')
+    expect(r.error?.message).not.toContain('did you mean')
+  })
+
+  test('a source with long names: AJS "not declared" without a suggestion', () => {
+    const src = `function f() {\n${['a', 'b', 'c'].map((c, i) => `let ${long(c)} = ${i}`).join('\n')}\nreturn { x: ${long('d')} }\n}`
+    let message = ''
+    try {
+      transpile(src)
+    } catch (e) {
+      message = `${(e as Error).message} ${(e as { hint?: string }).hint ?? ''}`
+    }
+    expect(message).toContain('is not declared')
+    expect(message).not.toContain('Did you mean')
+  })
+
+  test('a Python block with long names: refused without a suggestion', () => {
+    const body = `${['a', 'b', 'c'].map((c, i) => `${long(c)} = ${i}`).join('\n')}\nreturn {'x': ${long('d')}}`
+    let message = ''
+    try {
+      transpilePython(body)
+    } catch (e) {
+      message = `${(e as Error).message} ${(e as { hint?: string }).hint ?? ''}`
+    }
+    expect(message).toContain(long('d').slice(0, 20))
+    expect(message.toLowerCase()).not.toContain('did you mean')
+  })
+
+  test('short misspellings still get one', async () => {
+    const ast = { ajs: 1, op: 'seq', steps: [{ op: 'varsLet', vars: { total: 1 } }, { op: 'return', value: { $expr: 'ident', name: 'totl' } }] }
+    const r = await new AgentVM().run(ast, {}, { fuel: 1000 })
+    expect(r.error?.message).toContain('did you mean "total"')
   })
 })

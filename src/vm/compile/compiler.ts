@@ -13,7 +13,7 @@ import { STEP_COMPILERS } from './statements.ts'
 import { compileAtomStep } from './atom-steps.ts'
 import type { AtomDef, AtomTable } from '../atoms/types.ts'
 import { isP } from './async.ts'
-import { closest } from '../suggest.ts'
+import { didYouMean } from '../suggest.ts'
 import { wrapTrace } from './trace.ts'
 import { helperKinds, runsLoops } from './async-scan.ts'
 
@@ -308,8 +308,7 @@ export class Compiler {
   suggest(name: string, scope: Scope): string {
     const names: string[] = []
     for (let s: Scope | null = scope; s; s = s.parent) names.push(...s.names.keys())
-    const c = closest(name, names)
-    return c ? ` (did you mean "${c}"?)` : ''
+    return didYouMean(name, names)
   }
 
   // --- functions -------------------------------------------------------------
