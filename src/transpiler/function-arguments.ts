@@ -27,6 +27,7 @@ import { identifier, located, parentsOf, topLevelFunction } from './estree.ts'
 import { asDeclaration, callOf, type Candidate, candidatesOf, localCandidates } from './function-argument-candidates.ts'
 import { bodyText, mayDeclareLocal } from './function-text.ts'
 import { type Binding, functionScopes, type FunctionScopes, inside, type LocalFunction, type LocalScope, type Reference, referencesByBinding, renameBinding, resolve } from './local-scopes.ts'
+import { copyBudget } from './copy-budget.ts'
 
 type AnyNode = Node & Record<string, any>
 type FunctionArgument = ArrowFunctionExpression | FunctionExpression | Identifier
@@ -41,8 +42,6 @@ interface Copy {
   readonly passed: readonly string[]
 }
 
-/** Characters the copies may write out: four per source character, at least 64 K (as function-tables.ts's bound). */
-const copyBudget = (source: string): number => Math.max(65_536, source.length * 4)
 
 export function specializeFunctionArguments(program: Program, ctx: LowerContext): void {
   const tops = program.body.map(topLevelFunction).filter((f): f is FunctionDeclaration => !!f?.id)

@@ -21,6 +21,7 @@ import { forEachChild, parentsOf, topLevelFunction } from './estree.ts'
 import { asDeclaration } from './function-argument-candidates.ts'
 import { CALLBACK_METHODS } from './globals.ts'
 import { type Binding, functionScopes, type FunctionScopes, type LocalScope, referencesByBinding, removeLocalFunction, resolve } from './local-scopes.ts'
+import { copyBudget } from './copy-budget.ts'
 
 type AnyNode = Node & Record<string, any>
 type Made = ArrowFunctionExpression | FunctionExpression
@@ -66,6 +67,12 @@ function factoryOf(fn: FactoryNode, own: LocalScope | null | undefined, scopes: 
 
 /** Why a call cannot be written out: the message's end, and the hint's fix. */
 interface Refusal { why: string; fix: string }
+
+/** Each call writes the made function out again: together they may not be many times the source (copy-budget.ts). */
+const OVER_BUDGET: Refusal = {
+  why: 'the functions it makes, written out at each of its calls, would be more than four times the source',
+  fix: 'call it in fewer places (one call inside a loop over the arguments), or write one function that reads the argument from data',
+}
 
 /**
  * Why the call `call` of `f`, at `scope`, cannot be written out, or undefined when it can: its arguments
@@ -204,6 +211,7 @@ export function writeOutFunctionFactories(program: Program, ctx: LowerContext): 
   }
   const helperUses = new Map<string, { calls: number; written: number }>()
   const pending: Array<() => void> = []
+  let budget = copyBudget(ctx.source)
   for (const top of tops) {
     const text = ctx.source.slice(top.body.start, top.body.end)
     const names = [...helpers.keys()].filter((n) => text.includes(n))
@@ -240,6 +248,7 @@ export function writeOutFunctionFactories(program: Program, ctx: LowerContext): 
       if (at < 0) ctx.fail('FACTORY_VALUE', call, { name: r.id.name })
       const refused = refusal(f, call, r.scope, !!b, helperNames)
       if (refused) ctx.fail('FACTORY_CALL', call, { name: r.id.name, ...refused })
+      if ((budget -= f.made.end - f.made.start) < 0) ctx.fail('FACTORY_CALL', call, { name: r.id.name, ...OVER_BUDGET })
       pending.push(() => { outer!.arguments[at] = writtenOut(f, call) })
       if (use) use.written++
       else written.set(b!, (written.get(b!) ?? 0) + 1)

@@ -18,6 +18,7 @@ import { type Binding, functionScopes, type Reference, resolve } from './local-s
 import { didYouMean } from './suggest.ts'
 import { blockBody, forEachChild, identifier, located, stringLiteral, topLevelFunction } from './estree.ts'
 import { mayHoldFunctionUnderKey } from './function-text.ts'
+import { copyBudget } from './copy-budget.ts'
 
 type AnyNode = Node & Record<string, any>
 
@@ -116,10 +117,8 @@ function checkWrittenOut(b: Binding, t: Table, refs: Reference[], ctx: LowerCont
     if (resolve(r.id.name, r.scope) !== b) continue
     chars += (t.keys.length + 1) * (holder.end - m.end + 32)
   }
-  if (chars > Math.max(WRITTEN_OUT_MIN, WRITTEN_OUT_PER_CHAR * ctx.source.length)) ctx.fail('TABLE_TOO_LARGE', t.declarator, { name: b.name, count: String(t.keys.length) })
+  if (chars > copyBudget(ctx.source)) ctx.fail('TABLE_TOO_LARGE', t.declarator, { name: b.name, count: String(t.keys.length) })
 }
-const WRITTEN_OUT_MIN = 65_536
-const WRITTEN_OUT_PER_CHAR = 4
 
 function fresh(base: string, taken: Set<string>): string {
   let name = base

@@ -6,6 +6,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { transpile } from '../../src/transpiler/index.ts'
+import { copyBudget } from '../../src/transpiler/copy-budget.ts'
 import type { Program } from './differential/harness.ts'
 import { refusal, testAsyncSideBySide } from './local-functions-helpers.ts'
 
@@ -105,6 +106,28 @@ describe('function factories', () => {
     expect(other.message).toContain('reads `w`, which is another variable here')
     const count = refusal("function main({ items }) {\n  const byKey = (k) => (a, b) => a[k] - b[k]\n  return items.sort(byKey('price', 1))\n}")
     expect(count.message).toContain('it takes 1 argument and is given 2')
+  })
+
+  test('written out more than four times the source: AJS2072 at the call that goes over (was a 280 MB AST from 154 KB)', () => {
+    const body = Array.from({ length: 300 }, (_, i) => `  const v${i} = a * ${i} + k`).join('\n')
+    const program = (calls: number) => [
+      `const scaleBy = (k) => (a) => {\n${body}\n  return v299\n}`,
+      'function main({ xs }) {',
+      '  let s = 0',
+      ...Array.from({ length: calls }, (_, i) => `  s = s + xs.map(scaleBy(${i})).length`),
+      '  return { s }',
+      '}',
+    ].join('\n')
+    const text = program(100)
+    const made = text.indexOf('\n}\nfunction main') + 2 - text.indexOf('(a) =>')
+    const fits = Math.floor(copyBudget(text) / made)
+    expect(fits).toBeGreaterThan(4)
+    expect(transpile(program(fits)).ast).toBeDefined()
+    const e = refusal(text)
+    expect(e.code).toBe('AJS2072')
+    expect(e.line).toBe(306 + fits) // calls start on line 306: the first that does not fit
+    expect(e.message).toContain('written out at each of its calls, would be more than four times the source')
+    expect(e.hint).toContain('call it in fewer places')
   })
 
   test('a factory called where no function goes: AJS2073 at the call, with where to call it', () => {
