@@ -37,7 +37,7 @@ export const CODES = {
   REST_PARAM: e('AJS1005', 'A rest parameter is supported only as the last parameter of a named function (a helper or a local function), as a name', 'Take an array instead: `(items) => ...`; in a helper, `function f(first, ...rest)` works.'),
   EXPRESSION_SOURCE: e('AJS1006', 'Expected a single expression', 'Pass one expression such as `count > 3 && !done`.'),
   INTERPOLATION: e('AJS1007', '`ajs` tagged templates cannot interpolate values', 'Pass values as run arguments instead of `${...}` into the source.'),
-  TOO_DEEP: e('AJS1020', 'The source nests deeper than {name} levels', 'Split the expression: give parts names with `const` (e.g. `const head = a + b + c`), or use a loop or `join` for long chains.'),
+  TOO_DEEP: e('AJS1020', 'The source nests deeper than {name}', 'Flatten it: give parts of a long expression names with `const` (e.g. `const head = a + b + c`), use a loop or `join` for long chains, and move deeply nested blocks into a helper function.'),
 
   // --- AJS2xxx: constructs AJS refuses ----------------------------------------
   CLASS: e('AJS2001', 'Classes are not supported', 'Use plain objects and helper functions: `function make(x) { return { x } }`.'),

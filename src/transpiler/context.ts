@@ -72,6 +72,8 @@ export class LowerContext {
   readonly customAtoms = new Set<string>()
   /** Nesting of the expression being lowered (see MAX_EXPR_NESTING). */
   exprDepth = 0
+  /** Nesting of the statement being lowered (see MAX_STATEMENT_NESTING). */
+  statementDepth = 0
   /** `varsLet` objects made so far (lower/vars-object.ts). */
   varsObjects = 0
   /** Variables declared holding a Date so far, counted by declare: while none, no name needs the Date check (lower/dates.ts). */

@@ -33,6 +33,8 @@ function rethrow(err: unknown, ctx: LowerContext): never {
   const detail = e.message.replace(/ \(\d+:\d+\)$/, '')
   // acorn often says only "Unexpected token": the word at the position tells which construct it was.
   const word = /^[A-Za-z]+/.exec(ctx.source.slice(e.pos ?? 0))?.[0] ?? ''
+  // acorn's guard of its own recursion: the nesting, not the syntax, is the problem.
+  if (detail === 'Not enough stack space to parse input') return ctx.fail('TOO_DEEP', [e.loc.line, e.loc.column], { name: 'the parser can go' })
   const code = WORD_CODES[word] ?? MESSAGE_CODES.find(([re]) => re.test(detail))?.[1] ?? 'PARSE_ERROR'
   return ctx.fail(code, [e.loc.line, e.loc.column], { detail, name: detail })
 }

@@ -209,6 +209,22 @@ describe('the transpiler has the VM\'s depth guard', () => {
     expect((err as TranspileError).code).toBe('AJS1020')
     expect((err as TranspileError).line).toBe(2)
   })
+  // 10,000 nested loops overflowed Bun's stack in lowering (a RangeError, no code); acorn's own guard was AJS1001 "syntax error".
+  test.each([['blocks', '{'], ['ifs', 'if (x) {'], ['loops', 'while (x) {'], ['functions', 'const g = () => {']])('%s nested 30,000 deep: AJS1020, located, never a RangeError', (_name, open) => {
+    const deep = (n: number) => `function main({ x }) {\n${`${open}\n`.repeat(n)}x++\n${'}\n'.repeat(n)}return { x }\n}`
+    const refusal = (n: number) => {
+      try { transpile(deep(n)) } catch (e) { return e }
+      return undefined
+    }
+    const far = refusal(30_000)
+    expect(far).toBeInstanceOf(TranspileError)
+    expect([(far as TranspileError).code, (far as TranspileError).line > 1]).toEqual(['AJS1020', true])
+    if (open.startsWith('const')) return // local functions stop at 32 levels (AJS2064), and these are never called
+    expect(refusal(3)).toBeUndefined()
+    // The 1,001st nested statement, on line 1,002.
+    const near = refusal(1_001) as TranspileError
+    expect([near.code, near.line, near.message]).toEqual(['AJS1020', 1_002, 'The source nests deeper than 1,000 levels of statements'])
+  })
   test('vm.run of the same source is a result, never a throw', async () => {
     const r = await new AgentVM().run(`function main(x) { return ${'x+'.repeat(200_000)}x }`, {}, { fuel: 1e6 })
     expect(r.error?.code).toBe('AJS1020')

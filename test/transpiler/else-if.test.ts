@@ -26,6 +26,18 @@ describe('else if chains', () => {
     expect(step.else!.map((s) => s.op)).toEqual(['varsLet', 'varSet'])
   })
 
+  test('a chain of 20,000 branches lowers link after link (10,000 overflowed the host stack: a RangeError)', () => {
+    const { ast } = transpile(chain(20_000, (i) => `    acc = ${i}`))
+    let step = ast.steps[2] as { op: string; else?: Array<{ op: string }> }
+    let links = 0
+    while (step.else?.[0]?.op === 'if') {
+      step = step.else[0] as typeof step
+      links++
+    }
+    expect(links).toBe(20_000)
+    expect(step.else!.map((s) => s.op)).toEqual(['varsLet', 'varSet'])
+  })
+
   test('names declared in one branch are not seen in the next', () => {
     const source = chain(3, (i) => (i === 1 ? '    let later = 1' : i === 2 ? '    acc = later' : '    acc = 2'))
     expect(() => transpile(source)).toThrow(expect.objectContaining({ code: 'AJS3001', line: 11 }))

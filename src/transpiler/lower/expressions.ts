@@ -46,7 +46,7 @@ export function lowerExpr(node: AnyExpr, ctx: LowerContext): Expr {
     ctx.exprDepth--
     // An unsupported construct is reported as such at any depth.
     if (EXPR[node.type] === undefined) return ctx.fail('UNSUPPORTED', node, { name: node.type })
-    return ctx.fail('TOO_DEEP', node, { name: String(MAX_EXPR_NESTING) })
+    return ctx.fail('TOO_DEEP', node, { name: `${MAX_EXPR_NESTING.toLocaleString('en')} levels of expressions` })
   }
   try {
     return lowerByType(node, ctx)

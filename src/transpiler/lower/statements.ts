@@ -9,7 +9,7 @@
 
 import type {
   CallExpression, Identifier,
-  BlockStatement, Expression, ForInStatement, ForOfStatement, ForStatement, Node, Pattern as EsPattern,
+  BlockStatement, Expression, ForInStatement, ForOfStatement, ForStatement, IfStatement, Node, Pattern as EsPattern,
   Statement, SwitchCase, SwitchStatement, TryStatement, VariableDeclaration, ModuleDeclaration,
 } from 'acorn'
 import type { Expr, Step, Value } from '../../ast/types.ts'
@@ -84,24 +84,49 @@ function lowerBody(node: Statement, ctx: LowerContext): Step[] {
 }
 
 /**
- * The `else` of an `if`. An `else if` is lowered in the scope around it, not
- * in a block of its own as lowerBody would: an `if` declares nothing in that
- * block, so its scope would stay empty, but a chain of k branches nested k of
- * them, and every name in the chain was looked up through all of them (k²).
+ * An `if` and its `else if` chain, link after link in the scope around them, as nested `if` steps. A
+ * link is neither a scope (an `if` declares nothing in it, and every name in a chain of k branches was
+ * looked up through k of them: k²) nor a level of nesting: a rule table of 10,000 branches lowers
+ * without a host frame per branch. Collecting refusals, a refused link is skipped and the next lowered.
  */
-function lowerElse(node: Statement, ctx: LowerContext): Step[] {
-  if (node.type !== 'IfStatement') return lowerBody(node, ctx)
-  const out: Step[] = []
-  // As lowerBlock does for its statements: a refusal recorded, the step skipped (when collecting).
-  if (ctx.maxErrors <= 1) lowerStatement(node, ctx, out)
-  else ctx.recover(() => lowerStatement(node, ctx, out))
-  return out
+function lowerIf(n: IfStatement, ctx: LowerContext, out: Step[]): void {
+  let last = ifStep(n, ctx)
+  out.push(last)
+  let alternate = n.alternate
+  while (alternate?.type === 'IfStatement') {
+    const link = alternate
+    let step: Step | undefined
+    ctx.recover(() => { step = ifStep(link, ctx) })
+    if (step) {
+      last.else = [step]
+      last = step
+    }
+    alternate = link.alternate
+  }
+  if (alternate) last.else = lowerBody(alternate, ctx)
 }
+
+const ifStep = (n: IfStatement, ctx: LowerContext): Step => ({ op: 'if', condition: lowerExpr(n.test, ctx), then: lowerBody(n.consequent, ctx), loc: ctx.loc(n) })
+
+/**
+ * How deep statements may nest (blocks, loops, `if`s, functions in them): a located error here, never a
+ * host stack overflow (10,000 nested loops overflowed Bun's stack). A VM with the default limits refuses
+ * an AST this deep anyway (AST_TOO_DEEP at 1,000).
+ */
+export const MAX_STATEMENT_NESTING = 1_000
 
 export function lowerStatement(node: AnyStatement, ctx: LowerContext, out: Step[], label?: string): void {
   const lower = STMT[node.type]
   if (lower === undefined) return ctx.fail('UNSUPPORTED', node, { name: node.type })
-  lower(node, ctx, out, label)
+  if (++ctx.statementDepth > MAX_STATEMENT_NESTING) {
+    ctx.statementDepth--
+    return ctx.fail('TOO_DEEP', node, { name: `${MAX_STATEMENT_NESTING.toLocaleString('en')} levels of statements` })
+  }
+  try {
+    lower(node, ctx, out, label)
+  } finally {
+    ctx.statementDepth--
+  }
 }
 
 function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Step[]): void {
@@ -290,11 +315,7 @@ const STMT: Record<string, LowerStmt> = {
   ExpressionStatement: lowerExpressionStatement,
   BlockStatement: (n: BlockStatement, ctx, out) => { out.push({ op: 'scope', steps: lowerBlock(n.body, ctx), loc: ctx.loc(n) }) },
   EmptyStatement: () => {},
-  IfStatement: (n, ctx, out) => {
-    const step: Step = { op: 'if', condition: lowerExpr(n.test, ctx), then: lowerBody(n.consequent, ctx), loc: ctx.loc(n) }
-    if (n.alternate) step.else = lowerElse(n.alternate, ctx)
-    out.push(step)
-  },
+  IfStatement: lowerIf,
   WhileStatement: (n, ctx, out, label) => {
     out.push(withLabel({ op: 'while', condition: lowerExpr(n.test, ctx), body: lowerBody(n.body, ctx), loc: ctx.loc(n) }, label))
   },
