@@ -34,6 +34,7 @@ export const FLOW_RULES = {
   DuplicateStepId: { format: 'blocks', meaning: 'A block is referenced twice, or a container id repeats or shadows a block id.' },
   InvalidStepId: { format: 'blocks', meaning: 'A block or container id that is empty or `__proto__`/`constructor`/`prototype`.' },
   EmptyContainer: { format: 'blocks', meaning: 'An `h`, `v` or `loop` container has no children.' },
+  NestedTooDeep: { format: 'blocks', meaning: 'Containers nest more than 400 levels deep.' },
   UnknownContainerType: { format: 'blocks', meaning: 'A container `type` other than `h`, `v`, `loop`.' },
   MissingArrayField: { format: 'blocks', meaning: 'A loop without `arrayField` (or `array_field`).' },
   UnknownProcessorType: { format: 'blocks', meaning: 'A `processor_type` other than `llm`, `code`, `passthrough`.' },

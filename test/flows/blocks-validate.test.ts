@@ -6,6 +6,12 @@ const llm = (prompt: string, out: string[] = ['o'], extra: Record<string, unknow
   ({ processor_type: 'llm', prompt, output_schema: { fields: out.map((name) => ({ name })) }, ...extra })
 const flow = (steps: unknown, blocks: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ steps, blocks, ...extra })
 const rules = (v: unknown) => validateBlockFlow(v).map((p) => `${p.rule} ${p.path}`)
+/** `levels` `h` containers, each the only child of the one around it, around `step`. */
+const nested = (levels: number, step: unknown): unknown => {
+  let node = step
+  for (let i = 0; i < levels; i++) node = { type: 'h', children: [node] }
+  return node
+}
 
 describe('validateBlockFlow: one case per rule', () => {
   const cases: Array<[string, unknown, string[]]> = [
@@ -36,6 +42,7 @@ describe('validateBlockFlow: one case per rule', () => {
     ['WrongType', flow(['a'], { a: llm('x', ['o'], { config: [] }) }, { name: 3 }), ['WrongType /name', 'WrongType /blocks/a/config']],
     ['WrongType (a step)', flow({ type: 'h', children: [42] }, {}), ['WrongType /steps/children/0']],
     ['WrongType (not an object)', null, ['WrongType ']],
+    ['NestedTooDeep', flow(nested(401, 'a'), { a: llm('x') }), [`NestedTooDeep /steps${'/children/0'.repeat(400)}`, 'BlockWithoutStep /blocks/a']],
   ]
   for (const [name, value, want] of cases) test(name, () => expect(rules(value)).toEqual(want))
 
@@ -53,6 +60,20 @@ describe('validateBlockFlow: one case per rule', () => {
     expect(String(error)).toContain('f.json:6:7: error UnknownStep: step "ghost" has no block in "blocks"')
     expect(String(error)).toContain('hint: add "blocks": { "ghost"')
   })
+})
+
+test('containers nested 400 deep compile; 100,000 deep is NestedTooDeep, never a RangeError (10,000 overflowed the host stack)', () => {
+  expect(rules(flow(nested(400, 'a'), { a: llm('x') }))).toEqual([])
+  expect(() => compileFlow(flow(nested(400, 'a'), { a: llm('x') }))).not.toThrow()
+  const deep = flow(nested(100_000, 'a'), { a: llm('x') })
+  expect(rules(deep).map((r) => r.split(' ')[0])).toEqual(['NestedTooDeep', 'BlockWithoutStep'])
+  let thrown: unknown
+  try {
+    compileFlow(deep)
+  } catch (e) {
+    thrown = e
+  }
+  expect(thrown).toBeInstanceOf(FlowError)
 })
 
 describe('Block flow round trip', () => {

@@ -15,6 +15,13 @@ const describe = (v: unknown): string => v === null ? 'null' : Array.isArray(v) 
 const at = (base: string, key: string | number): string => `${base}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`
 const FORBIDDEN_IDS = new Set(['__proto__', 'constructor', 'prototype'])
 
+/**
+ * How deep containers may nest. The tree is walked by recursion here and when compiling: 10,000
+ * levels overflowed the host stack (a RangeError, no rule). Each level is two levels of the
+ * program's AST, so past ~490 a VM with the default limits refuses the program anyway (AST_TOO_DEEP).
+ */
+export const MAX_CONTAINER_NESTING = 400
+
 class Checker {
   readonly out: FlowProblem[] = []
   /** Step references in tree order: id → pointers. */
@@ -59,7 +66,7 @@ class Checker {
     return names
   }
 
-  step(node: unknown, path: string): void {
+  step(node: unknown, path: string, depth = 1): void {
     if (typeof node === 'string') {
       const list = this.refs.get(node)
       if (list) list.push(path)
@@ -67,6 +74,9 @@ class Checker {
       return
     }
     if (!isObject(node)) return this.add('WrongType', path, `a step must be a block id (string) or a container { "type": "h" | "v" | "loop", "children": [...] }, not ${describe(node)}`)
+    if (depth > MAX_CONTAINER_NESTING) {
+      return this.add('NestedTooDeep', path, `containers nest deeper than ${MAX_CONTAINER_NESTING} levels here`, 'flatten the steps: a container whose only child is another container of the same type can be that one container')
+    }
     const type = node['type']
     if (type === undefined) this.add('MissingField', at(path, 'type'), 'a container needs "type": "h", "v" or "loop"')
     else if (!(CONTAINER_TYPES as readonly unknown[]).includes(type)) {
@@ -91,7 +101,7 @@ class Checker {
     if (children === undefined) return this.add('MissingField', at(path, 'children'), 'a container needs "children" (a list of steps)')
     if (!Array.isArray(children)) return this.add('WrongType', at(path, 'children'), `"children" must be a list, not ${describe(children)}`)
     if (children.length === 0) this.add('EmptyContainer', at(path, 'children'), `this ${typeof type === 'string' ? `"${type}" ` : ''}container has no children`, 'add a step, or remove the container')
-    children.forEach((c, i) => this.step(c, at(at(path, 'children'), i)))
+    children.forEach((c, i) => this.step(c, at(at(path, 'children'), i), depth + 1))
   }
 
   block(id: string, block: unknown, path: string, globals: string[] | undefined): void {
