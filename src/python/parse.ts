@@ -41,6 +41,12 @@ export class PyParser extends StatementParser {
   }
 
   private syntaxError(n: SyntaxNode): never {
+    // Lezer cuts a parse stack deeper than it keeps (an expression ~650 levels deep or chained), and
+    // the cut reads as a syntax error after it: say so, not "unexpected `0`" in valid Python.
+    const deep = depthBefore(n)
+    if (deep >= PARSER_DEPTH) {
+      return this.refuse('PY_SYNTAX', { detail: `the expression here nests or chains deeper than the parser reads (over ${PARSER_DEPTH} levels)`, fix: 'Split it: give parts of it names first (`head = a + b + c`), or build it in a loop.' }, n.from)
+    }
     const near = this.src.slice(n.from, Math.max(n.to, n.from + 1)).split('\n')[0]!.trim()
     const parentName = n.parent?.name ?? ''
     let fix = 'Check the indentation, colons, brackets and quotes near the marker.'
@@ -51,4 +57,25 @@ export class PyParser extends StatementParser {
     else if (/Body|Statement/.test(parentName) && near === '') fix = 'A block needs an indented body; write `pass` for an empty one.'
     return this.refuse('PY_SYNTAX', { detail: near ? `unexpected \`${near.slice(0, 30)}\`` : 'unexpected end of input', fix }, n.from)
   }
+}
+
+/** Tree depth from which a syntax error is lezer's cut of a deep parse, not the text's fault. */
+const PARSER_DEPTH = 500
+
+/** How deep the parse is at `n` or was before it (its ancestors' earlier siblings): walked with a stack, as it may be deep. */
+function depthBefore(n: SyntaxNode): number {
+  let deepest = 0
+  let above = 0
+  for (let p: SyntaxNode | null = n; p; p = p.parent) {
+    deepest = Math.max(deepest, ++above)
+    for (let s = p.prevSibling; s; s = s.prevSibling) {
+      const stack: Array<[SyntaxNode, number]> = [[s, 1]]
+      while (stack.length > 0) {
+        const [x, d] = stack.pop()!
+        if (d > deepest) deepest = d
+        for (let c = x.firstChild; c; c = c.nextSibling) stack.push([c, d + 1])
+      }
+    }
+  }
+  return deepest
 }

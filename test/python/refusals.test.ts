@@ -236,3 +236,24 @@ describe('locations are those of the body as given', () => {
     }
   })
 })
+
+describe('an expression deeper than the parser reads says so (it was "unexpected `0`" in valid Python)', () => {
+  const deep: Array<[string, string]> = [
+    ['a chain of 2,000 subscripts', `a = [1]\nreturn {'x': a${'[0]'.repeat(2000)}}`],
+    ['a sum of 2,000 terms', `return {'x': ${Array.from({ length: 2000 }, () => '1').join(' + ')}}`],
+    ['4,000 nested parentheses', `return {'x': ${'('.repeat(4000)}1${')'.repeat(4000)}}`],
+    ['2,000 nested calls', `return {'x': ${'abs('.repeat(2000)}1${')'.repeat(2000)}}`],
+  ]
+  test.each(deep)('%s', (_what, body) => {
+    const e = refusal(body)
+    expect(e.code).toBe(CODES.PY_SYNTAX.code)
+    expect(e.message).toContain('nests or chains deeper than the parser reads')
+    expect(e.hint).toContain('give parts of it names first')
+  })
+  test('the same at 300 levels compiles, and a real syntax error after a long chain is still one', () => {
+    expect(() => transpilePython(`a = [1]\nreturn {'x': a${'[0]'.repeat(300)}}`)).not.toThrow()
+    const e = refusal(`a = [1]\nb = a${'[0]'.repeat(300)}\nif b\n    return {}`)
+    expect([e.message, e.line]).toEqual(['Python syntax error: unexpected end of input', 3])
+    expect(e.hint).toContain('Add `:`')
+  })
+})
