@@ -38,7 +38,14 @@ export function atomList(atoms: AtomsLike): DescribableAtom[] {
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 const key = (k: string) => (IDENT.test(k) ? k : JSON.stringify(k))
 
-interface Ctx { root: JsonSchema; seen: Set<string>; depth: number }
+interface Ctx { root: JsonSchema; seen: Set<string>; depth: number; budget: { left: number } }
+
+/**
+ * Schema nodes and characters of text one type may be written from. A tool's schema (an MCP
+ * server's) may share `$ref`s under wide `anyOf`s: written out in full, 14 levels of 50 were a
+ * 125 MB type in 10 s. Past the budget the rest of the type is `unknown`.
+ */
+export const SCHEMA_TS_BUDGET = 50_000
 
 function resolveRef(ref: string, ctx: Ctx): JsonSchema | undefined {
   if (!ref.startsWith('#/')) return undefined
@@ -67,6 +74,12 @@ function comment(lines: string[], indent: string): string {
   return text ? `${indent}/** ${text} */\n` : ''
 }
 
+/** `text`, its length taken from the budget. */
+const spend = (c: Ctx, text: string): string => {
+  c.budget.left -= text.length
+  return text
+}
+
 const paren = (t: string) => (/[|&]/.test(t) && !/^\{[\s\S]*\}$/.test(t) ? `(${t})` : t)
 const union = (ts: string[]) => { const u = [...new Set(ts)]; return u.includes('unknown') ? 'unknown' : u.join(' | ') }
 
@@ -76,8 +89,8 @@ export function schemaToTs(schema: unknown, indent = '', ctx?: Ctx): string {
   if (schema === false) return 'never'
   if (!schema || typeof schema !== 'object') return 'unknown'
   const s = schema as JsonSchema
-  const c: Ctx = ctx ?? { root: s, seen: new Set(), depth: 0 }
-  if (c.depth > 12) return 'unknown'
+  const c: Ctx = ctx ?? { root: s, seen: new Set(), depth: 0, budget: { left: SCHEMA_TS_BUDGET } }
+  if (c.depth > 12 || --c.budget.left < 0) return 'unknown'
   const inner = (x: unknown, ind = indent) => schemaToTs(x, ind, { ...c, depth: c.depth + 1 })
   if (typeof s.$ref === 'string') {
     if (c.seen.has(s.$ref)) return 'unknown'
@@ -85,8 +98,8 @@ export function schemaToTs(schema: unknown, indent = '', ctx?: Ctx): string {
     if (!target) return 'unknown'
     return schemaToTs(target, indent, { ...c, seen: new Set([...c.seen, s.$ref]), depth: c.depth + 1 })
   }
-  if ('const' in s) return JSON.stringify(s.const)
-  if (Array.isArray(s.enum)) return s.enum.length ? union(s.enum.map((v) => JSON.stringify(v))) : 'never'
+  if ('const' in s) return spend(c, JSON.stringify(s.const) ?? 'unknown')
+  if (Array.isArray(s.enum)) return s.enum.length ? spend(c, union(s.enum.map((v) => JSON.stringify(v)))) : 'never'
   const alts = (s.anyOf ?? s.oneOf) as unknown[] | undefined
   if (Array.isArray(alts)) return union(alts.map((a) => paren(inner(a))))
   if (Array.isArray(s.allOf)) return s.allOf.map((a) => paren(inner(a))).join(' & ') || 'unknown'
@@ -125,7 +138,9 @@ function objectType(s: JsonSchema, indent: string, c: Ctx): string {
   const members = names.map((n) => {
     const p = props[n] ?? {}
     const opt = required.has(n) ? '' : '?'
-    return { doc: docOf(p), text: `${key(n)}${opt}: ${inner(p, documented ? sub : indent)}` }
+    const doc = docOf(p)
+    c.budget.left -= n.length + doc.reduce((sum, d) => sum + d.length, 0)
+    return { doc, text: `${key(n)}${opt}: ${inner(p, documented ? sub : indent)}` }
   })
   if (extra && typeof extra === 'object') members.push({ doc: [], text: `[key: string]: ${inner(extra, documented ? sub : indent)}` })
   const inline = `{ ${members.map((m) => m.text).join('; ')} }`

@@ -6,7 +6,7 @@
  */
 export { mcpAtoms, listMcpTools, toolRequiresApproval, mcpResultData, type McpAtom, type McpAtomSet, type McpAtomsOptions, type McpClientLike, type McpHttpSpec, type McpSource, type McpStdioSpec, type McpTool } from './mcp.ts'
 export { mapToolNames, toIdentifier, type Rename, type RenameReason } from './names.ts'
-export { describeAtoms, schemaToTs, atomList, type AtomsLike, type DescribableAtom, type DescribeOptions } from './describe.ts'
+export { describeAtoms, schemaToTs, SCHEMA_TS_BUDGET, atomList, type AtomsLike, type DescribableAtom, type DescribeOptions } from './describe.ts'
 export { analyzeProgram, type AtomPlan, type Bound, type CallSite, type ProgramPlan } from './plan.ts'
 export { withApprovals, needsApproval, normalizeDecision, rejectedError, APPROVAL_REJECTED, type ApprovalCall, type ApprovalDecision, type ApprovalPolicy, type WithApprovalsOptions } from './approval.ts'
 export { checkPlan, parsePlanPolicy, type PlanPolicy, type PlanReach, type PlanViolation } from './policy.ts'

@@ -39,11 +39,35 @@ type AnyNode = Node & Record<string, any>
 
 const isObj = (v: unknown): v is Schema => !!v && typeof v === 'object' && !Array.isArray(v)
 
+/**
+ * The types found per schema in this check (the schemas are a tool's, e.g. an MCP server's): each is
+ * worked out once, so `anyOf`s sharing `$ref`s cost their size, not the product of their widths
+ * (30 levels of 4 was 4^30 steps), and one under way is not entered again (`anyOf: [{ $ref: self }]`
+ * overflowed the host stack): the types of a cycle are not known.
+ */
+let typesMemo = new WeakMap<Schema, { root: Schema | undefined; types: Set<string> | undefined }>()
+const typesUnderWay = new Set<Schema>()
+
 /** The concrete type names a schema allows (undefined: anything / not known). */
 function typesOf(s: Schema | undefined, root?: Schema): Set<string> | undefined {
   if (!s) return undefined
   const r = deref(s, root)
   if (!r) return undefined
+  const known = typesMemo.get(r)
+  if (known !== undefined && known.root === root) return known.types
+  if (typesUnderWay.has(r)) return undefined
+  typesUnderWay.add(r)
+  let types: Set<string> | undefined
+  try {
+    types = ownTypes(r, root)
+  } finally {
+    typesUnderWay.delete(r)
+  }
+  typesMemo.set(r, { root, types })
+  return types
+}
+
+function ownTypes(r: Schema, root: Schema | undefined): Set<string> | undefined {
   if ('const' in r) return new Set([jsonType(r.const)])
   if (Array.isArray(r.enum)) return new Set(r.enum.map(jsonType))
   const alts = (r.anyOf ?? r.oneOf) as unknown[] | undefined
@@ -424,6 +448,8 @@ export function typecheckSource(source: string, atoms: Readonly<Record<string, u
     if (isObj(a) && (isObj(a.inputSchema) || isObj(a.outputSchema))) table.set(typeof a.op === 'string' ? a.op : name, a as TypedAtom)
   }
   if (table.size === 0) return []
+  // A host may change its schemas between checks: what was found of them holds for one check.
+  typesMemo = new WeakMap()
   const program = parse(source, { ecmaVersion: 'latest', sourceType: 'module' }) as AnyNode
   const helpers = new Set<string>()
   for (const s of program.body as AnyNode[]) {

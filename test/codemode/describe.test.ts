@@ -1,7 +1,7 @@
 /** describeAtoms: JSON Schema -> TypeScript declarations; `ajsc atoms`. */
 import { describe, expect, test } from 'bun:test'
 import { coreAtoms, defineAtom, s } from '../../src/index.ts'
-import { describeAtoms, schemaToTs } from '../../src/codemode/index.ts'
+import { describeAtoms, schemaToTs, SCHEMA_TS_BUDGET } from '../../src/codemode/index.ts'
 import { ajsc } from '../cli/run-cli.ts'
 import { SERVER } from './helpers.ts'
 
@@ -26,6 +26,22 @@ describe('schemaToTs', () => {
   test('descriptions, bounds and defaults become doc comments', () => {
     expect(schemaToTs({ type: 'object', properties: { n: { type: 'integer', description: 'How many', minimum: 1, default: 3 } } }))
       .toBe('{\n  /** How many @minimum 1 @default 3 */\n  n?: number\n}')
+  })
+})
+
+describe('schemaToTs of a hostile tool schema (an MCP server\'s)', () => {
+  /** `levels` definitions, each an anyOf of `width` objects whose one field refers to the next. */
+  const shared = (levels: number, width: number) => {
+    const defs: Record<string, unknown> = { [`d${levels}`]: { type: 'string' } }
+    for (let i = 0; i < levels; i++) defs[`d${i}`] = { anyOf: Array.from({ length: width }, (_, k) => ({ type: 'object', properties: { [`k${k}`]: { $ref: `#/$defs/d${i + 1}` } } })) }
+    return { $defs: defs, $ref: '#/$defs/d0' }
+  }
+  test(`refs shared under wide anyOfs are written from at most ${SCHEMA_TS_BUDGET.toLocaleString('en')} nodes and characters (14 levels of 50 were a 125 MB type)`, () => {
+    expect(schemaToTs(shared(14, 50))).toBe('unknown')
+    expect(schemaToTs(shared(14, 6)).length).toBeLessThan(3 * SCHEMA_TS_BUDGET)
+  })
+  test('a small one is written in full', () => {
+    expect(schemaToTs(shared(2, 2))).toBe('{ k0?: { k0?: string } | { k1?: string } } | { k1?: { k0?: string } | { k1?: string } }')
   })
 })
 

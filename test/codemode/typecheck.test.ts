@@ -138,3 +138,18 @@ describe('typecheck: atoms given as a list', () => {
     expect(() => transpile('function f() { return 1 }', { atoms: [42 as unknown as string] })).toThrow(/each entry is an atom name or an atom/)
   })
 })
+
+describe('typecheck against hostile tool schemas (an MCP server\'s)', () => {
+  const tool = (outputSchema: unknown) => ({ get_it: defineAtom('get_it', { type: 'object', properties: {} }, outputSchema as never, async () => ({})) })
+  const check = (outputSchema: unknown) => () => transpile('function f() {\n  const r = get_it({})\n  return { x: r.b }\n}', { atoms: tool(outputSchema), typecheck: true })
+
+  test('an anyOf that refers to itself: its types are not known, no host RangeError (it overflowed the stack)', () => {
+    expect(check({ $defs: { d: { anyOf: [{ $ref: '#/$defs/d' }, { type: 'object', properties: { a: { type: 'string' } } }] } }, $ref: '#/$defs/d' })).not.toThrow()
+  })
+
+  test('refs shared under 30 levels of anyOfs 4 wide are worked out once each (4^30 steps before)', () => {
+    const defs: Record<string, unknown> = { d30: { type: 'object', properties: { a: { type: 'string' } } } }
+    for (let i = 0; i < 30; i++) defs[`d${i}`] = { anyOf: Array.from({ length: 4 }, () => ({ $ref: `#/$defs/d${i + 1}` })) }
+    expect(check({ $defs: defs, $ref: '#/$defs/d0' })).not.toThrow()
+  })
+})
