@@ -49,6 +49,9 @@ export function parseFlowText(source: string, options: FlowTextOptions = {}): Fl
   const nodeLines: number[] = []
   const links: PendingLink[] = []
   const active: boolean[] = []
+  // How many of the open `when`s do not match: a line counts when none (not a walk of them all per line, k² for k nested).
+  let unmatched = 0
+  const open = (matches: boolean) => { active.push(matches); if (!matches) unmatched++ }
   const err = (line: number, column: number, detail: string) => {
     const p = problem('TEXT_SYNTAX', `${line}:${column}`, { detail })
     problems.push({ ...p, line, column })
@@ -62,18 +65,18 @@ export function parseFlowText(source: string, options: FlowTextOptions = {}): Fl
     if (words.length === 0) continue
     const [head, ...rest] = words
     if (ended) { err(lineNo, head!.col, 'Nothing may follow `end`'); break }
-    const on = active.every(Boolean)
+    const on = unmatched === 0
     switch (head!.text) {
       case 'when': {
         const pairs = rest.map((w) => pair(w.text))
-        if (pairs.some((p) => !p)) { err(lineNo, head!.col, '`when` takes key=value conditions'); active.push(false); break }
+        if (pairs.some((p) => !p)) { err(lineNo, head!.col, '`when` takes key=value conditions'); open(false); break }
         const value = (k: string) => hostVars[k] ?? vars[k]
-        active.push(pairs.every((p) => value(p![0]) === undefined || value(p![0]) === p![1]))
+        open(pairs.every((p) => value(p![0]) === undefined || value(p![0]) === p![1]))
         break
       }
       case 'endif':
         if (active.length === 0) err(lineNo, head!.col, '`endif` without `when`')
-        else active.pop()
+        else if (!active.pop()) unmatched--
         break
       case 'end':
         ended = true
