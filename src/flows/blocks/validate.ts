@@ -44,6 +44,8 @@ class Checker {
     if (fields === undefined) { this.add('MissingField', at(path, 'fields'), `${what} needs "fields" (a list of { "name": … })`); return undefined }
     if (!Array.isArray(fields)) { this.add('WrongType', at(path, 'fields'), `"fields" must be a list, not ${describe(fields)}`); return undefined }
     const names: string[] = []
+    // A Set beside the list: a schema of k fields was k² comparisons (80,000 fields took 15 s).
+    const seen = new Set<string>()
     fields.forEach((f: unknown, i) => {
       const fp = at(at(path, 'fields'), i)
       if (!isObject(f)) return this.add('WrongType', fp, `a field must be an object { "name": … }, not ${describe(f)}`)
@@ -53,10 +55,13 @@ class Checker {
       if (!FIELD_NAME.test(field.name) || FORBIDDEN_IDS.has(field.name)) {
         this.add('InvalidFieldName', at(fp, 'name'), `field name ${JSON.stringify(field.name)} is not a name (letters, digits and "_", not starting with a digit)`,
           `rename it, e.g. ${JSON.stringify(field.name.replace(/[^A-Za-z0-9_]+/g, '_').replace(/^(?=\d)/, '_') || 'field')}`)
-      } else if (names.includes(field.name)) {
+      } else if (seen.has(field.name)) {
         this.add('DuplicateFieldName', at(fp, 'name'), `field "${field.name}" appears twice in ${what}`)
       }
-      if (!names.includes(field.name)) names.push(field.name)
+      if (!seen.has(field.name)) {
+        seen.add(field.name)
+        names.push(field.name)
+      }
       if (field.type !== undefined && (typeof field.type !== 'string' || !Object.hasOwn(FIELD_TYPES, field.type))) {
         this.add('UnknownFieldType', at(fp, 'type'), `field "${field.name}": type ${JSON.stringify(field.type)} is not one of ${Object.keys(FIELD_TYPES).join(', ')}`)
       }
@@ -137,11 +142,13 @@ class Checker {
     }
   }
 
-  templates(prompt: string, path: string, id: string, inputs: string[] | undefined, globals: string[] | undefined): void {
+  templates(prompt: string, path: string, id: string, inputList: string[] | undefined, globalList: string[] | undefined): void {
+    const inputs = inputList && new Set(inputList)
+    const globals = globalList && new Set(globalList)
     for (const v of templateVariables(prompt)) {
       if (!v.double) continue
       const [head, next] = v.name.split('.')
-      const known = head === 'initial' ? (next === undefined || globals === undefined || globals.includes(next)) : (inputs === undefined || inputs.includes(head!))
+      const known = head === 'initial' ? (next === undefined || globals === undefined || globals.has(next)) : (inputs === undefined || inputs.has(head!))
       if (!known) {
         const where = head === 'initial' ? 'global_input_schema' : 'input_schema'
         this.add('UnknownTemplateVariable', path, `llm block "${id}": {{${v.name}}} is not a field of the ${where}`, `add "${head === 'initial' ? next : head}" to the ${where}, or fix the name`)

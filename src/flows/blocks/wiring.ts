@@ -53,8 +53,10 @@ export function checkWiring(flow: BlockFlow, problems: FlowProblem[]): void {
         `code block "${id}" receives the list that ${input.list} outputs, but a code block is called with keyword arguments (**pipeline_input needs a dict)`,
         'put an llm block (or a code block in a container) between the loop and this block that turns the list into a dict, e.g. { "items": [...] }'))
     } else if (input) {
-      const extra = input.fields.filter((f) => !params.includes(f))
-      const missing = params.filter((p) => !input.fields.includes(p))
+      const taken = new Set(params)
+      const given = new Set(input.fields)
+      const extra = input.fields.filter((f) => !taken.has(f))
+      const missing = params.filter((p) => !given.has(p))
       if (extra.length > 0 || missing.length > 0) {
         const parts = [
           ...(extra.length > 0 ? [`gets ${names(extra)} that it does not take (TypeError: _block() got an unexpected keyword argument '${extra[0]}')`] : []),
