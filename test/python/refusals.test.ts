@@ -257,3 +257,15 @@ describe('an expression deeper than the parser reads says so (it was "unexpected
     expect(e.hint).toContain('Add `:`')
   })
 })
+
+describe('long elif chains', () => {
+  const chain = (n: number) => `x = 3\n${Array.from({ length: n }, (_, i) => `${i ? 'elif' : 'if'} x == ${i}:\n    y = ${i}`).join('\n')}\nelse:\n    y = -1\nreturn {'y': y}`
+  test('1,000 branches compile; the 1,001st is refused at its line with a fix (16,000 took a minute, then a RangeError)', () => {
+    expect(() => transpilePython(chain(1_000))).not.toThrow()
+    const e = refusal(chain(1_001))
+    expect([e.code, e.line, e.column]).toEqual([CODES.PY_UNSUPPORTED.code, 2_002, 0])
+    expect(e.message).toBe('An `if` with more than 1,000 branches is not supported in code blocks')
+    expect(e.hint).toContain('names.get(x, "other")')
+    expect(refusal(chain(16_000)).code).toBe(CODES.PY_UNSUPPORTED.code)
+  })
+})

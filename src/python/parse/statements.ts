@@ -19,6 +19,13 @@ const unparen = (n: SyntaxNode): SyntaxNode => {
 /** What `x = yield` assigns: the value the generator was resumed with (`send(v)`; None for `next`). */
 const sent = (loc: Loc): Expr => ({ k: 'rt', fn: 'gsent', args: [], loc })
 
+/**
+ * Branches one `if` may chain. Each `elif` nests the next in the program's AST: a VM with the default
+ * limits runs ~500 of them (AST_TOO_DEEP past that; a host may raise `maxAstDepth`), and beyond this
+ * bound the passes after the parser would walk deeper than a host stack goes.
+ */
+const MAX_ELIF_CHAIN = 1_000
+
 export abstract class StatementParser extends DefinitionParser {
 
   protected statements(nodes: SyntaxNode[]): Stmt[] {
@@ -316,17 +323,25 @@ export abstract class StatementParser extends DefinitionParser {
     return { k: 'assign', targets, value, loc }
   }
 
+  /**
+   * if test Body (elif test Body)* (else Body)?, each `elif` an `if` in the `else` of the one before.
+   * The links are read in a loop: a chain of k was k host frames, each copying the rest of the
+   * children (k²: 4,000 elifs took 2.8 s, 16,000 a minute and then a RangeError).
+   */
   protected ifStatement(c: SyntaxNode[], loc: Loc): Stmt {
-    // if test Body (elif test Body)* (else Body)?
-    const test = this.expr(c[1]!)
-    const body = this.body(c[2])
-    let orelse: Stmt[] = []
-    const rest = c.slice(3)
-    if (rest.length) {
-      if (rest[0]!.name === 'elif') orelse = [this.ifStatement([rest[0]!, ...rest.slice(1)], this.at(rest[0]!))]
-      else orelse = this.body(rest[1])
+    const first: Extract<Stmt, { k: 'if' }> = { k: 'if', test: this.expr(c[1]!), body: this.body(c[2]), orelse: [], loc }
+    let last = first
+    let i = 3
+    for (let links = 1; c[i]?.name === 'elif'; i += 3) {
+      if (++links > MAX_ELIF_CHAIN) {
+        this.unsupported(`An \`if\` with more than ${MAX_ELIF_CHAIN.toLocaleString('en')} branches`, 'Look the value up in a dict instead (`names = {0: "zero", 1: "one"}` then `names.get(x, "other")`), or split the chain into functions.', c[i]!)
+      }
+      const link: Extract<Stmt, { k: 'if' }> = { k: 'if', test: this.expr(c[i + 1]!), body: this.body(c[i + 2]), orelse: [], loc: this.at(c[i]!) }
+      last.orelse = [link]
+      last = link
     }
-    return { k: 'if', test, body, orelse, loc }
+    if (i < c.length) last.orelse = this.body(c[i + 1])
+    return first
   }
 
   protected tryStatement(c: SyntaxNode[], loc: Loc): Stmt {
