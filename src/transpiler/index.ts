@@ -16,6 +16,7 @@ import { atomTable } from './globals.ts'
 import { lowerExpr } from './lower/expressions.ts'
 import { lowerProgram } from './lower/program.ts'
 import { parseExpression, parseProgram } from './parse.ts'
+import { depthError } from './too-deep.ts'
 import type { Signature } from './signature.ts'
 import { typecheckOrThrow } from './typecheck.ts'
 
@@ -93,10 +94,16 @@ export function transpile(source: string, options: TranspileOptions = {}): Trans
   try {
     lowered = lowerProgram(parsed, ctx)
   } catch (e) {
-    throw withAll(e, ctx)
+    throw withAll(depthError(e, parsed.program, ctx), ctx)
   }
   if (ctx.errors.length > 0) throw withAll(ctx.errors[0], ctx)
-  if (options.typecheck === true) typecheckOrThrow(source, options.atoms, options.filename ?? '<ajs>')
+  if (options.typecheck === true) {
+    try {
+      typecheckOrThrow(source, options.atoms, options.filename ?? '<ajs>')
+    } catch (e) {
+      throw depthError(e, parsed.program, ctx)
+    }
+  }
   const { ast, signature } = lowered
   // The warnings travel with this AST object to its runs (RunResult.diagnostics).
   recordCompileDiagnostics(ast, ctx.warnings)

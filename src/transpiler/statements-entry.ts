@@ -25,6 +25,7 @@ import { lowerBinding, predeclarePatterns } from './lower/patterns.ts'
 import { lowerBlock } from './lower/statements.ts'
 import { parseProgram } from './parse.ts'
 import { Scope } from './scope.ts'
+import { depthError } from './too-deep.ts'
 
 /** What a statements frontend hands back to the lowering. */
 export interface StatementsEntry {
@@ -68,6 +69,14 @@ export function transpileStatements(
 ): { ast: AjsProgram; warnings: Diagnostic[] } {
   const ctx = new LowerContext(source, options.filename ?? '<ajs>', atomTable(options.atoms))
   const { program } = parseProgram(source, ctx)
+  try {
+    return lowerStatements(program, ctx, options, shape)
+  } catch (e) {
+    throw depthError(e, program, ctx)
+  }
+}
+
+function lowerStatements(program: Program, ctx: LowerContext, options: StatementsOptions, shape: (program: Program, fail: FailFn) => StatementsEntry): { ast: AjsProgram; warnings: Diagnostic[] } {
   const shaped = shape(program, (name, node, params) => ctx.fail(name, node, params))
   const ids: Identifier[] = shaped.params.map((name) => ({ type: 'Identifier', name, start: 0, end: 0 }) as Identifier)
   const { helpers, body, local } = withLocalFunctions(shaped, ids, ctx)

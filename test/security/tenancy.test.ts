@@ -8,6 +8,7 @@
 import { describe, expect, test } from 'bun:test'
 import { AgentVM, MemoryProcedureStore, defineAtom, transpile } from '../../src/index.ts'
 import { TranspileError } from '../../src/diagnostics/diagnostic.ts'
+import { compileWorkflow } from '../../src/workflows/index.ts'
 import { bounded, DEADLINE_MARGIN_MS } from './bounds.ts'
 import { bin, call, id, lit, mem, obj, prog, progArgs, ret } from '../vm/ast.ts'
 
@@ -224,6 +225,33 @@ describe('the transpiler has the VM\'s depth guard', () => {
     // The 1,001st nested statement, on line 1,002.
     const near = refusal(1_001) as TranspileError
     expect([near.code, near.line, near.message]).toEqual(['AJS1020', 1_002, 'The source nests deeper than 1,000 levels of statements'])
+  })
+  // The passes before lowering (a helper given a function, a factory, a table of functions, local functions)
+  // and the workflow frontend's rewrite walk by recursion: each overflowed the stack on the chains above.
+  test.each([
+    ['a helper given a function', 'function ap(g, x) { return g(x) }\nfunction main({ x }) {\n  const r = ap((y) => y + 1, x)\n  return { v: BODY }\n}'],
+    ['a factory', "const byKey = (k) => (a, b) => a[k] - b[k]\nfunction main({ xs, x }) {\n  xs.sort(byKey('p'))\n  return { v: BODY }\n}"],
+    ['a table of functions', 'const T = { a: (x) => x, b: (x) => x + 1 }\nfunction main({ k, x }) {\n  const r = T[k](x)\n  return { v: BODY }\n}'],
+  ])('with %s, a 200,000-long chain is AJS1020 too, never a RangeError', (_what, template) => {
+    for (const body of ['x+'.repeat(200_000) + 'x', 'x' + '.b'.repeat(200_000)]) {
+      let err: unknown
+      try { transpile(template.replace('BODY', body)) } catch (e) { err = e }
+      expect(err).toBeInstanceOf(TranspileError)
+      expect((err as TranspileError).code).toBe('AJS1020')
+    }
+  })
+  test('a workflow module nested too deep is AJS1020, never a RangeError (chains, blocks, a 12,000-branch else-if)', () => {
+    const modules = [
+      `let x = 1\nexport default { v: ${'x+'.repeat(200_000)}x }`,
+      `let x = 0\n${'{\n'.repeat(30_000)}x++\n${'}\n'.repeat(30_000)}export default { x }`,
+      `let x = 0\nlet y = 0\n${Array.from({ length: 12_000 }, (_, i) => `if (x === ${i}) { y = ${i} }`).join('\nelse ')}\nexport default { y }`,
+    ]
+    for (const source of modules) {
+      let err: unknown
+      try { compileWorkflow(source) } catch (e) { err = e }
+      expect(err).toBeInstanceOf(TranspileError)
+      expect([(err as TranspileError).code, (err as TranspileError).line > 1]).toEqual(['AJS1020', true])
+    }
   })
   test('vm.run of the same source is a result, never a throw', async () => {
     const r = await new AgentVM().run(`function main(x) { return ${'x+'.repeat(200_000)}x }`, {}, { fuel: 1e6 })

@@ -20,6 +20,7 @@ import { BUDGET_ATOM_NAMES } from '../../codemode/budget-atoms.ts'
 import { SourceLocator } from '../../diagnostics/location.ts'
 import { sha256Hex } from '../../vm/atoms/sha256.ts'
 import { transpileStatements, type FailFn, type StatementsEntry } from '../../transpiler/statements-entry.ts'
+import { isStackOverflow } from '../../transpiler/too-deep.ts'
 import type { AtomDef } from '../../vm/atoms/types.ts'
 import { canonicalJson } from '../engine/codec.ts'
 import type { WorkflowProgram } from '../engine/program.ts'
@@ -190,11 +191,20 @@ export function compileWorkflow(source: string, options: CompileWorkflowOptions 
   // The hash pins a journal to its program: the declaration is left out, so runs started before
   // programs declared it still resume.
   const { file: _file, libraries: _libraries, ...hashed } = ast
+  let astHash: string
+  try {
+    astHash = sha256Hex(canonicalJson(hashed))
+  } catch (e) {
+    // An else-if chain lowers link by link but nests in the AST: too deep to write is too deep to run.
+    if (!isStackOverflow(e)) throw e
+    const [line, column] = deepestLoc(ast)
+    throw transpileError('TOO_DEEP', { name: 'the workflow compiler can go' }, locator, sourceName, line, column)
+  }
   const atoms = Object.freeze([...calledAtoms].sort())
   // Programs say what they need: the workflow engine's library, and the custom atoms they call.
   ast.libraries = { workflow: LIBRARIES.workflow.version }
   if (atoms.length > 0 && ast.atoms === undefined) ast.atoms = [...atoms]
-  return Object.freeze({ format: 'ajs-workflow/1', ast, meta, astHash: sha256Hex(canonicalJson(hashed)), sourceName, atoms })
+  return Object.freeze({ format: 'ajs-workflow/1', ast, meta, astHash, sourceName, atoms })
 }
 
 /** `export const meta` of a workflow module, read by parsing only (nothing runs). `{}` when there is none. */
@@ -216,4 +226,22 @@ export function readWorkflowMeta(source: string, options: CompileWorkflowOptions
   }
   for (const s of program.body as AnyNode[]) if (s.type === 'ExportNamedDeclaration') return metaOf(s, fail)
   return {}
+}
+
+/** The source place ([line, column]) of the deepest located step of an AST, found with a stack of its own. */
+function deepestLoc(ast: unknown): [number, number] {
+  let best: [number, number] = [1, 0]
+  let bestDepth = -1
+  const stack: Array<[unknown, number]> = [[ast, 0]]
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!
+    if (v === null || typeof v !== 'object') continue
+    const loc = (v as { loc?: unknown }).loc
+    if (Array.isArray(loc) && typeof loc[0] === 'number' && typeof loc[1] === 'number' && d > bestDepth) {
+      bestDepth = d
+      best = [loc[0], loc[1]]
+    }
+    for (const child of Object.values(v)) stack.push([child, d + 1])
+  }
+  return best
 }
