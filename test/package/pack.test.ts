@@ -57,8 +57,12 @@ beforeAll(() => { ({ app, tarball } = packedApp()) }, 180_000)
  * 1,237,717 and 3,968,713 at 4cd44ab (each revision's own build, npm pack --dry-run --ignore-scripts): Python's re
  * past the host engine's cap for all matches (the runtime ships three times), the transpiler's functions passed to
  * helpers, nested local functions and dispatch by computed keys (in every entry's three forms), JSON.parse's key scan.
+ * Raised to 1.275 MB packed: 1,271,540 bytes packed at 8c3dbc1 (the clean-clone CI's build) against 1,268,320 at
+ * 077923e: the hardening of session 41 (one bounded "did you mean" shared by every frontend, the transpiler's
+ * statement depth and stack-overflow guard, the copy budget shared by its passes, bounded tool-schema types,
+ * Python's elif chains read in a loop), shipped in each entry's forms.
  */
-const TARBALL_BUDGET = { packed: 1_270_000, unpacked: 4_100_000 }
+const TARBALL_BUDGET = { packed: 1_275_000, unpacked: 4_100_000 }
 
 describe('the tarball', () => {
   test(`is lean: at most ${TARBALL_BUDGET.packed} bytes packed, no sources, docs, source maps or build metadata`, () => {
