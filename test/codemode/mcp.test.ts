@@ -78,6 +78,13 @@ describe('names', () => {
     expect(renamed.map((r) => r.reason)).toEqual(['invalid-identifier', 'reserved', 'collision'])
     expect(mapToolNames(['send'], { prefix: 'slack_' })).toEqual({ names: ['slack_send'], renamed: [{ tool: 'send', op: 'slack_send', reason: 'prefix' }] })
   })
+  test('20,000 tools of one name get 20,000 names, the numbers found where the last search stopped (8,000 took 15 s)', () => {
+    const { names, renamed } = mapToolNames([...Array.from({ length: 20_000 }, () => 'get-it'), 'get_it_3'])
+    expect(names.slice(0, 4)).toEqual(['get_it', 'get_it_2', 'get_it_4', 'get_it_5']) // get_it_3 is a tool's own name, kept
+    expect(names.at(-1)).toBe('get_it_3')
+    expect(new Set(names).size).toBe(20_001)
+    expect(renamed.filter((r) => r.reason === 'collision')).toHaveLength(19_999)
+  })
   test('a server that cannot start is a clear error', async () => {
     await expect(mcpAtoms({ command: process.execPath, args: ['-e', 'process.exit(3)'] })).rejects.toThrow(/mcpAtoms: cannot start/)
   })
