@@ -160,7 +160,9 @@ function findCycle(start: string, next: Map<string, GoodEdge[]>, within: (id: st
 export function injectRouter(graph: FlowGraph, good: GoodEdge[]): void {
   if (graph.nodes.some((n) => n.type === 'router.mcp')) return
   let id = INJECTED_ROUTER_ID
-  for (let n = 2; graph.nodes.some((x) => x.id === id); n++) id = `${INJECTED_ROUTER_ID}_${n}`
+  // The ids in a Set: a graph holding router_mcp, router_mcp_2, ... cost each try a walk of every node.
+  const ids = new Set(graph.nodes.map((x) => x.id))
+  for (let n = 2; ids.has(id); n++) id = `${INJECTED_ROUTER_ID}_${n}`
   graph.nodes.push({ id, type: 'router.mcp', options: {} })
   const codecs = graph.nodes.filter((n) => blockSpec(n.type)?.role === 'codec')
   if (codecs.length !== 1) return

@@ -91,14 +91,19 @@ function liftFrom(s: FunctionScopes, top: FunctionDeclaration, ctx: LowerContext
   const captures = checkedCaptures(fns, found, ctx, (f, b) => awaitedAtOnce(f, b, uses, liftable, top, parents ??= parentsOf(top)))
   const bindings = bindingsByName(s)
   const names = new Map<LocalFunction, string>()
+  const nextSuffix = new Map<string, number>()
   for (const f of fns) {
     // Its own name when nothing else has it (what the author reads in a trace); else one after the function it is in.
     const keep = bindings.get(f.name) === 1 && users.get(f.name) === 1 && !lifted.has(f.name)
     let around = f.outer
     while (around && !names.has(around)) around = around.outer
     const prefix = around ? names.get(around)! : top.id!.name
-    let name = keep ? f.name : `${prefix}_${f.name}`
-    for (let n = 2; !keep && (users.has(name) || lifted.has(name)); n++) name = `${prefix}_${f.name}_${n}`
+    const base = `${prefix}_${f.name}`
+    let name = keep ? f.name : base
+    // A number once taken stays taken: the search for a base goes on where it last stopped (k functions of one name were k² tries).
+    let n = nextSuffix.get(base) ?? 2
+    for (; !keep && (users.has(name) || lifted.has(name)); n++) name = `${base}_${n}`
+    if (!keep) nextSuffix.set(base, n)
     lifted.set(name, { name: f.name, captures: captures.get(f)!.map((b) => ({ name: b.name, declared: b.id })) })
     names.set(f, name)
   }

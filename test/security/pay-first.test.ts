@@ -206,6 +206,12 @@ describe('class 5: FlowLang graph validation is near-linear', () => {
     expect(r.graph.nodes.map((n) => n.id)).toEqual(['r', 't']) // s is under a `when` that does not match
   }, 30_000)
 
+  test('the injected router gets the first free id among 50,000 taken ones with one Set of the ids (each try walked every node)', () => {
+    const nodes = [{ id: 'router_mcp', type: 'advisor.deliberate', options: {} }, ...Array.from({ length: 50_000 }, (_, i) => ({ id: `router_mcp_${i + 2}`, type: 'advisor.deliberate', options: {} }))]
+    const v = validateFlowGraph({ version: 1, name: 'ids', nodes, edges: [{ from: ['router_mcp', 'messages.out'], to: ['router_mcp_2', 'messages.in'] }] })
+    expect(v.graph?.nodes.find((n) => n.type === 'router.mcp')?.id).toBe('router_mcp_50002')
+  }, 30_000)
+
   test('one strongly connected component with many loops is one CYCLE problem', () => {
     const g = kernel()
     for (let i = 0; i < 6; i++) g.nodes.push({ id: `c${i}`, type: 'advisor.deliberate', options: {} })
