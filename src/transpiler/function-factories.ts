@@ -15,13 +15,14 @@
  * cannot be written out is AJS2072, naming why; a call anywhere else (`const cmp = byKey('price')`) is
  * AJS2073: functions are not values.
  */
-import type { ArrowFunctionExpression, CallExpression, FunctionDeclaration, FunctionExpression, Identifier, Node, Program } from 'acorn'
+import type { ArrowFunctionExpression, CallExpression, FunctionDeclaration, FunctionExpression, Identifier, Node, Pattern, Program } from 'acorn'
 import type { LowerContext } from './context.ts'
 import { forEachChild, parentsOf, topLevelFunction } from './estree.ts'
 import { asDeclaration } from './function-argument-candidates.ts'
 import { CALLBACK_METHODS } from './globals.ts'
 import { type Binding, functionScopes, type FunctionScopes, type LocalScope, referencesByBinding, removeLocalFunction, resolve } from './local-scopes.ts'
 import { copyBudget } from './copy-budget.ts'
+import { collectNames } from './lower/patterns.ts'
 
 type AnyNode = Node & Record<string, any>
 type Made = ArrowFunctionExpression | FunctionExpression
@@ -112,11 +113,9 @@ function refusal(f: Factory, call: CallExpression, scope: LocalScope, local: boo
 function declaredInside(made: Made): Set<string> {
   const out = new Set<string>()
   const bind = (p: AnyNode | null): void => {
-    if (!p) return
-    if (p.type === 'Identifier') out.add(p.name)
-    else if (p.type === 'Property') bind(p.value)
-    else if (p.type === 'AssignmentPattern') bind(p.left)
-    else forEachChild(p, (c) => bind(c))
+    const names: Array<{ name: string; node: Node }> = []
+    collectNames(p as Pattern | null, names)
+    for (const n of names) out.add(n.name)
   }
   const walk = (n: AnyNode): void => {
     if (n.type === 'ArrowFunctionExpression' || n.type === 'FunctionExpression' || n.type === 'FunctionDeclaration') {
